@@ -1,0 +1,53 @@
+import { defineConfig, type Plugin } from 'vitest/config';
+import { playwright } from '@vitest/browser-playwright';
+import { findChromium } from './scripts/chromium.mjs';
+
+/** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
+function stubWtrWebSocket(): Plugin {
+  const id = '\0wtr-ws-stub';
+  return {
+    name: 'stub-wtr-websocket',
+    enforce: 'pre',
+    resolveId: (source) => (source.endsWith('__web-dev-server__web-socket.js') ? id : null),
+    load: (source) => (source === id ? 'export function sendMessageWaitForResponse(){throw new Error("WTR commands unavailable under vitest")}' : null),
+  };
+}
+
+const chromium = playwright({
+  launchOptions: {
+    executablePath: findChromium() ?? '/usr/bin/chromium',
+    // The machine has no network: without these Chromium keeps dialling out and being refused.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  },
+});
+
+export default defineConfig({
+  plugins: [stubWtrWebSocket()],
+  server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
+  build: {
+    copyPublicDir: false,
+    lib: {
+      entry: 'src/index.ts',
+      name: 'AgentChat',
+      formats: ['es', 'iife'],
+      fileName: (format) => (format === 'es' ? 'agent-chat.js' : 'agent-chat.iife.js'),
+    },
+  },
+  test: {
+    reporters: ['default', './test/plain-summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          setupFiles: ['test/browser/setup.ts'],
+          browser: { enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false },
+        },
+      },
+    ],
+  },
+});
