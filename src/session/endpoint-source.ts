@@ -1,0 +1,60 @@
+import { NetworkError, SessionError, isAbortError } from '../api/errors.js';
+import { parseSession } from './parse-session.js';
+import type { TokenSource } from './types.js';
+
+export interface EndpointSourceOptions {
+  /** Defaults to `same-origin`: the site owner's login cookie decides the owner. */
+  credentials?: RequestCredentials;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The default token source: `POST` to the site owner's session endpoint (wire contract §2).
+ * It reads the response's Date header so the token lifetime is measured on the server's clock,
+ * and hands the manager a normalized token whose expiry is already on the local clock.
+ */
+export function endpointTokenSource(url: string, options: EndpointSourceOptions = {}): TokenSource {
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  return async (signal) => {
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method: 'POST',
+        headers: { Accept: 'application/json' },
+        credentials: options.credentials ?? 'same-origin',
+        signal,
+      });
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      throw new SessionError('session_failed', `Could not reach the session endpoint ${url}.`, {
+        cause: new NetworkError(String(error), { cause: error }),
+      });
+    }
+    const receivedAt = Date.now();
+    if (!response.ok) {
+      throw new SessionError('session_failed', `The session endpoint ${url} answered HTTP ${response.status}.`, {
+        status: response.status,
+      });
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw new SessionError('session_failed', `The session endpoint ${url} did not answer JSON.`, {
+        status: response.status,
+        cause: error,
+      });
+    }
+    const dateHeader = response.headers.get('Date');
+    const serverNow = dateHeader ? Date.parse(dateHeader) : Number.NaN;
+    try {
+      const token = parseSession(body, receivedAt, Number.isNaN(serverNow) ? receivedAt : serverNow);
+      return { token: token.token, expiresAt: token.expiresAt };
+    } catch (error) {
+      throw new SessionError('session_failed', `The session endpoint ${url} answered an unusable body.`, {
+        status: response.status,
+        cause: error,
+      });
+    }
+  };
+}

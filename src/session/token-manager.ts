@@ -1,0 +1,117 @@
+import { isAbortError } from '../api/errors.js';
+import { parseSession } from './parse-session.js';
+import type { SessionStatus, SessionToken, TokenSource } from './types.js';
+
+/** Refresh this long before expiry (service interface: 30 s). */
+export const REFRESH_MARGIN_MS = 30_000;
+
+export interface TokenManagerOptions {
+  /** Injected for tests; defaults to `Date.now`. */
+  now?: () => number;
+  refreshMarginMs?: number;
+}
+
+type Listener = (status: SessionStatus) => void;
+
+/**
+ * Holds the session token in memory only and applies the client's token rules:
+ * lazy (nothing is fetched before a request needs it), cached, refreshed when a request
+ * needs it within the margin of expiry (checked at use, never by a background timer),
+ * discarded on a 401, and fetched by one in-flight call however many requests wait.
+ */
+export class TokenManager {
+  private current?: SessionToken;
+  private inflight?: { promise: Promise<SessionToken>; controller: AbortController };
+  /** Bumped by clear() so a fetch that was under way cannot repopulate the cache. */
+  private generation = 0;
+  private currentStatus: SessionStatus = 'idle';
+  private readonly listeners = new Set<Listener>();
+  private readonly now: () => number;
+  private readonly refreshMarginMs: number;
+
+  constructor(
+    private readonly source: TokenSource,
+    options: TokenManagerOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.refreshMarginMs = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
+  }
+
+  get status(): SessionStatus {
+    return this.currentStatus;
+  }
+
+  /** Resolves to a usable token, fetching one only when none is cached or it is about to expire. */
+  async getToken(signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    if (this.current && this.current.expiresAt - this.now() > this.refreshMarginMs) return this.current.token;
+    const fetched = await abortable(this.fetchOnce(), signal);
+    return fetched.token;
+  }
+
+  /**
+   * Drops `staleToken` after the service rejected it. A token that has already been
+   * replaced is left alone, so several requests failing with the same token cause one refetch.
+   */
+  invalidate(staleToken: string): void {
+    if (this.current?.token !== staleToken) return;
+    this.current = undefined;
+    this.setStatus('idle');
+  }
+
+  /** Forgets the token (and any fetch under way); the next request starts a new session. */
+  clear(): void {
+    this.generation += 1;
+    this.current = undefined;
+    this.inflight?.controller.abort();
+    this.inflight = undefined;
+    this.setStatus('idle');
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private fetchOnce(): Promise<SessionToken> {
+    if (this.inflight) return this.inflight.promise;
+    const generation = this.generation;
+    const controller = new AbortController();
+    const promise = (async () => {
+      try {
+        const payload = await this.source(controller.signal);
+        const token = parseSession(payload, this.now());
+        if (generation === this.generation) {
+          this.current = token;
+          this.setStatus('ready');
+        }
+        return token;
+      } catch (error) {
+        // A failure is never cached: the next request tries again.
+        if (generation === this.generation && !isAbortError(error)) this.setStatus('error');
+        throw error;
+      } finally {
+        if (this.inflight?.controller === controller) this.inflight = undefined;
+      }
+    })();
+    this.inflight = { promise, controller };
+    this.setStatus('fetching');
+    return promise;
+  }
+
+  private setStatus(status: SessionStatus): void {
+    if (status === this.currentStatus) return;
+    this.currentStatus = status;
+    for (const listener of this.listeners) listener(status);
+  }
+}
+
+/** Lets one caller stop waiting without cancelling the shared fetch the others wait on. */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

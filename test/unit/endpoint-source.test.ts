@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { endpointTokenSource } from '../../src/session/endpoint-source.js';
+import { TokenManager } from '../../src/session/token-manager.js';
+import { SessionError } from '../../src/api/errors.js';
+import { isoMicros } from '../fixtures/sessions.js';
+
+const HOUR = 3_600_000;
+const SERVER_NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
+
+/** A fake session endpoint whose clock is SERVER_NOW, whatever the visitor's clock says. */
+function serverEndpoint() {
+  let minted = 0;
+  const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => {
+    minted += 1;
+    return new Response(JSON.stringify({ session_token: `tok-${minted}`, expires_at: isoMicros(SERVER_NOW + HOUR) }), {
+      headers: { 'Content-Type': 'application/json', Date: new Date(SERVER_NOW).toUTCString() },
+    });
+  });
+  return { fetch, minted: () => minted };
+}
+
+describe('endpointTokenSource', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('POSTs with no body, Accept: application/json and same-origin credentials', async () => {
+    vi.setSystemTime(SERVER_NOW);
+    const endpoint = serverEndpoint();
+    await endpointTokenSource('/api/agent-session', { fetch: endpoint.fetch })(new AbortController().signal);
+    const init = endpoint.fetch.mock.calls[0][1]!;
+    expect(init.method).toBe('POST');
+    expect(init.body).toBeUndefined();
+    expect(init.credentials).toBe('same-origin');
+    expect(new Headers(init.headers).get('Accept')).toBe('application/json');
+    expect(new Headers(init.headers).has('X-API-Key')).toBe(false);
+  });
+
+  for (const [label, skew] of [['+2 h', 2 * HOUR], ['-2 h', -2 * HOUR]] as const) {
+    it(`with the visitor clock ${label} off, uses the token for its real hour without looping`, async () => {
+      vi.setSystemTime(SERVER_NOW + skew);
+      const endpoint = serverEndpoint();
+      const manager = new TokenManager(endpointTokenSource('/s', { fetch: endpoint.fetch }));
+      for (let i = 0; i < 5; i += 1) expect(await manager.getToken()).toBe('tok-1');
+      vi.setSystemTime(SERVER_NOW + skew + HOUR - 31_000);
+      expect(await manager.getToken()).toBe('tok-1');
+      vi.setSystemTime(SERVER_NOW + skew + HOUR - 29_000);
+      expect(await manager.getToken()).toBe('tok-2');
+      expect(endpoint.minted()).toBe(2);
+    });
+  }
+
+  it.each([
+    [500, 'server error'],
+    [403, 'forbidden'],
+  ])('turns HTTP %i into a session_failed error carrying the status', async (status) => {
+    const source = endpointTokenSource('/s', { fetch: async () => new Response('<html>oops</html>', { status }) });
+    const error = await source(new AbortController().signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionError);
+    expect(error).toMatchObject({ code: 'session_failed', status });
+  });
+
+  it('turns a 2xx body in neither form into a session_failed error', async () => {
+    const source = endpointTokenSource('/s', { fetch: async () => Response.json({ hello: 'world' }) });
+    await expect(source(new AbortController().signal)).rejects.toMatchObject({ code: 'session_failed', status: 200 });
+  });
+
+  it('turns a 2xx non-JSON body into a session_failed error', async () => {
+    const source = endpointTokenSource('/s', { fetch: async () => new Response('ok') });
+    await expect(source(new AbortController().signal)).rejects.toMatchObject({ code: 'session_failed' });
+  });
+
+  it('turns a network failure into a session_failed error with its cause', async () => {
+    const source = endpointTokenSource('/s', { fetch: async () => { throw new TypeError('Failed to fetch'); } });
+    const error = (await source(new AbortController().signal).catch((e: unknown) => e)) as SessionError;
+    expect(error.code).toBe('session_failed');
+    expect(error.status).toBeUndefined();
+    expect(String((error.cause as Error).message)).toContain('Failed to fetch');
+  });
+});

@@ -1,0 +1,154 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TokenManager } from '../../src/session/token-manager.js';
+import { SessionError } from '../../src/api/errors.js';
+import { countingSource, normalizedSession, rawSession } from '../fixtures/sessions.js';
+
+const HOUR = 3_600_000;
+
+describe('TokenManager', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2026-11-21T10:00:00.000Z'));
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('does not call the token source before a request needs a token', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    await vi.advanceTimersByTimeAsync(2 * HOUR);
+    expect(calls()).toBe(0);
+    expect(manager.status).toBe('idle');
+  });
+
+  it('reuses the cached token for later requests', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    for (let i = 0; i < 10; i += 1) expect(await manager.getToken()).toBe('tok-1');
+    expect(calls()).toBe(1);
+  });
+
+  it('refetches when 29 s are left and reuses when 31 s are left', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    await manager.getToken();
+
+    vi.setSystemTime(Date.now() + HOUR - 31_000);
+    expect(await manager.getToken()).toBe('tok-1');
+    expect(calls()).toBe(1);
+
+    vi.setSystemTime(Date.now() + 2_000); // now 29 s left
+    expect(await manager.getToken()).toBe('tok-2');
+    expect(calls()).toBe(2);
+  });
+
+  it('never mints a token in the background while the visitor is idle', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    await manager.getToken();
+    await vi.advanceTimersByTimeAsync(3 * HOUR);
+    expect(calls()).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('shares one fetch among 5 concurrent requests', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    const tokens = await Promise.all(Array.from({ length: 5 }, () => manager.getToken()));
+    expect(tokens).toEqual(Array(5).fill('tok-1'));
+    expect(calls()).toBe(1);
+  });
+
+  it('refetches once when several requests invalidate the same stale token', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    const stale = await manager.getToken();
+    const retries = Array.from({ length: 4 }, async () => {
+      manager.invalidate(stale);
+      return manager.getToken();
+    });
+    expect(await Promise.all(retries)).toEqual(Array(4).fill('tok-2'));
+    // A late invalidate of the old token must not throw away the new one.
+    manager.invalidate(stale);
+    expect(await manager.getToken()).toBe('tok-2');
+    expect(calls()).toBe(2);
+  });
+
+  it('does not cache a failed fetch: the next need tries again', async () => {
+    let calls = 0;
+    const manager = new TokenManager(async () => {
+      calls += 1;
+      if (calls === 1) throw new SessionError('session_failed', 'boom', { status: 500 });
+      return rawSession('tok-ok', Date.now() + HOUR);
+    });
+    await expect(manager.getToken()).rejects.toMatchObject({ code: 'session_failed', status: 500 });
+    expect(manager.status).toBe('error');
+    expect(await manager.getToken()).toBe('tok-ok');
+    expect(calls).toBe(2);
+  });
+
+  it('forgets the token on clear(), including one still being fetched', async () => {
+    let resolveFirst!: (value: ReturnType<typeof rawSession>) => void;
+    let calls = 0;
+    const manager = new TokenManager((signal) => {
+      calls += 1;
+      if (calls === 1) {
+        return new Promise((resolve, reject) => {
+          resolveFirst = resolve;
+          signal.addEventListener('abort', () => reject(signal.reason));
+        });
+      }
+      return Promise.resolve(rawSession(`tok-${calls}`, Date.now() + HOUR));
+    });
+    const pending = manager.getToken();
+    manager.clear();
+    resolveFirst(rawSession('tok-1', Date.now() + HOUR));
+    await expect(pending).rejects.toThrow();
+    expect(await manager.getToken()).toBe('tok-2');
+    manager.clear();
+    expect(await manager.getToken()).toBe('tok-3');
+  });
+
+  it('lets one caller abort its wait without cancelling the shared fetch', async () => {
+    const { source, calls } = countingSource();
+    const manager = new TokenManager(source);
+    const controller = new AbortController();
+    const aborted = manager.getToken(controller.signal);
+    const other = manager.getToken();
+    controller.abort();
+    await expect(aborted).rejects.toThrow();
+    expect(await other).toBe('tok-1');
+    expect(calls()).toBe(1);
+  });
+
+  it('accepts the raw and the normalized forms', async () => {
+    const forms = [
+      rawSession('raw', Date.now() + HOUR),
+      normalizedSession('norm-ms', Date.now() + HOUR),
+      normalizedSession('norm-iso', '2026-11-21T11:00:00Z'),
+      normalizedSession('norm-iso6', '2026-11-21T11:00:00.123456Z'),
+    ];
+    for (const form of forms) {
+      const manager = new TokenManager(async () => form);
+      expect(await manager.getToken()).toBe('token' in form ? form.token : form.session_token);
+    }
+  });
+
+  it.each([
+    ['a string', 'nope', /JSON object/],
+    ['null', null, /JSON object/],
+    ['an unrelated object', { access: 'x' }, /session_token, expires_at/],
+    ['a missing token', { expires_at: '2026-11-21T11:00:00Z' }, /"session_token" must be a non-empty string/],
+    ['an empty token', { token: '', expiresAt: Date.now() + HOUR }, /"token" must be a non-empty string/],
+    ['a missing expiry', { session_token: 'x' }, /"expires_at" must be an ISO 8601 time/],
+    ['an unparseable expiry', { session_token: 'x', expires_at: 'tomorrow' }, /"expires_at" must be/],
+    ['a numeric raw expiry', { session_token: 'x', expires_at: 1 }, /"expires_at" must be/],
+    ['seven fraction digits', { token: 'x', expiresAt: '2026-11-21T11:00:00.1234567Z' }, /"expiresAt" must be/],
+    ['a past expiry', { token: 'x', expiresAt: '2026-11-21T09:00:00Z' }, /expired at 2026-11-21T09:00:00.000Z/],
+  ])('rejects %s with a typed error saying what was wrong', async (_label, payload, message) => {
+    const manager = new TokenManager(async () => payload as never);
+    const error = await manager.getToken().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionError);
+    expect(error).toMatchObject({ code: 'invalid_session' });
+    expect((error as Error).message).toMatch(message);
+  });
+});
