@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { readChatStream, RECORD_SEPARATOR } from '../../src/api/stream.js';
+import type { StreamEvent } from '../../src/api/types.js';
+
+// A correct service escapes U+241E inside JSON strings; JSON.stringify alone would not.
+const record = (type: string, content: object, streamEnd = false) =>
+  JSON.stringify({ chunk: { type, content, stream_end: streamEnd } }).replaceAll(RECORD_SEPARATOR, '\\u241e') + RECORD_SEPARATOR;
+
+const SAMPLE =
+  record('stream_start', { thread_id: 'th_1' }) +
+  record('relevant_sources', { relevant_sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] }) +
+  record('partial_answer', { text: 'Grüße 👋 ' }) +
+  record('mystery', { whatever: 1 }) +
+  record('partial_answer', { text: '— “ok” ␞ inside text' }) +
+  record('identifiers', { thread_id: 'th_1', question_answer_id: 'qa_1' }, true);
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+async function collect(chunks: Uint8Array[]): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const event of readChatStream(streamOf(chunks))) events.push(event);
+  return events;
+}
+
+const bytes = new TextEncoder().encode(SAMPLE);
+
+describe('readChatStream', () => {
+  it('yields typed events and ignores unknown record types', async () => {
+    expect(await collect([bytes])).toEqual([
+      { type: 'start', threadId: 'th_1' },
+      { type: 'sources', sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] },
+      { type: 'delta', text: 'Grüße 👋 ' },
+      { type: 'delta', text: '— “ok” ␞ inside text' },
+      { type: 'end', threadId: 'th_1', questionAnswerId: 'qa_1' },
+    ]);
+  });
+
+  it('gives identical events for every split position of the byte stream', async () => {
+    const expected = await collect([bytes]);
+    expect(expected.at(-1)?.type).toBe('end');
+    for (let cut = 1; cut < bytes.length; cut += 1) {
+      expect(await collect([bytes.slice(0, cut), bytes.slice(cut)]), `cut at byte ${cut}`).toEqual(expected);
+    }
+  });
+
+  it('gives identical events when every byte arrives alone', async () => {
+    const single = Array.from(bytes, (byte) => Uint8Array.of(byte));
+    expect(await collect(single)).toEqual(await collect([bytes]));
+  });
+
+  it('reports an interrupted answer when the stream ends without stream_end, keeping the deltas', async () => {
+    const text = record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'Half an ans' });
+    const events = await collect([new TextEncoder().encode(text)]);
+    expect(events.map((e) => e.type)).toEqual(['start', 'delta', 'interrupted']);
+  });
+
+  it('reports an interrupted answer on a record that is not valid JSON', async () => {
+    const text = record('partial_answer', { text: 'kept' }) + '{"chunk": nope' + RECORD_SEPARATOR + record('partial_answer', { text: 'lost' });
+    const events = await collect([new TextEncoder().encode(text)]);
+    expect(events).toEqual([{ type: 'delta', text: 'kept' }, { type: 'interrupted', reason: 'a stream record was not valid JSON' }]);
+  });
+
+  it('reports an interrupted answer when the last record has no separator and is cut short', async () => {
+    const text = record('partial_answer', { text: 'a' }) + '{"chunk":{"type":"identif';
+    const events = await collect([new TextEncoder().encode(text)]);
+    expect(events.at(-1)?.type).toBe('interrupted');
+  });
+
+  it('ends on an error record, passing its reason', async () => {
+    const text = record('partial_answer', { text: 'a' }) + record('error', { reason: 'model overloaded' }, true);
+    expect((await collect([new TextEncoder().encode(text)])).at(-1)).toEqual({ type: 'error', reason: 'model overloaded' });
+  });
+
+  it('accepts a final record without a trailing separator', async () => {
+    const text = record('partial_answer', { text: 'a' }) + record('identifiers', { thread_id: 't', question_answer_id: 'q' }, true).slice(0, -1);
+    expect((await collect([new TextEncoder().encode(text)])).at(-1)?.type).toBe('end');
+  });
+
+  it('reports a broken connection as interrupted, not as a thrown error', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(record('partial_answer', { text: 'so far' })));
+      },
+      pull(controller) {
+        controller.error(new TypeError('network error'));
+      },
+    });
+    const events: StreamEvent[] = [];
+    for await (const event of readChatStream(body)) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['delta', 'interrupted']);
+  });
+});
