@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toNodeHandler } from '../../server/index.js';
+import { readChatStream } from '../../src/api/stream.js';
+import type { Agent } from '../../service/index.js';
+import { PROJECT, makeService } from '../fixtures/service.js';
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+async function listen(handler: ReturnType<typeof toNodeHandler>): Promise<string> {
+  server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+describe('toNodeHandler', () => {
+  it('serves the reference service over node:http, streaming the chat answer', async () => {
+    const ctx = makeService();
+    const origin = await listen(toNodeHandler(ctx.service.handle));
+    const agent = `${origin}/agent/v1/projects/${PROJECT.id}/agent`;
+    const minted = await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"alice"}' });
+    const { session_token } = await minted.json();
+    const response = await fetch(`${agent}/chat/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${session_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'theming' }),
+    });
+    const types: string[] = [];
+    for await (const event of readChatStream(response.body!)) types.push(event.type);
+    expect(types[0]).toBe('start');
+    expect(types.at(-1)).toBe('end');
+  });
+
+  it('aborts the request when the client disconnects, so the answer is kept as stopped', async () => {
+    let aborted = false;
+    const agent: Agent = {
+      async *answer({ signal }) {
+        yield { type: 'text', text: 'Started ' };
+        await new Promise((_, reject) => signal.addEventListener('abort', () => {
+          aborted = true;
+          reject(signal.reason);
+        }));
+      },
+    };
+    const ctx = makeService({ agent });
+    const origin = await listen(toNodeHandler(ctx.service.handle));
+    const base = `${origin}/agent/v1/projects/${PROJECT.id}/agent`;
+    const token = (await (await fetch(`${base}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"alice"}' })).json()).session_token;
+    const controller = new AbortController();
+    const response = await fetch(`${base}/chat/`, {
+      method: 'POST', signal: controller.signal,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+    });
+    let threadId = '';
+    const reading = (async () => {
+      for await (const event of readChatStream(response.body!, controller.signal)) {
+        if (event.type === 'start') threadId = event.threadId;
+        if (event.type === 'delta') controller.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+    await expect.poll(() => aborted, { timeout: 5_000 }).toBe(true);
+    const stored = await ctx.service.storage.getThread(threadId);
+    await expect.poll(async () => (await ctx.service.storage.getThread(threadId))?.messages[1]?.status).toBe('stopped');
+    expect(stored?.messages[0].content).toBe('hi');
+  }, 10_000);
+});
