@@ -1,6 +1,7 @@
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { findChromium } from './scripts/chromium.mjs';
+import { demoServices } from './demo/services.js';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
 function stubWtrWebSocket(): Plugin {
@@ -23,7 +24,8 @@ const chromium = playwright({
 });
 
 export default defineConfig({
-  plugins: [stubWtrWebSocket()],
+  // The browser tests keep the real services out: a request without an msw handler must fail.
+  plugins: [demoServices(), stubWtrWebSocket()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   build: {

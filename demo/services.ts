@@ -1,0 +1,57 @@
+import type { Plugin } from 'vite';
+import { createSessionHandler, toNodeHandler } from '../server/index.js';
+import { createReferenceService, DemoAgent } from '../service/index.js';
+
+export const DEMO = {
+  projectId: 'proj_demo',
+  integrationId: 'int_demo',
+  /** A made-up key for the in-process reference service; not a secret of any real account. */
+  apiKey: 'demo-key-not-secret',
+  servicePath: '/service',
+  sessionPath: '/api/agent-session',
+  ownerCookie: 'demo_user',
+  owners: ['alice', 'bob'],
+} as const;
+
+function readCookie(header: string | null, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+}
+
+/**
+ * `npm run demo`: the reference service at /service and a session endpoint built with
+ * createSessionHandler at /api/agent-session, on the dev server's own origin. The
+ * "signed in as" cookie plays the site owner's login; only that server-side code reads it.
+ */
+export function demoServices(): Plugin {
+  const service = createReferenceService({
+    projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
+    basePath: DEMO.servicePath,
+    agent: new DemoAgent({ wordDelayMs: 25 }),
+  });
+  const sessionHandler = createSessionHandler({
+    apiKey: DEMO.apiKey,
+    projectId: DEMO.projectId,
+    baseUrl: `http://127.0.0.1${DEMO.servicePath}`,
+    getOwnerId: (request) => {
+      const owner = readCookie(request.headers.get('Cookie'), DEMO.ownerCookie);
+      return owner && (DEMO.owners as readonly string[]).includes(owner) ? owner : null;
+    },
+    // In process: the demo needs no second port, and the path is the same as over HTTP.
+    fetch: (input, init) => service.handle(new Request(input, init)),
+  });
+  const mount = (server: { middlewares: { use: (path: string, handler: ReturnType<typeof toNodeHandler>) => void } }) => {
+    server.middlewares.use(DEMO.servicePath, toNodeHandler(service.handle));
+    server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
+  };
+  return {
+    name: 'agent-chat-demo-services',
+    configureServer(server) {
+      if (!process.env.VITEST) mount(server);
+    },
+    configurePreviewServer: mount,
+  };
+}
