@@ -1,0 +1,41 @@
+import type { StreamEvent } from '../api/types.js';
+import type { AnswerOutcome, ChatMessage } from './types.js';
+
+/**
+ * Pure reducer from stream events to the assistant message. Returns a new object on every
+ * change, so renderers can compare by identity.
+ */
+export function applyStreamEvent(message: ChatMessage, event: StreamEvent): ChatMessage {
+  switch (event.type) {
+    case 'sources':
+      return { ...message, sources: [...message.sources, ...event.sources] };
+    case 'delta':
+      return event.text ? { ...message, content: message.content + event.text } : message;
+    case 'end':
+      return { ...message, status: 'complete' };
+    case 'error':
+      return { ...message, status: 'error', error: { code: 'agent_error', message: event.reason, recoverable: true } };
+    case 'interrupted':
+      return {
+        ...message,
+        status: 'interrupted',
+        error: { code: 'interrupted', message: 'The answer was interrupted before it finished.', recoverable: true },
+      };
+    default:
+      return message;
+  }
+}
+
+export function stopAnswer(message: ChatMessage): ChatMessage {
+  return { ...message, status: 'stopped' };
+}
+
+export function outcomeOf(message: ChatMessage): AnswerOutcome {
+  if (message.status === 'complete') return 'complete';
+  if (message.status === 'stopped') return 'aborted';
+  return 'error';
+}
+
+export function isTerminal(message: ChatMessage): boolean {
+  return message.status !== 'streaming';
+}

@@ -1,0 +1,177 @@
+import type { ApiClient } from '../api/api-client.js';
+import { isAbortError } from '../api/errors.js';
+import type { ThreadMessage } from '../api/types.js';
+import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
+import { describeError } from './describe-error.js';
+import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
+
+export interface ConversationHooks {
+  /** A new snapshot. While streaming, at most once per `schedule` tick. */
+  onChange(snapshot: ConversationSnapshot): void;
+  onAnswerStart?(detail: { threadId: string; messageId: string }): void;
+  onAnswerEnd?(detail: { threadId: string | null; messageId: string; outcome: AnswerOutcome; text: string }): void;
+  onThreadChange?(threadId: string | null): void;
+  onError?(error: ErrorInfo): void;
+}
+
+export interface ConversationOptions {
+  /** Coalesces streaming updates; the element passes requestAnimationFrame. */
+  schedule?: (callback: () => void) => void;
+}
+
+let localIds = 0;
+const localId = (role: string) => `local-${role}-${++localIds}`;
+
+/**
+ * One conversation with the agent, without any DOM: sends a turn, streams the answer through
+ * the pure reducer, stops, retries, and switches threads. A failure is state on a message
+ * (the visitor's text is never dropped), and every request is abortable.
+ */
+export class Conversation {
+  private threadId: string | null = null;
+  private messages: ChatMessage[] = [];
+  private inFlight?: AbortController;
+  private pending = false;
+  private readonly schedule: (callback: () => void) => void;
+
+  constructor(
+    private readonly api: () => ApiClient,
+    private readonly hooks: ConversationHooks,
+    options: ConversationOptions = {},
+  ) {
+    this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
+  }
+
+  get snapshot(): ConversationSnapshot {
+    return { threadId: this.threadId, messages: this.messages, streaming: this.inFlight !== undefined };
+  }
+
+  get streaming(): boolean {
+    return this.inFlight !== undefined;
+  }
+
+  /** Sends `text` as a new turn. Resolves when the answer has ended, however it ended. */
+  async send(text: string): Promise<void> {
+    if (this.inFlight || !text.trim()) return;
+    const question: ChatMessage = { id: localId('user'), role: 'user', content: text, sources: [], status: 'sending' };
+    this.messages = [...this.messages, question];
+    await this.ask(question);
+  }
+
+  /** Tries a failed question, or an answer that errored or broke, again. */
+  async retry(messageId: string): Promise<void> {
+    if (this.inFlight) return;
+    const index = this.messages.findIndex((m) => m.id === messageId);
+    const message = this.messages[index];
+    if (!message) return;
+    if (message.role === 'user' && message.status === 'failed') {
+      return this.ask(this.replace(message, { ...message, status: 'sending', error: undefined }));
+    }
+    const question = this.messages.slice(0, index).reverse().find((m) => m.role === 'user');
+    if (message.role !== 'assistant' || !question) return;
+    this.messages = this.messages.filter((m) => m !== message);
+    return this.ask(this.replace(question, { ...question, status: 'sending' }));
+  }
+
+  stop(): void {
+    this.inFlight?.abort();
+  }
+
+  /** Starts over (a new conversation) or shows a resumed thread. Aborts any answer in flight. */
+  reset(threadId: string | null = null, messages: readonly ThreadMessage[] = []): void {
+    this.inFlight?.abort();
+    this.inFlight = undefined;
+    const changed = threadId !== this.threadId;
+    this.threadId = threadId;
+    this.messages = messages.map(fromThreadMessage);
+    this.publishNow();
+    if (changed) this.hooks.onThreadChange?.(threadId);
+  }
+
+  dispose(): void {
+    this.inFlight?.abort();
+  }
+
+  private async ask(question: ChatMessage): Promise<void> {
+    const controller = new AbortController();
+    this.inFlight = controller;
+    this.publishNow();
+    let answer: ChatMessage | undefined;
+    const isCurrent = () => this.inFlight === controller;
+    try {
+      const events = this.api().chat({ message: question.content, threadId: this.threadId }, { signal: controller.signal });
+      for await (const event of events) {
+        if (!isCurrent()) return;
+        if (event.type === 'start') {
+          question = this.replace(question, { ...question, status: 'sent' });
+          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming' };
+          this.messages = [...this.messages, answer];
+          this.setThread(event.threadId);
+          this.publishNow();
+          this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: answer.id });
+          continue;
+        }
+        if (!answer) continue;
+        answer = this.replace(answer, applyStreamEvent(answer, event));
+        if (event.type === 'delta' || event.type === 'sources') this.publishSoon();
+      }
+      if (answer?.status === 'streaming') answer = this.replace(answer, applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }));
+    } catch (error) {
+      if (!isCurrent()) return;
+      if (isAbortError(error)) {
+        if (answer) answer = this.replace(answer, stopAnswer(answer));
+        else {
+          question = this.replace(question, { ...question, status: 'sent' });
+          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'stopped' };
+          this.messages = [...this.messages, answer];
+        }
+      } else {
+        const info = describeError(error);
+        if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });
+        else question = this.replace(question, { ...question, status: 'failed', error: info });
+        this.hooks.onError?.(info);
+      }
+    }
+    if (!isCurrent()) return;
+    this.inFlight = undefined;
+    this.publishNow();
+    if (answer) {
+      if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error) this.hooks.onError?.(answer.error);
+      this.hooks.onAnswerEnd?.({ threadId: this.threadId, messageId: answer.id, outcome: outcomeOf(answer), text: answer.content });
+    }
+  }
+
+  private setThread(threadId: string): void {
+    if (threadId === this.threadId) return;
+    this.threadId = threadId;
+    this.hooks.onThreadChange?.(threadId);
+  }
+
+  /** Swaps one message for its next version and returns the new one. */
+  private replace(current: ChatMessage, next: ChatMessage): ChatMessage {
+    if (current === next) return next;
+    // The streaming answer is last: replace it without walking a long thread on every delta.
+    const last = this.messages.length - 1;
+    if (this.messages[last] === current) this.messages = [...this.messages.slice(0, last), next];
+    else this.messages = this.messages.map((m) => (m === current ? next : m));
+    return next;
+  }
+
+  private publishNow(): void {
+    this.pending = false;
+    this.hooks.onChange(this.snapshot);
+  }
+
+  private publishSoon(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.schedule(() => {
+      if (this.pending) this.publishNow();
+    });
+  }
+}
+
+function fromThreadMessage(message: ThreadMessage): ChatMessage {
+  const status = message.role === 'user' ? 'sent' : message.status;
+  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status };
+}

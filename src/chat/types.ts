@@ -1,0 +1,37 @@
+import type { Source } from '../api/types.js';
+
+/**
+ * user: sending → sent | failed (nothing reached the agent; the text is kept for Retry).
+ * assistant: streaming → complete | stopped (visitor pressed Stop) | error (the agent failed)
+ *            | interrupted (the stream broke; the partial text is kept for Retry).
+ */
+export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'complete' | 'stopped' | 'error' | 'interrupted';
+
+export interface ErrorInfo {
+  code: string;
+  /** Readable, for the visitor. */
+  message: string;
+  status?: number;
+  /** Whether trying again can help (Retry is offered). */
+  recoverable: boolean;
+}
+
+export interface ChatMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  sources: readonly Source[];
+  status: ChatMessageStatus;
+  error?: ErrorInfo;
+}
+
+export interface ConversationSnapshot {
+  threadId: string | null;
+  messages: readonly ChatMessage[];
+  /** An answer is being requested or streamed; Stop is available. */
+  streaming: boolean;
+}
+
+export type AnswerOutcome = 'complete' | 'aborted' | 'error';
+
+export const RETRYABLE: ReadonlySet<ChatMessageStatus> = new Set(['failed', 'error', 'interrupted']);
