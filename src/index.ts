@@ -1,8 +1,11 @@
+import './define.js';
+
+export { AgentChat } from './components/agent-chat/agent-chat.js';
 export { TokenManager, REFRESH_MARGIN_MS } from './session/token-manager.js';
 export { endpointTokenSource } from './session/endpoint-source.js';
-export { parseSession, parseIsoTime } from './session/parse-session.js';
-export type { RawSession, NormalizedSession, SessionPayload, TokenSource, SessionToken, SessionStatus } from './session/types.js';
+export type { RawSession, NormalizedSession, SessionPayload, TokenSource, SessionStatus } from './session/types.js';
 export { createApiClient } from './api/api-client.js';
 export type { ApiClient, ApiClientOptions } from './api/api-client.js';
 export { AgentChatError, ApiError, AuthError, NetworkError, SessionError } from './api/errors.js';
 export type * from './api/types.js';
+export type * from './events/index.js';

@@ -1,0 +1,202 @@
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { provide } from '@lit/context';
+import { property, query, state } from 'lit/decorators.js';
+import { keyed } from 'lit/directives/keyed.js';
+import type { ConversationSnapshot } from '../../chat/types.js';
+import { conversationContext } from '../../context/index.js';
+import { ChatController } from '../../controllers/chat-controller.js';
+import { AgentChatMessageSendEvent } from '../../events/message-send.js';
+import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
+import type { SessionPayload } from '../../session/types.js';
+import hostStyles from '../../styles/host.styles.js';
+import tokenStyles from '../../styles/tokens.styles.js';
+import type { AgentChatComposer } from '../composer/composer.js';
+import { ViewportController } from './viewport-controller.js';
+import styles from './agent-chat.styles.js';
+
+const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>`;
+
+/**
+ * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
+ * answers rendered as safe markdown, and a session token that never leaves memory.
+ *
+ * @summary Embeddable AI agent chat.
+ * @tag agent-chat
+ * @fires {AgentChatMessageSendEvent} agent-chat-message-send - Before a message is sent; cancelable.
+ * @fires {AgentChatAnswerStartEvent} agent-chat-answer-start - The agent started answering.
+ * @fires {AgentChatAnswerEndEvent} agent-chat-answer-end - An answer ended: complete, aborted or error.
+ * @fires {AgentChatErrorEvent} agent-chat-error - Something failed; the widget shows it too.
+ * @fires {AgentChatOpenChangeEvent} agent-chat-open-change - The launcher panel opened or closed.
+ * @fires {AgentChatThreadChangeEvent} agent-chat-thread-change - The active thread changed.
+ * @fires {AgentChatSessionChangeEvent} agent-chat-session-change - The session state changed.
+ * @csspart launcher - The floating button that opens the panel.
+ * @csspart panel - The chat panel.
+ * @csspart header - The panel's title bar.
+ * @csspart conversation - The message list.
+ * @csspart message - Each message (also message-user / message-assistant).
+ * @csspart message__bubble - A message bubble.
+ * @csspart message__content - The rendered text of a message.
+ * @csspart composer - The message box area.
+ * @csspart composer__input - The composer's textarea.
+ * @csspart composer__send-button - The Send / Stop button.
+ * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, user bubbles, Send button.
+ * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
+ * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Assistant bubbles.
+ * @cssprop [--agent-chat-color-text=#1f2328] - Text.
+ * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
+ * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
+ * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
+ * @cssprop [--agent-chat-font-family=system-ui] - Font.
+ * @cssprop [--agent-chat-font-size=15px] - Base font size.
+ * @cssprop [--agent-chat-radius=12px] - Corner radius.
+ * @cssprop [--agent-chat-panel-width=400px] - Width of the floating panel.
+ * @cssprop [--agent-chat-panel-height=640px] - Height of the panel.
+ * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
+ */
+export class AgentChat extends LitElement {
+  static override styles = [tokenStyles, hostStyles, styles];
+
+  /** Project ID from the dashboard. */
+  @property({ attribute: 'project-id' }) projectId = '';
+  /** Integration ID of this agent. */
+  @property({ attribute: 'integration-id' }) integrationId = '';
+  /** URL of the site owner's session endpoint (POSTed with the page's cookies). */
+  @property({ attribute: 'session-endpoint' }) sessionEndpoint = '';
+  /** Service base URL; defaults to the page's origin. */
+  @property({ attribute: 'base-url' }) baseUrl = '';
+  /** `launcher` (a floating button, default) or `inline` (always open, in place). */
+  @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
+  /** `light`, `dark` or `auto` (follows the visitor's system setting). */
+  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'light';
+  /** Title of the panel. */
+  @property() heading = 'Chat';
+  /** Text of the start screen. */
+  @property() greeting = 'Hi! How can I help?';
+  /** Starter prompts, separated by `|`. */
+  @property() prompts = '';
+  /** Whether the launcher panel is open (always true inline). */
+  @property({ type: Boolean, reflect: true, attribute: 'open' }) opened = false;
+  /** Replaces `session-endpoint`: returns either session form. */
+  @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+
+  @provide({ context: conversationContext }) @state() private conversation!: ConversationSnapshot;
+  @state() private draft = '';
+
+  private readonly chat = new ChatController(this, () => ({
+    projectId: this.projectId,
+    integrationId: this.integrationId,
+    baseUrl: this.baseUrl || location.origin,
+    sessionEndpoint: this.sessionEndpoint,
+    getSessionToken: this.getSessionToken,
+  }));
+  // Protected only because nothing reads it: it works through its host hooks.
+  protected readonly viewport = new ViewportController(this, () => this.panel);
+
+  @query('.panel') private panel!: HTMLElement | null;
+  @query('.launcher') private launcher!: HTMLButtonElement | null;
+  @query('agent-chat-composer') private composer!: AgentChatComposer | null;
+
+  override willUpdate(changed: PropertyValues<this>): void {
+    if (this.conversation !== this.chat.snapshot) this.conversation = this.chat.snapshot;
+    if (changed.has('opened') && changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
+  }
+
+  /** Opens the panel and puts the cursor in the message box. */
+  async open(): Promise<void> {
+    this.opened = true;
+    await this.updateComplete;
+    this.composer?.focus();
+  }
+
+  /** Closes the panel and returns focus to the launcher. */
+  async close(): Promise<void> {
+    if (this.mode === 'inline') return;
+    this.opened = false;
+    await this.updateComplete;
+    this.launcher?.focus();
+  }
+
+  toggle(): Promise<void> {
+    return this.opened ? this.close() : this.open();
+  }
+
+  /** Sends `text` as the visitor would. Resolves when the answer ends. Returns false if vetoed. */
+  async send(text: string): Promise<boolean> {
+    if (!text.trim() || this.chat.conversation.streaming) return false;
+    const event = new AgentChatMessageSendEvent({ threadId: this.conversation.threadId, text });
+    if (!this.dispatchEvent(event)) return false;
+    if (text === this.draft) this.draft = '';
+    await this.chat.conversation.send(text);
+    return true;
+  }
+
+  /** Starts a new conversation (the current thread stays in history). */
+  newConversation(): void {
+    this.chat.conversation.reset();
+    this.composer?.focus();
+  }
+
+  /** Forgets the session token and the conversation on screen, e.g. when the visitor signs out. */
+  clearSession(): void {
+    this.chat.clearSession();
+    this.chat.conversation.reset();
+  }
+
+  private handleKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && this.mode !== 'inline' && this.opened) {
+      event.stopPropagation();
+      void this.close();
+    }
+  }
+
+  private renderPanel(floating: boolean) {
+    return html`<section
+      id="panel"
+      class="panel ${floating ? 'floating' : 'inline'}"
+      part="panel"
+      role=${floating ? 'dialog' : 'region'}
+      aria-label=${this.heading}
+      ?hidden=${floating && !this.opened}
+      @keydown=${this.handleKeydown}
+    >
+      <header part="header">
+        <h2>${this.heading}</h2>
+        <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
+        ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
+      </header>
+      <agent-chat-message-list
+        class="conversation"
+        part="conversation"
+        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error"
+        .greeting=${this.greeting}
+        .prompts=${this.prompts.split('|').map((p) => p.trim()).filter(Boolean)}
+        @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
+        @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void this.chat.conversation.retry(e.detail.messageId)}
+      ></agent-chat-message-list>
+      <agent-chat-composer
+        part="composer"
+        exportparts="input:composer__input, send-button:composer__send-button"
+        .value=${this.draft}
+        @input=${(e: Event) => (this.draft = (e.currentTarget as AgentChatComposer).value)}
+        @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
+        @agent-chat-composer-stop=${() => this.chat.conversation.stop()}
+      ></agent-chat-composer>
+    </section>`;
+  }
+
+  override render() {
+    const floating = this.mode !== 'inline';
+    return html`${floating
+        ? html`<button class="launcher" part="launcher" type="button" aria-label="Open chat" aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${CHAT_ICON}</button>`
+        : nothing}
+      ${this.renderPanel(floating)}
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(this.chat.announcement.id, this.chat.announcement.text)}</div>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat': AgentChat;
+  }
+}

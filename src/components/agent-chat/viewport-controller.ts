@@ -1,0 +1,34 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+
+/**
+ * On phones the on-screen keyboard shrinks the *visual* viewport, not the layout one, so a
+ * full-screen panel would hide its composer behind the keyboard. This tracks the visual
+ * viewport's height in a private custom property the panel's height reads.
+ */
+export class ViewportController implements ReactiveController {
+  private readonly viewport = globalThis.visualViewport;
+
+  constructor(
+    host: ReactiveControllerHost,
+    private readonly target: () => HTMLElement | null,
+  ) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    this.viewport?.addEventListener('resize', this.sync);
+  }
+
+  hostUpdated(): void {
+    this.sync();
+  }
+
+  hostDisconnected(): void {
+    this.viewport?.removeEventListener('resize', this.sync);
+  }
+
+  private readonly sync = () => {
+    const target = this.target();
+    if (target && this.viewport) target.style.setProperty('--_agent-chat-viewport-height', `${this.viewport.height}px`);
+  };
+}

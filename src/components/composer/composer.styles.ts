@@ -1,0 +1,53 @@
+import { css } from 'lit';
+
+export default css`
+  :host {
+    display: block;
+    border-top: 1px solid var(--agent-chat-color-border);
+    background: var(--agent-chat-composer-background, var(--agent-chat-color-surface));
+  }
+  form {
+    display: flex;
+    align-items: flex-end;
+    gap: 8px;
+    padding: 10px var(--agent-chat-space);
+  }
+  textarea {
+    flex: 1;
+    resize: none;
+    min-height: 40px;
+    max-height: 160px;
+    /* 16px keeps iOS Safari from zooming the page on focus. */
+    font: 16px/1.4 var(--agent-chat-font-family);
+    color: var(--agent-chat-color-text);
+    background: var(--agent-chat-color-surface);
+    border: 1px solid var(--agent-chat-color-border);
+    border-radius: 10px;
+    padding: 9px 10px;
+    field-sizing: content;
+  }
+  textarea::placeholder {
+    color: var(--agent-chat-color-text-muted);
+    opacity: 1;
+  }
+  button {
+    min-width: 64px;
+    height: 40px;
+    border: 0;
+    border-radius: 10px;
+    padding: 0 14px;
+    font-weight: 600;
+    cursor: pointer;
+    background: var(--agent-chat-color-accent);
+    color: var(--agent-chat-color-on-accent);
+  }
+  button[aria-disabled='true'] {
+    opacity: 0.6;
+    cursor: not-allowed;
+  }
+  button.stop {
+    background: var(--agent-chat-color-surface-raised);
+    color: var(--agent-chat-color-text);
+    border: 1px solid var(--agent-chat-color-border);
+  }
+`;

@@ -1,0 +1,88 @@
+import { LitElement, html } from 'lit';
+import { consume } from '@lit/context';
+import { property, query, state } from 'lit/decorators.js';
+import type { ConversationSnapshot } from '../../chat/types.js';
+import { conversationContext } from '../../context/index.js';
+import { AgentChatComposerStopEvent } from '../../events/composer-stop.js';
+import { AgentChatComposerSubmitEvent } from '../../events/composer-submit.js';
+import hostStyles from '../../styles/host.styles.js';
+import styles from './composer.styles.js';
+
+/**
+ * The message box. Enter sends, Shift+Enter adds a line; while an answer streams the button
+ * becomes Stop. The text stays until the root accepts it (a vetoed send keeps it).
+ *
+ * @internal
+ * @tag agent-chat-composer
+ * @fires {AgentChatComposerSubmitEvent} agent-chat-composer-submit - The visitor sends the text.
+ * @fires {AgentChatComposerStopEvent} agent-chat-composer-stop - The visitor stops the answer.
+ * @csspart input - The textarea.
+ * @csspart send-button - The Send / Stop button.
+ */
+export class AgentChatComposer extends LitElement {
+  static override styles = [hostStyles, styles];
+
+  /** The draft text. */
+  @property() value = '';
+
+  /** Placeholder of the textarea. */
+  @property() placeholder = 'Ask a question…';
+
+  @consume({ context: conversationContext, subscribe: true })
+  @state()
+  private conversation?: ConversationSnapshot;
+
+  @query('textarea') private textarea!: HTMLTextAreaElement;
+
+  override focus(options?: FocusOptions): void {
+    this.textarea?.focus(options);
+  }
+
+  private submit(): void {
+    if (!this.value.trim() || this.conversation?.streaming) return;
+    this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
+  }
+
+  private handleInput(event: InputEvent): void {
+    // The native input event goes on to the root, which reads `value` for the draft.
+    this.value = (event.target as HTMLTextAreaElement).value;
+  }
+
+  private handleKeydown(event: KeyboardEvent): void {
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    this.submit();
+  }
+
+  private handleSubmit(event: SubmitEvent): void {
+    event.preventDefault();
+    if (this.conversation?.streaming) this.dispatchEvent(new AgentChatComposerStopEvent({ source: 'button' }));
+    else this.submit();
+  }
+
+  override render() {
+    const streaming = this.conversation?.streaming ?? false;
+    const empty = !this.value.trim();
+    return html`<form @submit=${this.handleSubmit}>
+      <textarea
+        part="input"
+        rows="1"
+        aria-label="Message"
+        enterkeyhint="send"
+        placeholder=${this.placeholder}
+        .value=${this.value}
+        @input=${this.handleInput}
+        @keydown=${this.handleKeydown}
+      ></textarea>
+      ${streaming
+        ? html`<button class="stop" part="send-button" type="submit">Stop</button>`
+        : html`<button part="send-button" type="submit" aria-disabled=${empty ? 'true' : 'false'}>Send</button>`}
+    </form>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat-composer': AgentChatComposer;
+  }
+}

@@ -1,0 +1,87 @@
+import { LitElement, html, nothing } from 'lit';
+import { consume } from '@lit/context';
+import { property, query, state } from 'lit/decorators.js';
+import { repeat } from 'lit/directives/repeat.js';
+import type { ConversationSnapshot } from '../../chat/types.js';
+import { conversationContext } from '../../context/index.js';
+import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
+import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
+import hostStyles from '../../styles/host.styles.js';
+import { ScrollAnchorController } from './scroll-anchor-controller.js';
+import styles from './message-list.styles.js';
+
+/**
+ * The conversation log, or the start screen (greeting and starter prompts) before the first
+ * message.
+ *
+ * @internal
+ * @tag agent-chat-message-list
+ * @fires {AgentChatPromptSelectEvent} agent-chat-prompt-select - A starter prompt was chosen.
+ * @fires {AgentChatMessageRetryEvent} agent-chat-message-retry - A message asked to be tried again.
+ * @csspart message - Each message; with message-user or message-assistant.
+ */
+export class AgentChatMessageList extends LitElement {
+  static override styles = [hostStyles, styles];
+
+  /** Text of the start screen. */
+  @property() greeting = '';
+
+  /** Suggested first questions, shown as buttons on the start screen. */
+  @property({ attribute: false }) prompts: readonly string[] = [];
+
+  @consume({ context: conversationContext, subscribe: true })
+  @state()
+  private conversation?: ConversationSnapshot;
+
+  @query('.scroller') private scroller!: HTMLElement | null;
+
+  private readonly anchor = new ScrollAnchorController(this, () => this.scroller);
+
+  /** Internal events are not composed; a message's retry request is passed on from here. */
+  private handleMessageRetry(event: AgentChatMessageRetryEvent): void {
+    event.stopPropagation();
+    this.dispatchEvent(new AgentChatMessageRetryEvent(event.detail));
+  }
+
+  private handlePromptClick(text: string): void {
+    this.dispatchEvent(new AgentChatPromptSelectEvent({ text }));
+  }
+
+  private renderStart() {
+    return html`<div class="start" part="start">
+      ${this.greeting ? html`<p class="greeting">${this.greeting}</p>` : nothing}
+      ${this.prompts.length
+        ? html`<ul class="prompts" aria-label="Suggested questions">
+            ${this.prompts.map((text) => html`<li><button type="button" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
+          </ul>`
+        : nothing}
+    </div>`;
+  }
+
+  override render() {
+    const messages = this.conversation?.messages ?? [];
+    return html`<div class="scroller" @scroll=${() => this.anchor.handleScroll()}>
+        ${messages.length === 0 ? this.renderStart() : nothing}
+        <div class="log" role="log" aria-label="Conversation" aria-live="off" ?hidden=${messages.length === 0} @agent-chat-message-retry=${this.handleMessageRetry}>
+          ${repeat(
+            messages,
+            (message) => message.id,
+            (message) => html`<agent-chat-message
+              role="article"
+              aria-label=${message.role === 'user' ? 'You' : 'Assistant'}
+              part="message message-${message.role}"
+              exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error"
+              .message=${message}
+            ></agent-chat-message>`,
+          )}
+        </div>
+      </div>
+      ${this.anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.anchor.scrollToBottom()}>Jump to latest</button>`}`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat-message-list': AgentChatMessageList;
+  }
+}

@@ -1,0 +1,10 @@
+import { createContext } from '@lit/context';
+import type { ConversationSnapshot } from '../chat/types.js';
+
+/**
+ * Every context key of the widget. Symbol keys, so a second copy of the widget on the page
+ * (another version, say) never answers our requests.
+ */
+
+/** The conversation: thread id, messages, streaming flag. Replaced (never mutated) on change. */
+export const conversationContext = createContext<ConversationSnapshot>(Symbol('agent-chat.conversation'));

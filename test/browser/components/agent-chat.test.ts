@@ -1,0 +1,260 @@
+import { describe, expect } from 'vitest';
+import { http, HttpResponse } from 'msw';
+import { test } from '../../msw/test.js';
+import { INTEGRATION_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import { answerRecords, STREAM_HEADERS, streamBody } from '../../msw/stream.js';
+import { ManualClock, type Agent } from '../../../service/index.js';
+import { composerOf, deepQuery, fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, textareaOf, typeMessage } from '../../helpers/chat-fixture.js';
+
+const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
+
+describe('<agent-chat>', () => {
+  test('makes no session request on load, render or opening the panel', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    await typeMessage(el, 'typing is not sending');
+    expect(backend.sessionRequests).toHaveLength(0);
+    expect(backend.serviceRequests).toHaveLength(0);
+  });
+
+  test('the first message makes one session and one chat request and renders the streamed markdown answer', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    const ended = nextAnswerEnd(el);
+    await typeMessage(el, 'How do I theme the widget?');
+    textareaOf(el).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    expect((await ended).outcome).toBe('complete');
+    await el.updateComplete;
+    expect(backend.sessionRequests).toHaveLength(1);
+    expect(backend.chatRequests()).toHaveLength(1);
+    expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
+    const answer = messagesOf(el)[1];
+    await answer.updateComplete;
+    // Answer headings sit below the panel's own h2: markdown ### renders as h5.
+    expect(answer.shadowRoot!.querySelector('h5')?.textContent).toContain('Theming');
+    expect(answer.shadowRoot!.querySelector('pre code')?.textContent).toContain('--agent-chat-color-accent');
+    const sources = Array.from(answer.shadowRoot!.querySelectorAll<HTMLAnchorElement>('.sources a'));
+    expect(sources.map((a) => a.href)).toContain('https://agent-chat.example/docs/theming');
+    expect(textareaOf(el).value).toBe('');
+  });
+
+  test('a second message reuses the token and continues the thread', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('What events are there?');
+    await el.send('And theming?');
+    expect(backend.sessionRequests).toHaveLength(1);
+    const [first, second] = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(first.thread_id).toBeNull();
+    expect(second.thread_id).toMatch(/^th_/);
+    expect(second.integration_id).toBe(INTEGRATION_ID);
+    expect(messagesOf(el)).toHaveLength(4);
+  });
+
+  test('on a 401 it fetches a fresh token once and the message still gets its answer', async ({ worker }) => {
+    const clock = new ManualClock(Date.now());
+    const backend = referenceBackend({ clock });
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('install');
+    clock.advance(2 * 3_600_000); // the service now considers the token expired
+    const ended = nextAnswerEnd(el);
+    await el.send('theming');
+    expect((await ended).outcome).toBe('complete');
+    expect(backend.sessionRequests).toHaveLength(2);
+    expect(backend.chatRequests()).toHaveLength(3);
+  });
+
+  test('Stop aborts the answer, keeps what arrived and marks it stopped', async ({ worker }) => {
+    const agent: Agent = {
+      async *answer({ signal }) {
+        yield { type: 'text', text: 'Partial answer ' };
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+    };
+    const backend = referenceBackend({ agent });
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+    const ended = nextAnswerEnd(el);
+    void el.send('hello');
+    await started;
+    await expect.poll(() => lastAnswerText(el)).toContain('Partial answer');
+    const stop = composerOf(el).shadowRoot!.querySelector('button')!;
+    expect(stop.textContent).toBe('Stop');
+    stop.click();
+    expect((await ended).outcome).toBe('aborted');
+    await settled(el);
+    const answer = messagesOf(el)[1];
+    expect(answer.message?.status).toBe('stopped');
+    expect(answer.shadowRoot!.textContent).toContain('Stopped');
+    expect(lastAnswerText(el)).toBe('Partial answer');
+    expect(composerOf(el).shadowRoot!.querySelector('button')!.textContent).toBe('Send');
+  });
+
+  test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({ worker }) => {
+    const backend = referenceBackend();
+    let calls = 0;
+    worker.use(
+      http.post(CHAT_URL, () => {
+        calls += 1;
+        const records = calls === 1 ? answerRecords('th_1', ['Half of ', 'an answer']).slice(0, 3) : answerRecords('th_1', ['Complete answer.']);
+        return new HttpResponse(streamBody(records), { headers: STREAM_HEADERS });
+      }),
+      ...backend.handlers,
+    );
+    const el = await fixtureChat();
+    const errors: string[] = [];
+    el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
+    const first = nextAnswerEnd(el);
+    void el.send('question');
+    expect((await first).outcome).toBe('error');
+    await settled(el);
+    const answer = messagesOf(el)[1];
+    expect(lastAnswerText(el)).toBe('Half of an answer');
+    expect(answer.shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('interrupted');
+    expect(errors).toEqual(['interrupted']);
+    const second = nextAnswerEnd(el);
+    answer.shadowRoot!.querySelector<HTMLButtonElement>('button.retry')!.click();
+    expect((await second).outcome).toBe('complete');
+    await settled(el);
+    expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
+    expect(lastAnswerText(el)).toBe('Complete answer.');
+  });
+
+  test('a failing session endpoint shows a readable error and keeps the visitor\'s text', async ({ worker }) => {
+    const backend = referenceBackend();
+    let fail = true;
+    worker.use(
+      http.post(SESSION_ENDPOINT, () => (fail ? new HttpResponse('<h1>Internal Server Error</h1>', { status: 500 }) : undefined)),
+      ...backend.handlers,
+    );
+    const el = await fixtureChat();
+    const errors: Array<{ code: string; message: string; recoverable: boolean }> = [];
+    el.addEventListener('agent-chat-error', (e) => errors.push(e.detail));
+    await typeMessage(el, 'My important question');
+    composerOf(el).shadowRoot!.querySelector('form')!.requestSubmit();
+    await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
+    await settled(el);
+    const question = messagesOf(el)[0];
+    expect(question.shadowRoot!.textContent).toContain('My important question');
+    const alert = question.shadowRoot!.querySelector('[role="alert"]')!;
+    expect(alert.textContent).toBe("Couldn't start a secure session. Please try again in a moment.");
+    expect(errors).toEqual([{ code: 'session_failed', status: 500, recoverable: true, message: alert.textContent }]);
+    expect(backend.chatRequests()).toHaveLength(0);
+
+    fail = false;
+    const ended = nextAnswerEnd(el);
+    question.shadowRoot!.querySelector<HTMLButtonElement>('button.retry')!.click();
+    expect((await ended).outcome).toBe('complete');
+    await settled(el);
+    expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+  });
+
+  test('a 429 tells the visitor how long to wait', async ({ worker }) => {
+    const backend = referenceBackend({ rateLimit: { requests: 0, windowMs: 30_000 } });
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('hello');
+    await settled(el);
+    const question = messagesOf(el)[0];
+    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe('Too many messages right now. Try again in 30 s.');
+    expect(backend.chatRequests()).toHaveLength(1);
+  });
+
+  test('a network failure is a readable error, not a trace', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(http.post(CHAT_URL, () => HttpResponse.error()), ...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('hello');
+    await settled(el);
+    const question = messagesOf(el)[0];
+    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe("Couldn't reach the assistant. Check your connection and try again.");
+  });
+
+  test('agent-chat-message-send is cancelable: a veto sends nothing and keeps the text', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    el.addEventListener('agent-chat-message-send', (e) => {
+      expect(e.detail).toEqual({ threadId: null, text: 'blocked words' });
+      e.preventDefault();
+    });
+    await typeMessage(el, 'blocked words');
+    composerOf(el).shadowRoot!.querySelector('form')!.requestSubmit();
+    await el.updateComplete;
+    expect(messagesOf(el)).toHaveLength(0);
+    expect(textareaOf(el).value).toBe('blocked words');
+    expect(backend.sessionRequests).toHaveLength(0);
+  });
+
+  test('fires typed, composed answer and thread events', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    const seen: string[] = [];
+    const record = (e: Event) => seen.push(`${e.type}:${(e as CustomEvent).composed}`);
+    for (const name of ['agent-chat-message-send', 'agent-chat-answer-start', 'agent-chat-answer-end', 'agent-chat-thread-change'] as const) {
+      document.addEventListener(name, record);
+    }
+    let threadId: string | null = null;
+    el.addEventListener('agent-chat-thread-change', (e) => (threadId = e.detail.threadId));
+    const started = new Promise<{ threadId: string; messageId: string }>((resolve) => el.addEventListener('agent-chat-answer-start', (e) => resolve(e.detail), { once: true }));
+    await el.send('events');
+    for (const name of ['agent-chat-message-send', 'agent-chat-answer-start', 'agent-chat-answer-end', 'agent-chat-thread-change'] as const) {
+      document.removeEventListener(name, record);
+    }
+    expect(seen).toEqual(['agent-chat-message-send:true', 'agent-chat-thread-change:true', 'agent-chat-answer-start:true', 'agent-chat-answer-end:true']);
+    expect((await started).threadId).toBe(threadId);
+    el.newConversation();
+    expect(threadId).toBeNull();
+  });
+
+  test('the start screen shows the greeting and sends a starter prompt when chosen', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ prompts: 'How do I install it? | Can I theme it?' });
+    el.greeting = 'Ask me about agent-chat';
+    await el.updateComplete;
+    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+    await list.updateComplete;
+    expect(list.shadowRoot!.querySelector('.greeting')?.textContent).toBe('Ask me about agent-chat');
+    const buttons = Array.from(list.shadowRoot!.querySelectorAll<HTMLButtonElement>('.prompts button'));
+    expect(buttons.map((b) => b.textContent)).toEqual(['How do I install it?', 'Can I theme it?']);
+    const ended = nextAnswerEnd(el);
+    buttons[1].click();
+    await ended;
+    expect(messagesOf(el)[0].message?.content).toBe('Can I theme it?');
+  });
+
+  test('announces a finished answer once in the polite live region, not while streaming', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    const region = el.shadowRoot!.querySelector('[aria-live="polite"]')!;
+    const observed: string[] = [];
+    new MutationObserver(() => observed.push(region.textContent?.trim() ?? '')).observe(region, { childList: true, subtree: true, characterData: true });
+    await el.send('events');
+    await el.updateComplete;
+    await expect.poll(() => region.textContent?.trim()).toMatch(/^Events fired by the widget/);
+    expect(observed.filter(Boolean)).toHaveLength(1);
+    expect(region.textContent).not.toContain('**');
+    expect(deepQuery(el, '[role="log"]')?.getAttribute('aria-live')).toBe('off');
+  });
+
+  test('clearSession() forgets the token: the next message starts a new session', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('hello');
+    el.clearSession();
+    await el.updateComplete;
+    expect(messagesOf(el)).toHaveLength(0);
+    await el.send('hello again');
+    expect(backend.sessionRequests).toHaveLength(2);
+  });
+});

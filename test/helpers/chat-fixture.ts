@@ -1,0 +1,89 @@
+import { fixture, html } from '@open-wc/testing';
+import '../../src/define.js';
+import type { AgentChat } from '../../src/components/agent-chat/agent-chat.js';
+import type { AgentChatComposer } from '../../src/components/composer/composer.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../msw/reference.js';
+
+export interface ChatFixtureOptions {
+  mode?: 'launcher' | 'inline';
+  theme?: 'light' | 'dark' | 'auto';
+  prompts?: string;
+}
+
+/** `<agent-chat>` wired to the reference backend behind msw (see test/msw/reference.ts). */
+export async function fixtureChat(options: ChatFixtureOptions = {}): Promise<AgentChat> {
+  return fixture<AgentChat>(html`<agent-chat
+    project-id=${PROJECT_ID}
+    integration-id=${INTEGRATION_ID}
+    session-endpoint=${SESSION_ENDPOINT}
+    base-url=${SERVICE_BASE}
+    mode=${options.mode ?? 'inline'}
+    theme=${options.theme ?? 'light'}
+    prompts=${options.prompts ?? ''}
+  ></agent-chat>`);
+}
+
+/** Every element under `root`, through nested shadow roots. */
+export function deepElements(root: Element | ShadowRoot | Document): Element[] {
+  const out: Element[] = [];
+  const walk = (node: Element | ShadowRoot | Document) => {
+    for (const child of Array.from(node.children)) {
+      out.push(child);
+      if (child.shadowRoot) walk(child.shadowRoot);
+      walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+export function deepQuery<T extends Element = HTMLElement>(root: Element, selector: string): T | undefined {
+  return deepElements(root.shadowRoot ?? root).find((el) => el.matches(selector)) as T | undefined;
+}
+
+export function deepActiveElement(): Element | null {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active;
+}
+
+export function composerOf(el: AgentChat): AgentChatComposer {
+  return el.shadowRoot!.querySelector('agent-chat-composer')!;
+}
+
+export function textareaOf(el: AgentChat): HTMLTextAreaElement {
+  return composerOf(el).shadowRoot!.querySelector('textarea')!;
+}
+
+/** Types into the composer as a visitor would, through the input event. */
+export async function typeMessage(el: AgentChat, text: string): Promise<void> {
+  const textarea = textareaOf(el);
+  textarea.value = text;
+  textarea.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+  await el.updateComplete;
+}
+
+export function messagesOf(el: AgentChat) {
+  const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+  return Array.from(list.shadowRoot!.querySelectorAll('agent-chat-message'));
+}
+
+export function lastAnswerText(el: AgentChat): string {
+  const answer = messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1);
+  return answer?.shadowRoot?.querySelector('.content')?.textContent?.trim() ?? '';
+}
+
+/** Resolves with the next answer-end detail. */
+export function nextAnswerEnd(el: AgentChat) {
+  return new Promise<GlobalEventHandlersEventMap['agent-chat-answer-end']['detail']>((resolve) =>
+    el.addEventListener('agent-chat-answer-end', (e) => resolve(e.detail), { once: true }),
+  );
+}
+
+/** Waits until the root, the list and every message have rendered the latest state. */
+export async function settled(el: AgentChat): Promise<void> {
+  await el.updateComplete;
+  const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+  await list.updateComplete;
+  await Promise.all(messagesOf(el).map((m) => m.updateComplete));
+}
