@@ -59,7 +59,8 @@ function renderInline(token: Token): Out {
     case 'br':
       return html`<br />`;
     case 'link': {
-      const href = safeHref(token.href);
+      // CommonMark decodes entities in destinations: judge the URL the author meant.
+      const href = safeHref(decodeEntities(token.href));
       const label = inline(token.tokens, token.text);
       return href
         ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${token.title || nothing}>${label}</a>`
@@ -84,15 +85,10 @@ function renderBlock(token: Token): Out {
     case 'space':
     case 'def':
       return nothing;
-    case 'heading': {
-      const content = inline(token.tokens, token.text);
-      switch (token.depth) {
-        case 1: return html`<h3 class="h1">${content}</h3>`;
-        case 2: return html`<h4 class="h2">${content}</h4>`;
-        case 3: return html`<h5 class="h3">${content}</h5>`;
-        default: return html`<h6>${content}</h6>`;
-      }
-    }
+    case 'heading':
+      // Every answer heading is an h3 under the panel's h2: agents skip levels freely, and a
+      // skipped level breaks heading navigation. The markdown depth survives as a class.
+      return html`<h3 class="h${token.depth}">${inline(token.tokens, token.text)}</h3>`;
     case 'paragraph':
       return html`<p>${inline(token.tokens, token.text)}</p>`;
     case 'text':

@@ -28,10 +28,9 @@ export default css`
   .content > :first-child { margin-top: 0; }
   .content > :last-child { margin-bottom: 0; }
   .content p, .content ul, .content ol, .content pre, .content blockquote, .content .table-wrap { margin: 0 0 0.6em; }
-  .content h3, .content h4, .content h5, .content h6 { margin: 0.8em 0 0.4em; line-height: 1.3; }
+  .content h3 { margin: 0.8em 0 0.4em; line-height: 1.3; font-size: 1em; }
   .content .h1 { font-size: 1.25em; }
   .content .h2 { font-size: 1.12em; }
-  .content .h3, .content h6 { font-size: 1em; }
   .content ul, .content ol { padding-inline-start: 1.4em; }
   .content a { color: inherit; text-decoration: underline; }
   .content code {

@@ -79,7 +79,7 @@ export class AgentChatMessage extends LitElement {
     return html`<div class="assistant">
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
-          ${empty ? html`<span class="typing" aria-label="The assistant is typing"></span>` : nothing}
+          ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
           ${this.view.groups.map((group) => guard([group], () => renderBlocks(group)))}${renderBlocks(this.view.tail)}
         </div>
         ${this.renderSources()}

@@ -33,8 +33,8 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
     const answer = messagesOf(el)[1];
     await answer.updateComplete;
-    // Answer headings sit below the panel's own h2: markdown ### renders as h5.
-    expect(answer.shadowRoot!.querySelector('h5')?.textContent).toContain('Theming');
+    // Answer headings sit below the panel's own h2, whatever their markdown depth.
+    expect(answer.shadowRoot!.querySelector('h3.h3')?.textContent).toContain('Theming');
     expect(answer.shadowRoot!.querySelector('pre code')?.textContent).toContain('--agent-chat-color-accent');
     const sources = Array.from(answer.shadowRoot!.querySelectorAll<HTMLAnchorElement>('.sources a'));
     expect(sources.map((a) => a.href)).toContain('https://agent-chat.example/docs/theming');

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../../src/api/api-client.js';
+import { ApiError, SessionError } from '../../../src/api/errors.js';
+import type { StreamEvent } from '../../../src/api/types.js';
+import { Conversation, type ConversationHooks } from '../../../src/chat/conversation.js';
+import type { ConversationSnapshot } from '../../../src/chat/types.js';
+
+type Script = (request: { message: string; threadId?: string | null }, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
+
+function fakeApi(script: Script): ApiClient {
+  return {
+    chat: (request, options) => script(request, options?.signal),
+    listThreads: async () => ({ threads: [], next_cursor: null }),
+    getThread: async () => { throw new Error('unused'); },
+    deleteThread: async () => {},
+  };
+}
+
+async function* answer(threadId: string, ...deltas: string[]): AsyncIterable<StreamEvent> {
+  yield { type: 'start', threadId };
+  for (const text of deltas) yield { type: 'delta', text };
+  yield { type: 'end', threadId, questionAnswerId: 'qa' };
+}
+
+function setup(script: Script) {
+  const snapshots: ConversationSnapshot[] = [];
+  const log: string[] = [];
+  const hooks: ConversationHooks = {
+    onChange: (s) => snapshots.push(s),
+    onAnswerStart: (d) => log.push(`start:${d.threadId}`),
+    onAnswerEnd: (d) => log.push(`end:${d.outcome}:${d.text}`),
+    onThreadChange: (id) => log.push(`thread:${id}`),
+    onError: (e) => log.push(`error:${e.code}`),
+  };
+  let ticks: Array<() => void> = [];
+  const conversation = new Conversation(() => fakeApi(script), hooks, { schedule: (cb) => ticks.push(cb) });
+  const flush = () => {
+    const pending = ticks;
+    ticks = [];
+    pending.forEach((cb) => cb());
+  };
+  return { conversation, snapshots, log, flush, last: () => snapshots.at(-1)! };
+}
+
+describe('Conversation', () => {
+  it('sends a turn, streams the answer and continues the same thread', async () => {
+    const requests: Array<string | null | undefined> = [];
+    const { conversation, log, last } = setup((request) => {
+      requests.push(request.threadId);
+      return answer('th_1', 'Hello ', 'world');
+    });
+    await conversation.send('Hi');
+    await conversation.send('Again');
+    expect(requests).toEqual([null, 'th_1']);
+    expect(last().messages.map((m) => [m.role, m.status, m.content])).toEqual([
+      ['user', 'sent', 'Hi'], ['assistant', 'complete', 'Hello world'],
+      ['user', 'sent', 'Again'], ['assistant', 'complete', 'Hello world'],
+    ]);
+    expect(log).toEqual(['thread:th_1', 'start:th_1', 'end:complete:Hello world', 'start:th_1', 'end:complete:Hello world']);
+  });
+
+  it('coalesces deltas into one snapshot per scheduler tick', async () => {
+    const { conversation, snapshots, flush } = setup(() => answer('th_1', ...Array.from({ length: 50 }, () => 'x')));
+    const done = conversation.send('Hi');
+    await done;
+    const before = snapshots.length;
+    flush();
+    // sending, start, end: the 50 deltas never published one by one.
+    expect(before).toBeLessThan(6);
+  });
+
+  it('keeps a question that failed before the stream, with a readable error, and retries it in place', async () => {
+    let fail = true;
+    const { conversation, log, last } = setup(() => {
+      if (fail) return (async function* () { throw new SessionError('session_failed', 'down', { status: 500 }); })();
+      return answer('th_1', 'ok');
+    });
+    await conversation.send('Keep me');
+    const [question] = last().messages;
+    expect(question).toMatchObject({ role: 'user', status: 'failed', content: 'Keep me', error: { code: 'session_failed', recoverable: true } });
+    expect(log).toEqual(['error:session_failed']);
+    fail = false;
+    await conversation.retry(question.id);
+    expect(last().messages.map((m) => m.status)).toEqual(['sent', 'complete']);
+  });
+
+  it('keeps the partial text of an interrupted answer and replaces it on retry', async () => {
+    let calls = 0;
+    const { conversation, last, log } = setup(() => {
+      calls += 1;
+      if (calls === 1) return (async function* (): AsyncIterable<StreamEvent> {
+        yield { type: 'start', threadId: 'th_1' };
+        yield { type: 'delta', text: 'Half' };
+        yield { type: 'interrupted', reason: 'broke' };
+      })();
+      return answer('th_1', 'Whole');
+    });
+    await conversation.send('Q');
+    const broken = last().messages[1];
+    expect(broken).toMatchObject({ status: 'interrupted', content: 'Half' });
+    expect(log).toContain('end:error:Half');
+    await conversation.retry(broken.id);
+    expect(last().messages.map((m) => m.content)).toEqual(['Q', 'Whole']);
+  });
+
+  it('marks an answer stopped on stop(), keeping what arrived', async () => {
+    const { conversation, last, log } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
+      yield { type: 'start', threadId: 'th_1' };
+      yield { type: 'delta', text: 'Some' };
+      await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
+    })());
+    const sending = conversation.send('Q');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    conversation.stop();
+    await sending;
+    expect(last().messages[1]).toMatchObject({ status: 'stopped', content: 'Some' });
+    expect(last().streaming).toBe(false);
+    expect(log.at(-1)).toBe('end:aborted:Some');
+  });
+
+  it('drops a stream that a reset() abandoned', async () => {
+    const { conversation, last } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
+      yield { type: 'start', threadId: 'th_old' };
+      await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
+    })());
+    const sending = conversation.send('Q');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    conversation.reset();
+    await sending;
+    expect(last()).toEqual({ threadId: null, messages: [], streaming: false });
+  });
+
+  it('describes a 429 with the wait time and a 413 as not worth retrying', async () => {
+    let status = 429;
+    const { conversation, last } = setup(() => (async function* (): AsyncIterable<StreamEvent> {
+      throw new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 });
+    })());
+    await conversation.send('Q');
+    expect(last().messages[0].error).toMatchObject({ message: 'Too many messages right now. Try again in 12 s.', recoverable: true });
+    status = 413;
+    await conversation.send('Q2');
+    expect(last().messages[1].error).toMatchObject({ code: 'payload_too_large', recoverable: false });
+  });
+
+  it('ignores blank messages and a second send while one is streaming', async () => {
+    let calls = 0;
+    const { conversation } = setup(() => {
+      calls += 1;
+      return answer('th_1', 'x');
+    });
+    await conversation.send('   ');
+    const first = conversation.send('a');
+    await conversation.send('b');
+    await first;
+    expect(calls).toBe(1);
+  });
+});
