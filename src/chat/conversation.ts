@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { isAbortError } from '../api/errors.js';
+import { ApiError, isAbortError } from '../api/errors.js';
 import type { ThreadMessage } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError } from './describe-error.js';
@@ -11,6 +11,8 @@ export interface ConversationHooks {
   onAnswerStart?(detail: { threadId: string; messageId: string }): void;
   onAnswerEnd?(detail: { threadId: string | null; messageId: string; outcome: AnswerOutcome; text: string }): void;
   onThreadChange?(threadId: string | null): void;
+  /** The service no longer knows the thread being continued (deleted, or another owner's). */
+  onThreadGone?(threadId: string): void;
   onError?(error: ErrorInfo): void;
 }
 
@@ -78,12 +80,12 @@ export class Conversation {
   }
 
   /** Starts over (a new conversation) or shows a resumed thread. Aborts any answer in flight. */
-  reset(threadId: string | null = null, messages: readonly ThreadMessage[] = []): void {
+  reset(threadId: string | null = null, messages: readonly ChatMessage[] = []): void {
     this.inFlight?.abort();
     this.inFlight = undefined;
     const changed = threadId !== this.threadId;
     this.threadId = threadId;
-    this.messages = messages.map(fromThreadMessage);
+    this.messages = [...messages];
     this.publishNow();
     if (changed) this.hooks.onThreadChange?.(threadId);
   }
@@ -125,6 +127,17 @@ export class Conversation {
           answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'stopped' };
           this.messages = [...this.messages, answer];
         }
+      } else if (!answer && this.threadId && error instanceof ApiError && error.status === 404) {
+        // The thread is gone. Its messages may be another owner's: only the question stays,
+        // and Retry starts a new thread with it.
+        const gone = this.threadId;
+        const info = { ...describeError(error), recoverable: true, message: 'This conversation no longer exists. Retry to send your message in a new one.' };
+        question = { ...question, status: 'failed', error: info };
+        this.messages = [question];
+        this.threadId = null;
+        this.hooks.onThreadChange?.(null);
+        this.hooks.onThreadGone?.(gone);
+        this.hooks.onError?.(info);
       } else {
         const info = describeError(error);
         if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });
@@ -171,7 +184,8 @@ export class Conversation {
   }
 }
 
-function fromThreadMessage(message: ThreadMessage): ChatMessage {
+/** A message of a resumed thread, as the conversation shows it. */
+export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
   return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status };
 }

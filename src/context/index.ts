@@ -1,4 +1,5 @@
 import { createContext } from '@lit/context';
+import type { HistorySnapshot } from '../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../chat/types.js';
 
 /**
@@ -8,3 +9,6 @@ import type { ConversationSnapshot } from '../chat/types.js';
 
 /** The conversation: thread id, messages, streaming flag. Replaced (never mutated) on change. */
 export const conversationContext = createContext<ConversationSnapshot>(Symbol('agent-chat.conversation'));
+
+/** The owner's thread list and its loading state. Replaced on change. */
+export const historyContext = createContext<HistorySnapshot>(Symbol('agent-chat.history'));

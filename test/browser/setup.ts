@@ -1,5 +1,11 @@
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { fixtureCleanup } from '@open-wc/testing';
+import { clearAllUiState } from '../../src/chat/ui-state-store.js';
+
+// Files share one origin, so one IndexedDB: every test starts from an empty cache.
+beforeEach(async () => {
+  await clearAllUiState();
+});
 
 // @open-wc registers its own cleanup only when a global afterEach exists; Vitest has none.
 afterEach(() => {

@@ -75,9 +75,36 @@ export default css`
   .icon-button:hover {
     background: var(--agent-chat-color-surface-raised);
   }
+  .body {
+    flex: 1;
+    min-height: 0;
+    display: flex;
+    position: relative;
+    container-type: inline-size;
+  }
+  #sidebar {
+    width: var(--agent-chat-sidebar-width, 240px);
+    flex: none;
+  }
+  .main {
+    flex: 1;
+    min-width: 0;
+    display: flex;
+    flex-direction: column;
+  }
   .conversation {
     flex: 1;
     min-height: 0;
+  }
+  /* In a narrow panel the list is a drawer over the conversation, not a column beside it. */
+  @container (max-width: 560px) {
+    #sidebar {
+      position: absolute;
+      inset: 0 auto 0 0;
+      z-index: 1;
+      width: min(var(--agent-chat-sidebar-width, 280px), 85%);
+      box-shadow: var(--agent-chat-shadow);
+    }
   }
   @media (max-width: 480px) {
     .panel.floating {

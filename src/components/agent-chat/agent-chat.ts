@@ -2,9 +2,12 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { provide } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
+import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext } from '../../context/index.js';
+import type { UiState } from '../../chat/ui-state-store.js';
+import { conversationContext, historyContext } from '../../context/index.js';
 import { ChatController } from '../../controllers/chat-controller.js';
+import { UiStateController } from '../../controllers/ui-state-controller.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
@@ -32,6 +35,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart launcher - The floating button that opens the panel.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's title bar.
+ * @csspart sidebar - The conversations list.
  * @csspart conversation - The message list.
  * @csspart message - Each message (also message-user / message-assistant).
  * @csspart message__bubble - A message bubble.
@@ -81,15 +85,30 @@ export class AgentChat extends LitElement {
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
   @provide({ context: conversationContext }) @state() private conversation!: ConversationSnapshot;
-  @state() private draft = '';
+  @provide({ context: historyContext }) @state() private history!: HistorySnapshot;
+  @state() private sidebarOpen = false;
+  /** Composer drafts by thread id ('' for a new conversation). */
+  @state() private drafts: Record<string, string> = {};
 
-  private readonly chat = new ChatController(this, () => ({
-    projectId: this.projectId,
-    integrationId: this.integrationId,
-    baseUrl: this.baseUrl || location.origin,
-    sessionEndpoint: this.sessionEndpoint,
-    getSessionToken: this.getSessionToken,
-  }));
+  private readonly chat = new ChatController(this, {
+    config: () => ({
+      projectId: this.projectId,
+      integrationId: this.integrationId,
+      baseUrl: this.baseUrl || location.origin,
+      sessionEndpoint: this.sessionEndpoint,
+      getSessionToken: this.getSessionToken,
+    }),
+    onOwnerChanged: () => void this.wipe(),
+    onHistoryChanged: () => {
+      if (this.sidebarOpen) void this.chat.directory.refresh();
+    },
+  });
+  private readonly uiState = new UiStateController(this, {
+    scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
+    collect: () => this.collectUiState(),
+    apply: (state, origin) => this.applyUiState(state, origin),
+    onWiped: () => void this.wipe(false),
+  });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
 
@@ -99,6 +118,7 @@ export class AgentChat extends LitElement {
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (this.conversation !== this.chat.snapshot) this.conversation = this.chat.snapshot;
+    if (this.history !== this.chat.history) this.history = this.chat.history;
     if (changed.has('opened') && changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
@@ -126,7 +146,7 @@ export class AgentChat extends LitElement {
     if (!text.trim() || this.chat.conversation.streaming) return false;
     const event = new AgentChatMessageSendEvent({ threadId: this.conversation.threadId, text });
     if (!this.dispatchEvent(event)) return false;
-    if (text === this.draft) this.draft = '';
+    if (text === this.draft) this.setDraft('');
     await this.chat.conversation.send(text);
     return true;
   }
@@ -137,10 +157,68 @@ export class AgentChat extends LitElement {
     this.composer?.focus();
   }
 
-  /** Forgets the session token and the conversation on screen, e.g. when the visitor signs out. */
-  clearSession(): void {
+  /**
+   * Forgets the session token and everything remembered on this device (threads, messages,
+   * drafts), e.g. when the visitor signs out: a shared computer must not show the next visitor
+   * the previous one's conversations.
+   */
+  async clearSession(): Promise<void> {
     this.chat.clearSession();
+    await this.wipe();
+  }
+
+  private get draft(): string {
+    return this.drafts[this.conversation.threadId ?? ''] ?? '';
+  }
+
+  private setDraft(text: string): void {
+    const key = this.conversation.threadId ?? '';
+    const { [key]: _old, ...others } = this.drafts;
+    this.drafts = text ? { ...others, [key]: text } : others;
+  }
+
+  private async wipe(broadcast = true): Promise<void> {
+    this.chat.directory.clear();
     this.chat.conversation.reset();
+    this.drafts = {};
+    if (broadcast) await this.uiState.wipe();
+  }
+
+  private collectUiState(): UiState {
+    return {
+      open: this.opened,
+      sidebarOpen: this.sidebarOpen,
+      activeThreadId: this.conversation.threadId,
+      drafts: this.drafts,
+      threads: [...this.history.threads],
+      messages: [...this.conversation.messages],
+      owned: this.chat.directory.owned,
+    };
+  }
+
+  /** Renders what was remembered at once; nothing here talks to the service. */
+  private applyUiState(state: UiState, origin: 'hydrate' | 'other-tab'): void {
+    if (this.history.status === 'idle') this.chat.directory.restore(state.threads, state.owned);
+    // IndexedDB may answer after the visitor started typing or sending: theirs wins.
+    const untouched = this.conversation.messages.length === 0 && !this.conversation.streaming && !Object.keys(this.drafts).length;
+    if (origin === 'other-tab' || !untouched) return;
+    if (this.mode !== 'inline') this.opened = state.open;
+    this.sidebarOpen = state.sidebarOpen;
+    this.drafts = state.drafts;
+    this.chat.conversation.reset(state.activeThreadId, state.messages);
+  }
+
+  private handleSidebarToggle(): void {
+    this.sidebarOpen = !this.sidebarOpen;
+    // Opening the list is a visitor action: the first moment it may ask the service.
+    if (this.sidebarOpen && (this.history.status === 'idle' || this.history.status === 'error')) void this.chat.directory.refresh();
+  }
+
+  private async handleThreadSelect(threadId: string): Promise<void> {
+    if (this.history.status === 'idle') void this.chat.directory.refresh();
+    await this.chat.openThread(threadId);
+    if (matchMedia('(max-width: 560px)').matches) this.sidebarOpen = false;
+    this.composer?.focus();
   }
 
   private handleKeydown(event: KeyboardEvent): void {
@@ -161,10 +239,23 @@ export class AgentChat extends LitElement {
       @keydown=${this.handleKeydown}
     >
       <header part="header">
+        <button class="icon-button" type="button" aria-expanded=${this.sidebarOpen ? 'true' : 'false'} aria-controls="sidebar" @click=${this.handleSidebarToggle}>Conversations</button>
         <h2>${this.heading}</h2>
         <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
         ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
       </header>
+      <div class="body">
+      <agent-chat-thread-list
+        id="sidebar"
+        part="sidebar"
+        role="region"
+        aria-label="Conversations"
+        ?hidden=${!this.sidebarOpen}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
+        @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void this.chat.deleteThread(e.detail.threadId)}
+        @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void (e.detail.reason === 'more' ? this.chat.directory.loadMore() : this.chat.directory.refresh())}
+      ></agent-chat-thread-list>
+      <div class="main">
       <agent-chat-message-list
         class="conversation"
         part="conversation"
@@ -178,10 +269,12 @@ export class AgentChat extends LitElement {
         part="composer"
         exportparts="input:composer__input, send-button:composer__send-button"
         .value=${this.draft}
-        @input=${(e: Event) => (this.draft = (e.currentTarget as AgentChatComposer).value)}
+        @input=${(e: Event) => this.setDraft((e.currentTarget as AgentChatComposer).value)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-composer-stop=${() => this.chat.conversation.stop()}
       ></agent-chat-composer>
+      </div>
+      </div>
     </section>`;
   }
 

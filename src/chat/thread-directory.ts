@@ -1,0 +1,130 @@
+import type { ApiClient } from '../api/api-client.js';
+import { ApiError, isAbortError } from '../api/errors.js';
+import type { ThreadSummary } from '../api/types.js';
+import { describeError } from './describe-error.js';
+import type { ErrorInfo } from './types.js';
+
+/**
+ * idle: nothing asked of the service yet (a cached list may show);
+ * unavailable: the session has no owner (403), so there is no history to show.
+ */
+export type HistoryStatus = 'idle' | 'loading' | 'ready' | 'error' | 'unavailable';
+
+export interface HistorySnapshot {
+  status: HistoryStatus;
+  threads: readonly ThreadSummary[];
+  nextCursor: string | null;
+  loadingMore: boolean;
+  error?: ErrorInfo;
+}
+
+export const PAGE_SIZE = 20;
+
+export interface ThreadDirectoryHooks {
+  onChange(snapshot: HistorySnapshot): void;
+  /** History answered 403 after it had answered as an owner: someone else is signed in now. */
+  onOwnerLost?(): void;
+}
+
+/** The owner's thread list: paged loading, deletion, and clean-up of stale entries. No DOM. */
+export class ThreadDirectory {
+  private state: HistorySnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+  private request?: AbortController;
+  private wasOwned = false;
+
+  constructor(
+    private readonly api: () => ApiClient,
+    private readonly hooks: ThreadDirectoryHooks,
+  ) {}
+
+  get snapshot(): HistorySnapshot {
+    return this.state;
+  }
+
+  /** Shows a cached list (no request); the server's list replaces it on the next refresh. */
+  restore(threads: readonly ThreadSummary[], owned: boolean): void {
+    this.wasOwned = owned;
+    this.set({ status: 'idle', threads, nextCursor: null, loadingMore: false });
+  }
+
+  /** Whether the service has ever answered for an owner in this state (persisted with the cache). */
+  get owned(): boolean {
+    return this.wasOwned;
+  }
+
+  async refresh(): Promise<void> {
+    const signal = this.begin();
+    this.set({ ...this.state, status: 'loading', error: undefined });
+    try {
+      const page = await this.api().listThreads({ limit: PAGE_SIZE }, { signal });
+      this.wasOwned = true;
+      this.set({ status: 'ready', threads: page.threads, nextCursor: page.next_cursor, loadingMore: false });
+    } catch (error) {
+      this.fail(error, signal);
+    }
+  }
+
+  async loadMore(): Promise<void> {
+    const cursor = this.state.nextCursor;
+    if (!cursor || this.state.loadingMore) return;
+    const signal = this.begin();
+    this.set({ ...this.state, loadingMore: true });
+    try {
+      const page = await this.api().listThreads({ limit: PAGE_SIZE, cursor }, { signal });
+      const known = new Set(this.state.threads.map((t) => t.id));
+      const threads = [...this.state.threads, ...page.threads.filter((t) => !known.has(t.id))];
+      this.set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
+    } catch (error) {
+      this.fail(error, signal);
+    }
+  }
+
+  /** Deletes on the service, then drops the entry. A thread already gone is dropped all the same. */
+  async remove(threadId: string): Promise<void> {
+    try {
+      await this.api().deleteThread(threadId);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+    this.drop(threadId);
+  }
+
+  /** The service's list has changed (a message created or bumped a thread): reload on next look. */
+  markStale(): void {
+    if (this.state.status === 'ready' || this.state.status === 'error') this.set({ ...this.state, status: 'idle' });
+  }
+
+  /** Drops an entry the service no longer knows (a 404 on resume). */
+  drop(threadId: string): void {
+    this.set({ ...this.state, threads: this.state.threads.filter((t) => t.id !== threadId) });
+  }
+
+  clear(): void {
+    this.request?.abort();
+    this.wasOwned = false;
+    this.set({ status: 'idle', threads: [], nextCursor: null, loadingMore: false });
+  }
+
+  private begin(): AbortSignal {
+    this.request?.abort();
+    this.request = new AbortController();
+    return this.request.signal;
+  }
+
+  private fail(error: unknown, signal: AbortSignal): void {
+    if (isAbortError(error) || signal.aborted) return;
+    if (error instanceof ApiError && error.status === 403) {
+      const lost = this.wasOwned;
+      this.wasOwned = false;
+      this.set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });
+      if (lost) this.hooks.onOwnerLost?.();
+      return;
+    }
+    this.set({ ...this.state, status: 'error', loadingMore: false, error: describeError(error) });
+  }
+
+  private set(next: HistorySnapshot): void {
+    this.state = next;
+    this.hooks.onChange(next);
+  }
+}

@@ -1,0 +1,116 @@
+import { clear as clearAll, createStore, del, get, set, type UseStore } from 'idb-keyval';
+import type { ThreadSummary } from '../api/types.js';
+import type { ChatMessage } from './types.js';
+
+/**
+ * What the widget remembers across reloads, per project + integration. Never a token or a
+ * key: only what the visitor already sees, so a reload can render at once with no request.
+ */
+export interface UiState {
+  open: boolean;
+  sidebarOpen: boolean;
+  activeThreadId: string | null;
+  /** Composer drafts by thread id ('' for a new conversation). */
+  drafts: Record<string, string>;
+  threads: ThreadSummary[];
+  /** Messages of the active thread. */
+  messages: ChatMessage[];
+  /** History last answered for an owner; a later 403 then means the owner changed. */
+  owned: boolean;
+}
+
+export const EMPTY_UI_STATE: UiState = { open: false, sidebarOpen: false, activeThreadId: null, drafts: {}, threads: [], messages: [], owned: false };
+
+const CHANNEL = 'agent-chat.ui-state';
+
+export interface UiStateStore {
+  load(): Promise<UiState | undefined>;
+  save(state: UiState): Promise<void>;
+  clear(): Promise<void>;
+  /** Calls `listener` when another tab saved or cleared this scope. Returns an unsubscribe. */
+  watch(listener: () => void): () => void;
+}
+
+let warned = false;
+function warnOnce(error: unknown): void {
+  if (warned) return;
+  warned = true;
+  console.warn('[agent-chat] IndexedDB is unavailable; the chat works but will not remember its state across reloads.', error);
+}
+
+let sharedStore: UseStore | undefined;
+function idbStore(): UseStore {
+  // One database and object store for every widget on the origin; keys carry the scope.
+  sharedStore ??= createStore('agent-chat', 'ui-state');
+  return sharedStore;
+}
+
+/** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
+function sanitize(value: unknown): UiState | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Partial<UiState>;
+  return {
+    open: v.open === true,
+    sidebarOpen: v.sidebarOpen === true,
+    activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
+    drafts: v.drafts && typeof v.drafts === 'object' ? { ...v.drafts } : {},
+    threads: Array.isArray(v.threads) ? v.threads : [],
+    messages: Array.isArray(v.messages) ? v.messages.map((m) => (m.status === 'streaming' || m.status === 'sending' ? { ...m, status: m.role === 'user' ? 'failed' : 'interrupted' } : m)) : [],
+    owned: v.owned === true,
+  };
+}
+
+/**
+ * UI state in IndexedDB through idb-keyval. Every failure (private mode, blocked storage, a
+ * quota) degrades to "no cache" with one console warning, never to a broken widget.
+ */
+export function createUiStateStore(scope: string, options: { store?: () => UseStore } = {}): UiStateStore {
+  const key = `${scope}:ui`;
+  const store = options.store ?? idbStore;
+  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : undefined;
+  const announce = () => channel?.postMessage({ scope });
+
+  return {
+    async load() {
+      try {
+        return sanitize(await get(key, store()));
+      } catch (error) {
+        warnOnce(error);
+        return undefined;
+      }
+    },
+    async save(state) {
+      try {
+        await set(key, state, store());
+        announce();
+      } catch (error) {
+        warnOnce(error);
+      }
+    },
+    async clear() {
+      try {
+        await del(key, store());
+        announce();
+      } catch (error) {
+        warnOnce(error);
+      }
+    },
+    watch(listener) {
+      if (!channel) return () => {};
+      const onMessage = (event: MessageEvent<{ scope?: string }>) => {
+        if (event.data?.scope === scope) listener();
+      };
+      channel.addEventListener('message', onMessage);
+      return () => channel.removeEventListener('message', onMessage);
+    },
+  };
+}
+
+/** Removes every widget's cached state on this origin (tests, a "forget me" link). */
+export async function clearAllUiState(): Promise<void> {
+  try {
+    await clearAll(idbStore());
+  } catch (error) {
+    warnOnce(error);
+  }
+}

@@ -1,0 +1,106 @@
+import { LitElement, html, nothing } from 'lit';
+import { consume } from '@lit/context';
+import { state } from 'lit/decorators.js';
+import type { ThreadSummary } from '../../api/types.js';
+import type { HistorySnapshot } from '../../chat/thread-directory.js';
+import type { ConversationSnapshot } from '../../chat/types.js';
+import { conversationContext, historyContext } from '../../context/index.js';
+import { AgentChatThreadListDeleteEvent } from '../../events/thread-list-delete.js';
+import { AgentChatThreadListLoadEvent } from '../../events/thread-list-load.js';
+import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
+import hostStyles from '../../styles/host.styles.js';
+import { relativeTime } from './relative-time.js';
+import styles from './thread-list.styles.js';
+
+/**
+ * The owner's conversations: newest first, paged, each resumable and deletable (with a
+ * confirmation). Up/Down/Home/End move between threads.
+ *
+ * @internal
+ * @tag agent-chat-thread-list
+ * @fires {AgentChatThreadListSelectEvent} agent-chat-thread-list-select - A thread was chosen.
+ * @fires {AgentChatThreadListDeleteEvent} agent-chat-thread-list-delete - Deletion was confirmed.
+ * @fires {AgentChatThreadListLoadEvent} agent-chat-thread-list-load - More threads, or a retry.
+ */
+export class AgentChatThreadList extends LitElement {
+  static override styles = [hostStyles, styles];
+
+  @consume({ context: historyContext, subscribe: true })
+  @state()
+  private history?: HistorySnapshot;
+
+  @consume({ context: conversationContext, subscribe: true })
+  @state()
+  private conversation?: ConversationSnapshot;
+
+  /** The thread whose deletion awaits confirmation. */
+  @state() private confirming: string | null = null;
+
+  private handleListKeydown(event: KeyboardEvent): void {
+    const buttons = Array.from(this.renderRoot.querySelectorAll<HTMLButtonElement>('button.open'));
+    const index = buttons.indexOf(event.composedPath()[0] as HTMLButtonElement);
+    if (index < 0) return;
+    const next = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: buttons.length - 1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    buttons[Math.max(0, Math.min(buttons.length - 1, next))].focus();
+  }
+
+  private async askToDelete(threadId: string): Promise<void> {
+    this.confirming = threadId;
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLButtonElement>('.confirm .cancel')?.focus();
+  }
+
+  private confirmDelete(threadId: string): void {
+    this.confirming = null;
+    this.dispatchEvent(new AgentChatThreadListDeleteEvent({ threadId }));
+  }
+
+  private renderThread(thread: ThreadSummary) {
+    const title = thread.title || 'Untitled conversation';
+    if (this.confirming === thread.id) {
+      return html`<li class="confirm" role="group" aria-label=${`Delete ${title}?`}>
+        <span>Delete “${title}”?</span>
+        <button class="danger" type="button" @click=${() => this.confirmDelete(thread.id)}>Delete</button>
+        <button class="cancel" type="button" @click=${() => (this.confirming = null)}>Cancel</button>
+      </li>`;
+    }
+    return html`<li aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
+      <button class="open" type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
+        <span class="title">${title}</span>
+        <span class="time">${relativeTime(thread.updated_at)}</span>
+      </button>
+      <button class="delete" type="button" aria-label=${`Delete ${title}`} @click=${() => this.askToDelete(thread.id)}>✕</button>
+    </li>`;
+  }
+
+  private renderState(history: HistorySnapshot) {
+    const load = (reason: 'more' | 'retry') => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
+    if (history.status === 'unavailable') return html`<div class="state"><p>History is available when you are signed in.</p></div>`;
+    if (history.status === 'error') {
+      return html`<div class="state" role="alert"><p>${history.error?.message ?? "Couldn't load conversations."}</p><button type="button" @click=${() => load('retry')}>Retry</button></div>`;
+    }
+    if (history.status === 'loading' && history.threads.length === 0) return html`<div class="state" role="status">Loading conversations…</div>`;
+    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state">No conversations yet.</div>`;
+    if (history.nextCursor) {
+      return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? 'Loading…' : 'Show more'}</button></div>`;
+    }
+    return nothing;
+  }
+
+  override render() {
+    const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+    return html`<h3 id="heading">Conversations</h3>
+      <div class="scroller">
+        ${history.threads.length ? html`<ul aria-labelledby="heading" @keydown=${this.handleListKeydown}>${history.threads.map((t) => this.renderThread(t))}</ul>` : nothing}
+        ${this.renderState(history)}
+      </div>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat-thread-list': AgentChatThreadList;
+  }
+}
