@@ -28,7 +28,10 @@ export interface ChatConfig {
 
 export interface ChatControllerOptions {
   config: () => ChatConfig;
-  /** The cached conversation data no longer belongs to whoever is signed in now. */
+  /**
+   * The remembered data (cache, drafts) belonged to someone else. The controller has already
+   * cleaned the list and the conversation on screen; the host forgets what it stored.
+   */
   onOwnerChanged: () => void;
   /** The thread list went stale; reload it now if the visitor is looking at it. */
   onHistoryChanged: () => void;
@@ -86,7 +89,12 @@ export class ChatController implements ReactiveController {
         this.history = history;
         host.requestUpdate();
       },
-      onOwnerLost: () => options.onOwnerChanged(),
+      // History is gone for this visitor: a conversation on screen can only be the previous
+      // owner's (an anonymous visitor's own thread could not have been listed).
+      onOwnerLost: () => {
+        this.conversation.reset();
+        options.onOwnerChanged();
+      },
     });
     this.snapshot = this.conversation.snapshot;
     this.history = this.directory.snapshot;
@@ -124,9 +132,13 @@ export class ChatController implements ReactiveController {
   private forgetThread(threadId: string): void {
     const fromCache = this.directory.snapshot.status === 'idle';
     this.directory.drop(threadId);
-    if (this.snapshot.threadId === threadId) this.conversation.reset();
-    // A remembered thread that the service denies knowing: the cache is someone else's.
-    if (fromCache) this.options.onOwnerChanged();
+    // The live snapshot: a failed send has already moved the conversation off the thread.
+    if (this.conversation.snapshot.threadId === threadId) this.conversation.reset();
+    if (fromCache) {
+      // A remembered thread that the service denies knowing: the cache is someone else's.
+      this.directory.clear();
+      this.options.onOwnerChanged();
+    }
   }
 
   private reportError(error: ErrorInfo): void {

@@ -87,3 +87,16 @@ export async function settled(el: AgentChat): Promise<void> {
   await list.updateComplete;
   await Promise.all(messagesOf(el).map((m) => m.updateComplete));
 }
+
+export function threadListOf(el: AgentChat) {
+  return el.shadowRoot!.querySelector('agent-chat-thread-list')!;
+}
+
+/** Titles shown in the sidebar, in order. */
+export function sidebarTitles(el: AgentChat): string[] {
+  return Array.from(threadListOf(el).shadowRoot!.querySelectorAll('.title')).map((t) => t.textContent ?? '');
+}
+
+export function sidebarToggle(el: AgentChat): HTMLButtonElement {
+  return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find((b) => b.textContent === 'Conversations')!;
+}

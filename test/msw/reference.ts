@@ -21,6 +21,8 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
   });
   let owner: string | null = null;
   const sessionRequests: Request[] = [];
+  /** Every token handed to the browser, to prove none of them is ever stored. */
+  const issuedTokens: string[] = [];
   const serviceRequests: Request[] = [];
   const sessionHandler = createSessionHandler({
     apiKey: API_KEY,
@@ -30,9 +32,12 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     fetch: (input, init) => service.handle(new Request(input, init)),
   });
   const handlers = [
-    http.post(SESSION_ENDPOINT, ({ request }) => {
+    http.post(SESSION_ENDPOINT, async ({ request }) => {
       sessionRequests.push(request.clone());
-      return sessionHandler(request);
+      const response = await sessionHandler(request);
+      const body = await response.clone().json().catch(() => ({}));
+      if (typeof body.session_token === 'string') issuedTokens.push(body.session_token);
+      return response;
     }),
     http.all(`${SERVICE_BASE}/*`, ({ request }) => {
       serviceRequests.push(request.clone());
@@ -44,9 +49,44 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     handlers,
     sessionRequests,
     serviceRequests,
+    issuedTokens,
     chatRequests: () => serviceRequests.filter((r) => r.url.endsWith('/agent/chat/')),
     signIn(next: string | null) {
       owner = next;
+    },
+    /** Creates threads for `threadOwner` directly on the service, oldest first; returns their ids. */
+    async seed(threadOwner: string, titles: string[]): Promise<string[]> {
+      const agentBase = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
+      const minted = await service.handle(new Request(`${agentBase}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_owner_id: threadOwner }),
+      }));
+      const { session_token: token } = await minted.json();
+      const ids: string[] = [];
+      for (const title of titles) {
+        const response = await service.handle(new Request(`${agentBase}/chat/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ integration_id: INTEGRATION_ID, message: title }),
+        }));
+        const text = await response.text();
+        ids.push(/"thread_id":"(th_[0-9a-f]+)"/.exec(text)![1]);
+        // Distinct updated_at values, so "newest first" is well defined.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      return ids;
+    },
+    /** Deletes a thread on the service behind the widget's back (another device, say). */
+    async deleteBehindTheScenes(threadOwner: string, threadId: string): Promise<void> {
+      const agentBase = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
+      const minted = await service.handle(new Request(`${agentBase}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_owner_id: threadOwner }),
+      }));
+      const { session_token: token } = await minted.json();
+      await service.handle(new Request(`${agentBase}/threads/${threadId}/`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } }));
     },
   };
 }

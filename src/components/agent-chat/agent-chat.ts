@@ -98,16 +98,20 @@ export class AgentChat extends LitElement {
       sessionEndpoint: this.sessionEndpoint,
       getSessionToken: this.getSessionToken,
     }),
-    onOwnerChanged: () => void this.wipe(),
+    onOwnerChanged: () => void this.forgetRemembered(),
     onHistoryChanged: () => {
-      if (this.sidebarOpen) void this.chat.directory.refresh();
+      if (this.sidebarOpen && this.chat.history.status === 'idle') void this.chat.directory.refresh();
     },
   });
   private readonly uiState = new UiStateController(this, {
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
     collect: () => this.collectUiState(),
     apply: (state, origin) => this.applyUiState(state, origin),
-    onWiped: () => void this.wipe(false),
+    onWiped: () => {
+      this.chat.directory.clear();
+      this.chat.conversation.reset();
+      void this.forgetRemembered(false);
+    },
   });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
@@ -115,11 +119,18 @@ export class AgentChat extends LitElement {
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
   @query('agent-chat-composer') private composer!: AgentChatComposer | null;
+  @query('#sidebar') private sidebar!: HTMLElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (this.conversation !== this.chat.snapshot) this.conversation = this.chat.snapshot;
     if (this.history !== this.chat.history) this.history = this.chat.history;
     if (changed.has('opened') && changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
+  }
+
+  /** Also waits for the remembered state (IndexedDB) to be applied. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    await this.uiState.hydrated;
+    return super.getUpdateComplete();
   }
 
   /** Opens the panel and puts the cursor in the message box. */
@@ -164,7 +175,9 @@ export class AgentChat extends LitElement {
    */
   async clearSession(): Promise<void> {
     this.chat.clearSession();
-    await this.wipe();
+    this.chat.directory.clear();
+    this.chat.conversation.reset();
+    await this.forgetRemembered();
   }
 
   private get draft(): string {
@@ -177,9 +190,8 @@ export class AgentChat extends LitElement {
     this.drafts = text ? { ...others, [key]: text } : others;
   }
 
-  private async wipe(broadcast = true): Promise<void> {
-    this.chat.directory.clear();
-    this.chat.conversation.reset();
+  /** Drops drafts and the stored state; `broadcast` also tells the other tabs. */
+  private async forgetRemembered(broadcast = true): Promise<void> {
     this.drafts = {};
     if (broadcast) await this.uiState.wipe();
   }
@@ -217,7 +229,8 @@ export class AgentChat extends LitElement {
   private async handleThreadSelect(threadId: string): Promise<void> {
     if (this.history.status === 'idle') void this.chat.directory.refresh();
     await this.chat.openThread(threadId);
-    if (matchMedia('(max-width: 560px)').matches) this.sidebarOpen = false;
+    // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
+    if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.sidebarOpen = false;
     this.composer?.focus();
   }
 

@@ -1,0 +1,186 @@
+import { describe, expect } from 'vitest';
+import { userEvent } from 'vitest/browser';
+import { test } from '../../msw/test.js';
+import { referenceBackend } from '../../msw/reference.js';
+import { deepActiveElement, fixtureChat, lastAnswerText, messagesOf, settled, sidebarTitles, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
+
+async function openSidebar(el: AgentChat) {
+  if (sidebarToggle(el).getAttribute('aria-expanded') !== 'true') sidebarToggle(el).click();
+  await settled(el);
+  await threadListOf(el).updateComplete;
+}
+
+function listRoot(el: AgentChat): ShadowRoot {
+  return threadListOf(el).shadowRoot!;
+}
+
+function threadButton(el: AgentChat, title: string): HTMLButtonElement {
+  return Array.from(listRoot(el).querySelectorAll<HTMLButtonElement>('button.open')).find((b) => b.querySelector('.title')?.textContent === title)!;
+}
+
+function nextThreadChange(el: AgentChat) {
+  return new Promise<string | null>((resolve) => el.addEventListener('agent-chat-thread-change', (e) => resolve(e.detail.threadId), { once: true }));
+}
+
+describe('<agent-chat> sidebar', () => {
+  test('shows only the signed-in owner\'s threads: B never sees A\'s', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    await backend.seed('alice', ['Alice secret plan']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice secret plan']);
+    expect(sidebarToggle(el).getAttribute('aria-expanded')).toBe('true');
+    expect(threadListOf(el).getAttribute('role')).toBe('region');
+    expect(threadListOf(el).getAttribute('aria-label')).toBe('Conversations');
+
+    // The site signs Alice out and Bob in (the demo's switch does exactly this).
+    await el.clearSession();
+    backend.signIn('bob');
+    await settled(el);
+    expect(sidebarTitles(el)).toEqual([]);
+    await el.send('Bob asks about events');
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Bob asks about events']);
+    expect(listRoot(el).textContent).not.toContain('Alice');
+  });
+
+  test('resumes a thread with messages and sources; the next message continues that thread', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    const [themingId] = await backend.seed('alice', ['How do I theme it?', 'What events are there?']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['What events are there?', 'How do I theme it?']);
+
+    const changed = nextThreadChange(el);
+    threadButton(el, 'How do I theme it?').click();
+    expect(await changed).toBe(themingId);
+    await settled(el);
+    expect(messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual(['How do I theme it?', '### Theming with C']);
+    expect(lastAnswerText(el)).toContain('Theming with CSS custom properties');
+    expect(messagesOf(el)[1].shadowRoot!.querySelector('.sources a')).not.toBeNull();
+    await openSidebar(el);
+    expect(listRoot(el).querySelector('li[aria-current="true"] .title')?.textContent).toBe('How do I theme it?');
+
+    const before = backend.chatRequests().length;
+    await el.send('And dark mode?');
+    expect((await backend.chatRequests()[before].clone().json()).thread_id).toBe(themingId);
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)[0]).toBe('How do I theme it?');
+  });
+
+  test('pages through the list with Show more', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    const titles = Array.from({ length: 23 }, (_, i) => `Question ${String(i + 1).padStart(2, '0')}`);
+    await backend.seed('alice', titles);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toHaveLength(20);
+    expect(sidebarTitles(el)[0]).toBe('Question 23');
+    const more = Array.from(listRoot(el).querySelectorAll('button')).find((b) => b.textContent === 'Show more')!;
+    more.click();
+    await expect.poll(() => sidebarTitles(el)).toEqual([...titles].reverse());
+    expect(Array.from(listRoot(el).querySelectorAll('button')).some((b) => b.textContent === 'Show more')).toBe(false);
+  });
+
+  test('deletes after confirmation; deleting the open thread starts a new conversation', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    await backend.seed('alice', ['Keep me', 'Delete me']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Delete me', 'Keep me']);
+    threadButton(el, 'Delete me').click();
+    await expect.poll(() => messagesOf(el).length).toBe(2);
+    // The test frame is phone-sized: the drawer closed when the thread opened.
+    expect(sidebarToggle(el).getAttribute('aria-expanded')).toBe('false');
+    await openSidebar(el);
+
+    listRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Delete Delete me"]')!.click();
+    await threadListOf(el).updateComplete;
+    const confirm = listRoot(el).querySelector('[role="group"]')!;
+    expect(confirm.getAttribute('aria-label')).toBe('Delete Delete me?');
+    expect(deepActiveElement()?.textContent).toBe('Cancel');
+    expect(sidebarTitles(el)).toEqual(['Keep me']); // the row shows the question instead
+
+    const changed = nextThreadChange(el);
+    Array.from(confirm.querySelectorAll('button')).find((b) => b.textContent === 'Delete')!.click();
+    expect(await changed).toBeNull();
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Keep me']);
+    await settled(el);
+    expect(messagesOf(el)).toHaveLength(0);
+    expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+  });
+
+  test('cancelling a deletion keeps the thread', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    await backend.seed('alice', ['Keep me']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Keep me']);
+    listRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Delete Keep me"]')!.click();
+    await threadListOf(el).updateComplete;
+    listRoot(el).querySelector<HTMLButtonElement>('.cancel')!.click();
+    await threadListOf(el).updateComplete;
+    expect(sidebarTitles(el)).toEqual(['Keep me']);
+    expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+  });
+
+  test('a session without owner gets a calm "sign in" state, and chat keeps working', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn(null);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => listRoot(el).textContent).toContain('History is available when you are signed in.');
+    expect(listRoot(el).querySelector('[role="alert"]')).toBeNull();
+    await el.send('How do I install it?');
+    await settled(el);
+    expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+  });
+
+  test('a thread deleted elsewhere leaves the list when the visitor opens it', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    const [goneId] = await backend.seed('alice', ['Gone elsewhere', 'Still here']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Still here', 'Gone elsewhere']);
+    await backend.deleteBehindTheScenes('alice', goneId);
+    const errors: string[] = [];
+    el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
+    threadButton(el, 'Gone elsewhere').click();
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Still here']);
+    expect(errors).toEqual(['not_found']);
+  });
+
+  test('arrow keys, Home and End move between threads', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    await backend.seed('alice', ['One', 'Two', 'Three']);
+    const el = await fixtureChat();
+    await openSidebar(el);
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Three', 'Two', 'One']);
+    threadButton(el, 'Three').focus();
+    await userEvent.keyboard('{ArrowDown}');
+    expect(deepActiveElement()).toBe(threadButton(el, 'Two'));
+    await userEvent.keyboard('{End}');
+    expect(deepActiveElement()).toBe(threadButton(el, 'One'));
+    await userEvent.keyboard('{ArrowDown}');
+    expect(deepActiveElement()).toBe(threadButton(el, 'One'));
+    await userEvent.keyboard('{Home}');
+    expect(deepActiveElement()).toBe(threadButton(el, 'Three'));
+    await userEvent.keyboard('{ArrowUp}');
+    expect(deepActiveElement()).toBe(threadButton(el, 'Three'));
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect } from 'vitest';
+import { fixture, html } from '@open-wc/testing';
+import { test } from '../../msw/test.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
+import { fixtureChat, messagesOf, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
+
+/** A page reload, as far as the widget can tell: the element goes, a new one hydrates. */
+async function reload(el: AgentChat, mode: 'inline' | 'launcher' = 'inline'): Promise<AgentChat> {
+  el.remove();
+  const next = await fixtureChat({ mode });
+  await settled(next);
+  return next;
+}
+
+async function aliceWithOneAnswer() {
+  const backend = referenceBackend();
+  backend.signIn('alice');
+  const el = await fixtureChat();
+  return { backend, el };
+}
+
+describe('<agent-chat> UI state in IndexedDB', () => {
+  test('a reload restores messages, the cached list and the draft with zero requests', async ({ worker }) => {
+    const { backend, el } = await aliceWithOneAnswer();
+    worker.use(...backend.handlers);
+    await el.send('How do I theme it?');
+    sidebarToggle(el).click();
+    await expect.poll(() => sidebarTitles(el)).toEqual(['How do I theme it?']);
+    await typeMessage(el, 'half-written follow-up');
+    await expect.poll(async () => Object.values((await storedUiState())?.drafts ?? {})).toEqual(['half-written follow-up']);
+    const requestsBefore = backend.serviceRequests.length + backend.sessionRequests.length;
+
+    const again = await reload(el);
+    expect(messagesOf(again).map((m) => m.message?.content.slice(0, 18))).toEqual(['How do I theme it?', '### Theming with C']);
+    expect(sidebarToggle(again).getAttribute('aria-expanded')).toBe('true');
+    await threadListOf(again).updateComplete;
+    expect(sidebarTitles(again)).toEqual(['How do I theme it?']);
+    expect(textareaOf(again).value).toBe('half-written follow-up');
+    expect(backend.serviceRequests.length + backend.sessionRequests.length).toBe(requestsBefore);
+
+    // The first action that needs the service brings the server's truth.
+    await again.send('And dark mode?');
+    expect(backend.sessionRequests).toHaveLength(2);
+    expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBe((await storedUiState())?.activeThreadId);
+  });
+
+  test('a reload restores an open launcher panel', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    await expect.poll(async () => (await storedUiState())?.open).toBe(true);
+    const again = await reload(el, 'launcher');
+    expect(again.opened).toBe(true);
+    expect(backend.sessionRequests).toHaveLength(0);
+  });
+
+  test('never stores a token, an API key or a session response', async ({ worker }) => {
+    const { backend, el } = await aliceWithOneAnswer();
+    worker.use(...backend.handlers);
+    await el.send('How do tokens work?');
+    sidebarToggle(el).click();
+    await expect.poll(() => sidebarTitles(el)).toHaveLength(1);
+    await expect.poll(async () => (await storedUiState())?.threads.length).toBe(1);
+    const dump = (await dumpAllIndexedDb()).join('\n');
+    expect(dump).toContain('How do tokens work?');
+    expect(backend.issuedTokens.length).toBeGreaterThan(0);
+    for (const token of backend.issuedTokens) expect(dump).not.toContain(token);
+    expect(dump).not.toMatch(/ses_[0-9a-f]{32}|session_token|expires_at|X-API-Key|key_demo|Bearer/);
+    expect(JSON.stringify({ ...localStorage })).not.toMatch(/ses_/);
+    expect(JSON.stringify({ ...sessionStorage })).not.toMatch(/ses_/);
+  });
+
+  test('clearSession() wipes what this device remembers', async ({ worker }) => {
+    const { backend, el } = await aliceWithOneAnswer();
+    worker.use(...backend.handlers);
+    await el.send('Private question');
+    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    await el.clearSession();
+    await settled(el);
+    expect(await storedUiState()).toBeUndefined();
+    expect(messagesOf(el)).toHaveLength(0);
+    const again = await reload(el);
+    expect(messagesOf(again)).toHaveLength(0);
+    expect(sidebarTitles(again)).toEqual([]);
+  });
+
+  test('history answering 403 after it had an owner wipes the previous owner\'s cache', async ({ worker }) => {
+    const { backend, el } = await aliceWithOneAnswer();
+    worker.use(...backend.handlers);
+    await el.send('Alice private question');
+    sidebarToggle(el).click();
+    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice private question']);
+    await expect.poll(async () => (await storedUiState())?.owned).toBe(true);
+
+    backend.signIn(null); // Alice signed out on the site; the next visitor is anonymous
+    const again = await reload(el);
+    expect(sidebarTitles(again)).toEqual(['Alice private question']); // cached, before any action
+    sidebarToggle(again).click(); // closes the restored sidebar…
+    sidebarToggle(again).click(); // …and opening it is the first action that asks the service
+    await expect.poll(() => threadListOf(again).shadowRoot!.textContent).toContain('History is available when you are signed in.');
+    await settled(again);
+    expect(messagesOf(again)).toHaveLength(0);
+    await expect.poll(async () => (await storedUiState())?.messages.length ?? 0).toBe(0);
+    expect(JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');
+  });
+
+  test('a cached thread that now answers 404 wipes the cache but keeps the visitor\'s new text', async ({ worker }) => {
+    const { backend, el } = await aliceWithOneAnswer();
+    worker.use(...backend.handlers);
+    await el.send('Alice private question');
+    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+
+    backend.signIn('bob');
+    const again = await reload(el);
+    expect(messagesOf(again)).toHaveLength(2);
+    await again.send('Bob types in the restored thread');
+    await settled(again);
+    const messages = messagesOf(again);
+    expect(messages.map((m) => [m.message?.content, m.message?.status])).toEqual([['Bob types in the restored thread', 'failed']]);
+    expect(messages[0].shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('no longer exists');
+    await expect.poll(async () => JSON.stringify(await storedUiState() ?? {})).not.toContain('Alice private question');
+
+    // Retry sends the kept text in a new thread, owned by Bob.
+    messages[0].shadowRoot!.querySelector<HTMLButtonElement>('button.retry')!.click();
+    await expect.poll(() => messagesOf(again).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+    expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBeNull();
+  });
+
+  test('two widgets of different projects never share state', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const mine = await fixtureChat();
+    await mine.send('Question for project one');
+    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    const other = await fixture<AgentChat>(html`<agent-chat project-id="proj_other" integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`);
+    await settled(other);
+    expect(messagesOf(other)).toHaveLength(0);
+    expect(await storedUiState(`proj_other:${INTEGRATION_ID}`)).toBeUndefined();
+    expect(PROJECT_ID).not.toBe('proj_other');
+  });
+
+  test('a wipe in one tab reaches the other tabs', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    backend.signIn('alice');
+    const first = await fixtureChat();
+    await first.send('Shared computer question');
+    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    // A second tab of the same site: same scope, its own element and channel.
+    const second = await fixtureChat();
+    await settled(second);
+    expect(messagesOf(second)).toHaveLength(2);
+
+    await first.clearSession();
+    await expect.poll(() => messagesOf(second).length).toBe(0);
+    expect(await storedUiState()).toBeUndefined();
+  });
+});

@@ -1,0 +1,35 @@
+import { createStore, get } from 'idb-keyval';
+import { INTEGRATION_ID, PROJECT_ID } from '../msw/reference.js';
+import type { UiState } from '../../src/chat/ui-state-store.js';
+
+/** The widget's stored UI state for the test project, read the way the widget writes it. */
+export function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): Promise<UiState | undefined> {
+  return get(`${scope}:ui`, createStore('agent-chat', 'ui-state'));
+}
+
+/** Every value in every IndexedDB database of this origin, serialized. */
+export async function dumpAllIndexedDb(): Promise<string[]> {
+  const out: string[] = [];
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(info.name!);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    for (const storeName of Array.from(db.objectStoreNames)) {
+      const values = await new Promise<unknown[]>((resolve, reject) => {
+        const request = db.transaction(storeName).objectStore(storeName).getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      const keys = await new Promise<IDBValidKey[]>((resolve, reject) => {
+        const request = db.transaction(storeName).objectStore(storeName).getAllKeys();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      out.push(...keys.map(String), ...values.map((v) => JSON.stringify(v)));
+    }
+    db.close();
+  }
+  return out;
+}
