@@ -4,16 +4,15 @@ import { property, query, state } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
-import type { UiState } from '../../chat/ui-state-store.js';
 import { conversationContext, historyContext } from '../../context/index.js';
 import { ChatController } from '../../controllers/chat-controller.js';
-import { UiStateController } from '../../controllers/ui-state-controller.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
+import { RememberedState } from './remembered-state.js';
 import { ViewportController } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
@@ -87,8 +86,6 @@ export class AgentChat extends LitElement {
   @provide({ context: conversationContext }) @state() private conversation!: ConversationSnapshot;
   @provide({ context: historyContext }) @state() private history!: HistorySnapshot;
   @state() private sidebarOpen = false;
-  /** Composer drafts by thread id ('' for a new conversation). */
-  @state() private drafts: Record<string, string> = {};
 
   private readonly chat = new ChatController(this, {
     config: () => ({
@@ -98,19 +95,20 @@ export class AgentChat extends LitElement {
       sessionEndpoint: this.sessionEndpoint,
       getSessionToken: this.getSessionToken,
     }),
-    onOwnerChanged: () => void this.forgetRemembered(),
+    onOwnerChanged: () => void this.remembered.forget(),
     onHistoryChanged: () => {
       if (this.sidebarOpen && this.chat.history.status === 'idle') void this.chat.directory.refresh();
     },
   });
-  private readonly uiState = new UiStateController(this, {
+  private readonly remembered = new RememberedState(this, {
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
-    collect: () => this.collectUiState(),
-    apply: (state, origin) => this.applyUiState(state, origin),
-    onWiped: () => {
-      this.chat.directory.clear();
-      this.chat.conversation.reset();
-      void this.forgetRemembered(false);
+    chat: this.chat,
+    panel: {
+      get: () => ({ open: this.opened, sidebarOpen: this.sidebarOpen }),
+      restore: ({ open, sidebarOpen }) => {
+        if (this.mode !== 'inline') this.opened = open;
+        this.sidebarOpen = sidebarOpen;
+      },
     },
   });
   // Protected only because nothing reads it: it works through its host hooks.
@@ -129,7 +127,7 @@ export class AgentChat extends LitElement {
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
   protected override async getUpdateComplete(): Promise<boolean> {
-    await this.uiState.hydrated;
+    await this.remembered.hydrated;
     return super.getUpdateComplete();
   }
 
@@ -157,7 +155,7 @@ export class AgentChat extends LitElement {
     if (!text.trim() || this.chat.conversation.streaming) return false;
     const event = new AgentChatMessageSendEvent({ threadId: this.conversation.threadId, text });
     if (!this.dispatchEvent(event)) return false;
-    if (text === this.draft) this.setDraft('');
+    if (text === this.remembered.draft(this.conversation.threadId)) this.remembered.setDraft(this.conversation.threadId, '');
     await this.chat.conversation.send(text);
     return true;
   }
@@ -177,47 +175,7 @@ export class AgentChat extends LitElement {
     this.chat.clearSession();
     this.chat.directory.clear();
     this.chat.conversation.reset();
-    await this.forgetRemembered();
-  }
-
-  private get draft(): string {
-    return this.drafts[this.conversation.threadId ?? ''] ?? '';
-  }
-
-  private setDraft(text: string): void {
-    const key = this.conversation.threadId ?? '';
-    const { [key]: _old, ...others } = this.drafts;
-    this.drafts = text ? { ...others, [key]: text } : others;
-  }
-
-  /** Drops drafts and the stored state; `broadcast` also tells the other tabs. */
-  private async forgetRemembered(broadcast = true): Promise<void> {
-    this.drafts = {};
-    if (broadcast) await this.uiState.wipe();
-  }
-
-  private collectUiState(): UiState {
-    return {
-      open: this.opened,
-      sidebarOpen: this.sidebarOpen,
-      activeThreadId: this.conversation.threadId,
-      drafts: this.drafts,
-      threads: [...this.history.threads],
-      messages: [...this.conversation.messages],
-      owned: this.chat.directory.owned,
-    };
-  }
-
-  /** Renders what was remembered at once; nothing here talks to the service. */
-  private applyUiState(state: UiState, origin: 'hydrate' | 'other-tab'): void {
-    if (this.history.status === 'idle') this.chat.directory.restore(state.threads, state.owned);
-    // IndexedDB may answer after the visitor started typing or sending: theirs wins.
-    const untouched = this.conversation.messages.length === 0 && !this.conversation.streaming && !Object.keys(this.drafts).length;
-    if (origin === 'other-tab' || !untouched) return;
-    if (this.mode !== 'inline') this.opened = state.open;
-    this.sidebarOpen = state.sidebarOpen;
-    this.drafts = state.drafts;
-    this.chat.conversation.reset(state.activeThreadId, state.messages);
+    await this.remembered.forget();
   }
 
   private handleSidebarToggle(): void {
@@ -281,8 +239,8 @@ export class AgentChat extends LitElement {
       <agent-chat-composer
         part="composer"
         exportparts="input:composer__input, send-button:composer__send-button"
-        .value=${this.draft}
-        @input=${(e: Event) => this.setDraft((e.currentTarget as AgentChatComposer).value)}
+        .value=${this.remembered.draft(this.conversation.threadId)}
+        @input=${(e: Event) => this.remembered.setDraft(this.conversation.threadId, (e.currentTarget as AgentChatComposer).value)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-composer-stop=${() => this.chat.conversation.stop()}
       ></agent-chat-composer>
