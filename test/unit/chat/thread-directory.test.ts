@@ -8,7 +8,7 @@ const thread = (id: string): ThreadSummary => ({ id, title: id, created_at: 'c',
 
 function setup(list: (cursor?: string | null) => Promise<ThreadPage>, remove: (id: string) => Promise<void> = async () => {}) {
   let ownerLost = 0;
-  const api = { listThreads: ({ cursor } = {}) => list(cursor), deleteThread: remove } as unknown as ApiClient;
+  const api = { listThreads: ({ cursor }: { cursor?: string | null } = {}) => list(cursor), deleteThread: remove } as unknown as ApiClient;
   const directory = new ThreadDirectory(() => api, { onChange: () => {}, onOwnerLost: () => (ownerLost += 1) });
   return { directory, ownerLost: () => ownerLost };
 }
