@@ -27,7 +27,7 @@ export interface UiStateStore {
   load(): Promise<UiState | undefined>;
   save(state: UiState): Promise<void>;
   clear(): Promise<void>;
-  /** Calls `listener` when another tab saved or cleared this scope. Returns an unsubscribe. */
+  /** Calls `listener` when another tab (or widget) saved or cleared this scope. Returns an unsubscribe. */
   watch(listener: () => void): () => void;
 }
 

@@ -6,17 +6,21 @@ export interface UiStateControllerOptions {
   scope: () => string;
   /** The state to persist, read at save time. */
   collect: () => UiState;
-  /** Applies a state read from IndexedDB (on connect, or after another tab saved). */
-  apply: (state: UiState, origin: 'hydrate' | 'other-tab') => void;
+  /** Applies a state read from IndexedDB: all of it on connect, the shared parts when the tab comes back into view. */
+  apply: (state: UiState, origin: 'hydrate' | 'visible') => void;
   /** Another tab wiped this scope (sign-out, owner change): wipe here too. */
   onWiped: () => void;
   debounceMs?: number;
 }
 
 /**
- * Hydrates UI state on connect without blocking the first paint, persists it (debounced)
- * after updates, and follows other tabs. Every write waits for hydration, so defaults
- * rendered before IndexedDB answers never overwrite what was stored.
+ * Hydrates UI state on connect without blocking the first paint and persists it (debounced)
+ * after updates. Every write waits for hydration, so defaults rendered before IndexedDB answers
+ * never overwrite what was stored.
+ *
+ * Tabs: a wipe (sign-out, owner change) is broadcast and followed at once by every tab; other
+ * changes are picked up when a tab becomes visible again. Following every write live would let
+ * two tabs with different panels write each other's state back and forth.
  */
 export class UiStateController implements ReactiveController {
   private store?: UiStateStore;
@@ -42,7 +46,7 @@ export class UiStateController implements ReactiveController {
     const store = createUiStateStore(this.options.scope());
     this.store = store;
     this.hydration = this.read('hydrate');
-    this.unwatch = store.watch(() => void this.read('other-tab'));
+    this.unwatch = store.watch(() => void this.followWipe());
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
     addEventListener('pagehide', this.flushNow);
     document.addEventListener('visibilitychange', this.flushWhenHidden);
@@ -65,6 +69,7 @@ export class UiStateController implements ReactiveController {
   private readonly flushNow = () => void this.flush();
   private readonly flushWhenHidden = () => {
     if (document.visibilityState === 'hidden') void this.flush();
+    else void this.read('visible');
   };
 
   async flush(): Promise<void> {
@@ -88,14 +93,17 @@ export class UiStateController implements ReactiveController {
     await this.store?.clear();
   }
 
-  private async read(origin: 'hydrate' | 'other-tab'): Promise<void> {
+  private async read(origin: 'hydrate' | 'visible'): Promise<void> {
     const state = await this.store?.load();
-    if (state) {
-      this.options.apply(state, origin);
-      this.stored = JSON.stringify(this.options.collect());
-    } else if (origin === 'other-tab') {
-      this.stored = '';
-      this.options.onWiped();
-    }
+    if (!state) return;
+    this.options.apply(state, origin);
+    // What was just hydrated needs no write back; a tab coming into view may differ and will.
+    if (origin === 'hydrate') this.stored = JSON.stringify(this.options.collect());
+  }
+
+  private async followWipe(): Promise<void> {
+    if (await this.store?.load()) return;
+    this.stored = '';
+    this.options.onWiped();
   }
 }

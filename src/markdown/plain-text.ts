@@ -1,19 +1,21 @@
-import { Lexer, type Token } from 'marked';
+import { parseBlocks, type MarkdownNode } from './parse.js';
+
+const BLOCKS = new Set(['paragraph', 'heading', 'list', 'blockQuote', 'hr', 'newline']);
 
 /** What a screen reader should say for an answer: its words, without markdown syntax. */
 export function plainText(markdown: string): string {
   const parts: string[] = [];
-  const walk = (tokens: readonly Token[]) => {
-    for (const token of tokens) {
-      if (token.type === 'space') continue;
-      if ('tokens' in token && token.tokens?.length) walk(token.tokens);
-      else if (token.type === 'list') walk(token.items);
-      else if (token.type === 'table') parts.push('(table)');
-      else if (token.type === 'code') parts.push('(code)');
-      else if ('text' in token && typeof token.text === 'string') parts.push(token.text);
-      if (token.type !== 'text' && token.type !== 'codespan' && token.type !== 'strong' && token.type !== 'em' && token.type !== 'link') parts.push(' ');
+  const walk = (nodes: readonly MarkdownNode[]) => {
+    for (const node of nodes) {
+      if (node.type === 'codeBlock') parts.push(' (code) ');
+      else if (node.type === 'table') parts.push(' (table) ');
+      else if (node.type === 'list') (node.items as MarkdownNode[][]).forEach((item) => (walk(item), parts.push(' ')));
+      else if (Array.isArray(node.content)) walk(node.content);
+      else if (typeof node.content === 'string') parts.push(node.content);
+      else if (node.type === 'image' && node.alt) parts.push(String(node.alt));
+      if (BLOCKS.has(node.type)) parts.push(' ');
     }
   };
-  walk(new Lexer().lex(markdown));
+  walk(parseBlocks(markdown));
   return parts.join('').replace(/\s+/g, ' ').trim();
 }

@@ -1,35 +1,36 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Token, Tokens } from 'marked';
+import type { MarkdownNode } from './parse.js';
 import { safeHref } from './safe-url.js';
 
-type Out = TemplateResult | string | typeof nothing;
+type Out = TemplateResult | string | typeof nothing | Out[];
 
 /**
- * Markdown tokens to Lit templates. Agent text only ever reaches the DOM through text and
- * attribute bindings, so it cannot become markup: raw HTML renders as visible text, links go
- * through safeHref, and images render as their alt text. There is no innerHTML anywhere.
+ * Markdown AST to Lit templates. Agent text only ever reaches the DOM through text and
+ * attribute bindings, so it cannot become markup: raw HTML is plain text (the parser has no
+ * HTML rule), links go through safeHref, and images render as their alt text. There is no
+ * innerHTML anywhere.
  *
- * Templates are cached per token object: frozen blocks of a streaming answer (see
- * IncrementalMarkdown) keep their token objects, so Lit sees identical values and skips them.
+ * Templates are cached per node object: settled nodes of a streaming answer (see
+ * IncrementalMarkdown) keep their identity, so Lit sees identical values and skips them.
  */
-const cache = new WeakMap<Token, Out>();
+const cache = new WeakMap<MarkdownNode, Out>();
 
-export function renderBlocks(tokens: readonly Token[]): Out[] {
-  return tokens.map(renderBlockCached);
+export function renderNodes(nodes: readonly MarkdownNode[]): Out[] {
+  return nodes.map(renderCached);
 }
 
-function renderBlockCached(token: Token): Out {
-  let out = cache.get(token);
+function renderCached(node: MarkdownNode): Out {
+  let out = cache.get(node);
   if (out === undefined) {
-    out = renderBlock(token);
-    cache.set(token, out);
+    out = renderNode(node);
+    cache.set(node, out);
   }
   return out;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** Markdown allows HTML entities in text; decoded to characters, never parsed as HTML. */
+/** Link destinations may hide a scheme in entities (`&#106;avascript:`): judge what they mean. */
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, entity: string) => {
     if (entity[0] !== '#') return ENTITIES[entity.toLowerCase()] ?? match;
@@ -38,85 +39,70 @@ function decodeEntities(text: string): string {
   });
 }
 
-function inline(tokens: readonly Token[] | undefined, fallback = ''): Out[] | string {
-  return tokens ? tokens.map(renderInline) : decodeEntities(fallback);
+const children = (node: MarkdownNode): Out => (Array.isArray(node.content) ? renderNodes(node.content) : typeof node.content === 'string' ? node.content : nothing);
+
+function renderLink(node: MarkdownNode): Out {
+  const href = typeof node.target === 'string' ? safeHref(decodeEntities(node.target)) : undefined;
+  const label = children(node);
+  return href ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${node.title || nothing}>${label}</a>` : html`${label}`;
 }
 
-function renderInline(token: Token): Out {
-  switch (token.type) {
+function renderTable(node: MarkdownNode): TemplateResult {
+  const align = (i: number) => (node.align?.[i] ? `align-${node.align[i]}` : nothing);
+  const header = node.header as MarkdownNode[][];
+  const rows = node.cells as MarkdownNode[][][];
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table">
+    <table>
+      <thead><tr>${header.map((cell, i) => html`<th class=${align(i)}>${renderNodes(cell)}</th>`)}</tr></thead>
+      <tbody>${rows.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${align(i)}>${renderNodes(cell)}</td>`)}</tr>`)}</tbody>
+    </table>
+  </div>`;
+}
+
+function renderNode(node: MarkdownNode): Out {
+  switch (node.type) {
     case 'text':
-      return 'tokens' in token && token.tokens ? html`${inline(token.tokens)}` : decodeEntities(token.text);
-    case 'escape':
-      return token.text;
-    case 'strong':
-      return html`<strong>${inline(token.tokens, token.text)}</strong>`;
-    case 'em':
-      return html`<em>${inline(token.tokens, token.text)}</em>`;
-    case 'del':
-      return html`<del>${inline(token.tokens, token.text)}</del>`;
-    case 'codespan':
-      return html`<code>${token.text}</code>`;
-    case 'br':
-      return html`<br />`;
-    case 'link': {
-      // CommonMark decodes entities in destinations: judge the URL the author meant.
-      const href = safeHref(decodeEntities(token.href));
-      const label = inline(token.tokens, token.text);
-      return href
-        ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${token.title || nothing}>${label}</a>`
-        : html`${label}`;
-    }
-    case 'image':
-      // No images by default: a remote image is a tracking pixel the visitor never agreed to.
-      return token.text ? `[${token.text}]` : nothing;
-    default:
-      // html, and anything a later marked adds: shown as the text it is.
-      return 'raw' in token ? token.raw : nothing;
-  }
-}
-
-function renderListItem(item: Tokens.ListItem): TemplateResult {
-  const checkbox = item.task ? html`<input type="checkbox" disabled .checked=${!!item.checked} aria-label=${item.checked ? 'done' : 'not done'} /> ` : nothing;
-  return html`<li>${checkbox}${item.tokens.map((t) => (t.type === 'text' ? renderInline(t) : renderBlockCached(t)))}</li>`;
-}
-
-function renderBlock(token: Token): Out {
-  switch (token.type) {
-    case 'space':
-    case 'def':
-      return nothing;
+      return String(node.content);
+    case 'paragraph':
+      return html`<p>${children(node)}</p>`;
     case 'heading':
       // Every answer heading is an h3 under the panel's h2: agents skip levels freely, and a
       // skipped level breaks heading navigation. The markdown depth survives as a class.
-      return html`<h3 class="h${token.depth}">${inline(token.tokens, token.text)}</h3>`;
-    case 'paragraph':
-      return html`<p>${inline(token.tokens, token.text)}</p>`;
-    case 'text':
-      return html`<p>${inline(token.tokens, token.text)}</p>`;
-    case 'blockquote':
-      return html`<blockquote>${renderBlocks(token.tokens ?? [])}</blockquote>`;
-    case 'code':
-      return html`<pre><code class=${token.lang ? `language-${token.lang.replace(/[^\w-]/g, '')}` : nothing}>${token.text}</code></pre>`;
+      return html`<h3 class="h${node.level}">${children(node)}</h3>`;
+    case 'strong':
+    case 'u': // simple-markdown reads __x__ as underline; CommonMark (and agents) mean strong
+      return html`<strong>${children(node)}</strong>`;
+    case 'em':
+      return html`<em>${children(node)}</em>`;
+    case 'del':
+      return html`<del>${children(node)}</del>`;
+    case 'inlineCode':
+      return html`<code>${node.content}</code>`;
+    case 'codeBlock':
+      return html`<pre><code class=${node.lang ? `language-${String(node.lang).replace(/[^\w-]/g, '')}` : nothing}>${node.content}</code></pre>`;
+    case 'blockQuote':
+      return html`<blockquote>${children(node)}</blockquote>`;
+    case 'list': {
+      const items = (node.items as MarkdownNode[][]).map((item) => html`<li>${renderNodes(item)}</li>`);
+      return node.ordered ? html`<ol start=${node.start && node.start !== 1 ? node.start : nothing}>${items}</ol>` : html`<ul>${items}</ul>`;
+    }
+    case 'table':
+      return renderTable(node);
     case 'hr':
       return html`<hr />`;
-    case 'list': {
-      const items = (token.items as Tokens.ListItem[]).map(renderListItem);
-      return token.ordered
-        ? html`<ol start=${token.start === '' || token.start === 1 ? nothing : token.start}>${items}</ol>`
-        : html`<ul>${items}</ul>`;
-    }
-    case 'table': {
-      const table = token as Tokens.Table;
-      const align = (i: number) => (table.align[i] ? `align-${table.align[i]}` : nothing);
-      return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table">
-        <table>
-          <thead><tr>${table.header.map((cell, i) => html`<th class=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
-          <tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>
-        </table>
-      </div>`;
-    }
+    case 'br':
+      return html`<br />`;
+    case 'link':
+    case 'reflink':
+      return renderLink(node);
+    case 'image':
+    case 'refimage':
+      // No images: a remote image is a tracking pixel the visitor never agreed to.
+      return node.alt ? `[${node.alt}]` : nothing;
+    case 'newline':
+    case 'def':
+      return nothing;
     default:
-      // Block HTML and unknown blocks: visible as text.
-      return 'raw' in token ? html`<p>${token.raw}</p>` : nothing;
+      return children(node);
   }
 }

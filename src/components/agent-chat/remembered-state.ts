@@ -76,12 +76,12 @@ export class RememberedState {
     };
   }
 
-  private apply(state: UiState, origin: 'hydrate' | 'other-tab'): void {
+  private apply(state: UiState, origin: 'hydrate' | 'visible'): void {
     const { chat } = this.options;
     if (chat.history.status === 'idle') chat.directory.restore(state.threads, state.owned);
     // IndexedDB may answer after the visitor started typing or sending: theirs wins.
     const untouched = chat.snapshot.messages.length === 0 && !chat.snapshot.streaming && !Object.keys(this.drafts).length;
-    if (origin === 'other-tab' || !untouched) return;
+    if (origin === 'visible' || !untouched) return;
     this.options.panel.restore({ open: state.open, sidebarOpen: state.sidebarOpen });
     this.drafts = state.drafts;
     chat.conversation.reset(state.activeThreadId, state.messages);

@@ -4,7 +4,7 @@ import { guard } from 'lit/directives/guard.js';
 import { RETRYABLE, type ChatMessage } from '../../chat/types.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
-import { renderBlocks } from '../../markdown/render.js';
+import { renderNodes } from '../../markdown/render.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import styles from './message.styles.js';
@@ -80,7 +80,7 @@ export class AgentChatMessage extends LitElement {
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
-          ${this.view.groups.map((group) => guard([group], () => renderBlocks(group)))}${renderBlocks(this.view.tail)}
+          ${this.view.groups.map((group) => guard([group], () => renderNodes(group)))}${renderNodes(this.view.tail)}
         </div>
         ${this.renderSources()}
       </div>
