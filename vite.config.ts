@@ -41,6 +41,8 @@ export default defineConfig({
     reporters: ['default', './test/plain-summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
+      // The built artifacts (npm test builds first): script-tag page, strict CSP, manifest, size.
+      { extends: true, test: { name: 'dist', environment: 'node', include: ['test/dist/**/*.test.ts'], testTimeout: 30_000 } },
       {
         extends: true,
         test: {

@@ -1,0 +1,42 @@
+// Size budget for the browser bundles, and proof that no server code reached them.
+// Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES]   (gzip bytes)
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+
+const KB = 1000;
+const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
+const bundles = [
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 35 * KB) },
+  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 36 * KB) },
+];
+/** Strings only server code has: the key header, the server helpers, the owner field, Node. */
+const SERVER_ONLY = ['X-API-Key', 'createSessionHandler', 'createQueryClient', 'external_owner_id', 'node:http', 'node:stream'];
+
+let failed = false;
+const rows = [];
+for (const bundle of bundles) {
+  let source;
+  try {
+    source = readFileSync(bundle.file);
+  } catch {
+    console.error(`${bundle.file} is missing: run npm run build first.`);
+    process.exit(1);
+  }
+  const gzip = gzipSync(source, { level: 9 }).length;
+  const over = gzip > bundle.budget;
+  const leaks = SERVER_ONLY.filter((marker) => source.includes(marker));
+  failed ||= over || leaks.length > 0;
+  rows.push({
+    bundle: bundle.label,
+    raw: `${(source.length / KB).toFixed(1)} KB`,
+    gzip: `${(gzip / KB).toFixed(1)} KB`,
+    budget: `${(bundle.budget / KB).toFixed(1)} KB`,
+    used: `${Math.round((gzip / bundle.budget) * 100)} %`,
+    status: over ? 'OVER BUDGET' : leaks.length ? `SERVER CODE: ${leaks.join(', ')}` : 'ok',
+  });
+}
+console.table(rows);
+if (failed) {
+  console.error('size check failed');
+  process.exit(1);
+}
