@@ -10,7 +10,7 @@ import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
 import { AgentChatErrorEvent } from '../events/error.js';
 import { AgentChatSessionChangeEvent } from '../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../events/thread-change.js';
-import { plainText } from '../markdown/plain-text.js';
+import { announcementText } from '../markdown/plain-text.js';
 import { endpointTokenSource } from '../session/endpoint-source.js';
 import { TokenManager } from '../session/token-manager.js';
 import type { SessionPayload } from '../session/types.js';
@@ -35,6 +35,20 @@ export interface ChatControllerOptions {
   onOwnerChanged: () => void;
   /** The thread list went stale; reload it now if the visitor is looking at it. */
   onHistoryChanged: () => void;
+}
+
+/** Streaming text is published at most this often: smooth to read, a fraction of the work. */
+export const STREAM_PUBLISH_INTERVAL_MS = 50;
+
+let lastPublish = 0;
+/** The next animation frame at least STREAM_PUBLISH_INTERVAL_MS after the previous publish. */
+function throttledFrame(callback: () => void): void {
+  const frame = (time: number) => {
+    if (time - lastPublish < STREAM_PUBLISH_INTERVAL_MS) return void requestAnimationFrame(frame);
+    lastPublish = time;
+    callback();
+  };
+  requestAnimationFrame(frame);
 }
 
 const missingSource = async (): Promise<never> => {
@@ -73,7 +87,7 @@ export class ChatController implements ReactiveController {
       },
       onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
       onAnswerEnd: ({ text, ...detail }) => {
-        const words = detail.outcome === 'complete' ? plainText(text) : detail.outcome === 'aborted' ? 'Answer stopped.' : '';
+        const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? 'Answer stopped.' : '';
         this.announcement = { id: this.announcement.id + 1, text: words };
         host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
         // A message creates or bumps a thread: the list is out of date.
@@ -83,7 +97,7 @@ export class ChatController implements ReactiveController {
       onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
       onThreadGone: (threadId) => this.forgetThread(threadId),
       onError: (error) => this.reportError(error),
-    }, { schedule: (callback) => requestAnimationFrame(callback) });
+    }, { schedule: throttledFrame });
     this.directory = new ThreadDirectory(client, {
       onChange: (history) => {
         this.history = history;

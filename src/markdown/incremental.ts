@@ -27,7 +27,7 @@ export class IncrementalMarkdown {
 
   update(text: string): MarkdownView {
     if (text === this.text) return this.view;
-    if (!text.startsWith(this.text) || this.frozenLength > text.length) this.reset();
+    if (!this.extends(text)) this.reset();
     this.text = text;
     for (const start of chunkStarts(text, this.frozenLength)) {
       this.freeze(parseBlocks(text.slice(this.frozenLength, start)));
@@ -44,6 +44,18 @@ export class IncrementalMarkdown {
     this.frozenLength = text.length;
     this.view = { groups: [...this.groups], tail: [] };
     return this.view;
+  }
+
+  /**
+   * Whether `text` continues the text seen so far. Comparing the whole prefix would cost O(n)
+   * per update; answers only ever grow, so the last characters are enough to tell an append
+   * from a different text.
+   */
+  private extends(text: string): boolean {
+    const seen = this.text.length;
+    if (text.length < seen) return false;
+    const from = Math.max(0, seen - 64);
+    return text.slice(from, seen) === this.text.slice(from) && text.slice(0, 64) === this.text.slice(0, 64);
   }
 
   private freeze(nodes: readonly MarkdownNode[]): void {

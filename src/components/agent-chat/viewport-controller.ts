@@ -7,6 +7,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
  */
 export class ViewportController implements ReactiveController {
   private readonly viewport = globalThis.visualViewport;
+  private applied = '';
 
   constructor(
     host: ReactiveControllerHost,
@@ -29,6 +30,12 @@ export class ViewportController implements ReactiveController {
 
   private readonly sync = () => {
     const target = this.target();
-    if (target && this.viewport) target.style.setProperty('--_agent-chat-viewport-height', `${this.viewport.height}px`);
+    if (!target || !this.viewport) return;
+    const height = `${this.viewport.height}px`;
+    // Only on change: an inherited custom property invalidates style for the whole panel,
+    // and this runs after every render of a streaming answer.
+    if (height === this.applied && target.style.getPropertyValue('--_agent-chat-viewport-height') === height) return;
+    this.applied = height;
+    target.style.setProperty('--_agent-chat-viewport-height', height);
   };
 }

@@ -25,8 +25,13 @@ export default css`
     background: var(--agent-chat-color-surface-raised);
     color: var(--agent-chat-color-text);
   }
-  .content > :first-child { margin-top: 0; }
-  .content > :last-child { margin-bottom: 0; }
+  .content > :first-child, .content > .group:first-child > :first-child { margin-top: 0; }
+  .content > :last-child, .content > .group:last-child > :last-child { margin-bottom: 0; }
+  /* Settled parts of a long answer that are scrolled away skip layout and paint entirely. */
+  .group {
+    content-visibility: auto;
+    contain-intrinsic-size: auto 400px;
+  }
   .content p, .content ul, .content ol, .content pre, .content blockquote, .content .table-wrap { margin: 0 0 0.6em; }
   .content h3 { margin: 0.8em 0 0.4em; line-height: 1.3; font-size: 1em; }
   .content .h1 { font-size: 1.25em; }

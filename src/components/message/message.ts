@@ -80,7 +80,7 @@ export class AgentChatMessage extends LitElement {
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
-          ${this.view.groups.map((group) => guard([group], () => renderNodes(group)))}${renderNodes(this.view.tail)}
+          ${this.view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(this.view.tail)}
         </div>
         ${this.renderSources()}
       </div>

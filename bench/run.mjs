@@ -1,0 +1,147 @@
+// npm run bench: streaming, long-thread and request benchmarks in headless Chromium.
+// Figures are the widget's own (built dist/agent-chat.js, production Lit); ratios compare
+// them with the stream's own duration, which is what a visitor experiences.
+import { chromium } from 'playwright-core';
+import { findChromium } from '../scripts/chromium.mjs';
+import { startBenchServer } from './server.mjs';
+
+const browser = await chromium.launch({
+  executablePath: findChromium() ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const server = await startBenchServer({ intervalMs: 2 });
+const rows = [];
+const row = (scenario, metric, value, target, ok) => rows.push({ scenario, metric, value, target: target ?? '', ok: ok === undefined ? '' : ok ? 'yes' : 'NO' });
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+async function openPage(path = '/') {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await page.goto(server.origin + path);
+  if (path !== '/') return { page, busy: () => busyOf(cdp) };
+  await page.waitForFunction(() => customElements.get('agent-chat'));
+  await page.evaluate(() => {
+    const bench = { longtasks: [], start: 0, end: 0 };
+    window.__bench = bench;
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => bench.longtasks.push(e.duration))).observe({ type: 'longtask' });
+    const el = document.querySelector('agent-chat');
+    el.addEventListener('agent-chat-answer-start', () => (bench.start = performance.now()));
+    // "Shown" means painted: the frame after the answer ended.
+    el.addEventListener('agent-chat-answer-end', () => requestAnimationFrame(() => setTimeout(() => (bench.end = performance.now()), 0)));
+  });
+  return { page, busy: () => busyOf(cdp) };
+}
+
+/** Main-thread busy time so far (ms), from Chromium's own task accounting. */
+async function busyOf(cdp) {
+  return (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value * 1000;
+}
+
+/** The floor: the same stream read by a bare fetch loop that renders nothing. */
+async function baseline(message) {
+  const { page, busy } = await openPage('/baseline');
+  const before = await busy();
+  await page.evaluate(async (m) => {
+    const response = await fetch('/agent/v1/projects/p/agent/chat/', { method: 'POST', body: JSON.stringify({ message: m }) });
+    const reader = response.body.getReader();
+    while (!(await reader.read()).done);
+  }, message);
+  const total = (await busy()) - before;
+  await page.close();
+  return { total, durationMs: server.streams.at(-1).durationMs };
+}
+
+/** Busy ms at node time `t`, interpolated between samples. */
+function busyAt(samples, t) {
+  const after = samples.findIndex((s) => s.t >= t);
+  if (after <= 0) return after === 0 ? samples[0].busy : samples.at(-1).busy;
+  const a = samples[after - 1];
+  const b = samples[after];
+  return a.busy + ((b.busy - a.busy) * (t - a.t)) / (b.t - a.t);
+}
+
+async function streaming(label, message) {
+  const { page, busy } = await openPage();
+  const samples = [];
+  const sample = async () => samples.push({ t: performance.now(), busy: await busy() });
+  await sample();
+  const timer = setInterval(() => void sample(), 50);
+  const streamStart = performance.now();
+  await page.evaluate((m) => document.querySelector('agent-chat').send(m), message);
+  await page.waitForFunction(() => window.__bench.end > 0);
+  const done = performance.now();
+  clearInterval(timer);
+  await sample();
+  const stream = server.streams.at(-1);
+  const bench = await page.evaluate(() => window.__bench);
+  const shown = bench.end - bench.start;
+  const total = busyAt(samples, done) - busyAt(samples, streamStart);
+  const window10 = stream.durationMs * 0.1;
+  const chunks10 = stream.chunks * 0.1;
+  const early = (busyAt(samples, streamStart + window10) - busyAt(samples, streamStart)) / chunks10;
+  const late = (busyAt(samples, streamStart + stream.durationMs) - busyAt(samples, streamStart + stream.durationMs - window10)) / chunks10;
+  const longest = bench.longtasks.length ? Math.max(...bench.longtasks) : 0;
+  await page.close();
+  const floor = await baseline(message);
+  const floorShare = floor.total / floor.durationMs;
+  row(label, 'stream (bytes / chunks / own duration)', `${stream.bytes} B / ${stream.chunks} / ${ms(stream.durationMs)}`);
+  row(label, 'last word shown after first', `${ms(shown)} (${((shown / stream.durationMs) * 100).toFixed(1)} % of stream)`, '≤ 105 %', shown <= stream.durationMs * 1.05);
+  row(label, 'main thread busy', `${ms(total)} (${((total / stream.durationMs) * 100).toFixed(1)} % of stream)`, '≤ 10 %', total <= stream.durationMs * 0.1);
+  row(label, '  of which bare fetch reading (floor)', `${ms(floor.total)} (${(floorShare * 100).toFixed(1)} % of stream)`);
+  row(label, '  widget above the floor', `${ms(total - floorShare * stream.durationMs)} (${(((total / stream.durationMs) - floorShare) * 100).toFixed(1)} % of stream)`);
+  row(label, 'per chunk, first 10 % / last 10 %', `${early.toFixed(3)} / ${late.toFixed(3)} ms (× ${(late / early).toFixed(2)})`, '× ≤ 1.2', late <= early * 1.2);
+  row(label, 'longest task', longest ? ms(longest) : 'none ≥ 50 ms', '< 50 ms', longest < 50);
+}
+
+async function longThread() {
+  const { page, busy } = await openPage();
+  await page.getByRole('button', { name: 'Conversations' }).click();
+  await page.getByRole('button', { name: /^A long conversation/ }).waitFor();
+  const before = await busy();
+  const timing = await page.evaluate(async () => {
+    const el = document.querySelector('agent-chat');
+    const list = el.shadowRoot.querySelector('agent-chat-message-list');
+    const button = el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelector('button.open');
+    const t0 = performance.now();
+    button.click();
+    await new Promise((resolve) => {
+      const check = () => (list.shadowRoot.querySelectorAll('agent-chat-message').length === 500 ? resolve() : requestAnimationFrame(check));
+      check();
+    });
+    await Promise.all([...list.shadowRoot.querySelectorAll('agent-chat-message')].map((m) => m.updateComplete));
+    await new Promise(requestAnimationFrame);
+    const rendered = performance.now();
+    await new Promise((resolve) => requestIdleCallback(resolve));
+    return { rendered: rendered - t0, idle: performance.now() - t0 };
+  });
+  const longest = Math.max(0, ...(await page.evaluate(() => window.__bench.longtasks)));
+  row('resume 500 messages', 'time to first render', ms(timing.rendered));
+  row('resume 500 messages', 'time to idle', ms(timing.idle));
+  row('resume 500 messages', 'main thread busy', ms((await busy()) - before));
+  row('resume 500 messages', 'longest task', longest ? ms(longest) : 'none ≥ 50 ms');
+  await page.close();
+}
+
+async function requests() {
+  const { page } = await openPage();
+  server.counts.session = 0;
+  server.counts.chat = 0;
+  for (let i = 0; i < 20; i += 1) await page.evaluate(() => document.querySelector('agent-chat').send('bench:short'));
+  row('20 messages', 'session requests', String(server.counts.session), '1', server.counts.session === 1);
+  row('20 messages', 'chat requests', String(server.counts.chat), '20', server.counts.chat === 20);
+  await page.close();
+}
+
+try {
+  await streaming('stream 10 KB', 'bench:10k');
+  await streaming('stream 200 KB', 'bench:200k');
+  await longThread();
+  await requests();
+} finally {
+  await browser.close();
+  await server.close();
+}
+console.table(rows);
+console.log(`Chromium ${browser.version()}, ${new Date().toISOString().slice(0, 10)}. Targets from issue 6.`);
+process.exitCode = rows.some((r) => r.ok === 'NO') ? 1 : 0;

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { deltas, realisticMarkdown } from './markdown.mjs';
+
+const SEP = '\u241E';
+const record = (type, content, end = false) => JSON.stringify({ chunk: { type, content, stream_end: end } }).replaceAll(SEP, '\\u241e') + SEP;
+
+const ANSWERS = {
+  'bench:10k': realisticMarkdown(10_000),
+  'bench:200k': realisticMarkdown(200_000),
+  'bench:short': 'A short answer with **one** bold word.',
+};
+
+function longThread() {
+  const text = realisticMarkdown(600);
+  const messages = Array.from({ length: 500 }, (_, i) => ({
+    id: `m${i}`,
+    role: i % 2 ? 'assistant' : 'user',
+    content: i % 2 ? text : `Question number ${i / 2 + 1}?`,
+    sources: [],
+    created_at: '2026-11-21T09:00:00.000000Z',
+    status: 'complete',
+  }));
+  return { id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
+}
+
+/**
+ * The bench's service: a session endpoint and a chat that streams ~20-byte deltas every
+ * `intervalMs`, paced by wall clock (writes that fall due together go out together, as on a
+ * real network). Counts requests and records each stream's own duration.
+ */
+export async function startBenchServer({ intervalMs = 2 } = {}) {
+  const counts = { session: 0, chat: 0 };
+  const streams = [];
+  const bundle = readFileSync('dist/agent-chat.js');
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>bench</title>
+<script type="module" src="/agent-chat.js"></script></head><body>
+<agent-chat mode="inline" project-id="p" integration-id="i" session-endpoint="/session"></agent-chat></body></html>`;
+
+  const baseline = `<!doctype html><html><head><meta charset="utf-8"><title>baseline</title></head><body>
+<p>Reads the chat stream with fetch and throws it away: the floor any widget pays.</p></body></html>`;
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
+    if (url.pathname === '/baseline') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(baseline);
+    if (url.pathname === '/agent-chat.js') return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
+    if (url.pathname === '/session') {
+      counts.session += 1;
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ token: `t${counts.session}`, expiresAt: Date.now() + 3_600_000 }));
+    }
+    if (url.pathname === '/agent/v1/projects/p/agent/threads/') {
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ threads: [{ id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z' }], next_cursor: null }));
+    }
+    if (url.pathname === '/agent/v1/projects/p/agent/threads/th_long/') {
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(longThread()));
+    }
+    if (url.pathname === '/agent/v1/projects/p/agent/chat/') {
+      counts.chat += 1;
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const { message } = JSON.parse(body);
+      const parts = deltas(ANSWERS[message] ?? ANSWERS['bench:short']);
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.write(record('stream_start', { thread_id: 'th_bench' }));
+      const started = performance.now();
+      let sent = 0;
+      await new Promise((resolve) => {
+        const tick = () => {
+          const due = Math.min(parts.length, Math.floor((performance.now() - started) / intervalMs) + 1);
+          while (sent < due) res.write(record('partial_answer', { text: parts[sent++] }));
+          if (sent < parts.length) setTimeout(tick, 1);
+          else resolve();
+        };
+        tick();
+      });
+      streams.push({ chunks: parts.length, bytes: parts.join('').length, durationMs: performance.now() - started });
+      return res.end(record('identifiers', { thread_id: 'th_bench', question_answer_id: `qa${counts.chat}` }, true));
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${server.address().port}`, counts, streams, close: () => new Promise((r) => server.close(r)) };
+}
