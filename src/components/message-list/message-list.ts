@@ -34,8 +34,9 @@ export class AgentChatMessageList extends LitElement {
   private conversation?: ConversationSnapshot;
 
   @query('.scroller') private scroller!: HTMLElement | null;
+  @query('.scroller-content') private content!: HTMLElement | null;
 
-  private readonly anchor = new ScrollAnchorController(this, () => this.scroller);
+  private readonly anchor = new ScrollAnchorController(this, () => this.scroller, () => this.content);
 
   /** Internal events are not composed; a message's retry request is passed on from here. */
   private handleMessageRetry(event: AgentChatMessageRetryEvent): void {
@@ -61,6 +62,7 @@ export class AgentChatMessageList extends LitElement {
   override render() {
     const messages = this.conversation?.messages ?? [];
     return html`<div class="scroller" @scroll=${() => this.anchor.handleScroll()}>
+        <div class="scroller-content">
         ${messages.length === 0 ? this.renderStart() : nothing}
         <div class="log" role="log" aria-label="Conversation" aria-live="off" ?hidden=${messages.length === 0} @agent-chat-message-retry=${this.handleMessageRetry}>
           ${repeat(
@@ -74,6 +76,7 @@ export class AgentChatMessageList extends LitElement {
               .message=${message}
             ></agent-chat-message>`,
           )}
+        </div>
         </div>
       </div>
       ${this.anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.anchor.scrollToBottom()}>Jump to latest</button>`}`;

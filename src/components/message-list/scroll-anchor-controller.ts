@@ -6,24 +6,38 @@ export const PINNED_THRESHOLD = 48;
 /**
  * Keeps a scroll container pinned to the bottom while the reader is there, and only then:
  * someone who scrolled up to reread is never yanked down. `pinned` drives "Jump to latest".
+ *
+ * The content grows after this host renders (each message renders itself a microtask later),
+ * so growth is followed with a ResizeObserver on the content, which runs after layout and
+ * before paint, rather than from the host's own update.
  */
 export class ScrollAnchorController implements ReactiveController {
   pinned = true;
-  private wasPinned = true;
+  private observed?: Element;
+  private readonly resizes = new ResizeObserver(() => {
+    if (this.pinned) this.stickToBottom();
+  });
 
   constructor(
     private readonly host: ReactiveControllerHost,
     private readonly scroller: () => HTMLElement | null,
+    private readonly content: () => Element | null,
   ) {
     host.addController(this);
   }
 
-  hostUpdate(): void {
-    this.wasPinned = this.pinned;
+  hostUpdated(): void {
+    const content = this.content();
+    if (content && content !== this.observed) {
+      if (this.observed) this.resizes.unobserve(this.observed);
+      this.resizes.observe(content);
+      this.observed = content;
+    }
   }
 
-  hostUpdated(): void {
-    if (this.wasPinned) this.scrollToBottom();
+  hostDisconnected(): void {
+    this.resizes.disconnect();
+    this.observed = undefined;
   }
 
   /** Called from the container's scroll listener. */
@@ -38,11 +52,15 @@ export class ScrollAnchorController implements ReactiveController {
   }
 
   scrollToBottom(): void {
-    const el = this.scroller();
-    if (el) el.scrollTop = el.scrollHeight;
+    this.stickToBottom();
     if (!this.pinned) {
       this.pinned = true;
       this.host.requestUpdate();
     }
+  }
+
+  private stickToBottom(): void {
+    const el = this.scroller();
+    if (el) el.scrollTop = el.scrollHeight;
   }
 }

@@ -1,0 +1,56 @@
+import { describe, expect } from 'vitest';
+import { http, HttpResponse } from 'msw';
+import { test } from '../../msw/test.js';
+import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { encodeRecord, STREAM_HEADERS } from '../../msw/stream.js';
+import { fixtureChat, settled } from '../../helpers/chat-fixture.js';
+
+const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
+const PARAGRAPH = 'A paragraph long enough to take a few lines in the panel, so the answer grows tall. ';
+
+describe('<agent-chat-message-list> scrolling', () => {
+  test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({ worker }) => {
+    let push!: (text: string) => void;
+    let end!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const encoder = new TextEncoder();
+        push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
+        end = () => {
+          controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
+          controller.close();
+        };
+        controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1' })));
+      },
+    });
+    worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
+    const el = await fixtureChat();
+    el.style.setProperty('--agent-chat-panel-height', '420px');
+    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+    const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
+    const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
+    const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
+
+    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+    const sending = el.send('tell me a lot');
+    await started;
+    for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
+    await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
+    await expect.poll(atBottom).toBe(true);
+    expect(jump()).toBeUndefined();
+
+    scroller().scrollTop = 0;
+    scroller().dispatchEvent(new Event('scroll'));
+    await settled(el);
+    for (let i = 0; i < 6; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
+    await expect.poll(() => jump()).toBeDefined();
+    expect(scroller().scrollTop).toBe(0);
+
+    jump()!.click();
+    await settled(el);
+    expect(atBottom()).toBe(true);
+    expect(jump()).toBeUndefined();
+    end();
+    await sending;
+  });
+});
