@@ -40,15 +40,17 @@ export interface ChatControllerOptions {
 /** Streaming text is published at most this often: smooth to read, a fraction of the work. */
 export const STREAM_PUBLISH_INTERVAL_MS = 50;
 
-let lastPublish = 0;
-/** The next animation frame at least STREAM_PUBLISH_INTERVAL_MS after the previous publish. */
-function throttledFrame(callback: () => void): void {
-  const frame = (time: number) => {
-    if (time - lastPublish < STREAM_PUBLISH_INTERVAL_MS) return void requestAnimationFrame(frame);
-    lastPublish = time;
-    callback();
+/** A scheduler: the next animation frame at least STREAM_PUBLISH_INTERVAL_MS after its previous run. */
+function throttledFrames(): (callback: () => void) => void {
+  let last = 0;
+  return (callback) => {
+    const frame = (time: number) => {
+      if (time - last < STREAM_PUBLISH_INTERVAL_MS) return void requestAnimationFrame(frame);
+      last = time;
+      callback();
+    };
+    requestAnimationFrame(frame);
   };
-  requestAnimationFrame(frame);
 }
 
 const missingSource = async (): Promise<never> => {
@@ -97,7 +99,7 @@ export class ChatController implements ReactiveController {
       onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
       onThreadGone: (threadId) => this.forgetThread(threadId),
       onError: (error) => this.reportError(error),
-    }, { schedule: throttledFrame });
+    }, { schedule: throttledFrames() });
     this.directory = new ThreadDirectory(client, {
       onChange: (history) => {
         this.history = history;

@@ -1,5 +1,21 @@
 import { css } from 'lit';
 
+/** The dark token set, used by theme="dark" and by theme="auto" on a dark system. */
+const darkTokens = css`
+  --agent-chat-color-accent: #8ab4ff;
+  --agent-chat-color-on-accent: #0b1220;
+  --agent-chat-color-surface: #1b1d21;
+  --agent-chat-color-surface-raised: #272a30;
+  --agent-chat-color-text: #e6e8eb;
+  --agent-chat-color-text-muted: #a8b0ba;
+  --agent-chat-color-border: #3d434c;
+  --agent-chat-color-danger: #ff8f85;
+  --agent-chat-color-focus: #8ab4ff;
+  --agent-chat-color-code-background: #111316;
+  --agent-chat-shadow: 0 12px 40px rgb(0 0 0 / 0.5);
+  color-scheme: dark;
+`;
+
 /**
  * Default values of the public design tokens; declared on the root only, so page CSS aimed at
  * `agent-chat { … }` overrides them. Every pair of text/background colours meets WCAG AA
@@ -30,34 +46,12 @@ export default css`
   }
 
   :host([theme='dark']) {
-    --agent-chat-color-accent: #8ab4ff;
-    --agent-chat-color-on-accent: #0b1220;
-    --agent-chat-color-surface: #1b1d21;
-    --agent-chat-color-surface-raised: #272a30;
-    --agent-chat-color-text: #e6e8eb;
-    --agent-chat-color-text-muted: #a8b0ba;
-    --agent-chat-color-border: #3d434c;
-    --agent-chat-color-danger: #ff8f85;
-    --agent-chat-color-focus: #8ab4ff;
-    --agent-chat-color-code-background: #111316;
-    --agent-chat-shadow: 0 12px 40px rgb(0 0 0 / 0.5);
-    color-scheme: dark;
+    ${darkTokens}
   }
 
   @media (prefers-color-scheme: dark) {
     :host([theme='auto']) {
-      --agent-chat-color-accent: #8ab4ff;
-      --agent-chat-color-on-accent: #0b1220;
-      --agent-chat-color-surface: #1b1d21;
-      --agent-chat-color-surface-raised: #272a30;
-      --agent-chat-color-text: #e6e8eb;
-      --agent-chat-color-text-muted: #a8b0ba;
-      --agent-chat-color-border: #3d434c;
-      --agent-chat-color-danger: #ff8f85;
-      --agent-chat-color-focus: #8ab4ff;
-      --agent-chat-color-code-background: #111316;
-      --agent-chat-shadow: 0 12px 40px rgb(0 0 0 / 0.5);
-      color-scheme: dark;
+      ${darkTokens}
     }
   }
 `;

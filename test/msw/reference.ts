@@ -7,6 +7,7 @@ export const PROJECT_ID = 'proj_demo';
 export const INTEGRATION_ID = 'int_demo';
 export const SESSION_ENDPOINT = '/api/agent-session';
 const API_KEY = 'key_demo';
+const AGENT_BASE = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 
 /**
  * The reference service and a site owner's session endpoint (built with createSessionHandler),
@@ -31,6 +32,15 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     getOwnerId: () => owner,
     fetch: (input, init) => service.handle(new Request(input, init)),
   });
+  /** A session for `threadOwner`, minted directly on the service (not through the widget). */
+  async function mintToken(threadOwner: string): Promise<string> {
+    const minted = await service.handle(new Request(`${AGENT_BASE}/sessions/`, {
+      method: 'POST',
+      headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ external_owner_id: threadOwner }),
+    }));
+    return (await minted.json()).session_token;
+  }
   const handlers = [
     http.post(SESSION_ENDPOINT, async ({ request }) => {
       sessionRequests.push(request.clone());
@@ -56,16 +66,10 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     },
     /** Creates threads for `threadOwner` directly on the service, oldest first; returns their ids. */
     async seed(threadOwner: string, titles: string[]): Promise<string[]> {
-      const agentBase = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
-      const minted = await service.handle(new Request(`${agentBase}/sessions/`, {
-        method: 'POST',
-        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ external_owner_id: threadOwner }),
-      }));
-      const { session_token: token } = await minted.json();
+      const token = await mintToken(threadOwner);
       const ids: string[] = [];
       for (const title of titles) {
-        const response = await service.handle(new Request(`${agentBase}/chat/`, {
+        const response = await service.handle(new Request(`${AGENT_BASE}/chat/`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
           body: JSON.stringify({ integration_id: INTEGRATION_ID, message: title }),
@@ -79,14 +83,8 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     },
     /** Deletes a thread on the service behind the widget's back (another device, say). */
     async deleteBehindTheScenes(threadOwner: string, threadId: string): Promise<void> {
-      const agentBase = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
-      const minted = await service.handle(new Request(`${agentBase}/sessions/`, {
-        method: 'POST',
-        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ external_owner_id: threadOwner }),
-      }));
-      const { session_token: token } = await minted.json();
-      await service.handle(new Request(`${agentBase}/threads/${threadId}/`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } }));
+      const token = await mintToken(threadOwner);
+      await service.handle(new Request(`${AGENT_BASE}/threads/${threadId}/`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } }));
     },
   };
 }

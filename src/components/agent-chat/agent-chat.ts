@@ -86,6 +86,8 @@ export class AgentChat extends LitElement {
   @provide({ context: conversationContext }) @state() private conversation!: ConversationSnapshot;
   @provide({ context: historyContext }) @state() private history!: HistorySnapshot;
   @state() private sidebarOpen = false;
+  /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
+  private promptList: readonly string[] = [];
 
   private readonly chat = new ChatController(this, {
     config: () => ({
@@ -122,6 +124,7 @@ export class AgentChat extends LitElement {
   override willUpdate(changed: PropertyValues<this>): void {
     if (this.conversation !== this.chat.snapshot) this.conversation = this.chat.snapshot;
     if (this.history !== this.chat.history) this.history = this.chat.history;
+    if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
     if (changed.has('opened') && changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
@@ -232,7 +235,7 @@ export class AgentChat extends LitElement {
         part="conversation"
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error"
         .greeting=${this.greeting}
-        .prompts=${this.prompts.split('|').map((p) => p.trim()).filter(Boolean)}
+        .prompts=${this.promptList}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void this.chat.conversation.retry(e.detail.messageId)}
       ></agent-chat-message-list>
