@@ -1,0 +1,76 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.js';
+import { STRICT_CSP, startSite } from './static-site.js';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(() => browser?.close());
+
+/** Opens the page, recording CSP violations and console errors from the first byte. */
+async function openPage(origin: string): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(origin);
+  return { page, errors, violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations) };
+}
+
+/** Asks a question through the real UI and waits for the finished answer. */
+async function chat(page: Page, question: string): Promise<string> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(question);
+  await page.getByRole('button', { name: 'Send' }).click();
+  const answer = page.locator('agent-chat-message[aria-label="Assistant"] .content');
+  await page.waitForFunction(() => {
+    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+    const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
+    return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+  }, undefined, { timeout: 15_000 });
+  return (await answer.textContent()) ?? '';
+}
+
+describe('the built widget on a plain page', () => {
+  it('dist/agent-chat.iife.js from a plain script tag completes a chat against the reference service', async () => {
+    const site = await startSite({ script: 'iife' });
+    try {
+      const { page, errors } = await openPage(site.origin);
+      expect(await page.evaluate(() => customElements.get('agent-chat') !== undefined)).toBe(true);
+      const answer = await chat(page, 'How do I theme the widget?');
+      expect(answer).toContain('Theming with CSS custom properties');
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
+  for (const script of ['iife', 'es'] as const) {
+    it(`works under a strict CSP with zero violations (${script})`, async () => {
+      const site = await startSite({ script, csp: STRICT_CSP });
+      try {
+        const { page, violations, errors } = await openPage(site.origin);
+        await page.getByRole('button', { name: 'Conversations' }).click();
+        const answer = await chat(page, 'Is it safe against XSS?');
+        expect(answer).toContain('How answers are rendered safely');
+        await page.getByRole('button', { name: 'Conversations' }).click();
+        expect(await violations()).toEqual([]);
+        expect(errors).toEqual([]);
+
+        // The canary: an inline style attribute must be blocked, or the zero above proves nothing.
+        await page.evaluate(() => document.body.setAttribute('style', 'color: red'));
+        await expect.poll(violations).toEqual([expect.stringMatching(/^style-src/)]);
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
+  }
+});

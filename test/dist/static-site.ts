@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSessionHandler, toNodeHandler } from '../../server/index.js';
+import { createReferenceService } from '../../service/index.js';
+
+export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
+
+const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
+
+export function pageHtml(script: 'iife' | 'es'): string {
+  const tag = script === 'iife' ? '<script src="/agent-chat.iife.js"></script>' : '<script type="module" src="/agent-chat.js"></script>';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
+<body><h1>A page with a pasted snippet</h1>
+<agent-chat mode="inline" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
+  session-endpoint="/api/agent-session" base-url="/service"></agent-chat></body></html>`;
+}
+
+/**
+ * A site owner's server in miniature: static files from dist/, a session endpoint made with
+ * createSessionHandler, and the reference service, on 127.0.0.1. `csp` adds the strict policy.
+ */
+export async function startSite(options: { csp?: string; script: 'iife' | 'es' }): Promise<{ origin: string; close: () => Promise<void> }> {
+  const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
+  const serviceHandler = toNodeHandler(service.handle);
+  const sessionHandler = toNodeHandler(
+    createSessionHandler({
+      apiKey: PROJECT.apiKey,
+      projectId: PROJECT.id,
+      baseUrl: 'http://127.0.0.1/service',
+      getOwnerId: () => 'visitor-1',
+      fetch: (input, init) => service.handle(new Request(input, init)),
+    }),
+  );
+  const files: Record<string, string> = { '/agent-chat.iife.js': 'dist/agent-chat.iife.js', '/agent-chat.js': 'dist/agent-chat.js' };
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path.startsWith('/service/')) return void serviceHandler(req, res);
+    if (path === '/api/agent-session') return void sessionHandler(req, res);
+    if (path === '/favicon.ico') return void res.writeHead(204).end();
+    const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
+    if (path === '/') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+      return void res.end(pageHtml(options.script));
+    }
+    if (files[path]) {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
+      return void res.end(readFileSync(files[path]));
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
