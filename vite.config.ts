@@ -39,6 +39,8 @@ export default defineConfig({
   },
   test: {
     reporters: ['default', './test/plain-summary-reporter.ts'],
+    // Polls end as soon as they pass; the longer ceiling only matters on a loaded machine.
+    expect: { poll: { timeout: 5_000 } },
     projects: [
       { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       // The built artifacts (npm test builds first): script-tag page, strict CSP, manifest, size.
