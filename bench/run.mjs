@@ -133,11 +133,16 @@ async function requests() {
   await page.close();
 }
 
+// `node bench/run.mjs 200` runs only the scenarios whose name contains "200".
+const only = process.argv[2];
+const scenarios = [
+  ['stream 10 KB', () => streaming('stream 10 KB', 'bench:10k')],
+  ['stream 200 KB', () => streaming('stream 200 KB', 'bench:200k')],
+  ['resume 500 messages', longThread],
+  ['20 messages', requests],
+];
 try {
-  await streaming('stream 10 KB', 'bench:10k');
-  await streaming('stream 200 KB', 'bench:200k');
-  await longThread();
-  await requests();
+  for (const [name, run] of scenarios) if (!only || name.includes(only)) await run();
 } finally {
   await browser.close();
   await server.close();

@@ -13,6 +13,9 @@ export default css`
     overflow-y: auto;
     overscroll-behavior: contain;
     padding: var(--agent-chat-space);
+    /* Opaque, so Chromium composites the scroller: following a streaming answer then moves
+       a layer instead of repainting the viewport every frame. */
+    background: var(--agent-chat-color-surface);
   }
   .log {
     display: flex;

@@ -14,6 +14,8 @@ export const PINNED_THRESHOLD = 48;
 export class ScrollAnchorController implements ReactiveController {
   pinned = true;
   private observed?: Element;
+  /** The scrollTop this controller set last: the scroll event it causes needs no measuring. */
+  private ownScrollTop = -1;
   private readonly resizes = new ResizeObserver(() => {
     if (this.pinned) this.stickToBottom();
   });
@@ -43,7 +45,7 @@ export class ScrollAnchorController implements ReactiveController {
   /** Called from the container's scroll listener. */
   handleScroll(): void {
     const el = this.scroller();
-    if (!el) return;
+    if (!el || el.scrollTop === this.ownScrollTop) return;
     const pinned = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_THRESHOLD;
     if (pinned !== this.pinned) {
       this.pinned = pinned;
@@ -61,6 +63,8 @@ export class ScrollAnchorController implements ReactiveController {
 
   private stickToBottom(): void {
     const el = this.scroller();
-    if (el) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    el.scrollTop = el.scrollHeight;
+    this.ownScrollTop = el.scrollTop;
   }
 }
