@@ -1,4 +1,4 @@
-import { ApiError, errorFromResponse, NetworkError } from '../src/api/errors.js';
+import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
 
 export interface ActivityQuery {
   /** Inclusive UTC day, `YYYY-MM-DD`. */
@@ -60,7 +60,7 @@ export function createQueryClient(options: QueryClientOptions) {
     try {
       response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, signal });
     } catch (error) {
-      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      if (isAbortError(error)) throw error;
       throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
     }
     if (response.status === 410) {

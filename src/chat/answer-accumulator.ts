@@ -35,7 +35,3 @@ export function outcomeOf(message: ChatMessage): AnswerOutcome {
   if (message.status === 'stopped') return 'aborted';
   return 'error';
 }
-
-export function isTerminal(message: ChatMessage): boolean {
-  return message.status !== 'streaming';
-}

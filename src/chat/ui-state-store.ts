@@ -19,7 +19,6 @@ export interface UiState {
   owned: boolean;
 }
 
-export const EMPTY_UI_STATE: UiState = { open: false, sidebarOpen: false, activeThreadId: null, drafts: {}, threads: [], messages: [], owned: false };
 
 const CHANNEL = 'agent-chat.ui-state';
 

@@ -1,6 +1,6 @@
 /** @internal The composer asks to stop the answer. */
 export interface AgentChatComposerStopEventDetail {
-  readonly source: "button" | "keyboard";
+  readonly source: 'button';
 }
 
 export class AgentChatComposerStopEvent extends CustomEvent<AgentChatComposerStopEventDetail> {

@@ -2,20 +2,16 @@ import { parseBlocks, type MarkdownNode } from './parse.js';
 
 const BLOCKS = new Set(['paragraph', 'heading', 'list', 'blockQuote', 'hr', 'newline']);
 
-/** What a screen reader should say for an answer: its words, without markdown syntax. */
-export function plainText(markdown: string): string {
-  return toPlainText(markdown);
-}
-
 /** The opening of an answer for the live region: long answers are read from the log, not announced whole. */
 export function announcementText(markdown: string, maxChars = 300): string {
   // Only the start is parsed: a 200 KB answer would otherwise cost a long task at its end.
-  const text = toPlainText(markdown.slice(0, maxChars * 4));
+  const text = plainText(markdown.slice(0, maxChars * 4));
   if (text.length <= maxChars && markdown.length <= maxChars * 4) return text;
   return `${text.slice(0, maxChars).replace(/\s+\S*$/, '')}… (the answer continues in the conversation)`;
 }
 
-function toPlainText(markdown: string): string {
+/** What a screen reader should say for an answer: its words, without markdown syntax. */
+export function plainText(markdown: string): string {
   const parts: string[] = [];
   const walk = (nodes: readonly MarkdownNode[]) => {
     for (const node of nodes) {

@@ -1,12 +1,11 @@
+import { encodeRecord } from '../../service/records.js';
+
+export { encodeRecord };
+
 /**
  * Builds chat stream bodies the way the wire contract (§4) frames them, with control over
  * chunking and pacing so streaming tests are deterministic.
  */
-const SEPARATOR = '\u241E';
-
-export function encodeRecord(type: string, content: object, streamEnd = false): string {
-  return JSON.stringify({ chunk: { type, content, stream_end: streamEnd } }).replaceAll(SEPARATOR, '\\u241e') + SEPARATOR;
-}
 
 export function answerRecords(threadId: string, deltas: string[], options: { end?: 'ok' | 'error' | 'none' } = {}): string[] {
   const records = [encodeRecord('stream_start', { thread_id: threadId }), ...deltas.map((text) => encodeRecord('partial_answer', { text }))];

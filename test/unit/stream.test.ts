@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readChatStream, RECORD_SEPARATOR } from '../../src/api/stream.js';
 import type { StreamEvent } from '../../src/api/types.js';
+import { encodeRecord } from '../../service/records.js';
 
-// A correct service escapes U+241E inside JSON strings; JSON.stringify alone would not.
-const record = (type: string, content: object, streamEnd = false) =>
-  JSON.stringify({ chunk: { type, content, stream_end: streamEnd } }).replaceAll(RECORD_SEPARATOR, '\\u241e') + RECORD_SEPARATOR;
+// The reference service's encoder: it escapes U+241E inside JSON strings, as a correct service must.
+const record = encodeRecord;
 
 const SAMPLE =
   record('stream_start', { thread_id: 'th_1' }) +
