@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSessionHandler, toNodeHandler } from '../../server/index.js';
+import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import { createReferenceService } from '../../service/index.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
