@@ -23,20 +23,28 @@ const chromium = playwright({
   },
 });
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
   plugins: [demoServices(), stubWtrWebSocket()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
-  build: {
-    copyPublicDir: false,
-    lib: {
-      entry: 'src/index.ts',
-      name: 'AgentChat',
-      formats: ['es', 'iife'],
-      fileName: (format) => (format === 'es' ? 'agent-chat.js' : 'agent-chat.iife.js'),
-    },
-  },
+  // Two builds (`vite build` and `vite build --mode iife`): an IIFE cannot share chunks.
+  build: mode === 'iife'
+    ? {
+        copyPublicDir: false,
+        emptyOutDir: false,
+        lib: { entry: 'src/element.ts', name: 'AgentChat', formats: ['iife'], fileName: () => 'agent-chat.iife.js' },
+      }
+    : {
+        copyPublicDir: false,
+        lib: {
+          // The root stays small and DOM-free; the element is a chunk it imports in browsers.
+          entry: { 'agent-chat': 'src/index.ts', 'agent-chat.element': 'src/element.ts' },
+          // CommonJS too, for a require()ing server that wants the DOM-free API.
+          formats: ['es', 'cjs'],
+          fileName: (format, name) => `${name}.${format === 'es' ? 'js' : 'cjs'}`,
+        },
+      },
   test: {
     reporters: ['default', './test/plain-summary-reporter.ts'],
     // Polls end as soon as they pass; the longer ceiling only matters on a loaded machine.
@@ -56,4 +64,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
@@ -32,7 +32,8 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
       fetch: (input, init) => service.handle(new Request(input, init)),
     }),
   );
-  const files: Record<string, string> = { '/agent-chat.iife.js': 'dist/agent-chat.iife.js', '/agent-chat.js': 'dist/agent-chat.js' };
+  // dist/*.js: the entries and the chunks the ES entry imports.
+  const files = Object.fromEntries(readdirSync('dist').filter((name) => name.endsWith('.js')).map((name) => [`/${name}`, `dist/${name}`]));
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path.startsWith('/service/')) return void serviceHandler(req, res);

@@ -1,0 +1,8 @@
+/**
+ * The element chunk: registers the elements on import. Browser only, and not an export of
+ * the package: the root imports it in browsers, and the IIFE is built from it.
+ */
+import './define.js';
+
+export { AgentChat } from './components/agent-chat/agent-chat.js';
+export * from './index.js';
