@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { deltas, realisticMarkdown } from './markdown.mjs';
 
@@ -32,7 +32,6 @@ function longThread() {
 export async function startBenchServer({ intervalMs = 2 } = {}) {
   const counts = { session: 0, chat: 0 };
   const streams = [];
-  const bundle = readFileSync('dist/agent-chat.js');
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>bench</title>
 <script type="module" src="/agent-chat.js"></script></head><body>
 <agent-chat mode="inline" project-id="p" integration-id="i" session-endpoint="/session"></agent-chat></body></html>`;
@@ -43,7 +42,10 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
     if (url.pathname === '/baseline') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(baseline);
-    if (url.pathname === '/agent-chat.js') return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    // dist/*.js: the entries and the chunks the ES entry imports.
+    if (/^\/[\w.-]+\.js$/.test(url.pathname) && existsSync(`dist${url.pathname}`)) {
+      return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync(`dist${url.pathname}`));
+    }
     if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
     if (url.pathname === '/session') {
       counts.session += 1;
