@@ -28,23 +28,19 @@ export default defineConfig(({ mode }) => ({
   plugins: [demoServices(), stubWtrWebSocket()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
-  // Two builds (`vite build` and `vite build --mode iife`): an IIFE cannot share chunks.
-  build: mode === 'iife'
-    ? {
-        copyPublicDir: false,
-        emptyOutDir: false,
-        lib: { entry: 'src/element.ts', name: 'AgentChat', formats: ['iife'], fileName: () => 'agent-chat.iife.js' },
-      }
-    : {
-        copyPublicDir: false,
-        lib: {
-          // The root stays small and DOM-free; the element is a chunk it imports in browsers.
-          entry: { 'agent-chat': 'src/index.ts', 'agent-chat.element': 'src/element.ts' },
-          // CommonJS too, for a require()ing server that wants the DOM-free API.
-          formats: ['es', 'cjs'],
-          fileName: (format, name) => `${name}.${format === 'es' ? 'js' : 'cjs'}`,
-        },
-      },
+  // Three builds (`vite build`, `--mode iife`, `--mode cjs`): an IIFE cannot share chunks, and
+  // neither it nor CommonJS can have the root's top-level await.
+  build: {
+    copyPublicDir: false,
+    emptyOutDir: mode === 'production',
+    lib: {
+      iife: { entry: 'src/iife.ts', name: 'AgentChat', formats: ['iife' as const], fileName: () => 'agent-chat.iife.js' },
+      // require('agent-chat'): the DOM-free API, for CommonJS servers; it registers nothing.
+      cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
+      // The root stays small and DOM-free; the element is a chunk it imports in browsers.
+      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.element': 'src/element.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+    }[mode] ?? { entry: 'src/index.ts' },
+  },
   test: {
     reporters: ['default', './test/plain-summary-reporter.ts'],
     // Polls end as soon as they pass; the longer ceiling only matters on a loaded machine.

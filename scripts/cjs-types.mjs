@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = 'dist/types';
-const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/index.d.ts'];
+const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/api.d.ts'];
 const done = new Set();
 while (pending.length) {
   const file = pending.pop();
