@@ -1,11 +1,18 @@
-// The CommonJS entries need CommonJS declarations (.d.cts), or TypeScript under
+// Finishes dist/types after tsc.
+//
+// 1. The framework declarations (types/frameworks/*.d.ts, hand-written: tsc does not copy .d.ts)
+//    go to dist/types/types/frameworks, where their relative imports of src/ still resolve.
+//
+// 2. The CommonJS entries need CommonJS declarations (.d.cts), or TypeScript under
 // node16/nodenext treats `require('agent-chat/server')` as ESM. The declarations of
 // each entry and what it imports are copied with .cts extensions and .cjs import paths.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = 'dist/types';
-const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/api.d.ts'];
+cpSync('types/frameworks', join(root, 'types/frameworks'), { recursive: true });
+
+const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/api.d.ts', ...['react', 'preact', 'vue', 'svelte'].map((f) => `types/frameworks/${f}.d.ts`)];
 const done = new Set();
 while (pending.length) {
   const file = pending.pop();
@@ -20,4 +27,4 @@ while (pending.length) {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, rewritten);
 }
-console.log(`cjs-types: ${done.size} declaration files`);
+console.log(`dist-types: framework declarations copied; ${done.size} declaration files`);
