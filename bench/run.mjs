@@ -133,6 +133,34 @@ async function requests() {
   await page.close();
 }
 
+/**
+ * What including the widget costs the host page: main-thread busy time from navigation until
+ * the page is idle (load, network quiet, then an idle callback), with the launcher snippet
+ * minus the same page without it. Median of 7 fresh pages each.
+ */
+async function hostPage() {
+  const cost = async (script) => {
+    const samples = [];
+    for (let i = 0; i < 7; i++) {
+      const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+      await page.goto(`${server.origin}/host/${script}`, { waitUntil: 'networkidle' });
+      await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))));
+      if (script !== 'none' && !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot))) throw new Error(`host/${script}: the launcher did not render`);
+      samples.push(await busyOf(cdp));
+      await page.close();
+    }
+    return samples.sort((a, b) => a - b)[3];
+  };
+  const none = await cost('none');
+  row('host page', 'main thread, navigation to idle, no widget', ms(none));
+  for (const [script, label] of [['iife', 'script tag (IIFE)'], ['es', 'ES module entry']]) {
+    const total = await cost(script);
+    row('host page', `  + ${label}`, `${ms(total)} (widget: ${ms(total - none)})`, 'reported');
+  }
+}
+
 // `node bench/run.mjs 200` runs only the scenarios whose name contains "200".
 const only = process.argv[2];
 const scenarios = [
@@ -140,6 +168,7 @@ const scenarios = [
   ['stream 200 KB', () => streaming('stream 200 KB', 'bench:200k')],
   ['resume 500 messages', longThread],
   ['20 messages', requests],
+  ['host page', hostPage],
 ];
 try {
   for (const [name, run] of scenarios) if (!only || name.includes(only)) await run();
