@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './chromium.js';
-import { STRICT_CSP, startSite } from './static-site.js';
+import { readFileSync } from 'node:fs';
+import { STRICT_CSP, startCdn, startSite } from './static-site.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -73,4 +74,30 @@ describe('the built widget on a plain page', () => {
       }
     });
   }
+
+  it('loads from a CDN URL pinned with its SRI hash, under a CSP that allows only that CDN', async () => {
+    const sri = JSON.parse(readFileSync('dist/sri.json', 'utf8')) as Record<string, string>;
+    expect(sri['agent-chat.iife.js']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+    const cdn = await startCdn();
+    const tag = (hash: string) => `<script src="${cdn.url('agent-chat.iife.js')}" integrity="${hash}" crossorigin="anonymous"></script>`;
+    const csp = STRICT_CSP.replace("script-src 'self'", `script-src 'self' ${cdn.origin}`);
+    const site = await startSite({ script: 'iife', csp, scriptTag: tag(sri['agent-chat.iife.js']) });
+    const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
+    try {
+      const { page, violations, errors } = await openPage(site.origin);
+      const answer = await chat(page, 'How do I theme the widget?');
+      expect(answer).toContain('Theming with CSS custom properties');
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+
+      // A file that does not match its pinned hash never runs.
+      const other = await openPage(tampered.origin);
+      await expect.poll(() => other.errors.join(' ')).toMatch(/integrity/i);
+      expect(await other.page.evaluate(() => customElements.get('agent-chat'))).toBeUndefined();
+      await other.page.close();
+    } finally {
+      await Promise.all([site.close(), tampered.close(), cdn.close()]);
+    }
+  });
 });

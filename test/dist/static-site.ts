@@ -8,8 +8,8 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'sel
 
 const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
 
-export function pageHtml(script: 'iife' | 'es'): string {
-  const tag = script === 'iife' ? '<script src="/agent-chat.iife.js"></script>' : '<script type="module" src="/agent-chat.js"></script>';
+export function pageHtml(script: 'iife' | 'es', scriptTag?: string): string {
+  const tag = scriptTag ?? (script === 'iife' ? '<script src="/agent-chat.iife.js"></script>' : '<script type="module" src="/agent-chat.js"></script>');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
 <body><h1>A page with a pasted snippet</h1>
 <agent-chat mode="inline" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
@@ -20,7 +20,7 @@ export function pageHtml(script: 'iife' | 'es'): string {
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
  * createSessionHandler, and the reference service, on 127.0.0.1. `csp` adds the strict policy.
  */
-export async function startSite(options: { csp?: string; script: 'iife' | 'es' }): Promise<{ origin: string; close: () => Promise<void> }> {
+export async function startSite(options: { csp?: string; script: 'iife' | 'es'; scriptTag?: string }): Promise<{ origin: string; close: () => Promise<void> }> {
   const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
@@ -42,7 +42,7 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
     const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(pageHtml(options.script));
+      return void res.end(pageHtml(options.script, options.scriptTag));
     }
     if (files[path]) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
@@ -53,4 +53,23 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A CDN in miniature on its own origin: dist/ under jsDelivr's path shape, with the
+ * `Access-Control-Allow-Origin: *` a CDN sends (needed for `crossorigin` + `integrity`).
+ */
+export async function startCdn(): Promise<{ url: (file: string) => string; origin: string; close: () => Promise<void> }> {
+  const version = JSON.parse(readFileSync('package.json', 'utf8')).version as string;
+  const prefix = `/npm/agent-chat@${version}/dist/`;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const name = path.startsWith(prefix) ? path.slice(prefix.length) : '';
+    if (!/^[\w.-]+\.js$/.test(name)) return void res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+    res.end(readFileSync(`dist/${name}`));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, url: (file) => `${origin}${prefix}${file}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
