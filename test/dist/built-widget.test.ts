@@ -31,7 +31,10 @@ async function chat(page: Page, question: string): Promise<string> {
   await page.getByRole('button', { name: 'Send' }).click();
   const answer = page.locator('agent-chat-message[aria-label="Assistant"] .content');
   await page.waitForFunction(() => {
-    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+    const outer = document.querySelector('agent-chat');
+    // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
+    const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+    const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
     const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
     return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
   }, undefined, { timeout: 15_000 });
@@ -98,6 +101,78 @@ describe('the built widget on a plain page', () => {
       await other.page.close();
     } finally {
       await Promise.all([site.close(), tampered.close(), cdn.close()]);
+    }
+  });
+});
+
+describe('the loader (a small first script)', () => {
+  for (const script of ['loader', 'loader-es'] as const) {
+    it(`${script}: completes a chat under the strict CSP with zero violations`, async () => {
+      const site = await startSite({ script, csp: STRICT_CSP });
+      try {
+        const { page, violations, errors } = await openPage(site.origin);
+        const answer = await chat(page, 'Is it safe against XSS?');
+        expect(answer).toContain('How answers are rendered safely');
+        expect(await violations()).toEqual([]);
+        expect(errors).toEqual([]);
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
+  }
+
+  it('draws the launcher at once and keeps properties and method calls made before the element arrives', async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      // Hold the element back until the page has used the widget.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/agent-chat.impl.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(site.origin);
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      await expect.poll(() => launcher.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.evaluate(() => customElements.get('agent-chat-app'))).toBeUndefined();
+      await page.evaluate(() => {
+        const el = document.querySelector('agent-chat') as HTMLElement & { heading: string; open: () => Promise<void> };
+        el.heading = 'Set before the element arrived';
+        void el.open();
+      });
+      release();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      expect(await page.getByText('Set before the element arrived').count()).toBeGreaterThan(0);
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('runs the pre-load queue in order on the first <agent-chat>', async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      // What a page does before the script tag: queue commands on window.agentChat.
+      await page.addInitScript(() => {
+        const w = window as unknown as { agentChat?: unknown[] };
+        (w.agentChat = w.agentChat || []).push(['open'], ['toggle'], ['toggle']);
+      });
+      await page.goto(site.origin);
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      // A push after the script ran runs at once.
+      await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']));
+      await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(false);
+      await page.close();
+    } finally {
+      await site.close();
     }
   });
 });

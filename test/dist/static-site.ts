@@ -8,11 +8,19 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'sel
 
 const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
 
-export function pageHtml(script: 'iife' | 'es', scriptTag?: string): string {
-  const tag = scriptTag ?? (script === 'iife' ? '<script src="/agent-chat.iife.js"></script>' : '<script type="module" src="/agent-chat.js"></script>');
+export type Script = 'iife' | 'es' | 'loader' | 'loader-es';
+const TAGS: Record<Script, string> = {
+  iife: '<script src="/agent-chat.iife.js"></script>',
+  es: '<script type="module" src="/agent-chat.js"></script>',
+  loader: '<script src="/agent-chat.loader.iife.js"></script>',
+  'loader-es': '<script type="module" src="/agent-chat.loader.js"></script>',
+};
+
+export function pageHtml(script: Script, scriptTag?: string, mode: 'inline' | 'launcher' = 'inline'): string {
+  const tag = scriptTag ?? TAGS[script];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
 <body><h1>A page with a pasted snippet</h1>
-<agent-chat mode="inline" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
+<agent-chat mode="${mode}" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
   session-endpoint="/api/agent-session" base-url="/service"></agent-chat></body></html>`;
 }
 
@@ -20,7 +28,7 @@ export function pageHtml(script: 'iife' | 'es', scriptTag?: string): string {
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
  * createSessionHandler, and the reference service, on 127.0.0.1. `csp` adds the strict policy.
  */
-export async function startSite(options: { csp?: string; script: 'iife' | 'es'; scriptTag?: string }): Promise<{ origin: string; close: () => Promise<void> }> {
+export async function startSite(options: { csp?: string; script: Script; scriptTag?: string; mode?: 'inline' | 'launcher' }): Promise<{ origin: string; close: () => Promise<void> }> {
   const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
@@ -42,7 +50,7 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es'; 
     const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(pageHtml(options.script, options.scriptTag));
+      return void res.end(pageHtml(options.script, options.scriptTag, options.mode));
     }
     if (files[path]) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
