@@ -28,8 +28,8 @@ export default defineConfig(({ mode }) => ({
   plugins: [demoServices(), stubWtrWebSocket()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
-  // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot share chunks, and
-  // neither it nor CommonJS can have the root's top-level await.
+  // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
+  // share chunks with the ES build.
   build: {
     copyPublicDir: false,
     emptyOutDir: mode === 'production',
@@ -39,8 +39,9 @@ export default defineConfig(({ mode }) => ({
       'loader-iife': { entry: 'src/loader/script.ts', name: 'AgentChatLoader', formats: ['iife' as const], fileName: () => 'agent-chat.loader.iife.js' },
       // require('agent-chat'): the DOM-free API, for CommonJS servers; it registers nothing.
       cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
-      // The root stays small and DOM-free; the element is a chunk it imports in browsers.
-      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.element': 'src/element.ts', 'agent-chat.loader': 'src/loader/entry.ts', 'agent-chat.impl': 'src/loader/impl.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+      // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
+      // classic-script loader also fetches by that name.
+      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
     }[mode] ?? { entry: 'src/index.ts' },
   },
   test: {

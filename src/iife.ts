@@ -1,6 +1,8 @@
 /**
- * The classic-script build (`<script src>`): registers at once and exposes the API as
- * `globalThis.AgentChat`. No top-level await here; an IIFE cannot have one.
+ * The classic-script build (`<script src>`, everything in one file, so one SRI hash covers it):
+ * registers the element at once and exposes the API as `globalThis.AgentChat`.
  */
-export * from './element.js';
+import './define.js';
+
+export { AgentChat } from './components/agent-chat/agent-chat.js';
 export * from './api.js';

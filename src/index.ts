@@ -1,8 +1,9 @@
 /**
- * The package root: safe to import anywhere. In a browser it registers `<agent-chat>` before
- * the importing code runs; elsewhere it only exports the DOM-free API.
+ * The package root: safe to import anywhere. In a browser it registers `<agent-chat>` at once
+ * through the loader (the element itself arrives on first interaction or when the page is
+ * idle); where there is no DOM it only exports the DOM-free API.
  */
-import './register.js';
+import './loader/entry.js';
 
 export type { AgentChat } from './components/agent-chat/agent-chat.js';
 export * from './api.js';

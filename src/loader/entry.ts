@@ -1,4 +1,5 @@
-/** `agent-chat/loader` as an ES module: bundlers follow the import and emit the element as a chunk. */
+// The loader as an ES module (the package root): bundlers follow the import and emit the
+// element as a chunk. Where there is no DOM, defineLoader does nothing.
 import { defineLoader } from './loader.js';
 
 defineLoader(() => import('./impl.js'));

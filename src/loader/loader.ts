@@ -15,6 +15,7 @@ type Call = { method: string; args: unknown[]; resolve: (value: unknown) => void
 const ICON = 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z';
 const STAND_IN_CSS = `
 :host { display: contents; }
+:host([hidden]) { display: none; }
 :host([mode='inline']) { display: block; }
 agent-chat-app { display: block; }
 .launcher { position: fixed; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index, 2147483000); width: 56px; height: 56px;

@@ -8,12 +8,11 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'sel
 
 const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
 
-export type Script = 'iife' | 'es' | 'loader' | 'loader-es';
+export type Script = 'iife' | 'es' | 'loader';
 const TAGS: Record<Script, string> = {
   iife: '<script src="/agent-chat.iife.js"></script>',
   es: '<script type="module" src="/agent-chat.js"></script>',
   loader: '<script src="/agent-chat.loader.iife.js"></script>',
-  'loader-es': '<script type="module" src="/agent-chat.loader.js"></script>',
 };
 
 export function pageHtml(script: Script, scriptTag?: string, mode: 'inline' | 'launcher' = 'inline'): string {

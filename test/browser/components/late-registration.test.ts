@@ -16,9 +16,10 @@ describe('<agent-chat> registered late', () => {
     el.theme = 'dark';
     document.body.append(el);
 
-    // The package root awaits the element chunk: when the import resolves, the tag is defined.
+    // The package root registers <agent-chat> (the loader) as it is evaluated.
     await import('../../../src/index.js');
     expect(customElements.get('agent-chat')).toBeDefined();
+    // updateComplete waits for the element itself, which the loader then fetches.
     await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
 
     expect(el.getSessionToken).toBe(getSessionToken);
