@@ -176,4 +176,32 @@ describe('the loader (a small first script)', () => {
       await site.close();
     }
   });
+
+  it("keeps the page's theming: theme, custom properties and ::part reach the element", async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const { page, violations } = await openPage(site.origin);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      const style = (property: string) => launcher.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+      expect(await style('background-color')).toBe('rgb(29, 78, 216)');
+
+      await page.evaluate(() => document.querySelector('agent-chat')!.setAttribute('theme', 'dark'));
+      await expect.poll(() => style('background-color')).toBe('rgb(138, 180, 255)');
+
+      await page.evaluate(() => {
+        (document.querySelector('agent-chat') as HTMLElement).style.setProperty('--agent-chat-color-accent', 'rgb(1, 2, 3)');
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync('agent-chat::part(launcher) { border-radius: 3px; }');
+        document.adoptedStyleSheets = [sheet];
+      });
+      await expect.poll(() => style('background-color')).toBe('rgb(1, 2, 3)');
+      expect(await style('border-top-left-radius')).toBe('3px');
+      expect(await violations()).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
 });

@@ -97,6 +97,11 @@ describe("the README's tables match the manifest", () => {
     expect(parts).toEqual(agentChat.cssParts!.map((p) => p.name));
   });
 
+  it("the loader exports every part (so ::part works through it)", async () => {
+    const { PARTS } = await import('../../src/loader/surface.js');
+    expect(PARTS).toEqual(agentChat.cssParts!.map((p) => p.name));
+  });
+
   it('slots', () => {
     expect(agentChat.slots ?? []).toEqual([]);
     expect(readme).toContain('The element has no slots.');
