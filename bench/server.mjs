@@ -24,9 +24,9 @@ function longThread() {
   return { id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
 }
 
-/** A content page with the launcher snippet pasted in (`iife`, `es`) or without it (`none`). */
+/** A content page with the launcher snippet pasted in (`iife`, `loader`, `es`) or without it (`none`). */
 function hostPage(script) {
-  const tag = { iife: '<script src="/agent-chat.iife.js"></script>', es: '<script type="module" src="/agent-chat.js"></script>', none: '' }[script] ?? '';
+  const tag = { iife: '<script src="/agent-chat.iife.js"></script>', es: '<script type="module" src="/agent-chat.js"></script>', loader: '<script src="/agent-chat.loader.iife.js"></script>', none: '' }[script] ?? '';
   const text = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${tag}</head><body><h1>Article</h1>${text}
 ${script === 'none' ? '' : '<agent-chat project-id="p" integration-id="i" session-endpoint="/session"></agent-chat>'}</body></html>`;
