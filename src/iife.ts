@@ -3,6 +3,9 @@
  * registers the element at once and exposes the API as `globalThis.AgentChat`.
  */
 import './define.js';
+import { runPreloadQueue } from './loader/queue.js';
 
 export { AgentChat } from './components/agent-chat/agent-chat.js';
 export * from './api.js';
+
+runPreloadQueue();

@@ -156,8 +156,8 @@ describe('the loader (a small first script)', () => {
     }
   });
 
-  it('runs the pre-load queue in order on the first <agent-chat>', async () => {
-    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+  for (const script of ['loader', 'iife'] as const) it(`runs the pre-load queue in order on the first <agent-chat> (${script})`, async () => {
+    const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
     try {
       const page = await browser.newPage();
       // What a page does before the script tag: queue commands on window.agentChat.
