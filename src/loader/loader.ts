@@ -60,7 +60,6 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
     #impl?: Impl;
     #values = new Map<string, unknown>();
     #calls: Call[] = [];
-    #observers: MutationObserver[] = [];
 
     constructor() {
       super();
@@ -74,6 +73,8 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       }
     }
 
+    // Moving the element (disconnect, connect) keeps the element inside and its state; the
+    // attribute observers live as long as the two elements do.
     connectedCallback(): void {
       if (this.#impl) return;
       const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
@@ -82,11 +83,6 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
       else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
       else setTimeout(start, 1_000);
-    }
-
-    disconnectedCallback(): void {
-      for (const observer of this.#observers.splice(0)) observer.disconnect();
-      if (this.#impl) this.#impl = undefined;
     }
 
     get updateComplete(): Promise<unknown> {
@@ -146,7 +142,6 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       const outward = new MutationObserver((records) => copy(impl, this, records.map((r) => r.attributeName!)));
       inward.observe(this, { attributes: true });
       outward.observe(impl, { attributes: true });
-      this.#observers.push(inward, outward);
       const root = this.shadowRoot!;
       root.adoptedStyleSheets = module.tokenSheet ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()] : [standInSheet()];
       root.replaceChildren(impl);

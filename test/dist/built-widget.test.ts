@@ -149,6 +149,15 @@ describe('the loader (a small first script)', () => {
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       expect(await page.getByText('Set before the element arrived').count()).toBeGreaterThan(0);
       expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      // Moving the element keeps the same element inside, with its state.
+      const kept = await page.evaluate(async () => {
+        const el = document.querySelector('agent-chat')!;
+        const inner = el.shadowRoot!.querySelector('agent-chat-app');
+        document.body.prepend(el);
+        await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+        return inner !== null && el.shadowRoot!.querySelector('agent-chat-app') === inner && el.hasAttribute('open');
+      });
+      expect(kept).toBe(true);
       expect(errors).toEqual([]);
       await page.close();
     } finally {
