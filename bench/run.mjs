@@ -100,7 +100,9 @@ async function longThread() {
   await page.getByRole('button', { name: /^A long conversation/ }).waitFor();
   const before = await busy();
   const timing = await page.evaluate(async () => {
-    const el = document.querySelector('agent-chat');
+    const outer = document.querySelector('agent-chat');
+    // The ES root is the loader: the element is <agent-chat-app> in its shadow root.
+    const el = outer.shadowRoot.querySelector('agent-chat-app') ?? outer;
     const list = el.shadowRoot.querySelector('agent-chat-message-list');
     const button = el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelector('button.open');
     const t0 = performance.now();
