@@ -13,11 +13,12 @@ function fakeApi(script: Script): ApiClient {
     listThreads: async () => ({ threads: [], next_cursor: null }),
     getThread: async () => { throw new Error('unused'); },
     deleteThread: async () => {},
+    cancelAnswer: async () => {},
   };
 }
 
 async function* answer(threadId: string, ...deltas: string[]): AsyncIterable<StreamEvent> {
-  yield { type: 'start', threadId };
+  yield { type: 'start', threadId, questionAnswerId: null };
   for (const text of deltas) yield { type: 'delta', text };
   yield { type: 'end', threadId, questionAnswerId: 'qa' };
 }
@@ -89,7 +90,7 @@ describe('Conversation', () => {
     const { conversation, last, log } = setup(() => {
       calls += 1;
       if (calls === 1) return (async function* (): AsyncIterable<StreamEvent> {
-        yield { type: 'start', threadId: 'th_1' };
+        yield { type: 'start', threadId: 'th_1', questionAnswerId: null };
         yield { type: 'delta', text: 'Half' };
         yield { type: 'interrupted', reason: 'broke' };
       })();
@@ -105,7 +106,7 @@ describe('Conversation', () => {
 
   it('marks an answer stopped on stop(), keeping what arrived', async () => {
     const { conversation, last, log } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_1' };
+      yield { type: 'start', threadId: 'th_1', questionAnswerId: null };
       yield { type: 'delta', text: 'Some' };
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
     })());
@@ -120,7 +121,7 @@ describe('Conversation', () => {
 
   it('drops a stream that a reset() abandoned', async () => {
     const { conversation, last } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_old' };
+      yield { type: 'start', threadId: 'th_old', questionAnswerId: null };
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
     })());
     const sending = conversation.send('Q');
