@@ -93,7 +93,8 @@ export function parseRecord(text: string): Parsed {
     case 'stream_start': {
       const threadId = str(content.thread_id);
       if (!threadId) return { invalid: 'stream_start had no thread_id' };
-      return { event: { type: 'start', threadId, questionAnswerId: str(content.question_answer_id) }, end };
+      const questionAnswerId = str(content.question_answer_id);
+      return { event: { type: 'start', threadId, ...(questionAnswerId ? { questionAnswerId } : {}) }, end };
     }
     case 'relevant_sources':
       return { event: { type: 'sources', sources: toSources(content.relevant_sources) }, end };

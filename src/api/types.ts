@@ -9,7 +9,7 @@ export interface Source {
 
 export type StreamEvent =
   /** `questionAnswerId` names the answer for cancel and reattach (§9); older services omit it. */
-  | { type: 'start'; threadId: string; questionAnswerId: string | null }
+  | { type: 'start'; threadId: string; questionAnswerId?: string }
   /** A step the agent runs on the service, upserted by id. */
   | { type: 'activity'; activity: AgentActivity }
   | { type: 'metadata'; uncertain: boolean }

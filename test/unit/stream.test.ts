@@ -105,9 +105,9 @@ describe('readChatStream', () => {
   it('tolerates a stream_start without question_answer_id and ends a tool_calls pause with one terminal event', async () => {
     const text = record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
     expect(await collect([new TextEncoder().encode(text)])).toEqual([
-      { type: 'start', threadId: 't', questionAnswerId: null },
+      { type: 'start', threadId: 't'},
       { type: 'tool_calls', calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] },
-      { type: 'end', threadId: null, questionAnswerId: null },
+      { type: 'end', threadId: null},
     ]);
   });
 
@@ -132,7 +132,7 @@ describe('readChatStream', () => {
     const events: StreamEvent[] = [];
     for await (const event of readChatStream(body, undefined, { maxRecordLength: 64 * 1024 })) events.push(event);
     expect(events).toEqual([
-      { type: 'start', threadId: 't', questionAnswerId: null },
+      { type: 'start', threadId: 't'},
       { type: 'delta', text: 'kept' },
       { type: 'interrupted', reason: 'a stream record exceeded the size limit' },
     ]);

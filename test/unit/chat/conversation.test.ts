@@ -18,7 +18,7 @@ function fakeApi(script: Script): ApiClient {
 }
 
 async function* answer(threadId: string, ...deltas: string[]): AsyncIterable<StreamEvent> {
-  yield { type: 'start', threadId, questionAnswerId: null };
+  yield { type: 'start', threadId};
   for (const text of deltas) yield { type: 'delta', text };
   yield { type: 'end', threadId, questionAnswerId: 'qa' };
 }
@@ -90,7 +90,7 @@ describe('Conversation', () => {
     const { conversation, last, log } = setup(() => {
       calls += 1;
       if (calls === 1) return (async function* (): AsyncIterable<StreamEvent> {
-        yield { type: 'start', threadId: 'th_1', questionAnswerId: null };
+        yield { type: 'start', threadId: 'th_1'};
         yield { type: 'delta', text: 'Half' };
         yield { type: 'interrupted', reason: 'broke' };
       })();
@@ -106,7 +106,7 @@ describe('Conversation', () => {
 
   it('marks an answer stopped on stop(), keeping what arrived', async () => {
     const { conversation, last, log } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_1', questionAnswerId: null };
+      yield { type: 'start', threadId: 'th_1'};
       yield { type: 'delta', text: 'Some' };
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
     })());
@@ -121,7 +121,7 @@ describe('Conversation', () => {
 
   it('drops a stream that a reset() abandoned', async () => {
     const { conversation, last } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_old', questionAnswerId: null };
+      yield { type: 'start', threadId: 'th_old'};
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
     })());
     const sending = conversation.send('Q');
