@@ -105,9 +105,9 @@ describe('readChatStream', () => {
   it('tolerates a stream_start without question_answer_id and ends a tool_calls pause with one terminal event', async () => {
     const text = record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
     expect(await collect([new TextEncoder().encode(text)])).toEqual([
-      { type: 'start', threadId: 't'},
+      { type: 'start', threadId: 't' },
       { type: 'tool_calls', calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] },
-      { type: 'end', threadId: null},
+      { type: 'end', threadId: null, questionAnswerId: null },
     ]);
   });
 
