@@ -132,7 +132,7 @@ describe('readChatStream', () => {
     const events: StreamEvent[] = [];
     for await (const event of readChatStream(body, undefined, { maxRecordLength: 64 * 1024 })) events.push(event);
     expect(events).toEqual([
-      { type: 'start', threadId: 't'},
+      { type: 'start', threadId: 't' },
       { type: 'delta', text: 'kept' },
       { type: 'interrupted', reason: 'a stream record exceeded the size limit' },
     ]);

@@ -90,7 +90,7 @@ describe('Conversation', () => {
     const { conversation, last, log } = setup(() => {
       calls += 1;
       if (calls === 1) return (async function* (): AsyncIterable<StreamEvent> {
-        yield { type: 'start', threadId: 'th_1'};
+        yield { type: 'start', threadId: 'th_1' };
         yield { type: 'delta', text: 'Half' };
         yield { type: 'interrupted', reason: 'broke' };
       })();
@@ -106,7 +106,7 @@ describe('Conversation', () => {
 
   it('marks an answer stopped on stop(), keeping what arrived', async () => {
     const { conversation, last, log } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_1'};
+      yield { type: 'start', threadId: 'th_1' };
       yield { type: 'delta', text: 'Some' };
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
     })());
