@@ -1,0 +1,358 @@
+import { createApiClient, type ApiClient } from '../api/api-client.js';
+import { ApiError, ConfigError, isAbortError } from '../api/errors.js';
+import { endpointTokenSource } from '../session/endpoint-source.js';
+import { TokenManager } from '../session/token-manager.js';
+import type { SessionPayload, SessionStatus } from '../session/types.js';
+import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
+import { describeError } from './describe-error.js';
+import { DeviceMemory, type Remembered } from './device-memory.js';
+import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
+import type { ConversationSnapshot, ErrorInfo } from './types.js';
+import type { UiStateStore } from './ui-state-store.js';
+
+/** What the session reads from its host each time it needs it (attributes may change). */
+export interface ChatSessionConfig {
+  projectId: string;
+  integrationId: string;
+  baseUrl: string;
+  sessionEndpoint: string;
+  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  /** The page's `owner-key` ('' when unset). */
+  ownerKey: string;
+  /** Milliseconds a stream may stay silent before the answer counts as interrupted. */
+  idleTimeoutMs?: number;
+}
+
+export interface ChatSessionHooks extends Omit<ConversationHooks, 'onChange' | 'onThreadGone' | 'onError'> {
+  onChange(snapshot: ChatSnapshot): void;
+  onError(error: ErrorInfo): void;
+  onSessionChange?(status: SessionStatus): void;
+  /** The device remembered the panel open or closed; the host owns that state. */
+  onPanelRestored?(open: boolean): void;
+}
+
+export interface ChatSessionOptions {
+  config: () => ChatSessionConfig;
+  /** Where this widget's state lives on the device (project + integration + element id). */
+  scope: () => string;
+  openStore: (scope: string) => UiStateStore;
+  /** Coalesces streaming updates; the element passes a frame scheduler. */
+  schedule?: (callback: () => void) => void;
+  fetch?: typeof fetch;
+  saveDelayMs?: number;
+}
+
+/** Everything a view needs, replaced (never mutated) on every change. */
+export interface ChatSnapshot {
+  conversation: ConversationSnapshot;
+  history: HistorySnapshot;
+  /** The composer draft of the thread on screen. */
+  draft: string;
+  historyVisible: boolean;
+  /** A session endpoint or a token source is set. */
+  configured: boolean;
+}
+
+/** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
+export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
+
+export const MISCONFIGURED_HINT = 'No way to get a session: set the session-endpoint attribute (your server\'s session URL) or the getSessionToken property.';
+
+/**
+ * The whole conversation core, without a DOM: token manager and API client (built lazily from
+ * the config), the conversation, the thread list, drafts and what the device remembers, bound
+ * to the owner it belongs to. Views call intent methods and render `snapshot`.
+ *
+ * Every request is abortable, and `forget` bumps a generation so a result that arrives after
+ * a reset is dropped rather than shown or stored.
+ */
+export class ChatSession {
+  readonly conversation: Conversation;
+  readonly directory: ThreadDirectory;
+  private readonly memory: DeviceMemory;
+  private current: ChatSnapshot;
+  private drafts: Record<string, string> = {};
+  private historyVisible = false;
+  private generation = 0;
+  private opening?: AbortController;
+  private tokens?: TokenManager;
+  private api?: ApiClient;
+  private clientKey = '';
+  private customSource?: ChatSessionConfig['getSessionToken'];
+  private pageKey = '';
+  private misconfigurationReported = false;
+
+  constructor(
+    private readonly options: ChatSessionOptions,
+    private readonly hooks: ChatSessionHooks,
+  ) {
+    const client = () => this.client();
+    this.conversation = new Conversation(client, {
+      ...hooks,
+      onChange: () => this.publish(),
+      onAnswerEnd: (detail) => {
+        hooks.onAnswerEnd?.(detail);
+        // A message creates or bumps a thread: the list is out of date.
+        this.directory.markStale();
+        this.refreshIfVisible();
+      },
+      onThreadGone: (threadId) => this.directory.drop(threadId),
+      onError: (error) => hooks.onError(error),
+    }, { schedule: options.schedule });
+    this.directory = new ThreadDirectory(client, {
+      onChange: () => this.publish(),
+      // History answered 403 after answering for an owner: someone else holds the session now.
+      onOwnerLost: () => this.forget('owner-changed'),
+    });
+    this.memory = new DeviceMemory({
+      openStore: options.openStore,
+      saveDelayMs: options.saveDelayMs,
+      currentKey: () => this.currentKey(),
+      collect: () => ({
+        drafts: this.drafts,
+        historyVisible: this.historyVisible,
+        activeThreadId: this.conversation.snapshot.threadId,
+        messages: this.conversation.snapshot.messages,
+        threads: this.directory.snapshot.threads,
+        owned: this.directory.owned,
+      }),
+      restoreDevice: ({ drafts, historyVisible, open }) => {
+        if (this.untouched()) this.drafts = drafts;
+        this.historyVisible = historyVisible;
+        hooks.onPanelRestored?.(open);
+        this.publish();
+      },
+      restoreConversations: (remembered) => this.restore(remembered),
+      wipedElsewhere: () => this.forget('other-tab'),
+    });
+    this.current = this.build();
+  }
+
+  get snapshot(): ChatSnapshot {
+    return this.current;
+  }
+
+  /** Resolves once what the device remembered (if anything) has been applied. */
+  get hydrated(): Promise<void> {
+    return this.memory.hydrated;
+  }
+
+  /** Starts remembering: reads the device once, follows other tabs' wipes. */
+  connect(): void {
+    this.syncConfig();
+    this.memory.open(this.options.scope());
+  }
+
+  disconnect(): void {
+    this.conversation.dispose();
+    this.memory.close();
+  }
+
+  /** Writes pending changes now (the page is being hidden or unloaded). */
+  flush(): Promise<void> {
+    return this.memory.flush();
+  }
+
+  /** The panel's open state, remembered with the device-level state. */
+  setPanelOpen(open: boolean): void {
+    this.memory.setPanelOpen(open);
+  }
+
+  /** Picks up another tab's list when this tab comes back into view. */
+  revisit(): void {
+    void this.memory.revisit();
+  }
+
+  /**
+   * Reports, once, a page that gave no way to get a session, with the fix. Called after the
+   * host's first render, so properties a framework sets right after creating it count.
+   */
+  checkConfigured(): void {
+    const config = this.options.config();
+    if (config.sessionEndpoint || config.getSessionToken || this.misconfigurationReported) return;
+    this.misconfigurationReported = true;
+    console.error(`[agent-chat] ${MISCONFIGURED_HINT}`);
+    this.hooks.onError(describeError(new ConfigError(MISCONFIGURED_HINT)));
+  }
+
+  /**
+   * Reads the page's owner key again: a new one means another visitor. The previous visitor's
+   * token, list and conversation go, and an open list reloads for the new one.
+   */
+  syncConfig(): void {
+    const config = this.options.config();
+    if (config.ownerKey === this.pageKey) return;
+    this.pageKey = config.ownerKey;
+    if (this.tokens?.ownerKey !== undefined && this.tokens.ownerKey !== config.ownerKey) this.tokens.clear();
+    this.judgeOwner();
+    this.publish();
+  }
+
+  async send(text: string): Promise<void> {
+    const threadId = this.conversation.snapshot.threadId;
+    if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
+    await this.conversation.send(text);
+  }
+
+  stop(): void {
+    this.conversation.stop();
+  }
+
+  retry(messageId: string): Promise<void> {
+    return this.conversation.retry(messageId);
+  }
+
+  setDraft(text: string): void {
+    this.setDraftFor(this.conversation.snapshot.threadId, text);
+  }
+
+  newConversation(): void {
+    this.opening?.abort();
+    this.conversation.reset();
+  }
+
+  /** Shows or hides the thread list; showing it is the moment it may ask the service. */
+  setHistoryVisible(visible: boolean): void {
+    this.historyVisible = visible;
+    const { status } = this.directory.snapshot;
+    if (visible && (status === 'idle' || status === 'error')) void this.directory.refresh();
+    this.publish();
+  }
+
+  /** The next page of the list, or (`more` false) the list again after an error. */
+  loadThreads(more: boolean): Promise<void> {
+    return more ? this.directory.loadMore() : this.directory.refresh();
+  }
+
+  /** Resumes a thread. A thread the service no longer knows leaves the list. */
+  async openThread(threadId: string): Promise<void> {
+    this.opening?.abort();
+    const opening = new AbortController();
+    this.opening = opening;
+    const generation = this.generation;
+    try {
+      const thread = await this.client().getThread(threadId, { signal: opening.signal });
+      if (generation !== this.generation || opening.signal.aborted) return;
+      this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
+    } catch (error) {
+      if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
+      if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
+      this.hooks.onError(describeError(error));
+    } finally {
+      if (this.opening === opening) this.opening = undefined;
+    }
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const generation = this.generation;
+    try {
+      await this.directory.remove(threadId);
+      if (generation === this.generation && this.conversation.snapshot.threadId === threadId) this.conversation.reset();
+    } catch (error) {
+      if (generation === this.generation) this.hooks.onError(describeError(error));
+    }
+  }
+
+  /**
+   * The one place that resets. Every reason aborts what is under way, empties the conversation,
+   * the list and the drafts, and wipes the device; a sign-out and another tab's wipe also drop
+   * the token (it may be the previous owner's). Only this tab's own reasons tell the others.
+   * An open list reloads for whoever is here now.
+   */
+  forget(reason: ForgetReason): Promise<void> {
+    this.generation += 1;
+    this.opening?.abort();
+    if (reason !== 'owner-changed') this.tokens?.clear();
+    this.drafts = {};
+    this.conversation.reset();
+    this.directory.clear();
+    const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
+    this.refreshIfVisible();
+    this.publish();
+    return wiped;
+  }
+
+  /** The owner key that what is on screen must belong to: the latest session's, else the page's. */
+  private currentKey(): string | undefined {
+    return this.tokens?.ownerKey ?? (this.pageKey || undefined);
+  }
+
+  /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
+  private judgeOwner(): void {
+    const key = this.currentKey();
+    if (key === undefined) return;
+    if (this.memory.bind(key) === 'changed') void this.forget('owner-changed');
+  }
+
+  private restore(remembered: Remembered): void {
+    if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
+    // The visitor may have started typing or sending before the device answered: theirs wins.
+    if (this.untouched() && remembered.messages.length) this.conversation.reset(remembered.activeThreadId, remembered.messages);
+    this.publish();
+  }
+
+  private untouched(): boolean {
+    const { messages, streaming } = this.conversation.snapshot;
+    return messages.length === 0 && !streaming && !Object.keys(this.drafts).length;
+  }
+
+  private setDraftFor(threadId: string | null, text: string): void {
+    const key = threadId ?? '';
+    const { [key]: _replaced, ...others } = this.drafts;
+    this.drafts = text ? { ...others, [key]: text } : others;
+    this.publish();
+  }
+
+  private refreshIfVisible(): void {
+    if (this.historyVisible && this.directory.snapshot.status === 'idle') void this.directory.refresh();
+  }
+
+  private build(): ChatSnapshot {
+    const config = this.options.config();
+    const conversation = this.conversation.snapshot;
+    return {
+      conversation,
+      history: this.directory.snapshot,
+      draft: this.drafts[conversation.threadId ?? ''] ?? '',
+      historyVisible: this.historyVisible,
+      configured: Boolean(config.sessionEndpoint || config.getSessionToken),
+    };
+  }
+
+  private publish(): void {
+    this.current = this.build();
+    this.memory.changed();
+    this.hooks.onChange(this.current);
+  }
+
+  /** The API client for the current config; rebuilt (with a fresh session) when it changes. */
+  private client(): ApiClient {
+    const config = this.options.config();
+    const key = JSON.stringify([config.projectId, config.integrationId, config.baseUrl, config.sessionEndpoint, config.idleTimeoutMs]);
+    if (!this.api || key !== this.clientKey || config.getSessionToken !== this.customSource) {
+      const source = config.getSessionToken ?? (config.sessionEndpoint ? endpointTokenSource(config.sessionEndpoint, { fetch: this.options.fetch }) : missingSource);
+      this.tokens?.clear();
+      const tokens = new TokenManager(source);
+      tokens.subscribe((status) => {
+        this.hooks.onSessionChange?.(status);
+        if (status === 'ready') this.judgeOwner();
+      });
+      this.tokens = tokens;
+      this.customSource = config.getSessionToken;
+      this.api = createApiClient({
+        baseUrl: config.baseUrl,
+        projectId: config.projectId,
+        integrationId: config.integrationId,
+        tokens,
+        fetch: this.options.fetch,
+        stream: { idleTimeoutMs: config.idleTimeoutMs },
+      });
+      this.clientKey = key;
+    }
+    return this.api;
+  }
+}
+
+async function missingSource(): Promise<never> {
+  throw new ConfigError(MISCONFIGURED_HINT);
+}
