@@ -117,7 +117,7 @@ export class ChatSession {
         owned: this.directory.owned,
       }),
       restoreDevice: ({ drafts, historyVisible, open }) => {
-        if (this.untouched()) this.drafts = drafts;
+        if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = drafts;
         this.historyVisible = historyVisible;
         hooks.onPanelRestored?.(open);
         this.publish();
@@ -293,7 +293,7 @@ export class ChatSession {
 
   private untouched(): boolean {
     const { messages, streaming } = this.conversation.snapshot;
-    return messages.length === 0 && !streaming && !Object.keys(this.drafts).length;
+    return messages.length === 0 && !streaming;
   }
 
   private setDraftFor(threadId: string | null, text: string): void {

@@ -186,7 +186,7 @@ export class AgentChat extends LitElement {
       aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
       <header part="header">
         <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
-          @click=${() => session.setHistoryVisible(!snapshot.historyVisible)}>Conversations</button>
+          @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
         <h2>${this.heading}</h2>
         <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
         ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
