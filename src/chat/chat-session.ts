@@ -1,26 +1,17 @@
-import { createApiClient, type ApiClient } from '../api/api-client.js';
-import { ApiError, ConfigError, isAbortError } from '../api/errors.js';
-import { endpointTokenSource } from '../session/endpoint-source.js';
-import { TokenManager } from '../session/token-manager.js';
-import type { SessionPayload, SessionStatus } from '../session/types.js';
+import { ApiError, isAbortError } from '../api/errors.js';
+import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
 import { DeviceMemory, type Remembered } from './device-memory.js';
+import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ConversationSnapshot, ErrorInfo } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';
 
 /** What the session reads from its host each time it needs it (attributes may change). */
-export interface ChatSessionConfig {
-  projectId: string;
-  integrationId: string;
-  baseUrl: string;
-  sessionEndpoint: string;
-  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+export interface ChatSessionConfig extends ConnectionConfig {
   /** The page's `owner-key` ('' when unset). */
   ownerKey: string;
-  /** Milliseconds a stream may stay silent before the answer counts as interrupted. */
-  idleTimeoutMs?: number;
 }
 
 export interface ChatSessionHooks extends Omit<ConversationHooks, 'onChange' | 'onThreadGone' | 'onError'> {
@@ -56,8 +47,6 @@ export interface ChatSnapshot {
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
 export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
 
-export const MISCONFIGURED_HINT = 'No way to get a session: set the session-endpoint attribute (your server\'s session URL) or the getSessionToken property.';
-
 /**
  * The whole conversation core, without a DOM: token manager and API client (built lazily from
  * the config), the conversation, the thread list, drafts and what the device remembers, bound
@@ -67,26 +56,26 @@ export const MISCONFIGURED_HINT = 'No way to get a session: set the session-endp
  * a reset is dropped rather than shown or stored.
  */
 export class ChatSession {
-  readonly conversation: Conversation;
-  readonly directory: ThreadDirectory;
+  private readonly conversation: Conversation;
+  private readonly directory: ThreadDirectory;
   private readonly memory: DeviceMemory;
+  private readonly connection: ServiceConnection;
   private current: ChatSnapshot;
   private drafts: Record<string, string> = {};
   private historyVisible = false;
   private generation = 0;
   private opening?: AbortController;
-  private tokens?: TokenManager;
-  private api?: ApiClient;
-  private clientKey = '';
-  private customSource?: ChatSessionConfig['getSessionToken'];
   private pageKey = '';
-  private misconfigurationReported = false;
 
   constructor(
     private readonly options: ChatSessionOptions,
     private readonly hooks: ChatSessionHooks,
   ) {
-    const client = () => this.client();
+    this.connection = new ServiceConnection(options.config, (status) => {
+      hooks.onSessionChange?.(status);
+      if (status === 'ready') this.judgeOwner();
+    }, options.fetch);
+    const client = () => this.connection.client();
     this.conversation = new Conversation(client, {
       ...hooks,
       onChange: () => this.publish(),
@@ -168,11 +157,10 @@ export class ChatSession {
    * host's first render, so properties a framework sets right after creating it count.
    */
   checkConfigured(): void {
-    const config = this.options.config();
-    if (config.sessionEndpoint || config.getSessionToken || this.misconfigurationReported) return;
-    this.misconfigurationReported = true;
-    console.error(`[agent-chat] ${MISCONFIGURED_HINT}`);
-    this.hooks.onError(describeError(new ConfigError(MISCONFIGURED_HINT)));
+    const error = this.connection.misconfigured();
+    if (!error) return;
+    console.error(error.message);
+    this.hooks.onError(describeError(error));
   }
 
   /**
@@ -183,7 +171,8 @@ export class ChatSession {
     const config = this.options.config();
     if (config.ownerKey === this.pageKey) return;
     this.pageKey = config.ownerKey;
-    if (this.tokens?.ownerKey !== undefined && this.tokens.ownerKey !== config.ownerKey) this.tokens.clear();
+    const sessionKey = this.connection.ownerKey;
+    if (sessionKey !== undefined && sessionKey !== config.ownerKey) this.connection.clearToken();
     this.judgeOwner();
     this.publish();
   }
@@ -231,7 +220,7 @@ export class ChatSession {
     this.opening = opening;
     const generation = this.generation;
     try {
-      const thread = await this.client().getThread(threadId, { signal: opening.signal });
+      const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
       if (generation !== this.generation || opening.signal.aborted) return;
       this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
     } catch (error) {
@@ -262,7 +251,7 @@ export class ChatSession {
   forget(reason: ForgetReason): Promise<void> {
     this.generation += 1;
     this.opening?.abort();
-    if (reason !== 'owner-changed') this.tokens?.clear();
+    if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
     this.conversation.reset();
     this.directory.clear();
@@ -274,7 +263,7 @@ export class ChatSession {
 
   /** The owner key that what is on screen must belong to: the latest session's, else the page's. */
   private currentKey(): string | undefined {
-    return this.tokens?.ownerKey ?? (this.pageKey || undefined);
+    return this.connection.ownerKey ?? (this.pageKey || undefined);
   }
 
   /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
@@ -324,35 +313,4 @@ export class ChatSession {
     this.memory.changed();
     this.hooks.onChange(this.current);
   }
-
-  /** The API client for the current config; rebuilt (with a fresh session) when it changes. */
-  private client(): ApiClient {
-    const config = this.options.config();
-    const key = JSON.stringify([config.projectId, config.integrationId, config.baseUrl, config.sessionEndpoint, config.idleTimeoutMs]);
-    if (!this.api || key !== this.clientKey || config.getSessionToken !== this.customSource) {
-      const source = config.getSessionToken ?? (config.sessionEndpoint ? endpointTokenSource(config.sessionEndpoint, { fetch: this.options.fetch }) : missingSource);
-      this.tokens?.clear();
-      const tokens = new TokenManager(source);
-      tokens.subscribe((status) => {
-        this.hooks.onSessionChange?.(status);
-        if (status === 'ready') this.judgeOwner();
-      });
-      this.tokens = tokens;
-      this.customSource = config.getSessionToken;
-      this.api = createApiClient({
-        baseUrl: config.baseUrl,
-        projectId: config.projectId,
-        integrationId: config.integrationId,
-        tokens,
-        fetch: this.options.fetch,
-        stream: { idleTimeoutMs: config.idleTimeoutMs },
-      });
-      this.clientKey = key;
-    }
-    return this.api;
-  }
-}
-
-async function missingSource(): Promise<never> {
-  throw new ConfigError(MISCONFIGURED_HINT);
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionHandler } from '../../../server/session-handler.js';
 import { createReferenceService } from '../../../service/index.js';
-import { ChatSession, MISCONFIGURED_HINT, type ChatSessionConfig, type ChatSnapshot } from '../../../src/chat/chat-session.js';
+import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../../src/chat/chat-session.js';
+import { MISCONFIGURED_HINT } from '../../../src/chat/service-connection.js';
 import type { UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
 import type { ErrorInfo } from '../../../src/chat/types.js';
 import { encodeRecord } from '../../msw/stream.js';
