@@ -164,11 +164,13 @@ export class ChatSession {
   }
 
   /**
-   * Reads the page's owner key again: a new one means another visitor. The previous visitor's
+   * Reads the config again (the host calls this before each render). A new page owner key
+   * means another visitor. The previous visitor's
    * token, list and conversation go, and an open list reloads for the new one.
    */
   syncConfig(): void {
     const config = this.options.config();
+    if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.current.configured) this.publish();
     if (config.ownerKey === this.pageKey) return;
     this.pageKey = config.ownerKey;
     const sessionKey = this.connection.ownerKey;
