@@ -1,5 +1,5 @@
 import type { AgentActivity, StreamEvent, ToolCall } from './types.js';
-import { toSources } from './validate.js';
+import { isObject, toSources } from './validate.js';
 
 /** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
 export const RECORD_SEPARATOR = '\u241E';
@@ -52,10 +52,6 @@ export class RecordSplitter {
 
 type Parsed = { event?: StreamEvent; end: boolean } | { invalid: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** A step the agent ran on the service, or null when the record does not have the contract's shape. */
@@ -68,8 +64,8 @@ function toActivity(content: Record<string, unknown>): AgentActivity | null {
 
 function toToolCalls(value: unknown): ToolCall[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isRecord).flatMap((call) =>
-    typeof call.id === 'string' && typeof call.name === 'string' ? [{ id: call.id, name: call.name, arguments: isRecord(call.arguments) ? call.arguments : {} }] : [],
+  return value.filter(isObject).flatMap((call) =>
+    typeof call.id === 'string' && typeof call.name === 'string' ? [{ id: call.id, name: call.name, arguments: isObject(call.arguments) ? call.arguments : {} }] : [],
   );
 }
 
@@ -85,9 +81,9 @@ export function parseRecord(text: string): Parsed {
   } catch {
     return { invalid: 'a stream record was not valid JSON' };
   }
-  const chunk = isRecord(value) ? value.chunk : undefined;
-  if (!isRecord(chunk) || typeof chunk.type !== 'string') return { invalid: 'a stream record had no chunk.type' };
-  const content = isRecord(chunk.content) ? chunk.content : {};
+  const chunk = isObject(value) ? value.chunk : undefined;
+  if (!isObject(chunk) || typeof chunk.type !== 'string') return { invalid: 'a stream record had no chunk.type' };
+  const content = isObject(chunk.content) ? chunk.content : {};
   const end = chunk.stream_end === true;
   switch (chunk.type) {
     case 'stream_start': {

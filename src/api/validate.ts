@@ -9,7 +9,7 @@ import type { Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary } f
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fail(what: string, path: string, expected: string): never {
   throw new ProtocolError(`${what}: the service answered an unexpected shape (${path} should be ${expected}).`);
