@@ -235,6 +235,27 @@ describe('ChatSession', () => {
     expect(memory.dump()).not.toContain('Alice');
   });
 
+  it('forget() abandons a deletion under way: no error, nothing applied', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const { chat, errors } = session(server, device());
+    await chat.send('Question');
+    const threadId = chat.snapshot.conversation.threadId!;
+    let aborted = false;
+    server.override(async (request) => {
+      if (request.method !== 'DELETE') return undefined;
+      await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve()));
+      aborted = true;
+      return undefined;
+    });
+    const deleting = chat.deleteThread(threadId);
+    await vi.waitFor(() => expect(server.requests.at(-1)).toMatch(/^DELETE/));
+    await chat.forget('sign-out');
+    await deleting;
+    expect(aborted).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
   it('stop() cancels the answer on the service by its id, then aborts', async () => {
     const server = backend();
     const cancels: string[] = [];
