@@ -1,6 +1,7 @@
 import { describe, expect, vi } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
+import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
@@ -34,38 +35,57 @@ describe('bugs found in review, each reproduced in the widget', () => {
   const transitions: Array<[string | null, string | null]> = [['alice', 'bob'], ['alice', null], [null, 'alice']];
   for (const [first, second] of transitions) {
     for (const via of ['owner-key', 'header'] as const) {
-      for (const clear of [false, true]) {
-        test(`1: ${name(first)} → ${name(second)} (${via}${clear ? ', clearSession()' : ''}) sees nothing of ${name(first)}`, async ({ worker }) => {
-          await clearAllUiState();
-          const backend = referenceBackend();
-          worker.use(...backend.handlers);
-          backend.signIn(first);
-          const keyFor = (owner: string | null) => (via === 'owner-key' ? ownerKeyOf(owner) : undefined);
-          const el = await fixtureChat({ ownerKey: keyFor(first) });
-          await el.send(`${name(first)} private question`);
-          await expect.poll(stored).toContain(`${name(first)} private question`);
+      const keyFor = (owner: string | null) => (via === 'owner-key' ? ownerKeyOf(owner) : undefined);
+      const emptyList = (owner: string | null) => (owner ? 'No conversations yet.' : 'History is available when you are signed in.');
 
-          backend.signIn(second);
-          if (clear) await el.clearSession();
-          el.remove();
-          const requests = backend.sessionRequests.length + backend.serviceRequests.length;
-          const next = await fixtureChat({ ownerKey: keyFor(second) });
-          await settled(next);
-          // On load, before any request.
-          expect(messagesOf(next)).toHaveLength(0);
-          expect(sidebarTitles(next)).toEqual([]);
-          expect(backend.sessionRequests.length + backend.serviceRequests.length).toBe(requests);
-
-          await next.send(`${name(second)} question`);
-          sidebarToggle(next).click();
-          await settled(next);
-          await expect.poll(() => listText(next)).not.toContain('Loading');
-          expect(messagesOf(next).map((m) => m.message?.content)[0]).toBe(`${name(second)} question`);
-          expect(messagesOf(next)).toHaveLength(2);
-          expect(listText(next)).not.toContain(`${name(first)} private`);
-          await expect.poll(stored).not.toContain(`${name(first)} private question`);
-        });
+      async function firstVisitor(worker: SetupWorker) {
+        await clearAllUiState();
+        const backend = referenceBackend();
+        worker.use(...backend.handlers);
+        backend.signIn(first);
+        const el = await fixtureChat({ ownerKey: keyFor(first) });
+        await el.send(`${name(first)} private question`);
+        await expect.poll(stored).toContain(`${name(first)} private question`);
+        return { backend, el };
       }
+
+      async function expectOnlySecond(el: AgentChat) {
+        await el.send(`${name(second)} question`);
+        await settled(el);
+        expect(messagesOf(el).map((m) => m.message?.content)[0]).toBe(`${name(second)} question`);
+        expect(messagesOf(el)).toHaveLength(2);
+        await expect.poll(() => listText(el)).not.toContain('Loading');
+        expect(listText(el)).not.toContain(`${name(first)} private`);
+        await expect.poll(stored).not.toContain(`${name(first)} private question`);
+      }
+
+      test(`1: ${name(first)} → ${name(second)} on reload (${via}) sees nothing of ${name(first)}`, async ({ worker }) => {
+        const { backend, el } = await firstVisitor(worker);
+        backend.signIn(second);
+        el.remove();
+        const requests = backend.sessionRequests.length + backend.serviceRequests.length;
+        const next = await fixtureChat({ ownerKey: keyFor(second) });
+        await settled(next);
+        // On load, before any request.
+        expect(messagesOf(next)).toHaveLength(0);
+        expect(sidebarTitles(next)).toEqual([]);
+        expect(backend.sessionRequests.length + backend.serviceRequests.length).toBe(requests);
+        sidebarToggle(next).click();
+        await expectOnlySecond(next);
+      });
+
+      test(`1: ${name(first)} → ${name(second)} in place with clearSession() (${via}): the open list follows at once`, async ({ worker }) => {
+        const { backend, el } = await firstVisitor(worker);
+        sidebarToggle(el).click();
+        await expect.poll(() => listText(el)).toContain(first ? `${name(first)} private question` : emptyList(null));
+        backend.signIn(second);
+        if (via === 'owner-key') el.ownerKey = ownerKeyOf(second);
+        await el.clearSession();
+        await settled(el);
+        expect(messagesOf(el)).toHaveLength(0);
+        await expect.poll(() => listText(el)).toContain(emptyList(second));
+        await expectOnlySecond(el);
+      });
     }
   }
 
@@ -144,7 +164,8 @@ describe('bugs found in review, each reproduced in the widget', () => {
     const backend = referenceBackend();
     const head = encodeRecord('stream_start', { thread_id: 'th_big' }) + encodeRecord('partial_answer', { text: 'Kept text' });
     const endless = Array.from({ length: 80 }, () => `{"chunk":${'x'.repeat(64 * 1024)}`);
-    worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head, ...endless]), { headers: STREAM_HEADERS })), ...backend.handlers);
+    // The record never ends and the connection stays open: only the limit can end the answer.
+    worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head, ...endless], { holdAfter: endless.length + 1 }), { headers: STREAM_HEADERS })), ...backend.handlers);
     const el = await fixtureChat();
     const ended = new Promise<string>((resolve) => el.addEventListener('agent-chat-answer-end', (e) => resolve(e.detail.outcome), { once: true }));
     await el.send('Tell me everything');
