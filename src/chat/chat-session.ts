@@ -130,6 +130,12 @@ export class ChatSession {
   connect(): void {
     this.syncConfig();
     this.memory.open(this.options.scope());
+    // A list remembered open with nothing it may show stays closed rather than "loading"
+    // forever: opening it asks the service, and that is the visitor's call.
+    void this.memory.hydrated.then(() => {
+      const { status, threads } = this.directory.snapshot;
+      if (this.historyVisible && status === 'idle' && !threads.length) this.setHistoryVisible(false);
+    });
   }
 
   disconnect(): void {

@@ -155,10 +155,13 @@ describe('ChatSession', () => {
     it('without a page owner-key, shows nothing remembered until a session confirms the same owner', async () => {
       const memory = device();
       const server = await aliceRemembered(memory);
+      const before = server.requests.length;
       const { chat } = session(server, memory);
       await chat.hydrated;
       expect(chat.snapshot.conversation.messages).toEqual([]);
       expect(chat.snapshot.history.threads).toEqual([]);
+      expect(chat.snapshot.historyVisible).toBe(false); // remembered open, but it has nothing it may show
+      expect(server.requests).toHaveLength(before);
       chat.setHistoryVisible(true); // the first moment the widget may ask: the session says alice
       await vi.waitFor(() => expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]));
     });
