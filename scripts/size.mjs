@@ -7,7 +7,7 @@ const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
 const bundles = [
   { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 35 * KB) },
-  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 36 * KB) },
+  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 38 * KB) },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
 const SERVER_ONLY = ['X-API-Key', 'createSessionHandler', 'createQueryClient', 'external_owner_id', 'node:http', 'node:stream'];
