@@ -81,8 +81,8 @@ export class DocsIndex {
   }
 }
 
-export const asSources = (articles: Article[]): Source[] =>
-  articles.map((a) => ({ title: a.title, subtitle: a.subtitle ?? 'agent-chat docs', source_url: a.url, source_type: 'documentation' }));
+export const asSources = (articles: Article[], subtitle: string | null): Source[] =>
+  articles.map((a) => ({ title: a.title, subtitle: a.subtitle ?? subtitle, source_url: a.url, source_type: 'documentation' }));
 
 export interface DemoAgentOptions {
   /** Pause between words, so the demo visibly streams. 0 in tests. */
@@ -135,7 +135,7 @@ export class DemoAgent implements Agent {
       yield { type: 'activity', step: { ...step, status: 'started' } };
       const matches = this.search(message);
       yield { type: 'activity', step: { ...step, status: 'completed', summary: `${matches.length} relevant article(s)`, num_results: matches.length } };
-      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches) };
+      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
       text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : NO_MATCH;
     }
     for (const word of text.match(/\S+\s*|\s+/g) ?? []) {

@@ -131,7 +131,7 @@ describe('abuse limits: paths, headers, caching, logs', () => {
       const req = raw(url, { method: 'GET', path: `/query/v1/projects/${PROJECT.id}/analytics/activity/`, headers: { Host: 'evil.example' } });
       req.on('response', (res) => {
         res.resume();
-        resolve(res.headers.link);
+        resolve(res.headers.link as string | undefined);
       }).on('error', reject).end();
     });
     expect(link).toBe(`</query/v1/projects/${PROJECT.id}/activity/>; rel="successor-version"`);
