@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { SqlStorage, type SqlClient } from './storage-sql.js';
 
 /**
@@ -11,6 +12,8 @@ export async function openStorage(options: { databaseUrl?: string; dataDir?: str
 
 export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
+  // PGlite creates the last directory only.
+  if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir);
   const query: SqlClient['query'] = async (sql, params) => {
     const result = await db.query<Record<string, unknown>>(sql, params);
