@@ -13,6 +13,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --api-key KEY       the project's API key (AGENT_CHAT_API_KEY; required)
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
   DATABASE_URL        PostgreSQL instead of the embedded database
+  AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
+  AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project (default 600; 0 = off)
+  AGENT_CHAT_EVENT_RETENTION_DAYS  how long activity events are kept (default 400)
   OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY, AGENT_CHAT_DOCS (a folder of .md), AGENT_CHAT_DOCS_URL
                       answer with a model over those docs instead of the offline demo agent`;
 
@@ -56,6 +59,9 @@ async function main() {
     storage,
     agent,
     publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
+    rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
+    sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
+    eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000 : undefined,
     log: jsonLog,
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
@@ -66,6 +72,14 @@ async function main() {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** `undefined` keeps the default, `0` turns the limit off. */
+function perMinute(value: string | undefined) {
+  if (value === undefined || value === '') return undefined;
+  const requests = Number(value);
+  if (!Number.isInteger(requests) || requests < 0) throw new Error(`a rate limit must be a whole number, not ${value}`);
+  return requests === 0 ? (false as const) : { requests, windowMs: 60_000 };
 }
 
 main().catch((error) => {
