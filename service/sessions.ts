@@ -28,6 +28,9 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
   return json({ session_token: session.token, expires_at: isoMicros(session.expiresAt) }, 200, { 'Agent-Chat-Owner-Key': await ownerKey(project.apiKey, owner) });
 }
 
+/** One imported key per project secret (a handful), not one per mint. */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
 /**
  * Wire contract §2's owner key: stable for an owner, revealing nothing about it (an HMAC
  * under the project's API key, which only the service and the site owner's server hold).
@@ -35,7 +38,8 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
 export async function ownerKey(secret: string, owner: string | null): Promise<string> {
   if (owner === null) return '-';
   const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(`agent-chat owner\n${owner}`)));
+  let key = hmacKeys.get(secret);
+  if (!key) hmacKeys.set(secret, (key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])));
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(`agent-chat owner\n${owner}`)));
   return btoa(String.fromCharCode(...mac)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
