@@ -132,7 +132,7 @@ async function killNine() {
   const allStarted = new Promise((resolve) => (ready = resolve));
   const inFlight = tokens.slice(1).map((token, i) => chat(service.agent, token, QUESTIONS[i % QUESTIONS.length], () => ++started === n - 1 && ready()));
   await allStarted;
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await new Promise((resolve) => setTimeout(resolve, 400));
   await stop(service.child, 'SIGKILL');
   const cut = await Promise.all(inFlight);
   service = await start(dataDir);
