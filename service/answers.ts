@@ -156,8 +156,9 @@ export class Answers {
           toolCalls: message.toolCalls, status, updatedAt: message.updatedAt,
         });
         if (stored && status !== 'streaming') await ctx.storage.recordActivity({ ...activity, kind: 'message', at: message.updatedAt });
-      } catch {
-        // The store failed; the listeners still get the end of the answer.
+      } catch (error) {
+        // The listeners still get the end of the answer.
+        ctx.log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error });
       }
       answer.end = { status, record };
       answer.emit(record, true);
@@ -210,8 +211,10 @@ export class Answers {
       }
       void outputs.return?.();
       await stoppedEnd();
-    } catch {
+    } catch (error) {
       if (answer.stop.signal.aborted) return await stoppedEnd();
+      // The name only: a model's error message may quote the conversation.
+      ctx.log({ level: 'warn', msg: 'agent_failed', error: error instanceof Error ? error.name : typeof error });
       await finish('error', encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
     }
   }

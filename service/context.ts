@@ -33,6 +33,7 @@ export interface ServiceContext {
   activityStalenessMs: number;
   activityRefreshedAt: number;
   activityRefresh: Promise<void> | null;
+  log: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
 }
 
 export function requireProject(ctx: ServiceContext, projectId: string): ProjectConfig {

@@ -90,6 +90,7 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     activityStalenessMs: options.activityStalenessMs ?? 60_000,
     activityRefreshedAt: Number.NEGATIVE_INFINITY,
     activityRefresh: null,
+    log,
   };
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
 

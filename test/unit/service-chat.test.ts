@@ -81,10 +81,13 @@ describe('reference service: chat (§4)', () => {
         throw new Error('model crashed');
       },
     };
-    const ctx = makeService({ agent: failing });
+    const logs: unknown[] = [];
+    const ctx = makeService({ agent: failing, log: (entry) => logs.push(entry) });
     const token = await ctx.session('alice');
     const { events, threadId } = await ctx.chat(token, 'hi');
     expect(events.at(-1)).toEqual({ type: 'error', reason: 'The agent could not finish this answer.' });
+    // Logged by name only: the model's message may quote the conversation.
+    expect(logs).toEqual([{ level: 'warn', msg: 'agent_failed', error: 'Error' }]);
     const detail = await thread(ctx, token, threadId!);
     expect(detail.messages[1]).toMatchObject({ role: 'assistant', content: 'Partial ', status: 'error' });
   });
