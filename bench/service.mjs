@@ -19,7 +19,7 @@ async function start(dataDir, nodeArgs = []) {
   const env = {
     ...process.env, DATABASE_URL: backend === 'postgres' ? process.env.DATABASE_URL : '',
     // A realistic pace: ~20 ms between words, as a model streams.
-    AGENT_CHAT_WORD_DELAY_MS: '20', AGENT_CHAT_RATE_LIMIT: '0', AGENT_CHAT_SESSION_MINT_LIMIT: '0', DATABASE_POOL_SIZE: '20',
+    AGENT_CHAT_WORD_DELAY_MS: '20', AGENT_CHAT_RATE_LIMIT: '0', AGENT_CHAT_SESSION_MINT_LIMIT: '0', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
   };
   const child = spawn(process.execPath, [...nodeArgs, CLI, '--port', '0', '--data', dataDir, '--project', PROJECT, '--integration', 'int_bench', '--api-key', KEY], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
