@@ -53,6 +53,8 @@ export interface StartAnswer {
  */
 export class Answers {
   private readonly live = new Map<string, LiveAnswer>();
+  /** Paused answers whose tool results are being taken, so two continuations cannot both run. */
+  private readonly claimed = new Set<string>();
 
   constructor(
     private readonly ctx: () => ServiceContext,
@@ -67,9 +69,21 @@ export class Answers {
     return this.live.size;
   }
 
+  /** Claims a paused answer for one continuation; false when another has it (in this process). */
+  claim(id: string): boolean {
+    if (this.claimed.has(id) || this.live.has(id)) return false;
+    this.claimed.add(id);
+    return true;
+  }
+
+  release(id: string): void {
+    this.claimed.delete(id);
+  }
+
   /** Starts generating and returns the stream for the caller (stream_start first). */
   start(request: StartAnswer): Response {
     const answer = new LiveAnswer(request.message, request.thread);
+    this.claimed.delete(answer.message.id);
     this.live.set(answer.message.id, answer);
     const response = this.stream(answer, false);
     answer.done = this.run(answer, request);
@@ -173,10 +187,13 @@ export class Answers {
     };
 
     const outputs = ctx.agent.answer({ ...input, signal: answer.stop.signal })[Symbol.asyncIterator]();
+    // An agent that ignores its signal must not hold a cancel or a shutdown forever.
+    const stopped = new Promise<never>((_, reject) => answer.stop.signal.addEventListener('abort', () => reject(answer.stop.signal.reason), { once: true }));
+    stopped.catch(() => {});
     try {
       for (;;) {
         if (answer.stop.signal.aborted) break;
-        const next: IteratorResult<AgentOutput> = await outputs.next();
+        const next: IteratorResult<AgentOutput> = await Promise.race([outputs.next(), stopped]);
         if (answer.stop.signal.aborted) break;
         if (next.done) return await finish('complete', identifiers(answer));
         const out = next.value;

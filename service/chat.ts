@@ -126,6 +126,18 @@ async function continueWithTools(
     seen.add(result.tool_call_id);
   }
   if (seen.size !== pending.size) throw badRequest('Every pending tool call needs exactly one result.');
+  if (!ctx.answers.claim(answer.id)) throw badRequest('This answer is already continuing.');
+  try {
+    return await resume(ctx, thread, messages, index, answer, body, activity, now);
+  } finally {
+    ctx.answers.release(answer.id);
+  }
+}
+
+async function resume(
+  ctx: ServiceContext, thread: ThreadMeta, messages: MessageRecord[], index: number, answer: MessageRecord,
+  body: { tools: ToolSpec[]; results: ToolResult[] }, activity: Parameters<ServiceContext['answers']['start']>[0]['activity'], now: number,
+): Promise<Response> {
   const byId = new Map(body.results.map((r) => [r.tool_call_id, r]));
   answer.toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
     const result = byId.get(call.id);

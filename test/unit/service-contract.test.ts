@@ -157,6 +157,16 @@ describe('§7 client-side tools', () => {
     expect(detail.messages[1].content).toBe(Array.from({ length: 9 }, (_, i) => `round ${i + 1} `).join(''));
   });
 
+  it('lets only one of two simultaneous continuations run the answer on', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const first = await chatRecords(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE] });
+    const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
+    const body = { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, output: 1 }] };
+    const statuses = (await Promise.all([chatRecords(ctx, token, body), chatRecords(ctx, token, body)])).map((r) => r.response.status).sort();
+    expect(statuses).toEqual([200, 400]);
+  });
+
   it('ends an answer that waited more than 10 minutes for tool results as stopped', async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
@@ -256,6 +266,21 @@ describe('§9 reattach and cancel', () => {
     expect(detail.messages[1]).toMatchObject({ content: 'Partial ', status: 'stopped' });
     expect((await cancel()).status).toBe(204);
     expect((await thread(ctx, token, start.content.thread_id as string)).messages[1].status).toBe('stopped');
+  });
+
+  it('cancels even an agent that ignores its signal', async () => {
+    const stubborn: Agent = {
+      async *answer() {
+        yield { type: 'text', text: 'Never ' } satisfies AgentOutput;
+        await new Promise(() => {});
+      },
+    };
+    const ctx = makeService({ agent: stubborn });
+    const token = await ctx.session('alice');
+    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const [start] = await readRecords(response.body!.getReader(), 2);
+    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id}/cancel/`, { token })).status).toBe(204);
+    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: 'Never ', status: 'stopped' });
   });
 
   it('shows an answer still generating as streaming in the resumed thread', async () => {
