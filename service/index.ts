@@ -1,5 +1,5 @@
 export { createReferenceService } from './reference-service.js';
-export type { ReferenceService, ReferenceServiceOptions, RequestInfo } from './reference-service.js';
+export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry } from './reference-service.js';
 export type { ProjectConfig, RateLimit } from './context.js';
 export { DemoAgent } from './agent.js';
 export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agent.js';
