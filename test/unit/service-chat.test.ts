@@ -10,9 +10,12 @@ describe('reference service: chat (§4)', () => {
   it('streams stream_start first, sources, word deltas and identifiers last', async () => {
     const { session, chat } = makeService();
     const { events, text, threadId } = await chat(await session('alice'), 'How do I theme the widget with CSS?');
-    expect(events[0]).toEqual({ type: 'start', threadId: expect.stringMatching(/^th_[0-9a-f]{32}$/) });
-    expect(events[1].type).toBe('sources');
-    expect(events.at(-1)).toEqual({ type: 'end', threadId, questionAnswerId: expect.stringMatching(/^msg_/) });
+    const questionAnswerId = expect.stringMatching(/^msg_/);
+    expect(events[0]).toEqual({ type: 'start', threadId: expect.stringMatching(/^th_[0-9a-f]{32}$/), questionAnswerId });
+    // §9: the id in stream_start names the same answer the closing identifiers do.
+    expect((events[0] as { questionAnswerId?: string }).questionAnswerId).toBe((events.at(-1) as { questionAnswerId?: string }).questionAnswerId);
+    expect(events.findIndex((e) => e.type === 'sources')).toBeLessThan(events.findIndex((e) => e.type === 'delta'));
+    expect(events.at(-1)).toEqual({ type: 'end', threadId, questionAnswerId });
     const deltas = events.filter((e) => e.type === 'delta');
     expect(deltas.length).toBeGreaterThan(20);
     expect(text).toContain('--agent-chat-color-accent');
