@@ -1,43 +1,34 @@
-import SimpleMarkdown, { type SingleASTNode } from '@khanacademy/simple-markdown';
+import { Lexer, type Token, type TokensList } from 'marked';
 
-/** A node of the markdown AST (simple-markdown's shape: `type` plus per-type fields). */
-export type MarkdownNode = SingleASTNode;
+/** A block token of the markdown (marked's lexer shape). */
+export type MarkdownNode = Token;
+/** Link reference definitions, by normalised label. */
+export type LinkMap = TokensList['links'];
 
 /**
- * Parses markdown blocks. simple-markdown has no HTML rule at all, so raw HTML in an answer can
- * only ever come out as text nodes.
+ * Past this many characters an answer is no longer parsed as markdown: the rest is shown as
+ * plain text. marked is linear on ordinary text, but a few shapes (long runs of code spans,
+ * deeply nested lists) cost tens of ms per 64 KB; the cap keeps every parse of one answer
+ * inside a frame budget whatever the agent sends.
  */
-export function parseBlocks(text: string): MarkdownNode[] {
-  return SimpleMarkdown.defaultBlockParse(text);
+export const MARKDOWN_LIMIT = 64 * 1024;
+
+const OPTIONS = { gfm: true, breaks: false, silent: true } as const;
+
+/**
+ * Lexes markdown blocks with their inline tokens. `links` are definitions already known from
+ * earlier (settled) text; the definitions found here are added to the returned list's `links`.
+ * marked's lexer is pure: it produces tokens, and nothing here ever turns them into HTML.
+ */
+export function lex(text: string, links?: LinkMap): TokensList {
+  const lexer = new Lexer(OPTIONS);
+  if (links) Object.assign(lexer.tokens.links, links);
+  return lexer.lex(text);
 }
 
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
-/** Lines that belong to the block before them even after a blank line: indented, list items, quotes. */
-const CONTINUATION = /^(?:\s|[-*+]\s|\d{1,9}[.)]\s|>)/;
-
-/**
- * Offsets (after `from`) where a new, independently parseable chunk of blocks starts: a line
- * after a blank line, outside a code fence, that does not continue a list, quote or indented
- * block. Only complete lines are judged, since the last one may still grow. `from` must itself
- * be a chunk start (or 0).
- */
-export function chunkStarts(text: string, from = 0): number[] {
-  const starts: number[] = [];
-  let fence: string | null = null;
-  let previousBlank = false;
-  let offset = from;
-  for (let end = text.indexOf('\n', offset); end !== -1; offset = end + 1, end = text.indexOf('\n', offset)) {
-    const line = text.slice(offset, end);
-    if (fence) {
-      const close = FENCE_OPEN.exec(line);
-      if (close && close[1][0] === fence[0] && close[1].length >= fence.length && !line.slice(close[0].length).trim()) fence = null;
-      previousBlank = false;
-      continue;
-    }
-    const blank = line.trim() === '';
-    if (!blank && previousBlank && offset > from && !CONTINUATION.test(line)) starts.push(offset);
-    fence = FENCE_OPEN.exec(line)?.[1] ?? null;
-    previousBlank = blank;
-  }
-  return starts;
+/** Where the markdown part of an answer ends: at the limit, moved back to a line start. */
+export function markdownEnd(text: string): number {
+  if (text.length <= MARKDOWN_LIMIT) return text.length;
+  const lineStart = text.lastIndexOf('\n', MARKDOWN_LIMIT) + 1;
+  return lineStart > MARKDOWN_LIMIT / 2 ? lineStart : MARKDOWN_LIMIT;
 }

@@ -35,7 +35,7 @@ export class AgentChatMessage extends LitElement {
   @property({ attribute: false }) message?: ChatMessage;
 
   private readonly markdown = new IncrementalMarkdown();
-  private view: MarkdownView = { groups: [], tail: [] };
+  private view: MarkdownView = { groups: [], tail: [], overflow: [] };
 
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
@@ -81,6 +81,10 @@ export class AgentChatMessage extends LitElement {
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
           ${this.view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(this.view.tail)}
+          ${this.view.overflow.length
+            ? html`<p class="overflow-notice">The rest of this answer is too long to format and is shown as plain text.</p>
+                ${this.view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
+            : nothing}
         </div>
         ${this.renderSources()}
       </div>

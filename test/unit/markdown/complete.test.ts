@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { completeTail } from '../../../src/markdown/complete.js';
+
+describe('completeTail', () => {
+  it.each([
+    ['Some **bold text', 'Some **bold text**'],
+    ['Some *emphasis', 'Some *emphasis*'],
+    ['Some __strong', 'Some __strong__'],
+    ['Some ~~gone', 'Some ~~gone~~'],
+    ['Some ***both', 'Some ***both***'],
+    ['Some **bold*', 'Some **bold**'],
+    ['Use `npm ci', 'Use `npm ci`'],
+    ['Use ``a ` b', 'Use ``a ` b``'],
+    ['Read [the docs](https://docs.te', 'Read the docs'],
+    ['Read [the docs](', 'Read the docs'],
+    ['Read [the do', 'Read the do'],
+    ['Nested **bold and *em', 'Nested **bold and *em***'],
+    ['- item one\n- item **two', '- item one\n- item **two**'],
+    ['| a | b |', '| a | b |\n|---|---|'],
+    ['| a | b |\n|--', '| a | b |\n|---|---|'],
+  ])('closes %j', (input, expected) => {
+    expect(completeTail(input)).toBe(expected);
+  });
+
+  it.each([
+    ['an opener with nothing after it yet', 'Hello **', 'Hello'],
+    ['a lone backtick', 'Run `', 'Run'],
+    ['an opener before a trailing space', 'Some ** ', 'Some'],
+  ])('drops %s', (_, input, expected) => {
+    expect(completeTail(input)).toBe(expected);
+  });
+
+  it.each([
+    'A finished **bold** and `code` and [link](https://x.test).',
+    'snake_case_name stays as it is',
+    '2 * 3 * 4 = 24',
+    '* a list item',
+    'Escaped \\*star and \\`tick',
+    'Text with `code containing ** stars`',
+    'Prose with a [1] citation and more',
+  ])('leaves finished text alone: %j', (input) => {
+    expect(completeTail(input)).toBe(input);
+  });
+
+  it('closes only the last paragraph', () => {
+    expect(completeTail('First **open\n\nSecond *open')).toBe('First **open\n\nSecond *open*');
+  });
+});
