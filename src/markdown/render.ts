@@ -31,8 +31,18 @@ function renderCached(token: Token): Out {
 
 const inline = (tokens: readonly Token[] | undefined, fallback = ''): Out => (tokens ? tokens.map(renderInline) : decodeEntities(fallback));
 
+/** Percent-encodes what a URL may not hold literally (as CommonMark does), keeping existing escapes. */
+function encodeHref(href: string): string | undefined {
+  try {
+    return encodeURI(href).replace(/%25([0-9a-fA-F]{2})/g, '%$1');
+  } catch {
+    return undefined; // a lone surrogate: not a usable URL
+  }
+}
+
 function renderLink(token: Tokens.Link): Out {
-  const href = safeHref(decodeEntities(token.href));
+  const encoded = encodeHref(decodeEntities(token.href));
+  const href = encoded === undefined ? undefined : safeHref(encoded);
   const label = inline(token.tokens, token.text);
   return href
     ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${token.title ? decodeEntities(token.title) : nothing}>${label}</a>`
@@ -61,7 +71,7 @@ function renderInline(token: Token): Out {
       // Never loaded: a remote image is a tracking pixel the visitor never agreed to.
       return decodeEntities(token.text);
     case 'checkbox':
-      return html`<input type="checkbox" disabled .checked=${token.checked} aria-label=${token.checked ? 'Done' : 'Not done'} /> `;
+      return html`<input type="checkbox" disabled ?checked=${token.checked} aria-label=${token.checked ? 'Done' : 'Not done'} /> `;
     default:
       // Raw HTML, and anything a later marked adds: shown as the text it is.
       return 'raw' in token ? String(token.raw) : nothing;
@@ -95,12 +105,12 @@ function renderCode(token: Tokens.Code): TemplateResult {
 }
 
 function renderTable(table: Tokens.Table): TemplateResult {
-  const align = (i: number) => (table.align[i] ? `align-${table.align[i]}` : nothing);
+  const align = (i: number) => table.align[i] ?? nothing;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table">
     <table>
-      <thead><tr>${table.header.map((cell, i) => html`<th class=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
+      <thead><tr>${table.header.map((cell, i) => html`<th align=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
       ${table.rows.length
-        ? html`<tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>`
+        ? html`<tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td align=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>`
         : nothing}
     </table>
   </div>`;
@@ -132,6 +142,8 @@ function renderBlock(token: Token, top: boolean): Out {
       return renderCode(token as Tokens.Code);
     case 'hr':
       return html`<hr />`;
+    case 'checkbox':
+      return renderInline(token);
     case 'list':
       return renderList(token as Tokens.List);
     case 'table':

@@ -99,8 +99,8 @@ export default css`
   .content th, .content td { overflow-wrap: normal; word-break: normal; }
   .content table { border-collapse: collapse; font-size: 0.95em; }
   .content th, .content td { border: 1px solid var(--agent-chat-color-border); padding: 4px 8px; text-align: start; }
-  .content .align-center { text-align: center; }
-  .content .align-right { text-align: end; }
+  .content [align='center'] { text-align: center; }
+  .content [align='right'] { text-align: end; }
   .sources { margin: 6px 0 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 6px; font-size: 0.85em; }
   .sources a {
     display: inline-block;
