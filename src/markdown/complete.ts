@@ -7,6 +7,7 @@
  * Deliberately small and linear: one pass over the last paragraph, no backtracking.
  */
 export function completeTail(block: string): string {
+  if (inOpenFence(block)) return block;
   const trimmed = block.replace(/\s+$/, '');
   const start = lastParagraphStart(trimmed);
   const table = completeTable(trimmed, start);
@@ -14,6 +15,20 @@ export function completeTail(block: string): string {
   const paragraph = trimmed.slice(start);
   const closed = closeInline(paragraph);
   return closed === paragraph ? block : trimmed.slice(0, start) + closed;
+}
+
+const FENCE = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})/;
+
+/** Whether the text ends inside a fenced code block: its content is code, never syntax. */
+function inOpenFence(text: string): boolean {
+  let open = '';
+  for (const line of text.split('\n')) {
+    const fence = FENCE.exec(line)?.[1];
+    if (!fence) continue;
+    if (!open) open = fence;
+    else if (fence[0] === open[0] && fence.length >= open.length) open = '';
+  }
+  return open !== '';
 }
 
 /** Where the paragraph being written starts: after the last blank line or list item marker. */

@@ -46,3 +46,14 @@ describe('completeTail', () => {
     expect(completeTail('First **open\n\nSecond *open')).toBe('First **open\n\nSecond *open*');
   });
 });
+
+describe('completeTail in code', () => {
+  it('leaves an open fence as it is: its content is code', () => {
+    expect(completeTail('Example:\n```js\nconst a = `b')).toBe('Example:\n```js\nconst a = `b');
+    expect(completeTail('- step\n  ```sh\n  echo **')).toBe('- step\n  ```sh\n  echo **');
+  });
+
+  it('closes syntax after a fence that is closed', () => {
+    expect(completeTail('```\ncode\n```\nThen **bold')).toBe('```\ncode\n```\nThen **bold**');
+  });
+});
