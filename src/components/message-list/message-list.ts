@@ -6,19 +6,18 @@ import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
 import { conversationContext } from '../../context/index.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
+import { whenIdle } from '../../internal/when-idle.js';
+import { warmUpMarkdown } from '../../markdown/parse.js';
 import hostStyles from '../../styles/host.styles.js';
 import { ScrollAnchorController } from './scroll-anchor-controller.js';
 import styles from './message-list.styles.js';
 
 /**
- * Characters of messages rendered in one task when a thread is shown: the newest first, then
+ * Characters (or messages) rendered in one task when a thread is shown: the newest first, then
  * older ones while the page is idle, so a 500-message thread never blocks the page.
  */
-const BATCH_CHARS = 12_000;
-const BATCH_MESSAGES = 25;
-
-const whenIdle: (callback: () => void) => void = (callback) =>
-  'requestIdleCallback' in globalThis ? requestIdleCallback(callback, { timeout: 200 }) : setTimeout(callback, 16);
+const BATCH_CHARS = 4_000;
+const BATCH_MESSAGES = 10;
 
 /** Where a batch ending before `end` starts: at least one message, then up to the budgets. */
 function batchStart(messages: readonly ChatMessage[], end: number): number {
@@ -63,6 +62,11 @@ export class AgentChatMessageList extends LitElement {
   @state() private firstShown = 0;
   private firstId?: string;
   private olderScheduled = false;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    warmUpMarkdown();
+  }
 
   override willUpdate(): void {
     const messages = this.conversation?.messages ?? [];
