@@ -78,6 +78,11 @@ describe('CommonMark conformance', () => {
     }
   });
 
+  it('renders every heading as an h3 under the panel heading, keeping its level as a class', () => {
+    const headings = [...rendered('# One\n\n## Two\n\n###### Six').querySelectorAll('h1, h2, h3, h4, h5, h6')];
+    expect(headings.map((h) => `${h.localName}.${h.className}`)).toEqual(['h3.h1', 'h3.h2', 'h3.h6']);
+  });
+
   it('links bare URLs and e-mail addresses, as GFM does (the listed intentional differences)', () => {
     for (const number of INTENTIONAL.commonMarkGfmAutolinks) {
       const links = [...rendered(examples[number - 1].markdown).querySelectorAll('a')];
