@@ -151,6 +151,7 @@ const only = process.argv[2];
 const scenarios = [
   ['stream 10 KB', () => streaming('stream 10 KB', 'bench:10k')],
   ['stream 200 KB', () => streaming('stream 200 KB', 'bench:200k')],
+  ['stream hostile 64 KB', () => streaming('stream hostile 64 KB', 'bench:hostile')],
   ['resume 500 messages', longThread],
   ['20 messages', requests],
 ];

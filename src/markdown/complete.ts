@@ -8,6 +8,9 @@
  */
 export function completeTail(block: string): string {
   if (inOpenFence(block)) return block;
+  // A paragraph this long is not prose being written: lexing thousands of closers would cost
+  // more than the raw syntax it hides.
+  if (block.length - lastParagraphStart(block) > MAX_PARAGRAPH) return block;
   const trimmed = block.replace(/\s+$/, '');
   const start = lastParagraphStart(trimmed);
   const table = completeTable(trimmed, start);
@@ -16,6 +19,10 @@ export function completeTail(block: string): string {
   const closed = closeInline(paragraph);
   return closed === paragraph ? block : trimmed.slice(0, start) + closed;
 }
+
+const MAX_PARAGRAPH = 4000;
+/** More open emphasis than this at once is not prose either. */
+const MAX_OPEN = 6;
 
 const FENCE = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})/;
 
@@ -103,6 +110,7 @@ function closeInline(text: string): string {
   // A half-written link shows its label as text until its destination is complete.
   if (destination !== -1) return closeInline(text.slice(0, destination) + text.slice(destination + 1, label));
   if (code) return text.slice(codeAt + code).trim() ? text + '`'.repeat(code) : text.slice(0, codeAt).trimEnd();
+  if (stack.length > MAX_OPEN) return text;
   // A run at the very end that cannot close anything is an opener whose text has not come yet.
   let out = text.replace(/(^|\s)[*_~]+$/, '$1').trimEnd();
   for (let opener = stack.pop(); opener; opener = stack.pop()) {

@@ -57,3 +57,14 @@ describe('completeTail in code', () => {
     expect(completeTail('```\ncode\n```\nThen **bold')).toBe('```\ncode\n```\nThen **bold**');
   });
 });
+
+describe('completeTail on hostile text', () => {
+  it('leaves very long paragraphs and deep emphasis alone, in linear time', () => {
+    const long = `${'word '.repeat(1000)}**open`;
+    expect(completeTail(long)).toBe(long);
+    const deep = '*a **b _c __d '.repeat(200);
+    expect(completeTail(deep.slice(0, 3000))).toBe(deep.slice(0, 3000));
+    const links = '[a]('.repeat(900);
+    expect(completeTail(links)).toBe('a');
+  });
+});
