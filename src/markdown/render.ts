@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import type { Token, Tokens } from 'marked';
+import { renderCode } from './code-block.js';
 import { decodeEntities } from './entities.js';
 import type { MarkdownView } from './incremental.js';
 import { safeHref } from './safe-url.js';
@@ -108,32 +109,6 @@ function renderInline(token: Token): Out {
       // Raw HTML, and anything a later marked adds: shown as the text it is.
       return 'raw' in token ? String(token.raw) : nothing;
   }
-}
-
-function copyCode(event: Event, code: string): void {
-  const button = event.currentTarget as HTMLButtonElement;
-  const status = button.nextElementSibling as HTMLElement;
-  const say = (text: string) => {
-    status.textContent = text;
-    setTimeout(() => (status.textContent = ''), 2000);
-  };
-  navigator.clipboard?.writeText(code).then(
-    () => say('Copied'),
-    () => say('Copy failed'),
-  ) ?? say('Copy failed');
-}
-
-function renderCode(token: Tokens.Code): TemplateResult {
-  const lang = (token.lang ?? '').match(/^\S*/)![0];
-  // The status span is static in the template, so the click handler may write its text.
-  return html`<div class="code-block">
-    <div class="code-bar">
-      <span class="code-lang">${decodeEntities(lang)}</span>
-      <button class="copy" type="button" @click=${(event: Event) => copyCode(event, token.text)}>Copy code</button>
-      <span class="visually-hidden" role="status"></span>
-    </div>
-    <pre tabindex="0"><code class=${lang ? `language-${decodeEntities(lang)}` : nothing}>${token.text}</code></pre>
-  </div>`;
 }
 
 function renderTable(table: Tokens.Table): TemplateResult {
