@@ -1,13 +1,15 @@
-// Size budget for the browser bundles, and proof that no server code reached them.
+// Size budget for the browser bundles, and proof that no server code reached them. Also prints
+// what the markdown engine alone costs, bundled and minified the way the IIFE bundles it.
 // Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES]   (gzip bytes)
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { build } from 'vite';
 
 const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
 const bundles = [
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 35 * KB) },
-  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 38 * KB) },
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 45 * KB) },
+  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 50 * KB) },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
 const SERVER_ONLY = ['X-API-Key', 'createSessionHandler', 'createQueryClient', 'external_owner_id', 'node:http', 'node:stream'];
@@ -36,6 +38,19 @@ for (const bundle of bundles) {
   });
 }
 console.table(rows);
+
+/** The engine on its own: everything the widget imports from marked, minified into an IIFE. */
+async function engineCost() {
+  const output = await build({
+    configFile: false,
+    logLevel: 'silent',
+    build: { write: false, minify: true, lib: { entry: 'scripts/markdown-engine.js', name: 'Engine', formats: ['iife'] } },
+  });
+  return gzipSync((Array.isArray(output) ? output[0] : output).output[0].code, { level: 9 }).length;
+}
+const engine = await engineCost();
+const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;
+console.log(`markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`);
 if (failed) {
   console.error('size check failed');
   process.exit(1);
