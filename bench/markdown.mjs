@@ -42,3 +42,21 @@ export function deltas(text, size = 20) {
   if (current) out.push(current);
   return out;
 }
+
+/** 64 KB of shapes that make backtracking or recursive markdown parsers blow up. */
+export function hostileMarkdown() {
+  const repeat = (unit, size) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  const nestedList = Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n');
+  return [
+    'An answer gone wrong:',
+    repeat('` `` ', 12_000),
+    repeat('*a **b _c __d ', 8_000),
+    `${'['.repeat(4_000)}${']'.repeat(4_000)}`,
+    repeat('[a](', 8_000),
+    nestedList,
+    `${'>'.repeat(200)} quoted`,
+    `| a | b |\n|---|---|\n${Array.from({ length: 300 }, (_, i) => `| ${i} | **x** |`).join('\n')}`,
+  ]
+    .join('\n\n')
+    .slice(0, 64 * 1024);
+}

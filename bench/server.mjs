@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { deltas, realisticMarkdown } from './markdown.mjs';
+import { deltas, hostileMarkdown, realisticMarkdown } from './markdown.mjs';
 
 const SEP = '\u241E';
 const record = (type, content, end = false) => JSON.stringify({ chunk: { type, content, stream_end: end } }).replaceAll(SEP, '\\u241e') + SEP;
@@ -9,6 +9,7 @@ const ANSWERS = {
   'bench:10k': realisticMarkdown(10_000),
   'bench:200k': realisticMarkdown(200_000),
   'bench:short': 'A short answer with **one** bold word.',
+  'bench:hostile': hostileMarkdown(),
 };
 
 function longThread() {

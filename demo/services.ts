@@ -1,6 +1,7 @@
 import type { Plugin } from 'vite';
 import { createSessionHandler, toNodeHandler } from '../server/node.js';
 import { createReferenceService, DemoAgent } from '../service/index.js';
+import { openStorage } from '../service/open-storage.js';
 
 export const DEMO = {
   projectId: 'proj_demo',
@@ -8,6 +9,8 @@ export const DEMO = {
   /** A made-up key for the in-process reference service; not a secret of any real account. */
   apiKey: 'demo-key-not-secret',
   servicePath: '/service',
+  /** The embedded database: the demo's conversations survive a restart of `npm run demo`. */
+  dataDir: '.data/demo',
   sessionPath: '/api/agent-session',
   ownerCookie: 'demo_user',
   owners: ['alice', 'bob'],
@@ -27,30 +30,32 @@ function readCookie(header: string | null, name: string): string | undefined {
  * "signed in as" cookie plays the site owner's login; only that server-side code reads it.
  */
 export function demoServices(): Plugin {
-  const service = createReferenceService({
-    projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
-    basePath: DEMO.servicePath,
-    agent: new DemoAgent({ wordDelayMs: 25 }),
-  });
-  const sessionHandler = createSessionHandler({
-    apiKey: DEMO.apiKey,
-    projectId: DEMO.projectId,
-    baseUrl: `http://127.0.0.1${DEMO.servicePath}`,
-    getOwnerId: (request) => {
-      const owner = readCookie(request.headers.get('Cookie'), DEMO.ownerCookie);
-      return owner && (DEMO.owners as readonly string[]).includes(owner) ? owner : null;
-    },
-    // In process: the demo needs no second port, and the path is the same as over HTTP.
-    fetch: (input, init) => service.handle(new Request(input, init)),
-  });
-  const mount = (server: { middlewares: { use: (path: string, handler: ReturnType<typeof toNodeHandler>) => void } }) => {
-    server.middlewares.use(DEMO.servicePath, toNodeHandler(service.handle));
+  async function mount(server: { middlewares: { use: (path: string, handler: ReturnType<typeof toNodeHandler>) => void }; httpServer?: { once(event: 'close', fn: () => void): unknown } | null }) {
+    const service = createReferenceService({
+      projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
+      basePath: DEMO.servicePath,
+      storage: await openStorage({ dataDir: DEMO.dataDir }),
+      agent: new DemoAgent({ wordDelayMs: 25 }),
+    });
+    server.httpServer?.once('close', () => void service.close());
+    const sessionHandler = createSessionHandler({
+      apiKey: DEMO.apiKey,
+      projectId: DEMO.projectId,
+      baseUrl: `http://127.0.0.1${DEMO.servicePath}`,
+      getOwnerId: (request) => {
+        const owner = readCookie(request.headers.get('Cookie'), DEMO.ownerCookie);
+        return owner && (DEMO.owners as readonly string[]).includes(owner) ? owner : null;
+      },
+      // In process: the demo needs no second port, and the path is the same as over HTTP.
+      fetch: (input, init) => service.handle(new Request(input, init)),
+    });
+    server.middlewares.use(DEMO.servicePath, toNodeHandler((request) => service.handle(request, { clientAddress: '127.0.0.1' })));
     server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
-  };
+  }
   return {
     name: 'agent-chat-demo-services',
-    configureServer(server) {
-      if (!process.env.VITEST) mount(server);
+    async configureServer(server) {
+      if (!process.env.VITEST) await mount(server);
     },
     configurePreviewServer: mount,
   };

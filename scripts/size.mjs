@@ -1,7 +1,9 @@
-// Size budget for the browser bundles, and proof that no server code reached them.
+// Size budget for the browser bundles, and proof that no server code reached them. Also prints
+// what the markdown engine alone costs, bundled and minified the way the IIFE bundles it.
 // Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES] [--max-loader=BYTES]   (gzip bytes)
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { build } from 'vite';
 
 const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
@@ -9,9 +11,11 @@ const es = readdirSync('dist').filter((f) => f.endsWith('.js') && !f.endsWith('.
 /** The ES root and the chunks it imports statically: what a page pays before the element is fetched. */
 const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
 const bundles = [
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 35 * KB) },
-  // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 40 * KB) },
+  // main measured 46.4 KB after the markdown and conversation-core merges, over its own 45 KB.
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 48 * KB) },
+  // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk
+  // (main's single ES file measured 51.5 KB; the loader adds its own 2.8 KB).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 56 * KB) },
   { file: 'dist/agent-chat.loader.iife.js', label: 'Loader (script tag)', budget: Number(args['max-loader'] ?? 8 * KB) },
   { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },
 ];
@@ -42,6 +46,19 @@ for (const bundle of bundles) {
   });
 }
 console.table(rows);
+
+/** The engine on its own: everything the widget imports from marked, minified into an IIFE. */
+async function engineCost() {
+  const output = await build({
+    configFile: false,
+    logLevel: 'silent',
+    build: { write: false, minify: true, lib: { entry: 'scripts/markdown-engine.js', name: 'Engine', formats: ['iife'] } },
+  });
+  return gzipSync((Array.isArray(output) ? output[0] : output).output[0].code, { level: 9 }).length;
+}
+const engine = await engineCost();
+const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;
+console.log(`markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`);
 if (failed) {
   console.error('size check failed');
   process.exit(1);

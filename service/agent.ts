@@ -1,52 +1,67 @@
 import MiniSearch from 'minisearch';
 import type { Source } from '../src/api/types.js';
-import type { MessageRecord } from './storage.js';
+import type { ActivityStep, MessageRecord } from './storage.js';
 import { ARTICLES, type Article } from './knowledge.js';
 
-export type AgentOutput = { type: 'sources'; sources: Source[] } | { type: 'text'; text: string };
+/** A client-side tool the chat declared (wire contract §7). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One pause of an answer: the calls the agent made and what the browser answered. */
+export interface ToolRound {
+  calls: ToolCall[];
+  results: ({ tool_call_id: string; output: unknown } | { tool_call_id: string; error: string })[];
+}
+
+export type AgentOutput =
+  | { type: 'sources'; sources: Source[] }
+  | { type: 'text'; text: string }
+  | { type: 'activity'; step: ActivityStep }
+  | { type: 'uncertain' }
+  /** Pauses the answer: the browser runs these and the agent is called again with `rounds`. */
+  | { type: 'tool_calls'; calls: ToolCall[] };
 
 export interface AgentInput {
   message: string;
   /** Earlier messages of the thread, oldest first. */
   history: readonly MessageRecord[];
+  /** The tools the browser offers for this answer; empty when none. */
+  tools: readonly ToolSpec[];
+  /** Earlier tool rounds of this answer, oldest first; empty on the first call. */
+  rounds: readonly ToolRound[];
+  /** Text this answer already produced before its last pause. */
+  partial: string;
   signal: AbortSignal;
 }
 
 /**
- * What the reference service asks of an agent. A site owner can put a real model behind the
- * same service by implementing this; the service handles framing, storage and aborts.
+ * What the service asks of an agent. The service handles framing, storage, tool rounds,
+ * time limits and cancelation; an agent only turns a question into outputs.
  */
 export interface Agent {
   answer(input: AgentInput): AsyncIterable<AgentOutput>;
 }
 
-export interface DemoAgentOptions {
-  /** Pause between words, so the demo visibly streams. 0 in tests. */
-  wordDelayMs?: number;
-  articles?: Article[];
-}
-
-const STOPWORDS = new Set(
-  'a an and are as at be by can do does for from how i if in is it its me my of on or so that the this to use using what when where which who why with you your'.split(' '),
+export const STOPWORDS = new Set(
+  'a an and are as at be by can do does for from how i if in is it its me my of on or so that the this to use using what when where which who why with you your tell about please'.split(' '),
 );
 
-const NO_MATCH = `I couldn't find anything about that in the agent-chat documentation.
-
-Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.`;
-
-/**
- * Deterministic, offline agent: full-text search (MiniSearch, BM25 with prefix and fuzzy
- * matching) over the bundled docs, answering with the best article and citing the matches.
- */
-export class DemoAgent implements Agent {
+/** Full-text search over documentation articles (MiniSearch: BM25, prefix and fuzzy). */
+export class DocsIndex {
   private readonly index: MiniSearch<Article>;
-  private readonly articles: Map<string, Article>;
-  private readonly wordDelayMs: number;
+  private readonly byId: Map<string, Article>;
 
-  constructor(options: DemoAgentOptions = {}) {
-    const articles = options.articles ?? ARTICLES;
-    this.wordDelayMs = options.wordDelayMs ?? 0;
-    this.articles = new Map(articles.map((a) => [a.id, a]));
+  constructor(articles: Article[], private readonly minScore: number) {
+    this.byId = new Map(articles.map((a) => [a.id, a]));
     this.index = new MiniSearch<Article>({
       fields: ['title', 'keywords', 'body'],
       storeFields: ['id'],
@@ -56,25 +71,73 @@ export class DemoAgent implements Agent {
     this.index.addAll(articles);
   }
 
-  /** The articles that answer `question`, best first. Exposed for tests and for the bench. */
-  search(question: string): Article[] {
+  /** Articles above the relevance threshold, best first, at most `limit`. */
+  search(question: string, limit = 3): Article[] {
     const hits = this.index.search(question);
-    if (hits.length === 0) return [];
+    if (hits.length === 0 || hits[0].score < this.minScore) return [];
     // Keep hits close to the best one; weak fuzzy matches on common words are noise.
-    const floor = hits[0].score * 0.5;
-    return hits.filter((hit) => hit.score >= floor && hit.score >= 2).slice(0, 3).map((hit) => this.articles.get(hit.id)!);
+    const floor = Math.max(hits[0].score * 0.5, this.minScore);
+    return hits.filter((hit) => hit.score >= floor).slice(0, limit).map((hit) => this.byId.get(hit.id)!);
+  }
+}
+
+export const asSources = (articles: Article[], subtitle: string | null): Source[] =>
+  articles.map((a) => ({ title: a.title, subtitle: a.subtitle ?? subtitle, source_url: a.url, source_type: 'documentation' }));
+
+export interface DemoAgentOptions {
+  /** Pause between words, so the demo visibly streams. 0 in tests. */
+  wordDelayMs?: number;
+  articles?: Article[];
+  /**
+   * BM25 score the best match must reach to count as an answer. Measured on the bundled docs:
+   * on-topic questions score about 6 and up ("And theming?" 5.9, most 12 to 97), off-topic
+   * ones under 3 ("Tell me about the weather in Paris" 2.2, on a fuzzy match of "theme").
+   */
+  minScore?: number;
+}
+
+export const NO_MATCH = `I couldn't find that in the docs.
+
+Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.`;
+
+/**
+ * Deterministic, offline agent: answers with the best matching article and cites the matches,
+ * says so plainly when nothing is relevant enough, and calls a declared client tool when the
+ * question asks for it by name ("Open the pricing page" with an `open_page` tool).
+ */
+export class DemoAgent implements Agent {
+  private readonly docs: DocsIndex;
+  private readonly wordDelayMs: number;
+
+  constructor(options: DemoAgentOptions = {}) {
+    this.docs = new DocsIndex(options.articles ?? ARTICLES, options.minScore ?? 5);
+    this.wordDelayMs = options.wordDelayMs ?? 0;
   }
 
-  async *answer({ message, signal }: AgentInput): AsyncIterable<AgentOutput> {
-    const matches = this.search(message);
-    if (matches.length > 0) {
-      yield {
-        type: 'sources',
-        sources: matches.map((a) => ({ title: a.title, subtitle: 'agent-chat docs', source_url: a.url, source_type: 'documentation' })),
-      };
+  /** The articles that answer `question`, best first. Exposed for tests and for the bench. */
+  search(question: string): Article[] {
+    return this.docs.search(question);
+  }
+
+  async *answer({ message, tools, rounds, signal }: AgentInput): AsyncIterable<AgentOutput> {
+    const call = rounds.length === 0 ? toolCallFor(message, tools) : undefined;
+    if (call) {
+      yield { type: 'tool_calls', calls: [call] };
+      return;
     }
-    const [best] = matches;
-    const text = best ? `### ${best.title}\n\n${best.body}` : NO_MATCH;
+    let text: string;
+    if (rounds.length > 0) {
+      const last = rounds.at(-1)!;
+      const failed = last.results.find((r) => 'error' in r);
+      text = failed && 'error' in failed ? `I couldn't do that: ${failed.error}.` : `Done: I ran \`${last.calls.map((c) => c.name).join('`, `')}\` for you.`;
+    } else {
+      const step = { id: 'search-1', name: 'search_knowledge_base', summary: `Searching the docs for “${message.slice(0, 80)}”`, num_results: null };
+      yield { type: 'activity', step: { ...step, status: 'started' } };
+      const matches = this.search(message);
+      yield { type: 'activity', step: { ...step, status: 'completed', summary: `${matches.length} relevant article(s)`, num_results: matches.length } };
+      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
+      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : NO_MATCH;
+    }
     for (const word of text.match(/\S+\s*|\s+/g) ?? []) {
       if (this.wordDelayMs > 0) await sleep(this.wordDelayMs, signal);
       signal.throwIfAborted();
@@ -83,12 +146,37 @@ export class DemoAgent implements Agent {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * A tool whose name's words all appear in the question (`open_page` for "Open the pricing
+ * page"). Its first string parameter gets the words between the verb and the last name word.
+ */
+function toolCallFor(message: string, tools: readonly ToolSpec[]): ToolCall | undefined {
+  const words: string[] = message.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  for (const tool of tools) {
+    const parts = tool.name.toLowerCase().split(/[_-]+/).filter(Boolean);
+    if (!parts.length || !parts.every((p) => words.includes(p))) continue;
+    const from = words.indexOf(parts[0]) + 1;
+    const to = parts.length > 1 ? words.lastIndexOf(parts.at(-1)!) : words.length;
+    const target = words.slice(from, Math.max(from, to)).filter((w) => !STOPWORDS.has(w)).join(' ');
+    const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string }>;
+    const param = Object.keys(properties).find((key) => properties[key]?.type === 'string');
+    return { id: `call_${crypto.randomUUID().replaceAll('-', '')}`, name: tool.name, arguments: param ? { [param]: target } : {} };
+  }
+  return undefined;
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts; removes its listener either way. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
       clearTimeout(timer);
       reject(signal.reason);
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

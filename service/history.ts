@@ -1,9 +1,10 @@
+import { waitExpired } from './answers.js';
 import { isoMicros } from './clock.js';
-import { type ServiceContext, requireProject, requireSession } from './context.js';
-import { HttpError, THREAD_ID, badRequest, json, notFound } from './http.js';
-import type { SessionRecord, ThreadCursor, ThreadRecord } from './storage.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
+import { HttpError, THREAD_ID, badRequest, isRecord, json, noContent, notFound, readJsonBody } from './http.js';
+import type { SessionRecord, ThreadCursor, ThreadMeta, ThreadRecord } from './storage.js';
 
-export function threadSummary(thread: ThreadRecord) {
+export function threadSummary(thread: ThreadMeta) {
   return { id: thread.id, title: thread.title, created_at: isoMicros(thread.createdAt), updated_at: isoMicros(thread.updatedAt) };
 }
 
@@ -20,14 +21,21 @@ function requireOwner(session: SessionRecord): string {
  * owner (the id, 128 random bits, is the capability), which keeps an anonymous chat going
  * across a token refresh.
  */
+export function visibleThread(session: SessionRecord, thread: ThreadMeta): boolean {
+  return thread.projectId === session.projectId && thread.owner === session.owner;
+}
+
 export async function findThread(ctx: ServiceContext, session: SessionRecord, threadId: string): Promise<ThreadRecord> {
   if (!THREAD_ID.test(threadId)) throw badRequest('thread_id has an unknown format.');
   const thread = await ctx.storage.getThread(threadId);
-  if (!thread || thread.projectId !== session.projectId || thread.owner !== session.owner) throw notFound('No such thread.');
+  if (!thread || !visibleThread(session, thread)) throw notFound('No such thread.');
   return thread;
 }
 
-function encodeCursor(thread: ThreadRecord): string {
+/** Whose reaction counts (§8): the owner across sessions, else the one session. */
+export const voterOf = (session: SessionRecord) => (session.owner !== null ? `owner:${session.owner}` : `session:${session.token}`);
+
+function encodeCursor(thread: ThreadMeta): string {
   return btoa(JSON.stringify({ u: thread.updatedAt, i: thread.id })).replace(/=+$/, '');
 }
 
@@ -41,8 +49,8 @@ function decodeCursor(cursor: string): ThreadCursor {
   throw badRequest('cursor is not a cursor this service issued.');
 }
 
-export async function listThreads(ctx: ServiceContext, request: Request, projectId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId));
+export async function listThreads(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
   const owner = requireOwner(session);
   const params = new URL(request.url).searchParams;
   const limitParam = params.get('limit');
@@ -55,10 +63,12 @@ export async function listThreads(ctx: ServiceContext, request: Request, project
   return json({ threads: threads.map(threadSummary), next_cursor: next });
 }
 
-export async function getThread(ctx: ServiceContext, request: Request, projectId: string, threadId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId));
+export async function getThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
+  const reactions = await ctx.storage.reactions(thread.id, voterOf(session));
+  const now = ctx.clock.now();
   return json({
     ...threadSummary(thread),
     messages: thread.messages.map((m) => ({
@@ -67,15 +77,40 @@ export async function getThread(ctx: ServiceContext, request: Request, projectId
       content: m.content,
       sources: m.sources,
       created_at: isoMicros(m.createdAt),
-      status: m.status,
+      status: waitExpired(m, now) ? 'stopped' : m.status,
+      ...(m.role === 'assistant' && {
+        question_answer_id: m.id,
+        reaction: reactions.get(m.id) ?? null,
+        tool_calls: m.toolCalls.filter((c) => c.status !== 'pending').map((c) => ({
+          id: c.id, name: c.name, arguments: c.arguments, status: c.status, ...(c.status === 'error' ? { error: c.error } : { output: c.output }),
+        })),
+        activity: m.activity,
+        ...(m.uncertain && { is_uncertain: true }),
+      }),
     })),
   });
 }
 
-export async function deleteThread(ctx: ServiceContext, request: Request, projectId: string, threadId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId));
+export async function deleteThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
+  // An answer still generating stops with its thread rather than talking to nobody.
+  const live = thread.messages.filter((m) => m.status === 'streaming').map((m) => m.id);
   await ctx.storage.deleteThread(thread.id);
-  return new Response(null, { status: 204, headers: { 'Access-Control-Allow-Origin': '*' } });
+  for (const id of live) void ctx.answers.cancel(id);
+  return noContent();
+}
+
+/** PATCH …/threads/{id}/ (§10): a new title, 1 to 80 characters after trimming. */
+export async function renameThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  requireOwner(session);
+  const body = await readJsonBody(request);
+  const title = isRecord(body) && typeof body.title === 'string' ? body.title.replace(/\s+/g, ' ').trim() : '';
+  if (title.length < 1 || title.length > 80) throw badRequest('title must be 1 to 80 characters after trimming.');
+  await findThread(ctx, session, threadId);
+  const renamed = await ctx.storage.renameThread(threadId, title);
+  if (!renamed) throw notFound('No such thread.');
+  return json(threadSummary(renamed));
 }

@@ -15,7 +15,7 @@ export function preflight(): Response {
       ...CORS_HEADERS,
       // X-API-Key is deliberately absent: a browser must never be able to send it here.
       'Access-Control-Allow-Headers': 'Authorization, Content-Type',
-      'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+      'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
       'Access-Control-Max-Age': '600',
     },
   });
@@ -24,7 +24,8 @@ export function preflight(): Response {
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'Content-Type': 'application/json', ...CORS_HEADERS, ...headers },
+    // Every answer is for one caller (a session, a key): no shared cache may keep it.
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...CORS_HEADERS, ...headers },
   });
 }
 
@@ -47,13 +48,30 @@ export class HttpError extends Error {
 export const badRequest = (detail: string) => new HttpError(400, 'invalid_request', detail);
 export const notFound = (detail = 'Not found.') => new HttpError(404, 'not_found', detail);
 
-/** Reads a JSON body within the 64 KiB limit. `undefined` means no body at all. */
+const tooLarge = () => new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.', { Connection: 'close' });
+
+/**
+ * Reads a JSON body within the 64 KiB limit, counting bytes as they arrive, so a chunked body
+ * of any size is refused once it passes the limit and never held whole. `undefined`: no body.
+ */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get('Content-Length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.');
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY_BYTES) throw new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.');
-  const text = new TextDecoder().decode(bytes);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return undefined;
+  const reader = request.body.getReader();
+  const bytes = new Uint8Array(MAX_BODY_BYTES);
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (length + value.byteLength > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    bytes.set(value, length);
+    length += value.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes.subarray(0, length));
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);
@@ -73,3 +91,6 @@ export function randomId(prefix: string): string {
 }
 
 export const THREAD_ID = /^th_[0-9a-f]{32}$/;
+export const ANSWER_ID = /^msg_[0-9a-f]{32}$/;
+
+export const noContent = () => new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'Cache-Control': 'no-store' } });

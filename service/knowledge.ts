@@ -7,6 +7,8 @@ export interface Article {
   id: string;
   title: string;
   url: string;
+  /** Shown under the title in a source; the demo's articles leave it out. */
+  subtitle?: string;
   /** Words visitors use for this topic that the text may not ("theme" for theming). */
   keywords: string;
   /** Markdown. */

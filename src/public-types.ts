@@ -19,6 +19,8 @@ export interface AgentChatProperties {
   integrationId: string;
   sessionEndpoint: string;
   baseUrl: string;
+  ownerKey: string;
+  streamIdleTimeout: number;
   mode: 'launcher' | 'inline';
   theme: 'light' | 'dark' | 'auto';
   heading: string;
@@ -34,6 +36,8 @@ export interface AgentChatAttributes {
   'integration-id'?: string;
   'session-endpoint'?: string;
   'base-url'?: string;
+  'owner-key'?: string;
+  'stream-idle-timeout'?: number | string;
   mode?: AgentChatProperties['mode'];
   theme?: AgentChatProperties['theme'];
   heading?: string;

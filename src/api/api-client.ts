@@ -1,7 +1,8 @@
 import type { TokenManager } from '../session/token-manager.js';
-import { AuthError, NetworkError, errorFromResponse, isAbortError } from './errors.js';
-import { readChatStream } from './stream.js';
+import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
+import { readChatStream, type ReadChatStreamOptions } from './stream.js';
 import type { ChatRequest, StreamEvent, ThreadDetail, ThreadPage } from './types.js';
+import { toThreadDetail, toThreadPage } from './validate.js';
 
 export interface ApiClientOptions {
   /** Service base URL, e.g. `https://agent.example.com`; no trailing slash needed. */
@@ -10,6 +11,8 @@ export interface ApiClientOptions {
   integrationId: string;
   tokens: TokenManager;
   fetch?: typeof fetch;
+  /** Limits of the chat stream reader (idle timeout, record size). */
+  stream?: ReadChatStreamOptions;
 }
 
 export interface RequestOptions {
@@ -22,6 +25,8 @@ export interface ApiClient {
   listThreads(page?: { cursor?: string | null; limit?: number }, options?: RequestOptions): Promise<ThreadPage>;
   getThread(threadId: string, options?: RequestOptions): Promise<ThreadDetail>;
   deleteThread(threadId: string, options?: RequestOptions): Promise<void>;
+  /** Asks the service to stop generating an answer (§9); closing the stream alone does not. */
+  cancelAnswer(questionAnswerId: string, options?: RequestOptions): Promise<void>;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -61,9 +66,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return response;
   }
 
-  async function json<T>(what: string, path: string, init: RequestInit, signal?: AbortSignal): Promise<T> {
+  /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */
+  async function json<T>(what: string, path: string, init: RequestInit, parse: (what: string, value: unknown) => T, signal?: AbortSignal): Promise<T> {
     const response = await send(what, path, { ...init, headers: { Accept: 'application/json' } }, signal);
-    return (await response.json()) as T;
+    let value: unknown;
+    try {
+      value = await response.json();
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      throw new ProtocolError(`${what}: the service did not answer JSON.`, { cause: error });
+    }
+    return parse(what, value);
   }
 
   const threadPath = (id: string) => `/threads/${encodeURIComponent(id)}/`;
@@ -76,11 +89,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
         body,
       }, signal);
-      if (!response.body) {
-        yield { type: 'interrupted', reason: 'the answer had no body' };
-        return;
+      // A captive portal or a misrouted proxy answers 200 with a page: that is no answer at all.
+      const type = response.headers.get('Content-Type') ?? '';
+      if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
+        await response.body?.cancel();
+        throw new ProtocolError(`Sending the message: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`);
       }
-      yield* readChatStream(response.body, signal);
+      yield* readChatStream(response.body, signal, options.stream);
     },
 
     listThreads({ cursor, limit } = {}, { signal } = {}) {
@@ -88,15 +103,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (limit !== undefined) query.set('limit', String(limit));
       if (cursor) query.set('cursor', cursor);
       const suffix = query.size ? `?${query}` : '';
-      return json<ThreadPage>('Loading conversations', `/threads/${suffix}`, { method: 'GET' }, signal);
+      return json('Loading conversations', `/threads/${suffix}`, { method: 'GET' }, toThreadPage, signal);
     },
 
     getThread(threadId, { signal } = {}) {
-      return json<ThreadDetail>('Opening the conversation', threadPath(threadId), { method: 'GET' }, signal);
+      return json('Opening the conversation', threadPath(threadId), { method: 'GET' }, toThreadDetail, signal);
     },
 
     async deleteThread(threadId, { signal } = {}) {
       const response = await send('Deleting the conversation', threadPath(threadId), { method: 'DELETE' }, signal);
+      await response.body?.cancel();
+    },
+
+    async cancelAnswer(questionAnswerId, { signal } = {}) {
+      const response = await send('Stopping the answer', `/answers/${encodeURIComponent(questionAnswerId)}/cancel/`, { method: 'POST' }, signal);
       await response.body?.cancel();
     },
   };

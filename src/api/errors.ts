@@ -15,6 +15,8 @@ export type AgentChatErrorCode =
   | 'rate_limited'
   | 'gone'
   | 'http_error'
+  | 'invalid_response'
+  | 'misconfigured'
   | (string & {});
 
 export class AgentChatError extends Error {
@@ -44,6 +46,22 @@ export class NetworkError extends AgentChatError {
   override name = 'NetworkError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('network', message, options);
+  }
+}
+
+/** A 2xx answer that is not what the contract promises (an HTML portal page, a wrong JSON shape). */
+export class ProtocolError extends AgentChatError {
+  override name = 'ProtocolError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_response', message, options);
+  }
+}
+
+/** The page gave the widget no way to get a session (no session-endpoint, no getSessionToken). */
+export class ConfigError extends AgentChatError {
+  override name = 'ConfigError';
+  constructor(message: string) {
+    super('misconfigured', message);
   }
 }
 

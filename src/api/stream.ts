@@ -1,47 +1,79 @@
-import type { Source, StreamEvent } from './types.js';
+import type { AgentActivity, StreamEvent, ToolCall } from './types.js';
+import { isObject, toSources } from './validate.js';
 
 /** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
 export const RECORD_SEPARATOR = '\u241E';
 
+/** Longest record accepted, in characters: far above any real record (a resumed answer's whole text). */
+export const MAX_RECORD_LENGTH = 4 * 1024 * 1024;
+
+/** A stream that sends nothing for this long is given up as interrupted (decision 67). */
+export const STREAM_IDLE_TIMEOUT_MS = 60_000;
+
 /**
  * Splits decoded text into complete records, keeping the unfinished tail for the next chunk.
  * Works on text, not bytes, so the decoder (in streaming mode) has already joined any
- * multi-byte character that a network chunk split.
+ * multi-byte character that a network chunk split. Each chunk is scanned once and the tail is
+ * kept as pieces, so a record that arrives in many chunks costs linear time, never quadratic.
  */
 export class RecordSplitter {
-  private buffer = '';
+  private pieces: string[] = [];
+  private length = 0;
 
+  constructor(private readonly maxLength = MAX_RECORD_LENGTH) {}
+
+  /** Complete records in `text`; throws RangeError when an unfinished record outgrows the limit. */
   push(text: string): string[] {
-    this.buffer += text;
-    const parts = this.buffer.split(RECORD_SEPARATOR);
-    this.buffer = parts.pop() ?? '';
-    return parts;
+    const parts = text.split(RECORD_SEPARATOR);
+    const tail = parts.pop() ?? '';
+    const records: string[] = [];
+    if (parts.length) {
+      records.push(this.take(parts[0]), ...parts.slice(1));
+      if (records.some((r) => r.length > this.maxLength)) throw new RangeError('a stream record exceeded the size limit');
+    }
+    this.pieces.push(tail);
+    this.length += tail.length;
+    if (this.length > this.maxLength) throw new RangeError('a stream record exceeded the size limit');
+    return records;
   }
 
-  /** Whatever is left when the stream ends: a record that never got its separator. */
+  /** Whatever is left when the stream ends (a record that never got its separator); empties the splitter. */
   get remainder(): string {
-    return this.buffer;
+    return this.take('');
+  }
+
+  private take(last: string): string {
+    const record = this.pieces.join('') + last;
+    this.pieces = [];
+    this.length = 0;
+    return record;
   }
 }
 
 type Parsed = { event?: StreamEvent; end: boolean } | { invalid: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-function toSources(value: unknown): Source[] {
+/** A step the agent ran on the service, or null when the record does not have the contract's shape. */
+function toActivity(content: Record<string, unknown>): AgentActivity | null {
+  const { id, name, status, summary, num_results: count } = content;
+  if (typeof id !== 'string' || typeof name !== 'string') return null;
+  if (status !== 'started' && status !== 'completed' && status !== 'error') return null;
+  return { id, name, status, summary: str(summary), numResults: typeof count === 'number' && Number.isFinite(count) ? count : null };
+}
+
+function toToolCalls(value: unknown): ToolCall[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isRecord).flatMap((item) =>
-    typeof item.source_url === 'string'
-      ? [{ title: str(item.title) ?? item.source_url, subtitle: str(item.subtitle), source_url: item.source_url, source_type: str(item.source_type) ?? 'unknown' }]
-      : [],
+  return value.filter(isObject).flatMap((call) =>
+    typeof call.id === 'string' && typeof call.name === 'string' ? [{ id: call.id, name: call.name, arguments: isObject(call.arguments) ? call.arguments : {} }] : [],
   );
 }
 
-/** Parses one record (wire contract §4). Unknown types parse to no event. */
+/**
+ * Parses one record (wire contract §4). Unknown types parse to no event; so do malformed
+ * optional records (activity, metadata), which only decorate an answer. A malformed record the
+ * answer depends on (start, text) is invalid: the answer ends as interrupted.
+ */
 export function parseRecord(text: string): Parsed {
   let value: unknown;
   try {
@@ -49,51 +81,95 @@ export function parseRecord(text: string): Parsed {
   } catch {
     return { invalid: 'a stream record was not valid JSON' };
   }
-  const chunk = isRecord(value) ? value.chunk : undefined;
-  if (!isRecord(chunk) || typeof chunk.type !== 'string') return { invalid: 'a stream record had no chunk.type' };
-  const content = isRecord(chunk.content) ? chunk.content : {};
+  const chunk = isObject(value) ? value.chunk : undefined;
+  if (!isObject(chunk) || typeof chunk.type !== 'string') return { invalid: 'a stream record had no chunk.type' };
+  const content = isObject(chunk.content) ? chunk.content : {};
   const end = chunk.stream_end === true;
   switch (chunk.type) {
-    case 'stream_start':
-      return { event: { type: 'start', threadId: str(content.thread_id) ?? '' }, end };
+    case 'stream_start': {
+      const threadId = str(content.thread_id);
+      if (!threadId) return { invalid: 'stream_start had no thread_id' };
+      const questionAnswerId = str(content.question_answer_id);
+      return { event: { type: 'start', threadId, ...(questionAnswerId ? { questionAnswerId } : {}) }, end };
+    }
     case 'relevant_sources':
       return { event: { type: 'sources', sources: toSources(content.relevant_sources) }, end };
-    case 'partial_answer':
-      return { event: { type: 'delta', text: str(content.text) ?? '' }, end };
+    case 'partial_answer': {
+      const delta = str(content.text);
+      if (delta === null) return { invalid: 'partial_answer had no text' };
+      return { event: { type: 'delta', text: delta }, end };
+    }
     case 'identifiers':
       return { event: { type: 'end', threadId: str(content.thread_id), questionAnswerId: str(content.question_answer_id) }, end };
     case 'error':
       return { event: { type: 'error', reason: str(content.reason) ?? 'The agent could not answer.' }, end };
+    case 'agent_activity_update': {
+      const activity = toActivity(content);
+      return activity ? { event: { type: 'activity', activity }, end } : { end };
+    }
+    case 'metadata':
+      return typeof content.is_uncertain === 'boolean' ? { event: { type: 'metadata', uncertain: content.is_uncertain }, end } : { end };
+    case 'tool_calls':
+      return { event: { type: 'tool_calls', calls: toToolCalls(content.tool_calls) }, end };
     default:
       return { end };
   }
 }
 
+export interface ReadChatStreamOptions {
+  /** Milliseconds without a byte before the answer counts as interrupted. */
+  idleTimeoutMs?: number;
+  /** Longest record in characters; a longer one interrupts the answer. */
+  maxRecordLength?: number;
+}
+
+const SILENT = Symbol('silent');
+
+/** The next read, or SILENT when nothing arrives within `ms`. */
+function readWithin<T>(reader: ReadableStreamDefaultReader<T>, ms: number): Promise<ReadableStreamReadResult<T> | typeof SILENT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silence = new Promise<typeof SILENT>((resolve) => (timer = setTimeout(() => resolve(SILENT), ms)));
+  return Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Reads a chat response body into typed events. A broken stream does not throw: it yields a
- * final `interrupted` event so the caller keeps the text it has. Aborting throws AbortError.
+ * final `interrupted` event so the caller keeps the text it has (bad JSON, no end record, a
+ * record over the size limit, or silence longer than the idle timeout). Aborting throws AbortError.
  */
-export async function* readChatStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+export async function* readChatStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: ReadChatStreamOptions = {}): AsyncGenerator<StreamEvent> {
+  const { idleTimeoutMs = STREAM_IDLE_TIMEOUT_MS } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const splitter = new RecordSplitter();
+  const splitter = new RecordSplitter(options.maxRecordLength);
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
   let ended = false;
   try {
     while (!ended) {
-      let result: ReadableStreamReadResult<Uint8Array>;
+      let result: ReadableStreamReadResult<Uint8Array> | typeof SILENT;
       try {
-        result = await reader.read();
+        result = await readWithin(reader, idleTimeoutMs);
       } catch (error) {
         signal?.throwIfAborted();
         yield { type: 'interrupted', reason: `the connection broke (${String(error)})` };
         return;
       }
       signal?.throwIfAborted();
+      if (result === SILENT) {
+        yield { type: 'interrupted', reason: `the stream sent nothing for ${Math.round(idleTimeoutMs / 1000)} s` };
+        return;
+      }
       const text = result.done ? decoder.decode() : decoder.decode(result.value, { stream: true });
-      const records = splitter.push(text);
-      if (result.done && splitter.remainder.trim()) records.push(splitter.remainder);
+      let records: string[];
+      try {
+        records = splitter.push(text);
+      } catch (error) {
+        yield { type: 'interrupted', reason: (error as Error).message };
+        return;
+      }
+      const rest = result.done ? splitter.remainder : '';
+      if (rest.trim()) records.push(rest);
       for (const record of records) {
         if (!record.trim()) continue;
         const parsed = parseRecord(record);

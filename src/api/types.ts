@@ -8,7 +8,13 @@ export interface Source {
 }
 
 export type StreamEvent =
-  | { type: 'start'; threadId: string }
+  /** `questionAnswerId` names the answer for cancel and reattach (§9); older services omit it. */
+  | { type: 'start'; threadId: string; questionAnswerId?: string }
+  /** A step the agent runs on the service, upserted by id. */
+  | { type: 'activity'; activity: AgentActivity }
+  | { type: 'metadata'; uncertain: boolean }
+  /** The answer pauses for client-side tools (§7); always followed by the terminal `end`. */
+  | { type: 'tool_calls'; calls: ToolCall[] }
   | { type: 'sources'; sources: Source[] }
   | { type: 'delta'; text: string }
   | { type: 'end'; threadId: string | null; questionAnswerId: string | null }
@@ -16,6 +22,20 @@ export type StreamEvent =
   | { type: 'error'; reason: string }
   /** The stream broke: bad JSON, or it ended with no `stream_end` record. */
   | { type: 'interrupted'; reason: string };
+
+export interface AgentActivity {
+  id: string;
+  name: string;
+  status: 'started' | 'completed' | 'error';
+  summary: string | null;
+  numResults: number | null;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
 
 export interface ThreadSummary {
   id: string;
@@ -29,7 +49,8 @@ export interface ThreadPage {
   next_cursor: string | null;
 }
 
-export type MessageStatus = 'complete' | 'stopped' | 'error';
+/** `streaming`: an answer the service is still generating (§9). */
+export type MessageStatus = 'complete' | 'stopped' | 'error' | 'streaming';
 
 export interface ThreadMessage {
   id: string;
@@ -38,6 +59,7 @@ export interface ThreadMessage {
   sources: Source[];
   created_at: string;
   status: MessageStatus;
+  question_answer_id?: string;
 }
 
 export interface ThreadDetail extends ThreadSummary {

@@ -12,7 +12,7 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
     case 'delta':
       return event.text ? { ...message, content: message.content + event.text } : message;
     case 'end':
-      return { ...message, status: 'complete' };
+      return { ...message, status: 'complete', questionAnswerId: message.questionAnswerId ?? event.questionAnswerId ?? undefined };
     case 'error':
       return { ...message, status: 'error', error: { code: 'agent_error', message: event.reason, recoverable: true } };
     case 'interrupted':

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, isAbortError } from '../api/errors.js';
+import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
 import type { ThreadMessage } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError } from './describe-error.js';
@@ -75,7 +75,17 @@ export class Conversation {
     return this.ask(this.replace(question, { ...question, status: 'sending' }));
   }
 
+  /**
+   * Stops the answer: a closed connection no longer stops it on the service (§4), so the
+   * cancel call goes first when the answer's id is known; then the request is aborted.
+   */
   stop(): void {
+    const answer = this.messages.at(-1);
+    if (this.inFlight && answer?.role === 'assistant' && answer.status === 'streaming' && answer.questionAnswerId) {
+      this.api().cancelAnswer(answer.questionAnswerId).catch(() => {
+        // Best effort: the answer is stopped on screen either way; the service ends it on its own limit.
+      });
+    }
     this.inFlight?.abort();
   }
 
@@ -106,7 +116,7 @@ export class Conversation {
         if (!isCurrent()) return;
         if (event.type === 'start') {
           question = this.replace(question, { ...question, status: 'sent' });
-          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming' };
+          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
           this.messages = [...this.messages, answer];
           this.setThread(event.threadId);
           this.publishNow();
@@ -118,6 +128,8 @@ export class Conversation {
         if (event.type === 'delta' || event.type === 'sources') this.publishSoon();
       }
       if (answer?.status === 'streaming') answer = this.replace(answer, applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }));
+      // Nothing started (an empty or broken body): the question was never answered.
+      if (!answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
     } catch (error) {
       if (!isCurrent()) return;
       if (isAbortError(error)) {
@@ -187,5 +199,7 @@ export class Conversation {
 /** A message of a resumed thread, as the conversation shows it. */
 export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
-  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status };
+  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id } : {};
+  // An answer still generating on the service shows what it has; reattaching (§9) is a later step.
+  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa };
 }

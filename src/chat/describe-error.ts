@@ -1,10 +1,16 @@
-import { AgentChatError, ApiError, NetworkError, SessionError, isAbortError } from '../api/errors.js';
+import { AgentChatError, ApiError, ConfigError, NetworkError, ProtocolError, SessionError, isAbortError } from '../api/errors.js';
 import type { ErrorInfo } from './types.js';
 
 /** Turns any failure of a request into words for the visitor (and a code for the page). */
 export function describeError(error: unknown): ErrorInfo {
   if (error instanceof SessionError) {
     return { code: error.code, status: error.status, recoverable: true, message: "Couldn't start a secure session. Please try again in a moment." };
+  }
+  if (error instanceof ConfigError) {
+    return { code: 'misconfigured', recoverable: false, message: 'This chat is not configured yet.' };
+  }
+  if (error instanceof ProtocolError) {
+    return { code: 'invalid_response', recoverable: true, message: "The assistant's answer didn't come through. Please try again." };
   }
   if (error instanceof NetworkError) {
     return { code: 'network', recoverable: true, message: "Couldn't reach the assistant. Check your connection and try again." };

@@ -30,6 +30,8 @@ export interface ThreadDirectoryHooks {
 export class ThreadDirectory {
   private state: HistorySnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
   private request?: AbortController;
+  /** Deletions under way; clear() abandons them with everything else. */
+  private deletions = new AbortController();
   private wasOwned = false;
 
   constructor(
@@ -81,12 +83,14 @@ export class ThreadDirectory {
 
   /** Deletes on the service, then drops the entry. A thread already gone is dropped all the same. */
   async remove(threadId: string): Promise<void> {
+    const { signal } = this.deletions;
     try {
-      await this.api().deleteThread(threadId);
+      await this.api().deleteThread(threadId, { signal });
     } catch (error) {
+      if (signal.aborted) return;
       if (!(error instanceof ApiError && error.status === 404)) throw error;
     }
-    this.drop(threadId);
+    if (!signal.aborted) this.drop(threadId);
   }
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */
@@ -101,6 +105,8 @@ export class ThreadDirectory {
 
   clear(): void {
     this.request?.abort();
+    this.deletions.abort();
+    this.deletions = new AbortController();
     this.wasOwned = false;
     this.set({ status: 'idle', threads: [], nextCursor: null, loadingMore: false });
   }

@@ -23,6 +23,8 @@ export interface ChatMessage {
   sources: readonly Source[];
   status: ChatMessageStatus;
   error?: ErrorInfo;
+  /** The service's id of an answer (§9): cancel, reattach, feedback. */
+  questionAnswerId?: string;
 }
 
 export interface ConversationSnapshot {

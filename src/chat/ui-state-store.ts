@@ -1,5 +1,6 @@
 import { clear as clearAll, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
+import { toSources, toThreadSummary } from '../api/validate.js';
 import type { ChatMessage } from './types.js';
 
 /**
@@ -17,6 +18,8 @@ export interface UiState {
   messages: ChatMessage[];
   /** History last answered for an owner; a later 403 then means the owner changed. */
   owned: boolean;
+  /** The owner key (wire contract §2) the threads and messages belong to; null: nobody confirmed. */
+  ownerKey: string | null;
 }
 
 
@@ -44,6 +47,35 @@ function idbStore(): UseStore {
   return sharedStore;
 }
 
+function validOrNone<T>(read: () => T): T[] {
+  try {
+    return [read()];
+  } catch {
+    return [];
+  }
+}
+
+const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'complete', 'stopped', 'error', 'interrupted']);
+
+/** A stored message with the shape the views expect; one cut off mid-answer by a reload is marked so. */
+function toMessage(value: unknown): ChatMessage {
+  const m = value as Partial<ChatMessage> | null;
+  if (!m || typeof m.id !== 'string' || typeof m.content !== 'string' || (m.role !== 'user' && m.role !== 'assistant') || !STATUSES.has(m.status as string)) {
+    throw new TypeError('not a message');
+  }
+  const status = m.status === 'streaming' || m.status === 'sending' ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
+  const error = m.error && typeof m.error.message === 'string' ? { code: String(m.error.code), message: m.error.message, recoverable: m.error.recoverable === true } : undefined;
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    sources: toSources(m.sources),
+    status,
+    ...(error ? { error } : {}),
+    ...(typeof m.questionAnswerId === 'string' ? { questionAnswerId: m.questionAnswerId } : {}),
+  };
+}
+
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitize(value: unknown): UiState | undefined {
   if (!value || typeof value !== 'object') return undefined;
@@ -52,10 +84,11 @@ function sanitize(value: unknown): UiState | undefined {
     open: v.open === true,
     sidebarOpen: v.sidebarOpen === true,
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
-    drafts: v.drafts && typeof v.drafts === 'object' ? { ...v.drafts } : {},
-    threads: Array.isArray(v.threads) ? v.threads : [],
-    messages: Array.isArray(v.messages) ? v.messages.map((m) => (m.status === 'streaming' || m.status === 'sending' ? { ...m, status: m.role === 'user' ? 'failed' : 'interrupted' } : m)) : [],
+    drafts: v.drafts && typeof v.drafts === 'object' ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string')) : {},
+    threads: Array.isArray(v.threads) ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t))) : [],
+    messages: Array.isArray(v.messages) ? v.messages.flatMap((m) => validOrNone(() => toMessage(m))) : [],
     owned: v.owned === true,
+    ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
   };
 }
 

@@ -1,49 +1,98 @@
-import { chunkStarts, parseBlocks, type MarkdownNode } from './parse.js';
+import { completeTail } from './complete.js';
+import { ELEMENT_LIMIT, elementCount, lex, markdownEnd, type LinkMap, type MarkdownNode } from './parse.js';
 
-/** Frozen nodes are handed out in groups of this size, each a stable array once full. */
+/** Settled blocks are handed out in groups of this size, each a stable array once full. */
 export const GROUP_SIZE = 64;
+/** Text past the markdown limit is handed out in pieces of about this size. */
+const PLAIN_PIECE = 4096;
+/** Full re-lexes allowed while streaming when a late link definition resolves earlier text. */
+const RELEX_BUDGET = 4;
 
 export interface MarkdownView {
   /** Settled blocks. A full group never changes identity, so renderers can skip it. */
   groups: readonly (readonly MarkdownNode[])[];
-  /** The last chunk, still growing. */
+  /** The last block, still growing (mid-stream: with its open syntax closed, see completeTail). */
   tail: readonly MarkdownNode[];
+  /** What lies past MARKDOWN_LIMIT, as plain-text pieces; settled pieces keep their value. */
+  overflow: readonly string[];
 }
 
+const EMPTY: MarkdownView = { groups: [], tail: [], overflow: [] };
+
 /**
- * Parses a growing markdown answer without re-reading what is settled.
+ * Lexes a growing markdown answer without re-reading what is settled.
  *
- * The text is cut into chunks at blank lines that cannot belong to the block before them
- * (see chunkStarts); a chunk followed by another one can no longer change, so it is parsed
- * once and its nodes are kept as they are. Each update parses only the last chunk, so the cost
- * per chunk of stream stays flat however long the answer gets. A finished answer is parsed
- * with the same cuts, so the final render never jumps from the streamed one.
+ * In CommonMark, appending text can change only the last block (a paragraph that becomes a
+ * setext heading or a table, a list that grows, a fence that closes), so each update lexes from
+ * the start of the last block and settles every block before it: their tokens are kept as they
+ * are and never lexed again. The one exception is a link reference definition, which can turn
+ * `[text]` earlier in the answer into a link: a new definition after settled text that holds a
+ * `[` makes the whole answer be lexed again (a few times while streaming, always at the end), so
+ * the final rendering is exactly that of the whole text.
  */
 export class IncrementalMarkdown {
   private groups: MarkdownNode[][] = [];
   private frozenLength = 0;
+  private links: LinkMap = Object.create(null);
+  private frozenHasBracket = false;
+  private stale = false;
+  private relexes = 0;
+  private elements = 0;
+  /** Where the markdown ended because of ELEMENT_LIMIT; the rest of the answer is plain text. */
+  private cut = Infinity;
   private text = '';
-  private view: MarkdownView = { groups: [], tail: [] };
+  private finished = false;
+  private overflow: string[] = [];
+  private overflowFrom = 0;
+  private view: MarkdownView = EMPTY;
 
   update(text: string): MarkdownView {
-    if (text === this.text) return this.view;
-    if (!this.extends(text)) this.reset();
+    return this.advance(text, false);
+  }
+
+  /** The answer will not grow any more: its last block is settled too. */
+  finish(text: string): MarkdownView {
+    return this.advance(text, true);
+  }
+
+  private advance(text: string, final: boolean): MarkdownView {
+    if (text === this.text && (this.finished || !final)) return this.view;
+    if (this.text && !this.extends(text)) this.reset();
     this.text = text;
-    for (const start of chunkStarts(text, this.frozenLength)) {
-      this.freeze(parseBlocks(text.slice(this.frozenLength, start)));
-      this.frozenLength = start;
+    this.finished = final;
+    const markdown = text.slice(0, Math.min(markdownEnd(text), this.cut));
+    const whole = this.frozenLength === 0;
+    if (!whole && this.stale && this.relexes < RELEX_BUDGET) return this.relex(text, final);
+    const tokens = lex(markdown.slice(this.frozenLength), this.links);
+    const lateDefinition = this.frozenHasBracket && Object.keys(tokens.links).some((label) => !(label in this.links));
+    let last = tokens.length - 1;
+    while (last > 0 && tokens[last].type === 'space') last -= 1;
+    // Past the limit the markdown part cannot grow any more: all of it is settled.
+    const settled = final || markdown.length < text.length ? tokens.length : Math.max(last, 0);
+    for (let i = 0; i < settled && this.cut === Infinity; i += 1) this.freeze(tokens[i], whole);
+    if (final && !whole && (this.stale || lateDefinition)) return this.relex(text, final);
+    if (this.cut !== Infinity) return this.publish(text, [], this.cut);
+    let tail = tokens.slice(settled);
+    // A growing block past the element budget shows as plain text until it settles.
+    if (tail.reduce((n, token) => n + elementCount(token), this.elements) > ELEMENT_LIMIT) return this.publish(text, [], this.frozenLength);
+    if (tail.length) {
+      const raw = tail.map((token) => token.raw).join('');
+      const completed = completeTail(raw);
+      if (completed !== raw) tail = lex(completed, this.links);
     }
-    this.view = { groups: [...this.groups], tail: parseBlocks(text.slice(this.frozenLength)) };
+    return this.publish(text, tail, markdown.length);
+  }
+
+  private publish(text: string, tail: readonly MarkdownNode[], plainFrom: number): MarkdownView {
+    this.view = { groups: [...this.groups], tail, overflow: this.plainPieces(text, plainFrom) };
     return this.view;
   }
 
-  /** The answer will not grow any more: its last chunk is settled too. */
-  finish(text: string): MarkdownView {
-    const { tail } = this.update(text);
-    this.freeze(tail);
-    this.frozenLength = text.length;
-    this.view = { groups: [...this.groups], tail: [] };
-    return this.view;
+  /** Lexes the whole markdown again, so a late definition resolves the text before it. */
+  private relex(text: string, final: boolean): MarkdownView {
+    this.resetTokens();
+    this.text = '';
+    return this.advance(text, final);
   }
 
   /**
@@ -58,19 +107,58 @@ export class IncrementalMarkdown {
     return text.slice(from, seen) === this.text.slice(from) && text.slice(0, 64) === this.text.slice(0, 64);
   }
 
-  private freeze(nodes: readonly MarkdownNode[]): void {
-    for (const node of nodes) {
-      const last = this.groups.at(-1);
-      // A group being filled is copied on write, so a renderer holding the old array sees a change.
-      if (last && last.length < GROUP_SIZE) this.groups[this.groups.length - 1] = [...last, node];
-      else this.groups.push([node]);
+  private freeze(token: MarkdownNode, fromWhole: boolean): void {
+    const elements = elementCount(token);
+    if (this.elements + elements > ELEMENT_LIMIT) {
+      this.cut = this.frozenLength;
+      return;
     }
+    this.elements += elements;
+    if (token.type === 'def' && !(token.tag in this.links)) {
+      this.links[token.tag] = { href: token.href, title: token.title };
+      if (this.frozenHasBracket && !fromWhole) this.stale = true;
+    }
+    this.frozenHasBracket ||= token.raw.includes('[');
+    const last = this.groups.at(-1);
+    // A group being filled is copied on write, so a renderer holding the old array sees a change.
+    if (last && last.length < GROUP_SIZE) this.groups[this.groups.length - 1] = [...last, token];
+    else this.groups.push([token]);
+    this.frozenLength += token.raw.length;
+  }
+
+  /** Past the limit: pieces cut at line ends, all but the last one settled while `from` holds. */
+  private plainPieces(text: string, from: number): string[] {
+    if (from !== this.overflowFrom) [this.overflow, this.overflowFrom] = [[], from];
+    this.overflow.pop();
+    let offset = from + this.overflow.reduce((sum, piece) => sum + piece.length, 0);
+    while (offset < text.length) {
+      let end = Math.min(text.length, offset + PLAIN_PIECE);
+      const lineEnd = text.lastIndexOf('\n', end);
+      if (end < text.length && lineEnd > offset) end = lineEnd + 1;
+      this.overflow.push(text.slice(offset, end));
+      offset = end;
+    }
+    return [...this.overflow];
+  }
+
+  private resetTokens(): void {
+    this.relexes += 1;
+    this.groups = [];
+    this.frozenLength = 0;
+    this.links = Object.create(null);
+    this.frozenHasBracket = false;
+    this.stale = false;
+    this.elements = 0;
+    this.cut = Infinity;
   }
 
   private reset(): void {
-    this.groups = [];
-    this.frozenLength = 0;
+    this.resetTokens();
+    this.relexes = 0;
     this.text = '';
-    this.view = { groups: [], tail: [] };
+    this.finished = false;
+    this.overflow = [];
+    this.overflowFrom = 0;
+    this.view = EMPTY;
   }
 }

@@ -1,6 +1,6 @@
-import { parseBlocks, type MarkdownNode } from './parse.js';
-
-const BLOCKS = new Set(['paragraph', 'heading', 'list', 'blockQuote', 'hr', 'newline']);
+import type { Token } from 'marked';
+import { decodeEntities } from './entities.js';
+import { lex } from './parse.js';
 
 /** The opening of an answer for the live region: long answers are read from the log, not announced whole. */
 export function announcementText(markdown: string, maxChars = 300): string {
@@ -13,17 +13,18 @@ export function announcementText(markdown: string, maxChars = 300): string {
 /** What a screen reader should say for an answer: its words, without markdown syntax. */
 export function plainText(markdown: string): string {
   const parts: string[] = [];
-  const walk = (nodes: readonly MarkdownNode[]) => {
-    for (const node of nodes) {
-      if (node.type === 'codeBlock') parts.push(' (code) ');
-      else if (node.type === 'table') parts.push(' (table) ');
-      else if (node.type === 'list') (node.items as MarkdownNode[][]).forEach((item) => (walk(item), parts.push(' ')));
-      else if (Array.isArray(node.content)) walk(node.content);
-      else if (typeof node.content === 'string') parts.push(node.content);
-      else if (node.type === 'image' && node.alt) parts.push(String(node.alt));
-      if (BLOCKS.has(node.type)) parts.push(' ');
+  const walk = (tokens: readonly Token[]) => {
+    for (const token of tokens) {
+      if (token.type === 'code') parts.push(' (code) ');
+      else if (token.type === 'table') parts.push(' (table) ');
+      else if (token.type === 'list') token.items.forEach((item: Token) => (walk([item]), parts.push(' ')));
+      else if (token.type === 'space' || token.type === 'def' || token.type === 'checkbox') parts.push(' ');
+      else if ('tokens' in token && token.tokens) walk(token.tokens);
+      else if (token.type === 'codespan' || token.type === 'escape' || token.type === 'html') parts.push(token.text);
+      else if ('text' in token) parts.push(decodeEntities(String(token.text)));
+      if (token.type === 'paragraph' || token.type === 'heading' || token.type === 'blockquote') parts.push(' ');
     }
   };
-  walk(parseBlocks(markdown));
+  walk(lex(markdown));
   return parts.join('').replace(/\s+/g, ' ').trim();
 }

@@ -1,108 +1,164 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import type { MarkdownNode } from './parse.js';
+import { guard } from 'lit/directives/guard.js';
+import type { Token, Tokens } from 'marked';
+import { renderCode } from './code-block.js';
+import { decodeEntities } from './entities.js';
+import type { MarkdownView } from './incremental.js';
 import { safeHref } from './safe-url.js';
 
 type Out = TemplateResult | string | typeof nothing | Out[];
 
 /**
- * Markdown AST to Lit templates. Agent text only ever reaches the DOM through text and
- * attribute bindings, so it cannot become markup: raw HTML is plain text (the parser has no
- * HTML rule), links go through safeHref, and images render as their alt text. There is no
- * innerHTML anywhere.
+ * Markdown tokens to Lit templates. Agent text only ever reaches the DOM through text and
+ * attribute bindings, so it cannot become markup: raw HTML renders as the text it is, links go
+ * through safeHref, and images render as their alt text (never loaded). There is no innerHTML
+ * anywhere.
  *
- * Templates are cached per node object: settled nodes of a streaming answer (see
- * IncrementalMarkdown) keep their identity, so Lit sees identical values and skips them.
+ * Templates are cached per token object: settled blocks of a streaming answer (see
+ * IncrementalMarkdown) keep their token objects, so Lit sees identical values and skips them.
  */
-const cache = new WeakMap<MarkdownNode, Out>();
+const cache = new WeakMap<Token, Out>();
 
-export function renderNodes(nodes: readonly MarkdownNode[]): Out[] {
-  return nodes.map(renderCached);
+/**
+ * A whole answer: settled groups (skipped by Lit while unchanged), the growing tail, and what
+ * lies past the markdown limit as plain text under a short notice.
+ */
+export function renderView(view: MarkdownView): TemplateResult {
+  return html`${view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
+    view.overflow.length
+      ? html`<p class="overflow-notice">The rest of this answer is too long to format and is shown as plain text.</p>
+          ${view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
+      : nothing
+  }`;
 }
 
-function renderCached(node: MarkdownNode): Out {
-  let out = cache.get(node);
+export function renderNodes(tokens: readonly Token[]): Out[] {
+  return tokens.map(renderCached);
+}
+
+function renderCached(token: Token): Out {
+  let out = cache.get(token);
   if (out === undefined) {
-    out = renderNode(node);
-    cache.set(node, out);
+    out = renderBlock(token, true);
+    cache.set(token, out);
   }
   return out;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-/** Link destinations may hide a scheme in entities (`&#106;avascript:`): judge what they mean. */
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, entity: string) => {
-    if (entity[0] !== '#') return ENTITIES[entity.toLowerCase()] ?? match;
-    const code = entity[1].toLowerCase() === 'x' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
-  });
+function inline(tokens: readonly Token[] | undefined, fallback = ''): Out {
+  return tokens ? merge(tokens.map(renderInline)) : decodeEntities(fallback);
 }
 
-const children = (node: MarkdownNode): Out => (Array.isArray(node.content) ? renderNodes(node.content) : typeof node.content === 'string' ? node.content : nothing);
-
-function renderLink(node: MarkdownNode): Out {
-  const href = typeof node.target === 'string' ? safeHref(decodeEntities(node.target)) : undefined;
-  const label = children(node);
-  return href ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${node.title || nothing}>${label}</a>` : html`${label}`;
+/**
+ * Joins neighbouring strings: Lit gives every array item its own part and marker comments, so
+ * 30,000 escaped characters as 30,000 items cost a long task where one string costs nothing.
+ */
+function merge(parts: Out[]): Out {
+  const out: Out[] = [];
+  for (const part of parts) {
+    if (part === nothing) continue;
+    const last = out.length - 1;
+    if (typeof part === 'string' && typeof out[last] === 'string') out[last] += part;
+    else out.push(part);
+  }
+  return out.length === 1 ? out[0] : out;
 }
 
-function renderTable(node: MarkdownNode): TemplateResult {
-  const align = (i: number) => (node.align?.[i] ? `align-${node.align[i]}` : nothing);
-  const header = node.header as MarkdownNode[][];
-  const rows = node.cells as MarkdownNode[][][];
+/** Percent-encodes what a URL may not hold literally (as CommonMark does), keeping existing escapes. */
+function encodeHref(href: string): string | undefined {
+  try {
+    return encodeURI(href).replace(/%25([0-9a-fA-F]{2})/g, '%$1');
+  } catch {
+    return undefined; // a lone surrogate: not a usable URL
+  }
+}
+
+function renderLink(token: Tokens.Link): Out {
+  const encoded = encodeHref(decodeEntities(token.href));
+  const href = encoded === undefined ? undefined : safeHref(encoded);
+  const label = inline(token.tokens, token.text);
+  return href
+    ? html`<a href=${href} target="_blank" rel="noopener noreferrer nofollow" title=${token.title ? decodeEntities(token.title) : nothing}>${label}</a>`
+    : label;
+}
+
+function renderInline(token: Token): Out {
+  switch (token.type) {
+    case 'text':
+      return 'tokens' in token && token.tokens ? inline(token.tokens) : token.escaped ? token.text : decodeEntities(token.text);
+    case 'escape':
+      return token.text;
+    case 'strong':
+      return html`<strong>${inline(token.tokens, token.text)}</strong>`;
+    case 'em':
+      return html`<em>${inline(token.tokens, token.text)}</em>`;
+    case 'del':
+      return html`<del>${inline(token.tokens, token.text)}</del>`;
+    case 'codespan':
+      return html`<code>${token.text}</code>`;
+    case 'br':
+      return html`<br />`;
+    case 'link':
+      return renderLink(token as Tokens.Link);
+    case 'image':
+      // Never loaded: a remote image is a tracking pixel the visitor never agreed to.
+      return decodeEntities(token.text);
+    case 'checkbox':
+      return html`<input type="checkbox" disabled ?checked=${token.checked} aria-label=${token.checked ? 'Done' : 'Not done'} /> `;
+    default:
+      // Raw HTML, and anything a later marked adds: shown as the text it is.
+      return 'raw' in token ? String(token.raw) : nothing;
+  }
+}
+
+function renderTable(table: Tokens.Table): TemplateResult {
+  const align = (i: number) => table.align[i] ?? nothing;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table">
     <table>
-      <thead><tr>${header.map((cell, i) => html`<th class=${align(i)}>${renderNodes(cell)}</th>`)}</tr></thead>
-      <tbody>${rows.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${align(i)}>${renderNodes(cell)}</td>`)}</tr>`)}</tbody>
+      <thead><tr>${table.header.map((cell, i) => html`<th align=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
+      ${table.rows.length
+        ? html`<tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td align=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>`
+        : nothing}
     </table>
   </div>`;
 }
 
-function renderNode(node: MarkdownNode): Out {
-  switch (node.type) {
-    case 'text':
-      return String(node.content);
-    case 'paragraph':
-      return html`<p>${children(node)}</p>`;
+function renderList(list: Tokens.List): TemplateResult {
+  const items = list.items.map((item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`);
+  const start = list.start === '' || list.start === 1 ? nothing : list.start;
+  return list.ordered ? html`<ol start=${start}>${items}</ol>` : html`<ul>${items}</ul>`;
+}
+
+function renderBlock(token: Token, top: boolean): Out {
+  switch (token.type) {
+    case 'space':
+    case 'def':
+      return nothing;
     case 'heading':
       // Every answer heading is an h3 under the panel's h2: agents skip levels freely, and a
       // skipped level breaks heading navigation. The markdown depth survives as a class.
-      return html`<h3 class="h${node.level}">${children(node)}</h3>`;
-    case 'strong':
-    case 'u': // simple-markdown reads __x__ as underline; CommonMark (and agents) mean strong
-      return html`<strong>${children(node)}</strong>`;
-    case 'em':
-      return html`<em>${children(node)}</em>`;
-    case 'del':
-      return html`<del>${children(node)}</del>`;
-    case 'inlineCode':
-      return html`<code>${node.content}</code>`;
-    case 'codeBlock':
-      return html`<pre><code class=${node.lang ? `language-${String(node.lang).replace(/[^\w-]/g, '')}` : nothing}>${node.content}</code></pre>`;
-    case 'blockQuote':
-      return html`<blockquote>${children(node)}</blockquote>`;
-    case 'list': {
-      const items = (node.items as MarkdownNode[][]).map((item) => html`<li>${renderNodes(item)}</li>`);
-      return node.ordered ? html`<ol start=${node.start && node.start !== 1 ? node.start : nothing}>${items}</ol>` : html`<ul>${items}</ul>`;
-    }
-    case 'table':
-      return renderTable(node);
+      return html`<h3 class="h${token.depth}">${inline(token.tokens, token.text)}</h3>`;
+    case 'paragraph':
+      return html`<p>${inline(token.tokens, token.text)}</p>`;
+    case 'text':
+      // Block text is a tight list item's content; only at the top does it need a paragraph.
+      return top ? html`<p>${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
+    case 'blockquote':
+      return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
+    case 'code':
+      return renderCode(token as Tokens.Code);
     case 'hr':
       return html`<hr />`;
-    case 'br':
-      return html`<br />`;
-    case 'link':
-    case 'reflink':
-      return renderLink(node);
-    case 'image':
-    case 'refimage':
-      // No images: a remote image is a tracking pixel the visitor never agreed to.
-      return node.alt ? `[${node.alt}]` : nothing;
-    case 'newline':
-    case 'def':
-      return nothing;
+    case 'checkbox':
+      return renderInline(token);
+    case 'list':
+      return renderList(token as Tokens.List);
+    case 'table':
+      return renderTable(token as Tokens.Table);
+    case 'html':
+      // Block HTML is the agent's text, not markup: shown as written.
+      return html`<p class="raw">${String(token.raw).replace(/\n+$/, '')}</p>`;
     default:
-      return children(node);
+      return 'raw' in token ? html`<p>${String(token.raw)}</p>` : nothing;
   }
 }

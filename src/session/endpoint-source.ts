@@ -2,6 +2,9 @@ import { NetworkError, SessionError, isAbortError } from '../api/errors.js';
 import { parseSession } from './parse-session.js';
 import type { TokenSource } from './types.js';
 
+/** Names the session's owner without revealing it (wire contract §2). */
+export const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
+
 export interface EndpointSourceOptions {
   /** Defaults to `same-origin`: the site owner's login cookie decides the owner. */
   credentials?: RequestCredentials;
@@ -11,7 +14,8 @@ export interface EndpointSourceOptions {
 /**
  * The default token source: `POST` to the site owner's session endpoint (wire contract §2).
  * It reads the response's Date header so the token lifetime is measured on the server's clock,
- * and hands the manager a normalized token whose expiry is already on the local clock.
+ * and hands the manager a normalized token whose expiry is already on the local clock, with the
+ * session's owner key from the `Agent-Chat-Owner-Key` header.
  */
 export function endpointTokenSource(url: string, options: EndpointSourceOptions = {}): TokenSource {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -49,7 +53,8 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
     const serverNow = dateHeader ? Date.parse(dateHeader) : Number.NaN;
     try {
       const token = parseSession(body, receivedAt, Number.isNaN(serverNow) ? receivedAt : serverNow);
-      return { token: token.token, expiresAt: token.expiresAt };
+      const ownerKey = response.headers.get(OWNER_KEY_HEADER) ?? undefined;
+      return { token: token.token, expiresAt: token.expiresAt, ...(ownerKey ? { ownerKey } : {}) };
     } catch (error) {
       throw new SessionError('session_failed', `The session endpoint ${url} answered an unusable body.`, {
         status: response.status,

@@ -28,14 +28,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A session token's lifetime (wire contract §1). */
+export const TOKEN_LIFETIME_MS = 3_600_000;
+
 /**
  * Turns either accepted session form into a token whose expiry is on the local clock.
  *
  * The token's lifetime is judged from the server's own clock: `expires_at - serverNow`,
- * where `serverNow` is the response's Date header when known, else the local receive time.
- * A visitor whose clock is hours off therefore neither loops on refresh nor keeps a dead token.
+ * where `serverNow` is the response's Date header. A visitor whose clock is hours off
+ * therefore neither loops on refresh nor keeps a dead token.
+ *
+ * Without a server time (a custom source), the raw form's `expires_at` is still the service's
+ * clock: a lifetime outside (0, 1 h] on the local clock can only be skew, so the token is taken
+ * as just minted with the contract's hour (decision 69). A token that really was stale earns a
+ * 401, which fetches a fresh one. The normalized form is read on the visitor's clock.
  */
-export function parseSession(payload: unknown, receivedAt: number, serverNow: number = receivedAt): SessionToken {
+export function parseSession(payload: unknown, receivedAt: number, serverNow?: number): SessionToken {
   if (!isRecord(payload)) throw invalid('expected a JSON object');
 
   const raw = 'session_token' in payload || 'expires_at' in payload;
@@ -56,7 +64,9 @@ export function parseSession(payload: unknown, receivedAt: number, serverNow: nu
     throw invalid(`"${expiryField}" must be ${raw ? 'an ISO 8601 time' : 'epoch milliseconds or an ISO 8601 time'} (got ${JSON.stringify(expiry)})`);
   }
 
-  const lifetime = expiresAtServer - serverNow;
+  let lifetime = expiresAtServer - (serverNow ?? receivedAt);
+  if (raw && serverNow === undefined && (lifetime <= 0 || lifetime > TOKEN_LIFETIME_MS)) lifetime = TOKEN_LIFETIME_MS;
   if (lifetime <= 0) throw invalid(`the token expired at ${new Date(expiresAtServer).toISOString()}`);
-  return { token, expiresAt: receivedAt + lifetime };
+  const ownerKey = typeof payload.ownerKey === 'string' ? payload.ownerKey : undefined;
+  return { token, expiresAt: receivedAt + lifetime, ownerKey };
 }

@@ -41,6 +41,13 @@ export class TokenManager {
     return this.currentStatus;
   }
 
+  /** The owner key of the latest session (undefined before one, or when it carried none). */
+  get ownerKey(): string | undefined {
+    return this.lastOwnerKey;
+  }
+
+  private lastOwnerKey?: string;
+
   /** Resolves to a usable token, fetching one only when none is cached or it is about to expire. */
   async getToken(signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
@@ -63,6 +70,7 @@ export class TokenManager {
   clear(): void {
     this.generation += 1;
     this.current = undefined;
+    this.lastOwnerKey = undefined;
     this.inflight?.controller.abort();
     this.inflight = undefined;
     this.setStatus('idle');
@@ -77,12 +85,21 @@ export class TokenManager {
     if (this.inflight) return this.inflight.promise;
     const generation = this.generation;
     const controller = new AbortController();
+    // A source that throws synchronously becomes a rejection, so the failure below runs after
+    // `inflight` is recorded; run in line, its finally would leave a dead promise cached forever.
+    let fetched: Promise<unknown>;
+    try {
+      fetched = Promise.resolve(this.source(controller.signal));
+    } catch (error) {
+      fetched = Promise.reject(error);
+    }
     const promise = (async () => {
       try {
-        const payload = await this.source(controller.signal);
+        const payload = await fetched;
         const token = parseSession(payload, this.now());
         if (generation === this.generation) {
           this.current = token;
+          this.lastOwnerKey = token.ownerKey;
           this.setStatus('ready');
         }
         return token;

@@ -12,7 +12,11 @@ export interface NormalizedSession {
   expiresAt: number | string;
 }
 
-export type SessionPayload = RawSession | NormalizedSession;
+/**
+ * `ownerKey`: the `Agent-Chat-Owner-Key` of this session (wire contract §2), `-` without owner.
+ * The endpoint source reads it from the response header; a custom source may add it to either form.
+ */
+export type SessionPayload = (RawSession | NormalizedSession) & { ownerKey?: string };
 
 /**
  * Anything that mints a session token: by default the site owner's session endpoint.
@@ -24,6 +28,7 @@ export type TokenSource = (signal: AbortSignal) => Promise<SessionPayload>;
 export interface SessionToken {
   token: string;
   expiresAt: number;
+  ownerKey?: string;
 }
 
 export type SessionStatus = 'idle' | 'fetching' | 'ready' | 'error';

@@ -8,6 +8,7 @@ describe('npm run size', () => {
     const run = size();
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/IIFE[\s\S]*KB/);
+    expect(run.stdout).toMatch(/markdown engine \(marked's Lexer\): [\d.]+ KB gzip/);
   });
 
   it('fails when a bundle is over its budget', () => {

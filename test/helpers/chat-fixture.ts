@@ -1,4 +1,5 @@
 import { fixture, html } from '@open-wc/testing';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import '../../src/define.js';
 import type { AgentChat } from '../../src/components/agent-chat/agent-chat.js';
 import type { AgentChatComposer } from '../../src/components/composer/composer.js';
@@ -8,6 +9,8 @@ export interface ChatFixtureOptions {
   mode?: 'launcher' | 'inline';
   theme?: 'light' | 'dark' | 'auto';
   prompts?: string;
+  /** The page's `owner-key` attribute (see ownerKeyOf in test/msw/reference.ts). */
+  ownerKey?: string;
 }
 
 /** `<agent-chat>` wired to the reference backend behind msw (see test/msw/reference.ts). */
@@ -20,6 +23,7 @@ export async function fixtureChat(options: ChatFixtureOptions = {}): Promise<Age
     mode=${options.mode ?? 'inline'}
     theme=${options.theme ?? 'light'}
     prompts=${options.prompts ?? ''}
+    owner-key=${ifDefined(options.ownerKey)}
   ></agent-chat>`);
 }
 

@@ -6,6 +6,12 @@ export const SERVICE_BASE = 'https://agent.test';
 export const PROJECT_ID = 'proj_demo';
 export const INTEGRATION_ID = 'int_demo';
 export const SESSION_ENDPOINT = '/api/agent-session';
+const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
+
+/** The owner key a page renders into `owner-key` for `owner` (opaque in real life: an HMAC). */
+export function ownerKeyOf(owner: string | null): string {
+  return owner === null ? '-' : `key-${owner}`;
+}
 const API_KEY = 'key_demo';
 const AGENT_BASE = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 
@@ -47,6 +53,13 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
       const response = await sessionHandler(request);
       const body = await response.clone().json().catch(() => ({}));
       if (typeof body.session_token === 'string') issuedTokens.push(body.session_token);
+      // The tests' readable owner keys (ownerKeyOf) stand in for the helper's HMAC, so a page's
+      // owner-key attribute and the session agree as they do with ownerKey() on a real site.
+      if (response.ok) {
+        const headers = new Headers(response.headers);
+        headers.set(OWNER_KEY_HEADER, ownerKeyOf(owner));
+        return new Response(response.body, { status: response.status, headers });
+      }
       return response;
     }),
     http.all(`${SERVICE_BASE}/*`, ({ request }) => {

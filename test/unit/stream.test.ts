@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { readChatStream, RECORD_SEPARATOR } from '../../src/api/stream.js';
+import { describe, expect, it, vi } from 'vitest';
+import { readChatStream, RecordSplitter, RECORD_SEPARATOR } from '../../src/api/stream.js';
 import type { StreamEvent } from '../../src/api/types.js';
 import { encodeRecord } from '../../service/records.js';
 
@@ -7,7 +7,10 @@ import { encodeRecord } from '../../service/records.js';
 const record = encodeRecord;
 
 const SAMPLE =
-  record('stream_start', { thread_id: 'th_1' }) +
+  record('stream_start', { thread_id: 'th_1', question_answer_id: 'qa_1' }) +
+  record('agent_activity_update', { id: 'a1', name: 'search_knowledge_base', status: 'started', summary: null, num_results: null }) +
+  record('agent_activity_update', { id: 'a2', name: 42 }) +
+  record('metadata', { is_uncertain: true }) +
   record('relevant_sources', { relevant_sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] }) +
   record('partial_answer', { text: 'Grüße 👋 ' }) +
   record('mystery', { whatever: 1 }) +
@@ -32,9 +35,11 @@ async function collect(chunks: Uint8Array[]): Promise<StreamEvent[]> {
 const bytes = new TextEncoder().encode(SAMPLE);
 
 describe('readChatStream', () => {
-  it('yields typed events and ignores unknown record types', async () => {
+  it('yields typed events, drops malformed optional records and ignores unknown record types', async () => {
     expect(await collect([bytes])).toEqual([
-      { type: 'start', threadId: 'th_1' },
+      { type: 'start', threadId: 'th_1', questionAnswerId: 'qa_1' },
+      { type: 'activity', activity: { id: 'a1', name: 'search_knowledge_base', status: 'started', summary: null, numResults: null } },
+      { type: 'metadata', uncertain: true },
       { type: 'sources', sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] },
       { type: 'delta', text: 'Grüße 👋 ' },
       { type: 'delta', text: '— “ok” ␞ inside text' },
@@ -95,5 +100,84 @@ describe('readChatStream', () => {
     const events: StreamEvent[] = [];
     for await (const event of readChatStream(body)) events.push(event);
     expect(events.map((e) => e.type)).toEqual(['delta', 'interrupted']);
+  });
+
+  it('tolerates a stream_start without question_answer_id and ends a tool_calls pause with one terminal event', async () => {
+    const text = record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
+    expect(await collect([new TextEncoder().encode(text)])).toEqual([
+      { type: 'start', threadId: 't' },
+      { type: 'tool_calls', calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] },
+      { type: 'end', threadId: null, questionAnswerId: null },
+    ]);
+  });
+
+  it('interrupts on a stream_start without thread_id or a partial_answer without text', async () => {
+    for (const bad of [record('stream_start', {}), record('partial_answer', { text: 7 })]) {
+      expect((await collect([new TextEncoder().encode(bad)])).map((e) => e.type)).toEqual(['interrupted']);
+    }
+  });
+
+  it('ends the answer as interrupted when a record outgrows the size limit, without waiting for its end', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'kept' })));
+      },
+      pull(controller) {
+        sent += 1;
+        controller.enqueue(chunk); // a record with no separator, forever
+      },
+    });
+    const events: StreamEvent[] = [];
+    for await (const event of readChatStream(body, undefined, { maxRecordLength: 64 * 1024 })) events.push(event);
+    expect(events).toEqual([
+      { type: 'start', threadId: 't' },
+      { type: 'delta', text: 'kept' },
+      { type: 'interrupted', reason: 'a stream record exceeded the size limit' },
+    ]);
+    expect(sent).toBeLessThan(70);
+  });
+
+  it('splits a 16 MiB record arriving in 64 KiB chunks in linear time', async () => {
+    const splitter = new RecordSplitter(32 * 1024 * 1024);
+    const piece = 'y'.repeat(64 * 1024);
+    let scanned = 0;
+    const original = String.prototype.split;
+    // Counts the characters handed to split: linear splitting scans each chunk once.
+    String.prototype.split = function (this: string, ...args: Parameters<typeof original>) {
+      scanned += this.length;
+      return original.apply(this, args);
+    } as typeof original;
+    try {
+      for (let i = 0; i < 256; i += 1) expect(splitter.push(piece)).toEqual([]);
+      expect(splitter.push(`z${RECORD_SEPARATOR}`)).toEqual([piece.repeat(256) + 'z']);
+    } finally {
+      String.prototype.split = original;
+    }
+    expect(scanned).toBe(256 * piece.length + 2);
+  });
+
+  it('ends a stream that goes silent as interrupted after the idle timeout', async () => {
+    vi.useFakeTimers();
+    try {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'so far' })));
+        },
+        pull: () => new Promise(() => {}), // the service stops sending and never closes
+      });
+      const events: StreamEvent[] = [];
+      const done = (async () => {
+        for await (const event of readChatStream(body, undefined, { idleTimeoutMs: 5_000 })) events.push(event);
+      })();
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(events.map((e) => e.type)).toEqual(['start', 'delta']);
+      await vi.advanceTimersByTimeAsync(1);
+      await done;
+      expect(events.at(-1)).toEqual({ type: 'interrupted', reason: 'the stream sent nothing for 5 s' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

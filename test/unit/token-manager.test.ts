@@ -133,6 +133,52 @@ describe('TokenManager', () => {
     }
   });
 
+  it('retries a source that threw synchronously on the next need, and never stays "fetching"', async () => {
+    let calls = 0;
+    const statuses: string[] = [];
+    const manager = new TokenManager(((() => {
+      calls += 1;
+      if (calls === 1) throw new Error('not ready yet');
+      return Promise.resolve(rawSession('tok', Date.now() + HOUR));
+    }) as unknown) as () => Promise<never>);
+    manager.subscribe((status) => statuses.push(status));
+    await expect(manager.getToken()).rejects.toThrow('not ready yet');
+    expect(manager.status).toBe('error');
+    expect(await manager.getToken()).toBe('tok');
+    expect(calls).toBe(2);
+    expect(statuses).toEqual(['fetching', 'error', 'fetching', 'ready']);
+  });
+
+  for (const [label, skew] of [['1 h 30 min fast', 1.5 * HOUR], ['3 h slow', -3 * HOUR]] as const) {
+    it(`gives a custom source's raw answer its hour when the visitor clock is ${label}`, async () => {
+      const serviceNow = Date.now();
+      vi.setSystemTime(serviceNow + skew);
+      let calls = 0;
+      const manager = new TokenManager(async () => {
+        calls += 1;
+        return rawSession(`tok-${calls}`, serviceNow + HOUR);
+      });
+      expect(await manager.getToken()).toBe('tok-1');
+      await vi.advanceTimersByTimeAsync(HOUR - 31_000);
+      expect(await manager.getToken()).toBe('tok-1');
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(await manager.getToken()).toBe('tok-2');
+    });
+  }
+
+  it('keeps the owner key of the latest session and forgets it on clear()', async () => {
+    let calls = 0;
+    const manager = new TokenManager(async () => ({ ...rawSession('t', Date.now() + HOUR), ownerKey: `k${(calls += 1)}` }));
+    expect(manager.ownerKey).toBeUndefined();
+    await manager.getToken();
+    expect(manager.ownerKey).toBe('k1');
+    manager.invalidate('t');
+    await manager.getToken();
+    expect(manager.ownerKey).toBe('k2');
+    manager.clear();
+    expect(manager.ownerKey).toBeUndefined();
+  });
+
   it.each([
     ['a string', 'nope', /JSON object/],
     ['null', null, /JSON object/],

@@ -86,6 +86,11 @@ export default css`
     width: var(--agent-chat-sidebar-width, 240px);
     flex: none;
   }
+  .notice {
+    margin: var(--agent-chat-space, 12px);
+    color: var(--agent-chat-color-danger);
+  }
+
   .main {
     flex: 1;
     min-width: 0;

@@ -1,18 +1,14 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { provide } from '@lit/context';
-import { property, query, state } from 'lit/decorators.js';
+import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
-import type { HistorySnapshot } from '../../chat/thread-directory.js';
-import type { ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext, historyContext } from '../../context/index.js';
-import { ChatController } from '../../controllers/chat-controller.js';
+import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
+import { ChatSessionController } from '../../controllers/chat-session-controller.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
-import { RememberedState } from './remembered-state.js';
 import { ViewportController } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
@@ -46,6 +42,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart composer - The message box area.
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
+ * @csspart error - The notice of a chat that is not configured.
  * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, user bubbles, Send button.
  * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text on the accent colour.
  * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
@@ -80,6 +77,8 @@ export class AgentChat extends LitElement {
   @property({ attribute: 'session-endpoint' }) sessionEndpoint = '';
   /** Service base URL; defaults to the page's origin. */
   @property({ attribute: 'base-url' }) baseUrl = '';
+  /** The signed-in visitor's owner key (wire contract §2), `-` for anonymous; remembered conversations show only for it. */
+  @property({ attribute: 'owner-key' }) ownerKey = '';
   /** `launcher` (a floating button, default) or `inline` (always open, in place). */
   @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
   /** `light`, `dark` or `auto` (follows the visitor's system setting). */
@@ -92,37 +91,27 @@ export class AgentChat extends LitElement {
   @property() prompts = '';
   /** Whether the launcher panel is open (always true inline). */
   @property({ type: Boolean, reflect: true, attribute: 'open' }) opened = false;
-  /** Replaces `session-endpoint`: returns either session form. */
+  /** Milliseconds an answer's stream may stay silent before it counts as interrupted. */
+  @property({ type: Number, attribute: 'stream-idle-timeout' }) streamIdleTimeout = STREAM_IDLE_TIMEOUT_MS;
+  /** Replaces `session-endpoint`: returns either session form, optionally with `ownerKey`. */
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
-  @provide({ context: conversationContext }) @state() private conversation!: ConversationSnapshot;
-  @provide({ context: historyContext }) @state() private history!: HistorySnapshot;
-  @state() private sidebarOpen = false;
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   private promptList: readonly string[] = [];
 
-  private readonly chat = new ChatController(this, {
+  private readonly chat = new ChatSessionController(this, {
     config: () => ({
       projectId: this.projectId,
       integrationId: this.integrationId,
       baseUrl: this.baseUrl || location.origin,
       sessionEndpoint: this.sessionEndpoint,
       getSessionToken: this.getSessionToken,
+      ownerKey: this.ownerKey,
+      idleTimeoutMs: this.streamIdleTimeout,
     }),
-    onOwnerChanged: () => void this.remembered.forget(),
-    onHistoryChanged: () => {
-      if (this.sidebarOpen && this.chat.history.status === 'idle') void this.chat.directory.refresh();
-    },
-  });
-  private readonly remembered = new RememberedState(this, {
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
-    chat: this.chat,
-    panel: {
-      get: () => ({ open: this.opened, sidebarOpen: this.sidebarOpen }),
-      restore: ({ open, sidebarOpen }) => {
-        if (this.mode !== 'inline') this.opened = open;
-        this.sidebarOpen = sidebarOpen;
-      },
+    onPanelRestored: (open) => {
+      if (this.mode !== 'inline') this.opened = open;
     },
   });
   // Protected only because nothing reads it: it works through its host hooks.
@@ -134,15 +123,15 @@ export class AgentChat extends LitElement {
   @query('#sidebar') private sidebar!: HTMLElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
-    if (this.conversation !== this.chat.snapshot) this.conversation = this.chat.snapshot;
-    if (this.history !== this.chat.history) this.history = this.chat.history;
     if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
-    if (changed.has('opened') && changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
+    if (!changed.has('opened')) return;
+    this.chat.session.setPanelOpen(this.opened);
+    if (changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
   protected override async getUpdateComplete(): Promise<boolean> {
-    await this.remembered.hydrated;
+    await this.chat.session.hydrated;
     return super.getUpdateComplete();
   }
 
@@ -167,17 +156,16 @@ export class AgentChat extends LitElement {
 
   /** Sends `text` as the visitor would. Resolves when the answer ends. Returns false if vetoed. */
   async send(text: string): Promise<boolean> {
-    if (!text.trim() || this.chat.conversation.streaming) return false;
-    const event = new AgentChatMessageSendEvent({ threadId: this.conversation.threadId, text });
-    if (!this.dispatchEvent(event)) return false;
-    if (text === this.remembered.draft(this.conversation.threadId)) this.remembered.setDraft(this.conversation.threadId, '');
-    await this.chat.conversation.send(text);
+    const { conversation } = this.chat.snapshot;
+    if (!text.trim() || conversation.streaming) return false;
+    if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text }))) return false;
+    await this.chat.session.send(text);
     return true;
   }
 
   /** Starts a new conversation (the current thread stays in history). */
   newConversation(): void {
-    this.chat.conversation.reset();
+    this.chat.session.newConversation();
     this.composer?.focus();
   }
 
@@ -186,24 +174,14 @@ export class AgentChat extends LitElement {
    * drafts), e.g. when the visitor signs out: a shared computer must not show the next visitor
    * the previous one's conversations.
    */
-  async clearSession(): Promise<void> {
-    this.chat.clearSession();
-    this.chat.directory.clear();
-    this.chat.conversation.reset();
-    await this.remembered.forget();
-  }
-
-  private handleSidebarToggle(): void {
-    this.sidebarOpen = !this.sidebarOpen;
-    // Opening the list is a visitor action: the first moment it may ask the service.
-    if (this.sidebarOpen && (this.history.status === 'idle' || this.history.status === 'error')) void this.chat.directory.refresh();
+  clearSession(): Promise<void> {
+    return this.chat.session.forget('sign-out');
   }
 
   private async handleThreadSelect(threadId: string): Promise<void> {
-    if (this.history.status === 'idle') void this.chat.directory.refresh();
-    await this.chat.openThread(threadId);
+    await this.chat.session.openThread(threadId);
     // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.sidebarOpen = false;
+    if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.chat.session.setHistoryVisible(false);
     this.composer?.focus();
   }
 
@@ -215,49 +193,34 @@ export class AgentChat extends LitElement {
   }
 
   private renderPanel(floating: boolean) {
-    return html`<section
-      id="panel"
-      class="panel ${floating ? 'floating' : 'inline'}"
-      part="panel"
-      role=${floating ? 'dialog' : 'region'}
-      aria-label=${this.heading}
-      ?hidden=${floating && !this.opened}
-      @keydown=${this.handleKeydown}
-    >
+    const { session, snapshot } = this.chat;
+    return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
+      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
       <header part="header">
-        <button class="icon-button" type="button" aria-expanded=${this.sidebarOpen ? 'true' : 'false'} aria-controls="sidebar" @click=${this.handleSidebarToggle}>Conversations</button>
+        <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
+          @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
         <h2>${this.heading}</h2>
         <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
         ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
       </header>
       <div class="body">
-      <agent-chat-thread-list
-        id="sidebar"
-        part="sidebar"
-        role="region"
-        aria-label="Conversations"
-        ?hidden=${!this.sidebarOpen}
+      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label="Conversations" ?hidden=${!snapshot.historyVisible}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
-        @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void this.chat.deleteThread(e.detail.threadId)}
-        @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void (e.detail.reason === 'more' ? this.chat.directory.loadMore() : this.chat.directory.refresh())}
+        @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
+        @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
-      <agent-chat-message-list
-        class="conversation"
-        part="conversation"
+      ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">This chat is not configured yet.</p>`}
+      <agent-chat-message-list class="conversation" part="conversation"
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error"
-        .greeting=${this.greeting}
-        .prompts=${this.promptList}
+        .greeting=${this.greeting} .prompts=${this.promptList}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
-        @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void this.chat.conversation.retry(e.detail.messageId)}
+        @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
       ></agent-chat-message-list>
-      <agent-chat-composer
-        part="composer"
-        exportparts="input:composer__input, send-button:composer__send-button"
-        .value=${this.remembered.draft(this.conversation.threadId)}
-        @input=${(e: Event) => this.remembered.setDraft(this.conversation.threadId, (e.currentTarget as AgentChatComposer).value)}
+      <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
+        @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
-        @agent-chat-composer-stop=${() => this.chat.conversation.stop()}
+        @agent-chat-composer-stop=${() => session.stop()}
       ></agent-chat-composer>
       </div>
       </div>
@@ -266,11 +229,12 @@ export class AgentChat extends LitElement {
 
   override render() {
     const floating = this.mode !== 'inline';
+    const { announcement } = this.chat;
     return html`${floating
         ? html`<button class="launcher" part="launcher" type="button" aria-label="Open chat" aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${CHAT_ICON}</button>`
         : nothing}
       ${this.renderPanel(floating)}
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(this.chat.announcement.id, this.chat.announcement.text)}</div>`;
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(announcement.id, announcement.text)}</div>`;
   }
 }
 

@@ -3,6 +3,7 @@ import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
 import { conversationContext } from '../../context/index.js';
+import { AgentChatComposerInputEvent } from '../../events/composer-input.js';
 import { AgentChatComposerStopEvent } from '../../events/composer-stop.js';
 import { AgentChatComposerSubmitEvent } from '../../events/composer-submit.js';
 import hostStyles from '../../styles/host.styles.js';
@@ -14,6 +15,7 @@ import styles from './composer.styles.js';
  *
  * @internal
  * @tag agent-chat-composer
+ * @fires {AgentChatComposerInputEvent} agent-chat-composer-input - The visitor changed the draft.
  * @fires {AgentChatComposerSubmitEvent} agent-chat-composer-submit - The visitor sends the text.
  * @fires {AgentChatComposerStopEvent} agent-chat-composer-stop - The visitor stops the answer.
  * @csspart input - The textarea.
@@ -22,7 +24,7 @@ import styles from './composer.styles.js';
 export class AgentChatComposer extends LitElement {
   static override styles = [hostStyles, styles];
 
-  /** The draft text. */
+  /** The draft text; the root owns it and sets it back after each change. */
   @property() value = '';
 
   /** Placeholder of the textarea. */
@@ -44,8 +46,9 @@ export class AgentChatComposer extends LitElement {
   }
 
   private handleInput(event: InputEvent): void {
-    // The native input event goes on to the root, which reads `value` for the draft.
     this.value = (event.target as HTMLTextAreaElement).value;
+    // The draft's owner is the root's session; the native event is no contract of ours.
+    this.dispatchEvent(new AgentChatComposerInputEvent({ text: this.value }));
   }
 
   private handleKeydown(event: KeyboardEvent): void {

@@ -25,6 +25,12 @@ export default css`
     padding: 0;
     list-style: none;
   }
+  /* Messages scrolled out of view skip layout and paint: a resumed 500-message thread lays out
+     only what is on screen, and older messages arriving above cost no relayout of the rest. */
+  .log > agent-chat-message {
+    content-visibility: auto;
+    contain-intrinsic-size: auto 80px;
+  }
   .start {
     padding: 8px 4px;
     color: var(--agent-chat-color-text);

@@ -2,13 +2,33 @@ import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
-import type { ConversationSnapshot } from '../../chat/types.js';
+import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
 import { conversationContext } from '../../context/index.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
+import { whenIdle } from '../../internal/when-idle.js';
+import { warmUpMarkdown } from '../../markdown/parse.js';
 import hostStyles from '../../styles/host.styles.js';
 import { ScrollAnchorController } from './scroll-anchor-controller.js';
 import styles from './message-list.styles.js';
+
+/**
+ * Characters (or messages) rendered in one task when a thread is shown: the newest first, then
+ * older ones while the page is idle, so a 500-message thread never blocks the page.
+ */
+const BATCH_CHARS = 4_000;
+const BATCH_MESSAGES = 10;
+
+/** Where a batch ending before `end` starts: at least one message, then up to the budgets. */
+function batchStart(messages: readonly ChatMessage[], end: number): number {
+  let start = end - 1;
+  let chars = messages[start]?.content.length ?? 0;
+  while (start > 0 && end - start < BATCH_MESSAGES && chars + messages[start - 1].content.length <= BATCH_CHARS) {
+    start -= 1;
+    chars += messages[start].content.length;
+  }
+  return Math.max(start, 0);
+}
 
 /**
  * The conversation log, or the start screen (greeting and starter prompts) before the first
@@ -38,6 +58,33 @@ export class AgentChatMessageList extends LitElement {
 
   private readonly anchor = new ScrollAnchorController(this, () => this.scroller, () => this.content);
 
+  /** Index of the oldest message rendered; older ones are still to come. */
+  @state() private firstShown = 0;
+  private firstId?: string;
+  private olderScheduled = false;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    warmUpMarkdown();
+  }
+
+  override willUpdate(): void {
+    const messages = this.conversation?.messages ?? [];
+    // A different conversation (its first message changed): start again from its newest end.
+    if (messages[0]?.id !== this.firstId) {
+      this.firstId = messages[0]?.id;
+      this.firstShown = messages.length ? batchStart(messages, messages.length) : 0;
+    }
+    this.firstShown = Math.min(this.firstShown, Math.max(messages.length - 1, 0));
+    if (this.firstShown > 0 && !this.olderScheduled) {
+      this.olderScheduled = true;
+      whenIdle(() => {
+        this.olderScheduled = false;
+        if (this.isConnected && this.firstShown > 0) this.firstShown = batchStart(this.conversation?.messages ?? [], this.firstShown);
+      });
+    }
+  }
+
   /** Internal events are not composed; a message's retry request is passed on from here. */
   private handleMessageRetry(event: AgentChatMessageRetryEvent): void {
     event.stopPropagation();
@@ -66,7 +113,7 @@ export class AgentChatMessageList extends LitElement {
         ${messages.length === 0 ? this.renderStart() : nothing}
         <div class="log" role="log" aria-label="Conversation" aria-live="off" ?hidden=${messages.length === 0} @agent-chat-message-retry=${this.handleMessageRetry}>
           ${repeat(
-            messages,
+            messages.slice(this.firstShown),
             (message) => message.id,
             (message) => html`<agent-chat-message
               role="article"

@@ -32,7 +32,7 @@ export default css`
     content-visibility: auto;
     contain-intrinsic-size: auto 400px;
   }
-  .content p, .content ul, .content ol, .content pre, .content blockquote, .content .table-wrap { margin: 0 0 0.6em; }
+  .content p, .content ul, .content ol, .content blockquote, .content .table-wrap { margin: 0 0 0.6em; }
   .content h3 { margin: 0.8em 0 0.4em; line-height: 1.3; font-size: 1em; }
   .content .h1 { font-size: 1.25em; }
   .content .h2 { font-size: 1.12em; }
@@ -45,23 +45,62 @@ export default css`
     border-radius: 4px;
     padding: 0.1em 0.3em;
   }
-  .content pre {
-    background: var(--agent-chat-color-code-background);
+  .content .code-block {
+    margin: 0 0 0.6em;
     border-radius: 8px;
+    background: var(--agent-chat-color-code-background);
+    border: 1px solid var(--agent-chat-color-border);
+  }
+  .content .code-bar {
+    display: flex;
+    align-items: center;
+    justify-content: space-between;
+    gap: 8px;
+    padding: 2px 4px 2px 10px;
+    font-size: 0.8em;
+    color: var(--agent-chat-color-text-muted);
+    border-bottom: 1px solid var(--agent-chat-color-border);
+  }
+  .content .copy {
+    font: inherit;
+    color: var(--agent-chat-color-text);
+    background: none;
+    border: 1px solid transparent;
+    border-radius: 4px;
+    padding: 2px 6px;
+    cursor: pointer;
+  }
+  .content .copy:hover { border-color: var(--agent-chat-color-border); }
+  .content .copy:focus-visible, .content pre:focus-visible, .content .table-wrap:focus-visible {
+    outline: 2px solid var(--agent-chat-color-accent);
+    outline-offset: 1px;
+  }
+  /* Code keeps its lines: wide code scrolls instead of wrapping or breaking words. */
+  .content pre {
+    margin: 0;
     padding: 8px 10px;
     overflow-x: auto;
+    white-space: pre;
+    overflow-wrap: normal;
   }
-  .content pre code { padding: 0; background: none; }
+  .content pre code { padding: 0; background: none; border-radius: 0; font-size: 0.85em; }
+  .content input[type='checkbox'] { margin: 0 0.3em 0 0; vertical-align: middle; }
+  .content li:has(> input[type='checkbox']), .content li:has(> p > input[type='checkbox']) { list-style: none; margin-inline-start: -1.2em; }
+  .content .raw { white-space: pre-wrap; }
+  .overflow-notice { font-size: 0.85em; color: var(--agent-chat-color-text-muted); font-style: italic; }
+  .plain { white-space: pre-wrap; }
   .content blockquote {
     border-inline-start: 3px solid var(--agent-chat-color-border);
     padding-inline-start: 10px;
     color: var(--agent-chat-color-text-muted);
   }
   .content .table-wrap { overflow-x: auto; }
+  /* Cells wrap between words only: a wide table scrolls rather than splitting words. */
+  .content th, .content td { overflow-wrap: normal; word-break: normal; }
   .content table { border-collapse: collapse; font-size: 0.95em; }
   .content th, .content td { border: 1px solid var(--agent-chat-color-border); padding: 4px 8px; text-align: start; }
-  .content .align-center { text-align: center; }
-  .content .align-right { text-align: end; }
+  .content [align='center'] { text-align: center; }
+  .content [align='right'] { text-align: end; }
   .sources { margin: 6px 0 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 6px; font-size: 0.85em; }
   .sources a {
     display: inline-block;

@@ -1,10 +1,9 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property } from 'lit/decorators.js';
-import { guard } from 'lit/directives/guard.js';
 import { RETRYABLE, type ChatMessage } from '../../chat/types.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
-import { renderNodes } from '../../markdown/render.js';
+import { renderView } from '../../markdown/render.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import styles from './message.styles.js';
@@ -35,7 +34,7 @@ export class AgentChatMessage extends LitElement {
   @property({ attribute: false }) message?: ChatMessage;
 
   private readonly markdown = new IncrementalMarkdown();
-  private view: MarkdownView = { groups: [], tail: [] };
+  private view: MarkdownView = { groups: [], tail: [], overflow: [] };
 
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
@@ -80,7 +79,7 @@ export class AgentChatMessage extends LitElement {
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
-          ${this.view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(this.view.tail)}
+          ${renderView(this.view)}
         </div>
         ${this.renderSources()}
       </div>

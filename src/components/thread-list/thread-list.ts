@@ -81,7 +81,8 @@ export class AgentChatThreadList extends LitElement {
     if (history.status === 'error') {
       return html`<div class="state" role="alert"><p>${history.error?.message ?? "Couldn't load conversations."}</p><button type="button" @click=${() => load('retry')}>Retry</button></div>`;
     }
-    if (history.status === 'loading' && history.threads.length === 0) return html`<div class="state" role="status">Loading conversations…</div>`;
+    // Idle with nothing to show means a load is about to start (the list only shows when asked for).
+    if ((history.status === 'loading' || history.status === 'idle') && history.threads.length === 0) return html`<div class="state" role="status">Loading conversations…</div>`;
     if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state">No conversations yet.</div>`;
     if (history.nextCursor) {
       return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? 'Loading…' : 'Show more'}</button></div>`;

@@ -31,6 +31,17 @@ Links: [js](javascript:window.__xss='js') [mixed](JaVaScRiPt:window.__xss='mixed
 
 [evil]: javascript:window.__xss='ref'
 
+[ref entity][evil2] and ![img link](javascript:window.__xss='img-js')
+
+[evil2]: &#x6A;avascript:window.__xss='ref-entity'
+
+| cell | vector |
+|---|---|
+| <img src=x onerror="window.__xss='cell'"> | [cell link](javascript:window.__xss='cell-link') |
+
+- [x] <b onclick="window.__xss='task'">task</b>
+- www.example.com/"onmouseover="window.__xss='www' and javascript:window.__xss='bare'
+
 Good: [site](https://example.com/a?b=1) [mail](mailto:help@example.com) [docs](/docs/page)
 
 ![tracker](https://evil.example/pixel.png)
@@ -62,7 +73,9 @@ function assertSafe(root: Element) {
   const elements = deepElements(root.shadowRoot!);
   // Where agent output lands: the conversation. (The widget's own chrome has an svg icon.)
   const conversation = deepElements(root.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!);
-  const forbidden = conversation.filter((el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()));
+  // A task item's checkbox is the one input markdown makes: disabled, so never a form control.
+  const inert = (el: Element) => el instanceof HTMLInputElement && el.type === 'checkbox' && el.disabled && !el.name;
+  const forbidden = conversation.filter((el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()) && !inert(el));
   expect(forbidden.map((el) => el.tagName)).toEqual([]);
   const handlers = elements.flatMap((el) => el.getAttributeNames().filter((name) => name.toLowerCase().startsWith('on')).map((name) => `${el.tagName}[${name}]`));
   expect(handlers).toEqual([]);
@@ -105,9 +118,18 @@ describe('<agent-chat> with a hostile answer', () => {
     const text = lastAnswerText(el);
     expect(text).toContain("<script>window.__xss = 'script'</script>");
     expect(text).toContain('<img src=x onerror=');
-    expect(text).toContain('[tracker]');
+    // The image shows as its alt text: never loaded, never a link to the pixel.
+    expect(text).toContain('tracker');
+    expect(text).not.toContain('pixel.png');
     const answer = deepElements(el.shadowRoot!).filter((e) => e.tagName === 'AGENT-CHAT-MESSAGE').at(-1)!;
     const hrefs = Array.from(answer.shadowRoot!.querySelectorAll('a')).map((a) => a.getAttribute('href'));
-    expect(hrefs).toEqual(['https://example.com/a?b=1', 'mailto:help@example.com', `${location.origin}/docs/page`, 'https://docs.example/good']);
+    expect(hrefs).toEqual([
+      // The GFM autolink ends at the space; its quotes are only URL characters in an attribute value.
+      "http://www.example.com/%22onmouseover=%22window.__xss='www",
+      'https://example.com/a?b=1',
+      'mailto:help@example.com',
+      `${location.origin}/docs/page`,
+      'https://docs.example/good',
+    ]);
   });
 });

@@ -13,11 +13,12 @@ function fakeApi(script: Script): ApiClient {
     listThreads: async () => ({ threads: [], next_cursor: null }),
     getThread: async () => { throw new Error('unused'); },
     deleteThread: async () => {},
+    cancelAnswer: async () => {},
   };
 }
 
 async function* answer(threadId: string, ...deltas: string[]): AsyncIterable<StreamEvent> {
-  yield { type: 'start', threadId };
+  yield { type: 'start', threadId};
   for (const text of deltas) yield { type: 'delta', text };
   yield { type: 'end', threadId, questionAnswerId: 'qa' };
 }
@@ -120,7 +121,7 @@ describe('Conversation', () => {
 
   it('drops a stream that a reset() abandoned', async () => {
     const { conversation, last } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_old' };
+      yield { type: 'start', threadId: 'th_old'};
       await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
     })());
     const sending = conversation.send('Q');

@@ -1,17 +1,15 @@
-import SimpleMarkdown from '@khanacademy/simple-markdown';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GROUP_SIZE, IncrementalMarkdown, type MarkdownView } from '../../../src/markdown/incremental.js';
-import { chunkStarts, parseBlocks } from '../../../src/markdown/parse.js';
+import { lex, MARKDOWN_LIMIT } from '../../../src/markdown/parse.js';
 
 const SAMPLE = `# Title
 
 A paragraph with **bold**, \`code\` and a [link](https://x.test).
-
 1. First step
 
    Its continuation paragraph.
 
-2. Second step
+2) Second step
    - nested item
 
 \`\`\`ts
@@ -31,58 +29,34 @@ const b = 2;
 Setext heading
 --------------
 
+See [the docs][docs].
+
+[docs]: https://docs.test/
+
 Final words.`;
 
 const flatten = (view: MarkdownView) => [...view.groups.flat(), ...view.tail];
-
-/** The same cuts, parsed in one go: what streaming must agree with at every moment. */
-function batchParse(text: string) {
-  const cuts = [0, ...chunkStarts(text), text.length];
-  return cuts.slice(1).flatMap((end, i) => parseBlocks(text.slice(cuts[i], end)));
-}
-
-describe('chunkStarts', () => {
-  it('cuts at blank lines before a new top-level block', () => {
-    expect(chunkStarts('one\n\ntwo\n\nthree\n')).toEqual([5, 10]);
-  });
-
-  it('never cuts inside a code fence, however many blank lines it holds', () => {
-    const text = '```\na\n\n\nb\n```\n\nafter\n';
-    expect(chunkStarts(text)).toEqual([text.indexOf('after')]);
-  });
-
-  it('keeps list items, indented continuations and quotes with the block before them', () => {
-    expect(chunkStarts('- a\n\n- b\n\n    code\n\n> q\n\n> r\n')).toEqual([]);
-  });
-
-  it('does not judge the last line until it is complete', () => {
-    expect(chunkStarts('one\n\ntwo')).toEqual([]);
-  });
-});
+/** Tokens without the lexer's bookkeeping, for comparing two lexes of the same text. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
 
 describe('IncrementalMarkdown', () => {
-  it('cuts the sample where a whole-document parse would agree', () => {
-    expect(chunkStarts(SAMPLE).length).toBeGreaterThanOrEqual(4);
-    expect(batchParse(SAMPLE)).toEqual(parseBlocks(SAMPLE));
-  });
-
-  it('agrees with the batch parse at every prefix of a streamed answer', () => {
-    const md = new IncrementalMarkdown();
-    for (let end = 1; end <= SAMPLE.length; end += 1) {
-      const prefix = SAMPLE.slice(0, end);
-      expect(flatten(md.update(prefix)), `at ${end}`).toEqual(batchParse(prefix));
+  it('finishes with exactly the tokens of the whole text, however the text arrived', () => {
+    for (const step of [1, 7, 19]) {
+      const streamed = new IncrementalMarkdown();
+      for (let end = 1; end < SAMPLE.length; end += step) streamed.update(SAMPLE.slice(0, end));
+      expect(plain(flatten(streamed.finish(SAMPLE))), `step ${step}`).toEqual(plain([...lex(SAMPLE)]));
     }
   });
 
-  it('finishes with exactly what was streamed, so the last render never jumps', () => {
-    const streamed = new IncrementalMarkdown();
-    for (let end = 1; end <= SAMPLE.length; end += 7) streamed.update(SAMPLE.slice(0, end));
-    const finished = flatten(streamed.finish(SAMPLE));
-    expect(finished).toEqual(flatten(new IncrementalMarkdown().finish(SAMPLE)));
-    expect(finished).toEqual(parseBlocks(SAMPLE));
+  it('resolves a reference link whose definition arrives after the link was settled', () => {
+    const md = new IncrementalMarkdown();
+    const text = 'See [docs].\n\nMore text.\n\n[docs]: https://docs.test/\n\nEnd.';
+    for (let end = 1; end < text.length; end += 1) md.update(text.slice(0, end));
+    const first = flatten(md.finish(text))[0] as { tokens: { type: string }[] };
+    expect(first.tokens.map((t) => t.type)).toContain('link');
   });
 
-  it('keeps settled node objects and full groups identical across updates', () => {
+  it('keeps settled token objects and full groups identical across updates', () => {
     const md = new IncrementalMarkdown();
     const paragraphs = Array.from({ length: GROUP_SIZE * 2 + 3 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
     const before = md.update(paragraphs);
@@ -90,35 +64,39 @@ describe('IncrementalMarkdown', () => {
     expect(after.groups[0]).toBe(before.groups[0]);
     expect(after.groups[1]).toBe(before.groups[1]);
     expect(after.groups[0]).toHaveLength(GROUP_SIZE);
-    const tailText = JSON.stringify(after.tail).match(/"content":"[^"]*"/g)!.map((c) => c.slice(11, -1)).join('');
-    // The last cut is judged once the line after it is complete: two paragraphs stay open.
-    expect(tailText).toBe('Paragraph 129.Paragraph 130. More words');
+    expect(after.tail.map((t) => t.raw).join('')).toBe(`Paragraph ${GROUP_SIZE * 2 + 2}. More words`);
   });
 
-  it('parses only the last chunk per update', () => {
+  it('lexes only the last block per update', () => {
     const md = new IncrementalMarkdown();
-    const spy = vi.spyOn(SimpleMarkdown, 'defaultBlockParse');
     let text = '';
-    let fullReparse = 0;
-    try {
-      for (let i = 0; i < 200; i += 1) {
-        text += `Sentence number ${i} of a long answer.${i % 5 === 4 ? '\n\n' : ' '}`;
-        md.update(text);
-        fullReparse += text.length;
-      }
-      const parsed = spy.mock.calls.reduce((sum, [source]) => sum + source.length, 0);
-      // Each update reads the open chunk: at most the last two paragraphs (a cut is judged
-      // once the line after it is complete), never the whole answer.
-      expect(parsed / 200).toBeLessThan(400);
-      expect(parsed).toBeLessThan(fullReparse / 10);
-    } finally {
-      spy.mockRestore();
+    let tailChars = 0;
+    for (let i = 0; i < 400; i += 1) {
+      text += `Sentence number ${i} of a long answer.${i % 5 === 4 ? '\n\n' : ' '}`;
+      const view = md.update(text);
+      tailChars += view.tail.reduce((sum, t) => sum + t.raw.length, 0);
     }
+    // Each update re-reads one paragraph (five sentences at most), never the whole answer.
+    expect(tailChars / 400).toBeLessThan(250);
+    expect(text.length).toBeGreaterThan(15_000);
   });
 
   it('starts over when the text is replaced rather than extended', () => {
     const md = new IncrementalMarkdown();
     md.update('First answer.\n\nSecond block');
-    expect(flatten(md.update('Different'))).toEqual(parseBlocks('Different'));
+    expect(plain(flatten(md.update('Different')))).toEqual(plain([...lex('Different')]));
+  });
+
+  it('shows what lies past the limit as plain text in settled pieces', () => {
+    const md = new IncrementalMarkdown();
+    const line = 'A line of **text** that repeats.\n';
+    const long = line.repeat(Math.ceil((MARKDOWN_LIMIT + 20_000) / line.length));
+    const first = md.update(long);
+    const second = md.update(`${long}more`);
+    expect(second.overflow.join('')).toBe(`${long}more`.slice(flatten(second).reduce((n, t) => n + t.raw.length, 0)));
+    expect(second.overflow.length).toBeGreaterThan(3);
+    expect(second.overflow[0]).toBe(first.overflow[0]);
+    expect(second.overflow.every((piece) => piece.length <= 4096)).toBe(true);
+    expect(second.overflow.at(-1)!.endsWith('more')).toBe(true);
   });
 });

@@ -1,0 +1,84 @@
+import { ProtocolError } from './errors.js';
+import type { Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary } from './types.js';
+
+/**
+ * Checks service JSON (wire contract §5) at the API edge, so nothing past it handles a shape it
+ * did not expect and nothing malformed reaches the screen or the device. Extra fields are
+ * dropped; a missing or mistyped required field is a ProtocolError naming it.
+ */
+
+type Json = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function fail(what: string, path: string, expected: string): never {
+  throw new ProtocolError(`${what}: the service answered an unexpected shape (${path} should be ${expected}).`);
+}
+
+function field<T>(what: string, value: Json, path: string, key: string, check: (v: unknown) => v is T, expected: string): T {
+  const v = value[key];
+  if (!check(v)) fail(what, `${path}.${key}`, expected);
+  return v;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNullableString = (v: unknown): v is string | null => v === null || typeof v === 'string';
+
+export function toThreadSummary(what: string, value: unknown, path = 'thread'): ThreadSummary {
+  if (!isObject(value)) fail(what, path, 'an object');
+  return {
+    id: field(what, value, path, 'id', isString, 'a string'),
+    title: field(what, value, path, 'title', isString, 'a string'),
+    created_at: field(what, value, path, 'created_at', isString, 'a string'),
+    updated_at: field(what, value, path, 'updated_at', isString, 'a string'),
+  };
+}
+
+export function toThreadPage(what: string, value: unknown): ThreadPage {
+  if (!isObject(value) || !Array.isArray(value.threads)) fail(what, 'threads', 'an array');
+  return {
+    threads: value.threads.map((t, i) => toThreadSummary(what, t, `threads[${i}]`)),
+    next_cursor: field(what, value, '', 'next_cursor', (v): v is string | null => v === undefined || isNullableString(v), 'a string or null') ?? null,
+  };
+}
+
+/** Sources are decoration: entries without a URL are dropped rather than failing the thread. */
+export function toSources(value: unknown): Source[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isObject).flatMap((item) =>
+    typeof item.source_url === 'string'
+      ? [{
+          title: typeof item.title === 'string' ? item.title : item.source_url,
+          subtitle: typeof item.subtitle === 'string' ? item.subtitle : null,
+          source_url: item.source_url,
+          source_type: typeof item.source_type === 'string' ? item.source_type : 'unknown',
+        }]
+      : [],
+  );
+}
+
+const ROLES = new Set(['user', 'assistant']);
+const STATUSES = new Set(['complete', 'stopped', 'error', 'streaming']);
+
+function toThreadMessage(what: string, value: unknown, path: string): ThreadMessage {
+  if (!isObject(value)) fail(what, path, 'an object');
+  const role = field(what, value, path, 'role', (v): v is ThreadMessage['role'] => ROLES.has(v as string), '"user" or "assistant"');
+  const status = value.status === undefined ? 'complete' : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
+  const qa = value.question_answer_id;
+  return {
+    id: field(what, value, path, 'id', isString, 'a string'),
+    role,
+    content: field(what, value, path, 'content', isString, 'a string'),
+    sources: toSources(value.sources),
+    created_at: typeof value.created_at === 'string' ? value.created_at : '',
+    status,
+    ...(typeof qa === 'string' ? { question_answer_id: qa } : {}),
+  };
+}
+
+export function toThreadDetail(what: string, value: unknown): ThreadDetail {
+  const summary = toThreadSummary(what, value);
+  const messages = (value as Json).messages;
+  if (!Array.isArray(messages)) fail(what, 'thread.messages', 'an array');
+  return { ...summary, messages: messages.map((m, i) => toThreadMessage(what, m, `messages[${i}]`)) };
+}

@@ -1,0 +1,324 @@
+import { ApiError, isAbortError } from '../api/errors.js';
+import type { SessionStatus } from '../session/types.js';
+import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
+import { describeError } from './describe-error.js';
+import { DeviceMemory, type Remembered } from './device-memory.js';
+import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
+import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
+import type { ConversationSnapshot, ErrorInfo } from './types.js';
+import type { UiStateStore } from './ui-state-store.js';
+
+/** What the session reads from its host each time it needs it (attributes may change). */
+export interface ChatSessionConfig extends ConnectionConfig {
+  /** The page's `owner-key` ('' when unset). */
+  ownerKey: string;
+}
+
+export interface ChatSessionHooks extends Omit<ConversationHooks, 'onChange' | 'onThreadGone' | 'onError'> {
+  onChange(snapshot: ChatSnapshot): void;
+  onError(error: ErrorInfo): void;
+  onSessionChange?(status: SessionStatus): void;
+  /** The device remembered the panel open or closed; the host owns that state. */
+  onPanelRestored?(open: boolean): void;
+}
+
+export interface ChatSessionOptions {
+  config: () => ChatSessionConfig;
+  /** Where this widget's state lives on the device (project + integration + element id). */
+  scope: () => string;
+  openStore: (scope: string) => UiStateStore;
+  /** Coalesces streaming updates; the element passes a frame scheduler. */
+  schedule?: (callback: () => void) => void;
+  fetch?: typeof fetch;
+  saveDelayMs?: number;
+}
+
+/** Everything a view needs, replaced (never mutated) on every change. */
+export interface ChatSnapshot {
+  conversation: ConversationSnapshot;
+  history: HistorySnapshot;
+  /** The composer draft of the thread on screen. */
+  draft: string;
+  historyVisible: boolean;
+  /** A session endpoint or a token source is set. */
+  configured: boolean;
+}
+
+/** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
+export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
+
+/**
+ * The whole conversation core, without a DOM: token manager and API client (built lazily from
+ * the config), the conversation, the thread list, drafts and what the device remembers, bound
+ * to the owner it belongs to. Views call intent methods and render `snapshot`.
+ *
+ * Every request is abortable, and `forget` bumps a generation so a result that arrives after
+ * a reset is dropped rather than shown or stored.
+ */
+export class ChatSession {
+  private readonly conversation: Conversation;
+  private readonly directory: ThreadDirectory;
+  private readonly memory: DeviceMemory;
+  private readonly connection: ServiceConnection;
+  private current: ChatSnapshot;
+  private drafts: Record<string, string> = {};
+  private historyVisible = false;
+  private generation = 0;
+  private opening?: AbortController;
+  private pageKey = '';
+
+  constructor(
+    private readonly options: ChatSessionOptions,
+    private readonly hooks: ChatSessionHooks,
+  ) {
+    this.connection = new ServiceConnection(options.config, (status) => {
+      hooks.onSessionChange?.(status);
+      if (status === 'ready') this.judgeOwner();
+    }, options.fetch);
+    const client = () => this.connection.client();
+    this.conversation = new Conversation(client, {
+      ...hooks,
+      onChange: () => this.publish(),
+      onAnswerEnd: (detail) => {
+        hooks.onAnswerEnd?.(detail);
+        // A message creates or bumps a thread: the list is out of date.
+        this.directory.markStale();
+        this.refreshIfVisible();
+      },
+      onThreadGone: (threadId) => this.directory.drop(threadId),
+      onError: (error) => hooks.onError(error),
+    }, { schedule: options.schedule });
+    this.directory = new ThreadDirectory(client, {
+      onChange: () => this.publish(),
+      // History answered 403 after answering for an owner: someone else holds the session now.
+      onOwnerLost: () => this.forget('owner-changed'),
+    });
+    this.memory = new DeviceMemory({
+      openStore: options.openStore,
+      saveDelayMs: options.saveDelayMs,
+      currentKey: () => this.currentKey(),
+      collect: () => ({
+        drafts: this.drafts,
+        historyVisible: this.historyVisible,
+        activeThreadId: this.conversation.snapshot.threadId,
+        messages: this.conversation.snapshot.messages,
+        threads: this.directory.snapshot.threads,
+        owned: this.directory.owned,
+      }),
+      restoreDevice: ({ drafts, historyVisible, open }) => {
+        if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = drafts;
+        this.historyVisible = historyVisible;
+        hooks.onPanelRestored?.(open);
+        this.publish();
+      },
+      restoreConversations: (remembered) => this.restore(remembered),
+      wipedElsewhere: () => this.forget('other-tab'),
+    });
+    this.current = this.build();
+  }
+
+  get snapshot(): ChatSnapshot {
+    return this.current;
+  }
+
+  /** Resolves once what the device remembered (if anything) has been applied. */
+  get hydrated(): Promise<void> {
+    return this.memory.hydrated;
+  }
+
+  /** Starts remembering: reads the device once, follows other tabs' wipes. */
+  connect(): void {
+    this.syncConfig();
+    this.memory.open(this.options.scope());
+    // A list remembered open with nothing it may show stays closed rather than "loading"
+    // forever: opening it asks the service, and that is the visitor's call.
+    void this.memory.hydrated.then(() => {
+      const { status, threads } = this.directory.snapshot;
+      if (this.historyVisible && status === 'idle' && !threads.length) this.setHistoryVisible(false);
+    });
+  }
+
+  disconnect(): void {
+    this.conversation.dispose();
+    this.memory.close();
+  }
+
+  /** Writes pending changes now (the page is being hidden or unloaded). */
+  flush(): Promise<void> {
+    return this.memory.flush();
+  }
+
+  /** The panel's open state, remembered with the device-level state. */
+  setPanelOpen(open: boolean): void {
+    this.memory.setPanelOpen(open);
+  }
+
+  /** Picks up another tab's list when this tab comes back into view. */
+  revisit(): void {
+    void this.memory.revisit();
+  }
+
+  /**
+   * Reports, once, a page that gave no way to get a session, with the fix. Called after the
+   * host's first render, so properties a framework sets right after creating it count.
+   */
+  checkConfigured(): void {
+    const error = this.connection.misconfigured();
+    if (!error) return;
+    console.error(error.message);
+    this.hooks.onError(describeError(error));
+  }
+
+  /**
+   * Reads the config again (the host calls this before each render). A new page owner key
+   * means another visitor. The previous visitor's
+   * token, list and conversation go, and an open list reloads for the new one.
+   */
+  syncConfig(): void {
+    const config = this.options.config();
+    if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.current.configured) this.publish();
+    if (config.ownerKey === this.pageKey) return;
+    this.pageKey = config.ownerKey;
+    const sessionKey = this.connection.ownerKey;
+    if (sessionKey !== undefined && sessionKey !== config.ownerKey) this.connection.clearToken();
+    this.judgeOwner();
+    this.publish();
+  }
+
+  async send(text: string): Promise<void> {
+    const threadId = this.conversation.snapshot.threadId;
+    if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
+    await this.conversation.send(text);
+  }
+
+  stop(): void {
+    this.conversation.stop();
+  }
+
+  retry(messageId: string): Promise<void> {
+    return this.conversation.retry(messageId);
+  }
+
+  setDraft(text: string): void {
+    this.setDraftFor(this.conversation.snapshot.threadId, text);
+  }
+
+  newConversation(): void {
+    this.opening?.abort();
+    this.conversation.reset();
+  }
+
+  /** Shows or hides the thread list; showing it is the moment it may ask the service. */
+  setHistoryVisible(visible: boolean): void {
+    this.historyVisible = visible;
+    const { status } = this.directory.snapshot;
+    if (visible && (status === 'idle' || status === 'error')) void this.directory.refresh();
+    this.publish();
+  }
+
+  /** The next page of the list, or (`more` false) the list again after an error. */
+  loadThreads(more: boolean): Promise<void> {
+    return more ? this.directory.loadMore() : this.directory.refresh();
+  }
+
+  /** Resumes a thread. A thread the service no longer knows leaves the list. */
+  async openThread(threadId: string): Promise<void> {
+    this.opening?.abort();
+    const opening = new AbortController();
+    this.opening = opening;
+    const generation = this.generation;
+    try {
+      const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
+      if (generation !== this.generation || opening.signal.aborted) return;
+      this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
+    } catch (error) {
+      if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
+      if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
+      this.hooks.onError(describeError(error));
+    } finally {
+      if (this.opening === opening) this.opening = undefined;
+    }
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const generation = this.generation;
+    try {
+      await this.directory.remove(threadId);
+      if (generation === this.generation && this.conversation.snapshot.threadId === threadId) this.conversation.reset();
+    } catch (error) {
+      if (generation === this.generation) this.hooks.onError(describeError(error));
+    }
+  }
+
+  /**
+   * The one place that resets. Every reason aborts what is under way, empties the conversation,
+   * the list and the drafts, and wipes the device; a sign-out and another tab's wipe also drop
+   * the token (it may be the previous owner's). Only this tab's own reasons tell the others.
+   * An open list reloads for whoever is here now.
+   */
+  forget(reason: ForgetReason): Promise<void> {
+    this.generation += 1;
+    this.opening?.abort();
+    if (reason !== 'owner-changed') this.connection.clearToken();
+    this.drafts = {};
+    this.conversation.reset();
+    this.directory.clear();
+    const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
+    this.refreshIfVisible();
+    this.publish();
+    return wiped;
+  }
+
+  /** The owner key that what is on screen must belong to: the latest session's, else the page's. */
+  private currentKey(): string | undefined {
+    return this.connection.ownerKey ?? (this.pageKey || undefined);
+  }
+
+  /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
+  private judgeOwner(): void {
+    const key = this.currentKey();
+    if (key === undefined) return;
+    if (this.memory.bind(key) === 'changed') void this.forget('owner-changed');
+  }
+
+  private restore(remembered: Remembered): void {
+    if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
+    // The visitor may have started typing or sending before the device answered: theirs wins.
+    if (this.untouched() && remembered.messages.length) this.conversation.reset(remembered.activeThreadId, remembered.messages);
+    this.publish();
+  }
+
+  private untouched(): boolean {
+    const { messages, streaming } = this.conversation.snapshot;
+    return messages.length === 0 && !streaming;
+  }
+
+  private setDraftFor(threadId: string | null, text: string): void {
+    const key = threadId ?? '';
+    const { [key]: _replaced, ...others } = this.drafts;
+    this.drafts = text ? { ...others, [key]: text } : others;
+    this.publish();
+  }
+
+  private refreshIfVisible(): void {
+    if (this.historyVisible && this.directory.snapshot.status === 'idle') void this.directory.refresh();
+  }
+
+  private build(): ChatSnapshot {
+    const config = this.options.config();
+    const conversation = this.conversation.snapshot;
+    return {
+      conversation,
+      history: this.directory.snapshot,
+      draft: this.drafts[conversation.threadId ?? ''] ?? '',
+      historyVisible: this.historyVisible,
+      configured: Boolean(config.sessionEndpoint || config.getSessionToken),
+    };
+  }
+
+  private publish(): void {
+    this.current = this.build();
+    this.memory.changed();
+    this.hooks.onChange(this.current);
+  }
+}

@@ -1,0 +1,80 @@
+import { createApiClient, type ApiClient } from '../api/api-client.js';
+import { ConfigError } from '../api/errors.js';
+import { endpointTokenSource } from '../session/endpoint-source.js';
+import { TokenManager } from '../session/token-manager.js';
+import type { SessionPayload, SessionStatus } from '../session/types.js';
+
+/** What the connection reads from its host each time it needs it (attributes may change). */
+export interface ConnectionConfig {
+  projectId: string;
+  integrationId: string;
+  baseUrl: string;
+  sessionEndpoint: string;
+  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  /** Milliseconds a stream may stay silent before the answer counts as interrupted. */
+  idleTimeoutMs?: number;
+}
+
+export const MISCONFIGURED_HINT = "No way to get a session: set the session-endpoint attribute (your server's session URL) or the getSessionToken property.";
+
+/**
+ * The token manager and API client for the current config, built lazily (nothing is fetched
+ * until a request needs it) and rebuilt, with a fresh session, when the config changes.
+ */
+export class ServiceConnection {
+  private tokens?: TokenManager;
+  private api?: ApiClient;
+  private key = '';
+  private source?: ConnectionConfig['getSessionToken'];
+  private reported = false;
+
+  constructor(
+    private readonly config: () => ConnectionConfig,
+    private readonly onStatus: (status: SessionStatus) => void,
+    private readonly fetch?: typeof globalThis.fetch,
+  ) {}
+
+  /** The owner key of the latest session, if it carried one. */
+  get ownerKey(): string | undefined {
+    return this.tokens?.ownerKey;
+  }
+
+  /** Once, when the page gave no way to get a session: the error to report, naming the fix. */
+  misconfigured(): ConfigError | undefined {
+    const config = this.config();
+    if (config.sessionEndpoint || config.getSessionToken || this.reported) return undefined;
+    this.reported = true;
+    return new ConfigError(MISCONFIGURED_HINT);
+  }
+
+  /** Forgets the token (and any fetch under way); the next request starts a new session. */
+  clearToken(): void {
+    this.tokens?.clear();
+  }
+
+  client(): ApiClient {
+    const config = this.config();
+    const key = JSON.stringify([config.projectId, config.integrationId, config.baseUrl, config.sessionEndpoint, config.idleTimeoutMs]);
+    if (this.api && key === this.key && config.getSessionToken === this.source) return this.api;
+    const source = config.getSessionToken ?? (config.sessionEndpoint ? endpointTokenSource(config.sessionEndpoint, { fetch: this.fetch }) : missingSource);
+    this.tokens?.clear();
+    const tokens = new TokenManager(source);
+    tokens.subscribe(this.onStatus);
+    this.tokens = tokens;
+    this.source = config.getSessionToken;
+    this.key = key;
+    this.api = createApiClient({
+      baseUrl: config.baseUrl,
+      projectId: config.projectId,
+      integrationId: config.integrationId,
+      tokens,
+      fetch: this.fetch,
+      stream: { idleTimeoutMs: config.idleTimeoutMs },
+    });
+    return this.api;
+  }
+}
+
+async function missingSource(): Promise<never> {
+  throw new ConfigError(MISCONFIGURED_HINT);
+}

@@ -1,0 +1,109 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { ContextProvider } from '@lit/context';
+import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../chat/chat-session.js';
+import { createUiStateStore } from '../chat/ui-state-store.js';
+import { conversationContext, historyContext } from '../context/index.js';
+import { AgentChatAnswerEndEvent } from '../events/answer-end.js';
+import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
+import { AgentChatErrorEvent } from '../events/error.js';
+import { AgentChatSessionChangeEvent } from '../events/session-change.js';
+import { AgentChatThreadChangeEvent } from '../events/thread-change.js';
+import { announcementText } from '../markdown/plain-text.js';
+
+export type ChatSessionHost = ReactiveControllerHost & HTMLElement;
+
+export interface ChatSessionControllerOptions {
+  config: () => ChatSessionConfig;
+  scope: () => string;
+  /** The device remembered the panel open or closed. */
+  onPanelRestored: (open: boolean) => void;
+}
+
+/** Streaming text is published at most this often: smooth to read, a fraction of the work. */
+export const STREAM_PUBLISH_INTERVAL_MS = 50;
+
+/** A scheduler: the next animation frame at least STREAM_PUBLISH_INTERVAL_MS after its previous run. */
+function throttledFrames(): (callback: () => void) => void {
+  let last = 0;
+  return (callback) => {
+    const frame = (time: number) => {
+      if (time - last < STREAM_PUBLISH_INTERVAL_MS) return void requestAnimationFrame(frame);
+      last = time;
+      callback();
+    };
+    requestAnimationFrame(frame);
+  };
+}
+
+/**
+ * The Lit adapter over ChatSession: provides its snapshots as context, turns its hooks into
+ * public DOM events, and ties it to the host's lifecycle and the page's visibility.
+ */
+export class ChatSessionController implements ReactiveController {
+  readonly session: ChatSession;
+  /** The last finished answer in plain words, for the polite live region; `id` re-announces a repeat. */
+  announcement = { id: 0, text: '' };
+  private readonly conversation: ContextProvider<typeof conversationContext>;
+  private readonly history: ContextProvider<typeof historyContext>;
+  private checked = false;
+
+  constructor(
+    host: ChatSessionHost,
+    options: ChatSessionControllerOptions,
+  ) {
+    host.addController(this);
+    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames() }, {
+      onChange: (snapshot) => {
+        this.conversation.setValue(snapshot.conversation);
+        this.history.setValue(snapshot.history);
+        host.requestUpdate();
+      },
+      onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
+      onAnswerEnd: ({ text, ...detail }) => {
+        const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? 'Answer stopped.' : '';
+        this.announcement = { id: this.announcement.id + 1, text: words };
+        host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
+      },
+      onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
+      onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
+      onError: (error) => host.dispatchEvent(new AgentChatErrorEvent(error)),
+      onPanelRestored: options.onPanelRestored,
+    });
+    this.conversation = new ContextProvider(host, { context: conversationContext, initialValue: this.session.snapshot.conversation });
+    this.history = new ContextProvider(host, { context: historyContext, initialValue: this.session.snapshot.history });
+  }
+
+  get snapshot(): ChatSnapshot {
+    return this.session.snapshot;
+  }
+
+  hostConnected(): void {
+    this.session.connect();
+    // Unload never calls disconnectedCallback; these are the moments a page can still write.
+    addEventListener('pagehide', this.flush);
+    document.addEventListener('visibilitychange', this.handleVisibility);
+  }
+
+  hostUpdate(): void {
+    this.session.syncConfig();
+  }
+
+  hostUpdated(): void {
+    if (this.checked) return;
+    this.checked = true;
+    this.session.checkConfigured();
+  }
+
+  hostDisconnected(): void {
+    this.session.disconnect();
+    removeEventListener('pagehide', this.flush);
+    document.removeEventListener('visibilitychange', this.handleVisibility);
+  }
+
+  private readonly flush = () => void this.session.flush();
+
+  private readonly handleVisibility = () => {
+    if (document.visibilityState === 'hidden') void this.session.flush();
+    else this.session.revisit();
+  };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/api-client.js';
+import { ProtocolError } from '../../src/api/errors.js';
+import type { StreamEvent } from '../../src/api/types.js';
+import { TokenManager } from '../../src/session/token-manager.js';
+import { countingSource } from '../fixtures/sessions.js';
+
+function client(answer: (request: Request) => Response) {
+  const requests: Request[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    requests.push(request);
+    return answer(request);
+  };
+  const api = createApiClient({ baseUrl: 'https://svc.test', projectId: 'p1', integrationId: 'i1', tokens: new TokenManager(countingSource().source), fetch });
+  return { api, requests };
+}
+
+async function drain(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const out: StreamEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const thread = { id: 'th_1', title: 'T', created_at: '2026-11-21T10:00:00Z', updated_at: '2026-11-21T10:00:00Z' };
+
+describe('createApiClient at the API edge', () => {
+  it.each([
+    ['an HTML portal page', () => new Response('<html>Sign in to the Wi-Fi</html>', { headers: { 'Content-Type': 'text/html' } })],
+    ['an empty 204', () => new Response(null, { status: 204 })],
+    ['JSON', () => Response.json({ ok: true })],
+  ])('turns a chat answered 200 with %s into a ProtocolError', async (_label, answer) => {
+    const { api } = client(answer);
+    const error = await drain(api.chat({ message: 'hi' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ code: 'invalid_response' });
+  });
+
+  it.each([
+    ['threads missing', {}, /threads should be an array/],
+    ['a thread without id', { threads: [{ ...thread, id: 5 }], next_cursor: null }, /threads\[0\]\.id should be a string/],
+    ['a numeric cursor', { threads: [], next_cursor: 3 }, /next_cursor should be a string or null/],
+  ])('rejects a thread list with %s as a ProtocolError naming the field', async (_label, body, message) => {
+    const { api } = client(() => Response.json(body));
+    const error = await api.listThreads().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('rejects a resumed thread with a message of an unknown role, and a body that is not JSON', async () => {
+    const bad = client(() => Response.json({ ...thread, messages: [{ id: 'm', role: 'system', content: 'x', created_at: '' }] }));
+    await expect(bad.api.getThread('th_1')).rejects.toThrow(/messages\[0\]\.role/);
+    const html = client(() => new Response('<html></html>', { headers: { 'Content-Type': 'text/html' } }));
+    await expect(html.api.getThread('th_1')).rejects.toBeInstanceOf(ProtocolError);
+  });
+
+  it('keeps only the contract\'s fields, question_answer_id included, and drops sources without a URL', async () => {
+    const { api } = client(() => Response.json({
+      ...thread,
+      extra: '<script>',
+      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', sources: [{ title: 'no url' }, { source_url: 'https://d.test' }] }],
+    }));
+    expect(await api.getThread('th_1')).toEqual({
+      ...thread,
+      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }] }],
+    });
+  });
+
+  it('cancels an answer with an authenticated POST to §9\'s cancel path', async () => {
+    const { api, requests } = client(() => new Response(null, { status: 204 }));
+    await api.cancelAnswer('qa/1');
+    expect(requests.map((r) => [r.method, r.url, r.headers.get('Authorization')])).toEqual([
+      ['POST', 'https://svc.test/agent/v1/projects/p1/agent/answers/qa%2F1/cancel/', 'Bearer tok-1'],
+    ]);
+  });
+});

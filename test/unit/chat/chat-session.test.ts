@@ -1,0 +1,342 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSessionHandler } from '../../../server/session-handler.js';
+import { createReferenceService } from '../../../service/index.js';
+import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../../src/chat/chat-session.js';
+import { MISCONFIGURED_HINT } from '../../../src/chat/service-connection.js';
+import type { UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
+import type { ErrorInfo } from '../../../src/chat/types.js';
+import { encodeRecord } from '../../msw/stream.js';
+
+const BASE = 'https://agent.test';
+const SESSION_URL = 'https://site.test/api/session';
+const PROJECT = { id: 'proj_demo', apiKey: 'key_demo', integrationIds: ['int_demo'] };
+const AGENT = `${BASE}/agent/v1/projects/${PROJECT.id}/agent`;
+const keyOf = (owner: string | null) => (owner === null ? '-' : `key-${owner}`);
+
+/** The device: one map shared by every "tab", with wipes announced to the others. */
+function device() {
+  const data = new Map<string, UiState>();
+  const listeners = new Set<() => void>();
+  const open = (scope: string): UiStateStore => {
+    let mine: (() => void) | undefined;
+    const announce = () => listeners.forEach((l) => l !== mine && l());
+    return {
+      load: async () => structuredClone(data.get(scope)),
+      save: async (state) => void data.set(scope, structuredClone(state)),
+      clear: async () => {
+        data.delete(scope);
+        announce();
+      },
+      watch: (listener) => {
+        mine = listener;
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+  };
+  return { open, dump: () => JSON.stringify([...data.values()]) };
+}
+
+/** The reference service and a site's session endpoint (with the owner-key header), in process. */
+function backend() {
+  const service = createReferenceService({ projects: [PROJECT], rateLimit: false });
+  let owner: string | null = null;
+  const requests: string[] = [];
+  let override: ((request: Request) => Promise<Response | undefined>) | undefined;
+  const sessions = createSessionHandler({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => owner, fetch: (input, init) => service.handle(new Request(input, init)) });
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    requests.push(`${request.method} ${new URL(request.url).pathname}`);
+    const overridden = await override?.(request);
+    if (overridden) return overridden;
+    if (request.url !== SESSION_URL) return service.handle(request);
+    const response = await sessions(request);
+    const headers = new Headers(response.headers);
+    headers.set('Agent-Chat-Owner-Key', keyOf(owner));
+    return new Response(response.body, { status: response.status, headers });
+  };
+  return {
+    fetch,
+    requests,
+    signIn: (next: string | null) => void (owner = next),
+    override: (handler: typeof override) => void (override = handler),
+  };
+}
+
+type Backend = ReturnType<typeof backend>;
+type Device = ReturnType<typeof device>;
+
+function session(server: Backend, memory: Device, config: Partial<ChatSessionConfig> = {}) {
+  const errors: ErrorInfo[] = [];
+  const current: ChatSessionConfig = { projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: '', ...config };
+  const chat = new ChatSession(
+    { config: () => current, scope: () => 'proj_demo:int_demo', openStore: memory.open, fetch: server.fetch, saveDelayMs: 0 },
+    { onChange: () => {}, onError: (e) => errors.push(e) },
+  );
+  chat.connect();
+  return { chat, errors, config: current };
+}
+
+const texts = (snapshot: ChatSnapshot) => snapshot.conversation.messages.map((m) => m.content.slice(0, 40));
+const settle = async (chat: ChatSession) => {
+  await chat.hydrated;
+  await chat.flush();
+};
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('ChatSession', () => {
+  it('sends, streams the answer, and keeps the visible list fresh after each answer', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const { chat } = session(server, device());
+    chat.setHistoryVisible(true);
+    await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
+    expect(chat.snapshot.history.threads).toEqual([]);
+    await chat.send('How do I theme it?');
+    expect(chat.snapshot.conversation.messages.map((m) => m.status)).toEqual(['sent', 'complete']);
+    await vi.waitFor(() => expect(chat.snapshot.history.threads.map((t) => t.title)).toEqual(['How do I theme it?']));
+  });
+
+  it('keeps one draft per thread and clears the one that was sent', async () => {
+    const server = backend();
+    const { chat } = session(server, device());
+    chat.setDraft('half');
+    expect(chat.snapshot.draft).toBe('half');
+    await chat.send('half');
+    expect(chat.snapshot.draft).toBe('');
+    chat.setDraft('for the thread');
+    chat.newConversation();
+    expect(chat.snapshot.draft).toBe('');
+  });
+
+  describe('owner binding', () => {
+    async function aliceRemembered(memory: Device, ownerKey = '') {
+      const server = backend();
+      server.signIn('alice');
+      const { chat } = session(server, memory, { ownerKey });
+      await chat.send('Alice private question');
+      chat.setHistoryVisible(true);
+      await vi.waitFor(() => expect(chat.snapshot.history.threads).toHaveLength(1));
+      await settle(chat);
+      chat.disconnect();
+      expect(memory.dump()).toContain('Alice private question');
+      return server;
+    }
+
+    it('with a matching page owner-key, shows what the device remembers with zero requests', async () => {
+      const memory = device();
+      const server = await aliceRemembered(memory, keyOf('alice'));
+      const before = server.requests.length;
+      const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
+      await chat.hydrated;
+      expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]);
+      expect(chat.snapshot.history.threads).toHaveLength(1);
+      expect(server.requests.length).toBe(before);
+    });
+
+    for (const next of ['bob', null] as const) {
+      it(`with another page owner-key (${keyOf(next)}), wipes it before anything is shown`, async () => {
+        const memory = device();
+        const server = await aliceRemembered(memory, keyOf('alice'));
+        server.signIn(next);
+        const seen: ChatSnapshot[] = [];
+        const chat = new ChatSession(
+          { config: () => ({ projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: keyOf(next) }), scope: () => 'proj_demo:int_demo', openStore: memory.open, fetch: server.fetch, saveDelayMs: 0 },
+          { onChange: (s) => seen.push(s), onError: () => {} },
+        );
+        chat.connect();
+        await settle(chat);
+        expect(seen.every((s) => s.conversation.messages.length === 0 && s.history.threads.length === 0)).toBe(true);
+        expect(memory.dump()).not.toContain('Alice');
+      });
+    }
+
+    it('without a page owner-key, shows nothing remembered until a session confirms the same owner', async () => {
+      const memory = device();
+      const server = await aliceRemembered(memory);
+      const before = server.requests.length;
+      const { chat } = session(server, memory);
+      await chat.hydrated;
+      expect(chat.snapshot.conversation.messages).toEqual([]);
+      expect(chat.snapshot.history.threads).toEqual([]);
+      expect(chat.snapshot.historyVisible).toBe(false); // remembered open, but it has nothing it may show
+      expect(server.requests).toHaveLength(before);
+      chat.setHistoryVisible(true); // the first moment the widget may ask: the session says alice
+      await vi.waitFor(() => expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]));
+    });
+
+    for (const next of ['bob', null] as const) {
+      it(`without a page owner-key, a session for ${keyOf(next)} wipes alice's conversations unseen`, async () => {
+        const memory = device();
+        const server = await aliceRemembered(memory);
+        server.signIn(next);
+        const { chat } = session(server, memory);
+        await chat.send('Next visitor question');
+        await settle(chat);
+        expect(texts(chat.snapshot)).toEqual(['Next visitor question', expect.any(String)]);
+        expect(memory.dump()).not.toContain('Alice');
+      });
+    }
+
+    it('anonymous → alice with the header: the anonymous conversation is not alice\'s', async () => {
+      const memory = device();
+      const server = backend();
+      const anonymous = session(server, memory).chat;
+      await anonymous.send('Anonymous question');
+      await settle(anonymous);
+      anonymous.disconnect();
+      server.signIn('alice');
+      const { chat } = session(server, memory);
+      chat.setHistoryVisible(true);
+      await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
+      await settle(chat);
+      expect(chat.snapshot.conversation.messages).toEqual([]);
+      expect(memory.dump()).not.toContain('Anonymous question');
+    });
+
+    it('a new page owner-key drops the previous visitor\'s token, list and conversation, and reloads an open list', async () => {
+      const server = backend();
+      server.signIn('alice');
+      const { chat, config } = session(server, device(), { ownerKey: keyOf('alice') });
+      await chat.send('Alice private question');
+      chat.setHistoryVisible(true);
+      await vi.waitFor(() => expect(chat.snapshot.history.threads).toHaveLength(1));
+      server.signIn('bob');
+      config.ownerKey = keyOf('bob');
+      chat.syncConfig();
+      expect(chat.snapshot.conversation.messages).toEqual([]);
+      expect(chat.snapshot.history.status).toBe('loading');
+      await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
+      expect(chat.snapshot.history.threads).toEqual([]);
+      expect(server.requests.filter((r) => r.endsWith('/api/session'))).toHaveLength(2);
+    });
+  });
+
+  it('forget() while a thread is opening: the old owner\'s thread is never shown or stored', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const memory = device();
+    const { chat } = session(server, memory);
+    await chat.send('Alice private question');
+    const threadId = chat.snapshot.conversation.threadId!;
+    chat.newConversation();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.override(async (request) => {
+      if (request.method !== 'GET' || !request.url.endsWith(`/threads/${threadId}/`)) return undefined;
+      await held;
+      return undefined;
+    });
+    const opening = chat.openThread(threadId);
+    await vi.waitFor(() => expect(server.requests.at(-1)).toContain(threadId));
+    await chat.forget('sign-out');
+    release();
+    await opening;
+    await settle(chat);
+    expect(chat.snapshot.conversation.messages).toEqual([]);
+    expect(memory.dump()).not.toContain('Alice');
+  });
+
+  it('forget() abandons a deletion under way: no error, nothing applied', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const { chat, errors } = session(server, device());
+    await chat.send('Question');
+    const threadId = chat.snapshot.conversation.threadId!;
+    let aborted = false;
+    server.override(async (request) => {
+      if (request.method !== 'DELETE') return undefined;
+      await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve()));
+      aborted = true;
+      return undefined;
+    });
+    const deleting = chat.deleteThread(threadId);
+    await vi.waitFor(() => expect(server.requests.at(-1)).toMatch(/^DELETE/));
+    await chat.forget('sign-out');
+    await deleting;
+    expect(aborted).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('stop() cancels the answer on the service by its id, then aborts', async () => {
+    const server = backend();
+    const cancels: string[] = [];
+    server.override(async (request) => {
+      if (request.url.endsWith('/cancel/')) {
+        cancels.push(new URL(request.url).pathname);
+        return new Response(null, { status: 204 });
+      }
+      if (!request.url.endsWith('/agent/chat/')) return undefined;
+      const start = encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa_9' });
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => c.enqueue(new TextEncoder().encode(start + encodeRecord('partial_answer', { text: 'Partial' }))),
+        pull: () => new Promise(() => {}),
+      });
+      request.signal.addEventListener('abort', () => body.cancel().catch(() => {}));
+      return new Response(body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    });
+    const { chat } = session(server, device());
+    const sending = chat.send('Long question');
+    await vi.waitFor(() => expect(chat.snapshot.conversation.messages.at(-1)?.content).toBe('Partial'));
+    chat.stop();
+    await sending;
+    expect(cancels).toEqual([`${new URL(AGENT).pathname}/answers/qa_9/cancel/`]);
+    expect(chat.snapshot.conversation.messages.at(-1)).toMatchObject({ status: 'stopped', content: 'Partial', questionAnswerId: 'qa_9' });
+  });
+
+  it.each([
+    ['an HTML page', () => new Response('<html>Portal</html>', { headers: { 'Content-Type': 'text/html' } })],
+    ['an empty stream', () => new Response('', { headers: { 'Content-Type': 'text/plain' } })],
+    ['a 204', () => new Response(null, { status: 204 })],
+  ])('a chat answered 200 with %s fails the question with Retry and an error', async (_label, answer) => {
+    const server = backend();
+    server.override(async (request) => (request.url.endsWith('/agent/chat/') ? answer() : undefined));
+    const { chat, errors } = session(server, device());
+    await chat.send('Anyone there?');
+    expect(chat.snapshot.conversation.messages).toMatchObject([{ status: 'failed', error: { code: 'invalid_response', recoverable: true } }]);
+    expect(chat.snapshot.conversation.streaming).toBe(false);
+    expect(errors.map((e) => e.code)).toEqual(['invalid_response']);
+  });
+
+  it('a thread list of the wrong shape is an error state, and nothing of it is stored', async () => {
+    const server = backend();
+    server.signIn('alice');
+    server.override(async (request) => (request.url.includes('/threads/?') ? Response.json({ threads: [{ id: 1, title: '<b>x</b>' }] }) : undefined));
+    const memory = device();
+    const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
+    chat.setHistoryVisible(true);
+    await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('error'));
+    expect(chat.snapshot.history.error?.code).toBe('invalid_response');
+    await settle(chat);
+    expect(memory.dump()).not.toContain('<b>x</b>');
+  });
+
+  it('reports a missing token source once, with the fix, and fails a send without retrying forever', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const server = backend();
+    const { chat, errors } = session(server, device(), { sessionEndpoint: '' });
+    chat.checkConfigured();
+    chat.checkConfigured();
+    expect(chat.snapshot.configured).toBe(false);
+    expect(logged).toHaveBeenCalledTimes(1);
+    expect(logged.mock.calls[0][0]).toContain(MISCONFIGURED_HINT);
+    await chat.send('Hello?');
+    expect(errors.map((e) => e.code)).toEqual(['misconfigured', 'misconfigured']);
+    expect(chat.snapshot.conversation.messages).toMatchObject([{ status: 'failed', error: { recoverable: false } }]);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('another tab\'s wipe empties this one and drops its token', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const memory = device();
+    const first = session(server, memory, { ownerKey: keyOf('alice') }).chat;
+    const second = session(server, memory, { ownerKey: keyOf('alice') }).chat;
+    await second.send('Shared computer question');
+    await first.forget('sign-out');
+    await vi.waitFor(() => expect(second.snapshot.conversation.messages).toEqual([]));
+    await second.send('Next');
+    expect(server.requests.filter((r) => r.endsWith('/api/session'))).toHaveLength(2);
+  });
+});
