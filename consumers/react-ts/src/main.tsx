@@ -17,7 +17,7 @@ function App() {
       <agent-chat ref={ref} mode="launcher" projectId="proj" integration-id="int" getSessionToken={getSessionToken}
         onagent-chat-open-change={(event: AgentChatOpenChangeEvent) => seen.push(`open:${event.detail.open}`)} />
       {/* @ts-expect-error: mode is 'launcher' | 'inline' */}
-      <agent-chat mode="sideways" hidden />
+      <agent-chat mode="sideways" hidden getSessionToken={getSessionToken} />
       <button type="button" onClick={() => void ref.current?.open()}>Open from React</button>
     </>
   );
