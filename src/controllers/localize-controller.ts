@@ -1,0 +1,92 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { directionOf, en, loadLocale, matchLocale, translator, type Translate, type UiStrings } from '../i18n/index.js';
+
+type LocalizedHost = ReactiveControllerHost & HTMLElement;
+
+/** The nearest `lang` on the page, crossing shadow roots, so a widget inside a component follows its page. */
+function nearestLang(element: Element): string {
+  let node: Element | null = element;
+  while (node) {
+    const lang = node.getAttribute('lang');
+    if (lang) return lang;
+    node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host || null);
+  }
+  return '';
+}
+
+/** Every connected widget, told when any `lang` on the page changes: one observer however many widgets. */
+const connected = new Set<LocalizeController>();
+let observer: MutationObserver | undefined;
+
+function watch(controller: LocalizeController): void {
+  connected.add(controller);
+  if (observer) return;
+  observer = new MutationObserver(() => connected.forEach((each) => each.resolve()));
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
+}
+
+function unwatch(controller: LocalizeController): void {
+  connected.delete(controller);
+  if (connected.size === 0) {
+    observer?.disconnect();
+    observer = undefined;
+  }
+}
+
+/**
+ * The widget's language: its own `lang`, else the nearest on the page, else English. Loads the
+ * locale's texts on demand and re-renders the host when they arrive; until then the previous
+ * language stays (English at first), so nothing shows a key or a blank. `strings` (the site's
+ * overrides) win over the locale.
+ */
+export class LocalizeController implements ReactiveController {
+  /** The bundled locale in use, e.g. `de`; what Intl formats with. */
+  locale = 'en';
+  dir: 'ltr' | 'rtl' = 'ltr';
+  t: Translate = translator(en);
+
+  private requested = '';
+  private strings: UiStrings = en;
+  private overrides?: Partial<Record<string, string>>;
+
+  constructor(
+    private readonly host: LocalizedHost,
+    private readonly getOverrides: () => Partial<Record<string, string>> | undefined,
+  ) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    watch(this);
+    this.resolve();
+  }
+
+  hostDisconnected(): void {
+    unwatch(this);
+  }
+
+  /** Also catches a `lang` the observer cannot see (set on the host inside another shadow root). */
+  hostUpdate(): void {
+    this.resolve();
+    const overrides = this.getOverrides();
+    if (overrides !== this.overrides) {
+      this.overrides = overrides;
+      this.t = translator(this.strings, overrides ?? {});
+    }
+  }
+
+  /** Follows a changed `lang`; a load that a later change overtook is dropped. */
+  resolve(): void {
+    const locale = matchLocale(nearestLang(this.host));
+    if (locale === this.requested) return;
+    this.requested = locale;
+    void loadLocale(locale).then((strings) => {
+      if (this.requested !== locale) return;
+      this.locale = strings === en ? 'en' : locale;
+      this.dir = directionOf(this.locale);
+      this.strings = strings;
+      this.t = translator(strings, this.overrides ?? {});
+      this.host.requestUpdate();
+    });
+  }
+}

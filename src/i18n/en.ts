@@ -1,0 +1,112 @@
+/**
+ * Every text the widget shows or speaks, in English: the source every locale translates and the
+ * fallback for a missing locale. `{name}` marks a value filled in at run time; a translation keeps
+ * the same placeholders (a test checks it).
+ *
+ * The names of the UI contract (`../shared/spec/ui-contract.md`) are the English values of
+ * `openChat`, `message`, `send`, `stop`, `conversations`, `newConversation`, `renameThread`,
+ * `deleteThread`, `conversationTitle`, `searchConversations`, `copyAnswer`, `copyCode`, `helpful`,
+ * `notHelpful`, `allow`, `deny`, `talkToPerson`, `queued`, `removeQueued` and
+ * `downloadConversation`: keep them stable.
+ */
+export const en = {
+  // Launcher and panel
+  openChat: 'Open chat',
+  closeChat: 'Close chat',
+  title: 'Chat',
+  conversations: 'Conversations',
+  newConversation: 'New conversation',
+
+  // Start screen
+  greeting: 'Hi! How can I help?',
+  suggestedQuestions: 'Suggested questions',
+
+  // Composer
+  message: 'Message',
+  messagePlaceholder: 'Ask a question…',
+  send: 'Send',
+  stop: 'Stop',
+
+  // Messages
+  you: 'You',
+  assistant: 'Assistant',
+  thinking: 'Thinking…',
+  sending: 'Sending…',
+  notSent: 'Not sent',
+  stopped: 'Stopped',
+  interrupted: 'Interrupted',
+  queued: 'Queued',
+  removeQueued: 'Remove queued message',
+  waitingForConnection: 'Waiting for a connection',
+  cancelSending: 'Cancel sending',
+  retry: 'Retry',
+  jumpToLatest: 'Jump to latest',
+  sources: 'Sources',
+  copyAnswer: 'Copy answer',
+  copyCode: 'Copy code',
+  copied: 'Copied',
+  code: 'Code',
+  answerTruncated: 'This answer is too long to format; the rest is shown as plain text.',
+  regenerate: 'Regenerate',
+  downloadConversation: 'Download conversation',
+
+  // Feedback, uncertainty, handoff
+  helpful: 'Helpful',
+  notHelpful: 'Not helpful',
+  feedbackQuestion: 'What went wrong?',
+  feedbackIncorrect: 'Incorrect',
+  feedbackIrrelevant: 'Not relevant',
+  feedbackUnaddressed: "Didn't answer my question",
+  feedbackDetails: 'Tell us more (optional)',
+  feedbackSubmit: 'Send feedback',
+  feedbackThanks: 'Thanks for your feedback!',
+  uncertain: "I'm not sure this answer is right. Please double-check it.",
+  talkToPerson: 'Talk to a person',
+
+  // Client-side tools and agent activity
+  allow: 'Allow',
+  deny: 'Deny',
+  toolPending: 'Pending',
+  toolAwaitingApproval: 'Waiting for your approval',
+  toolRunning: 'Running',
+  toolDone: 'Done',
+  toolError: 'Failed',
+  toolDenied: 'Denied',
+  showSteps: 'Show steps',
+  hideSteps: 'Hide steps',
+
+  // Conversations list
+  untitled: 'Untitled conversation',
+  searchConversations: 'Search conversations',
+  noMatches: 'No conversations match your search.',
+  noConversations: 'No conversations yet.',
+  signInForHistory: 'Sign in to see your past conversations.',
+  historyError: 'Your conversations could not be loaded.',
+  showMore: 'Show more',
+  loading: 'Loading…',
+  renameThread: 'Rename {title}',
+  deleteThread: 'Delete {title}',
+  conversationTitle: 'Conversation title',
+  confirmDelete: 'Delete “{title}”? This cannot be undone.',
+  save: 'Save',
+  cancel: 'Cancel',
+  delete: 'Delete',
+  justNow: 'Just now',
+
+  // Failures, in plain words: status codes stay in the agent-chat-error event
+  errorGeneric: 'Something went wrong. Please try again.',
+  errorNetwork: "The assistant can't be reached. Check your connection and try again.",
+  errorOffline: "You're offline. The message will be sent when you're back online.",
+  errorRateLimited: 'Too many messages right now. Try again in {seconds} s.',
+  errorRateLimitedShort: 'Too many messages right now. Try again shortly.',
+  errorTooLong: 'That message is too long. Please shorten it.',
+  errorThreadGone: 'This conversation no longer exists. Start a new one.',
+  errorSignInRequired: 'This is only available when you are signed in.',
+  errorSession: "The chat couldn't start. Please try again.",
+  errorInterrupted: 'The answer was interrupted.',
+  errorNotConfigured: 'This chat is not set up yet.',
+};
+
+export type UiStringKey = keyof typeof en;
+/** A complete set of texts: what every locale module exports. */
+export type UiStrings = Record<UiStringKey, string>;

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { SUPPORTED_LOCALES, directionOf, en, format, loadLocale, matchLocale, relativeTime, translator, type UiStringKey } from '../../../src/i18n/index.js';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+const keys = Object.keys(en).sort();
+const others = SUPPORTED_LOCALES.filter((locale) => locale !== 'en');
+
+describe('bundled locales', () => {
+  it('ships at least 12 languages besides English, one of them right-to-left', () => {
+    expect(others.length).toBeGreaterThanOrEqual(12);
+    expect(others.some((locale) => directionOf(locale) === 'rtl')).toBe(true);
+  });
+
+  it.each(others)('%s has every key, no extra ones, each translated with the same placeholders', async (locale) => {
+    const strings = await loadLocale(locale);
+    expect(strings).not.toBe(en);
+    expect(Object.keys(strings).sort()).toEqual(keys);
+    for (const key of keys as UiStringKey[]) {
+      expect(strings[key].trim(), `${locale}.${key}`).not.toBe('');
+      expect(placeholders(strings[key]), `${locale}.${key}`).toEqual(placeholders(en[key]));
+    }
+  });
+
+  it.each(others)('%s is really translated, not English with a few words changed', async (locale) => {
+    const strings = await loadLocale(locale);
+    const same = (keys as UiStringKey[]).filter((key) => strings[key] === en[key]);
+    // Words like "Chat", "Code" or "Assistant" are the same in several languages; sentences are not.
+    expect(same.length, `${locale}: ${same.join(', ')}`).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('matchLocale', () => {
+  it.each([
+    ['de', 'de'], ['de-AT', 'de'], ['pt-BR', 'pt'], ['zh-Hant-TW', 'zh'], ['AR', 'ar'], ['he-IL', 'he'],
+    ['iw', 'he'], ['en-GB', 'en'], ['xx', 'en'], ['', 'en'], [null, 'en'], [' fr_CA ', 'fr'],
+  ])('%s → %s', (tag, locale) => {
+    expect(matchLocale(tag)).toBe(locale);
+  });
+
+  it('lays out Arabic and Hebrew right to left, everything else left to right', () => {
+    expect(directionOf('ar-EG')).toBe('rtl');
+    expect(directionOf('he')).toBe('rtl');
+    expect(directionOf('de')).toBe('ltr');
+    expect(directionOf('xx')).toBe('ltr');
+  });
+
+  it('loads each locale once', async () => {
+    expect(loadLocale('de-CH')).toBe(loadLocale('de'));
+    expect(await loadLocale('xx')).toBe(en);
+  });
+});
+
+describe('translator', () => {
+  it('fills placeholders and keeps unknown ones visible', () => {
+    expect(format('Delete {title}', { title: 'Refunds' })).toBe('Delete Refunds');
+    expect(format('Try in {seconds} s ({oops})', { seconds: 5 })).toBe('Try in 5 s ({oops})');
+  });
+
+  it('prefers the site’s overrides, then the locale, then English, key by key', async () => {
+    const de = await loadLocale('de');
+    const t = translator(de, { send: 'Abschicken', deleteThread: 'Weg mit {title}' });
+    expect(t('send')).toBe('Abschicken');
+    expect(t('deleteThread', { title: 'Rückgabe' })).toBe('Weg mit Rückgabe');
+    expect(t('stop')).toBe('Stoppen');
+    const partial = translator({ ...de, retry: undefined as unknown as string });
+    expect(partial('retry')).toBe('Retry');
+  });
+});
+
+describe('relativeTime', () => {
+  const now = Date.parse('2026-11-21T12:00:00.000Z');
+  const t = translator(en);
+
+  it('says "Just now" under a minute, and reads the service’s six fraction digits', () => {
+    expect(relativeTime('2026-11-21T11:59:30.123456Z', 'en', t, now)).toBe('Just now');
+    expect(relativeTime('2026-11-21T12:00:10Z', 'en', t, now)).toBe('Just now');
+  });
+
+  it('uses Intl for the rest, capitalised to stand alone', async () => {
+    expect(relativeTime('2026-11-21T11:55:00Z', 'en', t, now)).toBe('5 minutes ago');
+    expect(relativeTime('2026-11-20T12:00:00Z', 'en', t, now)).toBe('Yesterday');
+    const de = translator(await loadLocale('de'));
+    expect(relativeTime('2026-11-20T12:00:00Z', 'de', de, now)).toBe('Gestern');
+    expect(relativeTime('2026-11-21T11:59:59Z', 'de', de, now)).toBe('Gerade eben');
+  });
+
+  it('gives nothing for a date it cannot read', () => {
+    expect(relativeTime('not a date', 'en', t, now)).toBe('');
+  });
+});
