@@ -23,19 +23,26 @@ const chromium = playwright({
   },
 });
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
   plugins: [demoServices(), stubWtrWebSocket()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
+  // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
+  // share chunks with the ES build.
   build: {
     copyPublicDir: false,
+    emptyOutDir: mode === 'production',
     lib: {
-      entry: 'src/index.ts',
-      name: 'AgentChat',
-      formats: ['es', 'iife'],
-      fileName: (format) => (format === 'es' ? 'agent-chat.js' : 'agent-chat.iife.js'),
-    },
+      iife: { entry: 'src/iife.ts', name: 'AgentChat', formats: ['iife' as const], fileName: () => 'agent-chat.iife.js' },
+      // The loader as a classic script; it fetches agent-chat.impl.js from beside itself.
+      'loader-iife': { entry: 'src/loader/script.ts', name: 'AgentChatLoader', formats: ['iife' as const], fileName: () => 'agent-chat.loader.iife.js' },
+      // require('agent-chat'): the DOM-free API, for CommonJS servers; it registers nothing.
+      cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
+      // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
+      // classic-script loader also fetches by that name.
+      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+    }[mode] ?? { entry: 'src/index.ts' },
   },
   test: {
     reporters: ['default', './test/plain-summary-reporter.ts'],
@@ -56,4 +63,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

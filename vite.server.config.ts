@@ -1,13 +1,21 @@
 import { defineConfig } from 'vite';
 
-/** The `agent-chat/server` entry, built for Node: never part of a browser bundle. */
+/**
+ * `agent-chat/server` (Fetch only) and `agent-chat/server/node`, for Node: never part of a
+ * browser bundle. ES modules and CommonJS, so a `require()`ing server works too.
+ */
 export default defineConfig({
   build: {
-    ssr: 'server/index.ts',
+    ssr: true,
     outDir: 'dist/server',
     emptyOutDir: false,
     copyPublicDir: false,
     target: 'node20',
-    rolldownOptions: { output: { entryFileNames: 'index.js' } },
+    lib: {
+      entry: { index: 'server/index.ts', node: 'server/node.ts' },
+      formats: ['es', 'cjs'],
+      fileName: (format, name) => `${name}.${format === 'es' ? 'js' : 'cjs'}`,
+    },
+
   },
 });

@@ -103,7 +103,9 @@ async function longThread() {
   await page.getByRole('button', { name: /^A long conversation/ }).waitFor();
   const before = await busy();
   const timing = await page.evaluate(async () => {
-    const el = document.querySelector('agent-chat');
+    const outer = document.querySelector('agent-chat');
+    // The ES root is the loader: the element is <agent-chat-app> in its shadow root.
+    const el = outer.shadowRoot.querySelector('agent-chat-app') ?? outer;
     const list = el.shadowRoot.querySelector('agent-chat-message-list');
     const button = el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelector('button.open');
     const messages = () => list.shadowRoot.querySelectorAll('agent-chat-message');
@@ -146,6 +148,41 @@ async function requests() {
   await page.close();
 }
 
+/**
+ * What including the widget costs the host page: main-thread busy time from navigation until
+ * the page is idle (load, network quiet, then an idle callback), with the launcher snippet
+ * minus the same page without it. Median of 7 fresh pages each. For the loaders, "first" holds
+ * the element back (what the page pays before the widget's idle-time fetch), "total" lets it
+ * load at idle, as it does for a visitor who never touches the launcher.
+ */
+async function hostPage() {
+  const cost = async (script, { holdElement = false } = {}) => {
+    const samples = [];
+    for (let i = 0; i < 7; i++) {
+      const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+      if (holdElement) await page.route('**/agent-chat.impl.js', () => {});
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+      await page.goto(`${server.origin}/host/${script}`, { waitUntil: holdElement ? 'load' : 'networkidle' });
+      await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))));
+      if (script !== 'none' && !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot))) throw new Error(`host/${script}: the launcher did not render`);
+      samples.push(await busyOf(cdp));
+      await page.close();
+    }
+    return samples.sort((a, b) => a - b)[3];
+  };
+  const none = await cost('none');
+  row('host page', 'main thread, navigation to idle, no widget', ms(none));
+  const iife = await cost('iife');
+  row('host page', '  + agent-chat.iife.js (everything at once)', `${ms(iife)} (widget: ${ms(iife - none)})`, 'before');
+  for (const [script, label] of [['loader', 'agent-chat.loader.iife.js'], ['es', 'ES root (loader)']]) {
+    const first = await cost(script, { holdElement: true });
+    const total = await cost(script);
+    row('host page', `  + ${label}, until the element loads`, `${ms(first)} (widget: ${ms(first - none)})`, 'after');
+    row('host page', `  + ${label}, element loaded at idle`, `${ms(total)} (widget: ${ms(total - none)})`, 'after');
+  }
+}
+
 // `node bench/run.mjs 200` runs only the scenarios whose name contains "200".
 const only = process.argv[2];
 const scenarios = [
@@ -154,6 +191,7 @@ const scenarios = [
   ['stream hostile 64 KB', () => streaming('stream hostile 64 KB', 'bench:hostile')],
   ['resume 500 messages', longThread],
   ['20 messages', requests],
+  ['host page', hostPage],
 ];
 try {
   for (const [name, run] of scenarios) if (!only || name.includes(only)) await run();

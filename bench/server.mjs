@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { deltas, hostileMarkdown, realisticMarkdown } from './markdown.mjs';
 
@@ -25,6 +25,14 @@ function longThread() {
   return { id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
 }
 
+/** A content page with the launcher snippet pasted in (`iife`, `loader`, `es`) or without it (`none`). */
+function hostPage(script) {
+  const tag = { iife: '<script src="/agent-chat.iife.js"></script>', es: '<script type="module" src="/agent-chat.js"></script>', loader: '<script src="/agent-chat.loader.iife.js"></script>', none: '' }[script] ?? '';
+  const text = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${tag}</head><body><h1>Article</h1>${text}
+${script === 'none' ? '' : '<agent-chat project-id="p" integration-id="i" session-endpoint="/session"></agent-chat>'}</body></html>`;
+}
+
 /**
  * The bench's service: a session endpoint and a chat that streams ~20-byte deltas every
  * `intervalMs`, paced by wall clock (writes that fall due together go out together, as on a
@@ -33,7 +41,6 @@ function longThread() {
 export async function startBenchServer({ intervalMs = 2 } = {}) {
   const counts = { session: 0, chat: 0 };
   const streams = [];
-  const bundle = readFileSync('dist/agent-chat.js');
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>bench</title>
 <script type="module" src="/agent-chat.js"></script></head><body>
 <agent-chat mode="inline" project-id="p" integration-id="i" session-endpoint="/session"></agent-chat></body></html>`;
@@ -44,7 +51,11 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
     if (url.pathname === '/baseline') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(baseline);
-    if (url.pathname === '/agent-chat.js') return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    if (url.pathname.startsWith('/host/')) return res.writeHead(200, { 'Content-Type': 'text/html' }).end(hostPage(url.pathname.slice(6)));
+    // dist/*.js: the entries and the chunks the ES entry imports.
+    if (/^\/[\w.-]+\.js$/.test(url.pathname) && existsSync(`dist${url.pathname}`)) {
+      return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync(`dist${url.pathname}`));
+    }
     if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
     if (url.pathname === '/session') {
       counts.session += 1;

@@ -1,5 +1,5 @@
 import type { Plugin } from 'vite';
-import { createSessionHandler, toNodeHandler } from '../server/index.js';
+import { createSessionHandler, toNodeHandler } from '../server/node.js';
 import { createReferenceService, DemoAgent } from '../service/index.js';
 import { openStorage } from '../service/open-storage.js';
 

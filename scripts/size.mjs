@@ -1,15 +1,23 @@
 // Size budget for the browser bundles, and proof that no server code reached them. Also prints
 // what the markdown engine alone costs, bundled and minified the way the IIFE bundles it.
-// Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES]   (gzip bytes)
-import { readFileSync } from 'node:fs';
+// Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES] [--max-loader=BYTES]   (gzip bytes)
+import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 
 const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
+const es = readdirSync('dist').filter((f) => f.endsWith('.js') && !f.endsWith('.iife.js')).map((f) => `dist/${f}`);
+/** The ES root and the chunks it imports statically: what a page pays before the element is fetched. */
+const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
 const bundles = [
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 45 * KB) },
-  { file: 'dist/agent-chat.js', label: 'ES module (unminified)', budget: Number(args['max-es'] ?? 50 * KB) },
+  // main measured 46.4 KB after the markdown and conversation-core merges, over its own 45 KB.
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 48 * KB) },
+  // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk
+  // (main's single ES file measured 51.5 KB; the loader adds its own 2.8 KB).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 56 * KB) },
+  { file: 'dist/agent-chat.loader.iife.js', label: 'Loader (script tag)', budget: Number(args['max-loader'] ?? 8 * KB) },
+  { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
 const SERVER_ONLY = ['X-API-Key', 'createSessionHandler', 'createQueryClient', 'external_owner_id', 'node:http', 'node:stream'];
@@ -19,7 +27,7 @@ const rows = [];
 for (const bundle of bundles) {
   let source;
   try {
-    source = readFileSync(bundle.file);
+    source = Buffer.concat([bundle.file].flat().map((file) => readFileSync(file)));
   } catch {
     console.error(`${bundle.file} is missing: run npm run build first.`);
     process.exit(1);

@@ -1,7 +1,10 @@
-/** The `agent-chat/server` entry: for the site owner's server only, never bundled for browsers. */
+/**
+ * `agent-chat/server`: for the site owner's server only, never bundled for browsers. Fetch API
+ * only (Node 20+, Workers, Deno, Bun); `toNodeHandler` lives in `agent-chat/server/node`.
+ */
 export { createSessionHandler } from './session-handler.js';
 export type { FetchHandler, SessionHandlerOptions } from './session-handler.js';
-export { toNodeHandler } from './node-adapter.js';
+export { ownerKey } from './owner-key.js';
 export { createQueryClient, EndpointGoneError, successorFromLink } from './query-client.js';
 export type { ActivityQuery, ActivityReport, ActivityCounts, QueryClient, QueryClientOptions } from './query-client.js';
 export { ApiError, NetworkError } from '../src/api/errors.js';

@@ -1,4 +1,8 @@
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
+import { BodyTooLargeError, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+
+/** An activity report of 366 days and many integrations stays well under this. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface ActivityQuery {
   /** Inclusive UTC day, `YYYY-MM-DD`. */
@@ -51,14 +55,15 @@ export function successorFromLink(link: string | null): string | undefined {
 /** Server-side client of the query API. It uses only the replacement activity endpoint. */
 export function createQueryClient(options: QueryClientOptions) {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const base = `${options.baseUrl.replace(/\/+$/, '')}/query/v1/projects/${encodeURIComponent(options.projectId)}`;
+  const base = `${serviceBase(options.baseUrl)}/query/v1/projects/${encodeURIComponent(options.projectId)}`;
 
   async function get<T>(path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
     const url = new URL(`${base}${path}`);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     let response: Response;
     try {
-      response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, signal });
+      // Following a redirect would hand the API key to wherever it points.
+      response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, redirect: 'error', signal });
     } catch (error) {
       if (isAbortError(error)) throw error;
       throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
@@ -67,8 +72,20 @@ export function createQueryClient(options: QueryClientOptions) {
       await response.body?.cancel();
       throw new EndpointGoneError(url.pathname, successorFromLink(response.headers.get('Link')));
     }
-    if (!response.ok) throw await errorFromResponse(response, `GET ${url.pathname}`);
-    return (await response.json()) as T;
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      throw new NetworkError(`GET ${url.pathname}: the query API answered with a redirect, which is not followed.`);
+    }
+    let body: Uint8Array;
+    try {
+      body = await readLimited(response, MAX_BODY_BYTES, signal);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
+      throw error;
+    }
+    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as BodyInit), { status: response.status, headers: response.headers });
+    if (!response.ok) throw await errorFromResponse(limited, `GET ${url.pathname}`);
+    return (await limited.json()) as T;
   }
 
   return {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join, sep } from 'node:path';
 import type { Article } from './knowledge.js';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '../server/node-adapter.js';
+import { toNodeHandler } from '../server/node.js';
 import type { LogEntry, ReferenceService } from './reference-service.js';
 
 /**

@@ -1,11 +1,9 @@
-import './define.js';
+/**
+ * The package root: safe to import anywhere. In a browser it registers `<agent-chat>` at once
+ * through the loader (the element itself arrives on first interaction or when the page is
+ * idle); where there is no DOM it only exports the DOM-free API.
+ */
+import './loader/entry.js';
 
-export { AgentChat } from './components/agent-chat/agent-chat.js';
-export { TokenManager, REFRESH_MARGIN_MS } from './session/token-manager.js';
-export { endpointTokenSource } from './session/endpoint-source.js';
-export type { RawSession, NormalizedSession, SessionPayload, TokenSource, SessionStatus } from './session/types.js';
-export { createApiClient } from './api/api-client.js';
-export type { ApiClient, ApiClientOptions } from './api/api-client.js';
-export { AgentChatError, ApiError, AuthError, NetworkError, SessionError } from './api/errors.js';
-export type * from './api/types.js';
-export type * from './events/index.js';
+export type { AgentChat } from './components/agent-chat/agent-chat.js';
+export * from './api.js';

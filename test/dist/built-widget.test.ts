@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './chromium.js';
-import { STRICT_CSP, startSite } from './static-site.js';
+import { readFileSync } from 'node:fs';
+import { STRICT_CSP, startCdn, startSite } from './static-site.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,7 +31,10 @@ async function chat(page: Page, question: string): Promise<string> {
   await page.getByRole('button', { name: 'Send' }).click();
   const answer = page.locator('agent-chat-message[aria-label="Assistant"] .content');
   await page.waitForFunction(() => {
-    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+    const outer = document.querySelector('agent-chat');
+    // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
+    const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+    const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
     const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
     return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
   }, undefined, { timeout: 15_000 });
@@ -73,4 +77,140 @@ describe('the built widget on a plain page', () => {
       }
     });
   }
+
+  it('loads from a CDN URL pinned with its SRI hash, under a CSP that allows only that CDN', async () => {
+    const sri = JSON.parse(readFileSync('dist/sri.json', 'utf8')) as Record<string, string>;
+    expect(sri['agent-chat.iife.js']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+    const cdn = await startCdn();
+    const tag = (hash: string) => `<script src="${cdn.url('agent-chat.iife.js')}" integrity="${hash}" crossorigin="anonymous"></script>`;
+    const csp = STRICT_CSP.replace("script-src 'self'", `script-src 'self' ${cdn.origin}`);
+    const site = await startSite({ script: 'iife', csp, scriptTag: tag(sri['agent-chat.iife.js']) });
+    const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
+    try {
+      const { page, violations, errors } = await openPage(site.origin);
+      const answer = await chat(page, 'How do I theme the widget?');
+      expect(answer).toContain('Theming with CSS custom properties');
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+
+      // A file that does not match its pinned hash never runs.
+      const other = await openPage(tampered.origin);
+      await expect.poll(() => other.errors.join(' ')).toMatch(/integrity/i);
+      expect(await other.page.evaluate(() => customElements.get('agent-chat'))).toBeUndefined();
+      await other.page.close();
+    } finally {
+      await Promise.all([site.close(), tampered.close(), cdn.close()]);
+    }
+  });
+});
+
+describe('the loader (a small first script)', () => {
+  // The ES entry (`es` above) is the loader too; this is the classic-script loader.
+  for (const script of ['loader'] as const) {
+    it(`${script}: completes a chat under the strict CSP with zero violations`, async () => {
+      const site = await startSite({ script, csp: STRICT_CSP });
+      try {
+        const { page, violations, errors } = await openPage(site.origin);
+        const answer = await chat(page, 'Is it safe against XSS?');
+        expect(answer).toContain('How answers are rendered safely');
+        expect(await violations()).toEqual([]);
+        expect(errors).toEqual([]);
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
+  }
+
+  it('draws the launcher at once and keeps properties and method calls made before the element arrives', async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      // Hold the element back until the page has used the widget.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/agent-chat.impl.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(site.origin);
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      await expect.poll(() => launcher.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.evaluate(() => customElements.get('agent-chat-app'))).toBeUndefined();
+      await page.evaluate(() => {
+        const el = document.querySelector('agent-chat') as HTMLElement & { heading: string; open: () => Promise<void> };
+        el.heading = 'Set before the element arrived';
+        void el.open();
+      });
+      release();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      expect(await page.getByText('Set before the element arrived').count()).toBeGreaterThan(0);
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      // Moving the element keeps the same element inside, with its state.
+      const kept = await page.evaluate(async () => {
+        const el = document.querySelector('agent-chat')!;
+        const inner = el.shadowRoot!.querySelector('agent-chat-app');
+        document.body.prepend(el);
+        await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+        return inner !== null && el.shadowRoot!.querySelector('agent-chat-app') === inner && el.hasAttribute('open');
+      });
+      expect(kept).toBe(true);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
+  for (const script of ['loader', 'iife'] as const) it(`runs the pre-load queue in order on the first <agent-chat> (${script})`, async () => {
+    const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      // What a page does before the script tag: queue commands on window.agentChat.
+      await page.addInitScript(() => {
+        const w = window as unknown as { agentChat?: unknown[] };
+        (w.agentChat = w.agentChat || []).push(['open'], ['toggle'], ['toggle']);
+      });
+      await page.goto(site.origin);
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      // A push after the script ran runs at once.
+      await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']));
+      await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(false);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
+  it("keeps the page's theming: theme, custom properties and ::part reach the element", async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const { page, violations } = await openPage(site.origin);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      const style = (property: string) => launcher.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+      expect(await style('background-color')).toBe('rgb(29, 78, 216)');
+
+      await page.evaluate(() => document.querySelector('agent-chat')!.setAttribute('theme', 'dark'));
+      await expect.poll(() => style('background-color')).toBe('rgb(138, 180, 255)');
+
+      await page.evaluate(() => {
+        (document.querySelector('agent-chat') as HTMLElement).style.setProperty('--agent-chat-color-accent', 'rgb(1, 2, 3)');
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync('agent-chat::part(launcher) { border-radius: 3px; }');
+        document.adoptedStyleSheets = [sheet];
+      });
+      await expect.poll(() => style('background-color')).toBe('rgb(1, 2, 3)');
+      expect(await style('border-top-left-radius')).toBe('3px');
+      expect(await violations()).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
 });

@@ -1,18 +1,25 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSessionHandler, toNodeHandler } from '../../server/index.js';
+import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import { createReferenceService } from '../../service/index.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
 const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
 
-export function pageHtml(script: 'iife' | 'es'): string {
-  const tag = script === 'iife' ? '<script src="/agent-chat.iife.js"></script>' : '<script type="module" src="/agent-chat.js"></script>';
+export type Script = 'iife' | 'es' | 'loader';
+const TAGS: Record<Script, string> = {
+  iife: '<script src="/agent-chat.iife.js"></script>',
+  es: '<script type="module" src="/agent-chat.js"></script>',
+  loader: '<script src="/agent-chat.loader.iife.js"></script>',
+};
+
+export function pageHtml(script: Script, scriptTag?: string, mode: 'inline' | 'launcher' = 'inline'): string {
+  const tag = scriptTag ?? TAGS[script];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
 <body><h1>A page with a pasted snippet</h1>
-<agent-chat mode="inline" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
+<agent-chat mode="${mode}" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
   session-endpoint="/api/agent-session" base-url="/service"></agent-chat></body></html>`;
 }
 
@@ -20,7 +27,7 @@ export function pageHtml(script: 'iife' | 'es'): string {
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
  * createSessionHandler, and the reference service, on 127.0.0.1. `csp` adds the strict policy.
  */
-export async function startSite(options: { csp?: string; script: 'iife' | 'es' }): Promise<{ origin: string; close: () => Promise<void> }> {
+export async function startSite(options: { csp?: string; script: Script; scriptTag?: string; mode?: 'inline' | 'launcher' }): Promise<{ origin: string; close: () => Promise<void> }> {
   const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
@@ -32,7 +39,8 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
       fetch: (input, init) => service.handle(new Request(input, init)),
     }),
   );
-  const files: Record<string, string> = { '/agent-chat.iife.js': 'dist/agent-chat.iife.js', '/agent-chat.js': 'dist/agent-chat.js' };
+  // dist/*.js: the entries and the chunks the ES entry imports.
+  const files = Object.fromEntries(readdirSync('dist').filter((name) => name.endsWith('.js')).map((name) => [`/${name}`, `dist/${name}`]));
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path.startsWith('/service/')) return void serviceHandler(req, res);
@@ -41,7 +49,7 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
     const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(pageHtml(options.script));
+      return void res.end(pageHtml(options.script, options.scriptTag, options.mode));
     }
     if (files[path]) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });
@@ -52,4 +60,23 @@ export async function startSite(options: { csp?: string; script: 'iife' | 'es' }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A CDN in miniature on its own origin: dist/ under jsDelivr's path shape, with the
+ * `Access-Control-Allow-Origin: *` a CDN sends (needed for `crossorigin` + `integrity`).
+ */
+export async function startCdn(): Promise<{ url: (file: string) => string; origin: string; close: () => Promise<void> }> {
+  const version = JSON.parse(readFileSync('package.json', 'utf8')).version as string;
+  const prefix = `/npm/agent-chat@${version}/dist/`;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const name = path.startsWith(prefix) ? path.slice(prefix.length) : '';
+    if (!/^[\w.-]+\.js$/.test(name)) return void res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+    res.end(readFileSync(`dist/${name}`));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, url: (file) => `${origin}${prefix}${file}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toNodeHandler } from '../../server/index.js';
+import { toNodeHandler } from '../../server/node.js';
 import { readChatStream } from '../../src/api/stream.js';
 import { PROJECT, makeService } from '../fixtures/service.js';
 
@@ -49,4 +49,44 @@ describe('toNodeHandler', () => {
     controller.abort();
     await expect.poll(() => aborted, { timeout: 5_000 }).toBe(true);
   }, 10_000);
+
+  it('keeps every Set-Cookie header', async () => {
+    const origin = await listen(toNodeHandler(async () => {
+      const headers = new Headers({ 'Content-Type': 'text/plain' });
+      headers.append('Set-Cookie', 'a=1; Path=/; HttpOnly');
+      headers.append('Set-Cookie', 'b=2; Path=/; Secure');
+      return new Response('ok', { headers });
+    }));
+    const response = await fetch(origin);
+    expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Path=/; Secure']);
+  });
+
+  it('works after a body parser consumed the stream (express.json and friends)', async () => {
+    const seen: unknown[] = [];
+    const handler = toNodeHandler(async (request) => {
+      seen.push(await request.json());
+      return Response.json({ ok: true });
+    });
+    // What body-parser does: read the stream, set req.body and mark req._body.
+    server = createServer((req, res) => {
+      let raw = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (raw += chunk));
+      req.on('end', () => {
+        Object.assign(req, { body: JSON.parse(raw), _body: true });
+        void handler(req, res);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const response = await fetch(origin, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"message":"héllo","n":1}' });
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([{ message: 'héllo', n: 1 }]);
+  });
+
+  it('streams an untouched request body to the handler', async () => {
+    const origin = await listen(toNodeHandler(async (request) => new Response(`got ${(await request.text()).length}`)));
+    const response = await fetch(origin, { method: 'POST', body: 'x'.repeat(200_000) });
+    expect(await response.text()).toBe('got 200000');
+  });
 });

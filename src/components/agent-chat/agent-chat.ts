@@ -32,9 +32,13 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart header - The panel's title bar.
  * @csspart sidebar - The conversations list.
  * @csspart conversation - The message list.
- * @csspart message - Each message (also message-user / message-assistant).
+ * @csspart message - Each message.
+ * @csspart message-user - A message the visitor sent (with `message`).
+ * @csspart message-assistant - A message of the agent (with `message`).
  * @csspart message__bubble - A message bubble.
  * @csspart message__content - The rendered text of a message.
+ * @csspart message__sources - The sources listed under an answer.
+ * @csspart message__error - The error line of a message that failed.
  * @csspart composer - The message box area.
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
@@ -47,11 +51,19 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
  * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
- * @cssprop [--agent-chat-font-family=system-ui] - Font.
+ * @cssprop [--agent-chat-color-focus=#1d4ed8] - Focus rings.
+ * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.
+ * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher and the floating panel.
+ * @cssprop [--agent-chat-font-family=system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif] - Font.
  * @cssprop [--agent-chat-font-size=15px] - Base font size.
  * @cssprop [--agent-chat-radius=12px] - Corner radius.
+ * @cssprop [--agent-chat-space=12px] - Base spacing unit.
  * @cssprop [--agent-chat-panel-width=400px] - Width of the floating panel.
  * @cssprop [--agent-chat-panel-height=640px] - Height of the panel.
+ * @cssprop [--agent-chat-sidebar-background=var(--agent-chat-color-surface)] - Background of the conversations list.
+ * @cssprop [--agent-chat-sidebar-width=240px] - Width of the conversations list (280px, at most 85 %, as a drawer on narrow panels).
+ * @cssprop [--agent-chat-message-max-width=88%] - Widest a message bubble gets.
+ * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */
 export class AgentChat extends LitElement {

@@ -1,0 +1,100 @@
+/**
+ * `agent-chat/server/node`: everything of `agent-chat/server`, plus `toNodeHandler` to mount a
+ * Fetch handler in Express, connect or plain `node:http`. Kept apart so the Fetch-only entry
+ * runs in Workers without Node built-ins.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FetchHandler } from './session-handler.js';
+
+export * from './index.js';
+
+type Next = (error?: unknown) => void;
+type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; _body?: boolean };
+
+/** The request body, whether it is still in the stream or a body parser already took it. */
+function requestBody(req: NodeRequest, headers: Headers): BodyInit | ReadableStream<Uint8Array> | undefined {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+  // body-parser (express.json, express.urlencoded, express.text, express.raw) marks what it read.
+  if (req._body || (req.readableEnded && req.body !== undefined)) {
+    const parsed = req.body;
+    if (parsed === undefined || parsed === null) return undefined;
+    if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed as BodyInit;
+    const type = headers.get('Content-Type') ?? '';
+    if (type.includes('application/x-www-form-urlencoded')) return new URLSearchParams(parsed as Record<string, string>).toString();
+    // The parser turned JSON into an object: serialise it again, so the length header must go.
+    headers.delete('Content-Length');
+    return JSON.stringify(parsed);
+  }
+  if (req.readableEnded) return undefined;
+  // Pull-based, so a slow handler applies backpressure to the socket.
+  const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/**
+ * Mounts a Fetch handler in Express, connect (Vite) or plain `node:http`, before or after body
+ * parsers. Streams the response with backpressure, keeps every `Set-Cookie`, and aborts the
+ * request when the client disconnects, so a streaming handler stops talking to nobody.
+ */
+export function toNodeHandler(handler: FetchHandler) {
+  return async (req: NodeRequest, res: ServerResponse, next?: Next): Promise<void> => {
+    const aborter = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborter.abort();
+    });
+    try {
+      const host = req.headers.host ?? 'localhost';
+      const url = new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const body = requestBody(req, headers);
+      const request = new Request(url, {
+        method: req.method,
+        headers,
+        body,
+        signal: aborter.signal,
+        // Required by Node's fetch for a streamed request body.
+        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as RequestInit);
+      const response = await handler(request);
+      res.statusCode = response.status;
+      response.headers.forEach((value, name) => {
+        if (name !== 'set-cookie') res.setHeader(name, value);
+      });
+      // Headers joins nothing for Set-Cookie, but forEach + setHeader would keep only the last.
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length) res.setHeader('Set-Cookie', cookies);
+      if (!response.body) {
+        res.end();
+        return;
+      }
+      const reader = response.body.getReader();
+      aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+      res.flushHeaders();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || aborter.signal.aborted) break;
+        if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      res.end();
+    } catch (error) {
+      if (aborter.signal.aborted) return;
+      if (next) next(error);
+      else if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end();
+      } else res.destroy(error as Error);
+    }
+  };
+}

@@ -1,0 +1,196 @@
+import { runPreloadQueue } from './queue.js';
+import { METHODS, PARTS, PROPERTIES } from './surface.js';
+
+/**
+ * The small first script. It registers <agent-chat> at once, draws the launcher (or the inline
+ * panel's frame), keeps every attribute, property and method call, and fetches the element
+ * itself on the first interaction or when the page is idle. The element stays a black box: an
+ * <agent-chat-app> in this element's shadow root, fed what the page set, its events bubbling
+ * out (they are composed), its parts exported. No Lit here.
+ */
+
+type Impl = HTMLElement & Record<string, unknown> & { updateComplete: Promise<unknown> };
+type ImplModule = { tokenSheet?: CSSStyleSheet };
+type Call = { method: string; args: unknown[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+const ICON = 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z';
+const STAND_IN_CSS = `
+:host { display: contents; }
+:host([hidden]) { display: none; }
+:host([mode='inline']) { display: block; }
+agent-chat-app { display: block; }
+.launcher { position: fixed; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index, 2147483000); width: 56px; height: 56px;
+  border: 0; border-radius: 50%; display: grid; place-items: center; cursor: pointer;
+  background: var(--agent-chat-color-accent, #1d4ed8); color: var(--agent-chat-color-on-accent, #fff);
+  box-shadow: var(--agent-chat-shadow, 0 12px 40px rgb(0 0 0 / 0.18)); }
+.launcher svg { width: 26px; height: 26px; }
+.panel { box-sizing: border-box; height: var(--agent-chat-panel-height, 640px); border: 1px solid var(--agent-chat-color-border, #d0d7de);
+  border-radius: var(--agent-chat-radius, 12px); background: var(--agent-chat-color-surface, #fff); }
+`;
+
+let sheet: CSSStyleSheet | undefined;
+function standInSheet(): CSSStyleSheet {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STAND_IN_CSS);
+  }
+  return sheet;
+}
+
+/** The element's own token defaults move to this host, and the element inherits them from here. */
+function inheritSheet(tokens: CSSStyleSheet): CSSStyleSheet {
+  const names = new Set<string>();
+  for (const rule of Array.from(tokens.cssRules)) for (const [name] of rule.cssText.matchAll(/--agent-chat-[\w-]+/g)) names.add(name);
+  const inherit = new CSSStyleSheet();
+  inherit.replaceSync(`agent-chat-app { ${[...names].map((name) => `${name}: inherit;`).join(' ')} }`);
+  return inherit;
+}
+
+const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+export function defineLoader(importImpl: () => Promise<ImplModule>): void {
+  if (typeof customElements === 'undefined' || customElements.get('agent-chat')) return;
+  let loading: Promise<ImplModule> | undefined;
+  const load = () => (loading ??= importImpl().then(async (module) => {
+    await customElements.whenDefined('agent-chat-app');
+    return module;
+  }));
+
+  class AgentChatLoader extends Base {
+    #impl?: Impl;
+    #values = new Map<string, unknown>();
+    #calls: Call[] = [];
+
+    constructor() {
+      super();
+      // Properties a framework set before this class was defined are own properties now.
+      for (const name of PROPERTIES) {
+        if (Object.prototype.hasOwnProperty.call(this, name)) {
+          const value = (this as unknown as Record<string, unknown>)[name];
+          delete (this as unknown as Record<string, unknown>)[name];
+          this.#values.set(name, value);
+        }
+      }
+    }
+
+    // Moving the element (disconnect, connect) keeps the element inside and its state; the
+    // attribute observers live as long as the two elements do.
+    connectedCallback(): void {
+      if (this.#impl) return;
+      const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+      if (!root.firstChild) this.#drawStandIn(root);
+      const start = () => void this.#start();
+      if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
+      else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
+      else setTimeout(start, 1_000);
+    }
+
+    get updateComplete(): Promise<unknown> {
+      return this.#start().then(() => this.#impl?.updateComplete);
+    }
+
+    #drawStandIn(root: ShadowRoot): void {
+      root.adoptedStyleSheets = [standInSheet()];
+      if (this.getAttribute('mode') === 'inline') {
+        const panel = document.createElement('div');
+        panel.className = 'panel';
+        panel.setAttribute('part', 'panel');
+        panel.setAttribute('aria-busy', 'true');
+        root.replaceChildren(panel);
+        return;
+      }
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'launcher';
+      button.setAttribute('part', 'launcher');
+      button.setAttribute('aria-label', 'Open chat');
+      button.setAttribute('aria-expanded', 'false');
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.setAttribute('viewBox', '0 0 24 24');
+      svg.setAttribute('aria-hidden', 'true');
+      svg.setAttribute('fill', 'currentColor');
+      const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+      path.setAttribute('d', ICON);
+      svg.append(path);
+      button.append(svg);
+      button.addEventListener('click', () => void this.#invoke('open', []));
+      // Fetch early on intent, so the click finds the element ready.
+      for (const type of ['pointerenter', 'focus', 'touchstart']) button.addEventListener(type, () => void load(), { once: true, passive: true });
+      root.replaceChildren(button);
+    }
+
+    async #start(): Promise<void> {
+      const module = await load();
+      if (this.#impl || !this.isConnected) return;
+      const impl = document.createElement('agent-chat-app') as Impl;
+      impl.setAttribute('exportparts', PARTS.join(', '));
+      for (const { name, value } of Array.from(this.attributes)) if (name !== 'id' && name !== 'class' && name !== 'style') impl.setAttribute(name, value);
+      for (const [name, value] of this.#values) impl[name] = value;
+      this.#values.clear();
+      this.#impl = impl;
+      // Attributes both ways: the page's changes go in, the element's reflections (open, theme) come out.
+      const copy = (from: Element, to: Element, names: Iterable<string>) => {
+        for (const name of names) {
+          if (name === 'id' || name === 'class' || name === 'style' || name === 'exportparts') continue;
+          const value = from.getAttribute(name);
+          if (value === to.getAttribute(name)) continue;
+          if (value === null) to.removeAttribute(name);
+          else to.setAttribute(name, value);
+        }
+      };
+      const inward = new MutationObserver((records) => copy(this, impl, records.map((r) => r.attributeName!)));
+      const outward = new MutationObserver((records) => copy(impl, this, records.map((r) => r.attributeName!)));
+      inward.observe(this, { attributes: true });
+      outward.observe(impl, { attributes: true });
+      const root = this.shadowRoot!;
+      root.adoptedStyleSheets = module.tokenSheet ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()] : [standInSheet()];
+      root.replaceChildren(impl);
+      await impl.updateComplete;
+      copy(impl, this, Array.from(impl.attributes, (a) => a.name));
+      for (const call of this.#calls.splice(0)) {
+        try {
+          call.resolve(await (impl[call.method] as (...args: unknown[]) => unknown)(...call.args));
+        } catch (error) {
+          call.reject(error);
+        }
+      }
+    }
+
+    #invoke(method: string, args: unknown[]): Promise<unknown> {
+      const impl = this.#impl;
+      if (impl) return Promise.resolve((impl[method] as (...a: unknown[]) => unknown)(...args));
+      return new Promise((resolve, reject) => {
+        this.#calls.push({ method, args, resolve, reject });
+        void this.#start();
+      });
+    }
+
+    static {
+      for (const name of PROPERTIES) {
+        Object.defineProperty(this.prototype, name, {
+          configurable: true,
+          enumerable: true,
+          get(this: AgentChatLoader) {
+            return this.#impl ? this.#impl[name] : this.#values.get(name);
+          },
+          set(this: AgentChatLoader, value: unknown) {
+            if (this.#impl) this.#impl[name] = value;
+            else this.#values.set(name, value);
+          },
+        });
+      }
+      for (const name of METHODS) {
+        Object.defineProperty(this.prototype, name, {
+          configurable: true,
+          writable: true,
+          value(this: AgentChatLoader, ...args: unknown[]) {
+            return this.#invoke(name, args);
+          },
+        });
+      }
+    }
+  }
+
+  customElements.define('agent-chat', AgentChatLoader);
+  runPreloadQueue();
+}

@@ -1,0 +1,71 @@
+/**
+ * The element's public properties and events as plain types, with no Lit in them: the
+ * framework declarations (React, Preact, Vue, Svelte) build on these, and a consumer app
+ * needs no Lit types to use them. test/types/public-types.test-d.ts keeps them equal to
+ * the element's real members.
+ */
+import type { AgentChatAnswerEndEvent } from './events/answer-end.js';
+import type { AgentChatAnswerStartEvent } from './events/answer-start.js';
+import type { AgentChatErrorEvent } from './events/error.js';
+import type { AgentChatMessageSendEvent } from './events/message-send.js';
+import type { AgentChatOpenChangeEvent } from './events/open-change.js';
+import type { AgentChatSessionChangeEvent } from './events/session-change.js';
+import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
+import type { SessionPayload } from './session/types.js';
+
+/** What a page or a framework sets on `<agent-chat>`. */
+export interface AgentChatProperties {
+  projectId: string;
+  integrationId: string;
+  sessionEndpoint: string;
+  baseUrl: string;
+  ownerKey: string;
+  streamIdleTimeout: number;
+  mode: 'launcher' | 'inline';
+  theme: 'light' | 'dark' | 'auto';
+  heading: string;
+  greeting: string;
+  prompts: string;
+  opened: boolean;
+  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+}
+
+/** The attributes of `<agent-chat>`, as written in HTML. */
+export interface AgentChatAttributes {
+  'project-id'?: string;
+  'integration-id'?: string;
+  'session-endpoint'?: string;
+  'base-url'?: string;
+  'owner-key'?: string;
+  'stream-idle-timeout'?: number | string;
+  mode?: AgentChatProperties['mode'];
+  theme?: AgentChatProperties['theme'];
+  heading?: string;
+  greeting?: string;
+  prompts?: string;
+  open?: boolean;
+}
+
+/** Every public event `<agent-chat>` fires, by name. */
+export interface AgentChatEventMap {
+  'agent-chat-message-send': AgentChatMessageSendEvent;
+  'agent-chat-answer-start': AgentChatAnswerStartEvent;
+  'agent-chat-answer-end': AgentChatAnswerEndEvent;
+  'agent-chat-error': AgentChatErrorEvent;
+  'agent-chat-open-change': AgentChatOpenChangeEvent;
+  'agent-chat-thread-change': AgentChatThreadChangeEvent;
+  'agent-chat-session-change': AgentChatSessionChangeEvent;
+}
+
+/** The public methods, for a typed ref without the element class. */
+export interface AgentChatMethods {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  toggle(): Promise<void>;
+  send(text: string): Promise<boolean>;
+  newConversation(): void;
+  clearSession(): Promise<void>;
+}
+
+/** `<agent-chat>` as a framework sees it: an HTMLElement with the widget's properties and methods. */
+export type AgentChatElement = HTMLElement & AgentChatProperties & AgentChatMethods;

@@ -1,0 +1,155 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createQueryClient, createSessionHandler, NetworkError, ownerKey } from '../../server/index.js';
+
+/** Real sockets: redirects, stalls and oversized bodies are what Node's own fetch does with them. */
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(resolve);
+  })));
+});
+
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer(handle);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const post = () => new Request('https://shop.example/api/agent-session', { method: 'POST' });
+const SESSION = JSON.stringify({ session_token: 'tok', expires_at: '2026-11-21T10:00:00Z' });
+
+describe('createSessionHandler against a real service socket', () => {
+  it('does not follow a redirect: the API key never reaches the other host, and the answer is 502', async () => {
+    const keysSeen: Array<string | undefined> = [];
+    const elsewhere = await serve((req, res) => {
+      keysSeen.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
+    });
+    const service = await serve((_req, res) => res.writeHead(307, { Location: `${elsewhere}/steal` }).end());
+    const handler = createSessionHandler({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice' });
+    const response = await handler(post());
+    expect(response.status).toBe(502);
+    expect((await response.json()).code).toBe('service_unavailable');
+    expect(keysSeen).toEqual([]);
+  });
+
+  it('answers the readable 502 when the service sends headers and then stalls', async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"session_token":');
+      // ...and never finishes.
+    });
+    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null, timeoutMs: 300 });
+    const started = Date.now();
+    const response = await handler(post());
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ detail: 'The agent service did not answer within 300 ms.', code: 'service_unavailable' });
+  });
+
+  it('refuses an oversized service body instead of buffering it', async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(500, { 'Content-Type': 'text/html' });
+      const chunk = 'x'.repeat(16 * 1024);
+      for (let i = 0; i < 64; i++) res.write(chunk);
+      res.end();
+    });
+    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const response = await handler(post());
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('oversized') });
+  });
+
+  it('passes an upstream error page through with nosniff, so it cannot run as HTML on the site', async () => {
+    const service = await serve((_req, res) => res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'));
+    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const response = await handler(post());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect(response.headers.get('Retry-After')).toBe('30');
+    expect(response.headers.get('Agent-Chat-Owner-Key')).toBeNull();
+    expect(await response.text()).toBe('<h1>Down</h1>');
+  });
+
+  it('sets Agent-Chat-Owner-Key to the HMAC that ownerKey() gives the page, and "-" without owner', async () => {
+    const service = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION));
+    const make = (owner: string | null, ownerKeySecret?: string) =>
+      createSessionHandler({ apiKey: 'api-key', ownerKeySecret, projectId: 'p', baseUrl: service, getOwnerId: () => owner });
+    const alice = (await make('alice')(post())).headers.get('Agent-Chat-Owner-Key');
+    expect(alice).toBe(await ownerKey('alice', 'api-key'));
+    expect(alice).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(alice).not.toContain('alice');
+    expect((await make('bob')(post())).headers.get('Agent-Chat-Owner-Key')).not.toBe(alice);
+    expect((await make('alice', 'other-secret')(post())).headers.get('Agent-Chat-Owner-Key')).toBe(await ownerKey('alice', 'other-secret'));
+    expect((await make(null)(post())).headers.get('Agent-Chat-Owner-Key')).toBe('-');
+  });
+
+  it('asks the rateLimit hook first and answers 429 with Retry-After without calling the service', async () => {
+    let calls = 0;
+    const service = await serve((_req, res) => {
+      calls++;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
+    });
+    let budget = 1;
+    const handler = createSessionHandler({
+      apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null,
+      rateLimit: () => (budget-- > 0 ? undefined : 12.2),
+    });
+    expect((await handler(post())).status).toBe(200);
+    const refused = await handler(post());
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('Retry-After')).toBe('13');
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    expect(calls).toBe(1);
+  });
+});
+
+describe('baseUrl', () => {
+  const make = (baseUrl: string) => () => createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl, getOwnerId: () => null });
+
+  it('must be https, so the API key is never sent in clear text', () => {
+    expect(make('http://agent.example.com')).toThrow(/https/);
+    expect(() => createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: 'http://agent.example.com' })).toThrow(/https/);
+    expect(make('agent.example.com')).toThrow(/absolute URL/);
+  });
+
+  it('may be plain http on this machine only', () => {
+    for (const base of ['https://agent.example.com', 'http://localhost:8787', 'http://127.0.0.1/service', 'http://[::1]:3000']) expect(make(base)).not.toThrow();
+  });
+});
+
+describe('createQueryClient against a real socket', () => {
+  it('does not follow a redirect with the API key', async () => {
+    const keysSeen: unknown[] = [];
+    const elsewhere = await serve((req, res) => {
+      keysSeen.push(req.headers['x-api-key']);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    const service = await serve((_req, res) => res.writeHead(302, { Location: elsewhere }).end());
+    const client = createQueryClient({ apiKey: 'secret-key', projectId: 'p', baseUrl: service });
+    await expect(client.activity()).rejects.toBeInstanceOf(NetworkError);
+    expect(keysSeen).toEqual([]);
+  });
+
+  it('refuses an answer larger than its limit', async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const chunk = 'x'.repeat(64 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 5 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const client = createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: service });
+    await expect(client.activity()).rejects.toThrow(/limit/);
+  });
+});
