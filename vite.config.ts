@@ -2,6 +2,7 @@ import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { findChromium } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
+import { markedLexerOnly } from './scripts/marked-lexer-only.mjs';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
 function stubWtrWebSocket(): Plugin {
@@ -25,7 +26,7 @@ const chromium = playwright({
 
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
-  plugins: [demoServices(), stubWtrWebSocket()],
+  plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly()],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot

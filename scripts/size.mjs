@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
+import { markedLexerOnly } from './marked-lexer-only.mjs';
 
 const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
@@ -12,7 +13,7 @@ const es = readdirSync('dist').filter((f) => f.endsWith('.js') && !f.endsWith('.
 const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
 const bundles = [
   // main measured 46.4 KB after the markdown and conversation-core merges, over its own 45 KB.
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 48 * KB) },
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 45 * KB) },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk
   // (main's single ES file measured 51.5 KB; the loader adds its own 2.8 KB).
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 56 * KB) },
@@ -52,6 +53,7 @@ async function engineCost() {
   const output = await build({
     configFile: false,
     logLevel: 'silent',
+    plugins: [markedLexerOnly()],
     build: { write: false, minify: true, lib: { entry: 'scripts/markdown-engine.js', name: 'Engine', formats: ['iife'] } },
   });
   return gzipSync((Array.isArray(output) ? output[0] : output).output[0].code, { level: 9 }).length;
