@@ -12,6 +12,11 @@ import type { AgentChatOpenChangeEvent } from './events/open-change.js';
 import type { AgentChatSessionChangeEvent } from './events/session-change.js';
 import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
 import type { SessionPayload } from './session/types.js';
+import type { ClientTool } from './chat/tools.js';
+import type { AgentChatToolCallEvent } from './events/tool-call.js';
+import type { AgentChatToolResultEvent } from './events/tool-result.js';
+
+export type { ClientTool, ClientToolContext } from './chat/tools.js';
 
 /** What a page or a framework sets on `<agent-chat>`. */
 export interface AgentChatProperties {
@@ -28,6 +33,7 @@ export interface AgentChatProperties {
   prompts: string;
   opened: boolean;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  tools: ClientTool[];
 }
 
 /** The attributes of `<agent-chat>`, as written in HTML. */
@@ -55,6 +61,8 @@ export interface AgentChatEventMap {
   'agent-chat-open-change': AgentChatOpenChangeEvent;
   'agent-chat-thread-change': AgentChatThreadChangeEvent;
   'agent-chat-session-change': AgentChatSessionChangeEvent;
+  'agent-chat-tool-call': AgentChatToolCallEvent;
+  'agent-chat-tool-result': AgentChatToolResultEvent;
 }
 
 /** The public methods, for a typed ref without the element class. */

@@ -83,7 +83,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     async *chat(request, { signal } = {}) {
-      const body = JSON.stringify({ integration_id: options.integrationId, message: request.message, thread_id: request.threadId ?? null });
+      const body = JSON.stringify({
+        integration_id: options.integrationId,
+        message: request.message,
+        thread_id: request.threadId ?? null,
+        // §7: tools ride on every call; a continuation carries results and no message.
+        ...(request.tools?.length ? { tools: request.tools } : {}),
+        ...(request.toolResults ? { tool_results: request.toolResults } : {}),
+      });
       const response = await send('Sending the message', '/chat/', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },

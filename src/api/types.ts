@@ -67,6 +67,11 @@ export interface ThreadDetail extends ThreadSummary {
 }
 
 export interface ChatRequest {
-  message: string;
+  /** Absent in a continuation that carries `toolResults` (§7). */
+  message?: string;
   threadId?: string | null;
+  /** The client-side tools on offer (§7), sent with every chat call. */
+  tools?: { name: string; description: string; parameters: Record<string, unknown> }[];
+  /** Results of the paused answer's tool calls (§7). */
+  toolResults?: ({ tool_call_id: string; output: unknown } | { tool_call_id: string; error: string })[];
 }

@@ -5,6 +5,7 @@ import { describeError } from './describe-error.js';
 import { DeviceMemory, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
+import type { ClientTool } from './tools.js';
 import type { ConversationSnapshot, ErrorInfo } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';
 
@@ -31,6 +32,8 @@ export interface ChatSessionOptions {
   schedule?: (callback: () => void) => void;
   fetch?: typeof fetch;
   saveDelayMs?: number;
+  /** The page's client-side tools (§7). */
+  tools?: () => readonly ClientTool[];
 }
 
 /** Everything a view needs, replaced (never mutated) on every change. */
@@ -87,7 +90,7 @@ export class ChatSession {
       },
       onThreadGone: (threadId) => this.directory.drop(threadId),
       onError: (error) => hooks.onError(error),
-    }, { schedule: options.schedule });
+    }, { schedule: options.schedule, tools: options.tools });
     this.directory = new ThreadDirectory(client, {
       onChange: () => this.publish(),
       // History answered 403 after answering for an owner: someone else holds the session now.
@@ -193,6 +196,11 @@ export class ChatSession {
 
   stop(): void {
     this.conversation.stop();
+  }
+
+  /** The visitor's Allow / Deny on a tool call that asked for approval. */
+  decideTool(toolCallId: string, allowed: boolean): void {
+    this.conversation.decideTool(toolCallId, allowed);
   }
 
   retry(messageId: string): Promise<void> {

@@ -1,8 +1,9 @@
 import type { ApiClient } from '../api/api-client.js';
 import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
-import type { ThreadMessage } from '../api/types.js';
+import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError } from './describe-error.js';
+import { DENIED, MAX_TOOL_ROUNDS, runTool, toolSpecs, viewOf, type ClientTool, type ToolCallView, type ToolResult } from './tools.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
 
 export interface ConversationHooks {
@@ -14,9 +15,14 @@ export interface ConversationHooks {
   /** The service no longer knows the thread being continued (deleted, or another owner's). */
   onThreadGone?(threadId: string): void;
   onError?(error: ErrorInfo): void;
+  /** A client-side tool call is about to run (after approval, if any). */
+  onToolCall?(detail: { toolCallId: string; name: string; arguments: Record<string, unknown> }): void;
+  onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
 }
 
 export interface ConversationOptions {
+  /** The page's client-side tools (§7), read at every chat call. */
+  tools?: () => readonly ClientTool[];
   /** Coalesces streaming updates; the element passes requestAnimationFrame. */
   schedule?: (callback: () => void) => void;
 }
@@ -35,6 +41,9 @@ export class Conversation {
   private inFlight?: AbortController;
   private pending = false;
   private readonly schedule: (callback: () => void) => void;
+  private readonly tools: () => readonly ClientTool[];
+  /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
+  private readonly approvals = new Map<string, (allowed: boolean) => void>();
 
   constructor(
     private readonly api: () => ApiClient,
@@ -42,6 +51,12 @@ export class Conversation {
     options: ConversationOptions = {},
   ) {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
+    this.tools = options.tools ?? (() => []);
+  }
+
+  /** The visitor allowed or denied a tool call that asked for approval. */
+  decideTool(toolCallId: string, allowed: boolean): void {
+    this.approvals.get(toolCallId)?.(allowed);
   }
 
   get snapshot(): ConversationSnapshot {
@@ -111,21 +126,39 @@ export class Conversation {
     let answer: ChatMessage | undefined;
     const isCurrent = () => this.inFlight === controller;
     try {
-      const events = this.api().chat({ message: question.content, threadId: this.threadId }, { signal: controller.signal });
-      for await (const event of events) {
-        if (!isCurrent()) return;
-        if (event.type === 'start') {
-          question = this.replace(question, { ...question, status: 'sent' });
-          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
-          this.messages = [...this.messages, answer];
-          this.setThread(event.threadId);
-          this.publishNow();
-          this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: answer.id });
-          continue;
+      let request: ChatRequest = { message: question.content, threadId: this.threadId };
+      for (let round = 0; ; round++) {
+        const tools = this.tools();
+        let calls: ToolCall[] = [];
+        const events = this.api().chat({ ...request, tools: toolSpecs(tools) }, { signal: controller.signal });
+        for await (const event of events) {
+          if (!isCurrent()) return;
+          if (event.type === 'start') {
+            if (answer) continue; // a continuation (§7) goes on with the same answer
+            question = this.replace(question, { ...question, status: 'sent' });
+            answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
+            this.messages = [...this.messages, answer];
+            this.setThread(event.threadId);
+            this.publishNow();
+            this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: answer.id });
+            continue;
+          }
+          if (!answer) continue;
+          if (event.type === 'tool_calls') calls = event.calls;
+          // The end that follows tool_calls is a pause, not the answer's end.
+          if (event.type === 'end' && calls.length) continue;
+          answer = this.replace(answer, applyStreamEvent(answer, event));
+          if (event.type !== 'end') this.publishSoon();
         }
-        if (!answer) continue;
-        answer = this.replace(answer, applyStreamEvent(answer, event));
-        if (event.type === 'delta' || event.type === 'sources') this.publishSoon();
+        if (!answer || !calls.length || answer.status !== 'streaming') break;
+        if (round >= MAX_TOOL_ROUNDS) {
+          answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
+          break;
+        }
+        const results = await this.runCalls(calls, tools, () => answer!, (next) => (answer = this.replace(answer!, next)), controller.signal);
+        if (!isCurrent()) return;
+        controller.signal.throwIfAborted();
+        request = { threadId: this.threadId, toolResults: results };
       }
       if (answer?.status === 'streaming') answer = this.replace(answer, applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }));
       // Nothing started (an empty or broken body): the question was never answered.
@@ -164,6 +197,65 @@ export class Conversation {
       if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error) this.hooks.onError?.(answer.error);
       this.hooks.onAnswerEnd?.({ threadId: this.threadId, messageId: answer.id, outcome: outcomeOf(answer), text: answer.content });
     }
+  }
+
+  /**
+   * Runs one round of tool calls in order, asking for approval where the tool wants it, and
+   * shows each call's state on the answer. Every call gets exactly one result (§7).
+   */
+  private async runCalls(
+    calls: ToolCall[],
+    tools: readonly ClientTool[],
+    current: () => ChatMessage,
+    update: (next: ChatMessage) => void,
+    signal: AbortSignal,
+  ): Promise<ToolResult[]> {
+    const set = (id: string, patch: Partial<ToolCallView>) => {
+      const message = current();
+      update({ ...message, toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+      this.publishNow();
+    };
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    update({ ...current(), toolCalls: [...(current().toolCalls ?? []), ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
+    this.publishNow();
+    const results: ToolResult[] = [];
+    for (const call of calls) {
+      const tool = byName.get(call.name);
+      if (signal.aborted) break;
+      if (tool?.needsApproval) {
+        set(call.id, { state: 'awaiting-approval' });
+        const allowed = await this.approval(call.id, signal);
+        if (!allowed) {
+          set(call.id, { state: 'denied' });
+          results.push({ tool_call_id: call.id, error: DENIED });
+          this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
+          continue;
+        }
+      }
+      set(call.id, { state: 'running' });
+      this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
+      const started = performance.now();
+      const result = await runTool(tool, call, this.threadId, signal);
+      const status = 'error' in result ? 'error' : 'done';
+      set(call.id, { state: status, durationMs: Math.round(performance.now() - started), ...('error' in result ? { error: result.error } : {}) });
+      results.push(result);
+      this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
+    }
+    return results;
+  }
+
+  /** Resolves with the visitor's decision; a stopped answer counts as denied. */
+  private approval(id: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (allowed: boolean) => {
+        this.approvals.delete(id);
+        signal.removeEventListener('abort', onAbort);
+        resolve(allowed);
+      };
+      const onAbort = () => done(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.approvals.set(id, done);
+    });
   }
 
   private setThread(threadId: string): void {

@@ -1,4 +1,5 @@
-import type { Source } from '../api/types.js';
+import type { AgentActivity, Source } from '../api/types.js';
+import type { ToolCallView } from './tools.js';
 
 /**
  * user: sending → sent | failed (nothing reached the agent; the text is kept for Retry).
@@ -25,6 +26,12 @@ export interface ChatMessage {
   error?: ErrorInfo;
   /** The service's id of an answer (§9): cancel, reattach, feedback. */
   questionAnswerId?: string;
+  /** Client-side tool calls of this answer (§7), in the order the agent made them. */
+  toolCalls?: readonly ToolCallView[];
+  /** The agent's steps on the service, upserted by id. */
+  activity?: readonly AgentActivity[];
+  /** The agent flagged the answer as uncertain (`metadata.is_uncertain`). */
+  uncertain?: boolean;
 }
 
 export interface ConversationSnapshot {

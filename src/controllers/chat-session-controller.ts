@@ -1,7 +1,10 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../chat/chat-session.js';
+import type { ClientTool } from '../chat/tools.js';
 import { createUiStateStore } from '../chat/ui-state-store.js';
+import { AgentChatToolCallEvent } from '../events/tool-call.js';
+import { AgentChatToolResultEvent } from '../events/tool-result.js';
 import { conversationContext, historyContext } from '../context/index.js';
 import { AgentChatAnswerEndEvent } from '../events/answer-end.js';
 import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
@@ -15,6 +18,8 @@ export type ChatSessionHost = ReactiveControllerHost & HTMLElement;
 export interface ChatSessionControllerOptions {
   config: () => ChatSessionConfig;
   scope: () => string;
+  /** The page's client-side tools (§7). */
+  tools?: () => readonly ClientTool[];
   /** The device remembered the panel open or closed. */
   onPanelRestored: (open: boolean) => void;
 }
@@ -52,7 +57,7 @@ export class ChatSessionController implements ReactiveController {
     options: ChatSessionControllerOptions,
   ) {
     host.addController(this);
-    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames() }, {
+    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools }, {
       onChange: (snapshot) => {
         this.conversation.setValue(snapshot.conversation);
         this.history.setValue(snapshot.history);
@@ -68,6 +73,8 @@ export class ChatSessionController implements ReactiveController {
       onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
       onError: (error) => host.dispatchEvent(new AgentChatErrorEvent(error)),
       onPanelRestored: options.onPanelRestored,
+      onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
+      onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
     });
     this.conversation = new ContextProvider(host, { context: conversationContext, initialValue: this.session.snapshot.conversation });
     this.history = new ContextProvider(host, { context: historyContext, initialValue: this.session.snapshot.history });

@@ -6,6 +6,7 @@ import { ChatSessionController } from '../../controllers/chat-session-controller
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
+import type { ClientTool } from '../../chat/tools.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
@@ -27,6 +28,8 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @fires {AgentChatOpenChangeEvent} agent-chat-open-change - The launcher panel opened or closed.
  * @fires {AgentChatThreadChangeEvent} agent-chat-thread-change - The active thread changed.
  * @fires {AgentChatSessionChangeEvent} agent-chat-session-change - The session state changed.
+ * @fires {AgentChatToolCallEvent} agent-chat-tool-call - A client-side tool is about to run.
+ * @fires {AgentChatToolResultEvent} agent-chat-tool-result - A client-side tool call ended (done, error or denied).
  * @csspart launcher - The floating button that opens the panel.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's title bar.
@@ -96,6 +99,10 @@ export class AgentChat extends LitElement {
   /** Replaces `session-endpoint`: returns either session form, optionally with `ownerKey`. */
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
+  // ── Issue 14: agent features ──
+  /** Client-side tools the agent may call (§7): `[{name, description, parameters, execute(args, context), needsApproval?, displayName?, timeoutMs?}]`. */
+  @property({ attribute: false }) tools: ClientTool[] = [];
+
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   private promptList: readonly string[] = [];
 
@@ -110,6 +117,7 @@ export class AgentChat extends LitElement {
       idleTimeoutMs: this.streamIdleTimeout,
     }),
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
+    tools: () => this.tools,
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
@@ -185,6 +193,12 @@ export class AgentChat extends LitElement {
     this.composer?.focus();
   }
 
+  /** Issue 14: Allow / Deny on a tool card; the internal event stops here. */
+  private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
+    event.stopPropagation();
+    this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
+  }
+
   private handleKeydown(event: KeyboardEvent): void {
     if (event.key === 'Escape' && this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
@@ -195,7 +209,8 @@ export class AgentChat extends LitElement {
   private renderPanel(floating: boolean) {
     const { session, snapshot } = this.chat;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
+      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
+      @agent-chat-tool-decide=${this.handleToolDecide}>
       <header part="header">
         <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
           @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
