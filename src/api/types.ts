@@ -60,6 +60,10 @@ export interface ThreadMessage {
   created_at: string;
   status: MessageStatus;
   question_answer_id?: string;
+  /** The last state of each agent step (§7); empty or absent when there were none. */
+  activity?: AgentActivity[];
+  /** The client-side tool calls of the answer (§7). */
+  tool_calls?: { id: string; name: string; arguments: Record<string, unknown>; status: 'completed' | 'error'; error?: string }[];
 }
 
 export interface ThreadDetail extends ThreadSummary {

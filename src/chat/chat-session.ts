@@ -239,6 +239,7 @@ export class ChatSession {
       const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
       if (generation !== this.generation || opening.signal.aborted) return;
       this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
+      this.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
@@ -292,8 +293,17 @@ export class ChatSession {
   private restore(remembered: Remembered): void {
     if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
-    if (this.untouched() && remembered.messages.length) this.conversation.reset(remembered.activeThreadId, remembered.messages);
+    if (this.untouched() && remembered.messages.length) {
+      this.conversation.reset(remembered.activeThreadId, remembered.messages);
+      this.reattachLast();
+    }
     this.publish();
+  }
+
+  /** An answer cut off by a reload or a drop, its id known: follow it on the service (§9). */
+  private reattachLast(): void {
+    const last = this.conversation.snapshot.messages.at(-1);
+    if (last?.role === 'assistant' && last.status === 'interrupted' && last.questionAnswerId) void this.conversation.reattach(last.id);
   }
 
   private untouched(): boolean {

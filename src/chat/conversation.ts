@@ -3,6 +3,7 @@ import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
 import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError } from './describe-error.js';
+import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
 import { DENIED, MAX_TOOL_ROUNDS, runTool, toolSpecs, viewOf, type ClientTool, type ToolCallView, type ToolResult } from './tools.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
 
@@ -84,6 +85,8 @@ export class Conversation {
     if (message.role === 'user' && message.status === 'failed') {
       return this.ask(this.replace(message, { ...message, status: 'sending', error: undefined }));
     }
+    // An answer cut off with its id known is reattached (§9), never asked again.
+    if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId) return this.ask(undefined, message);
     const question = this.messages.slice(0, index).reverse().find((m) => m.role === 'user');
     if (message.role !== 'assistant' || !question) return;
     this.messages = this.messages.filter((m) => m !== message);
@@ -115,27 +118,55 @@ export class Conversation {
     if (changed) this.hooks.onThreadChange?.(threadId);
   }
 
+  /**
+   * The element left the page (or the page is unloading): the request is dropped without
+   * calling cancel and without marking the answer stopped, so a new element can reattach (§9).
+   */
   dispose(): void {
-    this.inFlight?.abort();
+    const inFlight = this.inFlight;
+    this.inFlight = undefined;
+    inFlight?.abort();
   }
 
-  private async ask(question: ChatMessage): Promise<void> {
+  /**
+   * Reattaches (§9) to an answer the service may still be generating: after a reload, a resumed
+   * thread, or Retry on an interrupted answer. The question is not asked again; the text is
+   * replaced by what the service has, so it continues where it was and shows once.
+   */
+  async reattach(messageId: string): Promise<void> {
+    const answer = this.messages.find((m) => m.id === messageId);
+    if (this.inFlight || !answer?.questionAnswerId || answer.role !== 'assistant') return;
+    return this.ask(undefined, answer);
+  }
+
+  private async ask(question: ChatMessage | undefined, resumed?: ChatMessage): Promise<void> {
     const controller = new AbortController();
     this.inFlight = controller;
+    let answer: ChatMessage | undefined = resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
     this.publishNow();
-    let answer: ChatMessage | undefined;
     const isCurrent = () => this.inFlight === controller;
     try {
-      let request: ChatRequest = { message: question.content, threadId: this.threadId };
-      for (let round = 0; ; round++) {
+      let request: ChatRequest | undefined = question && { message: question.content, threadId: this.threadId };
+      let attempts = 0;
+      for (let round = 0; ; ) {
         const tools = this.tools();
         let calls: ToolCall[] = [];
-        const events = this.api().chat({ ...request, tools: toolSpecs(tools) }, { signal: controller.signal });
+        // Reattaching replays the answer from its start: hold what is on screen until the replay
+        // has caught up, so the text neither blinks nor shows twice.
+        let hold = request ? 0 : answer!.content.length;
+        const before = answer?.content ?? '';
+        const events = request
+          ? this.api().chat({ ...request, tools: toolSpecs(tools) }, { signal: controller.signal })
+          : this.api().reattach(answer!.questionAnswerId!, { signal: controller.signal });
         for await (const event of events) {
           if (!isCurrent()) return;
           if (event.type === 'start') {
-            if (answer) continue; // a continuation (§7) goes on with the same answer
-            question = this.replace(question, { ...question, status: 'sent' });
+            if (answer) {
+              // A continuation (§7) goes on with the same answer; a reattach starts it over.
+              if (!request) answer = this.replace(answer, { ...answer, content: '', sources: [], activity: [], status: 'streaming' });
+              continue;
+            }
+            question = this.replace(question!, { ...question!, status: 'sent' });
             answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
             this.messages = [...this.messages, answer];
             this.setThread(event.threadId);
@@ -148,10 +179,23 @@ export class Conversation {
           // The end that follows tool_calls is a pause, not the answer's end.
           if (event.type === 'end' && calls.length) continue;
           answer = this.replace(answer, applyStreamEvent(answer, event));
-          if (event.type !== 'end') this.publishSoon();
+          if (answer.content.length >= hold) {
+            hold = 0;
+            if (event.type !== 'end') this.publishSoon();
+          }
         }
-        if (!answer || !calls.length || answer.status !== 'streaming') break;
-        if (round >= MAX_TOOL_ROUNDS) {
+        if (!answer) break;
+        if (hold && answer.content.length < hold) answer = this.replace(answer, { ...answer, content: before });
+        // A dropped connection (§9): the service keeps generating, so reattach, a few times,
+        // with backoff and only while online; then the answer waits for Retry.
+        if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
+          await backoff(reattachDelay(attempts++), controller.signal);
+          if (!isCurrent()) return;
+          request = undefined;
+          continue;
+        }
+        if (!calls.length || answer.status !== 'streaming') break;
+        if (round++ >= MAX_TOOL_ROUNDS) {
           answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
           break;
         }
@@ -168,7 +212,7 @@ export class Conversation {
       if (isAbortError(error)) {
         if (answer) answer = this.replace(answer, stopAnswer(answer));
         else {
-          question = this.replace(question, { ...question, status: 'sent' });
+          question = this.replace(question!, { ...question!, status: 'sent' });
           answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'stopped' };
           this.messages = [...this.messages, answer];
         }
@@ -177,7 +221,7 @@ export class Conversation {
         // and Retry starts a new thread with it.
         const gone = this.threadId;
         const info = { ...describeError(error), recoverable: true, message: 'This conversation no longer exists. Retry to send your message in a new one.' };
-        question = { ...question, status: 'failed', error: info };
+        question = { ...question!, status: 'failed', error: info };
         this.messages = [question];
         this.threadId = null;
         this.hooks.onThreadChange?.(null);
@@ -186,7 +230,7 @@ export class Conversation {
       } else {
         const info = describeError(error);
         if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });
-        else question = this.replace(question, { ...question, status: 'failed', error: info });
+        else question = this.replace(question!, { ...question!, status: 'failed', error: info });
         this.hooks.onError?.(info);
       }
     }
@@ -292,6 +336,12 @@ export class Conversation {
 export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
   const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id } : {};
-  // An answer still generating on the service shows what it has; reattaching (§9) is a later step.
-  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa };
+  // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
+  const extras = {
+    ...(message.activity?.length ? { activity: message.activity } : {}),
+    ...(message.tool_calls?.length ? {
+      toolCalls: message.tool_calls.map((c) => ({ id: c.id, name: c.name, displayName: c.name, arguments: c.arguments, state: c.status === 'completed' ? 'done' as const : 'error' as const, ...(c.error ? { error: c.error } : {}) })),
+    } : {}),
+  };
+  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa, ...extras };
 }

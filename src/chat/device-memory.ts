@@ -37,6 +37,9 @@ export interface DeviceMemoryOptions {
 
 const EMPTY: Remembered = { activeThreadId: null, messages: [], threads: [], owned: false, ownerKey: null };
 
+/** Longest a stream of changes postpones a write. */
+const MAX_SAVE_WAIT_MS = 2000;
+
 /**
  * What the widget remembers on this device, bound to an owner (wire contract §2's owner key).
  * Remembered conversations are handed out only once the current owner key matches the key they
@@ -48,6 +51,8 @@ export class DeviceMemory {
   private store?: UiStateStore;
   private hydration: Promise<void> = Promise.resolve();
   private timer?: ReturnType<typeof setTimeout>;
+  /** When the pending write was first asked for. */
+  private since?: number;
   private unwatch?: () => void;
   /** What storage holds as far as this tab knows; an unchanged state is not written again. */
   private stored = '';
@@ -84,6 +89,11 @@ export class DeviceMemory {
   /** Something changed: write it soon. */
   changed(): void {
     if (!this.store) return;
+    // Debounced, but a stream of changes (a long answer) is still written every few seconds, so
+    // the answer's id is on the device for a reattach (§9) even if the page dies without pagehide.
+    const now = Date.now();
+    this.since ??= now;
+    if (this.timer !== undefined && now - this.since > MAX_SAVE_WAIT_MS) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), this.options.saveDelayMs ?? 250);
   }
@@ -91,6 +101,7 @@ export class DeviceMemory {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.since = undefined;
     const store = this.store;
     await this.hydration;
     if (!store) return;

@@ -73,8 +73,17 @@ function toMessage(value: unknown): ChatMessage {
     status,
     ...(error ? { error } : {}),
     ...(typeof m.questionAnswerId === 'string' ? { questionAnswerId: m.questionAnswerId } : {}),
+    // Issue 14: what the answer showed besides its text (shapes checked where they are rendered from).
+    ...(Array.isArray(m.activity) ? { activity: m.activity.filter(isStep) } : {}),
+    ...(Array.isArray(m.toolCalls) ? { toolCalls: m.toolCalls.filter(isCall) } : {}),
+    ...(m.uncertain === true ? { uncertain: true } : {}),
   };
 }
+
+const isStep = (a: unknown): a is NonNullable<ChatMessage['activity']>[number] =>
+  !!a && typeof (a as { id?: unknown }).id === 'string' && typeof (a as { name?: unknown }).name === 'string';
+const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] =>
+  !!c && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { displayName?: unknown }).displayName === 'string' && typeof (c as { state?: unknown }).state === 'string';
 
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitize(value: unknown): UiState | undefined {

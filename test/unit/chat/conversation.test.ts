@@ -14,6 +14,8 @@ function fakeApi(script: Script): ApiClient {
     getThread: async () => { throw new Error('unused'); },
     deleteThread: async () => {},
     cancelAnswer: async () => {},
+    reattach: () => { throw new Error('unused'); },
+    renameThread: async () => { throw new Error('unused'); },
   };
 }
 
