@@ -249,6 +249,16 @@ export class ChatSession {
     }
   }
 
+  /** Renames a thread (§10); a failure is reported and the old title stays. */
+  async renameThread(threadId: string, title: string): Promise<void> {
+    const generation = this.generation;
+    try {
+      await this.directory.rename(threadId, title);
+    } catch (error) {
+      if (generation === this.generation && !isAbortError(error)) this.hooks.onError(describeError(error));
+    }
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     const generation = this.generation;
     try {

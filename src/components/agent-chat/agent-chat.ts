@@ -222,6 +222,7 @@ export class AgentChat extends LitElement {
       <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label="Conversations" ?hidden=${!snapshot.historyVisible}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
+        @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.renameThread(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
