@@ -13,6 +13,7 @@ import type { AgentChatSessionChangeEvent } from './events/session-change.js';
 import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
 import type { SessionPayload } from './session/types.js';
 import type { ClientTool } from './chat/tools.js';
+import type { AgentChatHandoffEvent } from './events/handoff.js';
 import type { AgentChatToolCallEvent } from './events/tool-call.js';
 import type { AgentChatToolResultEvent } from './events/tool-result.js';
 
@@ -34,6 +35,9 @@ export interface AgentChatProperties {
   opened: boolean;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
   tools: ClientTool[];
+  consentRequired: boolean;
+  handoff: string;
+  handoffUrl: string;
 }
 
 /** The attributes of `<agent-chat>`, as written in HTML. */
@@ -50,6 +54,9 @@ export interface AgentChatAttributes {
   greeting?: string;
   prompts?: string;
   open?: boolean;
+  'consent-required'?: boolean;
+  handoff?: string;
+  'handoff-url'?: string;
 }
 
 /** Every public event `<agent-chat>` fires, by name. */
@@ -63,16 +70,20 @@ export interface AgentChatEventMap {
   'agent-chat-session-change': AgentChatSessionChangeEvent;
   'agent-chat-tool-call': AgentChatToolCallEvent;
   'agent-chat-tool-result': AgentChatToolResultEvent;
+  'agent-chat-handoff': AgentChatHandoffEvent;
 }
 
 /** The public methods, for a typed ref without the element class. */
 export interface AgentChatMethods {
-  open(): Promise<void>;
+  open(options?: { query?: string; submit?: boolean }): Promise<void>;
   close(): Promise<void>;
   toggle(): Promise<void>;
   send(text: string): Promise<boolean>;
   newConversation(): void;
   clearSession(): Promise<void>;
+  grantConsent(): Promise<void>;
+  revokeConsent(): Promise<void>;
+  exportTranscript(): Promise<string>;
 }
 
 /** `<agent-chat>` as a framework sees it: an HTMLElement with the widget's properties and methods. */

@@ -28,6 +28,12 @@ export interface ConversationOptions {
   schedule?: (callback: () => void) => void;
 }
 
+/** Questions kept in the outbox at most; a further offline send fails as usual (Retry). */
+export const MAX_OUTBOX = 5;
+/** Send attempts per outboxed question (the first, offline, included). */
+export const MAX_SEND_ATTEMPTS = 3;
+const isOffline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
+
 let localIds = 0;
 const localId = (role: string) => `local-${role}-${++localIds}`;
 
@@ -45,6 +51,9 @@ export class Conversation {
   private readonly tools: () => readonly ClientTool[];
   /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
   private readonly approvals = new Map<string, (allowed: boolean) => void>();
+  /** Send attempts per outbox message. */
+  private readonly attempts = new Map<string, number>();
+  private flushing = false;
 
   constructor(
     private readonly api: () => ApiClient,
@@ -53,6 +62,48 @@ export class Conversation {
   ) {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
     this.tools = options.tools ?? (() => []);
+  }
+
+  /**
+   * The browser is back online: sends each waiting question once, oldest first, at most
+   * MAX_SEND_ATTEMPTS times in all; one that still cannot go is marked failed (Retry).
+   */
+  async flushOutbox(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      for (let next = this.nextWaiting(); next && !this.inFlight && !isOffline(); next = this.nextWaiting()) {
+        const tries = (this.attempts.get(next.id) ?? 1) + 1;
+        this.attempts.set(next.id, tries);
+        // Taken out of the outbox before the request, so no second flush can send it again.
+        const sending = this.replace(next, { ...next, status: 'sending' });
+        this.messages = [...this.messages.filter((m) => m !== sending), sending];
+        await this.ask(sending);
+        const after = this.messages.find((m) => m.id === next!.id);
+        if (after?.status === 'waiting' && tries >= MAX_SEND_ATTEMPTS) {
+          this.replace(after, { ...after, status: 'failed', error: { code: 'network_error', message: "The message couldn't be sent.", recoverable: true } });
+          this.publishNow();
+        }
+        if (after?.status === 'waiting') break;
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** "Cancel sending": the waiting question leaves the outbox and the conversation. */
+  cancelWaiting(messageId: string): void {
+    const before = this.messages.length;
+    this.messages = this.messages.filter((m) => !(m.id === messageId && m.status === 'waiting'));
+    if (this.messages.length !== before) this.publishNow();
+  }
+
+  private nextWaiting(): ChatMessage | undefined {
+    return this.messages.find((m) => m.status === 'waiting');
+  }
+
+  private outboxSize(): number {
+    return this.messages.filter((m) => m.status === 'waiting').length;
   }
 
   /** The visitor allowed or denied a tool call that asked for approval. */
@@ -227,6 +278,9 @@ export class Conversation {
         this.hooks.onThreadChange?.(null);
         this.hooks.onThreadGone?.(gone);
         this.hooks.onError?.(info);
+      } else if (!answer && question && !(error instanceof ApiError) && isOffline() && this.outboxSize() < MAX_OUTBOX) {
+        // Offline: the question goes to the outbox, shown as waiting, sent when back online.
+        question = this.replace(question, { ...question, status: 'waiting', error: undefined });
       } else {
         const info = describeError(error);
         if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });

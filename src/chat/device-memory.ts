@@ -14,6 +14,8 @@ export interface Remembered {
 /** The live state to remember, read at save time. */
 export interface LiveState {
   drafts: Record<string, string>;
+  /** Follow-ups waiting for the answer in progress (issue 14); device-level, like drafts. */
+  queued: readonly { id: string; text: string }[];
   historyVisible: boolean;
   activeThreadId: string | null;
   messages: readonly ChatMessage[];
@@ -27,7 +29,7 @@ export interface DeviceMemoryOptions {
   currentKey: () => string | undefined;
   collect: () => LiveState;
   /** Device-level state (panel, drafts): shown to anyone on this device. */
-  restoreDevice: (state: { drafts: Record<string, string>; historyVisible: boolean; open: boolean }) => void;
+  restoreDevice: (state: { drafts: Record<string, string>; historyVisible: boolean; open: boolean; queued: { id: string; text: string }[] }) => void;
   /** Conversations confirmed to belong to the current owner. */
   restoreConversations: (remembered: Remembered) => void;
   /** Another tab wiped this scope (sign-out, owner change). */
@@ -71,6 +73,8 @@ export class DeviceMemory {
   open(scope: string): void {
     const store = this.options.openStore(scope);
     this.store = store;
+    // A store just opened (another one after consent changed) holds nothing this tab wrote.
+    this.stored = '';
     this.hydration = this.read();
     this.unwatch = store.watch(() => void this.followWipe());
   }
@@ -163,6 +167,7 @@ export class DeviceMemory {
       open: this.panelOpen,
       sidebarOpen: live.historyVisible,
       drafts: live.drafts,
+      queued: [...live.queued],
       ...conversations,
       messages: [...conversations.messages],
       threads: [...conversations.threads],
@@ -173,7 +178,7 @@ export class DeviceMemory {
     const state = await this.store?.load();
     if (state) {
       this.panelOpen = state.open;
-      this.options.restoreDevice({ drafts: state.drafts, historyVisible: state.sidebarOpen, open: state.open });
+      this.options.restoreDevice({ drafts: state.drafts, historyVisible: state.sidebarOpen, open: state.open, queued: state.queued });
       const remembered = rememberedOf(state);
       if (remembered.messages.length || remembered.threads.length) this.pending = remembered;
     }

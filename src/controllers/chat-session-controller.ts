@@ -20,6 +20,8 @@ export interface ChatSessionControllerOptions {
   scope: () => string;
   /** The page's client-side tools (§7). */
   tools?: () => readonly ClientTool[];
+  /** False while consent is required and not given. */
+  storageAllowed?: () => boolean;
   /** The device remembered the panel open or closed. */
   onPanelRestored: (open: boolean) => void;
 }
@@ -53,11 +55,11 @@ export class ChatSessionController implements ReactiveController {
   private checked = false;
 
   constructor(
-    host: ChatSessionHost,
+    private readonly host: ChatSessionHost,
     options: ChatSessionControllerOptions,
   ) {
     host.addController(this);
-    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools }, {
+    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools, storageAllowed: options.storageAllowed }, {
       onChange: (snapshot) => {
         this.conversation.setValue(snapshot.conversation);
         this.history.setValue(snapshot.history);
@@ -84,7 +86,14 @@ export class ChatSessionController implements ReactiveController {
     return this.session.snapshot;
   }
 
+  /** The downvote handoff trigger follows the feedback event (issue 13) on the host. */
+  private readonly onFeedback = (event: Event) => {
+    const { questionAnswerId, reaction } = (event as CustomEvent<{ questionAnswerId?: string; reaction?: 'upvote' | 'downvote' | null }>).detail ?? {};
+    if (questionAnswerId) this.session.noteReaction(questionAnswerId, reaction ?? null);
+  };
+
   hostConnected(): void {
+    this.host.addEventListener('agent-chat-feedback', this.onFeedback);
     this.session.connect();
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
     addEventListener('pagehide', this.flush);
@@ -102,6 +111,7 @@ export class ChatSessionController implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    this.host.removeEventListener('agent-chat-feedback', this.onFeedback);
     this.session.disconnect();
     removeEventListener('pagehide', this.flush);
     document.removeEventListener('visibilitychange', this.handleVisibility);

@@ -7,3 +7,4 @@ export type { AgentChatThreadChangeEvent, AgentChatThreadChangeEventDetail } fro
 export type { AgentChatSessionChangeEvent, AgentChatSessionChangeEventDetail } from './session-change.js';
 export type { AgentChatToolCallEvent, AgentChatToolCallEventDetail } from './tool-call.js';
 export type { AgentChatToolResultEvent, AgentChatToolResultEventDetail } from './tool-result.js';
+export type { AgentChatHandoffEvent, AgentChatHandoffEventDetail } from './handoff.js';

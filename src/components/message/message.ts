@@ -8,7 +8,7 @@ import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import styles from './message.styles.js';
 // Issue 14 (tools, activity, uncertainty): rendered by a module of its own.
-import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain } from '../tool-call/answer-extras.js';
+import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from '../tool-call/answer-extras.js';
 
 const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
   sending: 'Sending…',
@@ -77,7 +77,7 @@ export class AgentChatMessage extends LitElement {
     const message = this.message;
     if (!message) return nothing;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble"><span class="visually-hidden">You said: </span>${message.content}</div>${this.renderMeta(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble"><span class="visually-hidden">You said: </span>${message.content}</div>${this.renderMeta(message)}${renderWaiting(message)}</div>`;
     }
     const empty = !message.content && message.status === 'streaming';
     return html`<div class="assistant">

@@ -3,6 +3,7 @@ import type { ToolCallState, ToolCallView } from '../../chat/tools.js';
 import type { ChatMessage } from '../../chat/types.js';
 import { en, type UiStringKey } from '../../i18n/en.js';
 import { AgentChatToolDecideEvent } from '../../events/tool-decide.js';
+import { AgentChatOutboxCancelEvent } from '../../events/outbox-cancel.js';
 
 /** Until the LocalizeController reaches the message (issue 13), English; the merge swaps this line. */
 const t = (key: UiStringKey): string => en[key];
@@ -65,6 +66,15 @@ export function renderActivity(message: ChatMessage, expanded: boolean, toggle: 
   </div>`;
 }
 
+/** A question in the outbox: "Waiting for a connection" and "Cancel sending". */
+export function renderWaiting(message: ChatMessage) {
+  if (message.status !== 'waiting') return nothing;
+  return html`<div class="waiting" part="waiting" role="status">
+    <span>${t('waitingForConnection')}</span>
+    <button type="button" class="steps-toggle" @click=${(e: Event) => e.target!.dispatchEvent(new AgentChatOutboxCancelEvent({ messageId: message.id }))}>${t('cancelSending')}</button>
+  </div>`;
+}
+
 /** The uncertainty callout (`metadata.is_uncertain`); its text is the `uncertain` string. */
 export function renderUncertain(message: ChatMessage) {
   return message.uncertain ? html`<p class="uncertain" part="uncertain" role="note">${t('uncertain')}</p>` : nothing;
@@ -91,6 +101,8 @@ export const answerExtrasStyles = css`
   .approval button:focus-visible, .steps-toggle:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 2px; }
   .steps-toggle { border: none; background: none; padding: 0; font-size: 0.85em; }
   .steps { font-size: 0.85em; }
+  .waiting { display: flex; gap: 8px; justify-content: flex-end; font-size: 0.85em; color: var(--agent-chat-color-text-muted); margin-top: 2px; }
+  .waiting .steps-toggle { text-decoration: underline; }
   .uncertain {
     margin: 6px 0 0; padding: 6px 10px; font-size: 0.9em;
     border-inline-start: 3px solid var(--agent-chat-color-danger);
