@@ -196,7 +196,8 @@ describe('the loader (a small first script)', () => {
       });
       await page.goto(site.origin);
       await page.waitForFunction(() => {
-        const host = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-app');
+        const outer = document.querySelector('agent-chat');
+        const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
         const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
         const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
         return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
