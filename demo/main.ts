@@ -24,3 +24,20 @@ themeSelect.addEventListener('change', () => {
   for (const chat of chats()) chat.theme = themeSelect.value as AgentChat['theme'];
   document.documentElement.dataset.theme = themeSelect.value;
 });
+
+// A client-side tool (§7) with approval: "Open the pricing page" makes the demo agent call it,
+// the visitor allows or denies it, and the answer continues with the result.
+for (const chat of chats()) {
+  chat.tools = [{
+    name: 'open_page',
+    displayName: 'Open a page',
+    description: 'Opens a page of this site by its name, e.g. "pricing".',
+    parameters: { type: 'object', properties: { page: { type: 'string', description: 'The page name' } }, required: ['page'] },
+    needsApproval: true,
+    execute: ({ page }) => {
+      const target = `#${String(page).replace(/\W+/g, '-')}`;
+      location.hash = target;
+      return { opened: target };
+    },
+  }];
+}

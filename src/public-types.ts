@@ -12,6 +12,12 @@ import type { AgentChatOpenChangeEvent } from './events/open-change.js';
 import type { AgentChatSessionChangeEvent } from './events/session-change.js';
 import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
 import type { SessionPayload } from './session/types.js';
+import type { ClientTool } from './chat/tools.js';
+import type { AgentChatHandoffEvent } from './events/handoff.js';
+import type { AgentChatToolCallEvent } from './events/tool-call.js';
+import type { AgentChatToolResultEvent } from './events/tool-result.js';
+
+export type { ClientTool, ClientToolContext } from './chat/tools.js';
 
 /** What a page or a framework sets on `<agent-chat>`. */
 export interface AgentChatProperties {
@@ -28,6 +34,10 @@ export interface AgentChatProperties {
   prompts: string;
   opened: boolean;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  tools: ClientTool[];
+  consentRequired: boolean;
+  handoff: string;
+  handoffUrl: string;
 }
 
 /** The attributes of `<agent-chat>`, as written in HTML. */
@@ -44,6 +54,9 @@ export interface AgentChatAttributes {
   greeting?: string;
   prompts?: string;
   open?: boolean;
+  'consent-required'?: boolean;
+  handoff?: string;
+  'handoff-url'?: string;
 }
 
 /** Every public event `<agent-chat>` fires, by name. */
@@ -55,16 +68,22 @@ export interface AgentChatEventMap {
   'agent-chat-open-change': AgentChatOpenChangeEvent;
   'agent-chat-thread-change': AgentChatThreadChangeEvent;
   'agent-chat-session-change': AgentChatSessionChangeEvent;
+  'agent-chat-tool-call': AgentChatToolCallEvent;
+  'agent-chat-tool-result': AgentChatToolResultEvent;
+  'agent-chat-handoff': AgentChatHandoffEvent;
 }
 
 /** The public methods, for a typed ref without the element class. */
 export interface AgentChatMethods {
-  open(): Promise<void>;
+  open(options?: { query?: string; submit?: boolean }): Promise<void>;
   close(): Promise<void>;
   toggle(): Promise<void>;
   send(text: string): Promise<boolean>;
   newConversation(): void;
   clearSession(): Promise<void>;
+  grantConsent(): Promise<void>;
+  revokeConsent(): Promise<void>;
+  exportTranscript(): Promise<string>;
 }
 
 /** `<agent-chat>` as a framework sees it: an HTMLElement with the widget's properties and methods. */

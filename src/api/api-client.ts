@@ -1,8 +1,8 @@
 import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import { readChatStream, type ReadChatStreamOptions } from './stream.js';
-import type { ChatRequest, StreamEvent, ThreadDetail, ThreadPage } from './types.js';
-import { toThreadDetail, toThreadPage } from './validate.js';
+import type { ChatRequest, StreamEvent, ThreadDetail, ThreadPage, ThreadSummary } from './types.js';
+import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
 export interface ApiClientOptions {
   /** Service base URL, e.g. `https://agent.example.com`; no trailing slash needed. */
@@ -25,6 +25,10 @@ export interface ApiClient {
   listThreads(page?: { cursor?: string | null; limit?: number }, options?: RequestOptions): Promise<ThreadPage>;
   getThread(threadId: string, options?: RequestOptions): Promise<ThreadDetail>;
   deleteThread(threadId: string, options?: RequestOptions): Promise<void>;
+  /** Reattaches to an answer (§9): its records so far, then the live ones. */
+  reattach(questionAnswerId: string, options?: RequestOptions): AsyncIterable<StreamEvent>;
+  /** Renames a thread (§10). */
+  renameThread(threadId: string, title: string, options?: RequestOptions): Promise<ThreadSummary>;
   /** Asks the service to stop generating an answer (§9); closing the stream alone does not. */
   cancelAnswer(questionAnswerId: string, options?: RequestOptions): Promise<void>;
 }
@@ -68,7 +72,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */
   async function json<T>(what: string, path: string, init: RequestInit, parse: (what: string, value: unknown) => T, signal?: AbortSignal): Promise<T> {
-    const response = await send(what, path, { ...init, headers: { Accept: 'application/json' } }, signal);
+    const response = await send(what, path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' } }, signal);
     let value: unknown;
     try {
       value = await response.json();
@@ -81,21 +85,45 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   const threadPath = (id: string) => `/threads/${encodeURIComponent(id)}/`;
 
+  /** The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a page: no answer at all. */
+  async function* streamOf(what: string, response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    const type = response.headers.get('Content-Type') ?? '';
+    if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
+      await response.body?.cancel();
+      throw new ProtocolError(`${what}: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`);
+    }
+    yield* readChatStream(response.body, signal, options.stream);
+  }
+
   return {
     async *chat(request, { signal } = {}) {
-      const body = JSON.stringify({ integration_id: options.integrationId, message: request.message, thread_id: request.threadId ?? null });
+      const body = JSON.stringify({
+        integration_id: options.integrationId,
+        message: request.message,
+        thread_id: request.threadId ?? null,
+        // §7: tools ride on every call; a continuation carries results and no message.
+        ...(request.tools?.length ? { tools: request.tools } : {}),
+        ...(request.toolResults ? { tool_results: request.toolResults } : {}),
+      });
       const response = await send('Sending the message', '/chat/', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
         body,
       }, signal);
-      // A captive portal or a misrouted proxy answers 200 with a page: that is no answer at all.
-      const type = response.headers.get('Content-Type') ?? '';
-      if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
-        await response.body?.cancel();
-        throw new ProtocolError(`Sending the message: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`);
-      }
-      yield* readChatStream(response.body, signal, options.stream);
+      yield* streamOf('Sending the message', response, signal);
+    },
+
+    async *reattach(questionAnswerId, { signal } = {}) {
+      const response = await send('Reconnecting to the answer', `/answers/${encodeURIComponent(questionAnswerId)}/stream/`, { method: 'GET', headers: { Accept: 'text/plain' } }, signal);
+      yield* streamOf('Reconnecting to the answer', response, signal);
+    },
+
+    renameThread(threadId, title, { signal } = {}) {
+      return json('Renaming the conversation', threadPath(threadId), {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title }),
+      }, (what, value) => toThreadSummary(what, value), signal);
     },
 
     listThreads({ cursor, limit } = {}, { signal } = {}) {

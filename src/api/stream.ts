@@ -55,7 +55,7 @@ type Parsed = { event?: StreamEvent; end: boolean } | { invalid: string };
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** A step the agent ran on the service, or null when the record does not have the contract's shape. */
-function toActivity(content: Record<string, unknown>): AgentActivity | null {
+export function toActivity(content: Record<string, unknown>): AgentActivity | null {
   const { id, name, status, summary, num_results: count } = content;
   if (typeof id !== 'string' || typeof name !== 'string') return null;
   if (status !== 'started' && status !== 'completed' && status !== 'error') return null;

@@ -60,6 +60,10 @@ export interface ThreadMessage {
   created_at: string;
   status: MessageStatus;
   question_answer_id?: string;
+  /** The last state of each agent step (§7); empty or absent when there were none. */
+  activity?: AgentActivity[];
+  /** The client-side tool calls of the answer (§7). */
+  tool_calls?: { id: string; name: string; arguments: Record<string, unknown>; status: 'completed' | 'error'; error?: string }[];
 }
 
 export interface ThreadDetail extends ThreadSummary {
@@ -67,6 +71,11 @@ export interface ThreadDetail extends ThreadSummary {
 }
 
 export interface ChatRequest {
-  message: string;
+  /** Absent in a continuation that carries `toolResults` (§7). */
+  message?: string;
   threadId?: string | null;
+  /** The client-side tools on offer (§7), sent with every chat call. */
+  tools?: { name: string; description: string; parameters: Record<string, unknown> }[];
+  /** Results of the paused answer's tool calls (§7). */
+  toolResults?: ({ tool_call_id: string; output: unknown } | { tool_call_id: string; error: string })[];
 }

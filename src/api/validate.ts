@@ -1,4 +1,5 @@
 import { ProtocolError } from './errors.js';
+import { toActivity } from './stream.js';
 import type { Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary } from './types.js';
 
 /**
@@ -73,6 +74,13 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
     created_at: typeof value.created_at === 'string' ? value.created_at : '',
     status,
     ...(typeof qa === 'string' ? { question_answer_id: qa } : {}),
+    // §7 additions, decoration only: malformed entries are dropped, never fail the thread.
+    ...(Array.isArray(value.activity) ? { activity: value.activity.filter(isObject).flatMap((a) => toActivity(a) ?? []) } : {}),
+    ...(Array.isArray(value.tool_calls) ? {
+      tool_calls: value.tool_calls.filter(isObject).flatMap((c) => typeof c.id === 'string' && typeof c.name === 'string'
+        ? [{ id: c.id, name: c.name, arguments: isObject(c.arguments) ? c.arguments : {}, status: c.status === 'completed' ? 'completed' as const : 'error' as const, ...(typeof c.error === 'string' ? { error: c.error } : {}) }]
+        : []),
+    } : {}),
   };
 }
 

@@ -9,6 +9,15 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
   switch (event.type) {
     case 'sources':
       return { ...message, sources: [...message.sources, ...event.sources] };
+    case 'activity': {
+      const activity = [...(message.activity ?? [])];
+      const at = activity.findIndex((a) => a.id === event.activity.id);
+      if (at >= 0) activity[at] = event.activity;
+      else activity.push(event.activity);
+      return { ...message, activity };
+    }
+    case 'metadata':
+      return { ...message, uncertain: event.uncertain };
     case 'delta':
       return event.text ? { ...message, content: message.content + event.text } : message;
     case 'end':

@@ -5,6 +5,12 @@ import { describeError } from './describe-error.js';
 import { DeviceMemory, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
+import type { ClientTool } from './tools.js';
+import { transcriptMarkdown } from './transcript.js';
+import type { UiStateStore as Store } from './ui-state-store.js';
+
+/** Keeps nothing: the device is not touched (consent not given yet). */
+const NO_STORE: Store = { load: async () => undefined, save: async () => {}, clear: async () => {}, watch: () => () => {} };
 import type { ConversationSnapshot, ErrorInfo } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';
 
@@ -31,6 +37,10 @@ export interface ChatSessionOptions {
   schedule?: (callback: () => void) => void;
   fetch?: typeof fetch;
   saveDelayMs?: number;
+  /** The page's client-side tools (§7). */
+  tools?: () => readonly ClientTool[];
+  /** False while `consent-required` waits for grantConsent(): nothing touches the device. */
+  storageAllowed?: () => boolean;
 }
 
 /** Everything a view needs, replaced (never mutated) on every change. */
@@ -42,7 +52,20 @@ export interface ChatSnapshot {
   historyVisible: boolean;
   /** A session endpoint or a token source is set. */
   configured: boolean;
+  /** Follow-ups sent while an answer streamed, oldest first; each is sent once, after it. */
+  queued: readonly QueuedMessage[];
+  /** Answers (by question_answer_id) the visitor marked Not helpful: the `downvote` handoff trigger. */
+  downvoted: ReadonlySet<string>;
 }
+
+export interface QueuedMessage {
+  id: string;
+  text: string;
+}
+
+/** Follow-ups kept at most while an answer streams. */
+export const MAX_QUEUED = 5;
+let queuedIds = 0;
 
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
 export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
@@ -66,6 +89,8 @@ export class ChatSession {
   private generation = 0;
   private opening?: AbortController;
   private pageKey = '';
+  private queued: QueuedMessage[] = [];
+  private downvoted = new Set<string>();
 
   constructor(
     private readonly options: ChatSessionOptions,
@@ -81,20 +106,22 @@ export class ChatSession {
       onChange: () => this.publish(),
       onAnswerEnd: (detail) => {
         hooks.onAnswerEnd?.(detail);
+        this.sendQueued();
         // A message creates or bumps a thread: the list is out of date.
         this.directory.markStale();
         this.refreshIfVisible();
       },
       onThreadGone: (threadId) => this.directory.drop(threadId),
       onError: (error) => hooks.onError(error),
-    }, { schedule: options.schedule });
+    }, { schedule: options.schedule, tools: options.tools });
     this.directory = new ThreadDirectory(client, {
       onChange: () => this.publish(),
       // History answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
     });
     this.memory = new DeviceMemory({
-      openStore: options.openStore,
+      // Before consent, a store that keeps nothing: IndexedDB is not even opened.
+      openStore: (scope) => (options.storageAllowed?.() ?? true ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.currentKey(),
       collect: () => ({
@@ -104,9 +131,11 @@ export class ChatSession {
         messages: this.conversation.snapshot.messages,
         threads: this.directory.snapshot.threads,
         owned: this.directory.owned,
+        queued: this.queued,
       }),
-      restoreDevice: ({ drafts, historyVisible, open }) => {
+      restoreDevice: ({ drafts, historyVisible, open, queued }) => {
         if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = drafts;
+        if (!this.queued.length) this.queued = queued.slice(0, MAX_QUEUED);
         this.historyVisible = historyVisible;
         hooks.onPanelRestored?.(open);
         this.publish();
@@ -129,6 +158,7 @@ export class ChatSession {
   /** Starts remembering: reads the device once, follows other tabs' wipes. */
   connect(): void {
     this.syncConfig();
+    if (typeof addEventListener === 'function') addEventListener('online', this.online);
     this.memory.open(this.options.scope());
     // A list remembered open with nothing it may show stays closed rather than "loading"
     // forever: opening it asks the service, and that is the visitor's call.
@@ -139,6 +169,7 @@ export class ChatSession {
   }
 
   disconnect(): void {
+    if (typeof removeEventListener === 'function') removeEventListener('online', this.online);
     this.conversation.dispose();
     this.memory.close();
   }
@@ -185,14 +216,85 @@ export class ChatSession {
     this.publish();
   }
 
-  async send(text: string): Promise<void> {
+  /**
+   * Sends `text`, or queues it while an answer streams (it is sent once, when that answer ends).
+   * Returns false when the queue is full.
+   */
+  async send(text: string): Promise<boolean> {
     const threadId = this.conversation.snapshot.threadId;
+    if (this.conversation.streaming || this.queued.length) {
+      if (this.queued.length >= MAX_QUEUED) return false;
+      if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
+      this.queued = [...this.queued, { id: `q${Date.now().toString(36)}-${++queuedIds}`, text }];
+      this.publish();
+      if (!this.conversation.streaming) this.sendQueued();
+      return true;
+    }
     if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
     await this.conversation.send(text);
+    return true;
+  }
+
+  removeQueued(id: string): void {
+    this.queued = this.queued.filter((q) => q.id !== id);
+    this.publish();
+  }
+
+  /** The next queued follow-up, taken off the queue before it is sent, so it goes once. */
+  private sendQueued(): void {
+    queueMicrotask(() => {
+      const [next, ...rest] = this.queued;
+      if (!next || this.conversation.streaming) return;
+      this.queued = rest;
+      this.publish();
+      void this.conversation.send(next.text);
+    });
+  }
+
+  /** The visitor's reaction to an answer (§8); the feedback UI calls this. */
+  noteReaction(questionAnswerId: string, reaction: 'upvote' | 'downvote' | null): void {
+    const next = new Set(this.downvoted);
+    if (reaction === 'downvote') next.add(questionAnswerId);
+    else next.delete(questionAnswerId);
+    this.downvoted = next;
+    this.publish();
+  }
+
+  /** The conversation on screen as Markdown. */
+  transcript(): string {
+    const { threadId, messages } = this.conversation.snapshot;
+    const title = this.directory.snapshot.threads.find((t) => t.id === threadId)?.title || messages.find((m) => m.role === 'user')?.content.slice(0, 80);
+    return transcriptMarkdown(messages, title || undefined);
+  }
+
+  /**
+   * Consent changed. Granted: what is on screen is written from now on. Revoked: what was
+   * stored is wiped, and nothing is written again until it is granted.
+   */
+  async setStorageAllowed(allowed: boolean): Promise<void> {
+    if (!allowed) await this.memory.wipe({ broadcast: true, unbind: false });
+    this.memory.close();
+    this.memory.open(this.options.scope());
+    await this.memory.hydrated;
+    this.judgeOwner();
+    this.publish();
   }
 
   stop(): void {
     this.conversation.stop();
+  }
+
+  /** Back online: the outbox goes, each message once. */
+  private readonly online = () => void this.conversation.flushOutbox();
+
+  /** "Cancel sending" on a message waiting in the outbox. */
+  cancelWaiting(messageId: string): void {
+    this.conversation.cancelWaiting(messageId);
+  }
+
+  /** The visitor's Allow / Deny on a tool call that asked for approval. */
+  decideTool(toolCallId: string, allowed: boolean): void {
+    this.conversation.decideTool(toolCallId, allowed);
   }
 
   retry(messageId: string): Promise<void> {
@@ -231,12 +333,23 @@ export class ChatSession {
       const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
       if (generation !== this.generation || opening.signal.aborted) return;
       this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
+      this.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
       this.hooks.onError(describeError(error));
     } finally {
       if (this.opening === opening) this.opening = undefined;
+    }
+  }
+
+  /** Renames a thread (§10); a failure is reported and the old title stays. */
+  async renameThread(threadId: string, title: string): Promise<void> {
+    const generation = this.generation;
+    try {
+      await this.directory.rename(threadId, title);
+    } catch (error) {
+      if (generation === this.generation && !isAbortError(error)) this.hooks.onError(describeError(error));
     }
   }
 
@@ -261,6 +374,7 @@ export class ChatSession {
     this.opening?.abort();
     if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
+    this.queued = [];
     this.conversation.reset();
     this.directory.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
@@ -284,8 +398,18 @@ export class ChatSession {
   private restore(remembered: Remembered): void {
     if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
-    if (this.untouched() && remembered.messages.length) this.conversation.reset(remembered.activeThreadId, remembered.messages);
+    if (this.untouched() && remembered.messages.length) {
+      this.conversation.reset(remembered.activeThreadId, remembered.messages);
+      this.reattachLast();
+      void this.conversation.flushOutbox();
+    }
     this.publish();
+  }
+
+  /** An answer cut off by a reload or a drop, its id known: follow it on the service (§9). */
+  private reattachLast(): void {
+    const last = this.conversation.snapshot.messages.at(-1);
+    if (last?.role === 'assistant' && last.status === 'interrupted' && last.questionAnswerId) void this.conversation.reattach(last.id);
   }
 
   private untouched(): boolean {
@@ -313,6 +437,8 @@ export class ChatSession {
       draft: this.drafts[conversation.threadId ?? ''] ?? '',
       historyVisible: this.historyVisible,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
+      queued: this.queued,
+      downvoted: this.downvoted,
     };
   }
 

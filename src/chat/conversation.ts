@@ -1,8 +1,10 @@
 import type { ApiClient } from '../api/api-client.js';
 import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
-import type { ThreadMessage } from '../api/types.js';
+import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError } from './describe-error.js';
+import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
+import { DENIED, MAX_TOOL_ROUNDS, runTool, toolSpecs, viewOf, type ClientTool, type ToolCallView, type ToolResult } from './tools.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
 
 export interface ConversationHooks {
@@ -14,12 +16,23 @@ export interface ConversationHooks {
   /** The service no longer knows the thread being continued (deleted, or another owner's). */
   onThreadGone?(threadId: string): void;
   onError?(error: ErrorInfo): void;
+  /** A client-side tool call is about to run (after approval, if any). */
+  onToolCall?(detail: { toolCallId: string; name: string; arguments: Record<string, unknown> }): void;
+  onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
 }
 
 export interface ConversationOptions {
+  /** The page's client-side tools (§7), read at every chat call. */
+  tools?: () => readonly ClientTool[];
   /** Coalesces streaming updates; the element passes requestAnimationFrame. */
   schedule?: (callback: () => void) => void;
 }
+
+/** Questions kept in the outbox at most; a further offline send fails as usual (Retry). */
+export const MAX_OUTBOX = 5;
+/** Send attempts per outboxed question (the first, offline, included). */
+export const MAX_SEND_ATTEMPTS = 3;
+const isOffline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
 
 let localIds = 0;
 const localId = (role: string) => `local-${role}-${++localIds}`;
@@ -35,6 +48,12 @@ export class Conversation {
   private inFlight?: AbortController;
   private pending = false;
   private readonly schedule: (callback: () => void) => void;
+  private readonly tools: () => readonly ClientTool[];
+  /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
+  private readonly approvals = new Map<string, (allowed: boolean) => void>();
+  /** Send attempts per outbox message. */
+  private readonly attempts = new Map<string, number>();
+  private flushing = false;
 
   constructor(
     private readonly api: () => ApiClient,
@@ -42,6 +61,54 @@ export class Conversation {
     options: ConversationOptions = {},
   ) {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
+    this.tools = options.tools ?? (() => []);
+  }
+
+  /**
+   * The browser is back online: sends each waiting question once, oldest first, at most
+   * MAX_SEND_ATTEMPTS times in all; one that still cannot go is marked failed (Retry).
+   */
+  async flushOutbox(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      for (let next = this.nextWaiting(); next && !this.inFlight && !isOffline(); next = this.nextWaiting()) {
+        const tries = (this.attempts.get(next.id) ?? 1) + 1;
+        this.attempts.set(next.id, tries);
+        // Taken out of the outbox before the request, so no second flush can send it again.
+        const sending = this.replace(next, { ...next, status: 'sending' });
+        this.messages = [...this.messages.filter((m) => m !== sending), sending];
+        await this.ask(sending);
+        const after = this.messages.find((m) => m.id === next!.id);
+        if (after?.status === 'waiting' && tries >= MAX_SEND_ATTEMPTS) {
+          this.replace(after, { ...after, status: 'failed', error: { code: 'network_error', message: "The message couldn't be sent.", recoverable: true } });
+          this.publishNow();
+        }
+        if (after?.status === 'waiting') break;
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** "Cancel sending": the waiting question leaves the outbox and the conversation. */
+  cancelWaiting(messageId: string): void {
+    const before = this.messages.length;
+    this.messages = this.messages.filter((m) => !(m.id === messageId && m.status === 'waiting'));
+    if (this.messages.length !== before) this.publishNow();
+  }
+
+  private nextWaiting(): ChatMessage | undefined {
+    return this.messages.find((m) => m.status === 'waiting');
+  }
+
+  private outboxSize(): number {
+    return this.messages.filter((m) => m.status === 'waiting').length;
+  }
+
+  /** The visitor allowed or denied a tool call that asked for approval. */
+  decideTool(toolCallId: string, allowed: boolean): void {
+    this.approvals.get(toolCallId)?.(allowed);
   }
 
   get snapshot(): ConversationSnapshot {
@@ -69,6 +136,8 @@ export class Conversation {
     if (message.role === 'user' && message.status === 'failed') {
       return this.ask(this.replace(message, { ...message, status: 'sending', error: undefined }));
     }
+    // An answer cut off with its id known is reattached (§9), never asked again.
+    if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId) return this.ask(undefined, message);
     const question = this.messages.slice(0, index).reverse().find((m) => m.role === 'user');
     if (message.role !== 'assistant' || !question) return;
     this.messages = this.messages.filter((m) => m !== message);
@@ -100,32 +169,91 @@ export class Conversation {
     if (changed) this.hooks.onThreadChange?.(threadId);
   }
 
+  /**
+   * The element left the page (or the page is unloading): the request is dropped without
+   * calling cancel and without marking the answer stopped, so a new element can reattach (§9).
+   */
   dispose(): void {
-    this.inFlight?.abort();
+    const inFlight = this.inFlight;
+    this.inFlight = undefined;
+    inFlight?.abort();
   }
 
-  private async ask(question: ChatMessage): Promise<void> {
+  /**
+   * Reattaches (§9) to an answer the service may still be generating: after a reload, a resumed
+   * thread, or Retry on an interrupted answer. The question is not asked again; the text is
+   * replaced by what the service has, so it continues where it was and shows once.
+   */
+  async reattach(messageId: string): Promise<void> {
+    const answer = this.messages.find((m) => m.id === messageId);
+    if (this.inFlight || !answer?.questionAnswerId || answer.role !== 'assistant') return;
+    return this.ask(undefined, answer);
+  }
+
+  private async ask(question: ChatMessage | undefined, resumed?: ChatMessage): Promise<void> {
     const controller = new AbortController();
     this.inFlight = controller;
+    let answer: ChatMessage | undefined = resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
     this.publishNow();
-    let answer: ChatMessage | undefined;
     const isCurrent = () => this.inFlight === controller;
     try {
-      const events = this.api().chat({ message: question.content, threadId: this.threadId }, { signal: controller.signal });
-      for await (const event of events) {
-        if (!isCurrent()) return;
-        if (event.type === 'start') {
-          question = this.replace(question, { ...question, status: 'sent' });
-          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
-          this.messages = [...this.messages, answer];
-          this.setThread(event.threadId);
-          this.publishNow();
-          this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: answer.id });
+      let request: ChatRequest | undefined = question && { message: question.content, threadId: this.threadId };
+      let attempts = 0;
+      for (let round = 0; ; ) {
+        const tools = this.tools();
+        let calls: ToolCall[] = [];
+        // Reattaching replays the answer from its start: hold what is on screen until the replay
+        // has caught up, so the text neither blinks nor shows twice.
+        let hold = request ? 0 : answer!.content.length;
+        const before = answer?.content ?? '';
+        const events = request
+          ? this.api().chat({ ...request, tools: toolSpecs(tools) }, { signal: controller.signal })
+          : this.api().reattach(answer!.questionAnswerId!, { signal: controller.signal });
+        for await (const event of events) {
+          if (!isCurrent()) return;
+          if (event.type === 'start') {
+            if (answer) {
+              // A continuation (§7) goes on with the same answer; a reattach starts it over.
+              if (!request) answer = this.replace(answer, { ...answer, content: '', sources: [], activity: [], status: 'streaming' });
+              continue;
+            }
+            question = this.replace(question!, { ...question!, status: 'sent' });
+            answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
+            this.messages = [...this.messages, answer];
+            this.setThread(event.threadId);
+            this.publishNow();
+            this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: answer.id });
+            continue;
+          }
+          if (!answer) continue;
+          if (event.type === 'tool_calls') calls = event.calls;
+          // The end that follows tool_calls is a pause, not the answer's end.
+          if (event.type === 'end' && calls.length) continue;
+          answer = this.replace(answer, applyStreamEvent(answer, event));
+          if (answer.content.length >= hold) {
+            hold = 0;
+            if (event.type !== 'end') this.publishSoon();
+          }
+        }
+        if (!answer) break;
+        if (hold && answer.content.length < hold) answer = this.replace(answer, { ...answer, content: before });
+        // A dropped connection (§9): the service keeps generating, so reattach, a few times,
+        // with backoff and only while online; then the answer waits for Retry.
+        if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
+          await backoff(reattachDelay(attempts++), controller.signal);
+          if (!isCurrent()) return;
+          request = undefined;
           continue;
         }
-        if (!answer) continue;
-        answer = this.replace(answer, applyStreamEvent(answer, event));
-        if (event.type === 'delta' || event.type === 'sources') this.publishSoon();
+        if (!calls.length || answer.status !== 'streaming') break;
+        if (round++ >= MAX_TOOL_ROUNDS) {
+          answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
+          break;
+        }
+        const results = await this.runCalls(calls, tools, () => answer!, (next) => (answer = this.replace(answer!, next)), controller.signal);
+        if (!isCurrent()) return;
+        controller.signal.throwIfAborted();
+        request = { threadId: this.threadId, toolResults: results };
       }
       if (answer?.status === 'streaming') answer = this.replace(answer, applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }));
       // Nothing started (an empty or broken body): the question was never answered.
@@ -135,7 +263,7 @@ export class Conversation {
       if (isAbortError(error)) {
         if (answer) answer = this.replace(answer, stopAnswer(answer));
         else {
-          question = this.replace(question, { ...question, status: 'sent' });
+          question = this.replace(question!, { ...question!, status: 'sent' });
           answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'stopped' };
           this.messages = [...this.messages, answer];
         }
@@ -144,16 +272,19 @@ export class Conversation {
         // and Retry starts a new thread with it.
         const gone = this.threadId;
         const info = { ...describeError(error), recoverable: true, message: 'This conversation no longer exists. Retry to send your message in a new one.' };
-        question = { ...question, status: 'failed', error: info };
+        question = { ...question!, status: 'failed', error: info };
         this.messages = [question];
         this.threadId = null;
         this.hooks.onThreadChange?.(null);
         this.hooks.onThreadGone?.(gone);
         this.hooks.onError?.(info);
+      } else if (!answer && question && !(error instanceof ApiError) && isOffline() && this.outboxSize() < MAX_OUTBOX) {
+        // Offline: the question goes to the outbox, shown as waiting, sent when back online.
+        question = this.replace(question, { ...question, status: 'waiting', error: undefined });
       } else {
         const info = describeError(error);
         if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });
-        else question = this.replace(question, { ...question, status: 'failed', error: info });
+        else question = this.replace(question!, { ...question!, status: 'failed', error: info });
         this.hooks.onError?.(info);
       }
     }
@@ -164,6 +295,65 @@ export class Conversation {
       if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error) this.hooks.onError?.(answer.error);
       this.hooks.onAnswerEnd?.({ threadId: this.threadId, messageId: answer.id, outcome: outcomeOf(answer), text: answer.content });
     }
+  }
+
+  /**
+   * Runs one round of tool calls in order, asking for approval where the tool wants it, and
+   * shows each call's state on the answer. Every call gets exactly one result (§7).
+   */
+  private async runCalls(
+    calls: ToolCall[],
+    tools: readonly ClientTool[],
+    current: () => ChatMessage,
+    update: (next: ChatMessage) => void,
+    signal: AbortSignal,
+  ): Promise<ToolResult[]> {
+    const set = (id: string, patch: Partial<ToolCallView>) => {
+      const message = current();
+      update({ ...message, toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+      this.publishNow();
+    };
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    update({ ...current(), toolCalls: [...(current().toolCalls ?? []), ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
+    this.publishNow();
+    const results: ToolResult[] = [];
+    for (const call of calls) {
+      const tool = byName.get(call.name);
+      if (signal.aborted) break;
+      if (tool?.needsApproval) {
+        set(call.id, { state: 'awaiting-approval' });
+        const allowed = await this.approval(call.id, signal);
+        if (!allowed) {
+          set(call.id, { state: 'denied' });
+          results.push({ tool_call_id: call.id, error: DENIED });
+          this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
+          continue;
+        }
+      }
+      set(call.id, { state: 'running' });
+      this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
+      const started = performance.now();
+      const result = await runTool(tool, call, this.threadId, signal);
+      const status = 'error' in result ? 'error' : 'done';
+      set(call.id, { state: status, durationMs: Math.round(performance.now() - started), ...('error' in result ? { error: result.error } : {}) });
+      results.push(result);
+      this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
+    }
+    return results;
+  }
+
+  /** Resolves with the visitor's decision; a stopped answer counts as denied. */
+  private approval(id: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (allowed: boolean) => {
+        this.approvals.delete(id);
+        signal.removeEventListener('abort', onAbort);
+        resolve(allowed);
+      };
+      const onAbort = () => done(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.approvals.set(id, done);
+    });
   }
 
   private setThread(threadId: string): void {
@@ -200,6 +390,12 @@ export class Conversation {
 export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
   const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id } : {};
-  // An answer still generating on the service shows what it has; reattaching (§9) is a later step.
-  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa };
+  // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
+  const extras = {
+    ...(message.activity?.length ? { activity: message.activity } : {}),
+    ...(message.tool_calls?.length ? {
+      toolCalls: message.tool_calls.map((c) => ({ id: c.id, name: c.name, displayName: c.name, arguments: c.arguments, state: c.status === 'completed' ? 'done' as const : 'error' as const, ...(c.error ? { error: c.error } : {}) })),
+    } : {}),
+  };
+  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa, ...extras };
 }

@@ -14,6 +14,8 @@ export interface Remembered {
 /** The live state to remember, read at save time. */
 export interface LiveState {
   drafts: Record<string, string>;
+  /** Follow-ups waiting for the answer in progress (issue 14); device-level, like drafts. */
+  queued: readonly { id: string; text: string }[];
   historyVisible: boolean;
   activeThreadId: string | null;
   messages: readonly ChatMessage[];
@@ -27,7 +29,7 @@ export interface DeviceMemoryOptions {
   currentKey: () => string | undefined;
   collect: () => LiveState;
   /** Device-level state (panel, drafts): shown to anyone on this device. */
-  restoreDevice: (state: { drafts: Record<string, string>; historyVisible: boolean; open: boolean }) => void;
+  restoreDevice: (state: { drafts: Record<string, string>; historyVisible: boolean; open: boolean; queued: { id: string; text: string }[] }) => void;
   /** Conversations confirmed to belong to the current owner. */
   restoreConversations: (remembered: Remembered) => void;
   /** Another tab wiped this scope (sign-out, owner change). */
@@ -36,6 +38,9 @@ export interface DeviceMemoryOptions {
 }
 
 const EMPTY: Remembered = { activeThreadId: null, messages: [], threads: [], owned: false, ownerKey: null };
+
+/** Longest a stream of changes postpones a write. */
+const MAX_SAVE_WAIT_MS = 2000;
 
 /**
  * What the widget remembers on this device, bound to an owner (wire contract §2's owner key).
@@ -48,6 +53,8 @@ export class DeviceMemory {
   private store?: UiStateStore;
   private hydration: Promise<void> = Promise.resolve();
   private timer?: ReturnType<typeof setTimeout>;
+  /** When the pending write was first asked for. */
+  private since?: number;
   private unwatch?: () => void;
   /** What storage holds as far as this tab knows; an unchanged state is not written again. */
   private stored = '';
@@ -66,6 +73,8 @@ export class DeviceMemory {
   open(scope: string): void {
     const store = this.options.openStore(scope);
     this.store = store;
+    // A store just opened (another one after consent changed) holds nothing this tab wrote.
+    this.stored = '';
     this.hydration = this.read();
     this.unwatch = store.watch(() => void this.followWipe());
   }
@@ -84,6 +93,11 @@ export class DeviceMemory {
   /** Something changed: write it soon. */
   changed(): void {
     if (!this.store) return;
+    // Debounced, but a stream of changes (a long answer) is still written every few seconds, so
+    // the answer's id is on the device for a reattach (§9) even if the page dies without pagehide.
+    const now = Date.now();
+    this.since ??= now;
+    if (this.timer !== undefined && now - this.since > MAX_SAVE_WAIT_MS) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), this.options.saveDelayMs ?? 250);
   }
@@ -91,6 +105,7 @@ export class DeviceMemory {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.since = undefined;
     const store = this.store;
     await this.hydration;
     if (!store) return;
@@ -152,6 +167,7 @@ export class DeviceMemory {
       open: this.panelOpen,
       sidebarOpen: live.historyVisible,
       drafts: live.drafts,
+      queued: [...live.queued],
       ...conversations,
       messages: [...conversations.messages],
       threads: [...conversations.threads],
@@ -162,7 +178,7 @@ export class DeviceMemory {
     const state = await this.store?.load();
     if (state) {
       this.panelOpen = state.open;
-      this.options.restoreDevice({ drafts: state.drafts, historyVisible: state.sidebarOpen, open: state.open });
+      this.options.restoreDevice({ drafts: state.drafts, historyVisible: state.sidebarOpen, open: state.open, queued: state.queued });
       const remembered = rememberedOf(state);
       if (remembered.messages.length || remembered.threads.length) this.pending = remembered;
     }

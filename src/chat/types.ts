@@ -1,11 +1,14 @@
-import type { Source } from '../api/types.js';
+import type { AgentActivity, Source } from '../api/types.js';
+import type { ToolCallView } from './tools.js';
 
 /**
  * user: sending → sent | failed (nothing reached the agent; the text is kept for Retry).
  * assistant: streaming → complete | stopped (visitor pressed Stop) | error (the agent failed)
  *            | interrupted (the stream broke; the partial text is kept for Retry).
  */
-export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'complete' | 'stopped' | 'error' | 'interrupted';
+export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'complete' | 'stopped' | 'error' | 'interrupted'
+  /** In the outbox: the visitor was offline; sent once the browser is back online. */
+  | 'waiting';
 
 export interface ErrorInfo {
   code: string;
@@ -25,6 +28,12 @@ export interface ChatMessage {
   error?: ErrorInfo;
   /** The service's id of an answer (§9): cancel, reattach, feedback. */
   questionAnswerId?: string;
+  /** Client-side tool calls of this answer (§7), in the order the agent made them. */
+  toolCalls?: readonly ToolCallView[];
+  /** The agent's steps on the service, upserted by id. */
+  activity?: readonly AgentActivity[];
+  /** The agent flagged the answer as uncertain (`metadata.is_uncertain`). */
+  uncertain?: boolean;
 }
 
 export interface ConversationSnapshot {

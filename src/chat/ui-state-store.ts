@@ -13,6 +13,8 @@ export interface UiState {
   activeThreadId: string | null;
   /** Composer drafts by thread id ('' for a new conversation). */
   drafts: Record<string, string>;
+  /** Follow-ups queued behind an answer in progress (issue 14). */
+  queued: { id: string; text: string }[];
   threads: ThreadSummary[];
   /** Messages of the active thread. */
   messages: ChatMessage[];
@@ -55,7 +57,7 @@ function validOrNone<T>(read: () => T): T[] {
   }
 }
 
-const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'complete', 'stopped', 'error', 'interrupted']);
+const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'complete', 'stopped', 'error', 'interrupted', 'waiting']);
 
 /** A stored message with the shape the views expect; one cut off mid-answer by a reload is marked so. */
 function toMessage(value: unknown): ChatMessage {
@@ -73,8 +75,17 @@ function toMessage(value: unknown): ChatMessage {
     status,
     ...(error ? { error } : {}),
     ...(typeof m.questionAnswerId === 'string' ? { questionAnswerId: m.questionAnswerId } : {}),
+    // Issue 14: what the answer showed besides its text (shapes checked where they are rendered from).
+    ...(Array.isArray(m.activity) ? { activity: m.activity.filter(isStep) } : {}),
+    ...(Array.isArray(m.toolCalls) ? { toolCalls: m.toolCalls.filter(isCall) } : {}),
+    ...(m.uncertain === true ? { uncertain: true } : {}),
   };
 }
+
+const isStep = (a: unknown): a is NonNullable<ChatMessage['activity']>[number] =>
+  !!a && typeof (a as { id?: unknown }).id === 'string' && typeof (a as { name?: unknown }).name === 'string';
+const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] =>
+  !!c && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { displayName?: unknown }).displayName === 'string' && typeof (c as { state?: unknown }).state === 'string';
 
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitize(value: unknown): UiState | undefined {
@@ -85,6 +96,7 @@ function sanitize(value: unknown): UiState | undefined {
     sidebarOpen: v.sidebarOpen === true,
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
     drafts: v.drafts && typeof v.drafts === 'object' ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string')) : {},
+    queued: Array.isArray(v.queued) ? v.queued.filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string').map(({ id, text }) => ({ id, text })) : [],
     threads: Array.isArray(v.threads) ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t))) : [],
     messages: Array.isArray(v.messages) ? v.messages.flatMap((m) => validOrNone(() => toMessage(m))) : [],
     owned: v.owned === true,

@@ -1,7 +1,10 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../chat/chat-session.js';
+import type { ClientTool } from '../chat/tools.js';
 import { createUiStateStore } from '../chat/ui-state-store.js';
+import { AgentChatToolCallEvent } from '../events/tool-call.js';
+import { AgentChatToolResultEvent } from '../events/tool-result.js';
 import { conversationContext, historyContext } from '../context/index.js';
 import { AgentChatAnswerEndEvent } from '../events/answer-end.js';
 import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
@@ -15,6 +18,10 @@ export type ChatSessionHost = ReactiveControllerHost & HTMLElement;
 export interface ChatSessionControllerOptions {
   config: () => ChatSessionConfig;
   scope: () => string;
+  /** The page's client-side tools (§7). */
+  tools?: () => readonly ClientTool[];
+  /** False while consent is required and not given. */
+  storageAllowed?: () => boolean;
   /** The device remembered the panel open or closed. */
   onPanelRestored: (open: boolean) => void;
 }
@@ -48,11 +55,11 @@ export class ChatSessionController implements ReactiveController {
   private checked = false;
 
   constructor(
-    host: ChatSessionHost,
+    private readonly host: ChatSessionHost,
     options: ChatSessionControllerOptions,
   ) {
     host.addController(this);
-    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames() }, {
+    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools, storageAllowed: options.storageAllowed }, {
       onChange: (snapshot) => {
         this.conversation.setValue(snapshot.conversation);
         this.history.setValue(snapshot.history);
@@ -68,6 +75,8 @@ export class ChatSessionController implements ReactiveController {
       onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
       onError: (error) => host.dispatchEvent(new AgentChatErrorEvent(error)),
       onPanelRestored: options.onPanelRestored,
+      onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
+      onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
     });
     this.conversation = new ContextProvider(host, { context: conversationContext, initialValue: this.session.snapshot.conversation });
     this.history = new ContextProvider(host, { context: historyContext, initialValue: this.session.snapshot.history });
@@ -77,7 +86,14 @@ export class ChatSessionController implements ReactiveController {
     return this.session.snapshot;
   }
 
+  /** The downvote handoff trigger follows the feedback event (issue 13) on the host. */
+  private readonly onFeedback = (event: Event) => {
+    const { questionAnswerId, reaction } = (event as CustomEvent<{ questionAnswerId?: string; reaction?: 'upvote' | 'downvote' | null }>).detail ?? {};
+    if (questionAnswerId) this.session.noteReaction(questionAnswerId, reaction ?? null);
+  };
+
   hostConnected(): void {
+    this.host.addEventListener('agent-chat-feedback', this.onFeedback);
     this.session.connect();
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
     addEventListener('pagehide', this.flush);
@@ -95,6 +111,7 @@ export class ChatSessionController implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    this.host.removeEventListener('agent-chat-feedback', this.onFeedback);
     this.session.disconnect();
     removeEventListener('pagehide', this.flush);
     document.removeEventListener('visibilitychange', this.handleVisibility);

@@ -5,3 +5,6 @@ export type { AgentChatErrorEvent, AgentChatErrorEventDetail } from './error.js'
 export type { AgentChatOpenChangeEvent, AgentChatOpenChangeEventDetail } from './open-change.js';
 export type { AgentChatThreadChangeEvent, AgentChatThreadChangeEventDetail } from './thread-change.js';
 export type { AgentChatSessionChangeEvent, AgentChatSessionChangeEventDetail } from './session-change.js';
+export type { AgentChatToolCallEvent, AgentChatToolCallEventDetail } from './tool-call.js';
+export type { AgentChatToolResultEvent, AgentChatToolResultEventDetail } from './tool-result.js';
+export type { AgentChatHandoffEvent, AgentChatHandoffEventDetail } from './handoff.js';

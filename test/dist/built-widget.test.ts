@@ -186,6 +186,32 @@ describe('the loader (a small first script)', () => {
     }
   });
 
+  for (const script of ['loader', 'iife'] as const) it(`a queued open({query, submit}) opens the panel and sends the question once the element is ready (${script})`, async () => {
+    const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      await page.addInitScript(() => {
+        const w = window as unknown as { agentChat?: unknown[] };
+        (w.agentChat = w.agentChat || []).push(['open', { query: 'How do I theme the widget?', submit: true }]);
+      });
+      await page.goto(site.origin);
+      await page.waitForFunction(() => {
+        const outer = document.querySelector('agent-chat');
+        const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+        const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
+        const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
+        return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+      }, undefined, { timeout: 15_000 });
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      // Filled in only (no submit): the question waits in the message box.
+      await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['open', { query: 'And events?' }]));
+      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And events?');
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
   it("keeps the page's theming: theme, custom properties and ::part reach the element", async () => {
     const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
     try {

@@ -11,6 +11,8 @@ export interface ChatFixtureOptions {
   prompts?: string;
   /** The page's `owner-key` attribute (see ownerKeyOf in test/msw/reference.ts). */
   ownerKey?: string;
+  /** Sets `consent-required` (issue 14). */
+  consentRequired?: boolean;
 }
 
 /** `<agent-chat>` wired to the reference backend behind msw (see test/msw/reference.ts). */
@@ -24,6 +26,7 @@ export async function fixtureChat(options: ChatFixtureOptions = {}): Promise<Age
     theme=${options.theme ?? 'light'}
     prompts=${options.prompts ?? ''}
     owner-key=${ifDefined(options.ownerKey)}
+    ?consent-required=${options.consentRequired ?? false}
   ></agent-chat>`);
 }
 

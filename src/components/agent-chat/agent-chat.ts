@@ -6,6 +6,10 @@ import { ChatSessionController } from '../../controllers/chat-session-controller
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
+import type { ClientTool } from '../../chat/tools.js';
+import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
+import { AgentChatHandoffEvent } from '../../events/handoff.js';
+import { agentBarStyles, downloadMarkdown, renderAgentBar } from '../agent-bar/agent-bar.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
@@ -27,6 +31,9 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @fires {AgentChatOpenChangeEvent} agent-chat-open-change - The launcher panel opened or closed.
  * @fires {AgentChatThreadChangeEvent} agent-chat-thread-change - The active thread changed.
  * @fires {AgentChatSessionChangeEvent} agent-chat-session-change - The session state changed.
+ * @fires {AgentChatHandoffEvent} agent-chat-handoff - The visitor asked for a person; cancelable (then `handoff-url` is not opened).
+ * @fires {AgentChatToolCallEvent} agent-chat-tool-call - A client-side tool is about to run.
+ * @fires {AgentChatToolResultEvent} agent-chat-tool-result - A client-side tool call ended (done, error or denied).
  * @csspart launcher - The floating button that opens the panel.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's title bar.
@@ -43,6 +50,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
  * @csspart error - The notice of a chat that is not configured.
+ * @csspart agent-bar - Queued follow-ups, "Talk to a person" and "Download conversation", above the composer.
  * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, user bubbles, Send button.
  * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text on the accent colour.
  * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
@@ -67,7 +75,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */
 export class AgentChat extends LitElement {
-  static override styles = [tokenStyles, hostStyles, styles];
+  static override styles = [tokenStyles, hostStyles, styles, agentBarStyles];
 
   /** Project ID from the dashboard. */
   @property({ attribute: 'project-id' }) projectId = '';
@@ -96,6 +104,17 @@ export class AgentChat extends LitElement {
   /** Replaces `session-endpoint`: returns either session form, optionally with `ownerKey`. */
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
+  // ── Issue 14: agent features ──
+  /** Client-side tools the agent may call (§7): `[{name, description, parameters, execute(args, context), needsApproval?, displayName?, timeoutMs?}]`. */
+  @property({ attribute: false }) tools: ClientTool[] = [];
+  /** Nothing is written to the device (IndexedDB) until `grantConsent()`. */
+  @property({ type: Boolean, attribute: 'consent-required' }) consentRequired = false;
+  /** When to offer "Talk to a person": `always`, `uncertainty`, `downvote` (space-separated). */
+  @property() handoff = '';
+  /** A `mailto:` or `https:` URL "Talk to a person" opens with the transcript (https: in the fragment). */
+  @property({ attribute: 'handoff-url' }) handoffUrl = '';
+  private consentGiven = false;
+
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   private promptList: readonly string[] = [];
 
@@ -110,6 +129,8 @@ export class AgentChat extends LitElement {
       idleTimeoutMs: this.streamIdleTimeout,
     }),
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
+    tools: () => this.tools,
+    storageAllowed: () => !this.consentRequired || this.consentGiven,
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
@@ -135,10 +156,18 @@ export class AgentChat extends LitElement {
     return super.getUpdateComplete();
   }
 
-  /** Opens the panel and puts the cursor in the message box. */
-  async open(): Promise<void> {
+  /**
+   * Opens the panel and puts the cursor in the message box; with `query`, the question is filled
+   * in, and sent when `submit` is true.
+   */
+  async open(options: { query?: string; submit?: boolean } = {}): Promise<void> {
     this.opened = true;
     await this.updateComplete;
+    if (options.query) {
+      this.chat.session.setDraft(options.query);
+      await this.updateComplete;
+      if (options.submit) void this.send(options.query);
+    }
     this.composer?.focus();
   }
 
@@ -157,10 +186,10 @@ export class AgentChat extends LitElement {
   /** Sends `text` as the visitor would. Resolves when the answer ends. Returns false if vetoed. */
   async send(text: string): Promise<boolean> {
     const { conversation } = this.chat.snapshot;
-    if (!text.trim() || conversation.streaming) return false;
+    if (!text.trim()) return false;
     if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text }))) return false;
-    await this.chat.session.send(text);
-    return true;
+    // While an answer streams the text is queued (issue 14) and sent once that answer ends.
+    return this.chat.session.send(text);
   }
 
   /** Starts a new conversation (the current thread stays in history). */
@@ -178,11 +207,49 @@ export class AgentChat extends LitElement {
     return this.chat.session.forget('sign-out');
   }
 
+  // ── Issue 14: consent, transcript, handoff ──
+  /** The visitor agreed: from now on the conversation is remembered on this device. */
+  async grantConsent(): Promise<void> {
+    this.consentGiven = true;
+    await this.chat.session.setStorageAllowed(true);
+  }
+
+  /** The visitor withdrew consent: what was stored is wiped, and nothing more is written. */
+  async revokeConsent(): Promise<void> {
+    this.consentGiven = false;
+    await this.chat.session.setStorageAllowed(!this.consentRequired);
+  }
+
+  /** The conversation on screen as Markdown (a promise, like every method through the loader). */
+  async exportTranscript(): Promise<string> {
+    return this.chat.session.transcript();
+  }
+
+  private talkToPerson(): void {
+    const transcript = this.chat.session.transcript();
+    const threadId = this.chat.snapshot.conversation.threadId;
+    if (!this.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !this.handoffUrl) return;
+    const href = handoffHref(this.handoffUrl, transcript);
+    if (href) window.open(href, '_blank', 'noopener');
+  }
+
   private async handleThreadSelect(threadId: string): Promise<void> {
     await this.chat.session.openThread(threadId);
     // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
     if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.chat.session.setHistoryVisible(false);
     this.composer?.focus();
+  }
+
+  /** Issue 14: Allow / Deny on a tool card; the internal event stops here. */
+  private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
+    event.stopPropagation();
+    this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
+  }
+
+  /** Issue 14: "Cancel sending" on a message in the outbox; the internal event stops here. */
+  private handleOutboxCancel(event: CustomEvent<{ messageId: string }>): void {
+    event.stopPropagation();
+    this.chat.session.cancelWaiting(event.detail.messageId);
   }
 
   private handleKeydown(event: KeyboardEvent): void {
@@ -195,7 +262,9 @@ export class AgentChat extends LitElement {
   private renderPanel(floating: boolean) {
     const { session, snapshot } = this.chat;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
+      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
+      @agent-chat-tool-decide=${this.handleToolDecide}
+      @agent-chat-outbox-cancel=${this.handleOutboxCancel}>
       <header part="header">
         <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
           @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
@@ -207,6 +276,7 @@ export class AgentChat extends LitElement {
       <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label="Conversations" ?hidden=${!snapshot.historyVisible}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
+        @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.renameThread(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
@@ -217,6 +287,7 @@ export class AgentChat extends LitElement {
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
       ></agent-chat-message-list>
+      ${this.renderAgentBar()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
@@ -225,6 +296,22 @@ export class AgentChat extends LitElement {
       </div>
       </div>
     </section>`;
+  }
+
+  /** Issue 14: queued follow-ups, "Talk to a person", "Download conversation". */
+  private renderAgentBar() {
+    const { session, snapshot } = this.chat;
+    const { messages, streaming } = snapshot.conversation;
+    const last = messages.at(-1);
+    const downvoted = !!last?.questionAnswerId && snapshot.downvoted.has(last.questionAnswerId);
+    return renderAgentBar({
+      queued: snapshot.queued,
+      removeQueued: (id) => session.removeQueued(id),
+      handoff: offersHandoff(handoffTriggers(this.handoff), last, downvoted),
+      onHandoff: () => this.talkToPerson(),
+      download: messages.length > 0 && !streaming,
+      onDownload: () => downloadMarkdown(session.transcript()),
+    });
   }
 
   override render() {

@@ -41,7 +41,8 @@ export class AgentChatComposer extends LitElement {
   }
 
   private submit(): void {
-    if (!this.value.trim() || this.conversation?.streaming) return;
+    // While an answer streams, Enter queues a follow-up (issue 14); the button stays Stop.
+    if (!this.value.trim()) return;
     this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
   }
 

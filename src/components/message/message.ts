@@ -1,5 +1,5 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { property } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import { RETRYABLE, type ChatMessage } from '../../chat/types.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
@@ -7,6 +7,8 @@ import { renderView } from '../../markdown/render.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import styles from './message.styles.js';
+// Issue 14 (tools, activity, uncertainty): rendered by a module of its own.
+import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from '../tool-call/answer-extras.js';
 
 const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
   sending: 'Sending…',
@@ -28,10 +30,13 @@ const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
  * @csspart error - An error explaining a failed message.
  */
 export class AgentChatMessage extends LitElement {
-  static override styles = [hostStyles, styles];
+  static override styles = [hostStyles, styles, answerExtrasStyles];
 
   /** The message to show; replaced, never mutated, on every change. */
   @property({ attribute: false }) message?: ChatMessage;
+
+  /** Issue 14: the visitor opened this answer's steps. */
+  @state() private stepsOpen = false;
 
   private readonly markdown = new IncrementalMarkdown();
   private view: MarkdownView = { groups: [], tail: [], overflow: [] };
@@ -72,10 +77,12 @@ export class AgentChatMessage extends LitElement {
     const message = this.message;
     if (!message) return nothing;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble"><span class="visually-hidden">You said: </span>${message.content}</div>${this.renderMeta(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble"><span class="visually-hidden">You said: </span>${message.content}</div>${this.renderMeta(message)}${renderWaiting(message)}</div>`;
     }
     const empty = !message.content && message.status === 'streaming';
     return html`<div class="assistant">
+      ${renderActivity(message, this.stepsOpen, () => (this.stepsOpen = !this.stepsOpen))}
+      ${renderToolCalls(message)}
       <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
@@ -83,6 +90,7 @@ export class AgentChatMessage extends LitElement {
         </div>
         ${this.renderSources()}
       </div>
+      ${renderUncertain(message)}
       ${this.renderMeta(message)}
     </div>`;
   }

@@ -11,6 +11,9 @@ import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.
 import hostStyles from '../../styles/host.styles.js';
 import { relativeTime } from './relative-time.js';
 import styles from './thread-list.styles.js';
+// Issue 14 (rename §10, search): rendered by a module of its own.
+import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
+import { SEARCH_AUTO_PAGES, matchThreads, renderNoMatches, renderRenameButton, renderRenameField, renderSearch, threadToolsStyles } from './thread-tools.js';
 
 /**
  * The owner's conversations: newest first, paged, each resumable and deletable (with a
@@ -23,7 +26,7 @@ import styles from './thread-list.styles.js';
  * @fires {AgentChatThreadListLoadEvent} agent-chat-thread-list-load - More threads, or a retry.
  */
 export class AgentChatThreadList extends LitElement {
-  static override styles = [hostStyles, styles];
+  static override styles = [hostStyles, styles, threadToolsStyles];
 
   @consume({ context: historyContext, subscribe: true })
   @state()
@@ -35,6 +38,33 @@ export class AgentChatThreadList extends LitElement {
 
   /** The thread whose deletion awaits confirmation. */
   @state() private confirming: string | null = null;
+
+  // ── Issue 14: rename and search ──
+  @state() private renaming: string | null = null;
+  @state() private query = '';
+  private autoPages = 0;
+
+  private async startRename(threadId: string): Promise<void> {
+    this.renaming = threadId;
+    await this.updateComplete;
+    const field = this.renderRoot.querySelector<HTMLInputElement>('.title-field');
+    field?.focus();
+    field?.select();
+  }
+
+  private endRename(threadId: string, title?: string): void {
+    this.renaming = null;
+    if (title) this.dispatchEvent(new AgentChatThreadListRenameEvent({ threadId, title }));
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>(`[data-thread="${CSS.escape(threadId)}"]`)?.focus());
+  }
+
+  /** A search with few matches loads further pages itself, a bounded number per query. */
+  protected override updated(): void {
+    const history = this.history;
+    if (!this.query.trim() || !history?.nextCursor || history.loadingMore || history.status !== 'ready' || this.autoPages >= SEARCH_AUTO_PAGES) return;
+    this.autoPages++;
+    queueMicrotask(() => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })));
+  }
 
   private handleListKeydown(event: KeyboardEvent): void {
     const buttons = Array.from(this.renderRoot.querySelectorAll<HTMLButtonElement>('button.open'));
@@ -66,11 +96,13 @@ export class AgentChatThreadList extends LitElement {
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>Cancel</button>
       </li>`;
     }
+    if (this.renaming === thread.id) return renderRenameField(thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
     return html`<li aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
-      <button class="open" type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
+      <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title">${title}</span>
         <span class="time">${relativeTime(thread.updated_at)}</span>
       </button>
+      ${renderRenameButton(title, () => this.startRename(thread.id))}
       <button class="delete" type="button" aria-label=${`Delete ${title}`} @click=${() => this.askToDelete(thread.id)}>✕</button>
     </li>`;
   }
@@ -92,9 +124,12 @@ export class AgentChatThreadList extends LitElement {
 
   override render() {
     const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+    const shown = matchThreads(history.threads, this.query);
     return html`<h3 id="heading">Conversations</h3>
+      ${history.threads.length || this.query ? renderSearch(this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
       <div class="scroller">
-        ${history.threads.length ? html`<ul aria-labelledby="heading" @keydown=${this.handleListKeydown}>${history.threads.map((t) => this.renderThread(t))}</ul>` : nothing}
+        ${shown.length ? html`<ul aria-labelledby="heading" @keydown=${this.handleListKeydown}>${shown.map((t) => this.renderThread(t))}</ul>` : nothing}
+        ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches() : nothing}
         ${this.renderState(history)}
       </div>`;
   }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import { ApiError, SessionError } from '../../../src/api/errors.js';
-import type { StreamEvent } from '../../../src/api/types.js';
+import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 import { Conversation, type ConversationHooks } from '../../../src/chat/conversation.js';
 import type { ConversationSnapshot } from '../../../src/chat/types.js';
 
-type Script = (request: { message: string; threadId?: string | null }, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
+type Script = (request: ChatRequest, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
 
 function fakeApi(script: Script): ApiClient {
   return {
@@ -14,6 +14,8 @@ function fakeApi(script: Script): ApiClient {
     getThread: async () => { throw new Error('unused'); },
     deleteThread: async () => {},
     cancelAnswer: async () => {},
+    reattach: () => { throw new Error('unused'); },
+    renameThread: async () => { throw new Error('unused'); },
   };
 }
 

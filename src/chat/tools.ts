@@ -1,0 +1,89 @@
+import type { ToolCall } from '../api/types.js';
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ClientToolContext {
+  toolCallId: string;
+  threadId: string | null;
+  /** Aborted when the answer is stopped or the tool times out. */
+  signal: AbortSignal;
+}
+
+/** A function the agent may call in the visitor's browser (wire contract §7). */
+export interface ClientTool {
+  name: string;
+  description: string;
+  /** A JSON Schema object for the arguments. */
+  parameters: Record<string, unknown>;
+  execute(args: Record<string, unknown>, context: ClientToolContext): unknown;
+  /** Ask the visitor (Allow / Deny) before each call. */
+  needsApproval?: boolean;
+  /** The name the visitor sees; defaults to `name`. */
+  displayName?: string;
+  /** Milliseconds before a call counts as failed; default TOOL_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+export type ToolCallState = 'pending' | 'awaiting-approval' | 'running' | 'done' | 'error' | 'denied';
+
+/** A tool call as the answer shows it. */
+export interface ToolCallView {
+  id: string;
+  name: string;
+  displayName: string;
+  arguments: Record<string, unknown>;
+  state: ToolCallState;
+  durationMs?: number;
+  error?: string;
+}
+
+export type ToolResult = { tool_call_id: string; output: unknown } | { tool_call_id: string; error: string };
+
+export const TOOL_TIMEOUT_MS = 30_000;
+/** Tool rounds one answer may take (§7): the service ends a 9th with an error. */
+export const MAX_TOOL_ROUNDS = 8;
+export const DENIED = 'denied by the visitor';
+
+/** What goes on the wire: name, description, parameters (never the function). */
+export function toolSpecs(tools: readonly ClientTool[]) {
+  return tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+}
+
+export function viewOf(call: ToolCall, tool: ClientTool | undefined): ToolCallView {
+  return { id: call.id, name: call.name, displayName: tool?.displayName || call.name, arguments: call.arguments, state: 'pending' };
+}
+
+/** JSON the service accepts: undefined becomes null, anything unserialisable an error. */
+function toJson(value: unknown): unknown {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * Runs one call: a missing tool, a throw, a rejection, a non-JSON result or a timeout become an
+ * `error` result, never an exception. The returned promise always settles by the timeout.
+ */
+export async function runTool(tool: ClientTool | undefined, call: ToolCall, threadId: string | null, signal: AbortSignal): Promise<ToolResult> {
+  if (!tool) return { tool_call_id: call.id, error: `unknown tool ${call.name}` };
+  const timeoutMs = tool.timeoutMs ?? TOOL_TIMEOUT_MS;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    const output = await Promise.race([
+      Promise.resolve().then(() => tool.execute(call.arguments, { toolCallId: call.id, threadId, signal: controller.signal })),
+      timeout,
+    ]);
+    return { tool_call_id: call.id, output: toJson(output) };
+  } catch (error) {
+    return { tool_call_id: call.id, error: error instanceof Error ? error.message || error.name : String(error) };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', abort);
+  }
+}

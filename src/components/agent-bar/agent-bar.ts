@@ -1,0 +1,59 @@
+import { css, html, nothing } from 'lit';
+import type { QueuedMessage } from '../../chat/chat-session.js';
+import { en, type UiStringKey } from '../../i18n/en.js';
+
+/** Until the LocalizeController reaches the root (issue 13), English; the merge swaps this line. */
+const t = (key: UiStringKey): string => en[key];
+
+export interface AgentBarOptions {
+  queued: readonly QueuedMessage[];
+  removeQueued: (id: string) => void;
+  /** "Talk to a person" is offered (a `handoff` trigger matched). */
+  handoff: boolean;
+  onHandoff: () => void;
+  /** There is a conversation to download. */
+  download: boolean;
+  onDownload: () => void;
+}
+
+/**
+ * Under the conversation, above the composer: follow-ups queued behind the answer in progress,
+ * "Talk to a person" and "Download conversation". Plain; the redesign styles it.
+ */
+export function renderAgentBar(o: AgentBarOptions) {
+  if (!o.queued.length && !o.handoff && !o.download) return nothing;
+  return html`<div class="agent-bar" part="agent-bar">
+    ${o.queued.length
+      ? html`<ul class="queued" aria-label=${t('queued')}>
+          ${o.queued.map((q) => html`<li>
+            <span class="queued-text">${q.text}</span>
+            <span class="queued-label">${t('queued')}</span>
+            <button type="button" class="link" aria-label=${t('removeQueued')} @click=${() => o.removeQueued(q.id)}>✕</button>
+          </li>`)}
+        </ul>`
+      : nothing}
+    <div class="bar-actions">
+      ${o.handoff ? html`<button type="button" class="link" @click=${o.onHandoff}>${t('talkToPerson')}</button>` : nothing}
+      ${o.download ? html`<button type="button" class="link" @click=${o.onDownload}>${t('downloadConversation')}</button>` : nothing}
+    </div>
+  </div>`;
+}
+
+/** Saves `markdown` as a file through a temporary link (no server round trip). */
+export function downloadMarkdown(markdown: string, name = 'conversation.md'): void {
+  const url = URL.createObjectURL(new Blob([markdown], { type: 'text/markdown;charset=utf-8' }));
+  const link = Object.assign(document.createElement('a'), { href: url, download: name });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+export const agentBarStyles = css`
+  .agent-bar { padding: 4px var(--agent-chat-space); border-top: 1px solid var(--agent-chat-color-border); font-size: 0.9em; }
+  .queued { list-style: none; margin: 0; padding: 0; }
+  .queued li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
+  .queued-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .queued-label { color: var(--agent-chat-color-text-muted); }
+  .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
+  .link { font: inherit; background: none; border: none; padding: 2px 4px; cursor: pointer; color: var(--agent-chat-color-accent); text-decoration: underline; }
+  .link:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }
+`;

@@ -1,0 +1,266 @@
+import { describe, expect, vi } from 'vitest';
+import { test } from '../../msw/test.js';
+import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { DemoAgent, type Agent, type AgentInput } from '../../../service/index.js';
+import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
+import { fixtureChat, messagesOf, nextAnswerEnd, settled, textareaOf, typeMessage } from '../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
+
+/** Buttons of the root's own shadow root (the agent bar, header), by accessible name. */
+const rootButton = (el: AgentChat, name: string) =>
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name);
+const rootButtons = (el: AgentChat, name: string) =>
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).filter((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name);
+
+/** An agent that flags its answer as uncertain (metadata.is_uncertain). */
+const unsureAgent: Agent = {
+  async *answer(_input: AgentInput) {
+    yield { type: 'uncertain' };
+    yield { type: 'text', text: 'Probably the blue one.' };
+  },
+};
+
+describe('<agent-chat> handoff', () => {
+  test('handoff="always" offers "Talk to a person", fires agent-chat-handoff with the Markdown transcript and opens https with it in the fragment only', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    el.handoff = 'always';
+    el.handoffUrl = 'https://help.example/contact?team=web';
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    try {
+      expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+      await el.send('How do I theme it?');
+      await settled(el);
+      const handoff = new Promise<GlobalEventHandlersEventMap['agent-chat-handoff']['detail']>((resolve) => el.addEventListener('agent-chat-handoff', (e) => resolve(e.detail), { once: true }));
+      rootButton(el, 'Talk to a person')!.click();
+      const detail = await handoff;
+      expect(detail.threadId).toMatch(/^th_/);
+      expect(detail.transcript).toMatch(/^# How do I theme it\?\n/);
+      expect(detail.transcript).toContain('**You**\n\n> How do I theme it?');
+      expect(detail.transcript).toContain('**Assistant**\n\n### Theming');
+      expect(open).toHaveBeenCalledOnce();
+      const url = new URL(open.mock.calls[0][0] as string);
+      expect(url.origin + url.pathname).toBe('https://help.example/contact');
+      expect(url.search).toBe('?team=web'); // the page's own query stays; the transcript never goes there
+      expect(decodeURIComponent(url.hash)).toBe(`#transcript=${detail.transcript}`);
+    } finally {
+      open.mockRestore();
+    }
+  });
+
+  test('a mailto: handoff-url gets a subject and the transcript as the body', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    el.handoff = 'always';
+    el.handoffUrl = 'mailto:help@example.com';
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    try {
+      await el.send('How do I theme it?');
+      await settled(el);
+      rootButton(el, 'Talk to a person')!.click();
+      const href = open.mock.calls[0][0] as string;
+      expect(href.startsWith('mailto:help@example.com?subject=')).toBe(true);
+      const params = new URLSearchParams(href.slice(href.indexOf('?')));
+      expect(params.get('body')).toContain('> How do I theme it?');
+    } finally {
+      open.mockRestore();
+    }
+  });
+
+  test('handoff="uncertainty" offers it under an uncertain answer only, with the uncertainty callout', async ({ worker }) => {
+    const sure = referenceBackend();
+    worker.use(...sure.handlers);
+    const el = await fixtureChat();
+    el.handoff = 'uncertainty';
+    await el.send('How do I theme it?');
+    await settled(el);
+    expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+
+    const unsure = referenceBackend({ agent: unsureAgent });
+    worker.use(...unsure.handlers);
+    const other = await fixtureChat();
+    other.handoff = 'uncertainty';
+    await other.send('Which colour?');
+    await settled(other);
+    const answer = messagesOf(other).at(-1)!;
+    expect(answer.shadowRoot!.querySelector('[role="note"]')!.textContent).toContain("I'm not sure this answer is right");
+    expect(rootButton(other, 'Talk to a person')).toBeDefined();
+    const { expect: chaiExpect } = await import('@open-wc/testing');
+    await chaiExpect(other).to.be.accessible();
+  });
+
+  test('handoff="downvote" offers it once the answer is marked Not helpful (the agent-chat-feedback event)', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    el.handoff = 'downvote';
+    await el.send('How do I theme it?');
+    await settled(el);
+    expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+    const questionAnswerId = messagesOf(el).at(-1)!.message!.questionAnswerId!;
+    el.dispatchEvent(new CustomEvent('agent-chat-feedback', { detail: { questionAnswerId, reaction: 'downvote' }, bubbles: true, composed: true }));
+    await settled(el);
+    expect(rootButton(el, 'Talk to a person')).toBeDefined();
+    el.dispatchEvent(new CustomEvent('agent-chat-feedback', { detail: { questionAnswerId, reaction: 'upvote' }, bubbles: true, composed: true }));
+    await settled(el);
+    expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+  });
+});
+
+describe('<agent-chat> transcript, queue, consent, open', () => {
+  test('exportTranscript() returns the Markdown that "Download conversation" saves', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('How do I theme it?');
+    await settled(el);
+    const markdown = await el.exportTranscript();
+    expect(markdown).toContain('> How do I theme it?');
+    const saved: Blob[] = [];
+    const create = vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => (saved.push(blob as Blob), 'blob:test'));
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    try {
+      rootButton(el, 'Download conversation')!.click();
+      expect(await saved[0].text()).toBe(markdown);
+      expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('conversation.md');
+    } finally {
+      create.mockRestore();
+      click.mockRestore();
+    }
+  });
+
+  test('a follow-up sent while an answer streams shows "Queued" (removable) and is sent once after the answer', async ({ worker }) => {
+    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
+    backend.signIn('alice');
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    const first = nextAnswerEnd(el);
+    void el.send('How do I theme it?');
+    await expect.poll(() => el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('.stop')).toBeTruthy();
+    await typeMessage(el, 'And events?');
+    textareaOf(el).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    await el.send('A third one');
+    await settled(el);
+    expect(el.shadowRoot!.querySelector('.queued')!.textContent).toContain('And events?');
+    expect(el.shadowRoot!.querySelector('.queued')!.textContent).toContain('Queued');
+    // The visitor changes their mind about the third one.
+    rootButtons(el, 'Remove queued message')[1].click();
+    await settled(el);
+    expect(el.shadowRoot!.querySelector('.queued')!.textContent).not.toContain('A third one');
+    await first;
+    const second = nextAnswerEnd(el);
+    await second;
+    await settled(el);
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
+    expect(el.shadowRoot!.querySelector('.queued')).toBeNull();
+    expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
+  test('with consent-required nothing reaches IndexedDB until grantConsent(); revokeConsent() wipes it', async ({ worker }) => {
+    const backend = referenceBackend();
+    backend.signIn('alice');
+    worker.use(...backend.handlers);
+    const opens = vi.spyOn(indexedDB, 'open');
+    try {
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice'), consentRequired: true });
+      await el.send('How do I theme it?');
+      await settled(el);
+      dispatchEvent(new PageTransitionEvent('pagehide'));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(opens).not.toHaveBeenCalled();
+      opens.mockRestore();
+      expect(await dumpAllIndexedDb()).toEqual([]);
+
+      await el.grantConsent();
+      await expect.poll(async () => (await dumpAllIndexedDb()).join('\n')).toContain('How do I theme it?');
+
+      await el.revokeConsent();
+      await typeMessage(el, 'a draft after revoking');
+      dispatchEvent(new PageTransitionEvent('pagehide'));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await dumpAllIndexedDb()).toEqual([]);
+    } finally {
+      opens.mockRestore();
+    }
+  });
+
+  test('open({query}) fills the question in; open({query, submit: true}) sends it', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open({ query: 'How do I install it?' });
+    expect(el.opened).toBe(true);
+    expect(textareaOf(el).value).toBe('How do I install it?');
+    expect(backend.chatRequests()).toHaveLength(0);
+    const ended = nextAnswerEnd(el);
+    await el.open({ query: 'How do I theme it?', submit: true });
+    await ended;
+    expect((await backend.chatRequests()[0].clone().json()).message).toBe('How do I theme it?');
+  });
+});
+
+describe('<agent-chat> queued follow-ups across a reload', () => {
+  test('a queued follow-up survives a reload in mid-answer and is sent once the reattached answer ends', async ({ worker }) => {
+    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
+    backend.signIn('alice');
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    void el.send('How do I theme it?');
+    await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
+    await el.send('And events?');
+    dispatchEvent(new PageTransitionEvent('pagehide'));
+    await expect.poll(async () => (await storedUiState())?.queued.map((q) => q.text)).toEqual(['And events?']);
+    el.remove();
+
+    const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    expect(again.shadowRoot!.querySelector('.queued')!.textContent).toContain('And events?');
+    await expect.poll(() => messagesOf(again).length, { timeout: 8000 }).toBe(4);
+    await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
+  });
+});
+
+describe('<agent-chat> outbox', () => {
+  test('a message sent offline waits ("Waiting for a connection"), is sent once when back online, and can be canceled', async ({ worker }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    const realFetch = window.fetch;
+    // The network is gone: every request fails as fetch does offline.
+    const fetchSpy = vi.spyOn(window, 'fetch').mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
+    try {
+      dispatchEvent(new Event('offline'));
+      await el.send('Sent while offline');
+      await el.send('Also offline, then canceled');
+      await settled(el);
+      const user = messagesOf(el).filter((m) => m.message?.role === 'user');
+      expect(user.map((m) => m.message?.status)).toEqual(['waiting', 'waiting']);
+      expect(user[0].shadowRoot!.textContent).toContain('Waiting for a connection');
+      Array.from(user[1].shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Cancel sending')!.click();
+      await settled(el);
+      expect(messagesOf(el)).toHaveLength(1);
+      const { expect: chaiExpect } = await import('@open-wc/testing');
+      await chaiExpect(el).to.be.accessible();
+
+      // Back online: sent once, even if the event fires twice.
+      fetchSpy.mockImplementation((input, init) => realFetch(input, init));
+      onLine.mockReturnValue(true);
+      const ended = nextAnswerEnd(el);
+      dispatchEvent(new Event('online'));
+      dispatchEvent(new Event('online'));
+      expect((await ended).outcome).toBe('complete');
+      await settled(el);
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => b.message)).toEqual(['Sent while offline']);
+      expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+    } finally {
+      fetchSpy.mockRestore();
+      onLine.mockRestore();
+    }
+  });
+});

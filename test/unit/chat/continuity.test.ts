@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApiClient } from '../../../src/api/api-client.js';
+import { NetworkError } from '../../../src/api/errors.js';
+import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
+import { Conversation, MAX_SEND_ATTEMPTS } from '../../../src/chat/conversation.js';
+import { REATTACH_ATTEMPTS, reattachDelay } from '../../../src/chat/reattach.js';
+import type { ChatMessage } from '../../../src/chat/types.js';
+
+type Api = Pick<ApiClient, 'chat' | 'reattach' | 'cancelAnswer'>;
+
+function conversationWith(api: Api) {
+  const changes: string[][] = [];
+  const ends: string[] = [];
+  const conversation = new Conversation(() => api as ApiClient, {
+    onChange: (s) => changes.push(s.messages.map((m) => m.content)),
+    onAnswerEnd: (d) => ends.push(`${d.outcome}:${d.text}`),
+  });
+  return { conversation, changes, ends };
+}
+
+async function* records(...events: StreamEvent[]): AsyncIterable<StreamEvent> {
+  for (const event of events) yield event;
+}
+
+const cut: ChatMessage = { id: 'a1', role: 'assistant', content: 'Hello wor', sources: [], status: 'interrupted', questionAnswerId: 'qa1' };
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('Conversation.reattach (§9)', () => {
+  it('replaces the text with the replay, never shows it shorter or twice, and does not ask again', async () => {
+    const chat = vi.fn();
+    const api: Api = {
+      chat,
+      cancelAnswer: async () => {},
+      reattach: (qa) => {
+        expect(qa).toBe('qa1');
+        return records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+          { type: 'delta', text: 'Hello wor' },
+          { type: 'delta', text: 'ld, again.' },
+          { type: 'end', threadId: 'th', questionAnswerId: 'qa1' },
+        );
+      },
+    };
+    const { conversation, changes, ends } = conversationWith(api);
+    conversation.reset('th', [{ id: 'q', role: 'user', content: 'Hi', sources: [], status: 'sent' }, cut]);
+    await conversation.reattach('a1');
+    expect(chat).not.toHaveBeenCalled();
+    expect(ends).toEqual(['complete:Hello world, again.']);
+    // Every published answer text starts with what was on screen: no blink, no duplicate.
+    for (const texts of changes.slice(1)) expect(texts[1].startsWith('Hello wor') || texts[1] === '').toBe(true);
+    expect(changes.at(-1)).toEqual(['Hi', 'Hello world, again.']);
+  });
+
+  it('after a drop it tries a bounded number of times with backoff, then leaves the answer interrupted', async () => {
+    vi.useFakeTimers();
+    let attempts = 0;
+    const api: Api = {
+      chat: () => records({ type: 'start', threadId: 'th', questionAnswerId: 'qa1' }, { type: 'delta', text: 'part' }, { type: 'interrupted', reason: 'drop' }),
+      cancelAnswer: async () => {},
+      reattach: () => {
+        attempts++;
+        return records({ type: 'interrupted', reason: 'still down' });
+      },
+    };
+    const { conversation, ends } = conversationWith(api);
+    const sent = conversation.send('Hi');
+    for (let i = 0; i < REATTACH_ATTEMPTS; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
+    await sent;
+    expect(attempts).toBe(REATTACH_ATTEMPTS);
+    expect(ends).toEqual(['error:part']);
+    expect(conversation.snapshot.messages.at(-1)!.status).toBe('interrupted');
+  });
+});
+
+describe('Conversation outbox', () => {
+  it('keeps an offline send waiting and tries it once per flush; online but unreachable, it fails with Retry instead of waiting', async () => {
+    let online = false;
+    vi.stubGlobal('navigator', { get onLine() { return online; } });
+    const requests: ChatRequest[] = [];
+    let reachable = false;
+    const api: Api = {
+      chat: (request) => {
+        requests.push(request);
+        if (!reachable) return (async function* () { throw new NetworkError('down'); })();
+        return records({ type: 'start', threadId: 'th', questionAnswerId: 'qa' }, { type: 'delta', text: 'ok' }, { type: 'end', threadId: 'th', questionAnswerId: 'qa' });
+      },
+      cancelAnswer: async () => {},
+      reattach: () => records(),
+    };
+    const { conversation } = conversationWith(api);
+    await conversation.send('one');
+    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['waiting']);
+
+    online = true;
+    await Promise.all([conversation.flushOutbox(), conversation.flushOutbox()]);
+    // Two concurrent flushes make one attempt, not two; online but unreachable, it fails (Retry).
+    expect(requests).toHaveLength(2);
+    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
+    expect(MAX_SEND_ATTEMPTS).toBeGreaterThan(1);
+
+    reachable = true;
+    online = true;
+    await conversation.send('two');
+    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed', 'sent', 'complete']);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it, vi } from 'vitest';
+import { runTool, toolSpecs, MAX_TOOL_ROUNDS, type ClientTool } from '../../../src/chat/tools.js';
+import { Conversation } from '../../../src/chat/conversation.js';
+import type { ApiClient } from '../../../src/api/api-client.js';
+import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
+
+const call = { id: 'call_1', name: 'echo', arguments: { a: 1 } };
+const tool = (execute: ClientTool['execute'], extra: Partial<ClientTool> = {}): ClientTool => ({ name: 'echo', description: 'd', parameters: { type: 'object' }, execute, ...extra });
+
+describe('runTool', () => {
+  it('returns the output as JSON, undefined as null', async () => {
+    const signal = new AbortController().signal;
+    expect(await runTool(tool((args) => args), call, 'th', signal)).toEqual({ tool_call_id: 'call_1', output: { a: 1 } });
+    expect(await runTool(tool(() => undefined), call, 'th', signal)).toEqual({ tool_call_id: 'call_1', output: null });
+  });
+
+  it('turns a throw, a rejection and an unknown tool into error results', async () => {
+    const signal = new AbortController().signal;
+    expect(await runTool(tool(() => { throw new Error('boom'); }), call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'boom' });
+    expect(await runTool(tool(async () => Promise.reject(new TypeError('bad'))), call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'bad' });
+    expect(await runTool(undefined, call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'unknown tool echo' });
+  });
+
+  it('gives up on a slow tool after its timeout (default 30 s) and aborts its signal', async () => {
+    vi.useFakeTimers();
+    try {
+      let seen: AbortSignal | undefined;
+      const slow = tool((_, context) => { seen = context.signal; return new Promise(() => {}); });
+      const result = runTool(slow, call, null, new AbortController().signal);
+      await vi.advanceTimersByTimeAsync(29_999);
+      expect(seen?.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await result).toEqual({ tool_call_id: 'call_1', error: 'timed out after 30000 ms' });
+      expect(seen?.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends name, description and parameters only', () => {
+    expect(toolSpecs([tool(() => 1, { displayName: 'Echo', needsApproval: true })])).toEqual([{ name: 'echo', description: 'd', parameters: { type: 'object' } }]);
+  });
+});
+
+describe('Conversation tool rounds', () => {
+  it('runs at most MAX_TOOL_ROUNDS rounds and ends a 9th request for tools with an error instead of looping', async () => {
+    const requests: ChatRequest[] = [];
+    async function* paused(): AsyncIterable<StreamEvent> {
+      yield { type: 'start', threadId: 'th', questionAnswerId: 'qa' };
+      yield { type: 'tool_calls', calls: [{ ...call, id: `call_${requests.length}` }] };
+      yield { type: 'end', threadId: 'th', questionAnswerId: 'qa' };
+    }
+    const api = {
+      chat: (request: ChatRequest) => { requests.push(request); return paused(); },
+      cancelAnswer: async () => {},
+    } as unknown as ApiClient;
+    const ends: string[] = [];
+    const conversation = new Conversation(() => api, { onChange: () => {}, onAnswerEnd: (d) => ends.push(d.outcome) }, { tools: () => [tool(() => 'ok')] });
+    await conversation.send('loop');
+    expect(requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
+    expect(ends).toEqual(['error']);
+    const answer = conversation.snapshot.messages.at(-1)!;
+    expect(answer.toolCalls).toHaveLength(MAX_TOOL_ROUNDS);
+    expect(conversation.snapshot.messages.filter((m) => m.role === 'assistant')).toHaveLength(1);
+  });
+});
