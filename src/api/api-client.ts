@@ -1,6 +1,6 @@
 import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
-import { readChatStream, type ReadChatStreamOptions } from './stream.js';
+import type { ReadChatStreamOptions } from './stream.js';
 import type { ChatRequest, StreamEvent, ThreadDetail, ThreadPage, ThreadSummary } from './types.js';
 import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
@@ -92,6 +92,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       await response.body?.cancel();
       throw new ProtocolError(`${what}: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`);
     }
+    // Loaded with the first stream, not with the client: the package root re-exports the client,
+    // and the loader's budget (8 KB) counts everything the root imports statically.
+    const { readChatStream } = await import('./stream.js');
     yield* readChatStream(response.body, signal, options.stream);
   }
 

@@ -1,5 +1,5 @@
-import type { AgentActivity, StreamEvent, ToolCall } from './types.js';
-import { isObject, toSources } from './validate.js';
+import type { StreamEvent } from './types.js';
+import { isObject, toActivity, toSources, toToolCalls } from './validate.js';
 
 /** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
 export const RECORD_SEPARATOR = '\u241E';
@@ -53,21 +53,6 @@ export class RecordSplitter {
 type Parsed = { event?: StreamEvent; end: boolean } | { invalid: string };
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** A step the agent ran on the service, or null when the record does not have the contract's shape. */
-export function toActivity(content: Record<string, unknown>): AgentActivity | null {
-  const { id, name, status, summary, num_results: count } = content;
-  if (typeof id !== 'string' || typeof name !== 'string') return null;
-  if (status !== 'started' && status !== 'completed' && status !== 'error') return null;
-  return { id, name, status, summary: str(summary), numResults: typeof count === 'number' && Number.isFinite(count) ? count : null };
-}
-
-function toToolCalls(value: unknown): ToolCall[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(isObject).flatMap((call) =>
-    typeof call.id === 'string' && typeof call.name === 'string' ? [{ id: call.id, name: call.name, arguments: isObject(call.arguments) ? call.arguments : {} }] : [],
-  );
-}
 
 /**
  * Parses one record (wire contract §4). Unknown types parse to no event; so do malformed

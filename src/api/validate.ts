@@ -1,6 +1,5 @@
 import { ProtocolError } from './errors.js';
-import { toActivity } from './stream.js';
-import type { Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary } from './types.js';
+import type { AgentActivity, Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary, ToolCall } from './types.js';
 
 /**
  * Checks service JSON (wire contract §5) at the API edge, so nothing past it handles a shape it
@@ -23,6 +22,25 @@ function field<T>(what: string, value: Json, path: string, key: string, check: (
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
+
+/** A step the agent ran on the service, or null when the record does not have the contract's shape. */
+export function toActivity(content: Json): AgentActivity | null {
+  const { id, name, status, summary, num_results: count } = content;
+  if (typeof id !== 'string' || typeof name !== 'string') return null;
+  if (status !== 'started' && status !== 'completed' && status !== 'error') return null;
+  return { id, name, status, summary: typeof summary === 'string' ? summary : null, numResults: typeof count === 'number' && Number.isFinite(count) ? count : null };
+}
+
+/** A tool call (§7) as a stream record or a resumed message lists it; null without an id or a name. */
+export function toToolCall(call: Json): ToolCall | null {
+  if (typeof call.id !== 'string' || typeof call.name !== 'string') return null;
+  return { id: call.id, name: call.name, arguments: isObject(call.arguments) ? call.arguments : {} };
+}
+
+export function toToolCalls(value: unknown): ToolCall[] {
+  return Array.isArray(value) ? value.filter(isObject).flatMap((call) => toToolCall(call) ?? []) : [];
+}
+
 const isNullableString = (v: unknown): v is string | null => v === null || typeof v === 'string';
 
 export function toThreadSummary(what: string, value: unknown, path = 'thread'): ThreadSummary {
@@ -77,9 +95,11 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
     // §7 additions, decoration only: malformed entries are dropped, never fail the thread.
     ...(Array.isArray(value.activity) ? { activity: value.activity.filter(isObject).flatMap((a) => toActivity(a) ?? []) } : {}),
     ...(Array.isArray(value.tool_calls) ? {
-      tool_calls: value.tool_calls.filter(isObject).flatMap((c) => typeof c.id === 'string' && typeof c.name === 'string'
-        ? [{ id: c.id, name: c.name, arguments: isObject(c.arguments) ? c.arguments : {}, status: c.status === 'completed' ? 'completed' as const : 'error' as const, ...(typeof c.error === 'string' ? { error: c.error } : {}) }]
-        : []),
+      tool_calls: value.tool_calls.filter(isObject).flatMap((source) => {
+        const call = toToolCall(source);
+        if (!call) return [];
+        return [{ ...call, status: source.status === 'completed' ? 'completed' as const : 'error' as const, ...(typeof source.error === 'string' ? { error: source.error } : {}) }];
+      }),
     } : {}),
   };
 }
