@@ -7,6 +7,7 @@
 import type { AgentChatAnswerEndEvent } from './events/answer-end.js';
 import type { AgentChatAnswerStartEvent } from './events/answer-start.js';
 import type { AgentChatErrorEvent } from './events/error.js';
+import type { AgentChatFeedbackEvent } from './events/feedback.js';
 import type { AgentChatMessageSendEvent } from './events/message-send.js';
 import type { AgentChatOpenChangeEvent } from './events/open-change.js';
 import type { AgentChatSessionChangeEvent } from './events/session-change.js';
@@ -24,9 +25,11 @@ export interface AgentChatProperties {
   mode: 'launcher' | 'inline';
   theme: 'light' | 'dark' | 'auto';
   heading: string;
+  subheading: string;
   greeting: string;
   prompts: string;
   opened: boolean;
+  strings?: Partial<Record<string, string>>;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 }
 
@@ -41,6 +44,7 @@ export interface AgentChatAttributes {
   mode?: AgentChatProperties['mode'];
   theme?: AgentChatProperties['theme'];
   heading?: string;
+  subheading?: string;
   greeting?: string;
   prompts?: string;
   open?: boolean;
@@ -55,6 +59,7 @@ export interface AgentChatEventMap {
   'agent-chat-open-change': AgentChatOpenChangeEvent;
   'agent-chat-thread-change': AgentChatThreadChangeEvent;
   'agent-chat-session-change': AgentChatSessionChangeEvent;
+  'agent-chat-feedback': AgentChatFeedbackEvent;
 }
 
 /** The public methods, for a typed ref without the element class. */

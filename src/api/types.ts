@@ -60,6 +60,15 @@ export interface ThreadMessage {
   created_at: string;
   status: MessageStatus;
   question_answer_id?: string;
+  /** The caller's feedback on this answer (§8). */
+  reaction?: 'upvote' | 'downvote' | null;
+}
+
+/** Feedback on one answer (§8); every reason is optional. */
+export interface FeedbackRequest {
+  questionAnswerId: string;
+  reaction: 'upvote' | 'downvote';
+  comment?: { incorrect?: boolean; irrelevant?: boolean; unaddressed?: boolean; issue?: string } | null;
 }
 
 export interface ThreadDetail extends ThreadSummary {

@@ -65,6 +65,8 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
   const role = field(what, value, path, 'role', (v): v is ThreadMessage['role'] => ROLES.has(v as string), '"user" or "assistant"');
   const status = value.status === undefined ? 'complete' : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
   const qa = value.question_answer_id;
+  // Feedback is decoration too: an unknown reaction reads as none rather than failing the thread.
+  const reaction = value.reaction === 'upvote' || value.reaction === 'downvote' ? value.reaction : null;
   return {
     id: field(what, value, path, 'id', isString, 'a string'),
     role,
@@ -73,6 +75,7 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
     created_at: typeof value.created_at === 'string' ? value.created_at : '',
     status,
     ...(typeof qa === 'string' ? { question_answer_id: qa } : {}),
+    ...(role === 'assistant' ? { reaction } : {}),
   };
 }
 

@@ -2,8 +2,8 @@ import type { ApiClient } from '../api/api-client.js';
 import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
 import type { ThreadMessage } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
-import { describeError } from './describe-error.js';
-import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
+import { describeError, errorInfo } from './describe-error.js';
+import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
 export interface ConversationHooks {
   /** A new snapshot. While streaming, at most once per `schedule` tick. */
@@ -104,6 +104,14 @@ export class Conversation {
     this.inFlight?.abort();
   }
 
+  /** Records the visitor's reaction on an answer (feedback, wire §8); null takes it back. */
+  setReaction(messageId: string, reaction: Reaction | null): void {
+    const message = this.messages.find((m) => m.id === messageId);
+    if (!message || message.role !== 'assistant') return;
+    this.replace(message, { ...message, reaction });
+    this.publishNow();
+  }
+
   private async ask(question: ChatMessage): Promise<void> {
     const controller = new AbortController();
     this.inFlight = controller;
@@ -143,7 +151,7 @@ export class Conversation {
         // The thread is gone. Its messages may be another owner's: only the question stays,
         // and Retry starts a new thread with it.
         const gone = this.threadId;
-        const info = { ...describeError(error), recoverable: true, message: 'This conversation no longer exists. Retry to send your message in a new one.' };
+        const info = { ...errorInfo(describeError(error).code, 'errorThreadGoneRetry', true), status: 404 };
         question = { ...question, status: 'failed', error: info };
         this.messages = [question];
         this.threadId = null;
@@ -199,7 +207,7 @@ export class Conversation {
 /** A message of a resumed thread, as the conversation shows it. */
 export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
-  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id } : {};
+  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id, reaction: message.reaction ?? null } : {};
   // An answer still generating on the service shows what it has; reattaching (§9) is a later step.
   return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa };
 }

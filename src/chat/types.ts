@@ -1,4 +1,5 @@
 import type { Source } from '../api/types.js';
+import type { UiStringKey } from '../i18n/en.js';
 
 /**
  * user: sending → sent | failed (nothing reached the agent; the text is kept for Retry).
@@ -9,8 +10,12 @@ export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'c
 
 export interface ErrorInfo {
   code: string;
-  /** Readable, for the visitor. */
+  /** English plain words, for the agent-chat-error event; the screen shows `key` translated. */
   message: string;
+  /** The text the visitor reads, in the widget's language. */
+  key: UiStringKey;
+  /** Values of the text's `{placeholders}`. */
+  values?: Record<string, string | number>;
   status?: number;
   /** Whether trying again can help (Retry is offered). */
   recoverable: boolean;
@@ -25,7 +30,11 @@ export interface ChatMessage {
   error?: ErrorInfo;
   /** The service's id of an answer (§9): cancel, reattach, feedback. */
   questionAnswerId?: string;
+  /** The visitor's feedback on an answer (wire §8), restored when a thread is resumed. */
+  reaction?: Reaction | null;
 }
+
+export type Reaction = 'upvote' | 'downvote';
 
 export interface ConversationSnapshot {
   threadId: string | null;

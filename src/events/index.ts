@@ -5,3 +5,4 @@ export type { AgentChatErrorEvent, AgentChatErrorEventDetail } from './error.js'
 export type { AgentChatOpenChangeEvent, AgentChatOpenChangeEventDetail } from './open-change.js';
 export type { AgentChatThreadChangeEvent, AgentChatThreadChangeEventDetail } from './thread-change.js';
 export type { AgentChatSessionChangeEvent, AgentChatSessionChangeEventDetail } from './session-change.js';
+export type { AgentChatFeedbackEvent, AgentChatFeedbackEventDetail } from './feedback.js';

@@ -105,6 +105,8 @@ export const en = {
   errorSession: "The chat couldn't start. Please try again.",
   errorInterrupted: 'The answer was interrupted.',
   errorNotConfigured: 'This chat is not set up yet.',
+  errorThreadGoneRetry: 'This conversation no longer exists. Retry to send your message in a new one.',
+  answerStopped: 'Answer stopped.',
 };
 
 export type UiStringKey = keyof typeof en;

@@ -1,18 +1,25 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { ContextProvider } from '@lit/context';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
 import { ChatSessionController } from '../../controllers/chat-session-controller.js';
+import { LocalizeController } from '../../controllers/localize-controller.js';
+import { englishLocale, localeContext } from '../../context/index.js';
+import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
-import { ViewportController } from './viewport-controller.js';
+import { icon, type IconName } from '../icons.js';
+import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+import { ViewportController, lockPageScroll } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
-const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>`;
+/** Phones get no keyboard on open: it would cover the start screen and its prompts. */
+const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -27,6 +34,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @fires {AgentChatOpenChangeEvent} agent-chat-open-change - The launcher panel opened or closed.
  * @fires {AgentChatThreadChangeEvent} agent-chat-thread-change - The active thread changed.
  * @fires {AgentChatSessionChangeEvent} agent-chat-session-change - The session state changed.
+ * @fires {AgentChatFeedbackEvent} agent-chat-feedback - The visitor rated an answer (Helpful / Not helpful).
  * @csspart launcher - The floating button that opens the panel.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's title bar.
@@ -39,6 +47,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart message__content - The rendered text of a message.
  * @csspart message__sources - The sources listed under an answer.
  * @csspart message__error - The error line of a message that failed.
+ * @csspart message__actions - Copy, feedback and Regenerate under an answer.
  * @csspart composer - The message box area.
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
@@ -83,10 +92,14 @@ export class AgentChat extends LitElement {
   @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
   /** `light`, `dark` or `auto` (follows the visitor's system setting). */
   @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'light';
-  /** Title of the panel. */
-  @property() heading = 'Chat';
-  /** Text of the start screen. */
-  @property() greeting = 'Hi! How can I help?';
+  /** Title of the panel; "Chat" in the widget's language when unset. */
+  @property() heading = '';
+  /** A line under the greeting on the start screen. */
+  @property() subheading = '';
+  /** Text of the start screen; "Hi! How can I help?" in the widget's language when unset. */
+  @property() greeting = '';
+  /** Overrides for any text, by key (the README lists them), e.g. `{ send: 'Ask' }`. */
+  @property({ attribute: false }) strings?: Partial<Record<string, string>>;
   /** Starter prompts, separated by `|`. */
   @property() prompts = '';
   /** Whether the launcher panel is open (always true inline). */
@@ -113,14 +126,19 @@ export class AgentChat extends LitElement {
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
+    t: () => this.l10n.t,
   });
+  /** The language: `lang` on this element, else the nearest on the page. */
+  private readonly l10n = new LocalizeController(this, () => this.strings);
+  private readonly locale = new ContextProvider(this, { context: localeContext, initialValue: englishLocale });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
 
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
   @query('agent-chat-composer') private composer!: AgentChatComposer | null;
-  @query('#sidebar') private sidebar!: HTMLElement | null;
+  @query('#sidebar') private sidebar!: AgentChatThreadList | null;
+  @query('.history-toggle') private historyToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
@@ -129,17 +147,36 @@ export class AgentChat extends LitElement {
     if (changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
+  /** Children read the words through context: give them the new ones before they render. */
+  protected override update(changed: PropertyValues<this>): void {
+    const { t, locale } = this.l10n;
+    if (this.locale.value.t !== t) this.locale.setValue({ t, locale });
+    super.update(changed);
+  }
+
+  override updated(): void {
+    // Only the full-screen (phone) panel hides the page; a floating one leaves it usable.
+    const fullScreen = this.mode !== 'inline' && this.opened && globalThis.matchMedia?.('(max-width: 480px)').matches;
+    lockPageScroll(Boolean(fullScreen));
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    lockPageScroll(false);
+  }
+
   /** Also waits for the remembered state (IndexedDB) to be applied. */
   protected override async getUpdateComplete(): Promise<boolean> {
     await this.chat.session.hydrated;
     return super.getUpdateComplete();
   }
 
-  /** Opens the panel and puts the cursor in the message box. */
+  /** Opens the panel and puts the cursor in the message box (not on touch screens). */
   async open(): Promise<void> {
     this.opened = true;
     await this.updateComplete;
-    this.composer?.focus();
+    if (finePointer()) this.composer?.focus();
+    else this.panel?.focus();
   }
 
   /** Closes the panel and returns focus to the launcher. */
@@ -166,7 +203,7 @@ export class AgentChat extends LitElement {
   /** Starts a new conversation (the current thread stays in history). */
   newConversation(): void {
     this.chat.session.newConversation();
-    this.composer?.focus();
+    if (finePointer()) this.composer?.focus();
   }
 
   /**
@@ -181,41 +218,74 @@ export class AgentChat extends LitElement {
   private async handleThreadSelect(threadId: string): Promise<void> {
     await this.chat.session.openThread(threadId);
     // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.chat.session.setHistoryVisible(false);
-    this.composer?.focus();
+    if (this.isDrawer()) this.chat.session.setHistoryVisible(false);
+    if (finePointer()) this.composer?.focus();
   }
 
+  /** In a narrow panel the list is a drawer over the conversation (a container query decides). */
+  private isDrawer(): boolean {
+    return Boolean(this.chat.snapshot.historyVisible && this.sidebar && getComputedStyle(this.sidebar).position === 'absolute');
+  }
+
+  /** Opening the drawer moves focus into it; closing it brings focus back to its toggle. */
+  private async setHistory(visible: boolean): Promise<void> {
+    this.chat.session.setHistoryVisible(visible);
+    await this.updateComplete;
+    if (visible && this.isDrawer()) this.sidebar?.focus();
+    else if (!visible) this.historyToggle?.focus();
+  }
+
+  private handleActions(event: AgentChatMessageActionEvent): void {
+    const { messageId, action, comment } = event.detail;
+    if (action === 'regenerate') void this.chat.session.regenerate();
+    else void this.chat.session.react(messageId, action, comment);
+  }
+
+  /** Escape closes the innermost layer: a confirmation (the list handles it), the drawer, the panel. */
   private handleKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Escape' && this.mode !== 'inline' && this.opened) {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    if (this.isDrawer()) {
+      event.stopPropagation();
+      void this.setHistory(false);
+    } else if (this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
       void this.close();
     }
   }
 
+  private iconButton(name: string, iconName: IconName, click: () => void, extra = '') {
+    return html`<button class="icon-button ${extra}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
+  }
+
   private renderPanel(floating: boolean) {
     const { session, snapshot } = this.chat;
+    const { t, dir, locale } = this.l10n;
+    const heading = this.heading || t('title');
+    const history = snapshot.historyVisible;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
+      aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}>
       <header part="header">
-        <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
-          @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
-        <h2>${this.heading}</h2>
-        <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
-        ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
+        <button class="icon-button history-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
+          aria-expanded=${history ? 'true' : 'false'} aria-controls="sidebar" @click=${() => void this.setHistory(!this.chat.snapshot.historyVisible)}>${icon('menu')}</button>
+        <h2 title=${heading}>${heading}</h2>
+        ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
-      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label="Conversations" ?hidden=${!snapshot.historyVisible}
+      <div class="scrim" ?hidden=${!history} @click=${() => void this.setHistory(false)}></div>
+      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!history}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
-      ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">This chat is not configured yet.</p>`}
+      ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
-        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error"
-        .greeting=${this.greeting} .prompts=${this.promptList}
+        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
+        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
+        @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
@@ -230,8 +300,9 @@ export class AgentChat extends LitElement {
   override render() {
     const floating = this.mode !== 'inline';
     const { announcement } = this.chat;
+    // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
     return html`${floating
-        ? html`<button class="launcher" part="launcher" type="button" aria-label="Open chat" aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${CHAT_ICON}</button>`
+        ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
         : nothing}
       ${this.renderPanel(floating)}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(announcement.id, announcement.text)}</div>`;

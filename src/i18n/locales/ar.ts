@@ -81,6 +81,8 @@ const ar: UiStrings = {
   errorSession: 'تعذّر بدء الدردشة. يُرجى المحاولة مرة أخرى.',
   errorInterrupted: 'انقطعت الإجابة.',
   errorNotConfigured: 'لم يتم إعداد هذه الدردشة بعد.',
+  errorThreadGoneRetry: 'لم تعد هذه المحادثة موجودة. أعد المحاولة لإرسال رسالتك في محادثة جديدة.',
+  answerStopped: 'تم إيقاف الإجابة.',
 };
 
 export default ar;

@@ -81,6 +81,8 @@ const de: UiStrings = {
   errorSession: 'Der Chat konnte nicht starten. Bitte versuchen Sie es erneut.',
   errorInterrupted: 'Die Antwort wurde unterbrochen.',
   errorNotConfigured: 'Dieser Chat ist noch nicht eingerichtet.',
+  errorThreadGoneRetry: 'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
+  answerStopped: 'Antwort gestoppt.',
 };
 
 export default de;

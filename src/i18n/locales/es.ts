@@ -81,6 +81,8 @@ const es: UiStrings = {
   errorSession: 'No se pudo iniciar el chat. Inténtalo de nuevo.',
   errorInterrupted: 'La respuesta se interrumpió.',
   errorNotConfigured: 'Este chat aún no está configurado.',
+  errorThreadGoneRetry: 'Esta conversación ya no existe. Reintenta para enviar tu mensaje en una nueva.',
+  answerStopped: 'Respuesta detenida.',
 };
 
 export default es;

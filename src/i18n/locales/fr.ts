@@ -81,6 +81,8 @@ const fr: UiStrings = {
   errorSession: 'Le chat n’a pas pu démarrer. Veuillez réessayer.',
   errorInterrupted: 'La réponse a été interrompue.',
   errorNotConfigured: 'Ce chat n’est pas encore configuré.',
+  errorThreadGoneRetry: 'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
+  answerStopped: 'Réponse arrêtée.',
 };
 
 export default fr;

@@ -81,6 +81,8 @@ const he: UiStrings = {
   errorSession: 'לא ניתן להפעיל את הצ׳אט. אפשר לנסות שוב.',
   errorInterrupted: 'התשובה נקטעה.',
   errorNotConfigured: 'הצ׳אט הזה עדיין לא הוגדר.',
+  errorThreadGoneRetry: 'השיחה הזו כבר לא קיימת. נסו שוב כדי לשלוח את ההודעה בשיחה חדשה.',
+  answerStopped: 'התשובה נעצרה.',
 };
 
 export default he;

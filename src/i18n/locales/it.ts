@@ -81,6 +81,8 @@ const it: UiStrings = {
   errorSession: 'Impossibile avviare la chat. Riprova.',
   errorInterrupted: 'La risposta è stata interrotta.',
   errorNotConfigured: 'Questa chat non è ancora configurata.',
+  errorThreadGoneRetry: 'Questa conversazione non esiste più. Riprova per inviare il messaggio in una nuova.',
+  answerStopped: 'Risposta interrotta.',
 };
 
 export default it;

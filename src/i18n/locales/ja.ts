@@ -81,6 +81,8 @@ const ja: UiStrings = {
   errorSession: 'チャットを開始できませんでした。もう一度お試しください。',
   errorInterrupted: '回答が中断されました。',
   errorNotConfigured: 'このチャットはまだ設定されていません。',
+  errorThreadGoneRetry: 'この会話はもう存在しません。再試行すると新しい会話でメッセージを送信します。',
+  answerStopped: '回答を停止しました。',
 };
 
 export default ja;

@@ -81,6 +81,8 @@ const nl: UiStrings = {
   errorSession: 'De chat kon niet starten. Probeer het opnieuw.',
   errorInterrupted: 'Het antwoord werd onderbroken.',
   errorNotConfigured: 'Deze chat is nog niet ingesteld.',
+  errorThreadGoneRetry: 'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
+  answerStopped: 'Antwoord gestopt.',
 };
 
 export default nl;

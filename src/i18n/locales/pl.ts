@@ -81,6 +81,8 @@ const pl: UiStrings = {
   errorSession: 'Nie udało się uruchomić czatu. Spróbuj ponownie.',
   errorInterrupted: 'Odpowiedź została przerwana.',
   errorNotConfigured: 'Ten czat nie jest jeszcze skonfigurowany.',
+  errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
+  answerStopped: 'Odpowiedź zatrzymana.',
 };
 
 export default pl;

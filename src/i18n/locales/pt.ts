@@ -81,6 +81,8 @@ const pt: UiStrings = {
   errorSession: 'Não foi possível iniciar o chat. Tente novamente.',
   errorInterrupted: 'A resposta foi interrompida.',
   errorNotConfigured: 'Este chat ainda não está configurado.',
+  errorThreadGoneRetry: 'Esta conversa já não existe. Tente novamente para enviar a sua mensagem numa nova.',
+  answerStopped: 'Resposta interrompida.',
 };
 
 export default pt;

@@ -81,6 +81,8 @@ const tr: UiStrings = {
   errorSession: 'Sohbet başlatılamadı. Lütfen tekrar deneyin.',
   errorInterrupted: 'Yanıt kesildi.',
   errorNotConfigured: 'Bu sohbet henüz yapılandırılmadı.',
+  errorThreadGoneRetry: 'Bu konuşma artık yok. Mesajınızı yeni bir konuşmada göndermek için yeniden deneyin.',
+  answerStopped: 'Yanıt durduruldu.',
 };
 
 export default tr;

@@ -81,6 +81,8 @@ const zh: UiStrings = {
   errorSession: '无法启动聊天，请重试。',
   errorInterrupted: '回答已中断。',
   errorNotConfigured: '此聊天尚未设置。',
+  errorThreadGoneRetry: '此对话已不存在。重试即可在新对话中发送您的消息。',
+  answerStopped: '已停止回答。',
 };
 
 export default zh;

@@ -14,6 +14,7 @@ function fakeApi(script: Script): ApiClient {
     getThread: async () => { throw new Error('unused'); },
     deleteThread: async () => {},
     cancelAnswer: async () => {},
+    sendFeedback: async () => {},
   };
 }
 
