@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
+import type { BrowserCommand } from 'vitest/node';
 import { findChromium } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
 
@@ -22,6 +23,11 @@ const chromium = playwright({
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   },
 });
+
+/** Screenshots are taken with motion off, as a visitor who asked for less motion sees the widget. */
+const reduceMotion: BrowserCommand<[]> = async (context) => {
+  if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: 'reduce' });
+};
 
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
@@ -58,7 +64,19 @@ export default defineConfig(({ mode }) => ({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           setupFiles: ['test/browser/setup.ts'],
-          browser: { enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false },
+          browser: {
+            enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false,
+            commands: { reduceMotion },
+            // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
+            // purpose with `npm run test:visual:update`.
+            expect: {
+              toMatchScreenshot: {
+                comparatorName: 'pixelmatch',
+                comparatorOptions: { threshold: 0.2, allowedMismatchedPixelRatio: 0.01 },
+                resolveScreenshotPath: ({ root, arg, ext }) => `${root}/test/browser/visual/baselines/${arg}${ext}`,
+              },
+            },
+          },
         },
       },
     ],

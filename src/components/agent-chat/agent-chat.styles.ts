@@ -106,11 +106,11 @@ export default css`
     container-type: inline-size;
   }
   #sidebar {
-    width: var(--agent-chat-sidebar-width, 240px);
+    width: var(--agent-chat-sidebar-width);
     flex: none;
   }
   .notice {
-    margin: var(--agent-chat-space, 12px);
+    margin: var(--agent-chat-space);
     color: var(--agent-chat-color-danger);
   }
 
@@ -135,7 +135,7 @@ export default css`
       inset-block: 0;
       inset-inline-start: 0;
       z-index: 2;
-      width: min(var(--agent-chat-sidebar-width, 280px), 85%);
+      width: min(var(--agent-chat-sidebar-width), 85%);
       box-shadow: var(--agent-chat-shadow);
     }
     .scrim {

@@ -52,26 +52,26 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
  * @csspart error - The notice of a chat that is not configured.
- * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, user bubbles, Send button.
- * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, visitor bubbles, Send button.
+ * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text and icons on the accent colour.
  * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
- * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Assistant bubbles.
+ * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Hover, pressed and selected backgrounds.
  * @cssprop [--agent-chat-color-text=#1f2328] - Text.
  * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
  * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
  * @cssprop [--agent-chat-color-focus=#1d4ed8] - Focus rings.
  * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.
- * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher and the floating panel.
+ * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher, the floating panel and the drawer.
  * @cssprop [--agent-chat-font-family=system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif] - Font.
  * @cssprop [--agent-chat-font-size=15px] - Base font size.
- * @cssprop [--agent-chat-radius=12px] - Corner radius.
+ * @cssprop [--agent-chat-radius=12px] - Corner radius of the panel.
  * @cssprop [--agent-chat-space=12px] - Base spacing unit.
  * @cssprop [--agent-chat-panel-width=400px] - Width of the floating panel.
  * @cssprop [--agent-chat-panel-height=640px] - Height of the panel.
  * @cssprop [--agent-chat-sidebar-background=var(--agent-chat-color-surface)] - Background of the conversations list.
- * @cssprop [--agent-chat-sidebar-width=240px] - Width of the conversations list (280px, at most 85 %, as a drawer on narrow panels).
- * @cssprop [--agent-chat-message-max-width=88%] - Widest a message bubble gets.
+ * @cssprop [--agent-chat-sidebar-width=280px] - Width of the conversations list (at most 85 % as a drawer on narrow panels).
+ * @cssprop [--agent-chat-message-max-width=85%] - Widest a visitor bubble gets.
  * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */

@@ -11,7 +11,7 @@ export default css`
   @keyframes enter { from { transform: translateY(6px); } }
   /* The visitor's turns are bubbles; answers use the full width, like a document. */
   .bubble {
-    max-width: var(--agent-chat-message-max-width, 85%);
+    max-width: var(--agent-chat-message-max-width);
     padding: 8px 14px;
     border-radius: 18px 18px 4px 18px;
     line-height: 1.5;
