@@ -119,7 +119,7 @@ export class AgentChatMessageList extends LitElement {
       ${this.subheading ? html`<p class="subheading">${this.subheading}</p>` : nothing}
       ${this.prompts.length
         ? html`<ul class="prompts" aria-label=${this.l10n.t('suggestedQuestions')}>
-            ${this.prompts.map((text) => html`<li><button type="button" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
+            ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
           </ul>`
         : nothing}
     </div>`;

@@ -159,7 +159,7 @@ export class AgentChatMessage extends LitElement {
     if (!message) return nothing;
     const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble">${message.content}</div>${this.renderMeta(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}</div>`;
     }
     const empty = !message.content && message.status === 'streaming';
     return html`<div class="assistant">
