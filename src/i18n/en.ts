@@ -45,6 +45,7 @@ export const en = {
   copyAnswer: 'Copy answer',
   copyCode: 'Copy code',
   copied: 'Copied',
+  copyFailed: 'Copy failed',
   code: 'Code',
   answerTruncated: 'This answer is too long to format; the rest is shown as plain text.',
   regenerate: 'Regenerate',

@@ -166,7 +166,7 @@ export class AgentChatMessage extends LitElement {
       <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
-          ${renderView(this.view)}
+          ${renderView(this.view, t)}
         </div>
         ${this.renderSources()}
       </div>

@@ -29,6 +29,7 @@ const ar: UiStrings = {
   copyAnswer: 'نسخ الإجابة',
   copyCode: 'نسخ الرمز',
   copied: 'تم النسخ',
+  copyFailed: 'تعذّر النسخ',
   code: 'رمز',
   answerTruncated: 'هذه الإجابة أطول من أن تُنسَّق؛ يظهر الباقي نصًا عاديًا.',
   regenerate: 'إعادة التوليد',

@@ -29,6 +29,7 @@ const de: UiStrings = {
   copyAnswer: 'Antwort kopieren',
   copyCode: 'Code kopieren',
   copied: 'Kopiert',
+  copyFailed: 'Kopieren fehlgeschlagen',
   code: 'Code',
   answerTruncated: 'Diese Antwort ist zu lang zum Formatieren; der Rest wird als reiner Text angezeigt.',
   regenerate: 'Neu generieren',

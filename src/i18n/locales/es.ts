@@ -29,6 +29,7 @@ const es: UiStrings = {
   copyAnswer: 'Copiar respuesta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  copyFailed: 'No se pudo copiar',
   code: 'Código',
   answerTruncated: 'Esta respuesta es demasiado larga para darle formato; el resto se muestra como texto sin formato.',
   regenerate: 'Regenerar',

@@ -29,6 +29,7 @@ const fr: UiStrings = {
   copyAnswer: 'Copier la réponse',
   copyCode: 'Copier le code',
   copied: 'Copié',
+  copyFailed: 'Échec de la copie',
   code: 'Code',
   answerTruncated: 'Cette réponse est trop longue pour être mise en forme ; la suite est affichée en texte brut.',
   regenerate: 'Régénérer',

@@ -29,6 +29,7 @@ const he: UiStrings = {
   copyAnswer: 'העתקת התשובה',
   copyCode: 'העתקת הקוד',
   copied: 'הועתק',
+  copyFailed: 'ההעתקה נכשלה',
   code: 'קוד',
   answerTruncated: 'התשובה ארוכה מכדי לעצב אותה; שאר הטקסט מוצג כטקסט פשוט.',
   regenerate: 'יצירה מחדש',

@@ -29,6 +29,7 @@ const it: UiStrings = {
   copyAnswer: 'Copia la risposta',
   copyCode: 'Copia il codice',
   copied: 'Copiato',
+  copyFailed: 'Copia non riuscita',
   code: 'Codice',
   answerTruncated: 'Questa risposta è troppo lunga da formattare; il resto è mostrato come testo semplice.',
   regenerate: 'Rigenera',

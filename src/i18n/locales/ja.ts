@@ -29,6 +29,7 @@ const ja: UiStrings = {
   copyAnswer: '回答をコピー',
   copyCode: 'コードをコピー',
   copied: 'コピーしました',
+  copyFailed: 'コピーできませんでした',
   code: 'コード',
   answerTruncated: 'この回答は長すぎるため、残りはプレーンテキストで表示しています。',
   regenerate: '再生成',

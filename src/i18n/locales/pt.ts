@@ -29,6 +29,7 @@ const pt: UiStrings = {
   copyAnswer: 'Copiar resposta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  copyFailed: 'Falha ao copiar',
   code: 'Código',
   answerTruncated: 'Esta resposta é longa demais para formatar; o restante aparece como texto simples.',
   regenerate: 'Gerar novamente',

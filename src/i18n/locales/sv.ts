@@ -29,6 +29,7 @@ const sv: UiStrings = {
   copyAnswer: 'Kopiera svaret',
   copyCode: 'Kopiera kod',
   copied: 'Kopierat',
+  copyFailed: 'Kopieringen misslyckades',
   code: 'Kod',
   answerTruncated: 'Svaret är för långt för att formateras; resten visas som ren text.',
   regenerate: 'Generera om',

@@ -29,6 +29,7 @@ const tr: UiStrings = {
   copyAnswer: 'Yanıtı kopyala',
   copyCode: 'Kodu kopyala',
   copied: 'Kopyalandı',
+  copyFailed: 'Kopyalanamadı',
   code: 'Kod',
   answerTruncated: 'Bu yanıt biçimlendirilemeyecek kadar uzun; geri kalanı düz metin olarak gösteriliyor.',
   regenerate: 'Yeniden oluştur',

@@ -29,6 +29,7 @@ const zh: UiStrings = {
   copyAnswer: '复制回答',
   copyCode: '复制代码',
   copied: '已复制',
+  copyFailed: '复制失败',
   code: '代码',
   answerTruncated: '此回答过长，无法完整排版；其余部分以纯文本显示。',
   regenerate: '重新生成',

@@ -4,6 +4,7 @@ import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
 import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { STREAM_HEADERS, answerRecords, streamBody } from '../../msw/stream.js';
 import { deepActiveElement, fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
@@ -163,5 +164,21 @@ describe('<agent-chat> languages', () => {
     el.removeAttribute('lang');
     await expect.element(page.getByRole('button', { name: 'Ask' })).toBeInTheDocument();
     await expect.element(page.getByRole('button', { name: 'Conversations' })).toBeInTheDocument();
+  });
+
+  test('answers speak the widget language too: code blocks, actions and the live region', async ({ worker }) => {
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody(answerRecords('th_de', ['So:\n```js\nx()\n```\n'])), { headers: STREAM_HEADERS })),
+      ...referenceBackend().handlers,
+    );
+    const el = await fixtureChat();
+    el.setAttribute('lang', 'de');
+    await expect.element(page.getByRole('textbox', { name: 'Nachricht' })).toBeInTheDocument();
+    await el.send('Wie?');
+    await settled(el);
+    await expect.element(page.getByRole('button', { name: 'Code kopieren' })).toBeInTheDocument();
+    await expect.element(page.getByRole('button', { name: 'Antwort kopieren' })).toBeInTheDocument();
+    el.setAttribute('lang', 'fr');
+    await expect.element(page.getByRole('button', { name: 'Copier le code' })).toBeInTheDocument();
   });
 });
