@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import type { BrowserCommand } from 'vitest/node';
@@ -29,9 +30,20 @@ const reduceMotion: BrowserCommand<[]> = async (context) => {
   if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: 'reduce' });
 };
 
+const LOCALES = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'];
+
+/** The classic script cannot split chunks: it loads locales by URL instead of inlining all 14. */
+function scriptLocales(): Plugin {
+  return {
+    name: 'script-locales',
+    enforce: 'pre',
+    resolveId: (source, importer) => (source === './locale-loaders.js' && importer?.includes('/src/i18n/') ? fileURLToPath(new URL('./src/i18n/locale-loaders.script.ts', import.meta.url)) : null),
+  };
+}
+
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
-  plugins: [demoServices(), stubWtrWebSocket()],
+  plugins: [demoServices(), stubWtrWebSocket(), ...(mode === 'iife' ? [scriptLocales()] : [])],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
@@ -47,7 +59,8 @@ export default defineConfig(({ mode }) => ({
       cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
       // classic-script loader also fetches by that name.
-      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+      // Each locale is also an entry with a stable name, which the classic script imports by URL.
+      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts', ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])) }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
     }[mode] ?? { entry: 'src/index.ts' },
   },
   test: {

@@ -1,4 +1,3 @@
-import { tokenDeclarations } from '../styles/token-table.js';
 import { runPreloadQueue } from './queue.js';
 import { METHODS, PARTS, PROPERTIES } from './surface.js';
 
@@ -15,21 +14,20 @@ type ImplModule = { tokenSheet?: CSSStyleSheet };
 type Call = { method: string; args: unknown[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 const ICON = 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z';
-// The stand-in reads the same token table as the element, so it looks the same before and after.
+// Literal fallbacks keep the loader free of the token table (bytes on every page);
+// test/unit/styles/token-table.test.ts checks they equal its defaults.
 const STAND_IN_CSS = `
-:host { display: contents; ${tokenDeclarations(false)} }
-:host([theme='dark']) { ${tokenDeclarations(true)} }
-@media (prefers-color-scheme: dark) { :host([theme='auto']) { ${tokenDeclarations(true)} } }
+:host { display: contents; }
 :host([hidden]) { display: none; }
 :host([mode='inline']) { display: block; }
 agent-chat-app { display: block; }
-.launcher { position: fixed; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index); width: 56px; height: 56px;
+.launcher { position: fixed; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index, 2147483000); width: 56px; height: 56px;
   border: 0; border-radius: 50%; display: grid; place-items: center; cursor: pointer;
-  background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent);
-  box-shadow: var(--agent-chat-shadow); }
+  background: var(--agent-chat-color-accent, #1d4ed8); color: var(--agent-chat-color-on-accent, #fff);
+  box-shadow: var(--agent-chat-shadow, 0 12px 40px rgb(0 0 0 / 0.18)); }
 .launcher svg { width: 26px; height: 26px; }
-.panel { box-sizing: border-box; height: var(--agent-chat-panel-height); border: 1px solid var(--agent-chat-color-border);
-  border-radius: var(--agent-chat-radius); background: var(--agent-chat-color-surface); }
+.panel { box-sizing: border-box; height: var(--agent-chat-panel-height, 640px); border: 1px solid var(--agent-chat-color-border, #d0d7de);
+  border-radius: var(--agent-chat-radius, 12px); background: var(--agent-chat-color-surface, #fff); }
 `;
 
 let sheet: CSSStyleSheet | undefined;

@@ -23,6 +23,15 @@ describe('the token table', () => {
     expect(rows.join('\n'), `paste into README.md:\n${expectedReadme.join('\n')}`).toBe(expectedReadme.join('\n'));
   });
 
+  it('feeds the loader\'s stand-in: each fallback it writes is the table\'s default', () => {
+    const loader = readFileSync('src/loader/loader.ts', 'utf8');
+    const fallbacks = [...loader.matchAll(/var\((--agent-chat-[\w-]+), ([^;]+?)\)(?=;|\s*})/g)].map((m) => [m[1], m[2]]);
+    expect(fallbacks.length).toBeGreaterThanOrEqual(6);
+    const defaults = new Map(TOKENS.map(([name, light]) => [name, light]));
+    const norm = (value: string) => value.replace(/^#fff$/, '#ffffff');
+    for (const [name, value] of fallbacks) expect(norm(value), name).toBe(defaults.get(name));
+  });
+
   it('is the only place token defaults are written: no style reads a token with a literal fallback', () => {
     const files = ['agent-chat/agent-chat', 'message/message', 'message-list/message-list', 'composer/composer', 'thread-list/thread-list'];
     for (const file of files) {
