@@ -26,6 +26,8 @@ export interface AgentChatProperties {
   theme: 'light' | 'dark' | 'auto';
   heading: string;
   subheading: string;
+  avatar: string;
+  disclaimer: string;
   greeting: string;
   prompts: string;
   opened: boolean;
@@ -45,6 +47,8 @@ export interface AgentChatAttributes {
   theme?: AgentChatProperties['theme'];
   heading?: string;
   subheading?: string;
+  avatar?: string;
+  disclaimer?: string;
   greeting?: string;
   prompts?: string;
   open?: boolean;

@@ -75,6 +75,22 @@ export default css`
     overflow: hidden;
     text-overflow: ellipsis;
   }
+  .avatar {
+    flex: none;
+    width: 28px;
+    height: 28px;
+    border-radius: 50%;
+    object-fit: cover;
+    margin-inline-start: 2px;
+  }
+  .disclaimer {
+    margin: 0;
+    padding: 0 var(--agent-chat-space) max(8px, env(safe-area-inset-bottom));
+    font-size: 0.75em;
+    text-align: center;
+    color: var(--agent-chat-color-text-muted);
+    background: var(--agent-chat-composer-background);
+  }
   .icon-button {
     flex: none;
     display: grid;
