@@ -82,8 +82,8 @@ export default css`
     .delete { width: 44px; }
   }
   .open:hover { background: var(--agent-chat-color-surface-raised); }
-  /* The state takes focus only so the drawer has somewhere to put it; it is not a control. */
-  .state:focus { outline: none; }
+  /* The scroller takes focus only so the drawer has somewhere to put it; it is not a control. */
+  .scroller:focus { outline: none; }
   .skeleton { display: grid; gap: 6px; padding: 8px 2px 10px; }
   .skeleton span { display: block; height: 10px; border-radius: 5px; background: var(--agent-chat-color-surface-raised); }
   .skeleton span + span { width: 40%; }

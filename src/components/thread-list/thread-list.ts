@@ -53,7 +53,9 @@ export class AgentChatThreadList extends LitElement {
 
   /** Focus moves here when the drawer opens: the thread on screen, else the first thing to act on. */
   override focus(options?: FocusOptions): void {
-    const target = this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ?? this.renderRoot.querySelector<HTMLElement>('button, [tabindex="-1"]');
+    // The scroller when there is no thread yet: it stays while the list loads, so focus is not
+    // dropped to the page (where Escape would no longer reach the panel) when the state changes.
+    const target = this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ?? this.renderRoot.querySelector<HTMLElement>('.open') ?? this.renderRoot.querySelector<HTMLElement>('.scroller');
     target?.focus(options);
   }
 
@@ -99,16 +101,16 @@ export class AgentChatThreadList extends LitElement {
   private renderState(history: HistorySnapshot) {
     const { t } = this.l10n;
     const load = (reason: 'more' | 'retry') => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
-    if (history.status === 'unavailable') return html`<div class="state" tabindex="-1"><p>${t('signInForHistory')}</p></div>`;
+    if (history.status === 'unavailable') return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
     if (history.status === 'error') {
       return html`<div class="state" role="alert"><p>${t(history.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }
     // Idle with nothing to show means a load is about to start (the list only shows when asked for).
     if ((history.status === 'loading' || history.status === 'idle') && history.threads.length === 0) {
-      return html`<div class="state" role="status" tabindex="-1"><span class="visually-hidden">${t('loading')}</span>
+      return html`<div class="state" role="status"><span class="visually-hidden">${t('loading')}</span>
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
-    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state" tabindex="-1"><p>${t('noConversations')}</p></div>`;
+    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state"><p>${t('noConversations')}</p></div>`;
     if (history.nextCursor) {
       return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }
@@ -118,7 +120,7 @@ export class AgentChatThreadList extends LitElement {
   override render() {
     const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
-    return html`<div class="scroller">
+    return html`<div class="scroller" tabindex="-1">
         ${history.threads.length ? html`<ul aria-label=${this.l10n.t('conversations')} @keydown=${this.handleListKeydown}>${history.threads.map((t) => this.renderThread(t))}</ul>` : nothing}
         ${this.renderState(history)}
       </div>`;

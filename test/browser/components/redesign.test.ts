@@ -98,10 +98,10 @@ describe('<agent-chat> layers and focus', () => {
     const el = await fixtureChat({ mode: 'launcher', ownerKey: 'key-alice' });
     await el.open();
     sidebarToggle(el).click();
+    // Focus moves in at once, while the list still loads, and stays inside when the threads arrive.
+    await expect.poll(() => threadListOf(el).shadowRoot!.contains(deepActiveElement())).toBe(true);
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(2);
     await settled(el);
-    // The toggle opened it before threads arrived: focus went to the list's state, then stays inside.
-    threadListOf(el).focus();
     expect(threadListOf(el).shadowRoot!.contains(deepActiveElement())).toBe(true);
     await chaiExpect(el).to.be.accessible();
 
