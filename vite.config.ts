@@ -4,6 +4,7 @@ import { playwright } from '@vitest/browser-playwright';
 import type { BrowserCommand } from 'vitest/node';
 import { findChromium } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
+import { minifyCssTemplates } from './scripts/minify-css-templates.mjs';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
 function stubWtrWebSocket(): Plugin {
@@ -30,6 +31,16 @@ const reduceMotion: BrowserCommand<[]> = async (context) => {
   if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: 'reduce' });
 };
 
+/** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */
+function minifyCss(): Plugin {
+  return {
+    name: 'minify-css-templates',
+    apply: 'build',
+    enforce: 'pre',
+    transform: (code, id) => (/\/src\/.*\.styles\.ts$/.test(id) ? { code: minifyCssTemplates(code), map: null } : null),
+  };
+}
+
 const LOCALES = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'];
 
 /** The classic script cannot split chunks: it loads locales by URL instead of inlining all 14. */
@@ -43,7 +54,7 @@ function scriptLocales(): Plugin {
 
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
-  plugins: [demoServices(), stubWtrWebSocket(), ...(mode === 'iife' ? [scriptLocales()] : [])],
+  plugins: [demoServices(), stubWtrWebSocket(), minifyCss(), ...(mode === 'iife' ? [scriptLocales()] : [])],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
