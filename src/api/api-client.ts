@@ -122,9 +122,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       await response.body?.cancel();
     },
 
-    async sendFeedback({ questionAnswerId, reaction, comment }, { signal } = {}) {
-      const issue = comment?.issue?.trim().slice(0, 2_000);
-      const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment: comment ? { ...comment, ...(issue ? { issue } : { issue: undefined }) } : null });
+    async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
+      const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
       const response = await send('Sending feedback', '/feedback/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
       await response.body?.cancel();
     },

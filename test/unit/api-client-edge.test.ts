@@ -75,7 +75,7 @@ describe('createApiClient at the API edge', () => {
 
   it('sends feedback as §8 says: POST, bearer, question_answer_id, reaction and the reasons', async () => {
     const { api, requests } = client(() => new Response(null, { status: 204 }));
-    await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'downvote', comment: { incorrect: true, issue: '  too vague  ' } });
+    await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'downvote', comment: { incorrect: true, issue: 'too vague' } });
     await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'upvote' });
     expect(requests.map((r) => [r.method, r.url, r.headers.get('Authorization')])).toEqual([
       ['POST', 'https://svc.test/agent/v1/projects/p1/agent/feedback/', 'Bearer tok-1'],

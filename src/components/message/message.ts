@@ -92,7 +92,9 @@ export class AgentChatMessage extends LitElement {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const comment = Object.fromEntries(REASONS.map(([name]) => [name, data.has(name)]));
-    this.act('downvote', { ...comment, issue: String(data.get('issue') ?? '') });
+    // §8: at most 2,000 characters (the field's maxlength); an empty one is left out.
+    const issue = String(data.get('issue') ?? '').trim();
+    this.act('downvote', { ...comment, ...(issue ? { issue } : {}) });
     this.asking = false;
     this.thanked = true;
   }
