@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect } from 'vitest';
 import { commands, page } from 'vitest/browser';
-import { fixture, html } from '@open-wc/testing';
+import { expect as chaiExpect, fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import '../../../src/define.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -51,8 +51,12 @@ function answerStream(hold = false) {
 /** A logo as a data URL: no network, same pixels every run. */
 const AVATAR = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 28 28"><circle cx="14" cy="14" r="14" fill="#0f766e"/><path d="M8 19 14 7l6 12z" fill="#fff"/></svg>')}`;
 
-const shot = (name: string, target: Element = document.body) =>
-  expect.element(page.elementLocator(target)).toMatchScreenshot(name);
+/** Each state is also checked by axe: 0 violations in every state the redesign adds. */
+async function shot(name: string, target: Element = document.body) {
+  await expect.element(page.elementLocator(target)).toMatchScreenshot(name);
+  const widget = target.matches('agent-chat') ? target : target.querySelector('agent-chat');
+  if (widget) await chaiExpect(widget).to.be.accessible();
+}
 
 async function desktop() {
   await page.viewport(1280, 800);
