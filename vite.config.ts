@@ -1,8 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
+import type { BrowserCommand } from 'vitest/node';
 import { findChromium } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
 import { markedLexerOnly } from './scripts/marked-lexer-only.mjs';
+import { minifyCssTemplates } from './scripts/minify-css-templates.mjs';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
 function stubWtrWebSocket(): Plugin {
@@ -24,9 +27,35 @@ const chromium = playwright({
   },
 });
 
+/** Screenshots are taken with motion off, as a visitor who asked for less motion sees the widget. */
+const reduceMotion: BrowserCommand<[]> = async (context) => {
+  if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: 'reduce' });
+};
+
+/** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */
+function minifyCss(): Plugin {
+  return {
+    name: 'minify-css-templates',
+    apply: 'build',
+    enforce: 'pre',
+    transform: (code, id) => (/\/src\/.*\.styles\.ts$/.test(id) ? { code: minifyCssTemplates(code), map: null } : null),
+  };
+}
+
+const LOCALES = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'];
+
+/** The classic script cannot split chunks: it loads locales by URL instead of inlining all 14. */
+function scriptLocales(): Plugin {
+  return {
+    name: 'script-locales',
+    enforce: 'pre',
+    resolveId: (source, importer) => (source === './locale-loaders.js' && importer?.includes('/src/i18n/') ? fileURLToPath(new URL('./src/i18n/locale-loaders.script.ts', import.meta.url)) : null),
+  };
+}
+
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
-  plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly()],
+  plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly(), minifyCss(), ...(mode === 'iife' ? [scriptLocales()] : [])],
   server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
@@ -42,7 +71,8 @@ export default defineConfig(({ mode }) => ({
       cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
       // classic-script loader also fetches by that name.
-      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts' }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+      // Each locale is also an entry with a stable name, which the classic script imports by URL.
+      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts', ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])) }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
     }[mode] ?? { entry: 'src/index.ts' },
   },
   test: {
@@ -59,7 +89,19 @@ export default defineConfig(({ mode }) => ({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           setupFiles: ['test/browser/setup.ts'],
-          browser: { enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false },
+          browser: {
+            enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false,
+            commands: { reduceMotion },
+            // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
+            // purpose with `npm run test:visual:update`.
+            expect: {
+              toMatchScreenshot: {
+                comparatorName: 'pixelmatch',
+                comparatorOptions: { threshold: 0.2, allowedMismatchedPixelRatio: 0.01 },
+                resolveScreenshotPath: ({ root, arg, ext }) => `${root}/test/browser/visual/baselines/${arg}${ext}`,
+              },
+            },
+          },
         },
       },
     ],

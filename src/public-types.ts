@@ -7,6 +7,7 @@
 import type { AgentChatAnswerEndEvent } from './events/answer-end.js';
 import type { AgentChatAnswerStartEvent } from './events/answer-start.js';
 import type { AgentChatErrorEvent } from './events/error.js';
+import type { AgentChatFeedbackEvent } from './events/feedback.js';
 import type { AgentChatMessageSendEvent } from './events/message-send.js';
 import type { AgentChatOpenChangeEvent } from './events/open-change.js';
 import type { AgentChatSessionChangeEvent } from './events/session-change.js';
@@ -30,9 +31,13 @@ export interface AgentChatProperties {
   mode: 'launcher' | 'inline';
   theme: 'light' | 'dark' | 'auto';
   heading: string;
+  subheading: string;
+  avatar: string;
+  disclaimer: string;
   greeting: string;
   prompts: string;
   opened: boolean;
+  strings?: Partial<Record<string, string>>;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
   tools: ClientTool[];
   consentRequired: boolean;
@@ -51,6 +56,9 @@ export interface AgentChatAttributes {
   mode?: AgentChatProperties['mode'];
   theme?: AgentChatProperties['theme'];
   heading?: string;
+  subheading?: string;
+  avatar?: string;
+  disclaimer?: string;
   greeting?: string;
   prompts?: string;
   open?: boolean;
@@ -71,6 +79,7 @@ export interface AgentChatEventMap {
   'agent-chat-tool-call': AgentChatToolCallEvent;
   'agent-chat-tool-result': AgentChatToolResultEvent;
   'agent-chat-handoff': AgentChatHandoffEvent;
+  'agent-chat-feedback': AgentChatFeedbackEvent;
 }
 
 /** The public methods, for a typed ref without the element class. */

@@ -1,7 +1,7 @@
 import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
-import type { ChatRequest, StreamEvent, ThreadDetail, ThreadPage, ThreadSummary } from './types.js';
+import type { ChatRequest, FeedbackRequest, StreamEvent, ThreadDetail, ThreadPage, ThreadSummary } from './types.js';
 import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
 export interface ApiClientOptions {
@@ -31,6 +31,8 @@ export interface ApiClient {
   renameThread(threadId: string, title: string, options?: RequestOptions): Promise<ThreadSummary>;
   /** Asks the service to stop generating an answer (§9); closing the stream alone does not. */
   cancelAnswer(questionAnswerId: string, options?: RequestOptions): Promise<void>;
+  /** Sends the visitor's reaction on an answer (§8); a later one replaces it. */
+  sendFeedback(feedback: FeedbackRequest, options?: RequestOptions): Promise<void>;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -148,6 +150,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
     async cancelAnswer(questionAnswerId, { signal } = {}) {
       const response = await send('Stopping the answer', `/answers/${encodeURIComponent(questionAnswerId)}/cancel/`, { method: 'POST' }, signal);
+      await response.body?.cancel();
+    },
+
+    async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
+      const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
+      const response = await send('Sending feedback', '/feedback/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
       await response.body?.cancel();
     },
   };

@@ -64,6 +64,15 @@ export interface ThreadMessage {
   activity?: AgentActivity[];
   /** The client-side tool calls of the answer (§7). */
   tool_calls?: { id: string; name: string; arguments: Record<string, unknown>; status: 'completed' | 'error'; error?: string }[];
+  /** The caller's feedback on this answer (§8). */
+  reaction?: 'upvote' | 'downvote' | null;
+}
+
+/** Feedback on one answer (§8); every reason is optional. */
+export interface FeedbackRequest {
+  questionAnswerId: string;
+  reaction: 'upvote' | 'downvote';
+  comment?: { incorrect?: boolean; irrelevant?: boolean; unaddressed?: boolean; issue?: string } | null;
 }
 
 export interface ThreadDetail extends ThreadSummary {

@@ -84,6 +84,8 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
   const role = field(what, value, path, 'role', (v): v is ThreadMessage['role'] => ROLES.has(v as string), '"user" or "assistant"');
   const status = value.status === undefined ? 'complete' : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
   const qa = value.question_answer_id;
+  // Feedback is decoration too: an unknown reaction reads as none rather than failing the thread.
+  const reaction = value.reaction === 'upvote' || value.reaction === 'downvote' ? value.reaction : null;
   return {
     id: field(what, value, path, 'id', isString, 'a string'),
     role,
@@ -101,6 +103,7 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
         return [{ ...call, status: source.status === 'completed' ? 'completed' as const : 'error' as const, ...(typeof source.error === 'string' ? { error: source.error } : {}) }];
       }),
     } : {}),
+    ...(role === 'assistant' ? { reaction } : {}),
   };
 }
 

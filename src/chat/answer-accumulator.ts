@@ -1,4 +1,5 @@
 import type { StreamEvent } from '../api/types.js';
+import { errorInfo } from './describe-error.js';
 import type { AnswerOutcome, ChatMessage } from './types.js';
 
 /**
@@ -23,12 +24,12 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
     case 'end':
       return { ...message, status: 'complete', questionAnswerId: message.questionAnswerId ?? event.questionAnswerId ?? undefined };
     case 'error':
-      return { ...message, status: 'error', error: { code: 'agent_error', message: event.reason, recoverable: true } };
+      return { ...message, status: 'error', error: errorInfo('agent_error', 'errorGeneric', true) };
     case 'interrupted':
       return {
         ...message,
         status: 'interrupted',
-        error: { code: 'interrupted', message: 'The answer was interrupted before it finished.', recoverable: true },
+        error: errorInfo('interrupted', 'errorInterrupted', true),
       };
     default:
       return message;

@@ -1,4 +1,5 @@
 import { ApiError, isAbortError } from '../api/errors.js';
+import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
@@ -7,12 +8,11 @@ import { ServiceConnection, type ConnectionConfig } from './service-connection.j
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ClientTool } from './tools.js';
 import { transcriptMarkdown } from './transcript.js';
-import type { UiStateStore as Store } from './ui-state-store.js';
+import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
+import type { UiStateStore } from './ui-state-store.js';
 
 /** Keeps nothing: the device is not touched (consent not given yet). */
-const NO_STORE: Store = { load: async () => undefined, save: async () => {}, clear: async () => {}, watch: () => () => {} };
-import type { ConversationSnapshot, ErrorInfo } from './types.js';
-import type { UiStateStore } from './ui-state-store.js';
+const NO_STORE: UiStateStore = { load: async () => undefined, save: async () => {}, clear: async () => {}, watch: () => () => {} };
 
 /** What the session reads from its host each time it needs it (attributes may change). */
 export interface ChatSessionConfig extends ConnectionConfig {
@@ -26,6 +26,8 @@ export interface ChatSessionHooks extends Omit<ConversationHooks, 'onChange' | '
   onSessionChange?(status: SessionStatus): void;
   /** The device remembered the panel open or closed; the host owns that state. */
   onPanelRestored?(open: boolean): void;
+  /** The service took the visitor's feedback on an answer. */
+  onFeedback?(detail: { questionAnswerId: string; reaction: Reaction }): void;
 }
 
 export interface ChatSessionOptions {
@@ -299,6 +301,34 @@ export class ChatSession {
 
   retry(messageId: string): Promise<void> {
     return this.conversation.retry(messageId);
+  }
+
+  /**
+   * The visitor's feedback on an answer (wire §8). Shown at once; if the service refuses it, the
+   * previous reaction comes back and the failure is reported. Without an answer id (an answer
+   * from a service older than §9) there is nothing to send it about.
+   */
+  async react(messageId: string, reaction: Reaction, comment: FeedbackRequest['comment'] = null): Promise<boolean> {
+    const message = this.conversation.snapshot.messages.find((m) => m.id === messageId);
+    const questionAnswerId = message?.questionAnswerId;
+    if (!message || !questionAnswerId) return false;
+    const previous = message.reaction ?? null;
+    this.conversation.setReaction(messageId, reaction);
+    try {
+      await this.connection.client().sendFeedback({ questionAnswerId, reaction, comment });
+      this.hooks.onFeedback?.({ questionAnswerId, reaction });
+      return true;
+    } catch (error) {
+      this.conversation.setReaction(messageId, previous);
+      if (!isAbortError(error)) this.hooks.onError(describeError(error));
+      return false;
+    }
+  }
+
+  /** Asks again for the last answer (it is replaced). */
+  regenerate(): Promise<void> {
+    const last = this.conversation.snapshot.messages.at(-1);
+    return last?.role === 'assistant' ? this.conversation.retry(last.id) : Promise.resolve();
   }
 
   setDraft(text: string): void {

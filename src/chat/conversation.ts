@@ -2,10 +2,10 @@ import type { ApiClient } from '../api/api-client.js';
 import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
 import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
-import { describeError } from './describe-error.js';
+import { describeError, errorInfo } from './describe-error.js';
 import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
 import { DENIED, MAX_TOOL_ROUNDS, runTool, toolSpecs, viewOf, type ClientTool, type ToolCallView, type ToolResult } from './tools.js';
-import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo } from './types.js';
+import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
 export interface ConversationHooks {
   /** A new snapshot. While streaming, at most once per `schedule` tick. */
@@ -81,7 +81,7 @@ export class Conversation {
         await this.ask(sending);
         const after = this.messages.find((m) => m.id === next!.id);
         if (after?.status === 'waiting' && tries >= MAX_SEND_ATTEMPTS) {
-          this.replace(after, { ...after, status: 'failed', error: { code: 'network_error', message: "The message couldn't be sent.", recoverable: true } });
+          this.replace(after, { ...after, status: 'failed', error: errorInfo('network_error', 'errorNetwork', true) });
           this.publishNow();
         }
         if (after?.status === 'waiting') break;
@@ -179,6 +179,14 @@ export class Conversation {
     inFlight?.abort();
   }
 
+  /** Records the visitor's reaction on an answer (feedback, wire §8); null takes it back. */
+  setReaction(messageId: string, reaction: Reaction | null): void {
+    const message = this.messages.find((m) => m.id === messageId);
+    if (!message || message.role !== 'assistant') return;
+    this.replace(message, { ...message, reaction });
+    this.publishNow();
+  }
+
   /**
    * Reattaches (§9) to an answer the service may still be generating: after a reload, a resumed
    * thread, or Retry on an interrupted answer. The question is not asked again; the text is
@@ -271,7 +279,7 @@ export class Conversation {
         // The thread is gone. Its messages may be another owner's: only the question stays,
         // and Retry starts a new thread with it.
         const gone = this.threadId;
-        const info = { ...describeError(error), recoverable: true, message: 'This conversation no longer exists. Retry to send your message in a new one.' };
+        const info = { ...errorInfo(describeError(error).code, 'errorThreadGoneRetry', true), status: 404 };
         question = { ...question!, status: 'failed', error: info };
         this.messages = [question];
         this.threadId = null;
@@ -389,7 +397,7 @@ export class Conversation {
 /** A message of a resumed thread, as the conversation shows it. */
 export function fromThreadMessage(message: ThreadMessage): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
-  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id } : {};
+  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id, reaction: message.reaction ?? null } : {};
   // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
   const extras = {
     ...(message.activity?.length ? { activity: message.activity } : {}),

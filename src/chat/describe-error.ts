@@ -1,40 +1,42 @@
-import { AgentChatError, ApiError, ConfigError, NetworkError, ProtocolError, SessionError, isAbortError } from '../api/errors.js';
+import { AgentChatError, ApiError, ConfigError, NetworkError, SessionError, isAbortError } from '../api/errors.js';
+import { en, format, type UiStringKey } from '../i18n/index.js';
 import type { ErrorInfo } from './types.js';
 
-/** Turns any failure of a request into words for the visitor (and a code for the page). */
+/**
+ * One failure as the visitor reads it: a text key (the screen translates it) and the English
+ * words (for the agent-chat-error event, with the code and status the screen never shows).
+ */
+export function errorInfo(code: string, key: UiStringKey, recoverable: boolean, extra: { status?: number; values?: Record<string, string | number> } = {}): ErrorInfo {
+  const { status, values } = extra;
+  return { code, key, recoverable, message: format(en[key], values), ...(status === undefined ? {} : { status }), ...(values ? { values } : {}) };
+}
+
+/** Turns any failure of a request into plain words for the visitor (and a code for the page). */
 export function describeError(error: unknown): ErrorInfo {
-  if (error instanceof SessionError) {
-    return { code: error.code, status: error.status, recoverable: true, message: "Couldn't start a secure session. Please try again in a moment." };
-  }
-  if (error instanceof ConfigError) {
-    return { code: 'misconfigured', recoverable: false, message: 'This chat is not configured yet.' };
-  }
-  if (error instanceof ProtocolError) {
-    return { code: 'invalid_response', recoverable: true, message: "The assistant's answer didn't come through. Please try again." };
-  }
-  if (error instanceof NetworkError) {
-    return { code: 'network', recoverable: true, message: "Couldn't reach the assistant. Check your connection and try again." };
-  }
+  if (error instanceof SessionError) return errorInfo(error.code, 'errorSession', true, { status: error.status });
+  if (error instanceof ConfigError) return errorInfo('misconfigured', 'errorNotConfigured', false);
+  if (error instanceof NetworkError) return errorInfo('network', 'errorNetwork', true);
   if (error instanceof ApiError) {
-    const base = { code: error.code, status: error.status };
-    switch (error.status) {
+    const { code, status } = error;
+    switch (status) {
       case 429: {
         const wait = error.retryAfter;
-        return { ...base, recoverable: true, message: wait ? `Too many messages right now. Try again in ${wait} s.` : 'Too many messages right now. Try again shortly.' };
+        return wait ? errorInfo(code, 'errorRateLimited', true, { status, values: { seconds: wait } }) : errorInfo(code, 'errorRateLimitedShort', true, { status });
       }
       case 413:
-        return { ...base, recoverable: false, message: 'That message is too long. Please shorten it.' };
+        return errorInfo(code, 'errorTooLong', false, { status });
       case 404:
-        return { ...base, recoverable: false, message: 'This conversation no longer exists. Start a new one.' };
+        return errorInfo(code, 'errorThreadGone', false, { status });
       case 401:
-        return { ...base, recoverable: true, message: "Your session couldn't be verified. Please try again." };
+        return errorInfo(code, 'errorSession', true, { status });
       case 403:
-        return { ...base, recoverable: false, message: 'This is only available when you are signed in.' };
+        return errorInfo(code, 'errorSignInRequired', false, { status });
       default:
-        return { ...base, recoverable: error.status >= 500, message: `Something went wrong (HTTP ${error.status}). Please try again.` };
+        return errorInfo(code, 'errorGeneric', status >= 500, { status });
     }
   }
-  if (error instanceof AgentChatError) return { code: error.code, recoverable: true, message: 'Something went wrong. Please try again.' };
-  if (isAbortError(error)) return { code: 'aborted', recoverable: true, message: 'Stopped.' };
-  return { code: 'unknown', recoverable: true, message: 'Something went wrong. Please try again.' };
+  // A ProtocolError (an answer that did not come through) reads the same as any other failure.
+  if (error instanceof AgentChatError) return errorInfo(error.code, 'errorGeneric', true);
+  if (isAbortError(error)) return errorInfo('aborted', 'stopped', true);
+  return errorInfo('unknown', 'errorGeneric', true);
 }

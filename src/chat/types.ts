@@ -1,4 +1,5 @@
 import type { AgentActivity, Source } from '../api/types.js';
+import type { UiStringKey } from '../i18n/en.js';
 import type { ToolCallView } from './tools.js';
 
 /**
@@ -12,8 +13,12 @@ export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'c
 
 export interface ErrorInfo {
   code: string;
-  /** Readable, for the visitor. */
+  /** English plain words, for the agent-chat-error event; the screen shows `key` translated. */
   message: string;
+  /** The text the visitor reads, in the widget's language. */
+  key: UiStringKey;
+  /** Values of the text's `{placeholders}`. */
+  values?: Record<string, string | number>;
   status?: number;
   /** Whether trying again can help (Retry is offered). */
   recoverable: boolean;
@@ -34,7 +39,11 @@ export interface ChatMessage {
   activity?: readonly AgentActivity[];
   /** The agent flagged the answer as uncertain (`metadata.is_uncertain`). */
   uncertain?: boolean;
+  /** The visitor's feedback on an answer (wire §8), restored when a thread is resumed. */
+  reaction?: Reaction | null;
 }
+
+export type Reaction = 'upvote' | 'downvote';
 
 export interface ConversationSnapshot {
   threadId: string | null;

@@ -1,3 +1,4 @@
+import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
 import { toSources, toThreadSummary } from '../api/validate.js';
@@ -66,7 +67,9 @@ function toMessage(value: unknown): ChatMessage {
     throw new TypeError('not a message');
   }
   const status = m.status === 'streaming' || m.status === 'sending' ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
-  const error = m.error && typeof m.error.message === 'string' ? { code: String(m.error.code), message: m.error.message, recoverable: m.error.recoverable === true } : undefined;
+  // A key this version does not know (an older or newer record) reads as the generic failure.
+  const key = m.error && typeof m.error.key === 'string' && m.error.key in en ? m.error.key : 'errorGeneric';
+  const error = m.error && typeof m.error.message === 'string' ? { code: String(m.error.code), message: m.error.message, key, recoverable: m.error.recoverable === true } : undefined;
   return {
     id: m.id,
     role: m.role,
@@ -79,6 +82,7 @@ function toMessage(value: unknown): ChatMessage {
     ...(Array.isArray(m.activity) ? { activity: m.activity.filter(isStep) } : {}),
     ...(Array.isArray(m.toolCalls) ? { toolCalls: m.toolCalls.filter(isCall) } : {}),
     ...(m.uncertain === true ? { uncertain: true } : {}),
+    ...(m.reaction === 'upvote' || m.reaction === 'downvote' ? { reaction: m.reaction } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createContext } from '@lit/context';
 import type { HistorySnapshot } from '../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../chat/types.js';
+import { en, translator, type Translate } from '../i18n/index.js';
 
 /**
  * Every context key of the widget. Symbol keys, so a second copy of the widget on the page
@@ -12,3 +13,13 @@ export const conversationContext = createContext<ConversationSnapshot>(Symbol('a
 
 /** The owner's thread list and its loading state. Replaced on change. */
 export const historyContext = createContext<HistorySnapshot>(Symbol('agent-chat.history'));
+
+/** The widget's words: `t` of the active language with the site's overrides, and the Intl locale. */
+export interface Localized {
+  t: Translate;
+  locale: string;
+}
+export const localeContext = createContext<Localized>(Symbol('agent-chat.locale'));
+
+/** English until the root provides: a child rendered on its own still reads whole. */
+export const englishLocale: Localized = { t: translator(en), locale: 'en' };

@@ -9,6 +9,8 @@ import { conversationContext, historyContext } from '../context/index.js';
 import { AgentChatAnswerEndEvent } from '../events/answer-end.js';
 import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
 import { AgentChatErrorEvent } from '../events/error.js';
+import { AgentChatFeedbackEvent } from '../events/feedback.js';
+import type { Translate } from '../i18n/index.js';
 import { AgentChatSessionChangeEvent } from '../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../events/thread-change.js';
 import { announcementText } from '../markdown/plain-text.js';
@@ -24,6 +26,8 @@ export interface ChatSessionControllerOptions {
   storageAllowed?: () => boolean;
   /** The device remembered the panel open or closed. */
   onPanelRestored: (open: boolean) => void;
+  /** The widget's words, for what the live region says. */
+  t: () => Translate;
 }
 
 /** Streaming text is published at most this often: smooth to read, a fraction of the work. */
@@ -67,13 +71,15 @@ export class ChatSessionController implements ReactiveController {
       },
       onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
       onAnswerEnd: ({ text, ...detail }) => {
-        const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? 'Answer stopped.' : '';
+        const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? options.t()('answerStopped') : '';
         this.announcement = { id: this.announcement.id + 1, text: words };
         host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
       },
       onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
       onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
-      onError: (error) => host.dispatchEvent(new AgentChatErrorEvent(error)),
+      // The page gets the code, status and English words; the text key is the screen's business.
+      onError: ({ key: _key, values: _values, ...error }) => host.dispatchEvent(new AgentChatErrorEvent(error)),
+      onFeedback: (detail) => host.dispatchEvent(new AgentChatFeedbackEvent(detail)),
       onPanelRestored: options.onPanelRestored,
       onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
       onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),

@@ -8,3 +8,4 @@ export type { AgentChatSessionChangeEvent, AgentChatSessionChangeEventDetail } f
 export type { AgentChatToolCallEvent, AgentChatToolCallEventDetail } from './tool-call.js';
 export type { AgentChatToolResultEvent, AgentChatToolResultEventDetail } from './tool-result.js';
 export type { AgentChatHandoffEvent, AgentChatHandoffEventDetail } from './handoff.js';
+export type { AgentChatFeedbackEvent, AgentChatFeedbackEventDetail } from './feedback.js';

@@ -45,6 +45,7 @@ export const en = {
   copyAnswer: 'Copy answer',
   copyCode: 'Copy code',
   copied: 'Copied',
+  copyFailed: 'Copy failed',
   code: 'Code',
   answerTruncated: 'This answer is too long to format; the rest is shown as plain text.',
   regenerate: 'Regenerate',
@@ -105,6 +106,8 @@ export const en = {
   errorSession: "The chat couldn't start. Please try again.",
   errorInterrupted: 'The answer was interrupted.',
   errorNotConfigured: 'This chat is not set up yet.',
+  errorThreadGoneRetry: 'This conversation no longer exists. Retry to send your message in a new one.',
+  answerStopped: 'Answer stopped.',
 };
 
 export type UiStringKey = keyof typeof en;

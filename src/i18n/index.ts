@@ -1,28 +1,8 @@
 import { en, type UiStringKey, type UiStrings } from './en.js';
+import { loaders } from './locale-loaders.js';
 
 export { en };
 export type { UiStringKey, UiStrings };
-
-/**
- * Bundled locales, each its own module so that only the active one is loaded: English is in the
- * first load, every other locale arrives on demand.
- */
-const loaders: Record<string, () => Promise<{ default: UiStrings }>> = {
-  ar: () => import('./locales/ar.js'),
-  de: () => import('./locales/de.js'),
-  es: () => import('./locales/es.js'),
-  fr: () => import('./locales/fr.js'),
-  he: () => import('./locales/he.js'),
-  it: () => import('./locales/it.js'),
-  ja: () => import('./locales/ja.js'),
-  ko: () => import('./locales/ko.js'),
-  nl: () => import('./locales/nl.js'),
-  pl: () => import('./locales/pl.js'),
-  pt: () => import('./locales/pt.js'),
-  sv: () => import('./locales/sv.js'),
-  tr: () => import('./locales/tr.js'),
-  zh: () => import('./locales/zh.js'),
-};
 
 export const SUPPORTED_LOCALES: readonly string[] = ['en', ...Object.keys(loaders)].sort();
 const RIGHT_TO_LEFT = new Set(['ar', 'he']);

@@ -14,6 +14,8 @@ type ImplModule = { tokenSheet?: CSSStyleSheet };
 type Call = { method: string; args: unknown[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 const ICON = 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z';
+// Literal fallbacks keep the loader free of the token table (bytes on every page);
+// test/unit/styles/token-table.test.ts checks they equal its defaults.
 const STAND_IN_CSS = `
 :host { display: contents; }
 :host([hidden]) { display: none; }

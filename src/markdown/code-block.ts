@@ -1,9 +1,10 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Tokens } from 'marked';
+import type { Translate } from '../i18n/index.js';
 import { decodeEntities } from './entities.js';
 
 /** Copies and says how it went: the clipboard can be refused (permissions, insecure pages). */
-function copyCode(event: Event, code: string): void {
+function copyCode(event: Event, code: string, t: Translate): void {
   const button = event.currentTarget as HTMLButtonElement;
   const status = button.nextElementSibling as HTMLElement;
   const say = (text: string) => {
@@ -11,19 +12,19 @@ function copyCode(event: Event, code: string): void {
     setTimeout(() => (status.textContent = ''), 2000);
   };
   navigator.clipboard?.writeText(code).then(
-    () => say('Copied'),
-    () => say('Copy failed'),
-  ) ?? say('Copy failed');
+    () => say(t('copied')),
+    () => say(t('copyFailed')),
+  ) ?? say(t('copyFailed'));
 }
 
 /** A code block: its language, a Copy code button whose result is announced, and the code. */
-export function renderCode(token: Tokens.Code): TemplateResult {
+export function renderCode(token: Tokens.Code, t: Translate): TemplateResult {
   const lang = (token.lang ?? '').match(/^\S*/)![0];
   // The status span is static in the template, so the click handler may write its text.
   return html`<div class="code-block">
     <div class="code-bar">
       <span class="code-lang">${decodeEntities(lang)}</span>
-      <button class="copy" type="button" @click=${(event: Event) => copyCode(event, token.text)}>Copy code</button>
+      <button class="copy" type="button" @click=${(event: Event) => copyCode(event, token.text, t)}>${t('copyCode')}</button>
       <span class="visually-hidden" role="status"></span>
     </div>
     <pre tabindex="0"><code class=${lang ? `language-${decodeEntities(lang)}` : nothing}>${token.text}</code></pre>

@@ -2,6 +2,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import type { Token, Tokens } from 'marked';
 import { renderCode } from './code-block.js';
+import { en, translator, type Translate } from '../i18n/index.js';
 import { decodeEntities } from './entities.js';
 import type { MarkdownView } from './incremental.js';
 import { safeHref } from './safe-url.js';
@@ -17,16 +18,23 @@ type Out = TemplateResult | string | typeof nothing | Out[];
  * Templates are cached per token object: settled blocks of a streaming answer (see
  * IncrementalMarkdown) keep their token objects, so Lit sees identical values and skips them.
  */
-const cache = new WeakMap<Token, Out>();
+const caches = new WeakMap<Translate, WeakMap<Token, Out>>();
+const english = translator(en);
+/** The words of the render under way (rendering is synchronous); a new language is a new cache. */
+let t: Translate = english;
+let cache = new WeakMap<Token, Out>();
 
 /**
  * A whole answer: settled groups (skipped by Lit while unchanged), the growing tail, and what
  * lies past the markdown limit as plain text under a short notice.
  */
-export function renderView(view: MarkdownView): TemplateResult {
-  return html`${view.groups.map((group) => guard([group], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
+export function renderView(view: MarkdownView, words: Translate = english): TemplateResult {
+  t = words;
+  cache = caches.get(words) ?? new WeakMap();
+  caches.set(words, cache);
+  return html`${view.groups.map((group) => guard([group, words], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
     view.overflow.length
-      ? html`<p class="overflow-notice">The rest of this answer is too long to format and is shown as plain text.</p>
+      ? html`<p class="overflow-notice">${t('answerTruncated')}</p>
           ${view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
       : nothing
   }`;
@@ -146,7 +154,7 @@ function renderBlock(token: Token, top: boolean): Out {
     case 'blockquote':
       return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
     case 'code':
-      return renderCode(token as Tokens.Code);
+      return renderCode(token as Tokens.Code, t);
     case 'hr':
       return html`<hr />`;
     case 'checkbox':

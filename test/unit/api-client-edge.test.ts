@@ -62,8 +62,29 @@ describe('createApiClient at the API edge', () => {
     }));
     expect(await api.getThread('th_1')).toEqual({
       ...thread,
-      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }] }],
+      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', reaction: null, sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }] }],
     });
+  });
+
+  it('keeps the caller\'s reaction on resumed answers (§8); an unknown one reads as none', async () => {
+    const message = (reaction: unknown) => ({ id: 'm1', role: 'assistant', content: 'A', status: 'complete', question_answer_id: 'qa_1', reaction });
+    const { api } = client(() => Response.json({ ...thread, messages: [message('upvote'), { ...message('love'), id: 'm2' }, { id: 'm3', role: 'user', content: 'Q', reaction: 'upvote' }] }));
+    const { messages } = await api.getThread('th_1');
+    expect(messages.map((m) => [m.id, m.reaction])).toEqual([['m1', 'upvote'], ['m2', null], ['m3', undefined]]);
+  });
+
+  it('sends feedback as §8 says: POST, bearer, question_answer_id, reaction and the reasons', async () => {
+    const { api, requests } = client(() => new Response(null, { status: 204 }));
+    await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'downvote', comment: { incorrect: true, issue: 'too vague' } });
+    await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'upvote' });
+    expect(requests.map((r) => [r.method, r.url, r.headers.get('Authorization')])).toEqual([
+      ['POST', 'https://svc.test/agent/v1/projects/p1/agent/feedback/', 'Bearer tok-1'],
+      ['POST', 'https://svc.test/agent/v1/projects/p1/agent/feedback/', 'Bearer tok-1'],
+    ]);
+    expect(await Promise.all(requests.map((r) => r.json()))).toEqual([
+      { question_answer_id: 'qa_1', reaction: 'downvote', comment: { incorrect: true, issue: 'too vague' } },
+      { question_answer_id: 'qa_1', reaction: 'upvote', comment: null },
+    ]);
   });
 
   it('cancels an answer with an authenticated POST to §9\'s cancel path', async () => {

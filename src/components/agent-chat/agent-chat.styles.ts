@@ -29,6 +29,9 @@ export default css`
     width: 26px;
     height: 26px;
   }
+  .launcher:hover {
+    filter: brightness(1.1);
+  }
   .panel {
     display: flex;
     flex-direction: column;
@@ -47,33 +50,69 @@ export default css`
     height: min(var(--agent-chat-panel-height), calc(100vh - 120px));
     box-shadow: var(--agent-chat-shadow);
   }
+  .panel:focus {
+    outline: none;
+  }
   .panel.inline {
     height: var(--agent-chat-panel-height);
   }
+  /* One line, always: icon buttons at the ends, the title truncates between them. */
   header {
     display: flex;
     align-items: center;
-    gap: 4px;
-    padding: 8px 8px 8px var(--agent-chat-space);
+    gap: 2px;
+    min-height: 52px;
+    padding: 6px 6px;
     border-bottom: 1px solid var(--agent-chat-color-border);
   }
   h2 {
     flex: 1;
-    margin: 0;
+    min-width: 0;
+    margin: 0 4px;
     font-size: 1em;
     font-weight: 600;
+    white-space: nowrap;
+    overflow: hidden;
+    text-overflow: ellipsis;
+  }
+  .avatar {
+    flex: none;
+    width: 28px;
+    height: 28px;
+    border-radius: 50%;
+    object-fit: cover;
+    margin-inline-start: 2px;
+  }
+  .disclaimer {
+    margin: 0;
+    padding: 0 var(--agent-chat-space) max(8px, env(safe-area-inset-bottom));
+    font-size: 0.75em;
+    text-align: center;
+    color: var(--agent-chat-color-text-muted);
+    background: var(--agent-chat-composer-background);
   }
   .icon-button {
+    flex: none;
+    display: grid;
+    place-items: center;
+    width: 36px;
+    height: 36px;
     border: 0;
     background: none;
     border-radius: 8px;
-    height: 32px;
-    padding: 0 8px;
+    padding: 0;
     cursor: pointer;
     color: var(--agent-chat-color-text);
   }
-  .icon-button:hover {
+  .icon-button:hover,
+  .icon-button[aria-expanded='true'] {
     background: var(--agent-chat-color-surface-raised);
+  }
+  @media (pointer: coarse) {
+    .icon-button {
+      width: 44px;
+      height: 44px;
+    }
   }
   .body {
     flex: 1;
@@ -83,11 +122,11 @@ export default css`
     container-type: inline-size;
   }
   #sidebar {
-    width: var(--agent-chat-sidebar-width, 240px);
+    width: var(--agent-chat-sidebar-width);
     flex: none;
   }
   .notice {
-    margin: var(--agent-chat-space, 12px);
+    margin: var(--agent-chat-space);
     color: var(--agent-chat-color-danger);
   }
 
@@ -101,15 +140,54 @@ export default css`
     flex: 1;
     min-height: 0;
   }
-  /* In a narrow panel the list is a drawer over the conversation, not a column beside it. */
+  .scrim {
+    display: none;
+  }
+  /* In a narrow panel the list is a drawer over the conversation, not a column beside it, with a
+     scrim that closes it. */
   @container (max-width: 560px) {
     #sidebar {
       position: absolute;
-      inset: 0 auto 0 0;
-      z-index: 1;
-      width: min(var(--agent-chat-sidebar-width, 280px), 85%);
+      inset-block: 0;
+      inset-inline-start: 0;
+      z-index: 2;
+      width: min(var(--agent-chat-sidebar-width), 85%);
       box-shadow: var(--agent-chat-shadow);
     }
+    .scrim {
+      display: block;
+      position: absolute;
+      inset: 0;
+      z-index: 1;
+      background: rgb(0 0 0 / 0.32);
+    }
+  }
+  @media (prefers-reduced-motion: no-preference) {
+    .panel.floating:not([hidden]) {
+      animation: panel-in 200ms cubic-bezier(0.2, 0.9, 0.3, 1);
+      transform-origin: bottom right;
+    }
+    #sidebar:not([hidden]) {
+      animation: drawer-in 200ms ease-out;
+    }
+    .scrim:not([hidden]) {
+      animation: fade-in 200ms ease-out;
+    }
+  }
+  @keyframes panel-in {
+    from { transform: translateY(12px) scale(0.97); }
+  }
+  @keyframes drawer-in {
+    from { transform: translateX(-100%); }
+  }
+  @keyframes fade-in {
+    from { opacity: 0; }
+  }
+  :dir(rtl) #sidebar:not([hidden]) {
+    animation-name: drawer-in-rtl;
+  }
+  @keyframes drawer-in-rtl {
+    from { transform: translateX(100%); }
   }
   @media (max-width: 480px) {
     .panel.floating {
@@ -118,6 +196,7 @@ export default css`
       height: var(--_agent-chat-viewport-height, 100dvh);
       border-radius: 0;
       border: 0;
+      padding: env(safe-area-inset-top) env(safe-area-inset-right) 0 env(safe-area-inset-left);
     }
   }
 `;

@@ -1,8 +1,12 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { ContextProvider } from '@lit/context';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
 import { ChatSessionController } from '../../controllers/chat-session-controller.js';
+import { LocalizeController } from '../../controllers/localize-controller.js';
+import { englishLocale, localeContext } from '../../context/index.js';
+import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
@@ -13,10 +17,13 @@ import { agentBarStyles, downloadMarkdown, renderAgentBar } from '../agent-bar/a
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
-import { ViewportController } from './viewport-controller.js';
+import { icon, type IconName } from '../icons.js';
+import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+import { ViewportController, lockPageScroll } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
-const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>`;
+/** Phones get no keyboard on open: it would cover the start screen and its prompts. */
+const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -34,6 +41,7 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @fires {AgentChatHandoffEvent} agent-chat-handoff - The visitor asked for a person; cancelable (then `handoff-url` is not opened).
  * @fires {AgentChatToolCallEvent} agent-chat-tool-call - A client-side tool is about to run.
  * @fires {AgentChatToolResultEvent} agent-chat-tool-result - A client-side tool call ended (done, error or denied).
+ * @fires {AgentChatFeedbackEvent} agent-chat-feedback - The visitor rated an answer (Helpful / Not helpful).
  * @csspart launcher - The floating button that opens the panel.
  * @csspart panel - The chat panel.
  * @csspart header - The panel's title bar.
@@ -46,31 +54,34 @@ const CHAT_ICON = html`<svg viewBox="0 0 24 24" aria-hidden="true" fill="current
  * @csspart message__content - The rendered text of a message.
  * @csspart message__sources - The sources listed under an answer.
  * @csspart message__error - The error line of a message that failed.
+ * @csspart message__actions - Copy, feedback and Regenerate under an answer.
+ * @csspart avatar - The logo or avatar in the header.
+ * @csspart disclaimer - The line under the message box.
  * @csspart composer - The message box area.
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
  * @csspart error - The notice of a chat that is not configured.
  * @csspart agent-bar - Queued follow-ups, "Talk to a person" and "Download conversation", above the composer.
- * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, user bubbles, Send button.
- * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, visitor bubbles, Send button.
+ * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text and icons on the accent colour.
  * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
- * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Assistant bubbles.
+ * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Hover, pressed and selected backgrounds.
  * @cssprop [--agent-chat-color-text=#1f2328] - Text.
  * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
  * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
  * @cssprop [--agent-chat-color-focus=#1d4ed8] - Focus rings.
  * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.
- * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher and the floating panel.
+ * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher, the floating panel and the drawer.
  * @cssprop [--agent-chat-font-family=system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif] - Font.
  * @cssprop [--agent-chat-font-size=15px] - Base font size.
- * @cssprop [--agent-chat-radius=12px] - Corner radius.
+ * @cssprop [--agent-chat-radius=12px] - Corner radius of the panel.
  * @cssprop [--agent-chat-space=12px] - Base spacing unit.
  * @cssprop [--agent-chat-panel-width=400px] - Width of the floating panel.
  * @cssprop [--agent-chat-panel-height=640px] - Height of the panel.
  * @cssprop [--agent-chat-sidebar-background=var(--agent-chat-color-surface)] - Background of the conversations list.
- * @cssprop [--agent-chat-sidebar-width=240px] - Width of the conversations list (280px, at most 85 %, as a drawer on narrow panels).
- * @cssprop [--agent-chat-message-max-width=88%] - Widest a message bubble gets.
+ * @cssprop [--agent-chat-sidebar-width=280px] - Width of the conversations list (at most 85 % as a drawer on narrow panels).
+ * @cssprop [--agent-chat-message-max-width=85%] - Widest a visitor bubble gets.
  * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */
@@ -91,10 +102,18 @@ export class AgentChat extends LitElement {
   @property({ reflect: true }) mode: 'launcher' | 'inline' = 'launcher';
   /** `light`, `dark` or `auto` (follows the visitor's system setting). */
   @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'light';
-  /** Title of the panel. */
-  @property() heading = 'Chat';
-  /** Text of the start screen. */
-  @property() greeting = 'Hi! How can I help?';
+  /** Title of the panel; "Chat" in the widget's language when unset. */
+  @property() heading = '';
+  /** A line under the greeting on the start screen. */
+  @property() subheading = '';
+  /** URL of a logo or avatar shown before the title (decorative; the title names the chat). */
+  @property() avatar = '';
+  /** A short line under the message box, e.g. "Answers are generated by AI and may be wrong." */
+  @property() disclaimer = '';
+  /** Text of the start screen; "Hi! How can I help?" in the widget's language when unset. */
+  @property() greeting = '';
+  /** Overrides for any text, by key (the README lists them), e.g. `{ send: 'Ask' }`. */
+  @property({ attribute: false }) strings?: Partial<Record<string, string>>;
   /** Starter prompts, separated by `|`. */
   @property() prompts = '';
   /** Whether the launcher panel is open (always true inline). */
@@ -134,20 +153,43 @@ export class AgentChat extends LitElement {
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
+    t: () => this.l10n.t,
   });
+  /** The language: `lang` on this element, else the nearest on the page. */
+  private readonly l10n = new LocalizeController(this, () => this.strings);
+  private readonly locale = new ContextProvider(this, { context: localeContext, initialValue: englishLocale });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
 
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
   @query('agent-chat-composer') private composer!: AgentChatComposer | null;
-  @query('#sidebar') private sidebar!: HTMLElement | null;
+  @query('#sidebar') private sidebar!: AgentChatThreadList | null;
+  @query('.history-toggle') private historyToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
     if (!changed.has('opened')) return;
     this.chat.session.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
+  }
+
+  /** Children read the words through context: give them the new ones before they render. */
+  protected override update(changed: PropertyValues<this>): void {
+    const { t, locale } = this.l10n;
+    if (this.locale.value.t !== t) this.locale.setValue({ t, locale });
+    super.update(changed);
+  }
+
+  override updated(): void {
+    // Only the full-screen (phone) panel hides the page; a floating one leaves it usable.
+    const fullScreen = this.mode !== 'inline' && this.opened && globalThis.matchMedia?.('(max-width: 480px)').matches;
+    lockPageScroll(Boolean(fullScreen));
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    lockPageScroll(false);
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
@@ -157,8 +199,9 @@ export class AgentChat extends LitElement {
   }
 
   /**
-   * Opens the panel and puts the cursor in the message box; with `query`, the question is filled
-   * in, and sent when `submit` is true.
+   * Opens the panel and puts the cursor in the message box (not on touch screens, where the
+   * keyboard would cover the start screen); with `query`, the question is filled in, and sent
+   * when `submit` is true.
    */
   async open(options: { query?: string; submit?: boolean } = {}): Promise<void> {
     this.opened = true;
@@ -168,7 +211,8 @@ export class AgentChat extends LitElement {
       await this.updateComplete;
       if (options.submit) void this.send(options.query);
     }
-    this.composer?.focus();
+    if (finePointer()) this.composer?.focus();
+    else this.panel?.focus();
   }
 
   /** Closes the panel and returns focus to the launcher. */
@@ -195,7 +239,7 @@ export class AgentChat extends LitElement {
   /** Starts a new conversation (the current thread stays in history). */
   newConversation(): void {
     this.chat.session.newConversation();
-    this.composer?.focus();
+    if (finePointer()) this.composer?.focus();
   }
 
   /**
@@ -236,8 +280,8 @@ export class AgentChat extends LitElement {
   private async handleThreadSelect(threadId: string): Promise<void> {
     await this.chat.session.openThread(threadId);
     // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.sidebar && getComputedStyle(this.sidebar).position === 'absolute') this.chat.session.setHistoryVisible(false);
-    this.composer?.focus();
+    if (this.isDrawer()) this.chat.session.setHistoryVisible(false);
+    if (finePointer()) this.composer?.focus();
   }
 
   /** Issue 14: Allow / Deny on a tool card; the internal event stops here. */
@@ -252,40 +296,74 @@ export class AgentChat extends LitElement {
     this.chat.session.cancelWaiting(event.detail.messageId);
   }
 
+  /** In a narrow panel the list is a drawer over the conversation (a container query decides). */
+  private isDrawer(): boolean {
+    return Boolean(this.chat.snapshot.historyVisible && this.sidebar && getComputedStyle(this.sidebar).position === 'absolute');
+  }
+
+  /** Opening the drawer moves focus into it; closing it brings focus back to its toggle. */
+  private async setHistory(visible: boolean): Promise<void> {
+    this.chat.session.setHistoryVisible(visible);
+    await this.updateComplete;
+    if (visible && this.isDrawer()) this.sidebar?.focus();
+    else if (!visible) this.historyToggle?.focus();
+  }
+
+  private handleActions(event: AgentChatMessageActionEvent): void {
+    const { messageId, action, comment } = event.detail;
+    if (action === 'regenerate') void this.chat.session.regenerate();
+    else void this.chat.session.react(messageId, action, comment);
+  }
+
+  /** Escape closes the innermost layer: a confirmation (the list handles it), the drawer, the panel. */
   private handleKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Escape' && this.mode !== 'inline' && this.opened) {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    if (this.isDrawer()) {
+      event.stopPropagation();
+      void this.setHistory(false);
+    } else if (this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
       void this.close();
     }
   }
 
+  private iconButton(name: string, iconName: IconName, click: () => void, extra = '') {
+    return html`<button class="icon-button ${extra}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
+  }
+
   private renderPanel(floating: boolean) {
     const { session, snapshot } = this.chat;
+    const { t, dir, locale } = this.l10n;
+    const heading = this.heading || t('title');
+    const history = snapshot.historyVisible;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-label=${this.heading} ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
+      aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
       @agent-chat-tool-decide=${this.handleToolDecide}
       @agent-chat-outbox-cancel=${this.handleOutboxCancel}>
       <header part="header">
-        <button class="icon-button" type="button" aria-expanded=${snapshot.historyVisible ? 'true' : 'false'} aria-controls="sidebar"
-          @click=${() => session.setHistoryVisible(!this.chat.snapshot.historyVisible)}>Conversations</button>
-        <h2>${this.heading}</h2>
-        <button class="icon-button" type="button" @click=${this.newConversation}>New conversation</button>
-        ${floating ? html`<button class="icon-button" type="button" aria-label="Close chat" @click=${this.close}>✕</button>` : nothing}
+        <button class="icon-button history-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
+          aria-expanded=${history ? 'true' : 'false'} aria-controls="sidebar" @click=${() => void this.setHistory(!this.chat.snapshot.historyVisible)}>${icon('menu')}</button>
+        ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
+        <h2 title=${heading}>${heading}</h2>
+        ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
-      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label="Conversations" ?hidden=${!snapshot.historyVisible}
+      <div class="scrim" ?hidden=${!history} @click=${() => void this.setHistory(false)}></div>
+      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!history}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.renameThread(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
-      ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">This chat is not configured yet.</p>`}
+      ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
-        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error"
-        .greeting=${this.greeting} .prompts=${this.promptList}
+        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
+        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
+        @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>
       ${this.renderAgentBar()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
@@ -293,6 +371,7 @@ export class AgentChat extends LitElement {
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-composer-stop=${() => session.stop()}
       ></agent-chat-composer>
+      ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer">${this.disclaimer}</p>` : nothing}
       </div>
       </div>
     </section>`;
@@ -317,8 +396,9 @@ export class AgentChat extends LitElement {
   override render() {
     const floating = this.mode !== 'inline';
     const { announcement } = this.chat;
+    // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
     return html`${floating
-        ? html`<button class="launcher" part="launcher" type="button" aria-label="Open chat" aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${CHAT_ICON}</button>`
+        ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
         : nothing}
       ${this.renderPanel(floating)}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(announcement.id, announcement.text)}</div>`;

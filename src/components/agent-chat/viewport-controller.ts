@@ -39,3 +39,20 @@ export class ViewportController implements ReactiveController {
     target.style.setProperty('--_agent-chat-viewport-height', height);
   };
 }
+
+let lockedOverflow: string | undefined;
+
+/**
+ * Locks the page behind a full-screen panel (phones): without it, a swipe that reaches the end of
+ * the conversation scrolls the page underneath. Set through the CSSOM, which a strict CSP allows.
+ */
+export function lockPageScroll(lock: boolean): void {
+  const root = document.documentElement;
+  if (lock && lockedOverflow === undefined) {
+    lockedOverflow = root.style.overflow;
+    root.style.overflow = 'hidden';
+  } else if (!lock && lockedOverflow !== undefined) {
+    root.style.overflow = lockedOverflow;
+    lockedOverflow = undefined;
+  }
+}

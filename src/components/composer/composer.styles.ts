@@ -10,7 +10,7 @@ export default css`
     display: flex;
     align-items: flex-end;
     gap: 8px;
-    padding: 10px var(--agent-chat-space);
+    padding: 10px var(--agent-chat-space) max(10px, env(safe-area-inset-bottom));
   }
   textarea {
     flex: 1;
@@ -30,24 +30,30 @@ export default css`
     color: var(--agent-chat-color-text-muted);
     opacity: 1;
   }
+  /* An icon button: round, the accent colour while there is something to send. */
   button {
-    min-width: 64px;
+    flex: none;
+    display: grid;
+    place-items: center;
+    width: 40px;
     height: 40px;
     border: 0;
-    border-radius: 10px;
-    padding: 0 14px;
-    font-weight: 600;
+    border-radius: 50%;
+    padding: 0;
     cursor: pointer;
     background: var(--agent-chat-color-accent);
     color: var(--agent-chat-color-on-accent);
   }
   button[aria-disabled='true'] {
-    opacity: 0.6;
+    opacity: 0.45;
     cursor: not-allowed;
   }
   button.stop {
     background: var(--agent-chat-color-surface-raised);
     color: var(--agent-chat-color-text);
     border: 1px solid var(--agent-chat-color-border);
+  }
+  @media (pointer: coarse) {
+    button { width: 44px; height: 44px; }
   }
 `;

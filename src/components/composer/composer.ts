@@ -2,11 +2,12 @@ import { LitElement, html } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext } from '../../context/index.js';
+import { conversationContext, englishLocale, localeContext, type Localized } from '../../context/index.js';
 import { AgentChatComposerInputEvent } from '../../events/composer-input.js';
 import { AgentChatComposerStopEvent } from '../../events/composer-stop.js';
 import { AgentChatComposerSubmitEvent } from '../../events/composer-submit.js';
 import hostStyles from '../../styles/host.styles.js';
+import { icon } from '../icons.js';
 import styles from './composer.styles.js';
 
 /**
@@ -27,8 +28,12 @@ export class AgentChatComposer extends LitElement {
   /** The draft text; the root owns it and sets it back after each change. */
   @property() value = '';
 
-  /** Placeholder of the textarea. */
-  @property() placeholder = 'Ask a question…';
+  /** Placeholder of the textarea; "Ask a question…" in the widget's language when unset. */
+  @property() placeholder = '';
+
+  @consume({ context: localeContext, subscribe: true })
+  @state()
+  private l10n: Localized = englishLocale;
 
   @consume({ context: conversationContext, subscribe: true })
   @state()
@@ -67,20 +72,21 @@ export class AgentChatComposer extends LitElement {
   override render() {
     const streaming = this.conversation?.streaming ?? false;
     const empty = !this.value.trim();
+    const { t } = this.l10n;
     return html`<form @submit=${this.handleSubmit}>
       <textarea
         part="input"
         rows="1"
-        aria-label="Message"
+        aria-label=${t('message')}
         enterkeyhint="send"
-        placeholder=${this.placeholder}
+        placeholder=${this.placeholder || t('messagePlaceholder')}
         .value=${this.value}
         @input=${this.handleInput}
         @keydown=${this.handleKeydown}
       ></textarea>
       ${streaming
-        ? html`<button class="stop" part="send-button" type="submit">Stop</button>`
-        : html`<button part="send-button" type="submit" aria-disabled=${empty ? 'true' : 'false'}>Send</button>`}
+        ? html`<button class="stop" part="send-button" type="submit" aria-label=${t('stop')} title=${t('stop')}>${icon('stop')}</button>`
+        : html`<button part="send-button" type="submit" aria-label=${t('send')} title=${t('send')} aria-disabled=${empty ? 'true' : 'false'}>${icon('send')}</button>`}
     </form>`;
   }
 }

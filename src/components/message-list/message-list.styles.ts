@@ -31,33 +31,54 @@ export default css`
     content-visibility: auto;
     contain-intrinsic-size: auto 80px;
   }
+  .log {
+    gap: 20px;
+  }
+  /* The start screen sits low, near the composer, where the eye already is. */
+  .scroller-content {
+    min-height: 100%;
+    display: flex;
+    flex-direction: column;
+  }
   .start {
-    padding: 8px 4px;
+    flex: 1;
+    display: flex;
+    flex-direction: column;
+    justify-content: flex-end;
+    padding: 24px 4px 8px;
     color: var(--agent-chat-color-text);
   }
   .greeting {
-    margin: 0 0 12px;
-    font-size: 1.05em;
+    margin: 0;
+    font-size: 1.5em;
+    font-weight: 650;
+    line-height: 1.25;
+  }
+  .subheading {
+    margin: 6px 0 0;
+    color: var(--agent-chat-color-text-muted);
   }
   .prompts {
-    display: flex;
-    flex-direction: column;
-    align-items: flex-start;
+    display: grid;
     gap: 8px;
-    margin: 0;
+    margin: 20px 0 0;
     padding: 0;
     list-style: none;
   }
   .prompts button {
+    width: 100%;
+    min-height: 44px;
     text-align: start;
     border: 1px solid var(--agent-chat-color-border);
     background: var(--agent-chat-color-surface);
-    border-radius: 999px;
-    padding: 6px 12px;
+    border-radius: 12px;
+    padding: 10px 14px;
     cursor: pointer;
+    line-height: 1.35;
   }
   .prompts button:hover {
     border-color: var(--agent-chat-color-accent);
+    background: var(--agent-chat-color-surface-raised);
   }
   .jump {
     position: absolute;

@@ -3,7 +3,9 @@ import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext } from '../../context/index.js';
+import { RETRYABLE } from '../../chat/types.js';
+import { conversationContext, englishLocale, localeContext, type Localized } from '../../context/index.js';
+import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
 import { whenIdle } from '../../internal/when-idle.js';
@@ -38,6 +40,7 @@ function batchStart(messages: readonly ChatMessage[], end: number): number {
  * @tag agent-chat-message-list
  * @fires {AgentChatPromptSelectEvent} agent-chat-prompt-select - A starter prompt was chosen.
  * @fires {AgentChatMessageRetryEvent} agent-chat-message-retry - A message asked to be tried again.
+ * @fires {AgentChatMessageActionEvent} agent-chat-message-action - Feedback or Regenerate on an answer.
  * @csspart message - Each message; with message-user or message-assistant.
  */
 export class AgentChatMessageList extends LitElement {
@@ -46,12 +49,22 @@ export class AgentChatMessageList extends LitElement {
   /** Text of the start screen. */
   @property() greeting = '';
 
+  /** A line under the greeting. */
+  @property() subheading = '';
+
+  /** The log's name: the panel's title. */
+  @property() label = '';
+
   /** Suggested first questions, shown as buttons on the start screen. */
   @property({ attribute: false }) prompts: readonly string[] = [];
 
   @consume({ context: conversationContext, subscribe: true })
   @state()
   private conversation?: ConversationSnapshot;
+
+  @consume({ context: localeContext, subscribe: true })
+  @state()
+  private l10n: Localized = englishLocale;
 
   @query('.scroller') private scroller!: HTMLElement | null;
   @query('.scroller-content') private content!: HTMLElement | null;
@@ -91,6 +104,11 @@ export class AgentChatMessageList extends LitElement {
     this.dispatchEvent(new AgentChatMessageRetryEvent(event.detail));
   }
 
+  private handleMessageAction(event: AgentChatMessageActionEvent): void {
+    event.stopPropagation();
+    this.dispatchEvent(new AgentChatMessageActionEvent(event.detail));
+  }
+
   private handlePromptClick(text: string): void {
     this.dispatchEvent(new AgentChatPromptSelectEvent({ text }));
   }
@@ -98,9 +116,10 @@ export class AgentChatMessageList extends LitElement {
   private renderStart() {
     return html`<div class="start" part="start">
       ${this.greeting ? html`<p class="greeting">${this.greeting}</p>` : nothing}
+      ${this.subheading ? html`<p class="subheading">${this.subheading}</p>` : nothing}
       ${this.prompts.length
-        ? html`<ul class="prompts" aria-label="Suggested questions">
-            ${this.prompts.map((text) => html`<li><button type="button" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
+        ? html`<ul class="prompts" aria-label=${this.l10n.t('suggestedQuestions')}>
+            ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
           </ul>`
         : nothing}
     </div>`;
@@ -108,25 +127,32 @@ export class AgentChatMessageList extends LitElement {
 
   override render() {
     const messages = this.conversation?.messages ?? [];
+    const { t } = this.l10n;
+    const last = messages.at(-1);
+    let latestFailure: ChatMessage | undefined;
+    for (let i = messages.length - 1; i >= 0 && !latestFailure; i--) if (RETRYABLE.has(messages[i].status)) latestFailure = messages[i];
     return html`<div class="scroller" @scroll=${() => this.anchor.handleScroll()}>
         <div class="scroller-content">
         ${messages.length === 0 ? this.renderStart() : nothing}
-        <div class="log" role="log" aria-label="Conversation" aria-live="off" ?hidden=${messages.length === 0} @agent-chat-message-retry=${this.handleMessageRetry}>
+        <div class="log" role="log" aria-label=${this.label} aria-live="off" ?hidden=${messages.length === 0}
+          @agent-chat-message-retry=${this.handleMessageRetry} @agent-chat-message-action=${this.handleMessageAction}>
           ${repeat(
             messages.slice(this.firstShown),
             (message) => message.id,
             (message) => html`<agent-chat-message
               role="article"
-              aria-label=${message.role === 'user' ? 'You' : 'Assistant'}
+              aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
               part="message message-${message.role}"
               exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error"
               .message=${message}
+              ?last=${message === last && !this.conversation?.streaming}
+              ?retryable=${message === latestFailure && !this.conversation?.streaming}
             ></agent-chat-message>`,
           )}
         </div>
         </div>
       </div>
-      ${this.anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.anchor.scrollToBottom()}>Jump to latest</button>`}`;
+      ${this.anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.anchor.scrollToBottom()}>${t('jumpToLatest')}</button>`}`;
   }
 }
 

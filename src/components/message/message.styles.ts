@@ -4,10 +4,16 @@ export default css`
   :host {
     display: block;
   }
+  @media (prefers-reduced-motion: no-preference) {
+    :host { animation: enter 180ms ease-out; }
+  }
+  /* Movement only, no fade: a half-transparent message would fail a contrast check mid-way. */
+  @keyframes enter { from { transform: translateY(6px); } }
+  /* The visitor's turns are bubbles; answers use the full width, like a document. */
   .bubble {
-    max-width: var(--agent-chat-message-max-width, 88%);
-    padding: 8px 12px;
-    border-radius: var(--agent-chat-radius);
+    max-width: var(--agent-chat-message-max-width);
+    padding: 8px 14px;
+    border-radius: 18px 18px 4px 18px;
     line-height: 1.5;
     overflow-wrap: anywhere;
   }
@@ -21,9 +27,10 @@ export default css`
     color: var(--agent-chat-color-on-accent);
     white-space: pre-wrap;
   }
-  .assistant .bubble {
-    background: var(--agent-chat-color-surface-raised);
+  .body {
     color: var(--agent-chat-color-text);
+    line-height: 1.6;
+    overflow-wrap: break-word;
   }
   .content > :first-child, .content > .group:first-child > :first-child { margin-top: 0; }
   .content > :last-child, .content > .group:last-child > :last-child { margin-bottom: 0; }
@@ -101,28 +108,78 @@ export default css`
   .content th, .content td { border: 1px solid var(--agent-chat-color-border); padding: 4px 8px; text-align: start; }
   .content [align='center'] { text-align: center; }
   .content [align='right'] { text-align: end; }
-  .sources { margin: 6px 0 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 6px; font-size: 0.85em; }
+  .caption { margin: 0 0 4px; font-size: 0.8em; font-weight: 600; color: var(--agent-chat-color-text-muted); }
+  .sources { margin-top: 10px; }
+  .sources ol { margin: 0; padding: 0; list-style: none; display: grid; gap: 4px; font-size: 0.875em; }
   .sources a {
-    display: inline-block;
-    padding: 2px 8px;
+    display: flex;
+    align-items: baseline;
+    gap: 8px;
+    padding: 6px 8px;
     border: 1px solid var(--agent-chat-color-border);
-    border-radius: 999px;
+    border-radius: 8px;
     color: var(--agent-chat-color-text);
     text-decoration: none;
   }
-  .meta { display: flex; align-items: center; gap: 8px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
+  .sources a:hover { background: var(--agent-chat-color-surface-raised); }
+  .number {
+    flex: none;
+    min-width: 1.5em;
+    border-radius: 4px;
+    text-align: center;
+    font-size: 0.85em;
+    background: var(--agent-chat-color-surface-raised);
+  }
+  .sources .title { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .domain { flex: none; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
+  .user .meta { justify-content: flex-end; text-align: end; }
   .error { color: var(--agent-chat-color-danger); margin: 0; }
-  .retry {
-    border: 1px solid currentColor;
-    background: none;
-    border-radius: 6px;
-    padding: 2px 8px;
+  .retry, .reasons button {
+    border: 1px solid var(--agent-chat-color-border);
+    background: var(--agent-chat-color-surface);
+    border-radius: 999px;
+    padding: 4px 12px;
     cursor: pointer;
     color: var(--agent-chat-color-text);
   }
-  .typing { display: inline-block; width: 2.5em; }
-  @media (prefers-reduced-motion: no-preference) {
-    .typing::after { content: '…'; animation: pulse 1s infinite; }
+  .actions { display: flex; gap: 2px; margin-top: 6px; margin-inline-start: -6px; }
+  .action {
+    display: grid;
+    place-items: center;
+    width: 32px;
+    height: 32px;
+    border: 0;
+    border-radius: 8px;
+    background: none;
+    color: var(--agent-chat-color-text-muted);
+    cursor: pointer;
   }
-  @keyframes pulse { 50% { opacity: 0.3; } }
+  .action svg { width: 18px; height: 18px; }
+  .action:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
+  .action[aria-pressed='true'] { color: var(--agent-chat-color-accent); }
+  .reasons {
+    display: grid;
+    gap: 6px;
+    margin-top: 6px;
+    padding: 10px 12px;
+    border: 1px solid var(--agent-chat-color-border);
+    border-radius: 12px;
+    font-size: 0.9em;
+  }
+  .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid var(--agent-chat-color-border); border-radius: 8px; padding: 6px 8px; resize: vertical; }
+  .reasons button { justify-self: start; }
+  /* Three dots while the answer has no words yet. */
+  .typing { display: inline-flex; gap: 4px; padding: 6px 0; }
+  .typing > span:not(.visually-hidden) { width: 7px; height: 7px; border-radius: 50%; background: var(--agent-chat-color-text-muted); opacity: 0.5; }
+  @media (prefers-reduced-motion: no-preference) {
+    .typing > span:not(.visually-hidden) { animation: dot 1.2s infinite ease-in-out; }
+    .typing > span:nth-child(2) { animation-delay: 0.15s; }
+    .typing > span:nth-child(3) { animation-delay: 0.3s; }
+  }
+  @keyframes dot { 30% { opacity: 1; transform: translateY(-3px); } }
+  @media (pointer: coarse) {
+    .action { width: 44px; height: 44px; }
+    .retry, .reasons button { min-height: 44px; }
+  }
 `;

@@ -1,33 +1,53 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
+import { consume } from '@lit/context';
 import { property, state } from 'lit/decorators.js';
-import { RETRYABLE, type ChatMessage } from '../../chat/types.js';
+import type { ChatMessage } from '../../chat/types.js';
+import { englishLocale, localeContext, type Localized } from '../../context/index.js';
+import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
+import type { UiStringKey } from '../../i18n/index.js';
 import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
 import { renderView } from '../../markdown/render.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
+import { icon } from '../icons.js';
 import styles from './message.styles.js';
 // Issue 14 (tools, activity, uncertainty): rendered by a module of its own.
 import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from '../tool-call/answer-extras.js';
 
-const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
-  sending: 'Sending…',
-  failed: 'Not sent',
-  stopped: 'Stopped',
-  interrupted: 'Interrupted',
+const STATUS_LABEL: Partial<Record<ChatMessage['status'], UiStringKey>> = {
+  sending: 'sending',
+  failed: 'notSent',
+  stopped: 'stopped',
+  interrupted: 'interrupted',
 };
 
+const REASONS = [['incorrect', 'feedbackIncorrect'], ['irrelevant', 'feedbackIrrelevant'], ['unaddressed', 'feedbackUnaddressed']] as const;
+
+/** "docs.example.com" for a source link: where the visitor would go, before they go. */
+function domainOf(href: string): string {
+  try {
+    return new URL(href).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
 /**
- * One message. Assistant text is untrusted markdown, rendered token by token as Lit templates.
+ * One message. Assistant text is untrusted markdown, rendered token by token as Lit templates;
+ * a finished answer offers Copy, Helpful / Not helpful (with optional reasons) and, when last,
+ * Regenerate.
  *
  * @internal
  * @tag agent-chat-message
  * @fires {AgentChatMessageRetryEvent} agent-chat-message-retry - The visitor asked to try again.
- * @csspart bubble - The message bubble.
+ * @fires {AgentChatMessageActionEvent} agent-chat-message-action - Feedback or Regenerate.
+ * @csspart bubble - The message bubble (the visitor's) or the answer's body.
  * @csspart content - The rendered text.
  * @csspart sources - The list of sources under an answer.
  * @csspart meta - Status line (stopped, interrupted, not sent).
  * @csspart error - An error explaining a failed message.
+ * @csspart actions - Copy, feedback and Regenerate under an answer.
  */
 export class AgentChatMessage extends LitElement {
   static override styles = [hostStyles, styles, answerExtrasStyles];
@@ -38,6 +58,20 @@ export class AgentChatMessage extends LitElement {
   /** Issue 14: the visitor opened this answer's steps. */
   @state() private stepsOpen = false;
 
+  /** The newest answer: it may be regenerated. */
+  @property({ type: Boolean }) last = false;
+
+  /** Only the newest failure offers Retry: retrying an older one would reorder the conversation. */
+  @property({ type: Boolean }) retryable = false;
+
+  @consume({ context: localeContext, subscribe: true })
+  @state()
+  private l10n: Localized = englishLocale;
+
+  @state() private copied = false;
+  @state() private asking = false;
+  @state() private thanked = false;
+
   private readonly markdown = new IncrementalMarkdown();
   private view: MarkdownView = { groups: [], tail: [], overflow: [] };
 
@@ -47,51 +81,107 @@ export class AgentChatMessage extends LitElement {
     this.view = message.status === 'streaming' ? this.markdown.update(message.content) : this.markdown.finish(message.content);
   }
 
-  private handleRetryClick(): void {
-    if (this.message) this.dispatchEvent(new AgentChatMessageRetryEvent({ messageId: this.message.id }));
+  private act(action: AgentChatMessageActionEvent['detail']['action'], comment?: AgentChatMessageActionEvent['detail']['comment']): void {
+    if (this.message) this.dispatchEvent(new AgentChatMessageActionEvent({ messageId: this.message.id, action, comment }));
+  }
+
+  private react(reaction: 'upvote' | 'downvote'): void {
+    this.act(reaction);
+    // Reasons are optional and asked only for "Not helpful"; a second click closes them.
+    this.asking = reaction === 'downvote' && !this.asking;
+    this.thanked = reaction === 'upvote';
+  }
+
+  private sendReasons(event: SubmitEvent): void {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const comment = Object.fromEntries(REASONS.map(([name]) => [name, data.has(name)]));
+    // §8: at most 2,000 characters (the field's maxlength); an empty one is left out.
+    const issue = String(data.get('issue') ?? '').trim();
+    this.act('downvote', { ...comment, ...(issue ? { issue } : {}) });
+    this.asking = false;
+    this.thanked = true;
+  }
+
+  private async copy(): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(this.message?.content ?? '');
+      this.copied = true;
+      setTimeout(() => (this.copied = false), 2000);
+    } catch {
+      // Refused (permissions, an insecure page): the text stays selectable, nothing to undo.
+    }
   }
 
   private renderSources() {
     const links = (this.message?.sources ?? []).flatMap((source) => {
       const href = safeHref(source.source_url);
-      return href ? [{ href, title: source.title }] : [];
+      return href ? [{ href, title: source.title, domain: domainOf(href) }] : [];
     });
     if (!links.length) return nothing;
-    return html`<ul class="sources" part="sources" aria-label="Sources">
-      ${links.map((link) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow">${link.title}</a></li>`)}
-    </ul>`;
+    const { t } = this.l10n;
+    return html`<div class="sources" part="sources">
+      <p class="caption" id="sources">${t('sources')}</p>
+      <ol aria-labelledby="sources">
+        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title">${link.title}</span><span class="domain">${link.domain}</span></a></li>`)}
+      </ol>
+    </div>`;
   }
 
   private renderMeta(message: ChatMessage) {
+    const { t } = this.l10n;
     const label = STATUS_LABEL[message.status];
-    const retry = RETRYABLE.has(message.status) && message.error?.recoverable !== false;
+    const retry = this.retryable && message.error?.recoverable !== false;
     if (!label && !message.error) return nothing;
     return html`<div class="meta" part="meta">
-      ${label ? html`<span>${label}</span>` : nothing}
-      ${message.error ? html`<p class="error" part="error" role="alert">${message.error.message}</p>` : nothing}
-      ${retry ? html`<button class="retry" type="button" @click=${this.handleRetryClick}>Retry</button>` : nothing}
+      ${message.error ? html`<p class="error" part="error" role="alert">${t(message.error.key ?? 'errorGeneric', message.error.values)}</p>` : label ? html`<span>${t(label)}</span>` : nothing}
+      ${retry ? html`<button class="retry" type="button" @click=${() => this.dispatchEvent(new AgentChatMessageRetryEvent({ messageId: message.id }))}>${t('retry')}</button>` : nothing}
     </div>`;
+  }
+
+  private renderActions(message: ChatMessage) {
+    if (message.status !== 'complete' || !message.content) return nothing;
+    const { t } = this.l10n;
+    const feedback = Boolean(message.questionAnswerId);
+    const button = (name: string, iconName: Parameters<typeof icon>[0], click: () => void, pressed?: boolean) =>
+      html`<button class="action" type="button" aria-label=${name} title=${name} aria-pressed=${pressed === undefined ? nothing : String(pressed)} @click=${click}>${icon(iconName)}</button>`;
+    return html`<div class="actions" part="actions">
+        ${button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.copy())}
+        ${feedback ? button(t('helpful'), 'thumbUp', () => this.react('upvote'), message.reaction === 'upvote') : nothing}
+        ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.react('downvote'), message.reaction === 'downvote') : nothing}
+        ${this.last ? button(t('regenerate'), 'regenerate', () => this.act('regenerate')) : nothing}
+        <span class="visually-hidden" role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
+      </div>
+      ${this.asking ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.sendReasons}>
+        <p class="caption">${t('feedbackQuestion')}</p>
+        ${REASONS.map(([name, key]) => html`<label><input type="checkbox" name=${name} /> ${t(key)}</label>`)}
+        <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
+        <button type="submit">${t('feedbackSubmit')}</button>
+      </form>` : nothing}`;
   }
 
   override render() {
     const message = this.message;
     if (!message) return nothing;
+    const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble"><span class="visually-hidden">You said: </span>${message.content}</div>${this.renderMeta(message)}${renderWaiting(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}${renderWaiting(message)}</div>`;
     }
     const empty = !message.content && message.status === 'streaming';
     return html`<div class="assistant">
       ${renderActivity(message, this.stepsOpen, () => (this.stepsOpen = !this.stepsOpen))}
       ${renderToolCalls(message)}
-      <div class="bubble" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
+      <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
-          ${empty ? html`<span class="typing"><span class="visually-hidden">The assistant is typing</span></span>` : nothing}
-          ${renderView(this.view)}
+          ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
+          ${renderView(this.view, t)}
         </div>
         ${this.renderSources()}
       </div>
       ${renderUncertain(message)}
       ${this.renderMeta(message)}
+      ${this.renderActions(message)}
     </div>`;
   }
 }

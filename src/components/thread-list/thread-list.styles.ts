@@ -8,20 +8,12 @@ export default css`
     background: var(--agent-chat-sidebar-background, var(--agent-chat-color-surface));
     border-inline-end: 1px solid var(--agent-chat-color-border);
   }
-  h3 {
-    margin: 0;
-    padding: 10px var(--agent-chat-space) 6px;
-    font-size: 0.85em;
-    font-weight: 600;
-    color: var(--agent-chat-color-text-muted);
-    text-transform: uppercase;
-    letter-spacing: 0.04em;
-  }
   .scroller {
     flex: 1;
     min-height: 0;
     overflow-y: auto;
-    padding: 0 6px 8px;
+    padding: 8px 6px;
+    overscroll-behavior: contain;
   }
   ul {
     margin: 0;
@@ -71,9 +63,34 @@ export default css`
     cursor: pointer;
   }
   .delete {
+    display: grid;
+    place-items: center;
+    width: 32px;
+    height: 32px;
+    padding: 0;
     border-color: transparent;
     background: none;
+    color: var(--agent-chat-color-text-muted);
   }
+  .delete svg { width: 18px; height: 18px; }
+  /* With a mouse the row's delete shows on hover or focus; touch has no hover, so it stays. */
+  @media (hover: hover) {
+    li:not(:hover):not(:focus-within) .delete { opacity: 0; }
+  }
+  @media (pointer: coarse) {
+    .open, .delete, .confirm button, .state button { min-height: 44px; }
+    .delete { width: 44px; }
+  }
+  .open:hover { background: var(--agent-chat-color-surface-raised); }
+  /* The scroller takes focus only so the drawer has somewhere to put it; it is not a control. */
+  .scroller:focus { outline: none; }
+  .skeleton { display: grid; gap: 6px; padding: 8px 2px 10px; }
+  .skeleton span { display: block; height: 10px; border-radius: 5px; background: var(--agent-chat-color-surface-raised); }
+  .skeleton span + span { width: 40%; }
+  @media (prefers-reduced-motion: no-preference) {
+    .skeleton span { animation: shimmer 1.2s ease-in-out infinite alternate; }
+  }
+  @keyframes shimmer { to { opacity: 0.45; } }
   .confirm {
     display: flex;
     flex-wrap: wrap;

@@ -4,12 +4,13 @@ import { state } from 'lit/decorators.js';
 import type { ThreadSummary } from '../../api/types.js';
 import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext, historyContext } from '../../context/index.js';
+import { conversationContext, englishLocale, historyContext, localeContext, type Localized } from '../../context/index.js';
 import { AgentChatThreadListDeleteEvent } from '../../events/thread-list-delete.js';
 import { AgentChatThreadListLoadEvent } from '../../events/thread-list-load.js';
 import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
 import hostStyles from '../../styles/host.styles.js';
-import { relativeTime } from './relative-time.js';
+import { relativeTime } from '../../i18n/index.js';
+import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
 // Issue 14 (rename §10, search): rendered by a module of its own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
@@ -35,6 +36,10 @@ export class AgentChatThreadList extends LitElement {
   @consume({ context: conversationContext, subscribe: true })
   @state()
   private conversation?: ConversationSnapshot;
+
+  @consume({ context: localeContext, subscribe: true })
+  @state()
+  private l10n: Localized = englishLocale;
 
   /** The thread whose deletion awaits confirmation. */
   @state() private confirming: string | null = null;
@@ -76,6 +81,23 @@ export class AgentChatThreadList extends LitElement {
     buttons[Math.max(0, Math.min(buttons.length - 1, next))].focus();
   }
 
+  /** Focus moves here when the drawer opens: the thread on screen, else the first thing to act on. */
+  override focus(options?: FocusOptions): void {
+    // The scroller when there is no thread yet: it stays while the list loads, so focus is not
+    // dropped to the page (where Escape would no longer reach the panel) when the state changes.
+    const target = this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ?? this.renderRoot.querySelector<HTMLElement>('.open') ?? this.renderRoot.querySelector<HTMLElement>('.scroller');
+    target?.focus(options);
+  }
+
+  /** Escape in a confirmation cancels it, and goes no further (the drawer stays open). */
+  private handleConfirmKeydown(event: KeyboardEvent, threadId: string): void {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    event.stopPropagation();
+    this.confirming = null;
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>(`li[data-id="${CSS.escape(threadId)}"] .delete`)?.focus());
+  }
+
   private async askToDelete(threadId: string): Promise<void> {
     this.confirming = threadId;
     await this.updateComplete;
@@ -88,36 +110,41 @@ export class AgentChatThreadList extends LitElement {
   }
 
   private renderThread(thread: ThreadSummary) {
-    const title = thread.title || 'Untitled conversation';
+    const { t, locale } = this.l10n;
+    const title = thread.title || t('untitled');
     if (this.confirming === thread.id) {
-      return html`<li class="confirm" role="group" aria-label=${`Delete ${title}?`}>
-        <span>Delete “${title}”?</span>
-        <button class="danger" type="button" @click=${() => this.confirmDelete(thread.id)}>Delete</button>
-        <button class="cancel" type="button" @click=${() => (this.confirming = null)}>Cancel</button>
+      return html`<li class="confirm" role="group" aria-label=${t('confirmDelete', { title })} @keydown=${(e: KeyboardEvent) => this.handleConfirmKeydown(e, thread.id)}>
+        <span>${t('confirmDelete', { title })}</span>
+        <button class="danger" type="button" @click=${() => this.confirmDelete(thread.id)}>${t('delete')}</button>
+        <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </li>`;
     }
     if (this.renaming === thread.id) return renderRenameField(thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
-    return html`<li aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
+    return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title">${title}</span>
-        <span class="time">${relativeTime(thread.updated_at)}</span>
+        <span class="time">${relativeTime(thread.updated_at, locale, t)}</span>
       </button>
       ${renderRenameButton(title, () => this.startRename(thread.id))}
-      <button class="delete" type="button" aria-label=${`Delete ${title}`} @click=${() => this.askToDelete(thread.id)}>✕</button>
+      <button class="delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.askToDelete(thread.id)}>${icon('trash')}</button>
     </li>`;
   }
 
   private renderState(history: HistorySnapshot) {
+    const { t } = this.l10n;
     const load = (reason: 'more' | 'retry') => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
-    if (history.status === 'unavailable') return html`<div class="state"><p>History is available when you are signed in.</p></div>`;
+    if (history.status === 'unavailable') return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
     if (history.status === 'error') {
-      return html`<div class="state" role="alert"><p>${history.error?.message ?? "Couldn't load conversations."}</p><button type="button" @click=${() => load('retry')}>Retry</button></div>`;
+      return html`<div class="state" role="alert"><p>${t(history.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }
     // Idle with nothing to show means a load is about to start (the list only shows when asked for).
-    if ((history.status === 'loading' || history.status === 'idle') && history.threads.length === 0) return html`<div class="state" role="status">Loading conversations…</div>`;
-    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state">No conversations yet.</div>`;
+    if ((history.status === 'loading' || history.status === 'idle') && history.threads.length === 0) {
+      return html`<div class="state" role="status"><span class="visually-hidden">${t('loading')}</span>
+        ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
+    }
+    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state"><p>${t('noConversations')}</p></div>`;
     if (history.nextCursor) {
-      return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? 'Loading…' : 'Show more'}</button></div>`;
+      return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }
     return nothing;
   }
@@ -125,10 +152,10 @@ export class AgentChatThreadList extends LitElement {
   override render() {
     const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
     const shown = matchThreads(history.threads, this.query);
-    return html`<h3 id="heading">Conversations</h3>
-      ${history.threads.length || this.query ? renderSearch(this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
-      <div class="scroller">
-        ${shown.length ? html`<ul aria-labelledby="heading" @keydown=${this.handleListKeydown}>${shown.map((t) => this.renderThread(t))}</ul>` : nothing}
+    // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
+    return html`${history.threads.length || this.query ? renderSearch(this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
+      <div class="scroller" tabindex="-1">
+        ${shown.length ? html`<ul aria-label=${this.l10n.t('conversations')} @keydown=${this.handleListKeydown}>${shown.map((t) => this.renderThread(t))}</ul>` : nothing}
         ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches() : nothing}
         ${this.renderState(history)}
       </div>`;

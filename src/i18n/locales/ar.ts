@@ -29,6 +29,7 @@ const ar: UiStrings = {
   copyAnswer: 'نسخ الإجابة',
   copyCode: 'نسخ الرمز',
   copied: 'تم النسخ',
+  copyFailed: 'تعذّر النسخ',
   code: 'رمز',
   answerTruncated: 'هذه الإجابة أطول من أن تُنسَّق؛ يظهر الباقي نصًا عاديًا.',
   regenerate: 'إعادة التوليد',
@@ -81,6 +82,8 @@ const ar: UiStrings = {
   errorSession: 'تعذّر بدء الدردشة. يُرجى المحاولة مرة أخرى.',
   errorInterrupted: 'انقطعت الإجابة.',
   errorNotConfigured: 'لم يتم إعداد هذه الدردشة بعد.',
+  errorThreadGoneRetry: 'لم تعد هذه المحادثة موجودة. أعد المحاولة لإرسال رسالتك في محادثة جديدة.',
+  answerStopped: 'تم إيقاف الإجابة.',
 };
 
 export default ar;

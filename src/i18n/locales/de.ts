@@ -29,6 +29,7 @@ const de: UiStrings = {
   copyAnswer: 'Antwort kopieren',
   copyCode: 'Code kopieren',
   copied: 'Kopiert',
+  copyFailed: 'Kopieren fehlgeschlagen',
   code: 'Code',
   answerTruncated: 'Diese Antwort ist zu lang zum Formatieren; der Rest wird als reiner Text angezeigt.',
   regenerate: 'Neu generieren',
@@ -81,6 +82,8 @@ const de: UiStrings = {
   errorSession: 'Der Chat konnte nicht starten. Bitte versuchen Sie es erneut.',
   errorInterrupted: 'Die Antwort wurde unterbrochen.',
   errorNotConfigured: 'Dieser Chat ist noch nicht eingerichtet.',
+  errorThreadGoneRetry: 'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
+  answerStopped: 'Antwort gestoppt.',
 };
 
 export default de;

@@ -29,6 +29,7 @@ const es: UiStrings = {
   copyAnswer: 'Copiar respuesta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  copyFailed: 'No se pudo copiar',
   code: 'Código',
   answerTruncated: 'Esta respuesta es demasiado larga para darle formato; el resto se muestra como texto sin formato.',
   regenerate: 'Regenerar',
@@ -81,6 +82,8 @@ const es: UiStrings = {
   errorSession: 'No se pudo iniciar el chat. Inténtalo de nuevo.',
   errorInterrupted: 'La respuesta se interrumpió.',
   errorNotConfigured: 'Este chat aún no está configurado.',
+  errorThreadGoneRetry: 'Esta conversación ya no existe. Reintenta para enviar tu mensaje en una nueva.',
+  answerStopped: 'Respuesta detenida.',
 };
 
 export default es;

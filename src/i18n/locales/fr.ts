@@ -29,6 +29,7 @@ const fr: UiStrings = {
   copyAnswer: 'Copier la réponse',
   copyCode: 'Copier le code',
   copied: 'Copié',
+  copyFailed: 'Échec de la copie',
   code: 'Code',
   answerTruncated: 'Cette réponse est trop longue pour être mise en forme ; la suite est affichée en texte brut.',
   regenerate: 'Régénérer',
@@ -81,6 +82,8 @@ const fr: UiStrings = {
   errorSession: 'Le chat n’a pas pu démarrer. Veuillez réessayer.',
   errorInterrupted: 'La réponse a été interrompue.',
   errorNotConfigured: 'Ce chat n’est pas encore configuré.',
+  errorThreadGoneRetry: 'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
+  answerStopped: 'Réponse arrêtée.',
 };
 
 export default fr;

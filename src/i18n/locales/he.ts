@@ -29,6 +29,7 @@ const he: UiStrings = {
   copyAnswer: 'העתקת התשובה',
   copyCode: 'העתקת הקוד',
   copied: 'הועתק',
+  copyFailed: 'ההעתקה נכשלה',
   code: 'קוד',
   answerTruncated: 'התשובה ארוכה מכדי לעצב אותה; שאר הטקסט מוצג כטקסט פשוט.',
   regenerate: 'יצירה מחדש',
@@ -81,6 +82,8 @@ const he: UiStrings = {
   errorSession: 'לא ניתן להפעיל את הצ׳אט. אפשר לנסות שוב.',
   errorInterrupted: 'התשובה נקטעה.',
   errorNotConfigured: 'הצ׳אט הזה עדיין לא הוגדר.',
+  errorThreadGoneRetry: 'השיחה הזו כבר לא קיימת. נסו שוב כדי לשלוח את ההודעה בשיחה חדשה.',
+  answerStopped: 'התשובה נעצרה.',
 };
 
 export default he;

@@ -29,6 +29,7 @@ const it: UiStrings = {
   copyAnswer: 'Copia la risposta',
   copyCode: 'Copia il codice',
   copied: 'Copiato',
+  copyFailed: 'Copia non riuscita',
   code: 'Codice',
   answerTruncated: 'Questa risposta è troppo lunga da formattare; il resto è mostrato come testo semplice.',
   regenerate: 'Rigenera',
@@ -81,6 +82,8 @@ const it: UiStrings = {
   errorSession: 'Impossibile avviare la chat. Riprova.',
   errorInterrupted: 'La risposta è stata interrotta.',
   errorNotConfigured: 'Questa chat non è ancora configurata.',
+  errorThreadGoneRetry: 'Questa conversazione non esiste più. Riprova per inviare il messaggio in una nuova.',
+  answerStopped: 'Risposta interrotta.',
 };
 
 export default it;

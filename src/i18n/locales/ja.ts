@@ -29,6 +29,7 @@ const ja: UiStrings = {
   copyAnswer: '回答をコピー',
   copyCode: 'コードをコピー',
   copied: 'コピーしました',
+  copyFailed: 'コピーできませんでした',
   code: 'コード',
   answerTruncated: 'この回答は長すぎるため、残りはプレーンテキストで表示しています。',
   regenerate: '再生成',
@@ -81,6 +82,8 @@ const ja: UiStrings = {
   errorSession: 'チャットを開始できませんでした。もう一度お試しください。',
   errorInterrupted: '回答が中断されました。',
   errorNotConfigured: 'このチャットはまだ設定されていません。',
+  errorThreadGoneRetry: 'この会話はもう存在しません。再試行すると新しい会話でメッセージを送信します。',
+  answerStopped: '回答を停止しました。',
 };
 
 export default ja;

@@ -29,6 +29,7 @@ const ko: UiStrings = {
   copyAnswer: '답변 복사',
   copyCode: '코드 복사',
   copied: '복사됨',
+  copyFailed: '복사하지 못했습니다',
   code: '코드',
   answerTruncated: '이 답변은 너무 길어 서식을 적용할 수 없어 나머지는 일반 텍스트로 표시됩니다.',
   regenerate: '다시 생성',
@@ -81,6 +82,8 @@ const ko: UiStrings = {
   errorSession: '채팅을 시작하지 못했습니다. 다시 시도해 주세요.',
   errorInterrupted: '답변이 중단되었습니다.',
   errorNotConfigured: '이 채팅은 아직 설정되지 않았습니다.',
+  errorThreadGoneRetry: '이 대화는 더 이상 존재하지 않습니다. 다시 시도하면 새 대화에서 메시지를 보냅니다.',
+  answerStopped: '답변이 중지되었습니다.',
 };
 
 export default ko;

@@ -29,6 +29,7 @@ const nl: UiStrings = {
   copyAnswer: 'Antwoord kopiëren',
   copyCode: 'Code kopiëren',
   copied: 'Gekopieerd',
+  copyFailed: 'Kopiëren mislukt',
   code: 'Code',
   answerTruncated: 'Dit antwoord is te lang om op te maken; de rest staat als platte tekst.',
   regenerate: 'Opnieuw genereren',
@@ -81,6 +82,8 @@ const nl: UiStrings = {
   errorSession: 'De chat kon niet starten. Probeer het opnieuw.',
   errorInterrupted: 'Het antwoord werd onderbroken.',
   errorNotConfigured: 'Deze chat is nog niet ingesteld.',
+  errorThreadGoneRetry: 'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
+  answerStopped: 'Antwoord gestopt.',
 };
 
 export default nl;

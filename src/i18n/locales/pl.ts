@@ -29,6 +29,7 @@ const pl: UiStrings = {
   copyAnswer: 'Kopiuj odpowiedź',
   copyCode: 'Kopiuj kod',
   copied: 'Skopiowano',
+  copyFailed: 'Nie udało się skopiować',
   code: 'Kod',
   answerTruncated: 'Ta odpowiedź jest za długa do sformatowania; reszta jest pokazana jako zwykły tekst.',
   regenerate: 'Wygeneruj ponownie',
@@ -81,6 +82,8 @@ const pl: UiStrings = {
   errorSession: 'Nie udało się uruchomić czatu. Spróbuj ponownie.',
   errorInterrupted: 'Odpowiedź została przerwana.',
   errorNotConfigured: 'Ten czat nie jest jeszcze skonfigurowany.',
+  errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
+  answerStopped: 'Odpowiedź zatrzymana.',
 };
 
 export default pl;

@@ -29,6 +29,7 @@ const pt: UiStrings = {
   copyAnswer: 'Copiar resposta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  copyFailed: 'Falha ao copiar',
   code: 'Código',
   answerTruncated: 'Esta resposta é longa demais para formatar; o restante aparece como texto simples.',
   regenerate: 'Gerar novamente',
@@ -81,6 +82,8 @@ const pt: UiStrings = {
   errorSession: 'Não foi possível iniciar o chat. Tente novamente.',
   errorInterrupted: 'A resposta foi interrompida.',
   errorNotConfigured: 'Este chat ainda não está configurado.',
+  errorThreadGoneRetry: 'Esta conversa já não existe. Tente novamente para enviar a sua mensagem numa nova.',
+  answerStopped: 'Resposta interrompida.',
 };
 
 export default pt;

@@ -29,6 +29,7 @@ const sv: UiStrings = {
   copyAnswer: 'Kopiera svaret',
   copyCode: 'Kopiera kod',
   copied: 'Kopierat',
+  copyFailed: 'Kopieringen misslyckades',
   code: 'Kod',
   answerTruncated: 'Svaret är för långt för att formateras; resten visas som ren text.',
   regenerate: 'Generera om',
@@ -81,6 +82,8 @@ const sv: UiStrings = {
   errorSession: 'Chatten kunde inte starta. Försök igen.',
   errorInterrupted: 'Svaret avbröts.',
   errorNotConfigured: 'Den här chatten är inte konfigurerad än.',
+  errorThreadGoneRetry: 'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
+  answerStopped: 'Svaret stoppades.',
 };
 
 export default sv;

@@ -29,6 +29,7 @@ const tr: UiStrings = {
   copyAnswer: 'Yanıtı kopyala',
   copyCode: 'Kodu kopyala',
   copied: 'Kopyalandı',
+  copyFailed: 'Kopyalanamadı',
   code: 'Kod',
   answerTruncated: 'Bu yanıt biçimlendirilemeyecek kadar uzun; geri kalanı düz metin olarak gösteriliyor.',
   regenerate: 'Yeniden oluştur',
@@ -81,6 +82,8 @@ const tr: UiStrings = {
   errorSession: 'Sohbet başlatılamadı. Lütfen tekrar deneyin.',
   errorInterrupted: 'Yanıt kesildi.',
   errorNotConfigured: 'Bu sohbet henüz yapılandırılmadı.',
+  errorThreadGoneRetry: 'Bu konuşma artık yok. Mesajınızı yeni bir konuşmada göndermek için yeniden deneyin.',
+  answerStopped: 'Yanıt durduruldu.',
 };
 
 export default tr;

@@ -29,6 +29,7 @@ const zh: UiStrings = {
   copyAnswer: '复制回答',
   copyCode: '复制代码',
   copied: '已复制',
+  copyFailed: '复制失败',
   code: '代码',
   answerTruncated: '此回答过长，无法完整排版；其余部分以纯文本显示。',
   regenerate: '重新生成',
@@ -81,6 +82,8 @@ const zh: UiStrings = {
   errorSession: '无法启动聊天，请重试。',
   errorInterrupted: '回答已中断。',
   errorNotConfigured: '此聊天尚未设置。',
+  errorThreadGoneRetry: '此对话已不存在。重试即可在新对话中发送您的消息。',
+  answerStopped: '已停止回答。',
 };
 
 export default zh;

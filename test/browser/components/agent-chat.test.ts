@@ -85,7 +85,7 @@ describe('<agent-chat>', () => {
     await started;
     await expect.poll(() => lastAnswerText(el)).toContain('Partial answer');
     const stop = composerOf(el).shadowRoot!.querySelector('button')!;
-    expect(stop.textContent).toBe('Stop');
+    expect(stop.getAttribute('aria-label')).toBe('Stop');
     stop.click();
     expect((await ended).outcome).toBe('aborted');
     await settled(el);
@@ -93,7 +93,7 @@ describe('<agent-chat>', () => {
     expect(answer.message?.status).toBe('stopped');
     expect(answer.shadowRoot!.textContent).toContain('Stopped');
     expect(lastAnswerText(el)).toBe('Partial answer');
-    expect(composerOf(el).shadowRoot!.querySelector('button')!.textContent).toBe('Send');
+    expect(composerOf(el).shadowRoot!.querySelector('button')!.getAttribute('aria-label')).toBe('Send');
   });
 
   test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({ worker }) => {
@@ -143,7 +143,7 @@ describe('<agent-chat>', () => {
     const question = messagesOf(el)[0];
     expect(question.shadowRoot!.textContent).toContain('My important question');
     const alert = question.shadowRoot!.querySelector('[role="alert"]')!;
-    expect(alert.textContent).toBe("Couldn't start a secure session. Please try again in a moment.");
+    expect(alert.textContent).toBe("The chat couldn't start. Please try again.");
     expect(errors).toEqual([{ code: 'session_failed', status: 500, recoverable: true, message: alert.textContent }]);
     expect(backend.chatRequests()).toHaveLength(0);
 
@@ -173,7 +173,7 @@ describe('<agent-chat>', () => {
     await el.send('hello');
     await settled(el);
     const question = messagesOf(el)[0];
-    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe("Couldn't reach the assistant. Check your connection and try again.");
+    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe("The assistant can't be reached. Check your connection and try again.");
   });
 
   test('agent-chat-message-send is cancelable: a veto sends nothing and keeps the text', async ({ worker }) => {

@@ -36,7 +36,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
   for (const [first, second] of transitions) {
     for (const via of ['owner-key', 'header'] as const) {
       const keyFor = (owner: string | null) => (via === 'owner-key' ? ownerKeyOf(owner) : undefined);
-      const emptyList = (owner: string | null) => (owner ? 'No conversations yet.' : 'History is available when you are signed in.');
+      const emptyList = (owner: string | null) => (owner ? 'No conversations yet.' : 'Sign in to see your past conversations.');
 
       async function firstVisitor(worker: SetupWorker) {
         await clearAllUiState();
@@ -238,7 +238,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
       return backend.service.handle(request);
     }, { once: true }));
     sidebarToggle(el).click();
-    await expect.poll(() => listText(el)).toContain('Loading conversations…');
+    await expect.poll(() => listText(el)).toContain('Loading…');
     releaseList();
     await expect.poll(() => sidebarTitles(el)).toEqual(['Alice plan']);
 
@@ -251,7 +251,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     // Bob signs out: anonymous visitors have no history.
     backend.signIn(null);
     el.ownerKey = ownerKeyOf(null);
-    await expect.poll(() => listText(el)).toContain('History is available when you are signed in.');
+    await expect.poll(() => listText(el)).toContain('Sign in to see your past conversations.');
 
     // Carol signs in, and the service fails once: an error with Retry, then her list.
     backend.signIn('carol');
@@ -272,7 +272,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
       await settled(el);
       expect(errors).toEqual(['misconfigured']);
       expect(logged.mock.calls.filter(([text]) => String(text).includes('session-endpoint'))).toHaveLength(1);
-      expect(el.shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('This chat is not configured yet.');
+      expect(el.shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('This chat is not set up yet.');
     } finally {
       document.removeEventListener('agent-chat-error', listener);
       logged.mockRestore();
@@ -295,7 +295,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     const sending = el.send('Long one');
     await expect.poll(() => messagesOf(el).at(-1)?.message?.content).toBe('Partial');
     const composer = el.shadowRoot!.querySelector('agent-chat-composer')!;
-    const stop = Array.from(composer.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent?.trim() === 'Stop')!;
+    const stop = Array.from(composer.shadowRoot!.querySelectorAll('button')).find((b) => b.getAttribute('aria-label') === 'Stop')!;
     stop.click();
     await sending;
     await settled(el);

@@ -105,7 +105,7 @@ describe('<agent-chat> sidebar', () => {
     listRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Delete Delete me"]')!.click();
     await threadListOf(el).updateComplete;
     const confirm = listRoot(el).querySelector('[role="group"]')!;
-    expect(confirm.getAttribute('aria-label')).toBe('Delete Delete me?');
+    expect(confirm.getAttribute('aria-label')).toBe('Delete “Delete me”? This cannot be undone.');
     expect(deepActiveElement()?.textContent).toBe('Cancel');
     expect(sidebarTitles(el)).toEqual(['Keep me']); // the row shows the question instead
 
@@ -140,7 +140,7 @@ describe('<agent-chat> sidebar', () => {
     backend.signIn(null);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => listRoot(el).textContent).toContain('History is available when you are signed in.');
+    await expect.poll(() => listRoot(el).textContent).toContain('Sign in to see your past conversations.');
     expect(listRoot(el).querySelector('[role="alert"]')).toBeNull();
     await el.send('How do I install it?');
     await settled(el);

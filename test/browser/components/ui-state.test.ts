@@ -102,7 +102,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     expect(sidebarTitles(again)).toEqual(['Alice private question']); // the page vouches for Alice
     sidebarToggle(again).click(); // closes the restored sidebar…
     sidebarToggle(again).click(); // …and opening it is the first action that asks the service
-    await expect.poll(() => threadListOf(again).shadowRoot!.textContent).toContain('History is available when you are signed in.');
+    await expect.poll(() => threadListOf(again).shadowRoot!.textContent).toContain('Sign in to see your past conversations.');
     await settled(again);
     expect(messagesOf(again)).toHaveLength(0);
     await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');

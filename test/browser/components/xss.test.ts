@@ -71,8 +71,11 @@ function attackRecords(): string[] {
 
 function assertSafe(root: Element) {
   const elements = deepElements(root.shadowRoot!);
-  // Where agent output lands: the conversation. (The widget's own chrome has an svg icon.)
-  const conversation = deepElements(root.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!);
+  // Where agent output lands: each message's body (text and sources). The widget's own chrome
+  // around it (icons, the feedback form) is not agent output.
+  const messages = deepElements(root.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!).filter((el) => el.tagName === 'AGENT-CHAT-MESSAGE');
+  const conversation = messages.flatMap((m) => Array.from(m.shadowRoot!.querySelectorAll('[part="bubble"]')).flatMap((body) => [body, ...deepElements(body)]));
+  expect(conversation.length).toBeGreaterThan(0);
   // A task item's checkbox is the one input markdown makes: disabled, so never a form control.
   const inert = (el: Element) => el instanceof HTMLInputElement && el.type === 'checkbox' && el.disabled && !el.name;
   const forbidden = conversation.filter((el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()) && !inert(el));

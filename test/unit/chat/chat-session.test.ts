@@ -68,13 +68,14 @@ type Device = ReturnType<typeof device>;
 
 function session(server: Backend, memory: Device, config: Partial<ChatSessionConfig> = {}) {
   const errors: ErrorInfo[] = [];
+  const feedback: Array<{ questionAnswerId: string; reaction: string }> = [];
   const current: ChatSessionConfig = { projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: '', ...config };
   const chat = new ChatSession(
     { config: () => current, scope: () => 'proj_demo:int_demo', openStore: memory.open, fetch: server.fetch, saveDelayMs: 0 },
-    { onChange: () => {}, onError: (e) => errors.push(e) },
+    { onChange: () => {}, onError: (e) => errors.push(e), onFeedback: (f) => feedback.push(f) },
   );
   chat.connect();
-  return { chat, errors, config: current };
+  return { chat, errors, feedback, config: current };
 }
 
 const texts = (snapshot: ChatSnapshot) => snapshot.conversation.messages.map((m) => m.content.slice(0, 40));
@@ -108,6 +109,55 @@ describe('ChatSession', () => {
     chat.setDraft('for the thread');
     chat.newConversation();
     expect(chat.snapshot.draft).toBe('');
+  });
+
+  describe('feedback (wire §8)', () => {
+    it('round trip against the reference service: sent, reported, and restored when the thread is resumed', async () => {
+      const server = backend();
+      server.signIn('alice');
+      const { chat, feedback, errors } = session(server, device(), { ownerKey: keyOf('alice') });
+      await chat.send('How do I theme it?');
+      const answer = chat.snapshot.conversation.messages[1];
+      expect(answer.questionAnswerId).toEqual(expect.any(String));
+      expect(await chat.react(answer.id, 'downvote', { incorrect: true, issue: 'Wrong colour name' })).toBe(true);
+      expect(chat.snapshot.conversation.messages[1].reaction).toBe('downvote');
+      expect(feedback).toEqual([{ questionAnswerId: answer.questionAnswerId, reaction: 'downvote' }]);
+      expect(server.requests).toContain(`POST /agent/v1/projects/${PROJECT.id}/agent/feedback/`);
+      // A second reaction replaces the first (§8): the resumed thread shows the latest.
+      expect(await chat.react(answer.id, 'upvote')).toBe(true);
+      const threadId = chat.snapshot.conversation.threadId!;
+      chat.newConversation();
+      await chat.openThread(threadId);
+      const resumed = chat.snapshot.conversation.messages[1];
+      expect(resumed.questionAnswerId).toBe(answer.questionAnswerId);
+      expect(resumed.reaction).toBe('upvote');
+      expect(errors).toEqual([]);
+    });
+
+    it('a refused reaction is taken back and reported in plain words', async () => {
+      const server = backend();
+      const { chat, feedback, errors } = session(server, device());
+      await chat.send('hello');
+      const answer = chat.snapshot.conversation.messages[1];
+      server.override(async (request) => (request.url.endsWith('/feedback/') ? new Response('{"detail":"nope"}', { status: 500 }) : undefined));
+      expect(await chat.react(answer.id, 'upvote')).toBe(false);
+      expect(chat.snapshot.conversation.messages[1].reaction ?? null).toBeNull();
+      expect(feedback).toEqual([]);
+      expect(errors.map((e) => [e.code, e.status, e.key])).toEqual([[expect.any(String), 500, 'errorGeneric']]);
+      expect(errors[0].message).not.toMatch(/500|HTTP/);
+    });
+
+    it('regenerate replaces the last answer with a new one', async () => {
+      const server = backend();
+      const { chat } = session(server, device());
+      await chat.send('hello');
+      const first = chat.snapshot.conversation.messages[1];
+      await chat.regenerate();
+      const messages = chat.snapshot.conversation.messages;
+      expect(messages.map((m) => [m.role, m.status])).toEqual([['user', 'sent'], ['assistant', 'complete']]);
+      expect(messages[1].id).not.toBe(first.id);
+      expect(messages[1].questionAnswerId).not.toBe(first.questionAnswerId);
+    });
   });
 
   describe('owner binding', () => {

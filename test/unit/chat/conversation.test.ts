@@ -16,6 +16,7 @@ function fakeApi(script: Script): ApiClient {
     cancelAnswer: async () => {},
     reattach: () => { throw new Error('unused'); },
     renameThread: async () => { throw new Error('unused'); },
+    sendFeedback: async () => {},
   };
 }
 
