@@ -7,7 +7,7 @@ import { DeviceMemory, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ClientTool } from './tools.js';
-import { transcriptMarkdown } from './transcript.js';
+import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
 import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';
 
@@ -262,11 +262,11 @@ export class ChatSession {
     this.publish();
   }
 
-  /** The conversation on screen as Markdown. */
-  transcript(): string {
+  /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
+  transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
     const { threadId, messages } = this.conversation.snapshot;
     const title = this.directory.snapshot.threads.find((t) => t.id === threadId)?.title || messages.find((m) => m.role === 'user')?.content.slice(0, 80);
-    return transcriptMarkdown(messages, title || undefined);
+    return transcriptMarkdown(messages, { ...labels, ...(title ? { title } : {}) });
   }
 
   /**

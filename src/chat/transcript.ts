@@ -1,17 +1,28 @@
 import type { ChatMessage } from './types.js';
 
+/** The words a transcript is written with, in the widget's language. */
+export interface TranscriptLabels {
+  title: string;
+  you: string;
+  assistant: string;
+  sources: string;
+}
+
+const ENGLISH: TranscriptLabels = { title: 'Conversation', you: 'You', assistant: 'Assistant', sources: 'Sources' };
+
 /** The conversation as Markdown: a heading, then each turn under "You" or "Assistant". */
-export function transcriptMarkdown(messages: readonly ChatMessage[], title = 'Conversation'): string {
+export function transcriptMarkdown(messages: readonly ChatMessage[], labels: Partial<TranscriptLabels> = {}): string {
+  const words = { ...ENGLISH, ...labels };
   const turns = messages
     .filter((m) => m.content.trim() || m.role === 'user')
     .map((m) => {
-      const who = m.role === 'user' ? '**You**' : '**Assistant**';
-      const sources = m.sources.length ? `\n\nSources:\n${m.sources.map((s) => `- [${s.title}](${s.source_url})`).join('\n')}` : '';
+      const who = `**${m.role === 'user' ? words.you : words.assistant}**`;
+      const sources = m.sources.length ? `\n\n${words.sources}:\n${m.sources.map((s) => `- [${s.title}](${s.source_url})`).join('\n')}` : '';
       // A visitor's text is quoted so that their markdown stays their words, not structure.
       const body = m.role === 'user' ? m.content.split('\n').map((line) => `> ${line}`).join('\n') : m.content.trim();
       return `${who}\n\n${body}${sources}`;
     });
-  return `# ${title}\n\n${turns.join('\n\n---\n\n')}\n`;
+  return `# ${words.title}\n\n${turns.join('\n\n---\n\n')}\n`;
 }
 
 /** A mailto: body stays under what mail clients reliably open; the rest is cut with a note. */

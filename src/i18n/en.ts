@@ -63,6 +63,7 @@ export const en = {
   feedbackThanks: 'Thanks for your feedback!',
   uncertain: "I'm not sure this answer is right. Please double-check it.",
   talkToPerson: 'Talk to a person',
+  handoffSubject: 'Conversation with the assistant',
 
   // Client-side tools and agent activity
   allow: 'Allow',

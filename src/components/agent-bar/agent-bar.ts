@@ -1,9 +1,7 @@
 import { css, html, nothing } from 'lit';
 import type { QueuedMessage } from '../../chat/chat-session.js';
-import { en, type UiStringKey } from '../../i18n/en.js';
-
-/** Until the LocalizeController reaches the root (issue 13), English; the merge swaps this line. */
-const t = (key: UiStringKey): string => en[key];
+import type { Translate } from '../../i18n/index.js';
+import { icon } from '../icons.js';
 
 export interface AgentBarOptions {
   queued: readonly QueuedMessage[];
@@ -20,7 +18,7 @@ export interface AgentBarOptions {
  * Under the conversation, above the composer: follow-ups queued behind the answer in progress,
  * "Talk to a person" and "Download conversation". Plain; the redesign styles it.
  */
-export function renderAgentBar(o: AgentBarOptions) {
+export function renderAgentBar(t: Translate, o: AgentBarOptions) {
   if (!o.queued.length && !o.handoff && !o.download) return nothing;
   return html`<div class="agent-bar" part="agent-bar">
     ${o.queued.length
@@ -28,7 +26,7 @@ export function renderAgentBar(o: AgentBarOptions) {
           ${o.queued.map((q) => html`<li>
             <span class="queued-text">${q.text}</span>
             <span class="queued-label">${t('queued')}</span>
-            <button type="button" class="link" aria-label=${t('removeQueued')} @click=${() => o.removeQueued(q.id)}>✕</button>
+            <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => o.removeQueued(q.id)}>${icon('close')}</button>
           </li>`)}
         </ul>`
       : nothing}
@@ -55,5 +53,8 @@ export const agentBarStyles = css`
   .queued-label { color: var(--agent-chat-color-text-muted); }
   .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
   .link { font: inherit; background: none; border: none; padding: 2px 4px; cursor: pointer; color: var(--agent-chat-color-accent); text-decoration: underline; }
-  .link:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }
+  .remove { display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
+  .remove svg { width: 16px; height: 16px; }
+  .remove:hover { background: var(--agent-chat-color-surface-raised); }
+  .remove:focus-visible, .link:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }
 `;

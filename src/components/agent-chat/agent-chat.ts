@@ -266,14 +266,20 @@ export class AgentChat extends LitElement {
 
   /** The conversation on screen as Markdown (a promise, like every method through the loader). */
   async exportTranscript(): Promise<string> {
-    return this.chat.session.transcript();
+    return this.transcript();
+  }
+
+  /** The transcript in the widget's language. */
+  private transcript(): string {
+    const { t } = this.l10n;
+    return this.chat.session.transcript({ you: t('you'), assistant: t('assistant'), sources: t('sources') });
   }
 
   private talkToPerson(): void {
-    const transcript = this.chat.session.transcript();
+    const transcript = this.transcript();
     const threadId = this.chat.snapshot.conversation.threadId;
     if (!this.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !this.handoffUrl) return;
-    const href = handoffHref(this.handoffUrl, transcript);
+    const href = handoffHref(this.handoffUrl, transcript, this.l10n.t('handoffSubject'));
     if (href) window.open(href, '_blank', 'noopener');
   }
 
@@ -383,13 +389,13 @@ export class AgentChat extends LitElement {
     const { messages, streaming } = snapshot.conversation;
     const last = messages.at(-1);
     const downvoted = !!last?.questionAnswerId && snapshot.downvoted.has(last.questionAnswerId);
-    return renderAgentBar({
+    return renderAgentBar(this.l10n.t, {
       queued: snapshot.queued,
       removeQueued: (id) => session.removeQueued(id),
       handoff: offersHandoff(handoffTriggers(this.handoff), last, downvoted),
       onHandoff: () => this.talkToPerson(),
       download: messages.length > 0 && !streaming,
-      onDownload: () => downloadMarkdown(session.transcript()),
+      onDownload: () => downloadMarkdown(this.transcript()),
     });
   }
 

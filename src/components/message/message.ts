@@ -166,12 +166,12 @@ export class AgentChatMessage extends LitElement {
     if (!message) return nothing;
     const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}${renderWaiting(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}${renderWaiting(this.l10n.t, message)}</div>`;
     }
     const empty = !message.content && message.status === 'streaming';
     return html`<div class="assistant">
-      ${renderActivity(message, this.stepsOpen, () => (this.stepsOpen = !this.stepsOpen))}
-      ${renderToolCalls(message)}
+      ${renderActivity(this.l10n.t, message, this.stepsOpen, () => (this.stepsOpen = !this.stepsOpen))}
+      ${renderToolCalls(this.l10n.t, this.l10n.locale, message)}
       <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
@@ -179,7 +179,7 @@ export class AgentChatMessage extends LitElement {
         </div>
         ${this.renderSources()}
       </div>
-      ${renderUncertain(message)}
+      ${renderUncertain(this.l10n.t, message)}
       ${this.renderMeta(message)}
       ${this.renderActions(message)}
     </div>`;

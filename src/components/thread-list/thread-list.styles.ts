@@ -52,7 +52,7 @@ export default css`
     font-size: 0.8em;
     color: var(--agent-chat-color-text-muted);
   }
-  .delete,
+  .row-action,
   .confirm button,
   .state button {
     border: 1px solid var(--agent-chat-color-border);
@@ -62,7 +62,7 @@ export default css`
     padding: 2px 8px;
     cursor: pointer;
   }
-  .delete {
+  .row-action {
     display: grid;
     place-items: center;
     width: 32px;
@@ -72,14 +72,14 @@ export default css`
     background: none;
     color: var(--agent-chat-color-text-muted);
   }
-  .delete svg { width: 18px; height: 18px; }
-  /* With a mouse the row's delete shows on hover or focus; touch has no hover, so it stays. */
+  .row-action svg { width: 18px; height: 18px; }
+  /* With a mouse a row's actions show on hover or focus; touch has no hover, so they stay. */
   @media (hover: hover) {
-    li:not(:hover):not(:focus-within) .delete { opacity: 0; }
+    li:not(:hover):not(:focus-within) .row-action { opacity: 0; }
   }
   @media (pointer: coarse) {
-    .open, .delete, .confirm button, .state button { min-height: 44px; }
-    .delete { width: 44px; }
+    .open, .row-action, .confirm button, .state button { min-height: 44px; }
+    .row-action { width: 44px; }
   }
   .open:hover { background: var(--agent-chat-color-surface-raised); }
   /* The scroller takes focus only so the drawer has somewhere to put it; it is not a control. */

@@ -119,14 +119,14 @@ export class AgentChatThreadList extends LitElement {
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </li>`;
     }
-    if (this.renaming === thread.id) return renderRenameField(thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
+    if (this.renaming === thread.id) return renderRenameField(this.l10n.t, thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title">${title}</span>
         <span class="time">${relativeTime(thread.updated_at, locale, t)}</span>
       </button>
-      ${renderRenameButton(title, () => this.startRename(thread.id))}
-      <button class="delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.askToDelete(thread.id)}>${icon('trash')}</button>
+      ${renderRenameButton(t, title, () => this.startRename(thread.id))}
+      <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.askToDelete(thread.id)}>${icon('trash')}</button>
     </li>`;
   }
 
@@ -153,10 +153,10 @@ export class AgentChatThreadList extends LitElement {
     const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
     const shown = matchThreads(history.threads, this.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
-    return html`${history.threads.length || this.query ? renderSearch(this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
+    return html`${history.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
       <div class="scroller" tabindex="-1">
         ${shown.length ? html`<ul aria-label=${this.l10n.t('conversations')} @keydown=${this.handleListKeydown}>${shown.map((t) => this.renderThread(t))}</ul>` : nothing}
-        ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches() : nothing}
+        ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
         ${this.renderState(history)}
       </div>`;
   }

@@ -1,9 +1,7 @@
 import { css, html } from 'lit';
 import type { ThreadSummary } from '../../api/types.js';
-import { en, type UiStringKey } from '../../i18n/en.js';
-
-/** Until the LocalizeController reaches the list (issue 13), English; the merge swaps this line. */
-const t = (key: UiStringKey, title = ''): string => en[key].replace('{title}', title);
+import type { Translate } from '../../i18n/index.js';
+import { icon } from '../icons.js';
 
 /** Pages the search loads on its own for one query before it leaves "Show more" to the visitor. */
 export const SEARCH_AUTO_PAGES = 5;
@@ -15,22 +13,23 @@ export function matchThreads(threads: readonly ThreadSummary[], query: string): 
   return words.length ? threads.filter((thread) => words.every((w) => fold(thread.title).includes(w))) : threads;
 }
 
-export function renderSearch(query: string, onInput: (query: string) => void) {
+export function renderSearch(t: Translate, query: string, onInput: (query: string) => void) {
   return html`<input class="search" type="search" aria-label=${t('searchConversations')} placeholder=${t('searchConversations')}
     .value=${query} @input=${(e: Event) => onInput((e.target as HTMLInputElement).value)}>`;
 }
 
-export function renderNoMatches() {
+export function renderNoMatches(t: Translate) {
   return html`<p class="state" role="status">${t('noMatches')}</p>`;
 }
 
 /** "Rename …" on a row. */
-export function renderRenameButton(title: string, onClick: () => void) {
-  return html`<button class="rename" type="button" aria-label=${t('renameThread', title)} @click=${onClick}>✎</button>`;
+export function renderRenameButton(t: Translate, title: string, onClick: () => void) {
+  const name = t('renameThread', { title });
+  return html`<button class="row-action rename" type="button" aria-label=${name} title=${name} @click=${onClick}>${icon('rename')}</button>`;
 }
 
 /** The row while renaming: a "Conversation title" textbox; Enter saves, Escape cancels. */
-export function renderRenameField(thread: ThreadSummary, save: (title: string) => void, cancel: () => void) {
+export function renderRenameField(t: Translate, thread: ThreadSummary, save: (title: string) => void, cancel: () => void) {
   const keydown = (event: KeyboardEvent) => {
     const input = event.target as HTMLInputElement;
     if (event.key === 'Enter') {
@@ -56,6 +55,4 @@ export const threadToolsStyles = css`
     background: var(--agent-chat-color-surface); color: var(--agent-chat-color-text);
   }
   .search:focus-visible, .title-field:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }
-  .rename { background: none; border: none; cursor: pointer; color: var(--agent-chat-color-text-muted); font: inherit; }
-  .rename:focus-visible { outline: 2px solid var(--agent-chat-color-focus); }
 `;

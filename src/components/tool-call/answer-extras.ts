@@ -1,12 +1,9 @@
 import { css, html, nothing } from 'lit';
 import type { ToolCallState, ToolCallView } from '../../chat/tools.js';
 import type { ChatMessage } from '../../chat/types.js';
-import { en, type UiStringKey } from '../../i18n/en.js';
+import type { Translate, UiStringKey } from '../../i18n/index.js';
 import { AgentChatToolDecideEvent } from '../../events/tool-decide.js';
 import { AgentChatOutboxCancelEvent } from '../../events/outbox-cancel.js';
-
-/** Until the LocalizeController reaches the message (issue 13), English; the merge swaps this line. */
-const t = (key: UiStringKey): string => en[key];
 
 const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
   pending: 'toolPending',
@@ -20,15 +17,17 @@ const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
 const decide = (event: Event, toolCallId: string, allowed: boolean) =>
   event.target!.dispatchEvent(new AgentChatToolDecideEvent({ toolCallId, allowed }));
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+/** "850 ms", "1.2 s" in the widget's language (Intl's units, not our strings). */
+function duration(ms: number, locale: string): string {
+  const [value, unit] = ms < 1000 ? [ms, 'millisecond'] : [Math.round(ms / 100) / 10, 'second'];
+  return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'short' }).format(value);
 }
 
-function renderCall(call: ToolCallView) {
+function renderCall(t: Translate, locale: string, call: ToolCallView) {
   const waiting = call.state === 'awaiting-approval';
   return html`<li class="tool-call" part="tool-call" data-state=${call.state}>
     <span class="tool-name">${call.displayName}</span>
-    <span class="tool-state">${t(STATE_LABEL[call.state])}${call.durationMs !== undefined ? html` · ${seconds(call.durationMs)}` : nothing}</span>
+    <span class="tool-state">${t(STATE_LABEL[call.state])}${call.durationMs !== undefined ? html` · ${duration(call.durationMs, locale)}` : nothing}</span>
     ${call.error && call.state === 'error' ? html`<span class="tool-error">${call.error}</span>` : nothing}
     ${waiting
       ? html`<div class="approval" role="group" aria-label=${call.displayName}>
@@ -40,9 +39,9 @@ function renderCall(call: ToolCallView) {
 }
 
 /** The client-side tool calls of an answer (§7): one card per call with its state and duration. */
-export function renderToolCalls(message: ChatMessage) {
+export function renderToolCalls(t: Translate, locale: string, message: ChatMessage) {
   const calls = message.toolCalls ?? [];
-  return calls.length ? html`<ul class="tool-calls">${calls.map(renderCall)}</ul>` : nothing;
+  return calls.length ? html`<ul class="tool-calls">${calls.map((call) => renderCall(t, locale, call))}</ul>` : nothing;
 }
 
 /** "Searched the docs · 4 results": one line per agent step. */
@@ -55,7 +54,7 @@ function activityLine(step: NonNullable<ChatMessage['activity']>[number]): strin
  * The agent's steps on the service: live while the answer streams, behind "Show steps" once it
  * has ended (and in a resumed thread). `expanded` is the message's own toggle.
  */
-export function renderActivity(message: ChatMessage, expanded: boolean, toggle: () => void) {
+export function renderActivity(t: Translate, message: ChatMessage, expanded: boolean, toggle: () => void) {
   const steps = message.activity ?? [];
   if (!steps.length) return nothing;
   const live = message.status === 'streaming';
@@ -67,7 +66,7 @@ export function renderActivity(message: ChatMessage, expanded: boolean, toggle: 
 }
 
 /** A question in the outbox: "Waiting for a connection" and "Cancel sending". */
-export function renderWaiting(message: ChatMessage) {
+export function renderWaiting(t: Translate, message: ChatMessage) {
   if (message.status !== 'waiting') return nothing;
   return html`<div class="waiting" part="waiting" role="status">
     <span>${t('waitingForConnection')}</span>
@@ -76,7 +75,7 @@ export function renderWaiting(message: ChatMessage) {
 }
 
 /** The uncertainty callout (`metadata.is_uncertain`); its text is the `uncertain` string. */
-export function renderUncertain(message: ChatMessage) {
+export function renderUncertain(t: Translate, message: ChatMessage) {
   return message.uncertain ? html`<p class="uncertain" part="uncertain" role="note">${t('uncertain')}</p>` : nothing;
 }
 

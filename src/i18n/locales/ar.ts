@@ -45,6 +45,7 @@ const ar: UiStrings = {
   feedbackThanks: 'شكرًا على ملاحظاتك!',
   uncertain: 'لست متأكدًا من صحة هذه الإجابة. يُرجى التحقق منها.',
   talkToPerson: 'التحدث إلى موظف',
+  handoffSubject: 'محادثة مع المساعد',
   allow: 'سماح',
   deny: 'رفض',
   toolPending: 'قيد الانتظار',

@@ -45,6 +45,7 @@ const de: UiStrings = {
   feedbackThanks: 'Danke für Ihr Feedback!',
   uncertain: 'Ich bin mir bei dieser Antwort nicht sicher. Bitte prüfen Sie sie.',
   talkToPerson: 'Mit einem Menschen sprechen',
+  handoffSubject: 'Unterhaltung mit dem Assistenten',
   allow: 'Erlauben',
   deny: 'Ablehnen',
   toolPending: 'Ausstehend',

@@ -45,6 +45,7 @@ const es: UiStrings = {
   feedbackThanks: '¡Gracias por tus comentarios!',
   uncertain: 'No estoy seguro de esta respuesta. Compruébala, por favor.',
   talkToPerson: 'Hablar con una persona',
+  handoffSubject: 'Conversación con el asistente',
   allow: 'Permitir',
   deny: 'Denegar',
   toolPending: 'Pendiente',

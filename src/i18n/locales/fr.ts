@@ -45,6 +45,7 @@ const fr: UiStrings = {
   feedbackThanks: 'Merci pour votre avis !',
   uncertain: 'Je ne suis pas sûr de cette réponse. Merci de la vérifier.',
   talkToPerson: 'Parler à une personne',
+  handoffSubject: 'Conversation avec l’assistant',
   allow: 'Autoriser',
   deny: 'Refuser',
   toolPending: 'En attente',

@@ -45,6 +45,7 @@ const he: UiStrings = {
   feedbackThanks: 'תודה על המשוב!',
   uncertain: 'אני לא בטוח שהתשובה הזו נכונה. כדאי לבדוק אותה.',
   talkToPerson: 'שיחה עם נציג',
+  handoffSubject: 'שיחה עם העוזר',
   allow: 'אישור',
   deny: 'דחייה',
   toolPending: 'ממתין',

@@ -45,6 +45,7 @@ const it: UiStrings = {
   feedbackThanks: 'Grazie per il tuo feedback!',
   uncertain: 'Non sono sicuro di questa risposta. Verificala, per favore.',
   talkToPerson: 'Parla con una persona',
+  handoffSubject: 'Conversazione con l’assistente',
   allow: 'Consenti',
   deny: 'Nega',
   toolPending: 'In attesa',

@@ -45,6 +45,7 @@ const ja: UiStrings = {
   feedbackThanks: 'フィードバックありがとうございます！',
   uncertain: 'この回答には自信がありません。内容をご確認ください。',
   talkToPerson: '担当者と話す',
+  handoffSubject: 'アシスタントとの会話',
   allow: '許可',
   deny: '拒否',
   toolPending: '待機中',

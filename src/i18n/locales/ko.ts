@@ -45,6 +45,7 @@ const ko: UiStrings = {
   feedbackThanks: '의견을 보내 주셔서 감사합니다!',
   uncertain: '이 답변이 맞는지 확실하지 않습니다. 한 번 더 확인해 주세요.',
   talkToPerson: '상담원과 대화하기',
+  handoffSubject: '어시스턴트와의 대화',
   allow: '허용',
   deny: '거부',
   toolPending: '대기 중',

@@ -45,6 +45,7 @@ const nl: UiStrings = {
   feedbackThanks: 'Bedankt voor je feedback!',
   uncertain: 'Ik weet niet zeker of dit antwoord klopt. Controleer het alsjeblieft.',
   talkToPerson: 'Met een medewerker praten',
+  handoffSubject: 'Gesprek met de assistent',
   allow: 'Toestaan',
   deny: 'Weigeren',
   toolPending: 'In afwachting',

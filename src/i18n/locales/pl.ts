@@ -45,6 +45,7 @@ const pl: UiStrings = {
   feedbackThanks: 'Dziękujemy za opinię!',
   uncertain: 'Nie mam pewności co do tej odpowiedzi. Sprawdź ją, proszę.',
   talkToPerson: 'Porozmawiaj z człowiekiem',
+  handoffSubject: 'Rozmowa z asystentem',
   allow: 'Zezwól',
   deny: 'Odmów',
   toolPending: 'Oczekuje',

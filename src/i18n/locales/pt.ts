@@ -45,6 +45,7 @@ const pt: UiStrings = {
   feedbackThanks: 'Obrigado pela avaliação!',
   uncertain: 'Não tenho certeza desta resposta. Verifique-a, por favor.',
   talkToPerson: 'Falar com uma pessoa',
+  handoffSubject: 'Conversa com o assistente',
   allow: 'Permitir',
   deny: 'Negar',
   toolPending: 'Pendente',

@@ -45,6 +45,7 @@ const sv: UiStrings = {
   feedbackThanks: 'Tack för din feedback!',
   uncertain: 'Jag är osäker på det här svaret. Dubbelkolla det gärna.',
   talkToPerson: 'Prata med en person',
+  handoffSubject: 'Konversation med assistenten',
   allow: 'Tillåt',
   deny: 'Neka',
   toolPending: 'Väntar',

@@ -45,6 +45,7 @@ const tr: UiStrings = {
   feedbackThanks: 'Geri bildiriminiz için teşekkürler!',
   uncertain: 'Bu yanıttan emin değilim. Lütfen kontrol edin.',
   talkToPerson: 'Bir kişiyle konuş',
+  handoffSubject: 'Asistanla sohbet',
   allow: 'İzin ver',
   deny: 'Reddet',
   toolPending: 'Bekliyor',

@@ -45,6 +45,7 @@ const zh: UiStrings = {
   feedbackThanks: '感谢你的反馈！',
   uncertain: '我不确定这个回答是否正确，请核实。',
   talkToPerson: '联系人工客服',
+  handoffSubject: '与助手的对话',
   allow: '允许',
   deny: '拒绝',
   toolPending: '等待中',

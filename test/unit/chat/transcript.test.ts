@@ -7,7 +7,16 @@ const a: ChatMessage = { id: '2', role: 'assistant', content: 'Like **this**.', 
 
 describe('transcriptMarkdown', () => {
   it('quotes the visitor, keeps the answer markdown and lists sources', () => {
-    expect(transcriptMarkdown([q, a], 'Help')).toBe('# Help\n\n**You**\n\n> How?\n> # not a heading\n\n---\n\n**Assistant**\n\nLike **this**.\n\nSources:\n- [Docs](https://d.example/x)\n');
+    expect(transcriptMarkdown([q, a], { title: 'Help' })).toBe('# Help\n\n**You**\n\n> How?\n> # not a heading\n\n---\n\n**Assistant**\n\nLike **this**.\n\nSources:\n- [Docs](https://d.example/x)\n');
+  });
+
+  it('is written in the words it is given (the widget passes its language)', () => {
+    const text = transcriptMarkdown([q, a], { title: 'Hilfe', you: 'Sie', assistant: 'Assistent', sources: 'Quellen' });
+    expect(text).toContain('# Hilfe');
+    expect(text).toContain('**Sie**');
+    expect(text).toContain('**Assistent**');
+    expect(text).toContain('Quellen:\n- [Docs]');
+    expect(text).not.toMatch(/You|Sources/);
   });
 });
 
