@@ -12,6 +12,10 @@ export default css`
     min-height: 0;
     overflow-y: auto;
     overscroll-behavior: contain;
+    /* The scroll-anchor controller decides where the view stays. The browser's own anchoring
+       moved scrollTop when an answer's steps folded up above its text, and that scroll read as
+       the reader leaving the bottom. */
+    overflow-anchor: none;
     padding: var(--agent-chat-space);
     /* Opaque, so Chromium composites the scroller: following a streaming answer then moves
        a layer instead of repainting the viewport every frame. */

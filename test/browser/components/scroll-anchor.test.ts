@@ -53,4 +53,46 @@ describe('<agent-chat-message-list> scrolling', () => {
     end();
     await sending;
   });
+
+  test('keeps a pinned reader at the end when the answer ends: its steps fold up above and a bar appears below', async ({ worker }) => {
+    let push!: (text: string) => void;
+    let end!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const encoder = new TextEncoder();
+        push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
+        end = () => {
+          controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
+          controller.close();
+        };
+        controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa' })));
+        controller.enqueue(encoder.encode(encodeRecord('relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] })));
+        // Live steps show above the text while it streams and fold into "Show steps" at the end.
+        for (const [id, name] of [['s1', 'search_knowledge_base'], ['s2', 'read_pages'], ['s3', 'rank_results']]) {
+          controller.enqueue(encoder.encode(encodeRecord('agent_activity_update', { id, name, status: 'completed', summary: `${name} done`, num_results: 3 })));
+        }
+      },
+    });
+    worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
+    const el = await fixtureChat();
+    el.style.setProperty('--agent-chat-panel-height', '420px');
+    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+    const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
+    const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
+    const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
+    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+    const sending = el.send('tell me a lot');
+    await started;
+    for (let i = 0; i < 3; i += 1) push(`${PARAGRAPH.repeat(2)}\n\n`);
+    await expect.poll(() => scroller().scrollHeight > scroller().clientHeight).toBe(true);
+    await expect.poll(atBottom).toBe(true);
+    const before = scroller().clientHeight;
+    end();
+    await sending;
+    // "Download conversation" now sits under the list, so the list itself got shorter.
+    await expect.poll(() => scroller().clientHeight).toBeLessThan(before);
+    await settled(el);
+    await expect.poll(atBottom).toBe(true);
+    expect(jump()).toBeUndefined();
+  });
 });
