@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'vite';
 import { createSessionHandler, toNodeHandler } from '../server/node.js';
 import { createReferenceService, DemoAgent } from '../service/index.js';
@@ -22,6 +23,22 @@ function readCookie(header: string | null, name: string): string | undefined {
     if (key === name) return decodeURIComponent(value.join('='));
   }
   return undefined;
+}
+
+/**
+ * The built files as a site owner's server sends them. Vite's dev server would treat a `.js`
+ * under the project as a module and rewrite its `import()` with a static helper import, which a
+ * classic `<script src>` (the CMS page) cannot run.
+ */
+async function serveBuiltFile(request: Request): Promise<Response> {
+  const name = new URL(request.url).pathname.replace(/^(\/dist)?\/+/, '');
+  if (!/^[\w.-]+\.js$/.test(name)) return new Response('Not found', { status: 404 });
+  try {
+    const body = await readFile(new URL(`../dist/${name}`, import.meta.url));
+    return new Response(body, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' } });
+  } catch {
+    return new Response('Not found', { status: 404 });
+  }
 }
 
 /**
@@ -51,6 +68,7 @@ export function demoServices(): Plugin {
     });
     server.middlewares.use(DEMO.servicePath, toNodeHandler((request) => service.handle(request, { clientAddress: '127.0.0.1' })));
     server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
+    server.middlewares.use('/dist', toNodeHandler(serveBuiltFile));
   }
   return {
     name: 'agent-chat-demo-services',

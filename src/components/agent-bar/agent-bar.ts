@@ -31,7 +31,7 @@ export function renderAgentBar(t: Translate, o: AgentBarOptions) {
         </ul>`
       : nothing}
     <div class="bar-actions">
-      ${o.handoff ? html`<button type="button" class="link" @click=${o.onHandoff}>${t('talkToPerson')}</button>` : nothing}
+      ${o.handoff ? html`<button type="button" class="link handoff" @click=${o.onHandoff}>${t('talkToPerson')}</button>` : nothing}
       ${o.download ? html`<button type="button" class="link" @click=${o.onDownload}>${t('downloadConversation')}</button>` : nothing}
     </div>
   </div>`;
@@ -46,13 +46,18 @@ export function downloadMarkdown(markdown: string, name = 'conversation.md'): vo
 }
 
 export const agentBarStyles = css`
-  .agent-bar { padding: 4px var(--agent-chat-space); border-top: 1px solid var(--agent-chat-color-border); font-size: 0.9em; }
+  .agent-bar { padding: 4px var(--agent-chat-space); font-size: 0.9em; }
   .queued { list-style: none; margin: 0; padding: 0; }
   .queued li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
   .queued-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   .queued-label { color: var(--agent-chat-color-text-muted); }
   .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
-  .link { font: inherit; background: none; border: none; padding: 2px 4px; cursor: pointer; color: var(--agent-chat-color-accent); text-decoration: underline; }
+  .link {
+    font: inherit; font-size: 0.95em; background: none; border: 1px solid transparent; border-radius: 999px;
+    padding: 3px 10px; cursor: pointer; color: var(--agent-chat-color-text-muted);
+  }
+  .link:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
+  .link.handoff { border-color: var(--agent-chat-color-border); color: var(--agent-chat-color-text); }
   .remove { display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
   .remove svg { width: 16px; height: 16px; }
   .remove:hover { background: var(--agent-chat-color-surface-raised); }

@@ -110,7 +110,7 @@ export default css`
   .content [align='right'] { text-align: end; }
   .caption { margin: 0 0 4px; font-size: 0.8em; font-weight: 600; color: var(--agent-chat-color-text-muted); }
   .sources { margin-top: 10px; }
-  .sources ol { margin: 0; padding: 0; list-style: none; display: grid; gap: 4px; font-size: 0.875em; }
+  .sources ol { margin: 0; padding: 0; list-style: none; display: grid; grid-template-columns: minmax(0, 1fr); gap: 4px; font-size: 0.875em; }
   .sources a {
     display: flex;
     align-items: baseline;
@@ -131,7 +131,7 @@ export default css`
     background: var(--agent-chat-color-surface-raised);
   }
   .sources .title { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  .domain { flex: none; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  .domain { flex: none; max-width: 45%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .user .meta { justify-content: flex-end; text-align: end; }
   .error { color: var(--agent-chat-color-danger); margin: 0; }

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../chat/types.js';
 import type { Translate, UiStringKey } from '../../i18n/index.js';
 import { AgentChatToolDecideEvent } from '../../events/tool-decide.js';
 import { AgentChatOutboxCancelEvent } from '../../events/outbox-cancel.js';
+import { icon } from '../icons.js';
 
 const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
   pending: 'toolPending',
@@ -60,7 +61,7 @@ export function renderActivity(t: Translate, message: ChatMessage, expanded: boo
   const live = message.status === 'streaming';
   const open = live || expanded;
   return html`<div class="activity" part="activity">
-    ${live ? nothing : html`<button type="button" class="steps-toggle" aria-expanded=${open ? 'true' : 'false'} @click=${toggle}>${t(open ? 'hideSteps' : 'showSteps')}</button>`}
+    ${live ? nothing : html`<button type="button" class="steps-toggle" aria-expanded=${open ? 'true' : 'false'} @click=${toggle}>${t(open ? 'hideSteps' : 'showSteps')}${icon('chevronDown')}</button>`}
     ${open ? html`<ul class="steps">${steps.map((s) => html`<li data-status=${s.status}>${activityLine(s)}</li>`)}</ul>` : nothing}
   </div>`;
 }
@@ -98,8 +99,15 @@ export const answerExtrasStyles = css`
   }
   .approval .allow { background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent); border-color: transparent; }
   .approval button:focus-visible, .steps-toggle:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 2px; }
-  .steps-toggle { border: none; background: none; padding: 0; font-size: 0.85em; }
-  .steps { font-size: 0.85em; }
+  .steps-toggle {
+    display: inline-flex; align-items: center; gap: 2px; border: none; background: none;
+    padding: 2px 6px 2px 0; font-size: 0.85em; border-radius: 6px;
+  }
+  .steps-toggle:hover { color: var(--agent-chat-color-text); }
+  .steps-toggle svg { width: 16px; height: 16px; }
+  .steps-toggle[aria-expanded='true'] svg { transform: rotate(180deg); }
+  .steps { font-size: 0.85em; margin: 2px 0 6px; padding-inline-start: 10px; border-inline-start: 2px solid var(--agent-chat-color-border); }
+  .steps li { padding: 1px 0; }
   .waiting { display: flex; gap: 8px; justify-content: flex-end; font-size: 0.85em; color: var(--agent-chat-color-text-muted); margin-top: 2px; }
   .waiting .steps-toggle { text-decoration: underline; }
   .uncertain {
