@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
+import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
 import { encodeRecord, STREAM_HEADERS } from '../../msw/stream.js';
@@ -8,32 +9,41 @@ import { fixtureChat, settled } from '../../helpers/chat-fixture.js';
 const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 const PARAGRAPH = 'A paragraph long enough to take a few lines in the panel, so the answer grows tall. ';
 
+/**
+ * A chat answered by a stream the test drives: `push` appends text, `end` closes the answer.
+ * `opening` records follow stream_start (sources, steps).
+ */
+async function chatWithControlledAnswer(worker: SetupWorker, opening: Array<[string, Record<string, unknown>]> = []) {
+  let push!: (text: string) => void;
+  let end!: () => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const encoder = new TextEncoder();
+      push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
+      end = () => {
+        controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
+        controller.close();
+      };
+      controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa' })));
+      for (const [type, content] of opening) controller.enqueue(encoder.encode(encodeRecord(type, content)));
+    },
+  });
+  worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
+  const el = await fixtureChat();
+  el.style.setProperty('--agent-chat-panel-height', '420px');
+  const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+  const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
+  const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
+  const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
+  const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+  const sending = el.send('tell me a lot');
+  await started;
+  return { el, push, end, sending, scroller, jump, atBottom };
+}
+
 describe('<agent-chat-message-list> scrolling', () => {
   test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({ worker }) => {
-    let push!: (text: string) => void;
-    let end!: () => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const encoder = new TextEncoder();
-        push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
-        end = () => {
-          controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
-          controller.close();
-        };
-        controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1' })));
-      },
-    });
-    worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
-    const el = await fixtureChat();
-    el.style.setProperty('--agent-chat-panel-height', '420px');
-    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
-    const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
-    const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
-    const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
-
-    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
-    const sending = el.send('tell me a lot');
-    await started;
+    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
     for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
     await expect.poll(atBottom).toBe(true);
@@ -55,34 +65,12 @@ describe('<agent-chat-message-list> scrolling', () => {
   });
 
   test('keeps a pinned reader at the end when the answer ends: its steps fold up above and a bar appears below', async ({ worker }) => {
-    let push!: (text: string) => void;
-    let end!: () => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const encoder = new TextEncoder();
-        push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
-        end = () => {
-          controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
-          controller.close();
-        };
-        controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa' })));
-        controller.enqueue(encoder.encode(encodeRecord('relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] })));
-        // Live steps show above the text while it streams and fold into "Show steps" at the end.
-        for (const [id, name] of [['s1', 'search_knowledge_base'], ['s2', 'read_pages'], ['s3', 'rank_results']]) {
-          controller.enqueue(encoder.encode(encodeRecord('agent_activity_update', { id, name, status: 'completed', summary: `${name} done`, num_results: 3 })));
-        }
-      },
-    });
-    worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
-    const el = await fixtureChat();
-    el.style.setProperty('--agent-chat-panel-height', '420px');
-    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
-    const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
-    const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
-    const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
-    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
-    const sending = el.send('tell me a lot');
-    await started;
+    // Live steps show above the text while it streams and fold into "Show steps" at the end.
+    const steps: Array<[string, Record<string, unknown>]> = ['search_knowledge_base', 'read_pages', 'rank_results'].map((name, i) => ['agent_activity_update', { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 }]);
+    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker, [
+      ['relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] }],
+      ...steps,
+    ]);
     for (let i = 0; i < 3; i += 1) push(`${PARAGRAPH.repeat(2)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight).toBe(true);
     await expect.poll(atBottom).toBe(true);
