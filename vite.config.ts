@@ -27,9 +27,12 @@ const chromium = playwright({
   },
 });
 
-/** Screenshots are taken with motion off, as a visitor who asked for less motion sees the widget. */
-const reduceMotion: BrowserCommand<[]> = async (context) => {
-  if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: 'reduce' });
+/**
+ * Screenshots are taken with motion off, as a visitor who asked for less motion sees the widget;
+ * motion tests set what they need ('no-preference'), since the setting outlives a test file.
+ */
+const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = async (context, setting = 'reduce') => {
+  if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: setting });
 };
 
 /** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */

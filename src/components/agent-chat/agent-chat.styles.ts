@@ -167,6 +167,16 @@ export default css`
       animation: panel-in 200ms cubic-bezier(0.2, 0.9, 0.3, 1);
       transform-origin: bottom right;
     }
+    /* Closing plays the entrance backwards: display waits for the transition (allow-discrete),
+       so [hidden] can be set at once and no script has to time the exit. */
+    .panel.floating {
+      transition: transform 150ms ease-in, opacity 150ms ease-in, display 150ms allow-discrete;
+      transform-origin: bottom right;
+    }
+    .panel.floating[hidden] {
+      transform: translateY(12px) scale(0.97);
+      opacity: 0;
+    }
     #sidebar:not([hidden]) {
       animation: drawer-in 200ms ease-out;
     }

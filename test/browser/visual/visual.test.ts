@@ -15,12 +15,6 @@ import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '.
  * are refreshed on purpose (`npm run test:visual:update`) and the new PNGs reviewed.
  */
 
-declare module 'vitest/browser' {
-  interface BrowserCommands {
-    reduceMotion: () => Promise<void>;
-  }
-}
-
 const ANSWER = `To theme the widget, set CSS custom properties on the element:
 
 \`\`\`css

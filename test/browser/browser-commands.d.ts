@@ -1,0 +1,9 @@
+import 'vitest/browser';
+
+/** Commands the browser tests run in the test runner's process (vite.config.ts). */
+declare module 'vitest/browser' {
+  interface BrowserCommands {
+    /** Emulates the visitor's motion preference for the rest of the run; default 'reduce'. */
+    reduceMotion: (setting?: 'reduce' | 'no-preference') => Promise<void>;
+  }
+}
