@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { commands } from 'vitest/browser';
-import { fixtureChat } from '../../helpers/chat-fixture.js';
+import { deepActiveElement, fixtureChat } from '../../helpers/chat-fixture.js';
 
 /** The floating panel, and whether the browser still draws it. */
 function panelOf(el: Element) {
@@ -31,5 +31,31 @@ describe('panel motion', () => {
     expect(panel.hidden).toBe(true);
     expect(panel.getAnimations()).toEqual([]);
     expect(drawn()).toBe(false);
+  });
+});
+
+describe('opening on a touch screen', () => {
+  /** What a phone reports: no fine pointer. Everything else keeps the real answer. */
+  function touchScreen() {
+    const real = window.matchMedia.bind(window);
+    return vi.spyOn(window, 'matchMedia').mockImplementation((query: string) =>
+      query === '(pointer: fine)' ? ({ ...real(query), matches: false, media: query } as MediaQueryList) : real(query),
+    );
+  }
+
+  it('does not focus the message box (the keyboard would cover the start screen); the panel takes focus', async () => {
+    const touch = touchScreen();
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    const active = deepActiveElement();
+    expect(active).toBe(el.shadowRoot!.querySelector('.panel'));
+    expect(active?.closest('agent-chat-composer')).toBeNull();
+    touch.mockRestore();
+  });
+
+  it('focuses the message box with a mouse or trackpad', async () => {
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    expect(deepActiveElement()?.getAttribute('aria-label') ?? deepActiveElement()?.tagName).toMatch(/Message|TEXTAREA/);
   });
 });
