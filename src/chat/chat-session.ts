@@ -362,7 +362,7 @@ export class ChatSession {
     try {
       const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
       if (generation !== this.generation || opening.signal.aborted) return;
-      this.conversation.reset(thread.id, thread.messages.map(fromThreadMessage));
+      this.conversation.reset(thread.id, thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])));
       this.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;

@@ -394,15 +394,22 @@ export class Conversation {
   }
 }
 
-/** A message of a resumed thread, as the conversation shows it. */
-export function fromThreadMessage(message: ThreadMessage): ChatMessage {
+/**
+ * A message of a resumed thread, as the conversation shows it. The service stores a tool call's
+ * name only; the page's tools give it back the name the visitor saw (`displayName`).
+ */
+export function fromThreadMessage(message: ThreadMessage, tools: readonly ClientTool[] = []): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
   const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id, reaction: message.reaction ?? null } : {};
   // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
   const extras = {
     ...(message.activity?.length ? { activity: message.activity } : {}),
     ...(message.tool_calls?.length ? {
-      toolCalls: message.tool_calls.map((c) => ({ id: c.id, name: c.name, displayName: c.name, arguments: c.arguments, state: c.status === 'completed' ? 'done' as const : 'error' as const, ...(c.error ? { error: c.error } : {}) })),
+      toolCalls: message.tool_calls.map((c) => ({
+        ...viewOf(c, tools.find((tool) => tool.name === c.name)),
+        state: c.status === 'completed' ? 'done' as const : 'error' as const,
+        ...(c.error ? { error: c.error } : {}),
+      })),
     } : {}),
   };
   return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa, ...extras };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import { ApiError, SessionError } from '../../../src/api/errors.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
-import { Conversation, type ConversationHooks } from '../../../src/chat/conversation.js';
+import { Conversation, fromThreadMessage, type ConversationHooks } from '../../../src/chat/conversation.js';
 import type { ConversationSnapshot } from '../../../src/chat/types.js';
 
 type Script = (request: ChatRequest, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
@@ -157,5 +157,24 @@ describe('Conversation', () => {
     await conversation.send('b');
     await first;
     expect(calls).toBe(1);
+  });
+});
+
+describe('fromThreadMessage', () => {
+  const resumed = {
+    id: 'm2', role: 'assistant' as const, content: 'Opened it.', sources: [], created_at: '2026-11-21T10:00:00Z', status: 'complete' as const,
+    question_answer_id: 'qa1',
+    tool_calls: [
+      { id: 'c1', name: 'open_page', arguments: { page: 'pricing' }, status: 'completed' as const },
+      { id: 'c2', name: 'gone_tool', arguments: {}, status: 'error' as const, error: 'unknown tool' },
+    ],
+  };
+
+  it('shows a resumed tool call under the name the page gave its tool, else its own name', () => {
+    const message = fromThreadMessage(resumed, [{ name: 'open_page', description: 'Opens a page', parameters: {}, displayName: 'Open a page', execute: () => null }]);
+    expect(message.toolCalls).toEqual([
+      { id: 'c1', name: 'open_page', displayName: 'Open a page', arguments: { page: 'pricing' }, state: 'done' },
+      { id: 'c2', name: 'gone_tool', displayName: 'gone_tool', arguments: {}, state: 'error', error: 'unknown tool' },
+    ]);
   });
 });
