@@ -322,7 +322,10 @@ export class Conversation {
       this.publishNow();
     };
     const byName = new Map(tools.map((t) => [t.name, t]));
-    update({ ...current(), toolCalls: [...(current().toolCalls ?? []), ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
+    // A reattach replays a paused answer's tool_calls, whose cards the page may remember already.
+    const replayed = new Set(calls.map((c) => c.id));
+    const earlier = (current().toolCalls ?? []).filter((c) => !replayed.has(c.id));
+    update({ ...current(), toolCalls: [...earlier, ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
     this.publishNow();
     const results: ToolResult[] = [];
     for (const call of calls) {

@@ -64,3 +64,33 @@ describe('Conversation tool rounds', () => {
     expect(conversation.snapshot.messages.filter((m) => m.role === 'assistant')).toHaveLength(1);
   });
 });
+
+describe('Conversation reattaching to a paused answer', () => {
+  it('shows each tool call once when the replay repeats calls the page remembered (a reload while a tool waited)', async () => {
+    const requests: ChatRequest[] = [];
+    async function* replay(): AsyncIterable<StreamEvent> {
+      yield { type: 'start', threadId: 'th', questionAnswerId: 'qa' };
+      yield { type: 'tool_calls', calls: [call] };
+      yield { type: 'end', threadId: 'th', questionAnswerId: 'qa' };
+    }
+    async function* finish(): AsyncIterable<StreamEvent> {
+      yield { type: 'start', threadId: 'th', questionAnswerId: 'qa' };
+      yield { type: 'delta', text: 'Done.' };
+      yield { type: 'end', threadId: 'th', questionAnswerId: 'qa' };
+    }
+    const api = {
+      reattach: () => replay(),
+      chat: (request: ChatRequest) => { requests.push(request); return finish(); },
+      cancelAnswer: async () => {},
+    } as unknown as ApiClient;
+    const conversation = new Conversation(() => api, { onChange: () => {} }, { tools: () => [tool(() => 'ok')] });
+    conversation.reset('th', [
+      { id: 'q', role: 'user', content: 'echo', sources: [], status: 'sent' },
+      { id: 'a', role: 'assistant', content: '', sources: [], status: 'interrupted', questionAnswerId: 'qa', toolCalls: [{ id: call.id, name: 'echo', displayName: 'echo', arguments: call.arguments, state: 'awaiting-approval' }] },
+    ]);
+    await conversation.reattach('a');
+    const answer = conversation.snapshot.messages.at(-1)!;
+    expect(answer.toolCalls?.map((c) => [c.id, c.state])).toEqual([[call.id, 'done']]);
+    expect(requests.map((r) => r.toolResults)).toEqual([[{ tool_call_id: call.id, output: 'ok' }]]);
+  });
+});
