@@ -56,8 +56,6 @@ export interface ChatSnapshot {
   configured: boolean;
   /** Follow-ups sent while an answer streamed, oldest first; each is sent once, after it. */
   queued: readonly QueuedMessage[];
-  /** Answers (by question_answer_id) the visitor marked Not helpful: the `downvote` handoff trigger. */
-  downvoted: ReadonlySet<string>;
 }
 
 export interface QueuedMessage {
@@ -92,7 +90,6 @@ export class ChatSession {
   private opening?: AbortController;
   private pageKey = '';
   private queued: QueuedMessage[] = [];
-  private downvoted = new Set<string>();
 
   constructor(
     private readonly options: ChatSessionOptions,
@@ -251,15 +248,6 @@ export class ChatSession {
       this.publish();
       void this.conversation.send(next.text);
     });
-  }
-
-  /** The visitor's reaction to an answer (§8); the feedback UI calls this. */
-  noteReaction(questionAnswerId: string, reaction: 'upvote' | 'downvote' | null): void {
-    const next = new Set(this.downvoted);
-    if (reaction === 'downvote') next.add(questionAnswerId);
-    else next.delete(questionAnswerId);
-    this.downvoted = next;
-    this.publish();
   }
 
   /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
@@ -468,7 +456,6 @@ export class ChatSession {
       historyVisible: this.historyVisible,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
       queued: this.queued,
-      downvoted: this.downvoted,
     };
   }
 

@@ -57,7 +57,7 @@ export function handoffTriggers(value: string): Set<'always' | 'uncertainty' | '
 }
 
 /** Whether "Talk to a person" shows under `answer` (the last answer): always, or by what the answer got. */
-export function offersHandoff(triggers: ReadonlySet<string>, answer: ChatMessage | undefined, downvoted: boolean): boolean {
+export function offersHandoff(triggers: ReadonlySet<string>, answer: ChatMessage | undefined): boolean {
   if (!answer || answer.role !== 'assistant' || answer.status === 'streaming') return false;
-  return triggers.has('always') || (triggers.has('uncertainty') && answer.uncertain === true) || (triggers.has('downvote') && downvoted);
+  return triggers.has('always') || (triggers.has('uncertainty') && answer.uncertain === true) || (triggers.has('downvote') && answer.reaction === 'downvote');
 }

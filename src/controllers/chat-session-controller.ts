@@ -59,7 +59,7 @@ export class ChatSessionController implements ReactiveController {
   private checked = false;
 
   constructor(
-    private readonly host: ChatSessionHost,
+    host: ChatSessionHost,
     options: ChatSessionControllerOptions,
   ) {
     host.addController(this);
@@ -92,14 +92,7 @@ export class ChatSessionController implements ReactiveController {
     return this.session.snapshot;
   }
 
-  /** The downvote handoff trigger follows the feedback event (issue 13) on the host. */
-  private readonly onFeedback = (event: Event) => {
-    const { questionAnswerId, reaction } = (event as CustomEvent<{ questionAnswerId?: string; reaction?: 'upvote' | 'downvote' | null }>).detail ?? {};
-    if (questionAnswerId) this.session.noteReaction(questionAnswerId, reaction ?? null);
-  };
-
   hostConnected(): void {
-    this.host.addEventListener('agent-chat-feedback', this.onFeedback);
     this.session.connect();
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
     addEventListener('pagehide', this.flush);
@@ -117,7 +110,6 @@ export class ChatSessionController implements ReactiveController {
   }
 
   hostDisconnected(): void {
-    this.host.removeEventListener('agent-chat-feedback', this.onFeedback);
     this.session.disconnect();
     removeEventListener('pagehide', this.flush);
     document.removeEventListener('visibilitychange', this.handleVisibility);

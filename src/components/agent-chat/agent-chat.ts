@@ -388,11 +388,10 @@ export class AgentChat extends LitElement {
     const { session, snapshot } = this.chat;
     const { messages, streaming } = snapshot.conversation;
     const last = messages.at(-1);
-    const downvoted = !!last?.questionAnswerId && snapshot.downvoted.has(last.questionAnswerId);
     return renderAgentBar(this.l10n.t, {
       queued: snapshot.queued,
       removeQueued: (id) => session.removeQueued(id),
-      handoff: offersHandoff(handoffTriggers(this.handoff), last, downvoted),
+      handoff: offersHandoff(handoffTriggers(this.handoff), last),
       onHandoff: () => this.talkToPerson(),
       download: messages.length > 0 && !streaming,
       onDownload: () => downloadMarkdown(this.transcript()),

@@ -91,7 +91,7 @@ describe('<agent-chat> handoff', () => {
     await chaiExpect(other).to.be.accessible();
   });
 
-  test('handoff="downvote" offers it once the answer is marked Not helpful (the agent-chat-feedback event)', async ({ worker }) => {
+  test('handoff="downvote" offers it once the answer is marked Not helpful, and not after Helpful', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
@@ -99,13 +99,12 @@ describe('<agent-chat> handoff', () => {
     await el.send('How do I theme it?');
     await settled(el);
     expect(rootButton(el, 'Talk to a person')).toBeUndefined();
-    const questionAnswerId = messagesOf(el).at(-1)!.message!.questionAnswerId!;
-    el.dispatchEvent(new CustomEvent('agent-chat-feedback', { detail: { questionAnswerId, reaction: 'downvote' }, bubbles: true, composed: true }));
-    await settled(el);
-    expect(rootButton(el, 'Talk to a person')).toBeDefined();
-    el.dispatchEvent(new CustomEvent('agent-chat-feedback', { detail: { questionAnswerId, reaction: 'upvote' }, bubbles: true, composed: true }));
-    await settled(el);
-    expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+    const answer = messagesOf(el).at(-1)!;
+    const press = (name: string) => answer.shadowRoot!.querySelector<HTMLButtonElement>(`button[aria-label="${name}"]`)!.click();
+    press('Not helpful');
+    await expect.poll(() => rootButton(el, 'Talk to a person')).toBeDefined();
+    press('Helpful');
+    await expect.poll(() => rootButton(el, 'Talk to a person')).toBeUndefined();
   });
 });
 

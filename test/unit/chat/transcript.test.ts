@@ -43,11 +43,11 @@ describe('handoffHref', () => {
 
 describe('offersHandoff', () => {
   it('follows each trigger', () => {
-    expect(offersHandoff(handoffTriggers('always'), a, false)).toBe(true);
-    expect(offersHandoff(handoffTriggers('uncertainty'), a, false)).toBe(false);
-    expect(offersHandoff(handoffTriggers('uncertainty'), { ...a, uncertain: true }, false)).toBe(true);
-    expect(offersHandoff(handoffTriggers('downvote bogus'), a, true)).toBe(true);
-    expect(offersHandoff(handoffTriggers(''), a, true)).toBe(false);
-    expect(offersHandoff(handoffTriggers('always'), { ...a, status: 'streaming' }, false)).toBe(false);
+    expect(offersHandoff(handoffTriggers('always'), a)).toBe(true);
+    expect(offersHandoff(handoffTriggers('uncertainty'), a)).toBe(false);
+    expect(offersHandoff(handoffTriggers('uncertainty'), { ...a, uncertain: true })).toBe(true);
+    expect(offersHandoff(handoffTriggers('downvote bogus'), { ...a, reaction: 'downvote' })).toBe(true);
+    expect(offersHandoff(handoffTriggers(''), { ...a, reaction: 'downvote' })).toBe(false);
+    expect(offersHandoff(handoffTriggers('always'), { ...a, status: 'streaming' })).toBe(false);
   });
 });
