@@ -98,7 +98,6 @@ export const en = {
   // Failures, in plain words: status codes stay in the agent-chat-error event
   errorGeneric: 'Something went wrong. Please try again.',
   errorNetwork: "The assistant can't be reached. Check your connection and try again.",
-  errorOffline: "You're offline. The message will be sent when you're back online.",
   errorRateLimited: 'Too many messages right now. Try again in {seconds} s.',
   errorRateLimitedShort: 'Too many messages right now. Try again shortly.',
   errorTooLong: 'That message is too long. Please shorten it.',

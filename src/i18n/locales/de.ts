@@ -74,7 +74,6 @@ const de: UiStrings = {
   justNow: 'Gerade eben',
   errorGeneric: 'Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.',
   errorNetwork: 'Der Assistent ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
-  errorOffline: 'Sie sind offline. Die Nachricht wird gesendet, sobald Sie wieder online sind.',
   errorRateLimited: 'Gerade zu viele Nachrichten. Versuchen Sie es in {seconds} s erneut.',
   errorRateLimitedShort: 'Gerade zu viele Nachrichten. Versuchen Sie es gleich erneut.',
   errorTooLong: 'Diese Nachricht ist zu lang. Bitte kürzen Sie sie.',

@@ -74,7 +74,6 @@ const es: UiStrings = {
   justNow: 'Ahora mismo',
   errorGeneric: 'Algo salió mal. Inténtalo de nuevo.',
   errorNetwork: 'No se puede contactar con el asistente. Comprueba tu conexión e inténtalo de nuevo.',
-  errorOffline: 'Estás sin conexión. El mensaje se enviará cuando vuelvas a estar en línea.',
   errorRateLimited: 'Demasiados mensajes ahora mismo. Inténtalo de nuevo en {seconds} s.',
   errorRateLimitedShort: 'Demasiados mensajes ahora mismo. Inténtalo de nuevo en breve.',
   errorTooLong: 'Ese mensaje es demasiado largo. Acórtalo, por favor.',

@@ -74,7 +74,6 @@ const fr: UiStrings = {
   justNow: 'À l’instant',
   errorGeneric: 'Un problème est survenu. Veuillez réessayer.',
   errorNetwork: 'Impossible de joindre l’assistant. Vérifiez votre connexion et réessayez.',
-  errorOffline: 'Vous êtes hors ligne. Le message sera envoyé dès votre retour en ligne.',
   errorRateLimited: 'Trop de messages pour le moment. Réessayez dans {seconds} s.',
   errorRateLimitedShort: 'Trop de messages pour le moment. Réessayez dans un instant.',
   errorTooLong: 'Ce message est trop long. Merci de le raccourcir.',

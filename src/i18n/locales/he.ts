@@ -74,7 +74,6 @@ const he: UiStrings = {
   justNow: 'ממש עכשיו',
   errorGeneric: 'משהו השתבש. אפשר לנסות שוב.',
   errorNetwork: 'אין גישה לעוזר. כדאי לבדוק את החיבור ולנסות שוב.',
-  errorOffline: 'אין חיבור לרשת. ההודעה תישלח כשהחיבור יחזור.',
   errorRateLimited: 'יותר מדי הודעות כרגע. אפשר לנסות שוב בעוד {seconds} שנ׳.',
   errorRateLimitedShort: 'יותר מדי הודעות כרגע. אפשר לנסות שוב בעוד רגע.',
   errorTooLong: 'ההודעה ארוכה מדי. יש לקצר אותה.',

@@ -74,7 +74,6 @@ const it: UiStrings = {
   justNow: 'Proprio ora',
   errorGeneric: 'Qualcosa è andato storto. Riprova.',
   errorNetwork: 'Impossibile raggiungere l’assistente. Controlla la connessione e riprova.',
-  errorOffline: 'Sei offline. Il messaggio verrà inviato quando tornerai online.',
   errorRateLimited: 'Troppi messaggi in questo momento. Riprova tra {seconds} s.',
   errorRateLimitedShort: 'Troppi messaggi in questo momento. Riprova tra poco.',
   errorTooLong: 'Il messaggio è troppo lungo. Accorcialo, per favore.',

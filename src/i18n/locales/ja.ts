@@ -74,7 +74,6 @@ const ja: UiStrings = {
   justNow: 'たった今',
   errorGeneric: '問題が発生しました。もう一度お試しください。',
   errorNetwork: 'アシスタントに接続できません。接続を確認して、もう一度お試しください。',
-  errorOffline: 'オフラインです。オンラインに戻るとメッセージが送信されます。',
   errorRateLimited: 'メッセージが多すぎます。{seconds} 秒後にもう一度お試しください。',
   errorRateLimitedShort: 'メッセージが多すぎます。しばらくしてからお試しください。',
   errorTooLong: 'メッセージが長すぎます。短くしてください。',

@@ -74,7 +74,6 @@ const ko: UiStrings = {
   justNow: '방금',
   errorGeneric: '문제가 발생했습니다. 다시 시도해 주세요.',
   errorNetwork: '어시스턴트에 연결할 수 없습니다. 연결을 확인한 뒤 다시 시도해 주세요.',
-  errorOffline: '오프라인 상태입니다. 다시 온라인이 되면 메시지가 전송됩니다.',
   errorRateLimited: '메시지가 너무 많습니다. {seconds}초 후에 다시 시도해 주세요.',
   errorRateLimitedShort: '메시지가 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   errorTooLong: '메시지가 너무 깁니다. 줄여 주세요.',

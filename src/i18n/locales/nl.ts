@@ -74,7 +74,6 @@ const nl: UiStrings = {
   justNow: 'Zojuist',
   errorGeneric: 'Er ging iets mis. Probeer het opnieuw.',
   errorNetwork: 'De assistent is niet bereikbaar. Controleer je verbinding en probeer het opnieuw.',
-  errorOffline: 'Je bent offline. Het bericht wordt verstuurd zodra je weer online bent.',
   errorRateLimited: 'Te veel berichten op dit moment. Probeer het over {seconds} s opnieuw.',
   errorRateLimitedShort: 'Te veel berichten op dit moment. Probeer het zo opnieuw.',
   errorTooLong: 'Dit bericht is te lang. Maak het korter.',

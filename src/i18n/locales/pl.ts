@@ -74,7 +74,6 @@ const pl: UiStrings = {
   justNow: 'Przed chwilą',
   errorGeneric: 'Coś poszło nie tak. Spróbuj ponownie.',
   errorNetwork: 'Nie można połączyć się z asystentem. Sprawdź połączenie i spróbuj ponownie.',
-  errorOffline: 'Jesteś offline. Wiadomość zostanie wysłana po odzyskaniu połączenia.',
   errorRateLimited: 'Za dużo wiadomości. Spróbuj ponownie za {seconds} s.',
   errorRateLimitedShort: 'Za dużo wiadomości. Spróbuj ponownie za chwilę.',
   errorTooLong: 'Ta wiadomość jest za długa. Skróć ją, proszę.',

@@ -74,7 +74,6 @@ const pt: UiStrings = {
   justNow: 'Agora mesmo',
   errorGeneric: 'Algo deu errado. Tente novamente.',
   errorNetwork: 'Não foi possível contatar o assistente. Verifique sua conexão e tente novamente.',
-  errorOffline: 'Você está offline. A mensagem será enviada quando voltar a ficar online.',
   errorRateLimited: 'Muitas mensagens no momento. Tente novamente em {seconds} s.',
   errorRateLimitedShort: 'Muitas mensagens no momento. Tente novamente em breve.',
   errorTooLong: 'Essa mensagem é longa demais. Encurte-a, por favor.',

@@ -74,7 +74,6 @@ const sv: UiStrings = {
   justNow: 'Nyss',
   errorGeneric: 'Något gick fel. Försök igen.',
   errorNetwork: 'Assistenten går inte att nå. Kontrollera anslutningen och försök igen.',
-  errorOffline: 'Du är offline. Meddelandet skickas när du är online igen.',
   errorRateLimited: 'För många meddelanden just nu. Försök igen om {seconds} s.',
   errorRateLimitedShort: 'För många meddelanden just nu. Försök igen strax.',
   errorTooLong: 'Meddelandet är för långt. Korta ner det.',

@@ -74,7 +74,6 @@ const tr: UiStrings = {
   justNow: 'Az önce',
   errorGeneric: 'Bir şeyler ters gitti. Lütfen tekrar deneyin.',
   errorNetwork: 'Asistana ulaşılamıyor. Bağlantınızı kontrol edip tekrar deneyin.',
-  errorOffline: 'Çevrimdışısınız. Mesaj, yeniden çevrimiçi olduğunuzda gönderilecek.',
   errorRateLimited: 'Şu anda çok fazla mesaj var. {seconds} sn sonra tekrar deneyin.',
   errorRateLimitedShort: 'Şu anda çok fazla mesaj var. Birazdan tekrar deneyin.',
   errorTooLong: 'Bu mesaj çok uzun. Lütfen kısaltın.',

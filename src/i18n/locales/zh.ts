@@ -74,7 +74,6 @@ const zh: UiStrings = {
   justNow: '刚刚',
   errorGeneric: '出了点问题，请重试。',
   errorNetwork: '无法连接到助手。请检查网络连接后重试。',
-  errorOffline: '你已离线。恢复联网后将发送此消息。',
   errorRateLimited: '消息过多，请在 {seconds} 秒后重试。',
   errorRateLimitedShort: '消息过多，请稍后重试。',
   errorTooLong: '消息太长，请缩短后再发送。',
