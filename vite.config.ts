@@ -59,7 +59,9 @@ function scriptLocales(): Plugin {
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
   plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly(), minifyCss(), ...(mode === 'iife' ? [scriptLocales()] : [])],
-  server: { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
+  // Vitest's browser server inherits this block: under test it must not be strict, or a port
+  // that another process holds keeps the whole browser project from running.
+  server: process.env.VITEST ? { host: '127.0.0.1', open: false } : { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
   // share chunks with the ES build.

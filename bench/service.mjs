@@ -1,4 +1,4 @@
-// npm run bench:service — the service under load, as a separate process (dist/service/cli.js).
+// npm run bench:service — the service under load, as a separate process (service/dist/cli.js).
 // Usage: node bench/service.mjs embedded|postgres   (postgres needs DATABASE_URL; see scripts/with-postgres.sh)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -10,7 +10,7 @@ if (backend === 'postgres' && !process.env.DATABASE_URL) {
   console.log('bench:service postgres: no DATABASE_URL (and no PostgreSQL binaries to make one); skipped');
   process.exit(0);
 }
-const CLI = new URL('../dist/service/cli.js', import.meta.url).pathname;
+const CLI = new URL('../service/dist/cli.js', import.meta.url).pathname;
 const PROJECT = 'proj_bench';
 const KEY = 'bench-key-not-secret';
 const SEP = '\u241E';

@@ -48,12 +48,8 @@ step('the package itself: publint, attw');
 await check('publint', () => run('..', process.execPath, [join(root, 'node_modules/publint/src/cli.js')]));
 await check('attw', () => {
   // ./iife is a classic script and the two JSON files are data: no module resolution to check.
-  // ./service is the agent service for Node, ESM only on purpose (its storage, PGlite, is ESM):
-  // checked on its own below, where "CommonJS must use import()" is the expected answer.
   const attw = (...args) => spawnSync(process.execPath, [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), join(work, 'agent-chat.tgz'), '--format', 'table-flipped', ...args], { encoding: 'utf8' });
-  const result = attw('--exclude-entrypoints', './iife', './custom-elements.json', './sri.json', './service');
-  const service = attw('--entrypoints', './service', '--ignore-rules', 'cjs-resolves-to-esm');
-  if (service.status !== 0) throw new Error(`attw found problems in ./service:\n${service.stdout}`);
+  const result = attw('--exclude-entrypoints', './iife', './custom-elements.json', './sri.json');
   console.log(result.stdout.replace(/^/gm, '    '));
   if (result.status !== 0 || !result.stdout.includes('No problems found')) throw new Error(`attw found problems:\n${result.stderr}`);
   return 'no problems under node10, node16 (CJS and ESM) and bundler';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'vite';
 import { createSessionHandler, toNodeHandler } from '../server/node.js';
 import { createReferenceService, DemoAgent } from '../service/index.js';
-import { openStorage } from '../service/open-storage.js';
+import { openStorage } from '../service/storage/open.js';
 
 export const DEMO = {
   projectId: 'proj_demo',

@@ -4,7 +4,7 @@
  */
 export { createSessionHandler } from './session-handler.js';
 export type { FetchHandler, SessionHandlerOptions } from './session-handler.js';
-export { ownerKey } from './owner-key.js';
+export { ownerKey } from '../contract/owner-key.js';
 export { createQueryClient, EndpointGoneError, successorFromLink } from './query-client.js';
 export type { ActivityQuery, ActivityReport, ActivityCounts, QueryClient, QueryClientOptions } from './query-client.js';
 export { ApiError, NetworkError } from '../src/api/errors.js';

@@ -1,3 +1,4 @@
+import { queryBase } from '../contract/paths.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
 import { BodyTooLargeError, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
@@ -55,7 +56,7 @@ export function successorFromLink(link: string | null): string | undefined {
 /** Server-side client of the query API. It uses only the replacement activity endpoint. */
 export function createQueryClient(options: QueryClientOptions) {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const base = `${serviceBase(options.baseUrl)}/query/v1/projects/${encodeURIComponent(options.projectId)}`;
+  const base = `${serviceBase(options.baseUrl)}${queryBase(options.projectId)}`;
 
   async function get<T>(path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
     const url = new URL(`${base}${path}`);

@@ -1,4 +1,5 @@
-import { ownerKey } from './owner-key.js';
+import { ownerKey } from '../contract/owner-key.js';
+import { agentBase, agentPaths, OWNER_KEY_HEADER } from '../contract/paths.js';
 import { BodyTooLargeError, isTimeout, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -41,7 +42,7 @@ function errorJson(status: number, code: string, detail: string, headers: Record
  */
 export function createSessionHandler(options: SessionHandlerOptions): FetchHandler {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const url = `${serviceBase(options.baseUrl)}/agent/v1/projects/${encodeURIComponent(options.projectId)}/agent/sessions/`;
+  const url = `${serviceBase(options.baseUrl)}${agentBase(options.projectId)}${agentPaths.sessions}`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const secret = options.ownerKeySecret ?? options.apiKey;
 
@@ -82,7 +83,7 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
       const value = upstream.headers.get(name);
       if (value) headers.set(name, value);
     }
-    if (upstream.ok) headers.set('Agent-Chat-Owner-Key', await ownerKey(owner, secret));
+    if (upstream.ok) headers.set(OWNER_KEY_HEADER, await ownerKey(owner, secret));
     return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as BodyInit), { status: upstream.status, headers });
   };
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DemoAgent, createReferenceService } from './index.js';
-import { type Agent } from './agent.js';
+import type { Agent } from './agents/types.js';
 import { OpenAiAgent, jsonLog, loadMarkdownDocs, openStorage, serve } from './node.js';
 
 const HELP = `agent-chat-service: the agent-chat service (sessions, chat, history, activity).

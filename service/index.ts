@@ -1,12 +1,19 @@
-export { createReferenceService } from './reference-service.js';
-export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry } from './reference-service.js';
-export type { ProjectConfig, RateLimit } from './context.js';
-export { DemoAgent } from './agent.js';
-export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agent.js';
-export { ManualClock, systemClock } from './clock.js';
-export type { Clock } from './clock.js';
-export { MemoryStorage } from './storage.js';
+/**
+ * `agent-chat-service`: the agent service as a Fetch handler, with its storage and agent
+ * interfaces. Runs wherever Fetch does (Node, a worker, the browser tests under msw); the
+ * Node face (`./node.js`) adds the databases, the model agent and a node:http server.
+ */
+export { createReferenceService } from './service.js';
+export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry } from './service.js';
+export type { ProjectConfig } from './http/context.js';
+export type { RateLimit } from './http/rate-limiter.js';
+export { DemoAgent } from './agents/demo.js';
+export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agents/types.js';
+export type { Article } from './agents/knowledge.js';
+export { ManualClock, systemClock } from './http/clock.js';
+export type { Clock } from './http/clock.js';
+export { MemoryStorage } from './storage/memory.js';
 export type {
   Storage, SessionRecord, ThreadMeta, ThreadRecord, MessageRecord, MessagePatch, ActivityEvent, ActivityRow, FeedbackRecord, ToolCallRecord, ActivityStep,
-} from './storage.js';
-export { encodeRecord } from './records.js';
+} from './storage/types.js';
+export { encodeRecord } from '../contract/records.js';

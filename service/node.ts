@@ -1,33 +1,17 @@
-import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { join, sep } from 'node:path';
-import type { Article } from './knowledge.js';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '../server/node.js';
-import type { LogEntry, ReferenceService } from './reference-service.js';
+import type { LogEntry, ReferenceService } from './service.js';
 
 /**
- * `agent-chat/service` for Node: the Fetch handler, the storage and agent interfaces, the
+ * `agent-chat-service` for Node: the Fetch handler, the storage and agent interfaces, the
  * database opener and a node:http server around them.
  */
 export * from './index.js';
-export { openStorage } from './open-storage.js';
-export { SqlStorage, type SqlClient } from './storage-sql.js';
-export { OpenAiAgent, type OpenAiAgentOptions } from './openai-agent.js';
-export type { Article } from './knowledge.js';
-
-/**
- * A folder of Markdown files as documents: one per file, titled by its first `# ` heading,
- * linked at `docsUrl` + its path without `.md`.
- */
-export async function loadMarkdownDocs(dir: string, docsUrl: string): Promise<Article[]> {
-  const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.md')).sort();
-  return Promise.all(files.map(async (file) => {
-    const body = await readFile(join(dir, file), 'utf8');
-    const path = file.split(sep).join('/').replace(/\.md$/, '');
-    return { id: path, title: /^#\s+(.+)$/m.exec(body)?.[1].trim() ?? path, url: `${docsUrl.replace(/\/+$/, '')}/${path}`, keywords: '', body };
-  }));
-}
+export { openStorage } from './storage/open.js';
+export { SqlStorage, type SqlClient } from './storage/sql.js';
+export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
+export { loadMarkdownDocs } from './agents/markdown-docs.js';
 
 export interface ServeOptions {
   port?: number;

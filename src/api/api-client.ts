@@ -1,3 +1,4 @@
+import { agentBase as agentPath, agentPaths } from '../../contract/paths.js';
 import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
@@ -37,7 +38,7 @@ export interface ApiClient {
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const agentBase = `${options.baseUrl.replace(/\/+$/, '')}/agent/v1/projects/${encodeURIComponent(options.projectId)}/agent`;
+  const agentBase = `${options.baseUrl.replace(/\/+$/, '')}${agentPath(options.projectId)}`;
   const { tokens } = options;
 
   /**
@@ -85,8 +86,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return parse(what, value);
   }
 
-  const threadPath = (id: string) => `/threads/${encodeURIComponent(id)}/`;
-
   /** The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a page: no answer at all. */
   async function* streamOf(what: string, response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     const type = response.headers.get('Content-Type') ?? '';
@@ -110,7 +109,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...(request.tools?.length ? { tools: request.tools } : {}),
         ...(request.toolResults ? { tool_results: request.toolResults } : {}),
       });
-      const response = await send('Sending the message', '/chat/', {
+      const response = await send('Sending the message', agentPaths.chat, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
         body,
@@ -119,12 +118,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
 
     async *reattach(questionAnswerId, { signal } = {}) {
-      const response = await send('Reconnecting to the answer', `/answers/${encodeURIComponent(questionAnswerId)}/stream/`, { method: 'GET', headers: { Accept: 'text/plain' } }, signal);
+      const response = await send('Reconnecting to the answer', agentPaths.answerStream(questionAnswerId), { method: 'GET', headers: { Accept: 'text/plain' } }, signal);
       yield* streamOf('Reconnecting to the answer', response, signal);
     },
 
     renameThread(threadId, title, { signal } = {}) {
-      return json('Renaming the conversation', threadPath(threadId), {
+      return json('Renaming the conversation', agentPaths.thread(threadId), {
         method: 'PATCH',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ title }),
@@ -136,26 +135,26 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (limit !== undefined) query.set('limit', String(limit));
       if (cursor) query.set('cursor', cursor);
       const suffix = query.size ? `?${query}` : '';
-      return json('Loading conversations', `/threads/${suffix}`, { method: 'GET' }, toThreadPage, signal);
+      return json('Loading conversations', `${agentPaths.threads}${suffix}`, { method: 'GET' }, toThreadPage, signal);
     },
 
     getThread(threadId, { signal } = {}) {
-      return json('Opening the conversation', threadPath(threadId), { method: 'GET' }, toThreadDetail, signal);
+      return json('Opening the conversation', agentPaths.thread(threadId), { method: 'GET' }, toThreadDetail, signal);
     },
 
     async deleteThread(threadId, { signal } = {}) {
-      const response = await send('Deleting the conversation', threadPath(threadId), { method: 'DELETE' }, signal);
+      const response = await send('Deleting the conversation', agentPaths.thread(threadId), { method: 'DELETE' }, signal);
       await response.body?.cancel();
     },
 
     async cancelAnswer(questionAnswerId, { signal } = {}) {
-      const response = await send('Stopping the answer', `/answers/${encodeURIComponent(questionAnswerId)}/cancel/`, { method: 'POST' }, signal);
+      const response = await send('Stopping the answer', agentPaths.answerCancel(questionAnswerId), { method: 'POST' }, signal);
       await response.body?.cancel();
     },
 
     async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
       const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
-      const response = await send('Sending feedback', '/feedback/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
+      const response = await send('Sending feedback', agentPaths.feedback, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
       await response.body?.cancel();
     },
   };

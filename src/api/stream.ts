@@ -1,8 +1,8 @@
+import { RECORD_SEPARATOR } from '../../contract/records.js';
 import type { StreamEvent } from './types.js';
 import { isObject, toActivity, toSources, toToolCalls } from './validate.js';
 
-/** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
-export const RECORD_SEPARATOR = '\u241E';
+export { RECORD_SEPARATOR };
 
 /** Longest record accepted, in characters: far above any real record (a resumed answer's whole text). */
 export const MAX_RECORD_LENGTH = 4 * 1024 * 1024;

@@ -1,10 +1,13 @@
-/** Wire DTOs (wire contract §4, §5) and the typed events the stream reader yields. */
+/** The wire's shapes (from contract/) and the typed events the stream reader yields. */
+import type { FeedbackComment, Reaction, Source, ThreadMessage as WireThreadMessage, ThreadSummary, ToolCall, ToolResult, ToolSpec } from '../../contract/types.js';
 
-export interface Source {
-  title: string;
-  subtitle: string | null;
-  source_url: string;
-  source_type: string;
+export type { MessageStatus, Source, ThreadPage, ThreadSummary, ToolCall } from '../../contract/types.js';
+
+/** A resumed message as the client holds it: its steps in the client's camelCase. */
+export type ThreadMessage = Omit<WireThreadMessage, 'activity'> & { activity?: AgentActivity[] };
+
+export interface ThreadDetail extends ThreadSummary {
+  messages: ThreadMessage[];
 }
 
 export type StreamEvent =
@@ -31,52 +34,11 @@ export interface AgentActivity {
   numResults: number | null;
 }
 
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-}
-
-export interface ThreadSummary {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ThreadPage {
-  threads: ThreadSummary[];
-  next_cursor: string | null;
-}
-
-/** `streaming`: an answer the service is still generating (§9). */
-export type MessageStatus = 'complete' | 'stopped' | 'error' | 'streaming';
-
-export interface ThreadMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  sources: Source[];
-  created_at: string;
-  status: MessageStatus;
-  question_answer_id?: string;
-  /** The last state of each agent step (§7); empty or absent when there were none. */
-  activity?: AgentActivity[];
-  /** The client-side tool calls of the answer (§7). */
-  tool_calls?: { id: string; name: string; arguments: Record<string, unknown>; status: 'completed' | 'error'; error?: string }[];
-  /** The caller's feedback on this answer (§8). */
-  reaction?: 'upvote' | 'downvote' | null;
-}
-
 /** Feedback on one answer (§8); every reason is optional. */
 export interface FeedbackRequest {
   questionAnswerId: string;
-  reaction: 'upvote' | 'downvote';
-  comment?: { incorrect?: boolean; irrelevant?: boolean; unaddressed?: boolean; issue?: string } | null;
-}
-
-export interface ThreadDetail extends ThreadSummary {
-  messages: ThreadMessage[];
+  reaction: Reaction;
+  comment?: FeedbackComment | null;
 }
 
 export interface ChatRequest {
@@ -84,7 +46,7 @@ export interface ChatRequest {
   message?: string;
   threadId?: string | null;
   /** The client-side tools on offer (§7), sent with every chat call. */
-  tools?: { name: string; description: string; parameters: Record<string, unknown> }[];
+  tools?: ToolSpec[];
   /** Results of the paused answer's tool calls (§7). */
-  toolResults?: ({ tool_call_id: string; output: unknown } | { tool_call_id: string; error: string })[];
+  toolResults?: ToolResult[];
 }

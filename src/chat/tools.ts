@@ -1,4 +1,5 @@
-import type { ToolCall } from '../api/types.js';
+import { MAX_TOOL_ROUNDS } from '../../contract/limits.js';
+import type { ToolCall, ToolResult } from '../../contract/types.js';
 
 /** What a tool's `execute` gets besides its arguments. */
 export interface ClientToolContext {
@@ -36,11 +37,10 @@ export interface ToolCallView {
   error?: string;
 }
 
-export type ToolResult = { tool_call_id: string; output: unknown } | { tool_call_id: string; error: string };
+export type { ToolResult };
 
 export const TOOL_TIMEOUT_MS = 30_000;
-/** Tool rounds one answer may take (§7): the service ends a 9th with an error. */
-export const MAX_TOOL_ROUNDS = 8;
+export { MAX_TOOL_ROUNDS };
 export const DENIED = 'denied by the visitor';
 
 /** What goes on the wire: name, description, parameters (never the function). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const CLI = join(import.meta.dirname, '../../dist/service/cli.js');
+const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
 const FLAGS = ['--port', '0', '--host', '127.0.0.1', '--project', 'proj_prog', '--integration', 'int_prog', '--api-key', 'key-prog-test'];
 
 interface Program {

@@ -1,4 +1,4 @@
-import { encodeRecord } from '../../service/records.js';
+import { encodeRecord } from '../../contract/records.js';
 
 export { encodeRecord };
 

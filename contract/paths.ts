@@ -1,0 +1,30 @@
+/** Where each call goes, relative to the service base URL (docs/protocol.md). Every path ends with a slash. */
+
+const id = (value: string) => encodeURIComponent(value);
+
+/** `{base}/agent/v1/projects/{projectId}/agent`: the agent API; the paths below follow it. */
+export const agentBase = (projectId: string) => `/agent/v1/projects/${id(projectId)}/agent`;
+
+export const agentPaths = {
+  sessions: '/sessions/',
+  chat: '/chat/',
+  feedback: '/feedback/',
+  threads: '/threads/',
+  thread: (threadId: string) => `/threads/${id(threadId)}/`,
+  answerStream: (answerId: string) => `/answers/${id(answerId)}/stream/`,
+  answerCancel: (answerId: string) => `/answers/${id(answerId)}/cancel/`,
+} as const;
+
+/** `{base}/query/v1/projects/{projectId}`: the query API (server to server). */
+export const queryBase = (projectId: string) => `/query/v1/projects/${id(projectId)}`;
+
+export const queryPaths = {
+  activity: '/activity/',
+  /** Removed after 2026-07-01: answers 410 and names `activity` as its successor. */
+  removedAnalyticsActivity: '/analytics/activity/',
+} as const;
+
+/** The session endpoint's header with the owner key (§2). */
+export const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
+/** The owner key of a session without owner (§2). */
+export const NO_OWNER = '-';

@@ -1,0 +1,100 @@
+import { ARTICLES, type Article } from './knowledge.js';
+import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
+import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types.js';
+
+export interface DemoAgentOptions {
+  /** Pause between words, so the demo visibly streams. 0 in tests. */
+  wordDelayMs?: number;
+  articles?: Article[];
+  /**
+   * BM25 score the best match must reach to count as an answer. Measured on the bundled docs:
+   * on-topic questions score about 6 and up ("And theming?" 5.9, most 12 to 97), off-topic
+   * ones under 3 ("Tell me about the weather in Paris" 2.2, on a fuzzy match of "theme").
+   */
+  minScore?: number;
+}
+
+export const NO_MATCH = `I couldn't find that in the docs.
+
+Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.`;
+
+/**
+ * Deterministic, offline agent: answers with the best matching article and cites the matches,
+ * says so plainly when nothing is relevant enough, and calls a declared client tool when the
+ * question asks for it by name ("Open the pricing page" with an `open_page` tool).
+ */
+export class DemoAgent implements Agent {
+  private readonly docs: DocsIndex;
+  private readonly wordDelayMs: number;
+
+  constructor(options: DemoAgentOptions = {}) {
+    this.docs = new DocsIndex(options.articles ?? ARTICLES, options.minScore ?? 5);
+    this.wordDelayMs = options.wordDelayMs ?? 0;
+  }
+
+  /** The articles that answer `question`, best first. Exposed for tests and for the bench. */
+  search(question: string): Article[] {
+    return this.docs.search(question);
+  }
+
+  async *answer({ message, tools, rounds, signal }: AgentInput): AsyncIterable<AgentOutput> {
+    const call = rounds.length === 0 ? toolCallFor(message, tools) : undefined;
+    if (call) {
+      yield { type: 'tool_calls', calls: [call] };
+      return;
+    }
+    let text: string;
+    if (rounds.length > 0) {
+      const last = rounds.at(-1)!;
+      const failed = last.results.find((r) => 'error' in r);
+      text = failed && 'error' in failed ? `I couldn't do that: ${failed.error}.` : `Done: I ran \`${last.calls.map((c) => c.name).join('`, `')}\` for you.`;
+    } else {
+      const step = { id: 'search-1', name: 'search_knowledge_base', summary: `Searching the docs for “${message.slice(0, 80)}”`, num_results: null };
+      yield { type: 'activity', step: { ...step, status: 'started' } };
+      const matches = this.search(message);
+      yield { type: 'activity', step: { ...step, status: 'completed', summary: `${matches.length} relevant article(s)`, num_results: matches.length } };
+      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
+      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : NO_MATCH;
+    }
+    for (const word of text.match(/\S+\s*|\s+/g) ?? []) {
+      if (this.wordDelayMs > 0) await sleep(this.wordDelayMs, signal);
+      signal.throwIfAborted();
+      yield { type: 'text', text: word };
+    }
+  }
+}
+
+/**
+ * A tool whose name's words all appear in the question (`open_page` for "Open the pricing
+ * page"). Its first string parameter gets the words between the verb and the last name word.
+ */
+function toolCallFor(message: string, tools: readonly ToolSpec[]): ToolCall | undefined {
+  const words: string[] = message.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  for (const tool of tools) {
+    const parts = tool.name.toLowerCase().split(/[_-]+/).filter(Boolean);
+    if (!parts.length || !parts.every((p) => words.includes(p))) continue;
+    const from = words.indexOf(parts[0]) + 1;
+    const to = parts.length > 1 ? words.lastIndexOf(parts.at(-1)!) : words.length;
+    const target = words.slice(from, Math.max(from, to)).filter((w) => !STOPWORDS.has(w)).join(' ');
+    const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string }>;
+    const param = Object.keys(properties).find((key) => properties[key]?.type === 'string');
+    return { id: `call_${crypto.randomUUID().replaceAll('-', '')}`, name: tool.name, arguments: param ? { [param]: target } : {} };
+  }
+  return undefined;
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts; removes its listener either way. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,38 @@
+import { MAX_BODY_BYTES } from '../../contract/limits.js';
+import { HttpError, badRequest } from './errors.js';
+
+const tooLarge = () => new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.', { Connection: 'close' });
+
+/**
+ * Reads a JSON body within the 64 KiB limit, counting bytes as they arrive, so a chunked body
+ * of any size is refused once it passes the limit and never held whole. `undefined`: no body.
+ */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('Content-Length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return undefined;
+  const reader = request.body.getReader();
+  const bytes = new Uint8Array(MAX_BODY_BYTES);
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (length + value.byteLength > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    bytes.set(value, length);
+    length += value.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes.subarray(0, length));
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('The body is not valid JSON.');
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

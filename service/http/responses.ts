@@ -1,0 +1,33 @@
+/** Response helpers shared by every route of the service. */
+
+/** Browsers may call the agent API from any origin, with a bearer token and no cookies. */
+export const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, Date',
+};
+
+export function preflight(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...CORS_HEADERS,
+      // X-API-Key is deliberately absent: a browser must never be able to send it here.
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+      'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+      'Access-Control-Max-Age': '600',
+    },
+  });
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    // Every answer is for one caller (a session, a key): no shared cache may keep it.
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...CORS_HEADERS, ...headers },
+  });
+}
+
+export const noContent = () => new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'Cache-Control': 'no-store' } });
+
+/** The chat stream's headers (§4). */
+export const STREAM_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...CORS_HEADERS };

@@ -1,0 +1,101 @@
+import { queryBase, queryPaths } from '../../contract/paths.js';
+import { isoMicros } from '../http/clock.js';
+import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
+import { HttpError, badRequest } from '../http/errors.js';
+import { json } from '../http/responses.js';
+import type { ActivityRow } from '../storage/types.js';
+
+const DAY = 86_400_000;
+const MAX_DAYS = 366;
+export const SUNSET = 'Wed, 01 Jul 2026 23:59:59 GMT';
+
+function parseDay(value: string | null, name: string): number | undefined {
+  if (value === null) return undefined;
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const time = match ? Date.UTC(+match[1], +match[2] - 1, +match[3]) : Number.NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) throw badRequest(`${name} must be a date like 2026-11-21.`);
+  return time;
+}
+
+const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+type Counts = { sessions: number; threads: number; messages: number; upvotes: number; downvotes: number };
+
+function count(rows: ActivityRow[]): Counts {
+  const c = { threads: 0, messages: 0, upvotes: 0, downvotes: 0 };
+  for (const r of rows) {
+    c.threads += r.threads;
+    c.messages += r.messages;
+    c.upvotes += r.upvotes;
+    c.downvotes += r.downvotes;
+  }
+  // A session counts once per period, wherever it shows up (minted, chatted, reacted).
+  return { sessions: new Set(rows.filter((r) => r.sessions > 0).map((r) => r.sessionToken)).size, ...c };
+}
+
+/** Refreshes the rollup when it is older than the staleness bound; one refresh at a time. */
+async function freshRollup(ctx: ServiceContext): Promise<void> {
+  if (ctx.clock.now() - ctx.activityRefreshedAt < ctx.activityStalenessMs) return;
+  ctx.activityRefresh ??= (async () => {
+    const at = ctx.clock.now();
+    await ctx.storage.refreshActivity();
+    ctx.activityRefreshedAt = at;
+  })().finally(() => {
+    ctx.activityRefresh = null;
+  });
+  await ctx.activityRefresh;
+}
+
+/**
+ * GET /query/v1/projects/{id}/activity/: from the stored events, through the activity rollup
+ * (a materialized view in SQL), refreshed when older than the staleness bound the answer states.
+ * `start` and `end` are inclusive UTC days; the default is the last 30 days.
+ */
+export async function activity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+  const project = requireProject(ctx, projectId);
+  requireApiKey(request, project);
+  const params = new URL(request.url).searchParams;
+  const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
+  const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;
+  if (start > end) throw badRequest('start is after end.');
+  if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
+  const integrationId = params.get('integration_id');
+
+  await freshRollup(ctx);
+  let rows = await ctx.storage.activity(projectId, start / DAY, end / DAY);
+  if (integrationId) {
+    // A session belongs to an integration once it chatted through it.
+    const sessions = new Set(rows.filter((r) => r.integrationId === integrationId).map((r) => r.sessionToken));
+    rows = rows.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && sessions.has(r.sessionToken)));
+  }
+  const integrations = [...new Set(rows.map((r) => r.integrationId).filter((id) => id !== ''))].sort();
+  const byDay = [];
+  for (let time = start; time <= end; time += DAY) byDay.push({ date: day(time), ...count(rows.filter((r) => r.day === time / DAY)) });
+
+  return json({
+    period: { start: day(start), end: day(end) },
+    totals: { ...count(rows), unique_owners: new Set(rows.map((r) => r.owner).filter((o) => o !== null)).size },
+    by_integration: integrations.map((id) => {
+      const own = rows.filter((r) => r.integrationId === id);
+      const { threads, messages } = count(own);
+      return { integration_id: id, sessions: new Set(own.map((r) => r.sessionToken)).size, threads, messages };
+    }),
+    by_day: byDay,
+    // How old the figures may be: the rollup is rebuilt at most this often.
+    freshness: { as_of: isoMicros(ctx.activityRefreshedAt), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+  });
+}
+
+/**
+ * The removed analytics path: 410 for every caller, pointing at its successor. The link comes
+ * from configuration (or is relative), never from the request's Host header.
+ */
+export function removedAnalyticsActivity(ctx: ServiceContext, projectId: string): Response {
+  const successor = `${ctx.publicUrl ?? ''}${ctx.basePath}${queryBase(projectId)}${queryPaths.activity}`;
+  return new HttpError(410, 'gone', `This endpoint was removed after 2026-07-01; use ${successor}`, {
+    // RFC 9745 structured date: deprecated no later than the moment it was removed.
+    Deprecation: `@${Date.parse(SUNSET) / 1000}`,
+    Sunset: SUNSET,
+    Link: `<${successor}>; rel="successor-version"`,
+  }).toResponse();
+}

@@ -1,0 +1,157 @@
+import { MAX_MESSAGE_CHARS, MAX_TITLE_CHARS, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME } from '../../contract/limits.js';
+import type { ToolResult, ToolSpec } from '../../contract/types.js';
+import { roundsOf, waitExpired } from '../answers/replay.js';
+import { isRecord, readJsonBody } from '../http/body.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { randomId } from '../http/ids.js';
+import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
+import { findThread } from './visibility.js';
+
+export function titleFrom(message: string): string {
+  const oneLine = message.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= MAX_TITLE_CHARS ? oneLine : `${oneLine.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
+}
+
+function parseTools(value: unknown): ToolSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_TOOLS) throw badRequest(`tools must be an array of at most ${MAX_TOOLS} tools.`);
+  const names = new Set<string>();
+  return value.map((tool, i) => {
+    if (!isRecord(tool)) throw badRequest(`tools[${i}] must be an object.`);
+    const { name, description, parameters } = tool;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name) || names.has(name)) throw badRequest(`tools[${i}].name must match ${TOOL_NAME.source} and be unique.`);
+    if (typeof description !== 'string' || description.length > MAX_TOOL_DESCRIPTION_CHARS) throw badRequest(`tools[${i}].description must be a string of at most ${MAX_TOOL_DESCRIPTION_CHARS} characters.`);
+    if (!isRecord(parameters)) throw badRequest(`tools[${i}].parameters must be a JSON Schema object.`);
+    names.add(name);
+    return { name, description, parameters };
+  });
+}
+
+function parseToolResults(value: unknown): ToolResult[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 64) throw badRequest('tool_results must be a non-empty array.');
+  return value.map((result, i) => {
+    if (!isRecord(result) || typeof result.tool_call_id !== 'string') throw badRequest(`tool_results[${i}].tool_call_id must be a string.`);
+    const hasOutput = 'output' in result;
+    const hasError = 'error' in result;
+    if (hasOutput === hasError) throw badRequest(`tool_results[${i}] needs exactly one of output and error.`);
+    if (hasError && typeof result.error !== 'string') throw badRequest(`tool_results[${i}].error must be a string.`);
+    return hasError ? { tool_call_id: result.tool_call_id, error: result.error as string } : { tool_call_id: result.tool_call_id, output: result.output };
+  });
+}
+
+function parseChatBody(body: unknown, integrationIds: string[]) {
+  if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
+  const { integration_id: integrationId, message, thread_id: threadId, tool_results: toolResults } = body;
+  if (typeof integrationId !== 'string' || !integrationIds.includes(integrationId)) throw badRequest('integration_id is missing or unknown.');
+  if (threadId !== undefined && threadId !== null && typeof threadId !== 'string') throw badRequest('thread_id must be a string or null.');
+  const tools = parseTools(body.tools);
+  if (toolResults !== undefined) {
+    if (message !== undefined) throw badRequest('Send either message or tool_results, not both.');
+    if (typeof threadId !== 'string') throw badRequest('tool_results need the thread_id of the answer.');
+    return { kind: 'tools' as const, integrationId, threadId, tools, results: parseToolResults(toolResults) };
+  }
+  if (typeof message !== 'string') throw badRequest('message must be a string.');
+  if (message.length > MAX_MESSAGE_CHARS) throw new HttpError(413, 'payload_too_large', `message is longer than ${MAX_MESSAGE_CHARS} characters.`);
+  if (!message.trim()) throw badRequest('message is empty.');
+  return { kind: 'message' as const, integrationId, message, threadId: threadId ?? null, tools };
+}
+
+/** Array#findLastIndex is ES2023; the service targets ES2022 runtimes. */
+function lastIndex<T>(list: readonly T[], test: (item: T) => boolean): number {
+  for (let i = list.length - 1; i >= 0; i--) if (test(list[i])) return i;
+  return -1;
+}
+
+const emptyAnswer = (now: number): MessageRecord => ({
+  id: randomId('msg'), role: 'assistant', content: '', sources: [], createdAt: now, updatedAt: now, status: 'streaming', toolCalls: [], activity: [], uncertain: false,
+});
+
+/** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
+export async function chat(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const project = requireProject(ctx, projectId);
+  const session = await requireSession(ctx, request, project, info);
+  const body = parseChatBody(await readJsonBody(request), project.integrationIds);
+  const activity = { projectId, sessionToken: session.token, owner: session.owner, integrationId: body.integrationId };
+  if (body.kind === 'tools') return continueWithTools(ctx, session, body, activity);
+
+  const now = ctx.clock.now();
+  let thread: ThreadMeta;
+  let history: MessageRecord[] = [];
+  if (body.threadId) {
+    const found = await findThread(ctx, session, body.threadId);
+    ({ messages: history, ...thread } = found);
+  } else {
+    thread = { id: randomId('th'), projectId, integrationId: body.integrationId, owner: session.owner, title: titleFrom(body.message), createdAt: now, updatedAt: now };
+    await ctx.storage.createThread(thread);
+    await ctx.storage.recordActivity({ ...activity, kind: 'thread', at: now });
+  }
+  const question: MessageRecord = { ...emptyAnswer(now), id: randomId('msg'), role: 'user', content: body.message, status: 'complete' };
+  const answer = emptyAnswer(now);
+  // Two appends, each conditional on the thread: a thread deleted meanwhile answers 404.
+  if (!(await ctx.storage.appendMessage(thread.id, question)) || !(await ctx.storage.appendMessage(thread.id, answer))) throw notFound('No such thread.');
+  await ctx.storage.recordActivity({ ...activity, kind: 'message', at: now });
+  return ctx.answers.start({
+    thread,
+    message: answer,
+    input: { message: body.message, history, tools: body.tools, rounds: [], partial: '' },
+    activity,
+  });
+}
+
+async function continueWithTools(
+  ctx: ServiceContext,
+  session: SessionRecord,
+  body: { threadId: string; tools: ToolSpec[]; results: ToolResult[] },
+  activity: Parameters<ServiceContext['answers']['start']>[0]['activity'],
+): Promise<Response> {
+  const { messages, ...thread } = await findThread(ctx, session, body.threadId);
+  const index = lastIndex(messages, (m) => m.role === 'assistant' && m.status === 'streaming' && m.toolCalls.some((c) => c.status === 'pending'));
+  const answer = messages[index];
+  if (!answer) throw badRequest('No answer of this thread is waiting for tool results.');
+  const now = ctx.clock.now();
+  if (waitExpired(answer, now)) {
+    await ctx.storage.updateMessage(answer.id, { status: 'stopped', updatedAt: now });
+    throw badRequest('The answer stopped waiting for tool results after 10 minutes.');
+  }
+  const pending = new Map(answer.toolCalls.filter((c) => c.status === 'pending').map((c) => [c.id, c]));
+  const seen = new Set<string>();
+  for (const result of body.results) {
+    if (!pending.has(result.tool_call_id) || seen.has(result.tool_call_id)) throw badRequest(`tool_call_id ${result.tool_call_id} is not a pending call of this answer, or is answered twice.`);
+    seen.add(result.tool_call_id);
+  }
+  if (seen.size !== pending.size) throw badRequest('Every pending tool call needs exactly one result.');
+  if (!ctx.answers.claim(answer.id)) throw badRequest('This answer is already continuing.');
+  try {
+    return await resume(ctx, thread, messages, index, answer, body, activity, now);
+  } finally {
+    ctx.answers.release(answer.id);
+  }
+}
+
+async function resume(
+  ctx: ServiceContext, thread: ThreadMeta, messages: MessageRecord[], index: number, answer: MessageRecord,
+  body: { tools: ToolSpec[]; results: ToolResult[] }, activity: Parameters<ServiceContext['answers']['start']>[0]['activity'], now: number,
+): Promise<Response> {
+  const byId = new Map(body.results.map((r) => [r.tool_call_id, r]));
+  answer.toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
+    const result = byId.get(call.id);
+    if (!result) return call;
+    return 'error' in result ? { ...call, status: 'error', error: result.error } : { ...call, status: 'completed', output: result.output };
+  });
+  answer.updatedAt = now;
+  if (!(await ctx.storage.updateMessage(answer.id, { toolCalls: answer.toolCalls, updatedAt: now }))) throw notFound('No such thread.');
+  const questionAt = lastIndex(messages.slice(0, index), (m) => m.role === 'user');
+  return ctx.answers.start({
+    thread,
+    message: answer,
+    input: {
+      message: messages[questionAt]?.content ?? '',
+      history: messages.slice(0, Math.max(questionAt, 0)),
+      tools: body.tools,
+      rounds: roundsOf(answer),
+      partial: answer.content,
+    },
+    activity,
+  });
+}

@@ -1,0 +1,43 @@
+import { MAX_FEEDBACK_ISSUE_CHARS } from '../../contract/limits.js';
+import { isRecord, readJsonBody } from '../http/body.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { ANSWER_ID } from '../http/ids.js';
+import { noContent } from '../http/responses.js';
+import { visibleThread, voterOf } from './visibility.js';
+
+const COMMENT_FLAGS = ['incorrect', 'irrelevant', 'unaddressed'] as const;
+
+function parseComment(value: unknown): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value)) throw badRequest('comment must be an object or null.');
+  const comment: Record<string, unknown> = {};
+  for (const flag of COMMENT_FLAGS) {
+    if (value[flag] === undefined) continue;
+    if (typeof value[flag] !== 'boolean') throw badRequest(`comment.${flag} must be a boolean.`);
+    comment[flag] = value[flag];
+  }
+  if (value.issue !== undefined) {
+    if (typeof value.issue !== 'string' || value.issue.length > MAX_FEEDBACK_ISSUE_CHARS) throw badRequest('comment.issue must be a string of at most 2,000 characters.');
+    comment.issue = value.issue;
+  }
+  return comment;
+}
+
+/** POST …/agent/feedback/ (§8): the caller's latest reaction on an answer it can see. */
+export async function feedback(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const body = await readJsonBody(request);
+  if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
+  const { question_answer_id: answerId, reaction } = body;
+  if (typeof answerId !== 'string') throw badRequest('question_answer_id must be a string.');
+  if (reaction !== 'upvote' && reaction !== 'downvote') throw badRequest('reaction must be "upvote" or "downvote".');
+  const comment = parseComment(body.comment);
+  const found = ANSWER_ID.test(answerId) ? await ctx.storage.getMessage(answerId) : undefined;
+  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread)) throw notFound('No such answer.');
+  await ctx.storage.putFeedback({
+    messageId: answerId, projectId, voter: voterOf(session), sessionToken: session.token, owner: session.owner,
+    integrationId: found.thread.integrationId, reaction, comment, at: ctx.clock.now(),
+  });
+  return noContent();
+}

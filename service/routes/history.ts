@@ -1,0 +1,93 @@
+import { MAX_TITLE_CHARS } from '../../contract/limits.js';
+import { waitExpired } from '../answers/replay.js';
+import { isRecord, readJsonBody } from '../http/body.js';
+import { isoMicros } from '../http/clock.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { json, noContent } from '../http/responses.js';
+import type { ThreadCursor, ThreadMeta } from '../storage/types.js';
+import { findThread, requireOwner, voterOf } from './visibility.js';
+
+export function threadSummary(thread: ThreadMeta) {
+  return { id: thread.id, title: thread.title, created_at: isoMicros(thread.createdAt), updated_at: isoMicros(thread.updatedAt) };
+}
+
+function encodeCursor(thread: ThreadMeta): string {
+  return btoa(JSON.stringify({ u: thread.updatedAt, i: thread.id })).replace(/=+$/, '');
+}
+
+function decodeCursor(cursor: string): ThreadCursor {
+  try {
+    const { u, i } = JSON.parse(atob(cursor));
+    if (typeof u === 'number' && typeof i === 'string') return { updatedAt: u, id: i };
+  } catch {
+    // fall through to the error below
+  }
+  throw badRequest('cursor is not a cursor this service issued.');
+}
+
+export async function listThreads(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const owner = requireOwner(session);
+  const params = new URL(request.url).searchParams;
+  const limitParam = params.get('limit');
+  const limit = limitParam === null ? 20 : Number(limitParam);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be an integer from 1 to 100.');
+  const cursor = params.get('cursor');
+  const page = await ctx.storage.listThreads(projectId, owner, { limit: limit + 1, after: cursor ? decodeCursor(cursor) : undefined });
+  const threads = page.slice(0, limit);
+  const next = page.length > limit ? encodeCursor(threads[threads.length - 1]) : null;
+  return json({ threads: threads.map(threadSummary), next_cursor: next });
+}
+
+export async function getThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  requireOwner(session);
+  const thread = await findThread(ctx, session, threadId);
+  const reactions = await ctx.storage.reactions(thread.id, voterOf(session));
+  const now = ctx.clock.now();
+  return json({
+    ...threadSummary(thread),
+    messages: thread.messages.map((m) => ({
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      sources: m.sources,
+      created_at: isoMicros(m.createdAt),
+      status: waitExpired(m, now) ? 'stopped' : m.status,
+      ...(m.role === 'assistant' && {
+        question_answer_id: m.id,
+        reaction: reactions.get(m.id) ?? null,
+        tool_calls: m.toolCalls.filter((c) => c.status !== 'pending').map((c) => ({
+          id: c.id, name: c.name, arguments: c.arguments, status: c.status, ...(c.status === 'error' ? { error: c.error } : { output: c.output }),
+        })),
+        activity: m.activity,
+        ...(m.uncertain && { is_uncertain: true }),
+      }),
+    })),
+  });
+}
+
+export async function deleteThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  requireOwner(session);
+  const thread = await findThread(ctx, session, threadId);
+  // An answer still generating stops with its thread rather than talking to nobody.
+  const live = thread.messages.filter((m) => m.status === 'streaming').map((m) => m.id);
+  await ctx.storage.deleteThread(thread.id);
+  for (const id of live) void ctx.answers.cancel(id);
+  return noContent();
+}
+
+/** PATCH …/threads/{id}/ (§10): a new title, 1 to 80 characters after trimming. */
+export async function renameThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  requireOwner(session);
+  const body = await readJsonBody(request);
+  const title = isRecord(body) && typeof body.title === 'string' ? body.title.replace(/\s+/g, ' ').trim() : '';
+  if (title.length < 1 || title.length > MAX_TITLE_CHARS) throw badRequest(`title must be 1 to ${MAX_TITLE_CHARS} characters after trimming.`);
+  await findThread(ctx, session, threadId);
+  const renamed = await ctx.storage.renameThread(threadId, title);
+  if (!renamed) throw notFound('No such thread.');
+  return json(threadSummary(renamed));
+}

@@ -1,0 +1,35 @@
+import { MAX_OWNER_ID_CHARS } from '../../contract/limits.js';
+import { ownerKey } from '../../contract/owner-key.js';
+import { OWNER_KEY_HEADER } from '../../contract/paths.js';
+import { isRecord, readJsonBody } from '../http/body.js';
+import { isoMicros } from '../http/clock.js';
+import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
+import { badRequest } from '../http/errors.js';
+import { randomId } from '../http/ids.js';
+import { json } from '../http/responses.js';
+
+/** POST /agent/v1/projects/{projectId}/agent/sessions/ (wire contract §1). */
+export async function createSession(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+  const project = requireProject(ctx, projectId);
+  requireApiKey(request, project);
+  ctx.mintLimiter.check(project.id);
+  const body = await readJsonBody(request);
+  let owner: string | null = null;
+  if (body !== undefined) {
+    if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
+    const unknown = Object.keys(body).filter((key) => key !== 'external_owner_id');
+    if (unknown.length) throw badRequest(`Unknown field(s): ${unknown.join(', ')}.`);
+    if ('external_owner_id' in body) {
+      const value = body.external_owner_id;
+      if (typeof value !== 'string' || value.length < 1 || value.length > MAX_OWNER_ID_CHARS) {
+        throw badRequest('external_owner_id must be a string of 1 to 256 characters.');
+      }
+      owner = value;
+    }
+  }
+  const now = ctx.clock.now();
+  const session = { token: randomId('ses'), projectId, owner, createdAt: now, expiresAt: now + ctx.tokenTtlMs };
+  await ctx.storage.putSession(session);
+  await ctx.storage.recordActivity({ kind: 'session', projectId, at: now, sessionToken: session.token, owner, integrationId: null });
+  return json({ session_token: session.token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, project.apiKey) });
+}

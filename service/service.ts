@@ -1,0 +1,97 @@
+import { SESSION_TTL_MS, TOOL_WAIT_MS } from '../contract/limits.js';
+import { DemoAgent } from './agents/demo.js';
+import type { Agent } from './agents/types.js';
+import { Answers } from './answers/live-answers.js';
+import { type Clock, systemClock } from './http/clock.js';
+import type { ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
+import { HttpError } from './http/errors.js';
+import { type RateLimit, RateLimiter } from './http/rate-limiter.js';
+import { json } from './http/responses.js';
+import { route } from './http/router.js';
+import { MemoryStorage } from './storage/memory.js';
+import type { Storage } from './storage/types.js';
+
+export type { RequestInfo };
+
+/** One structured log entry; never a token, a key or message text. */
+export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>;
+
+export interface ReferenceServiceOptions {
+  projects: ProjectConfig[];
+  /** Path prefix the service is mounted under (e.g. `/service`); '' at the origin root. */
+  basePath?: string;
+  /** The service's public origin (e.g. `https://agent.example.com`) for links it writes; relative links when absent. */
+  publicUrl?: string;
+  storage?: Storage;
+  clock?: Clock;
+  agent?: Agent;
+  tokenTtlMs?: number;
+  /** Agent calls per owner, or per client address for sessions without owner; false turns it off. Default 60 a minute. */
+  rateLimit?: RateLimit | false;
+  /** Session mints per project. Default 600 a minute. */
+  sessionMintLimit?: RateLimit | false;
+  /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
+  maxAnswerMs?: number;
+  /** How old activity figures may be before a query rebuilds the rollup. Default 60 s. */
+  activityStalenessMs?: number;
+  /** How long activity events are kept. Default 400 days. */
+  eventRetentionMs?: number;
+  log?: (entry: LogEntry) => void;
+}
+
+export interface ReferenceService {
+  /** A Fetch handler: runs under msw, as Vite/Node middleware, or in any Fetch-style server. */
+  handle(request: Request, info?: RequestInfo): Promise<Response>;
+  readonly storage: Storage;
+  /** Purges expired sessions, old events and rate windows; stops answers that waited too long for tools. */
+  maintain(): Promise<{ sessions: number; events: number; answers: number; rateWindows: number }>;
+  /** Answers in flight are stored as stopped; the storage is closed. */
+  close(): Promise<void>;
+}
+
+export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => {});
+  const ctx: ServiceContext = {
+    projects: new Map(options.projects.map((p) => [p.id, p])),
+    storage: options.storage ?? new MemoryStorage(),
+    clock,
+    agent: options.agent ?? new DemoAgent(),
+    answers: new Answers(() => ctx, options.maxAnswerMs ?? 5 * 60_000),
+    tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
+    rateLimiter: new RateLimiter(options.rateLimit ?? { requests: 60, windowMs: 60_000 }, clock),
+    mintLimiter: new RateLimiter(options.sessionMintLimit ?? { requests: 600, windowMs: 60_000 }, clock),
+    publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
+    basePath: (options.basePath ?? '').replace(/\/+$/, ''),
+    activityStalenessMs: options.activityStalenessMs ?? 60_000,
+    activityRefreshedAt: Number.NEGATIVE_INFINITY,
+    activityRefresh: null,
+    log,
+  };
+  const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
+
+  return {
+    storage: ctx.storage,
+    async handle(request, info = {}) {
+      try {
+        return await route(ctx, request, info);
+      } catch (error) {
+        if (error instanceof HttpError) return error.toResponse();
+        // The error's name only: messages and stacks may quote what the visitor wrote.
+        log({ level: 'error', msg: 'internal_error', method: request.method, error: error instanceof Error ? error.name : typeof error });
+        return json({ detail: 'Internal error.', code: 'internal_error' }, 500);
+      }
+    },
+    async maintain() {
+      const now = clock.now();
+      const purged = await ctx.storage.purge({ sessionsBefore: now, eventsBefore: now - retentionMs });
+      const answers = await ctx.storage.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * (options.maxAnswerMs ?? 5 * 60_000)));
+      ctx.mintLimiter.sweep();
+      return { ...purged, answers, rateWindows: ctx.rateLimiter.sweep() };
+    },
+    async close() {
+      await ctx.answers.stopAll();
+      await ctx.storage.close();
+    },
+  };
+}

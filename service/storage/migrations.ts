@@ -1,0 +1,45 @@
+/**
+ * Numbered, append-only migrations. Times are epoch milliseconds in bigint columns, so the
+ * same rows mean the same thing under any session time zone.
+ */
+export const MIGRATIONS: string[] = [
+  `CREATE TABLE sessions (
+     token text PRIMARY KEY, project_id text NOT NULL, owner text,
+     created_at bigint NOT NULL, expires_at bigint NOT NULL);
+   CREATE INDEX sessions_expires ON sessions (expires_at);
+   CREATE TABLE threads (
+     id text PRIMARY KEY, project_id text NOT NULL, integration_id text NOT NULL, owner text,
+     title text NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+   CREATE INDEX threads_by_owner ON threads (project_id, owner, updated_at DESC, id DESC);
+   CREATE TABLE messages (
+     id text PRIMARY KEY, thread_id text NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+     seq bigserial NOT NULL, role text NOT NULL, content text NOT NULL, sources jsonb NOT NULL,
+     created_at bigint NOT NULL, updated_at bigint NOT NULL, status text NOT NULL,
+     tool_calls jsonb NOT NULL, activity jsonb NOT NULL, uncertain boolean NOT NULL);
+   CREATE INDEX messages_by_thread ON messages (thread_id, seq);
+   CREATE INDEX messages_streaming ON messages (updated_at) WHERE status = 'streaming';
+   CREATE TABLE feedback (
+     message_id text NOT NULL, voter text NOT NULL, project_id text NOT NULL, session_token text NOT NULL,
+     owner text, integration_id text NOT NULL, reaction text NOT NULL, comment jsonb, at bigint NOT NULL,
+     PRIMARY KEY (message_id, voter));
+   CREATE TABLE events (
+     id bigserial PRIMARY KEY, kind text NOT NULL, project_id text NOT NULL, at bigint NOT NULL,
+     session_token text NOT NULL, owner text, integration_id text);
+   CREATE INDEX events_by_time ON events (at);
+   CREATE MATERIALIZED VIEW activity_rollup AS
+     SELECT project_id, day, session_token, max(owner) AS owner, integration_id,
+       sum(sessions)::int AS sessions, sum(threads)::int AS threads, sum(messages)::int AS messages,
+       sum(upvotes)::int AS upvotes, sum(downvotes)::int AS downvotes
+     FROM (
+       SELECT project_id, at / 86400000 AS day, session_token, owner, coalesce(integration_id, '') AS integration_id,
+         (kind = 'session')::int AS sessions, (kind = 'thread')::int AS threads, (kind = 'message')::int AS messages,
+         0 AS upvotes, 0 AS downvotes
+       FROM events
+       UNION ALL
+       SELECT project_id, at / 86400000, session_token, owner, integration_id, 0, 0, 0,
+         (reaction = 'upvote')::int, (reaction = 'downvote')::int
+       FROM feedback
+     ) AS facts
+     GROUP BY project_id, day, session_token, integration_id;
+   CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);`,
+];

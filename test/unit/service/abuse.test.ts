@@ -1,0 +1,205 @@
+import { request as httpRequest } from 'node:http';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReferenceService, MemoryStorage } from '../../../service/index.js';
+import { sleep } from '../../../service/agents/demo.js';
+import { serve, type RunningService } from '../../../service/node.js';
+import type { LogEntry } from '../../../service/index.js';
+import { AGENT, PROJECT, QUERY, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
+
+const running: RunningService[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.close()));
+});
+
+async function served(options: Parameters<typeof createReferenceService>[0]) {
+  const logs: LogEntry[] = [];
+  const service = createReferenceService({ log: (e) => logs.push(e), ...options });
+  const server = await serve(service, { port: 0, log: (e) => logs.push(e) });
+  running.push(server);
+  return { service, url: server.url, logs };
+}
+
+/** A raw node:http request, so the test controls the socket (chunked bodies, Host, disconnects). */
+function raw(url: string, options: { method: string; path: string; headers?: Record<string, string> }) {
+  const { hostname, port } = new URL(url);
+  return httpRequest({ hostname, port, method: options.method, path: options.path, headers: options.headers });
+}
+
+const agentPath = `/agent/v1/projects/${PROJECT.id}/agent`;
+
+describe('abuse limits: bodies', () => {
+  it('stops reading a streamed body once it passes 64 KiB and answers 413', async () => {
+    const { service } = makeService();
+    const token = await (await service.handle(new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }))).json();
+    let pulled = 0;
+    const chunk = new Uint8Array(16 * 1024).fill(0x20);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }, { highWaterMark: 0 });
+    const response = await service.handle(new Request(`${AGENT}/chat/`, {
+      method: 'POST', headers: { Authorization: `Bearer ${token.session_token}` }, body, duplex: 'half',
+    } as RequestInit));
+    expect(response.status).toBe(413);
+    expect((await errorBody(response)).code).toBe('payload_too_large');
+    // An endless body: only what the limit needed was ever read.
+    expect(pulled).toBeLessThanOrEqual(64 * 1024 + 2 * chunk.byteLength);
+  });
+
+  it('answers a chunked 2 MiB body over HTTP with 413 before it is all sent, memory bounded', async () => {
+    const { url } = await served({ projects: [PROJECT], storage: new MemoryStorage() });
+    const before = process.memoryUsage().arrayBuffers;
+    const req = raw(url, { method: 'POST', path: `${agentPath}/sessions/`, headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } });
+    req.on('error', () => {}); // the server may close the socket once it has answered
+    const status = new Promise<number>((resolve) => req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    }));
+    let sent = 0;
+    const piece = Buffer.alloc(64 * 1024, 0x20);
+    const write = () => {
+      while (sent < 2 * 1024 * 1024 && !req.destroyed) {
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', write);
+      }
+      req.end();
+    };
+    write();
+    expect(await status).toBe(413);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
+describe('abuse limits: rates', () => {
+  it('caps session minting per project: an anonymous minting loop gets 429', async () => {
+    const { call } = makeService({ sessionMintLimit: { requests: 20, windowMs: 60_000 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
+  });
+
+  it('limits per owner, whatever token the owner holds', async () => {
+    const ctx = makeService({ rateLimit: { requests: 3, windowMs: 60_000 } });
+    for (let i = 0; i < 3; i++) expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('alice') })).status).toBe(200);
+    const limited = await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('alice') });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+    expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('bob') })).status).toBe(200);
+  });
+
+  it('limits sessions without owner per client address', async () => {
+    const { service, session } = makeService({ rateLimit: { requests: 2, windowMs: 60_000 } });
+    const chat = async (token: string, clientAddress: string) => {
+      const response = await service.handle(new Request(`${AGENT}/chat/`, {
+        method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+      }), { clientAddress });
+      await response.text();
+      return response.status;
+    };
+    expect([await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7')]).toEqual([200, 200, 429]);
+    expect(await chat(await session(), '203.0.113.9')).toBe(200);
+  });
+
+  it('purges expired sessions and spent rate windows, and events past retention', async () => {
+    const ctx = makeService({ rateLimit: { requests: 5, windowMs: 60_000 }, tokenTtlMs: 1000, eventRetentionMs: 86_400_000 });
+    const token = await ctx.session('alice');
+    await ctx.call('GET', `${AGENT}/threads/`, { token });
+    ctx.clock.advance(2 * 86_400_000);
+    const done = await ctx.service.maintain();
+    expect(done).toEqual({ sessions: 1, events: 1, answers: 0, rateWindows: 0 });
+    expect(await ctx.service.storage.getSession(token)).toBeUndefined();
+  });
+});
+
+describe('abuse limits: paths, headers, caching, logs', () => {
+  it('answers malformed percent-encoding with 400, logging nothing', async () => {
+    const logs: LogEntry[] = [];
+    const { call, session } = makeService({ log: (e) => logs.push(e) });
+    const response = await call('GET', `${AGENT}/threads/%E0%A4%A/`, { token: await session('alice') });
+    expect(response.status).toBe(400);
+    expect((await errorBody(response)).code).toBe('invalid_request');
+    expect(logs).toEqual([]);
+  });
+
+  it('never reflects the Host header in the 410 successor link', async () => {
+    const { url } = await served({ projects: [PROJECT] });
+    const link = await new Promise<string | undefined>((resolve, reject) => {
+      const req = raw(url, { method: 'GET', path: `/query/v1/projects/${PROJECT.id}/analytics/activity/`, headers: { Host: 'evil.example' } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.headers.link as string | undefined);
+      }).on('error', reject).end();
+    });
+    expect(link).toBe(`</query/v1/projects/${PROJECT.id}/activity/>; rel="successor-version"`);
+  });
+
+  it('sends Cache-Control: no-store on session and history answers', async () => {
+    const ctx = makeService();
+    const minted = await ctx.call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: { external_owner_id: 'alice' } });
+    expect(minted.headers.get('Cache-Control')).toBe('no-store');
+    const token = (await minted.json()).session_token;
+    const { threadId } = await ctx.chat(token, 'hello');
+    expect((await ctx.call('GET', `${AGENT}/threads/`, { token })).headers.get('Cache-Control')).toBe('no-store');
+    expect((await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).headers.get('Cache-Control')).toBe('no-store');
+    expect((await ctx.call('GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).headers.get('Cache-Control')).toBe('no-store');
+  });
+
+  it('logs requests without tokens, keys or message text', async () => {
+    const { url, logs } = await served({ projects: [PROJECT] });
+    const minted = await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"owner-secret-42"}' });
+    const { session_token: token } = await minted.json();
+    const chat = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'my password is hunter2' }) });
+    await chat.text();
+    await fetch(`${url}${agentPath}/threads/?cursor=abc`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.text());
+    const text = JSON.stringify(logs);
+    expect(logs.filter((e) => e.msg === 'request')).toHaveLength(3);
+    for (const secret of [token, PROJECT.apiKey, 'hunter2', 'owner-secret-42', 'cursor=abc']) expect(text).not.toContain(secret);
+  });
+});
+
+describe('connections', () => {
+  it('keeps generating after the HTTP connection drops, and stores the whole answer', async () => {
+    const script = scriptedAgent();
+    const { url, service } = await served({ projects: [PROJECT], agent: script.agent, rateLimit: false });
+    const { session_token: token } = await (await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"alice"}' })).json();
+    const controller = new AbortController();
+    const response = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }), signal: controller.signal });
+    script.say('Before ');
+    const [start] = await readRecords(response.body!.getReader(), 2);
+    controller.abort();
+    script.say('and after.');
+    script.end();
+    const threadId = start.content.thread_id as string;
+    await expect.poll(async () => (await service.storage.getThread(threadId))?.messages[1]).toMatchObject({ content: 'Before and after.', status: 'complete' });
+    expect(script.aborted()).toBe(0);
+  });
+
+  it('stores answers in flight as stopped when the server closes', async () => {
+    const script = scriptedAgent();
+    const { url, service } = await served({ projects: [PROJECT], agent: script.agent });
+    const { session_token: token } = await (await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } })).json();
+    const response = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }) });
+    script.say('Half ');
+    const reader = response.body!.getReader();
+    const [start] = await readRecords(reader, 2);
+    const storage = service.storage as MemoryStorage;
+    await running.pop()!.close();
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
+    expect((await storage.getThread(start.content.thread_id as string))?.messages[1]).toMatchObject({ content: 'Half ', status: 'stopped' });
+  });
+});
+
+describe('DemoAgent sleep', () => {
+  it('leaves no abort listener behind, however many words it waits for', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 50; i++) await sleep(0, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const pending = sleep(10_000, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+  });
+});

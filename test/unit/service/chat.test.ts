@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { DemoAgent, type Agent } from '../../../service/index.js';
+import { AGENT, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
+
+async function thread(ctx: ReturnType<typeof makeService>, token: string, id: string) {
+  return (await ctx.call('GET', `${AGENT}/threads/${id}/`, { token })).json();
+}
+
+describe('reference service: chat (§4)', () => {
+  it('streams stream_start first, sources, word deltas and identifiers last', async () => {
+    const { session, chat } = makeService();
+    const { events, text, threadId } = await chat(await session('alice'), 'How do I theme the widget with CSS?');
+    const questionAnswerId = expect.stringMatching(/^msg_/);
+    expect(events[0]).toEqual({ type: 'start', threadId: expect.stringMatching(/^th_[0-9a-f]{32}$/), questionAnswerId });
+    // §9: the id in stream_start names the same answer the closing identifiers do.
+    expect((events[0] as { questionAnswerId?: string }).questionAnswerId).toBe((events.at(-1) as { questionAnswerId?: string }).questionAnswerId);
+    expect(events.findIndex((e) => e.type === 'sources')).toBeLessThan(events.findIndex((e) => e.type === 'delta'));
+    expect(events.at(-1)).toEqual({ type: 'end', threadId, questionAnswerId });
+    const deltas = events.filter((e) => e.type === 'delta');
+    expect(deltas.length).toBeGreaterThan(20);
+    expect(text).toContain('--agent-chat-color-accent');
+  });
+
+  it('answers with text/plain; charset=utf-8', async () => {
+    const { session, chat } = makeService();
+    const { response } = await chat(await session(), 'hello');
+    expect(response.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
+  });
+
+  it('continues a thread and records both sides of each turn, oldest first', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const first = await ctx.chat(token, 'What is the session endpoint?');
+    const second = await ctx.chat(token, 'And theming?', first.threadId);
+    expect(second.threadId).toBe(first.threadId);
+    const detail = await thread(ctx, token, first.threadId!);
+    expect(detail.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(detail.messages[1]).toMatchObject({ content: first.text, status: 'complete' });
+    expect(detail.messages[1].sources.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['an empty message', { integration_id: 'int_demo', message: '   ' }, 400, 'invalid_request'],
+    ['a missing message', { integration_id: 'int_demo' }, 400, 'invalid_request'],
+    ['an unknown integration', { integration_id: 'int_nope', message: 'hi' }, 400, 'invalid_request'],
+    ['a malformed thread_id', { integration_id: 'int_demo', message: 'hi', thread_id: '../etc' }, 400, 'invalid_request'],
+    ['a numeric thread_id', { integration_id: 'int_demo', message: 'hi', thread_id: 7 }, 400, 'invalid_request'],
+    ['an unknown thread', { integration_id: 'int_demo', message: 'hi', thread_id: `th_${'0'.repeat(32)}` }, 404, 'not_found'],
+    ['a message over 16,000 characters', { integration_id: 'int_demo', message: 'x'.repeat(16_001) }, 413, 'payload_too_large'],
+  ])('rejects %s', async (_label, body, status, code) => {
+    const { call, session } = makeService();
+    const response = await call('POST', `${AGENT}/chat/`, { token: await session('alice'), body });
+    expect(response.status).toBe(status);
+    expect((await errorBody(response)).code).toBe(code);
+  });
+
+  it('rejects malformed JSON with 400', async () => {
+    const { call, session } = makeService();
+    const response = await call('POST', `${AGENT}/chat/`, { token: await session('alice'), rawBody: '{"message": "hi"' });
+    expect(response.status).toBe(400);
+  });
+
+  it('accepts a message of exactly 16,000 characters', async () => {
+    const { chat, session } = makeService();
+    const { response } = await chat(await session(), 'x'.repeat(16_000));
+    expect(response.status).toBe(200);
+  });
+
+  it('derives the title from the first message, at most 80 characters', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const long = `${'word '.repeat(40)}end`;
+    const { threadId } = await ctx.chat(token, long);
+    await ctx.chat(token, 'a later message', threadId);
+    const detail = await thread(ctx, token, threadId!);
+    expect(detail.title.length).toBeLessThanOrEqual(80);
+    expect(detail.title.startsWith('word word')).toBe(true);
+  });
+
+  it('ends with an error record and keeps the partial answer when the agent fails', async () => {
+    const failing: Agent = {
+      async *answer() {
+        yield { type: 'text', text: 'Partial ' };
+        throw new Error('model crashed');
+      },
+    };
+    const logs: unknown[] = [];
+    const ctx = makeService({ agent: failing, log: (entry) => logs.push(entry) });
+    const token = await ctx.session('alice');
+    const { events, threadId } = await ctx.chat(token, 'hi');
+    expect(events.at(-1)).toEqual({ type: 'error', reason: 'The agent could not finish this answer.' });
+    // Logged by name only: the model's message may quote the conversation.
+    expect(logs).toEqual([{ level: 'warn', msg: 'agent_failed', error: 'Error' }]);
+    const detail = await thread(ctx, token, threadId!);
+    expect(detail.messages[1]).toMatchObject({ role: 'assistant', content: 'Partial ', status: 'error' });
+  });
+
+  it('keeps generating after the client disconnects and stores the whole answer (§4, changed)', async () => {
+    const script = scriptedAgent();
+    const ctx = makeService({ agent: script.agent });
+    const token = await ctx.session('alice');
+    const controller = new AbortController();
+    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    script.say('Hello ');
+    const [start] = await readRecords(reader, 2);
+    controller.abort();
+    await reader.cancel();
+    script.say('there, ');
+    script.say('friend.');
+    script.end();
+    const threadId = start.content.thread_id as string;
+    await expect.poll(async () => (await thread(ctx, token, threadId)).messages[1]?.status).toBe('complete');
+    expect((await thread(ctx, token, threadId)).messages[1].content).toBe('Hello there, friend.');
+    expect(script.aborted()).toBe(0);
+  });
+});
+
+describe('DemoAgent', () => {
+  it('answers from the docs with the sources it used', async () => {
+    const { chat, session } = makeService();
+    const { events, text } = await chat(await session(), 'How do I keep my API key out of the browser?');
+    const sources = events.find((e) => e.type === 'sources');
+    expect(sources?.type === 'sources' && sources.sources.map((s) => s.source_url)).toContain('https://agent-chat.example/docs/server#session-endpoint');
+    expect(text).toContain('createSessionHandler');
+  });
+
+  it.each([
+    ['how do I theme it', 'theming'],
+    ['dark mode?', 'theming'],
+    ['is it safe against XSS', 'markdown'],
+    ['can I delete a conversation', 'history'],
+  ])('finds the right article for %j despite stopwords', (question, id) => {
+    expect(new DemoAgent().search(question)[0]?.id).toBe(id);
+  });
+
+  it('says plainly when nothing matches, with no sources', async () => {
+    const { chat, session } = makeService();
+    const { events, text } = await chat(await session(), 'zebra quantum lasagna');
+    expect(events.some((e) => e.type === 'sources')).toBe(false);
+    expect(text).toContain("I couldn't find that in the docs");
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { AGENT, BASE, PROJECT, errorBody, makeService } from '../../fixtures/service.js';
+
+describe('reference service: sessions (§1)', () => {
+  it('mints a 3600 s token with a microsecond, Z-terminated expires_at', async () => {
+    const { call, clock } = makeService();
+    const response = await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(Object.keys(body).sort()).toEqual(['expires_at', 'session_token']);
+    expect(body.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    expect(Date.parse(body.expires_at.replace(/(\.\d{3})\d{3}Z$/, '$1Z'))).toBe(clock.now() + 3_600_000);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['wrong', 'key_wrong'],
+  ])('answers 401 invalid_api_key for a %s X-API-Key', async (_label, apiKey) => {
+    const { call } = makeService();
+    const response = await call('POST', `${AGENT}/sessions/`, { apiKey });
+    expect(response.status).toBe(401);
+    expect(await errorBody(response)).toEqual({ detail: expect.any(String), code: 'invalid_api_key' });
+  });
+
+  it('answers 404 not_found for an unknown project', async () => {
+    const { call } = makeService();
+    const response = await call('POST', `${BASE}/agent/v1/projects/proj_nope/agent/sessions/`, { apiKey: PROJECT.apiKey });
+    expect(response.status).toBe(404);
+    expect((await errorBody(response)).code).toBe('not_found');
+  });
+
+  it.each([
+    ['malformed JSON', { rawBody: '{"external_owner_id":' }],
+    ['an array', { body: ['x'] }],
+    ['an unknown field', { body: { external_owner_id: 'u1', role: 'admin' } }],
+    ['a numeric owner', { body: { external_owner_id: 42 } }],
+    ['an empty owner', { body: { external_owner_id: '' } }],
+    ['a 257-character owner', { body: { external_owner_id: 'x'.repeat(257) } }],
+  ])('answers 400 invalid_request for %s', async (_label, options) => {
+    const { call } = makeService();
+    const response = await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, ...options });
+    expect(response.status).toBe(400);
+    expect((await errorBody(response)).code).toBe('invalid_request');
+  });
+
+  it('accepts a 256-character owner', async () => {
+    const { session } = makeService();
+    await expect(session('x'.repeat(256))).resolves.toMatch(/^ses_/);
+  });
+
+  it('answers 413 payload_too_large for a body over 64 KiB', async () => {
+    const { call } = makeService();
+    const response = await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: { external_owner_id: 'x'.repeat(70_000) } });
+    expect(response.status).toBe(413);
+    expect((await errorBody(response)).code).toBe('payload_too_large');
+  });
+});
+
+describe('reference service: bearer authentication (§3)', () => {
+  it.each([
+    ['missing', undefined],
+    ['unknown', 'ses_0000'],
+  ])('answers 401 invalid_token for a %s token', async (_label, token) => {
+    const { call } = makeService();
+    const response = await call('GET', `${AGENT}/threads/`, { token });
+    expect(response.status).toBe(401);
+    expect((await errorBody(response)).code).toBe('invalid_token');
+  });
+
+  it('accepts a token until it expires on the service clock, then answers 401', async () => {
+    const { call, clock, session } = makeService();
+    const token = await session('alice');
+    clock.advance(3_599_999);
+    expect((await call('GET', `${AGENT}/threads/`, { token })).status).toBe(200);
+    clock.advance(1);
+    const response = await call('GET', `${AGENT}/threads/`, { token });
+    expect(response.status).toBe(401);
+    expect((await errorBody(response)).code).toBe('invalid_token');
+  });
+
+  it('rejects a token of another project', async () => {
+    const other = { id: 'proj_other', apiKey: 'key_other', integrationIds: ['int_x'] };
+    const { call } = makeService({ projects: [PROJECT, other] });
+    const minted = await call('POST', `${BASE}/agent/v1/projects/proj_other/agent/sessions/`, { apiKey: 'key_other', body: { external_owner_id: 'alice' } });
+    const { session_token } = await minted.json();
+    expect((await call('GET', `${AGENT}/threads/`, { token: session_token })).status).toBe(401);
+  });
+
+  it('answers 429 rate_limited with Retry-After once the per-token limit is spent, and recovers', async () => {
+    const { call, clock, session } = makeService({ rateLimit: { requests: 3, windowMs: 10_000 } });
+    const token = await session('alice');
+    for (let i = 0; i < 3; i += 1) expect((await call('GET', `${AGENT}/threads/`, { token })).status).toBe(200);
+    clock.advance(4_000);
+    const limited = await call('GET', `${AGENT}/threads/`, { token });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('Retry-After')).toBe('6');
+    expect((await errorBody(limited)).code).toBe('rate_limited');
+    const otherToken = await session('bob');
+    expect((await call('GET', `${AGENT}/threads/`, { token: otherToken })).status).toBe(200);
+    clock.advance(6_000);
+    expect((await call('GET', `${AGENT}/threads/`, { token })).status).toBe(200);
+  });
+});
+
+describe('reference service: HTTP surface', () => {
+  it('answers a CORS preflight allowing Authorization and Content-Type, not X-API-Key or credentials', async () => {
+    const { call } = makeService();
+    const response = await call('OPTIONS', `${AGENT}/chat/`, {
+      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(response.headers.get('Access-Control-Allow-Headers')).toBe('Authorization, Content-Type');
+    expect(response.headers.get('Access-Control-Allow-Methods')).toContain('DELETE');
+    expect(response.headers.get('Access-Control-Allow-Credentials')).toBeNull();
+  });
+
+  it('lets browsers read Retry-After and every error body cross-origin', async () => {
+    const { call } = makeService();
+    const response = await call('GET', `${AGENT}/threads/`);
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(response.headers.get('Access-Control-Expose-Headers')).toContain('Retry-After');
+  });
+
+  it('answers 404 for unknown paths and 405 with Allow for a wrong method', async () => {
+    const { call } = makeService();
+    expect((await call('GET', `${BASE}/nope/`)).status).toBe(404);
+    const wrong = await call('PUT', `${AGENT}/chat/`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('Allow')).toBe('POST');
+  });
+
+  it('serves the same contract under a base path', async () => {
+    const { service } = makeService({ basePath: '/service/' });
+    const response = await service.handle(new Request(`${BASE}/service/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }));
+    expect(response.status).toBe(200);
+  });
+});
