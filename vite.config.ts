@@ -2,9 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import type { BrowserCommand } from 'vitest/node';
-import { findChromium } from './scripts/chromium.mjs';
+import { findChromium, pinnedFontconfig } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
 import { markedLexerOnly } from './scripts/marked-lexer-only.mjs';
+import { platformFonts } from './test/browser-commands.js';
 import { minifyCssTemplates } from './scripts/minify-css-templates.mjs';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
@@ -24,7 +25,12 @@ const chromium = playwright({
     // The machine has no network: without these Chromium keeps dialling out and being refused.
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
+    // Chromium asks fontconfig how to draw every font, web fonts included: pin those settings.
+    env: { ...process.env, FONTCONFIG_FILE: pinnedFontconfig(fileURLToPath(new URL('./node_modules/.cache/agent-chat-fontconfig', import.meta.url))) },
   },
+  // Larger than any viewport a test sets, so the runner never scales the test frame down and
+  // screenshots keep the frame's own pixels.
+  contextOptions: { viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 },
 });
 
 /**
@@ -96,7 +102,7 @@ export default defineConfig(({ mode }) => ({
           setupFiles: ['test/browser/setup.ts'],
           browser: {
             enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false,
-            commands: { reduceMotion },
+            commands: { reduceMotion, platformFonts },
             // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
             // purpose with `npm run test:visual:update`.
             expect: {

@@ -1,1 +1,2 @@
 export declare function findChromium(): string | undefined;
+export declare function pinnedFontconfig(dir: string): string;

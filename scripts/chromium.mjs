@@ -1,6 +1,7 @@
 // Where the tests find a headless Chromium. Shared by the pre-test check and vite.config.ts
 // so both agree on the same binary.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -9,4 +10,33 @@ export function findChromium() {
   const fromEnv = process.env.CHROMIUM_PATH;
   if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
   return CANDIDATES.find((path) => existsSync(path));
+}
+
+/**
+ * A fontconfig file for the test browser: the machine's fonts (or FONTCONFIG_FILE's), with the
+ * rendering settings pinned. Chromium on Linux asks fontconfig how to draw every font, web fonts
+ * included, so a machine with full hinting or subpixel text would otherwise draw other pixels.
+ * @param {string} dir where to write it
+ * @returns {string} its path
+ */
+export function pinnedFontconfig(dir) {
+  const base = process.env.FONTCONFIG_FILE ?? '/etc/fonts/fonts.conf';
+  const path = join(dir, 'fonts.conf');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path, `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">${base.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</include>
+  <match target="font">
+    <edit name="antialias" mode="assign"><bool>true</bool></edit>
+    <edit name="hinting" mode="assign"><bool>false</bool></edit>
+    <edit name="hintstyle" mode="assign"><const>hintnone</const></edit>
+    <edit name="autohint" mode="assign"><bool>false</bool></edit>
+    <edit name="rgba" mode="assign"><const>none</const></edit>
+    <edit name="lcdfilter" mode="assign"><const>lcdnone</const></edit>
+    <edit name="embeddedbitmap" mode="assign"><bool>false</bool></edit>
+  </match>
+</fontconfig>
+`);
+  return path;
 }

@@ -8,6 +8,7 @@ import { test } from '../../msw/test.js';
 import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import { useShippedFonts } from './fonts.js';
 
 /**
  * The look, against committed baselines (test/browser/visual/baselines): a dozen key states at
@@ -48,6 +49,8 @@ const AVATAR = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.
 /** Each state is also checked by axe: 0 violations in every state the redesign adds. */
 async function shot(name: string, target: Element = document.body) {
   await expect.element(page.elementLocator(target)).toMatchScreenshot(name);
+  const system = (await commands.platformFonts()).filter((font) => !font.isCustomFont);
+  expect(system, `${name} drew text with a system font`).toEqual([]);
   const widget = target.matches('agent-chat') ? target : target.querySelector('agent-chat');
   if (widget) await chaiExpect(widget).to.be.accessible();
 }
@@ -94,6 +97,7 @@ async function openList(el: AgentChat) {
 }
 
 beforeAll(async () => {
+  await useShippedFonts();
   await commands.reduceMotion();
 });
 
