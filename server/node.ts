@@ -9,6 +9,9 @@ import type { FetchHandler } from './session-handler.js';
 export * from './index.js';
 
 type Next = (error?: unknown) => void;
+
+/** A host name or an IP literal, with an optional port: all a request URL may be built on. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?)(?::\d{1,5})?$/;
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; _body?: boolean };
 
 /** The request body, whether it is still in the stream or a body parser already took it. */
@@ -51,8 +54,13 @@ export function toNodeHandler(handler: FetchHandler) {
     res.on('close', () => {
       if (!res.writableFinished) aborter.abort();
     });
+    const host = req.headers.host ?? 'localhost';
+    if (!HOST.test(host)) {
+      // A request URL cannot be built on it; that is the client's mistake, not a server error.
+      res.writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
+      return;
+    }
     try {
-      const host = req.headers.host ?? 'localhost';
       const url = new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
@@ -67,7 +75,8 @@ export function toNodeHandler(handler: FetchHandler) {
         // Required by Node's fetch for a streamed request body.
         ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
       } as RequestInit);
-      const response = await handler(request);
+      // The socket's address: limits key on it (a trusted proxy's header may refine it).
+      const response = await handler(request, { clientAddress: req.socket?.remoteAddress });
       res.statusCode = response.status;
       response.headers.forEach((value, name) => {
         if (name !== 'set-cookie') res.setHeader(name, value);

@@ -16,6 +16,9 @@ export interface ActivityCounts {
   sessions: number;
   threads: number;
   messages: number;
+  /** Model tokens the answers took (protocol version 3; 0 where the agent reports none). */
+  prompt_tokens?: number;
+  completion_tokens?: number;
 }
 
 export interface ActivityReport {

@@ -12,18 +12,35 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --integration ID    integration id, repeatable (AGENT_CHAT_INTEGRATION; default int_local)
   --api-key KEY       the project's API key (AGENT_CHAT_API_KEY; required)
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
+  --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
+                      names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
+                      (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
   DATABASE_URL        PostgreSQL instead of the embedded database
   AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
-  AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project (default 600; 0 = off)
+  AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project: the site's own server budget (default 600; 0 = off)
   AGENT_CHAT_EVENT_RETENTION_DAYS  how long activity events are kept (default 400)
-  OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY, AGENT_CHAT_DOCS (a folder of .md), AGENT_CHAT_DOCS_URL
-                      answer with a model over those docs instead of the offline demo agent`;
+
+A model instead of the offline demo agent (any OpenAI-compatible Chat Completions server):
+  OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY   the server (default https://api.openai.com/v1), model, key
+  AGENT_CHAT_DOCS, AGENT_CHAT_DOCS_URL            a folder of .md documents to answer from, and their public URL
+  --model-tries N               tries per call on 408/429/5xx or no connection, before the first token;
+                                Retry-After is honoured (AGENT_CHAT_MODEL_TRIES; default 3, 1 = no retry)
+  --model-first-token-timeout S seconds the model may take to start answering, retries included
+                                (AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT; default 60)
+  --model-stall-timeout S       seconds of silence after the answer started before it ends as an error
+                                (AGENT_CHAT_MODEL_STALL_TIMEOUT; default 60)
+  --model-history-tokens N      estimated tokens of earlier turns sent with each question; oldest go first
+                                (AGENT_CHAT_MODEL_HISTORY_TOKENS; default 8000)
+  --model-usage on|off          ask for token usage (stream_options.include_usage); off for a server that
+                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
 
 async function main() {
   const { values } = parseArgs({
     options: {
       port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, project: { type: 'string' },
       integration: { type: 'string', multiple: true }, 'api-key': { type: 'string' }, 'public-url': { type: 'string' }, help: { type: 'boolean' },
+      'trust-proxy': { type: 'string' }, 'model-tries': { type: 'string' }, 'model-first-token-timeout': { type: 'string' },
+      'model-stall-timeout': { type: 'string' }, 'model-history-tokens': { type: 'string' }, 'model-usage': { type: 'string' },
     },
   });
   if (values.help) return void console.log(HELP);
@@ -50,8 +67,19 @@ async function main() {
   if (env.OPENAI_BASE_URL || env.OPENAI_MODEL) {
     if (!env.AGENT_CHAT_DOCS) throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
     const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
-    agent = new OpenAiAgent({ baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', model: env.OPENAI_MODEL ?? 'gpt-4o-mini', apiKey: env.OPENAI_API_KEY, docs });
+    const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
+    if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
+    agent = new OpenAiAgent({
+      baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', model: env.OPENAI_MODEL ?? 'gpt-4o-mini', apiKey: env.OPENAI_API_KEY, docs,
+      maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
+      firstTokenTimeoutMs: seconds('--model-first-token-timeout', values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT),
+      stallTimeoutMs: seconds('--model-stall-timeout', values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT),
+      historyTokens: whole('--model-history-tokens', values['model-history-tokens'] ?? env.AGENT_CHAT_MODEL_HISTORY_TOKENS, 0, 10_000_000),
+      usage: usage === 'on',
+      log: jsonLog,
+    });
   }
+  const trustProxy = values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY;
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
   const service = createReferenceService({
@@ -62,6 +90,7 @@ async function main() {
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
     eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000 : undefined,
+    trustProxy: trustProxy === undefined || trustProxy === '' || trustProxy === 'cloudflare' ? trustProxy || undefined : whole('--trust-proxy', trustProxy, 0, 16),
     log: jsonLog,
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
@@ -72,6 +101,22 @@ async function main() {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** A whole number in [min, max]; `undefined` keeps the default. */
+function whole(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${value}.`);
+  return number;
+}
+
+/** Seconds (fractions allowed) as milliseconds; `undefined` keeps the default. */
+function seconds(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`${name} must be a number of seconds above 0, not ${value}.`);
+  return Math.round(number * 1000);
 }
 
 /** `undefined` keeps the default, `0` turns the limit off. */

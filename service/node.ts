@@ -43,7 +43,8 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
       return;
     }
-    void toNodeHandler((request) => service.handle(request, { clientAddress: req.socket.remoteAddress }))(req, res);
+    // toNodeHandler passes the socket's address; the service's trustProxy decides what to make of it.
+    void toNodeHandler(service.handle)(req, res);
   });
   // A slow or silent client must not hold a socket forever.
   server.requestTimeout = 30_000;

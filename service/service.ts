@@ -1,4 +1,5 @@
 import { SESSION_TTL_MS, TOOL_WAIT_MS } from '../contract/limits.js';
+import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import { Answers } from './answers/live-answers.js';
@@ -11,7 +12,7 @@ import { route } from './http/router.js';
 import { MemoryStorage } from './storage/memory.js';
 import type { Storage } from './storage/types.js';
 
-export type { RequestInfo };
+export type { RequestInfo, TrustProxy };
 
 /** One structured log entry; never a token, a key or message text. */
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>;
@@ -28,8 +29,19 @@ export interface ReferenceServiceOptions {
   tokenTtlMs?: number;
   /** Agent calls per owner, or per client address for sessions without owner; false turns it off. Default 60 a minute. */
   rateLimit?: RateLimit | false;
-  /** Session mints per project. Default 600 a minute. */
+  /**
+   * Session mints per project. Default 600 a minute. This is the site's own server budget: only
+   * the site's session endpoint mints (with the API key), and `createSessionHandler` limits each
+   * visitor's address well below it, so one visitor cannot spend it for the others.
+   */
   sessionMintLimit?: RateLimit | false;
+  /**
+   * Which forwarding headers tell the client's address for the agent limit: `0` (default) the
+   * socket's (`serve()` and `toNodeHandler` pass it as `info.clientAddress`); N the N-th hop back
+   * in `X-Forwarded-For` behind N reverse proxies you run; `'cloudflare'` `CF-Connecting-IP`
+   * (the default inside Cloudflare Workers).
+   */
+  trustProxy?: TrustProxy;
   /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
   maxAnswerMs?: number;
   /** How old activity figures may be before a query rebuilds the rollup. Default 60 s. */
@@ -69,12 +81,15 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     log,
   };
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
+  const trustProxy = checkTrustProxy(options.trustProxy);
 
   return {
     storage: ctx.storage,
     async handle(request, info = {}) {
       try {
-        return await route(ctx, request, info);
+        // Limits count IPv6 addresses per /64, the block one subscriber usually holds.
+        const address = clientAddress(request, info, trustProxy);
+        return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
       } catch (error) {
         if (error instanceof HttpError) return error.toResponse();
         // The error's name only: messages and stacks may quote what the visitor wrote.

@@ -1,5 +1,6 @@
 import { ARTICLES, type Article } from './knowledge.js';
 import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
+import { phrasesFor } from './phrases.js';
 import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types.js';
 
 export interface DemoAgentOptions {
@@ -14,9 +15,15 @@ export interface DemoAgentOptions {
   minScore?: number;
 }
 
-export const NO_MATCH = `I couldn't find that in the docs.
+/** The wire contract's words for a tool the visitor refused (§7). */
+const DENIED = 'denied by the visitor';
 
-Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.`;
+/** The answer when nothing matches, in `locale` (English by default). */
+export const noMatch = (locale?: string) => {
+  const phrases = phrasesFor(locale);
+  return `${phrases.notFound}\n\n${phrases.topics}`;
+};
+export const NO_MATCH = noMatch();
 
 /**
  * Deterministic, offline agent: answers with the best matching article and cites the matches,
@@ -37,24 +44,29 @@ export class DemoAgent implements Agent {
     return this.docs.search(question);
   }
 
-  async *answer({ message, tools, rounds, signal }: AgentInput): AsyncIterable<AgentOutput> {
+  async *answer({ message, tools, rounds, locale, signal }: AgentInput): AsyncIterable<AgentOutput> {
     const call = rounds.length === 0 ? toolCallFor(message, tools) : undefined;
     if (call) {
       yield { type: 'tool_calls', calls: [call] };
       return;
     }
+    const phrases = phrasesFor(locale);
     let text: string;
     if (rounds.length > 0) {
+      // Said in the tool's own terms ("I opened the pricing page."), never its wire name.
       const last = rounds.at(-1)!;
+      const byId = new Map(last.calls.map((c) => [c.id, c]));
       const failed = last.results.find((r) => 'error' in r);
-      text = failed && 'error' in failed ? `I couldn't do that: ${failed.error}.` : `Done: I ran \`${last.calls.map((c) => c.name).join('`, `')}\` for you.`;
+      const called = (failed && byId.get(failed.tool_call_id)) ?? last.calls[0];
+      if (failed && 'error' in failed) text = failed.error === DENIED ? phrases.toolDenied(called) : phrases.toolFailed(called, failed.error);
+      else text = phrases.toolDone(last.calls);
     } else {
-      const step = { id: 'search-1', name: 'search_knowledge_base', summary: `Searching the docs for “${message.slice(0, 80)}”`, num_results: null };
+      const step = { id: 'search-1', name: 'search_knowledge_base', summary: phrases.searching(message), num_results: null };
       yield { type: 'activity', step: { ...step, status: 'started' } };
       const matches = this.search(message);
-      yield { type: 'activity', step: { ...step, status: 'completed', summary: `${matches.length} relevant article(s)`, num_results: matches.length } };
+      yield { type: 'activity', step: { ...step, status: 'completed', summary: phrases.found(matches.length), num_results: matches.length } };
       if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
-      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : NO_MATCH;
+      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
     }
     for (const word of text.match(/\S+\s*|\s+/g) ?? []) {
       if (this.wordDelayMs > 0) await sleep(this.wordDelayMs, signal);

@@ -16,7 +16,9 @@ export type AgentOutput =
   | { type: 'activity'; step: ActivityStep }
   | { type: 'uncertain' }
   /** Pauses the answer: the browser runs these and the agent is called again with `rounds`. */
-  | { type: 'tool_calls'; calls: ToolCall[] };
+  | { type: 'tool_calls'; calls: ToolCall[] }
+  /** What one model call cost, as the model reported it; summed per answer and per day. */
+  | { type: 'usage'; promptTokens: number; completionTokens: number };
 
 export interface AgentInput {
   message: string;
@@ -28,7 +30,29 @@ export interface AgentInput {
   rounds: readonly ToolRound[];
   /** Text this answer already produced before its last pause. */
   partial: string;
+  /**
+   * The visitor's language, a canonical BCP 47 tag (`de`, `pt-BR`), when the chat call named one
+   * (wire contract §4, version 3). Agents answer and write step summaries in it where they can.
+   */
+  locale?: string;
   signal: AbortSignal;
+}
+
+/**
+ * A failure an agent reports on purpose: the answer ends with the `error` record carrying
+ * `reason` (shown to the visitor, so plain words and nothing from the conversation), and the
+ * text so far is kept with status `error`. `code` and `hint` go to the log for the operator.
+ * Any other exception ends the answer the same way with a generic reason.
+ */
+export class AgentError extends Error {
+  override name = 'AgentError';
+  constructor(
+    readonly reason: string,
+    readonly code: string,
+    readonly hint?: string,
+  ) {
+    super(reason);
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
-import type { AgentInput, AgentOutput } from '../agents/types.js';
+import { AgentError, type AgentInput, type AgentOutput } from '../agents/types.js';
 import type { ServiceContext } from '../http/context.js';
 import { STREAM_HEADERS } from '../http/responses.js';
-import type { ActivityEvent, MessageRecord, StoredStatus, ThreadMeta } from '../storage/types.js';
+import type { ActivityEvent, MessageRecord, StoredStatus, ThreadMeta, TokenUsage } from '../storage/types.js';
 import { snapshot } from './replay.js';
 /** How often a generating answer's text is written, so a crash loses at most this much. */
 const SAVE_EVERY_MS = 1_000;
@@ -148,6 +148,8 @@ export class Answers {
     let writes: Promise<unknown> = Promise.resolve();
     let savedAt = ctx.clock.now();
     let gone = false;
+    /** What the model reported for this run; the message keeps the sum over the answer's runs. */
+    let runUsage = null as TokenUsage | null;
     const save = () => {
       const snapshotNow = { content: message.content, sources: message.sources, activity: message.activity, uncertain: message.uncertain, updatedAt: ctx.clock.now() };
       writes = writes.then(async () => {
@@ -163,9 +165,10 @@ export class Answers {
       try {
         const stored = !gone && await ctx.storage.updateMessage(message.id, {
           content: message.content, sources: message.sources, activity: message.activity, uncertain: message.uncertain,
-          toolCalls: message.toolCalls, status, updatedAt: message.updatedAt,
+          toolCalls: message.toolCalls, status, updatedAt: message.updatedAt, usage: message.usage,
         });
         if (stored && status !== 'streaming') await ctx.storage.recordActivity({ ...activity, kind: 'message', at: message.updatedAt });
+        if (stored && runUsage) await ctx.storage.recordActivity({ ...activity, kind: 'usage', at: message.updatedAt, ...runUsage });
       } catch (error) {
         // The listeners still get the end of the answer.
         ctx.log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error });
@@ -191,7 +194,11 @@ export class Answers {
         if (answer.stop.signal.aborted) break;
         const next: IteratorResult<AgentOutput> = await Promise.race([outputs.next(), stopped]);
         if (answer.stop.signal.aborted) break;
-        if (next.done) return await finish('complete', identifiers(answer));
+        if (next.done) {
+          // An agent that ends quietly with nothing to show has failed, whatever it says.
+          if (!message.content.trim() && !message.toolCalls.length) return await finish('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true));
+          return await finish('complete', identifiers(answer));
+        }
         const out = next.value;
         if (out.type === 'text') {
           message.content += out.text;
@@ -208,6 +215,9 @@ export class Answers {
           if (at >= 0) message.activity[at] = out.step;
           else message.activity.push(out.step);
           answer.emit(encodeRecord('agent_activity_update', out.step));
+        } else if (out.type === 'usage') {
+          runUsage = { promptTokens: (runUsage?.promptTokens ?? 0) + out.promptTokens, completionTokens: (runUsage?.completionTokens ?? 0) + out.completionTokens };
+          message.usage = { promptTokens: (message.usage?.promptTokens ?? 0) + out.promptTokens, completionTokens: (message.usage?.completionTokens ?? 0) + out.completionTokens };
         } else if (out.type === 'uncertain') {
           message.uncertain = true;
           answer.emit(encodeRecord('metadata', { is_uncertain: true }));
@@ -226,7 +236,12 @@ export class Answers {
       await stoppedEnd();
     } catch (error) {
       if (answer.stop.signal.aborted) return await stoppedEnd();
-      // The name only: a model's error message may quote the conversation.
+      // An AgentError's reason and hint are the agent's own words; any other error gives its
+      // name only, since a model's error message may quote the conversation.
+      if (error instanceof AgentError) {
+        ctx.log({ level: 'warn', msg: 'agent_failed', error: error.name, code: error.code, ...(error.hint && { hint: error.hint }) });
+        return await finish('error', encodeRecord('error', { reason: error.reason }, true));
+      }
       ctx.log({ level: 'warn', msg: 'agent_failed', error: error instanceof Error ? error.name : typeof error });
       await finish('error', encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
     }

@@ -19,15 +19,18 @@ function parseDay(value: string | null, name: string): number | undefined {
 
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
-type Counts = { sessions: number; threads: number; messages: number; upvotes: number; downvotes: number };
+type Counts = { sessions: number; threads: number; messages: number; upvotes: number; downvotes: number; prompt_tokens: number; completion_tokens: number };
 
 function count(rows: ActivityRow[]): Counts {
-  const c = { threads: 0, messages: 0, upvotes: 0, downvotes: 0 };
+  const c = { threads: 0, messages: 0, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0 };
   for (const r of rows) {
     c.threads += r.threads;
     c.messages += r.messages;
     c.upvotes += r.upvotes;
     c.downvotes += r.downvotes;
+    // Model tokens the answers took (§6, version 3); 0 where the agent reports none.
+    c.prompt_tokens += r.promptTokens;
+    c.completion_tokens += r.completionTokens;
   }
   // A session counts once per period, wherever it shows up (minted, chatted, reacted).
   return { sessions: new Set(rows.filter((r) => r.sessions > 0).map((r) => r.sessionToken)).size, ...c };
@@ -77,8 +80,8 @@ export async function activity(ctx: ServiceContext, request: Request, _info: Req
     totals: { ...count(rows), unique_owners: new Set(rows.map((r) => r.owner).filter((o) => o !== null)).size },
     by_integration: integrations.map((id) => {
       const own = rows.filter((r) => r.integrationId === id);
-      const { threads, messages } = count(own);
-      return { integration_id: id, sessions: new Set(own.map((r) => r.sessionToken)).size, threads, messages };
+      const { threads, messages, prompt_tokens, completion_tokens } = count(own);
+      return { integration_id: id, sessions: new Set(own.map((r) => r.sessionToken)).size, threads, messages, prompt_tokens, completion_tokens };
     }),
     by_day: byDay,
     // How old the figures may be: the rollup is rebuilt at most this often.

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_CHARS, MAX_TITLE_CHARS, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME } from '../../contract/limits.js';
+import { MAX_LOCALE_CHARS, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME } from '../../contract/limits.js';
 import type { ToolResult, ToolSpec } from '../../contract/types.js';
 import { roundsOf, waitExpired } from '../answers/replay.js';
 import { isRecord, readJsonBody } from '../http/body.js';
@@ -40,21 +40,34 @@ function parseToolResults(value: unknown): ToolResult[] {
   });
 }
 
+/** The visitor's language (§4, version 3): a well-formed BCP 47 tag, in its canonical form. */
+function parseLocale(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const invalid = () => badRequest(`locale must be a BCP 47 language tag (like "de" or "pt-BR") of at most ${MAX_LOCALE_CHARS} characters.`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LOCALE_CHARS) throw invalid();
+  try {
+    return Intl.getCanonicalLocales(value)[0];
+  } catch {
+    throw invalid();
+  }
+}
+
 function parseChatBody(body: unknown, integrationIds: string[]) {
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { integration_id: integrationId, message, thread_id: threadId, tool_results: toolResults } = body;
   if (typeof integrationId !== 'string' || !integrationIds.includes(integrationId)) throw badRequest('integration_id is missing or unknown.');
   if (threadId !== undefined && threadId !== null && typeof threadId !== 'string') throw badRequest('thread_id must be a string or null.');
   const tools = parseTools(body.tools);
+  const locale = parseLocale(body.locale);
   if (toolResults !== undefined) {
     if (message !== undefined) throw badRequest('Send either message or tool_results, not both.');
     if (typeof threadId !== 'string') throw badRequest('tool_results need the thread_id of the answer.');
-    return { kind: 'tools' as const, integrationId, threadId, tools, results: parseToolResults(toolResults) };
+    return { kind: 'tools' as const, integrationId, threadId, tools, locale, results: parseToolResults(toolResults) };
   }
   if (typeof message !== 'string') throw badRequest('message must be a string.');
   if (message.length > MAX_MESSAGE_CHARS) throw new HttpError(413, 'payload_too_large', `message is longer than ${MAX_MESSAGE_CHARS} characters.`);
   if (!message.trim()) throw badRequest('message is empty.');
-  return { kind: 'message' as const, integrationId, message, threadId: threadId ?? null, tools };
+  return { kind: 'message' as const, integrationId, message, threadId: threadId ?? null, tools, locale };
 }
 
 /** Array#findLastIndex is ES2023; the service targets ES2022 runtimes. */
@@ -94,7 +107,7 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
   return ctx.answers.start({
     thread,
     message: answer,
-    input: { message: body.message, history, tools: body.tools, rounds: [], partial: '' },
+    input: { message: body.message, history, tools: body.tools, rounds: [], partial: '', ...(body.locale && { locale: body.locale }) },
     activity,
   });
 }
@@ -102,7 +115,7 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
 async function continueWithTools(
   ctx: ServiceContext,
   session: SessionRecord,
-  body: { threadId: string; tools: ToolSpec[]; results: ToolResult[] },
+  body: { threadId: string; tools: ToolSpec[]; results: ToolResult[]; locale?: string },
   activity: Parameters<ServiceContext['answers']['start']>[0]['activity'],
 ): Promise<Response> {
   const { messages, ...thread } = await findThread(ctx, session, body.threadId);
@@ -131,7 +144,7 @@ async function continueWithTools(
 
 async function resume(
   ctx: ServiceContext, thread: ThreadMeta, messages: MessageRecord[], index: number, answer: MessageRecord,
-  body: { tools: ToolSpec[]; results: ToolResult[] }, activity: Parameters<ServiceContext['answers']['start']>[0]['activity'], now: number,
+  body: { tools: ToolSpec[]; results: ToolResult[]; locale?: string }, activity: Parameters<ServiceContext['answers']['start']>[0]['activity'], now: number,
 ): Promise<Response> {
   const byId = new Map(body.results.map((r) => [r.tool_call_id, r]));
   answer.toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
@@ -151,6 +164,7 @@ async function resume(
       tools: body.tools,
       rounds: roundsOf(answer),
       partial: answer.content,
+      ...(body.locale && { locale: body.locale }),
     },
     activity,
   });

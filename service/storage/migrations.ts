@@ -42,4 +42,25 @@ export const MIGRATIONS: string[] = [
      ) AS facts
      GROUP BY project_id, day, session_token, integration_id;
    CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);`,
+  // Model token usage: per answer on the message, per run as a `usage` event, per day in the rollup.
+  `ALTER TABLE messages ADD COLUMN prompt_tokens bigint, ADD COLUMN completion_tokens bigint;
+   ALTER TABLE events ADD COLUMN prompt_tokens bigint NOT NULL DEFAULT 0, ADD COLUMN completion_tokens bigint NOT NULL DEFAULT 0;
+   DROP MATERIALIZED VIEW activity_rollup;
+   CREATE MATERIALIZED VIEW activity_rollup AS
+     SELECT project_id, day, session_token, max(owner) AS owner, integration_id,
+       sum(sessions)::int AS sessions, sum(threads)::int AS threads, sum(messages)::int AS messages,
+       sum(upvotes)::int AS upvotes, sum(downvotes)::int AS downvotes,
+       sum(prompt_tokens)::bigint AS prompt_tokens, sum(completion_tokens)::bigint AS completion_tokens
+     FROM (
+       SELECT project_id, at / 86400000 AS day, session_token, owner, coalesce(integration_id, '') AS integration_id,
+         (kind = 'session')::int AS sessions, (kind = 'thread')::int AS threads, (kind = 'message')::int AS messages,
+         0 AS upvotes, 0 AS downvotes, prompt_tokens, completion_tokens
+       FROM events
+       UNION ALL
+       SELECT project_id, at / 86400000, session_token, owner, integration_id, 0, 0, 0,
+         (reaction = 'upvote')::int, (reaction = 'downvote')::int, 0, 0
+       FROM feedback
+     ) AS facts
+     GROUP BY project_id, day, session_token, integration_id;
+   CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);`,
 ];

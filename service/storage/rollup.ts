@@ -12,12 +12,19 @@ export function rollUp(events: Iterable<ActivityEvent>, feedback: Iterable<Feedb
     const day = dayOf(at);
     const key = `${day}\n${sessionToken}\n${integrationId ?? ''}`;
     let found = rows.get(key);
-    if (!found) rows.set(key, (found = { day, sessionToken, owner, integrationId: integrationId ?? '', sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0 }));
+    if (!found) {
+      found = { day, sessionToken, owner, integrationId: integrationId ?? '', sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 };
+      rows.set(key, found);
+    }
     return found;
   };
   for (const e of events) {
     if (e.projectId !== projectId || dayOf(e.at) < fromDay || dayOf(e.at) > toDay) continue;
-    row(e.at, e.sessionToken, e.owner, e.integrationId)[`${e.kind}s`] += 1;
+    const found = row(e.at, e.sessionToken, e.owner, e.integrationId);
+    if (e.kind === 'usage') {
+      found.promptTokens += e.promptTokens ?? 0;
+      found.completionTokens += e.completionTokens ?? 0;
+    } else found[`${e.kind}s`] += 1;
   }
   for (const f of feedback) {
     if (f.projectId !== projectId || dayOf(f.at) < fromDay || dayOf(f.at) > toDay) continue;

@@ -29,10 +29,11 @@ function toMessage(row: Record<string, unknown>): MessageRecord {
     id: row.id as string, role: row.role as MessageRecord['role'], content: row.content as string, sources: row.sources as MessageRecord['sources'],
     createdAt: num(row.created_at), updatedAt: num(row.updated_at), status: row.status as MessageRecord['status'],
     toolCalls: row.tool_calls as MessageRecord['toolCalls'], activity: row.activity as MessageRecord['activity'], uncertain: row.uncertain as boolean,
+    ...(row.prompt_tokens != null && { usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) } }),
   };
 }
 
-const PATCH_COLUMNS: Record<keyof MessagePatch, [string, (v: never) => unknown]> = {
+const PATCH_COLUMNS: Record<Exclude<keyof MessagePatch, 'usage'>, [string, (v: never) => unknown]> = {
   content: ['content', (v: string) => v],
   sources: ['sources', json],
   status: ['status', (v: string) => v],
@@ -120,6 +121,12 @@ export class SqlStorage implements Storage {
     const params: unknown[] = [id];
     for (const [key, value] of Object.entries(patch) as [keyof MessagePatch, never][]) {
       if (value === undefined) continue;
+      if (key === 'usage') {
+        const usage = value as MessageRecord['usage'];
+        params.push(usage?.promptTokens ?? null, usage?.completionTokens ?? null);
+        sets.push(`prompt_tokens = $${params.length - 1}`, `completion_tokens = $${params.length}`);
+        continue;
+      }
       const [column, encode] = PATCH_COLUMNS[key];
       params.push(encode(value));
       sets.push(`${column} = $${params.length}${column === 'sources' || column === 'tool_calls' || column === 'activity' ? '::jsonb' : ''}`);
@@ -160,8 +167,8 @@ export class SqlStorage implements Storage {
 
   async recordActivity(e: ActivityEvent) {
     await this.db.query(
-      'INSERT INTO events (kind, project_id, at, session_token, owner, integration_id) VALUES ($1, $2, $3, $4, $5, $6)',
-      [e.kind, e.projectId, e.at, e.sessionToken, e.owner, e.integrationId],
+      'INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [e.kind, e.projectId, e.at, e.sessionToken, e.owner, e.integrationId, e.promptTokens ?? 0, e.completionTokens ?? 0],
     );
   }
 
@@ -170,6 +177,7 @@ export class SqlStorage implements Storage {
     return rows.map((r) => ({
       day: num(r.day), sessionToken: r.session_token as string, owner: (r.owner as string | null) ?? null, integrationId: r.integration_id as string,
       sessions: num(r.sessions), threads: num(r.threads), messages: num(r.messages), upvotes: num(r.upvotes), downvotes: num(r.downvotes),
+      promptTokens: num(r.prompt_tokens), completionTokens: num(r.completion_tokens),
     }));
   }
 

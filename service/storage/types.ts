@@ -34,6 +34,13 @@ export interface MessageRecord {
   toolCalls: ToolCallRecord[];
   activity: ActivityStep[];
   uncertain: boolean;
+  /** Model tokens this answer took, summed over its tool rounds; absent when the agent reports none. */
+  usage?: TokenUsage;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface ThreadMeta {
@@ -51,12 +58,15 @@ export interface ThreadRecord extends ThreadMeta {
 }
 
 export interface ActivityEvent {
-  kind: 'session' | 'thread' | 'message';
+  /** `usage`: what one run of an answer cost the model, in `promptTokens` and `completionTokens`. */
+  kind: 'session' | 'thread' | 'message' | 'usage';
   projectId: string;
   at: number;
   sessionToken: string;
   owner: string | null;
   integrationId: string | null;
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface FeedbackRecord {
@@ -86,6 +96,8 @@ export interface ActivityRow {
   messages: number;
   upvotes: number;
   downvotes: number;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** Keyset position for newest-first thread pages. */
@@ -94,7 +106,7 @@ export interface ThreadCursor {
   id: string;
 }
 
-export type MessagePatch = Partial<Pick<MessageRecord, 'content' | 'sources' | 'status' | 'toolCalls' | 'activity' | 'uncertain' | 'updatedAt'>>;
+export type MessagePatch = Partial<Pick<MessageRecord, 'content' | 'sources' | 'status' | 'toolCalls' | 'activity' | 'uncertain' | 'updatedAt' | 'usage'>>;
 
 /**
  * What the service needs from a database. Every write is one conditional statement, never a

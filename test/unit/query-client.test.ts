@@ -16,7 +16,7 @@ describe('createQueryClient', () => {
       },
     });
     const report = await client.activity({ start: '2026-11-21', end: '2026-11-21', integrationId: 'int_demo' });
-    expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, unique_owners: 1 });
+    expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 1 });
     expect(urls[0]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`);
     expect(urls[0]).not.toContain('analytics');
   });

@@ -48,7 +48,7 @@ describe('createSessionHandler', () => {
     const response = await handler(browserPost());
     expect(response.status).toBe(401);
     expect(response.headers.get('Cache-Control')).toBe('no-store');
-    expect(await response.json()).toEqual({ detail: 'Missing or invalid X-API-Key.', code: 'invalid_api_key' });
+    expect(await response.json()).toEqual({ detail: 'Missing or invalid X-API-Key for this project: check the project id and the API key.', code: 'invalid_api_key' });
   });
 
   it('answers 405 to anything but POST', async () => {

@@ -64,15 +64,28 @@ describe('createSessionHandler against a real service socket', () => {
     expect(await response.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('oversized') });
   });
 
-  it('passes an upstream error page through with nosniff, so it cannot run as HTML on the site', async () => {
+  it('turns an upstream error page into its own JSON 502: no HTML is served as the site\'s', async () => {
     const service = await serve((_req, res) => res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'));
     const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
     const response = await handler(post());
-    expect(response.status).toBe(503);
+    expect(response.status).toBe(502);
+    expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
     expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
     expect(response.headers.get('Retry-After')).toBe('30');
     expect(response.headers.get('Agent-Chat-Owner-Key')).toBeNull();
-    expect(await response.text()).toBe('<h1>Down</h1>');
+    expect(await response.json()).toEqual({ detail: 'The agent service answered 503 with text/html instead of JSON.', code: 'service_unavailable' });
+  });
+
+  it.each([
+    ['a 200 HTML page', 200, 'text/html', '<html>Welcome</html>'],
+    ['a JSON type whose body is not JSON', 500, 'application/json', '<h1>oops</h1>'],
+    ['a body without a type', 502, '', 'Bad Gateway'],
+  ])('answers JSON 502 for %s', async (_name, status, type, body) => {
+    const service = await serve((_req, res) => res.writeHead(status, type ? { 'Content-Type': type } : {}).end(body));
+    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const response = await handler(post());
+    expect(response.status).toBe(502);
+    expect((await response.json()).code).toBe('service_unavailable');
   });
 
   it('sets Agent-Chat-Owner-Key to the HMAC that ownerKey() gives the page, and "-" without owner', async () => {

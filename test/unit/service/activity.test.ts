@@ -18,14 +18,14 @@ describe('reference service: activity (§6)', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       period: { start: '2026-11-21', end: '2026-11-22' },
-      totals: { sessions: 3, threads: 2, messages: 6, upvotes: 0, downvotes: 0, unique_owners: 2 },
+      totals: { sessions: 3, threads: 2, messages: 6, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 2 },
       by_integration: [
-        { integration_id: 'int_demo', sessions: 1, threads: 1, messages: 4 },
-        { integration_id: 'int_other', sessions: 1, threads: 1, messages: 2 },
+        { integration_id: 'int_demo', sessions: 1, threads: 1, messages: 4, prompt_tokens: 0, completion_tokens: 0 },
+        { integration_id: 'int_other', sessions: 1, threads: 1, messages: 2, prompt_tokens: 0, completion_tokens: 0 },
       ],
       by_day: [
-        { date: '2026-11-21', sessions: 1, threads: 1, messages: 4, upvotes: 0, downvotes: 0 },
-        { date: '2026-11-22', sessions: 2, threads: 1, messages: 2, upvotes: 0, downvotes: 0 },
+        { date: '2026-11-21', sessions: 1, threads: 1, messages: 4, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0 },
+        { date: '2026-11-22', sessions: 2, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0 },
       ],
       freshness: { as_of: '2026-11-22T09:00:00.000000Z', max_staleness_seconds: 60 },
     });
@@ -37,7 +37,7 @@ describe('reference service: activity (§6)', () => {
     await ctx.chat(token, 'hello');
     await ctx.session('bob');
     const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`, { apiKey: PROJECT.apiKey })).json();
-    expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, unique_owners: 1 });
+    expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 1 });
   });
 
   it('defaults to the last 30 days', async () => {

@@ -82,7 +82,8 @@ describe('§7 client-side tools', () => {
     const next = await chatRecords(ctx, token, { thread_id: threadId, tool_results: [{ tool_call_id: call.id, output: { opened: '/pricing' } }], tools: [OPEN_PAGE] });
     expect(next.records[0].content).toEqual({ thread_id: threadId, question_answer_id: answerId });
     expect(next.records.at(-1)?.type).toBe('identifiers');
-    expect(textOf(next.records)).toContain('open_page');
+    // In the tool's own terms, never its wire name.
+    expect(textOf(next.records)).toBe('I opened the pricing page.');
     const detail = await thread(ctx, token, threadId);
     expect(detail.messages).toHaveLength(2);
     expect(detail.messages[1]).toMatchObject({
@@ -98,7 +99,7 @@ describe('§7 client-side tools', () => {
     const first = await chatRecords(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE] });
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
     const next = await chatRecords(ctx, token, { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, error: 'denied by the visitor' }] });
-    expect(textOf(next.records)).toContain('denied by the visitor');
+    expect(textOf(next.records)).toBe("OK, I won't open the pricing page.");
     const detail = await thread(ctx, token, first.records[0].content.thread_id as string);
     expect(detail.messages[1].tool_calls[0]).toMatchObject({ status: 'error', error: 'denied by the visitor' });
   });

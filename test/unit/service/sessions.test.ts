@@ -22,11 +22,12 @@ describe('reference service: sessions (§1)', () => {
     expect(await errorBody(response)).toEqual({ detail: expect.any(String), code: 'invalid_api_key' });
   });
 
-  it('answers 404 not_found for an unknown project', async () => {
+  it('answers an unknown project like a known one with a wrong key: 401, so ids cannot be enumerated', async () => {
     const { call } = makeService();
-    const response = await call('POST', `${BASE}/agent/v1/projects/proj_nope/agent/sessions/`, { apiKey: PROJECT.apiKey });
-    expect(response.status).toBe(404);
-    expect((await errorBody(response)).code).toBe('not_found');
+    const unknown = await call('POST', `${BASE}/agent/v1/projects/proj_nope/agent/sessions/`, { apiKey: PROJECT.apiKey });
+    const known = await call('POST', `${AGENT}/sessions/`, { apiKey: 'key_wrong' });
+    expect(unknown.status).toBe(401);
+    expect(await errorBody(unknown)).toEqual(await errorBody(known));
   });
 
   it.each([

@@ -126,10 +126,29 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     const rows = await store.activity('p', day, day + 1);
     const sorted = rows.sort((a, b) => a.day - b.day || a.integrationId.localeCompare(b.integrationId));
     expect(sorted).toEqual([
-      { day, sessionToken: 's1', owner: 'alice', integrationId: '', sessions: 1, threads: 0, messages: 0, upvotes: 0, downvotes: 0 },
-      { day, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 1, messages: 1, upvotes: 0, downvotes: 0 },
-      { day: day + 1, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 0, messages: 1, upvotes: 0, downvotes: 0 },
+      { day, sessionToken: 's1', owner: 'alice', integrationId: '', sessions: 1, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
+      { day, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 1, messages: 1, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
+      { day: day + 1, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 0, messages: 1, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
     ]);
+  });
+
+  it('keeps an answer\'s token usage and rolls usage events up per day', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    await store.appendMessage('t1', message('a1', T0, { role: 'assistant', status: 'streaming' }));
+    expect((await store.getThread('t1'))?.messages[0].usage).toBeUndefined();
+    expect(await store.updateMessage('a1', { usage: { promptTokens: 1200, completionTokens: 85 }, status: 'complete' })).toBe(true);
+    expect((await store.getThread('t1'))?.messages[0].usage).toEqual({ promptTokens: 1200, completionTokens: 85 });
+    const day = Math.floor(T0 / 86_400_000);
+    const e = { projectId: 'p', sessionToken: 's1', owner: 'alice', integrationId: 'i' };
+    await store.recordActivity({ ...e, kind: 'message', at: T0 });
+    await store.recordActivity({ ...e, kind: 'usage', at: T0, promptTokens: 1000, completionTokens: 60 });
+    await store.recordActivity({ ...e, kind: 'usage', at: T0 + 1, promptTokens: 200, completionTokens: 25 });
+    await store.recordActivity({ ...e, kind: 'usage', at: T0 + 86_400_000, promptTokens: 7, completionTokens: 3 });
+    await store.refreshActivity();
+    const rows = (await store.activity('p', day, day + 1)).sort((a, b) => a.day - b.day);
+    // Usage events add tokens and nothing else: one message, not three.
+    expect(rows.map((r) => [r.day - day, r.messages, r.promptTokens, r.completionTokens])).toEqual([[0, 1, 1200, 85], [1, 0, 7, 3]]);
   });
 
   it('purges expired sessions and events past retention', async () => {
