@@ -43,6 +43,17 @@ function requestBody(req: NodeRequest, headers: Headers): BodyInit | ReadableStr
   });
 }
 
+/** The request's URL, or undefined when its Host header cannot be part of one. */
+function requestUrl(req: NodeRequest): URL | undefined {
+  const host = req.headers.host ?? 'localhost';
+  if (!HOST.test(host)) return undefined;
+  try {
+    return new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Mounts a Fetch handler in Express, connect (Vite) or plain `node:http`, before or after body
  * parsers. Streams the response with backpressure, keeps every `Set-Cookie`, and aborts the
@@ -54,14 +65,13 @@ export function toNodeHandler(handler: FetchHandler) {
     res.on('close', () => {
       if (!res.writableFinished) aborter.abort();
     });
-    const host = req.headers.host ?? 'localhost';
-    if (!HOST.test(host)) {
-      // A request URL cannot be built on it; that is the client's mistake, not a server error.
+    const url = requestUrl(req);
+    if (!url) {
+      // No request URL can be built on it: the client's mistake, not a server error.
       res.writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
       return;
     }
     try {
-      const url = new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);

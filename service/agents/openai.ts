@@ -321,6 +321,7 @@ export class OpenAiAgent implements Agent {
       const outcome = await Promise.race([settled, new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - now), null)))]);
       clearTimeout(timer);
       if (outcome) return outcome.value;
+      // A timer may fire a little early: act only on what is really due, else wait again.
       if (Date.now() >= deadline) {
         local.abort();
         const seconds = Math.max(1, Math.round((progress.firstTokenAt === null ? progress.firstTokenBy - progress.started : this.options.stallTimeoutMs ?? 60_000) / 1000));
@@ -328,8 +329,10 @@ export class OpenAiAgent implements Agent {
           ? new AttemptFailure(new AgentError(`The model did not start answering within ${seconds} s.`, 'model_first_token_timeout', 'raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server\'s load'), false)
           : new AttemptFailure(new AgentError(`The answer stopped: the model sent nothing for ${seconds} s.`, 'model_stalled'), false);
       }
-      progress.noticed = Date.now();
-      yield this.waitStep(progress, 'started', progress.phrases.stillWorking);
+      if (Date.now() >= notice) {
+        progress.noticed = Date.now();
+        yield this.waitStep(progress, 'started', progress.phrases.stillWorking);
+      }
     }
   }
 
