@@ -49,7 +49,8 @@ describe('<agent-chat> client-side tools (§7)', () => {
     await settled(el);
     expect(execute).toHaveBeenCalledOnce();
     expect(events).toEqual(['call:open_page:{"page":"pricing"}', 'result:done']);
-    expect(lastAnswerText(el)).toContain('Done: I ran open_page');
+    expect(lastAnswerText(el)).toContain('I opened the pricing page.');
+    expect(lastAnswerText(el)).not.toContain('open_page');
     // One answer, one card, done with a duration; no second assistant message.
     expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
     const card = answerRoot(el).querySelector('.tool-call')!;
@@ -76,7 +77,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     await settled(el);
     expect(execute).not.toHaveBeenCalled();
     expect(results).toEqual(['denied']);
-    expect(lastAnswerText(el)).toContain("I couldn't do that: denied by the visitor.");
+    expect(lastAnswerText(el)).toContain("OK, I won't open the pricing page.");
     expect(answerRoot(el).querySelector('.tool-call')!.getAttribute('data-state')).toBe('denied');
     const second = await backend.chatRequests()[1].clone().json();
     expect(second.tool_results).toEqual([{ tool_call_id: expect.any(String), error: 'denied by the visitor' }]);
@@ -89,7 +90,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     el.tools = [openPage(() => { throw new Error('no such page'); }, false)];
     await el.send('Open the pricing page');
     await settled(el);
-    expect(lastAnswerText(el)).toContain("I couldn't do that: no such page.");
+    expect(lastAnswerText(el)).toContain("I couldn't open the pricing page: no such page.");
     expect(answerRoot(el).querySelector('.tool-call')!.getAttribute('data-state')).toBe('error');
   });
 

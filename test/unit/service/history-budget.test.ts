@@ -72,7 +72,7 @@ describe('the history the model agent sends', () => {
       const tokens = history.reduce((sum, m) => sum + estimateTokens(m.content), 0);
       expect(tokens).toBeLessThanOrEqual(8_000);
       expect(tokens).toBeGreaterThan(7_000);
-      expect(bodies.at(-1)!.length).toBeLessThan(40_000);
+      expect(bodies.at(-1)!.length).toBeLessThan(32_000);
       expect(history.at(-1)!.content).toMatch(/^assistant turn 120 /);
       expect(history[0].content).toMatch(/^user turn \d+ /);
       expect(sent.messages.some((m) => m.content.startsWith('user turn 1 '))).toBe(false);
