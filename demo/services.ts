@@ -66,7 +66,8 @@ export function demoServices(): Plugin {
       // In process: the demo needs no second port, and the path is the same as over HTTP.
       fetch: (input, init) => service.handle(new Request(input, init)),
     });
-    server.middlewares.use(DEMO.servicePath, toNodeHandler((request) => service.handle(request, { clientAddress: '127.0.0.1' })));
+    // toNodeHandler passes the socket's address to both, for their per-address limits.
+    server.middlewares.use(DEMO.servicePath, toNodeHandler(service.handle));
     server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
     server.middlewares.use('/dist', toNodeHandler(serveBuiltFile));
   }

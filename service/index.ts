@@ -8,6 +8,7 @@ export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry, 
 export type { ProjectConfig } from './http/context.js';
 export type { RateLimit } from './http/rate-limiter.js';
 export { DemoAgent } from './agents/demo.js';
+export { AgentError } from './agents/types.js';
 export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agents/types.js';
 export type { Article } from './agents/knowledge.js';
 export { ManualClock, systemClock } from './http/clock.js';

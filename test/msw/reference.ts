@@ -36,6 +36,8 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     projectId: PROJECT_ID,
     baseUrl: SERVICE_BASE,
     getOwnerId: () => owner,
+    // The whole site runs in this page: there is no visitor's address to limit by.
+    rateLimit: false,
     fetch: (input, init) => service.handle(new Request(input, init)),
   });
   /** A session for `threadOwner`, minted directly on the service (not through the widget). */
