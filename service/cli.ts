@@ -56,13 +56,6 @@ async function main() {
     console.error(`agent-chat-service: --port must be 0 to 65535, not ${values.port ?? env.PORT}.`);
     process.exit(2);
   }
-  const databaseUrl = env.DATABASE_URL || undefined;
-  const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
-  const storage = await openStorage({ databaseUrl, dataDir });
-  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
-  // A shared PostgreSQL may hold other instances' live answers; maintenance stops those later.
-  if (!databaseUrl) await storage.stopStale(Number.MAX_SAFE_INTEGER);
-
   let agent: Agent = new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
   if (env.OPENAI_BASE_URL || env.OPENAI_MODEL) {
     if (!env.AGENT_CHAT_DOCS) throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
@@ -79,7 +72,14 @@ async function main() {
       log: jsonLog,
     });
   }
-  const trustProxy = values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY;
+  const trustProxy = proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY);
+  // Every setting is checked before the store opens: a typo fails at once, with nothing written.
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
+  const storage = await openStorage({ databaseUrl, dataDir });
+  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
+  // A shared PostgreSQL may hold other instances' live answers; maintenance stops those later.
+  if (!databaseUrl) await storage.stopStale(Number.MAX_SAFE_INTEGER);
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
   const service = createReferenceService({
@@ -90,7 +90,7 @@ async function main() {
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
     eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000 : undefined,
-    trustProxy: trustProxy === undefined || trustProxy === '' || trustProxy === 'cloudflare' ? trustProxy || undefined : whole('--trust-proxy', trustProxy, 0, 16),
+    trustProxy,
     log: jsonLog,
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
@@ -101,6 +101,13 @@ async function main() {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** `--trust-proxy`: a hop count or "cloudflare"; `undefined` keeps the default. */
+function proxyHops(value: string | undefined): number | 'cloudflare' | undefined {
+  if (value === undefined || value === '' || value === 'cloudflare') return value || undefined;
+  if (!/^\d{1,2}$/.test(value) || Number(value) > 16) throw new Error(`--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not ${value}.`);
+  return Number(value);
 }
 
 /** A whole number in [min, max]; `undefined` keeps the default. */

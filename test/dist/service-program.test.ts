@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { completion, startMockLlm } from '../fixtures/mock-llm.js';
 
 const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
 const FLAGS = ['--port', '0', '--host', '127.0.0.1', '--project', 'proj_prog', '--integration', 'int_prog', '--api-key', 'key-prog-test'];
@@ -14,8 +15,10 @@ interface Program {
 }
 
 /** Starts the built program and resolves with the URL it prints. */
-function start(dataDir: string): Promise<Program> {
-  const child = spawn(process.execPath, [CLI, ...FLAGS, '--data', dataDir], { env: { ...process.env, DATABASE_URL: '', AGENT_CHAT_WORD_DELAY_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(dataDir: string, extra: { flags?: string[]; env?: Record<string, string> } = {}): Promise<Program> {
+  const child = spawn(process.execPath, [CLI, ...FLAGS, '--data', dataDir, ...(extra.flags ?? [])], {
+    env: { ...process.env, DATABASE_URL: '', AGENT_CHAT_WORD_DELAY_MS: '0', ...extra.env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -70,6 +73,72 @@ describe('agent-chat-service (the program)', () => {
     const detail = await (await fetch(`${agent()}/threads/${threadId}/`, { headers: { Authorization: `Bearer ${later}` } })).json();
     expect(detail.messages.map((m: { role: string; status: string }) => `${m.role}:${m.status}`)).toEqual(['user:complete', 'assistant:complete']);
     expect(detail.messages[1].content).toContain('--agent-chat-color-accent');
+    expect(await stop(program)).toBe(0);
+  }, 120_000);
+});
+
+describe('agent-chat-service (the program) with a model', () => {
+  const run = (args: string[], env: Record<string, string> = {}) => new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+
+  it('lists every model and proxy setting in --help', async () => {
+    const { code, output } = await run(['--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--trust-proxy', '--model-tries', '--model-first-token-timeout', '--model-stall-timeout', '--model-history-tokens', '--model-usage']) expect(output).toContain(flag);
+    for (const env of ['AGENT_CHAT_TRUST_PROXY', 'AGENT_CHAT_MODEL_TRIES', 'AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT', 'AGENT_CHAT_MODEL_HISTORY_TOKENS', 'AGENT_CHAT_MODEL_USAGE']) expect(output).toContain(env);
+  });
+
+  it.each([
+    [['--trust-proxy', 'yes'], '--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not yes.'],
+    [['--model-tries', '0'], '--model-tries must be a whole number from 1 to 10, not 0.'],
+    [['--model-first-token-timeout', 'soon'], '--model-first-token-timeout must be a number of seconds above 0, not soon.'],
+    [['--model-usage', 'maybe'], '--model-usage must be on or off, not maybe.'],
+  ])('refuses %j and says what it takes', async (flags, message) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const { code, output } = await run([...FLAGS, '--data', dataDir, ...flags], { DATABASE_URL: '', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs') });
+    expect(code).not.toBe(0);
+    expect(output).toContain(message);
+  });
+
+  it('answers through an OpenAI-compatible server, and logs what to fix when the model fails', async () => {
+    const mock = await startMockLlm();
+    cleanup.push(() => mock.close());
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const program = await start(dataDir, {
+      flags: ['--model-tries', '2', '--model-history-tokens', '2000'],
+      env: { OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: 'mock-model', OPENAI_API_KEY: 'sk-mock-secret', AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs') },
+    });
+    cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+    const agent = `${program.url}/agent/v1/projects/proj_prog/agent`;
+    const token = (await (await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': 'key-prog-test' } })).json()).session_token as string;
+    const ask = async () => {
+      const raw = await (await fetch(`${agent}/chat/`, {
+        method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I change the theme colors?', locale: 'de' }),
+      })).text();
+      const records = raw.split('\u241E').filter(Boolean).map((part) => JSON.parse(part).chunk as { type: string; content: Record<string, string> });
+      return { records, text: records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('') };
+    };
+
+    await mock.rules([{ response: { status: 200, content: completion('Model {{jmes request body.model}} says hello') } }]);
+    const answered = await ask();
+    expect(answered.text).toBe('Model mock-model says hello');
+    expect(answered.records.at(-1)!.type).toBe('identifiers');
+    expect(answered.records.find((r) => r.type === 'agent_activity_update')!.content.summary).toMatch(/^Durchsuche die Dokumentation/);
+
+    await mock.rules([{ response: { status: 401, content: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }) } }]);
+    const failed = await ask();
+    expect(failed.records.at(-1)!.type).toBe('error');
+    await expect.poll(() => program.output()).toContain('"msg":"agent_failed"');
+    expect(program.output()).toContain('"code":"model_stream_error"');
+    expect(program.output()).not.toContain('sk-mock-secret');
+    expect(program.output()).not.toContain('Incorrect API key');
     expect(await stop(program)).toBe(0);
   }, 120_000);
 });
