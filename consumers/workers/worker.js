@@ -1,14 +1,19 @@
 // A Cloudflare Worker (module syntax) using only agent-chat/server: no nodejs_compat.
 import { createSessionHandler } from 'agent-chat/server';
 
+// Made once per isolate, on the first request (env arrives with it): the handler keeps the
+// per-visitor session limit, which a handler made per request would forget at once.
+let handler;
+
 export default {
   fetch(request, env) {
-    return createSessionHandler({
+    handler ??= createSessionHandler({
       apiKey: env.AGENT_API_KEY,
       projectId: 'proj',
       baseUrl: 'https://agent.example.com',
-      getOwnerId: () => request.headers.get('x-user'),
+      getOwnerId: (request) => request.headers.get('x-user'),
       fetch: env.SERVICE ? (url, init) => env.SERVICE.fetch(url, init) : undefined,
-    })(request);
+    });
+    return handler(request);
   },
 };
