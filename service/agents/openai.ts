@@ -81,6 +81,9 @@ interface Progress {
   noticed: number | null;
   /** Last time anything arrived from the model, for the stall timeout. */
   lastData: number;
+  /** Once the answer streams, one timer per try watches for silence (no timer per chunk). */
+  watchdog?: ReturnType<typeof setTimeout>;
+  stalled: boolean;
   stepId: string;
   phrases: Phrases;
 }
@@ -150,7 +153,7 @@ export class OpenAiAgent implements Agent {
     });
     const now = Date.now();
     const progress: Progress = {
-      started: now, firstTokenBy: now + (this.options.firstTokenTimeoutMs ?? 60_000), firstTokenAt: null, noticed: null, lastData: now,
+      started: now, firstTokenBy: now + (this.options.firstTokenTimeoutMs ?? 60_000), firstTokenAt: null, noticed: null, lastData: now, stalled: false,
       stepId: `model-${input.rounds.length + 1}`, phrases,
     };
     const maxTries = Math.max(1, this.options.maxTries ?? 3);
@@ -203,6 +206,7 @@ export class OpenAiAgent implements Agent {
       }
       yield* this.stream(response.body, progress, local, ending);
     } finally {
+      clearTimeout(progress.watchdog);
       local.abort();
     }
   }
@@ -219,8 +223,11 @@ export class OpenAiAgent implements Agent {
       for (;;) {
         let next: IteratorResult<{ event: string; data: string }>;
         try {
-          next = yield* this.wait(events.next(), progress, local);
+          // Before the first token each read is timed (the still-working step, the deadline);
+          // after it, the watchdog alone keeps time, so a chunk costs no timer.
+          next = progress.firstTokenAt === null ? yield* this.wait(events.next(), progress, local) : await events.next();
         } catch (error) {
+          if (progress.stalled) throw this.stalledFailure();
           if (error instanceof AttemptFailure || local.signal.aborted) throw error;
           if (error instanceof MalformedStream) throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
           throw new AttemptFailure(new AgentError(CUT, 'model_stream_broken', 'the connection to the model server broke mid-answer'), true);
@@ -245,7 +252,7 @@ export class OpenAiAgent implements Agent {
         if (choice?.finish_reason) finish = choice.finish_reason;
         const delta = choice?.delta;
         if (!delta) continue;
-        if (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning) yield* this.firstToken(progress);
+        if (progress.firstTokenAt === null && (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning)) yield* this.firstToken(progress, local);
         if (delta.content) {
           text = true;
           yield { type: 'text', text: delta.content };
@@ -273,7 +280,7 @@ export class OpenAiAgent implements Agent {
     if (chunk?.error) throw streamFailure(chunk.error);
     const choice = chunk?.choices?.[0];
     const message = choice?.message ?? choice?.delta;
-    yield* this.firstToken(progress);
+    yield* this.firstToken(progress, null);
     if (message?.content) yield { type: 'text', text: message.content };
     const calls: { id: string; name: string; args: string }[] = [];
     (message?.tool_calls ?? []).forEach((part, index) => collectCall(calls, { index, ...part }));
@@ -295,9 +302,21 @@ export class OpenAiAgent implements Agent {
   }
 
   /** The first token arrived: no more retries, and a shown still-working step is completed. */
-  private *firstToken(progress: Progress): Generator<AgentOutput, void> {
+  private *firstToken(progress: Progress, local: AbortController | null): Generator<AgentOutput, void> {
     if (progress.firstTokenAt !== null) return;
     progress.firstTokenAt = Date.now();
+    if (local) {
+      const stall = this.options.stallTimeoutMs ?? 60_000;
+      const check = () => {
+        const idle = Date.now() - progress.lastData;
+        if (idle < stall) progress.watchdog = setTimeout(check, stall - idle);
+        else {
+          progress.stalled = true;
+          local.abort();
+        }
+      };
+      progress.watchdog = setTimeout(check, stall);
+    }
     if (progress.noticed !== null) yield this.waitStep(progress, 'completed', progress.phrases.startedAfter(Math.max(1, Math.round((progress.firstTokenAt - progress.started) / 1000))));
   }
 
@@ -306,34 +325,36 @@ export class OpenAiAgent implements Agent {
   }
 
   /**
-   * Awaits `promise` while keeping time: shows the still-working step when the first token is
-   * late, and fails at the first-token deadline or when a started stream goes silent too long.
+   * Awaits `promise` before the first token, keeping time: shows the still-working step when
+   * the first token is late, and fails at the first-token deadline.
    */
   private async *wait<T>(promise: Promise<T>, progress: Progress, local: AbortController): AsyncGenerator<AgentOutput, T> {
     const settled = promise.then((value) => ({ value }));
     settled.catch(() => {});
+    const deadline = progress.firstTokenBy;
     for (;;) {
       const now = Date.now();
-      const notice = progress.firstTokenAt === null && progress.noticed === null ? progress.started + (this.options.stillWorkingAfterMs ?? 4_000) : Number.POSITIVE_INFINITY;
-      const deadline = progress.firstTokenAt === null ? progress.firstTokenBy : progress.lastData + (this.options.stallTimeoutMs ?? 60_000);
-      const until = Math.min(notice, deadline);
+      const notice = progress.noticed === null ? progress.started + (this.options.stillWorkingAfterMs ?? 4_000) : Number.POSITIVE_INFINITY;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const outcome = await Promise.race([settled, new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - now), null)))]);
+      const outcome = await Promise.race([settled, new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(notice, deadline) - now), null)))]);
       clearTimeout(timer);
       if (outcome) return outcome.value;
       // A timer may fire a little early: act only on what is really due, else wait again.
       if (Date.now() >= deadline) {
         local.abort();
-        const seconds = Math.max(1, Math.round((progress.firstTokenAt === null ? progress.firstTokenBy - progress.started : this.options.stallTimeoutMs ?? 60_000) / 1000));
-        throw progress.firstTokenAt === null
-          ? new AttemptFailure(new AgentError(`The model did not start answering within ${seconds} s.`, 'model_first_token_timeout', 'raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server\'s load'), false)
-          : new AttemptFailure(new AgentError(`The answer stopped: the model sent nothing for ${seconds} s.`, 'model_stalled'), false);
+        const seconds = Math.max(1, Math.round((deadline - progress.started) / 1000));
+        throw new AttemptFailure(new AgentError(`The model did not start answering within ${seconds} s.`, 'model_first_token_timeout', 'raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server\'s load'), false);
       }
       if (Date.now() >= notice) {
         progress.noticed = Date.now();
         yield this.waitStep(progress, 'started', progress.phrases.stillWorking);
       }
     }
+  }
+
+  private stalledFailure(): AttemptFailure {
+    const seconds = Math.max(1, Math.round((this.options.stallTimeoutMs ?? 60_000) / 1000));
+    return new AttemptFailure(new AgentError(`The answer stopped: the model sent nothing for ${seconds} s.`, 'model_stalled'), false);
   }
 
   /** How long to wait before the next try; null when it must not be made. */
