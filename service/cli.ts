@@ -1,16 +1,25 @@
 import { parseArgs } from 'node:util';
 import { DemoAgent, createReferenceService } from './index.js';
 import type { Agent } from './agents/types.js';
-import { OpenAiAgent, jsonLog, loadMarkdownDocs, openStorage, serve } from './node.js';
+import { addAdmin } from './admin-cli.js';
+import { normalizeOrigin } from './http/origins.js';
+import { OpenAiAgent, jsonLog, loadMarkdownDocs, nodeConsole, openStorage, serve } from './node.js';
 
-const HELP = `agent-chat-service: the agent-chat service (sessions, chat, history, activity).
+const HELP = `agent-chat-service: the agent-chat service (sessions, chat, history, activity, the console at /console/).
+
+  agent-chat-service [options]            serve
+  agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
   --data DIR          embedded database directory (AGENT_CHAT_DATA; default .data/service)
   --project ID        project id (AGENT_CHAT_PROJECT; default proj_local)
   --integration ID    integration id, repeatable (AGENT_CHAT_INTEGRATION; default int_local)
-  --api-key KEY       the project's API key (AGENT_CHAT_API_KEY; required)
+  --api-key KEY       an API key of the project (AGENT_CHAT_API_KEY)
+  --allowed-origin O  an origin whose pages may use the integrations above, repeatable
+                      (AGENT_CHAT_ALLOWED_ORIGINS, comma-separated); none: any origin
+                      Without these, projects, integrations and keys are made in the console;
+                      with them, they are made to exist at start (idempotent, never removed).
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
@@ -35,22 +44,28 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
                                 refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
 
 async function main() {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
     options: {
       port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, project: { type: 'string' },
-      integration: { type: 'string', multiple: true }, 'api-key': { type: 'string' }, 'public-url': { type: 'string' }, help: { type: 'boolean' },
+      integration: { type: 'string', multiple: true }, 'api-key': { type: 'string' }, 'allowed-origin': { type: 'string', multiple: true },
+      'public-url': { type: 'string' }, help: { type: 'boolean' },
       'trust-proxy': { type: 'string' }, 'model-tries': { type: 'string' }, 'model-first-token-timeout': { type: 'string' },
       'model-stall-timeout': { type: 'string' }, 'model-history-tokens': { type: 'string' }, 'model-usage': { type: 'string' },
     },
   });
   if (values.help) return void console.log(HELP);
   const env = process.env;
-  const apiKey = values['api-key'] ?? env.AGENT_CHAT_API_KEY;
-  if (!apiKey) {
-    console.error('agent-chat-service: an API key is required (--api-key or AGENT_CHAT_API_KEY).\n');
+  if (positionals[0] === 'admin') {
+    process.exitCode = await addAdmin(positionals.slice(1), { databaseUrl: env.DATABASE_URL || undefined, dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service' });
+    return;
+  }
+  if (positionals.length) {
+    console.error(`agent-chat-service: unknown command ${positionals.join(' ')}.\n`);
     console.error(HELP);
     process.exit(2);
   }
+  const apiKey = values['api-key'] ?? env.AGENT_CHAT_API_KEY;
   const port = Number(values.port ?? env.PORT ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     console.error(`agent-chat-service: --port must be 0 to 65535, not ${values.port ?? env.PORT}.`);
@@ -72,6 +87,12 @@ async function main() {
       log: jsonLog,
     });
   }
+  const origins = values['allowed-origin'] ?? env.AGENT_CHAT_ALLOWED_ORIGINS?.split(',').filter(Boolean);
+  const allowedOrigins = origins?.map((origin) => {
+    const normal = normalizeOrigin(origin);
+    if (!normal) throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
+    return normal;
+  });
   const trustProxy = proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY);
   // Every setting is checked before the store opens: a typo fails at once, with nothing written.
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -82,8 +103,10 @@ async function main() {
   if (!databaseUrl) await storage.stopStale(Number.MAX_SAFE_INTEGER);
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
+  const seeded = !!(apiKey || values.project || env.AGENT_CHAT_PROJECT || values.integration || env.AGENT_CHAT_INTEGRATION || allowedOrigins);
   const service = createReferenceService({
-    projects: [{ id: project, apiKey, integrationIds: integrations }],
+    projects: seeded ? [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }] : [],
+    console: await nodeConsole(),
     storage,
     agent,
     publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
@@ -94,7 +117,8 @@ async function main() {
     log: jsonLog,
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
-  console.log(`agent-chat-service listening on ${running.url} (project ${project}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`);
+  console.log(`agent-chat-service listening on ${running.url} (${seeded ? `project ${project}` : 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`);
+  console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
   const stop = (signal: string) => {
     jsonLog({ level: 'info', msg: 'stopping', signal });
     running.close().then(() => process.exit(0), () => process.exit(1));

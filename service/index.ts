@@ -4,8 +4,8 @@
  * Node face (`./node.js`) adds the databases, the model agent and a node:http server.
  */
 export { createReferenceService } from './service.js';
-export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry, TrustProxy } from './service.js';
-export type { ProjectConfig } from './http/context.js';
+export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry, TrustProxy, ConsoleOptions } from './service.js';
+export type { ProjectConfig, PasswordHasher } from './http/context.js';
 export type { RateLimit } from './http/rate-limiter.js';
 export { DemoAgent } from './agents/demo.js';
 export { AgentError } from './agents/types.js';
@@ -17,4 +17,7 @@ export { MemoryStorage } from './storage/memory.js';
 export type {
   Storage, SessionRecord, ThreadMeta, ThreadRecord, MessageRecord, MessagePatch, ActivityEvent, ActivityRow, FeedbackRecord, ToolCallRecord, ActivityStep,
 } from './storage/types.js';
+export type {
+  ConsoleStorage, ProjectRecord, IntegrationRecord, ApiKeyRecord, AdminRecord, AuditEntry, ConversationFilter, ConversationSummary, ActivitySummary,
+} from './storage/console-types.js';
 export { encodeRecord } from '../contract/records.js';

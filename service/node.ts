@@ -12,6 +12,7 @@ export { openStorage } from './storage/open.js';
 export { SqlStorage, type SqlClient } from './storage/sql.js';
 export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
 export { loadMarkdownDocs } from './agents/markdown-docs.js';
+export { nodeConsole, scryptPasswords } from './console-node.js';
 
 export interface ServeOptions {
   port?: number;

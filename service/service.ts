@@ -4,7 +4,8 @@ import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import { Answers } from './answers/live-answers.js';
 import { type Clock, systemClock } from './http/clock.js';
-import type { ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
+import { Directory } from './http/directory.js';
+import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
 import { HttpError } from './http/errors.js';
 import { type RateLimit, RateLimiter } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
@@ -12,13 +13,18 @@ import { route } from './http/router.js';
 import { MemoryStorage } from './storage/memory.js';
 import type { Storage } from './storage/types.js';
 
-export type { RequestInfo, TrustProxy };
+export type { ConsoleOptions, RequestInfo, TrustProxy };
 
 /** One structured log entry; never a token, a key or message text. */
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>;
 
 export interface ReferenceServiceOptions {
-  projects: ProjectConfig[];
+  /** Projects made to exist at start (idempotent); the console manages them and others. */
+  projects?: ProjectConfig[];
+  /** The console at `/console/` (sign-in, keys, integrations, activity, conversations); off when absent. */
+  console?: ConsoleOptions;
+  /** How long projects, integrations and keys are cached; a revoke reaches every instance within it. Default 5 s. */
+  directoryCacheMs?: number;
   /** Path prefix the service is mounted under (e.g. `/service`); '' at the origin root. */
   basePath?: string;
   /** The service's public origin (e.g. `https://agent.example.com`) for links it writes; relative links when absent. */
@@ -64,9 +70,11 @@ export interface ReferenceService {
 export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
+  const storage = options.storage ?? new MemoryStorage();
   const ctx: ServiceContext = {
-    projects: new Map(options.projects.map((p) => [p.id, p])),
-    storage: options.storage ?? new MemoryStorage(),
+    console: options.console ?? null,
+    directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
+    storage,
     clock,
     agent: options.agent ?? new DemoAgent(),
     answers: new Answers(() => ctx, options.maxAnswerMs ?? 5 * 60_000),

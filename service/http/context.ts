@@ -3,13 +3,10 @@ import type { Answers } from '../answers/live-answers.js';
 import type { SessionRecord, Storage } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
+import type { Directory, ProjectView } from './directory.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-export interface ProjectConfig {
-  id: string;
-  apiKey: string;
-  integrationIds: string[];
-}
+export type { ProjectConfig, ProjectView } from './directory.js';
 
 /** What the host knows about a request that the request itself cannot be trusted to say. */
 export interface RequestInfo {
@@ -17,8 +14,26 @@ export interface RequestInfo {
   clientAddress?: string;
 }
 
+/** Turns a password into a stored hash and checks one; the Node face supplies scrypt. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+}
+
+/** What the console needs beyond the core: a password hash, its built pages, the widget release. */
+export interface ConsoleOptions {
+  passwords: PasswordHasher;
+  /** A built page file by its path under /console/ (`index.html`, `assets/…`); undefined: none. */
+  files?: (path: string) => Promise<{ body: Uint8Array; type: string } | undefined>;
+  /** The widget release the Install page pins (version and SRI hashes); null: unknown to this build. */
+  widget?: { version: string; sri: Record<string, string> } | null;
+}
+
 export interface ServiceContext {
-  projects: ReadonlyMap<string, ProjectConfig>;
+  /** null: the console is off (its paths answer 404). */
+  console: ConsoleOptions | null;
+  /** Projects, integrations and API keys, from storage (cached briefly). */
+  directory: Directory;
   storage: Storage;
   clock: Clock;
   agent: Agent;
@@ -38,35 +53,33 @@ export interface ServiceContext {
 }
 
 /** Stand-ins for project ids nobody configured; no key or token ever matches them. */
-const UNKNOWN_PROJECTS = new WeakSet<ProjectConfig>();
+const UNKNOWN_PROJECTS = new WeakSet<ProjectView>();
 
 /**
- * The project a path names. An unknown id gets a stand-in that no key and no token matches, so
- * an unauthenticated call gets the same 401 whether the project exists or not: project ids
- * cannot be enumerated.
+ * The project a path names, from the directory. An unknown id gets a stand-in that no key and no
+ * token matches, so an unauthenticated call gets the same 401 whether the project exists or not:
+ * project ids cannot be enumerated.
  */
-export function requireProject(ctx: ServiceContext, projectId: string): ProjectConfig {
-  const project = ctx.projects.get(projectId);
+export async function requireProject(ctx: ServiceContext, projectId: string): Promise<ProjectView> {
+  const project = await ctx.directory.project(projectId);
   if (project) return project;
-  const unknown = { id: projectId, apiKey: 'x'.repeat(32), integrationIds: [] };
+  const unknown: ProjectView = {
+    project: { id: projectId, name: '', ownerSecret: '', createdAt: 0 }, id: projectId, integrations: new Map(), integrationIds: [], keys: [], loadedAt: ctx.clock.now(),
+  };
   UNKNOWN_PROJECTS.add(unknown);
   return unknown;
 }
 
-/** Compares a presented secret in time that does not depend on where it first differs. */
-function sameSecret(presented: string | null, secret: string): boolean {
-  if (presented === null) return false;
-  let diff = presented.length ^ secret.length;
-  for (let i = 0; i < secret.length; i++) diff |= presented.charCodeAt(i % Math.max(1, presented.length)) ^ secret.charCodeAt(i);
-  return diff === 0;
-}
-
-/** Server-to-server calls (sessions, query API) authenticate with the project's API key. */
-export function requireApiKey(request: Request, project: ProjectConfig): void {
-  const matches = sameSecret(request.headers.get('X-API-Key'), project.apiKey);
-  if (!matches || UNKNOWN_PROJECTS.has(project)) {
+/**
+ * Server-to-server calls (sessions, query API) authenticate with one of the project's live API
+ * keys; the key presented is returned (the session's owner key is computed under it).
+ */
+export async function requireApiKey(ctx: ServiceContext, request: Request, project: ProjectView): Promise<string> {
+  const presented = request.headers.get('X-API-Key');
+  if (!presented || UNKNOWN_PROJECTS.has(project) || !(await ctx.directory.verifyKey(project, presented))) {
     throw new HttpError(401, 'invalid_api_key', 'Missing or invalid X-API-Key for this project: check the project id and the API key.');
   }
+  return presented;
 }
 
 /**
@@ -74,7 +87,7 @@ export function requireApiKey(request: Request, project: ProjectConfig): void {
  * where the identity lives: the owner, or for sessions without owner the client address
  * (tokens are free to mint, so a per-token limit would cap nothing).
  */
-export async function requireSession(ctx: ServiceContext, request: Request, project: ProjectConfig, info: RequestInfo): Promise<SessionRecord> {
+export async function requireSession(ctx: ServiceContext, request: Request, project: ProjectView, info: RequestInfo): Promise<SessionRecord> {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('Authorization') ?? '');
   const session = match ? await ctx.storage.getSession(match[1]) : undefined;
   if (!session || session.projectId !== project.id || session.expiresAt <= ctx.clock.now() || UNKNOWN_PROJECTS.has(project)) {

@@ -4,9 +4,11 @@ import { cancel, reattach } from '../routes/answers.js';
 import { chat } from '../routes/chat.js';
 import { feedback } from '../routes/feedback.js';
 import { deleteThread, getThread, listThreads, renameThread } from '../routes/history.js';
+import { CONSOLE, consoleRoute } from '../routes/console/index.js';
 import { createSession } from '../routes/sessions.js';
 import type { RequestInfo, ServiceContext } from './context.js';
 import { HttpError, badRequest, notFound } from './errors.js';
+import { underOrigins } from './origins.js';
 import { preflight } from './responses.js';
 
 type Handler = (ctx: ServiceContext, request: Request, info: RequestInfo, ...params: string[]) => Promise<Response>;
@@ -40,11 +42,22 @@ function decode(segment: string): string {
   }
 }
 
+const AGENT_PROJECT = new RegExp(AGENT);
+const SESSIONS = path(AGENT, agentPaths.sessions);
+
 /** Finds the route of a request under the service's base path and runs it. */
 export async function route(ctx: ServiceContext, request: Request, info: RequestInfo): Promise<Response> {
   const fullPath = new URL(request.url).pathname;
   if (!fullPath.startsWith(ctx.basePath)) throw notFound();
   const path = fullPath.slice(ctx.basePath.length);
+  if (path === CONSOLE || path.startsWith(`${CONSOLE}/`)) return consoleRoute(ctx, request, info, path.slice(CONSOLE.length));
+  // Browsers call the agent API (but not the session mint): the project's allowed origins apply.
+  const agent = AGENT_PROJECT.exec(path);
+  if (agent && !SESSIONS.test(path)) return underOrigins(await ctx.directory.project(decode(agent[1])), request, () => dispatch(ctx, request, info, path));
+  return dispatch(ctx, request, info, path);
+}
+
+async function dispatch(ctx: ServiceContext, request: Request, info: RequestInfo, path: string): Promise<Response> {
   if (request.method === 'OPTIONS') return preflight();
   const removed = REMOVED_ANALYTICS.exec(path);
   if (removed) return removedAnalyticsActivity(ctx, decode(removed[1]));

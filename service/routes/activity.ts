@@ -9,7 +9,7 @@ const DAY = 86_400_000;
 const MAX_DAYS = 366;
 export const SUNSET = 'Wed, 01 Jul 2026 23:59:59 GMT';
 
-function parseDay(value: string | null, name: string): number | undefined {
+export function parseDay(value: string | null, name: string): number | undefined {
   if (value === null) return undefined;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const time = match ? Date.UTC(+match[1], +match[2] - 1, +match[3]) : Number.NaN;
@@ -37,7 +37,7 @@ function count(rows: ActivityRow[]): Counts {
 }
 
 /** Refreshes the rollup when it is older than the staleness bound; one refresh at a time. */
-async function freshRollup(ctx: ServiceContext): Promise<void> {
+export async function freshRollup(ctx: ServiceContext): Promise<void> {
   if (ctx.clock.now() - ctx.activityRefreshedAt < ctx.activityStalenessMs) return;
   ctx.activityRefresh ??= (async () => {
     const at = ctx.clock.now();
@@ -55,8 +55,8 @@ async function freshRollup(ctx: ServiceContext): Promise<void> {
  * `start` and `end` are inclusive UTC days; the default is the last 30 days.
  */
 export async function activity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
-  const project = requireProject(ctx, projectId);
-  requireApiKey(request, project);
+  const project = await requireProject(ctx, projectId);
+  await requireApiKey(ctx, request, project);
   const params = new URL(request.url).searchParams;
   const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
   const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;

@@ -6,7 +6,7 @@ import { visibleAnswer } from './visibility.js';
 
 /** GET …/answers/{id}/stream/: replays what the answer has, then follows it live (§9). */
 export async function reattach(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, answerId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message, thread } = await visibleAnswer(ctx, session, answerId);
   const live = ctx.answers.get(answerId);
   if (live) return ctx.answers.stream(live, true);
@@ -23,7 +23,7 @@ export async function reattach(ctx: ServiceContext, request: Request, info: Requ
 
 /** POST …/answers/{id}/cancel/: stops generation, keeps the text as stopped; idempotent (§9). */
 export async function cancel(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, answerId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message } = await visibleAnswer(ctx, session, answerId);
   const live = ctx.answers.cancel(answerId);
   if (live) await live;

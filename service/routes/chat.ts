@@ -5,6 +5,7 @@ import { isRecord, readJsonBody } from '../http/body.js';
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { randomId } from '../http/ids.js';
+import { requireOrigin } from '../http/origins.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
 import { findThread } from './visibility.js';
 
@@ -82,9 +83,10 @@ const emptyAnswer = (now: number): MessageRecord => ({
 
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
-  const project = requireProject(ctx, projectId);
+  const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
+  requireOrigin(project, request, body.integrationId);
   const activity = { projectId, sessionToken: session.token, owner: session.owner, integrationId: body.integrationId };
   if (body.kind === 'tools') return continueWithTools(ctx, session, body, activity);
 

@@ -26,7 +26,7 @@ function parseComment(value: unknown): Record<string, unknown> | null {
 
 /** POST …/agent/feedback/ (§8): the caller's latest reaction on an answer it can see. */
 export async function feedback(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const body = await readJsonBody(request);
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { question_answer_id: answerId, reaction } = body;

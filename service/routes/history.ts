@@ -27,7 +27,7 @@ function decodeCursor(cursor: string): ThreadCursor {
 }
 
 export async function listThreads(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const owner = requireOwner(session);
   const params = new URL(request.url).searchParams;
   const limitParam = params.get('limit');
@@ -41,7 +41,7 @@ export async function listThreads(ctx: ServiceContext, request: Request, info: R
 }
 
 export async function getThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
   const reactions = await ctx.storage.reactions(thread.id, voterOf(session));
@@ -69,7 +69,7 @@ export async function getThread(ctx: ServiceContext, request: Request, info: Req
 }
 
 export async function deleteThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
   // An answer still generating stops with its thread rather than talking to nobody.
@@ -81,7 +81,7 @@ export async function deleteThread(ctx: ServiceContext, request: Request, info: 
 
 /** PATCH …/threads/{id}/ (§10): a new title, 1 to 80 characters after trimming. */
 export async function renameThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
-  const session = await requireSession(ctx, request, requireProject(ctx, projectId), info);
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const body = await readJsonBody(request);
   const title = isRecord(body) && typeof body.title === 'string' ? body.title.replace(/\s+/g, ' ').trim() : '';

@@ -10,8 +10,10 @@ import { json } from '../http/responses.js';
 
 /** POST /agent/v1/projects/{projectId}/agent/sessions/ (wire contract §1). */
 export async function createSession(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
-  const project = requireProject(ctx, projectId);
-  requireApiKey(request, project);
+  const project = await requireProject(ctx, projectId);
+  // The owner key is computed under the key this mint presents: the same value the site's
+  // session helper computes with that key, through a rotation too.
+  const apiKey = await requireApiKey(ctx, request, project);
   ctx.mintLimiter.check(project.id);
   const body = await readJsonBody(request);
   let owner: string | null = null;
@@ -31,5 +33,5 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
   const session = { token: randomId('ses'), projectId, owner, createdAt: now, expiresAt: now + ctx.tokenTtlMs };
   await ctx.storage.putSession(session);
   await ctx.storage.recordActivity({ kind: 'session', projectId, at: now, sessionToken: session.token, owner, integrationId: null });
-  return json({ session_token: session.token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, project.apiKey) });
+  return json({ session_token: session.token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey) });
 }

@@ -1,4 +1,8 @@
+import type {
+  AdminRecord, ApiKeyPatch, ApiKeyRecord, AuditEntry, ConsoleSessionRecord, ConversationFilter, ConversationSummary, IntegrationRecord, ProjectRecord,
+} from './console-types.js';
 import { newestFirst, rollUp } from './rollup.js';
+import { summarizeActivity, textMatches } from './summaries.js';
 import type { ActivityEvent, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta } from './types.js';
 
 /**
@@ -12,6 +16,14 @@ export class MemoryStorage implements Storage {
   private readonly messageThread = new Map<string, string>();
   private readonly feedback = new Map<string, FeedbackRecord>();
   private events: ActivityEvent[] = [];
+  private readonly handoffs = new Map<string, number>();
+  private readonly projects = new Map<string, ProjectRecord>();
+  private integrations: IntegrationRecord[] = [];
+  private keys: ApiKeyRecord[] = [];
+  private readonly admins = new Map<string, AdminRecord>();
+  private readonly consoleSessions = new Map<string, ConsoleSessionRecord>();
+  private signInFailureLog: { key: string; at: number }[] = [];
+  private readonly audit: AuditEntry[] = [];
 
   async putSession(session: SessionRecord) {
     this.sessions.set(session.token, { ...session });
@@ -111,6 +123,8 @@ export class MemoryStorage implements Storage {
         sessions += 1;
       }
     }
+    for (const [hash, s] of this.consoleSessions) if (s.expiresAt < sessionsBefore) this.consoleSessions.delete(hash);
+    this.signInFailureLog = this.signInFailureLog.filter((f) => f.at >= sessionsBefore - 86_400_000);
     const kept = this.events.filter((e) => e.at >= eventsBefore);
     const events = this.events.length - kept.length;
     this.events = kept;
@@ -131,4 +145,161 @@ export class MemoryStorage implements Storage {
   }
 
   async close() {}
+
+  // The console's half: the directory, the admin side, the project-wide reads.
+
+  async createProject(project: ProjectRecord) {
+    if (this.projects.has(project.id)) return false;
+    this.projects.set(project.id, { ...project });
+    return true;
+  }
+
+  async getProject(id: string) {
+    const project = this.projects.get(id);
+    return project && { ...project };
+  }
+
+  async listProjects() {
+    return [...this.projects.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((p) => ({ ...p }));
+  }
+
+  async renameProject(id: string, name: string) {
+    const project = this.projects.get(id);
+    if (project) project.name = name;
+    return !!project;
+  }
+
+  async deleteProject(id: string) {
+    if (!this.projects.delete(id)) return false;
+    this.integrations = this.integrations.filter((i) => i.projectId !== id);
+    this.keys = this.keys.filter((k) => k.projectId !== id);
+    for (const t of [...this.threads.values()]) if (t.projectId === id) await this.deleteThread(t.id);
+    for (const [key, f] of this.feedback) if (f.projectId === id) this.feedback.delete(key);
+    for (const [token, s] of this.sessions) if (s.projectId === id) this.sessions.delete(token);
+    this.events = this.events.filter((e) => e.projectId !== id);
+    return true;
+  }
+
+  async createIntegration(integration: IntegrationRecord) {
+    if (!this.projects.has(integration.projectId) || this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id)) return false;
+    this.integrations.push(structuredClone(integration));
+    return true;
+  }
+
+  async listIntegrations(projectId: string) {
+    return structuredClone(this.integrations.filter((i) => i.projectId === projectId).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)));
+  }
+
+  async updateIntegration(projectId: string, id: string, patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>) {
+    const found = this.integrations.find((i) => i.projectId === projectId && i.id === id);
+    if (!found) return undefined;
+    if (patch.name !== undefined) found.name = patch.name;
+    if (patch.allowedOrigins !== undefined) found.allowedOrigins = [...patch.allowedOrigins];
+    return structuredClone(found);
+  }
+
+  async deleteIntegration(projectId: string, id: string) {
+    const before = this.integrations.length;
+    this.integrations = this.integrations.filter((i) => !(i.projectId === projectId && i.id === id));
+    return this.integrations.length < before;
+  }
+
+  async createApiKey(key: ApiKeyRecord) {
+    if (!this.projects.has(key.projectId) || this.keys.some((k) => k.id === key.id || (k.projectId === key.projectId && k.hash === key.hash))) return false;
+    this.keys.push({ ...key });
+    return true;
+  }
+
+  async listApiKeys(projectId: string) {
+    return this.keys.filter((k) => k.projectId === projectId).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((k) => ({ ...k }));
+  }
+
+  async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
+    const key = this.keys.find((k) => k.projectId === projectId && k.id === id);
+    if (!key) return undefined;
+    if (patch.expiresAt !== undefined) key.expiresAt = patch.expiresAt;
+    if (patch.revokedAt !== undefined) key.revokedAt = patch.revokedAt;
+    if (patch.lastUsedAt !== undefined && patch.lastUsedAt !== null) key.lastUsedAt = Math.max(key.lastUsedAt ?? 0, patch.lastUsedAt);
+    return { ...key };
+  }
+
+  async createAdmin(admin: AdminRecord) {
+    if (this.admins.has(admin.username)) return false;
+    this.admins.set(admin.username, { ...admin });
+    return true;
+  }
+
+  async getAdmin(username: string) {
+    const admin = this.admins.get(username);
+    return admin && { ...admin };
+  }
+
+  async putConsoleSession(session: ConsoleSessionRecord) {
+    this.consoleSessions.set(session.tokenHash, { ...session });
+  }
+
+  async getConsoleSession(tokenHash: string) {
+    const session = this.consoleSessions.get(tokenHash);
+    return session && { ...session };
+  }
+
+  async deleteConsoleSession(tokenHash: string) {
+    this.consoleSessions.delete(tokenHash);
+  }
+
+  async recordSignInFailure(keys: string[], at: number) {
+    for (const key of keys) this.signInFailureLog.push({ key, at });
+  }
+
+  async signInFailures(key: string, since: number) {
+    const times = this.signInFailureLog.filter((f) => f.key === key && f.at >= since).map((f) => f.at);
+    return { count: times.length, oldest: times.length ? Math.min(...times) : null };
+  }
+
+  async clearSignInFailures(key: string) {
+    this.signInFailureLog = this.signInFailureLog.filter((f) => f.key !== key);
+  }
+
+  async appendAudit(entry: Omit<AuditEntry, 'id'>) {
+    this.audit.push(structuredClone({ ...entry, id: this.audit.length + 1 }));
+  }
+
+  async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
+    return structuredClone(this.audit.filter((e) => (before === undefined || e.id < before) && (!projectId || e.projectId === projectId || e.projectId === null)).reverse().slice(0, limit));
+  }
+
+  async searchThreads(projectId: string, f: ConversationFilter, { limit, after }: { limit: number; after?: ThreadCursor }) {
+    const found: ConversationSummary[] = [];
+    for (const t of [...this.threads.values()].sort(newestFirst)) {
+      if (found.length >= limit) break;
+      if (t.projectId !== projectId || (f.threadId && t.id !== f.threadId) || (after && newestFirst(after, t) >= 0)) continue;
+      if ((f.integrationId && t.integrationId !== f.integrationId) || (f.from !== undefined && t.updatedAt < f.from) || (f.to !== undefined && t.updatedAt >= f.to)) continue;
+      const messages = this.messages.get(t.id) ?? [];
+      const reactions = messages.flatMap((m) => [...this.feedback.values()].filter((r) => r.messageId === m.id));
+      const summary: ConversationSummary = {
+        ...t, handoffAt: this.handoffs.get(t.id) ?? null, messages: messages.length,
+        upvotes: reactions.filter((r) => r.reaction === 'upvote').length, downvotes: reactions.filter((r) => r.reaction === 'downvote').length,
+        uncertain: messages.some((m) => m.uncertain), error: messages.some((m) => m.status === 'error'), toolUsed: messages.some((m) => m.toolCalls.length > 0),
+      };
+      if ((f.downvoted && !summary.downvotes) || (f.uncertain && !summary.uncertain) || (f.error && !summary.error) || (f.toolUsed && !summary.toolUsed)) continue;
+      if ((f.handoff && summary.handoffAt === null) || (f.q?.trim() && !textMatches([t.title, ...messages.map((m) => m.content)], f.q))) continue;
+      found.push(summary);
+    }
+    return found;
+  }
+
+  async threadFeedback(threadId: string) {
+    const ids = new Set((this.messages.get(threadId) ?? []).map((m) => m.id));
+    return [...this.feedback.values()].filter((f) => ids.has(f.messageId)).sort((a, b) => a.at - b.at).map((f) => structuredClone(f));
+  }
+
+  async markHandoff(threadId: string, at: number) {
+    if (!this.threads.has(threadId)) return false;
+    if (!this.handoffs.has(threadId)) this.handoffs.set(threadId, at);
+    return true;
+  }
+
+  async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string) {
+    return summarizeActivity(await this.activity(projectId, fromDay, toDay), integrationId);
+  }
 }

@@ -63,4 +63,30 @@ export const MIGRATIONS: string[] = [
      ) AS facts
      GROUP BY project_id, day, session_token, integration_id;
    CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);`,
+  // The console: the directory the agent API reads (projects, integrations with their allowed
+  // origins, API keys as hashes), admin accounts and their sessions, sign-in failures, the audit
+  // log; and what the console reads across owners (threads by project, full-text search).
+  `CREATE TABLE projects (id text PRIMARY KEY, name text NOT NULL, owner_secret text NOT NULL, created_at bigint NOT NULL);
+   CREATE TABLE integrations (
+     project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE, id text NOT NULL, name text NOT NULL,
+     allowed_origins jsonb NOT NULL, created_at bigint NOT NULL, PRIMARY KEY (project_id, id));
+   CREATE TABLE api_keys (
+     id text PRIMARY KEY, project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE, name text NOT NULL,
+     prefix text NOT NULL, hash text NOT NULL, created_at bigint NOT NULL, last_used_at bigint, expires_at bigint, revoked_at bigint,
+     UNIQUE (project_id, hash));
+   CREATE TABLE admins (username text PRIMARY KEY, password_hash text NOT NULL, created_at bigint NOT NULL);
+   CREATE TABLE console_sessions (
+     token_hash text PRIMARY KEY, username text NOT NULL REFERENCES admins (username) ON DELETE CASCADE,
+     csrf text NOT NULL, created_at bigint NOT NULL, expires_at bigint NOT NULL);
+   CREATE INDEX console_sessions_expires ON console_sessions (expires_at);
+   CREATE TABLE sign_in_failures (key text NOT NULL, at bigint NOT NULL);
+   CREATE INDEX sign_in_failures_by_key ON sign_in_failures (key, at);
+   CREATE TABLE audit_log (
+     id bigserial PRIMARY KEY, at bigint NOT NULL, actor text NOT NULL, action text NOT NULL,
+     project_id text, target text, detail jsonb, address text);
+   CREATE INDEX audit_log_by_project ON audit_log (project_id, id DESC);
+   ALTER TABLE threads ADD COLUMN handoff_at bigint;
+   CREATE INDEX threads_by_project ON threads (project_id, updated_at DESC, id DESC);
+   CREATE INDEX messages_search ON messages USING gin (to_tsvector('simple', content));
+   CREATE INDEX feedback_by_project ON feedback (project_id, message_id);`,
 ];

@@ -1,4 +1,5 @@
 import { MIGRATIONS } from './migrations.js';
+import { SqlConsoleStorage } from './sql-console.js';
 import type {
   ActivityEvent, ActivityRow, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta, ThreadRecord,
 } from './types.js';
@@ -44,8 +45,10 @@ const PATCH_COLUMNS: Record<Exclude<keyof MessagePatch, 'usage'>, [string, (v: n
 };
 
 /** The PostgreSQL dialect, shared by the embedded store (PGlite) and a real server (pg). */
-export class SqlStorage implements Storage {
-  private constructor(private readonly db: SqlClient) {}
+export class SqlStorage extends SqlConsoleStorage implements Storage {
+  private constructor(db: SqlClient) {
+    super(db);
+  }
 
   /** Brings the schema up to date (under an advisory lock: instances may start together). */
   static async open(db: SqlClient): Promise<SqlStorage> {
@@ -189,6 +192,9 @@ export class SqlStorage implements Storage {
   async purge({ sessionsBefore, eventsBefore }: { sessionsBefore: number; eventsBefore: number }) {
     const sessions = (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [sessionsBefore])).rowCount;
     const events = (await this.db.query('DELETE FROM events WHERE at < $1', [eventsBefore])).rowCount;
+    await this.db.query('DELETE FROM console_sessions WHERE expires_at < $1', [sessionsBefore]);
+    // Sign-in failures count for minutes; a day is far past any window.
+    await this.db.query('DELETE FROM sign_in_failures WHERE at < $1', [sessionsBefore - 86_400_000]);
     return { sessions, events };
   }
 

@@ -1,4 +1,5 @@
 import type { ActivityStep, Reaction, Source, ToolCall } from '../../contract/types.js';
+import type { ConsoleStorage } from './console-types.js';
 
 export type { ActivityStep, Reaction };
 
@@ -113,7 +114,7 @@ export type MessagePatch = Partial<Pick<MessageRecord, 'content' | 'sources' | '
  * read-modify-write of a whole thread: appending to a deleted thread fails, two writers on one
  * thread both land, and a deleted thread takes its messages with it.
  */
-export interface Storage {
+export interface Storage extends ConsoleStorage {
   putSession(session: SessionRecord): Promise<void>;
   getSession(token: string): Promise<SessionRecord | undefined>;
   createThread(thread: ThreadMeta): Promise<void>;
@@ -138,7 +139,7 @@ export interface Storage {
   activity(projectId: string, fromDay: number, toDay: number): Promise<ActivityRow[]>;
   /** Rebuilds the rollup; a no-op where it is computed live. */
   refreshActivity(): Promise<void>;
-  /** Deletes sessions expired before `sessionsBefore` and events older than `eventsBefore`. */
+  /** Deletes sessions (and console sessions) expired before `sessionsBefore`, events older than `eventsBefore`. */
   purge(options: { sessionsBefore: number; eventsBefore: number }): Promise<{ sessions: number; events: number }>;
   /** Marks answers still `streaming` and untouched since `before` as stopped (a crash left them). */
   stopStale(before: number): Promise<number>;

@@ -1,0 +1,67 @@
+import { scryptPasswords } from './console-node.js';
+import { MIN_PASSWORD_CHARS, USERNAME } from './routes/console/auth.js';
+import { openStorage } from './storage/open.js';
+
+const MAX_PASSWORD_CHARS = 1_024;
+
+/** The password from standard input: a pipe's first line, or typed at a terminal without echo. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write(`Password (at least ${MIN_PASSWORD_CHARS} characters): `);
+    stdin.setRawMode(true);
+    let typed = '';
+    try {
+      for await (const chunk of stdin) {
+        for (const char of String(chunk)) {
+          if (char === '\r' || char === '\n') return typed;
+          if (char === '\u0003') throw new Error('cancelled.');
+          typed = char === '\u007f' ? typed.slice(0, -1) : typed + char;
+        }
+      }
+    } finally {
+      stdin.setRawMode(false);
+      process.stderr.write('\n');
+    }
+    return typed;
+  }
+  let text = '';
+  for await (const chunk of stdin) {
+    text += chunk;
+    if (text.length > MAX_PASSWORD_CHARS * 4) break;
+  }
+  // One trailing line end (echo, a here-string) is not part of the password.
+  return text.replace(/\r?\n$/, '');
+}
+
+/** `agent-chat-service admin add USERNAME`: the exit code (0, or 1 with the reason on stderr). */
+export async function addAdmin(args: string[], store: { databaseUrl?: string; dataDir: string }): Promise<number> {
+  const fail = (message: string, code = 1) => {
+    console.error(`agent-chat-service admin: ${message}`);
+    return code;
+  };
+  if (args[0] !== 'add' || args.length !== 2) return fail('usage: agent-chat-service admin add USERNAME  (password on stdin; --data DIR or DATABASE_URL)', 2);
+  const username = args[1].toLowerCase();
+  if (!USERNAME.test(username)) return fail(`"${args[1]}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`);
+  let password: string;
+  try {
+    password = await readPassword();
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : 'could not read the password.');
+  }
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_CHARS) return fail(`the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`);
+  if (length > MAX_PASSWORD_CHARS) return fail(`the password must be at most ${MAX_PASSWORD_CHARS} characters.`);
+  const storage = await openStorage(store);
+  try {
+    const now = Date.now();
+    if (!(await storage.createAdmin({ username, passwordHash: await scryptPasswords.hash(password), createdAt: now }))) {
+      return fail(`an admin named ${username} exists already.`);
+    }
+    await storage.appendAudit({ at: now, actor: 'cli', action: 'admin.add', projectId: null, target: username, detail: null, address: null });
+    console.log(`Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`);
+    return 0;
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,74 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConsoleOptions, PasswordHasher } from './http/context.js';
+
+/**
+ * scrypt (RFC 7914) from node:crypto: memory-hard, in Node itself (argon2 would need a native
+ * or wasm package). N = 2^15, r = 8, p = 1: 32 MiB and about 0.1 s per hash on one core,
+ * which is what a sign-in costs and what each guess costs an attacker holding the table.
+ */
+const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
+const KEY_BYTES = 32;
+
+const derive = (password: string, salt: Buffer, options: ScryptOptions) => new Promise<Buffer>((resolve, reject) => {
+  scrypt(password.normalize('NFKC'), salt, KEY_BYTES, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) => (error ? reject(error) : resolve(key)));
+});
+
+export const scryptPasswords: PasswordHasher = {
+  async hash(password) {
+    const salt = randomBytes(16);
+    const key = await derive(password, salt, PARAMS);
+    return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  },
+  async verify(password, stored) {
+    const [kind, n, r, p, salt, key] = stored.split('$');
+    if (kind !== 'scrypt' || !salt || !key) return false;
+    const expected = Buffer.from(key, 'base64url');
+    // The stored parameters, not today's: raising them later keeps old hashes working.
+    const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  },
+};
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.json': 'application/json', '.woff2': 'font/woff2',
+};
+
+/**
+ * Where the built pages are: `console/` beside the bundled service (dist/), or `dist/console/`
+ * beside this file when the service runs from source (the demo, the tests). A built folder is
+ * known by its `widget.json`, which the console build always writes.
+ */
+function builtPages(): string | undefined {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  return [join(here, 'console'), join(here, 'dist', 'console')].find((dir) => existsSync(join(dir, 'widget.json')));
+}
+
+/** The console for Node: scrypt passwords, the built pages from disk, the widget release they were built with. */
+export async function nodeConsole(options: { dir?: string } = {}): Promise<ConsoleOptions> {
+  const dir = options.dir ?? builtPages();
+  let widget: ConsoleOptions['widget'] = null;
+  if (dir) {
+    try {
+      widget = JSON.parse(await readFile(join(dir, 'widget.json'), 'utf8'));
+    } catch {
+      widget = null;
+    }
+  }
+  return {
+    passwords: scryptPasswords,
+    widget,
+    files: async (path) => {
+      if (!dir) return undefined;
+      try {
+        return { body: await readFile(join(dir, path)), type: TYPES[extname(path)] ?? 'application/octet-stream' };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

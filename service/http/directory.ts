@@ -1,0 +1,136 @@
+import type { ApiKeyRecord, IntegrationRecord, ProjectRecord } from '../storage/console-types.js';
+import type { Storage } from '../storage/types.js';
+import type { Clock } from './clock.js';
+import { randomId } from './ids.js';
+import { randomSecret, sha256Hex } from './secrets.js';
+
+/** A project given at start (the `projects` option, the CLI flags): made to exist, idempotently. */
+export interface ProjectConfig {
+  id: string;
+  /** A key the project accepts; stored as its hash like any other. None: keys come from the console. */
+  apiKey?: string;
+  integrationIds: string[];
+  /** When given, the allowed origins of each of `integrationIds` (replacing what was stored). */
+  allowedOrigins?: string[];
+}
+
+/** A project as the agent API reads it: the stored records, cached for a few seconds. */
+export interface ProjectView {
+  project: ProjectRecord;
+  id: string;
+  integrations: ReadonlyMap<string, IntegrationRecord>;
+  integrationIds: string[];
+  keys: readonly ApiKeyRecord[];
+  loadedAt: number;
+}
+
+export const keyIsLive = (key: ApiKeyRecord, now: number) => key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+
+/** How many projects the cache holds (unknown ids included) before it starts over. */
+const MAX_CACHED = 1_000;
+/** A miss re-reads the project's keys at most this often (a key just made elsewhere works at once). */
+const MISS_RELOAD_MS = 1_000;
+/** `last_used_at` is written at most this often per key and instance. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * The projects, integrations and API keys the agent API checks, read from storage and kept
+ * for `ttlMs`. A change made through this instance's console takes effect here at once; on
+ * the other instances of a fleet within `ttlMs` (their cache entries expire).
+ */
+export class Directory {
+  /** Unknown ids are cached too, for the same time, so probing them costs no query each. */
+  private readonly cache = new Map<string, { at: number; view: Promise<ProjectView | undefined> }>();
+  private seeded: Promise<void> | undefined;
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly seeds: readonly ProjectConfig[],
+    readonly ttlMs = 5_000,
+  ) {}
+
+  /** Writes the start-up projects once (again after a failure). */
+  ready(): Promise<void> {
+    this.seeded ??= this.seed().catch((error) => {
+      this.seeded = undefined;
+      throw error;
+    });
+    return this.seeded;
+  }
+
+  async project(id: string): Promise<ProjectView | undefined> {
+    await this.ready();
+    const entry = this.cache.get(id);
+    if (entry && this.clock.now() - entry.at < this.ttlMs) return entry.view;
+    return this.load(id);
+  }
+
+  invalidate(id: string): void {
+    this.cache.delete(id);
+  }
+
+  /** Whether `presented` is a live key of the project; notes its use. */
+  async verifyKey(view: ProjectView, presented: string): Promise<boolean> {
+    const hash = await sha256Hex(presented);
+    const now = this.clock.now();
+    let key = view.keys.find((k) => k.hash === hash);
+    if (!key && now - view.loadedAt >= MISS_RELOAD_MS) key = (await this.load(view.id))?.keys.find((k) => k.hash === hash);
+    if (!key || !keyIsLive(key, now)) return false;
+    if (now - (this.touched.get(key.id) ?? Number.NEGATIVE_INFINITY) >= TOUCH_EVERY_MS) {
+      this.touched.set(key.id, now);
+      if (this.touched.size > MAX_CACHED * 10) this.touched.clear();
+      // Not awaited: the mint does not wait for a bookkeeping write.
+      void this.storage.updateApiKey(view.id, key.id, { lastUsedAt: now }).catch(() => {});
+    }
+    return true;
+  }
+
+  private load(id: string): Promise<ProjectView | undefined> {
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    const at = this.clock.now();
+    const view = (async () => {
+      const project = await this.storage.getProject(id);
+      if (!project) return undefined;
+      const [integrations, keys] = await Promise.all([this.storage.listIntegrations(id), this.storage.listApiKeys(id)]);
+      return { project, id, integrations: new Map(integrations.map((i) => [i.id, i])), integrationIds: integrations.map((i) => i.id), keys, loadedAt: at };
+    })();
+    const entry = { at, view };
+    this.cache.set(id, entry);
+    // A failed read is not remembered.
+    view.catch(() => this.cache.get(id) === entry && this.cache.delete(id));
+    return view;
+  }
+
+  private async seed(): Promise<void> {
+    for (const config of this.seeds) {
+      const now = this.clock.now();
+      if (await this.storage.createProject({ id: config.id, name: config.id, ownerSecret: randomSecret(), createdAt: now })) {
+        await this.audit('project.create', config.id, config.id);
+      }
+      for (const integrationId of config.integrationIds) {
+        const integration = { projectId: config.id, id: integrationId, name: integrationId, allowedOrigins: config.allowedOrigins ?? [], createdAt: now };
+        if (await this.storage.createIntegration(integration)) await this.audit('integration.create', config.id, integrationId, { allowed_origins: integration.allowedOrigins });
+        else if (config.allowedOrigins) {
+          const before = (await this.storage.listIntegrations(config.id)).find((i) => i.id === integrationId)?.allowedOrigins ?? [];
+          if (before.join('\n') !== config.allowedOrigins.join('\n')) {
+            await this.storage.updateIntegration(config.id, integrationId, { allowedOrigins: config.allowedOrigins });
+            await this.audit('integration.update', config.id, integrationId, { allowed_origins: config.allowedOrigins });
+          }
+        }
+      }
+      const hash = config.apiKey && (await sha256Hex(config.apiKey));
+      // A key revoked in the console stays revoked: restarting with the old flag does not revive it.
+      if (config.apiKey && hash && !(await this.storage.listApiKeys(config.id)).some((k) => k.hash === hash)) {
+        const key = { id: randomId('key'), projectId: config.id, name: 'Start-up key', prefix: config.apiKey.slice(0, 4), hash, createdAt: now, lastUsedAt: null, expiresAt: null, revokedAt: null };
+        if (await this.storage.createApiKey(key)) await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
+      }
+      this.invalidate(config.id);
+    }
+  }
+
+  private audit(action: string, projectId: string, target: string, detail: Record<string, unknown> | null = null) {
+    return this.storage.appendAudit({ at: this.clock.now(), actor: 'start-up', action, projectId, target, detail, address: null });
+  }
+}

@@ -1,0 +1,80 @@
+import type { ProjectView } from './directory.js';
+import { HttpError } from './errors.js';
+
+/** `https://docs.example.com` from what an admin typed; null when it is not an http(s) origin. */
+export function normalizeOrigin(value: string): string | null {
+  const text = value.trim().replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  // Only scheme, host and port: a path, a query or credentials mean it is not an origin.
+  return url.origin === text.toLowerCase() || url.origin === text ? url.origin : null;
+}
+
+/**
+ * Whether a page of `origin` may call the agent API. A request without Origin is not a
+ * browser's cross-origin call (a server, a same-origin GET): there is no page to refuse. An
+ * integration with no allowed origins accepts any (the behaviour before lists existed). For
+ * calls that name no integration (history, feedback, answers), any integration's list counts.
+ */
+export function originAllowed(view: ProjectView, origin: string | null, integrationId?: string): boolean {
+  if (origin === null) return true;
+  const lists = integrationId !== undefined
+    ? [view.integrations.get(integrationId)?.allowedOrigins ?? []]
+    : [...view.integrations.values()].map((i) => i.allowedOrigins);
+  return lists.length === 0 || lists.some((list) => list.length === 0 || list.includes(origin));
+}
+
+/** Whether any integration of the project restricts origins (CORS then names the origin). */
+const restricted = (view: ProjectView) => [...view.integrations.values()].some((i) => i.allowedOrigins.length > 0);
+
+export function originRefused(origin: string, integrationId?: string): HttpError {
+  const where = integrationId ? `integration ${integrationId}` : 'any integration of this project';
+  return new HttpError(403, 'origin_not_allowed', `Pages on ${origin} may not use ${where}: add ${origin} to its allowed origins in the service console (Integrations).`);
+}
+
+/**
+ * Runs an agent API handler under the project's allowed origins: a listed (or unrestricted)
+ * origin gets CORS for itself, an unlisted one a 403 without CORS, so its page cannot read
+ * anything at all.
+ */
+export async function underOrigins(view: ProjectView | undefined, request: Request, run: () => Promise<Response>): Promise<Response> {
+  const origin = request.headers.get('Origin');
+  if (view && !originAllowed(view, origin)) return withoutCors(originRefused(origin!).toResponse());
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    response = error.toResponse();
+  }
+  if (view && origin && restricted(view)) {
+    if (error403(response)) return withoutCors(response);
+    response.headers.set('Access-Control-Allow-Origin', origin);
+    response.headers.append('Vary', 'Origin');
+  }
+  return response;
+}
+
+/** A 403 for the origin (from chat, which checks the integration it names). */
+const error403 = (response: Response) => response.status === 403 && response.headers.get('X-Origin-Refused') === '1';
+
+function withoutCors(response: Response): Response {
+  response.headers.delete('Access-Control-Allow-Origin');
+  response.headers.delete('X-Origin-Refused');
+  response.headers.append('Vary', 'Origin');
+  return response;
+}
+
+/** Chat names its integration: that integration's list decides. */
+export function requireOrigin(view: ProjectView, request: Request, integrationId: string): void {
+  const origin = request.headers.get('Origin');
+  if (!originAllowed(view, origin, integrationId)) {
+    const refusal = originRefused(origin!, integrationId);
+    throw new HttpError(refusal.status, refusal.code, refusal.detail, { 'X-Origin-Refused': '1' });
+  }
+}

@@ -1,0 +1,20 @@
+/** Random secrets and their digests, with web crypto only (the core also runs in a browser). */
+
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+/** `bytes` random bytes as base64url (32 bytes: 43 characters, 256 bits). */
+export const randomSecret = (bytes = 32) => base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+
+/** Hex SHA-256: for high-entropy secrets (API keys, cookies), which need no slow hash. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Compares two strings in time that depends on their length only. */
+export function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

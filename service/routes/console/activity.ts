@@ -1,0 +1,58 @@
+import { isoMicros } from '../../http/clock.js';
+import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import { badRequest } from '../../http/errors.js';
+import { json } from '../../http/responses.js';
+import type { ActivityCounts } from '../../storage/console-types.js';
+import { freshRollup, parseDay } from '../activity.js';
+import { requireAdmin } from './auth.js';
+import { requireConsoleProject } from './projects.js';
+
+const DAY = 86_400_000;
+const MAX_DAYS = 366;
+const COLUMNS = ['sessions', 'threads', 'messages', 'upvotes', 'downvotes', 'prompt_tokens', 'completion_tokens'] as const;
+
+const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
+const zero: ActivityCounts = { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 };
+const wire = (c: ActivityCounts) => ({
+  sessions: c.sessions, threads: c.threads, messages: c.messages, upvotes: c.upvotes, downvotes: c.downvotes,
+  prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens,
+});
+
+/**
+ * GET /console/api/projects/{id}/activity/?start&end&integration_id[&format=csv]: the query
+ * API's activity (same rollup, same counting rules), with model tokens, aggregated in the
+ * database so a year of a busy project answers in milliseconds. Every day of the period is
+ * listed, zeros included, so a chart and a spreadsheet get the same rows.
+ */
+export async function consoleActivity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+  await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const params = new URL(request.url).searchParams;
+  const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
+  const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;
+  if (start > end) throw badRequest('start is after end.');
+  if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
+  const integrationId = params.get('integration_id') || undefined;
+
+  await freshRollup(ctx);
+  const summary = await ctx.storage.activitySummary(project.id, start / DAY, end / DAY, integrationId);
+  const known = new Map(summary.days.map((d) => [d.day, d]));
+  const byDay = [];
+  for (let d = start / DAY; d <= end / DAY; d++) byDay.push({ date: day(d), ...wire(known.get(d) ?? zero) });
+
+  if (params.get('format') === 'csv') {
+    const lines = [['date', ...COLUMNS].join(','), ...byDay.map((row) => [row.date, ...COLUMNS.map((c) => row[c])].join(','))];
+    const file = `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}.csv`.replace(/[^\w.-]/g, '_');
+    return new Response(`${lines.join('\r\n')}\r\n`, {
+      headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file}"`, 'Cache-Control': 'no-store' },
+    });
+  }
+  return json({
+    period: { start: day(start / DAY), end: day(end / DAY) },
+    integration_id: integrationId ?? null,
+    totals: { ...wire(summary.totals), unique_owners: summary.totals.uniqueOwners },
+    by_day: byDay,
+    by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...wire(i) })),
+    freshness: { as_of: isoMicros(ctx.activityRefreshedAt), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+  });
+}

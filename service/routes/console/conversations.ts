@@ -1,0 +1,87 @@
+import { ownerKey } from '../../../contract/owner-key.js';
+import { isoMicros } from '../../http/clock.js';
+import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { THREAD_ID } from '../../http/ids.js';
+import { json } from '../../http/responses.js';
+import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
+import type { FeedbackRecord, ThreadCursor } from '../../storage/types.js';
+import { parseDay } from '../activity.js';
+import { requireAdmin } from './auth.js';
+import { requireConsoleProject } from './projects.js';
+
+const DAY = 86_400_000;
+const time = (value: number | null) => (value === null ? null : isoMicros(value));
+
+/**
+ * Owners appear only as an opaque key: an HMAC of the owner id under the project's own secret,
+ * stable across API key rotations, so one visitor's threads can be told apart from another's
+ * without the console ever showing who they are.
+ */
+const opaqueOwner = (project: ProjectRecord, owner: string | null) => ownerKey(owner, project.ownerSecret);
+
+function cursorOf(value: string | null): ThreadCursor | undefined {
+  if (!value) return undefined;
+  try {
+    const { u, i } = JSON.parse(atob(value));
+    if (typeof u === 'number' && typeof i === 'string') return { updatedAt: u, id: i };
+  } catch {
+    // below
+  }
+  throw badRequest('cursor is not a cursor this console issued.');
+}
+
+const flag = (params: URLSearchParams, name: string) => params.get(name) === '1' || params.get(name) === 'true' || undefined;
+
+/** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
+export async function listConversations(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+  await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const params = new URL(request.url).searchParams;
+  const limit = Number(params.get('limit') ?? 25);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be an integer from 1 to 100.');
+  const start = parseDay(params.get('start'), 'start');
+  const end = parseDay(params.get('end'), 'end');
+  const q = params.get('q')?.trim();
+  if (q && q.length > 200) throw badRequest('The search is longer than 200 characters.');
+  const filter: ConversationFilter = {
+    q: q || undefined, downvoted: flag(params, 'downvoted'), uncertain: flag(params, 'uncertain'), handoff: flag(params, 'handoff'),
+    error: flag(params, 'error'), toolUsed: flag(params, 'tool_used'), integrationId: params.get('integration_id') || undefined,
+    from: start, to: end === undefined ? undefined : end + DAY,
+  };
+  const page = await ctx.storage.searchThreads(project.id, filter, { limit: limit + 1, after: cursorOf(params.get('cursor')) });
+  const threads = page.slice(0, limit);
+  const last = threads[threads.length - 1];
+  return json({
+    threads: await Promise.all(threads.map(async (t) => ({
+      id: t.id, title: t.title, integration_id: t.integrationId, owner_key: await opaqueOwner(project, t.owner),
+      created_at: time(t.createdAt), updated_at: time(t.updatedAt), messages: t.messages, upvotes: t.upvotes, downvotes: t.downvotes,
+      uncertain: t.uncertain, error: t.error, tool_used: t.toolUsed, handoff_at: time(t.handoffAt),
+    }))),
+    next_cursor: page.length > limit ? btoa(JSON.stringify({ u: last.updatedAt, i: last.id })) : null,
+  });
+}
+
+const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord) => ({
+  reaction: f.reaction, comment: f.comment, at: time(f.at), voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
+});
+
+/** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
+export async function getConversation(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+  await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const thread = THREAD_ID.test(threadId) ? await ctx.storage.getThread(threadId) : undefined;
+  if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
+  const [summary] = await ctx.storage.searchThreads(project.id, { threadId: thread.id }, { limit: 1 });
+  const feedback = await ctx.storage.threadFeedback(thread.id);
+  return json({
+    id: thread.id, title: thread.title, integration_id: thread.integrationId, owner_key: await opaqueOwner(project, thread.owner),
+    created_at: time(thread.createdAt), updated_at: time(thread.updatedAt), handoff_at: time(summary?.handoffAt ?? null),
+    messages: await Promise.all(thread.messages.map(async (m) => ({
+      id: m.id, role: m.role, content: m.content, status: m.status, created_at: time(m.createdAt), sources: m.sources, uncertain: m.uncertain,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, round: c.round, status: c.status, output: c.output, error: c.error })),
+      activity: m.activity,
+      feedback: await Promise.all(feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f))),
+    }))),
+  });
+}

@@ -1,0 +1,97 @@
+import { isRecord, readJsonBody } from '../../http/body.js';
+import { isoMicros } from '../../http/clock.js';
+import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import { keyIsLive } from '../../http/directory.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { randomId } from '../../http/ids.js';
+import { json } from '../../http/responses.js';
+import { randomSecret, sha256Hex } from '../../http/secrets.js';
+import type { ApiKeyRecord } from '../../storage/console-types.js';
+import { audit, requireAdmin } from './auth.js';
+import { requireConsoleProject } from './projects.js';
+
+/** Keys look like `ack_` + 43 base64url characters (256 random bits). */
+const KEY_PREFIX = 'ack_';
+/** What the list shows of a key: enough to tell keys apart, far too little to use one. */
+const SHOWN_CHARS = 12;
+/** The longest overlap a rotation may give the old key. */
+export const MAX_OVERLAP_S = 30 * 86_400;
+
+const time = (value: number | null) => (value === null ? null : isoMicros(value));
+
+function status(key: ApiKeyRecord, now: number) {
+  if (key.revokedAt !== null) return 'revoked';
+  if (!keyIsLive(key, now)) return 'expired';
+  return key.expiresAt !== null ? 'expiring' : 'active';
+}
+
+const keyJson = (key: ApiKeyRecord, now: number) => ({
+  id: key.id, name: key.name, prefix: key.prefix, created_at: time(key.createdAt), last_used_at: time(key.lastUsedAt),
+  expires_at: time(key.expiresAt), revoked_at: time(key.revokedAt), status: status(key, now),
+});
+
+function keyName(value: unknown): string {
+  const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
+  if (text.length < 1 || text.length > 80) throw badRequest('The key name must be 1 to 80 characters.');
+  return text;
+}
+
+/** A new key: the whole value is returned once and stored only as its hash. */
+async function mint(ctx: ServiceContext, projectId: string, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
+  const key = `${KEY_PREFIX}${randomSecret()}`;
+  const record = { id: randomId('key'), projectId, name, prefix: key.slice(0, SHOWN_CHARS), hash: await sha256Hex(key), createdAt: ctx.clock.now(), lastUsedAt: null, expiresAt: null, revokedAt: null };
+  if (!(await ctx.storage.createApiKey(record))) throw notFound('No such project.');
+  ctx.directory.invalidate(projectId);
+  return { key, record };
+}
+
+async function findKey(ctx: ServiceContext, projectId: string, keyId: string): Promise<ApiKeyRecord> {
+  const key = (await ctx.storage.listApiKeys(projectId)).find((k) => k.id === keyId);
+  if (!key) throw notFound('No such key.');
+  return key;
+}
+
+export async function listKeys(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+  await requireAdmin(ctx, request);
+  await requireConsoleProject(ctx, projectId);
+  const now = ctx.clock.now();
+  return json({ keys: (await ctx.storage.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
+}
+
+export async function createKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const body = await readJsonBody(request);
+  const { key, record } = await mint(ctx, projectId, keyName(isRecord(body) ? body.name : undefined));
+  await audit(ctx, info, admin.username, 'key.create', projectId, record.id, { name: record.name, prefix: record.prefix });
+  return json({ ...keyJson(record, ctx.clock.now()), key }, 201);
+}
+
+/** POST …/keys/{id}/rotate/ `{overlap_seconds}`: a new key now; the old one works for the overlap, then stops. */
+export async function rotateKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, keyId: string): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const body = await readJsonBody(request);
+  const overlap = isRecord(body) ? body.overlap_seconds : undefined;
+  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > MAX_OVERLAP_S) {
+    throw badRequest(`overlap_seconds must be a whole number from 0 to ${MAX_OVERLAP_S} (30 days).`);
+  }
+  const old = await findKey(ctx, projectId, keyId);
+  const now = ctx.clock.now();
+  if (!keyIsLive(old, now)) throw badRequest('This key no longer works; create a new key instead.');
+  const { key, record } = await mint(ctx, projectId, old.name);
+  // An overlap never extends a key that was already ending sooner.
+  const expiresAt = Math.min(now + overlap * 1000, old.expiresAt ?? Number.POSITIVE_INFINITY);
+  const ending = (await ctx.storage.updateApiKey(projectId, keyId, { expiresAt }))!;
+  ctx.directory.invalidate(projectId);
+  await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, { new_key: record.id, prefix: record.prefix, overlap_seconds: overlap });
+  return json({ ...keyJson(record, now), key, replaced: keyJson(ending, now) }, 201);
+}
+
+/** DELETE …/keys/{id}/: revoked at once (on other instances within the directory cache time). */
+export async function revokeKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, keyId: string): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const key = await findKey(ctx, projectId, keyId);
+  const revoked = key.revokedAt !== null ? key : (await ctx.storage.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
+  ctx.directory.invalidate(projectId);
+  if (key.revokedAt === null) await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, { name: key.name, prefix: key.prefix });
+  return json(keyJson(revoked, ctx.clock.now()));
+}
