@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import type { Plugin } from 'vite';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
 import { createSessionHandler, toNodeHandler } from '../server/node.js';
-import { createReferenceService, DemoAgent } from '../service/index.js';
+import { nodeConsole, scryptPasswords } from '../service/console-node.js';
+import { createReferenceService, DemoAgent, type Storage } from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
 
 export const DEMO = {
@@ -15,7 +17,25 @@ export const DEMO = {
   sessionPath: '/api/agent-session',
   ownerCookie: 'demo_user',
   owners: ['alice', 'bob'],
+  /** The console's local account; its password is made on first run and kept beside the data. */
+  consoleUser: 'dev',
 } as const;
+
+/** The demo's console account: created once with a random password kept in the (git-ignored) data folder. */
+async function devAccount(storage: Storage): Promise<string> {
+  const file = `${DEMO.dataDir}/console-dev-password`;
+  const existing = await readFile(file, 'utf8').catch(() => '');
+  if (existing && (await storage.getAdmin(DEMO.consoleUser))) return existing.trim();
+  const password = randomBytes(12).toString('base64url');
+  await mkdir(DEMO.dataDir, { recursive: true });
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  const passwordHash = await scryptPasswords.hash(password);
+  if (!(await storage.createAdmin({ username: DEMO.consoleUser, passwordHash, createdAt: Date.now() }))) {
+    // An account from an older run whose password file is gone: nothing to print but how to reset.
+    return '(unknown: delete .data/demo to start over)';
+  }
+  return password;
+}
 
 function readCookie(header: string | null, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -47,12 +67,20 @@ async function serveBuiltFile(request: Request): Promise<Response> {
  * "signed in as" cookie plays the site owner's login; only that server-side code reads it.
  */
 export function demoServices(): Plugin {
-  async function mount(server: { middlewares: { use: (path: string, handler: ReturnType<typeof toNodeHandler>) => void }; httpServer?: { once(event: 'close', fn: () => void): unknown } | null }) {
+  async function mount(server: ViteDevServer | PreviewServer) {
+    const storage = await openStorage({ dataDir: DEMO.dataDir });
     const service = createReferenceService({
       projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
       basePath: DEMO.servicePath,
-      storage: await openStorage({ dataDir: DEMO.dataDir }),
+      storage,
       agent: new DemoAgent({ wordDelayMs: 25 }),
+      console: await nodeConsole(),
+    });
+    const password = await devAccount(storage);
+    server.httpServer?.once('listening', () => {
+      const address = server.httpServer?.address();
+      const base = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 5173}`;
+      server.config.logger.info(`  ➜  Console: ${base}${DEMO.servicePath}/console/  (sign in as ${DEMO.consoleUser} / ${password})`);
     });
     server.httpServer?.once('close', () => void service.close());
     const sessionHandler = createSessionHandler({

@@ -50,6 +50,8 @@ export async function route(ctx: ServiceContext, request: Request, info: Request
   const fullPath = new URL(request.url).pathname;
   if (!fullPath.startsWith(ctx.basePath)) throw notFound();
   const path = fullPath.slice(ctx.basePath.length);
+  // The start-up projects exist before anything reads the directory (once; again after a failure).
+  await ctx.directory.ready();
   if (path === CONSOLE || path.startsWith(`${CONSOLE}/`)) return consoleRoute(ctx, request, info, path.slice(CONSOLE.length));
   // Browsers call the agent API (but not the session mint): the project's allowed origins apply.
   const agent = AGENT_PROJECT.exec(path);

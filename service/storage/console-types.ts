@@ -37,7 +37,7 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
 }
 
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>;
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>;
 
 export interface AdminRecord {
   username: string;

@@ -217,6 +217,7 @@ export class MemoryStorage implements Storage {
   async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
     const key = this.keys.find((k) => k.projectId === projectId && k.id === id);
     if (!key) return undefined;
+    if (patch.name !== undefined) key.name = patch.name;
     if (patch.expiresAt !== undefined) key.expiresAt = patch.expiresAt;
     if (patch.revokedAt !== undefined) key.revokedAt = patch.revokedAt;
     if (patch.lastUsedAt !== undefined && patch.lastUsedAt !== null) key.lastUsedAt = Math.max(key.lastUsedAt ?? 0, patch.lastUsedAt);

@@ -106,7 +106,7 @@ export class SqlConsoleStorage implements ConsoleStorage {
   async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
     const sets: string[] = [];
     const params: unknown[] = [projectId, id];
-    for (const [key, column] of [['expiresAt', 'expires_at'], ['revokedAt', 'revoked_at'], ['lastUsedAt', 'last_used_at']] as const) {
+    for (const [key, column] of [['name', 'name'], ['expiresAt', 'expires_at'], ['revokedAt', 'revoked_at'], ['lastUsedAt', 'last_used_at']] as const) {
       if (patch[key] === undefined) continue;
       params.push(patch[key]);
       // Last use only moves forward: two instances touching one key in any order agree.

@@ -120,9 +120,13 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
   return json({ username, csrf_token: session.csrf }, 200, { 'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000) });
 }
 
-/** GET /console/api/session: who is signed in, and the CSRF token for changes. */
+/** GET /console/api/session: who is signed in (null: nobody), and the CSRF token for changes. */
 export async function currentSession(ctx: ServiceContext, request: Request): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request).catch((error) => {
+    if (error instanceof HttpError && error.status === 401) return null;
+    throw error;
+  });
+  if (!admin) return json({ username: null });
   return json({ username: admin.username, csrf_token: admin.session.csrf, expires_at: new Date(admin.session.expiresAt).toISOString() });
 }
 

@@ -2,7 +2,7 @@ import { isRecord, readJsonBody } from '../../http/body.js';
 import { isoMicros } from '../../http/clock.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { keyIsLive } from '../../http/directory.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { randomId } from '../../http/ids.js';
 import { json } from '../../http/responses.js';
 import { randomSecret, sha256Hex } from '../../http/secrets.js';
@@ -38,6 +38,9 @@ function keyName(value: unknown): string {
 
 /** A new key: the whole value is returned once and stored only as its hash. */
 async function mint(ctx: ServiceContext, projectId: string, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
+  // Live keys have distinct names: "Revoke <name>" must say which key it ends.
+  const now = ctx.clock.now();
+  if ((await ctx.storage.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now))) throw new HttpError(409, 'conflict', `A working key is already named ${name}.`);
   const key = `${KEY_PREFIX}${randomSecret()}`;
   const record = { id: randomId('key'), projectId, name, prefix: key.slice(0, SHOWN_CHARS), hash: await sha256Hex(key), createdAt: ctx.clock.now(), lastUsedAt: null, expiresAt: null, revokedAt: null };
   if (!(await ctx.storage.createApiKey(record))) throw notFound('No such project.');
@@ -77,10 +80,11 @@ export async function rotateKey(ctx: ServiceContext, request: Request, info: Req
   const old = await findKey(ctx, projectId, keyId);
   const now = ctx.clock.now();
   if (!keyIsLive(old, now)) throw badRequest('This key no longer works; create a new key instead.');
-  const { key, record } = await mint(ctx, projectId, old.name);
-  // An overlap never extends a key that was already ending sooner.
+  // The ending key gives its name to the new one, so servers' configuration keeps reading the same.
   const expiresAt = Math.min(now + overlap * 1000, old.expiresAt ?? Number.POSITIVE_INFINITY);
-  const ending = (await ctx.storage.updateApiKey(projectId, keyId, { expiresAt }))!;
+  const ending = (await ctx.storage.updateApiKey(projectId, keyId, { expiresAt, name: `${old.name} (rotated)`.slice(0, 80) }))!;
+  // An overlap never extends a key that was already ending sooner (above); the new key is made after.
+  const { key, record } = await mint(ctx, projectId, old.name);
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, { new_key: record.id, prefix: record.prefix, overlap_seconds: overlap });
   return json({ ...keyJson(record, now), key, replaced: keyJson(ending, now) }, 201);

@@ -1,0 +1,133 @@
+import { css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { type Activity, ConsoleApiError } from '../api.js';
+import { count, utcDay, when } from '../format.js';
+import { thumbDown, thumbUp } from '../icons.js';
+import { ConsolePage } from './page.js';
+
+const RANGES = [7, 30, 90, 365];
+
+/** Sessions, threads, messages, feedback and model tokens per day; per integration; a range; CSV. */
+export class ActivityPage extends ConsolePage {
+  static styles = [...ConsolePage.styles, css`
+    .controls { align-items: end; }
+    .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
+    .stat { padding: 14px 16px; }
+    .stat dt { color: var(--c-muted); font-size: 13px; font-weight: 550; }
+    .stat dd { margin: 2px 0 0; font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }
+    .stat dl { margin: 0; }
+    .stat dt { display: flex; gap: 6px; align-items: center; }
+    .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: 16px; }
+    .presets { display: inline-flex; border: 1px solid var(--c-border); border-radius: 8px; overflow: hidden; }
+    .presets button { border: 0; border-radius: 0; min-height: 34px; }
+    .presets button + button { border-inline-start: 1px solid var(--c-border); }
+    .presets button[aria-pressed='true'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); }
+  `];
+
+  @state() private data: Activity | null = null;
+  @state() private error = '';
+  private key = '';
+
+  private get range() {
+    return { start: this.params.get('start') ?? utcDay(-29), end: this.params.get('end') ?? utcDay(0), integration_id: this.params.get('integration_id') ?? undefined };
+  }
+
+  updated() {
+    const key = `${this.project.id}?${new URLSearchParams(Object.entries(this.range).filter((e): e is [string, string] => !!e[1]))}`;
+    if (key === this.key) return;
+    this.key = key;
+    void this.load(key);
+  }
+
+  private async load(key: string) {
+    try {
+      const data = await this.api.activity(this.project.id, this.range);
+      if (key === this.key) {
+        this.data = data;
+        this.error = '';
+      }
+    } catch (error) {
+      if (key === this.key) this.error = error instanceof ConsoleApiError ? error.message : 'The activity could not be loaded.';
+    }
+  }
+
+  private set(params: Record<string, string | undefined>) {
+    this.navigate('activity', { ...this.range, ...params }, true);
+  }
+
+  render() {
+    const r = this.range;
+    const d = this.data;
+    const days = Math.round((Date.parse(r.end) - Date.parse(r.start)) / 86_400_000) + 1;
+    return html`<div class="stack">
+      <div class="page-head">
+        <div><h1 tabindex="-1">Activity</h1><p class="muted">${this.project.name}, ${r.start} to ${r.end} (UTC days).</p></div>
+        <a class="button" href=${this.api.activityCsvUrl(this.project.id, r)} download>Download CSV</a>
+      </div>
+      <form class="card row controls" @change=${this.onChange} @submit=${(e: Event) => e.preventDefault()}>
+        <div class="presets" role="group" aria-label="Period">${RANGES.map((n) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
+          @click=${() => this.set({ start: utcDay(1 - n), end: utcDay(0) })}>${n === 365 ? '1 year' : `${n} days`}</button>`)}</div>
+        <label>From <input type="date" name="start" .value=${r.start} max=${r.end}></label>
+        <label>To <input type="date" name="end" .value=${r.end} min=${r.start}></label>
+        <label>Integration <select name="integration_id">
+          <option value="">All integrations</option>
+          ${this.project.integrations.map((i) => html`<option value=${i.id} ?selected=${r.integration_id === i.id}>${i.name}</option>`)}
+        </select></label>
+      </form>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
+      ${d ? this.figures(d) : html`<p class="muted" role="status">Loading activity…</p>`}
+    </div>`;
+  }
+
+  private onChange(event: Event) {
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const start = String(data.get('start') ?? '');
+    const end = String(data.get('end') ?? '');
+    if (!start || !end || start > end) return;
+    this.set({ start, end, integration_id: String(data.get('integration_id') ?? '') || undefined });
+  }
+
+  private figures(d: Activity) {
+    const t = d.totals;
+    const dates = d.by_day.map((row) => row.date);
+    const col = (key: keyof Activity['by_day'][number]) => d.by_day.map((row) => Number(row[key]));
+    const stats = [
+      ['Sessions', t.sessions], ['Threads', t.threads], ['Messages', t.messages], ['Unique owners', t.unique_owners],
+      [html`${thumbUp} Helpful`, t.upvotes], [html`${thumbDown} Not helpful`, t.downvotes], ['Model tokens', t.prompt_tokens + t.completion_tokens],
+    ] as const;
+    return html`
+      <section aria-label="Totals" class="stats">${stats.map(([label, value]) => html`<div class="card stat"><dl><dt>${label}</dt><dd>${count(value)}</dd></dl></div>`)}</section>
+      <div class="charts">
+        <div class="card"><activity-chart label="Conversations per day" .dates=${dates} .series=${[
+          { label: 'Sessions', values: col('sessions'), color: '--series-1' },
+          { label: 'Threads', values: col('threads'), color: '--series-2' },
+          { label: 'Messages', values: col('messages'), color: '--series-3' },
+        ]}></activity-chart></div>
+        <div class="card"><activity-chart bars label="Feedback per day" .dates=${dates} .series=${[
+          { label: 'Helpful', values: col('upvotes'), color: '--series-up' },
+          { label: 'Not helpful', values: col('downvotes'), color: '--series-down' },
+        ]}></activity-chart></div>
+        <div class="card"><activity-chart label="Model tokens per day" .dates=${dates} .series=${[
+          { label: 'Prompt tokens', values: col('prompt_tokens'), color: '--series-1' },
+          { label: 'Completion tokens', values: col('completion_tokens'), color: '--series-3' },
+        ]}></activity-chart></div>
+      </div>
+      <section class="card stack" aria-labelledby="by-integration">
+        <h2 id="by-integration">By integration</h2>
+        ${d.by_integration.length ? html`<div class="table-wrap"><table>
+          <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
+          <tbody>${d.by_integration.map((i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
+            <td class="num">${count(i.sessions)}</td><td class="num">${count(i.threads)}</td><td class="num">${count(i.messages)}</td>
+            <td class="num">${count(i.upvotes)}</td><td class="num">${count(i.downvotes)}</td><td class="num">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`)}</tbody>
+        </table></div>` : html`<p class="muted">No conversations in this period.</p>`}
+        <p class="muted">Figures may be up to ${d.freshness.max_staleness_seconds} s old (as of ${when(d.freshness.as_of)}).</p>
+      </section>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'activity-page': ActivityPage;
+  }
+}

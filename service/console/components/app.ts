@@ -1,0 +1,215 @@
+import { LitElement, css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { ConsoleApi, ConsoleApiError, type Project } from '../api.js';
+import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
+import { PAGES, type Route, parseRoute, routeHref } from '../router.js';
+import { base, tokens } from '../styles.js';
+import type { ConsolePage } from './page.js';
+
+/**
+ * The console: signs in, keeps the project list and the route (`/console/<page>?project=…`),
+ * and shows one page. Pages talk back with events (navigate, projects changed).
+ */
+export class ConsoleApp extends LitElement {
+  static styles = [tokens, base, css`
+    :host { display: block; min-height: 100dvh; background: var(--c-bg); }
+    .shell { display: grid; grid-template-columns: 232px 1fr; min-height: 100dvh; }
+    header { display: flex; flex-direction: column; gap: 16px; padding: 16px 12px; border-inline-end: 1px solid var(--c-border); background: var(--c-surface); position: sticky; top: 0; height: 100dvh; }
+    .brand { display: flex; gap: 10px; align-items: center; padding: 0 6px; font-weight: 650; }
+    .logo { width: 28px; height: 28px; border-radius: 8px; background: var(--c-accent); color: var(--c-on-accent); display: grid; place-items: center; font-size: 12px; font-weight: 700; flex: none; }
+    .project { display: grid; gap: 4px; }
+    .project label { font-size: 12px; color: var(--c-muted); font-weight: 600; padding: 0 6px; }
+    .grow { flex: 1; }
+    .project select { width: 100%; }
+    .project .row { flex-wrap: nowrap; }
+    nav ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 2px; }
+    nav a { display: flex; align-items: center; gap: 10px; padding: 8px 10px; border-radius: 8px; color: var(--c-text); text-decoration: none; font-weight: 520; }
+    nav a:hover { background: var(--c-raised); }
+    nav a[aria-current='page'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); font-weight: 620; }
+    nav svg, button.icon svg { width: 18px; height: 18px; flex: none; }
+    button.icon { padding: 0 8px; }
+    .user { order: 3; margin-top: auto; display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 6px 0; border-top: 1px solid var(--c-border); font-size: 13px; overflow: hidden; }
+    .user span { overflow: hidden; text-overflow: ellipsis; }
+    main { padding: 28px clamp(16px, 4vw, 40px) 48px; min-width: 0; max-width: 1240px; }
+    .empty { max-width: 480px; margin: 10vh auto; }
+    @media (max-width: 760px) {
+      .shell { grid-template-columns: 1fr; }
+      header { position: static; height: auto; border-inline-end: 0; border-bottom: 1px solid var(--c-border); padding: 12px; gap: 10px; }
+      .top { display: flex; gap: 10px; align-items: center; justify-content: space-between; }
+      .user { margin: 0; border: 0; padding: 0; order: 0; }
+      nav ul { display: flex; overflow-x: auto; gap: 4px; scrollbar-width: none; }
+      nav a { white-space: nowrap; padding: 6px 10px; }
+      nav svg { display: none; }
+      main { padding: 20px 14px 40px; }
+    }
+    @media (min-width: 761px) { .top { display: contents; } }
+  `];
+
+  @state() private status: 'loading' | 'signed-out' | 'ready' | 'error' = 'loading';
+  @state() private username = '';
+  @state() private projects: Project[] = [];
+  @state() private route: Route = parseRoute(location.href);
+  @state() private loadError = '';
+  private readonly api = new ConsoleApi();
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.api.onSignedOut = () => {
+      this.status = 'signed-out';
+    };
+    addEventListener('popstate', this.onPopState);
+    this.addEventListener('console-navigate', this.onNavigate);
+    this.addEventListener('console-projects-changed', this.onProjectsChanged);
+    void this.start();
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    removeEventListener('popstate', this.onPopState);
+  }
+
+  private async start() {
+    try {
+      const session = await this.api.session();
+      if (!session) {
+        this.status = 'signed-out';
+        return;
+      }
+      this.username = session.username;
+      await this.loadProjects();
+      this.status = 'ready';
+    } catch (error) {
+      this.loadError = error instanceof ConsoleApiError ? error.message : 'The console could not start.';
+      this.status = 'error';
+    }
+  }
+
+  private async loadProjects(select?: string | null) {
+    this.projects = await this.api.projects();
+    const wanted = select !== undefined ? select : this.route.project;
+    const project = this.projects.find((p) => p.id === wanted) ?? this.projects[0];
+    if ((project?.id ?? null) !== this.route.project) this.go(routeHref(this.route.page, project?.id ?? null, project?.id === this.route.project ? this.route.params : {}), true);
+  }
+
+  private readonly onPopState = () => {
+    this.route = parseRoute(location.href);
+  };
+
+  private readonly onNavigate = (event: NavigateEvent) => this.go(event.href, event.replace);
+
+  private readonly onProjectsChanged = (event: ProjectsChangedEvent) => {
+    void this.loadProjects(event.select);
+  };
+
+  private go(href: string, replace = false) {
+    const url = new URL(href, new URL('.', location.href));
+    if (url.href !== location.href) history[replace ? 'replaceState' : 'pushState'](null, '', url);
+    this.route = parseRoute(location.href);
+  }
+
+  private link(event: MouseEvent) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    this.go((event.currentTarget as HTMLAnchorElement).href);
+    // The page's heading takes focus, so a screen reader hears where it landed.
+    void this.updateComplete.then(() => requestAnimationFrame(() => this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading()));
+  }
+
+  render() {
+    if (this.status === 'loading') return html`<p class="visually-hidden" role="status">Loading the console…</p>`;
+    if (this.status === 'error') return html`<div class="empty card" role="alert"><h1>The console could not start</h1><p>${this.loadError}</p><button @click=${() => location.reload()}>Reload</button></div>`;
+    if (this.status === 'signed-out') return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
+    const project = this.projects.find((p) => p.id === this.route.project) ?? null;
+    return html`<div class="shell">
+      <header>
+        <div class="top">
+          <div class="brand"><span class="logo" aria-hidden="true">ac</span><span>agent-chat console</span></div>
+          <div class="user"><span title=${this.username}>${this.username}</span><button class="small" @click=${this.signOut}>Sign out</button></div>
+        </div>
+        <div class="project">
+          <label for="project">Project</label>
+          <div class="row">
+            <select id="project" @change=${(e: Event) => this.go(routeHref(this.route.page, (e.target as HTMLSelectElement).value))}>
+              ${this.projects.map((p) => html`<option value=${p.id} ?selected=${p.id === project?.id}>${p.name}</option>`)}
+            </select>
+            <button class="small icon" title="New project" aria-label="New project" @click=${this.newProject}>${icon('M12 5v14M5 12h14')}</button>
+          </div>
+        </div>
+        <nav aria-label="Console">
+          <ul>${PAGES.map((p) => html`<li><a href=${routeHref(p.id, project?.id ?? null)} aria-current=${p.id === this.route.page ? 'page' : nothing} @click=${this.link}>${ICONS[p.id]}${p.label}</a></li>`)}</ul>
+        </nav>
+      </header>
+      <main>${this.page(project)}</main>
+    </div>
+    <dialog id="new-project" aria-labelledby="new-project-title" @close=${() => this.requestUpdate()}>
+      <form class="stack" @submit=${this.createProject}>
+        <h2 id="new-project-title">New project</h2>
+        <label>Project name <input name="name" required maxlength="80"></label>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${() => this.dialog()?.close()}>Cancel</button><button class="primary" type="submit">Create project</button></div>
+      </form>
+    </dialog>`;
+  }
+
+  private page(project: Project | null) {
+    if (!project && this.route.page !== 'audit') {
+      return html`<div class="empty card stack">
+        <h1 tabindex="-1">Create your first project</h1>
+        <p class="muted">A project holds the integrations (one per website or app), the API keys your server uses to start chat sessions, and the conversations.</p>
+        <form class="row" @submit=${this.createProject}><label class="grow">Project name <input name="name" required maxlength="80"></label><button class="primary" type="submit">Create project</button></form>
+      </div>`;
+    }
+    const params = this.route.params;
+    switch (this.route.page) {
+      case 'activity': return html`<activity-page data-page .api=${this.api} .project=${project} .params=${params}></activity-page>`;
+      case 'conversations': return html`<conversations-page data-page .api=${this.api} .project=${project} .params=${params}></conversations-page>`;
+      case 'integrations': return html`<integrations-page data-page .api=${this.api} .project=${project} .params=${params}></integrations-page>`;
+      case 'keys': return html`<keys-page data-page .api=${this.api} .project=${project}></keys-page>`;
+      case 'audit': return html`<audit-page data-page .api=${this.api}></audit-page>`;
+    }
+  }
+
+  private dialog = () => this.renderRoot.querySelector<HTMLDialogElement>('#new-project');
+
+  private newProject() {
+    this.dialog()?.showModal();
+  }
+
+  private async createProject(event: SubmitEvent) {
+    event.preventDefault();
+    const form = event.target as HTMLFormElement;
+    const name = String(new FormData(form).get('name') ?? '').trim();
+    if (!name) return;
+    const created = await this.api.createProject(name);
+    form.reset();
+    this.dialog()?.close();
+    await this.loadProjects(created.id);
+    this.go(routeHref('integrations', created.id));
+  }
+
+  private async signedIn(event: CustomEvent<string>) {
+    this.username = event.detail;
+    this.status = 'loading';
+    await this.loadProjects();
+    this.status = 'ready';
+  }
+
+  private async signOut() {
+    await this.api.signOut().catch(() => {});
+    this.status = 'signed-out';
+  }
+}
+
+const icon = (d: string) => html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d=${d}></path></svg>`;
+const ICONS = {
+  activity: icon('M3 12h4l3 8 4-16 3 8h4'),
+  conversations: icon('M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.4A8 8 0 1 1 21 12z'),
+  integrations: icon('M9 7H6a4 4 0 0 0 0 8h3m6-8h3a4 4 0 0 1 0 8h-3M8 11h8'),
+  keys: icon('M15 7a4 4 0 1 1-3.9 5H4v3h3v3h3v-3h1.1A4 4 0 0 1 15 7z'),
+  audit: icon('M9 4h6l1 2h3v15H5V6h3l1-2zm-1 8h8m-8 4h5'),
+};
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'console-app': ConsoleApp;
+  }
+}

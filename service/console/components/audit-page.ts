@@ -1,0 +1,77 @@
+import { css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { type AuditEntry, ConsoleApiError } from '../api.js';
+import { when } from '../format.js';
+import { ConsolePage } from './page.js';
+
+/** What an action means, in words. */
+const ACTIONS: Record<string, string> = {
+  sign_in: 'Signed in', 'sign_in.failed': 'Failed sign-in', sign_out: 'Signed out', 'admin.add': 'Added an admin',
+  'project.create': 'Created a project', 'project.rename': 'Renamed a project', 'project.delete': 'Deleted a project',
+  'integration.create': 'Added an integration', 'integration.update': 'Changed an integration', 'integration.delete': 'Deleted an integration',
+  'key.create': 'Created an API key', 'key.rotate': 'Rotated an API key', 'key.revoke': 'Revoked an API key',
+};
+
+function details(entry: AuditEntry): string {
+  const d = entry.detail ?? {};
+  const parts = Object.entries(d).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}`);
+  return parts.join(' · ');
+}
+
+/** Who did what, when: every admin action, sign-ins and what the CLI and start-up flags changed. */
+export class AuditPage extends ConsolePage {
+  static styles = [...ConsolePage.styles, css`
+    td.when { white-space: nowrap; }
+    td .detail { color: var(--c-muted); font-size: 13px; overflow-wrap: anywhere; }
+    @media (max-width: 640px) { .hide-narrow { display: none; } }
+  `];
+
+  @state() private entries: AuditEntry[] = [];
+  @state() private next: number | null = null;
+  @state() private loading = true;
+  @state() private error = '';
+
+  connectedCallback() {
+    super.connectedCallback();
+    void this.load();
+  }
+
+  private async load(before?: number) {
+    this.loading = true;
+    try {
+      const page = await this.api.audit(before);
+      this.entries = before ? [...this.entries, ...page.entries] : page.entries;
+      this.next = page.next_before;
+      this.error = '';
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'The audit log could not be loaded.';
+    }
+    this.loading = false;
+  }
+
+  render() {
+    return html`<div class="stack">
+      <div class="page-head"><div><h1 tabindex="-1">Audit log</h1><p class="muted">Every change made in the console, by the command line or by start-up flags, and every sign-in. Newest first.</p></div></div>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
+      <div class="card table-wrap"><table>
+        <caption class="visually-hidden">Audit log</caption>
+        <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col" class="hide-narrow">Address</th></tr></thead>
+        <tbody>${this.entries.map((e) => html`<tr>
+          <td class="when">${when(e.at)}</td>
+          <td>${e.actor}</td>
+          <td>${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
+            ${details(e) ? html`<div class="detail">${details(e)}</div>` : nothing}</td>
+          <td class="hide-narrow">${e.address ?? '—'}</td>
+        </tr>`)}</tbody>
+      </table>
+      ${!this.loading && !this.entries.length ? html`<p class="muted">Nothing yet.</p>` : nothing}</div>
+      ${this.loading ? html`<p class="muted" role="status">Loading…</p>` : this.next ? html`<div><button @click=${() => this.load(this.next!)}>Load older entries</button></div>` : nothing}
+    </div>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'audit-page': AuditPage;
+  }
+}

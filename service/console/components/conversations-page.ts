@@ -1,0 +1,227 @@
+import { css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { ConsoleApiError, type ThreadDetail, type ThreadSummary } from '../api.js';
+import { ago, when } from '../format.js';
+import { thumbDown, thumbUp } from '../icons.js';
+import { ConsolePage } from './page.js';
+
+const FLAGS = [
+  { key: 'downvoted', label: 'Not helpful' },
+  { key: 'uncertain', label: 'Uncertain' },
+  { key: 'handoff', label: 'Handoff' },
+  { key: 'error', label: 'Error' },
+  { key: 'tool_used', label: 'Tool used' },
+] as const;
+const FILTERS = ['q', 'integration_id', 'start', 'end', ...FLAGS.map((f) => f.key)];
+const REASONS: Record<string, string> = { incorrect: 'Incorrect', irrelevant: 'Irrelevant', unaddressed: 'Did not answer the question' };
+
+const safeUrl = (url: string) => /^https?:\/\//i.test(url) ? url : null;
+const short = (ownerKey: string) => (ownerKey === '-' ? 'anonymous' : `${ownerKey.slice(0, 10)}…`);
+const pretty = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2));
+
+/** Every owner's threads, filtered and searched; one thread with its sources, tool calls and feedback. */
+export class ConversationsPage extends ConsolePage {
+  static styles = [...ConsolePage.styles, css`
+    .filters { display: grid; gap: 12px; }
+    .filters .row { align-items: end; }
+    .filters input[type='search'] { flex: 1; min-width: 200px; }
+    .chips { display: flex; flex-wrap: wrap; gap: 6px; border: 0; padding: 0; margin: 0; }
+    .chips legend { font-weight: 550; margin-bottom: 4px; padding: 0; }
+    .chip { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--c-border); border-radius: 999px; padding: 4px 12px; font-weight: 500; cursor: pointer; background: var(--c-surface); }
+    .chip:has(input:checked) { background: color-mix(in srgb, var(--c-accent) 14%, transparent); border-color: var(--c-accent); color: var(--c-accent); }
+    .chip:has(input:focus-visible) { outline: 2px solid var(--c-focus); outline-offset: 2px; }
+    .chip input { margin: 0; accent-color: var(--c-accent); }
+    .layout { display: grid; grid-template-columns: minmax(280px, 400px) 1fr; gap: 16px; align-items: start; }
+    .layout.single { grid-template-columns: 1fr; }
+    @media (max-width: 1000px) { .layout { grid-template-columns: 1fr; } .layout.open .list { display: none; } }
+    @media (min-width: 1001px) { .back { display: none; } }
+    .list { padding: 6px; }
+    .list ul { list-style: none; margin: 0; padding: 0; }
+    .list li + li { border-top: 1px solid var(--c-border); }
+    .list a { display: grid; gap: 4px; padding: 10px; border-radius: 8px; color: var(--c-text); text-decoration: none; }
+    .list a:hover { background: var(--c-raised); }
+    .list a[aria-current='true'] { background: color-mix(in srgb, var(--c-accent) 12%, transparent); }
+    .title { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .meta { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 12.5px; color: var(--c-muted); }
+    .owner { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+    .thread { display: grid; gap: 14px; }
+    .message { display: grid; gap: 8px; padding: 12px 14px; border-radius: 10px; border: 1px solid var(--c-border); }
+    .message.user { background: var(--c-raised); }
+    .who { font-size: 12px; font-weight: 650; text-transform: uppercase; letter-spacing: 0.04em; color: var(--c-muted); }
+    .content { white-space: pre-wrap; overflow-wrap: anywhere; }
+    .extra { display: grid; gap: 6px; font-size: 13px; }
+    .extra h3 { font-size: 12px; color: var(--c-muted); text-transform: uppercase; letter-spacing: 0.04em; }
+    .extra ol, .extra ul { margin: 0; padding-inline-start: 20px; }
+    details summary { cursor: pointer; }
+    .feedback { border-inline-start: 3px solid var(--c-border); padding-inline-start: 10px; }
+    .feedback.down { border-color: var(--c-danger); }
+    .feedback.up { border-color: var(--c-ok); }
+    .pill { display: inline-flex; gap: 4px; align-items: center; }
+  `];
+
+  @state() private threads: ThreadSummary[] = [];
+  @state() private next: string | null = null;
+  @state() private loading = false;
+  @state() private error = '';
+  @state() private thread: ThreadDetail | null = null;
+  @state() private threadError = '';
+  private listKey = '';
+  private threadKey = '';
+
+  updated() {
+    const filters = new URLSearchParams(FILTERS.flatMap((k) => (this.params.get(k) ? [[k, this.params.get(k)!]] : [])));
+    const listKey = `${this.project.id}?${filters}`;
+    if (listKey !== this.listKey) {
+      this.listKey = listKey;
+      void this.loadList();
+    }
+    const threadKey = `${this.project.id}/${this.params.get('thread') ?? ''}`;
+    if (threadKey !== this.threadKey) {
+      this.threadKey = threadKey;
+      void this.loadThread();
+    }
+  }
+
+  private query(extra: Record<string, string | undefined> = {}) {
+    return { ...Object.fromEntries(FILTERS.map((k) => [k, this.params.get(k) ?? undefined])), ...extra };
+  }
+
+  private async loadList(cursor?: string) {
+    const key = this.listKey;
+    this.loading = true;
+    try {
+      const page = await this.api.conversations(this.project.id, this.query({ cursor }));
+      if (key !== this.listKey) return;
+      this.threads = cursor ? [...this.threads, ...page.threads] : page.threads;
+      this.next = page.next_cursor;
+      this.error = '';
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'The conversations could not be loaded.';
+    }
+    this.loading = false;
+  }
+
+  private async loadThread() {
+    const id = this.params.get('thread');
+    const key = this.threadKey;
+    this.thread = null;
+    this.threadError = '';
+    if (!id) return;
+    try {
+      const thread = await this.api.conversation(this.project.id, id);
+      if (key === this.threadKey) this.thread = thread;
+    } catch (error) {
+      if (key === this.threadKey) this.threadError = error instanceof ConsoleApiError ? error.message : 'The conversation could not be loaded.';
+    }
+  }
+
+  render() {
+    const open = this.params.get('thread');
+    return html`<div class="stack">
+      <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p></div></div>
+      ${this.filters()}
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
+      <div class="layout ${open ? 'open' : 'single'}">
+        <section class="card list" aria-label="Conversation list">
+          ${this.threads.length ? html`<ul>${this.threads.map((t) => this.row(t, t.id === open))}</ul>`
+            : html`<p class="muted" role="status">${this.loading ? 'Loading…' : 'No conversations match.'}</p>`}
+          ${this.next ? html`<p><button @click=${() => this.loadList(this.next!)} ?disabled=${this.loading}>Load more</button></p>` : nothing}
+        </section>
+        ${open ? html`<section class="card thread" aria-labelledby="thread-title">${this.detail()}</section>` : nothing}
+      </div>
+    </div>`;
+  }
+
+  private filters() {
+    const p = this.params;
+    return html`<form class="card filters" role="search" @submit=${this.applyFilters} @change=${this.applyFilters}>
+      <div class="row">
+        <label class="visually-hidden" for="q">Search conversations</label>
+        <input id="q" name="q" type="search" placeholder="Search titles and messages" .value=${p.get('q') ?? ''} maxlength="200">
+        <button type="submit">Search</button>
+      </div>
+      <fieldset class="chips"><legend>Show only</legend>
+        ${FLAGS.map((f) => html`<label class="chip"><input type="checkbox" name=${f.key} ?checked=${p.get(f.key) === '1'}>${f.key === 'downvoted' ? thumbDown : nothing}${f.label}</label>`)}
+      </fieldset>
+      <div class="row">
+        <label>Integration <select name="integration_id">
+          <option value="">All integrations</option>
+          ${this.project.integrations.map((i) => html`<option value=${i.id} ?selected=${p.get('integration_id') === i.id}>${i.name}</option>`)}
+        </select></label>
+        <label>From <input type="date" name="start" .value=${p.get('start') ?? ''}></label>
+        <label>To <input type="date" name="end" .value=${p.get('end') ?? ''}></label>
+      </div>
+    </form>`;
+  }
+
+  private applyFilters(event: Event) {
+    event.preventDefault();
+    // A keystroke in the search box changes nothing until Search (or Enter).
+    if (event.type === 'change' && (event.target as HTMLElement).id === 'q') return;
+    const form = (event.currentTarget as HTMLFormElement);
+    const data = new FormData(form);
+    const params: Record<string, string | undefined> = {};
+    for (const key of ['q', 'integration_id', 'start', 'end']) params[key] = String(data.get(key) ?? '').trim() || undefined;
+    for (const f of FLAGS) params[f.key] = data.get(f.key) ? '1' : undefined;
+    this.navigate('conversations', params, true);
+  }
+
+  private row(t: ThreadSummary, current: boolean) {
+    return html`<li><a href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query({ thread: t.id })) })}" aria-current=${current ? 'true' : 'false'} @click=${(e: MouseEvent) => this.open(e, t.id)}>
+      <span class="title">${t.title}</span>
+      <span class="meta"><span class="owner" title="Owner key ${t.owner_key}">${short(t.owner_key)}</span>·<span>${t.integration_id}</span>·<span title=${when(t.updated_at)}>${ago(t.updated_at)}</span>·<span>${t.messages} messages</span></span>
+      <span class="meta">
+        ${t.downvotes ? html`<span class="pill bad">${thumbDown} ${t.downvotes}<span class="visually-hidden"> not helpful</span></span>` : nothing}
+        ${t.upvotes ? html`<span class="pill ok">${thumbUp} ${t.upvotes}<span class="visually-hidden"> helpful</span></span>` : nothing}
+        ${t.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}
+        ${t.error ? html`<span class="pill bad">Error</span>` : nothing}
+        ${t.tool_used ? html`<span class="pill">Tool used</span>` : nothing}
+        ${t.handoff_at ? html`<span class="pill warn">Handoff</span>` : nothing}
+      </span>
+    </a></li>`;
+  }
+
+  private clean(query: Record<string, string | undefined>) {
+    return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => !!e[1]));
+  }
+
+  private open(event: MouseEvent, id: string | undefined) {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    this.navigate('conversations', this.query({ thread: id }));
+    if (id) void this.updateComplete.then(() => requestAnimationFrame(() => this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus()));
+  }
+
+  private detail() {
+    if (this.threadError) return html`<p class="notice error" role="alert">${this.threadError}</p>`;
+    const t = this.thread;
+    if (!t) return html`<p class="muted" role="status">Loading the conversation…</p>`;
+    return html`
+      <a class="back" href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query()) })}" @click=${(e: MouseEvent) => this.open(e, undefined)}>← All conversations</a>
+      <div class="stack">
+        <h2 id="thread-title" tabindex="-1">${t.title}</h2>
+        <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span> · ${t.integration_id} · started ${when(t.created_at)}${t.handoff_at ? html` · <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
+      </div>
+      ${t.messages.map((m) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
+        <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
+          ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
+          ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
+        <div class="content">${m.content || html`<span class="muted">(no text)</span>`}</div>
+        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
+        ${m.tool_calls.length ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map((c) => html`<details><summary><code>${c.name}</code> · ${c.status}</summary>
+          <pre aria-label="Arguments of ${c.name}">${pretty(c.arguments)}</pre>${c.error ? html`<p class="notice error">${c.error}</p>` : c.output !== undefined ? html`<pre aria-label="Output of ${c.name}">${pretty(c.output)}</pre>` : nothing}</details>`)}</div>` : nothing}
+        ${m.activity.length ? html`<div class="extra"><h3>Steps</h3><ul>${m.activity.map((a) => html`<li>${a.summary ?? a.name} <span class="muted">(${a.status})</span></li>`)}</ul></div>` : nothing}
+        ${m.feedback.length ? html`<div class="extra"><h3>Feedback</h3>${m.feedback.map((f) => html`<div class="feedback ${f.reaction === 'upvote' ? 'up' : 'down'}">
+          <strong>${f.reaction === 'upvote' ? html`${thumbUp} Helpful` : html`${thumbDown} Not helpful`}</strong> <span class="muted">${when(f.at)} · ${f.voter_key === 'anonymous session' ? f.voter_key : short(f.voter_key)}</span>
+          ${f.comment ? html`<div>${Object.entries(REASONS).filter(([k]) => f.comment?.[k] === true).map(([, label]) => html`<span class="pill">${label}</span> `)}
+            ${typeof f.comment.issue === 'string' && f.comment.issue ? html`<p class="content">“${f.comment.issue}”</p>` : nothing}</div>` : nothing}
+        </div>`)}</div>` : nothing}
+      </article>`)}`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'conversations-page': ConversationsPage;
+  }
+}

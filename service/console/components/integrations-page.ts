@@ -1,0 +1,203 @@
+import { css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { ConsoleApiError, type InstallInfo, type Integration } from '../api.js';
+import { ProjectsChangedEvent } from '../events.js';
+import { when } from '../format.js';
+import { expressSnippet, fetchSnippet, scriptTag } from '../snippets.js';
+import { ConsolePage } from './page.js';
+
+/** The project's settings, its integrations (allowed origins), and what to paste to install one. */
+export class IntegrationsPage extends ConsolePage {
+  static styles = [...ConsolePage.styles, css`
+    .layout { display: grid; grid-template-columns: minmax(200px, 260px) 1fr; gap: 16px; align-items: start; }
+    @media (max-width: 900px) { .layout { grid-template-columns: 1fr; } }
+    .list { padding: 8px; }
+    .list ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 2px; }
+    .list a { display: grid; padding: 8px 10px; border-radius: 8px; text-decoration: none; color: var(--c-text); }
+    .list a:hover { background: var(--c-raised); }
+    .list a[aria-current='true'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); }
+    .list a small { color: var(--c-muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+    .list form { margin-top: 8px; padding: 8px 4px 4px; border-top: 1px solid var(--c-border); display: grid; gap: 8px; }
+    textarea { min-height: 120px; width: 100%; }
+    .grow { flex: 1; min-width: 180px; }
+    .snippet { display: grid; gap: 6px; }
+    .snippet .row { justify-content: space-between; }
+    .project-form { align-items: end; }
+  `];
+
+  @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
+  @state() private install: InstallInfo | null = null;
+  @state() private copied = '';
+  @state() private confirming: 'project' | 'integration' | null = null;
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.api.install().then((info) => { this.install = info; }, () => {});
+  }
+
+  updated(changed: Map<string, unknown>) {
+    if (changed.has('project') && (changed.get('project') as { id?: string } | undefined)?.id !== this.project.id) this.message = null;
+  }
+
+  private get selected(): Integration | undefined {
+    const wanted = this.params.get('integration');
+    return this.project.integrations.find((i) => i.id === wanted) ?? this.project.integrations[0];
+  }
+
+  render() {
+    const integration = this.selected;
+    return html`<div class="stack">
+      <div class="page-head"><div><h1 tabindex="-1">Integrations</h1><p class="muted">One integration per website or app that shows the chat. Its allowed origins say which pages may use it.</p></div></div>
+      ${this.message ? html`<p class="notice ${this.message.tone}" role=${this.message.tone === 'error' ? 'alert' : 'status'}>${this.message.text}</p>` : nothing}
+      <div class="layout">
+        <nav class="card list" aria-label="Integrations of ${this.project.name}">
+          <ul>${this.project.integrations.map((i) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
+            aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}>${i.name}<small>${i.id}</small></a></li>`)}</ul>
+          <form @submit=${this.createIntegration}>
+            <label>New integration <input name="name" required maxlength="80" placeholder="e.g. Docs site" autocomplete="off"></label>
+            <button type="submit">Add integration</button>
+          </form>
+        </nav>
+        <div class="stack">
+          ${integration ? this.detail(integration) : html`<p class="card muted">No integrations yet: add one for each site that will show the chat.</p>`}
+          ${this.projectSettings()}
+        </div>
+      </div>
+      ${this.confirmDialog(integration)}
+    </div>`;
+  }
+
+  private detail(integration: Integration) {
+    const snippetInput = { projectId: this.project.id, integrationId: integration.id, serviceUrl: this.install?.service_url ?? location.origin, widget: this.install?.widget ?? null };
+    return html`
+      <form class="card stack" @submit=${(e: SubmitEvent) => this.save(e, integration)} aria-labelledby="integration-title">
+        <div class="row"><h2 id="integration-title">${integration.name}</h2><code class="muted">${integration.id}</code><span class="spacer"></span>
+          <button type="button" class="small danger" @click=${() => this.confirm('integration')}>Delete integration</button></div>
+        <label>Name <input name="name" .value=${integration.name} required maxlength="80"></label>
+        <label>Allowed origins <span class="hint" id="origins-hint">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
+          <textarea name="origins" aria-describedby="origins-hint" spellcheck="false" .value=${integration.allowed_origins.join('\n')}></textarea></label>
+        ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
+        <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span><button class="primary" type="submit">Save</button></div>
+      </form>
+      <section class="card stack" aria-labelledby="install-title">
+        <h2 id="install-title">Install</h2>
+        <p class="muted">1. Add the widget to your pages${this.install?.widget ? html` (agent-chat ${this.install.widget.version}, pinned with its integrity hash)` : ''}:</p>
+        ${this.install && !this.install.widget ? html`<p class="notice warn">This build of the service does not know which widget release it ships with (build it from the repository root to embed it). Pin a version and its hash from the package’s dist/sri.json.</p>` : nothing}
+        ${this.snippet('script tag', scriptTag(snippetInput))}
+        <p class="muted">2. Add the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
+        ${this.snippet('Express snippet', expressSnippet(snippetInput))}
+        <p class="muted">Or a Fetch route:</p>
+        ${this.snippet('Fetch snippet', fetchSnippet(snippetInput))}
+      </section>`;
+  }
+
+  private snippet(name: string, code: string) {
+    return html`<div class="snippet"><pre tabindex="0" aria-label=${name}><code>${code}</code></pre>
+      <div class="row"><span></span><button class="small" @click=${() => this.copy(name, code)}>${this.copied === name ? 'Copied' : `Copy ${name}`}</button></div></div>`;
+  }
+
+  private projectSettings() {
+    return html`<section class="card stack" aria-labelledby="project-title">
+      <h2 id="project-title">Project</h2>
+      <p class="muted">Project ID <code>${this.project.id}</code> (the widget’s <code>project-id</code>).</p>
+      <form class="row project-form" @submit=${this.rename}>
+        <label class="grow">Project name <input name="name" .value=${this.project.name} required maxlength="80"></label>
+        <button type="submit">Rename project</button>
+        <button type="button" class="danger" @click=${() => this.confirm('project')}>Delete project</button>
+      </form>
+    </section>`;
+  }
+
+  private confirmDialog(integration: Integration | undefined) {
+    const what = this.confirming;
+    return html`<dialog aria-labelledby="delete-title" @close=${() => { this.confirming = null; }}>
+      ${what === 'project' ? html`<form class="stack" method="dialog" @submit=${this.deleteProject}>
+        <h2 id="delete-title">Delete ${this.project.name}?</h2>
+        <p>This deletes its integrations, API keys, conversations and activity. It cannot be undone.</p>
+        <label>Type the project ID <code>${this.project.id}</code> to confirm <input name="confirm" required autocomplete="off" spellcheck="false"></label>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Delete project</button></div>
+      </form>` : what === 'integration' && integration ? html`<form class="stack" method="dialog" @submit=${() => this.deleteIntegration(integration)}>
+        <h2 id="delete-title">Delete ${integration.name}?</h2>
+        <p>Widgets using <code>${integration.id}</code> can no longer chat. Past conversations stay.</p>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Delete integration</button></div>
+      </form>` : nothing}
+    </dialog>`;
+  }
+
+  private select(event: MouseEvent, id: string) {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    this.message = null;
+    this.navigate('integrations', { integration: id });
+  }
+
+  private confirm(what: 'project' | 'integration') {
+    this.confirming = what;
+    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+  }
+
+  private closeDialog = () => this.renderRoot.querySelector('dialog')?.close();
+
+  private async act(action: () => Promise<unknown>, done: string, select?: string | null) {
+    try {
+      await action();
+      this.message = { tone: 'ok', text: done };
+      this.dispatchEvent(new ProjectsChangedEvent(select));
+    } catch (error) {
+      this.message = { tone: 'error', text: error instanceof ConsoleApiError ? error.message : 'That did not work.' };
+    }
+  }
+
+  private async save(event: SubmitEvent, integration: Integration) {
+    event.preventDefault();
+    const data = new FormData(event.target as HTMLFormElement);
+    const origins = String(data.get('origins') ?? '').split(/\r?\n/).map((o) => o.trim()).filter(Boolean);
+    await this.act(() => this.api.updateIntegration(this.project.id, integration.id, { name: String(data.get('name') ?? ''), allowed_origins: origins }), `Saved ${integration.name}.`);
+  }
+
+  private async createIntegration(event: SubmitEvent) {
+    event.preventDefault();
+    const form = event.target as HTMLFormElement;
+    const name = String(new FormData(form).get('name') ?? '').trim();
+    if (!name) return;
+    await this.act(async () => {
+      const created = await this.api.createIntegration(this.project.id, name);
+      form.reset();
+      this.navigate('integrations', { integration: created.id });
+    }, `Added ${name}.`);
+  }
+
+  private async deleteIntegration(integration: Integration) {
+    await this.act(async () => {
+      await this.api.deleteIntegration(this.project.id, integration.id);
+      this.navigate('integrations', {}, true);
+    }, `Deleted ${integration.name}.`);
+  }
+
+  private async rename(event: SubmitEvent) {
+    event.preventDefault();
+    const name = String(new FormData(event.target as HTMLFormElement).get('name') ?? '').trim();
+    await this.act(() => this.api.renameProject(this.project.id, name), `Renamed the project to ${name}.`);
+  }
+
+  private async deleteProject(event: SubmitEvent) {
+    const typed = String(new FormData(event.target as HTMLFormElement).get('confirm') ?? '').trim();
+    if (typed !== this.project.id) {
+      this.message = { tone: 'error', text: `Nothing was deleted: type ${this.project.id} to confirm.` };
+      return;
+    }
+    const name = this.project.name;
+    await this.act(() => this.api.deleteProject(this.project.id), `Deleted ${name}.`, null);
+  }
+
+  private async copy(name: string, code: string) {
+    await navigator.clipboard.writeText(code).catch(() => {});
+    this.copied = name;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'integrations-page': IntegrationsPage;
+  }
+}

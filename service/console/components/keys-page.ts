@@ -1,0 +1,177 @@
+import { css, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { type ApiKey, ConsoleApiError } from '../api.js';
+import { ago, when } from '../format.js';
+import { ConsolePage } from './page.js';
+
+const OVERLAPS = [
+  { seconds: 0, label: 'Stop the old key now' },
+  { seconds: 3_600, label: '1 hour' },
+  { seconds: 86_400, label: '24 hours' },
+  { seconds: 7 * 86_400, label: '7 days' },
+  { seconds: 30 * 86_400, label: '30 days' },
+];
+
+const STATUS = { active: ['Active', 'ok'], expiring: ['Until', 'warn'], expired: ['Expired', ''], revoked: ['Revoked', 'bad'] } as const;
+
+/** API keys: create (shown once), list, rotate with an overlap, revoke. */
+export class KeysPage extends ConsolePage {
+  static styles = [...ConsolePage.styles, css`
+    .new-key { border-color: var(--c-ok); }
+    .new-key input { flex: 1; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; min-width: 12ch; }
+    .create { align-items: end; }
+    .create label { flex: 1; min-width: 200px; }
+    td.actions { white-space: nowrap; text-align: end; }
+    td.actions button + button { margin-inline-start: 6px; }
+    .prefix { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+    @media (max-width: 640px) { .hide-narrow { display: none; } }
+  `];
+
+  @state() private keys: ApiKey[] | null = null;
+  @state() private error = '';
+  @state() private fresh: { key: string; name: string; note: string } | null = null;
+  @state() private copied = false;
+  @state() private pending: { kind: 'rotate' | 'revoke'; key: ApiKey } | null = null;
+
+  updated(changed: Map<string, unknown>) {
+    if (changed.has('project')) {
+      this.fresh = null;
+      void this.load();
+    }
+  }
+
+  private async load() {
+    try {
+      this.keys = await this.api.keys(this.project.id);
+      this.error = '';
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'The keys could not be loaded.';
+    }
+  }
+
+  render() {
+    return html`<div class="stack">
+      <div class="page-head"><div><h1 tabindex="-1">API keys</h1><p class="muted">Your server sends one of these keys to start chat sessions for ${this.project.name}. Keep them on the server.</p></div></div>
+      ${this.fresh ? html`<section class="card new-key stack" aria-labelledby="new-key-title">
+        <h2 id="new-key-title">Your new key “${this.fresh.name}”</h2>
+        <p>Copy it now: it is shown only once. ${this.fresh.note}</p>
+        <div class="row"><input readonly aria-label="New API key" .value=${this.fresh.key} @focus=${(e: Event) => (e.target as HTMLInputElement).select()}>
+          <button class="primary" @click=${this.copy}>${this.copied ? 'Copied' : 'Copy'}</button>
+          <button @click=${() => { this.fresh = null; }}>Done</button></div>
+        <p class="visually-hidden" role="status">${this.copied ? 'Copied to the clipboard.' : ''}</p>
+      </section>` : nothing}
+      <form class="card row create" @submit=${this.create}>
+        <label>Key name <span class="hint">Where it is used, e.g. “Production web server”</span><input name="name" required maxlength="80" autocomplete="off"></label>
+        <button class="primary" type="submit">Create API key</button>
+      </form>
+      ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
+      ${this.keys === null ? html`<p class="muted" role="status">Loading keys…</p>` : this.table(this.keys)}
+      ${this.dialog()}
+    </div>`;
+  }
+
+  private table(keys: ApiKey[]) {
+    if (!keys.length) return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
+    return html`<div class="card table-wrap"><table>
+      <caption class="visually-hidden">API keys of ${this.project.name}</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${keys.map((k) => {
+        const [label, tone] = STATUS[k.status];
+        const live = k.status === 'active' || k.status === 'expiring';
+        return html`<tr>
+          <td>${k.name}</td>
+          <td class="prefix">${k.prefix}…</td>
+          <td class="hide-narrow">${when(k.created_at)}</td>
+          <td title=${k.last_used_at ? when(k.last_used_at) : nothing}>${ago(k.last_used_at)}</td>
+          <td><span class="pill ${tone}">${label}${k.status === 'expiring' ? ` ${when(k.expires_at)}` : ''}</span></td>
+          <td class="actions">${live ? html`
+            ${k.status === 'active' ? html`<button class="small" aria-label="Rotate ${k.name}" @click=${() => this.ask('rotate', k)}>Rotate</button>` : nothing}
+            <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>` : nothing}</td>
+        </tr>`;
+      })}</tbody>
+    </table></div>`;
+  }
+
+  private dialog() {
+    const p = this.pending;
+    return html`<dialog aria-labelledby="confirm-title" @close=${() => { this.pending = null; }}>
+      ${p?.kind === 'revoke' ? html`<form class="stack" method="dialog" @submit=${this.revoke}>
+        <h2 id="confirm-title">Revoke ${p.key.name}?</h2>
+        <p>Servers using <code>${p.key.prefix}…</code> can no longer start chat sessions (on every instance within seconds). Sessions already started run until they expire.</p>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Revoke key</button></div>
+      </form>` : p?.kind === 'rotate' ? html`<form class="stack" method="dialog" @submit=${this.rotate}>
+        <h2 id="confirm-title">Rotate ${p.key.name}</h2>
+        <p>A new key replaces <code>${p.key.prefix}…</code>. Keep the old one working long enough to deploy the new one everywhere.</p>
+        <label>Old key keeps working for <select name="overlap">${OVERLAPS.map((o) => html`<option value=${o.seconds} ?selected=${o.seconds === 86_400}>${o.label}</option>`)}</select></label>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="primary" type="submit">Rotate key</button></div>
+      </form>` : nothing}
+    </dialog>`;
+  }
+
+  private ask(kind: 'rotate' | 'revoke', key: ApiKey) {
+    this.pending = { kind, key };
+    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+  }
+
+  private closeDialog = () => this.renderRoot.querySelector('dialog')?.close();
+
+  private async run(action: () => Promise<void>) {
+    try {
+      this.error = '';
+      await action();
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
+    }
+    await this.load();
+  }
+
+  private async create(event: SubmitEvent) {
+    event.preventDefault();
+    const form = event.target as HTMLFormElement;
+    const name = String(new FormData(form).get('name') ?? '').trim();
+    if (!name) return;
+    await this.run(async () => {
+      const created = await this.api.createKey(this.project.id, name);
+      form.reset();
+      this.show(created.key, created.name, 'Store it in your server’s secrets (for example AGENT_CHAT_API_KEY).');
+    });
+  }
+
+  private async rotate(event: SubmitEvent) {
+    const key = this.pending!.key;
+    const overlap = Number(new FormData(event.target as HTMLFormElement).get('overlap'));
+    await this.run(async () => {
+      const rotated = await this.api.rotateKey(this.project.id, key.id, overlap);
+      this.show(rotated.key, rotated.name, overlap ? `The old key keeps working until ${when(rotated.replaced.expires_at)}.` : 'The old key has stopped working.');
+    });
+  }
+
+  private async revoke() {
+    const key = this.pending!.key;
+    await this.run(() => this.api.revokeKey(this.project.id, key.id).then(() => {}));
+  }
+
+  private show(key: string, name: string, note: string) {
+    this.fresh = { key, name, note };
+    this.copied = false;
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[aria-label="New API key"]')?.focus());
+  }
+
+  private async copy() {
+    if (!this.fresh) return;
+    try {
+      await navigator.clipboard.writeText(this.fresh.key);
+    } catch {
+      // No clipboard permission: the key stays selected for Ctrl+C.
+      this.renderRoot.querySelector<HTMLInputElement>('input[aria-label="New API key"]')?.select();
+      document.execCommand?.('copy');
+    }
+    this.copied = true;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'keys-page': KeysPage;
+  }
+}

@@ -1,0 +1,24 @@
+import { LitElement } from 'lit';
+import { property } from 'lit/decorators.js';
+import type { ConsoleApi, Project } from '../api.js';
+import { NavigateEvent } from '../events.js';
+import { type PageId, routeHref } from '../router.js';
+import { base, tokens } from '../styles.js';
+
+/** What every page of the console has: the API, the selected project, its query; a heading to land on. */
+export class ConsolePage extends LitElement {
+  static styles = [tokens, base];
+
+  @property({ attribute: false }) api!: ConsoleApi;
+  @property({ attribute: false }) project!: Project;
+  @property({ attribute: false }) params = new URLSearchParams();
+
+  /** After a navigation the page's heading takes focus, so a screen reader says where it landed. */
+  focusHeading(): void {
+    this.renderRoot.querySelector<HTMLElement>('h1')?.focus();
+  }
+
+  protected navigate(page: PageId, params: Record<string, string | undefined>, replace = false): void {
+    this.dispatchEvent(new NavigateEvent(routeHref(page, this.project?.id ?? null, params), replace));
+  }
+}

@@ -1,0 +1,15 @@
+/** The console's one module with side effects: it registers every element, then the page's <console-app> runs. */
+import { ActivityChart } from './components/activity-chart.js';
+import { ActivityPage } from './components/activity-page.js';
+import { ConsoleApp } from './components/app.js';
+import { AuditPage } from './components/audit-page.js';
+import { ConversationsPage } from './components/conversations-page.js';
+import { IntegrationsPage } from './components/integrations-page.js';
+import { KeysPage } from './components/keys-page.js';
+import { ConsoleSignIn } from './components/sign-in.js';
+
+const elements: [string, CustomElementConstructor][] = [
+  ['console-sign-in', ConsoleSignIn], ['activity-chart', ActivityChart], ['activity-page', ActivityPage], ['conversations-page', ConversationsPage],
+  ['integrations-page', IntegrationsPage], ['keys-page', KeysPage], ['audit-page', AuditPage], ['console-app', ConsoleApp],
+];
+for (const [name, element] of elements) if (!customElements.get(name)) customElements.define(name, element);

@@ -1,0 +1,39 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { defineConfig, type Plugin } from 'vite';
+
+const root = import.meta.dirname;
+const repo = `${root}/../..`;
+
+/**
+ * The widget release this service ships with, for the Install page: the root package's
+ * version and the SRI hashes its build wrote (dist/sri.json). Built without the widget (the
+ * service alone), it writes null and the page says so.
+ */
+function widgetRelease(): Plugin {
+  return {
+    name: 'console-widget-release',
+    generateBundle() {
+      const sriFile = `${repo}/dist/sri.json`;
+      const release = existsSync(sriFile)
+        ? { version: JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')).version as string, sri: JSON.parse(readFileSync(sriFile, 'utf8')) as Record<string, string> }
+        : null;
+      this.emitFile({ type: 'asset', fileName: 'widget.json', source: `${JSON.stringify(release)}\n` });
+    },
+  };
+}
+
+/** The console's pages (Lit + uPlot), built into the service's dist/console and served at /console/. */
+export default defineConfig({
+  root,
+  base: './',
+  logLevel: 'warn',
+  plugins: [widgetRelease()],
+  build: {
+    outDir: '../dist/console',
+    emptyOutDir: true,
+    target: 'es2022',
+    // Served from disk with the page's CSP: no inline module preload polyfill, no data: URLs.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+  },
+});
