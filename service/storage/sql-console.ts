@@ -56,8 +56,8 @@ export class SqlConsoleStorage implements ConsoleStorage {
   deleteProject(id: string) {
     return this.db.transaction(async (query) => {
       // Locks the row first: a concurrent create of an integration or key waits, then finds it gone.
-      const { rowCount } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
-      if (!rowCount) return false;
+      const { rows } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
+      if (!rows.length) return false;
       for (const table of ['feedback', 'events', 'sessions', 'threads']) await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
       await query('DELETE FROM projects WHERE id = $1', [id]);
       return true;
