@@ -66,7 +66,7 @@ export class ActivityChart extends LitElement {
     return html`<figure>
       <figcaption>${this.label}</figcaption>
       <div class="plot" role="img" aria-label="${this.label}: ${this.series.map((s) => `${s.label} ${count(total(s))} in total`).join(', ')}, ${this.dates[0] ?? ''} to ${this.dates.at(-1) ?? ''}."></div>
-      <details><summary>Show as table</summary><div class="table-wrap"><table>
+      <details><summary>Show as table</summary><div class="table-wrap" tabindex="0" role="region" aria-label="${this.label}, as a table"><table>
         <caption class="visually-hidden">${this.label}</caption>
         <thead><tr><th scope="col">Day</th>${this.series.map((s) => html`<th scope="col" class="num">${s.label}</th>`)}</tr></thead>
         <tbody>${this.dates.map((d, i) => html`<tr><th scope="row">${d}</th>${this.series.map((s) => html`<td class="num">${count(s.values[i] ?? 0)}</td>`)}</tr>`)}</tbody>

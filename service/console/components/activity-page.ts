@@ -115,7 +115,7 @@ export class ActivityPage extends ConsolePage {
       </div>
       <section class="card stack" aria-labelledby="by-integration">
         <h2 id="by-integration">By integration</h2>
-        ${d.by_integration.length ? html`<div class="table-wrap"><table>
+        ${d.by_integration.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table>
           <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
           <tbody>${d.by_integration.map((i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
             <td class="num">${count(i.sessions)}</td><td class="num">${count(i.threads)}</td><td class="num">${count(i.messages)}</td>

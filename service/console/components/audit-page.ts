@@ -53,7 +53,7 @@ export class AuditPage extends ConsolePage {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Audit log</h1><p class="muted">Every change made in the console, by the command line or by start-up flags, and every sign-in. Newest first.</p></div></div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
-      <div class="card table-wrap"><table>
+      <div class="card table-wrap" tabindex="0" role="region" aria-label="Audit log entries"><table>
         <caption class="visually-hidden">Audit log</caption>
         <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col" class="hide-narrow">Address</th></tr></thead>
         <tbody>${this.entries.map((e) => html`<tr>

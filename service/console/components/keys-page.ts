@@ -72,7 +72,7 @@ export class KeysPage extends ConsolePage {
 
   private table(keys: ApiKey[]) {
     if (!keys.length) return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
-    return html`<div class="card table-wrap"><table>
+    return html`<div class="card table-wrap" tabindex="0" role="region" aria-label="API keys of ${this.project.name}"><table>
       <caption class="visually-hidden">API keys of ${this.project.name}</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>${keys.map((k) => {

@@ -1,0 +1,302 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerKey } from '../../contract/owner-key.js';
+import { launchChromium } from './chromium.js';
+import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
+
+/** `CONSOLE_SCREENSHOTS=1` (npm run screenshots:console) also writes docs/screenshots/console/. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ? 'docs/screenshots/console' : null;
+const PAGES = [
+  { link: 'Activity', file: 'activity' },
+  { link: 'Conversations', file: 'conversations' },
+  { link: 'Integrations', file: 'integrations' },
+  { link: 'API keys', file: 'api-keys' },
+  { link: 'Audit log', file: 'audit-log' },
+];
+const LOOKS = [
+  { name: 'light', colorScheme: 'light' as const, viewport: { width: 1280, height: 860 } },
+  { name: 'dark', colorScheme: 'dark' as const, viewport: { width: 1280, height: 860 } },
+  { name: '390', colorScheme: 'light' as const, viewport: { width: 390, height: 844 } },
+];
+
+let browser: Browser;
+let service: Awaited<ReturnType<typeof startConsoleService>>;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  [browser, service] = await Promise.all([launchChromium(), startConsoleService()]);
+  if (SHOTS) await mkdir(SHOTS, { recursive: true });
+}, 60_000);
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+  await browser?.close();
+  await service?.running.close();
+});
+
+/** A fresh browser context (its own cookies) on the console, recording CSP violations and errors. */
+async function open(options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {}) {
+  const context: BrowserContext = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${service.url}/console/`);
+  const violations = () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+  return { context, page, errors, violations };
+}
+
+async function signIn(page: Page) {
+  await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);
+  await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+}
+
+/** Waits until what a page loads is drawn (no "Loading" status left, charts on their canvas). */
+async function settled(page: Page) {
+  await expect.poll(() => page.getByRole('status').filter({ hasText: /Loading/ }).count(), { timeout: 10_000 }).toBe(0);
+  if (await page.getByRole('heading', { name: 'Activity', level: 1 }).count()) await page.locator('activity-chart canvas').first().waitFor();
+}
+
+const mint = (apiKey: string) => fetch(`${service.url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
+  method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"erin"}',
+});
+
+describe('the console in Chromium', () => {
+  it('signs in: a wrong password is refused in words, the right one opens Activity; the sign-in page is axe-clean', async () => {
+    const { page, context, violations } = await open();
+    await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);
+    await page.getByRole('textbox', { name: 'Password' }).fill('not my password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong username or password.');
+    expect(await axe(page)).toEqual([]);
+    // Enter in the password box submits (a form, not a click handler).
+    await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
+    await page.getByRole('textbox', { name: 'Password' }).press('Enter');
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    const cookie = (await context.cookies()).find((c) => c.name === 'agent_chat_console')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console/' });
+    expect(await violations()).toEqual([]);
+    await context.close();
+  });
+
+  for (const look of LOOKS) {
+    it(`every page ${look.name === '390' ? 'at 390 px' : `in ${look.name}`} is axe-clean, under the CSP, without errors`, async () => {
+      const { page, context, errors, violations } = await open(look);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/sign-in-${look.name}.png`, fullPage: true });
+      await signIn(page);
+      for (const { link, file } of PAGES) {
+        await page.getByRole('link', { name: link, exact: true }).click();
+        await page.getByRole('heading', { name: link, level: 1 }).waitFor();
+        await settled(page);
+        if (link === 'Conversations') {
+          await page.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
+          await page.getByRole('heading', { name: 'Is the widget safe against XSS?', level: 2 }).waitFor();
+        }
+        const found = await axe(page);
+        expect(found, `${link} (${look.name}): ${found.join('; ')}`).toEqual([]);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/${file}-${look.name}.png`, fullPage: true });
+      }
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
+    const { page, context } = await open();
+    await signIn(page);
+    const nav = page.getByRole('link', { name: 'API keys', exact: true });
+    await nav.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    // After a navigation the page's heading holds the focus.
+    await expect.poll(() => page.evaluate(() => {
+      let active = document.activeElement;
+      while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+      return `${active?.tagName} ${active?.textContent}`;
+    })).toBe('H1 API keys');
+    await page.getByRole('textbox', { name: /Key name/ }).focus();
+    await page.keyboard.type('Keyboard key');
+    await page.keyboard.press('Enter');
+    await page.getByRole('textbox', { name: 'New API key' }).waitFor();
+    await page.getByRole('button', { name: 'Revoke Keyboard key' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Revoke Keyboard key?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    await context.close();
+  });
+
+  it('create → use → revoke: the key shown once mints sessions against the service until it is revoked', async () => {
+    const { page, context } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('textbox', { name: /Key name/ }).fill('Production server');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const box = page.getByRole('textbox', { name: 'New API key' });
+    const key = await box.inputValue();
+    expect(key).toMatch(/^ack_[\w-]{43}$/);
+    expect(await box.getAttribute('readonly')).not.toBeNull();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+
+    const minted = await mint(key);
+    expect(minted.status).toBe(200);
+    expect(minted.headers.get('Agent-Chat-Owner-Key')).toBe(await ownerKey('erin', key));
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.reload();
+    await page.getByRole('cell', { name: 'Production server', exact: true }).waitFor();
+    // The key is never shown again: the list has its prefix only.
+    expect(await page.content()).not.toContain(key);
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Production server', exact: true }) });
+    await expect.poll(() => row.getByRole('cell').nth(3).textContent()).not.toBe('Never');
+
+    await page.getByRole('button', { name: 'Revoke Production server' }).click();
+    await page.getByRole('dialog', { name: 'Revoke Production server?' }).getByRole('button', { name: 'Revoke key' }).click();
+    await expect.poll(() => row.getByText('Revoked').count()).toBe(1);
+    expect((await mint(key)).status).toBe(401);
+    expect((await mint(PROJECT.apiKey)).status).toBe(200);
+    await context.close();
+  });
+
+  it('rotate with an overlap: old and new keys both work, the old one marked with its end', async () => {
+    const { page, context } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('textbox', { name: /Key name/ }).fill('Staging');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const old = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
+    await page.getByRole('button', { name: 'Rotate Staging' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate Staging' });
+    await dialog.getByRole('combobox', { name: 'Old key keeps working for' }).selectOption({ label: '1 hour' });
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
+    await expect.poll(() => page.getByRole('textbox', { name: 'New API key' }).inputValue()).not.toBe(old);
+    const fresh = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
+    await page.getByText(/The old key keeps working until/).waitFor();
+    expect((await mint(old)).status).toBe(200);
+    expect((await mint(fresh)).status).toBe(200);
+    const ending = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Staging (rotated)', exact: true }) });
+    await expect.poll(() => ending.getByText(/^Until /).count()).toBe(1);
+    await context.close();
+  });
+
+  it('allowed origins are enforced: the widget chats on a listed origin, and is refused (403) on an unlisted one', async () => {
+    const listed = await startSite(service.url, PROJECT.apiKey, 'int_docs');
+    const unlisted = await startSite(service.url, PROJECT.apiKey, 'int_docs');
+    cleanup.push(listed.close, unlisted.close);
+    const { page, context } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    await page.getByRole('link', { name: /int_docs/ }).click();
+    await page.getByText('No allowed origins: pages on any website').waitFor();
+    await page.getByRole('textbox', { name: 'Allowed origins' }).fill(`${listed.origin}\nhttps://docs.example.com`);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await expect.poll(() => page.getByText('No allowed origins').count()).toBe(0);
+    await context.close();
+
+    const visit = async (origin: string) => {
+      const site = await browser.newPage();
+      const statuses: number[] = [];
+      site.on('response', (r) => r.url().includes('/agent/chat/') && statuses.push(r.status()));
+      await site.addInitScript(() => {
+        const errors: unknown[] = [];
+        (window as unknown as { __errors: unknown[] }).__errors = errors;
+        document.addEventListener('agent-chat-error', (e) => errors.push((e as CustomEvent).detail));
+      });
+      await site.goto(origin);
+      await site.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
+      await site.getByRole('button', { name: 'Send' }).click();
+      return { site, statuses, errors: () => site.evaluate(() => (window as unknown as { __errors: { status?: number }[] }).__errors) };
+    };
+    const before = service.requests.length;
+    const ok = await visit(listed.origin);
+    await ok.site.getByText('Theming with CSS custom properties').first().waitFor();
+    expect(ok.statuses).toEqual([200]);
+    expect(service.requests.slice(before).filter((r) => r.path.endsWith('/agent/chat/')).map((r) => `${r.method} ${r.status}`)).toEqual(['OPTIONS 204', 'POST 200']);
+    expect(await ok.errors()).toEqual([]);
+    await ok.site.close();
+
+    const refused = await visit(unlisted.origin);
+    // The service answers the chat 403 without CORS headers, so the page cannot even read why.
+    const chats = () => service.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/agent/chat/')).map((r) => r.status);
+    await expect.poll(() => chats().at(-1)).toBe(403);
+    await expect.poll(async () => (await refused.errors()).length).toBeGreaterThan(0);
+    expect(refused.statuses).toEqual([]);
+    expect(await refused.site.getByText('Theming with CSS custom properties').count()).toBe(0);
+    await refused.site.close();
+  });
+
+  it('conversations: the 👎 filter, full-text search, and a thread with its feedback reason and comment', async () => {
+    const { page, context } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Conversation list' });
+    await list.getByRole('link', { name: /How do I theme the widget/ }).first().waitFor();
+    await page.getByRole('checkbox', { name: 'Not helpful' }).check();
+    await expect.poll(() => list.getByRole('link', { name: /How do I theme the widget/ }).count()).toBe(0);
+    await list.getByRole('link', { name: /Is the widget safe against XSS/ }).waitFor();
+    await page.getByRole('checkbox', { name: 'Not helpful' }).uncheck();
+    await page.getByRole('searchbox', { name: 'Search conversations' }).fill('React');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => list.getByRole('link').allTextContents()).toEqual([expect.stringContaining('Can I use it with React?')]);
+    await page.getByRole('searchbox', { name: 'Search conversations' }).fill('');
+    await page.getByRole('checkbox', { name: 'Handoff' }).check();
+    await list.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
+    const thread = page.getByRole('region', { name: 'Is the widget safe against XSS?' });
+    await thread.getByText('I asked about Content-Security-Policy, not markdown.').waitFor();
+    await thread.getByText('Did not answer the question').waitFor();
+    await thread.getByRole('heading', { name: 'Sources' }).first().waitFor();
+    // Owners appear only as their opaque key.
+    expect(await page.content()).not.toContain('bob@example.com');
+    await context.close();
+  });
+
+  it('activity: the CSV of the period downloads with one row per day', async () => {
+    const { page, context } = await open();
+    await signIn(page);
+    await page.getByRole('button', { name: '7 days' }).click();
+    await expect.poll(() => page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed')).toBe('true');
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download CSV' }).click();
+    const file = await (await download).path();
+    const { readFile } = await import('node:fs/promises');
+    const lines = (await readFile(file, 'utf8')).trim().split('\r\n');
+    expect(lines[0]).toBe('date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens');
+    expect(lines).toHaveLength(8);
+    expect(lines.slice(1).some((line) => Number(line.split(',')[1]) > 0)).toBe(true);
+    await context.close();
+  });
+});
+
+describe('agent-chat-service admin add (the built program)', () => {
+  const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
+  const run = (args: string[], stdin: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.once('exit', (code) => resolve({ code, out }));
+    child.stdin.end(stdin);
+  });
+
+  it('reads the password from stdin, refuses a short one and a taken name with a clear message', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-chat-admin-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'eleven char\n')).toEqual({ code: 1, out: 'agent-chat-service admin: the password must be at least 12 characters (it has 11).\n' });
+    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'twelve chars\n')).toMatchObject({ code: 0, out: expect.stringContaining('Added console admin grace') });
+    expect(await run(['admin', 'add', 'grace', '--data', dir], 'another password\n')).toMatchObject({ code: 1, out: expect.stringContaining('an admin named grace exists already') });
+    expect(await run(['admin', 'remove', 'grace', '--data', dir], '')).toMatchObject({ code: 2, out: expect.stringContaining('usage: agent-chat-service admin add USERNAME') });
+  }, 120_000);
+});
