@@ -301,6 +301,6 @@ export class MemoryStorage implements Storage {
   }
 
   async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string) {
-    return summarizeActivity(await this.activity(projectId, fromDay, toDay), integrationId);
+    return summarizeActivity(await this.activity(projectId, fromDay, toDay), integrationId, await this.activity(projectId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
   }
 }

@@ -88,5 +88,14 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE threads ADD COLUMN handoff_at bigint;
    CREATE INDEX threads_by_project ON threads (project_id, updated_at DESC, id DESC);
    CREATE INDEX messages_search ON messages USING gin (to_tsvector('simple', content));
-   CREATE INDEX feedback_by_project ON feedback (project_id, message_id);`,
+   CREATE INDEX feedback_by_project ON feedback (project_id, message_id);
+   CREATE TABLE activity_daily (
+     project_id text NOT NULL, day int NOT NULL, integration_id text NOT NULL, sessions int NOT NULL, threads int NOT NULL,
+     messages int NOT NULL, upvotes int NOT NULL, downvotes int NOT NULL, prompt_tokens bigint NOT NULL, completion_tokens bigint NOT NULL,
+     PRIMARY KEY (project_id, day, integration_id));
+   CREATE TABLE activity_daily_sessions (
+     project_id text NOT NULL, integration_id text NOT NULL, day int NOT NULL, sessions int NOT NULL, PRIMARY KEY (project_id, integration_id, day));
+   CREATE TABLE activity_owners (
+     project_id text NOT NULL, integration_id text NOT NULL, owner_hash bigint NOT NULL, days int4multirange NOT NULL,
+     PRIMARY KEY (project_id, integration_id, owner_hash));`,
 ];

@@ -21,8 +21,8 @@ const toAudit = (r: Record<string, unknown>): AuditEntry => ({
   target: (r.target as string | null) ?? null, detail: (r.detail as Record<string, unknown> | null) ?? null, address: (r.address as string | null) ?? null,
 });
 const counts = (r: Record<string, unknown>): ActivityCounts => ({
-  sessions: num(r.sessions), threads: num(r.threads), messages: num(r.messages), upvotes: num(r.upvotes), downvotes: num(r.downvotes),
-  promptTokens: num(r.prompt_tokens), completionTokens: num(r.completion_tokens),
+  sessions: num(r.sessions ?? 0), threads: num(r.threads ?? 0), messages: num(r.messages ?? 0), upvotes: num(r.upvotes ?? 0), downvotes: num(r.downvotes ?? 0),
+  promptTokens: num(r.prompt_tokens ?? 0), completionTokens: num(r.completion_tokens ?? 0),
 });
 
 /** The console's half of the SQL store (same dialect, same database); `SqlStorage` adds the agent API's half. */
@@ -236,40 +236,63 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   /**
-   * One scan of the rollup with grouping sets: per day, per integration and in total. A
-   * session belongs to an integration once it chatted through it (its mint row has none).
+   * Rebuilds the day-level summaries from the rollup, in one transaction (readers keep the
+   * previous ones until it commits). Tables, not views over the rollup: nothing depends on
+   * the rollup's definition, so a later migration may replace it.
    */
-  async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string): Promise<ActivitySummary> {
+  protected async refreshSummaries(): Promise<void> {
     const tokens = await (this.tokenColumns ??= this.findTokenColumns());
-    const params: unknown[] = [projectId, fromDay, toDay];
-    let scope = '';
-    if (integrationId) {
-      params.push(integrationId);
-      scope = `AND (integration_id = $4 OR (integration_id = '' AND session_token IN (
-        SELECT session_token FROM activity_rollup WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id = $4)))`;
-    }
-    const { rows } = await this.db.query(
-      `SELECT GROUPING(day) AS day_rolled, GROUPING(integration_id) AS integration_rolled, day, integration_id,
-         count(DISTINCT session_token) FILTER (WHERE sessions > 0) AS minted, count(DISTINCT session_token) AS seen,
-         sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes,
-         sum(${tokens.prompt}) AS prompt_tokens, sum(${tokens.completion}) AS completion_tokens, count(DISTINCT owner) AS owners
-       FROM activity_rollup WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope}
-       GROUP BY GROUPING SETS ((day), (integration_id), ())`,
-      params,
-    );
+    await this.db.transaction(async (query) => {
+      for (const table of ['activity_daily', 'activity_daily_sessions', 'activity_owners']) await query(`DELETE FROM ${table}`);
+      await query(`INSERT INTO activity_daily
+        SELECT project_id, day, integration_id, sum(sessions), sum(threads), sum(messages), sum(upvotes), sum(downvotes),
+          sum(${tokens.prompt}), sum(${tokens.completion})
+        FROM activity_rollup GROUP BY project_id, day, integration_id`);
+      // A session counts on the day it was minted, for each integration it chatted through.
+      await query(`INSERT INTO activity_daily_sessions
+        SELECT m.project_id, c.integration_id, m.day, count(*)
+        FROM (SELECT project_id, session_token, min(day) AS day FROM activity_rollup WHERE sessions > 0 GROUP BY project_id, session_token) m
+        JOIN (SELECT DISTINCT project_id, session_token, integration_id FROM activity_rollup WHERE integration_id <> '') c USING (project_id, session_token)
+        GROUP BY m.project_id, c.integration_id, m.day`);
+      // One row per owner (a 64-bit hash of the id) with the days it was active as a multirange:
+      // unique owners of any period are then a count of rows, not a distinct over owner-days.
+      // Under '' whatever they used, and under each integration they chatted through.
+      await query(`INSERT INTO activity_owners
+        SELECT project_id, integration_id, owner_hash, range_agg(int4range(day::int, day::int, '[]')) FROM (
+          SELECT project_id, '' AS integration_id, hashtextextended(owner, 0) AS owner_hash, day FROM activity_rollup WHERE owner IS NOT NULL
+          UNION ALL SELECT project_id, integration_id, hashtextextended(owner, 0), day FROM activity_rollup WHERE owner IS NOT NULL AND integration_id <> ''
+        ) o GROUP BY project_id, integration_id, owner_hash`);
+    });
+    // Fresh statistics after replacing every row (the planner would guess from an empty table).
+    await this.db.query('VACUUM (ANALYZE) activity_daily, activity_daily_sessions, activity_owners');
+  }
+
+  /** From the day-level summaries: a few hundred rows for a year, whatever the traffic. */
+  async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string): Promise<ActivitySummary> {
+    const range = [projectId, fromDay, toDay];
+    const scope = integrationId ? 'AND integration_id = $4' : '';
+    const params = integrationId ? [...range, integrationId] : range;
+    const sums = 'sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
+    const [days, sessions, integrations, perIntegration, owners] = await Promise.all([
+      this.db.query(`SELECT day, sum(sessions) AS sessions, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY day ORDER BY day`, params),
+      integrationId
+        ? this.db.query('SELECT day, sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id = $4', params)
+        : Promise.resolve({ rows: [] }),
+      this.db.query(`SELECT integration_id, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id <> '' ${scope} GROUP BY integration_id ORDER BY integration_id`, params),
+      this.db.query(`SELECT integration_id, sum(sessions) AS sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY integration_id`, params),
+      this.db.query("SELECT count(*) AS owners FROM activity_owners WHERE project_id = $1 AND integration_id = $4 AND days && int4range($2::int, $3::int, '[]')", [...range, integrationId ?? '']),
+    ]);
+    const sessionsOn = new Map(sessions.rows.map((r) => [num(r.day), num(r.sessions)]));
+    const sessionsOf = new Map(perIntegration.rows.map((r) => [r.integration_id as string, num(r.sessions)]));
     const summary: ActivitySummary = {
-      days: [], byIntegration: [],
-      totals: { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0, uniqueOwners: 0 },
+      days: days.rows.map((r) => ({ day: num(r.day), ...counts({ ...r, sessions: integrationId ? sessionsOn.get(num(r.day)) ?? 0 : r.sessions }) })),
+      byIntegration: integrations.rows.map((r) => ({ integrationId: r.integration_id as string, ...counts({ ...r, sessions: sessionsOf.get(r.integration_id as string) ?? 0 }) })),
+      totals: { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0, uniqueOwners: num(owners.rows[0].owners) },
     };
-    for (const r of rows) {
-      const c = counts({ ...r, sessions: r.minted });
-      if (num(r.day_rolled) === 0) summary.days.push({ day: num(r.day), ...c });
-      else if (num(r.integration_rolled) === 0) {
-        if (r.integration_id !== '') summary.byIntegration.push({ integrationId: r.integration_id as string, ...counts({ ...r, sessions: r.seen }) });
-      } else summary.totals = { ...c, uniqueOwners: num(r.owners) };
-    }
+    // A day with sessions of the integration but no chat rows of its own (minted, chatted later).
+    for (const [day, count] of sessionsOn) if (!summary.days.some((d) => d.day === day)) summary.days.push({ day, ...counts({ sessions: count }) });
     summary.days.sort((a, b) => a.day - b.day);
-    summary.byIntegration.sort((a, b) => (a.integrationId < b.integrationId ? -1 : 1));
+    for (const d of summary.days) for (const k of Object.keys(d) as (keyof typeof d)[]) if (k !== 'day') (summary.totals[k] as number) += d[k];
     return summary;
   }
 

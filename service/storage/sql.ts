@@ -187,6 +187,7 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   async refreshActivity() {
     // CONCURRENTLY: readers keep the previous rollup while the new one is built.
     await this.db.query('REFRESH MATERIALIZED VIEW CONCURRENTLY activity_rollup');
+    await this.refreshSummaries();
   }
 
   async purge({ sessionsBefore, eventsBefore }: { sessionsBefore: number; eventsBefore: number }) {

@@ -7,40 +7,46 @@ const zero = (): ActivityCounts => ({ sessions: 0, threads: 0, messages: 0, upvo
 const tokens = (row: ActivityRow) => row as ActivityRow & { promptTokens?: number; completionTokens?: number };
 
 /**
- * The in-memory twin of the SQL summary (grouping sets over the rollup), so both stores
- * answer alike: sessions counted once per period, a session's mint row belonging to the
- * integrations it chatted through.
+ * The in-memory twin of the SQL day-level summaries, so both stores answer alike: a session
+ * counts on the day it was minted, for every integration it chatted through (`history`: all the
+ * rows there are, not only the period's); unique owners are those active in the period (through
+ * the integration, when one is chosen).
  */
-export function summarizeActivity(all: ActivityRow[], integrationId?: string): ActivitySummary {
-  let rows = all;
-  if (integrationId) {
-    const sessions = new Set(rows.filter((r) => r.integrationId === integrationId).map((r) => r.sessionToken));
-    rows = rows.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && sessions.has(r.sessionToken)));
-  }
-  const group = () => ({ counts: zero(), minted: new Set<string>(), seen: new Set<string>() });
-  const days = new Map<number, ReturnType<typeof group>>();
-  const integrations = new Map<string, ReturnType<typeof group>>();
-  const total = group();
+export function summarizeActivity(period: ActivityRow[], integrationId?: string, history: ActivityRow[] = period): ActivitySummary {
+  const via = new Map<string, Set<string>>();
+  for (const r of history) if (r.integrationId !== '') (via.get(r.sessionToken) ?? via.set(r.sessionToken, new Set()).get(r.sessionToken)!).add(r.integrationId);
+  const rows = integrationId ? period.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId))) : period;
+  const days = new Map<number, ActivityCounts>();
+  const integrations = new Map<string, ActivityCounts>();
+  const total = zero();
   const owners = new Set<string>();
   for (const r of rows) {
-    const targets = [total, days.get(r.day) ?? days.set(r.day, group()).get(r.day)!];
-    if (r.integrationId !== '') targets.push(integrations.get(r.integrationId) ?? integrations.set(r.integrationId, group()).get(r.integrationId)!);
-    for (const g of targets) {
-      g.counts.threads += r.threads;
-      g.counts.messages += r.messages;
-      g.counts.upvotes += r.upvotes;
-      g.counts.downvotes += r.downvotes;
-      g.counts.promptTokens += tokens(r).promptTokens ?? 0;
-      g.counts.completionTokens += tokens(r).completionTokens ?? 0;
-      if (r.sessions > 0) g.minted.add(r.sessionToken);
-      g.seen.add(r.sessionToken);
+    const targets = [total, days.get(r.day) ?? days.set(r.day, zero()).get(r.day)!];
+    if (r.integrationId !== '') targets.push(integrations.get(r.integrationId) ?? integrations.set(r.integrationId, zero()).get(r.integrationId)!);
+    for (const c of targets) {
+      if (c !== targets[2]) c.sessions += r.sessions;
+      c.threads += r.threads;
+      c.messages += r.messages;
+      c.upvotes += r.upvotes;
+      c.downvotes += r.downvotes;
+      c.promptTokens += tokens(r).promptTokens ?? 0;
+      c.completionTokens += tokens(r).completionTokens ?? 0;
     }
     if (r.owner !== null) owners.add(r.owner);
   }
+  // Per integration, sessions minted in the period that chatted through it.
+  for (const r of period) {
+    if (r.sessions === 0) continue;
+    for (const id of via.get(r.sessionToken) ?? []) if (integrations.has(id)) integrations.get(id)!.sessions += r.sessions;
+  }
+  if (integrationId) {
+    owners.clear();
+    for (const r of period) if (r.owner !== null && r.integrationId === integrationId) owners.add(r.owner);
+  }
   return {
-    days: [...days].sort(([a], [b]) => a - b).map(([day, g]) => ({ day, ...g.counts, sessions: g.minted.size })),
-    totals: { ...total.counts, sessions: total.minted.size, uniqueOwners: owners.size },
-    byIntegration: [...integrations].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, g]) => ({ integrationId: id, ...g.counts, sessions: g.seen.size })),
+    days: [...days].sort(([a], [b]) => a - b).map(([day, c]) => ({ day, ...c })),
+    totals: { ...total, uniqueOwners: owners.size },
+    byIntegration: [...integrations].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, c]) => ({ integrationId: id, ...c })),
   };
 }
 

@@ -92,7 +92,8 @@ export class ActivityChart extends LitElement {
     const color = (name: string) => style.getPropertyValue(name).trim() || '#888';
     const grid = { stroke: color('--c-border'), width: 1 };
     const axis = { stroke: color('--c-muted'), grid, ticks: grid, font: '12px system-ui, sans-serif' };
-    const bars = this.bars ? U.paths.bars!({ size: [0.7 / Math.max(1, this.series.length), 24], align: 0 }) : undefined;
+    // Grouped bars: with two series, one on each side of the day's tick.
+    const bars = (i: number) => U.paths.bars!({ size: [0.38, 14], align: this.series.length === 2 ? (i === 0 ? -1 : 1) : 0, gap: 1 });
     const x = this.dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     this.plot = new U({
       ...this.size(),
@@ -103,9 +104,9 @@ export class ActivityChart extends LitElement {
       axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((t) => count(t)) }],
       series: [
         { value: '{YYYY}-{MM}-{DD}' },
-        ...this.series.map((s) => ({
+        ...this.series.map((s, i) => ({
           label: s.label, stroke: color(s.color), width: 2,
-          ...(this.bars ? { fill: color(s.color), paths: bars, points: { show: false } } : { points: { show: x.length <= 31, size: 4 } }),
+          ...(this.bars ? { fill: color(s.color), paths: bars(i), points: { show: false } } : { points: { show: x.length <= 31, size: 4 } }),
           value: (_u: uPlot, v: number | null) => (v === null ? '—' : count(v)),
         })),
       ],

@@ -11,7 +11,7 @@ const RANGES = [7, 30, 90, 365];
 export class ActivityPage extends ConsolePage {
   static styles = [...ConsolePage.styles, css`
     .controls { align-items: end; }
-    .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
+    .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(128px, 1fr)); gap: 12px; }
     .stat { padding: 14px 16px; }
     .stat dt { color: var(--c-muted); font-size: 13px; font-weight: 550; }
     .stat dd { margin: 2px 0 0; font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }

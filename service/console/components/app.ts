@@ -13,7 +13,8 @@ import type { ConsolePage } from './page.js';
 export class ConsoleApp extends LitElement {
   static styles = [tokens, base, css`
     :host { display: block; min-height: 100dvh; background: var(--c-bg); }
-    .shell { display: grid; grid-template-columns: 232px 1fr; min-height: 100dvh; }
+    .shell { display: grid; grid-template-columns: 232px minmax(0, 1fr); min-height: 100dvh; }
+    header, nav { min-width: 0; }
     header { display: flex; flex-direction: column; gap: 16px; padding: 16px 12px; border-inline-end: 1px solid var(--c-border); background: var(--c-surface); position: sticky; top: 0; height: 100dvh; }
     .brand { display: flex; gap: 10px; align-items: center; padding: 0 6px; font-weight: 650; }
     .logo { width: 28px; height: 28px; border-radius: 8px; background: var(--c-accent); color: var(--c-on-accent); display: grid; place-items: center; font-size: 12px; font-weight: 700; flex: none; }
@@ -33,7 +34,7 @@ export class ConsoleApp extends LitElement {
     main { padding: 28px clamp(16px, 4vw, 40px) 48px; min-width: 0; max-width: 1240px; }
     .empty { max-width: 480px; margin: 10vh auto; }
     @media (max-width: 760px) {
-      .shell { grid-template-columns: 1fr; }
+      .shell { grid-template-columns: minmax(0, 1fr); }
       header { position: static; height: auto; border-inline-end: 0; border-bottom: 1px solid var(--c-border); padding: 12px; gap: 10px; }
       .top { display: flex; gap: 10px; align-items: center; justify-content: space-between; }
       .user { margin: 0; border: 0; padding: 0; order: 0; }

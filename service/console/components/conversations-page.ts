@@ -169,7 +169,7 @@ export class ConversationsPage extends ConsolePage {
   private row(t: ThreadSummary, current: boolean) {
     return html`<li><a href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query({ thread: t.id })) })}" aria-current=${current ? 'true' : 'false'} @click=${(e: MouseEvent) => this.open(e, t.id)}>
       <span class="title">${t.title}</span>
-      <span class="meta"><span class="owner" title="Owner key ${t.owner_key}">${short(t.owner_key)}</span>·<span>${t.integration_id}</span>·<span title=${when(t.updated_at)}>${ago(t.updated_at)}</span>·<span>${t.messages} messages</span></span>
+      <span class="meta"><span class="owner" title="Owner key ${t.owner_key}">${short(t.owner_key)}</span>·<span>${t.integration_id}</span>·<span title=${when(t.updated_at)}>${ago(t.updated_at)}</span>·<span>${t.messages === 1 ? '1 message' : `${t.messages} messages`}</span></span>
       <span class="meta">
         ${t.downvotes ? html`<span class="pill bad">${thumbDown} ${t.downvotes}<span class="visually-hidden"> not helpful</span></span>` : nothing}
         ${t.upvotes ? html`<span class="pill ok">${thumbUp} ${t.upvotes}<span class="visually-hidden"> helpful</span></span>` : nothing}

@@ -167,6 +167,7 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(web.totals).toMatchObject({ sessions: 1, threads: 1, messages: 2, downvotes: 1, uniqueOwners: 1 });
     // The SQL grouping sets and the memory store's twin agree, row for row.
     expect(summarizeActivity(await store.activity('p', day0, day0 + 1), 'web')).toEqual(web);
+    expect(summarizeActivity(await store.activity('p', day0, day0 + 1))).toEqual(all);
   });
 });
 
