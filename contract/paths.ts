@@ -9,6 +9,8 @@ export const agentPaths = {
   sessions: '/sessions/',
   chat: '/chat/',
   feedback: '/feedback/',
+  /** The visitor asked for a person in this thread ("Talk to a person"): recorded for the console. */
+  handoff: '/handoff/',
   threads: '/threads/',
   thread: (threadId: string) => `/threads/${id(threadId)}/`,
   answerStream: (answerId: string) => `/answers/${id(answerId)}/stream/`,

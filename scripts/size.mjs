@@ -61,6 +61,34 @@ async function engineCost() {
   });
   return gzipSync((Array.isArray(output) ? output[0] : output).output[0].code, { level: 9 }).length;
 }
+/**
+ * The service console's first load (agent-chat-service, /console/): the page, its entry
+ * module and stylesheet, and uPlot, which the landing page (Activity) loads at once. Built by
+ * `npm run build` into service/dist/console.
+ */
+function consoleFirstLoad() {
+  const dir = 'service/dist/console';
+  let html;
+  try {
+    html = readFileSync(`${dir}/index.html`, 'utf8');
+  } catch {
+    console.error(`${dir} is missing: run npm run build first.`);
+    process.exit(1);
+  }
+  const linked = [...html.matchAll(/(?:src|href)="\.\/(assets\/[\w.-]+)"/g)].map((m) => `${dir}/${m[1]}`);
+  const chart = readdirSync(`${dir}/assets`).filter((f) => /^uPlot/.test(f)).map((f) => `${dir}/assets/${f}`);
+  const gz = (files) => files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
+  const total = gzipSync(html, { level: 9 }).length + gz(linked) + gz(chart);
+  const budget = Number(args['max-console'] ?? 100 * KB);
+  failed ||= total > budget;
+  return { total, chart: gz(chart), budget };
+}
+const consoleLoad = consoleFirstLoad();
+console.table([{
+  bundle: 'Service console, first load (page + entry + uPlot)', gzip: `${(consoleLoad.total / KB).toFixed(1)} KB`, budget: `${(consoleLoad.budget / KB).toFixed(1)} KB`,
+  used: `${Math.round((consoleLoad.total / consoleLoad.budget) * 100)} %`, status: consoleLoad.total > consoleLoad.budget ? 'OVER BUDGET' : 'ok',
+}]);
+console.log(`uPlot (charts): ${(consoleLoad.chart / KB).toFixed(1)} KB gzip, ${Math.round((consoleLoad.chart / consoleLoad.total) * 100)} % of the console's first load`);
 const engine = await engineCost();
 const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;
 console.log(`markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`);

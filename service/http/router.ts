@@ -2,7 +2,7 @@ import { agentPaths, queryPaths } from '../../contract/paths.js';
 import { activity, removedAnalyticsActivity } from '../routes/activity.js';
 import { cancel, reattach } from '../routes/answers.js';
 import { chat } from '../routes/chat.js';
-import { feedback } from '../routes/feedback.js';
+import { feedback, handoff } from '../routes/feedback.js';
 import { deleteThread, getThread, listThreads, renameThread } from '../routes/history.js';
 import { CONSOLE, consoleRoute } from '../routes/console/index.js';
 import { createSession } from '../routes/sessions.js';
@@ -26,6 +26,7 @@ const ROUTES: Route[] = [
   { pattern: path(AGENT, agentPaths.sessions), methods: { POST: createSession } },
   { pattern: path(AGENT, agentPaths.chat), methods: { POST: chat } },
   { pattern: path(AGENT, agentPaths.feedback), methods: { POST: feedback } },
+  { pattern: path(AGENT, agentPaths.handoff), methods: { POST: handoff } },
   { pattern: path(AGENT, agentPaths.answerStream(SLOT)), methods: { GET: reattach } },
   { pattern: path(AGENT, agentPaths.answerCancel(SLOT)), methods: { POST: cancel } },
   { pattern: path(AGENT, agentPaths.threads), methods: { GET: listThreads } },

@@ -2,9 +2,9 @@ import { MAX_FEEDBACK_ISSUE_CHARS } from '../../contract/limits.js';
 import { isRecord, readJsonBody } from '../http/body.js';
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { ANSWER_ID } from '../http/ids.js';
+import { ANSWER_ID, THREAD_ID } from '../http/ids.js';
 import { noContent } from '../http/responses.js';
-import { visibleThread, voterOf } from './visibility.js';
+import { findThread, visibleThread, voterOf } from './visibility.js';
 
 const COMMENT_FLAGS = ['incorrect', 'irrelevant', 'unaddressed'] as const;
 
@@ -39,5 +39,20 @@ export async function feedback(ctx: ServiceContext, request: Request, info: Requ
     messageId: answerId, projectId, voter: voterOf(session), sessionToken: session.token, owner: session.owner,
     integrationId: found.thread.integrationId, reaction, comment, at: ctx.clock.now(),
   });
+  return noContent();
+}
+
+/**
+ * POST …/agent/handoff/ `{thread_id}`: the visitor asked for a person in a thread it can see
+ * ("Talk to a person"). Kept with the thread (first time only) so the console can find those
+ * conversations; the handoff itself (mail, help desk) stays with the page.
+ */
+export async function handoff(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
+  const body = await readJsonBody(request);
+  const threadId = isRecord(body) ? body.thread_id : undefined;
+  if (typeof threadId !== 'string' || !THREAD_ID.test(threadId)) throw badRequest('thread_id must be a thread id.');
+  await findThread(ctx, session, threadId);
+  if (!(await ctx.storage.markHandoff(threadId, ctx.clock.now()))) throw notFound('No such thread.');
   return noContent();
 }

@@ -34,6 +34,8 @@ export interface ApiClient {
   cancelAnswer(questionAnswerId: string, options?: RequestOptions): Promise<void>;
   /** Sends the visitor's reaction on an answer (§8); a later one replaces it. */
   sendFeedback(feedback: FeedbackRequest, options?: RequestOptions): Promise<void>;
+  /** Tells the service the visitor asked for a person in this thread (shown in the service's console). */
+  reportHandoff(threadId: string, options?: RequestOptions): Promise<void>;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -155,6 +157,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
       const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
       const response = await send('Sending feedback', agentPaths.feedback, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
+      await response.body?.cancel();
+    },
+
+    async reportHandoff(threadId, { signal } = {}) {
+      const body = JSON.stringify({ thread_id: threadId });
+      const response = await send('Reporting a handoff', agentPaths.handoff, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
       await response.body?.cancel();
     },
   };

@@ -296,6 +296,15 @@ export class ChatSession {
    * previous reaction comes back and the failure is reported. Without an answer id (an answer
    * from a service older than §9) there is nothing to send it about.
    */
+  /**
+   * Records on the service that the visitor asked for a person in the open thread. Best effort:
+   * the handoff itself goes on whatever the answer (an older service may not know the call).
+   */
+  async reportHandoff(): Promise<void> {
+    const threadId = this.conversation.snapshot.threadId;
+    if (threadId) await this.connection.client().reportHandoff(threadId).catch(() => {});
+  }
+
   async react(messageId: string, reaction: Reaction, comment: FeedbackRequest['comment'] = null): Promise<boolean> {
     const message = this.conversation.snapshot.messages.find((m) => m.id === messageId);
     const questionAnswerId = message?.questionAnswerId;

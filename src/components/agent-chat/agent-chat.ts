@@ -278,6 +278,7 @@ export class AgentChat extends LitElement {
   private talkToPerson(): void {
     const transcript = this.transcript();
     const threadId = this.chat.snapshot.conversation.threadId;
+    void this.chat.session.reportHandoff();
     if (!this.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !this.handoffUrl) return;
     const href = handoffHref(this.handoffUrl, transcript, this.l10n.t('handoffSubject'));
     if (href) window.open(href, '_blank', 'noopener');

@@ -44,6 +44,8 @@ describe('<agent-chat> handoff', () => {
       expect(url.origin + url.pathname).toBe('https://help.example/contact');
       expect(url.search).toBe('?team=web'); // the page's own query stays; the transcript never goes there
       expect(decodeURIComponent(url.hash)).toBe(`#transcript=${detail.transcript}`);
+      // The service keeps that this thread asked for a person (the console's Handoff filter).
+      await expect.poll(async () => (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map((t) => t.id)).toEqual([detail.threadId]);
     } finally {
       open.mockRestore();
     }

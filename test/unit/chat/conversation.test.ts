@@ -17,6 +17,7 @@ function fakeApi(script: Script): ApiClient {
     reattach: () => { throw new Error('unused'); },
     renameThread: async () => { throw new Error('unused'); },
     sendFeedback: async () => {},
+    reportHandoff: async () => {},
   };
 }
 

@@ -303,6 +303,20 @@ describe('console projects, activity, conversations and audit', () => {
     expect((await admin.call('GET', `projects/other/conversations/${second.threadId}`)).status).toBe(404);
   });
 
+  it('a handoff the visitor asks for is kept with the thread (first time only) for the Handoff filter', async () => {
+    const { admin, session, chat, call, clock } = await setup();
+    const alice = await session('alice');
+    const { threadId } = await chat(alice, 'Can I talk to someone?');
+    expect((await call('POST', `${AGENT}/handoff/`, { token: await session('bob'), body: { thread_id: threadId } })).status).toBe(404);
+    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: 'nope' } })).status).toBe(400);
+    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status).toBe(204);
+    const first = new Date(clock.now()).toISOString();
+    clock.advance(60_000);
+    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status).toBe(204);
+    const listed = (await admin.call('GET', `projects/${PROJECT.id}/conversations?handoff=1`)).body.threads;
+    expect(listed.map((t: { id: string; handoff_at: string }) => [t.id, t.handoff_at])).toEqual([[threadId, first.replace('Z', '000Z')]]);
+  });
+
   it('the audit log says who did what, when and from where', async () => {
     const { admin } = await setup();
     const key = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Audited' })).body;
