@@ -3,9 +3,6 @@ import type { ActivityRow } from './types.js';
 
 const zero = (): ActivityCounts => ({ sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 });
 
-/** Token usage where the rollup carries it (model usage); 0 where it does not. */
-const tokens = (row: ActivityRow) => row as ActivityRow & { promptTokens?: number; completionTokens?: number };
-
 /**
  * The in-memory twin of the SQL day-level summaries, so both stores answer alike: a session
  * counts on the day it was minted, for every integration it chatted through (`history`: all the
@@ -29,8 +26,8 @@ export function summarizeActivity(period: ActivityRow[], integrationId?: string,
       c.messages += r.messages;
       c.upvotes += r.upvotes;
       c.downvotes += r.downvotes;
-      c.promptTokens += tokens(r).promptTokens ?? 0;
-      c.completionTokens += tokens(r).completionTokens ?? 0;
+      c.promptTokens += r.promptTokens;
+      c.completionTokens += r.completionTokens;
     }
     if (r.owner !== null) owners.add(r.owner);
   }

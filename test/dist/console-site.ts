@@ -42,6 +42,7 @@ async function seed(url: string, storage: Storage) {
       await storage.recordActivity({ kind: 'session', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId: null });
       await storage.recordActivity({ kind: 'thread', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
       for (let m = 0; m < 2 + (s % 3) * 2; m++) await storage.recordActivity({ kind: 'message', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
+      await storage.recordActivity({ kind: 'usage', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId, promptTokens: 900 + s * 37, completionTokens: 180 + s * 11 });
       if (s % 5 === 1) {
         const threadId = `th_${String(n).padStart(32, '0')}`;
         const messageId = `msg_${String(n).padStart(32, '0')}`;

@@ -240,7 +240,8 @@ describe('console projects, activity, conversations and audit', () => {
     expect((await admin.call('PATCH', `projects/${id}`, { name: 'Support' })).body.name).toBe('Support');
     expect((await admin.call('DELETE', `projects/${id}`)).status).toBe(400);
     expect((await admin.call('DELETE', `projects/${id}?confirm=${id}`)).status).toBe(204);
-    expect((await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status).toBe(404);
+    // Gone at once: its key now meets what any unknown project answers.
+    expect((await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status).toBe(401);
     expect((await admin.call('GET', 'projects')).body.projects.map((p: { id: string }) => p.id)).toEqual([PROJECT.id]);
   });
 
@@ -270,6 +271,18 @@ describe('console projects, activity, conversations and audit', () => {
     expect(csv.headers.get('Content-Disposition')).toBe(`attachment; filename="activity-${PROJECT.id}-${before}-${today}.csv"`);
     expect(csv.body).toBe(`date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens\r\n${before},0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0\r\n${today},1,2,4,0,0,0,0\r\n`);
     expect((await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${before}`)).status).toBe(400);
+  });
+
+  it('model tokens per day, from the usage the agent reports', async () => {
+    const agent = { async *answer() { yield { type: 'text' as const, text: 'Counted.' }; yield { type: 'usage' as const, promptTokens: 120, completionTokens: 30 }; } };
+    const { admin, session, chat, clock } = await setup({ agent });
+    await chat(await session('alice'), 'One');
+    await chat(await session('bob'), 'Two');
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const json = (await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${today}`)).body;
+    expect(json.by_day).toEqual([expect.objectContaining({ date: today, prompt_tokens: 240, completion_tokens: 60 })]);
+    expect(json.totals).toMatchObject({ prompt_tokens: 240, completion_tokens: 60 });
+    expect(json.by_integration).toEqual([expect.objectContaining({ integration_id: 'int_demo', prompt_tokens: 240, completion_tokens: 60 })]);
   });
 
   it('conversations across owners show opaque owner keys, filter, search, and open with every reaction', async () => {
