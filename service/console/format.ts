@@ -2,9 +2,12 @@
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const number = new Intl.NumberFormat();
+const compactNumber = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 
 export const when = (iso: string | null, never = 'Never') => (iso ? dateTime.format(new Date(iso)) : never);
 export const count = (value: number) => number.format(value);
+/** `12K` for an axis tick, where the full figure would not fit. */
+export const compact = (value: number) => compactNumber.format(value);
 
 /** A past time as "3 min ago" / "2 days ago" (the absolute time belongs in a title). */
 export function ago(iso: string | null, now = Date.now()): string {

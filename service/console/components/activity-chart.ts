@@ -2,7 +2,7 @@ import { LitElement, css, html, unsafeCSS } from 'lit';
 import { property } from 'lit/decorators.js';
 import type uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
-import { count } from '../format.js';
+import { compact, count } from '../format.js';
 import { base, tokens } from '../styles.js';
 
 export interface ChartSeries {
@@ -101,7 +101,7 @@ export class ActivityChart extends LitElement {
       cursor: { points: { size: 6 } },
       legend: { live: true },
       scales: { x: { time: true, ...(this.bars && x.length ? { range: [x[0] - DAY_S / 2, x[x.length - 1] + DAY_S / 2] as [number, number] } : {}) }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
-      axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((t) => count(t)) }],
+      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((t) => compact(t)) }],
       series: [
         { value: '{YYYY}-{MM}-{DD}' },
         ...this.series.map((s, i) => ({

@@ -11,10 +11,10 @@ const RANGES = [7, 30, 90, 365];
 export class ActivityPage extends ConsolePage {
   static styles = [...ConsolePage.styles, css`
     .controls { align-items: end; }
-    .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(128px, 1fr)); gap: 12px; }
+    .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(132px, 1fr)); gap: 12px; }
     .stat { padding: 14px 16px; }
     .stat dt { color: var(--c-muted); font-size: 13px; font-weight: 550; }
-    .stat dd { margin: 2px 0 0; font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }
+    .stat dd { margin: 2px 0 0; font-size: 22px; overflow-wrap: anywhere; font-weight: 650; font-variant-numeric: tabular-nums; }
     .stat dl { margin: 0; }
     .stat dt { display: flex; gap: 6px; align-items: center; }
     .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: 16px; }
