@@ -14,7 +14,7 @@ export interface Remembered {
 /** The live state to remember, read at save time. */
 export interface LiveState {
   drafts: Record<string, string>;
-  /** Follow-ups waiting for the answer in progress (issue 14); device-level, like drafts. */
+  /** Follow-ups waiting for the answer in progress; device-level, like drafts. */
   queued: readonly { id: string; text: string }[];
   historyVisible: boolean;
   activeThreadId: string | null;

@@ -14,7 +14,7 @@ export interface UiState {
   activeThreadId: string | null;
   /** Composer drafts by thread id ('' for a new conversation). */
   drafts: Record<string, string>;
-  /** Follow-ups queued behind an answer in progress (issue 14). */
+  /** Follow-ups queued behind an answer in progress. */
   queued: { id: string; text: string }[];
   threads: ThreadSummary[];
   /** Messages of the active thread. */
@@ -78,7 +78,7 @@ function toMessage(value: unknown): ChatMessage {
     status,
     ...(error ? { error } : {}),
     ...(typeof m.questionAnswerId === 'string' ? { questionAnswerId: m.questionAnswerId } : {}),
-    // Issue 14: what the answer showed besides its text (shapes checked where they are rendered from).
+    // What the answer showed besides its text (shapes checked where they are rendered from).
     ...(Array.isArray(m.activity) ? { activity: m.activity.filter(isStep) } : {}),
     ...(Array.isArray(m.toolCalls) ? { toolCalls: m.toolCalls.filter(isCall) } : {}),
     ...(m.uncertain === true ? { uncertain: true } : {}),

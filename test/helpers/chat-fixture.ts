@@ -11,7 +11,7 @@ export interface ChatFixtureOptions {
   prompts?: string;
   /** The page's `owner-key` attribute (see ownerKeyOf in test/msw/reference.ts). */
   ownerKey?: string;
-  /** Sets `consent-required` (issue 14). */
+  /** Sets `consent-required`. */
   consentRequired?: boolean;
 }
 

@@ -3,8 +3,8 @@ import { ContextProvider } from '@lit/context';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
-import { ChatSessionController } from '../../controllers/chat-session-controller.js';
-import { LocalizeController } from '../../controllers/localize-controller.js';
+import { ChatSessionController } from './chat-session-controller.js';
+import { LocalizeController } from './localize-controller.js';
 import { englishLocale, localeContext } from '../../context/index.js';
 import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
@@ -13,7 +13,7 @@ import type { SessionPayload } from '../../session/types.js';
 import type { ClientTool } from '../../chat/tools.js';
 import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
 import { AgentChatHandoffEvent } from '../../events/handoff.js';
-import { agentBarStyles, downloadMarkdown, renderAgentBar } from '../agent-bar/agent-bar.js';
+import { agentBarStyles, downloadMarkdown, renderAgentBar } from './agent-bar.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
@@ -123,7 +123,7 @@ export class AgentChat extends LitElement {
   /** Replaces `session-endpoint`: returns either session form, optionally with `ownerKey`. */
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
-  // ── Issue 14: agent features ──
+  // Tools, consent and handoff.
   /** Client-side tools the agent may call (§7): `[{name, description, parameters, execute(args, context), needsApproval?, displayName?, timeoutMs?}]`. */
   @property({ attribute: false }) tools: ClientTool[] = [];
   /** Nothing is written to the device (IndexedDB) until `grantConsent()`. */
@@ -232,7 +232,7 @@ export class AgentChat extends LitElement {
     const { conversation } = this.chat.snapshot;
     if (!text.trim()) return false;
     if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text }))) return false;
-    // While an answer streams the text is queued (issue 14) and sent once that answer ends.
+    // While an answer streams the text is queued and sent once that answer ends.
     return this.chat.session.send(text);
   }
 
@@ -251,7 +251,7 @@ export class AgentChat extends LitElement {
     return this.chat.session.forget('sign-out');
   }
 
-  // ── Issue 14: consent, transcript, handoff ──
+  // Consent, transcript, handoff.
   /** The visitor agreed: from now on the conversation is remembered on this device. */
   async grantConsent(): Promise<void> {
     this.consentGiven = true;
@@ -291,13 +291,13 @@ export class AgentChat extends LitElement {
     if (finePointer()) this.composer?.focus();
   }
 
-  /** Issue 14: Allow / Deny on a tool card; the internal event stops here. */
+  /** Allow / Deny on a tool card; the internal event stops here. */
   private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
     this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
   }
 
-  /** Issue 14: "Cancel sending" on a message in the outbox; the internal event stops here. */
+  /** "Cancel sending" on a message in the outbox; the internal event stops here. */
   private handleOutboxCancel(event: CustomEvent<{ messageId: string }>): void {
     event.stopPropagation();
     this.chat.session.cancelWaiting(event.detail.messageId);
@@ -384,7 +384,7 @@ export class AgentChat extends LitElement {
     </section>`;
   }
 
-  /** Issue 14: queued follow-ups, "Talk to a person", "Download conversation". */
+  /** Queued follow-ups and "Talk to a person" above the composer. */
   private renderAgentBar() {
     const { session, snapshot } = this.chat;
     const { messages, streaming } = snapshot.conversation;

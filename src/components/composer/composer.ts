@@ -46,7 +46,7 @@ export class AgentChatComposer extends LitElement {
   }
 
   private submit(): void {
-    // While an answer streams, Enter queues a follow-up (issue 14); the button stays Stop.
+    // While an answer streams, Enter queues a follow-up; the button stays Stop.
     if (!this.value.trim()) return;
     this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
   }

@@ -12,8 +12,8 @@ import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
 import styles from './message.styles.js';
-// Issue 14 (tools, activity, uncertainty): rendered by a module of its own.
-import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from '../tool-call/answer-extras.js';
+// Tool cards, steps, uncertainty and the outbox render from a module of their own.
+import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from './answer-extras.js';
 
 const STATUS_LABEL: Partial<Record<ChatMessage['status'], UiStringKey>> = {
   sending: 'sending',
@@ -55,7 +55,7 @@ export class AgentChatMessage extends LitElement {
   /** The message to show; replaced, never mutated, on every change. */
   @property({ attribute: false }) message?: ChatMessage;
 
-  /** Issue 14: the visitor opened this answer's steps. */
+  /** The visitor opened this answer's steps. */
   @state() private stepsOpen = false;
 
   /** The newest answer: it may be regenerated. */

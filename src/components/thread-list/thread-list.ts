@@ -12,7 +12,7 @@ import hostStyles from '../../styles/host.styles.js';
 import { relativeTime } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
-// Issue 14 (rename §10, search): rendered by a module of its own.
+// Rename (§10) and search render from a module of their own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
 import { SEARCH_AUTO_PAGES, matchThreads, renderNoMatches, renderRenameButton, renderRenameField, renderSearch, threadToolsStyles } from './thread-tools.js';
 
@@ -44,7 +44,7 @@ export class AgentChatThreadList extends LitElement {
   /** The thread whose deletion awaits confirmation. */
   @state() private confirming: string | null = null;
 
-  // ── Issue 14: rename and search ──
+  // Rename and search.
   @state() private renaming: string | null = null;
   @state() private query = '';
   private autoPages = 0;

@@ -1,7 +1,7 @@
 import { fixture, html } from '@open-wc/testing';
 import { LitElement, html as litHtml } from 'lit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalizeController } from '../../../src/controllers/localize-controller.js';
+import { LocalizeController } from '../../../src/components/agent-chat/localize-controller.js';
 import { loadLocale } from '../../../src/i18n/index.js';
 
 /** A stand-in host: the controller's behaviour, without the whole widget. */

@@ -46,7 +46,7 @@ function answerStream(hold = false) {
 /** A logo as a data URL: no network, same pixels every run. */
 const AVATAR = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 28 28"><circle cx="14" cy="14" r="14" fill="#0f766e"/><path d="M8 19 14 7l6 12z" fill="#fff"/></svg>')}`;
 
-/** Each state is also checked by axe: 0 violations in every state the redesign adds. */
+/** Each state is also checked by axe: 0 violations in every state shown. */
 async function shot(name: string, target: Element = document.body) {
   await expect.element(page.elementLocator(target)).toMatchScreenshot(name);
   const system = (await commands.platformFonts()).filter((font) => !font.isCustomFont);

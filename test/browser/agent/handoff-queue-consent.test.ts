@@ -1,3 +1,4 @@
+/** Handoff, the transcript, queued follow-ups (also across a reload), consent, open({query}) and the outbox. */
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';

@@ -30,8 +30,8 @@ async function mintRaw(owner: string | null): Promise<{ session_token: string; e
   return response.json();
 }
 
-describe('bugs found in review, each reproduced in the widget', () => {
-  // (1) A shared device: the next visitor never sees the previous one's remembered conversations.
+describe('<agent-chat> failure modes, each reproduced in the widget', () => {
+  // A shared device: the next visitor never sees the previous one's remembered conversations.
   const transitions: Array<[string | null, string | null]> = [['alice', 'bob'], ['alice', null], [null, 'alice']];
   for (const [first, second] of transitions) {
     for (const via of ['owner-key', 'header'] as const) {
@@ -89,7 +89,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     }
   }
 
-  test('2: clearSession() while a thread is opening never shows or stores that thread', async ({ worker }) => {
+  test('clearSession() while a thread is opening never shows or stores that thread', async ({ worker }) => {
     await clearAllUiState();
     const backend = referenceBackend();
     backend.signIn('alice');
@@ -139,7 +139,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     });
   }
 
-  test('4: a getSessionToken that throws synchronously once is called again on the next need', async ({ worker }) => {
+  test('a getSessionToken that throws synchronously once is called again on the next need', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     let calls = 0;
@@ -160,7 +160,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     expect(sessionStatuses).toEqual(['fetching', 'error', 'fetching', 'ready']);
   });
 
-  test('5: a record over the size limit ends the answer as interrupted, keeping its text', async ({ worker }) => {
+  test('a record over the size limit ends the answer as interrupted, keeping its text', async ({ worker }) => {
     const backend = referenceBackend();
     const head = encodeRecord('stream_start', { thread_id: 'th_big' }) + encodeRecord('partial_answer', { text: 'Kept text' });
     const endless = Array.from({ length: 80 }, () => `{"chunk":${'x'.repeat(64 * 1024)}`);
@@ -176,7 +176,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     expect(retryButton(el)).toBeTruthy();
   });
 
-  test('6: a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({ worker }) => {
+  test('a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({ worker }) => {
     await clearAllUiState();
     const backend = referenceBackend();
     backend.signIn('alice');
@@ -192,7 +192,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     expect(await stored()).not.toContain('Injected');
   });
 
-  test('7: a custom source returning the raw answer works with the visitor clock 90 min fast', async ({ worker }) => {
+  test('a custom source returning the raw answer works with the visitor clock 90 min fast', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     let calls = 0;
@@ -209,7 +209,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     expect(calls).toBe(1);
   });
 
-  test('8: a stream that goes silent ends as interrupted after the idle timeout', async ({ worker }) => {
+  test('a stream that goes silent ends as interrupted after the idle timeout', async ({ worker }) => {
     const backend = referenceBackend();
     const head = encodeRecord('stream_start', { thread_id: 'th_quiet' }) + encodeRecord('partial_answer', { text: 'So far' });
     worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS })), ...backend.handlers);
@@ -224,7 +224,7 @@ describe('bugs found in review, each reproduced in the widget', () => {
     expect(retryButton(el)).toBeTruthy();
   });
 
-  test('9: the open list shows loading, sign-in, empty and error states and follows an owner change', async ({ worker }) => {
+  test('the open list shows loading, sign-in, empty and error states and follows an owner change', async ({ worker }) => {
     await clearAllUiState();
     const backend = referenceBackend();
     worker.use(...backend.handlers);

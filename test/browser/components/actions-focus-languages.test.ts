@@ -1,3 +1,4 @@
+/** Message actions (Copy, feedback, Regenerate, Retry), layers and focus, and languages. */
 import { describe, expect, vi } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { page, userEvent } from 'vitest/browser';

@@ -1,19 +1,19 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
-import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../chat/chat-session.js';
-import type { ClientTool } from '../chat/tools.js';
-import { createUiStateStore } from '../chat/ui-state-store.js';
-import { AgentChatToolCallEvent } from '../events/tool-call.js';
-import { AgentChatToolResultEvent } from '../events/tool-result.js';
-import { conversationContext, historyContext } from '../context/index.js';
-import { AgentChatAnswerEndEvent } from '../events/answer-end.js';
-import { AgentChatAnswerStartEvent } from '../events/answer-start.js';
-import { AgentChatErrorEvent } from '../events/error.js';
-import { AgentChatFeedbackEvent } from '../events/feedback.js';
-import type { Translate } from '../i18n/index.js';
-import { AgentChatSessionChangeEvent } from '../events/session-change.js';
-import { AgentChatThreadChangeEvent } from '../events/thread-change.js';
-import { announcementText } from '../markdown/plain-text.js';
+import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
+import type { ClientTool } from '../../chat/tools.js';
+import { createUiStateStore } from '../../chat/ui-state-store.js';
+import { AgentChatToolCallEvent } from '../../events/tool-call.js';
+import { AgentChatToolResultEvent } from '../../events/tool-result.js';
+import { conversationContext, historyContext } from '../../context/index.js';
+import { AgentChatAnswerEndEvent } from '../../events/answer-end.js';
+import { AgentChatAnswerStartEvent } from '../../events/answer-start.js';
+import { AgentChatErrorEvent } from '../../events/error.js';
+import { AgentChatFeedbackEvent } from '../../events/feedback.js';
+import type { Translate } from '../../i18n/index.js';
+import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
+import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
+import { announcementText } from '../../markdown/plain-text.js';
 
 export type ChatSessionHost = ReactiveControllerHost & HTMLElement;
 

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { directionOf, en, loadLocale, matchLocale, translator, type Translate, type UiStrings } from '../i18n/index.js';
+import { directionOf, en, loadLocale, matchLocale, translator, type Translate, type UiStrings } from '../../i18n/index.js';
 
 type LocalizedHost = ReactiveControllerHost & HTMLElement;
 
