@@ -43,6 +43,11 @@ export interface ThreadSummary {
   title: string;
   created_at: string;
   updated_at: string;
+  /**
+   * In a thread list only: the start of the latest answer as one line of plain text ('' before
+   * the first answer); absent from services older than this field.
+   */
+  preview?: string;
 }
 
 export interface ThreadPage {

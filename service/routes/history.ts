@@ -12,6 +12,26 @@ export function threadSummary(thread: ThreadMeta) {
   return { id: thread.id, title: thread.title, created_at: isoMicros(thread.createdAt), updated_at: isoMicros(thread.updatedAt) };
 }
 
+/** Characters of plain text in a listed thread's `preview`. */
+export const PREVIEW_CHARS = 140;
+
+/**
+ * The start of an answer as one line of plain words for a list row: Markdown marks, link
+ * targets and code fences go, whitespace folds, and it is cut at a word near PREVIEW_CHARS.
+ */
+export function previewText(markdown: string): string {
+  const text = markdown
+    .replace(/```[^\n]*\n?/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/[*`~|]+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length <= PREVIEW_CHARS) return text;
+  const cut = text.slice(0, PREVIEW_CHARS);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), PREVIEW_CHARS - 20)).trimEnd()}…`;
+}
+
 function encodeCursor(thread: ThreadMeta): string {
   return btoa(JSON.stringify({ u: thread.updatedAt, i: thread.id })).replace(/=+$/, '');
 }
@@ -37,7 +57,7 @@ export async function listThreads(ctx: ServiceContext, request: Request, info: R
   const page = await ctx.storage.listThreads(projectId, owner, { limit: limit + 1, after: cursor ? decodeCursor(cursor) : undefined });
   const threads = page.slice(0, limit);
   const next = page.length > limit ? encodeCursor(threads[threads.length - 1]) : null;
-  return json({ threads: threads.map(threadSummary), next_cursor: next });
+  return json({ threads: threads.map((t) => ({ ...threadSummary(t), preview: previewText(t.preview) })), next_cursor: next });
 }
 
 export async function getThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {

@@ -3,6 +3,7 @@ import type {
 } from './console-types.js';
 import { newestFirst, rollUp } from './rollup.js';
 import { summarizeActivity, textMatches } from './summaries.js';
+import { PREVIEW_SOURCE_CHARS } from './types.js';
 import type { ActivityEvent, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta } from './types.js';
 
 /**
@@ -65,7 +66,10 @@ export class MemoryStorage implements Storage {
       .sort(newestFirst)
       .filter((t) => !after || newestFirst(after, t) < 0)
       .slice(0, limit)
-      .map((t) => ({ ...t }));
+      .map((t) => {
+        const answer = (this.messages.get(t.id) ?? []).filter((m) => m.role === 'assistant' && m.content).at(-1);
+        return { ...t, preview: answer?.content.slice(0, PREVIEW_SOURCE_CHARS) ?? '' };
+      });
   }
 
   async appendMessage(threadId: string, message: MessageRecord) {

@@ -1,5 +1,6 @@
 import { MIGRATIONS } from './migrations.js';
 import { SqlConsoleStorage } from './sql-console.js';
+import { PREVIEW_SOURCE_CHARS } from './types.js';
 import type {
   ActivityEvent, ActivityRow, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta, ThreadRecord,
 } from './types.js';
@@ -98,13 +99,15 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async listThreads(projectId: string, owner: string, { limit, after }: { limit: number; after?: ThreadCursor }) {
+    // The preview is the latest answer with text, found through messages_by_thread per row.
+    const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq DESC LIMIT 1) AS preview`;
     const { rows } = after
       ? await this.db.query(
-        'SELECT * FROM threads WHERE project_id = $1 AND owner = $2 AND (updated_at, id) < ($3, $4) ORDER BY updated_at DESC, id DESC LIMIT $5',
+        `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,
         [projectId, owner, after.updatedAt, after.id, limit],
       )
-      : await this.db.query('SELECT * FROM threads WHERE project_id = $1 AND owner = $2 ORDER BY updated_at DESC, id DESC LIMIT $3', [projectId, owner, limit]);
-    return rows.map(toThread);
+      : await this.db.query(`SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`, [projectId, owner, limit]);
+    return rows.map((row) => ({ ...toThread(row), preview: (row.preview as string | null) ?? '' }));
   }
 
   async appendMessage(threadId: string, m: MessageRecord) {

@@ -54,6 +54,14 @@ export interface ThreadMeta {
   updatedAt: number;
 }
 
+/** A thread as a list shows it: with the start of its latest answer ('' before the first). */
+export interface ThreadListing extends ThreadMeta {
+  preview: string;
+}
+
+/** Characters of the latest answer a thread listing carries (its Markdown, before plain-text cleanup). */
+export const PREVIEW_SOURCE_CHARS = 400;
+
 export interface ThreadRecord extends ThreadMeta {
   messages: MessageRecord[];
 }
@@ -123,8 +131,8 @@ export interface Storage extends ConsoleStorage {
   renameThread(id: string, title: string): Promise<ThreadMeta | undefined>;
   /** true when a thread was deleted. */
   deleteThread(id: string): Promise<boolean>;
-  /** Threads of one owner, newest `updatedAt` first, strictly after `after`. */
-  listThreads(projectId: string, owner: string, options: { limit: number; after?: ThreadCursor }): Promise<ThreadMeta[]>;
+  /** Threads of one owner, newest `updatedAt` first, strictly after `after`, each with its preview. */
+  listThreads(projectId: string, owner: string, options: { limit: number; after?: ThreadCursor }): Promise<ThreadListing[]>;
   /** Appends and bumps the thread's `updatedAt`; false (and nothing written) when the thread is gone. */
   appendMessage(threadId: string, message: MessageRecord): Promise<boolean>;
   /** false when the message (or its thread) is gone. */

@@ -50,6 +50,7 @@ export function toThreadSummary(what: string, value: unknown, path = 'thread'): 
     title: field(what, value, path, 'title', isString, 'a string'),
     created_at: field(what, value, path, 'created_at', isString, 'a string'),
     updated_at: field(what, value, path, 'updated_at', isString, 'a string'),
+    ...(typeof value.preview === 'string' && value.preview ? { preview: value.preview } : {}),
   };
 }
 
