@@ -110,6 +110,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         // §7: tools ride on every call; a continuation carries results and no message.
         ...(request.tools?.length ? { tools: request.tools } : {}),
         ...(request.toolResults ? { tool_results: request.toolResults } : {}),
+        ...(request.locale ? { locale: request.locale } : {}),
       });
       const response = await send('Sending the message', agentPaths.chat, {
         method: 'POST',

@@ -49,4 +49,6 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   /** Results of the paused answer's tool calls (§7). */
   toolResults?: ToolResult[];
+  /** The language the visitor reads, a BCP 47 tag (§4, version 3): steps and answers are written in it. */
+  locale?: string;
 }

@@ -41,6 +41,8 @@ export interface ChatSessionOptions {
   saveDelayMs?: number;
   /** The page's client-side tools (§7). */
   tools?: () => readonly ClientTool[];
+  /** The visitor's language for the agent (§4), read at every chat call. */
+  locale?: () => string | undefined;
   /** False while `consent-required` waits for grantConsent(): nothing touches the device. */
   storageAllowed?: () => boolean;
 }
@@ -112,7 +114,7 @@ export class ChatSession {
       },
       onThreadGone: (threadId) => this.directory.drop(threadId),
       onError: (error) => hooks.onError(error),
-    }, { schedule: options.schedule, tools: options.tools });
+    }, { schedule: options.schedule, tools: options.tools, locale: options.locale });
     this.directory = new ThreadDirectory(client, {
       onChange: () => this.publish(),
       // History answered 403 after answering for an owner: someone else holds the session now.

@@ -26,6 +26,8 @@ export interface ConversationOptions {
   tools?: () => readonly ClientTool[];
   /** Coalesces streaming updates; the element passes requestAnimationFrame. */
   schedule?: (callback: () => void) => void;
+  /** The visitor's language (a BCP 47 tag), read at every chat call. */
+  locale?: () => string | undefined;
 }
 
 /** Questions kept in the outbox at most; a further offline send fails as usual (Retry). */
@@ -49,6 +51,7 @@ export class Conversation {
   private pending = false;
   private readonly schedule: (callback: () => void) => void;
   private readonly tools: () => readonly ClientTool[];
+  private readonly locale: () => string | undefined;
   /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
   private readonly approvals = new Map<string, (allowed: boolean) => void>();
   /** Send attempts per outbox message. */
@@ -62,6 +65,7 @@ export class Conversation {
   ) {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
     this.tools = options.tools ?? (() => []);
+    this.locale = options.locale ?? (() => undefined);
   }
 
   /**
@@ -141,7 +145,9 @@ export class Conversation {
     const question = this.messages.slice(0, index).reverse().find((m) => m.role === 'user');
     if (message.role !== 'assistant' || !question) return;
     this.messages = this.messages.filter((m) => m !== message);
-    return this.ask(this.replace(question, { ...question, status: 'sending' }));
+    // Actions the replaced answer ran are asked for again, and their cards say why.
+    const ran = new Set((message.toolCalls ?? []).filter((c) => c.state === 'done').map((c) => c.name));
+    return this.ask(this.replace(question, { ...question, status: 'sending' }), undefined, ran);
   }
 
   /**
@@ -198,7 +204,7 @@ export class Conversation {
     return this.ask(undefined, answer);
   }
 
-  private async ask(question: ChatMessage | undefined, resumed?: ChatMessage): Promise<void> {
+  private async ask(question: ChatMessage | undefined, resumed?: ChatMessage, ranBefore: ReadonlySet<string> = new Set()): Promise<void> {
     const controller = new AbortController();
     this.inFlight = controller;
     let answer: ChatMessage | undefined = resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
@@ -215,7 +221,7 @@ export class Conversation {
         let hold = request ? 0 : answer!.content.length;
         const before = answer?.content ?? '';
         const events = request
-          ? this.api().chat({ ...request, tools: toolSpecs(tools) }, { signal: controller.signal })
+          ? this.api().chat({ ...request, tools: toolSpecs(tools), locale: this.locale() }, { signal: controller.signal })
           : this.api().reattach(answer!.questionAnswerId!, { signal: controller.signal });
         for await (const event of events) {
           if (!isCurrent()) return;
@@ -258,7 +264,7 @@ export class Conversation {
           answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
           break;
         }
-        const results = await this.runCalls(calls, tools, () => answer!, (next) => (answer = this.replace(answer!, next)), controller.signal);
+        const results = await this.runCalls(calls, tools, () => answer!, (next) => (answer = this.replace(answer!, next)), controller.signal, ranBefore);
         if (!isCurrent()) return;
         controller.signal.throwIfAborted();
         request = { threadId: this.threadId, toolResults: results };
@@ -315,6 +321,7 @@ export class Conversation {
     current: () => ChatMessage,
     update: (next: ChatMessage) => void,
     signal: AbortSignal,
+    ranBefore: ReadonlySet<string>,
   ): Promise<ToolResult[]> {
     const set = (id: string, patch: Partial<ToolCallView>) => {
       const message = current();
@@ -332,7 +339,7 @@ export class Conversation {
       const tool = byName.get(call.name);
       if (signal.aborted) break;
       if (tool?.needsApproval) {
-        set(call.id, { state: 'awaiting-approval' });
+        set(call.id, { state: 'awaiting-approval', ...(ranBefore.has(call.name) ? { askedAgain: true } : {}) });
         const allowed = await this.approval(call.id, signal);
         if (!allowed) {
           set(call.id, { state: 'denied' });
@@ -343,10 +350,9 @@ export class Conversation {
       }
       set(call.id, { state: 'running' });
       this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
-      const started = performance.now();
       const result = await runTool(tool, call, this.threadId, signal);
       const status = 'error' in result ? 'error' : 'done';
-      set(call.id, { state: status, durationMs: Math.round(performance.now() - started), ...('error' in result ? { error: result.error } : {}) });
+      set(call.id, { state: status, ...('error' in result ? { error: result.error } : {}) });
       results.push(result);
       this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
     }

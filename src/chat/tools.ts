@@ -18,8 +18,13 @@ export interface ClientTool {
   execute(args: Record<string, unknown>, context: ClientToolContext): unknown;
   /** Ask the visitor (Allow / Deny) before each call. */
   needsApproval?: boolean;
-  /** The name the visitor sees; defaults to `name`. */
+  /** The name the visitor sees; defaults to `name` in words ("open_page" reads "Open page"). */
   displayName?: string;
+  /**
+   * What a call will do, in the visitor's words, shown on its card before approval, e.g.
+   * `({ page }) => \`Open the ${page} page\``. Without it the card lists the arguments.
+   */
+  describe?(args: Record<string, unknown>): string;
   /** Milliseconds before a call counts as failed; default TOOL_TIMEOUT_MS. */
   timeoutMs?: number;
 }
@@ -33,7 +38,10 @@ export interface ToolCallView {
   displayName: string;
   arguments: Record<string, unknown>;
   state: ToolCallState;
-  durationMs?: number;
+  /** The tool's own sentence for this call (`describe`), when it has one. */
+  sentence?: string;
+  /** Regenerate asked again for an action the visitor had allowed for the replaced answer. */
+  askedAgain?: boolean;
   error?: string;
 }
 
@@ -48,8 +56,23 @@ export function toolSpecs(tools: readonly ClientTool[]) {
   return tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
 }
 
+/** "open_page" → "Open page", "maxResults" → "Max results": a wire name in words. */
+export function inWords(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export function viewOf(call: ToolCall, tool: ClientTool | undefined): ToolCallView {
-  return { id: call.id, name: call.name, displayName: tool?.displayName || call.name, arguments: call.arguments, state: 'pending' };
+  let sentence: string | undefined;
+  try {
+    sentence = tool?.describe?.(call.arguments).trim();
+  } catch {
+    // A describe that throws (or returns no string) leaves the card its argument list.
+  }
+  return {
+    id: call.id, name: call.name, displayName: tool?.displayName || inWords(call.name), arguments: call.arguments, state: 'pending',
+    ...(sentence ? { sentence } : {}),
+  };
 }
 
 /** JSON the service accepts: undefined becomes null, anything unserialisable an error. */

@@ -1,3 +1,4 @@
+import { MAX_LOCALE_CHARS } from '../../contract/limits.js';
 import { en, type UiStringKey, type UiStrings } from './en.js';
 import { loaders } from './locale-loaders.js';
 
@@ -15,6 +16,16 @@ export function matchLocale(tag: string | null | undefined): string {
   const language = (tag ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
   const canonical = language === 'iw' ? 'he' : language;
   return canonical in loaders ? canonical : 'en';
+}
+
+/** `tag` as a canonical BCP 47 tag the service accepts (§4: at most 35 characters), else undefined. */
+export function localeTag(tag: string | null | undefined): string | undefined {
+  try {
+    const [canonical] = Intl.getCanonicalLocales((tag ?? '').trim().replaceAll('_', '-') || []);
+    return canonical && canonical.length <= MAX_LOCALE_CHARS ? canonical : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function directionOf(locale: string): 'ltr' | 'rtl' {
@@ -59,6 +70,24 @@ export function translator(strings: UiStrings, overrides: Partial<Record<string,
     const override = overrides[key];
     return format(typeof override === 'string' ? override : strings[key] ?? en[key], values);
   };
+}
+
+/**
+ * The group a conversation list files a date under: Today, Yesterday, Previous 7 days (calendar
+ * days in the visitor's time zone), then its month ("March", or "March 2025" in another year).
+ */
+export function dateGroup(iso: string, locale: string, t: Translate, now = Date.now()): string {
+  const then = new Date(iso.replace(/(\.\d{3})\d+Z$/, '$1Z'));
+  if (Number.isNaN(then.getTime())) return '';
+  const day = new Date(now);
+  day.setHours(0, 0, 0, 0);
+  if (then >= day) return t('today');
+  day.setDate(day.getDate() - 1);
+  if (then >= day) return t('yesterday');
+  day.setDate(day.getDate() - 6);
+  if (then >= day) return t('previous7Days');
+  const year = then.getFullYear() === new Date(now).getFullYear() ? undefined : 'numeric';
+  return new Intl.DateTimeFormat(locale, { month: 'long', year }).format(then);
 }
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [

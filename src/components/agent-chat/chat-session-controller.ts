@@ -22,6 +22,8 @@ export interface ChatSessionControllerOptions {
   scope: () => string;
   /** The page's client-side tools (§7). */
   tools?: () => readonly ClientTool[];
+  /** The visitor's language, sent with every chat call (§4). */
+  locale?: () => string | undefined;
   /** False while consent is required and not given. */
   storageAllowed?: () => boolean;
   /** The device remembered the panel open or closed. */
@@ -63,7 +65,7 @@ export class ChatSessionController implements ReactiveController {
     options: ChatSessionControllerOptions,
   ) {
     host.addController(this);
-    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools, storageAllowed: options.storageAllowed }, {
+    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools, locale: options.locale, storageAllowed: options.storageAllowed }, {
       onChange: (snapshot) => {
         this.conversation.setValue(snapshot.conversation);
         this.history.setValue(snapshot.history);

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { directionOf, en, loadLocale, matchLocale, translator, type Translate, type UiStrings } from '../../i18n/index.js';
+import { directionOf, en, loadLocale, localeTag, matchLocale, translator, type Translate, type UiStrings } from '../../i18n/index.js';
 
 type LocalizedHost = ReactiveControllerHost & HTMLElement;
 
@@ -43,6 +43,11 @@ export class LocalizeController implements ReactiveController {
   /** The bundled locale in use, e.g. `de`; what Intl formats with. */
   locale = 'en';
   dir: 'ltr' | 'rtl' = 'ltr';
+  /**
+   * The page's own tag for the language (`de-AT`, `fi`), canonical, or undefined without a valid
+   * `lang`: what the agent is asked to write in, even where the widget has no texts of its own.
+   */
+  tag: string | undefined;
   t: Translate = translator(en);
 
   private requested = '';
@@ -77,7 +82,9 @@ export class LocalizeController implements ReactiveController {
 
   /** Follows a changed `lang`; a load that a later change overtook is dropped. */
   resolve(): void {
-    const locale = matchLocale(nearestLang(this.host));
+    const lang = nearestLang(this.host);
+    this.tag = localeTag(lang);
+    const locale = matchLocale(lang);
     if (locale === this.requested) return;
     this.requested = locale;
     void loadLocale(locale).then((strings) => {
