@@ -48,9 +48,23 @@ export default css`
     white-space: nowrap;
     text-overflow: ellipsis;
   }
-  .time {
+  .time,
+  .preview {
+    max-width: 100%;
     font-size: 0.8em;
     color: var(--agent-chat-color-text-muted);
+    overflow: hidden;
+    white-space: nowrap;
+    text-overflow: ellipsis;
+  }
+  .group {
+    margin: 12px 8px 4px;
+    font-size: 0.75em;
+    font-weight: 600;
+    color: var(--agent-chat-color-text-muted);
+  }
+  .group:first-child {
+    margin-top: 4px;
   }
   .row-action,
   .confirm button,

@@ -9,7 +9,7 @@ import { AgentChatThreadListDeleteEvent } from '../../events/thread-list-delete.
 import { AgentChatThreadListLoadEvent } from '../../events/thread-list-load.js';
 import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
 import hostStyles from '../../styles/host.styles.js';
-import { relativeTime } from '../../i18n/index.js';
+import { dateGroup, relativeTime } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
 // Rename (§10) and search render from a module of their own.
@@ -122,8 +122,8 @@ export class AgentChatThreadList extends LitElement {
     if (this.renaming === thread.id) return renderRenameField(this.l10n.t, thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
-        <span class="title">${title}</span>
-        <span class="time">${relativeTime(thread.updated_at, locale, t)}</span>
+        <span class="title" dir="auto">${title}</span>
+        ${thread.preview ? html`<span class="preview" dir="auto">${thread.preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
       </button>
       ${renderRenameButton(t, title, () => this.startRename(thread.id))}
       <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.askToDelete(thread.id)}>${icon('trash')}</button>
@@ -149,13 +149,27 @@ export class AgentChatThreadList extends LitElement {
     return nothing;
   }
 
+  /** Newest first, under Today, Yesterday, Previous 7 days, then month by month. */
+  private groupsOf(threads: readonly ThreadSummary[]): Array<[string, ThreadSummary[]]> {
+    const { t, locale } = this.l10n;
+    const groups: Array<[string, ThreadSummary[]]> = [];
+    for (const thread of threads) {
+      const label = dateGroup(thread.updated_at, locale, t);
+      if (groups.at(-1)?.[0] === label) groups.at(-1)![1].push(thread);
+      else groups.push([label, [thread]]);
+    }
+    return groups;
+  }
+
   override render() {
     const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
     const shown = matchThreads(history.threads, this.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
     return html`${history.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
       <div class="scroller" tabindex="-1">
-        ${shown.length ? html`<ul aria-label=${this.l10n.t('conversations')} @keydown=${this.handleListKeydown}>${shown.map((t) => this.renderThread(t))}</ul>` : nothing}
+        ${shown.length ? html`<div @keydown=${this.handleListKeydown}>${this.groupsOf(shown).map(([label, threads], i) => html`
+          <h3 class="group" id="group-${i}">${label}</h3>
+          <ul aria-labelledby="group-${i}">${threads.map((t) => this.renderThread(t))}</ul>`)}</div>` : nothing}
         ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
         ${this.renderState(history)}
       </div>`;
