@@ -20,10 +20,12 @@ ownerSelect.addEventListener('change', () => {
   for (const chat of chats()) chat.clearSession();
 });
 
-themeSelect.addEventListener('change', () => {
+function applyTheme(): void {
   for (const chat of chats()) chat.theme = themeSelect.value as AgentChat['theme'];
   document.documentElement.dataset.theme = themeSelect.value;
-});
+}
+themeSelect.addEventListener('change', applyTheme);
+applyTheme();
 
 // A client-side tool (§7) with approval: "Open the pricing page" makes the demo agent call it,
 // the visitor allows or denies it, and the answer continues with the result.
@@ -34,6 +36,8 @@ for (const chat of chats()) {
     description: 'Opens a page of this site by its name, e.g. "pricing".',
     parameters: { type: 'object', properties: { page: { type: 'string', description: 'The page name' } }, required: ['page'] },
     needsApproval: true,
+    // What the card says before Allow / Deny, in the visitor's words.
+    describe: ({ page }) => `Open the ${String(page)} page`,
     execute: ({ page }) => {
       const target = `#${String(page).replace(/\W+/g, '-')}`;
       location.hash = target;
