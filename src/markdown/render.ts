@@ -15,6 +15,10 @@ type Out = TemplateResult | string | typeof nothing | Out[];
  * through safeHref, and images render as their alt text (never loaded). There is no innerHTML
  * anywhere.
  *
+ * Each block finds its own direction (`dir="auto"`): an English answer in an Arabic panel reads
+ * left to right, its full stop at the end, while the panel stays right to left. Code is always
+ * left to right (code-block.ts, and the styles for inline code).
+ *
  * Templates are cached per token object: settled blocks of a streaming answer (see
  * IncrementalMarkdown) keep their token objects, so Lit sees identical values and skips them.
  */
@@ -35,7 +39,7 @@ export function renderView(view: MarkdownView, words: Translate = english): Temp
   return html`${view.groups.map((group) => guard([group, words], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
     view.overflow.length
       ? html`<p class="overflow-notice">${t('answerTruncated')}</p>
-          ${view.overflow.map((piece) => html`<div class="plain">${piece}</div>`)}`
+          ${view.overflow.map((piece) => html`<div class="plain" dir="auto">${piece}</div>`)}`
       : nothing
   }`;
 }
@@ -121,7 +125,7 @@ function renderInline(token: Token): Out {
 
 function renderTable(table: Tokens.Table): TemplateResult {
   const align = (i: number) => table.align[i] ?? nothing;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table" dir="auto">
     <table>
       <thead><tr>${table.header.map((cell, i) => html`<th align=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
       ${table.rows.length
@@ -134,7 +138,7 @@ function renderTable(table: Tokens.Table): TemplateResult {
 function renderList(list: Tokens.List): TemplateResult {
   const items = list.items.map((item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`);
   const start = list.start === '' || list.start === 1 ? nothing : list.start;
-  return list.ordered ? html`<ol start=${start}>${items}</ol>` : html`<ul>${items}</ul>`;
+  return list.ordered ? html`<ol start=${start} dir="auto">${items}</ol>` : html`<ul dir="auto">${items}</ul>`;
 }
 
 function renderBlock(token: Token, top: boolean): Out {
@@ -145,14 +149,14 @@ function renderBlock(token: Token, top: boolean): Out {
     case 'heading':
       // Every answer heading is an h3 under the panel's h2: agents skip levels freely, and a
       // skipped level breaks heading navigation. The markdown depth survives as a class.
-      return html`<h3 class="h${token.depth}">${inline(token.tokens, token.text)}</h3>`;
+      return html`<h3 class="h${token.depth}" dir="auto">${inline(token.tokens, token.text)}</h3>`;
     case 'paragraph':
-      return html`<p>${inline(token.tokens, token.text)}</p>`;
+      return html`<p dir="auto">${inline(token.tokens, token.text)}</p>`;
     case 'text':
       // Block text is a tight list item's content; only at the top does it need a paragraph.
-      return top ? html`<p>${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
+      return top ? html`<p dir="auto">${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
     case 'blockquote':
-      return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
+      return html`<blockquote dir="auto">${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
     case 'code':
       return renderCode(token as Tokens.Code, t);
     case 'hr':
@@ -165,8 +169,8 @@ function renderBlock(token: Token, top: boolean): Out {
       return renderTable(token as Tokens.Table);
     case 'html':
       // Block HTML is the agent's text, not markup: shown as written.
-      return html`<p class="raw">${String(token.raw).replace(/\n+$/, '')}</p>`;
+      return html`<p class="raw" dir="auto">${String(token.raw).replace(/\n+$/, '')}</p>`;
     default:
-      return 'raw' in token ? html`<p>${String(token.raw)}</p>` : nothing;
+      return 'raw' in token ? html`<p dir="auto">${String(token.raw)}</p>` : nothing;
   }
 }

@@ -48,7 +48,7 @@ export function renderView(view: MarkdownView, container: HTMLElement): void {
   render(viewTemplate(view), container);
 }
 
-const DROPPED_ATTRIBUTES = /^(class|target|rel|role|tabindex|aria-.*)$/;
+const DROPPED_ATTRIBUTES = /^(class|target|rel|role|tabindex|dir|aria-.*)$/;
 const UNWRAPPED = new Set(['group', 'code-block', 'table-wrap']);
 
 /**
@@ -57,7 +57,7 @@ const UNWRAPPED = new Set(['group', 'code-block', 'table-wrap']);
  * - whitespace between blocks, and runs of whitespace inside text (collapsed to one space,
  *   trimmed at block edges), except inside <pre>, where text is exact but for one final newline;
  * - attribute order; the attributes class (except a code block's language-*), target, rel,
- *   role, tabindex and aria-*; hrefs are compared as resolved URLs (percent-encoding aside);
+ *   role, tabindex, dir (each block finds its own direction) and aria-*; hrefs are compared as resolved URLs (percent-encoding aside);
  * - the widget's own wrappers: the group, code-block and table-wrap divs are unwrapped and the
  *   code bar (language label, Copy code button) is left out;
  * - heading levels: answer headings are h3 with the markdown level as a class (h3.h1 is
