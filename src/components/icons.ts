@@ -19,6 +19,10 @@ const ICONS = {
   rename: 'M18.4 5.8 17.2 4.6a2 2 0 0 0-2.8 0L3 16v4h4L18.4 8.6a2 2 0 0 0 0-2.8zM6.2 18H5v-1.2l8.7-8.7 1.2 1.2zM11 20l4-4h6v4z',
   trash: 'M9 3h6l1 1h4v2H4V4h4zM6 8h12l-1 13H7zm3 2v9h2v-9zm4 0v9h2v-9z',
   regenerate: 'M17.7 6.3A8 8 0 1 0 19.7 14h-2.1a6 6 0 1 1-1.4-6.2L13 11h7V4z',
+  bolt: 'M13 2 4 14h7l-1 8 9-12h-7z',
+  more: 'M6 10a2 2 0 1 0 0 4 2 2 0 0 0 0-4zm6 0a2 2 0 1 0 0 4 2 2 0 0 0 0-4zm6 0a2 2 0 1 0 0 4 2 2 0 0 0 0-4z',
+  download: 'M11 4h2v8.2l3.6-3.6L18 10l-6 6-6-6 1.4-1.4 3.6 3.6zM5 18h14v2H5z',
+  person: 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm0 2c-4 0-8 2-8 5v1h16v-1c0-3-4-5-8-5z',
 } as const;
 
 export type IconName = keyof typeof ICONS;

@@ -16,10 +16,12 @@ export const en = {
   title: 'Chat',
   conversations: 'Conversations',
   newConversation: 'New conversation',
+  more: 'More',
 
   // Start screen
   greeting: 'Hi! How can I help?',
   suggestedQuestions: 'Suggested questions',
+  recentConversations: 'Recent conversations',
 
   // Composer
   message: 'Message',
@@ -74,8 +76,11 @@ export const en = {
   toolDone: 'Done',
   toolError: 'Failed',
   toolDenied: 'Denied',
-  showSteps: 'Show steps',
-  hideSteps: 'Hide steps',
+  toolAskedAgain: 'You allowed this for the answer before. Regenerating asks again before it runs.',
+  stepWorking: 'Working on it…',
+  stepDone: 'Step done',
+  stepFailed: 'A step failed',
+  stepResults: 'Results: {count}',
 
   // Conversations list
   untitled: 'Untitled conversation',
@@ -94,6 +99,9 @@ export const en = {
   cancel: 'Cancel',
   delete: 'Delete',
   justNow: 'Just now',
+  today: 'Today',
+  yesterday: 'Yesterday',
+  previous7Days: 'Previous 7 days',
 
   // Failures, in plain words: status codes stay in the agent-chat-error event
   errorGeneric: 'Something went wrong. Please try again.',

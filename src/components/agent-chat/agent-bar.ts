@@ -9,17 +9,15 @@ export interface AgentBarOptions {
   /** "Talk to a person" is offered (a `handoff` trigger matched). */
   handoff: boolean;
   onHandoff: () => void;
-  /** There is a conversation to download. */
-  download: boolean;
-  onDownload: () => void;
 }
 
 /**
  * Under the conversation, above the composer: follow-ups queued behind the answer in progress,
- * "Talk to a person" and "Download conversation". Plain; the redesign styles it.
+ * and "Talk to a person" when a handoff trigger matched. Nothing at all otherwise; the transcript
+ * download lives in the header's "More" menu.
  */
 export function renderAgentBar(t: Translate, o: AgentBarOptions) {
-  if (!o.queued.length && !o.handoff && !o.download) return nothing;
+  if (!o.queued.length && !o.handoff) return nothing;
   return html`<div class="agent-bar" part="agent-bar">
     ${o.queued.length
       ? html`<ul class="queued" aria-label=${t('queued')}>
@@ -30,10 +28,7 @@ export function renderAgentBar(t: Translate, o: AgentBarOptions) {
           </li>`)}
         </ul>`
       : nothing}
-    <div class="bar-actions">
-      ${o.handoff ? html`<button type="button" class="link handoff" @click=${o.onHandoff}>${t('talkToPerson')}</button>` : nothing}
-      ${o.download ? html`<button type="button" class="link" @click=${o.onDownload}>${t('downloadConversation')}</button>` : nothing}
-    </div>
+    ${o.handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${o.onHandoff}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
   </div>`;
 }
 
@@ -57,7 +52,8 @@ export const agentBarStyles = css`
     padding: 3px 10px; cursor: pointer; color: var(--agent-chat-color-text-muted);
   }
   .link:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
-  .link.handoff { border-color: var(--agent-chat-color-border); color: var(--agent-chat-color-text); }
+  .link.handoff { display: inline-flex; align-items: center; gap: 6px; border-color: var(--agent-chat-color-border); color: var(--agent-chat-color-text); }
+  .link svg { width: 16px; height: 16px; }
   .remove { display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
   .remove svg { width: 16px; height: 16px; }
   .remove:hover { background: var(--agent-chat-color-surface-raised); }

@@ -19,11 +19,14 @@ import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
 import { icon, type IconName } from '../icons.js';
 import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+import { MoreMenu, moreMenuStyles } from './more-menu.js';
 import { ViewportController, lockPageScroll } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */
 const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
+/** Where the floating panel fills the screen (its styles agree): then it is modal. */
+const phoneSized = () => globalThis.matchMedia?.('(max-width: 480px)').matches ?? false;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -61,7 +64,8 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
  * @csspart error - The notice of a chat that is not configured.
- * @csspart agent-bar - Queued follow-ups, "Talk to a person" and "Download conversation", above the composer.
+ * @csspart agent-bar - Queued follow-ups and "Talk to a person", above the composer.
+ * @csspart menu - The header's "More" menu (Download conversation).
  * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, visitor bubbles, Send button.
  * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text and icons on the accent colour.
  * @cssprop [--agent-chat-color-surface=#ffffff] - Panel background.
@@ -70,7 +74,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
  * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
- * @cssprop [--agent-chat-color-focus=#1d4ed8] - Focus rings.
+ * @cssprop [--agent-chat-color-focus=var(--agent-chat-color-accent)] - Focus rings (the accent unless set).
  * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.
  * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher, the floating panel and the drawer.
  * @cssprop [--agent-chat-font-family=system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif] - Font.
@@ -86,7 +90,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */
 export class AgentChat extends LitElement {
-  static override styles = [tokenStyles, hostStyles, styles, agentBarStyles];
+  static override styles = [tokenStyles, hostStyles, styles, agentBarStyles, moreMenuStyles];
 
   /** Project ID from the dashboard. */
   @property({ attribute: 'project-id' }) projectId = '';
@@ -124,7 +128,12 @@ export class AgentChat extends LitElement {
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
 
   // Tools, consent and handoff.
-  /** Client-side tools the agent may call (§7): `[{name, description, parameters, execute(args, context), needsApproval?, displayName?, timeoutMs?}]`. */
+  /**
+   * Client-side tools the agent may call (§7): `[{name, description, parameters, execute(args, context),
+   * needsApproval?, displayName?, describe?(args), timeoutMs?}]`. `describe(args)` returns what a call
+   * will do in the visitor's words ("Open the pricing page"), shown on its card before approval;
+   * without it the card lists the arguments.
+   */
   @property({ attribute: false }) tools: ClientTool[] = [];
   /** Nothing is written to the device (IndexedDB) until `grantConsent()`. */
   @property({ type: Boolean, attribute: 'consent-required' }) consentRequired = false;
@@ -149,6 +158,7 @@ export class AgentChat extends LitElement {
     }),
     scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
     tools: () => this.tools,
+    locale: () => this.l10n.tag,
     storageAllowed: () => !this.consentRequired || this.consentGiven,
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
@@ -160,6 +170,7 @@ export class AgentChat extends LitElement {
   private readonly locale = new ContextProvider(this, { context: localeContext, initialValue: englishLocale });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
+  private readonly more = new MoreMenu(this);
 
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
@@ -183,8 +194,29 @@ export class AgentChat extends LitElement {
 
   override updated(): void {
     // Only the full-screen (phone) panel hides the page; a floating one leaves it usable.
-    const fullScreen = this.mode !== 'inline' && this.opened && globalThis.matchMedia?.('(max-width: 480px)').matches;
-    lockPageScroll(Boolean(fullScreen));
+    lockPageScroll(this.modal());
+    void this.loadRecent();
+  }
+
+  /** The floating panel on a phone-sized screen covers the page: it is modal, and keeps focus. */
+  private modal(): boolean {
+    return this.mode !== 'inline' && this.opened && phoneSized();
+  }
+
+  /**
+   * The start screen of a signed-in visitor (the page's `owner-key` says so) offers their latest
+   * conversations: the list is asked for once, when that screen is in view, and only after the
+   * device has been read (a reload that restores a conversation asks nothing).
+   */
+  private async loadRecent(): Promise<void> {
+    const wanted = () => {
+      const { conversation, history, configured } = this.chat.snapshot;
+      const signedIn = this.ownerKey !== '' && this.ownerKey !== '-';
+      return signedIn && configured && history.status === 'idle' && !conversation.messages.length && !conversation.streaming && (this.opened || this.mode === 'inline');
+    };
+    if (!wanted()) return;
+    await this.chat.session.hydrated;
+    if (wanted()) await this.chat.session.loadThreads(false);
   }
 
   override disconnectedCallback(): void {
@@ -322,8 +354,23 @@ export class AgentChat extends LitElement {
     else void this.chat.session.react(messageId, action, comment);
   }
 
-  /** Escape closes the innermost layer: a confirmation (the list handles it), the drawer, the panel. */
+  /**
+   * Escape closes the innermost layer: a confirmation or the menu (they handle it), the drawer,
+   * the panel. A modal panel keeps Tab inside: past its last control (Send) focus wraps to its
+   * first (Conversations), and back.
+   */
   private handleKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Tab' && this.modal()) {
+      const first = this.historyToggle;
+      const last = this.composer?.lastControl;
+      const from = event.composedPath()[0];
+      const to = event.shiftKey ? (from === first || from === this.panel ? last : null) : from === last ? first : null;
+      if (to) {
+        event.preventDefault();
+        to.focus();
+      }
+      return;
+    }
     if (event.key !== 'Escape' || event.defaultPrevented) return;
     if (this.isDrawer()) {
       event.stopPropagation();
@@ -344,7 +391,7 @@ export class AgentChat extends LitElement {
     const heading = this.heading || t('title');
     const history = snapshot.historyVisible;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
+      aria-modal=${this.modal() ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
       @agent-chat-tool-decide=${this.handleToolDecide}
       @agent-chat-outbox-cancel=${this.handleOutboxCancel}>
       <header part="header">
@@ -353,6 +400,7 @@ export class AgentChat extends LitElement {
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
         ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${this.more.render(t('more'), this.canDownload() ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.transcript()) }] : [])}
         ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
@@ -367,8 +415,9 @@ export class AgentChat extends LitElement {
       ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
-        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading}
+        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading} .avatar=${this.avatar}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
         @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>
@@ -378,24 +427,26 @@ export class AgentChat extends LitElement {
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-composer-stop=${() => session.stop()}
       ></agent-chat-composer>
-      ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer">${this.disclaimer}</p>` : nothing}
+      ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer" dir="auto">${this.disclaimer}</p>` : nothing}
       </div>
       </div>
     </section>`;
   }
 
+  /** A transcript is worth saving once an answer has words, and not while one streams. */
+  private canDownload(): boolean {
+    const { messages, streaming } = this.chat.snapshot.conversation;
+    return !streaming && messages.some((m) => m.role === 'assistant' && m.content);
+  }
+
   /** Queued follow-ups and "Talk to a person" above the composer. */
   private renderAgentBar() {
     const { session, snapshot } = this.chat;
-    const { messages, streaming } = snapshot.conversation;
-    const last = messages.at(-1);
     return renderAgentBar(this.l10n.t, {
       queued: snapshot.queued,
       removeQueued: (id) => session.removeQueued(id),
-      handoff: offersHandoff(handoffTriggers(this.handoff), last),
+      handoff: offersHandoff(handoffTriggers(this.handoff), snapshot.conversation.messages.at(-1)),
       onHandoff: () => this.talkToPerson(),
-      download: messages.length > 0 && !streaming,
-      onDownload: () => downloadMarkdown(this.transcript()),
     });
   }
 

@@ -1,4 +1,4 @@
-import { LitElement, html } from 'lit';
+import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
@@ -45,6 +45,11 @@ export class AgentChatComposer extends LitElement {
     this.textarea?.focus(options);
   }
 
+  /** The composer's last control (Send or Stop): where Tab leaves it, and a modal panel wraps. */
+  get lastControl(): HTMLElement | null {
+    return this.renderRoot.querySelector<HTMLElement>('[part="send-button"]');
+  }
+
   private submit(): void {
     // While an answer streams, Enter queues a follow-up; the button stays Stop.
     if (!this.value.trim()) return;
@@ -71,6 +76,7 @@ export class AgentChatComposer extends LitElement {
 
   override render() {
     const streaming = this.conversation?.streaming ?? false;
+    // An empty box follows the panel (its placeholder is in the widget's language); typed text finds its own direction.
     const empty = !this.value.trim();
     const { t } = this.l10n;
     return html`<form @submit=${this.handleSubmit}>
@@ -79,6 +85,7 @@ export class AgentChatComposer extends LitElement {
         rows="1"
         aria-label=${t('message')}
         enterkeyhint="send"
+        dir=${empty ? nothing : 'auto'}
         placeholder=${this.placeholder || t('messagePlaceholder')}
         .value=${this.value}
         @input=${this.handleInput}

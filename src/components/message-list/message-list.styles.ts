@@ -38,38 +38,81 @@ export default css`
   .log {
     gap: 20px;
   }
-  /* The start screen sits low, near the composer, where the eye already is. */
   .scroller-content {
     min-height: 100%;
     display: flex;
     flex-direction: column;
   }
+  /* The start screen fills the panel: the greeting's band grows into whatever room the prompts
+     and recent conversations leave, so no panel size shows a mostly blank screen. */
   .start {
     flex: 1;
     display: flex;
     flex-direction: column;
-    justify-content: flex-end;
-    padding: 24px 4px 8px;
+    gap: 16px;
     color: var(--agent-chat-color-text);
+  }
+  .hero {
+    flex: 1 0 auto;
+    min-height: 148px;
+    display: flex;
+    flex-direction: column;
+    justify-content: flex-end;
+    gap: 6px;
+    padding: 18px;
+    border-radius: var(--agent-chat-radius);
+    background: linear-gradient(170deg, color-mix(in srgb, var(--agent-chat-color-accent) 18%, var(--agent-chat-color-surface)),
+      color-mix(in srgb, var(--agent-chat-color-accent) 5%, var(--agent-chat-color-surface)));
+  }
+  .brand {
+    width: 44px;
+    height: 44px;
+    margin-bottom: 8px;
+    border-radius: 50%;
+    object-fit: cover;
+  }
+  .mark {
+    display: grid;
+    place-items: center;
+    background: var(--agent-chat-color-accent);
+    color: var(--agent-chat-color-on-accent);
   }
   .greeting {
     margin: 0;
-    font-size: 1.5em;
+    font-size: 1.4em;
     font-weight: 650;
     line-height: 1.25;
+    /* A long greeting stops at two lines; the whole of it is the tooltip and what is read out. */
+    display: -webkit-box;
+    -webkit-box-orient: vertical;
+    -webkit-line-clamp: 2;
+    overflow: hidden;
+    overflow-wrap: anywhere;
   }
   .subheading {
-    margin: 6px 0 0;
+    margin: 0;
     color: var(--agent-chat-color-text-muted);
   }
-  .prompts {
+  .section {
     display: grid;
     gap: 8px;
-    margin: 20px 0 0;
+  }
+  .caption {
+    margin: 0 4px;
+    font-size: 0.8em;
+    font-weight: 600;
+    color: var(--agent-chat-color-text-muted);
+  }
+  .prompts,
+  .recent {
+    display: grid;
+    gap: 8px;
+    margin: 0;
     padding: 0;
     list-style: none;
   }
-  .prompts button {
+  .prompts button,
+  .recent button {
     width: 100%;
     min-height: 44px;
     text-align: start;
@@ -80,9 +123,25 @@ export default css`
     cursor: pointer;
     line-height: 1.35;
   }
-  .prompts button:hover {
+  .prompts button:hover,
+  .recent button:hover {
     border-color: var(--agent-chat-color-accent);
     background: var(--agent-chat-color-surface-raised);
+  }
+  .recent button {
+    display: grid;
+    gap: 2px;
+    padding: 8px 14px;
+  }
+  .recent-title,
+  .recent-meta {
+    overflow: hidden;
+    white-space: nowrap;
+    text-overflow: ellipsis;
+  }
+  .recent-meta {
+    font-size: 0.85em;
+    color: var(--agent-chat-color-text-muted);
   }
   .jump {
     position: absolute;

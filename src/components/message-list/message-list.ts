@@ -2,15 +2,19 @@ import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
+import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
 import { RETRYABLE } from '../../chat/types.js';
-import { conversationContext, englishLocale, localeContext, type Localized } from '../../context/index.js';
+import { conversationContext, englishLocale, historyContext, localeContext, type Localized } from '../../context/index.js';
 import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
+import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
+import { relativeTime } from '../../i18n/index.js';
 import { whenIdle } from '../../internal/when-idle.js';
 import { warmUpMarkdown } from '../../markdown/parse.js';
 import hostStyles from '../../styles/host.styles.js';
+import { icon } from '../icons.js';
 import { ScrollAnchorController } from './scroll-anchor-controller.js';
 import styles from './message-list.styles.js';
 
@@ -33,12 +37,13 @@ function batchStart(messages: readonly ChatMessage[], end: number): number {
 }
 
 /**
- * The conversation log, or the start screen (greeting and starter prompts) before the first
- * message.
+ * The conversation log, or the start screen before the first message: the brand and greeting,
+ * starter prompts, and a signed-in visitor's latest conversations.
  *
  * @internal
  * @tag agent-chat-message-list
  * @fires {AgentChatPromptSelectEvent} agent-chat-prompt-select - A starter prompt was chosen.
+ * @fires {AgentChatThreadListSelectEvent} agent-chat-thread-list-select - A recent conversation was chosen.
  * @fires {AgentChatMessageRetryEvent} agent-chat-message-retry - A message asked to be tried again.
  * @fires {AgentChatMessageActionEvent} agent-chat-message-action - Feedback or Regenerate on an answer.
  * @csspart message - Each message; with message-user or message-assistant.
@@ -57,6 +62,13 @@ export class AgentChatMessageList extends LitElement {
 
   /** Suggested first questions, shown as buttons on the start screen. */
   @property({ attribute: false }) prompts: readonly string[] = [];
+
+  /** The logo or avatar URL; the start screen shows it large (a chat mark without it). */
+  @property() avatar = '';
+
+  @consume({ context: historyContext, subscribe: true })
+  @state()
+  private history?: HistorySnapshot;
 
   @consume({ context: conversationContext, subscribe: true })
   @state()
@@ -113,14 +125,39 @@ export class AgentChatMessageList extends LitElement {
     this.dispatchEvent(new AgentChatPromptSelectEvent({ text }));
   }
 
+  /**
+   * Composed for the whole panel: the greeting sits in a band in the accent's tint that takes
+   * the room the rest leaves (so no panel is mostly blank), then the prompts, then the latest
+   * conversations (two beside three prompts, else three). A long greeting stops at two lines.
+   */
   private renderStart() {
+    const { t, locale } = this.l10n;
+    const history = this.history;
+    const shown = history && history.status !== 'unavailable' && history.status !== 'error' ? history.threads.slice(0, this.prompts.length >= 3 ? 2 : 3) : [];
     return html`<div class="start" part="start">
-      ${this.greeting ? html`<p class="greeting">${this.greeting}</p>` : nothing}
-      ${this.subheading ? html`<p class="subheading">${this.subheading}</p>` : nothing}
+      <div class="hero">
+        ${this.avatar ? html`<img class="brand" src=${this.avatar} alt="" />` : html`<span class="brand mark" aria-hidden="true">${icon('chat')}</span>`}
+        ${this.greeting ? html`<p class="greeting" dir="auto" title=${this.greeting}>${this.greeting}</p>` : nothing}
+        ${this.subheading ? html`<p class="subheading" dir="auto">${this.subheading}</p>` : nothing}
+      </div>
       ${this.prompts.length
-        ? html`<ul class="prompts" aria-label=${this.l10n.t('suggestedQuestions')}>
-            ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
-          </ul>`
+        ? html`<div class="section">
+            <h3 class="caption" id="prompts-label">${t('suggestedQuestions')}</h3>
+            <ul class="prompts" aria-labelledby="prompts-label">
+              ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
+            </ul>
+          </div>`
+        : nothing}
+      ${shown.length
+        ? html`<div class="section">
+            <h3 class="caption" id="recent-label">${t('recentConversations')}</h3>
+            <ul class="recent" aria-labelledby="recent-label">
+              ${shown.map((thread) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
+                <span class="recent-title" dir="auto">${thread.title || t('untitled')}</span>
+                <span class="recent-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
+              </button></li>`)}
+            </ul>
+          </div>`
         : nothing}
     </div>`;
   }
@@ -143,7 +180,7 @@ export class AgentChatMessageList extends LitElement {
               role="article"
               aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
               part="message message-${message.role}"
-              exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error"
+              exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error, actions:message__actions"
               .message=${message}
               ?last=${message === last && !this.conversation?.streaming}
               ?retryable=${message === latestFailure && !this.conversation?.streaming}

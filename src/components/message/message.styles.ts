@@ -78,12 +78,17 @@ export default css`
     cursor: pointer;
   }
   .content .copy:hover { border-color: var(--agent-chat-color-border); }
+  /* Copy code says "Copied" on the button itself for a moment (the status line announces it too). */
+  .copy:not([data-copied]) .copied, .copy[data-copied] .copy-label { display: none; }
   .content .copy:focus-visible, .content pre:focus-visible, .content .table-wrap:focus-visible {
-    outline: 2px solid var(--agent-chat-color-accent);
+    outline: 2px solid var(--agent-chat-color-focus);
     outline-offset: 1px;
   }
-  /* Code keeps its lines: wide code scrolls instead of wrapping or breaking words. */
+  /* Code reads left to right in every language, and keeps its lines: wide code scrolls
+     instead of wrapping or breaking words. */
+  .content pre, .content code { direction: ltr; unicode-bidi: isolate; }
   .content pre {
+    text-align: left;
     margin: 0;
     padding: 8px 10px;
     overflow-x: auto;
@@ -135,7 +140,7 @@ export default css`
   .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .user .meta { justify-content: flex-end; text-align: end; }
   .error { color: var(--agent-chat-color-danger); margin: 0; }
-  .retry, .reasons button {
+  .retry, .reasons button, .chip {
     border: 1px solid var(--agent-chat-color-border);
     background: var(--agent-chat-color-surface);
     border-radius: 999px;
@@ -143,7 +148,16 @@ export default css`
     cursor: pointer;
     color: var(--agent-chat-color-text);
   }
-  .actions { display: flex; gap: 2px; margin-top: 6px; margin-inline-start: -6px; }
+  .actions { display: flex; align-items: center; gap: 2px; margin-top: 6px; margin-inline-start: -6px; }
+  /* The latest answer keeps its actions in view; older ones show them on hover or focus, so a
+     long conversation is not striped with icons. Touch has no hover: there they stay. */
+  @media (hover: hover) and (pointer: fine) {
+    .assistant:not(.latest):not(:hover):not(:focus-within) .actions { opacity: 0; }
+  }
+  @media (prefers-reduced-motion: no-preference) {
+    .actions { transition: opacity 120ms ease-out; }
+  }
+  .thanks { margin-inline-start: 6px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .action {
     display: grid;
     place-items: center;
@@ -160,15 +174,21 @@ export default css`
   .action[aria-pressed='true'] { color: var(--agent-chat-color-accent); }
   .reasons {
     display: grid;
-    gap: 6px;
+    gap: 10px;
     margin-top: 6px;
-    padding: 10px 12px;
+    padding: 12px;
     border: 1px solid var(--agent-chat-color-border);
     border-radius: 12px;
+    background: var(--agent-chat-color-surface-raised);
     font-size: 0.9em;
   }
+  .reasons .caption { margin: 0; font-size: 1em; color: var(--agent-chat-color-text); }
+  .chips, .form-actions { display: flex; flex-wrap: wrap; gap: 6px; }
+  .chip { display: inline-flex; align-items: center; gap: 6px; }
+  .chip input { margin: 0; accent-color: var(--agent-chat-color-accent); }
+  .chip:has(:checked) { border-color: var(--agent-chat-color-accent); }
   .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid var(--agent-chat-color-border); border-radius: 8px; padding: 6px 8px; resize: vertical; }
-  .reasons button { justify-self: start; }
+  .reasons .primary { background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent); border-color: transparent; }
   /* Three dots while the answer has no words yet. */
   .typing { display: inline-flex; gap: 4px; padding: 6px 0; }
   .typing > span:not(.visually-hidden) { width: 7px; height: 7px; border-radius: 50%; background: var(--agent-chat-color-text-muted); opacity: 0.5; }
@@ -180,6 +200,6 @@ export default css`
   @keyframes dot { 30% { opacity: 1; transform: translateY(-3px); } }
   @media (pointer: coarse) {
     .action { width: 44px; height: 44px; }
-    .retry, .reasons button { min-height: 44px; }
+    .retry, .reasons button, .chip { min-height: 44px; }
   }
 `;

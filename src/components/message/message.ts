@@ -13,7 +13,7 @@ import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
 import styles from './message.styles.js';
 // Tool cards, steps, uncertainty and the outbox render from a module of their own.
-import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting } from './answer-extras.js';
+import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting, toolsBusy } from './answer-extras.js';
 
 const STATUS_LABEL: Partial<Record<ChatMessage['status'], UiStringKey>> = {
   sending: 'sending',
@@ -124,7 +124,7 @@ export class AgentChatMessage extends LitElement {
     return html`<div class="sources" part="sources">
       <p class="caption" id="sources">${t('sources')}</p>
       <ol aria-labelledby="sources">
-        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title">${link.title}</span><span class="domain">${link.domain}</span></a></li>`)}
+        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title" dir="auto">${link.title}</span><span class="domain">${link.domain}</span></a></li>`)}
       </ol>
     </div>`;
   }
@@ -151,13 +151,13 @@ export class AgentChatMessage extends LitElement {
         ${feedback ? button(t('helpful'), 'thumbUp', () => this.react('upvote'), message.reaction === 'upvote') : nothing}
         ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.react('downvote'), message.reaction === 'downvote') : nothing}
         ${this.last ? button(t('regenerate'), 'regenerate', () => this.act('regenerate')) : nothing}
-        <span class="visually-hidden" role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
+        <span class=${this.thanked && !this.copied ? 'thanks' : 'visually-hidden'} role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
       </div>
       ${this.asking ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.sendReasons}>
         <p class="caption">${t('feedbackQuestion')}</p>
-        ${REASONS.map(([name, key]) => html`<label><input type="checkbox" name=${name} /> ${t(key)}</label>`)}
+        <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
-        <button type="submit">${t('feedbackSubmit')}</button>
+        <div class="form-actions"><button type="submit" class="primary">${t('feedbackSubmit')}</button><button type="button" @click=${() => (this.asking = false)}>${t('cancel')}</button></div>
       </form>` : nothing}`;
   }
 
@@ -168,10 +168,11 @@ export class AgentChatMessage extends LitElement {
     if (message.role === 'user') {
       return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}${renderWaiting(this.l10n.t, message)}</div>`;
     }
-    const empty = !message.content && message.status === 'streaming';
-    return html`<div class="assistant">
+    // No typing dots while a tool card waits for the visitor or runs: the card says what is happening.
+    const empty = !message.content && message.status === 'streaming' && !toolsBusy(message);
+    return html`<div class="assistant ${this.last ? 'latest' : ''}">
       ${renderActivity(this.l10n.t, message, this.stepsOpen, () => (this.stepsOpen = !this.stepsOpen))}
-      ${renderToolCalls(this.l10n.t, this.l10n.locale, message)}
+      ${renderToolCalls(this.l10n.t, message)}
       <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
