@@ -110,18 +110,19 @@ describe('<agent-chat> continuity (§9)', () => {
     await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
   });
 
-  test('activity lines show live while streaming, collapse after, and come back when the thread is resumed', async ({ worker }) => {
+  test('the steps line shows live while streaming, keeps its summary after, and comes back when the thread is resumed', async ({ worker }) => {
     const backend = slowBackend(20);
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
     void el.send(QUESTION);
     const root = () => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.shadowRoot;
-    await expect.poll(() => root()?.querySelector('.steps')?.textContent ?? '', { timeout: 5000 }).toMatch(/Found \d+ articles?/);
-    expect(root()!.querySelector('.steps-toggle')).toBeNull();
+    await expect.poll(() => root()?.querySelector('.steps-toggle')?.textContent ?? '', { timeout: 5000 }).toMatch(/Found \d+ articles?/);
     await ended;
     await settled(el);
-    const toggle = Array.from(root()!.querySelectorAll('button')).find((b) => b.textContent === 'Show steps')!;
+    // The finished answer keeps its one-line summary; the steps open behind it.
+    const toggle = root()!.querySelector<HTMLButtonElement>('.steps-toggle')!;
+    expect(toggle.textContent).toMatch(/Found \d+ articles?/);
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
     expect(root()!.querySelector('.steps')).toBeNull();
     toggle.click();
@@ -137,7 +138,8 @@ describe('<agent-chat> continuity (§9)', () => {
     await settled(other);
     const resumed = messagesOf(other).filter((m) => m.message?.role === 'assistant').at(-1)!;
     expect(resumed.message!.activity?.map((a) => a.status)).toEqual(['completed']);
-    const show = Array.from(resumed.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Show steps')!;
+    const show = resumed.shadowRoot!.querySelector<HTMLButtonElement>('.steps-toggle')!;
+    expect(show.textContent).toMatch(/Found \d+ articles?/);
     show.click();
     await resumed.updateComplete;
     expect(resumed.shadowRoot!.querySelector('.steps')!.textContent).toMatch(/Found \d+ articles?/);

@@ -124,7 +124,12 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     const create = vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => (saved.push(blob as Blob), 'blob:test'));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
     try {
-      rootButton(el, 'Download conversation')!.click();
+      // A secondary action: it lives in the header's "More" menu.
+      expect(rootButton(el, 'Download conversation')).toBeUndefined();
+      rootButton(el, 'More')!.click();
+      await el.updateComplete;
+      const item = Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[role="menuitem"]')).find((b) => b.textContent?.trim() === 'Download conversation')!;
+      item.click();
       expect(await saved[0].text()).toBe(markdown);
       expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('conversation.md');
     } finally {

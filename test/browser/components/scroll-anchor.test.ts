@@ -64,21 +64,26 @@ describe('<agent-chat-message-list> scrolling', () => {
     await sending;
   });
 
-  test('keeps a pinned reader at the end when the answer ends: its steps fold up above and a bar appears below', async ({ worker }) => {
-    // Live steps show above the text while it streams and fold into "Show steps" at the end.
+  test('keeps a pinned reader at the end when the answer ends: its actions appear under it and a bar below the list', async ({ worker }) => {
+    // The steps line above the text changes as steps arrive; at the end the action row appears
+    // under the answer and "Talk to a person" (handoff="always") above the composer.
     const steps: Array<[string, Record<string, unknown>]> = ['search_knowledge_base', 'read_pages', 'rank_results'].map((name, i) => ['agent_activity_update', { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 }]);
     const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker, [
       ['relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] }],
       ...steps,
     ]);
+    el.handoff = 'always';
     for (let i = 0; i < 3; i += 1) push(`${PARAGRAPH.repeat(2)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight).toBe(true);
     await expect.poll(atBottom).toBe(true);
     const before = scroller().clientHeight;
+    const content = scroller().scrollHeight;
     end();
     await sending;
-    // "Download conversation" now sits under the list, so the list itself got shorter.
+    // "Talk to a person" now sits under the list, so the list itself got shorter, and the
+    // answer's actions made its content taller.
     await expect.poll(() => scroller().clientHeight).toBeLessThan(before);
+    await expect.poll(() => scroller().scrollHeight).toBeGreaterThan(content);
     await settled(el);
     await expect.poll(atBottom).toBe(true);
     expect(jump()).toBeUndefined();
