@@ -49,25 +49,25 @@ export default css`
     flex: 1;
     display: flex;
     flex-direction: column;
-    gap: 16px;
+    gap: 14px;
     color: var(--agent-chat-color-text);
   }
   .hero {
     flex: 1 0 auto;
-    min-height: 148px;
+    min-height: 120px;
     display: flex;
     flex-direction: column;
     justify-content: flex-end;
     gap: 6px;
-    padding: 18px;
+    padding: 16px 18px;
     border-radius: var(--agent-chat-radius);
     background: linear-gradient(170deg, color-mix(in srgb, var(--agent-chat-color-accent) 18%, var(--agent-chat-color-surface)),
       color-mix(in srgb, var(--agent-chat-color-accent) 5%, var(--agent-chat-color-surface)));
   }
   .brand {
-    width: 44px;
-    height: 44px;
-    margin-bottom: 8px;
+    width: 40px;
+    height: 40px;
+    margin-bottom: 6px;
     border-radius: 50%;
     object-fit: cover;
   }

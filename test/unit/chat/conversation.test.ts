@@ -171,11 +171,11 @@ describe('fromThreadMessage', () => {
     ],
   };
 
-  it('shows a resumed tool call under the name the page gave its tool, else its own name', () => {
+  it('shows a resumed tool call under the name the page gave its tool, else its own name in words', () => {
     const message = fromThreadMessage(resumed, [{ name: 'open_page', description: 'Opens a page', parameters: {}, displayName: 'Open a page', execute: () => null }]);
     expect(message.toolCalls).toEqual([
       { id: 'c1', name: 'open_page', displayName: 'Open a page', arguments: { page: 'pricing' }, state: 'done' },
-      { id: 'c2', name: 'gone_tool', displayName: 'gone_tool', arguments: {}, state: 'error', error: 'unknown tool' },
+      { id: 'c2', name: 'gone_tool', displayName: 'Gone tool', arguments: {}, state: 'error', error: 'unknown tool' },
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { runTool, toolSpecs, MAX_TOOL_ROUNDS, type ClientTool } from '../../../src/chat/tools.js';
+import { inWords, runTool, toolSpecs, viewOf, MAX_TOOL_ROUNDS, type ClientTool } from '../../../src/chat/tools.js';
 import { Conversation } from '../../../src/chat/conversation.js';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
@@ -92,5 +92,62 @@ describe('Conversation reattaching to a paused answer', () => {
     const answer = conversation.snapshot.messages.at(-1)!;
     expect(answer.toolCalls?.map((c) => [c.id, c.state])).toEqual([[call.id, 'done']]);
     expect(requests.map((r) => r.toolResults)).toEqual([[{ tool_call_id: call.id, output: 'ok' }]]);
+  });
+});
+
+describe('viewOf: what a card says about a call', () => {
+  it('takes the tool\'s describe(args) sentence, trimmed', () => {
+    const view = viewOf(call, tool(() => 1, { displayName: 'Echo', describe: ({ a }) => `  Echo the number ${String(a)} ` }));
+    expect(view).toMatchObject({ displayName: 'Echo', sentence: 'Echo the number 1' });
+  });
+
+  it('leaves the sentence out when describe throws, returns nothing or returns no string', () => {
+    for (const describe of [() => { throw new Error('x'); }, () => '   ', () => 42 as unknown as string]) {
+      expect('sentence' in viewOf(call, tool(() => 1, { describe }))).toBe(false);
+    }
+  });
+
+  it('names a call by its display name, else its wire name in words', () => {
+    expect(viewOf(call, tool(() => 1, { displayName: 'Echo it' })).displayName).toBe('Echo it');
+    expect(viewOf({ ...call, name: 'open_page' }, undefined).displayName).toBe('Open page');
+    expect(inWords('searchKnowledge-base')).toBe('Search knowledge base');
+  });
+});
+
+describe('Conversation asking again', () => {
+  async function* paused(id: string): AsyncIterable<StreamEvent> {
+    yield { type: 'start', threadId: 'th', questionAnswerId: `qa_${id}` };
+    yield { type: 'tool_calls', calls: [{ ...call, id }] };
+    yield { type: 'end', threadId: 'th', questionAnswerId: `qa_${id}` };
+  }
+  async function* done(): AsyncIterable<StreamEvent> {
+    yield { type: 'start', threadId: 'th', questionAnswerId: 'qa' };
+    yield { type: 'delta', text: 'Done.' };
+    yield { type: 'end', threadId: 'th', questionAnswerId: 'qa' };
+  }
+
+  it('marks an approval card re-asked by a retry of an answer whose call ran, and sends the locale on every call', async () => {
+    const requests: ChatRequest[] = [];
+    let round = 0;
+    const api = {
+      chat: (request: ChatRequest) => { requests.push(request); return request.toolResults ? done() : paused(`call_${++round}`); },
+      cancelAnswer: async () => {},
+    } as unknown as ApiClient;
+    const conversation = new Conversation(() => api, { onChange: () => {} }, { tools: () => [tool(() => 'ok', { needsApproval: true })], locale: () => 'de-AT' });
+    const waiting = () => conversation.snapshot.messages.at(-1)?.toolCalls?.find((c) => c.state === 'awaiting-approval');
+    const allow = async () => {
+      await vi.waitFor(() => expect(waiting()).toBeDefined());
+      const card = waiting()!;
+      conversation.decideTool(card.id, true);
+      return card;
+    };
+    const first = conversation.send('echo');
+    expect((await allow()).askedAgain).toBeUndefined();
+    await first;
+    const again = conversation.retry(conversation.snapshot.messages.at(-1)!.id);
+    expect((await allow()).askedAgain).toBe(true);
+    await again;
+    expect(requests.map((r) => r.locale)).toEqual(['de-AT', 'de-AT', 'de-AT', 'de-AT']);
+    expect(requests.map((r) => Boolean(r.toolResults))).toEqual([false, true, false, true]);
   });
 });

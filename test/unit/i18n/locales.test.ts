@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_LOCALES, directionOf, en, format, loadLocale, matchLocale, relativeTime, translator, type UiStringKey } from '../../../src/i18n/index.js';
+import { SUPPORTED_LOCALES, dateGroup, directionOf, en, format, loadLocale, localeTag, matchLocale, relativeTime, translator, type UiStringKey } from '../../../src/i18n/index.js';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 const keys = Object.keys(en).sort();
@@ -86,5 +86,42 @@ describe('relativeTime', () => {
 
   it('gives nothing for a date it cannot read', () => {
     expect(relativeTime('not a date', 'en', t, now)).toBe('');
+  });
+});
+
+describe('localeTag', () => {
+  it.each([
+    ['de-AT', 'de-AT'], ['en_gb', 'en-GB'], [' zh-hant-tw ', 'zh-Hant-TW'], ['fi', 'fi'], ['iw', 'he'],
+    ['', undefined], [null, undefined], ['not a language!', undefined], ['x'.repeat(40), undefined],
+  ])('%s → %s', (tag, expected) => {
+    expect(localeTag(tag)).toBe(expected);
+  });
+
+  it('never gives more than the wire allows (§4: 35 characters)', () => {
+    const long = 'de-DE-u-co-phonebk-ca-gregory-nu-latn-tz-deber';
+    expect(localeTag(long)).toBeUndefined();
+  });
+});
+
+describe('dateGroup', () => {
+  // Local calendar days: a conversation list groups by the visitor's own days.
+  const now = new Date(2026, 10, 21, 9, 30).getTime();
+  const t = translator(en);
+  const local = (...args: [number, number, number, number?]) => new Date(args[0], args[1], args[2], args[3] ?? 12).toISOString();
+
+  it('files dates under Today, Yesterday, Previous 7 days, then months, with the year only for another year', () => {
+    expect(dateGroup(local(2026, 10, 21, 0), 'en', t, now)).toBe('Today');
+    expect(dateGroup(local(2026, 10, 20, 23), 'en', t, now)).toBe('Yesterday');
+    expect(dateGroup(local(2026, 10, 14, 1), 'en', t, now)).toBe('Previous 7 days');
+    expect(dateGroup(local(2026, 10, 13, 23), 'en', t, now)).toBe('November');
+    expect(dateGroup(local(2026, 2, 3), 'en', t, now)).toBe('March');
+    expect(dateGroup(local(2025, 11, 31), 'en', t, now)).toBe('December 2025');
+    expect(dateGroup('not a date', 'en', t, now)).toBe('');
+  });
+
+  it('speaks the widget\'s language', async () => {
+    const de = translator(await loadLocale('de'));
+    expect(dateGroup(local(2026, 10, 20), 'de', de, now)).toBe('Gestern');
+    expect(dateGroup(local(2026, 2, 3), 'de', de, now)).toBe('März');
   });
 });

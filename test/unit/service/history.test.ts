@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT, errorBody, makeService } from '../../fixtures/service.js';
+import { PREVIEW_CHARS, previewText } from '../../../service/routes/history.js';
 
 describe('reference service: history (§5)', () => {
   it('lists threads newest first and pages through next_cursor without gaps or repeats', async () => {
@@ -32,7 +33,33 @@ describe('reference service: history (§5)', () => {
     await ctx.chat(token, 'again', first.threadId);
     const { threads } = await (await ctx.call('GET', `${AGENT}/threads/`, { token })).json();
     expect(threads[0]).toMatchObject({ id: first.threadId, title: 'first' });
-    expect(Object.keys(threads[0]).sort()).toEqual(['created_at', 'id', 'title', 'updated_at']);
+    expect(Object.keys(threads[0]).sort()).toEqual(['created_at', 'id', 'preview', 'title', 'updated_at']);
+  });
+
+  it('gives each listed thread a one-line preview of its latest answer, as plain words', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const { threadId } = await ctx.chat(token, 'How do I theme it?');
+    const { threads } = await (await ctx.call('GET', `${AGENT}/threads/`, { token })).json();
+    const thread = threads.find((t: { id: string }) => t.id === threadId);
+    // The demo agent's answer starts with a Markdown heading; the preview is its words.
+    expect(thread.preview).toMatch(/^Theming with CSS custom properties/);
+    expect(thread.preview).not.toMatch(/[#`*]/);
+    expect(thread.preview.length).toBeLessThanOrEqual(PREVIEW_CHARS + 1);
+  });
+});
+
+describe('previewText', () => {
+  it('folds Markdown into one line of words', () => {
+    expect(previewText('### Theming\n\nSet **CSS** custom properties, see [the docs](https://x.test/d).\n\n```css\nagent-chat {}\n```')).toBe('Theming Set CSS custom properties, see the docs. agent-chat {}');
+    expect(previewText('- one\n- two\n> quoted _word_ and snake_case')).toBe('one two quoted word and snake_case');
+    expect(previewText('')).toBe('');
+  });
+
+  it('cuts a long answer at a word, with an ellipsis', () => {
+    const text = previewText('word '.repeat(100));
+    expect(text.endsWith('word…')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(PREVIEW_CHARS + 1);
   });
 
   it.each(['0', '101', 'ten'])('rejects limit=%s with 400', async (limit) => {

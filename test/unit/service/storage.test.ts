@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageRecord, Storage, ThreadMeta } from '../../../service/index.js';
+import { PREVIEW_SOURCE_CHARS } from '../../../service/storage/types.js';
 import { backends } from '../../fixtures/storages.js';
 
 const T0 = Date.UTC(2026, 10, 21, 9);
@@ -52,6 +53,21 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     expect(first.map((t) => t.id)).toEqual(['t4', 't3']);
     const next = await store.listThreads('p', 'alice', { limit: 10, after: first[1] });
     expect(next.map((t) => t.id)).toEqual(['t2', 't1', 't0']);
+  });
+
+  it('lists each thread with the start of its latest answer that has text', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    await store.createThread(thread('t2', 'alice', T0 + 1));
+    await store.appendMessage('t1', message('q1', T0 + 1));
+    await store.appendMessage('t1', message('a1', T0 + 2, { role: 'assistant', content: 'First answer' }));
+    await store.appendMessage('t1', message('q2', T0 + 3));
+    await store.appendMessage('t1', message('a2', T0 + 4, { role: 'assistant', content: `Second answer ${'x'.repeat(500)}` }));
+    await store.appendMessage('t1', message('a3', T0 + 5, { role: 'assistant', content: '', status: 'streaming' }));
+    const listed = await store.listThreads('p', 'alice', { limit: 10 });
+    const preview = new Map(listed.map((t) => [t.id, t.preview]));
+    expect(preview.get('t1')).toBe(`Second answer ${'x'.repeat(PREVIEW_SOURCE_CHARS - 14)}`);
+    expect(preview.get('t2')).toBe('');
   });
 
   it('renames without touching updated_at, and not a missing thread', async () => {
