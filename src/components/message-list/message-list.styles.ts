@@ -57,17 +57,17 @@ export default css`
     min-height: 120px;
     display: flex;
     flex-direction: column;
-    justify-content: flex-end;
     gap: 6px;
     padding: 16px 18px;
     border-radius: var(--agent-chat-radius);
     background: linear-gradient(170deg, color-mix(in srgb, var(--agent-chat-color-accent) 18%, var(--agent-chat-color-surface)),
       color-mix(in srgb, var(--agent-chat-color-accent) 5%, var(--agent-chat-color-surface)));
   }
+  /* The brand heads the band and the greeting closes it, as a tall band has room between. */
   .brand {
     width: 40px;
     height: 40px;
-    margin-bottom: 6px;
+    margin-bottom: auto;
     border-radius: 50%;
     object-fit: cover;
   }
@@ -78,7 +78,7 @@ export default css`
     color: var(--agent-chat-color-on-accent);
   }
   .greeting {
-    margin: 0;
+    margin: 10px 0 0;
     font-size: 1.4em;
     font-weight: 650;
     line-height: 1.25;
