@@ -10,10 +10,11 @@ export interface MenuItem {
 type Host = ReactiveControllerHost & HTMLElement;
 
 /**
- * The header's "More" menu: secondary actions (the transcript download) in one place instead
- * of a row of links above the composer. A menu button (WAI-ARIA menu pattern): Enter, Space or
- * a click opens it with the first item focused; arrows, Home and End move; Escape closes it and
- * returns to the button; Tab or a click elsewhere closes it. Without items there is no button.
+ * The header's "More": secondary actions (the transcript download) in one place instead of a row
+ * of links above the composer. A disclosure, not an ARIA menu: the items stay buttons (the UI
+ * contract names "Download conversation" a button) in the tab order. Opening it focuses the first
+ * item; Escape closes it and returns to "More"; focus or a press leaving it closes it. Without
+ * items there is no "More" at all.
  */
 export class MoreMenu implements ReactiveController {
   open = false;
@@ -23,63 +24,60 @@ export class MoreMenu implements ReactiveController {
   }
 
   hostDisconnected(): void {
-    document.removeEventListener('pointerdown', this.outside, true);
+    this.listen(false);
   }
 
-  private root(): ShadowRoot | null {
-    return this.host.shadowRoot;
-  }
-
-  private items(): HTMLElement[] {
-    return Array.from(this.root()?.querySelectorAll<HTMLElement>('.menu [role="menuitem"]') ?? []);
+  private listen(on: boolean): void {
+    if (on) document.addEventListener('pointerdown', this.outside, true);
+    else document.removeEventListener('pointerdown', this.outside, true);
   }
 
   private async setOpen(open: boolean, focus: 'first' | 'toggle' | 'none'): Promise<void> {
     this.open = open;
-    if (open) document.addEventListener('pointerdown', this.outside, true);
-    else document.removeEventListener('pointerdown', this.outside, true);
+    this.listen(open);
     this.host.requestUpdate();
     await this.host.updateComplete;
-    if (focus === 'first') this.items()[0]?.focus();
-    else if (focus === 'toggle') this.root()?.querySelector<HTMLElement>('.more-toggle')?.focus();
+    const root = this.host.shadowRoot;
+    if (focus === 'first') root?.querySelector<HTMLElement>('.menu button')?.focus();
+    else if (focus === 'toggle') root?.querySelector<HTMLElement>('.more-toggle')?.focus();
   }
 
-  /** A press outside the menu and its button closes it (focus stays where the press put it). */
+  /** Inside "More" or its list: the path of an event, or where focus went. */
+  private static inside(nodes: readonly EventTarget[]): boolean {
+    return nodes.some((node) => node instanceof HTMLElement && node.classList.contains('more'));
+  }
+
   private readonly outside = (event: Event) => {
-    const inside = event.composedPath().some((node) => node instanceof HTMLElement && node.classList.contains('more'));
-    if (!inside) void this.setOpen(false, 'none');
+    if (!MoreMenu.inside(event.composedPath())) void this.setOpen(false, 'none');
+  };
+
+  /** Tab (or anything) taking focus elsewhere closes it; focus going nowhere (a press) is the press's business. */
+  private readonly focusout = (event: FocusEvent) => {
+    const next = event.relatedTarget;
+    if (this.open && next instanceof Node && !(event.currentTarget as HTMLElement).contains(next)) void this.setOpen(false, 'none');
   };
 
   private readonly keydown = (event: KeyboardEvent) => {
-    const items = this.items();
-    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
-    const next = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: items.length - 1 }[event.key];
-    if (next !== undefined) {
-      event.preventDefault();
-      items[(next + items.length) % items.length]?.focus();
-    } else if (event.key === 'Escape') {
-      // The menu is the innermost layer: Escape closes it, not the panel.
-      event.preventDefault();
-      event.stopPropagation();
-      void this.setOpen(false, 'toggle');
-    } else if (event.key === 'Tab') {
-      void this.setOpen(false, 'none');
-    }
+    if (event.key !== 'Escape' || !this.open) return;
+    // The list is the innermost layer: Escape closes it, not the panel.
+    event.preventDefault();
+    event.stopPropagation();
+    void this.setOpen(false, 'toggle');
   };
 
   render(label: string, items: readonly MenuItem[]) {
     if (!items.length) {
-      // Nothing left to offer (an answer started streaming): the menu is closed, not re-rendered.
+      // Nothing left to offer (an answer started streaming): closed, not re-rendered.
       this.open = false;
-      document.removeEventListener('pointerdown', this.outside, true);
+      this.listen(false);
       return nothing;
     }
-    return html`<div class="more">
-      <button class="icon-button more-toggle" type="button" aria-label=${label} title=${label} aria-haspopup="menu"
+    return html`<div class="more" @keydown=${this.keydown} @focusout=${this.focusout}>
+      <button class="icon-button more-toggle" type="button" aria-label=${label} title=${label}
         aria-expanded=${this.open ? 'true' : 'false'} aria-controls="more-menu" @click=${() => void this.setOpen(!this.open, this.open ? 'none' : 'first')}>${icon('more')}</button>
       ${this.open
-        ? html`<div id="more-menu" class="menu" part="menu" role="menu" aria-label=${label} @keydown=${this.keydown}>
-            ${items.map((item) => html`<button type="button" role="menuitem" tabindex="-1" @click=${() => {
+        ? html`<div id="more-menu" class="menu" part="menu">
+            ${items.map((item) => html`<button type="button" @click=${() => {
               void this.setOpen(false, 'toggle');
               item.run();
             }}>${icon(item.icon)}<span>${item.label}</span></button>`)}

@@ -128,8 +128,7 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
       expect(rootButton(el, 'Download conversation')).toBeUndefined();
       rootButton(el, 'More')!.click();
       await el.updateComplete;
-      const item = Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[role="menuitem"]')).find((b) => b.textContent?.trim() === 'Download conversation')!;
-      item.click();
+      rootButton(el, 'Download conversation')!.click();
       expect(await saved[0].text()).toBe(markdown);
       expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('conversation.md');
     } finally {

@@ -9,7 +9,7 @@ import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js
 
 const headerButton = (el: AgentChat, name: string) =>
   Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find((b) => b.getAttribute('aria-label') === name);
-const menuItems = (el: AgentChat) => Array.from(el.shadowRoot!.querySelectorAll<HTMLElement>('[role="menu"] [role="menuitem"]'));
+const menuItems = (el: AgentChat) => Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('#more-menu button'));
 const answers = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant');
 const actionsOf = (answer: Element) => answer.shadowRoot!.querySelector<HTMLElement>('.actions')!;
 const opacity = (element: Element) => getComputedStyle(element).opacity;
@@ -31,7 +31,7 @@ describe('<agent-chat> header "More" menu', () => {
     expect(el.shadowRoot!.querySelector('.agent-bar')).toBeNull();
   });
 
-  test('opens from the keyboard with its first item focused; arrows move, Escape returns to the button and leaves the panel open', async ({ worker }) => {
+  test('opens from the keyboard with its first button focused; Escape returns to "More" and leaves the panel open; Tab away closes it', async ({ worker }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
@@ -39,19 +39,25 @@ describe('<agent-chat> header "More" menu', () => {
     await settled(el);
     expect(el.shadowRoot!.querySelector('.agent-bar')).toBeNull();
     const more = headerButton(el, 'More')!;
-    expect(more.getAttribute('aria-haspopup')).toBe('menu');
     expect(more.getAttribute('aria-expanded')).toBe('false');
+    expect(more.getAttribute('aria-controls')).toBe('more-menu');
     more.focus();
     await userEvent.keyboard('{Enter}');
     await expect.poll(() => menuItems(el).length).toBe(1);
     expect(more.getAttribute('aria-expanded')).toBe('true');
-    expect(deepActiveElement()).toBe(menuItems(el)[0]);
-    expect(menuItems(el)[0].textContent?.trim()).toBe('Download conversation');
-    await userEvent.keyboard('{ArrowDown}');
-    expect(deepActiveElement()).toBe(menuItems(el)[0]); // one item: the arrows wrap onto it
+    // The UI contract's "Download conversation" button, reached by role and name.
+    const download = menuItems(el)[0];
+    expect(download.textContent?.trim()).toBe('Download conversation');
+    expect(deepActiveElement()).toBe(download);
     await userEvent.keyboard('{Escape}');
     await expect.poll(() => menuItems(el).length).toBe(0);
     expect(deepActiveElement()).toBe(more);
+    expect(el.opened).toBe(true);
+    // Tab leaving it closes it too.
+    await userEvent.keyboard('{Enter}');
+    await expect.poll(() => menuItems(el).length).toBe(1);
+    await userEvent.keyboard('{Tab}');
+    await expect.poll(() => menuItems(el).length).toBe(0);
     expect(el.opened).toBe(true);
   });
 

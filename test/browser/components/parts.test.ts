@@ -30,9 +30,9 @@ describe('<agent-chat> CSS parts', () => {
     await el.send('How do I theme it?');
     await settled(el);
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['failed', 'sent', 'complete']);
-    el.shadowRoot!.querySelector<HTMLButtonElement>('.more-toggle')!.click();
     sidebarToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.textContent).toContain('Sign in to see your past conversations.');
+    el.shadowRoot!.querySelector<HTMLButtonElement>('.more-toggle')!.click();
     await settled(el);
     // A chat with no way to get a session shows the `error` notice.
     const unconfigured = await fixture<AgentChat>(html`<agent-chat mode="inline" project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID}></agent-chat>`);
