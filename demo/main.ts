@@ -14,10 +14,22 @@ const themeSelect = document.querySelector<HTMLSelectElement>('#theme')!;
 ownerSelect.value = readOwner();
 document.cookie = `${OWNER_COOKIE}=${ownerSelect.value}; path=/; SameSite=Lax`;
 
+/**
+ * The signed-in visitor's owner key, as a site's page template renders it into `owner-key`: the
+ * widget then knows who is here before any session (the start screen offers their latest
+ * conversations, and another visitor's remembered ones are never shown).
+ */
+async function applyOwnerKey(): Promise<void> {
+  const { ownerKey } = await (await fetch('/api/owner-key')).json() as { ownerKey: string };
+  for (const chat of chats()) chat.ownerKey = ownerKey;
+}
+void applyOwnerKey();
+
 // The "login" is a cookie only the demo server reads; a new owner means a new session.
 ownerSelect.addEventListener('change', () => {
   document.cookie = `${OWNER_COOKIE}=${ownerSelect.value}; path=/; SameSite=Lax`;
-  for (const chat of chats()) chat.clearSession();
+  for (const chat of chats()) void chat.clearSession();
+  void applyOwnerKey();
 });
 
 function applyTheme(): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
-import { createSessionHandler, toNodeHandler } from '../server/node.js';
+import { createSessionHandler, ownerKey, toNodeHandler } from '../server/node.js';
 import { nodeConsole, scryptPasswords } from '../service/console-node.js';
 import { createReferenceService, DemoAgent, type Storage } from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
@@ -15,6 +15,8 @@ export const DEMO = {
   /** The embedded database: the demo's conversations survive a restart of `npm run demo`. */
   dataDir: '.data/demo',
   sessionPath: '/api/agent-session',
+  /** What a site's page template would render into `owner-key` for the signed-in visitor. */
+  ownerKeyPath: '/api/owner-key',
   ownerCookie: 'demo_user',
   owners: ['alice', 'bob'],
   /** The console's local account; its password is made on first run and kept beside the data. */
@@ -83,20 +85,23 @@ export function demoServices(): Plugin {
       server.config.logger.info(`  ➜  Console: ${base}${DEMO.servicePath}/console/  (sign in as ${DEMO.consoleUser} / ${password})`);
     });
     server.httpServer?.once('close', () => void service.close());
+    const signedIn = (request: Request) => {
+      const owner = readCookie(request.headers.get('Cookie'), DEMO.ownerCookie);
+      return owner && (DEMO.owners as readonly string[]).includes(owner) ? owner : null;
+    };
     const sessionHandler = createSessionHandler({
       apiKey: DEMO.apiKey,
       projectId: DEMO.projectId,
       baseUrl: `http://127.0.0.1${DEMO.servicePath}`,
-      getOwnerId: (request) => {
-        const owner = readCookie(request.headers.get('Cookie'), DEMO.ownerCookie);
-        return owner && (DEMO.owners as readonly string[]).includes(owner) ? owner : null;
-      },
+      getOwnerId: signedIn,
       // In process: the demo needs no second port, and the path is the same as over HTTP.
       fetch: (input, init) => service.handle(new Request(input, init)),
     });
     // toNodeHandler passes the socket's address to both, for their per-address limits.
     server.middlewares.use(DEMO.servicePath, toNodeHandler(service.handle));
     server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
+    // A real page renders this server-side (ownerKey() from agent-chat/server); the static demo asks for it.
+    server.middlewares.use(DEMO.ownerKeyPath, toNodeHandler(async (request) => Response.json({ ownerKey: await ownerKey(signedIn(request), DEMO.apiKey) })));
     server.middlewares.use('/dist', toNodeHandler(serveBuiltFile));
   }
   return {
