@@ -2,6 +2,7 @@
 import { afterEach, describe, expect } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
+import { expect as chaiExpect } from '@open-wc/testing';
 import { test } from '../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
 import { deepActiveElement, fixtureChat, messagesOf, settled } from '../../helpers/chat-fixture.js';
@@ -83,6 +84,7 @@ describe('<agent-chat> the action row', () => {
     const [older, latest] = answers(el);
     expect(opacity(actionsOf(latest))).toBe('1');
     await expect.poll(() => opacity(actionsOf(older))).toBe('0');
+    await chaiExpect(el).to.be.accessible();
     await page.elementLocator(older.shadowRoot!.querySelector('.content')!).hover();
     await expect.poll(() => opacity(actionsOf(older))).toBe('1');
     await page.elementLocator(el.shadowRoot!.querySelector('h2')!).hover();
