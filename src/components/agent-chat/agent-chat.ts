@@ -19,14 +19,13 @@ import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
 import { icon, type IconName } from '../icons.js';
 import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+import { ModalPanel } from './modal-panel.js';
 import { MoreMenu, moreMenuStyles } from './more-menu.js';
-import { ViewportController, lockPageScroll } from './viewport-controller.js';
+import { ViewportController } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
 
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */
 const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
-/** Where the floating panel fills the screen (its styles agree): then it is modal. */
-const phoneSized = () => globalThis.matchMedia?.('(max-width: 480px)').matches ?? false;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -171,6 +170,12 @@ export class AgentChat extends LitElement {
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   private readonly more = new MoreMenu(this);
+  private readonly modalPanel = new ModalPanel(this, {
+    open: () => this.mode !== 'inline' && this.opened,
+    panel: () => this.panel,
+    first: () => this.historyToggle,
+    last: () => this.composer?.lastControl ?? null,
+  });
 
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
@@ -193,14 +198,7 @@ export class AgentChat extends LitElement {
   }
 
   override updated(): void {
-    // Only the full-screen (phone) panel hides the page; a floating one leaves it usable.
-    lockPageScroll(this.modal());
     void this.loadRecent();
-  }
-
-  /** The floating panel on a phone-sized screen covers the page: it is modal, and keeps focus. */
-  private modal(): boolean {
-    return this.mode !== 'inline' && this.opened && phoneSized();
   }
 
   /**
@@ -217,11 +215,6 @@ export class AgentChat extends LitElement {
     if (!wanted()) return;
     await this.chat.session.hydrated;
     if (wanted()) await this.chat.session.loadThreads(false);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    lockPageScroll(false);
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
@@ -355,23 +348,11 @@ export class AgentChat extends LitElement {
   }
 
   /**
-   * Escape closes the innermost layer: a confirmation or the menu (they handle it), the drawer,
-   * the panel. A modal panel keeps Tab inside: past its last control (Send) focus wraps to its
-   * first (Conversations), and back.
+   * Escape closes the innermost layer: a confirmation or "More" (they handle it), the drawer,
+   * the panel. A modal (phone) panel keeps Tab inside.
    */
   private handleKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Tab' && this.modal()) {
-      const first = this.historyToggle;
-      const last = this.composer?.lastControl;
-      const from = event.composedPath()[0];
-      const to = event.shiftKey ? (from === first || from === this.panel ? last : null) : from === last ? first : null;
-      if (to) {
-        event.preventDefault();
-        to.focus();
-      }
-      return;
-    }
-    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    if (this.modalPanel.wrapTab(event) || event.key !== 'Escape' || event.defaultPrevented) return;
     if (this.isDrawer()) {
       event.stopPropagation();
       void this.setHistory(false);
@@ -391,7 +372,7 @@ export class AgentChat extends LitElement {
     const heading = this.heading || t('title');
     const history = snapshot.historyVisible;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-modal=${this.modal() ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
+      aria-modal=${this.modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
       @agent-chat-tool-decide=${this.handleToolDecide}
       @agent-chat-outbox-cancel=${this.handleOutboxCancel}>
       <header part="header">
