@@ -49,12 +49,12 @@ export default css`
     flex: 1;
     display: flex;
     flex-direction: column;
-    gap: 14px;
+    gap: 12px;
     color: var(--agent-chat-color-text);
   }
   .hero {
     flex: 1 0 auto;
-    min-height: 120px;
+    min-height: 104px;
     display: flex;
     flex-direction: column;
     gap: 6px;
@@ -65,8 +65,8 @@ export default css`
   }
   /* The brand heads the band and the greeting closes it, as a tall band has room between. */
   .brand {
-    width: 40px;
-    height: 40px;
+    width: 36px;
+    height: 36px;
     margin-bottom: auto;
     border-radius: 50%;
     object-fit: cover;
@@ -130,8 +130,8 @@ export default css`
   }
   .recent button {
     display: grid;
-    gap: 2px;
-    padding: 8px 14px;
+    gap: 0;
+    padding: 7px 14px;
   }
   .recent-title,
   .recent-meta {
