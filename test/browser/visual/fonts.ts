@@ -1,6 +1,7 @@
 import '@fontsource-variable/noto-sans/wght.css';
 import '@fontsource-variable/noto-sans/wght-italic.css';
 import '@fontsource-variable/noto-sans-arabic/wght.css';
+import '@fontsource-variable/noto-sans-hebrew/wght.css';
 import monoLatin from '@fontsource-variable/noto-sans-mono/files/noto-sans-mono-latin-wght-normal.woff2?url';
 import monoLatinExt from '@fontsource-variable/noto-sans-mono/files/noto-sans-mono-latin-ext-wght-normal.woff2?url';
 
@@ -11,7 +12,7 @@ import monoLatinExt from '@fontsource-variable/noto-sans-mono/files/noto-sans-mo
  * (`ui-monospace`, which Chromium on Linux matches as a plain family name). Every face is loaded
  * before the first screenshot, and `platformFonts` proves no glyph came from elsewhere.
  */
-const TEXT_FONTS = "'Noto Sans Variable', 'Noto Sans Arabic Variable'";
+const TEXT_FONTS = "'Noto Sans Variable', 'Noto Sans Arabic Variable', 'Noto Sans Hebrew Variable'";
 
 export async function useShippedFonts(): Promise<void> {
   const mono = [
