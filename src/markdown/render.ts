@@ -135,10 +135,12 @@ function renderTable(table: Tokens.Table): TemplateResult {
   </div>`;
 }
 
-function renderList(list: Tokens.List): TemplateResult {
+/** A top-level list finds its direction (bullets on its side); nested ones follow it. */
+function renderList(list: Tokens.List, top: boolean): TemplateResult {
   const items = list.items.map((item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`);
   const start = list.start === '' || list.start === 1 ? nothing : list.start;
-  return list.ordered ? html`<ol start=${start} dir="auto">${items}</ol>` : html`<ul dir="auto">${items}</ul>`;
+  const dir = top ? 'auto' : nothing;
+  return list.ordered ? html`<ol start=${start} dir=${dir}>${items}</ol>` : html`<ul dir=${dir}>${items}</ul>`;
 }
 
 function renderBlock(token: Token, top: boolean): Out {
@@ -156,7 +158,8 @@ function renderBlock(token: Token, top: boolean): Out {
       // Block text is a tight list item's content; only at the top does it need a paragraph.
       return top ? html`<p dir="auto">${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
     case 'blockquote':
-      return html`<blockquote dir="auto">${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
+      // No dir of its own: its paragraphs have one, and 200 nested quotes would each resolve it.
+      return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;
     case 'code':
       return renderCode(token as Tokens.Code, t);
     case 'hr':
@@ -164,7 +167,7 @@ function renderBlock(token: Token, top: boolean): Out {
     case 'checkbox':
       return renderInline(token);
     case 'list':
-      return renderList(token as Tokens.List);
+      return renderList(token as Tokens.List, top);
     case 'table':
       return renderTable(token as Tokens.Table);
     case 'html':
