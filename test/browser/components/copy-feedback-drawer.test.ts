@@ -71,6 +71,9 @@ describe('<agent-chat> feedback', () => {
     expect(thanks.textContent).toBe('Thanks for your feedback!');
     expect(thanks.classList.contains('visually-hidden')).toBe(false);
     expect(thanks.getBoundingClientRect().width).toBeGreaterThan(50);
+    // Both went: the downvote at once, then again with its reasons (§8). Waiting for them keeps
+    // this test's requests out of the next one's backend.
+    await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).length).toBe(2);
   });
 
   test('Cancel closes the form without sending reasons', async ({ worker }) => {
@@ -86,9 +89,14 @@ describe('<agent-chat> feedback', () => {
     await settled(el);
     expect(root.querySelector('form.reasons')).toBeNull();
     // The downvote itself went at once (§8); no second one with reasons followed.
-    await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).length).toBe(1);
+    const about = answerRoot(el).host as unknown as { message: { questionAnswerId: string } };
+    const mine = async () => {
+      const bodies = await Promise.all(backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()));
+      return bodies.filter((b) => b.question_answer_id === about.message.questionAnswerId);
+    };
+    await expect.poll(async () => (await mine()).length).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/'))).toHaveLength(1);
+    expect((await mine()).map((b) => b.comment ?? null)).toEqual([null]);
   });
 });
 
