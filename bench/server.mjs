@@ -9,20 +9,26 @@ const ANSWERS = {
   'bench:10k': realisticMarkdown(10_000),
   'bench:200k': realisticMarkdown(200_000),
   'bench:short': 'A short answer with **one** bold word.',
+  'bench:4k': realisticMarkdown(4_000),
   'bench:hostile': hostileMarkdown(),
 };
 
-function longThread() {
+/** Threads of 10 and 1,000 messages, answers of ~600 bytes of realistic markdown. */
+const THREAD_SIZES = { th_10: 10, th_1000: 1000 };
+const THREAD_TITLES = { th_10: 'A short conversation', th_1000: 'A long conversation' };
+
+function longThread(id) {
   const text = realisticMarkdown(600);
-  const messages = Array.from({ length: 500 }, (_, i) => ({
-    id: `m${i}`,
+  const messages = Array.from({ length: THREAD_SIZES[id] }, (_, i) => ({
+    id: `${id}-m${i}`,
     role: i % 2 ? 'assistant' : 'user',
     content: i % 2 ? text : `Question number ${i / 2 + 1}?`,
     sources: [],
     created_at: '2026-11-21T09:00:00.000000Z',
     status: 'complete',
+    ...(i % 2 ? { question_answer_id: `${id}-qa${i}` } : {}),
   }));
-  return { id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
+  return { id, title: THREAD_TITLES[id], created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
 }
 
 /** A content page with the launcher snippet pasted in (`iife`, `loader`, `es`) or without it (`none`). */
@@ -62,19 +68,22 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
       return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ token: `t${counts.session}`, expiresAt: Date.now() + 3_600_000 }));
     }
     if (url.pathname === '/agent/v1/projects/p/agent/threads/') {
-      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ threads: [{ id: 'th_long', title: 'A long conversation', created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z' }], next_cursor: null }));
+      const threads = Object.keys(THREAD_SIZES).map((id) => ({ id, title: THREAD_TITLES[id], created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z' }));
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ threads, next_cursor: null }));
     }
-    if (url.pathname === '/agent/v1/projects/p/agent/threads/th_long/') {
-      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(longThread()));
+    const thread = /^\/agent\/v1\/projects\/p\/agent\/threads\/(th_\d+)\/$/.exec(url.pathname)?.[1];
+    if (thread && THREAD_SIZES[thread]) {
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(longThread(thread)));
     }
     if (url.pathname === '/agent/v1/projects/p/agent/chat/') {
       counts.chat += 1;
       let body = '';
       for await (const chunk of req) body += chunk;
-      const { message } = JSON.parse(body);
+      const { message, thread_id: threadId } = JSON.parse(body);
       const parts = deltas(ANSWERS[message] ?? ANSWERS['bench:short']);
+      const thread = threadId ?? 'th_bench';
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.write(record('stream_start', { thread_id: 'th_bench' }));
+      res.write(record('stream_start', { thread_id: thread, question_answer_id: `qa${counts.chat}` }));
       const started = performance.now();
       let sent = 0;
       await new Promise((resolve) => {
@@ -87,7 +96,7 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
         tick();
       });
       streams.push({ chunks: parts.length, bytes: parts.join('').length, durationMs: performance.now() - started });
-      return res.end(record('identifiers', { thread_id: 'th_bench', question_answer_id: `qa${counts.chat}` }, true));
+      return res.end(record('identifiers', { thread_id: thread, question_answer_id: `qa${counts.chat}` }, true));
     }
     res.writeHead(404).end();
   });
