@@ -1,4 +1,4 @@
-import { Lexer, type Token, type TokensList } from 'marked';
+import { Lexer, Tokenizer, type Token, type TokensList } from 'marked';
 import { whenIdle } from '../internal/when-idle.js';
 
 /** A block token of the markdown (marked's lexer shape). */
@@ -26,7 +26,69 @@ const MAX_QUOTE_DEPTH = 8;
 /** List items indented past this many columns (8 levels of 4) are held at that depth. */
 const MAX_ITEM_INDENT = 32;
 
-const OPTIONS = { gfm: true, breaks: false, silent: true } as const;
+/**
+ * Delimiter runs an emphasis opener looks through for its closer, about. marked's emphasis rule
+ * walks every later `*`/`_` run of the paragraph for each opener, so a paragraph made of
+ * thousands of unmatched runs (`__a__a…`, `_a_…`, `*a*a…`) costs quadratic time: 1 s for 32 KB.
+ * A paragraph with more runs than this is searched within a window that holds about this many
+ * runs (at least this many characters): each opener then does bounded work. Prose never comes
+ * near: a paragraph with 64 runs or fewer is searched whole, and the window of a denser one is
+ * still far longer than any emphasis a writer closes.
+ */
+const EMPHASIS_REACH = 64;
+
+/** marked's tokenizer with the emphasis search bounded (see EMPHASIS_REACH). */
+class BoundedTokenizer extends Tokenizer {
+  /** Window length per masked paragraph; a lex() call starts afresh. */
+  readonly reach = new Map<string, number>();
+
+  override emStrong(src: string, maskedSrc: string, prevChar = ''): ReturnType<Tokenizer['emStrong']> {
+    let reach = this.reach.get(maskedSrc);
+    if (reach === undefined) {
+      let runs = 0;
+      for (const _ of maskedSrc.matchAll(/[*_]+/g)) runs += 1;
+      reach = runs <= EMPHASIS_REACH ? Infinity : Math.floor((EMPHASIS_REACH * maskedSrc.length) / runs);
+      this.reach.set(maskedSrc, reach);
+    }
+    if (src.length <= reach) return super.emStrong(src, maskedSrc, prevChar);
+    // The same position in a shorter paragraph: marked finds where it is by the lengths'
+    // difference and looks back only over the run before it and two characters more.
+    const at = maskedSrc.length - src.length;
+    let from = at;
+    while (from > 0 && maskedSrc[from - 1] === src[0]) from -= 1;
+    return super.emStrong(src.slice(0, reach), maskedSrc.slice(Math.max(0, from - 2), at + reach), prevChar);
+  }
+}
+
+const tokenizer = new BoundedTokenizer();
+const OPTIONS = { gfm: true, breaks: false, silent: true, tokenizer } as const;
+
+/**
+ * GFM's e-mail autolinks look ahead from every position through the whole run of characters an
+ * address may hold (`[a-zA-Z0-9._+-…]+@`), and `_`, `*` and letters are all such characters:
+ * `__a__a…` or `_a_ _a_…` made each position read to the end of the paragraph (1-4 s for 32 KB).
+ * An address's local part has at most 64 characters (RFC 5321), so the look-ahead stops there.
+ */
+const LOCAL_PART = "[a-zA-Z0-9.!#$%&'*+\\/=?_`{\\|}~-]+@";
+const URL_LOCAL_PART = '^[A-Za-z0-9._+-]+(@)';
+
+function bounded(pattern: RegExp, unbounded: string): RegExp {
+  const bound = unbounded.replace(/\]\+(@|\(@\))$/, ']{1,64}$1');
+  // A later marked that writes these rules differently is left as it is (and the hostile-input tests say so).
+  return new RegExp(pattern.source.replaceAll(unbounded, bound), pattern.flags);
+}
+
+type Rules = Tokenizer['rules'];
+let boundedRules: { from: Rules['inline']; rules: Rules } | undefined;
+
+/** The rules the lexer just gave the tokenizer, with the e-mail look-aheads bounded. */
+function withBoundedAutolinks(rules: Rules): Rules {
+  if (boundedRules?.from !== rules.inline) {
+    const inline = { ...rules.inline, text: bounded(rules.inline.text, LOCAL_PART), url: bounded(rules.inline.url, URL_LOCAL_PART) };
+    boundedRules = { from: rules.inline, rules: { ...rules, inline } };
+  }
+  return boundedRules.rules;
+}
 
 const DEEP_QUOTE = new RegExp(`^((?:[ \\t]*>){${MAX_QUOTE_DEPTH}})([ \\t>]+)`, 'gm');
 const DEEP_ITEM = new RegExp(`^([ \\t>]{${MAX_ITEM_INDENT}})([ \\t]+)((?:[-+*]|\\d{1,9}[.)])(?:[ \\t].*)?)$`, 'gm');
@@ -51,8 +113,14 @@ export function defuseNesting(text: string): string {
  */
 export function lex(text: string, links?: LinkMap): TokensList {
   const lexer = new Lexer(OPTIONS);
+  tokenizer.rules = withBoundedAutolinks(tokenizer.rules);
   if (links) Object.assign(lexer.tokens.links, links);
-  return lexer.lex(defuseNesting(text));
+  tokenizer.reach.clear();
+  try {
+    return lexer.lex(defuseNesting(text));
+  } finally {
+    tokenizer.reach.clear();
+  }
 }
 
 const TEXT_ONLY = new Set(['text', 'escape', 'space', 'def']);
@@ -70,11 +138,30 @@ export function elementCount(token: MarkdownNode): number {
   return count;
 }
 
-/** Where the markdown part of an answer ends: at the limit, moved back to a line start. */
+/**
+ * Past this many markup characters an answer's markdown also ends. marked spends about a
+ * microsecond per inline token, and text that is nothing but syntax (`__a__a…`, `*a*a…`) makes
+ * a token every two or three characters: 32 KB of it costs 30-40 ms on a loaded 2-core machine,
+ * too close to a long task. A real 32 KB answer holds about 1,400 of these characters.
+ */
+export const MARKUP_LIMIT = 4096;
+
+/** Characters that can start or end inline syntax (emphasis, code, links, escapes, entities, autolinks). */
+const MARKUP = new Set([...'*_~`[]\\<!&@'].map((c) => c.charCodeAt(0)));
+
+/**
+ * Where the markdown part of an answer ends: at MARKDOWN_LIMIT characters or MARKUP_LIMIT markup
+ * characters, whichever comes first, moved back to a line start. The end never moves once the
+ * text has reached it, so a streaming answer settles there.
+ */
 export function markdownEnd(text: string): number {
-  if (text.length <= MARKDOWN_LIMIT) return text.length;
-  const lineStart = text.lastIndexOf('\n', MARKDOWN_LIMIT) + 1;
-  return lineStart > MARKDOWN_LIMIT / 2 ? lineStart : MARKDOWN_LIMIT;
+  let limit = Math.min(text.length, MARKDOWN_LIMIT);
+  for (let i = 0, markup = 0; i < limit; i += 1) {
+    if (MARKUP.has(text.charCodeAt(i)) && ++markup > MARKUP_LIMIT) limit = i;
+  }
+  if (limit === text.length) return limit;
+  const lineStart = text.lastIndexOf('\n', limit) + 1;
+  return lineStart > limit / 2 ? lineStart : limit;
 }
 
 /** Small texts that between them run every regular expression an answer is likely to need. */

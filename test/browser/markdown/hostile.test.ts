@@ -31,6 +31,16 @@ const HOSTILE: Record<string, string> = {
   'e-mail-like runs': repeat('a@b.'),
   'entities': repeat('&#'),
   'backslashes': repeat('\\'),
+  // Openers without closers, one paragraph long: each delimiter run once looked for its closer
+  // through the whole rest of the paragraph.
+  'double underscores before words': repeat('__a'),
+  'double asterisks before words': repeat('**a'),
+  'asterisks before words': repeat('*a'),
+  'double tildes before words': repeat('~~a'),
+  'underscore-wrapped words': repeat('_a_'),
+  'bracketed words': repeat('[a]'),
+  'backticks before words': repeat('`a'),
+  'openers with one closer at the very end': `${repeat('**a ', SIZE - 3)}a**`,
 };
 
 /**
@@ -49,6 +59,26 @@ function leastMs(run: () => void, runs = 5): number {
   );
 }
 
+/**
+ * The longest single update (parse + render) while `text` streams in, in `steps` deltas. Each
+ * step is timed in `runs` streamed runs and its least time kept (as leastMs does), so a pause
+ * from another process lands on one run of a step, not on the figure.
+ */
+function longestStreamingMs(text: string, container: HTMLElement, steps = 40, runs = 3): number {
+  const least = Array.from({ length: steps }, () => Infinity);
+  for (let run = 0; run < runs; run += 1) {
+    const markdown = new IncrementalMarkdown();
+    renderView({ groups: [], tail: [], overflow: [] }, container);
+    for (let i = 1; i <= steps; i += 1) {
+      const end = Math.round((text.length * i) / steps);
+      const start = performance.now();
+      renderView(i === steps ? markdown.finish(text) : markdown.update(text.slice(0, end)), container);
+      least[i - 1] = Math.min(least[i - 1], performance.now() - start);
+    }
+  }
+  return Math.max(...least);
+}
+
 describe('markdown on hostile input', () => {
   const container = document.createElement('div');
   document.body.append(container);
@@ -64,5 +94,11 @@ describe('markdown on hostile input', () => {
     // Nothing is lost: every character of the answer is still on the page, formatted or not.
     const shown = container.textContent!.replace(/\s/g, '').length;
     expect(shown).toBeGreaterThan(text.replace(/[\s>`*_~|\\#-]/g, '').length * 0.5);
+  });
+
+  it.each(Object.entries(HOSTILE))('streams %s (64 KB) with no update over 50 ms', (_, text) => {
+    const ms = longestStreamingMs(text, container);
+    console.info(`${_}, streaming: ${ms.toFixed(1)} ms`);
+    expect(ms).toBeLessThan(50);
   });
 });

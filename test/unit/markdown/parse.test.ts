@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defuseNesting, elementCount, lex, markdownEnd, MARKDOWN_LIMIT } from '../../../src/markdown/parse.js';
+import { defuseNesting, elementCount, lex, markdownEnd, MARKDOWN_LIMIT, MARKUP_LIMIT } from '../../../src/markdown/parse.js';
 
 const depth = (tokens: readonly { type: string; tokens?: unknown; items?: unknown }[], type: string): number =>
   Math.max(0, ...tokens.map((t) => (t.type === type ? 1 : 0) + depth([...((t.tokens as []) ?? []), ...((t.items as []) ?? [])], type)));
@@ -39,5 +39,37 @@ describe('markdownEnd', () => {
     expect(end).toBeGreaterThan(MARKDOWN_LIMIT - 16);
     expect(text[end - 1]).toBe('\n');
     expect(markdownEnd('short')).toBe(5);
+  });
+
+  it('ends the markdown of text that is mostly syntax after MARKUP_LIMIT markup characters', () => {
+    const text = '__a'.repeat(10_000);
+    const end = markdownEnd(text);
+    expect(text.slice(0, end).match(/_/g)!.length).toBe(MARKUP_LIMIT);
+    // Streaming: the end stays where it is as the text grows.
+    expect(markdownEnd(text + '__a'.repeat(100))).toBe(end);
+    expect(markdownEnd(text.slice(0, end + 1))).toBe(end);
+  });
+
+  it('keeps a real answer whole: its markup is far below the limit', () => {
+    const answer = 'Use **bold**, `code`, [links](https://x.test) and _emphasis_ as agents do.\n\n'.repeat(300);
+    expect(answer.length).toBeLessThan(MARKDOWN_LIMIT);
+    expect(markdownEnd(answer)).toBe(answer.length);
+  });
+});
+
+describe('lex on dense emphasis', () => {
+  it('still pairs emphasis near its opener in a paragraph with thousands of delimiter runs', () => {
+    const text = `${'**a '.repeat(2000)}**bold** and _em_ a**`;
+    type Node = { type: string; text: string; tokens?: Node[] };
+    const marks: string[] = [];
+    const walk = (nodes: Node[] = []) => nodes.forEach((t) => (t.type === 'strong' || t.type === 'em' ? marks.push(`${t.type}:${t.text}`) : undefined, walk(t.tokens)));
+    walk(lex(text) as unknown as Node[]);
+    expect(marks).toContain('strong:bold');
+    expect(marks).toContain('em:em');
+  });
+
+  it('bounds the e-mail look-ahead at a 64-character local part and still links a real address', () => {
+    const link = (lex('Write to help.desk@example.com today.')[0] as unknown as { tokens: { type: string; href?: string }[] }).tokens.find((t) => t.type === 'link');
+    expect(link?.href).toBe('mailto:help.desk@example.com');
   });
 });
