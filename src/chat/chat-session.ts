@@ -3,7 +3,7 @@ import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
-import { DeviceMemory, type Remembered } from './device-memory.js';
+import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ClientTool } from './tools.js';
@@ -92,6 +92,16 @@ export class ChatSession {
   private opening?: AbortController;
   private pageKey = '';
   private queued: QueuedMessage[] = [];
+  private visible = false;
+  /** Between connect() and disconnect(): only then may this session take an answer over or send a queued follow-up. */
+  private connected = false;
+  private historyChosen = false;
+  /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
+  private confirming = false;
+  /** Releases the lock this tab holds while it streams an answer (see holdAnswer). */
+  private releaseAnswer?: () => void;
+  /** The answer another tab streams that this tab waits to take over, by id. */
+  private takingOver?: string;
 
   constructor(
     private readonly options: ChatSessionOptions,
@@ -105,6 +115,13 @@ export class ChatSession {
     this.conversation = new Conversation(client, {
       ...hooks,
       onChange: () => this.publish(),
+      onAnswerStart: (detail) => {
+        hooks.onAnswerStart?.(detail);
+        // The question, its thread and the answer's id go to the device at once: a reload (or
+        // another tab) a moment later reattaches to the answer or follows it.
+        void this.memory.flush();
+      },
+      onBusy: (busy) => this.holdAnswer(busy),
       onAnswerEnd: (detail) => {
         hooks.onAnswerEnd?.(detail);
         this.sendQueued();
@@ -134,14 +151,17 @@ export class ChatSession {
         owned: this.directory.owned,
         queued: this.queued,
       }),
-      restoreDevice: ({ drafts, historyVisible, open, queued }) => {
-        if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = drafts;
-        if (!this.queued.length) this.queued = queued.slice(0, MAX_QUEUED);
-        this.historyVisible = historyVisible;
+      restorePanel: ({ historyVisible, open }) => {
+        // The visitor (or the page) may have opened or closed the list before the device answered.
+        if (!this.historyChosen) this.historyVisible = historyVisible;
         hooks.onPanelRestored?.(open);
         this.publish();
       },
-      restoreConversations: (remembered) => this.restore(remembered),
+      restoreConversations: (remembered, how) => (how === 'follow' ? this.follow(remembered) : this.restore(remembered)),
+      confirmOwner: () => {
+        this.confirming = true;
+        this.confirmOwner();
+      },
       wipedElsewhere: () => this.forget('other-tab'),
     });
     this.current = this.build();
@@ -158,6 +178,7 @@ export class ChatSession {
 
   /** Starts remembering: reads the device once, follows other tabs' wipes. */
   connect(): void {
+    this.connected = true;
     this.syncConfig();
     if (typeof addEventListener === 'function') addEventListener('online', this.online);
     this.memory.open(this.options.scope());
@@ -170,6 +191,7 @@ export class ChatSession {
   }
 
   disconnect(): void {
+    this.connected = false;
     if (typeof removeEventListener === 'function') removeEventListener('online', this.online);
     this.conversation.dispose();
     this.memory.close();
@@ -185,9 +207,18 @@ export class ChatSession {
     this.memory.setPanelOpen(open);
   }
 
-  /** Picks up another tab's list when this tab comes back into view. */
+  /**
+   * Whether the visitor can see the conversation (the panel is open, or the chat is inline):
+   * the moment a remembered conversation of a named owner may cost a session to confirm.
+   */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.confirmOwner();
+  }
+
+  /** Picks up another tab's state when this tab comes back into view. */
   revisit(): void {
-    void this.memory.revisit();
+    void this.memory.revisit(true);
   }
 
   /**
@@ -212,7 +243,7 @@ export class ChatSession {
     if (config.ownerKey === this.pageKey) return;
     this.pageKey = config.ownerKey;
     const sessionKey = this.connection.ownerKey;
-    if (sessionKey !== undefined && sessionKey !== config.ownerKey) this.connection.clearToken();
+    if (sessionKey !== undefined && sessionKey !== UNNAMED_OWNER && sessionKey !== config.ownerKey) this.connection.clearToken();
     this.judgeOwner();
     this.publish();
   }
@@ -222,6 +253,10 @@ export class ChatSession {
    * Returns false when the queue is full.
    */
   async send(text: string): Promise<boolean> {
+    // A conversation left by a session without owner shows at once after a reload; before
+    // anything is sent into it, the session this send needs anyway says whether that is still
+    // who is here (a visitor who signed in since gets a fresh conversation, not that one).
+    if (this.memory.provisional && this.connection.ownerKey === undefined) await this.connection.confirm().catch(() => {});
     const threadId = this.conversation.snapshot.threadId;
     if (this.conversation.streaming || this.queued.length) {
       if (this.queued.length >= MAX_QUEUED) return false;
@@ -245,7 +280,7 @@ export class ChatSession {
   private sendQueued(): void {
     queueMicrotask(() => {
       const [next, ...rest] = this.queued;
-      if (!next || this.conversation.streaming) return;
+      if (!next || this.conversation.streaming || !this.connected) return;
       this.queued = rest;
       this.publish();
       void this.conversation.send(next.text);
@@ -342,6 +377,7 @@ export class ChatSession {
   /** Shows or hides the thread list; showing it is the moment it may ask the service. */
   setHistoryVisible(visible: boolean): void {
     this.historyVisible = visible;
+    this.historyChosen = true;
     const { status } = this.directory.snapshot;
     if (visible && (status === 'idle' || status === 'error')) void this.directory.refresh();
     this.publish();
@@ -401,6 +437,8 @@ export class ChatSession {
   forget(reason: ForgetReason): Promise<void> {
     this.generation += 1;
     this.opening?.abort();
+    this.takingOver = undefined;
+    this.confirming = false;
     if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
     this.queued = [];
@@ -412,9 +450,72 @@ export class ChatSession {
     return wiped;
   }
 
-  /** The owner key that what is on screen must belong to: the latest session's, else the page's. */
+  /**
+   * The owner key that what is on screen must belong to: the latest session's, else the page's,
+   * else UNNAMED_OWNER once a session without a key has been seen. undefined: nobody known yet.
+   */
   private currentKey(): string | undefined {
-    return this.connection.ownerKey ?? (this.pageKey || undefined);
+    const session = this.connection.ownerKey;
+    // A session that names no owner says nothing against the page's key.
+    if (session !== undefined && session !== UNNAMED_OWNER) return session;
+    return this.pageKey || session;
+  }
+
+  /**
+   * A remembered conversation of a named owner shows once a session confirms that owner is here.
+   * That visitor sent a message before, so one session now stays within the token rules; it is
+   * minted only when the conversation could be seen (the panel is open), never for nothing.
+   */
+  private confirmOwner(): void {
+    if (!this.confirming || !this.visible || !this.memory.waiting) return;
+    this.confirming = false;
+    void this.connection.confirm().catch(() => {
+      // The endpoint failed: nothing shows, and the next send tries again (and reports it).
+      this.confirming = true;
+    });
+  }
+
+  private static lockName(scope: string): string {
+    return `agent-chat.answer:${scope}`;
+  }
+
+  /**
+   * While this tab streams an answer it holds a Web Lock named after the scope: another tab that
+   * follows the answer through the device waits for it, and gets it when the answer ended (its
+   * end written first) or when this tab went away, whichever way (see awaitTakeover).
+   */
+  private holdAnswer(busy: boolean): void {
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (busy) {
+      if (this.releaseAnswer || !locks || !this.connected) return;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      this.releaseAnswer = release;
+      locks.request(ChatSession.lockName(this.options.scope()), () => held).catch(() => {});
+      return;
+    }
+    const release = this.releaseAnswer;
+    this.releaseAnswer = undefined;
+    if (release) void this.memory.flush().finally(release);
+  }
+
+  /**
+   * Another tab streams the last answer and this one follows it. When that tab lets go of the
+   * answer's lock, the device already says how the answer ended; if it still says streaming,
+   * that tab went away mid-answer, and this one reattaches (§9).
+   */
+  private awaitTakeover(id = this.conversation.followed?.questionAnswerId): void {
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (!locks || !id || this.takingOver === id) return;
+    this.takingOver = id;
+    const generation = this.generation;
+    locks.request(ChatSession.lockName(this.options.scope()), async () => {
+      if (this.takingOver === id) this.takingOver = undefined;
+      if (generation !== this.generation || !this.connected) return;
+      await this.memory.revisit(false);
+      // This tab holds the lock now: reattach without asking who holds it.
+      if (generation === this.generation) this.reattachLast(false);
+    }).catch(() => {});
   }
 
   /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
@@ -427,6 +528,8 @@ export class ChatSession {
   private restore(remembered: Remembered): void {
     if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
+    if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = { ...remembered.drafts };
+    if (!this.queued.length) this.queued = remembered.queued.slice(0, MAX_QUEUED);
     if (this.untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
       this.reattachLast();
@@ -435,10 +538,33 @@ export class ChatSession {
     this.publish();
   }
 
-  /** An answer cut off by a reload or a drop, its id known: follow it on the service (§9). */
-  private reattachLast(): void {
+  /** Another tab of this owner wrote the device: show what it shows (the list, drafts, queue, conversation). */
+  private follow(remembered: Remembered): void {
+    this.directory.follow(remembered.threads, remembered.owned);
+    this.drafts = { ...remembered.drafts };
+    this.queued = remembered.queued.slice(0, MAX_QUEUED);
+    this.conversation.follow(remembered.activeThreadId, remembered.messages);
+    this.awaitTakeover();
+    this.publish();
+  }
+
+  /**
+   * An answer cut off by a reload or a drop, its id known: follow it on the service (§9), unless
+   * another tab streams it now (it holds the answer's lock): then wait to take it over.
+   */
+  private reattachLast(othersFirst = true): void {
     const last = this.conversation.snapshot.messages.at(-1);
-    if (last?.role === 'assistant' && last.status === 'interrupted' && last.questionAnswerId) void this.conversation.reattach(last.id);
+    if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return;
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (!locks || !othersFirst) return void this.conversation.reattach(last.id);
+    const name = ChatSession.lockName(this.options.scope());
+    const generation = this.generation;
+    void locks.query().then(({ held }) => {
+      if (generation !== this.generation) return;
+      if (!held?.some((lock) => lock.name === name)) return void this.conversation.reattach(last.id);
+      // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
+      this.awaitTakeover(last.questionAnswerId);
+    }, () => void this.conversation.reattach(last.id));
   }
 
   private untouched(): boolean {

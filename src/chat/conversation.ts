@@ -19,6 +19,8 @@ export interface ConversationHooks {
   /** A client-side tool call is about to run (after approval, if any). */
   onToolCall?(detail: { toolCallId: string; name: string; arguments: Record<string, unknown> }): void;
   onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
+  /** A request of this conversation started (true) or ended, however it ended (false). */
+  onBusy?(busy: boolean): void;
 }
 
 export interface ConversationOptions {
@@ -28,6 +30,8 @@ export interface ConversationOptions {
   schedule?: (callback: () => void) => void;
   /** The visitor's language (a BCP 47 tag), read at every chat call. */
   locale?: () => string | undefined;
+  /** Milliseconds before reattach attempt `n` (0-based) after a drop; 0.5, 1, 2, 4 s by default. */
+  reattachDelay?: (attempt: number) => number;
 }
 
 /** Questions kept in the outbox at most; a further offline send fails as usual (Retry). */
@@ -47,16 +51,18 @@ const localId = (role: string) => `local-${role}-${++localIds}`;
 export class Conversation {
   private threadId: string | null = null;
   private messages: ChatMessage[] = [];
-  private inFlight?: AbortController;
+  private request?: AbortController;
   private pending = false;
   private readonly schedule: (callback: () => void) => void;
   private readonly tools: () => readonly ClientTool[];
   private readonly locale: () => string | undefined;
+  private readonly reattachDelay: (attempt: number) => number;
   /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
   private readonly approvals = new Map<string, (allowed: boolean) => void>();
   /** Send attempts per outbox message. */
   private readonly attempts = new Map<string, number>();
   private flushing = false;
+  private shown?: ConversationSnapshot;
 
   constructor(
     private readonly api: () => ApiClient,
@@ -66,6 +72,7 @@ export class Conversation {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
     this.tools = options.tools ?? (() => []);
     this.locale = options.locale ?? (() => undefined);
+    this.reattachDelay = options.reattachDelay ?? reattachDelay;
   }
 
   /**
@@ -115,12 +122,49 @@ export class Conversation {
     this.approvals.get(toolCallId)?.(allowed);
   }
 
-  get snapshot(): ConversationSnapshot {
-    return { threadId: this.threadId, messages: this.messages, streaming: this.inFlight !== undefined };
+  /** The same object until the thread, the messages or the streaming flag change, so views can skip it. */
+  /** This conversation's request; setting it tells the host when one starts and ends. */
+  private get inFlight(): AbortController | undefined {
+    return this.request;
   }
 
+  private set inFlight(next: AbortController | undefined) {
+    const busy = next !== undefined;
+    const was = this.request !== undefined;
+    this.request = next;
+    if (busy !== was) this.hooks.onBusy?.(busy);
+  }
+
+  /** The last answer, when another tab streams it and this one follows it through the device. */
+  get followed(): ChatMessage | undefined {
+    const last = this.messages.at(-1);
+    return !this.request && last?.role === 'assistant' && last.status === 'streaming' ? last : undefined;
+  }
+
+  /**
+   * Shows what another tab of this device shows (it streams, this tab follows, no request of
+   * its own). Ignored while this tab has a request under way: its own writes win.
+   */
+  follow(threadId: string | null, messages: readonly ChatMessage[]): void {
+    if (this.request) return;
+    const changed = threadId !== this.threadId;
+    this.threadId = threadId;
+    this.messages = [...messages];
+    this.publishNow();
+    if (changed) this.hooks.onThreadChange?.(threadId);
+  }
+
+  get snapshot(): ConversationSnapshot {
+    const streaming = this.streaming;
+    const last = this.shown;
+    if (last?.threadId === this.threadId && last.messages === this.messages && last.streaming === streaming) return last;
+    this.shown = { threadId: this.threadId, messages: this.messages, streaming };
+    return this.shown;
+  }
+
+  /** A request of this tab is under way, or another tab streams the last answer. */
   get streaming(): boolean {
-    return this.inFlight !== undefined;
+    return this.request !== undefined || this.followed !== undefined;
   }
 
   /** Sends `text` as a new turn. Resolves when the answer has ended, however it ended. */
@@ -155,6 +199,12 @@ export class Conversation {
    * cancel call goes first when the answer's id is known; then the request is aborted.
    */
   stop(): void {
+    // Streamed by another tab: the cancel stops it there too, and that tab writes the end.
+    const followed = this.followed;
+    if (followed?.questionAnswerId) {
+      this.api().cancelAnswer(followed.questionAnswerId).catch(() => {});
+      return;
+    }
     const answer = this.messages.at(-1);
     if (this.inFlight && answer?.role === 'assistant' && answer.status === 'streaming' && answer.questionAnswerId) {
       this.api().cancelAnswer(answer.questionAnswerId).catch(() => {
@@ -228,7 +278,7 @@ export class Conversation {
           if (event.type === 'start') {
             if (answer) {
               // A continuation (§7) goes on with the same answer; a reattach starts it over.
-              if (!request) answer = this.replace(answer, { ...answer, content: '', sources: [], activity: [], status: 'streaming' });
+              if (!request) answer = this.replace(answer, { ...answer, content: '', sources: [], activity: [], status: 'streaming', error: undefined });
               continue;
             }
             question = this.replace(question!, { ...question!, status: 'sent' });
@@ -254,7 +304,7 @@ export class Conversation {
         // A dropped connection (§9): the service keeps generating, so reattach, a few times,
         // with backoff and only while online; then the answer waits for Retry.
         if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
-          await backoff(reattachDelay(attempts++), controller.signal);
+          await backoff(this.reattachDelay(attempts++), controller.signal);
           if (!isCurrent()) return;
           request = undefined;
           continue;

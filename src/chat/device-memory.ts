@@ -1,53 +1,64 @@
+import { NO_OWNER } from '../../contract/paths.js';
 import type { ThreadSummary } from '../api/types.js';
 import type { ChatMessage } from './types.js';
-import type { UiState, UiStateStore } from './ui-state-store.js';
+import type { RemoteChange, UiState, UiStateStore } from './ui-state-store.js';
 
-/** Conversations as the device remembers them, with the owner key they were stored under. */
+/** The owner key of a site whose sessions name no owner (no `Agent-Chat-Owner-Key` header). */
+export const UNNAMED_OWNER = '';
+
+/**
+ * Whether what was stored under `key` may show before a session confirms who is here: what a
+ * session without owner (`-`) or a site that names no owner ('') left, and what was written
+ * before any session was known (null), belong to whoever uses this browser, as the browser does.
+ */
+export const sharedOnDevice = (key: string | null): boolean => key === null || key === NO_OWNER || key === UNNAMED_OWNER;
+
+/** What the device remembers for one owner: the conversation, the list, drafts and queued follow-ups. */
 export interface Remembered {
   activeThreadId: string | null;
   messages: readonly ChatMessage[];
   threads: readonly ThreadSummary[];
   owned: boolean;
   ownerKey: string | null;
+  drafts: Record<string, string>;
+  queued: readonly { id: string; text: string }[];
 }
 
 /** The live state to remember, read at save time. */
-export interface LiveState {
-  drafts: Record<string, string>;
-  /** Follow-ups waiting for the answer in progress; device-level, like drafts. */
-  queued: readonly { id: string; text: string }[];
-  historyVisible: boolean;
-  activeThreadId: string | null;
-  messages: readonly ChatMessage[];
-  threads: readonly ThreadSummary[];
-  owned: boolean;
-}
+export type LiveState = Omit<Remembered, 'ownerKey'> & { historyVisible: boolean };
 
 export interface DeviceMemoryOptions {
   openStore: (scope: string) => UiStateStore;
   /** The owner key of whoever is here now (latest session, else the page), if known. */
   currentKey: () => string | undefined;
   collect: () => LiveState;
-  /** Device-level state (panel, drafts): shown to anyone on this device. */
-  restoreDevice: (state: { drafts: Record<string, string>; historyVisible: boolean; open: boolean; queued: { id: string; text: string }[] }) => void;
-  /** Conversations confirmed to belong to the current owner. */
-  restoreConversations: (remembered: Remembered) => void;
+  /** The panel's state: this tab's, shown to anyone on this device. */
+  restorePanel: (state: { historyVisible: boolean; open: boolean }) => void;
+  /** What belongs to the current owner: read after a reload (`restore`) or written by another tab (`follow`). */
+  restoreConversations: (remembered: Remembered, how: 'restore' | 'follow') => void;
+  /** A record waits for a session to say whether it belongs to whoever is here. */
+  confirmOwner: () => void;
   /** Another tab wiped this scope (sign-out, owner change). */
   wipedElsewhere: () => void;
   saveDelayMs?: number;
 }
 
-const EMPTY: Remembered = { activeThreadId: null, messages: [], threads: [], owned: false, ownerKey: null };
+/**
+ * Longest a stream of changes postpones a write: other tabs follow an answer through the
+ * device, so they see it at least this often.
+ */
+export const MAX_SAVE_WAIT_MS = 400;
 
-/** Longest a stream of changes postpones a write. */
-const MAX_SAVE_WAIT_MS = 2000;
+const hasContent = (r: Remembered) => r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
 
 /**
  * What the widget remembers on this device, bound to an owner (wire contract §2's owner key).
- * Remembered conversations are handed out only once the current owner key matches the key they
- * were stored under; until a key is known they stay unshown (and untouched in storage), and a
- * different key wipes them. Panel state and drafts are device-level. Writes are debounced and
- * wait for the first read, so defaults never overwrite what was stored.
+ * Everything but the panel's state is stored with the key of the owner it belongs to. What a
+ * shared key left (see sharedOnDevice) shows at once after a reload, with no request; what a
+ * named owner left waits, untouched, until a session or the page names whoever is here, and is
+ * wiped when that is someone else. A key that changes while something is shown resets it.
+ * Writes are debounced (with a ceiling) and wait for the first read, so defaults never
+ * overwrite what was stored; other tabs' writes are followed as they land.
  */
 export class DeviceMemory {
   private store?: UiStateStore;
@@ -56,12 +67,10 @@ export class DeviceMemory {
   /** When the pending write was first asked for. */
   private since?: number;
   private unwatch?: () => void;
-  /** What storage holds as far as this tab knows; an unchanged state is not written again. */
-  private stored = '';
   private panelOpen = false;
-  /** The owner of the conversations in memory; undefined until a key is known. */
-  private boundKey?: string;
-  /** Stored conversations not yet confirmed for anyone. */
+  /** Whose state is in memory: undefined until something is held, null while no key is known. */
+  private boundKey?: string | null;
+  /** A stored record that waits for its owner to be confirmed. */
   private pending?: Remembered;
 
   constructor(private readonly options: DeviceMemoryOptions) {}
@@ -70,13 +79,24 @@ export class DeviceMemory {
     return this.hydration;
   }
 
+  /**
+   * What is held was stored under a shared key (a session without owner, or a site that names
+   * none) and may not be the next session's: a send asks for that session first.
+   */
+  get provisional(): boolean {
+    return this.boundKey === NO_OWNER || this.boundKey === UNNAMED_OWNER;
+  }
+
+  /** A stored record waits for a session to confirm its owner. */
+  get waiting(): boolean {
+    return this.pending !== undefined;
+  }
+
   open(scope: string): void {
     const store = this.options.openStore(scope);
     this.store = store;
-    // A store just opened (another one after consent changed) holds nothing this tab wrote.
-    this.stored = '';
     this.hydration = this.read();
-    this.unwatch = store.watch(() => void this.followWipe());
+    this.unwatch = store.watch((change) => void this.followRemote(change));
   }
 
   close(): void {
@@ -93,13 +113,13 @@ export class DeviceMemory {
   /** Something changed: write it soon. */
   changed(): void {
     if (!this.store) return;
-    // Debounced, but a stream of changes (a long answer) is still written every few seconds, so
-    // the answer's id is on the device for a reattach (§9) even if the page dies without pagehide.
+    // Debounced, but a stream of changes (a long answer) is still written every few hundred ms:
+    // other tabs follow it, and the answer's id is on the device even if the page dies.
     const now = Date.now();
     this.since ??= now;
     if (this.timer !== undefined && now - this.since > MAX_SAVE_WAIT_MS) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.flush(), this.options.saveDelayMs ?? 250);
+    this.timer = setTimeout(() => void this.flush(), Math.min(this.options.saveDelayMs ?? 150, Math.max(0, this.since + MAX_SAVE_WAIT_MS - now)));
   }
 
   async flush(): Promise<void> {
@@ -109,17 +129,14 @@ export class DeviceMemory {
     const store = this.store;
     await this.hydration;
     if (!store) return;
+    // A record waiting for its owner stays as it is: only the panel's state may change.
     const state = this.collect();
-    const serialized = JSON.stringify(state);
-    // Also what keeps two tabs from echoing each other's writes back and forth.
-    if (serialized === this.stored) return;
-    this.stored = serialized;
-    await store.save(state);
+    if (state) await store.save(state);
   }
 
   /**
-   * The current owner key is `key`. Returns 'changed' when conversations in memory belong to
-   * someone else (the caller resets); stored ones waiting for a key are shown or wiped here.
+   * The current owner key is `key`. Returns 'changed' when what is in memory belongs to someone
+   * else (the caller resets); a stored record waiting for a key is shown or wiped here.
    */
   bind(key: string): 'kept' | 'changed' {
     const previous = this.boundKey;
@@ -127,18 +144,16 @@ export class DeviceMemory {
     const pending = this.pending;
     if (pending) {
       this.pending = undefined;
-      if (pending.ownerKey === key) this.options.restoreConversations(pending);
-      else {
-        // Writes the foreign conversations away before anything could show them.
-        this.stored = '';
-        void this.flush();
-      }
+      if (pending.ownerKey === key) this.options.restoreConversations(pending, 'restore');
+      // Wiped before anything could show it; the other tabs drop it too.
+      else void this.store?.clear().then(() => this.changed());
       return 'kept';
     }
-    return previous !== undefined && previous !== key ? 'changed' : 'kept';
+    // What was held with no key known is the first owner's; a known key that changes is another visitor.
+    return previous != null && previous !== key ? 'changed' : 'kept';
   }
 
-  /** Forgets stored conversations and drafts; `broadcast` tells the other tabs, `unbind` forgets the owner too. */
+  /** Forgets what is stored for the owner; `broadcast` tells the other tabs, `unbind` forgets the owner too. */
   async wipe({ broadcast, unbind }: { broadcast: boolean; unbind: boolean }): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -146,31 +161,34 @@ export class DeviceMemory {
     if (unbind) this.boundKey = undefined;
     const store = this.store;
     await this.hydration;
-    this.stored = '';
     if (broadcast) await store?.clear();
   }
 
-  /** Picks up another tab's thread list when this tab comes back into view. */
-  async revisit(): Promise<void> {
-    const state = await this.store?.load();
-    if (state && this.boundKey !== undefined && state.ownerKey === this.boundKey) {
-      this.options.restoreConversations({ ...rememberedOf(state), messages: [] });
-    }
+  /**
+   * Reads the device again and follows what another tab wrote there: when this tab comes back
+   * into view, or takes over an answer whose tab went away (`live` false: an answer still
+   * marked streaming is then interrupted).
+   */
+  async revisit(live: boolean): Promise<void> {
+    await this.hydration;
+    const state = await this.store?.load(live);
+    if (state) await this.followRemote({ state });
   }
 
-  private collect(): UiState {
+  /** The owner's part of the state is never written while it waits for confirmation. */
+  private collect(): UiState | undefined {
+    if (this.pending) return undefined;
     const live = this.options.collect();
-    const conversations: Remembered = this.boundKey !== undefined
-      ? { activeThreadId: live.activeThreadId, messages: live.messages, threads: live.threads, owned: live.owned, ownerKey: this.boundKey }
-      : (this.pending ?? EMPTY);
     return {
       open: this.panelOpen,
       sidebarOpen: live.historyVisible,
+      activeThreadId: live.activeThreadId,
       drafts: live.drafts,
       queued: [...live.queued],
-      ...conversations,
-      messages: [...conversations.messages],
-      threads: [...conversations.threads],
+      threads: [...live.threads],
+      messages: [...live.messages],
+      owned: live.owned,
+      ownerKey: this.boundKey ?? null,
     };
   }
 
@@ -178,24 +196,45 @@ export class DeviceMemory {
     const state = await this.store?.load();
     if (state) {
       this.panelOpen = state.open;
-      this.options.restoreDevice({ drafts: state.drafts, historyVisible: state.sidebarOpen, open: state.open, queued: state.queued });
-      const remembered = rememberedOf(state);
-      if (remembered.messages.length || remembered.threads.length) this.pending = remembered;
+      this.options.restorePanel({ historyVisible: state.sidebarOpen, open: state.open });
     }
-    // What was just read needs no write back.
-    if (state) this.stored = JSON.stringify(this.collect());
+    const remembered = state && rememberedOf(state);
     const key = this.options.currentKey();
+    if (remembered && hasContent(remembered)) {
+      if (key === undefined && sharedOnDevice(remembered.ownerKey)) {
+        this.boundKey = remembered.ownerKey;
+        this.options.restoreConversations(remembered, 'restore');
+        return;
+      }
+      this.pending = remembered;
+    }
     if (key !== undefined) this.bind(key);
+    else if (this.pending) this.options.confirmOwner();
   }
 
-  private async followWipe(): Promise<void> {
-    if (await this.store?.load()) return;
-    this.stored = '';
-    this.options.wipedElsewhere();
+  /** Another tab wrote (or wiped) this scope. */
+  private async followRemote(change: RemoteChange): Promise<void> {
+    await this.hydration;
+    if (!this.store) return;
+    if (!change.state) return this.options.wipedElsewhere();
+    const remote = rememberedOf(change.state);
+    if (this.pending) {
+      this.pending = hasContent(remote) ? remote : undefined;
+      return;
+    }
+    const bound = this.boundKey;
+    if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
+      this.boundKey = remote.ownerKey;
+      this.options.restoreConversations(remote, 'follow');
+    } else if (bound == null && hasContent(remote)) {
+      // Another tab's session named an owner this tab does not know yet: confirm first.
+      this.pending = remote;
+      this.options.confirmOwner();
+    }
   }
 }
 
 function rememberedOf(state: UiState): Remembered {
-  const { activeThreadId, messages, threads, owned, ownerKey } = state;
-  return { activeThreadId, messages, threads, owned, ownerKey };
+  const { activeThreadId, messages, threads, owned, ownerKey, drafts, queued } = state;
+  return { activeThreadId, messages, threads, owned, ownerKey, drafts, queued };
 }

@@ -34,9 +34,16 @@ export class ServiceConnection {
     private readonly fetch?: typeof globalThis.fetch,
   ) {}
 
-  /** The owner key of the latest session, if it carried one. */
+  /** The owner key of the latest session: its own, '' when it named none; undefined before any session. */
   get ownerKey(): string | undefined {
-    return this.tokens?.ownerKey;
+    if (!this.tokens?.hasSession) return undefined;
+    return this.tokens.ownerKey ?? '';
+  }
+
+  /** Makes sure a session exists (one is minted if none is held), so its owner key is known. */
+  async confirm(): Promise<void> {
+    this.client();
+    await this.tokens!.getToken();
   }
 
   /** Once, when the page gave no way to get a session: the error to report, naming the fix. */

@@ -49,6 +49,12 @@ export class ThreadDirectory {
     this.set({ status: 'idle', threads, nextCursor: null, loadingMore: false });
   }
 
+  /** Another tab's list (it loaded, deleted or renamed): shown as it is, with this list's status and paging. */
+  follow(threads: readonly ThreadSummary[], owned: boolean): void {
+    this.wasOwned = owned;
+    if (threads !== this.state.threads) this.set({ ...this.state, threads });
+  }
+
   /** Whether the service has ever answered for an owner in this state (persisted with the cache). */
   get owned(): boolean {
     return this.wasOwned;

@@ -1,5 +1,5 @@
 import { en } from '../i18n/en.js';
-import { clear as clearAll, createStore, del, get, set, type UseStore } from 'idb-keyval';
+import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
 import { toSources, toThreadSummary } from '../api/validate.js';
 import type { ChatMessage } from './types.js';
@@ -21,20 +21,37 @@ export interface UiState {
   messages: ChatMessage[];
   /** History last answered for an owner; a later 403 then means the owner changed. */
   owned: boolean;
-  /** The owner key (wire contract §2) the threads and messages belong to; null: nobody confirmed. */
+  /**
+   * The owner key (wire contract §2) that everything but `open` and `sidebarOpen` belongs to:
+   * a session's key, `-` (a session without owner), '' (the site's sessions name no owner), or
+   * null (no session was known when it was written).
+   */
   ownerKey: string | null;
 }
 
+/** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
+type Panel = Pick<UiState, 'open' | 'sidebarOpen'>;
+/** What tabs share: everything bound to the owner, messages kept apart in chunks. */
+type Head = Omit<UiState, 'open' | 'sidebarOpen' | 'messages'> & { chunks: string[] };
 
-const CHANNEL = 'agent-chat.ui-state';
+/** Messages per stored chunk: one more answer rewrites one chunk, not a 1,000-message thread. */
+export const CHUNK_SIZE = 32;
+
+/** A change another tab (or another widget of the page) made to this scope; no state: wiped. */
+export type RemoteChange = { state?: UiState };
 
 export interface UiStateStore {
-  load(): Promise<UiState | undefined>;
+  /** What is stored; `live` keeps an answer that was streaming as streaming (another tab may still stream it). */
+  load(live?: boolean): Promise<UiState | undefined>;
+  /** Writes what changed since the last save (or load, or remote change) and tells the other tabs. */
   save(state: UiState): Promise<void>;
+  /** Forgets everything of this scope and tells the other tabs. */
   clear(): Promise<void>;
-  /** Calls `listener` when another tab (or widget) saved or cleared this scope. Returns an unsubscribe. */
-  watch(listener: () => void): () => void;
+  /** Calls `listener` with what another tab (or widget) saved, or without state when it wiped. Returns an unsubscribe. */
+  watch(listener: (change: RemoteChange) => void): () => void;
 }
+
+const CHANNEL = 'agent-chat.ui-state';
 
 let warned = false;
 function warnOnce(error: unknown): void {
@@ -44,6 +61,8 @@ function warnOnce(error: unknown): void {
 }
 
 let sharedStore: UseStore | undefined;
+/** Writes of every widget run one after another, so a later one never lands under an earlier one. */
+let queue: Promise<void> = Promise.resolve();
 function idbStore(): UseStore {
   // One database and object store for every widget on the origin; keys carry the scope.
   sharedStore ??= createStore('agent-chat', 'ui-state');
@@ -60,13 +79,17 @@ function validOrNone<T>(read: () => T): T[] {
 
 const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'complete', 'stopped', 'error', 'interrupted', 'waiting']);
 
-/** A stored message with the shape the views expect; one cut off mid-answer by a reload is marked so. */
-function toMessage(value: unknown): ChatMessage {
+/**
+ * A stored message with the shape the views expect. Read back after a reload (`live` false), one
+ * cut off mid-answer is marked so; followed live from another tab it keeps its status.
+ */
+function toMessage(value: unknown, live: boolean): ChatMessage {
   const m = value as Partial<ChatMessage> | null;
   if (!m || typeof m.id !== 'string' || typeof m.content !== 'string' || (m.role !== 'user' && m.role !== 'assistant') || !STATUSES.has(m.status as string)) {
     throw new TypeError('not a message');
   }
-  const status = m.status === 'streaming' || m.status === 'sending' ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
+  const cut = !live && (m.status === 'streaming' || m.status === 'sending');
+  const status = cut ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
   // A key this version does not know (an older or newer record) reads as the generic failure.
   const key = m.error && typeof m.error.key === 'string' && m.error.key in en ? m.error.key : 'errorGeneric';
   const error = m.error && typeof m.error.message === 'string' ? { code: String(m.error.code), message: m.error.message, key, recoverable: m.error.recoverable === true } : undefined;
@@ -91,62 +114,187 @@ const isStep = (a: unknown): a is NonNullable<ChatMessage['activity']>[number] =
 const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] =>
   !!c && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { displayName?: unknown }).displayName === 'string' && typeof (c as { state?: unknown }).state === 'string';
 
+const toMessages = (value: unknown, live: boolean): ChatMessage[] => (Array.isArray(value) ? value.flatMap((m) => validOrNone(() => toMessage(m, live))) : []);
+
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
-function sanitize(value: unknown): UiState | undefined {
+function sanitizeHead(value: unknown): Head | undefined {
   if (!value || typeof value !== 'object') return undefined;
-  const v = value as Partial<UiState>;
+  const v = value as Partial<Head>;
   return {
-    open: v.open === true,
-    sidebarOpen: v.sidebarOpen === true,
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
     drafts: v.drafts && typeof v.drafts === 'object' ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string')) : {},
     queued: Array.isArray(v.queued) ? v.queued.filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string').map(({ id, text }) => ({ id, text })) : [],
     threads: Array.isArray(v.threads) ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t))) : [],
-    messages: Array.isArray(v.messages) ? v.messages.flatMap((m) => validOrNone(() => toMessage(m))) : [],
     owned: v.owned === true,
     ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
+    chunks: Array.isArray(v.chunks) ? v.chunks.filter((id) => typeof id === 'string') : [],
   };
 }
 
+const panelOf = (value: unknown): Panel => {
+  const v = (value ?? {}) as Partial<Panel>;
+  return { open: v.open === true, sidebarOpen: v.sidebarOpen === true };
+};
+
+/** The same key order every time, so two heads with the same content serialize alike. */
+const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string =>
+  JSON.stringify([head.ownerKey, head.activeThreadId, head.drafts, head.queued, head.threads, head.owned, chunks]);
+
+let chunkStamps = 0;
+const stamp = () => `${Date.now().toString(36)}.${(++chunkStamps).toString(36)}`;
+
 /**
- * UI state in IndexedDB through idb-keyval. Every failure (private mode, blocked storage, a
- * quota) degrades to "no cache" with one console warning, never to a broken widget.
+ * UI state in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
+ * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
+ * messages changed (messages are replaced, never mutated, so identity tells). Every save tells
+ * the other tabs on a BroadcastChannel what changed, so they follow without reading the
+ * database. Every failure (private mode, blocked storage, a quota) degrades to "no cache" with
+ * one console warning, never to a broken widget.
  */
 export function createUiStateStore(scope: string, options: { store?: () => UseStore } = {}): UiStateStore {
-  const key = `${scope}:ui`;
+  const headKey = `${scope}:ui`;
+  const panelKey = `${scope}:ui:panel`;
+  const chunkKey = (id: string) => `${scope}:ui:m:${id}`;
   const store = options.store ?? idbStore;
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : undefined;
-  const announce = () => channel?.postMessage({ scope });
+  /** What the database holds as far as this tab knows: the chunks by stamp, the head and panel as written. */
+  let known = new Map<string, readonly ChatMessage[]>();
+  let chunkIds: string[] = [];
+  let head = '';
+  let panel = '';
+
+  const assemble = (ids: readonly string[]): ChatMessage[] | undefined => {
+    const out: ChatMessage[] = [];
+    for (const id of ids) {
+      const chunk = known.get(id);
+      if (!chunk) return undefined;
+      out.push(...chunk);
+    }
+    return out;
+  };
+
+  const remember = (ids: readonly string[], chunks: Map<string, readonly ChatMessage[]>) => {
+    known = new Map(ids.map((id) => [id, chunks.get(id) ?? known.get(id)!]));
+    chunkIds = [...ids];
+  };
+
+  const stateOf = (h: Head, p: Panel, messages: ChatMessage[]): UiState => {
+    const { chunks: _chunks, ...rest } = h;
+    return { ...p, ...rest, messages };
+  };
+
+  async function read(live: boolean): Promise<UiState | undefined> {
+    const [rawHead, rawPanel] = await getMany([headKey, panelKey], store());
+    const h = sanitizeHead(rawHead);
+    if (!h) return rawPanel ? { ...panelOf(rawPanel), activeThreadId: null, drafts: {}, queued: [], threads: [], messages: [], owned: false, ownerKey: null } : undefined;
+    // An older record keeps its messages and panel in the head.
+    const legacy = rawHead as { messages?: unknown; open?: unknown };
+    const missing = h.chunks.filter((id) => !known.has(id));
+    const values = missing.length ? await getMany(missing.map(chunkKey), store()) : [];
+    const chunks = new Map(missing.map((id, i) => [id, toMessages(values[i], live)]));
+    remember(h.chunks, chunks);
+    head = headText(h, h.chunks);
+    let messages = Array.isArray(legacy.messages) ? toMessages(legacy.messages, live) : assemble(h.chunks)!;
+    // Chunks this tab followed live keep an answer streaming; read back as after a reload, it is cut off.
+    if (!live) messages = messages.map((m) => (m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m));
+    const p = rawPanel ? panelOf(rawPanel) : panelOf(legacy);
+    panel = JSON.stringify(p);
+    return stateOf(h, p, messages);
+  }
+
+  function write(state: UiState): Promise<void> {
+    const ids: string[] = [];
+    const fresh = new Map<string, readonly ChatMessage[]>();
+    for (let at = 0, i = 0; at < state.messages.length; at += CHUNK_SIZE, i += 1) {
+      const chunk = state.messages.slice(at, at + CHUNK_SIZE);
+      const id = chunkIds[i];
+      const before = id === undefined ? undefined : known.get(id);
+      if (before && before.length === chunk.length && before.every((m, k) => m === chunk[k])) ids.push(id);
+      else {
+        const next = stamp();
+        ids.push(next);
+        fresh.set(next, chunk);
+      }
+    }
+    const { open, sidebarOpen, messages: _messages, ...shared } = state;
+    const nextHead = headText(shared, ids);
+    const nextPanel = JSON.stringify({ open, sidebarOpen });
+    // Also what keeps two tabs from echoing each other's writes back and forth.
+    if (nextHead === head && nextPanel === panel) return queue;
+    // Nothing of an owner's after a wipe (or before anything): no record for the other tabs to follow.
+    const empty = !state.messages.length && !state.threads.length && !state.queued.length && !Object.keys(state.drafts).length && state.activeThreadId === null;
+    const headChanged = nextHead !== head && !(empty && head === '');
+    const gone = chunkIds.filter((id) => !ids.includes(id));
+    if (headChanged) head = nextHead;
+    panel = nextPanel;
+    remember(ids, fresh);
+    const headValue: Head = { ...shared, chunks: ids };
+    queue = queue.then(async () => {
+      await store()('readwrite', (os) => {
+        if (headChanged) os.put(headValue, headKey);
+        os.put({ open, sidebarOpen }, panelKey);
+        for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
+        for (const id of gone) os.delete(chunkKey(id));
+        return promisifyRequest(os.transaction);
+      });
+      if (headChanged) channel?.postMessage({ scope, head: headValue, chunks: Object.fromEntries(fresh) });
+    }).catch(warnOnce);
+    return queue;
+  }
 
   return {
-    async load() {
+    async load(live = false) {
       try {
-        return sanitize(await get(key, store()));
+        return await read(live);
       } catch (error) {
         warnOnce(error);
         return undefined;
       }
     },
-    async save(state) {
-      try {
-        await set(key, state, store());
-        announce();
-      } catch (error) {
-        warnOnce(error);
-      }
-    },
+    save: write,
     async clear() {
-      try {
-        await del(key, store());
-        announce();
-      } catch (error) {
-        warnOnce(error);
-      }
+      head = '';
+      panel = '';
+      known = new Map();
+      chunkIds = [];
+      queue = queue.then(async () => {
+        // The panel's state goes too; the widget writes it again with its next change.
+        const all = (await keys(store())).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
+        await store()('readwrite', (os) => {
+          for (const key of all) os.delete(key);
+          return promisifyRequest(os.transaction);
+        });
+        channel?.postMessage({ scope, cleared: true });
+      }).catch(warnOnce);
+      return queue;
     },
     watch(listener) {
       if (!channel) return () => {};
-      const onMessage = (event: MessageEvent<{ scope?: string }>) => {
-        if (event.data?.scope === scope) listener();
+      const onMessage = async (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
+        const data = event.data;
+        if (data?.scope !== scope) return;
+        if (data.cleared) {
+          head = '';
+          known = new Map();
+          chunkIds = [];
+          return listener({});
+        }
+        const h = sanitizeHead(data.head);
+        if (!h) return;
+        const sent = new Map(Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const));
+        // Chunks this tab has not seen (it was still reading, say) come from the database.
+        const missing = h.chunks.filter((id) => !sent.has(id) && !known.has(id));
+        if (missing.length) {
+          try {
+            const values = await getMany(missing.map(chunkKey), store());
+            missing.forEach((id, i) => sent.set(id, toMessages(values[i], true)));
+          } catch (error) {
+            return warnOnce(error);
+          }
+        }
+        remember(h.chunks, sent);
+        head = headText(h, h.chunks);
+        listener({ state: stateOf(h, JSON.parse(panel || '{"open":false,"sidebarOpen":false}') as Panel, assemble(h.chunks) ?? []) });
       };
       channel.addEventListener('message', onMessage);
       return () => channel.removeEventListener('message', onMessage);
@@ -156,9 +304,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
 
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
 export async function clearAllUiState(): Promise<void> {
-  try {
-    await clearAll(idbStore());
-  } catch (error) {
-    warnOnce(error);
-  }
+  // After the writes already asked for, so none of them lands after the wipe.
+  queue = queue.then(() => clearAll(idbStore())).catch(warnOnce);
+  await queue;
 }

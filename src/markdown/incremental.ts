@@ -57,7 +57,9 @@ export class IncrementalMarkdown {
 
   private advance(text: string, final: boolean): MarkdownView {
     if (text === this.text && (this.finished || !final)) return this.view;
-    if (this.text && !this.extends(text)) this.reset();
+    // A finished answer that grows again (a reattach after a drop, §9) settled its last block
+    // too early: that block may continue, so everything is lexed again from the start.
+    if (this.text && (this.finished || !this.extends(text))) this.reset();
     this.text = text;
     this.finished = final;
     const markdown = text.slice(0, Math.min(markdownEnd(text), this.cut));

@@ -46,7 +46,13 @@ export class TokenManager {
     return this.lastOwnerKey;
   }
 
+  /** A session was minted since the last clear(): `ownerKey` then says what it named. */
+  get hasSession(): boolean {
+    return this.minted;
+  }
+
   private lastOwnerKey?: string;
+  private minted = false;
 
   /** Resolves to a usable token, fetching one only when none is cached or it is about to expire. */
   async getToken(signal?: AbortSignal): Promise<string> {
@@ -71,6 +77,7 @@ export class TokenManager {
     this.generation += 1;
     this.current = undefined;
     this.lastOwnerKey = undefined;
+    this.minted = false;
     this.inflight?.controller.abort();
     this.inflight = undefined;
     this.setStatus('idle');
@@ -100,6 +107,7 @@ export class TokenManager {
         if (generation === this.generation) {
           this.current = token;
           this.lastOwnerKey = token.ownerKey;
+          this.minted = true;
           this.setStatus('ready');
         }
         return token;

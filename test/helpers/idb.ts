@@ -1,10 +1,14 @@
-import { createStore, get } from 'idb-keyval';
 import { INTEGRATION_ID, PROJECT_ID } from '../msw/reference.js';
-import type { UiState } from '../../src/chat/ui-state-store.js';
+import { createUiStateStore, type UiState } from '../../src/chat/ui-state-store.js';
 
-/** The widget's stored UI state for the test project, read the way the widget writes it. */
-export function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): Promise<UiState | undefined> {
-  return get(`${scope}:ui`, createStore('agent-chat', 'ui-state'));
+/**
+ * The widget's stored UI state for the test project, read the way the widget reads it (statuses
+ * as written); undefined when nothing of an owner is stored (the panel's state alone stays).
+ */
+export async function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): Promise<UiState | undefined> {
+  const state = await createUiStateStore(scope).load(true);
+  const empty = !state || (!state.messages.length && !state.threads.length && !state.queued.length && !Object.keys(state.drafts).length && state.activeThreadId === null);
+  return empty ? undefined : state;
 }
 
 /** Every value in every IndexedDB database of this origin, serialized. */

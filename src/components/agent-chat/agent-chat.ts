@@ -185,6 +185,7 @@ export class AgentChat extends LitElement {
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
+    if (changed.has('opened') || changed.has('mode')) this.chat.session.setVisible(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
     this.chat.session.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));

@@ -141,13 +141,15 @@ export class AgentChatMessage extends LitElement {
   }
 
   private renderActions(message: ChatMessage) {
-    if (message.status !== 'complete' || !message.content) return nothing;
+    // A stopped answer keeps what the visitor may want of it: its text (Copy) and another try.
+    const stopped = message.status === 'stopped';
+    if (!stopped && (message.status !== 'complete' || !message.content)) return nothing;
     const { t } = this.l10n;
-    const feedback = Boolean(message.questionAnswerId);
+    const feedback = Boolean(message.questionAnswerId) && !stopped;
     const button = (name: string, iconName: Parameters<typeof icon>[0], click: () => void, pressed?: boolean) =>
       html`<button class="action" type="button" aria-label=${name} title=${name} aria-pressed=${pressed === undefined ? nothing : String(pressed)} @click=${click}>${icon(iconName)}</button>`;
     return html`<div class="actions" part="actions">
-        ${button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.copy())}
+        ${message.content ? button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.copy()) : nothing}
         ${feedback ? button(t('helpful'), 'thumbUp', () => this.react('upvote'), message.reaction === 'upvote') : nothing}
         ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.react('downvote'), message.reaction === 'downvote') : nothing}
         ${this.last ? button(t('regenerate'), 'regenerate', () => this.act('regenerate')) : nothing}

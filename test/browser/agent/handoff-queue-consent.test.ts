@@ -81,6 +81,9 @@ describe('<agent-chat> handoff', () => {
     await settled(el);
     expect(rootButton(el, 'Talk to a person')).toBeUndefined();
 
+    // A new visitor: two widgets of one scope show one conversation (as two tabs do).
+    await el.clearSession();
+    el.remove();
     const unsure = referenceBackend({ agent: unsureAgent });
     worker.use(...unsure.handlers);
     const other = await fixtureChat();

@@ -5,6 +5,7 @@ import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf,
 import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
 import { fixtureChat, messagesOf, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
+import { createUiStateStore } from '../../../src/chat/ui-state-store.js';
 
 const ALICE = ownerKeyOf('alice');
 
@@ -53,7 +54,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     worker.use(...backend.handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
-    await expect.poll(async () => (await storedUiState())?.open).toBe(true);
+    await expect.poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open).toBe(true);
     const again = await reload(el, 'launcher');
     expect(again.opened).toBe(true);
     expect(backend.sessionRequests).toHaveLength(0);

@@ -3,7 +3,7 @@ import { createSessionHandler } from '../../../server/session-handler.js';
 import { createReferenceService } from '../../../service/index.js';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../../src/chat/chat-session.js';
 import { MISCONFIGURED_HINT } from '../../../src/chat/service-connection.js';
-import type { UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
+import type { RemoteChange, UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
 import type { ErrorInfo } from '../../../src/chat/types.js';
 import { encodeRecord } from '../../msw/stream.js';
 
@@ -13,24 +13,43 @@ const PROJECT = { id: 'proj_demo', apiKey: 'key_demo', integrationIds: ['int_dem
 const AGENT = `${BASE}/agent/v1/projects/${PROJECT.id}/agent`;
 const keyOf = (owner: string | null) => (owner === null ? '-' : `key-${owner}`);
 
-/** The device: one map shared by every "tab", with wipes announced to the others. */
+/**
+ * The device: one map shared by every "tab". Like the real store, a save tells the other tabs
+ * what was written (an unchanged owner part is not written or told again), and a wipe too.
+ */
 function device() {
   const data = new Map<string, UiState>();
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(change: RemoteChange) => void>();
+  const shared = (state: UiState | undefined) => JSON.stringify(state ? { ...state, open: undefined, sidebarOpen: undefined } : null);
   const open = (scope: string): UiStateStore => {
-    let mine: (() => void) | undefined;
-    const announce = () => listeners.forEach((l) => l !== mine && l());
+    let mine: ((change: RemoteChange) => void) | undefined;
+    let last = '';
+    const announce = (change: RemoteChange) => listeners.forEach((l) => l !== mine && l(structuredClone(change)));
     return {
-      load: async () => structuredClone(data.get(scope)),
-      save: async (state) => void data.set(scope, structuredClone(state)),
+      load: async (live = false) => {
+        const state = structuredClone(data.get(scope));
+        last = shared(state);
+        if (state && !live) state.messages = state.messages.map((m) => (m.status === 'streaming' ? { ...m, status: 'interrupted' } : m));
+        return state;
+      },
+      save: async (state) => {
+        data.set(scope, structuredClone(state));
+        if (shared(state) === last) return;
+        last = shared(state);
+        announce({ state });
+      },
       clear: async () => {
         data.delete(scope);
-        announce();
+        last = '';
+        announce({});
       },
       watch: (listener) => {
-        mine = listener;
-        listeners.add(listener);
-        return () => listeners.delete(listener);
+        mine = (change) => {
+          last = shared(change.state);
+          listener(change);
+        };
+        listeners.add(mine);
+        return () => listeners.delete(mine!);
       },
     };
   };
