@@ -27,6 +27,8 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     ...options,
   });
   let owner: string | null = null;
+  /** Whether the session endpoint names the owner (`Agent-Chat-Owner-Key`); a site may send none. */
+  let namesOwner = true;
   const sessionRequests: Request[] = [];
   /** Every token handed to the browser, to prove none of them is ever stored. */
   const issuedTokens: string[] = [];
@@ -59,7 +61,8 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
       // owner-key attribute and the session agree as they do with ownerKey() on a real site.
       if (response.ok) {
         const headers = new Headers(response.headers);
-        headers.set(OWNER_KEY_HEADER, ownerKeyOf(owner));
+        if (namesOwner) headers.set(OWNER_KEY_HEADER, ownerKeyOf(owner));
+        else headers.delete(OWNER_KEY_HEADER);
         return new Response(response.body, { status: response.status, headers });
       }
       return response;
@@ -76,6 +79,10 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     serviceRequests,
     issuedTokens,
     chatRequests: () => serviceRequests.filter((r) => r.url.endsWith('/agent/chat/')),
+    /** The session endpoint stops (false) or starts sending the owner-key header. */
+    namingOwner(names: boolean) {
+      namesOwner = names;
+    },
     signIn(next: string | null) {
       owner = next;
     },

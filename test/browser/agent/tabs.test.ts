@@ -1,0 +1,124 @@
+import { describe, expect } from 'vitest';
+import { test } from '../../msw/test.js';
+import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { DemoAgent } from '../../../service/index.js';
+import { fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
+
+const ALICE = ownerKeyOf('alice');
+const QUESTION = 'How do I theme it?';
+const reattaches = (backend: ReturnType<typeof referenceBackend>) => backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
+const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.message;
+
+/**
+ * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
+ * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB.
+ */
+async function twoTabs(wordDelayMs = 10) {
+  const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs }) });
+  backend.signIn('alice');
+  const first = await fixtureChat({ ownerKey: ALICE });
+  const second = await fixtureChat({ ownerKey: ALICE });
+  await settled(first);
+  await settled(second);
+  return { backend, first, second };
+}
+
+describe('<agent-chat> in two tabs', () => {
+  test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs();
+    worker.use(...backend.handlers);
+    const ended = nextAnswerEnd(first);
+    const started = performance.now();
+    void first.send(QUESTION);
+    // The question and the answer as it grows, followed through the device.
+    await expect.poll(() => messagesOf(second).map((m) => m.message?.role), { timeout: 1000 }).toEqual(['user', 'assistant']);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await expect.poll(() => answerOf(second)?.status).toBe('streaming');
+    expect(second.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('button[aria-label="Stop"]')).not.toBeNull();
+    await ended;
+    await expect.poll(() => answerOf(second)?.status, { timeout: 1000 }).toBe('complete');
+    await settled(second);
+    expect(lastAnswerText(second)).toBe(lastAnswerText(first));
+    expect(answerOf(second)?.content).toBe(answerOf(first)?.content);
+    // One chat request (the first tab's), no reattach, no session of the second tab.
+    expect(backend.chatRequests()).toHaveLength(1);
+    expect(reattaches(backend)).toHaveLength(0);
+    expect(backend.sessionRequests).toHaveLength(1);
+  });
+
+  test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs(15);
+    worker.use(...backend.handlers);
+    void first.send(QUESTION);
+    await expect.poll(() => answerOf(second)?.status).toBe('streaming');
+    await second.send('And events?');
+    await expect.poll(() => messagesOf(first).length, { timeout: 8000 }).toBe(4);
+    await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
+    await expect.poll(() => messagesOf(second).length).toBe(4);
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
+  });
+
+  test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs(15);
+    worker.use(...backend.handlers);
+    void first.send(QUESTION);
+    await expect.poll(() => (answerOf(second)?.content.length ?? 0)).toBeGreaterThan(20);
+    first.remove();
+    const ended = await nextAnswerEnd(second);
+    expect(ended.outcome).toBe('complete');
+    await settled(second);
+    expect(lastAnswerText(second).match(/Theming with CSS/g)).toHaveLength(1);
+    expect(backend.chatRequests()).toHaveLength(1);
+    expect(reattaches(backend)).toHaveLength(1);
+  });
+
+  test('a thread renamed or deleted in one tab changes in the other', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs(0);
+    worker.use(...backend.handlers);
+    const [billing, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
+    sidebarToggle(first).click();
+    await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Billing question']);
+    await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Billing question']);
+    const before = backend.serviceRequests.length;
+
+    const list = threadListOf(first);
+    list.dispatchEvent(new CustomEvent('agent-chat-thread-list-rename', { detail: { threadId: billing, title: 'Invoices' }, bubbles: true, composed: true }));
+    await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Invoices']);
+    list.dispatchEvent(new CustomEvent('agent-chat-thread-list-delete', { detail: { threadId: theme }, bubbles: true, composed: true }));
+    await expect.poll(() => sidebarTitles(second)).toEqual(['Invoices']);
+    // The first tab's two calls, nothing from the second.
+    expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
+  });
+
+  test('clearSession() in one tab wipes every tab: conversation, draft, list', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs(0);
+    worker.use(...backend.handlers);
+    await first.send(QUESTION);
+    await typeMessage(first, 'a private draft');
+    await expect.poll(() => messagesOf(second).length).toBe(2);
+    await expect.poll(() => textareaOf(second).value).toBe('a private draft');
+    await first.clearSession();
+    await expect.poll(() => messagesOf(second).length).toBe(0);
+    await settled(second);
+    expect(textareaOf(second).value).toBe('');
+    expect(messagesOf(first)).toHaveLength(0);
+  });
+
+  test('an owner change in one tab wipes what every tab shows', async ({ worker }) => {
+    const { backend, first, second } = await twoTabs(0);
+    worker.use(...backend.handlers);
+    await first.send('Alice private question');
+    await expect.poll(() => messagesOf(second).length).toBe(2);
+    backend.signIn('bob');
+    first.ownerKey = ownerKeyOf('bob');
+    await expect.poll(() => messagesOf(first).length).toBe(0);
+    await expect.poll(() => messagesOf(second).length).toBe(0);
+    // The site signed Bob in (every tab shares its cookies): the other tab shows Bob's
+    // conversation once its own session says Bob is here, and never Alice's again.
+    await first.send('Bob question');
+    await expect.poll(() => messagesOf(second).map((m) => m.message?.content).join(' ')).toContain('Bob question');
+    expect(messagesOf(second).map((m) => m.message?.content).join(' ')).not.toContain('Alice');
+  });
+});
