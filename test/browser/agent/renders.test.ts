@@ -1,0 +1,40 @@
+import { describe, expect } from 'vitest';
+import { test } from '../../msw/test.js';
+import { referenceBackend } from '../../msw/reference.js';
+import { composerOf, fixtureChat, settled, sidebarToggle, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import type { LitElement } from 'lit';
+
+/** Counts `el`'s renders from now on. */
+function countRenders(el: LitElement): () => number {
+  let renders = 0;
+  const render = (el as unknown as { render(): unknown }).render.bind(el);
+  (el as unknown as { render(): unknown }).render = () => {
+    renders += 1;
+    return render();
+  };
+  return () => renders;
+}
+
+describe('<agent-chat> renders only what changed', () => {
+  test('a keystroke re-renders the composer, not the message list or the thread list', async ({ worker }) => {
+    const backend = referenceBackend();
+    backend.signIn('alice');
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    await el.send('How do I theme it?');
+    sidebarToggle(el).click();
+    await settled(el);
+    const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
+    const threads = threadListOf(el);
+    await threads.updateComplete;
+    const listRenders = countRenders(list);
+    const threadRenders = countRenders(threads);
+    const composerRenders = countRenders(composerOf(el));
+    for (const text of ['H', 'Ho', 'How', 'How d', 'How do']) await typeMessage(el, text);
+    await settled(el);
+    await threads.updateComplete;
+    expect(composerRenders()).toBeGreaterThan(0);
+    expect(listRenders()).toBe(0);
+    expect(threadRenders()).toBe(0);
+  });
+});

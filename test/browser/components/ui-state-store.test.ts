@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { createStore, type UseStore } from 'idb-keyval';
+import { CHUNK_SIZE, createUiStateStore, type RemoteChange, type UiState } from '../../../src/chat/ui-state-store.js';
+import type { ChatMessage } from '../../../src/chat/types.js';
+
+const message = (i: number, content = `message ${i}`): ChatMessage => ({ id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content, sources: [], status: 'complete' });
+
+function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
+  return { open: true, sidebarOpen: false, activeThreadId: 'th_1', drafts: {}, queued: [], threads: [], messages, owned: false, ownerKey: '-', ...extra };
+}
+
+/** The widget's database, with every record written counted. */
+function countingStore() {
+  const real = createStore('agent-chat', 'ui-state');
+  const puts: string[] = [];
+  const store: UseStore = (mode, callback) => real(mode, (os) => callback(new Proxy(os, {
+    get(target, name) {
+      if (name === 'put') return (value: unknown, key: IDBValidKey) => (puts.push(String(key)), target.put(value, key));
+      const member = Reflect.get(target, name);
+      return typeof member === 'function' ? member.bind(target) : member;
+    },
+  })));
+  return { store: () => store, puts };
+}
+
+describe('createUiStateStore', () => {
+  it('writes one more answer in a 1,000-message thread as one chunk and the head, not the thread', async () => {
+    const { store, puts } = countingStore();
+    const ui = createUiStateStore('p:chunks', { store });
+    const messages = Array.from({ length: 1000 }, (_, i) => message(i));
+    await ui.save(state(messages));
+    expect(puts.filter((k) => k.includes(':m:'))).toHaveLength(Math.ceil(1000 / CHUNK_SIZE));
+    puts.length = 0;
+    const more = [...messages, message(1000, 'one more answer')];
+    await ui.save(state(more));
+    expect(puts.filter((k) => k.includes(':m:'))).toHaveLength(1);
+    // The streaming answer grows: only its chunk again.
+    puts.length = 0;
+    const longer = message(1000, 'one more answer, longer');
+    await ui.save(state([...messages, longer]));
+    expect(puts.filter((k) => k.includes(':m:'))).toHaveLength(1);
+    // Nothing changed (the same message objects): nothing written.
+    puts.length = 0;
+    await ui.save(state([...messages, longer]));
+    expect(puts).toEqual([]);
+    // Read back whole, in order, by another reader (a reload).
+    const read = await createUiStateStore('p:chunks').load();
+    expect(read?.messages).toHaveLength(1001);
+    expect(read?.messages.at(-1)?.content).toBe('one more answer, longer');
+    expect(read?.messages.map((m) => m.id)).toEqual([...messages.map((m) => m.id), 'm1000']);
+  });
+
+  it('tells another tab what changed, which assembles the same messages and keeps unchanged ones as they were', async () => {
+    const writer = createUiStateStore('p:tabs');
+    const reader = createUiStateStore('p:tabs');
+    const changes: RemoteChange[] = [];
+    reader.watch((change) => changes.push(change));
+    const messages = Array.from({ length: 70 }, (_, i) => message(i));
+    await writer.save(state(messages));
+    await expect.poll(() => changes.length).toBe(1);
+    const first = changes[0].state!.messages;
+    expect(first.map((m) => m.content)).toEqual(messages.map((m) => m.content));
+    await writer.save(state([...messages, { ...message(70), status: 'streaming' }]));
+    await expect.poll(() => changes.length).toBe(2);
+    const second = changes[1].state!.messages;
+    expect(second.at(-1)?.status).toBe('streaming'); // live: not "interrupted" as after a reload
+    expect(second[0]).toBe(first[0]); // an unchanged chunk keeps its objects: views skip them
+    await writer.clear();
+    await expect.poll(() => changes.length).toBe(3);
+    expect(changes[2].state).toBeUndefined();
+    expect(await reader.load()).toBeUndefined();
+  });
+
+  it('reads an answer that was streaming when the page went away as interrupted, and a question being sent as failed', async () => {
+    const ui = createUiStateStore('p:cut');
+    await ui.save(state([{ ...message(0), status: 'sending' }, { ...message(1), status: 'streaming', questionAnswerId: 'qa_1' }]));
+    const read = await createUiStateStore('p:cut').load();
+    expect(read?.messages.map((m) => m.status)).toEqual(['failed', 'interrupted']);
+    expect((await createUiStateStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual(['sending', 'streaming']);
+  });
+});

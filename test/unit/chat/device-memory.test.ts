@@ -1,0 +1,114 @@
+import { describe, expect, it, vi } from 'vitest';
+import { DeviceMemory, UNNAMED_OWNER, sharedOnDevice, type DeviceMemoryOptions, type Remembered } from '../../../src/chat/device-memory.js';
+import type { ChatMessage } from '../../../src/chat/types.js';
+import type { RemoteChange, UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
+
+const message = (id: string, content: string): ChatMessage => ({ id, role: 'user', content, sources: [], status: 'sent' });
+
+function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState {
+  return { open: true, sidebarOpen: false, activeThreadId: 'th_1', drafts: { th_1: 'half a sentence' }, queued: [{ id: 'q1', text: 'and then?' }], threads: [], messages: [message('m1', 'A question')], owned: false, ownerKey, ...extra };
+}
+
+function harness(initial: UiState | undefined, key?: string) {
+  let listener: ((change: RemoteChange) => void) | undefined;
+  const saves: UiState[] = [];
+  const store: UiStateStore = {
+    load: async () => initial,
+    save: async (state) => void saves.push(state),
+    clear: vi.fn(async () => {}),
+    watch: (l) => ((listener = l), () => (listener = undefined)),
+  };
+  const shown: Array<{ remembered: Remembered; how: string }> = [];
+  const events: string[] = [];
+  let current = key;
+  const live = { drafts: {}, queued: [], historyVisible: false, activeThreadId: null, messages: [], threads: [], owned: false };
+  const options: DeviceMemoryOptions = {
+    openStore: () => store,
+    currentKey: () => current,
+    collect: () => live,
+    restorePanel: ({ open }) => events.push(`panel:${open}`),
+    restoreConversations: (remembered, how) => shown.push({ remembered, how }),
+    confirmOwner: () => events.push('confirm'),
+    wipedElsewhere: () => events.push('wiped'),
+    saveDelayMs: 0,
+  };
+  const memory = new DeviceMemory(options);
+  memory.open('p:i');
+  return { memory, store, saves, shown, events, remote: (change: RemoteChange) => listener!(change), setKey: (k: string) => (current = k) };
+}
+
+describe('DeviceMemory owner binding', () => {
+  it.each([['-'], [UNNAMED_OWNER], [null]])('shows what %j left at once: conversation, draft and queue, with no session asked for', async (owner) => {
+    const { memory, shown, events } = harness(stored(owner));
+    await memory.hydrated;
+    expect(sharedOnDevice(owner)).toBe(true);
+    expect(shown.map((s) => s.how)).toEqual(['restore']);
+    expect(shown[0].remembered.drafts).toEqual({ th_1: 'half a sentence' });
+    expect(shown[0].remembered.queued).toEqual([{ id: 'q1', text: 'and then?' }]);
+    expect(events).toEqual(['panel:true']);
+  });
+
+  it('keeps a named owner\'s record unshown and unwritten until a session confirms that owner', async () => {
+    const { memory, shown, events, saves } = harness(stored('key-alice'));
+    await memory.hydrated;
+    expect(events).toEqual(['panel:true', 'confirm']);
+    expect(shown).toEqual([]);
+    await memory.flush();
+    expect(saves).toEqual([]);
+    expect(memory.bind('key-alice')).toBe('kept');
+    expect(shown.map((s) => s.remembered.messages[0].content)).toEqual(['A question']);
+  });
+
+  it('wipes a named owner\'s record, drafts and queue included, when the session names someone else', async () => {
+    const { memory, shown, store } = harness(stored('key-alice'));
+    await memory.hydrated;
+    expect(memory.bind('key-bob')).toBe('kept');
+    expect(shown).toEqual([]);
+    expect(store.clear).toHaveBeenCalledTimes(1);
+  });
+
+  it('with the page\'s key known at load, shows only a record of that key', async () => {
+    const mine = harness(stored('key-alice'), 'key-alice');
+    await mine.memory.hydrated;
+    expect(mine.shown).toHaveLength(1);
+    const other = harness(stored('-'), 'key-bob');
+    await other.memory.hydrated;
+    expect(other.shown).toEqual([]);
+    expect(other.store.clear).toHaveBeenCalledTimes(1);
+  });
+
+  it('adopts the first key for what was held with none; a shared key that turns into another is an owner change', async () => {
+    const unknown = harness(stored(null));
+    await unknown.memory.hydrated;
+    expect(unknown.memory.bind('key-alice')).toBe('kept');
+    const anonymous = harness(stored('-'));
+    await anonymous.memory.hydrated;
+    expect(anonymous.memory.provisional).toBe(true);
+    expect(anonymous.memory.bind('key-alice')).toBe('changed');
+    expect(anonymous.memory.provisional).toBe(false);
+  });
+
+  it('follows another tab of the same owner, confirms first for a named owner it does not know yet, and follows wipes', async () => {
+    const same = harness(undefined, 'key-alice');
+    await same.memory.hydrated;
+    same.remote({ state: stored('key-alice') });
+    await vi.waitFor(() => expect(same.shown.map((s) => s.how)).toEqual(['follow']));
+    // Another owner's tab (the page there names Bob): not followed.
+    same.remote({ state: stored('key-bob') });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(same.shown).toHaveLength(1);
+
+    const stranger = harness(undefined);
+    await stranger.memory.hydrated;
+    stranger.remote({ state: stored('key-carol') });
+    await vi.waitFor(() => expect(stranger.events).toContain('confirm'));
+    expect(stranger.shown).toEqual([]);
+    expect(stranger.memory.bind('key-carol')).toBe('kept');
+    expect(stranger.shown.map((s) => s.how)).toEqual(['restore']);
+
+    const tab = harness(stored('-'));
+    await tab.memory.hydrated;
+    tab.remote({});
+    await vi.waitFor(() => expect(tab.events).toContain('wiped'));
+  });
+});
