@@ -110,12 +110,13 @@ async function openThread(page, title, count) {
       const check = () => (done() ? resolve() : requestAnimationFrame(check));
       check();
     });
-    const newestId = () => list.shadowRoot.querySelector('agent-chat-message:last-of-type')?.message?.id;
+    const newestEl = () => [...messages()].at(-1);
+    const newestId = () => newestEl()?.message?.id;
     const t0 = performance.now();
     window.__bench.clickAt = t0;
     button.click();
     // The newest answer is what a reader looks at first.
-    await frameWhen(() => messages().length > 0 && /-m\d+$/.test(newestId() ?? '') && Number(newestId().split('-m')[1]) === count - 1 && list.shadowRoot.querySelector('agent-chat-message:last-of-type').shadowRoot?.querySelector('.content')?.textContent);
+    await frameWhen(() => messages().length > 0 && /-m\d+$/.test(newestId() ?? '') && Number(newestId().split('-m')[1]) === count - 1 && newestEl().shadowRoot?.querySelector('.content')?.textContent);
     await new Promise(requestAnimationFrame);
     const newest = performance.now() - t0;
     await frameWhen(() => messages().length === count);

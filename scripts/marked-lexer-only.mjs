@@ -1,5 +1,5 @@
 /**
- * A Vite plugin that leaves only marked's Lexer in the bundle.
+ * A Vite plugin that leaves only marked's Lexer (and its Tokenizer) in the bundle.
  *
  * marked ships one pre-minified module whose last statements build a default `Marked` instance
  * and hang the HTML Parser and Renderer on the `marked` function. Those statements keep the
@@ -22,12 +22,13 @@ export function markedLexerOnly() {
       const names = Object.fromEntries(
         (exportList?.[1] ?? '').split(',').map((entry) => entry.trim().split(/\s+as\s+/)).map(([local, exported]) => [exported, local]),
       );
-      const { Lexer: lexer, Marked: markedClass } = names;
+      // The Tokenizer too: the widget bounds one of its rules (src/markdown/parse.ts); the Lexer uses it anyway.
+      const { Lexer: lexer, Tokenizer: tokenizer, Marked: markedClass } = names;
       const instance = markedClass && new RegExp(`var [\\w$]+=new ${markedClass.replace(/\$/g, '\\$')};`).exec(code);
-      if (!lexer || !instance) {
+      if (!lexer || !tokenizer || !instance) {
         throw new Error('marked-lexer-only: marked.esm.js no longer ends with a default Marked instance and an export list; check the upgrade and update scripts/marked-lexer-only.mjs.');
       }
-      return { code: `${code.slice(0, instance.index)}export{${lexer} as Lexer};\n`, map: null };
+      return { code: `${code.slice(0, instance.index)}export{${lexer} as Lexer,${tokenizer} as Tokenizer};\n`, map: null };
     },
   };
 }

@@ -20,7 +20,16 @@ export class ViewportController implements ReactiveController {
     this.viewport?.addEventListener('resize', this.sync);
   }
 
+  /** The panel element the height was last written to. */
+  private synced: HTMLElement | null = null;
+
   hostUpdated(): void {
+    // Once per panel element: reading the viewport after every render forced a layout of the
+    // whole conversation per streamed frame (30 ms in a 1,000-message thread); resizes come
+    // through the listener.
+    const target = this.target();
+    if (target === this.synced) return;
+    this.synced = target;
     this.sync();
   }
 

@@ -31,12 +31,22 @@ export default css`
   }
   /* Messages scrolled out of view skip layout and paint: a resumed 500-message thread lays out
      only what is on screen, and older messages arriving above cost no relayout of the rest. */
-  .log > agent-chat-message {
+  .log > agent-chat-message, .block > agent-chat-message {
     content-visibility: auto;
     contain-intrinsic-size: auto 80px;
   }
   .log {
     gap: 20px;
+  }
+  /* Blocks of messages lay out on their own: a growing answer at the end re-lays its block, not
+     a 1,000-message thread, and a block out of view skips style and layout altogether. */
+  .block {
+    display: flex;
+    flex-direction: column;
+    gap: 20px;
+    contain: layout style;
+    content-visibility: auto;
+    contain-intrinsic-size: auto 2000px;
   }
   .scroller-content {
     min-height: 100%;

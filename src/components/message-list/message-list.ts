@@ -1,6 +1,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
+import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
@@ -24,6 +25,8 @@ import styles from './message-list.styles.js';
  */
 const BATCH_CHARS = 4_000;
 const BATCH_MESSAGES = 10;
+/** Messages per block (see .block in the styles): one more answer touches the last block only. */
+const BLOCK_SIZE = 32;
 
 /** Where a batch ending before `end` starts: at least one message, then up to the budgets. */
 function batchStart(messages: readonly ChatMessage[], end: number): number {
@@ -162,6 +165,17 @@ export class AgentChatMessageList extends LitElement {
     </div>`;
   }
 
+  /** The messages shown, in blocks of BLOCK_SIZE counted from the thread's start (so they stay put as it grows). */
+  private blocks(messages: readonly ChatMessage[]): { key: number; messages: ChatMessage[] }[] {
+    const blocks: { key: number; messages: ChatMessage[] }[] = [];
+    for (let i = this.firstShown; i < messages.length; i += 1) {
+      const key = Math.floor(i / BLOCK_SIZE);
+      if (blocks.at(-1)?.key !== key) blocks.push({ key, messages: [] });
+      blocks.at(-1)!.messages.push(messages[i]);
+    }
+    return blocks;
+  }
+
   override render() {
     const messages = this.conversation?.messages ?? [];
     const { t } = this.l10n;
@@ -174,17 +188,27 @@ export class AgentChatMessageList extends LitElement {
         <div class="log" role="log" aria-label=${this.label} aria-live="off" ?hidden=${messages.length === 0}
           @agent-chat-message-retry=${this.handleMessageRetry} @agent-chat-message-action=${this.handleMessageAction}>
           ${repeat(
-            messages.slice(this.firstShown),
-            (message) => message.id,
-            (message) => html`<agent-chat-message
-              role="article"
-              aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
-              part="message message-${message.role}"
-              exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error, actions:message__actions"
-              .message=${message}
-              ?last=${message === last && !this.conversation?.streaming}
-              ?retryable=${message === latestFailure && !this.conversation?.streaming}
-            ></agent-chat-message>`,
+            this.blocks(messages),
+            (block) => block.key,
+            (block) => {
+              const streaming = Boolean(this.conversation?.streaming);
+              const isLast = block.messages.includes(last!);
+              const failure = latestFailure && block.messages.includes(latestFailure) ? latestFailure : undefined;
+              // A block whose messages and flags did not change is skipped without a look inside.
+              return guard([...block.messages, isLast, failure, (isLast || failure !== undefined) && streaming, t], () => html`<div class="block">${repeat(
+                block.messages,
+                (message) => message.id,
+                (message) => html`<agent-chat-message
+                  role="article"
+                  aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
+                  part="message message-${message.role}"
+                  exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error, actions:message__actions"
+                  .message=${message}
+                  ?last=${message === last && !streaming}
+                  ?retryable=${message === failure && !streaming}
+                ></agent-chat-message>`,
+              )}</div>`);
+            },
           )}
         </div>
         </div>
