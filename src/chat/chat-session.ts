@@ -560,11 +560,11 @@ export class ChatSession {
     const name = ChatSession.lockName(this.options.scope());
     const generation = this.generation;
     void locks.query().then(({ held }) => {
-      if (generation !== this.generation) return;
+      if (generation !== this.generation || !this.connected) return;
       if (!held?.some((lock) => lock.name === name)) return void this.conversation.reattach(last.id);
       // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
       this.awaitTakeover(last.questionAnswerId);
-    }, () => void this.conversation.reattach(last.id));
+    }, () => void (this.connected && this.conversation.reattach(last.id)));
   }
 
   private untouched(): boolean {

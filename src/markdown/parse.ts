@@ -144,7 +144,7 @@ export function elementCount(token: MarkdownNode): number {
  * a token every two or three characters: 32 KB of it costs 30-40 ms on a loaded 2-core machine,
  * too close to a long task. A real 32 KB answer holds about 1,400 of these characters.
  */
-export const MARKUP_LIMIT = 4096;
+export const MARKUP_LIMIT = 3072;
 
 /** Characters that can start or end inline syntax (emphasis, code, links, escapes, entities, autolinks). */
 const MARKUP = new Set([...'*_~`[]\\<!&@'].map((c) => c.charCodeAt(0)));

@@ -1,4 +1,4 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
@@ -153,4 +153,25 @@ describe('<agent-chat> on a shared device', () => {
     const bodies = await Promise.all(backend.chatRequests().slice(chatsBefore).map((r) => r.clone().json()));
     expect(bodies.map((b) => b.message)).toEqual(['Bob question']);
   });
+
+  test('a new page owner-key drops a tool call waiting for approval: nothing runs, nothing is sent for it', async ({ worker }) => {
+    const backend = referenceBackend();
+    backend.signIn('alice');
+    worker.use(...backend.handlers);
+    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    const execute = vi.fn(async () => ({ opened: true }));
+    el.tools = [{ name: 'open_page', displayName: 'Open a page', description: 'Opens a page.', parameters: { type: 'object', properties: { page: { type: 'string' } } }, execute, needsApproval: true }];
+    void el.send('Open the pricing page');
+    await expect.poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[role="group"][aria-label="Open a page"]')).toBeTruthy();
+    const chats = backend.chatRequests().length;
+
+    backend.signIn('bob');
+    el.ownerKey = ownerKeyOf('bob');
+    await expect.poll(() => messagesOf(el).length).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(execute).not.toHaveBeenCalled();
+    expect(backend.chatRequests()).toHaveLength(chats);
+    await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('pricing');
+  });
 });
+

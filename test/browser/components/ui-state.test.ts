@@ -52,7 +52,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   test('a reload restores an open launcher panel', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
-    const el = await fixtureChat({ mode: 'launcher' });
+    const el = await fixtureChat({ mode: 'launcher', ownerKey: ALICE });
     await el.open();
     await expect.poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open).toBe(true);
     const again = await reload(el, 'launcher');
