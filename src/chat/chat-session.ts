@@ -3,6 +3,7 @@ import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
+import { AnswerLock } from './answer-lock.js';
 import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
@@ -98,8 +99,7 @@ export class ChatSession {
   private historyChosen = false;
   /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
   private confirming = false;
-  /** Releases the lock this tab holds while it streams an answer (see holdAnswer). */
-  private releaseAnswer?: () => void;
+  private readonly answerLock = new AnswerLock(() => `agent-chat.answer:${this.options.scope()}`);
   /** The answer another tab streams that this tab waits to take over, by id. */
   private takingOver?: string;
 
@@ -475,28 +475,10 @@ export class ChatSession {
     });
   }
 
-  private static lockName(scope: string): string {
-    return `agent-chat.answer:${scope}`;
-  }
-
-  /**
-   * While this tab streams an answer it holds a Web Lock named after the scope: another tab that
-   * follows the answer through the device waits for it, and gets it when the answer ended (its
-   * end written first) or when this tab went away, whichever way (see awaitTakeover).
-   */
+  /** This tab streams an answer (busy) or stopped: other tabs wait for the lock, see AnswerLock. */
   private holdAnswer(busy: boolean): void {
-    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-    if (busy) {
-      if (this.releaseAnswer || !locks || !this.connected) return;
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      this.releaseAnswer = release;
-      locks.request(ChatSession.lockName(this.options.scope()), () => held).catch(() => {});
-      return;
-    }
-    const release = this.releaseAnswer;
-    this.releaseAnswer = undefined;
-    if (release) void this.memory.flush().finally(release);
+    if (!busy) return this.answerLock.letGo(this.memory.flush());
+    if (this.connected) this.answerLock.hold();
   }
 
   /**
@@ -505,17 +487,16 @@ export class ChatSession {
    * that tab went away mid-answer, and this one reattaches (§9).
    */
   private awaitTakeover(id = this.conversation.followed?.questionAnswerId): void {
-    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-    if (!locks || !id || this.takingOver === id) return;
-    this.takingOver = id;
+    if (!id || this.takingOver === id) return;
     const generation = this.generation;
-    locks.request(ChatSession.lockName(this.options.scope()), async () => {
+    const waiting = this.answerLock.whenFree(async () => {
       if (this.takingOver === id) this.takingOver = undefined;
       if (generation !== this.generation || !this.connected) return;
       await this.memory.revisit(false);
       // This tab holds the lock now: reattach without asking who holds it.
       if (generation === this.generation) this.reattachLast(false);
-    }).catch(() => {});
+    });
+    if (waiting) this.takingOver = id;
   }
 
   /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
@@ -555,16 +536,14 @@ export class ChatSession {
   private reattachLast(othersFirst = true): void {
     const last = this.conversation.snapshot.messages.at(-1);
     if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return;
-    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-    if (!locks || !othersFirst) return void this.conversation.reattach(last.id);
-    const name = ChatSession.lockName(this.options.scope());
+    if (!othersFirst) return void this.conversation.reattach(last.id);
     const generation = this.generation;
-    void locks.query().then(({ held }) => {
+    void this.answerLock.heldElsewhere().catch(() => false).then((elsewhere) => {
       if (generation !== this.generation || !this.connected) return;
-      if (!held?.some((lock) => lock.name === name)) return void this.conversation.reattach(last.id);
+      if (!elsewhere) return void this.conversation.reattach(last.id);
       // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
       this.awaitTakeover(last.questionAnswerId);
-    }, () => void (this.connected && this.conversation.reattach(last.id)));
+    });
   }
 
   private untouched(): boolean {
