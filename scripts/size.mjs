@@ -16,10 +16,11 @@ const largestLocale = readdirSync('dist').filter(isLocale).map((f) => `dist/${f}
 const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
 const bundles = [
   // Decision 107: 45 KB held the markdown change; the redesign and the agent features moved it.
-  // Decision 224: the start screen, tool cards, the More menu and the steps line moved it again.
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 59 * KB) },
+  // Decision 224: the start screen, tool cards, the More menu and the steps line moved it again;
+  // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more.
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 61 * KB) },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 67 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: 'dist/agent-chat.loader.iife.js', label: 'Loader (script tag)', budget: Number(args['max-loader'] ?? 8 * KB) },
   { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },

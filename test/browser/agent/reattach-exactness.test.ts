@@ -113,6 +113,7 @@ function api(at: number): ApiClient {
     cancelAnswer: async () => {},
     renameThread: async () => { throw new Error('unused'); },
     sendFeedback: async () => {},
+    reportHandoff: async () => {},
   };
 }
 
