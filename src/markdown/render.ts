@@ -143,6 +143,25 @@ function renderList(list: Tokens.List, top: boolean): TemplateResult {
   return list.ordered ? html`<ol start=${start} dir=${dir}>${items}</ol>` : html`<ul dir=${dir}>${items}</ul>`;
 }
 
+/** Inline elements, or characters, past which a paragraph's direction is decided here rather than by `dir="auto"`. */
+const AUTO_DIRECTION_CHILDREN = 64;
+const AUTO_DIRECTION_LENGTH = 2000;
+const STRONG = /[\p{L}]/u;
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/**
+ * `auto` for a paragraph of prose. A paragraph of thousands of inline elements (`*a*a…`,
+ * `` `a`a… ``), or a long one with no letter at all, made Chromium resolve `dir="auto"` again
+ * for every child put in (90-150 ms): there, the direction of its first letter is set outright,
+ * as `auto` would find it (left to right without one).
+ */
+function directionOf(token: Token): 'auto' | 'ltr' | 'rtl' {
+  const children = 'tokens' in token && token.tokens ? token.tokens.length : 0;
+  if (children <= AUTO_DIRECTION_CHILDREN && token.raw.length <= AUTO_DIRECTION_LENGTH) return 'auto';
+  const letter = STRONG.exec(token.raw)?.[0];
+  return letter !== undefined && RIGHT_TO_LEFT.test(letter) ? 'rtl' : 'ltr';
+}
+
 function renderBlock(token: Token, top: boolean): Out {
   switch (token.type) {
     case 'space':
@@ -153,10 +172,10 @@ function renderBlock(token: Token, top: boolean): Out {
       // skipped level breaks heading navigation. The markdown depth survives as a class.
       return html`<h3 class="h${token.depth}" dir="auto">${inline(token.tokens, token.text)}</h3>`;
     case 'paragraph':
-      return html`<p dir="auto">${inline(token.tokens, token.text)}</p>`;
+      return html`<p dir=${directionOf(token)}>${inline(token.tokens, token.text)}</p>`;
     case 'text':
       // Block text is a tight list item's content; only at the top does it need a paragraph.
-      return top ? html`<p dir="auto">${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
+      return top ? html`<p dir=${directionOf(token)}>${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
     case 'blockquote':
       // No dir of its own: its paragraphs have one, and 200 nested quotes would each resolve it.
       return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
+import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
@@ -17,17 +18,18 @@ async function reload(el: AgentChat, mode: 'inline' | 'launcher' = 'inline', own
   return next;
 }
 
-async function aliceWithOneAnswer() {
+/** Alice's widget, with the backend's handlers in place before it renders (her start screen asks for her list). */
+async function aliceWithOneAnswer(worker: SetupWorker) {
   const backend = referenceBackend();
   backend.signIn('alice');
+  worker.use(...backend.handlers);
   const el = await fixtureChat({ ownerKey: ALICE });
   return { backend, el };
 }
 
 describe('<agent-chat> UI state in IndexedDB', () => {
   test('a reload restores messages, the cached list and the draft with zero requests', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer();
-    worker.use(...backend.handlers);
+    const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('How do I theme it?');
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toEqual(['How do I theme it?']);
@@ -52,17 +54,17 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   test('a reload restores an open launcher panel', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
-    const el = await fixtureChat({ mode: 'launcher', ownerKey: ALICE });
+    // An anonymous page: a signed-in start screen would ask for its recent conversations.
+    const el = await fixtureChat({ mode: 'launcher', ownerKey: '-' });
     await el.open();
     await expect.poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open).toBe(true);
-    const again = await reload(el, 'launcher');
+    const again = await reload(el, 'launcher', '-');
     expect(again.opened).toBe(true);
     expect(backend.sessionRequests).toHaveLength(0);
   });
 
   test('never stores a token, an API key or a session response', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer();
-    worker.use(...backend.handlers);
+    const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('How do tokens work?');
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toHaveLength(1);
@@ -77,8 +79,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   });
 
   test('clearSession() wipes what this device remembers', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer();
-    worker.use(...backend.handlers);
+    const { el } = await aliceWithOneAnswer(worker);
     await el.send('Private question');
     await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
     await el.clearSession();
@@ -91,11 +92,12 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   });
 
   test('history answering 403 after it had an owner wipes what the device remembered for it', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer();
-    worker.use(...backend.handlers);
+    const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice private question');
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toEqual(['Alice private question']);
+    // The list itself is stored (her start screen already stored an empty one, owned).
+    await expect.poll(async () => (await storedUiState())?.threads.map((t) => t.title)).toEqual(['Alice private question']);
     await expect.poll(async () => (await storedUiState())?.owned).toBe(true);
 
     backend.signIn(null); // Alice signed out on the site, but the page still renders her key
@@ -110,8 +112,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   });
 
   test('a remembered thread that now answers 404 leaves the list; the visitor\'s text stays for Retry', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer();
-    worker.use(...backend.handlers);
+    const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice question');
     await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
     await backend.deleteBehindTheScenes('alice', (await storedUiState())!.activeThreadId!);
