@@ -270,7 +270,13 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     },
     watch(listener) {
       if (!channel) return () => {};
-      const onMessage = async (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
+      // One change after the other, in the order they came: one that waits for the database
+      // must not land after (and over) a later one.
+      let applying: Promise<void> = Promise.resolve();
+      const onMessage = (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
+        applying = applying.then(() => apply(event)).catch(warnOnce);
+      };
+      const apply = async (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
         const data = event.data;
         if (data?.scope !== scope) return;
         if (data.cleared) {

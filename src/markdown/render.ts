@@ -125,7 +125,7 @@ function renderInline(token: Token): Out {
 
 function renderTable(table: Tokens.Table): TemplateResult {
   const align = (i: number) => table.align[i] ?? nothing;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table" dir="auto">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table" dir=${directionOf(table)}>
     <table>
       <thead><tr>${table.header.map((cell, i) => html`<th align=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
       ${table.rows.length
@@ -150,13 +150,13 @@ const STRONG = /[\p{L}]/u;
 const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
 
 /**
- * `auto` for a paragraph of prose. A paragraph of thousands of inline elements (`*a*a…`,
+ * `auto` for a paragraph of prose (or a table). A paragraph of thousands of inline elements (`*a*a…`,
  * `` `a`a… ``), or a long one with no letter at all, made Chromium resolve `dir="auto"` again
  * for every child put in (90-150 ms): there, the direction of its first letter is set outright,
  * as `auto` would find it (left to right without one).
  */
 function directionOf(token: Token): 'auto' | 'ltr' | 'rtl' {
-  const children = 'tokens' in token && token.tokens ? token.tokens.length : 0;
+  const children = token.type === 'table' ? (token as Tokens.Table).rows.length : 'tokens' in token && token.tokens ? token.tokens.length : 0;
   if (children <= AUTO_DIRECTION_CHILDREN && token.raw.length <= AUTO_DIRECTION_LENGTH) return 'auto';
   const letter = STRONG.exec(token.raw)?.[0];
   return letter !== undefined && RIGHT_TO_LEFT.test(letter) ? 'rtl' : 'ltr';

@@ -6,20 +6,20 @@ import { DemoAgent } from '../../../service/index.js';
 import { fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
-const ALICE = ownerKeyOf('alice');
 const QUESTION = 'How do I theme it?';
 const reattaches = (backend: ReturnType<typeof referenceBackend>) => backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
 const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.message;
 
 /**
  * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
- * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB.
+ * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB. An
+ * anonymous visitor unless `owner` is given (a signed-in start screen also loads its own list).
  */
-async function twoTabs(wordDelayMs = 10) {
+async function twoTabs(wordDelayMs = 10, owner: string | null = null) {
   const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs }) });
-  backend.signIn('alice');
-  const first = await fixtureChat({ ownerKey: ALICE });
-  const second = await fixtureChat({ ownerKey: ALICE });
+  backend.signIn(owner);
+  const first = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
+  const second = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
   await settled(first);
   await settled(second);
   return { backend, first, second };
@@ -75,7 +75,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('a thread renamed or deleted in one tab changes in the other', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(0);
+    const { backend, first, second } = await twoTabs(0, 'alice');
     worker.use(...backend.handlers);
     const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
     sidebarToggle(first).click();
@@ -112,7 +112,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('an owner change in one tab wipes what every tab shows', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(0);
+    const { backend, first, second } = await twoTabs(0, 'alice');
     worker.use(...backend.handlers);
     await first.send('Alice private question');
     await expect.poll(() => messagesOf(second).length).toBe(2);
