@@ -135,7 +135,7 @@ async function longThread() {
   const label = 'resume 1,000 messages';
   const { page, busy } = await openPage();
   await page.getByRole('button', { name: 'Conversations' }).click();
-  await page.getByRole('button', { name: /^A long conversation/ }).waitFor();
+  await page.getByRole('button', { name: /^A long conversation/ }).first().waitFor();
   const before = await busy();
   const timing = await openThread(page, 'A long conversation', 1000);
   const bench = await page.evaluate(() => window.__bench);
@@ -158,7 +158,7 @@ async function oneMore() {
   const measure = async (title, count) => {
     const { page, busy } = await openPage();
     await page.getByRole('button', { name: 'Conversations' }).click();
-    await page.getByRole('button', { name: new RegExp(`^${title}`) }).waitFor();
+    await page.getByRole('button', { name: new RegExp(`^${title}`) }).first().waitFor();
     await openThread(page, title, count);
     await page.evaluate(() => { window.__bench.longtasks = []; window.__bench.longtaskAt = []; window.__bench.end = 0; });
     const before = await busy();
