@@ -1,5 +1,6 @@
 import { scryptPasswords } from './console-node.js';
 import { MIN_PASSWORD_CHARS, USERNAME } from './routes/console/auth.js';
+import { DataDirLockedError } from './storage/data-dir-lock.js';
 import { openStorage } from './storage/open.js';
 
 const MAX_PASSWORD_CHARS = 1_024;
@@ -52,7 +53,14 @@ export async function addAdmin(args: string[], store: { databaseUrl?: string; da
   const length = [...password].length;
   if (length < MIN_PASSWORD_CHARS) return fail(`the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`);
   if (length > MAX_PASSWORD_CHARS) return fail(`the password must be at most ${MAX_PASSWORD_CHARS} characters.`);
-  const storage = await openStorage(store);
+  let storage;
+  try {
+    storage = await openStorage(store);
+  } catch (error) {
+    // The embedded store takes one process: a running service holds it.
+    if (error instanceof DataDirLockedError) return fail(error.message);
+    throw error;
+  }
   try {
     const now = Date.now();
     if (!(await storage.createAdmin({ username, passwordHash: await scryptPasswords.hash(password), createdAt: now }))) {

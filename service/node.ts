@@ -9,6 +9,7 @@ import type { LogEntry, ReferenceService } from './service.js';
  */
 export * from './index.js';
 export { openStorage } from './storage/open.js';
+export { DataDirLockedError } from './storage/data-dir-lock.js';
 export { SqlStorage, type SqlClient } from './storage/sql.js';
 export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
 export { loadMarkdownDocs } from './agents/markdown-docs.js';
@@ -20,6 +21,12 @@ export interface ServeOptions {
   log?: (entry: LogEntry) => void;
   /** How often expired sessions, old events and rate windows are purged. Default 60 s. */
   maintainEveryMs?: number;
+  /**
+   * Connections the kernel may hold before they are accepted. Node's default (511) overflows
+   * in a burst of visitors, who then wait 1, 3, 7 s for SYN retries. Default 4096; Linux caps
+   * it at net.core.somaxconn (4096 since 5.4).
+   */
+  backlog?: number;
 }
 
 export interface RunningService {
@@ -52,24 +59,19 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
   server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: options.backlog ?? 4096 }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const timer = setInterval(() => {
-    service.maintain().then(
-      (done) => log({ level: 'info', msg: 'maintenance', ...done }),
-      (error) => log({ level: 'error', msg: 'maintenance_failed', error: error instanceof Error ? error.name : 'unknown' }),
-    );
-  }, options.maintainEveryMs ?? 60_000);
-  timer.unref();
+  // Maintenance, the fleet lease and the activity rollup, on timers (they log through the service).
+  const stopDuties = service.startDuties({ maintainEveryMs: options.maintainEveryMs });
   let closing: Promise<void> | undefined;
   return {
     server,
     url,
     close: () => (closing ??= (async () => {
-      clearInterval(timer);
+      stopDuties();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Ends every live answer (stored as stopped); their streams then end on their own.
       await service.close();

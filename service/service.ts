@@ -7,7 +7,7 @@ import { type Clock, systemClock } from './http/clock.js';
 import { Directory } from './http/directory.js';
 import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
 import { HttpError } from './http/errors.js';
-import { type RateLimit, RateLimiter } from './http/rate-limiter.js';
+import { MAX_RATE_WINDOWS, type RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
 import { route } from './http/router.js';
 import { MemoryStorage } from './storage/memory.js';
@@ -48,9 +48,13 @@ export interface ReferenceServiceOptions {
    * (the default inside Cloudflare Workers).
    */
   trustProxy?: TrustProxy;
+  /** Answers generating at once per owner, or per client address for sessions without owner; false turns it off. Default 3. */
+  maxConcurrentAnswers?: number | false;
+  /** An instance that has not renewed its lease for this long is dead; others end its answers as errors. Default 30 s. */
+  instanceLeaseMs?: number;
   /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
   maxAnswerMs?: number;
-  /** How old activity figures may be before a query rebuilds the rollup. Default 60 s. */
+  /** How old activity figures may get: the fleet rebuilds the rollup every half of it. Default 60 s. */
   activityStalenessMs?: number;
   /** How long activity events are kept. Default 400 days. */
   eventRetentionMs?: number;
@@ -61,9 +65,20 @@ export interface ReferenceService {
   /** A Fetch handler: runs under msw, as Vite/Node middleware, or in any Fetch-style server. */
   handle(request: Request, info?: RequestInfo): Promise<Response>;
   readonly storage: Storage;
-  /** Purges expired sessions, old events and rate windows; stops answers that waited too long for tools. */
+  /** This instance's id in the fleet (random per start). */
+  readonly instanceId: string;
+  /** Purges expired sessions, old events, spent rate windows and leaked slots; stops answers that waited too long for tools. */
   maintain(): Promise<{ sessions: number; events: number; answers: number; rateWindows: number }>;
-  /** Answers in flight are stored as stopped; the storage is closed. */
+  /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
+  heartbeat(): Promise<number>;
+  /** Rebuilds the activity rollup if no instance did for half the staleness bound; true when this call did. */
+  refreshActivity(): Promise<boolean>;
+  /**
+   * Runs maintain, heartbeat and refreshActivity on timers (what `serve()` does); returns a
+   * stop function. Hosts that cannot keep timers call the three themselves.
+   */
+  startDuties(options?: { maintainEveryMs?: number }): () => void;
+  /** Answers in flight are stored as stopped; the instance leaves the fleet; the storage is closed. */
   close(): Promise<void>;
 }
 
@@ -71,30 +86,52 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const storage = options.storage ?? new MemoryStorage();
+  const agent = options.agent ?? new DemoAgent();
+  const maxAnswerMs = options.maxAnswerMs ?? 5 * 60_000;
+  const leaseMs = options.instanceLeaseMs ?? 30_000;
+  const stalenessMs = options.activityStalenessMs ?? 60_000;
+  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
   const ctx: ServiceContext = {
     console: options.console ?? null,
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     storage,
     clock,
-    agent: options.agent ?? new DemoAgent(),
-    answers: new Answers(() => ctx, options.maxAnswerMs ?? 5 * 60_000),
+    agent,
+    answers,
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
-    rateLimiter: new RateLimiter(options.rateLimit ?? { requests: 60, windowMs: 60_000 }, clock),
-    mintLimiter: new RateLimiter(options.sessionMintLimit ?? { requests: 600, windowMs: 60_000 }, clock),
+    limits: {
+      agent: options.rateLimit ?? { requests: 60, windowMs: 60_000 },
+      mint: options.sessionMintLimit ?? { requests: 600, windowMs: 60_000 },
+      concurrentAnswers: options.maxConcurrentAnswers ?? 3,
+    },
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),
-    activityStalenessMs: options.activityStalenessMs ?? 60_000,
-    activityRefreshedAt: Number.NEGATIVE_INFINITY,
-    activityRefresh: null,
+    activityStalenessMs: stalenessMs,
     log,
   };
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
   const trustProxy = checkTrustProxy(options.trustProxy);
+  // Joining the fleet (a lease, the signals) comes before the first request; a failure is
+  // retried by the next one.
+  let joined: Promise<void> | null = null;
+  const join = () => (joined ??= Promise.all([storage.heartbeat(answers.instanceId), answers.listen()]).then(
+    () => {},
+    (error) => {
+      joined = null;
+      throw error;
+    },
+  ));
+  const timers = new Set<ReturnType<typeof setInterval>>();
+  const duty = (name: string, run: () => Promise<unknown>) => () => {
+    run().catch((error) => log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }));
+  };
 
-  return {
-    storage: ctx.storage,
+  const service: ReferenceService = {
+    storage,
+    instanceId: answers.instanceId,
     async handle(request, info = {}) {
       try {
+        await join();
         // Limits count IPv6 addresses per /64, the block one subscriber usually holds.
         const address = clientAddress(request, info, trustProxy);
         return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
@@ -107,14 +144,45 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     },
     async maintain() {
       const now = clock.now();
-      const purged = await ctx.storage.purge({ sessionsBefore: now, eventsBefore: now - retentionMs });
-      const answers = await ctx.storage.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * (options.maxAnswerMs ?? 5 * 60_000)));
-      ctx.mintLimiter.sweep();
-      return { ...purged, answers, rateWindows: ctx.rateLimiter.sweep() };
+      const purged = await storage.purge({ sessionsBefore: now, eventsBefore: now - retentionMs });
+      const answersStopped = await storage.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
+      // A slot outlives its answer only when the end failed to say so.
+      await storage.purgeAnswerSlots(now - 2 * maxAnswerMs);
+      return { ...purged, answers: answersStopped, rateWindows: await storage.purgeRateWindows(now, MAX_RATE_WINDOWS) };
+    },
+    async heartbeat() {
+      await storage.heartbeat(answers.instanceId);
+      return storage.reapInstances(leaseMs, clock.now());
+    },
+    refreshActivity: () => storage.refreshActivityOnce(stalenessMs / 2, clock.now()),
+    startDuties({ maintainEveryMs = 60_000 } = {}) {
+      const every = (ms: number, fn: () => void) => {
+        const timer = setInterval(fn, ms);
+        (timer as { unref?: () => void }).unref?.();
+        timers.add(timer);
+      };
+      const maintain = duty('maintenance', async () => log({ level: 'info', msg: 'maintenance', ...(await service.maintain()) }));
+      const heartbeat = duty('heartbeat', async () => {
+        const ended = await service.heartbeat();
+        if (ended) log({ level: 'warn', msg: 'dead_instance_answers_ended', answers: ended });
+      });
+      const refresh = duty('activity_refresh', () => service.refreshActivity());
+      every(maintainEveryMs, maintain);
+      every(leaseMs / 3, heartbeat);
+      every(stalenessMs / 6, refresh);
+      refresh();
+      return () => {
+        for (const timer of timers) clearInterval(timer);
+        timers.clear();
+      };
     },
     async close() {
-      await ctx.answers.stopAll();
-      await ctx.storage.close();
+      for (const timer of timers) clearInterval(timer);
+      timers.clear();
+      await answers.stopAll();
+      await storage.retireInstance(answers.instanceId).catch(() => {});
+      await storage.close();
     },
   };
+  return service;
 }

@@ -1,7 +1,7 @@
 import { TOOL_WAIT_MS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
 import type { ToolRound } from '../agents/types.js';
-import type { MessageRecord } from '../storage/types.js';
+import type { MessageRecord, ThreadMeta } from '../storage/types.js';
 
 /** What an answer has so far, as records: sources, activity, uncertainty, then its whole text. */
 export function snapshot(message: MessageRecord): string[] {
@@ -29,3 +29,23 @@ export function roundsOf(message: MessageRecord): ToolRound[] {
 export function waitExpired(message: MessageRecord, now: number): boolean {
   return message.status === 'streaming' && message.toolCalls.some((c) => c.status === 'pending') && now - message.updatedAt > TOOL_WAIT_MS;
 }
+
+/**
+ * A reattach to an answer no instance generates (§9): what is stored, then how it ended: an
+ * error, its pending tool calls (paused), "no longer being generated" (left streaming by a
+ * crash no instance has noticed yet) or its identifiers. `stream_start` is the caller's.
+ */
+export function storedEnd(message: MessageRecord, thread: ThreadMeta, now: number): string[] {
+  const records = snapshot(message);
+  const pending = message.toolCalls.filter((c) => c.status === 'pending');
+  if (message.status === 'error') records.push(encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
+  else if (message.status === 'streaming' && pending.length && !waitExpired(message, now)) {
+    records.push(encodeRecord('tool_calls', { tool_calls: pending.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }, true));
+  } else if (message.status === 'streaming' && !pending.length) {
+    records.push(encodeRecord('error', { reason: 'This answer is no longer being generated.' }, true));
+  } else records.push(encodeRecord('identifiers', { thread_id: thread.id, question_answer_id: message.id }, true));
+  return records;
+}
+
+/** A paused answer: streaming, waiting for the browser's tool results (§7). */
+export const isPaused = (message: MessageRecord) => message.status === 'streaming' && message.toolCalls.some((c) => c.status === 'pending');

@@ -1,10 +1,11 @@
 import type { Agent } from '../agents/types.js';
-import type { Answers } from '../answers/live-answers.js';
+import type { AnswerRunner } from '../answers/types.js';
 import type { SessionRecord, Storage } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
 import type { Directory, ProjectView } from './directory.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { type RateLimit, checkRate } from './rate-limiter.js';
+import { hashToken } from './tokens.js';
 
 export type { ProjectConfig, ProjectView } from './directory.js';
 
@@ -29,27 +30,34 @@ export interface ConsoleOptions {
   widget?: { version: string; sri: Record<string, string> } | null;
 }
 
+/** The limits of one service; each holds for the whole fleet (its state is in the store). */
+export interface Limits {
+  /** Agent calls, per owner (or per client address for sessions without owner). */
+  readonly agent: RateLimit | false;
+  /** Session mints, per project: tokens must not be a free way around the agent limit. */
+  readonly mint: RateLimit | false;
+  /** Answers generating at once, per owner (or client address). */
+  readonly concurrentAnswers: number | false;
+}
+
+/** What every route reads: configuration and the service's parts, no state of its own. */
 export interface ServiceContext {
   /** null: the console is off (its paths answer 404). */
-  console: ConsoleOptions | null;
+  readonly console: ConsoleOptions | null;
   /** Projects, integrations and API keys, from storage (cached briefly). */
-  directory: Directory;
-  storage: Storage;
-  clock: Clock;
-  agent: Agent;
-  answers: Answers;
-  tokenTtlMs: number;
-  /** Agent calls, per owner (or per client address for sessions without owner). */
-  rateLimiter: RateLimiter;
-  /** Session mints, per project: tokens must not be a free way around the agent limit. */
-  mintLimiter: RateLimiter;
+  readonly directory: Directory;
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly agent: Agent;
+  readonly answers: AnswerRunner;
+  readonly tokenTtlMs: number;
+  readonly limits: Limits;
   /** Absolute base URL for links the service writes; relative links when absent. */
-  publicUrl: string | null;
-  basePath: string;
-  activityStalenessMs: number;
-  activityRefreshedAt: number;
-  activityRefresh: Promise<void> | null;
-  log: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
+  readonly publicUrl: string | null;
+  readonly basePath: string;
+  /** How old the activity rollup may get: it is refreshed this often, off the request path. */
+  readonly activityStalenessMs: number;
+  readonly log: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
 }
 
 /** Stand-ins for project ids nobody configured; no key or token ever matches them. */
@@ -89,11 +97,15 @@ export async function requireApiKey(ctx: ServiceContext, request: Request, proje
  */
 export async function requireSession(ctx: ServiceContext, request: Request, project: ProjectView, info: RequestInfo): Promise<SessionRecord> {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('Authorization') ?? '');
-  const session = match ? await ctx.storage.getSession(match[1]) : undefined;
+  const session = match ? await ctx.storage.getSession(await hashToken(match[1])) : undefined;
   if (!session || session.projectId !== project.id || session.expiresAt <= ctx.clock.now() || UNKNOWN_PROJECTS.has(project)) {
     throw new HttpError(401, 'invalid_token', 'Missing, unknown or expired session token.');
   }
-  const identity = session.owner !== null ? `owner:${session.owner}` : info.clientAddress ? `addr:${info.clientAddress}` : `session:${session.token}`;
-  ctx.rateLimiter.check(`${project.id}\n${identity}`);
+  await checkRate(ctx.storage, ctx.clock, ctx.limits.agent, `agent\n${project.id}\n${identityOf(session, info)}`);
   return session;
+}
+
+/** Whom a session's limits count against: its owner, else its client address, else itself. */
+export function identityOf(session: SessionRecord, info: RequestInfo): string {
+  return session.owner !== null ? `owner:${session.owner}` : info.clientAddress ? `addr:${info.clientAddress}` : `session:${session.tokenHash}`;
 }

@@ -1,3 +1,4 @@
+import type { Storage } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
 
@@ -6,46 +7,20 @@ export interface RateLimit {
   windowMs: number;
 }
 
-/** Keys kept before a sweep is forced; windows expire after `windowMs`, so this bounds memory. */
-const MAX_WINDOWS = 100_000;
+/** Windows kept at most (in the store, for the whole fleet); beyond it the oldest are evicted. */
+export const MAX_RATE_WINDOWS = 100_000;
 
-/** Fixed-window limit per key; answers 429 with the seconds left in the window. */
-export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+/**
+ * Counts one request against `limit` in `key`'s fixed window, kept in the store so the limit
+ * holds for every instance sharing it; 429 with the seconds left in the window past it.
+ */
+export async function checkRate(storage: Storage, clock: Clock, limit: RateLimit | false, key: string): Promise<void> {
+  if (!limit) return;
+  const now = clock.now();
+  const { count, resetAt } = await storage.countRequest(key, limit.windowMs, now);
+  if (count > limit.requests) throw tooMany(Math.max(1, Math.ceil((resetAt - now) / 1000)));
+}
 
-  constructor(
-    private readonly limit: RateLimit | false,
-    private readonly clock: Clock,
-  ) {}
-
-  check(key: string): void {
-    if (!this.limit) return;
-    const now = this.clock.now();
-    let window = this.windows.get(key);
-    if (!window || now - window.start >= this.limit.windowMs) {
-      if (!window && this.windows.size >= MAX_WINDOWS) this.sweep();
-      // Still full of live windows: a flood of distinct keys. Refuse rather than grow.
-      if (!window && this.windows.size >= MAX_WINDOWS) throw this.refusal(Math.ceil(this.limit.windowMs / 1000));
-      window = { start: now, count: 0 };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
-    if (window.count > this.limit.requests) throw this.refusal(Math.max(1, Math.ceil((window.start + this.limit.windowMs - now) / 1000)));
-  }
-
-  /** Drops expired windows; returns how many are left. */
-  sweep(): number {
-    if (!this.limit) return 0;
-    const now = this.clock.now();
-    for (const [key, window] of this.windows) if (now - window.start >= this.limit.windowMs) this.windows.delete(key);
-    return this.windows.size;
-  }
-
-  get size(): number {
-    return this.windows.size;
-  }
-
-  private refusal(retryAfter: number) {
-    return new HttpError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, { 'Retry-After': String(retryAfter) });
-  }
+export function tooMany(retryAfter: number, detail = `Too many requests; retry in ${retryAfter} s.`) {
+  return new HttpError(429, 'rate_limited', detail, { 'Retry-After': String(retryAfter) });
 }

@@ -36,22 +36,26 @@ function count(rows: ActivityRow[]): Counts {
   return { sessions: new Set(rows.filter((r) => r.sessions > 0).map((r) => r.sessionToken)).size, ...c };
 }
 
-/** Refreshes the rollup when it is older than the staleness bound; one refresh at a time. */
-export async function freshRollup(ctx: ServiceContext): Promise<void> {
-  if (ctx.clock.now() - ctx.activityRefreshedAt < ctx.activityStalenessMs) return;
-  ctx.activityRefresh ??= (async () => {
-    const at = ctx.clock.now();
-    await ctx.storage.refreshActivity();
-    ctx.activityRefreshedAt = at;
-  })().finally(() => {
-    ctx.activityRefresh = null;
-  });
-  await ctx.activityRefresh;
+/**
+ * When the rollup was last rebuilt (the fleet's timer does it, off the request path). A rollup
+ * older than its bound (no timer runs here, or refreshes fail) gets a refresh started, not
+ * awaited: the caller is answered from what there is, and told how old it is.
+ */
+export async function rollupAsOf(ctx: ServiceContext): Promise<number | null> {
+  const now = ctx.clock.now();
+  const asOf = await ctx.storage.activityAsOf(now);
+  if (asOf === null || now - asOf > ctx.activityStalenessMs) {
+    void ctx.storage.refreshActivityOnce(ctx.activityStalenessMs / 2, now).catch((error) => {
+      ctx.log({ level: 'error', msg: 'activity_refresh_failed', error: error instanceof Error ? error.name : typeof error });
+    });
+  }
+  return asOf;
 }
 
 /**
  * GET /query/v1/projects/{id}/activity/: from the stored events, through the activity rollup
- * (a materialized view in SQL), refreshed when older than the staleness bound the answer states.
+ * (a materialized view in SQL) that the fleet refreshes on a timer, off the request path; the
+ * answer states when it was built and how old it may get.
  * `start` and `end` are inclusive UTC days; the default is the last 30 days.
  */
 export async function activity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
@@ -64,7 +68,7 @@ export async function activity(ctx: ServiceContext, request: Request, _info: Req
   if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
   const integrationId = params.get('integration_id');
 
-  await freshRollup(ctx);
+  const asOf = await rollupAsOf(ctx);
   let rows = await ctx.storage.activity(projectId, start / DAY, end / DAY);
   if (integrationId) {
     // A session belongs to an integration once it chatted through it.
@@ -84,8 +88,8 @@ export async function activity(ctx: ServiceContext, request: Request, _info: Req
       return { integration_id: id, sessions: new Set(own.map((r) => r.sessionToken)).size, threads, messages, prompt_tokens, completion_tokens };
     }),
     by_day: byDay,
-    // How old the figures may be: the rollup is rebuilt at most this often.
-    freshness: { as_of: isoMicros(ctx.activityRefreshedAt), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+    // When the rollup was built, and how old it may get.
+    freshness: { as_of: asOf === null ? null : isoMicros(asOf), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
   });
 }
 

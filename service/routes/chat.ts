@@ -2,10 +2,12 @@ import { MAX_LOCALE_CHARS, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS, MAX_TOOL_DESCRIPT
 import type { ToolResult, ToolSpec } from '../../contract/types.js';
 import { roundsOf, waitExpired } from '../answers/replay.js';
 import { isRecord, readJsonBody } from '../http/body.js';
-import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import type { StartAnswer } from '../answers/types.js';
+import { type RequestInfo, type ServiceContext, identityOf, requireProject, requireSession } from '../http/context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { randomId } from '../http/ids.js';
 import { requireOrigin } from '../http/origins.js';
+import { tooMany } from '../http/rate-limiter.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
 import { findThread } from './visibility.js';
 
@@ -81,31 +83,46 @@ const emptyAnswer = (now: number): MessageRecord => ({
   id: randomId('msg'), role: 'assistant', content: '', sources: [], createdAt: now, updatedAt: now, status: 'streaming', toolCalls: [], activity: [], uncertain: false,
 });
 
+/** Answers generating at once per owner (or address): past the cap, a 429 that says when to try again. */
+const CAP_RETRY_AFTER_S = 5;
+
+type Activity = StartAnswer['activity'];
+
+/** The caller's concurrent-answer slots (fleet-wide: they are in the store); an answer's end frees its slot. */
+function slotOf(ctx: ServiceContext, session: SessionRecord, info: RequestInfo) {
+  const cap = ctx.limits.concurrentAnswers;
+  return cap === false ? undefined : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
+}
+
+const capReached = (ctx: ServiceContext) => tooMany(CAP_RETRY_AFTER_S, `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`);
+
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
   const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
   requireOrigin(project, request, body.integrationId);
-  const activity = { projectId, sessionToken: session.token, owner: session.owner, integrationId: body.integrationId };
-  if (body.kind === 'tools') return continueWithTools(ctx, session, body, activity);
+  const activity: Activity = { projectId, sessionToken: session.tokenHash, owner: session.owner, integrationId: body.integrationId };
+  if (body.kind === 'tools') return continueWithTools(ctx, session, info, body, activity);
 
   const now = ctx.clock.now();
   let thread: ThreadMeta;
   let history: MessageRecord[] = [];
+  const newThread = !body.threadId;
   if (body.threadId) {
     const found = await findThread(ctx, session, body.threadId);
     ({ messages: history, ...thread } = found);
   } else {
     thread = { id: randomId('th'), projectId, integrationId: body.integrationId, owner: session.owner, title: titleFrom(body.message), createdAt: now, updatedAt: now };
-    await ctx.storage.createThread(thread);
-    await ctx.storage.recordActivity({ ...activity, kind: 'thread', at: now });
   }
   const question: MessageRecord = { ...emptyAnswer(now), id: randomId('msg'), role: 'user', content: body.message, status: 'complete' };
   const answer = emptyAnswer(now);
-  // Two appends, each conditional on the thread: a thread deleted meanwhile answers 404.
-  if (!(await ctx.storage.appendMessage(thread.id, question)) || !(await ctx.storage.appendMessage(thread.id, answer))) throw notFound('No such thread.');
-  await ctx.storage.recordActivity({ ...activity, kind: 'message', at: now });
+  // One write: a concurrent-answer slot, the thread (when new), both messages and their
+  // activity; nothing without a slot, or when the thread was deleted meanwhile.
+  const events = [...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []), { ...activity, kind: 'message' as const, at: now }];
+  const begun = await ctx.storage.beginAnswer({ thread, newThread, question, answer, instanceId: ctx.answers.instanceId, events, slot: slotOf(ctx, session, info) });
+  if (begun === 'thread_gone') throw notFound('No such thread.');
+  if (begun === 'cap_reached') throw capReached(ctx);
   return ctx.answers.start({
     thread,
     message: answer,
@@ -117,8 +134,9 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
 async function continueWithTools(
   ctx: ServiceContext,
   session: SessionRecord,
+  info: RequestInfo,
   body: { threadId: string; tools: ToolSpec[]; results: ToolResult[]; locale?: string },
-  activity: Parameters<ServiceContext['answers']['start']>[0]['activity'],
+  activity: Activity,
 ): Promise<Response> {
   const { messages, ...thread } = await findThread(ctx, session, body.threadId);
   const index = lastIndex(messages, (m) => m.role === 'assistant' && m.status === 'streaming' && m.toolCalls.some((c) => c.status === 'pending'));
@@ -136,26 +154,31 @@ async function continueWithTools(
     seen.add(result.tool_call_id);
   }
   if (seen.size !== pending.size) throw badRequest('Every pending tool call needs exactly one result.');
-  if (!ctx.answers.claim(answer.id)) throw badRequest('This answer is already continuing.');
-  try {
-    return await resume(ctx, thread, messages, index, answer, body, activity, now);
-  } finally {
-    ctx.answers.release(answer.id);
-  }
-}
-
-async function resume(
-  ctx: ServiceContext, thread: ThreadMeta, messages: MessageRecord[], index: number, answer: MessageRecord,
-  body: { tools: ToolSpec[]; results: ToolResult[]; locale?: string }, activity: Parameters<ServiceContext['answers']['start']>[0]['activity'], now: number,
-): Promise<Response> {
   const byId = new Map(body.results.map((r) => [r.tool_call_id, r]));
-  answer.toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
+  const toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
     const result = byId.get(call.id);
     if (!result) return call;
     return 'error' in result ? { ...call, status: 'error', error: result.error } : { ...call, status: 'completed', output: result.output };
   });
+  const slot = slotOf(ctx, session, info);
+  const taken = slot ? await ctx.storage.takeAnswerSlot(slot.key, slot.cap, answer.id, ctx.answers.instanceId, now) : 'taken';
+  // Another continuation of this answer holds its slot: it is the one that goes on.
+  if (taken === 'held') throw badRequest('This answer is already continuing.');
+  if (taken === 'cap_reached') throw capReached(ctx);
+  // Exactly once, in the whole fleet: the store takes the results only while the pending calls
+  // it holds are the ones just checked and no instance generates the answer.
+  let resumed = false;
+  try {
+    resumed = await ctx.storage.resumeAnswer(answer.id, answer.toolCalls, toolCalls, now, ctx.answers.instanceId);
+  } finally {
+    if (!resumed && slot) await ctx.storage.releaseAnswerSlot(answer.id);
+  }
+  if (!resumed) {
+    if (!(await ctx.storage.getMessage(answer.id))) throw notFound('No such thread.');
+    throw badRequest('This answer is already continuing.');
+  }
+  answer.toolCalls = toolCalls;
   answer.updatedAt = now;
-  if (!(await ctx.storage.updateMessage(answer.id, { toolCalls: answer.toolCalls, updatedAt: now }))) throw notFound('No such thread.');
   const questionAt = lastIndex(messages.slice(0, index), (m) => m.role === 'user');
   return ctx.answers.start({
     thread,

@@ -36,7 +36,7 @@ export async function feedback(ctx: ServiceContext, request: Request, info: Requ
   const found = ANSWER_ID.test(answerId) ? await ctx.storage.getMessage(answerId) : undefined;
   if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread)) throw notFound('No such answer.');
   await ctx.storage.putFeedback({
-    messageId: answerId, projectId, voter: voterOf(session), sessionToken: session.token, owner: session.owner,
+    messageId: answerId, projectId, voter: voterOf(session), sessionToken: session.tokenHash, owner: session.owner,
     integrationId: found.thread.integrationId, reaction, comment, at: ctx.clock.now(),
   });
   return noContent();

@@ -95,7 +95,7 @@ export async function deleteThread(ctx: ServiceContext, request: Request, info: 
   // An answer still generating stops with its thread rather than talking to nobody.
   const live = thread.messages.filter((m) => m.status === 'streaming').map((m) => m.id);
   await ctx.storage.deleteThread(thread.id);
-  for (const id of live) void ctx.answers.cancel(id);
+  ctx.answers.stopDeleted(live);
   return noContent();
 }
 

@@ -6,7 +6,9 @@ import { isoMicros } from '../http/clock.js';
 import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
 import { randomId } from '../http/ids.js';
+import { checkRate } from '../http/rate-limiter.js';
 import { json } from '../http/responses.js';
+import { hashToken } from '../http/tokens.js';
 
 /** POST /agent/v1/projects/{projectId}/agent/sessions/ (wire contract §1). */
 export async function createSession(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
@@ -14,7 +16,7 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
   // The owner key is computed under the key this mint presents: the same value the site's
   // session helper computes with that key, through a rotation too.
   const apiKey = await requireApiKey(ctx, request, project);
-  ctx.mintLimiter.check(project.id);
+  await checkRate(ctx.storage, ctx.clock, ctx.limits.mint, `mint\n${project.id}`);
   const body = await readJsonBody(request);
   let owner: string | null = null;
   if (body !== undefined) {
@@ -30,8 +32,9 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
     }
   }
   const now = ctx.clock.now();
-  const session = { token: randomId('ses'), projectId, owner, createdAt: now, expiresAt: now + ctx.tokenTtlMs };
+  const token = randomId('ses');
+  const session = { tokenHash: await hashToken(token), projectId, owner, createdAt: now, expiresAt: now + ctx.tokenTtlMs };
   await ctx.storage.putSession(session);
-  await ctx.storage.recordActivity({ kind: 'session', projectId, at: now, sessionToken: session.token, owner, integrationId: null });
-  return json({ session_token: session.token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey) });
+  await ctx.storage.recordActivity({ kind: 'session', projectId, at: now, sessionToken: session.tokenHash, owner, integrationId: null });
+  return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey) });
 }

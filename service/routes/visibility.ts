@@ -29,7 +29,7 @@ export async function findThread(ctx: ServiceContext, session: SessionRecord, th
 }
 
 /** Whose reaction counts (§8): the owner across sessions, else the one session. */
-export const voterOf = (session: SessionRecord) => (session.owner !== null ? `owner:${session.owner}` : `session:${session.token}`);
+export const voterOf = (session: SessionRecord) => (session.owner !== null ? `owner:${session.owner}` : `session:${session.tokenHash}`);
 
 /** Finds an answer the session may see (the thread rules of §5 and decision 7). */
 export async function visibleAnswer(ctx: ServiceContext, session: SessionRecord, answerId: string) {

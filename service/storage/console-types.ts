@@ -3,7 +3,7 @@
  * also reads, the admin side (accounts, console sessions, sign-in failures, the audit log), and
  * the project-wide reads (conversations across owners, activity per day).
  */
-import type { FeedbackRecord, ThreadCursor, ThreadMeta } from './types.js';
+import type { FeedbackRecord, ThreadCursor, ThreadMeta } from './records.js';
 
 export interface ProjectRecord {
   id: string;

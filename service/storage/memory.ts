@@ -1,10 +1,15 @@
 import type {
   AdminRecord, ApiKeyPatch, ApiKeyRecord, AuditEntry, ConsoleSessionRecord, ConversationFilter, ConversationSummary, IntegrationRecord, ProjectRecord,
 } from './console-types.js';
+import { LocalSignals } from './local-signals.js';
+import { RateWindows } from './rate-windows.js';
 import { newestFirst, rollUp } from './rollup.js';
 import { summarizeActivity, textMatches } from './summaries.js';
 import { PREVIEW_SOURCE_CHARS } from './types.js';
-import type { ActivityEvent, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta } from './types.js';
+import type {
+  ActivityEvent, AnswerEnd, AnswerSave, AnswerStart, BeginResult, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta,
+  ToolCallRecord,
+} from './types.js';
 
 /**
  * In-process storage: the browser tests run the service inside Chromium with it. Each method
@@ -25,13 +30,25 @@ export class MemoryStorage implements Storage {
   private readonly consoleSessions = new Map<string, ConsoleSessionRecord>();
   private signInFailureLog: { key: string; at: number }[] = [];
   private readonly audit: AuditEntry[] = [];
+  /** Which instance generates each answer (absent: none). */
+  private readonly hosts = new Map<string, string>();
+  /** Instances and when each last renewed its lease (this process's clock). */
+  private readonly instances = new Map<string, number>();
+  private readonly slots = new Map<string, { key: string; at: number }>();
+  private readonly slotsPerKey = new Map<string, number>();
+  private readonly rates: RateWindows;
+  private readonly signals = new LocalSignals();
 
-  async putSession(session: SessionRecord) {
-    this.sessions.set(session.token, { ...session });
+  constructor(options: { maxRateWindows?: number } = {}) {
+    this.rates = new RateWindows(options.maxRateWindows);
   }
 
-  async getSession(token: string) {
-    const session = this.sessions.get(token);
+  async putSession(session: SessionRecord) {
+    this.sessions.set(session.tokenHash, { ...session });
+  }
+
+  async getSession(tokenHash: string) {
+    const session = this.sessions.get(tokenHash);
     return session && { ...session };
   }
 
@@ -55,7 +72,10 @@ export class MemoryStorage implements Storage {
   async deleteThread(id: string) {
     if (!this.threads.delete(id)) return false;
     // Reactions stay, like events: deleting a thread does not rewrite past activity (#12).
-    for (const m of this.messages.get(id) ?? []) this.messageThread.delete(m.id);
+    for (const m of this.messages.get(id) ?? []) {
+      this.messageThread.delete(m.id);
+      this.hosts.delete(m.id);
+    }
     this.messages.delete(id);
     return true;
   }
@@ -87,6 +107,11 @@ export class MemoryStorage implements Storage {
     if (!message) return false;
     Object.assign(message, structuredClone(patch));
     return true;
+  }
+
+  private message(id: string) {
+    const threadId = this.messageThread.get(id);
+    return threadId ? this.messages.get(threadId)?.find((m) => m.id === id) : undefined;
   }
 
   async getMessage(id: string) {
@@ -121,9 +146,9 @@ export class MemoryStorage implements Storage {
 
   async purge({ sessionsBefore, eventsBefore }: { sessionsBefore: number; eventsBefore: number }) {
     let sessions = 0;
-    for (const [token, session] of this.sessions) {
+    for (const [hash, session] of this.sessions) {
       if (session.expiresAt < sessionsBefore) {
-        this.sessions.delete(token);
+        this.sessions.delete(hash);
         sessions += 1;
       }
     }
@@ -141,6 +166,7 @@ export class MemoryStorage implements Storage {
       for (const m of list) {
         if (m.status === 'streaming' && m.updatedAt < before) {
           m.status = 'stopped';
+          this.hosts.delete(m.id);
           count += 1;
         }
       }
@@ -306,5 +332,143 @@ export class MemoryStorage implements Storage {
 
   async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string) {
     return summarizeActivity(await this.activity(projectId, fromDay, toDay), integrationId, await this.activity(projectId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+  }
+
+  async beginAnswer({ thread, newThread, question, answer, instanceId, events, slot }: AnswerStart): Promise<BeginResult> {
+    if (!newThread && !this.threads.has(thread.id)) return 'thread_gone';
+    if (slot && (await this.takeAnswerSlot(slot.key, slot.cap, answer.id, instanceId, answer.createdAt)) !== 'taken') return 'cap_reached';
+    if (newThread) await this.createThread(thread);
+    await this.appendMessage(thread.id, question);
+    await this.appendMessage(thread.id, answer);
+    this.hosts.set(answer.id, instanceId);
+    for (const event of events) this.events.push({ ...event });
+    return 'begun';
+  }
+
+  async saveAnswers(saves: AnswerSave[], instanceId: string) {
+    const held = new Set<string>();
+    for (const { id, ...patch } of saves) {
+      const message = this.message(id);
+      if (!message || message.status !== 'streaming' || this.hosts.get(id) !== instanceId) continue;
+      Object.assign(message, structuredClone(patch));
+      held.add(id);
+    }
+    return held;
+  }
+
+  async endAnswer({ id, instanceId, patch, events }: AnswerEnd) {
+    this.freeSlot(id);
+    const message = this.message(id);
+    if (!message || this.hosts.get(id) !== instanceId) return false;
+    this.hosts.delete(id);
+    Object.assign(message, structuredClone(patch));
+    for (const event of events) this.events.push({ ...event });
+    return true;
+  }
+
+  async resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string) {
+    const message = this.message(id);
+    if (!message || message.status !== 'streaming' || this.hosts.has(id) || JSON.stringify(message.toolCalls) !== JSON.stringify(expected)) return false;
+    Object.assign(message, { toolCalls: structuredClone(toolCalls), updatedAt });
+    this.hosts.set(id, instanceId);
+    return true;
+  }
+
+  async heartbeat(instanceId: string) {
+    this.instances.set(instanceId, Date.now());
+  }
+
+  async retireInstance(instanceId: string) {
+    this.instances.delete(instanceId);
+  }
+
+  async reapInstances(leaseMs: number, now: number) {
+    const seenSince = Date.now() - leaseMs;
+    for (const [id, seen] of this.instances) if (seen < seenSince) this.instances.delete(id);
+    let count = 0;
+    for (const [answerId, instanceId] of this.hosts) {
+      if (this.instances.has(instanceId)) continue;
+      this.hosts.delete(answerId);
+      this.freeSlot(answerId);
+      const message = this.message(answerId);
+      if (message?.status === 'streaming') {
+        Object.assign(message, { status: 'error', updatedAt: now });
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  async answerHost(answerId: string, leaseMs: number) {
+    if (!this.messageThread.has(answerId)) return undefined;
+    const instanceId = this.hosts.get(answerId) ?? null;
+    const seen = instanceId === null ? undefined : this.instances.get(instanceId);
+    return { instanceId, alive: seen !== undefined && seen >= Date.now() - leaseMs };
+  }
+
+  async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
+    const message = this.message(answerId);
+    const host = await this.answerHost(answerId, leaseMs);
+    if (!message || message.status !== 'streaming' || !host?.instanceId || host.alive) return false;
+    this.hosts.delete(answerId);
+    this.freeSlot(answerId);
+    Object.assign(message, { status, updatedAt: now });
+    return true;
+  }
+
+  private freeSlot(answerId: string) {
+    const slot = this.slots.get(answerId);
+    if (!slot) return;
+    this.slots.delete(answerId);
+    const left = (this.slotsPerKey.get(slot.key) ?? 1) - 1;
+    if (left > 0) this.slotsPerKey.set(slot.key, left);
+    else this.slotsPerKey.delete(slot.key);
+  }
+
+  async takeAnswerSlot(key: string, cap: number, answerId: string, _instanceId: string, now: number) {
+    if (this.slots.has(answerId)) return 'held' as const;
+    if ((this.slotsPerKey.get(key) ?? 0) >= cap) return 'cap_reached' as const;
+    this.slots.set(answerId, { key, at: now });
+    this.slotsPerKey.set(key, (this.slotsPerKey.get(key) ?? 0) + 1);
+    return 'taken' as const;
+  }
+
+  async releaseAnswerSlot(answerId: string) {
+    this.freeSlot(answerId);
+  }
+
+  async purgeAnswerSlots(before: number) {
+    let count = 0;
+    for (const [answerId, slot] of this.slots) {
+      if (slot.at < before) {
+        this.freeSlot(answerId);
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  async countRequest(key: string, windowMs: number, now: number) {
+    return this.rates.count(key, windowMs, now);
+  }
+
+  async purgeRateWindows(now: number, max: number) {
+    return this.rates.purge(now, max);
+  }
+
+  async refreshActivityOnce() {
+    return false;
+  }
+
+  async activityAsOf(now: number) {
+    return now;
+  }
+
+  subscribe(onMessage: (message: string) => void) {
+    return this.signals.subscribe(onMessage);
+  }
+
+  publish(messages: string[]) {
+    return this.signals.publish(messages);
   }
 }

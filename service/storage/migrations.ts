@@ -98,4 +98,22 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE activity_owners (
      project_id text NOT NULL, integration_id text NOT NULL, owner_hash bigint NOT NULL, days int4multirange NOT NULL,
      PRIMARY KEY (project_id, integration_id, owner_hash));`,
+  // The fleet: session tokens kept as SHA-256 hashes (no token read back authenticates; the
+  // rollup is rebuilt so no raw token stays in it), which instance generates each answer,
+  // instance leases, fleet-wide rate windows and concurrent-answer slots, and when the rollup
+  // was last refreshed.
+  `ALTER TABLE sessions RENAME COLUMN token TO token_hash;
+   UPDATE sessions SET token_hash = encode(sha256(convert_to(token_hash, 'UTF8')), 'hex');
+   UPDATE events SET session_token = encode(sha256(convert_to(session_token, 'UTF8')), 'hex');
+   UPDATE feedback SET session_token = encode(sha256(convert_to(session_token, 'UTF8')), 'hex'),
+     voter = CASE WHEN voter LIKE 'session:%' THEN 'session:' || encode(sha256(convert_to(substr(voter, 9), 'UTF8')), 'hex') ELSE voter END;
+   REFRESH MATERIALIZED VIEW activity_rollup;
+   ALTER TABLE messages ADD COLUMN instance_id text;
+   CREATE TABLE instances (id text PRIMARY KEY, started_at bigint NOT NULL, seen_at bigint NOT NULL);
+   CREATE TABLE rate_windows (key text PRIMARY KEY, reset_at bigint NOT NULL, count int NOT NULL);
+   CREATE INDEX rate_windows_by_age ON rate_windows (reset_at);
+   CREATE TABLE answer_slots (
+     key text NOT NULL, slot int NOT NULL, answer_id text NOT NULL UNIQUE, instance_id text NOT NULL, taken_at bigint NOT NULL,
+     PRIMARY KEY (key, slot));
+   CREATE TABLE fleet_state (name text PRIMARY KEY, at bigint NOT NULL);`,
 ];

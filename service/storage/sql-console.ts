@@ -2,7 +2,7 @@ import type {
   ActivityCounts, ActivitySummary, AdminRecord, ApiKeyPatch, ApiKeyRecord, AuditEntry, ConsoleSessionRecord, ConsoleStorage, ConversationFilter,
   ConversationSummary, IntegrationRecord, ProjectRecord,
 } from './console-types.js';
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from './sql-client.js';
 import type { FeedbackRecord, Reaction, ThreadCursor } from './types.js';
 
 const num = (value: unknown) => Number(value);

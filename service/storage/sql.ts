@@ -1,20 +1,24 @@
+import { LocalSignals } from './local-signals.js';
+import type { SqlClient } from './sql-client.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqlConsoleStorage } from './sql-console.js';
-import { PREVIEW_SOURCE_CHARS } from './types.js';
+import { PREVIEW_SOURCE_CHARS, SIGNALS_LOST } from './types.js';
 import type {
-  ActivityEvent, ActivityRow, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta, ThreadRecord,
+  ActivityEvent, ActivityRow, AnswerEnd, AnswerSave, AnswerStart, BeginResult, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor,
+  ThreadMeta, ThreadRecord, ToolCallRecord,
 } from './types.js';
 
-/** The little a driver must offer: PGlite and node-postgres both fit behind it. */
-export interface SqlClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number }>;
-  /** Runs `fn` in one transaction on one connection. */
-  transaction<T>(fn: (query: SqlClient['query']) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { SqlClient };
 
 /** Any fixed number: it only has to be the same for every instance sharing a database. */
 const MIGRATION_LOCK = 4_181_021;
+/** The database's clock in epoch ms: leases compare instances on one clock, whatever theirs say. */
+const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** How long, and how many, sessions read once are answered from memory. */
+const SESSION_CACHE_MS = 60_000;
+const SESSION_CACHE_SIZE = 10_000;
+/** NOTIFY payloads stop at 8,000 bytes; longer messages travel in fragments. */
+const MAX_PAYLOAD_BYTES = 7_900;
 
 const num = (value: unknown) => Number(value);
 const json = (value: unknown) => JSON.stringify(value);
@@ -47,7 +51,18 @@ const PATCH_COLUMNS: Record<Exclude<keyof MessagePatch, 'usage'>, [string, (v: n
 
 /** The PostgreSQL dialect, shared by the embedded store (PGlite) and a real server (pg). */
 export class SqlStorage extends SqlConsoleStorage implements Storage {
-  private constructor(db: SqlClient) {
+  private readonly sessions = new Map<string, { session: SessionRecord; until: number }>();
+  /** In-process signals where no other process shares the database. */
+  private readonly local = new LocalSignals();
+  /** Messages waiting to be published, and the one publishing statement in flight (order is kept). */
+  private outbox: string[] = [];
+  private publishing: Promise<void> | null = null;
+
+  private constructor(
+    db: SqlClient,
+    /** The fleet's NOTIFY channel: one per schema, so fleets on one database stay apart. */
+    private readonly channel: string,
+  ) {
     super(db);
   }
 
@@ -62,17 +77,41 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
         await query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
       }
     });
-    return new SqlStorage(db);
+    const schema = String((await db.query('SELECT current_schema() AS schema')).rows[0].schema);
+    return new SqlStorage(db, schema === 'public' ? 'agent_chat' : `agent_chat.${schema}`.slice(0, 63));
   }
 
   async putSession(s: SessionRecord) {
-    await this.db.query('INSERT INTO sessions (token, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [s.token, s.projectId, s.owner, s.createdAt, s.expiresAt]);
+    await this.db.query('INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt]);
+    this.remember(s);
   }
 
-  async getSession(token: string) {
-    const { rows } = await this.db.query('SELECT * FROM sessions WHERE token = $1', [token]);
+  async getSession(tokenHash: string) {
+    const known = this.sessions.get(tokenHash);
+    if (known && known.until > Date.now()) return { ...known.session };
+    const { rows } = await this.db.query('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
     const row = rows[0];
-    return row && { token: row.token as string, projectId: row.project_id as string, owner: (row.owner as string | null) ?? null, createdAt: num(row.created_at), expiresAt: num(row.expires_at) };
+    if (!row) return undefined;
+    const session = { tokenHash: row.token_hash as string, projectId: row.project_id as string, owner: (row.owner as string | null) ?? null, createdAt: num(row.created_at), expiresAt: num(row.expires_at) };
+    this.remember(session);
+    return { ...session };
+  }
+
+  async deleteProject(id: string) {
+    const deleted = await super.deleteProject(id);
+    // Its sessions went with it. (Another instance may still answer from memory for a minute;
+    // the project lookup refuses those calls first.)
+    this.sessions.clear();
+    return deleted;
+  }
+
+  /**
+   * Sessions never change once written (expiry is checked by the caller), so every agent call
+   * of a conversation need not read the same row: a minute in memory, bounded.
+   */
+  private remember(session: SessionRecord) {
+    if (this.sessions.size >= SESSION_CACHE_SIZE) this.sessions.delete(this.sessions.keys().next().value!);
+    this.sessions.set(session.tokenHash, { session: { ...session }, until: Date.now() + SESSION_CACHE_MS });
   }
 
   async createThread(t: ThreadMeta) {
@@ -83,10 +122,15 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async getThread(id: string): Promise<ThreadRecord | undefined> {
-    const threads = await this.db.query('SELECT * FROM threads WHERE id = $1', [id]);
-    if (!threads.rows[0]) return undefined;
-    const messages = await this.db.query('SELECT * FROM messages WHERE thread_id = $1 ORDER BY seq', [id]);
-    return { ...toThread(threads.rows[0]), messages: messages.rows.map(toMessage) };
+    // One round trip: the thread with its messages as one JSON array.
+    const { rows } = await this.db.query(
+      `SELECT t.*, (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM messages m WHERE m.thread_id = t.id) AS messages
+       FROM threads t WHERE t.id = $1`,
+      [id],
+    );
+    if (!rows[0]) return undefined;
+    const messages = (typeof rows[0].messages === 'string' ? JSON.parse(rows[0].messages) : rows[0].messages) as Record<string, unknown>[];
+    return { ...toThread(rows[0]), messages: messages.map(toMessage) };
   }
 
   async renameThread(id: string, title: string) {
@@ -194,6 +238,7 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async purge({ sessionsBefore, eventsBefore }: { sessionsBefore: number; eventsBefore: number }) {
+    this.sessions.clear();
     const sessions = (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [sessionsBefore])).rowCount;
     const events = (await this.db.query('DELETE FROM events WHERE at < $1', [eventsBefore])).rowCount;
     await this.db.query('DELETE FROM console_sessions WHERE expires_at < $1', [sessionsBefore]);
@@ -209,4 +254,277 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   close() {
     return this.db.close();
   }
+
+  async beginAnswer({ thread: t, newThread, question: q, answer: a, instanceId, events, slot }: AnswerStart): Promise<BeginResult> {
+    // One statement: a concurrent-answer slot (numbered 1..cap under a unique key, so the cap
+    // holds without a lock), then, only with one, the thread row (inserted, or its updated_at
+    // moved, which locks it against a concurrent delete), both messages in order and the
+    // activity events; nothing when the thread is gone.
+    const params: unknown[] = [];
+    const $ = (value: unknown) => `$${params.push(value)}`;
+    const slotSql = slot
+      ? `INSERT INTO answer_slots (key, slot, answer_id, instance_id, taken_at)
+         SELECT ${$(slot.key)}::text, s, ${$(a.id)}::text, ${$(instanceId)}::text, ${$(a.createdAt)}::bigint FROM generate_series(1, ${$(slot.cap)}::int) AS s
+         WHERE NOT EXISTS (SELECT 1 FROM answer_slots x WHERE x.key = $1 AND x.slot = s)
+         ORDER BY s LIMIT 1 ON CONFLICT DO NOTHING RETURNING 1`
+      : 'SELECT 1';
+    const threadSql = newThread
+      ? `INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at)
+         SELECT ${$(t.id)}, ${$(t.projectId)}, ${$(t.integrationId)}, ${$(t.owner)}, ${$(t.title)}, ${$(t.createdAt)}::bigint, ${$(q.createdAt)}::bigint
+         WHERE EXISTS (SELECT 1 FROM slot) RETURNING id`
+      : `UPDATE threads SET updated_at = greatest(updated_at, ${$(q.createdAt)}::bigint) WHERE id = ${$(t.id)} AND EXISTS (SELECT 1 FROM slot) RETURNING id`;
+    const first = events[0];
+    const sql = `WITH slot AS (${slotSql}),
+       thread AS (${threadSql}),
+       inserted AS (
+         INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id)
+         SELECT m.id, thread.id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id
+         FROM thread, (VALUES (1, ${$(q.id)}::text, 'user', ${$(q.content)}::text, 'complete', ${$(q.createdAt)}::bigint, NULL::text),
+                              (2, ${$(a.id)}::text, 'assistant', '', 'streaming', ${$(a.createdAt)}::bigint, ${$(instanceId)}::text)) AS m(n, id, role, content, status, at, instance_id)
+         ORDER BY m.n RETURNING 1),
+       counted AS (
+         INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
+         SELECT e.kind, ${$(t.projectId)}, e.at, ${$(first?.sessionToken ?? '')}, ${$(first?.owner ?? null)}::text, ${$(first?.integrationId ?? null)}::text
+         FROM thread, unnest(${$(events.map((e) => e.kind))}::text[], ${$(events.map((e) => e.at))}::bigint[]) AS e(kind, at))
+       SELECT (SELECT count(*) FROM slot)::int AS slot, (SELECT count(*) FROM thread)::int AS thread`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { rows } = await this.db.query(sql, params);
+      if (num(rows[0].thread) > 0) return 'begun';
+      if (num(rows[0].slot) > 0) {
+        // The slot was taken for an answer whose thread is gone.
+        await this.releaseAnswerSlot(a.id);
+        return 'thread_gone';
+      }
+      // No slot: all taken, or a concurrent taker won the same number (then try again).
+      const taken = await this.db.query('SELECT count(*)::int AS n FROM answer_slots WHERE key = $1', [slot!.key]);
+      if (num(taken.rows[0].n) >= slot!.cap) return 'cap_reached';
+    }
+    return 'cap_reached';
+  }
+
+  async saveAnswers(saves: AnswerSave[], instanceId: string) {
+    if (!saves.length) return new Set<string>();
+    const { rows } = await this.db.query(
+      `UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain, updated_at = v.updated_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[]) AS v(id, content, sources, activity, uncertain, updated_at)
+       WHERE m.id = v.id AND m.status = 'streaming' AND m.instance_id = $7 RETURNING m.id`,
+      [saves.map((x) => x.id), saves.map((x) => x.content), saves.map((x) => json(x.sources)), saves.map((x) => json(x.activity)), saves.map((x) => x.uncertain), saves.map((x) => x.updatedAt), instanceId],
+    );
+    return new Set(rows.map((r) => r.id as string));
+  }
+
+  async endAnswer({ id, instanceId, patch: p, events }: AnswerEnd) {
+    const { rows } = await this.db.query(
+      `WITH slot AS (DELETE FROM answer_slots WHERE answer_id = $1),
+       ended AS (
+         UPDATE messages SET content = $3, sources = $4::jsonb, activity = $5::jsonb, uncertain = $6, tool_calls = $7::jsonb, status = $8,
+           updated_at = $9, prompt_tokens = $10, completion_tokens = $11, instance_id = NULL
+         WHERE id = $1 AND instance_id = $2 RETURNING id),
+       counted AS (
+         INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
+         SELECT e.kind, e.project_id, e.at, e.session_token, e.owner, e.integration_id, e.prompt_tokens, e.completion_tokens
+         FROM ended, unnest($12::text[], $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::bigint[])
+           AS e(kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens))
+       SELECT count(*)::int AS n FROM ended`,
+      [
+        id, instanceId, p.content, json(p.sources), json(p.activity), p.uncertain, json(p.toolCalls), p.status, p.updatedAt,
+        p.usage?.promptTokens ?? null, p.usage?.completionTokens ?? null,
+        events.map((e) => e.kind), events.map((e) => e.projectId), events.map((e) => e.at), events.map((e) => e.sessionToken),
+        events.map((e) => e.owner), events.map((e) => e.integrationId), events.map((e) => e.promptTokens ?? 0), events.map((e) => e.completionTokens ?? 0),
+      ],
+    );
+    return num(rows[0].n) > 0;
+  }
+
+  async resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string) {
+    // The row lock and the re-check of the WHERE clause after it make this exactly-once: a
+    // second caller finds the tool calls changed (or an instance on it) and updates nothing.
+    const { rowCount } = await this.db.query(
+      `UPDATE messages SET tool_calls = $3::jsonb, updated_at = $4, instance_id = $5
+       WHERE id = $1 AND status = 'streaming' AND instance_id IS NULL AND tool_calls = $2::jsonb`,
+      [id, json(expected), json(toolCalls), updatedAt, instanceId],
+    );
+    return rowCount > 0;
+  }
+
+  async heartbeat(instanceId: string) {
+    await this.db.query(
+      `INSERT INTO instances (id, started_at, seen_at) VALUES ($1, ${DB_NOW}, ${DB_NOW})
+       ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
+      [instanceId],
+    );
+  }
+
+  async retireInstance(instanceId: string) {
+    await this.db.query('DELETE FROM instances WHERE id = $1', [instanceId]);
+  }
+
+  async reapInstances(leaseMs: number, now: number) {
+    const { rows } = await this.db.query(
+      `WITH dead AS (DELETE FROM instances WHERE seen_at < ${DB_NOW} - $1 RETURNING id),
+       orphans AS (
+         SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
+           AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
+       freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
+       ended AS (UPDATE messages SET status = 'error', instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
+       SELECT count(*)::int AS n FROM ended`,
+      [leaseMs, now],
+    );
+    return num(rows[0].n);
+  }
+
+  async answerHost(answerId: string, leaseMs: number) {
+    const { rows } = await this.db.query(
+      `SELECT m.instance_id, coalesce(i.seen_at >= ${DB_NOW} - $2, false) AS alive
+       FROM messages m LEFT JOIN instances i ON i.id = m.instance_id WHERE m.id = $1`,
+      [answerId, leaseMs],
+    );
+    return rows[0] && { instanceId: (rows[0].instance_id as string | null) ?? null, alive: rows[0].alive === true };
+  }
+
+  async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
+    const { rows } = await this.db.query(
+      `WITH ended AS (
+         UPDATE messages m SET status = $2, instance_id = NULL, updated_at = $3
+         WHERE m.id = $1 AND m.status = 'streaming' AND m.instance_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = m.instance_id AND i.seen_at >= ${DB_NOW} - $4)
+         RETURNING m.id),
+       freed AS (DELETE FROM answer_slots WHERE answer_id IN (SELECT id FROM ended))
+       SELECT count(*)::int AS n FROM ended`,
+      [answerId, status, now, leaseMs],
+    );
+    return num(rows[0].n) > 0;
+  }
+
+  async takeAnswerSlot(key: string, cap: number, answerId: string, instanceId: string, now: number) {
+    // Slots are numbered 1..cap under a unique key, so the cap holds without a lock: two takers
+    // of one free number conflict, and the loser tries again (a bounded number of times).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { rowCount } = await this.db.query(
+        `INSERT INTO answer_slots (key, slot, answer_id, instance_id, taken_at)
+         SELECT $1, s, $3, $4, $5 FROM generate_series(1, $2::int) AS s
+         WHERE NOT EXISTS (SELECT 1 FROM answer_slots a WHERE a.key = $1 AND a.slot = s)
+         ORDER BY s LIMIT 1
+         ON CONFLICT DO NOTHING`,
+        [key, cap, answerId, instanceId, now],
+      );
+      if (rowCount > 0) return 'taken' as const;
+      const { rows } = await this.db.query('SELECT count(*)::int AS n, bool_or(answer_id = $2) AS held FROM answer_slots WHERE key = $1', [key, answerId]);
+      if (rows[0].held === true) return 'held' as const;
+      if (num(rows[0].n) >= cap) return 'cap_reached' as const;
+    }
+    return 'cap_reached' as const;
+  }
+
+  async releaseAnswerSlot(answerId: string) {
+    await this.db.query('DELETE FROM answer_slots WHERE answer_id = $1', [answerId]);
+  }
+
+  async purgeAnswerSlots(before: number) {
+    return (await this.db.query('DELETE FROM answer_slots WHERE taken_at < $1', [before])).rowCount;
+  }
+
+  async countRequest(key: string, windowMs: number, now: number) {
+    // The SET expressions all read the old row: an expired window restarts at 1.
+    const { rows } = await this.db.query(
+      `INSERT INTO rate_windows (key, reset_at, count) VALUES ($1, $2::bigint + $3::bigint, 1)
+       ON CONFLICT (key) DO UPDATE SET
+         reset_at = CASE WHEN rate_windows.reset_at <= $2 THEN excluded.reset_at ELSE rate_windows.reset_at END,
+         count = CASE WHEN rate_windows.reset_at <= $2 THEN 1 ELSE rate_windows.count + 1 END
+       RETURNING reset_at, count`,
+      [key, now, windowMs],
+    );
+    return { count: num(rows[0].count), resetAt: num(rows[0].reset_at) };
+  }
+
+  async purgeRateWindows(now: number, max: number) {
+    await this.db.query('DELETE FROM rate_windows WHERE reset_at <= $1', [now]);
+    // Beyond the cap the oldest windows go: a flood of keys never refuses everyone, and the
+    // table stays bounded between purges by what one interval of requests can add.
+    await this.db.query(
+      `DELETE FROM rate_windows WHERE key IN (
+         SELECT key FROM rate_windows ORDER BY reset_at LIMIT greatest(0, (SELECT count(*) FROM rate_windows) - $1))`,
+      [max],
+    );
+    return num((await this.db.query('SELECT count(*)::int AS n FROM rate_windows')).rows[0].n);
+  }
+
+  async refreshActivityOnce(intervalMs: number, now: number) {
+    const refreshed = await this.db.transaction(async (query) => {
+      // A try-lock: while one instance refreshes, the others skip rather than queue behind it.
+      const { rows } = await query("SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || '.activity_rollup')) AS locked");
+      if (rows[0].locked !== true) return false;
+      const last = await query("SELECT at FROM fleet_state WHERE name = 'activity_rollup'");
+      if (last.rows[0] && now - num(last.rows[0].at) < intervalMs) return false;
+      await query('REFRESH MATERIALIZED VIEW CONCURRENTLY activity_rollup');
+      await query("INSERT INTO fleet_state (name, at) VALUES ('activity_rollup', $1) ON CONFLICT (name) DO UPDATE SET at = excluded.at", [now]);
+      return true;
+    });
+    // The console's day-level summaries follow the rollup (their own transaction, then VACUUM).
+    if (refreshed) await this.refreshSummaries();
+    return refreshed;
+  }
+
+  async activityAsOf() {
+    const { rows } = await this.db.query("SELECT at FROM fleet_state WHERE name = 'activity_rollup'");
+    return rows[0] ? num(rows[0].at) : null;
+  }
+
+  async subscribe(onMessage: (message: string) => void) {
+    if (!this.db.listen) return this.local.subscribe(onMessage);
+    const fragments = new Map<string, string[]>();
+    return this.db.listen(this.channel, (payload) => {
+      if (payload[0] === '=') return onMessage(payload.slice(1));
+      // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
+      const newline = payload.indexOf('\n');
+      const [id, index, count] = payload.slice(1, newline).split(' ');
+      const parts = fragments.get(id) ?? [];
+      if (Number(index) !== parts.length) return void fragments.delete(id);
+      parts.push(payload.slice(newline + 1));
+      if (parts.length < Number(count)) return void fragments.set(id, parts);
+      fragments.delete(id);
+      onMessage(parts.join(''));
+    }, () => {
+      fragments.clear();
+      onMessage(SIGNALS_LOST);
+    });
+  }
+
+  publish(messages: string[]): Promise<void> {
+    if (!this.db.listen) return this.local.publish(messages);
+    for (const message of messages) this.outbox.push(...payloads(message));
+    // One statement at a time, so notifications arrive in publishing order; whatever queued
+    // meanwhile goes in the next statement together.
+    this.publishing ??= (async () => {
+      try {
+        while (this.outbox.length) {
+          const batch = this.outbox;
+          this.outbox = [];
+          await this.db.query('SELECT pg_notify($1, x.p) FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n) ORDER BY x.n', [this.channel, batch]);
+        }
+      } finally {
+        this.publishing = null;
+      }
+    })();
+    return this.publishing;
+  }
+}
+
+let fragmentIds = 0;
+
+/** One NOTIFY payload per message, or numbered fragments of at most MAX_PAYLOAD_BYTES. */
+function payloads(message: string): string[] {
+  if (message.length * 3 < MAX_PAYLOAD_BYTES || new TextEncoder().encode(message).length < MAX_PAYLOAD_BYTES) return [`=${message}`];
+  const pieces: string[] = [];
+  // Characters, not bytes: at most 3 UTF-8 bytes per UTF-16 unit, and a pair is never split.
+  const size = Math.floor((MAX_PAYLOAD_BYTES - 64) / 3);
+  for (let at = 0; at < message.length;) {
+    let end = Math.min(message.length, at + size);
+    const last = message.charCodeAt(end - 1);
+    if (end < message.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    pieces.push(message.slice(at, end));
+    at = end;
+  }
+  const id = `${Date.now().toString(36)}.${(fragmentIds++).toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
+  return pieces.map((piece, i) => `+${id} ${i} ${pieces.length}\n${piece}`);
 }

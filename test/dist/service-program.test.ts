@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,26 @@ describe('agent-chat-service (the program)', () => {
     expect(detail.messages.map((m: { role: string; status: string }) => `${m.role}:${m.status}`)).toEqual(['user:complete', 'assistant:complete']);
     expect(detail.messages[1].content).toContain('--agent-chat-color-accent');
     expect(await stop(program)).toBe(0);
+  }, 120_000);
+
+  it('refuses a second process on the same data directory at once, with a clear message, writing nothing', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const first = await start(dataDir);
+    cleanup.push(async () => first.child.exitCode === null && first.child.kill('SIGKILL'));
+    const files = async () => Promise.all((await readdir(dataDir, { recursive: true })).sort().map(async (f) => `${f} ${(await stat(join(dataDir, f))).mtimeMs}`));
+    // Frozen, the first writes nothing of its own meanwhile (timers, the rollup), and still holds the lock.
+    first.child.kill('SIGSTOP');
+    const before = await files();
+    const second = spawnSync(process.execPath, [CLI, ...FLAGS, '--data', dataDir], { env: { ...process.env, DATABASE_URL: '' }, encoding: 'utf8', timeout: 30_000 });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`the data directory ${dataDir} is in use by process ${first.child.pid}`);
+    expect(second.stderr).toContain('DATABASE_URL');
+    expect(await files()).toEqual(before);
+    first.child.kill('SIGCONT');
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    expect(await stop(first)).toBe(0);
+    expect(await readdir(dataDir)).not.toContain('agent-chat-service.lock');
   }, 120_000);
 });
 

@@ -3,7 +3,7 @@ import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import type { ActivityCounts } from '../../storage/console-types.js';
-import { freshRollup, parseDay } from '../activity.js';
+import { parseDay, rollupAsOf } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
@@ -34,7 +34,7 @@ export async function consoleActivity(ctx: ServiceContext, request: Request, _in
   if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
   const integrationId = params.get('integration_id') || undefined;
 
-  await freshRollup(ctx);
+  const asOf = await rollupAsOf(ctx);
   const summary = await ctx.storage.activitySummary(project.id, start / DAY, end / DAY, integrationId);
   const known = new Map(summary.days.map((d) => [d.day, d]));
   const byDay = [];
@@ -53,6 +53,6 @@ export async function consoleActivity(ctx: ServiceContext, request: Request, _in
     totals: { ...wire(summary.totals), unique_owners: summary.totals.uniqueOwners },
     by_day: byDay,
     by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...wire(i) })),
-    freshness: { as_of: isoMicros(ctx.activityRefreshedAt), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+    freshness: { as_of: asOf === null ? null : isoMicros(asOf), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
   });
 }

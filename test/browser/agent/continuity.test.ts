@@ -72,11 +72,12 @@ describe('<agent-chat> continuity (§9)', () => {
         if (broken) return response;
         broken = true;
         // The network drops after a few chunks: the stream errors, the service keeps generating.
+        // (The service writes once per 100 ms tick, so four chunks are a few words into the answer.)
         const reader = response.body!.getReader();
         let chunks = 0;
         return new Response(new ReadableStream({
           async pull(controller) {
-            if (chunks++ === 12) return controller.error(new TypeError('network error'));
+            if (chunks++ === 4) return controller.error(new TypeError('network error'));
             const { done, value } = await reader.read();
             if (done) controller.close();
             else controller.enqueue(value);

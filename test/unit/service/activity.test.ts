@@ -13,6 +13,8 @@ describe('reference service: activity (§6)', () => {
     await ctx.session();
     // Deleting a thread does not rewrite history.
     await ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token: alice });
+    // What the fleet's timer does (a no-op where the rollup is computed live).
+    await ctx.service.refreshActivity();
 
     const response = await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-22`, { apiKey: PROJECT.apiKey });
     expect(response.status).toBe(200);
@@ -36,6 +38,7 @@ describe('reference service: activity (§6)', () => {
     const token = await ctx.session('alice');
     await ctx.chat(token, 'hello');
     await ctx.session('bob');
+    await ctx.service.refreshActivity();
     const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`, { apiKey: PROJECT.apiKey })).json();
     expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 1 });
   });

@@ -56,7 +56,7 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
       await store.createApiKey(key(`k-${id}`, { projectId: id }));
       await store.createThread(thread(`t-${id}`, { projectId: id }));
       await store.appendMessage(`t-${id}`, message(`m-${id}`));
-      await store.putSession({ token: `s-${id}`, projectId: id, owner: 'alice', createdAt: T0, expiresAt: T0 + DAY });
+      await store.putSession({ tokenHash: `s-${id}`, projectId: id, owner: 'alice', createdAt: T0, expiresAt: T0 + DAY });
       await store.recordActivity({ kind: 'session', projectId: id, at: T0, sessionToken: `s-${id}`, owner: 'alice', integrationId: null });
     }
     expect(await store.deleteProject('p')).toBe(true);

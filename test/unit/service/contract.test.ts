@@ -201,6 +201,7 @@ describe('§8 feedback', () => {
     expect(detail.messages[1]).toMatchObject({ question_answer_id: answerId, reaction: 'downvote' });
     expect(detail.messages[0].reaction).toBeUndefined();
 
+    await ctx.service.refreshActivity();
     const report = await (await ctx.call('GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).json();
     expect(report.totals).toMatchObject({ upvotes: 0, downvotes: 1 });
     expect(report.by_day.at(-1)).toMatchObject({ upvotes: 0, downvotes: 1 });
@@ -227,7 +228,9 @@ describe('§9 reattach and cancel', () => {
     const reader = response.body!.getReader();
     script.say('One ');
     script.say('two ');
-    const [start] = await readRecords(reader, 3);
+    // Both words came within one tick: one partial_answer.
+    const [start, partial] = await readRecords(reader, 2);
+    expect(partial.content.text).toBe('One two ');
     await reader.cancel(); // the page reloads
     const answerId = start.content.question_answer_id as string;
 

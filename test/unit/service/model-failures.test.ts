@@ -392,6 +392,7 @@ describe('model agent: tool calls and usage', () => {
 
     ctx.clock.advance(86_400_000);
     await ask('And the theme?', {}, await ctx.session('alice'));
+    await ctx.service.refreshActivity();
     const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-22`, { apiKey: PROJECT.apiKey })).json();
     expect(report.totals).toMatchObject({ prompt_tokens: 2900, completion_tokens: 64 });
     expect(report.by_day.map((d: { prompt_tokens: number; completion_tokens: number }) => [d.prompt_tokens, d.completion_tokens])).toEqual([[1900, 52], [1000, 12]]);
@@ -407,6 +408,7 @@ describe('model agent: tool calls and usage', () => {
     expect(model.requests[0].stream_options).toBeUndefined();
     expect(stored.status).toBe('complete');
     expect(stored.usage).toBeUndefined();
+    await ctx.service.refreshActivity();
     const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21`, { apiKey: PROJECT.apiKey })).json();
     expect(report.totals).toMatchObject({ prompt_tokens: 0, completion_tokens: 0 });
   });

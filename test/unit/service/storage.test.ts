@@ -20,9 +20,9 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
 
   it('keeps sessions with and without owner', async () => {
     await open();
-    await store.putSession({ token: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
-    await store.putSession({ token: 's2', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 1000 });
-    expect(await store.getSession('s1')).toEqual({ token: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
+    await store.putSession({ tokenHash: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
+    await store.putSession({ tokenHash: 's2', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 1000 });
+    expect(await store.getSession('s1')).toEqual({ tokenHash: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
     expect((await store.getSession('s2'))?.owner).toBeNull();
     expect(await store.getSession('nope')).toBeUndefined();
   });
@@ -169,8 +169,8 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
 
   it('purges expired sessions and events past retention', async () => {
     await open();
-    await store.putSession({ token: 'old', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10 });
-    await store.putSession({ token: 'live', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10_000 });
+    await store.putSession({ tokenHash: 'old', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10 });
+    await store.putSession({ tokenHash: 'live', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10_000 });
     await store.recordActivity({ kind: 'session', projectId: 'p', at: T0, sessionToken: 'old', owner: null, integrationId: null });
     await store.recordActivity({ kind: 'session', projectId: 'p', at: T0 + 5000, sessionToken: 'live', owner: null, integrationId: null });
     expect(await store.purge({ sessionsBefore: T0 + 100, eventsBefore: T0 + 1000 })).toEqual({ sessions: 1, events: 1 });
@@ -187,5 +187,162 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await store.appendMessage('t1', message('fresh', T0 + 5000, { role: 'assistant', status: 'streaming' }));
     expect(await store.stopStale(T0 + 1000)).toBe(1);
     expect((await store.getThread('t1'))?.messages.map((m) => m.status)).toEqual(['stopped', 'streaming']);
+  });
+});
+
+describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (backend) => {
+  let store: Storage;
+  const open = async () => (store = await backend.open());
+  afterEach(async () => store?.close());
+  const answerOf = (id: string, at = T0) => message(id, at, { role: 'assistant', status: 'streaming', content: '' });
+
+  it('begins an answer in one write: a new thread, the question, the answer and their events', async () => {
+    await open();
+    const events = [
+      { kind: 'thread' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
+      { kind: 'message' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
+    ];
+    expect(await store.beginAnswer({ thread: thread('t1'), newThread: true, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events })).toBe('begun');
+    const found = await store.getThread('t1');
+    expect(found?.messages.map((m) => [m.id, m.role, m.status])).toEqual([['q1', 'user', 'complete'], ['a1', 'assistant', 'streaming']]);
+    expect(await store.answerHost('a1', 60_000)).toEqual({ instanceId: 'inst_a', alive: false });
+    await store.refreshActivity();
+    expect((await store.activity('p', 0, 1e9)).reduce((n, r) => n + r.threads + r.messages, 0)).toBe(2);
+    // On an existing thread only the messages and the message event; on a deleted one nothing.
+    const more = { thread: thread('t1'), newThread: false, question: message('q2', T0 + 5), answer: answerOf('a2', T0 + 5), instanceId: 'inst_a', events: [events[1]] };
+    expect(await store.beginAnswer(more)).toBe('begun');
+    expect((await store.getThread('t1'))?.updatedAt).toBe(T0 + 5);
+    await store.deleteThread('t1');
+    expect(await store.beginAnswer({ ...more, question: message('q3'), answer: answerOf('a3'), slot: { key: 'k', cap: 1 } })).toBe('thread_gone');
+    expect(await store.getMessage('q3')).toBeUndefined();
+    // The slot of an answer that could not begin is free again.
+    expect(await store.takeAnswerSlot('k', 1, 'a4', 'inst_a', T0)).toBe('taken');
+  });
+
+  it('begins an answer only with a free concurrent-answer slot, under concurrent starts', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    const starts = await Promise.all(Array.from({ length: 6 }, (_, i) => store.beginAnswer({
+      thread: thread(`n${i}`), newThread: true, question: message(`q${i}`), answer: answerOf(`a${i}`), instanceId: 'inst_a', events: [], slot: { key: 'owner:alice', cap: 2 },
+    })));
+    expect(starts.filter((r) => r === 'begun')).toHaveLength(2);
+    expect(starts.filter((r) => r === 'cap_reached')).toHaveLength(4);
+    // Nothing of a refused start was written.
+    const refused = starts.map((r, i) => (r === 'cap_reached' ? i : -1)).filter((i) => i >= 0);
+    for (const i of refused) expect(await store.getThread(`n${i}`)).toBeUndefined();
+  });
+
+  it('saves and ends an answer only while its instance generates it', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events: [] });
+    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q2'), answer: answerOf('a2'), instanceId: 'inst_a', events: [] });
+    const save = (id: string, content: string) => ({ id, content, sources: [], activity: [], uncertain: false, updatedAt: T0 + 1 });
+    expect(await store.saveAnswers([save('a1', 'one'), save('a2', 'two'), save('missing', 'x')], 'inst_a')).toEqual(new Set(['a1', 'a2']));
+    expect(await store.saveAnswers([save('a1', 'stolen')], 'inst_b')).toEqual(new Set());
+    expect((await store.getMessage('a1'))?.message.content).toBe('one');
+    const end = { content: 'one!', sources: [], activity: [], uncertain: false, toolCalls: [], status: 'complete' as const, updatedAt: T0 + 2 };
+    expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_b', patch: end, events: [] })).toBe(false);
+    expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_a', patch: end, events: [] })).toBe(true);
+    expect((await store.getMessage('a1'))?.message).toMatchObject({ content: 'one!', status: 'complete' });
+    // Ended: no instance holds it, so later saves change nothing.
+    expect(await store.saveAnswers([save('a1', 'late')], 'inst_a')).toEqual(new Set());
+    expect(await store.answerHost('a1', 60_000)).toEqual({ instanceId: null, alive: false });
+  });
+
+  it('lets exactly one of many callers resume a paused answer', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events: [] });
+    const pending = [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'pending' as const }];
+    const pause = { content: '', sources: [], activity: [], uncertain: false, toolCalls: pending, status: 'streaming' as const, updatedAt: T0 };
+    expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_a', patch: pause, events: [] })).toBe(true);
+    const done = [{ ...pending[0], status: 'completed' as const, output: 1 }];
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => store.resumeAnswer('a1', pending, done, T0 + 1, `inst_${i}`)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect((await store.getMessage('a1'))?.message.toolCalls).toEqual(done);
+    // Stale expectations (the calls changed) never claim it again.
+    expect(await store.resumeAnswer('a1', pending, done, T0 + 2, 'inst_x')).toBe(false);
+  });
+
+  it('holds a cap of concurrent-answer slots per key under concurrent takers, and frees them', async () => {
+    await open();
+    const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => store.takeAnswerSlot('owner:alice', 3, `a${i}`, 'inst_a', T0)));
+    expect(taken.filter((t) => t === 'taken')).toHaveLength(3);
+    expect(taken.filter((t) => t === 'cap_reached')).toHaveLength(5);
+    expect(await store.takeAnswerSlot('owner:bob', 3, 'b1', 'inst_a', T0)).toBe('taken');
+    const holder = taken.indexOf('taken');
+    // One answer, one slot: a second taker for it learns it is held.
+    expect(await store.takeAnswerSlot('owner:bob', 3, 'b1', 'inst_a', T0)).toBe('held');
+    await store.releaseAnswerSlot(`a${holder}`);
+    expect(await store.takeAnswerSlot('owner:alice', 3, 'a9', 'inst_a', T0 + 1)).toBe('taken');
+    expect(await store.takeAnswerSlot('owner:alice', 3, 'a10', 'inst_a', T0 + 1)).toBe('cap_reached');
+    // Slots an end never freed are purged by age.
+    expect(await store.purgeAnswerSlots(T0 + 1)).toBe(3);
+    expect(await store.takeAnswerSlot('owner:alice', 3, 'a11', 'inst_a', T0 + 2)).toBe('taken');
+  });
+
+  it('counts requests in fixed windows, restarts an expired one, and keeps the table bounded by evicting the oldest', async () => {
+    await open();
+    const counts = await Promise.all(Array.from({ length: 5 }, () => store.countRequest('k', 1000, T0)));
+    expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(counts[0].resetAt).toBe(T0 + 1000);
+    expect(await store.countRequest('k', 1000, T0 + 1000)).toEqual({ count: 1, resetAt: T0 + 2000 });
+    for (let i = 0; i < 6; i++) await store.countRequest(`other${i}`, 1000, T0 + 1100 + i);
+    // Nothing expired at T0 + 1500: the 7 windows are cut to the 3 youngest.
+    expect(await store.purgeRateWindows(T0 + 1500, 3)).toBe(3);
+    expect((await store.countRequest('other5', 1000, T0 + 1500)).count).toBe(2);
+    expect((await store.countRequest('k', 1000, T0 + 1500)).count).toBe(1);
+    expect(await store.purgeRateWindows(T0 + 10_000, 100)).toBe(0);
+  });
+
+  it('ends the streaming answers of instances whose lease ran out, and frees their slots', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    await store.heartbeat('inst_dead');
+    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_dead', events: [] });
+    expect(await store.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_dead', T0)).toBe('taken');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await store.heartbeat('inst_live');
+    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q2'), answer: answerOf('a2'), instanceId: 'inst_live', events: [] });
+    expect(await store.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
+    expect(await store.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
+    expect(await store.reapInstances(200, T0 + 9)).toBe(1);
+    expect((await store.getMessage('a1'))?.message).toMatchObject({ status: 'error', updatedAt: T0 + 9 });
+    expect((await store.getMessage('a2'))?.message.status).toBe('streaming');
+    expect(await store.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
+    expect(await store.reapInstances(200, T0 + 10)).toBe(0);
+    // A live host's answer is not an orphan; once it is gone, it is.
+    expect(await store.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
+    await store.retireInstance('inst_live');
+    expect(await store.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(true);
+    expect((await store.getMessage('a2'))?.message.status).toBe('stopped');
+  });
+
+  it('refreshes the rollup at most once per interval, under concurrent callers', async () => {
+    await open();
+    await store.recordActivity({ kind: 'session', projectId: 'p', at: T0, sessionToken: 'h', owner: null, integrationId: null });
+    const first = await Promise.all([store.refreshActivityOnce(30_000, T0), store.refreshActivityOnce(30_000, T0), store.refreshActivityOnce(30_000, T0)]);
+    const live = backend.name === 'memory';
+    expect(first.filter(Boolean)).toHaveLength(live ? 0 : 1);
+    expect(await store.activityAsOf(T0 + 5)).toBe(live ? T0 + 5 : T0);
+    expect(await store.refreshActivityOnce(30_000, T0 + 29_999)).toBe(false);
+    expect(await store.refreshActivityOnce(30_000, T0 + 30_000)).toBe(!live);
+    expect((await store.activity('p', 0, 1e9)).map((r) => r.sessions)).toEqual([1]);
+  });
+
+  it('delivers published signals to every subscriber in order, long ones whole', async () => {
+    await open();
+    const got: string[][] = [[], []];
+    const off = await Promise.all(got.map((list) => store.subscribe((m) => list.push(m))));
+    const long = `recs\n${'é✓ '.repeat(9_000)}𝄞`;
+    await store.publish(['one', long]);
+    await store.publish(['three']);
+    await expect.poll(() => got.map((l) => l.length)).toEqual([3, 3]);
+    for (const list of got) expect(list).toEqual(['one', long, 'three']);
+    await Promise.all(off.map((o) => o()));
+    await store.publish(['after']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(got[0]).toHaveLength(3);
   });
 });

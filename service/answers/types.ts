@@ -1,0 +1,27 @@
+/** What the routes ask of live answers: the request context holds this interface, not the class. */
+import type { AgentInput } from '../agents/types.js';
+import type { ActivityEvent, MessageRecord, ThreadMeta } from '../storage/types.js';
+
+export interface StartAnswer {
+  thread: ThreadMeta;
+  /** The answer, already stored as `streaming` for this instance (beginAnswer or resumeAnswer). */
+  message: MessageRecord;
+  input: Omit<AgentInput, 'signal'>;
+  /** Activity event fields of the caller, for counting the answer when it ends. */
+  activity: Omit<ActivityEvent, 'kind' | 'at'>;
+}
+
+export interface AnswerRunner {
+  /** The instance's id in the fleet: what `beginAnswer` and `resumeAnswer` store as the generator. */
+  readonly instanceId: string;
+  /** Starts generating; returns the stream for the caller (stream_start first). */
+  start(request: StartAnswer): Response;
+  /** §9 reattach: the live answer on whichever instance generates it, else what is stored. */
+  reattach(message: MessageRecord, thread: ThreadMeta): Promise<Response>;
+  /** §9 cancel: stops the answer wherever it generates; resolves once it is stored (or after a bound). */
+  cancel(message: MessageRecord): Promise<void>;
+  /** A deleted thread's answers stop wherever they generate; not awaited. */
+  stopDeleted(answerIds: string[]): void;
+  /** Shutdown: answers generating here are stored as stopped; followed streams end. */
+  stopAll(): Promise<void>;
+}

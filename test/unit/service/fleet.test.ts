@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReferenceService, ManualClock, MemoryStorage, type ReferenceService, type ReferenceServiceOptions, type Storage } from '../../../service/index.js';
+import { openStorage } from '../../../service/storage/open.js';
+import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../fixtures/service.js';
+import { freshPostgresSchema } from '../../fixtures/storages.js';
+
+/**
+ * Two instances of the service on one database, each request sent to the instance the test
+ * names (a load balancer without sticky sessions may send any request anywhere). On
+ * PostgreSQL each instance has its own pool and LISTEN connection; in memory the instances
+ * share one store, and its signals stay in the process.
+ */
+interface Fleet {
+  name: string;
+  /** Stores for `count` instances of one fleet. */
+  stores(count: number): Promise<Storage[]>;
+}
+
+const fleets: Fleet[] = [
+  { name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) },
+];
+if (process.env.DATABASE_URL) {
+  fleets.push({
+    name: 'postgresql',
+    async stores(count) {
+      const databaseUrl = await freshPostgresSchema();
+      return Promise.all(Array.from({ length: count }, () => openStorage({ databaseUrl })));
+    },
+  });
+}
+
+type Record_ = Awaited<ReturnType<typeof readRecords>>[number];
+const text = (records: Record_[]) => records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+
+describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) => {
+  let services: ReferenceService[] = [];
+  afterEach(async () => {
+    await Promise.all(services.map((s) => s.close()));
+    services = [];
+  });
+
+  async function start(options: Partial<ReferenceServiceOptions> = {}, count = 2) {
+    const clock = new ManualClock();
+    const stores = await fleet.stores(count);
+    services = stores.map((storage) => createReferenceService({ projects: [PROJECT], clock, rateLimit: false, ...options, storage }));
+    const call = (instance: number, method: string, url: string, init: { token?: string; apiKey?: string; body?: unknown; clientAddress?: string } = {}) => {
+      const headers: Record<string, string> = {};
+      if (init.token) headers.Authorization = `Bearer ${init.token}`;
+      if (init.apiKey) headers['X-API-Key'] = init.apiKey;
+      return services[instance].handle(
+        new Request(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
+        { clientAddress: init.clientAddress },
+      );
+    };
+    const session = async (instance: number, owner?: string) => {
+      const response = await call(instance, 'POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: owner === undefined ? undefined : { external_owner_id: owner } });
+      expect(response.status).toBe(200);
+      return (await response.json()).session_token as string;
+    };
+    const ask = (instance: number, token: string, message: string, extra: Record<string, unknown> = {}) =>
+      call(instance, 'POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, ...extra } });
+    const resume = (instance: number, token: string, body: Record<string, unknown>) =>
+      call(instance, 'POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } });
+    return { clock, stores, call, session, ask, resume };
+  }
+
+  it('streams an answer generating on A to a reattach on B, live, and to its end', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores } = await start({ agent: script.agent });
+    const token = await session(0, 'alice');
+    const chat = await ask(0, token, 'hi');
+    const reader = chat.body!.getReader();
+    script.say('Before ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+
+    const reattach = await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token });
+    const follower = reattach.body!.getReader();
+    // stream_start, then the snapshot: the text so far.
+    const head = await readRecords(follower, 2);
+    expect(head.map((r) => r.type)).toEqual(['stream_start', 'partial_answer']);
+    expect(head[1].content.text).toBe('Before ');
+    // Live: B gets what A generates while A is still generating.
+    script.say('during ');
+    expect(await readRecords(follower, 1)).toEqual([expect.objectContaining({ type: 'partial_answer', content: { text: 'during ' } })]);
+    script.say('and after.');
+    script.end();
+    const rest = await readRecords(follower, Number.POSITIVE_INFINITY);
+    expect(text(rest)).toBe('and after.');
+    expect(rest.at(-1)).toMatchObject({ type: 'identifiers', stream_end: true });
+    expect(text(await readRecords(reader, Number.POSITIVE_INFINITY))).toBe('during and after.');
+    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({ content: 'Before during and after.', status: 'complete' });
+  });
+
+  it('stops an answer generating on A when B is asked to cancel it, and stores it stopped before answering', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores } = await start({ agent: script.agent });
+    const token = await session(0, 'alice');
+    const chat = await ask(0, token, 'hi');
+    const reader = chat.body!.getReader();
+    script.say('Half ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+
+    expect((await call(1, 'POST', `${AGENT}/answers/${answerId}/cancel/`, { token })).status).toBe(204);
+    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({ content: 'Half ', status: 'stopped' });
+    expect(script.aborted()).toBe(1);
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
+    // Idempotent, from either instance.
+    expect((await call(0, 'POST', `${AGENT}/answers/${answerId}/cancel/`, { token })).status).toBe(204);
+    expect((await call(1, 'POST', `${AGENT}/answers/${answerId}/cancel/`, { token })).status).toBe(204);
+  });
+
+  it('stops an answer generating on A when B deletes its thread', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores } = await start({ agent: script.agent });
+    const token = await session(0, 'alice');
+    const reader = (await ask(0, token, 'hi')).body!.getReader();
+    script.say('Some ');
+    const [start_] = await readRecords(reader, 2);
+    expect((await call(1, 'DELETE', `${AGENT}/threads/${start_.content.thread_id}/`, { token })).status).toBe(204);
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)?.stream_end).toBe(true);
+    expect(script.aborted()).toBe(1);
+    expect(await stores[0].getThread(start_.content.thread_id as string)).toBeUndefined();
+  });
+
+  it('continues a paused answer exactly once when A and B get its tool results at the same time', async () => {
+    const tool = { name: 'open_page', description: 'Opens a page', parameters: { type: 'object', properties: { page: { type: 'string' } } } };
+    const { session, ask, resume, stores } = await start();
+    const token = await session(0, 'alice');
+    for (let round = 0; round < 6; round++) {
+      const first = await allRecords(await ask(round % 2, token, 'Open the pricing page', { tools: [tool] }));
+      const threadId = first[0].content.thread_id as string;
+      const [call_] = first.at(-1)!.content.tool_calls as { id: string }[];
+      const body = { thread_id: threadId, tool_results: [{ tool_call_id: call_.id, output: { opened: true } }], tools: [tool] };
+      const responses = await Promise.all([resume(0, token, body), resume(1, token, body)]);
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 400]);
+      const winner = responses.find((r) => r.status === 200)!;
+      const records = await allRecords(winner);
+      expect(records.at(-1)?.type).toBe('identifiers');
+      const stored = await stores[0].getThread(threadId);
+      expect(stored?.messages.map((m) => m.status)).toEqual(['complete', 'complete']);
+      expect(stored?.messages[1].toolCalls).toEqual([expect.objectContaining({ id: call_.id, status: 'completed', output: { opened: true } })]);
+      // One continuation's text, once: a second run would have appended its own.
+      const streamed = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+      expect(streamed.length).toBeGreaterThan(0);
+      expect(stored?.messages[1].content).toBe(streamed);
+    }
+  });
+
+  it('holds the agent rate limit and the mint limit for the fleet, not per instance', async () => {
+    const { call, session } = await start({ rateLimit: { requests: 8, windowMs: 60_000 }, sessionMintLimit: { requests: 6, windowMs: 60_000 } });
+    const tokens = [];
+    for (let i = 0; i < 6; i++) tokens.push(await session(i % 2, 'alice'));
+    const mints = await Promise.all([0, 1, 0, 1].map((i) => call(i, 'POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })));
+    expect(mints.map((r) => r.status)).toEqual([429, 429, 429, 429]);
+    const statuses = [];
+    for (let i = 0; i < 16; i++) statuses.push((await call(i % 2, 'GET', `${AGENT}/threads/`, { token: tokens[i % tokens.length] })).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+    expect(statuses.slice(8)).toEqual(Array(8).fill(429));
+  });
+
+  it('caps answers generating at once per owner across the fleet, and frees a slot when one ends', async () => {
+    const scripts = Array.from({ length: 5 }, () => scriptedAgent());
+    let next = 0;
+    const { session, ask } = await start({ maxConcurrentAnswers: 3, agent: { answer: (input) => scripts[next++].agent.answer(input) } });
+    const alice = await session(0, 'alice');
+    const open = [await ask(0, alice, 'one'), await ask(1, alice, 'two'), await ask(0, alice, 'three')];
+    expect(open.map((r) => r.status)).toEqual([200, 200, 200]);
+    const refused = await ask(1, alice, 'four');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+    expect((await refused.json()).code).toBe('rate_limited');
+    // Another owner is not affected.
+    const bob = await ask(1, await session(1, 'bob'), 'mine');
+    expect(bob.status).toBe(200);
+    // One of alice's answers ends (on A): the next question is accepted (on B).
+    scripts[0].end();
+    await allRecords(open[0]);
+    const after = await ask(1, alice, 'five');
+    expect(after.status).toBe(200);
+    for (const s of scripts) s.end();
+    await Promise.all([open[1], open[2], bob, after].map((r) => allRecords(r)));
+  });
+
+  it('caps anonymous sessions per client address, whatever tokens they mint', async () => {
+    const scripts = Array.from({ length: 3 }, () => scriptedAgent());
+    let next = 0;
+    const { session, call } = await start({ maxConcurrentAnswers: 2, agent: { answer: (input) => scripts[next++].agent.answer(input) } });
+    const chat = async (instance: number, clientAddress: string) => call(instance, 'POST', `${AGENT}/chat/`, {
+      token: await session(instance), body: { integration_id: 'int_demo', message: 'hi' }, clientAddress,
+    });
+    const a = [await chat(0, '198.51.100.7'), await chat(1, '198.51.100.7')];
+    expect((await chat(0, '198.51.100.7')).status).toBe(429);
+    const other = await chat(1, '203.0.113.9');
+    expect(other.status).toBe(200);
+    for (const s of scripts) s.end();
+    await Promise.all([...a, other].map((r) => allRecords(r)));
+  });
+
+  it('refreshes the activity rollup once per interval for the whole fleet, and answers how fresh it is', async () => {
+    const { clock, call, session } = await start({ activityStalenessMs: 60_000 });
+    await session(0, 'alice');
+    // Both instances' timers fire at once: one refresh.
+    const first = await Promise.all(services.map((s) => s.refreshActivity()));
+    const memory = fleet.name.startsWith('memory');
+    expect(first.filter(Boolean)).toHaveLength(memory ? 0 : 1);
+    // Within the interval (half the staleness bound): nobody refreshes.
+    clock.advance(20_000);
+    expect(await Promise.all(services.map((s) => s.refreshActivity()))).toEqual([false, false]);
+    clock.advance(15_000);
+    expect((await Promise.all(services.map((s) => s.refreshActivity()))).filter(Boolean)).toHaveLength(memory ? 0 : 1);
+    const report = await (await call(1, 'GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).json();
+    expect(report.freshness).toEqual({ as_of: '2026-11-21T09:00:35.000000Z', max_staleness_seconds: 60 });
+    expect(report.totals.sessions).toBe(1);
+  });
+
+  it('ends as an error the answer of an instance that stopped renewing its lease, and says so to a reattach', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores, clock } = await start({ agent: script.agent, instanceLeaseMs: 300 });
+    const token = await session(0, 'alice');
+    const reader = (await ask(0, token, 'hi')).body!.getReader();
+    // A second later: the text is saved as it grows.
+    clock.advance(1_000);
+    script.say('Cut ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+    await expect.poll(async () => (await stores[1].getMessage(answerId))?.message.content).toBe('Cut ');
+    // A makes no more heartbeats (hung, or dead); B renews its own and reaps A's answers.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await services[1].heartbeat()).toBe(1);
+    expect((await stores[1].getMessage(answerId))?.message.status).toBe('error');
+    const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
+    expect(replay.map((r) => r.type)).toEqual(['stream_start', 'partial_answer', 'error']);
+    // A, still alive after all, finds its answer taken over: its end changes nothing, and its
+    // own client hears the same ending as everyone else.
+    script.say('more');
+    script.end();
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)).toMatchObject({ type: 'error', stream_end: true });
+    expect((await stores[0].getMessage(answerId))?.message).toMatchObject({ status: 'error', content: 'Cut ' });
+  });
+
+  it('ends a dead instance\'s answer at once when a reattach finds it', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores } = await start({ agent: script.agent, instanceLeaseMs: 300 });
+    const token = await session(0, 'alice');
+    const reader = (await ask(0, token, 'hi')).body!.getReader();
+    const [start_] = await readRecords(reader, 1);
+    const answerId = start_.content.question_answer_id as string;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await stores[1].heartbeat(services[1].instanceId);
+    const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
+    expect(replay.at(-1)).toMatchObject({ type: 'error', stream_end: true });
+    expect((await stores[1].getMessage(answerId))?.message.status).toBe('error');
+    script.end();
+  });
+});
