@@ -65,10 +65,11 @@ function scriptLocales(): Plugin {
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
   plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly(), minifyCss(), ...(mode === 'iife' ? [scriptLocales()] : [])],
-  // Vitest's browser server inherits this block: under test it must not be strict, or a port
-  // that another process holds keeps the whole browser project from running.
-  server: process.env.VITEST ? { host: '127.0.0.1', open: false } : { host: '127.0.0.1', port: 5173, strictPort: true, open: false },
-  preview: { host: '127.0.0.1', port: 4173, strictPort: true, open: false },
+  // 5173 (4173 for preview) when free, else the next free port, printed: a port another process
+  // holds never stops the demo, and Vitest's browser server (which inherits this block) picks
+  // its own.
+  server: process.env.VITEST ? { host: '127.0.0.1', open: false } : { host: '127.0.0.1', port: 5173, open: false },
+  preview: { host: '127.0.0.1', port: 4173, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
   // share chunks with the ES build.
   build: {

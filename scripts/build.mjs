@@ -1,0 +1,38 @@
+// npm run build: both packages, step by step. Quiet unless something needs reading: a step's
+// warnings (its stderr) always show, a failing step shows everything it printed, and VERBOSE=1
+// shows every file of every step (sizes, SRI hashes).
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const verbose = Boolean(process.env.VERBOSE && process.env.VERBOSE !== '0');
+const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
+
+const STEPS = [
+  ['ES modules', bin('vite'), ['build']],
+  ['classic script', bin('vite'), ['build', '--mode', 'iife']],
+  ['loader script', bin('vite'), ['build', '--mode', 'loader-iife']],
+  ['CommonJS API', bin('vite'), ['build', '--mode', 'cjs']],
+  ['server helpers', bin('vite'), ['build', '--config', 'vite.server.config.ts']],
+  ['declarations', bin('tsc'), ['-p', 'tsconfig.build.json']],
+  ['declaration entries', process.execPath, ['scripts/dist-types.mjs']],
+  ['custom elements manifest', bin('custom-elements-manifest'), ['analyze', ...(verbose ? [] : ['--quiet'])]],
+  ['SRI hashes', process.execPath, ['scripts/sri.mjs']],
+  // The same two steps as `npm run build --workspace agent-chat-service`, without npm's banner.
+  ['service', bin('vite'), ['build', '--config', 'service/vite.config.ts']],
+  ['service declarations', bin('tsc'), ['-p', 'service/tsconfig.build.json']],
+];
+
+const started = performance.now();
+for (const [name, command, args] of STEPS) {
+  const t0 = performance.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+  if (result.status !== 0) {
+    if (!verbose) process.stdout.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    console.error(`✗ build: ${name} failed (${[command.replace(root, ''), ...args].join(' ')})`);
+    process.exit(result.status ?? 1);
+  }
+  if (!verbose && result.stderr.trim()) process.stderr.write(result.stderr);
+  if (verbose) console.log(`✓ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+}
+console.log(`✓ build: ${STEPS.map(([name]) => name).join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s${verbose ? '' : ' (VERBOSE=1 lists every file)'}`);
