@@ -1,3 +1,4 @@
+import './quiet-lit-dev-mode.js';
 import { afterEach, beforeEach } from 'vitest';
 import { fixtureCleanup } from '@open-wc/testing';
 import { clearAllUiState } from '../../src/chat/ui-state-store.js';

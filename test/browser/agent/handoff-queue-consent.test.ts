@@ -111,6 +111,10 @@ describe('<agent-chat> handoff', () => {
     await expect.poll(() => rootButton(el, 'Talk to a person')).toBeDefined();
     press('Helpful');
     await expect.poll(() => rootButton(el, 'Talk to a person')).toBeUndefined();
+    // Both ratings reach the service, the last one last.
+    const feedback = () => backend.serviceRequests.filter((r) => r.url.endsWith('/agent/feedback/'));
+    await expect.poll(() => feedback().length).toBe(2);
+    expect((await feedback()[1].json()).reaction).toBe('upvote');
   });
 });
 

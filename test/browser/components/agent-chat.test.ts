@@ -94,6 +94,8 @@ describe('<agent-chat>', () => {
     expect(answer.shadowRoot!.textContent).toContain('Stopped');
     expect(lastAnswerText(el)).toBe('Partial answer');
     expect(composerOf(el).shadowRoot!.querySelector('button')!.getAttribute('aria-label')).toBe('Send');
+    // Closing the connection no longer stops an answer on the service: Stop also cancels it there.
+    await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
   });
 
   test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({ worker }) => {
