@@ -1,6 +1,6 @@
 import { queryBase } from '../contract/paths.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
-import { BodyTooLargeError, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import { BodyTooLargeError, isRedirect, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
 /** An activity report of 366 days and many integrations stays well under this. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -67,7 +67,7 @@ export function createQueryClient(options: QueryClientOptions) {
     let response: Response;
     try {
       // Following a redirect would hand the API key to wherever it points.
-      response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, redirect: 'error', signal });
+      response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, redirect: NO_REDIRECT, signal });
     } catch (error) {
       if (isAbortError(error)) throw error;
       throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
@@ -76,7 +76,7 @@ export function createQueryClient(options: QueryClientOptions) {
       await response.body?.cancel();
       throw new EndpointGoneError(url.pathname, successorFromLink(response.headers.get('Link')));
     }
-    if (response.status >= 300 && response.status < 400) {
+    if (isRedirect(response)) {
       await response.body?.cancel().catch(() => {});
       throw new NetworkError(`GET ${url.pathname}: the query API answered with a redirect, which is not followed.`);
     }

@@ -1,7 +1,7 @@
 import { ownerKey } from '../contract/owner-key.js';
 import { agentBase, agentPaths, OWNER_KEY_HEADER } from '../contract/paths.js';
 import { addressKey, checkTrustProxy, clientAddress, type RequestInfo, type TrustProxy } from './client-address.js';
-import { BodyTooLargeError, isTimeout, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import { BodyTooLargeError, isRedirect, isTimeout, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
 export type { RequestInfo, TrustProxy };
 
@@ -132,10 +132,10 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
         headers: { 'X-API-Key': options.apiKey, ...(owner ? { 'Content-Type': 'application/json' } : {}) },
         body: owner ? JSON.stringify({ external_owner_id: owner }) : undefined,
         // Following a redirect would hand the API key to wherever it points.
-        redirect: 'error',
+        redirect: NO_REDIRECT,
         signal: deadline,
       });
-      if (upstream.status >= 300 && upstream.status < 400 || upstream.type === 'opaqueredirect') {
+      if (isRedirect(upstream)) {
         await upstream.body?.cancel().catch(() => {});
         return errorJson(502, 'service_unavailable', 'The agent service answered with a redirect, which is not followed.');
       }

@@ -68,6 +68,17 @@ export async function readLimited(response: Response, limit: number, signal?: Ab
   return body;
 }
 
+/**
+ * Redirects are handled by hand: `redirect: 'manual'` hands back the 3xx itself (an opaque one
+ * in a browser), which `isRedirect` refuses. `'error'` would say the same, but workerd (Cloudflare
+ * Workers) rejects that option outright, so every call failed there.
+ */
+export const NO_REDIRECT = 'manual' satisfies RequestRedirect;
+
+export function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
 /** Statuses a Response may not be built with a body for. */
 export const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 

@@ -9,19 +9,25 @@ const { TokenManager, AgentChatError, VERSION } = require('agent-chat');
   assert.equal(typeof createQueryClient, 'function');
   assert.equal(typeof TokenManager, 'function');
   assert.ok(new AgentChatError('x', 'y') instanceof Error);
-  const handler = toNodeHandler(createSessionHandler({
-    apiKey: 'key', projectId: 'proj', baseUrl: 'https://agent.example.com', getOwnerId: () => 'bob',
-    fetch: async () => Response.json({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }),
-  }));
+  const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
+  // A stand-in agent service on loopback, reached with Node's own fetch.
+  const seen = [];
+  const service = http.createServer((req, res) => {
+    seen.push(req.headers['x-api-key']);
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }));
+  });
+  const handler = toNodeHandler(createSessionHandler({ apiKey: 'key', projectId: 'proj', baseUrl: await listen(service), getOwnerId: () => 'bob' }));
   const server = http.createServer(handler);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const response = await fetch(`http://127.0.0.1:${server.address().port}/`, { method: 'POST' });
+    const response = await fetch(`${await listen(server)}/`, { method: 'POST' });
     assert.equal(response.status, 200);
+    assert.equal((await response.json()).session_token, 'tok');
     assert.equal(response.headers.get('agent-chat-owner-key'), await ownerKey('bob', 'key'));
-    console.log(`cjs-server: require() of agent-chat ${VERSION}, /server and /server/node`);
+    assert.deepEqual(seen, ['key']);
+    console.log(`cjs-server: require() of agent-chat ${VERSION}, /server and /server/node; a session minted on Node ${process.versions.node}`);
   } finally {
     server.close();
+    service.close();
   }
 })().catch((error) => {
   console.error(error);

@@ -10,7 +10,7 @@ const sessionHandler = createSessionHandler({
   // The service, in process: the request the handler would send over the network.
   fetch: async (url, init) => {
     assert.equal(String(url), 'https://agent.example.com/agent/v1/projects/proj/agent/sessions/');
-    assert.equal(init.redirect, 'error');
+    assert.equal(init.redirect, 'manual');
     return Response.json({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' });
   },
 });

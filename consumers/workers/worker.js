@@ -1,4 +1,5 @@
-// A Cloudflare Worker (module syntax) using only agent-chat/server: no nodejs_compat.
+// A Cloudflare Worker (module syntax) using only agent-chat/server: no nodejs_compat needed.
+// It reaches the agent service with the runtime's own fetch, or through a service binding.
 import { createSessionHandler } from 'agent-chat/server';
 
 // Made once per isolate, on the first request (env arrives with it): the handler keeps the
@@ -10,7 +11,7 @@ export default {
     handler ??= createSessionHandler({
       apiKey: env.AGENT_API_KEY,
       projectId: 'proj',
-      baseUrl: 'https://agent.example.com',
+      baseUrl: env.AGENT_BASE_URL ?? 'https://agent.example.com',
       getOwnerId: (request) => request.headers.get('x-user'),
       fetch: env.SERVICE ? (url, init) => env.SERVICE.fetch(url, init) : undefined,
     });

@@ -20,6 +20,15 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
 }
 
 const post = () => new Request('https://shop.example/api/agent-session', { method: 'POST' });
+
+/** workerd's fetch, as far as redirects go: it rejects `redirect: 'error'` (its own words). */
+const workerdFetch: typeof fetch = async (input, init) => {
+  if (init?.redirect === 'error') throw new TypeError('Invalid redirect value, must be one of "follow" or "manual" ("error" won\'t be implemented since it does not make sense at the edge; use "manual" and check the response status code).');
+  return fetch(input, init);
+};
+
+/** A browser's answer to `redirect: 'manual'`: an opaque redirect, status 0, no Location. */
+const opaqueRedirect = () => Object.defineProperty(new Response(null, { status: 200 }), 'type', { value: 'opaqueredirect' });
 const SESSION = JSON.stringify({ session_token: 'tok', expires_at: '2026-11-21T10:00:00Z' });
 
 describe('createSessionHandler against a real service socket', () => {
@@ -35,6 +44,32 @@ describe('createSessionHandler against a real service socket', () => {
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
     expect(keysSeen).toEqual([]);
+  });
+
+  it('asks for redirects by hand, so a runtime that refuses redirect "error" (workerd) still mints sessions and refuses redirects', async () => {
+    const keysSeen: Array<string | undefined> = [];
+    const elsewhere = await serve((req, res) => {
+      keysSeen.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
+    });
+    const service = await serve((req, res) => {
+      if (req.url?.includes('/projects/moved/')) return void res.writeHead(301, { Location: `${elsewhere}/steal` }).end();
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
+    });
+    const ok = createSessionHandler({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    expect((await ok(post())).status).toBe(200);
+    const moved = createSessionHandler({ apiKey: 'secret-key', projectId: 'moved', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    const response = await moved(post());
+    expect(response.status).toBe(502);
+    expect((await response.json()).detail).toMatch(/redirect/);
+    expect(keysSeen).toEqual([]);
+  });
+
+  it('refuses a browser-style opaque redirect too', async () => {
+    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', getOwnerId: () => null, fetch: async () => opaqueRedirect() });
+    const response = await handler(post());
+    expect(response.status).toBe(502);
+    expect((await response.json()).detail).toMatch(/redirect/);
   });
 
   it('answers the readable 502 when the service sends headers and then stalls', async () => {
@@ -145,6 +180,20 @@ describe('createQueryClient against a real socket', () => {
     const service = await serve((_req, res) => res.writeHead(302, { Location: elsewhere }).end());
     const client = createQueryClient({ apiKey: 'secret-key', projectId: 'p', baseUrl: service });
     await expect(client.activity()).rejects.toBeInstanceOf(NetworkError);
+    expect(keysSeen).toEqual([]);
+  });
+
+  it('asks for redirects by hand under workerd too, and refuses them', async () => {
+    const keysSeen: unknown[] = [];
+    const elsewhere = await serve((req, res) => {
+      keysSeen.push(req.headers['x-api-key']);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    const service = await serve((_req, res) => res.writeHead(308, { Location: elsewhere }).end());
+    const client = createQueryClient({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, fetch: workerdFetch });
+    await expect(client.activity()).rejects.toThrow(/redirect, which is not followed/);
+    const opaque = createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', fetch: async () => opaqueRedirect() });
+    await expect(opaque.activity()).rejects.toThrow(/redirect, which is not followed/);
     expect(keysSeen).toEqual([]);
   });
 
