@@ -1,11 +1,16 @@
-// npm run test:consumers: packs the package (prepack builds it), installs the tarball into the
-// fixture apps beside this file the way a site owner would, builds them, and checks each one in
-// Node or headless Chromium. One `npm install` for all fixtures (workspaces, the shared npm
-// cache); every fixture dependency is pinned to an exact version.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+// npm run test:consumers: packs both packages (prepack builds them), installs the agent-chat
+// tarball into the fixture apps beside this file the way a site owner would, builds them, and
+// checks each one in Node, workerd or headless Chromium; installs each tarball alone into an
+// empty folder; and type-checks the published declarations with skipLibCheck off under
+// TypeScript 5.9 and 7. One `npm install` for all fixtures (workspaces, the shared npm cache);
+// every fixture dependency is pinned to an exact version.
+//
+// Runtimes not installable on this machine, and so untested: Deno, Bun.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../scripts/chromium.mjs';
@@ -14,14 +19,20 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
 const work = join(here, '.work');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const started = Date.now();
 const step = (what) => console.log(`\n▸ ${what} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 
-step('npm pack');
+step('npm pack (agent-chat, agent-chat-service)');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work);
-execFileSync(npm, ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-renameSync(join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))), join(work, 'agent-chat.tgz'));
+for (const [workspace, name] of [[[], 'agent-chat'], [['--workspace', 'agent-chat-service'], 'agent-chat-service']]) {
+  const packed = join(work, 'packed');
+  mkdirSync(packed);
+  execFileSync(npm, ['pack', '--silent', ...workspace, '--pack-destination', packed], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  renameSync(join(packed, readdirSync(packed).find((f) => f.endsWith('.tgz'))), join(work, `${name}.tgz`));
+  rmSync(packed, { recursive: true });
+}
 
 step('npm install (all fixtures)');
 rmSync(join(here, 'node_modules', 'agent-chat'), { recursive: true, force: true });
@@ -39,23 +50,80 @@ async function check(name, fn) {
   }
 }
 function run(cwd, command, args) {
-  const result = spawnSync(command, args, { cwd: join(here, cwd), encoding: 'utf8' });
+  const result = spawnSync(command, args, { cwd: resolve(here, cwd), encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} in ${cwd} failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout.trim().split('\n').at(-1);
 }
 
+step('each tarball alone, in an empty folder');
+await check('agent-chat tarball', () => {
+  const dir = join(work, 'empty-widget');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  run(dir, npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', join(work, 'agent-chat.tgz')]);
+  const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
+  if (installed.join() !== 'agent-chat') throw new Error(`installing agent-chat added ${installed.length} packages: ${installed.join(', ')}`);
+  const size = spawnSync('du', ['-sk', join(dir, 'node_modules')], { encoding: 'utf8' }).stdout.split('\t')[0];
+  return `adds exactly one package (node_modules ${(Number(size) / 1024).toFixed(1)} MB)`;
+});
+await check('agent-chat-service tarball', () => {
+  const dir = join(work, 'empty-service');
+  mkdirSync(dir);
+  // npx in a folder with no package.json, as someone trying the program would.
+  const result = spawnSync(npx, ['--yes', '--loglevel=error', '--package', join(work, 'agent-chat-service.tgz'), 'agent-chat-service', '--help'], { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0 || !/--port/.test(result.stdout)) throw new Error(`npx agent-chat-service --help failed (${result.status}):\n${result.stdout}${result.stderr}`);
+  return `npx agent-chat-service --help prints its options (${result.stdout.trim().split('\n').length} lines)`;
+});
+
 step('the package itself: publint, attw');
 await check('publint', () => run('..', process.execPath, [join(root, 'node_modules/publint/src/cli.js')]));
 await check('attw', () => {
-  // ./iife is a classic script and the two JSON files are data: no module resolution to check.
   const attw = (...args) => spawnSync(process.execPath, [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), join(work, 'agent-chat.tgz'), '--format', 'table-flipped', ...args], { encoding: 'utf8' });
-  const result = attw('--exclude-entrypoints', './iife', './custom-elements.json', './sri.json');
-  console.log(result.stdout.replace(/^/gm, '    '));
-  if (result.status !== 0 || !result.stdout.includes('No problems found')) throw new Error(`attw found problems:\n${result.stderr}`);
-  return 'no problems under node10, node16 (CJS and ESM) and bundler';
+  const all = attw('--exclude-entrypoints', './iife');
+  console.log(all.stdout.replace(/^/gm, '    '));
+  if (all.status !== 0 || !all.stdout.includes('No problems found')) throw new Error(`attw found problems:\n${all.stderr}`);
+  // The classic script is not a module for require(): that one rule aside, it resolves everywhere.
+  const iife = attw('--entrypoints', './iife', '--ignore-rules', 'cjs-resolves-to-esm');
+  if (iife.status !== 0 || !iife.stdout.includes('No problems found')) throw new Error(`attw found problems with ./iife:\n${iife.stdout}${iife.stderr}`);
+  return 'every entry point, the JSON files and the classic script included, resolves under node10, node16 (CJS and ESM) and bundler';
 });
 
-step('Node fixtures');
+step('published declarations with skipLibCheck off: TypeScript 5.9 and 7.0');
+const TYPESCRIPT = { '5.9': 'types/node_modules/typescript/bin/tsc', '7.0': 'node_modules/typescript/bin/tsc' };
+const RESOLUTIONS = [['bundler', 'esnext'], ['node16', 'node16'], ['nodenext', 'nodenext'], ['node10', 'commonjs']];
+/** Runs the commands `cores` at a time (tsc is single-threaded); rejects with every failure. */
+async function inParallel(commands) {
+  const failures = [];
+  const queue = [...commands];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { cwd, args, label } = next;
+      const child = spawn(process.execPath, args, { cwd: resolve(here, cwd) });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const code = await new Promise((done) => child.once('close', done));
+      if (code !== 0) failures.push(`${label}:\n${output}`);
+    }
+  };
+  await Promise.all(Array.from({ length: availableParallelism() }, worker));
+  if (failures.length) throw new Error(failures.join('\n'));
+}
+for (const [version, tsc] of Object.entries(TYPESCRIPT)) {
+  await check(`types, TypeScript ${version}`, async () => {
+    const actual = JSON.parse(readFileSync(join(here, tsc, '../../package.json'), 'utf8')).version;
+    if (!actual.startsWith(version)) throw new Error(`${tsc} is TypeScript ${actual}, not ${version}`);
+    // TypeScript 7 removed node10.
+    const resolutions = RESOLUTIONS.filter(([resolution]) => !(resolution === 'node10' && version === '7.0'));
+    await inParallel(resolutions.flatMap(([resolution, module]) => ['browser', 'server'].map((project) => {
+      const config = resolution === 'node10' && project === 'browser' ? 'tsconfig.browser-node10.json' : `tsconfig.${project}.json`;
+      return { cwd: 'types', label: `${project} under ${resolution}`, args: [join(here, tsc), '-p', config, '--moduleResolution', resolution, '--module', module] };
+    })));
+    return `${actual}: a page's script, React/Preact/Vue/Svelte, the classic script, and a Node server (ESM and CommonJS, no DOM) under ${resolutions.map(([r]) => r).join(', ')}`;
+  });
+}
+
+step(`Node ${process.versions.node} (ESM and CommonJS) and workerd fixtures`);
 for (const [name, file] of [['express', 'check.mjs'], ['hono', 'check.mjs'], ['cjs-server', 'check.js'], ['ssr-node', 'check.mjs']]) {
   await check(name, () => run(name, process.execPath, [file]));
 }
@@ -63,6 +131,7 @@ await check('workers', () => {
   run('workers', npm, ['run', 'build', '--silent']);
   return run('workers', process.execPath, ['check.mjs']);
 });
+await check('workerd', () => run('workers', process.execPath, ['workerd.mjs']));
 
 step('browser fixtures (build, then headless Chromium)');
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
@@ -119,5 +188,6 @@ try {
 const passed = results.filter((r) => r.ok).length;
 const failed = results.length - passed;
 console.log(`\nconsumers (${((Date.now() - started) / 1000).toFixed(0)} s): ${results.map((r) => `${r.ok ? '✓' : '✗'} ${r.name}`).join(', ')}`);
+console.log('untested: Deno, Bun (not installable on this machine)');
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

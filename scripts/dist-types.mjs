@@ -1,16 +1,16 @@
 // Finishes dist/types after tsc.
 //
-// 1. The framework declarations (types/frameworks/*.d.ts, hand-written: tsc does not copy .d.ts)
-//    go to dist/types/types/frameworks, where their relative imports of src/ still resolve.
+// 1. The hand-written declarations (types/: the frameworks and the classic script; tsc does not
+//    copy .d.ts) go to dist/types/types, where their relative imports of src/ still resolve.
 //
 // 2. The CommonJS entries need CommonJS declarations (.d.cts), or TypeScript under
 // node16/nodenext treats `require('agent-chat/server')` as ESM. The declarations of
 // each entry and what it imports are copied with .cts extensions and .cjs import paths.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = 'dist/types';
-cpSync('types/frameworks', join(root, 'types/frameworks'), { recursive: true });
+cpSync('types', join(root, 'types'), { recursive: true });
 
 const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/api.d.ts', ...['react', 'preact', 'vue', 'svelte'].map((f) => `types/frameworks/${f}.d.ts`)];
 const done = new Set();
@@ -27,4 +27,35 @@ while (pending.length) {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, rewritten);
 }
-console.log(`dist-types: framework declarations copied; ${done.size} declaration files`);
+
+// 3. Only what the package's entry points reach is published: tsc also declares the element's
+//    Lit internals, which import `lit`, a package a consumer does not have. The public types end
+//    at src/public-types.ts (test/dist/declarations.test.ts checks what remains).
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const entries = [];
+const collect = (value) => {
+  if (typeof value === 'string') {
+    if (/\.d\.c?ts$/.test(value)) entries.push(value.replace(/^\.\//, ''));
+  } else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+};
+collect(pkg.exports);
+collect(pkg.typesVersions);
+const reached = new Set();
+const queue = entries.map((entry) => resolve(entry));
+while (queue.length) {
+  const file = queue.pop();
+  if (reached.has(file)) continue;
+  reached.add(file);
+  for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.d.ts').replace(/\.cjs$/, '.d.cts')));
+  }
+}
+let pruned = 0;
+for (const file of readdirSync(root, { recursive: true, withFileTypes: true })) {
+  const path = resolve(file.parentPath, file.name);
+  if (file.isFile() && !reached.has(path)) {
+    rmSync(path);
+    pruned += 1;
+  }
+}
+if (process.env.VERBOSE) console.log(`dist-types: ${reached.size} declaration files published (${done.size} CommonJS), ${pruned} internal ones left out`);

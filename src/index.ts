@@ -5,5 +5,4 @@
  */
 import './loader/entry.js';
 
-export type { AgentChat } from './components/agent-chat/agent-chat.js';
 export * from './api.js';

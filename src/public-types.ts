@@ -1,8 +1,8 @@
 /**
- * The element's public properties and events as plain types, with no Lit in them: the
- * framework declarations (React, Preact, Vue, Svelte) build on these, and a consumer app
- * needs no Lit types to use them. test/types/public-types.test-d.ts keeps them equal to
- * the element's real members.
+ * The element's public type, properties, methods and events as plain types, with no Lit in
+ * them: the package's declarations end here, the framework declarations (React, Preact, Vue,
+ * Svelte) build on them, and a consumer needs no Lit types (or any other package) to use them.
+ * test/types/public-types.test-d.ts keeps them equal to the element's real members.
  */
 import type { AgentChatAnswerEndEvent } from './events/answer-end.js';
 import type { AgentChatAnswerStartEvent } from './events/answer-start.js';
@@ -95,5 +95,16 @@ export interface AgentChatMethods {
   exportTranscript(): Promise<string>;
 }
 
-/** `<agent-chat>` as a framework sees it: an HTMLElement with the widget's properties and methods. */
-export type AgentChatElement = HTMLElement & AgentChatProperties & AgentChatMethods;
+/**
+ * `<agent-chat>` as a page, a framework or `document.querySelector('agent-chat')` sees it: an
+ * HTMLElement with the widget's properties and methods. Its events are typed through
+ * `AgentChatEventMap` and the global event map, so `addEventListener('agent-chat-error', …)`
+ * gets an `AgentChatErrorEvent`. The element's class is an implementation detail.
+ */
+export interface AgentChat extends HTMLElement, AgentChatProperties, AgentChatMethods {}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat': AgentChat;
+  }
+}

@@ -1,7 +1,7 @@
 // Compiled by `npm run typecheck`: it fails when the plain public types drift from the element.
 import type { LitElement } from 'lit';
 import type { AgentChat } from '../../src/components/agent-chat/agent-chat.js';
-import type { AgentChatAttributes, AgentChatElement, AgentChatEventMap, AgentChatMethods, AgentChatProperties } from '../../src/public-types.js';
+import type { AgentChat as PublicAgentChat, AgentChatAttributes, AgentChatEventMap, AgentChatMethods, AgentChatProperties } from '../../src/public-types.js';
 
 type Expect<T extends true> = T;
 /** Mutual assignability; enough here, and it does not trip over how optional members are represented. */
@@ -26,5 +26,6 @@ export type Checks = [
   Expect<Same<keyof AgentChatAttributes extends string ? true : false, true>>,
 ];
 
-// The real element satisfies the framework-facing type.
-export const element: AgentChatElement = document.createElement('agent-chat');
+// The real element satisfies the public interface, which is what the tag name gives a page.
+export const element: PublicAgentChat = new (customElements.get('agent-chat') as typeof AgentChat)();
+export const byTag: Expect<Same<HTMLElementTagNameMap['agent-chat'], PublicAgentChat>> = true;

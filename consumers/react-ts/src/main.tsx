@@ -2,7 +2,7 @@
 // function property and an event listener, type-checked through agent-chat/react.
 import 'agent-chat';
 import type {} from 'agent-chat/react';
-import type { AgentChatElement, AgentChatOpenChangeEvent } from 'agent-chat';
+import type { AgentChat, AgentChatOpenChangeEvent } from 'agent-chat';
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -11,7 +11,7 @@ const seen: string[] = [];
 Object.assign(window, { __getSessionToken: getSessionToken, __seen: seen });
 
 function App() {
-  const ref = useRef<AgentChatElement>(null);
+  const ref = useRef<AgentChat>(null);
   return (
     <>
       <agent-chat ref={ref} mode="launcher" projectId="proj" integration-id="int" getSessionToken={getSessionToken}

@@ -11,6 +11,7 @@ import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import type { ClientTool } from '../../chat/tools.js';
+import type { AgentChat as PublicAgentChat } from '../../public-types.js';
 import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
 import { AgentChatHandoffEvent } from '../../events/handoff.js';
 import { agentBarStyles, downloadMarkdown, renderAgentBar } from './agent-bar.js';
@@ -88,7 +89,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
  */
-export class AgentChat extends LitElement {
+export class AgentChat extends LitElement implements PublicAgentChat {
   static override styles = [tokenStyles, hostStyles, styles, agentBarStyles, moreMenuStyles];
 
   /** Project ID from the dashboard. */
@@ -444,8 +445,3 @@ export class AgentChat extends LitElement {
   }
 }
 
-declare global {
-  interface HTMLElementTagNameMap {
-    'agent-chat': AgentChat;
-  }
-}
