@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchHandler } from './session-handler.js';
+import type { Body } from './upstream.js';
 
 export * from './index.js';
 
@@ -15,13 +16,13 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?)(?::
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; _body?: boolean };
 
 /** The request body, whether it is still in the stream or a body parser already took it. */
-function requestBody(req: NodeRequest, headers: Headers): BodyInit | ReadableStream<Uint8Array> | undefined {
+function requestBody(req: NodeRequest, headers: Headers): Body | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
   // body-parser (express.json, express.urlencoded, express.text, express.raw) marks what it read.
   if (req._body || (req.readableEnded && req.body !== undefined)) {
     const parsed = req.body;
     if (parsed === undefined || parsed === null) return undefined;
-    if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed as BodyInit;
+    if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed as Body;
     const type = headers.get('Content-Type') ?? '';
     if (type.includes('application/x-www-form-urlencoded')) return new URLSearchParams(parsed as Record<string, string>).toString();
     // The parser turned JSON into an object: serialise it again, so the length header must go.

@@ -1,6 +1,6 @@
 import { queryBase } from '../contract/paths.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
-import { BodyTooLargeError, isRedirect, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import { type Body, BodyTooLargeError, isRedirect, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
 /** An activity report of 366 days and many integrations stays well under this. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -87,7 +87,7 @@ export function createQueryClient(options: QueryClientOptions) {
       if (error instanceof BodyTooLargeError) throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
       throw error;
     }
-    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as BodyInit), { status: response.status, headers: response.headers });
+    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as Body), { status: response.status, headers: response.headers });
     if (!response.ok) throw await errorFromResponse(limited, `GET ${url.pathname}`);
     return (await limited.json()) as T;
   }

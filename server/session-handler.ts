@@ -1,7 +1,7 @@
 import { ownerKey } from '../contract/owner-key.js';
 import { agentBase, agentPaths, OWNER_KEY_HEADER } from '../contract/paths.js';
 import { addressKey, checkTrustProxy, clientAddress, type RequestInfo, type TrustProxy } from './client-address.js';
-import { BodyTooLargeError, isRedirect, isTimeout, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import { type Body, BodyTooLargeError, isRedirect, isTimeout, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
 
 export type { RequestInfo, TrustProxy };
 
@@ -157,6 +157,6 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
       if (value) headers.set(name, value);
     }
     if (upstream.ok) headers.set(OWNER_KEY_HEADER, await ownerKey(owner, secret));
-    return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as BodyInit), { status: upstream.status, headers });
+    return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as Body), { status: upstream.status, headers });
   };
 }

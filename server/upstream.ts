@@ -73,11 +73,14 @@ export async function readLimited(response: Response, limit: number, signal?: Ab
  * in a browser), which `isRedirect` refuses. `'error'` would say the same, but workerd (Cloudflare
  * Workers) rejects that option outright, so every call failed there.
  */
-export const NO_REDIRECT = 'manual' satisfies RequestRedirect;
+export const NO_REDIRECT = 'manual' satisfies RequestInit['redirect'];
 
 export function isRedirect(response: Response): boolean {
   return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
+
+/** A body a Request or Response takes, named without the DOM's globals (Node has no `BodyInit`). */
+export type Body = NonNullable<RequestInit['body']>;
 
 /** Statuses a Response may not be built with a body for. */
 export const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
