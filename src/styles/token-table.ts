@@ -1,7 +1,7 @@
 /**
  * The one token table: every public CSS custom property with its defaults. The styles declare
  * these (tokens.styles.ts), and test/unit/token-table.test.ts keeps the manifest's `@cssprop`
- * lines (agent-chat.ts) and the README table equal to it, printing the expected text on a
+ * lines (agent-chat.ts) and the table in docs/reference.md equal to it, printing the expected text on a
  * difference. `dark` is the dark theme's value where it differs. Descriptions are a separate
  * export, so the bundle (which imports only TOKENS) does not carry them.
  */

@@ -20,12 +20,13 @@ interface Module {
 const manifest = JSON.parse(readFileSync('dist/custom-elements.json', 'utf8')) as { modules: Module[] };
 const agentChat = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'agent-chat')!;
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const readme = readFileSync('README.md', 'utf8');
+/** The reference's tables, which site owners read: they must say what the element does. */
+const readme = readFileSync('docs/reference.md', 'utf8');
 
 /** The first markdown table after `marker` (a heading, or a table's header), as rows of cells with code ticks removed. */
 function tableAfter(marker: string): string[][] {
   const start = readme.indexOf(marker.startsWith('|') ? marker : `\n${marker}\n`);
-  expect(start, `README has no "${marker}"`).toBeGreaterThan(-1);
+  expect(start, `docs/reference.md has no "${marker}"`).toBeGreaterThan(-1);
   const lines = readme.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const rows: string[][] = [];
@@ -68,7 +69,7 @@ describe('custom-elements.json', () => {
   });
 });
 
-describe("the README's tables match the manifest", () => {
+describe("the reference's tables match the manifest", () => {
   it('attributes and properties, with defaults', () => {
     const rows = tableAfter('### Attributes and properties');
     const attributes = rows.filter(([attribute]) => attribute).map(([attribute, property, defaultValue]) => ({ attribute, property, defaultValue }));

@@ -116,7 +116,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @property() disclaimer = '';
   /** Text of the start screen; "Hi! How can I help?" in the widget's language when unset. */
   @property() greeting = '';
-  /** Overrides for any text, by key (the README lists them), e.g. `{ send: 'Ask' }`. */
+  /** Overrides for any text, by key (docs/reference.md lists them), e.g. `{ send: 'Ask' }`. */
   @property({ attribute: false }) strings?: Partial<Record<string, string>>;
   /** Starter prompts, separated by `|`. */
   @property() prompts = '';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TOKENS, TOKEN_DOCS } from '../../../src/styles/token-table.js';
 
-/** What the manifest (via the root's JSDoc) and the README must say, derived from the one table. */
+/** What the manifest (via the root's JSDoc) and docs/reference.md must say, derived from the one table. */
 const expectedJsDoc = TOKENS.map(([name, light]) => ` * @cssprop [${name}=${light}] - ${TOKEN_DOCS[name]}.`);
 const expectedReadme = TOKENS.map(([name, light, dark]) => `| \`${name}\` | \`${light}\` | ${dark ? `\`${dark}\`` : 'same'} | ${TOKEN_DOCS[name]} |`);
 
@@ -17,10 +17,10 @@ describe('the token table', () => {
     expect(lines.join('\n'), `paste into agent-chat.ts:\n${expectedJsDoc.join('\n')}`).toBe(expectedJsDoc.join('\n'));
   });
 
-  it('feeds the README table', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('feeds the reference table', () => {
+    const readme = readFileSync('docs/reference.md', 'utf8');
     const rows = readme.split('\n').filter((line) => /^\| `--agent-chat-/.test(line));
-    expect(rows.join('\n'), `paste into README.md:\n${expectedReadme.join('\n')}`).toBe(expectedReadme.join('\n'));
+    expect(rows.join('\n'), `paste into docs/reference.md:\n${expectedReadme.join('\n')}`).toBe(expectedReadme.join('\n'));
   });
 
   it('feeds the loader\'s stand-in: each fallback it writes is the table\'s default', () => {
