@@ -50,7 +50,9 @@ async function check(name, fn) {
   }
 }
 function run(cwd, command, args) {
-  const result = spawnSync(command, args, { cwd: resolve(here, cwd), encoding: 'utf8' });
+  // Bounded: a fixture that hangs fails here instead of holding CI until its own limit.
+  const result = spawnSync(command, args, { cwd: resolve(here, cwd), encoding: 'utf8', timeout: 300_000 });
+  if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} in ${cwd} failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout.trim().split('\n').at(-1);
 }

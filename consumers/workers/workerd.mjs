@@ -3,7 +3,7 @@
 // loopback with workerd's own fetch: the session is minted, the owner key set, and a redirect
 // from the service is refused without the API key ever reaching where it points.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -99,17 +99,17 @@ async function run(flags) {
   } finally {
     child.kill();
     await exited;
+    child.stdout.destroy();
+    child.stderr.destroy();
   }
 }
 
 try {
   await run([]);
   await run(['nodejs_compat']);
-  const version = spawn(workerd, ['--version']);
-  let text = '';
-  version.stdout.on('data', (chunk) => (text += chunk));
-  await new Promise((done) => version.once('exit', done));
-  console.log(`workerd: ${text.trim()}, with and without nodejs_compat: session minted through workerd's fetch, a redirect refused with the key kept`);
+  const version = execFileSync(workerd, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`workerd: ${version}, with and without nodejs_compat: session minted through workerd's fetch, a redirect refused with the key kept`);
 } finally {
+  service.closeAllConnections();
   service.close();
 }
