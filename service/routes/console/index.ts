@@ -87,7 +87,7 @@ async function page(ctx: ServiceContext, request: Request, path: string): Promis
     if (asset) throw notFound();
     return new Response('The console pages are not built: run `npm run build` in agent-chat-service.', { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }
-  return new Response(request.method === 'HEAD' ? null : (file.body as BodyInit), {
+  return new Response(request.method === 'HEAD' ? null : (file.body as NonNullable<RequestInit['body']>), {
     headers: {
       'Content-Type': file.type,
       'Cache-Control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
