@@ -1,18 +1,27 @@
 import { test as base } from 'vitest';
-import { isCommonAssetRequest } from 'msw';
+import { http, HttpResponse, isCommonAssetRequest } from 'msw';
 import { setupWorker } from 'msw/browser';
 
-/** Requests no handler answered since the last check (msw answers them with a 500). */
+/** Requests no handler answered during a test (msw answers them with a 500). */
 const unhandled: string[] = [];
+/** Between one test's end and the next one's start: what arrives then belongs to no test. */
+let betweenTests = false;
+
+/**
+ * Requests made after their test ended, by an element the test has already removed (a
+ * fire-and-forget report, a list a restored panel fetches when idle): no test can see the
+ * answer, so they get a quiet 503 rather than failing the next test. Every other request
+ * falls through to the test's own handlers, or fails the test.
+ */
+const afterTheTest = http.all('*', ({ request }) => (betweenTests && !isCommonAssetRequest(request) ? new HttpResponse(null, { status: 503 }) : undefined));
 
 /**
  * Browser-test `test` with one msw worker per file (a worker per test logs redundant-start
- * warnings) and handlers reset after each test. An unhandled request fails the test it happened
- * in, or, when it outlived its test (a request the test did not wait for), the next one.
+ * warnings) and handlers reset after each test. A request no handler answers fails its test.
  */
 export const test = base
   .extend('worker', { scope: 'file', auto: true }, async ({}, { onCleanup }) => {
-    const worker = setupWorker();
+    const worker = setupWorker(afterTheTest);
     await worker.start({
       quiet: true,
       onUnhandledRequest(request, print) {
@@ -30,7 +39,10 @@ export const test = base
     return worker;
   })
   .extend('resetMsw', { auto: true }, async ({ worker }, { onCleanup }) => {
+    betweenTests = false;
     onCleanup(() => {
+      betweenTests = true;
+      // Back to the initial handlers: only the after-the-test answer.
       worker.resetHandlers();
       const missed = unhandled.splice(0);
       if (missed.length) throw new Error(`requests without an msw handler: ${missed.join(', ')}`);

@@ -67,6 +67,8 @@ describe('<agent-chat> handoff', () => {
       expect(href.startsWith('mailto:help@example.com?subject=')).toBe(true);
       const params = new URLSearchParams(href.slice(href.indexOf('?')));
       expect(params.get('body')).toContain('> How do I theme it?');
+      // The service hears of this handoff too.
+      await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/agent/handoff/')).length).toBe(1);
     } finally {
       open.mockRestore();
     }
