@@ -8,9 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import workerdPackage from 'workerd';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const workerd = fileURLToPath(import.meta.resolve('workerd/bin/workerd'));
+// The platform binary itself (the package's main gives its path): the workerd/bin script is a
+// Node wrapper that would leave the real server running when it is killed.
+const workerd = workerdPackage.default ?? workerdPackage;
 const listen = (server) => new Promise((done) => server.listen(0, '127.0.0.1', () => done(server.address().port)));
 
 // The stand-in service: mints a session, or (for the owner "mallory") redirects elsewhere.
