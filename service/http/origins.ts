@@ -34,47 +34,36 @@ const restricted = (view: ProjectView) => [...view.integrations.values()].some((
 
 export function originRefused(origin: string, integrationId?: string): HttpError {
   const where = integrationId ? `integration ${integrationId}` : 'any integration of this project';
-  return new HttpError(403, 'origin_not_allowed', `Pages on ${origin} may not use ${where}: add ${origin} to its allowed origins in the service console (Integrations).`);
+  return new HttpError(403, 'origin_not_allowed', `Pages on ${origin} may not use ${where}: add ${origin} to its "Allowed origins" on the Integrations page of the service console.`);
 }
 
 /**
- * Runs an agent API handler under the project's allowed origins: a listed (or unrestricted)
- * origin gets CORS for itself, an unlisted one a 403 without CORS, so its page cannot read
- * anything at all.
+ * Runs an agent API handler under the project's allowed origins. Under a restricted project
+ * every answer names the calling origin in CORS, the refusal too: the page learns only what it
+ * sent (its origin, the integration it named) and can tell its visitor in words rather than
+ * fail as a network error. The preflight passes for every origin: it cannot name the
+ * integration (chat names it in the body, which a preflight does not carry), and the request
+ * it clears is checked here before any work.
  */
 export async function underOrigins(view: ProjectView | undefined, request: Request, run: () => Promise<Response>): Promise<Response> {
   const origin = request.headers.get('Origin');
-  if (view && !originAllowed(view, origin)) return withoutCors(originRefused(origin!).toResponse());
   let response: Response;
   try {
+    if (view && request.method !== 'OPTIONS' && !originAllowed(view, origin)) throw originRefused(origin!);
     response = await run();
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     response = error.toResponse();
   }
   if (view && origin && restricted(view)) {
-    if (error403(response)) return withoutCors(response);
     response.headers.set('Access-Control-Allow-Origin', origin);
     response.headers.append('Vary', 'Origin');
   }
   return response;
 }
 
-/** A 403 for the origin (from chat, which checks the integration it names). */
-const error403 = (response: Response) => response.status === 403 && response.headers.get('X-Origin-Refused') === '1';
-
-function withoutCors(response: Response): Response {
-  response.headers.delete('Access-Control-Allow-Origin');
-  response.headers.delete('X-Origin-Refused');
-  response.headers.append('Vary', 'Origin');
-  return response;
-}
-
 /** Chat names its integration: that integration's list decides. */
 export function requireOrigin(view: ProjectView, request: Request, integrationId: string): void {
   const origin = request.headers.get('Origin');
-  if (!originAllowed(view, origin, integrationId)) {
-    const refusal = originRefused(origin!, integrationId);
-    throw new HttpError(refusal.status, refusal.code, refusal.detail, { 'X-Origin-Refused': '1' });
-  }
+  if (!originAllowed(view, origin, integrationId)) throw originRefused(origin!, integrationId);
 }

@@ -42,6 +42,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const agentBase = `${options.baseUrl.replace(/\/+$/, '')}${agentPath(options.projectId)}`;
   const { tokens } = options;
+  let warnedOrigin = false;
 
   /**
    * The one place that authenticates: attaches the bearer token and, on a 401, discards it,
@@ -71,7 +72,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw await errorFromResponse(response, what, AuthError);
       }
     }
-    if (!response.ok) throw await errorFromResponse(response, what);
+    if (!response.ok) {
+      const error = await errorFromResponse(response, what);
+      // The visitor reads plain words; the site owner, once, what to add where (the service's detail).
+      if (error.code === 'origin_not_allowed' && !warnedOrigin) {
+        warnedOrigin = true;
+        console.warn(error.message);
+      }
+      throw error;
+    }
     return response;
   }
 

@@ -10,6 +10,7 @@ export type AgentChatErrorCode =
   | 'invalid_request'
   | 'invalid_token'
   | 'session_without_owner'
+  | 'origin_not_allowed'
   | 'not_found'
   | 'payload_too_large'
   | 'rate_limited'

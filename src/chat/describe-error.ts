@@ -30,7 +30,9 @@ export function describeError(error: unknown): ErrorInfo {
       case 401:
         return errorInfo(code, 'errorSession', true, { status });
       case 403:
-        return errorInfo(code, 'errorSignInRequired', false, { status });
+        // A page on an origin the integration does not list: nothing the visitor can change
+        // (the site owner reads why in the console, see api-client.ts).
+        return errorInfo(code, code === 'origin_not_allowed' ? 'errorNotConfigured' : 'errorSignInRequired', false, { status });
       default:
         return errorInfo(code, 'errorGeneric', status >= 500, { status });
     }

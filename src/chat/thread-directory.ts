@@ -132,7 +132,8 @@ export class ThreadDirectory {
 
   private fail(error: unknown, signal: AbortSignal): void {
     if (isAbortError(error) || signal.aborted) return;
-    if (error instanceof ApiError && error.status === 403) {
+    // A 403 means no owner, unless the page's origin was refused (which says nothing of the owner).
+    if (error instanceof ApiError && error.status === 403 && error.code !== 'origin_not_allowed') {
       const lost = this.wasOwned;
       this.wasOwned = false;
       this.set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/api-client.js';
 import { ProtocolError } from '../../src/api/errors.js';
 import type { StreamEvent } from '../../src/api/types.js';
@@ -52,6 +52,21 @@ describe('createApiClient at the API edge', () => {
     await expect(bad.api.getThread('th_1')).rejects.toThrow(/messages\[0\]\.role/);
     const html = client(() => new Response('<html></html>', { headers: { 'Content-Type': 'text/html' } }));
     await expect(html.api.getThread('th_1')).rejects.toBeInstanceOf(ProtocolError);
+  });
+
+  it('warns the site owner once, in the service\'s words, when the page\'s origin is refused', async () => {
+    const detail = 'Pages on https://shop.test may not use integration i1: add https://shop.test to its "Allowed origins" on the Integrations page of the service console.';
+    const { api } = client(() => Response.json({ code: 'origin_not_allowed', detail }, { status: 403 }));
+    const warned: unknown[][] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args));
+    try {
+      const first = await drain(api.chat({ message: 'hi' })).catch((e: unknown) => e);
+      expect(first).toMatchObject({ status: 403, code: 'origin_not_allowed', detail });
+      await expect(api.listThreads()).rejects.toMatchObject({ code: 'origin_not_allowed' });
+      expect(warned).toEqual([[`[agent-chat] Sending the message failed with HTTP 403: ${detail}`]]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('keeps only the contract\'s fields, question_answer_id included, and drops sources without a URL', async () => {

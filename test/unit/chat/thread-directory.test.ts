@@ -39,6 +39,14 @@ describe('ThreadDirectory', () => {
     expect(signedOut.ownerLost()).toBe(1);
   });
 
+  it('reads a refused origin (403 origin_not_allowed) as an error to show, never as an owner change', async () => {
+    const { directory, ownerLost } = setup(async () => { throw new ApiError(403, 'origin_not_allowed', 'x'); });
+    directory.restore([thread('a')], true);
+    await directory.refresh();
+    expect(directory.snapshot).toMatchObject({ status: 'error', threads: [thread('a')], error: { code: 'origin_not_allowed', key: 'errorNotConfigured', recoverable: false } });
+    expect(ownerLost()).toBe(0);
+  });
+
   it('keeps the list and reports a readable error when loading fails', async () => {
     const { directory } = setup(async () => { throw new ApiError(502, 'http_error', 'x'); });
     directory.restore([thread('a')], false);
