@@ -83,7 +83,9 @@ function consoleFirstLoad() {
   const total = gzipSync(html, { level: 9 }).length + gz(linked) + gz(chart);
   const budget = Number(args['max-console'] ?? 100 * KB);
   failed ||= total > budget;
-  return { total, chart: gz(chart), budget };
+  // The widget's markdown renders answers in the conversation view: fetched with the first one opened.
+  const markdown = gz(readdirSync(`${dir}/assets`).filter((f) => /^markdown-.*\.js$/.test(f)).map((f) => `${dir}/assets/${f}`));
+  return { total, chart: gz(chart), markdown, budget };
 }
 const consoleLoad = consoleFirstLoad();
 console.table([{
@@ -91,6 +93,7 @@ console.table([{
   used: `${Math.round((consoleLoad.total / consoleLoad.budget) * 100)} %`, status: consoleLoad.total > consoleLoad.budget ? 'OVER BUDGET' : 'ok',
 }]);
 console.log(`uPlot (charts): ${(consoleLoad.chart / KB).toFixed(1)} KB gzip, ${Math.round((consoleLoad.chart / consoleLoad.total) * 100)} % of the console's first load`);
+console.log(`Console answer markdown (on demand, with the first conversation opened): ${(consoleLoad.markdown / KB).toFixed(1)} KB gzip`);
 const engine = await engineCost();
 const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;
 console.log(`markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`);

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
+import { markedLexerOnly } from '../../scripts/marked-lexer-only.mjs';
 
 const root = import.meta.dirname;
 const repo = `${root}/../..`;
@@ -22,12 +23,27 @@ function widgetRelease(): Plugin {
   };
 }
 
-/** The console's pages (Lit + uPlot), built into the service's dist/console and served at /console/. */
+/**
+ * The conversation view renders answers with the widget's markdown (src/markdown/), whose words
+ * come from the widget's English: the other languages' loaders have nothing to do here, and
+ * would only add their chunks to the folder.
+ */
+function englishOnly(): Plugin {
+  const id = '\0console-locale-loaders';
+  return {
+    name: 'console-english-only',
+    enforce: 'pre',
+    resolveId: (source, importer) => (source === './locale-loaders.js' && /[\\/]src[\\/]i18n[\\/]/.test(importer ?? '') ? id : null),
+    load: (source) => (source === id ? 'export const loaders = {};' : null),
+  };
+}
+
+/** The console's pages (Lit + uPlot; the widget's markdown with a conversation), built into the service's dist/console and served at /console/. */
 export default defineConfig({
   root,
   base: './',
   logLevel: 'warn',
-  plugins: [widgetRelease()],
+  plugins: [widgetRelease(), markedLexerOnly(), englishOnly()],
   build: {
     outDir: '../dist/console',
     emptyOutDir: true,

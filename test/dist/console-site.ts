@@ -70,7 +70,30 @@ async function seed(url: string, storage: Storage) {
   const react = await chat('carol@example.com', 'Can I use it with React?');
   await fetch(`${agent}/feedback/`, { method: 'POST', headers: { Authorization: `Bearer ${react.token}` }, body: JSON.stringify({ question_answer_id: react.answerId, reaction: 'upvote' }) });
   await chat('alice@example.com', 'What does the session endpoint return?');
+  // An answer whose markdown carries HTML and a script link: the console must show them as text.
+  const at = Date.now() - 60_000;
+  const threadId = `th_${'d'.repeat(32)}`;
+  await storage.createThread({ id: threadId, projectId: PROJECT.id, integrationId: 'int_docs', owner: 'dave@example.com', title: 'Can an answer carry HTML?', createdAt: at, updatedAt: at });
+  await storage.appendMessage(threadId, { id: `msg_${'d'.repeat(31)}1`, role: 'user', content: 'Can an answer carry **HTML**?', sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false });
+  await storage.appendMessage(threadId, { id: `msg_${'d'.repeat(31)}2`, role: 'assistant', content: HOSTILE_ANSWER, sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false });
 }
+
+/** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */
+export const HOSTILE_ANSWER = [
+  '## Answers are text',
+  '',
+  'Raw <img src="/x" onerror="window.__pwned = 1"> stays text, and so does this:',
+  '',
+  '<script>window.__pwned = 1</script>',
+  '',
+  '- [the guide](https://example.com/guide)',
+  '- [click me](javascript:window.__pwned=1)',
+  '- ![a pixel](https://tracker.example/p.gif)',
+  '',
+  '```js',
+  'el.textContent = answer;',
+  '```',
+].join('\n');
 
 /**
  * A site owner's web site on its own origin: a page with the widget (the built single file)

@@ -191,7 +191,7 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
-  it('allowed origins are enforced: the widget chats on a listed origin, and is refused (403) on an unlisted one', async () => {
+  it('allowed origins are enforced: the widget chats on a listed origin; on an unlisted one the visitor reads plain words and the site owner one warning', async () => {
     const listed = await startSite(service.url, PROJECT.apiKey, 'int_docs');
     const unlisted = await startSite(service.url, PROJECT.apiKey, 'int_docs');
     cleanup.push(listed.close, unlisted.close);
@@ -209,7 +209,9 @@ describe('the console in Chromium', () => {
     const visit = async (origin: string) => {
       const site = await browser.newPage();
       const statuses: number[] = [];
-      site.on('response', (r) => r.url().includes('/agent/chat/') && statuses.push(r.status()));
+      const warnings: string[] = [];
+      site.on('response', (r) => r.url().includes('/agent/chat/') && r.request().method() === 'POST' && statuses.push(r.status()));
+      site.on('console', (m) => m.type() === 'warning' && m.text().startsWith('[agent-chat]') && warnings.push(m.text()));
       await site.addInitScript(() => {
         const errors: unknown[] = [];
         (window as unknown as { __errors: unknown[] }).__errors = errors;
@@ -218,7 +220,7 @@ describe('the console in Chromium', () => {
       await site.goto(origin);
       await site.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
       await site.getByRole('button', { name: 'Send' }).click();
-      return { site, statuses, errors: () => site.evaluate(() => (window as unknown as { __errors: { status?: number }[] }).__errors) };
+      return { site, statuses, warnings, errors: () => site.evaluate(() => (window as unknown as { __errors: { code: string; status?: number; message: string }[] }).__errors) };
     };
     const before = service.requests.length;
     const ok = await visit(listed.origin);
@@ -226,15 +228,20 @@ describe('the console in Chromium', () => {
     expect(ok.statuses).toEqual([200]);
     expect(service.requests.slice(before).filter((r) => r.path.endsWith('/agent/chat/')).map((r) => `${r.method} ${r.status}`)).toEqual(['OPTIONS 204', 'POST 200']);
     expect(await ok.errors()).toEqual([]);
+    expect(ok.warnings).toEqual([]);
     await ok.site.close();
 
     const refused = await visit(unlisted.origin);
-    // The service answers the chat 403 without CORS headers, so the page cannot even read why.
-    const chats = () => service.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/agent/chat/')).map((r) => r.status);
-    await expect.poll(() => chats().at(-1)).toBe(403);
-    await expect.poll(async () => (await refused.errors()).length).toBeGreaterThan(0);
-    expect(refused.statuses).toEqual([]);
+    // The refusal carries CORS for the page's own origin, so the widget reads why.
+    await refused.site.getByText('This chat is not set up yet.').waitFor({ timeout: 10_000 });
+    expect(refused.statuses).toEqual([403]);
+    expect(await refused.errors()).toEqual([expect.objectContaining({ code: 'origin_not_allowed', status: 403, message: 'This chat is not set up yet.', recoverable: false })]);
+    // The visitor sees words, never a status code; their question is still there.
+    expect(await refused.site.getByText(/403|origin/i).count()).toBe(0);
+    await refused.site.getByText('How do I theme the widget?').first().waitFor();
     expect(await refused.site.getByText('Theming with CSS custom properties').count()).toBe(0);
+    // The site owner gets one warning naming the origin and where to add it.
+    expect(refused.warnings).toEqual([expect.stringContaining(`add ${unlisted.origin} to its "Allowed origins" on the Integrations page of the service console`)]);
     await refused.site.close();
   });
 
@@ -260,6 +267,44 @@ describe('the console in Chromium', () => {
     await thread.getByRole('heading', { name: 'Sources' }).first().waitFor();
     // Owners appear only as their opaque key.
     expect(await page.content()).not.toContain('bob@example.com');
+    await context.close();
+  });
+
+  it('conversations: an answer reads as the widget renders it (markdown), its HTML and script links as text', async () => {
+    const { page, context, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await page.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
+    const xss = page.getByRole('region', { name: 'Is the widget safe against XSS?' });
+    const answer = xss.getByRole('article', { name: /^Assistant/ });
+    await answer.getByRole('heading', { name: 'How answers are rendered safely', level: 3 }).waitFor({ timeout: 10_000 });
+    expect(await answer.locator('strong').first().textContent()).toBe('untrusted');
+    expect(await answer.locator('code').allTextContents()).toContain('innerHTML');
+    expect(await answer.getByRole('listitem').count()).toBeGreaterThan(2);
+    expect(await answer.textContent()).not.toMatch(/###|\*\*/);
+    // The visitor's own words stay as typed.
+    await xss.getByRole('article', { name: /^Visitor/ }).getByText('Is the widget safe against XSS?').waitFor();
+
+    await page.getByRole('link', { name: /Can an answer carry HTML/ }).click();
+    const thread = page.getByRole('region', { name: 'Can an answer carry HTML?' });
+    const hostile = thread.getByRole('article', { name: /^Assistant/ });
+    await hostile.getByRole('heading', { name: 'Answers are text', level: 3 }).waitFor();
+    await hostile.getByText('Raw <img src="/x" onerror="window.__pwned = 1"> stays text').waitFor();
+    await hostile.getByText('<script>window.__pwned = 1</script>').waitFor();
+    const guide = hostile.getByRole('link', { name: 'the guide' });
+    expect(await guide.getAttribute('href')).toBe('https://example.com/guide');
+    expect(await guide.getAttribute('target')).toBe('_blank');
+    expect(await guide.getAttribute('rel')).toContain('noopener noreferrer');
+    expect(await hostile.getByRole('link', { name: 'click me' }).count()).toBe(0);
+    await hostile.getByText('click me').waitFor();
+    expect(await hostile.locator('img, script, iframe').count()).toBe(0);
+    await hostile.getByText('a pixel').waitFor();
+    await hostile.getByRole('button', { name: 'Copy code' }).waitFor();
+    expect(await hostile.locator('pre code').textContent()).toBe('el.textContent = answer;');
+    await thread.getByRole('article', { name: /^Visitor/ }).getByText('Can an answer carry **HTML**?').waitFor();
+    expect(await page.evaluate(() => 'pwned' in window || '__pwned' in window)).toBe(false);
+    expect(await axe(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
     await context.close();
   });
 

@@ -1,4 +1,4 @@
-import { css, html, nothing } from 'lit';
+import { css, html, nothing, type TemplateResult } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError, type ThreadDetail, type ThreadSummary } from '../api.js';
 import { ago, when } from '../format.js';
@@ -18,6 +18,14 @@ const REASONS: Record<string, string> = { incorrect: 'Incorrect', irrelevant: 'I
 const safeUrl = (url: string) => /^https?:\/\//i.test(url) ? url : null;
 const short = (ownerKey: string) => (ownerKey === '-' ? 'anonymous' : `${ownerKey.slice(0, 10)}…`);
 const pretty = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2));
+
+type RenderAnswer = (text: string) => TemplateResult;
+let markdown: Promise<RenderAnswer | null> | undefined;
+/** The widget's markdown renderer, fetched with the first conversation opened (not in the first load); null if it cannot load. */
+const loadMarkdown = () => (markdown ??= import('../markdown.js').then((m) => m.renderAnswer, () => {
+  markdown = undefined;
+  return null;
+}));
 
 /** Every owner's threads, filtered and searched; one thread with its sources, tool calls and feedback. */
 export class ConversationsPage extends ConsolePage {
@@ -49,6 +57,30 @@ export class ConversationsPage extends ConsolePage {
     .message.user { background: var(--c-raised); }
     .who { font-size: 12px; font-weight: 650; text-transform: uppercase; letter-spacing: 0.04em; color: var(--c-muted); }
     .content { white-space: pre-wrap; overflow-wrap: anywhere; }
+    /* An answer's markdown, as the widget renders it (src/markdown/render.ts), in the console's look. */
+    .markdown { white-space: normal; overflow-wrap: break-word; line-height: 1.6; }
+    .markdown > :first-child { margin-top: 0; }
+    .markdown > :last-child { margin-bottom: 0; }
+    .markdown p, .markdown ul, .markdown ol, .markdown blockquote, .markdown .table-wrap, .markdown .code-block { margin: 0 0 0.6em; }
+    .markdown h3 { margin: 0.8em 0 0.4em; line-height: 1.3; font-size: 1em; }
+    .markdown .h1 { font-size: 1.25em; }
+    .markdown .h2 { font-size: 1.12em; }
+    .markdown ul, .markdown ol { padding-inline-start: 1.4em; }
+    .markdown :not(pre) > code { background: var(--c-code); border: 1px solid var(--c-border); border-radius: 4px; padding: 0 0.3em; }
+    .markdown .code-block { border: 1px solid var(--c-border); border-radius: 8px; background: var(--c-code); min-width: 0; }
+    .markdown .code-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 2px 4px 2px 10px; font-size: 12px; color: var(--c-muted); border-bottom: 1px solid var(--c-border); }
+    .markdown .copy { min-height: 26px; padding: 0 8px; font-size: 12px; font-weight: 500; border-color: transparent; background: none; }
+    .markdown .copy:hover { border-color: var(--c-border); }
+    .copy:not([data-copied]) .copied, .copy[data-copied] .copy-label { display: none; }
+    .markdown pre { border: 0; border-radius: 0 0 8px 8px; direction: ltr; text-align: left; }
+    .markdown blockquote { border-inline-start: 3px solid var(--c-border); padding-inline-start: 10px; color: var(--c-muted); }
+    .markdown table { width: auto; font-size: 13px; }
+    .markdown th, .markdown td { border: 1px solid var(--c-border); padding: 4px 8px; }
+    .markdown thead th { text-transform: none; letter-spacing: 0; font-size: 13px; color: var(--c-text); }
+    .markdown [align='center'] { text-align: center; }
+    .markdown [align='right'] { text-align: end; }
+    .markdown .raw, .markdown .plain { white-space: pre-wrap; }
+    .markdown .overflow-notice { font-size: 13px; color: var(--c-muted); font-style: italic; }
     .extra { display: grid; gap: 6px; font-size: 13px; }
     .extra h3 { font-size: 12px; color: var(--c-muted); text-transform: uppercase; letter-spacing: 0.04em; }
     .extra ol, .extra ul { margin: 0; padding-inline-start: 20px; }
@@ -65,6 +97,10 @@ export class ConversationsPage extends ConsolePage {
   @state() private error = '';
   @state() private thread: ThreadDetail | null = null;
   @state() private threadError = '';
+  /** The markdown renderer, once loaded (answers show as plain text until then, or if it fails). */
+  private renderAnswer: RenderAnswer | null = null;
+  /** Each answer's rendering, kept while its thread is shown: a page re-render does not lex again. */
+  private readonly rendered = new WeakMap<object, TemplateResult>();
   private listKey = '';
   private threadKey = '';
 
@@ -108,7 +144,8 @@ export class ConversationsPage extends ConsolePage {
     this.threadError = '';
     if (!id) return;
     try {
-      const thread = await this.api.conversation(this.project.id, id);
+      const [thread, renderAnswer] = await Promise.all([this.api.conversation(this.project.id, id), loadMarkdown()]);
+      this.renderAnswer = renderAnswer;
       if (key === this.threadKey) this.thread = thread;
     } catch (error) {
       if (key === this.threadKey) this.threadError = error instanceof ConsoleApiError ? error.message : 'The conversation could not be loaded.';
@@ -192,6 +229,12 @@ export class ConversationsPage extends ConsolePage {
     if (id) void this.updateComplete.then(() => requestAnimationFrame(() => this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus()));
   }
 
+  private answer(message: ThreadDetail['messages'][number], render: RenderAnswer): TemplateResult {
+    let out = this.rendered.get(message);
+    if (!out) this.rendered.set(message, (out = render(message.content)));
+    return out;
+  }
+
   private detail() {
     if (this.threadError) return html`<p class="notice error" role="alert">${this.threadError}</p>`;
     const t = this.thread;
@@ -206,7 +249,9 @@ export class ConversationsPage extends ConsolePage {
         <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
           ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
-        <div class="content">${m.content || html`<span class="muted">(no text)</span>`}</div>
+        ${!m.content ? html`<div class="content"><span class="muted">(no text)</span></div>`
+          : m.role === 'assistant' && this.renderAnswer ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
+          : html`<div class="content">${m.content}</div>`}
         ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
         ${m.tool_calls.length ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map((c) => html`<details><summary><code>${c.name}</code> · ${c.status}</summary>
           <pre aria-label="Arguments of ${c.name}">${pretty(c.arguments)}</pre>${c.error ? html`<p class="notice error">${c.error}</p>` : c.output !== undefined ? html`<pre aria-label="Output of ${c.name}">${pretty(c.output)}</pre>` : nothing}</details>`)}</div>` : nothing}
