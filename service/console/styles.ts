@@ -12,7 +12,7 @@ export const tokens = css`
     --c-warn: #8a5a00; --c-warn-bg: #fff5d6; --c-ok: #116329; --c-ok-bg: #e6f4ea; --c-focus: #1d4ed8;
     --c-code: #f6f8fa; --shadow: 0 1px 2px rgb(0 0 0 / 0.06), 0 4px 16px rgb(0 0 0 / 0.06);
     --series-1: #1d4ed8; --series-2: #0e7c66; --series-3: #b35c00; --series-up: #116329; --series-down: #b42318;
-    --radius: 10px;
+    --radius: 10px; --scroll-shadow: rgb(0 0 0 / 0.16);
     color-scheme: light;
     font: 14px/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
     color: var(--c-text);
@@ -24,6 +24,7 @@ export const tokens = css`
       --c-warn: #ffd37a; --c-warn-bg: #3a2f12; --c-ok: #7ee2a0; --c-ok-bg: #17321f; --c-focus: #8ab4ff;
       --c-code: #111316; --shadow: 0 1px 2px rgb(0 0 0 / 0.4), 0 4px 16px rgb(0 0 0 / 0.3);
       --series-1: #8ab4ff; --series-2: #5fd4b8; --series-3: #ffb366; --series-up: #7ee2a0; --series-down: #ff8f85;
+      --scroll-shadow: rgb(0 0 0 / 0.6);
       color-scheme: dark;
     }
   }
@@ -38,7 +39,7 @@ export const base = css`
   a { color: var(--c-accent); }
   :focus-visible { outline: 2px solid var(--c-focus); outline-offset: 2px; }
   .muted { color: var(--c-muted); }
-  .stack { display: grid; gap: 16px; }
+  .stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: 16px; }
   .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
   .spacer { flex: 1; }
   .card { background: var(--c-surface); border: 1px solid var(--c-border); border-radius: var(--radius); padding: 16px; box-shadow: var(--shadow); }
@@ -68,9 +69,32 @@ export const base = css`
   th { font-weight: 600; }
   thead th { color: var(--c-muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.03em; }
   td.num, th.num { text-align: end; font-variant-numeric: tabular-nums; }
-  .table-wrap { overflow-x: auto; }
+  .table-wrap { overflow-x: auto; --scroll-bg: var(--c-surface); }
   code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
-  pre { background: var(--c-code); border: 1px solid var(--c-border); border-radius: 8px; padding: 12px; overflow-x: auto; margin: 0; white-space: pre; }
+  pre { border: 1px solid var(--c-border); border-radius: 8px; padding: 12px; overflow-x: auto; margin: 0; white-space: pre; --scroll-bg: var(--c-code); }
+  /* What scrolls sideways shows it: a shadow at each edge with more beyond (covers that move
+     with the content hide the shadow at an end reached). */
+  pre, .table-wrap {
+    background:
+      linear-gradient(to right, var(--scroll-bg) 30%, transparent) left center / 32px 100% no-repeat local,
+      linear-gradient(to left, var(--scroll-bg) 30%, transparent) right center / 32px 100% no-repeat local,
+      radial-gradient(farthest-side at 0 50%, var(--scroll-shadow), transparent) left center / 12px 100% no-repeat scroll,
+      radial-gradient(farthest-side at 100% 50%, var(--scroll-shadow), transparent) right center / 12px 100% no-repeat scroll,
+      var(--scroll-bg);
+  }
+  /* On a phone a table of records becomes a list of cards: each row a block, each cell under
+     its column's name (data-label), so every value and action is on screen without scrolling.
+     The header row stays for screen readers; the cells keep their table roles. */
+  @media (max-width: 640px) {
+    table.records, table.records tbody { display: block; }
+    table.records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+    table.records tr { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 6px 12px; padding: 12px 0; border-bottom: 1px solid var(--c-border); }
+    table.records tbody tr:first-child { padding-top: 0; }
+    table.records tr:last-child { border-bottom: 0; padding-bottom: 0; }
+    table.records td, table.records th { display: block; padding: 0; border: 0; grid-column: 1 / -1; min-width: 0; text-align: start; }
+    table.records [data-label] { display: flex; gap: 12px; justify-content: space-between; align-items: baseline; }
+    table.records [data-label]::before { content: attr(data-label) / ''; color: var(--c-muted); font-size: 13px; font-weight: 500; flex: none; }
+  }
   .notice { border-radius: 8px; padding: 10px 12px; border: 1px solid transparent; }
   .notice.warn { background: var(--c-warn-bg); color: var(--c-warn); border-color: color-mix(in srgb, var(--c-warn) 30%, transparent); }
   .notice.error { background: var(--c-danger-bg); color: var(--c-danger); border-color: color-mix(in srgb, var(--c-danger) 30%, transparent); }

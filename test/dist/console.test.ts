@@ -67,6 +67,79 @@ async function settled(page: Page) {
   if (await page.getByRole('heading', { name: 'Activity', level: 1 }).count()) await page.locator('activity-chart canvas').first().waitFor();
 }
 
+/**
+ * Measured in the page at a phone's width: the page's width against the viewport, every
+ * visible control (through shadow roots) that is not wholly on screen, unless it sits in a
+ * sideways scroller made for it (the navigation's row of tabs, a code block) that fits; the
+ * current tab; which edges of the tab row hide tabs; the space between the navigation and the page.
+ */
+function phoneFit() {
+  const viewport = innerWidth;
+  const all = function* (root: Document | ShadowRoot): Generator<Element> {
+    for (const el of root.querySelectorAll('*')) {
+      yield el;
+      if (el.shadowRoot) yield* all(el.shadowRoot);
+    }
+  };
+  const parent = (el: Element) => el.parentElement ?? ((el.getRootNode() as ShadowRoot).host || null);
+  const scroller = (el: Element) => {
+    for (let up = parent(el); up; up = parent(up)) {
+      const style = getComputedStyle(up);
+      if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && up.scrollWidth > up.clientWidth) return up;
+    }
+    return null;
+  };
+  const offscreen: string[] = [];
+  const scrolling: string[] = [];
+  let nav: HTMLElement | null = null;
+  let current: Element | null = null;
+  let main: Element | null = null;
+  for (const el of all(document)) {
+    if (el.matches('nav[aria-label="Console"] ul')) nav = el as HTMLElement;
+    if (el.matches('nav[aria-label="Console"] [aria-current="page"]')) current = el;
+    if (el.localName === 'main' && (el.getRootNode() as ShadowRoot).host?.localName === 'console-app') main = el;
+    // Only the row of tabs, code and an answer's own wide table may scroll sideways; a table of records may not.
+    const overflow = getComputedStyle(el).overflowX;
+    if ((overflow === 'auto' || overflow === 'scroll') && el.scrollWidth > el.clientWidth + 1 && el.checkVisibility() && !el.matches('nav ul, pre, .markdown .table-wrap')) {
+      scrolling.push(`${el.localName}.${[...el.classList].join('.')} (${el.scrollWidth} in ${el.clientWidth})`);
+    }
+    if (!el.matches('button, a[href], input, select, textarea, summary, [tabindex="0"]') || !el.checkVisibility()) continue;
+    const rect = el.getBoundingClientRect();
+    if (!rect.width || !rect.height) continue;
+    // On screen, and not cut off by a box that scrolls sideways (a table in a scroller, say).
+    const box = scroller(el);
+    const clip = box?.getBoundingClientRect() ?? { left: 0, right: viewport };
+    const fits = (r: { left: number; right: number }) => r.left >= -0.5 && r.right <= viewport + 0.5;
+    if (fits(rect) && rect.left >= clip.left - 0.5 && rect.right <= clip.right + 0.5) continue;
+    // The row of tabs and code blocks scroll by design (with a fade or a shadow at the edge).
+    if (box?.matches('nav ul, pre') && fits(clip)) continue;
+    offscreen.push(`${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(rect.left)}–${Math.round(rect.right)}`);
+  }
+  // Nothing of the page spills out of its own box (into the margin the phone keeps around it).
+  const host = main!.querySelector('[data-page]');
+  const spill: string[] = [];
+  if (host?.shadowRoot) {
+    const edge = host.getBoundingClientRect();
+    for (const el of host.shadowRoot.querySelectorAll('*')) {
+      if (!el.checkVisibility() || scroller(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width && (r.left < edge.left - 0.5 || r.right > edge.right + 0.5)) spill.push(`${el.localName}.${[...el.classList].join('.')} ${Math.round(r.left)}–${Math.round(r.right)} of ${Math.round(edge.left)}–${Math.round(edge.right)}`);
+    }
+  }
+  const tab = current?.getBoundingClientRect();
+  const row = nav?.getBoundingClientRect();
+  return {
+    viewport,
+    pageWidth: document.scrollingElement!.scrollWidth,
+    offscreen,
+    scrolling,
+    spill: spill.slice(0, 5),
+    current: { name: current?.textContent?.trim(), visible: !!tab && !!row && tab.left >= row.left && tab.right <= row.right && tab.right <= viewport },
+    more: { before: !!nav?.hasAttribute('data-more-before'), after: !!nav?.hasAttribute('data-more-after') },
+    gapUnderNav: Math.round(main!.getBoundingClientRect().top - nav!.getBoundingClientRect().bottom),
+  };
+}
+
 const mint = (apiKey: string) => fetch(`${service.url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
   method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"erin"}',
 });
@@ -111,6 +184,45 @@ describe('the console in Chromium', () => {
       await context.close();
     });
   }
+
+  it('fits a 390 px phone: no page scrolls sideways, every control is on screen, the navigation shows where you are', async () => {
+    const { page, context } = await open(LOOKS[2]);
+    await signIn(page);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    for (const [index, { link }] of PAGES.entries()) {
+      await nav.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: link, level: 1 }).waitFor();
+      // A fresh load (nothing scrolled yet) must show the current tab by itself.
+      await page.reload();
+      await page.getByRole('heading', { name: link, level: 1 }).waitFor();
+      await settled(page);
+      if (link === 'Conversations') {
+        await page.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
+        await page.getByRole('heading', { name: 'How answers are rendered safely', level: 3 }).waitFor();
+      }
+      const fit = await page.evaluate(phoneFit);
+      expect(fit.pageWidth, `${link}: the page scrolls sideways`).toBeLessThanOrEqual(fit.viewport);
+      expect(fit.offscreen, `${link}: controls off screen`).toEqual([]);
+      expect(fit.scrolling, `${link}: boxes that scroll sideways`).toEqual([]);
+      expect(fit.spill, `${link}: parts wider than the page`).toEqual([]);
+      expect(fit.current, `${link}: the current tab`).toEqual({ name: link, visible: true });
+      // The tabs overflow the phone: the edges that hide some say so (a fade).
+      if (index === 0) expect(fit.more, link).toEqual({ before: false, after: true });
+      else if (index === PAGES.length - 1) expect(fit.more, link).toEqual({ before: true, after: false });
+      else expect(fit.more.before || fit.more.after, link).toBe(true);
+      // No blank band: the page starts right under the navigation (its padding and the header's border).
+      expect(fit.gapUnderNav, link).toBeLessThanOrEqual(12);
+    }
+    // Each key's actions are on screen (they were cut off in a sideways-scrolling table).
+    await nav.getByRole('link', { name: 'API keys', exact: true }).click();
+    const revoke = page.getByRole('button', { name: 'Revoke Start-up key' });
+    const box = (await revoke.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.getByRole('row').filter({ hasText: 'Start-up key' }).getByRole('cell').count()).toBe(6);
+    await revoke.click();
+    await page.getByRole('dialog', { name: 'Revoke Start-up key?' }).getByRole('button', { name: 'Cancel' }).click();
+    await context.close();
+  });
 
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
     const { page, context } = await open();

@@ -22,6 +22,13 @@ export class ActivityPage extends ConsolePage {
     .presets button { border: 0; border-radius: 0; min-height: 34px; }
     .presets button + button { border-inline-start: 1px solid var(--c-border); }
     .presets button[aria-pressed='true'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); }
+    @media (max-width: 640px) {
+      .presets { display: flex; width: 100%; }
+      .presets button { flex: 1; padding: 0 6px; }
+      table.records tr { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 4px 20px; }
+      table.records td { grid-column: auto; }
+      table.records th[scope='row'] { font-size: 15px; }
+    }
   `];
 
   @state() private data: Activity | null = null;
@@ -115,11 +122,11 @@ export class ActivityPage extends ConsolePage {
       </div>
       <section class="card stack" aria-labelledby="by-integration">
         <h2 id="by-integration">By integration</h2>
-        ${d.by_integration.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table>
+        ${d.by_integration.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table class="records">
           <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
           <tbody>${d.by_integration.map((i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
-            <td class="num">${count(i.sessions)}</td><td class="num">${count(i.threads)}</td><td class="num">${count(i.messages)}</td>
-            <td class="num">${count(i.upvotes)}</td><td class="num">${count(i.downvotes)}</td><td class="num">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`)}</tbody>
+            <td class="num" data-label="Sessions">${count(i.sessions)}</td><td class="num" data-label="Threads">${count(i.threads)}</td><td class="num" data-label="Messages">${count(i.messages)}</td>
+            <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`)}</tbody>
         </table></div>` : html`<p class="muted">No conversations in this period.</p>`}
         <p class="muted">Figures may be up to ${d.freshness.max_staleness_seconds} s old (as of ${when(d.freshness.as_of)}).</p>
       </section>`;

@@ -34,12 +34,23 @@ export class ConsoleApp extends LitElement {
     main { padding: 28px clamp(16px, 4vw, 40px) 48px; min-width: 0; max-width: 1240px; }
     .empty { max-width: 480px; margin: 10vh auto; }
     @media (max-width: 760px) {
-      .shell { grid-template-columns: minmax(0, 1fr); }
-      header { position: static; height: auto; border-inline-end: 0; border-bottom: 1px solid var(--c-border); padding: 12px; gap: 10px; }
-      .top { display: flex; gap: 10px; align-items: center; justify-content: space-between; }
-      .user { margin: 0; border: 0; padding: 0; order: 0; }
-      nav ul { display: flex; overflow-x: auto; gap: 4px; scrollbar-width: none; }
-      nav a { white-space: nowrap; padding: 6px 10px; }
+      /* The header is as tall as what it holds; the page below takes the rest of the screen. */
+      .shell { grid-template-columns: minmax(0, 1fr); grid-template-rows: auto minmax(0, 1fr); }
+      header { position: static; height: auto; border-inline-end: 0; border-bottom: 1px solid var(--c-border); padding: 10px 12px 0; gap: 8px; }
+      .top { display: flex; gap: 10px; align-items: center; justify-content: space-between; min-width: 0; }
+      .brand { padding: 0; min-width: 0; }
+      .user { margin: 0; border: 0; padding: 0; order: 0; min-width: 0; }
+      .project { grid-template-columns: auto minmax(0, 1fr); align-items: center; gap: 8px; }
+      .project label { padding: 0; }
+      /* One row of tabs that scrolls sideways: the current one is brought into view, and a fade
+         at an edge says more tabs lie that way (data-more-before/after, set from the scroll). */
+      nav { margin: 0 -12px; }
+      nav ul { display: flex; overflow-x: auto; gap: 4px; padding: 2px 12px 8px; scrollbar-width: none; overscroll-behavior-x: contain; }
+      nav ul[data-more-after] { mask-image: linear-gradient(to right, #000 calc(100% - 40px), transparent); }
+      nav ul[data-more-before] { mask-image: linear-gradient(to left, #000 calc(100% - 40px), transparent); }
+      nav ul[data-more-before][data-more-after] { mask-image: linear-gradient(to right, transparent, #000 40px, #000 calc(100% - 40px), transparent); }
+      nav li { flex: none; }
+      nav a { white-space: nowrap; padding: 7px 12px; scroll-margin-inline: 40px; }
       nav svg { display: none; }
       main { padding: 20px 14px 40px; }
     }
@@ -52,6 +63,10 @@ export class ConsoleApp extends LitElement {
   @state() private route: Route = parseRoute(location.href);
   @state() private loadError = '';
   private readonly api = new ConsoleApi();
+  /** The navigation's list, watched for sideways overflow (a row of tabs on a phone). */
+  private navList: HTMLElement | null = null;
+  private revealed: string | null = null;
+  private readonly navResize = new ResizeObserver(() => this.showOverflow());
 
   connectedCallback() {
     super.connectedCallback();
@@ -64,10 +79,40 @@ export class ConsoleApp extends LitElement {
     void this.start();
   }
 
+  updated() {
+    const list = this.renderRoot.querySelector<HTMLElement>('nav ul');
+    if (list !== this.navList) {
+      this.navList?.removeEventListener('scroll', this.showOverflow);
+      this.navResize.disconnect();
+      this.navList = list;
+      this.revealed = null;
+      list?.addEventListener('scroll', this.showOverflow, { passive: true });
+      if (list) this.navResize.observe(list);
+    }
+    if (list && this.revealed !== this.route.page) {
+      this.revealed = this.route.page;
+      revealCurrent(list);
+    }
+    this.showOverflow();
+  }
+
   disconnectedCallback() {
     super.disconnectedCallback();
     removeEventListener('popstate', this.onPopState);
+    this.navList?.removeEventListener('scroll', this.showOverflow);
+    this.navResize.disconnect();
+    this.navList = null;
   }
+
+  /** Marks the sides of the navigation that have tabs out of view (the styles fade those edges). */
+  private readonly showOverflow = () => {
+    const list = this.navList;
+    if (!list) return;
+    const hidden = list.scrollWidth - list.clientWidth;
+    const scrolled = Math.abs(list.scrollLeft);
+    list.toggleAttribute('data-more-before', hidden > 1 && scrolled > 1);
+    list.toggleAttribute('data-more-after', hidden > 1 && scrolled < hidden - 1);
+  };
 
   private async start() {
     try {
@@ -198,6 +243,17 @@ export class ConsoleApp extends LitElement {
     await this.api.signOut().catch(() => {});
     this.status = 'signed-out';
   }
+}
+
+/** Scrolls a sideways navigation (never the page) so its current tab is clear of the faded edges. */
+function revealCurrent(list: HTMLElement): void {
+  const current = list.querySelector('[aria-current="page"]');
+  if (!current || list.scrollWidth <= list.clientWidth) return;
+  const tab = current.getBoundingClientRect();
+  const box = list.getBoundingClientRect();
+  const margin = 40;
+  if (tab.left < box.left + margin) list.scrollLeft -= box.left + margin - tab.left;
+  else if (tab.right > box.right - margin) list.scrollLeft += tab.right - (box.right - margin);
 }
 
 const icon = (d: string) => html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d=${d}></path></svg>`;

@@ -23,7 +23,14 @@ export class AuditPage extends ConsolePage {
   static styles = [...ConsolePage.styles, css`
     td.when { white-space: nowrap; }
     td .detail { color: var(--c-muted); font-size: 13px; overflow-wrap: anywhere; }
-    @media (max-width: 640px) { .hide-narrow { display: none; } }
+    td.what { overflow-wrap: anywhere; }
+    /* A phone reads each entry as what happened, then when, who and from where on one line. */
+    @media (max-width: 640px) {
+      table.records tr { grid-template-columns: auto auto minmax(0, 1fr); gap: 2px 0; }
+      table.records td.what { grid-row: 1; }
+      table.records td.when, table.records td.who, table.records td.address { grid-column: auto; grid-row: 2; color: var(--c-muted); font-size: 13px; }
+      table.records td.who::before, table.records td.address::before { content: '·' / ''; padding: 0 6px; }
+    }
   `];
 
   @state() private entries: AuditEntry[] = [];
@@ -53,15 +60,15 @@ export class AuditPage extends ConsolePage {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Audit log</h1><p class="muted">Every change made in the console, by the command line or by start-up flags, and every sign-in. Newest first.</p></div></div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
-      <div class="card table-wrap" tabindex="0" role="region" aria-label="Audit log entries"><table>
+      <div class="card table-wrap" tabindex="0" role="region" aria-label="Audit log entries"><table class="records">
         <caption class="visually-hidden">Audit log</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col" class="hide-narrow">Address</th></tr></thead>
+        <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Address</th></tr></thead>
         <tbody>${this.entries.map((e) => html`<tr>
           <td class="when">${when(e.at)}</td>
-          <td>${e.actor}</td>
-          <td>${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
+          <td class="who">${e.actor}</td>
+          <td class="what">${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
             ${details(e) ? html`<div class="detail">${details(e)}</div>` : nothing}</td>
-          <td class="hide-narrow">${e.address ?? '—'}</td>
+          <td class="address">${e.address ?? '—'}</td>
         </tr>`)}</tbody>
       </table>
       ${!this.loading && !this.entries.length ? html`<p class="muted">Nothing yet.</p>` : nothing}</div>

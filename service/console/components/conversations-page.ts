@@ -39,6 +39,12 @@ export class ConversationsPage extends ConsolePage {
     .chip:has(input:checked) { background: color-mix(in srgb, var(--c-accent) 14%, transparent); border-color: var(--c-accent); color: var(--c-accent); }
     .chip:has(input:focus-visible) { outline: 2px solid var(--c-focus); outline-offset: 2px; }
     .chip input { margin: 0; accent-color: var(--c-accent); }
+    /* On a phone the integration takes a row and the two dates share the next. */
+    @media (max-width: 640px) {
+      .facets label { flex: 1 1 120px; }
+      .facets label:first-child { flex-basis: 100%; }
+      .facets select, .facets input { width: 100%; }
+    }
     .layout { display: grid; grid-template-columns: minmax(280px, 400px) 1fr; gap: 16px; align-items: start; }
     .layout.single { grid-template-columns: 1fr; }
     @media (max-width: 1000px) { .layout { grid-template-columns: 1fr; } .layout.open .list { display: none; } }
@@ -180,7 +186,7 @@ export class ConversationsPage extends ConsolePage {
       <fieldset class="chips"><legend>Show only</legend>
         ${FLAGS.map((f) => html`<label class="chip"><input type="checkbox" name=${f.key} ?checked=${p.get(f.key) === '1'}>${f.key === 'downvoted' ? thumbDown : nothing}${f.label}</label>`)}
       </fieldset>
-      <div class="row">
+      <div class="row facets">
         <label>Integration <select name="integration_id">
           <option value="">All integrations</option>
           ${this.project.integrations.map((i) => html`<option value=${i.id} ?selected=${p.get('integration_id') === i.id}>${i.name}</option>`)}

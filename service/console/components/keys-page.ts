@@ -24,7 +24,13 @@ export class KeysPage extends ConsolePage {
     td.actions { white-space: nowrap; text-align: end; }
     td.actions button + button { margin-inline-start: 6px; }
     .prefix { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-    @media (max-width: 640px) { .hide-narrow { display: none; } }
+    @media (max-width: 640px) {
+      table.records td.name { grid-column: 1; font-weight: 600; overflow-wrap: anywhere; }
+      table.records td.state { grid-column: 2; grid-row: 1; }
+      table.records td.actions { display: flex; gap: 8px; justify-content: flex-start; padding-top: 4px; }
+      table.records td.actions:empty { display: none; }
+      table.records td.actions button + button { margin: 0; }
+    }
   `];
 
   @state() private keys: ApiKey[] | null = null;
@@ -72,18 +78,18 @@ export class KeysPage extends ConsolePage {
 
   private table(keys: ApiKey[]) {
     if (!keys.length) return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
-    return html`<div class="card table-wrap" tabindex="0" role="region" aria-label="API keys of ${this.project.name}"><table>
+    return html`<div class="card table-wrap" tabindex="0" role="region" aria-label="API keys of ${this.project.name}"><table class="records">
       <caption class="visually-hidden">API keys of ${this.project.name}</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="hide-narrow">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>${keys.map((k) => {
         const [label, tone] = STATUS[k.status];
         const live = k.status === 'active' || k.status === 'expiring';
         return html`<tr>
-          <td>${k.name}</td>
-          <td class="prefix">${k.prefix}…</td>
-          <td class="hide-narrow">${when(k.created_at)}</td>
-          <td title=${k.last_used_at ? when(k.last_used_at) : nothing}>${ago(k.last_used_at)}</td>
-          <td><span class="pill ${tone}">${label}${k.status === 'expiring' ? ` ${when(k.expires_at)}` : ''}</span></td>
+          <td class="name">${k.name}</td>
+          <td class="prefix" data-label="Key">${k.prefix}…</td>
+          <td data-label="Created">${when(k.created_at)}</td>
+          <td data-label="Last used" title=${k.last_used_at ? when(k.last_used_at) : nothing}>${ago(k.last_used_at)}</td>
+          <td class="state"><span class="pill ${tone}">${label}${k.status === 'expiring' ? ` ${when(k.expires_at)}` : ''}</span></td>
           <td class="actions">${live ? html`
             ${k.status === 'active' ? html`<button class="small" aria-label="Rotate ${k.name}" @click=${() => this.ask('rotate', k)}>Rotate</button>` : nothing}
             <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>` : nothing}</td>
