@@ -20,7 +20,7 @@ describe('contract/: the wire vocabulary both sides share', () => {
       method: 'POST', headers: { 'X-API-Key': 'k', 'Content-Type': 'application/json' }, body: JSON.stringify({ external_owner_id: 'alice' }),
     }));
     const helper = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: 'http://127.0.0.1', getOwnerId: () => 'alice',
+      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: 'http://127.0.0.1', getOwnerId: () => 'alice',
       fetch: (input, init) => service.handle(new Request(input, init)),
     });
     const viaHelper = await helper(new Request('http://site/api/session', { method: 'POST' }));

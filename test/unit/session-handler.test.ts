@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSessionHandler } from '../../server/index.js';
 import { AGENT, BASE, PROJECT, makeService } from '../fixtures/service.js';
 
@@ -10,6 +10,8 @@ function setup(getOwnerId: (request: Request) => string | null = () => null, api
     projectId: PROJECT.id,
     baseUrl: BASE,
     getOwnerId,
+    // Limits per address have their own tests (session-limits); here requests carry no address.
+    rateLimit: false,
     fetch: async (input, init) => {
       const request = new Request(input, init);
       upstream.push(request.clone());
@@ -60,7 +62,7 @@ describe('createSessionHandler', () => {
 
   it('turns a hanging service into a 502 JSON error after the timeout', async () => {
     const handler = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null, timeoutMs: 50,
+      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null, timeoutMs: 50,
       fetch: (_input, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
     });
     const started = Date.now();
@@ -72,11 +74,33 @@ describe('createSessionHandler', () => {
 
   it('turns an unreachable service into a 502 JSON error', async () => {
     const handler = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null,
+      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null,
       fetch: async () => { throw new TypeError('fetch failed'); },
     });
     const response = await handler(browserPost());
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
+  });
+});
+
+describe('createSessionHandler without a client address', () => {
+  it('warns once, saying how to fix it, and still mints', async () => {
+    // A fresh copy of the module: the warning is once per process.
+    vi.resetModules();
+    const { createSessionHandler: fresh } = await import('../../server/index.js');
+    const ctx = makeService();
+    const warned: unknown[][] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args));
+    try {
+      const handler = fresh({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => null, fetch: (input, init) => ctx.service.handle(new Request(input, init)) });
+      expect((await handler(browserPost())).status).toBe(200);
+      expect((await handler(browserPost())).status).toBe(200);
+      // With an address, nothing to say.
+      expect((await handler(browserPost(), { clientAddress: '203.0.113.7' })).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warned).toHaveLength(1);
+    expect(String(warned[0][0])).toMatch(/no client address.*toNodeHandler.*clientAddress.*trustProxy/);
   });
 });

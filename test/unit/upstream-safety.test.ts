@@ -39,7 +39,7 @@ describe('createSessionHandler against a real service socket', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
     const service = await serve((_req, res) => res.writeHead(307, { Location: `${elsewhere}/steal` }).end());
-    const handler = createSessionHandler({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice' });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice' });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
@@ -56,9 +56,9 @@ describe('createSessionHandler against a real service socket', () => {
       if (req.url?.includes('/projects/moved/')) return void res.writeHead(301, { Location: `${elsewhere}/steal` }).end();
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
-    const ok = createSessionHandler({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    const ok = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
     expect((await ok(post())).status).toBe(200);
-    const moved = createSessionHandler({ apiKey: 'secret-key', projectId: 'moved', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    const moved = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'moved', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
     const response = await moved(post());
     expect(response.status).toBe(502);
     expect((await response.json()).detail).toMatch(/redirect/);
@@ -66,7 +66,7 @@ describe('createSessionHandler against a real service socket', () => {
   });
 
   it('refuses a browser-style opaque redirect too', async () => {
-    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', getOwnerId: () => null, fetch: async () => opaqueRedirect() });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', getOwnerId: () => null, fetch: async () => opaqueRedirect() });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).detail).toMatch(/redirect/);
@@ -78,7 +78,7 @@ describe('createSessionHandler against a real service socket', () => {
       res.write('{"session_token":');
       // ...and never finishes.
     });
-    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null, timeoutMs: 300 });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null, timeoutMs: 300 });
     const started = Date.now();
     const response = await handler(post());
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -93,7 +93,7 @@ describe('createSessionHandler against a real service socket', () => {
       for (let i = 0; i < 64; i++) res.write(chunk);
       res.end();
     });
-    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('oversized') });
@@ -101,7 +101,7 @@ describe('createSessionHandler against a real service socket', () => {
 
   it('turns an upstream error page into its own JSON 502: no HTML is served as the site\'s', async () => {
     const service = await serve((_req, res) => res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'));
-    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
@@ -117,7 +117,7 @@ describe('createSessionHandler against a real service socket', () => {
     ['a body without a type', 502, '', 'Bad Gateway'],
   ])('answers JSON 502 for %s', async (_name, status, type, body) => {
     const service = await serve((_req, res) => res.writeHead(status, type ? { 'Content-Type': type } : {}).end(body));
-    const handler = createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
@@ -126,7 +126,7 @@ describe('createSessionHandler against a real service socket', () => {
   it('sets Agent-Chat-Owner-Key to the HMAC that ownerKey() gives the page, and "-" without owner', async () => {
     const service = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION));
     const make = (owner: string | null, ownerKeySecret?: string) =>
-      createSessionHandler({ apiKey: 'api-key', ownerKeySecret, projectId: 'p', baseUrl: service, getOwnerId: () => owner });
+      createSessionHandler({ rateLimit: false, apiKey: 'api-key', ownerKeySecret, projectId: 'p', baseUrl: service, getOwnerId: () => owner });
     const alice = (await make('alice')(post())).headers.get('Agent-Chat-Owner-Key');
     expect(alice).toBe(await ownerKey('alice', 'api-key'));
     expect(alice).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -157,7 +157,7 @@ describe('createSessionHandler against a real service socket', () => {
 });
 
 describe('baseUrl', () => {
-  const make = (baseUrl: string) => () => createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl, getOwnerId: () => null });
+  const make = (baseUrl: string) => () => createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl, getOwnerId: () => null });
 
   it('must be https, so the API key is never sent in clear text', () => {
     expect(make('http://agent.example.com')).toThrow(/https/);

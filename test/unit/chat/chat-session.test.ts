@@ -62,7 +62,7 @@ function backend() {
   let owner: string | null = null;
   const requests: string[] = [];
   let override: ((request: Request) => Promise<Response | undefined>) | undefined;
-  const sessions = createSessionHandler({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => owner, fetch: (input, init) => service.handle(new Request(input, init)) });
+  const sessions = createSessionHandler({ rateLimit: false, apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => owner, fetch: (input, init) => service.handle(new Request(input, init)) });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     requests.push(`${request.method} ${new URL(request.url).pathname}`);
