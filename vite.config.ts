@@ -91,6 +91,9 @@ export default defineConfig(({ mode }) => ({
     reporters: ['default', './test/plain-summary-reporter.ts'],
     // Polls end as soon as they pass; the longer ceiling only matters on a loaded machine.
     expect: { poll: { timeout: 5_000 } },
+    // A guard against hangs, not a speed assertion: a scrypt sign-in or a first PGlite open
+    // takes seconds on a loaded 2-core machine, and a test that polls up to 5 s needs room.
+    testTimeout: 15_000,
     projects: [
       { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       // The built artifacts (npm test builds first): script-tag page, strict CSP, manifest, size.
