@@ -79,7 +79,7 @@ function consoleFirstLoad() {
     process.exit(1);
   }
   const linked = [...html.matchAll(/(?:src|href)="\.\/(assets\/[\w.-]+)"/g)].map((m) => `${dir}/${m[1]}`);
-  const chart = readdirSync(`${dir}/assets`).filter((f) => /^uPlot/.test(f)).map((f) => `${dir}/assets/${f}`);
+  const chart = readdirSync(`${dir}/assets`).filter((f) => f.startsWith('uPlot')).map((f) => `${dir}/assets/${f}`);
   const gz = (files) => files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
   const total = gzipSync(html, { level: 9 }).length + gz(linked) + gz(chart);
   const budget = Number(args['max-console'] ?? 100 * KB);

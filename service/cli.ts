@@ -56,7 +56,10 @@ async function main() {
       'model-stall-timeout': { type: 'string' }, 'model-history-tokens': { type: 'string' }, 'model-usage': { type: 'string' },
     },
   });
-  if (values.help) return void console.log(HELP);
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
   const env = process.env;
   if (positionals[0] === 'admin') {
     process.exitCode = await addAdmin(positionals.slice(1), { databaseUrl: env.DATABASE_URL || undefined, dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service' });

@@ -63,7 +63,8 @@ export interface ReferenceServiceOptions {
 
 export interface ReferenceService {
   /** A Fetch handler: runs under msw, as Vite/Node middleware, or in any Fetch-style server. */
-  handle(request: Request, info?: RequestInfo): Promise<Response>;
+  // A property, not a method: it uses no `this`, so it can be handed on alone (toNodeHandler(service.handle)).
+  handle: (request: Request, info?: RequestInfo) => Promise<Response>;
   readonly storage: Storage;
   /** This instance's id in the fleet (random per start). */
   readonly instanceId: string;

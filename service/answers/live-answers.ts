@@ -189,7 +189,8 @@ export class Answers implements AnswerRunner {
   async stopAll(): Promise<void> {
     const all = [...this.live.values()];
     await Promise.all(all.map((answer) => this.stopLocal(answer, 'shutdown')));
-    for (const watch of [...this.watches.values()]) watch.close();
+    // A copy: closing a watch removes it from the map.
+    for (const watch of Array.from(this.watches.values())) watch.close();
     await this.unsubscribe?.().catch(() => {});
     this.unsubscribe = null;
   }
@@ -339,11 +340,11 @@ export class Answers implements AnswerRunner {
         return;
       }
       case 'ended':
-        for (const done of [...(this.cancelWaits.get(signal.answerId) ?? [])]) done();
+        for (const done of Array.from(this.cancelWaits.get(signal.answerId) ?? [])) done();
         return;
       case 'lost':
         // Records may be missing: followed streams end unfinished and their clients reattach.
-        for (const watch of [...this.watches.values()]) watch.close();
+        for (const watch of Array.from(this.watches.values())) watch.close();
     }
   }
 
@@ -479,8 +480,8 @@ export class Answers implements AnswerRunner {
         if (ending) return;
         if (step.done) {
           // An agent that ends quietly with nothing to show has failed, whatever it says.
-          if (!message.content.trim() && !message.toolCalls.length) return void (await end('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true)));
-          return void (await end('complete', identifiers(answer)));
+          if (!message.content.trim() && !message.toolCalls.length) return await end('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true));
+          return await end('complete', identifiers(answer));
         }
         const out = step.value;
         if (out.type === 'text') {
@@ -508,12 +509,12 @@ export class Answers implements AnswerRunner {
         } else if (out.type === 'tool_calls') {
           const round = input.rounds.length + 1;
           if (round > MAX_TOOL_ROUNDS) {
-            return void (await end('error', encodeRecord('error', { reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }, true)));
+            return await end('error', encodeRecord('error', { reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }, true));
           }
           message.toolCalls.push(...out.calls.map((c) => ({ ...c, round, status: 'pending' as const })));
           void outputs.return?.()?.catch(() => {});
           // Still `streaming`: the answer goes on when the results come (§7).
-          return void (await end('streaming', encodeRecord('tool_calls', { tool_calls: out.calls }, true)));
+          return await end('streaming', encodeRecord('tool_calls', { tool_calls: out.calls }, true));
         }
       }
     } catch (error) {
@@ -522,7 +523,7 @@ export class Answers implements AnswerRunner {
       // name only, since a model's error message may quote the conversation.
       if (error instanceof AgentError) {
         log({ level: 'warn', msg: 'agent_failed', error: error.name, code: error.code, ...(error.hint && { hint: error.hint }) });
-        return void (await end('error', encodeRecord('error', { reason: error.reason }, true)));
+        return await end('error', encodeRecord('error', { reason: error.reason }, true));
       }
       log({ level: 'warn', msg: 'agent_failed', error: error instanceof Error ? error.name : typeof error });
       await end('error', encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));

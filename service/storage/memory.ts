@@ -203,7 +203,8 @@ export class MemoryStorage implements Storage {
     if (!this.projects.delete(id)) return false;
     this.integrations = this.integrations.filter((i) => i.projectId !== id);
     this.keys = this.keys.filter((k) => k.projectId !== id);
-    for (const t of [...this.threads.values()]) if (t.projectId === id) await this.deleteThread(t.id);
+    // A copy: deleting a thread deletes from the map being read.
+    for (const t of Array.from(this.threads.values())) if (t.projectId === id) await this.deleteThread(t.id);
     for (const [key, f] of this.feedback) if (f.projectId === id) this.feedback.delete(key);
     for (const [token, s] of this.sessions) if (s.projectId === id) this.sessions.delete(token);
     this.events = this.events.filter((e) => e.projectId !== id);

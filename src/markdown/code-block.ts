@@ -19,10 +19,12 @@ function copyCode(event: Event, code: string, t: Translate): void {
       button.removeAttribute('data-copied');
     }, 2000);
   };
-  navigator.clipboard?.writeText(code).then(
+  // No clipboard (an insecure context): say so at once.
+  if (!navigator.clipboard) return say(t('copyFailed'), false);
+  navigator.clipboard.writeText(code).then(
     () => say(t('copied'), true),
     () => say(t('copyFailed'), false),
-  ) ?? say(t('copyFailed'), false);
+  );
 }
 
 /** A code block: its language, a Copy code button whose result is announced, and the code. */

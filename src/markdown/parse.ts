@@ -154,7 +154,7 @@ export function elementCount(token: MarkdownNode): number {
 export const MARKUP_LIMIT = 3072;
 
 /** Characters that can start or end inline syntax (emphasis, code, links, escapes, entities, autolinks). */
-const MARKUP = new Set([...'*_~`[]\\<!&@'].map((c) => c.charCodeAt(0)));
+const MARKUP = new Set('*_~`[]\\<!&@'.split('').map((c) => c.charCodeAt(0)));
 
 /**
  * Where the markdown part of an answer ends: at MARKDOWN_LIMIT characters or MARKUP_LIMIT markup

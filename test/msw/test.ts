@@ -20,6 +20,7 @@ const afterTheTest = http.all('*', ({ request }) => (betweenTests && !isCommonAs
  * warnings) and handlers reset after each test. A request no handler answers fails its test.
  */
 export const test = base
+  // oxlint-disable-next-line no-empty-pattern -- Vitest reads a fixture's needs from an object pattern, even an empty one.
   .extend('worker', { scope: 'file', auto: true }, async ({}, { onCleanup }) => {
     const worker = setupWorker(afterTheTest);
     await worker.start({

@@ -3,6 +3,7 @@ import { createApiClient } from '../../src/api/api-client.js';
 import { AuthError } from '../../src/api/errors.js';
 import { TokenManager } from '../../src/session/token-manager.js';
 import { countingSource } from '../fixtures/sessions.js';
+import { urlOf } from '../helpers/requests.js';
 
 const PAGE = { threads: [], next_cursor: null };
 
@@ -57,11 +58,11 @@ describe('createApiClient auth', () => {
     const { api } = client(service.fetch);
     await api.listThreads({ limit: 5, cursor: 'c1' });
     const [url, init] = service.fetch.mock.calls[0];
-    expect(String(url)).toBe('https://svc.test/agent/v1/projects/p1/agent/threads/?limit=5&cursor=c1');
+    expect(urlOf(url)).toBe('https://svc.test/agent/v1/projects/p1/agent/threads/?limit=5&cursor=c1');
     expect(init?.credentials).toBe('omit');
     const headers = new Headers(init?.headers);
     expect(headers.get('Authorization')).toBe('Bearer tok-1');
     expect(headers.has('X-API-Key')).toBe(false);
-    expect(String(url)).not.toContain('owner');
+    expect(urlOf(url)).not.toContain('owner');
   });
 });

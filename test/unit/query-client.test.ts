@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createQueryClient, EndpointGoneError, successorFromLink } from '../../server/index.js';
 import { ApiError } from '../../src/api/errors.js';
 import { BASE, PROJECT, makeService } from '../fixtures/service.js';
+import { urlOf } from '../helpers/requests.js';
 
 describe('createQueryClient', () => {
   it('reads activity from the replacement endpoint with the API key', async () => {
@@ -11,7 +12,7 @@ describe('createQueryClient', () => {
     const client = createQueryClient({
       apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE,
       fetch: async (input, init) => {
-        urls.push(String(input));
+        urls.push(urlOf(input));
         return ctx.service.handle(new Request(input, init));
       },
     });
@@ -26,7 +27,7 @@ describe('createQueryClient', () => {
     // A service that has since retired this path too: every query answers like the removed one.
     const client = createQueryClient({
       apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE,
-      fetch: async (input, init) => ctx.service.handle(new Request(String(input).replace('/activity/', '/analytics/activity/'), init)),
+      fetch: async (input, init) => ctx.service.handle(new Request(urlOf(input).replace('/activity/', '/analytics/activity/'), init)),
     });
     const error = (await client.activity().catch((e: unknown) => e)) as EndpointGoneError;
     expect(error).toBeInstanceOf(EndpointGoneError);

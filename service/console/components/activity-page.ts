@@ -4,6 +4,7 @@ import { type Activity, ConsoleApiError } from '../api.js';
 import { count, utcDay, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
+import { field } from '../form.js';
 
 const RANGES = [7, 30, 90, 365];
 
@@ -89,10 +90,10 @@ export class ActivityPage extends ConsolePage {
   private onChange(event: Event) {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const start = String(data.get('start') ?? '');
-    const end = String(data.get('end') ?? '');
+    const start = field(data, 'start');
+    const end = field(data, 'end');
     if (!start || !end || start > end) return;
-    this.set({ start, end, integration_id: String(data.get('integration_id') ?? '') || undefined });
+    this.set({ start, end, integration_id: field(data, 'integration_id') || undefined });
   }
 
   private figures(d: Activity) {

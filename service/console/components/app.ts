@@ -5,6 +5,7 @@ import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
 import { PAGES, type Route, parseRoute, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
 import type { ConsolePage } from './page.js';
+import { field } from '../form.js';
 
 /**
  * The console: signs in, keeps the project list and the route (`/console/<page>?project=…`),
@@ -223,7 +224,7 @@ export class ConsoleApp extends LitElement {
   private async createProject(event: SubmitEvent) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = field(new FormData(form), 'name').trim();
     if (!name) return;
     const created = await this.api.createProject(name);
     form.reset();

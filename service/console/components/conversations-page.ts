@@ -4,6 +4,7 @@ import { ConsoleApiError, type ThreadDetail, type ThreadSummary } from '../api.j
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
+import { field } from '../form.js';
 
 const FLAGS = [
   { key: 'downvoted', label: 'Not helpful' },
@@ -204,7 +205,7 @@ export class ConversationsPage extends ConsolePage {
     const form = (event.currentTarget as HTMLFormElement);
     const data = new FormData(form);
     const params: Record<string, string | undefined> = {};
-    for (const key of ['q', 'integration_id', 'start', 'end']) params[key] = String(data.get(key) ?? '').trim() || undefined;
+    for (const key of ['q', 'integration_id', 'start', 'end']) params[key] = field(data, key).trim() || undefined;
     for (const f of FLAGS) params[f.key] = data.get(f.key) ? '1' : undefined;
     this.navigate('conversations', params, true);
   }

@@ -5,6 +5,7 @@ import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
 import { expressSnippet, fetchSnippet, scriptTag } from '../snippets.js';
 import { ConsolePage } from './page.js';
+import { field } from '../form.js';
 
 /** The project's settings, its integrations (allowed origins), and what to paste to install one. */
 export class IntegrationsPage extends ConsolePage {
@@ -151,14 +152,14 @@ export class IntegrationsPage extends ConsolePage {
   private async save(event: SubmitEvent, integration: Integration) {
     event.preventDefault();
     const data = new FormData(event.target as HTMLFormElement);
-    const origins = String(data.get('origins') ?? '').split(/\r?\n/).map((o) => o.trim()).filter(Boolean);
-    await this.act(() => this.api.updateIntegration(this.project.id, integration.id, { name: String(data.get('name') ?? ''), allowed_origins: origins }), `Saved ${integration.name}.`);
+    const origins = field(data, 'origins').split(/\r?\n/).map((o) => o.trim()).filter(Boolean);
+    await this.act(() => this.api.updateIntegration(this.project.id, integration.id, { name: field(data, 'name'), allowed_origins: origins }), `Saved ${integration.name}.`);
   }
 
   private async createIntegration(event: SubmitEvent) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = field(new FormData(form), 'name').trim();
     if (!name) return;
     await this.act(async () => {
       const created = await this.api.createIntegration(this.project.id, name);
@@ -176,12 +177,12 @@ export class IntegrationsPage extends ConsolePage {
 
   private async rename(event: SubmitEvent) {
     event.preventDefault();
-    const name = String(new FormData(event.target as HTMLFormElement).get('name') ?? '').trim();
+    const name = field(new FormData(event.target as HTMLFormElement), 'name').trim();
     await this.act(() => this.api.renameProject(this.project.id, name), `Renamed the project to ${name}.`);
   }
 
   private async deleteProject(event: SubmitEvent) {
-    const typed = String(new FormData(event.target as HTMLFormElement).get('confirm') ?? '').trim();
+    const typed = field(new FormData(event.target as HTMLFormElement), 'confirm').trim();
     if (typed !== this.project.id) {
       this.message = { tone: 'error', text: `Nothing was deleted: type ${this.project.id} to confirm.` };
       return;

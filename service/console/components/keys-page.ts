@@ -3,6 +3,7 @@ import { state } from 'lit/decorators.js';
 import { type ApiKey, ConsoleApiError } from '../api.js';
 import { ago, when } from '../format.js';
 import { ConsolePage } from './page.js';
+import { field } from '../form.js';
 
 const OVERLAPS = [
   { seconds: 0, label: 'Stop the old key now' },
@@ -134,7 +135,7 @@ export class KeysPage extends ConsolePage {
   private async create(event: SubmitEvent) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
-    const name = String(new FormData(form).get('name') ?? '').trim();
+    const name = field(new FormData(form), 'name').trim();
     if (!name) return;
     await this.run(async () => {
       const created = await this.api.createKey(this.project.id, name);

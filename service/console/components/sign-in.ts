@@ -2,6 +2,7 @@ import { LitElement, css, html } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { type ConsoleApi, ConsoleApiError } from '../api.js';
 import { base, tokens } from '../styles.js';
+import { field } from '../form.js';
 
 /** The sign-in form: username and password, errors said in words (wrong, too many tries, unreachable). */
 export class ConsoleSignIn extends LitElement {
@@ -37,8 +38,8 @@ export class ConsoleSignIn extends LitElement {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
     const data = new FormData(form);
-    const username = String(data.get('username') ?? '').trim();
-    const password = String(data.get('password') ?? '');
+    const username = field(data, 'username').trim();
+    const password = field(data, 'password');
     if (!username || !password) {
       this.error = 'Enter your username and password.';
       return;

@@ -98,7 +98,8 @@ export class AgentChatMessage extends LitElement {
     const data = new FormData(form);
     const comment = Object.fromEntries(REASONS.map(([name]) => [name, data.has(name)]));
     // §8: at most 2,000 characters (the field's maxlength); an empty one is left out.
-    const issue = String(data.get('issue') ?? '').trim();
+    const value = data.get('issue');
+    const issue = typeof value === 'string' ? value.trim() : '';
     this.act('downvote', { ...comment, ...(issue ? { issue } : {}) });
     this.asking = false;
     this.thanked = true;

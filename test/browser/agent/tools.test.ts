@@ -34,7 +34,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
-    const execute = vi.fn(async ({ page }: Record<string, unknown>) => ({ opened: `/${page}` }));
+    const execute = vi.fn(async ({ page }: Record<string, unknown>) => ({ opened: `/${String(page)}` }));
     el.tools = [openPage(execute)];
     const events: string[] = [];
     el.addEventListener('agent-chat-tool-call', (e) => events.push(`call:${e.detail.name}:${JSON.stringify(e.detail.arguments)}`));

@@ -253,7 +253,7 @@ describe('<agent-chat>', () => {
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('hello');
-    el.clearSession();
+    await el.clearSession();
     await el.updateComplete;
     expect(messagesOf(el)).toHaveLength(0);
     await el.send('hello again');

@@ -39,7 +39,7 @@ describe('opening on a touch screen', () => {
   function touchScreen() {
     const real = window.matchMedia.bind(window);
     return vi.spyOn(window, 'matchMedia').mockImplementation((query: string) =>
-      query === '(pointer: fine)' ? ({ ...real(query), matches: false, media: query } as MediaQueryList) : real(query),
+      query === '(pointer: fine)' ? Object.defineProperties(new EventTarget(), { matches: { value: false }, media: { value: query } }) as MediaQueryList : real(query),
     );
   }
 

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
+// oxlint-disable-next-line import/default -- Vite's ?raw import: the default export is the file's text.
 import source from '../../../src/components/agent-chat/agent-chat.ts?raw';
 import { test } from '../../msw/test.js';
 import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';

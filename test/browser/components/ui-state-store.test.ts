@@ -15,7 +15,7 @@ function countingStore() {
   const puts: string[] = [];
   const store: UseStore = (mode, callback) => real(mode, (os) => callback(new Proxy(os, {
     get(target, name) {
-      if (name === 'put') return (value: unknown, key: IDBValidKey) => (puts.push(String(key)), target.put(value, key));
+      if (name === 'put') return (value: unknown, key: IDBValidKey) => (puts.push(typeof key === 'string' ? key : JSON.stringify(key)), target.put(value, key));
       const member = Reflect.get(target, name);
       return typeof member === 'function' ? member.bind(target) : member;
     },

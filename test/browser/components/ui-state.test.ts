@@ -74,8 +74,8 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     expect(backend.issuedTokens.length).toBeGreaterThan(0);
     for (const token of backend.issuedTokens) expect(dump).not.toContain(token);
     expect(dump).not.toMatch(/ses_[0-9a-f]{32}|session_token|expires_at|X-API-Key|key_demo|Bearer/);
-    expect(JSON.stringify({ ...localStorage })).not.toMatch(/ses_/);
-    expect(JSON.stringify({ ...sessionStorage })).not.toMatch(/ses_/);
+    expect(JSON.stringify(Object.entries(localStorage))).not.toMatch(/ses_/);
+    expect(JSON.stringify(Object.entries(sessionStorage))).not.toMatch(/ses_/);
   });
 
   test('clearSession() wipes what this device remembers', async ({ worker }) => {

@@ -5,6 +5,7 @@ import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 import { Conversation, MAX_SEND_ATTEMPTS } from '../../../src/chat/conversation.js';
 import { REATTACH_ATTEMPTS, reattachDelay } from '../../../src/chat/reattach.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
+import { failingStream } from '../../helpers/requests.js';
 
 type Api = Pick<ApiClient, 'chat' | 'reattach' | 'cancelAnswer'>;
 
@@ -85,7 +86,7 @@ describe('Conversation outbox', () => {
     const api: Api = {
       chat: (request) => {
         requests.push(request);
-        if (!reachable) return (async function* () { throw new NetworkError('down'); })();
+        if (!reachable) return failingStream(new NetworkError('down'));
         return records({ type: 'start', threadId: 'th', questionAnswerId: 'qa' }, { type: 'delta', text: 'ok' }, { type: 'end', threadId: 'th', questionAnswerId: 'qa' });
       },
       cancelAnswer: async () => {},

@@ -4,6 +4,7 @@ import { ApiError, SessionError } from '../../../src/api/errors.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from '../../../src/chat/conversation.js';
 import type { ConversationSnapshot } from '../../../src/chat/types.js';
+import { failingStream } from '../../helpers/requests.js';
 
 type Script = (request: ChatRequest, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
 
@@ -77,7 +78,7 @@ describe('Conversation', () => {
   it('keeps a question that failed before the stream, with a readable error, and retries it in place', async () => {
     let fail = true;
     const { conversation, log, last } = setup(() => {
-      if (fail) return (async function* () { throw new SessionError('session_failed', 'down', { status: 500 }); })();
+      if (fail) return failingStream(new SessionError('session_failed', 'down', { status: 500 }));
       return answer('th_1', 'ok');
     });
     await conversation.send('Keep me');
@@ -137,9 +138,7 @@ describe('Conversation', () => {
 
   it('describes a 429 with the wait time and a 413 as not worth retrying', async () => {
     let status = 429;
-    const { conversation, last } = setup(() => (async function* (): AsyncIterable<StreamEvent> {
-      throw new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 });
-    })());
+    const { conversation, last } = setup(() => failingStream<StreamEvent>(new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 })));
     await conversation.send('Q');
     expect(last().messages[0].error).toMatchObject({ message: 'Too many messages right now. Try again in 12 s.', recoverable: true });
     status = 413;

@@ -164,7 +164,7 @@ describe('§7 client-side tools', () => {
     const first = await chatRecords(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE] });
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
     const body = { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, output: 1 }] };
-    const statuses = (await Promise.all([chatRecords(ctx, token, body), chatRecords(ctx, token, body)])).map((r) => r.response.status).sort();
+    const statuses = (await Promise.all([chatRecords(ctx, token, body), chatRecords(ctx, token, body)])).map((r) => r.response.status).sort((a, b) => a - b);
     expect(statuses).toEqual([200, 400]);
   });
 
@@ -283,7 +283,7 @@ describe('§9 reattach and cancel', () => {
     const token = await ctx.session('alice');
     const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
     const [start] = await readRecords(response.body!.getReader(), 2);
-    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id}/cancel/`, { token })).status).toBe(204);
+    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, { token })).status).toBe(204);
     expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: 'Never ', status: 'stopped' });
   });
 
@@ -311,7 +311,7 @@ describe('§9 reattach and cancel', () => {
     const { records } = await chatRecords(ctx, await ctx.session('alice'), { message: 'hi' });
     const bob = await ctx.session('bob');
     const anonymous = await ctx.session();
-    const id = records[0].content.question_answer_id;
+    const id = records[0].content.question_answer_id as string;
     for (const token of [bob, anonymous]) {
       expect((await ctx.call('GET', `${AGENT}/answers/${id}/stream/`, { token })).status).toBe(404);
       expect((await ctx.call('POST', `${AGENT}/answers/${id}/cancel/`, { token })).status).toBe(404);

@@ -118,7 +118,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const reader = (await ask(0, token, 'hi')).body!.getReader();
     script.say('Some ');
     const [start_] = await readRecords(reader, 2);
-    expect((await call(1, 'DELETE', `${AGENT}/threads/${start_.content.thread_id}/`, { token })).status).toBe(204);
+    expect((await call(1, 'DELETE', `${AGENT}/threads/${start_.content.thread_id as string}/`, { token })).status).toBe(204);
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)?.stream_end).toBe(true);
     expect(script.aborted()).toBe(1);
     expect(await stores[0].getThread(start_.content.thread_id as string)).toBeUndefined();
@@ -134,7 +134,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       const [call_] = first.at(-1)!.content.tool_calls as { id: string }[];
       const body = { thread_id: threadId, tool_results: [{ tool_call_id: call_.id, output: { opened: true } }], tools: [tool] };
       const responses = await Promise.all([resume(0, token, body), resume(1, token, body)]);
-      const statuses = responses.map((r) => r.status).sort();
+      const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
       expect(statuses).toEqual([200, 400]);
       const winner = responses.find((r) => r.status === 200)!;
       const records = await allRecords(winner);

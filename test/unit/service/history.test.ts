@@ -136,7 +136,7 @@ describe('reference service: ownership', () => {
   });
 
   it.each([
-    ['list', 'GET', (id: string) => `${AGENT}/threads/`],
+    ['list', 'GET', (_id: string) => `${AGENT}/threads/`],
     ['resume', 'GET', (id: string) => `${AGENT}/threads/${id}/`],
     ['delete', 'DELETE', (id: string) => `${AGENT}/threads/${id}/`],
   ])('answers 403 session_without_owner to %s from a session without owner', async (_label, method, url) => {

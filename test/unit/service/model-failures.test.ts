@@ -354,7 +354,7 @@ describe('model agent: a slow model', () => {
     expect((await ctx.call('POST', `${AGENT}/answers/${first.content.question_answer_id}/cancel/`, { token })).status).toBe(204);
     const stored = (await ctx.service.storage.getThread(first.content.thread_id))!.messages.at(-1)!;
     expect(stored.status).toBe('stopped');
-    reader.cancel();
+    await reader.cancel();
   });
 });
 

@@ -285,7 +285,7 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
   it('counts requests in fixed windows, restarts an expired one, and keeps the table bounded by evicting the oldest', async () => {
     await open();
     const counts = await Promise.all(Array.from({ length: 5 }, () => store.countRequest('k', 1000, T0)));
-    expect(counts.map((c) => c.count).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
     expect(counts[0].resetAt).toBe(T0 + 1000);
     expect(await store.countRequest('k', 1000, T0 + 1000)).toEqual({ count: 1, resetAt: T0 + 2000 });
     for (let i = 0; i < 6; i++) await store.countRequest(`other${i}`, 1000, T0 + 1100 + i);
