@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
+import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
@@ -13,11 +14,14 @@ const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role
 /**
  * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
  * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB. An
- * anonymous visitor unless `owner` is given (a signed-in start screen also loads its own list).
+ * anonymous visitor unless `owner` is given. The service answers before the tabs open: a
+ * signed-in start screen loads its own list at once, and on a busy machine that request (and
+ * the session it mints, which the first send then shares) went out before the handlers did.
  */
-async function twoTabs(wordDelayMs = 10, owner: string | null = null) {
+async function twoTabs(worker: SetupWorker, wordDelayMs = 10, owner: string | null = null) {
   const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs }) });
   backend.signIn(owner);
+  worker.use(...backend.handlers);
   const first = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
   const second = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
   await settled(first);
@@ -27,8 +31,7 @@ async function twoTabs(wordDelayMs = 10, owner: string | null = null) {
 
 describe('<agent-chat> in two tabs', () => {
   test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs();
-    worker.use(...backend.handlers);
+    const { backend, first, second } = await twoTabs(worker);
     const ended = nextAnswerEnd(first);
     const started = performance.now();
     void first.send(QUESTION);
@@ -48,8 +51,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(15);
-    worker.use(...backend.handlers);
+    const { backend, first, second } = await twoTabs(worker, 15);
     void first.send(QUESTION);
     await expect.poll(() => answerOf(second)?.status).toBe('streaming');
     await second.send('And events?');
@@ -61,8 +63,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(15);
-    worker.use(...backend.handlers);
+    const { backend, first, second } = await twoTabs(worker, 15);
     void first.send(QUESTION);
     await expect.poll(() => (answerOf(second)?.content.length ?? 0)).toBeGreaterThan(20);
     first.remove();
@@ -75,8 +76,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('a thread renamed or deleted in one tab changes in the other', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(0, 'alice');
-    worker.use(...backend.handlers);
+    const { backend, first, second } = await twoTabs(worker, 0, 'alice');
     const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
     sidebarToggle(first).click();
     await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Billing question']);
@@ -98,8 +98,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('clearSession() in one tab wipes every tab: conversation, draft, list', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(0);
-    worker.use(...backend.handlers);
+    const { first, second } = await twoTabs(worker, 0);
     await first.send(QUESTION);
     await typeMessage(first, 'a private draft');
     await expect.poll(() => messagesOf(second).length).toBe(2);
@@ -112,8 +111,7 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('an owner change in one tab wipes what every tab shows', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(0, 'alice');
-    worker.use(...backend.handlers);
+    const { backend, first, second } = await twoTabs(worker, 0, 'alice');
     await first.send('Alice private question');
     await expect.poll(() => messagesOf(second).length).toBe(2);
     backend.signIn('bob');
