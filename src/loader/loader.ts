@@ -126,14 +126,16 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       if (this.#impl || !this.isConnected) return;
       const impl = document.createElement('agent-chat-app') as Impl;
       impl.setAttribute('exportparts', PARTS.join(', '));
-      for (const { name, value } of Array.from(this.attributes)) if (name !== 'id' && name !== 'class' && name !== 'style') impl.setAttribute(name, value);
+      // The id goes in too: it names the widget's device scope (two widgets of one integration
+      // remember apart by id), and an id inside this shadow root cannot clash with the page's.
+      for (const { name, value } of Array.from(this.attributes)) if (name !== 'class' && name !== 'style') impl.setAttribute(name, value);
       for (const [name, value] of this.#values) impl[name] = value;
       this.#values.clear();
       this.#impl = impl;
       // Attributes both ways: the page's changes go in, the element's reflections (open, theme) come out.
       const copy = (from: Element, to: Element, names: Iterable<string>) => {
         for (const name of names) {
-          if (name === 'id' || name === 'class' || name === 'style' || name === 'exportparts') continue;
+          if (name === 'class' || name === 'style' || name === 'exportparts') continue;
           const value = from.getAttribute(name);
           if (value === to.getAttribute(name)) continue;
           if (value === null) to.removeAttribute(name);

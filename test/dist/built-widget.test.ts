@@ -165,6 +165,44 @@ describe('the loader (a small first script)', () => {
     }
   });
 
+  it('two widgets of one integration with different ids keep their own conversations through the loader', async () => {
+    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'inline' });
+    try {
+      const page = await browser.newPage();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/agent-chat.impl.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(site.origin);
+      // The page gives each widget its own id before the element arrives (decision 113).
+      await page.evaluate(() => {
+        const docs = document.querySelector('agent-chat')!;
+        const shop = docs.cloneNode() as Element;
+        docs.id = 'docs-help';
+        shop.id = 'shop-help';
+        docs.after(shop);
+      });
+      release();
+      const docs = page.locator('#docs-help');
+      await docs.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
+      await docs.getByRole('button', { name: 'Send' }).click();
+      const countIn = (id: string) => page.evaluate((id) => {
+        const inner = document.getElementById(id)!.shadowRoot!.querySelector('agent-chat-app')!;
+        const list = inner.shadowRoot!.querySelector('agent-chat-message-list');
+        return list?.shadowRoot?.querySelectorAll('agent-chat-message').length ?? 0;
+      }, id);
+      await expect.poll(() => countIn('docs-help'), { timeout: 15_000 }).toBe(2);
+      // Long enough for the device to carry the conversation to a widget of the same scope.
+      await page.waitForTimeout(1_000);
+      expect(await countIn('shop-help')).toBe(0);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
   for (const script of ['loader', 'iife'] as const) it(`runs the pre-load queue in order on the first <agent-chat> (${script})`, async () => {
     const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
     try {
