@@ -92,8 +92,10 @@ export class Conversation {
         await this.ask(sending);
         const after = this.messages.find((m) => m.id === next!.id);
         if (after?.status === 'waiting' && tries >= MAX_SEND_ATTEMPTS) {
-          this.replace(after, { ...after, status: 'failed', error: errorInfo('network_error', 'errorNetwork', true) });
+          const error = errorInfo('network', 'errorNetwork', true);
+          this.replace(after, { ...after, status: 'failed', error });
           this.publishNow();
+          this.hooks.onError?.(error);
         }
         if (after?.status === 'waiting') break;
       }

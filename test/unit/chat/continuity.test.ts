@@ -12,11 +12,13 @@ type Api = Pick<ApiClient, 'chat' | 'reattach' | 'cancelAnswer'>;
 function conversationWith(api: Api) {
   const changes: string[][] = [];
   const ends: string[] = [];
+  const errors: string[] = [];
   const conversation = new Conversation(() => api as ApiClient, {
     onChange: (s) => changes.push(s.messages.map((m) => m.content)),
     onAnswerEnd: (d) => ends.push(`${d.outcome}:${d.text}`),
+    onError: (e) => errors.push(e.code),
   });
-  return { conversation, changes, ends };
+  return { conversation, changes, ends, errors };
 }
 
 async function* records(...events: StreamEvent[]): AsyncIterable<StreamEvent> {
@@ -92,7 +94,7 @@ describe('Conversation outbox', () => {
       cancelAnswer: async () => {},
       reattach: () => records(),
     };
-    const { conversation } = conversationWith(api);
+    const { conversation, errors } = conversationWith(api);
     await conversation.send('one');
     expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['waiting']);
 
@@ -101,11 +103,38 @@ describe('Conversation outbox', () => {
     // Two concurrent flushes make one attempt, not two; online but unreachable, it fails (Retry).
     expect(requests).toHaveLength(2);
     expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
+    // The failure the visitor sees is announced too, with the documented code.
+    expect(conversation.snapshot.messages[0].error?.code).toBe('network');
+    expect(errors).toEqual(['network']);
     expect(MAX_SEND_ATTEMPTS).toBeGreaterThan(1);
 
     reachable = true;
     online = true;
     await conversation.send('two');
     expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed', 'sent', 'complete']);
+  });
+
+  it('gives up on a send that keeps going offline mid-request after its last attempt, says so and fires the error', async () => {
+    let online = false;
+    vi.stubGlobal('navigator', { get onLine() { return online; } });
+    const api: Api = {
+      // The connection drops during every attempt: the question goes back to waiting.
+      chat: () => {
+        online = false;
+        return failingStream(new NetworkError('down'));
+      },
+      cancelAnswer: async () => {},
+      reattach: () => records(),
+    };
+    const { conversation, errors } = conversationWith(api);
+    await conversation.send('one');
+    for (let attempt = 2; attempt <= MAX_SEND_ATTEMPTS; attempt += 1) {
+      expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['waiting']);
+      online = true;
+      await conversation.flushOutbox();
+    }
+    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
+    expect(conversation.snapshot.messages[0].error?.code).toBe('network');
+    expect(errors).toEqual(['network']);
   });
 });
