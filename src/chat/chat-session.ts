@@ -329,11 +329,6 @@ export class ChatSession {
   }
 
   /**
-   * The visitor's feedback on an answer (wire §8). Shown at once; if the service refuses it, the
-   * previous reaction comes back and the failure is reported. Without an answer id (an answer
-   * from a service older than §9) there is nothing to send it about.
-   */
-  /**
    * Records on the service that the visitor asked for a person in the open thread. Best effort:
    * the handoff itself goes on whatever the answer (an older service may not know the call).
    */
@@ -342,6 +337,11 @@ export class ChatSession {
     if (threadId) await this.connection.client().reportHandoff(threadId).catch(() => {});
   }
 
+  /**
+   * The visitor's feedback on an answer (wire §8). Shown at once; if the service refuses it, the
+   * previous reaction comes back and the failure is reported. Without an answer id (an answer
+   * from a service older than §9) there is nothing to send it about.
+   */
   async react(messageId: string, reaction: Reaction, comment: FeedbackRequest['comment'] = null): Promise<boolean> {
     const message = this.conversation.snapshot.messages.find((m) => m.id === messageId);
     const questionAnswerId = message?.questionAnswerId;
