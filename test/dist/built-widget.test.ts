@@ -25,6 +25,17 @@ async function openPage(origin: string): Promise<{ page: Page; violations: () =>
   return { page, errors, violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations) };
 }
 
+/** Holds the loader's element file back until the returned function is called. */
+async function holdElement(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/agent-chat.impl.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
 /** Asks a question through the real UI and waits for the finished answer. */
 async function chat(page: Page, question: string): Promise<string> {
   await page.getByRole('textbox', { name: 'Message' }).fill(question);
@@ -130,12 +141,7 @@ describe('the loader (a small first script)', () => {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       // Hold the element back until the page has used the widget.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route('**/agent-chat.impl.js', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdElement(page);
       await page.goto(site.origin);
       const launcher = page.getByRole('button', { name: 'Open chat' });
       await expect.poll(() => launcher.getAttribute('aria-expanded')).toBe('false');
@@ -169,12 +175,7 @@ describe('the loader (a small first script)', () => {
     const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'inline' });
     try {
       const page = await browser.newPage();
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route('**/agent-chat.impl.js', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdElement(page);
       await page.goto(site.origin);
       // The page gives each widget its own id before the element arrives (decision 113).
       await page.evaluate(() => {
