@@ -43,30 +43,35 @@ const HOSTILE: Record<string, string> = {
   'openers with one closer at the very end': `${repeat('**a ', SIZE - 3)}a**`,
 };
 
+/** The bound: no parse + render of an answer up to 64 KB takes longer, streaming or whole. */
+const LIMIT_MS = 50;
+
 /**
- * The least of a few timed runs after a warm-up. Other processes on a shared CI machine only
- * ever add time, so the minimum is the closest measure of the work itself; a super-linear
- * parser (seconds on these inputs) fails it on every run.
+ * The least of timed runs after a warm-up. Other processes on a shared CI machine only ever add
+ * time, so the minimum is the closest measure of the work itself. Runs go on (at most 20) while
+ * the least is still over the bound: on a machine busy with the rest of the suite, five runs
+ * can all be slowed; a super-linear parser (seconds on these inputs) fails every run.
  */
-function leastMs(run: () => void, runs = 5): number {
+function leastMs(run: () => void, maxRuns = 20): number {
   run();
-  return Math.min(
-    ...Array.from({ length: runs }, () => {
-      const start = performance.now();
-      run();
-      return performance.now() - start;
-    }),
-  );
+  let least = Infinity;
+  for (let i = 0; i < maxRuns && (i < 5 || least >= LIMIT_MS); i += 1) {
+    const start = performance.now();
+    run();
+    least = Math.min(least, performance.now() - start);
+  }
+  return least;
 }
 
 /**
  * The longest single update (parse + render) while `text` streams in, in `steps` deltas. Each
- * step is timed in `runs` streamed runs and its least time kept (as leastMs does), so a pause
- * from another process lands on one run of a step, not on the figure.
+ * step is timed in streamed runs and its least time kept (as leastMs does, with more runs while
+ * a step is over the bound), so a pause from another process lands on one run of a step, not
+ * on the figure.
  */
-function longestStreamingMs(text: string, container: HTMLElement, steps = 40, runs = 3): number {
+function longestStreamingMs(text: string, container: HTMLElement, steps = 40, maxRuns = 12): number {
   const least = Array.from({ length: steps }, () => Infinity);
-  for (let run = 0; run < runs; run += 1) {
+  for (let run = 0; run < maxRuns && (run < 3 || Math.max(...least) >= LIMIT_MS); run += 1) {
     const markdown = new IncrementalMarkdown();
     renderView({ groups: [], tail: [], overflow: [] }, container);
     for (let i = 1; i <= steps; i += 1) {
@@ -90,7 +95,7 @@ describe('markdown on hostile input', () => {
       renderView(new IncrementalMarkdown().finish(text), container);
     });
     console.info(`${_}: ${ms.toFixed(1)} ms`);
-    expect(ms).toBeLessThan(50);
+    expect(ms).toBeLessThan(LIMIT_MS);
     // Nothing is lost: every character of the answer is still on the page, formatted or not.
     const shown = container.textContent!.replace(/\s/g, '').length;
     expect(shown).toBeGreaterThan(text.replace(/[\s>`*_~|\\#-]/g, '').length * 0.5);
@@ -99,6 +104,6 @@ describe('markdown on hostile input', () => {
   it.each(Object.entries(HOSTILE))('streams %s (64 KB) with no update over 50 ms', (_, text) => {
     const ms = longestStreamingMs(text, container);
     console.info(`${_}, streaming: ${ms.toFixed(1)} ms`);
-    expect(ms).toBeLessThan(50);
+    expect(ms).toBeLessThan(LIMIT_MS);
   });
 });
