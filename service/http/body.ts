@@ -1,6 +1,7 @@
 import { MAX_BODY_BYTES } from '../../contract/limits.js';
 import { HttpError, badRequest } from './errors.js';
 
+const decoder = new TextDecoder();
 const tooLarge = () => new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.', { Connection: 'close' });
 
 /**
@@ -12,7 +13,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return undefined;
   const reader = request.body.getReader();
-  const bytes = new Uint8Array(MAX_BODY_BYTES);
+  // Chunks as they come (a JSON body is usually one): no 64 KiB buffer per request.
+  const chunks: Uint8Array[] = [];
   let length = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -21,16 +23,26 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       void reader.cancel().catch(() => {});
       throw tooLarge();
     }
-    bytes.set(value, length);
+    chunks.push(value);
     length += value.byteLength;
   }
-  const text = new TextDecoder().decode(bytes.subarray(0, length));
+  const text = decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, length));
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);
   } catch {
     throw badRequest('The body is not valid JSON.');
   }
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
