@@ -5,14 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchHandler } from './session-handler.js';
+import { requestUrl } from './request-url.js';
 import type { Body } from './upstream.js';
 
 export * from './index.js';
 
 type Next = (error?: unknown) => void;
 
-/** A host name or an IP literal, with an optional port: all a request URL may be built on. */
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?)(?::\d{1,5})?$/;
 type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unknown; _body?: boolean };
 
 /** The request body, whether it is still in the stream or a body parser already took it. */
@@ -42,17 +41,6 @@ function requestBody(req: NodeRequest, headers: Headers): Body | undefined {
       await iterator.return?.();
     },
   });
-}
-
-/** The request's URL, or undefined when its Host header cannot be part of one. */
-function requestUrl(req: NodeRequest): URL | undefined {
-  const host = req.headers.host ?? 'localhost';
-  if (!HOST.test(host)) return undefined;
-  try {
-    return new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

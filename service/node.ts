@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '../server/node.js';
+import { serviceNodeHandler } from './node-handler.js';
 import type { LogEntry, ReferenceService } from './service.js';
 
 /**
@@ -64,6 +64,7 @@ export function jsonLog(entry: LogEntry): void {
 
 export async function serve(service: ReferenceService, options: ServeOptions = {}): Promise<RunningService> {
   const log = options.log ?? jsonLog;
+  const handle = serviceNodeHandler(service);
   const server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () => {
@@ -74,8 +75,8 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
       return;
     }
-    // toNodeHandler passes the socket's address; the service's trustProxy decides what to make of it.
-    void toNodeHandler(service.handle)(req, res);
+    // The socket's address goes with the request; the service's trustProxy decides what to make of it.
+    void handle(req, res);
   });
   // A slow or silent client must not hold a socket forever.
   server.requestTimeout = 30_000;

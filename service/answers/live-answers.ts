@@ -3,6 +3,7 @@ import { RECORD_SEPARATOR, encodeRecord } from '../../contract/records.js';
 import { type Agent, AgentError } from '../agents/types.js';
 import type { Clock } from '../http/clock.js';
 import { randomId } from '../http/ids.js';
+import { RecordStream } from '../http/record-stream.js';
 import { STREAM_HEADERS } from '../http/responses.js';
 import type { ActivityEvent, MessageRecord, Storage, StoredStatus, ThreadMeta, TokenUsage } from '../storage/types.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
@@ -209,29 +210,25 @@ export class Answers implements AnswerRunner {
    */
   private stream(answer: LiveAnswer, replay: boolean): Response {
     let listener: Listener | undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        // Whatever waits for the next turn goes out first, so the snapshot below is exact.
-        this.flush(answer);
-        let head = encodeRecord('stream_start', { thread_id: answer.thread.id, question_answer_id: answer.message.id });
-        if (replay) head += snapshot(answer.message).join('');
-        if (answer.end) {
-          controller.enqueue(encoder.encode(head + answer.end.record));
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(head));
-        listener = (bytes, last) => {
-          controller.enqueue(bytes);
-          if (last) controller.close();
-        };
-        answer.listeners.add(listener);
-      },
-      cancel: () => {
-        if (listener) answer.listeners.delete(listener);
-      },
+    const records = new RecordStream(() => {
+      if (listener) answer.listeners.delete(listener);
     });
-    return new Response(body, { headers: STREAM_HEADERS });
+    // Whatever waits for the next turn goes out first, so the snapshot below is exact.
+    this.flush(answer);
+    let head = encodeRecord('stream_start', { thread_id: answer.thread.id, question_answer_id: answer.message.id });
+    if (replay) head += snapshot(answer.message).join('');
+    if (answer.end) {
+      records.write(encoder.encode(head + answer.end.record));
+      records.end();
+    } else {
+      records.write(encoder.encode(head));
+      listener = (bytes, last) => {
+        records.write(bytes);
+        if (last) records.end();
+      };
+      answer.listeners.add(listener);
+    }
+    return records.response(STREAM_HEADERS);
   }
 
   private storedResponse(message: MessageRecord, thread: ThreadMeta): Response {
@@ -249,45 +246,43 @@ export class Answers implements AnswerRunner {
       clearTimeout(timer);
       this.watches.delete(watchId);
     };
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        const send = (text: string) => open && controller.enqueue(encoder.encode(text));
-        const close = () => {
-          if (!open) return;
-          leave();
-          controller.close();
-        };
-        const watch: Watch = {
-          answerId: message.id,
-          next: -1,
-          send,
-          close,
-          fallBack: () => {
-            if (!open) return;
-            clearTimeout(timer);
-            this.watches.delete(watchId);
-            void this.options.storage.getMessage(message.id).then(
-              (found) => {
-                send(storedEnd(found?.message ?? message, thread, this.options.clock.now()).join(''));
-                close();
-              },
-              () => close(),
-            );
-          },
-        };
-        send(encodeRecord('stream_start', { thread_id: thread.id, question_answer_id: message.id }));
-        // A host that never answers (it died after its last heartbeat): the store decides.
-        timer = setTimeout(() => watch.next === -1 && watch.fallBack(), WATCH_TIMEOUT_MS);
-        this.watches.set(watchId, watch);
-        this.signal({ kind: 'watch', answerId: message.id, watchId, host });
-      },
-      cancel: () => {
-        if (!open) return;
-        leave();
-        this.signal({ kind: 'unwatch', answerId: message.id, watchId });
-      },
+    const records = new RecordStream(() => {
+      if (!open) return;
+      leave();
+      this.signal({ kind: 'unwatch', answerId: message.id, watchId });
     });
-    return new Response(body, { headers: STREAM_HEADERS });
+    const send = (text: string) => {
+      if (open) records.write(encoder.encode(text));
+    };
+    const close = () => {
+      if (!open) return;
+      leave();
+      records.end();
+    };
+    const watch: Watch = {
+      answerId: message.id,
+      next: -1,
+      send,
+      close,
+      fallBack: () => {
+        if (!open) return;
+        clearTimeout(timer);
+        this.watches.delete(watchId);
+        void this.options.storage.getMessage(message.id).then(
+          (found) => {
+            send(storedEnd(found?.message ?? message, thread, this.options.clock.now()).join(''));
+            close();
+          },
+          () => close(),
+        );
+      },
+    };
+    send(encodeRecord('stream_start', { thread_id: thread.id, question_answer_id: message.id }));
+    // A host that never answers (it died after its last heartbeat): the store decides.
+    timer = setTimeout(() => watch.next === -1 && watch.fallBack(), WATCH_TIMEOUT_MS);
+    this.watches.set(watchId, watch);
+    this.signal({ kind: 'watch', answerId: message.id, watchId, host });
+    return records.response(STREAM_HEADERS);
   }
 
   private onSignal(signal: Signal): void {
