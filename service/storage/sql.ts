@@ -17,6 +17,8 @@ const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** How long, and how many, sessions read once are answered from memory. */
 const SESSION_CACHE_MS = 60_000;
 const SESSION_CACHE_SIZE = 10_000;
+/** Most answer ends in one statement (its arrays stay far below any parameter limit). */
+const MAX_END_BATCH = 500;
 /** NOTIFY payloads stop at 8,000 bytes; longer messages travel in fragments. */
 const MAX_PAYLOAD_BYTES = 7_900;
 
@@ -57,6 +59,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   /** Messages waiting to be published, and the one publishing statement in flight (order is kept). */
   private outbox: string[] = [];
   private publishing: Promise<void> | null = null;
+  /** Answer ends waiting for the next batch, and whether one is in flight. */
+  private ends: { end: AnswerEnd; done: (stored: boolean) => void; fail: (error: unknown) => void }[] = [];
+  private ending = false;
 
   private constructor(
     db: SqlClient,
@@ -313,27 +318,66 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     return new Set(rows.map((r) => r.id as string));
   }
 
-  async endAnswer({ id, instanceId, patch: p, events }: AnswerEnd) {
+  /**
+   * Ends answers: each call waits while one batch is in flight, and the calls that came
+   * meanwhile go together in the next statement. At hundreds of answers ending a second, one
+   * statement (and one commit) per answer was a round trip each through the pool; under load
+   * the batches grow by themselves, and alone an end goes at once.
+   */
+  endAnswer(end: AnswerEnd): Promise<boolean> {
+    return new Promise((done, fail) => {
+      this.ends.push({ end, done, fail });
+      if (!this.ending) void this.endBatches();
+    });
+  }
+
+  private async endBatches() {
+    this.ending = true;
+    while (this.ends.length) {
+      const batch = this.ends.splice(0, MAX_END_BATCH);
+      try {
+        const ended = await this.endAnswers(batch.map((b) => b.end));
+        for (const b of batch) b.done(ended.has(b.end.id));
+      } catch (error) {
+        // One bad end (or a deadlock with a reaper) must not fail the others: each alone.
+        if (batch.length === 1) batch[0].fail(error);
+        else {
+          await Promise.all(batch.map(({ end, done, fail }) => this.endAnswers([end]).then((ended) => done(ended.has(end.id)), fail)));
+        }
+      }
+    }
+    this.ending = false;
+  }
+
+  /** One statement: the answers' slots freed, each end stored if its instance still holds it, and the events of those stored. */
+  private async endAnswers(ends: AnswerEnd[]): Promise<Set<string>> {
+    const events = ends.flatMap(({ id, events }) => events.map((e) => ({ id, e })));
     const { rows } = await this.db.query(
-      `WITH slot AS (DELETE FROM answer_slots WHERE answer_id = $1),
+      `WITH v AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
+           AS v(id, instance_id, content, sources, activity, uncertain, tool_calls, status, updated_at, prompt_tokens, completion_tokens)),
+       slot AS (DELETE FROM answer_slots s USING v WHERE s.answer_id = v.id),
        ended AS (
-         UPDATE messages SET content = $3, sources = $4::jsonb, activity = $5::jsonb, uncertain = $6, tool_calls = $7::jsonb, status = $8,
-           updated_at = $9, prompt_tokens = $10, completion_tokens = $11, instance_id = NULL
-         WHERE id = $1 AND instance_id = $2 RETURNING id),
+         UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain,
+           tool_calls = v.tool_calls::jsonb, status = v.status, updated_at = v.updated_at, prompt_tokens = v.prompt_tokens,
+           completion_tokens = v.completion_tokens, instance_id = NULL
+         FROM v WHERE m.id = v.id AND m.instance_id = v.instance_id RETURNING m.id),
        counted AS (
          INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
          SELECT e.kind, e.project_id, e.at, e.session_token, e.owner, e.integration_id, e.prompt_tokens, e.completion_tokens
-         FROM ended, unnest($12::text[], $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::bigint[])
-           AS e(kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens))
-       SELECT count(*)::int AS n FROM ended`,
+         FROM unnest($12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::bigint[], $20::bigint[])
+           AS e(answer_id, kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
+         JOIN ended ON ended.id = e.answer_id)
+       SELECT id FROM ended`,
       [
-        id, instanceId, p.content, json(p.sources), json(p.activity), p.uncertain, json(p.toolCalls), p.status, p.updatedAt,
-        p.usage?.promptTokens ?? null, p.usage?.completionTokens ?? null,
-        events.map((e) => e.kind), events.map((e) => e.projectId), events.map((e) => e.at), events.map((e) => e.sessionToken),
-        events.map((e) => e.owner), events.map((e) => e.integrationId), events.map((e) => e.promptTokens ?? 0), events.map((e) => e.completionTokens ?? 0),
+        ends.map((x) => x.id), ends.map((x) => x.instanceId), ends.map((x) => x.patch.content), ends.map((x) => json(x.patch.sources)),
+        ends.map((x) => json(x.patch.activity)), ends.map((x) => x.patch.uncertain), ends.map((x) => json(x.patch.toolCalls)), ends.map((x) => x.patch.status),
+        ends.map((x) => x.patch.updatedAt), ends.map((x) => x.patch.usage?.promptTokens ?? null), ends.map((x) => x.patch.usage?.completionTokens ?? null),
+        events.map((x) => x.id), events.map((x) => x.e.kind), events.map((x) => x.e.projectId), events.map((x) => x.e.at), events.map((x) => x.e.sessionToken),
+        events.map((x) => x.e.owner), events.map((x) => x.e.integrationId), events.map((x) => x.e.promptTokens ?? 0), events.map((x) => x.e.completionTokens ?? 0),
       ],
     );
-    return num(rows[0].n) > 0;
+    return new Set(rows.map((r) => r.id as string));
   }
 
   async resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string) {

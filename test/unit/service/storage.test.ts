@@ -250,6 +250,32 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
     expect(await store.answerHost('a1', 60_000)).toEqual({ instanceId: null, alive: false });
   });
 
+  it('ends many answers at once, each only for its own instance, with the events of those it stored', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    for (let i = 0; i < 12; i++) {
+      await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message(`q${i}`), answer: answerOf(`a${i}`), instanceId: 'inst_a', events: [], slot: { key: `k${i}`, cap: 1 } });
+    }
+    const event = { kind: 'message' as const, projectId: 'p', at: T0 + 2, sessionToken: 'h1', owner: 'alice', integrationId: 'i' };
+    const usage = { kind: 'usage' as const, projectId: 'p', at: T0 + 2, sessionToken: 'h1', owner: 'alice', integrationId: 'i', promptTokens: 10, completionTokens: 3 };
+    // Called together, as answers ending in one turn are (a SQL store sends them as one statement);
+    // every third from an instance that does not hold the answer.
+    const ended = await Promise.all(Array.from({ length: 12 }, (_, i) => store.endAnswer({
+      id: `a${i}`, instanceId: i % 3 === 0 ? 'inst_b' : 'inst_a', events: [event, usage],
+      patch: { content: `answer ${i}`, sources: [], activity: [], uncertain: false, toolCalls: [], status: 'complete', updatedAt: T0 + 2, usage: { promptTokens: 10, completionTokens: 3 } },
+    })));
+    expect(ended).toEqual(Array.from({ length: 12 }, (_, i) => i % 3 !== 0));
+    const messages = (await store.getThread('t1'))!.messages.filter((m) => m.role === 'assistant');
+    expect(messages.map((m) => [m.content, m.status])).toEqual(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? ['', 'streaming'] : [`answer ${i}`, 'complete'])));
+    expect(messages[1].usage).toEqual({ promptTokens: 10, completionTokens: 3 });
+    await store.refreshActivity();
+    const rows = await store.activity('p', 0, 1e9);
+    expect(rows.reduce((n, r) => n + r.messages, 0)).toBe(8);
+    expect(rows.reduce((n, r) => n + r.promptTokens, 0)).toBe(80);
+    // Every slot is free again, those of the answers another instance ended too.
+    for (let i = 0; i < 12; i++) expect(await store.takeAnswerSlot(`k${i}`, 1, `b${i}`, 'inst_a', T0)).toBe('taken');
+  });
+
   it('lets exactly one of many callers resume a paused answer', async () => {
     await open();
     await store.createThread(thread('t1'));
