@@ -30,6 +30,8 @@ const ANY_HOST = '*';
  */
 const TICK_MS = 100;
 const encoder = new TextEncoder();
+/** Node's check phase (after I/O callbacks); elsewhere the next task. */
+const afterIo: (fn: () => void) => void = (globalThis as { setImmediate?: (fn: () => void) => void }).setImmediate ?? ((fn) => setTimeout(fn, 0));
 
 type Listener = (bytes: Uint8Array, last: boolean) => void;
 
@@ -128,7 +130,10 @@ export class Answers implements AnswerRunner {
     const answer = new LiveAnswer(request.message, request.thread, this.options.clock.now());
     this.live.set(answer.message.id, answer);
     const response = this.stream(answer, false);
-    void this.run(answer, request);
+    // The agent starts once the event loop has taken its pending I/O: in a burst of questions,
+    // every stream_start (and every question's write) goes out before the agents' first work
+    // (the demo agent's search, a model call's set-up) is done for any of them.
+    afterIo(() => void this.run(answer, request));
     return response;
   }
 
@@ -462,6 +467,11 @@ export class Answers implements AnswerRunner {
       ? end('error', encodeRecord('error', { reason: 'The answer took too long and was ended.' }, true))
       : end('stopped', identifiers(answer));
 
+    // Stopped before the agent started (a cancel or a shutdown right after the question).
+    if (answer.stop.signal.aborted) {
+      await stoppedEnd();
+      return;
+    }
     const outputs = agent.answer({ ...input, signal: answer.stop.signal })[Symbol.asyncIterator]();
     // A stop ends the answer at once, without waiting for the agent's next output: an agent
     // that ignores its signal must not hold a cancel or a shutdown forever.

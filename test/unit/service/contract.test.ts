@@ -287,6 +287,24 @@ describe('§9 reattach and cancel', () => {
     expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: 'Never ', status: 'stopped' });
   });
 
+  it('stops an answer cancelled as soon as its stream started, before its agent may have begun', async () => {
+    // An agent that ignores its signal: only the service can end this answer.
+    const stubborn: Agent = {
+      async *answer() {
+        await new Promise(() => {});
+        yield { type: 'text', text: 'never' } satisfies AgentOutput;
+      },
+    };
+    const ctx = makeService({ agent: stubborn });
+    const token = await ctx.session('alice');
+    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const reader = response.body!.getReader();
+    const [start] = await readRecords(reader, 1);
+    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, { token })).status).toBe(204);
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
+    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: '', status: 'stopped' });
+  });
+
   it('shows an answer still generating as streaming in the resumed thread', async () => {
     const script = scriptedAgent();
     const ctx = makeService({ agent: script.agent });
