@@ -77,6 +77,8 @@ export function serviceNodeHandler(service: ReferenceService) {
 async function requestBody(req: IncomingMessage): Promise<Uint8Array | ReadableStream<Uint8Array> | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
   const declared = req.headers['content-length'];
+  // Neither a length nor chunks: no body (RFC 9112 §6.3), as for preflights and most deletes.
+  if (declared === undefined && req.headers['transfer-encoding'] === undefined) return undefined;
   if (declared !== undefined && Number(declared) <= MAX_BODY_BYTES) {
     return new Promise<Uint8Array>((resolve, reject) => {
       const chunks: Buffer[] = [];
