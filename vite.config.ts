@@ -23,8 +23,16 @@ const chromium = playwright({
   launchOptions: {
     executablePath: findChromium() ?? '/usr/bin/chromium',
     // The machine has no network: without these Chromium keeps dialling out and being refused.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
     // Chromium asks fontconfig how to draw every font, web fonts included: pin those settings.
     env: { ...process.env, FONTCONFIG_FILE: pinnedFontconfig(fileURLToPath(new URL('./node_modules/.cache/agent-chat-fontconfig', import.meta.url))) },
   },
@@ -38,7 +46,8 @@ const chromium = playwright({
  * motion tests set what they need ('no-preference'), since the setting outlives a test file.
  */
 const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = async (context, setting = 'reduce') => {
-  if (context.provider.name === 'playwright') await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: setting });
+  if (context.provider.name === 'playwright')
+    await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: setting });
 };
 
 /** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */
@@ -58,7 +67,10 @@ function scriptLocales(): Plugin {
   return {
     name: 'script-locales',
     enforce: 'pre',
-    resolveId: (source, importer) => (source === './locale-loaders.js' && importer?.includes('/src/i18n/') ? fileURLToPath(new URL('./src/i18n/locale-loaders.script.ts', import.meta.url)) : null),
+    resolveId: (source, importer) =>
+      source === './locale-loaders.js' && importer?.includes('/src/i18n/')
+        ? fileURLToPath(new URL('./src/i18n/locale-loaders.script.ts', import.meta.url))
+        : null,
   };
 }
 
@@ -84,7 +96,15 @@ export default defineConfig(({ mode }) => ({
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
       // classic-script loader also fetches by that name.
       // Each locale is also an entry with a stable name, which the classic script imports by URL.
-      production: { entry: { 'agent-chat': 'src/index.ts', 'agent-chat.impl': 'src/loader/impl.ts', ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])) }, formats: ['es' as const], fileName: (_format: string, name: string) => `${name}.js` },
+      production: {
+        entry: {
+          'agent-chat': 'src/index.ts',
+          'agent-chat.impl': 'src/loader/impl.ts',
+          ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])),
+        },
+        formats: ['es' as const],
+        fileName: (_format: string, name: string) => `${name}.js`,
+      },
     }[mode] ?? { entry: 'src/index.ts' },
   },
   test: {
@@ -105,7 +125,11 @@ export default defineConfig(({ mode }) => ({
           include: ['test/browser/**/*.test.ts'],
           setupFiles: ['test/browser/setup.ts'],
           browser: {
-            enabled: true, headless: true, provider: chromium, instances: [{ browser: 'chromium' }], screenshotFailures: false,
+            enabled: true,
+            headless: true,
+            provider: chromium,
+            instances: [{ browser: 'chromium' }],
+            screenshotFailures: false,
             commands: { reduceMotion, platformFonts },
             // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
             // purpose with `npm run test:visual:update`.

@@ -16,6 +16,5 @@ export default defineConfig({
       formats: ['es', 'cjs'],
       fileName: (format, name) => `${name}.${format === 'es' ? 'js' : 'cjs'}`,
     },
-
   },
 });

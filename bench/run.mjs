@@ -7,11 +7,21 @@ import { startBenchServer } from './server.mjs';
 
 const browser = await chromium.launch({
   executablePath: findChromium() ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--disable-quic',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
 });
 const server = await startBenchServer({ intervalMs: 2 });
 const rows = [];
-const row = (scenario, metric, value, target, ok) => rows.push({ scenario, metric, value, target: target ?? '', ok: ok === undefined ? '' : ok ? 'yes' : 'NO' });
+const row = (scenario, metric, value, target, ok) =>
+  rows.push({ scenario, metric, value, target: target ?? '', ok: ok === undefined ? '' : ok ? 'yes' : 'NO' });
 const ms = (value) => `${value.toFixed(1)} ms`;
 
 async function openPage(path = '/') {
@@ -26,7 +36,9 @@ async function openPage(path = '/') {
   await page.evaluate(() => {
     const bench = { longtasks: [], longtaskAt: [], start: 0, end: 0 };
     window.__bench = bench;
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => (bench.longtasks.push(e.duration), bench.longtaskAt.push(e.startTime)))).observe({ type: 'longtask' });
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => (bench.longtasks.push(e.duration), bench.longtaskAt.push(e.startTime)))).observe({
+      type: 'longtask',
+    });
     const el = document.querySelector('agent-chat');
     el.addEventListener('agent-chat-answer-start', () => (bench.start = performance.now()));
     // "Shown" means painted: the frame after the answer ended.
@@ -88,54 +100,85 @@ async function streaming(label, message) {
   const floor = await baseline(message);
   const floorShare = floor.total / floor.durationMs;
   row(label, 'stream (bytes / chunks / own duration)', `${stream.bytes} B / ${stream.chunks} / ${ms(stream.durationMs)}`);
-  row(label, 'last word shown after first', `${ms(shown)} (${((shown / stream.durationMs) * 100).toFixed(1)} % of stream)`, '≤ 105 %', shown <= stream.durationMs * 1.05);
+  row(
+    label,
+    'last word shown after first',
+    `${ms(shown)} (${((shown / stream.durationMs) * 100).toFixed(1)} % of stream)`,
+    '≤ 105 %',
+    shown <= stream.durationMs * 1.05,
+  );
   row(label, 'main thread busy', `${ms(total)} (${((total / stream.durationMs) * 100).toFixed(1)} % of stream)`, '≤ 10 %', total <= stream.durationMs * 0.1);
   row(label, '  of which bare fetch reading (floor)', `${ms(floor.total)} (${(floorShare * 100).toFixed(1)} % of stream)`);
-  row(label, '  widget above the floor', `${ms(total - floorShare * stream.durationMs)} (${(((total / stream.durationMs) - floorShare) * 100).toFixed(1)} % of stream)`);
-  row(label, 'per chunk, first 10 % / last 10 %', `${early.toFixed(3)} / ${late.toFixed(3)} ms (× ${(late / early).toFixed(2)})`, '× ≤ 1.2', late <= early * 1.2);
+  row(
+    label,
+    '  widget above the floor',
+    `${ms(total - floorShare * stream.durationMs)} (${((total / stream.durationMs - floorShare) * 100).toFixed(1)} % of stream)`,
+  );
+  row(
+    label,
+    'per chunk, first 10 % / last 10 %',
+    `${early.toFixed(3)} / ${late.toFixed(3)} ms (× ${(late / early).toFixed(2)})`,
+    '× ≤ 1.2',
+    late <= early * 1.2,
+  );
   const where = bench.longtasks.map((d, i) => `${Math.round(d)} ms at ${Math.round(((bench.longtaskAt[i] - bench.start) / stream.durationMs) * 100)} %`);
   row(label, 'longest task', longest ? `${ms(longest)} (${where.join(', ')} of the stream)` : 'none ≥ 50 ms', '< 50 ms', longest < 50);
 }
 
 /** Opens a thread from the list and waits until it is all rendered and the page is idle. */
 async function openThread(page, title, count) {
-  return page.evaluate(async ({ title, count }) => {
-    const outer = document.querySelector('agent-chat');
-    // The ES root is the loader: the element is <agent-chat-app> in its shadow root.
-    const el = outer.shadowRoot.querySelector('agent-chat-app') ?? outer;
-    const list = el.shadowRoot.querySelector('agent-chat-message-list');
-    const button = [...el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelectorAll('button.open')].find((b) => b.textContent.includes(title));
-    const messages = () => list.shadowRoot.querySelectorAll('agent-chat-message');
-    const frameWhen = (done) => new Promise((resolve) => {
-      const check = () => (done() ? resolve() : requestAnimationFrame(check));
-      check();
-    });
-    const newestEl = () => [...messages()].at(-1);
-    const newestId = () => newestEl()?.message?.id;
-    const t0 = performance.now();
-    window.__bench.clickAt = t0;
-    button.click();
-    // The newest answer is what a reader looks at first.
-    await frameWhen(() => messages().length > 0 && /-m\d+$/.test(newestId() ?? '') && Number(newestId().split('-m')[1]) === count - 1 && newestEl().shadowRoot?.querySelector('.content')?.textContent);
-    await new Promise(requestAnimationFrame);
-    const newest = performance.now() - t0;
-    await frameWhen(() => messages().length === count);
-    await Promise.all([...messages()].map((m) => m.updateComplete));
-    await new Promise(requestAnimationFrame);
-    const all = performance.now() - t0;
-    await new Promise((resolve) => requestIdleCallback(resolve));
-    // Let the device write what it shows (debounced) before anything else is measured.
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    await new Promise((resolve) => requestIdleCallback(resolve));
-    return { newest, all, idle: performance.now() - t0 };
-  }, { title, count });
+  return page.evaluate(
+    async ({ title, count }) => {
+      const outer = document.querySelector('agent-chat');
+      // The ES root is the loader: the element is <agent-chat-app> in its shadow root.
+      const el = outer.shadowRoot.querySelector('agent-chat-app') ?? outer;
+      const list = el.shadowRoot.querySelector('agent-chat-message-list');
+      const button = [...el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelectorAll('button.open')].find((b) =>
+        b.textContent.includes(title),
+      );
+      const messages = () => list.shadowRoot.querySelectorAll('agent-chat-message');
+      const frameWhen = (done) =>
+        new Promise((resolve) => {
+          const check = () => (done() ? resolve() : requestAnimationFrame(check));
+          check();
+        });
+      const newestEl = () => [...messages()].at(-1);
+      const newestId = () => newestEl()?.message?.id;
+      const t0 = performance.now();
+      window.__bench.clickAt = t0;
+      button.click();
+      // The newest answer is what a reader looks at first.
+      await frameWhen(
+        () =>
+          messages().length > 0 &&
+          /-m\d+$/.test(newestId() ?? '') &&
+          Number(newestId().split('-m')[1]) === count - 1 &&
+          newestEl().shadowRoot?.querySelector('.content')?.textContent,
+      );
+      await new Promise(requestAnimationFrame);
+      const newest = performance.now() - t0;
+      await frameWhen(() => messages().length === count);
+      await Promise.all([...messages()].map((m) => m.updateComplete));
+      await new Promise(requestAnimationFrame);
+      const all = performance.now() - t0;
+      await new Promise((resolve) => requestIdleCallback(resolve));
+      // Let the device write what it shows (debounced) before anything else is measured.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => requestIdleCallback(resolve));
+      return { newest, all, idle: performance.now() - t0 };
+    },
+    { title, count },
+  );
 }
 
 async function longThread() {
   const label = 'resume 1,000 messages';
   const { page, busy } = await openPage();
   await page.getByRole('button', { name: 'Conversations' }).click();
-  await page.getByRole('button', { name: /^A long conversation/ }).first().waitFor();
+  await page
+    .getByRole('button', { name: /^A long conversation/ })
+    .first()
+    .waitFor();
   const before = await busy();
   const timing = await openThread(page, 'A long conversation', 1000);
   const bench = await page.evaluate(() => window.__bench);
@@ -144,7 +187,13 @@ async function longThread() {
   row(label, 'newest message shown', ms(timing.newest), '≤ 100 ms', timing.newest <= 100);
   row(label, 'all 1,000 rendered', ms(timing.all));
   row(label, 'main thread busy (to idle, device write included)', ms((await busy()) - before));
-  row(label, 'longest task', longest ? `${ms(longest)} (${tasks.map((t) => `${Math.round(t.d)} ms at ${Math.round(t.at)} ms`).join(', ')})` : 'none ≥ 50 ms', '< 50 ms', longest < 50);
+  row(
+    label,
+    'longest task',
+    longest ? `${ms(longest)} (${tasks.map((t) => `${Math.round(t.d)} ms at ${Math.round(t.at)} ms`).join(', ')})` : 'none ≥ 50 ms',
+    '< 50 ms',
+    longest < 50,
+  );
   await page.close();
 }
 
@@ -158,9 +207,16 @@ async function oneMore() {
   const measure = async (title, count) => {
     const { page, busy } = await openPage();
     await page.getByRole('button', { name: 'Conversations' }).click();
-    await page.getByRole('button', { name: new RegExp(`^${title}`) }).first().waitFor();
+    await page
+      .getByRole('button', { name: new RegExp(`^${title}`) })
+      .first()
+      .waitFor();
     await openThread(page, title, count);
-    await page.evaluate(() => { window.__bench.longtasks = []; window.__bench.longtaskAt = []; window.__bench.end = 0; });
+    await page.evaluate(() => {
+      window.__bench.longtasks = [];
+      window.__bench.longtaskAt = [];
+      window.__bench.end = 0;
+    });
     const before = await busy();
     await page.evaluate(() => document.querySelector('agent-chat').send('bench:4k'));
     await page.waitForFunction(() => window.__bench.end > 0);
@@ -212,7 +268,8 @@ async function hostPage() {
       await cdp.send('Performance.enable');
       await page.goto(`${server.origin}/host/${script}`, { waitUntil: holdElement ? 'load' : 'networkidle' });
       await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))));
-      if (script !== 'none' && !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot))) throw new Error(`host/${script}: the launcher did not render`);
+      if (script !== 'none' && !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot)))
+        throw new Error(`host/${script}: the launcher did not render`);
       samples.push(await busyOf(cdp));
       await page.close();
     }
@@ -222,7 +279,10 @@ async function hostPage() {
   row('host page', 'main thread, navigation to idle, no widget', ms(none));
   const iife = await cost('iife');
   row('host page', '  + agent-chat.iife.js (everything at once)', `${ms(iife)} (widget: ${ms(iife - none)})`, 'before');
-  for (const [script, label] of [['loader', 'agent-chat.loader.iife.js'], ['es', 'ES root (loader)']]) {
+  for (const [script, label] of [
+    ['loader', 'agent-chat.loader.iife.js'],
+    ['es', 'ES root (loader)'],
+  ]) {
     const first = await cost(script, { holdElement: true });
     const total = await cost(script);
     row('host page', `  + ${label}, until the element loads`, `${ms(first)} (widget: ${ms(first - none)})`, 'after');

@@ -33,8 +33,17 @@ function longThread(id) {
 
 /** A content page with the launcher snippet pasted in (`iife`, `loader`, `es`) or without it (`none`). */
 function hostPage(script) {
-  const tag = { iife: '<script src="/agent-chat.iife.js"></script>', es: '<script type="module" src="/agent-chat.js"></script>', loader: '<script src="/agent-chat.loader.iife.js"></script>', none: '' }[script] ?? '';
-  const text = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`).join('');
+  const tag =
+    {
+      iife: '<script src="/agent-chat.iife.js"></script>',
+      es: '<script type="module" src="/agent-chat.js"></script>',
+      loader: '<script src="/agent-chat.loader.iife.js"></script>',
+      none: '',
+    }[script] ?? '';
+  const text = Array.from(
+    { length: 40 },
+    (_, i) => `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`,
+  ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${tag}</head><body><h1>Article</h1>${text}
 ${script === 'none' ? '' : '<agent-chat project-id="p" integration-id="i" session-endpoint="/session"></agent-chat>'}</body></html>`;
 }
@@ -68,7 +77,12 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
       return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ token: `t${counts.session}`, expiresAt: Date.now() + 3_600_000 }));
     }
     if (url.pathname === '/agent/v1/projects/p/agent/threads/') {
-      const threads = Object.keys(THREAD_SIZES).map((id) => ({ id, title: THREAD_TITLES[id], created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z' }));
+      const threads = Object.keys(THREAD_SIZES).map((id) => ({
+        id,
+        title: THREAD_TITLES[id],
+        created_at: '2026-11-21T09:00:00.000000Z',
+        updated_at: '2026-11-21T09:00:00.000000Z',
+      }));
       return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ threads, next_cursor: null }));
     }
     const thread = /^\/agent\/v1\/projects\/p\/agent\/threads\/(th_\d+)\/$/.exec(url.pathname)?.[1];

@@ -19,13 +19,21 @@ const SEP = '\u241E';
 
 async function start(dataDir, nodeArgs = []) {
   const env = {
-    ...process.env, DATABASE_URL: backend === 'postgres' ? process.env.DATABASE_URL : '',
+    ...process.env,
+    DATABASE_URL: backend === 'postgres' ? process.env.DATABASE_URL : '',
     // A realistic pace: ~20 ms between words, as a model streams.
-    AGENT_CHAT_WORD_DELAY_MS: process.env.BENCH_WORD_DELAY_MS ?? '20', AGENT_CHAT_RATE_LIMIT: '0', AGENT_CHAT_SESSION_MINT_LIMIT: '0', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+    AGENT_CHAT_WORD_DELAY_MS: process.env.BENCH_WORD_DELAY_MS ?? '20',
+    AGENT_CHAT_RATE_LIMIT: '0',
+    AGENT_CHAT_SESSION_MINT_LIMIT: '0',
+    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
   };
   // BENCH_NODE_ARGS: extra flags for the service's node (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, CLI, '--port', '0', '--data', dataDir, '--project', PROJECT, '--integration', 'int_bench', '--api-key', KEY], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...extra, ...nodeArgs, CLI, '--port', '0', '--data', dataDir, '--project', PROJECT, '--integration', 'int_bench', '--api-key', KEY],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   const url = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
@@ -43,24 +51,39 @@ async function start(dataDir, nodeArgs = []) {
   return { child, url, agent: `${url}/agent/v1/projects/${PROJECT}/agent` };
 }
 
-const stop = (child, signal = 'SIGTERM') => new Promise((resolve) => {
-  if (child.exitCode !== null) return resolve();
-  child.once('exit', resolve);
-  child.kill(signal);
-});
+const stop = (child, signal = 'SIGTERM') =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill(signal);
+  });
 
 async function mint(agent, owner) {
-  const response = await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' }, body: owner ? JSON.stringify({ external_owner_id: owner }) : undefined });
+  const response = await fetch(`${agent}/sessions/`, {
+    method: 'POST',
+    headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' },
+    body: owner ? JSON.stringify({ external_owner_id: owner }) : undefined,
+  });
   if (!response.ok) throw new Error(`mint ${response.status}`);
   return (await response.json()).session_token;
 }
 
-const QUESTIONS = ['How do I theme the widget?', 'What is the session endpoint?', 'Is it safe against XSS?', 'How do I use it with React?', 'Can I delete a conversation?'];
+const QUESTIONS = [
+  'How do I theme the widget?',
+  'What is the session endpoint?',
+  'Is it safe against XSS?',
+  'How do I use it with React?',
+  'Can I delete a conversation?',
+];
 
 /** One streamed chat; resolves with the time to the first record, the text and the ids. */
 async function chat(agent, token, message, onFirstPartial, onText) {
   const started = performance.now();
-  const response = await fetch(`${agent}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_bench', message }) });
+  const response = await fetch(`${agent}/chat/`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ integration_id: 'int_bench', message }),
+  });
   if (!response.ok) throw new Error(`chat ${response.status}`);
   const decoder = new TextDecoder();
   let buffer = '';
@@ -118,7 +141,8 @@ async function concurrent(n) {
   try {
     const tokens = [];
     // Minted in batches: the mint burst is not what this measures.
-    for (let i = 0; i < n; i += 100) tokens.push(...await Promise.all(Array.from({ length: Math.min(100, n - i) }, (_, j) => mint(agent, `owner-${n}-${i + j}`))));
+    for (let i = 0; i < n; i += 100)
+      tokens.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, (_, j) => mint(agent, `owner-${n}-${i + j}`)))));
     // A first round at the same concurrency warms the pool and the JIT: a running service is warm,
     // and ten answers left V8's optimizing compiler with a third of the measured CPU (perf).
     // Its CPU is reported too, as the cold figure.
@@ -136,7 +160,8 @@ async function concurrent(n) {
     for (let i = 0; i < n; i++) {
       const thread = await getThread(agent, tokens[i], results[i].threadId);
       const [q, a] = thread?.messages ?? [];
-      if (q?.content === QUESTIONS[i % QUESTIONS.length] && a?.content === results[i].text && a?.status === 'complete' && results[i].end === 'identifiers') stored += 1;
+      if (q?.content === QUESTIONS[i % QUESTIONS.length] && a?.content === results[i].text && a?.status === 'complete' && results[i].end === 'identifiers')
+        stored += 1;
     }
     const firsts = results.map((r) => r.first);
     return { n, p50: pct(firsts, 50), p99: pct(firsts, 99), answersPerSecond: n / wall, wall, stored, cpuPerAnswer: cpu / n, coldCpuPerAnswer: cold / n };
@@ -213,34 +238,42 @@ async function fleetLag() {
     const tokens = await Promise.all(Array.from({ length: n }, (_, i) => mint(a.agent, `lag-${i}`)));
     const lags = [];
     let followed = 0;
-    await Promise.all(tokens.map(async (token, i) => {
-      const seenOnA = [];
-      let follow;
-      const onA = chat(a.agent, token, QUESTIONS[i % QUESTIONS.length], (first) => {
-        follow = (async () => {
-          const response = await fetch(`${b.agent}/answers/${first.answerId}/stream/`, { headers: { Authorization: `Bearer ${token}` } });
-          const decoder = new TextDecoder();
-          let buffer = '';
-          let length = 0;
-          for await (const chunk of response.body) {
-            buffer += decoder.decode(chunk, { stream: true });
-            const parts = buffer.split(SEP);
-            buffer = parts.pop();
-            for (const part of parts) {
-              const record = JSON.parse(part).chunk;
-              if (record.type !== 'partial_answer') continue;
-              length += record.content.text.length;
-              const onAAt = seenOnA.find((s) => s.length >= length);
-              // Text B had from the snapshot is not live: only what B got after A.
-              if (onAAt && onAAt.at > first.at) lags.push(performance.now() - onAAt.at);
-            }
-          }
-          followed += 1;
-        })();
-      }, (length) => seenOnA.push({ length, at: performance.now() }));
-      await onA;
-      await follow;
-    }));
+    await Promise.all(
+      tokens.map(async (token, i) => {
+        const seenOnA = [];
+        let follow;
+        const onA = chat(
+          a.agent,
+          token,
+          QUESTIONS[i % QUESTIONS.length],
+          (first) => {
+            follow = (async () => {
+              const response = await fetch(`${b.agent}/answers/${first.answerId}/stream/`, { headers: { Authorization: `Bearer ${token}` } });
+              const decoder = new TextDecoder();
+              let buffer = '';
+              let length = 0;
+              for await (const chunk of response.body) {
+                buffer += decoder.decode(chunk, { stream: true });
+                const parts = buffer.split(SEP);
+                buffer = parts.pop();
+                for (const part of parts) {
+                  const record = JSON.parse(part).chunk;
+                  if (record.type !== 'partial_answer') continue;
+                  length += record.content.text.length;
+                  const onAAt = seenOnA.find((s) => s.length >= length);
+                  // Text B had from the snapshot is not live: only what B got after A.
+                  if (onAAt && onAAt.at > first.at) lags.push(performance.now() - onAAt.at);
+                }
+              }
+              followed += 1;
+            })();
+          },
+          (length) => seenOnA.push({ length, at: performance.now() }),
+        );
+        await onA;
+        await follow;
+      }),
+    );
     return { n, followed, samples: lags.length, p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) };
   } finally {
     await Promise.all([stop(a.child), stop(b.child)]);
@@ -269,7 +302,14 @@ async function mints() {
     const after = await rss(child.pid);
     // A second 10,000: a plateau means the growth was heap headroom, not per-session state.
     for (let batch = 0; batch < 100; batch++) await Promise.all(Array.from({ length: 100 }, () => mint(agent)));
-    return { mints: 10_000, rssBeforeMb: before, rssAfterMb: after, rssAfter20kMb: await rss(child.pid), perSecond: 10_000 / seconds, alive: child.exitCode === null && (await fetch(`${agent.split('/agent/')[0]}/healthz`)).ok };
+    return {
+      mints: 10_000,
+      rssBeforeMb: before,
+      rssAfterMb: after,
+      rssAfter20kMb: await rss(child.pid),
+      perSecond: 10_000 / seconds,
+      alive: child.exitCode === null && (await fetch(`${agent.split('/agent/')[0]}/healthz`)).ok,
+    };
   } finally {
     await stop(child);
     await rm(dataDir, { recursive: true, force: true });
@@ -293,20 +333,33 @@ async function burst(count = 1000) {
   const { hostname, port } = new URL(url);
   const overflowsBefore = await listenOverflows();
   try {
-    const times = await Promise.all(Array.from({ length: count }, () => new Promise((resolve) => {
-      const started = performance.now();
-      const socket = connect({ host: hostname, port: Number(port) });
-      socket.once('connect', () => {
-        const ms = performance.now() - started;
-        // A request, so the server has to accept the socket and answer on it.
-        socket.end('GET /healthz HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n');
-        socket.resume();
-        socket.once('close', () => resolve(ms));
-      });
-      socket.once('error', () => resolve(Number.POSITIVE_INFINITY));
-    })));
+    const times = await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise((resolve) => {
+            const started = performance.now();
+            const socket = connect({ host: hostname, port: Number(port) });
+            socket.once('connect', () => {
+              const ms = performance.now() - started;
+              // A request, so the server has to accept the socket and answer on it.
+              socket.end('GET /healthz HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n');
+              socket.resume();
+              socket.once('close', () => resolve(ms));
+            });
+            socket.once('error', () => resolve(Number.POSITIVE_INFINITY));
+          }),
+      ),
+    );
     const overflows = (await listenOverflows()) - overflowsBefore;
-    return { count, overflows, retried: times.filter((t) => t > 900).length, failed: times.filter((t) => t === Number.POSITIVE_INFINITY).length, p50: pct(times, 50), max: Math.max(...times) };
+    return {
+      count,
+      overflows,
+      retried: times.filter((t) => t > 900).length,
+      failed: times.filter((t) => t === Number.POSITIVE_INFINITY).length,
+      p50: pct(times, 50),
+      max: Math.max(...times),
+    };
   } finally {
     await stop(child);
     await rm(dataDir, { recursive: true, force: true });
@@ -329,25 +382,45 @@ async function firstStart() {
 }
 
 const f = (x) => x.toFixed(0);
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 console.log(`\nagent-chat service bench — ${backend === 'postgres' ? 'PostgreSQL' : 'embedded store (PGlite)'}; load average ${load()}`);
 // BENCH_ONLY=concurrent|burst|start|kill|fleet|mints runs one part; BENCH_LEVELS=50,200 picks the concurrency levels.
 const only = process.env.BENCH_ONLY;
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000').split(',').map(Number);
 for (const n of only && only !== 'concurrent' ? [] : levels) {
   const r = await concurrent(n);
-  console.log(`${n} concurrent answers: first record p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms; CPU ${r.cpuPerAnswer.toFixed(2)} ms per answer warm (${r.coldCpuPerAnswer.toFixed(2)} in the first, cold round); ${r.answersPerSecond.toFixed(1)} answers/s (${r.wall.toFixed(1)} s); stored whole ${r.stored}/${n}; load ${load()}`);
+  console.log(
+    `${n} concurrent answers: first record p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms; CPU ${r.cpuPerAnswer.toFixed(2)} ms per answer warm (${r.coldCpuPerAnswer.toFixed(2)} in the first, cold round); ${r.answersPerSecond.toFixed(1)} answers/s (${r.wall.toFixed(1)} s); stored whole ${r.stored}/${n}; load ${load()}`,
+  );
 }
 const b = only && only !== 'burst' ? null : await burst();
-if (b) console.log(`burst of ${b.count} connections: accept-queue overflows ${b.overflows} (kernel counter, machine-wide), ${b.retried} connects slower than 900 ms (a SYN retry), ${b.failed} failed; connect p50 ${b.p50.toFixed(1)} ms, slowest ${f(b.max)} ms`);
+if (b)
+  console.log(
+    `burst of ${b.count} connections: accept-queue overflows ${b.overflows} (kernel counter, machine-wide), ${b.retried} connects slower than 900 ms (a SYN retry), ${b.failed} failed; connect p50 ${b.p50.toFixed(1)} ms, slowest ${f(b.max)} ms`,
+  );
 const s0 = only && only !== 'start' ? null : backend === 'embedded' ? await firstStart() : null;
 if (s0) console.log(`first start on an empty data directory: peak RSS ${f(s0.peakMb)} MB (${f(s0.rssMb)} MB once listening), ready in ${f(s0.ms)} ms`);
 const k = only && only !== 'kill' ? null : await killNine();
 if (k) {
   const after = k.endedAfter === null ? 'after a restart' : `on the surviving instance, all ended ${k.endedAfter.toFixed(1)} s after the kill`;
-  console.log(`kill -9 while ${k.cutOff} of ${k.threads} answers streamed: questions kept ${k.questions}/${k.threads}, answers kept ${k.answers}/${k.threads}; cut answers stored as a prefix of what streamed ${k.prefixes}/${k.cutOff}; ${after}: ${Object.entries(k.statuses).map(([status, count]) => `${count} ${status}`).join(', ')}`);
+  console.log(
+    `kill -9 while ${k.cutOff} of ${k.threads} answers streamed: questions kept ${k.questions}/${k.threads}, answers kept ${k.answers}/${k.threads}; cut answers stored as a prefix of what streamed ${k.prefixes}/${k.cutOff}; ${after}: ${Object.entries(
+      k.statuses,
+    )
+      .map(([status, count]) => `${count} ${status}`)
+      .join(', ')}`,
+  );
 }
 const l = only && only !== 'fleet' ? null : backend === 'postgres' ? await fleetLag() : null;
-if (l) console.log(`fleet of two: ${l.followed}/${l.n} answers generating on A followed live through B; B behind A p50 ${f(l.p50)} ms, p99 ${f(l.p99)} ms, most ${f(l.max)} ms (${l.samples} pieces of text)`);
+if (l)
+  console.log(
+    `fleet of two: ${l.followed}/${l.n} answers generating on A followed live through B; B behind A p50 ${f(l.p50)} ms, p99 ${f(l.p99)} ms, most ${f(l.max)} ms (${l.samples} pieces of text)`,
+  );
 const m = only && only !== 'mints' ? null : await mints();
-if (m) console.log(`10,000 session mints (JS heap capped at 64 MB): RSS ${f(m.rssBeforeMb)} MB before, ${f(m.rssAfterMb)} MB after, ${f(m.rssAfter20kMb)} MB after 10,000 more (${f(m.perSecond)} mints/s); alive: ${m.alive ? 'yes' : 'NO'}`);
+if (m)
+  console.log(
+    `10,000 session mints (JS heap capped at 64 MB): RSS ${f(m.rssBeforeMb)} MB before, ${f(m.rssAfterMb)} MB after, ${f(m.rssAfter20kMb)} MB after 10,000 more (${f(m.perSecond)} mints/s); alive: ${m.alive ? 'yes' : 'NO'}`,
+  );

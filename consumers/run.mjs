@@ -26,11 +26,20 @@ const step = (what) => console.log(`\n▸ ${what} (${((Date.now() - started) / 1
 step('npm pack (agent-chat, agent-chat-service)');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work);
-for (const [workspace, name] of [[[], 'agent-chat'], [['--workspace', 'agent-chat-service'], 'agent-chat-service']]) {
+for (const [workspace, name] of [
+  [[], 'agent-chat'],
+  [['--workspace', 'agent-chat-service'], 'agent-chat-service'],
+]) {
   const packed = join(work, 'packed');
   mkdirSync(packed);
   execFileSync(npm, ['pack', '--silent', ...workspace, '--pack-destination', packed], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  renameSync(join(packed, readdirSync(packed).find((f) => f.endsWith('.tgz'))), join(work, `${name}.tgz`));
+  renameSync(
+    join(
+      packed,
+      readdirSync(packed).find((f) => f.endsWith('.tgz')),
+    ),
+    join(work, `${name}.tgz`),
+  );
   rmSync(packed, { recursive: true });
 }
 
@@ -72,15 +81,24 @@ await check('agent-chat-service tarball', () => {
   const dir = join(work, 'empty-service');
   mkdirSync(dir);
   // npx in a folder with no package.json, as someone trying the program would.
-  const result = spawnSync(npx, ['--yes', '--loglevel=error', '--package', join(work, 'agent-chat-service.tgz'), 'agent-chat-service', '--help'], { cwd: dir, encoding: 'utf8' });
-  if (result.status !== 0 || !/--port/.test(result.stdout)) throw new Error(`npx agent-chat-service --help failed (${result.status}):\n${result.stdout}${result.stderr}`);
+  const result = spawnSync(npx, ['--yes', '--loglevel=error', '--package', join(work, 'agent-chat-service.tgz'), 'agent-chat-service', '--help'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0 || !/--port/.test(result.stdout))
+    throw new Error(`npx agent-chat-service --help failed (${result.status}):\n${result.stdout}${result.stderr}`);
   return `npx agent-chat-service --help prints its options (${result.stdout.trim().split('\n').length} lines)`;
 });
 
 step('the package itself: publint, attw');
 await check('publint', () => run('..', process.execPath, [join(root, 'node_modules/publint/src/cli.js')]));
 await check('attw', () => {
-  const attw = (...args) => spawnSync(process.execPath, [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), join(work, 'agent-chat.tgz'), '--format', 'table-flipped', ...args], { encoding: 'utf8' });
+  const attw = (...args) =>
+    spawnSync(
+      process.execPath,
+      [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), join(work, 'agent-chat.tgz'), '--format', 'table-flipped', ...args],
+      { encoding: 'utf8' },
+    );
   const all = attw('--exclude-entrypoints', './iife');
   console.log(all.stdout.replace(/^/gm, '    '));
   if (all.status !== 0 || !all.stdout.includes('No problems found')) throw new Error(`attw found problems:\n${all.stderr}`);
@@ -91,8 +109,13 @@ await check('attw', () => {
 });
 
 step('published declarations with skipLibCheck off: TypeScript 5.9 and 7.0');
-const TYPESCRIPT = { '5.9': 'types/node_modules/typescript/bin/tsc', '7.0': 'node_modules/typescript/bin/tsc' };
-const RESOLUTIONS = [['bundler', 'esnext'], ['node16', 'node16'], ['nodenext', 'nodenext'], ['node10', 'commonjs']];
+const TYPESCRIPT = { 5.9: 'types/node_modules/typescript/bin/tsc', '7.0': 'node_modules/typescript/bin/tsc' };
+const RESOLUTIONS = [
+  ['bundler', 'esnext'],
+  ['node16', 'node16'],
+  ['nodenext', 'nodenext'],
+  ['node10', 'commonjs'],
+];
 /** Runs the commands `cores` at a time (tsc is single-threaded); rejects with every failure. */
 async function inParallel(commands) {
   const failures = [];
@@ -117,16 +140,29 @@ for (const [version, tsc] of Object.entries(TYPESCRIPT)) {
     if (!actual.startsWith(version)) throw new Error(`${tsc} is TypeScript ${actual}, not ${version}`);
     // TypeScript 7 removed node10.
     const resolutions = RESOLUTIONS.filter(([resolution]) => !(resolution === 'node10' && version === '7.0'));
-    await inParallel(resolutions.flatMap(([resolution, module]) => ['browser', 'server'].map((project) => {
-      const config = resolution === 'node10' && project === 'browser' ? 'tsconfig.browser-node10.json' : `tsconfig.${project}.json`;
-      return { cwd: 'types', label: `${project} under ${resolution}`, args: [join(here, tsc), '-p', config, '--moduleResolution', resolution, '--module', module] };
-    })));
+    await inParallel(
+      resolutions.flatMap(([resolution, module]) =>
+        ['browser', 'server'].map((project) => {
+          const config = resolution === 'node10' && project === 'browser' ? 'tsconfig.browser-node10.json' : `tsconfig.${project}.json`;
+          return {
+            cwd: 'types',
+            label: `${project} under ${resolution}`,
+            args: [join(here, tsc), '-p', config, '--moduleResolution', resolution, '--module', module],
+          };
+        }),
+      ),
+    );
     return `${actual}: a page's script, React/Preact/Vue/Svelte, the classic script, and a Node server (ESM and CommonJS, no DOM) under ${resolutions.map(([r]) => r).join(', ')}`;
   });
 }
 
 step(`Node ${process.versions.node} (ESM and CommonJS) and workerd fixtures`);
-for (const [name, file] of [['express', 'check.mjs'], ['hono', 'check.mjs'], ['cjs-server', 'check.js'], ['ssr-node', 'check.mjs']]) {
+for (const [name, file] of [
+  ['express', 'check.mjs'],
+  ['hono', 'check.mjs'],
+  ['cjs-server', 'check.js'],
+  ['ssr-node', 'check.mjs'],
+]) {
   await check(name, () => run(name, process.execPath, [file]));
 }
 await check('workers', () => {
@@ -151,14 +187,20 @@ function serve(dir) {
     }
     res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() })),
+  );
 }
 const browser = await chromium.launch({
   executablePath: findChromium() ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
 });
 try {
-  for (const [name, framework] of [['react-ts', 'React 19'], ['vue', 'Vue 3'], ['svelte', 'Svelte 5']]) {
+  for (const [name, framework] of [
+    ['react-ts', 'React 19'],
+    ['vue', 'Vue 3'],
+    ['svelte', 'Svelte 5'],
+  ]) {
     await check(name, async () => {
       run(name, npm, ['run', 'build', '--silent']);
       const site = await serve(join(here, name, 'dist'));

@@ -3,15 +3,7 @@
 /** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
 export const RECORD_SEPARATOR = '\u241E';
 
-export type RecordType =
-  | 'stream_start'
-  | 'relevant_sources'
-  | 'partial_answer'
-  | 'identifiers'
-  | 'error'
-  | 'agent_activity_update'
-  | 'metadata'
-  | 'tool_calls';
+export type RecordType = 'stream_start' | 'relevant_sources' | 'partial_answer' | 'identifiers' | 'error' | 'agent_activity_update' | 'metadata' | 'tool_calls';
 
 /**
  * Frames one record. JSON.stringify leaves U+241E as is inside strings; escaping it keeps the

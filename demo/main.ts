@@ -20,7 +20,7 @@ document.cookie = `${OWNER_COOKIE}=${ownerSelect.value}; path=/; SameSite=Lax`;
  * conversations, and another visitor's remembered ones are never shown).
  */
 async function applyOwnerKey(): Promise<void> {
-  const { ownerKey } = await (await fetch('/api/owner-key')).json() as { ownerKey: string };
+  const { ownerKey } = (await (await fetch('/api/owner-key')).json()) as { ownerKey: string };
   for (const chat of chats()) chat.ownerKey = ownerKey;
 }
 void applyOwnerKey();
@@ -42,18 +42,20 @@ applyTheme();
 // A client-side tool (§7) with approval: "Open the pricing page" makes the demo agent call it,
 // the visitor allows or denies it, and the answer continues with the result.
 for (const chat of chats()) {
-  chat.tools = [{
-    name: 'open_page',
-    displayName: 'Open a page',
-    description: 'Opens a page of this site by its name, e.g. "pricing".',
-    parameters: { type: 'object', properties: { page: { type: 'string', description: 'The page name' } }, required: ['page'] },
-    needsApproval: true,
-    // What the card says before Allow / Deny, in the visitor's words.
-    describe: ({ page }) => `Open the ${String(page)} page`,
-    execute: ({ page }) => {
-      const target = `#${String(page).replace(/\W+/g, '-')}`;
-      location.hash = target;
-      return { opened: target };
+  chat.tools = [
+    {
+      name: 'open_page',
+      displayName: 'Open a page',
+      description: 'Opens a page of this site by its name, e.g. "pricing".',
+      parameters: { type: 'object', properties: { page: { type: 'string', description: 'The page name' } }, required: ['page'] },
+      needsApproval: true,
+      // What the card says before Allow / Deny, in the visitor's words.
+      describe: ({ page }) => `Open the ${String(page)} page`,
+      execute: ({ page }) => {
+        const target = `#${String(page).replace(/\W+/g, '-')}`;
+        location.hash = target;
+        return { opened: target };
+      },
     },
-  }];
+  ];
 }

@@ -101,7 +101,10 @@ export function demoServices(): Plugin {
     server.middlewares.use(DEMO.servicePath, toNodeHandler(service.handle));
     server.middlewares.use(DEMO.sessionPath, toNodeHandler(sessionHandler));
     // A real page renders this server-side (ownerKey() from agent-chat/server); the static demo asks for it.
-    server.middlewares.use(DEMO.ownerKeyPath, toNodeHandler(async (request) => Response.json({ ownerKey: await ownerKey(signedIn(request), DEMO.apiKey) })));
+    server.middlewares.use(
+      DEMO.ownerKeyPath,
+      toNodeHandler(async (request) => Response.json({ ownerKey: await ownerKey(signedIn(request), DEMO.apiKey) })),
+    );
     server.middlewares.use('/dist', toNodeHandler(serveBuiltFile));
   }
   return {

@@ -25,7 +25,12 @@ const STEPS = [
 const started = performance.now();
 for (const [name, command, args] of STEPS) {
   const t0 = performance.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: verbose ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+  });
   if (result.status !== 0) {
     if (!verbose) process.stdout.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
     console.error(`✗ build: ${name} failed (${[command.replace(root, ''), ...args].join(' ')})`);
@@ -34,4 +39,6 @@ for (const [name, command, args] of STEPS) {
   if (!verbose && result.stderr.trim()) process.stderr.write(result.stderr);
   if (verbose) console.log(`✓ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }
-console.log(`✓ build: ${STEPS.map(([name]) => name).join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s${verbose ? '' : ' (VERBOSE=1 lists every file)'}`);
+console.log(
+  `✓ build: ${STEPS.map(([name]) => name).join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s${verbose ? '' : ' (VERBOSE=1 lists every file)'}`,
+);

@@ -23,7 +23,9 @@ export function pinnedFontconfig(dir) {
   const base = process.env.FONTCONFIG_FILE ?? '/etc/fonts/fonts.conf';
   const path = join(dir, 'fonts.conf');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path, `<?xml version="1.0"?>
+  writeFileSync(
+    path,
+    `<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
 <fontconfig>
   <include ignore_missing="yes">${base.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</include>
@@ -37,6 +39,7 @@ export function pinnedFontconfig(dir) {
     <edit name="embeddedbitmap" mode="assign"><bool>false</bool></edit>
   </match>
 </fontconfig>
-`);
+`,
+  );
   return path;
 }

@@ -14,7 +14,7 @@ if (process.env.CHROMIUM_PATH && !findChromium()) {
 }
 
 if (!findChromium() && canApt()) {
-  console.log('[agent-chat] No Chromium found; installing Debian\'s chromium package (one time, ~1 min)…');
+  console.log("[agent-chat] No Chromium found; installing Debian's chromium package (one time, ~1 min)…");
   execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', { stdio: 'inherit' });
 }
 

@@ -14,7 +14,10 @@ export function minifyCssTemplates(code) {
     let text = '';
     out += code.slice(at, i);
     const flush = () => {
-      out += text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ').replace(/ ?([{};]) ?/g, '$1');
+      out += text
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\s+/g, ' ')
+        .replace(/ ?([{};]) ?/g, '$1');
       text = '';
     };
     while (i < code.length && code[i] !== '`') {
@@ -35,4 +38,3 @@ export function minifyCssTemplates(code) {
   }
   return out + code.slice(at);
 }
-

@@ -10,8 +10,13 @@ const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
 // Locales load on demand, one at a time (agent-chat.locale.*.js): measured on their own row.
 const isLocale = (f) => /^agent-chat\.locale\.\w+\.js$/.test(f);
-const es = readdirSync('dist').filter((f) => f.endsWith('.js') && !f.endsWith('.iife.js') && !isLocale(f)).map((f) => `dist/${f}`);
-const largestLocale = readdirSync('dist').filter(isLocale).map((f) => `dist/${f}`).sort((a, b) => gzipSync(readFileSync(b)).length - gzipSync(readFileSync(a)).length)[0];
+const es = readdirSync('dist')
+  .filter((f) => f.endsWith('.js') && !f.endsWith('.iife.js') && !isLocale(f))
+  .map((f) => `dist/${f}`);
+const largestLocale = readdirSync('dist')
+  .filter(isLocale)
+  .map((f) => `dist/${f}`)
+  .sort((a, b) => gzipSync(readFileSync(b)).length - gzipSync(readFileSync(a)).length)[0];
 /** The ES root and the chunks it imports statically: what a page pays before the element is fetched. */
 const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
 const bundles = [
@@ -79,21 +84,34 @@ function consoleFirstLoad() {
     process.exit(1);
   }
   const linked = [...html.matchAll(/(?:src|href)="\.\/(assets\/[\w.-]+)"/g)].map((m) => `${dir}/${m[1]}`);
-  const chart = readdirSync(`${dir}/assets`).filter((f) => f.startsWith('uPlot')).map((f) => `${dir}/assets/${f}`);
+  const chart = readdirSync(`${dir}/assets`)
+    .filter((f) => f.startsWith('uPlot'))
+    .map((f) => `${dir}/assets/${f}`);
   const gz = (files) => files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
   const total = gzipSync(html, { level: 9 }).length + gz(linked) + gz(chart);
   const budget = Number(args['max-console'] ?? 100 * KB);
   failed ||= total > budget;
   // The widget's markdown renders answers in the conversation view: fetched with the first one opened.
-  const markdown = gz(readdirSync(`${dir}/assets`).filter((f) => /^markdown-.*\.js$/.test(f)).map((f) => `${dir}/assets/${f}`));
+  const markdown = gz(
+    readdirSync(`${dir}/assets`)
+      .filter((f) => /^markdown-.*\.js$/.test(f))
+      .map((f) => `${dir}/assets/${f}`),
+  );
   return { total, chart: gz(chart), markdown, budget };
 }
 const consoleLoad = consoleFirstLoad();
-console.table([{
-  bundle: 'Service console, first load (page + entry + uPlot)', gzip: `${(consoleLoad.total / KB).toFixed(1)} KB`, budget: `${(consoleLoad.budget / KB).toFixed(1)} KB`,
-  used: `${Math.round((consoleLoad.total / consoleLoad.budget) * 100)} %`, status: consoleLoad.total > consoleLoad.budget ? 'OVER BUDGET' : 'ok',
-}]);
-console.log(`uPlot (charts): ${(consoleLoad.chart / KB).toFixed(1)} KB gzip, ${Math.round((consoleLoad.chart / consoleLoad.total) * 100)} % of the console's first load`);
+console.table([
+  {
+    bundle: 'Service console, first load (page + entry + uPlot)',
+    gzip: `${(consoleLoad.total / KB).toFixed(1)} KB`,
+    budget: `${(consoleLoad.budget / KB).toFixed(1)} KB`,
+    used: `${Math.round((consoleLoad.total / consoleLoad.budget) * 100)} %`,
+    status: consoleLoad.total > consoleLoad.budget ? 'OVER BUDGET' : 'ok',
+  },
+]);
+console.log(
+  `uPlot (charts): ${(consoleLoad.chart / KB).toFixed(1)} KB gzip, ${Math.round((consoleLoad.chart / consoleLoad.total) * 100)} % of the console's first load`,
+);
 console.log(`Console answer markdown (on demand, with the first conversation opened): ${(consoleLoad.markdown / KB).toFixed(1)} KB gzip`);
 const engine = await engineCost();
 const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;

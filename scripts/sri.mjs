@@ -16,6 +16,13 @@ const walk = (dir) => {
 };
 walk(dist);
 files.sort();
-const hashes = Object.fromEntries(files.map((file) => [file, `sha384-${createHash('sha384').update(readFileSync(join(dist, file))).digest('base64')}`]));
+const hashes = Object.fromEntries(
+  files.map((file) => [
+    file,
+    `sha384-${createHash('sha384')
+      .update(readFileSync(join(dist, file)))
+      .digest('base64')}`,
+  ]),
+);
 writeFileSync(join(dist, 'sri.json'), `${JSON.stringify(hashes, null, 2)}\n`);
 for (const [file, hash] of Object.entries(hashes)) console.log(`${hash}  ${file}`);

@@ -37,7 +37,11 @@ export function clientAddress(request: Request, info: RequestInfo | undefined, t
   if (trustProxy === 'cloudflare') return normalize(request.headers.get('CF-Connecting-IP')) ?? socket;
   if (trustProxy === 0) return socket;
   // Hop 0 is the socket (the nearest proxy); each entry of X-Forwarded-For, from the right, is one hop further.
-  const forwarded = (request.headers.get('X-Forwarded-For') ?? '').split(',').map((part) => part.trim()).filter(Boolean).reverse();
+  const forwarded = (request.headers.get('X-Forwarded-For') ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .reverse();
   const hops = socket ? [socket, ...forwarded] : forwarded;
   const hop = socket ? trustProxy : trustProxy - 1;
   // Fewer entries than proxies: the request did not pass them all; take the furthest one seen.
@@ -92,5 +96,8 @@ function expandIpv6(address: string): number[] | undefined {
 export function addressKey(address: string): string {
   const groups = expandIpv6(address);
   if (!groups || IPV4.test(address)) return address;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

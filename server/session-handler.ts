@@ -114,7 +114,9 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
     else if (perAddress && address) wait = perAddress(addressKey(address));
     else if (perAddress && !warnedNoAddress) {
       warnedNoAddress = true;
-      console.warn('[agent-chat] createSessionHandler: no client address for this request, so sessions are not limited per visitor. Mount it with toNodeHandler (agent-chat/server/node), pass { clientAddress } as the second argument, or set trustProxy.');
+      console.warn(
+        '[agent-chat] createSessionHandler: no client address for this request, so sessions are not limited per visitor. Mount it with toNodeHandler (agent-chat/server/node), pass { clientAddress } as the second argument, or set trustProxy.',
+      );
     }
     if (typeof wait === 'number') {
       const seconds = Math.max(1, Math.ceil(wait));
@@ -143,13 +145,22 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
     } catch (error) {
       if (error instanceof BodyTooLargeError) return errorJson(502, 'service_unavailable', 'The agent service answered with an oversized body.');
       const timedOut = isTimeout(error) || deadline.aborted;
-      return errorJson(502, 'service_unavailable', timedOut ? `The agent service did not answer within ${timeoutMs} ms.` : 'The agent service could not be reached.');
+      return errorJson(
+        502,
+        'service_unavailable',
+        timedOut ? `The agent service did not answer within ${timeoutMs} ms.` : 'The agent service could not be reached.',
+      );
     }
     if (!NULL_BODY_STATUS.has(upstream.status) && !isJson(upstream.headers.get('Content-Type'), body)) {
       // An error page of a proxy or load balancer: the widget reads JSON, and the site must not serve that page as its own.
       const type = upstream.headers.get('Content-Type')?.split(';')[0].trim() || 'no content type';
       const retryAfter = upstream.headers.get('Retry-After');
-      return errorJson(502, 'service_unavailable', `The agent service answered ${upstream.status} with ${type} instead of JSON.`, retryAfter ? { 'Retry-After': retryAfter } : {});
+      return errorJson(
+        502,
+        'service_unavailable',
+        `The agent service answered ${upstream.status} with ${type} instead of JSON.`,
+        retryAfter ? { 'Retry-After': retryAfter } : {},
+      );
     }
     const headers = new Headers(BASE_HEADERS);
     for (const name of ['Content-Type', 'Date', 'Retry-After']) {

@@ -49,11 +49,21 @@ async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      port: { type: 'string' }, host: { type: 'string' }, data: { type: 'string' }, project: { type: 'string' },
-      integration: { type: 'string', multiple: true }, 'api-key': { type: 'string' }, 'allowed-origin': { type: 'string', multiple: true },
-      'public-url': { type: 'string' }, help: { type: 'boolean' },
-      'trust-proxy': { type: 'string' }, 'model-tries': { type: 'string' }, 'model-first-token-timeout': { type: 'string' },
-      'model-stall-timeout': { type: 'string' }, 'model-history-tokens': { type: 'string' }, 'model-usage': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      project: { type: 'string' },
+      integration: { type: 'string', multiple: true },
+      'api-key': { type: 'string' },
+      'allowed-origin': { type: 'string', multiple: true },
+      'public-url': { type: 'string' },
+      help: { type: 'boolean' },
+      'trust-proxy': { type: 'string' },
+      'model-tries': { type: 'string' },
+      'model-first-token-timeout': { type: 'string' },
+      'model-stall-timeout': { type: 'string' },
+      'model-history-tokens': { type: 'string' },
+      'model-usage': { type: 'string' },
     },
   });
   if (values.help) {
@@ -62,7 +72,10 @@ async function main() {
   }
   const env = process.env;
   if (positionals[0] === 'admin') {
-    process.exitCode = await addAdmin(positionals.slice(1), { databaseUrl: env.DATABASE_URL || undefined, dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service' });
+    process.exitCode = await addAdmin(positionals.slice(1), {
+      databaseUrl: env.DATABASE_URL || undefined,
+      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+    });
     return;
   }
   if (positionals.length) {
@@ -83,7 +96,10 @@ async function main() {
     const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
     if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
     agent = new OpenAiAgent({
-      baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', model: env.OPENAI_MODEL ?? 'gpt-4o-mini', apiKey: env.OPENAI_API_KEY, docs,
+      baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+      model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+      apiKey: env.OPENAI_API_KEY,
+      docs,
       maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
       firstTokenTimeoutMs: seconds('--model-first-token-timeout', values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT),
       stallTimeoutMs: seconds('--model-stall-timeout', values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT),
@@ -139,11 +155,16 @@ async function main() {
     log: jsonLog,
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
-  console.log(`agent-chat-service listening on ${running.url} (${seeded ? `project ${project}` : 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`);
+  console.log(
+    `agent-chat-service listening on ${running.url} (${seeded ? `project ${project}` : 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
+  );
   console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
   const stop = (signal: string) => {
     jsonLog({ level: 'info', msg: 'stopping', signal });
-    running.close().then(() => process.exit(0), () => process.exit(1));
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -13,9 +13,12 @@ import type { ConsoleOptions, PasswordHasher } from './http/context.js';
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_BYTES = 32;
 
-const derive = (password: string, salt: Buffer, options: ScryptOptions) => new Promise<Buffer>((resolve, reject) => {
-  scrypt(password.normalize('NFKC'), salt, KEY_BYTES, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) => (error ? reject(error) : resolve(key)));
-});
+const derive = (password: string, salt: Buffer, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
 
 export const scryptPasswords: PasswordHasher = {
   async hash(password) {
@@ -34,8 +37,12 @@ export const scryptPasswords: PasswordHasher = {
 };
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.json': 'application/json', '.woff2': 'font/woff2',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
 };
 
 /**

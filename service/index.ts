@@ -15,9 +15,27 @@ export { ManualClock, systemClock } from './http/clock.js';
 export type { Clock } from './http/clock.js';
 export { MemoryStorage } from './storage/memory.js';
 export type {
-  Storage, SessionRecord, ThreadMeta, ThreadRecord, MessageRecord, MessagePatch, ActivityEvent, ActivityRow, FeedbackRecord, ToolCallRecord, ActivityStep,
+  Storage,
+  SessionRecord,
+  ThreadMeta,
+  ThreadRecord,
+  MessageRecord,
+  MessagePatch,
+  ActivityEvent,
+  ActivityRow,
+  FeedbackRecord,
+  ToolCallRecord,
+  ActivityStep,
 } from './storage/types.js';
 export type {
-  ConsoleStorage, ProjectRecord, IntegrationRecord, ApiKeyRecord, AdminRecord, AuditEntry, ConversationFilter, ConversationSummary, ActivitySummary,
+  ConsoleStorage,
+  ProjectRecord,
+  IntegrationRecord,
+  ApiKeyRecord,
+  AdminRecord,
+  AuditEntry,
+  ConversationFilter,
+  ConversationSummary,
+  ActivitySummary,
 } from './storage/console-types.js';
 export { encodeRecord } from '../contract/records.js';

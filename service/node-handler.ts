@@ -16,7 +16,9 @@ export function serviceNodeHandler(service: ReferenceService) {
     const url = requestUrl(req);
     if (!url) {
       // No request URL can be built on it: the client's mistake, not a server error.
-      res.writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
+      res
+        .writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
       return;
     }
     let cancel: (() => void) | undefined;

@@ -69,7 +69,14 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
     const started = performance.now();
     res.on('finish', () => {
       // The path only: the query may hold a cursor, and nothing here holds a token.
-      log({ level: 'info', msg: 'request', method: req.method ?? '', path: (req.url ?? '').split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) });
+      log({
+        level: 'info',
+        msg: 'request',
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0],
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      });
     });
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
@@ -94,14 +101,15 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
   return {
     server,
     url,
-    close: () => (closing ??= (async () => {
-      stopDuties();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Ends every live answer (stored as stopped); their streams then end on their own.
-      await service.close();
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      await closed;
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        stopDuties();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Ends every live answer (stored as stopped); their streams then end on their own.
+        await service.close();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+        await closed;
+      })()),
   };
 }

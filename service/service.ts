@@ -115,13 +115,14 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
   // Joining the fleet (a lease, the signals) comes before the first request; a failure is
   // retried by the next one.
   let joined: Promise<void> | null = null;
-  const join = () => (joined ??= Promise.all([storage.heartbeat(answers.instanceId), answers.listen()]).then(
-    () => {},
-    (error) => {
-      joined = null;
-      throw error;
-    },
-  ));
+  const join = () =>
+    (joined ??= Promise.all([storage.heartbeat(answers.instanceId), answers.listen()]).then(
+      () => {},
+      (error) => {
+        joined = null;
+        throw error;
+      },
+    ));
   const timers = new Set<ReturnType<typeof setInterval>>();
   const duty = (name: string, run: () => Promise<unknown>) => () => {
     run().catch((error) => log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }));

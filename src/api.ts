@@ -8,4 +8,12 @@ export type { ApiClient, ApiClientOptions } from './api/api-client.js';
 export { AgentChatError, ApiError, AuthError, NetworkError, SessionError } from './api/errors.js';
 export type * from './api/types.js';
 export type * from './events/index.js';
-export type { AgentChatProperties, AgentChatAttributes, AgentChatEventMap, AgentChatMethods, AgentChat, ClientTool, ClientToolContext } from './public-types.js';
+export type {
+  AgentChatProperties,
+  AgentChatAttributes,
+  AgentChatEventMap,
+  AgentChatMethods,
+  AgentChat,
+  ClientTool,
+  ClientToolContext,
+} from './public-types.js';

@@ -56,7 +56,9 @@ export const platformFonts: BrowserCommand<[]> = async (context): Promise<Platfo
     const { root } = (await cdp.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
     const fonts = new Map<string, PlatformFont>();
     for (const node of textHolders(root, false, [])) {
-      const { fonts: used } = (await cdp.send('CSS.getPlatformFontsForNode', { nodeId: node.nodeId })) as { fonts: Array<{ familyName: string; isCustomFont: boolean }> };
+      const { fonts: used } = (await cdp.send('CSS.getPlatformFontsForNode', { nodeId: node.nodeId })) as {
+        fonts: Array<{ familyName: string; isCustomFont: boolean }>;
+      };
       for (const font of used) {
         const key = `${font.familyName}|${font.isCustomFont}`;
         if (!fonts.has(key)) fonts.set(key, { familyName: font.familyName, isCustomFont: font.isCustomFont, example: describeNode(node) });

@@ -18,21 +18,39 @@ const serviceUrl = await listen(service);
 
 const app = express();
 app.use(express.json());
-app.post('/api/agent-session', toNodeHandler(createSessionHandler({
-  apiKey: 'key', projectId: 'proj', baseUrl: serviceUrl, getOwnerId: (request) => request.headers.get('x-user'),
-})));
-app.post('/echo', toNodeHandler(async (request) => Response.json({ got: await request.json() })));
-app.get('/cookies', toNodeHandler(async () => {
-  const headers = new Headers();
-  headers.append('Set-Cookie', 'a=1; Path=/');
-  headers.append('Set-Cookie', 'b=2; Path=/');
-  return new Response('ok', { headers });
-}));
+app.post(
+  '/api/agent-session',
+  toNodeHandler(
+    createSessionHandler({
+      apiKey: 'key',
+      projectId: 'proj',
+      baseUrl: serviceUrl,
+      getOwnerId: (request) => request.headers.get('x-user'),
+    }),
+  ),
+);
+app.post(
+  '/echo',
+  toNodeHandler(async (request) => Response.json({ got: await request.json() })),
+);
+app.get(
+  '/cookies',
+  toNodeHandler(async () => {
+    const headers = new Headers();
+    headers.append('Set-Cookie', 'a=1; Path=/');
+    headers.append('Set-Cookie', 'b=2; Path=/');
+    return new Response('ok', { headers });
+  }),
+);
 const server = createServer(app);
 const origin = await listen(server);
 
 try {
-  const session = await fetch(`${origin}/api/agent-session`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-User': 'alice' }, body: '{"external_owner_id":"mallory"}' });
+  const session = await fetch(`${origin}/api/agent-session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-User': 'alice' },
+    body: '{"external_owner_id":"mallory"}',
+  });
   assert.equal(session.status, 200);
   assert.deepEqual(await session.json(), { session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' });
   assert.equal(session.headers.get('agent-chat-owner-key'), await ownerKey('alice', 'key'));

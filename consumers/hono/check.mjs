@@ -4,7 +4,9 @@ import { Hono } from 'hono';
 import { createSessionHandler } from 'agent-chat/server';
 
 const sessionHandler = createSessionHandler({
-  apiKey: 'key', projectId: 'proj', baseUrl: 'https://agent.example.com',
+  apiKey: 'key',
+  projectId: 'proj',
+  baseUrl: 'https://agent.example.com',
   getOwnerId: () => null,
   rateLimit: (request) => (request.headers.get('x-flood') ? 30 : undefined),
   // The service, in process: the request the handler would send over the network.

@@ -7,7 +7,25 @@ const source = readFileSync('dist/worker.js', 'utf8');
 assert.doesNotMatch(source, /\bnode:|\brequire\(|\bprocess\./, 'the Worker bundle must not touch Node');
 
 // `navigator.userAgent` is what Workers report; the helper trusts CF-Connecting-IP there.
-const globals = { Request, Response, Headers, URL, crypto, TextEncoder, TextDecoder, btoa, atob, AbortSignal, AbortController, DOMException, ReadableStream, setTimeout, clearTimeout, console, navigator: { userAgent: 'Cloudflare-Workers' } };
+const globals = {
+  Request,
+  Response,
+  Headers,
+  URL,
+  crypto,
+  TextEncoder,
+  TextDecoder,
+  btoa,
+  atob,
+  AbortSignal,
+  AbortController,
+  DOMException,
+  ReadableStream,
+  setTimeout,
+  clearTimeout,
+  console,
+  navigator: { userAgent: 'Cloudflare-Workers' },
+};
 const context = vm.createContext({ ...globals });
 // The bundle is one ES module; `export default` becomes an assignment vm can run.
 const script = source.replace(/export\s*\{\s*(\w+)\s+as\s+default\s*\};?/, 'globalThis.worker = $1;').replace(/export default /, 'globalThis.worker = ');
@@ -15,9 +33,18 @@ new vm.Script(script, { filename: 'worker.js' }).runInContext(context);
 
 const env = {
   AGENT_API_KEY: 'key',
-  SERVICE: { fetch: async (url, init) => new Response(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z', key: new Headers(init.headers).get('x-api-key') }), { headers: { 'Content-Type': 'application/json' } }) },
+  SERVICE: {
+    fetch: async (url, init) =>
+      new Response(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z', key: new Headers(init.headers).get('x-api-key') }), {
+        headers: { 'Content-Type': 'application/json' },
+      }),
+  },
 };
-const post = (address) => context.worker.fetch(new Request('https://shop.example/api/agent-session', { method: 'POST', headers: { 'X-User': 'alice', 'CF-Connecting-IP': address } }), env);
+const post = (address) =>
+  context.worker.fetch(
+    new Request('https://shop.example/api/agent-session', { method: 'POST', headers: { 'X-User': 'alice', 'CF-Connecting-IP': address } }),
+    env,
+  );
 const response = await post('203.0.113.9');
 assert.equal(response.status, 200);
 assert.equal((await response.json()).key, 'key');

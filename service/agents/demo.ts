@@ -92,7 +92,10 @@ function toolCallFor(message: string, tools: readonly ToolSpec[]): ToolCall | un
     if (!parts.length || !parts.every((p) => words.includes(p))) continue;
     const from = words.indexOf(parts[0]) + 1;
     const to = parts.length > 1 ? words.lastIndexOf(parts.at(-1)!) : words.length;
-    const target = words.slice(from, Math.max(from, to)).filter((w) => !STOPWORDS.has(w)).join(' ');
+    const target = words
+      .slice(from, Math.max(from, to))
+      .filter((w) => !STOPWORDS.has(w))
+      .join(' ');
     const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string }>;
     const param = Object.keys(properties).find((key) => properties[key]?.type === 'string');
     return { id: `call_${crypto.randomUUID().replaceAll('-', '')}`, name: tool.name, arguments: param ? { [param]: target } : {} };
@@ -114,11 +117,12 @@ function pacer(ms: number, signal: AbortSignal) {
   };
   signal.addEventListener('abort', onAbort, { once: true });
   return {
-    wait: () => new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      wake = resolve;
-      timer = setTimeout(resolve, ms);
-    }),
+    wait: () =>
+      new Promise<void>((resolve) => {
+        if (signal.aborted) return resolve();
+        wake = resolve;
+        timer = setTimeout(resolve, ms);
+      }),
     done: () => signal.removeEventListener('abort', onAbort),
   };
 }

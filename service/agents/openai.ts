@@ -153,8 +153,14 @@ export class OpenAiAgent implements Agent {
     });
     const now = Date.now();
     const progress: Progress = {
-      started: now, firstTokenBy: now + (this.options.firstTokenTimeoutMs ?? 60_000), firstTokenAt: null, noticed: null, lastData: now, stalled: false,
-      stepId: `model-${input.rounds.length + 1}`, phrases,
+      started: now,
+      firstTokenBy: now + (this.options.firstTokenTimeoutMs ?? 60_000),
+      firstTokenAt: null,
+      noticed: null,
+      lastData: now,
+      stalled: false,
+      stepId: `model-${input.rounds.length + 1}`,
+      phrases,
     };
     const maxTries = Math.max(1, this.options.maxTries ?? 3);
     for (let attempt = 1; ; attempt++) {
@@ -184,14 +190,27 @@ export class OpenAiAgent implements Agent {
     try {
       let response: Response;
       try {
-        response = yield* this.wait(this.fetch(this.url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }) },
-          body,
-          signal,
-        }), progress, local);
+        response = yield* this.wait(
+          this.fetch(this.url, {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              Accept: 'text/event-stream',
+              ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }),
+            },
+            body,
+            signal,
+          }),
+          progress,
+          local,
+        );
       } catch (error) {
-        throw input.signal.aborted || error instanceof AttemptFailure ? error : new AttemptFailure(new AgentError(UNAVAILABLE, 'model_unreachable', 'the model server could not be reached: check OPENAI_BASE_URL and that the server is up'), true);
+        throw input.signal.aborted || error instanceof AttemptFailure
+          ? error
+          : new AttemptFailure(
+              new AgentError(UNAVAILABLE, 'model_unreachable', 'the model server could not be reached: check OPENAI_BASE_URL and that the server is up'),
+              true,
+            );
       }
       if (!response.ok) throw await httpFailure(response);
       const type = response.headers.get('Content-Type') ?? '';
@@ -202,7 +221,14 @@ export class OpenAiAgent implements Agent {
       }
       if (!type.includes('text/event-stream') || !response.body) {
         await response.body?.cancel().catch(() => {});
-        throw new AttemptFailure(new AgentError(UNAVAILABLE, 'model_not_streaming', `the model server answered ${type.split(';')[0] || 'without a type'} instead of an event stream: check that OPENAI_BASE_URL is an OpenAI-compatible /v1 endpoint`), false);
+        throw new AttemptFailure(
+          new AgentError(
+            UNAVAILABLE,
+            'model_not_streaming',
+            `the model server answered ${type.split(';')[0] || 'without a type'} instead of an event stream: check that OPENAI_BASE_URL is an OpenAI-compatible /v1 endpoint`,
+          ),
+          false,
+        );
       }
       yield* this.stream(response.body, progress, local, ending);
     } finally {
@@ -246,13 +272,15 @@ export class OpenAiAgent implements Agent {
           throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not JSON'), false);
         }
         if (event === 'error' || (chunk && typeof chunk === 'object' && chunk.error)) throw streamFailure(chunk?.error ?? chunk);
-        if (!chunk || typeof chunk !== 'object') throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not an object'), false);
+        if (!chunk || typeof chunk !== 'object')
+          throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not an object'), false);
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices?.[0];
         if (choice?.finish_reason) finish = choice.finish_reason;
         const delta = choice?.delta;
         if (!delta) continue;
-        if (progress.firstTokenAt === null && (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning)) yield* this.firstToken(progress, local);
+        if (progress.firstTokenAt === null && (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning))
+          yield* this.firstToken(progress, local);
         if (delta.content) {
           text = true;
           yield { type: 'text', text: delta.content };
@@ -293,12 +321,20 @@ export class OpenAiAgent implements Agent {
     { declared, partial }: Ending,
   ): AsyncGenerator<AgentOutput, void> {
     if (usage) yield { type: 'usage', promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) };
-    if (finish === 'length') throw new AgentError('The answer was cut off: it reached the model\'s length limit.', 'model_length', 'the model stopped at its output limit; raise it on the model server or lower AGENT_CHAT_MODEL_HISTORY_TOKENS');
+    if (finish === 'length')
+      throw new AgentError(
+        "The answer was cut off: it reached the model's length limit.",
+        'model_length',
+        'the model stopped at its output limit; raise it on the model server or lower AGENT_CHAT_MODEL_HISTORY_TOKENS',
+      );
     if (finish === 'content_filter') throw new AgentError('The model declined to answer this question.', 'model_content_filter');
-    const toolCalls: ToolCall[] = calls.filter((c) => declared.has(c.name)).map((c) => ({ id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: parseArguments(c.args) }));
+    const toolCalls: ToolCall[] = calls
+      .filter((c) => declared.has(c.name))
+      .map((c) => ({ id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: parseArguments(c.args) }));
     if (toolCalls.length) yield { type: 'tool_calls', calls: toolCalls };
     // After a tool round the model may have nothing to add to what it said before the pause.
-    else if (!text && !partial) throw new AgentError('The model sent an empty answer.', 'model_empty', calls.length ? 'the model called a tool this page did not offer' : undefined);
+    else if (!text && !partial)
+      throw new AgentError('The model sent an empty answer.', 'model_empty', calls.length ? 'the model called a tool this page did not offer' : undefined);
   }
 
   /** The first token arrived: no more retries, and a shown still-working step is completed. */
@@ -317,7 +353,8 @@ export class OpenAiAgent implements Agent {
       };
       progress.watchdog = setTimeout(check, stall);
     }
-    if (progress.noticed !== null) yield this.waitStep(progress, 'completed', progress.phrases.startedAfter(Math.max(1, Math.round((progress.firstTokenAt - progress.started) / 1000))));
+    if (progress.noticed !== null)
+      yield this.waitStep(progress, 'completed', progress.phrases.startedAfter(Math.max(1, Math.round((progress.firstTokenAt - progress.started) / 1000))));
   }
 
   private waitStep(progress: Progress, status: 'started' | 'completed' | 'error', summary: string): AgentOutput {
@@ -336,14 +373,24 @@ export class OpenAiAgent implements Agent {
       const now = Date.now();
       const notice = progress.noticed === null ? progress.started + (this.options.stillWorkingAfterMs ?? 4_000) : Number.POSITIVE_INFINITY;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const outcome = await Promise.race([settled, new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(notice, deadline) - now), null)))]);
+      const outcome = await Promise.race([
+        settled,
+        new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(notice, deadline) - now), null))),
+      ]);
       clearTimeout(timer);
       if (outcome) return outcome.value;
       // A timer may fire a little early: act only on what is really due, else wait again.
       if (Date.now() >= deadline) {
         local.abort();
         const seconds = Math.max(1, Math.round((deadline - progress.started) / 1000));
-        throw new AttemptFailure(new AgentError(`The model did not start answering within ${seconds} s.`, 'model_first_token_timeout', 'raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server\'s load'), false);
+        throw new AttemptFailure(
+          new AgentError(
+            `The model did not start answering within ${seconds} s.`,
+            'model_first_token_timeout',
+            "raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server's load",
+          ),
+          false,
+        );
       }
       if (Date.now() >= notice) {
         progress.noticed = Date.now();
@@ -378,7 +425,8 @@ export class OpenAiAgent implements Agent {
         content: i === 0 && input.partial ? input.partial : null,
         tool_calls: round.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
       });
-      for (const r of round.results) messages.push({ role: 'tool', tool_call_id: r.tool_call_id, content: 'error' in r ? `Error: ${r.error}` : JSON.stringify(r.output ?? null) });
+      for (const r of round.results)
+        messages.push({ role: 'tool', tool_call_id: r.tool_call_id, content: 'error' in r ? `Error: ${r.error}` : JSON.stringify(r.output ?? null) });
     });
     return messages;
   }
@@ -387,13 +435,17 @@ export class OpenAiAgent implements Agent {
 /** The instructions, in the visitor's language when the chat call named one. */
 function systemPrompt(locale: string | undefined, phrases: Phrases): string {
   const known = locale !== undefined && agentLanguage(locale) === phrases.language && phrases.language === locale.split('-')[0].toLowerCase();
-  const notFound = locale === undefined || known ? `say "${phrases.notFound}" and nothing else` : 'say in one short sentence that the documents do not cover it, and nothing else';
+  const notFound =
+    locale === undefined || known
+      ? `say "${phrases.notFound}" and nothing else`
+      : 'say in one short sentence that the documents do not cover it, and nothing else';
   const lines = [
     'You are the documentation assistant of this website. Answer only from the documents below, in Markdown, briefly.',
     `If they do not answer the question, ${notFound}.`,
     'Use a tool when the visitor asks for what it does.',
   ];
-  if (locale !== undefined) lines.push(`The visitor reads ${languageName(locale)} (${locale}): write your answer in that language, whatever the language of the documents.`);
+  if (locale !== undefined)
+    lines.push(`The visitor reads ${languageName(locale)} (${locale}): write your answer in that language, whatever the language of the documents.`);
   return lines.join('\n');
 }
 
@@ -407,7 +459,10 @@ function languageName(locale: string): string {
 
 const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0);
 
-function collectCall(calls: { id: string; name: string; args: string }[], part: NonNullable<ChunkDelta['tool_calls']>[number] & { function?: { name?: string; arguments?: string | object } }) {
+function collectCall(
+  calls: { id: string; name: string; args: string }[],
+  part: NonNullable<ChunkDelta['tool_calls']>[number] & { function?: { name?: string; arguments?: string | object } },
+) {
   const call = (calls[part.index ?? 0] ??= { id: '', name: '', args: '' });
   if (part.id) call.id = part.id;
   if (part.function?.name) call.name += part.function.name;
@@ -448,11 +503,39 @@ async function httpFailure(response: Response): Promise<AttemptFailure> {
     await response.body?.cancel().catch(() => {});
   }
   const retryAfter = retryAfterMs(response.headers);
-  if (status === 429) return new AttemptFailure(new AgentError(BUSY, 'model_rate_limited', `the model server answered 429${detail}: raise its rate limit or lower the service's concurrency`), true, retryAfter, status);
-  if (status === 408 || status >= 500) return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_unavailable', `the model server answered ${status}${detail}`), true, retryAfter, status);
-  if (status === 401 || status === 403) return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_unauthorized', `the model server answered ${status}${detail}: check OPENAI_API_KEY`), false, null, status);
-  if (status === 404) return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_not_found', `the model server answered 404${detail}: check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`), false, null, status);
-  return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_rejected', `the model server answered ${status}${detail}: if it refuses stream_options, set AGENT_CHAT_MODEL_USAGE=off; if the context is too long, lower AGENT_CHAT_MODEL_HISTORY_TOKENS`), false, null, status);
+  if (status === 429)
+    return new AttemptFailure(
+      new AgentError(BUSY, 'model_rate_limited', `the model server answered 429${detail}: raise its rate limit or lower the service's concurrency`),
+      true,
+      retryAfter,
+      status,
+    );
+  if (status === 408 || status >= 500)
+    return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_unavailable', `the model server answered ${status}${detail}`), true, retryAfter, status);
+  if (status === 401 || status === 403)
+    return new AttemptFailure(
+      new AgentError(UNAVAILABLE, 'model_unauthorized', `the model server answered ${status}${detail}: check OPENAI_API_KEY`),
+      false,
+      null,
+      status,
+    );
+  if (status === 404)
+    return new AttemptFailure(
+      new AgentError(UNAVAILABLE, 'model_not_found', `the model server answered 404${detail}: check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`),
+      false,
+      null,
+      status,
+    );
+  return new AttemptFailure(
+    new AgentError(
+      UNAVAILABLE,
+      'model_rejected',
+      `the model server answered ${status}${detail}: if it refuses stream_options, set AGENT_CHAT_MODEL_USAGE=off; if the context is too long, lower AGENT_CHAT_MODEL_HISTORY_TOKENS`,
+    ),
+    false,
+    null,
+    status,
+  );
 }
 
 /** An error event inside a 200 stream: retried before the first token when it says busy or down. */

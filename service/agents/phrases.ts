@@ -52,7 +52,13 @@ const TABLES: Record<string, Table> = {
   },
   ar: {
     searching: 'جارٍ البحث في الوثائق عن «{q}»',
-    found: { one: 'تم العثور على مقال واحد', two: 'تم العثور على مقالين', few: 'تم العثور على {n} مقالات', many: 'تم العثور على {n} مقالًا', other: 'تم العثور على {n} مقال' },
+    found: {
+      one: 'تم العثور على مقال واحد',
+      two: 'تم العثور على مقالين',
+      few: 'تم العثور على {n} مقالات',
+      many: 'تم العثور على {n} مقالًا',
+      other: 'تم العثور على {n} مقال',
+    },
     foundNone: 'لم يتم العثور على مقالات مطابقة',
     notFound: 'لم أجد ذلك في الوثائق.',
     topics: 'جرّب السؤال عن **تثبيت الأداة** أو **نقطة نهاية الجلسة** أو **السمات** أو **الأحداث** أو **سجل المحادثات** أو **الأمان**.',
@@ -69,7 +75,8 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 Artikel gefunden', other: '{n} Artikel gefunden' },
     foundNone: 'Keine passenden Artikel',
     notFound: 'Dazu habe ich in der Dokumentation nichts gefunden.',
-    topics: 'Fragen Sie zum Beispiel nach der **Installation des Widgets**, dem **Session-Endpunkt**, **Theming**, **Events**, dem **Gesprächsverlauf** oder **Sicherheit**.',
+    topics:
+      'Fragen Sie zum Beispiel nach der **Installation des Widgets**, dem **Session-Endpunkt**, **Theming**, **Events**, dem **Gesprächsverlauf** oder **Sicherheit**.',
     toolDone: 'Erledigt. Kann ich sonst noch helfen?',
     toolFailed: 'Das hat nicht geklappt: {error}.',
     toolDenied: 'In Ordnung, dann lasse ich das.',
@@ -83,7 +90,8 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artículo encontrado', other: '{n} artículos encontrados' },
     foundNone: 'Ningún artículo coincide',
     notFound: 'No encontré eso en la documentación.',
-    topics: 'Prueba a preguntar por la **instalación del widget**, el **endpoint de sesión**, los **temas**, los **eventos**, el **historial de conversaciones** o la **seguridad**.',
+    topics:
+      'Prueba a preguntar por la **instalación del widget**, el **endpoint de sesión**, los **temas**, los **eventos**, el **historial de conversaciones** o la **seguridad**.',
     toolDone: 'Hecho. ¿Te ayudo con algo más?',
     toolFailed: 'No ha funcionado: {error}.',
     toolDenied: 'De acuerdo, no lo haré.',
@@ -97,7 +105,8 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 article trouvé', other: '{n} articles trouvés' },
     foundNone: 'Aucun article correspondant',
     notFound: 'Je n’ai pas trouvé cela dans la documentation.',
-    topics: 'Essayez de poser une question sur l’**installation du widget**, le **point d’accès de session**, les **thèmes**, les **événements**, l’**historique des conversations** ou la **sécurité**.',
+    topics:
+      'Essayez de poser une question sur l’**installation du widget**, le **point d’accès de session**, les **thèmes**, les **événements**, l’**historique des conversations** ou la **sécurité**.',
     toolDone: 'C’est fait. Puis-je vous aider pour autre chose ?',
     toolFailed: 'Cela n’a pas fonctionné : {error}.',
     toolDenied: 'D’accord, je ne le fais pas.',
@@ -125,7 +134,8 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Trovato 1 articolo', other: 'Trovati {n} articoli' },
     foundNone: 'Nessun articolo corrispondente',
     notFound: 'Non ho trovato questo nella documentazione.',
-    topics: 'Prova a chiedere dell’**installazione del widget**, dell’**endpoint di sessione**, dei **temi**, degli **eventi**, della **cronologia delle conversazioni** o della **sicurezza**.',
+    topics:
+      'Prova a chiedere dell’**installazione del widget**, dell’**endpoint di sessione**, dei **temi**, degli **eventi**, della **cronologia delle conversazioni** o della **sicurezza**.',
     toolDone: 'Fatto. Posso aiutarti in altro?',
     toolFailed: 'Non ha funzionato: {error}.',
     toolDenied: 'D’accordo, non lo faccio.',
@@ -167,7 +177,8 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artikel gevonden', other: '{n} artikelen gevonden' },
     foundNone: 'Geen passende artikelen',
     notFound: 'Dat heb ik niet in de documentatie gevonden.',
-    topics: 'Vraag bijvoorbeeld naar het **installeren van de widget**, het **sessie-endpoint**, **thema’s**, **events**, de **gespreksgeschiedenis** of **beveiliging**.',
+    topics:
+      'Vraag bijvoorbeeld naar het **installeren van de widget**, het **sessie-endpoint**, **thema’s**, **events**, de **gespreksgeschiedenis** of **beveiliging**.',
     toolDone: 'Klaar. Kan ik nog ergens mee helpen?',
     toolFailed: 'Dat is niet gelukt: {error}.',
     toolDenied: 'Oké, dan doe ik dat niet.',
@@ -195,7 +206,8 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artigo encontrado', other: '{n} artigos encontrados' },
     foundNone: 'Nenhum artigo correspondente',
     notFound: 'Não encontrei isso na documentação.',
-    topics: 'Experimente perguntar sobre a **instalação do widget**, o **endpoint de sessão**, os **temas**, os **eventos**, o **histórico de conversas** ou a **segurança**.',
+    topics:
+      'Experimente perguntar sobre a **instalação do widget**, o **endpoint de sessão**, os **temas**, os **eventos**, o **histórico de conversas** ou a **segurança**.',
     toolDone: 'Pronto. Posso ajudar com mais alguma coisa?',
     toolFailed: 'Não funcionou: {error}.',
     toolDenied: 'Tudo bem, não vou fazer isso.',
@@ -275,7 +287,8 @@ export function agentLanguage(locale: string | undefined): string {
   return language && language in TABLES ? language : 'en';
 }
 
-const fill = (template: string, values: Record<string, string | number>) => template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
+const fill = (template: string, values: Record<string, string | number>) =>
+  template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
 /** The browser's reason without its own closing stop, so the sentence ends once. */
 const reasonOf = (error: string) => error.trim().replace(/[.。!！]+$/u, '');
 
@@ -301,7 +314,8 @@ export function phrasesFor(locale: string | undefined): Phrases {
       const past = actions.map((a) => a!.past);
       return `I ${past.length > 1 ? `${past.slice(0, -1).join(', ')} and ${past.at(-1)}` : past[0]}.`;
     },
-    toolFailed: (call, error) => (english && englishAction(call) ? `I couldn't ${englishAction(call)!.base}: ${reasonOf(error)}.` : fill(t.toolFailed, { error: reasonOf(error) })),
+    toolFailed: (call, error) =>
+      english && englishAction(call) ? `I couldn't ${englishAction(call)!.base}: ${reasonOf(error)}.` : fill(t.toolFailed, { error: reasonOf(error) }),
     toolDenied: (call) => (english && englishAction(call) ? `OK, I won't ${englishAction(call)!.base}.` : t.toolDenied),
     stillWorking: t.stillWorking,
     retrying: t.retrying,
@@ -319,9 +333,35 @@ function cut(text: string, max: number): string {
 const SEARCHING = /^(search|find|look)$/;
 const PREPOSITIONS = new Set(['to', 'into', 'in', 'on', 'from', 'for', 'with', 'at', 'by', 'of']);
 const IRREGULAR: Record<string, string> = {
-  begin: 'began', bring: 'brought', build: 'built', buy: 'bought', choose: 'chose', cut: 'cut', draw: 'drew', find: 'found', get: 'got',
-  give: 'gave', go: 'went', hide: 'hid', keep: 'kept', leave: 'left', let: 'let', make: 'made', pay: 'paid', put: 'put', read: 'read',
-  reset: 'reset', run: 'ran', send: 'sent', set: 'set', show: 'showed', shut: 'shut', submit: 'submitted', take: 'took', upset: 'upset', write: 'wrote',
+  begin: 'began',
+  bring: 'brought',
+  build: 'built',
+  buy: 'bought',
+  choose: 'chose',
+  cut: 'cut',
+  draw: 'drew',
+  find: 'found',
+  get: 'got',
+  give: 'gave',
+  go: 'went',
+  hide: 'hid',
+  keep: 'kept',
+  leave: 'left',
+  let: 'let',
+  make: 'made',
+  pay: 'paid',
+  put: 'put',
+  read: 'read',
+  reset: 'reset',
+  run: 'ran',
+  send: 'sent',
+  set: 'set',
+  show: 'showed',
+  shut: 'shut',
+  submit: 'submitted',
+  take: 'took',
+  upset: 'upset',
+  write: 'wrote',
 };
 
 /** "open" → "opened", "stop" → "stopped", "copy" → "copied", "go" → "went". */
@@ -340,7 +380,11 @@ function pastOf(verb: string): string {
  * `{item: "socks"}` is "add socks to the cart". Undefined when the name gives no object to name.
  */
 function englishAction(call: ToolCall): { base: string; past: string } | undefined {
-  const words = call.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_-]+/).filter(Boolean);
+  const words = call.name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_-]+/)
+    .filter(Boolean);
   if (words.length < 2 && !Object.keys(call.arguments).length) return undefined;
   const [verb, ...rest] = words;
   if (!/^[a-z]+$/.test(verb)) return undefined;

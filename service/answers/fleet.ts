@@ -24,14 +24,22 @@ export type Signal =
 
 export function encodeSignal(signal: Signal): string {
   switch (signal.kind) {
-    case 'watch': return `watch\n${signal.answerId}\n${signal.watchId}\n${signal.host}`;
-    case 'unwatch': return `unwatch\n${signal.answerId}\n${signal.watchId}`;
-    case 'snap': return `snap\n${signal.watchId}\n${signal.seq}\n${signal.records}`;
-    case 'recs': return `recs\n${signal.answerId}\n${signal.first}\n${signal.last ? 1 : 0}\n${signal.records}`;
-    case 'gone': return `gone\n${signal.watchId}`;
-    case 'cancel': return `cancel\n${signal.answerId}\n${signal.host}`;
-    case 'ended': return `ended\n${signal.answerId}`;
-    case 'lost': return SIGNALS_LOST;
+    case 'watch':
+      return `watch\n${signal.answerId}\n${signal.watchId}\n${signal.host}`;
+    case 'unwatch':
+      return `unwatch\n${signal.answerId}\n${signal.watchId}`;
+    case 'snap':
+      return `snap\n${signal.watchId}\n${signal.seq}\n${signal.records}`;
+    case 'recs':
+      return `recs\n${signal.answerId}\n${signal.first}\n${signal.last ? 1 : 0}\n${signal.records}`;
+    case 'gone':
+      return `gone\n${signal.watchId}`;
+    case 'cancel':
+      return `cancel\n${signal.answerId}\n${signal.host}`;
+    case 'ended':
+      return `ended\n${signal.answerId}`;
+    case 'lost':
+      return SIGNALS_LOST;
   }
 }
 
@@ -70,12 +78,15 @@ export function decodeSignal(message: string): Signal | undefined {
       const [, answerId, first, last, records] = fields(message, 5);
       return records !== undefined && Number.isInteger(Number(first)) ? { kind, answerId, first: Number(first), last: last === '1', records } : undefined;
     }
-    case 'gone': return { kind, watchId: fields(message, 2)[1] };
+    case 'gone':
+      return { kind, watchId: fields(message, 2)[1] };
     case 'cancel': {
       const [, answerId, host] = fields(message, 3);
       return host ? { kind, answerId, host } : undefined;
     }
-    case 'ended': return { kind, answerId: fields(message, 2)[1] };
-    default: return undefined;
+    case 'ended':
+      return { kind, answerId: fields(message, 2)[1] };
+    default:
+      return undefined;
   }
 }

@@ -402,17 +402,27 @@ export class Answers implements AnswerRunner {
     if (this.saving || !this.dueSaves.size) return;
     const batch = [...this.dueSaves];
     this.dueSaves.clear();
-    const saves = batch.map(({ message: m }) => ({ id: m.id, content: m.content, sources: m.sources, activity: m.activity, uncertain: m.uncertain, updatedAt: this.options.clock.now() }));
-    this.saving = this.options.storage.saveAnswers(saves, this.instanceId).then(
-      (held) => {
-        // Deleted with its thread, or ended by another instance (this one's lease ran out): stop.
-        for (const answer of batch) if (!held.has(answer.message.id) && !answer.end) void this.stopLocal(answer, 'gone');
-      },
-      (error) => this.options.log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error }),
-    ).finally(() => {
-      this.saving = null;
-      this.saveDue();
-    });
+    const saves = batch.map(({ message: m }) => ({
+      id: m.id,
+      content: m.content,
+      sources: m.sources,
+      activity: m.activity,
+      uncertain: m.uncertain,
+      updatedAt: this.options.clock.now(),
+    }));
+    this.saving = this.options.storage
+      .saveAnswers(saves, this.instanceId)
+      .then(
+        (held) => {
+          // Deleted with its thread, or ended by another instance (this one's lease ran out): stop.
+          for (const answer of batch) if (!held.has(answer.message.id) && !answer.end) void this.stopLocal(answer, 'gone');
+        },
+        (error) => this.options.log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error }),
+      )
+      .finally(() => {
+        this.saving = null;
+        this.saveDue();
+      });
   }
 
   private async run(answer: LiveAnswer, { input, activity }: StartAnswer): Promise<void> {
@@ -438,8 +448,14 @@ export class Answers implements AnswerRunner {
             id: message.id,
             instanceId: this.instanceId,
             patch: {
-              content: message.content, sources: message.sources, activity: message.activity, uncertain: message.uncertain,
-              toolCalls: message.toolCalls, status, updatedAt: message.updatedAt, usage: message.usage,
+              content: message.content,
+              sources: message.sources,
+              activity: message.activity,
+              uncertain: message.uncertain,
+              toolCalls: message.toolCalls,
+              status,
+              updatedAt: message.updatedAt,
+              usage: message.usage,
             },
             events: [
               ...(status === 'streaming' ? [] : [{ ...activity, kind: 'message', at: message.updatedAt } satisfies ActivityEvent]),
@@ -462,10 +478,14 @@ export class Answers implements AnswerRunner {
     };
     // The first end wins; whatever the loop was doing when it came is dropped.
     let ending: Promise<void> | null = null;
-    const end = (status: StoredStatus, record: string) => (ending ??= finish(status, record).catch(() => {}).then(answer.ended));
-    const stoppedEnd = () => answer.stopReason === 'time_limit'
-      ? end('error', encodeRecord('error', { reason: 'The answer took too long and was ended.' }, true))
-      : end('stopped', identifiers(answer));
+    const end = (status: StoredStatus, record: string) =>
+      (ending ??= finish(status, record)
+        .catch(() => {})
+        .then(answer.ended));
+    const stoppedEnd = () =>
+      answer.stopReason === 'time_limit'
+        ? end('error', encodeRecord('error', { reason: 'The answer took too long and was ended.' }, true))
+        : end('stopped', identifiers(answer));
 
     // Stopped before the agent started (a cancel or a shutdown right after the question).
     if (answer.stop.signal.aborted) {
@@ -475,17 +495,22 @@ export class Answers implements AnswerRunner {
     const outputs = agent.answer({ ...input, signal: answer.stop.signal })[Symbol.asyncIterator]();
     // A stop ends the answer at once, without waiting for the agent's next output: an agent
     // that ignores its signal must not hold a cancel or a shutdown forever.
-    answer.stop.signal.addEventListener('abort', () => {
-      void stoppedEnd();
-      void outputs.return?.()?.catch(() => {});
-    }, { once: true });
+    answer.stop.signal.addEventListener(
+      'abort',
+      () => {
+        void stoppedEnd();
+        void outputs.return?.()?.catch(() => {});
+      },
+      { once: true },
+    );
     try {
       for (;;) {
         const step = await outputs.next();
         if (ending) return;
         if (step.done) {
           // An agent that ends quietly with nothing to show has failed, whatever it says.
-          if (!message.content.trim() && !message.toolCalls.length) return await end('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true));
+          if (!message.content.trim() && !message.toolCalls.length)
+            return await end('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true));
           return await end('complete', identifiers(answer));
         }
         const out = step.value;
@@ -506,8 +531,14 @@ export class Answers implements AnswerRunner {
           else message.activity.push(out.step);
           this.emit(answer, encodeRecord('agent_activity_update', out.step));
         } else if (out.type === 'usage') {
-          runUsage = { promptTokens: (runUsage?.promptTokens ?? 0) + out.promptTokens, completionTokens: (runUsage?.completionTokens ?? 0) + out.completionTokens };
-          message.usage = { promptTokens: (message.usage?.promptTokens ?? 0) + out.promptTokens, completionTokens: (message.usage?.completionTokens ?? 0) + out.completionTokens };
+          runUsage = {
+            promptTokens: (runUsage?.promptTokens ?? 0) + out.promptTokens,
+            completionTokens: (runUsage?.completionTokens ?? 0) + out.completionTokens,
+          };
+          message.usage = {
+            promptTokens: (message.usage?.promptTokens ?? 0) + out.promptTokens,
+            completionTokens: (message.usage?.completionTokens ?? 0) + out.completionTokens,
+          };
         } else if (out.type === 'uncertain') {
           message.uncertain = true;
           this.emit(answer, encodeRecord('metadata', { is_uncertain: true }));

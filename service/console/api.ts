@@ -1,18 +1,47 @@
 /** The console's client for its JSON API (same origin, cookie session, CSRF header on every change). */
 
 export class ConsoleApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly retryAfter: number | null = null) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfter: number | null = null,
+  ) {
     super(message);
   }
 }
 
-export interface Integration { id: string; name: string; allowed_origins: string[]; created_at: string }
-export interface Project { id: string; name: string; created_at: string; integrations: Integration[] }
+export interface Integration {
+  id: string;
+  name: string;
+  allowed_origins: string[];
+  created_at: string;
+}
+export interface Project {
+  id: string;
+  name: string;
+  created_at: string;
+  integrations: Integration[];
+}
 export interface ApiKey {
-  id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; expires_at: string | null; revoked_at: string | null;
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
   status: 'active' | 'expiring' | 'expired' | 'revoked';
 }
-export interface Counts { sessions: number; threads: number; messages: number; upvotes: number; downvotes: number; prompt_tokens: number; completion_tokens: number }
+export interface Counts {
+  sessions: number;
+  threads: number;
+  messages: number;
+  upvotes: number;
+  downvotes: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
 export interface Activity {
   period: { start: string; end: string };
   totals: Counts & { unique_owners: number };
@@ -21,21 +50,55 @@ export interface Activity {
   freshness: { as_of: string; max_staleness_seconds: number };
 }
 export interface ThreadSummary {
-  id: string; title: string; integration_id: string; owner_key: string; created_at: string; updated_at: string; messages: number;
-  upvotes: number; downvotes: number; uncertain: boolean; error: boolean; tool_used: boolean; handoff_at: string | null;
+  id: string;
+  title: string;
+  integration_id: string;
+  owner_key: string;
+  created_at: string;
+  updated_at: string;
+  messages: number;
+  upvotes: number;
+  downvotes: number;
+  uncertain: boolean;
+  error: boolean;
+  tool_used: boolean;
+  handoff_at: string | null;
 }
 export interface ThreadDetail {
-  id: string; title: string; integration_id: string; owner_key: string; created_at: string; updated_at: string; handoff_at: string | null;
+  id: string;
+  title: string;
+  integration_id: string;
+  owner_key: string;
+  created_at: string;
+  updated_at: string;
+  handoff_at: string | null;
   messages: {
-    id: string; role: 'user' | 'assistant'; content: string; status: string; created_at: string; uncertain: boolean;
+    id: string;
+    role: 'user' | 'assistant';
+    content: string;
+    status: string;
+    created_at: string;
+    uncertain: boolean;
     sources: { title: string; subtitle?: string | null; source_url: string }[];
     tool_calls: { id: string; name: string; arguments: unknown; round: number; status: string; output?: unknown; error?: string }[];
     activity: { id: string; name: string; status: string; summary?: string }[];
     feedback: { reaction: 'upvote' | 'downvote'; comment: Record<string, unknown> | null; at: string; voter_key: string }[];
   }[];
 }
-export interface AuditEntry { id: number; at: string; actor: string; action: string; project_id: string | null; target: string | null; detail: Record<string, unknown> | null; address: string | null }
-export interface InstallInfo { service_url: string; widget: { version: string; file: string; integrity: string } | null }
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  project_id: string | null;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  address: string | null;
+}
+export interface InstallInfo {
+  service_url: string;
+  widget: { version: string; file: string; integrity: string } | null;
+}
 
 /** `api/` beside any console page: every page sits one level under /console/. */
 export const apiBase = () => new URL('api/', new URL('.', location.href)).href;
@@ -59,7 +122,12 @@ export class ConsoleApi {
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(this.url(path, options.query), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), credentials: 'same-origin' });
+      response = await fetch(this.url(path, options.query), {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        credentials: 'same-origin',
+      });
     } catch {
       throw new ConsoleApiError(0, 'network', 'The service could not be reached. Check your connection and try again.');
     }
@@ -68,7 +136,12 @@ export class ConsoleApi {
     if (!response.ok) {
       if (response.status === 401 && data?.code === 'signed_out' && !options.quiet401) this.onSignedOut();
       const retry = Number(response.headers.get('Retry-After'));
-      throw new ConsoleApiError(response.status, data?.code ?? 'http', data?.detail ?? `The service answered ${response.status}.`, Number.isFinite(retry) && retry > 0 ? retry : null);
+      throw new ConsoleApiError(
+        response.status,
+        data?.code ?? 'http',
+        data?.detail ?? `The service answered ${response.status}.`,
+        Number.isFinite(retry) && retry > 0 ? retry : null,
+      );
     }
     return data as T;
   }
@@ -98,10 +171,13 @@ export class ConsoleApi {
   keys = (projectId: string) => this.call<{ keys: ApiKey[] }>('GET', `projects/${enc(projectId)}/keys`).then((r) => r.keys);
   createKey = (projectId: string, name: string) => this.call<ApiKey & { key: string }>('POST', `projects/${enc(projectId)}/keys`, { body: { name } });
   rotateKey = (projectId: string, id: string, overlapSeconds: number) =>
-    this.call<ApiKey & { key: string; replaced: ApiKey }>('POST', `projects/${enc(projectId)}/keys/${enc(id)}/rotate`, { body: { overlap_seconds: overlapSeconds } });
+    this.call<ApiKey & { key: string; replaced: ApiKey }>('POST', `projects/${enc(projectId)}/keys/${enc(id)}/rotate`, {
+      body: { overlap_seconds: overlapSeconds },
+    });
   revokeKey = (projectId: string, id: string) => this.call<ApiKey>('DELETE', `projects/${enc(projectId)}/keys/${enc(id)}`);
   activity = (projectId: string, query: Record<string, string | undefined>) => this.call<Activity>('GET', `projects/${enc(projectId)}/activity`, { query });
-  activityCsvUrl = (projectId: string, query: Record<string, string | undefined>) => this.url(`projects/${enc(projectId)}/activity`, { ...query, format: 'csv' });
+  activityCsvUrl = (projectId: string, query: Record<string, string | undefined>) =>
+    this.url(`projects/${enc(projectId)}/activity`, { ...query, format: 'csv' });
   conversations = (projectId: string, query: Record<string, string | undefined>) =>
     this.call<{ threads: ThreadSummary[]; next_cursor: string | null }>('GET', `projects/${enc(projectId)}/conversations`, { query });
   conversation = (projectId: string, id: string) => this.call<ThreadDetail>('GET', `projects/${enc(projectId)}/conversations/${enc(id)}`);

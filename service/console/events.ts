@@ -1,7 +1,10 @@
 /** What pages tell the app: go to another URL of the console; the projects changed. */
 
 export class NavigateEvent extends Event {
-  constructor(readonly href: string, readonly replace = false) {
+  constructor(
+    readonly href: string,
+    readonly replace = false,
+  ) {
     super('console-navigate', { bubbles: true, composed: true });
   }
 }

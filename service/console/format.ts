@@ -14,7 +14,11 @@ export function ago(iso: string | null, now = Date.now()): string {
   if (!iso) return 'Never';
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  for (const [unit, size] of [['day', 86_400], ['hour', 3_600], ['minute', 60]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ] as const) {
     if (Math.abs(seconds) >= size) return rtf.format(Math.round(seconds / size), unit);
   }
   return rtf.format(seconds, 'second');

@@ -9,7 +9,13 @@ import { KeysPage } from './components/keys-page.js';
 import { ConsoleSignIn } from './components/sign-in.js';
 
 const elements: [string, CustomElementConstructor][] = [
-  ['console-sign-in', ConsoleSignIn], ['activity-chart', ActivityChart], ['activity-page', ActivityPage], ['conversations-page', ConversationsPage],
-  ['integrations-page', IntegrationsPage], ['keys-page', KeysPage], ['audit-page', AuditPage], ['console-app', ConsoleApp],
+  ['console-sign-in', ConsoleSignIn],
+  ['activity-chart', ActivityChart],
+  ['activity-page', ActivityPage],
+  ['conversations-page', ConversationsPage],
+  ['integrations-page', IntegrationsPage],
+  ['keys-page', KeysPage],
+  ['audit-page', AuditPage],
+  ['console-app', ConsoleApp],
 ];
 for (const [name, element] of elements) if (!customElements.get(name)) customElements.define(name, element);

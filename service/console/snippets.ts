@@ -20,7 +20,10 @@ export function scriptTag({ projectId, integrationId, serviceUrl, widget }: Snip
             base-url="${serviceUrl}"></agent-chat>`;
 }
 
-const options = ({ projectId, serviceUrl }: SnippetInput, getOwnerId: string) => `  apiKey: process.env.AGENT_CHAT_API_KEY,   // an API key of ${projectId}; never sent to a browser
+const options = (
+  { projectId, serviceUrl }: SnippetInput,
+  getOwnerId: string,
+) => `  apiKey: process.env.AGENT_CHAT_API_KEY,   // an API key of ${projectId}; never sent to a browser
   projectId: '${projectId}',
   baseUrl: '${serviceUrl}',
   getOwnerId: ${getOwnerId},`;

@@ -16,7 +16,10 @@ function widgetRelease(): Plugin {
     generateBundle() {
       const sriFile = `${repo}/dist/sri.json`;
       const release = existsSync(sriFile)
-        ? { version: JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')).version as string, sri: JSON.parse(readFileSync(sriFile, 'utf8')) as Record<string, string> }
+        ? {
+            version: JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')).version as string,
+            sri: JSON.parse(readFileSync(sriFile, 'utf8')) as Record<string, string>,
+          }
         : null;
       this.emitFile({ type: 'asset', fileName: 'widget.json', source: `${JSON.stringify(release)}\n` });
     },

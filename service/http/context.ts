@@ -72,7 +72,12 @@ export async function requireProject(ctx: ServiceContext, projectId: string): Pr
   const project = await ctx.directory.project(projectId);
   if (project) return project;
   const unknown: ProjectView = {
-    project: { id: projectId, name: '', ownerSecret: '', createdAt: 0 }, id: projectId, integrations: new Map(), integrationIds: [], keys: [], loadedAt: ctx.clock.now(),
+    project: { id: projectId, name: '', ownerSecret: '', createdAt: 0 },
+    id: projectId,
+    integrations: new Map(),
+    integrationIds: [],
+    keys: [],
+    loadedAt: ctx.clock.now(),
   };
   UNKNOWN_PROJECTS.add(unknown);
   return unknown;

@@ -111,7 +111,8 @@ export class Directory {
       }
       for (const integrationId of config.integrationIds) {
         const integration = { projectId: config.id, id: integrationId, name: integrationId, allowedOrigins: config.allowedOrigins ?? [], createdAt: now };
-        if (await this.storage.createIntegration(integration)) await this.audit('integration.create', config.id, integrationId, { allowed_origins: integration.allowedOrigins });
+        if (await this.storage.createIntegration(integration))
+          await this.audit('integration.create', config.id, integrationId, { allowed_origins: integration.allowedOrigins });
         else if (config.allowedOrigins) {
           const before = (await this.storage.listIntegrations(config.id)).find((i) => i.id === integrationId)?.allowedOrigins ?? [];
           if (before.join('\n') !== config.allowedOrigins.join('\n')) {
@@ -123,7 +124,17 @@ export class Directory {
       const hash = config.apiKey && (await sha256Hex(config.apiKey));
       // A key revoked in the console stays revoked: restarting with the old flag does not revive it.
       if (config.apiKey && hash && !(await this.storage.listApiKeys(config.id)).some((k) => k.hash === hash)) {
-        const key = { id: randomId('key'), projectId: config.id, name: 'Start-up key', prefix: config.apiKey.slice(0, 4), hash, createdAt: now, lastUsedAt: null, expiresAt: null, revokedAt: null };
+        const key = {
+          id: randomId('key'),
+          projectId: config.id,
+          name: 'Start-up key',
+          prefix: config.apiKey.slice(0, 4),
+          hash,
+          createdAt: now,
+          lastUsedAt: null,
+          expiresAt: null,
+          revokedAt: null,
+        };
         if (await this.storage.createApiKey(key)) await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
       }
       this.invalidate(config.id);

@@ -23,9 +23,8 @@ export function normalizeOrigin(value: string): string | null {
  */
 export function originAllowed(view: ProjectView, origin: string | null, integrationId?: string): boolean {
   if (origin === null) return true;
-  const lists = integrationId !== undefined
-    ? [view.integrations.get(integrationId)?.allowedOrigins ?? []]
-    : [...view.integrations.values()].map((i) => i.allowedOrigins);
+  const lists =
+    integrationId !== undefined ? [view.integrations.get(integrationId)?.allowedOrigins ?? []] : [...view.integrations.values()].map((i) => i.allowedOrigins);
   return lists.length === 0 || lists.some((list) => list.length === 0 || list.includes(origin));
 }
 
@@ -34,7 +33,11 @@ const restricted = (view: ProjectView) => [...view.integrations.values()].some((
 
 export function originRefused(origin: string, integrationId?: string): HttpError {
   const where = integrationId ? `integration ${integrationId}` : 'any integration of this project';
-  return new HttpError(403, 'origin_not_allowed', `Pages on ${origin} may not use ${where}: add ${origin} to its "Allowed origins" on the Integrations page of the service console.`);
+  return new HttpError(
+    403,
+    'origin_not_allowed',
+    `Pages on ${origin} may not use ${where}: add ${origin} to its "Allowed origins" on the Integrations page of the service console.`,
+  );
 }
 
 /**

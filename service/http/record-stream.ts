@@ -57,14 +57,17 @@ export class RecordStream {
     let piped = false;
     // highWaterMark 0: pull runs only when someone reads, so a host that takes the direct path
     // (and never reads the web stream) leaves it untouched.
-    const body = new ReadableStream<Uint8Array>({
-      pull: (controller) => {
-        if (piped) return;
-        piped = true;
-        this.pipe({ write: (bytes) => controller.enqueue(bytes), end: () => controller.close() });
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          if (piped) return;
+          piped = true;
+          this.pipe({ write: (bytes) => controller.enqueue(bytes), end: () => controller.close() });
+        },
+        cancel: () => this.cancel(),
       },
-      cancel: () => this.cancel(),
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     const response = new Response(body, { headers });
     DIRECT.set(response, this);
     return response;

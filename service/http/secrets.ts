@@ -1,6 +1,10 @@
 /** Random secrets and their digests, with web crypto only (the core also runs in a browser). */
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 /** `bytes` random bytes as base64url (32 bytes: 43 characters, 256 bits). */
 export const randomSecret = (bytes = 32) => base64url(crypto.getRandomValues(new Uint8Array(bytes)));

@@ -23,8 +23,10 @@ function parseTools(value: unknown): ToolSpec[] {
   return value.map((tool, i) => {
     if (!isRecord(tool)) throw badRequest(`tools[${i}] must be an object.`);
     const { name, description, parameters } = tool;
-    if (typeof name !== 'string' || !TOOL_NAME.test(name) || names.has(name)) throw badRequest(`tools[${i}].name must match ${TOOL_NAME.source} and be unique.`);
-    if (typeof description !== 'string' || description.length > MAX_TOOL_DESCRIPTION_CHARS) throw badRequest(`tools[${i}].description must be a string of at most ${MAX_TOOL_DESCRIPTION_CHARS} characters.`);
+    if (typeof name !== 'string' || !TOOL_NAME.test(name) || names.has(name))
+      throw badRequest(`tools[${i}].name must match ${TOOL_NAME.source} and be unique.`);
+    if (typeof description !== 'string' || description.length > MAX_TOOL_DESCRIPTION_CHARS)
+      throw badRequest(`tools[${i}].description must be a string of at most ${MAX_TOOL_DESCRIPTION_CHARS} characters.`);
     if (!isRecord(parameters)) throw badRequest(`tools[${i}].parameters must be a JSON Schema object.`);
     names.add(name);
     return { name, description, parameters };
@@ -80,7 +82,16 @@ function lastIndex<T>(list: readonly T[], test: (item: T) => boolean): number {
 }
 
 const emptyAnswer = (now: number): MessageRecord => ({
-  id: randomId('msg'), role: 'assistant', content: '', sources: [], createdAt: now, updatedAt: now, status: 'streaming', toolCalls: [], activity: [], uncertain: false,
+  id: randomId('msg'),
+  role: 'assistant',
+  content: '',
+  sources: [],
+  createdAt: now,
+  updatedAt: now,
+  status: 'streaming',
+  toolCalls: [],
+  activity: [],
+  uncertain: false,
 });
 
 /** Answers generating at once per owner (or address): past the cap, a 429 that says when to try again. */
@@ -94,7 +105,8 @@ function slotOf(ctx: ServiceContext, session: SessionRecord, info: RequestInfo) 
   return cap === false ? undefined : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
 }
 
-const capReached = (ctx: ServiceContext) => tooMany(CAP_RETRY_AFTER_S, `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`);
+const capReached = (ctx: ServiceContext) =>
+  tooMany(CAP_RETRY_AFTER_S, `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`);
 
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
@@ -113,14 +125,30 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
     const found = await findThread(ctx, session, body.threadId);
     ({ messages: history, ...thread } = found);
   } else {
-    thread = { id: randomId('th'), projectId, integrationId: body.integrationId, owner: session.owner, title: titleFrom(body.message), createdAt: now, updatedAt: now };
+    thread = {
+      id: randomId('th'),
+      projectId,
+      integrationId: body.integrationId,
+      owner: session.owner,
+      title: titleFrom(body.message),
+      createdAt: now,
+      updatedAt: now,
+    };
   }
   const question: MessageRecord = { ...emptyAnswer(now), id: randomId('msg'), role: 'user', content: body.message, status: 'complete' };
   const answer = emptyAnswer(now);
   // One write: a concurrent-answer slot, the thread (when new), both messages and their
   // activity; nothing without a slot, or when the thread was deleted meanwhile.
   const events = [...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []), { ...activity, kind: 'message' as const, at: now }];
-  const begun = await ctx.storage.beginAnswer({ thread, newThread, question, answer, instanceId: ctx.answers.instanceId, events, slot: slotOf(ctx, session, info) });
+  const begun = await ctx.storage.beginAnswer({
+    thread,
+    newThread,
+    question,
+    answer,
+    instanceId: ctx.answers.instanceId,
+    events,
+    slot: slotOf(ctx, session, info),
+  });
   if (begun === 'thread_gone') throw notFound('No such thread.');
   if (begun === 'cap_reached') throw capReached(ctx);
   return ctx.answers.start({
@@ -150,7 +178,8 @@ async function continueWithTools(
   const pending = new Map(answer.toolCalls.filter((c) => c.status === 'pending').map((c) => [c.id, c]));
   const seen = new Set<string>();
   for (const result of body.results) {
-    if (!pending.has(result.tool_call_id) || seen.has(result.tool_call_id)) throw badRequest(`tool_call_id ${result.tool_call_id} is not a pending call of this answer, or is answered twice.`);
+    if (!pending.has(result.tool_call_id) || seen.has(result.tool_call_id))
+      throw badRequest(`tool_call_id ${result.tool_call_id} is not a pending call of this answer, or is answered twice.`);
     seen.add(result.tool_call_id);
   }
   if (seen.size !== pending.size) throw badRequest('Every pending tool call needs exactly one result.');

@@ -18,7 +18,8 @@ function parseComment(value: unknown): Record<string, unknown> | null {
     comment[flag] = value[flag];
   }
   if (value.issue !== undefined) {
-    if (typeof value.issue !== 'string' || value.issue.length > MAX_FEEDBACK_ISSUE_CHARS) throw badRequest('comment.issue must be a string of at most 2,000 characters.');
+    if (typeof value.issue !== 'string' || value.issue.length > MAX_FEEDBACK_ISSUE_CHARS)
+      throw badRequest('comment.issue must be a string of at most 2,000 characters.');
     comment.issue = value.issue;
   }
   return comment;
@@ -36,8 +37,15 @@ export async function feedback(ctx: ServiceContext, request: Request, info: Requ
   const found = ANSWER_ID.test(answerId) ? await ctx.storage.getMessage(answerId) : undefined;
   if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread)) throw notFound('No such answer.');
   await ctx.storage.putFeedback({
-    messageId: answerId, projectId, voter: voterOf(session), sessionToken: session.tokenHash, owner: session.owner,
-    integrationId: found.thread.integrationId, reaction, comment, at: ctx.clock.now(),
+    messageId: answerId,
+    projectId,
+    voter: voterOf(session),
+    sessionToken: session.tokenHash,
+    owner: session.owner,
+    integrationId: found.thread.integrationId,
+    reaction,
+    comment,
+    at: ctx.clock.now(),
   });
   return noContent();
 }

@@ -78,9 +78,15 @@ export async function getThread(ctx: ServiceContext, request: Request, info: Req
       ...(m.role === 'assistant' && {
         question_answer_id: m.id,
         reaction: reactions.get(m.id) ?? null,
-        tool_calls: m.toolCalls.filter((c) => c.status !== 'pending').map((c) => ({
-          id: c.id, name: c.name, arguments: c.arguments, status: c.status, ...(c.status === 'error' ? { error: c.error } : { output: c.output }),
-        })),
+        tool_calls: m.toolCalls
+          .filter((c) => c.status !== 'pending')
+          .map((c) => ({
+            id: c.id,
+            name: c.name,
+            arguments: c.arguments,
+            status: c.status,
+            ...(c.status === 'error' ? { error: c.error } : { output: c.output }),
+          })),
         activity: m.activity,
         ...(m.uncertain && { is_uncertain: true }),
       }),

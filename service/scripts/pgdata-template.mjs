@@ -12,7 +12,10 @@ import { constants, brotliCompressSync } from 'node:zlib';
 const service = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
 const pglitePackage = JSON.parse(await readFile(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8'));
-const migrations = createHash('sha256').update(await readFile(join(service, 'storage', 'migrations.ts'))).digest('hex').slice(0, 12);
+const migrations = createHash('sha256')
+  .update(await readFile(join(service, 'storage', 'migrations.ts')))
+  .digest('hex')
+  .slice(0, 12);
 const cacheDir = join(service, '..', 'node_modules', '.cache', 'agent-chat-service');
 const cached = join(cacheDir, `pgdata-${pglitePackage.version}-${migrations}.tar.br`);
 const out = join(service, 'dist', 'pgdata-template.tar.br');

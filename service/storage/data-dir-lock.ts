@@ -19,10 +19,10 @@ export class DataDirLockedError extends Error {
     readonly holder: Holder,
   ) {
     super(
-      `the data directory ${dataDir} is in use by process ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}. `
-      + 'The embedded database takes one process: stop that one first, give this one another --data directory, '
-      + 'or run several instances on PostgreSQL (DATABASE_URL). '
-      + `If no such process runs, delete ${join(dataDir, LOCK_FILE)}.`,
+      `the data directory ${dataDir} is in use by process ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}. ` +
+        'The embedded database takes one process: stop that one first, give this one another --data directory, ' +
+        'or run several instances on PostgreSQL (DATABASE_URL). ' +
+        `If no such process runs, delete ${join(dataDir, LOCK_FILE)}.`,
     );
     this.name = 'DataDirLockedError';
   }

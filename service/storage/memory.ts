@@ -1,5 +1,13 @@
 import type {
-  AdminRecord, ApiKeyPatch, ApiKeyRecord, AuditEntry, ConsoleSessionRecord, ConversationFilter, ConversationSummary, IntegrationRecord, ProjectRecord,
+  AdminRecord,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  AuditEntry,
+  ConsoleSessionRecord,
+  ConversationFilter,
+  ConversationSummary,
+  IntegrationRecord,
+  ProjectRecord,
 } from './console-types.js';
 import { LocalSignals } from './local-signals.js';
 import { RateWindows } from './rate-windows.js';
@@ -7,7 +15,19 @@ import { newestFirst, rollUp } from './rollup.js';
 import { summarizeActivity, textMatches } from './summaries.js';
 import { PREVIEW_SOURCE_CHARS } from './types.js';
 import type {
-  ActivityEvent, AnswerEnd, AnswerSave, AnswerStart, BeginResult, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor, ThreadMeta,
+  ActivityEvent,
+  AnswerEnd,
+  AnswerSave,
+  AnswerStart,
+  BeginResult,
+  FeedbackRecord,
+  MessagePatch,
+  MessageRecord,
+  Reaction,
+  SessionRecord,
+  Storage,
+  ThreadCursor,
+  ThreadMeta,
   ToolCallRecord,
 } from './types.js';
 
@@ -212,7 +232,8 @@ export class MemoryStorage implements Storage {
   }
 
   async createIntegration(integration: IntegrationRecord) {
-    if (!this.projects.has(integration.projectId) || this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id)) return false;
+    if (!this.projects.has(integration.projectId) || this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id))
+      return false;
     this.integrations.push(structuredClone(integration));
     return true;
   }
@@ -242,7 +263,10 @@ export class MemoryStorage implements Storage {
   }
 
   async listApiKeys(projectId: string) {
-    return this.keys.filter((k) => k.projectId === projectId).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((k) => ({ ...k }));
+    return this.keys
+      .filter((k) => k.projectId === projectId)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      .map((k) => ({ ...k }));
   }
 
   async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
@@ -297,7 +321,12 @@ export class MemoryStorage implements Storage {
   }
 
   async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
-    return structuredClone(this.audit.filter((e) => (before === undefined || e.id < before) && (!projectId || e.projectId === projectId || e.projectId === null)).reverse().slice(0, limit));
+    return structuredClone(
+      this.audit
+        .filter((e) => (before === undefined || e.id < before) && (!projectId || e.projectId === projectId || e.projectId === null))
+        .reverse()
+        .slice(0, limit),
+    );
   }
 
   async searchThreads(projectId: string, f: ConversationFilter, { limit, after }: { limit: number; after?: ThreadCursor }) {
@@ -305,15 +334,26 @@ export class MemoryStorage implements Storage {
     for (const t of [...this.threads.values()].sort(newestFirst)) {
       if (found.length >= limit) break;
       if (t.projectId !== projectId || (f.threadId && t.id !== f.threadId) || (after && newestFirst(after, t) >= 0)) continue;
-      if ((f.integrationId && t.integrationId !== f.integrationId) || (f.from !== undefined && t.updatedAt < f.from) || (f.to !== undefined && t.updatedAt >= f.to)) continue;
+      if (
+        (f.integrationId && t.integrationId !== f.integrationId) ||
+        (f.from !== undefined && t.updatedAt < f.from) ||
+        (f.to !== undefined && t.updatedAt >= f.to)
+      )
+        continue;
       const messages = this.messages.get(t.id) ?? [];
       const reactions = messages.flatMap((m) => [...this.feedback.values()].filter((r) => r.messageId === m.id));
       const summary: ConversationSummary = {
-        ...t, handoffAt: this.handoffs.get(t.id) ?? null, messages: messages.length,
-        upvotes: reactions.filter((r) => r.reaction === 'upvote').length, downvotes: reactions.filter((r) => r.reaction === 'downvote').length,
-        uncertain: messages.some((m) => m.uncertain), error: messages.some((m) => m.status === 'error'), toolUsed: messages.some((m) => m.toolCalls.length > 0),
+        ...t,
+        handoffAt: this.handoffs.get(t.id) ?? null,
+        messages: messages.length,
+        upvotes: reactions.filter((r) => r.reaction === 'upvote').length,
+        downvotes: reactions.filter((r) => r.reaction === 'downvote').length,
+        uncertain: messages.some((m) => m.uncertain),
+        error: messages.some((m) => m.status === 'error'),
+        toolUsed: messages.some((m) => m.toolCalls.length > 0),
       };
-      if ((f.downvoted && !summary.downvotes) || (f.uncertain && !summary.uncertain) || (f.error && !summary.error) || (f.toolUsed && !summary.toolUsed)) continue;
+      if ((f.downvoted && !summary.downvotes) || (f.uncertain && !summary.uncertain) || (f.error && !summary.error) || (f.toolUsed && !summary.toolUsed))
+        continue;
       if ((f.handoff && summary.handoffAt === null) || (f.q?.trim() && !textMatches([t.title, ...messages.map((m) => m.content)], f.q))) continue;
       found.push(summary);
     }
@@ -322,7 +362,10 @@ export class MemoryStorage implements Storage {
 
   async threadFeedback(threadId: string) {
     const ids = new Set((this.messages.get(threadId) ?? []).map((m) => m.id));
-    return [...this.feedback.values()].filter((f) => ids.has(f.messageId)).sort((a, b) => a.at - b.at).map((f) => structuredClone(f));
+    return [...this.feedback.values()]
+      .filter((f) => ids.has(f.messageId))
+      .sort((a, b) => a.at - b.at)
+      .map((f) => structuredClone(f));
   }
 
   async markHandoff(threadId: string, at: number) {
@@ -332,7 +375,11 @@ export class MemoryStorage implements Storage {
   }
 
   async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string) {
-    return summarizeActivity(await this.activity(projectId, fromDay, toDay), integrationId, await this.activity(projectId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    return summarizeActivity(
+      await this.activity(projectId, fromDay, toDay),
+      integrationId,
+      await this.activity(projectId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+    );
   }
 
   async beginAnswer({ thread, newThread, question, answer, instanceId, events, slot }: AnswerStart): Promise<BeginResult> {

@@ -14,9 +14,28 @@ import type { SqlClient } from './sql-client.js';
  * default, 170 MB with 16 MB.
  */
 const START_PARAMS = [
-  '--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
-  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0', '-c', 'io_method=sync',
-  '-c', 'max_parallel_maintenance_workers=0', '-c', 'shared_buffers=8MB',
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  '-c',
+  'search_path=public',
+  '-c',
+  'exit_on_error=false',
+  '-c',
+  'log_checkpoints=false',
+  '-c',
+  'max_worker_processes=0',
+  '-c',
+  'max_parallel_workers=0',
+  '-c',
+  'max_parallel_workers_per_gather=0',
+  '-c',
+  'io_method=sync',
+  '-c',
+  'max_parallel_maintenance_workers=0',
+  '-c',
+  'shared_buffers=8MB',
 ];
 
 /**
@@ -48,10 +67,13 @@ export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
   };
   return {
     query,
-    transaction: (fn) => db.transaction((tx) => fn(async (sql, params) => {
-      const result = await tx.query<Record<string, unknown>>(sql, params);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-    })),
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn(async (sql, params) => {
+          const result = await tx.query<Record<string, unknown>>(sql, params);
+          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+        }),
+      ),
     async close() {
       try {
         await db.close();

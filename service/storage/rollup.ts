@@ -13,7 +13,19 @@ export function rollUp(events: Iterable<ActivityEvent>, feedback: Iterable<Feedb
     const key = `${day}\n${sessionToken}\n${integrationId ?? ''}`;
     let found = rows.get(key);
     if (!found) {
-      found = { day, sessionToken, owner, integrationId: integrationId ?? '', sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 };
+      found = {
+        day,
+        sessionToken,
+        owner,
+        integrationId: integrationId ?? '',
+        sessions: 0,
+        threads: 0,
+        messages: 0,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      };
       rows.set(key, found);
     }
     return found;

@@ -1,6 +1,16 @@
 import type {
-  ActivityCounts, ActivitySummary, AdminRecord, ApiKeyPatch, ApiKeyRecord, AuditEntry, ConsoleSessionRecord, ConsoleStorage, ConversationFilter,
-  ConversationSummary, IntegrationRecord, ProjectRecord,
+  ActivityCounts,
+  ActivitySummary,
+  AdminRecord,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  AuditEntry,
+  ConsoleSessionRecord,
+  ConsoleStorage,
+  ConversationFilter,
+  ConversationSummary,
+  IntegrationRecord,
+  ProjectRecord,
 } from './console-types.js';
 import type { SqlClient } from './sql-client.js';
 import type { FeedbackRecord, Reaction, ThreadCursor } from './types.js';
@@ -8,21 +18,48 @@ import type { FeedbackRecord, Reaction, ThreadCursor } from './types.js';
 const num = (value: unknown) => Number(value);
 const numOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
-const toProject = (r: Record<string, unknown>): ProjectRecord => ({ id: r.id as string, name: r.name as string, ownerSecret: r.owner_secret as string, createdAt: num(r.created_at) });
+const toProject = (r: Record<string, unknown>): ProjectRecord => ({
+  id: r.id as string,
+  name: r.name as string,
+  ownerSecret: r.owner_secret as string,
+  createdAt: num(r.created_at),
+});
 const toIntegration = (r: Record<string, unknown>): IntegrationRecord => ({
-  projectId: r.project_id as string, id: r.id as string, name: r.name as string, allowedOrigins: r.allowed_origins as string[], createdAt: num(r.created_at),
+  projectId: r.project_id as string,
+  id: r.id as string,
+  name: r.name as string,
+  allowedOrigins: r.allowed_origins as string[],
+  createdAt: num(r.created_at),
 });
 const toKey = (r: Record<string, unknown>): ApiKeyRecord => ({
-  id: r.id as string, projectId: r.project_id as string, name: r.name as string, prefix: r.prefix as string, hash: r.hash as string,
-  createdAt: num(r.created_at), lastUsedAt: numOrNull(r.last_used_at), expiresAt: numOrNull(r.expires_at), revokedAt: numOrNull(r.revoked_at),
+  id: r.id as string,
+  projectId: r.project_id as string,
+  name: r.name as string,
+  prefix: r.prefix as string,
+  hash: r.hash as string,
+  createdAt: num(r.created_at),
+  lastUsedAt: numOrNull(r.last_used_at),
+  expiresAt: numOrNull(r.expires_at),
+  revokedAt: numOrNull(r.revoked_at),
 });
 const toAudit = (r: Record<string, unknown>): AuditEntry => ({
-  id: num(r.id), at: num(r.at), actor: r.actor as string, action: r.action as string, projectId: (r.project_id as string | null) ?? null,
-  target: (r.target as string | null) ?? null, detail: (r.detail as Record<string, unknown> | null) ?? null, address: (r.address as string | null) ?? null,
+  id: num(r.id),
+  at: num(r.at),
+  actor: r.actor as string,
+  action: r.action as string,
+  projectId: (r.project_id as string | null) ?? null,
+  target: (r.target as string | null) ?? null,
+  detail: (r.detail as Record<string, unknown> | null) ?? null,
+  address: (r.address as string | null) ?? null,
 });
 const counts = (r: Record<string, unknown>): ActivityCounts => ({
-  sessions: num(r.sessions ?? 0), threads: num(r.threads ?? 0), messages: num(r.messages ?? 0), upvotes: num(r.upvotes ?? 0), downvotes: num(r.downvotes ?? 0),
-  promptTokens: num(r.prompt_tokens ?? 0), completionTokens: num(r.completion_tokens ?? 0),
+  sessions: num(r.sessions ?? 0),
+  threads: num(r.threads ?? 0),
+  messages: num(r.messages ?? 0),
+  upvotes: num(r.upvotes ?? 0),
+  downvotes: num(r.downvotes ?? 0),
+  promptTokens: num(r.prompt_tokens ?? 0),
+  completionTokens: num(r.completion_tokens ?? 0),
 });
 
 /** The console's half of the SQL store (same dialect, same database); `SqlStorage` adds the agent API's half. */
@@ -33,10 +70,12 @@ export class SqlConsoleStorage implements ConsoleStorage {
   protected constructor(protected readonly db: SqlClient) {}
 
   async createProject(p: ProjectRecord) {
-    const { rowCount } = await this.db.query(
-      'INSERT INTO projects (id, name, owner_secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
-      [p.id, p.name, p.ownerSecret, p.createdAt],
-    );
+    const { rowCount } = await this.db.query('INSERT INTO projects (id, name, owner_secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
+      p.id,
+      p.name,
+      p.ownerSecret,
+      p.createdAt,
+    ]);
     return rowCount > 0;
   }
 
@@ -106,22 +145,30 @@ export class SqlConsoleStorage implements ConsoleStorage {
   async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
     const sets: string[] = [];
     const params: unknown[] = [projectId, id];
-    for (const [key, column] of [['name', 'name'], ['expiresAt', 'expires_at'], ['revokedAt', 'revoked_at'], ['lastUsedAt', 'last_used_at']] as const) {
+    for (const [key, column] of [
+      ['name', 'name'],
+      ['expiresAt', 'expires_at'],
+      ['revokedAt', 'revoked_at'],
+      ['lastUsedAt', 'last_used_at'],
+    ] as const) {
       if (patch[key] === undefined) continue;
       params.push(patch[key]);
       // Last use only moves forward: two instances touching one key in any order agree.
       sets.push(key === 'lastUsedAt' ? `${column} = greatest(${column}, $${params.length})` : `${column} = $${params.length}`);
     }
-    const sql = sets.length ? `UPDATE api_keys SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *` : 'SELECT * FROM api_keys WHERE project_id = $1 AND id = $2';
+    const sql = sets.length
+      ? `UPDATE api_keys SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *`
+      : 'SELECT * FROM api_keys WHERE project_id = $1 AND id = $2';
     const { rows } = await this.db.query(sql, params);
     return rows[0] && toKey(rows[0]);
   }
 
   async createAdmin(a: AdminRecord) {
-    const { rowCount } = await this.db.query(
-      'INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [a.username, a.passwordHash, a.createdAt],
-    );
+    const { rowCount } = await this.db.query('INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      a.username,
+      a.passwordHash,
+      a.createdAt,
+    ]);
     return rowCount > 0;
   }
 
@@ -131,16 +178,27 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async putConsoleSession(s: ConsoleSessionRecord) {
-    await this.db.query(
-      'INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt],
-    );
+    await this.db.query('INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      s.tokenHash,
+      s.username,
+      s.csrf,
+      s.createdAt,
+      s.expiresAt,
+    ]);
   }
 
   async getConsoleSession(tokenHash: string) {
     const { rows } = await this.db.query('SELECT * FROM console_sessions WHERE token_hash = $1', [tokenHash]);
     const r = rows[0];
-    return r && { tokenHash: r.token_hash as string, username: r.username as string, csrf: r.csrf as string, createdAt: num(r.created_at), expiresAt: num(r.expires_at) };
+    return (
+      r && {
+        tokenHash: r.token_hash as string,
+        username: r.username as string,
+        csrf: r.csrf as string,
+        createdAt: num(r.created_at),
+        expiresAt: num(r.expires_at),
+      }
+    );
   }
 
   async deleteConsoleSession(tokenHash: string) {
@@ -161,10 +219,15 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async appendAudit(e: Omit<AuditEntry, 'id'>) {
-    await this.db.query(
-      'INSERT INTO audit_log (at, actor, action, project_id, target, detail, address) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)',
-      [e.at, e.actor, e.action, e.projectId, e.target, e.detail === null ? null : JSON.stringify(e.detail), e.address],
-    );
+    await this.db.query('INSERT INTO audit_log (at, actor, action, project_id, target, detail, address) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)', [
+      e.at,
+      e.actor,
+      e.action,
+      e.projectId,
+      e.target,
+      e.detail === null ? null : JSON.stringify(e.detail),
+      e.address,
+    ]);
   }
 
   async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
@@ -184,8 +247,12 @@ export class SqlConsoleStorage implements ConsoleStorage {
       where.push(sql.replace(/\$\?/g, () => `$${params.push(values.shift())}`));
     };
     if (f.q?.trim()) {
-      add(`(to_tsvector('simple', t.title) @@ websearch_to_tsquery('simple', $?)
-            OR t.id IN (SELECT thread_id FROM messages WHERE to_tsvector('simple', content) @@ websearch_to_tsquery('simple', $?)))`, f.q, f.q);
+      add(
+        `(to_tsvector('simple', t.title) @@ websearch_to_tsquery('simple', $?)
+            OR t.id IN (SELECT thread_id FROM messages WHERE to_tsvector('simple', content) @@ websearch_to_tsquery('simple', $?)))`,
+        f.q,
+        f.q,
+      );
     }
     if (f.threadId) add('t.id = $?', f.threadId);
     if (f.integrationId) add('t.integration_id = $?', f.integrationId);
@@ -212,22 +279,35 @@ export class SqlConsoleStorage implements ConsoleStorage {
       params,
     );
     return rows.map((r): ConversationSummary => ({
-      id: r.id as string, projectId: r.project_id as string, integrationId: r.integration_id as string, owner: (r.owner as string | null) ?? null,
-      title: r.title as string, createdAt: num(r.created_at), updatedAt: num(r.updated_at), handoffAt: numOrNull(r.handoff_at),
-      messages: num(r.message_count), upvotes: num(r.upvotes), downvotes: num(r.downvotes),
-      uncertain: r.uncertain as boolean, error: r.error as boolean, toolUsed: r.tool_used as boolean,
+      id: r.id as string,
+      projectId: r.project_id as string,
+      integrationId: r.integration_id as string,
+      owner: (r.owner as string | null) ?? null,
+      title: r.title as string,
+      createdAt: num(r.created_at),
+      updatedAt: num(r.updated_at),
+      handoffAt: numOrNull(r.handoff_at),
+      messages: num(r.message_count),
+      upvotes: num(r.upvotes),
+      downvotes: num(r.downvotes),
+      uncertain: r.uncertain as boolean,
+      error: r.error as boolean,
+      toolUsed: r.tool_used as boolean,
     }));
   }
 
   async threadFeedback(threadId: string) {
-    const { rows } = await this.db.query(
-      'SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at',
-      [threadId],
-    );
+    const { rows } = await this.db.query('SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at', [threadId]);
     return rows.map((r): FeedbackRecord => ({
-      messageId: r.message_id as string, projectId: r.project_id as string, voter: r.voter as string, sessionToken: r.session_token as string,
-      owner: (r.owner as string | null) ?? null, integrationId: r.integration_id as string, reaction: r.reaction as Reaction,
-      comment: (r.comment as Record<string, unknown> | null) ?? null, at: num(r.at),
+      messageId: r.message_id as string,
+      projectId: r.project_id as string,
+      voter: r.voter as string,
+      sessionToken: r.session_token as string,
+      owner: (r.owner as string | null) ?? null,
+      integrationId: r.integration_id as string,
+      reaction: r.reaction as Reaction,
+      comment: (r.comment as Record<string, unknown> | null) ?? null,
+      at: num(r.at),
     }));
   }
 
@@ -272,22 +352,47 @@ export class SqlConsoleStorage implements ConsoleStorage {
     const range = [projectId, fromDay, toDay];
     const scope = integrationId ? 'AND integration_id = $4' : '';
     const params = integrationId ? [...range, integrationId] : range;
-    const sums = 'sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
+    const sums =
+      'sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
     const [days, sessions, integrations, perIntegration, owners] = await Promise.all([
-      this.db.query(`SELECT day, sum(sessions) AS sessions, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY day ORDER BY day`, params),
+      this.db.query(
+        `SELECT day, sum(sessions) AS sessions, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY day ORDER BY day`,
+        params,
+      ),
       integrationId
         ? this.db.query('SELECT day, sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id = $4', params)
         : Promise.resolve({ rows: [] }),
-      this.db.query(`SELECT integration_id, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id <> '' ${scope} GROUP BY integration_id ORDER BY integration_id`, params),
-      this.db.query(`SELECT integration_id, sum(sessions) AS sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY integration_id`, params),
-      this.db.query("SELECT count(*) AS owners FROM activity_owners WHERE project_id = $1 AND integration_id = $4 AND days && int4range($2::int, $3::int, '[]')", [...range, integrationId ?? '']),
+      this.db.query(
+        `SELECT integration_id, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id <> '' ${scope} GROUP BY integration_id ORDER BY integration_id`,
+        params,
+      ),
+      this.db.query(
+        `SELECT integration_id, sum(sessions) AS sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY integration_id`,
+        params,
+      ),
+      this.db.query(
+        "SELECT count(*) AS owners FROM activity_owners WHERE project_id = $1 AND integration_id = $4 AND days && int4range($2::int, $3::int, '[]')",
+        [...range, integrationId ?? ''],
+      ),
     ]);
     const sessionsOn = new Map(sessions.rows.map((r) => [num(r.day), num(r.sessions)]));
     const sessionsOf = new Map(perIntegration.rows.map((r) => [r.integration_id as string, num(r.sessions)]));
     const summary: ActivitySummary = {
-      days: days.rows.map((r) => ({ day: num(r.day), ...counts({ ...r, sessions: integrationId ? sessionsOn.get(num(r.day)) ?? 0 : r.sessions }) })),
-      byIntegration: integrations.rows.map((r) => ({ integrationId: r.integration_id as string, ...counts({ ...r, sessions: sessionsOf.get(r.integration_id as string) ?? 0 }) })),
-      totals: { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0, uniqueOwners: num(owners.rows[0].owners) },
+      days: days.rows.map((r) => ({ day: num(r.day), ...counts({ ...r, sessions: integrationId ? (sessionsOn.get(num(r.day)) ?? 0) : r.sessions }) })),
+      byIntegration: integrations.rows.map((r) => ({
+        integrationId: r.integration_id as string,
+        ...counts({ ...r, sessions: sessionsOf.get(r.integration_id as string) ?? 0 }),
+      })),
+      totals: {
+        sessions: 0,
+        threads: 0,
+        messages: 0,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        uniqueOwners: num(owners.rows[0].owners),
+      },
     };
     // A day with sessions of the integration but no chat rows of its own (minted, chatted later).
     for (const [day, count] of sessionsOn) if (!summary.days.some((d) => d.day === day)) summary.days.push({ day, ...counts({ sessions: count }) });

@@ -4,8 +4,22 @@ import { MIGRATIONS } from './migrations.js';
 import { SqlConsoleStorage } from './sql-console.js';
 import { PREVIEW_SOURCE_CHARS, SIGNALS_LOST } from './types.js';
 import type {
-  ActivityEvent, ActivityRow, AnswerEnd, AnswerSave, AnswerStart, BeginResult, FeedbackRecord, MessagePatch, MessageRecord, Reaction, SessionRecord, Storage, ThreadCursor,
-  ThreadMeta, ThreadRecord, ToolCallRecord,
+  ActivityEvent,
+  ActivityRow,
+  AnswerEnd,
+  AnswerSave,
+  AnswerStart,
+  BeginResult,
+  FeedbackRecord,
+  MessagePatch,
+  MessageRecord,
+  Reaction,
+  SessionRecord,
+  Storage,
+  ThreadCursor,
+  ThreadMeta,
+  ThreadRecord,
+  ToolCallRecord,
 } from './types.js';
 
 export type { SqlClient };
@@ -27,16 +41,28 @@ const json = (value: unknown) => JSON.stringify(value);
 
 function toThread(row: Record<string, unknown>): ThreadMeta {
   return {
-    id: row.id as string, projectId: row.project_id as string, integrationId: row.integration_id as string, owner: (row.owner as string | null) ?? null,
-    title: row.title as string, createdAt: num(row.created_at), updatedAt: num(row.updated_at),
+    id: row.id as string,
+    projectId: row.project_id as string,
+    integrationId: row.integration_id as string,
+    owner: (row.owner as string | null) ?? null,
+    title: row.title as string,
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
   };
 }
 
 function toMessage(row: Record<string, unknown>): MessageRecord {
   return {
-    id: row.id as string, role: row.role as MessageRecord['role'], content: row.content as string, sources: row.sources as MessageRecord['sources'],
-    createdAt: num(row.created_at), updatedAt: num(row.updated_at), status: row.status as MessageRecord['status'],
-    toolCalls: row.tool_calls as MessageRecord['toolCalls'], activity: row.activity as MessageRecord['activity'], uncertain: row.uncertain as boolean,
+    id: row.id as string,
+    role: row.role as MessageRecord['role'],
+    content: row.content as string,
+    sources: row.sources as MessageRecord['sources'],
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    status: row.status as MessageRecord['status'],
+    toolCalls: row.tool_calls as MessageRecord['toolCalls'],
+    activity: row.activity as MessageRecord['activity'],
+    uncertain: row.uncertain as boolean,
     ...(row.prompt_tokens != null && { usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) } }),
   };
 }
@@ -87,7 +113,13 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async putSession(s: SessionRecord) {
-    await this.db.query('INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt]);
+    await this.db.query('INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      s.tokenHash,
+      s.projectId,
+      s.owner,
+      s.createdAt,
+      s.expiresAt,
+    ]);
     this.remember(s);
   }
 
@@ -97,7 +129,13 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     const { rows } = await this.db.query('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
     const row = rows[0];
     if (!row) return undefined;
-    const session = { tokenHash: row.token_hash as string, projectId: row.project_id as string, owner: (row.owner as string | null) ?? null, createdAt: num(row.created_at), expiresAt: num(row.expires_at) };
+    const session = {
+      tokenHash: row.token_hash as string,
+      projectId: row.project_id as string,
+      owner: (row.owner as string | null) ?? null,
+      createdAt: num(row.created_at),
+      expiresAt: num(row.expires_at),
+    };
     this.remember(session);
     return { ...session };
   }
@@ -120,10 +158,15 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async createThread(t: ThreadMeta) {
-    await this.db.query(
-      'INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [t.id, t.projectId, t.integrationId, t.owner, t.title, t.createdAt, t.updatedAt],
-    );
+    await this.db.query('INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      t.id,
+      t.projectId,
+      t.integrationId,
+      t.owner,
+      t.title,
+      t.createdAt,
+      t.updatedAt,
+    ]);
   }
 
   async getThread(id: string): Promise<ThreadRecord | undefined> {
@@ -152,10 +195,14 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq DESC LIMIT 1) AS preview`;
     const { rows } = after
       ? await this.db.query(
-        `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,
-        [projectId, owner, after.updatedAt, after.id, limit],
-      )
-      : await this.db.query(`SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`, [projectId, owner, limit]);
+          `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,
+          [projectId, owner, after.updatedAt, after.id, limit],
+        )
+      : await this.db.query(`SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`, [
+          projectId,
+          owner,
+          limit,
+        ]);
     return rows.map((row) => ({ ...toThread(row), preview: (row.preview as string | null) ?? '' }));
   }
 
@@ -230,9 +277,17 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   async activity(projectId: string, fromDay: number, toDay: number): Promise<ActivityRow[]> {
     const { rows } = await this.db.query('SELECT * FROM activity_rollup WHERE project_id = $1 AND day BETWEEN $2 AND $3', [projectId, fromDay, toDay]);
     return rows.map((r) => ({
-      day: num(r.day), sessionToken: r.session_token as string, owner: (r.owner as string | null) ?? null, integrationId: r.integration_id as string,
-      sessions: num(r.sessions), threads: num(r.threads), messages: num(r.messages), upvotes: num(r.upvotes), downvotes: num(r.downvotes),
-      promptTokens: num(r.prompt_tokens), completionTokens: num(r.completion_tokens),
+      day: num(r.day),
+      sessionToken: r.session_token as string,
+      owner: (r.owner as string | null) ?? null,
+      integrationId: r.integration_id as string,
+      sessions: num(r.sessions),
+      threads: num(r.threads),
+      messages: num(r.messages),
+      upvotes: num(r.upvotes),
+      downvotes: num(r.downvotes),
+      promptTokens: num(r.prompt_tokens),
+      completionTokens: num(r.completion_tokens),
     }));
   }
 
@@ -313,7 +368,15 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
       `UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain, updated_at = v.updated_at
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[]) AS v(id, content, sources, activity, uncertain, updated_at)
        WHERE m.id = v.id AND m.status = 'streaming' AND m.instance_id = $7 RETURNING m.id`,
-      [saves.map((x) => x.id), saves.map((x) => x.content), saves.map((x) => json(x.sources)), saves.map((x) => json(x.activity)), saves.map((x) => x.uncertain), saves.map((x) => x.updatedAt), instanceId],
+      [
+        saves.map((x) => x.id),
+        saves.map((x) => x.content),
+        saves.map((x) => json(x.sources)),
+        saves.map((x) => json(x.activity)),
+        saves.map((x) => x.uncertain),
+        saves.map((x) => x.updatedAt),
+        instanceId,
+      ],
     );
     return new Set(rows.map((r) => r.id as string));
   }
@@ -370,11 +433,26 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
          JOIN ended ON ended.id = e.answer_id)
        SELECT id FROM ended`,
       [
-        ends.map((x) => x.id), ends.map((x) => x.instanceId), ends.map((x) => x.patch.content), ends.map((x) => json(x.patch.sources)),
-        ends.map((x) => json(x.patch.activity)), ends.map((x) => x.patch.uncertain), ends.map((x) => json(x.patch.toolCalls)), ends.map((x) => x.patch.status),
-        ends.map((x) => x.patch.updatedAt), ends.map((x) => x.patch.usage?.promptTokens ?? null), ends.map((x) => x.patch.usage?.completionTokens ?? null),
-        events.map((x) => x.id), events.map((x) => x.e.kind), events.map((x) => x.e.projectId), events.map((x) => x.e.at), events.map((x) => x.e.sessionToken),
-        events.map((x) => x.e.owner), events.map((x) => x.e.integrationId), events.map((x) => x.e.promptTokens ?? 0), events.map((x) => x.e.completionTokens ?? 0),
+        ends.map((x) => x.id),
+        ends.map((x) => x.instanceId),
+        ends.map((x) => x.patch.content),
+        ends.map((x) => json(x.patch.sources)),
+        ends.map((x) => json(x.patch.activity)),
+        ends.map((x) => x.patch.uncertain),
+        ends.map((x) => json(x.patch.toolCalls)),
+        ends.map((x) => x.patch.status),
+        ends.map((x) => x.patch.updatedAt),
+        ends.map((x) => x.patch.usage?.promptTokens ?? null),
+        ends.map((x) => x.patch.usage?.completionTokens ?? null),
+        events.map((x) => x.id),
+        events.map((x) => x.e.kind),
+        events.map((x) => x.e.projectId),
+        events.map((x) => x.e.at),
+        events.map((x) => x.e.sessionToken),
+        events.map((x) => x.e.owner),
+        events.map((x) => x.e.integrationId),
+        events.map((x) => x.e.promptTokens ?? 0),
+        events.map((x) => x.e.completionTokens ?? 0),
       ],
     );
     return new Set(rows.map((r) => r.id as string));
@@ -517,21 +595,25 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   async subscribe(onMessage: (message: string) => void) {
     if (!this.db.listen) return this.local.subscribe(onMessage);
     const fragments = new Map<string, string[]>();
-    return this.db.listen(this.channel, (payload) => {
-      if (payload[0] === '=') return onMessage(payload.slice(1));
-      // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
-      const newline = payload.indexOf('\n');
-      const [id, index, count] = payload.slice(1, newline).split(' ');
-      const parts = fragments.get(id) ?? [];
-      if (Number(index) !== parts.length) return void fragments.delete(id);
-      parts.push(payload.slice(newline + 1));
-      if (parts.length < Number(count)) return void fragments.set(id, parts);
-      fragments.delete(id);
-      onMessage(parts.join(''));
-    }, () => {
-      fragments.clear();
-      onMessage(SIGNALS_LOST);
-    });
+    return this.db.listen(
+      this.channel,
+      (payload) => {
+        if (payload[0] === '=') return onMessage(payload.slice(1));
+        // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
+        const newline = payload.indexOf('\n');
+        const [id, index, count] = payload.slice(1, newline).split(' ');
+        const parts = fragments.get(id) ?? [];
+        if (Number(index) !== parts.length) return void fragments.delete(id);
+        parts.push(payload.slice(newline + 1));
+        if (parts.length < Number(count)) return void fragments.set(id, parts);
+        fragments.delete(id);
+        onMessage(parts.join(''));
+      },
+      () => {
+        fragments.clear();
+        onMessage(SIGNALS_LOST);
+      },
+    );
   }
 
   publish(messages: string[]): Promise<void> {

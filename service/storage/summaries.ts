@@ -11,8 +11,11 @@ const zero = (): ActivityCounts => ({ sessions: 0, threads: 0, messages: 0, upvo
  */
 export function summarizeActivity(period: ActivityRow[], integrationId?: string, history: ActivityRow[] = period): ActivitySummary {
   const via = new Map<string, Set<string>>();
-  for (const r of history) if (r.integrationId !== '') (via.get(r.sessionToken) ?? via.set(r.sessionToken, new Set()).get(r.sessionToken)!).add(r.integrationId);
-  const rows = integrationId ? period.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId))) : period;
+  for (const r of history)
+    if (r.integrationId !== '') (via.get(r.sessionToken) ?? via.set(r.sessionToken, new Set()).get(r.sessionToken)!).add(r.integrationId);
+  const rows = integrationId
+    ? period.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId)))
+    : period;
   const days = new Map<number, ActivityCounts>();
   const integrations = new Map<string, ActivityCounts>();
   const total = zero();

@@ -86,7 +86,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */
   async function json<T>(what: string, path: string, init: RequestInit, parse: (what: string, value: unknown) => T, signal?: AbortSignal): Promise<T> {
-    const response = await send(what, path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' } }, signal);
+    const response = await send(
+      what,
+      path,
+      { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' } },
+      signal,
+    );
     let value: unknown;
     try {
       value = await response.json();
@@ -121,25 +126,41 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...(request.toolResults ? { tool_results: request.toolResults } : {}),
         ...(request.locale ? { locale: request.locale } : {}),
       });
-      const response = await send('Sending the message', agentPaths.chat, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
-        body,
-      }, signal);
+      const response = await send(
+        'Sending the message',
+        agentPaths.chat,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
+          body,
+        },
+        signal,
+      );
       yield* streamOf('Sending the message', response, signal);
     },
 
     async *reattach(questionAnswerId, { signal } = {}) {
-      const response = await send('Reconnecting to the answer', agentPaths.answerStream(questionAnswerId), { method: 'GET', headers: { Accept: 'text/plain' } }, signal);
+      const response = await send(
+        'Reconnecting to the answer',
+        agentPaths.answerStream(questionAnswerId),
+        { method: 'GET', headers: { Accept: 'text/plain' } },
+        signal,
+      );
       yield* streamOf('Reconnecting to the answer', response, signal);
     },
 
     renameThread(threadId, title, { signal } = {}) {
-      return json('Renaming the conversation', agentPaths.thread(threadId), {
-        method: 'PATCH',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ title }),
-      }, (what, value) => toThreadSummary(what, value), signal);
+      return json(
+        'Renaming the conversation',
+        agentPaths.thread(threadId),
+        {
+          method: 'PATCH',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ title }),
+        },
+        (what, value) => toThreadSummary(what, value),
+        signal,
+      );
     },
 
     listThreads({ cursor, limit } = {}, { signal } = {}) {

@@ -122,7 +122,11 @@ function readWithin<T>(reader: ReadableStreamDefaultReader<T>, ms: number): Prom
  * final `interrupted` event so the caller keeps the text it has (bad JSON, no end record, a
  * record over the size limit, or silence longer than the idle timeout). Aborting throws AbortError.
  */
-export async function* readChatStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: ReadChatStreamOptions = {}): AsyncGenerator<StreamEvent> {
+export async function* readChatStream(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  options: ReadChatStreamOptions = {},
+): AsyncGenerator<StreamEvent> {
   const { idleTimeoutMs = STREAM_IDLE_TIMEOUT_MS } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder();

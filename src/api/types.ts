@@ -1,5 +1,14 @@
 /** The wire's shapes (from contract/) and the typed events the stream reader yields. */
-import type { FeedbackComment, Reaction, Source, ThreadMessage as WireThreadMessage, ThreadSummary, ToolCall, ToolResult, ToolSpec } from '../../contract/types.js';
+import type {
+  FeedbackComment,
+  Reaction,
+  Source,
+  ThreadMessage as WireThreadMessage,
+  ThreadSummary,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+} from '../../contract/types.js';
 
 export type { MessageStatus, Source, ThreadPage, ThreadSummary, ToolCall } from '../../contract/types.js';
 

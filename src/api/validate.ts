@@ -28,7 +28,13 @@ export function toActivity(content: Json): AgentActivity | null {
   const { id, name, status, summary, num_results: count } = content;
   if (typeof id !== 'string' || typeof name !== 'string') return null;
   if (status !== 'started' && status !== 'completed' && status !== 'error') return null;
-  return { id, name, status, summary: typeof summary === 'string' ? summary : null, numResults: typeof count === 'number' && Number.isFinite(count) ? count : null };
+  return {
+    id,
+    name,
+    status,
+    summary: typeof summary === 'string' ? summary : null,
+    numResults: typeof count === 'number' && Number.isFinite(count) ? count : null,
+  };
 }
 
 /** A tool call (§7) as a stream record or a resumed message lists it; null without an id or a name. */
@@ -67,12 +73,14 @@ export function toSources(value: unknown): Source[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isObject).flatMap((item) =>
     typeof item.source_url === 'string'
-      ? [{
-          title: typeof item.title === 'string' ? item.title : item.source_url,
-          subtitle: typeof item.subtitle === 'string' ? item.subtitle : null,
-          source_url: item.source_url,
-          source_type: typeof item.source_type === 'string' ? item.source_type : 'unknown',
-        }]
+      ? [
+          {
+            title: typeof item.title === 'string' ? item.title : item.source_url,
+            subtitle: typeof item.subtitle === 'string' ? item.subtitle : null,
+            source_url: item.source_url,
+            source_type: typeof item.source_type === 'string' ? item.source_type : 'unknown',
+          },
+        ]
       : [],
   );
 }
@@ -83,7 +91,10 @@ const STATUSES = new Set(['complete', 'stopped', 'error', 'streaming']);
 function toThreadMessage(what: string, value: unknown, path: string): ThreadMessage {
   if (!isObject(value)) fail(what, path, 'an object');
   const role = field(what, value, path, 'role', (v): v is ThreadMessage['role'] => ROLES.has(v as string), '"user" or "assistant"');
-  const status = value.status === undefined ? 'complete' : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
+  const status =
+    value.status === undefined
+      ? 'complete'
+      : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
   const qa = value.question_answer_id;
   // Feedback is decoration too: an unknown reaction reads as none rather than failing the thread.
   const reaction = value.reaction === 'upvote' || value.reaction === 'downvote' ? value.reaction : null;
@@ -97,13 +108,21 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
     ...(typeof qa === 'string' ? { question_answer_id: qa } : {}),
     // §7 additions, decoration only: malformed entries are dropped, never fail the thread.
     ...(Array.isArray(value.activity) ? { activity: value.activity.filter(isObject).flatMap((a) => toActivity(a) ?? []) } : {}),
-    ...(Array.isArray(value.tool_calls) ? {
-      tool_calls: value.tool_calls.filter(isObject).flatMap((source) => {
-        const call = toToolCall(source);
-        if (!call) return [];
-        return [{ ...call, status: source.status === 'completed' ? 'completed' as const : 'error' as const, ...(typeof source.error === 'string' ? { error: source.error } : {}) }];
-      }),
-    } : {}),
+    ...(Array.isArray(value.tool_calls)
+      ? {
+          tool_calls: value.tool_calls.filter(isObject).flatMap((source) => {
+            const call = toToolCall(source);
+            if (!call) return [];
+            return [
+              {
+                ...call,
+                status: source.status === 'completed' ? ('completed' as const) : ('error' as const),
+                ...(typeof source.error === 'string' ? { error: source.error } : {}),
+              },
+            ];
+          }),
+        }
+      : {}),
     ...(role === 'assistant' ? { reaction } : {}),
   };
 }

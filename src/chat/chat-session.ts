@@ -107,31 +107,39 @@ export class ChatSession {
     private readonly options: ChatSessionOptions,
     private readonly hooks: ChatSessionHooks,
   ) {
-    this.connection = new ServiceConnection(options.config, (status) => {
-      hooks.onSessionChange?.(status);
-      if (status === 'ready') this.judgeOwner();
-    }, options.fetch);
+    this.connection = new ServiceConnection(
+      options.config,
+      (status) => {
+        hooks.onSessionChange?.(status);
+        if (status === 'ready') this.judgeOwner();
+      },
+      options.fetch,
+    );
     const client = () => this.connection.client();
-    this.conversation = new Conversation(client, {
-      ...hooks,
-      onChange: () => this.publish(),
-      onAnswerStart: (detail) => {
-        hooks.onAnswerStart?.(detail);
-        // The question, its thread and the answer's id go to the device at once: a reload (or
-        // another tab) a moment later reattaches to the answer or follows it.
-        void this.memory.flush();
+    this.conversation = new Conversation(
+      client,
+      {
+        ...hooks,
+        onChange: () => this.publish(),
+        onAnswerStart: (detail) => {
+          hooks.onAnswerStart?.(detail);
+          // The question, its thread and the answer's id go to the device at once: a reload (or
+          // another tab) a moment later reattaches to the answer or follows it.
+          void this.memory.flush();
+        },
+        onBusy: (busy) => this.holdAnswer(busy),
+        onAnswerEnd: (detail) => {
+          hooks.onAnswerEnd?.(detail);
+          this.sendQueued();
+          // A message creates or bumps a thread: the list is out of date.
+          this.directory.markStale();
+          this.refreshIfVisible();
+        },
+        onThreadGone: (threadId) => this.directory.drop(threadId),
+        onError: (error) => hooks.onError(error),
       },
-      onBusy: (busy) => this.holdAnswer(busy),
-      onAnswerEnd: (detail) => {
-        hooks.onAnswerEnd?.(detail);
-        this.sendQueued();
-        // A message creates or bumps a thread: the list is out of date.
-        this.directory.markStale();
-        this.refreshIfVisible();
-      },
-      onThreadGone: (threadId) => this.directory.drop(threadId),
-      onError: (error) => hooks.onError(error),
-    }, { schedule: options.schedule, tools: options.tools, locale: options.locale });
+      { schedule: options.schedule, tools: options.tools, locale: options.locale },
+    );
     this.directory = new ThreadDirectory(client, {
       onChange: () => this.publish(),
       // History answered 403 after answering for an owner: someone else holds the session now.
@@ -139,7 +147,7 @@ export class ChatSession {
     });
     this.memory = new DeviceMemory({
       // Before consent, a store that keeps nothing: IndexedDB is not even opened.
-      openStore: (scope) => (options.storageAllowed?.() ?? true ? options.openStore(scope) : NO_STORE),
+      openStore: (scope) => ((options.storageAllowed?.() ?? true) ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.currentKey(),
       collect: () => ({
@@ -334,7 +342,11 @@ export class ChatSession {
    */
   async reportHandoff(): Promise<void> {
     const threadId = this.conversation.snapshot.threadId;
-    if (threadId) await this.connection.client().reportHandoff(threadId).catch(() => {});
+    if (threadId)
+      await this.connection
+        .client()
+        .reportHandoff(threadId)
+        .catch(() => {});
   }
 
   /**
@@ -397,7 +409,10 @@ export class ChatSession {
     try {
       const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
       if (generation !== this.generation || opening.signal.aborted) return;
-      this.conversation.reset(thread.id, thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])));
+      this.conversation.reset(
+        thread.id,
+        thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])),
+      );
       this.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
@@ -538,12 +553,15 @@ export class ChatSession {
     if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return;
     if (!othersFirst) return void this.conversation.reattach(last.id);
     const generation = this.generation;
-    void this.answerLock.heldElsewhere().catch(() => false).then((elsewhere) => {
-      if (generation !== this.generation || !this.connected) return;
-      if (!elsewhere) return void this.conversation.reattach(last.id);
-      // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
-      this.awaitTakeover(last.questionAnswerId);
-    });
+    void this.answerLock
+      .heldElsewhere()
+      .catch(() => false)
+      .then((elsewhere) => {
+        if (generation !== this.generation || !this.connected) return;
+        if (!elsewhere) return void this.conversation.reattach(last.id);
+        // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
+        this.awaitTakeover(last.questionAnswerId);
+      });
   }
 
   private untouched(): boolean {

@@ -188,7 +188,10 @@ export class Conversation {
     }
     // An answer cut off with its id known is reattached (§9), never asked again.
     if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId) return this.ask(undefined, message);
-    const question = this.messages.slice(0, index).reverse().find((m) => m.role === 'user');
+    const question = this.messages
+      .slice(0, index)
+      .reverse()
+      .find((m) => m.role === 'user');
     if (message.role !== 'assistant' || !question) return;
     this.messages = this.messages.filter((m) => m !== message);
     // Actions the replaced answer ran are asked for again, and their cards say why.
@@ -204,14 +207,18 @@ export class Conversation {
     // Streamed by another tab: the cancel stops it there too, and that tab writes the end.
     const followed = this.followed;
     if (followed?.questionAnswerId) {
-      this.api().cancelAnswer(followed.questionAnswerId).catch(() => {});
+      this.api()
+        .cancelAnswer(followed.questionAnswerId)
+        .catch(() => {});
       return;
     }
     const answer = this.messages.at(-1);
     if (this.inFlight && answer?.role === 'assistant' && answer.status === 'streaming' && answer.questionAnswerId) {
-      this.api().cancelAnswer(answer.questionAnswerId).catch(() => {
-        // Best effort: the answer is stopped on screen either way; the service ends it on its own limit.
-      });
+      this.api()
+        .cancelAnswer(answer.questionAnswerId)
+        .catch(() => {
+          // Best effort: the answer is stopped on screen either way; the service ends it on its own limit.
+        });
     }
     this.inFlight?.abort();
   }
@@ -265,7 +272,7 @@ export class Conversation {
     try {
       let request: ChatRequest | undefined = question && { message: question.content, threadId: this.threadId };
       let attempts = 0;
-      for (let round = 0; ; ) {
+      for (let round = 0; ;) {
         const tools = this.tools();
         let calls: ToolCall[] = [];
         // Reattaching replays the answer from its start: hold what is on screen until the replay
@@ -316,7 +323,14 @@ export class Conversation {
           answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
           break;
         }
-        const results = await this.runCalls(calls, tools, () => answer!, (next) => (answer = this.replace(answer!, next)), controller.signal, ranBefore);
+        const results = await this.runCalls(
+          calls,
+          tools,
+          () => answer!,
+          (next) => (answer = this.replace(answer!, next)),
+          controller.signal,
+          ranBefore,
+        );
         if (!isCurrent()) return;
         controller.signal.throwIfAborted();
         request = { threadId: this.threadId, toolResults: results };
@@ -465,13 +479,26 @@ export function fromThreadMessage(message: ThreadMessage, tools: readonly Client
   // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
   const extras = {
     ...(message.activity?.length ? { activity: message.activity } : {}),
-    ...(message.tool_calls?.length ? {
-      toolCalls: message.tool_calls.map((c) => ({
-        ...viewOf(c, tools.find((tool) => tool.name === c.name)),
-        state: c.status === 'completed' ? 'done' as const : 'error' as const,
-        ...(c.error ? { error: c.error } : {}),
-      })),
-    } : {}),
+    ...(message.tool_calls?.length
+      ? {
+          toolCalls: message.tool_calls.map((c) => ({
+            ...viewOf(
+              c,
+              tools.find((tool) => tool.name === c.name),
+            ),
+            state: c.status === 'completed' ? ('done' as const) : ('error' as const),
+            ...(c.error ? { error: c.error } : {}),
+          })),
+        }
+      : {}),
   };
-  return { id: message.id, role: message.role, content: message.content, sources: message.sources ?? [], status: status === 'streaming' ? 'interrupted' : status, ...qa, ...extras };
+  return {
+    id: message.id,
+    role: message.role,
+    content: message.content,
+    sources: message.sources ?? [],
+    status: status === 'streaming' ? 'interrupted' : status,
+    ...qa,
+    ...extras,
+  };
 }

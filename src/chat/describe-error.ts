@@ -6,7 +6,12 @@ import type { ErrorInfo } from './types.js';
  * One failure as the visitor reads it: a text key (the screen translates it) and the English
  * words (for the agent-chat-error event, with the code and status the screen never shows).
  */
-export function errorInfo(code: string, key: UiStringKey, recoverable: boolean, extra: { status?: number; values?: Record<string, string | number> } = {}): ErrorInfo {
+export function errorInfo(
+  code: string,
+  key: UiStringKey,
+  recoverable: boolean,
+  extra: { status?: number; values?: Record<string, string | number> } = {},
+): ErrorInfo {
   const { status, values } = extra;
   return { code, key, recoverable, message: format(en[key], values), ...(status === undefined ? {} : { status }), ...(values ? { values } : {}) };
 }
@@ -21,7 +26,9 @@ export function describeError(error: unknown): ErrorInfo {
     switch (status) {
       case 429: {
         const wait = error.retryAfter;
-        return wait ? errorInfo(code, 'errorRateLimited', true, { status, values: { seconds: wait } }) : errorInfo(code, 'errorRateLimitedShort', true, { status });
+        return wait
+          ? errorInfo(code, 'errorRateLimited', true, { status, values: { seconds: wait } })
+          : errorInfo(code, 'errorRateLimitedShort', true, { status });
       }
       case 413:
         return errorInfo(code, 'errorTooLong', false, { status });

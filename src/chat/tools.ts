@@ -58,7 +58,11 @@ export function toolSpecs(tools: readonly ClientTool[]) {
 
 /** "open_page" → "Open page", "maxResults" → "Max results": a wire name in words. */
 export function inWords(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -70,7 +74,11 @@ export function viewOf(call: ToolCall, tool: ClientTool | undefined): ToolCallVi
     // A describe that throws (or returns no string) leaves the card its argument list.
   }
   return {
-    id: call.id, name: call.name, displayName: tool?.displayName || inWords(call.name), arguments: call.arguments, state: 'pending',
+    id: call.id,
+    name: call.name,
+    displayName: tool?.displayName || inWords(call.name),
+    arguments: call.arguments,
+    state: 'pending',
     ...(sentence ? { sentence } : {}),
   };
 }

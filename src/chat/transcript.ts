@@ -19,7 +19,13 @@ export function transcriptMarkdown(messages: readonly ChatMessage[], labels: Par
       const who = `**${m.role === 'user' ? words.you : words.assistant}**`;
       const sources = m.sources.length ? `\n\n${words.sources}:\n${m.sources.map((s) => `- [${s.title}](${s.source_url})`).join('\n')}` : '';
       // A visitor's text is quoted so that their markdown stays their words, not structure.
-      const body = m.role === 'user' ? m.content.split('\n').map((line) => `> ${line}`).join('\n') : m.content.trim();
+      const body =
+        m.role === 'user'
+          ? m.content
+              .split('\n')
+              .map((line) => `> ${line}`)
+              .join('\n')
+          : m.content.trim();
       return `${who}\n\n${body}${sources}`;
     });
   return `# ${words.title}\n\n${turns.join('\n\n---\n\n')}\n`;

@@ -7,7 +7,15 @@ import type { ToolCallView } from './tools.js';
  * assistant: streaming → complete | stopped (visitor pressed Stop) | error (the agent failed)
  *            | interrupted (the stream broke; the partial text is kept for Retry).
  */
-export type ChatMessageStatus = 'sending' | 'sent' | 'failed' | 'streaming' | 'complete' | 'stopped' | 'error' | 'interrupted'
+export type ChatMessageStatus =
+  | 'sending'
+  | 'sent'
+  | 'failed'
+  | 'streaming'
+  | 'complete'
+  | 'stopped'
+  | 'error'
+  | 'interrupted'
   /** In the outbox: the visitor was offline; sent once the browser is back online. */
   | 'waiting';
 

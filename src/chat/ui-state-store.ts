@@ -92,7 +92,10 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
   const status = cut ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
   // A key this version does not know (an older or newer record) reads as the generic failure.
   const key = m.error && typeof m.error.key === 'string' && m.error.key in en ? m.error.key : 'errorGeneric';
-  const error = m.error && typeof m.error.message === 'string' ? { code: String(m.error.code), message: m.error.message, key, recoverable: m.error.recoverable === true } : undefined;
+  const error =
+    m.error && typeof m.error.message === 'string'
+      ? { code: String(m.error.code), message: m.error.message, key, recoverable: m.error.recoverable === true }
+      : undefined;
   return {
     id: m.id,
     role: m.role,
@@ -112,7 +115,10 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
 const isStep = (a: unknown): a is NonNullable<ChatMessage['activity']>[number] =>
   !!a && typeof (a as { id?: unknown }).id === 'string' && typeof (a as { name?: unknown }).name === 'string';
 const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] =>
-  !!c && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { displayName?: unknown }).displayName === 'string' && typeof (c as { state?: unknown }).state === 'string';
+  !!c &&
+  typeof (c as { id?: unknown }).id === 'string' &&
+  typeof (c as { displayName?: unknown }).displayName === 'string' &&
+  typeof (c as { state?: unknown }).state === 'string';
 
 const toMessages = (value: unknown, live: boolean): ChatMessage[] => (Array.isArray(value) ? value.flatMap((m) => validOrNone(() => toMessage(m, live))) : []);
 
@@ -123,7 +129,9 @@ function sanitizeHead(value: unknown): Head | undefined {
   return {
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
     drafts: v.drafts && typeof v.drafts === 'object' ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string')) : {},
-    queued: Array.isArray(v.queued) ? v.queued.filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string').map(({ id, text }) => ({ id, text })) : [],
+    queued: Array.isArray(v.queued)
+      ? v.queued.filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string').map(({ id, text }) => ({ id, text }))
+      : [],
     threads: Array.isArray(v.threads) ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t))) : [],
     owned: v.owned === true,
     ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
@@ -186,7 +194,10 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
   async function read(live: boolean): Promise<UiState | undefined> {
     const [rawHead, rawPanel] = await getMany([headKey, panelKey], store());
     const h = sanitizeHead(rawHead);
-    if (!h) return rawPanel ? { ...panelOf(rawPanel), activeThreadId: null, drafts: {}, queued: [], threads: [], messages: [], owned: false, ownerKey: null } : undefined;
+    if (!h)
+      return rawPanel
+        ? { ...panelOf(rawPanel), activeThreadId: null, drafts: {}, queued: [], threads: [], messages: [], owned: false, ownerKey: null }
+        : undefined;
     // An older record keeps its messages and panel in the head.
     const legacy = rawHead as { messages?: unknown; open?: unknown };
     const missing = h.chunks.filter((id) => !known.has(id));
@@ -229,16 +240,18 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     panel = nextPanel;
     remember(ids, fresh);
     const headValue: Head = { ...shared, chunks: ids };
-    queue = queue.then(async () => {
-      await store()('readwrite', (os) => {
-        if (headChanged) os.put(headValue, headKey);
-        os.put({ open, sidebarOpen }, panelKey);
-        for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
-        for (const id of gone) os.delete(chunkKey(id));
-        return promisifyRequest(os.transaction);
-      });
-      if (headChanged) channel?.postMessage({ scope, head: headValue, chunks: Object.fromEntries(fresh) });
-    }).catch(warnOnce);
+    queue = queue
+      .then(async () => {
+        await store()('readwrite', (os) => {
+          if (headChanged) os.put(headValue, headKey);
+          os.put({ open, sidebarOpen }, panelKey);
+          for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
+          for (const id of gone) os.delete(chunkKey(id));
+          return promisifyRequest(os.transaction);
+        });
+        if (headChanged) channel?.postMessage({ scope, head: headValue, chunks: Object.fromEntries(fresh) });
+      })
+      .catch(warnOnce);
     return queue;
   }
 
@@ -257,15 +270,17 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
       panel = '';
       known = new Map();
       chunkIds = [];
-      queue = queue.then(async () => {
-        // The panel's state goes too; the widget writes it again with its next change.
-        const all = (await keys(store())).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
-        await store()('readwrite', (os) => {
-          for (const key of all) os.delete(key);
-          return promisifyRequest(os.transaction);
-        });
-        channel?.postMessage({ scope, cleared: true });
-      }).catch(warnOnce);
+      queue = queue
+        .then(async () => {
+          // The panel's state goes too; the widget writes it again with its next change.
+          const all = (await keys(store())).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
+          await store()('readwrite', (os) => {
+            for (const key of all) os.delete(key);
+            return promisifyRequest(os.transaction);
+          });
+          channel?.postMessage({ scope, cleared: true });
+        })
+        .catch(warnOnce);
       return queue;
     },
     watch(listener) {

@@ -68,7 +68,7 @@ export type Translate = (key: UiStringKey, values?: Record<string, string | numb
 export function translator(strings: UiStrings, overrides: Partial<Record<string, string>> = {}): Translate {
   return (key, values) => {
     const override = overrides[key];
-    return format(typeof override === 'string' ? override : strings[key] ?? en[key], values);
+    return format(typeof override === 'string' ? override : (strings[key] ?? en[key]), values);
   };
 }
 

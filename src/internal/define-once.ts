@@ -16,6 +16,8 @@ export function defineOnce(tag: string, element: CustomElementConstructor): void
   }
   const version = existing[VERSION_KEY];
   if (version !== VERSION) {
-    console.error(`[agent-chat] <${tag}> is already defined by ${version ? `version ${version}` : 'another script'}; version ${VERSION} was not registered. Load agent-chat once per page.`);
+    console.error(
+      `[agent-chat] <${tag}> is already defined by ${version ? `version ${version}` : 'another script'}; version ${VERSION} was not registered. Load agent-chat once per page.`,
+    );
   }
 }

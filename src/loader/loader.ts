@@ -53,10 +53,11 @@ const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as ty
 export function defineLoader(importImpl: () => Promise<ImplModule>): void {
   if (typeof customElements === 'undefined' || customElements.get('agent-chat')) return;
   let loading: Promise<ImplModule> | undefined;
-  const load = () => (loading ??= importImpl().then(async (module) => {
-    await customElements.whenDefined('agent-chat-app');
-    return module;
-  }));
+  const load = () =>
+    (loading ??= importImpl().then(async (module) => {
+      await customElements.whenDefined('agent-chat-app');
+      return module;
+    }));
 
   class AgentChatLoader extends Base {
     #impl?: Impl;
@@ -142,15 +143,31 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
           else to.setAttribute(name, value);
         }
       };
-      const inward = new MutationObserver((records) => copy(this, impl, records.map((r) => r.attributeName!)));
-      const outward = new MutationObserver((records) => copy(impl, this, records.map((r) => r.attributeName!)));
+      const inward = new MutationObserver((records) =>
+        copy(
+          this,
+          impl,
+          records.map((r) => r.attributeName!),
+        ),
+      );
+      const outward = new MutationObserver((records) =>
+        copy(
+          impl,
+          this,
+          records.map((r) => r.attributeName!),
+        ),
+      );
       inward.observe(this, { attributes: true });
       outward.observe(impl, { attributes: true });
       const root = this.shadowRoot!;
       root.adoptedStyleSheets = module.tokenSheet ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()] : [standInSheet()];
       root.replaceChildren(impl);
       await impl.updateComplete;
-      copy(impl, this, Array.from(impl.attributes, (a) => a.name));
+      copy(
+        impl,
+        this,
+        Array.from(impl.attributes, (a) => a.name),
+      );
       for (const call of this.#calls.splice(0)) {
         try {
           call.resolve(await (impl[call.method] as (...args: unknown[]) => unknown)(...call.args));

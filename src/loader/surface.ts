@@ -5,10 +5,69 @@ import type { AgentChatMethods, AgentChatProperties } from '../public-types.js';
  * types, which the type test keeps equal to the element; test/dist/manifest.test.ts checks
  * the part list against the manifest.
  */
-export const PROPERTIES = ['projectId', 'integrationId', 'sessionEndpoint', 'baseUrl', 'ownerKey', 'streamIdleTimeout', 'mode', 'theme', 'heading', 'subheading', 'avatar', 'disclaimer', 'greeting', 'prompts', 'opened', 'getSessionToken', 'strings', 'tools', 'consentRequired', 'handoff', 'handoffUrl'] as const satisfies ReadonlyArray<keyof AgentChatProperties>;
-export const METHODS = ['open', 'close', 'toggle', 'send', 'newConversation', 'clearSession', 'grantConsent', 'revokeConsent', 'exportTranscript'] as const satisfies ReadonlyArray<keyof AgentChatMethods>;
-export const PARTS = ['launcher', 'panel', 'header', 'sidebar', 'conversation', 'message', 'message-user', 'message-assistant', 'message__bubble', 'message__content', 'message__sources', 'message__error', 'message__actions', 'avatar', 'disclaimer', 'composer', 'composer__input', 'composer__send-button', 'error', 'agent-bar', 'menu'];
+export const PROPERTIES = [
+  'projectId',
+  'integrationId',
+  'sessionEndpoint',
+  'baseUrl',
+  'ownerKey',
+  'streamIdleTimeout',
+  'mode',
+  'theme',
+  'heading',
+  'subheading',
+  'avatar',
+  'disclaimer',
+  'greeting',
+  'prompts',
+  'opened',
+  'getSessionToken',
+  'strings',
+  'tools',
+  'consentRequired',
+  'handoff',
+  'handoffUrl',
+] as const satisfies ReadonlyArray<keyof AgentChatProperties>;
+export const METHODS = [
+  'open',
+  'close',
+  'toggle',
+  'send',
+  'newConversation',
+  'clearSession',
+  'grantConsent',
+  'revokeConsent',
+  'exportTranscript',
+] as const satisfies ReadonlyArray<keyof AgentChatMethods>;
+export const PARTS = [
+  'launcher',
+  'panel',
+  'header',
+  'sidebar',
+  'conversation',
+  'message',
+  'message-user',
+  'message-assistant',
+  'message__bubble',
+  'message__content',
+  'message__sources',
+  'message__error',
+  'message__actions',
+  'avatar',
+  'disclaimer',
+  'composer',
+  'composer__input',
+  'composer__send-button',
+  'error',
+  'agent-bar',
+  'menu',
+];
 
 /** Fails typecheck when a property or method is added to the public types but not here. */
-export type Exhaustive = [Exclude<keyof AgentChatProperties, (typeof PROPERTIES)[number]>, Exclude<keyof AgentChatMethods, (typeof METHODS)[number]>] extends [never, never] ? true : never;
+export type Exhaustive = [Exclude<keyof AgentChatProperties, (typeof PROPERTIES)[number]>, Exclude<keyof AgentChatMethods, (typeof METHODS)[number]>] extends [
+  never,
+  never,
+]
+  ? true
+  : never;
 export const exhaustive: Exhaustive = true;

@@ -56,7 +56,10 @@ function completeTable(text: string, start: number): string | undefined {
   const header = lines[0];
   if (lines.length > 2 || !/^ {0,3}\|.*\|/.test(header)) return undefined;
   if (lines.length === 2 && !DELIMITER_ROW.test(lines[1])) return undefined;
-  const cells = header.replace(/^ {0,3}\|/, '').replace(/\|[ \t]*$/, '').split(/(?<!\\)\|/).length;
+  const cells = header
+    .replace(/^ {0,3}\|/, '')
+    .replace(/\|[ \t]*$/, '')
+    .split(/(?<!\\)\|/).length;
   return `${text.slice(0, start)}${header}\n${'|---'.repeat(cells)}|`;
 }
 
@@ -77,7 +80,7 @@ function closeInline(text: string): string {
   let bracket = -1;
   let destination = -1;
   let label = -1;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
     let run = 1;
     while (text[i + run] === c && (c === '`' || c === '*' || c === '_' || c === '~')) run += 1;
@@ -118,6 +121,7 @@ function closeInline(text: string): string {
     else out = out.trimEnd() + opener.char.repeat(opener.length);
   }
   // An unclosed `[` is most likely a link being written: its bracket would show as syntax.
-  if (bracket !== -1 && bracket < out.length && out === text.slice(0, out.length) && /(^|\s)$/.test(text.slice(0, bracket))) out = text.slice(0, bracket) + text.slice(bracket + 1);
+  if (bracket !== -1 && bracket < out.length && out === text.slice(0, out.length) && /(^|\s)$/.test(text.slice(0, bracket)))
+    out = text.slice(0, bracket) + text.slice(bracket + 1);
   return out;
 }

@@ -172,7 +172,12 @@ export function markdownEnd(text: string): number {
 }
 
 /** Small texts that between them run every regular expression an answer is likely to need. */
-const WARM_UP = ['Text.', 'Some *em*, **strong**, _em_ and ~~del~~.', '`code` [link](https://x.test) www.x.test a@x.test', '- item\n1. item\n> quote\n# Heading\n\n| a |\n|---|\n| b |\n\n```\ncode\n```'];
+const WARM_UP = [
+  'Text.',
+  'Some *em*, **strong**, _em_ and ~~del~~.',
+  '`code` [link](https://x.test) www.x.test a@x.test',
+  '- item\n1. item\n> quote\n# Heading\n\n| a |\n|---|\n| b |\n\n```\ncode\n```',
+];
 let warmed = false;
 
 /**
@@ -183,9 +188,10 @@ let warmed = false;
 export function warmUpMarkdown(): void {
   if (warmed) return;
   warmed = true;
-  const next = (i: number) => whenIdle(() => {
-    lex(WARM_UP[i]);
-    if (i + 1 < WARM_UP.length) next(i + 1);
-  }, 2000);
+  const next = (i: number) =>
+    whenIdle(() => {
+      lex(WARM_UP[i]);
+      if (i + 1 < WARM_UP.length) next(i + 1);
+    }, 2000);
   next(0);
 }

@@ -128,9 +128,11 @@ function renderTable(table: Tokens.Table): TemplateResult {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table" dir=${directionOf(table)}>
     <table>
       <thead><tr>${table.header.map((cell, i) => html`<th align=${align(i)}>${inline(cell.tokens, cell.text)}</th>`)}</tr></thead>
-      ${table.rows.length
-        ? html`<tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td align=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>`
-        : nothing}
+      ${
+        table.rows.length
+          ? html`<tbody>${table.rows.map((row) => html`<tr>${row.map((cell, i) => html`<td align=${align(i)}>${inline(cell.tokens, cell.text)}</td>`)}</tr>`)}</tbody>`
+          : nothing
+      }
     </table>
   </div>`;
 }

@@ -41,14 +41,18 @@ async function chat(page: Page, question: string): Promise<string> {
   await page.getByRole('textbox', { name: 'Message' }).fill(question);
   await page.getByRole('button', { name: 'Send' }).click();
   const answer = page.locator('agent-chat-message[aria-label="Assistant"] .content');
-  await page.waitForFunction(() => {
-    const outer = document.querySelector('agent-chat');
-    // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
-    const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
-    const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
-    const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-    return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
-  }, undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => {
+      const outer = document.querySelector('agent-chat');
+      // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
+      const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+      const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
+      const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
+      return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
   return (await answer.textContent()) ?? '';
 }
 
@@ -189,11 +193,12 @@ describe('the loader (a small first script)', () => {
       const docs = page.locator('#docs-help');
       await docs.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
       await docs.getByRole('button', { name: 'Send' }).click();
-      const countIn = (id: string) => page.evaluate((id) => {
-        const inner = document.getElementById(id)!.shadowRoot!.querySelector('agent-chat-app')!;
-        const list = inner.shadowRoot!.querySelector('agent-chat-message-list');
-        return list?.shadowRoot?.querySelectorAll('agent-chat-message').length ?? 0;
-      }, id);
+      const countIn = (id: string) =>
+        page.evaluate((id) => {
+          const inner = document.getElementById(id)!.shadowRoot!.querySelector('agent-chat-app')!;
+          const list = inner.shadowRoot!.querySelector('agent-chat-message-list');
+          return list?.shadowRoot?.querySelectorAll('agent-chat-message').length ?? 0;
+        }, id);
       await expect.poll(() => countIn('docs-help'), { timeout: 15_000 }).toBe(2);
       // Long enough for the device to carry the conversation to a widget of the same scope.
       await page.waitForTimeout(1_000);
@@ -204,52 +209,58 @@ describe('the loader (a small first script)', () => {
     }
   });
 
-  for (const script of ['loader', 'iife'] as const) it(`runs the pre-load queue in order on the first <agent-chat> (${script})`, async () => {
-    const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
-    try {
-      const page = await browser.newPage();
-      // What a page does before the script tag: queue commands on window.agentChat.
-      await page.addInitScript(() => {
-        const w = window as unknown as { agentChat?: unknown[] };
-        (w.agentChat = w.agentChat || []).push(['open'], ['toggle'], ['toggle']);
-      });
-      await page.goto(site.origin);
-      await page.getByRole('textbox', { name: 'Message' }).waitFor();
-      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
-      // A push after the script ran runs at once.
-      await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']));
-      await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(false);
-      await page.close();
-    } finally {
-      await site.close();
-    }
-  });
+  for (const script of ['loader', 'iife'] as const)
+    it(`runs the pre-load queue in order on the first <agent-chat> (${script})`, async () => {
+      const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
+      try {
+        const page = await browser.newPage();
+        // What a page does before the script tag: queue commands on window.agentChat.
+        await page.addInitScript(() => {
+          const w = window as unknown as { agentChat?: unknown[] };
+          (w.agentChat = w.agentChat || []).push(['open'], ['toggle'], ['toggle']);
+        });
+        await page.goto(site.origin);
+        await page.getByRole('textbox', { name: 'Message' }).waitFor();
+        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+        // A push after the script ran runs at once.
+        await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']));
+        await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(false);
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
 
-  for (const script of ['loader', 'iife'] as const) it(`a queued open({query, submit}) opens the panel and sends the question once the element is ready (${script})`, async () => {
-    const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
-    try {
-      const page = await browser.newPage();
-      await page.addInitScript(() => {
-        const w = window as unknown as { agentChat?: unknown[] };
-        (w.agentChat = w.agentChat || []).push(['open', { query: 'How do I theme the widget?', submit: true }]);
-      });
-      await page.goto(site.origin);
-      await page.waitForFunction(() => {
-        const outer = document.querySelector('agent-chat');
-        const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
-        const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
-        const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-        return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
-      }, undefined, { timeout: 15_000 });
-      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
-      // Filled in only (no submit): the question waits in the message box.
-      await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['open', { query: 'And events?' }]));
-      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And events?');
-      await page.close();
-    } finally {
-      await site.close();
-    }
-  });
+  for (const script of ['loader', 'iife'] as const)
+    it(`a queued open({query, submit}) opens the panel and sends the question once the element is ready (${script})`, async () => {
+      const site = await startSite({ script, csp: STRICT_CSP, mode: 'launcher' });
+      try {
+        const page = await browser.newPage();
+        await page.addInitScript(() => {
+          const w = window as unknown as { agentChat?: unknown[] };
+          (w.agentChat = w.agentChat || []).push(['open', { query: 'How do I theme the widget?', submit: true }]);
+        });
+        await page.goto(site.origin);
+        await page.waitForFunction(
+          () => {
+            const outer = document.querySelector('agent-chat');
+            const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+            const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
+            const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
+            return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+          },
+          undefined,
+          { timeout: 15_000 },
+        );
+        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+        // Filled in only (no submit): the question waits in the message box.
+        await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['open', { query: 'And events?' }]));
+        await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And events?');
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
 
   it("keeps the page's theming: theme, custom properties and ::part reach the element", async () => {
     const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });

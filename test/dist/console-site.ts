@@ -3,7 +3,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
-import { DemoAgent, MemoryStorage, createReferenceService, nodeConsole, scryptPasswords, serve, type RunningService, type Storage } from '../../service/node.js';
+import {
+  DemoAgent,
+  MemoryStorage,
+  createReferenceService,
+  nodeConsole,
+  scryptPasswords,
+  serve,
+  type RunningService,
+  type Storage,
+} from '../../service/node.js';
 
 export const ADMIN = { username: 'ada', password: 'correct horse battery staple' };
 export const PROJECT = { id: 'proj_docs', apiKey: 'key-start-up-not-secret', integrationIds: ['int_docs', 'int_app'] };
@@ -14,14 +23,27 @@ const DAY = 86_400_000;
  * (service/dist/console) served by the real program's code, a store seeded with 30 days of
  * activity and a few real conversations, and one admin.
  */
-export async function startConsoleService(): Promise<{ url: string; storage: Storage; running: RunningService; requests: { method: string; path: string; status: number }[] }> {
+export async function startConsoleService(): Promise<{
+  url: string;
+  storage: Storage;
+  running: RunningService;
+  requests: { method: string; path: string; status: number }[];
+}> {
   const storage = new MemoryStorage();
   const service = createReferenceService({
-    projects: [PROJECT], storage, agent: new DemoAgent({ wordDelayMs: 0 }), console: await nodeConsole(), rateLimit: false, activityStalenessMs: 0,
+    projects: [PROJECT],
+    storage,
+    agent: new DemoAgent({ wordDelayMs: 0 }),
+    console: await nodeConsole(),
+    rateLimit: false,
+    activityStalenessMs: 0,
   });
   await storage.createAdmin({ username: ADMIN.username, passwordHash: await scryptPasswords.hash(ADMIN.password), createdAt: Date.now() });
   const requests: { method: string; path: string; status: number }[] = [];
-  const running = await serve(service, { port: 0, log: (e) => e.msg === 'request' && requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }) });
+  const running = await serve(service, {
+    port: 0,
+    log: (e) => e.msg === 'request' && requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
+  });
   await seed(running.url, storage);
   return { url: running.url, storage, running, requests };
 }
@@ -41,21 +63,64 @@ async function seed(url: string, storage: Storage) {
       const at = day + 9 * 3_600_000 + s * 600_000;
       await storage.recordActivity({ kind: 'session', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId: null });
       await storage.recordActivity({ kind: 'thread', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
-      for (let m = 0; m < 2 + (s % 3) * 2; m++) await storage.recordActivity({ kind: 'message', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
-      await storage.recordActivity({ kind: 'usage', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId, promptTokens: 900 + s * 37, completionTokens: 180 + s * 11 });
+      for (let m = 0; m < 2 + (s % 3) * 2; m++)
+        await storage.recordActivity({ kind: 'message', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
+      await storage.recordActivity({
+        kind: 'usage',
+        projectId: PROJECT.id,
+        at,
+        sessionToken: token,
+        owner,
+        integrationId,
+        promptTokens: 900 + s * 37,
+        completionTokens: 180 + s * 11,
+      });
       if (s % 5 === 1) {
         const threadId = `th_${String(n).padStart(32, '0')}`;
         const messageId = `msg_${String(n).padStart(32, '0')}`;
         await storage.createThread({ id: threadId, projectId: PROJECT.id, integrationId, owner, title: 'Earlier question', createdAt: at, updatedAt: at });
-        await storage.appendMessage(threadId, { id: messageId, role: 'assistant', content: 'An earlier answer.', sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false });
-        await storage.putFeedback({ messageId, projectId: PROJECT.id, voter: `session:${token}`, sessionToken: token, owner, integrationId, reaction: s % 2 ? 'upvote' : 'downvote', comment: null, at });
+        await storage.appendMessage(threadId, {
+          id: messageId,
+          role: 'assistant',
+          content: 'An earlier answer.',
+          sources: [],
+          createdAt: at,
+          updatedAt: at,
+          status: 'complete',
+          toolCalls: [],
+          activity: [],
+          uncertain: false,
+        });
+        await storage.putFeedback({
+          messageId,
+          projectId: PROJECT.id,
+          voter: `session:${token}`,
+          sessionToken: token,
+          owner,
+          integrationId,
+          reaction: s % 2 ? 'upvote' : 'downvote',
+          comment: null,
+          at,
+        });
       }
     }
   }
   const agent = `${url}/agent/v1/projects/${PROJECT.id}/agent`;
   const chat = async (owner: string, message: string, integration = 'int_docs') => {
-    const minted = await (await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: JSON.stringify({ external_owner_id: owner }) })).json();
-    const body = await (await fetch(`${agent}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${minted.session_token}` }, body: JSON.stringify({ integration_id: integration, message }) })).text();
+    const minted = await (
+      await fetch(`${agent}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_owner_id: owner }),
+      })
+    ).json();
+    const body = await (
+      await fetch(`${agent}/chat/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${minted.session_token}` },
+        body: JSON.stringify({ integration_id: integration, message }),
+      })
+    ).text();
     const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(body)![1];
     const thread = await (await fetch(`${agent}/threads/${threadId}/`, { headers: { Authorization: `Bearer ${minted.session_token}` } })).json();
     return { token: minted.session_token as string, threadId, answerId: thread.messages[1].id as string };
@@ -63,19 +128,58 @@ async function seed(url: string, storage: Storage) {
   await chat('alice@example.com', 'How do I theme the widget?');
   const xss = await chat('bob@example.com', 'Is the widget safe against XSS?', 'int_app');
   await fetch(`${agent}/feedback/`, {
-    method: 'POST', headers: { Authorization: `Bearer ${xss.token}` },
-    body: JSON.stringify({ question_answer_id: xss.answerId, reaction: 'downvote', comment: { unaddressed: true, issue: 'I asked about Content-Security-Policy, not markdown.' } }),
+    method: 'POST',
+    headers: { Authorization: `Bearer ${xss.token}` },
+    body: JSON.stringify({
+      question_answer_id: xss.answerId,
+      reaction: 'downvote',
+      comment: { unaddressed: true, issue: 'I asked about Content-Security-Policy, not markdown.' },
+    }),
   });
   await storage.markHandoff(xss.threadId, Date.now());
   const react = await chat('carol@example.com', 'Can I use it with React?');
-  await fetch(`${agent}/feedback/`, { method: 'POST', headers: { Authorization: `Bearer ${react.token}` }, body: JSON.stringify({ question_answer_id: react.answerId, reaction: 'upvote' }) });
+  await fetch(`${agent}/feedback/`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${react.token}` },
+    body: JSON.stringify({ question_answer_id: react.answerId, reaction: 'upvote' }),
+  });
   await chat('alice@example.com', 'What does the session endpoint return?');
   // An answer whose markdown carries HTML and a script link: the console must show them as text.
   const at = Date.now() - 60_000;
   const threadId = `th_${'d'.repeat(32)}`;
-  await storage.createThread({ id: threadId, projectId: PROJECT.id, integrationId: 'int_docs', owner: 'dave@example.com', title: 'Can an answer carry HTML?', createdAt: at, updatedAt: at });
-  await storage.appendMessage(threadId, { id: `msg_${'d'.repeat(31)}1`, role: 'user', content: 'Can an answer carry **HTML**?', sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false });
-  await storage.appendMessage(threadId, { id: `msg_${'d'.repeat(31)}2`, role: 'assistant', content: HOSTILE_ANSWER, sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false });
+  await storage.createThread({
+    id: threadId,
+    projectId: PROJECT.id,
+    integrationId: 'int_docs',
+    owner: 'dave@example.com',
+    title: 'Can an answer carry HTML?',
+    createdAt: at,
+    updatedAt: at,
+  });
+  await storage.appendMessage(threadId, {
+    id: `msg_${'d'.repeat(31)}1`,
+    role: 'user',
+    content: 'Can an answer carry **HTML**?',
+    sources: [],
+    createdAt: at,
+    updatedAt: at,
+    status: 'complete',
+    toolCalls: [],
+    activity: [],
+    uncertain: false,
+  });
+  await storage.appendMessage(threadId, {
+    id: `msg_${'d'.repeat(31)}2`,
+    role: 'assistant',
+    content: HOSTILE_ANSWER,
+    sources: [],
+    createdAt: at,
+    updatedAt: at,
+    status: 'complete',
+    toolCalls: [],
+    activity: [],
+    uncertain: false,
+  });
 }
 
 /** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */
@@ -106,7 +210,8 @@ export async function startSite(serviceUrl: string, apiKey: string, integrationI
     if (path === '/api/agent-session') return void session(req, res);
     if (path === '/agent-chat.iife.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync('dist/agent-chat.iife.js'));
     if (path === '/') {
-      return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title>
+      return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title>
 <script src="/agent-chat.iife.js"></script></head><body><agent-chat mode="inline" project-id="${PROJECT.id}" integration-id="${integrationId}"
 session-endpoint="/api/agent-session" base-url="${serviceUrl}"></agent-chat></body></html>`);
     }
@@ -123,8 +228,9 @@ export async function axe(page: Page): Promise<string[]> {
   // Evaluated through the devtools protocol, which the page's CSP does not govern.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe
-      .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    const result = await (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }
+    ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
   });
 }

@@ -39,7 +39,11 @@ afterAll(async () => {
 
 /** A fresh browser context (its own cookies) on the console, recording CSP violations and errors. */
 async function open(options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {}) {
-  const context: BrowserContext = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+  const context: BrowserContext = await browser.newContext({
+    colorScheme: options.colorScheme ?? 'light',
+    viewport: options.viewport ?? { width: 1280, height: 860 },
+    reducedMotion: 'reduce',
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
@@ -63,7 +67,16 @@ async function signIn(page: Page) {
 
 /** Waits until what a page loads is drawn (no "Loading" status left, charts on their canvas). */
 async function settled(page: Page) {
-  await expect.poll(() => page.getByRole('status').filter({ hasText: /Loading/ }).count(), { timeout: 10_000 }).toBe(0);
+  await expect
+    .poll(
+      () =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /Loading/ })
+          .count(),
+      { timeout: 10_000 },
+    )
+    .toBe(0);
   if (await page.getByRole('heading', { name: 'Activity', level: 1 }).count()) await page.locator('activity-chart canvas').first().waitFor();
 }
 
@@ -100,7 +113,12 @@ function phoneFit() {
     if (el.localName === 'main' && (el.getRootNode() as ShadowRoot).host?.localName === 'console-app') main = el;
     // Only the row of tabs, code and an answer's own wide table may scroll sideways; a table of records may not.
     const overflow = getComputedStyle(el).overflowX;
-    if ((overflow === 'auto' || overflow === 'scroll') && el.scrollWidth > el.clientWidth + 1 && el.checkVisibility() && !el.matches('nav ul, pre, .markdown .table-wrap')) {
+    if (
+      (overflow === 'auto' || overflow === 'scroll') &&
+      el.scrollWidth > el.clientWidth + 1 &&
+      el.checkVisibility() &&
+      !el.matches('nav ul, pre, .markdown .table-wrap')
+    ) {
       scrolling.push(`${el.localName}.${[...el.classList].join('.')} (${el.scrollWidth} in ${el.clientWidth})`);
     }
     if (!el.matches('button, a[href], input, select, textarea, summary, [tabindex="0"]') || !el.checkVisibility()) continue;
@@ -113,7 +131,9 @@ function phoneFit() {
     if (fits(rect) && rect.left >= clip.left - 0.5 && rect.right <= clip.right + 0.5) continue;
     // The row of tabs and code blocks scroll by design (with a fade or a shadow at the edge).
     if (box?.matches('nav ul, pre') && fits(clip)) continue;
-    offscreen.push(`${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(rect.left)}–${Math.round(rect.right)}`);
+    offscreen.push(
+      `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(rect.left)}–${Math.round(rect.right)}`,
+    );
   }
   // Nothing of the page spills out of its own box (into the margin the phone keeps around it).
   const host = main!.querySelector('[data-page]');
@@ -123,7 +143,10 @@ function phoneFit() {
     for (const el of host.shadowRoot.querySelectorAll('*')) {
       if (!el.checkVisibility() || scroller(el)) continue;
       const r = el.getBoundingClientRect();
-      if (r.width && (r.left < edge.left - 0.5 || r.right > edge.right + 0.5)) spill.push(`${el.localName}.${[...el.classList].join('.')} ${Math.round(r.left)}–${Math.round(r.right)} of ${Math.round(edge.left)}–${Math.round(edge.right)}`);
+      if (r.width && (r.left < edge.left - 0.5 || r.right > edge.right + 0.5))
+        spill.push(
+          `${el.localName}.${[...el.classList].join('.')} ${Math.round(r.left)}–${Math.round(r.right)} of ${Math.round(edge.left)}–${Math.round(edge.right)}`,
+        );
     }
   }
   const tab = current?.getBoundingClientRect();
@@ -140,9 +163,12 @@ function phoneFit() {
   };
 }
 
-const mint = (apiKey: string) => fetch(`${service.url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
-  method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"erin"}',
-});
+const mint = (apiKey: string) =>
+  fetch(`${service.url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+    body: '{"external_owner_id":"erin"}',
+  });
 
 describe('the console in Chromium', () => {
   it('signs in: a wrong password is refused in words, the right one opens Activity; the sign-in page is axe-clean', async () => {
@@ -232,11 +258,15 @@ describe('the console in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     // After a navigation the page's heading holds the focus.
-    await expect.poll(() => page.evaluate(() => {
-      let active = document.activeElement;
-      while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-      return `${active?.tagName} ${active?.textContent}`;
-    })).toBe('H1 API keys');
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          let active = document.activeElement;
+          while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+          return `${active?.tagName} ${active?.textContent}`;
+        }),
+      )
+      .toBe('H1 API keys');
     await page.getByRole('textbox', { name: /Key name/ }).focus();
     await page.keyboard.type('Keyboard key');
     await page.keyboard.press('Enter');
@@ -332,13 +362,23 @@ describe('the console in Chromium', () => {
       await site.goto(origin);
       await site.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
       await site.getByRole('button', { name: 'Send' }).click();
-      return { site, statuses, warnings, errors: () => site.evaluate(() => (window as unknown as { __errors: { code: string; status?: number; message: string }[] }).__errors) };
+      return {
+        site,
+        statuses,
+        warnings,
+        errors: () => site.evaluate(() => (window as unknown as { __errors: { code: string; status?: number; message: string }[] }).__errors),
+      };
     };
     const before = service.requests.length;
     const ok = await visit(listed.origin);
     await ok.site.getByText('Theming with CSS custom properties').first().waitFor();
     expect(ok.statuses).toEqual([200]);
-    expect(service.requests.slice(before).filter((r) => r.path.endsWith('/agent/chat/')).map((r) => `${r.method} ${r.status}`)).toEqual(['OPTIONS 204', 'POST 200']);
+    expect(
+      service.requests
+        .slice(before)
+        .filter((r) => r.path.endsWith('/agent/chat/'))
+        .map((r) => `${r.method} ${r.status}`),
+    ).toEqual(['OPTIONS 204', 'POST 200']);
     expect(await ok.errors()).toEqual([]);
     expect(ok.warnings).toEqual([]);
     await ok.site.close();
@@ -347,13 +387,17 @@ describe('the console in Chromium', () => {
     // The refusal carries CORS for the page's own origin, so the widget reads why.
     await refused.site.getByText('This chat is not set up yet.').waitFor({ timeout: 10_000 });
     expect(refused.statuses).toEqual([403]);
-    expect(await refused.errors()).toEqual([expect.objectContaining({ code: 'origin_not_allowed', status: 403, message: 'This chat is not set up yet.', recoverable: false })]);
+    expect(await refused.errors()).toEqual([
+      expect.objectContaining({ code: 'origin_not_allowed', status: 403, message: 'This chat is not set up yet.', recoverable: false }),
+    ]);
     // The visitor sees words, never a status code; their question is still there.
     expect(await refused.site.getByText(/403|origin/i).count()).toBe(0);
     await refused.site.getByText('How do I theme the widget?').first().waitFor();
     expect(await refused.site.getByText('Theming with CSS custom properties').count()).toBe(0);
     // The site owner gets one warning naming the origin and where to add it.
-    expect(refused.warnings).toEqual([expect.stringContaining(`add ${unlisted.origin} to its "Allowed origins" on the Integrations page of the service console`)]);
+    expect(refused.warnings).toEqual([
+      expect.stringContaining(`add ${unlisted.origin} to its "Allowed origins" on the Integrations page of the service console`),
+    ]);
     await refused.site.close();
   });
 
@@ -362,7 +406,10 @@ describe('the console in Chromium', () => {
     await signIn(page);
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     const list = page.getByRole('region', { name: 'Conversation list' });
-    await list.getByRole('link', { name: /How do I theme the widget/ }).first().waitFor();
+    await list
+      .getByRole('link', { name: /How do I theme the widget/ })
+      .first()
+      .waitFor();
     await page.getByRole('checkbox', { name: 'Not helpful' }).check();
     await expect.poll(() => list.getByRole('link', { name: /How do I theme the widget/ }).count()).toBe(0);
     await list.getByRole('link', { name: /Is the widget safe against XSS/ }).waitFor();
@@ -395,7 +442,10 @@ describe('the console in Chromium', () => {
     expect(await answer.getByRole('listitem').count()).toBeGreaterThan(2);
     expect(await answer.textContent()).not.toMatch(/###|\*\*/);
     // The visitor's own words stay as typed.
-    await xss.getByRole('article', { name: /^Visitor/ }).getByText('Is the widget safe against XSS?').waitFor();
+    await xss
+      .getByRole('article', { name: /^Visitor/ })
+      .getByText('Is the widget safe against XSS?')
+      .waitFor();
 
     await page.getByRole('link', { name: /Can an answer carry HTML/ }).click();
     const thread = page.getByRole('region', { name: 'Can an answer carry HTML?' });
@@ -413,7 +463,10 @@ describe('the console in Chromium', () => {
     await hostile.getByText('a pixel').waitFor();
     await hostile.getByRole('button', { name: 'Copy code' }).waitFor();
     expect(await hostile.locator('pre code').textContent()).toBe('el.textContent = answer;');
-    await thread.getByRole('article', { name: /^Visitor/ }).getByText('Can an answer carry **HTML**?').waitFor();
+    await thread
+      .getByRole('article', { name: /^Visitor/ })
+      .getByText('Can an answer carry **HTML**?')
+      .waitFor();
     expect(await page.evaluate(() => 'pwned' in window || '__pwned' in window)).toBe(false);
     expect(await axe(page)).toEqual([]);
     expect(await violations()).toEqual([]);
@@ -439,21 +492,34 @@ describe('the console in Chromium', () => {
 
 describe('agent-chat-service admin add (the built program)', () => {
   const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
-  const run = (args: string[], stdin: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.once('exit', (code) => resolve({ code, out }));
-    child.stdin.end(stdin);
-  });
+  const run = (args: string[], stdin: string) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (out += c));
+      child.once('exit', (code) => resolve({ code, out }));
+      child.stdin.end(stdin);
+    });
 
   it('reads the password from stdin, refuses a short one and a taken name with a clear message', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agent-chat-admin-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'eleven char\n')).toEqual({ code: 1, out: 'agent-chat-service admin: the password must be at least 12 characters (it has 11).\n' });
-    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'twelve chars\n')).toMatchObject({ code: 0, out: expect.stringContaining('Added console admin grace') });
-    expect(await run(['admin', 'add', 'grace', '--data', dir], 'another password\n')).toMatchObject({ code: 1, out: expect.stringContaining('an admin named grace exists already') });
-    expect(await run(['admin', 'remove', 'grace', '--data', dir], '')).toMatchObject({ code: 2, out: expect.stringContaining('usage: agent-chat-service admin add USERNAME') });
+    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'eleven char\n')).toEqual({
+      code: 1,
+      out: 'agent-chat-service admin: the password must be at least 12 characters (it has 11).\n',
+    });
+    expect(await run(['admin', 'add', 'Grace', '--data', dir], 'twelve chars\n')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Added console admin grace'),
+    });
+    expect(await run(['admin', 'add', 'grace', '--data', dir], 'another password\n')).toMatchObject({
+      code: 1,
+      out: expect.stringContaining('an admin named grace exists already'),
+    });
+    expect(await run(['admin', 'remove', 'grace', '--data', dir], '')).toMatchObject({
+      code: 2,
+      out: expect.stringContaining('usage: agent-chat-service admin add USERNAME'),
+    });
   }, 120_000);
 });

@@ -10,11 +10,15 @@ import { describe, expect, it } from 'vitest';
  */
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const root = 'dist/types';
-const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.d\.c?ts$/.test(f)).map((f) => join(root, f));
+const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((f) => /\.d\.c?ts$/.test(f))
+  .map((f) => join(root, f));
 
 /** Import specifiers of a declaration file (`from '…'`, `import '…'`, `import('…')`), comments aside. */
 function specifiers(file: string): string[] {
-  const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const code = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]);
 }
 

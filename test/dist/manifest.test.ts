@@ -32,7 +32,12 @@ function tableAfter(marker: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^`|`$/g, '')));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replace(/^`|`$/g, '')),
+    );
   }
   return rows;
 }
@@ -47,7 +52,9 @@ describe('custom-elements.json', () => {
 
   it('has the custom-element-definition of <agent-chat>', () => {
     const definitions = manifest.modules.flatMap((m) => (m.exports ?? []).filter((e) => e.kind === 'custom-element-definition'));
-    expect(definitions).toEqual([{ kind: 'custom-element-definition', name: 'agent-chat', declaration: { name: 'AgentChat', module: 'src/components/agent-chat/agent-chat.ts' } }]);
+    expect(definitions).toEqual([
+      { kind: 'custom-element-definition', name: 'agent-chat', declaration: { name: 'AgentChat', module: 'src/components/agent-chat/agent-chat.ts' } },
+    ]);
   });
 
   it('names every event and gives its class', () => {
@@ -60,7 +67,14 @@ describe('custom-elements.json', () => {
 
   it('lists every --agent-chat-* custom property the styles declare or read, with a default', () => {
     const used = new Set<string>();
-    for (const file of ['src/styles/tokens.styles.ts', 'src/components/agent-chat/agent-chat.styles.ts', 'src/components/composer/composer.styles.ts', 'src/components/message/message.styles.ts', 'src/components/message-list/message-list.styles.ts', 'src/components/thread-list/thread-list.styles.ts']) {
+    for (const file of [
+      'src/styles/tokens.styles.ts',
+      'src/components/agent-chat/agent-chat.styles.ts',
+      'src/components/composer/composer.styles.ts',
+      'src/components/message/message.styles.ts',
+      'src/components/message-list/message-list.styles.ts',
+      'src/components/thread-list/thread-list.styles.ts',
+    ]) {
       for (const [, name] of readFileSync(file, 'utf8').matchAll(/(--agent-chat-[\w-]+)/g)) used.add(name);
     }
     const documented = new Map(agentChat.cssProperties!.map((p) => [p.name, p.default]));
@@ -75,9 +89,20 @@ describe("the reference's tables match the manifest", () => {
     const attributes = rows.filter(([attribute]) => attribute).map(([attribute, property, defaultValue]) => ({ attribute, property, defaultValue }));
     // A default the analyzer can only give as a constant's name is documented by its value.
     const named = (value: string | undefined) => value !== undefined && /^[A-Z][A-Z0-9_]+$/.test(value);
-    expect(attributes).toEqual(agentChat.attributes!.map((a, i) => ({ attribute: a.name, property: a.fieldName, defaultValue: named(a.default) ? attributes[i]?.defaultValue : (a.default ?? '') })));
+    expect(attributes).toEqual(
+      agentChat.attributes!.map((a, i) => ({
+        attribute: a.name,
+        property: a.fieldName,
+        defaultValue: named(a.default) ? attributes[i]?.defaultValue : (a.default ?? ''),
+      })),
+    );
     const properties = rows.map(([, property]) => property).sort();
-    expect(properties).toEqual(publicMembers.filter((m) => m.kind === 'field').map((m) => m.name).sort());
+    expect(properties).toEqual(
+      publicMembers
+        .filter((m) => m.kind === 'field')
+        .map((m) => m.name)
+        .sort(),
+    );
   });
 
   it('methods', () => {
@@ -100,7 +125,7 @@ describe("the reference's tables match the manifest", () => {
     expect(parts).toEqual(agentChat.cssParts!.map((p) => p.name));
   });
 
-  it("the loader exports every part (so ::part works through it)", async () => {
+  it('the loader exports every part (so ::part works through it)', async () => {
     const { PARTS } = await import('../../src/loader/surface.js');
     expect(PARTS).toEqual(agentChat.cssParts!.map((p) => p.name));
   });

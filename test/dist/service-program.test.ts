@@ -17,7 +17,8 @@ interface Program {
 /** Starts the built program and resolves with the URL it prints. */
 function start(dataDir: string, extra: { flags?: string[]; env?: Record<string, string> } = {}): Promise<Program> {
   const child = spawn(process.execPath, [CLI, ...FLAGS, '--data', dataDir, ...(extra.flags ?? [])], {
-    env: { ...process.env, DATABASE_URL: '', AGENT_CHAT_WORD_DELAY_MS: '0', ...extra.env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DATABASE_URL: '', AGENT_CHAT_WORD_DELAY_MS: '0', ...extra.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -51,17 +52,31 @@ describe('agent-chat-service (the program)', () => {
     let program = await start(dataDir);
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
     const agent = () => `${program.url}/agent/v1/projects/proj_prog/agent`;
-    const mint = async () => (await (await fetch(`${agent()}/sessions/`, {
-      method: 'POST', headers: { 'X-API-Key': 'key-prog-test', 'Content-Type': 'application/json' }, body: '{"external_owner_id":"carol"}',
-    })).json()).session_token as string;
+    const mint = async () =>
+      (
+        await (
+          await fetch(`${agent()}/sessions/`, {
+            method: 'POST',
+            headers: { 'X-API-Key': 'key-prog-test', 'Content-Type': 'application/json' },
+            body: '{"external_owner_id":"carol"}',
+          })
+        ).json()
+      ).session_token as string;
 
     expect((await fetch(`${program.url}/healthz`)).status).toBe(200);
     const token = await mint();
-    const chat = await fetch(`${agent()}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I theme the widget?' }) });
+    const chat = await fetch(`${agent()}/chat/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I theme the widget?' }),
+    });
     const body = await chat.text();
     expect(chat.status).toBe(200);
     const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(body)![1];
-    expect((await fetch(`${agent()}/threads/${threadId}/`, { method: 'PATCH', headers: { Authorization: `Bearer ${token}` }, body: '{"title":"Theming notes"}' })).status).toBe(200);
+    expect(
+      (await fetch(`${agent()}/threads/${threadId}/`, { method: 'PATCH', headers: { Authorization: `Bearer ${token}` }, body: '{"title":"Theming notes"}' }))
+        .status,
+    ).toBe(200);
     expect(await stop(program)).toBe(0);
     expect(program.output()).not.toContain('key-prog-test');
     expect(program.output()).not.toContain(token);
@@ -81,11 +96,16 @@ describe('agent-chat-service (the program)', () => {
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const first = await start(dataDir);
     cleanup.push(async () => first.child.exitCode === null && first.child.kill('SIGKILL'));
-    const files = async () => Promise.all((await readdir(dataDir, { recursive: true })).sort().map(async (f) => `${f} ${(await stat(join(dataDir, f))).mtimeMs}`));
+    const files = async () =>
+      Promise.all((await readdir(dataDir, { recursive: true })).sort().map(async (f) => `${f} ${(await stat(join(dataDir, f))).mtimeMs}`));
     // Frozen, the first writes nothing of its own meanwhile (timers, the rollup), and still holds the lock.
     first.child.kill('SIGSTOP');
     const before = await files();
-    const second = spawnSync(process.execPath, [CLI, ...FLAGS, '--data', dataDir], { env: { ...process.env, DATABASE_URL: '' }, encoding: 'utf8', timeout: 30_000 });
+    const second = spawnSync(process.execPath, [CLI, ...FLAGS, '--data', dataDir], {
+      env: { ...process.env, DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(second.status).toBe(1);
     expect(second.stderr).toContain(`the data directory ${dataDir} is in use by process ${first.child.pid}`);
     expect(second.stderr).toContain('DATABASE_URL');
@@ -98,19 +118,28 @@ describe('agent-chat-service (the program)', () => {
 });
 
 describe('agent-chat-service (the program) with a model', () => {
-  const run = (args: string[], env: Record<string, string> = {}) => new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (chunk) => (output += chunk));
+      child.stderr!.on('data', (chunk) => (output += chunk));
+      child.once('exit', (code) => resolve({ code, output }));
+    });
 
   it('lists every model and proxy setting in --help', async () => {
     const { code, output } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--trust-proxy', '--model-tries', '--model-first-token-timeout', '--model-stall-timeout', '--model-history-tokens', '--model-usage']) expect(output).toContain(flag);
-    for (const env of ['AGENT_CHAT_TRUST_PROXY', 'AGENT_CHAT_MODEL_TRIES', 'AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT', 'AGENT_CHAT_MODEL_HISTORY_TOKENS', 'AGENT_CHAT_MODEL_USAGE']) expect(output).toContain(env);
+    for (const flag of ['--trust-proxy', '--model-tries', '--model-first-token-timeout', '--model-stall-timeout', '--model-history-tokens', '--model-usage'])
+      expect(output).toContain(flag);
+    for (const env of [
+      'AGENT_CHAT_TRUST_PROXY',
+      'AGENT_CHAT_MODEL_TRIES',
+      'AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT',
+      'AGENT_CHAT_MODEL_HISTORY_TOKENS',
+      'AGENT_CHAT_MODEL_USAGE',
+    ])
+      expect(output).toContain(env);
   });
 
   it.each([
@@ -121,7 +150,11 @@ describe('agent-chat-service (the program) with a model', () => {
   ])('refuses %j and says what it takes', async (flags, message) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-    const { code, output } = await run([...FLAGS, '--data', dataDir, ...flags], { DATABASE_URL: '', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs') });
+    const { code, output } = await run([...FLAGS, '--data', dataDir, ...flags], {
+      DATABASE_URL: '',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs'),
+    });
     expect(code).not.toBe(0);
     expect(output).toContain(message);
   });
@@ -133,17 +166,35 @@ describe('agent-chat-service (the program) with a model', () => {
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const program = await start(dataDir, {
       flags: ['--model-tries', '2', '--model-history-tokens', '2000'],
-      env: { OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: 'mock-model', OPENAI_API_KEY: 'sk-mock-secret', AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs') },
+      env: {
+        OPENAI_BASE_URL: mock.baseUrl,
+        OPENAI_MODEL: 'mock-model',
+        OPENAI_API_KEY: 'sk-mock-secret',
+        AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs'),
+      },
     });
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
     const agent = `${program.url}/agent/v1/projects/proj_prog/agent`;
     const token = (await (await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': 'key-prog-test' } })).json()).session_token as string;
     const ask = async () => {
-      const raw = await (await fetch(`${agent}/chat/`, {
-        method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I change the theme colors?', locale: 'de' }),
-      })).text();
-      const records = raw.split('\u241E').filter(Boolean).map((part) => JSON.parse(part).chunk as { type: string; content: Record<string, string> });
-      return { records, text: records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('') };
+      const raw = await (
+        await fetch(`${agent}/chat/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I change the theme colors?', locale: 'de' }),
+        })
+      ).text();
+      const records = raw
+        .split('\u241E')
+        .filter(Boolean)
+        .map((part) => JSON.parse(part).chunk as { type: string; content: Record<string, string> });
+      return {
+        records,
+        text: records
+          .filter((r) => r.type === 'partial_answer')
+          .map((r) => r.content.text)
+          .join(''),
+      };
     };
 
     await mock.rules([{ response: { status: 200, content: completion('Model {{jmes request body.model}} says hello') } }]);
@@ -152,7 +203,14 @@ describe('agent-chat-service (the program) with a model', () => {
     expect(answered.records.at(-1)!.type).toBe('identifiers');
     expect(answered.records.find((r) => r.type === 'agent_activity_update')!.content.summary).toMatch(/^Durchsuche die Dokumentation/);
 
-    await mock.rules([{ response: { status: 401, content: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }) } }]);
+    await mock.rules([
+      {
+        response: {
+          status: 401,
+          content: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+        },
+      },
+    ]);
     const failed = await ask();
     expect(failed.records.at(-1)!.type).toBe('error');
     await expect.poll(() => program.output()).toContain('"msg":"agent_failed"');

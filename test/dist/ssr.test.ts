@@ -13,12 +13,15 @@ const CHECK_NO_DOM = `
 
 describe('importing the package where there is no DOM', () => {
   it('the ES entry exports its DOM-free API and registers nothing', () => {
-    const run = runNode(`
+    const run = runNode(
+      `
       const pkg = await import('./dist/agent-chat.js');
       ${CHECK_NO_DOM}
       await new Promise((r) => setTimeout(r, 50));
       console.log(JSON.stringify({ names: Object.keys(pkg).sort(), version: pkg.VERSION, manager: typeof pkg.TokenManager }));
-    `, 'module');
+    `,
+      'module',
+    );
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = JSON.parse(run.stdout);
@@ -27,13 +30,16 @@ describe('importing the package where there is no DOM', () => {
   });
 
   it('require() of the CommonJS entries works too', () => {
-    const run = runNode(`
+    const run = runNode(
+      `
       const pkg = require('./dist/agent-chat.cjs');
       const server = require('./dist/server/index.cjs');
       const node = require('./dist/server/node.cjs');
       ${CHECK_NO_DOM}
       console.log(JSON.stringify([typeof pkg.TokenManager, typeof server.createSessionHandler, typeof server.ownerKey, typeof node.toNodeHandler, typeof node.createSessionHandler]));
-    `, 'commonjs');
+    `,
+      'commonjs',
+    );
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual(['function', 'function', 'function', 'function', 'function']);
   });

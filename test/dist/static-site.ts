@@ -27,7 +27,12 @@ export function pageHtml(script: Script, scriptTag?: string, mode: 'inline' | 'l
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
  * createSessionHandler, and the reference service, on 127.0.0.1. `csp` adds the strict policy.
  */
-export async function startSite(options: { csp?: string; script: Script; scriptTag?: string; mode?: 'inline' | 'launcher' }): Promise<{ origin: string; close: () => Promise<void> }> {
+export async function startSite(options: {
+  csp?: string;
+  script: Script;
+  scriptTag?: string;
+  mode?: 'inline' | 'launcher';
+}): Promise<{ origin: string; close: () => Promise<void> }> {
   const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
@@ -40,7 +45,11 @@ export async function startSite(options: { csp?: string; script: Script; scriptT
     }),
   );
   // dist/*.js: the entries and the chunks the ES entry imports.
-  const files = Object.fromEntries(readdirSync('dist').filter((name) => name.endsWith('.js')).map((name) => [`/${name}`, `dist/${name}`]));
+  const files = Object.fromEntries(
+    readdirSync('dist')
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => [`/${name}`, `dist/${name}`]),
+  );
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path.startsWith('/service/')) return void serviceHandler(req, res);

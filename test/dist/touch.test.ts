@@ -17,26 +17,35 @@ afterAll(async () => {
 async function ask(page: Page, question: string, answers: number): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(question);
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.waitForFunction((count) => {
-    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
-    const done = Array.from(list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [])
-      .filter((m) => (m as unknown as { message?: { role: string; status: string } }).message?.status === 'complete');
-    return done.length === count;
-  }, answers, { timeout: 15_000 });
+  await page.waitForFunction(
+    (count) => {
+      const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+      const done = Array.from(list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? []).filter(
+        (m) => (m as unknown as { message?: { role: string; status: string } }).message?.status === 'complete',
+      );
+      return done.length === count;
+    },
+    answers,
+    { timeout: 15_000 },
+  );
 }
 
 /** The opacity of each answer's action row, oldest first. */
 function actionRows(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const list = document.querySelector('agent-chat')!.shadowRoot!.querySelector('agent-chat-message-list')!;
-    return Array.from(list.shadowRoot!.querySelectorAll('agent-chat-message[aria-label="Assistant"]'))
-      .map((m) => getComputedStyle(m.shadowRoot!.querySelector('.actions')!).opacity);
+    return Array.from(list.shadowRoot!.querySelectorAll('agent-chat-message[aria-label="Assistant"]')).map(
+      (m) => getComputedStyle(m.shadowRoot!.querySelector('.actions')!).opacity,
+    );
   });
 }
 
 // A context of its own per case: touch emulation cannot be turned back off in a page.
 describe('the action row by input device (built widget)', () => {
-  for (const [device, hasTouch, expected] of [['a touch screen: under every answer', true, ['1', '1']], ['a mouse: under the latest answer only', false, ['0', '1']]] as const) {
+  for (const [device, hasTouch, expected] of [
+    ['a touch screen: under every answer', true, ['1', '1']],
+    ['a mouse: under the latest answer only', false, ['0', '1']],
+  ] as const) {
     it(`with ${device}`, async () => {
       const context = await browser.newContext({ hasTouch, reducedMotion: 'reduce' });
       try {

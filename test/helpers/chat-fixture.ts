@@ -76,7 +76,9 @@ export function messagesOf(el: AgentChat) {
 }
 
 export function lastAnswerText(el: AgentChat): string {
-  const answer = messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1);
+  const answer = messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1);
   return answer?.shadowRoot?.querySelector('.content')?.textContent?.trim() ?? '';
 }
 

@@ -36,7 +36,8 @@ export function gfmExtensionExamples(): SpecExample[] {
 
 /** Raw-HTML examples: their section is about HTML, or the spec passes a tag of theirs through verbatim. */
 export function rawTags(example: SpecExample): string[] {
-  const tags = example.markdown.match(/<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<![A-Z][^>]*>|<!\[CDATA\[[\s\S]*?\]\]>/g) ?? [];
+  const tags =
+    example.markdown.match(/<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<![A-Z][^>]*>|<!\[CDATA\[[\s\S]*?\]\]>/g) ?? [];
   return tags.filter((tag) => example.html.includes(tag));
 }
 

@@ -44,18 +44,23 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
   });
   /** A session for `threadOwner`, minted directly on the service (not through the widget). */
   async function mintToken(threadOwner: string): Promise<string> {
-    const minted = await service.handle(new Request(`${AGENT_BASE}/sessions/`, {
-      method: 'POST',
-      headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ external_owner_id: threadOwner }),
-    }));
+    const minted = await service.handle(
+      new Request(`${AGENT_BASE}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_owner_id: threadOwner }),
+      }),
+    );
     return (await minted.json()).session_token;
   }
   const handlers = [
     http.post(SESSION_ENDPOINT, async ({ request }) => {
       sessionRequests.push(request.clone());
       const response = await sessionHandler(request);
-      const body = await response.clone().json().catch(() => ({}));
+      const body = await response
+        .clone()
+        .json()
+        .catch(() => ({}));
       if (typeof body.session_token === 'string') issuedTokens.push(body.session_token);
       // The tests' readable owner keys (ownerKeyOf) stand in for the helper's HMAC, so a page's
       // owner-key attribute and the session agree as they do with ownerKey() on a real site.
@@ -91,11 +96,13 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
       const token = await mintToken(threadOwner);
       const ids: string[] = [];
       for (const title of titles) {
-        const response = await service.handle(new Request(`${AGENT_BASE}/chat/`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ integration_id: INTEGRATION_ID, message: title }),
-        }));
+        const response = await service.handle(
+          new Request(`${AGENT_BASE}/chat/`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ integration_id: INTEGRATION_ID, message: title }),
+          }),
+        );
         const text = await response.text();
         ids.push(/"thread_id":"(th_[0-9a-f]+)"/.exec(text)![1]);
         // Distinct updated_at values, so "newest first" is well defined.

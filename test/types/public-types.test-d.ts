@@ -8,7 +8,17 @@ type Expect<T extends true> = T;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 /** Lit's protected lifecycle, which an element may override as public. */
-type LitLifecycle = 'render' | 'willUpdate' | 'update' | 'updated' | 'firstUpdated' | 'shouldUpdate' | 'getUpdateComplete' | 'createRenderRoot' | 'scheduleUpdate' | 'performUpdate';
+type LitLifecycle =
+  | 'render'
+  | 'willUpdate'
+  | 'update'
+  | 'updated'
+  | 'firstUpdated'
+  | 'shouldUpdate'
+  | 'getUpdateComplete'
+  | 'createRenderRoot'
+  | 'scheduleUpdate'
+  | 'performUpdate';
 /** Public members the element adds to LitElement. */
 type Own = Exclude<keyof AgentChat, keyof LitElement | LitLifecycle>;
 type Methods = { [K in Own]: AgentChat[K] extends (...args: never[]) => unknown ? (K extends 'getSessionToken' ? never : K) : never }[Own];

@@ -54,8 +54,9 @@ describe('createApiClient at the API edge', () => {
     await expect(html.api.getThread('th_1')).rejects.toBeInstanceOf(ProtocolError);
   });
 
-  it('warns the site owner once, in the service\'s words, when the page\'s origin is refused', async () => {
-    const detail = 'Pages on https://shop.test may not use integration i1: add https://shop.test to its "Allowed origins" on the Integrations page of the service console.';
+  it("warns the site owner once, in the service's words, when the page's origin is refused", async () => {
+    const detail =
+      'Pages on https://shop.test may not use integration i1: add https://shop.test to its "Allowed origins" on the Integrations page of the service console.';
     const { api } = client(() => Response.json({ code: 'origin_not_allowed', detail }, { status: 403 }));
     const warned: unknown[][] = [];
     const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args));
@@ -69,23 +70,55 @@ describe('createApiClient at the API edge', () => {
     }
   });
 
-  it('keeps only the contract\'s fields, question_answer_id included, and drops sources without a URL', async () => {
-    const { api } = client(() => Response.json({
-      ...thread,
-      extra: '<script>',
-      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', sources: [{ title: 'no url' }, { source_url: 'https://d.test' }] }],
-    }));
+  it("keeps only the contract's fields, question_answer_id included, and drops sources without a URL", async () => {
+    const { api } = client(() =>
+      Response.json({
+        ...thread,
+        extra: '<script>',
+        messages: [
+          {
+            id: 'm1',
+            role: 'assistant',
+            content: 'A',
+            created_at: 'c',
+            status: 'complete',
+            question_answer_id: 'qa_1',
+            sources: [{ title: 'no url' }, { source_url: 'https://d.test' }],
+          },
+        ],
+      }),
+    );
     expect(await api.getThread('th_1')).toEqual({
       ...thread,
-      messages: [{ id: 'm1', role: 'assistant', content: 'A', created_at: 'c', status: 'complete', question_answer_id: 'qa_1', reaction: null, sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }] }],
+      messages: [
+        {
+          id: 'm1',
+          role: 'assistant',
+          content: 'A',
+          created_at: 'c',
+          status: 'complete',
+          question_answer_id: 'qa_1',
+          reaction: null,
+          sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }],
+        },
+      ],
     });
   });
 
-  it('keeps the caller\'s reaction on resumed answers (§8); an unknown one reads as none', async () => {
+  it("keeps the caller's reaction on resumed answers (§8); an unknown one reads as none", async () => {
     const message = (reaction: unknown) => ({ id: 'm1', role: 'assistant', content: 'A', status: 'complete', question_answer_id: 'qa_1', reaction });
-    const { api } = client(() => Response.json({ ...thread, messages: [message('upvote'), { ...message('love'), id: 'm2' }, { id: 'm3', role: 'user', content: 'Q', reaction: 'upvote' }] }));
+    const { api } = client(() =>
+      Response.json({
+        ...thread,
+        messages: [message('upvote'), { ...message('love'), id: 'm2' }, { id: 'm3', role: 'user', content: 'Q', reaction: 'upvote' }],
+      }),
+    );
     const { messages } = await api.getThread('th_1');
-    expect(messages.map((m) => [m.id, m.reaction])).toEqual([['m1', 'upvote'], ['m2', null], ['m3', undefined]]);
+    expect(messages.map((m) => [m.id, m.reaction])).toEqual([
+      ['m1', 'upvote'],
+      ['m2', null],
+      ['m3', undefined],
+    ]);
   });
 
   it('sends feedback as §8 says: POST, bearer, question_answer_id, reaction and the reasons', async () => {
@@ -102,7 +135,7 @@ describe('createApiClient at the API edge', () => {
     ]);
   });
 
-  it('cancels an answer with an authenticated POST to §9\'s cancel path', async () => {
+  it("cancels an answer with an authenticated POST to §9's cancel path", async () => {
     const { api, requests } = client(() => new Response(null, { status: 204 }));
     await api.cancelAnswer('qa/1');
     expect(requests.map((r) => [r.method, r.url, r.headers.get('Authorization')])).toEqual([

@@ -16,11 +16,19 @@ describe('contract/: the wire vocabulary both sides share', () => {
 
   it('gives the service and the session helper the same owner key for the same owner', async () => {
     const service = createReferenceService({ projects: [{ id: 'p', apiKey: 'k', integrationIds: ['i'] }], rateLimit: false });
-    const direct = await service.handle(new Request(`http://svc${agentBase('p')}${agentPaths.sessions}`, {
-      method: 'POST', headers: { 'X-API-Key': 'k', 'Content-Type': 'application/json' }, body: JSON.stringify({ external_owner_id: 'alice' }),
-    }));
+    const direct = await service.handle(
+      new Request(`http://svc${agentBase('p')}${agentPaths.sessions}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': 'k', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_owner_id: 'alice' }),
+      }),
+    );
     const helper = createSessionHandler({
-      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: 'http://127.0.0.1', getOwnerId: () => 'alice',
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'http://127.0.0.1',
+      getOwnerId: () => 'alice',
       fetch: (input, init) => service.handle(new Request(input, init)),
     });
     const viaHelper = await helper(new Request('http://site/api/session', { method: 'POST' }));

@@ -35,7 +35,10 @@ describe('endpointTokenSource', () => {
     expect(new Headers(init.headers).has('X-API-Key')).toBe(false);
   });
 
-  for (const [label, skew] of [['+2 h', 2 * HOUR], ['-2 h', -2 * HOUR]] as const) {
+  for (const [label, skew] of [
+    ['+2 h', 2 * HOUR],
+    ['-2 h', -2 * HOUR],
+  ] as const) {
     it(`with the visitor clock ${label} off, uses the token for its real hour without looping`, async () => {
       vi.setSystemTime(SERVER_NOW + skew);
       const endpoint = serverEndpoint();
@@ -70,7 +73,11 @@ describe('endpointTokenSource', () => {
   });
 
   it('turns a network failure into a session_failed error with its cause', async () => {
-    const source = endpointTokenSource('/s', { fetch: async () => { throw new TypeError('Failed to fetch'); } });
+    const source = endpointTokenSource('/s', {
+      fetch: async () => {
+        throw new TypeError('Failed to fetch');
+      },
+    });
     const error = (await source(new AbortController().signal).catch((e: unknown) => e)) as SessionError;
     expect(error.code).toBe('session_failed');
     expect(error.status).toBeUndefined();

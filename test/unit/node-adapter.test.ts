@@ -19,7 +19,11 @@ describe('toNodeHandler', () => {
     const ctx = makeService();
     const origin = await listen(toNodeHandler(ctx.service.handle));
     const agent = `${origin}/agent/v1/projects/${PROJECT.id}/agent`;
-    const minted = await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"alice"}' });
+    const minted = await fetch(`${agent}/sessions/`, {
+      method: 'POST',
+      headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+      body: '{"external_owner_id":"alice"}',
+    });
     const { session_token } = await minted.json();
     const response = await fetch(`${agent}/chat/`, {
       method: 'POST',
@@ -36,12 +40,14 @@ describe('toNodeHandler', () => {
     // The agent service no longer stops on a disconnect (wire contract §4), but other Fetch
     // handlers may: the adapter still tells them.
     let aborted = false;
-    const origin = await listen(toNodeHandler(async (request) => {
-      request.signal.addEventListener('abort', () => {
-        aborted = true;
-      });
-      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('first')) }));
-    }));
+    const origin = await listen(
+      toNodeHandler(async (request) => {
+        request.signal.addEventListener('abort', () => {
+          aborted = true;
+        });
+        return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('first')) }));
+      }),
+    );
     const controller = new AbortController();
     const response = await fetch(origin, { signal: controller.signal });
     const reader = response.body!.getReader();
@@ -51,12 +57,14 @@ describe('toNodeHandler', () => {
   }, 10_000);
 
   it('keeps every Set-Cookie header', async () => {
-    const origin = await listen(toNodeHandler(async () => {
-      const headers = new Headers({ 'Content-Type': 'text/plain' });
-      headers.append('Set-Cookie', 'a=1; Path=/; HttpOnly');
-      headers.append('Set-Cookie', 'b=2; Path=/; Secure');
-      return new Response('ok', { headers });
-    }));
+    const origin = await listen(
+      toNodeHandler(async () => {
+        const headers = new Headers({ 'Content-Type': 'text/plain' });
+        headers.append('Set-Cookie', 'a=1; Path=/; HttpOnly');
+        headers.append('Set-Cookie', 'b=2; Path=/; Secure');
+        return new Response('ok', { headers });
+      }),
+    );
     const response = await fetch(origin);
     expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Path=/; Secure']);
   });

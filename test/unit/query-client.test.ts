@@ -10,7 +10,9 @@ describe('createQueryClient', () => {
     await ctx.chat(await ctx.session('alice'), 'hello');
     const urls: string[] = [];
     const client = createQueryClient({
-      apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE,
+      apiKey: PROJECT.apiKey,
+      projectId: PROJECT.id,
+      baseUrl: BASE,
       fetch: async (input, init) => {
         urls.push(urlOf(input));
         return ctx.service.handle(new Request(input, init));
@@ -26,7 +28,9 @@ describe('createQueryClient', () => {
     const ctx = makeService();
     // A service that has since retired this path too: every query answers like the removed one.
     const client = createQueryClient({
-      apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE,
+      apiKey: PROJECT.apiKey,
+      projectId: PROJECT.id,
+      baseUrl: BASE,
       fetch: async (input, init) => ctx.service.handle(new Request(urlOf(input).replace('/activity/', '/analytics/activity/'), init)),
     });
     const error = (await client.activity().catch((e: unknown) => e)) as EndpointGoneError;
@@ -37,7 +41,12 @@ describe('createQueryClient', () => {
 
   it('maps other statuses to typed errors', async () => {
     const ctx = makeService();
-    const client = createQueryClient({ apiKey: 'wrong', projectId: PROJECT.id, baseUrl: BASE, fetch: async (input, init) => ctx.service.handle(new Request(input, init)) });
+    const client = createQueryClient({
+      apiKey: 'wrong',
+      projectId: PROJECT.id,
+      baseUrl: BASE,
+      fetch: async (input, init) => ctx.service.handle(new Request(input, init)),
+    });
     const error = await client.activity().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });

@@ -50,7 +50,10 @@ describe('createSessionHandler', () => {
     const response = await handler(browserPost());
     expect(response.status).toBe(401);
     expect(response.headers.get('Cache-Control')).toBe('no-store');
-    expect(await response.json()).toEqual({ detail: 'Missing or invalid X-API-Key for this project: check the project id and the API key.', code: 'invalid_api_key' });
+    expect(await response.json()).toEqual({
+      detail: 'Missing or invalid X-API-Key for this project: check the project id and the API key.',
+      code: 'invalid_api_key',
+    });
   });
 
   it('answers 405 to anything but POST', async () => {
@@ -62,7 +65,12 @@ describe('createSessionHandler', () => {
 
   it('turns a hanging service into a 502 JSON error after the timeout', async () => {
     const handler = createSessionHandler({
-      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null, timeoutMs: 50,
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: BASE,
+      getOwnerId: () => null,
+      timeoutMs: 50,
       fetch: (_input, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
     });
     const started = Date.now();
@@ -74,8 +82,14 @@ describe('createSessionHandler', () => {
 
   it('turns an unreachable service into a 502 JSON error', async () => {
     const handler = createSessionHandler({
-      rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: BASE, getOwnerId: () => null,
-      fetch: async () => { throw new TypeError('fetch failed'); },
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: BASE,
+      getOwnerId: () => null,
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
     });
     const response = await handler(browserPost());
     expect(response.status).toBe(502);
@@ -92,7 +106,13 @@ describe('createSessionHandler without a client address', () => {
     const warned: unknown[][] = [];
     const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args));
     try {
-      const handler = fresh({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => null, fetch: (input, init) => ctx.service.handle(new Request(input, init)) });
+      const handler = fresh({
+        apiKey: PROJECT.apiKey,
+        projectId: PROJECT.id,
+        baseUrl: BASE,
+        getOwnerId: () => null,
+        fetch: (input, init) => ctx.service.handle(new Request(input, init)),
+      });
       expect((await handler(browserPost())).status).toBe(200);
       expect((await handler(browserPost())).status).toBe(200);
       // With an address, nothing to say.

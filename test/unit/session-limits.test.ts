@@ -18,7 +18,10 @@ afterEach(async () => {
 });
 
 async function site(helper: Partial<SessionHandlerOptions> = {}, mintCeiling = 20) {
-  const service: RunningService = await serve(createReferenceService({ projects: [PROJECT], rateLimit: false, sessionMintLimit: { requests: mintCeiling, windowMs: 60_000 } }), { port: 0, log: () => {} });
+  const service: RunningService = await serve(
+    createReferenceService({ projects: [PROJECT], rateLimit: false, sessionMintLimit: { requests: mintCeiling, windowMs: 60_000 } }),
+    { port: 0, log: () => {} },
+  );
   closers.push(() => service.close());
   const handler = createSessionHandler({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: service.url, getOwnerId: () => null, ...helper });
   const server: Server = createServer(toNodeHandler(handler));
@@ -41,7 +44,7 @@ async function times(n: number, fn: () => Promise<number>) {
 }
 
 describe('the session helper limits per client address', () => {
-  it('before: without it, one visitor in a loop spends the project\'s mint ceiling and everyone else gets 429', async () => {
+  it("before: without it, one visitor in a loop spends the project's mint ceiling and everyone else gets 429", async () => {
     const { mint } = await site({ rateLimit: false, trustProxy: 1 }, 20);
     await times(20, () => mint('198.51.100.7'));
     expect(await mint('203.0.113.9')).toBe(429);
@@ -84,7 +87,11 @@ describe('the session helper limits per client address', () => {
 
   it('keeps memory bounded: past 10,000 addresses the oldest windows go, and new visitors are still served', async () => {
     const handler = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: 'http://127.0.0.1:9', getOwnerId: () => null, rateLimit: { requests: 1, windowMs: 60_000 },
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'http://127.0.0.1:9',
+      getOwnerId: () => null,
+      rateLimit: { requests: 1, windowMs: 60_000 },
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
     const post = (address: string) => handler(new Request('https://shop.example/s', { method: 'POST' }), { clientAddress: address }).then((r) => r.status);
@@ -99,14 +106,20 @@ describe('the session helper limits per client address', () => {
     vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' });
     const seen: (string | undefined)[] = [];
     const handler = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example', getOwnerId: () => null,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'https://agent.example',
+      getOwnerId: () => null,
       rateLimit: (_request, { clientAddress }) => void seen.push(clientAddress),
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
     await handler(new Request('https://shop.example/s', { method: 'POST', headers: { 'CF-Connecting-IP': '203.0.113.9' } }));
     vi.unstubAllGlobals();
     const elsewhere = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example', getOwnerId: () => null,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'https://agent.example',
+      getOwnerId: () => null,
       rateLimit: (_request, { clientAddress }) => void seen.push(clientAddress),
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
@@ -115,7 +128,8 @@ describe('the session helper limits per client address', () => {
   });
 
   it('refuses a nonsense setting when the handler is made, not per visitor', () => {
-    const make = (options: Partial<SessionHandlerOptions>) => () => createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example', getOwnerId: () => null, ...options });
+    const make = (options: Partial<SessionHandlerOptions>) => () =>
+      createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example', getOwnerId: () => null, ...options });
     expect(make({ trustProxy: -2 })).toThrow(/trustProxy/);
     expect(make({ rateLimit: { requests: 0, windowMs: 60_000 } })).toThrow(/rateLimit/);
   });

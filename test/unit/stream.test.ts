@@ -69,7 +69,10 @@ describe('readChatStream', () => {
   it('reports an interrupted answer on a record that is not valid JSON', async () => {
     const text = record('partial_answer', { text: 'kept' }) + '{"chunk": nope' + RECORD_SEPARATOR + record('partial_answer', { text: 'lost' });
     const events = await collect([new TextEncoder().encode(text)]);
-    expect(events).toEqual([{ type: 'delta', text: 'kept' }, { type: 'interrupted', reason: 'a stream record was not valid JSON' }]);
+    expect(events).toEqual([
+      { type: 'delta', text: 'kept' },
+      { type: 'interrupted', reason: 'a stream record was not valid JSON' },
+    ]);
   });
 
   it('reports an interrupted answer when the last record has no separator and is cut short', async () => {
@@ -103,7 +106,8 @@ describe('readChatStream', () => {
   });
 
   it('tolerates a stream_start without question_answer_id and ends a tool_calls pause with one terminal event', async () => {
-    const text = record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
+    const text =
+      record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
     expect(await collect([new TextEncoder().encode(text)])).toEqual([
       { type: 'start', threadId: 't' },
       { type: 'tool_calls', calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] },

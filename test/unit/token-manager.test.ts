@@ -136,11 +136,11 @@ describe('TokenManager', () => {
   it('retries a source that threw synchronously on the next need, and never stays "fetching"', async () => {
     let calls = 0;
     const statuses: string[] = [];
-    const manager = new TokenManager(((() => {
+    const manager = new TokenManager((() => {
       calls += 1;
       if (calls === 1) throw new Error('not ready yet');
       return Promise.resolve(rawSession('tok', Date.now() + HOUR));
-    }) as unknown) as () => Promise<never>);
+    }) as unknown as () => Promise<never>);
     manager.subscribe((status) => statuses.push(status));
     await expect(manager.getToken()).rejects.toThrow('not ready yet');
     expect(manager.status).toBe('error');
@@ -149,7 +149,10 @@ describe('TokenManager', () => {
     expect(statuses).toEqual(['fetching', 'error', 'fetching', 'ready']);
   });
 
-  for (const [label, skew] of [['1 h 30 min fast', 1.5 * HOUR], ['3 h slow', -3 * HOUR]] as const) {
+  for (const [label, skew] of [
+    ['1 h 30 min fast', 1.5 * HOUR],
+    ['3 h slow', -3 * HOUR],
+  ] as const) {
     it(`gives a custom source's raw answer its hour when the visitor clock is ${label}`, async () => {
       const serviceNow = Date.now();
       vi.setSystemTime(serviceNow + skew);

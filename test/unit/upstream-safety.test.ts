@@ -6,10 +6,15 @@ import { createQueryClient, createSessionHandler, NetworkError, ownerKey } from 
 /** Real sockets: redirects, stalls and oversized bodies are what Node's own fetch does with them. */
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(resolve);
-  })));
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(resolve);
+        }),
+    ),
+  );
 });
 
 async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
@@ -23,7 +28,10 @@ const post = () => new Request('https://shop.example/api/agent-session', { metho
 
 /** workerd's fetch, as far as redirects go: it rejects `redirect: 'error'` (its own words). */
 const workerdFetch: typeof fetch = async (input, init) => {
-  if (init?.redirect === 'error') throw new TypeError('Invalid redirect value, must be one of "follow" or "manual" ("error" won\'t be implemented since it does not make sense at the edge; use "manual" and check the response status code).');
+  if (init?.redirect === 'error')
+    throw new TypeError(
+      'Invalid redirect value, must be one of "follow" or "manual" ("error" won\'t be implemented since it does not make sense at the edge; use "manual" and check the response status code).',
+    );
   return fetch(input, init);
 };
 
@@ -56,9 +64,23 @@ describe('createSessionHandler against a real service socket', () => {
       if (req.url?.includes('/projects/moved/')) return void res.writeHead(301, { Location: `${elsewhere}/steal` }).end();
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
-    const ok = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    const ok = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'secret-key',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => 'alice',
+      fetch: workerdFetch,
+    });
     expect((await ok(post())).status).toBe(200);
-    const moved = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'moved', baseUrl: service, getOwnerId: () => 'alice', fetch: workerdFetch });
+    const moved = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'secret-key',
+      projectId: 'moved',
+      baseUrl: service,
+      getOwnerId: () => 'alice',
+      fetch: workerdFetch,
+    });
     const response = await moved(post());
     expect(response.status).toBe(502);
     expect((await response.json()).detail).toMatch(/redirect/);
@@ -66,7 +88,14 @@ describe('createSessionHandler against a real service socket', () => {
   });
 
   it('refuses a browser-style opaque redirect too', async () => {
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', getOwnerId: () => null, fetch: async () => opaqueRedirect() });
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'https://agent.example.com',
+      getOwnerId: () => null,
+      fetch: async () => opaqueRedirect(),
+    });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).detail).toMatch(/redirect/);
@@ -99,7 +128,7 @@ describe('createSessionHandler against a real service socket', () => {
     expect(await response.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('oversized') });
   });
 
-  it('turns an upstream error page into its own JSON 502: no HTML is served as the site\'s', async () => {
+  it("turns an upstream error page into its own JSON 502: no HTML is served as the site's", async () => {
     const service = await serve((_req, res) => res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'));
     const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
     const response = await handler(post());
@@ -144,7 +173,10 @@ describe('createSessionHandler against a real service socket', () => {
     });
     let budget = 1;
     const handler = createSessionHandler({
-      apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => null,
       rateLimit: () => (budget-- > 0 ? undefined : 12.2),
     });
     expect((await handler(post())).status).toBe(200);
@@ -166,7 +198,8 @@ describe('baseUrl', () => {
   });
 
   it('may be plain http on this machine only', () => {
-    for (const base of ['https://agent.example.com', 'http://localhost:8787', 'http://127.0.0.1/service', 'http://[::1]:3000']) expect(make(base)).not.toThrow();
+    for (const base of ['https://agent.example.com', 'http://localhost:8787', 'http://127.0.0.1/service', 'http://[::1]:3000'])
+      expect(make(base)).not.toThrow();
   });
 });
 

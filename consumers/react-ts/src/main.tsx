@@ -14,11 +14,19 @@ function App() {
   const ref = useRef<AgentChat>(null);
   return (
     <>
-      <agent-chat ref={ref} mode="launcher" projectId="proj" integration-id="int" getSessionToken={getSessionToken}
-        onagent-chat-open-change={(event: AgentChatOpenChangeEvent) => seen.push(`open:${event.detail.open}`)} />
+      <agent-chat
+        ref={ref}
+        mode="launcher"
+        projectId="proj"
+        integration-id="int"
+        getSessionToken={getSessionToken}
+        onagent-chat-open-change={(event: AgentChatOpenChangeEvent) => seen.push(`open:${event.detail.open}`)}
+      />
       {/* @ts-expect-error: mode is 'launcher' | 'inline' */}
       <agent-chat mode="sideways" hidden getSessionToken={getSessionToken} />
-      <button type="button" onClick={() => void ref.current?.open()}>Open from React</button>
+      <button type="button" onClick={() => void ref.current?.open()}>
+        Open from React
+      </button>
     </>
   );
 }

@@ -9,7 +9,12 @@ created.mode = 'inline';
 // @ts-expect-error: mode is 'launcher' | 'inline'
 created.mode = 'sideways';
 created.getSessionToken = async () => ({ token: 'tok', expiresAt: Date.now() + 3_600_000 });
-const tool: ClientTool = { name: 'lookup', description: 'Looks something up', parameters: { type: 'object' }, execute: async (args, { signal }) => ({ args, aborted: signal.aborted }) };
+const tool: ClientTool = {
+  name: 'lookup',
+  description: 'Looks something up',
+  parameters: { type: 'object' },
+  execute: async (args, { signal }) => ({ args, aborted: signal.aborted }),
+};
 created.tools = [tool];
 created.addEventListener('agent-chat-error', (event) => {
   const typed: AgentChatErrorEvent = event;

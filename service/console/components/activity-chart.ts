@@ -24,7 +24,11 @@ const DAY_S = 86_400;
  * scheme changes, resized with its box.
  */
 export class ActivityChart extends LitElement {
-  static styles = [tokens, base, unsafeCSS(uplotCss), css`
+  static styles = [
+    tokens,
+    base,
+    unsafeCSS(uplotCss),
+    css`
     :host { display: block; }
     figure { margin: 0; display: grid; gap: 8px; }
     figcaption { font-weight: 620; }
@@ -35,7 +39,8 @@ export class ActivityChart extends LitElement {
     .u-legend td, .u-legend th { border: 0; padding: 2px 6px; }
     details { font-size: 13px; }
     summary { cursor: pointer; color: var(--c-muted); }
-  `];
+  `,
+  ];
 
   @property() label = '';
   @property({ attribute: false }) dates: string[] = [];
@@ -95,22 +100,31 @@ export class ActivityChart extends LitElement {
     // Grouped bars: with two series, one on each side of the day's tick.
     const bars = (i: number) => U.paths.bars!({ size: [0.38, 14], align: this.series.length === 2 ? (i === 0 ? -1 : 1) : 0, gap: 1 });
     const x = this.dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
-    this.plot = new U({
-      ...this.size(),
-      tzDate: (ts) => U.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-      cursor: { points: { size: 6 } },
-      legend: { live: true },
-      scales: { x: { time: true, ...(this.bars && x.length ? { range: [x[0] - DAY_S / 2, x[x.length - 1] + DAY_S / 2] as [number, number] } : {}) }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
-      axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((t) => compact(t)) }],
-      series: [
-        { value: '{YYYY}-{MM}-{DD}' },
-        ...this.series.map((s, i) => ({
-          label: s.label, stroke: color(s.color), width: 2,
-          ...(this.bars ? { fill: color(s.color), paths: bars(i), points: { show: false } } : { points: { show: x.length <= 31, size: 4 } }),
-          value: (_u: uPlot, v: number | null) => (v === null ? '—' : count(v)),
-        })),
-      ],
-    }, [x, ...this.series.map((s) => s.values)], box);
+    this.plot = new U(
+      {
+        ...this.size(),
+        tzDate: (ts) => U.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        cursor: { points: { size: 6 } },
+        legend: { live: true },
+        scales: {
+          x: { time: true, ...(this.bars && x.length ? { range: [x[0] - DAY_S / 2, x[x.length - 1] + DAY_S / 2] as [number, number] } : {}) },
+          y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
+        },
+        axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((t) => compact(t)) }],
+        series: [
+          { value: '{YYYY}-{MM}-{DD}' },
+          ...this.series.map((s, i) => ({
+            label: s.label,
+            stroke: color(s.color),
+            width: 2,
+            ...(this.bars ? { fill: color(s.color), paths: bars(i), points: { show: false } } : { points: { show: x.length <= 31, size: 4 } }),
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : count(v)),
+          })),
+        ],
+      },
+      [x, ...this.series.map((s) => s.values)],
+      box,
+    );
     this.resize.observe(box);
   }
 }

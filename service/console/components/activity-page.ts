@@ -10,7 +10,9 @@ const RANGES = [7, 30, 90, 365];
 
 /** Sessions, threads, messages, feedback and model tokens per day; per integration; a range; CSV. */
 export class ActivityPage extends ConsolePage {
-  static styles = [...ConsolePage.styles, css`
+  static styles = [
+    ...ConsolePage.styles,
+    css`
     .controls { align-items: end; }
     .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(132px, 1fr)); gap: 12px; }
     .stat { padding: 14px 16px; }
@@ -30,14 +32,19 @@ export class ActivityPage extends ConsolePage {
       table.records td { grid-column: auto; }
       table.records th[scope='row'] { font-size: 15px; }
     }
-  `];
+  `,
+  ];
 
   @state() private data: Activity | null = null;
   @state() private error = '';
   private key = '';
 
   private get range() {
-    return { start: this.params.get('start') ?? utcDay(-29), end: this.params.get('end') ?? utcDay(0), integration_id: this.params.get('integration_id') ?? undefined };
+    return {
+      start: this.params.get('start') ?? utcDay(-29),
+      end: this.params.get('end') ?? utcDay(0),
+      integration_id: this.params.get('integration_id') ?? undefined,
+    };
   }
 
   updated() {
@@ -73,8 +80,10 @@ export class ActivityPage extends ConsolePage {
         <a class="button" href=${this.api.activityCsvUrl(this.project.id, r)} download>Download CSV</a>
       </div>
       <form class="card row controls" @change=${this.onChange} @submit=${(e: Event) => e.preventDefault()}>
-        <div class="presets" role="group" aria-label="Period">${RANGES.map((n) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
-          @click=${() => this.set({ start: utcDay(1 - n), end: utcDay(0) })}>${n === 365 ? '1 year' : `${n} days`}</button>`)}</div>
+        <div class="presets" role="group" aria-label="Period">${RANGES.map(
+          (n) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
+          @click=${() => this.set({ start: utcDay(1 - n), end: utcDay(0) })}>${n === 365 ? '1 year' : `${n} days`}</button>`,
+        )}</div>
         <label>From <input type="date" name="start" .value=${r.start} max=${r.end}></label>
         <label>To <input type="date" name="end" .value=${r.end} min=${r.start}></label>
         <label>Integration <select name="integration_id">
@@ -101,8 +110,13 @@ export class ActivityPage extends ConsolePage {
     const dates = d.by_day.map((row) => row.date);
     const col = (key: keyof Activity['by_day'][number]) => d.by_day.map((row) => Number(row[key]));
     const stats = [
-      ['Sessions', t.sessions], ['Threads', t.threads], ['Messages', t.messages], ['Unique owners', t.unique_owners],
-      [html`${thumbUp} Helpful`, t.upvotes], [html`${thumbDown} Not helpful`, t.downvotes], ['Model tokens', t.prompt_tokens + t.completion_tokens],
+      ['Sessions', t.sessions],
+      ['Threads', t.threads],
+      ['Messages', t.messages],
+      ['Unique owners', t.unique_owners],
+      [html`${thumbUp} Helpful`, t.upvotes],
+      [html`${thumbDown} Not helpful`, t.downvotes],
+      ['Model tokens', t.prompt_tokens + t.completion_tokens],
     ] as const;
     return html`
       <section aria-label="Totals" class="stats">${stats.map(([label, value]) => html`<div class="card stat"><dl><dt>${label}</dt><dd>${count(value)}</dd></dl></div>`)}</section>
@@ -123,12 +137,18 @@ export class ActivityPage extends ConsolePage {
       </div>
       <section class="card stack" aria-labelledby="by-integration">
         <h2 id="by-integration">By integration</h2>
-        ${d.by_integration.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table class="records">
+        ${
+          d.by_integration.length
+            ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table class="records">
           <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
-          <tbody>${d.by_integration.map((i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
+          <tbody>${d.by_integration.map(
+            (i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
             <td class="num" data-label="Sessions">${count(i.sessions)}</td><td class="num" data-label="Threads">${count(i.threads)}</td><td class="num" data-label="Messages">${count(i.messages)}</td>
-            <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`)}</tbody>
-        </table></div>` : html`<p class="muted">No conversations in this period.</p>`}
+            <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`,
+          )}</tbody>
+        </table></div>`
+            : html`<p class="muted">No conversations in this period.</p>`
+        }
         <p class="muted">Figures may be up to ${d.freshness.max_staleness_seconds} s old (as of ${when(d.freshness.as_of)}).</p>
       </section>`;
   }

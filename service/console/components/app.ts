@@ -12,7 +12,10 @@ import { field } from '../form.js';
  * and shows one page. Pages talk back with events (navigate, projects changed).
  */
 export class ConsoleApp extends LitElement {
-  static styles = [tokens, base, css`
+  static styles = [
+    tokens,
+    base,
+    css`
     :host { display: block; min-height: 100dvh; background: var(--c-bg); }
     .shell { display: grid; grid-template-columns: 232px minmax(0, 1fr); min-height: 100dvh; }
     header, nav { min-width: 0; }
@@ -56,7 +59,8 @@ export class ConsoleApp extends LitElement {
       main { padding: 20px 14px 40px; }
     }
     @media (min-width: 761px) { .top { display: contents; } }
-  `];
+  `,
+  ];
 
   @state() private status: 'loading' | 'signed-out' | 'ready' | 'error' = 'loading';
   @state() private username = '';
@@ -135,7 +139,8 @@ export class ConsoleApp extends LitElement {
     this.projects = await this.api.projects();
     const wanted = select !== undefined ? select : this.route.project;
     const project = this.projects.find((p) => p.id === wanted) ?? this.projects[0];
-    if ((project?.id ?? null) !== this.route.project) this.go(routeHref(this.route.page, project?.id ?? null, project?.id === this.route.project ? this.route.params : {}), true);
+    if ((project?.id ?? null) !== this.route.project)
+      this.go(routeHref(this.route.page, project?.id ?? null, project?.id === this.route.project ? this.route.params : {}), true);
   }
 
   private readonly onPopState = () => {
@@ -159,12 +164,15 @@ export class ConsoleApp extends LitElement {
     event.preventDefault();
     this.go((event.currentTarget as HTMLAnchorElement).href);
     // The page's heading takes focus, so a screen reader hears where it landed.
-    void this.updateComplete.then(() => requestAnimationFrame(() => this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading()));
+    void this.updateComplete.then(() =>
+      requestAnimationFrame(() => this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading()),
+    );
   }
 
   render() {
     if (this.status === 'loading') return html`<p class="visually-hidden" role="status">Loading the console…</p>`;
-    if (this.status === 'error') return html`<div class="empty card" role="alert"><h1>The console could not start</h1><p>${this.loadError}</p><button @click=${() => location.reload()}>Reload</button></div>`;
+    if (this.status === 'error')
+      return html`<div class="empty card" role="alert"><h1>The console could not start</h1><p>${this.loadError}</p><button @click=${() => location.reload()}>Reload</button></div>`;
     if (this.status === 'signed-out') return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
     const project = this.projects.find((p) => p.id === this.route.project) ?? null;
     return html`<div class="shell">
@@ -207,11 +215,16 @@ export class ConsoleApp extends LitElement {
     }
     const params = this.route.params;
     switch (this.route.page) {
-      case 'activity': return html`<activity-page data-page .api=${this.api} .project=${project} .params=${params}></activity-page>`;
-      case 'conversations': return html`<conversations-page data-page .api=${this.api} .project=${project} .params=${params}></conversations-page>`;
-      case 'integrations': return html`<integrations-page data-page .api=${this.api} .project=${project} .params=${params}></integrations-page>`;
-      case 'keys': return html`<keys-page data-page .api=${this.api} .project=${project}></keys-page>`;
-      case 'audit': return html`<audit-page data-page .api=${this.api}></audit-page>`;
+      case 'activity':
+        return html`<activity-page data-page .api=${this.api} .project=${project} .params=${params}></activity-page>`;
+      case 'conversations':
+        return html`<conversations-page data-page .api=${this.api} .project=${project} .params=${params}></conversations-page>`;
+      case 'integrations':
+        return html`<integrations-page data-page .api=${this.api} .project=${project} .params=${params}></integrations-page>`;
+      case 'keys':
+        return html`<keys-page data-page .api=${this.api} .project=${project}></keys-page>`;
+      case 'audit':
+        return html`<audit-page data-page .api=${this.api}></audit-page>`;
     }
   }
 
@@ -257,7 +270,8 @@ function revealCurrent(list: HTMLElement): void {
   else if (tab.right > box.right - margin) list.scrollLeft += tab.right - (box.right - margin);
 }
 
-const icon = (d: string) => html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d=${d}></path></svg>`;
+const icon = (d: string) =>
+  html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d=${d}></path></svg>`;
 const ICONS = {
   activity: icon('M3 12h4l3 8 4-16 3 8h4'),
   conversations: icon('M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.4A8 8 0 1 1 21 12z'),

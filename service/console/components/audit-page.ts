@@ -6,10 +6,19 @@ import { ConsolePage } from './page.js';
 
 /** What an action means, in words. */
 const ACTIONS: Record<string, string> = {
-  sign_in: 'Signed in', 'sign_in.failed': 'Failed sign-in', sign_out: 'Signed out', 'admin.add': 'Added an admin',
-  'project.create': 'Created a project', 'project.rename': 'Renamed a project', 'project.delete': 'Deleted a project',
-  'integration.create': 'Added an integration', 'integration.update': 'Changed an integration', 'integration.delete': 'Deleted an integration',
-  'key.create': 'Created an API key', 'key.rotate': 'Rotated an API key', 'key.revoke': 'Revoked an API key',
+  sign_in: 'Signed in',
+  'sign_in.failed': 'Failed sign-in',
+  sign_out: 'Signed out',
+  'admin.add': 'Added an admin',
+  'project.create': 'Created a project',
+  'project.rename': 'Renamed a project',
+  'project.delete': 'Deleted a project',
+  'integration.create': 'Added an integration',
+  'integration.update': 'Changed an integration',
+  'integration.delete': 'Deleted an integration',
+  'key.create': 'Created an API key',
+  'key.rotate': 'Rotated an API key',
+  'key.revoke': 'Revoked an API key',
 };
 
 function details(entry: AuditEntry): string {
@@ -20,7 +29,9 @@ function details(entry: AuditEntry): string {
 
 /** Who did what, when: every admin action, sign-ins and what the CLI and start-up flags changed. */
 export class AuditPage extends ConsolePage {
-  static styles = [...ConsolePage.styles, css`
+  static styles = [
+    ...ConsolePage.styles,
+    css`
     td.when { white-space: nowrap; }
     td .detail { color: var(--c-muted); font-size: 13px; overflow-wrap: anywhere; }
     td.what { overflow-wrap: anywhere; }
@@ -31,7 +42,8 @@ export class AuditPage extends ConsolePage {
       table.records td.when, table.records td.who, table.records td.address { grid-column: auto; grid-row: 2; color: var(--c-muted); font-size: 13px; }
       table.records td.who::before, table.records td.address::before { content: '·' / ''; padding: 0 6px; }
     }
-  `];
+  `,
+  ];
 
   @state() private entries: AuditEntry[] = [];
   @state() private next: number | null = null;
@@ -63,13 +75,15 @@ export class AuditPage extends ConsolePage {
       <div class="card table-wrap" tabindex="0" role="region" aria-label="Audit log entries"><table class="records">
         <caption class="visually-hidden">Audit log</caption>
         <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Address</th></tr></thead>
-        <tbody>${this.entries.map((e) => html`<tr>
+        <tbody>${this.entries.map(
+          (e) => html`<tr>
           <td class="when">${when(e.at)}</td>
           <td class="who">${e.actor}</td>
           <td class="what">${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
             ${details(e) ? html`<div class="detail">${details(e)}</div>` : nothing}</td>
           <td class="address">${e.address ?? '—'}</td>
-        </tr>`)}</tbody>
+        </tr>`,
+        )}</tbody>
       </table>
       ${!this.loading && !this.entries.length ? html`<p class="muted">Nothing yet.</p>` : nothing}</div>
       ${this.loading ? html`<p class="muted" role="status">Loading…</p>` : this.next ? html`<div><button @click=${() => this.load(this.next!)}>Load older entries</button></div>` : nothing}

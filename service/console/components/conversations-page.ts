@@ -16,21 +16,27 @@ const FLAGS = [
 const FILTERS = ['q', 'integration_id', 'start', 'end', ...FLAGS.map((f) => f.key)];
 const REASONS: Record<string, string> = { incorrect: 'Incorrect', irrelevant: 'Irrelevant', unaddressed: 'Did not answer the question' };
 
-const safeUrl = (url: string) => /^https?:\/\//i.test(url) ? url : null;
+const safeUrl = (url: string) => (/^https?:\/\//i.test(url) ? url : null);
 const short = (ownerKey: string) => (ownerKey === '-' ? 'anonymous' : `${ownerKey.slice(0, 10)}…`);
 const pretty = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2));
 
 type RenderAnswer = (text: string) => TemplateResult;
 let markdown: Promise<RenderAnswer | null> | undefined;
 /** The widget's markdown renderer, fetched with the first conversation opened (not in the first load); null if it cannot load. */
-const loadMarkdown = () => (markdown ??= import('../markdown.js').then((m) => m.renderAnswer, () => {
-  markdown = undefined;
-  return null;
-}));
+const loadMarkdown = () =>
+  (markdown ??= import('../markdown.js').then(
+    (m) => m.renderAnswer,
+    () => {
+      markdown = undefined;
+      return null;
+    },
+  ));
 
 /** Every owner's threads, filtered and searched; one thread with its sources, tool calls and feedback. */
 export class ConversationsPage extends ConsolePage {
-  static styles = [...ConsolePage.styles, css`
+  static styles = [
+    ...ConsolePage.styles,
+    css`
     .filters { display: grid; gap: 12px; }
     .filters .row { align-items: end; }
     .filters input[type='search'] { flex: 1; min-width: 200px; }
@@ -96,7 +102,8 @@ export class ConversationsPage extends ConsolePage {
     .feedback.down { border-color: var(--c-danger); }
     .feedback.up { border-color: var(--c-ok); }
     .pill { display: inline-flex; gap: 4px; align-items: center; }
-  `];
+  `,
+  ];
 
   @state() private threads: ThreadSummary[] = [];
   @state() private next: string | null = null;
@@ -167,8 +174,11 @@ export class ConversationsPage extends ConsolePage {
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       <div class="layout ${open ? 'open' : 'single'}">
         <section class="card list" aria-label="Conversation list">
-          ${this.threads.length ? html`<ul>${this.threads.map((t) => this.row(t, t.id === open))}</ul>`
-            : html`<p class="muted" role="status">${this.loading ? 'Loading…' : 'No conversations match.'}</p>`}
+          ${
+            this.threads.length
+              ? html`<ul>${this.threads.map((t) => this.row(t, t.id === open))}</ul>`
+              : html`<p class="muted" role="status">${this.loading ? 'Loading…' : 'No conversations match.'}</p>`
+          }
           ${this.next ? html`<p><button @click=${() => this.loadList(this.next!)} ?disabled=${this.loading}>Load more</button></p>` : nothing}
         </section>
         ${open ? html`<section class="card thread" aria-labelledby="thread-title">${this.detail()}</section>` : nothing}
@@ -202,7 +212,7 @@ export class ConversationsPage extends ConsolePage {
     event.preventDefault();
     // A keystroke in the search box changes nothing until Search (or Enter).
     if (event.type === 'change' && (event.target as HTMLElement).id === 'q') return;
-    const form = (event.currentTarget as HTMLFormElement);
+    const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const params: Record<string, string | undefined> = {};
     for (const key of ['q', 'integration_id', 'start', 'end']) params[key] = field(data, key).trim() || undefined;
@@ -252,23 +262,47 @@ export class ConversationsPage extends ConsolePage {
         <h2 id="thread-title" tabindex="-1">${t.title}</h2>
         <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span> · ${t.integration_id} · started ${when(t.created_at)}${t.handoff_at ? html` · <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
       </div>
-      ${t.messages.map((m) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
+      ${t.messages.map(
+        (m) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
         <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
           ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
-        ${!m.content ? html`<div class="content"><span class="muted">(no text)</span></div>`
-          : m.role === 'assistant' && this.renderAnswer ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
-          : html`<div class="content">${m.content}</div>`}
+        ${
+          !m.content
+            ? html`<div class="content"><span class="muted">(no text)</span></div>`
+            : m.role === 'assistant' && this.renderAnswer
+              ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
+              : html`<div class="content">${m.content}</div>`
+        }
         ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
-        ${m.tool_calls.length ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map((c) => html`<details><summary><code>${c.name}</code> · ${c.status}</summary>
-          <pre aria-label="Arguments of ${c.name}">${pretty(c.arguments)}</pre>${c.error ? html`<p class="notice error">${c.error}</p>` : c.output !== undefined ? html`<pre aria-label="Output of ${c.name}">${pretty(c.output)}</pre>` : nothing}</details>`)}</div>` : nothing}
+        ${
+          m.tool_calls.length
+            ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map(
+                (c) => html`<details><summary><code>${c.name}</code> · ${c.status}</summary>
+          <pre aria-label="Arguments of ${c.name}">${pretty(c.arguments)}</pre>${c.error ? html`<p class="notice error">${c.error}</p>` : c.output !== undefined ? html`<pre aria-label="Output of ${c.name}">${pretty(c.output)}</pre>` : nothing}</details>`,
+              )}</div>`
+            : nothing
+        }
         ${m.activity.length ? html`<div class="extra"><h3>Steps</h3><ul>${m.activity.map((a) => html`<li>${a.summary ?? a.name} <span class="muted">(${a.status})</span></li>`)}</ul></div>` : nothing}
-        ${m.feedback.length ? html`<div class="extra"><h3>Feedback</h3>${m.feedback.map((f) => html`<div class="feedback ${f.reaction === 'upvote' ? 'up' : 'down'}">
+        ${
+          m.feedback.length
+            ? html`<div class="extra"><h3>Feedback</h3>${m.feedback.map(
+                (f) => html`<div class="feedback ${f.reaction === 'upvote' ? 'up' : 'down'}">
           <strong>${f.reaction === 'upvote' ? html`${thumbUp} Helpful` : html`${thumbDown} Not helpful`}</strong> <span class="muted">${when(f.at)} · ${f.voter_key === 'anonymous session' ? f.voter_key : short(f.voter_key)}</span>
-          ${f.comment ? html`<div>${Object.entries(REASONS).filter(([k]) => f.comment?.[k] === true).map(([, label]) => html`<span class="pill">${label}</span> `)}
-            ${typeof f.comment.issue === 'string' && f.comment.issue ? html`<p class="content">“${f.comment.issue}”</p>` : nothing}</div>` : nothing}
-        </div>`)}</div>` : nothing}
-      </article>`)}`;
+          ${
+            f.comment
+              ? html`<div>${Object.entries(REASONS)
+                  .filter(([k]) => f.comment?.[k] === true)
+                  .map(([, label]) => html`<span class="pill">${label}</span> `)}
+            ${typeof f.comment.issue === 'string' && f.comment.issue ? html`<p class="content">“${f.comment.issue}”</p>` : nothing}</div>`
+              : nothing
+          }
+        </div>`,
+              )}</div>`
+            : nothing
+        }
+      </article>`,
+      )}`;
   }
 }
 

@@ -9,7 +9,9 @@ import { field } from '../form.js';
 
 /** The project's settings, its integrations (allowed origins), and what to paste to install one. */
 export class IntegrationsPage extends ConsolePage {
-  static styles = [...ConsolePage.styles, css`
+  static styles = [
+    ...ConsolePage.styles,
+    css`
     .layout { display: grid; grid-template-columns: minmax(200px, 260px) 1fr; gap: 16px; align-items: start; }
     @media (max-width: 900px) { .layout { grid-template-columns: 1fr; } }
     .list { padding: 8px; }
@@ -24,7 +26,8 @@ export class IntegrationsPage extends ConsolePage {
     .snippet { display: grid; gap: 6px; }
     .snippet .row { justify-content: space-between; }
     .project-form { align-items: end; }
-  `];
+  `,
+  ];
 
   @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
   @state() private install: InstallInfo | null = null;
@@ -33,7 +36,12 @@ export class IntegrationsPage extends ConsolePage {
 
   connectedCallback() {
     super.connectedCallback();
-    this.api.install().then((info) => { this.install = info; }, () => {});
+    this.api.install().then(
+      (info) => {
+        this.install = info;
+      },
+      () => {},
+    );
   }
 
   updated(changed: Map<string, unknown>) {
@@ -52,8 +60,10 @@ export class IntegrationsPage extends ConsolePage {
       ${this.message ? html`<p class="notice ${this.message.tone}" role=${this.message.tone === 'error' ? 'alert' : 'status'}>${this.message.text}</p>` : nothing}
       <div class="layout">
         <nav class="card list" aria-label="Integrations of ${this.project.name}">
-          <ul>${this.project.integrations.map((i) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
-            aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}>${i.name}<small>${i.id}</small></a></li>`)}</ul>
+          <ul>${this.project.integrations.map(
+            (i) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
+            aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}>${i.name}<small>${i.id}</small></a></li>`,
+          )}</ul>
           <form @submit=${this.createIntegration}>
             <label>New integration <input name="name" required maxlength="80" placeholder="e.g. Docs site" autocomplete="off"></label>
             <button type="submit">Add integration</button>
@@ -69,7 +79,12 @@ export class IntegrationsPage extends ConsolePage {
   }
 
   private detail(integration: Integration) {
-    const snippetInput = { projectId: this.project.id, integrationId: integration.id, serviceUrl: this.install?.service_url ?? location.origin, widget: this.install?.widget ?? null };
+    const snippetInput = {
+      projectId: this.project.id,
+      integrationId: integration.id,
+      serviceUrl: this.install?.service_url ?? location.origin,
+      widget: this.install?.widget ?? null,
+    };
     return html`
       <form class="card stack" @submit=${(e: SubmitEvent) => this.save(e, integration)} aria-labelledby="integration-title">
         <div class="row"><h2 id="integration-title">${integration.name}</h2><code class="muted">${integration.id}</code><span class="spacer"></span>
@@ -111,17 +126,25 @@ export class IntegrationsPage extends ConsolePage {
 
   private confirmDialog(integration: Integration | undefined) {
     const what = this.confirming;
-    return html`<dialog aria-labelledby="delete-title" @close=${() => { this.confirming = null; }}>
-      ${what === 'project' ? html`<form class="stack" method="dialog" @submit=${this.deleteProject}>
+    return html`<dialog aria-labelledby="delete-title" @close=${() => {
+      this.confirming = null;
+    }}>
+      ${
+        what === 'project'
+          ? html`<form class="stack" method="dialog" @submit=${this.deleteProject}>
         <h2 id="delete-title">Delete ${this.project.name}?</h2>
         <p>This deletes its integrations, API keys, conversations and activity. It cannot be undone.</p>
         <label>Type the project ID <code>${this.project.id}</code> to confirm <input name="confirm" required autocomplete="off" spellcheck="false"></label>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Delete project</button></div>
-      </form>` : what === 'integration' && integration ? html`<form class="stack" method="dialog" @submit=${() => this.deleteIntegration(integration)}>
+      </form>`
+          : what === 'integration' && integration
+            ? html`<form class="stack" method="dialog" @submit=${() => this.deleteIntegration(integration)}>
         <h2 id="delete-title">Delete ${integration.name}?</h2>
         <p>Widgets using <code>${integration.id}</code> can no longer chat. Past conversations stay.</p>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Delete integration</button></div>
-      </form>` : nothing}
+      </form>`
+            : nothing
+      }
     </dialog>`;
   }
 
@@ -152,8 +175,14 @@ export class IntegrationsPage extends ConsolePage {
   private async save(event: SubmitEvent, integration: Integration) {
     event.preventDefault();
     const data = new FormData(event.target as HTMLFormElement);
-    const origins = field(data, 'origins').split(/\r?\n/).map((o) => o.trim()).filter(Boolean);
-    await this.act(() => this.api.updateIntegration(this.project.id, integration.id, { name: field(data, 'name'), allowed_origins: origins }), `Saved ${integration.name}.`);
+    const origins = field(data, 'origins')
+      .split(/\r?\n/)
+      .map((o) => o.trim())
+      .filter(Boolean);
+    await this.act(
+      () => this.api.updateIntegration(this.project.id, integration.id, { name: field(data, 'name'), allowed_origins: origins }),
+      `Saved ${integration.name}.`,
+    );
   }
 
   private async createIntegration(event: SubmitEvent) {

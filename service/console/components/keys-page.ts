@@ -17,7 +17,9 @@ const STATUS = { active: ['Active', 'ok'], expiring: ['Until', 'warn'], expired:
 
 /** API keys: create (shown once), list, rotate with an overlap, revoke. */
 export class KeysPage extends ConsolePage {
-  static styles = [...ConsolePage.styles, css`
+  static styles = [
+    ...ConsolePage.styles,
+    css`
     .new-key { border-color: var(--c-ok); }
     .new-key input { flex: 1; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; min-width: 12ch; }
     .create { align-items: end; }
@@ -32,7 +34,8 @@ export class KeysPage extends ConsolePage {
       table.records td.actions:empty { display: none; }
       table.records td.actions button + button { margin: 0; }
     }
-  `];
+  `,
+  ];
 
   @state() private keys: ApiKey[] | null = null;
   @state() private error = '';
@@ -59,14 +62,20 @@ export class KeysPage extends ConsolePage {
   render() {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">API keys</h1><p class="muted">Your server sends one of these keys to start chat sessions for ${this.project.name}. Keep them on the server.</p></div></div>
-      ${this.fresh ? html`<section class="card new-key stack" aria-labelledby="new-key-title">
+      ${
+        this.fresh
+          ? html`<section class="card new-key stack" aria-labelledby="new-key-title">
         <h2 id="new-key-title">Your new key “${this.fresh.name}”</h2>
         <p>Copy it now: it is shown only once. ${this.fresh.note}</p>
         <div class="row"><input readonly aria-label="New API key" .value=${this.fresh.key} @focus=${(e: Event) => (e.target as HTMLInputElement).select()}>
           <button class="primary" @click=${this.copy}>${this.copied ? 'Copied' : 'Copy'}</button>
-          <button @click=${() => { this.fresh = null; }}>Done</button></div>
+          <button @click=${() => {
+            this.fresh = null;
+          }}>Done</button></div>
         <p class="visually-hidden" role="status">${this.copied ? 'Copied to the clipboard.' : ''}</p>
-      </section>` : nothing}
+      </section>`
+          : nothing
+      }
       <form class="card row create" @submit=${this.create}>
         <label>Key name <span class="hint">Where it is used, e.g. “Production web server”</span><input name="name" required maxlength="80" autocomplete="off"></label>
         <button class="primary" type="submit">Create API key</button>
@@ -91,9 +100,13 @@ export class KeysPage extends ConsolePage {
           <td data-label="Created">${when(k.created_at)}</td>
           <td data-label="Last used" title=${k.last_used_at ? when(k.last_used_at) : nothing}>${ago(k.last_used_at)}</td>
           <td class="state"><span class="pill ${tone}">${label}${k.status === 'expiring' ? ` ${when(k.expires_at)}` : ''}</span></td>
-          <td class="actions">${live ? html`
+          <td class="actions">${
+            live
+              ? html`
             ${k.status === 'active' ? html`<button class="small" aria-label="Rotate ${k.name}" @click=${() => this.ask('rotate', k)}>Rotate</button>` : nothing}
-            <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>` : nothing}</td>
+            <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>`
+              : nothing
+          }</td>
         </tr>`;
       })}</tbody>
     </table></div>`;
@@ -101,17 +114,25 @@ export class KeysPage extends ConsolePage {
 
   private dialog() {
     const p = this.pending;
-    return html`<dialog aria-labelledby="confirm-title" @close=${() => { this.pending = null; }}>
-      ${p?.kind === 'revoke' ? html`<form class="stack" method="dialog" @submit=${this.revoke}>
+    return html`<dialog aria-labelledby="confirm-title" @close=${() => {
+      this.pending = null;
+    }}>
+      ${
+        p?.kind === 'revoke'
+          ? html`<form class="stack" method="dialog" @submit=${this.revoke}>
         <h2 id="confirm-title">Revoke ${p.key.name}?</h2>
         <p>Servers using <code>${p.key.prefix}…</code> can no longer start chat sessions (on every instance within seconds). Sessions already started run until they expire.</p>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Revoke key</button></div>
-      </form>` : p?.kind === 'rotate' ? html`<form class="stack" method="dialog" @submit=${this.rotate}>
+      </form>`
+          : p?.kind === 'rotate'
+            ? html`<form class="stack" method="dialog" @submit=${this.rotate}>
         <h2 id="confirm-title">Rotate ${p.key.name}</h2>
         <p>A new key replaces <code>${p.key.prefix}…</code>. Keep the old one working long enough to deploy the new one everywhere.</p>
         <label>Old key keeps working for <select name="overlap">${OVERLAPS.map((o) => html`<option value=${o.seconds} ?selected=${o.seconds === 86_400}>${o.label}</option>`)}</select></label>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="primary" type="submit">Rotate key</button></div>
-      </form>` : nothing}
+      </form>`
+            : nothing
+      }
     </dialog>`;
   }
 
@@ -149,7 +170,11 @@ export class KeysPage extends ConsolePage {
     const overlap = Number(new FormData(event.target as HTMLFormElement).get('overlap'));
     await this.run(async () => {
       const rotated = await this.api.rotateKey(this.project.id, key.id, overlap);
-      this.show(rotated.key, rotated.name, overlap ? `The old key keeps working until ${when(rotated.replaced.expires_at)}.` : 'The old key has stopped working.');
+      this.show(
+        rotated.key,
+        rotated.name,
+        overlap ? `The old key keeps working until ${when(rotated.replaced.expires_at)}.` : 'The old key has stopped working.',
+      );
     });
   }
 

@@ -6,7 +6,10 @@ import { field } from '../form.js';
 
 /** The sign-in form: username and password, errors said in words (wrong, too many tries, unreachable). */
 export class ConsoleSignIn extends LitElement {
-  static styles = [tokens, base, css`
+  static styles = [
+    tokens,
+    base,
+    css`
     :host { display: grid; place-items: center; min-height: 100dvh; padding: 24px 16px; background: var(--c-bg); }
     main { width: min(380px, 100%); }
     form { display: grid; gap: 16px; padding: 28px 24px; }
@@ -14,7 +17,8 @@ export class ConsoleSignIn extends LitElement {
     .logo { width: 32px; height: 32px; border-radius: 9px; background: var(--c-accent); color: var(--c-on-accent); display: grid; place-items: center; font-weight: 700; }
     button.primary { min-height: 40px; }
     p.foot { margin-top: 16px; text-align: center; font-size: 13px; }
-  `];
+  `,
+  ];
 
   @property({ attribute: false }) api!: ConsoleApi;
   @state() private error = '';

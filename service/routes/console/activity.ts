@@ -14,8 +14,13 @@ const COLUMNS = ['sessions', 'threads', 'messages', 'upvotes', 'downvotes', 'pro
 const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
 const zero: ActivityCounts = { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 };
 const wire = (c: ActivityCounts) => ({
-  sessions: c.sessions, threads: c.threads, messages: c.messages, upvotes: c.upvotes, downvotes: c.downvotes,
-  prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens,
+  sessions: c.sessions,
+  threads: c.threads,
+  messages: c.messages,
+  upvotes: c.upvotes,
+  downvotes: c.downvotes,
+  prompt_tokens: c.promptTokens,
+  completion_tokens: c.completionTokens,
 });
 
 /**

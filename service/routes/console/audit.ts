@@ -14,7 +14,16 @@ export async function listAudit(ctx: ServiceContext, request: Request, _info: Re
   const entries = await ctx.storage.listAudit({ limit: limit + 1, before, projectId: params.get('project_id') || undefined });
   const page = entries.slice(0, limit);
   return json({
-    entries: page.map((e) => ({ id: e.id, at: isoMicros(e.at), actor: e.actor, action: e.action, project_id: e.projectId, target: e.target, detail: e.detail, address: e.address })),
+    entries: page.map((e) => ({
+      id: e.id,
+      at: isoMicros(e.at),
+      actor: e.actor,
+      action: e.action,
+      project_id: e.projectId,
+      target: e.target,
+      detail: e.detail,
+      address: e.address,
+    })),
     next_before: entries.length > limit ? page[page.length - 1].id : null,
   });
 }

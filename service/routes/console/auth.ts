@@ -76,7 +76,15 @@ export async function requireAdmin(ctx: ServiceContext, request: Request): Promi
   return { username: session.username, session };
 }
 
-export function audit(ctx: ServiceContext, info: RequestInfo, actor: string, action: string, projectId: string | null, target: string | null, detail: Record<string, unknown> | null = null) {
+export function audit(
+  ctx: ServiceContext,
+  info: RequestInfo,
+  actor: string,
+  action: string,
+  projectId: string | null,
+  target: string | null,
+  detail: Record<string, unknown> | null = null,
+) {
   return ctx.storage.appendAudit({ at: ctx.clock.now(), actor, action, projectId, target, detail, address: info.clientAddress ?? null });
 }
 
@@ -103,9 +111,14 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
   const username = body.username.trim().toLowerCase();
   const userKey = `user:${username}`;
   const addressKey = `addr:${info.clientAddress ?? 'unknown'}`;
-  await refuseIfLimited(ctx, [[userKey, SIGN_IN_LIMITS.perUser], [addressKey, SIGN_IN_LIMITS.perAddress]]);
+  await refuseIfLimited(ctx, [
+    [userKey, SIGN_IN_LIMITS.perUser],
+    [addressKey, SIGN_IN_LIMITS.perAddress],
+  ]);
   const admin = USERNAME.test(username) ? await ctx.storage.getAdmin(username) : undefined;
-  const ok = admin ? await passwords.verify(body.password, admin.passwordHash) : await passwords.verify(body.password, await (decoy ??= passwords.hash(randomSecret())));
+  const ok = admin
+    ? await passwords.verify(body.password, admin.passwordHash)
+    : await passwords.verify(body.password, await (decoy ??= passwords.hash(randomSecret())));
   const now = ctx.clock.now();
   if (!admin || !ok) {
     await ctx.storage.recordSignInFailure([userKey, addressKey], now);

@@ -45,25 +45,46 @@ export async function listConversations(ctx: ServiceContext, request: Request, _
   const q = params.get('q')?.trim();
   if (q && q.length > 200) throw badRequest('The search is longer than 200 characters.');
   const filter: ConversationFilter = {
-    q: q || undefined, downvoted: flag(params, 'downvoted'), uncertain: flag(params, 'uncertain'), handoff: flag(params, 'handoff'),
-    error: flag(params, 'error'), toolUsed: flag(params, 'tool_used'), integrationId: params.get('integration_id') || undefined,
-    from: start, to: end === undefined ? undefined : end + DAY,
+    q: q || undefined,
+    downvoted: flag(params, 'downvoted'),
+    uncertain: flag(params, 'uncertain'),
+    handoff: flag(params, 'handoff'),
+    error: flag(params, 'error'),
+    toolUsed: flag(params, 'tool_used'),
+    integrationId: params.get('integration_id') || undefined,
+    from: start,
+    to: end === undefined ? undefined : end + DAY,
   };
   const page = await ctx.storage.searchThreads(project.id, filter, { limit: limit + 1, after: cursorOf(params.get('cursor')) });
   const threads = page.slice(0, limit);
   const last = threads[threads.length - 1];
   return json({
-    threads: await Promise.all(threads.map(async (t) => ({
-      id: t.id, title: t.title, integration_id: t.integrationId, owner_key: await opaqueOwner(project, t.owner),
-      created_at: time(t.createdAt), updated_at: time(t.updatedAt), messages: t.messages, upvotes: t.upvotes, downvotes: t.downvotes,
-      uncertain: t.uncertain, error: t.error, tool_used: t.toolUsed, handoff_at: time(t.handoffAt),
-    }))),
+    threads: await Promise.all(
+      threads.map(async (t) => ({
+        id: t.id,
+        title: t.title,
+        integration_id: t.integrationId,
+        owner_key: await opaqueOwner(project, t.owner),
+        created_at: time(t.createdAt),
+        updated_at: time(t.updatedAt),
+        messages: t.messages,
+        upvotes: t.upvotes,
+        downvotes: t.downvotes,
+        uncertain: t.uncertain,
+        error: t.error,
+        tool_used: t.toolUsed,
+        handoff_at: time(t.handoffAt),
+      })),
+    ),
     next_cursor: page.length > limit ? btoa(JSON.stringify({ u: last.updatedAt, i: last.id })) : null,
   });
 }
 
 const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord) => ({
-  reaction: f.reaction, comment: f.comment, at: time(f.at), voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
+  reaction: f.reaction,
+  comment: f.comment,
+  at: time(f.at),
+  voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
 });
 
 /** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
@@ -75,13 +96,34 @@ export async function getConversation(ctx: ServiceContext, request: Request, _in
   const [summary] = await ctx.storage.searchThreads(project.id, { threadId: thread.id }, { limit: 1 });
   const feedback = await ctx.storage.threadFeedback(thread.id);
   return json({
-    id: thread.id, title: thread.title, integration_id: thread.integrationId, owner_key: await opaqueOwner(project, thread.owner),
-    created_at: time(thread.createdAt), updated_at: time(thread.updatedAt), handoff_at: time(summary?.handoffAt ?? null),
-    messages: await Promise.all(thread.messages.map(async (m) => ({
-      id: m.id, role: m.role, content: m.content, status: m.status, created_at: time(m.createdAt), sources: m.sources, uncertain: m.uncertain,
-      tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, round: c.round, status: c.status, output: c.output, error: c.error })),
-      activity: m.activity,
-      feedback: await Promise.all(feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f))),
-    }))),
+    id: thread.id,
+    title: thread.title,
+    integration_id: thread.integrationId,
+    owner_key: await opaqueOwner(project, thread.owner),
+    created_at: time(thread.createdAt),
+    updated_at: time(thread.updatedAt),
+    handoff_at: time(summary?.handoffAt ?? null),
+    messages: await Promise.all(
+      thread.messages.map(async (m) => ({
+        id: m.id,
+        role: m.role,
+        content: m.content,
+        status: m.status,
+        created_at: time(m.createdAt),
+        sources: m.sources,
+        uncertain: m.uncertain,
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          arguments: c.arguments,
+          round: c.round,
+          status: c.status,
+          output: c.output,
+          error: c.error,
+        })),
+        activity: m.activity,
+        feedback: await Promise.all(feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f))),
+      })),
+    ),
   });
 }

@@ -36,8 +36,15 @@ const API: { pattern: RegExp; methods: Record<string, Handler> }[] = [
  * need no 'unsafe-inline'), no framing, no third-party request of any kind.
  */
 export const CONSOLE_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "font-src 'self'",
-  "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
@@ -85,7 +92,10 @@ async function page(ctx: ServiceContext, request: Request, path: string): Promis
   const file = await ctx.console!.files?.(asset ? asset[1] : 'index.html');
   if (!file) {
     if (asset) throw notFound();
-    return new Response('The console pages are not built: run `npm run build` in agent-chat-service.', { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    return new Response('The console pages are not built: run `npm run build` in agent-chat-service.', {
+      status: 503,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+    });
   }
   return new Response(request.method === 'HEAD' ? null : (file.body as NonNullable<RequestInit['body']>), {
     headers: {

@@ -26,8 +26,14 @@ function status(key: ApiKeyRecord, now: number) {
 }
 
 const keyJson = (key: ApiKeyRecord, now: number) => ({
-  id: key.id, name: key.name, prefix: key.prefix, created_at: time(key.createdAt), last_used_at: time(key.lastUsedAt),
-  expires_at: time(key.expiresAt), revoked_at: time(key.revokedAt), status: status(key, now),
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  created_at: time(key.createdAt),
+  last_used_at: time(key.lastUsedAt),
+  expires_at: time(key.expiresAt),
+  revoked_at: time(key.revokedAt),
+  status: status(key, now),
 });
 
 function keyName(value: unknown): string {
@@ -40,9 +46,20 @@ function keyName(value: unknown): string {
 async function mint(ctx: ServiceContext, projectId: string, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
   // Live keys have distinct names: "Revoke <name>" must say which key it ends.
   const now = ctx.clock.now();
-  if ((await ctx.storage.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now))) throw new HttpError(409, 'conflict', `A working key is already named ${name}.`);
+  if ((await ctx.storage.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now)))
+    throw new HttpError(409, 'conflict', `A working key is already named ${name}.`);
   const key = `${KEY_PREFIX}${randomSecret()}`;
-  const record = { id: randomId('key'), projectId, name, prefix: key.slice(0, SHOWN_CHARS), hash: await sha256Hex(key), createdAt: ctx.clock.now(), lastUsedAt: null, expiresAt: null, revokedAt: null };
+  const record = {
+    id: randomId('key'),
+    projectId,
+    name,
+    prefix: key.slice(0, SHOWN_CHARS),
+    hash: await sha256Hex(key),
+    createdAt: ctx.clock.now(),
+    lastUsedAt: null,
+    expiresAt: null,
+    revokedAt: null,
+  };
   if (!(await ctx.storage.createApiKey(record))) throw notFound('No such project.');
   ctx.directory.invalidate(projectId);
   return { key, record };

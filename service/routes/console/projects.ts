@@ -93,12 +93,18 @@ export async function createIntegration(ctx: ServiceContext, request: Request, i
   await requireConsoleProject(ctx, projectId);
   const input = await body(request);
   const integration = {
-    projectId, id: newId(input.id, 'int'), name: name(input.name, 'The integration name'),
-    allowedOrigins: input.allowed_origins === undefined ? [] : parseOrigins(input.allowed_origins), createdAt: ctx.clock.now(),
+    projectId,
+    id: newId(input.id, 'int'),
+    name: name(input.name, 'The integration name'),
+    allowedOrigins: input.allowed_origins === undefined ? [] : parseOrigins(input.allowed_origins),
+    createdAt: ctx.clock.now(),
   };
   if (!(await ctx.storage.createIntegration(integration))) throw new HttpError(409, 'conflict', `An integration ${integration.id} exists already.`);
   ctx.directory.invalidate(projectId);
-  await audit(ctx, info, admin.username, 'integration.create', projectId, integration.id, { name: integration.name, allowed_origins: integration.allowedOrigins });
+  await audit(ctx, info, admin.username, 'integration.create', projectId, integration.id, {
+    name: integration.name,
+    allowed_origins: integration.allowedOrigins,
+  });
   return json(integrationJson(integration), 201);
 }
 
@@ -112,7 +118,10 @@ export async function updateIntegration(ctx: ServiceContext, request: Request, i
   const updated = await ctx.storage.updateIntegration(projectId, integrationId, patch);
   if (!updated) throw notFound('No such integration.');
   ctx.directory.invalidate(projectId);
-  await audit(ctx, info, admin.username, 'integration.update', projectId, integrationId, { ...input.name !== undefined && { name: updated.name }, ...patch.allowedOrigins && { allowed_origins: patch.allowedOrigins } });
+  await audit(ctx, info, admin.username, 'integration.update', projectId, integrationId, {
+    ...(input.name !== undefined && { name: updated.name }),
+    ...(patch.allowedOrigins && { allowed_origins: patch.allowedOrigins }),
+  });
   return json(integrationJson(updated));
 }
 

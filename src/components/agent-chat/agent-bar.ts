@@ -19,15 +19,19 @@ export interface AgentBarOptions {
 export function renderAgentBar(t: Translate, o: AgentBarOptions) {
   if (!o.queued.length && !o.handoff) return nothing;
   return html`<div class="agent-bar" part="agent-bar">
-    ${o.queued.length
-      ? html`<ul class="queued" aria-label=${t('queued')}>
-          ${o.queued.map((q) => html`<li>
+    ${
+      o.queued.length
+        ? html`<ul class="queued" aria-label=${t('queued')}>
+          ${o.queued.map(
+            (q) => html`<li>
             <span class="queued-text">${q.text}</span>
             <span class="queued-label">${t('queued')}</span>
             <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => o.removeQueued(q.id)}>${icon('close')}</button>
-          </li>`)}
+          </li>`,
+          )}
         </ul>`
-      : nothing}
+        : nothing
+    }
     ${o.handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${o.onHandoff}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
   </div>`;
 }

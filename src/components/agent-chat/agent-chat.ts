@@ -185,7 +185,11 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @query('.history-toggle') private historyToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('prompts')) this.promptList = this.prompts.split('|').map((p) => p.trim()).filter(Boolean);
+    if (changed.has('prompts'))
+      this.promptList = this.prompts
+        .split('|')
+        .map((p) => p.trim())
+        .filter(Boolean);
     if (changed.has('opened') || changed.has('mode')) this.chat.session.setVisible(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
     this.chat.session.setPanelOpen(this.opened);
@@ -212,7 +216,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const wanted = () => {
       const { conversation, history, configured } = this.chat.snapshot;
       const signedIn = this.ownerKey !== '' && this.ownerKey !== '-';
-      return signedIn && configured && history.status === 'idle' && !conversation.messages.length && !conversation.streaming && (this.opened || this.mode === 'inline');
+      return (
+        signedIn &&
+        configured &&
+        history.status === 'idle' &&
+        !conversation.messages.length &&
+        !conversation.streaming &&
+        (this.opened || this.mode === 'inline')
+      );
     };
     if (!wanted()) return;
     await this.chat.session.hydrated;
@@ -437,11 +448,12 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const floating = this.mode !== 'inline';
     const { announcement } = this.chat;
     // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
-    return html`${floating
+    return html`${
+      floating
         ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
-        : nothing}
+        : nothing
+    }
       ${this.renderPanel(floating)}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(announcement.id, announcement.text)}</div>`;
   }
 }
-

@@ -60,32 +60,40 @@ export class ChatSessionController implements ReactiveController {
   private readonly history: ContextProvider<typeof historyContext>;
   private checked = false;
 
-  constructor(
-    host: ChatSessionHost,
-    options: ChatSessionControllerOptions,
-  ) {
+  constructor(host: ChatSessionHost, options: ChatSessionControllerOptions) {
     host.addController(this);
-    this.session = new ChatSession({ config: options.config, scope: options.scope, openStore: createUiStateStore, schedule: throttledFrames(), tools: options.tools, locale: options.locale, storageAllowed: options.storageAllowed }, {
-      onChange: (snapshot) => {
-        this.conversation.setValue(snapshot.conversation);
-        this.history.setValue(snapshot.history);
-        host.requestUpdate();
+    this.session = new ChatSession(
+      {
+        config: options.config,
+        scope: options.scope,
+        openStore: createUiStateStore,
+        schedule: throttledFrames(),
+        tools: options.tools,
+        locale: options.locale,
+        storageAllowed: options.storageAllowed,
       },
-      onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
-      onAnswerEnd: ({ text, ...detail }) => {
-        const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? options.t()('answerStopped') : '';
-        this.announcement = { id: this.announcement.id + 1, text: words };
-        host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
+      {
+        onChange: (snapshot) => {
+          this.conversation.setValue(snapshot.conversation);
+          this.history.setValue(snapshot.history);
+          host.requestUpdate();
+        },
+        onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
+        onAnswerEnd: ({ text, ...detail }) => {
+          const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? options.t()('answerStopped') : '';
+          this.announcement = { id: this.announcement.id + 1, text: words };
+          host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
+        },
+        onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
+        onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
+        // The page gets the code, status and English words; the text key is the screen's business.
+        onError: ({ key: _key, values: _values, ...error }) => host.dispatchEvent(new AgentChatErrorEvent(error)),
+        onFeedback: (detail) => host.dispatchEvent(new AgentChatFeedbackEvent(detail)),
+        onPanelRestored: options.onPanelRestored,
+        onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
+        onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
       },
-      onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
-      onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
-      // The page gets the code, status and English words; the text key is the screen's business.
-      onError: ({ key: _key, values: _values, ...error }) => host.dispatchEvent(new AgentChatErrorEvent(error)),
-      onFeedback: (detail) => host.dispatchEvent(new AgentChatFeedbackEvent(detail)),
-      onPanelRestored: options.onPanelRestored,
-      onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
-      onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
-    });
+    );
     this.conversation = new ContextProvider(host, { context: conversationContext, initialValue: this.session.snapshot.conversation });
     this.history = new ContextProvider(host, { context: historyContext, initialValue: this.session.snapshot.history });
   }

@@ -75,14 +75,19 @@ export class MoreMenu implements ReactiveController {
     return html`<div class="more" @keydown=${this.keydown} @focusout=${this.focusout}>
       <button class="icon-button more-toggle" type="button" aria-label=${label} title=${label}
         aria-expanded=${this.open ? 'true' : 'false'} aria-controls="more-menu" @click=${() => void this.setOpen(!this.open, this.open ? 'none' : 'first')}>${icon('more')}</button>
-      ${this.open
-        ? html`<div id="more-menu" class="menu" part="menu">
-            ${items.map((item) => html`<button type="button" @click=${() => {
-              void this.setOpen(false, 'toggle');
-              item.run();
-            }}>${icon(item.icon)}<span>${item.label}</span></button>`)}
+      ${
+        this.open
+          ? html`<div id="more-menu" class="menu" part="menu">
+            ${items.map(
+              (item) =>
+                html`<button type="button" @click=${() => {
+                  void this.setOpen(false, 'toggle');
+                  item.run();
+                }}>${icon(item.icon)}<span>${item.label}</span></button>`,
+            )}
           </div>`
-        : nothing}
+          : nothing
+      }
     </div>`;
   }
 }

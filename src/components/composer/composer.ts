@@ -91,9 +91,11 @@ export class AgentChatComposer extends LitElement {
         @input=${this.handleInput}
         @keydown=${this.handleKeydown}
       ></textarea>
-      ${streaming
-        ? html`<button class="stop" part="send-button" type="submit" aria-label=${t('stop')} title=${t('stop')}>${icon('stop')}</button>`
-        : html`<button part="send-button" type="submit" aria-label=${t('send')} title=${t('send')} aria-disabled=${empty ? 'true' : 'false'}>${icon('send')}</button>`}
+      ${
+        streaming
+          ? html`<button class="stop" part="send-button" type="submit" aria-label=${t('stop')} title=${t('stop')}>${icon('stop')}</button>`
+          : html`<button part="send-button" type="submit" aria-label=${t('send')} title=${t('send')} aria-disabled=${empty ? 'true' : 'false'}>${icon('send')}</button>`
+      }
     </form>`;
   }
 }

@@ -84,7 +84,11 @@ export class AgentChatMessageList extends LitElement {
   @query('.scroller') private scroller!: HTMLElement | null;
   @query('.scroller-content') private content!: HTMLElement | null;
 
-  private readonly anchor = new ScrollAnchorController(this, () => this.scroller, () => this.content);
+  private readonly anchor = new ScrollAnchorController(
+    this,
+    () => this.scroller,
+    () => this.content,
+  );
 
   /** Index of the oldest message rendered; older ones are still to come. */
   @state() private firstShown = 0;
@@ -143,25 +147,31 @@ export class AgentChatMessageList extends LitElement {
         ${this.greeting ? html`<p class="greeting" dir="auto" title=${this.greeting}>${this.greeting}</p>` : nothing}
         ${this.subheading ? html`<p class="subheading" dir="auto">${this.subheading}</p>` : nothing}
       </div>
-      ${this.prompts.length
-        ? html`<div class="section">
+      ${
+        this.prompts.length
+          ? html`<div class="section">
             <h3 class="caption" id="prompts-label">${t('suggestedQuestions')}</h3>
             <ul class="prompts" aria-labelledby="prompts-label">
               ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
             </ul>
           </div>`
-        : nothing}
-      ${shown.length
-        ? html`<div class="section">
+          : nothing
+      }
+      ${
+        shown.length
+          ? html`<div class="section">
             <h3 class="caption" id="recent-label">${t('recentConversations')}</h3>
             <ul class="recent" aria-labelledby="recent-label">
-              ${shown.map((thread) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
+              ${shown.map(
+                (thread) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
                 <span class="recent-title" dir="auto">${thread.title || t('untitled')}</span>
                 <span class="recent-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
-              </button></li>`)}
+              </button></li>`,
+              )}
             </ul>
           </div>`
-        : nothing}
+          : nothing
+      }
     </div>`;
   }
 
@@ -195,10 +205,13 @@ export class AgentChatMessageList extends LitElement {
               const isLast = block.messages.includes(last!);
               const failure = latestFailure && block.messages.includes(latestFailure) ? latestFailure : undefined;
               // A block whose messages and flags did not change is skipped without a look inside.
-              return guard([...block.messages, isLast, failure, (isLast || failure !== undefined) && streaming, t], () => html`<div class="block">${repeat(
-                block.messages,
-                (message) => message.id,
-                (message) => html`<agent-chat-message
+              return guard(
+                [...block.messages, isLast, failure, (isLast || failure !== undefined) && streaming, t],
+                () =>
+                  html`<div class="block">${repeat(
+                    block.messages,
+                    (message) => message.id,
+                    (message) => html`<agent-chat-message
                   role="article"
                   aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
                   part="message message-${message.role}"
@@ -207,7 +220,8 @@ export class AgentChatMessageList extends LitElement {
                   ?last=${message === last && !streaming}
                   ?retryable=${message === failure && !streaming}
                 ></agent-chat-message>`,
-              )}</div>`);
+                  )}</div>`,
+              );
             },
           )}
         </div>

@@ -19,14 +19,18 @@ const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
 export const toolsBusy = (message: ChatMessage) =>
   (message.toolCalls ?? []).some((c) => c.state === 'awaiting-approval' || c.state === 'running' || c.state === 'pending');
 
-const decide = (event: Event, toolCallId: string, allowed: boolean) =>
-  event.target!.dispatchEvent(new AgentChatToolDecideEvent({ toolCallId, allowed }));
+const decide = (event: Event, toolCallId: string, allowed: boolean) => event.target!.dispatchEvent(new AgentChatToolDecideEvent({ toolCallId, allowed }));
 
 /** An argument's value as a visitor reads it: text as written, lists joined, anything else as compact JSON. */
 function valueText(value: unknown): string {
-  const text = typeof value === 'string' ? value
-    : Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null) ? value.join(', ')
-    : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)
+        ? value.join(', ')
+        : typeof value === 'object' && value !== null
+          ? JSON.stringify(value)
+          : String(value);
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
@@ -49,12 +53,14 @@ function renderCall(t: Translate, call: ToolCallView) {
     ${call.sentence ? nothing : renderArguments(call.arguments)}
     ${waiting && call.askedAgain ? html`<p class="tool-note">${t('toolAskedAgain')}</p>` : nothing}
     ${call.error && call.state === 'error' ? html`<p class="tool-error" dir="auto">${call.error}</p>` : nothing}
-    ${waiting
-      ? html`<div class="approval" role="group" aria-label=${call.displayName}>
+    ${
+      waiting
+        ? html`<div class="approval" role="group" aria-label=${call.displayName}>
           <button type="button" class="allow" @click=${(e: Event) => decide(e, call.id, true)}>${t('allow')}</button>
           <button type="button" @click=${(e: Event) => decide(e, call.id, false)}>${t('deny')}</button>
         </div>`
-      : nothing}
+        : nothing
+    }
   </li>`;
 }
 

@@ -22,7 +22,11 @@ const STATUS_LABEL: Partial<Record<ChatMessage['status'], UiStringKey>> = {
   interrupted: 'interrupted',
 };
 
-const REASONS = [['incorrect', 'feedbackIncorrect'], ['irrelevant', 'feedbackIrrelevant'], ['unaddressed', 'feedbackUnaddressed']] as const;
+const REASONS = [
+  ['incorrect', 'feedbackIncorrect'],
+  ['irrelevant', 'feedbackIrrelevant'],
+  ['unaddressed', 'feedbackUnaddressed'],
+] as const;
 
 /** "docs.example.com" for a source link: where the visitor would go, before they go. */
 function domainOf(href: string): string {
@@ -156,12 +160,16 @@ export class AgentChatMessage extends LitElement {
         ${this.last ? button(t('regenerate'), 'regenerate', () => this.act('regenerate')) : nothing}
         <span class=${this.thanked && !this.copied ? 'thanks' : 'visually-hidden'} role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
       </div>
-      ${this.asking ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.sendReasons}>
+      ${
+        this.asking
+          ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.sendReasons}>
         <p class="caption">${t('feedbackQuestion')}</p>
         <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
         <div class="form-actions"><button type="submit" class="primary">${t('feedbackSubmit')}</button><button type="button" @click=${() => (this.asking = false)}>${t('cancel')}</button></div>
-      </form>` : nothing}`;
+      </form>`
+          : nothing
+      }`;
   }
 
   override render() {

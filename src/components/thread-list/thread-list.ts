@@ -85,7 +85,10 @@ export class AgentChatThreadList extends LitElement {
   override focus(options?: FocusOptions): void {
     // The scroller when there is no thread yet: it stays while the list loads, so focus is not
     // dropped to the page (where Escape would no longer reach the panel) when the state changes.
-    const target = this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ?? this.renderRoot.querySelector<HTMLElement>('.open') ?? this.renderRoot.querySelector<HTMLElement>('.scroller');
+    const target =
+      this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ??
+      this.renderRoot.querySelector<HTMLElement>('.open') ??
+      this.renderRoot.querySelector<HTMLElement>('.scroller');
     target?.focus(options);
   }
 
@@ -119,7 +122,13 @@ export class AgentChatThreadList extends LitElement {
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </li>`;
     }
-    if (this.renaming === thread.id) return renderRenameField(this.l10n.t, thread, (next) => this.endRename(thread.id, next), () => this.endRename(thread.id));
+    if (this.renaming === thread.id)
+      return renderRenameField(
+        this.l10n.t,
+        thread,
+        (next) => this.endRename(thread.id, next),
+        () => this.endRename(thread.id),
+      );
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title" dir="auto">${title}</span>
@@ -167,9 +176,15 @@ export class AgentChatThreadList extends LitElement {
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
     return html`${history.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
       <div class="scroller" tabindex="-1">
-        ${shown.length ? html`<div @keydown=${this.handleListKeydown}>${this.groupsOf(shown).map(([label, threads], i) => html`
+        ${
+          shown.length
+            ? html`<div @keydown=${this.handleListKeydown}>${this.groupsOf(shown).map(
+                ([label, threads], i) => html`
           <h3 class="group" id="group-${i}">${label}</h3>
-          <ul aria-labelledby="group-${i}">${threads.map((t) => this.renderThread(t))}</ul>`)}</div>` : nothing}
+          <ul aria-labelledby="group-${i}">${threads.map((t) => this.renderThread(t))}</ul>`,
+              )}</div>`
+            : nothing
+        }
         ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
         ${this.renderState(history)}
       </div>`;

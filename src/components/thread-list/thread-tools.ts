@@ -8,7 +8,11 @@ export const SEARCH_AUTO_PAGES = 5;
 
 /** The threads whose title holds every word of `query`, case- and accent-insensitive. */
 export function matchThreads(threads: readonly ThreadSummary[], query: string): readonly ThreadSummary[] {
-  const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const fold = (s: string) =>
+    s
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase();
   const words = fold(query).split(/\s+/).filter(Boolean);
   return words.length ? threads.filter((thread) => words.every((w) => fold(thread.title).includes(w))) : threads;
 }

@@ -20,11 +20,16 @@ function slowBackend(wordDelayMs = 15) {
 
 /** Alice's threads, straight from the service (with the token the widget was given). */
 async function threadsOnService(backend: ReturnType<typeof slowBackend>): Promise<{ id: string }[]> {
-  const response = await backend.service.handle(new Request(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/threads/`, { headers: { Authorization: `Bearer ${backend.issuedTokens[0]}` } }));
+  const response = await backend.service.handle(
+    new Request(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/threads/`, { headers: { Authorization: `Bearer ${backend.issuedTokens[0]}` } }),
+  );
   return (await response.json()).threads;
 }
 
-const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.message;
+const answerOf = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)?.message;
 const reattachRequests = (backend: ReturnType<typeof slowBackend>) => backend.serviceRequests.filter((r) => /\/answers\/[^/]+\/stream\/$/.test(r.url));
 
 describe('<agent-chat> continuity (§9)', () => {
@@ -75,14 +80,17 @@ describe('<agent-chat> continuity (§9)', () => {
         // (The service writes once per 100 ms tick, so four chunks are a few words into the answer.)
         const reader = response.body!.getReader();
         let chunks = 0;
-        return new Response(new ReadableStream({
-          async pull(controller) {
-            if (chunks++ === 4) return controller.error(new TypeError('network error'));
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else controller.enqueue(value);
-          },
-        }), { status: response.status, headers: response.headers });
+        return new Response(
+          new ReadableStream({
+            async pull(controller) {
+              if (chunks++ === 4) return controller.error(new TypeError('network error'));
+              const { done, value } = await reader.read();
+              if (done) controller.close();
+              else controller.enqueue(value);
+            },
+          }),
+          { status: response.status, headers: response.headers },
+        );
       }),
       ...backend.handlers,
     );
@@ -99,7 +107,7 @@ describe('<agent-chat> continuity (§9)', () => {
     expect(answer.content).toMatch(/^### Theming/);
   });
 
-  test('Stop calls the reference service\'s cancel and the answer is stored as stopped', async ({ worker }) => {
+  test("Stop calls the reference service's cancel and the answer is stored as stopped", async ({ worker }) => {
     const backend = slowBackend(30);
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ALICE });
@@ -117,7 +125,10 @@ describe('<agent-chat> continuity (§9)', () => {
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
     void el.send(QUESTION);
-    const root = () => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.shadowRoot;
+    const root = () =>
+      messagesOf(el)
+        .filter((m) => m.message?.role === 'assistant')
+        .at(-1)?.shadowRoot;
     await expect.poll(() => root()?.querySelector('.steps-toggle')?.textContent ?? '', { timeout: 5000 }).toMatch(/Found \d+ articles?/);
     await ended;
     await settled(el);
@@ -137,7 +148,9 @@ describe('<agent-chat> continuity (§9)', () => {
     other.newConversation();
     await (other as unknown as { chat: { session: { openThread(id: string): Promise<void> } } }).chat.session.openThread(threadId);
     await settled(other);
-    const resumed = messagesOf(other).filter((m) => m.message?.role === 'assistant').at(-1)!;
+    const resumed = messagesOf(other)
+      .filter((m) => m.message?.role === 'assistant')
+      .at(-1)!;
     expect(resumed.message!.activity?.map((a) => a.status)).toEqual(['completed']);
     const show = resumed.shadowRoot!.querySelector<HTMLButtonElement>('.steps-toggle')!;
     expect(show.textContent).toMatch(/Found \d+ articles?/);

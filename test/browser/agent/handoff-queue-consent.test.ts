@@ -22,7 +22,9 @@ const unsureAgent: Agent = {
 };
 
 describe('<agent-chat> handoff', () => {
-  test('handoff="always" offers "Talk to a person", fires agent-chat-handoff with the Markdown transcript and opens https with it in the fragment only', async ({ worker }) => {
+  test('handoff="always" offers "Talk to a person", fires agent-chat-handoff with the Markdown transcript and opens https with it in the fragment only', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
@@ -33,7 +35,9 @@ describe('<agent-chat> handoff', () => {
       expect(rootButton(el, 'Talk to a person')).toBeUndefined();
       await el.send('How do I theme it?');
       await settled(el);
-      const handoff = new Promise<GlobalEventHandlersEventMap['agent-chat-handoff']['detail']>((resolve) => el.addEventListener('agent-chat-handoff', (e) => resolve(e.detail), { once: true }));
+      const handoff = new Promise<GlobalEventHandlersEventMap['agent-chat-handoff']['detail']>((resolve) =>
+        el.addEventListener('agent-chat-handoff', (e) => resolve(e.detail), { once: true }),
+      );
       rootButton(el, 'Talk to a person')!.click();
       const detail = await handoff;
       expect(detail.threadId).toMatch(/^th_/);
@@ -46,7 +50,9 @@ describe('<agent-chat> handoff', () => {
       expect(url.search).toBe('?team=web'); // the page's own query stays; the transcript never goes there
       expect(decodeURIComponent(url.hash)).toBe(`#transcript=${detail.transcript}`);
       // The service keeps that this thread asked for a person (the console's Handoff filter).
-      await expect.poll(async () => (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map((t) => t.id)).toEqual([detail.threadId]);
+      await expect
+        .poll(async () => (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map((t) => t.id))
+        .toEqual([detail.threadId]);
     } finally {
       open.mockRestore();
     }
@@ -256,7 +262,9 @@ describe('<agent-chat> outbox', () => {
       const user = messagesOf(el).filter((m) => m.message?.role === 'user');
       expect(user.map((m) => m.message?.status)).toEqual(['waiting', 'waiting']);
       expect(user[0].shadowRoot!.textContent).toContain('Waiting for a connection');
-      Array.from(user[1].shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Cancel sending')!.click();
+      Array.from(user[1].shadowRoot!.querySelectorAll('button'))
+        .find((b) => b.textContent === 'Cancel sending')!
+        .click();
       await settled(el);
       expect(messagesOf(el)).toHaveLength(1);
       const { expect: chaiExpect } = await import('@open-wc/testing');

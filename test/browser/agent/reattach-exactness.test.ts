@@ -93,7 +93,12 @@ function replayBody(at: number): ReadableStream<Uint8Array> {
     sent += 1;
   }
   const soFar = Math.min(DELTAS.length, Math.max(0, sent - 1) + 2);
-  const records = [START, encodeRecord('partial_answer', { text: DELTAS.slice(0, soFar).join('') }), ...DELTAS.slice(soFar).map((text) => encodeRecord('partial_answer', { text })), END];
+  const records = [
+    START,
+    encodeRecord('partial_answer', { text: DELTAS.slice(0, soFar).join('') }),
+    ...DELTAS.slice(soFar).map((text) => encodeRecord('partial_answer', { text })),
+    END,
+  ];
   return new ReadableStream({
     pull(controller) {
       const next = records.shift();
@@ -108,10 +113,14 @@ function api(at: number): ApiClient {
     chat: (_request, options) => readChatStream(droppedBody(at), options?.signal),
     reattach: (_id, options) => readChatStream(replayBody(at), options?.signal),
     listThreads: async () => ({ threads: [], next_cursor: null }),
-    getThread: async () => { throw new Error('unused'); },
+    getThread: async () => {
+      throw new Error('unused');
+    },
     deleteThread: async () => {},
     cancelAnswer: async () => {},
-    renameThread: async () => { throw new Error('unused'); },
+    renameThread: async () => {
+      throw new Error('unused');
+    },
     sendFeedback: async () => {},
     reportHandoff: async () => {},
   };
@@ -122,7 +131,9 @@ const contentOf = (el: AgentChatMessage) => el.shadowRoot!.querySelector('.conte
 
 describe('reattach after a drop anywhere (§9)', () => {
   it('ends with the DOM of a whole render, no interrupted mark, and an answer-end that agrees, for a drop at every record boundary and in the middle of every record', async () => {
-    const whole = await fixture<AgentChatMessage>(html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`);
+    const whole = await fixture<AgentChatMessage>(
+      html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`,
+    );
     const expected = contentOf(whole);
     expect(expected).toContain('<li>');
     const points = dropPoints();
@@ -132,15 +143,19 @@ describe('reattach after a drop anywhere (§9)', () => {
       const el = await fixture<AgentChatMessage>(html`<agent-chat-message></agent-chat-message>`);
       const ends: { outcome: string; text: string }[] = [];
       const seen: string[] = [];
-      const conversation = new Conversation(() => api(at), {
-        onChange: (snapshot) => {
-          const answer = snapshot.messages.at(-1);
-          if (answer?.role !== 'assistant') return;
-          el.message = answer;
-          seen.push(answer.status);
+      const conversation = new Conversation(
+        () => api(at),
+        {
+          onChange: (snapshot) => {
+            const answer = snapshot.messages.at(-1);
+            if (answer?.role !== 'assistant') return;
+            el.message = answer;
+            seen.push(answer.status);
+          },
+          onAnswerEnd: ({ outcome, text }) => ends.push({ outcome, text }),
         },
-        onAnswerEnd: ({ outcome, text }) => ends.push({ outcome, text }),
-      }, { reattachDelay: () => 0 });
+        { reattachDelay: () => 0 },
+      );
       await conversation.send('How do I theme it?');
       await el.updateComplete;
       const answer = conversation.snapshot.messages.at(-1)!;
@@ -181,7 +196,9 @@ describe('<agent-chat> reattach after a drop in the middle of a record', () => {
     await el.send('How do I theme it?');
     await settled(el);
     expect(events).toEqual(['end:complete']);
-    const whole = await fixture<AgentChatMessage>(html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`);
+    const whole = await fixture<AgentChatMessage>(
+      html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`,
+    );
     const answer = messagesOf(el).at(-1)!;
     expect(contentOf(answer)).toBe(contentOf(whole));
     expect(lastAnswerText(el)).toContain('That is all');

@@ -8,7 +8,10 @@ import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js
 
 const QUESTION = 'How do I theme it?';
 const requestsOf = (backend: ReturnType<typeof referenceBackend>) => backend.sessionRequests.length + backend.serviceRequests.length;
-const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.message;
+const answerOf = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)?.message;
 
 /**
  * The Quickstart setup: a session endpoint made by createSessionHandler and no `owner-key` on the
@@ -22,7 +25,9 @@ const SETUPS = [
 
 describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)', () => {
   for (const setup of SETUPS) {
-    test(`${setup.label}: the conversation, the draft and the panel come back${setup.confirms ? ' after one session confirms her' : ' within 1 s, with no request'}`, async ({ worker }) => {
+    test(`${setup.label}: the conversation, the draft and the panel come back${setup.confirms ? ' after one session confirms her' : ' within 1 s, with no request'}`, async ({
+      worker,
+    }) => {
       const backend = referenceBackend();
       backend.signIn(setup.owner);
       backend.namingOwner(setup.namesOwner);
@@ -93,7 +98,9 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
 });
 
 describe('<agent-chat> the first seconds of an answer', () => {
-  test('the question, its thread and the answer id are on the device at stream_start; a reload 100 ms later reattaches and shows the answer once', async ({ worker }) => {
+  test('the question, its thread and the answer id are on the device at stream_start; a reload 100 ms later reattaches and shows the answer once', async ({
+    worker,
+  }) => {
     const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 15 }) });
     backend.signIn(null);
     worker.use(...backend.handlers);
@@ -150,7 +157,12 @@ describe('<agent-chat> on a shared device', () => {
     // Bob's own first message goes alone; Alice's follow-up never becomes Bob's thread.
     await bob.send('Bob question');
     await settled(bob);
-    const bodies = await Promise.all(backend.chatRequests().slice(chatsBefore).map((r) => r.clone().json()));
+    const bodies = await Promise.all(
+      backend
+        .chatRequests()
+        .slice(chatsBefore)
+        .map((r) => r.clone().json()),
+    );
     expect(bodies.map((b) => b.message)).toEqual(['Bob question']);
   });
 
@@ -160,7 +172,16 @@ describe('<agent-chat> on a shared device', () => {
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const execute = vi.fn(async () => ({ opened: true }));
-    el.tools = [{ name: 'open_page', displayName: 'Open a page', description: 'Opens a page.', parameters: { type: 'object', properties: { page: { type: 'string' } } }, execute, needsApproval: true }];
+    el.tools = [
+      {
+        name: 'open_page',
+        displayName: 'Open a page',
+        description: 'Opens a page.',
+        parameters: { type: 'object', properties: { page: { type: 'string' } } },
+        execute,
+        needsApproval: true,
+      },
+    ];
     void el.send('Open the pricing page');
     await expect.poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[role="group"][aria-label="Open a page"]')).toBeTruthy();
     const chats = backend.chatRequests().length;
@@ -174,4 +195,3 @@ describe('<agent-chat> on a shared device', () => {
     await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('pricing');
   });
 });
-

@@ -5,7 +5,10 @@ import { DemoAgent, type Agent } from '../../../service/index.js';
 import { composerOf, fixtureChat, messagesOf, nextAnswerEnd, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
-const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1);
+const answerOf = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1);
 const actionNames = (el: AgentChat) => Array.from(answerOf(el)?.shadowRoot?.querySelectorAll('.actions button') ?? []).map((b) => b.getAttribute('aria-label'));
 
 describe('<agent-chat> Stop', () => {

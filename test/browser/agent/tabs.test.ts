@@ -4,12 +4,27 @@ import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
-import { fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+  sidebarTitles,
+  sidebarToggle,
+  textareaOf,
+  threadListOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const QUESTION = 'How do I theme it?';
-const reattaches = (backend: ReturnType<typeof referenceBackend>) => backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
-const answerOf = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)?.message;
+const reattaches = (backend: ReturnType<typeof referenceBackend>) =>
+  backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
+const answerOf = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)?.message;
 
 /**
  * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
@@ -65,7 +80,7 @@ describe('<agent-chat> in two tabs', () => {
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({ worker }) => {
     const { backend, first, second } = await twoTabs(worker, 15);
     void first.send(QUESTION);
-    await expect.poll(() => (answerOf(second)?.content.length ?? 0)).toBeGreaterThan(20);
+    await expect.poll(() => answerOf(second)?.content.length ?? 0).toBeGreaterThan(20);
     first.remove();
     const ended = await nextAnswerEnd(second);
     expect(ended.outcome).toBe('complete');
@@ -83,10 +98,14 @@ describe('<agent-chat> in two tabs', () => {
     await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Billing question']);
     const before = backend.serviceRequests.length;
 
-    const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find((b) => b.getAttribute('aria-label') === 'Rename Billing question')!;
+    const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find(
+      (b) => b.getAttribute('aria-label') === 'Rename Billing question',
+    )!;
     rename.click();
     await threadListOf(first).updateComplete;
-    const field = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input')).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
+    const field = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input')).find(
+      (i) => i.getAttribute('aria-label') === 'Conversation title',
+    )!;
     await userEvent.fill(field, 'Invoices');
     await userEvent.keyboard('{Enter}');
     await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Invoices']);
@@ -121,7 +140,17 @@ describe('<agent-chat> in two tabs', () => {
     // The site signed Bob in (every tab shares its cookies): the other tab shows Bob's
     // conversation once its own session says Bob is here, and never Alice's again.
     await first.send('Bob question');
-    await expect.poll(() => messagesOf(second).map((m) => m.message?.content).join(' ')).toContain('Bob question');
-    expect(messagesOf(second).map((m) => m.message?.content).join(' ')).not.toContain('Alice');
+    await expect
+      .poll(() =>
+        messagesOf(second)
+          .map((m) => m.message?.content)
+          .join(' '),
+      )
+      .toContain('Bob question');
+    expect(
+      messagesOf(second)
+        .map((m) => m.message?.content)
+        .join(' '),
+    ).not.toContain('Alice');
   });
 });

@@ -16,7 +16,10 @@ const tool = (extra: Partial<ClientTool> = {}): ClientTool => ({
   ...extra,
 });
 
-const answerRoot = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)!.shadowRoot!;
+const answerRoot = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)!.shadowRoot!;
 const card = (el: AgentChat) => answerRoot(el).querySelector<HTMLElement>('.tool-call');
 const button = (root: ParentNode, name: string) => Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name);
 
@@ -38,7 +41,10 @@ describe('<agent-chat> tool cards', () => {
     const { sent } = await untilApproval(el);
     const shown = card(el)!;
     expect(shown.querySelector('.tool-name')!.textContent).toBe('Open a page');
-    const rows = Array.from(shown.querySelectorAll('.tool-args > div')).map((row) => [row.querySelector('dt')!.textContent, row.querySelector('dd')!.textContent]);
+    const rows = Array.from(shown.querySelectorAll('.tool-args > div')).map((row) => [
+      row.querySelector('dt')!.textContent,
+      row.querySelector('dd')!.textContent,
+    ]);
     expect(rows).toEqual([['Page', 'pricing']]);
     expect(shown.textContent).toContain('Waiting for your approval');
     expect(answerRoot(el).textContent).not.toContain('open_page');
@@ -65,7 +71,13 @@ describe('<agent-chat> tool cards', () => {
   test('without a display name the wire name reads as words; a describe that throws leaves the list', async ({ worker }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
-    el.tools = [tool({ describe: () => { throw new Error('oops'); } })];
+    el.tools = [
+      tool({
+        describe: () => {
+          throw new Error('oops');
+        },
+      }),
+    ];
     const { sent } = await untilApproval(el);
     expect(card(el)!.querySelector('.tool-name')!.textContent).toBe('Open page');
     expect(card(el)!.querySelector('.tool-args dd')!.textContent).toBe('pricing');

@@ -15,7 +15,9 @@ const openPage = (execute: ClientTool['execute'], needsApproval = true): ClientT
 });
 
 function answerRoot(el: AgentChat): ShadowRoot {
-  return messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)!.shadowRoot!;
+  return messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)!.shadowRoot!;
 }
 
 /** The approval group of a tool call, found by role and name, once it shows. */
@@ -26,8 +28,7 @@ async function approvalGroup(el: AgentChat, name: string): Promise<HTMLElement> 
   return answerRoot(el).querySelector<HTMLElement>(`[role="group"][aria-label="${name}"]`)!;
 }
 
-const button = (root: ParentNode, name: string) =>
-  Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name)!;
+const button = (root: ParentNode, name: string) => Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name)!;
 
 describe('<agent-chat> client-side tools (§7)', () => {
   test('a tool round with approval: Allow runs the tool and the same answer continues with its result', async ({ worker }) => {
@@ -88,7 +89,11 @@ describe('<agent-chat> client-side tools (§7)', () => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
-    el.tools = [openPage(() => { throw new Error('no such page'); }, false)];
+    el.tools = [
+      openPage(() => {
+        throw new Error('no such page');
+      }, false),
+    ];
     await el.send('Open the pricing page');
     await settled(el);
     expect(lastAnswerText(el)).toContain("I couldn't open the pricing page: no such page.");

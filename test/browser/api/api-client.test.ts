@@ -38,11 +38,16 @@ describe('createApiClient against msw', () => {
       sessionHandler,
       http.post(`${AGENT}/chat/`, async ({ request }) => {
         chatRequests.push(request.clone());
-        return new HttpResponse(streamBody(answerRecords("th_1", ["Hello ", "world"])), { headers: STREAM_HEADERS });
+        return new HttpResponse(streamBody(answerRecords('th_1', ['Hello ', 'world'])), { headers: STREAM_HEADERS });
       }),
     );
     const events = await collect(api.chat({ message: 'Hi' }));
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('')).toBe('Hello world');
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('Hello world');
     expect(events.at(-1)).toEqual({ type: 'end', threadId: 'th_1', questionAnswerId: 'qa_th_1' });
     expect(sessionRequests).toHaveLength(1);
     expect(chatRequests[0].headers.get('Authorization')).toBe('Bearer tok-1');
@@ -56,7 +61,10 @@ describe('createApiClient against msw', () => {
     // (msw does not forward a client abort to the handler; the reference service's own tests
     // cover what the service does on abort.)
     const stream = streamBody(answerRecords('th_1', ['one ', 'two ', 'three']), { holdAfter: 2 });
-    worker.use(sessionHandler, http.post(`${AGENT}/chat/`, () => new HttpResponse(stream, { headers: STREAM_HEADERS })));
+    worker.use(
+      sessionHandler,
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(stream, { headers: STREAM_HEADERS })),
+    );
     const controller = new AbortController();
     const seen: StreamEvent[] = [];
     const run = (async () => {
@@ -76,7 +84,9 @@ describe('createApiClient against msw', () => {
       sessionHandler,
       http.get(`${AGENT}/threads/`, () => HttpResponse.json({ detail: 'History needs an owner.', code: 'session_without_owner' }, { status: 403 })),
       http.get(`${AGENT}/threads/th_x/`, () => new HttpResponse('<h1>Bad gateway</h1>', { status: 502, headers: { 'Content-Type': 'text/html' } })),
-      http.delete(`${AGENT}/threads/th_y/`, () => HttpResponse.json({ detail: 'slow down', code: 'rate_limited' }, { status: 429, headers: { 'Retry-After': '7' } })),
+      http.delete(`${AGENT}/threads/th_y/`, () =>
+        HttpResponse.json({ detail: 'slow down', code: 'rate_limited' }, { status: 429, headers: { 'Retry-After': '7' } }),
+      ),
     );
     await expect(api.listThreads()).rejects.toMatchObject({ status: 403, code: 'session_without_owner', detail: 'History needs an owner.' });
     const proxyError = await api.getThread('th_x').catch((e: unknown) => e);
@@ -111,7 +121,10 @@ describe('createApiClient against msw', () => {
 
   test('reports an unreachable service as a NetworkError', async ({ worker }) => {
     const { api, sessionHandler } = setup();
-    worker.use(sessionHandler, http.get(`${AGENT}/threads/`, () => HttpResponse.error()));
+    worker.use(
+      sessionHandler,
+      http.get(`${AGENT}/threads/`, () => HttpResponse.error()),
+    );
     await expect(api.listThreads()).rejects.toBeInstanceOf(NetworkError);
   });
 });

@@ -71,7 +71,13 @@ describe('<agent-chat> accessibility (axe)', () => {
 
     test(`streaming answer, ${theme}`, async ({ worker }) => {
       const backend = referenceBackend();
-      worker.use(http.post(CHAT_URL, () => new HttpResponse(streamBody(answerRecords('th_1', ['Streaming **now** ', 'and more']), { holdAfter: 3 }), { headers: STREAM_HEADERS })), ...backend.handlers);
+      worker.use(
+        http.post(
+          CHAT_URL,
+          () => new HttpResponse(streamBody(answerRecords('th_1', ['Streaming **now** ', 'and more']), { holdAfter: 3 }), { headers: STREAM_HEADERS }),
+        ),
+        ...backend.handlers,
+      );
       const el = await fixtureChat({ theme });
       const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
       void el.send('hello');
@@ -82,11 +88,16 @@ describe('<agent-chat> accessibility (axe)', () => {
     });
 
     test(`error state, ${theme}`, async ({ worker }) => {
-      worker.use(http.post(SESSION_ENDPOINT, () => HttpResponse.json({ detail: 'down', code: 'x' }, { status: 503 })), ...referenceBackend().handlers);
+      worker.use(
+        http.post(SESSION_ENDPOINT, () => HttpResponse.json({ detail: 'down', code: 'x' }, { status: 503 })),
+        ...referenceBackend().handlers,
+      );
       const el = await fixtureChat({ theme });
       await el.send('hello');
       await settled(el);
-      expect(el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelector('agent-chat-message')!.shadowRoot!.querySelector('[role="alert"]')).not.toBeNull();
+      expect(
+        el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelector('agent-chat-message')!.shadowRoot!.querySelector('[role="alert"]'),
+      ).not.toBeNull();
       await chaiExpect(el).to.be.accessible();
     });
   }

@@ -53,7 +53,11 @@ describe('<agent-chat> message actions', () => {
     button(form, 'Send feedback')!.click();
     await expect.poll(() => feedback.length).toBe(3);
     const sent = await Promise.all(backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()));
-    expect(sent.at(-1)).toEqual({ question_answer_id: answer.message!.questionAnswerId, reaction: 'downvote', comment: { incorrect: true, irrelevant: false, unaddressed: false, issue: 'The colour is wrong' } });
+    expect(sent.at(-1)).toEqual({
+      question_answer_id: answer.message!.questionAnswerId,
+      reaction: 'downvote',
+      comment: { incorrect: true, irrelevant: false, unaddressed: false, issue: 'The colour is wrong' },
+    });
     await expect.poll(() => root.querySelector('.actions [role="status"]')?.textContent).toBe('Thanks for your feedback!');
   });
 
@@ -74,7 +78,10 @@ describe('<agent-chat> message actions', () => {
   });
 
   test('only the latest failure offers Retry, in plain words without status codes', async ({ worker }) => {
-    worker.use(http.post(`${AGENT}/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })), ...referenceBackend().handlers);
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
+      ...referenceBackend().handlers,
+    );
     const el = await fixtureChat();
     const errors: Array<{ status?: number }> = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail));

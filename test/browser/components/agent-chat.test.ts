@@ -128,7 +128,7 @@ describe('<agent-chat>', () => {
     expect(lastAnswerText(el)).toBe('Complete answer.');
   });
 
-  test('a failing session endpoint shows a readable error and keeps the visitor\'s text', async ({ worker }) => {
+  test("a failing session endpoint shows a readable error and keeps the visitor's text", async ({ worker }) => {
     const backend = referenceBackend();
     let fail = true;
     worker.use(
@@ -170,7 +170,10 @@ describe('<agent-chat>', () => {
 
   test('a network failure is a readable error, not a trace', async ({ worker }) => {
     const backend = referenceBackend();
-    worker.use(http.post(CHAT_URL, () => HttpResponse.error()), ...backend.handlers);
+    worker.use(
+      http.post(CHAT_URL, () => HttpResponse.error()),
+      ...backend.handlers,
+    );
     const el = await fixtureChat();
     await el.send('hello');
     await settled(el);
@@ -205,7 +208,9 @@ describe('<agent-chat>', () => {
     }
     let threadId: string | null = null;
     el.addEventListener('agent-chat-thread-change', (e) => (threadId = e.detail.threadId));
-    const started = new Promise<{ threadId: string; messageId: string }>((resolve) => el.addEventListener('agent-chat-answer-start', (e) => resolve(e.detail), { once: true }));
+    const started = new Promise<{ threadId: string; messageId: string }>((resolve) =>
+      el.addEventListener('agent-chat-answer-start', (e) => resolve(e.detail), { once: true }),
+    );
     await el.send('events');
     for (const name of ['agent-chat-message-send', 'agent-chat-answer-start', 'agent-chat-answer-end', 'agent-chat-thread-change'] as const) {
       document.removeEventListener(name, record);

@@ -21,7 +21,10 @@ afterEach(async () => {
 
 describe('<agent-chat> header "More" menu', () => {
   test('holds "Download conversation" once an answer has words, not above the composer and not after a failure', async ({ worker }) => {
-    worker.use(http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })), ...referenceBackend().handlers);
+    worker.use(
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
+      ...referenceBackend().handlers,
+    );
     const el = await fixtureChat();
     expect(headerButton(el, 'More')).toBeUndefined();
     await el.send('How do I theme it?');

@@ -10,7 +10,10 @@ import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '.
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
-const answerRoot = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)!.shadowRoot!;
+const answerRoot = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)!.shadowRoot!;
 const visible = (element: Element) => getComputedStyle(element).display !== 'none';
 
 afterEach(() => vi.restoreAllMocks());
@@ -22,7 +25,10 @@ describe('<agent-chat> Copy code', () => {
       encodeRecord('partial_answer', { text: 'Install it:\n\n```bash\nnpm i agent-chat\n```\n' }),
       encodeRecord('identifiers', { thread_id: 'th_c', question_answer_id: 'qa_c' }, true),
     ];
-    worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody(records), { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody(records), { headers: STREAM_HEADERS })),
+      ...referenceBackend().handlers,
+    );
     vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     try {
@@ -64,7 +70,9 @@ describe('<agent-chat> feedback', () => {
     chips[0].querySelector('input')!.click();
     expect(getComputedStyle(chips[0]).borderColor).not.toBe(before);
     await chaiExpect(el).to.be.accessible();
-    Array.from(form.querySelectorAll('button')).find((b) => b.textContent === 'Send feedback')!.click();
+    Array.from(form.querySelectorAll('button'))
+      .find((b) => b.textContent === 'Send feedback')!
+      .click();
     await settled(el);
     expect(root.querySelector('form.reasons')).toBeNull();
     const thanks = root.querySelector<HTMLElement>('.actions [role="status"]')!;
@@ -85,7 +93,9 @@ describe('<agent-chat> feedback', () => {
     const root = answerRoot(el);
     root.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!.click();
     await settled(el);
-    Array.from(root.querySelectorAll('form button')).find((b) => b.textContent === 'Cancel')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    Array.from(root.querySelectorAll('form button'))
+      .find((b) => b.textContent === 'Cancel')!
+      .dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await settled(el);
     expect(root.querySelector('form.reasons')).toBeNull();
     // The downvote itself went at once (§8); no second one with reasons followed.
@@ -114,13 +124,17 @@ describe('<agent-chat> the conversations drawer', () => {
       { id: 'th_4', title: 'Old question', created_at: at(40 * day), updated_at: at(40 * day), preview: '' },
       { id: 'th_5', title: 'Older question', created_at: at(400 * day), updated_at: at(400 * day) },
     ];
-    worker.use(http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads, next_cursor: null })), ...backend.handlers);
+    worker.use(
+      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads, next_cursor: null })),
+      ...backend.handlers,
+    );
     await page.viewport(1280, 800);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     sidebarToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(5);
     const root = threadListOf(el).shadowRoot!;
-    const month = (ago: number, year: boolean) => new Intl.DateTimeFormat('en', { month: 'long', year: year ? 'numeric' : undefined }).format(new Date(now - ago));
+    const month = (ago: number, year: boolean) =>
+      new Intl.DateTimeFormat('en', { month: 'long', year: year ? 'numeric' : undefined }).format(new Date(now - ago));
     const groups = Array.from(root.querySelectorAll('h3.group')).map((h) => h.textContent);
     const sameYear = (ago: number) => new Date(now - ago).getFullYear() === new Date(now).getFullYear();
     // Yesterday's row may fall into Today just after midnight's hour; the rest is fixed by calendar days.
@@ -128,8 +142,12 @@ describe('<agent-chat> the conversations drawer', () => {
     expect(groups).toContain('Previous 7 days');
     expect(groups.slice(-2)).toEqual([month(40 * day, !sameYear(40 * day)), month(400 * day, true)]);
     // Each group is a list named by its heading.
-    for (const list of Array.from(root.querySelectorAll('ul'))) expect(root.getElementById(list.getAttribute('aria-labelledby')!)?.classList.contains('group')).toBe(true);
-    const rows = Array.from(root.querySelectorAll('button.open')).map((b) => [b.querySelector('.title')!.textContent, (b.querySelector('.preview') ?? b.querySelector('.time'))!.textContent]);
+    for (const list of Array.from(root.querySelectorAll('ul')))
+      expect(root.getElementById(list.getAttribute('aria-labelledby')!)?.classList.contains('group')).toBe(true);
+    const rows = Array.from(root.querySelectorAll('button.open')).map((b) => [
+      b.querySelector('.title')!.textContent,
+      (b.querySelector('.preview') ?? b.querySelector('.time'))!.textContent,
+    ]);
     expect(rows.slice(0, 3)).toEqual([
       ['How do I theme it?', 'Set CSS custom properties on the element.'],
       ['How do I theme it?', 'Use the dark theme attribute.'],

@@ -19,7 +19,9 @@ const retryButton = (el: AgentChat) => messagesOf(el).at(-1)?.shadowRoot?.queryS
 
 /** `<agent-chat>` with a custom token source instead of the endpoint. */
 async function withSource(getSessionToken: AgentChat['getSessionToken']): Promise<AgentChat> {
-  const el = await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE} mode="inline" .getSessionToken=${getSessionToken}></agent-chat>`);
+  const el = await fixture<AgentChat>(
+    html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE} mode="inline" .getSessionToken=${getSessionToken}></agent-chat>`,
+  );
   await settled(el);
   return el;
 }
@@ -32,7 +34,11 @@ async function mintRaw(owner: string | null): Promise<{ session_token: string; e
 
 describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   // A shared device: the next visitor never sees the previous one's remembered conversations.
-  const transitions: Array<[string | null, string | null]> = [['alice', 'bob'], ['alice', null], [null, 'alice']];
+  const transitions: Array<[string | null, string | null]> = [
+    ['alice', 'bob'],
+    ['alice', null],
+    [null, 'alice'],
+  ];
   for (const [first, second] of transitions) {
     for (const via of ['owner-key', 'header'] as const) {
       const keyFor = (owner: string | null) => (via === 'owner-key' ? ownerKeyOf(owner) : undefined);
@@ -101,11 +107,13 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     let opening = false;
     const held = new Promise<void>((resolve) => (release = resolve));
     worker.use(...backend.handlers);
-    worker.use(http.get(`${AGENT}/threads/${threadId}/`, async ({ request }) => {
-      opening = true;
-      await held;
-      return backend.service.handle(request);
-    }));
+    worker.use(
+      http.get(`${AGENT}/threads/${threadId}/`, async ({ request }) => {
+        opening = true;
+        await held;
+        return backend.service.handle(request);
+      }),
+    );
     const el = await fixtureChat();
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toEqual(['Alice secret plan']);
@@ -168,7 +176,10 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     const head = encodeRecord('stream_start', { thread_id: 'th_big' }) + encodeRecord('partial_answer', { text: 'Kept text' });
     const endless = Array.from({ length: 80 }, () => `{"chunk":${'x'.repeat(64 * 1024)}`);
     // The record never ends and the connection stays open: only the limit can end the answer.
-    worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head, ...endless], { holdAfter: endless.length + 1 }), { headers: STREAM_HEADERS })), ...backend.handlers);
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head, ...endless], { holdAfter: endless.length + 1 }), { headers: STREAM_HEADERS })),
+      ...backend.handlers,
+    );
     const el = await fixtureChat();
     const ended = new Promise<string>((resolve) => el.addEventListener('agent-chat-answer-end', (e) => resolve(e.detail.outcome), { once: true }));
     await el.send('Tell me everything');
@@ -183,7 +194,10 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     await clearAllUiState();
     const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads: [{ id: 7, title: 'Injected' }], next_cursor: null })), ...backend.handlers);
+    worker.use(
+      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads: [{ id: 7, title: 'Injected' }], next_cursor: null })),
+      ...backend.handlers,
+    );
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const errors: string[] = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
@@ -215,7 +229,10 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   test('a stream that goes silent ends as interrupted after the idle timeout', async ({ worker }) => {
     const backend = referenceBackend();
     const head = encodeRecord('stream_start', { thread_id: 'th_quiet' }) + encodeRecord('partial_answer', { text: 'So far' });
-    worker.use(http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS })), ...backend.handlers);
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS })),
+      ...backend.handlers,
+    );
     const el = await fixtureChat();
     el.streamIdleTimeout = 300;
     const started = performance.now();
@@ -236,10 +253,16 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     let releaseList!: () => void;
     const held = new Promise<void>((resolve) => (releaseList = resolve));
-    worker.use(http.get(`${AGENT}/threads/`, async ({ request }) => {
-      await held;
-      return backend.service.handle(request);
-    }, { once: true }));
+    worker.use(
+      http.get(
+        `${AGENT}/threads/`,
+        async ({ request }) => {
+          await held;
+          return backend.service.handle(request);
+        },
+        { once: true },
+      ),
+    );
     sidebarToggle(el).click();
     await expect.poll(() => listText(el)).toContain('Loading…');
     releaseList();
@@ -282,7 +305,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     }
   });
 
-  test('Stop calls the service\'s cancel for the answer, then stops reading', async ({ worker }) => {
+  test("Stop calls the service's cancel for the answer, then stops reading", async ({ worker }) => {
     const backend = referenceBackend();
     const cancels: string[] = [];
     const head = encodeRecord('stream_start', { thread_id: 'th_s', question_answer_id: 'qa_stop' }) + encodeRecord('partial_answer', { text: 'Partial' });

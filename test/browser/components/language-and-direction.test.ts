@@ -13,7 +13,7 @@ const CHAT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`;
 /** An answer stream of fixed records, recording each request's JSON body. */
 function scripted(records: string[], bodies: Array<Record<string, unknown>> = []) {
   return http.post(CHAT, async ({ request }) => {
-    bodies.push(await request.json() as Record<string, unknown>);
+    bodies.push((await request.json()) as Record<string, unknown>);
     return new HttpResponse(streamBody(records), { headers: STREAM_HEADERS });
   });
 }
@@ -32,14 +32,24 @@ async function inLanguage(lang: string): Promise<AgentChat> {
   return el;
 }
 
-const answerRoot = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant').at(-1)!.shadowRoot!;
+const answerRoot = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)!.shadowRoot!;
 
-describe('<agent-chat> the visitor\'s language on the wire (§4)', () => {
-  test('every chat call carries the page\'s own tag as locale, tool continuations included', async ({ worker }) => {
+describe("<agent-chat> the visitor's language on the wire (§4)", () => {
+  test("every chat call carries the page's own tag as locale, tool continuations included", async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await inLanguage('de-AT');
-    el.tools = [{ name: 'open_page', description: 'Opens a page.', parameters: { type: 'object', properties: { page: { type: 'string' } } }, execute: () => ({ opened: true }) }];
+    el.tools = [
+      {
+        name: 'open_page',
+        description: 'Opens a page.',
+        parameters: { type: 'object', properties: { page: { type: 'string' } } },
+        execute: () => ({ opened: true }),
+      },
+    ];
     await el.send('Open the pricing page');
     await settled(el);
     const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
@@ -61,9 +71,12 @@ describe('<agent-chat> the visitor\'s language on the wire (§4)', () => {
 });
 
 describe('<agent-chat> the steps line', () => {
-  test('a finished answer keeps one line for its steps, in the widget\'s words where the service gave none; the list opens behind it', async ({ worker }) => {
+  test("a finished answer keeps one line for its steps, in the widget's words where the service gave none; the list opens behind it", async ({ worker }) => {
     const bodies: Array<Record<string, unknown>> = [];
-    worker.use(scripted([start, step('s1', 'Suchte in der Dokumentation', 3), step('s2', null, 3), encodeRecord('partial_answer', { text: 'Antwort.' }), end], bodies), ...referenceBackend().handlers);
+    worker.use(
+      scripted([start, step('s1', 'Suchte in der Dokumentation', 3), step('s2', null, 3), encodeRecord('partial_answer', { text: 'Antwort.' }), end], bodies),
+      ...referenceBackend().handlers,
+    );
     const el = await inLanguage('de');
     await el.send('Wie ändere ich das Design?');
     await settled(el);
@@ -77,12 +90,18 @@ describe('<agent-chat> the steps line', () => {
     toggle.click();
     await settled(el);
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
-    expect(Array.from(answerRoot(el).querySelectorAll('.steps li')).map((li) => li.textContent)).toEqual(['Suchte in der Dokumentation', 'Schritt erledigt · Ergebnisse: 3']);
+    expect(Array.from(answerRoot(el).querySelectorAll('.steps li')).map((li) => li.textContent)).toEqual([
+      'Suchte in der Dokumentation',
+      'Schritt erledigt · Ergebnisse: 3',
+    ]);
     await chaiExpect(el).to.be.accessible();
   });
 
-  test('the service\'s own summary is the line, as it wrote it', async ({ worker }) => {
-    worker.use(scripted([start, step('s1', 'Searched 3 articles', 3), encodeRecord('partial_answer', { text: 'Answer.' }), end]), ...referenceBackend().handlers);
+  test("the service's own summary is the line, as it wrote it", async ({ worker }) => {
+    worker.use(
+      scripted([start, step('s1', 'Searched 3 articles', 3), encodeRecord('partial_answer', { text: 'Answer.' }), end]),
+      ...referenceBackend().handlers,
+    );
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await settled(el);
@@ -91,8 +110,11 @@ describe('<agent-chat> the steps line', () => {
 });
 
 describe('<agent-chat> right to left', () => {
-  const ENGLISH = 'I could not find that in the docs. Use `agent-chat` like this:\n\n```html\n<agent-chat project-id="p"></agent-chat>\n```\n\nمرحبًا، هذه فقرة بالعربية.\n';
-  const sources = encodeRecord('relevant_sources', { relevant_sources: [{ title: 'Theming the widget', subtitle: null, source_url: 'https://docs.example.com/theming', source_type: 'doc' }] });
+  const ENGLISH =
+    'I could not find that in the docs. Use `agent-chat` like this:\n\n```html\n<agent-chat project-id="p"></agent-chat>\n```\n\nمرحبًا، هذه فقرة بالعربية.\n';
+  const sources = encodeRecord('relevant_sources', {
+    relevant_sources: [{ title: 'Theming the widget', subtitle: null, source_url: 'https://docs.example.com/theming', source_type: 'doc' }],
+  });
 
   for (const lang of ['ar', 'he']) {
     test(`in a ${lang} panel code runs left to right, an English block reads left to right, an Arabic one right to left`, async ({ worker }) => {

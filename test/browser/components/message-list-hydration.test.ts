@@ -20,7 +20,10 @@ function thread(count: number, prefix = 'm'): ChatMessage[] {
 
 async function showThread(messages: ChatMessage[]) {
   const host = await fixture<HTMLDivElement>(html`<div style="height: 600px; display: flex; flex-direction: column"></div>`);
-  const provider = new ContextProvider(host, { context: conversationContext, initialValue: { threadId: 't', messages, streaming: false } satisfies ConversationSnapshot });
+  const provider = new ContextProvider(host, {
+    context: conversationContext,
+    initialValue: { threadId: 't', messages, streaming: false } satisfies ConversationSnapshot,
+  });
   const list = document.createElement('agent-chat-message-list') as AgentChatMessageList;
   host.append(list);
   await list.updateComplete;

@@ -38,9 +38,13 @@ describe('opening on a touch screen', () => {
   /** What a phone reports: no fine pointer. Everything else keeps the real answer. */
   function touchScreen() {
     const real = window.matchMedia.bind(window);
-    return vi.spyOn(window, 'matchMedia').mockImplementation((query: string) =>
-      query === '(pointer: fine)' ? Object.defineProperties(new EventTarget(), { matches: { value: false }, media: { value: query } }) as MediaQueryList : real(query),
-    );
+    return vi
+      .spyOn(window, 'matchMedia')
+      .mockImplementation((query: string) =>
+        query === '(pointer: fine)'
+          ? (Object.defineProperties(new EventTarget(), { matches: { value: false }, media: { value: query } }) as MediaQueryList)
+          : real(query),
+      );
   }
 
   it('does not focus the message box (the keyboard would cover the start screen); the panel takes focus', async () => {

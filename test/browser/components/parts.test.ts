@@ -26,7 +26,9 @@ describe('<agent-chat> CSS parts', () => {
     await el.open();
     // A question that fails (its error line), then an answer with sources and actions (and the
     // handoff bar under it).
-    worker.use(http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 }), { once: true }));
+    worker.use(
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 }), { once: true }),
+    );
     await el.send('And dark mode?');
     await el.send('How do I theme it?');
     await settled(el);
@@ -40,7 +42,8 @@ describe('<agent-chat> CSS parts', () => {
     await settled(unconfigured);
 
     document.head.append(sheet);
-    const styled = () => [el, unconfigured].flatMap((host) => deepElements(host.shadowRoot!)).filter((node) => getComputedStyle(node).scrollMarginTop === '7px');
+    const styled = () =>
+      [el, unconfigured].flatMap((host) => deepElements(host.shadowRoot!)).filter((node) => getComputedStyle(node).scrollMarginTop === '7px');
     const unreachable: string[] = [];
     for (const part of DOCUMENTED) {
       sheet.textContent = `agent-chat::part(${part}) { scroll-margin-top: 7px; }`;

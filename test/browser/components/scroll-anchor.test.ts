@@ -28,7 +28,10 @@ async function chatWithControlledAnswer(worker: SetupWorker, opening: Array<[str
       for (const [type, content] of opening) controller.enqueue(encoder.encode(encodeRecord(type, content)));
     },
   });
-  worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })), ...referenceBackend().handlers);
+  worker.use(
+    http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })),
+    ...referenceBackend().handlers,
+  );
   const el = await fixtureChat();
   el.style.setProperty('--agent-chat-panel-height', '420px');
   const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
@@ -67,7 +70,10 @@ describe('<agent-chat-message-list> scrolling', () => {
   test('keeps a pinned reader at the end when the answer ends: its actions appear under it and a bar below the list', async ({ worker }) => {
     // The steps line above the text changes as steps arrive; at the end the action row appears
     // under the answer and "Talk to a person" (handoff="always") above the composer.
-    const steps: Array<[string, Record<string, unknown>]> = ['search_knowledge_base', 'read_pages', 'rank_results'].map((name, i) => ['agent_activity_update', { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 }]);
+    const steps: Array<[string, Record<string, unknown>]> = ['search_knowledge_base', 'read_pages', 'rank_results'].map((name, i) => [
+      'agent_activity_update',
+      { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 },
+    ]);
     const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker, [
       ['relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] }],
       ...steps,

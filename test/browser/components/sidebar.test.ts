@@ -24,7 +24,7 @@ function nextThreadChange(el: AgentChat) {
 }
 
 describe('<agent-chat> sidebar', () => {
-  test('shows only the signed-in owner\'s threads: B never sees A\'s', async ({ worker }) => {
+  test("shows only the signed-in owner's threads: B never sees A's", async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');
@@ -110,7 +110,9 @@ describe('<agent-chat> sidebar', () => {
     expect(sidebarTitles(el)).toEqual(['Keep me']); // the row shows the question instead
 
     const changed = nextThreadChange(el);
-    Array.from(confirm.querySelectorAll('button')).find((b) => b.textContent === 'Delete')!.click();
+    Array.from(confirm.querySelectorAll('button'))
+      .find((b) => b.textContent === 'Delete')!
+      .click();
     expect(await changed).toBeNull();
     await expect.poll(() => sidebarTitles(el)).toEqual(['Keep me']);
     await settled(el);

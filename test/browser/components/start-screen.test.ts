@@ -55,7 +55,10 @@ afterEach(async () => {
 });
 
 describe('<agent-chat> start screen', () => {
-  for (const [size, width, height] of [['a 400×640 floating panel', 1280, 800], ['a 390×844 phone', 390, 844]] as const) {
+  for (const [size, width, height] of [
+    ['a 400×640 floating panel', 1280, 800],
+    ['a 390×844 phone', 390, 844],
+  ] as const) {
     test(`fills ${size}: at most a quarter of it empty, for an anonymous and a signed-in visitor`, async ({ worker }) => {
       const backend = referenceBackend();
       backend.signIn('alice');

@@ -3,7 +3,13 @@ import { createStore, type UseStore } from 'idb-keyval';
 import { CHUNK_SIZE, createUiStateStore, type RemoteChange, type UiState } from '../../../src/chat/ui-state-store.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 
-const message = (i: number, content = `message ${i}`): ChatMessage => ({ id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content, sources: [], status: 'complete' });
+const message = (i: number, content = `message ${i}`): ChatMessage => ({
+  id: `m${i}`,
+  role: i % 2 ? 'assistant' : 'user',
+  content,
+  sources: [],
+  status: 'complete',
+});
 
 function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
   return { open: true, sidebarOpen: false, activeThreadId: 'th_1', drafts: {}, queued: [], threads: [], messages, owned: false, ownerKey: '-', ...extra };
@@ -13,13 +19,19 @@ function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
 function countingStore() {
   const real = createStore('agent-chat', 'ui-state');
   const puts: string[] = [];
-  const store: UseStore = (mode, callback) => real(mode, (os) => callback(new Proxy(os, {
-    get(target, name) {
-      if (name === 'put') return (value: unknown, key: IDBValidKey) => (puts.push(typeof key === 'string' ? key : JSON.stringify(key)), target.put(value, key));
-      const member = Reflect.get(target, name);
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
-  })));
+  const store: UseStore = (mode, callback) =>
+    real(mode, (os) =>
+      callback(
+        new Proxy(os, {
+          get(target, name) {
+            if (name === 'put')
+              return (value: unknown, key: IDBValidKey) => (puts.push(typeof key === 'string' ? key : JSON.stringify(key)), target.put(value, key));
+            const member = Reflect.get(target, name);
+            return typeof member === 'function' ? member.bind(target) : member;
+          },
+        }),
+      ),
+    );
   return { store: () => store, puts };
 }
 
@@ -73,7 +85,12 @@ describe('createUiStateStore', () => {
 
   it('reads an answer that was streaming when the page went away as interrupted, and a question being sent as failed', async () => {
     const ui = createUiStateStore('p:cut');
-    await ui.save(state([{ ...message(0), status: 'sending' }, { ...message(1), status: 'streaming', questionAnswerId: 'qa_1' }]));
+    await ui.save(
+      state([
+        { ...message(0), status: 'sending' },
+        { ...message(1), status: 'streaming', questionAnswerId: 'qa_1' },
+      ]),
+    );
     const read = await createUiStateStore('p:cut').load();
     expect(read?.messages.map((m) => m.status)).toEqual(['failed', 'interrupted']);
     expect((await createUiStateStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual(['sending', 'streaming']);

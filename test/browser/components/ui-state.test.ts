@@ -111,7 +111,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');
   });
 
-  test('a remembered thread that now answers 404 leaves the list; the visitor\'s text stays for Retry', async ({ worker }) => {
+  test("a remembered thread that now answers 404 leaves the list; the visitor's text stays for Retry", async ({ worker }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice question');
     await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
@@ -137,7 +137,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     const mine = await fixtureChat();
     await mine.send('Question for project one');
     await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
-    const other = await fixture<AgentChat>(html`<agent-chat project-id="proj_other" integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`);
+    const other = await fixture<AgentChat>(
+      html`<agent-chat project-id="proj_other" integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`,
+    );
     await settled(other);
     expect(messagesOf(other)).toHaveLength(0);
     expect(await storedUiState(`proj_other:${INTEGRATION_ID}`)).toBeUndefined();

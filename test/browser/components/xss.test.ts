@@ -78,9 +78,16 @@ function assertSafe(root: Element) {
   expect(conversation.length).toBeGreaterThan(0);
   // A task item's checkbox is the one input markdown makes: disabled, so never a form control.
   const inert = (el: Element) => el instanceof HTMLInputElement && el.type === 'checkbox' && el.disabled && !el.name;
-  const forbidden = conversation.filter((el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()) && !inert(el));
+  const forbidden = conversation.filter(
+    (el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()) && !inert(el),
+  );
   expect(forbidden.map((el) => el.tagName)).toEqual([]);
-  const handlers = elements.flatMap((el) => el.getAttributeNames().filter((name) => name.toLowerCase().startsWith('on')).map((name) => `${el.tagName}[${name}]`));
+  const handlers = elements.flatMap((el) =>
+    el
+      .getAttributeNames()
+      .filter((name) => name.toLowerCase().startsWith('on'))
+      .map((name) => `${el.tagName}[${name}]`),
+  );
   expect(handlers).toEqual([]);
   for (const anchor of elements.filter((el): el is HTMLAnchorElement => el instanceof HTMLAnchorElement)) {
     expect(['http:', 'https:', 'mailto:'], anchor.getAttribute('href') ?? '').toContain(new URL(anchor.href).protocol);
@@ -94,20 +101,27 @@ describe('<agent-chat> with a hostile answer', () => {
     const backend = referenceBackend();
     const win = window as unknown as { __xss?: string };
     delete win.__xss;
-    worker.use(http.post(CHAT_URL, () => new HttpResponse(streamBody(attackRecords()), { headers: STREAM_HEADERS })), ...backend.handlers);
+    worker.use(
+      http.post(CHAT_URL, () => new HttpResponse(streamBody(attackRecords()), { headers: STREAM_HEADERS })),
+      ...backend.handlers,
+    );
     const el = await fixtureChat();
 
     // Check while streaming too: half-received tags must be as inert as whole ones.
     const checks: Promise<void>[] = [];
     el.addEventListener('agent-chat-answer-start', () => {
-      checks.push(new Promise((resolve, reject) => requestAnimationFrame(() => {
-        try {
-          assertSafe(el);
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      })));
+      checks.push(
+        new Promise((resolve, reject) =>
+          requestAnimationFrame(() => {
+            try {
+              assertSafe(el);
+              resolve();
+            } catch (error) {
+              reject(error);
+            }
+          }),
+        ),
+      );
     });
     await el.send('tell me something');
     await settled(el);
@@ -124,7 +138,9 @@ describe('<agent-chat> with a hostile answer', () => {
     // The image shows as its alt text: never loaded, never a link to the pixel.
     expect(text).toContain('tracker');
     expect(text).not.toContain('pixel.png');
-    const answer = deepElements(el.shadowRoot!).filter((e) => e.tagName === 'AGENT-CHAT-MESSAGE').at(-1)!;
+    const answer = deepElements(el.shadowRoot!)
+      .filter((e) => e.tagName === 'AGENT-CHAT-MESSAGE')
+      .at(-1)!;
     const hrefs = Array.from(answer.shadowRoot!.querySelectorAll('a')).map((a) => a.getAttribute('href'));
     expect(hrefs).toEqual([
       // The GFM autolink ends at the space; its quotes are only URL characters in an attribute value.

@@ -56,7 +56,10 @@ describe('CommonMark conformance', () => {
       const out = rendered(example.markdown);
       for (const tag of rawTags(example)) expect(out.textContent, `example ${example.number}`).toContain(tag);
       const foreign = [...out.querySelectorAll('*')].filter((el) => !ALLOWED_TAGS.has(el.localName));
-      expect(foreign.map((el) => el.localName), `example ${example.number}`).toEqual([]);
+      expect(
+        foreign.map((el) => el.localName),
+        `example ${example.number}`,
+      ).toEqual([]);
     }
   });
 
@@ -102,10 +105,38 @@ describe('GFM extension conformance', () => {
     expect(result.failed.filter((n) => !INTENTIONAL.gfmXmpp.includes(n))).toEqual([]);
     for (const example of examples.filter((e) => INTENTIONAL.gfmXmpp.includes(e.number))) {
       const out = rendered(example.markdown);
-      expect([...out.querySelectorAll('a')].every((a) => a.protocol === 'mailto:'), `example ${example.number}`).toBe(true);
+      expect(
+        [...out.querySelectorAll('a')].every((a) => a.protocol === 'mailto:'),
+        `example ${example.number}`,
+      ).toBe(true);
       expect(out.textContent).toContain('xmpp:foo@bar.baz');
     }
   });
 });
 
-const ALLOWED_TAGS = new Set(['p', 'h3', 'strong', 'em', 'del', 'code', 'pre', 'a', 'ul', 'ol', 'li', 'blockquote', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'div', 'span', 'button']);
+const ALLOWED_TAGS = new Set([
+  'p',
+  'h3',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'a',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'hr',
+  'br',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'input',
+  'div',
+  'span',
+  'button',
+]);

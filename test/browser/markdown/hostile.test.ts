@@ -27,10 +27,11 @@ const HOSTILE: Record<string, string> = {
   '200-level nested quotes, repeated': repeat(`${'>'.repeat(200)} quoted\n\n`),
   'a 200-level staircase of quotes': repeat(nested((i) => `${'> '.repeat(i + 1)}line ${i}`, 200) + '\n\n'),
   'a 2,000-row table': `| a | b | c |\n|---|---|---|\n${nested((i) => `| row ${i} | some words | more |`, 2000)}`,
-  'a 2,000-row table with marks in every cell': `| a | b | c |\n|---|---|---|\n${nested((i) => `| ${i} | **bold** \`code\` | [link](https://x.test/${i}) |`, 2000)}`.slice(0, SIZE),
+  'a 2,000-row table with marks in every cell':
+    `| a | b | c |\n|---|---|---|\n${nested((i) => `| ${i} | **bold** \`code\` | [link](https://x.test/${i}) |`, 2000)}`.slice(0, SIZE),
   'e-mail-like runs': repeat('a@b.'),
-  'entities': repeat('&#'),
-  'backslashes': repeat('\\'),
+  entities: repeat('&#'),
+  backslashes: repeat('\\'),
   // Openers without closers, one paragraph long: each delimiter run once looked for its closer
   // through the whole rest of the paragraph.
   'double underscores before words': repeat('__a'),

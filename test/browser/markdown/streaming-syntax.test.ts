@@ -46,7 +46,9 @@ describe('streaming markdown', () => {
   it('shows markdown syntax the final answer does not in at most 5 % of mid-stream renderings', () => {
     expect(LLM_ANSWERS.length).toBeGreaterThanOrEqual(20);
     const result = rawSyntaxShare(LLM_ANSWERS);
-    console.info(`raw syntax mid-stream: ${result.raw}/${result.renderings} renderings (${(result.share * 100).toFixed(1)} %); e.g. ${result.examples.join(' ')}`);
+    console.info(
+      `raw syntax mid-stream: ${result.raw}/${result.renderings} renderings (${(result.share * 100).toFixed(1)} %); e.g. ${result.examples.join(' ')}`,
+    );
     expect(result.renderings).toBeGreaterThan(900);
     expect(result.share).toBeLessThanOrEqual(0.05);
   });

@@ -49,12 +49,17 @@ const STEP = { id: 's1', name: 'search_knowledge_base', status: 'completed', sum
 function answerStream(hold = false, text = ANSWER) {
   const records = [
     encodeRecord('stream_start', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }),
-    encodeRecord('agent_activity_update', hold ? { ...STEP, status: 'started', summary: 'Searching the docs for “How do I theme it?”', num_results: null } : STEP),
+    encodeRecord(
+      'agent_activity_update',
+      hold ? { ...STEP, status: 'started', summary: 'Searching the docs for “How do I theme it?”', num_results: null } : STEP,
+    ),
     ...(hold ? [] : [encodeRecord('relevant_sources', { relevant_sources: SOURCES }), encodeRecord('partial_answer', { text })]),
     encodeRecord('identifiers', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }, true),
   ];
-  return http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () =>
-    new HttpResponse(streamBody(records, hold ? { holdAfter: 2 } : {}), { headers: STREAM_HEADERS }));
+  return http.post(
+    `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`,
+    () => new HttpResponse(streamBody(records, hold ? { holdAfter: 2 } : {}), { headers: STREAM_HEADERS }),
+  );
 }
 
 /** A logo as a data URL: no network, same pixels every run. */
@@ -146,7 +151,10 @@ describe('visual regression', () => {
   });
 
   test('an error in plain words under the failed message, with Retry', async ({ worker }) => {
-    worker.use(http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })), ...referenceBackend().handlers);
+    worker.use(
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
+      ...referenceBackend().handlers,
+    );
     const el = await inline();
     await el.send('How do I theme it?');
     await settled(el);
@@ -228,7 +236,7 @@ describe('visual regression', () => {
     await shot('phone-start');
   });
 
-  test('a signed-in visitor\'s start screen with their latest conversations, and in dark', async ({ worker }) => {
+  test("a signed-in visitor's start screen with their latest conversations, and in dark", async ({ worker }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -260,15 +268,21 @@ describe('visual regression', () => {
     worker.use(...referenceBackend().handlers);
     const el = await inline();
     const tool: ClientTool = {
-      name: 'open_page', displayName: 'Open a page', description: 'Opens a page by name.', needsApproval: true,
-      parameters: { type: 'object', properties: { page: { type: 'string' } } }, execute: () => ({ opened: true }),
+      name: 'open_page',
+      displayName: 'Open a page',
+      description: 'Opens a page by name.',
+      needsApproval: true,
+      parameters: { type: 'object', properties: { page: { type: 'string' } } },
+      execute: () => ({ opened: true }),
     };
     el.tools = [tool];
     const sent = el.send('Open the pricing page');
     await expect.poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[data-state="awaiting-approval"]')).not.toBeNull();
     await settled(el);
     await shot('tool-approval', el);
-    Array.from(messagesOf(el).at(-1)!.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent?.trim() === 'Allow')!.click();
+    Array.from(messagesOf(el).at(-1)!.shadowRoot!.querySelectorAll('button'))
+      .find((b) => b.textContent?.trim() === 'Allow')!
+      .click();
     await sent;
     await settled(el);
     el.shadowRoot!.querySelector<HTMLButtonElement>('.more-toggle')!.click();

@@ -62,7 +62,14 @@ function backend() {
   let owner: string | null = null;
   const requests: string[] = [];
   let override: ((request: Request) => Promise<Response | undefined>) | undefined;
-  const sessions = createSessionHandler({ rateLimit: false, apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: BASE, getOwnerId: () => owner, fetch: (input, init) => service.handle(new Request(input, init)) });
+  const sessions = createSessionHandler({
+    rateLimit: false,
+    apiKey: PROJECT.apiKey,
+    projectId: PROJECT.id,
+    baseUrl: BASE,
+    getOwnerId: () => owner,
+    fetch: (input, init) => service.handle(new Request(input, init)),
+  });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     requests.push(`${request.method} ${new URL(request.url).pathname}`);
@@ -173,7 +180,10 @@ describe('ChatSession', () => {
       const first = chat.snapshot.conversation.messages[1];
       await chat.regenerate();
       const messages = chat.snapshot.conversation.messages;
-      expect(messages.map((m) => [m.role, m.status])).toEqual([['user', 'sent'], ['assistant', 'complete']]);
+      expect(messages.map((m) => [m.role, m.status])).toEqual([
+        ['user', 'sent'],
+        ['assistant', 'complete'],
+      ]);
       expect(messages[1].id).not.toBe(first.id);
       expect(messages[1].questionAnswerId).not.toBe(first.questionAnswerId);
     });
@@ -211,7 +221,13 @@ describe('ChatSession', () => {
         server.signIn(next);
         const seen: ChatSnapshot[] = [];
         const chat = new ChatSession(
-          { config: () => ({ projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: keyOf(next) }), scope: () => 'proj_demo:int_demo', openStore: memory.open, fetch: server.fetch, saveDelayMs: 0 },
+          {
+            config: () => ({ projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: keyOf(next) }),
+            scope: () => 'proj_demo:int_demo',
+            openStore: memory.open,
+            fetch: server.fetch,
+            saveDelayMs: 0,
+          },
           { onChange: (s) => seen.push(s), onError: () => {} },
         );
         chat.connect();
@@ -248,7 +264,7 @@ describe('ChatSession', () => {
       });
     }
 
-    it('anonymous → alice with the header: the anonymous conversation is not alice\'s', async () => {
+    it("anonymous → alice with the header: the anonymous conversation is not alice's", async () => {
       const memory = device();
       const server = backend();
       const anonymous = session(server, memory).chat;
@@ -264,7 +280,7 @@ describe('ChatSession', () => {
       expect(memory.dump()).not.toContain('Anonymous question');
     });
 
-    it('a new page owner-key drops the previous visitor\'s token, list and conversation, and reloads an open list', async () => {
+    it("a new page owner-key drops the previous visitor's token, list and conversation, and reloads an open list", async () => {
       const server = backend();
       server.signIn('alice');
       const { chat, config } = session(server, device(), { ownerKey: keyOf('alice') });
@@ -282,7 +298,7 @@ describe('ChatSession', () => {
     });
   });
 
-  it('forget() while a thread is opening: the old owner\'s thread is never shown or stored', async () => {
+  it("forget() while a thread is opening: the old owner's thread is never shown or stored", async () => {
     const server = backend();
     server.signIn('alice');
     const memory = device();
@@ -396,7 +412,7 @@ describe('ChatSession', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it('another tab\'s wipe empties this one and drops its token', async () => {
+  it("another tab's wipe empties this one and drops its token", async () => {
     const server = backend();
     server.signIn('alice');
     const memory = device();

@@ -82,14 +82,22 @@ describe('Conversation.reattach (§9)', () => {
 describe('Conversation outbox', () => {
   it('keeps an offline send waiting and tries it once per flush; online but unreachable, it fails with Retry instead of waiting', async () => {
     let online = false;
-    vi.stubGlobal('navigator', { get onLine() { return online; } });
+    vi.stubGlobal('navigator', {
+      get onLine() {
+        return online;
+      },
+    });
     const requests: ChatRequest[] = [];
     let reachable = false;
     const api: Api = {
       chat: (request) => {
         requests.push(request);
         if (!reachable) return failingStream(new NetworkError('down'));
-        return records({ type: 'start', threadId: 'th', questionAnswerId: 'qa' }, { type: 'delta', text: 'ok' }, { type: 'end', threadId: 'th', questionAnswerId: 'qa' });
+        return records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa' },
+          { type: 'delta', text: 'ok' },
+          { type: 'end', threadId: 'th', questionAnswerId: 'qa' },
+        );
       },
       cancelAnswer: async () => {},
       reattach: () => records(),
@@ -116,7 +124,11 @@ describe('Conversation outbox', () => {
 
   it('gives up on a send that keeps going offline mid-request after its last attempt, says so and fires the error', async () => {
     let online = false;
-    vi.stubGlobal('navigator', { get onLine() { return online; } });
+    vi.stubGlobal('navigator', {
+      get onLine() {
+        return online;
+      },
+    });
     const api: Api = {
       // The connection drops during every attempt: the question goes back to waiting.
       chat: () => {

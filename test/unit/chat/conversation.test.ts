@@ -12,18 +12,24 @@ function fakeApi(script: Script): ApiClient {
   return {
     chat: (request, options) => script(request, options?.signal),
     listThreads: async () => ({ threads: [], next_cursor: null }),
-    getThread: async () => { throw new Error('unused'); },
+    getThread: async () => {
+      throw new Error('unused');
+    },
     deleteThread: async () => {},
     cancelAnswer: async () => {},
-    reattach: () => { throw new Error('unused'); },
-    renameThread: async () => { throw new Error('unused'); },
+    reattach: () => {
+      throw new Error('unused');
+    },
+    renameThread: async () => {
+      throw new Error('unused');
+    },
     sendFeedback: async () => {},
     reportHandoff: async () => {},
   };
 }
 
 async function* answer(threadId: string, ...deltas: string[]): AsyncIterable<StreamEvent> {
-  yield { type: 'start', threadId};
+  yield { type: 'start', threadId };
   for (const text of deltas) yield { type: 'delta', text };
   yield { type: 'end', threadId, questionAnswerId: 'qa' };
 }
@@ -59,8 +65,10 @@ describe('Conversation', () => {
     await conversation.send('Again');
     expect(requests).toEqual([null, 'th_1']);
     expect(last().messages.map((m) => [m.role, m.status, m.content])).toEqual([
-      ['user', 'sent', 'Hi'], ['assistant', 'complete', 'Hello world'],
-      ['user', 'sent', 'Again'], ['assistant', 'complete', 'Hello world'],
+      ['user', 'sent', 'Hi'],
+      ['assistant', 'complete', 'Hello world'],
+      ['user', 'sent', 'Again'],
+      ['assistant', 'complete', 'Hello world'],
     ]);
     expect(log).toEqual(['thread:th_1', 'start:th_1', 'end:complete:Hello world', 'start:th_1', 'end:complete:Hello world']);
   });
@@ -94,11 +102,12 @@ describe('Conversation', () => {
     let calls = 0;
     const { conversation, last, log } = setup(() => {
       calls += 1;
-      if (calls === 1) return (async function* (): AsyncIterable<StreamEvent> {
-        yield { type: 'start', threadId: 'th_1' };
-        yield { type: 'delta', text: 'Half' };
-        yield { type: 'interrupted', reason: 'broke' };
-      })();
+      if (calls === 1)
+        return (async function* (): AsyncIterable<StreamEvent> {
+          yield { type: 'start', threadId: 'th_1' };
+          yield { type: 'delta', text: 'Half' };
+          yield { type: 'interrupted', reason: 'broke' };
+        })();
       return answer('th_1', 'Whole');
     });
     await conversation.send('Q');
@@ -110,11 +119,13 @@ describe('Conversation', () => {
   });
 
   it('marks an answer stopped on stop(), keeping what arrived', async () => {
-    const { conversation, last, log } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_1' };
-      yield { type: 'delta', text: 'Some' };
-      await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
-    })());
+    const { conversation, last, log } = setup((_request, signal) =>
+      (async function* (): AsyncIterable<StreamEvent> {
+        yield { type: 'start', threadId: 'th_1' };
+        yield { type: 'delta', text: 'Some' };
+        await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
+      })(),
+    );
     const sending = conversation.send('Q');
     await new Promise((resolve) => setTimeout(resolve, 0));
     conversation.stop();
@@ -125,10 +136,12 @@ describe('Conversation', () => {
   });
 
   it('drops a stream that a reset() abandoned', async () => {
-    const { conversation, last } = setup((_request, signal) => (async function* (): AsyncIterable<StreamEvent> {
-      yield { type: 'start', threadId: 'th_old'};
-      await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
-    })());
+    const { conversation, last } = setup((_request, signal) =>
+      (async function* (): AsyncIterable<StreamEvent> {
+        yield { type: 'start', threadId: 'th_old' };
+        await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
+      })(),
+    );
     const sending = conversation.send('Q');
     await new Promise((resolve) => setTimeout(resolve, 0));
     conversation.reset();
@@ -138,7 +151,9 @@ describe('Conversation', () => {
 
   it('describes a 429 with the wait time and a 413 as not worth retrying', async () => {
     let status = 429;
-    const { conversation, last } = setup(() => failingStream<StreamEvent>(new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 })));
+    const { conversation, last } = setup(() =>
+      failingStream<StreamEvent>(new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 })),
+    );
     await conversation.send('Q');
     expect(last().messages[0].error).toMatchObject({ message: 'Too many messages right now. Try again in 12 s.', recoverable: true });
     status = 413;
@@ -162,7 +177,12 @@ describe('Conversation', () => {
 
 describe('fromThreadMessage', () => {
   const resumed = {
-    id: 'm2', role: 'assistant' as const, content: 'Opened it.', sources: [], created_at: '2026-11-21T10:00:00Z', status: 'complete' as const,
+    id: 'm2',
+    role: 'assistant' as const,
+    content: 'Opened it.',
+    sources: [],
+    created_at: '2026-11-21T10:00:00Z',
+    status: 'complete' as const,
     question_answer_id: 'qa1',
     tool_calls: [
       { id: 'c1', name: 'open_page', arguments: { page: 'pricing' }, status: 'completed' as const },
@@ -171,7 +191,9 @@ describe('fromThreadMessage', () => {
   };
 
   it('shows a resumed tool call under the name the page gave its tool, else its own name in words', () => {
-    const message = fromThreadMessage(resumed, [{ name: 'open_page', description: 'Opens a page', parameters: {}, displayName: 'Open a page', execute: () => null }]);
+    const message = fromThreadMessage(resumed, [
+      { name: 'open_page', description: 'Opens a page', parameters: {}, displayName: 'Open a page', execute: () => null },
+    ]);
     expect(message.toolCalls).toEqual([
       { id: 'c1', name: 'open_page', displayName: 'Open a page', arguments: { page: 'pricing' }, state: 'done' },
       { id: 'c2', name: 'gone_tool', displayName: 'Gone tool', arguments: {}, state: 'error', error: 'unknown tool' },

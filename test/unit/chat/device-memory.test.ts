@@ -6,7 +6,18 @@ import type { RemoteChange, UiState, UiStateStore } from '../../../src/chat/ui-s
 const message = (id: string, content: string): ChatMessage => ({ id, role: 'user', content, sources: [], status: 'sent' });
 
 function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState {
-  return { open: true, sidebarOpen: false, activeThreadId: 'th_1', drafts: { th_1: 'half a sentence' }, queued: [{ id: 'q1', text: 'and then?' }], threads: [], messages: [message('m1', 'A question')], owned: false, ownerKey, ...extra };
+  return {
+    open: true,
+    sidebarOpen: false,
+    activeThreadId: 'th_1',
+    drafts: { th_1: 'half a sentence' },
+    queued: [{ id: 'q1', text: 'and then?' }],
+    threads: [],
+    messages: [message('m1', 'A question')],
+    owned: false,
+    ownerKey,
+    ...extra,
+  };
 }
 
 function harness(initial: UiState | undefined, key?: string) {
@@ -48,7 +59,7 @@ describe('DeviceMemory owner binding', () => {
     expect(events).toEqual(['panel:true']);
   });
 
-  it('keeps a named owner\'s record unshown and unwritten until a session confirms that owner', async () => {
+  it("keeps a named owner's record unshown and unwritten until a session confirms that owner", async () => {
     const { memory, shown, events, saves } = harness(stored('key-alice'));
     await memory.hydrated;
     expect(events).toEqual(['panel:true', 'confirm']);
@@ -59,7 +70,7 @@ describe('DeviceMemory owner binding', () => {
     expect(shown.map((s) => s.remembered.messages[0].content)).toEqual(['A question']);
   });
 
-  it('wipes a named owner\'s record, drafts and queue included, when the session names someone else', async () => {
+  it("wipes a named owner's record, drafts and queue included, when the session names someone else", async () => {
     const { memory, shown, store } = harness(stored('key-alice'));
     await memory.hydrated;
     expect(memory.bind('key-bob')).toBe('kept');
@@ -67,7 +78,7 @@ describe('DeviceMemory owner binding', () => {
     expect(store.clear).toHaveBeenCalledTimes(1);
   });
 
-  it('with the page\'s key known at load, shows only a record of that key', async () => {
+  it("with the page's key known at load, shows only a record of that key", async () => {
     const mine = harness(stored('key-alice'), 'key-alice');
     await mine.memory.hydrated;
     expect(mine.shown).toHaveLength(1);

@@ -14,8 +14,10 @@ function setup(list: (cursor?: string | null) => Promise<ThreadPage>, remove: (i
 }
 
 describe('ThreadDirectory', () => {
-  it('replaces a restored list with the service\'s and appends further pages without duplicates', async () => {
-    const { directory } = setup(async (cursor) => (cursor ? { threads: [thread('b'), thread('c')], next_cursor: null } : { threads: [thread('a'), thread('b')], next_cursor: 'c1' }));
+  it("replaces a restored list with the service's and appends further pages without duplicates", async () => {
+    const { directory } = setup(async (cursor) =>
+      cursor ? { threads: [thread('b'), thread('c')], next_cursor: null } : { threads: [thread('a'), thread('b')], next_cursor: 'c1' },
+    );
     directory.restore([thread('cached')], true);
     expect(directory.snapshot).toMatchObject({ status: 'idle', threads: [thread('cached')] });
     await directory.refresh();
@@ -26,7 +28,9 @@ describe('ThreadDirectory', () => {
   });
 
   it('treats a 403 as "no history here", and as an owner change only after an owned answer', async () => {
-    const forbidden = async () => { throw new ApiError(403, 'session_without_owner', 'x'); };
+    const forbidden = async () => {
+      throw new ApiError(403, 'session_without_owner', 'x');
+    };
     const anonymous = setup(forbidden);
     await anonymous.directory.refresh();
     expect(anonymous.directory.snapshot.status).toBe('unavailable');
@@ -40,24 +44,35 @@ describe('ThreadDirectory', () => {
   });
 
   it('reads a refused origin (403 origin_not_allowed) as an error to show, never as an owner change', async () => {
-    const { directory, ownerLost } = setup(async () => { throw new ApiError(403, 'origin_not_allowed', 'x'); });
+    const { directory, ownerLost } = setup(async () => {
+      throw new ApiError(403, 'origin_not_allowed', 'x');
+    });
     directory.restore([thread('a')], true);
     await directory.refresh();
-    expect(directory.snapshot).toMatchObject({ status: 'error', threads: [thread('a')], error: { code: 'origin_not_allowed', key: 'errorNotConfigured', recoverable: false } });
+    expect(directory.snapshot).toMatchObject({
+      status: 'error',
+      threads: [thread('a')],
+      error: { code: 'origin_not_allowed', key: 'errorNotConfigured', recoverable: false },
+    });
     expect(ownerLost()).toBe(0);
   });
 
   it('keeps the list and reports a readable error when loading fails', async () => {
-    const { directory } = setup(async () => { throw new ApiError(502, 'http_error', 'x'); });
+    const { directory } = setup(async () => {
+      throw new ApiError(502, 'http_error', 'x');
+    });
     directory.restore([thread('a')], false);
     await directory.refresh();
     expect(directory.snapshot).toMatchObject({ status: 'error', threads: [thread('a')], error: { recoverable: true } });
   });
 
   it('drops a deleted thread, even when the service already forgot it', async () => {
-    const { directory } = setup(async () => ({ threads: [thread('a'), thread('b')], next_cursor: null }), async (id) => {
-      if (id === 'b') throw new ApiError(404, 'not_found', 'x');
-    });
+    const { directory } = setup(
+      async () => ({ threads: [thread('a'), thread('b')], next_cursor: null }),
+      async (id) => {
+        if (id === 'b') throw new ApiError(404, 'not_found', 'x');
+      },
+    );
     await directory.refresh();
     await directory.remove('a');
     await directory.remove('b');
@@ -69,7 +84,9 @@ describe('ThreadDirectory', () => {
     await directory.refresh();
     directory.markStale();
     expect(directory.snapshot.status).toBe('idle');
-    const anonymous = setup(async () => { throw new ApiError(403, 'session_without_owner', 'x'); });
+    const anonymous = setup(async () => {
+      throw new ApiError(403, 'session_without_owner', 'x');
+    });
     await anonymous.directory.refresh();
     anonymous.directory.markStale();
     expect(anonymous.directory.snapshot.status).toBe('unavailable');

@@ -5,19 +5,55 @@ import type { ApiClient } from '../../../src/api/api-client.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 
 const call = { id: 'call_1', name: 'echo', arguments: { a: 1 } };
-const tool = (execute: ClientTool['execute'], extra: Partial<ClientTool> = {}): ClientTool => ({ name: 'echo', description: 'd', parameters: { type: 'object' }, execute, ...extra });
+const tool = (execute: ClientTool['execute'], extra: Partial<ClientTool> = {}): ClientTool => ({
+  name: 'echo',
+  description: 'd',
+  parameters: { type: 'object' },
+  execute,
+  ...extra,
+});
 
 describe('runTool', () => {
   it('returns the output as JSON, undefined as null', async () => {
     const signal = new AbortController().signal;
-    expect(await runTool(tool((args) => args), call, 'th', signal)).toEqual({ tool_call_id: 'call_1', output: { a: 1 } });
-    expect(await runTool(tool(() => undefined), call, 'th', signal)).toEqual({ tool_call_id: 'call_1', output: null });
+    expect(
+      await runTool(
+        tool((args) => args),
+        call,
+        'th',
+        signal,
+      ),
+    ).toEqual({ tool_call_id: 'call_1', output: { a: 1 } });
+    expect(
+      await runTool(
+        tool(() => undefined),
+        call,
+        'th',
+        signal,
+      ),
+    ).toEqual({ tool_call_id: 'call_1', output: null });
   });
 
   it('turns a throw, a rejection and an unknown tool into error results', async () => {
     const signal = new AbortController().signal;
-    expect(await runTool(tool(() => { throw new Error('boom'); }), call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'boom' });
-    expect(await runTool(tool(async () => Promise.reject(new TypeError('bad'))), call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'bad' });
+    expect(
+      await runTool(
+        tool(() => {
+          throw new Error('boom');
+        }),
+        call,
+        null,
+        signal,
+      ),
+    ).toEqual({ tool_call_id: 'call_1', error: 'boom' });
+    expect(
+      await runTool(
+        tool(async () => Promise.reject(new TypeError('bad'))),
+        call,
+        null,
+        signal,
+      ),
+    ).toEqual({ tool_call_id: 'call_1', error: 'bad' });
     expect(await runTool(undefined, call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'unknown tool echo' });
   });
 
@@ -25,7 +61,10 @@ describe('runTool', () => {
     vi.useFakeTimers();
     try {
       let seen: AbortSignal | undefined;
-      const slow = tool((_, context) => { seen = context.signal; return new Promise(() => {}); });
+      const slow = tool((_, context) => {
+        seen = context.signal;
+        return new Promise(() => {});
+      });
       const result = runTool(slow, call, null, new AbortController().signal);
       await vi.advanceTimersByTimeAsync(29_999);
       expect(seen?.aborted).toBe(false);
@@ -38,7 +77,9 @@ describe('runTool', () => {
   });
 
   it('sends name, description and parameters only', () => {
-    expect(toolSpecs([tool(() => 1, { displayName: 'Echo', needsApproval: true })])).toEqual([{ name: 'echo', description: 'd', parameters: { type: 'object' } }]);
+    expect(toolSpecs([tool(() => 1, { displayName: 'Echo', needsApproval: true })])).toEqual([
+      { name: 'echo', description: 'd', parameters: { type: 'object' } },
+    ]);
   });
 });
 
@@ -51,7 +92,10 @@ describe('Conversation tool rounds', () => {
       yield { type: 'end', threadId: 'th', questionAnswerId: 'qa' };
     }
     const api = {
-      chat: (request: ChatRequest) => { requests.push(request); return paused(); },
+      chat: (request: ChatRequest) => {
+        requests.push(request);
+        return paused();
+      },
       cancelAnswer: async () => {},
     } as unknown as ApiClient;
     const ends: string[] = [];
@@ -80,13 +124,24 @@ describe('Conversation reattaching to a paused answer', () => {
     }
     const api = {
       reattach: () => replay(),
-      chat: (request: ChatRequest) => { requests.push(request); return finish(); },
+      chat: (request: ChatRequest) => {
+        requests.push(request);
+        return finish();
+      },
       cancelAnswer: async () => {},
     } as unknown as ApiClient;
     const conversation = new Conversation(() => api, { onChange: () => {} }, { tools: () => [tool(() => 'ok')] });
     conversation.reset('th', [
       { id: 'q', role: 'user', content: 'echo', sources: [], status: 'sent' },
-      { id: 'a', role: 'assistant', content: '', sources: [], status: 'interrupted', questionAnswerId: 'qa', toolCalls: [{ id: call.id, name: 'echo', displayName: 'echo', arguments: call.arguments, state: 'awaiting-approval' }] },
+      {
+        id: 'a',
+        role: 'assistant',
+        content: '',
+        sources: [],
+        status: 'interrupted',
+        questionAnswerId: 'qa',
+        toolCalls: [{ id: call.id, name: 'echo', displayName: 'echo', arguments: call.arguments, state: 'awaiting-approval' }],
+      },
     ]);
     await conversation.reattach('a');
     const answer = conversation.snapshot.messages.at(-1)!;
@@ -96,19 +151,39 @@ describe('Conversation reattaching to a paused answer', () => {
 });
 
 describe('viewOf: what a card says about a call', () => {
-  it('takes the tool\'s describe(args) sentence, trimmed', () => {
-    const view = viewOf(call, tool(() => 1, { displayName: 'Echo', describe: ({ a }) => `  Echo the number ${String(a)} ` }));
+  it("takes the tool's describe(args) sentence, trimmed", () => {
+    const view = viewOf(
+      call,
+      tool(() => 1, { displayName: 'Echo', describe: ({ a }) => `  Echo the number ${String(a)} ` }),
+    );
     expect(view).toMatchObject({ displayName: 'Echo', sentence: 'Echo the number 1' });
   });
 
   it('leaves the sentence out when describe throws, returns nothing or returns no string', () => {
-    for (const describe of [() => { throw new Error('x'); }, () => '   ', () => 42 as unknown as string]) {
-      expect('sentence' in viewOf(call, tool(() => 1, { describe }))).toBe(false);
+    for (const describe of [
+      () => {
+        throw new Error('x');
+      },
+      () => '   ',
+      () => 42 as unknown as string,
+    ]) {
+      expect(
+        'sentence' in
+          viewOf(
+            call,
+            tool(() => 1, { describe }),
+          ),
+      ).toBe(false);
     }
   });
 
   it('names a call by its display name, else its wire name in words', () => {
-    expect(viewOf(call, tool(() => 1, { displayName: 'Echo it' })).displayName).toBe('Echo it');
+    expect(
+      viewOf(
+        call,
+        tool(() => 1, { displayName: 'Echo it' }),
+      ).displayName,
+    ).toBe('Echo it');
     expect(viewOf({ ...call, name: 'open_page' }, undefined).displayName).toBe('Open page');
     expect(inWords('searchKnowledge-base')).toBe('Search knowledge base');
   });
@@ -130,10 +205,17 @@ describe('Conversation asking again', () => {
     const requests: ChatRequest[] = [];
     let round = 0;
     const api = {
-      chat: (request: ChatRequest) => { requests.push(request); return request.toolResults ? done() : paused(`call_${++round}`); },
+      chat: (request: ChatRequest) => {
+        requests.push(request);
+        return request.toolResults ? done() : paused(`call_${++round}`);
+      },
       cancelAnswer: async () => {},
     } as unknown as ApiClient;
-    const conversation = new Conversation(() => api, { onChange: () => {} }, { tools: () => [tool(() => 'ok', { needsApproval: true })], locale: () => 'de-AT' });
+    const conversation = new Conversation(
+      () => api,
+      { onChange: () => {} },
+      { tools: () => [tool(() => 'ok', { needsApproval: true })], locale: () => 'de-AT' },
+    );
     const waiting = () => conversation.snapshot.messages.at(-1)?.toolCalls?.find((c) => c.state === 'awaiting-approval');
     const allow = async () => {
       await vi.waitFor(() => expect(waiting()).toBeDefined());

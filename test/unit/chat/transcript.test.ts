@@ -3,11 +3,20 @@ import { handoffHref, handoffTriggers, offersHandoff, transcriptMarkdown, MAILTO
 import type { ChatMessage } from '../../../src/chat/types.js';
 
 const q: ChatMessage = { id: '1', role: 'user', content: 'How?\n# not a heading', sources: [], status: 'sent' };
-const a: ChatMessage = { id: '2', role: 'assistant', content: 'Like **this**.', sources: [{ title: 'Docs', subtitle: null, source_url: 'https://d.example/x', source_type: 'doc' }], status: 'complete', questionAnswerId: 'qa1' };
+const a: ChatMessage = {
+  id: '2',
+  role: 'assistant',
+  content: 'Like **this**.',
+  sources: [{ title: 'Docs', subtitle: null, source_url: 'https://d.example/x', source_type: 'doc' }],
+  status: 'complete',
+  questionAnswerId: 'qa1',
+};
 
 describe('transcriptMarkdown', () => {
   it('quotes the visitor, keeps the answer markdown and lists sources', () => {
-    expect(transcriptMarkdown([q, a], { title: 'Help' })).toBe('# Help\n\n**You**\n\n> How?\n> # not a heading\n\n---\n\n**Assistant**\n\nLike **this**.\n\nSources:\n- [Docs](https://d.example/x)\n');
+    expect(transcriptMarkdown([q, a], { title: 'Help' })).toBe(
+      '# Help\n\n**You**\n\n> How?\n> # not a heading\n\n---\n\n**Assistant**\n\nLike **this**.\n\nSources:\n- [Docs](https://d.example/x)\n',
+    );
   });
 
   it('is written in the words it is given (the widget passes its language)', () => {

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_LOCALES, dateGroup, directionOf, en, format, loadLocale, localeTag, matchLocale, relativeTime, translator, type UiStringKey } from '../../../src/i18n/index.js';
+import {
+  SUPPORTED_LOCALES,
+  dateGroup,
+  directionOf,
+  en,
+  format,
+  loadLocale,
+  localeTag,
+  matchLocale,
+  relativeTime,
+  translator,
+  type UiStringKey,
+} from '../../../src/i18n/index.js';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 const keys = Object.keys(en).sort();
@@ -31,8 +43,18 @@ describe('bundled locales', () => {
 
 describe('matchLocale', () => {
   it.each([
-    ['de', 'de'], ['de-AT', 'de'], ['pt-BR', 'pt'], ['zh-Hant-TW', 'zh'], ['AR', 'ar'], ['he-IL', 'he'],
-    ['iw', 'he'], ['en-GB', 'en'], ['xx', 'en'], ['', 'en'], [null, 'en'], [' fr_CA ', 'fr'],
+    ['de', 'de'],
+    ['de-AT', 'de'],
+    ['pt-BR', 'pt'],
+    ['zh-Hant-TW', 'zh'],
+    ['AR', 'ar'],
+    ['he-IL', 'he'],
+    ['iw', 'he'],
+    ['en-GB', 'en'],
+    ['xx', 'en'],
+    ['', 'en'],
+    [null, 'en'],
+    [' fr_CA ', 'fr'],
   ])('%s → %s', (tag, locale) => {
     expect(matchLocale(tag)).toBe(locale);
   });
@@ -91,8 +113,15 @@ describe('relativeTime', () => {
 
 describe('localeTag', () => {
   it.each([
-    ['de-AT', 'de-AT'], ['en_gb', 'en-GB'], [' zh-hant-tw ', 'zh-Hant-TW'], ['fi', 'fi'], ['iw', 'he'],
-    ['', undefined], [null, undefined], ['not a language!', undefined], ['x'.repeat(40), undefined],
+    ['de-AT', 'de-AT'],
+    ['en_gb', 'en-GB'],
+    [' zh-hant-tw ', 'zh-Hant-TW'],
+    ['fi', 'fi'],
+    ['iw', 'he'],
+    ['', undefined],
+    [null, undefined],
+    ['not a language!', undefined],
+    ['x'.repeat(40), undefined],
   ])('%s → %s', (tag, expected) => {
     expect(localeTag(tag)).toBe(expected);
   });
@@ -119,7 +148,7 @@ describe('dateGroup', () => {
     expect(dateGroup('not a date', 'en', t, now)).toBe('');
   });
 
-  it('speaks the widget\'s language', async () => {
+  it("speaks the widget's language", async () => {
     const de = translator(await loadLocale('de'));
     expect(dateGroup(local(2026, 10, 20), 'de', de, now)).toBe('Gestern');
     expect(dateGroup(local(2026, 2, 3), 'de', de, now)).toBe('März');

@@ -63,14 +63,17 @@ describe('lex on dense emphasis', () => {
     const text = `${'**a '.repeat(2000)}**bold** and _em_ a**`;
     type Node = { type: string; text: string; tokens?: Node[] };
     const marks: string[] = [];
-    const walk = (nodes: Node[] = []) => nodes.forEach((t) => (t.type === 'strong' || t.type === 'em' ? marks.push(`${t.type}:${t.text}`) : undefined, walk(t.tokens)));
+    const walk = (nodes: Node[] = []) =>
+      nodes.forEach((t) => (t.type === 'strong' || t.type === 'em' ? marks.push(`${t.type}:${t.text}`) : undefined, walk(t.tokens)));
     walk(lex(text) as unknown as Node[]);
     expect(marks).toContain('strong:bold');
     expect(marks).toContain('em:em');
   });
 
   it('bounds the e-mail look-ahead at a 64-character local part and still links a real address', () => {
-    const link = (lex('Write to help.desk@example.com today.')[0] as unknown as { tokens: { type: string; href?: string }[] }).tokens.find((t) => t.type === 'link');
+    const link = (lex('Write to help.desk@example.com today.')[0] as unknown as { tokens: { type: string; href?: string }[] }).tokens.find(
+      (t) => t.type === 'link',
+    );
     expect(link?.href).toBe('mailto:help.desk@example.com');
   });
 });

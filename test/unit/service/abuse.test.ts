@@ -39,15 +39,23 @@ describe('abuse limits: bodies', () => {
     const token = await (await service.handle(new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }))).json();
     let pulled = 0;
     const chunk = new Uint8Array(16 * 1024).fill(0x20);
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled += chunk.byteLength;
-        controller.enqueue(chunk);
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
       },
-    }, { highWaterMark: 0 });
-    const response = await service.handle(new Request(`${AGENT}/chat/`, {
-      method: 'POST', headers: { Authorization: `Bearer ${token.session_token}` }, body, duplex: 'half',
-    } as RequestInit));
+      { highWaterMark: 0 },
+    );
+    const response = await service.handle(
+      new Request(`${AGENT}/chat/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token.session_token}` },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    );
     expect(response.status).toBe(413);
     expect((await errorBody(response)).code).toBe('payload_too_large');
     // An endless body: only what the limit needed was ever read.
@@ -57,12 +65,18 @@ describe('abuse limits: bodies', () => {
   it('answers a chunked 2 MiB body over HTTP with 413 before it is all sent, memory bounded', async () => {
     const { url } = await served({ projects: [PROJECT], storage: new MemoryStorage() });
     const before = process.memoryUsage().arrayBuffers;
-    const req = raw(url, { method: 'POST', path: `${agentPath}/sessions/`, headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } });
+    const req = raw(url, {
+      method: 'POST',
+      path: `${agentPath}/sessions/`,
+      headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+    });
     req.on('error', () => {}); // the server may close the socket once it has answered
-    const status = new Promise<number>((resolve) => req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    }));
+    const status = new Promise<number>((resolve) =>
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }),
+    );
     let sent = 0;
     const piece = Buffer.alloc(64 * 1024, 0x20);
     const write = () => {
@@ -99,13 +113,20 @@ describe('abuse limits: rates', () => {
   it('limits sessions without owner per client address', async () => {
     const { service, session } = makeService({ rateLimit: { requests: 2, windowMs: 60_000 } });
     const chat = async (token: string, clientAddress: string) => {
-      const response = await service.handle(new Request(`${AGENT}/chat/`, {
-        method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
-      }), { clientAddress });
+      const response = await service.handle(
+        new Request(`${AGENT}/chat/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+        }),
+        { clientAddress },
+      );
       await response.text();
       return response.status;
     };
-    expect([await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7')]).toEqual([200, 200, 429]);
+    expect([await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7')]).toEqual([
+      200, 200, 429,
+    ]);
     expect(await chat(await session(), '203.0.113.9')).toBe(200);
   });
 
@@ -143,7 +164,9 @@ describe.each(backends())('abuse limits: tokens at rest on $name', { timeout: 30
     const ctx = makeService({ storage });
     try {
       const token = await ctx.session();
-      const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'How do I theme the widget?' } }));
+      const records = await allRecords(
+        await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'How do I theme the widget?' } }),
+      );
       const answerId = records[0].content.question_answer_id as string;
       expect((await ctx.call('POST', `${AGENT}/feedback/`, { token, body: { question_answer_id: answerId, reaction: 'upvote' } })).status).toBe(204);
       const hash = await hashToken(token);
@@ -176,7 +199,9 @@ describe('abuse limits: tokens stored before they were hashed', { timeout: 30_00
       await db.query("INSERT INTO sessions VALUES ($1, 'proj_demo', NULL, 0, 9e15)", [token]);
       await db.query("INSERT INTO events (kind, project_id, at, session_token) VALUES ('session', 'proj_demo', 0, $1)", [token]);
       await db.query("INSERT INTO threads VALUES ('th_1', 'proj_demo', 'int_demo', NULL, 't', 0, 0)");
-      await db.query("INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain) VALUES ('msg_1', 'th_1', 'assistant', '', '[]', 0, 0, 'complete', '[]', '[]', false)");
+      await db.query(
+        "INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain) VALUES ('msg_1', 'th_1', 'assistant', '', '[]', 0, 0, 'complete', '[]', '[]', false)",
+      );
       await db.query("INSERT INTO feedback VALUES ('msg_1', $2, 'proj_demo', $1, NULL, 'int_demo', 'upvote', NULL, 0)", [token, `session:${token}`]);
       await db.query('REFRESH MATERIALIZED VIEW activity_rollup');
 
@@ -211,10 +236,13 @@ describe('abuse limits: paths, headers, caching, logs', () => {
     const { url } = await served({ projects: [PROJECT] });
     const link = await new Promise<string | undefined>((resolve, reject) => {
       const req = raw(url, { method: 'GET', path: `/query/v1/projects/${PROJECT.id}/analytics/activity/`, headers: { Host: 'evil.example' } });
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.headers.link as string | undefined);
-      }).on('error', reject).end();
+      req
+        .on('response', (res) => {
+          res.resume();
+          resolve(res.headers.link as string | undefined);
+        })
+        .on('error', reject)
+        .end();
     });
     expect(link).toBe(`</query/v1/projects/${PROJECT.id}/activity/>; rel="successor-version"`);
   });
@@ -232,9 +260,17 @@ describe('abuse limits: paths, headers, caching, logs', () => {
 
   it('logs requests without tokens, keys or message text', async () => {
     const { url, logs } = await served({ projects: [PROJECT] });
-    const minted = await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"owner-secret-42"}' });
+    const minted = await fetch(`${url}${agentPath}/sessions/`, {
+      method: 'POST',
+      headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+      body: '{"external_owner_id":"owner-secret-42"}',
+    });
     const { session_token: token } = await minted.json();
-    const chat = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'my password is hunter2' }) });
+    const chat = await fetch(`${url}${agentPath}/chat/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'my password is hunter2' }),
+    });
     await chat.text();
     await fetch(`${url}${agentPath}/threads/?cursor=abc`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.text());
     const text = JSON.stringify(logs);
@@ -247,9 +283,20 @@ describe('connections', () => {
   it('keeps generating after the HTTP connection drops, and stores the whole answer', async () => {
     const script = scriptedAgent();
     const { url, service } = await served({ projects: [PROJECT], agent: script.agent, rateLimit: false });
-    const { session_token: token } = await (await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: '{"external_owner_id":"alice"}' })).json();
+    const { session_token: token } = await (
+      await fetch(`${url}${agentPath}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+        body: '{"external_owner_id":"alice"}',
+      })
+    ).json();
     const controller = new AbortController();
-    const response = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }), signal: controller.signal });
+    const response = await fetch(`${url}${agentPath}/chat/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+      signal: controller.signal,
+    });
     script.say('Before ');
     const [start] = await readRecords(response.body!.getReader(), 2);
     controller.abort();
@@ -264,7 +311,11 @@ describe('connections', () => {
     const script = scriptedAgent();
     const { url, service } = await served({ projects: [PROJECT], agent: script.agent });
     const { session_token: token } = await (await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } })).json();
-    const response = await fetch(`${url}${agentPath}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }) });
+    const response = await fetch(`${url}${agentPath}/chat/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+    });
     script.say('Half ');
     const reader = response.body!.getReader();
     const [start] = await readRecords(reader, 2);

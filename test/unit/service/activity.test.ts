@@ -39,7 +39,9 @@ describe('reference service: activity (§6)', () => {
     await ctx.chat(token, 'hello');
     await ctx.session('bob');
     await ctx.service.refreshActivity();
-    const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`, { apiKey: PROJECT.apiKey })).json();
+    const report = await (
+      await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`, { apiKey: PROJECT.apiKey })
+    ).json();
     expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 1 });
   });
 
@@ -57,10 +59,13 @@ describe('reference service: activity (§6)', () => {
     expect((await errorBody(response)).code).toBe('invalid_api_key');
   });
 
-  it.each(['start=2026-13-01', 'start=yesterday', 'start=2026-11-22&end=2026-11-21', 'start=2024-01-01&end=2026-01-01'])('rejects %s with 400', async (query) => {
-    const ctx = makeService();
-    expect((await ctx.call('GET', `${QUERY}/activity/?${query}`, { apiKey: PROJECT.apiKey })).status).toBe(400);
-  });
+  it.each(['start=2026-13-01', 'start=yesterday', 'start=2026-11-22&end=2026-11-21', 'start=2024-01-01&end=2026-01-01'])(
+    'rejects %s with 400',
+    async (query) => {
+      const ctx = makeService();
+      expect((await ctx.call('GET', `${QUERY}/activity/?${query}`, { apiKey: PROJECT.apiKey })).status).toBe(400);
+    },
+  );
 
   it('answers the removed analytics path with 410 gone, Deprecation, Sunset and a successor Link', async () => {
     const ctx = makeService();

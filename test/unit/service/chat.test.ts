@@ -33,14 +33,24 @@ describe('reference service: chat (§4)', () => {
     script.say('two ');
     script.say('three ');
     await read();
-    expect(chunks[1].split('\u241E').filter(Boolean).map((r) => JSON.parse(r).chunk)).toEqual([
-      { type: 'partial_answer', content: { text: 'One two three ' }, stream_end: false },
-    ]);
+    expect(
+      chunks[1]
+        .split('\u241E')
+        .filter(Boolean)
+        .map((r) => JSON.parse(r).chunk),
+    ).toEqual([{ type: 'partial_answer', content: { text: 'One two three ' }, stream_end: false }]);
     script.say('four.');
     script.end();
     await read();
     await read();
-    expect(chunks.slice(2).join('').split('\u241E').filter(Boolean).map((r) => JSON.parse(r).chunk.type)).toEqual(['partial_answer', 'identifiers']);
+    expect(
+      chunks
+        .slice(2)
+        .join('')
+        .split('\u241E')
+        .filter(Boolean)
+        .map((r) => JSON.parse(r).chunk.type),
+    ).toEqual(['partial_answer', 'identifiers']);
   });
 
   it('answers with text/plain; charset=utf-8', async () => {

@@ -135,7 +135,11 @@ describe('console API keys', () => {
     expect((await mint(old.key)).status).toBe(401);
     expect((await mint(fresh)).status).toBe(200);
     const listed = (await admin.call('GET', `projects/${PROJECT.id}/keys`)).body.keys;
-    expect(listed.map((k: { name: string; status: string }) => `${k.name}:${k.status}`).sort()).toEqual(['Start-up key:active', 'Web (rotated):expired', 'Web:active']);
+    expect(listed.map((k: { name: string; status: string }) => `${k.name}:${k.status}`).sort()).toEqual([
+      'Start-up key:active',
+      'Web (rotated):expired',
+      'Web:active',
+    ]);
     expect((await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: 0 })).status).toBe(400);
   });
 
@@ -169,7 +173,9 @@ describe('start-up projects', () => {
     expect((await mint(first)).status).toBe(200);
     expect((await mint(second)).status).toBe(200);
     expect(await storage.listProjects()).toHaveLength(1);
-    expect((await storage.listIntegrations(PROJECT.id)).map((i) => [i.id, i.allowedOrigins])).toEqual(PROJECT.integrationIds.map((id) => [id, ['https://docs.example.com']]));
+    expect((await storage.listIntegrations(PROJECT.id)).map((i) => [i.id, i.allowedOrigins])).toEqual(
+      PROJECT.integrationIds.map((id) => [id, ['https://docs.example.com']]),
+    );
     expect(await storage.listApiKeys(PROJECT.id)).toHaveLength(1);
 
     const [key] = await storage.listApiKeys(PROJECT.id);
@@ -186,11 +192,17 @@ describe('start-up projects', () => {
 describe('allowed origins', () => {
   it('a listed origin gets CORS for itself; an unlisted one a 403 it can read (CORS for itself, origin_not_allowed) on chat and history', async () => {
     const { admin, call, session } = await setup();
-    const saved = await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_demo`, { allowed_origins: ['https://docs.example.com/', 'http://localhost:3000'] });
+    const saved = await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_demo`, {
+      allowed_origins: ['https://docs.example.com/', 'http://localhost:3000'],
+    });
     expect(saved.body.allowed_origins).toEqual(['https://docs.example.com', 'http://localhost:3000']);
     const token = await session('alice');
     const chat = (origin: string | null, integration = 'int_demo') =>
-      call('POST', `${AGENT}/chat/`, { token, body: { integration_id: integration, message: 'How do I theme it?' }, headers: origin ? { Origin: origin } : {} });
+      call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: integration, message: 'How do I theme it?' },
+        headers: origin ? { Origin: origin } : {},
+      });
 
     const listed = await chat('https://docs.example.com');
     expect(listed.status).toBe(200);
@@ -205,7 +217,8 @@ describe('allowed origins', () => {
     expect(refused.headers.get('Vary')).toContain('Origin');
     expect(await refused.json()).toEqual({
       code: 'origin_not_allowed',
-      detail: 'Pages on https://evil.example may not use integration int_demo: add https://evil.example to its "Allowed origins" on the Integrations page of the service console.',
+      detail:
+        'Pages on https://evil.example may not use integration int_demo: add https://evil.example to its "Allowed origins" on the Integrations page of the service console.',
     });
     // int_other has no list: it keeps the open behaviour, and makes history open too.
     expect((await chat('https://evil.example', 'int_other')).status).toBe(200);
@@ -223,8 +236,12 @@ describe('allowed origins', () => {
   it('the preflight passes for every origin (it cannot see which integration the call names); the call it clears is checked', async () => {
     const { admin, call, session } = await setup();
     // Every integration restricted, none listing evil.example: no integration could accept it.
-    for (const id of ['int_demo', 'int_other']) await admin.call('PATCH', `projects/${PROJECT.id}/integrations/${id}`, { allowed_origins: ['https://docs.example.com'] });
-    const preflight = (origin: string, path = '/chat/') => call('OPTIONS', `${AGENT}${path}`, { headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } });
+    for (const id of ['int_demo', 'int_other'])
+      await admin.call('PATCH', `projects/${PROJECT.id}/integrations/${id}`, { allowed_origins: ['https://docs.example.com'] });
+    const preflight = (origin: string, path = '/chat/') =>
+      call('OPTIONS', `${AGENT}${path}`, {
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      });
     for (const origin of ['https://evil.example', 'https://docs.example.com']) {
       const answer = await preflight(origin);
       expect(answer.status, origin).toBe(204);
@@ -235,7 +252,11 @@ describe('allowed origins', () => {
     expect((await preflight('https://evil.example', '/threads/')).status).toBe(204);
     // What the preflight cleared is refused, before any work: no thread is made.
     const token = await session('alice');
-    const refused = await call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'Hello?' }, headers: { Origin: 'https://evil.example' } });
+    const refused = await call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'Hello?' },
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('Access-Control-Allow-Origin')).toBe('https://evil.example');
     expect((await refused.json()).code).toBe('origin_not_allowed');
@@ -245,7 +266,9 @@ describe('allowed origins', () => {
 
   it('names every line that is not an origin, and changes nothing', async () => {
     const { admin } = await setup();
-    const bad = await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_demo`, { allowed_origins: ['https://ok.example', 'https://x.example/path', 'ftp://files.example', '*.example.com'] });
+    const bad = await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_demo`, {
+      allowed_origins: ['https://ok.example', 'https://x.example/path', 'ftp://files.example', '*.example.com'],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toBe('Not an origin (scheme://host[:port], no path): https://x.example/path, ftp://files.example, *.example.com.');
     expect((await admin.call('GET', 'projects')).body.projects[0].integrations[0].allowed_origins).toEqual([]);
@@ -258,7 +281,10 @@ describe('console projects, activity, conversations and audit', () => {
     const created = await admin.call('POST', 'projects', { name: '  Help   center ' });
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^proj_[0-9a-f]{16}$/), name: 'Help center', integrations: [] });
     const id = created.body.id;
-    expect((await admin.call('POST', `projects/${id}/integrations`, { name: 'Docs', allowed_origins: ['https://docs.example.com'] })).body).toMatchObject({ id: expect.stringMatching(/^int_/), allowed_origins: ['https://docs.example.com'] });
+    expect((await admin.call('POST', `projects/${id}/integrations`, { name: 'Docs', allowed_origins: ['https://docs.example.com'] })).body).toMatchObject({
+      id: expect.stringMatching(/^int_/),
+      allowed_origins: ['https://docs.example.com'],
+    });
     const key = (await admin.call('POST', `projects/${id}/keys`, { name: 'Server' })).body.key;
     expect((await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status).toBe(200);
     expect((await admin.call('PATCH', `projects/${id}`, { name: 'Support' })).body.name).toBe('Support');
@@ -288,19 +314,28 @@ describe('console projects, activity, conversations and audit', () => {
     const json = (await admin.call('GET', `projects/${PROJECT.id}/activity?${query}`)).body;
     expect(json.by_day, JSON.stringify(json)).toBeDefined();
     expect(json.by_day.map((d: { date: string; sessions: number; threads: number; messages: number }) => [d.date, d.sessions, d.threads, d.messages])).toEqual([
-      [before, 0, 0, 0], [yesterday, 1, 1, 2], [today, 1, 2, 4],
+      [before, 0, 0, 0],
+      [yesterday, 1, 1, 2],
+      [today, 1, 2, 4],
     ]);
     expect(json.totals).toEqual({ sessions: 2, threads: 3, messages: 6, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 2 });
     expect(json.by_integration).toEqual([expect.objectContaining({ integration_id: 'int_demo', sessions: 2, threads: 3 })]);
     const csv = await admin.call('GET', `projects/${PROJECT.id}/activity?${query}&format=csv`);
     expect(csv.headers.get('Content-Type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('Content-Disposition')).toBe(`attachment; filename="activity-${PROJECT.id}-${before}-${today}.csv"`);
-    expect(csv.body).toBe(`date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens\r\n${before},0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0\r\n${today},1,2,4,0,0,0,0\r\n`);
+    expect(csv.body).toBe(
+      `date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens\r\n${before},0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0\r\n${today},1,2,4,0,0,0,0\r\n`,
+    );
     expect((await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${before}`)).status).toBe(400);
   });
 
   it('model tokens per day, from the usage the agent reports', async () => {
-    const agent = { async *answer() { yield { type: 'text' as const, text: 'Counted.' }; yield { type: 'usage' as const, promptTokens: 120, completionTokens: 30 }; } };
+    const agent = {
+      async *answer() {
+        yield { type: 'text' as const, text: 'Counted.' };
+        yield { type: 'usage' as const, promptTokens: 120, completionTokens: 30 };
+      },
+    };
     const { admin, session, chat, clock, service } = await setup({ agent });
     await chat(await session('alice'), 'One');
     await chat(await session('bob'), 'Two');
@@ -321,14 +356,18 @@ describe('console projects, activity, conversations and audit', () => {
     const second = await chat(bob, 'Is the widget safe against XSS?');
     const detailForBob = await (await call('GET', `${AGENT}/threads/${second.threadId}/`, { token: bob })).json();
     const answer = detailForBob.messages[1].id as string;
-    await call('POST', `${AGENT}/feedback/`, { token: bob, body: { question_answer_id: answer, reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' } } });
+    await call('POST', `${AGENT}/feedback/`, {
+      token: bob,
+      body: { question_answer_id: answer, reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' } },
+    });
 
     const list = (await admin.call('GET', `projects/${PROJECT.id}/conversations`)).body;
     expect(list.threads.map((t: { id: string }) => t.id)).toEqual([second.threadId, first.threadId]);
     const secret = (await service.storage.getProject(PROJECT.id))!.ownerSecret;
     expect(list.threads[0]).toMatchObject({ owner_key: await ownerKey('bob', secret), downvotes: 1, messages: 2 });
     expect(JSON.stringify(list)).not.toMatch(/"(alice|bob)"/);
-    const ids = async (query: string) => (await admin.call('GET', `projects/${PROJECT.id}/conversations?${query}`)).body.threads.map((t: { id: string }) => t.id);
+    const ids = async (query: string) =>
+      (await admin.call('GET', `projects/${PROJECT.id}/conversations?${query}`)).body.threads.map((t: { id: string }) => t.id);
     expect(await ids('downvoted=1')).toEqual([second.threadId]);
     expect(await ids('q=theme')).toEqual([first.threadId]);
     expect(await ids('integration_id=int_other')).toEqual([]);
@@ -339,7 +378,9 @@ describe('console projects, activity, conversations and audit', () => {
     const thread = (await admin.call('GET', `projects/${PROJECT.id}/conversations/${second.threadId}`)).body;
     expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect(thread.messages[1].sources.length).toBeGreaterThan(0);
-    expect(thread.messages[1].feedback).toEqual([{ reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' }, at: expect.any(String), voter_key: await ownerKey('bob', secret) }]);
+    expect(thread.messages[1].feedback).toEqual([
+      { reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' }, at: expect.any(String), voter_key: await ownerKey('bob', secret) },
+    ]);
     expect((await admin.call('GET', `projects/other/conversations/${second.threadId}`)).status).toBe(404);
   });
 
@@ -362,8 +403,12 @@ describe('console projects, activity, conversations and audit', () => {
     const key = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Audited' })).body;
     await admin.call('DELETE', `projects/${PROJECT.id}/keys/${key.id}`);
     const entries = (await admin.call('GET', 'audit')).body.entries;
-    expect(entries.slice(0, 3).map((e: { actor: string; action: string; target: string; address: string }) => [e.actor, e.action, e.target, e.address])).toEqual([
-      ['ada', 'key.revoke', key.id, '10.0.0.1'], ['ada', 'key.create', key.id, '10.0.0.1'], ['ada', 'sign_in', null, '10.0.0.1'],
+    expect(
+      entries.slice(0, 3).map((e: { actor: string; action: string; target: string; address: string }) => [e.actor, e.action, e.target, e.address]),
+    ).toEqual([
+      ['ada', 'key.revoke', key.id, '10.0.0.1'],
+      ['ada', 'key.create', key.id, '10.0.0.1'],
+      ['ada', 'sign_in', null, '10.0.0.1'],
     ]);
     expect(JSON.stringify(entries)).not.toContain(key.key);
   });

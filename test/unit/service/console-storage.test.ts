@@ -8,13 +8,39 @@ const DAY = 86_400_000;
 
 const project = (id: string) => ({ id, name: `Project ${id}`, ownerSecret: `secret-${id}`, createdAt: T0 });
 const key = (id: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id, projectId: 'p', name: `key ${id}`, prefix: 'ack_1234', hash: `hash-${id}`, createdAt: T0, lastUsedAt: null, expiresAt: null, revokedAt: null, ...extra,
+  id,
+  projectId: 'p',
+  name: `key ${id}`,
+  prefix: 'ack_1234',
+  hash: `hash-${id}`,
+  createdAt: T0,
+  lastUsedAt: null,
+  expiresAt: null,
+  revokedAt: null,
+  ...extra,
 });
 const thread = (id: string, extra: Partial<ThreadMeta> = {}): ThreadMeta => ({
-  id, projectId: 'p', integrationId: 'web', owner: 'alice', title: `title ${id}`, createdAt: T0, updatedAt: T0, ...extra,
+  id,
+  projectId: 'p',
+  integrationId: 'web',
+  owner: 'alice',
+  title: `title ${id}`,
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
 });
 const message = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord => ({
-  id, role: 'assistant', content: `text ${id}`, sources: [], createdAt: T0, updatedAt: T0, status: 'complete', toolCalls: [], activity: [], uncertain: false, ...extra,
+  id,
+  role: 'assistant',
+  content: `text ${id}`,
+  sources: [],
+  createdAt: T0,
+  updatedAt: T0,
+  status: 'complete',
+  toolCalls: [],
+  activity: [],
+  uncertain: false,
+  ...extra,
 });
 
 describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backend) => {
@@ -92,7 +118,8 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(await store.getConsoleSession('h1')).toBeUndefined();
     await store.deleteConsoleSession('h1');
 
-    for (let i = 0; i < 3; i++) await store.appendAudit({ at: T0 + i, actor: 'ada', action: `a${i}`, projectId: i === 1 ? 'q' : 'p', target: null, detail: { i }, address: '1.2.3.4' });
+    for (let i = 0; i < 3; i++)
+      await store.appendAudit({ at: T0 + i, actor: 'ada', action: `a${i}`, projectId: i === 1 ? 'q' : 'p', target: null, detail: { i }, address: '1.2.3.4' });
     const newest = await store.listAudit({ limit: 2 });
     expect(newest.map((e) => e.action)).toEqual(['a2', 'a1']);
     expect(newest[0]).toMatchObject({ actor: 'ada', detail: { i: 2 }, address: '1.2.3.4', at: T0 + 2 });
@@ -108,9 +135,32 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     await store.createThread(thread('t2', { owner: 'bob', integrationId: 'app', title: 'Keys', updatedAt: T0 + 2 }));
     await store.appendMessage('t2', message('m3', { status: 'error', content: 'Rotating API keys safely', createdAt: T0 + 2 }));
     await store.createThread(thread('t3', { owner: null, title: 'Tools', updatedAt: T0 + 3 * DAY }));
-    await store.appendMessage('t3', message('m4', { toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'completed', output: 1 }], createdAt: T0 + 3 * DAY }));
-    await store.putFeedback({ messageId: 'm2', projectId: 'p', voter: 'owner:alice', sessionToken: 's', owner: 'alice', integrationId: 'web', reaction: 'downvote', comment: { incorrect: true, issue: 'wrong colour' }, at: T0 });
-    await store.putFeedback({ messageId: 'm2', projectId: 'p', voter: 'owner:carol', sessionToken: 's2', owner: 'carol', integrationId: 'web', reaction: 'upvote', comment: null, at: T0 + 5 });
+    await store.appendMessage(
+      't3',
+      message('m4', { toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'completed', output: 1 }], createdAt: T0 + 3 * DAY }),
+    );
+    await store.putFeedback({
+      messageId: 'm2',
+      projectId: 'p',
+      voter: 'owner:alice',
+      sessionToken: 's',
+      owner: 'alice',
+      integrationId: 'web',
+      reaction: 'downvote',
+      comment: { incorrect: true, issue: 'wrong colour' },
+      at: T0,
+    });
+    await store.putFeedback({
+      messageId: 'm2',
+      projectId: 'p',
+      voter: 'owner:carol',
+      sessionToken: 's2',
+      owner: 'carol',
+      integrationId: 'web',
+      reaction: 'upvote',
+      comment: null,
+      at: T0 + 5,
+    });
     expect(await store.markHandoff('t2', T0 + 9)).toBe(true);
     expect(await store.markHandoff('missing', T0)).toBe(false);
 
@@ -131,12 +181,25 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(await ids({ q: 'accent', downvoted: true, integrationId: 'web' })).toEqual(['t1']);
 
     const [first] = await store.searchThreads('p', { threadId: 't1' }, { limit: 1 });
-    expect(first).toMatchObject({ id: 't1', owner: 'alice', messages: 2, upvotes: 1, downvotes: 1, uncertain: true, error: false, toolUsed: false, handoffAt: null });
+    expect(first).toMatchObject({
+      id: 't1',
+      owner: 'alice',
+      messages: 2,
+      upvotes: 1,
+      downvotes: 1,
+      uncertain: true,
+      error: false,
+      toolUsed: false,
+      handoffAt: null,
+    });
     const page1 = await store.searchThreads('p', {}, { limit: 2 });
     expect((await store.searchThreads('p', {}, { limit: 2, after: page1[1] })).map((t) => t.id)).toEqual(['t1']);
     expect(await store.searchThreads('other', {}, { limit: 10 })).toEqual([]);
     const reactions = await store.threadFeedback('t1');
-    expect(reactions.map((f) => [f.voter, f.reaction, f.comment])).toEqual([['owner:alice', 'downvote', { incorrect: true, issue: 'wrong colour' }], ['owner:carol', 'upvote', null]]);
+    expect(reactions.map((f) => [f.voter, f.reaction, f.comment])).toEqual([
+      ['owner:alice', 'downvote', { incorrect: true, issue: 'wrong colour' }],
+      ['owner:carol', 'upvote', null],
+    ]);
   });
 
   it('summarizes activity per day, per integration and in total, as the query API counts it', async () => {
@@ -153,7 +216,17 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     await event('session', T0 + DAY, 's3', 'bob', null);
     await store.createThread(thread('t1'));
     await store.appendMessage('t1', message('m1'));
-    await store.putFeedback({ messageId: 'm1', projectId: 'p', voter: 'owner:alice', sessionToken: 's1', owner: 'alice', integrationId: 'web', reaction: 'downvote', comment: null, at: T0 + DAY });
+    await store.putFeedback({
+      messageId: 'm1',
+      projectId: 'p',
+      voter: 'owner:alice',
+      sessionToken: 's1',
+      owner: 'alice',
+      integrationId: 'web',
+      reaction: 'downvote',
+      comment: null,
+      at: T0 + DAY,
+    });
     await store.refreshActivity();
 
     const all = await store.activitySummary('p', day0, day0 + 1);
@@ -162,7 +235,10 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
       { day: day0 + 1, sessions: 2, threads: 0, messages: 2, upvotes: 0, downvotes: 1, promptTokens: 0, completionTokens: 0 },
     ]);
     expect(all.totals).toMatchObject({ sessions: 3, threads: 1, messages: 3, downvotes: 1, uniqueOwners: 2 });
-    expect(all.byIntegration.map((i) => [i.integrationId, i.sessions, i.messages])).toEqual([['app', 1, 1], ['web', 1, 2]]);
+    expect(all.byIntegration.map((i) => [i.integrationId, i.sessions, i.messages])).toEqual([
+      ['app', 1, 1],
+      ['web', 1, 2],
+    ]);
     const web = await store.activitySummary('p', day0, day0 + 1, 'web');
     expect(web.totals).toMatchObject({ sessions: 1, threads: 1, messages: 2, downvotes: 1, uniqueOwners: 1 });
     // The SQL grouping sets and the memory store's twin agree, row for row.
@@ -171,7 +247,7 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
   });
 });
 
-describe('textMatches (the memory store\'s search)', () => {
+describe("textMatches (the memory store's search)", () => {
   it('needs every word, keeps quoted phrases whole, excludes -words, ignores case and accents', () => {
     expect(textMatches(['Thème du widget', 'accent colour'], 'theme ACCENT')).toBe(true);
     expect(textMatches(['accent colour'], '"colour accent"')).toBe(false);

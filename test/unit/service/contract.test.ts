@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DemoAgent, type Agent, type AgentOutput } from '../../../service/index.js';
 import { AGENT, PROJECT, QUERY, allRecords, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
 
-const OPEN_PAGE = { name: 'open_page', description: 'Opens a page of the site', parameters: { type: 'object', properties: { page: { type: 'string' } }, required: ['page'] } };
+const OPEN_PAGE = {
+  name: 'open_page',
+  description: 'Opens a page of the site',
+  parameters: { type: 'object', properties: { page: { type: 'string' } }, required: ['page'] },
+};
 
 type Ctx = ReturnType<typeof makeService>;
 
@@ -16,17 +20,24 @@ async function thread(ctx: Ctx, token: string, id: string) {
 }
 
 const textOf = (records: { type: string; content: Record<string, unknown> }[]) =>
-  records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+  records
+    .filter((r) => r.type === 'partial_answer')
+    .map((r) => r.content.text)
+    .join('');
 
 describe('§4 records: stream_start names the answer; activity updates', () => {
   it('sends question_answer_id in stream_start, the same id as in identifiers', async () => {
     const ctx = makeService();
     const { records } = await chatRecords(ctx, await ctx.session('alice'), { message: 'How do I theme the widget?' });
-    expect(records[0]).toEqual({ type: 'stream_start', content: { thread_id: expect.any(String), question_answer_id: expect.stringMatching(/^msg_/) }, stream_end: false });
+    expect(records[0]).toEqual({
+      type: 'stream_start',
+      content: { thread_id: expect.any(String), question_answer_id: expect.stringMatching(/^msg_/) },
+      stream_end: false,
+    });
     expect(records.at(-1)?.content.question_answer_id).toBe(records[0].content.question_answer_id);
   });
 
-  it('reports the demo agent\'s search as agent_activity_update records, upserted by id', async () => {
+  it("reports the demo agent's search as agent_activity_update records, upserted by id", async () => {
     const ctx = makeService();
     const { records } = await chatRecords(ctx, await ctx.session('alice'), { message: 'How do I theme the widget?' });
     const updates = records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content);
@@ -79,7 +90,11 @@ describe('§7 client-side tools', () => {
     const answerId = first.records[0].content.question_answer_id;
     expect((await thread(ctx, token, threadId)).messages[1].status).toBe('streaming');
 
-    const next = await chatRecords(ctx, token, { thread_id: threadId, tool_results: [{ tool_call_id: call.id, output: { opened: '/pricing' } }], tools: [OPEN_PAGE] });
+    const next = await chatRecords(ctx, token, {
+      thread_id: threadId,
+      tool_results: [{ tool_call_id: call.id, output: { opened: '/pricing' } }],
+      tools: [OPEN_PAGE],
+    });
     expect(next.records[0].content).toEqual({ thread_id: threadId, question_answer_id: answerId });
     expect(next.records.at(-1)?.type).toBe('identifiers');
     // In the tool's own terms, never its wire name.
@@ -98,7 +113,10 @@ describe('§7 client-side tools', () => {
     const token = await ctx.session('alice');
     const first = await chatRecords(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE] });
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
-    const next = await chatRecords(ctx, token, { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, error: 'denied by the visitor' }] });
+    const next = await chatRecords(ctx, token, {
+      thread_id: first.records[0].content.thread_id,
+      tool_results: [{ tool_call_id: call.id, error: 'denied by the visitor' }],
+    });
     expect(textOf(next.records)).toBe("OK, I won't open the pricing page.");
     const detail = await thread(ctx, token, first.records[0].content.thread_id as string);
     expect(detail.messages[1].tool_calls[0]).toMatchObject({ status: 'error', error: 'denied by the visitor' });
@@ -124,7 +142,10 @@ describe('§7 client-side tools', () => {
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
     for (const results of [
       [{ tool_call_id: 'call_other', output: 1 }],
-      [{ tool_call_id: call.id, output: 1 }, { tool_call_id: call.id, output: 2 }],
+      [
+        { tool_call_id: call.id, output: 1 },
+        { tool_call_id: call.id, output: 2 },
+      ],
       [{ tool_call_id: call.id }],
     ]) {
       const { response } = await chatRecords(ctx, token, { thread_id: threadId, tool_results: results });
@@ -189,11 +210,12 @@ describe('§8 feedback', () => {
     return { threadId: records[0].content.thread_id as string, answerId: records[0].content.question_answer_id as string };
   }
 
-  it('keeps the owner\'s latest reaction, shown on the resumed thread across sessions', async () => {
+  it("keeps the owner's latest reaction, shown on the resumed thread across sessions", async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
     const { threadId, answerId } = await answered(ctx, token);
-    const send = (t: string, reaction: string, comment: unknown = null) => ctx.call('POST', `${AGENT}/feedback/`, { token: t, body: { question_answer_id: answerId, reaction, comment } });
+    const send = (t: string, reaction: string, comment: unknown = null) =>
+      ctx.call('POST', `${AGENT}/feedback/`, { token: t, body: { question_answer_id: answerId, reaction, comment } });
     expect((await send(token, 'upvote')).status).toBe(204);
     expect((await send(token, 'downvote', { incorrect: true, issue: 'Outdated' })).status).toBe(204);
     const later = await ctx.session('alice');
@@ -213,7 +235,10 @@ describe('§8 feedback', () => {
     const bob = await ctx.session('bob');
     const other = await ctx.call('POST', `${AGENT}/feedback/`, { token: bob, body: { question_answer_id: answerId, reaction: 'upvote' } });
     expect(other.status).toBe(404);
-    for (const body of [{ question_answer_id: answerId, reaction: 'meh' }, { question_answer_id: answerId, reaction: 'upvote', comment: { issue: 'x'.repeat(2001) } }]) {
+    for (const body of [
+      { question_answer_id: answerId, reaction: 'meh' },
+      { question_answer_id: answerId, reaction: 'upvote', comment: { issue: 'x'.repeat(2001) } },
+    ]) {
       expect((await ctx.call('POST', `${AGENT}/feedback/`, { token: bob, body })).status).toBe(400);
     }
   });
@@ -352,14 +377,18 @@ describe('§10 rename', () => {
     expect(list.threads.map((t: { id: string }) => t.id)).toEqual([newer, older]);
   });
 
-  it.each([['empty', '   '], ['81 characters', 'x'.repeat(81)], ['not a string', 7]])('rejects a title that is %s', async (_label, title) => {
+  it.each([
+    ['empty', '   '],
+    ['81 characters', 'x'.repeat(81)],
+    ['not a string', 7],
+  ])('rejects a title that is %s', async (_label, title) => {
     const ctx = makeService();
     const token = await ctx.session('alice');
     const id = (await chatRecords(ctx, token, { message: 'first' })).records[0].content.thread_id as string;
     expect((await ctx.call('PATCH', `${AGENT}/threads/${id}/`, { token, body: { title } })).status).toBe(400);
   });
 
-  it('answers 404 for another owner\'s thread and 403 without owner', async () => {
+  it("answers 404 for another owner's thread and 403 without owner", async () => {
     const ctx = makeService();
     const id = (await chatRecords(ctx, await ctx.session('alice'), { message: 'first' })).records[0].content.thread_id as string;
     expect((await ctx.call('PATCH', `${AGENT}/threads/${id}/`, { token: await ctx.session('bob'), body: { title: 'mine' } })).status).toBe(404);
@@ -369,7 +398,10 @@ describe('§10 rename', () => {
 
 describe('§2 owner key', () => {
   async function ownerKey(ctx: Ctx, owner?: string) {
-    const response = await ctx.call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: owner === undefined ? undefined : { external_owner_id: owner } });
+    const response = await ctx.call('POST', `${AGENT}/sessions/`, {
+      apiKey: PROJECT.apiKey,
+      body: owner === undefined ? undefined : { external_owner_id: owner },
+    });
     return response.headers.get('Agent-Chat-Owner-Key');
   }
 

@@ -20,10 +20,12 @@ async function dataDir() {
 /** Every file under `dir` with its size and modification time: what "writes nothing" compares. */
 async function snapshot(dir: string) {
   const files = (await readdir(dir, { recursive: true })).sort();
-  return Promise.all(files.map(async (file) => {
-    const info = await stat(join(dir, file));
-    return `${file} ${info.size} ${info.mtimeMs}`;
-  }));
+  return Promise.all(
+    files.map(async (file) => {
+      const info = await stat(join(dir, file));
+      return `${file} ${info.size} ${info.mtimeMs}`;
+    }),
+  );
 }
 
 describe('the embedded store is single-writer', () => {

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReferenceService, ManualClock, MemoryStorage, type ReferenceService, type ReferenceServiceOptions, type Storage } from '../../../service/index.js';
+import {
+  createReferenceService,
+  ManualClock,
+  MemoryStorage,
+  type ReferenceService,
+  type ReferenceServiceOptions,
+  type Storage,
+} from '../../../service/index.js';
 import { openStorage } from '../../../service/storage/open.js';
 import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../fixtures/service.js';
 import { freshPostgresSchema } from '../../fixtures/storages.js';
@@ -16,9 +23,7 @@ interface Fleet {
   stores(count: number): Promise<Storage[]>;
 }
 
-const fleets: Fleet[] = [
-  { name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) },
-];
+const fleets: Fleet[] = [{ name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) }];
 if (process.env.DATABASE_URL) {
   fleets.push({
     name: 'postgresql',
@@ -30,7 +35,11 @@ if (process.env.DATABASE_URL) {
 }
 
 type Record_ = Awaited<ReturnType<typeof readRecords>>[number];
-const text = (records: Record_[]) => records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+const text = (records: Record_[]) =>
+  records
+    .filter((r) => r.type === 'partial_answer')
+    .map((r) => r.content.text)
+    .join('');
 
 describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) => {
   let services: ReferenceService[] = [];
@@ -47,13 +56,15 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       const headers: Record<string, string> = {};
       if (init.token) headers.Authorization = `Bearer ${init.token}`;
       if (init.apiKey) headers['X-API-Key'] = init.apiKey;
-      return services[instance].handle(
-        new Request(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
-        { clientAddress: init.clientAddress },
-      );
+      return services[instance].handle(new Request(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }), {
+        clientAddress: init.clientAddress,
+      });
     };
     const session = async (instance: number, owner?: string) => {
-      const response = await call(instance, 'POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: owner === undefined ? undefined : { external_owner_id: owner } });
+      const response = await call(instance, 'POST', `${AGENT}/sessions/`, {
+        apiKey: PROJECT.apiKey,
+        body: owner === undefined ? undefined : { external_owner_id: owner },
+      });
       expect(response.status).toBe(200);
       return (await response.json()).session_token as string;
     };
@@ -143,7 +154,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       expect(stored?.messages.map((m) => m.status)).toEqual(['complete', 'complete']);
       expect(stored?.messages[1].toolCalls).toEqual([expect.objectContaining({ id: call_.id, status: 'completed', output: { opened: true } })]);
       // One continuation's text, once: a second run would have appended its own.
-      const streamed = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+      const streamed = records
+        .filter((r) => r.type === 'partial_answer')
+        .map((r) => r.content.text)
+        .join('');
       expect(streamed.length).toBeGreaterThan(0);
       expect(stored?.messages[1].content).toBe(streamed);
     }
@@ -188,9 +202,12 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const scripts = Array.from({ length: 3 }, () => scriptedAgent());
     let next = 0;
     const { session, call } = await start({ maxConcurrentAnswers: 2, agent: { answer: (input) => scripts[next++].agent.answer(input) } });
-    const chat = async (instance: number, clientAddress: string) => call(instance, 'POST', `${AGENT}/chat/`, {
-      token: await session(instance), body: { integration_id: 'int_demo', message: 'hi' }, clientAddress,
-    });
+    const chat = async (instance: number, clientAddress: string) =>
+      call(instance, 'POST', `${AGENT}/chat/`, {
+        token: await session(instance),
+        body: { integration_id: 'int_demo', message: 'hi' },
+        clientAddress,
+      });
     const a = [await chat(0, '198.51.100.7'), await chat(1, '198.51.100.7')];
     expect((await chat(0, '198.51.100.7')).status).toBe(429);
     const other = await chat(1, '203.0.113.9');
@@ -241,7 +258,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     expect((await stores[0].getMessage(answerId))?.message).toMatchObject({ status: 'error', content: 'Cut ' });
   });
 
-  it('ends a dead instance\'s answer at once when a reattach finds it', async () => {
+  it("ends a dead instance's answer at once when a reattach finds it", async () => {
     const script = scriptedAgent();
     const { call, session, ask, stores } = await start({ agent: script.agent, instanceLeaseMs: 300 });
     const token = await session(0, 'alice');

@@ -46,7 +46,9 @@ describe('the history the model agent sends', () => {
       let raw = '';
       for await (const chunk of req) raw += chunk;
       bodies.push(raw);
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' }).end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+      res
+        .writeHead(200, { 'Content-Type': 'text/event-stream' })
+        .end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -60,13 +62,23 @@ describe('the history the model agent sends', () => {
       for (let n = 1; n <= 120; n++) {
         for (const role of ['user', 'assistant'] as const) {
           const message: MessageRecord = {
-            id: `msg_${role}_${n}`, role, content: `${role} turn ${n} ${'lorem ipsum '.repeat(166)}`, sources: [], createdAt: now + n, updatedAt: now + n,
-            status: 'complete', toolCalls: [], activity: [], uncertain: false,
+            id: `msg_${role}_${n}`,
+            role,
+            content: `${role} turn ${n} ${'lorem ipsum '.repeat(166)}`,
+            sources: [],
+            createdAt: now + n,
+            updatedAt: now + n,
+            status: 'complete',
+            toolCalls: [],
+            activity: [],
+            uncertain: false,
           };
           await ctx.service.storage.appendMessage(threadId, message);
         }
       }
-      await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId } }));
+      await allRecords(
+        await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId } }),
+      );
       const sent = JSON.parse(bodies.at(-1)!) as { messages: { role: string; content: string }[] };
       const history = sent.messages.slice(1, -1);
       const tokens = history.reduce((sum, m) => sum + estimateTokens(m.content), 0);

@@ -51,7 +51,9 @@ describe('reference service: history (§5)', () => {
 
 describe('previewText', () => {
   it('folds Markdown into one line of words', () => {
-    expect(previewText('### Theming\n\nSet **CSS** custom properties, see [the docs](https://x.test/d).\n\n```css\nagent-chat {}\n```')).toBe('Theming Set CSS custom properties, see the docs. agent-chat {}');
+    expect(previewText('### Theming\n\nSet **CSS** custom properties, see [the docs](https://x.test/d).\n\n```css\nagent-chat {}\n```')).toBe(
+      'Theming Set CSS custom properties, see the docs. agent-chat {}',
+    );
     expect(previewText('- one\n- two\n> quoted _word_ and snake_case')).toBe('one two quoted word and snake_case');
     expect(previewText('')).toBe('');
   });
@@ -106,7 +108,7 @@ describe('reference service: ownership', () => {
     return { ctx, alice, threadId: threadId!, bob: await ctx.session('bob') };
   }
 
-  it('never lists another owner\'s threads', async () => {
+  it("never lists another owner's threads", async () => {
     const { ctx, bob } = await aliceThread();
     expect((await (await ctx.call('GET', `${AGENT}/threads/`, { token: bob })).json()).threads).toEqual([]);
   });
@@ -114,7 +116,7 @@ describe('reference service: ownership', () => {
   it.each([
     ['resume', 'GET'],
     ['delete', 'DELETE'],
-  ])('answers 404 (not 403) when owner B tries to %s owner A\'s thread', async (_label, method) => {
+  ])("answers 404 (not 403) when owner B tries to %s owner A's thread", async (_label, method) => {
     const { ctx, bob, alice, threadId } = await aliceThread();
     const response = await ctx.call(method, `${AGENT}/threads/${threadId}/`, { token: bob });
     expect(response.status).toBe(404);
@@ -122,7 +124,7 @@ describe('reference service: ownership', () => {
     expect((await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token: alice })).status).toBe(200);
   });
 
-  it('answers 404 when owner B tries to continue owner A\'s thread, and leaves it untouched', async () => {
+  it("answers 404 when owner B tries to continue owner A's thread, and leaves it untouched", async () => {
     const { ctx, bob, alice, threadId } = await aliceThread();
     expect((await ctx.chat(bob, 'let me in', threadId)).response.status).toBe(404);
     const detail = await (await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token: alice })).json();
@@ -147,7 +149,7 @@ describe('reference service: ownership', () => {
     expect((await errorBody(response)).code).toBe('session_without_owner');
   });
 
-  it('lets a session without owner chat and continue its own thread, but not an owner\'s', async () => {
+  it("lets a session without owner chat and continue its own thread, but not an owner's", async () => {
     const { ctx, threadId: aliceId } = await aliceThread();
     const anonymous = await ctx.session();
     const first = await ctx.chat(anonymous, 'hello');

@@ -12,7 +12,10 @@ async function ask(ctx: ReturnType<typeof makeService>, token: string, body: Rec
   const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } }));
   return {
     records,
-    text: records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join(''),
+    text: records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join(''),
     steps: records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content.summary as string),
   };
 }
@@ -42,7 +45,10 @@ describe('chat body: locale (§4, version 3)', () => {
     ['an underscore form', 'de_DE'],
   ])('answers 400 for %s', async (_name, locale) => {
     const ctx = makeService();
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session('alice'), body: { integration_id: 'int_demo', message: 'hi', locale } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token: await ctx.session('alice'),
+      body: { integration_id: 'int_demo', message: 'hi', locale },
+    });
     expect(response.status).toBe(400);
     expect(await errorBody(response)).toEqual({ code: 'invalid_request', detail: expect.stringContaining('BCP 47') });
   });
@@ -51,14 +57,17 @@ describe('chat body: locale (§4, version 3)', () => {
     const ctx = makeService();
     const tag = `en-${'a'.repeat(8)}-${'b'.repeat(8)}-${'c'.repeat(8)}-${'d'.repeat(5)}`;
     expect(tag).toHaveLength(35);
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session('alice'), body: { integration_id: 'int_demo', message: 'hi', locale: tag } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token: await ctx.session('alice'),
+      body: { integration_id: 'int_demo', message: 'hi', locale: tag },
+    });
     expect(response.status).toBe(200);
     await response.text();
   });
 });
 
-describe('the demo agent in the visitor\'s language', () => {
-  it('has a phrasebook for each of the widget\'s 15 languages', () => {
+describe("the demo agent in the visitor's language", () => {
+  it("has a phrasebook for each of the widget's 15 languages", () => {
     expect([...AGENT_LANGUAGES].sort()).toEqual([...WIDGET_LANGUAGES].sort());
   });
 
@@ -80,7 +89,7 @@ describe('the demo agent in the visitor\'s language', () => {
     }
   });
 
-  it('writes the count in the language\'s plural forms', () => {
+  it("writes the count in the language's plural forms", () => {
     expect(['en', 'de', 'pl', 'ar', 'he', 'ja'].map((l) => [1, 2, 5, 22].map((n) => phrasesFor(l).found(n)))).toEqual([
       ['Found 1 article', 'Found 2 articles', 'Found 5 articles', 'Found 22 articles'],
       ['1 Artikel gefunden', '2 Artikel gefunden', '5 Artikel gefunden', '22 Artikel gefunden'],
@@ -99,7 +108,7 @@ describe('the demo agent in the visitor\'s language', () => {
     expect(agentLanguage(undefined)).toBe('en');
   });
 
-  it('says what a tool did in the tool\'s own terms, never its wire name', () => {
+  it("says what a tool did in the tool's own terms, never its wire name", () => {
     const en = phrasesFor('en');
     const call = (name: string, args: Record<string, unknown> = {}) => ({ id: 'c', name, arguments: args });
     expect(en.toolDone([call('open_page', { page: 'pricing' })])).toBe('I opened the pricing page.');
@@ -107,7 +116,9 @@ describe('the demo agent in the visitor\'s language', () => {
     expect(en.toolDone([call('go_to_page', { page: 'pricing' })])).toBe('I went to the pricing page.');
     expect(en.toolDone([call('searchDocs', { query: 'theming' })])).toBe('I searched the docs for “theming”.');
     expect(en.toolDone([call('open_cart'), call('stop_video')])).toBe('I opened the cart and stopped the video.');
-    expect(en.toolDone([call('set_theme', { theme: 'dark' }), call('copy_link'), call('show_map')])).toBe('I set the dark theme, copied the link and showed the map.');
+    expect(en.toolDone([call('set_theme', { theme: 'dark' }), call('copy_link'), call('show_map')])).toBe(
+      'I set the dark theme, copied the link and showed the map.',
+    );
     // Nothing to name: a plain sentence, not "I logouted".
     expect(en.toolDone([call('logout')])).toBe('Done. Anything else I can help with?');
     expect(en.toolFailed(call('open_page', { page: 'pricing' }), 'no such page.')).toBe("I couldn't open the pricing page: no such page.");
@@ -117,27 +128,34 @@ describe('the demo agent in the visitor\'s language', () => {
     expect(de.toolFailed(call('open_page'), 'no such page')).toBe('Das hat nicht geklappt: no such page.');
   });
 
-  it('runs a tool round in the visitor\'s language: the call, then the answer after the result', async () => {
+  it("runs a tool round in the visitor's language: the call, then the answer after the result", async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
     const first = await ask(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE], locale: 'fr' });
     const end = first.records.at(-1)!;
     expect(end.type).toBe('tool_calls');
     const [call] = end.content.tool_calls as { id: string }[];
-    const done = await ask(ctx, token, { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, output: { ok: true } }], tools: [OPEN_PAGE], locale: 'fr' });
+    const done = await ask(ctx, token, {
+      thread_id: first.records[0].content.thread_id,
+      tool_results: [{ tool_call_id: call.id, output: { ok: true } }],
+      tools: [OPEN_PAGE],
+      locale: 'fr',
+    });
     expect(done.text).toBe('C’est fait. Puis-je vous aider pour autre chose ?');
     expect(done.text).not.toContain('open_page');
   });
 });
 
-describe('the model agent is told the visitor\'s language', () => {
+describe("the model agent is told the visitor's language", () => {
   async function systemPromptFor(locale?: string) {
     let seen: { messages: { content: string }[] } | undefined;
     const server = createServer(async (req, res) => {
       let raw = '';
       for await (const chunk of req) raw += chunk;
       seen = JSON.parse(raw);
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' }).end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+      res
+        .writeHead(200, { 'Content-Type': 'text/event-stream' })
+        .end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -38,14 +38,24 @@ async function setup(options: Partial<OpenAiAgentOptions> = {}) {
 
 describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
   it('streams its answer in pieces and stores it complete; the request asked for a stream with usage', async () => {
-    await mock.rules([{ response: { status: 200, content: completion('stream={{jmes request body.stream}} usage={{jmes request body.stream_options.include_usage}} messages={{jmes request length(body.messages)}} model={{jmes request body.model}} auth={{jmes request headers.authorization}}') } }]);
+    await mock.rules([
+      {
+        response: {
+          status: 200,
+          content: completion(
+            'stream={{jmes request body.stream}} usage={{jmes request body.stream_options.include_usage}} messages={{jmes request length(body.messages)}} model={{jmes request body.model}} auth={{jmes request headers.authorization}}',
+          ),
+        },
+      },
+    ]);
     const { ask, agent } = await setup();
     const { text, end, stored } = await ask();
     expect(text).toBe('stream=true usage=true messages=2 model=test-model auth=Bearer sk-mock');
     // In pieces from the model; the service then sends what came within one tick as one record
     // (decision 161), so the pieces are counted at the agent.
     let pieces = 0;
-    for await (const out of agent.answer({ message: QUESTION, history: [], tools: [], rounds: [], partial: '', signal: new AbortController().signal })) if (out.type === 'text') pieces += 1;
+    for await (const out of agent.answer({ message: QUESTION, history: [], tools: [], rounds: [], partial: '', signal: new AbortController().signal }))
+      if (out.type === 'text') pieces += 1;
     expect(pieces).toBeGreaterThan(3);
     expect(end.type).toBe('identifiers');
     expect(stored).toMatchObject({ status: 'complete', content: text });
@@ -76,15 +86,18 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
   });
 
   it('a server error on every try: at most 3 tries, then an error', async () => {
-    await mock.rules([0, 1, 2].map((sequence) => ({ sequence, response: { status: 500, content: serverError } }))
-      .concat([{ sequence: 3, response: { status: 200, content: completion('a fourth try happened') } }]));
+    await mock.rules(
+      [0, 1, 2]
+        .map((sequence) => ({ sequence, response: { status: 500, content: serverError } }))
+        .concat([{ sequence: 3, response: { status: 200, content: completion('a fourth try happened') } }]),
+    );
     const { ask } = await setup();
     const { end, stored } = await ask();
     expect(end).toMatchObject({ type: 'error', content: { reason: 'The assistant is not available right now. Please try again in a moment.' } });
     expect(stored).toMatchObject({ status: 'error', content: '' });
   });
 
-  it('asks in the visitor\'s language: the model is told, the steps are written in it', async () => {
+  it("asks in the visitor's language: the model is told, the steps are written in it", async () => {
     await mock.rules([
       { response: { status: 200, content: completion('English') } },
       { match: "contains(body.messages[0].content, 'The visitor reads German (de)')", response: { status: 200, content: completion('Deutsch') } },
@@ -98,7 +111,14 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
   });
 
   it('keeps the history it sends within the token budget, oldest turns first, the system prompt always', async () => {
-    await mock.rules([{ response: { status: 200, content: completion('{{jmes request length(body.messages)}} {{jmes request body.messages[0].role}} {{jmes request body.messages[-1].role}}') } }]);
+    await mock.rules([
+      {
+        response: {
+          status: 200,
+          content: completion('{{jmes request length(body.messages)}} {{jmes request body.messages[0].role}} {{jmes request body.messages[-1].role}}'),
+        },
+      },
+    ]);
     // Each question costs about 104 tokens, each answer 6: two turns fit in 250, three do not.
     const question = (n: number) => `Question ${n}: ${'about theming the widget '.repeat(16)}`.slice(0, 400);
     expect(estimateTokens(question(1))).toBe(104);

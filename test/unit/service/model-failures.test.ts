@@ -32,29 +32,37 @@ async function upstream(...scripts: Script[]) {
     await scripts[Math.min(requests.length, scripts.length) - 1](res, { body, socket: req.socket });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, times };
 }
 
 const delta = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const finish = (reason = 'stop') => `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
-const usage = (prompt: number, completion: number) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`;
+const usage = (prompt: number, completion: number) =>
+  `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`;
 const DONE = 'data: [DONE]\n\n';
 const SSE = { 'Content-Type': 'text/event-stream' };
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A whole streamed answer of `words`, then usage and [DONE]. */
-const answers = (words: string[], tokens: [number, number] = [100, 10]): Script => (res) => {
-  res.writeHead(200, SSE);
-  for (const word of words) res.write(delta(word));
-  res.end(finish() + usage(...tokens) + DONE);
-};
-const status = (code: number, headers: Record<string, string> = {}, body = '{"error":{"message":"nope","type":"server_error","code":"overloaded"}}'): Script => (res) => {
-  res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(body);
-};
+const answers =
+  (words: string[], tokens: [number, number] = [100, 10]): Script =>
+  (res) => {
+    res.writeHead(200, SSE);
+    for (const word of words) res.write(delta(word));
+    res.end(finish() + usage(...tokens) + DONE);
+  };
+const status =
+  (code: number, headers: Record<string, string> = {}, body = '{"error":{"message":"nope","type":"server_error","code":"overloaded"}}'): Script =>
+  (res) => {
+    res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(body);
+  };
 
 const QUESTION = 'How do I change the accent color of the theme?';
 
@@ -68,7 +76,10 @@ async function setup(baseUrl: string, options: Partial<OpenAiAgentOptions> = {})
     const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token: as, body: { integration_id: 'int_demo', message, ...extra } }));
     const threadId = records[0].content.thread_id as string;
     const stored = (await ctx.service.storage.getThread(threadId))!.messages.at(-1)!;
-    const text = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+    const text = records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join('');
     const steps = records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content as { id: string; status: string; summary: string });
     return { records, end: records.at(-1)!, stored, text, steps, threadId };
   }
@@ -167,9 +178,14 @@ describe('model agent: failures end as errors and keep the text', () => {
   });
 
   it('a server that ignores stream:true and sends one JSON completion still answers', async () => {
-    const model = await upstream((res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 3 },
-    })));
+    const model = await upstream((res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 50, completion_tokens: 3 },
+        }),
+      ),
+    );
     const { ask } = await setup(model.baseUrl);
     const { end, text, stored } = await ask();
     expect(text).toBe('Whole answer.');
@@ -180,7 +196,10 @@ describe('model agent: failures end as errors and keep the text', () => {
 
 describe('model agent: retries before the first token', () => {
   it('429 with Retry-After: waits the seconds it says, then answers', async () => {
-    const model = await upstream(status(429, { 'Retry-After': '1' }, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'), answers(['Set ', 'the accent.']));
+    const model = await upstream(
+      status(429, { 'Retry-After': '1' }, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'),
+      answers(['Set ', 'the accent.']),
+    );
     const { ask, logs } = await setup(model.baseUrl);
     const { end, text, stored, steps } = await ask();
     expect(text).toBe('Set the accent.');
@@ -210,7 +229,10 @@ describe('model agent: retries before the first token', () => {
   });
 
   it('an HTML 502 from a load balancer, then an answer: retried', async () => {
-    const model = await upstream((res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>'), answers(['Fine now.']));
+    const model = await upstream(
+      (res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>'),
+      answers(['Fine now.']),
+    );
     const { ask } = await setup(model.baseUrl);
     const { text, stored } = await ask();
     expect(text).toBe('Fine now.');
@@ -219,10 +241,13 @@ describe('model agent: retries before the first token', () => {
   });
 
   it('an error event before the first token that says busy is retried like a 429', async () => {
-    const model = await upstream((res) => {
-      res.writeHead(200, SSE);
-      res.end(`data: ${JSON.stringify({ error: { message: 'Rate limit', type: 'rate_limit_error', code: 'rate_limit_exceeded' } })}\n\n`);
-    }, answers(['Second try.']));
+    const model = await upstream(
+      (res) => {
+        res.writeHead(200, SSE);
+        res.end(`data: ${JSON.stringify({ error: { message: 'Rate limit', type: 'rate_limit_error', code: 'rate_limit_exceeded' } })}\n\n`);
+      },
+      answers(['Second try.']),
+    );
     const { ask } = await setup(model.baseUrl);
     expect((await ask()).text).toBe('Second try.');
     expect(model.requests).toHaveLength(2);
@@ -264,7 +289,9 @@ describe('model agent: retries before the first token', () => {
     [404, 'model_not_found', 'OPENAI_MODEL'],
     [400, 'model_rejected', 'AGENT_CHAT_MODEL_USAGE'],
   ])('does not retry %i, and tells the operator what to fix', async (code, logCode, setting) => {
-    const model = await upstream(status(code, {}, '{"error":{"message":"Incorrect API key provided: sk-…","type":"invalid_request_error","code":"invalid_api_key"}}'));
+    const model = await upstream(
+      status(code, {}, '{"error":{"message":"Incorrect API key provided: sk-…","type":"invalid_request_error","code":"invalid_api_key"}}'),
+    );
     const { ask, logs } = await setup(model.baseUrl);
     const { end } = await ask();
     expect(end.type).toBe('error');
@@ -276,11 +303,14 @@ describe('model agent: retries before the first token', () => {
   });
 
   it('never retries once text has streamed', async () => {
-    const model = await upstream((res, { socket }) => {
-      res.writeHead(200, SSE);
-      res.write(delta('Partial'));
-      setTimeout(() => socket.destroy(), 20);
-    }, answers(['should not be asked']));
+    const model = await upstream(
+      (res, { socket }) => {
+        res.writeHead(200, SSE);
+        res.write(delta('Partial'));
+        setTimeout(() => socket.destroy(), 20);
+      },
+      answers(['should not be asked']),
+    );
     const { ask } = await setup(model.baseUrl);
     const { stored } = await ask();
     expect(model.requests).toHaveLength(1);
@@ -300,7 +330,10 @@ describe('model agent: a slow model', () => {
     const { end, steps, stored, records } = await ask();
     expect(Date.now() - started).toBeLessThan(3_000);
     const wait1 = steps.filter((s) => s.id === 'model-1');
-    expect(wait1.map((s) => [s.status, s.summary])).toEqual([['started', 'Still working on it…'], ['error', "The answer didn't start in time"]]);
+    expect(wait1.map((s) => [s.status, s.summary])).toEqual([
+      ['started', 'Still working on it…'],
+      ['error', "The answer didn't start in time"],
+    ]);
     // The still-working record came before the end, while the visitor waited.
     expect(records.findIndex((r) => r.type === 'agent_activity_update' && r.content.id === 'model-1')).toBeLessThan(records.length - 1);
     expect(end).toMatchObject({ type: 'error', content: { reason: 'The model did not start answering within 1 s.' } });
@@ -365,7 +398,12 @@ describe('model agent: tool calls and usage', () => {
       const part = (tool_calls: unknown[]) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls }, finish_reason: null }] })}\n\n`;
       res.write(part([{ index: 0, id: 'call_a', type: 'function', function: { name: 'open_page', arguments: '' } }]));
       res.write(part([{ index: 1, id: 'call_b', type: 'function', function: { name: 'open_', arguments: '{"pa' } }]));
-      res.write(part([{ index: 0, function: { arguments: '{"page":"pri' } }, { index: 1, function: { name: 'page', arguments: 'ge":"team"}' } }]));
+      res.write(
+        part([
+          { index: 0, function: { arguments: '{"page":"pri' } },
+          { index: 1, function: { name: 'page', arguments: 'ge":"team"}' } },
+        ]),
+      );
       res.write(part([{ index: 0, function: { arguments: 'cing"}' } }]));
       // A call of a tool the page never offered is dropped.
       res.write(part([{ index: 2, id: 'call_x', type: 'function', function: { name: 'delete_account', arguments: '{}' } }]));
@@ -376,16 +414,32 @@ describe('model agent: tool calls and usage', () => {
     const tools = [{ name: 'open_page', description: 'Opens a page', parameters: { type: 'object', properties: { page: { type: 'string' } } } }];
     const first = await ask('Open the pricing and team pages', { tools });
     expect(first.end).toEqual({
-      type: 'tool_calls', stream_end: true,
-      content: { tool_calls: [{ id: 'call_a', name: 'open_page', arguments: { page: 'pricing' } }, { id: 'call_b', name: 'open_page', arguments: { page: 'team' } }] },
+      type: 'tool_calls',
+      stream_end: true,
+      content: {
+        tool_calls: [
+          { id: 'call_a', name: 'open_page', arguments: { page: 'pricing' } },
+          { id: 'call_b', name: 'open_page', arguments: { page: 'team' } },
+        ],
+      },
     });
     expect((model.requests[0].stream_options as { include_usage: boolean }).include_usage).toBe(true);
     expect(first.stored.usage).toEqual({ promptTokens: 900, completionTokens: 40 });
 
-    const next = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, {
-      token,
-      body: { integration_id: 'int_demo', thread_id: first.threadId, tools, tool_results: [{ tool_call_id: 'call_a', output: { ok: true } }, { tool_call_id: 'call_b', output: { ok: true } }] },
-    }));
+    const next = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: {
+          integration_id: 'int_demo',
+          thread_id: first.threadId,
+          tools,
+          tool_results: [
+            { tool_call_id: 'call_a', output: { ok: true } },
+            { tool_call_id: 'call_b', output: { ok: true } },
+          ],
+        },
+      }),
+    );
     expect(next.at(-1)?.type).toBe('identifiers');
     const stored = (await ctx.service.storage.getThread(first.threadId))!.messages.at(-1)!;
     expect(stored).toMatchObject({ status: 'complete', usage: { promptTokens: 1900, completionTokens: 52 } });
@@ -395,7 +449,10 @@ describe('model agent: tool calls and usage', () => {
     await ctx.service.refreshActivity();
     const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-22`, { apiKey: PROJECT.apiKey })).json();
     expect(report.totals).toMatchObject({ prompt_tokens: 2900, completion_tokens: 64 });
-    expect(report.by_day.map((d: { prompt_tokens: number; completion_tokens: number }) => [d.prompt_tokens, d.completion_tokens])).toEqual([[1900, 52], [1000, 12]]);
+    expect(report.by_day.map((d: { prompt_tokens: number; completion_tokens: number }) => [d.prompt_tokens, d.completion_tokens])).toEqual([
+      [1900, 52],
+      [1000, 12],
+    ]);
   });
 
   it('does not ask for usage when told not to, and an answer without usage counts 0', async () => {

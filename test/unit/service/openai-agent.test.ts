@@ -11,7 +11,12 @@ const OPEN_PAGE = { name: 'open_page', description: 'Opens a page of the site', 
 
 interface Seen {
   headers: IncomingMessage['headers'];
-  body: { model: string; stream: boolean; messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[]; tools?: unknown[] };
+  body: {
+    model: string;
+    stream: boolean;
+    messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
+    tools?: unknown[];
+  };
 }
 
 const closers: (() => void)[] = [];
@@ -44,16 +49,24 @@ async function agentOver(streams: string[]) {
 }
 
 describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
-  it('answers from the retrieved docs with sources, streaming the model\'s deltas', async () => {
+  it("answers from the retrieved docs with sources, streaming the model's deltas", async () => {
     const { model, agent } = await agentOver(['answer.sse']);
     const ctx = makeService({ agent });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'How do I change the accent color of the theme?' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'How do I change the accent color of the theme?' },
+    });
     const records = await allRecords(response);
     expect(records.find((r) => r.type === 'relevant_sources')?.content.relevant_sources).toEqual([
       { title: 'Theming the widget', subtitle: null, source_url: 'https://example.test/docs/theming', source_type: 'documentation' },
     ]);
-    expect(records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('')).toBe('Set `--agent-chat-color-accent` on the element.');
+    expect(
+      records
+        .filter((r) => r.type === 'partial_answer')
+        .map((r) => r.content.text)
+        .join(''),
+    ).toBe('Set `--agent-chat-color-accent` on the element.');
     expect(records.at(-1)?.type).toBe('identifiers');
 
     const [request] = model.seen;
@@ -70,19 +83,37 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     const { model, agent } = await agentOver(['tool-call.sse', 'after-tool.sse']);
     const ctx = makeService({ agent });
     const token = await ctx.session('alice');
-    const first = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'Open the pricing page', tools: [OPEN_PAGE] } }));
-    expect(first.at(-1)).toEqual({ type: 'tool_calls', content: { tool_calls: [{ id: 'call_abc123', name: 'open_page', arguments: { page: 'pricing' } }] }, stream_end: true });
+    const first = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'Open the pricing page', tools: [OPEN_PAGE] } }),
+    );
+    expect(first.at(-1)).toEqual({
+      type: 'tool_calls',
+      content: { tool_calls: [{ id: 'call_abc123', name: 'open_page', arguments: { page: 'pricing' } }] },
+      stream_end: true,
+    });
     expect(model.seen[0].body.tools).toEqual([{ type: 'function', function: OPEN_PAGE }]);
 
     const threadId = first[0].content.thread_id;
-    const next = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, {
-      token, body: { integration_id: 'int_demo', thread_id: threadId, tool_results: [{ tool_call_id: 'call_abc123', output: { ok: true } }], tools: [OPEN_PAGE] },
-    }));
-    expect(next.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('')).toBe('I opened the pricing page.');
+    const next = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', thread_id: threadId, tool_results: [{ tool_call_id: 'call_abc123', output: { ok: true } }], tools: [OPEN_PAGE] },
+      }),
+    );
+    expect(
+      next
+        .filter((r) => r.type === 'partial_answer')
+        .map((r) => r.content.text)
+        .join(''),
+    ).toBe('I opened the pricing page.');
     expect(next.some((r) => r.type === 'relevant_sources')).toBe(false);
     expect(model.seen[1].body.messages.slice(-3)).toEqual([
       { role: 'user', content: 'Open the pricing page' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'open_page', arguments: '{"page":"pricing"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'open_page', arguments: '{"page":"pricing"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_abc123', content: '{"ok":true}' },
     ]);
   });
@@ -90,14 +121,21 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
   it('ends with an error record when the model answers an error status', async () => {
     const { agent } = await agentOver([]);
     const ctx = makeService({ agent });
-    const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session('alice'), body: { integration_id: 'int_demo', message: 'theme colors' } }));
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session('alice'), body: { integration_id: 'int_demo', message: 'theme colors' } }),
+    );
     expect(records.at(-1)).toMatchObject({ type: 'error', stream_end: true });
   });
 
   it('flags an answer with no matching document as uncertain and cites nothing', async () => {
     const { model, agent } = await agentOver(['answer.sse']);
     const ctx = makeService({ agent });
-    const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session(), body: { integration_id: 'int_demo', message: 'Tell me about the weather in Paris' } }));
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token: await ctx.session(),
+        body: { integration_id: 'int_demo', message: 'Tell me about the weather in Paris' },
+      }),
+    );
     expect(records.some((r) => r.type === 'relevant_sources')).toBe(false);
     expect(records.find((r) => r.type === 'metadata')?.content).toEqual({ is_uncertain: true });
     expect(model.seen[0].body.messages[0].content).toContain('(no document matched this question)');

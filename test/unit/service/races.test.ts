@@ -20,7 +20,8 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     const scripts = { first: scriptedAgent(), second: scriptedAgent(), third: scriptedAgent() };
     const ctx = makeService({ storage, agent: { answer: (input) => scripts[input.message as keyof typeof scripts].agent.answer(input) } });
     const token = await ctx.session('alice');
-    const send = (message: string, threadId: string | null) => ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, thread_id: threadId } });
+    const send = (message: string, threadId: string | null) =>
+      ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, thread_id: threadId } });
     const first = await send('first', null);
     const reader = first.body!.getReader();
     const [start] = await readRecords(reader, 1);
@@ -36,8 +37,22 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     scripts.first.end();
     await Promise.all([readRecords(reader, Number.POSITIVE_INFINITY), allRecords(second), allRecords(third)]);
     const stored = await storage.getThread(threadId);
-    expect(stored?.messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).toEqual(['first', 'second', 'third']);
-    expect(stored?.messages.filter((m) => m.role === 'assistant').map((m) => [m.content, m.status]).sort()).toEqual([['A', 'complete'], ['B', 'complete'], ['C', 'complete']]);
+    expect(
+      stored?.messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .sort(),
+    ).toEqual(['first', 'second', 'third']);
+    expect(
+      stored?.messages
+        .filter((m) => m.role === 'assistant')
+        .map((m) => [m.content, m.status])
+        .sort(),
+    ).toEqual([
+      ['A', 'complete'],
+      ['B', 'complete'],
+      ['C', 'complete'],
+    ]);
   });
 
   it('a thread deleted while its answer streams stays deleted, and the answer stops', async () => {
@@ -66,7 +81,9 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     for (let round = 0; round < 5; round++) {
       const { threadId } = await ctx.chat(token, 'start');
       const [chat] = await Promise.all([
-        ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'racing', thread_id: threadId } }).then(async (r) => (await r.text(), r.status)),
+        ctx
+          .call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'racing', thread_id: threadId } })
+          .then(async (r) => (await r.text(), r.status)),
         ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token }),
       ]);
       expect([200, 404]).toContain(chat);

@@ -12,7 +12,10 @@ afterEach(async () => {
 });
 
 async function served(options: Partial<ReferenceServiceOptions> = {}) {
-  const running: RunningService = await serve(createReferenceService({ projects: [PROJECT], storage: new MemoryStorage(), ...options }), { port: 0, log: () => {} });
+  const running: RunningService = await serve(createReferenceService({ projects: [PROJECT], storage: new MemoryStorage(), ...options }), {
+    port: 0,
+    log: () => {},
+  });
   closers.push(() => running.close());
   return running.url;
 }
@@ -32,19 +35,25 @@ function rawGet(url: string, path: string, host: string) {
 }
 
 describe('a malformed Host header', () => {
-  it.each(['exa mple.com', 'evil.example/path', 'user@evil.example', '[::1', 'example.com:70000', 'example.com:port', ''])('answers 400 JSON for %j, never 500', async (host) => {
-    const url = await served();
-    const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
-    expect(response.status).toBe(400);
-    expect(response.type).toMatch(/^application\/json/);
-    expect(JSON.parse(response.body)).toEqual({ detail: 'The Host header is malformed.', code: 'invalid_request' });
-  });
+  it.each(['exa mple.com', 'evil.example/path', 'user@evil.example', '[::1', 'example.com:70000', 'example.com:port', ''])(
+    'answers 400 JSON for %j, never 500',
+    async (host) => {
+      const url = await served();
+      const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
+      expect(response.status).toBe(400);
+      expect(response.type).toMatch(/^application\/json/);
+      expect(JSON.parse(response.body)).toEqual({ detail: 'The Host header is malformed.', code: 'invalid_request' });
+    },
+  );
 
-  it.each(['agent.example.com', 'agent.example.com:8443', '127.0.0.1:8787', '[::1]:8787', 'localhost', 'internal_host'])('takes a well-formed one: %s', async (host) => {
-    const url = await served();
-    const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
-    expect(response.status).toBe(401);
-  });
+  it.each(['agent.example.com', 'agent.example.com:8443', '127.0.0.1:8787', '[::1]:8787', 'localhost', 'internal_host'])(
+    'takes a well-formed one: %s',
+    async (host) => {
+      const url = await served();
+      const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
+      expect(response.status).toBe(401);
+    },
+  );
 });
 
 describe('known and unknown projects answer unauthenticated calls alike', () => {
@@ -52,13 +61,13 @@ describe('known and unknown projects answer unauthenticated calls alike', () => 
   const cases: [string, string, string, (token: string | undefined, otherToken: string) => Record<string, string>][] = [
     ['POST', '/agent/sessions/', 'no key', () => ({})],
     ['POST', '/agent/sessions/', 'a wrong key', () => ({ 'X-API-Key': 'key_guess' })],
-    ['POST', '/agent/sessions/', 'another project\'s key', () => ({ 'X-API-Key': 'key_other' })],
+    ['POST', '/agent/sessions/', "another project's key", () => ({ 'X-API-Key': 'key_other' })],
     ['GET', '/activity/', 'no key', () => ({})],
     ['POST', '/agent/chat/', 'no token', () => ({})],
     ['POST', '/agent/chat/', 'an unknown token', () => ({ Authorization: 'Bearer ses_guess' })],
-    ['POST', '/agent/chat/', 'another project\'s token', (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
+    ['POST', '/agent/chat/', "another project's token", (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
     ['GET', '/agent/threads/', 'no token', () => ({})],
-    ['GET', '/agent/threads/th_1/', 'another project\'s token', (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
+    ['GET', '/agent/threads/th_1/', "another project's token", (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
     ['DELETE', '/agent/threads/th_1/', 'no token', () => ({})],
     ['POST', '/agent/feedback/', 'no token', () => ({})],
     ['GET', '/agent/answers/msg_1/stream/', 'no token', () => ({})],
@@ -69,7 +78,8 @@ describe('known and unknown projects answer unauthenticated calls alike', () => 
     const ctx = makeService({ projects: [PROJECT, other] });
     const minted = await ctx.call('POST', `${BASE}/agent/v1/projects/${other.id}/agent/sessions/`, { apiKey: other.apiKey });
     const otherToken = ((await minted.json()) as { session_token: string }).session_token;
-    const path = (project: string) => (tail.startsWith('/agent') ? `${BASE}/agent/v1/projects/${project}${tail}` : `${BASE}/query/v1/projects/${project}${tail}`);
+    const path = (project: string) =>
+      tail.startsWith('/agent') ? `${BASE}/agent/v1/projects/${project}${tail}` : `${BASE}/query/v1/projects/${project}${tail}`;
     const body = method === 'POST' || method === 'PATCH' ? { integration_id: 'int_demo', message: 'hi' } : undefined;
     const known = await ctx.call(method, path(PROJECT.id), { headers: headers(undefined, otherToken), body });
     const unknown = await ctx.call(method, path('proj_does_not_exist'), { headers: headers(undefined, otherToken), body });
@@ -89,7 +99,9 @@ describe('the client address reaches the agent limit', () => {
     const minted = await fetch(`${url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } });
     const { session_token: token } = (await minted.json()) as { session_token: string };
     const response = await fetch(`${url}/agent/v1/projects/${PROJECT.id}/agent/chat/`, {
-      method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify({ integration_id: 'int_demo', message: 'hi' }),
     });
     await response.arrayBuffer();
     return response.status;
@@ -111,7 +123,7 @@ describe('the client address reaches the agent limit', () => {
     expect(await chatFrom(url, { 'X-Forwarded-For': '203.0.113.9' })).toBe(200);
   });
 
-  it('without trustProxy, X-Forwarded-For is a visitor\'s claim and changes nothing', async () => {
+  it("without trustProxy, X-Forwarded-For is a visitor's claim and changes nothing", async () => {
     const url = await served({ rateLimit: { requests: 2, windowMs: 60_000 } });
     const statuses = [];
     for (let i = 1; i <= 3; i++) statuses.push(await chatFrom(url, { 'X-Forwarded-For': `198.51.100.${i}` }));
@@ -122,7 +134,9 @@ describe('the client address reaches the agent limit', () => {
     const ctx = makeService({ rateLimit: { requests: 1, windowMs: 60_000 }, trustProxy: 'cloudflare' });
     const chat = async (address: string) => {
       const response = await ctx.call('POST', `${BASE}/agent/v1/projects/${PROJECT.id}/agent/chat/`, {
-        token: await ctx.session(), headers: { 'CF-Connecting-IP': address }, body: { integration_id: 'int_demo', message: 'hi' },
+        token: await ctx.session(),
+        headers: { 'CF-Connecting-IP': address },
+        body: { integration_id: 'int_demo', message: 'hi' },
       });
       await response.text();
       return response.status;

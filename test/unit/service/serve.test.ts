@@ -16,14 +16,22 @@ async function served(options: Partial<ReferenceServiceOptions> = {}) {
   closers.push(() => running.close());
   const agent = `${running.url}/agent/v1/projects/${PROJECT.id}/agent`;
   // With an owner: history is read back through the API.
-  const minted = await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' }, body: JSON.stringify({ external_owner_id: 'visitor-1' }) });
+  const minted = await fetch(`${agent}/sessions/`, {
+    method: 'POST',
+    headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ external_owner_id: 'visitor-1' }),
+  });
   const { session_token: token } = (await minted.json()) as { session_token: string };
   return { agent, token, storage };
 }
 
-const chat = (agent: string, token: string, message: string, signal?: AbortSignal) => fetch(`${agent}/chat/`, {
-  method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ integration_id: 'int_demo', message }), signal,
-});
+const chat = (agent: string, token: string, message: string, signal?: AbortSignal) =>
+  fetch(`${agent}/chat/`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ integration_id: 'int_demo', message }),
+    signal,
+  });
 
 const QUESTION = 'How do I theme the widget?';
 
@@ -35,9 +43,14 @@ describe('serve(): answers written straight to the socket', () => {
     const records = await readRecords(response.body!.getReader(), Number.POSITIVE_INFINITY);
     expect(records[0].type).toBe('stream_start');
     expect(records.at(-1)).toMatchObject({ type: 'identifiers', stream_end: true });
-    const text = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text).join('');
+    const text = records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join('');
     expect(text).toMatch(/^### Theming/);
-    const thread = await (await fetch(`${agent}/threads/${records[0].content.thread_id as string}/`, { headers: { Authorization: `Bearer ${token}` } })).json() as { messages: { content: string; status: string }[] };
+    const thread = (await (
+      await fetch(`${agent}/threads/${records[0].content.thread_id as string}/`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as { messages: { content: string; status: string }[] };
     expect(thread.messages[1]).toMatchObject({ content: text, status: 'complete' });
   });
 
@@ -51,7 +64,8 @@ describe('serve(): answers written straight to the socket', () => {
     let answer: { content: string; status: string } | undefined;
     for (let i = 0; i < 200 && answer?.status !== 'complete'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = ((await (await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).json()) as { messages: { content: string; status: string }[] }).messages[1];
+      answer = ((await (await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).json()) as { messages: { content: string; status: string }[] })
+        .messages[1];
     }
     expect(answer?.status).toBe('complete');
     expect(answer?.content).toMatch(/^### Theming[\s\S]{200,}/);
@@ -59,17 +73,18 @@ describe('serve(): answers written straight to the socket', () => {
 
   it('takes a chunked body (no Content-Length) and refuses one past the 64 KiB limit', async () => {
     const { agent, token } = await served({ agent: new DemoAgent() });
-    const send = (body: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${agent}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Transfer-Encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    const send = (body: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${agent}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Transfer-Encoding': 'chunked' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', reject);
+        // Two pieces, so the body really comes in chunks.
+        req.write(body.slice(0, 10));
+        req.end(body.slice(10));
       });
-      req.on('error', reject);
-      // Two pieces, so the body really comes in chunks.
-      req.write(body.slice(0, 10));
-      req.end(body.slice(10));
-    });
     const ok = await send(JSON.stringify({ integration_id: 'int_demo', message: QUESTION }));
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('"type":"identifiers"');

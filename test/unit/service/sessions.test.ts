@@ -133,7 +133,9 @@ describe('reference service: HTTP surface', () => {
 
   it('serves the same contract under a base path', async () => {
     const { service } = makeService({ basePath: '/service/' });
-    const response = await service.handle(new Request(`${BASE}/service/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }));
+    const response = await service.handle(
+      new Request(`${BASE}/service/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }),
+    );
     expect(response.status).toBe(200);
   });
 });

@@ -10,7 +10,19 @@ function thread(id: string, owner: string | null = 'alice', updatedAt = T0): Thr
 }
 
 function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return { id, role: 'user', content: `text ${id}`, sources: [], createdAt: at, updatedAt: at, status: 'complete', toolCalls: [], activity: [], uncertain: false, ...extra };
+  return {
+    id,
+    role: 'user',
+    content: `text ${id}`,
+    sources: [],
+    createdAt: at,
+    updatedAt: at,
+    status: 'complete',
+    toolCalls: [],
+    activity: [],
+    uncertain: false,
+    ...extra,
+  };
 }
 
 describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
@@ -31,7 +43,9 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await open();
     await store.createThread(thread('t1'));
     const answer = message('m2', T0 + 5, {
-      role: 'assistant', status: 'streaming', sources: [{ title: 'A', subtitle: null, source_url: 'https://x.test/a', source_type: 'documentation' }],
+      role: 'assistant',
+      status: 'streaming',
+      sources: [{ title: 'A', subtitle: null, source_url: 'https://x.test/a', source_type: 'documentation' }],
     });
     expect(await store.appendMessage('t1', message('m1', T0 + 5))).toBe(true);
     expect(await store.appendMessage('t1', answer)).toBe(true);
@@ -45,7 +59,7 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     expect((await store.getMessage('m2'))?.thread.id).toBe('t1');
   });
 
-  it('pages an owner\'s threads newest first with a keyset cursor', async () => {
+  it("pages an owner's threads newest first with a keyset cursor", async () => {
     await open();
     for (let i = 0; i < 5; i++) await store.createThread(thread(`t${i}`, 'alice', T0 + i));
     await store.createThread(thread('other', 'bob', T0 + 9));
@@ -142,13 +156,49 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     const rows = await store.activity('p', day, day + 1);
     const sorted = rows.sort((a, b) => a.day - b.day || a.integrationId.localeCompare(b.integrationId));
     expect(sorted).toEqual([
-      { day, sessionToken: 's1', owner: 'alice', integrationId: '', sessions: 1, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
-      { day, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 1, messages: 1, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
-      { day: day + 1, sessionToken: 's1', owner: 'alice', integrationId: 'i', sessions: 0, threads: 0, messages: 1, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
+      {
+        day,
+        sessionToken: 's1',
+        owner: 'alice',
+        integrationId: '',
+        sessions: 1,
+        threads: 0,
+        messages: 0,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      {
+        day,
+        sessionToken: 's1',
+        owner: 'alice',
+        integrationId: 'i',
+        sessions: 0,
+        threads: 1,
+        messages: 1,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      {
+        day: day + 1,
+        sessionToken: 's1',
+        owner: 'alice',
+        integrationId: 'i',
+        sessions: 0,
+        threads: 0,
+        messages: 1,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
     ]);
   });
 
-  it('keeps an answer\'s token usage and rolls usage events up per day', async () => {
+  it("keeps an answer's token usage and rolls usage events up per day", async () => {
     await open();
     await store.createThread(thread('t1'));
     await store.appendMessage('t1', message('a1', T0, { role: 'assistant', status: 'streaming' }));
@@ -164,7 +214,10 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await store.refreshActivity();
     const rows = (await store.activity('p', day, day + 1)).sort((a, b) => a.day - b.day);
     // Usage events add tokens and nothing else: one message, not three.
-    expect(rows.map((r) => [r.day - day, r.messages, r.promptTokens, r.completionTokens])).toEqual([[0, 1, 1200, 85], [1, 0, 7, 3]]);
+    expect(rows.map((r) => [r.day - day, r.messages, r.promptTokens, r.completionTokens])).toEqual([
+      [0, 1, 1200, 85],
+      [1, 0, 7, 3],
+    ]);
   });
 
   it('purges expired sessions and events past retention', async () => {
@@ -202,14 +255,26 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
       { kind: 'thread' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
       { kind: 'message' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
     ];
-    expect(await store.beginAnswer({ thread: thread('t1'), newThread: true, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events })).toBe('begun');
+    expect(
+      await store.beginAnswer({ thread: thread('t1'), newThread: true, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events }),
+    ).toBe('begun');
     const found = await store.getThread('t1');
-    expect(found?.messages.map((m) => [m.id, m.role, m.status])).toEqual([['q1', 'user', 'complete'], ['a1', 'assistant', 'streaming']]);
+    expect(found?.messages.map((m) => [m.id, m.role, m.status])).toEqual([
+      ['q1', 'user', 'complete'],
+      ['a1', 'assistant', 'streaming'],
+    ]);
     expect(await store.answerHost('a1', 60_000)).toEqual({ instanceId: 'inst_a', alive: false });
     await store.refreshActivity();
     expect((await store.activity('p', 0, 1e9)).reduce((n, r) => n + r.threads + r.messages, 0)).toBe(2);
     // On an existing thread only the messages and the message event; on a deleted one nothing.
-    const more = { thread: thread('t1'), newThread: false, question: message('q2', T0 + 5), answer: answerOf('a2', T0 + 5), instanceId: 'inst_a', events: [events[1]] };
+    const more = {
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q2', T0 + 5),
+      answer: answerOf('a2', T0 + 5),
+      instanceId: 'inst_a',
+      events: [events[1]],
+    };
     expect(await store.beginAnswer(more)).toBe('begun');
     expect((await store.getThread('t1'))?.updatedAt).toBe(T0 + 5);
     await store.deleteThread('t1');
@@ -222,9 +287,19 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
   it('begins an answer only with a free concurrent-answer slot, under concurrent starts', async () => {
     await open();
     await store.createThread(thread('t1'));
-    const starts = await Promise.all(Array.from({ length: 6 }, (_, i) => store.beginAnswer({
-      thread: thread(`n${i}`), newThread: true, question: message(`q${i}`), answer: answerOf(`a${i}`), instanceId: 'inst_a', events: [], slot: { key: 'owner:alice', cap: 2 },
-    })));
+    const starts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        store.beginAnswer({
+          thread: thread(`n${i}`),
+          newThread: true,
+          question: message(`q${i}`),
+          answer: answerOf(`a${i}`),
+          instanceId: 'inst_a',
+          events: [],
+          slot: { key: 'owner:alice', cap: 2 },
+        }),
+      ),
+    );
     expect(starts.filter((r) => r === 'begun')).toHaveLength(2);
     expect(starts.filter((r) => r === 'cap_reached')).toHaveLength(4);
     // Nothing of a refused start was written.
@@ -254,19 +329,53 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
     await open();
     await store.createThread(thread('t1'));
     for (let i = 0; i < 12; i++) {
-      await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message(`q${i}`), answer: answerOf(`a${i}`), instanceId: 'inst_a', events: [], slot: { key: `k${i}`, cap: 1 } });
+      await store.beginAnswer({
+        thread: thread('t1'),
+        newThread: false,
+        question: message(`q${i}`),
+        answer: answerOf(`a${i}`),
+        instanceId: 'inst_a',
+        events: [],
+        slot: { key: `k${i}`, cap: 1 },
+      });
     }
     const event = { kind: 'message' as const, projectId: 'p', at: T0 + 2, sessionToken: 'h1', owner: 'alice', integrationId: 'i' };
-    const usage = { kind: 'usage' as const, projectId: 'p', at: T0 + 2, sessionToken: 'h1', owner: 'alice', integrationId: 'i', promptTokens: 10, completionTokens: 3 };
+    const usage = {
+      kind: 'usage' as const,
+      projectId: 'p',
+      at: T0 + 2,
+      sessionToken: 'h1',
+      owner: 'alice',
+      integrationId: 'i',
+      promptTokens: 10,
+      completionTokens: 3,
+    };
     // Called together, as answers ending in one turn are (a SQL store sends them as one statement);
     // every third from an instance that does not hold the answer.
-    const ended = await Promise.all(Array.from({ length: 12 }, (_, i) => store.endAnswer({
-      id: `a${i}`, instanceId: i % 3 === 0 ? 'inst_b' : 'inst_a', events: [event, usage],
-      patch: { content: `answer ${i}`, sources: [], activity: [], uncertain: false, toolCalls: [], status: 'complete', updatedAt: T0 + 2, usage: { promptTokens: 10, completionTokens: 3 } },
-    })));
+    const ended = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        store.endAnswer({
+          id: `a${i}`,
+          instanceId: i % 3 === 0 ? 'inst_b' : 'inst_a',
+          events: [event, usage],
+          patch: {
+            content: `answer ${i}`,
+            sources: [],
+            activity: [],
+            uncertain: false,
+            toolCalls: [],
+            status: 'complete',
+            updatedAt: T0 + 2,
+            usage: { promptTokens: 10, completionTokens: 3 },
+          },
+        }),
+      ),
+    );
     expect(ended).toEqual(Array.from({ length: 12 }, (_, i) => i % 3 !== 0));
     const messages = (await store.getThread('t1'))!.messages.filter((m) => m.role === 'assistant');
-    expect(messages.map((m) => [m.content, m.status])).toEqual(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? ['', 'streaming'] : [`answer ${i}`, 'complete'])));
+    expect(messages.map((m) => [m.content, m.status])).toEqual(
+      Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? ['', 'streaming'] : [`answer ${i}`, 'complete'])),
+    );
     expect(messages[1].usage).toEqual({ promptTokens: 10, completionTokens: 3 });
     await store.refreshActivity();
     const rows = await store.activity('p', 0, 1e9);

@@ -23,7 +23,7 @@ describe('the token table', () => {
     expect(rows.join('\n'), `paste into docs/reference.md:\n${expectedReadme.join('\n')}`).toBe(expectedReadme.join('\n'));
   });
 
-  it('feeds the loader\'s stand-in: each fallback it writes is the table\'s default', () => {
+  it("feeds the loader's stand-in: each fallback it writes is the table's default", () => {
     const loader = readFileSync('src/loader/loader.ts', 'utf8');
     const fallbacks = [...loader.matchAll(/var\((--agent-chat-[\w-]+), ([^;]+?)\)(?=;|\s*})/g)].map((m) => [m[1], m[2]]);
     expect(fallbacks.length).toBeGreaterThanOrEqual(6);
