@@ -49,26 +49,6 @@ export interface DeviceMemoryOptions {
  */
 export const MAX_SAVE_WAIT_MS = 400;
 
-type Shared = Omit<Remembered, 'ownerKey'>;
-/** The parts one change touches (decision 235); messages are replaced, never mutated. */
-const PARTS: (keyof Shared)[][] = [['activeThreadId', 'messages'], ['threads', 'owned'], ['drafts'], ['queued']];
-const same = (a: Shared, b: Shared, key: keyof Shared) =>
-  key === 'messages'
-    ? a.messages.length === b.messages.length && a.messages.every((m, i) => m === b.messages[i])
-    : JSON.stringify(a[key]) === JSON.stringify(b[key]);
-const NOTHING: Shared = { activeThreadId: null, messages: [], threads: [], owned: false, drafts: {}, queued: [] };
-
-/**
- * Another tab's state, but with each part this tab changed since it last wrote, restored or
- * followed (not written yet) kept as this tab has it: the other tab did not know that change
- * when it wrote, and this tab's pending write is about to tell it.
- */
-function keepUnsaved(remote: Remembered, local: Shared, synced: Shared): Remembered {
-  const out = { ...remote };
-  for (const keys of PARTS) if (!keys.every((key) => same(local, synced, key))) for (const key of keys) Object.assign(out, { [key]: local[key] });
-  return out;
-}
-
 const hasContent = (r: Remembered) => r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
 
 /**
@@ -92,8 +72,6 @@ export class DeviceMemory {
   private boundKey?: string | null;
   /** A stored record that waits for its owner to be confirmed. */
   private pending?: Remembered;
-  /** What this tab last wrote, restored or followed: a part that differs from it now is not written yet. */
-  private synced: Shared = NOTHING;
 
   constructor(private readonly options: DeviceMemoryOptions) {}
 
@@ -153,9 +131,7 @@ export class DeviceMemory {
     if (!store) return;
     // A record waiting for its owner stays as it is: only the panel's state may change.
     const state = this.collect();
-    if (!state) return;
-    this.synced = rememberedOf(state);
-    await store.save(state);
+    if (state) await store.save(state);
   }
 
   /**
@@ -168,7 +144,7 @@ export class DeviceMemory {
     const pending = this.pending;
     if (pending) {
       this.pending = undefined;
-      if (pending.ownerKey === key) this.restore(pending);
+      if (pending.ownerKey === key) this.options.restoreConversations(pending, 'restore');
       // Wiped before anything could show it; the other tabs drop it too.
       else void this.store?.clear().then(() => this.changed());
       return 'kept';
@@ -182,7 +158,6 @@ export class DeviceMemory {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending = undefined;
-    this.synced = NOTHING;
     if (unbind) this.boundKey = undefined;
     const store = this.store;
     await this.hydration;
@@ -228,18 +203,13 @@ export class DeviceMemory {
     if (remembered && hasContent(remembered)) {
       if (key === undefined && sharedOnDevice(remembered.ownerKey)) {
         this.boundKey = remembered.ownerKey;
-        this.restore(remembered);
+        this.options.restoreConversations(remembered, 'restore');
         return;
       }
       this.pending = remembered;
     }
     if (key !== undefined) this.bind(key);
     else if (this.pending) this.options.confirmOwner();
-  }
-
-  private restore(remembered: Remembered): void {
-    this.synced = remembered;
-    this.options.restoreConversations(remembered, 'restore');
   }
 
   /** Another tab wrote (or wiped) this scope. */
@@ -255,9 +225,7 @@ export class DeviceMemory {
     const bound = this.boundKey;
     if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
       this.boundKey = remote.ownerKey;
-      const shown = this.timer === undefined ? remote : keepUnsaved(remote, this.options.collect(), this.synced);
-      this.synced = remote;
-      this.options.restoreConversations(shown, 'follow');
+      this.options.restoreConversations(remote, 'follow');
     } else if (bound == null && hasContent(remote)) {
       // Another tab's session named an owner this tab does not know yet: confirm first.
       this.pending = remote;
