@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchHandler } from './session-handler.js';
 import { requestUrl } from './request-url.js';
 import type { Body } from './upstream.js';
+import { bodyStream } from './node-stream.js';
 
 export * from './index.js';
 
@@ -29,18 +30,7 @@ function requestBody(req: NodeRequest, headers: Headers): Body | undefined {
     return JSON.stringify(parsed);
   }
   if (req.readableEnded) return undefined;
-  // Pull-based, so a slow handler applies backpressure to the socket.
-  const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
+  return bodyStream(req);
 }
 
 /**

@@ -3,6 +3,7 @@ import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { requestUrl } from '../server/request-url.js';
 import { takeRecordStream } from './http/record-stream.js';
 import type { ReferenceService } from './service.js';
+import { bodyStream } from '../server/node-stream.js';
 
 /**
  * The service on node:http, for `serve()`: what `toNodeHandler` does for any Fetch handler, with
@@ -91,15 +92,5 @@ async function requestBody(req: IncomingMessage): Promise<Uint8Array | ReadableS
       req.once('close', () => req.complete || reject(new Error('request body cut off')));
     });
   }
-  const iterator = req[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
+  return bodyStream(req);
 }
