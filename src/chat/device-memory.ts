@@ -49,6 +49,26 @@ export interface DeviceMemoryOptions {
  */
 export const MAX_SAVE_WAIT_MS = 400;
 
+type Shared = Omit<Remembered, 'ownerKey'>;
+/** The parts one change touches (decision 235); messages are replaced, never mutated. */
+const PARTS: (keyof Shared)[][] = [['activeThreadId', 'messages'], ['threads', 'owned'], ['drafts'], ['queued']];
+const same = (a: Shared, b: Shared, key: keyof Shared) =>
+  key === 'messages'
+    ? a.messages.length === b.messages.length && a.messages.every((m, i) => m === b.messages[i])
+    : JSON.stringify(a[key]) === JSON.stringify(b[key]);
+const NOTHING: Shared = { activeThreadId: null, messages: [], threads: [], owned: false, drafts: {}, queued: [] };
+
+/**
+ * Another tab's state, but with each part this tab changed since it last wrote, restored or
+ * followed (not written yet) kept as this tab has it: the other tab did not know that change
+ * when it wrote, and this tab's pending write is about to tell it.
+ */
+function keepUnsaved(remote: Remembered, local: Shared, synced: Shared): Remembered {
+  const out = { ...remote };
+  for (const keys of PARTS) if (!keys.every((key) => same(local, synced, key))) for (const key of keys) Object.assign(out, { [key]: local[key] });
+  return out;
+}
+
 const hasContent = (r: Remembered) => r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
 
 /**
@@ -72,6 +92,8 @@ export class DeviceMemory {
   private boundKey?: string | null;
   /** A stored record that waits for its owner to be confirmed. */
   private pending?: Remembered;
+  /** What this tab last wrote, restored or followed: a part that differs from it now is not written yet. */
+  private synced: Shared = NOTHING;
 
   constructor(private readonly options: DeviceMemoryOptions) {}
 
@@ -131,7 +153,9 @@ export class DeviceMemory {
     if (!store) return;
     // A record waiting for its owner stays as it is: only the panel's state may change.
     const state = this.collect();
-    if (state) await store.save(state);
+    if (!state) return;
+    this.synced = rememberedOf(state);
+    await store.save(state);
   }
 
   /**
@@ -144,7 +168,7 @@ export class DeviceMemory {
     const pending = this.pending;
     if (pending) {
       this.pending = undefined;
-      if (pending.ownerKey === key) this.options.restoreConversations(pending, 'restore');
+      if (pending.ownerKey === key) this.restore(pending);
       // Wiped before anything could show it; the other tabs drop it too.
       else void this.store?.clear().then(() => this.changed());
       return 'kept';
@@ -158,6 +182,7 @@ export class DeviceMemory {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending = undefined;
+    this.synced = NOTHING;
     if (unbind) this.boundKey = undefined;
     const store = this.store;
     await this.hydration;
@@ -203,13 +228,18 @@ export class DeviceMemory {
     if (remembered && hasContent(remembered)) {
       if (key === undefined && sharedOnDevice(remembered.ownerKey)) {
         this.boundKey = remembered.ownerKey;
-        this.options.restoreConversations(remembered, 'restore');
+        this.restore(remembered);
         return;
       }
       this.pending = remembered;
     }
     if (key !== undefined) this.bind(key);
     else if (this.pending) this.options.confirmOwner();
+  }
+
+  private restore(remembered: Remembered): void {
+    this.synced = remembered;
+    this.options.restoreConversations(remembered, 'restore');
   }
 
   /** Another tab wrote (or wiped) this scope. */
@@ -225,7 +255,9 @@ export class DeviceMemory {
     const bound = this.boundKey;
     if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
       this.boundKey = remote.ownerKey;
-      this.options.restoreConversations(remote, 'follow');
+      const shown = this.timer === undefined ? remote : keepUnsaved(remote, this.options.collect(), this.synced);
+      this.synced = remote;
+      this.options.restoreConversations(shown, 'follow');
     } else if (bound == null && hasContent(remote)) {
       // Another tab's session named an owner this tab does not know yet: confirm first.
       this.pending = remote;

@@ -148,6 +148,23 @@ const panelOf = (value: unknown): Panel => {
 const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string =>
   JSON.stringify([head.ownerKey, head.activeThreadId, head.drafts, head.queued, head.threads, head.owned, chunks]);
 
+/** The parts of a head one change touches; a write takes from the device every part it did not change. */
+const PARTS = [['activeThreadId', 'chunks'], ['threads', 'owned'], ['drafts'], ['queued']] as const;
+const partsOf = (head: Head): string[] => PARTS.map((keys) => JSON.stringify(keys.map((key) => head[key])));
+
+/**
+ * What a write puts on the device: this tab's head, but where the device holds the same owner's
+ * state, the parts this tab did not change come from the device. Another tab may have written
+ * them since this tab last looked (its message is still on the way): this tab's older copy of
+ * them must not overwrite that (a rename, an answer's end). See decision 235.
+ */
+function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[]): Head {
+  if (stored?.ownerKey !== ours.ownerKey) return ours;
+  const out = { ...ours };
+  PARTS.forEach((keys, i) => changed[i] || keys.forEach((key) => Object.assign(out, { [key]: stored[key] })));
+  return out;
+}
+
 let chunkStamps = 0;
 const stamp = () => `${Date.now().toString(36)}.${(++chunkStamps).toString(36)}`;
 
@@ -169,6 +186,8 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
   let known = new Map<string, readonly ChatMessage[]>();
   let chunkIds: string[] = [];
   let head = '';
+  /** The parts of `head`, to tell which ones this tab changed since (undefined: nothing known). */
+  let parts: string[] | undefined;
   let panel = '';
 
   const assemble = (ids: readonly string[]): ChatMessage[] | undefined => {
@@ -205,6 +224,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     const chunks = new Map(missing.map((id, i) => [id, toMessages(values[i], live)]));
     remember(h.chunks, chunks);
     head = headText(h, h.chunks);
+    parts = partsOf(h);
     let messages = Array.isArray(legacy.messages) ? toMessages(legacy.messages, live) : assemble(h.chunks)!;
     // Chunks this tab followed live keep an answer streaming; read back as after a reload, it is cut off.
     if (!live) messages = messages.map((m) => (m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m));
@@ -236,20 +256,37 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     const empty = !state.messages.length && !state.threads.length && !state.queued.length && !Object.keys(state.drafts).length && state.activeThreadId === null;
     const headChanged = nextHead !== head && !(empty && head === '');
     const gone = chunkIds.filter((id) => !ids.includes(id));
-    if (headChanged) head = nextHead;
+    const headValue: Head = { ...shared, chunks: ids };
+    const nextParts = partsOf(headValue);
+    const changed = nextParts.map((part, i) => parts?.[i] !== part);
+    if (headChanged) {
+      head = nextHead;
+      parts = nextParts;
+    }
     panel = nextPanel;
     remember(ids, fresh);
-    const headValue: Head = { ...shared, chunks: ids };
+    let written = headValue;
     queue = queue
       .then(async () => {
         await store()('readwrite', (os) => {
-          if (headChanged) os.put(headValue, headKey);
+          if (headChanged) {
+            // Read and written in one transaction: no other tab's write lands in between.
+            const read = os.get(headKey);
+            read.onsuccess = () => {
+              const stored = sanitizeHead(read.result);
+              written = merged(headValue, stored, changed);
+              os.put(written, headKey);
+              // Another tab's chunks this head no longer names.
+              for (const id of stored?.chunks ?? []) if (!written.chunks.includes(id) && !gone.includes(id)) os.delete(chunkKey(id));
+            };
+          }
           os.put({ open, sidebarOpen }, panelKey);
+          // Chunks of an unchanged conversation: none are new, none are gone.
           for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
           for (const id of gone) os.delete(chunkKey(id));
           return promisifyRequest(os.transaction);
         });
-        if (headChanged) channel?.postMessage({ scope, head: headValue, chunks: Object.fromEntries(fresh) });
+        if (headChanged) channel?.postMessage({ scope, head: written, chunks: Object.fromEntries(fresh) });
       })
       .catch(warnOnce);
     return queue;
@@ -267,6 +304,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     save: write,
     async clear() {
       head = '';
+      parts = undefined;
       panel = '';
       known = new Map();
       chunkIds = [];
@@ -296,6 +334,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         if (data?.scope !== scope) return;
         if (data.cleared) {
           head = '';
+          parts = undefined;
           known = new Map();
           chunkIds = [];
           return listener({});
@@ -315,6 +354,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         }
         remember(h.chunks, sent);
         head = headText(h, h.chunks);
+        parts = partsOf(h);
         listener({ state: stateOf(h, JSON.parse(panel || '{"open":false,"sidebarOpen":false}') as Panel, assemble(h.chunks) ?? []) });
       };
       channel.addEventListener('message', onMessage);

@@ -83,6 +83,30 @@ describe('createUiStateStore', () => {
     expect(await reader.load()).toBeUndefined();
   });
 
+  it('a tab that writes its list keeps the answer another tab wrote meanwhile, though it had not seen it yet', async () => {
+    const streaming = createUiStateStore('p:stale');
+    // This tab has not followed the other's writes yet: their message is still on the way.
+    const late = createUiStateStore('p:stale');
+    const question = [message(0)];
+    const answered = [message(0), message(1, 'the answer, complete')];
+    const list = [{ id: 'th_1', title: 'A question', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }];
+    await streaming.save(state(question));
+    await late.save(state(question));
+    await streaming.save(state(answered));
+    await late.save(state(question, { threads: list, owned: true }));
+    const stored = await createUiStateStore('p:stale').load(true);
+    expect(stored?.messages.map((m) => m.content)).toEqual(['message 0', 'the answer, complete']);
+    expect(stored?.threads.map((t) => t.title)).toEqual(['A question']);
+    // The other tab is told the same: the device's head, with this tab's list.
+    const watcher = createUiStateStore('p:stale');
+    const changes: RemoteChange[] = [];
+    watcher.watch((change) => changes.push(change));
+    await late.save(state(question, { threads: list, owned: true, drafts: { th_1: 'and' } }));
+    await expect.poll(() => changes.length).toBe(1);
+    expect(changes[0].state?.messages).toHaveLength(2);
+    expect(changes[0].state?.drafts).toEqual({ th_1: 'and' });
+  });
+
   it('reads an answer that was streaming when the page went away as interrupted, and a question being sent as failed', async () => {
     const ui = createUiStateStore('p:cut');
     await ui.save(

@@ -122,4 +122,44 @@ describe('DeviceMemory owner binding', () => {
     tab.remote({});
     await vi.waitFor(() => expect(tab.events).toContain('wiped'));
   });
+
+  it("keeps a change of its own not written yet (a rename) when another tab's older write arrives, and writes it after", async () => {
+    const list = (title: string) => [{ id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }];
+    let listener: ((change: RemoteChange) => void) | undefined;
+    const saves: UiState[] = [];
+    const live = { drafts: {}, queued: [], historyVisible: true, activeThreadId: null, messages: [], threads: list('Billing question'), owned: true };
+    const shown: Remembered[] = [];
+    const memory = new DeviceMemory({
+      openStore: () => ({
+        load: async () => undefined,
+        save: async (state) => void saves.push(state),
+        clear: async () => {},
+        watch: (l) => ((listener = l), () => {}),
+      }),
+      currentKey: () => 'key-alice',
+      collect: () => live,
+      restorePanel: () => {},
+      restoreConversations: (remembered) => {
+        shown.push(remembered);
+        Object.assign(live, { threads: remembered.threads, drafts: remembered.drafts });
+      },
+      confirmOwner: () => {},
+      wipedElsewhere: () => {},
+      saveDelayMs: 60_000,
+    });
+    memory.open('p:i');
+    await memory.hydrated;
+    await memory.flush();
+    live.threads = list('Invoices');
+    memory.changed();
+    // The other tab wrote its list, as it loaded it before the rename, and a draft.
+    listener!({
+      state: stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': 'hello' } }),
+    });
+    await vi.waitFor(() => expect(shown).toHaveLength(1));
+    expect(shown[0].threads.map((t) => t.title)).toEqual(['Invoices']);
+    expect(shown[0].drafts).toEqual({ '': 'hello' });
+    await memory.flush();
+    expect(saves.at(-1)?.threads.map((t) => t.title)).toEqual(['Invoices']);
+  });
 });
