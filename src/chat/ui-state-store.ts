@@ -211,7 +211,21 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
   };
 
   async function read(live: boolean): Promise<UiState | undefined> {
-    const [rawHead, rawPanel] = await getMany([headKey, panelKey], store());
+    // One transaction: between a head read alone and its chunks read after, another tab's
+    // write could delete a chunk the head still names, and the conversation would read empty.
+    const [rawHead, rawPanel, values] = await store()('readonly', (os) => {
+      const headRead = os.get(headKey);
+      const panelRead = os.get(panelKey);
+      const found = new Map<string, unknown>();
+      headRead.onsuccess = () => {
+        for (const id of sanitizeHead(headRead.result)?.chunks ?? []) {
+          if (known.has(id)) continue;
+          const chunkRead = os.get(chunkKey(id));
+          chunkRead.onsuccess = () => found.set(id, chunkRead.result);
+        }
+      };
+      return promisifyRequest(os.transaction).then(() => [headRead.result, panelRead.result, found] as const);
+    });
     const h = sanitizeHead(rawHead);
     if (!h)
       return rawPanel
@@ -219,9 +233,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         : undefined;
     // An older record keeps its messages and panel in the head.
     const legacy = rawHead as { messages?: unknown; open?: unknown };
-    const missing = h.chunks.filter((id) => !known.has(id));
-    const values = missing.length ? await getMany(missing.map(chunkKey), store()) : [];
-    const chunks = new Map(missing.map((id, i) => [id, toMessages(values[i], live)]));
+    const chunks = new Map([...values].map(([id, value]) => [id, toMessages(value, live)]));
     remember(h.chunks, chunks);
     head = headText(h, h.chunks);
     parts = partsOf(h);
@@ -347,6 +359,8 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         if (missing.length) {
           try {
             const values = await getMany(missing.map(chunkKey), store());
+            // Gone already: a later write replaced it, and that write's message is on its way.
+            if (values.includes(undefined)) return;
             missing.forEach((id, i) => sent.set(id, toMessages(values[i], true)));
           } catch (error) {
             return warnOnce(error);

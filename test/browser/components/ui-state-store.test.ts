@@ -83,6 +83,20 @@ describe('createUiStateStore', () => {
     expect(await reader.load()).toBeUndefined();
   });
 
+  it('reads a head and its chunks as one: another tab replacing the chunks meanwhile never makes the conversation read empty', async () => {
+    const writer = createUiStateStore('p:whole');
+    await writer.save(state([message(0), message(1, 'answer 0')]));
+    const lengths: number[] = [];
+    for (let i = 1; i <= 40; i += 1) {
+      // A tab opening (a reload) while another writes the answer as it grows.
+      const read = createUiStateStore('p:whole').load(true);
+      const written = writer.save(state([message(0), message(1, `answer ${i}`)]));
+      lengths.push((await read)?.messages.length ?? 0);
+      await written;
+    }
+    expect(lengths).toEqual(Array.from({ length: 40 }, () => 2));
+  });
+
   it('a tab that writes its list keeps the answer another tab wrote meanwhile, though it had not seen it yet', async () => {
     const streaming = createUiStateStore('p:stale');
     // This tab has not followed the other's writes yet: their message is still on the way.
