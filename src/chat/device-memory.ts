@@ -63,10 +63,11 @@ const NOTHING: Shared = { activeThreadId: null, messages: [], threads: [], owned
  * followed (not written yet) kept as this tab has it: the other tab did not know that change
  * when it wrote, and this tab's pending write is about to tell it.
  */
-function keepUnsaved(remote: Remembered, local: Shared, synced: Shared): Remembered {
-  const out = { ...remote };
-  for (const keys of PARTS) if (!keys.every((key) => same(local, synced, key))) for (const key of keys) Object.assign(out, { [key]: local[key] });
-  return out;
+function keepUnsaved(remote: Remembered, local: Shared, synced: Shared): { shown: Remembered; unsaved: (keyof Shared)[] } {
+  const shown = { ...remote };
+  const unsaved = PARTS.filter((keys) => !keys.every((key) => same(local, synced, key))).flat();
+  for (const key of unsaved) Object.assign(shown, { [key]: local[key] });
+  return { shown, unsaved };
 }
 
 const hasContent = (r: Remembered) => r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
@@ -238,8 +239,9 @@ export class DeviceMemory {
   }
 
   private restore(remembered: Remembered): void {
-    this.synced = remembered;
     this.options.restoreConversations(remembered, 'restore');
+    // What this tab shows now, not the record: applying one keeps what the visitor already touched.
+    this.synced = this.options.collect();
   }
 
   /** Another tab wrote (or wiped) this scope. */
@@ -255,9 +257,12 @@ export class DeviceMemory {
     const bound = this.boundKey;
     if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
       this.boundKey = remote.ownerKey;
-      const shown = this.timer === undefined ? remote : keepUnsaved(remote, this.options.collect(), this.synced);
-      this.synced = remote;
+      const { shown, unsaved } = this.timer === undefined ? { shown: remote, unsaved: [] } : keepUnsaved(remote, this.options.collect(), this.synced);
       this.options.restoreConversations(shown, 'follow');
+      // A part kept unsaved is still unsaved: compared with what the device had before.
+      const before = this.synced;
+      this.synced = this.options.collect();
+      for (const key of unsaved) Object.assign(this.synced, { [key]: before[key] });
     } else if (bound == null && hasContent(remote)) {
       // Another tab's session named an owner this tab does not know yet: confirm first.
       this.pending = remote;

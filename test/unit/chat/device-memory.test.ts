@@ -159,6 +159,13 @@ describe('DeviceMemory owner binding', () => {
     await vi.waitFor(() => expect(shown).toHaveLength(1));
     expect(shown[0].threads.map((t) => t.title)).toEqual(['Invoices']);
     expect(shown[0].drafts).toEqual({ '': 'hello' });
+    // A second such write before this tab's own lands: the rename is still not written, still kept.
+    listener!({
+      state: stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': 'hello!' } }),
+    });
+    await vi.waitFor(() => expect(shown).toHaveLength(2));
+    expect(shown[1].threads.map((t) => t.title)).toEqual(['Invoices']);
+    expect(shown[1].drafts).toEqual({ '': 'hello!' });
     await memory.flush();
     expect(saves.at(-1)?.threads.map((t) => t.title)).toEqual(['Invoices']);
   });
