@@ -24,9 +24,9 @@ const bundles = [
   // Decision 224: the start screen, tool cards, the More menu and the steps line moved it again;
   // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more;
   // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B).
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 61.5 * KB) },
+  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 61.6 * KB) },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.4 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.6 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: 'dist/agent-chat.loader.iife.js', label: 'Loader (script tag)', budget: Number(args['max-loader'] ?? 8 * KB) },
   { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },
