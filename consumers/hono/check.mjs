@@ -11,7 +11,8 @@ const sessionHandler = createSessionHandler({
   rateLimit: (request) => (request.headers.get('x-flood') ? 30 : undefined),
   // The service, in process: the request the handler would send over the network.
   fetch: async (url, init) => {
-    assert.equal(String(url), 'https://agent.example.com/agent/v1/projects/proj/agent/sessions/');
+    // The handler sends the URL as a string.
+    assert.equal(url, 'https://agent.example.com/agent/v1/projects/proj/agent/sessions/');
     assert.equal(init.redirect, 'manual');
     return Response.json({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' });
   },
