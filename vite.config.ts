@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import type { BrowserCommand } from 'vitest/node';
-import { findChromium, pinnedFontconfig } from './scripts/chromium.mjs';
+import { chromiumLaunchOptions, pinnedFontconfig } from './scripts/chromium.mjs';
 import { demoServices } from './demo/services.js';
 import { markedLexerOnly } from './scripts/marked-lexer-only.mjs';
 import { platformFonts } from './test/browser-commands.js';
@@ -21,18 +21,7 @@ function stubWtrWebSocket(): Plugin {
 
 const chromium = playwright({
   launchOptions: {
-    executablePath: findChromium() ?? '/usr/bin/chromium',
-    // The machine has no network: without these Chromium keeps dialling out and being refused.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    ...chromiumLaunchOptions(),
     // Chromium asks fontconfig how to draw every font, web fonts included: pin those settings.
     env: { ...process.env, FONTCONFIG_FILE: pinnedFontconfig(fileURLToPath(new URL('./node_modules/.cache/agent-chat-fontconfig', import.meta.url))) },
   },

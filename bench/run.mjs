@@ -2,22 +2,10 @@
 // Figures are the widget's own (built dist/agent-chat.js, production Lit); ratios compare
 // them with the stream's own duration, which is what a visitor experiences.
 import { chromium } from 'playwright-core';
-import { findChromium } from '../scripts/chromium.mjs';
+import { chromiumLaunchOptions } from '../scripts/chromium.mjs';
 import { startBenchServer } from './server.mjs';
 
-const browser = await chromium.launch({
-  executablePath: findChromium() ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-quic',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await chromium.launch(chromiumLaunchOptions());
 const server = await startBenchServer({ intervalMs: 2 });
 const rows = [];
 const row = (scenario, metric, value, target, ok) =>

@@ -1,5 +1,5 @@
-// Where the tests find a headless Chromium. Shared by the pre-test check and vite.config.ts
-// so both agree on the same binary.
+// Where the tests and benches find a headless Chromium, and how they launch it. Shared by the
+// pre-test check, vite.config.ts, the built-file tests and the benches, so all agree.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -11,6 +11,21 @@ export function findChromium() {
   if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
   return CANDIDATES.find((path) => existsSync(path));
 }
+
+/** Chromium's flags here: the machine has no network, and without these it keeps dialling out and being refused. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** What playwright's launch needs for Debian's Chromium, headless. */
+export const chromiumLaunchOptions = () => ({ executablePath: findChromium() ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 
 /**
  * A fontconfig file for the test browser: the machine's fonts (or FONTCONFIG_FILE's), with the
