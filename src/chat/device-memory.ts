@@ -261,7 +261,7 @@ export class DeviceMemory {
       this.options.restoreConversations(shown, 'follow');
       // A part kept unsaved is still unsaved: compared with what the device had before.
       const before = this.synced;
-      this.synced = this.options.collect();
+      this.synced = { ...this.options.collect() };
       for (const key of unsaved) Object.assign(this.synced, { [key]: before[key] });
     } else if (bound == null && hasContent(remote)) {
       // Another tab's session named an owner this tab does not know yet: confirm first.

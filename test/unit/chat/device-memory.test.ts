@@ -152,20 +152,16 @@ describe('DeviceMemory owner binding', () => {
     await memory.flush();
     live.threads = list('Invoices');
     memory.changed();
-    // The other tab wrote its list, as it loaded it before the rename, and a draft.
-    listener!({
-      state: stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': 'hello' } }),
-    });
-    await vi.waitFor(() => expect(shown).toHaveLength(1));
-    expect(shown[0].threads.map((t) => t.title)).toEqual(['Invoices']);
-    expect(shown[0].drafts).toEqual({ '': 'hello' });
-    // A second such write before this tab's own lands: the rename is still not written, still kept.
-    listener!({
-      state: stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': 'hello!' } }),
-    });
+    // The other tab wrote its list, as it loaded it before the rename, and a draft; then once
+    // more before this tab's own write lands. Both arrive together: a write is due within
+    // MAX_SAVE_WAIT_MS, and after it the rename is on the device, not unsaved.
+    const olderList = (draft: string) =>
+      stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': draft } });
+    listener!({ state: olderList('hello') });
+    listener!({ state: olderList('hello!') });
     await vi.waitFor(() => expect(shown).toHaveLength(2));
-    expect(shown[1].threads.map((t) => t.title)).toEqual(['Invoices']);
-    expect(shown[1].drafts).toEqual({ '': 'hello!' });
+    expect(shown.map((s) => s.threads.map((t) => t.title))).toEqual([['Invoices'], ['Invoices']]);
+    expect(shown.map((s) => s.drafts)).toEqual([{ '': 'hello' }, { '': 'hello!' }]);
     await memory.flush();
     expect(saves.at(-1)?.threads.map((t) => t.title)).toEqual(['Invoices']);
   });
