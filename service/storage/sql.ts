@@ -85,17 +85,20 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   private outbox: string[] = [];
   private publishing: Promise<void> | null = null;
   /**
-   * Answer begins and answer ends, those that come together in one statement. At hundreds of
-   * questions a second, one statement per call was a round trip and a commit each through the
-   * pool, and its socket write (with the wake-up of the server's process) was the largest part
-   * of the service's time before the first records: about 40 % of its main thread while 500
-   * questions came in at once.
+   * Answer begins, answer ends and request counts, those that come together in one statement.
+   * At hundreds of questions a second, one statement per call was a round trip and a commit
+   * each through the pool, and its socket write (with the wake-up of the server's process) was
+   * the largest part of the service's time before the first records: about 40 % of its main
+   * thread while 500 questions came in at once.
    */
   private readonly begins = new Batches<AnswerStart, BeginResult>((starts) => this.beginAll(starts));
   private readonly ends = new Batches<AnswerEnd, boolean>(async (ends) => {
     const ended = await this.endAnswers(ends);
     return ends.map((end) => ended.has(end.id));
   });
+  private readonly counts = new Batches<{ key: string; windowMs: number; now: number }, { count: number; resetAt: number }>((calls) =>
+    this.countRequests(calls),
+  );
 
   private constructor(
     db: SqlClient,
@@ -589,17 +592,40 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     return (await this.db.query('DELETE FROM answer_slots WHERE taken_at < $1', [before])).rowCount;
   }
 
-  async countRequest(key: string, windowMs: number, now: number) {
-    // The SET expressions all read the old row: an expired window restarts at 1.
+  /** Counts requests; those that come together are one statement (`counts`). */
+  countRequest(key: string, windowMs: number, now: number) {
+    return this.counts.add({ key, windowMs, now });
+  }
+
+  /**
+   * One statement: each key's window counts its calls of the batch (an expired window restarts
+   * with them), and each call gets its own count, in the order the calls came. The batch is
+   * on the clock of its latest call: its calls came within one statement's time of each other.
+   * Keys are written in order, so two instances' batches lock common rows in the same order.
+   */
+  private async countRequests(calls: { key: string; windowMs: number; now: number }[]) {
+    const now = Math.max(...calls.map((c) => c.now));
+    // The SET expressions all read the old row.
     const { rows } = await this.db.query(
-      `INSERT INTO rate_windows (key, reset_at, count) VALUES ($1, $2::bigint + $3::bigint, 1)
+      `INSERT INTO rate_windows (key, reset_at, count)
+       SELECT key, $3::bigint + max(window_ms), count(*)::int FROM unnest($1::text[], $2::bigint[]) AS v(key, window_ms) GROUP BY key ORDER BY key
        ON CONFLICT (key) DO UPDATE SET
-         reset_at = CASE WHEN rate_windows.reset_at <= $2 THEN excluded.reset_at ELSE rate_windows.reset_at END,
-         count = CASE WHEN rate_windows.reset_at <= $2 THEN 1 ELSE rate_windows.count + 1 END
-       RETURNING reset_at, count`,
-      [key, now, windowMs],
+         reset_at = CASE WHEN rate_windows.reset_at <= $3 THEN excluded.reset_at ELSE rate_windows.reset_at END,
+         count = CASE WHEN rate_windows.reset_at <= $3 THEN excluded.count ELSE rate_windows.count + excluded.count END
+       RETURNING key, reset_at, count`,
+      [calls.map((c) => c.key), calls.map((c) => c.windowMs), now],
     );
-    return { count: num(rows[0].count), resetAt: num(rows[0].reset_at) };
+    const windows = new Map(rows.map((r) => [r.key as string, { count: num(r.count), resetAt: num(r.reset_at) }]));
+    // A key's calls of this batch are the last of its count: the first of them is count - n + 1.
+    const seen = new Map<string, number>();
+    const batched = new Map<string, number>();
+    for (const c of calls) batched.set(c.key, (batched.get(c.key) ?? 0) + 1);
+    return calls.map(({ key }) => {
+      const rank = (seen.get(key) ?? 0) + 1;
+      seen.set(key, rank);
+      const window = windows.get(key)!;
+      return { count: window.count - batched.get(key)! + rank, resetAt: window.resetAt };
+    });
   }
 
   async purgeRateWindows(now: number, max: number) {

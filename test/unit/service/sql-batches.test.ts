@@ -79,15 +79,18 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       },
     };
     store = await SqlStorage.open(counted);
-    return { store, begins: () => sent.filter(isBegin).length };
+    return { store, begins: () => sent.filter(isBegin).length, counts: () => sent.filter((sql) => sql.includes('INSERT INTO rate_windows')).length };
   }
 
   it('answers concurrent chats with fewer begin statements than chats, each question and answer stored whole', async () => {
-    const { store, begins } = await open();
+    const { store, begins, counts } = await open();
     const ctx = makeService({ storage: store, rateLimit: { requests: 10, windowMs: 60_000 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, (_, i) => ctx.session(`owner ${i}`)));
+    const countedBefore = counts();
     const chats = await Promise.all(tokens.map((token, i) => ctx.chat(token, `How do I theme the widget, ${i}?`)));
+    // Each chat is counted against its owner's limit and begins its answer: both shared statements.
     expect(begins()).toBeLessThan(12);
+    expect(counts() - countedBefore).toBeLessThan(12);
     for (const [i, chat] of chats.entries()) {
       expect(chat.response.status).toBe(200);
       const found = await store.getThread(chat.threadId!);
@@ -97,6 +100,24 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       ]);
       expect(chat.text.length).toBeGreaterThan(0);
     }
+  });
+
+  it('counts concurrent requests in fewer statements than requests, each its own count in the order asked', async () => {
+    const { store, counts } = await open();
+    const keys = ['a', 'a', 'b', 'a', 'b', 'a', 'c', 'a'];
+    const results = await Promise.all(keys.map((key) => store.countRequest(key, 60_000, T0)));
+    expect(results.map((r) => r.count)).toEqual([1, 2, 1, 3, 2, 4, 1, 5]);
+    expect(results.map((r) => r.resetAt)).toEqual(keys.map(() => T0 + 60_000));
+    // The first went alone, the other seven together.
+    expect(counts()).toBe(2);
+    // Within the window the counts go on; past it, a batch starts a new window at 1.
+    expect((await Promise.all(['a', 'b'].map((key) => store.countRequest(key, 60_000, T0 + 1)))).map((r) => r.count)).toEqual([6, 3]);
+    const later = await Promise.all(['a', 'b', 'a'].map((key) => store.countRequest(key, 60_000, T0 + 60_000)));
+    expect(later).toEqual([
+      { count: 1, resetAt: T0 + 120_000 },
+      { count: 1, resetAt: T0 + 120_000 },
+      { count: 2, resetAt: T0 + 120_000 },
+    ]);
   });
 
   it('writes concurrent begins in fewer statements than begins, each question and answer whole', async () => {
