@@ -228,7 +228,10 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])('answer begins rac
         await released;
       });
       await held;
-      const begun = store.beginAnswer(start('0', { key: 'alice', cap: 2 }));
+      // The first goes alone; the other two wait for it and go together.
+      const begun = Promise.all(
+        [start('0', { key: 'bob' }), start('1', { key: 'alice', cap: 2 }), start('2', { key: 'carol' })].map((s) => store.beginAnswer(s)),
+      );
       for (;;) {
         const { rows } = await other.query(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO answer_slots%' AND pid <> pg_backend_pid()",
@@ -238,12 +241,13 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])('answer begins rac
       }
       release();
       await holding;
-      expect(await begun).toBe('begun');
-      expect(statements).toBe(2);
+      expect(await begun).toEqual(['begun', 'begun', 'begun']);
+      // The first, the batch, and the one that lost its number to the other statement, again alone.
+      expect(statements).toBe(3);
       const { rows } = await other.query("SELECT answer_id, slot FROM answer_slots WHERE key = 'alice' ORDER BY slot");
       expect(rows).toEqual([
         { answer_id: 'elsewhere', slot: 1 },
-        { answer_id: 'a0', slot: 2 },
+        { answer_id: 'a1', slot: 2 },
       ]);
     } finally {
       await store.close();
