@@ -117,10 +117,26 @@ describe('<agent-chat> the conversations drawer', () => {
     const now = Date.now();
     const day = 86_400_000;
     const at = (ago: number) => new Date(now - ago).toISOString();
+    // Today, yesterday and three days ago by the calendar, counted from this midnight: a run just
+    // after midnight must not put "a minute ago" into yesterday.
+    const midnight = new Date(now).setHours(0, 0, 0, 0);
+    const beforeMidnight = (ms: number) => new Date(midnight - ms).toISOString();
     const threads = [
-      { id: 'th_1', title: 'How do I theme it?', created_at: at(60_000), updated_at: at(60_000), preview: 'Set CSS custom properties on the element.' },
-      { id: 'th_2', title: 'How do I theme it?', created_at: at(day + 60_000), updated_at: at(day + 3_600_000), preview: 'Use the dark theme attribute.' },
-      { id: 'th_3', title: 'Which frameworks?', created_at: at(3 * day), updated_at: at(3 * day + 60_000), preview: 'React, Vue and Svelte.' },
+      { id: 'th_1', title: 'How do I theme it?', created_at: at(0), updated_at: at(0), preview: 'Set CSS custom properties on the element.' },
+      {
+        id: 'th_2',
+        title: 'How do I theme it?',
+        created_at: beforeMidnight(7_200_000),
+        updated_at: beforeMidnight(3_600_000),
+        preview: 'Use the dark theme attribute.',
+      },
+      {
+        id: 'th_3',
+        title: 'Which frameworks?',
+        created_at: beforeMidnight(3 * day),
+        updated_at: beforeMidnight(2 * day + 3_600_000),
+        preview: 'React, Vue and Svelte.',
+      },
       { id: 'th_4', title: 'Old question', created_at: at(40 * day), updated_at: at(40 * day), preview: '' },
       { id: 'th_5', title: 'Older question', created_at: at(400 * day), updated_at: at(400 * day) },
     ];
@@ -137,9 +153,7 @@ describe('<agent-chat> the conversations drawer', () => {
       new Intl.DateTimeFormat('en', { month: 'long', year: year ? 'numeric' : undefined }).format(new Date(now - ago));
     const groups = Array.from(root.querySelectorAll('h3.group')).map((h) => h.textContent);
     const sameYear = (ago: number) => new Date(now - ago).getFullYear() === new Date(now).getFullYear();
-    // Yesterday's row may fall into Today just after midnight's hour; the rest is fixed by calendar days.
-    expect(groups[0]).toBe('Today');
-    expect(groups).toContain('Previous 7 days');
+    expect(groups.slice(0, 3)).toEqual(['Today', 'Yesterday', 'Previous 7 days']);
     expect(groups.slice(-2)).toEqual([month(40 * day, !sameYear(40 * day)), month(400 * day, true)]);
     // Each group is a list named by its heading.
     for (const list of Array.from(root.querySelectorAll('ul')))
