@@ -1,3 +1,4 @@
+import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -79,18 +80,7 @@ async function seed(url: string, storage: Storage) {
         const threadId = `th_${String(n).padStart(32, '0')}`;
         const messageId = `msg_${String(n).padStart(32, '0')}`;
         await storage.createThread({ id: threadId, projectId: PROJECT.id, integrationId, owner, title: 'Earlier question', createdAt: at, updatedAt: at });
-        await storage.appendMessage(threadId, {
-          id: messageId,
-          role: 'assistant',
-          content: 'An earlier answer.',
-          sources: [],
-          createdAt: at,
-          updatedAt: at,
-          status: 'complete',
-          toolCalls: [],
-          activity: [],
-          uncertain: false,
-        });
+        await storage.appendMessage(threadId, messageRecord({ id: messageId, role: 'assistant', content: 'An earlier answer.', createdAt: at }));
         await storage.putFeedback({
           messageId,
           projectId: PROJECT.id,
@@ -156,30 +146,8 @@ async function seed(url: string, storage: Storage) {
     createdAt: at,
     updatedAt: at,
   });
-  await storage.appendMessage(threadId, {
-    id: `msg_${'d'.repeat(31)}1`,
-    role: 'user',
-    content: 'Can an answer carry **HTML**?',
-    sources: [],
-    createdAt: at,
-    updatedAt: at,
-    status: 'complete',
-    toolCalls: [],
-    activity: [],
-    uncertain: false,
-  });
-  await storage.appendMessage(threadId, {
-    id: `msg_${'d'.repeat(31)}2`,
-    role: 'assistant',
-    content: HOSTILE_ANSWER,
-    sources: [],
-    createdAt: at,
-    updatedAt: at,
-    status: 'complete',
-    toolCalls: [],
-    activity: [],
-    uncertain: false,
-  });
+  await storage.appendMessage(threadId, messageRecord({ id: `msg_${'d'.repeat(31)}1`, role: 'user', content: 'Can an answer carry **HTML**?', createdAt: at }));
+  await storage.appendMessage(threadId, messageRecord({ id: `msg_${'d'.repeat(31)}2`, role: 'assistant', content: HOSTILE_ANSWER, createdAt: at }));
 }
 
 /** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */

@@ -1,3 +1,4 @@
+import { messageRecord } from '../../fixtures/records.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord, MessageRecord, Storage, ThreadMeta } from '../../../service/index.js';
 import { summarizeActivity, textMatches } from '../../../service/storage/summaries.js';
@@ -29,19 +30,8 @@ const thread = (id: string, extra: Partial<ThreadMeta> = {}): ThreadMeta => ({
   updatedAt: T0,
   ...extra,
 });
-const message = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord => ({
-  id,
-  role: 'assistant',
-  content: `text ${id}`,
-  sources: [],
-  createdAt: T0,
-  updatedAt: T0,
-  status: 'complete',
-  toolCalls: [],
-  activity: [],
-  uncertain: false,
-  ...extra,
-});
+const message = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord =>
+  messageRecord({ id, role: 'assistant', content: `text ${id}`, createdAt: T0, ...extra });
 
 describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backend) => {
   let store: Storage;

@@ -1,3 +1,4 @@
+import { messageRecord } from '../../fixtures/records.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivityEvent, AnswerStart, MessageRecord, ThreadMeta } from '../../../service/storage/types.js';
 import { SqlStorage, type SqlClient } from '../../../service/storage/sql.js';
@@ -22,18 +23,8 @@ const thread = (id: string, owner = 'alice'): ThreadMeta => ({
   updatedAt: T0,
 });
 
-const message = (id: string, role: 'user' | 'assistant', at = T0): MessageRecord => ({
-  id,
-  role,
-  content: role === 'user' ? `question ${id}` : '',
-  sources: [],
-  createdAt: at,
-  updatedAt: at,
-  status: role === 'user' ? 'complete' : 'streaming',
-  toolCalls: [],
-  activity: [],
-  uncertain: false,
-});
+const message = (id: string, role: 'user' | 'assistant', at = T0): MessageRecord =>
+  messageRecord({ id, role, content: role === 'user' ? `question ${id}` : '', createdAt: at, status: role === 'user' ? 'complete' : 'streaming' });
 
 const event = (kind: 'thread' | 'message', owner: string): ActivityEvent => ({
   kind,

@@ -1,3 +1,4 @@
+import { messageRecord } from '../../fixtures/records.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageRecord, Storage, ThreadMeta } from '../../../service/index.js';
 import { PREVIEW_SOURCE_CHARS } from '../../../service/storage/types.js';
@@ -10,19 +11,7 @@ function thread(id: string, owner: string | null = 'alice', updatedAt = T0): Thr
 }
 
 function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return {
-    id,
-    role: 'user',
-    content: `text ${id}`,
-    sources: [],
-    createdAt: at,
-    updatedAt: at,
-    status: 'complete',
-    toolCalls: [],
-    activity: [],
-    uncertain: false,
-    ...extra,
-  };
+  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
 }
 
 describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
