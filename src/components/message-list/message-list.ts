@@ -21,18 +21,20 @@ import styles from './message-list.styles.js';
 
 /**
  * Characters (or messages) rendered in one task when a thread is shown: the newest first, then
- * older ones while the page is idle, so a 500-message thread never blocks the page.
+ * older ones while the page is idle, so a 500-message thread never blocks the page. The first
+ * batch is smaller, about a panel's height: it is what the visitor waits for, and each message
+ * in it is styled and laid out before the first frame (those out of view only skip paint).
  */
-const BATCH_CHARS = 4_000;
-const BATCH_MESSAGES = 10;
+const FIRST_BATCH = { chars: 2_500, messages: 6 };
+const BATCH = { chars: 4_000, messages: 10 };
 /** Messages per block (see .block in the styles): one more answer touches the last block only. */
 const BLOCK_SIZE = 32;
 
 /** Where a batch ending before `end` starts: at least one message, then up to the budgets. */
-function batchStart(messages: readonly ChatMessage[], end: number): number {
+function batchStart(messages: readonly ChatMessage[], end: number, budget = BATCH): number {
   let start = end - 1;
   let chars = messages[start]?.content.length ?? 0;
-  while (start > 0 && end - start < BATCH_MESSAGES && chars + messages[start - 1].content.length <= BATCH_CHARS) {
+  while (start > 0 && end - start < budget.messages && chars + messages[start - 1].content.length <= budget.chars) {
     start -= 1;
     chars += messages[start].content.length;
   }
@@ -105,7 +107,7 @@ export class AgentChatMessageList extends LitElement {
     // A different conversation (its first message changed): start again from its newest end.
     if (messages[0]?.id !== this.firstId) {
       this.firstId = messages[0]?.id;
-      this.firstShown = messages.length ? batchStart(messages, messages.length) : 0;
+      this.firstShown = messages.length ? batchStart(messages, messages.length, FIRST_BATCH) : 0;
     }
     this.firstShown = Math.min(this.firstShown, Math.max(messages.length - 1, 0));
     if (this.firstShown > 0 && !this.olderScheduled) {

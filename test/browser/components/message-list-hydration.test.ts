@@ -37,10 +37,26 @@ describe('<agent-chat-message-list> with a long cached thread', () => {
     const { rendered } = await showThread(messages);
     const first = rendered();
     expect(first.length).toBeGreaterThan(0);
-    expect(first.length).toBeLessThanOrEqual(10);
+    expect(first.length).toBeLessThanOrEqual(6);
     expect(first.at(-1)).toBe('m499');
     await expect.poll(() => rendered().length, { timeout: 20_000 }).toBe(500);
     expect(rendered()).toEqual(messages.map((m) => m.id));
+  });
+
+  it('fills the panel with its first batch, so no gap shows above while older ones come', async () => {
+    const { list, rendered } = await showThread(thread(500));
+    // Before any idle time: the first batch alone, each message rendered.
+    const shown = [...list.shadowRoot!.querySelectorAll('agent-chat-message')];
+    await Promise.all(shown.map((m) => m.updateComplete));
+    expect(rendered().length).toBeLessThan(500);
+    const scroller = list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
+    expect(scroller.clientHeight).toBeGreaterThan(400);
+    // Laid out for real: until a frame decides what is on screen, content-visibility sizes
+    // messages by their placeholder.
+    await new Promise(requestAnimationFrame);
+    await new Promise(requestAnimationFrame);
+    const extent = shown.at(-1)!.getBoundingClientRect().bottom - shown[0].getBoundingClientRect().top;
+    expect(extent).toBeGreaterThanOrEqual(scroller.clientHeight);
   });
 
   it('starts again from the newest end when another thread is shown', async () => {
@@ -48,7 +64,7 @@ describe('<agent-chat-message-list> with a long cached thread', () => {
     await expect.poll(() => rendered().length, { timeout: 20_000 }).toBe(300);
     provider.setValue({ threadId: 'u', messages: thread(200, 'n'), streaming: false });
     await list.updateComplete;
-    expect(rendered().length).toBeLessThanOrEqual(10);
+    expect(rendered().length).toBeLessThanOrEqual(6);
     expect(rendered().at(-1)).toBe('n199');
     await expect.poll(() => rendered().length, { timeout: 20_000 }).toBe(200);
   });
