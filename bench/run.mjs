@@ -159,30 +159,44 @@ async function openThread(page, title, count) {
   );
 }
 
+/**
+ * Resume: a fresh page opens the 1,000-message thread from its list. Median of 5 page loads, as
+ * one run swings by a frame or two with whatever else the machine does; the range is shown too.
+ */
 async function longThread() {
   const label = 'resume 1,000 messages';
-  const { page, busy } = await openPage();
-  await page.getByRole('button', { name: 'Conversations' }).click();
-  await page
-    .getByRole('button', { name: /^A long conversation/ })
-    .first()
-    .waitFor();
-  const before = await busy();
-  const timing = await openThread(page, 'A long conversation', 1000);
-  const bench = await page.evaluate(() => window.__bench);
-  const tasks = bench.longtasks.map((d, i) => ({ d, at: bench.longtaskAt[i] - bench.clickAt })).filter((t) => t.at >= -5);
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const { page, busy } = await openPage();
+    await page.getByRole('button', { name: 'Conversations' }).click();
+    await page
+      .getByRole('button', { name: /^A long conversation/ })
+      .first()
+      .waitFor();
+    // A visitor reads the list before choosing: the list's own start-up work (saving it to the
+    // device, warming up) finishes first, as it does for a person, who takes far longer than 300 ms.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(() => requestIdleCallback(resolve), 300)));
+    const before = await busy();
+    const timing = await openThread(page, 'A long conversation', 1000);
+    const bench = await page.evaluate(() => window.__bench);
+    const tasks = bench.longtasks.map((d, i) => ({ d, at: bench.longtaskAt[i] - bench.clickAt })).filter((t) => t.at >= -5);
+    runs.push({ ...timing, busy: (await busy()) - before, tasks });
+    await page.close();
+  }
+  const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[2];
+  const each = (key) => runs.map((r) => r[key].toFixed(0)).join(' / ');
+  const tasks = runs.flatMap((r) => r.tasks);
   const longest = Math.max(0, ...tasks.map((t) => t.d));
-  row(label, 'newest message shown', ms(timing.newest), '≤ 100 ms', timing.newest <= 100);
-  row(label, 'all 1,000 rendered', ms(timing.all));
-  row(label, 'main thread busy (to idle, device write included)', ms((await busy()) - before));
+  row(label, 'newest message shown (median of 5)', `${ms(median('newest'))} (${each('newest')})`, '≤ 100 ms', median('newest') <= 100);
+  row(label, 'all 1,000 rendered (median of 5)', ms(median('all')));
+  row(label, 'main thread busy (to idle, device write included)', ms(median('busy')));
   row(
     label,
-    'longest task',
+    'longest task (any of 5)',
     longest ? `${ms(longest)} (${tasks.map((t) => `${Math.round(t.d)} ms at ${Math.round(t.at)} ms`).join(', ')})` : 'none ≥ 50 ms',
     '< 50 ms',
     longest < 50,
   );
-  await page.close();
 }
 
 /**
