@@ -21,9 +21,9 @@ export function visibleThread(session: SessionRecord, thread: ThreadMeta): boole
   return thread.projectId === session.projectId && thread.owner === session.owner;
 }
 
-export async function findThread(ctx: ServiceContext, session: SessionRecord, threadId: string): Promise<ThreadRecord> {
+export async function findThread(ctx: ServiceContext, session: SessionRecord, threadId: string, options?: { newest?: number }): Promise<ThreadRecord> {
   if (!THREAD_ID.test(threadId)) throw badRequest('thread_id has an unknown format.');
-  const thread = await ctx.storage.getThread(threadId);
+  const thread = await ctx.storage.getThread(threadId, options);
   if (!thread || !visibleThread(session, thread)) throw notFound('No such thread.');
   return thread;
 }

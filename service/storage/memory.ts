@@ -77,9 +77,10 @@ export class MemoryStorage implements Storage {
     this.messages.set(thread.id, []);
   }
 
-  async getThread(id: string) {
+  async getThread(id: string, { newest }: { newest?: number } = {}) {
     const thread = this.threads.get(id);
-    return thread && { ...thread, messages: structuredClone(this.messages.get(id) ?? []) };
+    const messages = this.messages.get(id) ?? [];
+    return thread && { ...thread, messages: structuredClone(newest === undefined ? messages : messages.slice(Math.max(messages.length - newest, 0))) };
   }
 
   async renameThread(id: string, title: string) {

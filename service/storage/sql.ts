@@ -180,12 +180,13 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     ]);
   }
 
-  async getThread(id: string): Promise<ThreadRecord | undefined> {
-    // One round trip: the thread with its messages as one JSON array.
+  async getThread(id: string, { newest }: { newest?: number } = {}): Promise<ThreadRecord | undefined> {
+    // One round trip: the thread with its messages as one JSON array. The newest alone are read
+    // backwards along messages_by_thread and put back in order.
+    const from = newest === undefined ? 'messages m WHERE m.thread_id = t.id' : '(SELECT * FROM messages WHERE thread_id = t.id ORDER BY seq DESC LIMIT $2) m';
     const { rows } = await this.db.query(
-      `SELECT t.*, (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM messages m WHERE m.thread_id = t.id) AS messages
-       FROM threads t WHERE t.id = $1`,
-      [id],
+      `SELECT t.*, (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM ${from}) AS messages FROM threads t WHERE t.id = $1`,
+      newest === undefined ? [id] : [id, newest],
     );
     if (!rows[0]) return undefined;
     const messages = (typeof rows[0].messages === 'string' ? JSON.parse(rows[0].messages) : rows[0].messages) as Record<string, unknown>[];

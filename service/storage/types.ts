@@ -142,7 +142,8 @@ export interface Storage extends ConsoleStorage {
   putSession(session: SessionRecord): Promise<void>;
   getSession(token: string): Promise<SessionRecord | undefined>;
   createThread(thread: ThreadMeta): Promise<void>;
-  getThread(id: string): Promise<ThreadRecord | undefined>;
+  /** A thread with its messages, oldest first; with `newest`, only that many of the newest. */
+  getThread(id: string, options?: { newest?: number }): Promise<ThreadRecord | undefined>;
   /** The thread's new state, or undefined when it does not exist. */
   renameThread(id: string, title: string): Promise<ThreadMeta | undefined>;
   /** true when a thread was deleted. */

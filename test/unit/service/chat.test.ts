@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DemoAgent, type Agent } from '../../../service/index.js';
+import { DemoAgent, type Agent, type AgentInput } from '../../../service/index.js';
 import { AGENT, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
 
 async function thread(ctx: ReturnType<typeof makeService>, token: string, id: string) {
@@ -96,6 +96,27 @@ describe('reference service: chat (§4)', () => {
     const { chat, session } = makeService();
     const { response } = await chat(await session(), 'x'.repeat(16_000));
     expect(response.status).toBe(200);
+  });
+
+  it("gives the agent a long thread's newest 200 messages as history, oldest first", { timeout: 60_000 }, async () => {
+    const inputs: AgentInput[] = [];
+    const agent: Agent = {
+      async *answer(input) {
+        inputs.push(input);
+        yield { type: 'text', text: `answer ${inputs.length}` };
+      },
+    };
+    const { session, chat } = makeService({ agent });
+    const token = await session('alice');
+    let threadId: string | null = null;
+    for (let i = 1; i <= 110; i++) threadId = (await chat(token, `question ${i}`, threadId)).threadId;
+    await chat(token, 'question 111', threadId);
+    const history = inputs.at(-1)!.history;
+    expect(history).toHaveLength(200);
+    expect(history.slice(0, 2).map((m) => m.content)).toEqual(['question 11', 'answer 11']);
+    expect(history.slice(-2).map((m) => m.content)).toEqual(['question 110', 'answer 110']);
+    // A short thread's history is all of it.
+    expect(inputs[2].history.map((m) => m.content)).toEqual(['question 1', 'answer 1', 'question 2', 'answer 2']);
   });
 
   it('derives the title from the first message, at most 80 characters', async () => {

@@ -48,6 +48,17 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     expect((await store.getMessage('m2'))?.thread.id).toBe('t1');
   });
 
+  it('reads only the newest messages of a thread when asked, still oldest first', async () => {
+    await open();
+    await store.createThread(thread('t1'));
+    for (let i = 0; i < 7; i++) await store.appendMessage('t1', message(`m${i}`, T0 + i));
+    expect((await store.getThread('t1', { newest: 3 }))?.messages.map((m) => m.id)).toEqual(['m4', 'm5', 'm6']);
+    expect((await store.getThread('t1', { newest: 50 }))?.messages).toHaveLength(7);
+    expect((await store.getThread('t1'))?.messages).toHaveLength(7);
+    expect((await store.getThread('t1', { newest: 3 }))?.title).toBe('title t1');
+    expect(await store.getThread('nope', { newest: 3 })).toBeUndefined();
+  });
+
   it("pages an owner's threads newest first with a keyset cursor", async () => {
     await open();
     for (let i = 0; i < 5; i++) await store.createThread(thread(`t${i}`, 'alice', T0 + i));
