@@ -21,7 +21,8 @@ async function openPage(path = '/') {
   await page.waitForFunction(() => customElements.get('agent-chat'));
   // A visitor reads the page before asking: let start-up work that waits for idle time run.
   // Half a second was too short on this machine: a first answer sent then met the element's
-  // start-up still settling (tasks of 55-130 ms in its first frames, none after 1 s; 2026-11-27).
+  // start-up still settling (tasks of 55-130 ms in its first frames, in 5 pages of 6; after
+  // 1-3 s, one task of 61 ms in 20 pages; 2026-11-27).
   await page.evaluate(() => new Promise((resolve) => setTimeout(() => requestIdleCallback(resolve), 1500)));
   await page.evaluate(() => {
     const bench = { longtasks: [], longtaskAt: [], start: 0, end: 0 };
