@@ -14,18 +14,24 @@ function defineOnceDefinitions() {
     analyzePhase({ ts, node, moduleDoc }) {
       if (!ts.isCallExpression(node) || node.expression.getText() !== 'defineOnce') return;
       const [tag, cls] = node.arguments;
-      if (tag && cls && ts.isStringLiteral(tag)) definitions.push({ module: moduleDoc, tag: tag.text, className: cls.getText() });
+      if (tag && cls && ts.isStringLiteral(tag))
+        definitions.push({ module: moduleDoc, tag: tag.text, className: cls.getText() });
     },
     packageLinkPhase({ customElementsManifest }) {
       const byClass = new Map();
       for (const mod of customElementsManifest.modules) {
-        for (const declaration of mod.declarations ?? []) if (declaration.kind === 'class') byClass.set(declaration.name, mod.path);
+        for (const declaration of mod.declarations ?? [])
+          if (declaration.kind === 'class') byClass.set(declaration.name, mod.path);
       }
       for (const { module, tag, className } of definitions) {
         // @internal children are left out of the manifest, and so are their definitions.
         if (!byClass.has(className)) continue;
         module.exports ??= [];
-        module.exports.push({ kind: 'custom-element-definition', name: tag, declaration: { name: className, module: byClass.get(className) } });
+        module.exports.push({
+          kind: 'custom-element-definition',
+          name: tag,
+          declaration: { name: className, module: byClass.get(className) },
+        });
       }
     },
   };

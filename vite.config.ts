@@ -15,7 +15,10 @@ function stubWtrWebSocket(): Plugin {
     name: 'stub-wtr-websocket',
     enforce: 'pre',
     resolveId: (source) => (source.endsWith('__web-dev-server__web-socket.js') ? id : null),
-    load: (source) => (source === id ? 'export function sendMessageWaitForResponse(){throw new Error("WTR commands unavailable under vitest")}' : null),
+    load: (source) =>
+      source === id
+        ? 'export function sendMessageWaitForResponse(){throw new Error("WTR commands unavailable under vitest")}'
+        : null,
   };
 }
 
@@ -23,7 +26,12 @@ const chromium = playwright({
   launchOptions: {
     ...chromiumLaunchOptions(),
     // Chromium asks fontconfig how to draw every font, web fonts included: pin those settings.
-    env: { ...process.env, FONTCONFIG_FILE: pinnedFontconfig(fileURLToPath(new URL('./node_modules/.cache/agent-chat-fontconfig', import.meta.url))) },
+    env: {
+      ...process.env,
+      FONTCONFIG_FILE: pinnedFontconfig(
+        fileURLToPath(new URL('./node_modules/.cache/agent-chat-fontconfig', import.meta.url)),
+      ),
+    },
   },
   // Larger than any viewport a test sets, so the runner never scales the test frame down and
   // screenshots keep the frame's own pixels.
@@ -34,9 +42,14 @@ const chromium = playwright({
  * Screenshots are taken with motion off, as a visitor who asked for less motion sees the widget;
  * motion tests set what they need ('no-preference'), since the setting outlives a test file.
  */
-const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = async (context, setting = 'reduce') => {
+const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = async (
+  context,
+  setting = 'reduce',
+) => {
   if (context.provider.name === 'playwright')
-    await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({ reducedMotion: setting });
+    await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({
+      reducedMotion: setting,
+    });
 };
 
 /** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */
@@ -45,7 +58,8 @@ function minifyCss(): Plugin {
     name: 'minify-css-templates',
     apply: 'build',
     enforce: 'pre',
-    transform: (code, id) => (/\/src\/.*\.styles\.ts$/.test(id) ? { code: minifyCssTemplates(code), map: null } : null),
+    transform: (code, id) =>
+      /\/src\/.*\.styles\.ts$/.test(id) ? { code: minifyCssTemplates(code), map: null } : null,
   };
 }
 
@@ -65,11 +79,19 @@ function scriptLocales(): Plugin {
 
 export default defineConfig(({ mode }) => ({
   // The browser tests keep the real services out: a request without an msw handler must fail.
-  plugins: [demoServices(), stubWtrWebSocket(), markedLexerOnly(), minifyCss(), ...(mode === 'iife' ? [scriptLocales()] : [])],
+  plugins: [
+    demoServices(),
+    stubWtrWebSocket(),
+    markedLexerOnly(),
+    minifyCss(),
+    ...(mode === 'iife' ? [scriptLocales()] : []),
+  ],
   // 5173 (4173 for preview) when free, else the next free port, printed: a port another process
   // holds never stops the demo, and Vitest's browser server (which inherits this block) picks
   // its own.
-  server: process.env.VITEST ? { host: '127.0.0.1', open: false } : { host: '127.0.0.1', port: 5173, open: false },
+  server: process.env.VITEST
+    ? { host: '127.0.0.1', open: false }
+    : { host: '127.0.0.1', port: 5173, open: false },
   preview: { host: '127.0.0.1', port: 4173, open: false },
   // Four builds (`vite build`, `--mode iife`, `--mode loader-iife`, `--mode cjs`): an IIFE cannot
   // share chunks with the ES build.
@@ -77,9 +99,19 @@ export default defineConfig(({ mode }) => ({
     copyPublicDir: false,
     emptyOutDir: mode === 'production',
     lib: {
-      iife: { entry: 'src/iife.ts', name: 'AgentChat', formats: ['iife' as const], fileName: () => 'agent-chat.iife.js' },
+      iife: {
+        entry: 'src/iife.ts',
+        name: 'AgentChat',
+        formats: ['iife' as const],
+        fileName: () => 'agent-chat.iife.js',
+      },
       // The loader as a classic script; it fetches agent-chat.impl.js from beside itself.
-      'loader-iife': { entry: 'src/loader/script.ts', name: 'AgentChatLoader', formats: ['iife' as const], fileName: () => 'agent-chat.loader.iife.js' },
+      'loader-iife': {
+        entry: 'src/loader/script.ts',
+        name: 'AgentChatLoader',
+        formats: ['iife' as const],
+        fileName: () => 'agent-chat.loader.iife.js',
+      },
       // require('agent-chat'): the DOM-free API, for CommonJS servers; it registers nothing.
       cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
@@ -106,7 +138,10 @@ export default defineConfig(({ mode }) => ({
     projects: [
       { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       // The built artifacts (npm test builds first): script-tag page, strict CSP, manifest, size.
-      { extends: true, test: { name: 'dist', environment: 'node', include: ['test/dist/**/*.test.ts'], testTimeout: 30_000 } },
+      {
+        extends: true,
+        test: { name: 'dist', environment: 'node', include: ['test/dist/**/*.test.ts'], testTimeout: 30_000 },
+      },
       {
         extends: true,
         test: {
@@ -126,7 +161,8 @@ export default defineConfig(({ mode }) => ({
               toMatchScreenshot: {
                 comparatorName: 'pixelmatch',
                 comparatorOptions: { threshold: 0.2, allowedMismatchedPixelRatio: 0.01 },
-                resolveScreenshotPath: ({ root, arg, ext }) => `${root}/test/browser/visual/baselines/${arg}${ext}`,
+                resolveScreenshotPath: ({ root, arg, ext }) =>
+                  `${root}/test/browser/visual/baselines/${arg}${ext}`,
               },
             },
           },

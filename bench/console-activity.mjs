@@ -60,7 +60,11 @@ const {
 } = await db.query('SELECT count(*) FROM activity_rollup WHERE project_id = $1', [PROJECT]);
 await db.query('ANALYZE activity_rollup');
 
-await storage.createAdmin({ username: 'bench', passwordHash: await scryptPasswords.hash('bench password 1'), createdAt: Date.now() });
+await storage.createAdmin({
+  username: 'bench',
+  passwordHash: await scryptPasswords.hash('bench password 1'),
+  createdAt: Date.now(),
+});
 const signIn = await service.handle(
   new Request('http://bench.test/console/api/session', {
     method: 'POST',
@@ -105,7 +109,11 @@ await measure('warm-up', { start: day(today - 29 * DAY), end: day(today) }, 1);
 const rows = [
   await measure('30 days (the default)', { start: day(today - 29 * DAY), end: day(today) }),
   await measure('90 days (every event)', { start: day(start), end: day(today) }),
-  await measure('90 days, one integration', { start: day(start), end: day(today), integration_id: 'int_docs' }),
+  await measure('90 days, one integration', {
+    start: day(start),
+    end: day(today),
+    integration_id: 'int_docs',
+  }),
   await measure('1 year', { start: day(today - 364 * DAY), end: day(today) }),
 ];
 console.log(

@@ -27,20 +27,28 @@ async function openPage(path = '/') {
   await page.evaluate(() => {
     const bench = { longtasks: [], longtaskAt: [], start: 0, end: 0 };
     window.__bench = bench;
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => (bench.longtasks.push(e.duration), bench.longtaskAt.push(e.startTime)))).observe({
+    new PerformanceObserver((list) =>
+      list
+        .getEntries()
+        .forEach((e) => (bench.longtasks.push(e.duration), bench.longtaskAt.push(e.startTime))),
+    ).observe({
       type: 'longtask',
     });
     const el = document.querySelector('agent-chat');
     el.addEventListener('agent-chat-answer-start', () => (bench.start = performance.now()));
     // "Shown" means painted: the frame after the answer ended.
-    el.addEventListener('agent-chat-answer-end', () => requestAnimationFrame(() => setTimeout(() => (bench.end = performance.now()), 0)));
+    el.addEventListener('agent-chat-answer-end', () =>
+      requestAnimationFrame(() => setTimeout(() => (bench.end = performance.now()), 0)),
+    );
   });
   return { page, busy: () => busyOf(cdp) };
 }
 
 /** Main-thread busy time so far (ms), from Chromium's own task accounting. */
 async function busyOf(cdp) {
-  return (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value * 1000;
+  return (
+    (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value * 1000
+  );
 }
 
 /** The floor: the same stream read by a bare fetch loop that renders nothing. */
@@ -48,7 +56,10 @@ async function baseline(message) {
   const { page, busy } = await openPage('/baseline');
   const before = await busy();
   await page.evaluate(async (m) => {
-    const response = await fetch('/agent/v1/projects/p/agent/chat/', { method: 'POST', body: JSON.stringify({ message: m }) });
+    const response = await fetch('/agent/v1/projects/p/agent/chat/', {
+      method: 'POST',
+      body: JSON.stringify({ message: m }),
+    });
     const reader = response.body.getReader();
     while (!(await reader.read()).done);
   }, message);
@@ -85,12 +96,19 @@ async function streaming(label, message) {
   const window10 = stream.durationMs * 0.1;
   const chunks10 = stream.chunks * 0.1;
   const early = (busyAt(samples, streamStart + window10) - busyAt(samples, streamStart)) / chunks10;
-  const late = (busyAt(samples, streamStart + stream.durationMs) - busyAt(samples, streamStart + stream.durationMs - window10)) / chunks10;
+  const late =
+    (busyAt(samples, streamStart + stream.durationMs) -
+      busyAt(samples, streamStart + stream.durationMs - window10)) /
+    chunks10;
   const longest = bench.longtasks.length ? Math.max(...bench.longtasks) : 0;
   await page.close();
   const floor = await baseline(message);
   const floorShare = floor.total / floor.durationMs;
-  row(label, 'stream (bytes / chunks / own duration)', `${stream.bytes} B / ${stream.chunks} / ${ms(stream.durationMs)}`);
+  row(
+    label,
+    'stream (bytes / chunks / own duration)',
+    `${stream.bytes} B / ${stream.chunks} / ${ms(stream.durationMs)}`,
+  );
   row(
     label,
     'last word shown after first',
@@ -98,8 +116,18 @@ async function streaming(label, message) {
     '≤ 105 %',
     shown <= stream.durationMs * 1.05,
   );
-  row(label, 'main thread busy', `${ms(total)} (${((total / stream.durationMs) * 100).toFixed(1)} % of stream)`, '≤ 10 %', total <= stream.durationMs * 0.1);
-  row(label, '  of which bare fetch reading (floor)', `${ms(floor.total)} (${(floorShare * 100).toFixed(1)} % of stream)`);
+  row(
+    label,
+    'main thread busy',
+    `${ms(total)} (${((total / stream.durationMs) * 100).toFixed(1)} % of stream)`,
+    '≤ 10 %',
+    total <= stream.durationMs * 0.1,
+  );
+  row(
+    label,
+    '  of which bare fetch reading (floor)',
+    `${ms(floor.total)} (${(floorShare * 100).toFixed(1)} % of stream)`,
+  );
   row(
     label,
     '  widget above the floor',
@@ -112,8 +140,17 @@ async function streaming(label, message) {
     '× ≤ 1.2',
     late <= early * 1.2,
   );
-  const where = bench.longtasks.map((d, i) => `${Math.round(d)} ms at ${Math.round(((bench.longtaskAt[i] - bench.start) / stream.durationMs) * 100)} %`);
-  row(label, 'longest task', longest ? `${ms(longest)} (${where.join(', ')} of the stream)` : 'none ≥ 50 ms', '< 50 ms', longest < 50);
+  const where = bench.longtasks.map(
+    (d, i) =>
+      `${Math.round(d)} ms at ${Math.round(((bench.longtaskAt[i] - bench.start) / stream.durationMs) * 100)} %`,
+  );
+  row(
+    label,
+    'longest task',
+    longest ? `${ms(longest)} (${where.join(', ')} of the stream)` : 'none ≥ 50 ms',
+    '< 50 ms',
+    longest < 50,
+  );
 }
 
 /** Opens a thread from the list and waits until it is all rendered and the page is idle. */
@@ -124,9 +161,9 @@ async function openThread(page, title, count) {
       // The ES root is the loader: the element is <agent-chat-app> in its shadow root.
       const el = outer.shadowRoot.querySelector('agent-chat-app') ?? outer;
       const list = el.shadowRoot.querySelector('agent-chat-message-list');
-      const button = [...el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelectorAll('button.open')].find((b) =>
-        b.textContent.includes(title),
-      );
+      const button = [
+        ...el.shadowRoot.querySelector('agent-chat-thread-list').shadowRoot.querySelectorAll('button.open'),
+      ].find((b) => b.textContent.includes(title));
       const messages = () => list.shadowRoot.querySelectorAll('agent-chat-message');
       const frameWhen = (done) =>
         new Promise((resolve) => {
@@ -182,7 +219,9 @@ async function longThread() {
     const before = await busy();
     const timing = await openThread(page, 'A long conversation', 1000);
     const bench = await page.evaluate(() => window.__bench);
-    const tasks = bench.longtasks.map((d, i) => ({ d, at: bench.longtaskAt[i] - bench.clickAt })).filter((t) => t.at >= -5);
+    const tasks = bench.longtasks
+      .map((d, i) => ({ d, at: bench.longtaskAt[i] - bench.clickAt }))
+      .filter((t) => t.at >= -5);
     runs.push({ ...timing, busy: (await busy()) - before, tasks });
     await page.close();
   }
@@ -190,13 +229,21 @@ async function longThread() {
   const each = (key) => runs.map((r) => r[key].toFixed(0)).join(' / ');
   const tasks = runs.flatMap((r) => r.tasks);
   const longest = Math.max(0, ...tasks.map((t) => t.d));
-  row(label, 'newest message shown (median of 5)', `${ms(median('newest'))} (${each('newest')})`, '≤ 100 ms', median('newest') <= 100);
+  row(
+    label,
+    'newest message shown (median of 5)',
+    `${ms(median('newest'))} (${each('newest')})`,
+    '≤ 100 ms',
+    median('newest') <= 100,
+  );
   row(label, 'all 1,000 rendered (median of 5)', ms(median('all')));
   row(label, 'main thread busy (to idle, device write included)', ms(median('busy')));
   row(
     label,
     'longest task (any of 5)',
-    longest ? `${ms(longest)} (${tasks.map((t) => `${Math.round(t.d)} ms at ${Math.round(t.at)} ms`).join(', ')})` : 'none ≥ 50 ms',
+    longest
+      ? `${ms(longest)} (${tasks.map((t) => `${Math.round(t.d)} ms at ${Math.round(t.at)} ms`).join(', ')})`
+      : 'none ≥ 50 ms',
     '< 50 ms',
     longest < 50,
   );
@@ -239,8 +286,16 @@ async function oneMore() {
   const median = (list) => list.map((r) => r.total).sort((a, b) => a - b)[1];
   const longest = (list) => Math.max(...list.map((r) => r.longest));
   const [short, long] = [median(runs[10]), median(runs[1000])];
-  row(label, 'busy in a 10-message thread (median of 3)', `${ms(short)} (${runs[10].map((r) => r.total.toFixed(0)).join(' / ')})`);
-  row(label, 'busy in a 1,000-message thread (median of 3)', `${ms(long)} (${runs[1000].map((r) => r.total.toFixed(0)).join(' / ')})`);
+  row(
+    label,
+    'busy in a 10-message thread (median of 3)',
+    `${ms(short)} (${runs[10].map((r) => r.total.toFixed(0)).join(' / ')})`,
+  );
+  row(
+    label,
+    'busy in a 1,000-message thread (median of 3)',
+    `${ms(long)} (${runs[1000].map((r) => r.total.toFixed(0)).join(' / ')})`,
+  );
   row(label, '1,000 / 10', `× ${(long / short).toFixed(2)}`, '× ≤ 1.2', long <= short * 1.2);
   const worst = Math.max(longest(runs[10]), longest(runs[1000]));
   row(label, 'longest task', worst ? ms(worst) : 'none ≥ 50 ms', '< 50 ms', worst < 50);
@@ -250,7 +305,8 @@ async function requests() {
   const { page } = await openPage();
   server.counts.session = 0;
   server.counts.chat = 0;
-  for (let i = 0; i < 20; i += 1) await page.evaluate(() => document.querySelector('agent-chat').send('bench:short'));
+  for (let i = 0; i < 20; i += 1)
+    await page.evaluate(() => document.querySelector('agent-chat').send('bench:short'));
   row('20 messages', 'session requests', String(server.counts.session), '1', server.counts.session === 1);
   row('20 messages', 'chat requests', String(server.counts.chat), '20', server.counts.chat === 20);
   await page.close();
@@ -272,8 +328,13 @@ async function hostPage() {
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Performance.enable');
       await page.goto(`${server.origin}/host/${script}`, { waitUntil: holdElement ? 'load' : 'networkidle' });
-      await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))));
-      if (script !== 'none' && !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot)))
+      await page.evaluate(
+        () => new Promise((resolve) => requestIdleCallback(() => requestIdleCallback(resolve))),
+      );
+      if (
+        script !== 'none' &&
+        !(await page.evaluate(() => !!document.querySelector('agent-chat')?.shadowRoot))
+      )
         throw new Error(`host/${script}: the launcher did not render`);
       samples.push(await busyOf(cdp));
       await page.close();
@@ -283,15 +344,30 @@ async function hostPage() {
   const none = await cost('none');
   row('host page', 'main thread, navigation to idle, no widget', ms(none));
   const iife = await cost('iife');
-  row('host page', '  + agent-chat.iife.js (everything at once)', `${ms(iife)} (widget: ${ms(iife - none)})`, 'before');
+  row(
+    'host page',
+    '  + agent-chat.iife.js (everything at once)',
+    `${ms(iife)} (widget: ${ms(iife - none)})`,
+    'before',
+  );
   for (const [script, label] of [
     ['loader', 'agent-chat.loader.iife.js'],
     ['es', 'ES root (loader)'],
   ]) {
     const first = await cost(script, { holdElement: true });
     const total = await cost(script);
-    row('host page', `  + ${label}, until the element loads`, `${ms(first)} (widget: ${ms(first - none)})`, 'after');
-    row('host page', `  + ${label}, element loaded at idle`, `${ms(total)} (widget: ${ms(total - none)})`, 'after');
+    row(
+      'host page',
+      `  + ${label}, until the element loads`,
+      `${ms(first)} (widget: ${ms(first - none)})`,
+      'after',
+    );
+    row(
+      'host page',
+      `  + ${label}, element loaded at idle`,
+      `${ms(total)} (widget: ${ms(total - none)})`,
+      'after',
+    );
   }
 }
 

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import { deltas, hostileMarkdown, realisticMarkdown } from './markdown.mjs';
 
 const SEP = '\u241E';
-const record = (type, content, end = false) => JSON.stringify({ chunk: { type, content, stream_end: end } }).replaceAll(SEP, '\\u241e') + SEP;
+const record = (type, content, end = false) =>
+  JSON.stringify({ chunk: { type, content, stream_end: end } }).replaceAll(SEP, '\\u241e') + SEP;
 
 const ANSWERS = {
   'bench:10k': realisticMarkdown(10_000),
@@ -28,7 +29,13 @@ function longThreadRecord(id) {
     status: 'complete',
     ...(i % 2 ? { question_answer_id: `${id}-qa${i}` } : {}),
   }));
-  return { id, title: THREAD_TITLES[id], created_at: '2026-11-21T09:00:00.000000Z', updated_at: '2026-11-21T09:00:00.000000Z', messages };
+  return {
+    id,
+    title: THREAD_TITLES[id],
+    created_at: '2026-11-21T09:00:00.000000Z',
+    updated_at: '2026-11-21T09:00:00.000000Z',
+    messages,
+  };
 }
 
 /**
@@ -36,7 +43,9 @@ function longThreadRecord(id) {
  * per request, a cost of the stand-in (a real service reads stored rows) that the resume
  * figure would otherwise charge to the widget.
  */
-const THREAD_BODIES = Object.fromEntries(Object.keys(THREAD_SIZES).map((id) => [id, JSON.stringify(longThreadRecord(id))]));
+const THREAD_BODIES = Object.fromEntries(
+  Object.keys(THREAD_SIZES).map((id) => [id, JSON.stringify(longThreadRecord(id))]),
+);
 
 /** A content page with the launcher snippet pasted in (`iife`, `loader`, `es`) or without it (`none`). */
 function hostPage(script) {
@@ -49,7 +58,8 @@ function hostPage(script) {
     }[script] ?? '';
   const text = Array.from(
     { length: 40 },
-    (_, i) => `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`,
+    (_, i) =>
+      `<p>Paragraph ${i + 1} of an ordinary article page, the kind a site owner adds a chat launcher to.</p>`,
   ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${tag}</head><body><h1>Article</h1>${text}
 ${script === 'none' ? '' : '<agent-chat project-id="p" integration-id="i" session-endpoint="/session"></agent-chat>'}</body></html>`;
@@ -72,16 +82,22 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
-    if (url.pathname === '/baseline') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(baseline);
-    if (url.pathname.startsWith('/host/')) return res.writeHead(200, { 'Content-Type': 'text/html' }).end(hostPage(url.pathname.slice(6)));
+    if (url.pathname === '/baseline')
+      return res.writeHead(200, { 'Content-Type': 'text/html' }).end(baseline);
+    if (url.pathname.startsWith('/host/'))
+      return res.writeHead(200, { 'Content-Type': 'text/html' }).end(hostPage(url.pathname.slice(6)));
     // dist/*.js: the entries and the chunks the ES entry imports.
     if (/^\/[\w.-]+\.js$/.test(url.pathname) && existsSync(`dist${url.pathname}`)) {
-      return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync(`dist${url.pathname}`));
+      return res
+        .writeHead(200, { 'Content-Type': 'text/javascript' })
+        .end(readFileSync(`dist${url.pathname}`));
     }
     if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
     if (url.pathname === '/session') {
       counts.session += 1;
-      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ token: `t${counts.session}`, expiresAt: Date.now() + 3_600_000 }));
+      return res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ token: `t${counts.session}`, expiresAt: Date.now() + 3_600_000 }));
     }
     if (url.pathname === '/agent/v1/projects/p/agent/threads/') {
       const threads = Object.keys(THREAD_SIZES).map((id) => ({
@@ -90,7 +106,9 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
         created_at: '2026-11-21T09:00:00.000000Z',
         updated_at: '2026-11-21T09:00:00.000000Z',
       }));
-      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ threads, next_cursor: null }));
+      return res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ threads, next_cursor: null }));
     }
     const thread = /^\/agent\/v1\/projects\/p\/agent\/threads\/(th_\d+)\/$/.exec(url.pathname)?.[1];
     if (thread && THREAD_SIZES[thread]) {
@@ -116,11 +134,22 @@ export async function startBenchServer({ intervalMs = 2 } = {}) {
         };
         tick();
       });
-      streams.push({ chunks: parts.length, bytes: parts.join('').length, durationMs: performance.now() - started });
-      return res.end(record('identifiers', { thread_id: thread, question_answer_id: `qa${counts.chat}` }, true));
+      streams.push({
+        chunks: parts.length,
+        bytes: parts.join('').length,
+        durationMs: performance.now() - started,
+      });
+      return res.end(
+        record('identifiers', { thread_id: thread, question_answer_id: `qa${counts.chat}` }, true),
+      );
     }
     res.writeHead(404).end();
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, counts, streams, close: () => new Promise((r) => server.close(r)) };
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    counts,
+    streams,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }

@@ -31,7 +31,21 @@ async function start(dataDir, nodeArgs = []) {
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(
     process.execPath,
-    [...extra, ...nodeArgs, CLI, '--port', '0', '--data', dataDir, '--project', PROJECT, '--integration', 'int_bench', '--api-key', KEY],
+    [
+      ...extra,
+      ...nodeArgs,
+      CLI,
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--project',
+      PROJECT,
+      '--integration',
+      'int_bench',
+      '--api-key',
+      KEY,
+    ],
     { env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -108,7 +122,8 @@ async function chat(agent, token, message, onFirstPartial, onText) {
           const firstText = !text;
           text += record.content.text;
           onText?.(text.length);
-          if (firstText) onFirstPartial?.({ threadId, answerId, text: record.content.text, at: performance.now() });
+          if (firstText)
+            onFirstPartial?.({ threadId, answerId, text: record.content.text, at: performance.now() });
         }
         if (record.stream_end) end = record.type;
       }
@@ -142,7 +157,11 @@ async function concurrent(n) {
     const tokens = [];
     // Minted in batches: the mint burst is not what this measures.
     for (let i = 0; i < n; i += 100)
-      tokens.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, (_, j) => mint(agent, `owner-${n}-${i + j}`)))));
+      tokens.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(100, n - i) }, (_, j) => mint(agent, `owner-${n}-${i + j}`)),
+        )),
+      );
     // A first round at the same concurrency warms the pool and the JIT: a running service is warm,
     // and ten answers left V8's optimizing compiler with a third of the measured CPU (perf).
     // Its CPU is reported too, as the cold figure.
@@ -151,7 +170,9 @@ async function concurrent(n) {
     const cold = (await cpuMs(child.pid)) - coldBefore;
     const cpuBefore = await cpuMs(child.pid);
     const started = performance.now();
-    const results = await Promise.all(tokens.map((token, i) => chat(agent, token, QUESTIONS[i % QUESTIONS.length])));
+    const results = await Promise.all(
+      tokens.map((token, i) => chat(agent, token, QUESTIONS[i % QUESTIONS.length])),
+    );
     const cpu = (await cpuMs(child.pid)) - cpuBefore;
     const stillOpen = results.filter((r) => r.end !== 'identifiers').length;
     if (stillOpen) console.log(`  ${stillOpen} answers did not end with identifiers`);
@@ -160,11 +181,25 @@ async function concurrent(n) {
     for (let i = 0; i < n; i++) {
       const thread = await getThread(agent, tokens[i], results[i].threadId);
       const [q, a] = thread?.messages ?? [];
-      if (q?.content === QUESTIONS[i % QUESTIONS.length] && a?.content === results[i].text && a?.status === 'complete' && results[i].end === 'identifiers')
+      if (
+        q?.content === QUESTIONS[i % QUESTIONS.length] &&
+        a?.content === results[i].text &&
+        a?.status === 'complete' &&
+        results[i].end === 'identifiers'
+      )
         stored += 1;
     }
     const firsts = results.map((r) => r.first);
-    return { n, p50: pct(firsts, 50), p99: pct(firsts, 99), answersPerSecond: n / wall, wall, stored, cpuPerAnswer: cpu / n, coldCpuPerAnswer: cold / n };
+    return {
+      n,
+      p50: pct(firsts, 50),
+      p99: pct(firsts, 99),
+      answersPerSecond: n / wall,
+      wall,
+      stored,
+      cpuPerAnswer: cpu / n,
+      coldCpuPerAnswer: cold / n,
+    };
   } finally {
     await stop(child);
     await rm(dataDir, { recursive: true, force: true });
@@ -187,7 +222,11 @@ async function killNine() {
   let started = 0;
   let ready;
   const allStarted = new Promise((resolve) => (ready = resolve));
-  const inFlight = tokens.slice(1).map((token, i) => chat(service.agent, token, QUESTIONS[i % QUESTIONS.length], () => ++started === n - 1 && ready()));
+  const inFlight = tokens
+    .slice(1)
+    .map((token, i) =>
+      chat(service.agent, token, QUESTIONS[i % QUESTIONS.length], () => ++started === n - 1 && ready()),
+    );
   await allStarted;
   await new Promise((resolve) => setTimeout(resolve, 400));
   await stop(service.child, 'SIGKILL');
@@ -195,12 +234,20 @@ async function killNine() {
   const cut = await Promise.all(inFlight);
   if (survivor) service = survivor;
   else service = await start(dataDir);
-  const read = async () => Promise.all(cut.map(async (c, i) => getThread(service.agent, await mint(service.agent, `crash-${i + 1}`), c.threadId)));
+  const read = async () =>
+    Promise.all(
+      cut.map(async (c, i) =>
+        getThread(service.agent, await mint(service.agent, `crash-${i + 1}`), c.threadId),
+      ),
+    );
   let threads = await read();
   let endedAfter = null;
   if (survivor) {
     // Polls as a client would; the survivor's own timers do the work.
-    while (threads.some((t) => t?.messages[1]?.status === 'streaming') && performance.now() - killedAt < 120_000) {
+    while (
+      threads.some((t) => t?.messages[1]?.status === 'streaming') &&
+      performance.now() - killedAt < 120_000
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       threads = await read();
     }
@@ -248,7 +295,9 @@ async function fleetLag() {
           QUESTIONS[i % QUESTIONS.length],
           (first) => {
             follow = (async () => {
-              const response = await fetch(`${b.agent}/answers/${first.answerId}/stream/`, { headers: { Authorization: `Bearer ${token}` } });
+              const response = await fetch(`${b.agent}/answers/${first.answerId}/stream/`, {
+                headers: { Authorization: `Bearer ${token}` },
+              });
               const decoder = new TextDecoder();
               let buffer = '';
               let length = 0;
@@ -274,7 +323,14 @@ async function fleetLag() {
         await follow;
       }),
     );
-    return { n, followed, samples: lags.length, p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) };
+    return {
+      n,
+      followed,
+      samples: lags.length,
+      p50: pct(lags, 50),
+      p99: pct(lags, 99),
+      max: Math.max(...lags),
+    };
   } finally {
     await Promise.all([stop(a.child), stop(b.child)]);
     await rm(dataDir, { recursive: true, force: true });
@@ -297,11 +353,13 @@ async function mints() {
     for (let i = 0; i < 200; i++) await mint(agent);
     const before = await rss(child.pid);
     const started = performance.now();
-    for (let batch = 0; batch < 100; batch++) await Promise.all(Array.from({ length: 100 }, () => mint(agent)));
+    for (let batch = 0; batch < 100; batch++)
+      await Promise.all(Array.from({ length: 100 }, () => mint(agent)));
     const seconds = (performance.now() - started) / 1000;
     const after = await rss(child.pid);
     // A second 10,000: a plateau means the growth was heap headroom, not per-session state.
-    for (let batch = 0; batch < 100; batch++) await Promise.all(Array.from({ length: 100 }, () => mint(agent)));
+    for (let batch = 0; batch < 100; batch++)
+      await Promise.all(Array.from({ length: 100 }, () => mint(agent)));
     return {
       mints: 10_000,
       rssBeforeMb: before,
@@ -322,7 +380,9 @@ async function mints() {
  */
 /** The kernel's count of connections dropped because an accept queue was full (machine-wide). */
 async function listenOverflows() {
-  const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n').filter((l) => l.startsWith('TcpExt:'));
+  const lines = (await readFile('/proc/net/netstat', 'utf8'))
+    .split('\n')
+    .filter((l) => l.startsWith('TcpExt:'));
   const [names, values] = lines.map((l) => l.split(/\s+/).slice(1));
   return Number(values[names.indexOf('ListenOverflows')]);
 }
@@ -386,7 +446,9 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-console.log(`\nagent-chat service bench — ${backend === 'postgres' ? 'PostgreSQL' : 'embedded store (PGlite)'}; load average ${load()}`);
+console.log(
+  `\nagent-chat service bench — ${backend === 'postgres' ? 'PostgreSQL' : 'embedded store (PGlite)'}; load average ${load()}`,
+);
 // BENCH_ONLY=concurrent|burst|start|kill|fleet|mints runs one part; BENCH_LEVELS=50,200 picks the concurrency levels.
 const only = process.env.BENCH_ONLY;
 const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000').split(',').map(Number);
@@ -402,10 +464,16 @@ if (b)
     `burst of ${b.count} connections: accept-queue overflows ${b.overflows} (kernel counter, machine-wide), ${b.retried} connects slower than 900 ms (a SYN retry), ${b.failed} failed; connect p50 ${b.p50.toFixed(1)} ms, slowest ${f(b.max)} ms`,
   );
 const s0 = only && only !== 'start' ? null : backend === 'embedded' ? await firstStart() : null;
-if (s0) console.log(`first start on an empty data directory: peak RSS ${f(s0.peakMb)} MB (${f(s0.rssMb)} MB once listening), ready in ${f(s0.ms)} ms`);
+if (s0)
+  console.log(
+    `first start on an empty data directory: peak RSS ${f(s0.peakMb)} MB (${f(s0.rssMb)} MB once listening), ready in ${f(s0.ms)} ms`,
+  );
 const k = only && only !== 'kill' ? null : await killNine();
 if (k) {
-  const after = k.endedAfter === null ? 'after a restart' : `on the surviving instance, all ended ${k.endedAfter.toFixed(1)} s after the kill`;
+  const after =
+    k.endedAfter === null
+      ? 'after a restart'
+      : `on the surviving instance, all ended ${k.endedAfter.toFixed(1)} s after the kill`;
   console.log(
     `kill -9 while ${k.cutOff} of ${k.threads} answers streamed: questions kept ${k.questions}/${k.threads}, answers kept ${k.answers}/${k.threads}; cut answers stored as a prefix of what streamed ${k.prefixes}/${k.cutOff}; ${after}: ${Object.entries(
       k.statuses,

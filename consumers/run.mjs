@@ -32,7 +32,10 @@ for (const [workspace, name] of [
 ]) {
   const packed = join(work, 'packed');
   mkdirSync(packed);
-  execFileSync(npm, ['pack', '--silent', ...workspace, '--pack-destination', packed], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(npm, ['pack', '--silent', ...workspace, '--pack-destination', packed], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   renameSync(
     join(
       packed,
@@ -45,7 +48,10 @@ for (const [workspace, name] of [
 
 step('npm install (all fixtures)');
 rmSync(join(here, 'node_modules', 'agent-chat'), { recursive: true, force: true });
-execFileSync(npm, ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: here, stdio: 'inherit' });
+execFileSync(npm, ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], {
+  cwd: here,
+  stdio: 'inherit',
+});
 
 const results = [];
 async function check(name, fn) {
@@ -62,7 +68,8 @@ function run(cwd, command, args) {
   // Bounded: a fixture that hangs fails here instead of holding CI until its own limit.
   const result = spawnSync(command, args, { cwd: resolve(here, cwd), encoding: 'utf8', timeout: 300_000 });
   if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} in ${cwd} failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} in ${cwd} failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout.trim().split('\n').at(-1);
 }
 
@@ -73,20 +80,36 @@ await check('agent-chat tarball', () => {
   writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
   run(dir, npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', join(work, 'agent-chat.tgz')]);
   const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-  if (installed.join() !== 'agent-chat') throw new Error(`installing agent-chat added ${installed.length} packages: ${installed.join(', ')}`);
-  const size = spawnSync('du', ['-sk', join(dir, 'node_modules')], { encoding: 'utf8' }).stdout.split('\t')[0];
+  if (installed.join() !== 'agent-chat')
+    throw new Error(`installing agent-chat added ${installed.length} packages: ${installed.join(', ')}`);
+  const size = spawnSync('du', ['-sk', join(dir, 'node_modules')], { encoding: 'utf8' }).stdout.split(
+    '\t',
+  )[0];
   return `adds exactly one package (node_modules ${(Number(size) / 1024).toFixed(1)} MB)`;
 });
 await check('agent-chat-service tarball', () => {
   const dir = join(work, 'empty-service');
   mkdirSync(dir);
   // npx in a folder with no package.json, as someone trying the program would.
-  const result = spawnSync(npx, ['--yes', '--loglevel=error', '--package', join(work, 'agent-chat-service.tgz'), 'agent-chat-service', '--help'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    npx,
+    [
+      '--yes',
+      '--loglevel=error',
+      '--package',
+      join(work, 'agent-chat-service.tgz'),
+      'agent-chat-service',
+      '--help',
+    ],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0 || !/--port/.test(result.stdout))
-    throw new Error(`npx agent-chat-service --help failed (${result.status}):\n${result.stdout}${result.stderr}`);
+    throw new Error(
+      `npx agent-chat-service --help failed (${result.status}):\n${result.stdout}${result.stderr}`,
+    );
   return `npx agent-chat-service --help prints its options (${result.stdout.trim().split('\n').length} lines)`;
 });
 
@@ -96,15 +119,23 @@ await check('attw', () => {
   const attw = (...args) =>
     spawnSync(
       process.execPath,
-      [join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'), join(work, 'agent-chat.tgz'), '--format', 'table-flipped', ...args],
+      [
+        join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'),
+        join(work, 'agent-chat.tgz'),
+        '--format',
+        'table-flipped',
+        ...args,
+      ],
       { encoding: 'utf8' },
     );
   const all = attw('--exclude-entrypoints', './iife');
   console.log(all.stdout.replace(/^/gm, '    '));
-  if (all.status !== 0 || !all.stdout.includes('No problems found')) throw new Error(`attw found problems:\n${all.stderr}`);
+  if (all.status !== 0 || !all.stdout.includes('No problems found'))
+    throw new Error(`attw found problems:\n${all.stderr}`);
   // The classic script is not a module for require(): that one rule aside, it resolves everywhere.
   const iife = attw('--entrypoints', './iife', '--ignore-rules', 'cjs-resolves-to-esm');
-  if (iife.status !== 0 || !iife.stdout.includes('No problems found')) throw new Error(`attw found problems with ./iife:\n${iife.stdout}${iife.stderr}`);
+  if (iife.status !== 0 || !iife.stdout.includes('No problems found'))
+    throw new Error(`attw found problems with ./iife:\n${iife.stdout}${iife.stderr}`);
   return 'every entry point, the JSON files and the classic script included, resolves under node10, node16 (CJS and ESM) and bundler';
 });
 
@@ -143,7 +174,10 @@ for (const [version, tsc] of Object.entries(TYPESCRIPT)) {
     await inParallel(
       resolutions.flatMap(([resolution, module]) =>
         ['browser', 'server'].map((project) => {
-          const config = resolution === 'node10' && project === 'browser' ? 'tsconfig.browser-node10.json' : `tsconfig.${project}.json`;
+          const config =
+            resolution === 'node10' && project === 'browser'
+              ? 'tsconfig.browser-node10.json'
+              : `tsconfig.${project}.json`;
           return {
             cwd: 'types',
             label: `${project} under ${resolution}`,
@@ -188,7 +222,9 @@ function serve(dir) {
     res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }),
+    ),
   );
 }
 const browser = await chromium.launch(chromiumLaunchOptions());
@@ -207,13 +243,20 @@ try {
       page.on('pageerror', (error) => errors.push(error.message));
       try {
         await page.goto(site.origin);
-        await page.waitForFunction(() => customElements.get('agent-chat') && document.querySelector('agent-chat')?.shadowRoot, undefined, { timeout: 10_000 });
-        const kept = await page.evaluate(() => document.querySelector('agent-chat').getSessionToken === window.__getSessionToken);
+        await page.waitForFunction(
+          () => customElements.get('agent-chat') && document.querySelector('agent-chat')?.shadowRoot,
+          undefined,
+          { timeout: 10_000 },
+        );
+        const kept = await page.evaluate(
+          () => document.querySelector('agent-chat').getSessionToken === window.__getSessionToken,
+        );
         if (!kept) throw new Error(`${framework} did not set getSessionToken as a property`);
         await page.getByRole('button', { name: 'Open chat' }).click();
         await page.getByRole('textbox', { name: 'Message' }).waitFor();
         const seen = await page.evaluate(() => window.__seen);
-        if (!seen.includes('open:true')) throw new Error(`the ${framework} event listener saw ${JSON.stringify(seen)}`);
+        if (!seen.includes('open:true'))
+          throw new Error(`the ${framework} event listener saw ${JSON.stringify(seen)}`);
         if (errors.length) throw new Error(`console errors: ${errors.join(' | ')}`);
         return `${framework}: typed build, function property kept, launcher opens, event listener called`;
       } finally {
@@ -228,7 +271,9 @@ try {
 
 const passed = results.filter((r) => r.ok).length;
 const failed = results.length - passed;
-console.log(`\nconsumers (${((Date.now() - started) / 1000).toFixed(0)} s): ${results.map((r) => `${r.ok ? '✓' : '✗'} ${r.name}`).join(', ')}`);
+console.log(
+  `\nconsumers (${((Date.now() - started) / 1000).toFixed(0)} s): ${results.map((r) => `${r.ok ? '✓' : '✗'} ${r.name}`).join(', ')}`,
+);
 console.log('untested: Deno, Bun (not installable on this machine)');
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

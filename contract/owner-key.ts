@@ -15,12 +15,16 @@ export async function ownerKey(ownerId: string | null | undefined, secret: strin
   if (!secret) throw new TypeError('[agent-chat] ownerKey needs a non-empty secret.');
   let key = keys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
     // Bounded: a process holds a few project secrets, but never let the cache grow without end.
     if (keys.size >= 64) keys.clear();
     keys.set(secret, key);
   }
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(`agent-chat owner\n${ownerId}`)));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign('HMAC', await key, encoder.encode(`agent-chat owner\n${ownerId}`)),
+  );
   let binary = '';
   for (const byte of mac) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -3,7 +3,15 @@
 /** Record separator of the chat stream: U+241E SYMBOL FOR RECORD SEPARATOR. */
 export const RECORD_SEPARATOR = '\u241E';
 
-export type RecordType = 'stream_start' | 'relevant_sources' | 'partial_answer' | 'identifiers' | 'error' | 'agent_activity_update' | 'metadata' | 'tool_calls';
+export type RecordType =
+  | 'stream_start'
+  | 'relevant_sources'
+  | 'partial_answer'
+  | 'identifiers'
+  | 'error'
+  | 'agent_activity_update'
+  | 'metadata'
+  | 'tool_calls';
 
 /**
  * Frames one record. JSON.stringify leaves U+241E as is inside strings; escaping it keeps the
@@ -11,5 +19,10 @@ export type RecordType = 'stream_start' | 'relevant_sources' | 'partial_answer' 
  * clients ignore types they do not know, and tests send such records on purpose.
  */
 export function encodeRecord(type: RecordType | (string & {}), content: object, streamEnd = false): string {
-  return JSON.stringify({ chunk: { type, content, stream_end: streamEnd } }).replaceAll(RECORD_SEPARATOR, '\\u241e') + RECORD_SEPARATOR;
+  return (
+    JSON.stringify({ chunk: { type, content, stream_end: streamEnd } }).replaceAll(
+      RECORD_SEPARATOR,
+      '\\u241e',
+    ) + RECORD_SEPARATOR
+  );
 }

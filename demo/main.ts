@@ -47,7 +47,11 @@ for (const chat of chats()) {
       name: 'open_page',
       displayName: 'Open a page',
       description: 'Opens a page of this site by its name, e.g. "pricing".',
-      parameters: { type: 'object', properties: { page: { type: 'string', description: 'The page name' } }, required: ['page'] },
+      parameters: {
+        type: 'object',
+        properties: { page: { type: 'string', description: 'The page name' } },
+        required: ['page'],
+      },
       needsApproval: true,
       // What the card says before Allow / Deny, in the visitor's words.
       describe: ({ page }) => `Open the ${String(page)} page`,

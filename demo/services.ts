@@ -57,7 +57,9 @@ async function serveBuiltFile(request: Request): Promise<Response> {
   if (!/^[\w.-]+\.js$/.test(name)) return new Response('Not found', { status: 404 });
   try {
     const body = await readFile(new URL(`../dist/${name}`, import.meta.url));
-    return new Response(body, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' } });
+    return new Response(body, {
+      headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' },
+    });
   } catch {
     return new Response('Not found', { status: 404 });
   }
@@ -82,7 +84,9 @@ export function demoServices(): Plugin {
     server.httpServer?.once('listening', () => {
       const address = server.httpServer?.address();
       const base = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 5173}`;
-      server.config.logger.info(`  ➜  Console: ${base}${DEMO.servicePath}/console/  (sign in as ${DEMO.consoleUser} / ${password})`);
+      server.config.logger.info(
+        `  ➜  Console: ${base}${DEMO.servicePath}/console/  (sign in as ${DEMO.consoleUser} / ${password})`,
+      );
     });
     server.httpServer?.once('close', () => void service.close());
     const signedIn = (request: Request) => {
@@ -103,7 +107,9 @@ export function demoServices(): Plugin {
     // A real page renders this server-side (ownerKey() from agent-chat/server); the static demo asks for it.
     server.middlewares.use(
       DEMO.ownerKeyPath,
-      toNodeHandler(async (request) => Response.json({ ownerKey: await ownerKey(signedIn(request), DEMO.apiKey) })),
+      toNodeHandler(async (request) =>
+        Response.json({ ownerKey: await ownerKey(signedIn(request), DEMO.apiKey) }),
+      ),
     );
     server.middlewares.use('/dist', toNodeHandler(serveBuiltFile));
   }

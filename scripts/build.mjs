@@ -19,7 +19,11 @@ const STEPS = [
   ['custom elements manifest', bin('custom-elements-manifest'), ['analyze', ...(verbose ? [] : ['--quiet'])]],
   ['SRI hashes', process.execPath, ['scripts/sri.mjs']],
   // The service's own build (its package.json says what it is), without npm's banner.
-  ['agent-chat-service', process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent', '--workspace', 'agent-chat-service']],
+  [
+    'agent-chat-service',
+    process.platform === 'win32' ? 'npm.cmd' : 'npm',
+    ['run', 'build', '--silent', '--workspace', 'agent-chat-service'],
+  ],
 ];
 
 const started = performance.now();

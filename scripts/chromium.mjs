@@ -25,7 +25,10 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** What playwright's launch needs for Debian's Chromium, headless. */
-export const chromiumLaunchOptions = () => ({ executablePath: findChromium() ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+export const chromiumLaunchOptions = () => ({
+  executablePath: findChromium() ?? '/usr/bin/chromium',
+  args: CHROMIUM_ARGS,
+});
 
 /**
  * A fontconfig file for the test browser: the machine's fonts (or FONTCONFIG_FILE's), with the

@@ -12,17 +12,25 @@ import { dirname, join, relative, resolve } from 'node:path';
 const root = 'dist/types';
 cpSync('types', join(root, 'types'), { recursive: true });
 
-const pending = ['server/index.d.ts', 'server/node.d.ts', 'src/api.d.ts', ...['react', 'preact', 'vue', 'svelte'].map((f) => `types/frameworks/${f}.d.ts`)];
+const pending = [
+  'server/index.d.ts',
+  'server/node.d.ts',
+  'src/api.d.ts',
+  ...['react', 'preact', 'vue', 'svelte'].map((f) => `types/frameworks/${f}.d.ts`),
+];
 const done = new Set();
 while (pending.length) {
   const file = pending.pop();
   if (done.has(file)) continue;
   done.add(file);
   const source = readFileSync(join(root, file), 'utf8');
-  const rewritten = source.replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.js\2/g, (_m, lead, quote, path) => {
-    pending.push(relative(root, resolve(root, dirname(file), `${path}.d.ts`)));
-    return `${lead}${quote}${path}.cjs${quote}`;
-  });
+  const rewritten = source.replace(
+    /(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.js\2/g,
+    (_m, lead, quote, path) => {
+      pending.push(relative(root, resolve(root, dirname(file), `${path}.d.ts`)));
+      return `${lead}${quote}${path}.cjs${quote}`;
+    },
+  );
   const target = join(root, file.replace(/\.d\.ts$/, '.d.cts'));
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, rewritten);
@@ -46,7 +54,9 @@ while (queue.length) {
   const file = queue.pop();
   if (reached.has(file)) continue;
   reached.add(file);
-  for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+  for (const [, spec] of readFileSync(file, 'utf8').matchAll(
+    /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+  )) {
     queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.d.ts').replace(/\.cjs$/, '.d.cts')));
   }
 }
@@ -58,4 +68,7 @@ for (const file of readdirSync(root, { recursive: true, withFileTypes: true })) 
     pruned += 1;
   }
 }
-if (process.env.VERBOSE) console.log(`dist-types: ${reached.size} declaration files published (${done.size} CommonJS), ${pruned} internal ones left out`);
+if (process.env.VERBOSE)
+  console.log(
+    `dist-types: ${reached.size} declaration files published (${done.size} CommonJS), ${pruned} internal ones left out`,
+  );

@@ -15,7 +15,9 @@ if (process.env.CHROMIUM_PATH && !findChromium()) {
 
 if (!findChromium() && canApt()) {
   console.log("[agent-chat] No Chromium found; installing Debian's chromium package (one time, ~1 min)…");
-  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', { stdio: 'inherit' });
+  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', {
+    stdio: 'inherit',
+  });
 }
 
 const found = findChromium();

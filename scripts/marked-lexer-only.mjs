@@ -27,13 +27,17 @@ export function markedLexerOnly() {
       );
       // The Tokenizer too: the widget bounds one of its rules (src/markdown/parse.ts); the Lexer uses it anyway.
       const { Lexer: lexer, Tokenizer: tokenizer, Marked: markedClass } = names;
-      const instance = markedClass && new RegExp(`var [\\w$]+=new ${markedClass.replace(/\$/g, '\\$')};`).exec(code);
+      const instance =
+        markedClass && new RegExp(`var [\\w$]+=new ${markedClass.replace(/\$/g, '\\$')};`).exec(code);
       if (!lexer || !tokenizer || !instance) {
         throw new Error(
           'marked-lexer-only: marked.esm.js no longer ends with a default Marked instance and an export list; check the upgrade and update scripts/marked-lexer-only.mjs.',
         );
       }
-      return { code: `${code.slice(0, instance.index)}export{${lexer} as Lexer,${tokenizer} as Tokenizer};\n`, map: null };
+      return {
+        code: `${code.slice(0, instance.index)}export{${lexer} as Lexer,${tokenizer} as Tokenizer};\n`,
+        map: null,
+      };
     },
   };
 }

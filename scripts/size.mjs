@@ -18,21 +18,41 @@ const largestLocale = readdirSync('dist')
   .map((f) => `dist/${f}`)
   .sort((a, b) => gzipSync(readFileSync(b)).length - gzipSync(readFileSync(a)).length)[0];
 /** The ES root and the chunks it imports statically: what a page pays before the element is fetched. */
-const esFirst = ['dist/agent-chat.js', ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map((m) => `dist/${m[1]}`)];
+const esFirst = [
+  'dist/agent-chat.js',
+  ...[...readFileSync('dist/agent-chat.js', 'utf8').matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)].map(
+    (m) => `dist/${m[1]}`,
+  ),
+];
 const bundles = [
   // Decision 107: 45 KB held the markdown change; the redesign and the agent features moved it.
   // Decision 224: the start screen, tool cards, the More menu and the steps line moved it again;
   // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more;
   // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B).
-  { file: 'dist/agent-chat.iife.js', label: 'IIFE (script tag, everything in)', budget: Number(args['max-iife'] ?? 61.6 * KB) },
+  {
+    file: 'dist/agent-chat.iife.js',
+    label: 'IIFE (script tag, everything in)',
+    budget: Number(args['max-iife'] ?? 61.6 * KB),
+  },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.6 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
-  { file: 'dist/agent-chat.loader.iife.js', label: 'Loader (script tag)', budget: Number(args['max-loader'] ?? 8 * KB) },
+  {
+    file: 'dist/agent-chat.loader.iife.js',
+    label: 'Loader (script tag)',
+    budget: Number(args['max-loader'] ?? 8 * KB),
+  },
   { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
-const SERVER_ONLY = ['X-API-Key', 'createSessionHandler', 'createQueryClient', 'external_owner_id', 'node:http', 'node:stream'];
+const SERVER_ONLY = [
+  'X-API-Key',
+  'createSessionHandler',
+  'createQueryClient',
+  'external_owner_id',
+  'node:http',
+  'node:stream',
+];
 
 let failed = false;
 const rows = [];
@@ -65,7 +85,11 @@ async function engineCost() {
     configFile: false,
     logLevel: 'silent',
     plugins: [markedLexerOnly()],
-    build: { write: false, minify: true, lib: { entry: 'scripts/markdown-engine.js', name: 'Engine', formats: ['iife'] } },
+    build: {
+      write: false,
+      minify: true,
+      lib: { entry: 'scripts/markdown-engine.js', name: 'Engine', formats: ['iife'] },
+    },
   });
   return gzipSync((Array.isArray(output) ? output[0] : output).output[0].code, { level: 9 }).length;
 }
@@ -87,7 +111,8 @@ function consoleFirstLoad() {
   const chart = readdirSync(`${dir}/assets`)
     .filter((f) => f.startsWith('uPlot'))
     .map((f) => `${dir}/assets/${f}`);
-  const gz = (files) => files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
+  const gz = (files) =>
+    files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
   const total = gzipSync(html, { level: 9 }).length + gz(linked) + gz(chart);
   const budget = Number(args['max-console'] ?? 100 * KB);
   failed ||= total > budget;
@@ -112,10 +137,14 @@ console.table([
 console.log(
   `uPlot (charts): ${(consoleLoad.chart / KB).toFixed(1)} KB gzip, ${Math.round((consoleLoad.chart / consoleLoad.total) * 100)} % of the console's first load`,
 );
-console.log(`Console answer markdown (on demand, with the first conversation opened): ${(consoleLoad.markdown / KB).toFixed(1)} KB gzip`);
+console.log(
+  `Console answer markdown (on demand, with the first conversation opened): ${(consoleLoad.markdown / KB).toFixed(1)} KB gzip`,
+);
 const engine = await engineCost();
 const iife = gzipSync(readFileSync(bundles[0].file), { level: 9 }).length;
-console.log(`markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`);
+console.log(
+  `markdown engine (marked's Lexer): ${(engine / KB).toFixed(1)} KB gzip, ${Math.round((engine / iife) * 100)} % of the IIFE`,
+);
 if (failed) {
   console.error('size check failed');
   process.exit(1);

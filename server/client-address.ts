@@ -28,11 +28,17 @@ function onCloudflareWorkers(): boolean {
 export function checkTrustProxy(value: TrustProxy | undefined): TrustProxy {
   if (value === undefined) return onCloudflareWorkers() ? 'cloudflare' : 0;
   if (value === 'cloudflare' || (Number.isInteger(value) && value >= 0 && value <= 16)) return value;
-  throw new TypeError(`[agent-chat] trustProxy must be a hop count from 0 to 16 or "cloudflare", not ${JSON.stringify(value)}.`);
+  throw new TypeError(
+    `[agent-chat] trustProxy must be a hop count from 0 to 16 or "cloudflare", not ${JSON.stringify(value)}.`,
+  );
 }
 
 /** The client's address, or undefined when neither the socket nor a trusted header gives one. */
-export function clientAddress(request: Request, info: RequestInfo | undefined, trustProxy: TrustProxy): string | undefined {
+export function clientAddress(
+  request: Request,
+  info: RequestInfo | undefined,
+  trustProxy: TrustProxy,
+): string | undefined {
   const socket = normalize(info?.clientAddress);
   if (trustProxy === 'cloudflare') return normalize(request.headers.get('CF-Connecting-IP')) ?? socket;
   if (trustProxy === 0) return socket;
@@ -85,7 +91,12 @@ function expandIpv6(address: string): number[] | undefined {
   if ([...head, ...rest].some((group) => !/^[0-9a-f]{1,4}$/.test(group))) return undefined;
   const fill = 8 - tail.length - head.length - rest.length;
   if (right === undefined ? fill !== 0 : fill < 1) return undefined;
-  return [...head.map((g) => parseInt(g, 16)), ...Array<number>(right === undefined ? 0 : fill).fill(0), ...rest.map((g) => parseInt(g, 16)), ...tail];
+  return [
+    ...head.map((g) => parseInt(g, 16)),
+    ...Array<number>(right === undefined ? 0 : fill).fill(0),
+    ...rest.map((g) => parseInt(g, 16)),
+    ...tail,
+  ];
 }
 
 /**

@@ -24,7 +24,8 @@ function requestBody(req: NodeRequest, headers: Headers): Body | undefined {
     if (parsed === undefined || parsed === null) return undefined;
     if (typeof parsed === 'string' || parsed instanceof Uint8Array) return parsed as Body;
     const type = headers.get('Content-Type') ?? '';
-    if (type.includes('application/x-www-form-urlencoded')) return new URLSearchParams(parsed as Record<string, string>).toString();
+    if (type.includes('application/x-www-form-urlencoded'))
+      return new URLSearchParams(parsed as Record<string, string>).toString();
     // The parser turned JSON into an object: serialise it again, so the length header must go.
     headers.delete('Content-Length');
     return JSON.stringify(parsed);

@@ -1,6 +1,14 @@
 import { queryBase } from '../contract/paths.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
-import { type Body, BodyTooLargeError, isRedirect, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import {
+  type Body,
+  BodyTooLargeError,
+  isRedirect,
+  NO_REDIRECT,
+  NULL_BODY_STATUS,
+  readLimited,
+  serviceBase,
+} from './upstream.js';
 
 /** An activity report of 366 days and many integrations stays well under this. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -61,13 +69,22 @@ export function createQueryClient(options: QueryClientOptions) {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const base = `${serviceBase(options.baseUrl)}${queryBase(options.projectId)}`;
 
-  async function get<T>(path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
+  async function get<T>(
+    path: string,
+    query: Record<string, string | undefined>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const url = new URL(`${base}${path}`);
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(key, value);
     let response: Response;
     try {
       // Following a redirect would hand the API key to wherever it points.
-      response = await doFetch(url, { headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' }, redirect: NO_REDIRECT, signal });
+      response = await doFetch(url, {
+        headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' },
+        redirect: NO_REDIRECT,
+        signal,
+      });
     } catch (error) {
       if (isAbortError(error)) throw error;
       throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
@@ -78,22 +95,31 @@ export function createQueryClient(options: QueryClientOptions) {
     }
     if (isRedirect(response)) {
       await response.body?.cancel().catch(() => {});
-      throw new NetworkError(`GET ${url.pathname}: the query API answered with a redirect, which is not followed.`);
+      throw new NetworkError(
+        `GET ${url.pathname}: the query API answered with a redirect, which is not followed.`,
+      );
     }
     let body: Uint8Array;
     try {
       body = await readLimited(response, MAX_BODY_BYTES, signal);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
+      if (error instanceof BodyTooLargeError)
+        throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
       throw error;
     }
-    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as Body), { status: response.status, headers: response.headers });
+    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as Body), {
+      status: response.status,
+      headers: response.headers,
+    });
     if (!response.ok) throw await errorFromResponse(limited, `GET ${url.pathname}`);
     return (await limited.json()) as T;
   }
 
   return {
-    activity({ start, end, integrationId }: ActivityQuery = {}, { signal }: { signal?: AbortSignal } = {}): Promise<ActivityReport> {
+    activity(
+      { start, end, integrationId }: ActivityQuery = {},
+      { signal }: { signal?: AbortSignal } = {},
+    ): Promise<ActivityReport> {
       return get<ActivityReport>('/activity/', { start, end, integration_id: integrationId }, signal);
     },
   };

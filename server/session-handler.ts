@@ -1,7 +1,22 @@
 import { ownerKey } from '../contract/owner-key.js';
 import { agentBase, agentPaths, OWNER_KEY_HEADER } from '../contract/paths.js';
-import { addressKey, checkTrustProxy, clientAddress, type RequestInfo, type TrustProxy } from './client-address.js';
-import { type Body, BodyTooLargeError, isRedirect, isTimeout, NO_REDIRECT, NULL_BODY_STATUS, readLimited, serviceBase } from './upstream.js';
+import {
+  addressKey,
+  checkTrustProxy,
+  clientAddress,
+  type RequestInfo,
+  type TrustProxy,
+} from './client-address.js';
+import {
+  type Body,
+  BodyTooLargeError,
+  isRedirect,
+  isTimeout,
+  NO_REDIRECT,
+  NULL_BODY_STATUS,
+  readLimited,
+  serviceBase,
+} from './upstream.js';
 
 export type { RequestInfo, TrustProxy };
 
@@ -37,7 +52,10 @@ export interface SessionHandlerOptions {
   rateLimit?:
     | SessionRateLimit
     | false
-    | ((request: Request, info: { clientAddress?: string }) => number | null | undefined | void | Promise<number | null | undefined | void>);
+    | ((
+        request: Request,
+        info: { clientAddress?: string },
+      ) => number | null | undefined | void | Promise<number | null | undefined | void>);
   /**
    * Which forwarding headers tell the client's address: `0` (default) the socket's; N the N-th
    * hop back in `X-Forwarded-For` behind N proxies you run; `'cloudflare'` `CF-Connecting-IP`
@@ -56,13 +74,19 @@ const BASE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'n
 /** Distinct addresses remembered at once; past it the oldest window goes (memory stays bounded). */
 const MAX_ADDRESSES = 10_000;
 
-function errorJson(status: number, code: string, detail: string, headers: Record<string, string> = {}): Response {
+function errorJson(
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ detail, code }, { status, headers: { ...BASE_HEADERS, ...headers } });
 }
 
 /** Fixed windows per address, in this process; the seconds to wait when one is spent. */
 function addressLimiter({ requests, windowMs }: SessionRateLimit) {
-  if (!(requests > 0) || !(windowMs > 0)) throw new TypeError('[agent-chat] rateLimit needs requests and windowMs above 0.');
+  if (!(requests > 0) || !(windowMs > 0))
+    throw new TypeError('[agent-chat] rateLimit needs requests and windowMs above 0.');
   const windows = new Map<string, { start: number; count: number }>();
   return (key: string): number | undefined => {
     const now = Date.now();
@@ -107,7 +131,8 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
   const perAddress = typeof limit === 'object' ? addressLimiter(limit) : undefined;
 
   return async (request, info) => {
-    if (request.method !== 'POST') return errorJson(405, 'method_not_allowed', 'Use POST.', { Allow: 'POST' });
+    if (request.method !== 'POST')
+      return errorJson(405, 'method_not_allowed', 'Use POST.', { Allow: 'POST' });
     const address = clientAddress(request, info, trustProxy);
     let wait: number | null | undefined | void;
     if (typeof limit === 'function') wait = await limit(request, { clientAddress: address });
@@ -120,7 +145,9 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
     }
     if (typeof wait === 'number') {
       const seconds = Math.max(1, Math.ceil(wait));
-      return errorJson(429, 'rate_limited', 'Too many sessions requested; try again later.', { 'Retry-After': String(seconds) });
+      return errorJson(429, 'rate_limited', 'Too many sessions requested; try again later.', {
+        'Retry-After': String(seconds),
+      });
     }
     // The browser's body is never read: whatever it says about an owner is ignored.
     const owner = await options.getOwnerId(request);
@@ -139,16 +166,23 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
       });
       if (isRedirect(upstream)) {
         await upstream.body?.cancel().catch(() => {});
-        return errorJson(502, 'service_unavailable', 'The agent service answered with a redirect, which is not followed.');
+        return errorJson(
+          502,
+          'service_unavailable',
+          'The agent service answered with a redirect, which is not followed.',
+        );
       }
       body = await readLimited(upstream, MAX_BODY_BYTES, deadline);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return errorJson(502, 'service_unavailable', 'The agent service answered with an oversized body.');
+      if (error instanceof BodyTooLargeError)
+        return errorJson(502, 'service_unavailable', 'The agent service answered with an oversized body.');
       const timedOut = isTimeout(error) || deadline.aborted;
       return errorJson(
         502,
         'service_unavailable',
-        timedOut ? `The agent service did not answer within ${timeoutMs} ms.` : 'The agent service could not be reached.',
+        timedOut
+          ? `The agent service did not answer within ${timeoutMs} ms.`
+          : 'The agent service could not be reached.',
       );
     }
     if (!NULL_BODY_STATUS.has(upstream.status) && !isJson(upstream.headers.get('Content-Type'), body)) {
@@ -168,6 +202,9 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
       if (value) headers.set(name, value);
     }
     if (upstream.ok) headers.set(OWNER_KEY_HEADER, await ownerKey(owner, secret));
-    return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as Body), { status: upstream.status, headers });
+    return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as Body), {
+      status: upstream.status,
+      headers,
+    });
   };
 }

@@ -13,13 +13,20 @@ export function serviceBase(baseUrl: string): string {
     throw new TypeError(`[agent-chat] baseUrl "${baseUrl}" is not an absolute URL.`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new TypeError(`[agent-chat] baseUrl must use https (the API key travels on it); plain http is allowed only for localhost. Got ${url.origin}.`);
+    throw new TypeError(
+      `[agent-chat] baseUrl must use https (the API key travels on it); plain http is allowed only for localhost. Got ${url.origin}.`,
+    );
   }
   return baseUrl.replace(/\/+$/, '');
 }
 
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    /^127(\.\d{1,3}){3}$/.test(hostname) ||
+    hostname === '[::1]'
+  );
 }
 
 /** Thrown when the service's answer is larger than the helper will hold. */
@@ -31,7 +38,11 @@ export class BodyTooLargeError extends Error {
  * Reads a body up to `limit` bytes. `signal` is the same deadline as the request, so a service
  * that sends its headers and then stalls still ends in time.
  */
-export async function readLimited(response: Response, limit: number, signal?: AbortSignal): Promise<Uint8Array> {
+export async function readLimited(
+  response: Response,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
   if (!response.body) return new Uint8Array();
   const declared = Number(response.headers.get('Content-Length'));
   if (declared > limit) {

@@ -36,14 +36,24 @@ async function readPassword(): Promise<string> {
 }
 
 /** `agent-chat-service admin add USERNAME`: the exit code (0, or 1 with the reason on stderr). */
-export async function addAdmin(args: string[], store: { databaseUrl?: string; dataDir: string }): Promise<number> {
+export async function addAdmin(
+  args: string[],
+  store: { databaseUrl?: string; dataDir: string },
+): Promise<number> {
   const fail = (message: string, code = 1) => {
     console.error(`agent-chat-service admin: ${message}`);
     return code;
   };
-  if (args[0] !== 'add' || args.length !== 2) return fail('usage: agent-chat-service admin add USERNAME  (password on stdin; --data DIR or DATABASE_URL)', 2);
+  if (args[0] !== 'add' || args.length !== 2)
+    return fail(
+      'usage: agent-chat-service admin add USERNAME  (password on stdin; --data DIR or DATABASE_URL)',
+      2,
+    );
   const username = args[1].toLowerCase();
-  if (!USERNAME.test(username)) return fail(`"${args[1]}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`);
+  if (!USERNAME.test(username))
+    return fail(
+      `"${args[1]}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`,
+    );
   let password: string;
   try {
     password = await readPassword();
@@ -53,8 +63,10 @@ export async function addAdmin(args: string[], store: { databaseUrl?: string; da
   // Characters as people count them (code points), as NIST's minimum length means.
   // oxlint-disable-next-line typescript/no-misused-spread -- splitting into code points is the point
   const length = [...password].length;
-  if (length < MIN_PASSWORD_CHARS) return fail(`the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`);
-  if (length > MAX_PASSWORD_CHARS) return fail(`the password must be at most ${MAX_PASSWORD_CHARS} characters.`);
+  if (length < MIN_PASSWORD_CHARS)
+    return fail(`the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`);
+  if (length > MAX_PASSWORD_CHARS)
+    return fail(`the password must be at most ${MAX_PASSWORD_CHARS} characters.`);
   let storage;
   try {
     storage = await openStorage(store);
@@ -65,11 +77,27 @@ export async function addAdmin(args: string[], store: { databaseUrl?: string; da
   }
   try {
     const now = Date.now();
-    if (!(await storage.createAdmin({ username, passwordHash: await scryptPasswords.hash(password), createdAt: now }))) {
+    if (
+      !(await storage.createAdmin({
+        username,
+        passwordHash: await scryptPasswords.hash(password),
+        createdAt: now,
+      }))
+    ) {
       return fail(`an admin named ${username} exists already.`);
     }
-    await storage.appendAudit({ at: now, actor: 'cli', action: 'admin.add', projectId: null, target: username, detail: null, address: null });
-    console.log(`Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`);
+    await storage.appendAudit({
+      at: now,
+      actor: 'cli',
+      action: 'admin.add',
+      projectId: null,
+      target: username,
+      detail: null,
+      address: null,
+    });
+    console.log(
+      `Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`,
+    );
     return 0;
   } finally {
     await storage.close();

@@ -4,7 +4,15 @@ import { DemoAgent, createReferenceService } from './index.js';
 import type { Agent } from './agents/types.js';
 import { addAdmin } from './admin-cli.js';
 import { normalizeOrigin } from './http/origins.js';
-import { DataDirLockedError, OpenAiAgent, jsonLog, loadMarkdownDocs, nodeConsole, openStorage, serve } from './node.js';
+import {
+  DataDirLockedError,
+  OpenAiAgent,
+  jsonLog,
+  loadMarkdownDocs,
+  nodeConsole,
+  openStorage,
+  serve,
+} from './node.js';
 
 const HELP = `agent-chat-service: the agent-chat service (sessions, chat, history, activity, the console at /console/).
 
@@ -91,7 +99,8 @@ async function main() {
   }
   let agent: Agent = new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
   if (env.OPENAI_BASE_URL || env.OPENAI_MODEL) {
-    if (!env.AGENT_CHAT_DOCS) throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
+    if (!env.AGENT_CHAT_DOCS)
+      throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
     const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
     const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
     if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
@@ -101,9 +110,20 @@ async function main() {
       apiKey: env.OPENAI_API_KEY,
       docs,
       maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
-      firstTokenTimeoutMs: seconds('--model-first-token-timeout', values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT),
-      stallTimeoutMs: seconds('--model-stall-timeout', values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT),
-      historyTokens: whole('--model-history-tokens', values['model-history-tokens'] ?? env.AGENT_CHAT_MODEL_HISTORY_TOKENS, 0, 10_000_000),
+      firstTokenTimeoutMs: seconds(
+        '--model-first-token-timeout',
+        values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT,
+      ),
+      stallTimeoutMs: seconds(
+        '--model-stall-timeout',
+        values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT,
+      ),
+      historyTokens: whole(
+        '--model-history-tokens',
+        values['model-history-tokens'] ?? env.AGENT_CHAT_MODEL_HISTORY_TOKENS,
+        0,
+        10_000_000,
+      ),
       usage: usage === 'on',
       log: jsonLog,
     });
@@ -111,11 +131,15 @@ async function main() {
   const origins = values['allowed-origin'] ?? env.AGENT_CHAT_ALLOWED_ORIGINS?.split(',').filter(Boolean);
   const allowedOrigins = origins?.map((origin) => {
     const normal = normalizeOrigin(origin);
-    if (!normal) throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
+    if (!normal)
+      throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
     return normal;
   });
   const trustProxy = proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY);
-  const maxConcurrentAnswers = wholeNumber(env.AGENT_CHAT_MAX_CONCURRENT_ANSWERS, 'AGENT_CHAT_MAX_CONCURRENT_ANSWERS');
+  const maxConcurrentAnswers = wholeNumber(
+    env.AGENT_CHAT_MAX_CONCURRENT_ANSWERS,
+    'AGENT_CHAT_MAX_CONCURRENT_ANSWERS',
+  );
   // Every setting is checked before the store opens: a typo fails at once, with nothing written.
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
@@ -140,7 +164,14 @@ async function main() {
   if (!databaseUrl) await storage.stopStale(Number.MAX_SAFE_INTEGER);
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
-  const seeded = !!(apiKey || values.project || env.AGENT_CHAT_PROJECT || values.integration || env.AGENT_CHAT_INTEGRATION || allowedOrigins);
+  const seeded = !!(
+    apiKey ||
+    values.project ||
+    env.AGENT_CHAT_PROJECT ||
+    values.integration ||
+    env.AGENT_CHAT_INTEGRATION ||
+    allowedOrigins
+  );
   const service = createReferenceService({
     projects: seeded ? [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }] : [],
     console: await nodeConsole(),
@@ -150,7 +181,9 @@ async function main() {
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
     maxConcurrentAnswers,
-    eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000 : undefined,
+    eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS
+      ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000
+      : undefined,
     trustProxy,
     log: jsonLog,
   });
@@ -173,7 +206,8 @@ async function main() {
 /** `--trust-proxy`: a hop count or "cloudflare"; `undefined` keeps the default. */
 function proxyHops(value: string | undefined): number | 'cloudflare' | undefined {
   if (value === undefined || value === '' || value === 'cloudflare') return value || undefined;
-  if (!/^\d{1,2}$/.test(value) || Number(value) > 16) throw new Error(`--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not ${value}.`);
+  if (!/^\d{1,2}$/.test(value) || Number(value) > 16)
+    throw new Error(`--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not ${value}.`);
   return Number(value);
 }
 
@@ -181,7 +215,8 @@ function proxyHops(value: string | undefined): number | 'cloudflare' | undefined
 function whole(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined || value === '') return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${value}.`);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${value}.`);
   return number;
 }
 
@@ -189,7 +224,8 @@ function whole(name: string, value: string | undefined, min: number, max: number
 function seconds(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new Error(`${name} must be a number of seconds above 0, not ${value}.`);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new Error(`${name} must be a number of seconds above 0, not ${value}.`);
   return Math.round(number * 1000);
 }
 
@@ -205,7 +241,8 @@ function wholeNumber(value: string | undefined, name: string) {
 function perMinute(value: string | undefined) {
   if (value === undefined || value === '') return undefined;
   const requests = Number(value);
-  if (!Number.isInteger(requests) || requests < 0) throw new Error(`a rate limit must be a whole number, not ${value}`);
+  if (!Number.isInteger(requests) || requests < 0)
+    throw new Error(`a rate limit must be a whole number, not ${value}`);
   return requests === 0 ? (false as const) : { requests, windowMs: 60_000 };
 }
 

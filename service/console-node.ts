@@ -15,8 +15,12 @@ const KEY_BYTES = 32;
 
 const derive = (password: string, salt: Buffer, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) =>
-      error ? reject(error) : resolve(key),
+    scrypt(
+      password.normalize('NFKC'),
+      salt,
+      KEY_BYTES,
+      { ...options, maxmem: 128 * options.N! * options.r! * 2 },
+      (error, key) => (error ? reject(error) : resolve(key)),
     );
   });
 
@@ -24,14 +28,25 @@ export const scryptPasswords: PasswordHasher = {
   async hash(password) {
     const salt = randomBytes(16);
     const key = await derive(password, salt, PARAMS);
-    return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+    return [
+      'scrypt',
+      PARAMS.N,
+      PARAMS.r,
+      PARAMS.p,
+      salt.toString('base64url'),
+      key.toString('base64url'),
+    ].join('$');
   },
   async verify(password, stored) {
     const [kind, n, r, p, salt, key] = stored.split('$');
     if (kind !== 'scrypt' || !salt || !key) return false;
     const expected = Buffer.from(key, 'base64url');
     // The stored parameters, not today's: raising them later keeps old hashes working.
-    const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+    const actual = await derive(password, Buffer.from(salt, 'base64url'), {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+    });
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   },
 };
@@ -52,7 +67,9 @@ const TYPES: Record<string, string> = {
  */
 function builtPages(): string | undefined {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  return [join(here, 'console'), join(here, 'dist', 'console')].find((dir) => existsSync(join(dir, 'widget.json')));
+  return [join(here, 'console'), join(here, 'dist', 'console')].find((dir) =>
+    existsSync(join(dir, 'widget.json')),
+  );
 }
 
 /** The console for Node: scrypt passwords, the built pages from disk, the widget release they were built with. */
@@ -72,7 +89,10 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
     files: async (path) => {
       if (!dir) return undefined;
       try {
-        return { body: await readFile(join(dir, path)), type: TYPES[extname(path)] ?? 'application/octet-stream' };
+        return {
+          body: await readFile(join(dir, path)),
+          type: TYPES[extname(path)] ?? 'application/octet-stream',
+        };
       } catch {
         return undefined;
       }

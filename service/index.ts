@@ -4,7 +4,14 @@
  * Node face (`./node.js`) adds the databases, the model agent and a node:http server.
  */
 export { createReferenceService } from './service.js';
-export type { ReferenceService, ReferenceServiceOptions, RequestInfo, LogEntry, TrustProxy, ConsoleOptions } from './service.js';
+export type {
+  ReferenceService,
+  ReferenceServiceOptions,
+  RequestInfo,
+  LogEntry,
+  TrustProxy,
+  ConsoleOptions,
+} from './service.js';
 export type { ProjectConfig, PasswordHasher } from './http/context.js';
 export type { RateLimit } from './http/rate-limiter.js';
 export { DemoAgent } from './agents/demo.js';

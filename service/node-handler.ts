@@ -32,7 +32,12 @@ export function serviceNodeHandler(service: ReferenceService) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
       const body = await requestBody(req);
-      const request = new Request(url, { method: req.method, headers, body, ...(body instanceof ReadableStream && { duplex: 'half' }) } as RequestInit);
+      const request = new Request(url, {
+        method: req.method,
+        headers,
+        body,
+        ...(body instanceof ReadableStream && { duplex: 'half' }),
+      } as RequestInit);
       // The socket's address: limits key on it (a trusted proxy's header may refine it).
       const response = await service.handle(request, { clientAddress: req.socket.remoteAddress });
       res.statusCode = response.status;
@@ -77,7 +82,9 @@ export function serviceNodeHandler(service: ReferenceService) {
  * is within the service's limit; otherwise a stream (a chunked body, or one the limit refuses:
  * the service reads it counting bytes and stops at the limit).
  */
-async function requestBody(req: IncomingMessage): Promise<Uint8Array | ReadableStream<Uint8Array> | undefined> {
+async function requestBody(
+  req: IncomingMessage,
+): Promise<Uint8Array | ReadableStream<Uint8Array> | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
   const declared = req.headers['content-length'];
   // Neither a length nor chunks: no body (RFC 9112 §6.3), as for preflights and most deletes.

@@ -79,7 +79,9 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
       });
     });
     if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
+      res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
       return;
     }
     // The socket's address goes with the request; the service's trustProxy decides what to make of it.
@@ -90,10 +92,14 @@ export async function serve(service: ReferenceService, options: ServeOptions = {
   server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: options.backlog ?? 4096 }, () => resolve());
+    server.listen(
+      { port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: options.backlog ?? 4096 },
+      () => resolve(),
+    );
   });
   const { port } = server.address() as AddressInfo;
-  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
+  const host =
+    options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   // Maintenance, the fleet lease and the activity rollup, on timers (they log through the service).
   const stopDuties = service.startDuties({ maintainEveryMs: options.maintainEveryMs });

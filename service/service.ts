@@ -16,7 +16,10 @@ import type { Storage } from './storage/types.js';
 export type { ConsoleOptions, RequestInfo, TrustProxy };
 
 /** One structured log entry; never a token, a key or message text. */
-export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>;
+export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<
+  string,
+  string | number | boolean | null
+>;
 
 export interface ReferenceServiceOptions {
   /** Projects made to exist at start (idempotent); the console manages them and others. */
@@ -125,7 +128,9 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     ));
   const timers = new Set<ReturnType<typeof setInterval>>();
   const duty = (name: string, run: () => Promise<unknown>) => () => {
-    run().catch((error) => log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }));
+    run().catch((error) =>
+      log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }),
+    );
   };
 
   const service: ReferenceService = {
@@ -140,7 +145,12 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
       } catch (error) {
         if (error instanceof HttpError) return error.toResponse();
         // The error's name only: messages and stacks may quote what the visitor wrote.
-        log({ level: 'error', msg: 'internal_error', method: request.method, error: error instanceof Error ? error.name : typeof error });
+        log({
+          level: 'error',
+          msg: 'internal_error',
+          method: request.method,
+          error: error instanceof Error ? error.name : typeof error,
+        });
         return json({ detail: 'Internal error.', code: 'internal_error' }, 500);
       }
     },
@@ -150,7 +160,11 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
       const answersStopped = await storage.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
       // A slot outlives its answer only when the end failed to say so.
       await storage.purgeAnswerSlots(now - 2 * maxAnswerMs);
-      return { ...purged, answers: answersStopped, rateWindows: await storage.purgeRateWindows(now, MAX_RATE_WINDOWS) };
+      return {
+        ...purged,
+        answers: answersStopped,
+        rateWindows: await storage.purgeRateWindows(now, MAX_RATE_WINDOWS),
+      };
     },
     async heartbeat() {
       await storage.heartbeat(answers.instanceId);
@@ -163,7 +177,9 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
         (timer as { unref?: () => void }).unref?.();
         timers.add(timer);
       };
-      const maintain = duty('maintenance', async () => log({ level: 'info', msg: 'maintenance', ...(await service.maintain()) }));
+      const maintain = duty('maintenance', async () =>
+        log({ level: 'info', msg: 'maintenance', ...(await service.maintain()) }),
+      );
       const heartbeat = duty('heartbeat', async () => {
         const ended = await service.heartbeat();
         if (ended) log({ level: 'warn', msg: 'dead_instance_answers_ended', answers: ended });

@@ -16,7 +16,10 @@ export default defineConfig({
     target: 'node20',
     rolldownOptions: {
       input: { index: 'node.ts', cli: 'cli.ts' },
-      output: { entryFileNames: '[name].js', banner: (chunk) => (chunk.name === 'cli' ? '#!/usr/bin/env node' : '') },
+      output: {
+        entryFileNames: '[name].js',
+        banner: (chunk) => (chunk.name === 'cli' ? '#!/usr/bin/env node' : ''),
+      },
     },
   },
 });

@@ -36,7 +36,8 @@ function describeNode(node: DomNode): string {
 /** Elements inside the test frame (not the runner's own page) that hold visible text. */
 function textHolders(node: DomNode, inFrame: boolean, out: DomNode[]): DomNode[] {
   if (inFrame && node.children?.some((c) => c.nodeType === 3 && c.nodeValue.trim())) out.push(node);
-  for (const child of [...(node.children ?? []), ...(node.shadowRoots ?? []), ...(node.pseudoElements ?? [])]) textHolders(child, inFrame, out);
+  for (const child of [...(node.children ?? []), ...(node.shadowRoots ?? []), ...(node.pseudoElements ?? [])])
+    textHolders(child, inFrame, out);
   if (node.contentDocument) textHolders(node.contentDocument, true, out);
   return out;
 }
@@ -48,7 +49,8 @@ function textHolders(node: DomNode, inFrame: boolean, out: DomNode[]): DomNode[]
  */
 export const platformFonts: BrowserCommand<[]> = async (context): Promise<PlatformFont[]> => {
   if (context.provider.name !== 'playwright') throw new Error('platformFonts needs the playwright provider');
-  const page = (context as unknown as { page: { context(): { newCDPSession(page: unknown): Promise<Cdp> } } }).page;
+  const page = (context as unknown as { page: { context(): { newCDPSession(page: unknown): Promise<Cdp> } } })
+    .page;
   const cdp = await page.context().newCDPSession(page);
   try {
     await cdp.send('DOM.enable');
@@ -61,7 +63,12 @@ export const platformFonts: BrowserCommand<[]> = async (context): Promise<Platfo
       };
       for (const font of used) {
         const key = `${font.familyName}|${font.isCustomFont}`;
-        if (!fonts.has(key)) fonts.set(key, { familyName: font.familyName, isCustomFont: font.isCustomFont, example: describeNode(node) });
+        if (!fonts.has(key))
+          fonts.set(key, {
+            familyName: font.familyName,
+            isCustomFont: font.isCustomFont,
+            example: describeNode(node),
+          });
       }
     }
     return [...fonts.values()];

@@ -29,16 +29,21 @@ export default class PlainSummaryReporter implements Reporter {
       const state = module.state();
       if ((state === 'failed' && failedTests === 0) || state === 'queued' || state === 'pending') {
         counts.failed += 1;
-        notRun.push(`${module.project.name}: ${module.relativeModuleId} ${state === 'failed' ? 'failed outside its tests' : 'did not run'}`);
+        notRun.push(
+          `${module.project.name}: ${module.relativeModuleId} ${state === 'failed' ? 'failed outside its tests' : 'did not run'}`,
+        );
       }
     }
     for (const spec of this.scheduled) {
       if (reported.has(key(spec.project.name, spec.moduleId))) continue;
       counts.failed += 1;
-      notRun.push(`${spec.project.name}: ${spec.moduleId.replace(`${spec.project.config.root}/`, '')} did not run`);
+      notRun.push(
+        `${spec.project.name}: ${spec.moduleId.replace(`${spec.project.config.root}/`, '')} did not run`,
+      );
     }
     counts.failed += unhandledErrors.length;
-    for (const error of unhandledErrors) notRun.push(`error outside any test: ${error.message ?? error.name ?? 'unknown'}`);
+    for (const error of unhandledErrors)
+      notRun.push(`error outside any test: ${error.message ?? error.name ?? 'unknown'}`);
     for (const line of notRun) console.log(`✗ ${line}`);
     console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   }

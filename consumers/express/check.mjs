@@ -4,7 +4,10 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { createSessionHandler, ownerKey, toNodeHandler } from 'agent-chat/server/node';
 
-const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
+const listen = (server) =>
+  new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)),
+  );
 
 // A stand-in agent service on loopback (plain http is allowed there).
 const minted = [];
@@ -12,7 +15,9 @@ const service = createServer(async (req, res) => {
   let body = '';
   for await (const chunk of req) body += chunk;
   minted.push({ key: req.headers['x-api-key'], body });
-  res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }));
+  res
+    .writeHead(200, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }));
 });
 const serviceUrl = await listen(service);
 
@@ -56,7 +61,11 @@ try {
   assert.equal(session.headers.get('agent-chat-owner-key'), await ownerKey('alice', 'key'));
   assert.deepEqual(minted, [{ key: 'key', body: '{"external_owner_id":"alice"}' }]);
 
-  const echo = await fetch(`${origin}/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"message":"héllo"}' });
+  const echo = await fetch(`${origin}/echo`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"message":"héllo"}',
+  });
   assert.equal(echo.status, 200, 'a JSON body already read by express.json() reaches the handler');
   assert.deepEqual(await echo.json(), { got: { message: 'héllo' } });
 

@@ -10,6 +10,15 @@ assert.equal(typeof globalThis.HTMLElement, 'undefined');
 assert.equal(typeof pkg.TokenManager, 'function');
 assert.equal(typeof createRequire(import.meta.url)('agent-chat').createApiClient, 'function');
 
-const html = renderToString(createElement('agent-chat', { mode: 'inline', 'project-id': 'proj', 'session-endpoint': '/api/agent-session' }));
-assert.match(html, /^<agent-chat mode="inline" project-id="proj" session-endpoint="\/api\/agent-session"><\/agent-chat>$/);
+const html = renderToString(
+  createElement('agent-chat', {
+    mode: 'inline',
+    'project-id': 'proj',
+    'session-endpoint': '/api/agent-session',
+  }),
+);
+assert.match(
+  html,
+  /^<agent-chat mode="inline" project-id="proj" session-endpoint="\/api\/agent-session"><\/agent-chat>$/,
+);
 console.log('ssr-node: import and require in Node, React renderToString of <agent-chat>');

@@ -2,5 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compile } from 'svelte/compiler';
 
-const { js } = compile(readFileSync('src/App.svelte', 'utf8'), { generate: 'client', filename: 'App.svelte' });
+const { js } = compile(readFileSync('src/App.svelte', 'utf8'), {
+  generate: 'client',
+  filename: 'App.svelte',
+});
 writeFileSync('src/App.js', js.code);

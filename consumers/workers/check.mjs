@@ -28,21 +28,33 @@ const globals = {
 };
 const context = vm.createContext({ ...globals });
 // The bundle is one ES module; `export default` becomes an assignment vm can run.
-const script = source.replace(/export\s*\{\s*(\w+)\s+as\s+default\s*\};?/, 'globalThis.worker = $1;').replace(/export default /, 'globalThis.worker = ');
+const script = source
+  .replace(/export\s*\{\s*(\w+)\s+as\s+default\s*\};?/, 'globalThis.worker = $1;')
+  .replace(/export default /, 'globalThis.worker = ');
 new vm.Script(script, { filename: 'worker.js' }).runInContext(context);
 
 const env = {
   AGENT_API_KEY: 'key',
   SERVICE: {
     fetch: async (url, init) =>
-      new Response(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z', key: new Headers(init.headers).get('x-api-key') }), {
-        headers: { 'Content-Type': 'application/json' },
-      }),
+      new Response(
+        JSON.stringify({
+          session_token: 'tok',
+          expires_at: '2099-01-01T00:00:00Z',
+          key: new Headers(init.headers).get('x-api-key'),
+        }),
+        {
+          headers: { 'Content-Type': 'application/json' },
+        },
+      ),
   },
 };
 const post = (address) =>
   context.worker.fetch(
-    new Request('https://shop.example/api/agent-session', { method: 'POST', headers: { 'X-User': 'alice', 'CF-Connecting-IP': address } }),
+    new Request('https://shop.example/api/agent-session', {
+      method: 'POST',
+      headers: { 'X-User': 'alice', 'CF-Connecting-IP': address },
+    }),
     env,
   );
 const response = await post('203.0.113.9');
@@ -55,4 +67,6 @@ for (let i = 0; i < 20; i++) statuses.push((await post('203.0.113.9')).status);
 assert.equal(statuses.at(-1), 429);
 assert.equal(statuses.filter((s) => s === 200).length, 19);
 assert.equal((await post('198.51.100.7')).status, 200);
-console.log(`workers: ${(source.length / 1000).toFixed(1)} KB bundle, no Node built-ins, runs on web globals only`);
+console.log(
+  `workers: ${(source.length / 1000).toFixed(1)} KB bundle, no Node built-ins, runs on web globals only`,
+);

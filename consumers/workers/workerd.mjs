@@ -14,7 +14,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 // The platform binary itself (the package's main gives its path): the workerd/bin script is a
 // Node wrapper that would leave the real server running when it is killed.
 const workerd = workerdPackage.default ?? workerdPackage;
-const listen = (server) => new Promise((done) => server.listen(0, '127.0.0.1', () => done(server.address().port)));
+const listen = (server) =>
+  new Promise((done) => server.listen(0, '127.0.0.1', () => done(server.address().port)));
 
 // The stand-in service: mints a session, or (for the owner "mallory") redirects elsewhere.
 const stolen = [];
@@ -24,12 +25,17 @@ const service = createServer(async (req, res) => {
   for await (const chunk of req) body += chunk;
   if (req.url === '/steal') {
     stolen.push(req.headers['x-api-key']);
-    return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"session_token":"stolen","expires_at":"2099-01-01T00:00:00Z"}');
+    return void res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end('{"session_token":"stolen","expires_at":"2099-01-01T00:00:00Z"}');
   }
   const owner = body ? JSON.parse(body).external_owner_id : null;
-  if (owner === 'mallory') return void res.writeHead(302, { Location: `http://127.0.0.1:${servicePort}/steal` }).end();
+  if (owner === 'mallory')
+    return void res.writeHead(302, { Location: `http://127.0.0.1:${servicePort}/steal` }).end();
   minted.push({ key: req.headers['x-api-key'], owner, path: req.url });
-  res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }));
+  res
+    .writeHead(200, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ session_token: 'tok', expires_at: '2099-01-01T00:00:00Z' }));
 });
 const servicePort = await listen(service);
 
@@ -68,7 +74,9 @@ async function run(flags) {
   const file = join(here, 'dist', `workerd${flags.map((flag) => `-${flag}`).join('')}.capnp`);
   writeFileSync(file, config(flags));
   const port = await freePort();
-  const child = spawn(workerd, ['serve', file, '--socket-addr', `http=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(workerd, ['serve', file, '--socket-addr', `http=127.0.0.1:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -82,18 +90,24 @@ async function run(flags) {
         await fetch(origin, { signal: AbortSignal.timeout(1_000) });
         break;
       } catch (error) {
-        if (attempt >= 100) throw new Error(`workerd did not answer on ${origin}:\n${output}`, { cause: error });
+        if (attempt >= 100)
+          throw new Error(`workerd did not answer on ${origin}:\n${output}`, { cause: error });
         await new Promise((done) => setTimeout(done, 100));
       }
     }
-    const post = (user) => fetch(`${origin}/api/agent-session`, { method: 'POST', headers: { 'X-User': user } });
+    const post = (user) =>
+      fetch(`${origin}/api/agent-session`, { method: 'POST', headers: { 'X-User': user } });
 
     const ok = await post('alice');
     const body = await ok.text();
     assert.equal(ok.status, 200, `${flags.join(' ') || 'no flags'}: ${body}\n${output}`);
     assert.equal(JSON.parse(body).session_token, 'tok');
     assert.match(ok.headers.get('agent-chat-owner-key'), /^[\w-]{43}$/);
-    assert.deepEqual(minted.at(-1), { key: 'key', owner: 'alice', path: '/agent/v1/projects/proj/agent/sessions/' });
+    assert.deepEqual(minted.at(-1), {
+      key: 'key',
+      owner: 'alice',
+      path: '/agent/v1/projects/proj/agent/sessions/',
+    });
 
     const redirected = await post('mallory');
     assert.equal(redirected.status, 502);
@@ -111,7 +125,9 @@ try {
   await run([]);
   await run(['nodejs_compat']);
   const version = execFileSync(workerd, ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`workerd: ${version}, with and without nodejs_compat: session minted through workerd's fetch, a redirect refused with the key kept`);
+  console.log(
+    `workerd: ${version}, with and without nodejs_compat: session minted through workerd's fetch, a redirect refused with the key kept`,
+  );
 } finally {
   service.closeAllConnections();
   service.close();

@@ -58,13 +58,28 @@ export class DemoAgent implements Agent {
       const byId = new Map(last.calls.map((c) => [c.id, c]));
       const failed = last.results.find((r) => 'error' in r);
       const called = (failed && byId.get(failed.tool_call_id)) ?? last.calls[0];
-      if (failed && 'error' in failed) text = failed.error === DENIED ? phrases.toolDenied(called) : phrases.toolFailed(called, failed.error);
+      if (failed && 'error' in failed)
+        text =
+          failed.error === DENIED ? phrases.toolDenied(called) : phrases.toolFailed(called, failed.error);
       else text = phrases.toolDone(last.calls);
     } else {
-      const step = { id: 'search-1', name: 'search_knowledge_base', summary: phrases.searching(message), num_results: null };
+      const step = {
+        id: 'search-1',
+        name: 'search_knowledge_base',
+        summary: phrases.searching(message),
+        num_results: null,
+      };
       yield { type: 'activity', step: { ...step, status: 'started' } };
       const matches = this.search(message);
-      yield { type: 'activity', step: { ...step, status: 'completed', summary: phrases.found(matches.length), num_results: matches.length } };
+      yield {
+        type: 'activity',
+        step: {
+          ...step,
+          status: 'completed',
+          summary: phrases.found(matches.length),
+          num_results: matches.length,
+        },
+      };
       if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
       text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
     }
@@ -98,7 +113,11 @@ function toolCallFor(message: string, tools: readonly ToolSpec[]): ToolCall | un
       .join(' ');
     const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string }>;
     const param = Object.keys(properties).find((key) => properties[key]?.type === 'string');
-    return { id: `call_${crypto.randomUUID().replaceAll('-', '')}`, name: tool.name, arguments: param ? { [param]: target } : {} };
+    return {
+      id: `call_${crypto.randomUUID().replaceAll('-', '')}`,
+      name: tool.name,
+      arguments: param ? { [param]: target } : {},
+    };
   }
   return undefined;
 }

@@ -41,4 +41,9 @@ export class DocsIndex {
 }
 
 export const asSources = (articles: Article[], subtitle: string | null): Source[] =>
-  articles.map((a) => ({ title: a.title, subtitle: a.subtitle ?? subtitle, source_url: a.url, source_type: 'documentation' }));
+  articles.map((a) => ({
+    title: a.title,
+    subtitle: a.subtitle ?? subtitle,
+    source_url: a.url,
+    source_type: 'documentation',
+  }));

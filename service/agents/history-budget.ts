@@ -29,7 +29,10 @@ export function estimateTokens(text: string): number {
  * fit in `budget`, oldest first. Older turns are dropped first, and a turn is kept whole or not
  * at all, so the model never sees an answer without its question.
  */
-export function fitHistory<T extends { role: string; content: string }>(history: readonly T[], budget: number): T[] {
+export function fitHistory<T extends { role: string; content: string }>(
+  history: readonly T[],
+  budget: number,
+): T[] {
   const turns: T[][] = [];
   for (const message of history) {
     if (message.role === 'user' || !turns.length) turns.push([message]);

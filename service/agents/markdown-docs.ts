@@ -12,7 +12,13 @@ export async function loadMarkdownDocs(dir: string, docsUrl: string): Promise<Ar
     files.map(async (file) => {
       const body = await readFile(join(dir, file), 'utf8');
       const path = file.split(sep).join('/').replace(/\.md$/, '');
-      return { id: path, title: /^#\s+(.+)$/m.exec(body)?.[1].trim() ?? path, url: `${docsUrl.replace(/\/+$/, '')}/${path}`, keywords: '', body };
+      return {
+        id: path,
+        title: /^#\s+(.+)$/m.exec(body)?.[1].trim() ?? path,
+        url: `${docsUrl.replace(/\/+$/, '')}/${path}`,
+        keywords: '',
+        body,
+      };
     }),
   );
 }

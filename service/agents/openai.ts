@@ -44,7 +44,12 @@ export interface OpenAiAgentOptions {
   /** Ask for token usage (`stream_options.include_usage`). Default true; turn off for a server that refuses the field. */
   usage?: boolean;
   /** Operator log for retries (never message text). */
-  log?: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
+  log?: (
+    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
+      string,
+      string | number | boolean | null
+    >,
+  ) => void;
   fetch?: typeof fetch;
 }
 
@@ -55,7 +60,11 @@ const MAX_BODY = 1 << 20;
 
 type ChatMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 interface ChunkDelta {
@@ -133,11 +142,24 @@ export class OpenAiAgent implements Agent {
   async *answer(input: AgentInput): AsyncIterable<AgentOutput> {
     const phrases = phrasesFor(input.locale);
     const first = input.rounds.length === 0;
-    const step = { id: 'search-1', name: 'search_knowledge_base', summary: phrases.searching(input.message), num_results: null };
+    const step = {
+      id: 'search-1',
+      name: 'search_knowledge_base',
+      summary: phrases.searching(input.message),
+      num_results: null,
+    };
     if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
     const found = this.docs.search(input.message, this.options.topK ?? 3);
     if (first) {
-      yield { type: 'activity', step: { ...step, status: 'completed', summary: phrases.found(found.length), num_results: found.length } };
+      yield {
+        type: 'activity',
+        step: {
+          ...step,
+          status: 'completed',
+          summary: phrases.found(found.length),
+          num_results: found.length,
+        },
+      };
       if (found.length) yield { type: 'sources', sources: asSources(found, null) };
       else yield { type: 'uncertain' };
     }
@@ -148,7 +170,10 @@ export class OpenAiAgent implements Agent {
       ...(this.options.usage !== false && { stream_options: { include_usage: true } }),
       messages: this.messages(input, found, phrases),
       ...(input.tools.length && {
-        tools: input.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+        tools: input.tools.map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        })),
       }),
     });
     const now = Date.now();
@@ -168,12 +193,23 @@ export class OpenAiAgent implements Agent {
         return yield* this.attempt(body, input, progress);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
-        const delay = error.retry && progress.firstTokenAt === null && attempt < maxTries ? this.retryDelay(error, attempt, progress) : null;
+        const delay =
+          error.retry && progress.firstTokenAt === null && attempt < maxTries
+            ? this.retryDelay(error, attempt, progress)
+            : null;
         if (delay === null) {
-          if (progress.noticed !== null && progress.firstTokenAt === null) yield this.waitStep(progress, 'error', phrases.notStarted);
+          if (progress.noticed !== null && progress.firstTokenAt === null)
+            yield this.waitStep(progress, 'error', phrases.notStarted);
           throw error.failure;
         }
-        this.options.log?.({ level: 'warn', msg: 'model_retry', code: error.failure.code, status: error.status, attempt, delay_ms: delay });
+        this.options.log?.({
+          level: 'warn',
+          msg: 'model_retry',
+          code: error.failure.code,
+          status: error.status,
+          attempt,
+          delay_ms: delay,
+        });
         progress.noticed ??= Date.now();
         yield this.waitStep(progress, 'started', phrases.retrying);
         await sleep(delay, input.signal);
@@ -183,8 +219,15 @@ export class OpenAiAgent implements Agent {
   }
 
   /** One request: streams text and tool calls; throws AttemptFailure for what it cannot finish. */
-  private async *attempt(body: string, input: AgentInput, progress: Progress): AsyncGenerator<AgentOutput, void> {
-    const ending: Ending = { declared: new Set(input.tools.map((t) => t.name)), partial: input.partial !== '' };
+  private async *attempt(
+    body: string,
+    input: AgentInput,
+    progress: Progress,
+  ): AsyncGenerator<AgentOutput, void> {
+    const ending: Ending = {
+      declared: new Set(input.tools.map((t) => t.name)),
+      partial: input.partial !== '',
+    };
     const local = new AbortController();
     const signal = AbortSignal.any([input.signal, local.signal]);
     try {
@@ -208,7 +251,11 @@ export class OpenAiAgent implements Agent {
         throw input.signal.aborted || error instanceof AttemptFailure
           ? error
           : new AttemptFailure(
-              new AgentError(UNAVAILABLE, 'model_unreachable', 'the model server could not be reached: check OPENAI_BASE_URL and that the server is up'),
+              new AgentError(
+                UNAVAILABLE,
+                'model_unreachable',
+                'the model server could not be reached: check OPENAI_BASE_URL and that the server is up',
+              ),
               true,
             );
       }
@@ -238,7 +285,12 @@ export class OpenAiAgent implements Agent {
   }
 
   /** Reads the event stream of one try to its end. */
-  private async *stream(body: ReadableStream<Uint8Array>, progress: Progress, local: AbortController, ending: Ending): AsyncGenerator<AgentOutput, void> {
+  private async *stream(
+    body: ReadableStream<Uint8Array>,
+    progress: Progress,
+    local: AbortController,
+    ending: Ending,
+  ): AsyncGenerator<AgentOutput, void> {
     const calls: { id: string; name: string; args: string }[] = [];
     let usage: Chunk['usage'] = null;
     let finish: string | null = null;
@@ -251,12 +303,19 @@ export class OpenAiAgent implements Agent {
         try {
           // Before the first token each read is timed (the still-working step, the deadline);
           // after it, the watchdog alone keeps time, so a chunk costs no timer.
-          next = progress.firstTokenAt === null ? yield* this.wait(events.next(), progress, local) : await events.next();
+          next =
+            progress.firstTokenAt === null
+              ? yield* this.wait(events.next(), progress, local)
+              : await events.next();
         } catch (error) {
           if (progress.stalled) throw this.stalledFailure();
           if (error instanceof AttemptFailure || local.signal.aborted) throw error;
-          if (error instanceof MalformedStream) throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
-          throw new AttemptFailure(new AgentError(CUT, 'model_stream_broken', 'the connection to the model server broke mid-answer'), true);
+          if (error instanceof MalformedStream)
+            throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
+          throw new AttemptFailure(
+            new AgentError(CUT, 'model_stream_broken', 'the connection to the model server broke mid-answer'),
+            true,
+          );
         }
         if (next.done) break;
         progress.lastData = Date.now();
@@ -269,17 +328,31 @@ export class OpenAiAgent implements Agent {
         try {
           chunk = JSON.parse(data) as Chunk;
         } catch {
-          throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not JSON'), false);
+          throw new AttemptFailure(
+            new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not JSON'),
+            false,
+          );
         }
-        if (event === 'error' || (chunk && typeof chunk === 'object' && chunk.error)) throw streamFailure(chunk?.error ?? chunk);
+        if (event === 'error' || (chunk && typeof chunk === 'object' && chunk.error))
+          throw streamFailure(chunk?.error ?? chunk);
         if (!chunk || typeof chunk !== 'object')
-          throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent an event that is not an object'), false);
+          throw new AttemptFailure(
+            new AgentError(
+              CUT,
+              'model_malformed_stream',
+              'the model server sent an event that is not an object',
+            ),
+            false,
+          );
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices?.[0];
         if (choice?.finish_reason) finish = choice.finish_reason;
         const delta = choice?.delta;
         if (!delta) continue;
-        if (progress.firstTokenAt === null && (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning))
+        if (
+          progress.firstTokenAt === null &&
+          (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning)
+        )
           yield* this.firstToken(progress, local);
         if (delta.content) {
           text = true;
@@ -292,18 +365,28 @@ export class OpenAiAgent implements Agent {
     }
     if (!done && finish === null) {
       // The stream closed without [DONE] or a finish reason: cut, whatever was said so far.
-      throw new AttemptFailure(new AgentError(CUT, 'model_stream_cut', 'the model server closed the stream before the answer ended'), true);
+      throw new AttemptFailure(
+        new AgentError(CUT, 'model_stream_cut', 'the model server closed the stream before the answer ended'),
+        true,
+      );
     }
     yield* this.end({ calls, usage, finish, text }, ending);
   }
 
   /** A whole (non-streamed) completion, from a server that ignored `stream: true`. */
-  private async *whole(response: Response, progress: Progress, ending: Ending): AsyncGenerator<AgentOutput, void> {
+  private async *whole(
+    response: Response,
+    progress: Progress,
+    ending: Ending,
+  ): AsyncGenerator<AgentOutput, void> {
     let chunk: Chunk;
     try {
       chunk = JSON.parse(new TextDecoder().decode(await readBounded(response, MAX_BODY))) as Chunk;
     } catch {
-      throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', 'the model server sent JSON that does not parse'), false);
+      throw new AttemptFailure(
+        new AgentError(CUT, 'model_malformed_stream', 'the model server sent JSON that does not parse'),
+        false,
+      );
     }
     if (chunk?.error) throw streamFailure(chunk.error);
     const choice = chunk?.choices?.[0];
@@ -312,29 +395,61 @@ export class OpenAiAgent implements Agent {
     if (message?.content) yield { type: 'text', text: message.content };
     const calls: { id: string; name: string; args: string }[] = [];
     (message?.tool_calls ?? []).forEach((part, index) => collectCall(calls, { index, ...part }));
-    yield* this.end({ calls, usage: chunk?.usage ?? null, finish: choice?.finish_reason ?? 'stop', text: Boolean(message?.content) }, ending);
+    yield* this.end(
+      {
+        calls,
+        usage: chunk?.usage ?? null,
+        finish: choice?.finish_reason ?? 'stop',
+        text: Boolean(message?.content),
+      },
+      ending,
+    );
   }
 
   /** What a finished try yields last: usage (before a pause ends the run), then tool calls; or why it is not whole. */
   private async *end(
-    { calls, usage, finish, text }: { calls: { id: string; name: string; args: string }[]; usage: Chunk['usage']; finish: string | null; text: boolean },
+    {
+      calls,
+      usage,
+      finish,
+      text,
+    }: {
+      calls: { id: string; name: string; args: string }[];
+      usage: Chunk['usage'];
+      finish: string | null;
+      text: boolean;
+    },
     { declared, partial }: Ending,
   ): AsyncGenerator<AgentOutput, void> {
-    if (usage) yield { type: 'usage', promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) };
+    if (usage)
+      yield {
+        type: 'usage',
+        promptTokens: count(usage.prompt_tokens),
+        completionTokens: count(usage.completion_tokens),
+      };
     if (finish === 'length')
       throw new AgentError(
         "The answer was cut off: it reached the model's length limit.",
         'model_length',
         'the model stopped at its output limit; raise it on the model server or lower AGENT_CHAT_MODEL_HISTORY_TOKENS',
       );
-    if (finish === 'content_filter') throw new AgentError('The model declined to answer this question.', 'model_content_filter');
+    if (finish === 'content_filter')
+      throw new AgentError('The model declined to answer this question.', 'model_content_filter');
     const toolCalls: ToolCall[] = calls
       .filter((c) => declared.has(c.name))
-      .map((c) => ({ id: c.id || `call_${crypto.randomUUID()}`, name: c.name, arguments: parseArguments(c.args) }));
+      .map((c) => ({
+        id: c.id || `call_${crypto.randomUUID()}`,
+        name: c.name,
+        arguments: parseArguments(c.args),
+      }));
     if (toolCalls.length) yield { type: 'tool_calls', calls: toolCalls };
     // After a tool round the model may have nothing to add to what it said before the pause.
     else if (!text && !partial)
-      throw new AgentError('The model sent an empty answer.', 'model_empty', calls.length ? 'the model called a tool this page did not offer' : undefined);
+      throw new AgentError(
+        'The model sent an empty answer.',
+        'model_empty',
+        calls.length ? 'the model called a tool this page did not offer' : undefined,
+      );
   }
 
   /** The first token arrived: no more retries, and a shown still-working step is completed. */
@@ -354,28 +469,50 @@ export class OpenAiAgent implements Agent {
       progress.watchdog = setTimeout(check, stall);
     }
     if (progress.noticed !== null)
-      yield this.waitStep(progress, 'completed', progress.phrases.startedAfter(Math.max(1, Math.round((progress.firstTokenAt - progress.started) / 1000))));
+      yield this.waitStep(
+        progress,
+        'completed',
+        progress.phrases.startedAfter(
+          Math.max(1, Math.round((progress.firstTokenAt - progress.started) / 1000)),
+        ),
+      );
   }
 
-  private waitStep(progress: Progress, status: 'started' | 'completed' | 'error', summary: string): AgentOutput {
-    return { type: 'activity', step: { id: progress.stepId, name: 'wait_for_model', status, summary, num_results: null } };
+  private waitStep(
+    progress: Progress,
+    status: 'started' | 'completed' | 'error',
+    summary: string,
+  ): AgentOutput {
+    return {
+      type: 'activity',
+      step: { id: progress.stepId, name: 'wait_for_model', status, summary, num_results: null },
+    };
   }
 
   /**
    * Awaits `promise` before the first token, keeping time: shows the still-working step when
    * the first token is late, and fails at the first-token deadline.
    */
-  private async *wait<T>(promise: Promise<T>, progress: Progress, local: AbortController): AsyncGenerator<AgentOutput, T> {
+  private async *wait<T>(
+    promise: Promise<T>,
+    progress: Progress,
+    local: AbortController,
+  ): AsyncGenerator<AgentOutput, T> {
     const settled = promise.then((value) => ({ value }));
     settled.catch(() => {});
     const deadline = progress.firstTokenBy;
     for (;;) {
       const now = Date.now();
-      const notice = progress.noticed === null ? progress.started + (this.options.stillWorkingAfterMs ?? 4_000) : Number.POSITIVE_INFINITY;
+      const notice =
+        progress.noticed === null
+          ? progress.started + (this.options.stillWorkingAfterMs ?? 4_000)
+          : Number.POSITIVE_INFINITY;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const outcome = await Promise.race([
         settled,
-        new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(notice, deadline) - now), null))),
+        new Promise<null>(
+          (resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(notice, deadline) - now), null)),
+        ),
       ]);
       clearTimeout(timer);
       if (outcome) return outcome.value;
@@ -401,7 +538,10 @@ export class OpenAiAgent implements Agent {
 
   private stalledFailure(): AttemptFailure {
     const seconds = Math.max(1, Math.round((this.options.stallTimeoutMs ?? 60_000) / 1000));
-    return new AttemptFailure(new AgentError(`The answer stopped: the model sent nothing for ${seconds} s.`, 'model_stalled'), false);
+    return new AttemptFailure(
+      new AgentError(`The answer stopped: the model sent nothing for ${seconds} s.`, 'model_stalled'),
+      false,
+    );
   }
 
   /** How long to wait before the next try; null when it must not be made. */
@@ -409,24 +549,39 @@ export class OpenAiAgent implements Agent {
     const base = this.options.retryBaseMs ?? 500;
     const backoff = base * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
     const delay = error.retryAfterMs ?? backoff;
-    if (delay > (this.options.maxRetryDelayMs ?? 20_000) || Date.now() + delay >= progress.firstTokenBy) return null;
+    if (delay > (this.options.maxRetryDelayMs ?? 20_000) || Date.now() + delay >= progress.firstTokenBy)
+      return null;
     return Math.round(delay);
   }
 
   private messages(input: AgentInput, found: Article[], phrases: Phrases): ChatMessage[] {
-    const docs = found.length ? found.map((a) => `## ${a.title}\nURL: ${a.url}\n\n${a.body}`).join('\n\n---\n\n') : '(no document matched this question)';
-    const messages: ChatMessage[] = [{ role: 'system', content: `${systemPrompt(input.locale, phrases)}\n\n# Documents\n\n${docs}` }];
-    const earlier = input.history.filter((m) => m.content && m.status !== 'error').map((m) => ({ role: m.role, content: m.content }));
+    const docs = found.length
+      ? found.map((a) => `## ${a.title}\nURL: ${a.url}\n\n${a.body}`).join('\n\n---\n\n')
+      : '(no document matched this question)';
+    const messages: ChatMessage[] = [
+      { role: 'system', content: `${systemPrompt(input.locale, phrases)}\n\n# Documents\n\n${docs}` },
+    ];
+    const earlier = input.history
+      .filter((m) => m.content && m.status !== 'error')
+      .map((m) => ({ role: m.role, content: m.content }));
     messages.push(...fitHistory(earlier, this.options.historyTokens ?? 8_000));
     messages.push({ role: 'user', content: input.message });
     input.rounds.forEach((round, i) => {
       messages.push({
         role: 'assistant',
         content: i === 0 && input.partial ? input.partial : null,
-        tool_calls: round.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+        tool_calls: round.calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+        })),
       });
       for (const r of round.results)
-        messages.push({ role: 'tool', tool_call_id: r.tool_call_id, content: 'error' in r ? `Error: ${r.error}` : JSON.stringify(r.output ?? null) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: r.tool_call_id,
+          content: 'error' in r ? `Error: ${r.error}` : JSON.stringify(r.output ?? null),
+        });
     });
     return messages;
   }
@@ -434,7 +589,10 @@ export class OpenAiAgent implements Agent {
 
 /** The instructions, in the visitor's language when the chat call named one. */
 function systemPrompt(locale: string | undefined, phrases: Phrases): string {
-  const known = locale !== undefined && agentLanguage(locale) === phrases.language && phrases.language === locale.split('-')[0].toLowerCase();
+  const known =
+    locale !== undefined &&
+    agentLanguage(locale) === phrases.language &&
+    phrases.language === locale.split('-')[0].toLowerCase();
   const notFound =
     locale === undefined || known
       ? `say "${phrases.notFound}" and nothing else`
@@ -445,7 +603,9 @@ function systemPrompt(locale: string | undefined, phrases: Phrases): string {
     'Use a tool when the visitor asks for what it does.',
   ];
   if (locale !== undefined)
-    lines.push(`The visitor reads ${languageName(locale)} (${locale}): write your answer in that language, whatever the language of the documents.`);
+    lines.push(
+      `The visitor reads ${languageName(locale)} (${locale}): write your answer in that language, whatever the language of the documents.`,
+    );
   return lines.join('\n');
 }
 
@@ -457,11 +617,14 @@ function languageName(locale: string): string {
   }
 }
 
-const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0);
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
 
 function collectCall(
   calls: { id: string; name: string; args: string }[],
-  part: NonNullable<ChunkDelta['tool_calls']>[number] & { function?: { name?: string; arguments?: string | object } },
+  part: NonNullable<ChunkDelta['tool_calls']>[number] & {
+    function?: { name?: string; arguments?: string | object };
+  },
 ) {
   const call = (calls[part.index ?? 0] ??= { id: '', name: '', args: '' });
   if (part.id) call.id = part.id;
@@ -496,7 +659,9 @@ async function httpFailure(response: Response): Promise<AttemptFailure> {
   // The body says what went wrong (its code and type go to the log, never its message).
   let detail = '';
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(await readBounded(response, 16 * 1024))) as { error?: { code?: unknown; type?: unknown } };
+    const parsed = JSON.parse(new TextDecoder().decode(await readBounded(response, 16 * 1024))) as {
+      error?: { code?: unknown; type?: unknown };
+    };
     const code = parsed?.error?.code ?? parsed?.error?.type;
     if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) detail = ` (${code})`;
   } catch {
@@ -505,23 +670,40 @@ async function httpFailure(response: Response): Promise<AttemptFailure> {
   const retryAfter = retryAfterMs(response.headers);
   if (status === 429)
     return new AttemptFailure(
-      new AgentError(BUSY, 'model_rate_limited', `the model server answered 429${detail}: raise its rate limit or lower the service's concurrency`),
+      new AgentError(
+        BUSY,
+        'model_rate_limited',
+        `the model server answered 429${detail}: raise its rate limit or lower the service's concurrency`,
+      ),
       true,
       retryAfter,
       status,
     );
   if (status === 408 || status >= 500)
-    return new AttemptFailure(new AgentError(UNAVAILABLE, 'model_unavailable', `the model server answered ${status}${detail}`), true, retryAfter, status);
+    return new AttemptFailure(
+      new AgentError(UNAVAILABLE, 'model_unavailable', `the model server answered ${status}${detail}`),
+      true,
+      retryAfter,
+      status,
+    );
   if (status === 401 || status === 403)
     return new AttemptFailure(
-      new AgentError(UNAVAILABLE, 'model_unauthorized', `the model server answered ${status}${detail}: check OPENAI_API_KEY`),
+      new AgentError(
+        UNAVAILABLE,
+        'model_unauthorized',
+        `the model server answered ${status}${detail}: check OPENAI_API_KEY`,
+      ),
       false,
       null,
       status,
     );
   if (status === 404)
     return new AttemptFailure(
-      new AgentError(UNAVAILABLE, 'model_not_found', `the model server answered 404${detail}: check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`),
+      new AgentError(
+        UNAVAILABLE,
+        'model_not_found',
+        `the model server answered 404${detail}: check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`,
+      ),
       false,
       null,
       status,
@@ -541,12 +723,17 @@ async function httpFailure(response: Response): Promise<AttemptFailure> {
 /** An error event inside a 200 stream: retried before the first token when it says busy or down. */
 function streamFailure(error: unknown): AttemptFailure {
   const fields = error && typeof error === 'object' ? (error as Record<string, unknown>) : {};
-  const words = [fields.code, fields.type, fields.status].filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+  const words = [fields.code, fields.type, fields.status]
+    .filter((v) => typeof v === 'string' || typeof v === 'number')
+    .map(String);
   const code = words.find((w) => /^[\w.-]{1,64}$/.test(w));
   const busy = words.some((w) => /rate_limit|429|overloaded|quota/i.test(w));
   const down = words.some((w) => /server_error|internal|unavailable|timeout|^5\d\d$/i.test(w));
   const hint = `the model server sent an error event${code ? ` (${code})` : ''} inside its stream`;
-  return new AttemptFailure(new AgentError(busy ? BUSY : UNAVAILABLE, busy ? 'model_rate_limited' : 'model_stream_error', hint), busy || down);
+  return new AttemptFailure(
+    new AgentError(busy ? BUSY : UNAVAILABLE, busy ? 'model_rate_limited' : 'model_stream_error', hint),
+    busy || down,
+  );
 }
 
 class MalformedStream extends Error {
@@ -579,7 +766,9 @@ async function readBounded(response: Response, limit: number): Promise<Uint8Arra
 }
 
 /** The events of a server-sent event stream: `event:` name (default `message`) and `data:` lines joined. */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+async function* serverSentEvents(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ event: string; data: string }> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -590,7 +779,8 @@ async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
       const { done, value } = await reader.read();
       if (done) break;
       buffer += decoder.decode(value, { stream: true });
-      if (buffer.length > MAX_LINE && !buffer.includes('\n')) throw new MalformedStream('the model server sent a line over 1 MiB');
+      if (buffer.length > MAX_LINE && !buffer.includes('\n'))
+        throw new MalformedStream('the model server sent a line over 1 MiB');
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');

@@ -41,7 +41,8 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Found 1 article', other: 'Found {n} articles' },
     foundNone: 'No matching articles',
     notFound: "I couldn't find that in the docs.",
-    topics: 'Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.',
+    topics:
+      'Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.',
     toolDone: 'Done. Anything else I can help with?',
     toolFailed: "That didn't work: {error}.",
     toolDenied: 'OK, I left that alone.',
@@ -61,7 +62,8 @@ const TABLES: Record<string, Table> = {
     },
     foundNone: 'لم يتم العثور على مقالات مطابقة',
     notFound: 'لم أجد ذلك في الوثائق.',
-    topics: 'جرّب السؤال عن **تثبيت الأداة** أو **نقطة نهاية الجلسة** أو **السمات** أو **الأحداث** أو **سجل المحادثات** أو **الأمان**.',
+    topics:
+      'جرّب السؤال عن **تثبيت الأداة** أو **نقطة نهاية الجلسة** أو **السمات** أو **الأحداث** أو **سجل المحادثات** أو **الأمان**.',
     toolDone: 'تم. هل يمكنني مساعدتك في شيء آخر؟',
     toolFailed: 'لم ينجح ذلك: {error}.',
     toolDenied: 'حسنًا، لن أفعل ذلك.',
@@ -120,7 +122,8 @@ const TABLES: Record<string, Table> = {
     found: { one: 'נמצא מאמר אחד', two: 'נמצאו שני מאמרים', other: 'נמצאו {n} מאמרים' },
     foundNone: 'לא נמצאו מאמרים מתאימים',
     notFound: 'לא מצאתי את זה בתיעוד.',
-    topics: 'נסו לשאול על **התקנת הווידג׳ט**, **נקודת הקצה של הסשן**, **ערכות נושא**, **אירועים**, **היסטוריית השיחות** או **אבטחה**.',
+    topics:
+      'נסו לשאול על **התקנת הווידג׳ט**, **נקודת הקצה של הסשן**, **ערכות נושא**, **אירועים**, **היסטוריית השיחות** או **אבטחה**.',
     toolDone: 'בוצע. אפשר לעזור במשהו נוסף?',
     toolFailed: 'זה לא הצליח: {error}.',
     toolDenied: 'בסדר, לא אעשה את זה.',
@@ -149,7 +152,8 @@ const TABLES: Record<string, Table> = {
     found: { other: '{n} 件の記事が見つかりました' },
     foundNone: '該当する記事はありません',
     notFound: 'ドキュメントには該当する情報が見つかりませんでした。',
-    topics: '**ウィジェットの導入**、**セッションエンドポイント**、**テーマ**、**イベント**、**会話履歴**、**セキュリティ**について質問してみてください。',
+    topics:
+      '**ウィジェットの導入**、**セッションエンドポイント**、**テーマ**、**イベント**、**会話履歴**、**セキュリティ**について質問してみてください。',
     toolDone: '完了しました。ほかにお手伝いできることはありますか？',
     toolFailed: 'うまくいきませんでした：{error}',
     toolDenied: '承知しました。実行しませんでした。',
@@ -163,7 +167,8 @@ const TABLES: Record<string, Table> = {
     found: { other: '문서 {n}개를 찾았습니다' },
     foundNone: '일치하는 문서가 없습니다',
     notFound: '문서에서 해당 내용을 찾지 못했습니다.',
-    topics: '**위젯 설치**, **세션 엔드포인트**, **테마**, **이벤트**, **대화 기록**, **보안**에 대해 물어보세요.',
+    topics:
+      '**위젯 설치**, **세션 엔드포인트**, **테마**, **이벤트**, **대화 기록**, **보안**에 대해 물어보세요.',
     toolDone: '완료했습니다. 더 도와드릴 일이 있을까요?',
     toolFailed: '실패했습니다: {error}',
     toolDenied: '알겠습니다. 실행하지 않았습니다.',
@@ -189,10 +194,16 @@ const TABLES: Record<string, Table> = {
   },
   pl: {
     searching: 'Szukam „{q}” w dokumentacji',
-    found: { one: 'Znaleziono 1 artykuł', few: 'Znaleziono {n} artykuły', many: 'Znaleziono {n} artykułów', other: 'Znaleziono {n} artykułu' },
+    found: {
+      one: 'Znaleziono 1 artykuł',
+      few: 'Znaleziono {n} artykuły',
+      many: 'Znaleziono {n} artykułów',
+      other: 'Znaleziono {n} artykułu',
+    },
     foundNone: 'Brak pasujących artykułów',
     notFound: 'Nie udało mi się tego znaleźć w dokumentacji.',
-    topics: 'Zapytaj na przykład o **instalację widżetu**, **endpoint sesji**, **motywy**, **zdarzenia**, **historię rozmów** lub **bezpieczeństwo**.',
+    topics:
+      'Zapytaj na przykład o **instalację widżetu**, **endpoint sesji**, **motywy**, **zdarzenia**, **historię rozmów** lub **bezpieczeństwo**.',
     toolDone: 'Gotowe. W czym jeszcze mogę pomóc?',
     toolFailed: 'Nie udało się: {error}.',
     toolDenied: 'Dobrze, nie zrobię tego.',
@@ -221,7 +232,8 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Hittade 1 artikel', other: 'Hittade {n} artiklar' },
     foundNone: 'Inga matchande artiklar',
     notFound: 'Jag hittade inte det i dokumentationen.',
-    topics: 'Fråga gärna om **installation av widgeten**, **sessionsslutpunkten**, **teman**, **händelser**, **konversationshistorik** eller **säkerhet**.',
+    topics:
+      'Fråga gärna om **installation av widgeten**, **sessionsslutpunkten**, **teman**, **händelser**, **konversationshistorik** eller **säkerhet**.',
     toolDone: 'Klart. Kan jag hjälpa till med något mer?',
     toolFailed: 'Det gick inte: {error}.',
     toolDenied: 'Okej, då låter jag bli.',
@@ -235,7 +247,8 @@ const TABLES: Record<string, Table> = {
     found: { other: '{n} makale bulundu' },
     foundNone: 'Eşleşen makale yok',
     notFound: 'Bunu belgelerde bulamadım.',
-    topics: '**Widget kurulumu**, **oturum uç noktası**, **temalar**, **olaylar**, **konuşma geçmişi** veya **güvenlik** hakkında sormayı deneyin.',
+    topics:
+      '**Widget kurulumu**, **oturum uç noktası**, **temalar**, **olaylar**, **konuşma geçmişi** veya **güvenlik** hakkında sormayı deneyin.',
     toolDone: 'Tamamlandı. Başka bir konuda yardımcı olabilir miyim?',
     toolFailed: 'Bu işe yaramadı: {error}.',
     toolDenied: 'Tamam, bunu yapmıyorum.',
@@ -249,7 +262,8 @@ const TABLES: Record<string, Table> = {
     found: { other: '找到 {n} 篇文章' },
     foundNone: '没有匹配的文章',
     notFound: '我在文档中没有找到相关内容。',
-    topics: '可以试着问问**安装小部件**、**会话端点**、**主题**、**事件**、**对话历史**或**安全**相关的问题。',
+    topics:
+      '可以试着问问**安装小部件**、**会话端点**、**主题**、**事件**、**对话历史**或**安全**相关的问题。',
     toolDone: '已完成。还有什么可以帮你？',
     toolFailed: '操作未成功：{error}',
     toolDenied: '好的，我不会执行。',
@@ -305,7 +319,8 @@ export function phrasesFor(locale: string | undefined): Phrases {
     language,
     // The question goes in whole up to 80 characters, on one line.
     searching: (question) => fill(t.searching, { q: cut(question.replace(/\s+/g, ' ').trim(), 80) }),
-    found: (count) => (count === 0 ? t.foundNone : fill(t.found[plural.select(count)] ?? t.found.other, { n: count })),
+    found: (count) =>
+      count === 0 ? t.foundNone : fill(t.found[plural.select(count)] ?? t.found.other, { n: count }),
     notFound: t.notFound,
     topics: t.topics,
     toolDone: (calls) => {
@@ -315,8 +330,11 @@ export function phrasesFor(locale: string | undefined): Phrases {
       return `I ${past.length > 1 ? `${past.slice(0, -1).join(', ')} and ${past.at(-1)}` : past[0]}.`;
     },
     toolFailed: (call, error) =>
-      english && englishAction(call) ? `I couldn't ${englishAction(call)!.base}: ${reasonOf(error)}.` : fill(t.toolFailed, { error: reasonOf(error) }),
-    toolDenied: (call) => (english && englishAction(call) ? `OK, I won't ${englishAction(call)!.base}.` : t.toolDenied),
+      english && englishAction(call)
+        ? `I couldn't ${englishAction(call)!.base}: ${reasonOf(error)}.`
+        : fill(t.toolFailed, { error: reasonOf(error) }),
+    toolDenied: (call) =>
+      english && englishAction(call) ? `OK, I won't ${englishAction(call)!.base}.` : t.toolDenied,
     stillWorking: t.stillWorking,
     retrying: t.retrying,
     startedAfter: (seconds) => fill(t.startedAfter, { n: seconds }),
@@ -388,7 +406,9 @@ function englishAction(call: ToolCall): { base: string; past: string } | undefin
   if (words.length < 2 && !Object.keys(call.arguments).length) return undefined;
   const [verb, ...rest] = words;
   if (!/^[a-z]+$/.test(verb)) return undefined;
-  const argument = Object.entries(call.arguments).find(([, v]) => typeof v === 'string' && v.trim() !== '' && v.length <= 60) as [string, string] | undefined;
+  const argument = Object.entries(call.arguments).find(
+    ([, v]) => typeof v === 'string' && v.trim() !== '' && v.length <= 60,
+  ) as [string, string] | undefined;
   const [param, value] = argument ? [argument[0].toLowerCase(), argument[1].trim()] : [undefined, undefined];
   const at = rest.findIndex((w) => PREPOSITIONS.has(w));
   const head = at >= 0 ? rest.slice(0, at) : rest;
@@ -397,7 +417,8 @@ function englishAction(call: ToolCall): { base: string; past: string } | undefin
   let target = tail.length ? `${tail[0]} the ${tail.slice(1).join(' ')}`.trimEnd() : '';
   if (value !== undefined) {
     if (head.length && param === head.at(-1)) object = `the ${value} ${head.join(' ')}`; // open_page {page}
-    else if (!head.length && tail.length > 1 && param === tail.at(-1)) target = `${tail[0]} the ${value} ${tail.slice(1).join(' ')}`; // go_to_page {page}
+    else if (!head.length && tail.length > 1 && param === tail.at(-1))
+      target = `${tail[0]} the ${value} ${tail.slice(1).join(' ')}`; // go_to_page {page}
     else if (!head.length) object = SEARCHING.test(verb) ? `for “${value}”` : value; // add_to_cart {item}, search {query}
     else object = `the ${head.join(' ')} ${SEARCHING.test(verb) ? 'for ' : ''}“${value}”`; // search_docs {query}
   } else if (head.length) object = `the ${head.join(' ')}`;

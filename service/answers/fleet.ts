@@ -72,11 +72,15 @@ export function decodeSignal(message: string): Signal | undefined {
     }
     case 'snap': {
       const [, watchId, seq, records] = fields(message, 4);
-      return records !== undefined && Number.isInteger(Number(seq)) ? { kind, watchId, seq: Number(seq), records } : undefined;
+      return records !== undefined && Number.isInteger(Number(seq))
+        ? { kind, watchId, seq: Number(seq), records }
+        : undefined;
     }
     case 'recs': {
       const [, answerId, first, last, records] = fields(message, 5);
-      return records !== undefined && Number.isInteger(Number(first)) ? { kind, answerId, first: Number(first), last: last === '1', records } : undefined;
+      return records !== undefined && Number.isInteger(Number(first))
+        ? { kind, answerId, first: Number(first), last: last === '1', records }
+        : undefined;
     }
     case 'gone':
       return { kind, watchId: fields(message, 2)[1] };

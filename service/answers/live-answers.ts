@@ -5,7 +5,14 @@ import type { Clock } from '../http/clock.js';
 import { randomId } from '../http/ids.js';
 import { RecordStream } from '../http/record-stream.js';
 import { STREAM_HEADERS } from '../http/responses.js';
-import type { ActivityEvent, MessageRecord, Storage, StoredStatus, ThreadMeta, TokenUsage } from '../storage/types.js';
+import type {
+  ActivityEvent,
+  MessageRecord,
+  Storage,
+  StoredStatus,
+  ThreadMeta,
+  TokenUsage,
+} from '../storage/types.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
 import { isPaused, snapshot, storedEnd } from './replay.js';
 import type { AnswerRunner, StartAnswer } from './types.js';
@@ -31,7 +38,8 @@ const ANY_HOST = '*';
 const TICK_MS = 100;
 const encoder = new TextEncoder();
 /** Node's check phase (after I/O callbacks); elsewhere the next task. */
-const afterIo: (fn: () => void) => void = (globalThis as { setImmediate?: (fn: () => void) => void }).setImmediate ?? ((fn) => setTimeout(fn, 0));
+const afterIo: (fn: () => void) => void =
+  (globalThis as { setImmediate?: (fn: () => void) => void }).setImmediate ?? ((fn) => setTimeout(fn, 0));
 
 type Listener = (bytes: Uint8Array, last: boolean) => void;
 
@@ -39,7 +47,12 @@ export interface AnswersOptions {
   storage: Storage;
   clock: Clock;
   agent: Agent;
-  log: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
+  log: (
+    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
+      string,
+      string | number | boolean | null
+    >,
+  ) => void;
   /** Longest an answer may generate before it ends with an error. */
   maxAnswerMs: number;
   /** An instance unseen this long is dead: its answers are ended by others. */
@@ -143,7 +156,8 @@ export class Answers implements AnswerRunner {
     const { storage, clock, leaseMs } = this.options;
     if (message.status === 'streaming' && !isPaused(message)) {
       const host = await storage.answerHost(message.id, leaseMs);
-      if (host?.instanceId && host.instanceId !== this.instanceId && host.alive) return this.follow(message, thread, host.instanceId);
+      if (host?.instanceId && host.instanceId !== this.instanceId && host.alive)
+        return this.follow(message, thread, host.instanceId);
       // Its instance died: end it as an error now rather than when the lease reaper comes by.
       if (host?.instanceId && !host.alive) await storage.endOrphan(message.id, 'error', clock.now(), leaseMs);
       message = (await storage.getMessage(message.id))?.message ?? message;
@@ -220,7 +234,10 @@ export class Answers implements AnswerRunner {
     });
     // Whatever waits for the next turn goes out first, so the snapshot below is exact.
     this.flush(answer);
-    let head = encodeRecord('stream_start', { thread_id: answer.thread.id, question_answer_id: answer.message.id });
+    let head = encodeRecord('stream_start', {
+      thread_id: answer.thread.id,
+      question_answer_id: answer.message.id,
+    });
     if (replay) head += snapshot(answer.message).join('');
     if (answer.end) {
       records.write(encoder.encode(head + answer.end.record));
@@ -238,7 +255,9 @@ export class Answers implements AnswerRunner {
 
   private storedResponse(message: MessageRecord, thread: ThreadMeta): Response {
     const head = encodeRecord('stream_start', { thread_id: thread.id, question_answer_id: message.id });
-    return new Response(head + storedEnd(message, thread, this.options.clock.now()).join(''), { headers: STREAM_HEADERS });
+    return new Response(head + storedEnd(message, thread, this.options.clock.now()).join(''), {
+      headers: STREAM_HEADERS,
+    });
   }
 
   /** Relays an answer another instance generates: its snapshot, then its records as they come. */
@@ -300,7 +319,12 @@ export class Answers implements AnswerRunner {
         // record goes out in `recs` after it (one publisher, one order).
         this.flush(answer);
         answer.watchers.add(signal.watchId);
-        this.signal({ kind: 'snap', watchId: signal.watchId, seq: answer.flushed, records: snapshot(answer.message).join('') });
+        this.signal({
+          kind: 'snap',
+          watchId: signal.watchId,
+          seq: answer.flushed,
+          records: snapshot(answer.message).join(''),
+        });
         return;
       }
       case 'unwatch':
@@ -334,7 +358,10 @@ export class Answers implements AnswerRunner {
       case 'cancel': {
         if (signal.host !== this.instanceId && signal.host !== ANY_HOST) return;
         const answer = this.live.get(signal.answerId);
-        if (!answer) return signal.host === ANY_HOST ? undefined : this.signal({ kind: 'ended', answerId: signal.answerId });
+        if (!answer)
+          return signal.host === ANY_HOST
+            ? undefined
+            : this.signal({ kind: 'ended', answerId: signal.answerId });
         answer.announceEnd = true;
         void this.stopLocal(answer, 'cancel');
         return;
@@ -350,7 +377,12 @@ export class Answers implements AnswerRunner {
 
   private signal(signal: Signal): void {
     this.options.storage.publish([encodeSignal(signal)]).catch((error) => {
-      this.options.log({ level: 'error', msg: 'signal_failed', kind: signal.kind, error: error instanceof Error ? error.name : typeof error });
+      this.options.log({
+        level: 'error',
+        msg: 'signal_failed',
+        kind: signal.kind,
+        error: error instanceof Error ? error.name : typeof error,
+      });
     });
   }
 
@@ -394,7 +426,8 @@ export class Answers implements AnswerRunner {
       for (const listener of answer.listeners) listener(bytes, last);
     }
     if (last) answer.listeners.clear();
-    if (answer.watchers.size) this.signal({ kind: 'recs', answerId: answer.message.id, first, last, records: text });
+    if (answer.watchers.size)
+      this.signal({ kind: 'recs', answerId: answer.message.id, first, last, records: text });
   }
 
   /** One statement saves every answer due; the next batch waits for it. */
@@ -415,9 +448,15 @@ export class Answers implements AnswerRunner {
       .then(
         (held) => {
           // Deleted with its thread, or ended by another instance (this one's lease ran out): stop.
-          for (const answer of batch) if (!held.has(answer.message.id) && !answer.end) void this.stopLocal(answer, 'gone');
+          for (const answer of batch)
+            if (!held.has(answer.message.id) && !answer.end) void this.stopLocal(answer, 'gone');
         },
-        (error) => this.options.log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error }),
+        (error) =>
+          this.options.log({
+            level: 'error',
+            msg: 'answer_not_saved',
+            error: error instanceof Error ? error.name : typeof error,
+          }),
       )
       .finally(() => {
         this.saving = null;
@@ -458,15 +497,23 @@ export class Answers implements AnswerRunner {
               usage: message.usage,
             },
             events: [
-              ...(status === 'streaming' ? [] : [{ ...activity, kind: 'message', at: message.updatedAt } satisfies ActivityEvent]),
-              ...(runUsage ? [{ ...activity, kind: 'usage', at: message.updatedAt, ...runUsage } satisfies ActivityEvent] : []),
+              ...(status === 'streaming'
+                ? []
+                : [{ ...activity, kind: 'message', at: message.updatedAt } satisfies ActivityEvent]),
+              ...(runUsage
+                ? [{ ...activity, kind: 'usage', at: message.updatedAt, ...runUsage } satisfies ActivityEvent]
+                : []),
             ],
           });
           // Taken over (this instance's lease ran out and another ended it): the stored end stands.
           if (!stored && answer.stopReason === null) record = takenOver;
         } catch (error) {
           // The listeners still get the end of the answer.
-          log({ level: 'error', msg: 'answer_not_saved', error: error instanceof Error ? error.name : typeof error });
+          log({
+            level: 'error',
+            msg: 'answer_not_saved',
+            error: error instanceof Error ? error.name : typeof error,
+          });
         }
       }
       answer.end = { status, record };
@@ -510,7 +557,10 @@ export class Answers implements AnswerRunner {
         if (step.done) {
           // An agent that ends quietly with nothing to show has failed, whatever it says.
           if (!message.content.trim() && !message.toolCalls.length)
-            return await end('error', encodeRecord('error', { reason: 'The agent ended without an answer.' }, true));
+            return await end(
+              'error',
+              encodeRecord('error', { reason: 'The agent ended without an answer.' }, true),
+            );
           return await end('complete', identifiers(answer));
         }
         const out = step.value;
@@ -545,7 +595,14 @@ export class Answers implements AnswerRunner {
         } else if (out.type === 'tool_calls') {
           const round = input.rounds.length + 1;
           if (round > MAX_TOOL_ROUNDS) {
-            return await end('error', encodeRecord('error', { reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }, true));
+            return await end(
+              'error',
+              encodeRecord(
+                'error',
+                { reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` },
+                true,
+              ),
+            );
           }
           message.toolCalls.push(...out.calls.map((c) => ({ ...c, round, status: 'pending' as const })));
           void outputs.return?.()?.catch(() => {});
@@ -558,7 +615,13 @@ export class Answers implements AnswerRunner {
       // An AgentError's reason and hint are the agent's own words; any other error gives its
       // name only, since a model's error message may quote the conversation.
       if (error instanceof AgentError) {
-        log({ level: 'warn', msg: 'agent_failed', error: error.name, code: error.code, ...(error.hint && { hint: error.hint }) });
+        log({
+          level: 'warn',
+          msg: 'agent_failed',
+          error: error.name,
+          code: error.code,
+          ...(error.hint && { hint: error.hint }),
+        });
         return await end('error', encodeRecord('error', { reason: error.reason }, true));
       }
       log({ level: 'warn', msg: 'agent_failed', error: error instanceof Error ? error.name : typeof error });
@@ -568,5 +631,9 @@ export class Answers implements AnswerRunner {
 }
 
 function identifiers(answer: LiveAnswer): string {
-  return encodeRecord('identifiers', { thread_id: answer.thread.id, question_answer_id: answer.message.id }, true);
+  return encodeRecord(
+    'identifiers',
+    { thread_id: answer.thread.id, question_answer_id: answer.message.id },
+    true,
+  );
 }

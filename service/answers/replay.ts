@@ -6,7 +6,8 @@ import type { MessageRecord, ThreadMeta } from '../storage/types.js';
 /** What an answer has so far, as records: sources, activity, uncertainty, then its whole text. */
 export function snapshot(message: MessageRecord): string[] {
   const records: string[] = [];
-  if (message.sources.length) records.push(encodeRecord('relevant_sources', { relevant_sources: message.sources }));
+  if (message.sources.length)
+    records.push(encodeRecord('relevant_sources', { relevant_sources: message.sources }));
   for (const step of message.activity) records.push(encodeRecord('agent_activity_update', step));
   if (message.uncertain) records.push(encodeRecord('metadata', { is_uncertain: true }));
   if (message.content) records.push(encodeRecord('partial_answer', { text: message.content }));
@@ -27,7 +28,11 @@ export function roundsOf(message: MessageRecord): ToolRound[] {
 
 /** A paused answer waits for tool results this long, then counts as stopped (§7). */
 export function waitExpired(message: MessageRecord, now: number): boolean {
-  return message.status === 'streaming' && message.toolCalls.some((c) => c.status === 'pending') && now - message.updatedAt > TOOL_WAIT_MS;
+  return (
+    message.status === 'streaming' &&
+    message.toolCalls.some((c) => c.status === 'pending') &&
+    now - message.updatedAt > TOOL_WAIT_MS
+  );
 }
 
 /**
@@ -38,14 +43,23 @@ export function waitExpired(message: MessageRecord, now: number): boolean {
 export function storedEnd(message: MessageRecord, thread: ThreadMeta, now: number): string[] {
   const records = snapshot(message);
   const pending = message.toolCalls.filter((c) => c.status === 'pending');
-  if (message.status === 'error') records.push(encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
+  if (message.status === 'error')
+    records.push(encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
   else if (message.status === 'streaming' && pending.length && !waitExpired(message, now)) {
-    records.push(encodeRecord('tool_calls', { tool_calls: pending.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }, true));
+    records.push(
+      encodeRecord(
+        'tool_calls',
+        { tool_calls: pending.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) },
+        true,
+      ),
+    );
   } else if (message.status === 'streaming' && !pending.length) {
     records.push(encodeRecord('error', { reason: 'This answer is no longer being generated.' }, true));
-  } else records.push(encodeRecord('identifiers', { thread_id: thread.id, question_answer_id: message.id }, true));
+  } else
+    records.push(encodeRecord('identifiers', { thread_id: thread.id, question_answer_id: message.id }, true));
   return records;
 }
 
 /** A paused answer: streaming, waiting for the browser's tool results (§7). */
-export const isPaused = (message: MessageRecord) => message.status === 'streaming' && message.toolCalls.some((c) => c.status === 'pending');
+export const isPaused = (message: MessageRecord) =>
+  message.status === 'streaming' && message.toolCalls.some((c) => c.status === 'pending');

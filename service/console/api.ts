@@ -80,9 +80,22 @@ export interface ThreadDetail {
     created_at: string;
     uncertain: boolean;
     sources: { title: string; subtitle?: string | null; source_url: string }[];
-    tool_calls: { id: string; name: string; arguments: unknown; round: number; status: string; output?: unknown; error?: string }[];
+    tool_calls: {
+      id: string;
+      name: string;
+      arguments: unknown;
+      round: number;
+      status: string;
+      output?: unknown;
+      error?: string;
+    }[];
     activity: { id: string; name: string; status: string; summary?: string }[];
-    feedback: { reaction: 'upvote' | 'downvote'; comment: Record<string, unknown> | null; at: string; voter_key: string }[];
+    feedback: {
+      reaction: 'upvote' | 'downvote';
+      comment: Record<string, unknown> | null;
+      at: string;
+      voter_key: string;
+    }[];
   }[];
 }
 export interface AuditEntry {
@@ -116,7 +129,11 @@ export class ConsoleApi {
     return url.href;
   }
 
-  async call<T>(method: string, path: string, options: { body?: unknown; query?: Record<string, string | undefined>; quiet401?: boolean } = {}): Promise<T> {
+  async call<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Record<string, string | undefined>; quiet401?: boolean } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = {};
     if (method !== 'GET') headers['X-CSRF-Token'] = this.csrf;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -129,7 +146,11 @@ export class ConsoleApi {
         credentials: 'same-origin',
       });
     } catch {
-      throw new ConsoleApiError(0, 'network', 'The service could not be reached. Check your connection and try again.');
+      throw new ConsoleApiError(
+        0,
+        'network',
+        'The service could not be reached. Check your connection and try again.',
+      );
     }
     if (response.status === 204) return undefined as T;
     const data = await response.json().catch(() => null);
@@ -154,7 +175,10 @@ export class ConsoleApi {
   }
 
   async signIn(username: string, password: string): Promise<{ username: string }> {
-    const s = await this.call<{ username: string; csrf_token: string }>('POST', 'session', { body: { username, password }, quiet401: true });
+    const s = await this.call<{ username: string; csrf_token: string }>('POST', 'session', {
+      body: { username, password },
+      quiet401: true,
+    });
     this.csrf = s.csrf_token;
     return s;
   }
@@ -162,26 +186,46 @@ export class ConsoleApi {
   signOut = () => this.call<void>('DELETE', 'session');
   projects = () => this.call<{ projects: Project[] }>('GET', 'projects').then((r) => r.projects);
   createProject = (name: string) => this.call<Project>('POST', 'projects', { body: { name } });
-  renameProject = (id: string, name: string) => this.call<Project>('PATCH', `projects/${enc(id)}`, { body: { name } });
-  deleteProject = (id: string) => this.call<void>('DELETE', `projects/${enc(id)}`, { query: { confirm: id } });
-  createIntegration = (projectId: string, name: string) => this.call<Integration>('POST', `projects/${enc(projectId)}/integrations`, { body: { name } });
+  renameProject = (id: string, name: string) =>
+    this.call<Project>('PATCH', `projects/${enc(id)}`, { body: { name } });
+  deleteProject = (id: string) =>
+    this.call<void>('DELETE', `projects/${enc(id)}`, { query: { confirm: id } });
+  createIntegration = (projectId: string, name: string) =>
+    this.call<Integration>('POST', `projects/${enc(projectId)}/integrations`, { body: { name } });
   updateIntegration = (projectId: string, id: string, patch: { name?: string; allowed_origins?: string[] }) =>
     this.call<Integration>('PATCH', `projects/${enc(projectId)}/integrations/${enc(id)}`, { body: patch });
-  deleteIntegration = (projectId: string, id: string) => this.call<void>('DELETE', `projects/${enc(projectId)}/integrations/${enc(id)}`);
-  keys = (projectId: string) => this.call<{ keys: ApiKey[] }>('GET', `projects/${enc(projectId)}/keys`).then((r) => r.keys);
-  createKey = (projectId: string, name: string) => this.call<ApiKey & { key: string }>('POST', `projects/${enc(projectId)}/keys`, { body: { name } });
+  deleteIntegration = (projectId: string, id: string) =>
+    this.call<void>('DELETE', `projects/${enc(projectId)}/integrations/${enc(id)}`);
+  keys = (projectId: string) =>
+    this.call<{ keys: ApiKey[] }>('GET', `projects/${enc(projectId)}/keys`).then((r) => r.keys);
+  createKey = (projectId: string, name: string) =>
+    this.call<ApiKey & { key: string }>('POST', `projects/${enc(projectId)}/keys`, { body: { name } });
   rotateKey = (projectId: string, id: string, overlapSeconds: number) =>
-    this.call<ApiKey & { key: string; replaced: ApiKey }>('POST', `projects/${enc(projectId)}/keys/${enc(id)}/rotate`, {
-      body: { overlap_seconds: overlapSeconds },
-    });
-  revokeKey = (projectId: string, id: string) => this.call<ApiKey>('DELETE', `projects/${enc(projectId)}/keys/${enc(id)}`);
-  activity = (projectId: string, query: Record<string, string | undefined>) => this.call<Activity>('GET', `projects/${enc(projectId)}/activity`, { query });
+    this.call<ApiKey & { key: string; replaced: ApiKey }>(
+      'POST',
+      `projects/${enc(projectId)}/keys/${enc(id)}/rotate`,
+      {
+        body: { overlap_seconds: overlapSeconds },
+      },
+    );
+  revokeKey = (projectId: string, id: string) =>
+    this.call<ApiKey>('DELETE', `projects/${enc(projectId)}/keys/${enc(id)}`);
+  activity = (projectId: string, query: Record<string, string | undefined>) =>
+    this.call<Activity>('GET', `projects/${enc(projectId)}/activity`, { query });
   activityCsvUrl = (projectId: string, query: Record<string, string | undefined>) =>
     this.url(`projects/${enc(projectId)}/activity`, { ...query, format: 'csv' });
   conversations = (projectId: string, query: Record<string, string | undefined>) =>
-    this.call<{ threads: ThreadSummary[]; next_cursor: string | null }>('GET', `projects/${enc(projectId)}/conversations`, { query });
-  conversation = (projectId: string, id: string) => this.call<ThreadDetail>('GET', `projects/${enc(projectId)}/conversations/${enc(id)}`);
-  audit = (before?: number) => this.call<{ entries: AuditEntry[]; next_before: number | null }>('GET', 'audit', { query: { before: before?.toString() } });
+    this.call<{ threads: ThreadSummary[]; next_cursor: string | null }>(
+      'GET',
+      `projects/${enc(projectId)}/conversations`,
+      { query },
+    );
+  conversation = (projectId: string, id: string) =>
+    this.call<ThreadDetail>('GET', `projects/${enc(projectId)}/conversations/${enc(id)}`);
+  audit = (before?: number) =>
+    this.call<{ entries: AuditEntry[]; next_before: number | null }>('GET', 'audit', {
+      query: { before: before?.toString() },
+    });
   install = () => this.call<InstallInfo>('GET', 'install');
 }
 

@@ -25,4 +25,5 @@ export function ago(iso: string | null, now = Date.now()): string {
 }
 
 /** `YYYY-MM-DD` of a UTC day `offset` days from today. */
-export const utcDay = (offset = 0, now = Date.now()) => new Date(now + offset * 86_400_000).toISOString().slice(0, 10);
+export const utcDay = (offset = 0, now = Date.now()) =>
+  new Date(now + offset * 86_400_000).toISOString().slice(0, 10);

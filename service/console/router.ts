@@ -29,7 +29,11 @@ export function parseRoute(href: string): Route {
 }
 
 /** The page's URL relative to the console's root (`keys?project=p`), so the base path never matters. */
-export function routeHref(page: PageId, project: string | null, params: Record<string, string | undefined> | URLSearchParams = {}): string {
+export function routeHref(
+  page: PageId,
+  project: string | null,
+  params: Record<string, string | undefined> | URLSearchParams = {},
+): string {
   const query = new URLSearchParams();
   if (project) query.set('project', project);
   const entries = params instanceof URLSearchParams ? [...params] : Object.entries(params);

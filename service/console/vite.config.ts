@@ -36,7 +36,8 @@ function englishOnly(): Plugin {
   return {
     name: 'console-english-only',
     enforce: 'pre',
-    resolveId: (source, importer) => (source === './locale-loaders.js' && /[\\/]src[\\/]i18n[\\/]/.test(importer ?? '') ? id : null),
+    resolveId: (source, importer) =>
+      source === './locale-loaders.js' && /[\\/]src[\\/]i18n[\\/]/.test(importer ?? '') ? id : null,
     load: (source) => (source === id ? 'export const loaders = {};' : null),
   };
 }

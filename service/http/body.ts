@@ -2,7 +2,8 @@ import { MAX_BODY_BYTES } from '../../contract/limits.js';
 import { HttpError, badRequest } from './errors.js';
 
 const decoder = new TextDecoder();
-const tooLarge = () => new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.', { Connection: 'close' });
+const tooLarge = () =>
+  new HttpError(413, 'payload_too_large', 'The body is larger than 64 KiB.', { Connection: 'close' });
 
 /**
  * Reads a JSON body within the 64 KiB limit, counting bytes as they arrive, so a chunked body

@@ -57,7 +57,12 @@ export interface ServiceContext {
   readonly basePath: string;
   /** How old the activity rollup may get: it is refreshed this often, off the request path. */
   readonly activityStalenessMs: number;
-  readonly log: (entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>) => void;
+  readonly log: (
+    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
+      string,
+      string | number | boolean | null
+    >,
+  ) => void;
 }
 
 /** Stand-ins for project ids nobody configured; no key or token ever matches them. */
@@ -87,10 +92,18 @@ export async function requireProject(ctx: ServiceContext, projectId: string): Pr
  * Server-to-server calls (sessions, query API) authenticate with one of the project's live API
  * keys; the key presented is returned (the session's owner key is computed under it).
  */
-export async function requireApiKey(ctx: ServiceContext, request: Request, project: ProjectView): Promise<string> {
+export async function requireApiKey(
+  ctx: ServiceContext,
+  request: Request,
+  project: ProjectView,
+): Promise<string> {
   const presented = request.headers.get('X-API-Key');
   if (!presented || UNKNOWN_PROJECTS.has(project) || !(await ctx.directory.verifyKey(project, presented))) {
-    throw new HttpError(401, 'invalid_api_key', 'Missing or invalid X-API-Key for this project: check the project id and the API key.');
+    throw new HttpError(
+      401,
+      'invalid_api_key',
+      'Missing or invalid X-API-Key for this project: check the project id and the API key.',
+    );
   }
   return presented;
 }
@@ -100,17 +113,36 @@ export async function requireApiKey(ctx: ServiceContext, request: Request, proje
  * where the identity lives: the owner, or for sessions without owner the client address
  * (tokens are free to mint, so a per-token limit would cap nothing).
  */
-export async function requireSession(ctx: ServiceContext, request: Request, project: ProjectView, info: RequestInfo): Promise<SessionRecord> {
+export async function requireSession(
+  ctx: ServiceContext,
+  request: Request,
+  project: ProjectView,
+  info: RequestInfo,
+): Promise<SessionRecord> {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('Authorization') ?? '');
   const session = match ? await ctx.storage.getSession(await hashToken(match[1])) : undefined;
-  if (!session || session.projectId !== project.id || session.expiresAt <= ctx.clock.now() || UNKNOWN_PROJECTS.has(project)) {
+  if (
+    !session ||
+    session.projectId !== project.id ||
+    session.expiresAt <= ctx.clock.now() ||
+    UNKNOWN_PROJECTS.has(project)
+  ) {
     throw new HttpError(401, 'invalid_token', 'Missing, unknown or expired session token.');
   }
-  await checkRate(ctx.storage, ctx.clock, ctx.limits.agent, `agent\n${project.id}\n${identityOf(session, info)}`);
+  await checkRate(
+    ctx.storage,
+    ctx.clock,
+    ctx.limits.agent,
+    `agent\n${project.id}\n${identityOf(session, info)}`,
+  );
   return session;
 }
 
 /** Whom a session's limits count against: its owner, else its client address, else itself. */
 export function identityOf(session: SessionRecord, info: RequestInfo): string {
-  return session.owner !== null ? `owner:${session.owner}` : info.clientAddress ? `addr:${info.clientAddress}` : `session:${session.tokenHash}`;
+  return session.owner !== null
+    ? `owner:${session.owner}`
+    : info.clientAddress
+      ? `addr:${info.clientAddress}`
+      : `session:${session.tokenHash}`;
 }

@@ -24,7 +24,8 @@ export interface ProjectView {
   loadedAt: number;
 }
 
-export const keyIsLive = (key: ApiKeyRecord, now: number) => key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+export const keyIsLive = (key: ApiKeyRecord, now: number) =>
+  key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
 
 /** How many projects the cache holds (unknown ids included) before it starts over. */
 const MAX_CACHED = 1_000;
@@ -76,7 +77,8 @@ export class Directory {
     const hash = await sha256Hex(presented);
     const now = this.clock.now();
     let key = view.keys.find((k) => k.hash === hash);
-    if (!key && now - view.loadedAt >= MISS_RELOAD_MS) key = (await this.load(view.id))?.keys.find((k) => k.hash === hash);
+    if (!key && now - view.loadedAt >= MISS_RELOAD_MS)
+      key = (await this.load(view.id))?.keys.find((k) => k.hash === hash);
     if (!key || !keyIsLive(key, now)) return false;
     if (now - (this.touched.get(key.id) ?? Number.NEGATIVE_INFINITY) >= TOUCH_EVERY_MS) {
       this.touched.set(key.id, now);
@@ -93,8 +95,18 @@ export class Directory {
     const view = (async () => {
       const project = await this.storage.getProject(id);
       if (!project) return undefined;
-      const [integrations, keys] = await Promise.all([this.storage.listIntegrations(id), this.storage.listApiKeys(id)]);
-      return { project, id, integrations: new Map(integrations.map((i) => [i.id, i])), integrationIds: integrations.map((i) => i.id), keys, loadedAt: at };
+      const [integrations, keys] = await Promise.all([
+        this.storage.listIntegrations(id),
+        this.storage.listApiKeys(id),
+      ]);
+      return {
+        project,
+        id,
+        integrations: new Map(integrations.map((i) => [i.id, i])),
+        integrationIds: integrations.map((i) => i.id),
+        keys,
+        loadedAt: at,
+      };
     })();
     const entry = { at, view };
     this.cache.set(id, entry);
@@ -106,24 +118,49 @@ export class Directory {
   private async seed(): Promise<void> {
     for (const config of this.seeds) {
       const now = this.clock.now();
-      if (await this.storage.createProject({ id: config.id, name: config.id, ownerSecret: randomSecret(), createdAt: now })) {
+      if (
+        await this.storage.createProject({
+          id: config.id,
+          name: config.id,
+          ownerSecret: randomSecret(),
+          createdAt: now,
+        })
+      ) {
         await this.audit('project.create', config.id, config.id);
       }
       for (const integrationId of config.integrationIds) {
-        const integration = { projectId: config.id, id: integrationId, name: integrationId, allowedOrigins: config.allowedOrigins ?? [], createdAt: now };
+        const integration = {
+          projectId: config.id,
+          id: integrationId,
+          name: integrationId,
+          allowedOrigins: config.allowedOrigins ?? [],
+          createdAt: now,
+        };
         if (await this.storage.createIntegration(integration))
-          await this.audit('integration.create', config.id, integrationId, { allowed_origins: integration.allowedOrigins });
+          await this.audit('integration.create', config.id, integrationId, {
+            allowed_origins: integration.allowedOrigins,
+          });
         else if (config.allowedOrigins) {
-          const before = (await this.storage.listIntegrations(config.id)).find((i) => i.id === integrationId)?.allowedOrigins ?? [];
+          const before =
+            (await this.storage.listIntegrations(config.id)).find((i) => i.id === integrationId)
+              ?.allowedOrigins ?? [];
           if (before.join('\n') !== config.allowedOrigins.join('\n')) {
-            await this.storage.updateIntegration(config.id, integrationId, { allowedOrigins: config.allowedOrigins });
-            await this.audit('integration.update', config.id, integrationId, { allowed_origins: config.allowedOrigins });
+            await this.storage.updateIntegration(config.id, integrationId, {
+              allowedOrigins: config.allowedOrigins,
+            });
+            await this.audit('integration.update', config.id, integrationId, {
+              allowed_origins: config.allowedOrigins,
+            });
           }
         }
       }
       const hash = config.apiKey && (await sha256Hex(config.apiKey));
       // A key revoked in the console stays revoked: restarting with the old flag does not revive it.
-      if (config.apiKey && hash && !(await this.storage.listApiKeys(config.id)).some((k) => k.hash === hash)) {
+      if (
+        config.apiKey &&
+        hash &&
+        !(await this.storage.listApiKeys(config.id)).some((k) => k.hash === hash)
+      ) {
         const key = {
           id: randomId('key'),
           projectId: config.id,
@@ -135,13 +172,27 @@ export class Directory {
           expiresAt: null,
           revokedAt: null,
         };
-        if (await this.storage.createApiKey(key)) await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
+        if (await this.storage.createApiKey(key))
+          await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
       }
       this.invalidate(config.id);
     }
   }
 
-  private audit(action: string, projectId: string, target: string, detail: Record<string, unknown> | null = null) {
-    return this.storage.appendAudit({ at: this.clock.now(), actor: 'start-up', action, projectId, target, detail, address: null });
+  private audit(
+    action: string,
+    projectId: string,
+    target: string,
+    detail: Record<string, unknown> | null = null,
+  ) {
+    return this.storage.appendAudit({
+      at: this.clock.now(),
+      actor: 'start-up',
+      action,
+      projectId,
+      target,
+      detail,
+      address: null,
+    });
   }
 }

@@ -24,12 +24,15 @@ export function normalizeOrigin(value: string): string | null {
 export function originAllowed(view: ProjectView, origin: string | null, integrationId?: string): boolean {
   if (origin === null) return true;
   const lists =
-    integrationId !== undefined ? [view.integrations.get(integrationId)?.allowedOrigins ?? []] : [...view.integrations.values()].map((i) => i.allowedOrigins);
+    integrationId !== undefined
+      ? [view.integrations.get(integrationId)?.allowedOrigins ?? []]
+      : [...view.integrations.values()].map((i) => i.allowedOrigins);
   return lists.length === 0 || lists.some((list) => list.length === 0 || list.includes(origin));
 }
 
 /** Whether any integration of the project restricts origins (CORS then names the origin). */
-const restricted = (view: ProjectView) => [...view.integrations.values()].some((i) => i.allowedOrigins.length > 0);
+const restricted = (view: ProjectView) =>
+  [...view.integrations.values()].some((i) => i.allowedOrigins.length > 0);
 
 export function originRefused(origin: string, integrationId?: string): HttpError {
   const where = integrationId ? `integration ${integrationId}` : 'any integration of this project';
@@ -48,7 +51,11 @@ export function originRefused(origin: string, integrationId?: string): HttpError
  * integration (chat names it in the body, which a preflight does not carry), and the request
  * it clears is checked here before any work.
  */
-export async function underOrigins(view: ProjectView | undefined, request: Request, run: () => Promise<Response>): Promise<Response> {
+export async function underOrigins(
+  view: ProjectView | undefined,
+  request: Request,
+  run: () => Promise<Response>,
+): Promise<Response> {
   const origin = request.headers.get('Origin');
   let response: Response;
   try {

@@ -14,7 +14,12 @@ export const MAX_RATE_WINDOWS = 100_000;
  * Counts one request against `limit` in `key`'s fixed window, kept in the store so the limit
  * holds for every instance sharing it; 429 with the seconds left in the window past it.
  */
-export async function checkRate(storage: Storage, clock: Clock, limit: RateLimit | false, key: string): Promise<void> {
+export async function checkRate(
+  storage: Storage,
+  clock: Clock,
+  limit: RateLimit | false,
+  key: string,
+): Promise<void> {
   if (!limit) return;
   const now = clock.now();
   const { count, resetAt } = await storage.countRequest(key, limit.windowMs, now);

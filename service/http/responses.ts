@@ -27,7 +27,12 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
-export const noContent = () => new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'Cache-Control': 'no-store' } });
+export const noContent = () =>
+  new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'Cache-Control': 'no-store' } });
 
 /** The chat stream's headers (§4). */
-export const STREAM_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...CORS_HEADERS };
+export const STREAM_HEADERS = {
+  'Content-Type': 'text/plain; charset=utf-8',
+  'Cache-Control': 'no-store',
+  ...CORS_HEADERS,
+};

@@ -11,7 +11,12 @@ import { HttpError, badRequest, notFound } from './errors.js';
 import { underOrigins } from './origins.js';
 import { preflight } from './responses.js';
 
-type Handler = (ctx: ServiceContext, request: Request, info: RequestInfo, ...params: string[]) => Promise<Response>;
+type Handler = (
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  ...params: string[]
+) => Promise<Response>;
 type Route = { pattern: RegExp; methods: Record<string, Handler> };
 
 const ID = '([^/]+)';
@@ -30,7 +35,10 @@ const ROUTES: Route[] = [
   { pattern: path(AGENT, agentPaths.answerStream(SLOT)), methods: { GET: reattach } },
   { pattern: path(AGENT, agentPaths.answerCancel(SLOT)), methods: { POST: cancel } },
   { pattern: path(AGENT, agentPaths.threads), methods: { GET: listThreads } },
-  { pattern: path(AGENT, agentPaths.thread(SLOT)), methods: { GET: getThread, DELETE: deleteThread, PATCH: renameThread } },
+  {
+    pattern: path(AGENT, agentPaths.thread(SLOT)),
+    methods: { GET: getThread, DELETE: deleteThread, PATCH: renameThread },
+  },
   { pattern: path(QUERY, queryPaths.activity), methods: { GET: activity } },
 ];
 const REMOVED_ANALYTICS = path(QUERY, queryPaths.removedAnalyticsActivity);
@@ -53,14 +61,23 @@ export async function route(ctx: ServiceContext, request: Request, info: Request
   const path = fullPath.slice(ctx.basePath.length);
   // The start-up projects exist before anything reads the directory (once; again after a failure).
   await ctx.directory.ready();
-  if (path === CONSOLE || path.startsWith(`${CONSOLE}/`)) return consoleRoute(ctx, request, info, path.slice(CONSOLE.length));
+  if (path === CONSOLE || path.startsWith(`${CONSOLE}/`))
+    return consoleRoute(ctx, request, info, path.slice(CONSOLE.length));
   // Browsers call the agent API (but not the session mint): the project's allowed origins apply.
   const agent = AGENT_PROJECT.exec(path);
-  if (agent && !SESSIONS.test(path)) return underOrigins(await ctx.directory.project(decode(agent[1])), request, () => dispatch(ctx, request, info, path));
+  if (agent && !SESSIONS.test(path))
+    return underOrigins(await ctx.directory.project(decode(agent[1])), request, () =>
+      dispatch(ctx, request, info, path),
+    );
   return dispatch(ctx, request, info, path);
 }
 
-async function dispatch(ctx: ServiceContext, request: Request, info: RequestInfo, path: string): Promise<Response> {
+async function dispatch(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  path: string,
+): Promise<Response> {
   if (request.method === 'OPTIONS') return preflight();
   const removed = REMOVED_ANALYTICS.exec(path);
   if (removed) return removedAnalyticsActivity(ctx, decode(removed[1]));
@@ -68,7 +85,10 @@ async function dispatch(ctx: ServiceContext, request: Request, info: RequestInfo
     const match = pattern.exec(path);
     if (!match) continue;
     const handler = methods[request.method];
-    if (!handler) throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here.`, { Allow: Object.keys(methods).join(', ') });
+    if (!handler)
+      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here.`, {
+        Allow: Object.keys(methods).join(', '),
+      });
     return handler(ctx, request, info, ...match.slice(1).map(decode));
   }
   throw notFound();

@@ -1,10 +1,12 @@
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-type NodeCrypto = { createHash(algorithm: string): { update(data: string): { digest(encoding: 'hex'): string } } };
+type NodeCrypto = {
+  createHash(algorithm: string): { update(data: string): { digest(encoding: 'hex'): string } };
+};
 /** Node's hash is synchronous and several times cheaper than a Web Crypto job; elsewhere Web Crypto. */
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | NodeCrypto
-  | undefined;
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 /**
  * SHA-256 of a session token, hex: what the store keeps and looks sessions up by. A token is

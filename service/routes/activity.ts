@@ -13,13 +13,22 @@ export function parseDay(value: string | null, name: string): number | undefined
   if (value === null) return undefined;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const time = match ? Date.UTC(+match[1], +match[2] - 1, +match[3]) : Number.NaN;
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) throw badRequest(`${name} must be a date like 2026-11-21.`);
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value)
+    throw badRequest(`${name} must be a date like 2026-11-21.`);
   return time;
 }
 
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
-type Counts = { sessions: number; threads: number; messages: number; upvotes: number; downvotes: number; prompt_tokens: number; completion_tokens: number };
+type Counts = {
+  sessions: number;
+  threads: number;
+  messages: number;
+  upvotes: number;
+  downvotes: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+};
 
 function count(rows: ActivityRow[]): Counts {
   const c = { threads: 0, messages: 0, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0 };
@@ -46,7 +55,11 @@ export async function rollupAsOf(ctx: ServiceContext): Promise<number | null> {
   const asOf = await ctx.storage.activityAsOf(now);
   if (asOf === null || now - asOf > ctx.activityStalenessMs) {
     void ctx.storage.refreshActivityOnce(ctx.activityStalenessMs / 2, now).catch((error) => {
-      ctx.log({ level: 'error', msg: 'activity_refresh_failed', error: error instanceof Error ? error.name : typeof error });
+      ctx.log({
+        level: 'error',
+        msg: 'activity_refresh_failed',
+        error: error instanceof Error ? error.name : typeof error,
+      });
     });
   }
   return asOf;
@@ -58,7 +71,12 @@ export async function rollupAsOf(ctx: ServiceContext): Promise<number | null> {
  * answer states when it was built and how old it may get.
  * `start` and `end` are inclusive UTC days; the default is the last 30 days.
  */
-export async function activity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+export async function activity(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const project = await requireProject(ctx, projectId);
   await requireApiKey(ctx, request, project);
   const params = new URL(request.url).searchParams;
@@ -72,24 +90,42 @@ export async function activity(ctx: ServiceContext, request: Request, _info: Req
   let rows = await ctx.storage.activity(projectId, start / DAY, end / DAY);
   if (integrationId) {
     // A session belongs to an integration once it chatted through it.
-    const sessions = new Set(rows.filter((r) => r.integrationId === integrationId).map((r) => r.sessionToken));
-    rows = rows.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && sessions.has(r.sessionToken)));
+    const sessions = new Set(
+      rows.filter((r) => r.integrationId === integrationId).map((r) => r.sessionToken),
+    );
+    rows = rows.filter(
+      (r) => r.integrationId === integrationId || (r.integrationId === '' && sessions.has(r.sessionToken)),
+    );
   }
   const integrations = [...new Set(rows.map((r) => r.integrationId).filter((id) => id !== ''))].sort();
   const byDay = [];
-  for (let time = start; time <= end; time += DAY) byDay.push({ date: day(time), ...count(rows.filter((r) => r.day === time / DAY)) });
+  for (let time = start; time <= end; time += DAY)
+    byDay.push({ date: day(time), ...count(rows.filter((r) => r.day === time / DAY)) });
 
   return json({
     period: { start: day(start), end: day(end) },
-    totals: { ...count(rows), unique_owners: new Set(rows.map((r) => r.owner).filter((o) => o !== null)).size },
+    totals: {
+      ...count(rows),
+      unique_owners: new Set(rows.map((r) => r.owner).filter((o) => o !== null)).size,
+    },
     by_integration: integrations.map((id) => {
       const own = rows.filter((r) => r.integrationId === id);
       const { threads, messages, prompt_tokens, completion_tokens } = count(own);
-      return { integration_id: id, sessions: new Set(own.map((r) => r.sessionToken)).size, threads, messages, prompt_tokens, completion_tokens };
+      return {
+        integration_id: id,
+        sessions: new Set(own.map((r) => r.sessionToken)).size,
+        threads,
+        messages,
+        prompt_tokens,
+        completion_tokens,
+      };
     }),
     by_day: byDay,
     // When the rollup was built, and how old it may get.
-    freshness: { as_of: asOf === null ? null : isoMicros(asOf), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+    freshness: {
+      as_of: asOf === null ? null : isoMicros(asOf),
+      max_staleness_seconds: ctx.activityStalenessMs / 1000,
+    },
   });
 }
 

@@ -3,14 +3,26 @@ import { noContent } from '../http/responses.js';
 import { visibleAnswer } from './visibility.js';
 
 /** GET …/answers/{id}/stream/: replays what the answer has, then follows it live, on whichever instance generates it (§9). */
-export async function reattach(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, answerId: string): Promise<Response> {
+export async function reattach(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  answerId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message, thread } = await visibleAnswer(ctx, session, answerId);
   return ctx.answers.reattach(message, thread);
 }
 
 /** POST …/answers/{id}/cancel/: stops generation wherever it runs, keeps the text as stopped; idempotent (§9). */
-export async function cancel(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, answerId: string): Promise<Response> {
+export async function cancel(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  answerId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message } = await visibleAnswer(ctx, session, answerId);
   await ctx.answers.cancel(message);

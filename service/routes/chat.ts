@@ -1,9 +1,22 @@
-import { MAX_LOCALE_CHARS, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME } from '../../contract/limits.js';
+import {
+  MAX_LOCALE_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_TITLE_CHARS,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  MAX_TOOLS,
+  TOOL_NAME,
+} from '../../contract/limits.js';
 import type { ToolResult, ToolSpec } from '../../contract/types.js';
 import { roundsOf, waitExpired } from '../answers/replay.js';
 import { isRecord, readJsonBody } from '../http/body.js';
 import type { StartAnswer } from '../answers/types.js';
-import { type RequestInfo, type ServiceContext, identityOf, requireProject, requireSession } from '../http/context.js';
+import {
+  type RequestInfo,
+  type ServiceContext,
+  identityOf,
+  requireProject,
+  requireSession,
+} from '../http/context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { randomId } from '../http/ids.js';
 import { requireOrigin } from '../http/origins.js';
@@ -26,7 +39,8 @@ export function titleFrom(message: string): string {
 
 function parseTools(value: unknown): ToolSpec[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > MAX_TOOLS) throw badRequest(`tools must be an array of at most ${MAX_TOOLS} tools.`);
+  if (!Array.isArray(value) || value.length > MAX_TOOLS)
+    throw badRequest(`tools must be an array of at most ${MAX_TOOLS} tools.`);
   const names = new Set<string>();
   return value.map((tool, i) => {
     if (!isRecord(tool)) throw badRequest(`tools[${i}] must be an object.`);
@@ -34,7 +48,9 @@ function parseTools(value: unknown): ToolSpec[] {
     if (typeof name !== 'string' || !TOOL_NAME.test(name) || names.has(name))
       throw badRequest(`tools[${i}].name must match ${TOOL_NAME.source} and be unique.`);
     if (typeof description !== 'string' || description.length > MAX_TOOL_DESCRIPTION_CHARS)
-      throw badRequest(`tools[${i}].description must be a string of at most ${MAX_TOOL_DESCRIPTION_CHARS} characters.`);
+      throw badRequest(
+        `tools[${i}].description must be a string of at most ${MAX_TOOL_DESCRIPTION_CHARS} characters.`,
+      );
     if (!isRecord(parameters)) throw badRequest(`tools[${i}].parameters must be a JSON Schema object.`);
     names.add(name);
     return { name, description, parameters };
@@ -42,21 +58,29 @@ function parseTools(value: unknown): ToolSpec[] {
 }
 
 function parseToolResults(value: unknown): ToolResult[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > 64) throw badRequest('tool_results must be a non-empty array.');
+  if (!Array.isArray(value) || value.length === 0 || value.length > 64)
+    throw badRequest('tool_results must be a non-empty array.');
   return value.map((result, i) => {
-    if (!isRecord(result) || typeof result.tool_call_id !== 'string') throw badRequest(`tool_results[${i}].tool_call_id must be a string.`);
+    if (!isRecord(result) || typeof result.tool_call_id !== 'string')
+      throw badRequest(`tool_results[${i}].tool_call_id must be a string.`);
     const hasOutput = 'output' in result;
     const hasError = 'error' in result;
     if (hasOutput === hasError) throw badRequest(`tool_results[${i}] needs exactly one of output and error.`);
-    if (hasError && typeof result.error !== 'string') throw badRequest(`tool_results[${i}].error must be a string.`);
-    return hasError ? { tool_call_id: result.tool_call_id, error: result.error as string } : { tool_call_id: result.tool_call_id, output: result.output };
+    if (hasError && typeof result.error !== 'string')
+      throw badRequest(`tool_results[${i}].error must be a string.`);
+    return hasError
+      ? { tool_call_id: result.tool_call_id, error: result.error as string }
+      : { tool_call_id: result.tool_call_id, output: result.output };
   });
 }
 
 /** The visitor's language (§4, version 3): a well-formed BCP 47 tag, in its canonical form. */
 function parseLocale(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const invalid = () => badRequest(`locale must be a BCP 47 language tag (like "de" or "pt-BR") of at most ${MAX_LOCALE_CHARS} characters.`);
+  const invalid = () =>
+    badRequest(
+      `locale must be a BCP 47 language tag (like "de" or "pt-BR") of at most ${MAX_LOCALE_CHARS} characters.`,
+    );
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LOCALE_CHARS) throw invalid();
   try {
     return Intl.getCanonicalLocales(value)[0];
@@ -68,17 +92,27 @@ function parseLocale(value: unknown): string | undefined {
 function parseChatBody(body: unknown, integrationIds: string[]) {
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { integration_id: integrationId, message, thread_id: threadId, tool_results: toolResults } = body;
-  if (typeof integrationId !== 'string' || !integrationIds.includes(integrationId)) throw badRequest('integration_id is missing or unknown.');
-  if (threadId !== undefined && threadId !== null && typeof threadId !== 'string') throw badRequest('thread_id must be a string or null.');
+  if (typeof integrationId !== 'string' || !integrationIds.includes(integrationId))
+    throw badRequest('integration_id is missing or unknown.');
+  if (threadId !== undefined && threadId !== null && typeof threadId !== 'string')
+    throw badRequest('thread_id must be a string or null.');
   const tools = parseTools(body.tools);
   const locale = parseLocale(body.locale);
   if (toolResults !== undefined) {
     if (message !== undefined) throw badRequest('Send either message or tool_results, not both.');
     if (typeof threadId !== 'string') throw badRequest('tool_results need the thread_id of the answer.');
-    return { kind: 'tools' as const, integrationId, threadId, tools, locale, results: parseToolResults(toolResults) };
+    return {
+      kind: 'tools' as const,
+      integrationId,
+      threadId,
+      tools,
+      locale,
+      results: parseToolResults(toolResults),
+    };
   }
   if (typeof message !== 'string') throw badRequest('message must be a string.');
-  if (message.length > MAX_MESSAGE_CHARS) throw new HttpError(413, 'payload_too_large', `message is longer than ${MAX_MESSAGE_CHARS} characters.`);
+  if (message.length > MAX_MESSAGE_CHARS)
+    throw new HttpError(413, 'payload_too_large', `message is longer than ${MAX_MESSAGE_CHARS} characters.`);
   if (!message.trim()) throw badRequest('message is empty.');
   return { kind: 'message' as const, integrationId, message, threadId: threadId ?? null, tools, locale };
 }
@@ -110,19 +144,34 @@ type Activity = StartAnswer['activity'];
 /** The caller's concurrent-answer slots (fleet-wide: they are in the store); an answer's end frees its slot. */
 function slotOf(ctx: ServiceContext, session: SessionRecord, info: RequestInfo) {
   const cap = ctx.limits.concurrentAnswers;
-  return cap === false ? undefined : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
+  return cap === false
+    ? undefined
+    : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
 }
 
 const capReached = (ctx: ServiceContext) =>
-  tooMany(CAP_RETRY_AFTER_S, `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`);
+  tooMany(
+    CAP_RETRY_AFTER_S,
+    `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`,
+  );
 
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
-export async function chat(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function chat(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
   requireOrigin(project, request, body.integrationId);
-  const activity: Activity = { projectId, sessionToken: session.tokenHash, owner: session.owner, integrationId: body.integrationId };
+  const activity: Activity = {
+    projectId,
+    sessionToken: session.tokenHash,
+    owner: session.owner,
+    integrationId: body.integrationId,
+  };
   if (body.kind === 'tools') return continueWithTools(ctx, session, info, body, activity);
 
   const now = ctx.clock.now();
@@ -143,11 +192,20 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
       updatedAt: now,
     };
   }
-  const question: MessageRecord = { ...emptyAnswer(now), id: randomId('msg'), role: 'user', content: body.message, status: 'complete' };
+  const question: MessageRecord = {
+    ...emptyAnswer(now),
+    id: randomId('msg'),
+    role: 'user',
+    content: body.message,
+    status: 'complete',
+  };
   const answer = emptyAnswer(now);
   // One write: a concurrent-answer slot, the thread (when new), both messages and their
   // activity; nothing without a slot, or when the thread was deleted meanwhile.
-  const events = [...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []), { ...activity, kind: 'message' as const, at: now }];
+  const events = [
+    ...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []),
+    { ...activity, kind: 'message' as const, at: now },
+  ];
   const begun = await ctx.storage.beginAnswer({
     thread,
     newThread,
@@ -162,7 +220,14 @@ export async function chat(ctx: ServiceContext, request: Request, info: RequestI
   return ctx.answers.start({
     thread,
     message: answer,
-    input: { message: body.message, history, tools: body.tools, rounds: [], partial: '', ...(body.locale && { locale: body.locale }) },
+    input: {
+      message: body.message,
+      history,
+      tools: body.tools,
+      rounds: [],
+      partial: '',
+      ...(body.locale && { locale: body.locale }),
+    },
     activity,
   });
 }
@@ -175,7 +240,11 @@ async function continueWithTools(
   activity: Activity,
 ): Promise<Response> {
   const { messages, ...thread } = await findThread(ctx, session, body.threadId, { newest: HISTORY_MESSAGES });
-  const index = lastIndex(messages, (m) => m.role === 'assistant' && m.status === 'streaming' && m.toolCalls.some((c) => c.status === 'pending'));
+  const index = lastIndex(
+    messages,
+    (m) =>
+      m.role === 'assistant' && m.status === 'streaming' && m.toolCalls.some((c) => c.status === 'pending'),
+  );
   const answer = messages[index];
   if (!answer) throw badRequest('No answer of this thread is waiting for tool results.');
   const now = ctx.clock.now();
@@ -187,7 +256,9 @@ async function continueWithTools(
   const seen = new Set<string>();
   for (const result of body.results) {
     if (!pending.has(result.tool_call_id) || seen.has(result.tool_call_id))
-      throw badRequest(`tool_call_id ${result.tool_call_id} is not a pending call of this answer, or is answered twice.`);
+      throw badRequest(
+        `tool_call_id ${result.tool_call_id} is not a pending call of this answer, or is answered twice.`,
+      );
     seen.add(result.tool_call_id);
   }
   if (seen.size !== pending.size) throw badRequest('Every pending tool call needs exactly one result.');
@@ -195,10 +266,14 @@ async function continueWithTools(
   const toolCalls = answer.toolCalls.map((call): ToolCallRecord => {
     const result = byId.get(call.id);
     if (!result) return call;
-    return 'error' in result ? { ...call, status: 'error', error: result.error } : { ...call, status: 'completed', output: result.output };
+    return 'error' in result
+      ? { ...call, status: 'error', error: result.error }
+      : { ...call, status: 'completed', output: result.output };
   });
   const slot = slotOf(ctx, session, info);
-  const taken = slot ? await ctx.storage.takeAnswerSlot(slot.key, slot.cap, answer.id, ctx.answers.instanceId, now) : 'taken';
+  const taken = slot
+    ? await ctx.storage.takeAnswerSlot(slot.key, slot.cap, answer.id, ctx.answers.instanceId, now)
+    : 'taken';
   // Another continuation of this answer holds its slot: it is the one that goes on.
   if (taken === 'held') throw badRequest('This answer is already continuing.');
   if (taken === 'cap_reached') throw capReached(ctx);
@@ -206,7 +281,13 @@ async function continueWithTools(
   // it holds are the ones just checked and no instance generates the answer.
   let resumed = false;
   try {
-    resumed = await ctx.storage.resumeAnswer(answer.id, answer.toolCalls, toolCalls, now, ctx.answers.instanceId);
+    resumed = await ctx.storage.resumeAnswer(
+      answer.id,
+      answer.toolCalls,
+      toolCalls,
+      now,
+      ctx.answers.instanceId,
+    );
   } finally {
     if (!resumed && slot) await ctx.storage.releaseAnswerSlot(answer.id);
   }

@@ -26,16 +26,23 @@ function parseComment(value: unknown): Record<string, unknown> | null {
 }
 
 /** POST …/agent/feedback/ (§8): the caller's latest reaction on an answer it can see. */
-export async function feedback(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function feedback(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const body = await readJsonBody(request);
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { question_answer_id: answerId, reaction } = body;
   if (typeof answerId !== 'string') throw badRequest('question_answer_id must be a string.');
-  if (reaction !== 'upvote' && reaction !== 'downvote') throw badRequest('reaction must be "upvote" or "downvote".');
+  if (reaction !== 'upvote' && reaction !== 'downvote')
+    throw badRequest('reaction must be "upvote" or "downvote".');
   const comment = parseComment(body.comment);
   const found = ANSWER_ID.test(answerId) ? await ctx.storage.getMessage(answerId) : undefined;
-  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread)) throw notFound('No such answer.');
+  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
+    throw notFound('No such answer.');
   await ctx.storage.putFeedback({
     messageId: answerId,
     projectId,
@@ -55,11 +62,17 @@ export async function feedback(ctx: ServiceContext, request: Request, info: Requ
  * ("Talk to a person"). Kept with the thread (first time only) so the console can find those
  * conversations; the handoff itself (mail, help desk) stays with the page.
  */
-export async function handoff(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function handoff(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const body = await readJsonBody(request);
   const threadId = isRecord(body) ? body.thread_id : undefined;
-  if (typeof threadId !== 'string' || !THREAD_ID.test(threadId)) throw badRequest('thread_id must be a thread id.');
+  if (typeof threadId !== 'string' || !THREAD_ID.test(threadId))
+    throw badRequest('thread_id must be a thread id.');
   await findThread(ctx, session, threadId);
   if (!(await ctx.storage.markHandoff(threadId, ctx.clock.now()))) throw notFound('No such thread.');
   return noContent();

@@ -9,7 +9,12 @@ import type { ThreadCursor, ThreadMeta } from '../storage/types.js';
 import { findThread, requireOwner, voterOf } from './visibility.js';
 
 export function threadSummary(thread: ThreadMeta) {
-  return { id: thread.id, title: thread.title, created_at: isoMicros(thread.createdAt), updated_at: isoMicros(thread.updatedAt) };
+  return {
+    id: thread.id,
+    title: thread.title,
+    created_at: isoMicros(thread.createdAt),
+    updated_at: isoMicros(thread.updatedAt),
+  };
 }
 
 /** Characters of plain text in a listed thread's `preview`. */
@@ -46,21 +51,39 @@ function decodeCursor(cursor: string): ThreadCursor {
   throw badRequest('cursor is not a cursor this service issued.');
 }
 
-export async function listThreads(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function listThreads(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const owner = requireOwner(session);
   const params = new URL(request.url).searchParams;
   const limitParam = params.get('limit');
   const limit = limitParam === null ? 20 : Number(limitParam);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be an integer from 1 to 100.');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw badRequest('limit must be an integer from 1 to 100.');
   const cursor = params.get('cursor');
-  const page = await ctx.storage.listThreads(projectId, owner, { limit: limit + 1, after: cursor ? decodeCursor(cursor) : undefined });
+  const page = await ctx.storage.listThreads(projectId, owner, {
+    limit: limit + 1,
+    after: cursor ? decodeCursor(cursor) : undefined,
+  });
   const threads = page.slice(0, limit);
   const next = page.length > limit ? encodeCursor(threads[threads.length - 1]) : null;
-  return json({ threads: threads.map((t) => ({ ...threadSummary(t), preview: previewText(t.preview) })), next_cursor: next });
+  return json({
+    threads: threads.map((t) => ({ ...threadSummary(t), preview: previewText(t.preview) })),
+    next_cursor: next,
+  });
 }
 
-export async function getThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+export async function getThread(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
@@ -94,7 +117,13 @@ export async function getThread(ctx: ServiceContext, request: Request, info: Req
   });
 }
 
-export async function deleteThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+export async function deleteThread(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
@@ -106,12 +135,20 @@ export async function deleteThread(ctx: ServiceContext, request: Request, info: 
 }
 
 /** PATCH …/threads/{id}/ (§10): a new title, 1 to 80 characters after trimming. */
-export async function renameThread(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+export async function renameThread(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const body = await readJsonBody(request);
-  const title = isRecord(body) && typeof body.title === 'string' ? body.title.replace(/\s+/g, ' ').trim() : '';
-  if (title.length < 1 || title.length > MAX_TITLE_CHARS) throw badRequest(`title must be 1 to ${MAX_TITLE_CHARS} characters after trimming.`);
+  const title =
+    isRecord(body) && typeof body.title === 'string' ? body.title.replace(/\s+/g, ' ').trim() : '';
+  if (title.length < 1 || title.length > MAX_TITLE_CHARS)
+    throw badRequest(`title must be 1 to ${MAX_TITLE_CHARS} characters after trimming.`);
   await findThread(ctx, session, threadId);
   const renamed = await ctx.storage.renameThread(threadId, title);
   if (!renamed) throw notFound('No such thread.');

@@ -11,7 +11,12 @@ import { json } from '../http/responses.js';
 import { hashToken } from '../http/tokens.js';
 
 /** POST /agent/v1/projects/{projectId}/agent/sessions/ (wire contract §1). */
-export async function createSession(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+export async function createSession(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const project = await requireProject(ctx, projectId);
   // The owner key is computed under the key this mint presents: the same value the site's
   // session helper computes with that key, through a rotation too.
@@ -33,8 +38,23 @@ export async function createSession(ctx: ServiceContext, request: Request, _info
   }
   const now = ctx.clock.now();
   const token = randomId('ses');
-  const session = { tokenHash: await hashToken(token), projectId, owner, createdAt: now, expiresAt: now + ctx.tokenTtlMs };
+  const session = {
+    tokenHash: await hashToken(token),
+    projectId,
+    owner,
+    createdAt: now,
+    expiresAt: now + ctx.tokenTtlMs,
+  };
   await ctx.storage.putSession(session);
-  await ctx.storage.recordActivity({ kind: 'session', projectId, at: now, sessionToken: session.tokenHash, owner, integrationId: null });
-  return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, { [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey) });
+  await ctx.storage.recordActivity({
+    kind: 'session',
+    projectId,
+    at: now,
+    sessionToken: session.tokenHash,
+    owner,
+    integrationId: null,
+  });
+  return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, {
+    [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey),
+  });
 }

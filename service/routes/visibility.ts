@@ -6,7 +6,11 @@ import type { SessionRecord, ThreadMeta, ThreadRecord } from '../storage/types.j
 
 export function requireOwner(session: SessionRecord): string {
   if (session.owner === null) {
-    throw new HttpError(403, 'session_without_owner', 'Conversation history needs a session created with an external_owner_id.');
+    throw new HttpError(
+      403,
+      'session_without_owner',
+      'Conversation history needs a session created with an external_owner_id.',
+    );
   }
   return session.owner;
 }
@@ -21,7 +25,12 @@ export function visibleThread(session: SessionRecord, thread: ThreadMeta): boole
   return thread.projectId === session.projectId && thread.owner === session.owner;
 }
 
-export async function findThread(ctx: ServiceContext, session: SessionRecord, threadId: string, options?: { newest?: number }): Promise<ThreadRecord> {
+export async function findThread(
+  ctx: ServiceContext,
+  session: SessionRecord,
+  threadId: string,
+  options?: { newest?: number },
+): Promise<ThreadRecord> {
   if (!THREAD_ID.test(threadId)) throw badRequest('thread_id has an unknown format.');
   const thread = await ctx.storage.getThread(threadId, options);
   if (!thread || !visibleThread(session, thread)) throw notFound('No such thread.');
@@ -29,12 +38,14 @@ export async function findThread(ctx: ServiceContext, session: SessionRecord, th
 }
 
 /** Whose reaction counts (§8): the owner across sessions, else the one session. */
-export const voterOf = (session: SessionRecord) => (session.owner !== null ? `owner:${session.owner}` : `session:${session.tokenHash}`);
+export const voterOf = (session: SessionRecord) =>
+  session.owner !== null ? `owner:${session.owner}` : `session:${session.tokenHash}`;
 
 /** Finds an answer the session may see (the thread rules of §5 and decision 7). */
 export async function visibleAnswer(ctx: ServiceContext, session: SessionRecord, answerId: string) {
   if (!ANSWER_ID.test(answerId)) throw notFound('No such answer.');
   const found = await ctx.storage.getMessage(answerId);
-  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread)) throw notFound('No such answer.');
+  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
+    throw notFound('No such answer.');
   return found;
 }

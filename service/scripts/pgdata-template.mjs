@@ -11,7 +11,9 @@ import { constants, brotliCompressSync } from 'node:zlib';
 
 const service = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
-const pglitePackage = JSON.parse(await readFile(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8'));
+const pglitePackage = JSON.parse(
+  await readFile(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8'),
+);
 const migrations = createHash('sha256')
   .update(await readFile(join(service, 'storage', 'migrations.ts')))
   .digest('hex')
@@ -40,7 +42,11 @@ if (!existsSync(cached)) {
   // Mostly zeros (a 16 MB WAL segment): 40 MB of tar become 1.6 MB. A 16 MB window finds the
   // repeats across files; quality 6 does it in a second or two (9 saves 2 %, 10 takes 40 s).
   const packed = brotliCompressSync(tar, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_LGWIN]: 24, [constants.BROTLI_PARAM_SIZE_HINT]: tar.length },
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 6,
+      [constants.BROTLI_PARAM_LGWIN]: 24,
+      [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
+    },
   });
   await mkdir(cacheDir, { recursive: true });
   await writeFile(cached, packed);

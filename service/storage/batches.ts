@@ -33,7 +33,8 @@ export class Batches<T, R> {
         batch.forEach((b, i) => b.done(results[i]));
       } catch (error) {
         if (batch.length === 1) batch[0].fail(error);
-        else await Promise.all(batch.map((b) => this.run([b.item]).then(([result]) => b.done(result), b.fail)));
+        else
+          await Promise.all(batch.map((b) => this.run([b.item]).then(([result]) => b.done(result), b.fail)));
       }
     }
     this.running = false;

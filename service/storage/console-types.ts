@@ -125,7 +125,11 @@ export interface ConsoleStorage {
   /** false when the project is gone or the id is taken in it. */
   createIntegration(integration: IntegrationRecord): Promise<boolean>;
   listIntegrations(projectId: string): Promise<IntegrationRecord[]>;
-  updateIntegration(projectId: string, id: string, patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>): Promise<IntegrationRecord | undefined>;
+  updateIntegration(
+    projectId: string,
+    id: string,
+    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
+  ): Promise<IntegrationRecord | undefined>;
   deleteIntegration(projectId: string, id: string): Promise<boolean>;
 
   /** false when the project is gone or holds a key with the same hash. */
@@ -148,10 +152,19 @@ export interface ConsoleStorage {
   listAudit(options: { limit: number; before?: number; projectId?: string }): Promise<AuditEntry[]>;
 
   /** Threads of a project across owners, newest `updatedAt` first, strictly after `after`. */
-  searchThreads(projectId: string, filter: ConversationFilter, options: { limit: number; after?: ThreadCursor }): Promise<ConversationSummary[]>;
+  searchThreads(
+    projectId: string,
+    filter: ConversationFilter,
+    options: { limit: number; after?: ThreadCursor },
+  ): Promise<ConversationSummary[]>;
   /** Every reaction on the thread's answers, from every voter. */
   threadFeedback(threadId: string): Promise<FeedbackRecord[]>;
   /** Marks that the visitor asked for a person; false when the thread is gone. */
   markHandoff(threadId: string, at: number): Promise<boolean>;
-  activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string): Promise<ActivitySummary>;
+  activitySummary(
+    projectId: string,
+    fromDay: number,
+    toDay: number,
+    integrationId?: string,
+  ): Promise<ActivitySummary>;
 }

@@ -105,7 +105,9 @@ export function lockDataDir(dataDir: string): () => void {
 function parse(text: string): Holder | undefined {
   try {
     const holder = JSON.parse(text) as Holder;
-    return Number.isInteger(holder.pid) && holder.pid > 0 && typeof holder.host === 'string' ? holder : undefined;
+    return Number.isInteger(holder.pid) && holder.pid > 0 && typeof holder.host === 'string'
+      ? holder
+      : undefined;
   } catch {
     return undefined;
   }

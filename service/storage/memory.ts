@@ -80,7 +80,14 @@ export class MemoryStorage implements Storage {
   async getThread(id: string, { newest }: { newest?: number } = {}) {
     const thread = this.threads.get(id);
     const messages = this.messages.get(id) ?? [];
-    return thread && { ...thread, messages: structuredClone(newest === undefined ? messages : messages.slice(Math.max(messages.length - newest, 0))) };
+    return (
+      thread && {
+        ...thread,
+        messages: structuredClone(
+          newest === undefined ? messages : messages.slice(Math.max(messages.length - newest, 0)),
+        ),
+      }
+    );
   }
 
   async renameThread(id: string, title: string) {
@@ -101,14 +108,20 @@ export class MemoryStorage implements Storage {
     return true;
   }
 
-  async listThreads(projectId: string, owner: string, { limit, after }: { limit: number; after?: ThreadCursor }) {
+  async listThreads(
+    projectId: string,
+    owner: string,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
     return [...this.threads.values()]
       .filter((t) => t.projectId === projectId && t.owner === owner)
       .sort(newestFirst)
       .filter((t) => !after || newestFirst(after, t) < 0)
       .slice(0, limit)
       .map((t) => {
-        const answer = (this.messages.get(t.id) ?? []).filter((m) => m.role === 'assistant' && m.content).at(-1);
+        const answer = (this.messages.get(t.id) ?? [])
+          .filter((m) => m.role === 'assistant' && m.content)
+          .at(-1);
         return { ...t, preview: answer?.content.slice(0, PREVIEW_SOURCE_CHARS) ?? '' };
       });
   }
@@ -143,7 +156,8 @@ export class MemoryStorage implements Storage {
   }
 
   async putFeedback(feedback: FeedbackRecord) {
-    if (this.messageThread.has(feedback.messageId)) this.feedback.set(`${feedback.messageId}\n${feedback.voter}`, { ...feedback });
+    if (this.messageThread.has(feedback.messageId))
+      this.feedback.set(`${feedback.messageId}\n${feedback.voter}`, { ...feedback });
   }
 
   async reactions(threadId: string, voter: string) {
@@ -173,7 +187,8 @@ export class MemoryStorage implements Storage {
         sessions += 1;
       }
     }
-    for (const [hash, s] of this.consoleSessions) if (s.expiresAt < sessionsBefore) this.consoleSessions.delete(hash);
+    for (const [hash, s] of this.consoleSessions)
+      if (s.expiresAt < sessionsBefore) this.consoleSessions.delete(hash);
     this.signInFailureLog = this.signInFailureLog.filter((f) => f.at >= sessionsBefore - 86_400_000);
     const kept = this.events.filter((e) => e.at >= eventsBefore);
     const events = this.events.length - kept.length;
@@ -211,7 +226,9 @@ export class MemoryStorage implements Storage {
   }
 
   async listProjects() {
-    return [...this.projects.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((p) => ({ ...p }));
+    return [...this.projects.values()]
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      .map((p) => ({ ...p }));
   }
 
   async renameProject(id: string, name: string) {
@@ -233,17 +250,28 @@ export class MemoryStorage implements Storage {
   }
 
   async createIntegration(integration: IntegrationRecord) {
-    if (!this.projects.has(integration.projectId) || this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id))
+    if (
+      !this.projects.has(integration.projectId) ||
+      this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id)
+    )
       return false;
     this.integrations.push(structuredClone(integration));
     return true;
   }
 
   async listIntegrations(projectId: string) {
-    return structuredClone(this.integrations.filter((i) => i.projectId === projectId).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)));
+    return structuredClone(
+      this.integrations
+        .filter((i) => i.projectId === projectId)
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)),
+    );
   }
 
-  async updateIntegration(projectId: string, id: string, patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>) {
+  async updateIntegration(
+    projectId: string,
+    id: string,
+    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
+  ) {
     const found = this.integrations.find((i) => i.projectId === projectId && i.id === id);
     if (!found) return undefined;
     if (patch.name !== undefined) found.name = patch.name;
@@ -258,7 +286,11 @@ export class MemoryStorage implements Storage {
   }
 
   async createApiKey(key: ApiKeyRecord) {
-    if (!this.projects.has(key.projectId) || this.keys.some((k) => k.id === key.id || (k.projectId === key.projectId && k.hash === key.hash))) return false;
+    if (
+      !this.projects.has(key.projectId) ||
+      this.keys.some((k) => k.id === key.id || (k.projectId === key.projectId && k.hash === key.hash))
+    )
+      return false;
     this.keys.push({ ...key });
     return true;
   }
@@ -276,7 +308,8 @@ export class MemoryStorage implements Storage {
     if (patch.name !== undefined) key.name = patch.name;
     if (patch.expiresAt !== undefined) key.expiresAt = patch.expiresAt;
     if (patch.revokedAt !== undefined) key.revokedAt = patch.revokedAt;
-    if (patch.lastUsedAt !== undefined && patch.lastUsedAt !== null) key.lastUsedAt = Math.max(key.lastUsedAt ?? 0, patch.lastUsedAt);
+    if (patch.lastUsedAt !== undefined && patch.lastUsedAt !== null)
+      key.lastUsedAt = Math.max(key.lastUsedAt ?? 0, patch.lastUsedAt);
     return { ...key };
   }
 
@@ -324,17 +357,30 @@ export class MemoryStorage implements Storage {
   async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
     return structuredClone(
       this.audit
-        .filter((e) => (before === undefined || e.id < before) && (!projectId || e.projectId === projectId || e.projectId === null))
+        .filter(
+          (e) =>
+            (before === undefined || e.id < before) &&
+            (!projectId || e.projectId === projectId || e.projectId === null),
+        )
         .reverse()
         .slice(0, limit),
     );
   }
 
-  async searchThreads(projectId: string, f: ConversationFilter, { limit, after }: { limit: number; after?: ThreadCursor }) {
+  async searchThreads(
+    projectId: string,
+    f: ConversationFilter,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
     const found: ConversationSummary[] = [];
     for (const t of [...this.threads.values()].sort(newestFirst)) {
       if (found.length >= limit) break;
-      if (t.projectId !== projectId || (f.threadId && t.id !== f.threadId) || (after && newestFirst(after, t) >= 0)) continue;
+      if (
+        t.projectId !== projectId ||
+        (f.threadId && t.id !== f.threadId) ||
+        (after && newestFirst(after, t) >= 0)
+      )
+        continue;
       if (
         (f.integrationId && t.integrationId !== f.integrationId) ||
         (f.from !== undefined && t.updatedAt < f.from) ||
@@ -342,7 +388,9 @@ export class MemoryStorage implements Storage {
       )
         continue;
       const messages = this.messages.get(t.id) ?? [];
-      const reactions = messages.flatMap((m) => [...this.feedback.values()].filter((r) => r.messageId === m.id));
+      const reactions = messages.flatMap((m) =>
+        [...this.feedback.values()].filter((r) => r.messageId === m.id),
+      );
       const summary: ConversationSummary = {
         ...t,
         handoffAt: this.handoffs.get(t.id) ?? null,
@@ -353,9 +401,18 @@ export class MemoryStorage implements Storage {
         error: messages.some((m) => m.status === 'error'),
         toolUsed: messages.some((m) => m.toolCalls.length > 0),
       };
-      if ((f.downvoted && !summary.downvotes) || (f.uncertain && !summary.uncertain) || (f.error && !summary.error) || (f.toolUsed && !summary.toolUsed))
+      if (
+        (f.downvoted && !summary.downvotes) ||
+        (f.uncertain && !summary.uncertain) ||
+        (f.error && !summary.error) ||
+        (f.toolUsed && !summary.toolUsed)
+      )
         continue;
-      if ((f.handoff && summary.handoffAt === null) || (f.q?.trim() && !textMatches([t.title, ...messages.map((m) => m.content)], f.q))) continue;
+      if (
+        (f.handoff && summary.handoffAt === null) ||
+        (f.q?.trim() && !textMatches([t.title, ...messages.map((m) => m.content)], f.q))
+      )
+        continue;
       found.push(summary);
     }
     return found;
@@ -383,9 +440,21 @@ export class MemoryStorage implements Storage {
     );
   }
 
-  async beginAnswer({ thread, newThread, question, answer, instanceId, events, slot }: AnswerStart): Promise<BeginResult> {
+  async beginAnswer({
+    thread,
+    newThread,
+    question,
+    answer,
+    instanceId,
+    events,
+    slot,
+  }: AnswerStart): Promise<BeginResult> {
     if (!newThread && !this.threads.has(thread.id)) return 'thread_gone';
-    if (slot && (await this.takeAnswerSlot(slot.key, slot.cap, answer.id, instanceId, answer.createdAt)) !== 'taken') return 'cap_reached';
+    if (
+      slot &&
+      (await this.takeAnswerSlot(slot.key, slot.cap, answer.id, instanceId, answer.createdAt)) !== 'taken'
+    )
+      return 'cap_reached';
     if (newThread) await this.createThread(thread);
     await this.appendMessage(thread.id, question);
     await this.appendMessage(thread.id, answer);
@@ -415,9 +484,21 @@ export class MemoryStorage implements Storage {
     return true;
   }
 
-  async resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string) {
+  async resumeAnswer(
+    id: string,
+    expected: ToolCallRecord[],
+    toolCalls: ToolCallRecord[],
+    updatedAt: number,
+    instanceId: string,
+  ) {
     const message = this.message(id);
-    if (!message || message.status !== 'streaming' || this.hosts.has(id) || JSON.stringify(message.toolCalls) !== JSON.stringify(expected)) return false;
+    if (
+      !message ||
+      message.status !== 'streaming' ||
+      this.hosts.has(id) ||
+      JSON.stringify(message.toolCalls) !== JSON.stringify(expected)
+    )
+      return false;
     Object.assign(message, { toolCalls: structuredClone(toolCalls), updatedAt });
     this.hosts.set(id, instanceId);
     return true;

@@ -8,5 +8,7 @@ import { SqlStorage } from './sql.js';
  * here, on demand, so the service core stays free of them (it also runs in a browser).
  */
 export async function openStorage(options: { databaseUrl?: string; dataDir?: string }): Promise<SqlStorage> {
-  return SqlStorage.open(options.databaseUrl ? await postgresClient(options.databaseUrl) : await pgliteClient(options.dataDir));
+  return SqlStorage.open(
+    options.databaseUrl ? await postgresClient(options.databaseUrl) : await pgliteClient(options.dataDir),
+  );
 }

@@ -15,7 +15,10 @@ export const TEMPLATE_FILE = 'pgdata-template.tar.br';
 
 /** The template beside the built service (dist/), or beside the sources' build (dist/ of service/). */
 export function findTemplate(): string | undefined {
-  const candidates = [new URL(`./${TEMPLATE_FILE}`, import.meta.url), new URL(`../dist/${TEMPLATE_FILE}`, import.meta.url)];
+  const candidates = [
+    new URL(`./${TEMPLATE_FILE}`, import.meta.url),
+    new URL(`../dist/${TEMPLATE_FILE}`, import.meta.url),
+  ];
   for (const url of candidates) {
     if (url.protocol !== 'file:') continue;
     const path = fileURLToPath(url);
@@ -38,7 +41,8 @@ export async function unpackTemplate(template: string, dataDir: string): Promise
   let version: Buffer[] | null = null;
   const target = (name: string) => {
     const path = normalize(join(dataDir, name.replace(/^\/+/, '')));
-    if (!path.startsWith(root)) throw new Error(`the PGlite template holds a path outside its directory: ${name}`);
+    if (!path.startsWith(root))
+      throw new Error(`the PGlite template holds a path outside its directory: ${name}`);
     return path;
   };
   await rm(versionFile, { force: true });
@@ -64,7 +68,8 @@ export async function unpackTemplate(template: string, dataDir: string): Promise
       const header = buffer.subarray(0, 512);
       buffer = buffer.subarray(512);
       if (header.every((b) => b === 0)) continue; // end-of-archive blocks
-      const field = (from: number, to: number) => header.subarray(from, to).toString('utf8').replace(/\0.*$/s, '');
+      const field = (from: number, to: number) =>
+        header.subarray(from, to).toString('utf8').replace(/\0.*$/s, '');
       const name = field(345, 500) ? `${field(345, 500)}/${field(0, 100)}` : field(0, 100);
       const size = Number.parseInt(field(124, 136).trim() || '0', 8);
       const type = String.fromCharCode(header[156]);
@@ -73,7 +78,8 @@ export async function unpackTemplate(template: string, dataDir: string): Promise
         mkdirSync(path, { recursive: true });
         continue;
       }
-      if (type !== '0' && type !== '\0') throw new Error(`the PGlite template holds an entry of type ${type}: ${name}`);
+      if (type !== '0' && type !== '\0')
+        throw new Error(`the PGlite template holds an entry of type ${type}: ${name}`);
       let fd: number | null = null;
       if (path === versionFile) version = [];
       else {

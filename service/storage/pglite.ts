@@ -55,7 +55,10 @@ export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
     const template = !dataDir || !existsSync(join(dataDir, 'PG_VERSION')) ? findTemplate() : undefined;
     if (dataDir && template) await unpackTemplate(template, dataDir);
     // In memory (tests, a throwaway store): the template as a tar, also instead of initdb.
-    const loadDataDir = !dataDir && template ? new Blob([await promisify(brotliDecompress)(await readFile(template))]) : undefined;
+    const loadDataDir =
+      !dataDir && template
+        ? new Blob([await promisify(brotliDecompress)(await readFile(template))])
+        : undefined;
     db = await PGlite.create(dataDir, { startParams: START_PARAMS, ...(loadDataDir && { loadDataDir }) });
   } catch (error) {
     release();

@@ -60,7 +60,10 @@ export async function postgresClient(connectionString: string): Promise<SqlClien
           if (closed || client !== next) return;
           client = undefined;
           onLost();
-          setTimeout(() => void reconnect(), RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)]).unref?.();
+          setTimeout(
+            () => void reconnect(),
+            RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
+          ).unref?.();
         });
         await next.connect();
         await next.query(`LISTEN ${quoted}`);
@@ -73,7 +76,10 @@ export async function postgresClient(connectionString: string): Promise<SqlClien
         try {
           await connect();
         } catch {
-          setTimeout(() => void reconnect(), RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)]).unref?.();
+          setTimeout(
+            () => void reconnect(),
+            RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
+          ).unref?.();
         }
       };
       await connect();

@@ -3,10 +3,17 @@ import type { ActivityEvent, ActivityRow, FeedbackRecord, ThreadCursor } from '.
 export const DAY_MS = 86_400_000;
 export const dayOf = (time: number) => Math.floor(time / DAY_MS);
 
-export const newestFirst = (a: ThreadCursor, b: ThreadCursor) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+export const newestFirst = (a: ThreadCursor, b: ThreadCursor) =>
+  b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** Rolls events and reactions up the way the SQL view does; shared so both stores agree. */
-export function rollUp(events: Iterable<ActivityEvent>, feedback: Iterable<FeedbackRecord>, projectId: string, fromDay: number, toDay: number): ActivityRow[] {
+export function rollUp(
+  events: Iterable<ActivityEvent>,
+  feedback: Iterable<FeedbackRecord>,
+  projectId: string,
+  fromDay: number,
+  toDay: number,
+): ActivityRow[] {
   const rows = new Map<string, ActivityRow>();
   const row = (at: number, sessionToken: string, owner: string | null, integrationId: string | null) => {
     const day = dayOf(at);
@@ -40,7 +47,8 @@ export function rollUp(events: Iterable<ActivityEvent>, feedback: Iterable<Feedb
   }
   for (const f of feedback) {
     if (f.projectId !== projectId || dayOf(f.at) < fromDay || dayOf(f.at) > toDay) continue;
-    row(f.at, f.sessionToken, f.owner, f.integrationId)[f.reaction === 'upvote' ? 'upvotes' : 'downvotes'] += 1;
+    row(f.at, f.sessionToken, f.owner, f.integrationId)[f.reaction === 'upvote' ? 'upvotes' : 'downvotes'] +=
+      1;
   }
   return [...rows.values()];
 }

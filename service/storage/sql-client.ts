@@ -9,5 +9,9 @@ export interface SqlClient {
    * `onLost` says notifications may have been missed (the connection dropped; it reconnects).
    * Absent where one process owns the database (PGlite): signals then stay in the process.
    */
-  listen?(channel: string, onPayload: (payload: string) => void, onLost: () => void): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost: () => void,
+  ): Promise<() => Promise<void>>;
 }

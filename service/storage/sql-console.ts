@@ -70,12 +70,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
   protected constructor(protected readonly db: SqlClient) {}
 
   async createProject(p: ProjectRecord) {
-    const { rowCount } = await this.db.query('INSERT INTO projects (id, name, owner_secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
-      p.id,
-      p.name,
-      p.ownerSecret,
-      p.createdAt,
-    ]);
+    const { rowCount } = await this.db.query(
+      'INSERT INTO projects (id, name, owner_secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+      [p.id, p.name, p.ownerSecret, p.createdAt],
+    );
     return rowCount > 0;
   }
 
@@ -97,7 +95,8 @@ export class SqlConsoleStorage implements ConsoleStorage {
       // Locks the row first: a concurrent create of an integration or key waits, then finds it gone.
       const { rows } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
       if (!rows.length) return false;
-      for (const table of ['feedback', 'events', 'sessions', 'threads']) await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
+      for (const table of ['feedback', 'events', 'sessions', 'threads'])
+        await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
       await query('DELETE FROM projects WHERE id = $1', [id]);
       return true;
     });
@@ -113,10 +112,18 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async listIntegrations(projectId: string) {
-    return (await this.db.query('SELECT * FROM integrations WHERE project_id = $1 ORDER BY created_at, id', [projectId])).rows.map(toIntegration);
+    return (
+      await this.db.query('SELECT * FROM integrations WHERE project_id = $1 ORDER BY created_at, id', [
+        projectId,
+      ])
+    ).rows.map(toIntegration);
   }
 
-  async updateIntegration(projectId: string, id: string, patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>) {
+  async updateIntegration(
+    projectId: string,
+    id: string,
+    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
+  ) {
     const { rows } = await this.db.query(
       `UPDATE integrations SET name = coalesce($3, name), allowed_origins = coalesce($4::jsonb, allowed_origins)
        WHERE project_id = $1 AND id = $2 RETURNING *`,
@@ -126,7 +133,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async deleteIntegration(projectId: string, id: string) {
-    return (await this.db.query('DELETE FROM integrations WHERE project_id = $1 AND id = $2', [projectId, id])).rowCount > 0;
+    return (
+      (await this.db.query('DELETE FROM integrations WHERE project_id = $1 AND id = $2', [projectId, id]))
+        .rowCount > 0
+    );
   }
 
   async createApiKey(k: ApiKeyRecord) {
@@ -139,7 +149,9 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async listApiKeys(projectId: string) {
-    return (await this.db.query('SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id', [projectId])).rows.map(toKey);
+    return (
+      await this.db.query('SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id', [projectId])
+    ).rows.map(toKey);
   }
 
   async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
@@ -154,7 +166,11 @@ export class SqlConsoleStorage implements ConsoleStorage {
       if (patch[key] === undefined) continue;
       params.push(patch[key]);
       // Last use only moves forward: two instances touching one key in any order agree.
-      sets.push(key === 'lastUsedAt' ? `${column} = greatest(${column}, $${params.length})` : `${column} = $${params.length}`);
+      sets.push(
+        key === 'lastUsedAt'
+          ? `${column} = greatest(${column}, $${params.length})`
+          : `${column} = $${params.length}`,
+      );
     }
     const sql = sets.length
       ? `UPDATE api_keys SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *`
@@ -164,27 +180,29 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async createAdmin(a: AdminRecord) {
-    const { rowCount } = await this.db.query('INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-      a.username,
-      a.passwordHash,
-      a.createdAt,
-    ]);
+    const { rowCount } = await this.db.query(
+      'INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [a.username, a.passwordHash, a.createdAt],
+    );
     return rowCount > 0;
   }
 
   async getAdmin(username: string) {
     const { rows } = await this.db.query('SELECT * FROM admins WHERE username = $1', [username]);
-    return rows[0] && { username: rows[0].username as string, passwordHash: rows[0].password_hash as string, createdAt: num(rows[0].created_at) };
+    return (
+      rows[0] && {
+        username: rows[0].username as string,
+        passwordHash: rows[0].password_hash as string,
+        createdAt: num(rows[0].created_at),
+      }
+    );
   }
 
   async putConsoleSession(s: ConsoleSessionRecord) {
-    await this.db.query('INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      s.tokenHash,
-      s.username,
-      s.csrf,
-      s.createdAt,
-      s.expiresAt,
-    ]);
+    await this.db.query(
+      'INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt],
+    );
   }
 
   async getConsoleSession(tokenHash: string) {
@@ -210,7 +228,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async signInFailures(key: string, since: number) {
-    const { rows } = await this.db.query('SELECT count(*) AS count, min(at) AS oldest FROM sign_in_failures WHERE key = $1 AND at >= $2', [key, since]);
+    const { rows } = await this.db.query(
+      'SELECT count(*) AS count, min(at) AS oldest FROM sign_in_failures WHERE key = $1 AND at >= $2',
+      [key, since],
+    );
     return { count: num(rows[0].count), oldest: numOrNull(rows[0].oldest) };
   }
 
@@ -219,15 +240,18 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async appendAudit(e: Omit<AuditEntry, 'id'>) {
-    await this.db.query('INSERT INTO audit_log (at, actor, action, project_id, target, detail, address) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)', [
-      e.at,
-      e.actor,
-      e.action,
-      e.projectId,
-      e.target,
-      e.detail === null ? null : JSON.stringify(e.detail),
-      e.address,
-    ]);
+    await this.db.query(
+      'INSERT INTO audit_log (at, actor, action, project_id, target, detail, address) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)',
+      [
+        e.at,
+        e.actor,
+        e.action,
+        e.projectId,
+        e.target,
+        e.detail === null ? null : JSON.stringify(e.detail),
+        e.address,
+      ],
+    );
   }
 
   async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
@@ -239,7 +263,11 @@ export class SqlConsoleStorage implements ConsoleStorage {
     return rows.map(toAudit);
   }
 
-  async searchThreads(projectId: string, f: ConversationFilter, { limit, after }: { limit: number; after?: ThreadCursor }) {
+  async searchThreads(
+    projectId: string,
+    f: ConversationFilter,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
     const params: unknown[] = [projectId];
     const where = ['t.project_id = $1'];
     const add = (sql: string, ...values: unknown[]) => {
@@ -297,7 +325,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async threadFeedback(threadId: string) {
-    const { rows } = await this.db.query('SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at', [threadId]);
+    const { rows } = await this.db.query(
+      'SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at',
+      [threadId],
+    );
     return rows.map((r): FeedbackRecord => ({
       messageId: r.message_id as string,
       projectId: r.project_id as string,
@@ -312,7 +343,14 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   async markHandoff(threadId: string, at: number) {
-    return (await this.db.query('UPDATE threads SET handoff_at = coalesce(handoff_at, $2) WHERE id = $1', [threadId, at])).rowCount > 0;
+    return (
+      (
+        await this.db.query('UPDATE threads SET handoff_at = coalesce(handoff_at, $2) WHERE id = $1', [
+          threadId,
+          at,
+        ])
+      ).rowCount > 0
+    );
   }
 
   /**
@@ -323,7 +361,8 @@ export class SqlConsoleStorage implements ConsoleStorage {
   protected async refreshSummaries(): Promise<void> {
     const tokens = await (this.tokenColumns ??= this.findTokenColumns());
     await this.db.transaction(async (query) => {
-      for (const table of ['activity_daily', 'activity_daily_sessions', 'activity_owners']) await query(`DELETE FROM ${table}`);
+      for (const table of ['activity_daily', 'activity_daily_sessions', 'activity_owners'])
+        await query(`DELETE FROM ${table}`);
       await query(`INSERT INTO activity_daily
         SELECT project_id, day, integration_id, sum(sessions), sum(threads), sum(messages), sum(upvotes), sum(downvotes),
           sum(${tokens.prompt}), sum(${tokens.completion})
@@ -348,7 +387,12 @@ export class SqlConsoleStorage implements ConsoleStorage {
   }
 
   /** From the day-level summaries: a few hundred rows for a year, whatever the traffic. */
-  async activitySummary(projectId: string, fromDay: number, toDay: number, integrationId?: string): Promise<ActivitySummary> {
+  async activitySummary(
+    projectId: string,
+    fromDay: number,
+    toDay: number,
+    integrationId?: string,
+  ): Promise<ActivitySummary> {
     const range = [projectId, fromDay, toDay];
     const scope = integrationId ? 'AND integration_id = $4' : '';
     const params = integrationId ? [...range, integrationId] : range;
@@ -360,7 +404,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
         params,
       ),
       integrationId
-        ? this.db.query('SELECT day, sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id = $4', params)
+        ? this.db.query(
+            'SELECT day, sessions FROM activity_daily_sessions WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id = $4',
+            params,
+          )
         : Promise.resolve({ rows: [] }),
       this.db.query(
         `SELECT integration_id, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 AND integration_id <> '' ${scope} GROUP BY integration_id ORDER BY integration_id`,
@@ -378,7 +425,10 @@ export class SqlConsoleStorage implements ConsoleStorage {
     const sessionsOn = new Map(sessions.rows.map((r) => [num(r.day), num(r.sessions)]));
     const sessionsOf = new Map(perIntegration.rows.map((r) => [r.integration_id as string, num(r.sessions)]));
     const summary: ActivitySummary = {
-      days: days.rows.map((r) => ({ day: num(r.day), ...counts({ ...r, sessions: integrationId ? (sessionsOn.get(num(r.day)) ?? 0) : r.sessions }) })),
+      days: days.rows.map((r) => ({
+        day: num(r.day),
+        ...counts({ ...r, sessions: integrationId ? (sessionsOn.get(num(r.day)) ?? 0) : r.sessions }),
+      })),
       byIntegration: integrations.rows.map((r) => ({
         integrationId: r.integration_id as string,
         ...counts({ ...r, sessions: sessionsOf.get(r.integration_id as string) ?? 0 }),
@@ -395,9 +445,13 @@ export class SqlConsoleStorage implements ConsoleStorage {
       },
     };
     // A day with sessions of the integration but no chat rows of its own (minted, chatted later).
-    for (const [day, count] of sessionsOn) if (!summary.days.some((d) => d.day === day)) summary.days.push({ day, ...counts({ sessions: count }) });
+    for (const [day, count] of sessionsOn)
+      if (!summary.days.some((d) => d.day === day))
+        summary.days.push({ day, ...counts({ sessions: count }) });
     summary.days.sort((a, b) => a.day - b.day);
-    for (const d of summary.days) for (const k of Object.keys(d) as (keyof typeof d)[]) if (k !== 'day') (summary.totals[k] as number) += d[k];
+    for (const d of summary.days)
+      for (const k of Object.keys(d) as (keyof typeof d)[])
+        if (k !== 'day') (summary.totals[k] as number) += d[k];
     return summary;
   }
 
@@ -406,6 +460,9 @@ export class SqlConsoleStorage implements ConsoleStorage {
       `SELECT attname FROM pg_attribute WHERE attrelid = 'activity_rollup'::regclass AND attname IN ('prompt_tokens', 'completion_tokens') AND NOT attisdropped`,
     );
     const has = new Set(rows.map((r) => r.attname as string));
-    return { prompt: has.has('prompt_tokens') ? 'prompt_tokens' : '0', completion: has.has('completion_tokens') ? 'completion_tokens' : '0' };
+    return {
+      prompt: has.has('prompt_tokens') ? 'prompt_tokens' : '0',
+      completion: has.has('completion_tokens') ? 'completion_tokens' : '0',
+    };
   }
 }

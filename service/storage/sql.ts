@@ -62,7 +62,9 @@ function toMessage(row: Record<string, unknown>): MessageRecord {
     toolCalls: row.tool_calls as MessageRecord['toolCalls'],
     activity: row.activity as MessageRecord['activity'],
     uncertain: row.uncertain as boolean,
-    ...(row.prompt_tokens != null && { usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) } }),
+    ...(row.prompt_tokens != null && {
+      usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) },
+    }),
   };
 }
 
@@ -96,9 +98,10 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     const ended = await this.endAnswers(ends);
     return ends.map((end) => ended.has(end.id));
   });
-  private readonly counts = new Batches<{ key: string; windowMs: number; now: number }, { count: number; resetAt: number }>((calls) =>
-    this.countRequests(calls),
-  );
+  private readonly counts = new Batches<
+    { key: string; windowMs: number; now: number },
+    { count: number; resetAt: number }
+  >((calls) => this.countRequests(calls));
 
   private constructor(
     db: SqlClient,
@@ -112,11 +115,17 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   static async open(db: SqlClient): Promise<SqlStorage> {
     await db.transaction(async (query) => {
       await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await query('CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at bigint NOT NULL)');
+      await query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at bigint NOT NULL)',
+      );
       const { rows } = await query('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');
       for (let version = num(rows[0].version) + 1; version <= MIGRATIONS.length; version++) {
-        for (const statement of MIGRATIONS[version - 1].split(/;\s*\n/)) if (statement.trim()) await query(statement);
-        await query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
+        for (const statement of MIGRATIONS[version - 1].split(/;\s*\n/))
+          if (statement.trim()) await query(statement);
+        await query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+          version,
+          Date.now(),
+        ]);
       }
     });
     const schema = String((await db.query('SELECT current_schema() AS schema')).rows[0].schema);
@@ -124,13 +133,10 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async putSession(s: SessionRecord) {
-    await this.db.query('INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      s.tokenHash,
-      s.projectId,
-      s.owner,
-      s.createdAt,
-      s.expiresAt,
-    ]);
+    await this.db.query(
+      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt],
+    );
     this.remember(s);
   }
 
@@ -169,32 +175,35 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async createThread(t: ThreadMeta) {
-    await this.db.query('INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      t.id,
-      t.projectId,
-      t.integrationId,
-      t.owner,
-      t.title,
-      t.createdAt,
-      t.updatedAt,
-    ]);
+    await this.db.query(
+      'INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [t.id, t.projectId, t.integrationId, t.owner, t.title, t.createdAt, t.updatedAt],
+    );
   }
 
   async getThread(id: string, { newest }: { newest?: number } = {}): Promise<ThreadRecord | undefined> {
     // One round trip: the thread with its messages as one JSON array. The newest alone are read
     // backwards along messages_by_thread and put back in order.
-    const from = newest === undefined ? 'messages m WHERE m.thread_id = t.id' : '(SELECT * FROM messages WHERE thread_id = t.id ORDER BY seq DESC LIMIT $2) m';
+    const from =
+      newest === undefined
+        ? 'messages m WHERE m.thread_id = t.id'
+        : '(SELECT * FROM messages WHERE thread_id = t.id ORDER BY seq DESC LIMIT $2) m';
     const { rows } = await this.db.query(
       `SELECT t.*, (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM ${from}) AS messages FROM threads t WHERE t.id = $1`,
       newest === undefined ? [id] : [id, newest],
     );
     if (!rows[0]) return undefined;
-    const messages = (typeof rows[0].messages === 'string' ? JSON.parse(rows[0].messages) : rows[0].messages) as Record<string, unknown>[];
+    const messages = (
+      typeof rows[0].messages === 'string' ? JSON.parse(rows[0].messages) : rows[0].messages
+    ) as Record<string, unknown>[];
     return { ...toThread(rows[0]), messages: messages.map(toMessage) };
   }
 
   async renameThread(id: string, title: string) {
-    const { rows } = await this.db.query('UPDATE threads SET title = $2 WHERE id = $1 RETURNING *', [id, title]);
+    const { rows } = await this.db.query('UPDATE threads SET title = $2 WHERE id = $1 RETURNING *', [
+      id,
+      title,
+    ]);
     return rows[0] && toThread(rows[0]);
   }
 
@@ -202,7 +211,11 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     return (await this.db.query('DELETE FROM threads WHERE id = $1', [id])).rowCount > 0;
   }
 
-  async listThreads(projectId: string, owner: string, { limit, after }: { limit: number; after?: ThreadCursor }) {
+  async listThreads(
+    projectId: string,
+    owner: string,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
     // The preview is the latest answer with text, found through messages_by_thread per row.
     const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq DESC LIMIT 1) AS preview`;
     const { rows } = after
@@ -210,11 +223,10 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
           `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,
           [projectId, owner, after.updatedAt, after.id, limit],
         )
-      : await this.db.query(`SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`, [
-          projectId,
-          owner,
-          limit,
-        ]);
+      : await this.db.query(
+          `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`,
+          [projectId, owner, limit],
+        );
     return rows.map((row) => ({ ...toThread(row), preview: (row.preview as string | null) ?? '' }));
   }
 
@@ -225,7 +237,19 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
       `WITH thread AS (UPDATE threads SET updated_at = greatest(updated_at, $2) WHERE id = $1 RETURNING id)
        INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain)
        SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11 FROM thread`,
-      [threadId, m.createdAt, m.id, m.role, m.content, json(m.sources), m.updatedAt, m.status, json(m.toolCalls), json(m.activity), m.uncertain],
+      [
+        threadId,
+        m.createdAt,
+        m.id,
+        m.role,
+        m.content,
+        json(m.sources),
+        m.updatedAt,
+        m.status,
+        json(m.toolCalls),
+        json(m.activity),
+        m.uncertain,
+      ],
     );
     return rowCount > 0;
   }
@@ -243,7 +267,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
       }
       const [column, encode] = PATCH_COLUMNS[key];
       params.push(encode(value));
-      sets.push(`${column} = $${params.length}${column === 'sources' || column === 'tool_calls' || column === 'activity' ? '::jsonb' : ''}`);
+      sets.push(
+        `${column} = $${params.length}${column === 'sources' || column === 'tool_calls' || column === 'activity' ? '::jsonb' : ''}`,
+      );
     }
     if (!sets.length) return (await this.db.query('SELECT 1 FROM messages WHERE id = $1', [id])).rowCount > 0;
     return (await this.db.query(`UPDATE messages SET ${sets.join(', ')} WHERE id = $1`, params)).rowCount > 0;
@@ -257,7 +283,12 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     );
     const row = rows[0];
     if (!row) return undefined;
-    const thread = toThread({ ...row, id: row.t_id, created_at: row.t_created_at, updated_at: row.t_updated_at });
+    const thread = toThread({
+      ...row,
+      id: row.t_id,
+      created_at: row.t_created_at,
+      updated_at: row.t_updated_at,
+    });
     return { message: toMessage(row), thread };
   }
 
@@ -267,7 +298,17 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
        SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9 WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1)
        ON CONFLICT (message_id, voter) DO UPDATE SET reaction = excluded.reaction, comment = excluded.comment,
          at = excluded.at, session_token = excluded.session_token`,
-      [f.messageId, f.voter, f.projectId, f.sessionToken, f.owner, f.integrationId, f.reaction, f.comment === null ? null : json(f.comment), f.at],
+      [
+        f.messageId,
+        f.voter,
+        f.projectId,
+        f.sessionToken,
+        f.owner,
+        f.integrationId,
+        f.reaction,
+        f.comment === null ? null : json(f.comment),
+        f.at,
+      ],
     );
   }
 
@@ -282,12 +323,24 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   async recordActivity(e: ActivityEvent) {
     await this.db.query(
       'INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [e.kind, e.projectId, e.at, e.sessionToken, e.owner, e.integrationId, e.promptTokens ?? 0, e.completionTokens ?? 0],
+      [
+        e.kind,
+        e.projectId,
+        e.at,
+        e.sessionToken,
+        e.owner,
+        e.integrationId,
+        e.promptTokens ?? 0,
+        e.completionTokens ?? 0,
+      ],
     );
   }
 
   async activity(projectId: string, fromDay: number, toDay: number): Promise<ActivityRow[]> {
-    const { rows } = await this.db.query('SELECT * FROM activity_rollup WHERE project_id = $1 AND day BETWEEN $2 AND $3', [projectId, fromDay, toDay]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM activity_rollup WHERE project_id = $1 AND day BETWEEN $2 AND $3',
+      [projectId, fromDay, toDay],
+    );
     return rows.map((r) => ({
       day: num(r.day),
       sessionToken: r.session_token as string,
@@ -311,7 +364,8 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
 
   async purge({ sessionsBefore, eventsBefore }: { sessionsBefore: number; eventsBefore: number }) {
     this.sessions.clear();
-    const sessions = (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [sessionsBefore])).rowCount;
+    const sessions = (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [sessionsBefore]))
+      .rowCount;
     const events = (await this.db.query('DELETE FROM events WHERE at < $1', [eventsBefore])).rowCount;
     await this.db.query('DELETE FROM console_sessions WHERE expires_at < $1', [sessionsBefore]);
     // Sign-in failures count for minutes; a day is far past any window.
@@ -320,7 +374,12 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   }
 
   async stopStale(before: number) {
-    return (await this.db.query("UPDATE messages SET status = 'stopped' WHERE status = 'streaming' AND updated_at < $1", [before])).rowCount;
+    return (
+      await this.db.query(
+        "UPDATE messages SET status = 'stopped' WHERE status = 'streaming' AND updated_at < $1",
+        [before],
+      )
+    ).rowCount;
   }
 
   close() {
@@ -336,7 +395,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   private async beginAll(starts: AnswerStart[]): Promise<BeginResult[]> {
     if (starts.length === 1) return [await this.beginOne(starts[0])];
     const results = await this.beginMany(starts);
-    return Promise.all(results.map(async (result, i) => (result === 'retry' ? this.beginOne(starts[i]) : result)));
+    return Promise.all(
+      results.map(async (result, i) => (result === 'retry' ? this.beginOne(starts[i]) : result)),
+    );
   }
 
   /**
@@ -346,7 +407,15 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
    * after this one is written). Also where a batch's begin lost its slot number to another
    * instance: tried again here, a bounded number of times.
    */
-  private async beginOne({ thread: t, newThread, question: q, answer: a, instanceId, events, slot }: AnswerStart): Promise<BeginResult> {
+  private async beginOne({
+    thread: t,
+    newThread,
+    question: q,
+    answer: a,
+    instanceId,
+    events,
+    slot,
+  }: AnswerStart): Promise<BeginResult> {
     // One statement: a concurrent-answer slot (numbered 1..cap under a unique key, so the cap
     // holds without a lock), then, only with one, the thread row (inserted, or its updated_at
     // moved, which locks it against a concurrent delete), both messages in order and the
@@ -387,7 +456,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
         return 'thread_gone';
       }
       // No slot: all taken, or a concurrent taker won the same number (then try again).
-      const taken = await this.db.query('SELECT count(*)::int AS n FROM answer_slots WHERE key = $1', [slot!.key]);
+      const taken = await this.db.query('SELECT count(*)::int AS n FROM answer_slots WHERE key = $1', [
+        slot!.key,
+      ]);
       if (num(taken.rows[0].n) >= slot!.cap) return 'cap_reached';
     }
     return 'cap_reached';
@@ -476,8 +547,11 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
       return num(row.free) < num(row.k) ? 'cap_reached' : 'retry';
     });
     // The slots taken for answers whose thread is gone.
-    const gone = rows.filter((row) => row.slot === true && row.begun !== true).map((row) => starts[num(row.n)].answer.id);
-    if (gone.length) await this.db.query('DELETE FROM answer_slots WHERE answer_id = ANY($1::text[])', [gone]);
+    const gone = rows
+      .filter((row) => row.slot === true && row.begun !== true)
+      .map((row) => starts[num(row.n)].answer.id);
+    if (gone.length)
+      await this.db.query('DELETE FROM answer_slots WHERE answer_id = ANY($1::text[])', [gone]);
     return results;
   }
 
@@ -551,7 +625,13 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
     return new Set(rows.map((r) => r.id as string));
   }
 
-  async resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string) {
+  async resumeAnswer(
+    id: string,
+    expected: ToolCallRecord[],
+    toolCalls: ToolCallRecord[],
+    updatedAt: number,
+    instanceId: string,
+  ) {
     // The row lock and the re-check of the WHERE clause after it make this exactly-once: a
     // second caller finds the tool calls changed (or an instance on it) and updates nothing.
     const { rowCount } = await this.db.query(
@@ -594,7 +674,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
        FROM messages m LEFT JOIN instances i ON i.id = m.instance_id WHERE m.id = $1`,
       [answerId, leaseMs],
     );
-    return rows[0] && { instanceId: (rows[0].instance_id as string | null) ?? null, alive: rows[0].alive === true };
+    return (
+      rows[0] && { instanceId: (rows[0].instance_id as string | null) ?? null, alive: rows[0].alive === true }
+    );
   }
 
   async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
@@ -624,7 +706,10 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
         [key, cap, answerId, instanceId, now],
       );
       if (rowCount > 0) return 'taken' as const;
-      const { rows } = await this.db.query('SELECT count(*)::int AS n, bool_or(answer_id = $2) AS held FROM answer_slots WHERE key = $1', [key, answerId]);
+      const { rows } = await this.db.query(
+        'SELECT count(*)::int AS n, bool_or(answer_id = $2) AS held FROM answer_slots WHERE key = $1',
+        [key, answerId],
+      );
       if (rows[0].held === true) return 'held' as const;
       if (num(rows[0].n) >= cap) return 'cap_reached' as const;
     }
@@ -677,7 +762,9 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
        RETURNING key, reset_at, count`,
       [calls.map((c) => c.key), calls.map((c) => c.windowMs), now],
     );
-    const windows = new Map(rows.map((r) => [r.key as string, { count: num(r.count), resetAt: num(r.reset_at) }]));
+    const windows = new Map(
+      rows.map((r) => [r.key as string, { count: num(r.count), resetAt: num(r.reset_at) }]),
+    );
     // A key's calls of this batch are the last of its count: the first of them is count - n + 1.
     const seen = new Map<string, number>();
     const batched = new Map<string, number>();
@@ -705,12 +792,17 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
   async refreshActivityOnce(intervalMs: number, now: number) {
     const refreshed = await this.db.transaction(async (query) => {
       // A try-lock: while one instance refreshes, the others skip rather than queue behind it.
-      const { rows } = await query("SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || '.activity_rollup')) AS locked");
+      const { rows } = await query(
+        "SELECT pg_try_advisory_xact_lock(hashtext(current_schema() || '.activity_rollup')) AS locked",
+      );
       if (rows[0].locked !== true) return false;
       const last = await query("SELECT at FROM fleet_state WHERE name = 'activity_rollup'");
       if (last.rows[0] && now - num(last.rows[0].at) < intervalMs) return false;
       await query('REFRESH MATERIALIZED VIEW CONCURRENTLY activity_rollup');
-      await query("INSERT INTO fleet_state (name, at) VALUES ('activity_rollup', $1) ON CONFLICT (name) DO UPDATE SET at = excluded.at", [now]);
+      await query(
+        "INSERT INTO fleet_state (name, at) VALUES ('activity_rollup', $1) ON CONFLICT (name) DO UPDATE SET at = excluded.at",
+        [now],
+      );
       return true;
     });
     // The console's day-level summaries follow the rollup (their own transaction, then VACUUM).
@@ -757,7 +849,10 @@ export class SqlStorage extends SqlConsoleStorage implements Storage {
         while (this.outbox.length) {
           const batch = this.outbox;
           this.outbox = [];
-          await this.db.query('SELECT pg_notify($1, x.p) FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n) ORDER BY x.n', [this.channel, batch]);
+          await this.db.query(
+            'SELECT pg_notify($1, x.p) FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n) ORDER BY x.n',
+            [this.channel, batch],
+          );
         }
       } finally {
         this.publishing = null;
@@ -771,7 +866,8 @@ let fragmentIds = 0;
 
 /** One NOTIFY payload per message, or numbered fragments of at most MAX_PAYLOAD_BYTES. */
 function payloads(message: string): string[] {
-  if (message.length * 3 < MAX_PAYLOAD_BYTES || new TextEncoder().encode(message).length < MAX_PAYLOAD_BYTES) return [`=${message}`];
+  if (message.length * 3 < MAX_PAYLOAD_BYTES || new TextEncoder().encode(message).length < MAX_PAYLOAD_BYTES)
+    return [`=${message}`];
   const pieces: string[] = [];
   // Characters, not bytes: at most 3 UTF-8 bytes per UTF-16 unit, and a pair is never split.
   const size = Math.floor((MAX_PAYLOAD_BYTES - 64) / 3);

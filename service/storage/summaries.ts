@@ -1,7 +1,15 @@
 import type { ActivityCounts, ActivitySummary } from './console-types.js';
 import type { ActivityRow } from './types.js';
 
-const zero = (): ActivityCounts => ({ sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 });
+const zero = (): ActivityCounts => ({
+  sessions: 0,
+  threads: 0,
+  messages: 0,
+  upvotes: 0,
+  downvotes: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+});
 
 /**
  * The in-memory twin of the SQL day-level summaries, so both stores answer alike: a session
@@ -9,12 +17,23 @@ const zero = (): ActivityCounts => ({ sessions: 0, threads: 0, messages: 0, upvo
  * rows there are, not only the period's); unique owners are those active in the period (through
  * the integration, when one is chosen).
  */
-export function summarizeActivity(period: ActivityRow[], integrationId?: string, history: ActivityRow[] = period): ActivitySummary {
+export function summarizeActivity(
+  period: ActivityRow[],
+  integrationId?: string,
+  history: ActivityRow[] = period,
+): ActivitySummary {
   const via = new Map<string, Set<string>>();
   for (const r of history)
-    if (r.integrationId !== '') (via.get(r.sessionToken) ?? via.set(r.sessionToken, new Set()).get(r.sessionToken)!).add(r.integrationId);
+    if (r.integrationId !== '')
+      (via.get(r.sessionToken) ?? via.set(r.sessionToken, new Set()).get(r.sessionToken)!).add(
+        r.integrationId,
+      );
   const rows = integrationId
-    ? period.filter((r) => r.integrationId === integrationId || (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId)))
+    ? period.filter(
+        (r) =>
+          r.integrationId === integrationId ||
+          (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId)),
+      )
     : period;
   const days = new Map<number, ActivityCounts>();
   const integrations = new Map<string, ActivityCounts>();
@@ -22,7 +41,10 @@ export function summarizeActivity(period: ActivityRow[], integrationId?: string,
   const owners = new Set<string>();
   for (const r of rows) {
     const targets = [total, days.get(r.day) ?? days.set(r.day, zero()).get(r.day)!];
-    if (r.integrationId !== '') targets.push(integrations.get(r.integrationId) ?? integrations.set(r.integrationId, zero()).get(r.integrationId)!);
+    if (r.integrationId !== '')
+      targets.push(
+        integrations.get(r.integrationId) ?? integrations.set(r.integrationId, zero()).get(r.integrationId)!,
+      );
     for (const c of targets) {
       if (c !== targets[2]) c.sessions += r.sessions;
       c.threads += r.threads;
@@ -37,7 +59,8 @@ export function summarizeActivity(period: ActivityRow[], integrationId?: string,
   // Per integration, sessions minted in the period that chatted through it.
   for (const r of period) {
     if (r.sessions === 0) continue;
-    for (const id of via.get(r.sessionToken) ?? []) if (integrations.has(id)) integrations.get(id)!.sessions += r.sessions;
+    for (const id of via.get(r.sessionToken) ?? [])
+      if (integrations.has(id)) integrations.get(id)!.sessions += r.sessions;
   }
   if (integrationId) {
     owners.clear();
@@ -46,7 +69,9 @@ export function summarizeActivity(period: ActivityRow[], integrationId?: string,
   return {
     days: [...days].sort(([a], [b]) => a - b).map(([day, c]) => ({ day, ...c })),
     totals: { ...total, uniqueOwners: owners.size },
-    byIntegration: [...integrations].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, c]) => ({ integrationId: id, ...c })),
+    byIntegration: [...integrations]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([id, c]) => ({ integrationId: id, ...c })),
   };
 }
 
@@ -58,6 +83,9 @@ const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toL
  */
 export function textMatches(texts: string[], query: string): boolean {
   const haystack = fold(texts.join('\n'));
-  const terms = [...query.matchAll(/(-?)(?:"([^"]+)"|(\S+))/g)].map((m) => ({ not: m[1] === '-', term: fold(m[2] ?? m[3]) }));
+  const terms = [...query.matchAll(/(-?)(?:"([^"]+)"|(\S+))/g)].map((m) => ({
+    not: m[1] === '-',
+    term: fold(m[2] ?? m[3]),
+  }));
   return terms.every(({ not, term }) => haystack.includes(term) !== not);
 }

@@ -91,7 +91,12 @@ export interface ActivityRow {
   completionTokens: number;
 }
 
-export type MessagePatch = Partial<Pick<MessageRecord, 'content' | 'sources' | 'status' | 'toolCalls' | 'activity' | 'uncertain' | 'updatedAt' | 'usage'>>;
+export type MessagePatch = Partial<
+  Pick<
+    MessageRecord,
+    'content' | 'sources' | 'status' | 'toolCalls' | 'activity' | 'uncertain' | 'updatedAt' | 'usage'
+  >
+>;
 
 /** A question's writes before its first record, made as one (one round trip on SQL). */
 export interface AnswerStart {
@@ -112,14 +117,22 @@ export interface AnswerStart {
 export type BeginResult = 'begun' | 'thread_gone' | 'cap_reached';
 
 /** What a generating answer has so far, saved while it grows. */
-export type AnswerSave = { id: string } & Required<Pick<MessageRecord, 'content' | 'sources' | 'activity' | 'uncertain' | 'updatedAt'>>;
+export type AnswerSave = { id: string } & Required<
+  Pick<MessageRecord, 'content' | 'sources' | 'activity' | 'uncertain' | 'updatedAt'>
+>;
 
 /** The end of an answer's generation (or a run of it): its last state, the activity it counts, its slot freed. */
 export interface AnswerEnd {
   id: string;
   instanceId: string;
   /** `status: 'streaming'` with pending tool calls pauses it (no instance generates it meanwhile). */
-  patch: Required<Pick<MessageRecord, 'content' | 'sources' | 'activity' | 'uncertain' | 'toolCalls' | 'status' | 'updatedAt'>> & Pick<MessageRecord, 'usage'>;
+  patch: Required<
+    Pick<
+      MessageRecord,
+      'content' | 'sources' | 'activity' | 'uncertain' | 'toolCalls' | 'status' | 'updatedAt'
+    >
+  > &
+    Pick<MessageRecord, 'usage'>;
   /** Written only when the end is: the answer's `message` event, the run's `usage` event. */
   events: ActivityEvent[];
 }
@@ -149,7 +162,11 @@ export interface Storage extends ConsoleStorage {
   /** true when a thread was deleted. */
   deleteThread(id: string): Promise<boolean>;
   /** Threads of one owner, newest `updatedAt` first, strictly after `after`, each with its preview. */
-  listThreads(projectId: string, owner: string, options: { limit: number; after?: ThreadCursor }): Promise<ThreadListing[]>;
+  listThreads(
+    projectId: string,
+    owner: string,
+    options: { limit: number; after?: ThreadCursor },
+  ): Promise<ThreadListing[]>;
   /** Appends and bumps the thread's `updatedAt`; false (and nothing written) when the thread is gone. */
   appendMessage(threadId: string, message: MessageRecord): Promise<boolean>;
   /** false when the message (or its thread) is gone. */
@@ -165,7 +182,10 @@ export interface Storage extends ConsoleStorage {
   /** Rebuilds the rollup; a no-op where it is computed live. */
   refreshActivity(): Promise<void>;
   /** Deletes sessions (and console sessions) expired before `sessionsBefore`, events older than `eventsBefore`. */
-  purge(options: { sessionsBefore: number; eventsBefore: number }): Promise<{ sessions: number; events: number }>;
+  purge(options: {
+    sessionsBefore: number;
+    eventsBefore: number;
+  }): Promise<{ sessions: number; events: number }>;
   /** Marks answers still `streaming` and untouched since `before` as stopped (a crash left them). */
   stopStale(before: number): Promise<number>;
   close(): Promise<void>;
@@ -182,7 +202,13 @@ export interface Storage extends ConsoleStorage {
    * tool calls are still what is stored and that no instance generates. The answer is then
    * `instanceId`'s to generate.
    */
-  resumeAnswer(id: string, expected: ToolCallRecord[], toolCalls: ToolCallRecord[], updatedAt: number, instanceId: string): Promise<boolean>;
+  resumeAnswer(
+    id: string,
+    expected: ToolCallRecord[],
+    toolCalls: ToolCallRecord[],
+    updatedAt: number,
+    instanceId: string,
+  ): Promise<boolean>;
 
   // The fleet: instances sharing one database, on the database's clock.
   /** Registers the instance, or renews its lease. */
@@ -195,7 +221,13 @@ export interface Storage extends ConsoleStorage {
   /** Ends an answer whose instance is unseen for `leaseMs`; false when it has a live host or is not streaming. */
   endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number): Promise<boolean>;
   /** One of `cap` concurrent-answer slots of `key` for the answer: `held` when the answer has one already. */
-  takeAnswerSlot(key: string, cap: number, answerId: string, instanceId: string, now: number): Promise<'taken' | 'cap_reached' | 'held'>;
+  takeAnswerSlot(
+    key: string,
+    cap: number,
+    answerId: string,
+    instanceId: string,
+    now: number,
+  ): Promise<'taken' | 'cap_reached' | 'held'>;
   releaseAnswerSlot(answerId: string): Promise<void>;
   /** Frees slots older than `before` whose answer never said so (a failed end). */
   purgeAnswerSlots(before: number): Promise<number>;

@@ -2,7 +2,14 @@ import { agentBase as agentPath, agentPaths } from '../../contract/paths.js';
 import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
-import type { ChatRequest, FeedbackRequest, StreamEvent, ThreadDetail, ThreadPage, ThreadSummary } from './types.js';
+import type {
+  ChatRequest,
+  FeedbackRequest,
+  StreamEvent,
+  ThreadDetail,
+  ThreadPage,
+  ThreadSummary,
+} from './types.js';
 import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
 export interface ApiClientOptions {
@@ -23,7 +30,10 @@ export interface RequestOptions {
 export interface ApiClient {
   /** Streams one answer. The request is sent when iteration starts. */
   chat(request: ChatRequest, options?: RequestOptions): AsyncIterable<StreamEvent>;
-  listThreads(page?: { cursor?: string | null; limit?: number }, options?: RequestOptions): Promise<ThreadPage>;
+  listThreads(
+    page?: { cursor?: string | null; limit?: number },
+    options?: RequestOptions,
+  ): Promise<ThreadPage>;
   getThread(threadId: string, options?: RequestOptions): Promise<ThreadDetail>;
   deleteThread(threadId: string, options?: RequestOptions): Promise<void>;
   /** Reattaches to an answer (§9): its records so far, then the live ones. */
@@ -48,13 +58,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
    * The one place that authenticates: attaches the bearer token and, on a 401, discards it,
    * fetches a fresh one and retries exactly once. Cookies never go to the service.
    */
-  async function send(what: string, path: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+  async function send(
+    what: string,
+    path: string,
+    init: RequestInit,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const attempt = async (): Promise<{ response: Response; token: string }> => {
       const token = await tokens.getToken(signal);
       const headers = new Headers(init.headers);
       headers.set('Authorization', `Bearer ${token}`);
       try {
-        const response = await doFetch(`${agentBase}${path}`, { ...init, headers, credentials: 'omit', signal });
+        const response = await doFetch(`${agentBase}${path}`, {
+          ...init,
+          headers,
+          credentials: 'omit',
+          signal,
+        });
         return { response, token };
       } catch (error) {
         if (isAbortError(error)) throw error;
@@ -85,11 +105,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */
-  async function json<T>(what: string, path: string, init: RequestInit, parse: (what: string, value: unknown) => T, signal?: AbortSignal): Promise<T> {
+  async function json<T>(
+    what: string,
+    path: string,
+    init: RequestInit,
+    parse: (what: string, value: unknown) => T,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const response = await send(
       what,
       path,
-      { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' } },
+      {
+        ...init,
+        headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' },
+      },
       signal,
     );
     let value: unknown;
@@ -103,11 +132,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a page: no answer at all. */
-  async function* streamOf(what: string, response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  async function* streamOf(
+    what: string,
+    response: Response,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StreamEvent> {
     const type = response.headers.get('Content-Type') ?? '';
     if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
       await response.body?.cancel();
-      throw new ProtocolError(`${what}: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`);
+      throw new ProtocolError(
+        `${what}: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`,
+      );
     }
     // Loaded with the first stream, not with the client: the package root re-exports the client,
     // and the loader's budget (8 KB) counts everything the root imports statically.
@@ -168,32 +203,64 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (limit !== undefined) query.set('limit', String(limit));
       if (cursor) query.set('cursor', cursor);
       const suffix = query.size ? `?${query}` : '';
-      return json('Loading conversations', `${agentPaths.threads}${suffix}`, { method: 'GET' }, toThreadPage, signal);
+      return json(
+        'Loading conversations',
+        `${agentPaths.threads}${suffix}`,
+        { method: 'GET' },
+        toThreadPage,
+        signal,
+      );
     },
 
     getThread(threadId, { signal } = {}) {
-      return json('Opening the conversation', agentPaths.thread(threadId), { method: 'GET' }, toThreadDetail, signal);
+      return json(
+        'Opening the conversation',
+        agentPaths.thread(threadId),
+        { method: 'GET' },
+        toThreadDetail,
+        signal,
+      );
     },
 
     async deleteThread(threadId, { signal } = {}) {
-      const response = await send('Deleting the conversation', agentPaths.thread(threadId), { method: 'DELETE' }, signal);
+      const response = await send(
+        'Deleting the conversation',
+        agentPaths.thread(threadId),
+        { method: 'DELETE' },
+        signal,
+      );
       await response.body?.cancel();
     },
 
     async cancelAnswer(questionAnswerId, { signal } = {}) {
-      const response = await send('Stopping the answer', agentPaths.answerCancel(questionAnswerId), { method: 'POST' }, signal);
+      const response = await send(
+        'Stopping the answer',
+        agentPaths.answerCancel(questionAnswerId),
+        { method: 'POST' },
+        signal,
+      );
       await response.body?.cancel();
     },
 
     async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
       const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
-      const response = await send('Sending feedback', agentPaths.feedback, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
+      const response = await send(
+        'Sending feedback',
+        agentPaths.feedback,
+        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body },
+        signal,
+      );
       await response.body?.cancel();
     },
 
     async reportHandoff(threadId, { signal } = {}) {
       const body = JSON.stringify({ thread_id: threadId });
-      const response = await send('Reporting a handoff', agentPaths.handoff, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }, signal);
+      const response = await send(
+        'Reporting a handoff',
+        agentPaths.handoff,
+        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body },
+        signal,
+      );
       await response.body?.cancel();
     },
   };

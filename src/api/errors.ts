@@ -36,7 +36,11 @@ export class SessionError extends AgentChatError {
   /** HTTP status of the session endpoint, when it answered at all. */
   readonly status?: number;
 
-  constructor(code: 'session_failed' | 'invalid_session', message: string, options?: { status?: number; cause?: unknown }) {
+  constructor(
+    code: 'session_failed' | 'invalid_session',
+    message: string,
+    options?: { status?: number; cause?: unknown },
+  ) {
     super(code, message, options);
     this.status = options?.status;
   }
@@ -75,7 +79,12 @@ export class ApiError extends AgentChatError {
   /** Seconds to wait, from `Retry-After` on a 429. */
   readonly retryAfter?: number;
 
-  constructor(status: number, code: AgentChatErrorCode, message: string, options?: { detail?: string; retryAfter?: number; cause?: unknown }) {
+  constructor(
+    status: number,
+    code: AgentChatErrorCode,
+    message: string,
+    options?: { detail?: string; retryAfter?: number; cause?: unknown },
+  ) {
     super(code, message, options);
     this.status = status;
     this.detail = options?.detail;
@@ -110,7 +119,11 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * Builds the typed error for a non-2xx response. The contract's `{detail, code}` body is
  * used when present, but a proxy may answer HTML, so the status alone must be enough.
  */
-export async function errorFromResponse(response: Response, what: string, ErrorClass: typeof ApiError = ApiError): Promise<ApiError> {
+export async function errorFromResponse(
+  response: Response,
+  what: string,
+  ErrorClass: typeof ApiError = ApiError,
+): Promise<ApiError> {
   let detail: string | undefined;
   let code: AgentChatErrorCode | undefined;
   try {
@@ -123,7 +136,8 @@ export async function errorFromResponse(response: Response, what: string, ErrorC
   } catch {
     // Not JSON (an HTML error page from a proxy, say): the status speaks for itself.
   }
-  const retryAfter = response.status === 429 ? parseRetryAfter(response.headers.get('Retry-After')) : undefined;
+  const retryAfter =
+    response.status === 429 ? parseRetryAfter(response.headers.get('Retry-After')) : undefined;
   const finalCode = code ?? CODE_BY_STATUS[response.status] ?? 'http_error';
   const message = `${what} failed with HTTP ${response.status}${detail ? `: ${detail}` : ''}`;
   return new ErrorClass(response.status, finalCode, message, { detail, retryAfter });

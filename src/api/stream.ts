@@ -29,7 +29,8 @@ export class RecordSplitter {
     const records: string[] = [];
     if (parts.length) {
       records.push(this.take(parts[0]), ...parts.slice(1));
-      if (records.some((r) => r.length > this.maxLength)) throw new RangeError('a stream record exceeded the size limit');
+      if (records.some((r) => r.length > this.maxLength))
+        throw new RangeError('a stream record exceeded the size limit');
     }
     this.pieces.push(tail);
     this.length += tail.length;
@@ -67,7 +68,8 @@ export function parseRecord(text: string): Parsed {
     return { invalid: 'a stream record was not valid JSON' };
   }
   const chunk = isObject(value) ? value.chunk : undefined;
-  if (!isObject(chunk) || typeof chunk.type !== 'string') return { invalid: 'a stream record had no chunk.type' };
+  if (!isObject(chunk) || typeof chunk.type !== 'string')
+    return { invalid: 'a stream record had no chunk.type' };
   const content = isObject(chunk.content) ? chunk.content : {};
   const end = chunk.stream_end === true;
   switch (chunk.type) {
@@ -85,7 +87,14 @@ export function parseRecord(text: string): Parsed {
       return { event: { type: 'delta', text: delta }, end };
     }
     case 'identifiers':
-      return { event: { type: 'end', threadId: str(content.thread_id), questionAnswerId: str(content.question_answer_id) }, end };
+      return {
+        event: {
+          type: 'end',
+          threadId: str(content.thread_id),
+          questionAnswerId: str(content.question_answer_id),
+        },
+        end,
+      };
     case 'error':
       return { event: { type: 'error', reason: str(content.reason) ?? 'The agent could not answer.' }, end };
     case 'agent_activity_update': {
@@ -93,7 +102,9 @@ export function parseRecord(text: string): Parsed {
       return activity ? { event: { type: 'activity', activity }, end } : { end };
     }
     case 'metadata':
-      return typeof content.is_uncertain === 'boolean' ? { event: { type: 'metadata', uncertain: content.is_uncertain }, end } : { end };
+      return typeof content.is_uncertain === 'boolean'
+        ? { event: { type: 'metadata', uncertain: content.is_uncertain }, end }
+        : { end };
     case 'tool_calls':
       return { event: { type: 'tool_calls', calls: toToolCalls(content.tool_calls) }, end };
     default:
@@ -111,7 +122,10 @@ export interface ReadChatStreamOptions {
 const SILENT = Symbol('silent');
 
 /** The next read, or SILENT when nothing arrives within `ms`. */
-function readWithin<T>(reader: ReadableStreamDefaultReader<T>, ms: number): Promise<ReadableStreamReadResult<T> | typeof SILENT> {
+function readWithin<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  ms: number,
+): Promise<ReadableStreamReadResult<T> | typeof SILENT> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silence = new Promise<typeof SILENT>((resolve) => (timer = setTimeout(() => resolve(SILENT), ms)));
   return Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer));
@@ -146,7 +160,10 @@ export async function* readChatStream(
       }
       signal?.throwIfAborted();
       if (result === SILENT) {
-        yield { type: 'interrupted', reason: `the stream sent nothing for ${Math.round(idleTimeoutMs / 1000)} s` };
+        yield {
+          type: 'interrupted',
+          reason: `the stream sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`,
+        };
         return;
       }
       const text = result.done ? decoder.decode() : decoder.decode(result.value, { stream: true });

@@ -1,5 +1,13 @@
 import { ProtocolError } from './errors.js';
-import type { AgentActivity, Source, ThreadDetail, ThreadMessage, ThreadPage, ThreadSummary, ToolCall } from './types.js';
+import type {
+  AgentActivity,
+  Source,
+  ThreadDetail,
+  ThreadMessage,
+  ThreadPage,
+  ThreadSummary,
+  ToolCall,
+} from './types.js';
 
 /**
  * Checks service JSON (wire contract §5) at the API edge, so nothing past it handles a shape it
@@ -9,13 +17,23 @@ import type { AgentActivity, Source, ThreadDetail, ThreadMessage, ThreadPage, Th
 
 type Json = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fail(what: string, path: string, expected: string): never {
-  throw new ProtocolError(`${what}: the service answered an unexpected shape (${path} should be ${expected}).`);
+  throw new ProtocolError(
+    `${what}: the service answered an unexpected shape (${path} should be ${expected}).`,
+  );
 }
 
-function field<T>(what: string, value: Json, path: string, key: string, check: (v: unknown) => v is T, expected: string): T {
+function field<T>(
+  what: string,
+  value: Json,
+  path: string,
+  key: string,
+  check: (v: unknown) => v is T,
+  expected: string,
+): T {
   const v = value[key];
   if (!check(v)) fail(what, `${path}.${key}`, expected);
   return v;
@@ -64,7 +82,15 @@ export function toThreadPage(what: string, value: unknown): ThreadPage {
   if (!isObject(value) || !Array.isArray(value.threads)) fail(what, 'threads', 'an array');
   return {
     threads: value.threads.map((t, i) => toThreadSummary(what, t, `threads[${i}]`)),
-    next_cursor: field(what, value, '', 'next_cursor', (v): v is string | null => v === undefined || isNullableString(v), 'a string or null') ?? null,
+    next_cursor:
+      field(
+        what,
+        value,
+        '',
+        'next_cursor',
+        (v): v is string | null => v === undefined || isNullableString(v),
+        'a string or null',
+      ) ?? null,
   };
 }
 
@@ -90,11 +116,25 @@ const STATUSES = new Set(['complete', 'stopped', 'error', 'streaming']);
 
 function toThreadMessage(what: string, value: unknown, path: string): ThreadMessage {
   if (!isObject(value)) fail(what, path, 'an object');
-  const role = field(what, value, path, 'role', (v): v is ThreadMessage['role'] => ROLES.has(v as string), '"user" or "assistant"');
+  const role = field(
+    what,
+    value,
+    path,
+    'role',
+    (v): v is ThreadMessage['role'] => ROLES.has(v as string),
+    '"user" or "assistant"',
+  );
   const status =
     value.status === undefined
       ? 'complete'
-      : field(what, value, path, 'status', (v): v is ThreadMessage['status'] => STATUSES.has(v as string), 'a known status');
+      : field(
+          what,
+          value,
+          path,
+          'status',
+          (v): v is ThreadMessage['status'] => STATUSES.has(v as string),
+          'a known status',
+        );
   const qa = value.question_answer_id;
   // Feedback is decoration too: an unknown reaction reads as none rather than failing the thread.
   const reaction = value.reaction === 'upvote' || value.reaction === 'downvote' ? value.reaction : null;
@@ -107,7 +147,9 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
     status,
     ...(typeof qa === 'string' ? { question_answer_id: qa } : {}),
     // §7 additions, decoration only: malformed entries are dropped, never fail the thread.
-    ...(Array.isArray(value.activity) ? { activity: value.activity.filter(isObject).flatMap((a) => toActivity(a) ?? []) } : {}),
+    ...(Array.isArray(value.activity)
+      ? { activity: value.activity.filter(isObject).flatMap((a) => toActivity(a) ?? []) }
+      : {}),
     ...(Array.isArray(value.tool_calls)
       ? {
           tool_calls: value.tool_calls.filter(isObject).flatMap((source) => {

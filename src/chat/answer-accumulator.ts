@@ -22,7 +22,11 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
     case 'delta':
       return event.text ? { ...message, content: message.content + event.text } : message;
     case 'end':
-      return { ...message, status: 'complete', questionAnswerId: message.questionAnswerId ?? event.questionAnswerId ?? undefined };
+      return {
+        ...message,
+        status: 'complete',
+        questionAnswerId: message.questionAnswerId ?? event.questionAnswerId ?? undefined,
+      };
     case 'error':
       return { ...message, status: 'error', error: errorInfo('agent_error', 'errorGeneric', true) };
     case 'interrupted':

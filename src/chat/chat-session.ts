@@ -13,7 +13,12 @@ import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';
 
 /** Keeps nothing: the device is not touched (consent not given yet). */
-const NO_STORE: UiStateStore = { load: async () => undefined, save: async () => {}, clear: async () => {}, watch: () => () => {} };
+const NO_STORE: UiStateStore = {
+  load: async () => undefined,
+  save: async () => {},
+  clear: async () => {},
+  watch: () => () => {},
+};
 
 /** What the session reads from its host each time it needs it (attributes may change). */
 export interface ChatSessionConfig extends ConnectionConfig {
@@ -165,7 +170,8 @@ export class ChatSession {
         hooks.onPanelRestored?.(open);
         this.publish();
       },
-      restoreConversations: (remembered, how) => (how === 'follow' ? this.follow(remembered) : this.restore(remembered)),
+      restoreConversations: (remembered, how) =>
+        how === 'follow' ? this.follow(remembered) : this.restore(remembered),
       confirmOwner: () => {
         this.confirming = true;
         this.confirmOwner();
@@ -251,7 +257,8 @@ export class ChatSession {
     if (config.ownerKey === this.pageKey) return;
     this.pageKey = config.ownerKey;
     const sessionKey = this.connection.ownerKey;
-    if (sessionKey !== undefined && sessionKey !== UNNAMED_OWNER && sessionKey !== config.ownerKey) this.connection.clearToken();
+    if (sessionKey !== undefined && sessionKey !== UNNAMED_OWNER && sessionKey !== config.ownerKey)
+      this.connection.clearToken();
     this.judgeOwner();
     this.publish();
   }
@@ -264,7 +271,8 @@ export class ChatSession {
     // A conversation left by a session without owner shows at once after a reload; before
     // anything is sent into it, the session this send needs anyway says whether that is still
     // who is here (a visitor who signed in since gets a fresh conversation, not that one).
-    if (this.memory.provisional && this.connection.ownerKey === undefined) await this.connection.confirm().catch(() => {});
+    if (this.memory.provisional && this.connection.ownerKey === undefined)
+      await this.connection.confirm().catch(() => {});
     const threadId = this.conversation.snapshot.threadId;
     if (this.conversation.streaming || this.queued.length) {
       if (this.queued.length >= MAX_QUEUED) return false;
@@ -298,7 +306,9 @@ export class ChatSession {
   /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
   transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
     const { threadId, messages } = this.conversation.snapshot;
-    const title = this.directory.snapshot.threads.find((t) => t.id === threadId)?.title || messages.find((m) => m.role === 'user')?.content.slice(0, 80);
+    const title =
+      this.directory.snapshot.threads.find((t) => t.id === threadId)?.title ||
+      messages.find((m) => m.role === 'user')?.content.slice(0, 80);
     return transcriptMarkdown(messages, { ...labels, ...(title ? { title } : {}) });
   }
 
@@ -354,7 +364,11 @@ export class ChatSession {
    * previous reaction comes back and the failure is reported. Without an answer id (an answer
    * from a service older than §9) there is nothing to send it about.
    */
-  async react(messageId: string, reaction: Reaction, comment: FeedbackRequest['comment'] = null): Promise<boolean> {
+  async react(
+    messageId: string,
+    reaction: Reaction,
+    comment: FeedbackRequest['comment'] = null,
+  ): Promise<boolean> {
     const message = this.conversation.snapshot.messages.find((m) => m.id === messageId);
     const questionAnswerId = message?.questionAnswerId;
     if (!message || !questionAnswerId) return false;
@@ -437,7 +451,8 @@ export class ChatSession {
     const generation = this.generation;
     try {
       await this.directory.remove(threadId);
-      if (generation === this.generation && this.conversation.snapshot.threadId === threadId) this.conversation.reset();
+      if (generation === this.generation && this.conversation.snapshot.threadId === threadId)
+        this.conversation.reset();
     } catch (error) {
       if (generation === this.generation) this.hooks.onError(describeError(error));
     }
@@ -522,7 +537,8 @@ export class ChatSession {
   }
 
   private restore(remembered: Remembered): void {
-    if (this.directory.snapshot.status === 'idle') this.directory.restore(remembered.threads, remembered.owned);
+    if (this.directory.snapshot.status === 'idle')
+      this.directory.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
     if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = { ...remembered.drafts };
     if (!this.queued.length) this.queued = remembered.queued.slice(0, MAX_QUEUED);

@@ -4,14 +4,28 @@ import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError, errorInfo } from './describe-error.js';
 import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
-import { DENIED, MAX_TOOL_ROUNDS, runTool, toolSpecs, viewOf, type ClientTool, type ToolCallView, type ToolResult } from './tools.js';
+import {
+  DENIED,
+  MAX_TOOL_ROUNDS,
+  runTool,
+  toolSpecs,
+  viewOf,
+  type ClientTool,
+  type ToolCallView,
+  type ToolResult,
+} from './tools.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
 export interface ConversationHooks {
   /** A new snapshot. While streaming, at most once per `schedule` tick. */
   onChange(snapshot: ConversationSnapshot): void;
   onAnswerStart?(detail: { threadId: string; messageId: string }): void;
-  onAnswerEnd?(detail: { threadId: string | null; messageId: string; outcome: AnswerOutcome; text: string }): void;
+  onAnswerEnd?(detail: {
+    threadId: string | null;
+    messageId: string;
+    outcome: AnswerOutcome;
+    text: string;
+  }): void;
   onThreadChange?(threadId: string | null): void;
   /** The service no longer knows the thread being continued (deleted, or another owner's). */
   onThreadGone?(threadId: string): void;
@@ -159,7 +173,8 @@ export class Conversation {
   get snapshot(): ConversationSnapshot {
     const streaming = this.streaming;
     const last = this.shown;
-    if (last?.threadId === this.threadId && last.messages === this.messages && last.streaming === streaming) return last;
+    if (last?.threadId === this.threadId && last.messages === this.messages && last.streaming === streaming)
+      return last;
     this.shown = { threadId: this.threadId, messages: this.messages, streaming };
     return this.shown;
   }
@@ -172,7 +187,13 @@ export class Conversation {
   /** Sends `text` as a new turn. Resolves when the answer has ended, however it ended. */
   async send(text: string): Promise<void> {
     if (this.inFlight || !text.trim()) return;
-    const question: ChatMessage = { id: localId('user'), role: 'user', content: text, sources: [], status: 'sending' };
+    const question: ChatMessage = {
+      id: localId('user'),
+      role: 'user',
+      content: text,
+      sources: [],
+      status: 'sending',
+    };
     this.messages = [...this.messages, question];
     await this.ask(question);
   }
@@ -187,7 +208,8 @@ export class Conversation {
       return this.ask(this.replace(message, { ...message, status: 'sending', error: undefined }));
     }
     // An answer cut off with its id known is reattached (§9), never asked again.
-    if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId) return this.ask(undefined, message);
+    if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId)
+      return this.ask(undefined, message);
     const question = this.messages
       .slice(0, index)
       .reverse()
@@ -213,7 +235,12 @@ export class Conversation {
       return;
     }
     const answer = this.messages.at(-1);
-    if (this.inFlight && answer?.role === 'assistant' && answer.status === 'streaming' && answer.questionAnswerId) {
+    if (
+      this.inFlight &&
+      answer?.role === 'assistant' &&
+      answer.status === 'streaming' &&
+      answer.questionAnswerId
+    ) {
       this.api()
         .cancelAnswer(answer.questionAnswerId)
         .catch(() => {
@@ -263,14 +290,22 @@ export class Conversation {
     return this.ask(undefined, answer);
   }
 
-  private async ask(question: ChatMessage | undefined, resumed?: ChatMessage, ranBefore: ReadonlySet<string> = new Set()): Promise<void> {
+  private async ask(
+    question: ChatMessage | undefined,
+    resumed?: ChatMessage,
+    ranBefore: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     const controller = new AbortController();
     this.inFlight = controller;
-    let answer: ChatMessage | undefined = resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
+    let answer: ChatMessage | undefined =
+      resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
     this.publishNow();
     const isCurrent = () => this.inFlight === controller;
     try {
-      let request: ChatRequest | undefined = question && { message: question.content, threadId: this.threadId };
+      let request: ChatRequest | undefined = question && {
+        message: question.content,
+        threadId: this.threadId,
+      };
       let attempts = 0;
       for (let round = 0; ;) {
         const tools = this.tools();
@@ -280,18 +315,36 @@ export class Conversation {
         let hold = request ? 0 : answer!.content.length;
         const before = answer?.content ?? '';
         const events = request
-          ? this.api().chat({ ...request, tools: toolSpecs(tools), locale: this.locale() }, { signal: controller.signal })
+          ? this.api().chat(
+              { ...request, tools: toolSpecs(tools), locale: this.locale() },
+              { signal: controller.signal },
+            )
           : this.api().reattach(answer!.questionAnswerId!, { signal: controller.signal });
         for await (const event of events) {
           if (!isCurrent()) return;
           if (event.type === 'start') {
             if (answer) {
               // A continuation (§7) goes on with the same answer; a reattach starts it over.
-              if (!request) answer = this.replace(answer, { ...answer, content: '', sources: [], activity: [], status: 'streaming', error: undefined });
+              if (!request)
+                answer = this.replace(answer, {
+                  ...answer,
+                  content: '',
+                  sources: [],
+                  activity: [],
+                  status: 'streaming',
+                  error: undefined,
+                });
               continue;
             }
             question = this.replace(question!, { ...question!, status: 'sent' });
-            answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'streaming', questionAnswerId: event.questionAnswerId };
+            answer = {
+              id: localId('assistant'),
+              role: 'assistant',
+              content: '',
+              sources: [],
+              status: 'streaming',
+              questionAnswerId: event.questionAnswerId,
+            };
             this.messages = [...this.messages, answer];
             this.setThread(event.threadId);
             this.publishNow();
@@ -309,7 +362,8 @@ export class Conversation {
           }
         }
         if (!answer) break;
-        if (hold && answer.content.length < hold) answer = this.replace(answer, { ...answer, content: before });
+        if (hold && answer.content.length < hold)
+          answer = this.replace(answer, { ...answer, content: before });
         // A dropped connection (§9): the service keeps generating, so reattach, a few times,
         // with backoff and only while online; then the answer waits for Retry.
         if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
@@ -320,7 +374,13 @@ export class Conversation {
         }
         if (!calls.length || answer.status !== 'streaming') break;
         if (round++ >= MAX_TOOL_ROUNDS) {
-          answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.` }));
+          answer = this.replace(
+            answer,
+            applyStreamEvent(answer, {
+              type: 'error',
+              reason: `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.`,
+            }),
+          );
           break;
         }
         const results = await this.runCalls(
@@ -335,7 +395,11 @@ export class Conversation {
         controller.signal.throwIfAborted();
         request = { threadId: this.threadId, toolResults: results };
       }
-      if (answer?.status === 'streaming') answer = this.replace(answer, applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }));
+      if (answer?.status === 'streaming')
+        answer = this.replace(
+          answer,
+          applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }),
+        );
       // Nothing started (an empty or broken body): the question was never answered.
       if (!answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
     } catch (error) {
@@ -344,7 +408,13 @@ export class Conversation {
         if (answer) answer = this.replace(answer, stopAnswer(answer));
         else {
           question = this.replace(question!, { ...question!, status: 'sent' });
-          answer = { id: localId('assistant'), role: 'assistant', content: '', sources: [], status: 'stopped' };
+          answer = {
+            id: localId('assistant'),
+            role: 'assistant',
+            content: '',
+            sources: [],
+            status: 'stopped',
+          };
           this.messages = [...this.messages, answer];
         }
       } else if (!answer && this.threadId && error instanceof ApiError && error.status === 404) {
@@ -358,7 +428,13 @@ export class Conversation {
         this.hooks.onThreadChange?.(null);
         this.hooks.onThreadGone?.(gone);
         this.hooks.onError?.(info);
-      } else if (!answer && question && !(error instanceof ApiError) && isOffline() && this.outboxSize() < MAX_OUTBOX) {
+      } else if (
+        !answer &&
+        question &&
+        !(error instanceof ApiError) &&
+        isOffline() &&
+        this.outboxSize() < MAX_OUTBOX
+      ) {
         // Offline: the question goes to the outbox, shown as waiting, sent when back online.
         question = this.replace(question, { ...question, status: 'waiting', error: undefined });
       } else {
@@ -372,8 +448,14 @@ export class Conversation {
     this.inFlight = undefined;
     this.publishNow();
     if (answer) {
-      if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error) this.hooks.onError?.(answer.error);
-      this.hooks.onAnswerEnd?.({ threadId: this.threadId, messageId: answer.id, outcome: outcomeOf(answer), text: answer.content });
+      if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error)
+        this.hooks.onError?.(answer.error);
+      this.hooks.onAnswerEnd?.({
+        threadId: this.threadId,
+        messageId: answer.id,
+        outcome: outcomeOf(answer),
+        text: answer.content,
+      });
     }
   }
 
@@ -391,7 +473,10 @@ export class Conversation {
   ): Promise<ToolResult[]> {
     const set = (id: string, patch: Partial<ToolCallView>) => {
       const message = current();
-      update({ ...message, toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+      update({
+        ...message,
+        toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)),
+      });
       this.publishNow();
     };
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -405,7 +490,10 @@ export class Conversation {
       const tool = byName.get(call.name);
       if (signal.aborted) break;
       if (tool?.needsApproval) {
-        set(call.id, { state: 'awaiting-approval', ...(ranBefore.has(call.name) ? { askedAgain: true } : {}) });
+        set(call.id, {
+          state: 'awaiting-approval',
+          ...(ranBefore.has(call.name) ? { askedAgain: true } : {}),
+        });
         const allowed = await this.approval(call.id, signal);
         if (!allowed) {
           set(call.id, { state: 'denied' });
@@ -475,7 +563,9 @@ export class Conversation {
  */
 export function fromThreadMessage(message: ThreadMessage, tools: readonly ClientTool[] = []): ChatMessage {
   const status = message.role === 'user' ? 'sent' : message.status;
-  const qa = message.question_answer_id ? { questionAnswerId: message.question_answer_id, reaction: message.reaction ?? null } : {};
+  const qa = message.question_answer_id
+    ? { questionAnswerId: message.question_answer_id, reaction: message.reaction ?? null }
+    : {};
   // An answer still generating on the service shows what it has, as interrupted: the session reattaches to it (§9).
   const extras = {
     ...(message.activity?.length ? { activity: message.activity } : {}),

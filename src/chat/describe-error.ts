@@ -1,4 +1,11 @@
-import { AgentChatError, ApiError, ConfigError, NetworkError, SessionError, isAbortError } from '../api/errors.js';
+import {
+  AgentChatError,
+  ApiError,
+  ConfigError,
+  NetworkError,
+  SessionError,
+  isAbortError,
+} from '../api/errors.js';
 import { en, format, type UiStringKey } from '../i18n/index.js';
 import type { ErrorInfo } from './types.js';
 
@@ -13,12 +20,20 @@ export function errorInfo(
   extra: { status?: number; values?: Record<string, string | number> } = {},
 ): ErrorInfo {
   const { status, values } = extra;
-  return { code, key, recoverable, message: format(en[key], values), ...(status === undefined ? {} : { status }), ...(values ? { values } : {}) };
+  return {
+    code,
+    key,
+    recoverable,
+    message: format(en[key], values),
+    ...(status === undefined ? {} : { status }),
+    ...(values ? { values } : {}),
+  };
 }
 
 /** Turns any failure of a request into plain words for the visitor (and a code for the page). */
 export function describeError(error: unknown): ErrorInfo {
-  if (error instanceof SessionError) return errorInfo(error.code, 'errorSession', true, { status: error.status });
+  if (error instanceof SessionError)
+    return errorInfo(error.code, 'errorSession', true, { status: error.status });
   if (error instanceof ConfigError) return errorInfo('misconfigured', 'errorNotConfigured', false);
   if (error instanceof NetworkError) return errorInfo('network', 'errorNetwork', true);
   if (error instanceof ApiError) {
@@ -39,7 +54,12 @@ export function describeError(error: unknown): ErrorInfo {
       case 403:
         // A page on an origin the integration does not list: nothing the visitor can change
         // (the site owner reads why in the console, see api-client.ts).
-        return errorInfo(code, code === 'origin_not_allowed' ? 'errorNotConfigured' : 'errorSignInRequired', false, { status });
+        return errorInfo(
+          code,
+          code === 'origin_not_allowed' ? 'errorNotConfigured' : 'errorSignInRequired',
+          false,
+          { status },
+        );
       default:
         return errorInfo(code, 'errorGeneric', status >= 500, { status });
     }

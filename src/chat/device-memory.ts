@@ -11,7 +11,8 @@ export const UNNAMED_OWNER = '';
  * session without owner (`-`) or a site that names no owner ('') left, and what was written
  * before any session was known (null), belong to whoever uses this browser, as the browser does.
  */
-export const sharedOnDevice = (key: string | null): boolean => key === null || key === NO_OWNER || key === UNNAMED_OWNER;
+export const sharedOnDevice = (key: string | null): boolean =>
+  key === null || key === NO_OWNER || key === UNNAMED_OWNER;
 
 /** What the device remembers for one owner: the conversation, the list, drafts and queued follow-ups. */
 export interface Remembered {
@@ -51,26 +52,43 @@ export const MAX_SAVE_WAIT_MS = 400;
 
 type Shared = Omit<Remembered, 'ownerKey'>;
 /** The parts one change touches (decision 235); messages are replaced, never mutated. */
-const PARTS: (keyof Shared)[][] = [['activeThreadId', 'messages'], ['threads', 'owned'], ['drafts'], ['queued']];
+const PARTS: (keyof Shared)[][] = [
+  ['activeThreadId', 'messages'],
+  ['threads', 'owned'],
+  ['drafts'],
+  ['queued'],
+];
 const same = (a: Shared, b: Shared, key: keyof Shared) =>
   key === 'messages'
     ? a.messages.length === b.messages.length && a.messages.every((m, i) => m === b.messages[i])
     : JSON.stringify(a[key]) === JSON.stringify(b[key]);
-const NOTHING: Shared = { activeThreadId: null, messages: [], threads: [], owned: false, drafts: {}, queued: [] };
+const NOTHING: Shared = {
+  activeThreadId: null,
+  messages: [],
+  threads: [],
+  owned: false,
+  drafts: {},
+  queued: [],
+};
 
 /**
  * Another tab's state, but with each part this tab changed since it last wrote, restored or
  * followed (not written yet) kept as this tab has it: the other tab did not know that change
  * when it wrote, and this tab's pending write is about to tell it.
  */
-function keepUnsaved(remote: Remembered, local: Shared, synced: Shared): { shown: Remembered; unsaved: (keyof Shared)[] } {
+function keepUnsaved(
+  remote: Remembered,
+  local: Shared,
+  synced: Shared,
+): { shown: Remembered; unsaved: (keyof Shared)[] } {
   const shown = { ...remote };
   const unsaved = PARTS.filter((keys) => !keys.every((key) => same(local, synced, key))).flat();
   for (const key of unsaved) Object.assign(shown, { [key]: local[key] });
   return { shown, unsaved };
 }
 
-const hasContent = (r: Remembered) => r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
+const hasContent = (r: Remembered) =>
+  r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
 
 /**
  * What the widget remembers on this device, bound to an owner (wire contract §2's owner key).
@@ -142,7 +160,10 @@ export class DeviceMemory {
     this.since ??= now;
     if (this.timer !== undefined && now - this.since > MAX_SAVE_WAIT_MS) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.flush(), Math.min(this.options.saveDelayMs ?? 150, Math.max(0, this.since + MAX_SAVE_WAIT_MS - now)));
+    this.timer = setTimeout(
+      () => void this.flush(),
+      Math.min(this.options.saveDelayMs ?? 150, Math.max(0, this.since + MAX_SAVE_WAIT_MS - now)),
+    );
   }
 
   async flush(): Promise<void> {
@@ -257,7 +278,10 @@ export class DeviceMemory {
     const bound = this.boundKey;
     if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
       this.boundKey = remote.ownerKey;
-      const { shown, unsaved } = this.timer === undefined ? { shown: remote, unsaved: [] } : keepUnsaved(remote, this.options.collect(), this.synced);
+      const { shown, unsaved } =
+        this.timer === undefined
+          ? { shown: remote, unsaved: [] }
+          : keepUnsaved(remote, this.options.collect(), this.synced);
       this.options.restoreConversations(shown, 'follow');
       // A part kept unsaved is still unsaved: compared with what the device had before.
       const before = this.synced;

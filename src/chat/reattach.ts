@@ -9,7 +9,12 @@ export function reattachDelay(attempt: number): number {
 
 /** Resolves once the browser says it is online (at once where it cannot tell). */
 export function whenOnline(signal: AbortSignal): Promise<void> {
-  if (typeof navigator === 'undefined' || navigator.onLine !== false || typeof addEventListener !== 'function') return Promise.resolve();
+  if (
+    typeof navigator === 'undefined' ||
+    navigator.onLine !== false ||
+    typeof addEventListener !== 'function'
+  )
+    return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = () => {
       removeEventListener('online', done);

@@ -15,7 +15,8 @@ export interface ConnectionConfig {
   idleTimeoutMs?: number;
 }
 
-export const MISCONFIGURED_HINT = "No way to get a session: set the session-endpoint attribute (your server's session URL) or the getSessionToken property.";
+export const MISCONFIGURED_HINT =
+  "No way to get a session: set the session-endpoint attribute (your server's session URL) or the getSessionToken property.";
 
 /**
  * The token manager and API client for the current config, built lazily (nothing is fetched
@@ -61,9 +62,19 @@ export class ServiceConnection {
 
   client(): ApiClient {
     const config = this.config();
-    const key = JSON.stringify([config.projectId, config.integrationId, config.baseUrl, config.sessionEndpoint, config.idleTimeoutMs]);
+    const key = JSON.stringify([
+      config.projectId,
+      config.integrationId,
+      config.baseUrl,
+      config.sessionEndpoint,
+      config.idleTimeoutMs,
+    ]);
     if (this.api && key === this.key && config.getSessionToken === this.source) return this.api;
-    const source = config.getSessionToken ?? (config.sessionEndpoint ? endpointTokenSource(config.sessionEndpoint, { fetch: this.fetch }) : missingSource);
+    const source =
+      config.getSessionToken ??
+      (config.sessionEndpoint
+        ? endpointTokenSource(config.sessionEndpoint, { fetch: this.fetch })
+        : missingSource);
     this.tokens?.clear();
     const tokens = new TokenManager(source);
     tokens.subscribe(this.onStatus);

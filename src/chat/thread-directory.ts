@@ -103,12 +103,16 @@ export class ThreadDirectory {
   async rename(threadId: string, title: string): Promise<void> {
     const renamed = await this.api().renameThread(threadId, title, { signal: this.deletions.signal });
     if (this.deletions.signal.aborted) return;
-    this.set({ ...this.state, threads: this.state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)) });
+    this.set({
+      ...this.state,
+      threads: this.state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
+    });
   }
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */
   markStale(): void {
-    if (this.state.status === 'ready' || this.state.status === 'error') this.set({ ...this.state, status: 'idle' });
+    if (this.state.status === 'ready' || this.state.status === 'error')
+      this.set({ ...this.state, status: 'idle' });
   }
 
   /** Drops an entry the service no longer knows (a 404 on resume). */

@@ -92,7 +92,12 @@ function toJson(value: unknown): unknown {
  * Runs one call: a missing tool, a throw, a rejection, a non-JSON result or a timeout become an
  * `error` result, never an exception. The returned promise always settles by the timeout.
  */
-export async function runTool(tool: ClientTool | undefined, call: ToolCall, threadId: string | null, signal: AbortSignal): Promise<ToolResult> {
+export async function runTool(
+  tool: ClientTool | undefined,
+  call: ToolCall,
+  threadId: string | null,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   if (!tool) return { tool_call_id: call.id, error: `unknown tool ${call.name}` };
   const timeoutMs = tool.timeoutMs ?? TOOL_TIMEOUT_MS;
   const controller = new AbortController();
@@ -107,12 +112,17 @@ export async function runTool(tool: ClientTool | undefined, call: ToolCall, thre
   });
   try {
     const output = await Promise.race([
-      Promise.resolve().then(() => tool.execute(call.arguments, { toolCallId: call.id, threadId, signal: controller.signal })),
+      Promise.resolve().then(() =>
+        tool.execute(call.arguments, { toolCallId: call.id, threadId, signal: controller.signal }),
+      ),
       timeout,
     ]);
     return { tool_call_id: call.id, output: toJson(output) };
   } catch (error) {
-    return { tool_call_id: call.id, error: error instanceof Error ? error.message || error.name : String(error) };
+    return {
+      tool_call_id: call.id,
+      error: error instanceof Error ? error.message || error.name : String(error),
+    };
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', abort);

@@ -8,16 +8,26 @@ export interface TranscriptLabels {
   sources: string;
 }
 
-const ENGLISH: TranscriptLabels = { title: 'Conversation', you: 'You', assistant: 'Assistant', sources: 'Sources' };
+const ENGLISH: TranscriptLabels = {
+  title: 'Conversation',
+  you: 'You',
+  assistant: 'Assistant',
+  sources: 'Sources',
+};
 
 /** The conversation as Markdown: a heading, then each turn under "You" or "Assistant". */
-export function transcriptMarkdown(messages: readonly ChatMessage[], labels: Partial<TranscriptLabels> = {}): string {
+export function transcriptMarkdown(
+  messages: readonly ChatMessage[],
+  labels: Partial<TranscriptLabels> = {},
+): string {
   const words = { ...ENGLISH, ...labels };
   const turns = messages
     .filter((m) => m.content.trim() || m.role === 'user')
     .map((m) => {
       const who = `**${m.role === 'user' ? words.you : words.assistant}**`;
-      const sources = m.sources.length ? `\n\n${words.sources}:\n${m.sources.map((s) => `- [${s.title}](${s.source_url})`).join('\n')}` : '';
+      const sources = m.sources.length
+        ? `\n\n${words.sources}:\n${m.sources.map((s) => `- [${s.title}](${s.source_url})`).join('\n')}`
+        : '';
       // A visitor's text is quoted so that their markdown stays their words, not structure.
       const body =
         m.role === 'user'
@@ -39,7 +49,11 @@ export const MAILTO_BODY_LIMIT = 1800;
  * `https:` page gets it in the fragment, which browsers never send to a server (so no access
  * log holds it). Anything else is refused (undefined).
  */
-export function handoffHref(base: string, transcript: string, subject = 'Conversation with the assistant'): string | undefined {
+export function handoffHref(
+  base: string,
+  transcript: string,
+  subject = 'Conversation with the assistant',
+): string | undefined {
   let url: URL;
   try {
     url = new URL(base, typeof location === 'undefined' ? undefined : location.href);
@@ -47,7 +61,8 @@ export function handoffHref(base: string, transcript: string, subject = 'Convers
     return undefined;
   }
   if (url.protocol === 'mailto:') {
-    const body = transcript.length > MAILTO_BODY_LIMIT ? `${transcript.slice(0, MAILTO_BODY_LIMIT)}\n\n[…]` : transcript;
+    const body =
+      transcript.length > MAILTO_BODY_LIMIT ? `${transcript.slice(0, MAILTO_BODY_LIMIT)}\n\n[…]` : transcript;
     const join = url.href.includes('?') ? '&' : '?';
     return `${url.href}${join}subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
   }
@@ -65,5 +80,9 @@ export function handoffTriggers(value: string): Set<'always' | 'uncertainty' | '
 /** Whether "Talk to a person" shows under `answer` (the last answer): always, or by what the answer got. */
 export function offersHandoff(triggers: ReadonlySet<string>, answer: ChatMessage | undefined): boolean {
   if (!answer || answer.role !== 'assistant' || answer.status === 'streaming') return false;
-  return triggers.has('always') || (triggers.has('uncertainty') && answer.uncertain === true) || (triggers.has('downvote') && answer.reaction === 'downvote');
+  return (
+    triggers.has('always') ||
+    (triggers.has('uncertainty') && answer.uncertain === true) ||
+    (triggers.has('downvote') && answer.reaction === 'downvote')
+  );
 }

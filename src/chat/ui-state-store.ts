@@ -57,7 +57,10 @@ let warned = false;
 function warnOnce(error: unknown): void {
   if (warned) return;
   warned = true;
-  console.warn('[agent-chat] IndexedDB is unavailable; the chat works but will not remember its state across reloads.', error);
+  console.warn(
+    '[agent-chat] IndexedDB is unavailable; the chat works but will not remember its state across reloads.',
+    error,
+  );
 }
 
 let sharedStore: UseStore | undefined;
@@ -77,7 +80,17 @@ function validOrNone<T>(read: () => T): T[] {
   }
 }
 
-const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'complete', 'stopped', 'error', 'interrupted', 'waiting']);
+const STATUSES = new Set<string>([
+  'sending',
+  'sent',
+  'failed',
+  'streaming',
+  'complete',
+  'stopped',
+  'error',
+  'interrupted',
+  'waiting',
+]);
 
 /**
  * A stored message with the shape the views expect. Read back after a reload (`live` false), one
@@ -85,7 +98,13 @@ const STATUSES = new Set<string>(['sending', 'sent', 'failed', 'streaming', 'com
  */
 function toMessage(value: unknown, live: boolean): ChatMessage {
   const m = value as Partial<ChatMessage> | null;
-  if (!m || typeof m.id !== 'string' || typeof m.content !== 'string' || (m.role !== 'user' && m.role !== 'assistant') || !STATUSES.has(m.status as string)) {
+  if (
+    !m ||
+    typeof m.id !== 'string' ||
+    typeof m.content !== 'string' ||
+    (m.role !== 'user' && m.role !== 'assistant') ||
+    !STATUSES.has(m.status as string)
+  ) {
     throw new TypeError('not a message');
   }
   const cut = !live && (m.status === 'streaming' || m.status === 'sending');
@@ -94,7 +113,12 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
   const key = m.error && typeof m.error.key === 'string' && m.error.key in en ? m.error.key : 'errorGeneric';
   const error =
     m.error && typeof m.error.message === 'string'
-      ? { code: String(m.error.code), message: m.error.message, key, recoverable: m.error.recoverable === true }
+      ? {
+          code: String(m.error.code),
+          message: m.error.message,
+          key,
+          recoverable: m.error.recoverable === true,
+        }
       : undefined;
   return {
     id: m.id,
@@ -120,7 +144,8 @@ const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] 
   typeof (c as { displayName?: unknown }).displayName === 'string' &&
   typeof (c as { state?: unknown }).state === 'string';
 
-const toMessages = (value: unknown, live: boolean): ChatMessage[] => (Array.isArray(value) ? value.flatMap((m) => validOrNone(() => toMessage(m, live))) : []);
+const toMessages = (value: unknown, live: boolean): ChatMessage[] =>
+  Array.isArray(value) ? value.flatMap((m) => validOrNone(() => toMessage(m, live))) : [];
 
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitizeHead(value: unknown): Head | undefined {
@@ -128,11 +153,18 @@ function sanitizeHead(value: unknown): Head | undefined {
   const v = value as Partial<Head>;
   return {
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
-    drafts: v.drafts && typeof v.drafts === 'object' ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string')) : {},
+    drafts:
+      v.drafts && typeof v.drafts === 'object'
+        ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string'))
+        : {},
     queued: Array.isArray(v.queued)
-      ? v.queued.filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string').map(({ id, text }) => ({ id, text }))
+      ? v.queued
+          .filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string')
+          .map(({ id, text }) => ({ id, text }))
       : [],
-    threads: Array.isArray(v.threads) ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t))) : [],
+    threads: Array.isArray(v.threads)
+      ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t)))
+      : [],
     owned: v.owned === true,
     ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
     chunks: Array.isArray(v.chunks) ? v.chunks.filter((id) => typeof id === 'string') : [],
@@ -146,7 +178,15 @@ const panelOf = (value: unknown): Panel => {
 
 /** The same key order every time, so two heads with the same content serialize alike. */
 const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string =>
-  JSON.stringify([head.ownerKey, head.activeThreadId, head.drafts, head.queued, head.threads, head.owned, chunks]);
+  JSON.stringify([
+    head.ownerKey,
+    head.activeThreadId,
+    head.drafts,
+    head.queued,
+    head.threads,
+    head.owned,
+    chunks,
+  ]);
 
 /** The parts of a head one change touches; a write takes from the device every part it did not change. */
 const PARTS = [['activeThreadId', 'chunks'], ['threads', 'owned'], ['drafts'], ['queued']] as const;
@@ -229,7 +269,16 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     const h = sanitizeHead(rawHead);
     if (!h)
       return rawPanel
-        ? { ...panelOf(rawPanel), activeThreadId: null, drafts: {}, queued: [], threads: [], messages: [], owned: false, ownerKey: null }
+        ? {
+            ...panelOf(rawPanel),
+            activeThreadId: null,
+            drafts: {},
+            queued: [],
+            threads: [],
+            messages: [],
+            owned: false,
+            ownerKey: null,
+          }
         : undefined;
     // An older record keeps its messages and panel in the head.
     const legacy = rawHead as { messages?: unknown; open?: unknown };
@@ -239,7 +288,10 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     parts = partsOf(h);
     let messages = Array.isArray(legacy.messages) ? toMessages(legacy.messages, live) : assemble(h.chunks)!;
     // Chunks this tab followed live keep an answer streaming; read back as after a reload, it is cut off.
-    if (!live) messages = messages.map((m) => (m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m));
+    if (!live)
+      messages = messages.map((m) =>
+        m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m,
+      );
     const p = rawPanel ? panelOf(rawPanel) : panelOf(legacy);
     panel = JSON.stringify(p);
     return stateOf(h, p, messages);
@@ -265,7 +317,12 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     // Also what keeps two tabs from echoing each other's writes back and forth.
     if (nextHead === head && nextPanel === panel) return queue;
     // Nothing of an owner's after a wipe (or before anything): no record for the other tabs to follow.
-    const empty = !state.messages.length && !state.threads.length && !state.queued.length && !Object.keys(state.drafts).length && state.activeThreadId === null;
+    const empty =
+      !state.messages.length &&
+      !state.threads.length &&
+      !state.queued.length &&
+      !Object.keys(state.drafts).length &&
+      state.activeThreadId === null;
     const headChanged = nextHead !== head && !(empty && head === '');
     const gone = chunkIds.filter((id) => !ids.includes(id));
     const headValue: Head = { ...shared, chunks: ids };
@@ -289,7 +346,8 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
               written = merged(headValue, stored, changed);
               os.put(written, headKey);
               // Another tab's chunks this head no longer names.
-              for (const id of stored?.chunks ?? []) if (!written.chunks.includes(id) && !gone.includes(id)) os.delete(chunkKey(id));
+              for (const id of stored?.chunks ?? [])
+                if (!written.chunks.includes(id) && !gone.includes(id)) os.delete(chunkKey(id));
             };
           }
           os.put({ open, sidebarOpen }, panelKey);
@@ -323,7 +381,9 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
       queue = queue
         .then(async () => {
           // The panel's state goes too; the widget writes it again with its next change.
-          const all = (await keys(store())).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
+          const all = (await keys(store())).filter(
+            (key) => typeof key === 'string' && key.startsWith(`${scope}:ui`),
+          );
           await store()('readwrite', (os) => {
             for (const key of all) os.delete(key);
             return promisifyRequest(os.transaction);
@@ -338,10 +398,24 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
       // One change after the other, in the order they came: one that waits for the database
       // must not land after (and over) a later one.
       let applying: Promise<void> = Promise.resolve();
-      const onMessage = (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
+      const onMessage = (
+        event: MessageEvent<{
+          scope?: string;
+          cleared?: boolean;
+          head?: unknown;
+          chunks?: Record<string, unknown>;
+        }>,
+      ) => {
         applying = applying.then(() => apply(event)).catch(warnOnce);
       };
-      const apply = async (event: MessageEvent<{ scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> }>) => {
+      const apply = async (
+        event: MessageEvent<{
+          scope?: string;
+          cleared?: boolean;
+          head?: unknown;
+          chunks?: Record<string, unknown>;
+        }>,
+      ) => {
         const data = event.data;
         if (data?.scope !== scope) return;
         if (data.cleared) {
@@ -353,7 +427,9 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         }
         const h = sanitizeHead(data.head);
         if (!h) return;
-        const sent = new Map(Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const));
+        const sent = new Map(
+          Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const),
+        );
         // Chunks this tab has not seen (it was still reading, say) come from the database.
         const missing = h.chunks.filter((id) => !sent.has(id) && !known.has(id));
         if (missing.length) {
@@ -369,7 +445,13 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         remember(h.chunks, sent);
         head = headText(h, h.chunks);
         parts = partsOf(h);
-        listener({ state: stateOf(h, JSON.parse(panel || '{"open":false,"sidebarOpen":false}') as Panel, assemble(h.chunks) ?? []) });
+        listener({
+          state: stateOf(
+            h,
+            JSON.parse(panel || '{"open":false,"sidebarOpen":false}') as Panel,
+            assemble(h.chunks) ?? [],
+          ),
+        });
       };
       channel.addEventListener('message', onMessage);
       return () => channel.removeEventListener('message', onMessage);

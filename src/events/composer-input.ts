@@ -7,7 +7,12 @@ export class AgentChatComposerInputEvent extends CustomEvent<AgentChatComposerIn
   static readonly eventName = 'agent-chat-composer-input';
 
   constructor(detail: AgentChatComposerInputEventDetail) {
-    super(AgentChatComposerInputEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatComposerInputEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

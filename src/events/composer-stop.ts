@@ -7,7 +7,12 @@ export class AgentChatComposerStopEvent extends CustomEvent<AgentChatComposerSto
   static readonly eventName = 'agent-chat-composer-stop';
 
   constructor(detail: AgentChatComposerStopEventDetail) {
-    super(AgentChatComposerStopEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatComposerStopEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

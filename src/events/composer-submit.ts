@@ -7,7 +7,12 @@ export class AgentChatComposerSubmitEvent extends CustomEvent<AgentChatComposerS
   static readonly eventName = 'agent-chat-composer-submit';
 
   constructor(detail: AgentChatComposerSubmitEventDetail) {
-    super(AgentChatComposerSubmitEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatComposerSubmitEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

@@ -12,7 +12,12 @@ export class AgentChatMessageActionEvent extends CustomEvent<AgentChatMessageAct
   static readonly eventName = 'agent-chat-message-action';
 
   constructor(detail: AgentChatMessageActionEventDetail) {
-    super(AgentChatMessageActionEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatMessageActionEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

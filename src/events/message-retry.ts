@@ -7,7 +7,12 @@ export class AgentChatMessageRetryEvent extends CustomEvent<AgentChatMessageRetr
   static readonly eventName = 'agent-chat-message-retry';
 
   constructor(detail: AgentChatMessageRetryEventDetail) {
-    super(AgentChatMessageRetryEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatMessageRetryEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

@@ -7,7 +7,12 @@ export class AgentChatPromptSelectEvent extends CustomEvent<AgentChatPromptSelec
   static readonly eventName = 'agent-chat-prompt-select';
 
   constructor(detail: AgentChatPromptSelectEventDetail) {
-    super(AgentChatPromptSelectEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatPromptSelectEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

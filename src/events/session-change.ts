@@ -7,7 +7,12 @@ export class AgentChatSessionChangeEvent extends CustomEvent<AgentChatSessionCha
   static readonly eventName = 'agent-chat-session-change';
 
   constructor(detail: AgentChatSessionChangeEventDetail) {
-    super(AgentChatSessionChangeEvent.eventName, { detail, bubbles: true, composed: true, cancelable: false });
+    super(AgentChatSessionChangeEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: true,
+      cancelable: false,
+    });
   }
 }
 

@@ -7,7 +7,12 @@ export class AgentChatThreadListDeleteEvent extends CustomEvent<AgentChatThreadL
   static readonly eventName = 'agent-chat-thread-list-delete';
 
   constructor(detail: AgentChatThreadListDeleteEventDetail) {
-    super(AgentChatThreadListDeleteEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatThreadListDeleteEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

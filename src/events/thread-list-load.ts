@@ -8,7 +8,12 @@ export class AgentChatThreadListLoadEvent extends CustomEvent<AgentChatThreadLis
   static readonly eventName = 'agent-chat-thread-list-load';
 
   constructor(detail: AgentChatThreadListLoadEventDetail) {
-    super(AgentChatThreadListLoadEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatThreadListLoadEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

@@ -8,7 +8,12 @@ export class AgentChatThreadListRenameEvent extends CustomEvent<AgentChatThreadL
   static readonly eventName = 'agent-chat-thread-list-rename';
 
   constructor(detail: AgentChatThreadListRenameEventDetail) {
-    super(AgentChatThreadListRenameEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatThreadListRenameEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

@@ -7,7 +7,12 @@ export class AgentChatThreadListSelectEvent extends CustomEvent<AgentChatThreadL
   static readonly eventName = 'agent-chat-thread-list-select';
 
   constructor(detail: AgentChatThreadListSelectEventDetail) {
-    super(AgentChatThreadListSelectEvent.eventName, { detail, bubbles: true, composed: false, cancelable: false });
+    super(AgentChatThreadListSelectEvent.eventName, {
+      detail,
+      bubbles: true,
+      composed: false,
+      cancelable: false,
+    });
   }
 }
 

@@ -56,7 +56,9 @@ export function loadLocale(tag: string | null | undefined): Promise<UiStrings> {
 
 /** Fills `{name}` placeholders; an unknown name stays as written, so a bad override shows, not throws. */
 export function format(template: string, values: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  );
 }
 
 /**

@@ -6,8 +6,14 @@ import type { UiStrings } from './en.js';
  * the script itself carries English only.
  */
 const here = (document.currentScript as HTMLScriptElement | null)?.src ?? location.href;
-const load = (locale: string) => () => import(/* @vite-ignore */ new URL(`agent-chat.locale.${locale}.js`, here).href) as Promise<{ default: UiStrings }>;
+const load = (locale: string) => () =>
+  import(/* @vite-ignore */ new URL(`agent-chat.locale.${locale}.js`, here).href) as Promise<{
+    default: UiStrings;
+  }>;
 
 export const loaders: Record<string, () => Promise<{ default: UiStrings }>> = Object.fromEntries(
-  ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'].map((locale) => [locale, load(locale)]),
+  ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'].map((locale) => [
+    locale,
+    load(locale),
+  ]),
 );

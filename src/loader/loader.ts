@@ -11,7 +11,12 @@ import { METHODS, PARTS, PROPERTIES } from './surface.js';
 
 type Impl = HTMLElement & Record<string, unknown> & { updateComplete: Promise<unknown> };
 type ImplModule = { tokenSheet?: CSSStyleSheet };
-type Call = { method: string; args: unknown[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Call = {
+  method: string;
+  args: unknown[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
 
 const ICON = 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z';
 // Literal fallbacks keep the loader free of the token table (bytes on every page);
@@ -42,7 +47,8 @@ function standInSheet(): CSSStyleSheet {
 /** The element's own token defaults move to this host, and the element inherits them from here. */
 function inheritSheet(tokens: CSSStyleSheet): CSSStyleSheet {
   const names = new Set<string>();
-  for (const rule of Array.from(tokens.cssRules)) for (const [name] of rule.cssText.matchAll(/--agent-chat-[\w-]+/g)) names.add(name);
+  for (const rule of Array.from(tokens.cssRules))
+    for (const [name] of rule.cssText.matchAll(/--agent-chat-[\w-]+/g)) names.add(name);
   const inherit = new CSSStyleSheet();
   inherit.replaceSync(`agent-chat-app { ${[...names].map((name) => `${name}: inherit;`).join(' ')} }`);
   return inherit;
@@ -118,7 +124,8 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       button.append(svg);
       button.addEventListener('click', () => void this.#invoke('open', []));
       // Fetch early on intent, so the click finds the element ready.
-      for (const type of ['pointerenter', 'focus', 'touchstart']) button.addEventListener(type, () => void load(), { once: true, passive: true });
+      for (const type of ['pointerenter', 'focus', 'touchstart'])
+        button.addEventListener(type, () => void load(), { once: true, passive: true });
       root.replaceChildren(button);
     }
 
@@ -129,7 +136,8 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       impl.setAttribute('exportparts', PARTS.join(', '));
       // The id goes in too: it names the widget's device scope (two widgets of one integration
       // remember apart by id), and an id inside this shadow root cannot clash with the page's.
-      for (const { name, value } of Array.from(this.attributes)) if (name !== 'class' && name !== 'style') impl.setAttribute(name, value);
+      for (const { name, value } of Array.from(this.attributes))
+        if (name !== 'class' && name !== 'style') impl.setAttribute(name, value);
       for (const [name, value] of this.#values) impl[name] = value;
       this.#values.clear();
       this.#impl = impl;
@@ -160,7 +168,9 @@ export function defineLoader(importImpl: () => Promise<ImplModule>): void {
       inward.observe(this, { attributes: true });
       outward.observe(impl, { attributes: true });
       const root = this.shadowRoot!;
-      root.adoptedStyleSheets = module.tokenSheet ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()] : [standInSheet()];
+      root.adoptedStyleSheets = module.tokenSheet
+        ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()]
+        : [standInSheet()];
       root.replaceChildren(impl);
       await impl.updateComplete;
       copy(

@@ -64,10 +64,10 @@ export const PARTS = [
 ];
 
 /** Fails typecheck when a property or method is added to the public types but not here. */
-export type Exhaustive = [Exclude<keyof AgentChatProperties, (typeof PROPERTIES)[number]>, Exclude<keyof AgentChatMethods, (typeof METHODS)[number]>] extends [
-  never,
-  never,
-]
+export type Exhaustive = [
+  Exclude<keyof AgentChatProperties, (typeof PROPERTIES)[number]>,
+  Exclude<keyof AgentChatMethods, (typeof METHODS)[number]>,
+] extends [never, never]
   ? true
   : never;
 export const exhaustive: Exhaustive = true;

@@ -112,7 +112,8 @@ function closeInline(text: string): string {
   }
   // A half-written link shows its label as text until its destination is complete.
   if (destination !== -1) return closeInline(text.slice(0, destination) + text.slice(destination + 1, label));
-  if (code) return text.slice(codeAt + code).trim() ? text + '`'.repeat(code) : text.slice(0, codeAt).trimEnd();
+  if (code)
+    return text.slice(codeAt + code).trim() ? text + '`'.repeat(code) : text.slice(0, codeAt).trimEnd();
   if (stack.length > MAX_OPEN) return text;
   // A run at the very end that cannot close anything is an opener whose text has not come yet.
   let out = text.replace(/(^|\s)[*_~]+$/, '$1').trimEnd();
@@ -121,7 +122,12 @@ function closeInline(text: string): string {
     else out = out.trimEnd() + opener.char.repeat(opener.length);
   }
   // An unclosed `[` is most likely a link being written: its bracket would show as syntax.
-  if (bracket !== -1 && bracket < out.length && out === text.slice(0, out.length) && /(^|\s)$/.test(text.slice(0, bracket)))
+  if (
+    bracket !== -1 &&
+    bracket < out.length &&
+    out === text.slice(0, out.length) &&
+    /(^|\s)$/.test(text.slice(0, bracket))
+  )
     out = text.slice(0, bracket) + text.slice(bracket + 1);
   return out;
 }

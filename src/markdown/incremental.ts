@@ -66,7 +66,8 @@ export class IncrementalMarkdown {
     const whole = this.frozenLength === 0;
     if (!whole && this.stale && this.relexes < RELEX_BUDGET) return this.relex(text, final);
     const tokens = lex(markdown.slice(this.frozenLength), this.links);
-    const lateDefinition = this.frozenHasBracket && Object.keys(tokens.links).some((label) => !(label in this.links));
+    const lateDefinition =
+      this.frozenHasBracket && Object.keys(tokens.links).some((label) => !(label in this.links));
     let last = tokens.length - 1;
     while (last > 0 && tokens[last].type === 'space') last -= 1;
     // Past the limit the markdown part cannot grow any more: all of it is settled.
@@ -76,7 +77,8 @@ export class IncrementalMarkdown {
     if (this.cut !== Infinity) return this.publish(text, [], this.cut);
     let tail = tokens.slice(settled);
     // A growing block past the element budget shows as plain text until it settles.
-    if (tail.reduce((n, token) => n + elementCount(token), this.elements) > ELEMENT_LIMIT) return this.publish(text, [], this.frozenLength);
+    if (tail.reduce((n, token) => n + elementCount(token), this.elements) > ELEMENT_LIMIT)
+      return this.publish(text, [], this.frozenLength);
     if (tail.length) {
       const raw = tail.map((token) => token.raw).join('');
       const completed = completeTail(raw);

@@ -84,14 +84,21 @@ let boundedRules: { from: Rules['inline']; rules: Rules } | undefined;
 /** The rules the lexer just gave the tokenizer, with the e-mail look-aheads bounded. */
 function withBoundedAutolinks(rules: Rules): Rules {
   if (boundedRules?.from !== rules.inline) {
-    const inline = { ...rules.inline, text: bounded(rules.inline.text, LOCAL_PART), url: bounded(rules.inline.url, URL_LOCAL_PART) };
+    const inline = {
+      ...rules.inline,
+      text: bounded(rules.inline.text, LOCAL_PART),
+      url: bounded(rules.inline.url, URL_LOCAL_PART),
+    };
     boundedRules = { from: rules.inline, rules: { ...rules, inline } };
   }
   return boundedRules.rules;
 }
 
 const DEEP_QUOTE = new RegExp(`^((?:[ \\t]*>){${MAX_QUOTE_DEPTH}})([ \\t>]+)`, 'gm');
-const DEEP_ITEM = new RegExp(`^([ \\t>]{${MAX_ITEM_INDENT}})([ \\t]+)((?:[-+*]|\\d{1,9}[.)])(?:[ \\t].*)?)$`, 'gm');
+const DEEP_ITEM = new RegExp(
+  `^([ \\t>]{${MAX_ITEM_INDENT}})([ \\t]+)((?:[-+*]|\\d{1,9}[.)])(?:[ \\t].*)?)$`,
+  'gm',
+);
 
 /**
  * marked re-lexes a container's content once per level, so 200 nested quotes or list items cost
@@ -103,7 +110,10 @@ const DEEP_ITEM = new RegExp(`^([ \\t>]{${MAX_ITEM_INDENT}})([ \\t]+)((?:[-+*]|\
 export function defuseNesting(text: string): string {
   return text
     .replace(DEEP_QUOTE, (_, kept: string, rest: string) => kept + rest.replace(/>/g, '›'))
-    .replace(DEEP_ITEM, (_, kept: string, extra: string, item: string) => kept + item + '\u00a0'.repeat(extra.length));
+    .replace(
+      DEEP_ITEM,
+      (_, kept: string, extra: string, item: string) => kept + item + '\u00a0'.repeat(extra.length),
+    );
 }
 
 /**
@@ -138,8 +148,11 @@ export function elementCount(token: MarkdownNode): number {
   if ('tokens' in token && token.tokens) for (const child of token.tokens) count += elementCount(child);
   if (token.type === 'list') for (const item of token.items) count += elementCount(item);
   if (token.type === 'table') {
-    for (const cell of token.header) count += 1 + cell.tokens.reduce((n: number, t: MarkdownNode) => n + elementCount(t), 0);
-    for (const row of token.rows) for (const cell of row) count += 1 + cell.tokens.reduce((n: number, t: MarkdownNode) => n + elementCount(t), 0);
+    for (const cell of token.header)
+      count += 1 + cell.tokens.reduce((n: number, t: MarkdownNode) => n + elementCount(t), 0);
+    for (const row of token.rows)
+      for (const cell of row)
+        count += 1 + cell.tokens.reduce((n: number, t: MarkdownNode) => n + elementCount(t), 0);
     count += token.rows.length;
   }
   return count;

@@ -20,9 +20,11 @@ export function plainText(markdown: string): string {
       else if (token.type === 'list') token.items.forEach((item: Token) => (walk([item]), parts.push(' ')));
       else if (token.type === 'space' || token.type === 'def' || token.type === 'checkbox') parts.push(' ');
       else if ('tokens' in token && token.tokens) walk(token.tokens);
-      else if (token.type === 'codespan' || token.type === 'escape' || token.type === 'html') parts.push(token.text);
+      else if (token.type === 'codespan' || token.type === 'escape' || token.type === 'html')
+        parts.push(token.text);
       else if ('text' in token) parts.push(decodeEntities(String(token.text)));
-      if (token.type === 'paragraph' || token.type === 'heading' || token.type === 'blockquote') parts.push(' ');
+      if (token.type === 'paragraph' || token.type === 'heading' || token.type === 'blockquote')
+        parts.push(' ');
     }
   };
   walk(lex(markdown));

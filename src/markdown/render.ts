@@ -97,7 +97,11 @@ function renderLink(token: Tokens.Link): Out {
 function renderInline(token: Token): Out {
   switch (token.type) {
     case 'text':
-      return 'tokens' in token && token.tokens ? inline(token.tokens) : token.escaped ? token.text : decodeEntities(token.text);
+      return 'tokens' in token && token.tokens
+        ? inline(token.tokens)
+        : token.escaped
+          ? token.text
+          : decodeEntities(token.text);
     case 'escape':
       return token.text;
     case 'strong':
@@ -139,10 +143,14 @@ function renderTable(table: Tokens.Table): TemplateResult {
 
 /** A top-level list finds its direction (bullets on its side); nested ones follow it. */
 function renderList(list: Tokens.List, top: boolean): TemplateResult {
-  const items = list.items.map((item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`);
+  const items = list.items.map(
+    (item) => html`<li>${merge(item.tokens.map((token) => renderBlock(token, false)))}</li>`,
+  );
   const start = list.start === '' || list.start === 1 ? nothing : list.start;
   const dir = top ? 'auto' : nothing;
-  return list.ordered ? html`<ol start=${start} dir=${dir}>${items}</ol>` : html`<ul dir=${dir}>${items}</ul>`;
+  return list.ordered
+    ? html`<ol start=${start} dir=${dir}>${items}</ol>`
+    : html`<ul dir=${dir}>${items}</ul>`;
 }
 
 /** Inline elements, or characters, past which a paragraph's direction is decided here rather than by `dir="auto"`. */
@@ -158,7 +166,12 @@ const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
  * as `auto` would find it (left to right without one).
  */
 function directionOf(token: Token): 'auto' | 'ltr' | 'rtl' {
-  const children = token.type === 'table' ? (token as Tokens.Table).rows.length : 'tokens' in token && token.tokens ? token.tokens.length : 0;
+  const children =
+    token.type === 'table'
+      ? (token as Tokens.Table).rows.length
+      : 'tokens' in token && token.tokens
+        ? token.tokens.length
+        : 0;
   if (children <= AUTO_DIRECTION_CHILDREN && token.raw.length <= AUTO_DIRECTION_LENGTH) return 'auto';
   const letter = STRONG.exec(token.raw)?.[0];
   return letter !== undefined && RIGHT_TO_LEFT.test(letter) ? 'rtl' : 'ltr';
@@ -177,7 +190,9 @@ function renderBlock(token: Token, top: boolean): Out {
       return html`<p dir=${directionOf(token)}>${inline(token.tokens, token.text)}</p>`;
     case 'text':
       // Block text is a tight list item's content; only at the top does it need a paragraph.
-      return top ? html`<p dir=${directionOf(token)}>${inline(token.tokens, token.text)}</p>` : inline(token.tokens, token.text);
+      return top
+        ? html`<p dir=${directionOf(token)}>${inline(token.tokens, token.text)}</p>`
+        : inline(token.tokens, token.text);
     case 'blockquote':
       // No dir of its own: its paragraphs have one, and 200 nested quotes would each resolve it.
       return html`<blockquote>${(token.tokens ?? []).map((child) => renderBlock(child, true))}</blockquote>`;

@@ -6,7 +6,10 @@ const ALLOWED_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
  * tricks browsers themselves normalize (`java\tscript:`, `JaVaScRiPt:`, leading spaces or
  * control characters) are judged exactly as a browser would follow them.
  */
-export function safeHref(href: string, base = globalThis.document?.baseURI ?? 'https://invalid.example/'): string | undefined {
+export function safeHref(
+  href: string,
+  base = globalThis.document?.baseURI ?? 'https://invalid.example/',
+): string | undefined {
   let url: URL;
   try {
     url = new URL(href, base);

@@ -36,9 +36,13 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
     }
     const receivedAt = Date.now();
     if (!response.ok) {
-      throw new SessionError('session_failed', `The session endpoint ${url} answered HTTP ${response.status}.`, {
-        status: response.status,
-      });
+      throw new SessionError(
+        'session_failed',
+        `The session endpoint ${url} answered HTTP ${response.status}.`,
+        {
+          status: response.status,
+        },
+      );
     }
     let body: unknown;
     try {

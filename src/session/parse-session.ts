@@ -55,17 +55,21 @@ export function parseSession(payload: unknown, receivedAt: number, serverNow?: n
   if (token === undefined && expiry === undefined) {
     throw invalid('expected {session_token, expires_at} or {token, expiresAt}');
   }
-  if (typeof token !== 'string' || token.length === 0) throw invalid(`"${tokenField}" must be a non-empty string`);
+  if (typeof token !== 'string' || token.length === 0)
+    throw invalid(`"${tokenField}" must be a non-empty string`);
 
   let expiresAtServer: number | undefined;
   if (typeof expiry === 'number' && !raw) expiresAtServer = Number.isFinite(expiry) ? expiry : undefined;
   else if (typeof expiry === 'string') expiresAtServer = parseIsoTime(expiry);
   if (expiresAtServer === undefined) {
-    throw invalid(`"${expiryField}" must be ${raw ? 'an ISO 8601 time' : 'epoch milliseconds or an ISO 8601 time'} (got ${JSON.stringify(expiry)})`);
+    throw invalid(
+      `"${expiryField}" must be ${raw ? 'an ISO 8601 time' : 'epoch milliseconds or an ISO 8601 time'} (got ${JSON.stringify(expiry)})`,
+    );
   }
 
   let lifetime = expiresAtServer - (serverNow ?? receivedAt);
-  if (raw && serverNow === undefined && (lifetime <= 0 || lifetime > TOKEN_LIFETIME_MS)) lifetime = TOKEN_LIFETIME_MS;
+  if (raw && serverNow === undefined && (lifetime <= 0 || lifetime > TOKEN_LIFETIME_MS))
+    lifetime = TOKEN_LIFETIME_MS;
   if (lifetime <= 0) throw invalid(`the token expired at ${new Date(expiresAtServer).toISOString()}`);
   const ownerKey = typeof payload.ownerKey === 'string' ? payload.ownerKey : undefined;
   return { token, expiresAt: receivedAt + lifetime, ownerKey };

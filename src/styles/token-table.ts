@@ -57,5 +57,7 @@ export const TOKEN_DOCS: Readonly<Record<string, string>> = {
 
 /** The declarations of the light set, or of the dark overrides: for the styles and the loader's stand-in. */
 export function tokenDeclarations(dark: boolean): string {
-  return TOKENS.map(([name, light, darkValue]) => (dark ? (darkValue ? `${name}: ${darkValue};` : '') : `${name}: ${light};`)).join('');
+  return TOKENS.map(([name, light, darkValue]) =>
+    dark ? (darkValue ? `${name}: ${darkValue};` : '') : `${name}: ${light};`,
+  ).join('');
 }

@@ -11,7 +11,9 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 /** Opens the page, recording CSP violations and console errors from the first byte. */
-async function openPage(origin: string): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[] }> {
+async function openPage(
+  origin: string,
+): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[] }> {
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
@@ -19,10 +21,16 @@ async function openPage(origin: string): Promise<{ page: Page; violations: () =>
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await page.goto(origin);
-  return { page, errors, violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations) };
+  return {
+    page,
+    errors,
+    violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
+  };
 }
 
 /** Holds the loader's element file back until the returned function is called. */
@@ -48,7 +56,10 @@ async function chat(page: Page, question: string): Promise<string> {
       const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
       const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
       const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-      return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+      return (
+        messages.length === 2 &&
+        (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete'
+      );
     },
     undefined,
     { timeout: 15_000 },
@@ -97,7 +108,8 @@ describe('the built widget on a plain page', () => {
     const sri = JSON.parse(readFileSync('dist/sri.json', 'utf8')) as Record<string, string>;
     expect(sri['agent-chat.iife.js']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
     const cdn = await startCdn();
-    const tag = (hash: string) => `<script src="${cdn.url('agent-chat.iife.js')}" integrity="${hash}" crossorigin="anonymous"></script>`;
+    const tag = (hash: string) =>
+      `<script src="${cdn.url('agent-chat.iife.js')}" integrity="${hash}" crossorigin="anonymous"></script>`;
     const csp = STRICT_CSP.replace("script-src 'self'", `script-src 'self' ${cdn.origin}`);
     const site = await startSite({ script: 'iife', csp, scriptTag: tag(sri['agent-chat.iife.js']) });
     const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
@@ -151,21 +163,30 @@ describe('the loader (a small first script)', () => {
       await expect.poll(() => launcher.getAttribute('aria-expanded')).toBe('false');
       expect(await page.evaluate(() => customElements.get('agent-chat-app'))).toBeUndefined();
       await page.evaluate(() => {
-        const el = document.querySelector('agent-chat') as HTMLElement & { heading: string; open: () => Promise<void> };
+        const el = document.querySelector('agent-chat') as HTMLElement & {
+          heading: string;
+          open: () => Promise<void>;
+        };
         el.heading = 'Set before the element arrived';
         void el.open();
       });
       release();
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       expect(await page.getByText('Set before the element arrived').count()).toBeGreaterThan(0);
-      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+      expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(
+        true,
+      );
       // Moving the element keeps the same element inside, with its state.
       const kept = await page.evaluate(async () => {
         const el = document.querySelector('agent-chat')!;
         const inner = el.shadowRoot!.querySelector('agent-chat-app');
         document.body.prepend(el);
         await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-        return inner !== null && el.shadowRoot!.querySelector('agent-chat-app') === inner && el.hasAttribute('open');
+        return (
+          inner !== null &&
+          el.shadowRoot!.querySelector('agent-chat-app') === inner &&
+          el.hasAttribute('open')
+        );
       });
       expect(kept).toBe(true);
       expect(errors).toEqual([]);
@@ -221,10 +242,16 @@ describe('the loader (a small first script)', () => {
         });
         await page.goto(site.origin);
         await page.getByRole('textbox', { name: 'Message' }).waitFor();
-        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(
+          true,
+        );
         // A push after the script ran runs at once.
-        await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']));
-        await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(false);
+        await page.evaluate(() =>
+          (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['close']),
+        );
+        await expect
+          .poll(() => page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open')))
+          .toBe(false);
         await page.close();
       } finally {
         await site.close();
@@ -238,7 +265,10 @@ describe('the loader (a small first script)', () => {
         const page = await browser.newPage();
         await page.addInitScript(() => {
           const w = window as unknown as { agentChat?: unknown[] };
-          (w.agentChat = w.agentChat || []).push(['open', { query: 'How do I theme the widget?', submit: true }]);
+          (w.agentChat = w.agentChat || []).push([
+            'open',
+            { query: 'How do I theme the widget?', submit: true },
+          ]);
         });
         await page.goto(site.origin);
         await page.waitForFunction(
@@ -247,15 +277,27 @@ describe('the loader (a small first script)', () => {
             const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
             const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
             const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-            return messages.length === 2 && (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete';
+            return (
+              messages.length === 2 &&
+              (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete'
+            );
           },
           undefined,
           { timeout: 15_000 },
         );
-        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(true);
+        expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(
+          true,
+        );
         // Filled in only (no submit): the question waits in the message box.
-        await page.evaluate(() => (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push(['open', { query: 'And events?' }]));
-        await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And events?');
+        await page.evaluate(() =>
+          (window as unknown as { agentChat: { push: (c: unknown[]) => void } }).agentChat.push([
+            'open',
+            { query: 'And events?' },
+          ]),
+        );
+        await expect
+          .poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue())
+          .toBe('And events?');
         await page.close();
       } finally {
         await site.close();
@@ -269,14 +311,18 @@ describe('the loader (a small first script)', () => {
       await page.getByRole('button', { name: 'Open chat' }).click();
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       const launcher = page.getByRole('button', { name: 'Open chat' });
-      const style = (property: string) => launcher.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+      const style = (property: string) =>
+        launcher.evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
       expect(await style('background-color')).toBe('rgb(29, 78, 216)');
 
       await page.evaluate(() => document.querySelector('agent-chat')!.setAttribute('theme', 'dark'));
       await expect.poll(() => style('background-color')).toBe('rgb(138, 180, 255)');
 
       await page.evaluate(() => {
-        (document.querySelector('agent-chat') as HTMLElement).style.setProperty('--agent-chat-color-accent', 'rgb(1, 2, 3)');
+        (document.querySelector('agent-chat') as HTMLElement).style.setProperty(
+          '--agent-chat-color-accent',
+          'rgb(1, 2, 3)',
+        );
         const sheet = new CSSStyleSheet();
         sheet.replaceSync('agent-chat::part(launcher) { border-radius: 3px; }');
         document.adoptedStyleSheets = [sheet];

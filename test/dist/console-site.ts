@@ -16,7 +16,11 @@ import {
 } from '../../service/node.js';
 
 export const ADMIN = { username: 'ada', password: 'correct horse battery staple' };
-export const PROJECT = { id: 'proj_docs', apiKey: 'key-start-up-not-secret', integrationIds: ['int_docs', 'int_app'] };
+export const PROJECT = {
+  id: 'proj_docs',
+  apiKey: 'key-start-up-not-secret',
+  integrationIds: ['int_docs', 'int_app'],
+};
 const DAY = 86_400_000;
 
 /**
@@ -39,11 +43,17 @@ export async function startConsoleService(): Promise<{
     rateLimit: false,
     activityStalenessMs: 0,
   });
-  await storage.createAdmin({ username: ADMIN.username, passwordHash: await scryptPasswords.hash(ADMIN.password), createdAt: Date.now() });
+  await storage.createAdmin({
+    username: ADMIN.username,
+    passwordHash: await scryptPasswords.hash(ADMIN.password),
+    createdAt: Date.now(),
+  });
   const requests: { method: string; path: string; status: number }[] = [];
   const running = await serve(service, {
     port: 0,
-    log: (e) => e.msg === 'request' && requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
+    log: (e) =>
+      e.msg === 'request' &&
+      requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
   });
   await seed(running.url, storage);
   return { url: running.url, storage, running, requests };
@@ -62,10 +72,31 @@ async function seed(url: string, storage: Storage) {
       const owner = s % 3 === 0 ? null : `visitor-${s % 17}`;
       const integrationId = s % 4 === 0 ? 'int_app' : 'int_docs';
       const at = day + 9 * 3_600_000 + s * 600_000;
-      await storage.recordActivity({ kind: 'session', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId: null });
-      await storage.recordActivity({ kind: 'thread', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
+      await storage.recordActivity({
+        kind: 'session',
+        projectId: PROJECT.id,
+        at,
+        sessionToken: token,
+        owner,
+        integrationId: null,
+      });
+      await storage.recordActivity({
+        kind: 'thread',
+        projectId: PROJECT.id,
+        at,
+        sessionToken: token,
+        owner,
+        integrationId,
+      });
       for (let m = 0; m < 2 + (s % 3) * 2; m++)
-        await storage.recordActivity({ kind: 'message', projectId: PROJECT.id, at, sessionToken: token, owner, integrationId });
+        await storage.recordActivity({
+          kind: 'message',
+          projectId: PROJECT.id,
+          at,
+          sessionToken: token,
+          owner,
+          integrationId,
+        });
       await storage.recordActivity({
         kind: 'usage',
         projectId: PROJECT.id,
@@ -79,8 +110,19 @@ async function seed(url: string, storage: Storage) {
       if (s % 5 === 1) {
         const threadId = `th_${String(n).padStart(32, '0')}`;
         const messageId = `msg_${String(n).padStart(32, '0')}`;
-        await storage.createThread({ id: threadId, projectId: PROJECT.id, integrationId, owner, title: 'Earlier question', createdAt: at, updatedAt: at });
-        await storage.appendMessage(threadId, messageRecord({ id: messageId, role: 'assistant', content: 'An earlier answer.', createdAt: at }));
+        await storage.createThread({
+          id: threadId,
+          projectId: PROJECT.id,
+          integrationId,
+          owner,
+          title: 'Earlier question',
+          createdAt: at,
+          updatedAt: at,
+        });
+        await storage.appendMessage(
+          threadId,
+          messageRecord({ id: messageId, role: 'assistant', content: 'An earlier answer.', createdAt: at }),
+        );
         await storage.putFeedback({
           messageId,
           projectId: PROJECT.id,
@@ -112,7 +154,11 @@ async function seed(url: string, storage: Storage) {
       })
     ).text();
     const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(body)![1];
-    const thread = await (await fetch(`${agent}/threads/${threadId}/`, { headers: { Authorization: `Bearer ${minted.session_token}` } })).json();
+    const thread = await (
+      await fetch(`${agent}/threads/${threadId}/`, {
+        headers: { Authorization: `Bearer ${minted.session_token}` },
+      })
+    ).json();
     return { token: minted.session_token as string, threadId, answerId: thread.messages[1].id as string };
   };
   await chat('alice@example.com', 'How do I theme the widget?');
@@ -146,8 +192,24 @@ async function seed(url: string, storage: Storage) {
     createdAt: at,
     updatedAt: at,
   });
-  await storage.appendMessage(threadId, messageRecord({ id: `msg_${'d'.repeat(31)}1`, role: 'user', content: 'Can an answer carry **HTML**?', createdAt: at }));
-  await storage.appendMessage(threadId, messageRecord({ id: `msg_${'d'.repeat(31)}2`, role: 'assistant', content: HOSTILE_ANSWER, createdAt: at }));
+  await storage.appendMessage(
+    threadId,
+    messageRecord({
+      id: `msg_${'d'.repeat(31)}1`,
+      role: 'user',
+      content: 'Can an answer carry **HTML**?',
+      createdAt: at,
+    }),
+  );
+  await storage.appendMessage(
+    threadId,
+    messageRecord({
+      id: `msg_${'d'.repeat(31)}2`,
+      role: 'assistant',
+      content: HOSTILE_ANSWER,
+      createdAt: at,
+    }),
+  );
 }
 
 /** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */
@@ -171,12 +233,26 @@ export const HOSTILE_ANSWER = [
  * A site owner's web site on its own origin: a page with the widget (the built single file)
  * and a session endpoint minting with `apiKey` against the service at `serviceUrl`.
  */
-export async function startSite(serviceUrl: string, apiKey: string, integrationId: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const session = toNodeHandler(createSessionHandler({ apiKey, projectId: PROJECT.id, baseUrl: serviceUrl, getOwnerId: () => 'site-visitor' }));
+export async function startSite(
+  serviceUrl: string,
+  apiKey: string,
+  integrationId: string,
+): Promise<{ origin: string; close: () => Promise<void> }> {
+  const session = toNodeHandler(
+    createSessionHandler({
+      apiKey,
+      projectId: PROJECT.id,
+      baseUrl: serviceUrl,
+      getOwnerId: () => 'site-visitor',
+    }),
+  );
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/api/agent-session') return void session(req, res);
-    if (path === '/agent-chat.iife.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync('dist/agent-chat.iife.js'));
+    if (path === '/agent-chat.iife.js')
+      return void res
+        .writeHead(200, { 'Content-Type': 'text/javascript' })
+        .end(readFileSync('dist/agent-chat.iife.js'));
     if (path === '/') {
       return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
         .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title>
@@ -186,7 +262,10 @@ session-endpoint="/api/agent-session" base-url="${serviceUrl}"></agent-chat></bo
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
@@ -197,8 +276,17 @@ export async function axe(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   return page.evaluate(async () => {
     const result = await (
-      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
     ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+    return result.violations.map(
+      (v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
+    );
   });
 }

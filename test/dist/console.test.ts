@@ -38,7 +38,9 @@ afterAll(async () => {
 });
 
 /** A fresh browser context (its own cookies) on the console, recording CSP violations and errors. */
-async function open(options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {}) {
+async function open(
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+) {
   const context: BrowserContext = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     viewport: options.viewport ?? { width: 1280, height: 860 },
@@ -51,10 +53,13 @@ async function open(options: { colorScheme?: 'light' | 'dark'; viewport?: { widt
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await page.goto(`${service.url}/console/`);
-  const violations = () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+  const violations = () =>
+    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
   return { context, page, errors, violations };
 }
 
@@ -77,7 +82,8 @@ async function settled(page: Page) {
       { timeout: 10_000 },
     )
     .toBe(0);
-  if (await page.getByRole('heading', { name: 'Activity', level: 1 }).count()) await page.locator('activity-chart canvas').first().waitFor();
+  if (await page.getByRole('heading', { name: 'Activity', level: 1 }).count())
+    await page.locator('activity-chart canvas').first().waitFor();
 }
 
 /**
@@ -98,7 +104,8 @@ function phoneFit() {
   const scroller = (el: Element) => {
     for (let up = parent(el); up; up = parent(up)) {
       const style = getComputedStyle(up);
-      if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && up.scrollWidth > up.clientWidth) return up;
+      if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && up.scrollWidth > up.clientWidth)
+        return up;
     }
     return null;
   };
@@ -110,7 +117,8 @@ function phoneFit() {
   for (const el of all(document)) {
     if (el.matches('nav[aria-label="Console"] ul')) nav = el as HTMLElement;
     if (el.matches('nav[aria-label="Console"] [aria-current="page"]')) current = el;
-    if (el.localName === 'main' && (el.getRootNode() as ShadowRoot).host?.localName === 'console-app') main = el;
+    if (el.localName === 'main' && (el.getRootNode() as ShadowRoot).host?.localName === 'console-app')
+      main = el;
     // Only the row of tabs, code and an answer's own wide table may scroll sideways; a table of records may not.
     const overflow = getComputedStyle(el).overflowX;
     if (
@@ -119,9 +127,15 @@ function phoneFit() {
       el.checkVisibility() &&
       !el.matches('nav ul, pre, .markdown .table-wrap')
     ) {
-      scrolling.push(`${el.localName}.${[...el.classList].join('.')} (${el.scrollWidth} in ${el.clientWidth})`);
+      scrolling.push(
+        `${el.localName}.${[...el.classList].join('.')} (${el.scrollWidth} in ${el.clientWidth})`,
+      );
     }
-    if (!el.matches('button, a[href], input, select, textarea, summary, [tabindex="0"]') || !el.checkVisibility()) continue;
+    if (
+      !el.matches('button, a[href], input, select, textarea, summary, [tabindex="0"]') ||
+      !el.checkVisibility()
+    )
+      continue;
     const rect = el.getBoundingClientRect();
     if (!rect.width || !rect.height) continue;
     // On screen, and not cut off by a box that scrolls sideways (a table in a scroller, say).
@@ -157,7 +171,10 @@ function phoneFit() {
     offscreen,
     scrolling,
     spill: spill.slice(0, 5),
-    current: { name: current?.textContent?.trim(), visible: !!tab && !!row && tab.left >= row.left && tab.right <= row.right && tab.right <= viewport },
+    current: {
+      name: current?.textContent?.trim(),
+      visible: !!tab && !!row && tab.left >= row.left && tab.right <= row.right && tab.right <= viewport,
+    },
     more: { before: !!nav?.hasAttribute('data-more-before'), after: !!nav?.hasAttribute('data-more-after') },
     gapUnderNav: Math.round(main!.getBoundingClientRect().top - nav!.getBoundingClientRect().bottom),
   };
@@ -246,7 +263,10 @@ describe('the console in Chromium', () => {
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     expect(await page.getByRole('row').filter({ hasText: 'Start-up key' }).getByRole('cell').count()).toBe(6);
     await revoke.click();
-    await page.getByRole('dialog', { name: 'Revoke Start-up key?' }).getByRole('button', { name: 'Cancel' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke Start-up key?' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
     await context.close();
   });
 
@@ -301,11 +321,16 @@ describe('the console in Chromium', () => {
     await page.getByRole('cell', { name: 'Production server', exact: true }).waitFor();
     // The key is never shown again: the list has its prefix only.
     expect(await page.content()).not.toContain(key);
-    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Production server', exact: true }) });
+    const row = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'Production server', exact: true }) });
     await expect.poll(() => row.getByRole('cell').nth(3).textContent()).not.toBe('Never');
 
     await page.getByRole('button', { name: 'Revoke Production server' }).click();
-    await page.getByRole('dialog', { name: 'Revoke Production server?' }).getByRole('button', { name: 'Revoke key' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke Production server?' })
+      .getByRole('button', { name: 'Revoke key' })
+      .click();
     await expect.poll(() => row.getByText('Revoked').count()).toBe(1);
     expect((await mint(key)).status).toBe(401);
     expect((await mint(PROJECT.apiKey)).status).toBe(200);
@@ -321,14 +346,18 @@ describe('the console in Chromium', () => {
     const old = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
     await page.getByRole('button', { name: 'Rotate Staging' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rotate Staging' });
-    await dialog.getByRole('combobox', { name: 'Old key keeps working for' }).selectOption({ label: '1 hour' });
+    await dialog
+      .getByRole('combobox', { name: 'Old key keeps working for' })
+      .selectOption({ label: '1 hour' });
     await dialog.getByRole('button', { name: 'Rotate key' }).click();
     await expect.poll(() => page.getByRole('textbox', { name: 'New API key' }).inputValue()).not.toBe(old);
     const fresh = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
     await page.getByText(/The old key keeps working until/).waitFor();
     expect((await mint(old)).status).toBe(200);
     expect((await mint(fresh)).status).toBe(200);
-    const ending = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Staging (rotated)', exact: true }) });
+    const ending = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'Staging (rotated)', exact: true }) });
     await expect.poll(() => ending.getByText(/^Until /).count()).toBe(1);
     await context.close();
   });
@@ -342,7 +371,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await page.getByRole('link', { name: /int_docs/ }).click();
     await page.getByText('No allowed origins: pages on any website').waitFor();
-    await page.getByRole('textbox', { name: 'Allowed origins' }).fill(`${listed.origin}\nhttps://docs.example.com`);
+    await page
+      .getByRole('textbox', { name: 'Allowed origins' })
+      .fill(`${listed.origin}\nhttps://docs.example.com`);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await expect.poll(() => page.getByText('No allowed origins').count()).toBe(0);
@@ -352,8 +383,15 @@ describe('the console in Chromium', () => {
       const site = await browser.newPage();
       const statuses: number[] = [];
       const warnings: string[] = [];
-      site.on('response', (r) => r.url().includes('/agent/chat/') && r.request().method() === 'POST' && statuses.push(r.status()));
-      site.on('console', (m) => m.type() === 'warning' && m.text().startsWith('[agent-chat]') && warnings.push(m.text()));
+      site.on(
+        'response',
+        (r) =>
+          r.url().includes('/agent/chat/') && r.request().method() === 'POST' && statuses.push(r.status()),
+      );
+      site.on(
+        'console',
+        (m) => m.type() === 'warning' && m.text().startsWith('[agent-chat]') && warnings.push(m.text()),
+      );
       await site.addInitScript(() => {
         const errors: unknown[] = [];
         (window as unknown as { __errors: unknown[] }).__errors = errors;
@@ -366,7 +404,12 @@ describe('the console in Chromium', () => {
         site,
         statuses,
         warnings,
-        errors: () => site.evaluate(() => (window as unknown as { __errors: { code: string; status?: number; message: string }[] }).__errors),
+        errors: () =>
+          site.evaluate(
+            () =>
+              (window as unknown as { __errors: { code: string; status?: number; message: string }[] })
+                .__errors,
+          ),
       };
     };
     const before = service.requests.length;
@@ -388,7 +431,12 @@ describe('the console in Chromium', () => {
     await refused.site.getByText('This chat is not set up yet.').waitFor({ timeout: 10_000 });
     expect(refused.statuses).toEqual([403]);
     expect(await refused.errors()).toEqual([
-      expect.objectContaining({ code: 'origin_not_allowed', status: 403, message: 'This chat is not set up yet.', recoverable: false }),
+      expect.objectContaining({
+        code: 'origin_not_allowed',
+        status: 403,
+        message: 'This chat is not set up yet.',
+        recoverable: false,
+      }),
     ]);
     // The visitor sees words, never a status code; their question is still there.
     expect(await refused.site.getByText(/403|origin/i).count()).toBe(0);
@@ -396,7 +444,9 @@ describe('the console in Chromium', () => {
     expect(await refused.site.getByText('Theming with CSS custom properties').count()).toBe(0);
     // The site owner gets one warning naming the origin and where to add it.
     expect(refused.warnings).toEqual([
-      expect.stringContaining(`add ${unlisted.origin} to its "Allowed origins" on the Integrations page of the service console`),
+      expect.stringContaining(
+        `add ${unlisted.origin} to its "Allowed origins" on the Integrations page of the service console`,
+      ),
     ]);
     await refused.site.close();
   });
@@ -416,7 +466,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('checkbox', { name: 'Not helpful' }).uncheck();
     await page.getByRole('searchbox', { name: 'Search conversations' }).fill('React');
     await page.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => list.getByRole('link').allTextContents()).toEqual([expect.stringContaining('Can I use it with React?')]);
+    await expect
+      .poll(() => list.getByRole('link').allTextContents())
+      .toEqual([expect.stringContaining('Can I use it with React?')]);
     await page.getByRole('searchbox', { name: 'Search conversations' }).fill('');
     await page.getByRole('checkbox', { name: 'Handoff' }).check();
     await list.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
@@ -436,7 +488,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
     const xss = page.getByRole('region', { name: 'Is the widget safe against XSS?' });
     const answer = xss.getByRole('article', { name: /^Assistant/ });
-    await answer.getByRole('heading', { name: 'How answers are rendered safely', level: 3 }).waitFor({ timeout: 10_000 });
+    await answer
+      .getByRole('heading', { name: 'How answers are rendered safely', level: 3 })
+      .waitFor({ timeout: 10_000 });
     expect(await answer.locator('strong').first().textContent()).toBe('untrusted');
     expect(await answer.locator('code').allTextContents()).toContain('innerHTML');
     expect(await answer.getByRole('listitem').count()).toBeGreaterThan(2);
@@ -477,7 +531,9 @@ describe('the console in Chromium', () => {
     const { page, context } = await open();
     await signIn(page);
     await page.getByRole('button', { name: '7 days' }).click();
-    await expect.poll(() => page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(() => page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed'))
+      .toBe('true');
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download CSV' }).click();
     const file = await (await download).path();
@@ -494,7 +550,10 @@ describe('agent-chat-service admin add (the built program)', () => {
   const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
   const run = (args: string[], stdin: string) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, DATABASE_URL: '' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (c) => (out += c));
       child.stderr.on('data', (c) => (out += c));

@@ -38,12 +38,16 @@ describe('published declarations', () => {
 
   it('import only each other, and optional peers from the framework and Node entries', () => {
     const peers = new Set(Object.keys(pkg.peerDependencies ?? {}));
-    for (const name of peers) expect(pkg.peerDependenciesMeta[name]?.optional, `${name} is an optional peer`).toBe(true);
+    for (const name of peers)
+      expect(pkg.peerDependenciesMeta[name]?.optional, `${name} is an optional peer`).toBe(true);
     const outside: string[] = [];
     for (const file of files) {
       for (const specifier of specifiers(file)) {
         if (specifier.startsWith('.')) {
-          const target = resolve(dirname(file), specifier.replace(/\.js$/, '.d.ts').replace(/\.cjs$/, '.d.cts'));
+          const target = resolve(
+            dirname(file),
+            specifier.replace(/\.js$/, '.d.ts').replace(/\.cjs$/, '.d.cts'),
+          );
           expect(existsSync(target), `${file} imports ${specifier}, which is not published`).toBe(true);
         } else if (!peers.has(packageOf(specifier))) {
           outside.push(`${relative(root, file)} → ${specifier}`);

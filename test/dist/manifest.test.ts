@@ -5,7 +5,14 @@ interface Declaration {
   name: string;
   tagName?: string;
   attributes?: Array<{ name: string; fieldName?: string; default?: string }>;
-  members?: Array<{ kind: string; name: string; privacy?: string; static?: boolean; default?: string; attribute?: string }>;
+  members?: Array<{
+    kind: string;
+    name: string;
+    privacy?: string;
+    static?: boolean;
+    default?: string;
+    attribute?: string;
+  }>;
   events?: Array<{ name?: string; type?: { text: string } }>;
   slots?: Array<{ name: string }>;
   cssParts?: Array<{ name: string }>;
@@ -18,7 +25,9 @@ interface Module {
 }
 
 const manifest = JSON.parse(readFileSync('dist/custom-elements.json', 'utf8')) as { modules: Module[] };
-const agentChat = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'agent-chat')!;
+const agentChat = manifest.modules
+  .flatMap((m) => m.declarations ?? [])
+  .find((d) => d.tagName === 'agent-chat')!;
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 /** The reference's tables, which site owners read: they must say what the element does. */
 const readme = readFileSync('docs/reference.md', 'utf8');
@@ -42,7 +51,9 @@ function tableAfter(marker: string): string[][] {
   return rows;
 }
 
-const publicMembers = (agentChat.members ?? []).filter((m) => !m.static && (m.privacy ?? 'public') === 'public');
+const publicMembers = (agentChat.members ?? []).filter(
+  (m) => !m.static && (m.privacy ?? 'public') === 'public',
+);
 
 describe('custom-elements.json', () => {
   it('is referenced from package.json', () => {
@@ -51,9 +62,15 @@ describe('custom-elements.json', () => {
   });
 
   it('has the custom-element-definition of <agent-chat>', () => {
-    const definitions = manifest.modules.flatMap((m) => (m.exports ?? []).filter((e) => e.kind === 'custom-element-definition'));
+    const definitions = manifest.modules.flatMap((m) =>
+      (m.exports ?? []).filter((e) => e.kind === 'custom-element-definition'),
+    );
     expect(definitions).toEqual([
-      { kind: 'custom-element-definition', name: 'agent-chat', declaration: { name: 'AgentChat', module: 'src/components/agent-chat/agent-chat.ts' } },
+      {
+        kind: 'custom-element-definition',
+        name: 'agent-chat',
+        declaration: { name: 'AgentChat', module: 'src/components/agent-chat/agent-chat.ts' },
+      },
     ]);
   });
 
@@ -86,7 +103,9 @@ describe('custom-elements.json', () => {
 describe("the reference's tables match the manifest", () => {
   it('attributes and properties, with defaults', () => {
     const rows = tableAfter('### Attributes and properties');
-    const attributes = rows.filter(([attribute]) => attribute).map(([attribute, property, defaultValue]) => ({ attribute, property, defaultValue }));
+    const attributes = rows
+      .filter(([attribute]) => attribute)
+      .map(([attribute, property, defaultValue]) => ({ attribute, property, defaultValue }));
     // A default the analyzer can only give as a constant's name is documented by its value.
     const named = (value: string | undefined) => value !== undefined && /^[A-Z][A-Z0-9_]+$/.test(value);
     expect(attributes).toEqual(

@@ -6,7 +6,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { completion, startMockLlm } from '../fixtures/mock-llm.js';
 
 const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
-const FLAGS = ['--port', '0', '--host', '127.0.0.1', '--project', 'proj_prog', '--integration', 'int_prog', '--api-key', 'key-prog-test'];
+const FLAGS = [
+  '--port',
+  '0',
+  '--host',
+  '127.0.0.1',
+  '--project',
+  'proj_prog',
+  '--integration',
+  'int_prog',
+  '--api-key',
+  'key-prog-test',
+];
 
 interface Program {
   child: ChildProcess;
@@ -15,7 +26,10 @@ interface Program {
 }
 
 /** Starts the built program and resolves with the URL it prints. */
-function start(dataDir: string, extra: { flags?: string[]; env?: Record<string, string> } = {}): Promise<Program> {
+function start(
+  dataDir: string,
+  extra: { flags?: string[]; env?: Record<string, string> } = {},
+): Promise<Program> {
   const child = spawn(process.execPath, [CLI, ...FLAGS, '--data', dataDir, ...(extra.flags ?? [])], {
     env: { ...process.env, DATABASE_URL: '', AGENT_CHAT_WORD_DELAY_MS: '0', ...extra.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,8 +88,13 @@ describe('agent-chat-service (the program)', () => {
     expect(chat.status).toBe(200);
     const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(body)![1];
     expect(
-      (await fetch(`${agent()}/threads/${threadId}/`, { method: 'PATCH', headers: { Authorization: `Bearer ${token}` }, body: '{"title":"Theming notes"}' }))
-        .status,
+      (
+        await fetch(`${agent()}/threads/${threadId}/`, {
+          method: 'PATCH',
+          headers: { Authorization: `Bearer ${token}` },
+          body: '{"title":"Theming notes"}',
+        })
+      ).status,
     ).toBe(200);
     expect(await stop(program)).toBe(0);
     expect(program.output()).not.toContain('key-prog-test');
@@ -83,10 +102,17 @@ describe('agent-chat-service (the program)', () => {
 
     program = await start(dataDir);
     const later = await mint();
-    const list = await (await fetch(`${agent()}/threads/`, { headers: { Authorization: `Bearer ${later}` } })).json();
+    const list = await (
+      await fetch(`${agent()}/threads/`, { headers: { Authorization: `Bearer ${later}` } })
+    ).json();
     expect(list.threads).toEqual([expect.objectContaining({ id: threadId, title: 'Theming notes' })]);
-    const detail = await (await fetch(`${agent()}/threads/${threadId}/`, { headers: { Authorization: `Bearer ${later}` } })).json();
-    expect(detail.messages.map((m: { role: string; status: string }) => `${m.role}:${m.status}`)).toEqual(['user:complete', 'assistant:complete']);
+    const detail = await (
+      await fetch(`${agent()}/threads/${threadId}/`, { headers: { Authorization: `Bearer ${later}` } })
+    ).json();
+    expect(detail.messages.map((m: { role: string; status: string }) => `${m.role}:${m.status}`)).toEqual([
+      'user:complete',
+      'assistant:complete',
+    ]);
     expect(detail.messages[1].content).toContain('--agent-chat-color-accent');
     expect(await stop(program)).toBe(0);
   }, 120_000);
@@ -97,7 +123,11 @@ describe('agent-chat-service (the program)', () => {
     const first = await start(dataDir);
     cleanup.push(async () => first.child.exitCode === null && first.child.kill('SIGKILL'));
     const files = async () =>
-      Promise.all((await readdir(dataDir, { recursive: true })).sort().map(async (f) => `${f} ${(await stat(join(dataDir, f))).mtimeMs}`));
+      Promise.all(
+        (await readdir(dataDir, { recursive: true }))
+          .sort()
+          .map(async (f) => `${f} ${(await stat(join(dataDir, f))).mtimeMs}`),
+      );
     // Frozen, the first writes nothing of its own meanwhile (timers, the rollup), and still holds the lock.
     first.child.kill('SIGSTOP');
     const before = await files();
@@ -120,7 +150,10 @@ describe('agent-chat-service (the program)', () => {
 describe('agent-chat-service (the program) with a model', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout!.on('data', (chunk) => (output += chunk));
       child.stderr!.on('data', (chunk) => (output += chunk));
@@ -130,7 +163,14 @@ describe('agent-chat-service (the program) with a model', () => {
   it('lists every model and proxy setting in --help', async () => {
     const { code, output } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--trust-proxy', '--model-tries', '--model-first-token-timeout', '--model-stall-timeout', '--model-history-tokens', '--model-usage'])
+    for (const flag of [
+      '--trust-proxy',
+      '--model-tries',
+      '--model-first-token-timeout',
+      '--model-stall-timeout',
+      '--model-history-tokens',
+      '--model-usage',
+    ])
       expect(output).toContain(flag);
     for (const env of [
       'AGENT_CHAT_TRUST_PROXY',
@@ -145,7 +185,10 @@ describe('agent-chat-service (the program) with a model', () => {
   it.each([
     [['--trust-proxy', 'yes'], '--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not yes.'],
     [['--model-tries', '0'], '--model-tries must be a whole number from 1 to 10, not 0.'],
-    [['--model-first-token-timeout', 'soon'], '--model-first-token-timeout must be a number of seconds above 0, not soon.'],
+    [
+      ['--model-first-token-timeout', 'soon'],
+      '--model-first-token-timeout must be a number of seconds above 0, not soon.',
+    ],
     [['--model-usage', 'maybe'], '--model-usage must be on or off, not maybe.'],
   ])('refuses %j and says what it takes', async (flags, message) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
@@ -175,13 +218,21 @@ describe('agent-chat-service (the program) with a model', () => {
     });
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
     const agent = `${program.url}/agent/v1/projects/proj_prog/agent`;
-    const token = (await (await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': 'key-prog-test' } })).json()).session_token as string;
+    const token = (
+      await (
+        await fetch(`${agent}/sessions/`, { method: 'POST', headers: { 'X-API-Key': 'key-prog-test' } })
+      ).json()
+    ).session_token as string;
     const ask = async () => {
       const raw = await (
         await fetch(`${agent}/chat/`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ integration_id: 'int_prog', message: 'How do I change the theme colors?', locale: 'de' }),
+          body: JSON.stringify({
+            integration_id: 'int_prog',
+            message: 'How do I change the theme colors?',
+            locale: 'de',
+          }),
         })
       ).text();
       const records = raw
@@ -197,17 +248,27 @@ describe('agent-chat-service (the program) with a model', () => {
       };
     };
 
-    await mock.rules([{ response: { status: 200, content: completion('Model {{jmes request body.model}} says hello') } }]);
+    await mock.rules([
+      { response: { status: 200, content: completion('Model {{jmes request body.model}} says hello') } },
+    ]);
     const answered = await ask();
     expect(answered.text).toBe('Model mock-model says hello');
     expect(answered.records.at(-1)!.type).toBe('identifiers');
-    expect(answered.records.find((r) => r.type === 'agent_activity_update')!.content.summary).toMatch(/^Durchsuche die Dokumentation/);
+    expect(answered.records.find((r) => r.type === 'agent_activity_update')!.content.summary).toMatch(
+      /^Durchsuche die Dokumentation/,
+    );
 
     await mock.rules([
       {
         response: {
           status: 401,
-          content: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+          content: JSON.stringify({
+            error: {
+              message: 'Incorrect API key provided',
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          }),
         },
       },
     ]);

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-const size = (...args: string[]) => spawnSync(process.execPath, ['scripts/size.mjs', ...args], { encoding: 'utf8' });
+const size = (...args: string[]) =>
+  spawnSync(process.execPath, ['scripts/size.mjs', ...args], { encoding: 'utf8' });
 
 describe('npm run size', () => {
   it('passes the real bundles and prints their gzip sizes', () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 
 /** A fresh Node process: no DOM, no test-runner globals, exactly what an SSR server has. */
 function runNode(source: string, type: 'module' | 'commonjs') {
-  const args = type === 'module' ? ['--input-type=module', '-e', source] : ['--input-type=commonjs', '-e', source];
+  const args =
+    type === 'module' ? ['--input-type=module', '-e', source] : ['--input-type=commonjs', '-e', source];
   return spawnSync(process.execPath, args, { encoding: 'utf8', cwd: process.cwd() });
 }
 
@@ -25,7 +26,9 @@ describe('importing the package where there is no DOM', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = JSON.parse(run.stdout);
-    expect(out.names).toEqual(expect.arrayContaining(['TokenManager', 'createApiClient', 'AgentChatError', 'VERSION']));
+    expect(out.names).toEqual(
+      expect.arrayContaining(['TokenManager', 'createApiClient', 'AgentChatError', 'VERSION']),
+    );
     expect(out.manager).toBe('function');
   });
 
@@ -47,7 +50,9 @@ describe('importing the package where there is no DOM', () => {
   it('agent-chat/server loads no Node built-in (it runs in Workers without nodejs_compat)', async () => {
     const { readFileSync } = await import('node:fs');
     for (const file of ['dist/server/index.js', 'dist/server/index.cjs']) {
-      expect(readFileSync(file, 'utf8')).not.toMatch(/\bnode:|require\(["'](?:http|stream|crypto|buffer)["']\)|from ["'](?:http|stream|crypto)["']/);
+      expect(readFileSync(file, 'utf8')).not.toMatch(
+        /\bnode:|require\(["'](?:http|stream|crypto|buffer)["']\)|from ["'](?:http|stream|crypto)["']/,
+      );
     }
   });
 });

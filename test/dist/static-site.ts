@@ -68,24 +68,38 @@ export async function startSite(options: {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
  * A CDN in miniature on its own origin: dist/ under jsDelivr's path shape, with the
  * `Access-Control-Allow-Origin: *` a CDN sends (needed for `crossorigin` + `integrity`).
  */
-export async function startCdn(): Promise<{ url: (file: string) => string; origin: string; close: () => Promise<void> }> {
+export async function startCdn(): Promise<{
+  url: (file: string) => string;
+  origin: string;
+  close: () => Promise<void>;
+}> {
   const version = JSON.parse(readFileSync('package.json', 'utf8')).version as string;
   const prefix = `/npm/agent-chat@${version}/dist/`;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const name = path.startsWith(prefix) ? path.slice(prefix.length) : '';
     if (!/^[\w.-]+\.js$/.test(name)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+    res.writeHead(200, {
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Access-Control-Allow-Origin': '*',
+    });
     res.end(readFileSync(`dist/${name}`));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, url: (file) => `${origin}${prefix}${file}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin,
+    url: (file) => `${origin}${prefix}${file}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

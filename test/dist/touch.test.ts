@@ -21,7 +21,8 @@ async function ask(page: Page, question: string, answers: number): Promise<void>
     (count) => {
       const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
       const done = Array.from(list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? []).filter(
-        (m) => (m as unknown as { message?: { role: string; status: string } }).message?.status === 'complete',
+        (m) =>
+          (m as unknown as { message?: { role: string; status: string } }).message?.status === 'complete',
       );
       return done.length === count;
     },

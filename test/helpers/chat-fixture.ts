@@ -107,5 +107,7 @@ export function sidebarTitles(el: AgentChat): string[] {
 }
 
 export function sidebarToggle(el: AgentChat): HTMLButtonElement {
-  return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find((b) => b.getAttribute('aria-label') === 'Conversations')!;
+  return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
+    (b) => b.getAttribute('aria-label') === 'Conversations',
+  )!;
 }

@@ -8,7 +8,12 @@ import { createUiStateStore, type UiState } from '../../src/chat/ui-state-store.
 export async function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): Promise<UiState | undefined> {
   const state = await createUiStateStore(scope).load(true);
   const empty =
-    !state || (!state.messages.length && !state.threads.length && !state.queued.length && !Object.keys(state.drafts).length && state.activeThreadId === null);
+    !state ||
+    (!state.messages.length &&
+      !state.threads.length &&
+      !state.queued.length &&
+      !Object.keys(state.drafts).length &&
+      state.activeThreadId === null);
   return empty ? undefined : state;
 }
 

@@ -22,7 +22,13 @@ export function commonMarkExamples(): SpecExample[] {
   const text = specText.replace(/\r\n?/g, '\n').replace(/^<!-- END TESTS -->[\s\S]*/m, '');
   for (const match of text.matchAll(/^`{32} example\n([\s\S]*?)^\.\n([\s\S]*?)^`{32}$|^#{1,6} *(.*)$/gm)) {
     if (match[3] !== undefined) section = match[3];
-    else examples.push({ number: examples.length + 1, section, markdown: match[1].replace(/→/g, '\t'), html: match[2].replace(/→/g, '\t') });
+    else
+      examples.push({
+        number: examples.length + 1,
+        section,
+        markdown: match[1].replace(/→/g, '\t'),
+        html: match[2].replace(/→/g, '\t'),
+      });
   }
   return examples;
 }
@@ -37,11 +43,14 @@ export function gfmExtensionExamples(): SpecExample[] {
 /** Raw-HTML examples: their section is about HTML, or the spec passes a tag of theirs through verbatim. */
 export function rawTags(example: SpecExample): string[] {
   const tags =
-    example.markdown.match(/<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<![A-Z][^>]*>|<!\[CDATA\[[\s\S]*?\]\]>/g) ?? [];
+    example.markdown.match(
+      /<\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<![A-Z][^>]*>|<!\[CDATA\[[\s\S]*?\]\]>/g,
+    ) ?? [];
   return tags.filter((tag) => example.html.includes(tag));
 }
 
-export const isHtmlExample = (example: SpecExample) => /HTML blocks|Raw HTML/.test(example.section) || rawTags(example).length > 0;
+export const isHtmlExample = (example: SpecExample) =>
+  /HTML blocks|Raw HTML/.test(example.section) || rawTags(example).length > 0;
 export const isImageExample = (example: SpecExample) => example.html.includes('<img');
 
 /** Renders a markdown view with the template the message component uses. */
@@ -102,7 +111,10 @@ export function canonical(root: Node): string {
     .join('')
     .trim()
     .replace(/<code( class="language-[^"]*")?>([\s\S]*?)\n<\/code><\/pre>/g, '<code$1>$2</code></pre>')
-    .replace(/ ?(<\/?(?:p|h[1-6]|ul|ol|li|blockquote|pre|table|thead|tbody|tr|th|td|hr|br|input)[^>]*>) ?/g, '$1')
+    .replace(
+      / ?(<\/?(?:p|h[1-6]|ul|ol|li|blockquote|pre|table|thead|tbody|tr|th|td|hr|br|input)[^>]*>) ?/g,
+      '$1',
+    )
     .replace(/ class=""/g, '');
 }
 
@@ -118,6 +130,7 @@ export function canonicalSpec(expected: string): string {
 export function cutPoints(text: string): number[] {
   const cuts = new Set<number>();
   for (let i = 7; i < text.length; i += 7) cuts.add(i);
-  for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) cuts.add(i + 1);
+  for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1))
+    cuts.add(i + 1);
   return [...cuts].sort((a, b) => a - b);
 }

@@ -113,7 +113,12 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     /** Deletes a thread on the service behind the widget's back (another device, say). */
     async deleteBehindTheScenes(threadOwner: string, threadId: string): Promise<void> {
       const token = await mintToken(threadOwner);
-      await service.handle(new Request(`${AGENT_BASE}/threads/${threadId}/`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } }));
+      await service.handle(
+        new Request(`${AGENT_BASE}/threads/${threadId}/`, {
+          method: 'DELETE',
+          headers: { Authorization: `Bearer ${token}` },
+        }),
+      );
     },
   };
 }

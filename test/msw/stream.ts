@@ -7,10 +7,20 @@ export { encodeRecord };
  * chunking and pacing so streaming tests are deterministic.
  */
 
-export function answerRecords(threadId: string, deltas: string[], options: { end?: 'ok' | 'error' | 'none' } = {}): string[] {
-  const records = [encodeRecord('stream_start', { thread_id: threadId }), ...deltas.map((text) => encodeRecord('partial_answer', { text }))];
+export function answerRecords(
+  threadId: string,
+  deltas: string[],
+  options: { end?: 'ok' | 'error' | 'none' } = {},
+): string[] {
+  const records = [
+    encodeRecord('stream_start', { thread_id: threadId }),
+    ...deltas.map((text) => encodeRecord('partial_answer', { text })),
+  ];
   if (options.end === 'error') records.push(encodeRecord('error', { reason: 'The agent failed.' }, true));
-  else if (options.end !== 'none') records.push(encodeRecord('identifiers', { thread_id: threadId, question_answer_id: `qa_${threadId}` }, true));
+  else if (options.end !== 'none')
+    records.push(
+      encodeRecord('identifiers', { thread_id: threadId, question_answer_id: `qa_${threadId}` }, true),
+    );
   return records;
 }
 
@@ -18,7 +28,10 @@ export function answerRecords(threadId: string, deltas: string[], options: { end
  * A body that sends `parts` one by one. With `holdAfter` set it stops after that many parts
  * and stays open, as a slow model would, until the client goes away.
  */
-export function streamBody(parts: string[], options: { holdAfter?: number } = {}): ReadableStream<Uint8Array> {
+export function streamBody(
+  parts: string[],
+  options: { holdAfter?: number } = {},
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let index = 0;
   return new ReadableStream<Uint8Array>({

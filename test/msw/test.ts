@@ -13,7 +13,9 @@ let betweenTests = false;
  * answer, so they get a quiet 503 rather than failing the next test. Every other request
  * falls through to the test's own handlers, or fails the test.
  */
-const afterTheTest = http.all('*', ({ request }) => (betweenTests && !isCommonAssetRequest(request) ? new HttpResponse(null, { status: 503 }) : undefined));
+const afterTheTest = http.all('*', ({ request }) =>
+  betweenTests && !isCommonAssetRequest(request) ? new HttpResponse(null, { status: 503 }) : undefined,
+);
 
 /**
  * Browser-test `test` with one msw worker per file (a worker per test logs redundant-start
@@ -31,7 +33,8 @@ export const test = base
         // The test page itself, which DevTools re-reads when the screenshot tests ask which
         // fonts drew the text (test/browser-commands.ts): not a request the code under test made.
         const url = new URL(request.url);
-        if (url.origin === location.origin && url.pathname === '/' && url.searchParams.has('iframeId')) return;
+        if (url.origin === location.origin && url.pathname === '/' && url.searchParams.has('iframeId'))
+          return;
         unhandled.push(`${request.method} ${url.href}`);
         print.error();
       },

@@ -21,7 +21,13 @@ function fakeService(rejected: (token: string) => boolean) {
 
 function client(fetch: typeof globalThis.fetch) {
   const tokens = countingSource();
-  const api = createApiClient({ baseUrl: 'https://svc.test', projectId: 'p1', integrationId: 'i1', tokens: new TokenManager(tokens.source), fetch });
+  const api = createApiClient({
+    baseUrl: 'https://svc.test',
+    projectId: 'p1',
+    integrationId: 'i1',
+    tokens: new TokenManager(tokens.source),
+    fetch,
+  });
   return { api, tokenFetches: tokens.calls };
 }
 

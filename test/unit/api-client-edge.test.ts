@@ -12,7 +12,13 @@ function client(answer: (request: Request) => Response) {
     requests.push(request);
     return answer(request);
   };
-  const api = createApiClient({ baseUrl: 'https://svc.test', projectId: 'p1', integrationId: 'i1', tokens: new TokenManager(countingSource().source), fetch });
+  const api = createApiClient({
+    baseUrl: 'https://svc.test',
+    projectId: 'p1',
+    integrationId: 'i1',
+    tokens: new TokenManager(countingSource().source),
+    fetch,
+  });
   return { api, requests };
 }
 
@@ -22,11 +28,19 @@ async function drain(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]>
   return out;
 }
 
-const thread = { id: 'th_1', title: 'T', created_at: '2026-11-21T10:00:00Z', updated_at: '2026-11-21T10:00:00Z' };
+const thread = {
+  id: 'th_1',
+  title: 'T',
+  created_at: '2026-11-21T10:00:00Z',
+  updated_at: '2026-11-21T10:00:00Z',
+};
 
 describe('createApiClient at the API edge', () => {
   it.each([
-    ['an HTML portal page', () => new Response('<html>Sign in to the Wi-Fi</html>', { headers: { 'Content-Type': 'text/html' } })],
+    [
+      'an HTML portal page',
+      () => new Response('<html>Sign in to the Wi-Fi</html>', { headers: { 'Content-Type': 'text/html' } }),
+    ],
     ['an empty 204', () => new Response(null, { status: 204 })],
     ['JSON', () => Response.json({ ok: true })],
   ])('turns a chat answered 200 with %s into a ProtocolError', async (_label, answer) => {
@@ -38,7 +52,11 @@ describe('createApiClient at the API edge', () => {
 
   it.each([
     ['threads missing', {}, /threads should be an array/],
-    ['a thread without id', { threads: [{ ...thread, id: 5 }], next_cursor: null }, /threads\[0\]\.id should be a string/],
+    [
+      'a thread without id',
+      { threads: [{ ...thread, id: 5 }], next_cursor: null },
+      /threads\[0\]\.id should be a string/,
+    ],
     ['a numeric cursor', { threads: [], next_cursor: 3 }, /next_cursor should be a string or null/],
   ])('rejects a thread list with %s as a ProtocolError naming the field', async (_label, body, message) => {
     const { api } = client(() => Response.json(body));
@@ -48,7 +66,9 @@ describe('createApiClient at the API edge', () => {
   });
 
   it('rejects a resumed thread with a message of an unknown role, and a body that is not JSON', async () => {
-    const bad = client(() => Response.json({ ...thread, messages: [{ id: 'm', role: 'system', content: 'x', created_at: '' }] }));
+    const bad = client(() =>
+      Response.json({ ...thread, messages: [{ id: 'm', role: 'system', content: 'x', created_at: '' }] }),
+    );
     await expect(bad.api.getThread('th_1')).rejects.toThrow(/messages\[0\]\.role/);
     const html = client(() => new Response('<html></html>', { headers: { 'Content-Type': 'text/html' } }));
     await expect(html.api.getThread('th_1')).rejects.toBeInstanceOf(ProtocolError);
@@ -99,18 +119,31 @@ describe('createApiClient at the API edge', () => {
           status: 'complete',
           question_answer_id: 'qa_1',
           reaction: null,
-          sources: [{ title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' }],
+          sources: [
+            { title: 'https://d.test', subtitle: null, source_url: 'https://d.test', source_type: 'unknown' },
+          ],
         },
       ],
     });
   });
 
   it("keeps the caller's reaction on resumed answers (§8); an unknown one reads as none", async () => {
-    const message = (reaction: unknown) => ({ id: 'm1', role: 'assistant', content: 'A', status: 'complete', question_answer_id: 'qa_1', reaction });
+    const message = (reaction: unknown) => ({
+      id: 'm1',
+      role: 'assistant',
+      content: 'A',
+      status: 'complete',
+      question_answer_id: 'qa_1',
+      reaction,
+    });
     const { api } = client(() =>
       Response.json({
         ...thread,
-        messages: [message('upvote'), { ...message('love'), id: 'm2' }, { id: 'm3', role: 'user', content: 'Q', reaction: 'upvote' }],
+        messages: [
+          message('upvote'),
+          { ...message('love'), id: 'm2' },
+          { id: 'm3', role: 'user', content: 'Q', reaction: 'upvote' },
+        ],
       }),
     );
     const { messages } = await api.getThread('th_1');
@@ -123,7 +156,11 @@ describe('createApiClient at the API edge', () => {
 
   it('sends feedback as §8 says: POST, bearer, question_answer_id, reaction and the reasons', async () => {
     const { api, requests } = client(() => new Response(null, { status: 204 }));
-    await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'downvote', comment: { incorrect: true, issue: 'too vague' } });
+    await api.sendFeedback({
+      questionAnswerId: 'qa_1',
+      reaction: 'downvote',
+      comment: { incorrect: true, issue: 'too vague' },
+    });
     await api.sendFeedback({ questionAnswerId: 'qa_1', reaction: 'upvote' });
     expect(requests.map((r) => [r.method, r.url, r.headers.get('Authorization')])).toEqual([
       ['POST', 'https://svc.test/agent/v1/projects/p1/agent/feedback/', 'Bearer tok-1'],

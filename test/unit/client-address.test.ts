@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addressKey, checkTrustProxy, clientAddress } from '../../server/client-address.js';
 
-const request = (headers: Record<string, string> = {}) => new Request('https://shop.example/api/agent-session', { method: 'POST', headers });
+const request = (headers: Record<string, string> = {}) =>
+  new Request('https://shop.example/api/agent-session', { method: 'POST', headers });
 
 describe('clientAddress: who is calling, as far as the host can vouch', () => {
   it('takes the socket by default and ignores every forwarding header a client can write', () => {
@@ -19,16 +20,26 @@ describe('clientAddress: who is calling, as far as the host can vouch', () => {
     const twoProxies = request({ 'X-Forwarded-For': '6.6.6.6, 203.0.113.9, 10.0.0.1' });
     expect(clientAddress(twoProxies, { clientAddress: '10.0.0.2' }, 2)).toBe('203.0.113.9');
     // Fewer entries than proxies: the furthest one seen.
-    expect(clientAddress(request({ 'X-Forwarded-For': '203.0.113.9' }), { clientAddress: '10.0.0.2' }, 3)).toBe('203.0.113.9');
+    expect(
+      clientAddress(request({ 'X-Forwarded-For': '203.0.113.9' }), { clientAddress: '10.0.0.2' }, 3),
+    ).toBe('203.0.113.9');
     // No header at all: the socket.
     expect(clientAddress(request(), { clientAddress: '10.0.0.2' }, 1)).toBe('10.0.0.2');
   });
 
   it('reads ports, brackets and IPv6, and falls back to the socket on garbage', () => {
-    expect(clientAddress(request({ 'X-Forwarded-For': '[2001:DB8::1]:443' }), { clientAddress: '10.0.0.2' }, 1)).toBe('2001:db8::1');
-    expect(clientAddress(request({ 'X-Forwarded-For': '203.0.113.9:5120' }), { clientAddress: '10.0.0.2' }, 1)).toBe('203.0.113.9');
-    expect(clientAddress(request({ 'X-Forwarded-For': 'unknown' }), { clientAddress: '10.0.0.2' }, 1)).toBe('10.0.0.2');
-    expect(clientAddress(request({ 'X-Forwarded-For': '999.1.1.1' }), { clientAddress: '10.0.0.2' }, 1)).toBe('10.0.0.2');
+    expect(
+      clientAddress(request({ 'X-Forwarded-For': '[2001:DB8::1]:443' }), { clientAddress: '10.0.0.2' }, 1),
+    ).toBe('2001:db8::1');
+    expect(
+      clientAddress(request({ 'X-Forwarded-For': '203.0.113.9:5120' }), { clientAddress: '10.0.0.2' }, 1),
+    ).toBe('203.0.113.9');
+    expect(clientAddress(request({ 'X-Forwarded-For': 'unknown' }), { clientAddress: '10.0.0.2' }, 1)).toBe(
+      '10.0.0.2',
+    );
+    expect(clientAddress(request({ 'X-Forwarded-For': '999.1.1.1' }), { clientAddress: '10.0.0.2' }, 1)).toBe(
+      '10.0.0.2',
+    );
   });
 
   it('believes CF-Connecting-IP only when told to', () => {

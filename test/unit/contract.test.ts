@@ -7,7 +7,9 @@ import { agentBase, agentPaths, RECORD_SEPARATOR, encodeRecord } from '../../con
 
 describe('contract/: the wire vocabulary both sides share', () => {
   it('computes the owner key of protocol §2 (version 3): base64url HMAC-SHA-256 of "agent-chat owner\\n" + id, no padding', async () => {
-    const expected = createHmac('sha256', 'secret').update('agent-chat owner\nalice@example.com').digest('base64url');
+    const expected = createHmac('sha256', 'secret')
+      .update('agent-chat owner\nalice@example.com')
+      .digest('base64url');
     expect(await ownerKey('alice@example.com', 'secret')).toBe(expected);
     expect(expected).toHaveLength(43);
     expect(await ownerKey(null, 'secret')).toBe('-');
@@ -15,7 +17,10 @@ describe('contract/: the wire vocabulary both sides share', () => {
   });
 
   it('gives the service and the session helper the same owner key for the same owner', async () => {
-    const service = createReferenceService({ projects: [{ id: 'p', apiKey: 'k', integrationIds: ['i'] }], rateLimit: false });
+    const service = createReferenceService({
+      projects: [{ id: 'p', apiKey: 'k', integrationIds: ['i'] }],
+      rateLimit: false,
+    });
     const direct = await service.handle(
       new Request(`http://svc${agentBase('p')}${agentPaths.sessions}`, {
         method: 'POST',

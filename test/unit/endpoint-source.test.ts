@@ -12,9 +12,12 @@ function serverEndpoint() {
   let minted = 0;
   const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => {
     minted += 1;
-    return new Response(JSON.stringify({ session_token: `tok-${minted}`, expires_at: isoMicros(SERVER_NOW + HOUR) }), {
-      headers: { 'Content-Type': 'application/json', Date: new Date(SERVER_NOW).toUTCString() },
-    });
+    return new Response(
+      JSON.stringify({ session_token: `tok-${minted}`, expires_at: isoMicros(SERVER_NOW + HOUR) }),
+      {
+        headers: { 'Content-Type': 'application/json', Date: new Date(SERVER_NOW).toUTCString() },
+      },
+    );
   });
   return { fetch, minted: () => minted };
 }
@@ -56,7 +59,9 @@ describe('endpointTokenSource', () => {
     [500, 'server error'],
     [403, 'forbidden'],
   ])('turns HTTP %i into a session_failed error carrying the status', async (status) => {
-    const source = endpointTokenSource('/s', { fetch: async () => new Response('<html>oops</html>', { status }) });
+    const source = endpointTokenSource('/s', {
+      fetch: async () => new Response('<html>oops</html>', { status }),
+    });
     const error = await source(new AbortController().signal).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionError);
     expect(error).toMatchObject({ code: 'session_failed', status });
@@ -64,7 +69,10 @@ describe('endpointTokenSource', () => {
 
   it('turns a 2xx body in neither form into a session_failed error', async () => {
     const source = endpointTokenSource('/s', { fetch: async () => Response.json({ hello: 'world' }) });
-    await expect(source(new AbortController().signal)).rejects.toMatchObject({ code: 'session_failed', status: 200 });
+    await expect(source(new AbortController().signal)).rejects.toMatchObject({
+      code: 'session_failed',
+      status: 200,
+    });
   });
 
   it('turns a 2xx non-JSON body into a session_failed error', async () => {

@@ -5,6 +5,8 @@ describe('minifyCssTemplates', () => {
   it('drops comments and layout whitespace, keeps combinators and interpolations', () => {
     const source =
       "const a = css`\n  /* why */\n  .a :hover,\n  .b > .c {\n    color: red;\n  }\n  ${tokens(true)}\n  :host([x='y']) { }\n`;\nconst b = `  keep  me  `;";
-    expect(minifyCssTemplates(source)).toBe("const a = css` .a :hover, .b > .c{color: red;}${tokens(true)}:host([x='y']){}`;\nconst b = `  keep  me  `;");
+    expect(minifyCssTemplates(source)).toBe(
+      "const a = css` .a :hover, .b > .c{color: red;}${tokens(true)}:host([x='y']){}`;\nconst b = `  keep  me  `;",
+    );
   });
 });

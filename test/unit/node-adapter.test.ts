@@ -45,7 +45,9 @@ describe('toNodeHandler', () => {
         request.signal.addEventListener('abort', () => {
           aborted = true;
         });
-        return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('first')) }));
+        return new Response(
+          new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('first')) }),
+        );
       }),
     );
     const controller = new AbortController();
@@ -87,13 +89,19 @@ describe('toNodeHandler', () => {
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-    const response = await fetch(origin, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"message":"héllo","n":1}' });
+    const response = await fetch(origin, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"message":"héllo","n":1}',
+    });
     expect(response.status).toBe(200);
     expect(seen).toEqual([{ message: 'héllo', n: 1 }]);
   });
 
   it('streams an untouched request body to the handler', async () => {
-    const origin = await listen(toNodeHandler(async (request) => new Response(`got ${(await request.text()).length}`)));
+    const origin = await listen(
+      toNodeHandler(async (request) => new Response(`got ${(await request.text()).length}`)),
+    );
     const response = await fetch(origin, { method: 'POST', body: 'x'.repeat(200_000) });
     expect(await response.text()).toBe('got 200000');
   });

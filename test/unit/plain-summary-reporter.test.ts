@@ -20,7 +20,11 @@ function module(projectName: string, file: string, state: string, tests: State[]
   } as unknown as TestModule;
 }
 
-function summary(specs: TestSpecification[], modules: TestModule[], errors: SerializedError[] = []): string[] {
+function summary(
+  specs: TestSpecification[],
+  modules: TestModule[],
+  errors: SerializedError[] = [],
+): string[] {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   const reporter = new PlainSummaryReporter();
   reporter.onTestRunStart(specs);
@@ -34,7 +38,10 @@ afterEach(() => {
 
 describe('the plain summary line', () => {
   test('counts tests by their result', () => {
-    const lines = summary([spec('unit', 'a.test.ts')], [module('unit', 'a.test.ts', 'failed', ['passed', 'passed', 'failed', 'skipped'])]);
+    const lines = summary(
+      [spec('unit', 'a.test.ts')],
+      [module('unit', 'a.test.ts', 'failed', ['passed', 'passed', 'failed', 'skipped'])],
+    );
     expect(lines).toEqual(['2 passed, 1 failed, 1 skipped']);
   });
 

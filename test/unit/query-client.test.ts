@@ -18,9 +18,24 @@ describe('createQueryClient', () => {
         return ctx.service.handle(new Request(input, init));
       },
     });
-    const report = await client.activity({ start: '2026-11-21', end: '2026-11-21', integrationId: 'int_demo' });
-    expect(report.totals).toEqual({ sessions: 1, threads: 1, messages: 2, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 1 });
-    expect(urls[0]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`);
+    const report = await client.activity({
+      start: '2026-11-21',
+      end: '2026-11-21',
+      integrationId: 'int_demo',
+    });
+    expect(report.totals).toEqual({
+      sessions: 1,
+      threads: 1,
+      messages: 2,
+      upvotes: 0,
+      downvotes: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      unique_owners: 1,
+    });
+    expect(urls[0]).toBe(
+      `${BASE}/query/v1/projects/${PROJECT.id}/activity/?start=2026-11-21&end=2026-11-21&integration_id=int_demo`,
+    );
     expect(urls[0]).not.toContain('analytics');
   });
 
@@ -31,7 +46,8 @@ describe('createQueryClient', () => {
       apiKey: PROJECT.apiKey,
       projectId: PROJECT.id,
       baseUrl: BASE,
-      fetch: async (input, init) => ctx.service.handle(new Request(urlOf(input).replace('/activity/', '/analytics/activity/'), init)),
+      fetch: async (input, init) =>
+        ctx.service.handle(new Request(urlOf(input).replace('/activity/', '/analytics/activity/'), init)),
     });
     const error = (await client.activity().catch((e: unknown) => e)) as EndpointGoneError;
     expect(error).toBeInstanceOf(EndpointGoneError);

@@ -26,7 +26,9 @@ const browserPost = (body?: string, headers: Record<string, string> = {}) =>
 
 describe('createSessionHandler', () => {
   it('mints a session for the owner from getOwnerId and answers with no-store', async () => {
-    const { ctx, handler, upstream } = setup((request) => (request.headers.get('Cookie') === 'user=alice' ? 'alice' : null));
+    const { ctx, handler, upstream } = setup((request) =>
+      request.headers.get('Cookie') === 'user=alice' ? 'alice' : null,
+    );
     const response = await handler(browserPost(undefined, { Cookie: 'user=alice' }));
     expect(response.status).toBe(200);
     expect(response.headers.get('Cache-Control')).toBe('no-store');
@@ -38,7 +40,12 @@ describe('createSessionHandler', () => {
 
   it('ignores an external_owner_id sent by the browser', async () => {
     const { ctx, handler, upstream } = setup(() => null);
-    const response = await handler(browserPost(JSON.stringify({ external_owner_id: 'alice' }), { 'Content-Type': 'application/json', 'X-Owner-Id': 'alice' }));
+    const response = await handler(
+      browserPost(JSON.stringify({ external_owner_id: 'alice' }), {
+        'Content-Type': 'application/json',
+        'X-Owner-Id': 'alice',
+      }),
+    );
     const { session_token } = await response.json();
     expect(upstream[0].body).toBeNull();
     const history = await ctx.call('GET', `${AGENT}/threads/`, { token: session_token });
@@ -71,13 +78,19 @@ describe('createSessionHandler', () => {
       baseUrl: BASE,
       getOwnerId: () => null,
       timeoutMs: 50,
-      fetch: (_input, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)),
+        ),
     });
     const started = Date.now();
     const response = await handler(browserPost());
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(response.status).toBe(502);
-    expect(await response.json()).toEqual({ detail: 'The agent service did not answer within 50 ms.', code: 'service_unavailable' });
+    expect(await response.json()).toEqual({
+      detail: 'The agent service did not answer within 50 ms.',
+      code: 'service_unavailable',
+    });
   });
 
   it('turns an unreachable service into a 502 JSON error', async () => {

@@ -19,18 +19,31 @@ afterEach(async () => {
 
 async function site(helper: Partial<SessionHandlerOptions> = {}, mintCeiling = 20) {
   const service: RunningService = await serve(
-    createReferenceService({ projects: [PROJECT], rateLimit: false, sessionMintLimit: { requests: mintCeiling, windowMs: 60_000 } }),
+    createReferenceService({
+      projects: [PROJECT],
+      rateLimit: false,
+      sessionMintLimit: { requests: mintCeiling, windowMs: 60_000 },
+    }),
     { port: 0, log: () => {} },
   );
   closers.push(() => service.close());
-  const handler = createSessionHandler({ apiKey: PROJECT.apiKey, projectId: PROJECT.id, baseUrl: service.url, getOwnerId: () => null, ...helper });
+  const handler = createSessionHandler({
+    apiKey: PROJECT.apiKey,
+    projectId: PROJECT.id,
+    baseUrl: service.url,
+    getOwnerId: () => null,
+    ...helper,
+  });
   const server: Server = createServer(toNodeHandler(handler));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => server.close(resolve)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/agent-session`;
   /** One visitor's request, as the proxy in front of the site forwards it. */
   const mint = async (visitor?: string) => {
-    const response = await fetch(url, { method: 'POST', headers: visitor ? { 'X-Forwarded-For': visitor } : {} });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: visitor ? { 'X-Forwarded-For': visitor } : {},
+    });
     await response.arrayBuffer();
     return response.status;
   };
@@ -56,7 +69,9 @@ describe('the session helper limits per client address', () => {
     expect(hammering.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(hammering.slice(5))).toEqual(new Set([429]));
     // 25 refusals never reached the service: its budget is almost whole.
-    expect(await times(10, () => mint('203.0.113.9')).then((s) => s.slice(0, 5))).toEqual([200, 200, 200, 200, 200]);
+    expect(await times(10, () => mint('203.0.113.9')).then((s) => s.slice(0, 5))).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
     expect(await mint('192.0.2.44')).toBe(200);
   });
 
@@ -70,19 +85,27 @@ describe('the session helper limits per client address', () => {
 
   it('counts an IPv6 visitor by /64, so rotating addresses in one block does not help', async () => {
     const { mint } = await site({ rateLimit: { requests: 3, windowMs: 60_000 }, trustProxy: 1 });
-    const statuses = await times(5, () => mint(`2001:db8:1:2::${Math.floor(Math.random() * 65_535).toString(16)}`));
+    const statuses = await times(5, () =>
+      mint(`2001:db8:1:2::${Math.floor(Math.random() * 65_535).toString(16)}`),
+    );
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     expect(await mint('2001:db8:1:3::1')).toBe(200);
   });
 
   it('answers 429 with Retry-After in seconds and the JSON error body', async () => {
     const { handler } = await site({ rateLimit: { requests: 1, windowMs: 30_000 } });
-    const post = () => handler(new Request('https://shop.example/api/agent-session', { method: 'POST' }), { clientAddress: '198.51.100.7' });
+    const post = () =>
+      handler(new Request('https://shop.example/api/agent-session', { method: 'POST' }), {
+        clientAddress: '198.51.100.7',
+      });
     expect((await post()).status).toBe(200);
     const refused = await post();
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(29);
-    expect(await refused.json()).toEqual({ detail: 'Too many sessions requested; try again later.', code: 'rate_limited' });
+    expect(await refused.json()).toEqual({
+      detail: 'Too many sessions requested; try again later.',
+      code: 'rate_limited',
+    });
   });
 
   it('keeps memory bounded: past 10,000 addresses the oldest windows go, and new visitors are still served', async () => {
@@ -94,8 +117,12 @@ describe('the session helper limits per client address', () => {
       rateLimit: { requests: 1, windowMs: 60_000 },
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
-    const post = (address: string) => handler(new Request('https://shop.example/s', { method: 'POST' }), { clientAddress: address }).then((r) => r.status);
-    for (let i = 0; i < 10_050; i++) expect(await post(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)).toBe(200);
+    const post = (address: string) =>
+      handler(new Request('https://shop.example/s', { method: 'POST' }), { clientAddress: address }).then(
+        (r) => r.status,
+      );
+    for (let i = 0; i < 10_050; i++)
+      expect(await post(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)).toBe(200);
     // The first addresses were evicted (their window forgotten), the newest are still counted.
     expect(await post('10.0.0.0')).toBe(200);
     expect(await post(`10.0.39.65`)).toBe(429);
@@ -113,7 +140,12 @@ describe('the session helper limits per client address', () => {
       rateLimit: (_request, { clientAddress }) => void seen.push(clientAddress),
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
-    await handler(new Request('https://shop.example/s', { method: 'POST', headers: { 'CF-Connecting-IP': '203.0.113.9' } }));
+    await handler(
+      new Request('https://shop.example/s', {
+        method: 'POST',
+        headers: { 'CF-Connecting-IP': '203.0.113.9' },
+      }),
+    );
     vi.unstubAllGlobals();
     const elsewhere = createSessionHandler({
       apiKey: 'k',
@@ -123,13 +155,24 @@ describe('the session helper limits per client address', () => {
       rateLimit: (_request, { clientAddress }) => void seen.push(clientAddress),
       fetch: async () => Response.json({ session_token: 't', expires_at: '2026-11-21T10:00:00Z' }),
     });
-    await elsewhere(new Request('https://shop.example/s', { method: 'POST', headers: { 'CF-Connecting-IP': '203.0.113.9' } }));
+    await elsewhere(
+      new Request('https://shop.example/s', {
+        method: 'POST',
+        headers: { 'CF-Connecting-IP': '203.0.113.9' },
+      }),
+    );
     expect(seen).toEqual(['203.0.113.9', undefined]);
   });
 
   it('refuses a nonsense setting when the handler is made, not per visitor', () => {
     const make = (options: Partial<SessionHandlerOptions>) => () =>
-      createSessionHandler({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example', getOwnerId: () => null, ...options });
+      createSessionHandler({
+        apiKey: 'k',
+        projectId: 'p',
+        baseUrl: 'https://agent.example',
+        getOwnerId: () => null,
+        ...options,
+      });
     expect(make({ trustProxy: -2 })).toThrow(/trustProxy/);
     expect(make({ rateLimit: { requests: 0, windowMs: 60_000 } })).toThrow(/rateLimit/);
   });

@@ -8,10 +8,20 @@ const record = encodeRecord;
 
 const SAMPLE =
   record('stream_start', { thread_id: 'th_1', question_answer_id: 'qa_1' }) +
-  record('agent_activity_update', { id: 'a1', name: 'search_knowledge_base', status: 'started', summary: null, num_results: null }) +
+  record('agent_activity_update', {
+    id: 'a1',
+    name: 'search_knowledge_base',
+    status: 'started',
+    summary: null,
+    num_results: null,
+  }) +
   record('agent_activity_update', { id: 'a2', name: 42 }) +
   record('metadata', { is_uncertain: true }) +
-  record('relevant_sources', { relevant_sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] }) +
+  record('relevant_sources', {
+    relevant_sources: [
+      { title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' },
+    ],
+  }) +
   record('partial_answer', { text: 'Grüße 👋 ' }) +
   record('mystery', { whatever: 1 }) +
   record('partial_answer', { text: '— “ok” ␞ inside text' }) +
@@ -38,9 +48,21 @@ describe('readChatStream', () => {
   it('yields typed events, drops malformed optional records and ignores unknown record types', async () => {
     expect(await collect([bytes])).toEqual([
       { type: 'start', threadId: 'th_1', questionAnswerId: 'qa_1' },
-      { type: 'activity', activity: { id: 'a1', name: 'search_knowledge_base', status: 'started', summary: null, numResults: null } },
+      {
+        type: 'activity',
+        activity: {
+          id: 'a1',
+          name: 'search_knowledge_base',
+          status: 'started',
+          summary: null,
+          numResults: null,
+        },
+      },
       { type: 'metadata', uncertain: true },
-      { type: 'sources', sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }] },
+      {
+        type: 'sources',
+        sources: [{ title: 'Guide', subtitle: null, source_url: 'https://d.test/g', source_type: 'doc' }],
+      },
       { type: 'delta', text: 'Grüße 👋 ' },
       { type: 'delta', text: '— “ok” ␞ inside text' },
       { type: 'end', threadId: 'th_1', questionAnswerId: 'qa_1' },
@@ -61,13 +83,18 @@ describe('readChatStream', () => {
   });
 
   it('reports an interrupted answer when the stream ends without stream_end, keeping the deltas', async () => {
-    const text = record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'Half an ans' });
+    const text =
+      record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'Half an ans' });
     const events = await collect([new TextEncoder().encode(text)]);
     expect(events.map((e) => e.type)).toEqual(['start', 'delta', 'interrupted']);
   });
 
   it('reports an interrupted answer on a record that is not valid JSON', async () => {
-    const text = record('partial_answer', { text: 'kept' }) + '{"chunk": nope' + RECORD_SEPARATOR + record('partial_answer', { text: 'lost' });
+    const text =
+      record('partial_answer', { text: 'kept' }) +
+      '{"chunk": nope' +
+      RECORD_SEPARATOR +
+      record('partial_answer', { text: 'lost' });
     const events = await collect([new TextEncoder().encode(text)]);
     expect(events).toEqual([
       { type: 'delta', text: 'kept' },
@@ -82,12 +109,18 @@ describe('readChatStream', () => {
   });
 
   it('ends on an error record, passing its reason', async () => {
-    const text = record('partial_answer', { text: 'a' }) + record('error', { reason: 'model overloaded' }, true);
-    expect((await collect([new TextEncoder().encode(text)])).at(-1)).toEqual({ type: 'error', reason: 'model overloaded' });
+    const text =
+      record('partial_answer', { text: 'a' }) + record('error', { reason: 'model overloaded' }, true);
+    expect((await collect([new TextEncoder().encode(text)])).at(-1)).toEqual({
+      type: 'error',
+      reason: 'model overloaded',
+    });
   });
 
   it('accepts a final record without a trailing separator', async () => {
-    const text = record('partial_answer', { text: 'a' }) + record('identifiers', { thread_id: 't', question_answer_id: 'q' }, true).slice(0, -1);
+    const text =
+      record('partial_answer', { text: 'a' }) +
+      record('identifiers', { thread_id: 't', question_answer_id: 'q' }, true).slice(0, -1);
     expect((await collect([new TextEncoder().encode(text)])).at(-1)?.type).toBe('end');
   });
 
@@ -107,7 +140,8 @@ describe('readChatStream', () => {
 
   it('tolerates a stream_start without question_answer_id and ends a tool_calls pause with one terminal event', async () => {
     const text =
-      record('stream_start', { thread_id: 't' }) + record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
+      record('stream_start', { thread_id: 't' }) +
+      record('tool_calls', { tool_calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] }, true);
     expect(await collect([new TextEncoder().encode(text)])).toEqual([
       { type: 'start', threadId: 't' },
       { type: 'tool_calls', calls: [{ id: 'c1', name: 'open_page', arguments: { url: '/x' } }] },
@@ -126,7 +160,11 @@ describe('readChatStream', () => {
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(new TextEncoder().encode(record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'kept' })));
+        controller.enqueue(
+          new TextEncoder().encode(
+            record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'kept' }),
+          ),
+        );
       },
       pull(controller) {
         sent += 1;
@@ -134,7 +172,8 @@ describe('readChatStream', () => {
       },
     });
     const events: StreamEvent[] = [];
-    for await (const event of readChatStream(body, undefined, { maxRecordLength: 64 * 1024 })) events.push(event);
+    for await (const event of readChatStream(body, undefined, { maxRecordLength: 64 * 1024 }))
+      events.push(event);
     expect(events).toEqual([
       { type: 'start', threadId: 't' },
       { type: 'delta', text: 'kept' },
@@ -167,13 +206,18 @@ describe('readChatStream', () => {
     try {
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
-          controller.enqueue(new TextEncoder().encode(record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'so far' })));
+          controller.enqueue(
+            new TextEncoder().encode(
+              record('stream_start', { thread_id: 't' }) + record('partial_answer', { text: 'so far' }),
+            ),
+          );
         },
         pull: () => new Promise(() => {}), // the service stops sending and never closes
       });
       const events: StreamEvent[] = [];
       const done = (async () => {
-        for await (const event of readChatStream(body, undefined, { idleTimeoutMs: 5_000 })) events.push(event);
+        for await (const event of readChatStream(body, undefined, { idleTimeoutMs: 5_000 }))
+          events.push(event);
       })();
       await vi.advanceTimersByTimeAsync(4_999);
       expect(events.map((e) => e.type)).toEqual(['start', 'delta']);

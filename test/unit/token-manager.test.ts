@@ -171,7 +171,10 @@ describe('TokenManager', () => {
 
   it('keeps the owner key of the latest session and forgets it on clear()', async () => {
     let calls = 0;
-    const manager = new TokenManager(async () => ({ ...rawSession('t', Date.now() + HOUR), ownerKey: `k${(calls += 1)}` }));
+    const manager = new TokenManager(async () => ({
+      ...rawSession('t', Date.now() + HOUR),
+      ownerKey: `k${(calls += 1)}`,
+    }));
     expect(manager.ownerKey).toBeUndefined();
     await manager.getToken();
     expect(manager.ownerKey).toBe('k1');
@@ -191,8 +194,16 @@ describe('TokenManager', () => {
     ['a missing expiry', { session_token: 'x' }, /"expires_at" must be an ISO 8601 time/],
     ['an unparseable expiry', { session_token: 'x', expires_at: 'tomorrow' }, /"expires_at" must be/],
     ['a numeric raw expiry', { session_token: 'x', expires_at: 1 }, /"expires_at" must be/],
-    ['seven fraction digits', { token: 'x', expiresAt: '2026-11-21T11:00:00.1234567Z' }, /"expiresAt" must be/],
-    ['a past expiry', { token: 'x', expiresAt: '2026-11-21T09:00:00Z' }, /expired at 2026-11-21T09:00:00.000Z/],
+    [
+      'seven fraction digits',
+      { token: 'x', expiresAt: '2026-11-21T11:00:00.1234567Z' },
+      /"expiresAt" must be/,
+    ],
+    [
+      'a past expiry',
+      { token: 'x', expiresAt: '2026-11-21T09:00:00Z' },
+      /expired at 2026-11-21T09:00:00.000Z/,
+    ],
   ])('rejects %s with a typed error saying what was wrong', async (_label, payload, message) => {
     const manager = new TokenManager(async () => payload as never);
     const error = await manager.getToken().catch((e: unknown) => e);

@@ -36,7 +36,8 @@ const workerdFetch: typeof fetch = async (input, init) => {
 };
 
 /** A browser's answer to `redirect: 'manual'`: an opaque redirect, status 0, no Location. */
-const opaqueRedirect = () => Object.defineProperty(new Response(null, { status: 200 }), 'type', { value: 'opaqueredirect' });
+const opaqueRedirect = () =>
+  Object.defineProperty(new Response(null, { status: 200 }), 'type', { value: 'opaqueredirect' });
 const SESSION = JSON.stringify({ session_token: 'tok', expires_at: '2026-11-21T10:00:00Z' });
 
 describe('createSessionHandler against a real service socket', () => {
@@ -47,7 +48,13 @@ describe('createSessionHandler against a real service socket', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
     const service = await serve((_req, res) => res.writeHead(307, { Location: `${elsewhere}/steal` }).end());
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'secret-key', projectId: 'p', baseUrl: service, getOwnerId: () => 'alice' });
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'secret-key',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => 'alice',
+    });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
@@ -61,7 +68,8 @@ describe('createSessionHandler against a real service socket', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
     const service = await serve((req, res) => {
-      if (req.url?.includes('/projects/moved/')) return void res.writeHead(301, { Location: `${elsewhere}/steal` }).end();
+      if (req.url?.includes('/projects/moved/'))
+        return void res.writeHead(301, { Location: `${elsewhere}/steal` }).end();
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION);
     });
     const ok = createSessionHandler({
@@ -107,12 +115,22 @@ describe('createSessionHandler against a real service socket', () => {
       res.write('{"session_token":');
       // ...and never finishes.
     });
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null, timeoutMs: 300 });
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => null,
+      timeoutMs: 300,
+    });
     const started = Date.now();
     const response = await handler(post());
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(response.status).toBe(502);
-    expect(await response.json()).toEqual({ detail: 'The agent service did not answer within 300 ms.', code: 'service_unavailable' });
+    expect(await response.json()).toEqual({
+      detail: 'The agent service did not answer within 300 ms.',
+      code: 'service_unavailable',
+    });
   });
 
   it('refuses an oversized service body instead of buffering it', async () => {
@@ -122,22 +140,42 @@ describe('createSessionHandler against a real service socket', () => {
       for (let i = 0; i < 64; i++) res.write(chunk);
       res.end();
     });
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => null,
+    });
     const response = await handler(post());
     expect(response.status).toBe(502);
-    expect(await response.json()).toMatchObject({ code: 'service_unavailable', detail: expect.stringContaining('oversized') });
+    expect(await response.json()).toMatchObject({
+      code: 'service_unavailable',
+      detail: expect.stringContaining('oversized'),
+    });
   });
 
   it("turns an upstream error page into its own JSON 502: no HTML is served as the site's", async () => {
-    const service = await serve((_req, res) => res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'));
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const service = await serve((_req, res) =>
+      res.writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' }).end('<h1>Down</h1>'),
+    );
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => null,
+    });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
     expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
     expect(response.headers.get('Retry-After')).toBe('30');
     expect(response.headers.get('Agent-Chat-Owner-Key')).toBeNull();
-    expect(await response.json()).toEqual({ detail: 'The agent service answered 503 with text/html instead of JSON.', code: 'service_unavailable' });
+    expect(await response.json()).toEqual({
+      detail: 'The agent service answered 503 with text/html instead of JSON.',
+      code: 'service_unavailable',
+    });
   });
 
   it.each([
@@ -145,23 +183,42 @@ describe('createSessionHandler against a real service socket', () => {
     ['a JSON type whose body is not JSON', 500, 'application/json', '<h1>oops</h1>'],
     ['a body without a type', 502, '', 'Bad Gateway'],
   ])('answers JSON 502 for %s', async (_name, status, type, body) => {
-    const service = await serve((_req, res) => res.writeHead(status, type ? { 'Content-Type': type } : {}).end(body));
-    const handler = createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl: service, getOwnerId: () => null });
+    const service = await serve((_req, res) =>
+      res.writeHead(status, type ? { 'Content-Type': type } : {}).end(body),
+    );
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: service,
+      getOwnerId: () => null,
+    });
     const response = await handler(post());
     expect(response.status).toBe(502);
     expect((await response.json()).code).toBe('service_unavailable');
   });
 
   it('sets Agent-Chat-Owner-Key to the HMAC that ownerKey() gives the page, and "-" without owner', async () => {
-    const service = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION));
+    const service = await serve((_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(SESSION),
+    );
     const make = (owner: string | null, ownerKeySecret?: string) =>
-      createSessionHandler({ rateLimit: false, apiKey: 'api-key', ownerKeySecret, projectId: 'p', baseUrl: service, getOwnerId: () => owner });
+      createSessionHandler({
+        rateLimit: false,
+        apiKey: 'api-key',
+        ownerKeySecret,
+        projectId: 'p',
+        baseUrl: service,
+        getOwnerId: () => owner,
+      });
     const alice = (await make('alice')(post())).headers.get('Agent-Chat-Owner-Key');
     expect(alice).toBe(await ownerKey('alice', 'api-key'));
     expect(alice).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(alice).not.toContain('alice');
     expect((await make('bob')(post())).headers.get('Agent-Chat-Owner-Key')).not.toBe(alice);
-    expect((await make('alice', 'other-secret')(post())).headers.get('Agent-Chat-Owner-Key')).toBe(await ownerKey('alice', 'other-secret'));
+    expect((await make('alice', 'other-secret')(post())).headers.get('Agent-Chat-Owner-Key')).toBe(
+      await ownerKey('alice', 'other-secret'),
+    );
     expect((await make(null)(post())).headers.get('Agent-Chat-Owner-Key')).toBe('-');
   });
 
@@ -189,16 +246,24 @@ describe('createSessionHandler against a real service socket', () => {
 });
 
 describe('baseUrl', () => {
-  const make = (baseUrl: string) => () => createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl, getOwnerId: () => null });
+  const make = (baseUrl: string) => () =>
+    createSessionHandler({ rateLimit: false, apiKey: 'k', projectId: 'p', baseUrl, getOwnerId: () => null });
 
   it('must be https, so the API key is never sent in clear text', () => {
     expect(make('http://agent.example.com')).toThrow(/https/);
-    expect(() => createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: 'http://agent.example.com' })).toThrow(/https/);
+    expect(() =>
+      createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: 'http://agent.example.com' }),
+    ).toThrow(/https/);
     expect(make('agent.example.com')).toThrow(/absolute URL/);
   });
 
   it('may be plain http on this machine only', () => {
-    for (const base of ['https://agent.example.com', 'http://localhost:8787', 'http://127.0.0.1/service', 'http://[::1]:3000'])
+    for (const base of [
+      'https://agent.example.com',
+      'http://localhost:8787',
+      'http://127.0.0.1/service',
+      'http://[::1]:3000',
+    ])
       expect(make(base)).not.toThrow();
   });
 });
@@ -223,9 +288,19 @@ describe('createQueryClient against a real socket', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
     });
     const service = await serve((_req, res) => res.writeHead(308, { Location: elsewhere }).end());
-    const client = createQueryClient({ apiKey: 'secret-key', projectId: 'p', baseUrl: service, fetch: workerdFetch });
+    const client = createQueryClient({
+      apiKey: 'secret-key',
+      projectId: 'p',
+      baseUrl: service,
+      fetch: workerdFetch,
+    });
     await expect(client.activity()).rejects.toThrow(/redirect, which is not followed/);
-    const opaque = createQueryClient({ apiKey: 'k', projectId: 'p', baseUrl: 'https://agent.example.com', fetch: async () => opaqueRedirect() });
+    const opaque = createQueryClient({
+      apiKey: 'k',
+      projectId: 'p',
+      baseUrl: 'https://agent.example.com',
+      fetch: async () => opaqueRedirect(),
+    });
     await expect(opaque.activity()).rejects.toThrow(/redirect, which is not followed/);
     expect(keysSeen).toEqual([]);
   });

@@ -6,7 +6,9 @@ import type { AgentChatEventProps, AgentChatProps } from './shared.js';
 declare module 'react' {
   namespace JSX {
     interface IntrinsicElements {
-      'agent-chat': React.DetailedHTMLProps<React.HTMLAttributes<AgentChat>, AgentChat> & AgentChatProps & AgentChatEventProps;
+      'agent-chat': React.DetailedHTMLProps<React.HTMLAttributes<AgentChat>, AgentChat> &
+        AgentChatProps &
+        AgentChatEventProps;
     }
   }
 }

@@ -2,4 +2,11 @@
 import { createSessionHandler } from 'agent-chat/server';
 import { toNodeHandler } from 'agent-chat/server/node';
 
-export const handler = toNodeHandler(createSessionHandler({ apiKey: 'key', projectId: 'proj', baseUrl: 'https://agent.example.com', getOwnerId: () => null }));
+export const handler = toNodeHandler(
+  createSessionHandler({
+    apiKey: 'key',
+    projectId: 'proj',
+    baseUrl: 'https://agent.example.com',
+    getOwnerId: () => null,
+  }),
+);

@@ -7,7 +7,11 @@ import type { GlobalComponents } from 'vue';
 import type { JSX as PreactJSX } from 'preact';
 
 export const react = (
-  <agent-chat mode="launcher" project-id="proj" onagent-chat-open-change={(event: AgentChatOpenChangeEvent) => console.log(event.detail.open)} />
+  <agent-chat
+    mode="launcher"
+    project-id="proj"
+    onagent-chat-open-change={(event: AgentChatOpenChangeEvent) => console.log(event.detail.open)}
+  />
 );
 // @ts-expect-error: mode is 'launcher' | 'inline'
 export const wrong = <agent-chat mode="sideways" />;

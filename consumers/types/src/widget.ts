@@ -1,6 +1,14 @@
 // The element's public type, as a page's script uses it: no Lit, no class, just the interface.
 import 'agent-chat';
-import { AgentChatError, createApiClient, VERSION, type AgentChat, type AgentChatErrorEvent, type AgentChatEventMap, type ClientTool } from 'agent-chat';
+import {
+  AgentChatError,
+  createApiClient,
+  VERSION,
+  type AgentChat,
+  type AgentChatErrorEvent,
+  type AgentChatEventMap,
+  type ClientTool,
+} from 'agent-chat';
 
 const el: AgentChat | null = document.querySelector('agent-chat');
 const created: AgentChat = document.createElement('agent-chat');
@@ -20,7 +28,14 @@ created.addEventListener('agent-chat-error', (event) => {
   const typed: AgentChatErrorEvent = event;
   console.log(typed.detail.code, typed.detail.recoverable);
 });
-created.addEventListener('agent-chat-answer-end', (event: AgentChatEventMap['agent-chat-answer-end']) => console.log(event.detail));
+created.addEventListener('agent-chat-answer-end', (event: AgentChatEventMap['agent-chat-answer-end']) =>
+  console.log(event.detail),
+);
 void el?.open({ query: 'Hello', submit: true });
 void created.send('Hi').then((sent: boolean) => sent);
-console.log(VERSION, created instanceof HTMLElement, AgentChatError.prototype instanceof Error, typeof createApiClient);
+console.log(
+  VERSION,
+  created instanceof HTMLElement,
+  AgentChatError.prototype instanceof Error,
+  typeof createApiClient,
+);

@@ -7,7 +7,10 @@ const seen: string[] = [];
 Object.assign(window, { __getSessionToken: getSessionToken, __seen: seen });
 
 const app = createApp({
-  setup: () => ({ getSessionToken, onOpen: (event: CustomEvent<{ open: boolean }>) => seen.push(`open:${event.detail.open}`) }),
+  setup: () => ({
+    getSessionToken,
+    onOpen: (event: CustomEvent<{ open: boolean }>) => seen.push(`open:${event.detail.open}`),
+  }),
   template: `<agent-chat mode="launcher" project-id="proj" integration-id="int" :getSessionToken.prop="getSessionToken"
     @agent-chat-open-change="onOpen"></agent-chat>`,
 });

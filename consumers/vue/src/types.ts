@@ -4,7 +4,12 @@ import type { GlobalComponents } from 'vue';
 import type { AgentChatErrorEvent } from 'agent-chat';
 
 type Props = InstanceType<GlobalComponents['agent-chat']>['$props'];
-export const ok: Props = { mode: 'inline', projectId: 'p', 'integration-id': 'i', getSessionToken: async () => ({ token: 't', expiresAt: 1 }) };
+export const ok: Props = {
+  mode: 'inline',
+  projectId: 'p',
+  'integration-id': 'i',
+  getSessionToken: async () => ({ token: 't', expiresAt: 1 }),
+};
 // @ts-expect-error: mode is 'launcher' | 'inline'
 export const bad: Props = { mode: 'sideways' };
 type Emit = InstanceType<GlobalComponents['agent-chat']>['$emit'];

@@ -98,7 +98,8 @@ export class ActivityChart extends LitElement {
     const grid = { stroke: color('--c-border'), width: 1 };
     const axis = { stroke: color('--c-muted'), grid, ticks: grid, font: '12px system-ui, sans-serif' };
     // Grouped bars: with two series, one on each side of the day's tick.
-    const bars = (i: number) => U.paths.bars!({ size: [0.38, 14], align: this.series.length === 2 ? (i === 0 ? -1 : 1) : 0, gap: 1 });
+    const bars = (i: number) =>
+      U.paths.bars!({ size: [0.38, 14], align: this.series.length === 2 ? (i === 0 ? -1 : 1) : 0, gap: 1 });
     const x = this.dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     this.plot = new U(
       {
@@ -107,7 +108,12 @@ export class ActivityChart extends LitElement {
         cursor: { points: { size: 6 } },
         legend: { live: true },
         scales: {
-          x: { time: true, ...(this.bars && x.length ? { range: [x[0] - DAY_S / 2, x[x.length - 1] + DAY_S / 2] as [number, number] } : {}) },
+          x: {
+            time: true,
+            ...(this.bars && x.length
+              ? { range: [x[0] - DAY_S / 2, x[x.length - 1] + DAY_S / 2] as [number, number] }
+              : {}),
+          },
           y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
         },
         axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((t) => compact(t)) }],
@@ -117,7 +123,9 @@ export class ActivityChart extends LitElement {
             label: s.label,
             stroke: color(s.color),
             width: 2,
-            ...(this.bars ? { fill: color(s.color), paths: bars(i), points: { show: false } } : { points: { show: x.length <= 31, size: 4 } }),
+            ...(this.bars
+              ? { fill: color(s.color), paths: bars(i), points: { show: false } }
+              : { points: { show: x.length <= 31, size: 4 } }),
             value: (_u: uPlot, v: number | null) => (v === null ? '—' : count(v)),
           })),
         ],

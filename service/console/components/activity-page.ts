@@ -62,7 +62,8 @@ export class ActivityPage extends ConsolePage {
         this.error = '';
       }
     } catch (error) {
-      if (key === this.key) this.error = error instanceof ConsoleApiError ? error.message : 'The activity could not be loaded.';
+      if (key === this.key)
+        this.error = error instanceof ConsoleApiError ? error.message : 'The activity could not be loaded.';
     }
   }
 
@@ -81,7 +82,9 @@ export class ActivityPage extends ConsolePage {
       </div>
       <form class="card row controls" @change=${this.onChange} @submit=${(e: Event) => e.preventDefault()}>
         <div class="presets" role="group" aria-label="Period">${RANGES.map(
-          (n) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
+          (
+            n,
+          ) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
           @click=${() => this.set({ start: utcDay(1 - n), end: utcDay(0) })}>${n === 365 ? '1 year' : `${n} days`}</button>`,
         )}</div>
         <label>From <input type="date" name="start" .value=${r.start} max=${r.end}></label>
@@ -142,7 +145,9 @@ export class ActivityPage extends ConsolePage {
             ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table class="records">
           <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
           <tbody>${d.by_integration.map(
-            (i) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
+            (
+              i,
+            ) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
             <td class="num" data-label="Sessions">${count(i.sessions)}</td><td class="num" data-label="Threads">${count(i.threads)}</td><td class="num" data-label="Messages">${count(i.messages)}</td>
             <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`,
           )}</tbody>

@@ -140,7 +140,14 @@ export class ConsoleApp extends LitElement {
     const wanted = select !== undefined ? select : this.route.project;
     const project = this.projects.find((p) => p.id === wanted) ?? this.projects[0];
     if ((project?.id ?? null) !== this.route.project)
-      this.go(routeHref(this.route.page, project?.id ?? null, project?.id === this.route.project ? this.route.params : {}), true);
+      this.go(
+        routeHref(
+          this.route.page,
+          project?.id ?? null,
+          project?.id === this.route.project ? this.route.params : {},
+        ),
+        true,
+      );
   }
 
   private readonly onPopState = () => {
@@ -160,20 +167,32 @@ export class ConsoleApp extends LitElement {
   }
 
   private link(event: MouseEvent) {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     this.go((event.currentTarget as HTMLAnchorElement).href);
     // The page's heading takes focus, so a screen reader hears where it landed.
     void this.updateComplete.then(() =>
-      requestAnimationFrame(() => this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading()),
+      requestAnimationFrame(() =>
+        this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading(),
+      ),
     );
   }
 
   render() {
-    if (this.status === 'loading') return html`<p class="visually-hidden" role="status">Loading the console…</p>`;
+    if (this.status === 'loading')
+      return html`<p class="visually-hidden" role="status">Loading the console…</p>`;
     if (this.status === 'error')
       return html`<div class="empty card" role="alert"><h1>The console could not start</h1><p>${this.loadError}</p><button @click=${() => location.reload()}>Reload</button></div>`;
-    if (this.status === 'signed-out') return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
+    if (this.status === 'signed-out')
+      return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
     const project = this.projects.find((p) => p.id === this.route.project) ?? null;
     return html`<div class="shell">
       <header>

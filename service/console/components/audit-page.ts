@@ -23,7 +23,9 @@ const ACTIONS: Record<string, string> = {
 
 function details(entry: AuditEntry): string {
   const d = entry.detail ?? {};
-  const parts = Object.entries(d).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}`);
+  const parts = Object.entries(d).map(
+    ([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}`,
+  );
   return parts.join(' · ');
 }
 

@@ -14,7 +14,11 @@ const FLAGS = [
   { key: 'tool_used', label: 'Tool used' },
 ] as const;
 const FILTERS = ['q', 'integration_id', 'start', 'end', ...FLAGS.map((f) => f.key)];
-const REASONS: Record<string, string> = { incorrect: 'Incorrect', irrelevant: 'Irrelevant', unaddressed: 'Did not answer the question' };
+const REASONS: Record<string, string> = {
+  incorrect: 'Incorrect',
+  irrelevant: 'Irrelevant',
+  unaddressed: 'Did not answer the question',
+};
 
 const safeUrl = (url: string) => (/^https?:\/\//i.test(url) ? url : null);
 const short = (ownerKey: string) => (ownerKey === '-' ? 'anonymous' : `${ownerKey.slice(0, 10)}…`);
@@ -119,7 +123,9 @@ export class ConversationsPage extends ConsolePage {
   private threadKey = '';
 
   updated() {
-    const filters = new URLSearchParams(FILTERS.flatMap((k) => (this.params.get(k) ? [[k, this.params.get(k)!]] : [])));
+    const filters = new URLSearchParams(
+      FILTERS.flatMap((k) => (this.params.get(k) ? [[k, this.params.get(k)!]] : [])),
+    );
     const listKey = `${this.project.id}?${filters}`;
     if (listKey !== this.listKey) {
       this.listKey = listKey;
@@ -146,7 +152,8 @@ export class ConversationsPage extends ConsolePage {
       this.next = page.next_cursor;
       this.error = '';
     } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'The conversations could not be loaded.';
+      this.error =
+        error instanceof ConsoleApiError ? error.message : 'The conversations could not be loaded.';
     }
     this.loading = false;
   }
@@ -158,11 +165,16 @@ export class ConversationsPage extends ConsolePage {
     this.threadError = '';
     if (!id) return;
     try {
-      const [thread, renderAnswer] = await Promise.all([this.api.conversation(this.project.id, id), loadMarkdown()]);
+      const [thread, renderAnswer] = await Promise.all([
+        this.api.conversation(this.project.id, id),
+        loadMarkdown(),
+      ]);
       this.renderAnswer = renderAnswer;
       if (key === this.threadKey) this.thread = thread;
     } catch (error) {
-      if (key === this.threadKey) this.threadError = error instanceof ConsoleApiError ? error.message : 'The conversation could not be loaded.';
+      if (key === this.threadKey)
+        this.threadError =
+          error instanceof ConsoleApiError ? error.message : 'The conversation could not be loaded.';
     }
   }
 
@@ -215,7 +227,8 @@ export class ConversationsPage extends ConsolePage {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const params: Record<string, string | undefined> = {};
-    for (const key of ['q', 'integration_id', 'start', 'end']) params[key] = field(data, key).trim() || undefined;
+    for (const key of ['q', 'integration_id', 'start', 'end'])
+      params[key] = field(data, key).trim() || undefined;
     for (const f of FLAGS) params[f.key] = data.get(f.key) ? '1' : undefined;
     this.navigate('conversations', params, true);
   }
@@ -243,7 +256,10 @@ export class ConversationsPage extends ConsolePage {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
     this.navigate('conversations', this.query({ thread: id }));
-    if (id) void this.updateComplete.then(() => requestAnimationFrame(() => this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus()));
+    if (id)
+      void this.updateComplete.then(() =>
+        requestAnimationFrame(() => this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus()),
+      );
   }
 
   private answer(message: ThreadDetail['messages'][number], render: RenderAnswer): TemplateResult {
@@ -263,7 +279,9 @@ export class ConversationsPage extends ConsolePage {
         <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span> · ${t.integration_id} · started ${when(t.created_at)}${t.handoff_at ? html` · <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
       </div>
       ${t.messages.map(
-        (m) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
+        (
+          m,
+        ) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
         <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
           ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>

@@ -45,7 +45,11 @@ export class IntegrationsPage extends ConsolePage {
   }
 
   updated(changed: Map<string, unknown>) {
-    if (changed.has('project') && (changed.get('project') as { id?: string } | undefined)?.id !== this.project.id) this.message = null;
+    if (
+      changed.has('project') &&
+      (changed.get('project') as { id?: string } | undefined)?.id !== this.project.id
+    )
+      this.message = null;
   }
 
   private get selected(): Integration | undefined {
@@ -61,7 +65,9 @@ export class IntegrationsPage extends ConsolePage {
       <div class="layout">
         <nav class="card list" aria-label="Integrations of ${this.project.name}">
           <ul>${this.project.integrations.map(
-            (i) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
+            (
+              i,
+            ) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
             aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}>${i.name}<small>${i.id}</small></a></li>`,
           )}</ul>
           <form @submit=${this.createIntegration}>
@@ -168,7 +174,10 @@ export class IntegrationsPage extends ConsolePage {
       this.message = { tone: 'ok', text: done };
       this.dispatchEvent(new ProjectsChangedEvent(select));
     } catch (error) {
-      this.message = { tone: 'error', text: error instanceof ConsoleApiError ? error.message : 'That did not work.' };
+      this.message = {
+        tone: 'error',
+        text: error instanceof ConsoleApiError ? error.message : 'That did not work.',
+      };
     }
   }
 
@@ -180,7 +189,11 @@ export class IntegrationsPage extends ConsolePage {
       .map((o) => o.trim())
       .filter(Boolean);
     await this.act(
-      () => this.api.updateIntegration(this.project.id, integration.id, { name: field(data, 'name'), allowed_origins: origins }),
+      () =>
+        this.api.updateIntegration(this.project.id, integration.id, {
+          name: field(data, 'name'),
+          allowed_origins: origins,
+        }),
       `Saved ${integration.name}.`,
     );
   }

@@ -13,7 +13,12 @@ const OVERLAPS = [
   { seconds: 30 * 86_400, label: '30 days' },
 ];
 
-const STATUS = { active: ['Active', 'ok'], expiring: ['Until', 'warn'], expired: ['Expired', ''], revoked: ['Revoked', 'bad'] } as const;
+const STATUS = {
+  active: ['Active', 'ok'],
+  expiring: ['Until', 'warn'],
+  expired: ['Expired', ''],
+  revoked: ['Revoked', 'bad'],
+} as const;
 
 /** API keys: create (shown once), list, rotate with an overlap, revoke. */
 export class KeysPage extends ConsolePage {
@@ -87,7 +92,8 @@ export class KeysPage extends ConsolePage {
   }
 
   private table(keys: ApiKey[]) {
-    if (!keys.length) return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
+    if (!keys.length)
+      return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
     return html`<div class="card table-wrap" tabindex="0" role="region" aria-label="API keys of ${this.project.name}"><table class="records">
       <caption class="visually-hidden">API keys of ${this.project.name}</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -161,7 +167,11 @@ export class KeysPage extends ConsolePage {
     await this.run(async () => {
       const created = await this.api.createKey(this.project.id, name);
       form.reset();
-      this.show(created.key, created.name, 'Store it in your server’s secrets (for example AGENT_CHAT_API_KEY).');
+      this.show(
+        created.key,
+        created.name,
+        'Store it in your server’s secrets (for example AGENT_CHAT_API_KEY).',
+      );
     });
   }
 
@@ -173,7 +183,9 @@ export class KeysPage extends ConsolePage {
       this.show(
         rotated.key,
         rotated.name,
-        overlap ? `The old key keeps working until ${when(rotated.replaced.expires_at)}.` : 'The old key has stopped working.',
+        overlap
+          ? `The old key keeps working until ${when(rotated.replaced.expires_at)}.`
+          : 'The old key has stopped working.',
       );
     });
   }
@@ -186,7 +198,9 @@ export class KeysPage extends ConsolePage {
   private show(key: string, name: string, note: string) {
     this.fresh = { key, name, note };
     this.copied = false;
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[aria-label="New API key"]')?.focus());
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLInputElement>('input[aria-label="New API key"]')?.focus(),
+    );
   }
 
   private async copy() {

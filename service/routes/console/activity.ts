@@ -9,10 +9,26 @@ import { requireConsoleProject } from './projects.js';
 
 const DAY = 86_400_000;
 const MAX_DAYS = 366;
-const COLUMNS = ['sessions', 'threads', 'messages', 'upvotes', 'downvotes', 'prompt_tokens', 'completion_tokens'] as const;
+const COLUMNS = [
+  'sessions',
+  'threads',
+  'messages',
+  'upvotes',
+  'downvotes',
+  'prompt_tokens',
+  'completion_tokens',
+] as const;
 
 const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
-const zero: ActivityCounts = { sessions: 0, threads: 0, messages: 0, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 };
+const zero: ActivityCounts = {
+  sessions: 0,
+  threads: 0,
+  messages: 0,
+  upvotes: 0,
+  downvotes: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+};
 const wire = (c: ActivityCounts) => ({
   sessions: c.sessions,
   threads: c.threads,
@@ -29,7 +45,12 @@ const wire = (c: ActivityCounts) => ({
  * database so a year of a busy project answers in milliseconds. Every day of the period is
  * listed, zeros included, so a chart and a spreadsheet get the same rows.
  */
-export async function consoleActivity(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+export async function consoleActivity(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const params = new URL(request.url).searchParams;
@@ -46,10 +67,21 @@ export async function consoleActivity(ctx: ServiceContext, request: Request, _in
   for (let d = start / DAY; d <= end / DAY; d++) byDay.push({ date: day(d), ...wire(known.get(d) ?? zero) });
 
   if (params.get('format') === 'csv') {
-    const lines = [['date', ...COLUMNS].join(','), ...byDay.map((row) => [row.date, ...COLUMNS.map((c) => row[c])].join(','))];
-    const file = `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}.csv`.replace(/[^\w.-]/g, '_');
+    const lines = [
+      ['date', ...COLUMNS].join(','),
+      ...byDay.map((row) => [row.date, ...COLUMNS.map((c) => row[c])].join(',')),
+    ];
+    const file =
+      `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}.csv`.replace(
+        /[^\w.-]/g,
+        '_',
+      );
     return new Response(`${lines.join('\r\n')}\r\n`, {
-      headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file}"`, 'Cache-Control': 'no-store' },
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${file}"`,
+        'Cache-Control': 'no-store',
+      },
     });
   }
   return json({
@@ -58,6 +90,9 @@ export async function consoleActivity(ctx: ServiceContext, request: Request, _in
     totals: { ...wire(summary.totals), unique_owners: summary.totals.uniqueOwners },
     by_day: byDay,
     by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...wire(i) })),
-    freshness: { as_of: asOf === null ? null : isoMicros(asOf), max_staleness_seconds: ctx.activityStalenessMs / 1000 },
+    freshness: {
+      as_of: asOf === null ? null : isoMicros(asOf),
+      max_staleness_seconds: ctx.activityStalenessMs / 1000,
+    },
   });
 }

@@ -5,13 +5,21 @@ import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
 
 /** GET /console/api/audit/?before&project_id: who did what, when, newest first. */
-export async function listAudit(ctx: ServiceContext, request: Request, _info: RequestInfo): Promise<Response> {
+export async function listAudit(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   const params = new URL(request.url).searchParams;
   const before = params.get('before') === null ? undefined : Number(params.get('before'));
   if (before !== undefined && !Number.isInteger(before)) throw badRequest('before must be an entry id.');
   const limit = 50;
-  const entries = await ctx.storage.listAudit({ limit: limit + 1, before, projectId: params.get('project_id') || undefined });
+  const entries = await ctx.storage.listAudit({
+    limit: limit + 1,
+    before,
+    projectId: params.get('project_id') || undefined,
+  });
   const page = entries.slice(0, limit);
   return json({
     entries: page.map((e) => ({

@@ -21,13 +21,23 @@ export interface Admin {
 
 /** Secure behind https: the request's own scheme, the proxy's word for it, or the configured public URL. */
 function secure(ctx: ServiceContext, request: Request): boolean {
-  return new URL(request.url).protocol === 'https:' || request.headers.get('X-Forwarded-Proto') === 'https' || !!ctx.publicUrl?.startsWith('https:');
+  return (
+    new URL(request.url).protocol === 'https:' ||
+    request.headers.get('X-Forwarded-Proto') === 'https' ||
+    !!ctx.publicUrl?.startsWith('https:')
+  );
 }
 
-const cookieName = (ctx: ServiceContext, request: Request) => (secure(ctx, request) ? `__Secure-${COOKIE}` : COOKIE);
+const cookieName = (ctx: ServiceContext, request: Request) =>
+  secure(ctx, request) ? `__Secure-${COOKIE}` : COOKIE;
 
 function cookie(ctx: ServiceContext, request: Request, value: string, maxAgeSeconds: number): string {
-  const attributes = [`Path=${ctx.basePath}/console/`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
+  const attributes = [
+    `Path=${ctx.basePath}/console/`,
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${maxAgeSeconds}`,
+  ];
   if (secure(ctx, request)) attributes.push('Secure');
   return `${cookieName(ctx, request)}=${value}; ${attributes.join('; ')}`;
 }
@@ -55,7 +65,10 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
   } catch {
     originHost = 'invalid';
   }
-  if ((site && site !== 'same-origin' && site !== 'none') || (originHost !== null && originHost !== own && originHost !== publicHost)) {
+  if (
+    (site && site !== 'same-origin' && site !== 'none') ||
+    (originHost !== null && originHost !== own && originHost !== publicHost)
+  ) {
     throw new HttpError(403, 'cross_site', 'Console changes are accepted from the console’s own pages only.');
   }
   if (!request.headers.get('Content-Type')?.includes('application/json') && request.method !== 'DELETE') {
@@ -67,11 +80,13 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
 export async function requireAdmin(ctx: ServiceContext, request: Request): Promise<Admin> {
   const token = readCookie(request, cookieName(ctx, request));
   const session = token ? await ctx.storage.getConsoleSession(await sha256Hex(token)) : undefined;
-  if (!session || session.expiresAt <= ctx.clock.now()) throw new HttpError(401, 'signed_out', 'Sign in to the console.');
+  if (!session || session.expiresAt <= ctx.clock.now())
+    throw new HttpError(401, 'signed_out', 'Sign in to the console.');
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     requireSameOrigin(ctx, request);
     const csrf = request.headers.get('X-CSRF-Token') ?? '';
-    if (!sameText(csrf, session.csrf)) throw new HttpError(403, 'csrf', 'The CSRF token is missing or stale; reload the console.');
+    if (!sameText(csrf, session.csrf))
+      throw new HttpError(403, 'csrf', 'The CSRF token is missing or stale; reload the console.');
   }
   return { username: session.username, session };
 }
@@ -85,7 +100,15 @@ export function audit(
   target: string | null,
   detail: Record<string, unknown> | null = null,
 ) {
-  return ctx.storage.appendAudit({ at: ctx.clock.now(), actor, action, projectId, target, detail, address: info.clientAddress ?? null });
+  return ctx.storage.appendAudit({
+    at: ctx.clock.now(),
+    actor,
+    action,
+    projectId,
+    target,
+    detail,
+    address: info.clientAddress ?? null,
+  });
 }
 
 /** A throwaway hash so an unknown username costs the same time as a wrong password. */
@@ -96,8 +119,16 @@ async function refuseIfLimited(ctx: ServiceContext, keys: [string, number][]): P
   for (const [key, limit] of keys) {
     const { count, oldest } = await ctx.storage.signInFailures(key, since);
     if (count >= limit) {
-      const retry = Math.max(1, Math.ceil(((oldest ?? since) + SIGN_IN_LIMITS.windowMs - ctx.clock.now()) / 1000));
-      throw new HttpError(429, 'rate_limited', `Too many failed sign-ins; try again in ${Math.ceil(retry / 60)} min.`, { 'Retry-After': String(retry) });
+      const retry = Math.max(
+        1,
+        Math.ceil(((oldest ?? since) + SIGN_IN_LIMITS.windowMs - ctx.clock.now()) / 1000),
+      );
+      throw new HttpError(
+        429,
+        'rate_limited',
+        `Too many failed sign-ins; try again in ${Math.ceil(retry / 60)} min.`,
+        { 'Retry-After': String(retry) },
+      );
     }
   }
 }
@@ -107,7 +138,8 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
   const passwords = ctx.console!.passwords;
   requireSameOrigin(ctx, request);
   const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string') throw badRequest('Send username and password.');
+  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
+    throw badRequest('Send username and password.');
   const username = body.username.trim().toLowerCase();
   const userKey = `user:${username}`;
   const addressKey = `addr:${info.clientAddress ?? 'unknown'}`;
@@ -127,10 +159,18 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
   }
   await ctx.storage.clearSignInFailures(userKey);
   const token = randomSecret();
-  const session = { tokenHash: await sha256Hex(token), username, csrf: randomSecret(), createdAt: now, expiresAt: now + CONSOLE_SESSION_MS };
+  const session = {
+    tokenHash: await sha256Hex(token),
+    username,
+    csrf: randomSecret(),
+    createdAt: now,
+    expiresAt: now + CONSOLE_SESSION_MS,
+  };
   await ctx.storage.putConsoleSession(session);
   await audit(ctx, info, username, 'sign_in', null, null);
-  return json({ username, csrf_token: session.csrf }, 200, { 'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000) });
+  return json({ username, csrf_token: session.csrf }, 200, {
+    'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000),
+  });
 }
 
 /** GET /console/api/session: who is signed in (null: nobody), and the CSRF token for changes. */
@@ -140,7 +180,11 @@ export async function currentSession(ctx: ServiceContext, request: Request): Pro
     throw error;
   });
   if (!admin) return json({ username: null });
-  return json({ username: admin.username, csrf_token: admin.session.csrf, expires_at: new Date(admin.session.expiresAt).toISOString() });
+  return json({
+    username: admin.username,
+    csrf_token: admin.session.csrf,
+    expires_at: new Date(admin.session.expiresAt).toISOString(),
+  });
 }
 
 /** DELETE /console/api/session: signs out (the session is gone from the store, not just the browser). */
@@ -148,5 +192,8 @@ export async function signOut(ctx: ServiceContext, request: Request, info: Reque
   const admin = await requireAdmin(ctx, request);
   await ctx.storage.deleteConsoleSession(admin.session.tokenHash);
   await audit(ctx, info, admin.username, 'sign_out', null, null);
-  return new Response(null, { status: 204, headers: { 'Set-Cookie': cookie(ctx, request, '', 0), 'Cache-Control': 'no-store' } });
+  return new Response(null, {
+    status: 204,
+    headers: { 'Set-Cookie': cookie(ctx, request, '', 0), 'Cache-Control': 'no-store' },
+  });
 }

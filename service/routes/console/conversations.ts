@@ -31,15 +31,22 @@ function cursorOf(value: string | null): ThreadCursor | undefined {
   throw badRequest('cursor is not a cursor this console issued.');
 }
 
-const flag = (params: URLSearchParams, name: string) => params.get(name) === '1' || params.get(name) === 'true' || undefined;
+const flag = (params: URLSearchParams, name: string) =>
+  params.get(name) === '1' || params.get(name) === 'true' || undefined;
 
 /** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
-export async function listConversations(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+export async function listConversations(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const params = new URL(request.url).searchParams;
   const limit = Number(params.get('limit') ?? 25);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be an integer from 1 to 100.');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw badRequest('limit must be an integer from 1 to 100.');
   const start = parseDay(params.get('start'), 'start');
   const end = parseDay(params.get('end'), 'end');
   const q = params.get('q')?.trim();
@@ -55,7 +62,10 @@ export async function listConversations(ctx: ServiceContext, request: Request, _
     from: start,
     to: end === undefined ? undefined : end + DAY,
   };
-  const page = await ctx.storage.searchThreads(project.id, filter, { limit: limit + 1, after: cursorOf(params.get('cursor')) });
+  const page = await ctx.storage.searchThreads(project.id, filter, {
+    limit: limit + 1,
+    after: cursorOf(params.get('cursor')),
+  });
   const threads = page.slice(0, limit);
   const last = threads[threads.length - 1];
   return json({
@@ -88,7 +98,13 @@ const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord) => ({
 });
 
 /** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
-export async function getConversation(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string, threadId: string): Promise<Response> {
+export async function getConversation(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const thread = THREAD_ID.test(threadId) ? await ctx.storage.getThread(threadId) : undefined;
@@ -122,7 +138,9 @@ export async function getConversation(ctx: ServiceContext, request: Request, _in
           error: c.error,
         })),
         activity: m.activity,
-        feedback: await Promise.all(feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f))),
+        feedback: await Promise.all(
+          feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f)),
+        ),
       })),
     ),
   });

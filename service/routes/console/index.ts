@@ -7,11 +7,24 @@ import { currentSession, signIn, signOut } from './auth.js';
 import { getConversation, listConversations } from './conversations.js';
 import { installInfo } from './install.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
-import { createIntegration, createProject, deleteIntegration, deleteProject, listProjects, renameProject, updateIntegration } from './projects.js';
+import {
+  createIntegration,
+  createProject,
+  deleteIntegration,
+  deleteProject,
+  listProjects,
+  renameProject,
+  updateIntegration,
+} from './projects.js';
 
 export const CONSOLE = '/console';
 
-type Handler = (ctx: ServiceContext, request: Request, info: RequestInfo, ...params: string[]) => Promise<Response>;
+type Handler = (
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  ...params: string[]
+) => Promise<Response>;
 
 const ID = '([^/]+)';
 const P = `/api/projects/${ID}`;
@@ -20,7 +33,10 @@ const API: { pattern: RegExp; methods: Record<string, Handler> }[] = [
   { pattern: /^\/api\/projects$/, methods: { GET: listProjects, POST: createProject } },
   { pattern: new RegExp(`^${P}$`), methods: { PATCH: renameProject, DELETE: deleteProject } },
   { pattern: new RegExp(`^${P}/integrations$`), methods: { POST: createIntegration } },
-  { pattern: new RegExp(`^${P}/integrations/${ID}$`), methods: { PATCH: updateIntegration, DELETE: deleteIntegration } },
+  {
+    pattern: new RegExp(`^${P}/integrations/${ID}$`),
+    methods: { PATCH: updateIntegration, DELETE: deleteIntegration },
+  },
   { pattern: new RegExp(`^${P}/keys$`), methods: { GET: listKeys, POST: createKey } },
   { pattern: new RegExp(`^${P}/keys/${ID}$`), methods: { DELETE: revokeKey } },
   { pattern: new RegExp(`^${P}/keys/${ID}/rotate$`), methods: { POST: rotateKey } },
@@ -47,7 +63,11 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
 
 function decode(segment: string): string {
   try {
@@ -58,9 +78,16 @@ function decode(segment: string): string {
 }
 
 /** `path` is what follows `/console`. */
-export async function consoleRoute(ctx: ServiceContext, request: Request, info: RequestInfo, path: string): Promise<Response> {
+export async function consoleRoute(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  path: string,
+): Promise<Response> {
   if (!ctx.console) throw notFound('The console is not enabled on this service.');
-  const response = path.startsWith('/api/') ? await api(ctx, request, info, path.replace(/\/+$/, '')) : await page(ctx, request, path);
+  const response = path.startsWith('/api/')
+    ? await api(ctx, request, info, path.replace(/\/+$/, ''))
+    : await page(ctx, request, path);
   // Same origin only: the agent API's open CORS never applies here.
   response.headers.delete('Access-Control-Allow-Origin');
   response.headers.delete('Access-Control-Expose-Headers');
@@ -68,12 +95,20 @@ export async function consoleRoute(ctx: ServiceContext, request: Request, info: 
   return response;
 }
 
-async function api(ctx: ServiceContext, request: Request, info: RequestInfo, path: string): Promise<Response> {
+async function api(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  path: string,
+): Promise<Response> {
   for (const { pattern, methods } of API) {
     const match = pattern.exec(path);
     if (!match) continue;
     const handler = methods[request.method];
-    if (!handler) throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here.`, { Allow: Object.keys(methods).join(', ') });
+    if (!handler)
+      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here.`, {
+        Allow: Object.keys(methods).join(', '),
+      });
     try {
       return await handler(ctx, request, info, ...match.slice(1).map(decode));
     } catch (error) {
@@ -86,8 +121,10 @@ async function api(ctx: ServiceContext, request: Request, info: RequestInfo, pat
 
 /** Built files under /console/assets/ (hashed names: cached for good); any other path is the app's page. */
 async function page(ctx: ServiceContext, request: Request, path: string): Promise<Response> {
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'method_not_allowed', 'Pages are read with GET.', { Allow: 'GET, HEAD' });
-  if (path === '') return new Response(null, { status: 308, headers: { Location: `${ctx.basePath}${CONSOLE}/` } });
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    throw new HttpError(405, 'method_not_allowed', 'Pages are read with GET.', { Allow: 'GET, HEAD' });
+  if (path === '')
+    return new Response(null, { status: 308, headers: { Location: `${ctx.basePath}${CONSOLE}/` } });
   const asset = /^\/(assets\/[\w.-]+)$/.exec(path);
   const file = await ctx.console!.files?.(asset ? asset[1] : 'index.html');
   if (!file) {

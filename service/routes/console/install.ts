@@ -9,12 +9,18 @@ export const WIDGET_FILE = 'agent-chat.iife.js';
  * GET /console/api/install/: what the Install page fills into its snippets: the service's
  * base URL and the widget release (exact version, SRI hash) this build of the service shipped with.
  */
-export async function installInfo(ctx: ServiceContext, request: Request, _info: RequestInfo): Promise<Response> {
+export async function installInfo(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   const widget = ctx.console?.widget ?? null;
   const integrity = widget?.sri[WIDGET_FILE] ?? null;
   return json({
-    service_url: ctx.publicUrl ? `${ctx.publicUrl}${ctx.basePath}` : `${new URL(request.url).origin}${ctx.basePath}`,
+    service_url: ctx.publicUrl
+      ? `${ctx.publicUrl}${ctx.basePath}`
+      : `${new URL(request.url).origin}${ctx.basePath}`,
     widget: widget && integrity ? { version: widget.version, file: WIDGET_FILE, integrity } : null,
   });
 }

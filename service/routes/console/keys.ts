@@ -43,7 +43,11 @@ function keyName(value: unknown): string {
 }
 
 /** A new key: the whole value is returned once and stored only as its hash. */
-async function mint(ctx: ServiceContext, projectId: string, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
+async function mint(
+  ctx: ServiceContext,
+  projectId: string,
+  name: string,
+): Promise<{ key: string; record: ApiKeyRecord }> {
   // Live keys have distinct names: "Revoke <name>" must say which key it ends.
   const now = ctx.clock.now();
   if ((await ctx.storage.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now)))
@@ -71,23 +75,42 @@ async function findKey(ctx: ServiceContext, projectId: string, keyId: string): P
   return key;
 }
 
-export async function listKeys(ctx: ServiceContext, request: Request, _info: RequestInfo, projectId: string): Promise<Response> {
+export async function listKeys(
+  ctx: ServiceContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   await requireAdmin(ctx, request);
   await requireConsoleProject(ctx, projectId);
   const now = ctx.clock.now();
   return json({ keys: (await ctx.storage.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
 }
 
-export async function createKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function createKey(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const body = await readJsonBody(request);
   const { key, record } = await mint(ctx, projectId, keyName(isRecord(body) ? body.name : undefined));
-  await audit(ctx, info, admin.username, 'key.create', projectId, record.id, { name: record.name, prefix: record.prefix });
+  await audit(ctx, info, admin.username, 'key.create', projectId, record.id, {
+    name: record.name,
+    prefix: record.prefix,
+  });
   return json({ ...keyJson(record, ctx.clock.now()), key }, 201);
 }
 
 /** POST …/keys/{id}/rotate/ `{overlap_seconds}`: a new key now; the old one works for the overlap, then stops. */
-export async function rotateKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, keyId: string): Promise<Response> {
+export async function rotateKey(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  keyId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const body = await readJsonBody(request);
   const overlap = isRecord(body) ? body.overlap_seconds : undefined;
@@ -99,20 +122,40 @@ export async function rotateKey(ctx: ServiceContext, request: Request, info: Req
   if (!keyIsLive(old, now)) throw badRequest('This key no longer works; create a new key instead.');
   // The ending key gives its name to the new one, so servers' configuration keeps reading the same.
   const expiresAt = Math.min(now + overlap * 1000, old.expiresAt ?? Number.POSITIVE_INFINITY);
-  const ending = (await ctx.storage.updateApiKey(projectId, keyId, { expiresAt, name: `${old.name} (rotated)`.slice(0, 80) }))!;
+  const ending = (await ctx.storage.updateApiKey(projectId, keyId, {
+    expiresAt,
+    name: `${old.name} (rotated)`.slice(0, 80),
+  }))!;
   // An overlap never extends a key that was already ending sooner (above); the new key is made after.
   const { key, record } = await mint(ctx, projectId, old.name);
   ctx.directory.invalidate(projectId);
-  await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, { new_key: record.id, prefix: record.prefix, overlap_seconds: overlap });
+  await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, {
+    new_key: record.id,
+    prefix: record.prefix,
+    overlap_seconds: overlap,
+  });
   return json({ ...keyJson(record, now), key, replaced: keyJson(ending, now) }, 201);
 }
 
 /** DELETE …/keys/{id}/: revoked at once (on other instances within the directory cache time). */
-export async function revokeKey(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, keyId: string): Promise<Response> {
+export async function revokeKey(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  keyId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const key = await findKey(ctx, projectId, keyId);
-  const revoked = key.revokedAt !== null ? key : (await ctx.storage.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
+  const revoked =
+    key.revokedAt !== null
+      ? key
+      : (await ctx.storage.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
   ctx.directory.invalidate(projectId);
-  if (key.revokedAt === null) await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, { name: key.name, prefix: key.prefix });
+  if (key.revokedAt === null)
+    await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, {
+      name: key.name,
+      prefix: key.prefix,
+    });
   return json(keyJson(revoked, ctx.clock.now()));
 }

@@ -12,35 +12,50 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 80;
 const MAX_ORIGINS = 100;
 
-const randomHex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+const randomHex = (bytes: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 function name(value: unknown, what: string): string {
   const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
-  if (text.length < 1 || text.length > MAX_NAME) throw badRequest(`${what} must be 1 to ${MAX_NAME} characters.`);
+  if (text.length < 1 || text.length > MAX_NAME)
+    throw badRequest(`${what} must be 1 to ${MAX_NAME} characters.`);
   return text;
 }
 
 function newId(value: unknown, prefix: string): string {
   if (value === undefined || value === null || value === '') return `${prefix}_${randomHex(8)}`;
-  if (typeof value !== 'string' || !ID.test(value)) throw badRequest('id may hold letters, digits, _ and - (at most 64).');
+  if (typeof value !== 'string' || !ID.test(value))
+    throw badRequest('id may hold letters, digits, _ and - (at most 64).');
   return value;
 }
 
 /** One origin per entry, normalised; every bad entry is named, so the admin can fix them all at once. */
 export function parseOrigins(value: unknown): string[] {
-  if (!Array.isArray(value) || value.some((o) => typeof o !== 'string')) throw badRequest('allowed_origins must be a list of origins.');
+  if (!Array.isArray(value) || value.some((o) => typeof o !== 'string'))
+    throw badRequest('allowed_origins must be a list of origins.');
   const entries = (value as string[]).map((o) => o.trim()).filter(Boolean);
   const bad = entries.filter((o) => normalizeOrigin(o) === null);
-  if (bad.length) throw badRequest(`Not an origin (scheme://host[:port], no path): ${bad.slice(0, 5).join(', ')}.`);
+  if (bad.length)
+    throw badRequest(`Not an origin (scheme://host[:port], no path): ${bad.slice(0, 5).join(', ')}.`);
   const origins = [...new Set(entries.map((o) => normalizeOrigin(o)!))];
   if (origins.length > MAX_ORIGINS) throw badRequest(`At most ${MAX_ORIGINS} allowed origins.`);
   return origins;
 }
 
-export const integrationJson = (i: IntegrationRecord) => ({ id: i.id, name: i.name, allowed_origins: i.allowedOrigins, created_at: isoMicros(i.createdAt) });
+export const integrationJson = (i: IntegrationRecord) => ({
+  id: i.id,
+  name: i.name,
+  allowed_origins: i.allowedOrigins,
+  created_at: isoMicros(i.createdAt),
+});
 
 async function projectJson(ctx: ServiceContext, p: ProjectRecord) {
-  return { id: p.id, name: p.name, created_at: isoMicros(p.createdAt), integrations: (await ctx.storage.listIntegrations(p.id)).map(integrationJson) };
+  return {
+    id: p.id,
+    name: p.name,
+    created_at: isoMicros(p.createdAt),
+    integrations: (await ctx.storage.listIntegrations(p.id)).map(integrationJson),
+  };
 }
 
 export async function requireConsoleProject(ctx: ServiceContext, projectId: string): Promise<ProjectRecord> {
@@ -57,20 +72,37 @@ async function body(request: Request): Promise<Record<string, unknown>> {
 
 export async function listProjects(ctx: ServiceContext, request: Request): Promise<Response> {
   await requireAdmin(ctx, request);
-  return json({ projects: await Promise.all((await ctx.storage.listProjects()).map((p) => projectJson(ctx, p))) });
+  return json({
+    projects: await Promise.all((await ctx.storage.listProjects()).map((p) => projectJson(ctx, p))),
+  });
 }
 
-export async function createProject(ctx: ServiceContext, request: Request, info: RequestInfo): Promise<Response> {
+export async function createProject(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const input = await body(request);
-  const project = { id: newId(input.id, 'proj'), name: name(input.name, 'The project name'), ownerSecret: randomSecret(), createdAt: ctx.clock.now() };
-  if (!(await ctx.storage.createProject(project))) throw new HttpError(409, 'conflict', `A project ${project.id} exists already.`);
+  const project = {
+    id: newId(input.id, 'proj'),
+    name: name(input.name, 'The project name'),
+    ownerSecret: randomSecret(),
+    createdAt: ctx.clock.now(),
+  };
+  if (!(await ctx.storage.createProject(project)))
+    throw new HttpError(409, 'conflict', `A project ${project.id} exists already.`);
   ctx.directory.invalidate(project.id);
   await audit(ctx, info, admin.username, 'project.create', project.id, project.id, { name: project.name });
   return json(await projectJson(ctx, project), 201);
 }
 
-export async function renameProject(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function renameProject(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const newName = name((await body(request)).name, 'The project name');
   if (!(await ctx.storage.renameProject(projectId, newName))) throw notFound('No such project.');
@@ -79,16 +111,27 @@ export async function renameProject(ctx: ServiceContext, request: Request, info:
 }
 
 /** DELETE …/projects/{id}/?confirm={id}: the id again, so no stray call deletes a project's history. */
-export async function deleteProject(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function deleteProject(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  if (new URL(request.url).searchParams.get('confirm') !== projectId) throw badRequest('Confirm with ?confirm= and the project id.');
+  if (new URL(request.url).searchParams.get('confirm') !== projectId)
+    throw badRequest('Confirm with ?confirm= and the project id.');
   if (!(await ctx.storage.deleteProject(projectId))) throw notFound('No such project.');
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'project.delete', projectId, projectId);
   return noContent();
 }
 
-export async function createIntegration(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string): Promise<Response> {
+export async function createIntegration(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   await requireConsoleProject(ctx, projectId);
   const input = await body(request);
@@ -99,7 +142,8 @@ export async function createIntegration(ctx: ServiceContext, request: Request, i
     allowedOrigins: input.allowed_origins === undefined ? [] : parseOrigins(input.allowed_origins),
     createdAt: ctx.clock.now(),
   };
-  if (!(await ctx.storage.createIntegration(integration))) throw new HttpError(409, 'conflict', `An integration ${integration.id} exists already.`);
+  if (!(await ctx.storage.createIntegration(integration)))
+    throw new HttpError(409, 'conflict', `An integration ${integration.id} exists already.`);
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.create', projectId, integration.id, {
     name: integration.name,
@@ -108,7 +152,13 @@ export async function createIntegration(ctx: ServiceContext, request: Request, i
   return json(integrationJson(integration), 201);
 }
 
-export async function updateIntegration(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, integrationId: string): Promise<Response> {
+export async function updateIntegration(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  integrationId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const input = await body(request);
   const patch = {
@@ -125,9 +175,16 @@ export async function updateIntegration(ctx: ServiceContext, request: Request, i
   return json(integrationJson(updated));
 }
 
-export async function deleteIntegration(ctx: ServiceContext, request: Request, info: RequestInfo, projectId: string, integrationId: string): Promise<Response> {
+export async function deleteIntegration(
+  ctx: ServiceContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  integrationId: string,
+): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  if (!(await ctx.storage.deleteIntegration(projectId, integrationId))) throw notFound('No such integration.');
+  if (!(await ctx.storage.deleteIntegration(projectId, integrationId)))
+    throw notFound('No such integration.');
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.delete', projectId, integrationId);
   return noContent();

@@ -167,7 +167,10 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   });
   /** The language: `lang` on this element, else the nearest on the page. */
   private readonly l10n = new LocalizeController(this, () => this.strings);
-  private readonly locale = new ContextProvider(this, { context: localeContext, initialValue: englishLocale });
+  private readonly locale = new ContextProvider(this, {
+    context: localeContext,
+    initialValue: englishLocale,
+  });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   private readonly more = new MoreMenu(this);
@@ -190,10 +193,12 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         .split('|')
         .map((p) => p.trim())
         .filter(Boolean);
-    if (changed.has('opened') || changed.has('mode')) this.chat.session.setVisible(this.mode === 'inline' || this.opened);
+    if (changed.has('opened') || changed.has('mode'))
+      this.chat.session.setVisible(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
     this.chat.session.setPanelOpen(this.opened);
-    if (changed.get('opened') !== undefined) this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
+    if (changed.get('opened') !== undefined)
+      this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
   /** Children read the words through context: give them the new ones before they render. */
@@ -269,7 +274,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   async send(text: string): Promise<boolean> {
     const { conversation } = this.chat.snapshot;
     if (!text.trim()) return false;
-    if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text }))) return false;
+    if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text })))
+      return false;
     // While an answer streams the text is queued and sent once that answer ends.
     return this.chat.session.send(text);
   }
@@ -343,7 +349,11 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   /** In a narrow panel the list is a drawer over the conversation (a container query decides). */
   private isDrawer(): boolean {
-    return Boolean(this.chat.snapshot.historyVisible && this.sidebar && getComputedStyle(this.sidebar).position === 'absolute');
+    return Boolean(
+      this.chat.snapshot.historyVisible &&
+      this.sidebar &&
+      getComputedStyle(this.sidebar).position === 'absolute',
+    );
   }
 
   /** Opening the drawer moves focus into it; closing it brings focus back to its toggle. */

@@ -80,22 +80,34 @@ export class ChatSessionController implements ReactiveController {
         },
         onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
         onAnswerEnd: ({ text, ...detail }) => {
-          const words = detail.outcome === 'complete' ? announcementText(text) : detail.outcome === 'aborted' ? options.t()('answerStopped') : '';
+          const words =
+            detail.outcome === 'complete'
+              ? announcementText(text)
+              : detail.outcome === 'aborted'
+                ? options.t()('answerStopped')
+                : '';
           this.announcement = { id: this.announcement.id + 1, text: words };
           host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
         },
         onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
         onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
         // The page gets the code, status and English words; the text key is the screen's business.
-        onError: ({ key: _key, values: _values, ...error }) => host.dispatchEvent(new AgentChatErrorEvent(error)),
+        onError: ({ key: _key, values: _values, ...error }) =>
+          host.dispatchEvent(new AgentChatErrorEvent(error)),
         onFeedback: (detail) => host.dispatchEvent(new AgentChatFeedbackEvent(detail)),
         onPanelRestored: options.onPanelRestored,
         onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
         onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
       },
     );
-    this.conversation = new ContextProvider(host, { context: conversationContext, initialValue: this.session.snapshot.conversation });
-    this.history = new ContextProvider(host, { context: historyContext, initialValue: this.session.snapshot.history });
+    this.conversation = new ContextProvider(host, {
+      context: conversationContext,
+      initialValue: this.session.snapshot.conversation,
+    });
+    this.history = new ContextProvider(host, {
+      context: historyContext,
+      initialValue: this.session.snapshot.history,
+    });
   }
 
   get snapshot(): ChatSnapshot {

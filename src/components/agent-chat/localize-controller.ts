@@ -1,5 +1,14 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { directionOf, en, loadLocale, localeTag, matchLocale, translator, type Translate, type UiStrings } from '../../i18n/index.js';
+import {
+  directionOf,
+  en,
+  loadLocale,
+  localeTag,
+  matchLocale,
+  translator,
+  type Translate,
+  type UiStrings,
+} from '../../i18n/index.js';
 
 type LocalizedHost = ReactiveControllerHost & HTMLElement;
 

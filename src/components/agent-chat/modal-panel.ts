@@ -53,7 +53,13 @@ export class ModalPanel implements ReactiveController {
     if (event.key !== 'Tab' || !this.modal) return false;
     const { first, last, panel } = this.options;
     const from = event.composedPath()[0];
-    const to = event.shiftKey ? (from === first() || from === panel() ? last() : null) : from === last() ? first() : null;
+    const to = event.shiftKey
+      ? from === first() || from === panel()
+        ? last()
+        : null
+      : from === last()
+        ? first()
+        : null;
     if (!to) return false;
     event.preventDefault();
     to.focus();

@@ -54,7 +54,8 @@ export class MoreMenu implements ReactiveController {
   /** Tab (or anything) taking focus elsewhere closes it; focus going nowhere (a press) is the press's business. */
   private readonly focusout = (event: FocusEvent) => {
     const next = event.relatedTarget;
-    if (this.open && next instanceof Node && !(event.currentTarget as HTMLElement).contains(next)) void this.setOpen(false, 'none');
+    if (this.open && next instanceof Node && !(event.currentTarget as HTMLElement).contains(next))
+      void this.setOpen(false, 'none');
   };
 
   private readonly keydown = (event: KeyboardEvent) => {

@@ -43,7 +43,8 @@ export class ViewportController implements ReactiveController {
     const height = `${this.viewport.height}px`;
     // Only on change: an inherited custom property invalidates style for the whole panel,
     // and this runs after every render of a streaming answer.
-    if (height === this.applied && target.style.getPropertyValue('--_agent-chat-viewport-height') === height) return;
+    if (height === this.applied && target.style.getPropertyValue('--_agent-chat-viewport-height') === height)
+      return;
     this.applied = height;
     target.style.setProperty('--_agent-chat-viewport-height', height);
   };

@@ -70,7 +70,8 @@ export class AgentChatComposer extends LitElement {
 
   private handleSubmit(event: SubmitEvent): void {
     event.preventDefault();
-    if (this.conversation?.streaming) this.dispatchEvent(new AgentChatComposerStopEvent({ source: 'button' }));
+    if (this.conversation?.streaming)
+      this.dispatchEvent(new AgentChatComposerStopEvent({ source: 'button' }));
     else this.submit();
   }
 

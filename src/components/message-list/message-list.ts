@@ -6,7 +6,13 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
 import { RETRYABLE } from '../../chat/types.js';
-import { conversationContext, englishLocale, historyContext, localeContext, type Localized } from '../../context/index.js';
+import {
+  conversationContext,
+  englishLocale,
+  historyContext,
+  localeContext,
+  type Localized,
+} from '../../context/index.js';
 import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
@@ -34,7 +40,11 @@ const BLOCK_SIZE = 32;
 function batchStart(messages: readonly ChatMessage[], end: number, budget = BATCH): number {
   let start = end - 1;
   let chars = messages[start]?.content.length ?? 0;
-  while (start > 0 && end - start < budget.messages && chars + messages[start - 1].content.length <= budget.chars) {
+  while (
+    start > 0 &&
+    end - start < budget.messages &&
+    chars + messages[start - 1].content.length <= budget.chars
+  ) {
     start -= 1;
     chars += messages[start].content.length;
   }
@@ -114,7 +124,8 @@ export class AgentChatMessageList extends LitElement {
       this.olderScheduled = true;
       whenIdle(() => {
         this.olderScheduled = false;
-        if (this.isConnected && this.firstShown > 0) this.firstShown = batchStart(this.conversation?.messages ?? [], this.firstShown);
+        if (this.isConnected && this.firstShown > 0)
+          this.firstShown = batchStart(this.conversation?.messages ?? [], this.firstShown);
       });
     }
   }
@@ -142,7 +153,10 @@ export class AgentChatMessageList extends LitElement {
   private renderStart() {
     const { t, locale } = this.l10n;
     const history = this.history;
-    const shown = history && history.status !== 'unavailable' && history.status !== 'error' ? history.threads.slice(0, this.prompts.length >= 3 ? 2 : 3) : [];
+    const shown =
+      history && history.status !== 'unavailable' && history.status !== 'error'
+        ? history.threads.slice(0, this.prompts.length >= 3 ? 2 : 3)
+        : [];
     return html`<div class="start" part="start">
       <div class="hero">
         ${this.avatar ? html`<img class="brand" src=${this.avatar} alt="" />` : html`<span class="brand mark" aria-hidden="true">${icon('chat')}</span>`}
@@ -165,7 +179,9 @@ export class AgentChatMessageList extends LitElement {
             <h3 class="caption" id="recent-label">${t('recentConversations')}</h3>
             <ul class="recent" aria-labelledby="recent-label">
               ${shown.map(
-                (thread) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
+                (
+                  thread,
+                ) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
                 <span class="recent-title" dir="auto">${thread.title || t('untitled')}</span>
                 <span class="recent-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
               </button></li>`,
@@ -193,7 +209,8 @@ export class AgentChatMessageList extends LitElement {
     const { t } = this.l10n;
     const last = messages.at(-1);
     let latestFailure: ChatMessage | undefined;
-    for (let i = messages.length - 1; i >= 0 && !latestFailure; i--) if (RETRYABLE.has(messages[i].status)) latestFailure = messages[i];
+    for (let i = messages.length - 1; i >= 0 && !latestFailure; i--)
+      if (RETRYABLE.has(messages[i].status)) latestFailure = messages[i];
     return html`<div class="scroller" @scroll=${() => this.anchor.handleScroll()}>
         <div class="scroller-content">
         ${messages.length === 0 ? this.renderStart() : nothing}
@@ -205,7 +222,8 @@ export class AgentChatMessageList extends LitElement {
             (block) => {
               const streaming = Boolean(this.conversation?.streaming);
               const isLast = block.messages.includes(last!);
-              const failure = latestFailure && block.messages.includes(latestFailure) ? latestFailure : undefined;
+              const failure =
+                latestFailure && block.messages.includes(latestFailure) ? latestFailure : undefined;
               // A block whose messages and flags did not change is skipped without a look inside.
               return guard(
                 [...block.messages, isLast, failure, (isLast || failure !== undefined) && streaming, t],

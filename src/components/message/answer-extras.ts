@@ -17,9 +17,12 @@ const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
 
 /** Calls the visitor or the page is still busy with: the card says so, the typing dots do not. */
 export const toolsBusy = (message: ChatMessage) =>
-  (message.toolCalls ?? []).some((c) => c.state === 'awaiting-approval' || c.state === 'running' || c.state === 'pending');
+  (message.toolCalls ?? []).some(
+    (c) => c.state === 'awaiting-approval' || c.state === 'running' || c.state === 'pending',
+  );
 
-const decide = (event: Event, toolCallId: string, allowed: boolean) => event.target!.dispatchEvent(new AgentChatToolDecideEvent({ toolCallId, allowed }));
+const decide = (event: Event, toolCallId: string, allowed: boolean) =>
+  event.target!.dispatchEvent(new AgentChatToolDecideEvent({ toolCallId, allowed }));
 
 /** An argument's value as a visitor reads it: text as written, lists joined, anything else as compact JSON. */
 function valueText(value: unknown): string {
@@ -67,7 +70,9 @@ function renderCall(t: Translate, call: ToolCallView) {
 /** The client-side tool calls of an answer (§7): one card per call, saying what it does and where it stands. */
 export function renderToolCalls(t: Translate, message: ChatMessage) {
   const calls = message.toolCalls ?? [];
-  return calls.length ? html`<ul class="tool-calls">${calls.map((call) => renderCall(t, call))}</ul>` : nothing;
+  return calls.length
+    ? html`<ul class="tool-calls">${calls.map((call) => renderCall(t, call))}</ul>`
+    : nothing;
 }
 
 type Step = NonNullable<ChatMessage['activity']>[number];
@@ -78,7 +83,9 @@ type Step = NonNullable<ChatMessage['activity']>[number];
  */
 function stepText(t: Translate, step: Step): string {
   if (step.summary) return step.summary;
-  const words = t(step.status === 'started' ? 'stepWorking' : step.status === 'error' ? 'stepFailed' : 'stepDone');
+  const words = t(
+    step.status === 'started' ? 'stepWorking' : step.status === 'error' ? 'stepFailed' : 'stepDone',
+  );
   return step.numResults !== null ? `${words} · ${t('stepResults', { count: step.numResults })}` : words;
 }
 
@@ -108,7 +115,9 @@ export function renderWaiting(t: Translate, message: ChatMessage) {
 
 /** The uncertainty callout (`metadata.is_uncertain`); its text is the `uncertain` string. */
 export function renderUncertain(t: Translate, message: ChatMessage) {
-  return message.uncertain ? html`<p class="uncertain" part="uncertain" role="note">${t('uncertain')}</p>` : nothing;
+  return message.uncertain
+    ? html`<p class="uncertain" part="uncertain" role="note">${t('uncertain')}</p>`
+    : nothing;
 }
 
 export const answerExtrasStyles = css`

@@ -13,7 +13,14 @@ import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
 import styles from './message.styles.js';
 // Tool cards, steps, uncertainty and the outbox render from a module of their own.
-import { answerExtrasStyles, renderActivity, renderToolCalls, renderUncertain, renderWaiting, toolsBusy } from './answer-extras.js';
+import {
+  answerExtrasStyles,
+  renderActivity,
+  renderToolCalls,
+  renderUncertain,
+  renderWaiting,
+  toolsBusy,
+} from './answer-extras.js';
 
 const STATUS_LABEL: Partial<Record<ChatMessage['status'], UiStringKey>> = {
   sending: 'sending',
@@ -82,11 +89,18 @@ export class AgentChatMessage extends LitElement {
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
     if (!changed.has('message') || !message || message.role !== 'assistant') return;
-    this.view = message.status === 'streaming' ? this.markdown.update(message.content) : this.markdown.finish(message.content);
+    this.view =
+      message.status === 'streaming'
+        ? this.markdown.update(message.content)
+        : this.markdown.finish(message.content);
   }
 
-  private act(action: AgentChatMessageActionEvent['detail']['action'], comment?: AgentChatMessageActionEvent['detail']['comment']): void {
-    if (this.message) this.dispatchEvent(new AgentChatMessageActionEvent({ messageId: this.message.id, action, comment }));
+  private act(
+    action: AgentChatMessageActionEvent['detail']['action'],
+    comment?: AgentChatMessageActionEvent['detail']['comment'],
+  ): void {
+    if (this.message)
+      this.dispatchEvent(new AgentChatMessageActionEvent({ messageId: this.message.id, action, comment }));
   }
 
   private react(reaction: 'upvote' | 'downvote'): void {
@@ -151,7 +165,12 @@ export class AgentChatMessage extends LitElement {
     if (!stopped && (message.status !== 'complete' || !message.content)) return nothing;
     const { t } = this.l10n;
     const feedback = Boolean(message.questionAnswerId) && !stopped;
-    const button = (name: string, iconName: Parameters<typeof icon>[0], click: () => void, pressed?: boolean) =>
+    const button = (
+      name: string,
+      iconName: Parameters<typeof icon>[0],
+      click: () => void,
+      pressed?: boolean,
+    ) =>
       html`<button class="action" type="button" aria-label=${name} title=${name} aria-pressed=${pressed === undefined ? nothing : String(pressed)} @click=${click}>${icon(iconName)}</button>`;
     return html`<div class="actions" part="actions">
         ${message.content ? button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.copy()) : nothing}

@@ -4,7 +4,13 @@ import { state } from 'lit/decorators.js';
 import type { ThreadSummary } from '../../api/types.js';
 import type { HistorySnapshot } from '../../chat/thread-directory.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
-import { conversationContext, englishLocale, historyContext, localeContext, type Localized } from '../../context/index.js';
+import {
+  conversationContext,
+  englishLocale,
+  historyContext,
+  localeContext,
+  type Localized,
+} from '../../context/index.js';
 import { AgentChatThreadListDeleteEvent } from '../../events/thread-list-delete.js';
 import { AgentChatThreadListLoadEvent } from '../../events/thread-list-load.js';
 import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
@@ -14,7 +20,15 @@ import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
 // Rename (§10) and search render from a module of their own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
-import { SEARCH_AUTO_PAGES, matchThreads, renderNoMatches, renderRenameButton, renderRenameField, renderSearch, threadToolsStyles } from './thread-tools.js';
+import {
+  SEARCH_AUTO_PAGES,
+  matchThreads,
+  renderNoMatches,
+  renderRenameButton,
+  renderRenameField,
+  renderSearch,
+  threadToolsStyles,
+} from './thread-tools.js';
 
 /**
  * The owner's conversations: newest first, paged, each resumable and deletable (with a
@@ -60,13 +74,22 @@ export class AgentChatThreadList extends LitElement {
   private endRename(threadId: string, title?: string): void {
     this.renaming = null;
     if (title) this.dispatchEvent(new AgentChatThreadListRenameEvent({ threadId, title }));
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>(`[data-thread="${CSS.escape(threadId)}"]`)?.focus());
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLButtonElement>(`[data-thread="${CSS.escape(threadId)}"]`)?.focus(),
+    );
   }
 
   /** A search with few matches loads further pages itself, a bounded number per query. */
   protected override updated(): void {
     const history = this.history;
-    if (!this.query.trim() || !history?.nextCursor || history.loadingMore || history.status !== 'ready' || this.autoPages >= SEARCH_AUTO_PAGES) return;
+    if (
+      !this.query.trim() ||
+      !history?.nextCursor ||
+      history.loadingMore ||
+      history.status !== 'ready' ||
+      this.autoPages >= SEARCH_AUTO_PAGES
+    )
+      return;
     this.autoPages++;
     queueMicrotask(() => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })));
   }
@@ -98,7 +121,11 @@ export class AgentChatThreadList extends LitElement {
     event.preventDefault();
     event.stopPropagation();
     this.confirming = null;
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>(`li[data-id="${CSS.escape(threadId)}"] .delete`)?.focus());
+    void this.updateComplete.then(() =>
+      this.renderRoot
+        .querySelector<HTMLButtonElement>(`li[data-id="${CSS.escape(threadId)}"] .delete`)
+        ?.focus(),
+    );
   }
 
   private async askToDelete(threadId: string): Promise<void> {
@@ -141,8 +168,10 @@ export class AgentChatThreadList extends LitElement {
 
   private renderState(history: HistorySnapshot) {
     const { t } = this.l10n;
-    const load = (reason: 'more' | 'retry') => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
-    if (history.status === 'unavailable') return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
+    const load = (reason: 'more' | 'retry') =>
+      this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
+    if (history.status === 'unavailable')
+      return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
     if (history.status === 'error') {
       return html`<div class="state" role="alert"><p>${t(history.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }
@@ -151,7 +180,8 @@ export class AgentChatThreadList extends LitElement {
       return html`<div class="state" role="status"><span class="visually-hidden">${t('loading')}</span>
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
-    if (history.status === 'ready' && history.threads.length === 0) return html`<div class="state"><p>${t('noConversations')}</p></div>`;
+    if (history.status === 'ready' && history.threads.length === 0)
+      return html`<div class="state"><p>${t('noConversations')}</p></div>`;
     if (history.nextCursor) {
       return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }

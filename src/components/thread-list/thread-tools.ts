@@ -14,7 +14,9 @@ export function matchThreads(threads: readonly ThreadSummary[], query: string): 
       .replace(/[\u0300-\u036f]/g, '')
       .toLowerCase();
   const words = fold(query).split(/\s+/).filter(Boolean);
-  return words.length ? threads.filter((thread) => words.every((w) => fold(thread.title).includes(w))) : threads;
+  return words.length
+    ? threads.filter((thread) => words.every((w) => fold(thread.title).includes(w)))
+    : threads;
 }
 
 export function renderSearch(t: Translate, query: string, onInput: (query: string) => void) {
@@ -33,7 +35,12 @@ export function renderRenameButton(t: Translate, title: string, onClick: () => v
 }
 
 /** The row while renaming: a "Conversation title" textbox; Enter saves, Escape cancels. */
-export function renderRenameField(t: Translate, thread: ThreadSummary, save: (title: string) => void, cancel: () => void) {
+export function renderRenameField(
+  t: Translate,
+  thread: ThreadSummary,
+  save: (title: string) => void,
+  cancel: () => void,
+) {
   const keydown = (event: KeyboardEvent) => {
     const input = event.target as HTMLInputElement;
     if (event.key === 'Enter') {

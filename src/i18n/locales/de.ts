@@ -56,7 +56,8 @@ const de: UiStrings = {
   toolDone: 'Erledigt',
   toolError: 'Fehlgeschlagen',
   toolDenied: 'Abgelehnt',
-  toolAskedAgain: 'Sie haben dies für die vorige Antwort erlaubt. Beim Neugenerieren wird vor dem Ausführen erneut gefragt.',
+  toolAskedAgain:
+    'Sie haben dies für die vorige Antwort erlaubt. Beim Neugenerieren wird vor dem Ausführen erneut gefragt.',
   stepWorking: 'Wird bearbeitet…',
   stepDone: 'Schritt erledigt',
   stepFailed: 'Ein Schritt ist fehlgeschlagen',
@@ -90,7 +91,8 @@ const de: UiStrings = {
   errorSession: 'Der Chat konnte nicht starten. Bitte versuchen Sie es erneut.',
   errorInterrupted: 'Die Antwort wurde unterbrochen.',
   errorNotConfigured: 'Dieser Chat ist noch nicht eingerichtet.',
-  errorThreadGoneRetry: 'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
+  errorThreadGoneRetry:
+    'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
   answerStopped: 'Antwort gestoppt.',
 };
 

@@ -33,7 +33,8 @@ const es: UiStrings = {
   copied: 'Copiado',
   copyFailed: 'No se pudo copiar',
   code: 'Código',
-  answerTruncated: 'Esta respuesta es demasiado larga para darle formato; el resto se muestra como texto sin formato.',
+  answerTruncated:
+    'Esta respuesta es demasiado larga para darle formato; el resto se muestra como texto sin formato.',
   regenerate: 'Regenerar',
   downloadConversation: 'Descargar conversación',
   helpful: 'Útil',
@@ -56,7 +57,8 @@ const es: UiStrings = {
   toolDone: 'Hecho',
   toolError: 'Error',
   toolDenied: 'Denegado',
-  toolAskedAgain: 'Lo permitiste para la respuesta anterior. Al regenerar se vuelve a preguntar antes de ejecutarlo.',
+  toolAskedAgain:
+    'Lo permitiste para la respuesta anterior. Al regenerar se vuelve a preguntar antes de ejecutarlo.',
   stepWorking: 'Trabajando en ello…',
   stepDone: 'Paso completado',
   stepFailed: 'Un paso ha fallado',

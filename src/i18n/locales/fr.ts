@@ -33,7 +33,8 @@ const fr: UiStrings = {
   copied: 'Copié',
   copyFailed: 'Échec de la copie',
   code: 'Code',
-  answerTruncated: 'Cette réponse est trop longue pour être mise en forme ; la suite est affichée en texte brut.',
+  answerTruncated:
+    'Cette réponse est trop longue pour être mise en forme ; la suite est affichée en texte brut.',
   regenerate: 'Régénérer',
   downloadConversation: 'Télécharger la conversation',
   helpful: 'Utile',
@@ -56,7 +57,8 @@ const fr: UiStrings = {
   toolDone: 'Terminé',
   toolError: 'Échec',
   toolDenied: 'Refusé',
-  toolAskedAgain: 'Vous l’aviez autorisé pour la réponse précédente. La régénération redemande avant de l’exécuter.',
+  toolAskedAgain:
+    'Vous l’aviez autorisé pour la réponse précédente. La régénération redemande avant de l’exécuter.',
   stepWorking: 'En cours…',
   stepDone: 'Étape terminée',
   stepFailed: 'Une étape a échoué',
@@ -90,7 +92,8 @@ const fr: UiStrings = {
   errorSession: 'Le chat n’a pas pu démarrer. Veuillez réessayer.',
   errorInterrupted: 'La réponse a été interrompue.',
   errorNotConfigured: 'Ce chat n’est pas encore configuré.',
-  errorThreadGoneRetry: 'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
+  errorThreadGoneRetry:
+    'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
   answerStopped: 'Réponse arrêtée.',
 };
 

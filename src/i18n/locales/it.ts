@@ -56,7 +56,8 @@ const it: UiStrings = {
   toolDone: 'Completato',
   toolError: 'Non riuscito',
   toolDenied: 'Negato',
-  toolAskedAgain: 'Lo avevi consentito per la risposta precedente. Rigenerando viene chiesto di nuovo prima di eseguirlo.',
+  toolAskedAgain:
+    'Lo avevi consentito per la risposta precedente. Rigenerando viene chiesto di nuovo prima di eseguirlo.',
   stepWorking: 'Al lavoro…',
   stepDone: 'Passaggio completato',
   stepFailed: 'Un passaggio non è riuscito',

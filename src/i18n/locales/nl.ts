@@ -56,7 +56,8 @@ const nl: UiStrings = {
   toolDone: 'Klaar',
   toolError: 'Mislukt',
   toolDenied: 'Geweigerd',
-  toolAskedAgain: 'Je stond dit toe bij het vorige antwoord. Opnieuw genereren vraagt het opnieuw voordat het wordt uitgevoerd.',
+  toolAskedAgain:
+    'Je stond dit toe bij het vorige antwoord. Opnieuw genereren vraagt het opnieuw voordat het wordt uitgevoerd.',
   stepWorking: 'Bezig…',
   stepDone: 'Stap klaar',
   stepFailed: 'Een stap is mislukt',
@@ -90,7 +91,8 @@ const nl: UiStrings = {
   errorSession: 'De chat kon niet starten. Probeer het opnieuw.',
   errorInterrupted: 'Het antwoord werd onderbroken.',
   errorNotConfigured: 'Deze chat is nog niet ingesteld.',
-  errorThreadGoneRetry: 'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
+  errorThreadGoneRetry:
+    'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
   answerStopped: 'Antwoord gestopt.',
 };
 

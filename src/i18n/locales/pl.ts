@@ -56,7 +56,8 @@ const pl: UiStrings = {
   toolDone: 'Gotowe',
   toolError: 'Niepowodzenie',
   toolDenied: 'Odrzucono',
-  toolAskedAgain: 'Zezwolono na to przy poprzedniej odpowiedzi. Ponowne generowanie zapyta ponownie przed wykonaniem.',
+  toolAskedAgain:
+    'Zezwolono na to przy poprzedniej odpowiedzi. Ponowne generowanie zapyta ponownie przed wykonaniem.',
   stepWorking: 'Pracuję nad tym…',
   stepDone: 'Krok ukończony',
   stepFailed: 'Krok się nie powiódł',

@@ -56,7 +56,8 @@ const pt: UiStrings = {
   toolDone: 'Concluído',
   toolError: 'Falhou',
   toolDenied: 'Negado',
-  toolAskedAgain: 'Você permitiu isto na resposta anterior. Ao gerar novamente, a pergunta é feita de novo antes de executar.',
+  toolAskedAgain:
+    'Você permitiu isto na resposta anterior. Ao gerar novamente, a pergunta é feita de novo antes de executar.',
   stepWorking: 'Trabalhando nisso…',
   stepDone: 'Etapa concluída',
   stepFailed: 'Uma etapa falhou',

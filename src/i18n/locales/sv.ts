@@ -90,7 +90,8 @@ const sv: UiStrings = {
   errorSession: 'Chatten kunde inte starta. Försök igen.',
   errorInterrupted: 'Svaret avbröts.',
   errorNotConfigured: 'Den här chatten är inte konfigurerad än.',
-  errorThreadGoneRetry: 'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
+  errorThreadGoneRetry:
+    'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
   answerStopped: 'Svaret stoppades.',
 };
 

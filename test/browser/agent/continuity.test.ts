@@ -3,7 +3,13 @@ import { http } from 'msw';
 import { test } from '../../msw/test.js';
 import { SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
-import { fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+} from '../../helpers/chat-fixture.js';
 import { storedUiState } from '../../helpers/idb.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
@@ -21,7 +27,9 @@ function slowBackend(wordDelayMs = 15) {
 /** Alice's threads, straight from the service (with the token the widget was given). */
 async function threadsOnService(backend: ReturnType<typeof slowBackend>): Promise<{ id: string }[]> {
   const response = await backend.service.handle(
-    new Request(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/threads/`, { headers: { Authorization: `Bearer ${backend.issuedTokens[0]}` } }),
+    new Request(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/threads/`, {
+      headers: { Authorization: `Bearer ${backend.issuedTokens[0]}` },
+    }),
   );
   return (await response.json()).threads;
 }
@@ -30,10 +38,13 @@ const answerOf = (el: AgentChat) =>
   messagesOf(el)
     .filter((m) => m.message?.role === 'assistant')
     .at(-1)?.message;
-const reattachRequests = (backend: ReturnType<typeof slowBackend>) => backend.serviceRequests.filter((r) => /\/answers\/[^/]+\/stream\/$/.test(r.url));
+const reattachRequests = (backend: ReturnType<typeof slowBackend>) =>
+  backend.serviceRequests.filter((r) => /\/answers\/[^/]+\/stream\/$/.test(r.url));
 
 describe('<agent-chat> continuity (§9)', () => {
-  test('a page reload in mid-answer reattaches to the same answer, which continues and shows once, without asking again', async ({ worker }) => {
+  test('a page reload in mid-answer reattaches to the same answer, which continues and shows once, without asking again', async ({
+    worker,
+  }) => {
     const backend = slowBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ALICE });
@@ -66,7 +77,9 @@ describe('<agent-chat> continuity (§9)', () => {
     expect(await threadsOnService(backend)).toHaveLength(1);
   });
 
-  test('a dropped connection in mid-answer reattaches automatically and the text continues where it was', async ({ worker }) => {
+  test('a dropped connection in mid-answer reattaches automatically and the text continues where it was', async ({
+    worker,
+  }) => {
     const backend = slowBackend();
     let broken = false;
     let chats = 0;
@@ -107,19 +120,25 @@ describe('<agent-chat> continuity (§9)', () => {
     expect(answer.content).toMatch(/^### Theming/);
   });
 
-  test("Stop calls the reference service's cancel and the answer is stored as stopped", async ({ worker }) => {
+  test("Stop calls the reference service's cancel and the answer is stored as stopped", async ({
+    worker,
+  }) => {
     const backend = slowBackend(30);
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
     void el.send(QUESTION);
     await expect.poll(() => answerOf(el)?.content.length ?? 0, { timeout: 5000 }).toBeGreaterThan(10);
-    el.shadowRoot!.querySelector('agent-chat-composer')!.dispatchEvent(new CustomEvent('agent-chat-composer-stop', { bubbles: true }));
+    el.shadowRoot!.querySelector('agent-chat-composer')!.dispatchEvent(
+      new CustomEvent('agent-chat-composer-stop', { bubbles: true }),
+    );
     expect((await ended).outcome).toBe('aborted');
     await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
   });
 
-  test('the steps line shows live while streaming, keeps its summary after, and comes back when the thread is resumed', async ({ worker }) => {
+  test('the steps line shows live while streaming, keeps its summary after, and comes back when the thread is resumed', async ({
+    worker,
+  }) => {
     const backend = slowBackend(20);
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ALICE });
@@ -129,7 +148,9 @@ describe('<agent-chat> continuity (§9)', () => {
       messagesOf(el)
         .filter((m) => m.message?.role === 'assistant')
         .at(-1)?.shadowRoot;
-    await expect.poll(() => root()?.querySelector('.steps-toggle')?.textContent ?? '', { timeout: 5000 }).toMatch(/Found \d+ articles?/);
+    await expect
+      .poll(() => root()?.querySelector('.steps-toggle')?.textContent ?? '', { timeout: 5000 })
+      .toMatch(/Found \d+ articles?/);
     await ended;
     await settled(el);
     // The finished answer keeps its one-line summary; the steps open behind it.
@@ -146,7 +167,9 @@ describe('<agent-chat> continuity (§9)', () => {
     el.remove();
     const other = await fixtureChat({ ownerKey: ALICE });
     other.newConversation();
-    await (other as unknown as { chat: { session: { openThread(id: string): Promise<void> } } }).chat.session.openThread(threadId);
+    await (
+      other as unknown as { chat: { session: { openThread(id: string): Promise<void> } } }
+    ).chat.session.openThread(threadId);
     await settled(other);
     const resumed = messagesOf(other)
       .filter((m) => m.message?.role === 'assistant')

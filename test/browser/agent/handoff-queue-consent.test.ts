@@ -4,14 +4,25 @@ import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent, type Agent, type AgentInput } from '../../../service/index.js';
 import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
-import { fixtureChat, messagesOf, nextAnswerEnd, settled, textareaOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+  textareaOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 /** Buttons of the root's own shadow root (the agent bar, header), by accessible name. */
 const rootButton = (el: AgentChat, name: string) =>
-  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name);
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).find(
+    (b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name,
+  );
 const rootButtons = (el: AgentChat, name: string) =>
-  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).filter((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name);
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).filter(
+    (b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name,
+  );
 
 /** An agent that flags its answer as uncertain (metadata.is_uncertain). */
 const unsureAgent: Agent = {
@@ -51,7 +62,11 @@ describe('<agent-chat> handoff', () => {
       expect(decodeURIComponent(url.hash)).toBe(`#transcript=${detail.transcript}`);
       // The service keeps that this thread asked for a person (the console's Handoff filter).
       await expect
-        .poll(async () => (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map((t) => t.id))
+        .poll(async () =>
+          (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map(
+            (t) => t.id,
+          ),
+        )
         .toEqual([detail.threadId]);
     } finally {
       open.mockRestore();
@@ -74,13 +89,17 @@ describe('<agent-chat> handoff', () => {
       const params = new URLSearchParams(href.slice(href.indexOf('?')));
       expect(params.get('body')).toContain('> How do I theme it?');
       // The service hears of this handoff too.
-      await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/agent/handoff/')).length).toBe(1);
+      await expect
+        .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/agent/handoff/')).length)
+        .toBe(1);
     } finally {
       open.mockRestore();
     }
   });
 
-  test('handoff="uncertainty" offers it under an uncertain answer only, with the uncertainty callout', async ({ worker }) => {
+  test('handoff="uncertainty" offers it under an uncertain answer only, with the uncertainty callout', async ({
+    worker,
+  }) => {
     const sure = referenceBackend();
     worker.use(...sure.handlers);
     const el = await fixtureChat();
@@ -99,13 +118,17 @@ describe('<agent-chat> handoff', () => {
     await other.send('Which colour?');
     await settled(other);
     const answer = messagesOf(other).at(-1)!;
-    expect(answer.shadowRoot!.querySelector('[role="note"]')!.textContent).toContain("I'm not sure this answer is right");
+    expect(answer.shadowRoot!.querySelector('[role="note"]')!.textContent).toContain(
+      "I'm not sure this answer is right",
+    );
     expect(rootButton(other, 'Talk to a person')).toBeDefined();
     const { expect: chaiExpect } = await import('@open-wc/testing');
     await chaiExpect(other).to.be.accessible();
   });
 
-  test('handoff="downvote" offers it once the answer is marked Not helpful, and not after Helpful', async ({ worker }) => {
+  test('handoff="downvote" offers it once the answer is marked Not helpful, and not after Helpful', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
@@ -114,7 +137,8 @@ describe('<agent-chat> handoff', () => {
     await settled(el);
     expect(rootButton(el, 'Talk to a person')).toBeUndefined();
     const answer = messagesOf(el).at(-1)!;
-    const press = (name: string) => answer.shadowRoot!.querySelector<HTMLButtonElement>(`button[aria-label="${name}"]`)!.click();
+    const press = (name: string) =>
+      answer.shadowRoot!.querySelector<HTMLButtonElement>(`button[aria-label="${name}"]`)!.click();
     press('Not helpful');
     await expect.poll(() => rootButton(el, 'Talk to a person')).toBeDefined();
     press('Helpful');
@@ -136,7 +160,9 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     const markdown = await el.exportTranscript();
     expect(markdown).toContain('> How do I theme it?');
     const saved: Blob[] = [];
-    const create = vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => (saved.push(blob as Blob), 'blob:test'));
+    const create = vi
+      .spyOn(URL, 'createObjectURL')
+      .mockImplementation((blob) => (saved.push(blob as Blob), 'blob:test'));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
     try {
       // A secondary action: it lives in the header's "More" menu.
@@ -152,16 +178,22 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     }
   });
 
-  test('a follow-up sent while an answer streams shows "Queued" (removable) and is sent once after the answer', async ({ worker }) => {
+  test('a follow-up sent while an answer streams shows "Queued" (removable) and is sent once after the answer', async ({
+    worker,
+  }) => {
     const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
     backend.signIn('alice');
     worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const first = nextAnswerEnd(el);
     void el.send('How do I theme it?');
-    await expect.poll(() => el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('.stop')).toBeTruthy();
+    await expect
+      .poll(() => el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('.stop'))
+      .toBeTruthy();
     await typeMessage(el, 'And events?');
-    textareaOf(el).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    textareaOf(el).dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
+    );
     await el.send('A third one');
     await settled(el);
     expect(el.shadowRoot!.querySelector('.queued')!.textContent).toContain('And events?');
@@ -180,7 +212,9 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
-  test('with consent-required nothing reaches IndexedDB until grantConsent(); revokeConsent() wipes it', async ({ worker }) => {
+  test('with consent-required nothing reaches IndexedDB until grantConsent(); revokeConsent() wipes it', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -224,7 +258,9 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
 });
 
 describe('<agent-chat> queued follow-ups across a reload', () => {
-  test('a queued follow-up survives a reload in mid-answer and is sent once the reattached answer ends', async ({ worker }) => {
+  test('a queued follow-up survives a reload in mid-answer and is sent once the reattached answer ends', async ({
+    worker,
+  }) => {
     const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -233,7 +269,9 @@ describe('<agent-chat> queued follow-ups across a reload', () => {
     await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
     await el.send('And events?');
     dispatchEvent(new PageTransitionEvent('pagehide'));
-    await expect.poll(async () => (await storedUiState())?.queued.map((q) => q.text)).toEqual(['And events?']);
+    await expect
+      .poll(async () => (await storedUiState())?.queued.map((q) => q.text))
+      .toEqual(['And events?']);
     el.remove();
 
     const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
@@ -246,14 +284,18 @@ describe('<agent-chat> queued follow-ups across a reload', () => {
 });
 
 describe('<agent-chat> outbox', () => {
-  test('a message sent offline waits ("Waiting for a connection"), is sent once when back online, and can be canceled', async ({ worker }) => {
+  test('a message sent offline waits ("Waiting for a connection"), is sent once when back online, and can be canceled', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
     const realFetch = window.fetch;
     // The network is gone: every request fails as fetch does offline.
-    const fetchSpy = vi.spyOn(window, 'fetch').mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
+    const fetchSpy = vi
+      .spyOn(window, 'fetch')
+      .mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
     try {
       dispatchEvent(new Event('offline'));
       await el.send('Sent while offline');

@@ -127,7 +127,8 @@ function api(at: number): ApiClient {
 }
 
 /** The rendered text of a message, without Lit's marker comments. */
-const contentOf = (el: AgentChatMessage) => el.shadowRoot!.querySelector('.content')!.innerHTML.replace(/<!--[^]*?-->/g, '');
+const contentOf = (el: AgentChatMessage) =>
+  el.shadowRoot!.querySelector('.content')!.innerHTML.replace(/<!--[^]*?-->/g, '');
 
 describe('reattach after a drop anywhere (§9)', () => {
   it('ends with the DOM of a whole render, no interrupted mark, and an answer-end that agrees, for a drop at every record boundary and in the middle of every record', async () => {
@@ -172,21 +173,32 @@ describe('reattach after a drop anywhere (§9)', () => {
   });
 
   it('a drop before stream_start is complete fails the question, kept for Retry (there is no answer to reattach to)', async () => {
-    const conversation = new Conversation(() => api(Math.floor(BYTES[0].length / 2)), { onChange: () => {} }, { reattachDelay: () => 0 });
+    const conversation = new Conversation(
+      () => api(Math.floor(BYTES[0].length / 2)),
+      { onChange: () => {} },
+      { reattachDelay: () => 0 },
+    );
     await conversation.send('How do I theme it?');
-    expect(conversation.snapshot.messages.map((m) => [m.role, m.status, m.content])).toEqual([['user', 'failed', 'How do I theme it?']]);
+    expect(conversation.snapshot.messages.map((m) => [m.role, m.status, m.content])).toEqual([
+      ['user', 'failed', 'How do I theme it?'],
+    ]);
   });
 });
 
 describe('<agent-chat> reattach after a drop in the middle of a record', () => {
-  test('the public events agree with the screen: one complete answer-end, the text of a whole render, no interrupted mark', async ({ worker }) => {
+  test('the public events agree with the screen: one complete answer-end, the text of a whole render, no interrupted mark', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
     const list = DELTAS.length >> 1;
     const at = BYTES.slice(0, list).reduce((n, b) => n + b.length, 0) + 9;
     worker.use(
       http.post(`${AGENT}/chat/`, () => new HttpResponse(droppedBody(at), { headers: STREAM_HEADERS })),
-      http.get(`${AGENT}/answers/${QA}/stream/`, () => new HttpResponse(replayBody(at), { headers: STREAM_HEADERS })),
+      http.get(
+        `${AGENT}/answers/${QA}/stream/`,
+        () => new HttpResponse(replayBody(at), { headers: STREAM_HEADERS }),
+      ),
       ...backend.handlers,
     );
     const el = await fixtureChat();

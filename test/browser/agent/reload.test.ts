@@ -2,12 +2,21 @@ import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
-import { fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, textareaOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+  textareaOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 import { storedUiState } from '../../helpers/idb.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const QUESTION = 'How do I theme it?';
-const requestsOf = (backend: ReturnType<typeof referenceBackend>) => backend.sessionRequests.length + backend.serviceRequests.length;
+const requestsOf = (backend: ReturnType<typeof referenceBackend>) =>
+  backend.sessionRequests.length + backend.serviceRequests.length;
 const answerOf = (el: AgentChat) =>
   messagesOf(el)
     .filter((m) => m.message?.role === 'assistant')
@@ -20,7 +29,12 @@ const answerOf = (el: AgentChat) =>
 const SETUPS = [
   { label: 'an anonymous visitor (the endpoint sends -)', owner: null, namesOwner: true, confirms: false },
   { label: 'an endpoint that sends no owner key', owner: 'alice', namesOwner: false, confirms: false },
-  { label: 'a signed-in visitor (the endpoint sends her key)', owner: 'alice', namesOwner: true, confirms: true },
+  {
+    label: 'a signed-in visitor (the endpoint sends her key)',
+    owner: 'alice',
+    namesOwner: true,
+    confirms: true,
+  },
 ] as const;
 
 describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)', () => {
@@ -36,11 +50,16 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
       await el.open();
       await el.send(QUESTION);
       await typeMessage(el, 'and the dark theme?');
-      await expect.poll(async () => Object.values((await storedUiState())?.drafts ?? {})).toEqual(['and the dark theme?']);
+      await expect
+        .poll(async () => Object.values((await storedUiState())?.drafts ?? {}))
+        .toEqual(['and the dark theme?']);
       await el.updateComplete;
       el.remove();
 
-      const [sessionsBefore, serviceBefore] = [backend.sessionRequests.length, backend.serviceRequests.length];
+      const [sessionsBefore, serviceBefore] = [
+        backend.sessionRequests.length,
+        backend.serviceRequests.length,
+      ];
       const started = performance.now();
       const again = await fixtureChat({ mode: 'launcher' });
       expect(again.opened).toBe(true);
@@ -56,12 +75,16 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
       } else {
         expect(shownAfter).toBeLessThan(1000);
         expect(backend.sessionRequests.length - sessionsBefore).toBe(0);
-        expect(backend.serviceRequests.slice(serviceBefore).map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual([]);
+        expect(
+          backend.serviceRequests.slice(serviceBefore).map((r) => `${r.method} ${new URL(r.url).pathname}`),
+        ).toEqual([]);
       }
     });
   }
 
-  test('a visitor with nothing on record mints no session on load, whatever the endpoint says', async ({ worker }) => {
+  test('a visitor with nothing on record mints no session on load, whatever the endpoint says', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -77,7 +100,9 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
     expect(requestsOf(backend)).toBe(0);
   });
 
-  test('the endpoint now names another owner: the remembered conversation is wiped unseen', async ({ worker }) => {
+  test('the endpoint now names another owner: the remembered conversation is wiped unseen', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -91,7 +116,9 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
     const again = await fixtureChat();
     await expect.poll(() => backend.sessionRequests.length).toBe(2);
     await settled(again);
-    await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice private');
+    await expect
+      .poll(async () => JSON.stringify((await storedUiState()) ?? {}))
+      .not.toContain('Alice private');
     expect(messagesOf(again)).toHaveLength(0);
     expect(textareaOf(again).value).toBe('');
   });
@@ -105,7 +132,9 @@ describe('<agent-chat> the first seconds of an answer', () => {
     backend.signIn(null);
     worker.use(...backend.handlers);
     const el = await fixtureChat();
-    const started = new Promise<void>((resolve) => el.addEventListener('agent-chat-answer-start', () => resolve(), { once: true }));
+    const started = new Promise<void>((resolve) =>
+      el.addEventListener('agent-chat-answer-start', () => resolve(), { once: true }),
+    );
     void el.send(QUESTION);
     await started;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -126,12 +155,16 @@ describe('<agent-chat> the first seconds of an answer', () => {
     expect(messagesOf(again).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
     expect(lastAnswerText(again).match(/Theming with CSS/g)).toHaveLength(1);
     expect(backend.chatRequests()).toHaveLength(1);
-    expect(backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'))).toHaveLength(1);
+    expect(
+      backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/')),
+    ).toHaveLength(1);
   });
 });
 
 describe('<agent-chat> on a shared device', () => {
-  test('a new page owner-key shows and sends nothing of the previous owner: draft, queued follow-up, outbox', async ({ worker }) => {
+  test('a new page owner-key shows and sends nothing of the previous owner: draft, queued follow-up, outbox', async ({
+    worker,
+  }) => {
     const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 15 }) });
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -166,7 +199,9 @@ describe('<agent-chat> on a shared device', () => {
     expect(bodies.map((b) => b.message)).toEqual(['Bob question']);
   });
 
-  test('a new page owner-key drops a tool call waiting for approval: nothing runs, nothing is sent for it', async ({ worker }) => {
+  test('a new page owner-key drops a tool call waiting for approval: nothing runs, nothing is sent for it', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -183,7 +218,11 @@ describe('<agent-chat> on a shared device', () => {
       },
     ];
     void el.send('Open the pricing page');
-    await expect.poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[role="group"][aria-label="Open a page"]')).toBeTruthy();
+    await expect
+      .poll(() =>
+        messagesOf(el).at(-1)?.shadowRoot?.querySelector('[role="group"][aria-label="Open a page"]'),
+      )
+      .toBeTruthy();
     const chats = backend.chatRequests().length;
 
     backend.signIn('bob');

@@ -1,7 +1,14 @@
 import { describe, expect } from 'vitest';
 import { test } from '../../msw/test.js';
 import { referenceBackend } from '../../msw/reference.js';
-import { composerOf, fixtureChat, settled, sidebarToggle, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  composerOf,
+  fixtureChat,
+  settled,
+  sidebarToggle,
+  threadListOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 import type { LitElement } from 'lit';
 
 /** Counts `el`'s renders from now on. */

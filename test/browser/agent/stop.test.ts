@@ -9,10 +9,15 @@ const answerOf = (el: AgentChat) =>
   messagesOf(el)
     .filter((m) => m.message?.role === 'assistant')
     .at(-1);
-const actionNames = (el: AgentChat) => Array.from(answerOf(el)?.shadowRoot?.querySelectorAll('.actions button') ?? []).map((b) => b.getAttribute('aria-label'));
+const actionNames = (el: AgentChat) =>
+  Array.from(answerOf(el)?.shadowRoot?.querySelectorAll('.actions button') ?? []).map((b) =>
+    b.getAttribute('aria-label'),
+  );
 
 describe('<agent-chat> Stop', () => {
-  test('Stop cancels the answer on the service (§9) and aborts its own request; the stopped answer keeps Copy answer and Regenerate', async ({ worker }) => {
+  test('Stop cancels the answer on the service (§9) and aborts its own request; the stopped answer keeps Copy answer and Regenerate', async ({
+    worker,
+  }) => {
     const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 25 }) });
     worker.use(...backend.handlers);
     // What the widget asks of the network, in order, and the chat request's own signal.
@@ -32,14 +37,18 @@ describe('<agent-chat> Stop', () => {
       const el = await fixtureChat();
       const ended = nextAnswerEnd(el);
       void el.send('How do I theme it?');
-      await expect.poll(() => answerOf(el)?.message?.content.length ?? 0, { timeout: 5000 }).toBeGreaterThan(10);
+      await expect
+        .poll(() => answerOf(el)?.message?.content.length ?? 0, { timeout: 5000 })
+        .toBeGreaterThan(10);
       const stop = composerOf(el).shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Stop"]')!;
       stop.click();
       expect((await ended).outcome).toBe('aborted');
       // Both, whichever reaches the network first (the cancel waits for the session token).
       await expect.poll(() => [...seen].sort()).toEqual(['cancel', 'chat aborted']);
       expect(chatSignal?.aborted).toBe(true);
-      await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
+      await expect
+        .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length)
+        .toBe(1);
       await settled(el);
       expect(answerOf(el)?.message?.status).toBe('stopped');
       expect(actionNames(el)).toEqual(['Copy answer', 'Regenerate']);

@@ -45,16 +45,24 @@ async function twoTabs(worker: SetupWorker, wordDelayMs = 10, owner: string | nu
 }
 
 describe('<agent-chat> in two tabs', () => {
-  test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({ worker }) => {
+  test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({
+    worker,
+  }) => {
     const { backend, first, second } = await twoTabs(worker);
     const ended = nextAnswerEnd(first);
     const started = performance.now();
     void first.send(QUESTION);
     // The question and the answer as it grows, followed through the device.
-    await expect.poll(() => messagesOf(second).map((m) => m.message?.role), { timeout: 1000 }).toEqual(['user', 'assistant']);
+    await expect
+      .poll(() => messagesOf(second).map((m) => m.message?.role), { timeout: 1000 })
+      .toEqual(['user', 'assistant']);
     expect(performance.now() - started).toBeLessThan(1000);
     await expect.poll(() => answerOf(second)?.status).toBe('streaming');
-    expect(second.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('button[aria-label="Stop"]')).not.toBeNull();
+    expect(
+      second
+        .shadowRoot!.querySelector('agent-chat-composer')!
+        .shadowRoot!.querySelector('button[aria-label="Stop"]'),
+    ).not.toBeNull();
     await ended;
     await expect.poll(() => answerOf(second)?.status, { timeout: 1000 }).toBe('complete');
     await settled(second);
@@ -65,7 +73,9 @@ describe('<agent-chat> in two tabs', () => {
     expect(reattaches(backend)).toHaveLength(0);
   });
 
-  test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({ worker }) => {
+  test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({
+    worker,
+  }) => {
     const { backend, first, second } = await twoTabs(worker, 15);
     void first.send(QUESTION);
     await expect.poll(() => answerOf(second)?.status).toBe('streaming');
@@ -77,7 +87,9 @@ describe('<agent-chat> in two tabs', () => {
     expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
   });
 
-  test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({ worker }) => {
+  test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
+    worker,
+  }) => {
     const { backend, first, second } = await twoTabs(worker, 15);
     void first.send(QUESTION);
     await expect.poll(() => answerOf(second)?.content.length ?? 0).toBeGreaterThan(20);
@@ -103,14 +115,20 @@ describe('<agent-chat> in two tabs', () => {
     )!;
     rename.click();
     await threadListOf(first).updateComplete;
-    const field = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input')).find(
-      (i) => i.getAttribute('aria-label') === 'Conversation title',
-    )!;
+    const field = Array.from(
+      threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input'),
+    ).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
     await userEvent.fill(field, 'Invoices');
     await userEvent.keyboard('{Enter}');
     await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Invoices']);
     await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Invoices']);
-    threadListOf(first).dispatchEvent(new CustomEvent('agent-chat-thread-list-delete', { detail: { threadId: theme }, bubbles: true, composed: true }));
+    threadListOf(first).dispatchEvent(
+      new CustomEvent('agent-chat-thread-list-delete', {
+        detail: { threadId: theme },
+        bubbles: true,
+        composed: true,
+      }),
+    );
     await expect.poll(() => sidebarTitles(second)).toEqual(['Invoices']);
     // The first tab's two calls, nothing from the second.
     expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);

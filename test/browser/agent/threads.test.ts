@@ -2,7 +2,13 @@ import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../msw/test.js';
 import { referenceBackend } from '../../msw/reference.js';
-import { fixtureChat, settled, sidebarTitles, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  settled,
+  sidebarTitles,
+  sidebarToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 async function openSidebar(el: AgentChat) {
@@ -13,10 +19,14 @@ async function openSidebar(el: AgentChat) {
 
 const listRoot = (el: AgentChat) => threadListOf(el).shadowRoot!;
 const byName = (el: AgentChat, selector: string, name: string) =>
-  Array.from(listRoot(el).querySelectorAll<HTMLElement>(selector)).find((b) => b.getAttribute('aria-label') === name);
+  Array.from(listRoot(el).querySelectorAll<HTMLElement>(selector)).find(
+    (b) => b.getAttribute('aria-label') === name,
+  );
 
 describe('<agent-chat> threads: rename (§10) and search', () => {
-  test('"Rename …" opens a "Conversation title" box: Enter saves on the service, Escape cancels', async ({ worker }) => {
+  test('"Rename …" opens a "Conversation title" box: Enter saves on the service, Escape cancels', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');
@@ -48,12 +58,17 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     expect(el.shadowRoot!.querySelector('.panel')!.hasAttribute('hidden')).toBe(false);
   });
 
-  test('"Search conversations" filters the loaded titles and loads more pages when needed', async ({ worker }) => {
+  test('"Search conversations" filters the loaded titles and loads more pages when needed', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');
     // 21 threads: the oldest, the only "billing" one, is on the second page.
-    await backend.seed('alice', ['Billing question', ...Array.from({ length: 20 }, (_, i) => `Theme question ${i + 1}`)]);
+    await backend.seed('alice', [
+      'Billing question',
+      ...Array.from({ length: 20 }, (_, i) => `Theme question ${i + 1}`),
+    ]);
     const el = await fixtureChat();
     await openSidebar(el);
     await expect.poll(() => sidebarTitles(el).length).toBe(20);
@@ -66,7 +81,9 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     await userEvent.fill(search, 'nothing like this');
     await expect.poll(() => listRoot(el).textContent).toContain('No conversations match your search.');
     // Two list pages in all: no request storm while typing.
-    expect(backend.serviceRequests.filter((r) => r.method === 'GET' && r.url.includes('/threads/?')).length).toBe(2);
+    expect(
+      backend.serviceRequests.filter((r) => r.method === 'GET' && r.url.includes('/threads/?')).length,
+    ).toBe(2);
     const { expect: chaiExpect } = await import('@open-wc/testing');
     await chaiExpect(el).to.be.accessible();
   });

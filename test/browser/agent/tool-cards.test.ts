@@ -21,10 +21,14 @@ const answerRoot = (el: AgentChat) =>
     .filter((m) => m.message?.role === 'assistant')
     .at(-1)!.shadowRoot!;
 const card = (el: AgentChat) => answerRoot(el).querySelector<HTMLElement>('.tool-call');
-const button = (root: ParentNode, name: string) => Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name);
+const button = (root: ParentNode, name: string) =>
+  Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name);
 
 /** Sends the question and resolves once its card waits for the visitor, with the send's own promise. */
-async function untilApproval(el: AgentChat, question = 'Open the pricing page'): Promise<{ sent: Promise<boolean> }> {
+async function untilApproval(
+  el: AgentChat,
+  question = 'Open the pricing page',
+): Promise<{ sent: Promise<boolean> }> {
   const sent = el.send(question);
   await vi.waitFor(() => {
     if (card(el)?.getAttribute('data-state') !== 'awaiting-approval') throw new Error('no card waiting yet');
@@ -34,7 +38,9 @@ async function untilApproval(el: AgentChat, question = 'Open the pricing page'):
 }
 
 describe('<agent-chat> tool cards', () => {
-  test('before approval the card shows the display name and the arguments as a list, no wire name, no typing dots', async ({ worker }) => {
+  test('before approval the card shows the display name and the arguments as a list, no wire name, no typing dots', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     el.tools = [tool({ displayName: 'Open a page' })];
@@ -55,10 +61,14 @@ describe('<agent-chat> tool cards', () => {
     await sent;
   });
 
-  test('a tool that declares describe(args) gets its sentence on the card instead of the list', async ({ worker }) => {
+  test('a tool that declares describe(args) gets its sentence on the card instead of the list', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
-    el.tools = [tool({ displayName: 'Open a page', describe: ({ page }) => `Open the ${String(page)} page` })];
+    el.tools = [
+      tool({ displayName: 'Open a page', describe: ({ page }) => `Open the ${String(page)} page` }),
+    ];
     const { sent } = await untilApproval(el);
     expect(card(el)!.querySelector('.tool-name')!.textContent).toBe('Open the pricing page');
     expect(card(el)!.querySelector('.tool-args')).toBeNull();
@@ -68,7 +78,9 @@ describe('<agent-chat> tool cards', () => {
     await sent;
   });
 
-  test('without a display name the wire name reads as words; a describe that throws leaves the list', async ({ worker }) => {
+  test('without a display name the wire name reads as words; a describe that throws leaves the list', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     el.tools = [
@@ -98,7 +110,9 @@ describe('<agent-chat> tool cards', () => {
     expect(card(el)!.textContent).not.toMatch(/\d\s*(ms|s)\b/);
   });
 
-  test('Regenerate repeats an allowed action only after asking again, and the card says so', async ({ worker }) => {
+  test('Regenerate repeats an allowed action only after asking again, and the card says so', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     const execute = vi.fn(() => ({ opened: true }));
@@ -112,11 +126,14 @@ describe('<agent-chat> tool cards', () => {
 
     answerRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Regenerate"]')!.click();
     await vi.waitFor(() => {
-      if (card(el)?.getAttribute('data-state') !== 'awaiting-approval') throw new Error('not asked again yet');
+      if (card(el)?.getAttribute('data-state') !== 'awaiting-approval')
+        throw new Error('not asked again yet');
     });
     await settled(el);
     expect(execute).toHaveBeenCalledOnce();
-    expect(card(el)!.querySelector('.tool-note')!.textContent).toBe('You allowed this for the answer before. Regenerating asks again before it runs.');
+    expect(card(el)!.querySelector('.tool-note')!.textContent).toBe(
+      'You allowed this for the answer before. Regenerating asks again before it runs.',
+    );
     button(card(el)!, 'Allow')!.click();
     await vi.waitFor(() => expect(execute).toHaveBeenCalledTimes(2));
   });

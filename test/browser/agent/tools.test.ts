@@ -23,22 +23,28 @@ function answerRoot(el: AgentChat): ShadowRoot {
 /** The approval group of a tool call, found by role and name, once it shows. */
 async function approvalGroup(el: AgentChat, name: string): Promise<HTMLElement> {
   await vi.waitFor(() => {
-    if (!answerRoot(el).querySelector(`[role="group"][aria-label="${name}"]`)) throw new Error('no approval yet');
+    if (!answerRoot(el).querySelector(`[role="group"][aria-label="${name}"]`))
+      throw new Error('no approval yet');
   });
   return answerRoot(el).querySelector<HTMLElement>(`[role="group"][aria-label="${name}"]`)!;
 }
 
-const button = (root: ParentNode, name: string) => Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name)!;
+const button = (root: ParentNode, name: string) =>
+  Array.from(root.querySelectorAll('button')).find((b) => b.textContent?.trim() === name)!;
 
 describe('<agent-chat> client-side tools (§7)', () => {
-  test('a tool round with approval: Allow runs the tool and the same answer continues with its result', async ({ worker }) => {
+  test('a tool round with approval: Allow runs the tool and the same answer continues with its result', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     const execute = vi.fn(async ({ page }: Record<string, unknown>) => ({ opened: `/${String(page)}` }));
     el.tools = [openPage(execute)];
     const events: string[] = [];
-    el.addEventListener('agent-chat-tool-call', (e) => events.push(`call:${e.detail.name}:${JSON.stringify(e.detail.arguments)}`));
+    el.addEventListener('agent-chat-tool-call', (e) =>
+      events.push(`call:${e.detail.name}:${JSON.stringify(e.detail.arguments)}`),
+    );
     el.addEventListener('agent-chat-tool-result', (e) => events.push(`result:${e.detail.status}`));
     const sent = el.send('Open the pricing page');
     const group = await approvalGroup(el, 'Open a page');
@@ -61,7 +67,9 @@ describe('<agent-chat> client-side tools (§7)', () => {
     const [first, second] = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
     expect(first.tools.map((t: { name: string }) => t.name)).toEqual(['open_page']);
     expect(second.message).toBeUndefined();
-    expect(second.tool_results).toEqual([{ tool_call_id: expect.stringMatching(/^call_/), output: { opened: '/pricing' } }]);
+    expect(second.tool_results).toEqual([
+      { tool_call_id: expect.stringMatching(/^call_/), output: { opened: '/pricing' } },
+    ]);
     expect(second.thread_id).toBe(first.thread_id ?? second.thread_id);
   });
 
@@ -82,7 +90,9 @@ describe('<agent-chat> client-side tools (§7)', () => {
     expect(lastAnswerText(el)).toContain("OK, I won't open the pricing page.");
     expect(answerRoot(el).querySelector('.tool-call')!.getAttribute('data-state')).toBe('denied');
     const second = await backend.chatRequests()[1].clone().json();
-    expect(second.tool_results).toEqual([{ tool_call_id: expect.any(String), error: 'denied by the visitor' }]);
+    expect(second.tool_results).toEqual([
+      { tool_call_id: expect.any(String), error: 'denied by the visitor' },
+    ]);
   });
 
   test('a throwing tool becomes an error result and the answer still ends', async ({ worker }) => {

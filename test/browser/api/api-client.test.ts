@@ -17,7 +17,10 @@ function setup() {
   const sessionHandler = http.post('/api/agent-session', ({ request }) => {
     sessionRequests.push(request);
     minted += 1;
-    return HttpResponse.json({ session_token: `tok-${minted}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    return HttpResponse.json({
+      session_token: `tok-${minted}`,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
   });
   const tokens = new TokenManager(endpointTokenSource('/api/agent-session'));
   const api = createApiClient({ baseUrl: BASE, projectId: 'proj_1', integrationId: 'int_1', tokens });
@@ -38,7 +41,9 @@ describe('createApiClient against msw', () => {
       sessionHandler,
       http.post(`${AGENT}/chat/`, async ({ request }) => {
         chatRequests.push(request.clone());
-        return new HttpResponse(streamBody(answerRecords('th_1', ['Hello ', 'world'])), { headers: STREAM_HEADERS });
+        return new HttpResponse(streamBody(answerRecords('th_1', ['Hello ', 'world'])), {
+          headers: STREAM_HEADERS,
+        });
       }),
     );
     const events = await collect(api.chat({ message: 'Hi' }));
@@ -55,7 +60,9 @@ describe('createApiClient against msw', () => {
     expect(await chatRequests[0].json()).toEqual({ integration_id: 'int_1', message: 'Hi', thread_id: null });
   });
 
-  test('aborting mid-stream stops reading a stream the service holds open and throws AbortError', async ({ worker }) => {
+  test('aborting mid-stream stops reading a stream the service holds open and throws AbortError', async ({
+    worker,
+  }) => {
     const { api, sessionHandler } = setup();
     // The service sends two parts and then stalls: only the client's abort can end this test.
     // (msw does not forward a client abort to the handler; the reference service's own tests
@@ -82,17 +89,37 @@ describe('createApiClient against msw', () => {
     const { api, sessionHandler } = setup();
     worker.use(
       sessionHandler,
-      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ detail: 'History needs an owner.', code: 'session_without_owner' }, { status: 403 })),
-      http.get(`${AGENT}/threads/th_x/`, () => new HttpResponse('<h1>Bad gateway</h1>', { status: 502, headers: { 'Content-Type': 'text/html' } })),
+      http.get(`${AGENT}/threads/`, () =>
+        HttpResponse.json(
+          { detail: 'History needs an owner.', code: 'session_without_owner' },
+          { status: 403 },
+        ),
+      ),
+      http.get(
+        `${AGENT}/threads/th_x/`,
+        () =>
+          new HttpResponse('<h1>Bad gateway</h1>', { status: 502, headers: { 'Content-Type': 'text/html' } }),
+      ),
       http.delete(`${AGENT}/threads/th_y/`, () =>
-        HttpResponse.json({ detail: 'slow down', code: 'rate_limited' }, { status: 429, headers: { 'Retry-After': '7' } }),
+        HttpResponse.json(
+          { detail: 'slow down', code: 'rate_limited' },
+          { status: 429, headers: { 'Retry-After': '7' } },
+        ),
       ),
     );
-    await expect(api.listThreads()).rejects.toMatchObject({ status: 403, code: 'session_without_owner', detail: 'History needs an owner.' });
+    await expect(api.listThreads()).rejects.toMatchObject({
+      status: 403,
+      code: 'session_without_owner',
+      detail: 'History needs an owner.',
+    });
     const proxyError = await api.getThread('th_x').catch((e: unknown) => e);
     expect(proxyError).toBeInstanceOf(ApiError);
     expect(proxyError).toMatchObject({ status: 502, code: 'http_error' });
-    await expect(api.deleteThread('th_y')).rejects.toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 7 });
+    await expect(api.deleteThread('th_y')).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      retryAfter: 7,
+    });
   });
 
   test('lists, gets and deletes threads on the contract paths', async ({ worker }) => {
@@ -103,7 +130,10 @@ describe('createApiClient against msw', () => {
       sessionHandler,
       http.get(`${AGENT}/threads/`, ({ request }) => {
         const url = new URL(request.url);
-        return HttpResponse.json({ threads: [thread], next_cursor: url.searchParams.get('cursor') ? null : 'c2' });
+        return HttpResponse.json({
+          threads: [thread],
+          next_cursor: url.searchParams.get('cursor') ? null : 'c2',
+        });
       }),
       http.get(`${AGENT}/threads/th_1/`, () => HttpResponse.json({ ...thread, messages: [] })),
       http.delete(`${AGENT}/threads/th_1/`, () => {

@@ -1,13 +1,27 @@
 import { describe, expect } from 'vitest';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { createApiClient } from '../../../src/api/api-client.js';
 import { endpointTokenSource } from '../../../src/session/endpoint-source.js';
 import { TokenManager } from '../../../src/session/token-manager.js';
 
 function browserClient() {
   const tokens = new TokenManager(endpointTokenSource(SESSION_ENDPOINT));
-  return { tokens, api: createApiClient({ baseUrl: SERVICE_BASE, projectId: PROJECT_ID, integrationId: INTEGRATION_ID, tokens }) };
+  return {
+    tokens,
+    api: createApiClient({
+      baseUrl: SERVICE_BASE,
+      projectId: PROJECT_ID,
+      integrationId: INTEGRATION_ID,
+      tokens,
+    }),
+  };
 }
 
 async function ask(api: ReturnType<typeof browserClient>['api'], message: string) {
@@ -17,7 +31,9 @@ async function ask(api: ReturnType<typeof browserClient>['api'], message: string
 }
 
 describe('reference service through msw in Chromium', () => {
-  test('the browser gets a token from the session endpoint and never learns or sets the owner', async ({ worker }) => {
+  test('the browser gets a token from the session endpoint and never learns or sets the owner', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');
@@ -41,6 +57,9 @@ describe('reference service through msw in Chromium', () => {
 
     backend.signIn(null);
     const anonymous = browserClient();
-    await expect(anonymous.api.listThreads()).rejects.toMatchObject({ status: 403, code: 'session_without_owner' });
+    await expect(anonymous.api.listThreads()).rejects.toMatchObject({
+      status: 403,
+      code: 'session_without_owner',
+    });
   });
 });

@@ -10,7 +10,9 @@ import { deepActiveElement, fixtureChat, settled, textareaOf } from '../../helpe
 const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 
 describe('<agent-chat> keyboard', () => {
-  test('Tab reaches the launcher, Enter opens and focuses the composer, Esc closes and returns focus', async ({ worker }) => {
+  test('Tab reaches the launcher, Enter opens and focuses the composer, Esc closes and returns focus', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     const launcher = el.shadowRoot!.querySelector<HTMLButtonElement>('.launcher')!;
@@ -43,10 +45,14 @@ describe('<agent-chat> keyboard', () => {
     await userEvent.keyboard('first line{Shift>}{Enter}{/Shift}second line');
     expect(textareaOf(el).value).toBe('first line\nsecond line');
     expect(textareaOf(el).getAttribute('enterkeyhint')).toBe('send');
-    const ended = new Promise((resolve) => el.addEventListener('agent-chat-answer-end', resolve, { once: true }));
+    const ended = new Promise((resolve) =>
+      el.addEventListener('agent-chat-answer-end', resolve, { once: true }),
+    );
     await userEvent.keyboard('{Enter}');
     await ended;
-    expect(await backend.chatRequests()[0].clone().json()).toMatchObject({ message: 'first line\nsecond line' });
+    expect(await backend.chatRequests()[0].clone().json()).toMatchObject({
+      message: 'first line\nsecond line',
+    });
     expect(textareaOf(el).value).toBe('');
   });
 });
@@ -74,12 +80,18 @@ describe('<agent-chat> accessibility (axe)', () => {
       worker.use(
         http.post(
           CHAT_URL,
-          () => new HttpResponse(streamBody(answerRecords('th_1', ['Streaming **now** ', 'and more']), { holdAfter: 3 }), { headers: STREAM_HEADERS }),
+          () =>
+            new HttpResponse(
+              streamBody(answerRecords('th_1', ['Streaming **now** ', 'and more']), { holdAfter: 3 }),
+              { headers: STREAM_HEADERS },
+            ),
         ),
         ...backend.handlers,
       );
       const el = await fixtureChat({ theme });
-      const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+      const started = new Promise((resolve) =>
+        el.addEventListener('agent-chat-answer-start', resolve, { once: true }),
+      );
       void el.send('hello');
       await started;
       await settled(el);
@@ -96,7 +108,10 @@ describe('<agent-chat> accessibility (axe)', () => {
       await el.send('hello');
       await settled(el);
       expect(
-        el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelector('agent-chat-message')!.shadowRoot!.querySelector('[role="alert"]'),
+        el
+          .shadowRoot!.querySelector('agent-chat-message-list')!
+          .shadowRoot!.querySelector('agent-chat-message')!
+          .shadowRoot!.querySelector('[role="alert"]'),
       ).not.toBeNull();
       await chaiExpect(el).to.be.accessible();
     });

@@ -6,13 +6,22 @@ import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
 import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
 import { STREAM_HEADERS, answerRecords, streamBody } from '../../msw/stream.js';
-import { deepActiveElement, fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  deepActiveElement,
+  fixtureChat,
+  messagesOf,
+  settled,
+  sidebarToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
 
 function button(root: Element | ShadowRoot, name: string): HTMLButtonElement | undefined {
-  return Array.from(root.querySelectorAll<HTMLButtonElement>('button')).find((b) => b.getAttribute('aria-label') === name || b.textContent?.trim() === name);
+  return Array.from(root.querySelectorAll<HTMLButtonElement>('button')).find(
+    (b) => b.getAttribute('aria-label') === name || b.textContent?.trim() === name,
+  );
 }
 
 async function answered(el: AgentChat) {
@@ -22,7 +31,9 @@ async function answered(el: AgentChat) {
 }
 
 describe('<agent-chat> message actions', () => {
-  test('Copy answer, Helpful / Not helpful with reasons (§8), agent-chat-feedback, axe clean', async ({ worker }) => {
+  test('Copy answer, Helpful / Not helpful with reasons (§8), agent-chat-feedback, axe clean', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const write = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
@@ -39,7 +50,9 @@ describe('<agent-chat> message actions', () => {
     const helpful = button(root, 'Helpful')!;
     expect(helpful.getAttribute('aria-pressed')).toBe('false');
     helpful.click();
-    await expect.poll(() => feedback).toEqual([{ questionAnswerId: answer.message!.questionAnswerId, reaction: 'upvote' }]);
+    await expect
+      .poll(() => feedback)
+      .toEqual([{ questionAnswerId: answer.message!.questionAnswerId, reaction: 'upvote' }]);
     await answer.updateComplete;
     expect(button(root, 'Helpful')!.getAttribute('aria-pressed')).toBe('true');
 
@@ -52,13 +65,17 @@ describe('<agent-chat> message actions', () => {
     form.querySelector('textarea')!.value = 'The colour is wrong';
     button(form, 'Send feedback')!.click();
     await expect.poll(() => feedback.length).toBe(3);
-    const sent = await Promise.all(backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()));
+    const sent = await Promise.all(
+      backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()),
+    );
     expect(sent.at(-1)).toEqual({
       question_answer_id: answer.message!.questionAnswerId,
       reaction: 'downvote',
       comment: { incorrect: true, irrelevant: false, unaddressed: false, issue: 'The colour is wrong' },
     });
-    await expect.poll(() => root.querySelector('.actions [role="status"]')?.textContent).toBe('Thanks for your feedback!');
+    await expect
+      .poll(() => root.querySelector('.actions [role="status"]')?.textContent)
+      .toBe('Thanks for your feedback!');
   });
 
   test('Regenerate only on the last answer; it asks again and replaces it', async ({ worker }) => {
@@ -89,7 +106,9 @@ describe('<agent-chat> message actions', () => {
     await el.send('second');
     await settled(el);
     const [first, second] = messagesOf(el);
-    expect(first.shadowRoot!.querySelector('[role="alert"]')!.textContent).toBe('Something went wrong. Please try again.');
+    expect(first.shadowRoot!.querySelector('[role="alert"]')!.textContent).toBe(
+      'Something went wrong. Please try again.',
+    );
     expect(button(first.shadowRoot!, 'Retry')).toBeUndefined();
     expect(button(second.shadowRoot!, 'Retry')).toBeDefined();
     expect(second.shadowRoot!.textContent).not.toMatch(/500|HTTP/);
@@ -98,7 +117,9 @@ describe('<agent-chat> message actions', () => {
 });
 
 describe('<agent-chat> layers and focus', () => {
-  test('the drawer takes focus, Escape closes it first (focus back on its toggle), then the panel', async ({ worker }) => {
+  test('the drawer takes focus, Escape closes it first (focus back on its toggle), then the panel', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
@@ -154,7 +175,9 @@ describe('<agent-chat> layers and focus', () => {
 });
 
 describe('<agent-chat> languages', () => {
-  test('follows the nearest page lang, lays Arabic out right to left, and strings override any text', async ({ worker }) => {
+  test('follows the nearest page lang, lays Arabic out right to left, and strings override any text', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     const panel = () => el.shadowRoot!.querySelector('#panel')!;
@@ -174,9 +197,17 @@ describe('<agent-chat> languages', () => {
     await expect.element(page.getByRole('button', { name: 'Conversations' })).toBeInTheDocument();
   });
 
-  test('answers speak the widget language too: code blocks, actions and the live region', async ({ worker }) => {
+  test('answers speak the widget language too: code blocks, actions and the live region', async ({
+    worker,
+  }) => {
     worker.use(
-      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody(answerRecords('th_de', ['So:\n```js\nx()\n```\n'])), { headers: STREAM_HEADERS })),
+      http.post(
+        `${AGENT}/chat/`,
+        () =>
+          new HttpResponse(streamBody(answerRecords('th_de', ['So:\n```js\nx()\n```\n'])), {
+            headers: STREAM_HEADERS,
+          }),
+      ),
       ...referenceBackend().handlers,
     );
     const el = await fixtureChat();

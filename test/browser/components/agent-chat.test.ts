@@ -4,7 +4,17 @@ import { test } from '../../msw/test.js';
 import { INTEGRATION_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
 import { answerRecords, STREAM_HEADERS, streamBody } from '../../msw/stream.js';
 import { ManualClock, type Agent } from '../../../service/index.js';
-import { composerOf, deepQuery, fixtureChat, lastAnswerText, messagesOf, nextAnswerEnd, settled, textareaOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  composerOf,
+  deepQuery,
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+  textareaOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 
 const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 
@@ -19,13 +29,17 @@ describe('<agent-chat>', () => {
     expect(backend.serviceRequests).toHaveLength(0);
   });
 
-  test('the first message makes one session and one chat request and renders the streamed markdown answer', async ({ worker }) => {
+  test('the first message makes one session and one chat request and renders the streamed markdown answer', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     const ended = nextAnswerEnd(el);
     await typeMessage(el, 'How do I theme the widget?');
-    textareaOf(el).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    textareaOf(el).dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
+    );
     expect((await ended).outcome).toBe('complete');
     await el.updateComplete;
     expect(backend.sessionRequests).toHaveLength(1);
@@ -79,7 +93,9 @@ describe('<agent-chat>', () => {
     const backend = referenceBackend({ agent });
     worker.use(...backend.handlers);
     const el = await fixtureChat();
-    const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+    const started = new Promise((resolve) =>
+      el.addEventListener('agent-chat-answer-start', resolve, { once: true }),
+    );
     const ended = nextAnswerEnd(el);
     void el.send('hello');
     await started;
@@ -98,13 +114,18 @@ describe('<agent-chat>', () => {
     await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
   });
 
-  test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({ worker }) => {
+  test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     let calls = 0;
     worker.use(
       http.post(CHAT_URL, () => {
         calls += 1;
-        const records = calls === 1 ? answerRecords('th_1', ['Half of ', 'an answer']).slice(0, 3) : answerRecords('th_1', ['Complete answer.']);
+        const records =
+          calls === 1
+            ? answerRecords('th_1', ['Half of ', 'an answer']).slice(0, 3)
+            : answerRecords('th_1', ['Complete answer.']);
         return new HttpResponse(streamBody(records), { headers: STREAM_HEADERS });
       }),
       ...backend.handlers,
@@ -128,11 +149,15 @@ describe('<agent-chat>', () => {
     expect(lastAnswerText(el)).toBe('Complete answer.');
   });
 
-  test("a failing session endpoint shows a readable error and keeps the visitor's text", async ({ worker }) => {
+  test("a failing session endpoint shows a readable error and keeps the visitor's text", async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     let fail = true;
     worker.use(
-      http.post(SESSION_ENDPOINT, () => (fail ? new HttpResponse('<h1>Internal Server Error</h1>', { status: 500 }) : undefined)),
+      http.post(SESSION_ENDPOINT, () =>
+        fail ? new HttpResponse('<h1>Internal Server Error</h1>', { status: 500 }) : undefined,
+      ),
       ...backend.handlers,
     );
     const el = await fixtureChat();
@@ -146,7 +171,9 @@ describe('<agent-chat>', () => {
     expect(question.shadowRoot!.textContent).toContain('My important question');
     const alert = question.shadowRoot!.querySelector('[role="alert"]')!;
     expect(alert.textContent).toBe("The chat couldn't start. Please try again.");
-    expect(errors).toEqual([{ code: 'session_failed', status: 500, recoverable: true, message: alert.textContent }]);
+    expect(errors).toEqual([
+      { code: 'session_failed', status: 500, recoverable: true, message: alert.textContent },
+    ]);
     expect(backend.chatRequests()).toHaveLength(0);
 
     fail = false;
@@ -164,7 +191,9 @@ describe('<agent-chat>', () => {
     await el.send('hello');
     await settled(el);
     const question = messagesOf(el)[0];
-    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe('Too many messages right now. Try again in 30 s.');
+    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe(
+      'Too many messages right now. Try again in 30 s.',
+    );
     expect(backend.chatRequests()).toHaveLength(1);
   });
 
@@ -178,10 +207,14 @@ describe('<agent-chat>', () => {
     await el.send('hello');
     await settled(el);
     const question = messagesOf(el)[0];
-    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe("The assistant can't be reached. Check your connection and try again.");
+    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe(
+      "The assistant can't be reached. Check your connection and try again.",
+    );
   });
 
-  test('agent-chat-message-send is cancelable: a veto sends nothing and keeps the text', async ({ worker }) => {
+  test('agent-chat-message-send is cancelable: a veto sends nothing and keeps the text', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
@@ -203,7 +236,12 @@ describe('<agent-chat>', () => {
     const el = await fixtureChat();
     const seen: string[] = [];
     const record = (e: Event) => seen.push(`${e.type}:${(e as CustomEvent).composed}`);
-    for (const name of ['agent-chat-message-send', 'agent-chat-answer-start', 'agent-chat-answer-end', 'agent-chat-thread-change'] as const) {
+    for (const name of [
+      'agent-chat-message-send',
+      'agent-chat-answer-start',
+      'agent-chat-answer-end',
+      'agent-chat-thread-change',
+    ] as const) {
       document.addEventListener(name, record);
     }
     let threadId: string | null = null;
@@ -212,10 +250,20 @@ describe('<agent-chat>', () => {
       el.addEventListener('agent-chat-answer-start', (e) => resolve(e.detail), { once: true }),
     );
     await el.send('events');
-    for (const name of ['agent-chat-message-send', 'agent-chat-answer-start', 'agent-chat-answer-end', 'agent-chat-thread-change'] as const) {
+    for (const name of [
+      'agent-chat-message-send',
+      'agent-chat-answer-start',
+      'agent-chat-answer-end',
+      'agent-chat-thread-change',
+    ] as const) {
       document.removeEventListener(name, record);
     }
-    expect(seen).toEqual(['agent-chat-message-send:true', 'agent-chat-thread-change:true', 'agent-chat-answer-start:true', 'agent-chat-answer-end:true']);
+    expect(seen).toEqual([
+      'agent-chat-message-send:true',
+      'agent-chat-thread-change:true',
+      'agent-chat-answer-start:true',
+      'agent-chat-answer-end:true',
+    ]);
     expect((await started).threadId).toBe(threadId);
     el.newConversation();
     expect(threadId).toBeNull();
@@ -238,13 +286,19 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el)[0].message?.content).toBe('Can I theme it?');
   });
 
-  test('announces a finished answer once in the polite live region, not while streaming', async ({ worker }) => {
+  test('announces a finished answer once in the polite live region, not while streaming', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     const region = el.shadowRoot!.querySelector('[aria-live="polite"]')!;
     const observed: string[] = [];
-    new MutationObserver(() => observed.push(region.textContent?.trim() ?? '')).observe(region, { childList: true, subtree: true, characterData: true });
+    new MutationObserver(() => observed.push(region.textContent?.trim() ?? '')).observe(region, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
     await el.send('events');
     await el.updateComplete;
     await expect.poll(() => region.textContent?.trim()).toMatch(/^Events fired by the widget/);

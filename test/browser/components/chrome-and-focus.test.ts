@@ -9,8 +9,11 @@ import { deepActiveElement, fixtureChat, messagesOf, settled } from '../../helpe
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const headerButton = (el: AgentChat, name: string) =>
-  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find((b) => b.getAttribute('aria-label') === name);
-const menuItems = (el: AgentChat) => Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('#more-menu button'));
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
+    (b) => b.getAttribute('aria-label') === name,
+  );
+const menuItems = (el: AgentChat) =>
+  Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('#more-menu button'));
 const answers = (el: AgentChat) => messagesOf(el).filter((m) => m.message?.role === 'assistant');
 const actionsOf = (answer: Element) => answer.shadowRoot!.querySelector<HTMLElement>('.actions')!;
 const opacity = (element: Element) => getComputedStyle(element).opacity;
@@ -20,9 +23,13 @@ afterEach(async () => {
 });
 
 describe('<agent-chat> header "More" menu', () => {
-  test('holds "Download conversation" once an answer has words, not above the composer and not after a failure', async ({ worker }) => {
+  test('holds "Download conversation" once an answer has words, not above the composer and not after a failure', async ({
+    worker,
+  }) => {
     worker.use(
-      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () =>
+        HttpResponse.json({ detail: 'boom' }, { status: 500 }),
+      ),
       ...referenceBackend().handlers,
     );
     const el = await fixtureChat();
@@ -35,7 +42,9 @@ describe('<agent-chat> header "More" menu', () => {
     expect(el.shadowRoot!.querySelector('.agent-bar')).toBeNull();
   });
 
-  test('opens from the keyboard with its first button focused; Escape returns to "More" and leaves the panel open; Tab away closes it', async ({ worker }) => {
+  test('opens from the keyboard with its first button focused; Escape returns to "More" and leaves the panel open; Tab away closes it', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
@@ -100,14 +109,18 @@ describe('<agent-chat> the action row', () => {
 });
 
 describe('<agent-chat> modal on a phone', () => {
-  test('keeps Tab inside the full-screen panel: past Send it wraps to the first control, and back; Escape closes', async ({ worker }) => {
+  test('keeps Tab inside the full-screen panel: past Send it wraps to the first control, and back; Escape closes', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     await page.viewport(390, 844);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
     const panel = el.shadowRoot!.querySelector<HTMLElement>('.panel')!;
     expect(panel.getAttribute('aria-modal')).toBe('true');
-    const send = el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector<HTMLElement>('[part="send-button"]')!;
+    const send = el
+      .shadowRoot!.querySelector('agent-chat-composer')!
+      .shadowRoot!.querySelector<HTMLElement>('[part="send-button"]')!;
     const first = headerButton(el, 'Conversations')!;
     send.focus();
     await userEvent.keyboard('{Tab}');
@@ -117,7 +130,8 @@ describe('<agent-chat> modal on a phone', () => {
     // Every stop of a full round stays inside the panel too.
     const insidePanel = () => {
       let node: Node | null = deepActiveElement();
-      while (node && node.getRootNode() !== el.shadowRoot) node = (node.getRootNode() as ShadowRoot).host ?? null;
+      while (node && node.getRootNode() !== el.shadowRoot)
+        node = (node.getRootNode() as ShadowRoot).host ?? null;
       return Boolean(node && panel.contains(node));
     };
     for (let i = 0; i < 12; i += 1) {
@@ -128,12 +142,16 @@ describe('<agent-chat> modal on a phone', () => {
     await expect.poll(() => el.opened).toBe(false);
   });
 
-  test('a floating panel on a wide screen is not modal: Tab may leave it for the page', async ({ worker }) => {
+  test('a floating panel on a wide screen is not modal: Tab may leave it for the page', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
     expect(el.shadowRoot!.querySelector('.panel')!.hasAttribute('aria-modal')).toBe(false);
-    const send = el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector<HTMLElement>('[part="send-button"]')!;
+    const send = el
+      .shadowRoot!.querySelector('agent-chat-composer')!
+      .shadowRoot!.querySelector<HTMLElement>('[part="send-button"]')!;
     send.focus();
     await userEvent.keyboard('{Tab}');
     expect(deepActiveElement()).not.toBe(headerButton(el, 'Conversations'));

@@ -52,7 +52,9 @@ describe('<agent-chat> Copy code', () => {
 });
 
 describe('<agent-chat> feedback', () => {
-  test('Not helpful opens a styled form of reason chips; sending it closes it with a thanks the visitor can see', async ({ worker }) => {
+  test('Not helpful opens a styled form of reason chips; sending it closes it with a thanks the visitor can see', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await fixtureChat();
@@ -63,7 +65,11 @@ describe('<agent-chat> feedback', () => {
     await settled(el);
     const form = root.querySelector('form.reasons')!;
     const chips = Array.from(form.querySelectorAll<HTMLLabelElement>('label.chip'));
-    expect(chips.map((c) => c.textContent!.trim())).toEqual(['Incorrect', 'Not relevant', "Didn't answer my question"]);
+    expect(chips.map((c) => c.textContent!.trim())).toEqual([
+      'Incorrect',
+      'Not relevant',
+      "Didn't answer my question",
+    ]);
     // A chip is a pill with a real checkbox inside; checking it marks the pill.
     expect(getComputedStyle(chips[0]).borderRadius).toBe('999px');
     const before = getComputedStyle(chips[0]).borderColor;
@@ -81,7 +87,9 @@ describe('<agent-chat> feedback', () => {
     expect(thanks.getBoundingClientRect().width).toBeGreaterThan(50);
     // Both went: the downvote at once, then again with its reasons (§8). Waiting for them keeps
     // this test's requests out of the next one's backend.
-    await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).length).toBe(2);
+    await expect
+      .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).length)
+      .toBe(2);
   });
 
   test('Cancel closes the form without sending reasons', async ({ worker }) => {
@@ -101,7 +109,9 @@ describe('<agent-chat> feedback', () => {
     // The downvote itself went at once (§8); no second one with reasons followed.
     const about = answerRoot(el).host as unknown as { message: { questionAnswerId: string } };
     const mine = async () => {
-      const bodies = await Promise.all(backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()));
+      const bodies = await Promise.all(
+        backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()),
+      );
       return bodies.filter((b) => b.question_answer_id === about.message.questionAnswerId);
     };
     await expect.poll(async () => (await mine()).length).toBe(1);
@@ -111,7 +121,9 @@ describe('<agent-chat> feedback', () => {
 });
 
 describe('<agent-chat> the conversations drawer', () => {
-  test('rows carry a preview of the latest answer and sit under Today, Yesterday, Previous 7 days, then months', async ({ worker }) => {
+  test('rows carry a preview of the latest answer and sit under Today, Yesterday, Previous 7 days, then months', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     const now = Date.now();
@@ -122,7 +134,13 @@ describe('<agent-chat> the conversations drawer', () => {
     const midnight = new Date(now).setHours(0, 0, 0, 0);
     const beforeMidnight = (ms: number) => new Date(midnight - ms).toISOString();
     const threads = [
-      { id: 'th_1', title: 'How do I theme it?', created_at: at(0), updated_at: at(0), preview: 'Set CSS custom properties on the element.' },
+      {
+        id: 'th_1',
+        title: 'How do I theme it?',
+        created_at: at(0),
+        updated_at: at(0),
+        preview: 'Set CSS custom properties on the element.',
+      },
       {
         id: 'th_2',
         title: 'How do I theme it?',
@@ -150,14 +168,18 @@ describe('<agent-chat> the conversations drawer', () => {
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(5);
     const root = threadListOf(el).shadowRoot!;
     const month = (ago: number, year: boolean) =>
-      new Intl.DateTimeFormat('en', { month: 'long', year: year ? 'numeric' : undefined }).format(new Date(now - ago));
+      new Intl.DateTimeFormat('en', { month: 'long', year: year ? 'numeric' : undefined }).format(
+        new Date(now - ago),
+      );
     const groups = Array.from(root.querySelectorAll('h3.group')).map((h) => h.textContent);
     const sameYear = (ago: number) => new Date(now - ago).getFullYear() === new Date(now).getFullYear();
     expect(groups.slice(0, 3)).toEqual(['Today', 'Yesterday', 'Previous 7 days']);
     expect(groups.slice(-2)).toEqual([month(40 * day, !sameYear(40 * day)), month(400 * day, true)]);
     // Each group is a list named by its heading.
     for (const list of Array.from(root.querySelectorAll('ul')))
-      expect(root.getElementById(list.getAttribute('aria-labelledby')!)?.classList.contains('group')).toBe(true);
+      expect(root.getElementById(list.getAttribute('aria-labelledby')!)?.classList.contains('group')).toBe(
+        true,
+      );
     const rows = Array.from(root.querySelectorAll('button.open')).map((b) => [
       b.querySelector('.title')!.textContent,
       (b.querySelector('.preview') ?? b.querySelector('.time'))!.textContent,

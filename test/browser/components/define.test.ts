@@ -19,7 +19,9 @@ describe('defineOnce', () => {
     customElements.define('agent-chat-test-foreign', class extends HTMLElement {});
     expect(() => defineOnce('agent-chat-test-foreign', class extends HTMLElement {})).not.toThrow();
     expect(error).toHaveBeenCalledTimes(1);
-    expect(String(error.mock.calls[0][0])).toMatch(/\[agent-chat\] <agent-chat-test-foreign> is already defined by another script/);
+    expect(String(error.mock.calls[0][0])).toMatch(
+      /\[agent-chat\] <agent-chat-test-foreign> is already defined by another script/,
+    );
     error.mockRestore();
   });
 });

@@ -3,10 +3,24 @@ import { fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  ownerKeyOf,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import { storedUiState } from '../../helpers/idb.js';
-import { fixtureChat, messagesOf, settled, sidebarTitles, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  settled,
+  sidebarTitles,
+  sidebarToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 import { clearAllUiState } from '../../../src/chat/ui-state-store.js';
 
@@ -15,7 +29,8 @@ const name = (owner: string | null) => owner ?? 'anonymous';
 const stored = async () => JSON.stringify((await storedUiState()) ?? {});
 const statuses = (el: AgentChat) => messagesOf(el).map((m) => m.message?.status);
 const listText = (el: AgentChat) => threadListOf(el).shadowRoot!.textContent ?? '';
-const retryButton = (el: AgentChat) => messagesOf(el).at(-1)?.shadowRoot?.querySelector<HTMLButtonElement>('button.retry');
+const retryButton = (el: AgentChat) =>
+  messagesOf(el).at(-1)?.shadowRoot?.querySelector<HTMLButtonElement>('button.retry');
 
 /** `<agent-chat>` with a custom token source instead of the endpoint. */
 async function withSource(getSessionToken: AgentChat['getSessionToken']): Promise<AgentChat> {
@@ -42,7 +57,8 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   for (const [first, second] of transitions) {
     for (const via of ['owner-key', 'header'] as const) {
       const keyFor = (owner: string | null) => (via === 'owner-key' ? ownerKeyOf(owner) : undefined);
-      const emptyList = (owner: string | null) => (owner ? 'No conversations yet.' : 'Sign in to see your past conversations.');
+      const emptyList = (owner: string | null) =>
+        owner ? 'No conversations yet.' : 'Sign in to see your past conversations.';
 
       async function firstVisitor(worker: SetupWorker) {
         await clearAllUiState();
@@ -65,7 +81,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         await expect.poll(stored).not.toContain(`${name(first)} private question`);
       }
 
-      test(`1: ${name(first)} → ${name(second)} on reload (${via}) sees nothing of ${name(first)}`, async ({ worker }) => {
+      test(`1: ${name(first)} → ${name(second)} on reload (${via}) sees nothing of ${name(first)}`, async ({
+        worker,
+      }) => {
         const { backend, el } = await firstVisitor(worker);
         backend.signIn(second);
         el.remove();
@@ -83,10 +101,14 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         await expectOnlySecond(next);
       });
 
-      test(`1: ${name(first)} → ${name(second)} in place with clearSession() (${via}): the open list follows at once`, async ({ worker }) => {
+      test(`1: ${name(first)} → ${name(second)} in place with clearSession() (${via}): the open list follows at once`, async ({
+        worker,
+      }) => {
         const { backend, el } = await firstVisitor(worker);
         sidebarToggle(el).click();
-        await expect.poll(() => listText(el)).toContain(first ? `${name(first)} private question` : emptyList(null));
+        await expect
+          .poll(() => listText(el))
+          .toContain(first ? `${name(first)} private question` : emptyList(null));
         backend.signIn(second);
         if (via === 'owner-key') el.ownerKey = ownerKeyOf(second);
         await el.clearSession();
@@ -131,11 +153,19 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   });
 
   for (const [label, reply] of [
-    ['an HTML page', () => new HttpResponse('<html><body>Sign in to the Wi-Fi</body></html>', { headers: { 'Content-Type': 'text/html' } })],
+    [
+      'an HTML page',
+      () =>
+        new HttpResponse('<html><body>Sign in to the Wi-Fi</body></html>', {
+          headers: { 'Content-Type': 'text/html' },
+        }),
+    ],
     ['an empty body', () => new HttpResponse('', { headers: STREAM_HEADERS })],
     ['204', () => new HttpResponse(null, { status: 204 })],
   ] as const) {
-    test(`3: a chat answered with ${label} fails the question with Retry and an error event`, async ({ worker }) => {
+    test(`3: a chat answered with ${label} fails the question with Retry and an error event`, async ({
+      worker,
+    }) => {
       const backend = referenceBackend();
       worker.use(http.post(`${AGENT}/chat/`, reply), ...backend.handlers);
       const el = await fixtureChat();
@@ -150,7 +180,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     });
   }
 
-  test('a getSessionToken that throws synchronously once is called again on the next need', async ({ worker }) => {
+  test('a getSessionToken that throws synchronously once is called again on the next need', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     let calls = 0;
@@ -171,17 +203,29 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     expect(sessionStatuses).toEqual(['fetching', 'error', 'fetching', 'ready']);
   });
 
-  test('a record over the size limit ends the answer as interrupted, keeping its text', async ({ worker }) => {
+  test('a record over the size limit ends the answer as interrupted, keeping its text', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
-    const head = encodeRecord('stream_start', { thread_id: 'th_big' }) + encodeRecord('partial_answer', { text: 'Kept text' });
+    const head =
+      encodeRecord('stream_start', { thread_id: 'th_big' }) +
+      encodeRecord('partial_answer', { text: 'Kept text' });
     const endless = Array.from({ length: 80 }, () => `{"chunk":${'x'.repeat(64 * 1024)}`);
     // The record never ends and the connection stays open: only the limit can end the answer.
     worker.use(
-      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head, ...endless], { holdAfter: endless.length + 1 }), { headers: STREAM_HEADERS })),
+      http.post(
+        `${AGENT}/chat/`,
+        () =>
+          new HttpResponse(streamBody([head, ...endless], { holdAfter: endless.length + 1 }), {
+            headers: STREAM_HEADERS,
+          }),
+      ),
       ...backend.handlers,
     );
     const el = await fixtureChat();
-    const ended = new Promise<string>((resolve) => el.addEventListener('agent-chat-answer-end', (e) => resolve(e.detail.outcome), { once: true }));
+    const ended = new Promise<string>((resolve) =>
+      el.addEventListener('agent-chat-answer-end', (e) => resolve(e.detail.outcome), { once: true }),
+    );
     await el.send('Tell me everything');
     expect(await ended).toBe('error');
     await settled(el);
@@ -190,12 +234,16 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     expect(retryButton(el)).toBeTruthy();
   });
 
-  test('a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({ worker }) => {
+  test('a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({
+    worker,
+  }) => {
     await clearAllUiState();
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(
-      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads: [{ id: 7, title: 'Injected' }], next_cursor: null })),
+      http.get(`${AGENT}/threads/`, () =>
+        HttpResponse.json({ threads: [{ id: 7, title: 'Injected' }], next_cursor: null }),
+      ),
       ...backend.handlers,
     );
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
@@ -203,13 +251,17 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
     sidebarToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelector('[role="alert"]')).not.toBeNull();
-    expect(threadListOf(el).shadowRoot!.querySelector('[role="alert"] button')?.textContent).toMatch(/retry/i);
+    expect(threadListOf(el).shadowRoot!.querySelector('[role="alert"] button')?.textContent).toMatch(
+      /retry/i,
+    );
     expect(sidebarTitles(el)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await stored()).not.toContain('Injected');
   });
 
-  test('a custom source returning the raw answer works with the visitor clock 90 min fast', async ({ worker }) => {
+  test('a custom source returning the raw answer works with the visitor clock 90 min fast', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     let calls = 0;
@@ -228,9 +280,14 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
 
   test('a stream that goes silent ends as interrupted after the idle timeout', async ({ worker }) => {
     const backend = referenceBackend();
-    const head = encodeRecord('stream_start', { thread_id: 'th_quiet' }) + encodeRecord('partial_answer', { text: 'So far' });
+    const head =
+      encodeRecord('stream_start', { thread_id: 'th_quiet' }) +
+      encodeRecord('partial_answer', { text: 'So far' });
     worker.use(
-      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS })),
+      http.post(
+        `${AGENT}/chat/`,
+        () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS }),
+      ),
       ...backend.handlers,
     );
     const el = await fixtureChat();
@@ -244,7 +301,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     expect(retryButton(el)).toBeTruthy();
   });
 
-  test('the open list shows loading, sign-in, empty and error states and follows an owner change', async ({ worker }) => {
+  test('the open list shows loading, sign-in, empty and error states and follows an owner change', async ({
+    worker,
+  }) => {
     await clearAllUiState();
     const backend = referenceBackend();
     worker.use(...backend.handlers);
@@ -281,7 +340,11 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
 
     // Carol signs in, and the service fails once: an error with Retry, then her list.
     backend.signIn('carol');
-    worker.use(http.get(`${AGENT}/threads/`, () => HttpResponse.json({ detail: 'down', code: 'x' }, { status: 503 }), { once: true }));
+    worker.use(
+      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ detail: 'down', code: 'x' }, { status: 503 }), {
+        once: true,
+      }),
+    );
     el.ownerKey = ownerKeyOf('carol');
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelector('[role="alert"]')).not.toBeNull();
     threadListOf(el).shadowRoot!.querySelector<HTMLButtonElement>('[role="alert"] button')!.click();
@@ -294,11 +357,15 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     const listener = (e: Event) => errors.push((e as CustomEvent<{ code: string }>).detail.code);
     document.addEventListener('agent-chat-error', listener);
     try {
-      const el = await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} mode="inline"></agent-chat>`);
+      const el = await fixture<AgentChat>(
+        html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} mode="inline"></agent-chat>`,
+      );
       await settled(el);
       expect(errors).toEqual(['misconfigured']);
       expect(logged.mock.calls.filter(([text]) => String(text).includes('session-endpoint'))).toHaveLength(1);
-      expect(el.shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('This chat is not set up yet.');
+      expect(el.shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain(
+        'This chat is not set up yet.',
+      );
     } finally {
       document.removeEventListener('agent-chat-error', listener);
       logged.mockRestore();
@@ -308,9 +375,14 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   test("Stop calls the service's cancel for the answer, then stops reading", async ({ worker }) => {
     const backend = referenceBackend();
     const cancels: string[] = [];
-    const head = encodeRecord('stream_start', { thread_id: 'th_s', question_answer_id: 'qa_stop' }) + encodeRecord('partial_answer', { text: 'Partial' });
+    const head =
+      encodeRecord('stream_start', { thread_id: 'th_s', question_answer_id: 'qa_stop' }) +
+      encodeRecord('partial_answer', { text: 'Partial' });
     worker.use(
-      http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS })),
+      http.post(
+        `${AGENT}/chat/`,
+        () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS }),
+      ),
       http.post(`${AGENT}/answers/:id/cancel/`, ({ params }) => {
         cancels.push(String(params.id));
         return new HttpResponse(null, { status: 204 });
@@ -321,7 +393,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     const sending = el.send('Long one');
     await expect.poll(() => messagesOf(el).at(-1)?.message?.content).toBe('Partial');
     const composer = el.shadowRoot!.querySelector('agent-chat-composer')!;
-    const stop = Array.from(composer.shadowRoot!.querySelectorAll('button')).find((b) => b.getAttribute('aria-label') === 'Stop')!;
+    const stop = Array.from(composer.shadowRoot!.querySelectorAll('button')).find(
+      (b) => b.getAttribute('aria-label') === 'Stop',
+    )!;
     stop.click();
     await sending;
     await settled(el);

@@ -21,13 +21,20 @@ function scripted(records: string[], bodies: Array<Record<string, unknown>> = []
 const start = encodeRecord('stream_start', { thread_id: 'th_lang', question_answer_id: 'qa_lang' });
 const end = encodeRecord('identifiers', { thread_id: 'th_lang', question_answer_id: 'qa_lang' }, true);
 const step = (id: string, summary: string | null, numResults: number | null = null) =>
-  encodeRecord('agent_activity_update', { id, name: 'search_knowledge_base', status: 'completed', summary, num_results: numResults });
+  encodeRecord('agent_activity_update', {
+    id,
+    name: 'search_knowledge_base',
+    status: 'completed',
+    summary,
+    num_results: numResults,
+  });
 
 async function inLanguage(lang: string): Promise<AgentChat> {
   const el = await fixtureChat();
   el.setAttribute('lang', lang);
   await vi.waitFor(() => {
-    if (el.shadowRoot!.querySelector('#panel')!.getAttribute('lang') !== lang.split('-')[0]) throw new Error('language not loaded yet');
+    if (el.shadowRoot!.querySelector('#panel')!.getAttribute('lang') !== lang.split('-')[0])
+      throw new Error('language not loaded yet');
   });
   return el;
 }
@@ -38,7 +45,9 @@ const answerRoot = (el: AgentChat) =>
     .at(-1)!.shadowRoot!;
 
 describe("<agent-chat> the visitor's language on the wire (§4)", () => {
-  test("every chat call carries the page's own tag as locale, tool continuations included", async ({ worker }) => {
+  test("every chat call carries the page's own tag as locale, tool continuations included", async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     const el = await inLanguage('de-AT');
@@ -60,7 +69,10 @@ describe("<agent-chat> the visitor's language on the wire (§4)", () => {
 
   test('a lang that is no language tag sends no locale (the service would refuse it)', async ({ worker }) => {
     const bodies: Array<Record<string, unknown>> = [];
-    worker.use(scripted([start, encodeRecord('partial_answer', { text: 'Hi.' }), end], bodies), ...referenceBackend().handlers);
+    worker.use(
+      scripted([start, encodeRecord('partial_answer', { text: 'Hi.' }), end], bodies),
+      ...referenceBackend().handlers,
+    );
     const el = await fixtureChat();
     el.setAttribute('lang', 'not a language!');
     await el.updateComplete;
@@ -71,10 +83,21 @@ describe("<agent-chat> the visitor's language on the wire (§4)", () => {
 });
 
 describe('<agent-chat> the steps line', () => {
-  test("a finished answer keeps one line for its steps, in the widget's words where the service gave none; the list opens behind it", async ({ worker }) => {
+  test("a finished answer keeps one line for its steps, in the widget's words where the service gave none; the list opens behind it", async ({
+    worker,
+  }) => {
     const bodies: Array<Record<string, unknown>> = [];
     worker.use(
-      scripted([start, step('s1', 'Suchte in der Dokumentation', 3), step('s2', null, 3), encodeRecord('partial_answer', { text: 'Antwort.' }), end], bodies),
+      scripted(
+        [
+          start,
+          step('s1', 'Suchte in der Dokumentation', 3),
+          step('s2', null, 3),
+          encodeRecord('partial_answer', { text: 'Antwort.' }),
+          end,
+        ],
+        bodies,
+      ),
       ...referenceBackend().handlers,
     );
     const el = await inLanguage('de');
@@ -99,7 +122,12 @@ describe('<agent-chat> the steps line', () => {
 
   test("the service's own summary is the line, as it wrote it", async ({ worker }) => {
     worker.use(
-      scripted([start, step('s1', 'Searched 3 articles', 3), encodeRecord('partial_answer', { text: 'Answer.' }), end]),
+      scripted([
+        start,
+        step('s1', 'Searched 3 articles', 3),
+        encodeRecord('partial_answer', { text: 'Answer.' }),
+        end,
+      ]),
       ...referenceBackend().handlers,
     );
     const el = await fixtureChat();
@@ -113,12 +141,24 @@ describe('<agent-chat> right to left', () => {
   const ENGLISH =
     'I could not find that in the docs. Use `agent-chat` like this:\n\n```html\n<agent-chat project-id="p"></agent-chat>\n```\n\nمرحبًا، هذه فقرة بالعربية.\n';
   const sources = encodeRecord('relevant_sources', {
-    relevant_sources: [{ title: 'Theming the widget', subtitle: null, source_url: 'https://docs.example.com/theming', source_type: 'doc' }],
+    relevant_sources: [
+      {
+        title: 'Theming the widget',
+        subtitle: null,
+        source_url: 'https://docs.example.com/theming',
+        source_type: 'doc',
+      },
+    ],
   });
 
   for (const lang of ['ar', 'he']) {
-    test(`in a ${lang} panel code runs left to right, an English block reads left to right, an Arabic one right to left`, async ({ worker }) => {
-      worker.use(scripted([start, sources, encodeRecord('partial_answer', { text: ENGLISH }), end]), ...referenceBackend().handlers);
+    test(`in a ${lang} panel code runs left to right, an English block reads left to right, an Arabic one right to left`, async ({
+      worker,
+    }) => {
+      worker.use(
+        scripted([start, sources, encodeRecord('partial_answer', { text: ENGLISH }), end]),
+        ...referenceBackend().handlers,
+      );
       const el = await inLanguage(lang);
       await el.send('What events does it fire?');
       await settled(el);
@@ -151,10 +191,13 @@ describe('<agent-chat> right to left', () => {
     await backend.seed('alice', ['What events does it fire?']);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     sidebarToggle(el).click();
-    await expect.poll(() => threadListOf(el).shadowRoot!.querySelector('.title')?.textContent).toBe('What events does it fire?');
+    await expect
+      .poll(() => threadListOf(el).shadowRoot!.querySelector('.title')?.textContent)
+      .toBe('What events does it fire?');
     el.setAttribute('lang', 'ar');
     await vi.waitFor(() => {
-      if (el.shadowRoot!.querySelector('#panel')!.getAttribute('dir') !== 'rtl') throw new Error('not right to left yet');
+      if (el.shadowRoot!.querySelector('#panel')!.getAttribute('dir') !== 'rtl')
+        throw new Error('not right to left yet');
     });
     const title = threadListOf(el).shadowRoot!.querySelector('.title')!;
     expect(title.getAttribute('dir')).toBe('auto');

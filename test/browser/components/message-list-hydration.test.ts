@@ -19,7 +19,9 @@ function thread(count: number, prefix = 'm'): ChatMessage[] {
 }
 
 async function showThread(messages: ChatMessage[]) {
-  const host = await fixture<HTMLDivElement>(html`<div style="height: 600px; display: flex; flex-direction: column"></div>`);
+  const host = await fixture<HTMLDivElement>(
+    html`<div style="height: 600px; display: flex; flex-direction: column"></div>`,
+  );
   const provider = new ContextProvider(host, {
     context: conversationContext,
     initialValue: { threadId: 't', messages, streaming: false } satisfies ConversationSnapshot,
@@ -27,7 +29,8 @@ async function showThread(messages: ChatMessage[]) {
   const list = document.createElement('agent-chat-message-list') as AgentChatMessageList;
   host.append(list);
   await list.updateComplete;
-  const rendered = () => [...list.shadowRoot!.querySelectorAll('agent-chat-message')].map((m) => m.message!.id);
+  const rendered = () =>
+    [...list.shadowRoot!.querySelectorAll('agent-chat-message')].map((m) => m.message!.id);
   return { list, provider, rendered };
 }
 
@@ -72,7 +75,13 @@ describe('<agent-chat-message-list> with a long cached thread', () => {
   it('renders a new message at once even while older ones are still coming', async () => {
     const messages = thread(400);
     const { provider, list, rendered } = await showThread(messages);
-    const next: ChatMessage = { id: 'new', role: 'user', content: 'One more?', sources: [], status: 'complete' };
+    const next: ChatMessage = {
+      id: 'new',
+      role: 'user',
+      content: 'One more?',
+      sources: [],
+      status: 'complete',
+    };
     provider.setValue({ threadId: 't', messages: [...messages, next], streaming: false });
     await list.updateComplete;
     expect(rendered().at(-1)).toBe('new');

@@ -7,15 +7,24 @@ import type { AgentChatMessage } from '../../../src/components/message/message.j
 import { MARKDOWN_LIMIT } from '../../../src/markdown/parse.js';
 import { deepActiveElement } from '../../helpers/chat-fixture.js';
 
-const answer = (content: string, status: ChatMessage['status'] = 'complete'): ChatMessage => ({ id: 'm1', role: 'assistant', content, sources: [], status });
+const answer = (content: string, status: ChatMessage['status'] = 'complete'): ChatMessage => ({
+  id: 'm1',
+  role: 'assistant',
+  content,
+  sources: [],
+  status,
+});
 
 async function showAnswer(content: string, status?: ChatMessage['status']) {
-  const el = await fixture<AgentChatMessage>(html`<agent-chat-message .message=${answer(content, status)}></agent-chat-message>`);
+  const el = await fixture<AgentChatMessage>(
+    html`<agent-chat-message .message=${answer(content, status)}></agent-chat-message>`,
+  );
   await el.updateComplete;
   return el;
 }
 
-const CODE_ANSWER = 'Install it:\n```bash\nnpm i agent-chat\n```\nThen:\n- [x] add the tag\n- [ ] set the theme\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+const CODE_ANSWER =
+  'Install it:\n```bash\nnpm i agent-chat\n```\nThen:\n- [x] add the tag\n- [ ] set the theme\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
 
 describe('<agent-chat-message> markdown', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -60,10 +69,17 @@ describe('<agent-chat-message> markdown', () => {
   });
 
   it('links URLs, www. addresses and e-mail addresses safely', async () => {
-    const el = await showAnswer('See https://docs.example.com, www.example.com/help or mail help@example.com.');
+    const el = await showAnswer(
+      'See https://docs.example.com, www.example.com/help or mail help@example.com.',
+    );
     const links = [...el.shadowRoot!.querySelectorAll('a')];
-    expect(links.map((a) => a.href)).toEqual(['https://docs.example.com/', 'http://www.example.com/help', 'mailto:help@example.com']);
-    for (const link of links) expect(link.rel.split(' ')).toEqual(expect.arrayContaining(['noopener', 'noreferrer']));
+    expect(links.map((a) => a.href)).toEqual([
+      'https://docs.example.com/',
+      'http://www.example.com/help',
+      'mailto:help@example.com',
+    ]);
+    for (const link of links)
+      expect(link.rel.split(' ')).toEqual(expect.arrayContaining(['noopener', 'noreferrer']));
   });
 
   it('shows an answer past the limit as plain text after a short notice, losing nothing', async () => {

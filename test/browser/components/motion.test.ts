@@ -38,13 +38,14 @@ describe('opening on a touch screen', () => {
   /** What a phone reports: no fine pointer. Everything else keeps the real answer. */
   function touchScreen() {
     const real = window.matchMedia.bind(window);
-    return vi
-      .spyOn(window, 'matchMedia')
-      .mockImplementation((query: string) =>
-        query === '(pointer: fine)'
-          ? (Object.defineProperties(new EventTarget(), { matches: { value: false }, media: { value: query } }) as MediaQueryList)
-          : real(query),
-      );
+    return vi.spyOn(window, 'matchMedia').mockImplementation((query: string) =>
+      query === '(pointer: fine)'
+        ? (Object.defineProperties(new EventTarget(), {
+            matches: { value: false },
+            media: { value: query },
+          }) as MediaQueryList)
+        : real(query),
+    );
   }
 
   it('does not focus the message box (the keyboard would cover the start screen); the panel takes focus', async () => {
@@ -60,6 +61,8 @@ describe('opening on a touch screen', () => {
   it('focuses the message box with a mouse or trackpad', async () => {
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
-    expect(deepActiveElement()?.getAttribute('aria-label') ?? deepActiveElement()?.tagName).toMatch(/Message|TEXTAREA/);
+    expect(deepActiveElement()?.getAttribute('aria-label') ?? deepActiveElement()?.tagName).toMatch(
+      /Message|TEXTAREA/,
+    );
   });
 });

@@ -13,7 +13,10 @@ const PARAGRAPH = 'A paragraph long enough to take a few lines in the panel, so 
  * A chat answered by a stream the test drives: `push` appends text, `end` closes the answer.
  * `opening` records follow stream_start (sources, steps).
  */
-async function chatWithControlledAnswer(worker: SetupWorker, opening: Array<[string, Record<string, unknown>]> = []) {
+async function chatWithControlledAnswer(
+  worker: SetupWorker,
+  opening: Array<[string, Record<string, unknown>]> = [],
+) {
   let push!: (text: string) => void;
   let end!: () => void;
   const body = new ReadableStream<Uint8Array>({
@@ -21,10 +24,14 @@ async function chatWithControlledAnswer(worker: SetupWorker, opening: Array<[str
       const encoder = new TextEncoder();
       push = (text) => controller.enqueue(encoder.encode(encodeRecord('partial_answer', { text })));
       end = () => {
-        controller.enqueue(encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)));
+        controller.enqueue(
+          encoder.encode(encodeRecord('identifiers', { thread_id: 'th_1', question_answer_id: 'qa' }, true)),
+        );
         controller.close();
       };
-      controller.enqueue(encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa' })));
+      controller.enqueue(
+        encoder.encode(encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa' })),
+      );
       for (const [type, content] of opening) controller.enqueue(encoder.encode(encodeRecord(type, content)));
     },
   });
@@ -36,16 +43,21 @@ async function chatWithControlledAnswer(worker: SetupWorker, opening: Array<[str
   el.style.setProperty('--agent-chat-panel-height', '420px');
   const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
   const scroller = () => list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
-  const jump = () => Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
+  const jump = () =>
+    Array.from(list.shadowRoot!.querySelectorAll('button')).find((b) => b.textContent === 'Jump to latest');
   const atBottom = () => scroller().scrollHeight - scroller().scrollTop - scroller().clientHeight < 2;
-  const started = new Promise((resolve) => el.addEventListener('agent-chat-answer-start', resolve, { once: true }));
+  const started = new Promise((resolve) =>
+    el.addEventListener('agent-chat-answer-start', resolve, { once: true }),
+  );
   const sending = el.send('tell me a lot');
   await started;
   return { el, push, end, sending, scroller, jump, atBottom };
 }
 
 describe('<agent-chat-message-list> scrolling', () => {
-  test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({ worker }) => {
+  test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({
+    worker,
+  }) => {
     const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
     for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
@@ -67,15 +79,33 @@ describe('<agent-chat-message-list> scrolling', () => {
     await sending;
   });
 
-  test('keeps a pinned reader at the end when the answer ends: its actions appear under it and a bar below the list', async ({ worker }) => {
+  test('keeps a pinned reader at the end when the answer ends: its actions appear under it and a bar below the list', async ({
+    worker,
+  }) => {
     // The steps line above the text changes as steps arrive; at the end the action row appears
     // under the answer and "Talk to a person" (handoff="always") above the composer.
-    const steps: Array<[string, Record<string, unknown>]> = ['search_knowledge_base', 'read_pages', 'rank_results'].map((name, i) => [
+    const steps: Array<[string, Record<string, unknown>]> = [
+      'search_knowledge_base',
+      'read_pages',
+      'rank_results',
+    ].map((name, i) => [
       'agent_activity_update',
       { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 },
     ]);
     const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker, [
-      ['relevant_sources', { relevant_sources: [{ title: 'Theming', subtitle: null, source_url: 'https://docs.example/theming', source_type: 'doc' }] }],
+      [
+        'relevant_sources',
+        {
+          relevant_sources: [
+            {
+              title: 'Theming',
+              subtitle: null,
+              source_url: 'https://docs.example/theming',
+              source_type: 'doc',
+            },
+          ],
+        },
+      ],
       ...steps,
     ]);
     el.handoff = 'always';

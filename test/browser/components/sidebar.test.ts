@@ -2,7 +2,16 @@ import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../msw/test.js';
 import { referenceBackend } from '../../msw/reference.js';
-import { deepActiveElement, fixtureChat, lastAnswerText, messagesOf, settled, sidebarTitles, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  deepActiveElement,
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  settled,
+  sidebarTitles,
+  sidebarToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 async function openSidebar(el: AgentChat) {
@@ -16,11 +25,15 @@ function listRoot(el: AgentChat): ShadowRoot {
 }
 
 function threadButton(el: AgentChat, title: string): HTMLButtonElement {
-  return Array.from(listRoot(el).querySelectorAll<HTMLButtonElement>('button.open')).find((b) => b.querySelector('.title')?.textContent === title)!;
+  return Array.from(listRoot(el).querySelectorAll<HTMLButtonElement>('button.open')).find(
+    (b) => b.querySelector('.title')?.textContent === title,
+  )!;
 }
 
 function nextThreadChange(el: AgentChat) {
-  return new Promise<string | null>((resolve) => el.addEventListener('agent-chat-thread-change', (e) => resolve(e.detail.threadId), { once: true }));
+  return new Promise<string | null>((resolve) =>
+    el.addEventListener('agent-chat-thread-change', (e) => resolve(e.detail.threadId), { once: true }),
+  );
 }
 
 describe('<agent-chat> sidebar', () => {
@@ -46,7 +59,9 @@ describe('<agent-chat> sidebar', () => {
     expect(listRoot(el).textContent).not.toContain('Alice');
   });
 
-  test('resumes a thread with messages and sources; the next message continues that thread', async ({ worker }) => {
+  test('resumes a thread with messages and sources; the next message continues that thread', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');
@@ -59,11 +74,16 @@ describe('<agent-chat> sidebar', () => {
     threadButton(el, 'How do I theme it?').click();
     expect(await changed).toBe(themingId);
     await settled(el);
-    expect(messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual(['How do I theme it?', '### Theming with C']);
+    expect(messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual([
+      'How do I theme it?',
+      '### Theming with C',
+    ]);
     expect(lastAnswerText(el)).toContain('Theming with CSS custom properties');
     expect(messagesOf(el)[1].shadowRoot!.querySelector('.sources a')).not.toBeNull();
     await openSidebar(el);
-    expect(listRoot(el).querySelector('li[aria-current="true"] .title')?.textContent).toBe('How do I theme it?');
+    expect(listRoot(el).querySelector('li[aria-current="true"] .title')?.textContent).toBe(
+      'How do I theme it?',
+    );
 
     const before = backend.chatRequests().length;
     await el.send('And dark mode?');
@@ -82,13 +102,19 @@ describe('<agent-chat> sidebar', () => {
     await openSidebar(el);
     await expect.poll(() => sidebarTitles(el)).toHaveLength(20);
     expect(sidebarTitles(el)[0]).toBe('Question 23');
-    const more = Array.from(listRoot(el).querySelectorAll('button')).find((b) => b.textContent === 'Show more')!;
+    const more = Array.from(listRoot(el).querySelectorAll('button')).find(
+      (b) => b.textContent === 'Show more',
+    )!;
     more.click();
     await expect.poll(() => sidebarTitles(el)).toEqual([...titles].reverse());
-    expect(Array.from(listRoot(el).querySelectorAll('button')).some((b) => b.textContent === 'Show more')).toBe(false);
+    expect(
+      Array.from(listRoot(el).querySelectorAll('button')).some((b) => b.textContent === 'Show more'),
+    ).toBe(false);
   });
 
-  test('deletes after confirmation; deleting the open thread starts a new conversation', async ({ worker }) => {
+  test('deletes after confirmation; deleting the open thread starts a new conversation', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');

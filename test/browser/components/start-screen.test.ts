@@ -4,14 +4,24 @@ import { page } from 'vitest/browser';
 import { expect as chaiExpect, fixture, html } from '@open-wc/testing';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  ownerKeyOf,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const PROMPTS = 'How do I theme it?|Can I use it with React?|Where are my conversations?';
 
-async function launcher(options: { ownerKey?: string; greeting?: string; prompts?: string } = {}): Promise<AgentChat> {
-  const el = await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT}
+async function launcher(
+  options: { ownerKey?: string; greeting?: string; prompts?: string } = {},
+): Promise<AgentChat> {
+  const el =
+    await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT}
     base-url=${SERVICE_BASE} owner-key=${ifDefined(options.ownerKey)} heading="Acme Support" subheading="We usually answer right away"
     greeting=${ifDefined(options.greeting)} prompts=${options.prompts ?? PROMPTS}></agent-chat>`);
   await el.open();
@@ -20,7 +30,8 @@ async function launcher(options: { ownerKey?: string; greeting?: string; prompts
 }
 
 const listRoot = (el: AgentChat) => el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!;
-const recentTitles = (el: AgentChat) => Array.from(listRoot(el).querySelectorAll('.recent .recent-title')).map((t) => t.textContent);
+const recentTitles = (el: AgentChat) =>
+  Array.from(listRoot(el).querySelectorAll('.recent .recent-title')).map((t) => t.textContent);
 
 /**
  * The share of the panel that shows nothing: its height less the union of what is drawn across
@@ -59,11 +70,17 @@ describe('<agent-chat> start screen', () => {
     ['a 400×640 floating panel', 1280, 800],
     ['a 390×844 phone', 390, 844],
   ] as const) {
-    test(`fills ${size}: at most a quarter of it empty, for an anonymous and a signed-in visitor`, async ({ worker }) => {
+    test(`fills ${size}: at most a quarter of it empty, for an anonymous and a signed-in visitor`, async ({
+      worker,
+    }) => {
       const backend = referenceBackend();
       backend.signIn('alice');
       worker.use(...backend.handlers);
-      await backend.seed('alice', ['Which frameworks are supported?', 'How do I theme it?', 'Where are my conversations?']);
+      await backend.seed('alice', [
+        'Which frameworks are supported?',
+        'How do I theme it?',
+        'Where are my conversations?',
+      ]);
       await page.viewport(width, height);
 
       const anonymous = await launcher({ ownerKey: '-' });
@@ -81,10 +98,13 @@ describe('<agent-chat> start screen', () => {
     });
   }
 
-  test('a long greeting stops at two lines; all of it stays in the text and the tooltip', async ({ worker }) => {
+  test('a long greeting stops at two lines; all of it stays in the text and the tooltip', async ({
+    worker,
+  }) => {
     worker.use(...referenceBackend().handlers);
     await page.viewport(390, 844);
-    const greeting = 'Welcome to Acme! Ask me anything about installing, theming, securing or extending the widget on your own site.';
+    const greeting =
+      'Welcome to Acme! Ask me anything about installing, theming, securing or extending the widget on your own site.';
     const el = await launcher({ greeting });
     const shown = listRoot(el).querySelector<HTMLElement>('.greeting')!;
     const lineHeight = parseFloat(getComputedStyle(shown).lineHeight);
@@ -94,21 +114,33 @@ describe('<agent-chat> start screen', () => {
     expect(shown.title).toBe(greeting);
   });
 
-  test('a signed-in visitor sees their latest conversations with a preview, and one click resumes one', async ({ worker }) => {
+  test('a signed-in visitor sees their latest conversations with a preview, and one click resumes one', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
-    await backend.seed('alice', ['Which frameworks are supported?', 'How do I theme it?', 'Where are my conversations?']);
+    await backend.seed('alice', [
+      'Which frameworks are supported?',
+      'How do I theme it?',
+      'Where are my conversations?',
+    ]);
     const el = await launcher({ ownerKey: ownerKeyOf('alice'), prompts: 'How do I theme it?' });
     // Beside fewer than three prompts, three conversations, newest first.
-    await expect.poll(() => recentTitles(el)).toEqual(['Where are my conversations?', 'How do I theme it?', 'Which frameworks are supported?']);
+    await expect
+      .poll(() => recentTitles(el))
+      .toEqual(['Where are my conversations?', 'How do I theme it?', 'Which frameworks are supported?']);
     const list = listRoot(el).querySelector('.recent')!;
     expect(list.getAttribute('aria-labelledby')).toBe('recent-label');
     expect(listRoot(el).querySelector('#recent-label')!.textContent).toBe('Recent conversations');
-    const theming = Array.from(list.querySelectorAll('button')).find((b) => b.textContent?.includes('How do I theme it?'))!;
+    const theming = Array.from(list.querySelectorAll('button')).find((b) =>
+      b.textContent?.includes('How do I theme it?'),
+    )!;
     expect(theming.querySelector('.recent-meta')!.textContent).toMatch(/^Theming with CSS custom properties/);
     theming.click();
-    await expect.poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual(['How do I theme it?', '### Theming with C']);
+    await expect
+      .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)))
+      .toEqual(['How do I theme it?', '### Theming with C']);
   });
 
   test('an anonymous visitor gets no conversations and no request for them', async ({ worker }) => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createStore, type UseStore } from 'idb-keyval';
-import { CHUNK_SIZE, createUiStateStore, type RemoteChange, type UiState } from '../../../src/chat/ui-state-store.js';
+import {
+  CHUNK_SIZE,
+  createUiStateStore,
+  type RemoteChange,
+  type UiState,
+} from '../../../src/chat/ui-state-store.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 
 const message = (i: number, content = `message ${i}`): ChatMessage => ({
@@ -12,7 +17,18 @@ const message = (i: number, content = `message ${i}`): ChatMessage => ({
 });
 
 function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
-  return { open: true, sidebarOpen: false, activeThreadId: 'th_1', drafts: {}, queued: [], threads: [], messages, owned: false, ownerKey: '-', ...extra };
+  return {
+    open: true,
+    sidebarOpen: false,
+    activeThreadId: 'th_1',
+    drafts: {},
+    queued: [],
+    threads: [],
+    messages,
+    owned: false,
+    ownerKey: '-',
+    ...extra,
+  };
 }
 
 /** The widget's database, with every record written counted. */
@@ -25,7 +41,10 @@ function countingStore() {
         new Proxy(os, {
           get(target, name) {
             if (name === 'put')
-              return (value: unknown, key: IDBValidKey) => (puts.push(typeof key === 'string' ? key : JSON.stringify(key)), target.put(value, key));
+              return (value: unknown, key: IDBValidKey) => (
+                puts.push(typeof key === 'string' ? key : JSON.stringify(key)),
+                target.put(value, key)
+              );
             const member = Reflect.get(target, name);
             return typeof member === 'function' ? member.bind(target) : member;
           },
@@ -103,7 +122,14 @@ describe('createUiStateStore', () => {
     const late = createUiStateStore('p:stale');
     const question = [message(0)];
     const answered = [message(0), message(1, 'the answer, complete')];
-    const list = [{ id: 'th_1', title: 'A question', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }];
+    const list = [
+      {
+        id: 'th_1',
+        title: 'A question',
+        created_at: '2026-01-01T00:00:00Z',
+        updated_at: '2026-01-01T00:00:00Z',
+      },
+    ];
     await streaming.save(state(question));
     await late.save(state(question));
     await streaming.save(state(answered));
@@ -131,6 +157,9 @@ describe('createUiStateStore', () => {
     );
     const read = await createUiStateStore('p:cut').load();
     expect(read?.messages.map((m) => m.status)).toEqual(['failed', 'interrupted']);
-    expect((await createUiStateStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual(['sending', 'streaming']);
+    expect((await createUiStateStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual([
+      'sending',
+      'streaming',
+    ]);
   });
 });

@@ -2,16 +2,36 @@ import { describe, expect } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
 import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  ownerKeyOf,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
-import { fixtureChat, messagesOf, settled, sidebarTitles, sidebarToggle, textareaOf, threadListOf, typeMessage } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  settled,
+  sidebarTitles,
+  sidebarToggle,
+  textareaOf,
+  threadListOf,
+  typeMessage,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 import { createUiStateStore } from '../../../src/chat/ui-state-store.js';
 
 const ALICE = ownerKeyOf('alice');
 
 /** A page reload, as far as the widget can tell: the element goes, a new one hydrates. */
-async function reload(el: AgentChat, mode: 'inline' | 'launcher' = 'inline', ownerKey: string | undefined = ALICE): Promise<AgentChat> {
+async function reload(
+  el: AgentChat,
+  mode: 'inline' | 'launcher' = 'inline',
+  ownerKey: string | undefined = ALICE,
+): Promise<AgentChat> {
   el.remove();
   const next = await fixtureChat({ mode, ownerKey });
   await settled(next);
@@ -34,11 +54,16 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toEqual(['How do I theme it?']);
     await typeMessage(el, 'half-written follow-up');
-    await expect.poll(async () => Object.values((await storedUiState())?.drafts ?? {})).toEqual(['half-written follow-up']);
+    await expect
+      .poll(async () => Object.values((await storedUiState())?.drafts ?? {}))
+      .toEqual(['half-written follow-up']);
     const requestsBefore = backend.serviceRequests.length + backend.sessionRequests.length;
 
     const again = await reload(el);
-    expect(messagesOf(again).map((m) => m.message?.content.slice(0, 18))).toEqual(['How do I theme it?', '### Theming with C']);
+    expect(messagesOf(again).map((m) => m.message?.content.slice(0, 18))).toEqual([
+      'How do I theme it?',
+      '### Theming with C',
+    ]);
     expect(sidebarToggle(again).getAttribute('aria-expanded')).toBe('true');
     await threadListOf(again).updateComplete;
     expect(sidebarTitles(again)).toEqual(['How do I theme it?']);
@@ -48,7 +73,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     // The first action that needs the service brings the server's truth.
     await again.send('And dark mode?');
     expect(backend.sessionRequests).toHaveLength(2);
-    expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBe((await storedUiState())?.activeThreadId);
+    expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBe(
+      (await storedUiState())?.activeThreadId,
+    );
   });
 
   test('a reload restores an open launcher panel', async ({ worker }) => {
@@ -57,7 +84,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     // An anonymous page: a signed-in start screen would ask for its recent conversations.
     const el = await fixtureChat({ mode: 'launcher', ownerKey: '-' });
     await el.open();
-    await expect.poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open).toBe(true);
+    await expect
+      .poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open)
+      .toBe(true);
     const again = await reload(el, 'launcher', '-');
     expect(again.opened).toBe(true);
     expect(backend.sessionRequests).toHaveLength(0);
@@ -91,13 +120,17 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     expect(sidebarTitles(again)).toEqual([]);
   });
 
-  test('history answering 403 after it had an owner wipes what the device remembered for it', async ({ worker }) => {
+  test('history answering 403 after it had an owner wipes what the device remembered for it', async ({
+    worker,
+  }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice private question');
     sidebarToggle(el).click();
     await expect.poll(() => sidebarTitles(el)).toEqual(['Alice private question']);
     // The list itself is stored (her start screen already stored an empty one, owned).
-    await expect.poll(async () => (await storedUiState())?.threads.map((t) => t.title)).toEqual(['Alice private question']);
+    await expect
+      .poll(async () => (await storedUiState())?.threads.map((t) => t.title))
+      .toEqual(['Alice private question']);
     await expect.poll(async () => (await storedUiState())?.owned).toBe(true);
 
     backend.signIn(null); // Alice signed out on the site, but the page still renders her key
@@ -105,13 +138,17 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     expect(sidebarTitles(again)).toEqual(['Alice private question']); // the page vouches for Alice
     sidebarToggle(again).click(); // closes the restored sidebar…
     sidebarToggle(again).click(); // …and opening it is the first action that asks the service
-    await expect.poll(() => threadListOf(again).shadowRoot!.textContent).toContain('Sign in to see your past conversations.');
+    await expect
+      .poll(() => threadListOf(again).shadowRoot!.textContent)
+      .toContain('Sign in to see your past conversations.');
     await settled(again);
     expect(messagesOf(again)).toHaveLength(0);
     await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');
   });
 
-  test("a remembered thread that now answers 404 leaves the list; the visitor's text stays for Retry", async ({ worker }) => {
+  test("a remembered thread that now answers 404 leaves the list; the visitor's text stays for Retry", async ({
+    worker,
+  }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice question');
     await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
@@ -123,7 +160,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await settled(again);
     const messages = messagesOf(again);
     expect(messages.map((m) => [m.message?.content, m.message?.status])).toEqual([['A follow-up', 'failed']]);
-    expect(messages[0].shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain('no longer exists');
+    expect(messages[0].shadowRoot!.querySelector('[role="alert"]')?.textContent).toContain(
+      'no longer exists',
+    );
 
     // Retry sends the kept text in a new thread.
     messages[0].shadowRoot!.querySelector<HTMLButtonElement>('button.retry')!.click();

@@ -1,6 +1,12 @@
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { messagesOf, settled } from '../../helpers/chat-fixture.js';
 import { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 

@@ -60,7 +60,12 @@ function attackRecords(): string[] {
     encodeRecord('stream_start', { thread_id: 'th_x' }),
     encodeRecord('relevant_sources', {
       relevant_sources: [
-        { title: 'evil source', subtitle: null, source_url: "javascript:window.__xss='source'", source_type: 'doc' },
+        {
+          title: 'evil source',
+          subtitle: null,
+          source_url: "javascript:window.__xss='source'",
+          source_type: 'doc',
+        },
         { title: 'good source', subtitle: null, source_url: 'https://docs.example/good', source_type: 'doc' },
       ],
     }),
@@ -73,13 +78,24 @@ function assertSafe(root: Element) {
   const elements = deepElements(root.shadowRoot!);
   // Where agent output lands: each message's body (text and sources). The widget's own chrome
   // around it (icons, the feedback form) is not agent output.
-  const messages = deepElements(root.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!).filter((el) => el.tagName === 'AGENT-CHAT-MESSAGE');
-  const conversation = messages.flatMap((m) => Array.from(m.shadowRoot!.querySelectorAll('[part="bubble"]')).flatMap((body) => [body, ...deepElements(body)]));
+  const messages = deepElements(
+    root.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!,
+  ).filter((el) => el.tagName === 'AGENT-CHAT-MESSAGE');
+  const conversation = messages.flatMap((m) =>
+    Array.from(m.shadowRoot!.querySelectorAll('[part="bubble"]')).flatMap((body) => [
+      body,
+      ...deepElements(body),
+    ]),
+  );
   expect(conversation.length).toBeGreaterThan(0);
   // A task item's checkbox is the one input markdown makes: disabled, so never a form control.
-  const inert = (el: Element) => el instanceof HTMLInputElement && el.type === 'checkbox' && el.disabled && !el.name;
+  const inert = (el: Element) =>
+    el instanceof HTMLInputElement && el.type === 'checkbox' && el.disabled && !el.name;
   const forbidden = conversation.filter(
-    (el) => ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(el.tagName.toLowerCase()) && !inert(el),
+    (el) =>
+      ['script', 'img', 'svg', 'iframe', 'object', 'embed', 'details', 'style', 'form', 'input'].includes(
+        el.tagName.toLowerCase(),
+      ) && !inert(el),
   );
   expect(forbidden.map((el) => el.tagName)).toEqual([]);
   const handlers = elements.flatMap((el) =>
@@ -90,7 +106,9 @@ function assertSafe(root: Element) {
   );
   expect(handlers).toEqual([]);
   for (const anchor of elements.filter((el): el is HTMLAnchorElement => el instanceof HTMLAnchorElement)) {
-    expect(['http:', 'https:', 'mailto:'], anchor.getAttribute('href') ?? '').toContain(new URL(anchor.href).protocol);
+    expect(['http:', 'https:', 'mailto:'], anchor.getAttribute('href') ?? '').toContain(
+      new URL(anchor.href).protocol,
+    );
     expect(anchor.rel).toContain('noopener');
     expect(anchor.rel).toContain('noreferrer');
   }

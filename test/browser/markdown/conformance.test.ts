@@ -20,8 +20,14 @@ function rendered(markdown: string): HTMLElement {
 }
 
 function score(examples: SpecExample[]) {
-  const failed = examples.filter((example) => canonical(rendered(example.markdown)) !== canonicalSpec(example.html));
-  return { passed: examples.length - failed.length, total: examples.length, failed: failed.map((e) => e.number) };
+  const failed = examples.filter(
+    (example) => canonical(rendered(example.markdown)) !== canonicalSpec(example.html),
+  );
+  return {
+    passed: examples.length - failed.length,
+    total: examples.length,
+    failed: failed.map((e) => e.number),
+  };
 }
 
 /** Differences the widget makes on purpose (decisions.md, item 21), each checked below. */
@@ -45,7 +51,9 @@ describe('CommonMark conformance', () => {
 
   it('matches the spec on at least 97 % of the non-HTML, non-image examples', () => {
     const result = score(scored);
-    console.info(`CommonMark: ${result.passed}/${result.total} (${((result.passed / result.total) * 100).toFixed(1)} %); differ: ${result.failed.join(' ')}`);
+    console.info(
+      `CommonMark: ${result.passed}/${result.total} (${((result.passed / result.total) * 100).toFixed(1)} %); differ: ${result.failed.join(' ')}`,
+    );
     expect(result.passed / result.total).toBeGreaterThanOrEqual(0.97);
   });
 
@@ -66,7 +74,8 @@ describe('CommonMark conformance', () => {
   it('never loads an image: image examples show their text, with no img element', () => {
     const images = examples.filter(isImageExample);
     expect(images.length).toBeGreaterThan(15);
-    for (const example of images) expect(rendered(example.markdown).querySelector('img'), `example ${example.number}`).toBeNull();
+    for (const example of images)
+      expect(rendered(example.markdown).querySelector('img'), `example ${example.number}`).toBeNull();
     expect(rendered('![a cat](https://example.com/cat.png)').textContent).toBe('a cat');
   });
 
@@ -82,7 +91,9 @@ describe('CommonMark conformance', () => {
   });
 
   it('renders every heading as an h3 under the panel heading, keeping its level as a class', () => {
-    const headings = [...rendered('# One\n\n## Two\n\n###### Six').querySelectorAll('h1, h2, h3, h4, h5, h6')];
+    const headings = [
+      ...rendered('# One\n\n## Two\n\n###### Six').querySelectorAll('h1, h2, h3, h4, h5, h6'),
+    ];
     expect(headings.map((h) => `${h.localName}.${h.className}`)).toEqual(['h3.h1', 'h3.h2', 'h3.h6']);
   });
 

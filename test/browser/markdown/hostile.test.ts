@@ -4,7 +4,8 @@ import { renderView } from '../../helpers/markdown.js';
 
 const SIZE = 64 * 1024;
 const repeat = (unit: string, size = SIZE) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-const nested = (line: (depth: number) => string, depth: number) => Array.from({ length: depth }, (_, i) => line(i)).join('\n');
+const nested = (line: (depth: number) => string, depth: number) =>
+  Array.from({ length: depth }, (_, i) => line(i)).join('\n');
 
 /** Inputs that make backtracking or recursive parsers blow up, each about 64 KB. */
 const HOSTILE: Record<string, string> = {
@@ -28,7 +29,10 @@ const HOSTILE: Record<string, string> = {
   'a 200-level staircase of quotes': repeat(nested((i) => `${'> '.repeat(i + 1)}line ${i}`, 200) + '\n\n'),
   'a 2,000-row table': `| a | b | c |\n|---|---|---|\n${nested((i) => `| row ${i} | some words | more |`, 2000)}`,
   'a 2,000-row table with marks in every cell':
-    `| a | b | c |\n|---|---|---|\n${nested((i) => `| ${i} | **bold** \`code\` | [link](https://x.test/${i}) |`, 2000)}`.slice(0, SIZE),
+    `| a | b | c |\n|---|---|---|\n${nested((i) => `| ${i} | **bold** \`code\` | [link](https://x.test/${i}) |`, 2000)}`.slice(
+      0,
+      SIZE,
+    ),
   'e-mail-like runs': repeat('a@b.'),
   entities: repeat('&#'),
   backslashes: repeat('\\'),

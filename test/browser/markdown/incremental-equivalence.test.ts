@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { IncrementalMarkdown } from '../../../src/markdown/incremental.js';
-import { commonMarkExamples, cutPoints, gfmExtensionExamples, renderView, type SpecExample } from '../../helpers/markdown.js';
+import {
+  commonMarkExamples,
+  cutPoints,
+  gfmExtensionExamples,
+  renderView,
+  type SpecExample,
+} from '../../helpers/markdown.js';
 
 /** The rendered DOM, without Lit's comment markers. */
 const dom = (container: HTMLElement) => container.innerHTML.replace(/<!--[^>]*-->/g, '');
@@ -24,14 +30,18 @@ const examples: SpecExample[] = [...commonMarkExamples(), ...gfmExtensionExample
 
 describe('incremental markdown', () => {
   it('ends with the same DOM as a whole render for every spec example, cut at every 7th character and line end', () => {
-    const differ = examples.filter((example) => streamed(example.markdown, cutPoints(example.markdown)) !== whole(example.markdown));
+    const differ = examples.filter(
+      (example) => streamed(example.markdown, cutPoints(example.markdown)) !== whole(example.markdown),
+    );
     expect(examples.length).toBe(679);
     expect(differ.map((e) => e.number)).toEqual([]);
   });
 
   it('ends with the same DOM for every spec example streamed one character at a time', () => {
     const everyChar = (text: string) => Array.from({ length: text.length - 1 }, (_, i) => i + 1);
-    const differ = examples.filter((example) => streamed(example.markdown, everyChar(example.markdown)) !== whole(example.markdown));
+    const differ = examples.filter(
+      (example) => streamed(example.markdown, everyChar(example.markdown)) !== whole(example.markdown),
+    );
     expect(differ.map((e) => e.number)).toEqual([]);
   });
 

@@ -5,7 +5,14 @@ import { http, HttpResponse } from 'msw';
 import '../../../src/define.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import {
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  ownerKeyOf,
+  referenceBackend,
+} from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
 import { useShippedFonts } from './fonts.js';
@@ -30,8 +37,18 @@ agent-chat { --agent-chat-color-accent: #0f766e; }
 `;
 
 const SOURCES = [
-  { title: 'Theming the widget', subtitle: null, source_url: 'https://docs.example.com/theming', source_type: 'doc' },
-  { title: 'Design tokens reference', subtitle: null, source_url: 'https://www.example.org/tokens', source_type: 'doc' },
+  {
+    title: 'Theming the widget',
+    subtitle: null,
+    source_url: 'https://docs.example.com/theming',
+    source_type: 'doc',
+  },
+  {
+    title: 'Design tokens reference',
+    subtitle: null,
+    source_url: 'https://www.example.org/tokens',
+    source_type: 'doc',
+  },
 ];
 
 /** An English answer with a code block, as a right-to-left panel must show it. */
@@ -44,16 +61,34 @@ chat.addEventListener('agent-chat-answer-end', (e) => console.log(e.detail));
 What events does it fire? \`agent-chat-error\` and \`agent-chat-feedback\`, among others.
 `;
 
-const STEP = { id: 's1', name: 'search_knowledge_base', status: 'completed', summary: 'Searched 2 articles', num_results: 2 };
+const STEP = {
+  id: 's1',
+  name: 'search_knowledge_base',
+  status: 'completed',
+  summary: 'Searched 2 articles',
+  num_results: 2,
+};
 
 function answerStream(hold = false, text = ANSWER) {
   const records = [
     encodeRecord('stream_start', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }),
     encodeRecord(
       'agent_activity_update',
-      hold ? { ...STEP, status: 'started', summary: 'Searching the docs for “How do I theme it?”', num_results: null } : STEP,
+      hold
+        ? {
+            ...STEP,
+            status: 'started',
+            summary: 'Searching the docs for “How do I theme it?”',
+            num_results: null,
+          }
+        : STEP,
     ),
-    ...(hold ? [] : [encodeRecord('relevant_sources', { relevant_sources: SOURCES }), encodeRecord('partial_answer', { text })]),
+    ...(hold
+      ? []
+      : [
+          encodeRecord('relevant_sources', { relevant_sources: SOURCES }),
+          encodeRecord('partial_answer', { text }),
+        ]),
     encodeRecord('identifiers', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }, true),
   ];
   return http.post(
@@ -83,7 +118,9 @@ async function phone() {
 }
 
 /** A page the launcher floats over: a plain, deterministic background filling the viewport. */
-async function launcherPage(options: { ownerKey?: string; theme?: 'light' | 'dark' } = {}): Promise<AgentChat> {
+async function launcherPage(
+  options: { ownerKey?: string; theme?: 'light' | 'dark' } = {},
+): Promise<AgentChat> {
   const wrapper = await fixture<HTMLElement>(html`<div style="position: fixed; inset: 0; background: #f8fafc">
     <agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}
       owner-key=${options.ownerKey ?? '-'} theme=${options.theme ?? 'light'}
@@ -95,8 +132,14 @@ async function launcherPage(options: { ownerKey?: string; theme?: 'light' | 'dar
   return el;
 }
 
-async function inline(options: { width?: number; theme?: 'light' | 'dark'; lang?: string } = {}): Promise<AgentChat> {
-  const el = await fixtureChat({ mode: 'inline', theme: options.theme ?? 'light', prompts: 'How do I theme it?|Can I use it with React?' });
+async function inline(
+  options: { width?: number; theme?: 'light' | 'dark'; lang?: string } = {},
+): Promise<AgentChat> {
+  const el = await fixtureChat({
+    mode: 'inline',
+    theme: options.theme ?? 'light',
+    prompts: 'How do I theme it?|Can I use it with React?',
+  });
   el.style.width = `${options.width ?? 400}px`;
   el.heading = 'Acme Support';
   if (options.lang) el.setAttribute('lang', options.lang);
@@ -152,7 +195,9 @@ describe('visual regression', () => {
 
   test('an error in plain words under the failed message, with Retry', async ({ worker }) => {
     worker.use(
-      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () =>
+        HttpResponse.json({ detail: 'boom' }, { status: 500 }),
+      ),
       ...referenceBackend().handlers,
     );
     const el = await inline();
@@ -161,11 +206,17 @@ describe('visual regression', () => {
     await shot('error-retry', el);
   });
 
-  test('the conversations drawer with threads, and its empty, anonymous, loading and error states', async ({ worker }) => {
+  test('the conversations drawer with threads, and its empty, anonymous, loading and error states', async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
-    await backend.seed('alice', ['How do I theme it?', 'Which frameworks are supported?', 'A rather long question about conversations that needs truncating']);
+    await backend.seed('alice', [
+      'How do I theme it?',
+      'Which frameworks are supported?',
+      'A rather long question about conversations that needs truncating',
+    ]);
     const el = await inline();
     await openList(el);
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(3);
@@ -236,14 +287,23 @@ describe('visual regression', () => {
     await shot('phone-start');
   });
 
-  test("a signed-in visitor's start screen with their latest conversations, and in dark", async ({ worker }) => {
+  test("a signed-in visitor's start screen with their latest conversations, and in dark", async ({
+    worker,
+  }) => {
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(...backend.handlers);
     await backend.seed('alice', ['Which frameworks are supported?', 'How do I theme it?']);
     let el = await launcherPage({ ownerKey: ownerKeyOf('alice') });
     await el.open();
-    await expect.poll(() => el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelectorAll('.recent button').length).toBe(2);
+    await expect
+      .poll(
+        () =>
+          el
+            .shadowRoot!.querySelector('agent-chat-message-list')!
+            .shadowRoot!.querySelectorAll('.recent button').length,
+      )
+      .toBe(2);
     await settled(el);
     await shot('start-recent');
     el.parentElement!.remove();
@@ -277,7 +337,9 @@ describe('visual regression', () => {
     };
     el.tools = [tool];
     const sent = el.send('Open the pricing page');
-    await expect.poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[data-state="awaiting-approval"]')).not.toBeNull();
+    await expect
+      .poll(() => messagesOf(el).at(-1)?.shadowRoot?.querySelector('[data-state="awaiting-approval"]'))
+      .not.toBeNull();
     await settled(el);
     await shot('tool-approval', el);
     Array.from(messagesOf(el).at(-1)!.shadowRoot!.querySelectorAll('button'))
@@ -294,7 +356,10 @@ describe('visual regression', () => {
     worker.use(answerStream(), ...referenceBackend().handlers);
     const el = await inline();
     await withAnswer(el);
-    messagesOf(el).at(-1)!.shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!.click();
+    messagesOf(el)
+      .at(-1)!
+      .shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!
+      .click();
     await settled(el);
     await shot('feedback-form', el);
   });

@@ -20,16 +20,21 @@ const keyOf = (owner: string | null) => (owner === null ? '-' : `key-${owner}`);
 function device() {
   const data = new Map<string, UiState>();
   const listeners = new Set<(change: RemoteChange) => void>();
-  const shared = (state: UiState | undefined) => JSON.stringify(state ? { ...state, open: undefined, sidebarOpen: undefined } : null);
+  const shared = (state: UiState | undefined) =>
+    JSON.stringify(state ? { ...state, open: undefined, sidebarOpen: undefined } : null);
   const open = (scope: string): UiStateStore => {
     let mine: ((change: RemoteChange) => void) | undefined;
     let last = '';
-    const announce = (change: RemoteChange) => listeners.forEach((l) => l !== mine && l(structuredClone(change)));
+    const announce = (change: RemoteChange) =>
+      listeners.forEach((l) => l !== mine && l(structuredClone(change)));
     return {
       load: async (live = false) => {
         const state = structuredClone(data.get(scope));
         last = shared(state);
-        if (state && !live) state.messages = state.messages.map((m) => (m.status === 'streaming' ? { ...m, status: 'interrupted' } : m));
+        if (state && !live)
+          state.messages = state.messages.map((m) =>
+            m.status === 'streaming' ? { ...m, status: 'interrupted' } : m,
+          );
         return state;
       },
       save: async (state) => {
@@ -95,9 +100,22 @@ type Device = ReturnType<typeof device>;
 function session(server: Backend, memory: Device, config: Partial<ChatSessionConfig> = {}) {
   const errors: ErrorInfo[] = [];
   const feedback: Array<{ questionAnswerId: string; reaction: string }> = [];
-  const current: ChatSessionConfig = { projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: '', ...config };
+  const current: ChatSessionConfig = {
+    projectId: PROJECT.id,
+    integrationId: 'int_demo',
+    baseUrl: BASE,
+    sessionEndpoint: SESSION_URL,
+    ownerKey: '',
+    ...config,
+  };
   const chat = new ChatSession(
-    { config: () => current, scope: () => 'proj_demo:int_demo', openStore: memory.open, fetch: server.fetch, saveDelayMs: 0 },
+    {
+      config: () => current,
+      scope: () => 'proj_demo:int_demo',
+      openStore: memory.open,
+      fetch: server.fetch,
+      saveDelayMs: 0,
+    },
     { onChange: () => {}, onError: (e) => errors.push(e), onFeedback: (f) => feedback.push(f) },
   );
   chat.connect();
@@ -122,7 +140,9 @@ describe('ChatSession', () => {
     expect(chat.snapshot.history.threads).toEqual([]);
     await chat.send('How do I theme it?');
     expect(chat.snapshot.conversation.messages.map((m) => m.status)).toEqual(['sent', 'complete']);
-    await vi.waitFor(() => expect(chat.snapshot.history.threads.map((t) => t.title)).toEqual(['How do I theme it?']));
+    await vi.waitFor(() =>
+      expect(chat.snapshot.history.threads.map((t) => t.title)).toEqual(['How do I theme it?']),
+    );
   });
 
   it('keeps one draft per thread and clears the one that was sent', async () => {
@@ -145,7 +165,9 @@ describe('ChatSession', () => {
       await chat.send('How do I theme it?');
       const answer = chat.snapshot.conversation.messages[1];
       expect(answer.questionAnswerId).toEqual(expect.any(String));
-      expect(await chat.react(answer.id, 'downvote', { incorrect: true, issue: 'Wrong colour name' })).toBe(true);
+      expect(await chat.react(answer.id, 'downvote', { incorrect: true, issue: 'Wrong colour name' })).toBe(
+        true,
+      );
       expect(chat.snapshot.conversation.messages[1].reaction).toBe('downvote');
       expect(feedback).toEqual([{ questionAnswerId: answer.questionAnswerId, reaction: 'downvote' }]);
       expect(server.requests).toContain(`POST /agent/v1/projects/${PROJECT.id}/agent/feedback/`);
@@ -165,11 +187,15 @@ describe('ChatSession', () => {
       const { chat, feedback, errors } = session(server, device());
       await chat.send('hello');
       const answer = chat.snapshot.conversation.messages[1];
-      server.override(async (request) => (request.url.endsWith('/feedback/') ? new Response('{"detail":"nope"}', { status: 500 }) : undefined));
+      server.override(async (request) =>
+        request.url.endsWith('/feedback/') ? new Response('{"detail":"nope"}', { status: 500 }) : undefined,
+      );
       expect(await chat.react(answer.id, 'upvote')).toBe(false);
       expect(chat.snapshot.conversation.messages[1].reaction ?? null).toBeNull();
       expect(feedback).toEqual([]);
-      expect(errors.map((e) => [e.code, e.status, e.key])).toEqual([[expect.any(String), 500, 'errorGeneric']]);
+      expect(errors.map((e) => [e.code, e.status, e.key])).toEqual([
+        [expect.any(String), 500, 'errorGeneric'],
+      ]);
       expect(errors[0].message).not.toMatch(/500|HTTP/);
     });
 
@@ -222,7 +248,13 @@ describe('ChatSession', () => {
         const seen: ChatSnapshot[] = [];
         const chat = new ChatSession(
           {
-            config: () => ({ projectId: PROJECT.id, integrationId: 'int_demo', baseUrl: BASE, sessionEndpoint: SESSION_URL, ownerKey: keyOf(next) }),
+            config: () => ({
+              projectId: PROJECT.id,
+              integrationId: 'int_demo',
+              baseUrl: BASE,
+              sessionEndpoint: SESSION_URL,
+              ownerKey: keyOf(next),
+            }),
             scope: () => 'proj_demo:int_demo',
             openStore: memory.open,
             fetch: server.fetch,
@@ -232,7 +264,9 @@ describe('ChatSession', () => {
         );
         chat.connect();
         await settle(chat);
-        expect(seen.every((s) => s.conversation.messages.length === 0 && s.history.threads.length === 0)).toBe(true);
+        expect(
+          seen.every((s) => s.conversation.messages.length === 0 && s.history.threads.length === 0),
+        ).toBe(true);
         expect(memory.dump()).not.toContain('Alice');
       });
     }
@@ -248,7 +282,9 @@ describe('ChatSession', () => {
       expect(chat.snapshot.historyVisible).toBe(false); // remembered open, but it has nothing it may show
       expect(server.requests).toHaveLength(before);
       chat.setHistoryVisible(true); // the first moment the widget may ask: the session says alice
-      await vi.waitFor(() => expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]));
+      await vi.waitFor(() =>
+        expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]),
+      );
     });
 
     for (const next of ['bob', null] as const) {
@@ -355,7 +391,8 @@ describe('ChatSession', () => {
       if (!request.url.endsWith('/agent/chat/')) return undefined;
       const start = encodeRecord('stream_start', { thread_id: 'th_1', question_answer_id: 'qa_9' });
       const body = new ReadableStream<Uint8Array>({
-        start: (c) => c.enqueue(new TextEncoder().encode(start + encodeRecord('partial_answer', { text: 'Partial' }))),
+        start: (c) =>
+          c.enqueue(new TextEncoder().encode(start + encodeRecord('partial_answer', { text: 'Partial' }))),
         pull: () => new Promise(() => {}),
       });
       request.signal.addEventListener('abort', () => body.cancel().catch(() => {}));
@@ -367,7 +404,11 @@ describe('ChatSession', () => {
     chat.stop();
     await sending;
     expect(cancels).toEqual([`${new URL(AGENT).pathname}/answers/qa_9/cancel/`]);
-    expect(chat.snapshot.conversation.messages.at(-1)).toMatchObject({ status: 'stopped', content: 'Partial', questionAnswerId: 'qa_9' });
+    expect(chat.snapshot.conversation.messages.at(-1)).toMatchObject({
+      status: 'stopped',
+      content: 'Partial',
+      questionAnswerId: 'qa_9',
+    });
   });
 
   it.each([
@@ -379,7 +420,9 @@ describe('ChatSession', () => {
     server.override(async (request) => (request.url.endsWith('/agent/chat/') ? answer() : undefined));
     const { chat, errors } = session(server, device());
     await chat.send('Anyone there?');
-    expect(chat.snapshot.conversation.messages).toMatchObject([{ status: 'failed', error: { code: 'invalid_response', recoverable: true } }]);
+    expect(chat.snapshot.conversation.messages).toMatchObject([
+      { status: 'failed', error: { code: 'invalid_response', recoverable: true } },
+    ]);
     expect(chat.snapshot.conversation.streaming).toBe(false);
     expect(errors.map((e) => e.code)).toEqual(['invalid_response']);
   });
@@ -387,7 +430,11 @@ describe('ChatSession', () => {
   it('a thread list of the wrong shape is an error state, and nothing of it is stored', async () => {
     const server = backend();
     server.signIn('alice');
-    server.override(async (request) => (request.url.includes('/threads/?') ? Response.json({ threads: [{ id: 1, title: '<b>x</b>' }] }) : undefined));
+    server.override(async (request) =>
+      request.url.includes('/threads/?')
+        ? Response.json({ threads: [{ id: 1, title: '<b>x</b>' }] })
+        : undefined,
+    );
     const memory = device();
     const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
     chat.setHistoryVisible(true);
@@ -408,7 +455,9 @@ describe('ChatSession', () => {
     expect(logged.mock.calls[0][0]).toContain(MISCONFIGURED_HINT);
     await chat.send('Hello?');
     expect(errors.map((e) => e.code)).toEqual(['misconfigured', 'misconfigured']);
-    expect(chat.snapshot.conversation.messages).toMatchObject([{ status: 'failed', error: { recoverable: false } }]);
+    expect(chat.snapshot.conversation.messages).toMatchObject([
+      { status: 'failed', error: { recoverable: false } },
+    ]);
     expect(server.requests).toEqual([]);
   });
 

@@ -25,7 +25,14 @@ async function* records(...events: StreamEvent[]): AsyncIterable<StreamEvent> {
   for (const event of events) yield event;
 }
 
-const cut: ChatMessage = { id: 'a1', role: 'assistant', content: 'Hello wor', sources: [], status: 'interrupted', questionAnswerId: 'qa1' };
+const cut: ChatMessage = {
+  id: 'a1',
+  role: 'assistant',
+  content: 'Hello wor',
+  sources: [],
+  status: 'interrupted',
+  questionAnswerId: 'qa1',
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -54,7 +61,8 @@ describe('Conversation.reattach (§9)', () => {
     expect(chat).not.toHaveBeenCalled();
     expect(ends).toEqual(['complete:Hello world, again.']);
     // Every published answer text starts with what was on screen: no blink, no duplicate.
-    for (const texts of changes.slice(1)) expect(texts[1].startsWith('Hello wor') || texts[1] === '').toBe(true);
+    for (const texts of changes.slice(1))
+      expect(texts[1].startsWith('Hello wor') || texts[1] === '').toBe(true);
     expect(changes.at(-1)).toEqual(['Hi', 'Hello world, again.']);
   });
 
@@ -62,7 +70,12 @@ describe('Conversation.reattach (§9)', () => {
     vi.useFakeTimers();
     let attempts = 0;
     const api: Api = {
-      chat: () => records({ type: 'start', threadId: 'th', questionAnswerId: 'qa1' }, { type: 'delta', text: 'part' }, { type: 'interrupted', reason: 'drop' }),
+      chat: () =>
+        records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+          { type: 'delta', text: 'part' },
+          { type: 'interrupted', reason: 'drop' },
+        ),
       cancelAnswer: async () => {},
       reattach: () => {
         attempts++;

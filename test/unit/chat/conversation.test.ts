@@ -70,11 +70,19 @@ describe('Conversation', () => {
       ['user', 'sent', 'Again'],
       ['assistant', 'complete', 'Hello world'],
     ]);
-    expect(log).toEqual(['thread:th_1', 'start:th_1', 'end:complete:Hello world', 'start:th_1', 'end:complete:Hello world']);
+    expect(log).toEqual([
+      'thread:th_1',
+      'start:th_1',
+      'end:complete:Hello world',
+      'start:th_1',
+      'end:complete:Hello world',
+    ]);
   });
 
   it('coalesces deltas into one snapshot per scheduler tick', async () => {
-    const { conversation, snapshots, flush } = setup(() => answer('th_1', ...Array.from({ length: 50 }, () => 'x')));
+    const { conversation, snapshots, flush } = setup(() =>
+      answer('th_1', ...Array.from({ length: 50 }, () => 'x')),
+    );
     const done = conversation.send('Hi');
     await done;
     const before = snapshots.length;
@@ -91,7 +99,12 @@ describe('Conversation', () => {
     });
     await conversation.send('Keep me');
     const [question] = last().messages;
-    expect(question).toMatchObject({ role: 'user', status: 'failed', content: 'Keep me', error: { code: 'session_failed', recoverable: true } });
+    expect(question).toMatchObject({
+      role: 'user',
+      status: 'failed',
+      content: 'Keep me',
+      error: { code: 'session_failed', recoverable: true },
+    });
     expect(log).toEqual(['error:session_failed']);
     fail = false;
     await conversation.retry(question.id);
@@ -123,7 +136,9 @@ describe('Conversation', () => {
       (async function* (): AsyncIterable<StreamEvent> {
         yield { type: 'start', threadId: 'th_1' };
         yield { type: 'delta', text: 'Some' };
-        await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))));
+        await new Promise((_, reject) =>
+          signal!.addEventListener('abort', () => reject(new DOMException('stop', 'AbortError'))),
+        );
       })(),
     );
     const sending = conversation.send('Q');
@@ -139,7 +154,9 @@ describe('Conversation', () => {
     const { conversation, last } = setup((_request, signal) =>
       (async function* (): AsyncIterable<StreamEvent> {
         yield { type: 'start', threadId: 'th_old' };
-        await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))));
+        await new Promise((_, reject) =>
+          signal!.addEventListener('abort', () => reject(new DOMException('x', 'AbortError'))),
+        );
       })(),
     );
     const sending = conversation.send('Q');
@@ -152,10 +169,15 @@ describe('Conversation', () => {
   it('describes a 429 with the wait time and a 413 as not worth retrying', async () => {
     let status = 429;
     const { conversation, last } = setup(() =>
-      failingStream<StreamEvent>(new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 })),
+      failingStream<StreamEvent>(
+        new ApiError(status, status === 429 ? 'rate_limited' : 'payload_too_large', 'x', { retryAfter: 12 }),
+      ),
     );
     await conversation.send('Q');
-    expect(last().messages[0].error).toMatchObject({ message: 'Too many messages right now. Try again in 12 s.', recoverable: true });
+    expect(last().messages[0].error).toMatchObject({
+      message: 'Too many messages right now. Try again in 12 s.',
+      recoverable: true,
+    });
     status = 413;
     await conversation.send('Q2');
     expect(last().messages[1].error).toMatchObject({ code: 'payload_too_large', recoverable: false });
@@ -192,11 +214,30 @@ describe('fromThreadMessage', () => {
 
   it('shows a resumed tool call under the name the page gave its tool, else its own name in words', () => {
     const message = fromThreadMessage(resumed, [
-      { name: 'open_page', description: 'Opens a page', parameters: {}, displayName: 'Open a page', execute: () => null },
+      {
+        name: 'open_page',
+        description: 'Opens a page',
+        parameters: {},
+        displayName: 'Open a page',
+        execute: () => null,
+      },
     ]);
     expect(message.toolCalls).toEqual([
-      { id: 'c1', name: 'open_page', displayName: 'Open a page', arguments: { page: 'pricing' }, state: 'done' },
-      { id: 'c2', name: 'gone_tool', displayName: 'Gone tool', arguments: {}, state: 'error', error: 'unknown tool' },
+      {
+        id: 'c1',
+        name: 'open_page',
+        displayName: 'Open a page',
+        arguments: { page: 'pricing' },
+        state: 'done',
+      },
+      {
+        id: 'c2',
+        name: 'gone_tool',
+        displayName: 'Gone tool',
+        arguments: {},
+        state: 'error',
+        error: 'unknown tool',
+      },
     ]);
   });
 });

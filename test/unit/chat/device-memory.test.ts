@@ -1,9 +1,21 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DeviceMemory, UNNAMED_OWNER, sharedOnDevice, type DeviceMemoryOptions, type Remembered } from '../../../src/chat/device-memory.js';
+import {
+  DeviceMemory,
+  UNNAMED_OWNER,
+  sharedOnDevice,
+  type DeviceMemoryOptions,
+  type Remembered,
+} from '../../../src/chat/device-memory.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 import type { RemoteChange, UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
 
-const message = (id: string, content: string): ChatMessage => ({ id, role: 'user', content, sources: [], status: 'sent' });
+const message = (id: string, content: string): ChatMessage => ({
+  id,
+  role: 'user',
+  content,
+  sources: [],
+  status: 'sent',
+});
 
 function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState {
   return {
@@ -32,7 +44,15 @@ function harness(initial: UiState | undefined, key?: string) {
   const shown: Array<{ remembered: Remembered; how: string }> = [];
   const events: string[] = [];
   let current = key;
-  const live = { drafts: {}, queued: [], historyVisible: false, activeThreadId: null, messages: [], threads: [], owned: false };
+  const live = {
+    drafts: {},
+    queued: [],
+    historyVisible: false,
+    activeThreadId: null,
+    messages: [],
+    threads: [],
+    owned: false,
+  };
   const options: DeviceMemoryOptions = {
     openStore: () => store,
     currentKey: () => current,
@@ -45,19 +65,30 @@ function harness(initial: UiState | undefined, key?: string) {
   };
   const memory = new DeviceMemory(options);
   memory.open('p:i');
-  return { memory, store, saves, shown, events, remote: (change: RemoteChange) => listener!(change), setKey: (k: string) => (current = k) };
+  return {
+    memory,
+    store,
+    saves,
+    shown,
+    events,
+    remote: (change: RemoteChange) => listener!(change),
+    setKey: (k: string) => (current = k),
+  };
 }
 
 describe('DeviceMemory owner binding', () => {
-  it.each([['-'], [UNNAMED_OWNER], [null]])('shows what %j left at once: conversation, draft and queue, with no session asked for', async (owner) => {
-    const { memory, shown, events } = harness(stored(owner));
-    await memory.hydrated;
-    expect(sharedOnDevice(owner)).toBe(true);
-    expect(shown.map((s) => s.how)).toEqual(['restore']);
-    expect(shown[0].remembered.drafts).toEqual({ th_1: 'half a sentence' });
-    expect(shown[0].remembered.queued).toEqual([{ id: 'q1', text: 'and then?' }]);
-    expect(events).toEqual(['panel:true']);
-  });
+  it.each([['-'], [UNNAMED_OWNER], [null]])(
+    'shows what %j left at once: conversation, draft and queue, with no session asked for',
+    async (owner) => {
+      const { memory, shown, events } = harness(stored(owner));
+      await memory.hydrated;
+      expect(sharedOnDevice(owner)).toBe(true);
+      expect(shown.map((s) => s.how)).toEqual(['restore']);
+      expect(shown[0].remembered.drafts).toEqual({ th_1: 'half a sentence' });
+      expect(shown[0].remembered.queued).toEqual([{ id: 'q1', text: 'and then?' }]);
+      expect(events).toEqual(['panel:true']);
+    },
+  );
 
   it("keeps a named owner's record unshown and unwritten until a session confirms that owner", async () => {
     const { memory, shown, events, saves } = harness(stored('key-alice'));
@@ -124,10 +155,20 @@ describe('DeviceMemory owner binding', () => {
   });
 
   it("keeps a change of its own not written yet (a rename) when another tab's older write arrives, and writes it after", async () => {
-    const list = (title: string) => [{ id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }];
+    const list = (title: string) => [
+      { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
+    ];
     let listener: ((change: RemoteChange) => void) | undefined;
     const saves: UiState[] = [];
-    const live = { drafts: {}, queued: [], historyVisible: true, activeThreadId: null, messages: [], threads: list('Billing question'), owned: true };
+    const live = {
+      drafts: {},
+      queued: [],
+      historyVisible: true,
+      activeThreadId: null,
+      messages: [],
+      threads: list('Billing question'),
+      owned: true,
+    };
     const shown: Remembered[] = [];
     const memory = new DeviceMemory({
       openStore: () => ({
@@ -156,7 +197,14 @@ describe('DeviceMemory owner binding', () => {
     // more before this tab's own write lands. Both arrive together: a write is due within
     // MAX_SAVE_WAIT_MS, and after it the rename is on the device, not unsaved.
     const olderList = (draft: string) =>
-      stored('key-alice', { activeThreadId: null, messages: [], queued: [], threads: list('Billing question'), owned: true, drafts: { '': draft } });
+      stored('key-alice', {
+        activeThreadId: null,
+        messages: [],
+        queued: [],
+        threads: list('Billing question'),
+        owned: true,
+        drafts: { '': draft },
+      });
     listener!({ state: olderList('hello') });
     listener!({ state: olderList('hello!') });
     await vi.waitFor(() => expect(shown).toHaveLength(2));

@@ -6,17 +6,28 @@ import { ThreadDirectory } from '../../../src/chat/thread-directory.js';
 
 const thread = (id: string): ThreadSummary => ({ id, title: id, created_at: 'c', updated_at: 'u' });
 
-function setup(list: (cursor?: string | null) => Promise<ThreadPage>, remove: (id: string) => Promise<void> = async () => {}) {
+function setup(
+  list: (cursor?: string | null) => Promise<ThreadPage>,
+  remove: (id: string) => Promise<void> = async () => {},
+) {
   let ownerLost = 0;
-  const api = { listThreads: ({ cursor }: { cursor?: string | null } = {}) => list(cursor), deleteThread: remove } as unknown as ApiClient;
-  const directory = new ThreadDirectory(() => api, { onChange: () => {}, onOwnerLost: () => (ownerLost += 1) });
+  const api = {
+    listThreads: ({ cursor }: { cursor?: string | null } = {}) => list(cursor),
+    deleteThread: remove,
+  } as unknown as ApiClient;
+  const directory = new ThreadDirectory(() => api, {
+    onChange: () => {},
+    onOwnerLost: () => (ownerLost += 1),
+  });
   return { directory, ownerLost: () => ownerLost };
 }
 
 describe('ThreadDirectory', () => {
   it("replaces a restored list with the service's and appends further pages without duplicates", async () => {
     const { directory } = setup(async (cursor) =>
-      cursor ? { threads: [thread('b'), thread('c')], next_cursor: null } : { threads: [thread('a'), thread('b')], next_cursor: 'c1' },
+      cursor
+        ? { threads: [thread('b'), thread('c')], next_cursor: null }
+        : { threads: [thread('a'), thread('b')], next_cursor: 'c1' },
     );
     directory.restore([thread('cached')], true);
     expect(directory.snapshot).toMatchObject({ status: 'idle', threads: [thread('cached')] });
@@ -63,7 +74,11 @@ describe('ThreadDirectory', () => {
     });
     directory.restore([thread('a')], false);
     await directory.refresh();
-    expect(directory.snapshot).toMatchObject({ status: 'error', threads: [thread('a')], error: { recoverable: true } });
+    expect(directory.snapshot).toMatchObject({
+      status: 'error',
+      threads: [thread('a')],
+      error: { recoverable: true },
+    });
   });
 
   it('drops a deleted thread, even when the service already forgot it', async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { inWords, runTool, toolSpecs, viewOf, MAX_TOOL_ROUNDS, type ClientTool } from '../../../src/chat/tools.js';
+import {
+  inWords,
+  runTool,
+  toolSpecs,
+  viewOf,
+  MAX_TOOL_ROUNDS,
+  type ClientTool,
+} from '../../../src/chat/tools.js';
 import { Conversation } from '../../../src/chat/conversation.js';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
@@ -54,7 +61,10 @@ describe('runTool', () => {
         signal,
       ),
     ).toEqual({ tool_call_id: 'call_1', error: 'bad' });
-    expect(await runTool(undefined, call, null, signal)).toEqual({ tool_call_id: 'call_1', error: 'unknown tool echo' });
+    expect(await runTool(undefined, call, null, signal)).toEqual({
+      tool_call_id: 'call_1',
+      error: 'unknown tool echo',
+    });
   });
 
   it('gives up on a slow tool after its timeout (default 30 s) and aborts its signal', async () => {
@@ -99,7 +109,11 @@ describe('Conversation tool rounds', () => {
       cancelAnswer: async () => {},
     } as unknown as ApiClient;
     const ends: string[] = [];
-    const conversation = new Conversation(() => api, { onChange: () => {}, onAnswerEnd: (d) => ends.push(d.outcome) }, { tools: () => [tool(() => 'ok')] });
+    const conversation = new Conversation(
+      () => api,
+      { onChange: () => {}, onAnswerEnd: (d) => ends.push(d.outcome) },
+      { tools: () => [tool(() => 'ok')] },
+    );
     await conversation.send('loop');
     expect(requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
     expect(ends).toEqual(['error']);
@@ -130,7 +144,11 @@ describe('Conversation reattaching to a paused answer', () => {
       },
       cancelAnswer: async () => {},
     } as unknown as ApiClient;
-    const conversation = new Conversation(() => api, { onChange: () => {} }, { tools: () => [tool(() => 'ok')] });
+    const conversation = new Conversation(
+      () => api,
+      { onChange: () => {} },
+      { tools: () => [tool(() => 'ok')] },
+    );
     conversation.reset('th', [
       { id: 'q', role: 'user', content: 'echo', sources: [], status: 'sent' },
       {
@@ -140,7 +158,15 @@ describe('Conversation reattaching to a paused answer', () => {
         sources: [],
         status: 'interrupted',
         questionAnswerId: 'qa',
-        toolCalls: [{ id: call.id, name: 'echo', displayName: 'echo', arguments: call.arguments, state: 'awaiting-approval' }],
+        toolCalls: [
+          {
+            id: call.id,
+            name: 'echo',
+            displayName: 'echo',
+            arguments: call.arguments,
+            state: 'awaiting-approval',
+          },
+        ],
       },
     ]);
     await conversation.reattach('a');
@@ -216,7 +242,8 @@ describe('Conversation asking again', () => {
       { onChange: () => {} },
       { tools: () => [tool(() => 'ok', { needsApproval: true })], locale: () => 'de-AT' },
     );
-    const waiting = () => conversation.snapshot.messages.at(-1)?.toolCalls?.find((c) => c.state === 'awaiting-approval');
+    const waiting = () =>
+      conversation.snapshot.messages.at(-1)?.toolCalls?.find((c) => c.state === 'awaiting-approval');
     const allow = async () => {
       await vi.waitFor(() => expect(waiting()).toBeDefined());
       const card = waiting()!;

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { handoffHref, handoffTriggers, offersHandoff, transcriptMarkdown, MAILTO_BODY_LIMIT } from '../../../src/chat/transcript.js';
+import {
+  handoffHref,
+  handoffTriggers,
+  offersHandoff,
+  transcriptMarkdown,
+  MAILTO_BODY_LIMIT,
+} from '../../../src/chat/transcript.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 
-const q: ChatMessage = { id: '1', role: 'user', content: 'How?\n# not a heading', sources: [], status: 'sent' };
+const q: ChatMessage = {
+  id: '1',
+  role: 'user',
+  content: 'How?\n# not a heading',
+  sources: [],
+  status: 'sent',
+};
 const a: ChatMessage = {
   id: '2',
   role: 'assistant',
@@ -20,7 +32,12 @@ describe('transcriptMarkdown', () => {
   });
 
   it('is written in the words it is given (the widget passes its language)', () => {
-    const text = transcriptMarkdown([q, a], { title: 'Hilfe', you: 'Sie', assistant: 'Assistent', sources: 'Quellen' });
+    const text = transcriptMarkdown([q, a], {
+      title: 'Hilfe',
+      you: 'Sie',
+      assistant: 'Assistent',
+      sources: 'Quellen',
+    });
     expect(text).toContain('# Hilfe');
     expect(text).toContain('**Sie**');
     expect(text).toContain('**Assistent**');

@@ -23,15 +23,18 @@ describe('bundled locales', () => {
     expect(others.some((locale) => directionOf(locale) === 'rtl')).toBe(true);
   });
 
-  it.each(others)('%s has every key, no extra ones, each translated with the same placeholders', async (locale) => {
-    const strings = await loadLocale(locale);
-    expect(strings).not.toBe(en);
-    expect(Object.keys(strings).sort()).toEqual(keys);
-    for (const key of keys as UiStringKey[]) {
-      expect(strings[key].trim(), `${locale}.${key}`).not.toBe('');
-      expect(placeholders(strings[key]), `${locale}.${key}`).toEqual(placeholders(en[key]));
-    }
-  });
+  it.each(others)(
+    '%s has every key, no extra ones, each translated with the same placeholders',
+    async (locale) => {
+      const strings = await loadLocale(locale);
+      expect(strings).not.toBe(en);
+      expect(Object.keys(strings).sort()).toEqual(keys);
+      for (const key of keys as UiStringKey[]) {
+        expect(strings[key].trim(), `${locale}.${key}`).not.toBe('');
+        expect(placeholders(strings[key]), `${locale}.${key}`).toEqual(placeholders(en[key]));
+      }
+    },
+  );
 
   it.each(others)('%s is really translated, not English with a few words changed', async (locale) => {
     const strings = await loadLocale(locale);
@@ -136,7 +139,8 @@ describe('dateGroup', () => {
   // Local calendar days: a conversation list groups by the visitor's own days.
   const now = new Date(2026, 10, 21, 9, 30).getTime();
   const t = translator(en);
-  const local = (...args: [number, number, number, number?]) => new Date(args[0], args[1], args[2], args[3] ?? 12).toISOString();
+  const local = (...args: [number, number, number, number?]) =>
+    new Date(args[0], args[1], args[2], args[3] ?? 12).toISOString();
 
   it('files dates under Today, Yesterday, Previous 7 days, then months, with the year only for another year', () => {
     expect(dateGroup(local(2026, 10, 21, 0), 'en', t, now)).toBe('Today');

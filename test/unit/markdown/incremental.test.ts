@@ -93,7 +93,9 @@ describe('IncrementalMarkdown', () => {
     const long = line.repeat(Math.ceil((MARKDOWN_LIMIT + 20_000) / line.length));
     const first = md.update(long);
     const second = md.update(`${long}more`);
-    expect(second.overflow.join('')).toBe(`${long}more`.slice(flatten(second).reduce((n, t) => n + t.raw.length, 0)));
+    expect(second.overflow.join('')).toBe(
+      `${long}more`.slice(flatten(second).reduce((n, t) => n + t.raw.length, 0)),
+    );
     expect(second.overflow.length).toBeGreaterThan(3);
     expect(second.overflow[0]).toBe(first.overflow[0]);
     expect(second.overflow.every((piece) => piece.length <= 4096)).toBe(true);

@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { defuseNesting, elementCount, lex, markdownEnd, MARKDOWN_LIMIT, MARKUP_LIMIT } from '../../../src/markdown/parse.js';
+import {
+  defuseNesting,
+  elementCount,
+  lex,
+  markdownEnd,
+  MARKDOWN_LIMIT,
+  MARKUP_LIMIT,
+} from '../../../src/markdown/parse.js';
 
-const depth = (tokens: readonly { type: string; tokens?: unknown; items?: unknown }[], type: string): number =>
-  Math.max(0, ...tokens.map((t) => (t.type === type ? 1 : 0) + depth([...((t.tokens as []) ?? []), ...((t.items as []) ?? [])], type)));
+const depth = (
+  tokens: readonly { type: string; tokens?: unknown; items?: unknown }[],
+  type: string,
+): number =>
+  Math.max(
+    0,
+    ...tokens.map(
+      (t) =>
+        (t.type === type ? 1 : 0) + depth([...((t.tokens as []) ?? []), ...((t.items as []) ?? [])], type),
+    ),
+  );
 
 describe('defuseNesting', () => {
   it('leaves ordinary markdown exactly as it is', () => {
@@ -52,7 +68,9 @@ describe('markdownEnd', () => {
   });
 
   it('keeps a real answer whole: its markup is far below the limit', () => {
-    const answer = 'Use **bold**, `code`, [links](https://x.test) and _emphasis_ as agents do.\n\n'.repeat(300);
+    const answer = 'Use **bold**, `code`, [links](https://x.test) and _emphasis_ as agents do.\n\n'.repeat(
+      300,
+    );
     expect(answer.length).toBeLessThan(MARKDOWN_LIMIT);
     expect(markdownEnd(answer)).toBe(answer.length);
   });
@@ -64,16 +82,23 @@ describe('lex on dense emphasis', () => {
     type Node = { type: string; text: string; tokens?: Node[] };
     const marks: string[] = [];
     const walk = (nodes: Node[] = []) =>
-      nodes.forEach((t) => (t.type === 'strong' || t.type === 'em' ? marks.push(`${t.type}:${t.text}`) : undefined, walk(t.tokens)));
+      nodes.forEach(
+        (t) => (
+          t.type === 'strong' || t.type === 'em' ? marks.push(`${t.type}:${t.text}`) : undefined,
+          walk(t.tokens)
+        ),
+      );
     walk(lex(text) as unknown as Node[]);
     expect(marks).toContain('strong:bold');
     expect(marks).toContain('em:em');
   });
 
   it('bounds the e-mail look-ahead at a 64-character local part and still links a real address', () => {
-    const link = (lex('Write to help.desk@example.com today.')[0] as unknown as { tokens: { type: string; href?: string }[] }).tokens.find(
-      (t) => t.type === 'link',
-    );
+    const link = (
+      lex('Write to help.desk@example.com today.')[0] as unknown as {
+        tokens: { type: string; href?: string }[];
+      }
+    ).tokens.find((t) => t.type === 'link');
     expect(link?.href).toBe('mailto:help.desk@example.com');
   });
 });

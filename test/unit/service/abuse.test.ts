@@ -9,7 +9,16 @@ import { hashToken } from '../../../service/http/tokens.js';
 import { MIGRATIONS } from '../../../service/storage/migrations.js';
 import { pgliteClient } from '../../../service/storage/pglite.js';
 import { SqlStorage } from '../../../service/storage/sql.js';
-import { AGENT, PROJECT, QUERY, allRecords, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
+import {
+  AGENT,
+  PROJECT,
+  QUERY,
+  allRecords,
+  errorBody,
+  makeService,
+  readRecords,
+  scriptedAgent,
+} from '../../fixtures/service.js';
 import { backends } from '../../fixtures/storages.js';
 
 const running: RunningService[] = [];
@@ -28,7 +37,13 @@ async function served(options: Parameters<typeof createReferenceService>[0]) {
 /** A raw node:http request, so the test controls the socket (chunked bodies, Host, disconnects). */
 function raw(url: string, options: { method: string; path: string; headers?: Record<string, string> }) {
   const { hostname, port } = new URL(url);
-  return httpRequest({ hostname, port, method: options.method, path: options.path, headers: options.headers });
+  return httpRequest({
+    hostname,
+    port,
+    method: options.method,
+    path: options.path,
+    headers: options.headers,
+  });
 }
 
 const agentPath = `/agent/v1/projects/${PROJECT.id}/agent`;
@@ -36,7 +51,11 @@ const agentPath = `/agent/v1/projects/${PROJECT.id}/agent`;
 describe('abuse limits: bodies', () => {
   it('stops reading a streamed body once it passes 64 KiB and answers 413', async () => {
     const { service } = makeService();
-    const token = await (await service.handle(new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }))).json();
+    const token = await (
+      await service.handle(
+        new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }),
+      )
+    ).json();
     let pulled = 0;
     const chunk = new Uint8Array(16 * 1024).fill(0x20);
     const body = new ReadableStream<Uint8Array>(
@@ -68,7 +87,11 @@ describe('abuse limits: bodies', () => {
     const req = raw(url, {
       method: 'POST',
       path: `${agentPath}/sessions/`,
-      headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      headers: {
+        'X-API-Key': PROJECT.apiKey,
+        'Content-Type': 'application/json',
+        'Transfer-Encoding': 'chunked',
+      },
     });
     req.on('error', () => {}); // the server may close the socket once it has answered
     const status = new Promise<number>((resolve) =>
@@ -96,18 +119,24 @@ describe('abuse limits: rates', () => {
   it('caps session minting per project: an anonymous minting loop gets 429', async () => {
     const { call } = makeService({ sessionMintLimit: { requests: 20, windowMs: 60_000 } });
     const statuses: number[] = [];
-    for (let i = 0; i < 25; i++) statuses.push((await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })).status);
+    for (let i = 0; i < 25; i++)
+      statuses.push((await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })).status);
     expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
     expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
   });
 
   it('limits per owner, whatever token the owner holds', async () => {
     const ctx = makeService({ rateLimit: { requests: 3, windowMs: 60_000 } });
-    for (let i = 0; i < 3; i++) expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('alice') })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('alice') })).status).toBe(
+        200,
+      );
     const limited = await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('alice') });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
-    expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('bob') })).status).toBe(200);
+    expect((await ctx.call('GET', `${AGENT}/threads/`, { token: await ctx.session('bob') })).status).toBe(
+      200,
+    );
   });
 
   it('limits sessions without owner per client address', async () => {
@@ -124,14 +153,20 @@ describe('abuse limits: rates', () => {
       await response.text();
       return response.status;
     };
-    expect([await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7'), await chat(await session(), '198.51.100.7')]).toEqual([
-      200, 200, 429,
-    ]);
+    expect([
+      await chat(await session(), '198.51.100.7'),
+      await chat(await session(), '198.51.100.7'),
+      await chat(await session(), '198.51.100.7'),
+    ]).toEqual([200, 200, 429]);
     expect(await chat(await session(), '203.0.113.9')).toBe(200);
   });
 
   it('purges expired sessions and spent rate windows, and events past retention', async () => {
-    const ctx = makeService({ rateLimit: { requests: 5, windowMs: 60_000 }, tokenTtlMs: 1000, eventRetentionMs: 86_400_000 });
+    const ctx = makeService({
+      rateLimit: { requests: 5, windowMs: 60_000 },
+      tokenTtlMs: 1000,
+      eventRetentionMs: 86_400_000,
+    });
     const token = await ctx.session('alice');
     await ctx.call('GET', `${AGENT}/threads/`, { token });
     ctx.clock.advance(2 * 86_400_000);
@@ -143,9 +178,15 @@ describe('abuse limits: rates', () => {
 
 describe('abuse limits: a full rate table', () => {
   it('evicts its oldest windows rather than refuse a new visitor', async () => {
-    const { service, session } = makeService({ storage: new MemoryStorage({ maxRateWindows: 3 }), rateLimit: { requests: 2, windowMs: 60_000 } });
+    const { service, session } = makeService({
+      storage: new MemoryStorage({ maxRateWindows: 3 }),
+      rateLimit: { requests: 2, windowMs: 60_000 },
+    });
     const chat = async (token: string, clientAddress: string) => {
-      const response = await service.handle(new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } }), { clientAddress });
+      const response = await service.handle(
+        new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } }),
+        { clientAddress },
+      );
       return response.status;
     };
     const anonymous = await session();
@@ -154,7 +195,11 @@ describe('abuse limits: a full rate table', () => {
     // ...and a new visitor is still served; a limited one is still limited.
     expect(await chat(await session('newcomer'), '198.51.100.1')).toBe(200);
     const carol = await session('carol');
-    expect([await chat(carol, '198.51.100.2'), await chat(carol, '198.51.100.2'), await chat(carol, '198.51.100.2')]).toEqual([200, 200, 429]);
+    expect([
+      await chat(carol, '198.51.100.2'),
+      await chat(carol, '198.51.100.2'),
+      await chat(carol, '198.51.100.2'),
+    ]).toEqual([200, 200, 429]);
   });
 });
 
@@ -165,10 +210,20 @@ describe.each(backends())('abuse limits: tokens at rest on $name', { timeout: 30
     try {
       const token = await ctx.session();
       const records = await allRecords(
-        await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'How do I theme the widget?' } }),
+        await ctx.call('POST', `${AGENT}/chat/`, {
+          token,
+          body: { integration_id: 'int_demo', message: 'How do I theme the widget?' },
+        }),
       );
       const answerId = records[0].content.question_answer_id as string;
-      expect((await ctx.call('POST', `${AGENT}/feedback/`, { token, body: { question_answer_id: answerId, reaction: 'upvote' } })).status).toBe(204);
+      expect(
+        (
+          await ctx.call('POST', `${AGENT}/feedback/`, {
+            token,
+            body: { question_answer_id: answerId, reaction: 'upvote' },
+          })
+        ).status,
+      ).toBe(204);
       const hash = await hashToken(token);
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
       expect(await storage.getSession(token)).toBeUndefined();
@@ -197,12 +252,18 @@ describe('abuse limits: tokens stored before they were hashed', { timeout: 30_00
       await db.query('INSERT INTO schema_migrations VALUES (1, 0)');
       const token = 'ses_00112233445566778899aabbccddeeff';
       await db.query("INSERT INTO sessions VALUES ($1, 'proj_demo', NULL, 0, 9e15)", [token]);
-      await db.query("INSERT INTO events (kind, project_id, at, session_token) VALUES ('session', 'proj_demo', 0, $1)", [token]);
+      await db.query(
+        "INSERT INTO events (kind, project_id, at, session_token) VALUES ('session', 'proj_demo', 0, $1)",
+        [token],
+      );
       await db.query("INSERT INTO threads VALUES ('th_1', 'proj_demo', 'int_demo', NULL, 't', 0, 0)");
       await db.query(
         "INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain) VALUES ('msg_1', 'th_1', 'assistant', '', '[]', 0, 0, 'complete', '[]', '[]', false)",
       );
-      await db.query("INSERT INTO feedback VALUES ('msg_1', $2, 'proj_demo', $1, NULL, 'int_demo', 'upvote', NULL, 0)", [token, `session:${token}`]);
+      await db.query(
+        "INSERT INTO feedback VALUES ('msg_1', $2, 'proj_demo', $1, NULL, 'int_demo', 'upvote', NULL, 0)",
+        [token, `session:${token}`],
+      );
       await db.query('REFRESH MATERIALIZED VIEW activity_rollup');
 
       const storage = await SqlStorage.open({ ...db, close: async () => {} });
@@ -215,7 +276,9 @@ describe('abuse limits: tokens stored before they were hashed', { timeout: 30_00
       expect(Number(everywhere.rows[0].n)).toBe(0);
       expect((await storage.getSession(hash))?.projectId).toBe('proj_demo');
       expect(await storage.reactions('th_1', `session:${hash}`)).toEqual(new Map([['msg_1', 'upvote']]));
-      expect(new Set((await storage.activity('proj_demo', 0, 1)).map((r) => r.sessionToken))).toEqual(new Set([hash]));
+      expect(new Set((await storage.activity('proj_demo', 0, 1)).map((r) => r.sessionToken))).toEqual(
+        new Set([hash]),
+      );
     } finally {
       await db.close();
     }
@@ -235,7 +298,11 @@ describe('abuse limits: paths, headers, caching, logs', () => {
   it('never reflects the Host header in the 410 successor link', async () => {
     const { url } = await served({ projects: [PROJECT] });
     const link = await new Promise<string | undefined>((resolve, reject) => {
-      const req = raw(url, { method: 'GET', path: `/query/v1/projects/${PROJECT.id}/analytics/activity/`, headers: { Host: 'evil.example' } });
+      const req = raw(url, {
+        method: 'GET',
+        path: `/query/v1/projects/${PROJECT.id}/analytics/activity/`,
+        headers: { Host: 'evil.example' },
+      });
       req
         .on('response', (res) => {
           res.resume();
@@ -249,13 +316,22 @@ describe('abuse limits: paths, headers, caching, logs', () => {
 
   it('sends Cache-Control: no-store on session and history answers', async () => {
     const ctx = makeService();
-    const minted = await ctx.call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: { external_owner_id: 'alice' } });
+    const minted = await ctx.call('POST', `${AGENT}/sessions/`, {
+      apiKey: PROJECT.apiKey,
+      body: { external_owner_id: 'alice' },
+    });
     expect(minted.headers.get('Cache-Control')).toBe('no-store');
     const token = (await minted.json()).session_token;
     const { threadId } = await ctx.chat(token, 'hello');
-    expect((await ctx.call('GET', `${AGENT}/threads/`, { token })).headers.get('Cache-Control')).toBe('no-store');
-    expect((await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).headers.get('Cache-Control')).toBe('no-store');
-    expect((await ctx.call('GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).headers.get('Cache-Control')).toBe('no-store');
+    expect((await ctx.call('GET', `${AGENT}/threads/`, { token })).headers.get('Cache-Control')).toBe(
+      'no-store',
+    );
+    expect(
+      (await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).headers.get('Cache-Control'),
+    ).toBe('no-store');
+    expect(
+      (await ctx.call('GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).headers.get('Cache-Control'),
+    ).toBe('no-store');
   });
 
   it('logs requests without tokens, keys or message text', async () => {
@@ -272,10 +348,13 @@ describe('abuse limits: paths, headers, caching, logs', () => {
       body: JSON.stringify({ integration_id: 'int_demo', message: 'my password is hunter2' }),
     });
     await chat.text();
-    await fetch(`${url}${agentPath}/threads/?cursor=abc`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.text());
+    await fetch(`${url}${agentPath}/threads/?cursor=abc`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((r) => r.text());
     const text = JSON.stringify(logs);
     expect(logs.filter((e) => e.msg === 'request')).toHaveLength(3);
-    for (const secret of [token, PROJECT.apiKey, 'hunter2', 'owner-secret-42', 'cursor=abc']) expect(text).not.toContain(secret);
+    for (const secret of [token, PROJECT.apiKey, 'hunter2', 'owner-secret-42', 'cursor=abc'])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -303,14 +382,21 @@ describe('connections', () => {
     script.say('and after.');
     script.end();
     const threadId = start.content.thread_id as string;
-    await expect.poll(async () => (await service.storage.getThread(threadId))?.messages[1]).toMatchObject({ content: 'Before and after.', status: 'complete' });
+    await expect
+      .poll(async () => (await service.storage.getThread(threadId))?.messages[1])
+      .toMatchObject({ content: 'Before and after.', status: 'complete' });
     expect(script.aborted()).toBe(0);
   });
 
   it('stores answers in flight as stopped when the server closes', async () => {
     const script = scriptedAgent();
     const { url, service } = await served({ projects: [PROJECT], agent: script.agent });
-    const { session_token: token } = await (await fetch(`${url}${agentPath}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } })).json();
+    const { session_token: token } = await (
+      await fetch(`${url}${agentPath}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey },
+      })
+    ).json();
     const response = await fetch(`${url}${agentPath}/chat/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}` },
@@ -322,7 +408,10 @@ describe('connections', () => {
     const storage = service.storage as MemoryStorage;
     await running.pop()!.close();
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
-    expect((await storage.getThread(start.content.thread_id as string))?.messages[1]).toMatchObject({ content: 'Half ', status: 'stopped' });
+    expect((await storage.getThread(start.content.thread_id as string))?.messages[1]).toMatchObject({
+      content: 'Half ',
+      status: 'stopped',
+    });
   });
 });
 

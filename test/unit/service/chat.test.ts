@@ -9,12 +9,23 @@ async function thread(ctx: ReturnType<typeof makeService>, token: string, id: st
 describe('reference service: chat (§4)', () => {
   it('streams stream_start first, sources, text deltas and identifiers last', async () => {
     const { session, chat } = makeService();
-    const { events, text, threadId } = await chat(await session('alice'), 'How do I theme the widget with CSS?');
+    const { events, text, threadId } = await chat(
+      await session('alice'),
+      'How do I theme the widget with CSS?',
+    );
     const questionAnswerId = expect.stringMatching(/^msg_/);
-    expect(events[0]).toEqual({ type: 'start', threadId: expect.stringMatching(/^th_[0-9a-f]{32}$/), questionAnswerId });
+    expect(events[0]).toEqual({
+      type: 'start',
+      threadId: expect.stringMatching(/^th_[0-9a-f]{32}$/),
+      questionAnswerId,
+    });
     // §9: the id in stream_start names the same answer the closing identifiers do.
-    expect((events[0] as { questionAnswerId?: string }).questionAnswerId).toBe((events.at(-1) as { questionAnswerId?: string }).questionAnswerId);
-    expect(events.findIndex((e) => e.type === 'sources')).toBeLessThan(events.findIndex((e) => e.type === 'delta'));
+    expect((events[0] as { questionAnswerId?: string }).questionAnswerId).toBe(
+      (events.at(-1) as { questionAnswerId?: string }).questionAnswerId,
+    );
+    expect(events.findIndex((e) => e.type === 'sources')).toBeLessThan(
+      events.findIndex((e) => e.type === 'delta'),
+    );
     expect(events.at(-1)).toEqual({ type: 'end', threadId, questionAnswerId });
     expect(events.filter((e) => e.type === 'delta').length).toBeGreaterThan(0);
     expect(text).toContain('--agent-chat-color-accent');
@@ -23,7 +34,10 @@ describe('reference service: chat (§4)', () => {
   it('coalesces the text of one answer per tick: one write, one partial_answer, for what came meanwhile', async () => {
     const script = scriptedAgent();
     const { session, call } = makeService({ agent: script.agent });
-    const response = await call('POST', `${AGENT}/chat/`, { token: await session('alice'), body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await call('POST', `${AGENT}/chat/`, {
+      token: await session('alice'),
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const reader = response.body!.getReader();
     const chunks: string[] = [];
     const decoder = new TextDecoder();
@@ -66,7 +80,12 @@ describe('reference service: chat (§4)', () => {
     const second = await ctx.chat(token, 'And theming?', first.threadId);
     expect(second.threadId).toBe(first.threadId);
     const detail = await thread(ctx, token, first.threadId!);
-    expect(detail.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(detail.messages.map((m: { role: string }) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(detail.messages[1]).toMatchObject({ content: first.text, status: 'complete' });
     expect(detail.messages[1].sources.length).toBeGreaterThan(0);
   });
@@ -75,10 +94,30 @@ describe('reference service: chat (§4)', () => {
     ['an empty message', { integration_id: 'int_demo', message: '   ' }, 400, 'invalid_request'],
     ['a missing message', { integration_id: 'int_demo' }, 400, 'invalid_request'],
     ['an unknown integration', { integration_id: 'int_nope', message: 'hi' }, 400, 'invalid_request'],
-    ['a malformed thread_id', { integration_id: 'int_demo', message: 'hi', thread_id: '../etc' }, 400, 'invalid_request'],
-    ['a numeric thread_id', { integration_id: 'int_demo', message: 'hi', thread_id: 7 }, 400, 'invalid_request'],
-    ['an unknown thread', { integration_id: 'int_demo', message: 'hi', thread_id: `th_${'0'.repeat(32)}` }, 404, 'not_found'],
-    ['a message over 16,000 characters', { integration_id: 'int_demo', message: 'x'.repeat(16_001) }, 413, 'payload_too_large'],
+    [
+      'a malformed thread_id',
+      { integration_id: 'int_demo', message: 'hi', thread_id: '../etc' },
+      400,
+      'invalid_request',
+    ],
+    [
+      'a numeric thread_id',
+      { integration_id: 'int_demo', message: 'hi', thread_id: 7 },
+      400,
+      'invalid_request',
+    ],
+    [
+      'an unknown thread',
+      { integration_id: 'int_demo', message: 'hi', thread_id: `th_${'0'.repeat(32)}` },
+      404,
+      'not_found',
+    ],
+    [
+      'a message over 16,000 characters',
+      { integration_id: 'int_demo', message: 'x'.repeat(16_001) },
+      413,
+      'payload_too_large',
+    ],
   ])('rejects %s', async (_label, body, status, code) => {
     const { call, session } = makeService();
     const response = await call('POST', `${AGENT}/chat/`, { token: await session('alice'), body });
@@ -88,7 +127,10 @@ describe('reference service: chat (§4)', () => {
 
   it('rejects malformed JSON with 400', async () => {
     const { call, session } = makeService();
-    const response = await call('POST', `${AGENT}/chat/`, { token: await session('alice'), rawBody: '{"message": "hi"' });
+    const response = await call('POST', `${AGENT}/chat/`, {
+      token: await session('alice'),
+      rawBody: '{"message": "hi"',
+    });
     expect(response.status).toBe(400);
   });
 
@@ -98,26 +140,35 @@ describe('reference service: chat (§4)', () => {
     expect(response.status).toBe(200);
   });
 
-  it("gives the agent a long thread's newest 200 messages as history, oldest first", { timeout: 60_000 }, async () => {
-    const inputs: AgentInput[] = [];
-    const agent: Agent = {
-      async *answer(input) {
-        inputs.push(input);
-        yield { type: 'text', text: `answer ${inputs.length}` };
-      },
-    };
-    const { session, chat } = makeService({ agent });
-    const token = await session('alice');
-    let threadId: string | null = null;
-    for (let i = 1; i <= 110; i++) threadId = (await chat(token, `question ${i}`, threadId)).threadId;
-    await chat(token, 'question 111', threadId);
-    const history = inputs.at(-1)!.history;
-    expect(history).toHaveLength(200);
-    expect(history.slice(0, 2).map((m) => m.content)).toEqual(['question 11', 'answer 11']);
-    expect(history.slice(-2).map((m) => m.content)).toEqual(['question 110', 'answer 110']);
-    // A short thread's history is all of it.
-    expect(inputs[2].history.map((m) => m.content)).toEqual(['question 1', 'answer 1', 'question 2', 'answer 2']);
-  });
+  it(
+    "gives the agent a long thread's newest 200 messages as history, oldest first",
+    { timeout: 60_000 },
+    async () => {
+      const inputs: AgentInput[] = [];
+      const agent: Agent = {
+        async *answer(input) {
+          inputs.push(input);
+          yield { type: 'text', text: `answer ${inputs.length}` };
+        },
+      };
+      const { session, chat } = makeService({ agent });
+      const token = await session('alice');
+      let threadId: string | null = null;
+      for (let i = 1; i <= 110; i++) threadId = (await chat(token, `question ${i}`, threadId)).threadId;
+      await chat(token, 'question 111', threadId);
+      const history = inputs.at(-1)!.history;
+      expect(history).toHaveLength(200);
+      expect(history.slice(0, 2).map((m) => m.content)).toEqual(['question 11', 'answer 11']);
+      expect(history.slice(-2).map((m) => m.content)).toEqual(['question 110', 'answer 110']);
+      // A short thread's history is all of it.
+      expect(inputs[2].history.map((m) => m.content)).toEqual([
+        'question 1',
+        'answer 1',
+        'question 2',
+        'answer 2',
+      ]);
+    },
+  );
 
   it('derives the title from the first message, at most 80 characters', async () => {
     const ctx = makeService();
@@ -153,7 +204,11 @@ describe('reference service: chat (§4)', () => {
     const ctx = makeService({ agent: script.agent });
     const token = await ctx.session('alice');
     const controller = new AbortController();
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' }, signal: controller.signal });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     script.say('Hello ');
     const [start] = await readRecords(reader, 2);
@@ -174,7 +229,9 @@ describe('DemoAgent', () => {
     const { chat, session } = makeService();
     const { events, text } = await chat(await session(), 'How do I keep my API key out of the browser?');
     const sources = events.find((e) => e.type === 'sources');
-    expect(sources?.type === 'sources' && sources.sources.map((s) => s.source_url)).toContain('https://agent-chat.example/docs/server#session-endpoint');
+    expect(sources?.type === 'sources' && sources.sources.map((s) => s.source_url)).toContain(
+      'https://agent-chat.example/docs/server#session-endpoint',
+    );
     expect(text).toContain('createSessionHandler');
   });
 

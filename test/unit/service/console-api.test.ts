@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../../contract/owner-key.js';
 import { OWNER_KEY_HEADER } from '../../../contract/paths.js';
 import { scryptPasswords } from '../../../service/console-node.js';
-import { ManualClock, MemoryStorage, createReferenceService, type ReferenceServiceOptions } from '../../../service/index.js';
+import {
+  ManualClock,
+  MemoryStorage,
+  createReferenceService,
+  type ReferenceServiceOptions,
+} from '../../../service/index.js';
 import { ADMIN, addAdmin, consoleClient } from '../../fixtures/console.js';
 import { AGENT, BASE, PROJECT, makeService } from '../../fixtures/service.js';
 
@@ -14,7 +19,8 @@ async function setup(options: Partial<ReferenceServiceOptions> = {}) {
   await addAdmin(made.service.storage);
   const admin = consoleClient(made.service);
   expect((await admin.signIn()).status).toBe(200);
-  const mint = (apiKey: string, owner = 'alice') => made.call('POST', `${AGENT}/sessions/`, { apiKey, body: { external_owner_id: owner } });
+  const mint = (apiKey: string, owner = 'alice') =>
+    made.call('POST', `${AGENT}/sessions/`, { apiKey, body: { external_owner_id: owner } });
   return { ...made, admin, mint };
 }
 
@@ -24,7 +30,10 @@ describe('console sign-in', () => {
     await addAdmin(service.storage);
     const browser = consoleClient(service);
     const wrong = await browser.signIn(ADMIN.username, 'not the password at all');
-    expect(wrong).toMatchObject({ status: 401, body: { code: 'wrong_credentials', detail: 'Wrong username or password.' } });
+    expect(wrong).toMatchObject({
+      status: 401,
+      body: { code: 'wrong_credentials', detail: 'Wrong username or password.' },
+    });
     expect((await browser.signIn('nobody', ADMIN.password)).status).toBe(401);
     expect((await browser.call('GET', 'session')).body).toEqual({ username: null });
 
@@ -37,7 +46,10 @@ describe('console sign-in', () => {
     expect(cookie).toContain('Secure');
     expect(cookie).toContain('Path=/console/');
     expect(right.headers.get('Access-Control-Allow-Origin')).toBeNull();
-    expect((await browser.call('GET', 'session')).body).toMatchObject({ username: 'ada', csrf_token: right.body.csrf_token });
+    expect((await browser.call('GET', 'session')).body).toMatchObject({
+      username: 'ada',
+      csrf_token: right.body.csrf_token,
+    });
 
     // Plain http (a local run, no https public URL): the same cookie without Secure, or the browser would drop it.
     const plainService = makeService({ console: CONSOLE, publicUrl: undefined }).service;
@@ -48,36 +60,65 @@ describe('console sign-in', () => {
     expect(plain.headers.get('Set-Cookie')).toMatch(/^agent_chat_console=/);
   });
 
-  it('limits failed sign-ins per username (from any address) and per address (for any username)', { timeout: 60_000 }, async () => {
-    const { service, clock } = makeService({ console: CONSOLE });
-    await addAdmin(service.storage);
-    await addAdmin(service.storage, 'bea');
-    for (let i = 0; i < 5; i++) expect((await consoleClient(service, { address: `10.0.1.${i}` }).signIn('ada', 'wrong password!')).status).toBe(401);
-    const locked = await consoleClient(service, { address: '10.0.2.1' }).signIn();
-    expect(locked.status).toBe(429);
-    expect(locked.body.detail).toMatch(/Too many failed sign-ins/);
-    expect(Number(locked.headers.get('Retry-After'))).toBeGreaterThan(800);
-    // bea is not locked by ada's failures.
-    expect((await consoleClient(service, { address: '10.0.2.1' }).signIn('bea', ADMIN.password)).status).toBe(200);
+  it(
+    'limits failed sign-ins per username (from any address) and per address (for any username)',
+    { timeout: 60_000 },
+    async () => {
+      const { service, clock } = makeService({ console: CONSOLE });
+      await addAdmin(service.storage);
+      await addAdmin(service.storage, 'bea');
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await consoleClient(service, { address: `10.0.1.${i}` }).signIn('ada', 'wrong password!')).status,
+        ).toBe(401);
+      const locked = await consoleClient(service, { address: '10.0.2.1' }).signIn();
+      expect(locked.status).toBe(429);
+      expect(locked.body.detail).toMatch(/Too many failed sign-ins/);
+      expect(Number(locked.headers.get('Retry-After'))).toBeGreaterThan(800);
+      // bea is not locked by ada's failures.
+      expect(
+        (await consoleClient(service, { address: '10.0.2.1' }).signIn('bea', ADMIN.password)).status,
+      ).toBe(200);
 
-    // One address guessing many usernames.
-    for (let i = 0; i < 20; i++) expect((await consoleClient(service, { address: '10.9.9.9' }).signIn(`user${i}`, 'guess guess guess')).status).toBe(401);
-    expect((await consoleClient(service, { address: '10.9.9.9' }).signIn('bea', ADMIN.password)).status).toBe(429);
-    expect((await consoleClient(service, { address: '10.9.9.8' }).signIn('bea', ADMIN.password)).status).toBe(200);
+      // One address guessing many usernames.
+      for (let i = 0; i < 20; i++)
+        expect(
+          (await consoleClient(service, { address: '10.9.9.9' }).signIn(`user${i}`, 'guess guess guess'))
+            .status,
+        ).toBe(401);
+      expect(
+        (await consoleClient(service, { address: '10.9.9.9' }).signIn('bea', ADMIN.password)).status,
+      ).toBe(429);
+      expect(
+        (await consoleClient(service, { address: '10.9.9.8' }).signIn('bea', ADMIN.password)).status,
+      ).toBe(200);
 
-    // The window passes: ada signs in again.
-    clock.advance(15 * 60_000 + 1);
-    expect((await consoleClient(service, { address: '10.0.2.1' }).signIn()).status).toBe(200);
-  });
+      // The window passes: ada signs in again.
+      clock.advance(15 * 60_000 + 1);
+      expect((await consoleClient(service, { address: '10.0.2.1' }).signIn()).status).toBe(200);
+    },
+  );
 
   it('refuses a change without the CSRF token, from another site, or not as JSON; signed out, it refuses everything', async () => {
     const { admin, service } = await setup();
-    expect((await admin.call('POST', 'projects', { name: 'X' }, { 'X-CSRF-Token': '' })).body.code).toBe('csrf');
-    expect((await admin.call('POST', 'projects', { name: 'X' }, { 'X-CSRF-Token': 'stale' })).status).toBe(403);
-    expect((await admin.call('POST', 'projects', { name: 'X' }, { Origin: 'https://evil.test' })).body.code).toBe('cross_site');
-    expect((await admin.call('POST', 'projects', { name: 'X' }, { 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
-    expect((await admin.call('POST', 'projects', undefined, { 'Content-Type': 'text/plain' })).status).toBe(415);
-    expect((await admin.call('GET', 'projects')).body.projects.map((p: { id: string }) => p.id)).toEqual([PROJECT.id]);
+    expect((await admin.call('POST', 'projects', { name: 'X' }, { 'X-CSRF-Token': '' })).body.code).toBe(
+      'csrf',
+    );
+    expect((await admin.call('POST', 'projects', { name: 'X' }, { 'X-CSRF-Token': 'stale' })).status).toBe(
+      403,
+    );
+    expect(
+      (await admin.call('POST', 'projects', { name: 'X' }, { Origin: 'https://evil.test' })).body.code,
+    ).toBe('cross_site');
+    expect(
+      (await admin.call('POST', 'projects', { name: 'X' }, { 'Sec-Fetch-Site': 'cross-site' })).status,
+    ).toBe(403);
+    expect((await admin.call('POST', 'projects', undefined, { 'Content-Type': 'text/plain' })).status).toBe(
+      415,
+    );
+    expect((await admin.call('GET', 'projects')).body.projects.map((p: { id: string }) => p.id)).toEqual([
+      PROJECT.id,
+    ]);
 
     expect((await admin.call('DELETE', 'session')).status).toBe(204);
     expect((await admin.call('GET', 'projects')).status).toBe(401);
@@ -97,18 +138,31 @@ describe('console API keys', () => {
     expect(created.status).toBe(201);
     const key = created.body.key as string;
     expect(key).toMatch(/^ack_[\w-]{43}$/);
-    expect(created.body).toMatchObject({ name: 'Production', prefix: key.slice(0, 12), status: 'active', last_used_at: null });
-    expect((await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Production' })).status).toBe(409);
+    expect(created.body).toMatchObject({
+      name: 'Production',
+      prefix: key.slice(0, 12),
+      status: 'active',
+      last_used_at: null,
+    });
+    expect((await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Production' })).status).toBe(
+      409,
+    );
 
     const minted = await mint(key);
     expect(minted.status).toBe(200);
     expect(minted.headers.get(OWNER_KEY_HEADER)).toBe(await ownerKey('alice', key));
-    expect((await mint(PROJECT.apiKey)).headers.get(OWNER_KEY_HEADER)).toBe(await ownerKey('alice', PROJECT.apiKey));
+    expect((await mint(PROJECT.apiKey)).headers.get(OWNER_KEY_HEADER)).toBe(
+      await ownerKey('alice', PROJECT.apiKey),
+    );
 
     const listed = await admin.call('GET', `projects/${PROJECT.id}/keys`);
     expect(JSON.stringify(listed.body)).not.toContain(key.slice(12));
-    expect(listed.body.keys.find((k: { name: string }) => k.name === 'Production').last_used_at).not.toBeNull();
-    expect((await service.storage.listApiKeys(PROJECT.id)).every((k) => !Object.values(k).includes(key))).toBe(true);
+    expect(
+      listed.body.keys.find((k: { name: string }) => k.name === 'Production').last_used_at,
+    ).not.toBeNull();
+    expect(
+      (await service.storage.listApiKeys(PROJECT.id)).every((k) => !Object.values(k).includes(key)),
+    ).toBe(true);
 
     const id = created.body.id as string;
     expect((await admin.call('DELETE', `projects/${PROJECT.id}/keys/${id}`)).body.status).toBe('revoked');
@@ -120,10 +174,19 @@ describe('console API keys', () => {
   it('rotation: the old key works for the chosen overlap and then stops; the new one works throughout', async () => {
     const { admin, mint, clock } = await setup();
     const old = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Web' })).body;
-    expect((await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: -1 })).status).toBe(400);
-    const rotated = await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: 3600 });
+    expect(
+      (await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: -1 }))
+        .status,
+    ).toBe(400);
+    const rotated = await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, {
+      overlap_seconds: 3600,
+    });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toMatchObject({ name: 'Web', status: 'active', replaced: { id: old.id, name: 'Web (rotated)', status: 'expiring' } });
+    expect(rotated.body).toMatchObject({
+      name: 'Web',
+      status: 'active',
+      replaced: { id: old.id, name: 'Web (rotated)', status: 'expiring' },
+    });
     const fresh = rotated.body.key as string;
     expect(fresh).not.toBe(old.key);
     expect((await mint(old.key)).status).toBe(200);
@@ -140,7 +203,10 @@ describe('console API keys', () => {
       'Web (rotated):expired',
       'Web:active',
     ]);
-    expect((await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: 0 })).status).toBe(400);
+    expect(
+      (await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: 0 }))
+        .status,
+    ).toBe(400);
   });
 
   it('a revoke reaches another instance on the same store within its directory cache time', async () => {
@@ -153,7 +219,10 @@ describe('console API keys', () => {
     const admin = consoleClient(a);
     await admin.signIn();
     const created = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Shared' })).body;
-    const mintOn = (service: typeof a) => service.handle(new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': created.key } }));
+    const mintOn = (service: typeof a) =>
+      service.handle(
+        new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': created.key } }),
+      );
     // b had never seen the key: a miss re-reads the store, so a new key works on every instance at once.
     expect((await mintOn(b)).status).toBe(200);
     await admin.call('DELETE', `projects/${PROJECT.id}/keys/${created.id}`);
@@ -169,7 +238,10 @@ describe('start-up projects', () => {
     const seed = { ...PROJECT, allowedOrigins: ['https://docs.example.com'] };
     const first = createReferenceService({ projects: [seed], storage, console: CONSOLE });
     const second = createReferenceService({ projects: [seed], storage, console: CONSOLE });
-    const mint = (service: typeof first) => service.handle(new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }));
+    const mint = (service: typeof first) =>
+      service.handle(
+        new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }),
+      );
     expect((await mint(first)).status).toBe(200);
     expect((await mint(second)).status).toBe(200);
     expect(await storage.listProjects()).toHaveLength(1);
@@ -180,9 +252,15 @@ describe('start-up projects', () => {
 
     const [key] = await storage.listApiKeys(PROJECT.id);
     await storage.updateApiKey(PROJECT.id, key.id, { revokedAt: Date.now() });
-    const restarted = createReferenceService({ projects: [{ ...seed, allowedOrigins: ['https://www.example.com'] }], storage, console: CONSOLE });
+    const restarted = createReferenceService({
+      projects: [{ ...seed, allowedOrigins: ['https://www.example.com'] }],
+      storage,
+      console: CONSOLE,
+    });
     expect((await mint(restarted)).status).toBe(401);
-    expect((await storage.listIntegrations(PROJECT.id))[0].allowedOrigins).toEqual(['https://www.example.com']);
+    expect((await storage.listIntegrations(PROJECT.id))[0].allowedOrigins).toEqual([
+      'https://www.example.com',
+    ]);
     const audit = (await storage.listAudit({ limit: 20 })).map((e) => `${e.actor} ${e.action}`);
     expect(audit.filter((a) => a === 'start-up project.create')).toHaveLength(1);
     expect(audit).toContain('start-up integration.update');
@@ -225,22 +303,36 @@ describe('allowed origins', () => {
     // Server-side calls carry no Origin: nothing to refuse.
     expect((await chat(null)).status).toBe(200);
 
-    await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_other`, { allowed_origins: ['https://app.example.com'] });
-    const history = await call('GET', `${AGENT}/threads/`, { token, headers: { Origin: 'https://evil.example' } });
+    await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_other`, {
+      allowed_origins: ['https://app.example.com'],
+    });
+    const history = await call('GET', `${AGENT}/threads/`, {
+      token,
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(history.status).toBe(403);
     expect(history.headers.get('Access-Control-Allow-Origin')).toBe('https://evil.example');
     expect((await history.json()).code).toBe('origin_not_allowed');
-    expect((await call('GET', `${AGENT}/threads/`, { token, headers: { Origin: 'https://app.example.com' } })).status).toBe(200);
+    expect(
+      (await call('GET', `${AGENT}/threads/`, { token, headers: { Origin: 'https://app.example.com' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('the preflight passes for every origin (it cannot see which integration the call names); the call it clears is checked', async () => {
     const { admin, call, session } = await setup();
     // Every integration restricted, none listing evil.example: no integration could accept it.
     for (const id of ['int_demo', 'int_other'])
-      await admin.call('PATCH', `projects/${PROJECT.id}/integrations/${id}`, { allowed_origins: ['https://docs.example.com'] });
+      await admin.call('PATCH', `projects/${PROJECT.id}/integrations/${id}`, {
+        allowed_origins: ['https://docs.example.com'],
+      });
     const preflight = (origin: string, path = '/chat/') =>
       call('OPTIONS', `${AGENT}${path}`, {
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
       });
     for (const origin of ['https://evil.example', 'https://docs.example.com']) {
       const answer = await preflight(origin);
@@ -267,11 +359,20 @@ describe('allowed origins', () => {
   it('names every line that is not an origin, and changes nothing', async () => {
     const { admin } = await setup();
     const bad = await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_demo`, {
-      allowed_origins: ['https://ok.example', 'https://x.example/path', 'ftp://files.example', '*.example.com'],
+      allowed_origins: [
+        'https://ok.example',
+        'https://x.example/path',
+        'ftp://files.example',
+        '*.example.com',
+      ],
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.detail).toBe('Not an origin (scheme://host[:port], no path): https://x.example/path, ftp://files.example, *.example.com.');
-    expect((await admin.call('GET', 'projects')).body.projects[0].integrations[0].allowed_origins).toEqual([]);
+    expect(bad.body.detail).toBe(
+      'Not an origin (scheme://host[:port], no path): https://x.example/path, ftp://files.example, *.example.com.',
+    );
+    expect((await admin.call('GET', 'projects')).body.projects[0].integrations[0].allowed_origins).toEqual(
+      [],
+    );
   });
 });
 
@@ -279,20 +380,37 @@ describe('console projects, activity, conversations and audit', () => {
   it('creates, renames and deletes a project (only with its id as confirmation), and the agent API follows at once', async () => {
     const { admin, call } = await setup();
     const created = await admin.call('POST', 'projects', { name: '  Help   center ' });
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^proj_[0-9a-f]{16}$/), name: 'Help center', integrations: [] });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^proj_[0-9a-f]{16}$/),
+      name: 'Help center',
+      integrations: [],
+    });
     const id = created.body.id;
-    expect((await admin.call('POST', `projects/${id}/integrations`, { name: 'Docs', allowed_origins: ['https://docs.example.com'] })).body).toMatchObject({
+    expect(
+      (
+        await admin.call('POST', `projects/${id}/integrations`, {
+          name: 'Docs',
+          allowed_origins: ['https://docs.example.com'],
+        })
+      ).body,
+    ).toMatchObject({
       id: expect.stringMatching(/^int_/),
       allowed_origins: ['https://docs.example.com'],
     });
     const key = (await admin.call('POST', `projects/${id}/keys`, { name: 'Server' })).body.key;
-    expect((await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status).toBe(200);
+    expect(
+      (await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status,
+    ).toBe(200);
     expect((await admin.call('PATCH', `projects/${id}`, { name: 'Support' })).body.name).toBe('Support');
     expect((await admin.call('DELETE', `projects/${id}`)).status).toBe(400);
     expect((await admin.call('DELETE', `projects/${id}?confirm=${id}`)).status).toBe(204);
     // Gone at once: its key now meets what any unknown project answers.
-    expect((await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status).toBe(401);
-    expect((await admin.call('GET', 'projects')).body.projects.map((p: { id: string }) => p.id)).toEqual([PROJECT.id]);
+    expect(
+      (await call('POST', `${BASE}/agent/v1/projects/${id}/agent/sessions/`, { apiKey: key })).status,
+    ).toBe(401);
+    expect((await admin.call('GET', 'projects')).body.projects.map((p: { id: string }) => p.id)).toEqual([
+      PROJECT.id,
+    ]);
   });
 
   it('activity per day (zeros included), per integration and as CSV', async () => {
@@ -313,20 +431,42 @@ describe('console projects, activity, conversations and audit', () => {
     const query = `start=${before}&end=${today}`;
     const json = (await admin.call('GET', `projects/${PROJECT.id}/activity?${query}`)).body;
     expect(json.by_day, JSON.stringify(json)).toBeDefined();
-    expect(json.by_day.map((d: { date: string; sessions: number; threads: number; messages: number }) => [d.date, d.sessions, d.threads, d.messages])).toEqual([
+    expect(
+      json.by_day.map((d: { date: string; sessions: number; threads: number; messages: number }) => [
+        d.date,
+        d.sessions,
+        d.threads,
+        d.messages,
+      ]),
+    ).toEqual([
       [before, 0, 0, 0],
       [yesterday, 1, 1, 2],
       [today, 1, 2, 4],
     ]);
-    expect(json.totals).toEqual({ sessions: 2, threads: 3, messages: 6, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0, unique_owners: 2 });
-    expect(json.by_integration).toEqual([expect.objectContaining({ integration_id: 'int_demo', sessions: 2, threads: 3 })]);
+    expect(json.totals).toEqual({
+      sessions: 2,
+      threads: 3,
+      messages: 6,
+      upvotes: 0,
+      downvotes: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      unique_owners: 2,
+    });
+    expect(json.by_integration).toEqual([
+      expect.objectContaining({ integration_id: 'int_demo', sessions: 2, threads: 3 }),
+    ]);
     const csv = await admin.call('GET', `projects/${PROJECT.id}/activity?${query}&format=csv`);
     expect(csv.headers.get('Content-Type')).toBe('text/csv; charset=utf-8');
-    expect(csv.headers.get('Content-Disposition')).toBe(`attachment; filename="activity-${PROJECT.id}-${before}-${today}.csv"`);
+    expect(csv.headers.get('Content-Disposition')).toBe(
+      `attachment; filename="activity-${PROJECT.id}-${before}-${today}.csv"`,
+    );
     expect(csv.body).toBe(
       `date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens\r\n${before},0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0\r\n${today},1,2,4,0,0,0,0\r\n`,
     );
-    expect((await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${before}`)).status).toBe(400);
+    expect(
+      (await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${before}`)).status,
+    ).toBe(400);
   });
 
   it('model tokens per day, from the usage the agent reports', async () => {
@@ -341,10 +481,15 @@ describe('console projects, activity, conversations and audit', () => {
     await chat(await session('bob'), 'Two');
     await service.refreshActivity();
     const today = new Date(clock.now()).toISOString().slice(0, 10);
-    const json = (await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${today}`)).body;
-    expect(json.by_day).toEqual([expect.objectContaining({ date: today, prompt_tokens: 240, completion_tokens: 60 })]);
+    const json = (await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${today}`))
+      .body;
+    expect(json.by_day).toEqual([
+      expect.objectContaining({ date: today, prompt_tokens: 240, completion_tokens: 60 }),
+    ]);
     expect(json.totals).toMatchObject({ prompt_tokens: 240, completion_tokens: 60 });
-    expect(json.by_integration).toEqual([expect.objectContaining({ integration_id: 'int_demo', prompt_tokens: 240, completion_tokens: 60 })]);
+    expect(json.by_integration).toEqual([
+      expect.objectContaining({ integration_id: 'int_demo', prompt_tokens: 240, completion_tokens: 60 }),
+    ]);
   });
 
   it('conversations across owners show opaque owner keys, filter, search, and open with every reaction', async () => {
@@ -354,20 +499,32 @@ describe('console projects, activity, conversations and audit', () => {
     const first = await chat(alice, 'How do I theme the widget?');
     clock.advance(1_000);
     const second = await chat(bob, 'Is the widget safe against XSS?');
-    const detailForBob = await (await call('GET', `${AGENT}/threads/${second.threadId}/`, { token: bob })).json();
+    const detailForBob = await (
+      await call('GET', `${AGENT}/threads/${second.threadId}/`, { token: bob })
+    ).json();
     const answer = detailForBob.messages[1].id as string;
     await call('POST', `${AGENT}/feedback/`, {
       token: bob,
-      body: { question_answer_id: answer, reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' } },
+      body: {
+        question_answer_id: answer,
+        reaction: 'downvote',
+        comment: { irrelevant: true, issue: 'Not what I asked' },
+      },
     });
 
     const list = (await admin.call('GET', `projects/${PROJECT.id}/conversations`)).body;
     expect(list.threads.map((t: { id: string }) => t.id)).toEqual([second.threadId, first.threadId]);
     const secret = (await service.storage.getProject(PROJECT.id))!.ownerSecret;
-    expect(list.threads[0]).toMatchObject({ owner_key: await ownerKey('bob', secret), downvotes: 1, messages: 2 });
+    expect(list.threads[0]).toMatchObject({
+      owner_key: await ownerKey('bob', secret),
+      downvotes: 1,
+      messages: 2,
+    });
     expect(JSON.stringify(list)).not.toMatch(/"(alice|bob)"/);
     const ids = async (query: string) =>
-      (await admin.call('GET', `projects/${PROJECT.id}/conversations?${query}`)).body.threads.map((t: { id: string }) => t.id);
+      (await admin.call('GET', `projects/${PROJECT.id}/conversations?${query}`)).body.threads.map(
+        (t: { id: string }) => t.id,
+      );
     expect(await ids('downvoted=1')).toEqual([second.threadId]);
     expect(await ids('q=theme')).toEqual([first.threadId]);
     expect(await ids('integration_id=int_other')).toEqual([]);
@@ -379,7 +536,12 @@ describe('console projects, activity, conversations and audit', () => {
     expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect(thread.messages[1].sources.length).toBeGreaterThan(0);
     expect(thread.messages[1].feedback).toEqual([
-      { reaction: 'downvote', comment: { irrelevant: true, issue: 'Not what I asked' }, at: expect.any(String), voter_key: await ownerKey('bob', secret) },
+      {
+        reaction: 'downvote',
+        comment: { irrelevant: true, issue: 'Not what I asked' },
+        at: expect.any(String),
+        voter_key: await ownerKey('bob', secret),
+      },
     ]);
     expect((await admin.call('GET', `projects/other/conversations/${second.threadId}`)).status).toBe(404);
   });
@@ -388,14 +550,29 @@ describe('console projects, activity, conversations and audit', () => {
     const { admin, session, chat, call, clock } = await setup();
     const alice = await session('alice');
     const { threadId } = await chat(alice, 'Can I talk to someone?');
-    expect((await call('POST', `${AGENT}/handoff/`, { token: await session('bob'), body: { thread_id: threadId } })).status).toBe(404);
-    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: 'nope' } })).status).toBe(400);
-    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status).toBe(204);
+    expect(
+      (
+        await call('POST', `${AGENT}/handoff/`, {
+          token: await session('bob'),
+          body: { thread_id: threadId },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: 'nope' } })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status,
+    ).toBe(204);
     const first = new Date(clock.now()).toISOString();
     clock.advance(60_000);
-    expect((await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status).toBe(204);
+    expect(
+      (await call('POST', `${AGENT}/handoff/`, { token: alice, body: { thread_id: threadId } })).status,
+    ).toBe(204);
     const listed = (await admin.call('GET', `projects/${PROJECT.id}/conversations?handoff=1`)).body.threads;
-    expect(listed.map((t: { id: string; handoff_at: string }) => [t.id, t.handoff_at])).toEqual([[threadId, first.replace('Z', '000Z')]]);
+    expect(listed.map((t: { id: string; handoff_at: string }) => [t.id, t.handoff_at])).toEqual([
+      [threadId, first.replace('Z', '000Z')],
+    ]);
   });
 
   it('the audit log says who did what, when and from where', async () => {
@@ -404,7 +581,14 @@ describe('console projects, activity, conversations and audit', () => {
     await admin.call('DELETE', `projects/${PROJECT.id}/keys/${key.id}`);
     const entries = (await admin.call('GET', 'audit')).body.entries;
     expect(
-      entries.slice(0, 3).map((e: { actor: string; action: string; target: string; address: string }) => [e.actor, e.action, e.target, e.address]),
+      entries
+        .slice(0, 3)
+        .map((e: { actor: string; action: string; target: string; address: string }) => [
+          e.actor,
+          e.action,
+          e.target,
+          e.address,
+        ]),
     ).toEqual([
       ['ada', 'key.revoke', key.id, '10.0.0.1'],
       ['ada', 'key.create', key.id, '10.0.0.1'],

@@ -43,10 +43,36 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(await store.createProject(project('p'))).toBe(true);
     expect(await store.createProject({ ...project('p'), name: 'again' })).toBe(false);
     expect((await store.getProject('p'))?.name).toBe('Project p');
-    expect(await store.createIntegration({ projectId: 'nope', id: 'web', name: 'Web', allowedOrigins: [], createdAt: T0 })).toBe(false);
-    expect(await store.createIntegration({ projectId: 'p', id: 'web', name: 'Web', allowedOrigins: ['https://a.test'], createdAt: T0 })).toBe(true);
-    expect(await store.createIntegration({ projectId: 'p', id: 'web', name: 'Dup', allowedOrigins: [], createdAt: T0 })).toBe(false);
-    const updated = await store.updateIntegration('p', 'web', { allowedOrigins: ['https://a.test', 'https://b.test'] });
+    expect(
+      await store.createIntegration({
+        projectId: 'nope',
+        id: 'web',
+        name: 'Web',
+        allowedOrigins: [],
+        createdAt: T0,
+      }),
+    ).toBe(false);
+    expect(
+      await store.createIntegration({
+        projectId: 'p',
+        id: 'web',
+        name: 'Web',
+        allowedOrigins: ['https://a.test'],
+        createdAt: T0,
+      }),
+    ).toBe(true);
+    expect(
+      await store.createIntegration({
+        projectId: 'p',
+        id: 'web',
+        name: 'Dup',
+        allowedOrigins: [],
+        createdAt: T0,
+      }),
+    ).toBe(false);
+    const updated = await store.updateIntegration('p', 'web', {
+      allowedOrigins: ['https://a.test', 'https://b.test'],
+    });
     expect(updated).toMatchObject({ name: 'Web', allowedOrigins: ['https://a.test', 'https://b.test'] });
     expect(await store.updateIntegration('p', 'missing', { name: 'x' })).toBeUndefined();
     expect(await store.renameProject('p', 'Docs')).toBe(true);
@@ -58,22 +84,50 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     await store.createProject(project('p'));
     expect(await store.createApiKey(key('k1'))).toBe(true);
     expect(await store.createApiKey(key('k2', { hash: 'hash-k1' }))).toBe(false);
-    expect(await store.updateApiKey('p', 'k1', { lastUsedAt: T0 + 50 })).toMatchObject({ lastUsedAt: T0 + 50 });
-    expect(await store.updateApiKey('p', 'k1', { lastUsedAt: T0 + 10 })).toMatchObject({ lastUsedAt: T0 + 50 });
-    expect(await store.updateApiKey('p', 'k1', { revokedAt: T0 + 60, name: 'old' })).toMatchObject({ revokedAt: T0 + 60, name: 'old' });
-    expect(await store.listApiKeys('p')).toEqual([key('k1', { lastUsedAt: T0 + 50, revokedAt: T0 + 60, name: 'old' })]);
+    expect(await store.updateApiKey('p', 'k1', { lastUsedAt: T0 + 50 })).toMatchObject({
+      lastUsedAt: T0 + 50,
+    });
+    expect(await store.updateApiKey('p', 'k1', { lastUsedAt: T0 + 10 })).toMatchObject({
+      lastUsedAt: T0 + 50,
+    });
+    expect(await store.updateApiKey('p', 'k1', { revokedAt: T0 + 60, name: 'old' })).toMatchObject({
+      revokedAt: T0 + 60,
+      name: 'old',
+    });
+    expect(await store.listApiKeys('p')).toEqual([
+      key('k1', { lastUsedAt: T0 + 50, revokedAt: T0 + 60, name: 'old' }),
+    ]);
   });
 
   it('deletes a project with everything in it, and nothing of another project', async () => {
     await open();
     for (const id of ['p', 'q']) {
       await store.createProject(project(id));
-      await store.createIntegration({ projectId: id, id: 'web', name: 'Web', allowedOrigins: [], createdAt: T0 });
+      await store.createIntegration({
+        projectId: id,
+        id: 'web',
+        name: 'Web',
+        allowedOrigins: [],
+        createdAt: T0,
+      });
       await store.createApiKey(key(`k-${id}`, { projectId: id }));
       await store.createThread(thread(`t-${id}`, { projectId: id }));
       await store.appendMessage(`t-${id}`, message(`m-${id}`));
-      await store.putSession({ tokenHash: `s-${id}`, projectId: id, owner: 'alice', createdAt: T0, expiresAt: T0 + DAY });
-      await store.recordActivity({ kind: 'session', projectId: id, at: T0, sessionToken: `s-${id}`, owner: 'alice', integrationId: null });
+      await store.putSession({
+        tokenHash: `s-${id}`,
+        projectId: id,
+        owner: 'alice',
+        createdAt: T0,
+        expiresAt: T0 + DAY,
+      });
+      await store.recordActivity({
+        kind: 'session',
+        projectId: id,
+        at: T0,
+        sessionToken: `s-${id}`,
+        owner: 'alice',
+        integrationId: null,
+      });
     }
     expect(await store.deleteProject('p')).toBe(true);
     expect(await store.deleteProject('p')).toBe(false);
@@ -94,7 +148,13 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(await store.createAdmin({ username: 'ada', passwordHash: 'scrypt$x', createdAt: T0 })).toBe(true);
     expect(await store.createAdmin({ username: 'ada', passwordHash: 'other', createdAt: T0 })).toBe(false);
     expect((await store.getAdmin('ada'))?.passwordHash).toBe('scrypt$x');
-    await store.putConsoleSession({ tokenHash: 'h1', username: 'ada', csrf: 'c1', createdAt: T0, expiresAt: T0 + 1000 });
+    await store.putConsoleSession({
+      tokenHash: 'h1',
+      username: 'ada',
+      csrf: 'c1',
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    });
     expect(await store.getConsoleSession('h1')).toMatchObject({ username: 'ada', csrf: 'c1' });
     await store.recordSignInFailure(['user:ada', 'addr:1.2.3.4'], T0);
     await store.recordSignInFailure(['user:ada'], T0 + 10);
@@ -109,7 +169,15 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     await store.deleteConsoleSession('h1');
 
     for (let i = 0; i < 3; i++)
-      await store.appendAudit({ at: T0 + i, actor: 'ada', action: `a${i}`, projectId: i === 1 ? 'q' : 'p', target: null, detail: { i }, address: '1.2.3.4' });
+      await store.appendAudit({
+        at: T0 + i,
+        actor: 'ada',
+        action: `a${i}`,
+        projectId: i === 1 ? 'q' : 'p',
+        target: null,
+        detail: { i },
+        address: '1.2.3.4',
+      });
     const newest = await store.listAudit({ limit: 2 });
     expect(newest.map((e) => e.action)).toEqual(['a2', 'a1']);
     expect(newest[0]).toMatchObject({ actor: 'ada', detail: { i: 2 }, address: '1.2.3.4', at: T0 + 2 });
@@ -119,15 +187,28 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
 
   it('finds threads across owners by flag, integration, date and text, newest first, in pages', async () => {
     await open();
-    await store.createThread(thread('t1', { owner: 'alice', title: 'Theming the widget', updatedAt: T0 + 1 }));
-    await store.appendMessage('t1', message('m1', { role: 'user', content: 'How do I change the accent colour?', createdAt: T0 + 1 }));
+    await store.createThread(
+      thread('t1', { owner: 'alice', title: 'Theming the widget', updatedAt: T0 + 1 }),
+    );
+    await store.appendMessage(
+      't1',
+      message('m1', { role: 'user', content: 'How do I change the accent colour?', createdAt: T0 + 1 }),
+    );
     await store.appendMessage('t1', message('m2', { uncertain: true, createdAt: T0 + 1 }));
-    await store.createThread(thread('t2', { owner: 'bob', integrationId: 'app', title: 'Keys', updatedAt: T0 + 2 }));
-    await store.appendMessage('t2', message('m3', { status: 'error', content: 'Rotating API keys safely', createdAt: T0 + 2 }));
+    await store.createThread(
+      thread('t2', { owner: 'bob', integrationId: 'app', title: 'Keys', updatedAt: T0 + 2 }),
+    );
+    await store.appendMessage(
+      't2',
+      message('m3', { status: 'error', content: 'Rotating API keys safely', createdAt: T0 + 2 }),
+    );
     await store.createThread(thread('t3', { owner: null, title: 'Tools', updatedAt: T0 + 3 * DAY }));
     await store.appendMessage(
       't3',
-      message('m4', { toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'completed', output: 1 }], createdAt: T0 + 3 * DAY }),
+      message('m4', {
+        toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'completed', output: 1 }],
+        createdAt: T0 + 3 * DAY,
+      }),
     );
     await store.putFeedback({
       messageId: 'm2',
@@ -154,7 +235,8 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
     expect(await store.markHandoff('t2', T0 + 9)).toBe(true);
     expect(await store.markHandoff('missing', T0)).toBe(false);
 
-    const ids = async (filter: Parameters<Storage['searchThreads']>[1]) => (await store.searchThreads('p', filter, { limit: 10 })).map((t) => t.id);
+    const ids = async (filter: Parameters<Storage['searchThreads']>[1]) =>
+      (await store.searchThreads('p', filter, { limit: 10 })).map((t) => t.id);
     expect(await ids({})).toEqual(['t3', 't2', 't1']);
     expect(await ids({ downvoted: true })).toEqual(['t1']);
     expect(await ids({ uncertain: true })).toEqual(['t1']);
@@ -183,7 +265,9 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
       handoffAt: null,
     });
     const page1 = await store.searchThreads('p', {}, { limit: 2 });
-    expect((await store.searchThreads('p', {}, { limit: 2, after: page1[1] })).map((t) => t.id)).toEqual(['t1']);
+    expect((await store.searchThreads('p', {}, { limit: 2, after: page1[1] })).map((t) => t.id)).toEqual([
+      't1',
+    ]);
     expect(await store.searchThreads('other', {}, { limit: 10 })).toEqual([]);
     const reactions = await store.threadFeedback('t1');
     expect(reactions.map((f) => [f.voter, f.reaction, f.comment])).toEqual([
@@ -195,8 +279,13 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
   it('summarizes activity per day, per integration and in total, as the query API counts it', async () => {
     await open();
     const day0 = Math.floor(T0 / DAY);
-    const event = (kind: 'session' | 'thread' | 'message', at: number, sessionToken: string, owner: string | null, integrationId: string | null) =>
-      store.recordActivity({ kind, projectId: 'p', at, sessionToken, owner, integrationId });
+    const event = (
+      kind: 'session' | 'thread' | 'message',
+      at: number,
+      sessionToken: string,
+      owner: string | null,
+      integrationId: string | null,
+    ) => store.recordActivity({ kind, projectId: 'p', at, sessionToken, owner, integrationId });
     await event('session', T0, 's1', 'alice', null);
     await event('thread', T0, 's1', 'alice', 'web');
     await event('message', T0, 's1', 'alice', 'web');
@@ -221,8 +310,26 @@ describe.each(backends())('console storage: $name', { timeout: 30_000 }, (backen
 
     const all = await store.activitySummary('p', day0, day0 + 1);
     expect(all.days).toEqual([
-      { day: day0, sessions: 1, threads: 1, messages: 1, upvotes: 0, downvotes: 0, promptTokens: 0, completionTokens: 0 },
-      { day: day0 + 1, sessions: 2, threads: 0, messages: 2, upvotes: 0, downvotes: 1, promptTokens: 0, completionTokens: 0 },
+      {
+        day: day0,
+        sessions: 1,
+        threads: 1,
+        messages: 1,
+        upvotes: 0,
+        downvotes: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      {
+        day: day0 + 1,
+        sessions: 2,
+        threads: 0,
+        messages: 2,
+        upvotes: 0,
+        downvotes: 1,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
     ]);
     expect(all.totals).toMatchObject({ sessions: 3, threads: 1, messages: 3, downvotes: 1, uniqueOwners: 2 });
     expect(all.byIntegration.map((i) => [i.integrationId, i.sessions, i.messages])).toEqual([

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DemoAgent, type Agent, type AgentOutput } from '../../../service/index.js';
-import { AGENT, PROJECT, QUERY, allRecords, errorBody, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
+import {
+  AGENT,
+  PROJECT,
+  QUERY,
+  allRecords,
+  errorBody,
+  makeService,
+  readRecords,
+  scriptedAgent,
+} from '../../fixtures/service.js';
 
 const OPEN_PAGE = {
   name: 'open_page',
@@ -11,7 +20,10 @@ const OPEN_PAGE = {
 type Ctx = ReturnType<typeof makeService>;
 
 async function chatRecords(ctx: Ctx, token: string, body: Record<string, unknown>) {
-  const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } });
+  const response = await ctx.call('POST', `${AGENT}/chat/`, {
+    token,
+    body: { integration_id: 'int_demo', ...body },
+  });
   return { response, records: response.ok ? await allRecords(response) : [] };
 }
 
@@ -28,7 +40,9 @@ const textOf = (records: { type: string; content: Record<string, unknown> }[]) =
 describe('§4 records: stream_start names the answer; activity updates', () => {
   it('sends question_answer_id in stream_start, the same id as in identifiers', async () => {
     const ctx = makeService();
-    const { records } = await chatRecords(ctx, await ctx.session('alice'), { message: 'How do I theme the widget?' });
+    const { records } = await chatRecords(ctx, await ctx.session('alice'), {
+      message: 'How do I theme the widget?',
+    });
     expect(records[0]).toEqual({
       type: 'stream_start',
       content: { thread_id: expect.any(String), question_answer_id: expect.stringMatching(/^msg_/) },
@@ -39,11 +53,23 @@ describe('§4 records: stream_start names the answer; activity updates', () => {
 
   it("reports the demo agent's search as agent_activity_update records, upserted by id", async () => {
     const ctx = makeService();
-    const { records } = await chatRecords(ctx, await ctx.session('alice'), { message: 'How do I theme the widget?' });
+    const { records } = await chatRecords(ctx, await ctx.session('alice'), {
+      message: 'How do I theme the widget?',
+    });
     const updates = records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content);
     expect(updates).toEqual([
-      expect.objectContaining({ id: 'search-1', name: 'search_knowledge_base', status: 'started', num_results: null }),
-      expect.objectContaining({ id: 'search-1', name: 'search_knowledge_base', status: 'completed', num_results: expect.any(Number) }),
+      expect.objectContaining({
+        id: 'search-1',
+        name: 'search_knowledge_base',
+        status: 'started',
+        num_results: null,
+      }),
+      expect.objectContaining({
+        id: 'search-1',
+        name: 'search_knowledge_base',
+        status: 'completed',
+        num_results: expect.any(Number),
+      }),
     ]);
   });
 
@@ -66,7 +92,9 @@ describe('§4 records: stream_start names the answer; activity updates', () => {
 describe('the demo agent is honest', () => {
   it('answers an off-topic question with "I couldn\'t find that in the docs" and no sources', async () => {
     const ctx = makeService();
-    const { records } = await chatRecords(ctx, await ctx.session(), { message: 'Tell me about the weather in Paris' });
+    const { records } = await chatRecords(ctx, await ctx.session(), {
+      message: 'Tell me about the weather in Paris',
+    });
     expect(records.some((r) => r.type === 'relevant_sources')).toBe(false);
     expect(textOf(records)).toMatch(/^I couldn't find that in the docs\./);
   });
@@ -84,7 +112,11 @@ describe('§7 client-side tools', () => {
     const end = first.records.at(-1)!;
     expect(end.type).toBe('tool_calls');
     expect(end.stream_end).toBe(true);
-    const [call] = end.content.tool_calls as { id: string; name: string; arguments: Record<string, unknown> }[];
+    const [call] = end.content.tool_calls as {
+      id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }[];
     expect(call).toEqual({ id: expect.any(String), name: 'open_page', arguments: { page: 'pricing' } });
     const threadId = first.records[0].content.thread_id as string;
     const answerId = first.records[0].content.question_answer_id;
@@ -104,7 +136,15 @@ describe('§7 client-side tools', () => {
     expect(detail.messages[1]).toMatchObject({
       status: 'complete',
       question_answer_id: answerId,
-      tool_calls: [{ id: call.id, name: 'open_page', arguments: { page: 'pricing' }, status: 'completed', output: { opened: '/pricing' } }],
+      tool_calls: [
+        {
+          id: call.id,
+          name: 'open_page',
+          arguments: { page: 'pricing' },
+          status: 'completed',
+          output: { opened: '/pricing' },
+        },
+      ],
     });
   });
 
@@ -119,7 +159,10 @@ describe('§7 client-side tools', () => {
     });
     expect(textOf(next.records)).toBe("OK, I won't open the pricing page.");
     const detail = await thread(ctx, token, first.records[0].content.thread_id as string);
-    expect(detail.messages[1].tool_calls[0]).toMatchObject({ status: 'error', error: 'denied by the visitor' });
+    expect(detail.messages[1].tool_calls[0]).toMatchObject({
+      status: 'error',
+      error: 'denied by the visitor',
+    });
   });
 
   it.each([
@@ -153,7 +196,10 @@ describe('§7 client-side tools', () => {
     }
     // A thread with no paused answer has nothing to continue.
     const plain = await chatRecords(ctx, token, { message: 'How do I theme it?' });
-    const { response } = await chatRecords(ctx, token, { thread_id: plain.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, output: 1 }] });
+    const { response } = await chatRecords(ctx, token, {
+      thread_id: plain.records[0].content.thread_id,
+      tool_results: [{ tool_call_id: call.id, output: 1 }],
+    });
     expect(response.status).toBe(400);
   });
 
@@ -161,7 +207,10 @@ describe('§7 client-side tools', () => {
     const greedy: Agent = {
       async *answer({ rounds }) {
         yield { type: 'text', text: `round ${rounds.length + 1} ` };
-        yield { type: 'tool_calls', calls: [{ id: `call_${rounds.length}`, name: 'open_page', arguments: {} }] };
+        yield {
+          type: 'tool_calls',
+          calls: [{ id: `call_${rounds.length}`, name: 'open_page', arguments: {} }],
+        };
       },
     };
     const ctx = makeService({ agent: greedy });
@@ -171,7 +220,11 @@ describe('§7 client-side tools', () => {
     for (let round = 1; round <= 8; round++) {
       expect(records.at(-1)?.type).toBe('tool_calls');
       const [call] = records.at(-1)!.content.tool_calls as { id: string }[];
-      ({ records } = await chatRecords(ctx, token, { thread_id: threadId, tool_results: [{ tool_call_id: call.id, output: null }], tools: [OPEN_PAGE] }));
+      ({ records } = await chatRecords(ctx, token, {
+        thread_id: threadId,
+        tool_results: [{ tool_call_id: call.id, output: null }],
+        tools: [OPEN_PAGE],
+      }));
     }
     expect(records.at(-1)).toMatchObject({ type: 'error', stream_end: true });
     const detail = await thread(ctx, token, threadId as string);
@@ -184,8 +237,13 @@ describe('§7 client-side tools', () => {
     const token = await ctx.session('alice');
     const first = await chatRecords(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE] });
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
-    const body = { thread_id: first.records[0].content.thread_id, tool_results: [{ tool_call_id: call.id, output: 1 }] };
-    const statuses = (await Promise.all([chatRecords(ctx, token, body), chatRecords(ctx, token, body)])).map((r) => r.response.status).sort((a, b) => a - b);
+    const body = {
+      thread_id: first.records[0].content.thread_id,
+      tool_results: [{ tool_call_id: call.id, output: 1 }],
+    };
+    const statuses = (await Promise.all([chatRecords(ctx, token, body), chatRecords(ctx, token, body)]))
+      .map((r) => r.response.status)
+      .sort((a, b) => a - b);
     expect(statuses).toEqual([200, 400]);
   });
 
@@ -197,7 +255,10 @@ describe('§7 client-side tools', () => {
     const [call] = first.records.at(-1)!.content.tool_calls as { id: string }[];
     ctx.clock.advance(10 * 60_000 + 1);
     expect((await thread(ctx, token, threadId)).messages[1].status).toBe('stopped');
-    const { response } = await chatRecords(ctx, token, { thread_id: threadId, tool_results: [{ tool_call_id: call.id, output: 1 }] });
+    const { response } = await chatRecords(ctx, token, {
+      thread_id: threadId,
+      tool_results: [{ tool_call_id: call.id, output: 1 }],
+    });
     expect(response.status).toBe(400);
     expect((await ctx.service.maintain()).answers).toBe(0);
     expect((await ctx.service.storage.getThread(threadId))?.messages[1].status).toBe('stopped');
@@ -207,7 +268,10 @@ describe('§7 client-side tools', () => {
 describe('§8 feedback', () => {
   async function answered(ctx: Ctx, token: string) {
     const { records } = await chatRecords(ctx, token, { message: 'How do I theme the widget?' });
-    return { threadId: records[0].content.thread_id as string, answerId: records[0].content.question_answer_id as string };
+    return {
+      threadId: records[0].content.thread_id as string,
+      answerId: records[0].content.question_answer_id as string,
+    };
   }
 
   it("keeps the owner's latest reaction, shown on the resumed thread across sessions", async () => {
@@ -215,7 +279,10 @@ describe('§8 feedback', () => {
     const token = await ctx.session('alice');
     const { threadId, answerId } = await answered(ctx, token);
     const send = (t: string, reaction: string, comment: unknown = null) =>
-      ctx.call('POST', `${AGENT}/feedback/`, { token: t, body: { question_answer_id: answerId, reaction, comment } });
+      ctx.call('POST', `${AGENT}/feedback/`, {
+        token: t,
+        body: { question_answer_id: answerId, reaction, comment },
+      });
     expect((await send(token, 'upvote')).status).toBe(204);
     expect((await send(token, 'downvote', { incorrect: true, issue: 'Outdated' })).status).toBe(204);
     const later = await ctx.session('alice');
@@ -233,7 +300,10 @@ describe('§8 feedback', () => {
     const ctx = makeService();
     const { answerId } = await answered(ctx, await ctx.session('alice'));
     const bob = await ctx.session('bob');
-    const other = await ctx.call('POST', `${AGENT}/feedback/`, { token: bob, body: { question_answer_id: answerId, reaction: 'upvote' } });
+    const other = await ctx.call('POST', `${AGENT}/feedback/`, {
+      token: bob,
+      body: { question_answer_id: answerId, reaction: 'upvote' },
+    });
     expect(other.status).toBe(404);
     for (const body of [
       { question_answer_id: answerId, reaction: 'meh' },
@@ -249,7 +319,10 @@ describe('§9 reattach and cancel', () => {
     const script = scriptedAgent();
     const ctx = makeService({ agent: script.agent });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const reader = response.body!.getReader();
     script.say('One ');
     script.say('two ');
@@ -264,7 +337,11 @@ describe('§9 reattach and cancel', () => {
     const replay = again.body!.getReader();
     const replayed = await readRecords(replay, 2);
     expect(replayed).toEqual([
-      { type: 'stream_start', content: { thread_id: start.content.thread_id, question_answer_id: answerId }, stream_end: false },
+      {
+        type: 'stream_start',
+        content: { thread_id: start.content.thread_id, question_answer_id: answerId },
+        stream_end: false,
+      },
       { type: 'partial_answer', content: { text: 'One two ' }, stream_end: false },
     ]);
     script.say('three.');
@@ -282,7 +359,10 @@ describe('§9 reattach and cancel', () => {
     const script = scriptedAgent();
     const ctx = makeService({ agent: script.agent });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const reader = response.body!.getReader();
     script.say('Partial ');
     const [start] = await readRecords(reader, 2);
@@ -306,10 +386,22 @@ describe('§9 reattach and cancel', () => {
     };
     const ctx = makeService({ agent: stubborn });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const [start] = await readRecords(response.body!.getReader(), 2);
-    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, { token })).status).toBe(204);
-    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: 'Never ', status: 'stopped' });
+    expect(
+      (
+        await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, {
+          token,
+        })
+      ).status,
+    ).toBe(204);
+    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({
+      content: 'Never ',
+      status: 'stopped',
+    });
   });
 
   it('stops an answer cancelled as soon as its stream started, before its agent may have begun', async () => {
@@ -322,21 +414,38 @@ describe('§9 reattach and cancel', () => {
     };
     const ctx = makeService({ agent: stubborn });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const reader = response.body!.getReader();
     const [start] = await readRecords(reader, 1);
-    expect((await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, { token })).status).toBe(204);
+    expect(
+      (
+        await ctx.call('POST', `${AGENT}/answers/${start.content.question_answer_id as string}/cancel/`, {
+          token,
+        })
+      ).status,
+    ).toBe(204);
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
-    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({ content: '', status: 'stopped' });
+    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1]).toMatchObject({
+      content: '',
+      status: 'stopped',
+    });
   });
 
   it('shows an answer still generating as streaming in the resumed thread', async () => {
     const script = scriptedAgent();
     const ctx = makeService({ agent: script.agent });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const [start] = await readRecords(response.body!.getReader(), 1);
-    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1].status).toBe('streaming');
+    expect((await thread(ctx, token, start.content.thread_id as string)).messages[1].status).toBe(
+      'streaming',
+    );
     script.end();
   });
 
@@ -346,7 +455,9 @@ describe('§9 reattach and cancel', () => {
     const token = await ctx.session('alice');
     const { records } = await chatRecords(ctx, token, { message: 'hi' });
     expect(records.at(-1)).toMatchObject({ type: 'error', stream_end: true });
-    expect((await thread(ctx, token, records[0].content.thread_id as string)).messages[1].status).toBe('error');
+    expect((await thread(ctx, token, records[0].content.thread_id as string)).messages[1].status).toBe(
+      'error',
+    );
   });
 
   it('answers 404 for an answer another owner asks about, and for unknown ids', async () => {
@@ -359,7 +470,9 @@ describe('§9 reattach and cancel', () => {
       expect((await ctx.call('GET', `${AGENT}/answers/${id}/stream/`, { token })).status).toBe(404);
       expect((await ctx.call('POST', `${AGENT}/answers/${id}/cancel/`, { token })).status).toBe(404);
     }
-    expect((await ctx.call('GET', `${AGENT}/answers/msg_${'0'.repeat(32)}/stream/`, { token: bob })).status).toBe(404);
+    expect(
+      (await ctx.call('GET', `${AGENT}/answers/msg_${'0'.repeat(32)}/stream/`, { token: bob })).status,
+    ).toBe(404);
   });
 });
 
@@ -367,12 +480,22 @@ describe('§10 rename', () => {
   it('renames a thread, trimmed, without changing the list order', async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
-    const older = (await chatRecords(ctx, token, { message: 'first' })).records[0].content.thread_id as string;
+    const older = (await chatRecords(ctx, token, { message: 'first' })).records[0].content
+      .thread_id as string;
     ctx.clock.advance(1000);
-    const newer = (await chatRecords(ctx, token, { message: 'second' })).records[0].content.thread_id as string;
-    const response = await ctx.call('PATCH', `${AGENT}/threads/${older}/`, { token, body: { title: '  My   pricing notes ' } });
+    const newer = (await chatRecords(ctx, token, { message: 'second' })).records[0].content
+      .thread_id as string;
+    const response = await ctx.call('PATCH', `${AGENT}/threads/${older}/`, {
+      token,
+      body: { title: '  My   pricing notes ' },
+    });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ id: older, title: 'My pricing notes', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(await response.json()).toEqual({
+      id: older,
+      title: 'My pricing notes',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     const list = await (await ctx.call('GET', `${AGENT}/threads/`, { token })).json();
     expect(list.threads.map((t: { id: string }) => t.id)).toEqual([newer, older]);
   });
@@ -390,9 +513,24 @@ describe('§10 rename', () => {
 
   it("answers 404 for another owner's thread and 403 without owner", async () => {
     const ctx = makeService();
-    const id = (await chatRecords(ctx, await ctx.session('alice'), { message: 'first' })).records[0].content.thread_id as string;
-    expect((await ctx.call('PATCH', `${AGENT}/threads/${id}/`, { token: await ctx.session('bob'), body: { title: 'mine' } })).status).toBe(404);
-    expect((await ctx.call('PATCH', `${AGENT}/threads/${id}/`, { token: await ctx.session(), body: { title: 'mine' } })).status).toBe(403);
+    const id = (await chatRecords(ctx, await ctx.session('alice'), { message: 'first' })).records[0].content
+      .thread_id as string;
+    expect(
+      (
+        await ctx.call('PATCH', `${AGENT}/threads/${id}/`, {
+          token: await ctx.session('bob'),
+          body: { title: 'mine' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await ctx.call('PATCH', `${AGENT}/threads/${id}/`, {
+          token: await ctx.session(),
+          body: { title: 'mine' },
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 

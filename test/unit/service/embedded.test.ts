@@ -29,29 +29,39 @@ async function snapshot(dir: string) {
 }
 
 describe('the embedded store is single-writer', () => {
-  it('refuses a second opener of one data directory, which writes nothing, and frees it on close', { timeout: 60_000 }, async () => {
-    const dir = await dataDir();
-    const first = await openStorage({ dataDir: dir });
-    await first.putSession({ tokenHash: 'h1', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
-    const before = await snapshot(dir);
-    const error = await openStorage({ dataDir: dir }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DataDirLockedError);
-    expect((error as Error).message).toContain(`in use by process ${process.pid}`);
-    expect((error as Error).message).toContain('DATABASE_URL');
-    expect(await snapshot(dir)).toEqual(before);
-    // The first is unaffected; once it closes, the directory can be opened again, data and all.
-    expect((await first.getSession('h1'))?.projectId).toBe('p');
-    await first.close();
-    const again = await openStorage({ dataDir: dir });
-    expect((await again.getSession('h1'))?.projectId).toBe('p');
-    await again.close();
-  });
+  it(
+    'refuses a second opener of one data directory, which writes nothing, and frees it on close',
+    { timeout: 60_000 },
+    async () => {
+      const dir = await dataDir();
+      const first = await openStorage({ dataDir: dir });
+      await first.putSession({ tokenHash: 'h1', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
+      const before = await snapshot(dir);
+      const error = await openStorage({ dataDir: dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DataDirLockedError);
+      expect((error as Error).message).toContain(`in use by process ${process.pid}`);
+      expect((error as Error).message).toContain('DATABASE_URL');
+      expect(await snapshot(dir)).toEqual(before);
+      // The first is unaffected; once it closes, the directory can be opened again, data and all.
+      expect((await first.getSession('h1'))?.projectId).toBe('p');
+      await first.close();
+      const again = await openStorage({ dataDir: dir });
+      expect((await again.getSession('h1'))?.projectId).toBe('p');
+      await again.close();
+    },
+  );
 
   it('takes over the lock of a process that is gone (a crash), but not of one that runs', async () => {
     const dir = await dataDir();
     // A pid that surely ran and ended: a child that has exited.
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
-    await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: Number(gone), host: hostname(), started: null }));
+    const gone = spawnSync(process.execPath, [
+      '-e',
+      'process.stdout.write(String(process.pid))',
+    ]).stdout.toString();
+    await writeFile(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: Number(gone), host: hostname(), started: null }),
+    );
     const release = lockDataDir(dir);
     expect(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
     release();
@@ -61,18 +71,24 @@ describe('the embedded store is single-writer', () => {
     expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
   });
 
-  it('starts the first time from the built template (no initdb in memory) into a working database', { timeout: 60_000 }, async () => {
-    const template = findTemplate();
-    expect(template, 'npm run build --workspace agent-chat-service makes it').toBeDefined();
-    const dir = join(await dataDir(), 'data');
-    await mkdir(dir);
-    await unpackTemplate(template!, dir);
-    expect(await readFile(join(dir, 'PG_VERSION'), 'utf8')).toMatch(/^\d+\n$/);
-    const store = await openStorage({ dataDir: dir });
-    await store.putSession({ tokenHash: 'h', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
-    await store.close();
-    const files = await readdir(dir);
-    expect(files).toEqual(expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal', 'postgresql.conf']));
-    expect(files).not.toContain(LOCK_FILE);
-  });
+  it(
+    'starts the first time from the built template (no initdb in memory) into a working database',
+    { timeout: 60_000 },
+    async () => {
+      const template = findTemplate();
+      expect(template, 'npm run build --workspace agent-chat-service makes it').toBeDefined();
+      const dir = join(await dataDir(), 'data');
+      await mkdir(dir);
+      await unpackTemplate(template!, dir);
+      expect(await readFile(join(dir, 'PG_VERSION'), 'utf8')).toMatch(/^\d+\n$/);
+      const store = await openStorage({ dataDir: dir });
+      await store.putSession({ tokenHash: 'h', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
+      await store.close();
+      const files = await readdir(dir);
+      expect(files).toEqual(
+        expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal', 'postgresql.conf']),
+      );
+      expect(files).not.toContain(LOCK_FILE);
+    },
+  );
 });

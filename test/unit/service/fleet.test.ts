@@ -23,7 +23,9 @@ interface Fleet {
   stores(count: number): Promise<Storage[]>;
 }
 
-const fleets: Fleet[] = [{ name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) }];
+const fleets: Fleet[] = [
+  { name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) },
+];
 if (process.env.DATABASE_URL) {
   fleets.push({
     name: 'postgresql',
@@ -51,14 +53,28 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
   async function start(options: Partial<ReferenceServiceOptions> = {}, count = 2) {
     const clock = new ManualClock();
     const stores = await fleet.stores(count);
-    services = stores.map((storage) => createReferenceService({ projects: [PROJECT], clock, rateLimit: false, ...options, storage }));
-    const call = (instance: number, method: string, url: string, init: { token?: string; apiKey?: string; body?: unknown; clientAddress?: string } = {}) => {
+    services = stores.map((storage) =>
+      createReferenceService({ projects: [PROJECT], clock, rateLimit: false, ...options, storage }),
+    );
+    const call = (
+      instance: number,
+      method: string,
+      url: string,
+      init: { token?: string; apiKey?: string; body?: unknown; clientAddress?: string } = {},
+    ) => {
       const headers: Record<string, string> = {};
       if (init.token) headers.Authorization = `Bearer ${init.token}`;
       if (init.apiKey) headers['X-API-Key'] = init.apiKey;
-      return services[instance].handle(new Request(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }), {
-        clientAddress: init.clientAddress,
-      });
+      return services[instance].handle(
+        new Request(url, {
+          method,
+          headers,
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        }),
+        {
+          clientAddress: init.clientAddress,
+        },
+      );
     };
     const session = async (instance: number, owner?: string) => {
       const response = await call(instance, 'POST', `${AGENT}/sessions/`, {
@@ -69,7 +85,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       return (await response.json()).session_token as string;
     };
     const ask = (instance: number, token: string, message: string, extra: Record<string, unknown> = {}) =>
-      call(instance, 'POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, ...extra } });
+      call(instance, 'POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message, ...extra },
+      });
     const resume = (instance: number, token: string, body: Record<string, unknown>) =>
       call(instance, 'POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } });
     return { clock, stores, call, session, ask, resume };
@@ -93,14 +112,19 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     expect(head[1].content.text).toBe('Before ');
     // Live: B gets what A generates while A is still generating.
     script.say('during ');
-    expect(await readRecords(follower, 1)).toEqual([expect.objectContaining({ type: 'partial_answer', content: { text: 'during ' } })]);
+    expect(await readRecords(follower, 1)).toEqual([
+      expect.objectContaining({ type: 'partial_answer', content: { text: 'during ' } }),
+    ]);
     script.say('and after.');
     script.end();
     const rest = await readRecords(follower, Number.POSITIVE_INFINITY);
     expect(text(rest)).toBe('and after.');
     expect(rest.at(-1)).toMatchObject({ type: 'identifiers', stream_end: true });
     expect(text(await readRecords(reader, Number.POSITIVE_INFINITY))).toBe('during and after.');
-    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({ content: 'Before during and after.', status: 'complete' });
+    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({
+      content: 'Before during and after.',
+      status: 'complete',
+    });
   });
 
   it('stops an answer generating on A when B is asked to cancel it, and stores it stopped before answering', async () => {
@@ -114,7 +138,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const answerId = start_.content.question_answer_id as string;
 
     expect((await call(1, 'POST', `${AGENT}/answers/${answerId}/cancel/`, { token })).status).toBe(204);
-    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({ content: 'Half ', status: 'stopped' });
+    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({
+      content: 'Half ',
+      status: 'stopped',
+    });
     expect(script.aborted()).toBe(1);
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
     // Idempotent, from either instance.
@@ -129,21 +156,31 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const reader = (await ask(0, token, 'hi')).body!.getReader();
     script.say('Some ');
     const [start_] = await readRecords(reader, 2);
-    expect((await call(1, 'DELETE', `${AGENT}/threads/${start_.content.thread_id as string}/`, { token })).status).toBe(204);
+    expect(
+      (await call(1, 'DELETE', `${AGENT}/threads/${start_.content.thread_id as string}/`, { token })).status,
+    ).toBe(204);
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)?.stream_end).toBe(true);
     expect(script.aborted()).toBe(1);
     expect(await stores[0].getThread(start_.content.thread_id as string)).toBeUndefined();
   });
 
   it('continues a paused answer exactly once when A and B get its tool results at the same time', async () => {
-    const tool = { name: 'open_page', description: 'Opens a page', parameters: { type: 'object', properties: { page: { type: 'string' } } } };
+    const tool = {
+      name: 'open_page',
+      description: 'Opens a page',
+      parameters: { type: 'object', properties: { page: { type: 'string' } } },
+    };
     const { session, ask, resume, stores } = await start();
     const token = await session(0, 'alice');
     for (let round = 0; round < 6; round++) {
       const first = await allRecords(await ask(round % 2, token, 'Open the pricing page', { tools: [tool] }));
       const threadId = first[0].content.thread_id as string;
       const [call_] = first.at(-1)!.content.tool_calls as { id: string }[];
-      const body = { thread_id: threadId, tool_results: [{ tool_call_id: call_.id, output: { opened: true } }], tools: [tool] };
+      const body = {
+        thread_id: threadId,
+        tool_results: [{ tool_call_id: call_.id, output: { opened: true } }],
+        tools: [tool],
+      };
       const responses = await Promise.all([resume(0, token, body), resume(1, token, body)]);
       const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
       expect(statuses).toEqual([200, 400]);
@@ -152,7 +189,9 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       expect(records.at(-1)?.type).toBe('identifiers');
       const stored = await stores[0].getThread(threadId);
       expect(stored?.messages.map((m) => m.status)).toEqual(['complete', 'complete']);
-      expect(stored?.messages[1].toolCalls).toEqual([expect.objectContaining({ id: call_.id, status: 'completed', output: { opened: true } })]);
+      expect(stored?.messages[1].toolCalls).toEqual([
+        expect.objectContaining({ id: call_.id, status: 'completed', output: { opened: true } }),
+      ]);
       // One continuation's text, once: a second run would have appended its own.
       const streamed = records
         .filter((r) => r.type === 'partial_answer')
@@ -164,13 +203,21 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
   });
 
   it('holds the agent rate limit and the mint limit for the fleet, not per instance', async () => {
-    const { call, session } = await start({ rateLimit: { requests: 8, windowMs: 60_000 }, sessionMintLimit: { requests: 6, windowMs: 60_000 } });
+    const { call, session } = await start({
+      rateLimit: { requests: 8, windowMs: 60_000 },
+      sessionMintLimit: { requests: 6, windowMs: 60_000 },
+    });
     const tokens = [];
     for (let i = 0; i < 6; i++) tokens.push(await session(i % 2, 'alice'));
-    const mints = await Promise.all([0, 1, 0, 1].map((i) => call(i, 'POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })));
+    const mints = await Promise.all(
+      [0, 1, 0, 1].map((i) => call(i, 'POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey })),
+    );
     expect(mints.map((r) => r.status)).toEqual([429, 429, 429, 429]);
     const statuses = [];
-    for (let i = 0; i < 16; i++) statuses.push((await call(i % 2, 'GET', `${AGENT}/threads/`, { token: tokens[i % tokens.length] })).status);
+    for (let i = 0; i < 16; i++)
+      statuses.push(
+        (await call(i % 2, 'GET', `${AGENT}/threads/`, { token: tokens[i % tokens.length] })).status,
+      );
     expect(statuses.filter((s) => s === 200)).toHaveLength(8);
     expect(statuses.slice(8)).toEqual(Array(8).fill(429));
   });
@@ -178,7 +225,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
   it('caps answers generating at once per owner across the fleet, and frees a slot when one ends', async () => {
     const scripts = Array.from({ length: 5 }, () => scriptedAgent());
     let next = 0;
-    const { session, ask } = await start({ maxConcurrentAnswers: 3, agent: { answer: (input) => scripts[next++].agent.answer(input) } });
+    const { session, ask } = await start({
+      maxConcurrentAnswers: 3,
+      agent: { answer: (input) => scripts[next++].agent.answer(input) },
+    });
     const alice = await session(0, 'alice');
     const open = [await ask(0, alice, 'one'), await ask(1, alice, 'two'), await ask(0, alice, 'three')];
     expect(open.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -201,7 +251,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
   it('caps anonymous sessions per client address, whatever tokens they mint', async () => {
     const scripts = Array.from({ length: 3 }, () => scriptedAgent());
     let next = 0;
-    const { session, call } = await start({ maxConcurrentAnswers: 2, agent: { answer: (input) => scripts[next++].agent.answer(input) } });
+    const { session, call } = await start({
+      maxConcurrentAnswers: 2,
+      agent: { answer: (input) => scripts[next++].agent.answer(input) },
+    });
     const chat = async (instance: number, clientAddress: string) =>
       call(instance, 'POST', `${AGENT}/chat/`, {
         token: await session(instance),
@@ -227,7 +280,9 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     clock.advance(20_000);
     expect(await Promise.all(services.map((s) => s.refreshActivity()))).toEqual([false, false]);
     clock.advance(15_000);
-    expect((await Promise.all(services.map((s) => s.refreshActivity()))).filter(Boolean)).toHaveLength(memory ? 0 : 1);
+    expect((await Promise.all(services.map((s) => s.refreshActivity()))).filter(Boolean)).toHaveLength(
+      memory ? 0 : 1,
+    );
     const report = await (await call(1, 'GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey })).json();
     expect(report.freshness).toEqual({ as_of: '2026-11-21T09:00:35.000000Z', max_staleness_seconds: 60 });
     expect(report.totals.sessions).toBe(1);
@@ -254,8 +309,14 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     // own client hears the same ending as everyone else.
     script.say('more');
     script.end();
-    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)).toMatchObject({ type: 'error', stream_end: true });
-    expect((await stores[0].getMessage(answerId))?.message).toMatchObject({ status: 'error', content: 'Cut ' });
+    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)).toMatchObject({
+      type: 'error',
+      stream_end: true,
+    });
+    expect((await stores[0].getMessage(answerId))?.message).toMatchObject({
+      status: 'error',
+      content: 'Cut ',
+    });
   });
 
   it("ends a dead instance's answer at once when a reattach finds it", async () => {

@@ -27,7 +27,14 @@ describe('fitHistory', () => {
   it('keeps the newest whole turns that fit and drops the oldest first', () => {
     const history = [...turn(1), ...turn(2), ...turn(3)];
     const cost = estimateTokens(turn(1)[0].content) + estimateTokens('a1');
-    expect(fitHistory(history, 3 * cost).map((m) => m.content.slice(0, 2))).toEqual(['q1', 'a1', 'q2', 'a2', 'q3', 'a3']);
+    expect(fitHistory(history, 3 * cost).map((m) => m.content.slice(0, 2))).toEqual([
+      'q1',
+      'a1',
+      'q2',
+      'a2',
+      'q3',
+      'a3',
+    ]);
     expect(fitHistory(history, 2 * cost).map((m) => m.content.slice(0, 2))).toEqual(['q2', 'a2', 'q3', 'a3']);
     expect(fitHistory(history, 2 * cost - 1).map((m) => m.content.slice(0, 2))).toEqual(['q3', 'a3']);
     expect(fitHistory(history, 0)).toEqual([]);
@@ -52,10 +59,19 @@ describe('the history the model agent sends', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const agent = new OpenAiAgent({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'm', docs: [] });
+      const agent = new OpenAiAgent({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        model: 'm',
+        docs: [],
+      });
       const ctx = makeService({ agent });
       const token = await ctx.session('alice');
-      const first = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'turn 0' } }));
+      const first = await allRecords(
+        await ctx.call('POST', `${AGENT}/chat/`, {
+          token,
+          body: { integration_id: 'int_demo', message: 'turn 0' },
+        }),
+      );
       const threadId = first[0].content.thread_id as string;
       // 120 earlier turns of 2,000 characters each way, written straight to the store.
       const now = ctx.clock.now();
@@ -77,7 +93,10 @@ describe('the history the model agent sends', () => {
         }
       }
       await allRecords(
-        await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId } }),
+        await ctx.call('POST', `${AGENT}/chat/`, {
+          token,
+          body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId },
+        }),
       );
       const sent = JSON.parse(bodies.at(-1)!) as { messages: { role: string; content: string }[] };
       const history = sent.messages.slice(1, -1);

@@ -51,10 +51,14 @@ describe('reference service: history (§5)', () => {
 
 describe('previewText', () => {
   it('folds Markdown into one line of words', () => {
-    expect(previewText('### Theming\n\nSet **CSS** custom properties, see [the docs](https://x.test/d).\n\n```css\nagent-chat {}\n```')).toBe(
-      'Theming Set CSS custom properties, see the docs. agent-chat {}',
+    expect(
+      previewText(
+        '### Theming\n\nSet **CSS** custom properties, see [the docs](https://x.test/d).\n\n```css\nagent-chat {}\n```',
+      ),
+    ).toBe('Theming Set CSS custom properties, see the docs. agent-chat {}');
+    expect(previewText('- one\n- two\n> quoted _word_ and snake_case')).toBe(
+      'one two quoted word and snake_case',
     );
-    expect(previewText('- one\n- two\n> quoted _word_ and snake_case')).toBe('one two quoted word and snake_case');
     expect(previewText('')).toBe('');
   });
 
@@ -66,13 +70,17 @@ describe('previewText', () => {
 
   it.each(['0', '101', 'ten'])('rejects limit=%s with 400', async (limit) => {
     const ctx = makeService();
-    const response = await ctx.call('GET', `${AGENT}/threads/?limit=${limit}`, { token: await ctx.session('alice') });
+    const response = await ctx.call('GET', `${AGENT}/threads/?limit=${limit}`, {
+      token: await ctx.session('alice'),
+    });
     expect(response.status).toBe(400);
   });
 
   it('rejects a cursor it did not issue with 400', async () => {
     const ctx = makeService();
-    const response = await ctx.call('GET', `${AGENT}/threads/?cursor=bogus!!`, { token: await ctx.session('alice') });
+    const response = await ctx.call('GET', `${AGENT}/threads/?cursor=bogus!!`, {
+      token: await ctx.session('alice'),
+    });
     expect(response.status).toBe(400);
   });
 
@@ -82,7 +90,12 @@ describe('previewText', () => {
     const { threadId } = await ctx.chat(token, 'theming with CSS');
     const detail = await (await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).json();
     expect(detail).toMatchObject({ id: threadId, title: 'theming with CSS' });
-    expect(detail.messages[0]).toMatchObject({ role: 'user', content: 'theming with CSS', sources: [], status: 'complete' });
+    expect(detail.messages[0]).toMatchObject({
+      role: 'user',
+      content: 'theming with CSS',
+      sources: [],
+      status: 'complete',
+    });
     expect(detail.messages[1].sources[0]).toMatchObject({ source_url: expect.stringContaining('theming') });
     expect(detail.messages[1].created_at).toMatch(/\.\d{6}Z$/);
   });

@@ -5,11 +5,33 @@ import { AGENT_LANGUAGES, agentLanguage, phrasesFor } from '../../../service/age
 import { OpenAiAgent } from '../../../service/node.js';
 import { AGENT, allRecords, errorBody, makeService, scriptedAgent } from '../../fixtures/service.js';
 
-const OPEN_PAGE = { name: 'open_page', description: 'Opens a page of the site', parameters: { type: 'object', properties: { page: { type: 'string' } } } };
-const WIDGET_LANGUAGES = ['en', 'ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'];
+const OPEN_PAGE = {
+  name: 'open_page',
+  description: 'Opens a page of the site',
+  parameters: { type: 'object', properties: { page: { type: 'string' } } },
+};
+const WIDGET_LANGUAGES = [
+  'en',
+  'ar',
+  'de',
+  'es',
+  'fr',
+  'he',
+  'it',
+  'ja',
+  'ko',
+  'nl',
+  'pl',
+  'pt',
+  'sv',
+  'tr',
+  'zh',
+];
 
 async function ask(ctx: ReturnType<typeof makeService>, token: string, body: Record<string, unknown>) {
-  const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } }));
+  const records = await allRecords(
+    await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } }),
+  );
   return {
     records,
     text: records
@@ -25,12 +47,18 @@ describe('chat body: locale (§4, version 3)', () => {
     const script = scriptedAgent();
     const ctx = makeService({ agent: script.agent });
     const token = await ctx.session('alice');
-    const response = ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi', locale: 'PT-br' } });
+    const response = ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi', locale: 'PT-br' },
+    });
     script.say('olá');
     script.end();
     await allRecords(await response);
     expect(script.inputs()[0].locale).toBe('pt-BR');
-    const none = ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi', locale: null } });
+    const none = ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi', locale: null },
+    });
     script.say('hi');
     script.end();
     await allRecords(await none);
@@ -50,7 +78,10 @@ describe('chat body: locale (§4, version 3)', () => {
       body: { integration_id: 'int_demo', message: 'hi', locale },
     });
     expect(response.status).toBe(400);
-    expect(await errorBody(response)).toEqual({ code: 'invalid_request', detail: expect.stringContaining('BCP 47') });
+    expect(await errorBody(response)).toEqual({
+      code: 'invalid_request',
+      detail: expect.stringContaining('BCP 47'),
+    });
   });
 
   it('takes a 35-character tag', async () => {
@@ -71,32 +102,46 @@ describe("the demo agent in the visitor's language", () => {
     expect([...AGENT_LANGUAGES].sort()).toEqual([...WIDGET_LANGUAGES].sort());
   });
 
-  it.each(WIDGET_LANGUAGES)('%s: step summaries and the no-match answer are in that language, in plain words', async (language) => {
-    const ctx = makeService();
-    const token = await ctx.session('alice');
-    const found = await ask(ctx, token, { message: 'How do I theme the widget?', locale: language });
-    const missing = await ask(ctx, token, { message: 'Tell me about the weather in Paris', locale: language });
-    const phrases = phrasesFor(language);
-    expect(found.steps[0]).toBe(phrases.searching('How do I theme the widget?'));
-    expect(found.steps[1]).toBe(phrases.found(1));
-    expect(missing.steps[1]).toBe(phrases.found(0));
-    expect(missing.text.startsWith(phrases.notFound)).toBe(true);
-    for (const text of [...found.steps, ...missing.steps, missing.text]) expect(text).not.toMatch(/\(s\)|relevant article|undefined|\{\w+\}/);
-    if (language !== 'en') {
-      // Nothing falls back to English by accident.
-      expect(found.steps[1]).not.toBe(phrasesFor('en').found(1));
-      expect(missing.text).not.toContain("couldn't find");
-    }
-  });
+  it.each(WIDGET_LANGUAGES)(
+    '%s: step summaries and the no-match answer are in that language, in plain words',
+    async (language) => {
+      const ctx = makeService();
+      const token = await ctx.session('alice');
+      const found = await ask(ctx, token, { message: 'How do I theme the widget?', locale: language });
+      const missing = await ask(ctx, token, {
+        message: 'Tell me about the weather in Paris',
+        locale: language,
+      });
+      const phrases = phrasesFor(language);
+      expect(found.steps[0]).toBe(phrases.searching('How do I theme the widget?'));
+      expect(found.steps[1]).toBe(phrases.found(1));
+      expect(missing.steps[1]).toBe(phrases.found(0));
+      expect(missing.text.startsWith(phrases.notFound)).toBe(true);
+      for (const text of [...found.steps, ...missing.steps, missing.text])
+        expect(text).not.toMatch(/\(s\)|relevant article|undefined|\{\w+\}/);
+      if (language !== 'en') {
+        // Nothing falls back to English by accident.
+        expect(found.steps[1]).not.toBe(phrasesFor('en').found(1));
+        expect(missing.text).not.toContain("couldn't find");
+      }
+    },
+  );
 
   it("writes the count in the language's plural forms", () => {
-    expect(['en', 'de', 'pl', 'ar', 'he', 'ja'].map((l) => [1, 2, 5, 22].map((n) => phrasesFor(l).found(n)))).toEqual([
+    expect(
+      ['en', 'de', 'pl', 'ar', 'he', 'ja'].map((l) => [1, 2, 5, 22].map((n) => phrasesFor(l).found(n))),
+    ).toEqual([
       ['Found 1 article', 'Found 2 articles', 'Found 5 articles', 'Found 22 articles'],
       ['1 Artikel gefunden', '2 Artikel gefunden', '5 Artikel gefunden', '22 Artikel gefunden'],
       ['Znaleziono 1 artykuł', 'Znaleziono 2 artykuły', 'Znaleziono 5 artykułów', 'Znaleziono 22 artykuły'],
       ['تم العثور على مقال واحد', 'تم العثور على مقالين', 'تم العثور على 5 مقالات', 'تم العثور على 22 مقالًا'],
       ['נמצא מאמר אחד', 'נמצאו שני מאמרים', 'נמצאו 5 מאמרים', 'נמצאו 22 מאמרים'],
-      ['1 件の記事が見つかりました', '2 件の記事が見つかりました', '5 件の記事が見つかりました', '22 件の記事が見つかりました'],
+      [
+        '1 件の記事が見つかりました',
+        '2 件の記事が見つかりました',
+        '5 件の記事が見つかりました',
+        '22 件の記事が見つかりました',
+      ],
     ]);
     expect(phrasesFor('en').found(0)).toBe('No matching articles');
   });
@@ -114,24 +159,36 @@ describe("the demo agent in the visitor's language", () => {
     expect(en.toolDone([call('open_page', { page: 'pricing' })])).toBe('I opened the pricing page.');
     expect(en.toolDone([call('add_to_cart', { item: 'socks' })])).toBe('I added socks to the cart.');
     expect(en.toolDone([call('go_to_page', { page: 'pricing' })])).toBe('I went to the pricing page.');
-    expect(en.toolDone([call('searchDocs', { query: 'theming' })])).toBe('I searched the docs for “theming”.');
-    expect(en.toolDone([call('open_cart'), call('stop_video')])).toBe('I opened the cart and stopped the video.');
+    expect(en.toolDone([call('searchDocs', { query: 'theming' })])).toBe(
+      'I searched the docs for “theming”.',
+    );
+    expect(en.toolDone([call('open_cart'), call('stop_video')])).toBe(
+      'I opened the cart and stopped the video.',
+    );
     expect(en.toolDone([call('set_theme', { theme: 'dark' }), call('copy_link'), call('show_map')])).toBe(
       'I set the dark theme, copied the link and showed the map.',
     );
     // Nothing to name: a plain sentence, not "I logouted".
     expect(en.toolDone([call('logout')])).toBe('Done. Anything else I can help with?');
-    expect(en.toolFailed(call('open_page', { page: 'pricing' }), 'no such page.')).toBe("I couldn't open the pricing page: no such page.");
+    expect(en.toolFailed(call('open_page', { page: 'pricing' }), 'no such page.')).toBe(
+      "I couldn't open the pricing page: no such page.",
+    );
     expect(en.toolDenied(call('open_page', { page: 'pricing' }))).toBe("OK, I won't open the pricing page.");
     const de = phrasesFor('de');
-    expect(de.toolDone([call('open_page', { page: 'pricing' })])).toBe('Erledigt. Kann ich sonst noch helfen?');
+    expect(de.toolDone([call('open_page', { page: 'pricing' })])).toBe(
+      'Erledigt. Kann ich sonst noch helfen?',
+    );
     expect(de.toolFailed(call('open_page'), 'no such page')).toBe('Das hat nicht geklappt: no such page.');
   });
 
   it("runs a tool round in the visitor's language: the call, then the answer after the result", async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
-    const first = await ask(ctx, token, { message: 'Open the pricing page', tools: [OPEN_PAGE], locale: 'fr' });
+    const first = await ask(ctx, token, {
+      message: 'Open the pricing page',
+      tools: [OPEN_PAGE],
+      locale: 'fr',
+    });
     const end = first.records.at(-1)!;
     expect(end.type).toBe('tool_calls');
     const [call] = end.content.tool_calls as { id: string }[];
@@ -159,7 +216,11 @@ describe("the model agent is told the visitor's language", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const agent = new OpenAiAgent({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'm', docs: [] });
+      const agent = new OpenAiAgent({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        model: 'm',
+        docs: [],
+      });
       const ctx = makeService({ agent });
       await ask(ctx, await ctx.session(), { message: 'hello', ...(locale && { locale }) });
       return seen!.messages[0].content;

@@ -17,17 +17,47 @@ beforeAll(async () => {
 afterAll(async () => mock?.close());
 
 const QUESTION = 'How do I change the accent color of the theme?';
-const rateLimited = JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } });
-const serverError = JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } });
-const badKey = JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+const rateLimited = JSON.stringify({
+  error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+});
+const serverError = JSON.stringify({
+  error: {
+    message: 'The server had an error while processing your request.',
+    type: 'server_error',
+    code: null,
+  },
+});
+const badKey = JSON.stringify({
+  error: {
+    message: 'Incorrect API key provided.',
+    type: 'invalid_request_error',
+    param: null,
+    code: 'invalid_api_key',
+  },
+});
 
 async function setup(options: Partial<OpenAiAgentOptions> = {}) {
-  const docs = await loadMarkdownDocs(join(import.meta.dirname, '../../fixtures/docs'), 'https://example.test/docs');
-  const agent = new OpenAiAgent({ baseUrl: mock.baseUrl, model: 'test-model', apiKey: 'sk-mock', docs, retryBaseMs: 20, ...options });
+  const docs = await loadMarkdownDocs(
+    join(import.meta.dirname, '../../fixtures/docs'),
+    'https://example.test/docs',
+  );
+  const agent = new OpenAiAgent({
+    baseUrl: mock.baseUrl,
+    model: 'test-model',
+    apiKey: 'sk-mock',
+    docs,
+    retryBaseMs: 20,
+    ...options,
+  });
   const ctx = makeService({ agent });
   const token = await ctx.session('alice');
   async function ask(message = QUESTION, extra: Record<string, unknown> = {}) {
-    const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, ...extra } }));
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message, ...extra },
+      }),
+    );
     const threadId = records[0].content.thread_id as string;
     const stored = (await ctx.service.storage.getThread(threadId))!.messages.at(-1)!;
     const deltas = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text as string);
@@ -54,7 +84,14 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
     // In pieces from the model; the service then sends what came within one tick as one record
     // (decision 161), so the pieces are counted at the agent.
     let pieces = 0;
-    for await (const out of agent.answer({ message: QUESTION, history: [], tools: [], rounds: [], partial: '', signal: new AbortController().signal }))
+    for await (const out of agent.answer({
+      message: QUESTION,
+      history: [],
+      tools: [],
+      rounds: [],
+      partial: '',
+      signal: new AbortController().signal,
+    }))
       if (out.type === 'text') pieces += 1;
     expect(pieces).toBeGreaterThan(3);
     expect(end.type).toBe('identifiers');
@@ -93,19 +130,27 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
     );
     const { ask } = await setup();
     const { end, stored } = await ask();
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The assistant is not available right now. Please try again in a moment.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The assistant is not available right now. Please try again in a moment.' },
+    });
     expect(stored).toMatchObject({ status: 'error', content: '' });
   });
 
   it("asks in the visitor's language: the model is told, the steps are written in it", async () => {
     await mock.rules([
       { response: { status: 200, content: completion('English') } },
-      { match: "contains(body.messages[0].content, 'The visitor reads German (de)')", response: { status: 200, content: completion('Deutsch') } },
+      {
+        match: "contains(body.messages[0].content, 'The visitor reads German (de)')",
+        response: { status: 200, content: completion('Deutsch') },
+      },
     ]);
     const { ask } = await setup();
     const german = await ask(QUESTION, { locale: 'de' });
     expect(german.text).toBe('Deutsch');
-    const steps = german.records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content.summary);
+    const steps = german.records
+      .filter((r) => r.type === 'agent_activity_update')
+      .map((r) => r.content.summary);
     expect(steps).toEqual([`Durchsuche die Dokumentation nach „${QUESTION}“`, '1 Artikel gefunden']);
     expect((await ask(QUESTION)).text).toBe('English');
   });
@@ -115,7 +160,9 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
       {
         response: {
           status: 200,
-          content: completion('{{jmes request length(body.messages)}} {{jmes request body.messages[0].role}} {{jmes request body.messages[-1].role}}'),
+          content: completion(
+            '{{jmes request length(body.messages)}} {{jmes request body.messages[0].role}} {{jmes request body.messages[-1].role}}',
+          ),
         },
       },
     ]);
@@ -131,6 +178,12 @@ describe(`model agent against @dwmkerr/mock-llm`, { timeout: 20_000 }, () => {
       counts.push(answer.text);
     }
     // system + the kept turns (a question and its answer each) + this question.
-    expect(counts).toEqual(['2 system user', '4 system user', '6 system user', '6 system user', '6 system user']);
+    expect(counts).toEqual([
+      '2 system user',
+      '4 system user',
+      '6 system user',
+      '6 system user',
+      '6 system user',
+    ]);
   });
 });

@@ -42,8 +42,10 @@ async function upstream(...scripts: Script[]) {
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, times };
 }
 
-const delta = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-const finish = (reason = 'stop') => `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
+const delta = (content: string) =>
+  `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const finish = (reason = 'stop') =>
+  `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
 const usage = (prompt: number, completion: number) =>
   `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`;
 const DONE = 'data: [DONE]\n\n';
@@ -59,7 +61,11 @@ const answers =
     res.end(finish() + usage(...tokens) + DONE);
   };
 const status =
-  (code: number, headers: Record<string, string> = {}, body = '{"error":{"message":"nope","type":"server_error","code":"overloaded"}}'): Script =>
+  (
+    code: number,
+    headers: Record<string, string> = {},
+    body = '{"error":{"message":"nope","type":"server_error","code":"overloaded"}}',
+  ): Script =>
   (res) => {
     res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(body);
   };
@@ -67,20 +73,37 @@ const status =
 const QUESTION = 'How do I change the accent color of the theme?';
 
 async function setup(baseUrl: string, options: Partial<OpenAiAgentOptions> = {}) {
-  const docs = await loadMarkdownDocs(join(import.meta.dirname, '../../fixtures/docs'), 'https://example.test/docs');
+  const docs = await loadMarkdownDocs(
+    join(import.meta.dirname, '../../fixtures/docs'),
+    'https://example.test/docs',
+  );
   const logs: LogEntry[] = [];
-  const agent = new OpenAiAgent({ baseUrl, model: 'test-model', docs, retryBaseMs: 20, log: (e) => logs.push(e), ...options });
+  const agent = new OpenAiAgent({
+    baseUrl,
+    model: 'test-model',
+    docs,
+    retryBaseMs: 20,
+    log: (e) => logs.push(e),
+    ...options,
+  });
   const ctx = makeService({ agent, log: (e) => logs.push(e) });
   const token = await ctx.session('alice');
   async function ask(message = QUESTION, extra: Record<string, unknown> = {}, as = token) {
-    const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token: as, body: { integration_id: 'int_demo', message, ...extra } }));
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token: as,
+        body: { integration_id: 'int_demo', message, ...extra },
+      }),
+    );
     const threadId = records[0].content.thread_id as string;
     const stored = (await ctx.service.storage.getThread(threadId))!.messages.at(-1)!;
     const text = records
       .filter((r) => r.type === 'partial_answer')
       .map((r) => r.content.text)
       .join('');
-    const steps = records.filter((r) => r.type === 'agent_activity_update').map((r) => r.content as { id: string; status: string; summary: string });
+    const steps = records
+      .filter((r) => r.type === 'agent_activity_update')
+      .map((r) => r.content as { id: string; status: string; summary: string });
     return { records, end: records.at(-1)!, stored, text, steps, threadId };
   }
   return { ctx, token, logs, ask };
@@ -91,12 +114,18 @@ describe('model agent: failures end as errors and keep the text', () => {
     const model = await upstream((res) => {
       res.writeHead(200, SSE);
       res.write(delta('Set the accent '));
-      res.end(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } })}\n\n`);
+      res.end(
+        `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } })}\n\n`,
+      );
     });
     const { ask, logs } = await setup(model.baseUrl);
     const { end, text, stored } = await ask();
     expect(text).toBe('Set the accent ');
-    expect(end).toEqual({ type: 'error', content: { reason: 'The assistant is not available right now. Please try again in a moment.' }, stream_end: true });
+    expect(end).toEqual({
+      type: 'error',
+      content: { reason: 'The assistant is not available right now. Please try again in a moment.' },
+      stream_end: true,
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'Set the accent ' });
     // Text had streamed: retrying would say it twice.
     expect(model.requests).toHaveLength(1);
@@ -115,7 +144,10 @@ describe('model agent: failures end as errors and keep the text', () => {
     const { ask } = await setup(model.baseUrl);
     const { end, text, stored } = await ask();
     expect(text).toBe('Half an answer');
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The answer was cut off because the connection to the model broke.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The answer was cut off because the connection to the model broke.' },
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'Half an answer' });
   });
 
@@ -153,7 +185,10 @@ describe('model agent: failures end as errors and keep the text', () => {
     });
     const { ask } = await setup(model.baseUrl);
     const { end, stored } = await ask();
-    expect(end).toMatchObject({ type: 'error', content: { reason: "The answer was cut off: it reached the model's length limit." } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: "The answer was cut off: it reached the model's length limit." },
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'A long answer that' });
   });
 
@@ -169,19 +204,28 @@ describe('model agent: failures end as errors and keep the text', () => {
   });
 
   it('a 200 that is an HTML page, not an event stream: error, with a hint for the operator', async () => {
-    const model = await upstream((res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>Captive portal</html>'));
+    const model = await upstream((res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>Captive portal</html>'),
+    );
     const { ask, logs } = await setup(model.baseUrl);
     const { end, stored } = await ask();
     expect(end.type).toBe('error');
     expect(stored.status).toBe('error');
-    expect(logs).toContainEqual(expect.objectContaining({ code: 'model_not_streaming', hint: expect.stringContaining('OPENAI_BASE_URL') }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        code: 'model_not_streaming',
+        hint: expect.stringContaining('OPENAI_BASE_URL'),
+      }),
+    );
   });
 
   it('a server that ignores stream:true and sends one JSON completion still answers', async () => {
     const model = await upstream((res) =>
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
         JSON.stringify({
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' }],
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' },
+          ],
           usage: { prompt_tokens: 50, completion_tokens: 3 },
         }),
       ),
@@ -197,7 +241,11 @@ describe('model agent: failures end as errors and keep the text', () => {
 describe('model agent: retries before the first token', () => {
   it('429 with Retry-After: waits the seconds it says, then answers', async () => {
     const model = await upstream(
-      status(429, { 'Retry-After': '1' }, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'),
+      status(
+        429,
+        { 'Retry-After': '1' },
+        '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}',
+      ),
       answers(['Set ', 'the accent.']),
     );
     const { ask, logs } = await setup(model.baseUrl);
@@ -207,7 +255,9 @@ describe('model agent: retries before the first token', () => {
     expect(stored.status).toBe('complete');
     expect(model.requests).toHaveLength(2);
     expect(model.times[1] - model.times[0]).toBeGreaterThanOrEqual(950);
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'model_retry', status: 429, attempt: 1, delay_ms: 1000 }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'model_retry', status: 429, attempt: 1, delay_ms: 1000 }),
+    );
     // The visitor was told, in plain words, and the step ends when the answer starts.
     expect(steps.filter((s) => s.id === 'model-1').map((s) => [s.status, s.summary])).toEqual([
       ['started', 'The assistant is busy; trying again…'],
@@ -230,7 +280,8 @@ describe('model agent: retries before the first token', () => {
 
   it('an HTML 502 from a load balancer, then an answer: retried', async () => {
     const model = await upstream(
-      (res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>'),
+      (res) =>
+        res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>'),
       answers(['Fine now.']),
     );
     const { ask } = await setup(model.baseUrl);
@@ -244,7 +295,9 @@ describe('model agent: retries before the first token', () => {
     const model = await upstream(
       (res) => {
         res.writeHead(200, SSE);
-        res.end(`data: ${JSON.stringify({ error: { message: 'Rate limit', type: 'rate_limit_error', code: 'rate_limit_exceeded' } })}\n\n`);
+        res.end(
+          `data: ${JSON.stringify({ error: { message: 'Rate limit', type: 'rate_limit_error', code: 'rate_limit_exceeded' } })}\n\n`,
+        );
       },
       answers(['Second try.']),
     );
@@ -258,7 +311,10 @@ describe('model agent: retries before the first token', () => {
     const { ask, logs } = await setup(model.baseUrl);
     const { end, stored } = await ask();
     expect(model.requests).toHaveLength(3);
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The assistant is not available right now. Please try again in a moment.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The assistant is not available right now. Please try again in a moment.' },
+    });
     expect(stored).toMatchObject({ status: 'error', content: '' });
     expect(logs.filter((e) => e.msg === 'model_retry').map((e) => e.attempt)).toEqual([1, 2]);
   });
@@ -271,7 +327,13 @@ describe('model agent: retries before the first token', () => {
     expect(end.type).toBe('error');
     expect(stored.status).toBe('error');
     expect(logs.filter((e) => e.msg === 'model_retry')).toHaveLength(2);
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'agent_failed', code: 'model_unreachable', hint: expect.stringContaining('OPENAI_BASE_URL') }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'agent_failed',
+        code: 'model_unreachable',
+        hint: expect.stringContaining('OPENAI_BASE_URL'),
+      }),
+    );
   });
 
   it('does not wait out a Retry-After longer than the limit: fails at once', async () => {
@@ -280,7 +342,10 @@ describe('model agent: retries before the first token', () => {
     const started = Date.now();
     const { end } = await ask();
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The assistant is busy right now. Please try again in a minute.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The assistant is busy right now. Please try again in a minute.' },
+    });
     expect(model.requests).toHaveLength(1);
   });
 
@@ -290,7 +355,11 @@ describe('model agent: retries before the first token', () => {
     [400, 'model_rejected', 'AGENT_CHAT_MODEL_USAGE'],
   ])('does not retry %i, and tells the operator what to fix', async (code, logCode, setting) => {
     const model = await upstream(
-      status(code, {}, '{"error":{"message":"Incorrect API key provided: sk-…","type":"invalid_request_error","code":"invalid_api_key"}}'),
+      status(
+        code,
+        {},
+        '{"error":{"message":"Incorrect API key provided: sk-…","type":"invalid_request_error","code":"invalid_api_key"}}',
+      ),
     );
     const { ask, logs } = await setup(model.baseUrl);
     const { end } = await ask();
@@ -325,7 +394,10 @@ describe('model agent: a slow model', () => {
       await wait(5_000);
       res.end(delta('too late') + finish() + DONE);
     });
-    const { ask, logs } = await setup(model.baseUrl, { firstTokenTimeoutMs: 1_200, stillWorkingAfterMs: 200 });
+    const { ask, logs } = await setup(model.baseUrl, {
+      firstTokenTimeoutMs: 1_200,
+      stillWorkingAfterMs: 200,
+    });
     const started = Date.now();
     const { end, steps, stored, records } = await ask();
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -335,8 +407,13 @@ describe('model agent: a slow model', () => {
       ['error', "The answer didn't start in time"],
     ]);
     // The still-working record came before the end, while the visitor waited.
-    expect(records.findIndex((r) => r.type === 'agent_activity_update' && r.content.id === 'model-1')).toBeLessThan(records.length - 1);
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The model did not start answering within 1 s.' } });
+    expect(
+      records.findIndex((r) => r.type === 'agent_activity_update' && r.content.id === 'model-1'),
+    ).toBeLessThan(records.length - 1);
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The model did not start answering within 1 s.' },
+    });
     expect(stored.status).toBe('error');
     expect(stored.activity.find((s) => s.id === 'model-1')?.status).toBe('error');
     expect(logs).toContainEqual(expect.objectContaining({ code: 'model_first_token_timeout' }));
@@ -369,7 +446,10 @@ describe('model agent: a slow model', () => {
     });
     const { ask } = await setup(model.baseUrl, { stallTimeoutMs: 400 });
     const { end, stored } = await ask();
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The answer stopped: the model sent nothing for 1 s.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The answer stopped: the model sent nothing for 1 s.' },
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'Started, then' });
   });
 
@@ -380,11 +460,17 @@ describe('model agent: a slow model', () => {
       res.end(DONE);
     });
     const { ctx, token } = await setup(model.baseUrl, { stillWorkingAfterMs: 100 });
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: QUESTION } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: QUESTION },
+    });
     const reader = response.body!.getReader();
     const first = JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\u241E')[0]).chunk;
     await wait(300);
-    expect((await ctx.call('POST', `${AGENT}/answers/${first.content.question_answer_id}/cancel/`, { token })).status).toBe(204);
+    expect(
+      (await ctx.call('POST', `${AGENT}/answers/${first.content.question_answer_id}/cancel/`, { token }))
+        .status,
+    ).toBe(204);
     const stored = (await ctx.service.storage.getThread(first.content.thread_id))!.messages.at(-1)!;
     expect(stored.status).toBe('stopped');
     await reader.cancel();
@@ -395,9 +481,14 @@ describe('model agent: tool calls and usage', () => {
   it('assembles tool-call deltas of two calls, sums usage over the tool round, and reports it per day', async () => {
     const toolStream: Script = (res) => {
       res.writeHead(200, SSE);
-      const part = (tool_calls: unknown[]) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls }, finish_reason: null }] })}\n\n`;
-      res.write(part([{ index: 0, id: 'call_a', type: 'function', function: { name: 'open_page', arguments: '' } }]));
-      res.write(part([{ index: 1, id: 'call_b', type: 'function', function: { name: 'open_', arguments: '{"pa' } }]));
+      const part = (tool_calls: unknown[]) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls }, finish_reason: null }] })}\n\n`;
+      res.write(
+        part([{ index: 0, id: 'call_a', type: 'function', function: { name: 'open_page', arguments: '' } }]),
+      );
+      res.write(
+        part([{ index: 1, id: 'call_b', type: 'function', function: { name: 'open_', arguments: '{"pa' } }]),
+      );
       res.write(
         part([
           { index: 0, function: { arguments: '{"page":"pri' } },
@@ -406,12 +497,22 @@ describe('model agent: tool calls and usage', () => {
       );
       res.write(part([{ index: 0, function: { arguments: 'cing"}' } }]));
       // A call of a tool the page never offered is dropped.
-      res.write(part([{ index: 2, id: 'call_x', type: 'function', function: { name: 'delete_account', arguments: '{}' } }]));
+      res.write(
+        part([
+          { index: 2, id: 'call_x', type: 'function', function: { name: 'delete_account', arguments: '{}' } },
+        ]),
+      );
       res.end(finish('tool_calls') + usage(900, 40) + DONE);
     };
     const model = await upstream(toolStream, answers(['I opened both pages.'], [1000, 12]));
     const { ctx, token, ask } = await setup(model.baseUrl);
-    const tools = [{ name: 'open_page', description: 'Opens a page', parameters: { type: 'object', properties: { page: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'open_page',
+        description: 'Opens a page',
+        parameters: { type: 'object', properties: { page: { type: 'string' } } },
+      },
+    ];
     const first = await ask('Open the pricing and team pages', { tools });
     expect(first.end).toEqual({
       type: 'tool_calls',
@@ -447,9 +548,16 @@ describe('model agent: tool calls and usage', () => {
     ctx.clock.advance(86_400_000);
     await ask('And the theme?', {}, await ctx.session('alice'));
     await ctx.service.refreshActivity();
-    const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-22`, { apiKey: PROJECT.apiKey })).json();
+    const report = await (
+      await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-22`, { apiKey: PROJECT.apiKey })
+    ).json();
     expect(report.totals).toMatchObject({ prompt_tokens: 2900, completion_tokens: 64 });
-    expect(report.by_day.map((d: { prompt_tokens: number; completion_tokens: number }) => [d.prompt_tokens, d.completion_tokens])).toEqual([
+    expect(
+      report.by_day.map((d: { prompt_tokens: number; completion_tokens: number }) => [
+        d.prompt_tokens,
+        d.completion_tokens,
+      ]),
+    ).toEqual([
       [1900, 52],
       [1000, 12],
     ]);
@@ -466,7 +574,9 @@ describe('model agent: tool calls and usage', () => {
     expect(stored.status).toBe('complete');
     expect(stored.usage).toBeUndefined();
     await ctx.service.refreshActivity();
-    const report = await (await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21`, { apiKey: PROJECT.apiKey })).json();
+    const report = await (
+      await ctx.call('GET', `${QUERY}/activity/?start=2026-11-21&end=2026-11-21`, { apiKey: PROJECT.apiKey })
+    ).json();
     expect(report.totals).toMatchObject({ prompt_tokens: 0, completion_tokens: 0 });
   });
 });
@@ -476,14 +586,25 @@ describe('the answer runner never hides a failure', () => {
     const logs: LogEntry[] = [];
     const ctx = makeService({ agent, log: (e) => logs.push(e) });
     const token = await ctx.session('alice');
-    const records = await allRecords(await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } }));
-    const stored = (await ctx.service.storage.getThread(records[0].content.thread_id as string))!.messages.at(-1)!;
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message: 'hi' },
+      }),
+    );
+    const stored = (await ctx.service.storage.getThread(records[0].content.thread_id as string))!.messages.at(
+      -1,
+    )!;
     return { end: records.at(-1)!, stored, logs };
   };
 
   it('an agent that ends quietly without a word is an error, not an empty complete answer', async () => {
     const { end, stored } = await run({ async *answer() {} });
-    expect(end).toEqual({ type: 'error', content: { reason: 'The agent ended without an answer.' }, stream_end: true });
+    expect(end).toEqual({
+      type: 'error',
+      content: { reason: 'The agent ended without an answer.' },
+      stream_end: true,
+    });
     expect(stored.status).toBe('error');
   });
 
@@ -494,9 +615,15 @@ describe('the answer runner never hides a failure', () => {
         throw new AgentError('The knowledge base is offline.', 'kb_offline', 'start the search service');
       },
     });
-    expect(end).toEqual({ type: 'error', content: { reason: 'The knowledge base is offline.' }, stream_end: true });
+    expect(end).toEqual({
+      type: 'error',
+      content: { reason: 'The knowledge base is offline.' },
+      stream_end: true,
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'So far, ' });
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'agent_failed', code: 'kb_offline', hint: 'start the search service' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'agent_failed', code: 'kb_offline', hint: 'start the search service' }),
+    );
   });
 
   it('any other exception ends with a generic reason and logs only its name', async () => {
@@ -506,7 +633,10 @@ describe('the answer runner never hides a failure', () => {
         throw new RangeError('the visitor asked about secret-project-x');
       },
     });
-    expect(end).toMatchObject({ type: 'error', content: { reason: 'The agent could not finish this answer.' } });
+    expect(end).toMatchObject({
+      type: 'error',
+      content: { reason: 'The agent could not finish this answer.' },
+    });
     expect(stored).toMatchObject({ status: 'error', content: 'Partly' });
     expect(JSON.stringify(logs)).not.toContain('secret-project-x');
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'agent_failed', error: 'RangeError' }));

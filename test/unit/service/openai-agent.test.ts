@@ -7,7 +7,11 @@ import { loadMarkdownDocs, OpenAiAgent } from '../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../fixtures/service.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
-const OPEN_PAGE = { name: 'open_page', description: 'Opens a page of the site', parameters: { type: 'object', properties: { page: { type: 'string' } } } };
+const OPEN_PAGE = {
+  name: 'open_page',
+  description: 'Opens a page of the site',
+  parameters: { type: 'object', properties: { page: { type: 'string' } } },
+};
 
 interface Seen {
   headers: IncomingMessage['headers'];
@@ -45,7 +49,10 @@ async function fakeModel(streams: string[], chunkSize = 7) {
 async function agentOver(streams: string[]) {
   const model = await fakeModel(streams);
   const docs = await loadMarkdownDocs(join(FIXTURES, 'docs'), 'https://example.test/docs');
-  return { model, agent: new OpenAiAgent({ baseUrl: model.baseUrl, model: 'gpt-4o-mini', apiKey: 'sk-test', docs }) };
+  return {
+    model,
+    agent: new OpenAiAgent({ baseUrl: model.baseUrl, model: 'gpt-4o-mini', apiKey: 'sk-test', docs }),
+  };
 }
 
 describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
@@ -59,7 +66,12 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     });
     const records = await allRecords(response);
     expect(records.find((r) => r.type === 'relevant_sources')?.content.relevant_sources).toEqual([
-      { title: 'Theming the widget', subtitle: null, source_url: 'https://example.test/docs/theming', source_type: 'documentation' },
+      {
+        title: 'Theming the widget',
+        subtitle: null,
+        source_url: 'https://example.test/docs/theming',
+        source_type: 'documentation',
+      },
     ]);
     expect(
       records
@@ -74,9 +86,14 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     expect(request.body).toMatchObject({ model: 'gpt-4o-mini', stream: true });
     expect(request.body.tools).toBeUndefined();
     expect(request.body.messages[0].role).toBe('system');
-    expect(request.body.messages[0].content).toContain('--agent-chat-color-accent` on the `agent-chat` element');
+    expect(request.body.messages[0].content).toContain(
+      '--agent-chat-color-accent` on the `agent-chat` element',
+    );
     expect(request.body.messages[0].content).not.toContain('Pricing plans');
-    expect(request.body.messages.at(-1)).toEqual({ role: 'user', content: 'How do I change the accent color of the theme?' });
+    expect(request.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'How do I change the accent color of the theme?',
+    });
   });
 
   it('passes client tools as function tools and continues the answer with their results', async () => {
@@ -84,7 +101,10 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     const ctx = makeService({ agent });
     const token = await ctx.session('alice');
     const first = await allRecords(
-      await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'Open the pricing page', tools: [OPEN_PAGE] } }),
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message: 'Open the pricing page', tools: [OPEN_PAGE] },
+      }),
     );
     expect(first.at(-1)).toEqual({
       type: 'tool_calls',
@@ -97,7 +117,12 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     const next = await allRecords(
       await ctx.call('POST', `${AGENT}/chat/`, {
         token,
-        body: { integration_id: 'int_demo', thread_id: threadId, tool_results: [{ tool_call_id: 'call_abc123', output: { ok: true } }], tools: [OPEN_PAGE] },
+        body: {
+          integration_id: 'int_demo',
+          thread_id: threadId,
+          tool_results: [{ tool_call_id: 'call_abc123', output: { ok: true } }],
+          tools: [OPEN_PAGE],
+        },
       }),
     );
     expect(
@@ -112,7 +137,13 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'open_page', arguments: '{"page":"pricing"}' } }],
+        tool_calls: [
+          {
+            id: 'call_abc123',
+            type: 'function',
+            function: { name: 'open_page', arguments: '{"page":"pricing"}' },
+          },
+        ],
       },
       { role: 'tool', tool_call_id: 'call_abc123', content: '{"ok":true}' },
     ]);
@@ -122,7 +153,10 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     const { agent } = await agentOver([]);
     const ctx = makeService({ agent });
     const records = await allRecords(
-      await ctx.call('POST', `${AGENT}/chat/`, { token: await ctx.session('alice'), body: { integration_id: 'int_demo', message: 'theme colors' } }),
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token: await ctx.session('alice'),
+        body: { integration_id: 'int_demo', message: 'theme colors' },
+      }),
     );
     expect(records.at(-1)).toMatchObject({ type: 'error', stream_end: true });
   });

@@ -18,10 +18,16 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     storage = await backend.open();
     // One script per question, so each answer is held open on its own.
     const scripts = { first: scriptedAgent(), second: scriptedAgent(), third: scriptedAgent() };
-    const ctx = makeService({ storage, agent: { answer: (input) => scripts[input.message as keyof typeof scripts].agent.answer(input) } });
+    const ctx = makeService({
+      storage,
+      agent: { answer: (input) => scripts[input.message as keyof typeof scripts].agent.answer(input) },
+    });
     const token = await ctx.session('alice');
     const send = (message: string, threadId: string | null) =>
-      ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message, thread_id: threadId } });
+      ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message, thread_id: threadId },
+      });
     const first = await send('first', null);
     const reader = first.body!.getReader();
     const [start] = await readRecords(reader, 1);
@@ -60,7 +66,10 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     const script = scriptedAgent();
     const ctx = makeService({ storage, agent: script.agent });
     const token = await ctx.session('alice');
-    const response = await ctx.call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'hi' } });
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
     const reader = response.body!.getReader();
     script.say('Some ');
     const [start] = await readRecords(reader, 2);
@@ -82,7 +91,10 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
       const { threadId } = await ctx.chat(token, 'start');
       const [chat] = await Promise.all([
         ctx
-          .call('POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', message: 'racing', thread_id: threadId } })
+          .call('POST', `${AGENT}/chat/`, {
+            token,
+            body: { integration_id: 'int_demo', message: 'racing', thread_id: threadId },
+          })
           .then(async (r) => (await r.text(), r.status)),
         ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token }),
       ]);

@@ -2,7 +2,11 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeHandler } from '../../../server/node.js';
-import { createReferenceService, MemoryStorage, type ReferenceServiceOptions } from '../../../service/index.js';
+import {
+  createReferenceService,
+  MemoryStorage,
+  type ReferenceServiceOptions,
+} from '../../../service/index.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
 
@@ -12,10 +16,13 @@ afterEach(async () => {
 });
 
 async function served(options: Partial<ReferenceServiceOptions> = {}) {
-  const running: RunningService = await serve(createReferenceService({ projects: [PROJECT], storage: new MemoryStorage(), ...options }), {
-    port: 0,
-    log: () => {},
-  });
+  const running: RunningService = await serve(
+    createReferenceService({ projects: [PROJECT], storage: new MemoryStorage(), ...options }),
+    {
+      port: 0,
+      log: () => {},
+    },
+  );
   closers.push(() => running.close());
   return running.url;
 }
@@ -24,65 +31,108 @@ async function served(options: Partial<ReferenceServiceOptions> = {}) {
 function rawGet(url: string, path: string, host: string) {
   const { hostname, port } = new URL(url);
   return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
-    const req = httpRequest({ hostname, port, method: 'GET', path, setHost: false, headers: { Host: host } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
-    });
+    const req = httpRequest(
+      { hostname, port, method: 'GET', path, setHost: false, headers: { Host: host } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 describe('a malformed Host header', () => {
-  it.each(['exa mple.com', 'evil.example/path', 'user@evil.example', '[::1', 'example.com:70000', 'example.com:port', ''])(
-    'answers 400 JSON for %j, never 500',
-    async (host) => {
-      const url = await served();
-      const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
-      expect(response.status).toBe(400);
-      expect(response.type).toMatch(/^application\/json/);
-      expect(JSON.parse(response.body)).toEqual({ detail: 'The Host header is malformed.', code: 'invalid_request' });
-    },
-  );
+  it.each([
+    'exa mple.com',
+    'evil.example/path',
+    'user@evil.example',
+    '[::1',
+    'example.com:70000',
+    'example.com:port',
+    '',
+  ])('answers 400 JSON for %j, never 500', async (host) => {
+    const url = await served();
+    const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
+    expect(response.status).toBe(400);
+    expect(response.type).toMatch(/^application\/json/);
+    expect(JSON.parse(response.body)).toEqual({
+      detail: 'The Host header is malformed.',
+      code: 'invalid_request',
+    });
+  });
 
-  it.each(['agent.example.com', 'agent.example.com:8443', '127.0.0.1:8787', '[::1]:8787', 'localhost', 'internal_host'])(
-    'takes a well-formed one: %s',
-    async (host) => {
-      const url = await served();
-      const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
-      expect(response.status).toBe(401);
-    },
-  );
+  it.each([
+    'agent.example.com',
+    'agent.example.com:8443',
+    '127.0.0.1:8787',
+    '[::1]:8787',
+    'localhost',
+    'internal_host',
+  ])('takes a well-formed one: %s', async (host) => {
+    const url = await served();
+    const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
+    expect(response.status).toBe(401);
+  });
 });
 
 describe('known and unknown projects answer unauthenticated calls alike', () => {
   const other = { id: 'proj_other', apiKey: 'key_other', integrationIds: ['int_x'] };
-  const cases: [string, string, string, (token: string | undefined, otherToken: string) => Record<string, string>][] = [
+  const cases: [
+    string,
+    string,
+    string,
+    (token: string | undefined, otherToken: string) => Record<string, string>,
+  ][] = [
     ['POST', '/agent/sessions/', 'no key', () => ({})],
     ['POST', '/agent/sessions/', 'a wrong key', () => ({ 'X-API-Key': 'key_guess' })],
     ['POST', '/agent/sessions/', "another project's key", () => ({ 'X-API-Key': 'key_other' })],
     ['GET', '/activity/', 'no key', () => ({})],
     ['POST', '/agent/chat/', 'no token', () => ({})],
     ['POST', '/agent/chat/', 'an unknown token', () => ({ Authorization: 'Bearer ses_guess' })],
-    ['POST', '/agent/chat/', "another project's token", (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
+    [
+      'POST',
+      '/agent/chat/',
+      "another project's token",
+      (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` }),
+    ],
     ['GET', '/agent/threads/', 'no token', () => ({})],
-    ['GET', '/agent/threads/th_1/', "another project's token", (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` })],
+    [
+      'GET',
+      '/agent/threads/th_1/',
+      "another project's token",
+      (_t, otherToken) => ({ Authorization: `Bearer ${otherToken}` }),
+    ],
     ['DELETE', '/agent/threads/th_1/', 'no token', () => ({})],
     ['POST', '/agent/feedback/', 'no token', () => ({})],
     ['GET', '/agent/answers/msg_1/stream/', 'no token', () => ({})],
-    ['POST', '/agent/answers/msg_1/cancel/', 'an unknown token', () => ({ Authorization: 'Bearer ses_guess' })],
+    [
+      'POST',
+      '/agent/answers/msg_1/cancel/',
+      'an unknown token',
+      () => ({ Authorization: 'Bearer ses_guess' }),
+    ],
   ];
 
   it.each(cases)('%s %s with %s', async (method, tail, _name, headers) => {
     const ctx = makeService({ projects: [PROJECT, other] });
-    const minted = await ctx.call('POST', `${BASE}/agent/v1/projects/${other.id}/agent/sessions/`, { apiKey: other.apiKey });
+    const minted = await ctx.call('POST', `${BASE}/agent/v1/projects/${other.id}/agent/sessions/`, {
+      apiKey: other.apiKey,
+    });
     const otherToken = ((await minted.json()) as { session_token: string }).session_token;
     const path = (project: string) =>
-      tail.startsWith('/agent') ? `${BASE}/agent/v1/projects/${project}${tail}` : `${BASE}/query/v1/projects/${project}${tail}`;
-    const body = method === 'POST' || method === 'PATCH' ? { integration_id: 'int_demo', message: 'hi' } : undefined;
+      tail.startsWith('/agent')
+        ? `${BASE}/agent/v1/projects/${project}${tail}`
+        : `${BASE}/query/v1/projects/${project}${tail}`;
+    const body =
+      method === 'POST' || method === 'PATCH' ? { integration_id: 'int_demo', message: 'hi' } : undefined;
     const known = await ctx.call(method, path(PROJECT.id), { headers: headers(undefined, otherToken), body });
-    const unknown = await ctx.call(method, path('proj_does_not_exist'), { headers: headers(undefined, otherToken), body });
+    const unknown = await ctx.call(method, path('proj_does_not_exist'), {
+      headers: headers(undefined, otherToken),
+      body,
+    });
     expect(known.status).toBe(401);
     expect(unknown.status).toBe(known.status);
     expect(await unknown.json()).toEqual(await known.json());
@@ -90,13 +140,22 @@ describe('known and unknown projects answer unauthenticated calls alike', () => 
 
   it('still serves the project to a caller with the right key', async () => {
     const ctx = makeService();
-    expect((await ctx.call('POST', `${BASE}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { apiKey: PROJECT.apiKey })).status).toBe(200);
+    expect(
+      (
+        await ctx.call('POST', `${BASE}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
+          apiKey: PROJECT.apiKey,
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe('the client address reaches the agent limit', () => {
   const chatFrom = async (url: string, headers: Record<string, string> = {}) => {
-    const minted = await fetch(`${url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } });
+    const minted = await fetch(`${url}/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
+      method: 'POST',
+      headers: { 'X-API-Key': PROJECT.apiKey },
+    });
     const { session_token: token } = (await minted.json()) as { session_token: string };
     const response = await fetch(`${url}/agent/v1/projects/${PROJECT.id}/agent/chat/`, {
       method: 'POST',
@@ -108,7 +167,10 @@ describe('the client address reaches the agent limit', () => {
   };
 
   it('through toNodeHandler (the socket): new tokens from one address do not get around it', async () => {
-    const service = createReferenceService({ projects: [PROJECT], rateLimit: { requests: 2, windowMs: 60_000 } });
+    const service = createReferenceService({
+      projects: [PROJECT],
+      rateLimit: { requests: 2, windowMs: 60_000 },
+    });
     const server: Server = createServer(toNodeHandler(service.handle));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => server.close(resolve)));
@@ -141,6 +203,8 @@ describe('the client address reaches the agent limit', () => {
       await response.text();
       return response.status;
     };
-    expect([await chat('203.0.113.9'), await chat('203.0.113.9'), await chat('198.51.100.7')]).toEqual([200, 429, 200]);
+    expect([await chat('203.0.113.9'), await chat('203.0.113.9'), await chat('198.51.100.7')]).toEqual([
+      200, 429, 200,
+    ]);
   });
 });

@@ -1,6 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReferenceService, DemoAgent, MemoryStorage, type ReferenceServiceOptions } from '../../../service/index.js';
+import {
+  createReferenceService,
+  DemoAgent,
+  MemoryStorage,
+  type ReferenceServiceOptions,
+} from '../../../service/index.js';
 import { RecordStream } from '../../../service/http/record-stream.js';
 import { serve } from '../../../service/node.js';
 import { PROJECT, readRecords } from '../../fixtures/service.js';
@@ -12,7 +17,10 @@ afterEach(async () => {
 
 async function served(options: Partial<ReferenceServiceOptions> = {}) {
   const storage = new MemoryStorage();
-  const running = await serve(createReferenceService({ projects: [PROJECT], storage, rateLimit: false, ...options }), { port: 0, log: () => {} });
+  const running = await serve(
+    createReferenceService({ projects: [PROJECT], storage, rateLimit: false, ...options }),
+    { port: 0, log: () => {} },
+  );
   closers.push(() => running.close());
   const agent = `${running.url}/agent/v1/projects/${PROJECT.id}/agent`;
   // With an owner: history is read back through the API.
@@ -49,7 +57,9 @@ describe('serve(): answers written straight to the socket', () => {
       .join('');
     expect(text).toMatch(/^### Theming/);
     const thread = (await (
-      await fetch(`${agent}/threads/${records[0].content.thread_id as string}/`, { headers: { Authorization: `Bearer ${token}` } })
+      await fetch(`${agent}/threads/${records[0].content.thread_id as string}/`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
     ).json()) as { messages: { content: string; status: string }[] };
     expect(thread.messages[1]).toMatchObject({ content: text, status: 'complete' });
   });
@@ -64,8 +74,11 @@ describe('serve(): answers written straight to the socket', () => {
     let answer: { content: string; status: string } | undefined;
     for (let i = 0; i < 200 && answer?.status !== 'complete'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = ((await (await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).json()) as { messages: { content: string; status: string }[] })
-        .messages[1];
+      answer = (
+        (await (await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+          messages: { content: string; status: string }[];
+        }
+      ).messages[1];
     }
     expect(answer?.status).toBe('complete');
     expect(answer?.content).toMatch(/^### Theming[\s\S]{200,}/);
@@ -75,11 +88,15 @@ describe('serve(): answers written straight to the socket', () => {
     const { agent, token } = await served({ agent: new DemoAgent() });
     const send = (body: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest(`${agent}/chat/`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Transfer-Encoding': 'chunked' } }, (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-        });
+        const req = httpRequest(
+          `${agent}/chat/`,
+          { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Transfer-Encoding': 'chunked' } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+          },
+        );
         req.on('error', reject);
         // Two pieces, so the body really comes in chunks.
         req.write(body.slice(0, 10));
@@ -88,7 +105,9 @@ describe('serve(): answers written straight to the socket', () => {
     const ok = await send(JSON.stringify({ integration_id: 'int_demo', message: QUESTION }));
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('"type":"identifiers"');
-    const tooLarge = await send(JSON.stringify({ integration_id: 'int_demo', message: 'x'.repeat(70 * 1024) }));
+    const tooLarge = await send(
+      JSON.stringify({ integration_id: 'int_demo', message: 'x'.repeat(70 * 1024) }),
+    );
     expect(tooLarge.status).toBe(413);
   });
 });

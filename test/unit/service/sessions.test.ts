@@ -24,7 +24,9 @@ describe('reference service: sessions (§1)', () => {
 
   it('answers an unknown project like a known one with a wrong key: 401, so ids cannot be enumerated', async () => {
     const { call } = makeService();
-    const unknown = await call('POST', `${BASE}/agent/v1/projects/proj_nope/agent/sessions/`, { apiKey: PROJECT.apiKey });
+    const unknown = await call('POST', `${BASE}/agent/v1/projects/proj_nope/agent/sessions/`, {
+      apiKey: PROJECT.apiKey,
+    });
     const known = await call('POST', `${AGENT}/sessions/`, { apiKey: 'key_wrong' });
     expect(unknown.status).toBe(401);
     expect(await errorBody(unknown)).toEqual(await errorBody(known));
@@ -51,7 +53,10 @@ describe('reference service: sessions (§1)', () => {
 
   it('answers 413 payload_too_large for a body over 64 KiB', async () => {
     const { call } = makeService();
-    const response = await call('POST', `${AGENT}/sessions/`, { apiKey: PROJECT.apiKey, body: { external_owner_id: 'x'.repeat(70_000) } });
+    const response = await call('POST', `${AGENT}/sessions/`, {
+      apiKey: PROJECT.apiKey,
+      body: { external_owner_id: 'x'.repeat(70_000) },
+    });
     expect(response.status).toBe(413);
     expect((await errorBody(response)).code).toBe('payload_too_large');
   });
@@ -82,7 +87,10 @@ describe('reference service: bearer authentication (§3)', () => {
   it('rejects a token of another project', async () => {
     const other = { id: 'proj_other', apiKey: 'key_other', integrationIds: ['int_x'] };
     const { call } = makeService({ projects: [PROJECT, other] });
-    const minted = await call('POST', `${BASE}/agent/v1/projects/proj_other/agent/sessions/`, { apiKey: 'key_other', body: { external_owner_id: 'alice' } });
+    const minted = await call('POST', `${BASE}/agent/v1/projects/proj_other/agent/sessions/`, {
+      apiKey: 'key_other',
+      body: { external_owner_id: 'alice' },
+    });
     const { session_token } = await minted.json();
     expect((await call('GET', `${AGENT}/threads/`, { token: session_token })).status).toBe(401);
   });
@@ -90,7 +98,8 @@ describe('reference service: bearer authentication (§3)', () => {
   it('answers 429 rate_limited with Retry-After once the per-token limit is spent, and recovers', async () => {
     const { call, clock, session } = makeService({ rateLimit: { requests: 3, windowMs: 10_000 } });
     const token = await session('alice');
-    for (let i = 0; i < 3; i += 1) expect((await call('GET', `${AGENT}/threads/`, { token })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1)
+      expect((await call('GET', `${AGENT}/threads/`, { token })).status).toBe(200);
     clock.advance(4_000);
     const limited = await call('GET', `${AGENT}/threads/`, { token });
     expect(limited.status).toBe(429);
@@ -107,7 +116,11 @@ describe('reference service: HTTP surface', () => {
   it('answers a CORS preflight allowing Authorization and Content-Type, not X-API-Key or credentials', async () => {
     const { call } = makeService();
     const response = await call('OPTIONS', `${AGENT}/chat/`, {
-      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      headers: {
+        Origin: 'https://shop.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
@@ -134,7 +147,10 @@ describe('reference service: HTTP surface', () => {
   it('serves the same contract under a base path', async () => {
     const { service } = makeService({ basePath: '/service/' });
     const response = await service.handle(
-      new Request(`${BASE}/service/agent/v1/projects/${PROJECT.id}/agent/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }),
+      new Request(`${BASE}/service/agent/v1/projects/${PROJECT.id}/agent/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey },
+      }),
     );
     expect(response.status).toBe(200);
   });

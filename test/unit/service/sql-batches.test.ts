@@ -1,6 +1,11 @@
 import { messageRecord } from '../../fixtures/records.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivityEvent, AnswerStart, MessageRecord, ThreadMeta } from '../../../service/storage/types.js';
+import type {
+  ActivityEvent,
+  AnswerStart,
+  MessageRecord,
+  ThreadMeta,
+} from '../../../service/storage/types.js';
 import { SqlStorage, type SqlClient } from '../../../service/storage/sql.js';
 import { postgresClient } from '../../../service/storage/postgres.js';
 import { makeService } from '../../fixtures/service.js';
@@ -24,7 +29,13 @@ const thread = (id: string, owner = 'alice'): ThreadMeta => ({
 });
 
 const message = (id: string, role: 'user' | 'assistant', at = T0): MessageRecord =>
-  messageRecord({ id, role, content: role === 'user' ? `question ${id}` : '', createdAt: at, status: role === 'user' ? 'complete' : 'streaming' });
+  messageRecord({
+    id,
+    role,
+    content: role === 'user' ? `question ${id}` : '',
+    createdAt: at,
+    status: role === 'user' ? 'complete' : 'streaming',
+  });
 
 const event = (kind: 'thread' | 'message', owner: string): ActivityEvent => ({
   kind,
@@ -36,20 +47,26 @@ const event = (kind: 'thread' | 'message', owner: string): ActivityEvent => ({
 });
 
 /** A question `n` on a new thread `t<n>` (or on `on`), with its events and, with `key`, a slot. */
-function start(n: string, { on, key, cap = 1, at = T0 }: { on?: string; key?: string; cap?: number; at?: number } = {}): AnswerStart {
+function start(
+  n: string,
+  { on, key, cap = 1, at = T0 }: { on?: string; key?: string; cap?: number; at?: number } = {},
+): AnswerStart {
   return {
     thread: thread(on ?? `t${n}`, `owner ${n}`),
     newThread: !on,
     question: message(`q${n}`, 'user', at),
     answer: message(`a${n}`, 'assistant', at),
     instanceId: 'inst_a',
-    events: on ? [event('message', `owner ${n}`)] : [event('thread', `owner ${n}`), event('message', `owner ${n}`)],
+    events: on
+      ? [event('message', `owner ${n}`)]
+      : [event('thread', `owner ${n}`), event('message', `owner ${n}`)],
     ...(key && { slot: { key, cap } }),
   };
 }
 
 /** The statements that begin answers: a slot, then the messages. */
-const isBegin = (sql: string) => sql.includes('INSERT INTO answer_slots') && sql.includes('INSERT INTO messages');
+const isBegin = (sql: string) =>
+  sql.includes('INSERT INTO answer_slots') && sql.includes('INSERT INTO messages');
 
 describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000 }, (backend: SqlBackend) => {
   let store: SqlStorage | undefined;
@@ -70,7 +87,11 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       },
     };
     store = await SqlStorage.open(counted);
-    return { store, begins: () => sent.filter(isBegin).length, counts: () => sent.filter((sql) => sql.includes('INSERT INTO rate_windows')).length };
+    return {
+      store,
+      begins: () => sent.filter(isBegin).length,
+      counts: () => sent.filter((sql) => sql.includes('INSERT INTO rate_windows')).length,
+    };
   }
 
   it('answers concurrent chats with fewer begin statements than chats, each question and answer stored whole', async () => {
@@ -78,7 +99,9 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     const ctx = makeService({ storage: store, rateLimit: { requests: 10, windowMs: 60_000 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, (_, i) => ctx.session(`owner ${i}`)));
     const countedBefore = counts();
-    const chats = await Promise.all(tokens.map((token, i) => ctx.chat(token, `How do I theme the widget, ${i}?`)));
+    const chats = await Promise.all(
+      tokens.map((token, i) => ctx.chat(token, `How do I theme the widget, ${i}?`)),
+    );
     // Each chat is counted against its owner's limit and begins its answer: both shared statements.
     expect(begins()).toBeLessThan(12);
     expect(counts() - countedBefore).toBeLessThan(12);
@@ -102,8 +125,14 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     // The first went alone, the other seven together.
     expect(counts()).toBe(2);
     // Within the window the counts go on; past it, a batch starts a new window at 1.
-    expect((await Promise.all(['a', 'b'].map((key) => store.countRequest(key, 60_000, T0 + 1)))).map((r) => r.count)).toEqual([6, 3]);
-    const later = await Promise.all(['a', 'b', 'a'].map((key) => store.countRequest(key, 60_000, T0 + 60_000)));
+    expect(
+      (await Promise.all(['a', 'b'].map((key) => store.countRequest(key, 60_000, T0 + 1)))).map(
+        (r) => r.count,
+      ),
+    ).toEqual([6, 3]);
+    const later = await Promise.all(
+      ['a', 'b', 'a'].map((key) => store.countRequest(key, 60_000, T0 + 60_000)),
+    );
     expect(later).toEqual([
       { count: 1, resetAt: T0 + 120_000 },
       { count: 1, resetAt: T0 + 120_000 },
@@ -117,7 +146,9 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     // 20 questions on threads of their own and 4 on one thread, asked together.
     const starts = [
       ...Array.from({ length: 20 }, (_, i) => start(`${i}`, { key: `k${i}` })),
-      ...Array.from({ length: 4 }, (_, i) => start(`s${i}`, { on: 'shared', key: `ks${i}`, at: T0 + 10 + i })),
+      ...Array.from({ length: 4 }, (_, i) =>
+        start(`s${i}`, { on: 'shared', key: `ks${i}`, at: T0 + 10 + i }),
+      ),
     ];
     const results = await Promise.all(starts.map((s) => store.beginAnswer(s)));
     expect(results).toEqual(starts.map(() => 'begun'));
@@ -134,14 +165,26 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     }
     // One thread, four questions of one batch: every pair, in the order asked; the latest time.
     const shared = await store.getThread('shared');
-    expect(shared?.messages.map((m) => m.id)).toEqual(['qs0', 'as0', 'qs1', 'as1', 'qs2', 'as2', 'qs3', 'as3']);
+    expect(shared?.messages.map((m) => m.id)).toEqual([
+      'qs0',
+      'as0',
+      'qs1',
+      'as1',
+      'qs2',
+      'as2',
+      'qs3',
+      'as3',
+    ]);
     expect(shared?.updatedAt).toBe(T0 + 13);
     await store.refreshActivity();
     const rows = await store.activity('p', 0, 1e9);
     expect(rows.reduce((n, r) => n + r.threads, 0)).toBe(20);
     expect(rows.reduce((n, r) => n + r.messages, 0)).toBe(24);
     // Every answer holds its slot (cap 1): no other answer gets one.
-    for (const s of starts) expect(await store.takeAnswerSlot(s.slot!.key, 1, `other ${s.answer.id}`, 'inst_a', T0)).toBe('cap_reached');
+    for (const s of starts)
+      expect(await store.takeAnswerSlot(s.slot!.key, 1, `other ${s.answer.id}`, 'inst_a', T0)).toBe(
+        'cap_reached',
+      );
   });
 
   it("hands one key's free slots to the begins of a batch in the order asked, and refuses the rest", async () => {
@@ -154,7 +197,16 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       start('2'),
     ];
     const results = await Promise.all(starts.map((s) => store.beginAnswer(s)));
-    expect(results).toEqual(['begun', 'begun', 'begun', 'cap_reached', 'cap_reached', 'cap_reached', 'begun', 'begun']);
+    expect(results).toEqual([
+      'begun',
+      'begun',
+      'begun',
+      'cap_reached',
+      'cap_reached',
+      'cap_reached',
+      'begun',
+      'begun',
+    ]);
     expect(begins()).toBe(2);
     // Nothing of a refused begin was written.
     for (const i of [2, 3, 4]) expect(await store.getThread(`talice${i}`)).toBeUndefined();
@@ -176,10 +228,17 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       start('4', { key: 'k4' }),
     ];
     const results = await Promise.allSettled(starts.map((s) => store.beginAnswer(s)));
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual(['begun', 'begun', 'failed', 'thread_gone', 'begun']);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([
+      'begun',
+      'begun',
+      'failed',
+      'thread_gone',
+      'begun',
+    ]);
     // The first alone, the failed batch of four, then each of the four alone.
     expect(begins()).toBe(6);
-    for (const i of [1, 4]) expect((await store.getThread(`t${i}`))?.messages.map((m) => m.id)).toEqual([`q${i}`, `a${i}`]);
+    for (const i of [1, 4])
+      expect((await store.getThread(`t${i}`))?.messages.map((m) => m.id)).toEqual([`q${i}`, `a${i}`]);
     expect(await store.getThread('t2')).toBeUndefined();
     expect(await store.getMessage('a3')).toBeUndefined();
     // The failed begin and the one whose thread is gone hold no slot; the begun ones do.
@@ -194,55 +253,67 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
  * insert: the begin is tried again and gets the next free number, rather than being refused.
  * Needs a second connection holding the number uncommitted, so PostgreSQL only.
  */
-describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])('answer begins racing another instance on %s', { timeout: 30_000 }, () => {
-  it('tries a begin again when another statement takes its slot number first', async () => {
-    const url = await freshPostgresSchema();
-    const db = await postgresClient(url);
-    const other = await postgresClient(url);
-    let statements = 0;
-    const store = await SqlStorage.open({
-      ...db,
-      query: (sql, params) => {
-        if (isBegin(sql)) statements += 1;
-        return db.query(sql, params);
-      },
-    });
-    try {
-      let release: () => void = () => {};
-      let inserted: () => void = () => {};
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const held = new Promise<void>((resolve) => (inserted = resolve));
-      // Slot 1 of `alice`, inserted and held uncommitted until the begin waits on it.
-      const holding = other.transaction(async (query) => {
-        await query("INSERT INTO answer_slots (key, slot, answer_id, instance_id, taken_at) VALUES ('alice', 1, 'elsewhere', 'inst_b', 0)");
-        inserted();
-        await released;
+describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
+  'answer begins racing another instance on %s',
+  { timeout: 30_000 },
+  () => {
+    it('tries a begin again when another statement takes its slot number first', async () => {
+      const url = await freshPostgresSchema();
+      const db = await postgresClient(url);
+      const other = await postgresClient(url);
+      let statements = 0;
+      const store = await SqlStorage.open({
+        ...db,
+        query: (sql, params) => {
+          if (isBegin(sql)) statements += 1;
+          return db.query(sql, params);
+        },
       });
-      await held;
-      // The first goes alone; the other two wait for it and go together.
-      const begun = Promise.all(
-        [start('0', { key: 'bob' }), start('1', { key: 'alice', cap: 2 }), start('2', { key: 'carol' })].map((s) => store.beginAnswer(s)),
-      );
-      for (;;) {
-        const { rows } = await other.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO answer_slots%' AND pid <> pg_backend_pid()",
+      try {
+        let release: () => void = () => {};
+        let inserted: () => void = () => {};
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const held = new Promise<void>((resolve) => (inserted = resolve));
+        // Slot 1 of `alice`, inserted and held uncommitted until the begin waits on it.
+        const holding = other.transaction(async (query) => {
+          await query(
+            "INSERT INTO answer_slots (key, slot, answer_id, instance_id, taken_at) VALUES ('alice', 1, 'elsewhere', 'inst_b', 0)",
+          );
+          inserted();
+          await released;
+        });
+        await held;
+        // The first goes alone; the other two wait for it and go together.
+        const begun = Promise.all(
+          [
+            start('0', { key: 'bob' }),
+            start('1', { key: 'alice', cap: 2 }),
+            start('2', { key: 'carol' }),
+          ].map((s) => store.beginAnswer(s)),
         );
-        if (Number(rows[0].n) > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        for (;;) {
+          const { rows } = await other.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO answer_slots%' AND pid <> pg_backend_pid()",
+          );
+          if (Number(rows[0].n) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        release();
+        await holding;
+        expect(await begun).toEqual(['begun', 'begun', 'begun']);
+        // The first, the batch, and the one that lost its number to the other statement, again alone.
+        expect(statements).toBe(3);
+        const { rows } = await other.query(
+          "SELECT answer_id, slot FROM answer_slots WHERE key = 'alice' ORDER BY slot",
+        );
+        expect(rows).toEqual([
+          { answer_id: 'elsewhere', slot: 1 },
+          { answer_id: 'a1', slot: 2 },
+        ]);
+      } finally {
+        await store.close();
+        await other.close();
       }
-      release();
-      await holding;
-      expect(await begun).toEqual(['begun', 'begun', 'begun']);
-      // The first, the batch, and the one that lost its number to the other statement, again alone.
-      expect(statements).toBe(3);
-      const { rows } = await other.query("SELECT answer_id, slot FROM answer_slots WHERE key = 'alice' ORDER BY slot");
-      expect(rows).toEqual([
-        { answer_id: 'elsewhere', slot: 1 },
-        { answer_id: 'a1', slot: 2 },
-      ]);
-    } finally {
-      await store.close();
-      await other.close();
-    }
-  });
-});
+    });
+  },
+);

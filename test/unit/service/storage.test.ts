@@ -21,9 +21,27 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
 
   it('keeps sessions with and without owner', async () => {
     await open();
-    await store.putSession({ tokenHash: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
-    await store.putSession({ tokenHash: 's2', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 1000 });
-    expect(await store.getSession('s1')).toEqual({ tokenHash: 's1', projectId: 'p', owner: 'alice', createdAt: T0, expiresAt: T0 + 1000 });
+    await store.putSession({
+      tokenHash: 's1',
+      projectId: 'p',
+      owner: 'alice',
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    });
+    await store.putSession({
+      tokenHash: 's2',
+      projectId: 'p',
+      owner: null,
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    });
+    expect(await store.getSession('s1')).toEqual({
+      tokenHash: 's1',
+      projectId: 'p',
+      owner: 'alice',
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    });
     expect((await store.getSession('s2'))?.owner).toBeNull();
     expect(await store.getSession('nope')).toBeUndefined();
   });
@@ -38,13 +56,39 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     });
     expect(await store.appendMessage('t1', message('m1', T0 + 5))).toBe(true);
     expect(await store.appendMessage('t1', answer)).toBe(true);
-    const toolCalls = [{ id: 'c1', name: 'open_page', arguments: { page: 'pricing' }, round: 1, status: 'completed' as const, output: { ok: true } }];
-    const activity = [{ id: 'a1', name: 'search', status: 'completed' as const, summary: 'found', num_results: 2 }];
-    expect(await store.updateMessage('m2', { content: 'done', status: 'complete', toolCalls, activity, uncertain: true })).toBe(true);
+    const toolCalls = [
+      {
+        id: 'c1',
+        name: 'open_page',
+        arguments: { page: 'pricing' },
+        round: 1,
+        status: 'completed' as const,
+        output: { ok: true },
+      },
+    ];
+    const activity = [
+      { id: 'a1', name: 'search', status: 'completed' as const, summary: 'found', num_results: 2 },
+    ];
+    expect(
+      await store.updateMessage('m2', {
+        content: 'done',
+        status: 'complete',
+        toolCalls,
+        activity,
+        uncertain: true,
+      }),
+    ).toBe(true);
     const found = await store.getThread('t1');
     expect(found?.updatedAt).toBe(T0 + 5);
     expect(found?.messages.map((m) => m.id)).toEqual(['m1', 'm2']);
-    expect(found?.messages[1]).toEqual({ ...answer, content: 'done', status: 'complete', toolCalls, activity, uncertain: true });
+    expect(found?.messages[1]).toEqual({
+      ...answer,
+      content: 'done',
+      status: 'complete',
+      toolCalls,
+      activity,
+      uncertain: true,
+    });
     expect((await store.getMessage('m2'))?.thread.id).toBe('t1');
   });
 
@@ -52,7 +96,11 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await open();
     await store.createThread(thread('t1'));
     for (let i = 0; i < 7; i++) await store.appendMessage('t1', message(`m${i}`, T0 + i));
-    expect((await store.getThread('t1', { newest: 3 }))?.messages.map((m) => m.id)).toEqual(['m4', 'm5', 'm6']);
+    expect((await store.getThread('t1', { newest: 3 }))?.messages.map((m) => m.id)).toEqual([
+      'm4',
+      'm5',
+      'm6',
+    ]);
     expect((await store.getThread('t1', { newest: 50 }))?.messages).toHaveLength(7);
     expect((await store.getThread('t1'))?.messages).toHaveLength(7);
     expect((await store.getThread('t1', { newest: 3 }))?.title).toBe('title t1');
@@ -76,8 +124,14 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await store.appendMessage('t1', message('q1', T0 + 1));
     await store.appendMessage('t1', message('a1', T0 + 2, { role: 'assistant', content: 'First answer' }));
     await store.appendMessage('t1', message('q2', T0 + 3));
-    await store.appendMessage('t1', message('a2', T0 + 4, { role: 'assistant', content: `Second answer ${'x'.repeat(500)}` }));
-    await store.appendMessage('t1', message('a3', T0 + 5, { role: 'assistant', content: '', status: 'streaming' }));
+    await store.appendMessage(
+      't1',
+      message('a2', T0 + 4, { role: 'assistant', content: `Second answer ${'x'.repeat(500)}` }),
+    );
+    await store.appendMessage(
+      't1',
+      message('a3', T0 + 5, { role: 'assistant', content: '', status: 'streaming' }),
+    );
     const listed = await store.listThreads('p', 'alice', { limit: 10 });
     const preview = new Map(listed.map((t) => [t.id, t.preview]));
     expect(preview.get('t1')).toBe(`Second answer ${'x'.repeat(PREVIEW_SOURCE_CHARS - 14)}`);
@@ -121,7 +175,9 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
   it('race: concurrent appends on one thread keep every message', async () => {
     await open();
     await store.createThread(thread('t1'));
-    await Promise.all(Array.from({ length: 40 }, (_, i) => store.appendMessage('t1', message(`m${i}`, T0 + i))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.appendMessage('t1', message(`m${i}`, T0 + i))),
+    );
     const found = await store.getThread('t1');
     expect(found?.messages).toHaveLength(40);
     expect(found?.updatedAt).toBe(T0 + 39);
@@ -131,9 +187,22 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await open();
     await store.createThread(thread('t1'));
     await store.appendMessage('t1', message('m1'));
-    const base = { messageId: 'm1', projectId: 'p', sessionToken: 's1', owner: 'alice', integrationId: 'i', comment: null, at: T0 };
+    const base = {
+      messageId: 'm1',
+      projectId: 'p',
+      sessionToken: 's1',
+      owner: 'alice',
+      integrationId: 'i',
+      comment: null,
+      at: T0,
+    };
     await store.putFeedback({ ...base, voter: 'owner:alice', reaction: 'upvote' });
-    await store.putFeedback({ ...base, voter: 'owner:alice', reaction: 'downvote', comment: { issue: 'wrong' } });
+    await store.putFeedback({
+      ...base,
+      voter: 'owner:alice',
+      reaction: 'downvote',
+      comment: { issue: 'wrong' },
+    });
     await store.putFeedback({ ...base, voter: 'owner:bob', reaction: 'upvote' });
     await store.putFeedback({ ...base, messageId: 'missing', voter: 'owner:alice', reaction: 'upvote' });
     expect(await store.reactions('t1', 'owner:alice')).toEqual(new Map([['m1', 'downvote']]));
@@ -203,14 +272,28 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
     await store.createThread(thread('t1'));
     await store.appendMessage('t1', message('a1', T0, { role: 'assistant', status: 'streaming' }));
     expect((await store.getThread('t1'))?.messages[0].usage).toBeUndefined();
-    expect(await store.updateMessage('a1', { usage: { promptTokens: 1200, completionTokens: 85 }, status: 'complete' })).toBe(true);
-    expect((await store.getThread('t1'))?.messages[0].usage).toEqual({ promptTokens: 1200, completionTokens: 85 });
+    expect(
+      await store.updateMessage('a1', {
+        usage: { promptTokens: 1200, completionTokens: 85 },
+        status: 'complete',
+      }),
+    ).toBe(true);
+    expect((await store.getThread('t1'))?.messages[0].usage).toEqual({
+      promptTokens: 1200,
+      completionTokens: 85,
+    });
     const day = Math.floor(T0 / 86_400_000);
     const e = { projectId: 'p', sessionToken: 's1', owner: 'alice', integrationId: 'i' };
     await store.recordActivity({ ...e, kind: 'message', at: T0 });
     await store.recordActivity({ ...e, kind: 'usage', at: T0, promptTokens: 1000, completionTokens: 60 });
     await store.recordActivity({ ...e, kind: 'usage', at: T0 + 1, promptTokens: 200, completionTokens: 25 });
-    await store.recordActivity({ ...e, kind: 'usage', at: T0 + 86_400_000, promptTokens: 7, completionTokens: 3 });
+    await store.recordActivity({
+      ...e,
+      kind: 'usage',
+      at: T0 + 86_400_000,
+      promptTokens: 7,
+      completionTokens: 3,
+    });
     await store.refreshActivity();
     const rows = (await store.activity('p', day, day + 1)).sort((a, b) => a.day - b.day);
     // Usage events add tokens and nothing else: one message, not three.
@@ -222,11 +305,40 @@ describe.each(backends())('storage: $name', { timeout: 30_000 }, (backend) => {
 
   it('purges expired sessions and events past retention', async () => {
     await open();
-    await store.putSession({ tokenHash: 'old', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10 });
-    await store.putSession({ tokenHash: 'live', projectId: 'p', owner: null, createdAt: T0, expiresAt: T0 + 10_000 });
-    await store.recordActivity({ kind: 'session', projectId: 'p', at: T0, sessionToken: 'old', owner: null, integrationId: null });
-    await store.recordActivity({ kind: 'session', projectId: 'p', at: T0 + 5000, sessionToken: 'live', owner: null, integrationId: null });
-    expect(await store.purge({ sessionsBefore: T0 + 100, eventsBefore: T0 + 1000 })).toEqual({ sessions: 1, events: 1 });
+    await store.putSession({
+      tokenHash: 'old',
+      projectId: 'p',
+      owner: null,
+      createdAt: T0,
+      expiresAt: T0 + 10,
+    });
+    await store.putSession({
+      tokenHash: 'live',
+      projectId: 'p',
+      owner: null,
+      createdAt: T0,
+      expiresAt: T0 + 10_000,
+    });
+    await store.recordActivity({
+      kind: 'session',
+      projectId: 'p',
+      at: T0,
+      sessionToken: 'old',
+      owner: null,
+      integrationId: null,
+    });
+    await store.recordActivity({
+      kind: 'session',
+      projectId: 'p',
+      at: T0 + 5000,
+      sessionToken: 'live',
+      owner: null,
+      integrationId: null,
+    });
+    expect(await store.purge({ sessionsBefore: T0 + 100, eventsBefore: T0 + 1000 })).toEqual({
+      sessions: 1,
+      events: 1,
+    });
     expect(await store.getSession('old')).toBeUndefined();
     expect(await store.getSession('live')).toBeDefined();
     await store.refreshActivity();
@@ -247,16 +359,38 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
   let store: Storage;
   const open = async () => (store = await backend.open());
   afterEach(async () => store?.close());
-  const answerOf = (id: string, at = T0) => message(id, at, { role: 'assistant', status: 'streaming', content: '' });
+  const answerOf = (id: string, at = T0) =>
+    message(id, at, { role: 'assistant', status: 'streaming', content: '' });
 
   it('begins an answer in one write: a new thread, the question, the answer and their events', async () => {
     await open();
     const events = [
-      { kind: 'thread' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
-      { kind: 'message' as const, projectId: 'p', at: T0, sessionToken: 'h1', owner: 'alice', integrationId: 'i' },
+      {
+        kind: 'thread' as const,
+        projectId: 'p',
+        at: T0,
+        sessionToken: 'h1',
+        owner: 'alice',
+        integrationId: 'i',
+      },
+      {
+        kind: 'message' as const,
+        projectId: 'p',
+        at: T0,
+        sessionToken: 'h1',
+        owner: 'alice',
+        integrationId: 'i',
+      },
     ];
     expect(
-      await store.beginAnswer({ thread: thread('t1'), newThread: true, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events }),
+      await store.beginAnswer({
+        thread: thread('t1'),
+        newThread: true,
+        question: message('q1'),
+        answer: answerOf('a1'),
+        instanceId: 'inst_a',
+        events,
+      }),
     ).toBe('begun');
     const found = await store.getThread('t1');
     expect(found?.messages.map((m) => [m.id, m.role, m.status])).toEqual([
@@ -278,7 +412,14 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
     expect(await store.beginAnswer(more)).toBe('begun');
     expect((await store.getThread('t1'))?.updatedAt).toBe(T0 + 5);
     await store.deleteThread('t1');
-    expect(await store.beginAnswer({ ...more, question: message('q3'), answer: answerOf('a3'), slot: { key: 'k', cap: 1 } })).toBe('thread_gone');
+    expect(
+      await store.beginAnswer({
+        ...more,
+        question: message('q3'),
+        answer: answerOf('a3'),
+        slot: { key: 'k', cap: 1 },
+      }),
+    ).toBe('thread_gone');
     expect(await store.getMessage('q3')).toBeUndefined();
     // The slot of an answer that could not begin is free again.
     expect(await store.takeAnswerSlot('k', 1, 'a4', 'inst_a', T0)).toBe('taken');
@@ -310,13 +451,44 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
   it('saves and ends an answer only while its instance generates it', async () => {
     await open();
     await store.createThread(thread('t1'));
-    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events: [] });
-    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q2'), answer: answerOf('a2'), instanceId: 'inst_a', events: [] });
-    const save = (id: string, content: string) => ({ id, content, sources: [], activity: [], uncertain: false, updatedAt: T0 + 1 });
-    expect(await store.saveAnswers([save('a1', 'one'), save('a2', 'two'), save('missing', 'x')], 'inst_a')).toEqual(new Set(['a1', 'a2']));
+    await store.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q1'),
+      answer: answerOf('a1'),
+      instanceId: 'inst_a',
+      events: [],
+    });
+    await store.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q2'),
+      answer: answerOf('a2'),
+      instanceId: 'inst_a',
+      events: [],
+    });
+    const save = (id: string, content: string) => ({
+      id,
+      content,
+      sources: [],
+      activity: [],
+      uncertain: false,
+      updatedAt: T0 + 1,
+    });
+    expect(
+      await store.saveAnswers([save('a1', 'one'), save('a2', 'two'), save('missing', 'x')], 'inst_a'),
+    ).toEqual(new Set(['a1', 'a2']));
     expect(await store.saveAnswers([save('a1', 'stolen')], 'inst_b')).toEqual(new Set());
     expect((await store.getMessage('a1'))?.message.content).toBe('one');
-    const end = { content: 'one!', sources: [], activity: [], uncertain: false, toolCalls: [], status: 'complete' as const, updatedAt: T0 + 2 };
+    const end = {
+      content: 'one!',
+      sources: [],
+      activity: [],
+      uncertain: false,
+      toolCalls: [],
+      status: 'complete' as const,
+      updatedAt: T0 + 2,
+    };
     expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_b', patch: end, events: [] })).toBe(false);
     expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_a', patch: end, events: [] })).toBe(true);
     expect((await store.getMessage('a1'))?.message).toMatchObject({ content: 'one!', status: 'complete' });
@@ -339,7 +511,14 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
         slot: { key: `k${i}`, cap: 1 },
       });
     }
-    const event = { kind: 'message' as const, projectId: 'p', at: T0 + 2, sessionToken: 'h1', owner: 'alice', integrationId: 'i' };
+    const event = {
+      kind: 'message' as const,
+      projectId: 'p',
+      at: T0 + 2,
+      sessionToken: 'h1',
+      owner: 'alice',
+      integrationId: 'i',
+    };
     const usage = {
       kind: 'usage' as const,
       projectId: 'p',
@@ -382,18 +561,36 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
     expect(rows.reduce((n, r) => n + r.messages, 0)).toBe(8);
     expect(rows.reduce((n, r) => n + r.promptTokens, 0)).toBe(80);
     // Every slot is free again, those of the answers another instance ended too.
-    for (let i = 0; i < 12; i++) expect(await store.takeAnswerSlot(`k${i}`, 1, `b${i}`, 'inst_a', T0)).toBe('taken');
+    for (let i = 0; i < 12; i++)
+      expect(await store.takeAnswerSlot(`k${i}`, 1, `b${i}`, 'inst_a', T0)).toBe('taken');
   });
 
   it('lets exactly one of many callers resume a paused answer', async () => {
     await open();
     await store.createThread(thread('t1'));
-    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_a', events: [] });
+    await store.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q1'),
+      answer: answerOf('a1'),
+      instanceId: 'inst_a',
+      events: [],
+    });
     const pending = [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'pending' as const }];
-    const pause = { content: '', sources: [], activity: [], uncertain: false, toolCalls: pending, status: 'streaming' as const, updatedAt: T0 };
+    const pause = {
+      content: '',
+      sources: [],
+      activity: [],
+      uncertain: false,
+      toolCalls: pending,
+      status: 'streaming' as const,
+      updatedAt: T0,
+    };
     expect(await store.endAnswer({ id: 'a1', instanceId: 'inst_a', patch: pause, events: [] })).toBe(true);
     const done = [{ ...pending[0], status: 'completed' as const, output: 1 }];
-    const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => store.resumeAnswer('a1', pending, done, T0 + 1, `inst_${i}`)));
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.resumeAnswer('a1', pending, done, T0 + 1, `inst_${i}`)),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect((await store.getMessage('a1'))?.message.toolCalls).toEqual(done);
     // Stale expectations (the calls changed) never claim it again.
@@ -402,7 +599,9 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
 
   it('holds a cap of concurrent-answer slots per key under concurrent takers, and frees them', async () => {
     await open();
-    const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => store.takeAnswerSlot('owner:alice', 3, `a${i}`, 'inst_a', T0)));
+    const taken = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.takeAnswerSlot('owner:alice', 3, `a${i}`, 'inst_a', T0)),
+    );
     expect(taken.filter((t) => t === 'taken')).toHaveLength(3);
     expect(taken.filter((t) => t === 'cap_reached')).toHaveLength(5);
     expect(await store.takeAnswerSlot('owner:bob', 3, 'b1', 'inst_a', T0)).toBe('taken');
@@ -435,11 +634,25 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
     await open();
     await store.createThread(thread('t1'));
     await store.heartbeat('inst_dead');
-    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q1'), answer: answerOf('a1'), instanceId: 'inst_dead', events: [] });
+    await store.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q1'),
+      answer: answerOf('a1'),
+      instanceId: 'inst_dead',
+      events: [],
+    });
     expect(await store.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_dead', T0)).toBe('taken');
     await new Promise((resolve) => setTimeout(resolve, 250));
     await store.heartbeat('inst_live');
-    await store.beginAnswer({ thread: thread('t1'), newThread: false, question: message('q2'), answer: answerOf('a2'), instanceId: 'inst_live', events: [] });
+    await store.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q2'),
+      answer: answerOf('a2'),
+      instanceId: 'inst_live',
+      events: [],
+    });
     expect(await store.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
     expect(await store.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
     expect(await store.reapInstances(200, T0 + 9)).toBe(1);
@@ -456,8 +669,19 @@ describe.each(backends())('storage for a fleet: $name', { timeout: 30_000 }, (ba
 
   it('refreshes the rollup at most once per interval, under concurrent callers', async () => {
     await open();
-    await store.recordActivity({ kind: 'session', projectId: 'p', at: T0, sessionToken: 'h', owner: null, integrationId: null });
-    const first = await Promise.all([store.refreshActivityOnce(30_000, T0), store.refreshActivityOnce(30_000, T0), store.refreshActivityOnce(30_000, T0)]);
+    await store.recordActivity({
+      kind: 'session',
+      projectId: 'p',
+      at: T0,
+      sessionToken: 'h',
+      owner: null,
+      integrationId: null,
+    });
+    const first = await Promise.all([
+      store.refreshActivityOnce(30_000, T0),
+      store.refreshActivityOnce(30_000, T0),
+      store.refreshActivityOnce(30_000, T0),
+    ]);
     const live = backend.name === 'memory';
     expect(first.filter(Boolean)).toHaveLength(live ? 0 : 1);
     expect(await store.activityAsOf(T0 + 5)).toBe(live ? T0 + 5 : T0);
