@@ -44,5 +44,5 @@ export type {
   ConversationFilter,
   ConversationSummary,
   ActivitySummary,
-} from './storage/console-types.js';
+} from './storage/types.js';
 export { encodeRecord } from '../contract/records.js';

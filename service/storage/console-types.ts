@@ -1,9 +1,9 @@
 /**
- * What the console keeps: the directory (projects, integrations, API keys) that the agent API
- * also reads, the admin side (accounts, console sessions, sign-in failures, the audit log), and
- * the project-wide reads (conversations across owners, activity per day).
+ * The console's records: the directory (projects, integrations, API keys) that the agent API
+ * also reads, the admin side (accounts, console sessions, the audit log), and the project-wide
+ * reads (conversations across owners, activity per day).
  */
-import type { FeedbackRecord, ThreadCursor, ThreadMeta } from './records.js';
+import type { ThreadMeta } from './records.js';
 
 export interface ProjectRecord {
   id: string;
@@ -111,60 +111,4 @@ export interface ActivitySummary {
   days: ({ day: number } & ActivityCounts)[];
   totals: ActivityCounts & { uniqueOwners: number };
   byIntegration: ({ integrationId: string } & ActivityCounts)[];
-}
-
-export interface ConsoleStorage {
-  /** false when the id is taken (nothing changes). */
-  createProject(project: ProjectRecord): Promise<boolean>;
-  getProject(id: string): Promise<ProjectRecord | undefined>;
-  listProjects(): Promise<ProjectRecord[]>;
-  renameProject(id: string, name: string): Promise<boolean>;
-  /** The project with its integrations, keys, threads, sessions, events and feedback. */
-  deleteProject(id: string): Promise<boolean>;
-
-  /** false when the project is gone or the id is taken in it. */
-  createIntegration(integration: IntegrationRecord): Promise<boolean>;
-  listIntegrations(projectId: string): Promise<IntegrationRecord[]>;
-  updateIntegration(
-    projectId: string,
-    id: string,
-    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
-  ): Promise<IntegrationRecord | undefined>;
-  deleteIntegration(projectId: string, id: string): Promise<boolean>;
-
-  /** false when the project is gone or holds a key with the same hash. */
-  createApiKey(key: ApiKeyRecord): Promise<boolean>;
-  listApiKeys(projectId: string): Promise<ApiKeyRecord[]>;
-  updateApiKey(projectId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
-
-  createAdmin(admin: AdminRecord): Promise<boolean>;
-  getAdmin(username: string): Promise<AdminRecord | undefined>;
-  putConsoleSession(session: ConsoleSessionRecord): Promise<void>;
-  getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
-  deleteConsoleSession(tokenHash: string): Promise<void>;
-  /** One failure under each key (`user:alice`, `addr:10.0.0.1`). */
-  recordSignInFailure(keys: string[], at: number): Promise<void>;
-  /** Failures under `key` at or after `since`, and the oldest of them. */
-  signInFailures(key: string, since: number): Promise<{ count: number; oldest: number | null }>;
-  clearSignInFailures(key: string): Promise<void>;
-  appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
-  /** Newest first, strictly older than `before` (an entry id). */
-  listAudit(options: { limit: number; before?: number; projectId?: string }): Promise<AuditEntry[]>;
-
-  /** Threads of a project across owners, newest `updatedAt` first, strictly after `after`. */
-  searchThreads(
-    projectId: string,
-    filter: ConversationFilter,
-    options: { limit: number; after?: ThreadCursor },
-  ): Promise<ConversationSummary[]>;
-  /** Every reaction on the thread's answers, from every voter. */
-  threadFeedback(threadId: string): Promise<FeedbackRecord[]>;
-  /** Marks that the visitor asked for a person; false when the thread is gone. */
-  markHandoff(threadId: string, at: number): Promise<boolean>;
-  activitySummary(
-    projectId: string,
-    fromDay: number,
-    toDay: number,
-    integrationId?: string,
-  ): Promise<ActivitySummary>;
 }

@@ -8,7 +8,7 @@ import type {
   ConversationSummary,
   IntegrationRecord,
   ProjectRecord,
-} from './console-types.js';
+} from './types.js';
 import { LocalSignals } from './local-signals.js';
 import { RateWindows } from './rate-windows.js';
 import { newestFirst, rollUp } from './rollup.js';

@@ -11,7 +11,7 @@ import type {
   ConversationSummary,
   IntegrationRecord,
   ProjectRecord,
-} from './console-types.js';
+} from './types.js';
 import type { SqlClient } from './sql-client.js';
 import type { FeedbackRecord, Reaction, ThreadCursor } from './types.js';
 
