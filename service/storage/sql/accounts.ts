@@ -1,0 +1,111 @@
+import type { SqlClient } from '../sql-client.js';
+import type { AccountStore, AdminRecord, AuditEntry, ConsoleSessionRecord } from '../types.js';
+import { num, numOrNull } from './rows.js';
+
+/** Sign-in failures count for minutes; a day is far past any window. */
+const SIGN_IN_FAILURES_KEPT_MS = 86_400_000;
+
+const toAudit = (r: Record<string, unknown>): AuditEntry => ({
+  id: num(r.id),
+  at: num(r.at),
+  actor: r.actor as string,
+  action: r.action as string,
+  projectId: (r.project_id as string | null) ?? null,
+  target: (r.target as string | null) ?? null,
+  detail: (r.detail as Record<string, unknown> | null) ?? null,
+  address: (r.address as string | null) ?? null,
+});
+
+/** The console's admins, their sessions, failed sign-ins and the audit log, in SQL. */
+export class SqlAccountStore implements AccountStore {
+  constructor(private readonly db: SqlClient) {}
+
+  async createAdmin(a: AdminRecord) {
+    const { rowCount } = await this.db.query(
+      'INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [a.username, a.passwordHash, a.createdAt],
+    );
+    return rowCount > 0;
+  }
+
+  async getAdmin(username: string) {
+    const { rows } = await this.db.query('SELECT * FROM admins WHERE username = $1', [username]);
+    return (
+      rows[0] && {
+        username: rows[0].username as string,
+        passwordHash: rows[0].password_hash as string,
+        createdAt: num(rows[0].created_at),
+      }
+    );
+  }
+
+  async putConsoleSession(s: ConsoleSessionRecord) {
+    await this.db.query(
+      'INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt],
+    );
+  }
+
+  async getConsoleSession(tokenHash: string) {
+    const { rows } = await this.db.query('SELECT * FROM console_sessions WHERE token_hash = $1', [tokenHash]);
+    const r = rows[0];
+    return (
+      r && {
+        tokenHash: r.token_hash as string,
+        username: r.username as string,
+        csrf: r.csrf as string,
+        createdAt: num(r.created_at),
+        expiresAt: num(r.expires_at),
+      }
+    );
+  }
+
+  async deleteConsoleSession(tokenHash: string) {
+    await this.db.query('DELETE FROM console_sessions WHERE token_hash = $1', [tokenHash]);
+  }
+
+  async recordSignInFailure(keys: string[], at: number) {
+    await this.db.query('INSERT INTO sign_in_failures (key, at) SELECT unnest($1::text[]), $2', [keys, at]);
+  }
+
+  async signInFailures(key: string, since: number) {
+    const { rows } = await this.db.query(
+      'SELECT count(*) AS count, min(at) AS oldest FROM sign_in_failures WHERE key = $1 AND at >= $2',
+      [key, since],
+    );
+    return { count: num(rows[0].count), oldest: numOrNull(rows[0].oldest) };
+  }
+
+  async clearSignInFailures(key: string) {
+    await this.db.query('DELETE FROM sign_in_failures WHERE key = $1', [key]);
+  }
+
+  async purgeExpired(before: number) {
+    await this.db.query('DELETE FROM console_sessions WHERE expires_at < $1', [before]);
+    await this.db.query('DELETE FROM sign_in_failures WHERE at < $1', [before - SIGN_IN_FAILURES_KEPT_MS]);
+  }
+
+  async appendAudit(e: Omit<AuditEntry, 'id'>) {
+    await this.db.query(
+      'INSERT INTO audit_log (at, actor, action, project_id, target, detail, address) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)',
+      [
+        e.at,
+        e.actor,
+        e.action,
+        e.projectId,
+        e.target,
+        e.detail === null ? null : JSON.stringify(e.detail),
+        e.address,
+      ],
+    );
+  }
+
+  async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
+    const { rows } = await this.db.query(
+      `SELECT * FROM audit_log WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR project_id = $2 OR project_id IS NULL)
+       ORDER BY id DESC LIMIT $3`,
+      [before ?? null, projectId ?? null, limit],
+    );
+    return rows.map(toAudit);
+  }
+}

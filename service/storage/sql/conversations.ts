@@ -1,0 +1,270 @@
+import type { SqlClient } from '../sql-client.js';
+import { PREVIEW_SOURCE_CHARS } from '../types.js';
+import type {
+  ConversationFilter,
+  ConversationStore,
+  ConversationSummary,
+  FeedbackRecord,
+  MessagePatch,
+  MessageRecord,
+  Reaction,
+  ThreadCursor,
+  ThreadMeta,
+  ThreadRecord,
+} from '../types.js';
+import { json, num, numOrNull, toMessage, toThread } from './rows.js';
+
+const PATCH_COLUMNS: Record<Exclude<keyof MessagePatch, 'usage'>, [string, (v: never) => unknown]> = {
+  content: ['content', (v: string) => v],
+  sources: ['sources', json],
+  status: ['status', (v: string) => v],
+  toolCalls: ['tool_calls', json],
+  activity: ['activity', json],
+  uncertain: ['uncertain', (v: boolean) => v],
+  updatedAt: ['updated_at', (v: number) => v],
+};
+
+/** A thread as the console lists it: its counts, flags and reactions summed where they are kept. */
+const SUMMARY_FROM = `threads t
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS message_count, coalesce(bool_or(m.uncertain), false) AS uncertain, coalesce(bool_or(m.status = 'error'), false) AS error,
+      coalesce(bool_or(jsonb_array_length(m.tool_calls) > 0), false) AS tool_used
+    FROM messages m WHERE m.thread_id = t.id) s
+  CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE f.reaction = 'upvote') AS upvotes, count(*) FILTER (WHERE f.reaction = 'downvote') AS downvotes
+    FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = t.id) r`;
+
+const toSummary = (r: Record<string, unknown>): ConversationSummary => ({
+  ...toThread(r),
+  handoffAt: numOrNull(r.handoff_at),
+  messages: num(r.message_count),
+  upvotes: num(r.upvotes),
+  downvotes: num(r.downvotes),
+  uncertain: r.uncertain as boolean,
+  error: r.error as boolean,
+  toolUsed: r.tool_used as boolean,
+});
+
+const toFeedback = (r: Record<string, unknown>): FeedbackRecord => ({
+  messageId: r.message_id as string,
+  projectId: r.project_id as string,
+  voter: r.voter as string,
+  sessionToken: r.session_token as string,
+  owner: (r.owner as string | null) ?? null,
+  integrationId: r.integration_id as string,
+  reaction: r.reaction as Reaction,
+  comment: (r.comment as Record<string, unknown> | null) ?? null,
+  at: num(r.at),
+});
+
+/** The WHERE clause of a console search, its parameters after `projectId` ($1). */
+function searchWhere(f: ConversationFilter, after: ThreadCursor | undefined, params: unknown[]): string {
+  const where = ['t.project_id = $1'];
+  const add = (sql: string, ...values: unknown[]) => {
+    // `$?` stands for the next parameters, in order.
+    where.push(sql.replace(/\$\?/g, () => `$${params.push(values.shift())}`));
+  };
+  if (f.q?.trim()) {
+    add(
+      `(to_tsvector('simple', t.title) @@ websearch_to_tsquery('simple', $?)
+          OR t.id IN (SELECT thread_id FROM messages WHERE to_tsvector('simple', content) @@ websearch_to_tsquery('simple', $?)))`,
+      f.q,
+      f.q,
+    );
+  }
+  if (f.threadId) add('t.id = $?', f.threadId);
+  if (f.integrationId) add('t.integration_id = $?', f.integrationId);
+  if (f.from !== undefined) add('t.updated_at >= $?', f.from);
+  if (f.to !== undefined) add('t.updated_at < $?', f.to);
+  if (after) add('(t.updated_at, t.id) < ($?, $?)', after.updatedAt, after.id);
+  if (f.handoff) where.push('t.handoff_at IS NOT NULL');
+  if (f.uncertain) where.push('s.uncertain');
+  if (f.error) where.push('s.error');
+  if (f.toolUsed) where.push('s.tool_used');
+  if (f.downvoted) where.push('r.downvotes > 0');
+  return where.join(' AND ');
+}
+
+/** Threads, messages and reactions in SQL: each write one conditional statement. */
+export class SqlConversationStore implements ConversationStore {
+  constructor(private readonly db: SqlClient) {}
+
+  async createThread(t: ThreadMeta) {
+    await this.db.query(
+      'INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [t.id, t.projectId, t.integrationId, t.owner, t.title, t.createdAt, t.updatedAt],
+    );
+  }
+
+  async getThread(id: string, { newest }: { newest?: number } = {}): Promise<ThreadRecord | undefined> {
+    // One round trip: the thread with its messages as one JSON array. The newest alone are read
+    // backwards along messages_by_thread and put back in order.
+    const from =
+      newest === undefined
+        ? 'messages m WHERE m.thread_id = t.id'
+        : '(SELECT * FROM messages WHERE thread_id = t.id ORDER BY seq DESC LIMIT $2) m';
+    const { rows } = await this.db.query(
+      `SELECT t.*, (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM ${from}) AS messages FROM threads t WHERE t.id = $1`,
+      newest === undefined ? [id] : [id, newest],
+    );
+    if (!rows[0]) return undefined;
+    const messages = (
+      typeof rows[0].messages === 'string' ? JSON.parse(rows[0].messages) : rows[0].messages
+    ) as Record<string, unknown>[];
+    return { ...toThread(rows[0]), messages: messages.map(toMessage) };
+  }
+
+  async renameThread(id: string, title: string) {
+    const { rows } = await this.db.query('UPDATE threads SET title = $2 WHERE id = $1 RETURNING *', [
+      id,
+      title,
+    ]);
+    return rows[0] && toThread(rows[0]);
+  }
+
+  async deleteThread(id: string) {
+    return (await this.db.query('DELETE FROM threads WHERE id = $1', [id])).rowCount > 0;
+  }
+
+  async listThreads(
+    projectId: string,
+    owner: string,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
+    // The preview is the latest answer with text, found through messages_by_thread per row.
+    const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq DESC LIMIT 1) AS preview`;
+    const { rows } = after
+      ? await this.db.query(
+          `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,
+          [projectId, owner, after.updatedAt, after.id, limit],
+        )
+      : await this.db.query(
+          `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 ORDER BY t.updated_at DESC, t.id DESC LIMIT $3`,
+          [projectId, owner, limit],
+        );
+    return rows.map((row) => ({ ...toThread(row), preview: (row.preview as string | null) ?? '' }));
+  }
+
+  async appendMessage(threadId: string, m: MessageRecord) {
+    // One statement: the thread row is locked by the UPDATE, so a concurrent DELETE either
+    // happened first (nothing is inserted) or waits and then removes this message too.
+    const { rowCount } = await this.db.query(
+      `WITH thread AS (UPDATE threads SET updated_at = greatest(updated_at, $2) WHERE id = $1 RETURNING id)
+       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain)
+       SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11 FROM thread`,
+      [
+        threadId,
+        m.createdAt,
+        m.id,
+        m.role,
+        m.content,
+        json(m.sources),
+        m.updatedAt,
+        m.status,
+        json(m.toolCalls),
+        json(m.activity),
+        m.uncertain,
+      ],
+    );
+    return rowCount > 0;
+  }
+
+  async updateMessage(id: string, patch: MessagePatch) {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [key, value] of Object.entries(patch) as [keyof MessagePatch, never][]) {
+      if (value === undefined) continue;
+      if (key === 'usage') {
+        const usage = value as MessageRecord['usage'];
+        params.push(usage?.promptTokens ?? null, usage?.completionTokens ?? null);
+        sets.push(`prompt_tokens = $${params.length - 1}`, `completion_tokens = $${params.length}`);
+        continue;
+      }
+      const [column, encode] = PATCH_COLUMNS[key];
+      params.push(encode(value));
+      sets.push(
+        `${column} = $${params.length}${column === 'sources' || column === 'tool_calls' || column === 'activity' ? '::jsonb' : ''}`,
+      );
+    }
+    if (!sets.length) return (await this.db.query('SELECT 1 FROM messages WHERE id = $1', [id])).rowCount > 0;
+    return (await this.db.query(`UPDATE messages SET ${sets.join(', ')} WHERE id = $1`, params)).rowCount > 0;
+  }
+
+  async getMessage(id: string) {
+    const { rows } = await this.db.query(
+      `SELECT m.*, t.id AS t_id, t.project_id, t.integration_id, t.owner, t.title, t.created_at AS t_created_at, t.updated_at AS t_updated_at
+       FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const thread = toThread({
+      ...row,
+      id: row.t_id,
+      created_at: row.t_created_at,
+      updated_at: row.t_updated_at,
+    });
+    return { message: toMessage(row), thread };
+  }
+
+  async putFeedback(f: FeedbackRecord) {
+    await this.db.query(
+      `INSERT INTO feedback (message_id, voter, project_id, session_token, owner, integration_id, reaction, comment, at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9 WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1)
+       ON CONFLICT (message_id, voter) DO UPDATE SET reaction = excluded.reaction, comment = excluded.comment,
+         at = excluded.at, session_token = excluded.session_token`,
+      [
+        f.messageId,
+        f.voter,
+        f.projectId,
+        f.sessionToken,
+        f.owner,
+        f.integrationId,
+        f.reaction,
+        f.comment === null ? null : json(f.comment),
+        f.at,
+      ],
+    );
+  }
+
+  async reactions(threadId: string, voter: string) {
+    const { rows } = await this.db.query(
+      'SELECT f.message_id, f.reaction FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 AND f.voter = $2',
+      [threadId, voter],
+    );
+    return new Map(rows.map((r) => [r.message_id as string, r.reaction as Reaction]));
+  }
+
+  async markHandoff(threadId: string, at: number) {
+    const { rowCount } = await this.db.query(
+      'UPDATE threads SET handoff_at = coalesce(handoff_at, $2) WHERE id = $1',
+      [threadId, at],
+    );
+    return rowCount > 0;
+  }
+
+  async searchThreads(
+    projectId: string,
+    filter: ConversationFilter,
+    { limit, after }: { limit: number; after?: ThreadCursor },
+  ) {
+    const params: unknown[] = [projectId];
+    const where = searchWhere(filter, after, params);
+    params.push(limit);
+    const { rows } = await this.db.query(
+      `SELECT t.*, s.*, r.* FROM ${SUMMARY_FROM}
+       WHERE ${where}
+       ORDER BY t.updated_at DESC, t.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toSummary);
+  }
+
+  async threadFeedback(threadId: string) {
+    const { rows } = await this.db.query(
+      'SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at',
+      [threadId],
+    );
+    return rows.map(toFeedback);
+  }
+}

@@ -1,0 +1,202 @@
+import type { SqlClient } from '../sql-client.js';
+import type {
+  ApiKeyPatch,
+  ApiKeyRecord,
+  DirectoryStore,
+  IntegrationRecord,
+  ProjectRecord,
+  SessionRecord,
+} from '../types.js';
+import { num, numOrNull } from './rows.js';
+
+/** How long, and how many, sessions read once are answered from memory. */
+const SESSION_CACHE_MS = 60_000;
+const SESSION_CACHE_SIZE = 10_000;
+
+const toProject = (r: Record<string, unknown>): ProjectRecord => ({
+  id: r.id as string,
+  name: r.name as string,
+  ownerSecret: r.owner_secret as string,
+  createdAt: num(r.created_at),
+});
+const toIntegration = (r: Record<string, unknown>): IntegrationRecord => ({
+  projectId: r.project_id as string,
+  id: r.id as string,
+  name: r.name as string,
+  allowedOrigins: r.allowed_origins as string[],
+  createdAt: num(r.created_at),
+});
+const toKey = (r: Record<string, unknown>): ApiKeyRecord => ({
+  id: r.id as string,
+  projectId: r.project_id as string,
+  name: r.name as string,
+  prefix: r.prefix as string,
+  hash: r.hash as string,
+  createdAt: num(r.created_at),
+  lastUsedAt: numOrNull(r.last_used_at),
+  expiresAt: numOrNull(r.expires_at),
+  revokedAt: numOrNull(r.revoked_at),
+});
+const toSession = (r: Record<string, unknown>): SessionRecord => ({
+  tokenHash: r.token_hash as string,
+  projectId: r.project_id as string,
+  owner: (r.owner as string | null) ?? null,
+  createdAt: num(r.created_at),
+  expiresAt: num(r.expires_at),
+});
+
+/** Projects, integrations, API keys and sessions in SQL; sessions read once are kept a minute. */
+export class SqlDirectoryStore implements DirectoryStore {
+  private readonly sessions = new Map<string, { session: SessionRecord; until: number }>();
+
+  constructor(private readonly db: SqlClient) {}
+
+  async createProject(p: ProjectRecord) {
+    const { rowCount } = await this.db.query(
+      'INSERT INTO projects (id, name, owner_secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+      [p.id, p.name, p.ownerSecret, p.createdAt],
+    );
+    return rowCount > 0;
+  }
+
+  async getProject(id: string) {
+    const { rows } = await this.db.query('SELECT * FROM projects WHERE id = $1', [id]);
+    return rows[0] && toProject(rows[0]);
+  }
+
+  async listProjects() {
+    return (await this.db.query('SELECT * FROM projects ORDER BY created_at, id')).rows.map(toProject);
+  }
+
+  async renameProject(id: string, name: string) {
+    return (await this.db.query('UPDATE projects SET name = $2 WHERE id = $1', [id, name])).rowCount > 0;
+  }
+
+  async deleteProject(id: string) {
+    const deleted = await this.db.transaction(async (query) => {
+      // Locks the row first: a concurrent create of an integration or key waits, then finds it gone.
+      const { rows } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
+      if (!rows.length) return false;
+      for (const table of ['feedback', 'events', 'sessions', 'threads'])
+        await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
+      await query('DELETE FROM projects WHERE id = $1', [id]);
+      return true;
+    });
+    // Its sessions went with it. (Another instance may still answer from memory for a minute;
+    // the project lookup refuses those calls first.)
+    this.sessions.clear();
+    return deleted;
+  }
+
+  async createIntegration(i: IntegrationRecord) {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO integrations (project_id, id, name, allowed_origins, created_at)
+       SELECT $1, $2, $3, $4::jsonb, $5 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $1) ON CONFLICT DO NOTHING`,
+      [i.projectId, i.id, i.name, JSON.stringify(i.allowedOrigins), i.createdAt],
+    );
+    return rowCount > 0;
+  }
+
+  async listIntegrations(projectId: string) {
+    const { rows } = await this.db.query(
+      'SELECT * FROM integrations WHERE project_id = $1 ORDER BY created_at, id',
+      [projectId],
+    );
+    return rows.map(toIntegration);
+  }
+
+  async updateIntegration(
+    projectId: string,
+    id: string,
+    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
+  ) {
+    const { rows } = await this.db.query(
+      `UPDATE integrations SET name = coalesce($3, name), allowed_origins = coalesce($4::jsonb, allowed_origins)
+       WHERE project_id = $1 AND id = $2 RETURNING *`,
+      [projectId, id, patch.name ?? null, patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null],
+    );
+    return rows[0] && toIntegration(rows[0]);
+  }
+
+  async deleteIntegration(projectId: string, id: string) {
+    const { rowCount } = await this.db.query('DELETE FROM integrations WHERE project_id = $1 AND id = $2', [
+      projectId,
+      id,
+    ]);
+    return rowCount > 0;
+  }
+
+  async createApiKey(k: ApiKeyRecord) {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at, last_used_at, expires_at, revoked_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $2) ON CONFLICT DO NOTHING`,
+      [k.id, k.projectId, k.name, k.prefix, k.hash, k.createdAt, k.lastUsedAt, k.expiresAt, k.revokedAt],
+    );
+    return rowCount > 0;
+  }
+
+  async listApiKeys(projectId: string) {
+    const { rows } = await this.db.query(
+      'SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id',
+      [projectId],
+    );
+    return rows.map(toKey);
+  }
+
+  async updateApiKey(projectId: string, id: string, patch: ApiKeyPatch) {
+    const sets: string[] = [];
+    const params: unknown[] = [projectId, id];
+    for (const [key, column] of [
+      ['name', 'name'],
+      ['expiresAt', 'expires_at'],
+      ['revokedAt', 'revoked_at'],
+      ['lastUsedAt', 'last_used_at'],
+    ] as const) {
+      if (patch[key] === undefined) continue;
+      params.push(patch[key]);
+      // Last use only moves forward: two instances touching one key in any order agree.
+      sets.push(
+        key === 'lastUsedAt'
+          ? `${column} = greatest(${column}, $${params.length})`
+          : `${column} = $${params.length}`,
+      );
+    }
+    const sql = sets.length
+      ? `UPDATE api_keys SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *`
+      : 'SELECT * FROM api_keys WHERE project_id = $1 AND id = $2';
+    const { rows } = await this.db.query(sql, params);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async putSession(s: SessionRecord) {
+    await this.db.query(
+      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt],
+    );
+    this.remember(s);
+  }
+
+  async getSession(tokenHash: string) {
+    const known = this.sessions.get(tokenHash);
+    if (known && known.until > Date.now()) return { ...known.session };
+    const { rows } = await this.db.query('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
+    if (!rows[0]) return undefined;
+    const session = toSession(rows[0]);
+    this.remember(session);
+    return { ...session };
+  }
+
+  async purgeSessions(before: number) {
+    this.sessions.clear();
+    return (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [before])).rowCount;
+  }
+
+  /**
+   * Sessions never change once written (expiry is checked by the caller), so every agent call
+   * of a conversation need not read the same row: a minute in memory, bounded.
+   */
+  private remember(session: SessionRecord) {
+    if (this.sessions.size >= SESSION_CACHE_SIZE) this.sessions.delete(this.sessions.keys().next().value!);
+    this.sessions.set(session.tokenHash, { session: { ...session }, until: Date.now() + SESSION_CACHE_MS });
+  }
+}

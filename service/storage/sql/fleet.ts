@@ -1,0 +1,114 @@
+import { LocalSignals } from '../local-signals.js';
+import type { SqlClient } from '../sql-client.js';
+import { type FleetStore, SIGNALS_LOST } from '../types.js';
+import { DB_NOW, num } from './rows.js';
+
+/** NOTIFY payloads stop at 8,000 bytes; longer messages travel in fragments. */
+const MAX_PAYLOAD_BYTES = 7_900;
+
+let fragmentIds = 0;
+
+/** One NOTIFY payload per message, or numbered fragments of at most MAX_PAYLOAD_BYTES. */
+function payloads(message: string): string[] {
+  if (message.length * 3 < MAX_PAYLOAD_BYTES || new TextEncoder().encode(message).length < MAX_PAYLOAD_BYTES)
+    return [`=${message}`];
+  const pieces: string[] = [];
+  // Characters, not bytes: at most 3 UTF-8 bytes per UTF-16 unit, and a pair is never split.
+  const size = Math.floor((MAX_PAYLOAD_BYTES - 64) / 3);
+  for (let at = 0; at < message.length;) {
+    let end = Math.min(message.length, at + size);
+    const last = message.charCodeAt(end - 1);
+    if (end < message.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    pieces.push(message.slice(at, end));
+    at = end;
+  }
+  const id = `${Date.now().toString(36)}.${(fragmentIds++).toString(36)}.${Math.random().toString(36).slice(2, 8)}`;
+  return pieces.map((piece, i) => `+${id} ${i} ${pieces.length}\n${piece}`);
+}
+
+/** The fleet in SQL: leases in `instances` on the database's clock, signals by LISTEN/NOTIFY. */
+export class SqlFleetStore implements FleetStore {
+  /** In-process signals where no other process shares the database. */
+  private readonly local = new LocalSignals();
+  /** Messages waiting to be published, and the one publishing statement in flight (order is kept). */
+  private outbox: string[] = [];
+  private publishing: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: SqlClient,
+    /** The fleet's NOTIFY channel: one per schema, so fleets on one database stay apart. */
+    private readonly channel: string,
+  ) {}
+
+  async heartbeat(instanceId: string) {
+    await this.db.query(
+      `INSERT INTO instances (id, started_at, seen_at) VALUES ($1, ${DB_NOW}, ${DB_NOW})
+       ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
+      [instanceId],
+    );
+  }
+
+  async retireInstance(instanceId: string) {
+    await this.db.query('DELETE FROM instances WHERE id = $1', [instanceId]);
+  }
+
+  async reapInstances(leaseMs: number, now: number) {
+    const { rows } = await this.db.query(
+      `WITH dead AS (DELETE FROM instances WHERE seen_at < ${DB_NOW} - $1 RETURNING id),
+       orphans AS (
+         SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
+           AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
+       freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
+       ended AS (UPDATE messages SET status = 'error', instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
+       SELECT count(*)::int AS n FROM ended`,
+      [leaseMs, now],
+    );
+    return num(rows[0].n);
+  }
+
+  async subscribe(onMessage: (message: string) => void) {
+    if (!this.db.listen) return this.local.subscribe(onMessage);
+    const fragments = new Map<string, string[]>();
+    return this.db.listen(
+      this.channel,
+      (payload) => {
+        if (payload[0] === '=') return onMessage(payload.slice(1));
+        // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
+        const newline = payload.indexOf('\n');
+        const [id, index, count] = payload.slice(1, newline).split(' ');
+        const parts = fragments.get(id) ?? [];
+        if (Number(index) !== parts.length) return void fragments.delete(id);
+        parts.push(payload.slice(newline + 1));
+        if (parts.length < Number(count)) return void fragments.set(id, parts);
+        fragments.delete(id);
+        onMessage(parts.join(''));
+      },
+      () => {
+        fragments.clear();
+        onMessage(SIGNALS_LOST);
+      },
+    );
+  }
+
+  publish(messages: string[]): Promise<void> {
+    if (!this.db.listen) return this.local.publish(messages);
+    for (const message of messages) this.outbox.push(...payloads(message));
+    // One statement at a time, so notifications arrive in publishing order; whatever queued
+    // meanwhile goes in the next statement together.
+    this.publishing ??= (async () => {
+      try {
+        while (this.outbox.length) {
+          const batch = this.outbox;
+          this.outbox = [];
+          await this.db.query(
+            'SELECT pg_notify($1, x.p) FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n) ORDER BY x.n',
+            [this.channel, batch],
+          );
+        }
+      } finally {
+        this.publishing = null;
+      }
+    })();
+    return this.publishing;
+  }
+}

@@ -1,0 +1,39 @@
+/** What the SQL roles share: value conversions between rows and records, and the database's clock. */
+import type { MessageRecord, ThreadMeta } from '../types.js';
+
+/** The database's clock in epoch ms: leases compare instances on one clock, whatever theirs say. */
+export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+export const num = (value: unknown) => Number(value);
+export const numOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+export const json = (value: unknown) => JSON.stringify(value);
+
+export function toThread(row: Record<string, unknown>): ThreadMeta {
+  return {
+    id: row.id as string,
+    projectId: row.project_id as string,
+    integrationId: row.integration_id as string,
+    owner: (row.owner as string | null) ?? null,
+    title: row.title as string,
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+  };
+}
+
+export function toMessage(row: Record<string, unknown>): MessageRecord {
+  return {
+    id: row.id as string,
+    role: row.role as MessageRecord['role'],
+    content: row.content as string,
+    sources: row.sources as MessageRecord['sources'],
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    status: row.status as MessageRecord['status'],
+    toolCalls: row.tool_calls as MessageRecord['toolCalls'],
+    activity: row.activity as MessageRecord['activity'],
+    uncertain: row.uncertain as boolean,
+    ...(row.prompt_tokens != null && {
+      usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) },
+    }),
+  };
+}
