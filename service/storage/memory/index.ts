@@ -1,0 +1,28 @@
+/**
+ * In-process storage: the browser tests run the service inside Chromium with it, and a fleet
+ * "of one process" shares one bundle. Each role is a file; what roles share is one MemoryState.
+ */
+import type { Stores } from '../types.js';
+import { MemoryAccountStore } from './accounts.js';
+import { MemoryActivityStore } from './activity.js';
+import { MemoryConversationStore } from './conversations.js';
+import { MemoryDirectoryStore } from './directory.js';
+import { MemoryFleetStore } from './fleet.js';
+import { MemoryAnswerLedger } from './ledger.js';
+import { MemoryRateStore } from './rates.js';
+import { MemoryState } from './state.js';
+
+/** Every role of the service in this process's memory; `maxRateWindows` bounds the rate table. */
+export function memoryStores(options: { maxRateWindows?: number } = {}): Stores {
+  const state = new MemoryState();
+  return {
+    conversations: new MemoryConversationStore(state),
+    ledger: new MemoryAnswerLedger(state),
+    fleet: new MemoryFleetStore(state),
+    rates: new MemoryRateStore(options.maxRateWindows),
+    activity: new MemoryActivityStore(state),
+    directory: new MemoryDirectoryStore(state),
+    accounts: new MemoryAccountStore(),
+    close: async () => {},
+  };
+}

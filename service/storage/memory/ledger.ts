@@ -1,0 +1,126 @@
+import type {
+  AnswerEnd,
+  AnswerLedger,
+  AnswerSave,
+  AnswerStart,
+  BeginResult,
+  ToolCallRecord,
+} from '../types.js';
+import type { MemoryState } from './state.js';
+
+/** Answers and their slots in memory: `state.hosts` says which instance generates each. */
+export class MemoryAnswerLedger implements AnswerLedger {
+  constructor(private readonly state: MemoryState) {}
+
+  async beginAnswer({
+    thread,
+    newThread,
+    question,
+    answer,
+    instanceId,
+    events,
+    slot,
+  }: AnswerStart): Promise<BeginResult> {
+    const { state } = this;
+    if (!newThread && !state.threads.has(thread.id)) return 'thread_gone';
+    if (slot && state.takeSlot(slot.key, slot.cap, answer.id, answer.createdAt) !== 'taken')
+      return 'cap_reached';
+    if (newThread) state.createThread(thread);
+    state.appendMessage(thread.id, question);
+    state.appendMessage(thread.id, answer);
+    state.hosts.set(answer.id, instanceId);
+    for (const event of events) state.events.push({ ...event });
+    return 'begun';
+  }
+
+  async saveAnswers(saves: AnswerSave[], instanceId: string) {
+    const held = new Set<string>();
+    for (const { id, ...patch } of saves) {
+      const message = this.state.message(id);
+      if (!message || message.status !== 'streaming' || this.state.hosts.get(id) !== instanceId) continue;
+      Object.assign(message, structuredClone(patch));
+      held.add(id);
+    }
+    return held;
+  }
+
+  async endAnswer({ id, instanceId, patch, events }: AnswerEnd) {
+    this.state.freeSlot(id);
+    const message = this.state.message(id);
+    if (!message || this.state.hosts.get(id) !== instanceId) return false;
+    this.state.hosts.delete(id);
+    Object.assign(message, structuredClone(patch));
+    for (const event of events) this.state.events.push({ ...event });
+    return true;
+  }
+
+  async resumeAnswer(
+    id: string,
+    expected: ToolCallRecord[],
+    toolCalls: ToolCallRecord[],
+    updatedAt: number,
+    instanceId: string,
+  ) {
+    const message = this.state.message(id);
+    if (
+      !message ||
+      message.status !== 'streaming' ||
+      this.state.hosts.has(id) ||
+      JSON.stringify(message.toolCalls) !== JSON.stringify(expected)
+    )
+      return false;
+    Object.assign(message, { toolCalls: structuredClone(toolCalls), updatedAt });
+    this.state.hosts.set(id, instanceId);
+    return true;
+  }
+
+  async answerHost(answerId: string, leaseMs: number) {
+    if (!this.state.messageThread.has(answerId)) return undefined;
+    const instanceId = this.state.hosts.get(answerId) ?? null;
+    const seen = instanceId === null ? undefined : this.state.instances.get(instanceId);
+    return { instanceId, alive: seen !== undefined && seen >= Date.now() - leaseMs };
+  }
+
+  async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
+    const message = this.state.message(answerId);
+    const host = await this.answerHost(answerId, leaseMs);
+    if (!message || message.status !== 'streaming' || !host?.instanceId || host.alive) return false;
+    this.state.hosts.delete(answerId);
+    this.state.freeSlot(answerId);
+    Object.assign(message, { status, updatedAt: now });
+    return true;
+  }
+
+  async stopStale(before: number) {
+    let count = 0;
+    for (const list of this.state.messages.values()) {
+      for (const m of list) {
+        if (m.status === 'streaming' && m.updatedAt < before) {
+          m.status = 'stopped';
+          this.state.hosts.delete(m.id);
+          count += 1;
+        }
+      }
+    }
+    return count;
+  }
+
+  async takeAnswerSlot(key: string, cap: number, answerId: string, _instanceId: string, now: number) {
+    return this.state.takeSlot(key, cap, answerId, now);
+  }
+
+  async releaseAnswerSlot(answerId: string) {
+    this.state.freeSlot(answerId);
+  }
+
+  async purgeAnswerSlots(before: number) {
+    let count = 0;
+    for (const [answerId, slot] of this.state.slots) {
+      if (slot.at < before) {
+        this.state.freeSlot(answerId);
+        count += 1;
+      }
+    }
+    return count;
+  }
+}

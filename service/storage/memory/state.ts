@@ -1,0 +1,71 @@
+import type { ActivityEvent, FeedbackRecord, MessageRecord, ThreadMeta } from '../types.js';
+
+/**
+ * What the memory roles share, as the SQL roles share tables: threads and their messages (the
+ * conversations write them, the ledger begins and ends answers in them, a project's delete takes
+ * them), reactions and events (the activity rolls them up), which instance generates each answer
+ * and the slots answers hold (the ledger takes them, the fleet's reaper frees them). The writes
+ * more than one role makes are here, each whole and synchronous, so the same atomicity rules
+ * hold as in SQL.
+ */
+export class MemoryState {
+  readonly threads = new Map<string, ThreadMeta>();
+  readonly messages = new Map<string, MessageRecord[]>();
+  readonly messageThread = new Map<string, string>();
+  /** Reactions by `<message id>\n<voter>`. */
+  readonly feedback = new Map<string, FeedbackRecord>();
+  events: ActivityEvent[] = [];
+  /** Which instance generates each answer (absent: none). */
+  readonly hosts = new Map<string, string>();
+  /** Instances and when each last renewed its lease (this process's clock). */
+  readonly instances = new Map<string, number>();
+  readonly slots = new Map<string, { key: string; at: number }>();
+  readonly slotsPerKey = new Map<string, number>();
+
+  message(id: string): MessageRecord | undefined {
+    const threadId = this.messageThread.get(id);
+    return threadId ? this.messages.get(threadId)?.find((m) => m.id === id) : undefined;
+  }
+
+  createThread(thread: ThreadMeta): void {
+    this.threads.set(thread.id, { ...thread });
+    this.messages.set(thread.id, []);
+  }
+
+  appendMessage(threadId: string, message: MessageRecord): boolean {
+    const thread = this.threads.get(threadId);
+    if (!thread) return false;
+    this.messages.get(threadId)!.push(structuredClone(message));
+    this.messageThread.set(message.id, threadId);
+    thread.updatedAt = Math.max(thread.updatedAt, message.createdAt);
+    return true;
+  }
+
+  deleteThread(id: string): boolean {
+    if (!this.threads.delete(id)) return false;
+    // Reactions stay, like events: deleting a thread does not rewrite past activity (#12).
+    for (const m of this.messages.get(id) ?? []) {
+      this.messageThread.delete(m.id);
+      this.hosts.delete(m.id);
+    }
+    this.messages.delete(id);
+    return true;
+  }
+
+  takeSlot(key: string, cap: number, answerId: string, now: number): 'taken' | 'cap_reached' | 'held' {
+    if (this.slots.has(answerId)) return 'held';
+    if ((this.slotsPerKey.get(key) ?? 0) >= cap) return 'cap_reached';
+    this.slots.set(answerId, { key, at: now });
+    this.slotsPerKey.set(key, (this.slotsPerKey.get(key) ?? 0) + 1);
+    return 'taken';
+  }
+
+  freeSlot(answerId: string): void {
+    const slot = this.slots.get(answerId);
+    if (!slot) return;
+    this.slots.delete(answerId);
+    const left = (this.slotsPerKey.get(slot.key) ?? 1) - 1;
+    if (left > 0) this.slotsPerKey.set(slot.key, left);
+    else this.slotsPerKey.delete(slot.key);
+  }
+}
