@@ -53,14 +53,14 @@ const {
 } = await db.query('SELECT count(*) FROM events WHERE project_id = $1', [PROJECT]);
 
 t = performance.now();
-await storage.refreshActivity();
+await storage.activity.refreshActivity();
 const refresh = performance.now() - t;
 const {
   rows: [{ count: rollupRows }],
 } = await db.query('SELECT count(*) FROM activity_rollup WHERE project_id = $1', [PROJECT]);
 await db.query('ANALYZE activity_rollup');
 
-await storage.createAdmin({
+await storage.accounts.createAdmin({
   username: 'bench',
   passwordHash: await scryptPasswords.hash('bench password 1'),
   createdAt: Date.now(),

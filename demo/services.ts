@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
 import { createSessionHandler, ownerKey, toNodeHandler } from '../server/node.js';
 import { nodeConsole, scryptPasswords } from '../service/console-node.js';
-import { createReferenceService, DemoAgent, type Storage } from '../service/index.js';
+import { type AccountStore, createReferenceService, DemoAgent } from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
 
 export const DEMO = {
@@ -24,15 +24,15 @@ export const DEMO = {
 } as const;
 
 /** The demo's console account: created once with a random password kept in the (git-ignored) data folder. */
-async function devAccount(storage: Storage): Promise<string> {
+async function devAccount(accounts: AccountStore): Promise<string> {
   const file = `${DEMO.dataDir}/console-dev-password`;
   const existing = await readFile(file, 'utf8').catch(() => '');
-  if (existing && (await storage.getAdmin(DEMO.consoleUser))) return existing.trim();
+  if (existing && (await accounts.getAdmin(DEMO.consoleUser))) return existing.trim();
   const password = randomBytes(12).toString('base64url');
   await mkdir(DEMO.dataDir, { recursive: true });
   await writeFile(file, `${password}\n`, { mode: 0o600 });
   const passwordHash = await scryptPasswords.hash(password);
-  if (!(await storage.createAdmin({ username: DEMO.consoleUser, passwordHash, createdAt: Date.now() }))) {
+  if (!(await accounts.createAdmin({ username: DEMO.consoleUser, passwordHash, createdAt: Date.now() }))) {
     // An account from an older run whose password file is gone: nothing to print but how to reset.
     return '(unknown: delete .data/demo to start over)';
   }
@@ -80,7 +80,7 @@ export function demoServices(): Plugin {
       agent: new DemoAgent({ wordDelayMs: 25 }),
       console: await nodeConsole(),
     });
-    const password = await devAccount(storage);
+    const password = await devAccount(storage.accounts);
     server.httpServer?.once('listening', () => {
       const address = server.httpServer?.address();
       const base = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 5173}`;

@@ -78,7 +78,7 @@ export async function addAdmin(
   try {
     const now = Date.now();
     if (
-      !(await storage.createAdmin({
+      !(await storage.accounts.createAdmin({
         username,
         passwordHash: await scryptPasswords.hash(password),
         createdAt: now,
@@ -86,7 +86,7 @@ export async function addAdmin(
     ) {
       return fail(`an admin named ${username} exists already.`);
     }
-    await storage.appendAudit({
+    await storage.accounts.appendAudit({
       at: now,
       actor: 'cli',
       action: 'admin.add',

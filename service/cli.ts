@@ -161,7 +161,7 @@ async function main() {
   }
   // The embedded store belongs to this process alone: whatever it left streaming was cut off.
   // On a shared PostgreSQL other instances' answers may be live; leases end those of a dead one.
-  if (!databaseUrl) await storage.stopStale(Number.MAX_SAFE_INTEGER);
+  if (!databaseUrl) await storage.ledger.stopStale(Number.MAX_SAFE_INTEGER);
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
   const seeded = !!(

@@ -20,9 +20,18 @@ export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agen
 export type { Article } from './agents/knowledge.js';
 export { ManualClock, systemClock } from './http/clock.js';
 export type { Clock } from './http/clock.js';
-export { MemoryStorage } from './storage/memory.js';
+export { memoryStores } from './storage/memory/index.js';
 export type {
-  Storage,
+  Stores,
+  StoreRole,
+  StoresOf,
+  ConversationStore,
+  AnswerLedger,
+  FleetStore,
+  RateStore,
+  ActivityStore,
+  DirectoryStore,
+  AccountStore,
   SessionRecord,
   ThreadMeta,
   ThreadRecord,
@@ -35,7 +44,6 @@ export type {
   ActivityStep,
 } from './storage/types.js';
 export type {
-  ConsoleStorage,
   ProjectRecord,
   IntegrationRecord,
   ApiKeyRecord,

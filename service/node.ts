@@ -10,7 +10,7 @@ import type { LogEntry, ReferenceService } from './service.js';
 export * from './index.js';
 export { openStorage } from './storage/open.js';
 export { DataDirLockedError } from './storage/data-dir-lock.js';
-export { SqlStorage, type SqlClient } from './storage/sql.js';
+export { openSqlStores, type SqlClient } from './storage/sql/index.js';
 export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
 export { loadMarkdownDocs } from './agents/markdown-docs.js';
 export { nodeConsole, scryptPasswords } from './console-node.js';

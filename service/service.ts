@@ -10,8 +10,8 @@ import { HttpError } from './http/errors.js';
 import { MAX_RATE_WINDOWS, type RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
 import { route } from './http/router.js';
-import { MemoryStorage } from './storage/memory.js';
-import type { Storage } from './storage/types.js';
+import { memoryStores } from './storage/memory/index.js';
+import type { StoreRole, Stores } from './storage/types.js';
 
 export type { ConsoleOptions, RequestInfo, TrustProxy };
 
@@ -32,7 +32,8 @@ export interface ReferenceServiceOptions {
   basePath?: string;
   /** The service's public origin (e.g. `https://agent.example.com`) for links it writes; relative links when absent. */
   publicUrl?: string;
-  storage?: Storage;
+  /** Every storage role on one database (`openStorage`); in memory when absent. */
+  storage?: Stores;
   clock?: Clock;
   agent?: Agent;
   tokenTtlMs?: number;
@@ -68,7 +69,7 @@ export interface ReferenceService {
   /** A Fetch handler: runs under msw, as Vite/Node middleware, or in any Fetch-style server. */
   // A property, not a method: it uses no `this`, so it can be handed on alone (toNodeHandler(service.handle)).
   handle: (request: Request, info?: RequestInfo) => Promise<Response>;
-  readonly storage: Storage;
+  readonly storage: Stores;
   /** This instance's id in the fleet (random per start). */
   readonly instanceId: string;
   /** Purges expired sessions, old events, spent rate windows and leaked slots; stops answers that waited too long for tools. */
@@ -89,13 +90,13 @@ export interface ReferenceService {
 export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
-  const storage = options.storage ?? new MemoryStorage();
+  const storage = options.storage ?? memoryStores();
   const agent = options.agent ?? new DemoAgent();
   const maxAnswerMs = options.maxAnswerMs ?? 5 * 60_000;
   const leaseMs = options.instanceLeaseMs ?? 30_000;
   const stalenessMs = options.activityStalenessMs ?? 60_000;
   const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
-  const ctx: ServiceContext = {
+  const ctx: ServiceContext<StoreRole> = {
     console: options.console ?? null,
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     storage,
@@ -119,7 +120,7 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
   // retried by the next one.
   let joined: Promise<void> | null = null;
   const join = () =>
-    (joined ??= Promise.all([storage.heartbeat(answers.instanceId), answers.listen()]).then(
+    (joined ??= Promise.all([storage.fleet.heartbeat(answers.instanceId), answers.listen()]).then(
       () => {},
       (error) => {
         joined = null;
@@ -156,21 +157,25 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     },
     async maintain() {
       const now = clock.now();
-      const purged = await storage.purge({ sessionsBefore: now, eventsBefore: now - retentionMs });
-      const answersStopped = await storage.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
+      const purged = {
+        sessions: await storage.directory.purgeSessions(now),
+        events: await storage.activity.purgeEvents(now - retentionMs),
+      };
+      await storage.accounts.purgeExpired(now);
+      const answersStopped = await storage.ledger.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
       // A slot outlives its answer only when the end failed to say so.
-      await storage.purgeAnswerSlots(now - 2 * maxAnswerMs);
+      await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
       return {
         ...purged,
         answers: answersStopped,
-        rateWindows: await storage.purgeRateWindows(now, MAX_RATE_WINDOWS),
+        rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
       };
     },
     async heartbeat() {
-      await storage.heartbeat(answers.instanceId);
-      return storage.reapInstances(leaseMs, clock.now());
+      await storage.fleet.heartbeat(answers.instanceId);
+      return storage.fleet.reapInstances(leaseMs, clock.now());
     },
-    refreshActivity: () => storage.refreshActivityOnce(stalenessMs / 2, clock.now()),
+    refreshActivity: () => storage.activity.refreshActivityOnce(stalenessMs / 2, clock.now()),
     startDuties({ maintainEveryMs = 60_000 } = {}) {
       const every = (ms: number, fn: () => void) => {
         const timer = setInterval(fn, ms);
@@ -198,7 +203,7 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
       for (const timer of timers) clearInterval(timer);
       timers.clear();
       await answers.stopAll();
-      await storage.retireInstance(answers.instanceId).catch(() => {});
+      await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
       await storage.close();
     },
   };

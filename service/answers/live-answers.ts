@@ -8,8 +8,8 @@ import { STREAM_HEADERS } from '../http/responses.js';
 import type {
   ActivityEvent,
   MessageRecord,
-  Storage,
   StoredStatus,
+  StoresOf,
   ThreadMeta,
   TokenUsage,
 } from '../storage/types.js';
@@ -44,7 +44,8 @@ const afterIo: (fn: () => void) => void =
 type Listener = (bytes: Uint8Array, last: boolean) => void;
 
 export interface AnswersOptions {
-  storage: Storage;
+  /** Answers live in the conversations, generate under the ledger's rules, and signal through the fleet. */
+  storage: StoresOf<'conversations' | 'ledger' | 'fleet'>;
   clock: Clock;
   agent: Agent;
   log: (
@@ -129,7 +130,7 @@ export class Answers implements AnswerRunner {
 
   /** Joins the fleet's signals; until then only this instance's own answers are reachable. */
   async listen(): Promise<void> {
-    this.unsubscribe ??= await this.options.storage.subscribe((message) => {
+    this.unsubscribe ??= await this.options.storage.fleet.subscribe((message) => {
       const signal = decodeSignal(message);
       if (signal) this.onSignal(signal);
     });
@@ -155,12 +156,13 @@ export class Answers implements AnswerRunner {
     if (local) return this.stream(local, true);
     const { storage, clock, leaseMs } = this.options;
     if (message.status === 'streaming' && !isPaused(message)) {
-      const host = await storage.answerHost(message.id, leaseMs);
+      const host = await storage.ledger.answerHost(message.id, leaseMs);
       if (host?.instanceId && host.instanceId !== this.instanceId && host.alive)
         return this.follow(message, thread, host.instanceId);
       // Its instance died: end it as an error now rather than when the lease reaper comes by.
-      if (host?.instanceId && !host.alive) await storage.endOrphan(message.id, 'error', clock.now(), leaseMs);
-      message = (await storage.getMessage(message.id))?.message ?? message;
+      if (host?.instanceId && !host.alive)
+        await storage.ledger.endOrphan(message.id, 'error', clock.now(), leaseMs);
+      message = (await storage.conversations.getMessage(message.id))?.message ?? message;
     }
     return this.storedResponse(message, thread);
   }
@@ -172,13 +174,13 @@ export class Answers implements AnswerRunner {
     if (message.status !== 'streaming') return;
     if (isPaused(message)) {
       // No instance generates a paused answer; only a claim in flight could, and it is conditional on this state.
-      await storage.updateMessage(message.id, { status: 'stopped', updatedAt: clock.now() });
+      await storage.conversations.updateMessage(message.id, { status: 'stopped', updatedAt: clock.now() });
       return;
     }
-    const host = await storage.answerHost(message.id, leaseMs);
+    const host = await storage.ledger.answerHost(message.id, leaseMs);
     if (!host?.instanceId || host.instanceId === this.instanceId) return;
     if (!host.alive) {
-      await storage.endOrphan(message.id, 'stopped', clock.now(), leaseMs);
+      await storage.ledger.endOrphan(message.id, 'stopped', clock.now(), leaseMs);
       return;
     }
     const ended = new Promise<void>((resolve) => {
@@ -292,7 +294,7 @@ export class Answers implements AnswerRunner {
         if (!open) return;
         clearTimeout(timer);
         this.watches.delete(watchId);
-        void this.options.storage.getMessage(message.id).then(
+        void this.options.storage.conversations.getMessage(message.id).then(
           (found) => {
             send(storedEnd(found?.message ?? message, thread, this.options.clock.now()).join(''));
             close();
@@ -376,7 +378,7 @@ export class Answers implements AnswerRunner {
   }
 
   private signal(signal: Signal): void {
-    this.options.storage.publish([encodeSignal(signal)]).catch((error) => {
+    this.options.storage.fleet.publish([encodeSignal(signal)]).catch((error) => {
       this.options.log({
         level: 'error',
         msg: 'signal_failed',
@@ -443,7 +445,7 @@ export class Answers implements AnswerRunner {
       uncertain: m.uncertain,
       updatedAt: this.options.clock.now(),
     }));
-    this.saving = this.options.storage
+    this.saving = this.options.storage.ledger
       .saveAnswers(saves, this.instanceId)
       .then(
         (held) => {
@@ -483,7 +485,7 @@ export class Answers implements AnswerRunner {
       await this.saving;
       if (answer.stopReason !== 'gone') {
         try {
-          const stored = await storage.endAnswer({
+          const stored = await storage.ledger.endAnswer({
             id: message.id,
             instanceId: this.instanceId,
             patch: {

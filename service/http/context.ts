@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/types.js';
 import type { AnswerRunner } from '../answers/types.js';
-import type { SessionRecord, Storage } from '../storage/types.js';
+import type { SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
 import type { Directory, ProjectView } from './directory.js';
@@ -40,13 +40,17 @@ export interface Limits {
   readonly concurrentAnswers: number | false;
 }
 
-/** What every route reads: configuration and the service's parts, no state of its own. */
-export interface ServiceContext {
+/**
+ * What every route reads: configuration and the service's parts, no state of its own. `R` names
+ * the storage roles a route may reach (none by default): the composition root holds every role,
+ * and each route module's functions say which of them they use.
+ */
+export interface ServiceContext<R extends StoreRole = never> {
   /** null: the console is off (its paths answer 404). */
   readonly console: ConsoleOptions | null;
   /** Projects, integrations and API keys, from storage (cached briefly). */
   readonly directory: Directory;
-  readonly storage: Storage;
+  readonly storage: StoresOf<R>;
   readonly clock: Clock;
   readonly agent: Agent;
   readonly answers: AnswerRunner;
@@ -114,13 +118,13 @@ export async function requireApiKey(
  * (tokens are free to mint, so a per-token limit would cap nothing).
  */
 export async function requireSession(
-  ctx: ServiceContext,
+  ctx: ServiceContext<'directory' | 'rates'>,
   request: Request,
   project: ProjectView,
   info: RequestInfo,
 ): Promise<SessionRecord> {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('Authorization') ?? '');
-  const session = match ? await ctx.storage.getSession(await hashToken(match[1])) : undefined;
+  const session = match ? await ctx.storage.directory.getSession(await hashToken(match[1])) : undefined;
   if (
     !session ||
     session.projectId !== project.id ||
@@ -130,7 +134,7 @@ export async function requireSession(
     throw new HttpError(401, 'invalid_token', 'Missing, unknown or expired session token.');
   }
   await checkRate(
-    ctx.storage,
+    ctx.storage.rates,
     ctx.clock,
     ctx.limits.agent,
     `agent\n${project.id}\n${identityOf(session, info)}`,

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, IntegrationRecord, ProjectRecord } from '../storage/console-types.js';
-import type { Storage } from '../storage/types.js';
+import type { StoresOf } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { randomId } from './ids.js';
 import { randomSecret, sha256Hex } from './secrets.js';
@@ -46,7 +46,8 @@ export class Directory {
   private readonly touched = new Map<string, number>();
 
   constructor(
-    private readonly storage: Storage,
+    /** The directory's records; the accounts' audit log for what the start-up projects change. */
+    private readonly storage: StoresOf<'directory' | 'accounts'>,
     private readonly clock: Clock,
     private readonly seeds: readonly ProjectConfig[],
     readonly ttlMs = 5_000,
@@ -84,7 +85,7 @@ export class Directory {
       this.touched.set(key.id, now);
       if (this.touched.size > MAX_CACHED * 10) this.touched.clear();
       // Not awaited: the mint does not wait for a bookkeeping write.
-      void this.storage.updateApiKey(view.id, key.id, { lastUsedAt: now }).catch(() => {});
+      void this.storage.directory.updateApiKey(view.id, key.id, { lastUsedAt: now }).catch(() => {});
     }
     return true;
   }
@@ -93,11 +94,11 @@ export class Directory {
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     const at = this.clock.now();
     const view = (async () => {
-      const project = await this.storage.getProject(id);
+      const project = await this.storage.directory.getProject(id);
       if (!project) return undefined;
       const [integrations, keys] = await Promise.all([
-        this.storage.listIntegrations(id),
-        this.storage.listApiKeys(id),
+        this.storage.directory.listIntegrations(id),
+        this.storage.directory.listApiKeys(id),
       ]);
       return {
         project,
@@ -119,7 +120,7 @@ export class Directory {
     for (const config of this.seeds) {
       const now = this.clock.now();
       if (
-        await this.storage.createProject({
+        await this.storage.directory.createProject({
           id: config.id,
           name: config.id,
           ownerSecret: randomSecret(),
@@ -136,16 +137,16 @@ export class Directory {
           allowedOrigins: config.allowedOrigins ?? [],
           createdAt: now,
         };
-        if (await this.storage.createIntegration(integration))
+        if (await this.storage.directory.createIntegration(integration))
           await this.audit('integration.create', config.id, integrationId, {
             allowed_origins: integration.allowedOrigins,
           });
         else if (config.allowedOrigins) {
           const before =
-            (await this.storage.listIntegrations(config.id)).find((i) => i.id === integrationId)
+            (await this.storage.directory.listIntegrations(config.id)).find((i) => i.id === integrationId)
               ?.allowedOrigins ?? [];
           if (before.join('\n') !== config.allowedOrigins.join('\n')) {
-            await this.storage.updateIntegration(config.id, integrationId, {
+            await this.storage.directory.updateIntegration(config.id, integrationId, {
               allowedOrigins: config.allowedOrigins,
             });
             await this.audit('integration.update', config.id, integrationId, {
@@ -159,7 +160,7 @@ export class Directory {
       if (
         config.apiKey &&
         hash &&
-        !(await this.storage.listApiKeys(config.id)).some((k) => k.hash === hash)
+        !(await this.storage.directory.listApiKeys(config.id)).some((k) => k.hash === hash)
       ) {
         const key = {
           id: randomId('key'),
@@ -172,7 +173,7 @@ export class Directory {
           expiresAt: null,
           revokedAt: null,
         };
-        if (await this.storage.createApiKey(key))
+        if (await this.storage.directory.createApiKey(key))
           await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
       }
       this.invalidate(config.id);
@@ -185,7 +186,7 @@ export class Directory {
     target: string,
     detail: Record<string, unknown> | null = null,
   ) {
-    return this.storage.appendAudit({
+    return this.storage.accounts.appendAudit({
       at: this.clock.now(),
       actor: 'start-up',
       action,

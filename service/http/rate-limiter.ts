@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/types.js';
+import type { RateStore } from '../storage/types.js';
 import type { Clock } from './clock.js';
 import { HttpError } from './errors.js';
 
@@ -15,14 +15,14 @@ export const MAX_RATE_WINDOWS = 100_000;
  * holds for every instance sharing it; 429 with the seconds left in the window past it.
  */
 export async function checkRate(
-  storage: Storage,
+  rates: RateStore,
   clock: Clock,
   limit: RateLimit | false,
   key: string,
 ): Promise<void> {
   if (!limit) return;
   const now = clock.now();
-  const { count, resetAt } = await storage.countRequest(key, limit.windowMs, now);
+  const { count, resetAt } = await rates.countRequest(key, limit.windowMs, now);
   if (count > limit.requests) throw tooMany(Math.max(1, Math.ceil((resetAt - now) / 1000)));
 }
 

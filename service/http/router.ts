@@ -6,13 +6,14 @@ import { feedback, handoff } from '../routes/feedback.js';
 import { deleteThread, getThread, listThreads, renameThread } from '../routes/history.js';
 import { CONSOLE, consoleRoute } from '../routes/console/index.js';
 import { createSession } from '../routes/sessions.js';
+import type { StoreRole } from '../storage/types.js';
 import type { RequestInfo, ServiceContext } from './context.js';
 import { HttpError, badRequest, notFound } from './errors.js';
 import { underOrigins } from './origins.js';
 import { preflight } from './responses.js';
 
 type Handler = (
-  ctx: ServiceContext,
+  ctx: ServiceContext<StoreRole>,
   request: Request,
   info: RequestInfo,
   ...params: string[]
@@ -55,7 +56,11 @@ const AGENT_PROJECT = new RegExp(AGENT);
 const SESSIONS = path(AGENT, agentPaths.sessions);
 
 /** Finds the route of a request under the service's base path and runs it. */
-export async function route(ctx: ServiceContext, request: Request, info: RequestInfo): Promise<Response> {
+export async function route(
+  ctx: ServiceContext<StoreRole>,
+  request: Request,
+  info: RequestInfo,
+): Promise<Response> {
   const fullPath = new URL(request.url).pathname;
   if (!fullPath.startsWith(ctx.basePath)) throw notFound();
   const path = fullPath.slice(ctx.basePath.length);
@@ -73,7 +78,7 @@ export async function route(ctx: ServiceContext, request: Request, info: Request
 }
 
 async function dispatch(
-  ctx: ServiceContext,
+  ctx: ServiceContext<StoreRole>,
   request: Request,
   info: RequestInfo,
   path: string,

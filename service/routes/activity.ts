@@ -5,6 +5,9 @@ import { HttpError, badRequest } from '../http/errors.js';
 import { json } from '../http/responses.js';
 import type { ActivityRow } from '../storage/types.js';
 
+/** The rollup only. */
+type ActivityContext = ServiceContext<'activity'>;
+
 const DAY = 86_400_000;
 const MAX_DAYS = 366;
 export const SUNSET = 'Wed, 01 Jul 2026 23:59:59 GMT';
@@ -50,11 +53,11 @@ function count(rows: ActivityRow[]): Counts {
  * older than its bound (no timer runs here, or refreshes fail) gets a refresh started, not
  * awaited: the caller is answered from what there is, and told how old it is.
  */
-export async function rollupAsOf(ctx: ServiceContext): Promise<number | null> {
+export async function rollupAsOf(ctx: ActivityContext): Promise<number | null> {
   const now = ctx.clock.now();
-  const asOf = await ctx.storage.activityAsOf(now);
+  const asOf = await ctx.storage.activity.activityAsOf(now);
   if (asOf === null || now - asOf > ctx.activityStalenessMs) {
-    void ctx.storage.refreshActivityOnce(ctx.activityStalenessMs / 2, now).catch((error) => {
+    void ctx.storage.activity.refreshActivityOnce(ctx.activityStalenessMs / 2, now).catch((error) => {
       ctx.log({
         level: 'error',
         msg: 'activity_refresh_failed',
@@ -72,7 +75,7 @@ export async function rollupAsOf(ctx: ServiceContext): Promise<number | null> {
  * `start` and `end` are inclusive UTC days; the default is the last 30 days.
  */
 export async function activity(
-  ctx: ServiceContext,
+  ctx: ActivityContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -87,7 +90,7 @@ export async function activity(
   const integrationId = params.get('integration_id');
 
   const asOf = await rollupAsOf(ctx);
-  let rows = await ctx.storage.activity(projectId, start / DAY, end / DAY);
+  let rows = await ctx.storage.activity.activity(projectId, start / DAY, end / DAY);
   if (integrationId) {
     // A session belongs to an integration once it chatted through it.
     const sessions = new Set(

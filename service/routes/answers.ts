@@ -2,9 +2,12 @@ import { type RequestInfo, type ServiceContext, requireProject, requireSession }
 import { noContent } from '../http/responses.js';
 import { visibleAnswer } from './visibility.js';
 
+/** The answer, found in the conversations; the session (directory) and its rate window (rates). */
+type AnswersContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
+
 /** GET …/answers/{id}/stream/: replays what the answer has, then follows it live, on whichever instance generates it (§9). */
 export async function reattach(
-  ctx: ServiceContext,
+  ctx: AnswersContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -17,7 +20,7 @@ export async function reattach(
 
 /** POST …/answers/{id}/cancel/: stops generation wherever it runs, keeps the text as stopped; idempotent (§9). */
 export async function cancel(
-  ctx: ServiceContext,
+  ctx: AnswersContext,
   request: Request,
   info: RequestInfo,
   projectId: string,

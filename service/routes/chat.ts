@@ -24,6 +24,9 @@ import { tooMany } from '../http/rate-limiter.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
 import { findThread } from './visibility.js';
 
+/** Questions begun and resumed in the ledger, threads read from the conversations; the session (directory) and its rate window (rates). */
+type ChatContext = ServiceContext<'conversations' | 'ledger' | 'directory' | 'rates'>;
+
 /**
  * The newest messages a question in an existing thread loads as the agent's history, so a
  * question costs the same in a thread of any length (the whole of a 1,000-message thread took
@@ -142,14 +145,14 @@ const CAP_RETRY_AFTER_S = 5;
 type Activity = StartAnswer['activity'];
 
 /** The caller's concurrent-answer slots (fleet-wide: they are in the store); an answer's end frees its slot. */
-function slotOf(ctx: ServiceContext, session: SessionRecord, info: RequestInfo) {
+function slotOf(ctx: ChatContext, session: SessionRecord, info: RequestInfo) {
   const cap = ctx.limits.concurrentAnswers;
   return cap === false
     ? undefined
     : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
 }
 
-const capReached = (ctx: ServiceContext) =>
+const capReached = (ctx: ChatContext) =>
   tooMany(
     CAP_RETRY_AFTER_S,
     `${ctx.limits.concurrentAnswers} answers are already being generated for you; retry when one has ended.`,
@@ -157,7 +160,7 @@ const capReached = (ctx: ServiceContext) =>
 
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(
-  ctx: ServiceContext,
+  ctx: ChatContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -206,7 +209,7 @@ export async function chat(
     ...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []),
     { ...activity, kind: 'message' as const, at: now },
   ];
-  const begun = await ctx.storage.beginAnswer({
+  const begun = await ctx.storage.ledger.beginAnswer({
     thread,
     newThread,
     question,
@@ -233,7 +236,7 @@ export async function chat(
 }
 
 async function continueWithTools(
-  ctx: ServiceContext,
+  ctx: ChatContext,
   session: SessionRecord,
   info: RequestInfo,
   body: { threadId: string; tools: ToolSpec[]; results: ToolResult[]; locale?: string },
@@ -249,7 +252,7 @@ async function continueWithTools(
   if (!answer) throw badRequest('No answer of this thread is waiting for tool results.');
   const now = ctx.clock.now();
   if (waitExpired(answer, now)) {
-    await ctx.storage.updateMessage(answer.id, { status: 'stopped', updatedAt: now });
+    await ctx.storage.conversations.updateMessage(answer.id, { status: 'stopped', updatedAt: now });
     throw badRequest('The answer stopped waiting for tool results after 10 minutes.');
   }
   const pending = new Map(answer.toolCalls.filter((c) => c.status === 'pending').map((c) => [c.id, c]));
@@ -272,7 +275,7 @@ async function continueWithTools(
   });
   const slot = slotOf(ctx, session, info);
   const taken = slot
-    ? await ctx.storage.takeAnswerSlot(slot.key, slot.cap, answer.id, ctx.answers.instanceId, now)
+    ? await ctx.storage.ledger.takeAnswerSlot(slot.key, slot.cap, answer.id, ctx.answers.instanceId, now)
     : 'taken';
   // Another continuation of this answer holds its slot: it is the one that goes on.
   if (taken === 'held') throw badRequest('This answer is already continuing.');
@@ -281,7 +284,7 @@ async function continueWithTools(
   // it holds are the ones just checked and no instance generates the answer.
   let resumed = false;
   try {
-    resumed = await ctx.storage.resumeAnswer(
+    resumed = await ctx.storage.ledger.resumeAnswer(
       answer.id,
       answer.toolCalls,
       toolCalls,
@@ -289,10 +292,10 @@ async function continueWithTools(
       ctx.answers.instanceId,
     );
   } finally {
-    if (!resumed && slot) await ctx.storage.releaseAnswerSlot(answer.id);
+    if (!resumed && slot) await ctx.storage.ledger.releaseAnswerSlot(answer.id);
   }
   if (!resumed) {
-    if (!(await ctx.storage.getMessage(answer.id))) throw notFound('No such thread.');
+    if (!(await ctx.storage.conversations.getMessage(answer.id))) throw notFound('No such thread.');
     throw badRequest('This answer is already continuing.');
   }
   answer.toolCalls = toolCalls;

@@ -6,6 +6,9 @@ import { ANSWER_ID, THREAD_ID } from '../http/ids.js';
 import { noContent } from '../http/responses.js';
 import { findThread, visibleThread, voterOf } from './visibility.js';
 
+/** Reactions and handoffs in the conversations; the session (directory) and its rate window (rates). */
+type FeedbackContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
+
 const COMMENT_FLAGS = ['incorrect', 'irrelevant', 'unaddressed'] as const;
 
 function parseComment(value: unknown): Record<string, unknown> | null {
@@ -27,7 +30,7 @@ function parseComment(value: unknown): Record<string, unknown> | null {
 
 /** POST …/agent/feedback/ (§8): the caller's latest reaction on an answer it can see. */
 export async function feedback(
-  ctx: ServiceContext,
+  ctx: FeedbackContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -40,10 +43,10 @@ export async function feedback(
   if (reaction !== 'upvote' && reaction !== 'downvote')
     throw badRequest('reaction must be "upvote" or "downvote".');
   const comment = parseComment(body.comment);
-  const found = ANSWER_ID.test(answerId) ? await ctx.storage.getMessage(answerId) : undefined;
+  const found = ANSWER_ID.test(answerId) ? await ctx.storage.conversations.getMessage(answerId) : undefined;
   if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
     throw notFound('No such answer.');
-  await ctx.storage.putFeedback({
+  await ctx.storage.conversations.putFeedback({
     messageId: answerId,
     projectId,
     voter: voterOf(session),
@@ -63,7 +66,7 @@ export async function feedback(
  * conversations; the handoff itself (mail, help desk) stays with the page.
  */
 export async function handoff(
-  ctx: ServiceContext,
+  ctx: FeedbackContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -74,6 +77,7 @@ export async function handoff(
   if (typeof threadId !== 'string' || !THREAD_ID.test(threadId))
     throw badRequest('thread_id must be a thread id.');
   await findThread(ctx, session, threadId);
-  if (!(await ctx.storage.markHandoff(threadId, ctx.clock.now()))) throw notFound('No such thread.');
+  if (!(await ctx.storage.conversations.markHandoff(threadId, ctx.clock.now())))
+    throw notFound('No such thread.');
   return noContent();
 }

@@ -8,6 +8,9 @@ import { json, noContent } from '../http/responses.js';
 import type { ThreadCursor, ThreadMeta } from '../storage/types.js';
 import { findThread, requireOwner, voterOf } from './visibility.js';
 
+/** Threads in the conversations; the session (directory) and its rate window (rates). */
+type HistoryContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
+
 export function threadSummary(thread: ThreadMeta) {
   return {
     id: thread.id,
@@ -52,7 +55,7 @@ function decodeCursor(cursor: string): ThreadCursor {
 }
 
 export async function listThreads(
-  ctx: ServiceContext,
+  ctx: HistoryContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -65,7 +68,7 @@ export async function listThreads(
   if (!Number.isInteger(limit) || limit < 1 || limit > 100)
     throw badRequest('limit must be an integer from 1 to 100.');
   const cursor = params.get('cursor');
-  const page = await ctx.storage.listThreads(projectId, owner, {
+  const page = await ctx.storage.conversations.listThreads(projectId, owner, {
     limit: limit + 1,
     after: cursor ? decodeCursor(cursor) : undefined,
   });
@@ -78,7 +81,7 @@ export async function listThreads(
 }
 
 export async function getThread(
-  ctx: ServiceContext,
+  ctx: HistoryContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -87,7 +90,7 @@ export async function getThread(
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
-  const reactions = await ctx.storage.reactions(thread.id, voterOf(session));
+  const reactions = await ctx.storage.conversations.reactions(thread.id, voterOf(session));
   const now = ctx.clock.now();
   return json({
     ...threadSummary(thread),
@@ -118,7 +121,7 @@ export async function getThread(
 }
 
 export async function deleteThread(
-  ctx: ServiceContext,
+  ctx: HistoryContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -129,14 +132,14 @@ export async function deleteThread(
   const thread = await findThread(ctx, session, threadId);
   // An answer still generating stops with its thread rather than talking to nobody.
   const live = thread.messages.filter((m) => m.status === 'streaming').map((m) => m.id);
-  await ctx.storage.deleteThread(thread.id);
+  await ctx.storage.conversations.deleteThread(thread.id);
   ctx.answers.stopDeleted(live);
   return noContent();
 }
 
 /** PATCH …/threads/{id}/ (§10): a new title, 1 to 80 characters after trimming. */
 export async function renameThread(
-  ctx: ServiceContext,
+  ctx: HistoryContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -150,7 +153,7 @@ export async function renameThread(
   if (title.length < 1 || title.length > MAX_TITLE_CHARS)
     throw badRequest(`title must be 1 to ${MAX_TITLE_CHARS} characters after trimming.`);
   await findThread(ctx, session, threadId);
-  const renamed = await ctx.storage.renameThread(threadId, title);
+  const renamed = await ctx.storage.conversations.renameThread(threadId, title);
   if (!renamed) throw notFound('No such thread.');
   return json(threadSummary(renamed));
 }

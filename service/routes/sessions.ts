@@ -10,9 +10,12 @@ import { checkRate } from '../http/rate-limiter.js';
 import { json } from '../http/responses.js';
 import { hashToken } from '../http/tokens.js';
 
+/** Sessions in the directory, counted in the activity; mints limited through rates. */
+type SessionsContext = ServiceContext<'directory' | 'activity' | 'rates'>;
+
 /** POST /agent/v1/projects/{projectId}/agent/sessions/ (wire contract §1). */
 export async function createSession(
-  ctx: ServiceContext,
+  ctx: SessionsContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -21,7 +24,7 @@ export async function createSession(
   // The owner key is computed under the key this mint presents: the same value the site's
   // session helper computes with that key, through a rotation too.
   const apiKey = await requireApiKey(ctx, request, project);
-  await checkRate(ctx.storage, ctx.clock, ctx.limits.mint, `mint\n${project.id}`);
+  await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.mint, `mint\n${project.id}`);
   const body = await readJsonBody(request);
   let owner: string | null = null;
   if (body !== undefined) {
@@ -45,8 +48,8 @@ export async function createSession(
     createdAt: now,
     expiresAt: now + ctx.tokenTtlMs,
   };
-  await ctx.storage.putSession(session);
-  await ctx.storage.recordActivity({
+  await ctx.storage.directory.putSession(session);
+  await ctx.storage.activity.recordActivity({
     kind: 'session',
     projectId,
     at: now,

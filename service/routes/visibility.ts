@@ -4,6 +4,9 @@ import type { ServiceContext } from '../http/context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import type { SessionRecord, ThreadMeta, ThreadRecord } from '../storage/types.js';
 
+/** Ownership is checked on what the conversations hold. */
+type ConversationContext = ServiceContext<'conversations'>;
+
 export function requireOwner(session: SessionRecord): string {
   if (session.owner === null) {
     throw new HttpError(
@@ -26,13 +29,13 @@ export function visibleThread(session: SessionRecord, thread: ThreadMeta): boole
 }
 
 export async function findThread(
-  ctx: ServiceContext,
+  ctx: ConversationContext,
   session: SessionRecord,
   threadId: string,
   options?: { newest?: number },
 ): Promise<ThreadRecord> {
   if (!THREAD_ID.test(threadId)) throw badRequest('thread_id has an unknown format.');
-  const thread = await ctx.storage.getThread(threadId, options);
+  const thread = await ctx.storage.conversations.getThread(threadId, options);
   if (!thread || !visibleThread(session, thread)) throw notFound('No such thread.');
   return thread;
 }
@@ -42,9 +45,9 @@ export const voterOf = (session: SessionRecord) =>
   session.owner !== null ? `owner:${session.owner}` : `session:${session.tokenHash}`;
 
 /** Finds an answer the session may see (the thread rules of §5 and decision 7). */
-export async function visibleAnswer(ctx: ServiceContext, session: SessionRecord, answerId: string) {
+export async function visibleAnswer(ctx: ConversationContext, session: SessionRecord, answerId: string) {
   if (!ANSWER_ID.test(answerId)) throw notFound('No such answer.');
-  const found = await ctx.storage.getMessage(answerId);
+  const found = await ctx.storage.conversations.getMessage(answerId);
   if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
     throw notFound('No such answer.');
   return found;

@@ -24,13 +24,13 @@ const out = join(service, 'dist', 'pgdata-template.tar.br');
 
 if (!existsSync(cached)) {
   const { PGlite } = await import('@electric-sql/pglite');
-  const { SqlStorage } = await import(join(service, 'dist', 'index.js'));
+  const { openSqlStores } = await import(join(service, 'dist', 'index.js'));
   const db = await PGlite.create();
   const client = (run) => async (sql, params) => {
     const result = await run(sql, params);
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   };
-  await SqlStorage.open({
+  await openSqlStores({
     query: client((sql, params) => db.query(sql, params)),
     transaction: (fn) => db.transaction((tx) => fn(client((sql, params) => tx.query(sql, params)))),
     close: async () => {},

@@ -39,7 +39,6 @@ import type {
 
 export * from './records.js';
 export type * from './console-types.js';
-export type { ConsoleStorage, Storage } from './legacy-types.js';
 
 /** Threads, their messages and the reactions on them: what a visitor's history and the console's conversations read. */
 export interface ConversationStore {

@@ -6,13 +6,13 @@ import type { Page } from 'playwright-core';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import {
   DemoAgent,
-  MemoryStorage,
+  memoryStores,
   createReferenceService,
   nodeConsole,
   scryptPasswords,
   serve,
   type RunningService,
-  type Storage,
+  type Stores,
 } from '../../service/node.js';
 
 export const ADMIN = { username: 'ada', password: 'correct horse battery staple' };
@@ -30,11 +30,11 @@ const DAY = 86_400_000;
  */
 export async function startConsoleService(): Promise<{
   url: string;
-  storage: Storage;
+  storage: Stores;
   running: RunningService;
   requests: { method: string; path: string; status: number }[];
 }> {
-  const storage = new MemoryStorage();
+  const storage = memoryStores();
   const service = createReferenceService({
     projects: [PROJECT],
     storage,
@@ -43,7 +43,7 @@ export async function startConsoleService(): Promise<{
     rateLimit: false,
     activityStalenessMs: 0,
   });
-  await storage.createAdmin({
+  await storage.accounts.createAdmin({
     username: ADMIN.username,
     passwordHash: await scryptPasswords.hash(ADMIN.password),
     createdAt: Date.now(),
@@ -60,7 +60,7 @@ export async function startConsoleService(): Promise<{
 }
 
 /** A month of plausible traffic (weekdays busier), then real chats with feedback, an error and a handoff. */
-async function seed(url: string, storage: Storage) {
+async function seed(url: string, storage: Stores) {
   const today = Math.floor(Date.now() / DAY) * DAY;
   let n = 0;
   for (let d = 29; d >= 1; d--) {
@@ -72,7 +72,7 @@ async function seed(url: string, storage: Storage) {
       const owner = s % 3 === 0 ? null : `visitor-${s % 17}`;
       const integrationId = s % 4 === 0 ? 'int_app' : 'int_docs';
       const at = day + 9 * 3_600_000 + s * 600_000;
-      await storage.recordActivity({
+      await storage.activity.recordActivity({
         kind: 'session',
         projectId: PROJECT.id,
         at,
@@ -80,7 +80,7 @@ async function seed(url: string, storage: Storage) {
         owner,
         integrationId: null,
       });
-      await storage.recordActivity({
+      await storage.activity.recordActivity({
         kind: 'thread',
         projectId: PROJECT.id,
         at,
@@ -89,7 +89,7 @@ async function seed(url: string, storage: Storage) {
         integrationId,
       });
       for (let m = 0; m < 2 + (s % 3) * 2; m++)
-        await storage.recordActivity({
+        await storage.activity.recordActivity({
           kind: 'message',
           projectId: PROJECT.id,
           at,
@@ -97,7 +97,7 @@ async function seed(url: string, storage: Storage) {
           owner,
           integrationId,
         });
-      await storage.recordActivity({
+      await storage.activity.recordActivity({
         kind: 'usage',
         projectId: PROJECT.id,
         at,
@@ -110,7 +110,7 @@ async function seed(url: string, storage: Storage) {
       if (s % 5 === 1) {
         const threadId = `th_${String(n).padStart(32, '0')}`;
         const messageId = `msg_${String(n).padStart(32, '0')}`;
-        await storage.createThread({
+        await storage.conversations.createThread({
           id: threadId,
           projectId: PROJECT.id,
           integrationId,
@@ -119,11 +119,11 @@ async function seed(url: string, storage: Storage) {
           createdAt: at,
           updatedAt: at,
         });
-        await storage.appendMessage(
+        await storage.conversations.appendMessage(
           threadId,
           messageRecord({ id: messageId, role: 'assistant', content: 'An earlier answer.', createdAt: at }),
         );
-        await storage.putFeedback({
+        await storage.conversations.putFeedback({
           messageId,
           projectId: PROJECT.id,
           voter: `session:${token}`,
@@ -172,7 +172,7 @@ async function seed(url: string, storage: Storage) {
       comment: { unaddressed: true, issue: 'I asked about Content-Security-Policy, not markdown.' },
     }),
   });
-  await storage.markHandoff(xss.threadId, Date.now());
+  await storage.conversations.markHandoff(xss.threadId, Date.now());
   const react = await chat('carol@example.com', 'Can I use it with React?');
   await fetch(`${agent}/feedback/`, {
     method: 'POST',
@@ -183,7 +183,7 @@ async function seed(url: string, storage: Storage) {
   // An answer whose markdown carries HTML and a script link: the console must show them as text.
   const at = Date.now() - 60_000;
   const threadId = `th_${'d'.repeat(32)}`;
-  await storage.createThread({
+  await storage.conversations.createThread({
     id: threadId,
     projectId: PROJECT.id,
     integrationId: 'int_docs',
@@ -192,7 +192,7 @@ async function seed(url: string, storage: Storage) {
     createdAt: at,
     updatedAt: at,
   });
-  await storage.appendMessage(
+  await storage.conversations.appendMessage(
     threadId,
     messageRecord({
       id: `msg_${'d'.repeat(31)}1`,
@@ -201,7 +201,7 @@ async function seed(url: string, storage: Storage) {
       createdAt: at,
     }),
   );
-  await storage.appendMessage(
+  await storage.conversations.appendMessage(
     threadId,
     messageRecord({
       id: `msg_${'d'.repeat(31)}2`,

@@ -7,6 +7,9 @@ import { parseDay, rollupAsOf } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
+/** The rollup's summaries; the project (directory) and the admin (accounts). */
+type ConsoleActivityContext = ServiceContext<'activity' | 'directory' | 'accounts'>;
+
 const DAY = 86_400_000;
 const MAX_DAYS = 366;
 const COLUMNS = [
@@ -46,7 +49,7 @@ const wire = (c: ActivityCounts) => ({
  * listed, zeros included, so a chart and a spreadsheet get the same rows.
  */
 export async function consoleActivity(
-  ctx: ServiceContext,
+  ctx: ConsoleActivityContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -61,7 +64,12 @@ export async function consoleActivity(
   const integrationId = params.get('integration_id') || undefined;
 
   const asOf = await rollupAsOf(ctx);
-  const summary = await ctx.storage.activitySummary(project.id, start / DAY, end / DAY, integrationId);
+  const summary = await ctx.storage.activity.activitySummary(
+    project.id,
+    start / DAY,
+    end / DAY,
+    integrationId,
+  );
   const known = new Map(summary.days.map((d) => [d.day, d]));
   const byDay = [];
   for (let d = start / DAY; d <= end / DAY; d++) byDay.push({ date: day(d), ...wire(known.get(d) ?? zero) });

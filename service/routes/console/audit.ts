@@ -4,18 +4,17 @@ import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
 
+/** The audit log, and the admin reading it (accounts). */
+type AuditContext = ServiceContext<'accounts'>;
+
 /** GET /console/api/audit/?before&project_id: who did what, when, newest first. */
-export async function listAudit(
-  ctx: ServiceContext,
-  request: Request,
-  _info: RequestInfo,
-): Promise<Response> {
+export async function listAudit(ctx: AuditContext, request: Request, _info: RequestInfo): Promise<Response> {
   await requireAdmin(ctx, request);
   const params = new URL(request.url).searchParams;
   const before = params.get('before') === null ? undefined : Number(params.get('before'));
   if (before !== undefined && !Number.isInteger(before)) throw badRequest('before must be an entry id.');
   const limit = 50;
-  const entries = await ctx.storage.listAudit({
+  const entries = await ctx.storage.accounts.listAudit({
     limit: limit + 1,
     before,
     projectId: params.get('project_id') || undefined,

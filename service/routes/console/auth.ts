@@ -5,6 +5,9 @@ import { json } from '../../http/responses.js';
 import { randomSecret, sameText, sha256Hex } from '../../http/secrets.js';
 import type { ConsoleSessionRecord } from '../../storage/console-types.js';
 
+/** Admins, their sessions and sign-in failures, and the audit log. */
+type AccountsContext = ServiceContext<'accounts'>;
+
 export const MIN_PASSWORD_CHARS = 12;
 export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/i;
 /** A console session lasts a working day, then signs in again. */
@@ -77,9 +80,9 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
 }
 
 /** The signed-in admin of a console API call; changes also need the session's CSRF token. */
-export async function requireAdmin(ctx: ServiceContext, request: Request): Promise<Admin> {
+export async function requireAdmin(ctx: AccountsContext, request: Request): Promise<Admin> {
   const token = readCookie(request, cookieName(ctx, request));
-  const session = token ? await ctx.storage.getConsoleSession(await sha256Hex(token)) : undefined;
+  const session = token ? await ctx.storage.accounts.getConsoleSession(await sha256Hex(token)) : undefined;
   if (!session || session.expiresAt <= ctx.clock.now())
     throw new HttpError(401, 'signed_out', 'Sign in to the console.');
   if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -92,7 +95,7 @@ export async function requireAdmin(ctx: ServiceContext, request: Request): Promi
 }
 
 export function audit(
-  ctx: ServiceContext,
+  ctx: AccountsContext,
   info: RequestInfo,
   actor: string,
   action: string,
@@ -100,7 +103,7 @@ export function audit(
   target: string | null,
   detail: Record<string, unknown> | null = null,
 ) {
-  return ctx.storage.appendAudit({
+  return ctx.storage.accounts.appendAudit({
     at: ctx.clock.now(),
     actor,
     action,
@@ -114,10 +117,10 @@ export function audit(
 /** A throwaway hash so an unknown username costs the same time as a wrong password. */
 let decoy: Promise<string> | undefined;
 
-async function refuseIfLimited(ctx: ServiceContext, keys: [string, number][]): Promise<void> {
+async function refuseIfLimited(ctx: AccountsContext, keys: [string, number][]): Promise<void> {
   const since = ctx.clock.now() - SIGN_IN_LIMITS.windowMs;
   for (const [key, limit] of keys) {
-    const { count, oldest } = await ctx.storage.signInFailures(key, since);
+    const { count, oldest } = await ctx.storage.accounts.signInFailures(key, since);
     if (count >= limit) {
       const retry = Math.max(
         1,
@@ -134,7 +137,7 @@ async function refuseIfLimited(ctx: ServiceContext, keys: [string, number][]): P
 }
 
 /** POST /console/api/session: username and password → the session cookie and the CSRF token. */
-export async function signIn(ctx: ServiceContext, request: Request, info: RequestInfo): Promise<Response> {
+export async function signIn(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
   const passwords = ctx.console!.passwords;
   requireSameOrigin(ctx, request);
   const body = await readJsonBody(request);
@@ -147,17 +150,17 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
     [userKey, SIGN_IN_LIMITS.perUser],
     [addressKey, SIGN_IN_LIMITS.perAddress],
   ]);
-  const admin = USERNAME.test(username) ? await ctx.storage.getAdmin(username) : undefined;
+  const admin = USERNAME.test(username) ? await ctx.storage.accounts.getAdmin(username) : undefined;
   const ok = admin
     ? await passwords.verify(body.password, admin.passwordHash)
     : await passwords.verify(body.password, await (decoy ??= passwords.hash(randomSecret())));
   const now = ctx.clock.now();
   if (!admin || !ok) {
-    await ctx.storage.recordSignInFailure([userKey, addressKey], now);
+    await ctx.storage.accounts.recordSignInFailure([userKey, addressKey], now);
     await audit(ctx, info, username.slice(0, 64) || '-', 'sign_in.failed', null, null);
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   }
-  await ctx.storage.clearSignInFailures(userKey);
+  await ctx.storage.accounts.clearSignInFailures(userKey);
   const token = randomSecret();
   const session = {
     tokenHash: await sha256Hex(token),
@@ -166,7 +169,7 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
     createdAt: now,
     expiresAt: now + CONSOLE_SESSION_MS,
   };
-  await ctx.storage.putConsoleSession(session);
+  await ctx.storage.accounts.putConsoleSession(session);
   await audit(ctx, info, username, 'sign_in', null, null);
   return json({ username, csrf_token: session.csrf }, 200, {
     'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000),
@@ -174,7 +177,7 @@ export async function signIn(ctx: ServiceContext, request: Request, info: Reques
 }
 
 /** GET /console/api/session: who is signed in (null: nobody), and the CSRF token for changes. */
-export async function currentSession(ctx: ServiceContext, request: Request): Promise<Response> {
+export async function currentSession(ctx: AccountsContext, request: Request): Promise<Response> {
   const admin = await requireAdmin(ctx, request).catch((error) => {
     if (error instanceof HttpError && error.status === 401) return null;
     throw error;
@@ -188,9 +191,9 @@ export async function currentSession(ctx: ServiceContext, request: Request): Pro
 }
 
 /** DELETE /console/api/session: signs out (the session is gone from the store, not just the browser). */
-export async function signOut(ctx: ServiceContext, request: Request, info: RequestInfo): Promise<Response> {
+export async function signOut(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  await ctx.storage.deleteConsoleSession(admin.session.tokenHash);
+  await ctx.storage.accounts.deleteConsoleSession(admin.session.tokenHash);
   await audit(ctx, info, admin.username, 'sign_out', null, null);
   return new Response(null, {
     status: 204,

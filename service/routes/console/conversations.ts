@@ -10,6 +10,9 @@ import { parseDay } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
+/** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
+type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts'>;
+
 const DAY = 86_400_000;
 const time = (value: number | null) => (value === null ? null : isoMicros(value));
 
@@ -36,7 +39,7 @@ const flag = (params: URLSearchParams, name: string) =>
 
 /** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
 export async function listConversations(
-  ctx: ServiceContext,
+  ctx: ConversationsContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -62,7 +65,7 @@ export async function listConversations(
     from: start,
     to: end === undefined ? undefined : end + DAY,
   };
-  const page = await ctx.storage.searchThreads(project.id, filter, {
+  const page = await ctx.storage.conversations.searchThreads(project.id, filter, {
     limit: limit + 1,
     after: cursorOf(params.get('cursor')),
   });
@@ -99,7 +102,7 @@ const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord) => ({
 
 /** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
 export async function getConversation(
-  ctx: ServiceContext,
+  ctx: ConversationsContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -107,10 +110,14 @@ export async function getConversation(
 ): Promise<Response> {
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
-  const thread = THREAD_ID.test(threadId) ? await ctx.storage.getThread(threadId) : undefined;
+  const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
   if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
-  const [summary] = await ctx.storage.searchThreads(project.id, { threadId: thread.id }, { limit: 1 });
-  const feedback = await ctx.storage.threadFeedback(thread.id);
+  const [summary] = await ctx.storage.conversations.searchThreads(
+    project.id,
+    { threadId: thread.id },
+    { limit: 1 },
+  );
+  const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
   return json({
     id: thread.id,
     title: thread.title,

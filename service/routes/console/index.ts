@@ -1,5 +1,6 @@
 /** The console at `/console/`: its JSON API (one file per resource) and its built pages. */
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { StoreRole } from '../../storage/types.js';
 import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
 import { listAudit } from './audit.js';
@@ -20,7 +21,7 @@ import {
 export const CONSOLE = '/console';
 
 type Handler = (
-  ctx: ServiceContext,
+  ctx: ServiceContext<StoreRole>,
   request: Request,
   info: RequestInfo,
   ...params: string[]
@@ -79,7 +80,7 @@ function decode(segment: string): string {
 
 /** `path` is what follows `/console`. */
 export async function consoleRoute(
-  ctx: ServiceContext,
+  ctx: ServiceContext<StoreRole>,
   request: Request,
   info: RequestInfo,
   path: string,
@@ -96,7 +97,7 @@ export async function consoleRoute(
 }
 
 async function api(
-  ctx: ServiceContext,
+  ctx: ServiceContext<StoreRole>,
   request: Request,
   info: RequestInfo,
   path: string,

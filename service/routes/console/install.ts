@@ -2,6 +2,9 @@ import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
 
+/** The admin (accounts); the rest is configuration. */
+type InstallContext = ServiceContext<'accounts'>;
+
 /** The file the Install snippet loads from a CDN: the whole widget in one file, which SRI covers entirely. */
 export const WIDGET_FILE = 'agent-chat.iife.js';
 
@@ -10,7 +13,7 @@ export const WIDGET_FILE = 'agent-chat.iife.js';
  * base URL and the widget release (exact version, SRI hash) this build of the service shipped with.
  */
 export async function installInfo(
-  ctx: ServiceContext,
+  ctx: InstallContext,
   request: Request,
   _info: RequestInfo,
 ): Promise<Response> {

@@ -10,6 +10,9 @@ import type { ApiKeyRecord } from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
+/** API keys in the directory; the admin and the audit log in the accounts. */
+type KeysContext = ServiceContext<'directory' | 'accounts'>;
+
 /** Keys look like `ack_` + 43 base64url characters (256 random bits). */
 const KEY_PREFIX = 'ack_';
 /** What the list shows of a key: enough to tell keys apart, far too little to use one. */
@@ -44,13 +47,13 @@ function keyName(value: unknown): string {
 
 /** A new key: the whole value is returned once and stored only as its hash. */
 async function mint(
-  ctx: ServiceContext,
+  ctx: KeysContext,
   projectId: string,
   name: string,
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   // Live keys have distinct names: "Revoke <name>" must say which key it ends.
   const now = ctx.clock.now();
-  if ((await ctx.storage.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now)))
+  if ((await ctx.storage.directory.listApiKeys(projectId)).some((k) => k.name === name && keyIsLive(k, now)))
     throw new HttpError(409, 'conflict', `A working key is already named ${name}.`);
   const key = `${KEY_PREFIX}${randomSecret()}`;
   const record = {
@@ -64,19 +67,19 @@ async function mint(
     expiresAt: null,
     revokedAt: null,
   };
-  if (!(await ctx.storage.createApiKey(record))) throw notFound('No such project.');
+  if (!(await ctx.storage.directory.createApiKey(record))) throw notFound('No such project.');
   ctx.directory.invalidate(projectId);
   return { key, record };
 }
 
-async function findKey(ctx: ServiceContext, projectId: string, keyId: string): Promise<ApiKeyRecord> {
-  const key = (await ctx.storage.listApiKeys(projectId)).find((k) => k.id === keyId);
+async function findKey(ctx: KeysContext, projectId: string, keyId: string): Promise<ApiKeyRecord> {
+  const key = (await ctx.storage.directory.listApiKeys(projectId)).find((k) => k.id === keyId);
   if (!key) throw notFound('No such key.');
   return key;
 }
 
 export async function listKeys(
-  ctx: ServiceContext,
+  ctx: KeysContext,
   request: Request,
   _info: RequestInfo,
   projectId: string,
@@ -84,11 +87,11 @@ export async function listKeys(
   await requireAdmin(ctx, request);
   await requireConsoleProject(ctx, projectId);
   const now = ctx.clock.now();
-  return json({ keys: (await ctx.storage.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
+  return json({ keys: (await ctx.storage.directory.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
 }
 
 export async function createKey(
-  ctx: ServiceContext,
+  ctx: KeysContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -105,7 +108,7 @@ export async function createKey(
 
 /** POST …/keys/{id}/rotate/ `{overlap_seconds}`: a new key now; the old one works for the overlap, then stops. */
 export async function rotateKey(
-  ctx: ServiceContext,
+  ctx: KeysContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -122,7 +125,7 @@ export async function rotateKey(
   if (!keyIsLive(old, now)) throw badRequest('This key no longer works; create a new key instead.');
   // The ending key gives its name to the new one, so servers' configuration keeps reading the same.
   const expiresAt = Math.min(now + overlap * 1000, old.expiresAt ?? Number.POSITIVE_INFINITY);
-  const ending = (await ctx.storage.updateApiKey(projectId, keyId, {
+  const ending = (await ctx.storage.directory.updateApiKey(projectId, keyId, {
     expiresAt,
     name: `${old.name} (rotated)`.slice(0, 80),
   }))!;
@@ -139,7 +142,7 @@ export async function rotateKey(
 
 /** DELETE …/keys/{id}/: revoked at once (on other instances within the directory cache time). */
 export async function revokeKey(
-  ctx: ServiceContext,
+  ctx: KeysContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -150,7 +153,7 @@ export async function revokeKey(
   const revoked =
     key.revokedAt !== null
       ? key
-      : (await ctx.storage.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
+      : (await ctx.storage.directory.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
   ctx.directory.invalidate(projectId);
   if (key.revokedAt === null)
     await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, {

@@ -8,6 +8,9 @@ import { randomSecret } from '../../http/secrets.js';
 import type { IntegrationRecord, ProjectRecord } from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
 
+/** Projects and integrations in the directory; the admin and the audit log in the accounts. */
+type ProjectsContext = ServiceContext<'directory' | 'accounts'>;
+
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 80;
 const MAX_ORIGINS = 100;
@@ -49,17 +52,17 @@ export const integrationJson = (i: IntegrationRecord) => ({
   created_at: isoMicros(i.createdAt),
 });
 
-async function projectJson(ctx: ServiceContext, p: ProjectRecord) {
+async function projectJson(ctx: ProjectsContext, p: ProjectRecord) {
   return {
     id: p.id,
     name: p.name,
     created_at: isoMicros(p.createdAt),
-    integrations: (await ctx.storage.listIntegrations(p.id)).map(integrationJson),
+    integrations: (await ctx.storage.directory.listIntegrations(p.id)).map(integrationJson),
   };
 }
 
-export async function requireConsoleProject(ctx: ServiceContext, projectId: string): Promise<ProjectRecord> {
-  const project = await ctx.storage.getProject(projectId);
+export async function requireConsoleProject(ctx: ProjectsContext, projectId: string): Promise<ProjectRecord> {
+  const project = await ctx.storage.directory.getProject(projectId);
   if (!project) throw notFound('No such project.');
   return project;
 }
@@ -70,15 +73,15 @@ async function body(request: Request): Promise<Record<string, unknown>> {
   return value;
 }
 
-export async function listProjects(ctx: ServiceContext, request: Request): Promise<Response> {
+export async function listProjects(ctx: ProjectsContext, request: Request): Promise<Response> {
   await requireAdmin(ctx, request);
   return json({
-    projects: await Promise.all((await ctx.storage.listProjects()).map((p) => projectJson(ctx, p))),
+    projects: await Promise.all((await ctx.storage.directory.listProjects()).map((p) => projectJson(ctx, p))),
   });
 }
 
 export async function createProject(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
 ): Promise<Response> {
@@ -90,7 +93,7 @@ export async function createProject(
     ownerSecret: randomSecret(),
     createdAt: ctx.clock.now(),
   };
-  if (!(await ctx.storage.createProject(project)))
+  if (!(await ctx.storage.directory.createProject(project)))
     throw new HttpError(409, 'conflict', `A project ${project.id} exists already.`);
   ctx.directory.invalidate(project.id);
   await audit(ctx, info, admin.username, 'project.create', project.id, project.id, { name: project.name });
@@ -98,21 +101,21 @@ export async function createProject(
 }
 
 export async function renameProject(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const newName = name((await body(request)).name, 'The project name');
-  if (!(await ctx.storage.renameProject(projectId, newName))) throw notFound('No such project.');
+  if (!(await ctx.storage.directory.renameProject(projectId, newName))) throw notFound('No such project.');
   await audit(ctx, info, admin.username, 'project.rename', projectId, projectId, { name: newName });
   return json(await projectJson(ctx, await requireConsoleProject(ctx, projectId)));
 }
 
 /** DELETE …/projects/{id}/?confirm={id}: the id again, so no stray call deletes a project's history. */
 export async function deleteProject(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -120,14 +123,14 @@ export async function deleteProject(
   const admin = await requireAdmin(ctx, request);
   if (new URL(request.url).searchParams.get('confirm') !== projectId)
     throw badRequest('Confirm with ?confirm= and the project id.');
-  if (!(await ctx.storage.deleteProject(projectId))) throw notFound('No such project.');
+  if (!(await ctx.storage.directory.deleteProject(projectId))) throw notFound('No such project.');
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'project.delete', projectId, projectId);
   return noContent();
 }
 
 export async function createIntegration(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -142,7 +145,7 @@ export async function createIntegration(
     allowedOrigins: input.allowed_origins === undefined ? [] : parseOrigins(input.allowed_origins),
     createdAt: ctx.clock.now(),
   };
-  if (!(await ctx.storage.createIntegration(integration)))
+  if (!(await ctx.storage.directory.createIntegration(integration)))
     throw new HttpError(409, 'conflict', `An integration ${integration.id} exists already.`);
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.create', projectId, integration.id, {
@@ -153,7 +156,7 @@ export async function createIntegration(
 }
 
 export async function updateIntegration(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
@@ -165,7 +168,7 @@ export async function updateIntegration(
     ...(input.name !== undefined && { name: name(input.name, 'The integration name') }),
     ...(input.allowed_origins !== undefined && { allowedOrigins: parseOrigins(input.allowed_origins) }),
   };
-  const updated = await ctx.storage.updateIntegration(projectId, integrationId, patch);
+  const updated = await ctx.storage.directory.updateIntegration(projectId, integrationId, patch);
   if (!updated) throw notFound('No such integration.');
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.update', projectId, integrationId, {
@@ -176,14 +179,14 @@ export async function updateIntegration(
 }
 
 export async function deleteIntegration(
-  ctx: ServiceContext,
+  ctx: ProjectsContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  if (!(await ctx.storage.deleteIntegration(projectId, integrationId)))
+  if (!(await ctx.storage.directory.deleteIntegration(projectId, integrationId)))
     throw notFound('No such integration.');
   ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.delete', projectId, integrationId);

@@ -63,9 +63,13 @@ describe('<agent-chat> handoff', () => {
       // The service keeps that this thread asked for a person (the console's Handoff filter).
       await expect
         .poll(async () =>
-          (await backend.service.storage.searchThreads('proj_demo', { handoff: true }, { limit: 5 })).map(
-            (t) => t.id,
-          ),
+          (
+            await backend.service.storage.conversations.searchThreads(
+              'proj_demo',
+              { handoff: true },
+              { limit: 5 },
+            )
+          ).map((t) => t.id),
         )
         .toEqual([detail.threadId]);
     } finally {

@@ -1,14 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReferenceService, MemoryStorage } from '../../../service/index.js';
+import { createReferenceService, memoryStores } from '../../../service/index.js';
 import { sleep } from '../../../service/agents/demo.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import type { LogEntry } from '../../../service/index.js';
 import { hashToken } from '../../../service/http/tokens.js';
 import { MIGRATIONS } from '../../../service/storage/migrations.js';
 import { pgliteClient } from '../../../service/storage/pglite.js';
-import { SqlStorage } from '../../../service/storage/sql.js';
+import { openSqlStores } from '../../../service/storage/sql/index.js';
 import {
   AGENT,
   PROJECT,
@@ -82,7 +82,7 @@ describe('abuse limits: bodies', () => {
   });
 
   it('answers a chunked 2 MiB body over HTTP with 413 before it is all sent, memory bounded', async () => {
-    const { url } = await served({ projects: [PROJECT], storage: new MemoryStorage() });
+    const { url } = await served({ projects: [PROJECT], storage: memoryStores() });
     const before = process.memoryUsage().arrayBuffers;
     const req = raw(url, {
       method: 'POST',
@@ -172,14 +172,14 @@ describe('abuse limits: rates', () => {
     ctx.clock.advance(2 * 86_400_000);
     const done = await ctx.service.maintain();
     expect(done).toEqual({ sessions: 1, events: 1, answers: 0, rateWindows: 0 });
-    expect(await ctx.service.storage.getSession(token)).toBeUndefined();
+    expect(await ctx.service.storage.directory.getSession(token)).toBeUndefined();
   });
 });
 
 describe('abuse limits: a full rate table', () => {
   it('evicts its oldest windows rather than refuse a new visitor', async () => {
     const { service, session } = makeService({
-      storage: new MemoryStorage({ maxRateWindows: 3 }),
+      storage: memoryStores({ maxRateWindows: 3 }),
       rateLimit: { requests: 2, windowMs: 60_000 },
     });
     const chat = async (token: string, clientAddress: string) => {
@@ -226,10 +226,10 @@ describe.each(backends())('abuse limits: tokens at rest on $name', { timeout: 30
       ).toBe(204);
       const hash = await hashToken(token);
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(await storage.getSession(token)).toBeUndefined();
-      expect((await storage.getSession(hash))?.tokenHash).toBe(hash);
+      expect(await storage.directory.getSession(token)).toBeUndefined();
+      expect((await storage.directory.getSession(hash))?.tokenHash).toBe(hash);
       await ctx.service.refreshActivity();
-      const rows = await storage.activity(PROJECT.id, 0, 1e9);
+      const rows = await storage.activity.activity(PROJECT.id, 0, 1e9);
       expect(new Set(rows.map((r) => r.sessionToken))).toEqual(new Set([hash]));
       // What the store holds, presented as a token, is refused.
       const stolen = await ctx.call('GET', `${AGENT}/answers/${answerId}/stream/`, { token: hash });
@@ -266,7 +266,7 @@ describe('abuse limits: tokens stored before they were hashed', { timeout: 30_00
       );
       await db.query('REFRESH MATERIALIZED VIEW activity_rollup');
 
-      const storage = await SqlStorage.open({ ...db, close: async () => {} });
+      const storage = await openSqlStores({ ...db, close: async () => {} });
       const hash = await hashToken(token);
       const everywhere = await db.query(
         `SELECT (SELECT count(*) FROM sessions WHERE token_hash = $1) + (SELECT count(*) FROM events WHERE session_token = $1)
@@ -274,11 +274,13 @@ describe('abuse limits: tokens stored before they were hashed', { timeout: 30_00
         [token],
       );
       expect(Number(everywhere.rows[0].n)).toBe(0);
-      expect((await storage.getSession(hash))?.projectId).toBe('proj_demo');
-      expect(await storage.reactions('th_1', `session:${hash}`)).toEqual(new Map([['msg_1', 'upvote']]));
-      expect(new Set((await storage.activity('proj_demo', 0, 1)).map((r) => r.sessionToken))).toEqual(
-        new Set([hash]),
+      expect((await storage.directory.getSession(hash))?.projectId).toBe('proj_demo');
+      expect(await storage.conversations.reactions('th_1', `session:${hash}`)).toEqual(
+        new Map([['msg_1', 'upvote']]),
       );
+      expect(
+        new Set((await storage.activity.activity('proj_demo', 0, 1)).map((r) => r.sessionToken)),
+      ).toEqual(new Set([hash]));
     } finally {
       await db.close();
     }
@@ -383,7 +385,7 @@ describe('connections', () => {
     script.end();
     const threadId = start.content.thread_id as string;
     await expect
-      .poll(async () => (await service.storage.getThread(threadId))?.messages[1])
+      .poll(async () => (await service.storage.conversations.getThread(threadId))?.messages[1])
       .toMatchObject({ content: 'Before and after.', status: 'complete' });
     expect(script.aborted()).toBe(0);
   });
@@ -405,10 +407,12 @@ describe('connections', () => {
     script.say('Half ');
     const reader = response.body!.getReader();
     const [start] = await readRecords(reader, 2);
-    const storage = service.storage as MemoryStorage;
+    const storage = service.storage;
     await running.pop()!.close();
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
-    expect((await storage.getThread(start.content.thread_id as string))?.messages[1]).toMatchObject({
+    expect(
+      (await storage.conversations.getThread(start.content.thread_id as string))?.messages[1],
+    ).toMatchObject({
       content: 'Half ',
       status: 'stopped',
     });

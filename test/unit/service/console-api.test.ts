@@ -4,7 +4,7 @@ import { OWNER_KEY_HEADER } from '../../../contract/paths.js';
 import { scryptPasswords } from '../../../service/console-node.js';
 import {
   ManualClock,
-  MemoryStorage,
+  memoryStores,
   createReferenceService,
   type ReferenceServiceOptions,
 } from '../../../service/index.js';
@@ -161,7 +161,7 @@ describe('console API keys', () => {
       listed.body.keys.find((k: { name: string }) => k.name === 'Production').last_used_at,
     ).not.toBeNull();
     expect(
-      (await service.storage.listApiKeys(PROJECT.id)).every((k) => !Object.values(k).includes(key)),
+      (await service.storage.directory.listApiKeys(PROJECT.id)).every((k) => !Object.values(k).includes(key)),
     ).toBe(true);
 
     const id = created.body.id as string;
@@ -211,7 +211,7 @@ describe('console API keys', () => {
 
   it('a revoke reaches another instance on the same store within its directory cache time', async () => {
     const clock = new ManualClock();
-    const storage = new MemoryStorage();
+    const storage = memoryStores();
     const options = { projects: [PROJECT], storage, clock, rateLimit: false as const, console: CONSOLE };
     const a = createReferenceService(options);
     const b = createReferenceService(options);
@@ -234,7 +234,7 @@ describe('console API keys', () => {
 
 describe('start-up projects', () => {
   it('are written once, whatever the number of instances and restarts; a revoked start-up key stays revoked', async () => {
-    const storage = new MemoryStorage();
+    const storage = memoryStores();
     const seed = { ...PROJECT, allowedOrigins: ['https://docs.example.com'] };
     const first = createReferenceService({ projects: [seed], storage, console: CONSOLE });
     const second = createReferenceService({ projects: [seed], storage, console: CONSOLE });
@@ -244,24 +244,24 @@ describe('start-up projects', () => {
       );
     expect((await mint(first)).status).toBe(200);
     expect((await mint(second)).status).toBe(200);
-    expect(await storage.listProjects()).toHaveLength(1);
-    expect((await storage.listIntegrations(PROJECT.id)).map((i) => [i.id, i.allowedOrigins])).toEqual(
-      PROJECT.integrationIds.map((id) => [id, ['https://docs.example.com']]),
-    );
-    expect(await storage.listApiKeys(PROJECT.id)).toHaveLength(1);
+    expect(await storage.directory.listProjects()).toHaveLength(1);
+    expect(
+      (await storage.directory.listIntegrations(PROJECT.id)).map((i) => [i.id, i.allowedOrigins]),
+    ).toEqual(PROJECT.integrationIds.map((id) => [id, ['https://docs.example.com']]));
+    expect(await storage.directory.listApiKeys(PROJECT.id)).toHaveLength(1);
 
-    const [key] = await storage.listApiKeys(PROJECT.id);
-    await storage.updateApiKey(PROJECT.id, key.id, { revokedAt: Date.now() });
+    const [key] = await storage.directory.listApiKeys(PROJECT.id);
+    await storage.directory.updateApiKey(PROJECT.id, key.id, { revokedAt: Date.now() });
     const restarted = createReferenceService({
       projects: [{ ...seed, allowedOrigins: ['https://www.example.com'] }],
       storage,
       console: CONSOLE,
     });
     expect((await mint(restarted)).status).toBe(401);
-    expect((await storage.listIntegrations(PROJECT.id))[0].allowedOrigins).toEqual([
+    expect((await storage.directory.listIntegrations(PROJECT.id))[0].allowedOrigins).toEqual([
       'https://www.example.com',
     ]);
-    const audit = (await storage.listAudit({ limit: 20 })).map((e) => `${e.actor} ${e.action}`);
+    const audit = (await storage.accounts.listAudit({ limit: 20 })).map((e) => `${e.actor} ${e.action}`);
     expect(audit.filter((a) => a === 'start-up project.create')).toHaveLength(1);
     expect(audit).toContain('start-up integration.update');
   });
@@ -514,7 +514,7 @@ describe('console projects, activity, conversations and audit', () => {
 
     const list = (await admin.call('GET', `projects/${PROJECT.id}/conversations`)).body;
     expect(list.threads.map((t: { id: string }) => t.id)).toEqual([second.threadId, first.threadId]);
-    const secret = (await service.storage.getProject(PROJECT.id))!.ownerSecret;
+    const secret = (await service.storage.directory.getProject(PROJECT.id))!.ownerSecret;
     expect(list.threads[0]).toMatchObject({
       owner_key: await ownerKey('bob', secret),
       downvotes: 1,

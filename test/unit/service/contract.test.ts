@@ -261,7 +261,7 @@ describe('§7 client-side tools', () => {
     });
     expect(response.status).toBe(400);
     expect((await ctx.service.maintain()).answers).toBe(0);
-    expect((await ctx.service.storage.getThread(threadId))?.messages[1].status).toBe('stopped');
+    expect((await ctx.service.storage.conversations.getThread(threadId))?.messages[1].status).toBe('stopped');
   });
 });
 

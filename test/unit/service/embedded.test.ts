@@ -35,7 +35,13 @@ describe('the embedded store is single-writer', () => {
     async () => {
       const dir = await dataDir();
       const first = await openStorage({ dataDir: dir });
-      await first.putSession({ tokenHash: 'h1', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
+      await first.directory.putSession({
+        tokenHash: 'h1',
+        projectId: 'p',
+        owner: null,
+        createdAt: 0,
+        expiresAt: 1,
+      });
       const before = await snapshot(dir);
       const error = await openStorage({ dataDir: dir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DataDirLockedError);
@@ -43,10 +49,10 @@ describe('the embedded store is single-writer', () => {
       expect((error as Error).message).toContain('DATABASE_URL');
       expect(await snapshot(dir)).toEqual(before);
       // The first is unaffected; once it closes, the directory can be opened again, data and all.
-      expect((await first.getSession('h1'))?.projectId).toBe('p');
+      expect((await first.directory.getSession('h1'))?.projectId).toBe('p');
       await first.close();
       const again = await openStorage({ dataDir: dir });
-      expect((await again.getSession('h1'))?.projectId).toBe('p');
+      expect((await again.directory.getSession('h1'))?.projectId).toBe('p');
       await again.close();
     },
   );
@@ -82,7 +88,13 @@ describe('the embedded store is single-writer', () => {
       await unpackTemplate(template!, dir);
       expect(await readFile(join(dir, 'PG_VERSION'), 'utf8')).toMatch(/^\d+\n$/);
       const store = await openStorage({ dataDir: dir });
-      await store.putSession({ tokenHash: 'h', projectId: 'p', owner: null, createdAt: 0, expiresAt: 1 });
+      await store.directory.putSession({
+        tokenHash: 'h',
+        projectId: 'p',
+        owner: null,
+        createdAt: 0,
+        expiresAt: 1,
+      });
       await store.close();
       const files = await readdir(dir);
       expect(files).toEqual(

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createReferenceService,
   ManualClock,
-  MemoryStorage,
+  memoryStores,
   type ReferenceService,
   type ReferenceServiceOptions,
-  type Storage,
+  type Stores,
 } from '../../../service/index.js';
 import { openStorage } from '../../../service/storage/open.js';
 import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../fixtures/service.js';
@@ -20,11 +20,11 @@ import { freshPostgresSchema } from '../../fixtures/storages.js';
 interface Fleet {
   name: string;
   /** Stores for `count` instances of one fleet. */
-  stores(count: number): Promise<Storage[]>;
+  stores(count: number): Promise<Stores[]>;
 }
 
 const fleets: Fleet[] = [
-  { name: 'memory (one process)', stores: async (count) => Array(count).fill(new MemoryStorage()) },
+  { name: 'memory (one process)', stores: async (count) => Array(count).fill(memoryStores()) },
 ];
 if (process.env.DATABASE_URL) {
   fleets.push({
@@ -121,7 +121,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     expect(text(rest)).toBe('and after.');
     expect(rest.at(-1)).toMatchObject({ type: 'identifiers', stream_end: true });
     expect(text(await readRecords(reader, Number.POSITIVE_INFINITY))).toBe('during and after.');
-    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({
+    expect((await stores[1].conversations.getMessage(answerId))?.message).toMatchObject({
       content: 'Before during and after.',
       status: 'complete',
     });
@@ -138,7 +138,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const answerId = start_.content.question_answer_id as string;
 
     expect((await call(1, 'POST', `${AGENT}/answers/${answerId}/cancel/`, { token })).status).toBe(204);
-    expect((await stores[1].getMessage(answerId))?.message).toMatchObject({
+    expect((await stores[1].conversations.getMessage(answerId))?.message).toMatchObject({
       content: 'Half ',
       status: 'stopped',
     });
@@ -161,7 +161,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     ).toBe(204);
     expect((await readRecords(reader, Number.POSITIVE_INFINITY)).at(-1)?.stream_end).toBe(true);
     expect(script.aborted()).toBe(1);
-    expect(await stores[0].getThread(start_.content.thread_id as string)).toBeUndefined();
+    expect(await stores[0].conversations.getThread(start_.content.thread_id as string)).toBeUndefined();
   });
 
   it('continues a paused answer exactly once when A and B get its tool results at the same time', async () => {
@@ -187,7 +187,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       const winner = responses.find((r) => r.status === 200)!;
       const records = await allRecords(winner);
       expect(records.at(-1)?.type).toBe('identifiers');
-      const stored = await stores[0].getThread(threadId);
+      const stored = await stores[0].conversations.getThread(threadId);
       expect(stored?.messages.map((m) => m.status)).toEqual(['complete', 'complete']);
       expect(stored?.messages[1].toolCalls).toEqual([
         expect.objectContaining({ id: call_.id, status: 'completed', output: { opened: true } }),
@@ -298,11 +298,13 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     script.say('Cut ');
     const [start_] = await readRecords(reader, 2);
     const answerId = start_.content.question_answer_id as string;
-    await expect.poll(async () => (await stores[1].getMessage(answerId))?.message.content).toBe('Cut ');
+    await expect
+      .poll(async () => (await stores[1].conversations.getMessage(answerId))?.message.content)
+      .toBe('Cut ');
     // A makes no more heartbeats (hung, or dead); B renews its own and reaps A's answers.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await services[1].heartbeat()).toBe(1);
-    expect((await stores[1].getMessage(answerId))?.message.status).toBe('error');
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
     const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
     expect(replay.map((r) => r.type)).toEqual(['stream_start', 'partial_answer', 'error']);
     // A, still alive after all, finds its answer taken over: its end changes nothing, and its
@@ -313,7 +315,7 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       type: 'error',
       stream_end: true,
     });
-    expect((await stores[0].getMessage(answerId))?.message).toMatchObject({
+    expect((await stores[0].conversations.getMessage(answerId))?.message).toMatchObject({
       status: 'error',
       content: 'Cut ',
     });
@@ -327,10 +329,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     const [start_] = await readRecords(reader, 1);
     const answerId = start_.content.question_answer_id as string;
     await new Promise((resolve) => setTimeout(resolve, 400));
-    await stores[1].heartbeat(services[1].instanceId);
+    await stores[1].fleet.heartbeat(services[1].instanceId);
     const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
     expect(replay.at(-1)).toMatchObject({ type: 'error', stream_end: true });
-    expect((await stores[1].getMessage(answerId))?.message.status).toBe('error');
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
     script.end();
   });
 });

@@ -89,7 +89,7 @@ describe('the history the model agent sends', () => {
             activity: [],
             uncertain: false,
           };
-          await ctx.service.storage.appendMessage(threadId, message);
+          await ctx.service.storage.conversations.appendMessage(threadId, message);
         }
       }
       await allRecords(

@@ -59,7 +59,7 @@ async function setup(options: Partial<OpenAiAgentOptions> = {}) {
       }),
     );
     const threadId = records[0].content.thread_id as string;
-    const stored = (await ctx.service.storage.getThread(threadId))!.messages.at(-1)!;
+    const stored = (await ctx.service.storage.conversations.getThread(threadId))!.messages.at(-1)!;
     const deltas = records.filter((r) => r.type === 'partial_answer').map((r) => r.content.text as string);
     return { records, deltas, text: deltas.join(''), end: records.at(-1)!, stored, threadId };
   }

@@ -96,7 +96,7 @@ async function setup(baseUrl: string, options: Partial<OpenAiAgentOptions> = {})
       }),
     );
     const threadId = records[0].content.thread_id as string;
-    const stored = (await ctx.service.storage.getThread(threadId))!.messages.at(-1)!;
+    const stored = (await ctx.service.storage.conversations.getThread(threadId))!.messages.at(-1)!;
     const text = records
       .filter((r) => r.type === 'partial_answer')
       .map((r) => r.content.text)
@@ -471,7 +471,9 @@ describe('model agent: a slow model', () => {
       (await ctx.call('POST', `${AGENT}/answers/${first.content.question_answer_id}/cancel/`, { token }))
         .status,
     ).toBe(204);
-    const stored = (await ctx.service.storage.getThread(first.content.thread_id))!.messages.at(-1)!;
+    const stored = (await ctx.service.storage.conversations.getThread(first.content.thread_id))!.messages.at(
+      -1,
+    )!;
     expect(stored.status).toBe('stopped');
     await reader.cancel();
   });
@@ -542,7 +544,7 @@ describe('model agent: tool calls and usage', () => {
       }),
     );
     expect(next.at(-1)?.type).toBe('identifiers');
-    const stored = (await ctx.service.storage.getThread(first.threadId))!.messages.at(-1)!;
+    const stored = (await ctx.service.storage.conversations.getThread(first.threadId))!.messages.at(-1)!;
     expect(stored).toMatchObject({ status: 'complete', usage: { promptTokens: 1900, completionTokens: 52 } });
 
     ctx.clock.advance(86_400_000);
@@ -592,9 +594,9 @@ describe('the answer runner never hides a failure', () => {
         body: { integration_id: 'int_demo', message: 'hi' },
       }),
     );
-    const stored = (await ctx.service.storage.getThread(records[0].content.thread_id as string))!.messages.at(
-      -1,
-    )!;
+    const stored = (await ctx.service.storage.conversations.getThread(
+      records[0].content.thread_id as string,
+    ))!.messages.at(-1)!;
     return { end: records.at(-1)!, stored, logs };
   };
 

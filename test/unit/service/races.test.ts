@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Storage } from '../../../service/index.js';
+import type { Stores } from '../../../service/index.js';
 import { AGENT, allRecords, makeService, readRecords, scriptedAgent } from '../../fixtures/service.js';
 import { backends } from '../../fixtures/storages.js';
 
@@ -8,7 +8,7 @@ import { backends } from '../../fixtures/storages.js';
  * level on every store: a scripted agent holds an answer open at a chosen point.
  */
 describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
-  let storage: Storage | undefined;
+  let storage: Stores | undefined;
   afterEach(async () => {
     await storage?.close();
     storage = undefined;
@@ -42,7 +42,7 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     scripts.first.say('A');
     scripts.first.end();
     await Promise.all([readRecords(reader, Number.POSITIVE_INFINITY), allRecords(second), allRecords(third)]);
-    const stored = await storage.getThread(threadId);
+    const stored = await storage.conversations.getThread(threadId);
     expect(
       stored?.messages
         .filter((m) => m.role === 'user')
@@ -77,8 +77,8 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
     const answerId = start.content.question_answer_id as string;
     expect((await ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token })).status).toBe(204);
     await readRecords(reader, Number.POSITIVE_INFINITY);
-    expect(await storage.getThread(threadId)).toBeUndefined();
-    expect(await storage.getMessage(answerId)).toBeUndefined();
+    expect(await storage.conversations.getThread(threadId)).toBeUndefined();
+    expect(await storage.conversations.getMessage(answerId)).toBeUndefined();
     expect((await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).status).toBe(404);
     expect((await ctx.chat(token, 'again', threadId)).response.status).toBe(404);
   });
@@ -99,7 +99,7 @@ describe.each(backends())('races on $name', { timeout: 30_000 }, (backend) => {
         ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token }),
       ]);
       expect([200, 404]).toContain(chat);
-      expect(await storage.getThread(threadId!)).toBeUndefined();
+      expect(await storage.conversations.getThread(threadId!)).toBeUndefined();
     }
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeHandler } from '../../../server/node.js';
 import {
   createReferenceService,
-  MemoryStorage,
+  memoryStores,
   type ReferenceServiceOptions,
 } from '../../../service/index.js';
 import { serve, type RunningService } from '../../../service/node.js';
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function served(options: Partial<ReferenceServiceOptions> = {}) {
   const running: RunningService = await serve(
-    createReferenceService({ projects: [PROJECT], storage: new MemoryStorage(), ...options }),
+    createReferenceService({ projects: [PROJECT], storage: memoryStores(), ...options }),
     {
       port: 0,
       log: () => {},

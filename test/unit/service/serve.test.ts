@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createReferenceService,
   DemoAgent,
-  MemoryStorage,
+  memoryStores,
   type ReferenceServiceOptions,
 } from '../../../service/index.js';
 import { RecordStream } from '../../../service/http/record-stream.js';
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function served(options: Partial<ReferenceServiceOptions> = {}) {
-  const storage = new MemoryStorage();
+  const storage = memoryStores();
   const running = await serve(
     createReferenceService({ projects: [PROJECT], storage, rateLimit: false, ...options }),
     { port: 0, log: () => {} },

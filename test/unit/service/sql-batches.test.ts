@@ -6,7 +6,8 @@ import type {
   MessageRecord,
   ThreadMeta,
 } from '../../../service/storage/types.js';
-import { SqlStorage, type SqlClient } from '../../../service/storage/sql.js';
+import type { Stores } from '../../../service/storage/types.js';
+import { openSqlStores, type SqlClient } from '../../../service/storage/sql/index.js';
 import { postgresClient } from '../../../service/storage/postgres.js';
 import { makeService } from '../../fixtures/service.js';
 import { type SqlBackend, freshPostgresSchema, sqlBackends } from '../../fixtures/storages.js';
@@ -69,7 +70,7 @@ const isBegin = (sql: string) =>
   sql.includes('INSERT INTO answer_slots') && sql.includes('INSERT INTO messages');
 
 describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000 }, (backend: SqlBackend) => {
-  let store: SqlStorage | undefined;
+  let store: Stores | undefined;
   afterEach(async () => {
     await store?.close();
     store = undefined;
@@ -86,7 +87,7 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
         return db.query(sql, params);
       },
     };
-    store = await SqlStorage.open(counted);
+    store = await openSqlStores(counted);
     return {
       store,
       begins: () => sent.filter(isBegin).length,
@@ -107,7 +108,7 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     expect(counts() - countedBefore).toBeLessThan(12);
     for (const [i, chat] of chats.entries()) {
       expect(chat.response.status).toBe(200);
-      const found = await store.getThread(chat.threadId!);
+      const found = await store.conversations.getThread(chat.threadId!);
       expect(found?.messages.map((m) => [m.role, m.content, m.status])).toEqual([
         ['user', `How do I theme the widget, ${i}?`, 'complete'],
         ['assistant', chat.text, 'complete'],
@@ -119,19 +120,19 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
   it('counts concurrent requests in fewer statements than requests, each its own count in the order asked', async () => {
     const { store, counts } = await open();
     const keys = ['a', 'a', 'b', 'a', 'b', 'a', 'c', 'a'];
-    const results = await Promise.all(keys.map((key) => store.countRequest(key, 60_000, T0)));
+    const results = await Promise.all(keys.map((key) => store.rates.countRequest(key, 60_000, T0)));
     expect(results.map((r) => r.count)).toEqual([1, 2, 1, 3, 2, 4, 1, 5]);
     expect(results.map((r) => r.resetAt)).toEqual(keys.map(() => T0 + 60_000));
     // The first went alone, the other seven together.
     expect(counts()).toBe(2);
     // Within the window the counts go on; past it, a batch starts a new window at 1.
     expect(
-      (await Promise.all(['a', 'b'].map((key) => store.countRequest(key, 60_000, T0 + 1)))).map(
+      (await Promise.all(['a', 'b'].map((key) => store.rates.countRequest(key, 60_000, T0 + 1)))).map(
         (r) => r.count,
       ),
     ).toEqual([6, 3]);
     const later = await Promise.all(
-      ['a', 'b', 'a'].map((key) => store.countRequest(key, 60_000, T0 + 60_000)),
+      ['a', 'b', 'a'].map((key) => store.rates.countRequest(key, 60_000, T0 + 60_000)),
     );
     expect(later).toEqual([
       { count: 1, resetAt: T0 + 120_000 },
@@ -142,7 +143,7 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
 
   it('writes concurrent begins in fewer statements than begins, each question and answer whole', async () => {
     const { store, begins } = await open();
-    await store.createThread(thread('shared'));
+    await store.conversations.createThread(thread('shared'));
     // 20 questions on threads of their own and 4 on one thread, asked together.
     const starts = [
       ...Array.from({ length: 20 }, (_, i) => start(`${i}`, { key: `k${i}` })),
@@ -150,21 +151,21 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
         start(`s${i}`, { on: 'shared', key: `ks${i}`, at: T0 + 10 + i }),
       ),
     ];
-    const results = await Promise.all(starts.map((s) => store.beginAnswer(s)));
+    const results = await Promise.all(starts.map((s) => store.ledger.beginAnswer(s)));
     expect(results).toEqual(starts.map(() => 'begun'));
     // The first went alone; the other 23 came while it was in flight and went together.
     expect(begins()).toBe(2);
     for (let i = 0; i < 20; i++) {
-      const found = await store.getThread(`t${i}`);
+      const found = await store.conversations.getThread(`t${i}`);
       expect(found).toMatchObject({ owner: `owner ${i}`, title: `title t${i}`, updatedAt: T0 });
       expect(found?.messages.map((m) => [m.id, m.role, m.content, m.status])).toEqual([
         [`q${i}`, 'user', `question q${i}`, 'complete'],
         [`a${i}`, 'assistant', '', 'streaming'],
       ]);
-      expect(await store.answerHost(`a${i}`, 60_000)).toEqual({ instanceId: 'inst_a', alive: false });
+      expect(await store.ledger.answerHost(`a${i}`, 60_000)).toEqual({ instanceId: 'inst_a', alive: false });
     }
     // One thread, four questions of one batch: every pair, in the order asked; the latest time.
-    const shared = await store.getThread('shared');
+    const shared = await store.conversations.getThread('shared');
     expect(shared?.messages.map((m) => m.id)).toEqual([
       'qs0',
       'as0',
@@ -176,27 +177,27 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       'as3',
     ]);
     expect(shared?.updatedAt).toBe(T0 + 13);
-    await store.refreshActivity();
-    const rows = await store.activity('p', 0, 1e9);
+    await store.activity.refreshActivity();
+    const rows = await store.activity.activity('p', 0, 1e9);
     expect(rows.reduce((n, r) => n + r.threads, 0)).toBe(20);
     expect(rows.reduce((n, r) => n + r.messages, 0)).toBe(24);
     // Every answer holds its slot (cap 1): no other answer gets one.
     for (const s of starts)
-      expect(await store.takeAnswerSlot(s.slot!.key, 1, `other ${s.answer.id}`, 'inst_a', T0)).toBe(
+      expect(await store.ledger.takeAnswerSlot(s.slot!.key, 1, `other ${s.answer.id}`, 'inst_a', T0)).toBe(
         'cap_reached',
       );
   });
 
   it("hands one key's free slots to the begins of a batch in the order asked, and refuses the rest", async () => {
     const { store, begins } = await open();
-    expect(await store.takeAnswerSlot('alice', 3, 'earlier', 'inst_a', T0)).toBe('taken');
+    expect(await store.ledger.takeAnswerSlot('alice', 3, 'earlier', 'inst_a', T0)).toBe('taken');
     const starts = [
       start('0', { key: 'bob', cap: 3 }),
       ...Array.from({ length: 5 }, (_, i) => start(`alice${i}`, { key: 'alice', cap: 3 })),
       start('1', { key: 'carol', cap: 3 }),
       start('2'),
     ];
-    const results = await Promise.all(starts.map((s) => store.beginAnswer(s)));
+    const results = await Promise.all(starts.map((s) => store.ledger.beginAnswer(s)));
     expect(results).toEqual([
       'begun',
       'begun',
@@ -209,16 +210,16 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     ]);
     expect(begins()).toBe(2);
     // Nothing of a refused begin was written.
-    for (const i of [2, 3, 4]) expect(await store.getThread(`talice${i}`)).toBeUndefined();
-    expect(await store.takeAnswerSlot('alice', 3, 'later', 'inst_a', T0)).toBe('cap_reached');
+    for (const i of [2, 3, 4]) expect(await store.conversations.getThread(`talice${i}`)).toBeUndefined();
+    expect(await store.ledger.takeAnswerSlot('alice', 3, 'later', 'inst_a', T0)).toBe('cap_reached');
   });
 
   it('a batch that fails is tried again one begin at a time: only the bad begin fails', async () => {
     const { store, begins } = await open();
-    await store.createThread(thread('old'));
-    await store.appendMessage('old', message('taken', 'user'));
-    await store.createThread(thread('deleted'));
-    await store.deleteThread('deleted');
+    await store.conversations.createThread(thread('old'));
+    await store.conversations.appendMessage('old', message('taken', 'user'));
+    await store.conversations.createThread(thread('deleted'));
+    await store.conversations.deleteThread('deleted');
     const starts = [
       start('0', { key: 'k0' }),
       start('1', { key: 'k1' }),
@@ -227,7 +228,7 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
       start('3', { on: 'deleted', key: 'k3' }),
       start('4', { key: 'k4' }),
     ];
-    const results = await Promise.allSettled(starts.map((s) => store.beginAnswer(s)));
+    const results = await Promise.allSettled(starts.map((s) => store.ledger.beginAnswer(s)));
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([
       'begun',
       'begun',
@@ -238,13 +239,16 @@ describe.each(sqlBackends())('answer begins batched on $name', { timeout: 30_000
     // The first alone, the failed batch of four, then each of the four alone.
     expect(begins()).toBe(6);
     for (const i of [1, 4])
-      expect((await store.getThread(`t${i}`))?.messages.map((m) => m.id)).toEqual([`q${i}`, `a${i}`]);
-    expect(await store.getThread('t2')).toBeUndefined();
-    expect(await store.getMessage('a3')).toBeUndefined();
+      expect((await store.conversations.getThread(`t${i}`))?.messages.map((m) => m.id)).toEqual([
+        `q${i}`,
+        `a${i}`,
+      ]);
+    expect(await store.conversations.getThread('t2')).toBeUndefined();
+    expect(await store.conversations.getMessage('a3')).toBeUndefined();
     // The failed begin and the one whose thread is gone hold no slot; the begun ones do.
-    expect(await store.takeAnswerSlot('k2', 1, 'b2', 'inst_a', T0)).toBe('taken');
-    expect(await store.takeAnswerSlot('k3', 1, 'b3', 'inst_a', T0)).toBe('taken');
-    expect(await store.takeAnswerSlot('k4', 1, 'b4', 'inst_a', T0)).toBe('cap_reached');
+    expect(await store.ledger.takeAnswerSlot('k2', 1, 'b2', 'inst_a', T0)).toBe('taken');
+    expect(await store.ledger.takeAnswerSlot('k3', 1, 'b3', 'inst_a', T0)).toBe('taken');
+    expect(await store.ledger.takeAnswerSlot('k4', 1, 'b4', 'inst_a', T0)).toBe('cap_reached');
   });
 });
 
@@ -262,7 +266,7 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
       const db = await postgresClient(url);
       const other = await postgresClient(url);
       let statements = 0;
-      const store = await SqlStorage.open({
+      const store = await openSqlStores({
         ...db,
         query: (sql, params) => {
           if (isBegin(sql)) statements += 1;
@@ -289,7 +293,7 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
             start('0', { key: 'bob' }),
             start('1', { key: 'alice', cap: 2 }),
             start('2', { key: 'carol' }),
-          ].map((s) => store.beginAnswer(s)),
+          ].map((s) => store.ledger.beginAnswer(s)),
         );
         for (;;) {
           const { rows } = await other.query(
