@@ -19,7 +19,7 @@ import {
   readRecords,
   scriptedAgent,
 } from '../../fixtures/service.js';
-import { backends } from '../../fixtures/storages.js';
+import { engines } from '../../fixtures/storages.js';
 
 const running: RunningService[] = [];
 afterEach(async () => {
@@ -203,9 +203,9 @@ describe('abuse limits: a full rate table', () => {
   });
 });
 
-describe.each(backends())('abuse limits: tokens at rest on $name', { timeout: 30_000 }, (backend) => {
+describe.each(engines())('abuse limits: tokens at rest on $name', { timeout: 30_000 }, (engine) => {
   it('keeps only SHA-256 hashes of session tokens, and a hash read back authenticates nothing', async () => {
-    const storage = await backend.open();
+    const storage = await engine.open();
     const ctx = makeService({ storage });
     try {
       const token = await ctx.session();

@@ -1,15 +1,91 @@
+/** The fleet on every engine: leases, reaping, signals; and two service instances on one database. */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createReferenceService,
   ManualClock,
   memoryStores,
+  type MessageRecord,
   type ReferenceService,
   type ReferenceServiceOptions,
   type Stores,
-} from '../../../service/index.js';
-import { openStorage } from '../../../service/storage/open.js';
-import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../fixtures/service.js';
-import { freshPostgresSchema } from '../../fixtures/storages.js';
+  type ThreadMeta,
+} from '../../../../service/index.js';
+import { openStorage } from '../../../../service/storage/open.js';
+import { messageRecord } from '../../../fixtures/records.js';
+import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../../fixtures/service.js';
+import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
+
+const T0 = Date.UTC(2026, 10, 21, 9);
+
+function thread(id: string, owner: string | null = 'alice', updatedAt = T0): ThreadMeta {
+  return { id, projectId: 'p', integrationId: 'i', owner, title: `title ${id}`, createdAt: T0, updatedAt };
+}
+
+function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
+  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
+}
+
+storageSuite('fleet', (suite) => {
+  let store: Stores;
+  const open = async () => (store = await suite.open());
+  const answerOf = (id: string, at = T0) =>
+    message(id, at, { role: 'assistant', status: 'streaming', content: '' });
+
+  it('ends the streaming answers of instances whose lease ran out, and frees their slots', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await store.fleet.heartbeat('inst_dead');
+    await store.ledger.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q1'),
+      answer: answerOf('a1'),
+      instanceId: 'inst_dead',
+      events: [],
+    });
+    expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_dead', T0)).toBe('taken');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await store.fleet.heartbeat('inst_live');
+    await store.ledger.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q2'),
+      answer: answerOf('a2'),
+      instanceId: 'inst_live',
+      events: [],
+    });
+    expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
+    expect(await store.ledger.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
+    expect(await store.fleet.reapInstances(200, T0 + 9)).toBe(1);
+    expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
+      status: 'error',
+      updatedAt: T0 + 9,
+    });
+    expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
+    expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
+    expect(await store.fleet.reapInstances(200, T0 + 10)).toBe(0);
+    // A live host's answer is not an orphan; once it is gone, it is.
+    expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
+    await store.fleet.retireInstance('inst_live');
+    expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(true);
+    expect((await store.conversations.getMessage('a2'))?.message.status).toBe('stopped');
+  });
+
+  it('delivers published signals to every subscriber in order, long ones whole', async () => {
+    await open();
+    const got: string[][] = [[], []];
+    const off = await Promise.all(got.map((list) => store.fleet.subscribe((m) => list.push(m))));
+    const long = `recs\n${'é✓ '.repeat(9_000)}𝄞`;
+    await store.fleet.publish(['one', long]);
+    await store.fleet.publish(['three']);
+    await expect.poll(() => got.map((l) => l.length)).toEqual([3, 3]);
+    for (const list of got) expect(list).toEqual(['one', long, 'three']);
+    await Promise.all(off.map((o) => o()));
+    await store.fleet.publish(['after']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(got[0]).toHaveLength(3);
+  });
+});
 
 /**
  * Two instances of the service on one database, each request sent to the instance the test

@@ -1,0 +1,423 @@
+/** The conversations role on every engine: threads, messages, reactions, the console's search; and the races between them through the service. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConversationFilter, MessageRecord, Stores, ThreadMeta } from '../../../../service/index.js';
+import { textMatches } from '../../../../service/storage/summaries.js';
+import { PREVIEW_SOURCE_CHARS } from '../../../../service/storage/types.js';
+import { messageRecord } from '../../../fixtures/records.js';
+import { AGENT, allRecords, makeService, readRecords, scriptedAgent } from '../../../fixtures/service.js';
+import { storageSuite } from '../../../fixtures/storages.js';
+
+const T0 = Date.UTC(2026, 10, 21, 9);
+const DAY = 86_400_000;
+
+function thread(id: string, owner: string | null = 'alice', updatedAt = T0): ThreadMeta {
+  return { id, projectId: 'p', integrationId: 'i', owner, title: `title ${id}`, createdAt: T0, updatedAt };
+}
+
+function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
+  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
+}
+
+/** A thread of project `p` as the console's tests write it: integration `web`, owner alice. */
+const threadWith = (id: string, extra: Partial<ThreadMeta> = {}): ThreadMeta => ({
+  id,
+  projectId: 'p',
+  integrationId: 'web',
+  owner: 'alice',
+  title: `title ${id}`,
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
+});
+
+/** An answer as the console's tests write it. */
+const answerWith = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord =>
+  messageRecord({ id, role: 'assistant', content: `text ${id}`, createdAt: T0, ...extra });
+
+storageSuite('conversations', (suite) => {
+  let store: Stores;
+  const open = async () => (store = await suite.open());
+
+  it('stores messages in order with their sources, tool calls and activity', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    const answer = message('m2', T0 + 5, {
+      role: 'assistant',
+      status: 'streaming',
+      sources: [{ title: 'A', subtitle: null, source_url: 'https://x.test/a', source_type: 'documentation' }],
+    });
+    expect(await store.conversations.appendMessage('t1', message('m1', T0 + 5))).toBe(true);
+    expect(await store.conversations.appendMessage('t1', answer)).toBe(true);
+    const toolCalls = [
+      {
+        id: 'c1',
+        name: 'open_page',
+        arguments: { page: 'pricing' },
+        round: 1,
+        status: 'completed' as const,
+        output: { ok: true },
+      },
+    ];
+    const activity = [
+      { id: 'a1', name: 'search', status: 'completed' as const, summary: 'found', num_results: 2 },
+    ];
+    expect(
+      await store.conversations.updateMessage('m2', {
+        content: 'done',
+        status: 'complete',
+        toolCalls,
+        activity,
+        uncertain: true,
+      }),
+    ).toBe(true);
+    const found = await store.conversations.getThread('t1');
+    expect(found?.updatedAt).toBe(T0 + 5);
+    expect(found?.messages.map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect(found?.messages[1]).toEqual({
+      ...answer,
+      content: 'done',
+      status: 'complete',
+      toolCalls,
+      activity,
+      uncertain: true,
+    });
+    expect((await store.conversations.getMessage('m2'))?.thread.id).toBe('t1');
+  });
+
+  it('reads only the newest messages of a thread when asked, still oldest first', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    for (let i = 0; i < 7; i++) await store.conversations.appendMessage('t1', message(`m${i}`, T0 + i));
+    expect((await store.conversations.getThread('t1', { newest: 3 }))?.messages.map((m) => m.id)).toEqual([
+      'm4',
+      'm5',
+      'm6',
+    ]);
+    expect((await store.conversations.getThread('t1', { newest: 50 }))?.messages).toHaveLength(7);
+    expect((await store.conversations.getThread('t1'))?.messages).toHaveLength(7);
+    expect((await store.conversations.getThread('t1', { newest: 3 }))?.title).toBe('title t1');
+    expect(await store.conversations.getThread('nope', { newest: 3 })).toBeUndefined();
+  });
+
+  it("pages an owner's threads newest first with a keyset cursor", async () => {
+    await open();
+    for (let i = 0; i < 5; i++) await store.conversations.createThread(thread(`t${i}`, 'alice', T0 + i));
+    await store.conversations.createThread(thread('other', 'bob', T0 + 9));
+    const first = await store.conversations.listThreads('p', 'alice', { limit: 2 });
+    expect(first.map((t) => t.id)).toEqual(['t4', 't3']);
+    const next = await store.conversations.listThreads('p', 'alice', { limit: 10, after: first[1] });
+    expect(next.map((t) => t.id)).toEqual(['t2', 't1', 't0']);
+  });
+
+  it('lists each thread with the start of its latest answer that has text', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await store.conversations.createThread(thread('t2', 'alice', T0 + 1));
+    await store.conversations.appendMessage('t1', message('q1', T0 + 1));
+    await store.conversations.appendMessage(
+      't1',
+      message('a1', T0 + 2, { role: 'assistant', content: 'First answer' }),
+    );
+    await store.conversations.appendMessage('t1', message('q2', T0 + 3));
+    await store.conversations.appendMessage(
+      't1',
+      message('a2', T0 + 4, { role: 'assistant', content: `Second answer ${'x'.repeat(500)}` }),
+    );
+    await store.conversations.appendMessage(
+      't1',
+      message('a3', T0 + 5, { role: 'assistant', content: '', status: 'streaming' }),
+    );
+    const listed = await store.conversations.listThreads('p', 'alice', { limit: 10 });
+    const preview = new Map(listed.map((t) => [t.id, t.preview]));
+    expect(preview.get('t1')).toBe(`Second answer ${'x'.repeat(PREVIEW_SOURCE_CHARS - 14)}`);
+    expect(preview.get('t2')).toBe('');
+  });
+
+  it('renames without touching updated_at, and not a missing thread', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    expect(await store.conversations.renameThread('t1', 'New name')).toMatchObject({
+      title: 'New name',
+      updatedAt: T0,
+    });
+    expect(await store.conversations.renameThread('gone', 'x')).toBeUndefined();
+  });
+
+  it('refuses to append to, or update a message of, a deleted thread', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await store.conversations.appendMessage('t1', message('m1'));
+    expect(await store.conversations.deleteThread('t1')).toBe(true);
+    expect(await store.conversations.deleteThread('t1')).toBe(false);
+    expect(await store.conversations.appendMessage('t1', message('m2'))).toBe(false);
+    expect(await store.conversations.updateMessage('m1', { content: 'back from the dead' })).toBe(false);
+    expect(await store.conversations.getThread('t1')).toBeUndefined();
+    expect(await store.conversations.getMessage('m1')).toBeUndefined();
+  });
+
+  it('race: a delete and appends issued together leave the thread deleted and nothing behind', async () => {
+    await open();
+    for (let round = 0; round < 10; round++) {
+      const id = `t${round}`;
+      await store.conversations.createThread(thread(id));
+      // Deletes land before, between and after the appends, depending on the round.
+      const appends = Array.from({ length: 6 }, (_, i) =>
+        store.conversations.appendMessage(id, message(`${id}m${i}`)),
+      );
+      const deleted = store.conversations.deleteThread(id);
+      const more = Array.from({ length: 6 }, (_, i) =>
+        store.conversations.appendMessage(id, message(`${id}n${i}`)),
+      );
+      await Promise.all([...appends, deleted, ...more]);
+      expect(await store.conversations.getThread(id)).toBeUndefined();
+      for (let i = 0; i < 6; i++) expect(await store.conversations.getMessage(`${id}n${i}`)).toBeUndefined();
+    }
+  });
+
+  it('race: concurrent appends on one thread keep every message', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.conversations.appendMessage('t1', message(`m${i}`, T0 + i))),
+    );
+    const found = await store.conversations.getThread('t1');
+    expect(found?.messages).toHaveLength(40);
+    expect(found?.updatedAt).toBe(T0 + 39);
+  });
+
+  it('keeps one reaction per voter and message, the latest', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await store.conversations.appendMessage('t1', message('m1'));
+    const base = {
+      messageId: 'm1',
+      projectId: 'p',
+      sessionToken: 's1',
+      owner: 'alice',
+      integrationId: 'i',
+      comment: null,
+      at: T0,
+    };
+    await store.conversations.putFeedback({ ...base, voter: 'owner:alice', reaction: 'upvote' });
+    await store.conversations.putFeedback({
+      ...base,
+      voter: 'owner:alice',
+      reaction: 'downvote',
+      comment: { issue: 'wrong' },
+    });
+    await store.conversations.putFeedback({ ...base, voter: 'owner:bob', reaction: 'upvote' });
+    await store.conversations.putFeedback({
+      ...base,
+      messageId: 'missing',
+      voter: 'owner:alice',
+      reaction: 'upvote',
+    });
+    expect(await store.conversations.reactions('t1', 'owner:alice')).toEqual(new Map([['m1', 'downvote']]));
+    await store.activity.refreshActivity();
+    const rows = await store.activity.activity('p', 0, 1e9);
+    expect(rows.reduce((n, r) => n + r.upvotes, 0)).toBe(1);
+    expect(rows.reduce((n, r) => n + r.downvotes, 0)).toBe(1);
+  });
+
+  it('finds threads across owners by flag, integration, date and text, newest first, in pages', async () => {
+    await open();
+    await store.conversations.createThread(
+      threadWith('t1', { owner: 'alice', title: 'Theming the widget', updatedAt: T0 + 1 }),
+    );
+    await store.conversations.appendMessage(
+      't1',
+      answerWith('m1', { role: 'user', content: 'How do I change the accent colour?', createdAt: T0 + 1 }),
+    );
+    await store.conversations.appendMessage('t1', answerWith('m2', { uncertain: true, createdAt: T0 + 1 }));
+    await store.conversations.createThread(
+      threadWith('t2', { owner: 'bob', integrationId: 'app', title: 'Keys', updatedAt: T0 + 2 }),
+    );
+    await store.conversations.appendMessage(
+      't2',
+      answerWith('m3', { status: 'error', content: 'Rotating API keys safely', createdAt: T0 + 2 }),
+    );
+    await store.conversations.createThread(
+      threadWith('t3', { owner: null, title: 'Tools', updatedAt: T0 + 3 * DAY }),
+    );
+    await store.conversations.appendMessage(
+      't3',
+      answerWith('m4', {
+        toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'completed', output: 1 }],
+        createdAt: T0 + 3 * DAY,
+      }),
+    );
+    await store.conversations.putFeedback({
+      messageId: 'm2',
+      projectId: 'p',
+      voter: 'owner:alice',
+      sessionToken: 's',
+      owner: 'alice',
+      integrationId: 'web',
+      reaction: 'downvote',
+      comment: { incorrect: true, issue: 'wrong colour' },
+      at: T0,
+    });
+    await store.conversations.putFeedback({
+      messageId: 'm2',
+      projectId: 'p',
+      voter: 'owner:carol',
+      sessionToken: 's2',
+      owner: 'carol',
+      integrationId: 'web',
+      reaction: 'upvote',
+      comment: null,
+      at: T0 + 5,
+    });
+    expect(await store.conversations.markHandoff('t2', T0 + 9)).toBe(true);
+    expect(await store.conversations.markHandoff('missing', T0)).toBe(false);
+
+    const ids = async (filter: ConversationFilter) =>
+      (await store.conversations.searchThreads('p', filter, { limit: 10 })).map((t) => t.id);
+    expect(await ids({})).toEqual(['t3', 't2', 't1']);
+    expect(await ids({ downvoted: true })).toEqual(['t1']);
+    expect(await ids({ uncertain: true })).toEqual(['t1']);
+    expect(await ids({ error: true })).toEqual(['t2']);
+    expect(await ids({ toolUsed: true })).toEqual(['t3']);
+    expect(await ids({ handoff: true })).toEqual(['t2']);
+    expect(await ids({ integrationId: 'app' })).toEqual(['t2']);
+    expect(await ids({ from: T0 + DAY })).toEqual(['t3']);
+    expect(await ids({ to: T0 + DAY })).toEqual(['t2', 't1']);
+    expect(await ids({ q: 'accent colour' })).toEqual(['t1']);
+    expect(await ids({ q: 'theming' })).toEqual(['t1']);
+    expect(await ids({ q: 'rotating keys' })).toEqual(['t2']);
+    expect(await ids({ q: 'nothing-like-this' })).toEqual([]);
+    expect(await ids({ q: 'accent', downvoted: true, integrationId: 'web' })).toEqual(['t1']);
+
+    const [first] = await store.conversations.searchThreads('p', { threadId: 't1' }, { limit: 1 });
+    expect(first).toMatchObject({
+      id: 't1',
+      owner: 'alice',
+      messages: 2,
+      upvotes: 1,
+      downvotes: 1,
+      uncertain: true,
+      error: false,
+      toolUsed: false,
+      handoffAt: null,
+    });
+    const page1 = await store.conversations.searchThreads('p', {}, { limit: 2 });
+    expect(
+      (await store.conversations.searchThreads('p', {}, { limit: 2, after: page1[1] })).map((t) => t.id),
+    ).toEqual(['t1']);
+    expect(await store.conversations.searchThreads('other', {}, { limit: 10 })).toEqual([]);
+    const reactions = await store.conversations.threadFeedback('t1');
+    expect(reactions.map((f) => [f.voter, f.reaction, f.comment])).toEqual([
+      ['owner:alice', 'downvote', { incorrect: true, issue: 'wrong colour' }],
+      ['owner:carol', 'upvote', null],
+    ]);
+  });
+});
+
+/**
+ * The interleavings that lost data when threads were rewritten whole, forced at the service
+ * level on every engine: a scripted agent holds an answer open at a chosen point.
+ */
+storageSuite('conversations through the service', (suite) => {
+  let storage: Stores | undefined;
+  afterEach(() => {
+    storage = undefined;
+  });
+
+  it('two chats answering at once on one thread keep every question and answer', async () => {
+    storage = await suite.open();
+    // One script per question, so each answer is held open on its own.
+    const scripts = { first: scriptedAgent(), second: scriptedAgent(), third: scriptedAgent() };
+    const ctx = makeService({
+      storage,
+      agent: { answer: (input) => scripts[input.message as keyof typeof scripts].agent.answer(input) },
+    });
+    const token = await ctx.session('alice');
+    const send = (message: string, threadId: string | null) =>
+      ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message, thread_id: threadId },
+      });
+    const first = await send('first', null);
+    const reader = first.body!.getReader();
+    const [start] = await readRecords(reader, 1);
+    const threadId = start.content.thread_id as string;
+    // Both answers are open at the same time, then finish in the opposite order.
+    const second = await send('second', threadId);
+    const third = await send('third', threadId);
+    scripts.third.say('C');
+    scripts.third.end();
+    scripts.second.say('B');
+    scripts.second.end();
+    scripts.first.say('A');
+    scripts.first.end();
+    await Promise.all([readRecords(reader, Number.POSITIVE_INFINITY), allRecords(second), allRecords(third)]);
+    const stored = await storage.conversations.getThread(threadId);
+    expect(
+      stored?.messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .sort(),
+    ).toEqual(['first', 'second', 'third']);
+    expect(
+      stored?.messages
+        .filter((m) => m.role === 'assistant')
+        .map((m) => [m.content, m.status])
+        .sort(),
+    ).toEqual([
+      ['A', 'complete'],
+      ['B', 'complete'],
+      ['C', 'complete'],
+    ]);
+  });
+
+  it('a thread deleted while its answer streams stays deleted, and the answer stops', async () => {
+    storage = await suite.open();
+    const script = scriptedAgent();
+    const ctx = makeService({ storage, agent: script.agent });
+    const token = await ctx.session('alice');
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'hi' },
+    });
+    const reader = response.body!.getReader();
+    script.say('Some ');
+    const [start] = await readRecords(reader, 2);
+    const threadId = start.content.thread_id as string;
+    const answerId = start.content.question_answer_id as string;
+    expect((await ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token })).status).toBe(204);
+    await readRecords(reader, Number.POSITIVE_INFINITY);
+    expect(await storage.conversations.getThread(threadId)).toBeUndefined();
+    expect(await storage.conversations.getMessage(answerId)).toBeUndefined();
+    expect((await ctx.call('GET', `${AGENT}/threads/${threadId}/`, { token })).status).toBe(404);
+    expect((await ctx.chat(token, 'again', threadId)).response.status).toBe(404);
+  });
+
+  it('a chat racing a delete either lands before it (and goes with it) or answers 404', async () => {
+    storage = await suite.open();
+    const ctx = makeService({ storage });
+    const token = await ctx.session('alice');
+    for (let round = 0; round < 5; round++) {
+      const { threadId } = await ctx.chat(token, 'start');
+      const [chat] = await Promise.all([
+        ctx
+          .call('POST', `${AGENT}/chat/`, {
+            token,
+            body: { integration_id: 'int_demo', message: 'racing', thread_id: threadId },
+          })
+          .then(async (r) => (await r.text(), r.status)),
+        ctx.call('DELETE', `${AGENT}/threads/${threadId}/`, { token }),
+      ]);
+      expect([200, 404]).toContain(chat);
+      expect(await storage.conversations.getThread(threadId!)).toBeUndefined();
+    }
+  });
+});
+
+describe("textMatches (the memory store's search)", () => {
+  it('needs every word, keeps quoted phrases whole, excludes -words, ignores case and accents', () => {
+    expect(textMatches(['Thème du widget', 'accent colour'], 'theme ACCENT')).toBe(true);
+    expect(textMatches(['accent colour'], '"colour accent"')).toBe(false);
+    expect(textMatches(['accent colour'], 'accent -colour')).toBe(false);
+    expect(textMatches(['accent colour'], 'accent -purple')).toBe(true);
+  });
+});
