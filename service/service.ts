@@ -1,13 +1,14 @@
-import { SESSION_TTL_MS, TOOL_WAIT_MS } from '../contract/limits.js';
+import { SESSION_TTL_MS } from '../contract/limits.js';
 import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import { Answers } from './answers/live-answers.js';
+import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './http/clock.js';
 import { Directory } from './http/directory.js';
 import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
 import { HttpError } from './http/errors.js';
-import { MAX_RATE_WINDOWS, type RateLimit } from './http/rate-limiter.js';
+import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
 import { route } from './http/router.js';
 import { memoryStores } from './storage/memory/index.js';
@@ -87,22 +88,20 @@ export interface ReferenceService {
   close(): Promise<void>;
 }
 
-export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
-  const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => {});
-  const storage = options.storage ?? memoryStores();
-  const agent = options.agent ?? new DemoAgent();
-  const maxAnswerMs = options.maxAnswerMs ?? 5 * 60_000;
-  const leaseMs = options.instanceLeaseMs ?? 30_000;
-  const stalenessMs = options.activityStalenessMs ?? 60_000;
-  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
-  const ctx: ServiceContext<StoreRole> = {
-    console: options.console ?? null,
-    directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
+/** The read-only context every route gets: configuration and the service's parts, every storage role. */
+function serviceContext(
+  options: ReferenceServiceOptions,
+  parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log'> & {
+    stalenessMs: number;
+  },
+): ServiceContext<StoreRole> {
+  const { storage, clock, stalenessMs, ...rest } = parts;
+  return {
+    ...rest,
     storage,
     clock,
-    agent,
-    answers,
+    console: options.console ?? null,
+    directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
     limits: {
       agent: options.rateLimit ?? { requests: 60, windowMs: 60_000 },
@@ -112,8 +111,32 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),
     activityStalenessMs: stalenessMs,
-    log,
   };
+}
+
+/** A route's error as its response; anything else is a logged 500. */
+function errorResponse(error: unknown, request: Request, log: (entry: LogEntry) => void): Response {
+  if (error instanceof HttpError) return error.toResponse();
+  // The error's name only: messages and stacks may quote what the visitor wrote.
+  log({
+    level: 'error',
+    msg: 'internal_error',
+    method: request.method,
+    error: error instanceof Error ? error.name : typeof error,
+  });
+  return json({ detail: 'Internal error.', code: 'internal_error' }, 500);
+}
+
+export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => {});
+  const storage = options.storage ?? memoryStores();
+  const agent = options.agent ?? new DemoAgent();
+  const maxAnswerMs = options.maxAnswerMs ?? 5 * 60_000;
+  const leaseMs = options.instanceLeaseMs ?? 30_000;
+  const stalenessMs = options.activityStalenessMs ?? 60_000;
+  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
+  const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs });
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
   const trustProxy = checkTrustProxy(options.trustProxy);
   // Joining the fleet (a lease, the signals) comes before the first request; a failure is
@@ -128,11 +151,6 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
       },
     ));
   const timers = new Set<ReturnType<typeof setInterval>>();
-  const duty = (name: string, run: () => Promise<unknown>) => () => {
-    run().catch((error) =>
-      log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }),
-    );
-  };
 
   const service: ReferenceService = {
     storage,
@@ -144,61 +162,14 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
         const address = clientAddress(request, info, trustProxy);
         return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
       } catch (error) {
-        if (error instanceof HttpError) return error.toResponse();
-        // The error's name only: messages and stacks may quote what the visitor wrote.
-        log({
-          level: 'error',
-          msg: 'internal_error',
-          method: request.method,
-          error: error instanceof Error ? error.name : typeof error,
-        });
-        return json({ detail: 'Internal error.', code: 'internal_error' }, 500);
+        return errorResponse(error, request, log);
       }
     },
-    async maintain() {
-      const now = clock.now();
-      const purged = {
-        sessions: await storage.directory.purgeSessions(now),
-        events: await storage.activity.purgeEvents(now - retentionMs),
-      };
-      await storage.accounts.purgeExpired(now);
-      const answersStopped = await storage.ledger.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
-      // A slot outlives its answer only when the end failed to say so.
-      await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
-      return {
-        ...purged,
-        answers: answersStopped,
-        rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
-      };
-    },
-    async heartbeat() {
-      await storage.fleet.heartbeat(answers.instanceId);
-      return storage.fleet.reapInstances(leaseMs, clock.now());
-    },
-    refreshActivity: () => storage.activity.refreshActivityOnce(stalenessMs / 2, clock.now()),
-    startDuties({ maintainEveryMs = 60_000 } = {}) {
-      const every = (ms: number, fn: () => void) => {
-        const timer = setInterval(fn, ms);
-        (timer as { unref?: () => void }).unref?.();
-        timers.add(timer);
-      };
-      const maintain = duty('maintenance', async () =>
-        log({ level: 'info', msg: 'maintenance', ...(await service.maintain()) }),
-      );
-      const heartbeat = duty('heartbeat', async () => {
-        const ended = await service.heartbeat();
-        if (ended) log({ level: 'warn', msg: 'dead_instance_answers_ended', answers: ended });
-      });
-      const refresh = duty('activity_refresh', () => service.refreshActivity());
-      every(maintainEveryMs, maintain);
-      every(leaseMs / 3, heartbeat);
-      every(stalenessMs / 6, refresh);
-      refresh();
-      return () => {
-        for (const timer of timers) clearInterval(timer);
-        timers.clear();
-      };
-    },
+    maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
+    heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
+    refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
+    startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
+      runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
     async close() {
       for (const timer of timers) clearInterval(timer);
       timers.clear();

@@ -45,49 +45,61 @@ export async function postgresClient(connectionString: string): Promise<SqlClien
       }
     },
     close: () => pool.end(),
-    async listen(channel, onPayload, onLost) {
-      let client: InstanceType<typeof pg.Client> | undefined;
-      let closed = false;
-      let attempt = 0;
-      const quoted = `"${channel.replaceAll('"', '""')}"`;
-      const connect = async (): Promise<void> => {
-        const next = new pg.Client({ connectionString });
-        next.on('notification', (n) => {
-          if (n.channel === channel) onPayload(n.payload ?? '');
-        });
-        next.on('error', () => {});
-        next.on('end', () => {
-          if (closed || client !== next) return;
-          client = undefined;
-          onLost();
-          setTimeout(
-            () => void reconnect(),
-            RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
-          ).unref?.();
-        });
-        await next.connect();
-        await next.query(`LISTEN ${quoted}`);
-        if (closed) return void next.end().catch(() => {});
-        client = next;
-        attempt = 0;
-      };
-      const reconnect = async () => {
-        if (closed) return;
-        try {
-          await connect();
-        } catch {
-          setTimeout(
-            () => void reconnect(),
-            RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
-          ).unref?.();
-        }
-      };
+    listen: (channel, onPayload, onLost) => listen(pg, connectionString, channel, onPayload, onLost),
+  };
+}
+
+/**
+ * LISTEN on a connection of its own, which reconnects after a drop (with `onLost` first: what
+ * came meanwhile is missed); returns a function that stops listening.
+ */
+async function listen(
+  pg: typeof import('pg').default,
+  connectionString: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onLost: () => void,
+): Promise<() => Promise<void>> {
+  let client: InstanceType<typeof pg.Client> | undefined;
+  let closed = false;
+  let attempt = 0;
+  const quoted = `"${channel.replaceAll('"', '""')}"`;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString });
+    next.on('notification', (n) => {
+      if (n.channel === channel) onPayload(n.payload ?? '');
+    });
+    next.on('error', () => {});
+    next.on('end', () => {
+      if (closed || client !== next) return;
+      client = undefined;
+      onLost();
+      setTimeout(
+        () => void reconnect(),
+        RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
+      ).unref?.();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${quoted}`);
+    if (closed) return void next.end().catch(() => {});
+    client = next;
+    attempt = 0;
+  };
+  const reconnect = async () => {
+    if (closed) return;
+    try {
       await connect();
-      return async () => {
-        closed = true;
-        await client?.end().catch(() => {});
-        client = undefined;
-      };
-    },
+    } catch {
+      setTimeout(
+        () => void reconnect(),
+        RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)],
+      ).unref?.();
+    }
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    await client?.end().catch(() => {});
+    client = undefined;
   };
 }

@@ -1,0 +1,96 @@
+/**
+ * What the service does besides answering requests: maintenance, the fleet lease and the
+ * rollup's refresh. Each duty reaches only the storage roles it works on; `runDuties` puts them
+ * on timers (what `serve()` does through `startDuties`).
+ */
+import { TOOL_WAIT_MS } from '../contract/limits.js';
+import type { Clock } from './http/clock.js';
+import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
+import type { ActivityStore, FleetStore, StoresOf } from './storage/types.js';
+
+type Log = (
+  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
+) => void;
+
+/**
+ * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
+ * windows and leaked slots; stops answers that waited too long for tools.
+ */
+export async function maintain(
+  storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates'>,
+  now: number,
+  { retentionMs, maxAnswerMs }: { retentionMs: number; maxAnswerMs: number },
+) {
+  const sessions = await storage.directory.purgeSessions(now);
+  const events = await storage.activity.purgeEvents(now - retentionMs);
+  await storage.accounts.purgeExpired(now);
+  const answers = await storage.ledger.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
+  // A slot outlives its answer only when the end failed to say so.
+  await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
+  return {
+    sessions,
+    events,
+    answers,
+    rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
+  };
+}
+
+/** Renews the instance's lease, then ends the answers of instances whose lease ran out; returns how many. */
+export async function heartbeat(fleet: FleetStore, instanceId: string, leaseMs: number, clock: Clock) {
+  await fleet.heartbeat(instanceId);
+  return fleet.reapInstances(leaseMs, clock.now());
+}
+
+/** Rebuilds the rollup if no instance did for half the staleness bound; true when this call did. */
+export function refreshActivity(activity: ActivityStore, stalenessMs: number, clock: Clock) {
+  return activity.refreshActivityOnce(stalenessMs / 2, clock.now());
+}
+
+/** The duties of one service, as it runs them. */
+export interface Duties {
+  maintain(): Promise<Record<string, number>>;
+  heartbeat(): Promise<number>;
+  refreshActivity(): Promise<boolean>;
+}
+
+/**
+ * Runs the duties on timers (added to `timers`, which the service clears on close), each
+ * failure logged by name, the refresh once at once; returns a stop function.
+ */
+export function runDuties(
+  duties: Duties,
+  timers: Set<ReturnType<typeof setInterval>>,
+  {
+    maintainEveryMs,
+    leaseMs,
+    stalenessMs,
+    log,
+  }: { maintainEveryMs: number; leaseMs: number; stalenessMs: number; log: Log },
+): () => void {
+  const duty = (name: string, run: () => Promise<unknown>) => () => {
+    run().catch((error) =>
+      log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }),
+    );
+  };
+  const every = (ms: number, fn: () => void) => {
+    const timer = setInterval(fn, ms);
+    (timer as { unref?: () => void }).unref?.();
+    timers.add(timer);
+  };
+  const maintenance = duty('maintenance', async () =>
+    log({ level: 'info', msg: 'maintenance', ...(await duties.maintain()) }),
+  );
+  const lease = duty('heartbeat', async () => {
+    const ended = await duties.heartbeat();
+    if (ended) log({ level: 'warn', msg: 'dead_instance_answers_ended', answers: ended });
+  });
+  const refresh = duty('activity_refresh', () => duties.refreshActivity());
+  every(maintainEveryMs, maintenance);
+  every(leaseMs / 3, lease);
+  every(stalenessMs / 6, refresh);
+  refresh();
+  return () => {
+    for (const timer of timers) clearInterval(timer);
+    timers.clear();
+  };
+}
