@@ -5,7 +5,7 @@
  */
 import type { SqlClient } from '../sql-client.js';
 import type { AnswerStart, BeginResult } from '../types.js';
-import { num } from './rows.js';
+import { eventColumns, num } from './rows.js';
 
 /** One begin's statement: its text and parameters. */
 function beginOneStatement({
@@ -145,12 +145,7 @@ function beginManyParams(starts: AnswerStart[]): unknown[] {
     starts.map((s) => s.slot?.key ?? null),
     starts.map((s) => s.slot?.cap ?? null),
     events.map((x) => x.n),
-    events.map((x) => x.e.kind),
-    events.map((x) => x.e.projectId),
-    events.map((x) => x.e.at),
-    events.map((x) => x.e.sessionToken),
-    events.map((x) => x.e.owner),
-    events.map((x) => x.e.integrationId),
+    ...eventColumns(events.map((x) => x.e)),
   ];
 }
 

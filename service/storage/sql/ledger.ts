@@ -9,7 +9,7 @@ import type {
   ToolCallRecord,
 } from '../types.js';
 import { beginMany, beginOne } from './answer-begins.js';
-import { DB_NOW, json, num } from './rows.js';
+import { DB_NOW, eventColumns, json, num } from './rows.js';
 
 /** The answers' slots freed, each end stored if its instance still holds it, and the events of those stored. */
 const END_MANY = `WITH v AS (
@@ -45,12 +45,7 @@ function endManyParams(ends: AnswerEnd[]): unknown[] {
     ends.map((x) => x.patch.usage?.promptTokens ?? null),
     ends.map((x) => x.patch.usage?.completionTokens ?? null),
     events.map((x) => x.id),
-    events.map((x) => x.e.kind),
-    events.map((x) => x.e.projectId),
-    events.map((x) => x.e.at),
-    events.map((x) => x.e.sessionToken),
-    events.map((x) => x.e.owner),
-    events.map((x) => x.e.integrationId),
+    ...eventColumns(events.map((x) => x.e)),
     events.map((x) => x.e.promptTokens ?? 0),
     events.map((x) => x.e.completionTokens ?? 0),
   ];

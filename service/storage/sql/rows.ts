@@ -1,5 +1,5 @@
 /** What the SQL roles share: value conversions between rows and records, and the database's clock. */
-import type { MessageRecord, ThreadMeta } from '../types.js';
+import type { ActivityEvent, MessageRecord, ThreadMeta } from '../types.js';
 
 /** The database's clock in epoch ms: leases compare instances on one clock, whatever theirs say. */
 export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -7,6 +7,18 @@ export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 export const num = (value: unknown) => Number(value);
 export const numOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 export const json = (value: unknown) => JSON.stringify(value);
+
+/** Events as the columns an `unnest` of a batch statement reads: kind, project, time, session, owner, integration. */
+export function eventColumns(events: ActivityEvent[]): unknown[][] {
+  return [
+    events.map((e) => e.kind),
+    events.map((e) => e.projectId),
+    events.map((e) => e.at),
+    events.map((e) => e.sessionToken),
+    events.map((e) => e.owner),
+    events.map((e) => e.integrationId),
+  ];
+}
 
 export function toThread(row: Record<string, unknown>): ThreadMeta {
   return {

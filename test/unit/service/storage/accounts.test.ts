@@ -1,9 +1,8 @@
 /** The console's accounts on every engine: admins, console sessions, sign-in failures, the audit log. */
 import { expect, it } from 'vitest';
 import type { Stores } from '../../../../service/index.js';
+import { T0 } from '../../../fixtures/records.js';
 import { storageSuite } from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
 
 storageSuite('accounts', (suite) => {
   let store: Stores;

@@ -1,38 +1,11 @@
 /** The conversations role on every engine: threads, messages, reactions, the console's search; and the races between them through the service. */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationFilter, MessageRecord, Stores, ThreadMeta } from '../../../../service/index.js';
+import type { ConversationFilter, Stores } from '../../../../service/index.js';
 import { textMatches } from '../../../../service/storage/summaries.js';
 import { PREVIEW_SOURCE_CHARS } from '../../../../service/storage/types.js';
-import { messageRecord } from '../../../fixtures/records.js';
+import { DAY, T0, answerWith, message, thread, threadWith } from '../../../fixtures/records.js';
 import { AGENT, allRecords, makeService, readRecords, scriptedAgent } from '../../../fixtures/service.js';
 import { storageSuite } from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
-const DAY = 86_400_000;
-
-function thread(id: string, owner: string | null = 'alice', updatedAt = T0): ThreadMeta {
-  return { id, projectId: 'p', integrationId: 'i', owner, title: `title ${id}`, createdAt: T0, updatedAt };
-}
-
-function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
-}
-
-/** A thread of project `p` as the console's tests write it: integration `web`, owner alice. */
-const threadWith = (id: string, extra: Partial<ThreadMeta> = {}): ThreadMeta => ({
-  id,
-  projectId: 'p',
-  integrationId: 'web',
-  owner: 'alice',
-  title: `title ${id}`,
-  createdAt: T0,
-  updatedAt: T0,
-  ...extra,
-});
-
-/** An answer as the console's tests write it. */
-const answerWith = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord =>
-  messageRecord({ id, role: 'assistant', content: `text ${id}`, createdAt: T0, ...extra });
 
 storageSuite('conversations', (suite) => {
   let store: Stores;

@@ -1,11 +1,8 @@
 /** The directory on every engine: projects, integrations, API keys, sessions, and a project's delete. */
 import { expect, it } from 'vitest';
-import type { ApiKeyRecord, MessageRecord, Stores, ThreadMeta } from '../../../../service/index.js';
-import { messageRecord } from '../../../fixtures/records.js';
+import type { ApiKeyRecord, Stores } from '../../../../service/index.js';
+import { DAY, T0, answerWith, threadWith } from '../../../fixtures/records.js';
 import { storageSuite } from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
-const DAY = 86_400_000;
 
 const project = (id: string) => ({ id, name: `Project ${id}`, ownerSecret: `secret-${id}`, createdAt: T0 });
 const key = (id: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
@@ -20,22 +17,6 @@ const key = (id: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   revokedAt: null,
   ...extra,
 });
-
-/** A thread of project `p` as the console's tests write it: integration `web`, owner alice. */
-const threadWith = (id: string, extra: Partial<ThreadMeta> = {}): ThreadMeta => ({
-  id,
-  projectId: 'p',
-  integrationId: 'web',
-  owner: 'alice',
-  title: `title ${id}`,
-  createdAt: T0,
-  updatedAt: T0,
-  ...extra,
-});
-
-/** An answer as the console's tests write it. */
-const answerWith = (id: string, extra: Partial<MessageRecord> = {}): MessageRecord =>
-  messageRecord({ id, role: 'assistant', content: `text ${id}`, createdAt: T0, ...extra });
 
 storageSuite('directory', (suite) => {
   let store: Stores;

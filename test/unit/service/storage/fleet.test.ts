@@ -4,32 +4,18 @@ import {
   createReferenceService,
   ManualClock,
   memoryStores,
-  type MessageRecord,
   type ReferenceService,
   type ReferenceServiceOptions,
   type Stores,
-  type ThreadMeta,
 } from '../../../../service/index.js';
 import { openStorage } from '../../../../service/storage/open.js';
-import { messageRecord } from '../../../fixtures/records.js';
+import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
 import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../../fixtures/service.js';
 import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
-
-function thread(id: string, owner: string | null = 'alice', updatedAt = T0): ThreadMeta {
-  return { id, projectId: 'p', integrationId: 'i', owner, title: `title ${id}`, createdAt: T0, updatedAt };
-}
-
-function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
-}
 
 storageSuite('fleet', (suite) => {
   let store: Stores;
   const open = async () => (store = await suite.open());
-  const answerOf = (id: string, at = T0) =>
-    message(id, at, { role: 'assistant', status: 'streaming', content: '' });
 
   it('ends the streaming answers of instances whose lease ran out, and frees their slots', async () => {
     await open();

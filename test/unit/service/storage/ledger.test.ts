@@ -1,36 +1,11 @@
 /** The answer ledger on every engine: begins, saves, ends and resumes of answers, their slots; and its batches on SQL. */
-import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  ActivityEvent,
-  AnswerStart,
-  MessageRecord,
-  Stores,
-  ThreadMeta,
-} from '../../../../service/storage/types.js';
+import { describe, expect, it } from 'vitest';
+import type { ActivityEvent, AnswerStart, MessageRecord, Stores } from '../../../../service/storage/types.js';
 import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import { postgresClient } from '../../../../service/storage/postgres.js';
-import { messageRecord } from '../../../fixtures/records.js';
+import { T0, answerOf, message, messageRecord, thread } from '../../../fixtures/records.js';
 import { makeService } from '../../../fixtures/service.js';
-import {
-  countedSqlStores,
-  freshPostgresSchema,
-  sqlEngines,
-  storageSuite,
-} from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
-
-function thread(id: string, owner: string | null = 'alice', updatedAt = T0): ThreadMeta {
-  return { id, projectId: 'p', integrationId: 'i', owner, title: `title ${id}`, createdAt: T0, updatedAt };
-}
-
-function message(id: string, at = T0, extra: Partial<MessageRecord> = {}): MessageRecord {
-  return messageRecord({ id, role: 'user', content: `text ${id}`, createdAt: at, ...extra });
-}
-
-/** The statements that begin answers: a slot, then the messages. */
-const isBegin = (sql: string) =>
-  sql.includes('INSERT INTO answer_slots') && sql.includes('INSERT INTO messages');
+import { freshPostgresSchema, isBegin, sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
 
 const messageAs = (id: string, role: 'user' | 'assistant', at = T0): MessageRecord =>
   messageRecord({
@@ -71,8 +46,6 @@ function start(
 storageSuite('answer ledger', (suite) => {
   let store: Stores;
   const open = async () => (store = await suite.open());
-  const answerOf = (id: string, at = T0) =>
-    message(id, at, { role: 'assistant', status: 'streaming', content: '' });
 
   it('begins an answer in one write: a new thread, the question, the answer and their events', async () => {
     await open();
@@ -367,26 +340,9 @@ storageSuite('answer ledger', (suite) => {
 /**
  * The SQL engines write the calls that come together as one statement: a call that comes while
  * a batch is in flight joins the next one; alone, a call goes at once. What a batch writes must
- * be what one statement per call wrote (decisions 242, 250).
+ * be what one statement per call wrote.
  */
-describe.each(sqlEngines())('answer ledger, batched on $name', { timeout: 30_000 }, (engine) => {
-  let store: Stores | undefined;
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-  });
-
-  /** A bundle whose statements are counted as they are sent. */
-  async function open() {
-    const counted = await countedSqlStores(engine);
-    store = counted.stores;
-    return {
-      store,
-      begins: () => counted.sent.filter(isBegin).length,
-      counts: () => counted.sent.filter((sql) => sql.includes('INSERT INTO rate_windows')).length,
-    };
-  }
-
+sqlBatchSuite('answer ledger, batched', ({ open }) => {
   it('answers concurrent chats with fewer begin statements than chats, each question and answer stored whole', async () => {
     const { store, begins, counts } = await open();
     const ctx = makeService({ storage: store, rateLimit: { requests: 10, windowMs: 60_000 } });

@@ -1,13 +1,8 @@
 /** The rate windows on every engine; and their batched counts on SQL. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Stores } from '../../../../service/storage/types.js';
-import { countedSqlStores, sqlEngines, storageSuite } from '../../../fixtures/storages.js';
-
-const T0 = Date.UTC(2026, 10, 21, 9);
-
-/** The statements that begin answers: a slot, then the messages. */
-const isBegin = (sql: string) =>
-  sql.includes('INSERT INTO answer_slots') && sql.includes('INSERT INTO messages');
+import { T0 } from '../../../fixtures/records.js';
+import { sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
 
 storageSuite('rate windows', (suite) => {
   let store: Stores;
@@ -33,26 +28,9 @@ storageSuite('rate windows', (suite) => {
 /**
  * The SQL engines write the calls that come together as one statement: a call that comes while
  * a batch is in flight joins the next one; alone, a call goes at once. What a batch writes must
- * be what one statement per call wrote (decisions 242, 250).
+ * be what one statement per call wrote.
  */
-describe.each(sqlEngines())('rate windows, batched on $name', { timeout: 30_000 }, (engine) => {
-  let store: Stores | undefined;
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-  });
-
-  /** A bundle whose statements are counted as they are sent. */
-  async function open() {
-    const counted = await countedSqlStores(engine);
-    store = counted.stores;
-    return {
-      store,
-      begins: () => counted.sent.filter(isBegin).length,
-      counts: () => counted.sent.filter((sql) => sql.includes('INSERT INTO rate_windows')).length,
-    };
-  }
-
+sqlBatchSuite('rate windows, batched', ({ open }) => {
   it('counts concurrent requests in fewer statements than requests, each its own count in the order asked', async () => {
     const { store, counts } = await open();
     const keys = ['a', 'a', 'b', 'a', 'b', 'a', 'c', 'a'];
