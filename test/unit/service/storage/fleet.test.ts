@@ -40,6 +40,10 @@ storageSuite('fleet', (suite) => {
       instanceId: 'inst_live',
       events: [],
     });
+    // A live instance renews its lease every third of it: this one renews before each check
+    // that counts on it, so slow statements (a cold PGlite, a loaded machine) never age it past
+    // the 200 ms lease while the dead one stays 250 ms unseen.
+    await store.fleet.heartbeat('inst_live');
     expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
     expect(await store.ledger.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
     expect(await store.fleet.reapInstances(200, T0 + 9)).toBe(1);
@@ -49,8 +53,10 @@ storageSuite('fleet', (suite) => {
     });
     expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
+    await store.fleet.heartbeat('inst_live');
     expect(await store.fleet.reapInstances(200, T0 + 10)).toBe(0);
     // A live host's answer is not an orphan; once it is gone, it is.
+    await store.fleet.heartbeat('inst_live');
     expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
     await store.fleet.retireInstance('inst_live');
     expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(true);
