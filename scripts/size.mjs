@@ -28,11 +28,12 @@ const bundles = [
   // Decision 107: 45 KB held the markdown change; the redesign and the agent features moved it.
   // Decision 224: the start screen, tool cards, the More menu and the steps line moved it again;
   // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more;
-  // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B).
+  // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B);
+  // decision 277: sessionRequestHeaders, for CMS endpoints that need a nonce or CSRF token (83 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, everything in)',
-    budget: Number(args['max-iife'] ?? 61.6 * KB),
+    budget: Number(args['max-iife'] ?? 61.7 * KB),
   },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.6 * KB) },

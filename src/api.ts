@@ -2,6 +2,7 @@
 export { VERSION } from './version.js';
 export { TokenManager, REFRESH_MARGIN_MS } from './session/token-manager.js';
 export { endpointTokenSource } from './session/endpoint-source.js';
+export type { SessionRequestHeaders } from './session/endpoint-source.js';
 export type {
   RawSession,
   NormalizedSession,

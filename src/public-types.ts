@@ -13,6 +13,7 @@ import type { AgentChatOpenChangeEvent } from './events/open-change.js';
 import type { AgentChatSessionChangeEvent } from './events/session-change.js';
 import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
 import type { SessionPayload } from './session/types.js';
+import type { SessionRequestHeaders } from './session/endpoint-source.js';
 import type { ClientTool } from './chat/tools.js';
 import type { AgentChatHandoffEvent } from './events/handoff.js';
 import type { AgentChatToolCallEvent } from './events/tool-call.js';
@@ -39,6 +40,7 @@ export interface AgentChatProperties {
   opened: boolean;
   strings?: Partial<Record<string, string>>;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  sessionRequestHeaders?: SessionRequestHeaders;
   tools: ClientTool[];
   consentRequired: boolean;
   handoff: string;

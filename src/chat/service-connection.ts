@@ -1,6 +1,6 @@
 import { createApiClient, type ApiClient } from '../api/api-client.js';
 import { ConfigError } from '../api/errors.js';
-import { endpointTokenSource } from '../session/endpoint-source.js';
+import { endpointTokenSource, type SessionRequestHeaders } from '../session/endpoint-source.js';
 import { TokenManager } from '../session/token-manager.js';
 import type { SessionPayload, SessionStatus } from '../session/types.js';
 
@@ -11,6 +11,8 @@ export interface ConnectionConfig {
   baseUrl: string;
   sessionEndpoint: string;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  /** Extra headers of each request to `sessionEndpoint`, read when it is made. */
+  sessionRequestHeaders?: SessionRequestHeaders;
   /** Milliseconds a stream may stay silent before the answer counts as interrupted. */
   idleTimeoutMs?: number;
 }
@@ -73,7 +75,10 @@ export class ServiceConnection {
     const source =
       config.getSessionToken ??
       (config.sessionEndpoint
-        ? endpointTokenSource(config.sessionEndpoint, { fetch: this.fetch })
+        ? endpointTokenSource(config.sessionEndpoint, {
+            fetch: this.fetch,
+            headers: () => this.config().sessionRequestHeaders,
+          })
         : missingSource);
     this.tokens?.clear();
     const tokens = new TokenManager(source);

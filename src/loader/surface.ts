@@ -22,6 +22,7 @@ export const PROPERTIES = [
   'prompts',
   'opened',
   'getSessionToken',
+  'sessionRequestHeaders',
   'strings',
   'tools',
   'consentRequired',

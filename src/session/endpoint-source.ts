@@ -5,9 +5,19 @@ import type { TokenSource } from './types.js';
 /** Names the session's owner without revealing it (wire contract §2). */
 export const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
 
+/**
+ * Headers a page adds to each session request (a CMS's CSRF token, WordPress's `X-WP-Nonce`):
+ * an object, or a function called before every request, so a token that went stale is fetched anew.
+ */
+export type SessionRequestHeaders =
+  | HeadersInit
+  | ((signal: AbortSignal) => HeadersInit | Promise<HeadersInit>);
+
 export interface EndpointSourceOptions {
   /** Defaults to `same-origin`: the site owner's login cookie decides the owner. */
   credentials?: RequestCredentials;
+  /** Read before each request, so a page may set or change it at any time. */
+  headers?: () => SessionRequestHeaders | undefined;
   fetch?: typeof fetch;
 }
 
@@ -22,9 +32,12 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
   return async (signal) => {
     let response: Response;
     try {
+      const extra = options.headers?.();
+      const headers = new Headers(typeof extra === 'function' ? await extra(signal) : extra);
+      headers.set('Accept', 'application/json');
       response = await doFetch(url, {
         method: 'POST',
-        headers: { Accept: 'application/json' },
+        headers,
         credentials: options.credentials ?? 'same-origin',
         signal,
       });

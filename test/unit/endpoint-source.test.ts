@@ -38,6 +38,51 @@ describe('endpointTokenSource', () => {
     expect(new Headers(init.headers).has('X-API-Key')).toBe(false);
   });
 
+  it("adds the page's headers, asking a function anew before each request, and keeps Accept", async () => {
+    vi.setSystemTime(SERVER_NOW);
+    const endpoint = serverEndpoint();
+    let nonce = 0;
+    const signals: AbortSignal[] = [];
+    const headers = vi.fn(async (signal: AbortSignal) => {
+      signals.push(signal);
+      return { 'X-WP-Nonce': `nonce-${++nonce}`, Accept: 'text/html' };
+    });
+    const source = endpointTokenSource('/s', { fetch: endpoint.fetch, headers: () => headers });
+    const controller = new AbortController();
+    await source(controller.signal);
+    await source(controller.signal);
+    const sent = endpoint.fetch.mock.calls.map(([, init]) => new Headers(init!.headers));
+    expect(sent.map((h) => h.get('X-WP-Nonce'))).toEqual(['nonce-1', 'nonce-2']);
+    expect(sent.map((h) => h.get('Accept'))).toEqual(['application/json', 'application/json']);
+    expect(signals).toEqual([controller.signal, controller.signal]);
+    // A plain object works too, and a page may change it between requests.
+    let current: HeadersInit | undefined = { 'X-CSRF-Token': 'abc' };
+    const plain = endpointTokenSource('/s', { fetch: endpoint.fetch, headers: () => current });
+    await plain(controller.signal);
+    current = undefined;
+    await plain(controller.signal);
+    const [withToken, without] = endpoint.fetch.mock.calls
+      .slice(2)
+      .map(([, init]) => new Headers(init!.headers));
+    expect(withToken.get('X-CSRF-Token')).toBe('abc');
+    expect(without.has('X-CSRF-Token')).toBe(false);
+  });
+
+  it('turns a headers function that fails into session_failed, without calling the endpoint', async () => {
+    const endpoint = serverEndpoint();
+    const source = endpointTokenSource('/s', {
+      fetch: endpoint.fetch,
+      headers: () => async () => {
+        throw new TypeError('nonce unavailable');
+      },
+    });
+    const error = (await source(new AbortController().signal).catch((e: unknown) => e)) as SessionError;
+    expect(error).toBeInstanceOf(SessionError);
+    expect(error.code).toBe('session_failed');
+    expect(String((error.cause as Error).message)).toContain('nonce unavailable');
+    expect(endpoint.minted()).toBe(0);
+  });
+
   for (const [label, skew] of [
     ['+2 h', 2 * HOUR],
     ['-2 h', -2 * HOUR],

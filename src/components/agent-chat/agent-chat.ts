@@ -10,6 +10,7 @@ import type { AgentChatMessageActionEvent } from '../../events/message-action.js
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
+import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
 import type { ClientTool } from '../../chat/tools.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
 import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
@@ -126,6 +127,11 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @property({ type: Number, attribute: 'stream-idle-timeout' }) streamIdleTimeout = STREAM_IDLE_TIMEOUT_MS;
   /** Replaces `session-endpoint`: returns either session form, optionally with `ownerKey`. */
   @property({ attribute: false }) getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  /**
+   * Headers added to each `session-endpoint` request (a CSRF token, WordPress's `X-WP-Nonce`): an
+   * object, or a function `(signal) => headers` (may be async) called before every request.
+   */
+  @property({ attribute: false }) sessionRequestHeaders?: SessionRequestHeaders;
 
   // Tools, consent and handoff.
   /**
@@ -153,6 +159,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       baseUrl: this.baseUrl || location.origin,
       sessionEndpoint: this.sessionEndpoint,
       getSessionToken: this.getSessionToken,
+      sessionRequestHeaders: this.sessionRequestHeaders,
       ownerKey: this.ownerKey,
       idleTimeoutMs: this.streamIdleTimeout,
     }),

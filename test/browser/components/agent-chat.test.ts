@@ -55,6 +55,26 @@ describe('<agent-chat>', () => {
     expect(textareaOf(el).value).toBe('');
   });
 
+  test('sessionRequestHeaders: each session request carries the headers the page returns at that moment', async ({
+    worker,
+  }) => {
+    const backend = referenceBackend();
+    worker.use(...backend.handlers);
+    const el = await fixtureChat();
+    let issued = 0;
+    // What WordPress's plugin does: a fresh nonce from the site before every session request.
+    el.sessionRequestHeaders = async () => ({ 'X-WP-Nonce': `nonce-${++issued}` });
+    await el.send('install');
+    await el.clearSession();
+    expect(await el.send('theming')).not.toBe(false);
+    expect(backend.sessionRequests.map((r) => r.headers.get('X-WP-Nonce'))).toEqual(['nonce-1', 'nonce-2']);
+    expect(backend.sessionRequests.map((r) => r.headers.get('Accept'))).toEqual([
+      'application/json',
+      'application/json',
+    ]);
+    expect(lastAnswerText(el)).not.toBe('');
+  });
+
   test('a second message reuses the token and continues the thread', async ({ worker }) => {
     const backend = referenceBackend();
     worker.use(...backend.handlers);
