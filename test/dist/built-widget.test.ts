@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './chromium.js';
+import { ask as chat, launchChromium } from './chromium.js';
 import { readFileSync } from 'node:fs';
 import { STRICT_CSP, startCdn, startSite } from './static-site.js';
 
@@ -42,29 +42,6 @@ async function holdElement(page: Page): Promise<() => void> {
     await route.continue();
   });
   return release;
-}
-
-/** Asks a question through the real UI and waits for the finished answer. */
-async function chat(page: Page, question: string): Promise<string> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(question);
-  await page.getByRole('button', { name: 'Send' }).click();
-  const answer = page.locator('agent-chat-message[aria-label="Assistant"] .content');
-  await page.waitForFunction(
-    () => {
-      const outer = document.querySelector('agent-chat');
-      // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
-      const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
-      const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
-      const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-      return (
-        messages.length === 2 &&
-        (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete'
-      );
-    },
-    undefined,
-    { timeout: 15_000 },
-  );
-  return (await answer.textContent()) ?? '';
 }
 
 describe('the built widget on a plain page', () => {

@@ -1,7 +1,34 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 
 /** Debian's Chromium, headless, with the flags this network-less machine needs. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch(chromiumLaunchOptions());
+}
+
+/**
+ * Asks a question through the real UI of the widget `host` selects (the first `<agent-chat>` by
+ * default) and waits for the finished answer; resolves with its text.
+ */
+export async function ask(page: Page, question: string, host = 'agent-chat'): Promise<string> {
+  const widget = page.locator(host);
+  await widget.getByRole('textbox', { name: 'Message' }).fill(question);
+  await widget.getByRole('button', { name: 'Send' }).click();
+  const answer = widget.locator('agent-chat-message[aria-label="Assistant"] .content');
+  await page.waitForFunction(
+    (selector) => {
+      const outer = document.querySelector(selector);
+      // Through the loader, the element is an <agent-chat-app> in <agent-chat>'s shadow root.
+      const inner = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
+      const list = inner?.shadowRoot?.querySelector('agent-chat-message-list');
+      const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
+      return (
+        messages.length === 2 &&
+        (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete'
+      );
+    },
+    host,
+    { timeout: 15_000 },
+  );
+  return (await answer.textContent()) ?? '';
 }
