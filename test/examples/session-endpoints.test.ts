@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
 import { ask, launchChromium } from '../dist/chromium.js';
+import { ERROR_BODY, startMisbehavingService } from '../cms/misbehaving-service.js';
 import {
   ROOT,
   freePort,
@@ -30,27 +29,7 @@ afterAll(async () => {
 let service: RunningService;
 let scratch: string;
 
-/** What the misbehaving service does next. */
-type Mode = 'redirect' | 'stall' | 'huge' | 'huge-declared' | 'html' | 'error-json' | 'session';
-let mode: Mode = 'session';
-/** API keys that reached the host a redirect pointed to: must stay empty. */
-const keysElsewhere: unknown[] = [];
-let misbehaving: string;
-let elsewhere: string;
-const ERROR_BODY = '{"detail":"Slow down.","code":"rate_limited","extra":[1,2]}';
-
-async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server: Server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.push(
-    () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+let misbehaving: Awaited<ReturnType<typeof startMisbehavingService>>;
 
 beforeAll(async () => {
   const dir = await tempDir('agent-chat-examples-');
@@ -58,36 +37,8 @@ beforeAll(async () => {
   scratch = dir.path;
   service = await startService(join(scratch, 'service'));
   cleanup.push(service.stop);
-  elsewhere = await listen((req, res) => {
-    keysElsewhere.push(req.headers['x-api-key']);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"session_token":"t","expires_at":"x"}');
-  });
-  misbehaving = await listen((_req, res) => {
-    if (mode === 'redirect') return void res.writeHead(307, { Location: `${elsewhere}/steal` }).end();
-    if (mode === 'stall') {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      return void res.write('{"session_token":');
-    }
-    if (mode === 'huge-declared')
-      return void res
-        .writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '10000000' })
-        .end();
-    if (mode === 'huge') {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      const chunk = 'x'.repeat(16 * 1024);
-      for (let i = 0; i < 64; i++) res.write(chunk);
-      return void res.end();
-    }
-    if (mode === 'html')
-      return void res
-        .writeHead(503, { 'Content-Type': 'text/html', 'Retry-After': '30' })
-        .end('<h1>Down</h1>');
-    if (mode === 'error-json')
-      return void res
-        .writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '7' })
-        .end(ERROR_BODY);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"session_token":"t","expires_at":"x"}');
-  });
+  misbehaving = await startMisbehavingService();
+  cleanup.push(misbehaving.close);
 }, 120_000);
 
 interface Site {
@@ -159,7 +110,7 @@ describe.each([php, python])('the $name session endpoint', (language) => {
   let broken: Site;
   beforeAll(async () => {
     site = await language.start({});
-    broken = await language.start({ baseUrl: misbehaving, timeoutMs: 700 });
+    broken = await language.start({ baseUrl: misbehaving.url, timeoutMs: 700 });
   }, 60_000);
 
   it("mints a session for the site's signed-in user, with the owner key of §2 and no-store", async () => {
@@ -212,7 +163,7 @@ describe.each([php, python])('the $name session endpoint', (language) => {
   });
 
   it("passes the service's JSON error through unchanged, with its Retry-After and without an owner key", async () => {
-    mode = 'error-json';
+    misbehaving.set('error-json');
     const response = await mint(broken);
     expect(response.status).toBe(429);
     expect(await response.text()).toBe(ERROR_BODY);
@@ -222,18 +173,18 @@ describe.each([php, python])('the $name session endpoint', (language) => {
   });
 
   it('does not follow a redirect: the API key never reaches the other host, and the answer is a JSON 502', async () => {
-    mode = 'redirect';
+    misbehaving.set('redirect');
     const response = await mint(broken);
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({
       detail: 'The agent service answered with a redirect, which is not followed.',
       code: 'service_unavailable',
     });
-    expect(keysElsewhere).toEqual([]);
+    expect(misbehaving.keysElsewhere).toEqual([]);
   });
 
   it('answers the JSON 502 at its time limit when the service sends headers and then stalls', async () => {
-    mode = 'stall';
+    misbehaving.set('stall');
     const started = Date.now();
     const response = await mint(broken);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -249,7 +200,7 @@ describe.each([php, python])('the $name session endpoint', (language) => {
     ['sent', 'huge'],
     ['declared', 'huge-declared'],
   ] as const)('refuses a body over 64 KiB (%s) instead of buffering it', async (_how, body) => {
-    mode = body;
+    misbehaving.set(body);
     const response = await mint(broken);
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({
@@ -259,7 +210,7 @@ describe.each([php, python])('the $name session endpoint', (language) => {
   });
 
   it("turns an upstream error page into its own JSON 502: no HTML is served as the site's", async () => {
-    mode = 'html';
+    misbehaving.set('html');
     const response = await mint(broken);
     expect(response.status).toBe(502);
     expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);

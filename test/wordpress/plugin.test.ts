@@ -1,0 +1,607 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ownerKey } from '../../contract/owner-key.js';
+import { ask, launchChromium } from '../dist/chromium.js';
+import { ERROR_BODY, startMisbehavingService } from '../cms/misbehaving-service.js';
+import { ROOT, freePort, startService, tempDir, type RunningService } from '../cms/processes.js';
+import { startWordPress, type WordPressSite } from './site.js';
+
+/**
+ * The plugin from dist/agent-chat-wordpress.zip in Debian's WordPress, against the real agent
+ * service, driven as its users drive it: an Administrator sets it up, an Author publishes, a
+ * Subscriber and an anonymous visitor chat, another site tries to mint. The cases run in order
+ * on one site.
+ */
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+type Role = 'admin' | 'author' | 'subscriber';
+let wp: WordPressSite;
+let service: RunningService;
+let browser: Browser;
+let misbehaving: Awaited<ReturnType<typeof startMisbehavingService>>;
+/** Every page and REST answer anyone was served: the API key must be in none of them. */
+const served: { url: string; body: string }[] = [];
+const SESSION_ROUTE = '/wp-json/agent-chat/v1/session';
+
+beforeAll(async () => {
+  const dir = await tempDir('agent-chat-wordpress-');
+  cleanup.push(dir.remove);
+  const port = await freePort();
+  const started = await Promise.all([
+    // The integration allows the WordPress site's origin only, as its owner would set it.
+    startService(join(dir.path, 'service'), { allowedOrigins: [`http://127.0.0.1:${port}`] }),
+    startWordPress(dir.path, join(ROOT, 'dist/agent-chat-wordpress.zip'), port),
+    launchChromium(),
+    startMisbehavingService(),
+  ]);
+  [service, wp, browser, misbehaving] = started;
+  cleanup.push(service.stop, wp.stop, () => browser.close(), misbehaving.close);
+}, 180_000);
+
+/** A fetch from Node (no browser), recorded for the key check. */
+async function get(
+  path: string,
+  init: RequestInit = {},
+): Promise<{ response: globalThis.Response; body: string }> {
+  const response = await fetch(new URL(path, wp.origin), { redirect: 'manual', ...init });
+  const body = await response.text();
+  served.push({ url: path, body });
+  return { response, body };
+}
+
+function record(context: BrowserContext): BrowserContext {
+  context.on('response', (response: Response) => {
+    if (!['document', 'fetch', 'xhr'].includes(response.request().resourceType())) return;
+    void response.text().then(
+      (body) => served.push({ url: response.url(), body }),
+      () => {},
+    );
+  });
+  return context;
+}
+
+/** A browser of its own for a visitor who is not signed in. */
+const visitor = async () => record(await browser.newContext());
+
+/** Signs in through wp-login.php, as a person does. */
+async function signIn(role: Role): Promise<BrowserContext> {
+  const context = record(await browser.newContext());
+  const page = await context.newPage();
+  await page.goto(`${wp.origin}/wp-login.php`);
+  await page.getByLabel('Username or Email Address').fill(role);
+  await page.getByLabel('Password', { exact: true }).fill(wp.passwords[role]);
+  await page.getByRole('button', { name: 'Log In' }).click();
+  await page.waitForURL(/\/wp-admin\//);
+  await page.close();
+  return context;
+}
+
+/** A page of the site in `context`, on a static file: a same-origin place to call from. */
+async function onSite(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${wp.origin}/readme.html`);
+  return page;
+}
+
+/** Presses Save Changes on a settings page and waits for the page WordPress answers with. */
+async function saveSettings(page: Page): Promise<void> {
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Save Changes' }).click()]);
+}
+
+/** Publishes a post through the REST API the block editor saves with, as `context`'s user. */
+async function publish(context: BrowserContext, title: string, content: string) {
+  const page = await onSite(context);
+  const result = await page.evaluate(
+    async ({ title, content }) => {
+      const nonce = await (await fetch('/wp-admin/admin-ajax.php?action=rest-nonce')).text();
+      const response = await fetch('/wp-json/wp/v2/posts?context=edit', {
+        method: 'POST',
+        headers: { 'X-WP-Nonce': nonce, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title, content, status: 'publish' }),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    { title, content },
+  );
+  await page.close();
+  expect(result.status, JSON.stringify(result.body)).toBe(201);
+  return { link: result.body.link as string, raw: result.body.content.raw as string };
+}
+
+/** Opens `url` and asks the widget a question; resolves with the answer and the session exchange. */
+async function chatOn(context: BrowserContext, url: string, question = 'How do I install the widget?') {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  const [session, answer] = await Promise.all([
+    page.waitForResponse((response) => response.url().includes('agent-chat/v1/session')),
+    ask(page, question),
+  ]);
+  const result = {
+    page,
+    answer,
+    errors,
+    html: await page.content(),
+    requestHeaders: await session.request().allHeaders(),
+    headers: await session.allHeaders(),
+    body: (await session.json()) as { session_token: string },
+  };
+  return result;
+}
+
+const agent = () => `${service.url}/agent/v1/projects/${service.projectId}/agent`;
+/** The service's own §1 mint for `owner`, to see a thread from the owner's side. */
+async function threadsOf(owner: string): Promise<string[]> {
+  const { session_token } = await fetch(`${agent()}/sessions/`, {
+    method: 'POST',
+    headers: { 'X-API-Key': service.apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ external_owner_id: owner }),
+  }).then((r) => r.json());
+  const list = await fetch(`${agent()}/threads/`, {
+    headers: { Authorization: `Bearer ${session_token}` },
+  }).then((r) => r.json());
+  return list.threads.map((t: { title: string }) => t.title);
+}
+const historyStatus = (token: string) =>
+  fetch(`${agent()}/threads/`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+
+/** Starts every window of the per-address limit afresh (the cases share 127.0.0.1). */
+const resetLimits = () =>
+  wp.sql("DELETE FROM wordpress.wp_options WHERE option_name LIKE '%transient%agent_chat_limit%'");
+
+// The cases share 127.0.0.1; the limit has its own case.
+beforeEach(() => void resetLimits());
+
+let admin: BrowserContext;
+let author: BrowserContext;
+let shortcodePost: string;
+
+describe('installing and setting up', () => {
+  it("installs from the zip with WordPress's own unzip, and activates", () => {
+    expect(wp.version).toBe('6.1.9');
+    const bundled = readFileSync(join(wp.root, 'wp-content/plugins/agent-chat/assets/agent-chat.iife.js'));
+    expect(bundled.equals(readFileSync(join(ROOT, 'dist/agent-chat.iife.js')))).toBe(true);
+    expect(
+      wp.sql("SELECT option_value FROM wordpress.wp_options WHERE option_name = 'active_plugins'"),
+    ).toContain('agent-chat/agent-chat.php');
+  });
+
+  it('Settings → Agent Chat: an Administrator saves the service, and the API key field never shows the key', async () => {
+    admin = await signIn('admin');
+    const page = await admin.newPage();
+    await page.goto(`${wp.origin}/wp-admin/options-general.php`);
+    await page.getByRole('link', { name: 'Agent Chat', exact: true }).click();
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Agent Chat', level: 1 }).isVisible())
+      .toBe(true);
+    expect(await page.getByText('Not set up yet').isVisible()).toBe(true);
+    // A plain-http service elsewhere is refused: the key would travel in clear text.
+    await page.getByLabel('Service URL').fill('http://agent.example.com');
+    await saveSettings(page);
+    expect(await page.getByText('must start with https://').isVisible()).toBe(true);
+    expect(await page.getByLabel('Service URL').inputValue()).toBe('');
+
+    await page.getByLabel('Service URL').fill(service.url);
+    await page.getByLabel('Project ID').fill(service.projectId);
+    await page.getByLabel('Integration ID').fill(service.integrationId);
+    await page.getByLabel('API key').fill(service.apiKey);
+    await saveSettings(page);
+    expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
+    expect(await page.getByText('Ready: visitors can chat').isVisible()).toBe(true);
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+    expect(await page.getByText('A key is saved. It is never shown again').isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(service.apiKey);
+
+    // Saving again with the key field empty keeps the key (checked by every mint below).
+    await saveSettings(page);
+    expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
+    expect(await page.getByText('Ready: visitors can chat').isVisible()).toBe(true);
+    // WordPress's page of every option prints plain options; the key is not one of them.
+    await page.goto(`${wp.origin}/wp-admin/options.php`);
+    expect(await page.content()).toContain('agent_chat_secret');
+    expect(await page.content()).not.toContain(service.apiKey);
+    await page.close();
+  });
+});
+
+describe('an Author places the chat', () => {
+  it("loses the README's script-tag snippet: WordPress strips it from an Author's post", async () => {
+    author = await signIn('author');
+    const snippet = `<script src="https://cdn.jsdelivr.net/npm/agent-chat@0.1.0/dist/agent-chat.iife.js" crossorigin="anonymous"></script>
+<agent-chat project-id="${service.projectId}" integration-id="${service.integrationId}" session-endpoint="/api/agent-session" base-url="${service.url}"></agent-chat>`;
+    const post = await publish(author, 'Pasted snippet', snippet);
+    expect(post.raw).not.toMatch(/<script|<agent-chat/);
+    const { body } = await get(post.link);
+    expect(body).not.toMatch(/<agent-chat|agent-chat\.iife\.js|cdn\.jsdelivr/);
+  });
+
+  it('with the shortcode: a visitor gets an answer, and what the post says of endpoints is ignored', async () => {
+    const post = await publish(
+      author,
+      'Shortcode',
+      '[agent_chat heading="Ask the docs" greeting="Hello from WordPress" prompts="How do I install it?|Theming" theme="dark" session-endpoint="https://evil.example/steal" base_url="https://evil.example" base-url="https://evil.example"]',
+    );
+    shortcodePost = post.link;
+    const { body: html } = await get(post.link);
+    const element = /<agent-chat [^>]*><\/agent-chat>/.exec(html)?.[0] ?? '';
+    expect(element).toContain(`session-endpoint="${wp.origin}/wp-json/agent-chat/v1/session"`);
+    expect(element).toContain(`base-url="${service.url}"`);
+    expect(element).toContain('heading="Ask the docs"');
+    expect(element).toContain('prompts="How do I install it?|Theming"');
+    expect(element).toContain('theme="dark"');
+    expect(element).toContain('mode="inline"');
+    expect(html).not.toContain('evil.example');
+
+    // The bundled script with its integrity hash, after the content (WordPress 6.1 has no
+    // `defer` strategy: the footer), then the nonce script.
+    const sri = JSON.parse(readFileSync(join(ROOT, 'dist/sri.json'), 'utf8'))['agent-chat.iife.js'];
+    expect(sri).toBe(
+      `sha384-${createHash('sha384')
+        .update(readFileSync(join(ROOT, 'dist/agent-chat.iife.js')))
+        .digest('base64')}`,
+    );
+    const script = /<script [^>]*agent-chat\.iife\.js[^>]*>/.exec(html)?.[0] ?? '';
+    expect(script).toContain(`integrity="${sri}"`);
+    expect(script).toContain('crossorigin="anonymous"');
+    expect(script).toContain('/wp-content/plugins/agent-chat/assets/agent-chat.iife.js');
+    expect(html.indexOf(script)).toBeGreaterThan(html.indexOf(element));
+    expect(html.indexOf('assets/wordpress.js')).toBeGreaterThan(html.indexOf(script));
+    // The plugin prints no inline script (WordPress's own emoji loader is one; none is ours).
+    const inline = [...html.matchAll(/<script\b(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(inline.length).toBeGreaterThan(0);
+    expect(inline.filter((code) => /agent|rest-nonce|wp-json/i.test(code))).toEqual([]);
+
+    const chat = await chatOn(await visitor(), post.link);
+    expect(chat.answer).toMatch(/Quickstart: add agent-chat to a page/);
+    expect(chat.errors).toEqual([]);
+    expect(chat.requestHeaders['x-wp-nonce']).toBeUndefined();
+    expect(chat.headers['agent-chat-owner-key']).toBe('-');
+    expect(chat.headers['cache-control']).toBe('no-store');
+    expect(await historyStatus(chat.body.session_token)).toBe(403);
+    // Nothing of the session is in the page: the token lives in the widget's memory only.
+    expect(chat.html).not.toContain(chat.body.session_token);
+    await chat.page.close();
+  });
+
+  it('with the block, saved by the block editor: found in the inserter, rendered, and the chat answers', async () => {
+    const page = await author.newPage();
+    await page.goto(`${wp.origin}/wp-admin/post-new.php`);
+    await page.waitForFunction(() => {
+      const wp = (window as unknown as { wp?: { blocks?: { getBlockType(name: string): unknown } } }).wp;
+      return Boolean(wp?.blocks?.getBlockType('agent-chat/chat'));
+    });
+    // The editor greets a first-time author with a guide; a person closes it, then finds the
+    // block by name in the inserter.
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Toggle block inserter' }).click();
+    await page.getByRole('searchbox', { name: 'Search for blocks and patterns' }).fill('Agent Chat');
+    await expect.poll(() => page.getByRole('option', { name: 'Agent Chat' }).isVisible()).toBe(true);
+    const saved = await page.evaluate(async () => {
+      type Data = {
+        dispatch(store: string): Record<string, (...args: unknown[]) => Promise<unknown>>;
+        select(store: string): Record<string, (...args: unknown[]) => unknown>;
+      };
+      const { data, blocks } = (
+        window as unknown as { wp: { data: Data; blocks: { createBlock(...a: unknown[]): unknown } } }
+      ).wp;
+      await data.dispatch('core/block-editor').insertBlocks([
+        blocks.createBlock('agent-chat/chat', {
+          heading: 'Block heading',
+          theme: 'auto',
+          prompts: 'Theming|Events',
+        }),
+      ]);
+      await data.dispatch('core/editor').editPost({ title: 'Block', status: 'publish' });
+      await data.dispatch('core/editor').savePost();
+      return {
+        link: data.select('core/editor').getPermalink() as string,
+        content: data.select('core/editor').getEditedPostContent() as string,
+      };
+    });
+    await page.close();
+    expect(saved.content).toContain(
+      '<!-- wp:agent-chat/chat {"heading":"Block heading","prompts":"Theming|Events","theme":"auto"} /-->',
+    );
+    const { body: html } = await get(saved.link);
+    const element = /<agent-chat [^>]*><\/agent-chat>/.exec(html)?.[0] ?? '';
+    expect(element).toContain('heading="Block heading"');
+    expect(element).toContain('theme="auto"');
+    expect(element).toContain(`session-endpoint="${wp.origin}/wp-json/agent-chat/v1/session"`);
+    const chat = await chatOn(await visitor(), saved.link, 'Which events does it fire?');
+    expect(chat.answer).toMatch(/Events fired by the widget/);
+    await chat.page.close();
+  });
+
+  it('a block whose markup names an endpoint or a service: both ignored', async () => {
+    const post = await publish(
+      author,
+      'Forged block',
+      '<!-- wp:agent-chat/chat {"mode":"launcher","sessionEndpoint":"https://evil.example/steal","baseUrl":"https://evil.example","session-endpoint":"https://evil.example/s"} /-->',
+    );
+    const { body: html } = await get(post.link);
+    const element = /<agent-chat [^>]*><\/agent-chat>/.exec(html)?.[0] ?? '';
+    expect(element).toContain('mode="launcher"');
+    expect(element).toContain(`session-endpoint="${wp.origin}/wp-json/agent-chat/v1/session"`);
+    expect(html).not.toContain('evil.example');
+  });
+});
+
+describe('whose session it is', () => {
+  let subscriber: BrowserContext;
+
+  it("a Subscriber's session is theirs: minted with a fresh nonce, owner wp:<id>, and the owner key of §2", async () => {
+    subscriber = await signIn('subscriber');
+    const chat = await chatOn(subscriber, shortcodePost, 'How do I theme it?');
+    expect(chat.answer).toMatch(/Theming/);
+    expect(chat.requestHeaders['x-wp-nonce']).toMatch(/^[0-9a-f]{10}$/);
+    const owner = `wp:${wp.users.subscriber}`;
+    expect(chat.headers['agent-chat-owner-key']).toBe(await ownerKey(owner, service.apiKey));
+    expect(chat.headers['cache-control']).toBe('no-store');
+    expect(await historyStatus(chat.body.session_token)).toBe(200);
+    expect(await threadsOf(owner)).toContain('How do I theme it?');
+    // Neither the nonce nor the owner key is in the page, which a cache may keep.
+    expect(chat.html).not.toContain(chat.requestHeaders['x-wp-nonce']);
+    expect(chat.html).not.toContain(chat.headers['agent-chat-owner-key']);
+    await chat.page.close();
+  });
+
+  it('a call without a nonce is anonymous, even with the signed-in cookies; a forged nonce is refused', async () => {
+    const cookie = (await subscriber.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const page = await onSite(subscriber);
+    // The same cookies, and WordPress does know who they are…
+    expect(
+      await page.evaluate(async () => (await fetch('/wp-admin/admin-ajax.php?action=rest-nonce')).status),
+    ).toBe(200);
+    await page.close();
+    // …but a request without the nonce (what another site can make a browser send) is nobody's.
+    const { response, body } = await get(SESSION_ROUTE, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: 'https://evil.example' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Agent-Chat-Owner-Key')).toBe('-');
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    expect(await historyStatus(JSON.parse(body).session_token)).toBe(403);
+    const forged = await get(SESSION_ROUTE, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-WP-Nonce': '0123456789' },
+    });
+    expect(forged.response.status).toBe(403);
+    expect(forged.body).not.toContain('session_token');
+  });
+
+  it("another site's page cannot read a session: the route answers no CORS, whatever WordPress does elsewhere", async () => {
+    const other = createServer((_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Elsewhere</title>'),
+    );
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await subscriber.newPage();
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const outcome = await page.evaluate(async (url) => {
+        try {
+          const response = await fetch(url, { method: 'POST', credentials: 'include' });
+          return `read ${response.status}`;
+        } catch (error) {
+          return `refused: ${String(error)}`;
+        }
+      }, `${wp.origin}${SESSION_ROUTE}`);
+      expect(outcome).toMatch(/^refused: TypeError/);
+      // WordPress's other routes do answer it: the refusal is this route's own.
+      const index = await page.evaluate(
+        async (url) => (await fetch(url, { credentials: 'include' })).status,
+        `${wp.origin}/wp-json/`,
+      );
+      expect(index).toBe(200);
+      await page.close();
+    } finally {
+      other.close();
+    }
+  });
+
+  it('is also reachable as ?rest_route= (sites without pretty permalinks)', async () => {
+    const { response, body } = await get(`/?rest_route=/agent-chat/v1/session`, { method: 'POST' });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(body).session_token).toMatch(/^ses_/);
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
+  });
+});
+
+describe('the site-wide launcher', () => {
+  it('shows the chat button on every page once ticked, and not twice where a post already has the chat', async () => {
+    const page = await admin.newPage();
+    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    await page.getByLabel('Show the chat button on every page').check();
+    await saveSettings(page);
+    expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
+    await page.close();
+    const home = await (await visitor()).newPage();
+    await home.goto(`${wp.origin}/`);
+    await home.getByRole('button', { name: 'Open chat' }).click();
+    await expect.poll(() => home.getByRole('textbox', { name: 'Message' }).isVisible()).toBe(true);
+    expect(await home.locator('agent-chat').count()).toBe(1);
+    expect(await home.locator('agent-chat').getAttribute('mode')).toBe('launcher');
+    await home.goto(shortcodePost);
+    expect(await home.locator('agent-chat').count()).toBe(1);
+    expect(await home.locator('agent-chat').getAttribute('mode')).toBe('inline');
+    await home.close();
+  });
+});
+
+describe('wp-config.php constants', () => {
+  afterAll(() => wp.setConstants(null));
+
+  it('win over the settings page, which shows them as fixed and never prints the key', async () => {
+    wp.setConstants({
+      AGENT_CHAT_API_KEY: 'key-from-wp-config-0000',
+      AGENT_CHAT_PROJECT_ID: service.projectId,
+    });
+    const page = await admin.newPage();
+    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    expect(await page.getByLabel('API key').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Project ID').isDisabled()).toBe(true);
+    expect(await page.getByText('Set in wp-config.php.').count()).toBe(2);
+    expect(await page.content()).not.toContain('key-from-wp-config-0000');
+    await page.close();
+    // The service does not know that key: its 401 comes through as it is.
+    const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+    expect(response.status).toBe(401);
+    expect(JSON.parse(body).code).toBe('invalid_api_key');
+    expect(body).not.toContain('key-from-wp-config-0000');
+  });
+
+  describe('pointing at a service that misbehaves', () => {
+    const base = () => ({ AGENT_CHAT_BASE_URL: misbehaving.url });
+
+    it("passes the service's JSON error through with its Retry-After and no owner key", async () => {
+      wp.setConstants(base());
+      misbehaving.set('error-json');
+      const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+      expect(response.status).toBe(429);
+      expect(JSON.parse(body)).toEqual(JSON.parse(ERROR_BODY));
+      expect(response.headers.get('Retry-After')).toBe('7');
+      expect(response.headers.get('Cache-Control')).toBe('no-store');
+      expect(response.headers.get('Agent-Chat-Owner-Key')).toBeNull();
+    });
+
+    it('never follows a redirect with the key', async () => {
+      wp.setConstants(base());
+      misbehaving.set('redirect');
+      const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+      expect(response.status).toBe(502);
+      expect(JSON.parse(body)).toEqual({
+        detail: 'The agent service answered with a redirect, which is not followed.',
+        code: 'service_unavailable',
+      });
+      expect(misbehaving.keysElsewhere).toEqual([]);
+    });
+
+    it('refuses an oversized answer, and an error page that is not JSON', async () => {
+      wp.setConstants(base());
+      misbehaving.set('huge');
+      const huge = await get(SESSION_ROUTE, { method: 'POST' });
+      expect(huge.response.status).toBe(502);
+      expect(JSON.parse(huge.body).detail).toBe('The agent service answered with an oversized body.');
+      misbehaving.set('html');
+      const html = await get(SESSION_ROUTE, { method: 'POST' });
+      expect(html.response.status).toBe(502);
+      expect(JSON.parse(html.body).detail).toBe(
+        'The agent service answered 503 with text/html instead of JSON.',
+      );
+      expect(html.response.headers.get('Retry-After')).toBe('30');
+    });
+
+    it('answers the JSON 502 at its time limit when the service stalls', async () => {
+      wp.setConstants(base());
+      misbehaving.set('stall');
+      // The limit is a filter; a must-use plugin sets it as a site owner would.
+      const mu = join(wp.root, 'wp-content/mu-plugins');
+      mkdirSync(mu, { recursive: true });
+      writeFileSync(
+        join(mu, 'agent-chat-timeout.php'),
+        "<?php add_filter('agent_chat_timeout', fn () => 1.5);\n",
+      );
+      try {
+        const started = Date.now();
+        const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+        expect(Date.now() - started).toBeLessThan(8_000);
+        expect(response.status).toBe(502);
+        expect(JSON.parse(body)).toEqual({
+          detail: 'The agent service did not answer within 1500 ms.',
+          code: 'service_unavailable',
+        });
+      } finally {
+        rmSync(join(mu, 'agent-chat-timeout.php'));
+      }
+    });
+
+    it('answers a JSON 502 when the service is down', async () => {
+      wp.setConstants({ AGENT_CHAT_BASE_URL: `http://127.0.0.1:${await freePort()}` });
+      const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+      expect(response.status).toBe(502);
+      expect(response.headers.get('Cache-Control')).toBe('no-store');
+      expect(JSON.parse(body)).toEqual({
+        detail: 'The agent service could not be reached.',
+        code: 'service_unavailable',
+      });
+    });
+  });
+});
+
+describe('the limit per address', () => {
+  it('refuses the 21st session of a minute with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++)
+      statuses.push((await get(SESSION_ROUTE, { method: 'POST' })).response.status);
+    expect(statuses).toEqual(Array(20).fill(200));
+    const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+    expect(response.status).toBe(429);
+    const wait = Number(response.headers.get('Retry-After'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(JSON.parse(body)).toEqual({
+      detail: 'Too many sessions requested; try again later.',
+      code: 'rate_limited',
+    });
+  });
+});
+
+describe('the API key', () => {
+  it('is in no page and no answer anyone was served', async () => {
+    // The pages a key could leak into, as each role sees them.
+    await get('/');
+    await get(shortcodePost);
+    await get('/wp-json/');
+    await get('/wp-json/agent-chat/v1');
+    for (const path of [
+      '/wp-admin/options-general.php?page=agent-chat',
+      '/wp-admin/options.php',
+      '/wp-json/wp/v2/settings',
+    ]) {
+      const page = await admin.newPage();
+      if (path.startsWith('/wp-json/')) {
+        await page.goto(`${wp.origin}/readme.html`);
+        const body = await page.evaluate(async (url) => {
+          const nonce = await (await fetch('/wp-admin/admin-ajax.php?action=rest-nonce')).text();
+          return (await fetch(url, { headers: { 'X-WP-Nonce': nonce } })).text();
+        }, path);
+        served.push({ url: path, body });
+      } else await page.goto(`${wp.origin}${path}`);
+      await page.close();
+    }
+    expect(served.length).toBeGreaterThan(40);
+    expect(served.filter(({ body }) => body.includes(service.apiKey)).map(({ url }) => url)).toEqual([]);
+  });
+});
+
+describe('deleting the plugin', () => {
+  it('removes its options and its limit windows', () => {
+    expect(
+      wp.sql("SELECT COUNT(*) FROM wordpress.wp_options WHERE option_name LIKE 'agent_chat%'").trim(),
+    ).not.toBe('0');
+    execFileSync('php', [
+      '-r',
+      `define('WP_ADMIN', true); require '${join(wp.root, 'wp-load.php')}'; require_once ABSPATH . 'wp-admin/includes/plugin.php';
+       deactivate_plugins('agent-chat/agent-chat.php'); uninstall_plugin('agent-chat/agent-chat.php');`,
+    ]);
+    expect(
+      wp.sql("SELECT option_name FROM wordpress.wp_options WHERE option_name LIKE '%agent_chat%'").trim(),
+    ).toBe('');
+  });
+
+  it('left no PHP notice or warning of its own in the log', () => {
+    expect(wp.debugLog()).not.toMatch(/wp-content\/plugins\/agent-chat\//);
+  });
+});
