@@ -586,6 +586,24 @@ describe('the API key', () => {
   });
 });
 
+describe('forgetting the key', () => {
+  it('"Forget the saved key" removes it: the chat is not set up any more, and the route says so', async () => {
+    const page = await admin.newPage();
+    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    await page.getByLabel('Forget the saved key').check();
+    await saveSettings(page);
+    expect(await page.getByText('Not set up yet').isVisible()).toBe(true);
+    expect(await page.getByText('A key is saved').count()).toBe(0);
+    await page.close();
+    const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
+    expect(response.status).toBe(500);
+    expect(JSON.parse(body).code).toBe('misconfigured');
+    expect(
+      wp.sql("SELECT option_value FROM wordpress.wp_options WHERE option_name = 'agent_chat_secret'"),
+    ).not.toContain(service.apiKey);
+  });
+});
+
 describe('deleting the plugin', () => {
   it('removes its options and its limit windows', () => {
     expect(
