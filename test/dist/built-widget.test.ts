@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask as chat, launchChromium } from './chromium.js';
+import { answered, ask as chat, launchChromium } from './chromium.js';
 import { readFileSync } from 'node:fs';
 import { STRICT_CSP, startCdn, startSite } from './static-site.js';
 
@@ -248,20 +248,7 @@ describe('the loader (a small first script)', () => {
           ]);
         });
         await page.goto(site.origin);
-        await page.waitForFunction(
-          () => {
-            const outer = document.querySelector('agent-chat');
-            const host = outer?.shadowRoot?.querySelector('agent-chat-app') ?? outer;
-            const list = host?.shadowRoot?.querySelector('agent-chat-message-list');
-            const messages = list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [];
-            return (
-              messages.length === 2 &&
-              (messages[1] as unknown as { message?: { status: string } }).message?.status === 'complete'
-            );
-          },
-          undefined,
-          { timeout: 15_000 },
-        );
+        await answered(page);
         expect(await page.evaluate(() => document.querySelector('agent-chat')!.hasAttribute('open'))).toBe(
           true,
         );

@@ -6,15 +6,8 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch(chromiumLaunchOptions());
 }
 
-/**
- * Asks a question through the real UI of the widget `host` selects (the first `<agent-chat>` by
- * default) and waits for the finished answer; resolves with its text.
- */
-export async function ask(page: Page, question: string, host = 'agent-chat'): Promise<string> {
-  const widget = page.locator(host);
-  await widget.getByRole('textbox', { name: 'Message' }).fill(question);
-  await widget.getByRole('button', { name: 'Send' }).click();
-  const answer = widget.locator('agent-chat-message[aria-label="Assistant"] .content');
+/** Waits until the widget `host` selects shows a question and its finished answer. */
+export async function answered(page: Page, host = 'agent-chat'): Promise<void> {
   await page.waitForFunction(
     (selector) => {
       const outer = document.querySelector(selector);
@@ -30,5 +23,16 @@ export async function ask(page: Page, question: string, host = 'agent-chat'): Pr
     host,
     { timeout: 15_000 },
   );
-  return (await answer.textContent()) ?? '';
+}
+
+/**
+ * Asks a question through the real UI of the widget `host` selects (the first `<agent-chat>` by
+ * default) and waits for the finished answer; resolves with its text.
+ */
+export async function ask(page: Page, question: string, host = 'agent-chat'): Promise<string> {
+  const widget = page.locator(host);
+  await widget.getByRole('textbox', { name: 'Message' }).fill(question);
+  await widget.getByRole('button', { name: 'Send' }).click();
+  await answered(page, host);
+  return (await widget.locator('agent-chat-message[aria-label="Assistant"] .content').textContent()) ?? '';
 }

@@ -93,6 +93,13 @@ async function onSite(context: BrowserContext): Promise<Page> {
   return page;
 }
 
+/** Settings → Agent Chat, as the Administrator. */
+async function settingsPage(): Promise<Page> {
+  const page = await admin.newPage();
+  await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+  return page;
+}
+
 /** Presses Save Changes on a settings page and waits for the page WordPress answers with. */
 async function saveSettings(page: Page): Promise<void> {
   await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Save Changes' }).click()]);
@@ -421,8 +428,7 @@ describe('whose session it is', () => {
 
 describe('the site-wide launcher', () => {
   it('shows the chat button on every page once ticked, and not twice where a post already has the chat', async () => {
-    const page = await admin.newPage();
-    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    const page = await settingsPage();
     await page.getByLabel('Show the chat button on every page').check();
     await saveSettings(page);
     expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
@@ -448,8 +454,7 @@ describe('wp-config.php constants', () => {
       AGENT_CHAT_API_KEY: 'key-from-wp-config-0000',
       AGENT_CHAT_PROJECT_ID: service.projectId,
     });
-    const page = await admin.newPage();
-    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    const page = await settingsPage();
     expect(await page.getByLabel('API key').isDisabled()).toBe(true);
     expect(await page.getByLabel('Project ID').isDisabled()).toBe(true);
     expect(await page.getByText('Set in wp-config.php.').count()).toBe(2);
@@ -588,8 +593,7 @@ describe('the API key', () => {
 
 describe('forgetting the key', () => {
   it('"Forget the saved key" removes it: the chat is not set up any more, and the route says so', async () => {
-    const page = await admin.newPage();
-    await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    const page = await settingsPage();
     await page.getByLabel('Forget the saved key').check();
     await saveSettings(page);
     expect(await page.getByText('Not set up yet').isVisible()).toBe(true);
