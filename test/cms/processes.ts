@@ -28,13 +28,20 @@ export function startProgram(
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: `php -S` with workers forks them, and they outlive a parent
+    // stopped alone.
+    detached: true,
   });
   let output = '';
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
     });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

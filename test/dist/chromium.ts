@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 
@@ -35,4 +36,35 @@ export async function ask(page: Page, question: string, host = 'agent-chat'): Pr
   await widget.getByRole('button', { name: 'Send' }).click();
   await answered(page, host);
   return (await widget.locator('agent-chat-message[aria-label="Assistant"] .content').textContent()) ?? '';
+}
+
+const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
+
+/**
+ * axe-core's WCAG 2 A/AA rules over the page, or over what the `within` selector selects (shadow
+ * roots included); the violations, described.
+ */
+export async function axe(page: Page, within?: string): Promise<string[]> {
+  // Evaluated through the devtools protocol, which the page's CSP does not govern.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async (selector) => {
+    const result = await (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document | { include: string[] },
+            options: object,
+          ): Promise<{
+            violations: { id: string; nodes: { target: unknown; any: { message: string }[] }[] }[];
+          }>;
+        };
+      }
+    ).axe.run(selector ? { include: [selector] } : document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map(
+      (v) =>
+        `${v.id}: ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.any[0]?.message ?? ''}`).join(', ')}`,
+    );
+  }, within);
 }

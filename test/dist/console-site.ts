@@ -2,7 +2,6 @@ import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from 'playwright-core';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import {
   DemoAgent,
@@ -268,25 +267,4 @@ session-endpoint="/api/agent-session" base-url="${serviceUrl}"></agent-chat></bo
   };
 }
 
-const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
-
-/** axe-core's WCAG 2 A/AA rules over the whole page, shadow roots included; the violations, described. */
-export async function axe(page: Page): Promise<string[]> {
-  // Evaluated through the devtools protocol, which the page's CSP does not govern.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const result = await (
-      window as unknown as {
-        axe: {
-          run(
-            context: Document,
-            options: object,
-          ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
-        };
-      }
-    ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map(
-      (v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
-    );
-  });
-}
+export { axe } from './chromium.js';

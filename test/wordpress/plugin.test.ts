@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
-import { ask, launchChromium } from '../dist/chromium.js';
+import { ask, axe, launchChromium } from '../dist/chromium.js';
 import { ERROR_BODY, startMisbehavingService } from '../cms/misbehaving-service.js';
 import { ROOT, freePort, startService, tempDir, type RunningService } from '../cms/processes.js';
 import { startWordPress, type WordPressSite } from './site.js';
@@ -70,8 +70,12 @@ function record(context: BrowserContext): BrowserContext {
   return context;
 }
 
-/** A browser of its own for a visitor who is not signed in. */
-const visitor = async () => record(await browser.newContext());
+/**
+ * A browser of its own for a visitor who is not signed in, tall enough to show the inline chat
+ * whole below the theme's header: axe measures the contrast of text in a scrolled shadow root
+ * against the page's white (the pixels are the panel's dark; checked on a screenshot).
+ */
+const visitor = async () => record(await browser.newContext({ viewport: { width: 1280, height: 1200 } }));
 
 /** Signs in through wp-login.php, as a person does. */
 async function signIn(role: Role): Promise<BrowserContext> {
@@ -209,6 +213,7 @@ describe('installing and setting up', () => {
     expect(await page.getByLabel('API key').inputValue()).toBe('');
     expect(await page.getByText('A key is saved. It is never shown again').isVisible()).toBe(true);
     expect(await page.content()).not.toContain(service.apiKey);
+    expect(await axe(page, '.wrap')).toEqual([]);
 
     // Saving again with the key field empty keeps the key (checked by every mint below).
     await saveSettings(page);
@@ -272,6 +277,7 @@ describe('an Author places the chat', () => {
     const chat = await chatOn(await visitor(), post.link);
     expect(chat.answer).toMatch(/Quickstart: add agent-chat to a page/);
     expect(chat.errors).toEqual([]);
+    expect(await axe(chat.page, 'agent-chat')).toEqual([]);
     expect(chat.requestHeaders['x-wp-nonce']).toBeUndefined();
     expect(chat.headers['agent-chat-owner-key']).toBe('-');
     expect(chat.headers['cache-control']).toBe('no-store');
@@ -459,6 +465,7 @@ describe('wp-config.php constants', () => {
     expect(await page.getByLabel('Project ID').isDisabled()).toBe(true);
     expect(await page.getByText('Set in wp-config.php.').count()).toBe(2);
     expect(await page.content()).not.toContain('key-from-wp-config-0000');
+    expect(await axe(page, '.wrap')).toEqual([]);
     await page.close();
     // The service does not know that key: its 401 comes through as it is.
     const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
