@@ -1,11 +1,11 @@
-import type { FeedbackRequest } from '../api/types.js';
+import type { FeedbackComment } from '../../contract/types.js';
 
 /** @internal A visitor's action on an answer: feedback or asking again. */
 export interface AgentChatMessageActionEventDetail {
   readonly messageId: string;
   readonly action: 'upvote' | 'downvote' | 'regenerate';
   /** Reasons given with "Not helpful". */
-  readonly comment?: FeedbackRequest['comment'];
+  readonly comment?: FeedbackComment | null;
 }
 
 export class AgentChatMessageActionEvent extends CustomEvent<AgentChatMessageActionEventDetail> {
