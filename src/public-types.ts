@@ -14,12 +14,37 @@ import type { AgentChatSessionChangeEvent } from './events/session-change.js';
 import type { AgentChatThreadChangeEvent } from './events/thread-change.js';
 import type { SessionPayload } from './session/types.js';
 import type { SessionRequestHeaders } from './session/endpoint-source.js';
-import type { ClientTool } from './chat/tools.js';
 import type { AgentChatHandoffEvent } from './events/handoff.js';
 import type { AgentChatToolCallEvent } from './events/tool-call.js';
 import type { AgentChatToolResultEvent } from './events/tool-result.js';
 
-export type { ClientTool, ClientToolContext } from './chat/tools.js';
+/** What a tool's `execute` gets besides its arguments. */
+export interface ClientToolContext {
+  toolCallId: string;
+  threadId: string | null;
+  /** Aborted when the answer is stopped or the tool times out. */
+  signal: AbortSignal;
+}
+
+/** A function the agent may call in the visitor's browser (wire contract §7). */
+export interface ClientTool {
+  name: string;
+  description: string;
+  /** A JSON Schema object for the arguments. */
+  parameters: Record<string, unknown>;
+  execute(args: Record<string, unknown>, context: ClientToolContext): unknown;
+  /** Ask the visitor (Allow / Deny) before each call. */
+  needsApproval?: boolean;
+  /** The name the visitor sees; defaults to `name` in words ("open_page" reads "Open page"). */
+  displayName?: string;
+  /**
+   * What a call will do, in the visitor's words, shown on its card before approval, e.g.
+   * `({ page }) => \`Open the ${page} page\``. Without it the card lists the arguments.
+   */
+  describe?(args: Record<string, unknown>): string;
+  /** Milliseconds before a call counts as failed; default TOOL_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
 
 /** What a page or a framework sets on `<agent-chat>`. */
 export interface AgentChatProperties {

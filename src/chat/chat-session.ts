@@ -7,7 +7,7 @@ import { AnswerLock } from './answer-lock.js';
 import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
-import type { ClientTool } from './tools.js';
+import type { ClientTool } from '../public-types.js';
 import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
 import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 import type { UiStateStore } from './ui-state-store.js';

@@ -10,10 +10,10 @@ import {
   runTool,
   toolSpecs,
   viewOf,
-  type ClientTool,
   type ToolCallView,
   type ToolResult,
 } from './tools.js';
+import type { ClientTool } from '../public-types.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
 export interface ConversationHooks {

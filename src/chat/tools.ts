@@ -1,33 +1,6 @@
 import { MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import type { ToolCall, ToolResult } from '../../contract/types.js';
-
-/** What a tool's `execute` gets besides its arguments. */
-export interface ClientToolContext {
-  toolCallId: string;
-  threadId: string | null;
-  /** Aborted when the answer is stopped or the tool times out. */
-  signal: AbortSignal;
-}
-
-/** A function the agent may call in the visitor's browser (wire contract §7). */
-export interface ClientTool {
-  name: string;
-  description: string;
-  /** A JSON Schema object for the arguments. */
-  parameters: Record<string, unknown>;
-  execute(args: Record<string, unknown>, context: ClientToolContext): unknown;
-  /** Ask the visitor (Allow / Deny) before each call. */
-  needsApproval?: boolean;
-  /** The name the visitor sees; defaults to `name` in words ("open_page" reads "Open page"). */
-  displayName?: string;
-  /**
-   * What a call will do, in the visitor's words, shown on its card before approval, e.g.
-   * `({ page }) => \`Open the ${page} page\``. Without it the card lists the arguments.
-   */
-  describe?(args: Record<string, unknown>): string;
-  /** Milliseconds before a call counts as failed; default TOOL_TIMEOUT_MS. */
-  timeoutMs?: number;
-}
+import type { ClientTool } from '../public-types.js';
 
 export type ToolCallState = 'pending' | 'awaiting-approval' | 'running' | 'done' | 'error' | 'denied';
 

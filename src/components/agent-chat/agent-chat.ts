@@ -11,7 +11,7 @@ import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
-import type { ClientTool } from '../../chat/tools.js';
+import type { ClientTool } from '../../public-types.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
 import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
 import { AgentChatHandoffEvent } from '../../events/handoff.js';

@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
-import type { ClientTool } from '../../chat/tools.js';
+import type { ClientTool } from '../../public-types.js';
 import { createUiStateStore } from '../../chat/ui-state-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
 import { AgentChatToolResultEvent } from '../../events/tool-result.js';

@@ -5,7 +5,7 @@ import { test } from '../../msw/test.js';
 import { referenceBackend } from '../../msw/reference.js';
 import { fixtureChat, messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
-import type { ClientTool } from '../../../src/chat/tools.js';
+import type { ClientTool } from '../../../src/public-types.js';
 
 const tool = (extra: Partial<ClientTool> = {}): ClientTool => ({
   name: 'open_page',

@@ -3,7 +3,7 @@ import { test } from '../../msw/test.js';
 import { referenceBackend } from '../../msw/reference.js';
 import { fixtureChat, lastAnswerText, messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
-import type { ClientTool } from '../../../src/chat/tools.js';
+import type { ClientTool } from '../../../src/public-types.js';
 
 const openPage = (execute: ClientTool['execute'], needsApproval = true): ClientTool => ({
   name: 'open_page',

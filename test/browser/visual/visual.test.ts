@@ -16,7 +16,7 @@ import {
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
 import { useShippedFonts } from './fonts.js';
-import type { ClientTool } from '../../../src/chat/tools.js';
+import type { ClientTool } from '../../../src/public-types.js';
 
 /**
  * The look, against committed baselines (test/browser/visual/baselines): a dozen key states at

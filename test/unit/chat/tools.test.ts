@@ -1,12 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  inWords,
-  runTool,
-  toolSpecs,
-  viewOf,
-  MAX_TOOL_ROUNDS,
-  type ClientTool,
-} from '../../../src/chat/tools.js';
+import { inWords, runTool, toolSpecs, viewOf, MAX_TOOL_ROUNDS } from '../../../src/chat/tools.js';
+import type { ClientTool } from '../../../src/public-types.js';
 import { Conversation } from '../../../src/chat/conversation.js';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
