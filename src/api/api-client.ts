@@ -1,5 +1,4 @@
 import { agentBase as agentPath, agentPaths } from '../../contract/paths.js';
-import type { TokenManager } from '../session/token-manager.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
 import type {
@@ -12,12 +11,21 @@ import type {
 } from './types.js';
 import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
+/**
+ * What the client needs of the session: a token to send, and a way to drop one the service
+ * refused (401). `TokenManager` is the one the widget uses; the client knows nothing else of it.
+ */
+export interface TokenProvider {
+  getToken(signal?: AbortSignal): Promise<string>;
+  invalidate(staleToken: string): void;
+}
+
 export interface ApiClientOptions {
   /** Service base URL, e.g. `https://agent.example.com`; no trailing slash needed. */
   baseUrl: string;
   projectId: string;
   integrationId: string;
-  tokens: TokenManager;
+  tokens: TokenProvider;
   fetch?: typeof fetch;
   /** Limits of the chat stream reader (idle timeout, record size). */
   stream?: ReadChatStreamOptions;
