@@ -113,7 +113,7 @@ export default defineConfig(({ mode }) => ({
         fileName: () => 'agent-chat.loader.iife.js',
       },
       // require('agent-chat'): the DOM-free API, for CommonJS servers; it registers nothing.
-      cjs: { entry: 'src/api.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
+      cjs: { entry: 'src/dom-free.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
       // classic-script loader also fetches by that name.
       // Each locale is also an entry with a stable name, which the classic script imports by URL.

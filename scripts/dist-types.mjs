@@ -15,7 +15,7 @@ cpSync('types', join(root, 'types'), { recursive: true });
 const pending = [
   'server/index.d.ts',
   'server/node.d.ts',
-  'src/api.d.ts',
+  'src/dom-free.d.ts',
   ...['react', 'preact', 'vue', 'svelte'].map((f) => `types/frameworks/${f}.d.ts`),
 ];
 const done = new Set();

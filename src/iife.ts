@@ -6,6 +6,6 @@ import './define.js';
 import { runPreloadQueue } from './loader/queue.js';
 
 export { AgentChat } from './components/agent-chat/agent-chat.js';
-export * from './api.js';
+export * from './dom-free.js';
 
 runPreloadQueue();

@@ -5,4 +5,4 @@
  */
 import './loader/entry.js';
 
-export * from './api.js';
+export * from './dom-free.js';
