@@ -5,6 +5,7 @@ import { Conversation, fromThreadMessage, type ConversationHooks } from './conve
 import { describeError } from './describe-error.js';
 import { AnswerLock } from './answer-lock.js';
 import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
+import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ClientTool } from '../public-types.js';
@@ -62,18 +63,11 @@ export interface ChatSnapshot {
   historyVisible: boolean;
   /** A session endpoint or a token source is set. */
   configured: boolean;
-  /** Follow-ups sent while an answer streamed, oldest first; each is sent once, after it. */
-  queued: readonly QueuedMessage[];
+  /** What the visitor sent that has not gone yet, oldest first (see Outbox). */
+  outbox: readonly OutboxEntry[];
+  /** The browser says it is offline: what is in the outbox waits for a connection. */
+  offline: boolean;
 }
-
-export interface QueuedMessage {
-  id: string;
-  text: string;
-}
-
-/** Follow-ups kept at most while an answer streams. */
-export const MAX_QUEUED = 5;
-let queuedIds = 0;
 
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
 export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
@@ -88,6 +82,11 @@ export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
  */
 export class ChatSession {
   private readonly conversation: Conversation;
+  private readonly outbox: Outbox = new Outbox({
+    onChange: () => this.publish(),
+    canSend: () => !this.conversation.streaming && this.connected,
+    send: (text) => this.conversation.send(text),
+  });
   private readonly directory: ThreadDirectory;
   private readonly memory: DeviceMemory;
   private readonly connection: ServiceConnection;
@@ -97,9 +96,8 @@ export class ChatSession {
   private generation = 0;
   private opening?: AbortController;
   private pageKey = '';
-  private queued: QueuedMessage[] = [];
   private visible = false;
-  /** Between connect() and disconnect(): only then may this session take an answer over or send a queued follow-up. */
+  /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   private connected = false;
   private historyChosen = false;
   /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
@@ -135,12 +133,13 @@ export class ChatSession {
         onBusy: (busy) => this.holdAnswer(busy),
         onAnswerEnd: (detail) => {
           hooks.onAnswerEnd?.(detail);
-          this.sendQueued();
+          this.outbox.sendNext();
           // A message creates or bumps a thread: the list is out of date.
           this.directory.markStale();
           this.refreshIfVisible();
         },
         onThreadGone: (threadId) => this.directory.drop(threadId),
+        onOffline: (text) => this.outbox.takeBack(text),
         onError: (error) => hooks.onError(error),
       },
       { schedule: options.schedule, tools: options.tools, locale: options.locale },
@@ -162,7 +161,7 @@ export class ChatSession {
         messages: this.conversation.snapshot.messages,
         threads: this.directory.snapshot.threads,
         owned: this.directory.owned,
-        queued: this.queued,
+        outbox: this.outbox.entries,
       }),
       restorePanel: ({ historyVisible, open }) => {
         // The visitor (or the page) may have opened or closed the list before the device answered.
@@ -194,7 +193,10 @@ export class ChatSession {
   connect(): void {
     this.connected = true;
     this.syncConfig();
-    if (typeof addEventListener === 'function') addEventListener('online', this.online);
+    if (typeof addEventListener === 'function') {
+      addEventListener('online', this.online);
+      addEventListener('offline', this.offline);
+    }
     this.memory.open(this.options.scope());
     // A list remembered open with nothing it may show stays closed rather than "loading"
     // forever: opening it asks the service, and that is the visitor's call.
@@ -206,7 +208,10 @@ export class ChatSession {
 
   disconnect(): void {
     this.connected = false;
-    if (typeof removeEventListener === 'function') removeEventListener('online', this.online);
+    if (typeof removeEventListener === 'function') {
+      removeEventListener('online', this.online);
+      removeEventListener('offline', this.offline);
+    }
     this.conversation.dispose();
     this.memory.close();
   }
@@ -264,8 +269,9 @@ export class ChatSession {
   }
 
   /**
-   * Sends `text`, or queues it while an answer streams (it is sent once, when that answer ends).
-   * Returns false when the queue is full.
+   * Sends `text`, or puts it in the outbox while an answer streams, the outbox holds earlier
+   * questions, or the browser is offline (it is sent once, when it may go). Returns false when
+   * the outbox is full.
    */
   async send(text: string): Promise<boolean> {
     // A conversation left by a session without owner shows at once after a reload; before
@@ -274,33 +280,16 @@ export class ChatSession {
     if (this.memory.provisional && this.connection.ownerKey === undefined)
       await this.connection.confirm().catch(() => {});
     const threadId = this.conversation.snapshot.threadId;
-    if (this.conversation.streaming || this.queued.length) {
-      if (this.queued.length >= MAX_QUEUED) return false;
-      if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
-      this.queued = [...this.queued, { id: `q${Date.now().toString(36)}-${++queuedIds}`, text }];
-      this.publish();
-      if (!this.conversation.streaming) this.sendQueued();
-      return true;
-    }
+    const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
+    if (wait && !this.outbox.add(text)) return false;
     if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
-    await this.conversation.send(text);
+    if (!wait) await this.conversation.send(text);
     return true;
   }
 
-  removeQueued(id: string): void {
-    this.queued = this.queued.filter((q) => q.id !== id);
-    this.publish();
-  }
-
-  /** The next queued follow-up, taken off the queue before it is sent, so it goes once. */
-  private sendQueued(): void {
-    queueMicrotask(() => {
-      const [next, ...rest] = this.queued;
-      if (!next || this.conversation.streaming || !this.connected) return;
-      this.queued = rest;
-      this.publish();
-      void this.conversation.send(next.text);
-    });
+  /** "Remove queued message" on a question in the outbox. */
+  removeFromOutbox(id: string): void {
+    this.outbox.remove(id);
   }
 
   /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
@@ -329,13 +318,13 @@ export class ChatSession {
     this.conversation.stop();
   }
 
-  /** Back online: the outbox goes, each message once. */
-  private readonly online = () => void this.conversation.flushOutbox();
+  /** Back online: the outbox goes, each question once. */
+  private readonly online = () => {
+    this.publish();
+    this.outbox.sendNext();
+  };
 
-  /** "Cancel sending" on a message waiting in the outbox. */
-  cancelWaiting(messageId: string): void {
-    this.conversation.cancelWaiting(messageId);
-  }
+  private readonly offline = () => this.publish();
 
   /** The visitor's Allow / Deny on a tool call that asked for approval. */
   decideTool(toolCallId: string, allowed: boolean): void {
@@ -471,7 +460,7 @@ export class ChatSession {
     this.confirming = false;
     if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
-    this.queued = [];
+    this.outbox.clear();
     this.conversation.reset();
     this.directory.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
@@ -541,20 +530,20 @@ export class ChatSession {
       this.directory.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
     if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = { ...remembered.drafts };
-    if (!this.queued.length) this.queued = remembered.queued.slice(0, MAX_QUEUED);
+    if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
     if (this.untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
-      this.reattachLast();
-      void this.conversation.flushOutbox();
+      // An answer to reattach goes first; the outbox follows when it ends.
+      if (!this.reattachLast()) this.outbox.sendNext();
     }
     this.publish();
   }
 
-  /** Another tab of this owner wrote the device: show what it shows (the list, drafts, queue, conversation). */
+  /** Another tab of this owner wrote the device: show what it shows (the list, drafts, outbox, conversation). */
   private follow(remembered: Remembered): void {
     this.directory.follow(remembered.threads, remembered.owned);
     this.drafts = { ...remembered.drafts };
-    this.queued = remembered.queued.slice(0, MAX_QUEUED);
+    this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
     this.awaitTakeover();
     this.publish();
@@ -562,12 +551,16 @@ export class ChatSession {
 
   /**
    * An answer cut off by a reload or a drop, its id known: follow it on the service (§9), unless
-   * another tab streams it now (it holds the answer's lock): then wait to take it over.
+   * another tab streams it now (it holds the answer's lock): then wait to take it over. False
+   * when there is no such answer.
    */
-  private reattachLast(othersFirst = true): void {
+  private reattachLast(othersFirst = true): boolean {
     const last = this.conversation.snapshot.messages.at(-1);
-    if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return;
-    if (!othersFirst) return void this.conversation.reattach(last.id);
+    if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return false;
+    if (!othersFirst) {
+      void this.conversation.reattach(last.id);
+      return true;
+    }
     const generation = this.generation;
     void this.answerLock
       .heldElsewhere()
@@ -578,6 +571,7 @@ export class ChatSession {
         // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
         this.awaitTakeover(last.questionAnswerId);
       });
+    return true;
   }
 
   private untouched(): boolean {
@@ -605,7 +599,8 @@ export class ChatSession {
       draft: this.drafts[conversation.threadId ?? ''] ?? '',
       historyVisible: this.historyVisible,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
-      queued: this.queued,
+      outbox: this.outbox.entries,
+      offline: isOffline(),
     };
   }
 

@@ -14,6 +14,7 @@ import {
   type ToolResult,
 } from './tools.js';
 import type { ClientTool } from '../public-types.js';
+import { isOffline } from './outbox.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
 export interface ConversationHooks {
@@ -35,6 +36,11 @@ export interface ConversationHooks {
   onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
   /** A request of this conversation started (true) or ended, however it ended (false). */
   onBusy?(busy: boolean): void;
+  /**
+   * A question's request failed with the browser offline, before any answer. True: the outbox
+   * keeps it, and it leaves the conversation; false: it fails as any other (Retry).
+   */
+  onOffline?(text: string): boolean;
 }
 
 export interface ConversationOptions {
@@ -47,12 +53,6 @@ export interface ConversationOptions {
   /** Milliseconds before reattach attempt `n` (0-based) after a drop; 0.5, 1, 2, 4 s by default. */
   reattachDelay?: (attempt: number) => number;
 }
-
-/** Questions kept in the outbox at most; a further offline send fails as usual (Retry). */
-export const MAX_OUTBOX = 5;
-/** Send attempts per outboxed question (the first, offline, included). */
-export const MAX_SEND_ATTEMPTS = 3;
-const isOffline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
 
 let localIds = 0;
 const localId = (role: string) => `local-${role}-${++localIds}`;
@@ -73,9 +73,6 @@ export class Conversation {
   private readonly reattachDelay: (attempt: number) => number;
   /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
   private readonly approvals = new Map<string, (allowed: boolean) => void>();
-  /** Send attempts per outbox message. */
-  private readonly attempts = new Map<string, number>();
-  private flushing = false;
   private shown?: ConversationSnapshot;
 
   constructor(
@@ -87,50 +84,6 @@ export class Conversation {
     this.tools = options.tools ?? (() => []);
     this.locale = options.locale ?? (() => undefined);
     this.reattachDelay = options.reattachDelay ?? reattachDelay;
-  }
-
-  /**
-   * The browser is back online: sends each waiting question once, oldest first, at most
-   * MAX_SEND_ATTEMPTS times in all; one that still cannot go is marked failed (Retry).
-   */
-  async flushOutbox(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      for (let next = this.nextWaiting(); next && !this.inFlight && !isOffline(); next = this.nextWaiting()) {
-        const tries = (this.attempts.get(next.id) ?? 1) + 1;
-        this.attempts.set(next.id, tries);
-        // Taken out of the outbox before the request, so no second flush can send it again.
-        const sending = this.replace(next, { ...next, status: 'sending' });
-        this.messages = [...this.messages.filter((m) => m !== sending), sending];
-        await this.ask(sending);
-        const after = this.messages.find((m) => m.id === next!.id);
-        if (after?.status === 'waiting' && tries >= MAX_SEND_ATTEMPTS) {
-          const error = errorInfo('network', 'errorNetwork', true);
-          this.replace(after, { ...after, status: 'failed', error });
-          this.publishNow();
-          this.hooks.onError?.(error);
-        }
-        if (after?.status === 'waiting') break;
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  /** "Cancel sending": the waiting question leaves the outbox and the conversation. */
-  cancelWaiting(messageId: string): void {
-    const before = this.messages.length;
-    this.messages = this.messages.filter((m) => !(m.id === messageId && m.status === 'waiting'));
-    if (this.messages.length !== before) this.publishNow();
-  }
-
-  private nextWaiting(): ChatMessage | undefined {
-    return this.messages.find((m) => m.status === 'waiting');
-  }
-
-  private outboxSize(): number {
-    return this.messages.filter((m) => m.status === 'waiting').length;
   }
 
   /** The visitor allowed or denied a tool call that asked for approval. */
@@ -433,10 +386,10 @@ export class Conversation {
         question &&
         !(error instanceof ApiError) &&
         isOffline() &&
-        this.outboxSize() < MAX_OUTBOX
+        this.hooks.onOffline?.(question.content)
       ) {
-        // Offline: the question goes to the outbox, shown as waiting, sent when back online.
-        question = this.replace(question, { ...question, status: 'waiting', error: undefined });
+        // Offline: the question waits in the outbox (it goes again when the browser is back online).
+        this.messages = this.messages.filter((m) => m !== question);
       } else {
         const info = describeError(error);
         if (answer) answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });

@@ -1,5 +1,6 @@
 import { NO_OWNER } from '../../contract/paths.js';
 import type { ThreadSummary } from '../api/types.js';
+import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 import type { RemoteChange, UiState, UiStateStore } from './ui-state-store.js';
 
@@ -14,7 +15,7 @@ export const UNNAMED_OWNER = '';
 export const sharedOnDevice = (key: string | null): boolean =>
   key === null || key === NO_OWNER || key === UNNAMED_OWNER;
 
-/** What the device remembers for one owner: the conversation, the list, drafts and queued follow-ups. */
+/** What the device remembers for one owner: the conversation, the list, drafts and the outbox. */
 export interface Remembered {
   activeThreadId: string | null;
   messages: readonly ChatMessage[];
@@ -22,7 +23,7 @@ export interface Remembered {
   owned: boolean;
   ownerKey: string | null;
   drafts: Record<string, string>;
-  queued: readonly { id: string; text: string }[];
+  outbox: readonly OutboxEntry[];
 }
 
 /** The live state to remember, read at save time. */
@@ -56,7 +57,7 @@ const PARTS: (keyof Shared)[][] = [
   ['activeThreadId', 'messages'],
   ['threads', 'owned'],
   ['drafts'],
-  ['queued'],
+  ['outbox'],
 ];
 const same = (a: Shared, b: Shared, key: keyof Shared) =>
   key === 'messages'
@@ -68,7 +69,7 @@ const NOTHING: Shared = {
   threads: [],
   owned: false,
   drafts: {},
-  queued: [],
+  outbox: [],
 };
 
 /**
@@ -88,7 +89,7 @@ function keepUnsaved(
 }
 
 const hasContent = (r: Remembered) =>
-  r.messages.length > 0 || r.threads.length > 0 || r.queued.length > 0 || Object.keys(r.drafts).length > 0;
+  r.messages.length > 0 || r.threads.length > 0 || r.outbox.length > 0 || Object.keys(r.drafts).length > 0;
 
 /**
  * What the widget remembers on this device, bound to an owner (wire contract §2's owner key).
@@ -231,7 +232,7 @@ export class DeviceMemory {
       sidebarOpen: live.historyVisible,
       activeThreadId: live.activeThreadId,
       drafts: live.drafts,
-      queued: [...live.queued],
+      outbox: [...live.outbox],
       threads: [...live.threads],
       messages: [...live.messages],
       owned: live.owned,
@@ -296,6 +297,6 @@ export class DeviceMemory {
 }
 
 function rememberedOf(state: UiState): Remembered {
-  const { activeThreadId, messages, threads, owned, ownerKey, drafts, queued } = state;
-  return { activeThreadId, messages, threads, owned, ownerKey, drafts, queued };
+  const { activeThreadId, messages, threads, owned, ownerKey, drafts, outbox } = state;
+  return { activeThreadId, messages, threads, owned, ownerKey, drafts, outbox };
 }

@@ -15,9 +15,7 @@ export type ChatMessageStatus =
   | 'complete'
   | 'stopped'
   | 'error'
-  | 'interrupted'
-  /** In the outbox: the visitor was offline; sent once the browser is back online. */
-  | 'waiting';
+  | 'interrupted';
 
 export interface ErrorInfo {
   code: string;

@@ -2,6 +2,7 @@ import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
 import { toSources, toThreadSummary } from '../api/validate.js';
+import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 
 /**
@@ -14,8 +15,8 @@ export interface UiState {
   activeThreadId: string | null;
   /** Composer drafts by thread id ('' for a new conversation). */
   drafts: Record<string, string>;
-  /** Follow-ups queued behind an answer in progress. */
-  queued: { id: string; text: string }[];
+  /** What the visitor sent that has not gone yet (the outbox). */
+  outbox: OutboxEntry[];
   threads: ThreadSummary[];
   /** Messages of the active thread. */
   messages: ChatMessage[];
@@ -33,6 +34,8 @@ export interface UiState {
 type Panel = Pick<UiState, 'open' | 'sidebarOpen'>;
 /** What tabs share: everything bound to the owner, messages kept apart in chunks. */
 type Head = Omit<UiState, 'open' | 'sidebarOpen' | 'messages'> & { chunks: string[] };
+/** A head as an older version may have written it. */
+type StoredHead = Head & { queued?: OutboxEntry[] };
 
 /** Messages per stored chunk: one more answer rewrites one chunk, not a 1,000-message thread. */
 export const CHUNK_SIZE = 32;
@@ -65,7 +68,7 @@ function warnOnce(error: unknown): void {
 
 let sharedStore: UseStore | undefined;
 /** Writes of every widget run one after another, so a later one never lands under an earlier one. */
-let queue: Promise<void> = Promise.resolve();
+let writes: Promise<void> = Promise.resolve();
 function idbStore(): UseStore {
   // One database and object store for every widget on the origin; keys carry the scope.
   sharedStore ??= createStore('agent-chat', 'ui-state');
@@ -107,7 +110,9 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
   ) {
     throw new TypeError('not a message');
   }
-  const cut = !live && (m.status === 'streaming' || m.status === 'sending');
+  // `waiting`: an older version's question sent offline, in the conversation: now one for Retry.
+  const cut =
+    (m.status as string) === 'waiting' || (!live && (m.status === 'streaming' || m.status === 'sending'));
   const status = cut ? (m.role === 'user' ? 'failed' : 'interrupted') : m.status!;
   // A key this version does not know (an older or newer record) reads as the generic failure.
   const key = m.error && typeof m.error.key === 'string' && m.error.key in en ? m.error.key : 'errorGeneric';
@@ -150,18 +155,17 @@ const toMessages = (value: unknown, live: boolean): ChatMessage[] =>
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitizeHead(value: unknown): Head | undefined {
   if (!value || typeof value !== 'object') return undefined;
-  const v = value as Partial<Head>;
+  const v = value as Partial<StoredHead>;
   return {
     activeThreadId: typeof v.activeThreadId === 'string' ? v.activeThreadId : null,
     drafts:
       v.drafts && typeof v.drafts === 'object'
         ? Object.fromEntries(Object.entries(v.drafts).filter(([, text]) => typeof text === 'string'))
         : {},
-    queued: Array.isArray(v.queued)
-      ? v.queued
-          .filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string')
-          .map(({ id, text }) => ({ id, text }))
-      : [],
+    // `queued`: where an older version kept the follow-ups asked while an answer streamed.
+    outbox: (Array.isArray(v.outbox) ? v.outbox : Array.isArray(v.queued) ? v.queued : [])
+      .filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string')
+      .map(({ id, text }) => ({ id, text })),
     threads: Array.isArray(v.threads)
       ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t)))
       : [],
@@ -182,14 +186,14 @@ const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string
     head.ownerKey,
     head.activeThreadId,
     head.drafts,
-    head.queued,
+    head.outbox,
     head.threads,
     head.owned,
     chunks,
   ]);
 
 /** The parts of a head one change touches; a write takes from the device every part it did not change. */
-const PARTS = [['activeThreadId', 'chunks'], ['threads', 'owned'], ['drafts'], ['queued']] as const;
+const PARTS = [['activeThreadId', 'chunks'], ['threads', 'owned'], ['drafts'], ['outbox']] as const;
 const partsOf = (head: Head): string[] => PARTS.map((keys) => JSON.stringify(keys.map((key) => head[key])));
 
 /**
@@ -273,7 +277,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
             ...panelOf(rawPanel),
             activeThreadId: null,
             drafts: {},
-            queued: [],
+            outbox: [],
             threads: [],
             messages: [],
             owned: false,
@@ -315,12 +319,12 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     const nextHead = headText(shared, ids);
     const nextPanel = JSON.stringify({ open, sidebarOpen });
     // Also what keeps two tabs from echoing each other's writes back and forth.
-    if (nextHead === head && nextPanel === panel) return queue;
+    if (nextHead === head && nextPanel === panel) return writes;
     // Nothing of an owner's after a wipe (or before anything): no record for the other tabs to follow.
     const empty =
       !state.messages.length &&
       !state.threads.length &&
-      !state.queued.length &&
+      !state.outbox.length &&
       !Object.keys(state.drafts).length &&
       state.activeThreadId === null;
     const headChanged = nextHead !== head && !(empty && head === '');
@@ -335,7 +339,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     panel = nextPanel;
     remember(ids, fresh);
     let written = headValue;
-    queue = queue
+    writes = writes
       .then(async () => {
         await store()('readwrite', (os) => {
           if (headChanged) {
@@ -359,7 +363,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         if (headChanged) channel?.postMessage({ scope, head: written, chunks: Object.fromEntries(fresh) });
       })
       .catch(warnOnce);
-    return queue;
+    return writes;
   }
 
   return {
@@ -378,7 +382,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
       panel = '';
       known = new Map();
       chunkIds = [];
-      queue = queue
+      writes = writes
         .then(async () => {
           // The panel's state goes too; the widget writes it again with its next change.
           const all = (await keys(store())).filter(
@@ -391,7 +395,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
           channel?.postMessage({ scope, cleared: true });
         })
         .catch(warnOnce);
-      return queue;
+      return writes;
     },
     watch(listener) {
       if (!channel) return () => {};
@@ -462,6 +466,6 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
 export async function clearAllUiState(): Promise<void> {
   // After the writes already asked for, so none of them lands after the wipe.
-  queue = queue.then(() => clearAll(idbStore())).catch(warnOnce);
-  await queue;
+  writes = writes.then(() => clearAll(idbStore())).catch(warnOnce);
+  await writes;
 }

@@ -40,7 +40,6 @@ export const en = {
   queued: 'Queued',
   removeQueued: 'Remove queued message',
   waitingForConnection: 'Waiting for a connection',
-  cancelSending: 'Cancel sending',
   retry: 'Retry',
   jumpToLatest: 'Jump to latest',
   sources: 'Sources',

@@ -11,7 +11,7 @@ export async function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): 
     !state ||
     (!state.messages.length &&
       !state.threads.length &&
-      !state.queued.length &&
+      !state.outbox.length &&
       !Object.keys(state.drafts).length &&
       state.activeThreadId === null);
   return empty ? undefined : state;

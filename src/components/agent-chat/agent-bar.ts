@@ -1,32 +1,35 @@
 import { css, html, nothing } from 'lit';
-import type { QueuedMessage } from '../../chat/chat-session.js';
+import type { OutboxEntry } from '../../chat/outbox.js';
 import type { Translate } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 
 export interface AgentBarOptions {
-  queued: readonly QueuedMessage[];
-  removeQueued: (id: string) => void;
+  outbox: readonly OutboxEntry[];
+  /** The browser is offline: the outbox waits for a connection. */
+  offline: boolean;
+  removeFromOutbox: (id: string) => void;
   /** "Talk to a person" is offered (a `handoff` trigger matched). */
   handoff: boolean;
   onHandoff: () => void;
 }
 
 /**
- * Under the conversation, above the composer: follow-ups queued behind the answer in progress,
- * and "Talk to a person" when a handoff trigger matched. Nothing at all otherwise; the transcript
+ * Under the conversation, above the composer: the outbox (questions that have not gone yet, each
+ * "Queued"), and "Talk to a person" when a handoff trigger matched. Nothing at all otherwise; the transcript
  * download lives in the header's "More" menu.
  */
 export function renderAgentBar(t: Translate, o: AgentBarOptions) {
-  if (!o.queued.length && !o.handoff) return nothing;
+  if (!o.outbox.length && !o.handoff) return nothing;
   return html`<div class="agent-bar" part="agent-bar">
+    ${o.outbox.length && o.offline ? html`<p class="offline" role="status">${t('waitingForConnection')}</p>` : nothing}
     ${
-      o.queued.length
-        ? html`<ul class="queued" aria-label=${t('queued')}>
-          ${o.queued.map(
+      o.outbox.length
+        ? html`<ul class="outbox" aria-label=${t('queued')}>
+          ${o.outbox.map(
             (q) => html`<li>
-            <span class="queued-text">${q.text}</span>
-            <span class="queued-label">${t('queued')}</span>
-            <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => o.removeQueued(q.id)}>${icon('close')}</button>
+            <span class="outbox-text">${q.text}</span>
+            <span class="outbox-label">${t('queued')}</span>
+            <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => o.removeFromOutbox(q.id)}>${icon('close')}</button>
           </li>`,
           )}
         </ul>`
@@ -46,10 +49,11 @@ export function downloadMarkdown(markdown: string, name = 'conversation.md'): vo
 
 export const agentBarStyles = css`
   .agent-bar { padding: 4px var(--agent-chat-space); font-size: 0.9em; }
-  .queued { list-style: none; margin: 0; padding: 0; }
-  .queued li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
-  .queued-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  .queued-label { color: var(--agent-chat-color-text-muted); }
+  .outbox { list-style: none; margin: 0; padding: 0; }
+  .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
+  .outbox-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .outbox-label, .offline { color: var(--agent-chat-color-text-muted); }
+  .offline { margin: 2px 0; text-align: end; }
   .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
   .link {
     font: inherit; font-size: 0.95em; background: none; border: 1px solid transparent; border-radius: 999px;

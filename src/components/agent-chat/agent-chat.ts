@@ -65,7 +65,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
  * @csspart error - The notice of a chat that is not configured.
- * @csspart agent-bar - Queued follow-ups and "Talk to a person", above the composer.
+ * @csspart agent-bar - The outbox (questions not sent yet, "Queued") and "Talk to a person", above the composer.
  * @csspart menu - The header's "More" menu (Download conversation).
  * @cssprop [--agent-chat-color-accent=#1d4ed8] - Launcher, visitor bubbles, Send button.
  * @cssprop [--agent-chat-color-on-accent=#ffffff] - Text and icons on the accent colour.
@@ -283,7 +283,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     if (!text.trim()) return false;
     if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text })))
       return false;
-    // While an answer streams the text is queued and sent once that answer ends.
+    // While an answer streams (or offline) the text waits in the outbox and goes once it may.
     return this.chat.session.send(text);
   }
 
@@ -348,12 +348,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
   }
 
-  /** "Cancel sending" on a message in the outbox; the internal event stops here. */
-  private handleOutboxCancel(event: CustomEvent<{ messageId: string }>): void {
-    event.stopPropagation();
-    this.chat.session.cancelWaiting(event.detail.messageId);
-  }
-
   /** In a narrow panel the list is a drawer over the conversation (a container query decides). */
   private isDrawer(): boolean {
     return Boolean(
@@ -403,8 +397,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const history = snapshot.historyVisible;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
-      @agent-chat-tool-decide=${this.handleToolDecide}
-      @agent-chat-outbox-cancel=${this.handleOutboxCancel}>
+      @agent-chat-tool-decide=${this.handleToolDecide}>
       <header part="header">
         <button class="icon-button history-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
           aria-expanded=${history ? 'true' : 'false'} aria-controls="sidebar" @click=${() => void this.setHistory(!this.chat.snapshot.historyVisible)}>${icon('menu')}</button>
@@ -450,12 +443,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     return !streaming && messages.some((m) => m.role === 'assistant' && m.content);
   }
 
-  /** Queued follow-ups and "Talk to a person" above the composer. */
+  /** The outbox and "Talk to a person" above the composer. */
   private renderAgentBar() {
     const { session, snapshot } = this.chat;
     return renderAgentBar(this.l10n.t, {
-      queued: snapshot.queued,
-      removeQueued: (id) => session.removeQueued(id),
+      outbox: snapshot.outbox,
+      offline: snapshot.offline,
+      removeFromOutbox: (id) => session.removeFromOutbox(id),
       handoff: offersHandoff(handoffTriggers(this.handoff), snapshot.conversation.messages.at(-1)),
       onHandoff: () => this.talkToPerson(),
     });

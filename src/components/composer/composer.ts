@@ -51,7 +51,7 @@ export class AgentChatComposer extends LitElement {
   }
 
   private submit(): void {
-    // While an answer streams, Enter queues a follow-up; the button stays Stop.
+    // While an answer streams, Enter puts the message in the outbox; the button stays Stop.
     if (!this.value.trim()) return;
     this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
   }

@@ -3,7 +3,6 @@ import { inWords, type ToolCallState, type ToolCallView } from '../../chat/tools
 import type { ChatMessage } from '../../chat/types.js';
 import type { Translate, UiStringKey } from '../../i18n/index.js';
 import { AgentChatToolDecideEvent } from '../../events/tool-decide.js';
-import { AgentChatOutboxCancelEvent } from '../../events/outbox-cancel.js';
 import { icon } from '../icons.js';
 
 const STATE_LABEL: Record<ToolCallState, UiStringKey> = {
@@ -104,15 +103,6 @@ export function renderActivity(t: Translate, message: ChatMessage, expanded: boo
   </div>`;
 }
 
-/** A question in the outbox: "Waiting for a connection" and "Cancel sending". */
-export function renderWaiting(t: Translate, message: ChatMessage) {
-  if (message.status !== 'waiting') return nothing;
-  return html`<div class="waiting" part="waiting" role="status">
-    <span>${t('waitingForConnection')}</span>
-    <button type="button" class="steps-toggle" @click=${(e: Event) => e.target!.dispatchEvent(new AgentChatOutboxCancelEvent({ messageId: message.id }))}>${t('cancelSending')}</button>
-  </div>`;
-}
-
 /** The uncertainty callout (`metadata.is_uncertain`); its text is the `uncertain` string. */
 export function renderUncertain(t: Translate, message: ChatMessage) {
   return message.uncertain
@@ -168,8 +158,6 @@ export const answerExtrasStyles = css`
     .live span { animation: pulse 1.4s ease-in-out infinite; }
   }
   @keyframes pulse { 50% { color: var(--agent-chat-color-text); } }
-  .waiting { display: flex; gap: 8px; justify-content: flex-end; font-size: 0.85em; color: var(--agent-chat-color-text-muted); margin-top: 2px; }
-  .waiting .steps-toggle { text-decoration: underline; }
   .uncertain {
     margin: 6px 0 0; padding: 6px 10px; font-size: 0.9em;
     border-inline-start: 3px solid var(--agent-chat-color-danger);

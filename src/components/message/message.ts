@@ -12,13 +12,12 @@ import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
 import styles from './message.styles.js';
-// Tool cards, steps, uncertainty and the outbox render from a module of their own.
+// Tool cards, steps and uncertainty render from a module of their own.
 import {
   answerExtrasStyles,
   renderActivity,
   renderToolCalls,
   renderUncertain,
-  renderWaiting,
   toolsBusy,
 } from './answer-extras.js';
 
@@ -196,7 +195,7 @@ export class AgentChatMessage extends LitElement {
     if (!message) return nothing;
     const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}${renderWaiting(this.l10n.t, message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}</div>`;
     }
     // No typing dots while a tool card waits for the visitor or runs: the card says what is happening.
     const empty = !message.content && message.status === 'streaming' && !toolsBusy(message);

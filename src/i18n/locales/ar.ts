@@ -24,7 +24,6 @@ const ar: UiStrings = {
   queued: 'في الانتظار',
   removeQueued: 'إزالة الرسالة المنتظرة',
   waitingForConnection: 'في انتظار الاتصال',
-  cancelSending: 'إلغاء الإرسال',
   retry: 'إعادة المحاولة',
   jumpToLatest: 'الانتقال إلى الأحدث',
   sources: 'المصادر',

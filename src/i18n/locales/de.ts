@@ -24,7 +24,6 @@ const de: UiStrings = {
   queued: 'In der Warteschlange',
   removeQueued: 'Wartende Nachricht entfernen',
   waitingForConnection: 'Wartet auf Verbindung',
-  cancelSending: 'Senden abbrechen',
   retry: 'Erneut versuchen',
   jumpToLatest: 'Zur neuesten Nachricht',
   sources: 'Quellen',

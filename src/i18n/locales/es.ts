@@ -24,7 +24,6 @@ const es: UiStrings = {
   queued: 'En cola',
   removeQueued: 'Quitar mensaje en cola',
   waitingForConnection: 'Esperando conexión',
-  cancelSending: 'Cancelar envío',
   retry: 'Reintentar',
   jumpToLatest: 'Ir a lo más reciente',
   sources: 'Fuentes',

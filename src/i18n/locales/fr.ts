@@ -24,7 +24,6 @@ const fr: UiStrings = {
   queued: 'En attente',
   removeQueued: 'Retirer le message en attente',
   waitingForConnection: 'En attente de connexion',
-  cancelSending: 'Annuler l’envoi',
   retry: 'Réessayer',
   jumpToLatest: 'Aller au plus récent',
   sources: 'Sources',

@@ -24,7 +24,6 @@ const he: UiStrings = {
   queued: 'ממתינה בתור',
   removeQueued: 'הסרת ההודעה מהתור',
   waitingForConnection: 'ממתין לחיבור',
-  cancelSending: 'ביטול השליחה',
   retry: 'ניסיון חוזר',
   jumpToLatest: 'מעבר לאחרונות',
   sources: 'מקורות',

@@ -24,7 +24,6 @@ const it: UiStrings = {
   queued: 'In coda',
   removeQueued: 'Rimuovi il messaggio in coda',
   waitingForConnection: 'In attesa di connessione',
-  cancelSending: 'Annulla invio',
   retry: 'Riprova',
   jumpToLatest: 'Vai ai più recenti',
   sources: 'Fonti',

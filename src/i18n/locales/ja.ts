@@ -24,7 +24,6 @@ const ja: UiStrings = {
   queued: '送信待ち',
   removeQueued: '送信待ちのメッセージを削除',
   waitingForConnection: '接続を待っています',
-  cancelSending: '送信をキャンセル',
   retry: '再試行',
   jumpToLatest: '最新へ移動',
   sources: '出典',

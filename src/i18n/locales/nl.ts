@@ -24,7 +24,6 @@ const nl: UiStrings = {
   queued: 'In de wachtrij',
   removeQueued: 'Bericht uit wachtrij verwijderen',
   waitingForConnection: 'Wachten op verbinding',
-  cancelSending: 'Versturen annuleren',
   retry: 'Opnieuw proberen',
   jumpToLatest: 'Naar het nieuwste',
   sources: 'Bronnen',

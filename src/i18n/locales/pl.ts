@@ -24,7 +24,6 @@ const pl: UiStrings = {
   queued: 'W kolejce',
   removeQueued: 'Usuń wiadomość z kolejki',
   waitingForConnection: 'Oczekiwanie na połączenie',
-  cancelSending: 'Anuluj wysyłanie',
   retry: 'Spróbuj ponownie',
   jumpToLatest: 'Przejdź do najnowszych',
   sources: 'Źródła',

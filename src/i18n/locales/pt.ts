@@ -24,7 +24,6 @@ const pt: UiStrings = {
   queued: 'Na fila',
   removeQueued: 'Remover mensagem da fila',
   waitingForConnection: 'Aguardando conexão',
-  cancelSending: 'Cancelar envio',
   retry: 'Tentar novamente',
   jumpToLatest: 'Ir para a mais recente',
   sources: 'Fontes',

@@ -24,7 +24,6 @@ const sv: UiStrings = {
   queued: 'I kö',
   removeQueued: 'Ta bort meddelandet i kön',
   waitingForConnection: 'Väntar på anslutning',
-  cancelSending: 'Avbryt sändning',
   retry: 'Försök igen',
   jumpToLatest: 'Gå till senaste',
   sources: 'Källor',

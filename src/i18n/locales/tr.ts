@@ -24,7 +24,6 @@ const tr: UiStrings = {
   queued: 'Sırada',
   removeQueued: 'Sıradaki mesajı kaldır',
   waitingForConnection: 'Bağlantı bekleniyor',
-  cancelSending: 'Göndermeyi iptal et',
   retry: 'Yeniden dene',
   jumpToLatest: 'En yeniye git',
   sources: 'Kaynaklar',

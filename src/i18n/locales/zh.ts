@@ -24,7 +24,6 @@ const zh: UiStrings = {
   queued: '排队中',
   removeQueued: '移除排队的消息',
   waitingForConnection: '正在等待网络连接',
-  cancelSending: '取消发送',
   retry: '重试',
   jumpToLatest: '跳到最新',
   sources: '来源',

@@ -1,4 +1,4 @@
-/** Handoff, the transcript, queued follow-ups (also across a reload), consent, open({query}) and the outbox. */
+/** Handoff, the transcript, the outbox (follow-ups, also across a reload, and offline sends), consent, open({query}). */
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
@@ -200,19 +200,19 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     );
     await el.send('A third one');
     await settled(el);
-    expect(el.shadowRoot!.querySelector('.queued')!.textContent).toContain('And events?');
-    expect(el.shadowRoot!.querySelector('.queued')!.textContent).toContain('Queued');
+    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
+    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('Queued');
     // The visitor changes their mind about the third one.
     rootButtons(el, 'Remove queued message')[1].click();
     await settled(el);
-    expect(el.shadowRoot!.querySelector('.queued')!.textContent).not.toContain('A third one');
+    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).not.toContain('A third one');
     await first;
     const second = nextAnswerEnd(el);
     await second;
     await settled(el);
     const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
     expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
-    expect(el.shadowRoot!.querySelector('.queued')).toBeNull();
+    expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
     expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
@@ -274,12 +274,12 @@ describe('<agent-chat> queued follow-ups across a reload', () => {
     await el.send('And events?');
     dispatchEvent(new PageTransitionEvent('pagehide'));
     await expect
-      .poll(async () => (await storedUiState())?.queued.map((q) => q.text))
+      .poll(async () => (await storedUiState())?.outbox.map((q) => q.text))
       .toEqual(['And events?']);
     el.remove();
 
     const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    expect(again.shadowRoot!.querySelector('.queued')!.textContent).toContain('And events?');
+    expect(again.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
     await expect.poll(() => messagesOf(again).length, { timeout: 8000 }).toBe(4);
     await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
     const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
@@ -288,7 +288,7 @@ describe('<agent-chat> queued follow-ups across a reload', () => {
 });
 
 describe('<agent-chat> outbox', () => {
-  test('a message sent offline waits ("Waiting for a connection"), is sent once when back online, and can be canceled', async ({
+  test('a message sent offline waits in the outbox ("Waiting for a connection"), is sent once when back online, and can be removed', async ({
     worker,
   }) => {
     const backend = referenceBackend();
@@ -303,16 +303,19 @@ describe('<agent-chat> outbox', () => {
     try {
       dispatchEvent(new Event('offline'));
       await el.send('Sent while offline');
-      await el.send('Also offline, then canceled');
+      await el.send('Also offline, then removed');
       await settled(el);
-      const user = messagesOf(el).filter((m) => m.message?.role === 'user');
-      expect(user.map((m) => m.message?.status)).toEqual(['waiting', 'waiting']);
-      expect(user[0].shadowRoot!.textContent).toContain('Waiting for a connection');
-      Array.from(user[1].shadowRoot!.querySelectorAll('button'))
-        .find((b) => b.textContent === 'Cancel sending')!
-        .click();
+      // Nothing went: the conversation is empty, the outbox holds both, in order.
+      expect(messagesOf(el)).toHaveLength(0);
+      const bar = el.shadowRoot!.querySelector('[part="agent-bar"]')!;
+      expect(bar.querySelector('[role="status"]')!.textContent).toContain('Waiting for a connection');
+      expect(Array.from(bar.querySelectorAll('.outbox li'), (li) => li.textContent)).toEqual([
+        expect.stringContaining('Sent while offline'),
+        expect.stringContaining('Also offline, then removed'),
+      ]);
+      rootButtons(el, 'Remove queued message')[1].click();
       await settled(el);
-      expect(messagesOf(el)).toHaveLength(1);
+      expect(el.shadowRoot!.querySelector('.outbox')!.textContent).not.toContain('Also offline');
       const { expect: chaiExpect } = await import('@open-wc/testing');
       await chaiExpect(el).to.be.accessible();
 
@@ -327,6 +330,7 @@ describe('<agent-chat> outbox', () => {
       const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
       expect(bodies.map((b) => b.message)).toEqual(['Sent while offline']);
       expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+      expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
     } finally {
       fetchSpy.mockRestore();
       onLine.mockRestore();

@@ -173,7 +173,7 @@ describe('<agent-chat> on a shared device', () => {
     await expect.poll(() => answerOf(el)?.questionAnswerId).toBeTruthy();
     await el.send('Alice queued follow-up');
     await typeMessage(el, 'Alice private draft');
-    await expect.poll(async () => (await storedUiState())?.queued.length).toBe(1);
+    await expect.poll(async () => (await storedUiState())?.outbox.length).toBe(1);
     el.remove(); // Alice's tab closes without clearSession()
 
     backend.signIn('bob');
@@ -182,7 +182,7 @@ describe('<agent-chat> on a shared device', () => {
     await settled(bob);
     expect(messagesOf(bob)).toHaveLength(0);
     expect(textareaOf(bob).value).toBe('');
-    expect(bob.shadowRoot!.querySelector('.queued')).toBeNull();
+    expect(bob.shadowRoot!.querySelector('.outbox')).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(backend.chatRequests()).toHaveLength(chatsBefore);
     await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');

@@ -22,7 +22,7 @@ function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
     sidebarOpen: false,
     activeThreadId: 'th_1',
     drafts: {},
-    queued: [],
+    outbox: [],
     threads: [],
     messages,
     owned: false,

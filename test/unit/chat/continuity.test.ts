@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
-import { NetworkError } from '../../../src/api/errors.js';
-import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
-import { Conversation, MAX_SEND_ATTEMPTS } from '../../../src/chat/conversation.js';
+import type { StreamEvent } from '../../../src/api/types.js';
+import { Conversation } from '../../../src/chat/conversation.js';
 import { REATTACH_ATTEMPTS, reattachDelay } from '../../../src/chat/reattach.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
-import { failingStream } from '../../helpers/requests.js';
 
 type Api = Pick<ApiClient, 'chat' | 'reattach' | 'cancelAnswer'>;
 
@@ -89,77 +87,5 @@ describe('Conversation.reattach (§9)', () => {
     expect(attempts).toBe(REATTACH_ATTEMPTS);
     expect(ends).toEqual(['error:part']);
     expect(conversation.snapshot.messages.at(-1)!.status).toBe('interrupted');
-  });
-});
-
-describe('Conversation outbox', () => {
-  it('keeps an offline send waiting and tries it once per flush; online but unreachable, it fails with Retry instead of waiting', async () => {
-    let online = false;
-    vi.stubGlobal('navigator', {
-      get onLine() {
-        return online;
-      },
-    });
-    const requests: ChatRequest[] = [];
-    let reachable = false;
-    const api: Api = {
-      chat: (request) => {
-        requests.push(request);
-        if (!reachable) return failingStream(new NetworkError('down'));
-        return records(
-          { type: 'start', threadId: 'th', questionAnswerId: 'qa' },
-          { type: 'delta', text: 'ok' },
-          { type: 'end', threadId: 'th', questionAnswerId: 'qa' },
-        );
-      },
-      cancelAnswer: async () => {},
-      reattach: () => records(),
-    };
-    const { conversation, errors } = conversationWith(api);
-    await conversation.send('one');
-    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['waiting']);
-
-    online = true;
-    await Promise.all([conversation.flushOutbox(), conversation.flushOutbox()]);
-    // Two concurrent flushes make one attempt, not two; online but unreachable, it fails (Retry).
-    expect(requests).toHaveLength(2);
-    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
-    // The failure the visitor sees is announced too, with the documented code.
-    expect(conversation.snapshot.messages[0].error?.code).toBe('network');
-    expect(errors).toEqual(['network']);
-    expect(MAX_SEND_ATTEMPTS).toBeGreaterThan(1);
-
-    reachable = true;
-    online = true;
-    await conversation.send('two');
-    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed', 'sent', 'complete']);
-  });
-
-  it('gives up on a send that keeps going offline mid-request after its last attempt, says so and fires the error', async () => {
-    let online = false;
-    vi.stubGlobal('navigator', {
-      get onLine() {
-        return online;
-      },
-    });
-    const api: Api = {
-      // The connection drops during every attempt: the question goes back to waiting.
-      chat: () => {
-        online = false;
-        return failingStream(new NetworkError('down'));
-      },
-      cancelAnswer: async () => {},
-      reattach: () => records(),
-    };
-    const { conversation, errors } = conversationWith(api);
-    await conversation.send('one');
-    for (let attempt = 2; attempt <= MAX_SEND_ATTEMPTS; attempt += 1) {
-      expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['waiting']);
-      online = true;
-      await conversation.flushOutbox();
-    }
-    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
-    expect(conversation.snapshot.messages[0].error?.code).toBe('network');
-    expect(errors).toEqual(['network']);
   });
 });

@@ -23,7 +23,7 @@ function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState 
     sidebarOpen: false,
     activeThreadId: 'th_1',
     drafts: { th_1: 'half a sentence' },
-    queued: [{ id: 'q1', text: 'and then?' }],
+    outbox: [{ id: 'q1', text: 'and then?' }],
     threads: [],
     messages: [message('m1', 'A question')],
     owned: false,
@@ -46,7 +46,7 @@ function harness(initial: UiState | undefined, key?: string) {
   let current = key;
   const live = {
     drafts: {},
-    queued: [],
+    outbox: [],
     historyVisible: false,
     activeThreadId: null,
     messages: [],
@@ -85,7 +85,7 @@ describe('DeviceMemory owner binding', () => {
       expect(sharedOnDevice(owner)).toBe(true);
       expect(shown.map((s) => s.how)).toEqual(['restore']);
       expect(shown[0].remembered.drafts).toEqual({ th_1: 'half a sentence' });
-      expect(shown[0].remembered.queued).toEqual([{ id: 'q1', text: 'and then?' }]);
+      expect(shown[0].remembered.outbox).toEqual([{ id: 'q1', text: 'and then?' }]);
       expect(events).toEqual(['panel:true']);
     },
   );
@@ -162,7 +162,7 @@ describe('DeviceMemory owner binding', () => {
     const saves: UiState[] = [];
     const live = {
       drafts: {},
-      queued: [],
+      outbox: [],
       historyVisible: true,
       activeThreadId: null,
       messages: [],
@@ -200,7 +200,7 @@ describe('DeviceMemory owner binding', () => {
       stored('key-alice', {
         activeThreadId: null,
         messages: [],
-        queued: [],
+        outbox: [],
         threads: list('Billing question'),
         owned: true,
         drafts: { '': draft },

@@ -1,0 +1,101 @@
+/** A question the visitor sent that has not gone to the service yet. */
+export interface OutboxEntry {
+  id: string;
+  text: string;
+}
+
+/** Questions the outbox keeps at most; one more is refused (`send()` returns false). */
+export const MAX_OUTBOX = 5;
+/** Send attempts of a question that keeps going offline mid-request; then it fails, with Retry. */
+export const MAX_SEND_ATTEMPTS = 3;
+
+export const isOffline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
+
+export interface OutboxHooks {
+  onChange(): void;
+  /** No answer is under way in this tab, and the tab may send (it is connected). */
+  canSend(): boolean;
+  /** Sends one question as a new turn; resolves when its answer ended, however it ended. */
+  send(text: string): Promise<void>;
+}
+
+let ids = 0;
+const newEntry = (text: string): OutboxEntry => ({ id: `q${Date.now().toString(36)}-${++ids}`, text });
+
+/**
+ * What the visitor sent that has not gone yet, oldest first: questions asked while an answer
+ * streams, and questions that met an offline browser. One leaves at a time, taken out before it
+ * is sent so it goes once: when nothing streams, the tab is connected and the browser is online.
+ * A question whose request went offline comes back to the front, up to MAX_SEND_ATTEMPTS times.
+ * No DOM; the device remembers the entries with the rest of the owner's state.
+ */
+export class Outbox {
+  private items: readonly OutboxEntry[] = [];
+  /** Attempts of the questions that came back, by id. */
+  private readonly attempts = new Map<string, number>();
+  /** The entry sent last, until its answer ended. */
+  private sending?: OutboxEntry;
+
+  constructor(private readonly hooks: OutboxHooks) {}
+
+  get entries(): readonly OutboxEntry[] {
+    return this.items;
+  }
+
+  /** Adds a question at the end and sends it when it may go; false when the outbox is full. */
+  add(text: string): boolean {
+    if (this.items.length >= MAX_OUTBOX) return false;
+    this.set([...this.items, newEntry(text)]);
+    this.sendNext();
+    return true;
+  }
+
+  remove(id: string): void {
+    this.set(this.items.filter((entry) => entry.id !== id));
+  }
+
+  /** What the device remembered, or another tab wrote: shown, not sent from here. */
+  replace(entries: readonly OutboxEntry[]): void {
+    this.set(entries.slice(0, MAX_OUTBOX));
+  }
+
+  clear(): void {
+    this.attempts.clear();
+    this.set([]);
+  }
+
+  /** Sends the oldest question, soon (after the caller's own change), if it may go now. */
+  sendNext(): void {
+    queueMicrotask(() => {
+      const [next, ...rest] = this.items;
+      if (!next || isOffline() || !this.hooks.canSend()) return;
+      this.sending = next;
+      this.set(rest);
+      void this.hooks.send(next.text).finally(() => {
+        if (this.sending === next) this.sending = undefined;
+      });
+    });
+  }
+
+  /**
+   * A question's request failed with the browser offline, before any answer: it comes back to
+   * the front (true), unless the outbox is full or it has had its attempts (false: it fails).
+   */
+  takeBack(text: string): boolean {
+    const entry = this.sending?.text === text ? this.sending : newEntry(text);
+    this.sending = undefined;
+    const tries = (this.attempts.get(entry.id) ?? 0) + 1;
+    if (tries >= MAX_SEND_ATTEMPTS || this.items.length >= MAX_OUTBOX) {
+      this.attempts.delete(entry.id);
+      return false;
+    }
+    this.attempts.set(entry.id, tries);
+    this.set([entry, ...this.items]);
+    return true;
+  }
+
+  private set(items: readonly OutboxEntry[]): void {
+    this.items = items;
+    this.hooks.onChange();
+  }
+}
