@@ -3,10 +3,10 @@ import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
-import { AnswerLock } from './answer-lock.js';
 import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
 import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
+import { TabHandoff } from './tab-handoff.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
 import type { ClientTool } from '../public-types.js';
 import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
@@ -102,9 +102,15 @@ export class ChatSession {
   private historyChosen = false;
   /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
   private confirming = false;
-  private readonly answerLock = new AnswerLock(() => `agent-chat.answer:${this.options.scope()}`);
-  /** The answer another tab streams that this tab waits to take over, by id. */
-  private takingOver?: string;
+  private readonly tabs = new TabHandoff({
+    scope: () => this.options.scope(),
+    connected: () => this.connected,
+    last: () => this.conversation.snapshot.messages.at(-1),
+    followed: () => this.conversation.followed?.questionAnswerId,
+    reattach: (messageId) => void this.conversation.reattach(messageId),
+    written: () => this.memory.flush(),
+    reread: () => this.memory.revisit(false),
+  });
 
   constructor(
     private readonly options: ChatSessionOptions,
@@ -130,7 +136,7 @@ export class ChatSession {
           // another tab) a moment later reattaches to the answer or follows it.
           void this.memory.flush();
         },
-        onBusy: (busy) => this.holdAnswer(busy),
+        onBusy: (busy) => this.tabs.setBusy(busy),
         onAnswerEnd: (detail) => {
           hooks.onAnswerEnd?.(detail);
           this.outbox.sendNext();
@@ -416,7 +422,7 @@ export class ChatSession {
         thread.id,
         thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])),
       );
-      this.reattachLast();
+      this.tabs.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
@@ -456,7 +462,7 @@ export class ChatSession {
   forget(reason: ForgetReason): Promise<void> {
     this.generation += 1;
     this.opening?.abort();
-    this.takingOver = undefined;
+    this.tabs.reset();
     this.confirming = false;
     if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
@@ -494,30 +500,6 @@ export class ChatSession {
     });
   }
 
-  /** This tab streams an answer (busy) or stopped: other tabs wait for the lock, see AnswerLock. */
-  private holdAnswer(busy: boolean): void {
-    if (!busy) return this.answerLock.letGo(this.memory.flush());
-    if (this.connected) this.answerLock.hold();
-  }
-
-  /**
-   * Another tab streams the last answer and this one follows it. When that tab lets go of the
-   * answer's lock, the device already says how the answer ended; if it still says streaming,
-   * that tab went away mid-answer, and this one reattaches (§9).
-   */
-  private awaitTakeover(id = this.conversation.followed?.questionAnswerId): void {
-    if (!id || this.takingOver === id) return;
-    const generation = this.generation;
-    const waiting = this.answerLock.whenFree(async () => {
-      if (this.takingOver === id) this.takingOver = undefined;
-      if (generation !== this.generation || !this.connected) return;
-      await this.memory.revisit(false);
-      // This tab holds the lock now: reattach without asking who holds it.
-      if (generation === this.generation) this.reattachLast(false);
-    });
-    if (waiting) this.takingOver = id;
-  }
-
   /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
   private judgeOwner(): void {
     const key = this.currentKey();
@@ -534,7 +516,7 @@ export class ChatSession {
     if (this.untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
       // An answer to reattach goes first; the outbox follows when it ends.
-      if (!this.reattachLast()) this.outbox.sendNext();
+      if (!this.tabs.reattachLast()) this.outbox.sendNext();
     }
     this.publish();
   }
@@ -545,33 +527,8 @@ export class ChatSession {
     this.drafts = { ...remembered.drafts };
     this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
-    this.awaitTakeover();
+    this.tabs.awaitTakeover();
     this.publish();
-  }
-
-  /**
-   * An answer cut off by a reload or a drop, its id known: follow it on the service (§9), unless
-   * another tab streams it now (it holds the answer's lock): then wait to take it over. False
-   * when there is no such answer.
-   */
-  private reattachLast(othersFirst = true): boolean {
-    const last = this.conversation.snapshot.messages.at(-1);
-    if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return false;
-    if (!othersFirst) {
-      void this.conversation.reattach(last.id);
-      return true;
-    }
-    const generation = this.generation;
-    void this.answerLock
-      .heldElsewhere()
-      .catch(() => false)
-      .then((elsewhere) => {
-        if (generation !== this.generation || !this.connected) return;
-        if (!elsewhere) return void this.conversation.reattach(last.id);
-        // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
-        this.awaitTakeover(last.questionAnswerId);
-      });
-    return true;
   }
 
   private untouched(): boolean {

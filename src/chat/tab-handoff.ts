@@ -1,0 +1,90 @@
+import { AnswerLock } from './answer-lock.js';
+import type { ChatMessage } from './types.js';
+
+export interface TabHandoffHooks {
+  /** Where this widget's state lives on the device: the lock is named after it. */
+  scope(): string;
+  /** Between connect() and disconnect(): only then may this tab hold or take over an answer. */
+  connected(): boolean;
+  /** The last message on screen. */
+  last(): ChatMessage | undefined;
+  /** The id of the answer another tab streams and this tab follows through the device. */
+  followed(): string | undefined;
+  /** Reattaches to an answer by message id (§9). */
+  reattach(messageId: string): void;
+  /** Writes this tab's pending changes to the device (an answer's end, before the lock goes). */
+  written(): Promise<void>;
+  /** Reads the device again, an answer still marked streaming then read as interrupted. */
+  reread(): Promise<void>;
+}
+
+/**
+ * One answer, one request, whatever the number of tabs (decision 113): the tab that streams
+ * holds the answer's Web Lock until its end is written; a tab that finds the last answer cut off
+ * reattaches unless another tab holds the lock, and then follows it through the device and takes
+ * the answer over when that tab lets go (the answer ended, or the tab went away). No DOM.
+ */
+export class TabHandoff {
+  private readonly lock = new AnswerLock(() => `agent-chat.answer:${this.hooks.scope()}`);
+  /** The answer another tab streams that this tab waits to take over, by id. */
+  private takingOver?: string;
+  /** Bumped by reset(): a wait that ends after a reset is dropped. */
+  private epoch = 0;
+
+  constructor(private readonly hooks: TabHandoffHooks) {}
+
+  /** This tab streams an answer (busy) or stopped: other tabs wait for the lock meanwhile. */
+  setBusy(busy: boolean): void {
+    if (!busy) return this.lock.letGo(this.hooks.written());
+    if (this.hooks.connected()) this.lock.hold();
+  }
+
+  /**
+   * An answer cut off by a reload or a drop, its id known: follow it on the service (§9), unless
+   * another tab streams it now (it holds the answer's lock): then wait to take it over. False
+   * when there is no such answer.
+   */
+  reattachLast(othersFirst = true): boolean {
+    const last = this.hooks.last();
+    if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return false;
+    if (!othersFirst) {
+      this.hooks.reattach(last.id);
+      return true;
+    }
+    const epoch = this.epoch;
+    void this.lock
+      .heldElsewhere()
+      .catch(() => false)
+      .then((elsewhere) => {
+        if (epoch !== this.epoch || !this.hooks.connected()) return;
+        if (!elsewhere) return this.hooks.reattach(last.id);
+        // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
+        this.awaitTakeover(last.questionAnswerId);
+      });
+    return true;
+  }
+
+  /**
+   * Another tab streams the last answer and this one follows it. When that tab lets go of the
+   * answer's lock, the device already says how the answer ended; if it still says streaming,
+   * that tab went away mid-answer, and this one reattaches (§9).
+   */
+  awaitTakeover(id = this.hooks.followed()): void {
+    if (!id || this.takingOver === id) return;
+    const epoch = this.epoch;
+    const waiting = this.lock.whenFree(async () => {
+      if (this.takingOver === id) this.takingOver = undefined;
+      if (epoch !== this.epoch || !this.hooks.connected()) return;
+      await this.hooks.reread();
+      // This tab holds the lock now: reattach without asking who holds it.
+      if (epoch === this.epoch) this.reattachLast(false);
+    });
+    if (waiting) this.takingOver = id;
+  }
+
+  /** A reset: nothing this tab waited for applies any more. */
+  reset(): void {
+    this.epoch += 1;
+    this.takingOver = undefined;
+  }
+}
