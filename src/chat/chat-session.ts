@@ -3,8 +3,9 @@ import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
-import { DeviceMemory, UNNAMED_OWNER, type Remembered } from './device-memory.js';
+import { DeviceMemory, type Remembered } from './device-memory.js';
 import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
+import { OwnerGate } from './owner-gate.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { TabHandoff } from './tab-handoff.js';
 import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
@@ -90,18 +91,15 @@ export class ChatSession {
   private readonly directory: ThreadDirectory;
   private readonly memory: DeviceMemory;
   private readonly connection: ServiceConnection;
+  private readonly owner: OwnerGate;
   private current: ChatSnapshot;
   private drafts: Record<string, string> = {};
   private historyVisible = false;
   private generation = 0;
   private opening?: AbortController;
-  private pageKey = '';
-  private visible = false;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   private connected = false;
   private historyChosen = false;
-  /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
-  private confirming = false;
   private readonly tabs = new TabHandoff({
     scope: () => this.options.scope(),
     connected: () => this.connected,
@@ -120,7 +118,7 @@ export class ChatSession {
       options.config,
       (status) => {
         hooks.onSessionChange?.(status);
-        if (status === 'ready') this.judgeOwner();
+        if (status === 'ready') this.owner.judge();
       },
       options.fetch,
     );
@@ -159,7 +157,7 @@ export class ChatSession {
       // Before consent, a store that keeps nothing: IndexedDB is not even opened.
       openStore: (scope) => ((options.storageAllowed?.() ?? true) ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
-      currentKey: () => this.currentKey(),
+      currentKey: () => this.owner.currentKey,
       collect: () => ({
         drafts: this.drafts,
         historyVisible: this.historyVisible,
@@ -177,11 +175,11 @@ export class ChatSession {
       },
       restoreConversations: (remembered, how) =>
         how === 'follow' ? this.follow(remembered) : this.restore(remembered),
-      confirmOwner: () => {
-        this.confirming = true;
-        this.confirmOwner();
-      },
+      confirmOwner: () => this.owner.awaitConfirmation(),
       wipedElsewhere: () => this.forget('other-tab'),
+    });
+    this.owner = new OwnerGate(this.connection, this.memory, {
+      onOwnerChanged: () => void this.forget('owner-changed'),
     });
     this.current = this.build();
   }
@@ -237,8 +235,7 @@ export class ChatSession {
    * the moment a remembered conversation of a named owner may cost a session to confirm.
    */
   setVisible(visible: boolean): void {
-    this.visible = visible;
-    this.confirmOwner();
+    this.owner.setVisible(visible);
   }
 
   /** Picks up another tab's state when this tab comes back into view. */
@@ -265,13 +262,7 @@ export class ChatSession {
   syncConfig(): void {
     const config = this.options.config();
     if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.current.configured) this.publish();
-    if (config.ownerKey === this.pageKey) return;
-    this.pageKey = config.ownerKey;
-    const sessionKey = this.connection.ownerKey;
-    if (sessionKey !== undefined && sessionKey !== UNNAMED_OWNER && sessionKey !== config.ownerKey)
-      this.connection.clearToken();
-    this.judgeOwner();
-    this.publish();
+    if (this.owner.setPageKey(config.ownerKey)) this.publish();
   }
 
   /**
@@ -280,11 +271,7 @@ export class ChatSession {
    * the outbox is full.
    */
   async send(text: string): Promise<boolean> {
-    // A conversation left by a session without owner shows at once after a reload; before
-    // anything is sent into it, the session this send needs anyway says whether that is still
-    // who is here (a visitor who signed in since gets a fresh conversation, not that one).
-    if (this.memory.provisional && this.connection.ownerKey === undefined)
-      await this.connection.confirm().catch(() => {});
+    await this.owner.beforeSend();
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
     if (wait && !this.outbox.add(text)) return false;
@@ -316,7 +303,7 @@ export class ChatSession {
     this.memory.close();
     this.memory.open(this.options.scope());
     await this.memory.hydrated;
-    this.judgeOwner();
+    this.owner.judge();
     this.publish();
   }
 
@@ -463,7 +450,7 @@ export class ChatSession {
     this.generation += 1;
     this.opening?.abort();
     this.tabs.reset();
-    this.confirming = false;
+    this.owner.reset();
     if (reason !== 'owner-changed') this.connection.clearToken();
     this.drafts = {};
     this.outbox.clear();
@@ -473,38 +460,6 @@ export class ChatSession {
     this.refreshIfVisible();
     this.publish();
     return wiped;
-  }
-
-  /**
-   * The owner key that what is on screen must belong to: the latest session's, else the page's,
-   * else UNNAMED_OWNER once a session without a key has been seen. undefined: nobody known yet.
-   */
-  private currentKey(): string | undefined {
-    const session = this.connection.ownerKey;
-    // A session that names no owner says nothing against the page's key.
-    if (session !== undefined && session !== UNNAMED_OWNER) return session;
-    return this.pageKey || session;
-  }
-
-  /**
-   * A remembered conversation of a named owner shows once a session confirms that owner is here.
-   * That visitor sent a message before, so one session now stays within the token rules; it is
-   * minted only when the conversation could be seen (the panel is open), never for nothing.
-   */
-  private confirmOwner(): void {
-    if (!this.confirming || !this.visible || !this.memory.waiting) return;
-    this.confirming = false;
-    void this.connection.confirm().catch(() => {
-      // The endpoint failed: nothing shows, and the next send tries again (and reports it).
-      this.confirming = true;
-    });
-  }
-
-  /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
-  private judgeOwner(): void {
-    const key = this.currentKey();
-    if (key === undefined) return;
-    if (this.memory.bind(key) === 'changed') void this.forget('owner-changed');
   }
 
   private restore(remembered: Remembered): void {
