@@ -4,20 +4,12 @@ import type { ChatRequest, ThreadMessage, ToolCall } from '../api/types.js';
 import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
 import { describeError, errorInfo } from './describe-error.js';
 import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
-import {
-  DENIED,
-  MAX_TOOL_ROUNDS,
-  runTool,
-  toolSpecs,
-  viewOf,
-  type ToolCallView,
-  type ToolResult,
-} from './tools.js';
+import { MAX_TOOL_ROUNDS, ToolRunner, toolSpecs, viewOf, type ToolHooks } from './tools.js';
 import type { ClientTool } from '../public-types.js';
 import { isOffline } from './outbox.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
 
-export interface ConversationHooks {
+export interface ConversationHooks extends ToolHooks {
   /** A new snapshot. While streaming, at most once per `schedule` tick. */
   onChange(snapshot: ConversationSnapshot): void;
   onAnswerStart?(detail: { threadId: string; messageId: string }): void;
@@ -31,9 +23,6 @@ export interface ConversationHooks {
   /** The service no longer knows the thread being continued (deleted, or another owner's). */
   onThreadGone?(threadId: string): void;
   onError?(error: ErrorInfo): void;
-  /** A client-side tool call is about to run (after approval, if any). */
-  onToolCall?(detail: { toolCallId: string; name: string; arguments: Record<string, unknown> }): void;
-  onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
   /** A request of this conversation started (true) or ended, however it ended (false). */
   onBusy?(busy: boolean): void;
   /**
@@ -71,8 +60,7 @@ export class Conversation {
   private readonly tools: () => readonly ClientTool[];
   private readonly locale: () => string | undefined;
   private readonly reattachDelay: (attempt: number) => number;
-  /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
-  private readonly approvals = new Map<string, (allowed: boolean) => void>();
+  private readonly toolRunner: ToolRunner;
   private shown?: ConversationSnapshot;
 
   constructor(
@@ -84,11 +72,12 @@ export class Conversation {
     this.tools = options.tools ?? (() => []);
     this.locale = options.locale ?? (() => undefined);
     this.reattachDelay = options.reattachDelay ?? reattachDelay;
+    this.toolRunner = new ToolRunner(hooks);
   }
 
   /** The visitor allowed or denied a tool call that asked for approval. */
   decideTool(toolCallId: string, allowed: boolean): void {
-    this.approvals.get(toolCallId)?.(allowed);
+    this.toolRunner.decide(toolCallId, allowed);
   }
 
   /** The same object until the thread, the messages or the streaming flag change, so views can skip it. */
@@ -336,14 +325,18 @@ export class Conversation {
           );
           break;
         }
-        const results = await this.runCalls(
+        const results = await this.toolRunner.run({
           calls,
           tools,
-          () => answer!,
-          (next) => (answer = this.replace(answer!, next)),
-          controller.signal,
+          threadId: this.threadId,
+          signal: controller.signal,
           ranBefore,
-        );
+          answer: () => answer!,
+          show: (next) => {
+            answer = this.replace(answer!, next);
+            this.publishNow();
+          },
+        });
         if (!isCurrent()) return;
         controller.signal.throwIfAborted();
         request = { threadId: this.threadId, toolResults: results };
@@ -410,74 +403,6 @@ export class Conversation {
         text: answer.content,
       });
     }
-  }
-
-  /**
-   * Runs one round of tool calls in order, asking for approval where the tool wants it, and
-   * shows each call's state on the answer. Every call gets exactly one result (§7).
-   */
-  private async runCalls(
-    calls: ToolCall[],
-    tools: readonly ClientTool[],
-    current: () => ChatMessage,
-    update: (next: ChatMessage) => void,
-    signal: AbortSignal,
-    ranBefore: ReadonlySet<string>,
-  ): Promise<ToolResult[]> {
-    const set = (id: string, patch: Partial<ToolCallView>) => {
-      const message = current();
-      update({
-        ...message,
-        toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)),
-      });
-      this.publishNow();
-    };
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    // A reattach replays a paused answer's tool_calls, whose cards the page may remember already.
-    const replayed = new Set(calls.map((c) => c.id));
-    const earlier = (current().toolCalls ?? []).filter((c) => !replayed.has(c.id));
-    update({ ...current(), toolCalls: [...earlier, ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
-    this.publishNow();
-    const results: ToolResult[] = [];
-    for (const call of calls) {
-      const tool = byName.get(call.name);
-      if (signal.aborted) break;
-      if (tool?.needsApproval) {
-        set(call.id, {
-          state: 'awaiting-approval',
-          ...(ranBefore.has(call.name) ? { askedAgain: true } : {}),
-        });
-        const allowed = await this.approval(call.id, signal);
-        if (!allowed) {
-          set(call.id, { state: 'denied' });
-          results.push({ tool_call_id: call.id, error: DENIED });
-          this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
-          continue;
-        }
-      }
-      set(call.id, { state: 'running' });
-      this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
-      const result = await runTool(tool, call, this.threadId, signal);
-      const status = 'error' in result ? 'error' : 'done';
-      set(call.id, { state: status, ...('error' in result ? { error: result.error } : {}) });
-      results.push(result);
-      this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
-    }
-    return results;
-  }
-
-  /** Resolves with the visitor's decision; a stopped answer counts as denied. */
-  private approval(id: string, signal: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = (allowed: boolean) => {
-        this.approvals.delete(id);
-        signal.removeEventListener('abort', onAbort);
-        resolve(allowed);
-      };
-      const onAbort = () => done(false);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.approvals.set(id, done);
-    });
   }
 
   private setThread(threadId: string): void {

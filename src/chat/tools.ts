@@ -101,3 +101,102 @@ export async function runTool(
     signal.removeEventListener('abort', abort);
   }
 }
+
+export interface ToolHooks {
+  /** A client-side tool call is about to run (after approval, if any). */
+  onToolCall?(detail: { toolCallId: string; name: string; arguments: Record<string, unknown> }): void;
+  onToolResult?(detail: { toolCallId: string; name: string; status: 'done' | 'error' | 'denied' }): void;
+}
+
+/** A message that shows tool calls (the answer). */
+type WithCalls = { toolCalls?: readonly ToolCallView[] };
+
+/** One round of calls: what it runs with, and the answer whose cards show it. */
+export interface ToolRound<M extends WithCalls> {
+  calls: readonly ToolCall[];
+  tools: readonly ClientTool[];
+  threadId: string | null;
+  signal: AbortSignal;
+  /** Tools that ran for the answer this one replaces: their approval cards say it is asked again. */
+  ranBefore: ReadonlySet<string>;
+  /** The answer as it is now. */
+  answer: () => M;
+  /** Shows the answer's next version. */
+  show: (next: M) => void;
+}
+
+/**
+ * Runs the rounds of client-side tool calls an answer pauses for (§7), and holds the calls that
+ * wait for the visitor's Allow / Deny. No DOM.
+ */
+export class ToolRunner {
+  /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
+  private readonly approvals = new Map<string, (allowed: boolean) => void>();
+
+  constructor(private readonly hooks: ToolHooks) {}
+
+  /** The visitor allowed or denied a tool call that asked for approval. */
+  decide(toolCallId: string, allowed: boolean): void {
+    this.approvals.get(toolCallId)?.(allowed);
+  }
+
+  /**
+   * Runs one round of tool calls in order, asking for approval where the tool wants it, and
+   * shows each call's state on the answer. Every call gets exactly one result (§7).
+   */
+  async run<M extends WithCalls>(round: ToolRound<M>): Promise<ToolResult[]> {
+    const { calls, signal, answer, show } = round;
+    const set = (id: string, patch: Partial<ToolCallView>) => {
+      const message = answer();
+      show({
+        ...message,
+        toolCalls: (message.toolCalls ?? []).map((c) => (c.id === id ? { ...c, ...patch } : c)),
+      });
+    };
+    const byName = new Map(round.tools.map((t) => [t.name, t]));
+    // A reattach replays a paused answer's tool_calls, whose cards the page may remember already.
+    const replayed = new Set(calls.map((c) => c.id));
+    const earlier = (answer().toolCalls ?? []).filter((c) => !replayed.has(c.id));
+    show({ ...answer(), toolCalls: [...earlier, ...calls.map((c) => viewOf(c, byName.get(c.name)))] });
+    const results: ToolResult[] = [];
+    for (const call of calls) {
+      const tool = byName.get(call.name);
+      if (signal.aborted) break;
+      if (tool?.needsApproval) {
+        set(call.id, {
+          state: 'awaiting-approval',
+          ...(round.ranBefore.has(call.name) ? { askedAgain: true } : {}),
+        });
+        const allowed = await this.approval(call.id, signal);
+        if (!allowed) {
+          set(call.id, { state: 'denied' });
+          results.push({ tool_call_id: call.id, error: DENIED });
+          this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
+          continue;
+        }
+      }
+      set(call.id, { state: 'running' });
+      this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
+      const result = await runTool(tool, call, round.threadId, signal);
+      const status = 'error' in result ? 'error' : 'done';
+      set(call.id, { state: status, ...('error' in result ? { error: result.error } : {}) });
+      results.push(result);
+      this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
+    }
+    return results;
+  }
+
+  /** Resolves with the visitor's decision; a stopped answer counts as denied. */
+  private approval(id: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (allowed: boolean) => {
+        this.approvals.delete(id);
+        signal.removeEventListener('abort', onAbort);
+        resolve(allowed);
+      };
+      const onAbort = () => done(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.approvals.set(id, done);
+    });
+  }
+}
