@@ -1,18 +1,15 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
-import type { ChatRequest, StreamEvent, ThreadMessage, ToolCall } from '../api/types.js';
-import { applyStreamEvent, outcomeOf, stopAnswer } from './answer-accumulator.js';
-import { describeError, errorInfo } from './describe-error.js';
-import { REATTACH_ATTEMPTS, backoff, reattachDelay } from './reattach.js';
-import { MAX_TOOL_ROUNDS, ToolRunner, toolSpecs, viewOf, type ToolHooks } from './tools.js';
+import type { ThreadMessage } from '../api/types.js';
 import type { ClientTool } from '../public-types.js';
-import { isOffline } from './outbox.js';
-import type { AnswerOutcome, ChatMessage, ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
+import { outcomeOf } from './answer-accumulator.js';
+import { AnswerTurn, localId, type TurnHooks, type TurnHost, type TurnParts } from './answer-turn.js';
+import { reattachDelay } from './reattach.js';
+import { ToolRunner, viewOf, type ToolHooks } from './tools.js';
+import type { AnswerOutcome, ChatMessage, ConversationSnapshot, Reaction } from './types.js';
 
-export interface ConversationHooks extends ToolHooks {
+export interface ConversationHooks extends TurnHooks, ToolHooks {
   /** A new snapshot. While streaming, at most once per `schedule` tick. */
   onChange(snapshot: ConversationSnapshot): void;
-  onAnswerStart?(detail: { threadId: string; messageId: string }): void;
   onAnswerEnd?(detail: {
     threadId: string | null;
     messageId: string;
@@ -20,16 +17,8 @@ export interface ConversationHooks extends ToolHooks {
     text: string;
   }): void;
   onThreadChange?(threadId: string | null): void;
-  /** The service no longer knows the thread being continued (deleted, or another owner's). */
-  onThreadGone?(threadId: string): void;
-  onError?(error: ErrorInfo): void;
   /** A request of this conversation started (true) or ended, however it ended (false). */
   onBusy?(busy: boolean): void;
-  /**
-   * A question's request failed with the browser offline, before any answer. True: the outbox
-   * keeps it, and it leaves the conversation; false: it fails as any other (Retry).
-   */
-  onOffline?(text: string): boolean;
 }
 
 export interface ConversationOptions {
@@ -43,18 +32,6 @@ export interface ConversationOptions {
   reattachDelay?: (attempt: number) => number;
 }
 
-/** One request of the conversation, from opening to finishing: its messages as they change. */
-interface Turn {
-  controller: AbortController;
-  question?: ChatMessage;
-  answer?: ChatMessage;
-  /** Tools that ran for the answer this one replaces (Regenerate asks again, decision 216). */
-  ranBefore: ReadonlySet<string>;
-}
-
-let localIds = 0;
-const localId = (role: string) => `local-${role}-${++localIds}`;
-
 /**
  * One conversation with the agent, without any DOM: sends a turn, streams the answer through
  * the pure reducer, stops, retries, and switches threads. A failure is state on a message
@@ -66,10 +43,16 @@ export class Conversation {
   private request?: AbortController;
   private pending = false;
   private readonly schedule: (callback: () => void) => void;
-  private readonly tools: () => readonly ClientTool[];
-  private readonly locale: () => string | undefined;
-  private readonly reattachDelay: (attempt: number) => number;
-  private readonly toolRunner: ToolRunner;
+  /** What every request uses (see AnswerTurn). */
+  private readonly parts: TurnParts;
+  private readonly host: TurnHost = {
+    threadId: () => this.threadId,
+    setThread: (threadId) => this.setThread(threadId),
+    replace: (current, next) => this.replace(current, next),
+    setMessages: (update) => void (this.messages = update(this.messages)),
+    publish: (soon) => (soon ? this.publishSoon() : this.publishNow()),
+    isCurrent: (controller) => this.inFlight === controller,
+  };
   private shown?: ConversationSnapshot;
 
   constructor(
@@ -78,15 +61,19 @@ export class Conversation {
     options: ConversationOptions = {},
   ) {
     this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
-    this.tools = options.tools ?? (() => []);
-    this.locale = options.locale ?? (() => undefined);
-    this.reattachDelay = options.reattachDelay ?? reattachDelay;
-    this.toolRunner = new ToolRunner(hooks);
+    this.parts = {
+      api,
+      hooks,
+      tools: options.tools ?? (() => []),
+      locale: options.locale ?? (() => undefined),
+      reattachDelay: options.reattachDelay ?? reattachDelay,
+      toolRunner: new ToolRunner(hooks),
+    };
   }
 
   /** The visitor allowed or denied a tool call that asked for approval. */
   decideTool(toolCallId: string, allowed: boolean): void {
-    this.toolRunner.decide(toolCallId, allowed);
+    this.parts.toolRunner.decide(toolCallId, allowed);
   }
 
   /** This conversation's request; setting it tells the host when one starts and ends. */
@@ -241,219 +228,23 @@ export class Conversation {
     return this.ask(undefined, answer);
   }
 
-  /** One request: opens it, consumes its stream (tool rounds, reattaches after a drop), finishes it. */
+  /** One request: opens it, runs it (see AnswerTurn), and tells the host how it ended. */
   private async ask(
     question: ChatMessage | undefined,
     resumed?: ChatMessage,
     ranBefore: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    const turn = this.open(question, resumed, ranBefore);
-    try {
-      await this.consume(turn);
-    } catch (error) {
-      if (this.isCurrent(turn)) this.fail(turn, error);
-    }
+    const turn = new AnswerTurn(this.host, this.parts, question, ranBefore);
+    this.inFlight = turn.controller;
+    if (resumed) turn.resume(resumed);
+    this.publishNow();
+    await turn.run();
     this.finish(turn);
   }
 
-  /** Starts a turn: this conversation's request from now on; a resumed answer streams again. */
-  private open(
-    question: ChatMessage | undefined,
-    resumed: ChatMessage | undefined,
-    ranBefore: ReadonlySet<string>,
-  ): Turn {
-    const controller = new AbortController();
-    this.inFlight = controller;
-    const answer = resumed && this.replace(resumed, { ...resumed, status: 'streaming', error: undefined });
-    this.publishNow();
-    return { controller, question, answer, ranBefore };
-  }
-
-  private isCurrent(turn: Turn): boolean {
-    return this.inFlight === turn.controller;
-  }
-
-  /**
-   * Streams the answer round after round: a tool round continues it (§7), a drop reattaches to it
-   * (§9) a few times with backoff, only while online; then the answer waits for Retry. Returns
-   * early once the turn is no longer current.
-   */
-  private async consume(turn: Turn): Promise<void> {
-    const { signal } = turn.controller;
-    let request: ChatRequest | undefined = turn.question && {
-      message: turn.question.content,
-      threadId: this.threadId,
-    };
-    let attempts = 0;
-    for (let round = 0; ;) {
-      const tools = this.tools();
-      const calls = await this.stream(turn, request, tools);
-      if (!this.isCurrent(turn)) return;
-      const answer = turn.answer;
-      if (!answer) break;
-      if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
-        await backoff(this.reattachDelay(attempts++), signal);
-        if (!this.isCurrent(turn)) return;
-        request = undefined;
-        continue;
-      }
-      if (!calls.length || answer.status !== 'streaming') break;
-      if (round++ >= MAX_TOOL_ROUNDS) {
-        const reason = `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.`;
-        turn.answer = this.replace(answer, applyStreamEvent(answer, { type: 'error', reason }));
-        break;
-      }
-      const { threadId, ranBefore } = { threadId: this.threadId, ranBefore: turn.ranBefore };
-      const toolResults = await this.toolRunner.run({
-        calls,
-        tools,
-        threadId,
-        signal,
-        ranBefore,
-        answer: () => turn.answer!,
-        show: (next) => {
-          turn.answer = this.replace(turn.answer!, next);
-          this.publishNow();
-        },
-      });
-      if (!this.isCurrent(turn)) return;
-      signal.throwIfAborted();
-      request = { threadId: this.threadId, toolResults };
-    }
-    const answer = turn.answer;
-    if (answer?.status === 'streaming')
-      turn.answer = this.replace(
-        answer,
-        applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }),
-      );
-    // Nothing started (an empty or broken body): the question was never answered.
-    if (!turn.answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
-  }
-
-  /**
-   * One stream: a question (or a continuation with tool results), or without a request a
-   * reattach (§9). Applies its records to the answer and returns the tool calls it paused for.
-   */
-  private async stream(
-    turn: Turn,
-    request: ChatRequest | undefined,
-    tools: readonly ClientTool[],
-  ): Promise<ToolCall[]> {
-    const { signal } = turn.controller;
-    let calls: ToolCall[] = [];
-    // Reattaching replays the answer from its start: hold what is on screen until the replay
-    // has caught up, so the text neither blinks nor shows twice.
-    let hold = request ? 0 : turn.answer!.content.length;
-    const before = turn.answer?.content ?? '';
-    const events = request
-      ? this.api().chat({ ...request, tools: toolSpecs(tools), locale: this.locale() }, { signal })
-      : this.api().reattach(turn.answer!.questionAnswerId!, { signal });
-    for await (const event of events) {
-      if (!this.isCurrent(turn)) return calls;
-      if (event.type === 'start') {
-        this.started(turn, event, !request);
-        continue;
-      }
-      const answer = turn.answer;
-      if (!answer) continue;
-      if (event.type === 'tool_calls') calls = event.calls;
-      // The end that follows tool_calls is a pause, not the answer's end.
-      if (event.type === 'end' && calls.length) continue;
-      turn.answer = this.replace(answer, applyStreamEvent(answer, event));
-      if (turn.answer.content.length >= hold) {
-        hold = 0;
-        if (event.type !== 'end') this.publishSoon();
-      }
-    }
-    const answer = turn.answer;
-    if (answer && hold && answer.content.length < hold)
-      turn.answer = this.replace(answer, { ...answer, content: before });
-    return calls;
-  }
-
-  /**
-   * The stream started: the question was sent and its answer begins, or (a continuation, §7) the
-   * answer goes on, or (a reattach) it starts over.
-   */
-  private started(turn: Turn, event: Extract<StreamEvent, { type: 'start' }>, reattaching: boolean): void {
-    const answer = turn.answer;
-    if (answer) {
-      if (reattaching)
-        turn.answer = this.replace(answer, {
-          ...answer,
-          content: '',
-          sources: [],
-          activity: [],
-          status: 'streaming',
-          error: undefined,
-        });
-      return;
-    }
-    turn.question = this.replace(turn.question!, { ...turn.question!, status: 'sent' });
-    turn.answer = {
-      id: localId('assistant'),
-      role: 'assistant',
-      content: '',
-      sources: [],
-      status: 'streaming',
-      questionAnswerId: event.questionAnswerId,
-    };
-    this.messages = [...this.messages, turn.answer];
-    this.setThread(event.threadId);
-    this.publishNow();
-    this.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: turn.answer.id });
-  }
-
-  /**
-   * The turn failed. Stopped: the answer (or an empty one) says so. The thread is gone: the
-   * question alone stays, for Retry in a new thread. Offline before any answer: the outbox may
-   * keep the question. Else the failure shows on the answer or the question, with Retry.
-   */
-  private fail(turn: Turn, error: unknown): void {
-    const { answer, question } = turn;
-    if (isAbortError(error)) {
-      if (answer) turn.answer = this.replace(answer, stopAnswer(answer));
-      else {
-        turn.question = this.replace(question!, { ...question!, status: 'sent' });
-        turn.answer = {
-          id: localId('assistant'),
-          role: 'assistant',
-          content: '',
-          sources: [],
-          status: 'stopped',
-        };
-        this.messages = [...this.messages, turn.answer];
-      }
-    } else if (!answer && this.threadId && error instanceof ApiError && error.status === 404) {
-      // The thread is gone. Its messages may be another owner's: only the question stays,
-      // and Retry starts a new thread with it.
-      const gone = this.threadId;
-      const info = { ...errorInfo(describeError(error).code, 'errorThreadGoneRetry', true), status: 404 };
-      this.messages = [{ ...question!, status: 'failed', error: info }];
-      this.threadId = null;
-      this.hooks.onThreadChange?.(null);
-      this.hooks.onThreadGone?.(gone);
-      this.hooks.onError?.(info);
-    } else if (
-      !answer &&
-      question &&
-      !(error instanceof ApiError) &&
-      isOffline() &&
-      this.hooks.onOffline?.(question.content)
-    ) {
-      // Offline: the question waits in the outbox (it goes again when the browser is back online).
-      this.messages = this.messages.filter((m) => m !== question);
-    } else {
-      const info = describeError(error);
-      if (answer) turn.answer = this.replace(answer, { ...answer, status: 'interrupted', error: info });
-      else turn.question = this.replace(question!, { ...question!, status: 'failed', error: info });
-      this.hooks.onError?.(info);
-    }
-  }
-
   /** The request is over, however it ended: the host hears how the answer ended. */
-  private finish(turn: Turn): void {
-    if (!this.isCurrent(turn)) return;
+  private finish(turn: AnswerTurn): void {
+    if (!turn.current()) return;
     this.inFlight = undefined;
     this.publishNow();
     const { answer } = turn;
@@ -468,7 +259,7 @@ export class Conversation {
     });
   }
 
-  private setThread(threadId: string): void {
+  private setThread(threadId: string | null): void {
     if (threadId === this.threadId) return;
     this.threadId = threadId;
     this.hooks.onThreadChange?.(threadId);
