@@ -8,7 +8,7 @@ import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { OwnerGate } from './owner-gate.js';
 import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
 import { TabHandoff } from './tab-handoff.js';
-import { ThreadDirectory, type HistorySnapshot } from './thread-directory.js';
+import { ThreadList, type ThreadListSnapshot } from './thread-list.js';
 import type { ClientTool } from '../public-types.js';
 import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
 import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
@@ -58,10 +58,10 @@ export interface ChatSessionOptions {
 /** Everything a view needs, replaced (never mutated) on every change. */
 export interface ChatSnapshot {
   conversation: ConversationSnapshot;
-  history: HistorySnapshot;
+  threadList: ThreadListSnapshot;
   /** The composer draft of the thread on screen. */
   draft: string;
-  historyVisible: boolean;
+  threadListOpen: boolean;
   /** A session endpoint or a token source is set. */
   configured: boolean;
   /** What the visitor sent that has not gone yet, oldest first (see Outbox). */
@@ -88,18 +88,18 @@ export class ChatSession {
     canSend: () => !this.conversation.streaming && this.connected,
     send: (text) => this.conversation.send(text),
   });
-  private readonly directory: ThreadDirectory;
+  private readonly threadList: ThreadList;
   private readonly memory: DeviceMemory;
   private readonly connection: ServiceConnection;
   private readonly owner: OwnerGate;
   private current: ChatSnapshot;
   private drafts: Record<string, string> = {};
-  private historyVisible = false;
+  private threadListOpen = false;
   private generation = 0;
   private opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   private connected = false;
-  private historyChosen = false;
+  private threadListChosen = false;
   private readonly tabs = new TabHandoff({
     scope: () => this.options.scope(),
     connected: () => this.connected,
@@ -139,18 +139,18 @@ export class ChatSession {
           hooks.onAnswerEnd?.(detail);
           this.outbox.sendNext();
           // A message creates or bumps a thread: the list is out of date.
-          this.directory.markStale();
-          this.refreshIfVisible();
+          this.threadList.markStale();
+          this.refreshIfOpen();
         },
-        onThreadGone: (threadId) => this.directory.drop(threadId),
+        onThreadGone: (threadId) => this.threadList.drop(threadId),
         onOffline: (text) => this.outbox.takeBack(text),
         onError: (error) => hooks.onError(error),
       },
       { schedule: options.schedule, tools: options.tools, locale: options.locale },
     );
-    this.directory = new ThreadDirectory(client, {
+    this.threadList = new ThreadList(client, {
       onChange: () => this.publish(),
-      // History answered 403 after answering for an owner: someone else holds the session now.
+      // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
     });
     this.memory = new DeviceMemory({
@@ -160,16 +160,16 @@ export class ChatSession {
       currentKey: () => this.owner.currentKey,
       collect: () => ({
         drafts: this.drafts,
-        historyVisible: this.historyVisible,
+        threadListOpen: this.threadListOpen,
         activeThreadId: this.conversation.snapshot.threadId,
         messages: this.conversation.snapshot.messages,
-        threads: this.directory.snapshot.threads,
-        owned: this.directory.owned,
+        threads: this.threadList.snapshot.threads,
+        owned: this.threadList.owned,
         outbox: this.outbox.entries,
       }),
-      restorePanel: ({ historyVisible, open }) => {
+      restorePanel: ({ threadListOpen, open }) => {
         // The visitor (or the page) may have opened or closed the list before the device answered.
-        if (!this.historyChosen) this.historyVisible = historyVisible;
+        if (!this.threadListChosen) this.threadListOpen = threadListOpen;
         hooks.onPanelRestored?.(open);
         this.publish();
       },
@@ -205,8 +205,8 @@ export class ChatSession {
     // A list remembered open with nothing it may show stays closed rather than "loading"
     // forever: opening it asks the service, and that is the visitor's call.
     void this.memory.hydrated.then(() => {
-      const { status, threads } = this.directory.snapshot;
-      if (this.historyVisible && status === 'idle' && !threads.length) this.setHistoryVisible(false);
+      const { status, threads } = this.threadList.snapshot;
+      if (this.threadListOpen && status === 'idle' && !threads.length) this.setThreadListOpen(false);
     });
   }
 
@@ -289,7 +289,7 @@ export class ChatSession {
   transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
     const { threadId, messages } = this.conversation.snapshot;
     const title =
-      this.directory.snapshot.threads.find((t) => t.id === threadId)?.title ||
+      this.threadList.snapshot.threads.find((t) => t.id === threadId)?.title ||
       messages.find((m) => m.role === 'user')?.content.slice(0, 80);
     return transcriptMarkdown(messages, { ...labels, ...(title ? { title } : {}) });
   }
@@ -383,17 +383,17 @@ export class ChatSession {
   }
 
   /** Shows or hides the thread list; showing it is the moment it may ask the service. */
-  setHistoryVisible(visible: boolean): void {
-    this.historyVisible = visible;
-    this.historyChosen = true;
-    const { status } = this.directory.snapshot;
-    if (visible && (status === 'idle' || status === 'error')) void this.directory.refresh();
+  setThreadListOpen(visible: boolean): void {
+    this.threadListOpen = visible;
+    this.threadListChosen = true;
+    const { status } = this.threadList.snapshot;
+    if (visible && (status === 'idle' || status === 'error')) void this.threadList.refresh();
     this.publish();
   }
 
   /** The next page of the list, or (`more` false) the list again after an error. */
   loadThreads(more: boolean): Promise<void> {
-    return more ? this.directory.loadMore() : this.directory.refresh();
+    return more ? this.threadList.loadMore() : this.threadList.refresh();
   }
 
   /** Resumes a thread. A thread the service no longer knows leaves the list. */
@@ -412,7 +412,7 @@ export class ChatSession {
       this.tabs.reattachLast();
     } catch (error) {
       if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
-      if (error instanceof ApiError && error.status === 404) this.directory.drop(threadId);
+      if (error instanceof ApiError && error.status === 404) this.threadList.drop(threadId);
       this.hooks.onError(describeError(error));
     } finally {
       if (this.opening === opening) this.opening = undefined;
@@ -423,7 +423,7 @@ export class ChatSession {
   async renameThread(threadId: string, title: string): Promise<void> {
     const generation = this.generation;
     try {
-      await this.directory.rename(threadId, title);
+      await this.threadList.rename(threadId, title);
     } catch (error) {
       if (generation === this.generation && !isAbortError(error)) this.hooks.onError(describeError(error));
     }
@@ -432,7 +432,7 @@ export class ChatSession {
   async deleteThread(threadId: string): Promise<void> {
     const generation = this.generation;
     try {
-      await this.directory.remove(threadId);
+      await this.threadList.remove(threadId);
       if (generation === this.generation && this.conversation.snapshot.threadId === threadId)
         this.conversation.reset();
     } catch (error) {
@@ -455,16 +455,16 @@ export class ChatSession {
     this.drafts = {};
     this.outbox.clear();
     this.conversation.reset();
-    this.directory.clear();
+    this.threadList.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
-    this.refreshIfVisible();
+    this.refreshIfOpen();
     this.publish();
     return wiped;
   }
 
   private restore(remembered: Remembered): void {
-    if (this.directory.snapshot.status === 'idle')
-      this.directory.restore(remembered.threads, remembered.owned);
+    if (this.threadList.snapshot.status === 'idle')
+      this.threadList.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
     if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = { ...remembered.drafts };
     if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
@@ -478,7 +478,7 @@ export class ChatSession {
 
   /** Another tab of this owner wrote the device: show what it shows (the list, drafts, outbox, conversation). */
   private follow(remembered: Remembered): void {
-    this.directory.follow(remembered.threads, remembered.owned);
+    this.threadList.follow(remembered.threads, remembered.owned);
     this.drafts = { ...remembered.drafts };
     this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
@@ -498,8 +498,8 @@ export class ChatSession {
     this.publish();
   }
 
-  private refreshIfVisible(): void {
-    if (this.historyVisible && this.directory.snapshot.status === 'idle') void this.directory.refresh();
+  private refreshIfOpen(): void {
+    if (this.threadListOpen && this.threadList.snapshot.status === 'idle') void this.threadList.refresh();
   }
 
   private build(): ChatSnapshot {
@@ -507,9 +507,9 @@ export class ChatSession {
     const conversation = this.conversation.snapshot;
     return {
       conversation,
-      history: this.directory.snapshot,
+      threadList: this.threadList.snapshot,
       draft: this.drafts[conversation.threadId ?? ''] ?? '',
-      historyVisible: this.historyVisible,
+      threadListOpen: this.threadListOpen,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
       outbox: this.outbox.entries,
       offline: isOffline(),

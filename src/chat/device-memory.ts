@@ -27,7 +27,7 @@ export interface Remembered {
 }
 
 /** The live state to remember, read at save time. */
-export type LiveState = Omit<Remembered, 'ownerKey'> & { historyVisible: boolean };
+export type LiveState = Omit<Remembered, 'ownerKey'> & { threadListOpen: boolean };
 
 export interface DeviceMemoryOptions {
   openStore: (scope: string) => UiStateStore;
@@ -35,7 +35,7 @@ export interface DeviceMemoryOptions {
   currentKey: () => string | undefined;
   collect: () => LiveState;
   /** The panel's state: this tab's, shown to anyone on this device. */
-  restorePanel: (state: { historyVisible: boolean; open: boolean }) => void;
+  restorePanel: (state: { threadListOpen: boolean; open: boolean }) => void;
   /** What belongs to the current owner: read after a reload (`restore`) or written by another tab (`follow`). */
   restoreConversations: (remembered: Remembered, how: 'restore' | 'follow') => void;
   /** A record waits for a session to say whether it belongs to whoever is here. */
@@ -229,7 +229,7 @@ export class DeviceMemory {
     const live = this.options.collect();
     return {
       open: this.panelOpen,
-      sidebarOpen: live.historyVisible,
+      threadListOpen: live.threadListOpen,
       activeThreadId: live.activeThreadId,
       drafts: live.drafts,
       outbox: [...live.outbox],
@@ -244,7 +244,7 @@ export class DeviceMemory {
     const state = await this.store?.load();
     if (state) {
       this.panelOpen = state.open;
-      this.options.restorePanel({ historyVisible: state.sidebarOpen, open: state.open });
+      this.options.restorePanel({ threadListOpen: state.threadListOpen, open: state.open });
     }
     const remembered = state && rememberedOf(state);
     const key = this.options.currentKey();

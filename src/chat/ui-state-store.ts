@@ -11,7 +11,7 @@ import type { ChatMessage } from './types.js';
  */
 export interface UiState {
   open: boolean;
-  sidebarOpen: boolean;
+  threadListOpen: boolean;
   activeThreadId: string | null;
   /** Composer drafts by thread id ('' for a new conversation). */
   drafts: Record<string, string>;
@@ -20,10 +20,10 @@ export interface UiState {
   threads: ThreadSummary[];
   /** Messages of the active thread. */
   messages: ChatMessage[];
-  /** History last answered for an owner; a later 403 then means the owner changed. */
+  /** The thread list last answered for an owner; a later 403 then means the owner changed. */
   owned: boolean;
   /**
-   * The owner key (wire contract §2) that everything but `open` and `sidebarOpen` belongs to:
+   * The owner key (wire contract §2) that everything but `open` and `threadListOpen` belongs to:
    * a session's key, `-` (a session without owner), '' (the site's sessions name no owner), or
    * null (no session was known when it was written).
    */
@@ -31,9 +31,9 @@ export interface UiState {
 }
 
 /** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
-type Panel = Pick<UiState, 'open' | 'sidebarOpen'>;
+type Panel = Pick<UiState, 'open' | 'threadListOpen'>;
 /** What tabs share: everything bound to the owner, messages kept apart in chunks. */
-type Head = Omit<UiState, 'open' | 'sidebarOpen' | 'messages'> & { chunks: string[] };
+type Head = Omit<UiState, 'open' | 'threadListOpen' | 'messages'> & { chunks: string[] };
 /** A head as an older version may have written it. */
 type StoredHead = Head & { queued?: OutboxEntry[] };
 
@@ -176,8 +176,9 @@ function sanitizeHead(value: unknown): Head | undefined {
 }
 
 const panelOf = (value: unknown): Panel => {
-  const v = (value ?? {}) as Partial<Panel>;
-  return { open: v.open === true, sidebarOpen: v.sidebarOpen === true };
+  // `sidebarOpen`: the name an older version stored.
+  const v = (value ?? {}) as Partial<Panel> & { sidebarOpen?: boolean };
+  return { open: v.open === true, threadListOpen: (v.threadListOpen ?? v.sidebarOpen) === true };
 };
 
 /** The same key order every time, so two heads with the same content serialize alike. */
@@ -315,9 +316,9 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         fresh.set(next, chunk);
       }
     }
-    const { open, sidebarOpen, messages: _messages, ...shared } = state;
+    const { open, threadListOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
-    const nextPanel = JSON.stringify({ open, sidebarOpen });
+    const nextPanel = JSON.stringify({ open, threadListOpen });
     // Also what keeps two tabs from echoing each other's writes back and forth.
     if (nextHead === head && nextPanel === panel) return writes;
     // Nothing of an owner's after a wipe (or before anything): no record for the other tabs to follow.
@@ -354,7 +355,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
                 if (!written.chunks.includes(id) && !gone.includes(id)) os.delete(chunkKey(id));
             };
           }
-          os.put({ open, sidebarOpen }, panelKey);
+          os.put({ open, threadListOpen }, panelKey);
           // Chunks of an unchanged conversation: none are new, none are gone.
           for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
           for (const id of gone) os.delete(chunkKey(id));
@@ -452,7 +453,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
         listener({
           state: stateOf(
             h,
-            JSON.parse(panel || '{"open":false,"sidebarOpen":false}') as Panel,
+            JSON.parse(panel || '{"open":false,"threadListOpen":false}') as Panel,
             assemble(h.chunks) ?? [],
           ),
         });

@@ -1,5 +1,5 @@
 import { createContext } from '@lit/context';
-import type { HistorySnapshot } from '../chat/thread-directory.js';
+import type { ThreadListSnapshot } from '../chat/thread-list.js';
 import type { ConversationSnapshot } from '../chat/types.js';
 import { en, translator, type Translate } from '../i18n/index.js';
 
@@ -12,7 +12,7 @@ import { en, translator, type Translate } from '../i18n/index.js';
 export const conversationContext = createContext<ConversationSnapshot>(Symbol('agent-chat.conversation'));
 
 /** The owner's thread list and its loading state. Replaced on change. */
-export const historyContext = createContext<HistorySnapshot>(Symbol('agent-chat.history'));
+export const threadListContext = createContext<ThreadListSnapshot>(Symbol('agent-chat.thread-list'));
 
 /** The widget's words: `t` of the active language with the site's overrides, and the Intl locale. */
 export interface Localized {

@@ -41,7 +41,7 @@ export const TOKEN_DOCS: Readonly<Record<string, string>> = {
   '--agent-chat-color-danger': 'Errors',
   '--agent-chat-color-focus': 'Focus rings (the accent unless set)',
   '--agent-chat-color-code-background': 'Code blocks',
-  '--agent-chat-shadow': 'Shadow of the launcher, the floating panel and the drawer',
+  '--agent-chat-shadow': 'Shadow of the launcher, the floating panel and the conversations list over it',
   '--agent-chat-font-family': 'Font',
   '--agent-chat-font-size': 'Base font size',
   '--agent-chat-radius': 'Corner radius of the panel',
@@ -49,7 +49,8 @@ export const TOKEN_DOCS: Readonly<Record<string, string>> = {
   '--agent-chat-panel-width': 'Width of the floating panel',
   '--agent-chat-panel-height': 'Height of the panel',
   '--agent-chat-sidebar-background': 'Background of the conversations list',
-  '--agent-chat-sidebar-width': 'Width of the conversations list (at most 85 % as a drawer on narrow panels)',
+  '--agent-chat-sidebar-width':
+    'Width of the conversations list (at most 85 %, over the conversation, on narrow panels)',
   '--agent-chat-message-max-width': 'Widest a visitor bubble gets',
   '--agent-chat-composer-background': 'Background of the message box area',
   '--agent-chat-z-index': 'Stacking order of launcher and panel',

@@ -102,11 +102,11 @@ export function threadListOf(el: AgentChat) {
 }
 
 /** Titles shown in the sidebar, in order. */
-export function sidebarTitles(el: AgentChat): string[] {
+export function threadListTitles(el: AgentChat): string[] {
   return Array.from(threadListOf(el).shadowRoot!.querySelectorAll('.title')).map((t) => t.textContent ?? '');
 }
 
-export function sidebarToggle(el: AgentChat): HTMLButtonElement {
+export function threadListToggle(el: AgentChat): HTMLButtonElement {
   return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
     (b) => b.getAttribute('aria-label') === 'Conversations',
   )!;

@@ -22,7 +22,7 @@ export function device() {
   const data = new Map<string, UiState>();
   const listeners = new Set<(change: RemoteChange) => void>();
   const shared = (state: UiState | undefined) =>
-    JSON.stringify(state ? { ...state, open: undefined, sidebarOpen: undefined } : null);
+    JSON.stringify(state ? { ...state, open: undefined, threadListOpen: undefined } : null);
   const open = (scope: string): UiStateStore => {
     let mine: ((change: RemoteChange) => void) | undefined;
     let last = '';

@@ -121,7 +121,7 @@ export default css`
     position: relative;
     container-type: inline-size;
   }
-  #sidebar {
+  #thread-list {
     width: var(--agent-chat-sidebar-width);
     flex: none;
   }
@@ -143,10 +143,10 @@ export default css`
   .scrim {
     display: none;
   }
-  /* In a narrow panel the list is a drawer over the conversation, not a column beside it, with a
+  /* In a narrow panel the thread list covers the conversation, not a column beside it, with a
      scrim that closes it. */
   @container (max-width: 560px) {
-    #sidebar {
+    #thread-list {
       position: absolute;
       inset-block: 0;
       inset-inline-start: 0;
@@ -177,8 +177,8 @@ export default css`
       transform: translateY(12px) scale(0.97);
       opacity: 0;
     }
-    #sidebar:not([hidden]) {
-      animation: drawer-in 200ms ease-out;
+    #thread-list:not([hidden]) {
+      animation: thread-list-in 200ms ease-out;
     }
     .scrim:not([hidden]) {
       animation: fade-in 200ms ease-out;
@@ -187,16 +187,16 @@ export default css`
   @keyframes panel-in {
     from { transform: translateY(12px) scale(0.97); }
   }
-  @keyframes drawer-in {
+  @keyframes thread-list-in {
     from { transform: translateX(-100%); }
   }
   @keyframes fade-in {
     from { opacity: 0; }
   }
-  :dir(rtl) #sidebar:not([hidden]) {
-    animation-name: drawer-in-rtl;
+  :dir(rtl) #thread-list:not([hidden]) {
+    animation-name: thread-list-in-rtl;
   }
-  @keyframes drawer-in-rtl {
+  @keyframes thread-list-in-rtl {
     from { transform: translateX(100%); }
   }
   @media (max-width: 480px) {

@@ -77,7 +77,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
  * @cssprop [--agent-chat-color-focus=var(--agent-chat-color-accent)] - Focus rings (the accent unless set).
  * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.
- * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher, the floating panel and the drawer.
+ * @cssprop [--agent-chat-shadow=0 12px 40px rgb(0 0 0 / 0.18)] - Shadow of the launcher, the floating panel and the conversations list over it.
  * @cssprop [--agent-chat-font-family=system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif] - Font.
  * @cssprop [--agent-chat-font-size=15px] - Base font size.
  * @cssprop [--agent-chat-radius=12px] - Corner radius of the panel.
@@ -85,7 +85,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @cssprop [--agent-chat-panel-width=400px] - Width of the floating panel.
  * @cssprop [--agent-chat-panel-height=640px] - Height of the panel.
  * @cssprop [--agent-chat-sidebar-background=var(--agent-chat-color-surface)] - Background of the conversations list.
- * @cssprop [--agent-chat-sidebar-width=280px] - Width of the conversations list (at most 85 % as a drawer on narrow panels).
+ * @cssprop [--agent-chat-sidebar-width=280px] - Width of the conversations list (at most 85 %, over the conversation, on narrow panels).
  * @cssprop [--agent-chat-message-max-width=85%] - Widest a visitor bubble gets.
  * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
  * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
@@ -184,15 +184,15 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   private readonly modalPanel = new ModalPanel(this, {
     open: () => this.mode !== 'inline' && this.opened,
     panel: () => this.panel,
-    first: () => this.historyToggle,
+    first: () => this.threadListToggle,
     last: () => this.composer?.lastControl ?? null,
   });
 
   @query('.panel') private panel!: HTMLElement | null;
   @query('.launcher') private launcher!: HTMLButtonElement | null;
   @query('agent-chat-composer') private composer!: AgentChatComposer | null;
-  @query('#sidebar') private sidebar!: AgentChatThreadList | null;
-  @query('.history-toggle') private historyToggle!: HTMLButtonElement | null;
+  @query('#thread-list') private threadList!: AgentChatThreadList | null;
+  @query('.thread-list-toggle') private threadListToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('prompts'))
@@ -216,7 +216,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   }
 
   override updated(): void {
-    void this.loadRecent();
+    void this.loadLatestThreads();
   }
 
   /**
@@ -224,14 +224,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
    * conversations: the list is asked for once, when that screen is in view, and only after the
    * device has been read (a reload that restores a conversation asks nothing).
    */
-  private async loadRecent(): Promise<void> {
+  private async loadLatestThreads(): Promise<void> {
     const wanted = () => {
-      const { conversation, history, configured } = this.chat.snapshot;
+      const { conversation, threadList, configured } = this.chat.snapshot;
       const signedIn = this.ownerKey !== '' && this.ownerKey !== '-';
       return (
         signedIn &&
         configured &&
-        history.status === 'idle' &&
+        threadList.status === 'idle' &&
         !conversation.messages.length &&
         !conversation.streaming &&
         (this.opened || this.mode === 'inline')
@@ -287,7 +287,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     return this.chat.session.send(text);
   }
 
-  /** Starts a new conversation (the current thread stays in history). */
+  /** Starts a new conversation (the current thread stays in the thread list). */
   newConversation(): void {
     this.chat.session.newConversation();
     if (finePointer()) this.composer?.focus();
@@ -337,8 +337,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   private async handleThreadSelect(threadId: string): Promise<void> {
     await this.chat.session.openThread(threadId);
-    // A drawer over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.isDrawer()) this.chat.session.setHistoryVisible(false);
+    // A thread list over the conversation (narrow panels) gets out of the way once a thread is chosen.
+    if (this.threadListCovers()) this.chat.session.setThreadListOpen(false);
     if (finePointer()) this.composer?.focus();
   }
 
@@ -348,21 +348,21 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
   }
 
-  /** In a narrow panel the list is a drawer over the conversation (a container query decides). */
-  private isDrawer(): boolean {
+  /** In a narrow panel the thread list covers the conversation (a container query decides). */
+  private threadListCovers(): boolean {
     return Boolean(
-      this.chat.snapshot.historyVisible &&
-      this.sidebar &&
-      getComputedStyle(this.sidebar).position === 'absolute',
+      this.chat.snapshot.threadListOpen &&
+      this.threadList &&
+      getComputedStyle(this.threadList).position === 'absolute',
     );
   }
 
-  /** Opening the drawer moves focus into it; closing it brings focus back to its toggle. */
-  private async setHistory(visible: boolean): Promise<void> {
-    this.chat.session.setHistoryVisible(visible);
+  /** Opening a thread list that covers the conversation moves focus into it; closing it brings focus back to its toggle. */
+  private async showThreadList(visible: boolean): Promise<void> {
+    this.chat.session.setThreadListOpen(visible);
     await this.updateComplete;
-    if (visible && this.isDrawer()) this.sidebar?.focus();
-    else if (!visible) this.historyToggle?.focus();
+    if (visible && this.threadListCovers()) this.threadList?.focus();
+    else if (!visible) this.threadListToggle?.focus();
   }
 
   private handleActions(event: AgentChatMessageActionEvent): void {
@@ -372,14 +372,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   }
 
   /**
-   * Escape closes the innermost layer: a confirmation or "More" (they handle it), the drawer,
+   * Escape closes the innermost layer: a confirmation or "More" (they handle it), the thread list over the conversation,
    * the panel. A modal (phone) panel keeps Tab inside.
    */
   private handleKeydown(event: KeyboardEvent): void {
     if (this.modalPanel.wrapTab(event) || event.key !== 'Escape' || event.defaultPrevented) return;
-    if (this.isDrawer()) {
+    if (this.threadListCovers()) {
       event.stopPropagation();
-      void this.setHistory(false);
+      void this.showThreadList(false);
     } else if (this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
       void this.close();
@@ -394,13 +394,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const { session, snapshot } = this.chat;
     const { t, dir, locale } = this.l10n;
     const heading = this.heading || t('title');
-    const history = snapshot.historyVisible;
+    const listOpen = snapshot.threadListOpen;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
       @agent-chat-tool-decide=${this.handleToolDecide}>
       <header part="header">
-        <button class="icon-button history-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
-          aria-expanded=${history ? 'true' : 'false'} aria-controls="sidebar" @click=${() => void this.setHistory(!this.chat.snapshot.historyVisible)}>${icon('menu')}</button>
+        <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
+          aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.showThreadList(!this.chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
         ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
@@ -408,8 +408,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
-      <div class="scrim" ?hidden=${!history} @click=${() => void this.setHistory(false)}></div>
-      <agent-chat-thread-list id="sidebar" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!history}
+      <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.showThreadList(false)}></div>
+      <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.renameThread(e.detail.threadId, e.detail.title)}

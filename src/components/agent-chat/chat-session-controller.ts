@@ -5,7 +5,7 @@ import type { ClientTool } from '../../public-types.js';
 import { createUiStateStore } from '../../chat/ui-state-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
 import { AgentChatToolResultEvent } from '../../events/tool-result.js';
-import { conversationContext, historyContext } from '../../context/index.js';
+import { conversationContext, threadListContext } from '../../context/index.js';
 import { AgentChatAnswerEndEvent } from '../../events/answer-end.js';
 import { AgentChatAnswerStartEvent } from '../../events/answer-start.js';
 import { AgentChatErrorEvent } from '../../events/error.js';
@@ -57,7 +57,7 @@ export class ChatSessionController implements ReactiveController {
   /** The last finished answer in plain words, for the polite live region; `id` re-announces a repeat. */
   announcement = { id: 0, text: '' };
   private readonly conversation: ContextProvider<typeof conversationContext>;
-  private readonly history: ContextProvider<typeof historyContext>;
+  private readonly threadList: ContextProvider<typeof threadListContext>;
   private checked = false;
 
   constructor(host: ChatSessionHost, options: ChatSessionControllerOptions) {
@@ -75,7 +75,7 @@ export class ChatSessionController implements ReactiveController {
       {
         onChange: (snapshot) => {
           this.conversation.setValue(snapshot.conversation);
-          this.history.setValue(snapshot.history);
+          this.threadList.setValue(snapshot.threadList);
           host.requestUpdate();
         },
         onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
@@ -104,9 +104,9 @@ export class ChatSessionController implements ReactiveController {
       context: conversationContext,
       initialValue: this.session.snapshot.conversation,
     });
-    this.history = new ContextProvider(host, {
-      context: historyContext,
-      initialValue: this.session.snapshot.history,
+    this.threadList = new ContextProvider(host, {
+      context: threadListContext,
+      initialValue: this.session.snapshot.threadList,
     });
   }
 

@@ -114,7 +114,7 @@ export default css`
     color: var(--agent-chat-color-text-muted);
   }
   .prompts,
-  .recent {
+  .latest-threads {
     display: grid;
     gap: 8px;
     margin: 0;
@@ -122,7 +122,7 @@ export default css`
     list-style: none;
   }
   .prompts button,
-  .recent button {
+  .latest-threads button {
     width: 100%;
     min-height: 44px;
     text-align: start;
@@ -134,22 +134,22 @@ export default css`
     line-height: 1.35;
   }
   .prompts button:hover,
-  .recent button:hover {
+  .latest-threads button:hover {
     border-color: var(--agent-chat-color-accent);
     background: var(--agent-chat-color-surface-raised);
   }
-  .recent button {
+  .latest-threads button {
     display: grid;
     gap: 0;
     padding: 7px 14px;
   }
-  .recent-title,
-  .recent-meta {
+  .latest-thread-title,
+  .latest-thread-meta {
     overflow: hidden;
     white-space: nowrap;
     text-overflow: ellipsis;
   }
-  .recent-meta {
+  .latest-thread-meta {
     font-size: 0.85em;
     color: var(--agent-chat-color-text-muted);
   }

@@ -3,13 +3,13 @@ import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
 import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
-import type { HistorySnapshot } from '../../chat/thread-directory.js';
+import type { ThreadListSnapshot } from '../../chat/thread-list.js';
 import type { ChatMessage, ConversationSnapshot } from '../../chat/types.js';
 import { RETRYABLE } from '../../chat/types.js';
 import {
   conversationContext,
   englishLocale,
-  historyContext,
+  threadListContext,
   localeContext,
   type Localized,
 } from '../../context/index.js';
@@ -58,7 +58,7 @@ function batchStart(messages: readonly ChatMessage[], end: number, budget = BATC
  * @internal
  * @tag agent-chat-message-list
  * @fires {AgentChatPromptSelectEvent} agent-chat-prompt-select - A starter prompt was chosen.
- * @fires {AgentChatThreadListSelectEvent} agent-chat-thread-list-select - A recent conversation was chosen.
+ * @fires {AgentChatThreadListSelectEvent} agent-chat-thread-list-select - One of the latest threads was chosen on the start screen.
  * @fires {AgentChatMessageRetryEvent} agent-chat-message-retry - A message asked to be tried again.
  * @fires {AgentChatMessageActionEvent} agent-chat-message-action - Feedback or Regenerate on an answer.
  * @csspart message - Each message; with message-user or message-assistant.
@@ -81,9 +81,9 @@ export class AgentChatMessageList extends LitElement {
   /** The logo or avatar URL; the start screen shows it large (a chat mark without it). */
   @property() avatar = '';
 
-  @consume({ context: historyContext, subscribe: true })
+  @consume({ context: threadListContext, subscribe: true })
   @state()
-  private history?: HistorySnapshot;
+  private threadList?: ThreadListSnapshot;
 
   @consume({ context: conversationContext, subscribe: true })
   @state()
@@ -152,10 +152,10 @@ export class AgentChatMessageList extends LitElement {
    */
   private renderStart() {
     const { t, locale } = this.l10n;
-    const history = this.history;
+    const list = this.threadList;
     const shown =
-      history && history.status !== 'unavailable' && history.status !== 'error'
-        ? history.threads.slice(0, this.prompts.length >= 3 ? 2 : 3)
+      list && list.status !== 'unavailable' && list.status !== 'error'
+        ? list.threads.slice(0, this.prompts.length >= 3 ? 2 : 3)
         : [];
     return html`<div class="start" part="start">
       <div class="hero">
@@ -176,14 +176,14 @@ export class AgentChatMessageList extends LitElement {
       ${
         shown.length
           ? html`<div class="section">
-            <h3 class="caption" id="recent-label">${t('recentConversations')}</h3>
-            <ul class="recent" aria-labelledby="recent-label">
+            <h3 class="caption" id="latest-threads-label">${t('recentConversations')}</h3>
+            <ul class="latest-threads" aria-labelledby="latest-threads-label">
               ${shown.map(
                 (
                   thread,
                 ) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
-                <span class="recent-title" dir="auto">${thread.title || t('untitled')}</span>
-                <span class="recent-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
+                <span class="latest-thread-title" dir="auto">${thread.title || t('untitled')}</span>
+                <span class="latest-thread-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
               </button></li>`,
               )}
             </ul>

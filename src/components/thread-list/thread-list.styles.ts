@@ -96,7 +96,7 @@ export default css`
     .row-action { width: 44px; }
   }
   .open:hover { background: var(--agent-chat-color-surface-raised); }
-  /* The scroller takes focus only so the drawer has somewhere to put it; it is not a control. */
+  /* The scroller takes focus only so the list has somewhere to put it when it covers the conversation; it is not a control. */
   .scroller:focus { outline: none; }
   .skeleton { display: grid; gap: 6px; padding: 8px 2px 10px; }
   .skeleton span { display: block; height: 10px; border-radius: 5px; background: var(--agent-chat-color-surface-raised); }

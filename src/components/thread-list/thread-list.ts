@@ -2,12 +2,12 @@ import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { state } from 'lit/decorators.js';
 import type { ThreadSummary } from '../../api/types.js';
-import type { HistorySnapshot } from '../../chat/thread-directory.js';
+import type { ThreadListSnapshot } from '../../chat/thread-list.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
 import {
   conversationContext,
   englishLocale,
-  historyContext,
+  threadListContext,
   localeContext,
   type Localized,
 } from '../../context/index.js';
@@ -43,9 +43,9 @@ import {
 export class AgentChatThreadList extends LitElement {
   static override styles = [hostStyles, styles, threadToolsStyles];
 
-  @consume({ context: historyContext, subscribe: true })
+  @consume({ context: threadListContext, subscribe: true })
   @state()
-  private history?: HistorySnapshot;
+  private threadList?: ThreadListSnapshot;
 
   @consume({ context: conversationContext, subscribe: true })
   @state()
@@ -81,12 +81,12 @@ export class AgentChatThreadList extends LitElement {
 
   /** A search with few matches loads further pages itself, a bounded number per query. */
   protected override updated(): void {
-    const history = this.history;
+    const list = this.threadList;
     if (
       !this.query.trim() ||
-      !history?.nextCursor ||
-      history.loadingMore ||
-      history.status !== 'ready' ||
+      !list?.nextCursor ||
+      list.loadingMore ||
+      list.status !== 'ready' ||
       this.autoPages >= SEARCH_AUTO_PAGES
     )
       return;
@@ -104,7 +104,7 @@ export class AgentChatThreadList extends LitElement {
     buttons[Math.max(0, Math.min(buttons.length - 1, next))].focus();
   }
 
-  /** Focus moves here when the drawer opens: the thread on screen, else the first thing to act on. */
+  /** Focus moves here when the list opens over the conversation: the thread on screen, else the first thing to act on. */
   override focus(options?: FocusOptions): void {
     // The scroller when there is no thread yet: it stays while the list loads, so focus is not
     // dropped to the page (where Escape would no longer reach the panel) when the state changes.
@@ -115,7 +115,7 @@ export class AgentChatThreadList extends LitElement {
     target?.focus(options);
   }
 
-  /** Escape in a confirmation cancels it, and goes no further (the drawer stays open). */
+  /** Escape in a confirmation cancels it, and goes no further (the list stays open). */
   private handleConfirmKeydown(event: KeyboardEvent, threadId: string): void {
     if (event.key !== 'Escape') return;
     event.preventDefault();
@@ -166,24 +166,23 @@ export class AgentChatThreadList extends LitElement {
     </li>`;
   }
 
-  private renderState(history: HistorySnapshot) {
+  private renderState(list: ThreadListSnapshot) {
     const { t } = this.l10n;
     const load = (reason: 'more' | 'retry') =>
       this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
-    if (history.status === 'unavailable')
-      return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
-    if (history.status === 'error') {
-      return html`<div class="state" role="alert"><p>${t(history.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
+    if (list.status === 'unavailable') return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
+    if (list.status === 'error') {
+      return html`<div class="state" role="alert"><p>${t(list.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }
     // Idle with nothing to show means a load is about to start (the list only shows when asked for).
-    if ((history.status === 'loading' || history.status === 'idle') && history.threads.length === 0) {
+    if ((list.status === 'loading' || list.status === 'idle') && list.threads.length === 0) {
       return html`<div class="state" role="status"><span class="visually-hidden">${t('loading')}</span>
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
-    if (history.status === 'ready' && history.threads.length === 0)
+    if (list.status === 'ready' && list.threads.length === 0)
       return html`<div class="state"><p>${t('noConversations')}</p></div>`;
-    if (history.nextCursor) {
-      return html`<div class="state"><button type="button" ?disabled=${history.loadingMore} @click=${() => load('more')}>${history.loadingMore ? t('loading') : t('showMore')}</button></div>`;
+    if (list.nextCursor) {
+      return html`<div class="state"><button type="button" ?disabled=${list.loadingMore} @click=${() => load('more')}>${list.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }
     return nothing;
   }
@@ -201,10 +200,10 @@ export class AgentChatThreadList extends LitElement {
   }
 
   override render() {
-    const history = this.history ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
-    const shown = matchThreads(history.threads, this.query);
+    const list = this.threadList ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+    const shown = matchThreads(list.threads, this.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
-    return html`${history.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
+    return html`${list.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
       <div class="scroller" tabindex="-1">
         ${
           shown.length
@@ -215,8 +214,8 @@ export class AgentChatThreadList extends LitElement {
               )}</div>`
             : nothing
         }
-        ${this.query.trim() && !shown.length && history.threads.length && !history.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
-        ${this.renderState(history)}
+        ${this.query.trim() && !shown.length && list.threads.length && !list.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
+        ${this.renderState(list)}
       </div>`;
   }
 }

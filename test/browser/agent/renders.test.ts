@@ -5,7 +5,7 @@ import {
   composerOf,
   fixtureChat,
   settled,
-  sidebarToggle,
+  threadListToggle,
   threadListOf,
   typeMessage,
 } from '../../helpers/chat-fixture.js';
@@ -29,7 +29,7 @@ describe('<agent-chat> renders only what changed', () => {
     worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('How do I theme it?');
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await settled(el);
     const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
     const threads = threadListOf(el);

@@ -10,8 +10,8 @@ import {
   messagesOf,
   nextAnswerEnd,
   settled,
-  sidebarTitles,
-  sidebarToggle,
+  threadListTitles,
+  threadListToggle,
   textareaOf,
   threadListOf,
   typeMessage,
@@ -105,9 +105,9 @@ describe('<agent-chat> in two tabs', () => {
   test('a thread renamed or deleted in one tab changes in the other', async ({ worker }) => {
     const { backend, first, second } = await twoTabs(worker, 0, 'alice');
     const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
-    sidebarToggle(first).click();
-    await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Billing question']);
-    await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Billing question']);
+    threadListToggle(first).click();
+    await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Billing question']);
+    await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Billing question']);
     const before = backend.serviceRequests.length;
 
     const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find(
@@ -120,8 +120,8 @@ describe('<agent-chat> in two tabs', () => {
     ).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
     await userEvent.fill(field, 'Invoices');
     await userEvent.keyboard('{Enter}');
-    await expect.poll(() => sidebarTitles(first)).toEqual(['Theme question', 'Invoices']);
-    await expect.poll(() => sidebarTitles(second)).toEqual(['Theme question', 'Invoices']);
+    await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Invoices']);
+    await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Invoices']);
     threadListOf(first).dispatchEvent(
       new CustomEvent('agent-chat-thread-list-delete', {
         detail: { threadId: theme },
@@ -129,7 +129,7 @@ describe('<agent-chat> in two tabs', () => {
         composed: true,
       }),
     );
-    await expect.poll(() => sidebarTitles(second)).toEqual(['Invoices']);
+    await expect.poll(() => threadListTitles(second)).toEqual(['Invoices']);
     // The first tab's two calls, nothing from the second.
     expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
   });

@@ -5,14 +5,14 @@ import { referenceBackend } from '../../msw/reference.js';
 import {
   fixtureChat,
   settled,
-  sidebarTitles,
-  sidebarToggle,
+  threadListTitles,
+  threadListToggle,
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 async function openSidebar(el: AgentChat) {
-  sidebarToggle(el).click();
+  threadListToggle(el).click();
   await settled(el);
   await threadListOf(el).updateComplete;
 }
@@ -33,7 +33,7 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     const [first] = await backend.seed('alice', ['How do I theme it?', 'Events please']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Events please', 'How do I theme it?']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Events please', 'How do I theme it?']);
 
     byName(el, 'button', 'Rename How do I theme it?')!.click();
     await threadListOf(el).updateComplete;
@@ -41,7 +41,7 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     expect(field.value).toBe('How do I theme it?');
     await userEvent.fill(field, 'Theming notes');
     await userEvent.keyboard('{Enter}');
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Events please', 'Theming notes']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Events please', 'Theming notes']);
     const patch = backend.serviceRequests.find((r) => r.method === 'PATCH')!;
     expect(patch.url).toContain(`/threads/${first}/`);
     expect(await patch.clone().json()).toEqual({ title: 'Theming notes' });
@@ -52,7 +52,7 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     await userEvent.fill(again, 'Something else');
     await userEvent.keyboard('{Escape}');
     await threadListOf(el).updateComplete;
-    expect(sidebarTitles(el)).toEqual(['Events please', 'Theming notes']);
+    expect(threadListTitles(el)).toEqual(['Events please', 'Theming notes']);
     expect(backend.serviceRequests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     // Escape closed the field, not the panel, and focus went back to the row.
     expect(el.shadowRoot!.querySelector('.panel')!.hasAttribute('hidden')).toBe(false);
@@ -71,13 +71,13 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     ]);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el).length).toBe(20);
+    await expect.poll(() => threadListTitles(el).length).toBe(20);
     const search = listRoot(el).querySelector<HTMLInputElement>('input[type="search"]')!;
     expect(search.getAttribute('aria-label')).toBe('Search conversations');
     await userEvent.fill(search, 'billing');
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Billing question']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Billing question']);
     await userEvent.fill(search, 'question 12');
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Theme question 12']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Theme question 12']);
     await userEvent.fill(search, 'nothing like this');
     await expect.poll(() => listRoot(el).textContent).toContain('No conversations match your search.');
     // Two list pages in all: no request storm while typing.

@@ -11,7 +11,7 @@ import {
   fixtureChat,
   messagesOf,
   settled,
-  sidebarToggle,
+  threadListToggle,
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -126,7 +126,7 @@ describe('<agent-chat> layers and focus', () => {
     await backend.seed('alice', ['One', 'Two']);
     const el = await fixtureChat({ mode: 'launcher', ownerKey: 'key-alice' });
     await el.open();
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     // Focus moves in at once, while the list still loads, and stays inside when the threads arrive.
     await expect.poll(() => threadListOf(el).shadowRoot!.contains(deepActiveElement())).toBe(true);
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(2);
@@ -135,8 +135,8 @@ describe('<agent-chat> layers and focus', () => {
     await chaiExpect(el).to.be.accessible();
 
     await userEvent.keyboard('{Escape}');
-    await expect.poll(() => sidebarToggle(el).getAttribute('aria-expanded')).toBe('false');
-    expect(deepActiveElement()).toBe(sidebarToggle(el));
+    await expect.poll(() => threadListToggle(el).getAttribute('aria-expanded')).toBe('false');
+    expect(deepActiveElement()).toBe(threadListToggle(el));
     expect(el.opened).toBe(true);
 
     await userEvent.keyboard('{Escape}');
@@ -150,7 +150,7 @@ describe('<agent-chat> layers and focus', () => {
     await backend.seed('alice', ['Keep me']);
     const el = await fixtureChat({ mode: 'launcher', ownerKey: 'key-alice' });
     await el.open();
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(1);
     button(threadListOf(el).shadowRoot!, 'Delete Keep me')!.click();
     await threadListOf(el).updateComplete;
@@ -158,7 +158,7 @@ describe('<agent-chat> layers and focus', () => {
     await userEvent.keyboard('{Escape}');
     await threadListOf(el).updateComplete;
     expect(threadListOf(el).shadowRoot!.querySelector('[role="group"]')).toBeNull();
-    expect(sidebarToggle(el).getAttribute('aria-expanded')).toBe('true');
+    expect(threadListToggle(el).getAttribute('aria-expanded')).toBe('true');
     expect(el.opened).toBe(true);
   });
 
@@ -182,7 +182,7 @@ describe('<agent-chat> languages', () => {
     const el = await fixtureChat();
     const panel = () => el.shadowRoot!.querySelector('#panel')!;
     el.setAttribute('lang', 'de');
-    await expect.poll(() => sidebarToggle(el) ?? button(el.shadowRoot!, 'Unterhaltungen')).toBeDefined();
+    await expect.poll(() => threadListToggle(el) ?? button(el.shadowRoot!, 'Unterhaltungen')).toBeDefined();
     await expect.poll(() => button(el.shadowRoot!, 'Unterhaltungen')).toBeDefined();
     await expect.element(page.getByRole('textbox', { name: 'Nachricht' })).toBeInTheDocument();
     expect(panel().getAttribute('dir')).toBe('ltr');

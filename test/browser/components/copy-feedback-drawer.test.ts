@@ -6,7 +6,13 @@ import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
-import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  settled,
+  threadListToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
@@ -164,7 +170,7 @@ describe('<agent-chat> the conversations drawer', () => {
     );
     await page.viewport(1280, 800);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(5);
     const root = threadListOf(el).shadowRoot!;
     const month = (ago: number, year: boolean) =>

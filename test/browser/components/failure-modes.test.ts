@@ -17,8 +17,8 @@ import {
   fixtureChat,
   messagesOf,
   settled,
-  sidebarTitles,
-  sidebarToggle,
+  threadListTitles,
+  threadListToggle,
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -95,9 +95,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         // needs anyway) tells it is someone else's, before anything is sent into it.
         const shared = first === null && via === 'header';
         expect(messagesOf(next)).toHaveLength(shared ? 2 : 0);
-        if (!shared) expect(sidebarTitles(next)).toEqual([]);
+        if (!shared) expect(threadListTitles(next)).toEqual([]);
         expect(backend.sessionRequests.length + backend.serviceRequests.length).toBe(requests);
-        sidebarToggle(next).click();
+        threadListToggle(next).click();
         await expectOnlySecond(next);
       });
 
@@ -105,7 +105,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         worker,
       }) => {
         const { backend, el } = await firstVisitor(worker);
-        sidebarToggle(el).click();
+        threadListToggle(el).click();
         await expect
           .poll(() => listText(el))
           .toContain(first ? `${name(first)} private question` : emptyList(null));
@@ -137,8 +137,8 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       }),
     );
     const el = await fixtureChat();
-    sidebarToggle(el).click();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice secret plan']);
+    threadListToggle(el).click();
+    await expect.poll(() => threadListTitles(el)).toEqual(['Alice secret plan']);
     threadListOf(el).shadowRoot!.querySelector<HTMLButtonElement>('button.open')!.click();
     await expect.poll(() => opening).toBe(true);
     backend.signIn(null); // the site signs Alice out, then tells the widget
@@ -249,12 +249,12 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const errors: string[] = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelector('[role="alert"]')).not.toBeNull();
     expect(threadListOf(el).shadowRoot!.querySelector('[role="alert"] button')?.textContent).toMatch(
       /retry/i,
     );
-    expect(sidebarTitles(el)).toEqual([]);
+    expect(threadListTitles(el)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await stored()).not.toContain('Injected');
   });
@@ -322,16 +322,16 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         { once: true },
       ),
     );
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect.poll(() => listText(el)).toContain('Loading…');
     releaseList();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice plan']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Alice plan']);
 
     // Bob signs in on the site while the list is open: the page renders his key.
     backend.signIn('bob');
     el.ownerKey = ownerKeyOf('bob');
     await expect.poll(() => listText(el)).toContain('No conversations yet.');
-    expect(sidebarTitles(el)).toEqual([]);
+    expect(threadListTitles(el)).toEqual([]);
 
     // Bob signs out: anonymous visitors have no history.
     backend.signIn(null);

@@ -5,7 +5,13 @@ import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
-import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  settled,
+  threadListToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const CHAT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`;
@@ -190,7 +196,7 @@ describe('<agent-chat> right to left', () => {
     worker.use(...backend.handlers);
     await backend.seed('alice', ['What events does it fire?']);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect
       .poll(() => threadListOf(el).shadowRoot!.querySelector('.title')?.textContent)
       .toBe('What events does it fire?');

@@ -16,7 +16,7 @@ import {
   deepElements,
   messagesOf,
   settled,
-  sidebarToggle,
+  threadListToggle,
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -50,7 +50,7 @@ describe('<agent-chat> CSS parts', () => {
     await el.send('How do I theme it?');
     await settled(el);
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['failed', 'sent', 'complete']);
-    sidebarToggle(el).click();
+    threadListToggle(el).click();
     await expect
       .poll(() => threadListOf(el).shadowRoot!.textContent)
       .toContain('Sign in to see your past conversations.');

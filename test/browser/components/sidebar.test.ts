@@ -8,14 +8,14 @@ import {
   lastAnswerText,
   messagesOf,
   settled,
-  sidebarTitles,
-  sidebarToggle,
+  threadListTitles,
+  threadListToggle,
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 async function openSidebar(el: AgentChat) {
-  if (sidebarToggle(el).getAttribute('aria-expanded') !== 'true') sidebarToggle(el).click();
+  if (threadListToggle(el).getAttribute('aria-expanded') !== 'true') threadListToggle(el).click();
   await settled(el);
   await threadListOf(el).updateComplete;
 }
@@ -44,8 +44,8 @@ describe('<agent-chat> sidebar', () => {
     await backend.seed('alice', ['Alice secret plan']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice secret plan']);
-    expect(sidebarToggle(el).getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => threadListTitles(el)).toEqual(['Alice secret plan']);
+    expect(threadListToggle(el).getAttribute('aria-expanded')).toBe('true');
     expect(threadListOf(el).getAttribute('role')).toBe('region');
     expect(threadListOf(el).getAttribute('aria-label')).toBe('Conversations');
 
@@ -53,9 +53,9 @@ describe('<agent-chat> sidebar', () => {
     backend.signIn('bob');
     await el.clearSession();
     await settled(el);
-    expect(sidebarTitles(el)).not.toContain('Alice secret plan');
+    expect(threadListTitles(el)).not.toContain('Alice secret plan');
     await el.send('Bob asks about events');
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Bob asks about events']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Bob asks about events']);
     expect(listRoot(el).textContent).not.toContain('Alice');
   });
 
@@ -68,7 +68,7 @@ describe('<agent-chat> sidebar', () => {
     const [themingId] = await backend.seed('alice', ['How do I theme it?', 'What events are there?']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['What events are there?', 'How do I theme it?']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['What events are there?', 'How do I theme it?']);
 
     const changed = nextThreadChange(el);
     threadButton(el, 'How do I theme it?').click();
@@ -89,7 +89,7 @@ describe('<agent-chat> sidebar', () => {
     await el.send('And dark mode?');
     expect((await backend.chatRequests()[before].clone().json()).thread_id).toBe(themingId);
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)[0]).toBe('How do I theme it?');
+    await expect.poll(() => threadListTitles(el)[0]).toBe('How do I theme it?');
   });
 
   test('pages through the list with Show more', async ({ worker }) => {
@@ -100,13 +100,13 @@ describe('<agent-chat> sidebar', () => {
     await backend.seed('alice', titles);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toHaveLength(20);
-    expect(sidebarTitles(el)[0]).toBe('Question 23');
+    await expect.poll(() => threadListTitles(el)).toHaveLength(20);
+    expect(threadListTitles(el)[0]).toBe('Question 23');
     const more = Array.from(listRoot(el).querySelectorAll('button')).find(
       (b) => b.textContent === 'Show more',
     )!;
     more.click();
-    await expect.poll(() => sidebarTitles(el)).toEqual([...titles].reverse());
+    await expect.poll(() => threadListTitles(el)).toEqual([...titles].reverse());
     expect(
       Array.from(listRoot(el).querySelectorAll('button')).some((b) => b.textContent === 'Show more'),
     ).toBe(false);
@@ -121,11 +121,11 @@ describe('<agent-chat> sidebar', () => {
     await backend.seed('alice', ['Keep me', 'Delete me']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Delete me', 'Keep me']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Delete me', 'Keep me']);
     threadButton(el, 'Delete me').click();
     await expect.poll(() => messagesOf(el).length).toBe(2);
     // The test frame is phone-sized: the drawer closed when the thread opened.
-    expect(sidebarToggle(el).getAttribute('aria-expanded')).toBe('false');
+    expect(threadListToggle(el).getAttribute('aria-expanded')).toBe('false');
     await openSidebar(el);
 
     listRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Delete Delete me"]')!.click();
@@ -133,14 +133,14 @@ describe('<agent-chat> sidebar', () => {
     const confirm = listRoot(el).querySelector('[role="group"]')!;
     expect(confirm.getAttribute('aria-label')).toBe('Delete “Delete me”? This cannot be undone.');
     expect(deepActiveElement()?.textContent).toBe('Cancel');
-    expect(sidebarTitles(el)).toEqual(['Keep me']); // the row shows the question instead
+    expect(threadListTitles(el)).toEqual(['Keep me']); // the row shows the question instead
 
     const changed = nextThreadChange(el);
     Array.from(confirm.querySelectorAll('button'))
       .find((b) => b.textContent === 'Delete')!
       .click();
     expect(await changed).toBeNull();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Keep me']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Keep me']);
     await settled(el);
     expect(messagesOf(el)).toHaveLength(0);
     expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
@@ -153,12 +153,12 @@ describe('<agent-chat> sidebar', () => {
     await backend.seed('alice', ['Keep me']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Keep me']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Keep me']);
     listRoot(el).querySelector<HTMLButtonElement>('button[aria-label="Delete Keep me"]')!.click();
     await threadListOf(el).updateComplete;
     listRoot(el).querySelector<HTMLButtonElement>('.cancel')!.click();
     await threadListOf(el).updateComplete;
-    expect(sidebarTitles(el)).toEqual(['Keep me']);
+    expect(threadListTitles(el)).toEqual(['Keep me']);
     expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
   });
 
@@ -182,12 +182,12 @@ describe('<agent-chat> sidebar', () => {
     const [goneId] = await backend.seed('alice', ['Gone elsewhere', 'Still here']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Still here', 'Gone elsewhere']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Still here', 'Gone elsewhere']);
     await backend.deleteBehindTheScenes('alice', goneId);
     const errors: string[] = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
     threadButton(el, 'Gone elsewhere').click();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Still here']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Still here']);
     expect(errors).toEqual(['not_found']);
   });
 
@@ -198,7 +198,7 @@ describe('<agent-chat> sidebar', () => {
     await backend.seed('alice', ['One', 'Two', 'Three']);
     const el = await fixtureChat();
     await openSidebar(el);
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Three', 'Two', 'One']);
+    await expect.poll(() => threadListTitles(el)).toEqual(['Three', 'Two', 'One']);
     threadButton(el, 'Three').focus();
     await userEvent.keyboard('{ArrowDown}');
     expect(deepActiveElement()).toBe(threadButton(el, 'Two'));

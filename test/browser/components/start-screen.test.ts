@@ -30,8 +30,8 @@ async function launcher(
 }
 
 const listRoot = (el: AgentChat) => el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!;
-const recentTitles = (el: AgentChat) =>
-  Array.from(listRoot(el).querySelectorAll('.recent .recent-title')).map((t) => t.textContent);
+const latestThreadTitles = (el: AgentChat) =>
+  Array.from(listRoot(el).querySelectorAll('.latest-threads .latest-thread-title')).map((t) => t.textContent);
 
 /**
  * The share of the panel that shows nothing: its height less the union of what is drawn across
@@ -92,7 +92,7 @@ describe('<agent-chat> start screen', () => {
       anonymous.remove();
 
       const signedIn = await launcher({ ownerKey: ownerKeyOf('alice') });
-      await expect.poll(() => recentTitles(signedIn).length).toBe(2);
+      await expect.poll(() => latestThreadTitles(signedIn).length).toBe(2);
       expect(emptyShare(signedIn)).toBeLessThanOrEqual(0.25);
       await chaiExpect(signedIn).to.be.accessible();
     });
@@ -128,15 +128,17 @@ describe('<agent-chat> start screen', () => {
     const el = await launcher({ ownerKey: ownerKeyOf('alice'), prompts: 'How do I theme it?' });
     // Beside fewer than three prompts, three conversations, newest first.
     await expect
-      .poll(() => recentTitles(el))
+      .poll(() => latestThreadTitles(el))
       .toEqual(['Where are my conversations?', 'How do I theme it?', 'Which frameworks are supported?']);
-    const list = listRoot(el).querySelector('.recent')!;
-    expect(list.getAttribute('aria-labelledby')).toBe('recent-label');
-    expect(listRoot(el).querySelector('#recent-label')!.textContent).toBe('Recent conversations');
+    const list = listRoot(el).querySelector('.latest-threads')!;
+    expect(list.getAttribute('aria-labelledby')).toBe('latest-threads-label');
+    expect(listRoot(el).querySelector('#latest-threads-label')!.textContent).toBe('Recent conversations');
     const theming = Array.from(list.querySelectorAll('button')).find((b) =>
       b.textContent?.includes('How do I theme it?'),
     )!;
-    expect(theming.querySelector('.recent-meta')!.textContent).toMatch(/^Theming with CSS custom properties/);
+    expect(theming.querySelector('.latest-thread-meta')!.textContent).toMatch(
+      /^Theming with CSS custom properties/,
+    );
     theming.click();
     await expect
       .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)))
@@ -148,7 +150,7 @@ describe('<agent-chat> start screen', () => {
     worker.use(...backend.handlers);
     const el = await launcher({ ownerKey: '-' });
     await settled(el);
-    expect(listRoot(el).querySelector('.recent')).toBeNull();
+    expect(listRoot(el).querySelector('.latest-threads')).toBeNull();
     expect(backend.serviceRequests.filter((r) => r.url.includes('/threads/'))).toEqual([]);
     expect(backend.sessionRequests).toEqual([]);
   });

@@ -19,7 +19,7 @@ const message = (i: number, content = `message ${i}`): ChatMessage => ({
 function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
   return {
     open: true,
-    sidebarOpen: false,
+    threadListOpen: false,
     activeThreadId: 'th_1',
     drafts: {},
     outbox: [],

@@ -15,8 +15,8 @@ import {
   fixtureChat,
   messagesOf,
   settled,
-  sidebarTitles,
-  sidebarToggle,
+  threadListTitles,
+  threadListToggle,
   textareaOf,
   threadListOf,
   typeMessage,
@@ -51,8 +51,8 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   test('a reload restores messages, the cached list and the draft with zero requests', async ({ worker }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('How do I theme it?');
-    sidebarToggle(el).click();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['How do I theme it?']);
+    threadListToggle(el).click();
+    await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?']);
     await typeMessage(el, 'half-written follow-up');
     await expect
       .poll(async () => Object.values((await storedUiState())?.drafts ?? {}))
@@ -64,9 +64,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
       'How do I theme it?',
       '### Theming with C',
     ]);
-    expect(sidebarToggle(again).getAttribute('aria-expanded')).toBe('true');
+    expect(threadListToggle(again).getAttribute('aria-expanded')).toBe('true');
     await threadListOf(again).updateComplete;
-    expect(sidebarTitles(again)).toEqual(['How do I theme it?']);
+    expect(threadListTitles(again)).toEqual(['How do I theme it?']);
     expect(textareaOf(again).value).toBe('half-written follow-up');
     expect(backend.serviceRequests.length + backend.sessionRequests.length).toBe(requestsBefore);
 
@@ -95,8 +95,8 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   test('never stores a token, an API key or a session response', async ({ worker }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('How do tokens work?');
-    sidebarToggle(el).click();
-    await expect.poll(() => sidebarTitles(el)).toHaveLength(1);
+    threadListToggle(el).click();
+    await expect.poll(() => threadListTitles(el)).toHaveLength(1);
     await expect.poll(async () => (await storedUiState())?.threads.length).toBe(1);
     const dump = (await dumpAllIndexedDb()).join('\n');
     expect(dump).toContain('How do tokens work?');
@@ -117,7 +117,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     expect(messagesOf(el)).toHaveLength(0);
     const again = await reload(el);
     expect(messagesOf(again)).toHaveLength(0);
-    expect(sidebarTitles(again)).toEqual([]);
+    expect(threadListTitles(again)).toEqual([]);
   });
 
   test('history answering 403 after it had an owner wipes what the device remembered for it', async ({
@@ -125,8 +125,8 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice private question');
-    sidebarToggle(el).click();
-    await expect.poll(() => sidebarTitles(el)).toEqual(['Alice private question']);
+    threadListToggle(el).click();
+    await expect.poll(() => threadListTitles(el)).toEqual(['Alice private question']);
     // The list itself is stored (her start screen already stored an empty one, owned).
     await expect
       .poll(async () => (await storedUiState())?.threads.map((t) => t.title))
@@ -135,9 +135,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
 
     backend.signIn(null); // Alice signed out on the site, but the page still renders her key
     const again = await reload(el);
-    expect(sidebarTitles(again)).toEqual(['Alice private question']); // the page vouches for Alice
-    sidebarToggle(again).click(); // closes the restored sidebar…
-    sidebarToggle(again).click(); // …and opening it is the first action that asks the service
+    expect(threadListTitles(again)).toEqual(['Alice private question']); // the page vouches for Alice
+    threadListToggle(again).click(); // closes the restored sidebar…
+    threadListToggle(again).click(); // …and opening it is the first action that asks the service
     await expect
       .poll(() => threadListOf(again).shadowRoot!.textContent)
       .toContain('Sign in to see your past conversations.');

@@ -14,7 +14,13 @@ import {
   referenceBackend,
 } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
-import { fixtureChat, messagesOf, settled, sidebarToggle, threadListOf } from '../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  messagesOf,
+  settled,
+  threadListToggle,
+  threadListOf,
+} from '../../helpers/chat-fixture.js';
 import { useShippedFonts } from './fonts.js';
 import type { ClientTool } from '../../../src/public-types.js';
 
@@ -154,7 +160,7 @@ async function withAnswer(el: AgentChat, question = 'How do I theme it?') {
 }
 
 async function openList(el: AgentChat) {
-  sidebarToggle(el).click();
+  threadListToggle(el).click();
   await settled(el);
   await threadListOf(el).updateComplete;
 }
@@ -301,11 +307,11 @@ describe('visual regression', () => {
         () =>
           el
             .shadowRoot!.querySelector('agent-chat-message-list')!
-            .shadowRoot!.querySelectorAll('.recent button').length,
+            .shadowRoot!.querySelectorAll('.latest-threads button').length,
       )
       .toBe(2);
     await settled(el);
-    await shot('start-recent');
+    await shot('start-latest-threads');
     el.parentElement!.remove();
     await phone();
     el = await launcherPage({ theme: 'dark' });

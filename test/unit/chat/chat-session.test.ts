@@ -23,13 +23,13 @@ describe('ChatSession', () => {
     const server = backend();
     server.signIn('alice');
     const { chat } = session(server, device());
-    chat.setHistoryVisible(true);
-    await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
-    expect(chat.snapshot.history.threads).toEqual([]);
+    chat.setThreadListOpen(true);
+    await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('ready'));
+    expect(chat.snapshot.threadList.threads).toEqual([]);
     await chat.send('How do I theme it?');
     expect(chat.snapshot.conversation.messages.map((m) => m.status)).toEqual(['sent', 'complete']);
     await vi.waitFor(() =>
-      expect(chat.snapshot.history.threads.map((t) => t.title)).toEqual(['How do I theme it?']),
+      expect(chat.snapshot.threadList.threads.map((t) => t.title)).toEqual(['How do I theme it?']),
     );
   });
 
@@ -109,8 +109,8 @@ describe('ChatSession', () => {
       server.signIn('alice');
       const { chat } = session(server, memory, { ownerKey });
       await chat.send('Alice private question');
-      chat.setHistoryVisible(true);
-      await vi.waitFor(() => expect(chat.snapshot.history.threads).toHaveLength(1));
+      chat.setThreadListOpen(true);
+      await vi.waitFor(() => expect(chat.snapshot.threadList.threads).toHaveLength(1));
       await settle(chat);
       chat.disconnect();
       expect(memory.dump()).toContain('Alice private question');
@@ -124,7 +124,7 @@ describe('ChatSession', () => {
       const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
       await chat.hydrated;
       expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]);
-      expect(chat.snapshot.history.threads).toHaveLength(1);
+      expect(chat.snapshot.threadList.threads).toHaveLength(1);
       expect(server.requests.length).toBe(before);
     });
 
@@ -153,7 +153,7 @@ describe('ChatSession', () => {
         chat.connect();
         await settle(chat);
         expect(
-          seen.every((s) => s.conversation.messages.length === 0 && s.history.threads.length === 0),
+          seen.every((s) => s.conversation.messages.length === 0 && s.threadList.threads.length === 0),
         ).toBe(true);
         expect(memory.dump()).not.toContain('Alice');
       });
@@ -166,10 +166,10 @@ describe('ChatSession', () => {
       const { chat } = session(server, memory);
       await chat.hydrated;
       expect(chat.snapshot.conversation.messages).toEqual([]);
-      expect(chat.snapshot.history.threads).toEqual([]);
-      expect(chat.snapshot.historyVisible).toBe(false); // remembered open, but it has nothing it may show
+      expect(chat.snapshot.threadList.threads).toEqual([]);
+      expect(chat.snapshot.threadListOpen).toBe(false); // remembered open, but it has nothing it may show
       expect(server.requests).toHaveLength(before);
-      chat.setHistoryVisible(true); // the first moment the widget may ask: the session says alice
+      chat.setThreadListOpen(true); // the first moment the widget may ask: the session says alice
       await vi.waitFor(() =>
         expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]),
       );
@@ -197,8 +197,8 @@ describe('ChatSession', () => {
       anonymous.disconnect();
       server.signIn('alice');
       const { chat } = session(server, memory);
-      chat.setHistoryVisible(true);
-      await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
+      chat.setThreadListOpen(true);
+      await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('ready'));
       await settle(chat);
       expect(chat.snapshot.conversation.messages).toEqual([]);
       expect(memory.dump()).not.toContain('Anonymous question');
@@ -209,15 +209,15 @@ describe('ChatSession', () => {
       server.signIn('alice');
       const { chat, config } = session(server, device(), { ownerKey: keyOf('alice') });
       await chat.send('Alice private question');
-      chat.setHistoryVisible(true);
-      await vi.waitFor(() => expect(chat.snapshot.history.threads).toHaveLength(1));
+      chat.setThreadListOpen(true);
+      await vi.waitFor(() => expect(chat.snapshot.threadList.threads).toHaveLength(1));
       server.signIn('bob');
       config.ownerKey = keyOf('bob');
       chat.syncConfig();
       expect(chat.snapshot.conversation.messages).toEqual([]);
-      expect(chat.snapshot.history.status).toBe('loading');
-      await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('ready'));
-      expect(chat.snapshot.history.threads).toEqual([]);
+      expect(chat.snapshot.threadList.status).toBe('loading');
+      await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('ready'));
+      expect(chat.snapshot.threadList.threads).toEqual([]);
       expect(server.requests.filter((r) => r.endsWith('/api/session'))).toHaveLength(2);
     });
   });
@@ -325,9 +325,9 @@ describe('ChatSession', () => {
     );
     const memory = device();
     const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
-    chat.setHistoryVisible(true);
-    await vi.waitFor(() => expect(chat.snapshot.history.status).toBe('error'));
-    expect(chat.snapshot.history.error?.code).toBe('invalid_response');
+    chat.setThreadListOpen(true);
+    await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('error'));
+    expect(chat.snapshot.threadList.error?.code).toBe('invalid_response');
     await settle(chat);
     expect(memory.dump()).not.toContain('<b>x</b>');
   });

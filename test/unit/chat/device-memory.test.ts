@@ -20,7 +20,7 @@ const message = (id: string, content: string): ChatMessage => ({
 function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState {
   return {
     open: true,
-    sidebarOpen: false,
+    threadListOpen: false,
     activeThreadId: 'th_1',
     drafts: { th_1: 'half a sentence' },
     outbox: [{ id: 'q1', text: 'and then?' }],
@@ -47,7 +47,7 @@ function harness(initial: UiState | undefined, key?: string) {
   const live = {
     drafts: {},
     outbox: [],
-    historyVisible: false,
+    threadListOpen: false,
     activeThreadId: null,
     messages: [],
     threads: [],
@@ -163,7 +163,7 @@ describe('DeviceMemory owner binding', () => {
     const live = {
       drafts: {},
       outbox: [],
-      historyVisible: true,
+      threadListOpen: true,
       activeThreadId: null,
       messages: [],
       threads: list('Billing question'),

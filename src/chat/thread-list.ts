@@ -6,12 +6,12 @@ import type { ErrorInfo } from './types.js';
 
 /**
  * idle: nothing asked of the service yet (a cached list may show);
- * unavailable: the session has no owner (403), so there is no history to show.
+ * unavailable: the session has no owner (403), so there are no threads to show.
  */
-export type HistoryStatus = 'idle' | 'loading' | 'ready' | 'error' | 'unavailable';
+export type ThreadListStatus = 'idle' | 'loading' | 'ready' | 'error' | 'unavailable';
 
-export interface HistorySnapshot {
-  status: HistoryStatus;
+export interface ThreadListSnapshot {
+  status: ThreadListStatus;
   threads: readonly ThreadSummary[];
   nextCursor: string | null;
   loadingMore: boolean;
@@ -20,15 +20,15 @@ export interface HistorySnapshot {
 
 export const PAGE_SIZE = 20;
 
-export interface ThreadDirectoryHooks {
-  onChange(snapshot: HistorySnapshot): void;
-  /** History answered 403 after it had answered as an owner: someone else is signed in now. */
+export interface ThreadListHooks {
+  onChange(snapshot: ThreadListSnapshot): void;
+  /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
 }
 
 /** The owner's thread list: paged loading, deletion, and clean-up of stale entries. No DOM. */
-export class ThreadDirectory {
-  private state: HistorySnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+export class ThreadList {
+  private state: ThreadListSnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
   private request?: AbortController;
   /** Deletions under way; clear() abandons them with everything else. */
   private deletions = new AbortController();
@@ -36,10 +36,10 @@ export class ThreadDirectory {
 
   constructor(
     private readonly api: () => ApiClient,
-    private readonly hooks: ThreadDirectoryHooks,
+    private readonly hooks: ThreadListHooks,
   ) {}
 
-  get snapshot(): HistorySnapshot {
+  get snapshot(): ThreadListSnapshot {
     return this.state;
   }
 
@@ -147,7 +147,7 @@ export class ThreadDirectory {
     this.set({ ...this.state, status: 'error', loadingMore: false, error: describeError(error) });
   }
 
-  private set(next: HistorySnapshot): void {
+  private set(next: ThreadListSnapshot): void {
     this.state = next;
     this.hooks.onChange(next);
   }
