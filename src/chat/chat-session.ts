@@ -12,10 +12,10 @@ import { ThreadList, type ThreadListSnapshot } from './thread-list.js';
 import type { ClientTool } from '../public-types.js';
 import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
 import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
-import type { UiStateStore } from './ui-state-store.js';
+import type { DeviceMemoryStore } from './device-memory-store.js';
 
 /** Keeps nothing: the device is not touched (consent not given yet). */
-const NO_STORE: UiStateStore = {
+const NO_STORE: DeviceMemoryStore = {
   load: async () => undefined,
   save: async () => {},
   clear: async () => {},
@@ -42,7 +42,7 @@ export interface ChatSessionOptions {
   config: () => ChatSessionConfig;
   /** Where this widget's state lives on the device (project + integration + element id). */
   scope: () => string;
-  openStore: (scope: string) => UiStateStore;
+  openStore: (scope: string) => DeviceMemoryStore;
   /** Coalesces streaming updates; the element passes a frame scheduler. */
   schedule?: (callback: () => void) => void;
   fetch?: typeof fetch;

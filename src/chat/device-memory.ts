@@ -2,7 +2,7 @@ import { NO_OWNER } from '../../contract/paths.js';
 import type { ThreadSummary } from '../api/types.js';
 import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
-import type { RemoteChange, UiState, UiStateStore } from './ui-state-store.js';
+import type { RemoteChange, StoredMemory, DeviceMemoryStore } from './device-memory-store.js';
 
 /** The owner key of a site whose sessions name no owner (no `Agent-Chat-Owner-Key` header). */
 export const UNNAMED_OWNER = '';
@@ -30,7 +30,7 @@ export interface Remembered {
 export type LiveState = Omit<Remembered, 'ownerKey'> & { threadListOpen: boolean };
 
 export interface DeviceMemoryOptions {
-  openStore: (scope: string) => UiStateStore;
+  openStore: (scope: string) => DeviceMemoryStore;
   /** The owner key of whoever is here now (latest session, else the page), if known. */
   currentKey: () => string | undefined;
   collect: () => LiveState;
@@ -101,7 +101,7 @@ const hasContent = (r: Remembered) =>
  * overwrite what was stored; other tabs' writes are followed as they land.
  */
 export class DeviceMemory {
-  private store?: UiStateStore;
+  private store?: DeviceMemoryStore;
   private hydration: Promise<void> = Promise.resolve();
   private timer?: ReturnType<typeof setTimeout>;
   /** When the pending write was first asked for. */
@@ -224,7 +224,7 @@ export class DeviceMemory {
   }
 
   /** The owner's part of the state is never written while it waits for confirmation. */
-  private collect(): UiState | undefined {
+  private collect(): StoredMemory | undefined {
     if (this.pending) return undefined;
     const live = this.options.collect();
     return {
@@ -296,7 +296,7 @@ export class DeviceMemory {
   }
 }
 
-function rememberedOf(state: UiState): Remembered {
+function rememberedOf(state: StoredMemory): Remembered {
   const { activeThreadId, messages, threads, owned, ownerKey, drafts, outbox } = state;
   return { activeThreadId, messages, threads, owned, ownerKey, drafts, outbox };
 }

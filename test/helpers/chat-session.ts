@@ -1,7 +1,7 @@
 import { createSessionHandler } from '../../server/session-handler.js';
 import { createReferenceService } from '../../service/index.js';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../src/chat/chat-session.js';
-import type { RemoteChange, UiState, UiStateStore } from '../../src/chat/ui-state-store.js';
+import type { RemoteChange, StoredMemory, DeviceMemoryStore } from '../../src/chat/device-memory-store.js';
 import type { ErrorInfo } from '../../src/chat/types.js';
 
 /**
@@ -19,11 +19,11 @@ export const keyOf = (owner: string | null) => (owner === null ? '-' : `key-${ow
  * what was written (an unchanged owner part is not written or told again), and a wipe too.
  */
 export function device() {
-  const data = new Map<string, UiState>();
+  const data = new Map<string, StoredMemory>();
   const listeners = new Set<(change: RemoteChange) => void>();
-  const shared = (state: UiState | undefined) =>
+  const shared = (state: StoredMemory | undefined) =>
     JSON.stringify(state ? { ...state, open: undefined, threadListOpen: undefined } : null);
-  const open = (scope: string): UiStateStore => {
+  const open = (scope: string): DeviceMemoryStore => {
     let mine: ((change: RemoteChange) => void) | undefined;
     let last = '';
     const announce = (change: RemoteChange) =>

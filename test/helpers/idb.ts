@@ -1,12 +1,14 @@
 import { INTEGRATION_ID, PROJECT_ID } from '../msw/reference.js';
-import { createUiStateStore, type UiState } from '../../src/chat/ui-state-store.js';
+import { createDeviceMemoryStore, type StoredMemory } from '../../src/chat/device-memory-store.js';
 
 /**
- * The widget's stored UI state for the test project, read the way the widget reads it (statuses
+ * What the widget's device memory stores for the test project, read the way the widget reads it (statuses
  * as written); undefined when nothing of an owner is stored (the panel's state alone stays).
  */
-export async function storedUiState(scope = `${PROJECT_ID}:${INTEGRATION_ID}`): Promise<UiState | undefined> {
-  const state = await createUiStateStore(scope).load(true);
+export async function storedMemory(
+  scope = `${PROJECT_ID}:${INTEGRATION_ID}`,
+): Promise<StoredMemory | undefined> {
+  const state = await createDeviceMemoryStore(scope).load(true);
   const empty =
     !state ||
     (!state.messages.length &&

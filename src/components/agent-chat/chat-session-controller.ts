@@ -2,7 +2,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
 import type { ClientTool } from '../../public-types.js';
-import { createUiStateStore } from '../../chat/ui-state-store.js';
+import { createDeviceMemoryStore } from '../../chat/device-memory-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
 import { AgentChatToolResultEvent } from '../../events/tool-result.js';
 import { conversationContext, threadListContext } from '../../context/index.js';
@@ -66,7 +66,7 @@ export class ChatSessionController implements ReactiveController {
       {
         config: options.config,
         scope: options.scope,
-        openStore: createUiStateStore,
+        openStore: createDeviceMemoryStore,
         schedule: throttledFrames(),
         tools: options.tools,
         locale: options.locale,

@@ -10,7 +10,7 @@ import {
   nextAnswerEnd,
   settled,
 } from '../../helpers/chat-fixture.js';
-import { storedUiState } from '../../helpers/idb.js';
+import { storedMemory } from '../../helpers/idb.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const ALICE = ownerKeyOf('alice');
@@ -56,7 +56,7 @@ describe('<agent-chat> continuity (§9)', () => {
     await el.updateComplete;
     // The page goes away (pagehide writes what is on screen); the service keeps generating.
     dispatchEvent(new PageTransitionEvent('pagehide'));
-    await expect.poll(async () => (await storedUiState())?.messages.at(-1)?.questionAnswerId).toBe(qa);
+    await expect.poll(async () => (await storedMemory())?.messages.at(-1)?.questionAnswerId).toBe(qa);
     el.remove();
 
     const again = await fixtureChat({ ownerKey: ALICE });

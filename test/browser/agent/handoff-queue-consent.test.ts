@@ -3,7 +3,7 @@ import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
 import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
 import { DemoAgent, type Agent, type AgentInput } from '../../../service/index.js';
-import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
+import { dumpAllIndexedDb, storedMemory } from '../../helpers/idb.js';
 import {
   fixtureChat,
   messagesOf,
@@ -273,9 +273,7 @@ describe('<agent-chat> queued follow-ups across a reload', () => {
     await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
     await el.send('And events?');
     dispatchEvent(new PageTransitionEvent('pagehide'));
-    await expect
-      .poll(async () => (await storedUiState())?.outbox.map((q) => q.text))
-      .toEqual(['And events?']);
+    await expect.poll(async () => (await storedMemory())?.outbox.map((q) => q.text)).toEqual(['And events?']);
     el.remove();
 
     const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });

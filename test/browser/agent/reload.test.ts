@@ -11,7 +11,7 @@ import {
   textareaOf,
   typeMessage,
 } from '../../helpers/chat-fixture.js';
-import { storedUiState } from '../../helpers/idb.js';
+import { storedMemory } from '../../helpers/idb.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const QUESTION = 'How do I theme it?';
@@ -51,7 +51,7 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
       await el.send(QUESTION);
       await typeMessage(el, 'and the dark theme?');
       await expect
-        .poll(async () => Object.values((await storedUiState())?.drafts ?? {}))
+        .poll(async () => Object.values((await storedMemory())?.drafts ?? {}))
         .toEqual(['and the dark theme?']);
       await el.updateComplete;
       el.remove();
@@ -109,7 +109,7 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
     const el = await fixtureChat();
     await el.send('Alice private question');
     await typeMessage(el, 'Alice private draft');
-    await expect.poll(async () => JSON.stringify(await storedUiState())).toContain('Alice private draft');
+    await expect.poll(async () => JSON.stringify(await storedMemory())).toContain('Alice private draft');
     el.remove();
 
     backend.signIn('bob');
@@ -117,7 +117,7 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
     await expect.poll(() => backend.sessionRequests.length).toBe(2);
     await settled(again);
     await expect
-      .poll(async () => JSON.stringify((await storedUiState()) ?? {}))
+      .poll(async () => JSON.stringify((await storedMemory()) ?? {}))
       .not.toContain('Alice private');
     expect(messagesOf(again)).toHaveLength(0);
     expect(textareaOf(again).value).toBe('');
@@ -139,7 +139,7 @@ describe('<agent-chat> the first seconds of an answer', () => {
     await started;
     await new Promise((resolve) => setTimeout(resolve, 100));
     // No pagehide: the page may die without one. What the device holds 100 ms in:
-    const stored = await storedUiState();
+    const stored = await storedMemory();
     expect(stored?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(stored?.messages[0].content).toBe(QUESTION);
     expect(stored?.activeThreadId).toMatch(/^th_/);
@@ -173,7 +173,7 @@ describe('<agent-chat> on a shared device', () => {
     await expect.poll(() => answerOf(el)?.questionAnswerId).toBeTruthy();
     await el.send('Alice queued follow-up');
     await typeMessage(el, 'Alice private draft');
-    await expect.poll(async () => (await storedUiState())?.outbox.length).toBe(1);
+    await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
     el.remove(); // Alice's tab closes without clearSession()
 
     backend.signIn('bob');
@@ -185,7 +185,7 @@ describe('<agent-chat> on a shared device', () => {
     expect(bob.shadowRoot!.querySelector('.outbox')).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(backend.chatRequests()).toHaveLength(chatsBefore);
-    await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');
+    await expect.poll(async () => JSON.stringify((await storedMemory()) ?? {})).not.toContain('Alice');
 
     // Bob's own first message goes alone; Alice's follow-up never becomes Bob's thread.
     await bob.send('Bob question');
@@ -231,6 +231,6 @@ describe('<agent-chat> on a shared device', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(execute).not.toHaveBeenCalled();
     expect(backend.chatRequests()).toHaveLength(chats);
-    await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('pricing');
+    await expect.poll(async () => JSON.stringify((await storedMemory()) ?? {})).not.toContain('pricing');
   });
 });

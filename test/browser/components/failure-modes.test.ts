@@ -12,7 +12,7 @@ import {
   referenceBackend,
 } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
-import { storedUiState } from '../../helpers/idb.js';
+import { storedMemory } from '../../helpers/idb.js';
 import {
   fixtureChat,
   messagesOf,
@@ -22,11 +22,11 @@ import {
   threadListOf,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
-import { clearAllUiState } from '../../../src/chat/ui-state-store.js';
+import { clearDeviceMemory } from '../../../src/chat/device-memory-store.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 const name = (owner: string | null) => owner ?? 'anonymous';
-const stored = async () => JSON.stringify((await storedUiState()) ?? {});
+const stored = async () => JSON.stringify((await storedMemory()) ?? {});
 const statuses = (el: AgentChat) => messagesOf(el).map((m) => m.message?.status);
 const listText = (el: AgentChat) => threadListOf(el).shadowRoot!.textContent ?? '';
 const retryButton = (el: AgentChat) =>
@@ -61,7 +61,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         owner ? 'No conversations yet.' : 'Sign in to see your past conversations.';
 
       async function firstVisitor(worker: SetupWorker) {
-        await clearAllUiState();
+        await clearDeviceMemory();
         const backend = referenceBackend();
         worker.use(...backend.handlers);
         backend.signIn(first);
@@ -121,7 +121,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   }
 
   test('clearSession() while a thread is opening never shows or stores that thread', async ({ worker }) => {
-    await clearAllUiState();
+    await clearDeviceMemory();
     const backend = referenceBackend();
     backend.signIn('alice');
     const [threadId] = await backend.seed('alice', ['Alice secret plan']);
@@ -237,7 +237,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   test('a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({
     worker,
   }) => {
-    await clearAllUiState();
+    await clearDeviceMemory();
     const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(
@@ -304,7 +304,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   test('the open list shows loading, sign-in, empty and error states and follows an owner change', async ({
     worker,
   }) => {
-    await clearAllUiState();
+    await clearDeviceMemory();
     const backend = referenceBackend();
     worker.use(...backend.handlers);
     backend.signIn('alice');

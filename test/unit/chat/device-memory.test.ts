@@ -7,7 +7,7 @@ import {
   type Remembered,
 } from '../../../src/chat/device-memory.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
-import type { RemoteChange, UiState, UiStateStore } from '../../../src/chat/ui-state-store.js';
+import type { RemoteChange, StoredMemory, DeviceMemoryStore } from '../../../src/chat/device-memory-store.js';
 
 const message = (id: string, content: string): ChatMessage => ({
   id,
@@ -17,7 +17,7 @@ const message = (id: string, content: string): ChatMessage => ({
   status: 'sent',
 });
 
-function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState {
+function stored(ownerKey: string | null, extra: Partial<StoredMemory> = {}): StoredMemory {
   return {
     open: true,
     threadListOpen: false,
@@ -32,10 +32,10 @@ function stored(ownerKey: string | null, extra: Partial<UiState> = {}): UiState 
   };
 }
 
-function harness(initial: UiState | undefined, key?: string) {
+function harness(initial: StoredMemory | undefined, key?: string) {
   let listener: ((change: RemoteChange) => void) | undefined;
-  const saves: UiState[] = [];
-  const store: UiStateStore = {
+  const saves: StoredMemory[] = [];
+  const store: DeviceMemoryStore = {
     load: async () => initial,
     save: async (state) => void saves.push(state),
     clear: vi.fn(async () => {}),
@@ -159,7 +159,7 @@ describe('DeviceMemory owner binding', () => {
       { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
     ];
     let listener: ((change: RemoteChange) => void) | undefined;
-    const saves: UiState[] = [];
+    const saves: StoredMemory[] = [];
     const live = {
       drafts: {},
       outbox: [],

@@ -10,7 +10,7 @@ import {
   ownerKeyOf,
   referenceBackend,
 } from '../../msw/reference.js';
-import { dumpAllIndexedDb, storedUiState } from '../../helpers/idb.js';
+import { dumpAllIndexedDb, storedMemory } from '../../helpers/idb.js';
 import {
   fixtureChat,
   messagesOf,
@@ -22,7 +22,7 @@ import {
   typeMessage,
 } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
-import { createUiStateStore } from '../../../src/chat/ui-state-store.js';
+import { createDeviceMemoryStore } from '../../../src/chat/device-memory-store.js';
 
 const ALICE = ownerKeyOf('alice');
 
@@ -47,7 +47,7 @@ async function aliceWithOneAnswer(worker: SetupWorker) {
   return { backend, el };
 }
 
-describe('<agent-chat> UI state in IndexedDB', () => {
+describe('<agent-chat> device memory in IndexedDB', () => {
   test('a reload restores messages, the cached list and the draft with zero requests', async ({ worker }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('How do I theme it?');
@@ -55,7 +55,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?']);
     await typeMessage(el, 'half-written follow-up');
     await expect
-      .poll(async () => Object.values((await storedUiState())?.drafts ?? {}))
+      .poll(async () => Object.values((await storedMemory())?.drafts ?? {}))
       .toEqual(['half-written follow-up']);
     const requestsBefore = backend.serviceRequests.length + backend.sessionRequests.length;
 
@@ -74,7 +74,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await again.send('And dark mode?');
     expect(backend.sessionRequests).toHaveLength(2);
     expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBe(
-      (await storedUiState())?.activeThreadId,
+      (await storedMemory())?.activeThreadId,
     );
   });
 
@@ -85,7 +85,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     const el = await fixtureChat({ mode: 'launcher', ownerKey: '-' });
     await el.open();
     await expect
-      .poll(async () => (await createUiStateStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open)
+      .poll(async () => (await createDeviceMemoryStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open)
       .toBe(true);
     const again = await reload(el, 'launcher', '-');
     expect(again.opened).toBe(true);
@@ -97,7 +97,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await el.send('How do tokens work?');
     threadListToggle(el).click();
     await expect.poll(() => threadListTitles(el)).toHaveLength(1);
-    await expect.poll(async () => (await storedUiState())?.threads.length).toBe(1);
+    await expect.poll(async () => (await storedMemory())?.threads.length).toBe(1);
     const dump = (await dumpAllIndexedDb()).join('\n');
     expect(dump).toContain('How do tokens work?');
     expect(backend.issuedTokens.length).toBeGreaterThan(0);
@@ -110,10 +110,10 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   test('clearSession() wipes what this device remembers', async ({ worker }) => {
     const { el } = await aliceWithOneAnswer(worker);
     await el.send('Private question');
-    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
     await el.clearSession();
     await settled(el);
-    expect(await storedUiState()).toBeUndefined();
+    expect(await storedMemory()).toBeUndefined();
     expect(messagesOf(el)).toHaveLength(0);
     const again = await reload(el);
     expect(messagesOf(again)).toHaveLength(0);
@@ -129,9 +129,9 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     await expect.poll(() => threadListTitles(el)).toEqual(['Alice private question']);
     // The list itself is stored (her start screen already stored an empty one, owned).
     await expect
-      .poll(async () => (await storedUiState())?.threads.map((t) => t.title))
+      .poll(async () => (await storedMemory())?.threads.map((t) => t.title))
       .toEqual(['Alice private question']);
-    await expect.poll(async () => (await storedUiState())?.owned).toBe(true);
+    await expect.poll(async () => (await storedMemory())?.owned).toBe(true);
 
     backend.signIn(null); // Alice signed out on the site, but the page still renders her key
     const again = await reload(el);
@@ -143,7 +143,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
       .toContain('Sign in to see your past conversations.');
     await settled(again);
     expect(messagesOf(again)).toHaveLength(0);
-    await expect.poll(async () => JSON.stringify((await storedUiState()) ?? {})).not.toContain('Alice');
+    await expect.poll(async () => JSON.stringify((await storedMemory()) ?? {})).not.toContain('Alice');
   });
 
   test("a remembered thread that now answers 404 leaves the list; the visitor's text stays for Retry", async ({
@@ -151,8 +151,8 @@ describe('<agent-chat> UI state in IndexedDB', () => {
   }) => {
     const { backend, el } = await aliceWithOneAnswer(worker);
     await el.send('Alice question');
-    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
-    await backend.deleteBehindTheScenes('alice', (await storedUiState())!.activeThreadId!);
+    await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
+    await backend.deleteBehindTheScenes('alice', (await storedMemory())!.activeThreadId!);
 
     const again = await reload(el);
     expect(messagesOf(again)).toHaveLength(2);
@@ -175,13 +175,13 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     worker.use(...backend.handlers);
     const mine = await fixtureChat();
     await mine.send('Question for project one');
-    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
     const other = await fixture<AgentChat>(
       html`<agent-chat project-id="proj_other" integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`,
     );
     await settled(other);
     expect(messagesOf(other)).toHaveLength(0);
-    expect(await storedUiState(`proj_other:${INTEGRATION_ID}`)).toBeUndefined();
+    expect(await storedMemory(`proj_other:${INTEGRATION_ID}`)).toBeUndefined();
     expect(PROJECT_ID).not.toBe('proj_other');
   });
 
@@ -191,7 +191,7 @@ describe('<agent-chat> UI state in IndexedDB', () => {
     backend.signIn('alice');
     const first = await fixtureChat({ ownerKey: ALICE });
     await first.send('Shared computer question');
-    await expect.poll(async () => (await storedUiState())?.messages.length).toBe(2);
+    await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
     // A second tab of the same site: same scope, its own element and channel.
     const second = await fixtureChat({ ownerKey: ALICE });
     await settled(second);
@@ -199,6 +199,6 @@ describe('<agent-chat> UI state in IndexedDB', () => {
 
     await first.clearSession();
     await expect.poll(() => messagesOf(second).length).toBe(0);
-    expect(await storedUiState()).toBeUndefined();
+    expect(await storedMemory()).toBeUndefined();
   });
 });

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createStore, type UseStore } from 'idb-keyval';
 import {
   CHUNK_SIZE,
-  createUiStateStore,
+  createDeviceMemoryStore,
   type RemoteChange,
-  type UiState,
-} from '../../../src/chat/ui-state-store.js';
+  type StoredMemory,
+} from '../../../src/chat/device-memory-store.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 
 const message = (i: number, content = `message ${i}`): ChatMessage => ({
@@ -16,7 +16,7 @@ const message = (i: number, content = `message ${i}`): ChatMessage => ({
   status: 'complete',
 });
 
-function state(messages: ChatMessage[], extra: Partial<UiState> = {}): UiState {
+function state(messages: ChatMessage[], extra: Partial<StoredMemory> = {}): StoredMemory {
   return {
     open: true,
     threadListOpen: false,
@@ -54,10 +54,10 @@ function countingStore() {
   return { store: () => store, puts };
 }
 
-describe('createUiStateStore', () => {
+describe('createDeviceMemoryStore', () => {
   it('writes one more answer in a 1,000-message thread as one chunk and the head, not the thread', async () => {
     const { store, puts } = countingStore();
-    const ui = createUiStateStore('p:chunks', { store });
+    const ui = createDeviceMemoryStore('p:chunks', { store });
     const messages = Array.from({ length: 1000 }, (_, i) => message(i));
     await ui.save(state(messages));
     expect(puts.filter((k) => k.includes(':m:'))).toHaveLength(Math.ceil(1000 / CHUNK_SIZE));
@@ -75,15 +75,15 @@ describe('createUiStateStore', () => {
     await ui.save(state([...messages, longer]));
     expect(puts).toEqual([]);
     // Read back whole, in order, by another reader (a reload).
-    const read = await createUiStateStore('p:chunks').load();
+    const read = await createDeviceMemoryStore('p:chunks').load();
     expect(read?.messages).toHaveLength(1001);
     expect(read?.messages.at(-1)?.content).toBe('one more answer, longer');
     expect(read?.messages.map((m) => m.id)).toEqual([...messages.map((m) => m.id), 'm1000']);
   });
 
   it('tells another tab what changed, which assembles the same messages and keeps unchanged ones as they were', async () => {
-    const writer = createUiStateStore('p:tabs');
-    const reader = createUiStateStore('p:tabs');
+    const writer = createDeviceMemoryStore('p:tabs');
+    const reader = createDeviceMemoryStore('p:tabs');
     const changes: RemoteChange[] = [];
     reader.watch((change) => changes.push(change));
     const messages = Array.from({ length: 70 }, (_, i) => message(i));
@@ -103,12 +103,12 @@ describe('createUiStateStore', () => {
   });
 
   it('reads a head and its chunks as one: another tab replacing the chunks meanwhile never makes the conversation read empty', async () => {
-    const writer = createUiStateStore('p:whole');
+    const writer = createDeviceMemoryStore('p:whole');
     await writer.save(state([message(0), message(1, 'answer 0')]));
     const lengths: number[] = [];
     for (let i = 1; i <= 40; i += 1) {
       // A tab opening (a reload) while another writes the answer as it grows.
-      const read = createUiStateStore('p:whole').load(true);
+      const read = createDeviceMemoryStore('p:whole').load(true);
       const written = writer.save(state([message(0), message(1, `answer ${i}`)]));
       lengths.push((await read)?.messages.length ?? 0);
       await written;
@@ -117,9 +117,9 @@ describe('createUiStateStore', () => {
   });
 
   it('a tab that writes its list keeps the answer another tab wrote meanwhile, though it had not seen it yet', async () => {
-    const streaming = createUiStateStore('p:stale');
+    const streaming = createDeviceMemoryStore('p:stale');
     // This tab has not followed the other's writes yet: their message is still on the way.
-    const late = createUiStateStore('p:stale');
+    const late = createDeviceMemoryStore('p:stale');
     const question = [message(0)];
     const answered = [message(0), message(1, 'the answer, complete')];
     const list = [
@@ -134,11 +134,11 @@ describe('createUiStateStore', () => {
     await late.save(state(question));
     await streaming.save(state(answered));
     await late.save(state(question, { threads: list, owned: true }));
-    const stored = await createUiStateStore('p:stale').load(true);
+    const stored = await createDeviceMemoryStore('p:stale').load(true);
     expect(stored?.messages.map((m) => m.content)).toEqual(['message 0', 'the answer, complete']);
     expect(stored?.threads.map((t) => t.title)).toEqual(['A question']);
     // The other tab is told the same: the device's head, with this tab's list.
-    const watcher = createUiStateStore('p:stale');
+    const watcher = createDeviceMemoryStore('p:stale');
     const changes: RemoteChange[] = [];
     watcher.watch((change) => changes.push(change));
     await late.save(state(question, { threads: list, owned: true, drafts: { th_1: 'and' } }));
@@ -148,16 +148,16 @@ describe('createUiStateStore', () => {
   });
 
   it('reads an answer that was streaming when the page went away as interrupted, and a question being sent as failed', async () => {
-    const ui = createUiStateStore('p:cut');
+    const ui = createDeviceMemoryStore('p:cut');
     await ui.save(
       state([
         { ...message(0), status: 'sending' },
         { ...message(1), status: 'streaming', questionAnswerId: 'qa_1' },
       ]),
     );
-    const read = await createUiStateStore('p:cut').load();
+    const read = await createDeviceMemoryStore('p:cut').load();
     expect(read?.messages.map((m) => m.status)).toEqual(['failed', 'interrupted']);
-    expect((await createUiStateStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual([
+    expect((await createDeviceMemoryStore('p:cut').load(true))?.messages.map((m) => m.status)).toEqual([
       'sending',
       'streaming',
     ]);

@@ -9,7 +9,7 @@ import type { ChatMessage } from './types.js';
  * What the widget remembers across reloads, per project + integration. Never a token or a
  * key: only what the visitor already sees, so a reload can render at once with no request.
  */
-export interface UiState {
+export interface StoredMemory {
   open: boolean;
   threadListOpen: boolean;
   activeThreadId: string | null;
@@ -31,9 +31,9 @@ export interface UiState {
 }
 
 /** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
-type Panel = Pick<UiState, 'open' | 'threadListOpen'>;
+type Panel = Pick<StoredMemory, 'open' | 'threadListOpen'>;
 /** What tabs share: everything bound to the owner, messages kept apart in chunks. */
-type Head = Omit<UiState, 'open' | 'threadListOpen' | 'messages'> & { chunks: string[] };
+type Head = Omit<StoredMemory, 'open' | 'threadListOpen' | 'messages'> & { chunks: string[] };
 /** A head as an older version may have written it. */
 type StoredHead = Head & { queued?: OutboxEntry[] };
 
@@ -41,19 +41,21 @@ type StoredHead = Head & { queued?: OutboxEntry[] };
 export const CHUNK_SIZE = 32;
 
 /** A change another tab (or another widget of the page) made to this scope; no state: wiped. */
-export type RemoteChange = { state?: UiState };
+export type RemoteChange = { state?: StoredMemory };
 
-export interface UiStateStore {
+export interface DeviceMemoryStore {
   /** What is stored; `live` keeps an answer that was streaming as streaming (another tab may still stream it). */
-  load(live?: boolean): Promise<UiState | undefined>;
+  load(live?: boolean): Promise<StoredMemory | undefined>;
   /** Writes what changed since the last save (or load, or remote change) and tells the other tabs. */
-  save(state: UiState): Promise<void>;
+  save(state: StoredMemory): Promise<void>;
   /** Forgets everything of this scope and tells the other tabs. */
   clear(): Promise<void>;
   /** Calls `listener` with what another tab (or widget) saved, or without state when it wiped. Returns an unsubscribe. */
   watch(listener: (change: RemoteChange) => void): () => void;
 }
 
+// The database, object store, channel and key names (`<scope>:ui…`) predate the name device
+// memory: renamed, every visitor's remembered state would be lost.
 const CHANNEL = 'agent-chat.ui-state';
 
 let warned = false;
@@ -214,14 +216,17 @@ let chunkStamps = 0;
 const stamp = () => `${Date.now().toString(36)}.${(++chunkStamps).toString(36)}`;
 
 /**
- * UI state in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
+ * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
  * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
  * messages changed (messages are replaced, never mutated, so identity tells). Every save tells
  * the other tabs on a BroadcastChannel what changed, so they follow without reading the
  * database. Every failure (private mode, blocked storage, a quota) degrades to "no cache" with
  * one console warning, never to a broken widget.
  */
-export function createUiStateStore(scope: string, options: { store?: () => UseStore } = {}): UiStateStore {
+export function createDeviceMemoryStore(
+  scope: string,
+  options: { store?: () => UseStore } = {},
+): DeviceMemoryStore {
   const headKey = `${scope}:ui`;
   const panelKey = `${scope}:ui:panel`;
   const chunkKey = (id: string) => `${scope}:ui:m:${id}`;
@@ -250,12 +255,12 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     chunkIds = [...ids];
   };
 
-  const stateOf = (h: Head, p: Panel, messages: ChatMessage[]): UiState => {
+  const stateOf = (h: Head, p: Panel, messages: ChatMessage[]): StoredMemory => {
     const { chunks: _chunks, ...rest } = h;
     return { ...p, ...rest, messages };
   };
 
-  async function read(live: boolean): Promise<UiState | undefined> {
+  async function read(live: boolean): Promise<StoredMemory | undefined> {
     // One transaction: between a head read alone and its chunks read after, another tab's
     // write could delete a chunk the head still names, and the conversation would read empty.
     const [rawHead, rawPanel, values] = await store()('readonly', (os) => {
@@ -302,7 +307,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
     return stateOf(h, p, messages);
   }
 
-  function write(state: UiState): Promise<void> {
+  function write(state: StoredMemory): Promise<void> {
     const ids: string[] = [];
     const fresh = new Map<string, readonly ChatMessage[]>();
     for (let at = 0, i = 0; at < state.messages.length; at += CHUNK_SIZE, i += 1) {
@@ -465,7 +470,7 @@ export function createUiStateStore(scope: string, options: { store?: () => UseSt
 }
 
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
-export async function clearAllUiState(): Promise<void> {
+export async function clearDeviceMemory(): Promise<void> {
   // After the writes already asked for, so none of them lands after the wipe.
   writes = writes.then(() => clearAll(idbStore())).catch(warnOnce);
   await writes;
