@@ -1,5 +1,4 @@
 import { ApiError, isAbortError } from '../api/errors.js';
-import type { FeedbackRequest } from '../api/types.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
@@ -10,8 +9,9 @@ import { ServiceConnection, type ConnectionConfig } from './service-connection.j
 import { TabHandoff } from './tab-handoff.js';
 import { ThreadList, type ThreadListSnapshot } from './thread-list.js';
 import type { ClientTool } from '../public-types.js';
-import { transcriptMarkdown, type TranscriptLabels } from './transcript.js';
+import { conversationTranscript, type TranscriptLabels } from './transcript.js';
 import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
+import type { FeedbackComment } from '../../contract/types.js';
 import type { DeviceMemoryStore } from './device-memory-store.js';
 
 /** Keeps nothing: the device is not touched (consent not given yet). */
@@ -28,14 +28,15 @@ export interface ChatSessionConfig extends ConnectionConfig {
   ownerKey: string;
 }
 
-export interface ChatSessionHooks extends Omit<ConversationHooks, 'onChange' | 'onThreadGone' | 'onError'> {
+export interface ChatSessionHooks extends Omit<
+  ConversationHooks,
+  'onChange' | 'onThreadGone' | 'onError' | 'onOffline' | 'onBusy'
+> {
   onChange(snapshot: ChatSnapshot): void;
   onError(error: ErrorInfo): void;
   onSessionChange?(status: SessionStatus): void;
   /** The device remembered the panel open or closed; the host owns that state. */
   onPanelRestored?(open: boolean): void;
-  /** The service took the visitor's feedback on an answer. */
-  onFeedback?(detail: { questionAnswerId: string; reaction: Reaction }): void;
 }
 
 export interface ChatSessionOptions {
@@ -74,12 +75,13 @@ export interface ChatSnapshot {
 export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
 
 /**
- * The whole conversation core, without a DOM: token manager and API client (built lazily from
- * the config), the conversation, the thread list, drafts and what the device remembers, bound
- * to the owner it belongs to. Views call intent methods and render `snapshot`.
+ * The whole conversation core, without a DOM: it builds its parts and ties them together. The
+ * connection (token manager and API client, built lazily from the config), the conversation,
+ * the outbox, the thread list, drafts and the device memory, bound to the owner it belongs to.
+ * Views call intent methods and render `snapshot`.
  *
- * Every request is abortable, and `forget` bumps a generation so a result that arrives after
- * a reset is dropped rather than shown or stored.
+ * Every request is abortable, and `forget` aborts what is under way, so a result that arrives
+ * after a reset is dropped rather than shown or stored.
  */
 export class ChatSession {
   private readonly conversation: Conversation;
@@ -90,16 +92,14 @@ export class ChatSession {
   });
   private readonly threadList: ThreadList;
   private readonly memory: DeviceMemory;
-  private readonly connection: ServiceConnection;
   private readonly owner: OwnerGate;
+  private readonly connection: ServiceConnection;
   private current: ChatSnapshot;
   private drafts: Record<string, string> = {};
-  private threadListOpen = false;
-  private generation = 0;
+  /** The thread being opened; a new one, a new conversation or a reset abandons it. */
   private opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   private connected = false;
-  private threadListChosen = false;
   private readonly tabs = new TabHandoff({
     scope: () => this.options.scope(),
     connected: () => this.connected,
@@ -123,44 +123,56 @@ export class ChatSession {
       options.fetch,
     );
     const client = () => this.connection.client();
-    this.conversation = new Conversation(
-      client,
-      {
-        ...hooks,
-        onChange: () => this.publish(),
-        onAnswerStart: (detail) => {
-          hooks.onAnswerStart?.(detail);
-          // The question, its thread and the answer's id go to the device at once: a reload (or
-          // another tab) a moment later reattaches to the answer or follows it.
-          void this.memory.flush();
-        },
-        onBusy: (busy) => this.tabs.setBusy(busy),
-        onAnswerEnd: (detail) => {
-          hooks.onAnswerEnd?.(detail);
-          this.outbox.sendNext();
-          // A message creates or bumps a thread: the list is out of date.
-          this.threadList.markStale();
-          this.refreshIfOpen();
-        },
-        onThreadGone: (threadId) => this.threadList.drop(threadId),
-        onOffline: (text) => this.outbox.takeBack(text),
-        onError: (error) => hooks.onError(error),
-      },
-      { schedule: options.schedule, tools: options.tools, locale: options.locale },
-    );
+    this.conversation = new Conversation(client, this.conversationHooks(), options);
     this.threadList = new ThreadList(client, {
       onChange: () => this.publish(),
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
+      onError: (error) => hooks.onError(error),
     });
-    this.memory = new DeviceMemory({
+    this.memory = this.deviceMemory();
+    this.owner = new OwnerGate(this.connection, this.memory, {
+      onOwnerChanged: () => void this.forget('owner-changed'),
+    });
+    this.current = this.build();
+  }
+
+  /** The conversation's hooks: the host's, and what its answers mean to the other parts. */
+  private conversationHooks(): ConversationHooks {
+    const { hooks } = this;
+    return {
+      ...hooks,
+      onChange: () => this.publish(),
+      onAnswerStart: (detail) => {
+        hooks.onAnswerStart?.(detail);
+        // The question, its thread and the answer's id go to the device at once: a reload (or
+        // another tab) a moment later reattaches to the answer or follows it.
+        void this.memory.flush();
+      },
+      onBusy: (busy) => this.tabs.setBusy(busy),
+      onAnswerEnd: (detail) => {
+        hooks.onAnswerEnd?.(detail);
+        this.outbox.sendNext();
+        // A message creates or bumps a thread: the list is out of date.
+        this.threadList.markStale();
+        this.threadList.refreshIfOpen();
+      },
+      onThreadGone: (threadId) => this.threadList.drop(threadId),
+      onOffline: (text) => this.outbox.takeBack(text),
+      onError: (error) => hooks.onError(error),
+    };
+  }
+
+  private deviceMemory(): DeviceMemory {
+    const { options } = this;
+    return new DeviceMemory({
       // Before consent, a store that keeps nothing: IndexedDB is not even opened.
       openStore: (scope) => ((options.storageAllowed?.() ?? true) ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.owner.currentKey,
       collect: () => ({
         drafts: this.drafts,
-        threadListOpen: this.threadListOpen,
+        threadListOpen: this.threadList.open,
         activeThreadId: this.conversation.snapshot.threadId,
         messages: this.conversation.snapshot.messages,
         threads: this.threadList.snapshot.threads,
@@ -169,8 +181,8 @@ export class ChatSession {
       }),
       restorePanel: ({ threadListOpen, open }) => {
         // The visitor (or the page) may have opened or closed the list before the device answered.
-        if (!this.threadListChosen) this.threadListOpen = threadListOpen;
-        hooks.onPanelRestored?.(open);
+        this.threadList.restoreOpen(threadListOpen);
+        this.hooks.onPanelRestored?.(open);
         this.publish();
       },
       restoreConversations: (remembered, how) =>
@@ -178,10 +190,6 @@ export class ChatSession {
       confirmOwner: () => this.owner.awaitConfirmation(),
       wipedElsewhere: () => this.forget('other-tab'),
     });
-    this.owner = new OwnerGate(this.connection, this.memory, {
-      onOwnerChanged: () => void this.forget('owner-changed'),
-    });
-    this.current = this.build();
   }
 
   get snapshot(): ChatSnapshot {
@@ -197,25 +205,19 @@ export class ChatSession {
   connect(): void {
     this.connected = true;
     this.syncConfig();
-    if (typeof addEventListener === 'function') {
-      addEventListener('online', this.online);
-      addEventListener('offline', this.offline);
-    }
+    this.outbox.connect();
     this.memory.open(this.options.scope());
     // A list remembered open with nothing it may show stays closed rather than "loading"
     // forever: opening it asks the service, and that is the visitor's call.
     void this.memory.hydrated.then(() => {
       const { status, threads } = this.threadList.snapshot;
-      if (this.threadListOpen && status === 'idle' && !threads.length) this.setThreadListOpen(false);
+      if (this.threadList.open && status === 'idle' && !threads.length) this.threadList.setOpen(false);
     });
   }
 
   disconnect(): void {
     this.connected = false;
-    if (typeof removeEventListener === 'function') {
-      removeEventListener('online', this.online);
-      removeEventListener('offline', this.offline);
-    }
+    this.outbox.disconnect();
     this.conversation.dispose();
     this.memory.close();
   }
@@ -230,10 +232,6 @@ export class ChatSession {
     this.memory.setPanelOpen(open);
   }
 
-  /**
-   * Whether the visitor can see the conversation (the panel is open, or the chat is inline):
-   * the moment a remembered conversation of a named owner may cost a session to confirm.
-   */
   setVisible(visible: boolean): void {
     this.owner.setVisible(visible);
   }
@@ -280,20 +278,6 @@ export class ChatSession {
     return true;
   }
 
-  /** "Remove queued message" on a question in the outbox. */
-  removeFromOutbox(id: string): void {
-    this.outbox.remove(id);
-  }
-
-  /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
-  transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
-    const { threadId, messages } = this.conversation.snapshot;
-    const title =
-      this.threadList.snapshot.threads.find((t) => t.id === threadId)?.title ||
-      messages.find((m) => m.role === 'user')?.content.slice(0, 80);
-    return transcriptMarkdown(messages, { ...labels, ...(title ? { title } : {}) });
-  }
-
   /**
    * Consent changed. Granted: what is on screen is written from now on. Revoked: what was
    * stored is wiped, and nothing is written again until it is granted.
@@ -307,19 +291,18 @@ export class ChatSession {
     this.publish();
   }
 
+  removeFromOutbox(id: string): void {
+    this.outbox.remove(id);
+  }
+
+  transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
+    return conversationTranscript(this.conversation.snapshot, this.threadList.snapshot.threads, labels);
+  }
+
   stop(): void {
     this.conversation.stop();
   }
 
-  /** Back online: the outbox goes, each question once. */
-  private readonly online = () => {
-    this.publish();
-    this.outbox.sendNext();
-  };
-
-  private readonly offline = () => this.publish();
-
-  /** The visitor's Allow / Deny on a tool call that asked for approval. */
   decideTool(toolCallId: string, allowed: boolean): void {
     this.conversation.decideTool(toolCallId, allowed);
   }
@@ -328,49 +311,28 @@ export class ChatSession {
     return this.conversation.retry(messageId);
   }
 
-  /**
-   * Records on the service that the visitor asked for a person in the open thread. Best effort:
-   * the handoff itself goes on whatever the answer (an older service may not know the call).
-   */
-  async reportHandoff(): Promise<void> {
-    const threadId = this.conversation.snapshot.threadId;
-    if (threadId)
-      await this.connection
-        .client()
-        .reportHandoff(threadId)
-        .catch(() => {});
+  reportHandoff(): Promise<void> {
+    return this.conversation.reportHandoff();
   }
 
-  /**
-   * The visitor's feedback on an answer (wire §8). Shown at once; if the service refuses it, the
-   * previous reaction comes back and the failure is reported. Without an answer id (an answer
-   * from a service older than §9) there is nothing to send it about.
-   */
-  async react(
-    messageId: string,
-    reaction: Reaction,
-    comment: FeedbackRequest['comment'] = null,
-  ): Promise<boolean> {
-    const message = this.conversation.snapshot.messages.find((m) => m.id === messageId);
-    const questionAnswerId = message?.questionAnswerId;
-    if (!message || !questionAnswerId) return false;
-    const previous = message.reaction ?? null;
-    this.conversation.setReaction(messageId, reaction);
-    try {
-      await this.connection.client().sendFeedback({ questionAnswerId, reaction, comment });
-      this.hooks.onFeedback?.({ questionAnswerId, reaction });
-      return true;
-    } catch (error) {
-      this.conversation.setReaction(messageId, previous);
-      if (!isAbortError(error)) this.hooks.onError(describeError(error));
-      return false;
-    }
+  react(messageId: string, reaction: Reaction, comment: FeedbackComment | null = null): Promise<boolean> {
+    return this.conversation.react(messageId, reaction, comment);
   }
 
-  /** Asks again for the last answer (it is replaced). */
   regenerate(): Promise<void> {
-    const last = this.conversation.snapshot.messages.at(-1);
-    return last?.role === 'assistant' ? this.conversation.retry(last.id) : Promise.resolve();
+    return this.conversation.regenerate();
+  }
+
+  setThreadListOpen(open: boolean): void {
+    this.threadList.setOpen(open);
+  }
+
+  loadThreads(more: boolean): Promise<void> {
+    return this.threadList.load(more);
+  }
+
+  renameThread(threadId: string, title: string): Promise<void> {
+    return this.threadList.rename(threadId, title);
   }
 
   setDraft(text: string): void {
@@ -382,36 +344,21 @@ export class ChatSession {
     this.conversation.reset();
   }
 
-  /** Shows or hides the thread list; showing it is the moment it may ask the service. */
-  setThreadListOpen(visible: boolean): void {
-    this.threadListOpen = visible;
-    this.threadListChosen = true;
-    const { status } = this.threadList.snapshot;
-    if (visible && (status === 'idle' || status === 'error')) void this.threadList.refresh();
-    this.publish();
-  }
-
-  /** The next page of the list, or (`more` false) the list again after an error. */
-  loadThreads(more: boolean): Promise<void> {
-    return more ? this.threadList.loadMore() : this.threadList.refresh();
-  }
-
   /** Resumes a thread. A thread the service no longer knows leaves the list. */
   async openThread(threadId: string): Promise<void> {
     this.opening?.abort();
     const opening = new AbortController();
     this.opening = opening;
-    const generation = this.generation;
     try {
       const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
-      if (generation !== this.generation || opening.signal.aborted) return;
+      if (opening.signal.aborted) return;
       this.conversation.reset(
         thread.id,
         thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])),
       );
       this.tabs.reattachLast();
     } catch (error) {
-      if (isAbortError(error) || generation !== this.generation || opening.signal.aborted) return;
+      if (isAbortError(error) || opening.signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) this.threadList.drop(threadId);
       this.hooks.onError(describeError(error));
     } finally {
@@ -419,25 +366,10 @@ export class ChatSession {
     }
   }
 
-  /** Renames a thread (§10); a failure is reported and the old title stays. */
-  async renameThread(threadId: string, title: string): Promise<void> {
-    const generation = this.generation;
-    try {
-      await this.threadList.rename(threadId, title);
-    } catch (error) {
-      if (generation === this.generation && !isAbortError(error)) this.hooks.onError(describeError(error));
-    }
-  }
-
+  /** Deletes a thread; the conversation on screen starts over when it was that thread. */
   async deleteThread(threadId: string): Promise<void> {
-    const generation = this.generation;
-    try {
-      await this.threadList.remove(threadId);
-      if (generation === this.generation && this.conversation.snapshot.threadId === threadId)
-        this.conversation.reset();
-    } catch (error) {
-      if (generation === this.generation) this.hooks.onError(describeError(error));
-    }
+    if ((await this.threadList.remove(threadId)) && this.conversation.snapshot.threadId === threadId)
+      this.conversation.reset();
   }
 
   /**
@@ -447,7 +379,6 @@ export class ChatSession {
    * An open list reloads for whoever is here now.
    */
   forget(reason: ForgetReason): Promise<void> {
-    this.generation += 1;
     this.opening?.abort();
     this.tabs.reset();
     this.owner.reset();
@@ -457,7 +388,7 @@ export class ChatSession {
     this.conversation.reset();
     this.threadList.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
-    this.refreshIfOpen();
+    this.threadList.refreshIfOpen();
     this.publish();
     return wiped;
   }
@@ -498,10 +429,6 @@ export class ChatSession {
     this.publish();
   }
 
-  private refreshIfOpen(): void {
-    if (this.threadListOpen && this.threadList.snapshot.status === 'idle') void this.threadList.refresh();
-  }
-
   private build(): ChatSnapshot {
     const config = this.options.config();
     const conversation = this.conversation.snapshot;
@@ -509,7 +436,7 @@ export class ChatSession {
       conversation,
       threadList: this.threadList.snapshot,
       draft: this.drafts[conversation.threadId ?? ''] ?? '',
-      threadListOpen: this.threadListOpen,
+      threadListOpen: this.threadList.open,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
       outbox: this.outbox.entries,
       offline: isOffline(),

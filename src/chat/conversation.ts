@@ -1,8 +1,11 @@
 import type { ApiClient } from '../api/api-client.js';
+import { isAbortError } from '../api/errors.js';
 import type { ThreadMessage } from '../api/types.js';
+import type { FeedbackComment } from '../../contract/types.js';
 import type { ClientTool } from '../public-types.js';
 import { outcomeOf } from './answer-accumulator.js';
 import { AnswerTurn, localId, type TurnHooks, type TurnHost, type TurnParts } from './answer-turn.js';
+import { describeError } from './describe-error.js';
 import { reattachDelay } from './reattach.js';
 import { ToolRunner, viewOf, type ToolHooks } from './tools.js';
 import type { AnswerOutcome, ChatMessage, ConversationSnapshot, Reaction } from './types.js';
@@ -19,6 +22,8 @@ export interface ConversationHooks extends TurnHooks, ToolHooks {
   onThreadChange?(threadId: string | null): void;
   /** A request of this conversation started (true) or ended, however it ended (false). */
   onBusy?(busy: boolean): void;
+  /** The service took the visitor's feedback on an answer. */
+  onFeedback?(detail: { questionAnswerId: string; reaction: Reaction }): void;
 }
 
 export interface ConversationOptions {
@@ -209,10 +214,54 @@ export class Conversation {
     inFlight?.abort();
   }
 
-  /** Records the visitor's reaction on an answer (feedback, wire §8); null takes it back. */
-  setReaction(messageId: string, reaction: Reaction | null): void {
+  /**
+   * The visitor's feedback on an answer (wire §8). Shown at once; if the service refuses it, the
+   * previous reaction comes back and the failure is reported. Without an answer id (an answer
+   * from a service older than §9) there is nothing to send it about.
+   */
+  async react(
+    messageId: string,
+    reaction: Reaction,
+    comment: FeedbackComment | null = null,
+  ): Promise<boolean> {
     const message = this.messages.find((m) => m.id === messageId);
-    if (!message || message.role !== 'assistant') return;
+    const questionAnswerId = message?.questionAnswerId;
+    if (!message || !questionAnswerId) return false;
+    const previous = message.reaction ?? null;
+    this.setReaction(message, reaction);
+    try {
+      await this.api().sendFeedback({ questionAnswerId, reaction, comment });
+      this.hooks.onFeedback?.({ questionAnswerId, reaction });
+      return true;
+    } catch (error) {
+      this.setReaction(
+        this.messages.find((m) => m.id === messageId),
+        previous,
+      );
+      if (!isAbortError(error)) this.hooks.onError?.(describeError(error));
+      return false;
+    }
+  }
+
+  /** Asks again for the last answer (it is replaced). */
+  regenerate(): Promise<void> {
+    const last = this.messages.at(-1);
+    return last?.role === 'assistant' ? this.retry(last.id) : Promise.resolve();
+  }
+
+  /**
+   * Records on the service that the visitor asked for a person in this thread. Best effort: the
+   * handoff itself goes on whatever the answer (an older service may not know the call).
+   */
+  async reportHandoff(): Promise<void> {
+    if (this.threadId)
+      await this.api()
+        .reportHandoff(this.threadId)
+        .catch(() => {});
+  }
+
+  private setReaction(message: ChatMessage | undefined, reaction: Reaction | null): void {
+    if (message?.role !== 'assistant') return;
     this.replace(message, { ...message, reaction });
     this.publishNow();
   }

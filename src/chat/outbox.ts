@@ -31,6 +31,11 @@ const newEntry = (text: string): OutboxEntry => ({ id: `q${Date.now().toString(3
  */
 export class Outbox {
   private items: readonly OutboxEntry[] = [];
+  private readonly online = () => {
+    this.hooks.onChange();
+    this.sendNext();
+  };
+  private readonly offline = () => this.hooks.onChange();
   /** Attempts of the questions that came back, by id. */
   private readonly attempts = new Map<string, number>();
   /** The entry sent last, until its answer ended. */
@@ -40,6 +45,19 @@ export class Outbox {
 
   get entries(): readonly OutboxEntry[] {
     return this.items;
+  }
+
+  /** Follows the browser's connection: back online, the outbox goes, each question once. */
+  connect(): void {
+    if (typeof addEventListener !== 'function') return;
+    addEventListener('online', this.online);
+    addEventListener('offline', this.offline);
+  }
+
+  disconnect(): void {
+    if (typeof removeEventListener !== 'function') return;
+    removeEventListener('online', this.online);
+    removeEventListener('offline', this.offline);
   }
 
   /** Adds a question at the end and sends it when it may go; false when the outbox is full. */

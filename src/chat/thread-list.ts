@@ -24,11 +24,19 @@ export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;
   /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
+  /** A rename or a deletion failed (the list stays as it was). */
+  onError?(error: ErrorInfo): void;
 }
 
-/** The owner's thread list: paged loading, deletion, and clean-up of stale entries. No DOM. */
+/**
+ * The owner's thread list: whether it is open, paged loading, rename and deletion, and clean-up
+ * of stale entries. No DOM.
+ */
 export class ThreadList {
   private state: ThreadListSnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+  private isOpen = false;
+  /** The visitor (or the page) opened or closed the list: what the device remembered no longer applies. */
+  private chosen = false;
   private request?: AbortController;
   /** Deletions under way; clear() abandons them with everything else. */
   private deletions = new AbortController();
@@ -55,9 +63,37 @@ export class ThreadList {
     if (threads !== this.state.threads) this.set({ ...this.state, threads });
   }
 
-  /** Whether the service has ever answered for an owner in this state (persisted with the cache). */
+  /** Whether the service has ever answered for an owner in this state (remembered with the list). */
   get owned(): boolean {
     return this.wasOwned;
+  }
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  /** Shows or hides the list; showing it is the moment it may ask the service. */
+  setOpen(open: boolean): void {
+    this.isOpen = open;
+    this.chosen = true;
+    const { status } = this.state;
+    if (open && (status === 'idle' || status === 'error')) void this.refresh();
+    this.hooks.onChange(this.state);
+  }
+
+  /** The device remembered the list open or closed: that applies unless the visitor chose since. */
+  restoreOpen(open: boolean): void {
+    if (!this.chosen) this.isOpen = open;
+  }
+
+  /** An open list that has nothing loaded asks the service again. */
+  refreshIfOpen(): void {
+    if (this.isOpen && this.state.status === 'idle') void this.refresh();
+  }
+
+  /** The next page (`more`), or the list again after an error. */
+  load(more: boolean): Promise<void> {
+    return more ? this.loadMore() : this.refresh();
   }
 
   async refresh(): Promise<void> {
@@ -87,26 +123,42 @@ export class ThreadList {
     }
   }
 
-  /** Deletes on the service, then drops the entry. A thread already gone is dropped all the same. */
-  async remove(threadId: string): Promise<void> {
+  /**
+   * Deletes on the service, then drops the entry; true once dropped. A thread already gone is
+   * dropped all the same; any other failure is reported and the entry stays.
+   */
+  async remove(threadId: string): Promise<boolean> {
     const { signal } = this.deletions;
     try {
       await this.api().deleteThread(threadId, { signal });
     } catch (error) {
-      if (signal.aborted) return;
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      if (signal.aborted) return false;
+      if (!(error instanceof ApiError && error.status === 404)) {
+        this.hooks.onError?.(describeError(error));
+        return false;
+      }
     }
-    if (!signal.aborted) this.drop(threadId);
+    if (signal.aborted) return false;
+    this.drop(threadId);
+    return true;
   }
 
-  /** Renames on the service (§10), then shows the title it stored; the order stays (§10). */
+  /**
+   * Renames on the service (§10), then shows the title it stored; the order stays (§10). A
+   * failure is reported and the old title stays.
+   */
   async rename(threadId: string, title: string): Promise<void> {
-    const renamed = await this.api().renameThread(threadId, title, { signal: this.deletions.signal });
-    if (this.deletions.signal.aborted) return;
-    this.set({
-      ...this.state,
-      threads: this.state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
-    });
+    const { signal } = this.deletions;
+    try {
+      const renamed = await this.api().renameThread(threadId, title, { signal });
+      if (signal.aborted) return;
+      this.set({
+        ...this.state,
+        threads: this.state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
+      });
+    } catch (error) {
+      if (!signal.aborted && !isAbortError(error)) this.hooks.onError?.(describeError(error));
+    }
   }
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */

@@ -1,4 +1,5 @@
-import type { ChatMessage } from './types.js';
+import type { ThreadSummary } from '../api/types.js';
+import type { ChatMessage, ConversationSnapshot } from './types.js';
 
 /** The words a transcript is written with, in the widget's language. */
 export interface TranscriptLabels {
@@ -14,6 +15,18 @@ const ENGLISH: TranscriptLabels = {
   assistant: 'Assistant',
   sources: 'Sources',
 };
+
+/** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
+export function conversationTranscript(
+  { threadId, messages }: ConversationSnapshot,
+  threads: readonly ThreadSummary[],
+  labels: Omit<Partial<TranscriptLabels>, 'title'> = {},
+): string {
+  const title =
+    threads.find((t) => t.id === threadId)?.title ||
+    messages.find((m) => m.role === 'user')?.content.slice(0, 80);
+  return transcriptMarkdown(messages, { ...labels, ...(title ? { title } : {}) });
+}
 
 /** The conversation as Markdown: a heading, then each turn under "You" or "Assistant". */
 export function transcriptMarkdown(
