@@ -9,9 +9,7 @@ import { ServiceConnection, type ConnectionConfig } from './service-connection.j
 import { TabHandoff } from './tab-handoff.js';
 import { ThreadList, type ThreadListSnapshot } from './thread-list.js';
 import type { ClientTool } from '../public-types.js';
-import { conversationTranscript, type TranscriptLabels } from './transcript.js';
-import type { ConversationSnapshot, ErrorInfo, Reaction } from './types.js';
-import type { FeedbackComment } from '../../contract/types.js';
+import type { ConversationSnapshot, ErrorInfo } from './types.js';
 import type { DeviceMemoryStore } from './device-memory-store.js';
 
 /** Keeps nothing: the device is not touched (consent not given yet). */
@@ -78,21 +76,23 @@ export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
  * The whole conversation core, without a DOM: it builds its parts and ties them together. The
  * connection (token manager and API client, built lazily from the config), the conversation,
  * the outbox, the thread list, drafts and the device memory, bound to the owner it belongs to.
- * Views call intent methods and render `snapshot`.
+ * Views call the intents of the part that owns them (`session.conversation.stop()`), the
+ * session's own where several parts take part (`send`, `openThread`, `forget`), and render
+ * `snapshot`.
  *
  * Every request is abortable, and `forget` aborts what is under way, so a result that arrives
  * after a reset is dropped rather than shown or stored.
  */
 export class ChatSession {
-  private readonly conversation: Conversation;
-  private readonly outbox: Outbox = new Outbox({
+  readonly conversation: Conversation;
+  readonly outbox: Outbox = new Outbox({
     onChange: () => this.publish(),
     canSend: () => !this.conversation.streaming && this.connected,
     send: (text) => this.conversation.send(text),
   });
-  private readonly threadList: ThreadList;
-  private readonly memory: DeviceMemory;
-  private readonly owner: OwnerGate;
+  readonly threadList: ThreadList;
+  readonly memory: DeviceMemory;
+  readonly owner: OwnerGate;
   private readonly connection: ServiceConnection;
   private current: ChatSnapshot;
   private drafts: Record<string, string> = {};
@@ -196,11 +196,6 @@ export class ChatSession {
     return this.current;
   }
 
-  /** Resolves once what the device remembered (if anything) has been applied. */
-  get hydrated(): Promise<void> {
-    return this.memory.hydrated;
-  }
-
   /** Starts remembering: reads the device once, follows other tabs' wipes. */
   connect(): void {
     this.connected = true;
@@ -220,25 +215,6 @@ export class ChatSession {
     this.outbox.disconnect();
     this.conversation.dispose();
     this.memory.close();
-  }
-
-  /** Writes pending changes now (the page is being hidden or unloaded). */
-  flush(): Promise<void> {
-    return this.memory.flush();
-  }
-
-  /** The panel's open state, remembered with the device-level state. */
-  setPanelOpen(open: boolean): void {
-    this.memory.setPanelOpen(open);
-  }
-
-  setVisible(visible: boolean): void {
-    this.owner.setVisible(visible);
-  }
-
-  /** Picks up another tab's state when this tab comes back into view. */
-  revisit(): void {
-    void this.memory.revisit(true);
   }
 
   /**
@@ -289,50 +265,6 @@ export class ChatSession {
     await this.memory.hydrated;
     this.owner.judge();
     this.publish();
-  }
-
-  removeFromOutbox(id: string): void {
-    this.outbox.remove(id);
-  }
-
-  transcript(labels: Omit<Partial<TranscriptLabels>, 'title'> = {}): string {
-    return conversationTranscript(this.conversation.snapshot, this.threadList.snapshot.threads, labels);
-  }
-
-  stop(): void {
-    this.conversation.stop();
-  }
-
-  decideTool(toolCallId: string, allowed: boolean): void {
-    this.conversation.decideTool(toolCallId, allowed);
-  }
-
-  retry(messageId: string): Promise<void> {
-    return this.conversation.retry(messageId);
-  }
-
-  reportHandoff(): Promise<void> {
-    return this.conversation.reportHandoff();
-  }
-
-  react(messageId: string, reaction: Reaction, comment: FeedbackComment | null = null): Promise<boolean> {
-    return this.conversation.react(messageId, reaction, comment);
-  }
-
-  regenerate(): Promise<void> {
-    return this.conversation.regenerate();
-  }
-
-  setThreadListOpen(open: boolean): void {
-    this.threadList.setOpen(open);
-  }
-
-  loadThreads(more: boolean): Promise<void> {
-    return this.threadList.load(more);
-  }
-
-  renameThread(threadId: string, title: string): Promise<void> {
-    return this.threadList.rename(threadId, title);
   }
 
   setDraft(text: string): void {

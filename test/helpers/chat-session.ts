@@ -126,6 +126,6 @@ export function session(server: Backend, memory: Device, config: Partial<ChatSes
 export const texts = (snapshot: ChatSnapshot) =>
   snapshot.conversation.messages.map((m) => m.content.slice(0, 40));
 export const settle = async (chat: ChatSession) => {
-  await chat.hydrated;
-  await chat.flush();
+  await chat.memory.hydrated;
+  await chat.memory.flush();
 };

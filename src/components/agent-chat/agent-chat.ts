@@ -13,7 +13,12 @@ import type { SessionPayload } from '../../session/types.js';
 import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
 import type { ClientTool } from '../../public-types.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
-import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
+import {
+  conversationTranscript,
+  handoffHref,
+  handoffTriggers,
+  offersHandoff,
+} from '../../chat/transcript.js';
 import { AgentChatHandoffEvent } from '../../events/handoff.js';
 import { agentBarStyles, downloadMarkdown, renderAgentBar } from './agent-bar.js';
 import hostStyles from '../../styles/host.styles.js';
@@ -201,9 +206,9 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         .map((p) => p.trim())
         .filter(Boolean);
     if (changed.has('opened') || changed.has('mode'))
-      this.chat.session.setVisible(this.mode === 'inline' || this.opened);
+      this.chat.session.owner.setVisible(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
-    this.chat.session.setPanelOpen(this.opened);
+    this.chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
       this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
@@ -238,13 +243,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       );
     };
     if (!wanted()) return;
-    await this.chat.session.hydrated;
-    if (wanted()) await this.chat.session.loadThreads(false);
+    await this.chat.session.memory.hydrated;
+    if (wanted()) await this.chat.session.threadList.load(false);
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
   protected override async getUpdateComplete(): Promise<boolean> {
-    await this.chat.session.hydrated;
+    await this.chat.session.memory.hydrated;
     return super.getUpdateComplete();
   }
 
@@ -323,13 +328,18 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   /** The transcript in the widget's language. */
   private transcript(): string {
     const { t } = this.l10n;
-    return this.chat.session.transcript({ you: t('you'), assistant: t('assistant'), sources: t('sources') });
+    const { conversation, threadList } = this.chat.snapshot;
+    return conversationTranscript(conversation, threadList.threads, {
+      you: t('you'),
+      assistant: t('assistant'),
+      sources: t('sources'),
+    });
   }
 
   private talkToPerson(): void {
     const transcript = this.transcript();
     const threadId = this.chat.snapshot.conversation.threadId;
-    void this.chat.session.reportHandoff();
+    void this.chat.session.conversation.reportHandoff();
     if (!this.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !this.handoffUrl) return;
     const href = handoffHref(this.handoffUrl, transcript, this.l10n.t('handoffSubject'));
     if (href) window.open(href, '_blank', 'noopener');
@@ -338,14 +348,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   private async handleThreadSelect(threadId: string): Promise<void> {
     await this.chat.session.openThread(threadId);
     // A thread list over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.threadListCovers()) this.chat.session.setThreadListOpen(false);
+    if (this.threadListCovers()) this.chat.session.threadList.setOpen(false);
     if (finePointer()) this.composer?.focus();
   }
 
   /** Allow / Deny on a tool card; the internal event stops here. */
   private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
-    this.chat.session.decideTool(event.detail.toolCallId, event.detail.allowed);
+    this.chat.session.conversation.decideTool(event.detail.toolCallId, event.detail.allowed);
   }
 
   /** In a narrow panel the thread list covers the conversation (a container query decides). */
@@ -359,7 +369,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   /** Opening a thread list that covers the conversation moves focus into it; closing it brings focus back to its toggle. */
   private async showThreadList(visible: boolean): Promise<void> {
-    this.chat.session.setThreadListOpen(visible);
+    this.chat.session.threadList.setOpen(visible);
     await this.updateComplete;
     if (visible && this.threadListCovers()) this.threadList?.focus();
     else if (!visible) this.threadListToggle?.focus();
@@ -367,8 +377,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   private handleActions(event: AgentChatMessageActionEvent): void {
     const { messageId, action, comment } = event.detail;
-    if (action === 'regenerate') void this.chat.session.regenerate();
-    else void this.chat.session.react(messageId, action, comment);
+    if (action === 'regenerate') void this.chat.session.conversation.regenerate();
+    else void this.chat.session.conversation.react(messageId, action, comment);
   }
 
   /**
@@ -412,8 +422,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
-        @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.renameThread(e.detail.threadId, e.detail.title)}
-        @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.loadThreads(e.detail.reason === 'more')}
+        @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}
+        @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.threadList.load(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
       <div class="main">
       ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
@@ -422,14 +432,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading} .avatar=${this.avatar}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
-        @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.retry(e.detail.messageId)}
+        @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.conversation.retry(e.detail.messageId)}
         @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>
       ${this.renderAgentBar()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
-        @agent-chat-composer-stop=${() => session.stop()}
+        @agent-chat-composer-stop=${() => session.conversation.stop()}
       ></agent-chat-composer>
       ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer" dir="auto">${this.disclaimer}</p>` : nothing}
       </div>
@@ -449,7 +459,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     return renderAgentBar(this.l10n.t, {
       outbox: snapshot.outbox,
       offline: snapshot.offline,
-      removeFromOutbox: (id) => session.removeFromOutbox(id),
+      removeFromOutbox: (id) => session.outbox.remove(id),
       handoff: offersHandoff(handoffTriggers(this.handoff), snapshot.conversation.messages.at(-1)),
       onHandoff: () => this.talkToPerson(),
     });

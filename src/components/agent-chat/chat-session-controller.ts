@@ -137,10 +137,11 @@ export class ChatSessionController implements ReactiveController {
     document.removeEventListener('visibilitychange', this.handleVisibility);
   }
 
-  private readonly flush = () => void this.session.flush();
+  private readonly flush = () => void this.session.memory.flush();
 
   private readonly handleVisibility = () => {
-    if (document.visibilityState === 'hidden') void this.session.flush();
-    else this.session.revisit();
+    if (document.visibilityState === 'hidden') void this.session.memory.flush();
+    // Another tab may have written meanwhile.
+    else void this.session.memory.revisit(true);
   };
 }

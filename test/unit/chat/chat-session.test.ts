@@ -23,7 +23,7 @@ describe('ChatSession', () => {
     const server = backend();
     server.signIn('alice');
     const { chat } = session(server, device());
-    chat.setThreadListOpen(true);
+    chat.threadList.setOpen(true);
     await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('ready'));
     expect(chat.snapshot.threadList.threads).toEqual([]);
     await chat.send('How do I theme it?');
@@ -53,14 +53,14 @@ describe('ChatSession', () => {
       await chat.send('How do I theme it?');
       const answer = chat.snapshot.conversation.messages[1];
       expect(answer.questionAnswerId).toEqual(expect.any(String));
-      expect(await chat.react(answer.id, 'downvote', { incorrect: true, issue: 'Wrong colour name' })).toBe(
-        true,
-      );
+      expect(
+        await chat.conversation.react(answer.id, 'downvote', { incorrect: true, issue: 'Wrong colour name' }),
+      ).toBe(true);
       expect(chat.snapshot.conversation.messages[1].reaction).toBe('downvote');
       expect(feedback).toEqual([{ questionAnswerId: answer.questionAnswerId, reaction: 'downvote' }]);
       expect(server.requests).toContain(`POST /agent/v1/projects/${PROJECT.id}/agent/feedback/`);
       // A second reaction replaces the first (§8): the resumed thread shows the latest.
-      expect(await chat.react(answer.id, 'upvote')).toBe(true);
+      expect(await chat.conversation.react(answer.id, 'upvote')).toBe(true);
       const threadId = chat.snapshot.conversation.threadId!;
       chat.newConversation();
       await chat.openThread(threadId);
@@ -78,7 +78,7 @@ describe('ChatSession', () => {
       server.override(async (request) =>
         request.url.endsWith('/feedback/') ? new Response('{"detail":"nope"}', { status: 500 }) : undefined,
       );
-      expect(await chat.react(answer.id, 'upvote')).toBe(false);
+      expect(await chat.conversation.react(answer.id, 'upvote')).toBe(false);
       expect(chat.snapshot.conversation.messages[1].reaction ?? null).toBeNull();
       expect(feedback).toEqual([]);
       expect(errors.map((e) => [e.code, e.status, e.key])).toEqual([
@@ -92,7 +92,7 @@ describe('ChatSession', () => {
       const { chat } = session(server, device());
       await chat.send('hello');
       const first = chat.snapshot.conversation.messages[1];
-      await chat.regenerate();
+      await chat.conversation.regenerate();
       const messages = chat.snapshot.conversation.messages;
       expect(messages.map((m) => [m.role, m.status])).toEqual([
         ['user', 'sent'],
@@ -109,7 +109,7 @@ describe('ChatSession', () => {
       server.signIn('alice');
       const { chat } = session(server, memory, { ownerKey });
       await chat.send('Alice private question');
-      chat.setThreadListOpen(true);
+      chat.threadList.setOpen(true);
       await vi.waitFor(() => expect(chat.snapshot.threadList.threads).toHaveLength(1));
       await settle(chat);
       chat.disconnect();
@@ -122,7 +122,7 @@ describe('ChatSession', () => {
       const server = await aliceRemembered(memory, keyOf('alice'));
       const before = server.requests.length;
       const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
-      await chat.hydrated;
+      await chat.memory.hydrated;
       expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]);
       expect(chat.snapshot.threadList.threads).toHaveLength(1);
       expect(server.requests.length).toBe(before);
@@ -164,12 +164,12 @@ describe('ChatSession', () => {
       const server = await aliceRemembered(memory);
       const before = server.requests.length;
       const { chat } = session(server, memory);
-      await chat.hydrated;
+      await chat.memory.hydrated;
       expect(chat.snapshot.conversation.messages).toEqual([]);
       expect(chat.snapshot.threadList.threads).toEqual([]);
       expect(chat.snapshot.threadListOpen).toBe(false); // remembered open, but it has nothing it may show
       expect(server.requests).toHaveLength(before);
-      chat.setThreadListOpen(true); // the first moment the widget may ask: the session says alice
+      chat.threadList.setOpen(true); // the first moment the widget may ask: the session says alice
       await vi.waitFor(() =>
         expect(texts(chat.snapshot)).toEqual(['Alice private question', expect.any(String)]),
       );
@@ -197,7 +197,7 @@ describe('ChatSession', () => {
       anonymous.disconnect();
       server.signIn('alice');
       const { chat } = session(server, memory);
-      chat.setThreadListOpen(true);
+      chat.threadList.setOpen(true);
       await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('ready'));
       await settle(chat);
       expect(chat.snapshot.conversation.messages).toEqual([]);
@@ -209,7 +209,7 @@ describe('ChatSession', () => {
       server.signIn('alice');
       const { chat, config } = session(server, device(), { ownerKey: keyOf('alice') });
       await chat.send('Alice private question');
-      chat.setThreadListOpen(true);
+      chat.threadList.setOpen(true);
       await vi.waitFor(() => expect(chat.snapshot.threadList.threads).toHaveLength(1));
       server.signIn('bob');
       config.ownerKey = keyOf('bob');
@@ -289,7 +289,7 @@ describe('ChatSession', () => {
     const { chat } = session(server, device());
     const sending = chat.send('Long question');
     await vi.waitFor(() => expect(chat.snapshot.conversation.messages.at(-1)?.content).toBe('Partial'));
-    chat.stop();
+    chat.conversation.stop();
     await sending;
     expect(cancels).toEqual([`${new URL(AGENT).pathname}/answers/qa_9/cancel/`]);
     expect(chat.snapshot.conversation.messages.at(-1)).toMatchObject({
@@ -325,7 +325,7 @@ describe('ChatSession', () => {
     );
     const memory = device();
     const { chat } = session(server, memory, { ownerKey: keyOf('alice') });
-    chat.setThreadListOpen(true);
+    chat.threadList.setOpen(true);
     await vi.waitFor(() => expect(chat.snapshot.threadList.status).toBe('error'));
     expect(chat.snapshot.threadList.error?.code).toBe('invalid_response');
     await settle(chat);

@@ -103,7 +103,7 @@ describe('ChatSession outbox', () => {
     const taken = [];
     for (let i = 1; i <= MAX_OUTBOX + 1; i += 1) taken.push(await chat.send(`question ${i}`));
     expect(taken).toEqual([...Array(MAX_OUTBOX).fill(true), false]);
-    chat.removeFromOutbox(chat.snapshot.outbox[1].id);
+    chat.outbox.remove(chat.snapshot.outbox[1].id);
     backOnline();
     await vi.waitFor(() => expect(chat.snapshot.outbox).toEqual([]));
     await vi.waitFor(() => expect(chat.snapshot.conversation.streaming).toBe(false));
