@@ -27,6 +27,7 @@ import type { AgentChatComposer } from '../composer/composer.js';
 import { icon, type IconName } from '../icons.js';
 import type { AgentChatThreadList } from '../thread-list/thread-list.js';
 import { ModalPanel } from './modal-panel.js';
+import { ThreadListPanel } from './thread-list-panel.js';
 import { MoreMenu, moreMenuStyles } from './more-menu.js';
 import { ViewportController } from './viewport-controller.js';
 import styles from './agent-chat.styles.js';
@@ -186,6 +187,16 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   private readonly more = new MoreMenu(this);
+  private readonly threads = new ThreadListPanel(this, {
+    session: this.chat.session,
+    list: () => this.threadList,
+    toggle: () => this.threadListToggle,
+    startScreenSignedIn: () =>
+      this.ownerKey !== '' && this.ownerKey !== '-' && (this.opened || this.mode === 'inline'),
+    opened: () => {
+      if (finePointer()) this.composer?.focus();
+    },
+  });
   private readonly modalPanel = new ModalPanel(this, {
     open: () => this.mode !== 'inline' && this.opened,
     panel: () => this.panel,
@@ -218,33 +229,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const { t, locale } = this.l10n;
     if (this.locale.value.t !== t) this.locale.setValue({ t, locale });
     super.update(changed);
-  }
-
-  override updated(): void {
-    void this.loadLatestThreads();
-  }
-
-  /**
-   * The start screen of a signed-in visitor (the page's `owner-key` says so) offers their latest
-   * conversations: the list is asked for once, when that screen is in view, and only after the
-   * device has been read (a reload that restores a conversation asks nothing).
-   */
-  private async loadLatestThreads(): Promise<void> {
-    const wanted = () => {
-      const { conversation, threadList, configured } = this.chat.snapshot;
-      const signedIn = this.ownerKey !== '' && this.ownerKey !== '-';
-      return (
-        signedIn &&
-        configured &&
-        threadList.status === 'idle' &&
-        !conversation.messages.length &&
-        !conversation.streaming &&
-        (this.opened || this.mode === 'inline')
-      );
-    };
-    if (!wanted()) return;
-    await this.chat.session.memory.hydrated;
-    if (wanted()) await this.chat.session.threadList.load(false);
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
@@ -345,34 +329,10 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     if (href) window.open(href, '_blank', 'noopener');
   }
 
-  private async handleThreadSelect(threadId: string): Promise<void> {
-    await this.chat.session.openThread(threadId);
-    // A thread list over the conversation (narrow panels) gets out of the way once a thread is chosen.
-    if (this.threadListCovers()) this.chat.session.threadList.setOpen(false);
-    if (finePointer()) this.composer?.focus();
-  }
-
   /** Allow / Deny on a tool card; the internal event stops here. */
   private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
     this.chat.session.conversation.decideTool(event.detail.toolCallId, event.detail.allowed);
-  }
-
-  /** In a narrow panel the thread list covers the conversation (a container query decides). */
-  private threadListCovers(): boolean {
-    return Boolean(
-      this.chat.snapshot.threadListOpen &&
-      this.threadList &&
-      getComputedStyle(this.threadList).position === 'absolute',
-    );
-  }
-
-  /** Opening a thread list that covers the conversation moves focus into it; closing it brings focus back to its toggle. */
-  private async showThreadList(visible: boolean): Promise<void> {
-    this.chat.session.threadList.setOpen(visible);
-    await this.updateComplete;
-    if (visible && this.threadListCovers()) this.threadList?.focus();
-    else if (!visible) this.threadListToggle?.focus();
   }
 
   private handleActions(event: AgentChatMessageActionEvent): void {
@@ -387,10 +347,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
    */
   private handleKeydown(event: KeyboardEvent): void {
     if (this.modalPanel.wrapTab(event) || event.key !== 'Escape' || event.defaultPrevented) return;
-    if (this.threadListCovers()) {
-      event.stopPropagation();
-      void this.showThreadList(false);
-    } else if (this.mode !== 'inline' && this.opened) {
+    if (this.threads.escape(event)) return;
+    if (this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
       void this.close();
     }
@@ -410,7 +368,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       @agent-chat-tool-decide=${this.handleToolDecide}>
       <header part="header">
         <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
-          aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.showThreadList(!this.chat.snapshot.threadListOpen)}>${icon('menu')}</button>
+          aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.threads.show(!this.chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
         ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
@@ -418,9 +376,9 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
-      <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.showThreadList(false)}></div>
+      <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.threads.show(false)}></div>
       <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
-        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.threads.select(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.threadList.load(e.detail.reason === 'more')}
@@ -431,7 +389,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
         .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading} .avatar=${this.avatar}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
-        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.handleThreadSelect(e.detail.threadId)}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.threads.select(e.detail.threadId)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.conversation.retry(e.detail.messageId)}
         @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>

@@ -1,0 +1,85 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ChatSession } from '../../chat/chat-session.js';
+import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+
+export interface ThreadListPanelOptions {
+  session: ChatSession;
+  list: () => AgentChatThreadList | null;
+  /** The header's "Conversations" button, where focus returns when the list closes. */
+  toggle: () => HTMLElement | null;
+  /**
+   * The start screen is in view for a signed-in visitor (the page's `owner-key` says so): the
+   * place where their latest threads show.
+   */
+  startScreenSignedIn: () => boolean;
+  /** A thread was chosen and is on screen. */
+  opened: () => void;
+}
+
+/**
+ * The thread list as the root shows it: beside the conversation, or over it in a narrow panel
+ * (a container query decides), where opening it moves focus in, Escape or choosing a thread
+ * closes it, and focus goes back to its toggle. Also asks for the list once for the start screen
+ * of a signed-in visitor (decision 212): when that screen is in view, and only after the device
+ * has been read (a reload that restores a conversation asks nothing).
+ */
+export class ThreadListPanel implements ReactiveController {
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly options: ThreadListPanelOptions,
+  ) {
+    host.addController(this);
+  }
+
+  /** The list is open over the conversation. */
+  get covers(): boolean {
+    const list = this.options.list();
+    return Boolean(
+      this.options.session.snapshot.threadListOpen && list && getComputedStyle(list).position === 'absolute',
+    );
+  }
+
+  async show(visible: boolean): Promise<void> {
+    this.options.session.threadList.setOpen(visible);
+    await this.host.updateComplete;
+    if (visible && this.covers) this.options.list()?.focus();
+    else if (!visible) this.options.toggle()?.focus();
+  }
+
+  /** Resumes a thread; a list over the conversation gets out of the way. */
+  async select(threadId: string): Promise<void> {
+    const { session } = this.options;
+    await session.openThread(threadId);
+    if (this.covers) session.threadList.setOpen(false);
+    this.options.opened();
+  }
+
+  /** Escape: closes a list that covers the conversation. Returns whether it did. */
+  escape(event: KeyboardEvent): boolean {
+    if (!this.covers) return false;
+    event.stopPropagation();
+    void this.show(false);
+    return true;
+  }
+
+  hostUpdated(): void {
+    void this.loadForStartScreen();
+  }
+
+  private async loadForStartScreen(): Promise<void> {
+    const { session } = this.options;
+    const wanted = () => {
+      const { conversation, threadList, configured } = session.snapshot;
+      return (
+        this.options.startScreenSignedIn() &&
+        configured &&
+        threadList.status === 'idle' &&
+        !conversation.messages.length &&
+        !conversation.streaming
+      );
+    };
+    if (!wanted()) return;
+    await session.memory.hydrated;
+    if (wanted()) await session.threadList.load(false);
+  }
+}
