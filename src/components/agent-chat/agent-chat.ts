@@ -1,11 +1,9 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { ContextProvider } from '@lit/context';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
 import { ChatSessionController } from './chat-session-controller.js';
 import { LocalizeController } from './localize-controller.js';
-import { englishLocale, localeContext } from '../../context/index.js';
 import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
@@ -180,10 +178,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   });
   /** The language: `lang` on this element, else the nearest on the page. */
   private readonly l10n = new LocalizeController(this, () => this.strings);
-  private readonly locale = new ContextProvider(this, {
-    context: localeContext,
-    initialValue: englishLocale,
-  });
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   private readonly more = new MoreMenu(this);
@@ -222,13 +216,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     this.chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
       this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
-  }
-
-  /** Children read the words through context: give them the new ones before they render. */
-  protected override update(changed: PropertyValues<this>): void {
-    const { t, locale } = this.l10n;
-    if (this.locale.value.t !== t) this.locale.setValue({ t, locale });
-    super.update(changed);
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */

@@ -1,4 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { ContextProvider } from '@lit/context';
+import { englishLocale, localeContext } from '../../context/index.js';
 import {
   directionOf,
   en,
@@ -46,7 +48,8 @@ function unwatch(controller: LocalizeController): void {
  * The widget's language: its own `lang`, else the nearest on the page, else English. Loads the
  * locale's texts on demand and re-renders the host when they arrive; until then the previous
  * language stays (English at first), so nothing shows a key or a blank. `strings` (the site's
- * overrides) win over the locale.
+ * overrides) win over the locale. The children read the words through `localeContext`, which
+ * this controller provides.
  */
 export class LocalizeController implements ReactiveController {
   /** The bundled locale in use, e.g. `de`; what Intl formats with. */
@@ -59,6 +62,7 @@ export class LocalizeController implements ReactiveController {
   tag: string | undefined;
   t: Translate = translator(en);
 
+  private readonly provider: ContextProvider<typeof localeContext>;
   private requested = '';
   private strings: UiStrings = en;
   private overrides?: Partial<Record<string, string>>;
@@ -68,6 +72,7 @@ export class LocalizeController implements ReactiveController {
     private readonly getOverrides: () => Partial<Record<string, string>> | undefined,
   ) {
     host.addController(this);
+    this.provider = new ContextProvider(host, { context: localeContext, initialValue: englishLocale });
   }
 
   hostConnected(): void {
@@ -87,6 +92,8 @@ export class LocalizeController implements ReactiveController {
       this.overrides = overrides;
       this.t = translator(this.strings, overrides ?? {});
     }
+    // Before the host renders, so its children render in the new words too.
+    if (this.provider.value.t !== this.t) this.provider.setValue({ t: this.t, locale: this.locale });
   }
 
   /** Follows a changed `lang`; a load that a later change overtook is dropped. */
