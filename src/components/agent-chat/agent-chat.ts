@@ -157,18 +157,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   private promptList: readonly string[] = [];
 
   private readonly chat = new ChatSessionController(this, {
-    config: () => ({
-      projectId: this.projectId,
-      integrationId: this.integrationId,
-      baseUrl: this.baseUrl || location.origin,
-      sessionEndpoint: this.sessionEndpoint,
-      getSessionToken: this.getSessionToken,
-      sessionRequestHeaders: this.sessionRequestHeaders,
-      ownerKey: this.ownerKey,
-      idleTimeoutMs: this.streamIdleTimeout,
-    }),
-    scope: () => [this.projectId, this.integrationId, this.id].filter(Boolean).join(':'),
-    tools: () => this.tools,
     locale: () => this.l10n.tag,
     storageAllowed: () => !this.consentRequired || this.consentGiven,
     onPanelRestored: (open) => {

@@ -1,6 +1,8 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
-import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
+import { ChatSession, type ChatSnapshot } from '../../chat/chat-session.js';
+import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
+import type { SessionPayload } from '../../session/types.js';
 import type { ClientTool } from '../../public-types.js';
 import { createDeviceMemoryStore } from '../../chat/device-memory-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
@@ -15,13 +17,22 @@ import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
 import { announcementText } from '../../markdown/plain-text.js';
 
-export type ChatSessionHost = ReactiveControllerHost & HTMLElement;
+/** The element's properties the session reads each time it needs them (attributes may change). */
+export interface ChatSessionHost extends ReactiveControllerHost, HTMLElement {
+  projectId: string;
+  integrationId: string;
+  /** '' for the page's origin. */
+  baseUrl: string;
+  sessionEndpoint: string;
+  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
+  sessionRequestHeaders?: SessionRequestHeaders;
+  ownerKey: string;
+  streamIdleTimeout: number;
+  /** The page's client-side tools (§7). */
+  tools: readonly ClientTool[];
+}
 
 export interface ChatSessionControllerOptions {
-  config: () => ChatSessionConfig;
-  scope: () => string;
-  /** The page's client-side tools (§7). */
-  tools?: () => readonly ClientTool[];
   /** The visitor's language, sent with every chat call (§4). */
   locale?: () => string | undefined;
   /** False while consent is required and not given. */
@@ -64,11 +75,21 @@ export class ChatSessionController implements ReactiveController {
     host.addController(this);
     this.session = new ChatSession(
       {
-        config: options.config,
-        scope: options.scope,
+        config: () => ({
+          projectId: host.projectId,
+          integrationId: host.integrationId,
+          baseUrl: host.baseUrl || location.origin,
+          sessionEndpoint: host.sessionEndpoint,
+          getSessionToken: host.getSessionToken,
+          sessionRequestHeaders: host.sessionRequestHeaders,
+          ownerKey: host.ownerKey,
+          idleTimeoutMs: host.streamIdleTimeout,
+        }),
+        // Where this widget's state lives on the device: project, integration and element id.
+        scope: () => [host.projectId, host.integrationId, host.id].filter(Boolean).join(':'),
         openStore: createDeviceMemoryStore,
         schedule: throttledFrames(),
-        tools: options.tools,
+        tools: () => host.tools,
         locale: options.locale,
         storageAllowed: options.storageAllowed,
       },
