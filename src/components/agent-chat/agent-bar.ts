@@ -1,42 +1,70 @@
 import { css, html, nothing } from 'lit';
-import type { OutboxEntry } from '../../chat/outbox.js';
+import type { ChatSession } from '../../chat/chat-session.js';
+import { handoffHref, handoffTriggers, offersHandoff } from '../../chat/transcript.js';
+import { AgentChatHandoffEvent } from '../../events/handoff.js';
 import type { Translate } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 
 export interface AgentBarOptions {
-  outbox: readonly OutboxEntry[];
-  /** The browser is offline: the outbox waits for a connection. */
-  offline: boolean;
-  removeFromOutbox: (id: string) => void;
-  /** "Talk to a person" is offered (a `handoff` trigger matched). */
-  handoff: boolean;
-  onHandoff: () => void;
+  session: ChatSession;
+  t: () => Translate;
+  /** The `handoff` attribute: when "Talk to a person" is offered. */
+  triggers: () => string;
+  /** The `handoff-url` attribute. */
+  url: () => string;
+  /** The conversation on screen as Markdown, in the widget's language. */
+  transcript: () => string;
 }
 
 /**
  * Under the conversation, above the composer: the outbox (questions that have not gone yet, each
- * "Queued"), and "Talk to a person" when a handoff trigger matched. Nothing at all otherwise; the transcript
- * download lives in the header's "More" menu.
+ * "Queued"), and "Talk to a person" when a handoff trigger matched. Nothing at all otherwise; the
+ * transcript download lives in the header's "More" menu.
  */
-export function renderAgentBar(t: Translate, o: AgentBarOptions) {
-  if (!o.outbox.length && !o.handoff) return nothing;
-  return html`<div class="agent-bar" part="agent-bar">
-    ${o.outbox.length && o.offline ? html`<p class="offline" role="status">${t('waitingForConnection')}</p>` : nothing}
-    ${
-      o.outbox.length
-        ? html`<ul class="outbox" aria-label=${t('queued')}>
-          ${o.outbox.map(
-            (q) => html`<li>
-            <span class="outbox-text">${q.text}</span>
-            <span class="outbox-label">${t('queued')}</span>
-            <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => o.removeFromOutbox(q.id)}>${icon('close')}</button>
-          </li>`,
-          )}
-        </ul>`
-        : nothing
-    }
-    ${o.handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${o.onHandoff}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
-  </div>`;
+export class AgentBar {
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly options: AgentBarOptions,
+  ) {}
+
+  render() {
+    const { session, t: words, triggers } = this.options;
+    const t = words();
+    const { outbox, offline, conversation } = session.snapshot;
+    const handoff = offersHandoff(handoffTriggers(triggers()), conversation.messages.at(-1));
+    if (!outbox.length && !handoff) return nothing;
+    return html`<div class="agent-bar" part="agent-bar">
+      ${outbox.length && offline ? html`<p class="offline" role="status">${t('waitingForConnection')}</p>` : nothing}
+      ${
+        outbox.length
+          ? html`<ul class="outbox" aria-label=${t('queued')}>
+            ${outbox.map(
+              (q) => html`<li>
+              <span class="outbox-text">${q.text}</span>
+              <span class="outbox-label">${t('queued')}</span>
+              <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => session.outbox.remove(q.id)}>${icon('close')}</button>
+            </li>`,
+            )}
+          </ul>`
+          : nothing
+      }
+      ${handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${() => this.talkToPerson()}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
+    </div>`;
+  }
+
+  /**
+   * Reported to the service, told to the page (which may handle it itself: the event is
+   * cancelable), then `handoff-url` opened with the transcript.
+   */
+  private talkToPerson(): void {
+    const { session, url, transcript: markdown } = this.options;
+    const transcript = markdown();
+    const threadId = session.snapshot.conversation.threadId;
+    void session.conversation.reportHandoff();
+    if (!this.host.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !url()) return;
+    const href = handoffHref(url(), transcript, this.options.t()('handoffSubject'));
+    if (href) window.open(href, '_blank', 'noopener');
+  }
 }
 
 /** Saves `markdown` as a file through a temporary link (no server round trip). */

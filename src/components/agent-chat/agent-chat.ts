@@ -11,14 +11,8 @@ import type { SessionPayload } from '../../session/types.js';
 import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
 import type { ClientTool } from '../../public-types.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
-import {
-  conversationTranscript,
-  handoffHref,
-  handoffTriggers,
-  offersHandoff,
-} from '../../chat/transcript.js';
-import { AgentChatHandoffEvent } from '../../events/handoff.js';
-import { agentBarStyles, downloadMarkdown, renderAgentBar } from './agent-bar.js';
+import { conversationTranscript } from '../../chat/transcript.js';
+import { AgentBar, agentBarStyles, downloadMarkdown } from './agent-bar.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
 import type { AgentChatComposer } from '../composer/composer.js';
@@ -169,6 +163,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   private readonly more = new MoreMenu(this);
+  private readonly bar = new AgentBar(this, {
+    session: this.chat.session,
+    t: () => this.l10n.t,
+    triggers: () => this.handoff,
+    url: () => this.handoffUrl,
+    transcript: () => this.transcript(),
+  });
   private readonly threads = new ThreadListPanel(this, {
     session: this.chat.session,
     list: () => this.threadList,
@@ -295,15 +296,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     });
   }
 
-  private talkToPerson(): void {
-    const transcript = this.transcript();
-    const threadId = this.chat.snapshot.conversation.threadId;
-    void this.chat.session.conversation.reportHandoff();
-    if (!this.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !this.handoffUrl) return;
-    const href = handoffHref(this.handoffUrl, transcript, this.l10n.t('handoffSubject'));
-    if (href) window.open(href, '_blank', 'noopener');
-  }
-
   /** Allow / Deny on a tool card; the internal event stops here. */
   private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
@@ -368,7 +360,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.conversation.retry(e.detail.messageId)}
         @agent-chat-message-action=${this.handleActions}
       ></agent-chat-message-list>
-      ${this.renderAgentBar()}
+      ${this.bar.render()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
@@ -384,18 +376,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   private canDownload(): boolean {
     const { messages, streaming } = this.chat.snapshot.conversation;
     return !streaming && messages.some((m) => m.role === 'assistant' && m.content);
-  }
-
-  /** The outbox and "Talk to a person" above the composer. */
-  private renderAgentBar() {
-    const { session, snapshot } = this.chat;
-    return renderAgentBar(this.l10n.t, {
-      outbox: snapshot.outbox,
-      offline: snapshot.offline,
-      removeFromOutbox: (id) => session.outbox.remove(id),
-      handoff: offersHandoff(handoffTriggers(this.handoff), snapshot.conversation.messages.at(-1)),
-      onHandoff: () => this.talkToPerson(),
-    });
   }
 
   override render() {
