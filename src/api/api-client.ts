@@ -57,44 +57,113 @@ export interface ApiClient {
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const agentBase = `${options.baseUrl.replace(/\/+$/, '')}${agentPath(options.projectId)}`;
-  const { tokens } = options;
-  let warnedOrigin = false;
+  return new AgentApiClient(options);
+}
+
+/** The agent API (§4 to §10) over fetch, for one project and integration. */
+class AgentApiClient implements ApiClient {
+  readonly #options: ApiClientOptions;
+  readonly #fetch: typeof fetch;
+  readonly #base: string;
+  #warnedOrigin = false;
+
+  constructor(options: ApiClientOptions) {
+    this.#options = options;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#base = `${options.baseUrl.replace(/\/+$/, '')}${agentPath(options.projectId)}`;
+  }
+
+  async *chat(request: ChatRequest, { signal }: RequestOptions = {}): AsyncGenerator<StreamEvent> {
+    const body = JSON.stringify({
+      integration_id: this.#options.integrationId,
+      message: request.message,
+      thread_id: request.threadId ?? null,
+      // §7: tools ride on every call; a continuation carries results and no message.
+      ...(request.tools?.length ? { tools: request.tools } : {}),
+      ...(request.toolResults ? { tool_results: request.toolResults } : {}),
+      ...(request.locale ? { locale: request.locale } : {}),
+    });
+    const what = 'Sending the message';
+    const headers = { 'Content-Type': 'application/json', Accept: 'text/plain' };
+    const response = await this.#send(what, agentPaths.chat, { method: 'POST', headers, body }, signal);
+    yield* this.#stream(what, response, signal);
+  }
+
+  async *reattach(questionAnswerId: string, { signal }: RequestOptions = {}): AsyncGenerator<StreamEvent> {
+    const what = 'Reconnecting to the answer';
+    const path = agentPaths.answerStream(questionAnswerId);
+    const response = await this.#send(
+      what,
+      path,
+      { method: 'GET', headers: { Accept: 'text/plain' } },
+      signal,
+    );
+    yield* this.#stream(what, response, signal);
+  }
+
+  renameThread(threadId: string, title: string, { signal }: RequestOptions = {}): Promise<ThreadSummary> {
+    const init = {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title }),
+    };
+    return this.#json(
+      'Renaming the conversation',
+      agentPaths.thread(threadId),
+      init,
+      toThreadSummary,
+      signal,
+    );
+  }
+
+  listThreads(
+    { cursor, limit }: { cursor?: string | null; limit?: number } = {},
+    { signal }: RequestOptions = {},
+  ): Promise<ThreadPage> {
+    const query = new URLSearchParams();
+    if (limit !== undefined) query.set('limit', String(limit));
+    if (cursor) query.set('cursor', cursor);
+    const path = `${agentPaths.threads}${query.size ? `?${query}` : ''}`;
+    return this.#json('Loading conversations', path, { method: 'GET' }, toThreadPage, signal);
+  }
+
+  getThread(threadId: string, { signal }: RequestOptions = {}): Promise<ThreadDetail> {
+    const path = agentPaths.thread(threadId);
+    return this.#json('Opening the conversation', path, { method: 'GET' }, toThreadDetail, signal);
+  }
+
+  deleteThread(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
+    return this.#call('Deleting the conversation', agentPaths.thread(threadId), 'DELETE', undefined, signal);
+  }
+
+  cancelAnswer(questionAnswerId: string, { signal }: RequestOptions = {}): Promise<void> {
+    const path = agentPaths.answerCancel(questionAnswerId);
+    return this.#call('Stopping the answer', path, 'POST', undefined, signal);
+  }
+
+  sendFeedback(
+    { questionAnswerId, reaction, comment = null }: FeedbackRequest,
+    { signal }: RequestOptions = {},
+  ): Promise<void> {
+    const body = { question_answer_id: questionAnswerId, reaction, comment };
+    return this.#call('Sending feedback', agentPaths.feedback, 'POST', body, signal);
+  }
+
+  reportHandoff(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
+    return this.#call('Reporting a handoff', agentPaths.handoff, 'POST', { thread_id: threadId }, signal);
+  }
 
   /**
    * The one place that authenticates: attaches the bearer token and, on a 401, discards it,
    * fetches a fresh one and retries exactly once. Cookies never go to the service.
    */
-  async function send(
-    what: string,
-    path: string,
-    init: RequestInit,
-    signal?: AbortSignal,
-  ): Promise<Response> {
-    const attempt = async (): Promise<{ response: Response; token: string }> => {
-      const token = await tokens.getToken(signal);
-      const headers = new Headers(init.headers);
-      headers.set('Authorization', `Bearer ${token}`);
-      try {
-        const response = await doFetch(`${agentBase}${path}`, {
-          ...init,
-          headers,
-          credentials: 'omit',
-          signal,
-        });
-        return { response, token };
-      } catch (error) {
-        if (isAbortError(error)) throw error;
-        throw new NetworkError(`${what}: the service could not be reached.`, { cause: error });
-      }
-    };
-
-    let { response, token } = await attempt();
+  async #send(what: string, path: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+    const { tokens } = this.#options;
+    let { response, token } = await this.#attempt(what, path, init, signal);
     if (response.status === 401) {
       await response.body?.cancel();
       tokens.invalidate(token);
-      ({ response, token } = await attempt());
+      ({ response, token } = await this.#attempt(what, path, init, signal));
       if (response.status === 401) {
         tokens.invalidate(token);
         throw await errorFromResponse(response, what, AuthError);
@@ -103,8 +172,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!response.ok) {
       const error = await errorFromResponse(response, what);
       // The visitor reads plain words; the site owner, once, what to add where (the service's detail).
-      if (error.code === 'origin_not_allowed' && !warnedOrigin) {
-        warnedOrigin = true;
+      if (error.code === 'origin_not_allowed' && !this.#warnedOrigin) {
+        this.#warnedOrigin = true;
         console.warn(error.message);
       }
       throw error;
@@ -112,23 +181,55 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return response;
   }
 
+  /** One request with the current token; a fetch that fails is a NetworkError (an abort stays one). */
+  async #attempt(
+    what: string,
+    path: string,
+    init: RequestInit,
+    signal?: AbortSignal,
+  ): Promise<{ response: Response; token: string }> {
+    const token = await this.#options.tokens.getToken(signal);
+    const headers = new Headers(init.headers);
+    headers.set('Authorization', `Bearer ${token}`);
+    try {
+      const response = await this.#fetch(`${this.#base}${path}`, {
+        ...init,
+        headers,
+        credentials: 'omit',
+        signal,
+      });
+      return { response, token };
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      throw new NetworkError(`${what}: the service could not be reached.`, { cause: error });
+    }
+  }
+
+  /** A call whose answer has no body worth reading: a JSON body (if any) out, the answer's body dropped. */
+  async #call(
+    what: string,
+    path: string,
+    method: string,
+    body?: object,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const init: RequestInit = body
+      ? { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
+      : { method };
+    const response = await this.#send(what, path, init, signal);
+    await response.body?.cancel();
+  }
+
   /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */
-  async function json<T>(
+  async #json<T>(
     what: string,
     path: string,
     init: RequestInit,
     parse: (what: string, value: unknown) => T,
     signal?: AbortSignal,
   ): Promise<T> {
-    const response = await send(
-      what,
-      path,
-      {
-        ...init,
-        headers: { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' },
-      },
-      signal,
-    );
+    const headers = { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' };
+    const response = await this.#send(what, path, { ...init, headers }, signal);
     let value: unknown;
     try {
       value = await response.json();
@@ -140,11 +241,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a page: no answer at all. */
-  async function* streamOf(
-    what: string,
-    response: Response,
-    signal?: AbortSignal,
-  ): AsyncGenerator<StreamEvent> {
+  async *#stream(what: string, response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     const type = response.headers.get('Content-Type') ?? '';
     if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
       await response.body?.cancel();
@@ -155,121 +252,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Loaded with the first stream, not with the client: the package root re-exports the client,
     // and the loader's budget (8 KB) counts everything the root imports statically.
     const { readChatStream } = await import('./stream.js');
-    yield* readChatStream(response.body, signal, options.stream);
+    yield* readChatStream(response.body, signal, this.#options.stream);
   }
-
-  return {
-    async *chat(request, { signal } = {}) {
-      const body = JSON.stringify({
-        integration_id: options.integrationId,
-        message: request.message,
-        thread_id: request.threadId ?? null,
-        // §7: tools ride on every call; a continuation carries results and no message.
-        ...(request.tools?.length ? { tools: request.tools } : {}),
-        ...(request.toolResults ? { tool_results: request.toolResults } : {}),
-        ...(request.locale ? { locale: request.locale } : {}),
-      });
-      const response = await send(
-        'Sending the message',
-        agentPaths.chat,
-        {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'text/plain' },
-          body,
-        },
-        signal,
-      );
-      yield* streamOf('Sending the message', response, signal);
-    },
-
-    async *reattach(questionAnswerId, { signal } = {}) {
-      const response = await send(
-        'Reconnecting to the answer',
-        agentPaths.answerStream(questionAnswerId),
-        { method: 'GET', headers: { Accept: 'text/plain' } },
-        signal,
-      );
-      yield* streamOf('Reconnecting to the answer', response, signal);
-    },
-
-    renameThread(threadId, title, { signal } = {}) {
-      return json(
-        'Renaming the conversation',
-        agentPaths.thread(threadId),
-        {
-          method: 'PATCH',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ title }),
-        },
-        (what, value) => toThreadSummary(what, value),
-        signal,
-      );
-    },
-
-    listThreads({ cursor, limit } = {}, { signal } = {}) {
-      const query = new URLSearchParams();
-      if (limit !== undefined) query.set('limit', String(limit));
-      if (cursor) query.set('cursor', cursor);
-      const suffix = query.size ? `?${query}` : '';
-      return json(
-        'Loading conversations',
-        `${agentPaths.threads}${suffix}`,
-        { method: 'GET' },
-        toThreadPage,
-        signal,
-      );
-    },
-
-    getThread(threadId, { signal } = {}) {
-      return json(
-        'Opening the conversation',
-        agentPaths.thread(threadId),
-        { method: 'GET' },
-        toThreadDetail,
-        signal,
-      );
-    },
-
-    async deleteThread(threadId, { signal } = {}) {
-      const response = await send(
-        'Deleting the conversation',
-        agentPaths.thread(threadId),
-        { method: 'DELETE' },
-        signal,
-      );
-      await response.body?.cancel();
-    },
-
-    async cancelAnswer(questionAnswerId, { signal } = {}) {
-      const response = await send(
-        'Stopping the answer',
-        agentPaths.answerCancel(questionAnswerId),
-        { method: 'POST' },
-        signal,
-      );
-      await response.body?.cancel();
-    },
-
-    async sendFeedback({ questionAnswerId, reaction, comment = null }, { signal } = {}) {
-      const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
-      const response = await send(
-        'Sending feedback',
-        agentPaths.feedback,
-        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body },
-        signal,
-      );
-      await response.body?.cancel();
-    },
-
-    async reportHandoff(threadId, { signal } = {}) {
-      const body = JSON.stringify({ thread_id: threadId });
-      const response = await send(
-        'Reporting a handoff',
-        agentPaths.handoff,
-        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body },
-        signal,
-      );
-      await response.body?.cancel();
-    },
-  };
 }
