@@ -54,174 +54,174 @@ function inheritSheet(tokens: CSSStyleSheet): CSSStyleSheet {
   return inherit;
 }
 
+/** Attributes both ways: the page's changes go in, the element's reflections (open, theme) come out. */
+function copyAttributes(from: Element, to: Element, names: Iterable<string>): void {
+  for (const name of names) {
+    if (name === 'class' || name === 'style' || name === 'exportparts') continue;
+    const value = from.getAttribute(name);
+    if (value === to.getAttribute(name)) continue;
+    if (value === null) to.removeAttribute(name);
+    else to.setAttribute(name, value);
+  }
+}
+
 const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
-export function defineLoader(importImpl: () => Promise<ImplModule>): void {
+/** How the element is fetched, set by defineLoader; fetched once, for every <agent-chat>. */
+let importImpl: () => Promise<ImplModule>;
+let loading: Promise<ImplModule> | undefined;
+const load = () =>
+  (loading ??= importImpl().then(async (module) => {
+    await customElements.whenDefined('agent-chat-app');
+    return module;
+  }));
+
+/** Registers <agent-chat> (once) as the loader, which fetches the element with `importImpl`. */
+export function defineLoader(impl: () => Promise<ImplModule>): void {
   if (typeof customElements === 'undefined' || customElements.get('agent-chat')) return;
-  let loading: Promise<ImplModule> | undefined;
-  const load = () =>
-    (loading ??= importImpl().then(async (module) => {
-      await customElements.whenDefined('agent-chat-app');
-      return module;
-    }));
+  importImpl = impl;
+  customElements.define('agent-chat', AgentChatLoader);
+  runPreloadQueue();
+}
 
-  class AgentChatLoader extends Base {
-    #impl?: Impl;
-    #values = new Map<string, unknown>();
-    #calls: Call[] = [];
+class AgentChatLoader extends Base {
+  #impl?: Impl;
+  #values = new Map<string, unknown>();
+  #calls: Call[] = [];
 
-    constructor() {
-      super();
-      // Properties a framework set before this class was defined are own properties now.
-      for (const name of PROPERTIES) {
-        if (Object.prototype.hasOwnProperty.call(this, name)) {
-          const value = (this as unknown as Record<string, unknown>)[name];
-          delete (this as unknown as Record<string, unknown>)[name];
-          this.#values.set(name, value);
-        }
-      }
-    }
-
-    // Moving the element (disconnect, connect) keeps the element inside and its state; the
-    // attribute observers live as long as the two elements do.
-    connectedCallback(): void {
-      if (this.#impl) return;
-      const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
-      if (!root.firstChild) this.#drawStandIn(root);
-      const start = () => void this.#start();
-      if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
-      else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
-      else setTimeout(start, 1_000);
-    }
-
-    get updateComplete(): Promise<unknown> {
-      return this.#start().then(() => this.#impl?.updateComplete);
-    }
-
-    #drawStandIn(root: ShadowRoot): void {
-      root.adoptedStyleSheets = [standInSheet()];
-      if (this.getAttribute('mode') === 'inline') {
-        const panel = document.createElement('div');
-        panel.className = 'panel';
-        panel.setAttribute('part', 'panel');
-        panel.setAttribute('aria-busy', 'true');
-        root.replaceChildren(panel);
-        return;
-      }
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'launcher';
-      button.setAttribute('part', 'launcher');
-      button.setAttribute('aria-label', 'Open chat');
-      button.setAttribute('aria-expanded', 'false');
-      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-      svg.setAttribute('viewBox', '0 0 24 24');
-      svg.setAttribute('aria-hidden', 'true');
-      svg.setAttribute('fill', 'currentColor');
-      const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-      path.setAttribute('d', ICON);
-      svg.append(path);
-      button.append(svg);
-      button.addEventListener('click', () => void this.#invoke('open', []));
-      // Fetch early on intent, so the click finds the element ready.
-      for (const type of ['pointerenter', 'focus', 'touchstart'])
-        button.addEventListener(type, () => void load(), { once: true, passive: true });
-      root.replaceChildren(button);
-    }
-
-    async #start(): Promise<void> {
-      const module = await load();
-      if (this.#impl || !this.isConnected) return;
-      const impl = document.createElement('agent-chat-app') as Impl;
-      impl.setAttribute('exportparts', PARTS.join(', '));
-      // The id goes in too: it names the widget's device scope (two widgets of one integration
-      // remember apart by id), and an id inside this shadow root cannot clash with the page's.
-      for (const { name, value } of Array.from(this.attributes))
-        if (name !== 'class' && name !== 'style') impl.setAttribute(name, value);
-      for (const [name, value] of this.#values) impl[name] = value;
-      this.#values.clear();
-      this.#impl = impl;
-      // Attributes both ways: the page's changes go in, the element's reflections (open, theme) come out.
-      const copy = (from: Element, to: Element, names: Iterable<string>) => {
-        for (const name of names) {
-          if (name === 'class' || name === 'style' || name === 'exportparts') continue;
-          const value = from.getAttribute(name);
-          if (value === to.getAttribute(name)) continue;
-          if (value === null) to.removeAttribute(name);
-          else to.setAttribute(name, value);
-        }
-      };
-      const inward = new MutationObserver((records) =>
-        copy(
-          this,
-          impl,
-          records.map((r) => r.attributeName!),
-        ),
-      );
-      const outward = new MutationObserver((records) =>
-        copy(
-          impl,
-          this,
-          records.map((r) => r.attributeName!),
-        ),
-      );
-      inward.observe(this, { attributes: true });
-      outward.observe(impl, { attributes: true });
-      const root = this.shadowRoot!;
-      root.adoptedStyleSheets = module.tokenSheet
-        ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()]
-        : [standInSheet()];
-      root.replaceChildren(impl);
-      await impl.updateComplete;
-      copy(
-        impl,
-        this,
-        Array.from(impl.attributes, (a) => a.name),
-      );
-      for (const call of this.#calls.splice(0)) {
-        try {
-          call.resolve(await (impl[call.method] as (...args: unknown[]) => unknown)(...call.args));
-        } catch (error) {
-          call.reject(error);
-        }
-      }
-    }
-
-    #invoke(method: string, args: unknown[]): Promise<unknown> {
-      const impl = this.#impl;
-      if (impl) return Promise.resolve((impl[method] as (...a: unknown[]) => unknown)(...args));
-      return new Promise((resolve, reject) => {
-        this.#calls.push({ method, args, resolve, reject });
-        void this.#start();
-      });
-    }
-
-    static {
-      for (const name of PROPERTIES) {
-        Object.defineProperty(this.prototype, name, {
-          configurable: true,
-          enumerable: true,
-          get(this: AgentChatLoader) {
-            return this.#impl ? this.#impl[name] : this.#values.get(name);
-          },
-          set(this: AgentChatLoader, value: unknown) {
-            if (this.#impl) this.#impl[name] = value;
-            else this.#values.set(name, value);
-          },
-        });
-      }
-      for (const name of METHODS) {
-        Object.defineProperty(this.prototype, name, {
-          configurable: true,
-          writable: true,
-          value(this: AgentChatLoader, ...args: unknown[]) {
-            return this.#invoke(name, args);
-          },
-        });
+  constructor() {
+    super();
+    // Properties a framework set before this class was defined are own properties now.
+    for (const name of PROPERTIES) {
+      if (Object.prototype.hasOwnProperty.call(this, name)) {
+        const value = (this as unknown as Record<string, unknown>)[name];
+        delete (this as unknown as Record<string, unknown>)[name];
+        this.#values.set(name, value);
       }
     }
   }
 
-  customElements.define('agent-chat', AgentChatLoader);
-  runPreloadQueue();
+  // Moving the element (disconnect, connect) keeps the element inside and its state; the
+  // attribute observers live as long as the two elements do.
+  connectedCallback(): void {
+    if (this.#impl) return;
+    const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+    if (!root.firstChild) this.#drawStandIn(root);
+    const start = () => void this.#start();
+    if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
+    else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
+    else setTimeout(start, 1_000);
+  }
+
+  get updateComplete(): Promise<unknown> {
+    return this.#start().then(() => this.#impl?.updateComplete);
+  }
+
+  #drawStandIn(root: ShadowRoot): void {
+    root.adoptedStyleSheets = [standInSheet()];
+    if (this.getAttribute('mode') === 'inline') {
+      const panel = document.createElement('div');
+      panel.className = 'panel';
+      panel.setAttribute('part', 'panel');
+      panel.setAttribute('aria-busy', 'true');
+      root.replaceChildren(panel);
+      return;
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'launcher';
+    button.setAttribute('part', 'launcher');
+    button.setAttribute('aria-label', 'Open chat');
+    button.setAttribute('aria-expanded', 'false');
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    svg.setAttribute('fill', 'currentColor');
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', ICON);
+    svg.append(path);
+    button.append(svg);
+    button.addEventListener('click', () => void this.#invoke('open', []));
+    // Fetch early on intent, so the click finds the element ready.
+    for (const type of ['pointerenter', 'focus', 'touchstart'])
+      button.addEventListener(type, () => void load(), { once: true, passive: true });
+    root.replaceChildren(button);
+  }
+
+  async #start(): Promise<void> {
+    const module = await load();
+    if (this.#impl || !this.isConnected) return;
+    const impl = document.createElement('agent-chat-app') as Impl;
+    impl.setAttribute('exportparts', PARTS.join(', '));
+    // The id goes in too: it names the widget's device scope (two widgets of one integration
+    // remember apart by id), and an id inside this shadow root cannot clash with the page's.
+    for (const { name, value } of Array.from(this.attributes))
+      if (name !== 'class' && name !== 'style') impl.setAttribute(name, value);
+    for (const [name, value] of this.#values) impl[name] = value;
+    this.#values.clear();
+    this.#impl = impl;
+    for (const [from, to] of [
+      [this, impl],
+      [impl, this],
+    ])
+      new MutationObserver((records) =>
+        copyAttributes(
+          from,
+          to,
+          records.map((r) => r.attributeName!),
+        ),
+      ).observe(from, { attributes: true });
+    const root = this.shadowRoot!;
+    root.adoptedStyleSheets = module.tokenSheet
+      ? [module.tokenSheet, inheritSheet(module.tokenSheet), standInSheet()]
+      : [standInSheet()];
+    root.replaceChildren(impl);
+    await impl.updateComplete;
+    copyAttributes(
+      impl,
+      this,
+      Array.from(impl.attributes, (a) => a.name),
+    );
+    for (const call of this.#calls.splice(0)) {
+      try {
+        call.resolve(await (impl[call.method] as (...args: unknown[]) => unknown)(...call.args));
+      } catch (error) {
+        call.reject(error);
+      }
+    }
+  }
+
+  #invoke(method: string, args: unknown[]): Promise<unknown> {
+    const impl = this.#impl;
+    if (impl) return Promise.resolve((impl[method] as (...a: unknown[]) => unknown)(...args));
+    return new Promise((resolve, reject) => {
+      this.#calls.push({ method, args, resolve, reject });
+      void this.#start();
+    });
+  }
+
+  static {
+    for (const name of PROPERTIES) {
+      Object.defineProperty(this.prototype, name, {
+        configurable: true,
+        enumerable: true,
+        get(this: AgentChatLoader) {
+          return this.#impl ? this.#impl[name] : this.#values.get(name);
+        },
+        set(this: AgentChatLoader, value: unknown) {
+          if (this.#impl) this.#impl[name] = value;
+          else this.#values.set(name, value);
+        },
+      });
+    }
+    for (const name of METHODS) {
+      Object.defineProperty(this.prototype, name, {
+        configurable: true,
+        writable: true,
+        value(this: AgentChatLoader, ...args: unknown[]) {
+          return this.#invoke(name, args);
+        },
+      });
+    }
+  }
 }
