@@ -132,25 +132,33 @@ class AgentApiClient implements ApiClient {
     return this.#json('Opening the conversation', path, { method: 'GET' }, toThreadDetail, signal);
   }
 
-  deleteThread(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
-    return this.#call('Deleting the conversation', agentPaths.thread(threadId), 'DELETE', undefined, signal);
+  async deleteThread(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
+    const path = agentPaths.thread(threadId);
+    const response = await this.#send('Deleting the conversation', path, { method: 'DELETE' }, signal);
+    await response.body?.cancel();
   }
 
-  cancelAnswer(questionAnswerId: string, { signal }: RequestOptions = {}): Promise<void> {
+  async cancelAnswer(questionAnswerId: string, { signal }: RequestOptions = {}): Promise<void> {
     const path = agentPaths.answerCancel(questionAnswerId);
-    return this.#call('Stopping the answer', path, 'POST', undefined, signal);
+    const response = await this.#send('Stopping the answer', path, { method: 'POST' }, signal);
+    await response.body?.cancel();
   }
 
-  sendFeedback(
+  async sendFeedback(
     { questionAnswerId, reaction, comment = null }: FeedbackRequest,
     { signal }: RequestOptions = {},
   ): Promise<void> {
-    const body = { question_answer_id: questionAnswerId, reaction, comment };
-    return this.#call('Sending feedback', agentPaths.feedback, 'POST', body, signal);
+    const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
+    const init = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body };
+    const response = await this.#send('Sending feedback', agentPaths.feedback, init, signal);
+    await response.body?.cancel();
   }
 
-  reportHandoff(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
-    return this.#call('Reporting a handoff', agentPaths.handoff, 'POST', { thread_id: threadId }, signal);
+  async reportHandoff(threadId: string, { signal }: RequestOptions = {}): Promise<void> {
+    const body = JSON.stringify({ thread_id: threadId });
+    const init = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body };
+    const response = await this.#send('Reporting a handoff', agentPaths.handoff, init, signal);
+    await response.body?.cancel();
   }
 
   /**
@@ -159,11 +167,29 @@ class AgentApiClient implements ApiClient {
    */
   async #send(what: string, path: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
     const { tokens } = this.#options;
-    let { response, token } = await this.#attempt(what, path, init, signal);
+    const attempt = async (): Promise<{ response: Response; token: string }> => {
+      const token = await tokens.getToken(signal);
+      const headers = new Headers(init.headers);
+      headers.set('Authorization', `Bearer ${token}`);
+      try {
+        const response = await this.#fetch(`${this.#base}${path}`, {
+          ...init,
+          headers,
+          credentials: 'omit',
+          signal,
+        });
+        return { response, token };
+      } catch (error) {
+        if (isAbortError(error)) throw error;
+        throw new NetworkError(`${what}: the service could not be reached.`, { cause: error });
+      }
+    };
+
+    let { response, token } = await attempt();
     if (response.status === 401) {
       await response.body?.cancel();
       tokens.invalidate(token);
-      ({ response, token } = await this.#attempt(what, path, init, signal));
+      ({ response, token } = await attempt());
       if (response.status === 401) {
         tokens.invalidate(token);
         throw await errorFromResponse(response, what, AuthError);
@@ -179,45 +205,6 @@ class AgentApiClient implements ApiClient {
       throw error;
     }
     return response;
-  }
-
-  /** One request with the current token; a fetch that fails is a NetworkError (an abort stays one). */
-  async #attempt(
-    what: string,
-    path: string,
-    init: RequestInit,
-    signal?: AbortSignal,
-  ): Promise<{ response: Response; token: string }> {
-    const token = await this.#options.tokens.getToken(signal);
-    const headers = new Headers(init.headers);
-    headers.set('Authorization', `Bearer ${token}`);
-    try {
-      const response = await this.#fetch(`${this.#base}${path}`, {
-        ...init,
-        headers,
-        credentials: 'omit',
-        signal,
-      });
-      return { response, token };
-    } catch (error) {
-      if (isAbortError(error)) throw error;
-      throw new NetworkError(`${what}: the service could not be reached.`, { cause: error });
-    }
-  }
-
-  /** A call whose answer has no body worth reading: a JSON body (if any) out, the answer's body dropped. */
-  async #call(
-    what: string,
-    path: string,
-    method: string,
-    body?: object,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const init: RequestInit = body
-      ? { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
-      : { method };
-    const response = await this.#send(what, path, init, signal);
-    await response.body?.cancel();
   }
 
   /** JSON of a 2xx answer, checked by `parse`: a wrong shape or a non-JSON body is a ProtocolError. */

@@ -17,8 +17,8 @@ export const STREAM_IDLE_TIMEOUT_MS = 60_000;
  * kept as pieces, so a record that arrives in many chunks costs linear time, never quadratic.
  */
 export class RecordSplitter {
-  private pieces: string[] = [];
-  private length = 0;
+  #pieces: string[] = [];
+  #length = 0;
 
   constructor(private readonly maxLength = MAX_RECORD_LENGTH) {}
 
@@ -28,25 +28,25 @@ export class RecordSplitter {
     const tail = parts.pop() ?? '';
     const records: string[] = [];
     if (parts.length) {
-      records.push(this.take(parts[0]), ...parts.slice(1));
+      records.push(this.#take(parts[0]), ...parts.slice(1));
       if (records.some((r) => r.length > this.maxLength))
         throw new RangeError('a stream record exceeded the size limit');
     }
-    this.pieces.push(tail);
-    this.length += tail.length;
-    if (this.length > this.maxLength) throw new RangeError('a stream record exceeded the size limit');
+    this.#pieces.push(tail);
+    this.#length += tail.length;
+    if (this.#length > this.maxLength) throw new RangeError('a stream record exceeded the size limit');
     return records;
   }
 
   /** Whatever is left when the stream ends (a record that never got its separator); empties the splitter. */
   get remainder(): string {
-    return this.take('');
+    return this.#take('');
   }
 
-  private take(last: string): string {
-    const record = this.pieces.join('') + last;
-    this.pieces = [];
-    this.length = 0;
+  #take(last: string): string {
+    const record = this.#pieces.join('') + last;
+    this.#pieces = [];
+    this.#length = 0;
     return record;
   }
 }

@@ -6,42 +6,46 @@
  * waits, and `heldElsewhere` says no.
  */
 export class AnswerLock {
-  private release?: () => void;
+  #release?: () => void;
 
-  constructor(private readonly name: () => string) {}
+  readonly #name: () => string;
 
-  private get locks(): LockManager | undefined {
+  constructor(name: () => string) {
+    this.#name = name;
+  }
+
+  get #locks(): LockManager | undefined {
     return typeof navigator === 'undefined' ? undefined : navigator.locks;
   }
 
   /** Holds the lock from now until `letGo` (a second call while held does nothing). */
   hold(): void {
-    const locks = this.locks;
-    if (this.release || !locks) return;
-    const held = new Promise<void>((resolve) => (this.release = resolve));
-    locks.request(this.name(), () => held).catch(() => {});
+    const locks = this.#locks;
+    if (this.#release || !locks) return;
+    const held = new Promise<void>((resolve) => (this.#release = resolve));
+    locks.request(this.#name(), () => held).catch(() => {});
   }
 
   /** Lets go once `first` settled: what the followers must find (the answer's end) is written by then. */
   letGo(first: Promise<unknown>): void {
-    const release = this.release;
-    this.release = undefined;
+    const release = this.#release;
+    this.#release = undefined;
     if (release) void first.finally(release);
   }
 
   /** Whether another tab (or widget) holds the lock now. */
   async heldElsewhere(): Promise<boolean> {
-    const locks = this.locks;
-    if (!locks || this.release) return false;
+    const locks = this.#locks;
+    if (!locks || this.#release) return false;
     const { held } = await locks.query();
-    return Boolean(held?.some((lock) => lock.name === this.name()));
+    return Boolean(held?.some((lock) => lock.name === this.#name()));
   }
 
   /** Runs `then` once the lock is free, holding it until `then` settles. Returns false without Web Locks. */
   whenFree(then: () => Promise<void>): boolean {
-    const locks = this.locks;
+    const locks = this.#locks;
     if (!locks) return false;
-    locks.request(this.name(), then).catch(() => {});
+    locks.request(this.#name(), then).catch(() => {});
     return true;
   }
 }

@@ -58,30 +58,38 @@ export class AnswerTurn {
   readonly controller = new AbortController();
   answer?: ChatMessage;
 
+  readonly #host: TurnHost;
+  readonly #parts: TurnParts;
+  #question: ChatMessage | undefined;
+
   constructor(
-    private readonly host: TurnHost,
-    private readonly parts: TurnParts,
-    private question: ChatMessage | undefined,
+    host: TurnHost,
+    parts: TurnParts,
+    question: ChatMessage | undefined,
     /** Tools that ran for the answer this one replaces (Regenerate asks again, decision 216). */
     private readonly ranBefore: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.#host = host;
+    this.#parts = parts;
+    this.#question = question;
+  }
 
   /** A resumed answer streams again (a reattach, §9). */
   resume(answer: ChatMessage): void {
-    this.answer = this.host.replace(answer, { ...answer, status: 'streaming', error: undefined });
+    this.answer = this.#host.replace(answer, { ...answer, status: 'streaming', error: undefined });
   }
 
   /** Runs the request to its end, however it ends; a failure becomes state on a message. */
   async run(): Promise<void> {
     try {
-      await this.consume();
+      await this.#consume();
     } catch (error) {
-      if (this.current()) this.fail(error);
+      if (this.current()) this.#fail(error);
     }
   }
 
   current(): boolean {
-    return this.host.isCurrent(this.controller);
+    return this.#host.isCurrent(this.controller);
   }
 
   /**
@@ -89,17 +97,18 @@ export class AnswerTurn {
    * (§9) a few times with backoff, only while online; then the answer waits for Retry. Returns
    * early once the turn is no longer current.
    */
-  private async consume(): Promise<void> {
+  async #consume(): Promise<void> {
     const { signal } = this.controller;
-    const { host, parts } = this;
-    let request: ChatRequest | undefined = this.question && {
-      message: this.question.content,
+    const host = this.#host;
+    const parts = this.#parts;
+    let request: ChatRequest | undefined = this.#question && {
+      message: this.#question.content,
       threadId: host.threadId(),
     };
     let attempts = 0;
     for (let round = 0; ;) {
       const tools = parts.tools();
-      const calls = await this.stream(request, tools);
+      const calls = await this.#stream(request, tools);
       if (!this.current()) return;
       const answer = this.answer;
       if (!answer) break;
@@ -145,9 +154,9 @@ export class AnswerTurn {
    * One stream: a question (or a continuation with tool results), or without a request a
    * reattach (§9). Applies its records to the answer and returns the tool calls it paused for.
    */
-  private async stream(request: ChatRequest | undefined, tools: readonly ClientTool[]): Promise<ToolCall[]> {
+  async #stream(request: ChatRequest | undefined, tools: readonly ClientTool[]): Promise<ToolCall[]> {
     const { signal } = this.controller;
-    const { api, locale } = this.parts;
+    const { api, locale } = this.#parts;
     let calls: ToolCall[] = [];
     // Reattaching replays the answer from its start: hold what is on screen until the replay
     // has caught up, so the text neither blinks nor shows twice.
@@ -159,7 +168,7 @@ export class AnswerTurn {
     for await (const event of events) {
       if (!this.current()) return calls;
       if (event.type === 'start') {
-        this.started(event, !request);
+        this.#started(event, !request);
         continue;
       }
       const answer = this.answer;
@@ -167,15 +176,15 @@ export class AnswerTurn {
       if (event.type === 'tool_calls') calls = event.calls;
       // The end that follows tool_calls is a pause, not the answer's end.
       if (event.type === 'end' && calls.length) continue;
-      this.answer = this.host.replace(answer, applyStreamEvent(answer, event));
+      this.answer = this.#host.replace(answer, applyStreamEvent(answer, event));
       if (this.answer.content.length >= hold) {
         hold = 0;
-        if (event.type !== 'end') this.host.publish(true);
+        if (event.type !== 'end') this.#host.publish(true);
       }
     }
     const answer = this.answer;
     if (answer && hold && answer.content.length < hold)
-      this.answer = this.host.replace(answer, { ...answer, content: before });
+      this.answer = this.#host.replace(answer, { ...answer, content: before });
     return calls;
   }
 
@@ -183,8 +192,8 @@ export class AnswerTurn {
    * The stream started: the question was sent and its answer begins, or (a continuation, §7) the
    * answer goes on, or (a reattach) it starts over.
    */
-  private started(event: Extract<StreamEvent, { type: 'start' }>, reattaching: boolean): void {
-    const { host } = this;
+  #started(event: Extract<StreamEvent, { type: 'start' }>, reattaching: boolean): void {
+    const host = this.#host;
     const answer = this.answer;
     if (answer) {
       if (reattaching)
@@ -198,7 +207,7 @@ export class AnswerTurn {
         });
       return;
     }
-    this.question = host.replace(this.question!, { ...this.question!, status: 'sent' });
+    this.#question = host.replace(this.#question!, { ...this.#question!, status: 'sent' });
     const started: ChatMessage = {
       id: localId('assistant'),
       role: 'assistant',
@@ -211,7 +220,7 @@ export class AnswerTurn {
     host.setMessages((messages) => [...messages, started]);
     host.setThread(event.threadId);
     host.publish();
-    this.parts.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: started.id });
+    this.#parts.hooks.onAnswerStart?.({ threadId: event.threadId, messageId: started.id });
   }
 
   /**
@@ -219,14 +228,16 @@ export class AnswerTurn {
    * question alone stays, for Retry in a new thread. Offline before any answer: the outbox may
    * keep the question. Else the failure shows on the answer or the question, with Retry.
    */
-  private fail(error: unknown): void {
-    const { host, answer, question } = this;
-    const { hooks } = this.parts;
+  #fail(error: unknown): void {
+    const { answer } = this;
+    const host = this.#host;
+    const question = this.#question;
+    const { hooks } = this.#parts;
     const gone = host.threadId();
     if (isAbortError(error)) {
       if (answer) this.answer = host.replace(answer, stopAnswer(answer));
       else {
-        this.question = host.replace(question!, { ...question!, status: 'sent' });
+        this.#question = host.replace(question!, { ...question!, status: 'sent' });
         const stopped: ChatMessage = {
           id: localId('assistant'),
           role: 'assistant',
@@ -257,7 +268,7 @@ export class AnswerTurn {
     } else {
       const info = describeError(error);
       if (answer) this.answer = host.replace(answer, { ...answer, status: 'interrupted', error: info });
-      else this.question = host.replace(question!, { ...question!, status: 'failed', error: info });
+      else this.#question = host.replace(question!, { ...question!, status: 'failed', error: info });
       hooks.onError?.(info);
     }
   }

@@ -86,23 +86,23 @@ export type ForgetReason = 'sign-out' | 'owner-changed' | 'other-tab';
 export class ChatSession {
   readonly conversation: Conversation;
   readonly outbox: Outbox = new Outbox({
-    onChange: () => this.publish(),
-    canSend: () => !this.conversation.streaming && this.connected,
+    onChange: () => this.#publish(),
+    canSend: () => !this.conversation.streaming && this.#connected,
     send: (text) => this.conversation.send(text),
   });
   readonly threadList: ThreadList;
   readonly memory: DeviceMemory;
   readonly owner: OwnerGate;
-  private readonly connection: ServiceConnection;
-  private current: ChatSnapshot;
-  private drafts: Record<string, string> = {};
+  readonly #connection: ServiceConnection;
+  #current: ChatSnapshot;
+  #drafts: Record<string, string> = {};
   /** The thread being opened; a new one, a new conversation or a reset abandons it. */
-  private opening?: AbortController;
+  #opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
-  private connected = false;
-  private readonly tabs = new TabHandoff({
-    scope: () => this.options.scope(),
-    connected: () => this.connected,
+  #connected = false;
+  readonly #tabs = new TabHandoff({
+    scope: () => this.#options.scope(),
+    connected: () => this.#connected,
     last: () => this.conversation.snapshot.messages.at(-1),
     followed: () => this.conversation.followed?.questionAnswerId,
     reattach: (messageId) => void this.conversation.reattach(messageId),
@@ -110,11 +110,13 @@ export class ChatSession {
     reread: () => this.memory.revisit(false),
   });
 
-  constructor(
-    private readonly options: ChatSessionOptions,
-    private readonly hooks: ChatSessionHooks,
-  ) {
-    this.connection = new ServiceConnection(
+  readonly #options: ChatSessionOptions;
+  readonly #hooks: ChatSessionHooks;
+
+  constructor(options: ChatSessionOptions, hooks: ChatSessionHooks) {
+    this.#options = options;
+    this.#hooks = hooks;
+    this.#connection = new ServiceConnection(
       options.config,
       (status) => {
         hooks.onSessionChange?.(status);
@@ -122,34 +124,34 @@ export class ChatSession {
       },
       options.fetch,
     );
-    const client = () => this.connection.client();
-    this.conversation = new Conversation(client, this.conversationHooks(), options);
+    const client = () => this.#connection.client();
+    this.conversation = new Conversation(client, this.#conversationHooks(), options);
     this.threadList = new ThreadList(client, {
-      onChange: () => this.publish(),
+      onChange: () => this.#publish(),
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),
     });
-    this.memory = this.deviceMemory();
-    this.owner = new OwnerGate(this.connection, this.memory, {
+    this.memory = this.#deviceMemory();
+    this.owner = new OwnerGate(this.#connection, this.memory, {
       onOwnerChanged: () => void this.forget('owner-changed'),
     });
-    this.current = this.build();
+    this.#current = this.#build();
   }
 
   /** The conversation's hooks: the host's, and what its answers mean to the other parts. */
-  private conversationHooks(): ConversationHooks {
-    const { hooks } = this;
+  #conversationHooks(): ConversationHooks {
+    const hooks = this.#hooks;
     return {
       ...hooks,
-      onChange: () => this.publish(),
+      onChange: () => this.#publish(),
       onAnswerStart: (detail) => {
         hooks.onAnswerStart?.(detail);
         // The question, its thread and the answer's id go to the device at once: a reload (or
         // another tab) a moment later reattaches to the answer or follows it.
         void this.memory.flush();
       },
-      onBusy: (busy) => this.tabs.setBusy(busy),
+      onBusy: (busy) => this.#tabs.setBusy(busy),
       onAnswerEnd: (detail) => {
         hooks.onAnswerEnd?.(detail);
         this.outbox.sendNext();
@@ -163,15 +165,15 @@ export class ChatSession {
     };
   }
 
-  private deviceMemory(): DeviceMemory {
-    const { options } = this;
+  #deviceMemory(): DeviceMemory {
+    const options = this.#options;
     return new DeviceMemory({
       // Before consent, a store that keeps nothing: IndexedDB is not even opened.
       openStore: (scope) => ((options.storageAllowed?.() ?? true) ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.owner.currentKey,
       collect: () => ({
-        drafts: this.drafts,
+        drafts: this.#drafts,
         threadListOpen: this.threadList.open,
         activeThreadId: this.conversation.snapshot.threadId,
         messages: this.conversation.snapshot.messages,
@@ -182,26 +184,26 @@ export class ChatSession {
       restorePanel: ({ threadListOpen, open }) => {
         // The visitor (or the page) may have opened or closed the list before the device answered.
         this.threadList.restoreOpen(threadListOpen);
-        this.hooks.onPanelRestored?.(open);
-        this.publish();
+        this.#hooks.onPanelRestored?.(open);
+        this.#publish();
       },
       restoreConversations: (remembered, how) =>
-        how === 'follow' ? this.follow(remembered) : this.restore(remembered),
+        how === 'follow' ? this.#follow(remembered) : this.#restore(remembered),
       confirmOwner: () => this.owner.awaitConfirmation(),
       wipedElsewhere: () => this.forget('other-tab'),
     });
   }
 
   get snapshot(): ChatSnapshot {
-    return this.current;
+    return this.#current;
   }
 
   /** Starts remembering: reads the device once, follows other tabs' wipes. */
   connect(): void {
-    this.connected = true;
+    this.#connected = true;
     this.syncConfig();
     this.outbox.connect();
-    this.memory.open(this.options.scope());
+    this.memory.open(this.#options.scope());
     // A list remembered open with nothing it may show stays closed rather than "loading"
     // forever: opening it asks the service, and that is the visitor's call.
     void this.memory.hydrated.then(() => {
@@ -211,7 +213,7 @@ export class ChatSession {
   }
 
   disconnect(): void {
-    this.connected = false;
+    this.#connected = false;
     this.outbox.disconnect();
     this.conversation.dispose();
     this.memory.close();
@@ -222,10 +224,10 @@ export class ChatSession {
    * host's first render, so properties a framework sets right after creating it count.
    */
   checkConfigured(): void {
-    const error = this.connection.misconfigured();
+    const error = this.#connection.misconfigured();
     if (!error) return;
     console.error(error.message);
-    this.hooks.onError(describeError(error));
+    this.#hooks.onError(describeError(error));
   }
 
   /**
@@ -234,9 +236,10 @@ export class ChatSession {
    * token, list and conversation go, and an open list reloads for the new one.
    */
   syncConfig(): void {
-    const config = this.options.config();
-    if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.current.configured) this.publish();
-    if (this.owner.setPageKey(config.ownerKey)) this.publish();
+    const config = this.#options.config();
+    if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.#current.configured)
+      this.#publish();
+    if (this.owner.setPageKey(config.ownerKey)) this.#publish();
   }
 
   /**
@@ -249,7 +252,7 @@ export class ChatSession {
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
     if (wait && !this.outbox.add(text)) return false;
-    if (text === this.drafts[threadId ?? '']) this.setDraftFor(threadId, '');
+    if (text === this.#drafts[threadId ?? '']) this.#setDraftFor(threadId, '');
     if (!wait) await this.conversation.send(text);
     return true;
   }
@@ -261,40 +264,40 @@ export class ChatSession {
   async setStorageAllowed(allowed: boolean): Promise<void> {
     if (!allowed) await this.memory.wipe({ broadcast: true, unbind: false });
     this.memory.close();
-    this.memory.open(this.options.scope());
+    this.memory.open(this.#options.scope());
     await this.memory.hydrated;
     this.owner.judge();
-    this.publish();
+    this.#publish();
   }
 
   setDraft(text: string): void {
-    this.setDraftFor(this.conversation.snapshot.threadId, text);
+    this.#setDraftFor(this.conversation.snapshot.threadId, text);
   }
 
   newConversation(): void {
-    this.opening?.abort();
+    this.#opening?.abort();
     this.conversation.reset();
   }
 
   /** Resumes a thread. A thread the service no longer knows leaves the list. */
   async openThread(threadId: string): Promise<void> {
-    this.opening?.abort();
+    this.#opening?.abort();
     const opening = new AbortController();
-    this.opening = opening;
+    this.#opening = opening;
     try {
-      const thread = await this.connection.client().getThread(threadId, { signal: opening.signal });
+      const thread = await this.#connection.client().getThread(threadId, { signal: opening.signal });
       if (opening.signal.aborted) return;
       this.conversation.reset(
         thread.id,
-        thread.messages.map((message) => fromThreadMessage(message, this.options.tools?.() ?? [])),
+        thread.messages.map((message) => fromThreadMessage(message, this.#options.tools?.() ?? [])),
       );
-      this.tabs.reattachLast();
+      this.#tabs.reattachLast();
     } catch (error) {
       if (isAbortError(error) || opening.signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) this.threadList.drop(threadId);
-      this.hooks.onError(describeError(error));
+      this.#hooks.onError(describeError(error));
     } finally {
-      if (this.opening === opening) this.opening = undefined;
+      if (this.#opening === opening) this.#opening = undefined;
     }
   }
 
@@ -311,63 +314,63 @@ export class ChatSession {
    * An open list reloads for whoever is here now.
    */
   forget(reason: ForgetReason): Promise<void> {
-    this.opening?.abort();
-    this.tabs.reset();
+    this.#opening?.abort();
+    this.#tabs.reset();
     this.owner.reset();
-    if (reason !== 'owner-changed') this.connection.clearToken();
-    this.drafts = {};
+    if (reason !== 'owner-changed') this.#connection.clearToken();
+    this.#drafts = {};
     this.outbox.clear();
     this.conversation.reset();
     this.threadList.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
     this.threadList.refreshIfOpen();
-    this.publish();
+    this.#publish();
     return wiped;
   }
 
-  private restore(remembered: Remembered): void {
+  #restore(remembered: Remembered): void {
     if (this.threadList.snapshot.status === 'idle')
       this.threadList.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
-    if (this.untouched() && !Object.keys(this.drafts).length) this.drafts = { ...remembered.drafts };
+    if (this.#untouched() && !Object.keys(this.#drafts).length) this.#drafts = { ...remembered.drafts };
     if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
-    if (this.untouched() && remembered.messages.length) {
+    if (this.#untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
       // An answer to reattach goes first; the outbox follows when it ends.
-      if (!this.tabs.reattachLast()) this.outbox.sendNext();
+      if (!this.#tabs.reattachLast()) this.outbox.sendNext();
     }
-    this.publish();
+    this.#publish();
   }
 
   /** Another tab of this owner wrote the device: show what it shows (the list, drafts, outbox, conversation). */
-  private follow(remembered: Remembered): void {
+  #follow(remembered: Remembered): void {
     this.threadList.follow(remembered.threads, remembered.owned);
-    this.drafts = { ...remembered.drafts };
+    this.#drafts = { ...remembered.drafts };
     this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
-    this.tabs.awaitTakeover();
-    this.publish();
+    this.#tabs.awaitTakeover();
+    this.#publish();
   }
 
-  private untouched(): boolean {
+  #untouched(): boolean {
     const { messages, streaming } = this.conversation.snapshot;
     return messages.length === 0 && !streaming;
   }
 
-  private setDraftFor(threadId: string | null, text: string): void {
+  #setDraftFor(threadId: string | null, text: string): void {
     const key = threadId ?? '';
-    const { [key]: _replaced, ...others } = this.drafts;
-    this.drafts = text ? { ...others, [key]: text } : others;
-    this.publish();
+    const { [key]: _replaced, ...others } = this.#drafts;
+    this.#drafts = text ? { ...others, [key]: text } : others;
+    this.#publish();
   }
 
-  private build(): ChatSnapshot {
-    const config = this.options.config();
+  #build(): ChatSnapshot {
+    const config = this.#options.config();
     const conversation = this.conversation.snapshot;
     return {
       conversation,
       threadList: this.threadList.snapshot,
-      draft: this.drafts[conversation.threadId ?? ''] ?? '',
+      draft: this.#drafts[conversation.threadId ?? ''] ?? '',
       threadListOpen: this.threadList.open,
       configured: Boolean(config.sessionEndpoint || config.getSessionToken),
       outbox: this.outbox.entries,
@@ -375,9 +378,9 @@ export class ChatSession {
     };
   }
 
-  private publish(): void {
-    this.current = this.build();
+  #publish(): void {
+    this.#current = this.#build();
     this.memory.changed();
-    this.hooks.onChange(this.current);
+    this.#hooks.onChange(this.#current);
   }
 }

@@ -43,30 +43,31 @@ export interface ConversationOptions {
  * (the visitor's text is never dropped), and every request is abortable.
  */
 export class Conversation {
-  private threadId: string | null = null;
-  private messages: ChatMessage[] = [];
-  private request?: AbortController;
-  private pending = false;
-  private readonly schedule: (callback: () => void) => void;
+  #threadId: string | null = null;
+  #messages: ChatMessage[] = [];
+  #request?: AbortController;
+  #pending = false;
+  readonly #schedule: (callback: () => void) => void;
   /** What every request uses (see AnswerTurn). */
-  private readonly parts: TurnParts;
-  private readonly host: TurnHost = {
-    threadId: () => this.threadId,
-    setThread: (threadId) => this.setThread(threadId),
-    replace: (current, next) => this.replace(current, next),
-    setMessages: (update) => void (this.messages = update(this.messages)),
-    publish: (soon) => (soon ? this.publishSoon() : this.publishNow()),
-    isCurrent: (controller) => this.inFlight === controller,
+  readonly #parts: TurnParts;
+  readonly #host: TurnHost = {
+    threadId: () => this.#threadId,
+    setThread: (threadId) => this.#setThread(threadId),
+    replace: (current, next) => this.#replace(current, next),
+    setMessages: (update) => void (this.#messages = update(this.#messages)),
+    publish: (soon) => (soon ? this.#publishSoon() : this.#publishNow()),
+    isCurrent: (controller) => this.#inFlight === controller,
   };
-  private shown?: ConversationSnapshot;
+  #shown?: ConversationSnapshot;
 
-  constructor(
-    private readonly api: () => ApiClient,
-    private readonly hooks: ConversationHooks,
-    options: ConversationOptions = {},
-  ) {
-    this.schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
-    this.parts = {
+  readonly #api: () => ApiClient;
+  readonly #hooks: ConversationHooks;
+
+  constructor(api: () => ApiClient, hooks: ConversationHooks, options: ConversationOptions = {}) {
+    this.#api = api;
+    this.#hooks = hooks;
+    this.#schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
+    this.#parts = {
       api,
       hooks,
       tools: options.tools ?? (() => []),
@@ -78,25 +79,25 @@ export class Conversation {
 
   /** The visitor allowed or denied a tool call that asked for approval. */
   decideTool(toolCallId: string, allowed: boolean): void {
-    this.parts.toolRunner.decide(toolCallId, allowed);
+    this.#parts.toolRunner.decide(toolCallId, allowed);
   }
 
   /** This conversation's request; setting it tells the host when one starts and ends. */
-  private get inFlight(): AbortController | undefined {
-    return this.request;
+  get #inFlight(): AbortController | undefined {
+    return this.#request;
   }
 
-  private set inFlight(next: AbortController | undefined) {
+  set #inFlight(next: AbortController | undefined) {
     const busy = next !== undefined;
-    const was = this.request !== undefined;
-    this.request = next;
-    if (busy !== was) this.hooks.onBusy?.(busy);
+    const was = this.#request !== undefined;
+    this.#request = next;
+    if (busy !== was) this.#hooks.onBusy?.(busy);
   }
 
   /** The last answer, when another tab streams it and this one follows it through the device. */
   get followed(): ChatMessage | undefined {
-    const last = this.messages.at(-1);
-    return !this.request && last?.role === 'assistant' && last.status === 'streaming' ? last : undefined;
+    const last = this.#messages.at(-1);
+    return !this.#request && last?.role === 'assistant' && last.status === 'streaming' ? last : undefined;
   }
 
   /**
@@ -104,32 +105,32 @@ export class Conversation {
    * its own). Ignored while this tab has a request under way: its own writes win.
    */
   follow(threadId: string | null, messages: readonly ChatMessage[]): void {
-    if (this.request) return;
-    const changed = threadId !== this.threadId;
-    this.threadId = threadId;
-    this.messages = [...messages];
-    this.publishNow();
-    if (changed) this.hooks.onThreadChange?.(threadId);
+    if (this.#request) return;
+    const changed = threadId !== this.#threadId;
+    this.#threadId = threadId;
+    this.#messages = [...messages];
+    this.#publishNow();
+    if (changed) this.#hooks.onThreadChange?.(threadId);
   }
 
   /** The same object until the thread, the messages or the streaming flag change, so views can skip it. */
   get snapshot(): ConversationSnapshot {
     const streaming = this.streaming;
-    const last = this.shown;
-    if (last?.threadId === this.threadId && last.messages === this.messages && last.streaming === streaming)
+    const last = this.#shown;
+    if (last?.threadId === this.#threadId && last.messages === this.#messages && last.streaming === streaming)
       return last;
-    this.shown = { threadId: this.threadId, messages: this.messages, streaming };
-    return this.shown;
+    this.#shown = { threadId: this.#threadId, messages: this.#messages, streaming };
+    return this.#shown;
   }
 
   /** A request of this tab is under way, or another tab streams the last answer. */
   get streaming(): boolean {
-    return this.request !== undefined || this.followed !== undefined;
+    return this.#request !== undefined || this.followed !== undefined;
   }
 
   /** Sends `text` as a new turn. Resolves when the answer has ended, however it ended. */
   async send(text: string): Promise<void> {
-    if (this.inFlight || !text.trim()) return;
+    if (this.#inFlight || !text.trim()) return;
     const question: ChatMessage = {
       id: localId('user'),
       role: 'user',
@@ -137,31 +138,31 @@ export class Conversation {
       sources: [],
       status: 'sending',
     };
-    this.messages = [...this.messages, question];
-    await this.ask(question);
+    this.#messages = [...this.#messages, question];
+    await this.#ask(question);
   }
 
   /** Tries a failed question, or an answer that errored or broke, again. */
   async retry(messageId: string): Promise<void> {
-    if (this.inFlight) return;
-    const index = this.messages.findIndex((m) => m.id === messageId);
-    const message = this.messages[index];
+    if (this.#inFlight) return;
+    const index = this.#messages.findIndex((m) => m.id === messageId);
+    const message = this.#messages[index];
     if (!message) return;
     if (message.role === 'user' && message.status === 'failed') {
-      return this.ask(this.replace(message, { ...message, status: 'sending', error: undefined }));
+      return this.#ask(this.#replace(message, { ...message, status: 'sending', error: undefined }));
     }
     // An answer cut off with its id known is reattached (§9), never asked again.
     if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId)
-      return this.ask(undefined, message);
-    const question = this.messages
+      return this.#ask(undefined, message);
+    const question = this.#messages
       .slice(0, index)
       .reverse()
       .find((m) => m.role === 'user');
     if (message.role !== 'assistant' || !question) return;
-    this.messages = this.messages.filter((m) => m !== message);
+    this.#messages = this.#messages.filter((m) => m !== message);
     // Actions the replaced answer ran are asked for again, and their cards say why.
     const ran = new Set((message.toolCalls ?? []).filter((c) => c.state === 'done').map((c) => c.name));
-    return this.ask(this.replace(question, { ...question, status: 'sending' }), undefined, ran);
+    return this.#ask(this.#replace(question, { ...question, status: 'sending' }), undefined, ran);
   }
 
   /**
@@ -172,36 +173,36 @@ export class Conversation {
     // Streamed by another tab: the cancel stops it there too, and that tab writes the end.
     const followed = this.followed;
     if (followed?.questionAnswerId) {
-      this.api()
+      this.#api()
         .cancelAnswer(followed.questionAnswerId)
         .catch(() => {});
       return;
     }
-    const answer = this.messages.at(-1);
+    const answer = this.#messages.at(-1);
     if (
-      this.inFlight &&
+      this.#inFlight &&
       answer?.role === 'assistant' &&
       answer.status === 'streaming' &&
       answer.questionAnswerId
     ) {
-      this.api()
+      this.#api()
         .cancelAnswer(answer.questionAnswerId)
         .catch(() => {
           // Best effort: the answer is stopped on screen either way; the service ends it on its own limit.
         });
     }
-    this.inFlight?.abort();
+    this.#inFlight?.abort();
   }
 
   /** Starts over (a new conversation) or shows a resumed thread. Aborts any answer in flight. */
   reset(threadId: string | null = null, messages: readonly ChatMessage[] = []): void {
-    this.inFlight?.abort();
-    this.inFlight = undefined;
-    const changed = threadId !== this.threadId;
-    this.threadId = threadId;
-    this.messages = [...messages];
-    this.publishNow();
-    if (changed) this.hooks.onThreadChange?.(threadId);
+    this.#inFlight?.abort();
+    this.#inFlight = undefined;
+    const changed = threadId !== this.#threadId;
+    this.#threadId = threadId;
+    this.#messages = [...messages];
+    this.#publishNow();
+    if (changed) this.#hooks.onThreadChange?.(threadId);
   }
 
   /**
@@ -209,8 +210,8 @@ export class Conversation {
    * calling cancel and without marking the answer stopped, so a new element can reattach (§9).
    */
   dispose(): void {
-    const inFlight = this.inFlight;
-    this.inFlight = undefined;
+    const inFlight = this.#inFlight;
+    this.#inFlight = undefined;
     inFlight?.abort();
   }
 
@@ -224,28 +225,28 @@ export class Conversation {
     reaction: Reaction,
     comment: FeedbackComment | null = null,
   ): Promise<boolean> {
-    const message = this.messages.find((m) => m.id === messageId);
+    const message = this.#messages.find((m) => m.id === messageId);
     const questionAnswerId = message?.questionAnswerId;
     if (!message || !questionAnswerId) return false;
     const previous = message.reaction ?? null;
-    this.setReaction(message, reaction);
+    this.#setReaction(message, reaction);
     try {
-      await this.api().sendFeedback({ questionAnswerId, reaction, comment });
-      this.hooks.onFeedback?.({ questionAnswerId, reaction });
+      await this.#api().sendFeedback({ questionAnswerId, reaction, comment });
+      this.#hooks.onFeedback?.({ questionAnswerId, reaction });
       return true;
     } catch (error) {
-      this.setReaction(
-        this.messages.find((m) => m.id === messageId),
+      this.#setReaction(
+        this.#messages.find((m) => m.id === messageId),
         previous,
       );
-      if (!isAbortError(error)) this.hooks.onError?.(describeError(error));
+      if (!isAbortError(error)) this.#hooks.onError?.(describeError(error));
       return false;
     }
   }
 
   /** Asks again for the last answer (it is replaced). */
   regenerate(): Promise<void> {
-    const last = this.messages.at(-1);
+    const last = this.#messages.at(-1);
     return last?.role === 'assistant' ? this.retry(last.id) : Promise.resolve();
   }
 
@@ -254,16 +255,16 @@ export class Conversation {
    * handoff itself goes on whatever the answer (an older service may not know the call).
    */
   async reportHandoff(): Promise<void> {
-    if (this.threadId)
-      await this.api()
-        .reportHandoff(this.threadId)
+    if (this.#threadId)
+      await this.#api()
+        .reportHandoff(this.#threadId)
         .catch(() => {});
   }
 
-  private setReaction(message: ChatMessage | undefined, reaction: Reaction | null): void {
+  #setReaction(message: ChatMessage | undefined, reaction: Reaction | null): void {
     if (message?.role !== 'assistant') return;
-    this.replace(message, { ...message, reaction });
-    this.publishNow();
+    this.#replace(message, { ...message, reaction });
+    this.#publishNow();
   }
 
   /**
@@ -272,68 +273,68 @@ export class Conversation {
    * replaced by what the service has, so it continues where it was and shows once.
    */
   async reattach(messageId: string): Promise<void> {
-    const answer = this.messages.find((m) => m.id === messageId);
-    if (this.inFlight || !answer?.questionAnswerId || answer.role !== 'assistant') return;
-    return this.ask(undefined, answer);
+    const answer = this.#messages.find((m) => m.id === messageId);
+    if (this.#inFlight || !answer?.questionAnswerId || answer.role !== 'assistant') return;
+    return this.#ask(undefined, answer);
   }
 
   /** One request: opens it, runs it (see AnswerTurn), and tells the host how it ended. */
-  private async ask(
+  async #ask(
     question: ChatMessage | undefined,
     resumed?: ChatMessage,
     ranBefore: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    const turn = new AnswerTurn(this.host, this.parts, question, ranBefore);
-    this.inFlight = turn.controller;
+    const turn = new AnswerTurn(this.#host, this.#parts, question, ranBefore);
+    this.#inFlight = turn.controller;
     if (resumed) turn.resume(resumed);
-    this.publishNow();
+    this.#publishNow();
     await turn.run();
-    this.finish(turn);
+    this.#finish(turn);
   }
 
   /** The request is over, however it ended: the host hears how the answer ended. */
-  private finish(turn: AnswerTurn): void {
+  #finish(turn: AnswerTurn): void {
     if (!turn.current()) return;
-    this.inFlight = undefined;
-    this.publishNow();
+    this.#inFlight = undefined;
+    this.#publishNow();
     const { answer } = turn;
     if (!answer) return;
     if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error)
-      this.hooks.onError?.(answer.error);
-    this.hooks.onAnswerEnd?.({
-      threadId: this.threadId,
+      this.#hooks.onError?.(answer.error);
+    this.#hooks.onAnswerEnd?.({
+      threadId: this.#threadId,
       messageId: answer.id,
       outcome: outcomeOf(answer),
       text: answer.content,
     });
   }
 
-  private setThread(threadId: string | null): void {
-    if (threadId === this.threadId) return;
-    this.threadId = threadId;
-    this.hooks.onThreadChange?.(threadId);
+  #setThread(threadId: string | null): void {
+    if (threadId === this.#threadId) return;
+    this.#threadId = threadId;
+    this.#hooks.onThreadChange?.(threadId);
   }
 
   /** Swaps one message for its next version and returns the new one. */
-  private replace(current: ChatMessage, next: ChatMessage): ChatMessage {
+  #replace(current: ChatMessage, next: ChatMessage): ChatMessage {
     if (current === next) return next;
     // The streaming answer is last: replace it without walking a long thread on every delta.
-    const last = this.messages.length - 1;
-    if (this.messages[last] === current) this.messages = [...this.messages.slice(0, last), next];
-    else this.messages = this.messages.map((m) => (m === current ? next : m));
+    const last = this.#messages.length - 1;
+    if (this.#messages[last] === current) this.#messages = [...this.#messages.slice(0, last), next];
+    else this.#messages = this.#messages.map((m) => (m === current ? next : m));
     return next;
   }
 
-  private publishNow(): void {
-    this.pending = false;
-    this.hooks.onChange(this.snapshot);
+  #publishNow(): void {
+    this.#pending = false;
+    this.#hooks.onChange(this.snapshot);
   }
 
-  private publishSoon(): void {
-    if (this.pending) return;
-    this.pending = true;
-    this.schedule(() => {
-      if (this.pending) this.publishNow();
+  #publishSoon(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    this.#schedule(() => {
+      if (this.#pending) this.#publishNow();
     });
   }
 }

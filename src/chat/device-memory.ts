@@ -101,24 +101,28 @@ const hasContent = (r: Remembered) =>
  * overwrite what was stored; other tabs' writes are followed as they land.
  */
 export class DeviceMemory {
-  private store?: DeviceMemoryStore;
-  private hydration: Promise<void> = Promise.resolve();
-  private timer?: ReturnType<typeof setTimeout>;
+  #store?: DeviceMemoryStore;
+  #hydration: Promise<void> = Promise.resolve();
+  #timer?: ReturnType<typeof setTimeout>;
   /** When the pending write was first asked for. */
-  private since?: number;
-  private unwatch?: () => void;
-  private panelOpen = false;
+  #since?: number;
+  #unwatch?: () => void;
+  #panelOpen = false;
   /** Whose state is in memory: undefined until something is held, null while no key is known. */
-  private boundKey?: string | null;
+  #boundKey?: string | null;
   /** A stored record that waits for its owner to be confirmed. */
-  private pending?: Remembered;
+  #pending?: Remembered;
   /** What this tab last wrote, restored or followed: a part that differs from it now is not written yet. */
-  private synced: Shared = NOTHING;
+  #synced: Shared = NOTHING;
 
-  constructor(private readonly options: DeviceMemoryOptions) {}
+  readonly #options: DeviceMemoryOptions;
+
+  constructor(options: DeviceMemoryOptions) {
+    this.#options = options;
+  }
 
   get hydrated(): Promise<void> {
-    return this.hydration;
+    return this.#hydration;
   }
 
   /**
@@ -126,58 +130,58 @@ export class DeviceMemory {
    * none) and may not be the next session's: a send asks for that session first.
    */
   get provisional(): boolean {
-    return this.boundKey === NO_OWNER || this.boundKey === UNNAMED_OWNER;
+    return this.#boundKey === NO_OWNER || this.#boundKey === UNNAMED_OWNER;
   }
 
   /** A stored record waits for a session to confirm its owner. */
   get waiting(): boolean {
-    return this.pending !== undefined;
+    return this.#pending !== undefined;
   }
 
   open(scope: string): void {
-    const store = this.options.openStore(scope);
-    this.store = store;
-    this.hydration = this.read();
-    this.unwatch = store.watch((change) => void this.followRemote(change));
+    const store = this.#options.openStore(scope);
+    this.#store = store;
+    this.#hydration = this.#read();
+    this.#unwatch = store.watch((change) => void this.#followRemote(change));
   }
 
   close(): void {
-    this.unwatch?.();
-    if (this.timer !== undefined) void this.flush();
-    this.store = undefined;
+    this.#unwatch?.();
+    if (this.#timer !== undefined) void this.flush();
+    this.#store = undefined;
   }
 
   setPanelOpen(open: boolean): void {
-    this.panelOpen = open;
+    this.#panelOpen = open;
     this.changed();
   }
 
   /** Something changed: write it soon. */
   changed(): void {
-    if (!this.store) return;
+    if (!this.#store) return;
     // Debounced, but a stream of changes (a long answer) is still written every few hundred ms:
     // other tabs follow it, and the answer's id is on the device even if the page dies.
     const now = Date.now();
-    this.since ??= now;
-    if (this.timer !== undefined && now - this.since > MAX_SAVE_WAIT_MS) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(
+    this.#since ??= now;
+    if (this.#timer !== undefined && now - this.#since > MAX_SAVE_WAIT_MS) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(
       () => void this.flush(),
-      Math.min(this.options.saveDelayMs ?? 150, Math.max(0, this.since + MAX_SAVE_WAIT_MS - now)),
+      Math.min(this.#options.saveDelayMs ?? 150, Math.max(0, this.#since + MAX_SAVE_WAIT_MS - now)),
     );
   }
 
   async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.since = undefined;
-    const store = this.store;
-    await this.hydration;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#since = undefined;
+    const store = this.#store;
+    await this.#hydration;
     if (!store) return;
     // A record waiting for its owner stays as it is: only the panel's state may change.
-    const state = this.collect();
+    const state = this.#collect();
     if (!state) return;
-    this.synced = rememberedOf(state);
+    this.#synced = rememberedOf(state);
     await store.save(state);
   }
 
@@ -186,14 +190,14 @@ export class DeviceMemory {
    * else (the caller resets); a stored record waiting for a key is shown or wiped here.
    */
   bind(key: string): 'kept' | 'changed' {
-    const previous = this.boundKey;
-    this.boundKey = key;
-    const pending = this.pending;
+    const previous = this.#boundKey;
+    this.#boundKey = key;
+    const pending = this.#pending;
     if (pending) {
-      this.pending = undefined;
-      if (pending.ownerKey === key) this.restore(pending);
+      this.#pending = undefined;
+      if (pending.ownerKey === key) this.#restore(pending);
       // Wiped before anything could show it; the other tabs drop it too.
-      else void this.store?.clear().then(() => this.changed());
+      else void this.#store?.clear().then(() => this.changed());
       return 'kept';
     }
     // What was held with no key known is the first owner's; a known key that changes is another visitor.
@@ -202,13 +206,13 @@ export class DeviceMemory {
 
   /** Forgets what is stored for the owner; `broadcast` tells the other tabs, `unbind` forgets the owner too. */
   async wipe({ broadcast, unbind }: { broadcast: boolean; unbind: boolean }): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.pending = undefined;
-    this.synced = NOTHING;
-    if (unbind) this.boundKey = undefined;
-    const store = this.store;
-    await this.hydration;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending = undefined;
+    this.#synced = NOTHING;
+    if (unbind) this.#boundKey = undefined;
+    const store = this.#store;
+    await this.#hydration;
     if (broadcast) await store?.clear();
   }
 
@@ -218,17 +222,17 @@ export class DeviceMemory {
    * marked streaming is then interrupted).
    */
   async revisit(live: boolean): Promise<void> {
-    await this.hydration;
-    const state = await this.store?.load(live);
-    if (state) await this.followRemote({ state });
+    await this.#hydration;
+    const state = await this.#store?.load(live);
+    if (state) await this.#followRemote({ state });
   }
 
   /** The owner's part of the state is never written while it waits for confirmation. */
-  private collect(): StoredMemory | undefined {
-    if (this.pending) return undefined;
-    const live = this.options.collect();
+  #collect(): StoredMemory | undefined {
+    if (this.#pending) return undefined;
+    const live = this.#options.collect();
     return {
-      open: this.panelOpen,
+      open: this.#panelOpen,
       threadListOpen: live.threadListOpen,
       activeThreadId: live.activeThreadId,
       drafts: live.drafts,
@@ -236,62 +240,62 @@ export class DeviceMemory {
       threads: [...live.threads],
       messages: [...live.messages],
       owned: live.owned,
-      ownerKey: this.boundKey ?? null,
+      ownerKey: this.#boundKey ?? null,
     };
   }
 
-  private async read(): Promise<void> {
-    const state = await this.store?.load();
+  async #read(): Promise<void> {
+    const state = await this.#store?.load();
     if (state) {
-      this.panelOpen = state.open;
-      this.options.restorePanel({ threadListOpen: state.threadListOpen, open: state.open });
+      this.#panelOpen = state.open;
+      this.#options.restorePanel({ threadListOpen: state.threadListOpen, open: state.open });
     }
     const remembered = state && rememberedOf(state);
-    const key = this.options.currentKey();
+    const key = this.#options.currentKey();
     if (remembered && hasContent(remembered)) {
       if (key === undefined && sharedOnDevice(remembered.ownerKey)) {
-        this.boundKey = remembered.ownerKey;
-        this.restore(remembered);
+        this.#boundKey = remembered.ownerKey;
+        this.#restore(remembered);
         return;
       }
-      this.pending = remembered;
+      this.#pending = remembered;
     }
     if (key !== undefined) this.bind(key);
-    else if (this.pending) this.options.confirmOwner();
+    else if (this.#pending) this.#options.confirmOwner();
   }
 
-  private restore(remembered: Remembered): void {
-    this.options.restoreConversations(remembered, 'restore');
+  #restore(remembered: Remembered): void {
+    this.#options.restoreConversations(remembered, 'restore');
     // What this tab shows now, not the record: applying one keeps what the visitor already touched.
-    this.synced = this.options.collect();
+    this.#synced = this.#options.collect();
   }
 
   /** Another tab wrote (or wiped) this scope. */
-  private async followRemote(change: RemoteChange): Promise<void> {
-    await this.hydration;
-    if (!this.store) return;
-    if (!change.state) return this.options.wipedElsewhere();
+  async #followRemote(change: RemoteChange): Promise<void> {
+    await this.#hydration;
+    if (!this.#store) return;
+    if (!change.state) return this.#options.wipedElsewhere();
     const remote = rememberedOf(change.state);
-    if (this.pending) {
-      this.pending = hasContent(remote) ? remote : undefined;
+    if (this.#pending) {
+      this.#pending = hasContent(remote) ? remote : undefined;
       return;
     }
-    const bound = this.boundKey;
+    const bound = this.#boundKey;
     if (remote.ownerKey === bound || (bound == null && sharedOnDevice(remote.ownerKey))) {
-      this.boundKey = remote.ownerKey;
+      this.#boundKey = remote.ownerKey;
       const { shown, unsaved } =
-        this.timer === undefined
+        this.#timer === undefined
           ? { shown: remote, unsaved: [] }
-          : keepUnsaved(remote, this.options.collect(), this.synced);
-      this.options.restoreConversations(shown, 'follow');
+          : keepUnsaved(remote, this.#options.collect(), this.#synced);
+      this.#options.restoreConversations(shown, 'follow');
       // A part kept unsaved is still unsaved: compared with what the device had before.
-      const before = this.synced;
-      this.synced = { ...this.options.collect() };
-      for (const key of unsaved) Object.assign(this.synced, { [key]: before[key] });
+      const before = this.#synced;
+      this.#synced = { ...this.#options.collect() };
+      for (const key of unsaved) Object.assign(this.#synced, { [key]: before[key] });
     } else if (bound == null && hasContent(remote)) {
       // Another tab's session named an owner this tab does not know yet: confirm first.
-      this.pending = remote;
-      this.options.confirmOwner();
+      this.#pending = remote;
+      this.#options.confirmOwner();
     }
   }
 }

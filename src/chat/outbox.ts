@@ -30,67 +30,71 @@ const newEntry = (text: string): OutboxEntry => ({ id: `q${Date.now().toString(3
  * No DOM; the device remembers the entries with the rest of the owner's state.
  */
 export class Outbox {
-  private items: readonly OutboxEntry[] = [];
-  private readonly online = () => {
-    this.hooks.onChange();
+  #items: readonly OutboxEntry[] = [];
+  readonly #online = () => {
+    this.#hooks.onChange();
     this.sendNext();
   };
-  private readonly offline = () => this.hooks.onChange();
+  readonly #offline = () => this.#hooks.onChange();
   /** Attempts of the questions that came back, by id. */
-  private readonly attempts = new Map<string, number>();
+  readonly #attempts = new Map<string, number>();
   /** The entry sent last, until its answer ended. */
-  private sending?: OutboxEntry;
+  #sending?: OutboxEntry;
 
-  constructor(private readonly hooks: OutboxHooks) {}
+  readonly #hooks: OutboxHooks;
+
+  constructor(hooks: OutboxHooks) {
+    this.#hooks = hooks;
+  }
 
   get entries(): readonly OutboxEntry[] {
-    return this.items;
+    return this.#items;
   }
 
   /** Follows the browser's connection: back online, the outbox goes, each question once. */
   connect(): void {
     if (typeof addEventListener !== 'function') return;
-    addEventListener('online', this.online);
-    addEventListener('offline', this.offline);
+    addEventListener('online', this.#online);
+    addEventListener('offline', this.#offline);
   }
 
   disconnect(): void {
     if (typeof removeEventListener !== 'function') return;
-    removeEventListener('online', this.online);
-    removeEventListener('offline', this.offline);
+    removeEventListener('online', this.#online);
+    removeEventListener('offline', this.#offline);
   }
 
   /** Adds a question at the end and sends it when it may go; false when the outbox is full. */
   add(text: string): boolean {
-    if (this.items.length >= MAX_OUTBOX) return false;
-    this.set([...this.items, newEntry(text)]);
+    if (this.#items.length >= MAX_OUTBOX) return false;
+    this.#set([...this.#items, newEntry(text)]);
     this.sendNext();
     return true;
   }
 
   remove(id: string): void {
-    this.set(this.items.filter((entry) => entry.id !== id));
+    this.#set(this.#items.filter((entry) => entry.id !== id));
   }
 
   /** What the device remembered, or another tab wrote: shown, not sent from here. */
   replace(entries: readonly OutboxEntry[]): void {
-    this.set(entries.slice(0, MAX_OUTBOX));
+    this.#set(entries.slice(0, MAX_OUTBOX));
   }
 
   clear(): void {
-    this.attempts.clear();
-    this.set([]);
+    this.#attempts.clear();
+    this.#set([]);
   }
 
   /** Sends the oldest question, soon (after the caller's own change), if it may go now. */
   sendNext(): void {
     queueMicrotask(() => {
-      const [next, ...rest] = this.items;
-      if (!next || isOffline() || !this.hooks.canSend()) return;
-      this.sending = next;
-      this.set(rest);
-      void this.hooks.send(next.text).finally(() => {
-        if (this.sending === next) this.sending = undefined;
+      const [next, ...rest] = this.#items;
+      if (!next || isOffline() || !this.#hooks.canSend()) return;
+      this.#sending = next;
+      this.#set(rest);
+      void this.#hooks.send(next.text).finally(() => {
+        if (this.#sending === next) this.#sending = undefined;
       });
     });
   }
@@ -100,20 +104,20 @@ export class Outbox {
    * the front (true), unless the outbox is full or it has had its attempts (false: it fails).
    */
   takeBack(text: string): boolean {
-    const entry = this.sending?.text === text ? this.sending : newEntry(text);
-    this.sending = undefined;
-    const tries = (this.attempts.get(entry.id) ?? 0) + 1;
-    if (tries >= MAX_SEND_ATTEMPTS || this.items.length >= MAX_OUTBOX) {
-      this.attempts.delete(entry.id);
+    const entry = this.#sending?.text === text ? this.#sending : newEntry(text);
+    this.#sending = undefined;
+    const tries = (this.#attempts.get(entry.id) ?? 0) + 1;
+    if (tries >= MAX_SEND_ATTEMPTS || this.#items.length >= MAX_OUTBOX) {
+      this.#attempts.delete(entry.id);
       return false;
     }
-    this.attempts.set(entry.id, tries);
-    this.set([entry, ...this.items]);
+    this.#attempts.set(entry.id, tries);
+    this.#set([entry, ...this.#items]);
     return true;
   }
 
-  private set(items: readonly OutboxEntry[]): void {
-    this.items = items;
-    this.hooks.onChange();
+  #set(items: readonly OutboxEntry[]): void {
+    this.#items = items;
+    this.#hooks.onChange();
   }
 }

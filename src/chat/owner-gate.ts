@@ -14,26 +14,34 @@ export interface OwnerGateHooks {
  * them, minted only when the conversation could be seen. No DOM.
  */
 export class OwnerGate {
-  private pageKey = '';
-  private visible = false;
+  #pageKey = '';
+  #visible = false;
   /** A remembered conversation waits for a session to say whether it belongs to whoever is here. */
-  private confirming = false;
+  #confirming = false;
+
+  readonly #connection: Pick<ServiceConnection, 'ownerKey' | 'confirm' | 'clearToken'>;
+  readonly #memory: Pick<DeviceMemory, 'bind' | 'waiting' | 'provisional'>;
+  readonly #hooks: OwnerGateHooks;
 
   constructor(
-    private readonly connection: Pick<ServiceConnection, 'ownerKey' | 'confirm' | 'clearToken'>,
-    private readonly memory: Pick<DeviceMemory, 'bind' | 'waiting' | 'provisional'>,
-    private readonly hooks: OwnerGateHooks,
-  ) {}
+    connection: Pick<ServiceConnection, 'ownerKey' | 'confirm' | 'clearToken'>,
+    memory: Pick<DeviceMemory, 'bind' | 'waiting' | 'provisional'>,
+    hooks: OwnerGateHooks,
+  ) {
+    this.#connection = connection;
+    this.#memory = memory;
+    this.#hooks = hooks;
+  }
 
   /**
    * The owner key that what is on screen must belong to: the latest session's, else the page's,
    * else UNNAMED_OWNER once a session without a key has been seen. undefined: nobody known yet.
    */
   get currentKey(): string | undefined {
-    const session = this.connection.ownerKey;
+    const session = this.#connection.ownerKey;
     // A session that names no owner says nothing against the page's key.
     if (session !== undefined && session !== UNNAMED_OWNER) return session;
-    return this.pageKey || session;
+    return this.#pageKey || session;
   }
 
   /**
@@ -41,11 +49,11 @@ export class OwnerGate {
    * someone else goes, and what is shown is judged again. Returns whether it changed.
    */
   setPageKey(key: string): boolean {
-    if (key === this.pageKey) return false;
-    this.pageKey = key;
-    const sessionKey = this.connection.ownerKey;
+    if (key === this.#pageKey) return false;
+    this.#pageKey = key;
+    const sessionKey = this.#connection.ownerKey;
     if (sessionKey !== undefined && sessionKey !== UNNAMED_OWNER && sessionKey !== key)
-      this.connection.clearToken();
+      this.#connection.clearToken();
     this.judge();
     return true;
   }
@@ -55,21 +63,21 @@ export class OwnerGate {
    * the moment a remembered conversation of a named owner may cost a session to confirm.
    */
   setVisible(visible: boolean): void {
-    this.visible = visible;
-    this.confirm();
+    this.#visible = visible;
+    this.#confirm();
   }
 
   /** A stored record waits for a session to say whose it is. */
   awaitConfirmation(): void {
-    this.confirming = true;
-    this.confirm();
+    this.#confirming = true;
+    this.#confirm();
   }
 
   /** A key became known or changed: show what the device holds for it, or wipe what is not theirs. */
   judge(): void {
     const key = this.currentKey;
     if (key === undefined) return;
-    if (this.memory.bind(key) === 'changed') this.hooks.onOwnerChanged();
+    if (this.#memory.bind(key) === 'changed') this.#hooks.onOwnerChanged();
   }
 
   /**
@@ -78,12 +86,12 @@ export class OwnerGate {
    * is here (a visitor who signed in since gets a fresh conversation, not that one).
    */
   async beforeSend(): Promise<void> {
-    if (this.memory.provisional && this.connection.ownerKey === undefined)
-      await this.connection.confirm().catch(() => {});
+    if (this.#memory.provisional && this.#connection.ownerKey === undefined)
+      await this.#connection.confirm().catch(() => {});
   }
 
   reset(): void {
-    this.confirming = false;
+    this.#confirming = false;
   }
 
   /**
@@ -91,12 +99,12 @@ export class OwnerGate {
    * That visitor sent a message before, so one session now stays within the token rules; it is
    * minted only when the conversation could be seen (the panel is open), never for nothing.
    */
-  private confirm(): void {
-    if (!this.confirming || !this.visible || !this.memory.waiting) return;
-    this.confirming = false;
-    void this.connection.confirm().catch(() => {
+  #confirm(): void {
+    if (!this.#confirming || !this.#visible || !this.#memory.waiting) return;
+    this.#confirming = false;
+    void this.#connection.confirm().catch(() => {
       // The endpoint failed: nothing shows, and the next send tries again (and reports it).
-      this.confirming = true;
+      this.#confirming = true;
     });
   }
 }

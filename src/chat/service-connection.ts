@@ -25,45 +25,53 @@ export const MISCONFIGURED_HINT =
  * until a request needs it) and rebuilt, with a fresh session, when the config changes.
  */
 export class ServiceConnection {
-  private tokens?: TokenManager;
-  private api?: ApiClient;
-  private key = '';
-  private source?: ConnectionConfig['getSessionToken'];
-  private reported = false;
+  #tokens?: TokenManager;
+  #api?: ApiClient;
+  #key = '';
+  #source?: ConnectionConfig['getSessionToken'];
+  #reported = false;
+
+  readonly #config: () => ConnectionConfig;
+  readonly #onStatus: (status: SessionStatus) => void;
+  readonly #fetch?: typeof globalThis.fetch;
 
   constructor(
-    private readonly config: () => ConnectionConfig,
-    private readonly onStatus: (status: SessionStatus) => void,
-    private readonly fetch?: typeof globalThis.fetch,
-  ) {}
+    config: () => ConnectionConfig,
+    onStatus: (status: SessionStatus) => void,
+    fetch?: typeof globalThis.fetch,
+  ) {
+    this.#config = config;
+    this.#onStatus = onStatus;
+    this.#fetch = fetch;
+  }
 
   /** The owner key of the latest session: its own, '' when it named none; undefined before any session. */
   get ownerKey(): string | undefined {
-    if (!this.tokens?.hasSession) return undefined;
-    return this.tokens.ownerKey ?? '';
+    if (!this.#tokens?.hasSession) return undefined;
+    return this.#tokens.ownerKey ?? '';
   }
 
   /** Makes sure a session exists (one is minted if none is held), so its owner key is known. */
   async confirm(): Promise<void> {
     this.client();
-    await this.tokens!.getToken();
+    await this.#tokens!.getToken();
   }
 
   /** Once, when the page gave no way to get a session: the error to report, naming the fix. */
   misconfigured(): ConfigError | undefined {
-    const config = this.config();
-    if (config.sessionEndpoint || config.getSessionToken || this.reported) return undefined;
-    this.reported = true;
+    const config = this.#config();
+    if (config.sessionEndpoint || config.getSessionToken || this.#reported) return undefined;
+    this.#reported = true;
     return new ConfigError(MISCONFIGURED_HINT);
   }
 
   /** Forgets the token (and any fetch under way); the next request starts a new session. */
   clearToken(): void {
-    this.tokens?.clear();
+    this.#tokens?.clear();
   }
 
   client(): ApiClient {
-    const config = this.config();
+    const config = this.#config();
     const key = JSON.stringify([
       config.projectId,
       config.integrationId,
@@ -71,30 +79,30 @@ export class ServiceConnection {
       config.sessionEndpoint,
       config.idleTimeoutMs,
     ]);
-    if (this.api && key === this.key && config.getSessionToken === this.source) return this.api;
+    if (this.#api && key === this.#key && config.getSessionToken === this.#source) return this.#api;
     const source =
       config.getSessionToken ??
       (config.sessionEndpoint
         ? endpointTokenSource(config.sessionEndpoint, {
-            fetch: this.fetch,
-            headers: () => this.config().sessionRequestHeaders,
+            fetch: this.#fetch,
+            headers: () => this.#config().sessionRequestHeaders,
           })
         : missingSource);
-    this.tokens?.clear();
+    this.#tokens?.clear();
     const tokens = new TokenManager(source);
-    tokens.subscribe(this.onStatus);
-    this.tokens = tokens;
-    this.source = config.getSessionToken;
-    this.key = key;
-    this.api = createApiClient({
+    tokens.subscribe(this.#onStatus);
+    this.#tokens = tokens;
+    this.#source = config.getSessionToken;
+    this.#key = key;
+    this.#api = createApiClient({
       baseUrl: config.baseUrl,
       projectId: config.projectId,
       integrationId: config.integrationId,
       tokens,
-      fetch: this.fetch,
+      fetch: this.#fetch,
       stream: { idleTimeoutMs: config.idleTimeoutMs },
     });
-    return this.api;
+    return this.#api;
   }
 }
 

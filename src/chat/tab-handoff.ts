@@ -25,18 +25,22 @@ export interface TabHandoffHooks {
  * the answer over when that tab lets go (the answer ended, or the tab went away). No DOM.
  */
 export class TabHandoff {
-  private readonly lock = new AnswerLock(() => `agent-chat.answer:${this.hooks.scope()}`);
+  readonly #lock = new AnswerLock(() => `agent-chat.answer:${this.#hooks.scope()}`);
   /** The answer another tab streams that this tab waits to take over, by id. */
-  private takingOver?: string;
+  #takingOver?: string;
   /** Bumped by reset(): a wait that ends after a reset is dropped. */
-  private epoch = 0;
+  #epoch = 0;
 
-  constructor(private readonly hooks: TabHandoffHooks) {}
+  readonly #hooks: TabHandoffHooks;
+
+  constructor(hooks: TabHandoffHooks) {
+    this.#hooks = hooks;
+  }
 
   /** This tab streams an answer (busy) or stopped: other tabs wait for the lock meanwhile. */
   setBusy(busy: boolean): void {
-    if (!busy) return this.lock.letGo(this.hooks.written());
-    if (this.hooks.connected()) this.lock.hold();
+    if (!busy) return this.#lock.letGo(this.#hooks.written());
+    if (this.#hooks.connected()) this.#lock.hold();
   }
 
   /**
@@ -45,19 +49,19 @@ export class TabHandoff {
    * when there is no such answer.
    */
   reattachLast(othersFirst = true): boolean {
-    const last = this.hooks.last();
+    const last = this.#hooks.last();
     if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return false;
     if (!othersFirst) {
-      this.hooks.reattach(last.id);
+      this.#hooks.reattach(last.id);
       return true;
     }
-    const epoch = this.epoch;
-    void this.lock
+    const epoch = this.#epoch;
+    void this.#lock
       .heldElsewhere()
       .catch(() => false)
       .then((elsewhere) => {
-        if (epoch !== this.epoch || !this.hooks.connected()) return;
-        if (!elsewhere) return this.hooks.reattach(last.id);
+        if (epoch !== this.#epoch || !this.#hooks.connected()) return;
+        if (!elsewhere) return this.#hooks.reattach(last.id);
         // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
         this.awaitTakeover(last.questionAnswerId);
       });
@@ -69,22 +73,22 @@ export class TabHandoff {
    * answer's lock, the device already says how the answer ended; if it still says streaming,
    * that tab went away mid-answer, and this one reattaches (§9).
    */
-  awaitTakeover(id = this.hooks.followed()): void {
-    if (!id || this.takingOver === id) return;
-    const epoch = this.epoch;
-    const waiting = this.lock.whenFree(async () => {
-      if (this.takingOver === id) this.takingOver = undefined;
-      if (epoch !== this.epoch || !this.hooks.connected()) return;
-      await this.hooks.reread();
+  awaitTakeover(id = this.#hooks.followed()): void {
+    if (!id || this.#takingOver === id) return;
+    const epoch = this.#epoch;
+    const waiting = this.#lock.whenFree(async () => {
+      if (this.#takingOver === id) this.#takingOver = undefined;
+      if (epoch !== this.#epoch || !this.#hooks.connected()) return;
+      await this.#hooks.reread();
       // This tab holds the lock now: reattach without asking who holds it.
-      if (epoch === this.epoch) this.reattachLast(false);
+      if (epoch === this.#epoch) this.reattachLast(false);
     });
-    if (waiting) this.takingOver = id;
+    if (waiting) this.#takingOver = id;
   }
 
   /** A reset: nothing this tab waited for applies any more. */
   reset(): void {
-    this.epoch += 1;
-    this.takingOver = undefined;
+    this.#epoch += 1;
+    this.#takingOver = undefined;
   }
 }

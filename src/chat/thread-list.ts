@@ -33,62 +33,65 @@ export interface ThreadListHooks {
  * of stale entries. No DOM.
  */
 export class ThreadList {
-  private state: ThreadListSnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
-  private isOpen = false;
+  #state: ThreadListSnapshot = { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
+  #isOpen = false;
   /** The visitor (or the page) opened or closed the list: what the device remembered no longer applies. */
-  private chosen = false;
-  private request?: AbortController;
+  #chosen = false;
+  #request?: AbortController;
   /** Deletions under way; clear() abandons them with everything else. */
-  private deletions = new AbortController();
-  private wasOwned = false;
+  #deletions = new AbortController();
+  #wasOwned = false;
 
-  constructor(
-    private readonly api: () => ApiClient,
-    private readonly hooks: ThreadListHooks,
-  ) {}
+  readonly #api: () => ApiClient;
+  readonly #hooks: ThreadListHooks;
+
+  constructor(api: () => ApiClient, hooks: ThreadListHooks) {
+    this.#api = api;
+    this.#hooks = hooks;
+  }
 
   get snapshot(): ThreadListSnapshot {
-    return this.state;
+    return this.#state;
   }
 
   /** Shows a cached list (no request); the server's list replaces it on the next refresh. */
   restore(threads: readonly ThreadSummary[], owned: boolean): void {
-    this.wasOwned = owned;
-    this.set({ status: 'idle', threads, nextCursor: null, loadingMore: false });
+    this.#wasOwned = owned;
+    this.#set({ status: 'idle', threads, nextCursor: null, loadingMore: false });
   }
 
   /** Another tab's list (it loaded, deleted or renamed): shown as it is, with this list's status and paging. */
   follow(threads: readonly ThreadSummary[], owned: boolean): void {
-    this.wasOwned = owned;
-    if (threads !== this.state.threads) this.set({ ...this.state, threads });
+    this.#wasOwned = owned;
+    if (threads !== this.#state.threads) this.#set({ ...this.#state, threads });
   }
 
   /** Whether the service has ever answered for an owner in this state (remembered with the list). */
   get owned(): boolean {
-    return this.wasOwned;
+    return this.#wasOwned;
   }
 
   get open(): boolean {
-    return this.isOpen;
+    return this.#isOpen;
   }
 
   /** Shows or hides the list; showing it is the moment it may ask the service. */
   setOpen(open: boolean): void {
-    this.isOpen = open;
-    this.chosen = true;
-    const { status } = this.state;
+    this.#isOpen = open;
+    this.#chosen = true;
+    const { status } = this.#state;
     if (open && (status === 'idle' || status === 'error')) void this.refresh();
-    this.hooks.onChange(this.state);
+    this.#hooks.onChange(this.#state);
   }
 
   /** The device remembered the list open or closed: that applies unless the visitor chose since. */
   restoreOpen(open: boolean): void {
-    if (!this.chosen) this.isOpen = open;
+    if (!this.#chosen) this.#isOpen = open;
   }
 
   /** An open list that has nothing loaded asks the service again. */
   refreshIfOpen(): void {
-    if (this.isOpen && this.state.status === 'idle') void this.refresh();
+    if (this.#isOpen && this.#state.status === 'idle') void this.refresh();
   }
 
   /** The next page (`more`), or the list again after an error. */
@@ -97,29 +100,29 @@ export class ThreadList {
   }
 
   async refresh(): Promise<void> {
-    const signal = this.begin();
-    this.set({ ...this.state, status: 'loading', error: undefined });
+    const signal = this.#begin();
+    this.#set({ ...this.#state, status: 'loading', error: undefined });
     try {
-      const page = await this.api().listThreads({ limit: PAGE_SIZE }, { signal });
-      this.wasOwned = true;
-      this.set({ status: 'ready', threads: page.threads, nextCursor: page.next_cursor, loadingMore: false });
+      const page = await this.#api().listThreads({ limit: PAGE_SIZE }, { signal });
+      this.#wasOwned = true;
+      this.#set({ status: 'ready', threads: page.threads, nextCursor: page.next_cursor, loadingMore: false });
     } catch (error) {
-      this.fail(error, signal);
+      this.#fail(error, signal);
     }
   }
 
   async loadMore(): Promise<void> {
-    const cursor = this.state.nextCursor;
-    if (!cursor || this.state.loadingMore) return;
-    const signal = this.begin();
-    this.set({ ...this.state, loadingMore: true });
+    const cursor = this.#state.nextCursor;
+    if (!cursor || this.#state.loadingMore) return;
+    const signal = this.#begin();
+    this.#set({ ...this.#state, loadingMore: true });
     try {
-      const page = await this.api().listThreads({ limit: PAGE_SIZE, cursor }, { signal });
-      const known = new Set(this.state.threads.map((t) => t.id));
-      const threads = [...this.state.threads, ...page.threads.filter((t) => !known.has(t.id))];
-      this.set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
+      const page = await this.#api().listThreads({ limit: PAGE_SIZE, cursor }, { signal });
+      const known = new Set(this.#state.threads.map((t) => t.id));
+      const threads = [...this.#state.threads, ...page.threads.filter((t) => !known.has(t.id))];
+      this.#set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
     } catch (error) {
-      this.fail(error, signal);
+      this.#fail(error, signal);
     }
   }
 
@@ -128,13 +131,13 @@ export class ThreadList {
    * dropped all the same; any other failure is reported and the entry stays.
    */
   async remove(threadId: string): Promise<boolean> {
-    const { signal } = this.deletions;
+    const { signal } = this.#deletions;
     try {
-      await this.api().deleteThread(threadId, { signal });
+      await this.#api().deleteThread(threadId, { signal });
     } catch (error) {
       if (signal.aborted) return false;
       if (!(error instanceof ApiError && error.status === 404)) {
-        this.hooks.onError?.(describeError(error));
+        this.#hooks.onError?.(describeError(error));
         return false;
       }
     }
@@ -148,59 +151,59 @@ export class ThreadList {
    * failure is reported and the old title stays.
    */
   async rename(threadId: string, title: string): Promise<void> {
-    const { signal } = this.deletions;
+    const { signal } = this.#deletions;
     try {
-      const renamed = await this.api().renameThread(threadId, title, { signal });
+      const renamed = await this.#api().renameThread(threadId, title, { signal });
       if (signal.aborted) return;
-      this.set({
-        ...this.state,
-        threads: this.state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
+      this.#set({
+        ...this.#state,
+        threads: this.#state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
       });
     } catch (error) {
-      if (!signal.aborted && !isAbortError(error)) this.hooks.onError?.(describeError(error));
+      if (!signal.aborted && !isAbortError(error)) this.#hooks.onError?.(describeError(error));
     }
   }
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */
   markStale(): void {
-    if (this.state.status === 'ready' || this.state.status === 'error')
-      this.set({ ...this.state, status: 'idle' });
+    if (this.#state.status === 'ready' || this.#state.status === 'error')
+      this.#set({ ...this.#state, status: 'idle' });
   }
 
   /** Drops an entry the service no longer knows (a 404 on resume). */
   drop(threadId: string): void {
-    this.set({ ...this.state, threads: this.state.threads.filter((t) => t.id !== threadId) });
+    this.#set({ ...this.#state, threads: this.#state.threads.filter((t) => t.id !== threadId) });
   }
 
   clear(): void {
-    this.request?.abort();
-    this.deletions.abort();
-    this.deletions = new AbortController();
-    this.wasOwned = false;
-    this.set({ status: 'idle', threads: [], nextCursor: null, loadingMore: false });
+    this.#request?.abort();
+    this.#deletions.abort();
+    this.#deletions = new AbortController();
+    this.#wasOwned = false;
+    this.#set({ status: 'idle', threads: [], nextCursor: null, loadingMore: false });
   }
 
-  private begin(): AbortSignal {
-    this.request?.abort();
-    this.request = new AbortController();
-    return this.request.signal;
+  #begin(): AbortSignal {
+    this.#request?.abort();
+    this.#request = new AbortController();
+    return this.#request.signal;
   }
 
-  private fail(error: unknown, signal: AbortSignal): void {
+  #fail(error: unknown, signal: AbortSignal): void {
     if (isAbortError(error) || signal.aborted) return;
     // A 403 means no owner, unless the page's origin was refused (which says nothing of the owner).
     if (error instanceof ApiError && error.status === 403 && error.code !== 'origin_not_allowed') {
-      const lost = this.wasOwned;
-      this.wasOwned = false;
-      this.set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });
-      if (lost) this.hooks.onOwnerLost?.();
+      const lost = this.#wasOwned;
+      this.#wasOwned = false;
+      this.#set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });
+      if (lost) this.#hooks.onOwnerLost?.();
       return;
     }
-    this.set({ ...this.state, status: 'error', loadingMore: false, error: describeError(error) });
+    this.#set({ ...this.#state, status: 'error', loadingMore: false, error: describeError(error) });
   }
 
-  private set(next: ThreadListSnapshot): void {
-    this.state = next;
-    this.hooks.onChange(next);
+  #set(next: ThreadListSnapshot): void {
+    this.#state = next;
+    this.#hooks.onChange(next);
   }
 }

@@ -131,13 +131,17 @@ export interface ToolRound<M extends WithCalls> {
  */
 export class ToolRunner {
   /** Calls waiting for the visitor's Allow / Deny, by tool call id. */
-  private readonly approvals = new Map<string, (allowed: boolean) => void>();
+  readonly #approvals = new Map<string, (allowed: boolean) => void>();
 
-  constructor(private readonly hooks: ToolHooks) {}
+  readonly #hooks: ToolHooks;
+
+  constructor(hooks: ToolHooks) {
+    this.#hooks = hooks;
+  }
 
   /** The visitor allowed or denied a tool call that asked for approval. */
   decide(toolCallId: string, allowed: boolean): void {
-    this.approvals.get(toolCallId)?.(allowed);
+    this.#approvals.get(toolCallId)?.(allowed);
   }
 
   /**
@@ -167,36 +171,36 @@ export class ToolRunner {
           state: 'awaiting-approval',
           ...(round.ranBefore.has(call.name) ? { askedAgain: true } : {}),
         });
-        const allowed = await this.approval(call.id, signal);
+        const allowed = await this.#approval(call.id, signal);
         if (!allowed) {
           set(call.id, { state: 'denied' });
           results.push({ tool_call_id: call.id, error: DENIED });
-          this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
+          this.#hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status: 'denied' });
           continue;
         }
       }
       set(call.id, { state: 'running' });
-      this.hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
+      this.#hooks.onToolCall?.({ toolCallId: call.id, name: call.name, arguments: call.arguments });
       const result = await runTool(tool, call, round.threadId, signal);
       const status = 'error' in result ? 'error' : 'done';
       set(call.id, { state: status, ...('error' in result ? { error: result.error } : {}) });
       results.push(result);
-      this.hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
+      this.#hooks.onToolResult?.({ toolCallId: call.id, name: call.name, status });
     }
     return results;
   }
 
   /** Resolves with the visitor's decision; a stopped answer counts as denied. */
-  private approval(id: string, signal: AbortSignal): Promise<boolean> {
+  #approval(id: string, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       const done = (allowed: boolean) => {
-        this.approvals.delete(id);
+        this.#approvals.delete(id);
         signal.removeEventListener('abort', onAbort);
         resolve(allowed);
       };
       const onAbort = () => done(false);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.approvals.set(id, done);
+      this.#approvals.set(id, done);
     });
   }
 }

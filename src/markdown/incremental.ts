@@ -31,72 +31,72 @@ const EMPTY: MarkdownView = { groups: [], tail: [], overflow: [] };
  * the final rendering is exactly that of the whole text.
  */
 export class IncrementalMarkdown {
-  private groups: MarkdownNode[][] = [];
-  private frozenLength = 0;
-  private links: LinkMap = Object.create(null);
-  private frozenHasBracket = false;
-  private stale = false;
-  private relexes = 0;
-  private elements = 0;
+  #groups: MarkdownNode[][] = [];
+  #frozenLength = 0;
+  #links: LinkMap = Object.create(null);
+  #frozenHasBracket = false;
+  #stale = false;
+  #relexes = 0;
+  #elements = 0;
   /** Where the markdown ended because of ELEMENT_LIMIT; the rest of the answer is plain text. */
-  private cut = Infinity;
-  private text = '';
-  private finished = false;
-  private overflow: string[] = [];
-  private overflowFrom = 0;
-  private view: MarkdownView = EMPTY;
+  #cut = Infinity;
+  #text = '';
+  #finished = false;
+  #overflow: string[] = [];
+  #overflowFrom = 0;
+  #view: MarkdownView = EMPTY;
 
   update(text: string): MarkdownView {
-    return this.advance(text, false);
+    return this.#advance(text, false);
   }
 
   /** The answer will not grow any more: its last block is settled too. */
   finish(text: string): MarkdownView {
-    return this.advance(text, true);
+    return this.#advance(text, true);
   }
 
-  private advance(text: string, final: boolean): MarkdownView {
-    if (text === this.text && (this.finished || !final)) return this.view;
+  #advance(text: string, final: boolean): MarkdownView {
+    if (text === this.#text && (this.#finished || !final)) return this.#view;
     // A finished answer that grows again (a reattach after a drop, §9) settled its last block
     // too early: that block may continue, so everything is lexed again from the start.
-    if (this.text && (this.finished || !this.extends(text))) this.reset();
-    this.text = text;
-    this.finished = final;
-    const markdown = text.slice(0, Math.min(markdownEnd(text), this.cut));
-    const whole = this.frozenLength === 0;
-    if (!whole && this.stale && this.relexes < RELEX_BUDGET) return this.relex(text, final);
-    const tokens = lex(markdown.slice(this.frozenLength), this.links);
+    if (this.#text && (this.#finished || !this.#extends(text))) this.#reset();
+    this.#text = text;
+    this.#finished = final;
+    const markdown = text.slice(0, Math.min(markdownEnd(text), this.#cut));
+    const whole = this.#frozenLength === 0;
+    if (!whole && this.#stale && this.#relexes < RELEX_BUDGET) return this.#relex(text, final);
+    const tokens = lex(markdown.slice(this.#frozenLength), this.#links);
     const lateDefinition =
-      this.frozenHasBracket && Object.keys(tokens.links).some((label) => !(label in this.links));
+      this.#frozenHasBracket && Object.keys(tokens.links).some((label) => !(label in this.#links));
     let last = tokens.length - 1;
     while (last > 0 && tokens[last].type === 'space') last -= 1;
     // Past the limit the markdown part cannot grow any more: all of it is settled.
     const settled = final || markdown.length < text.length ? tokens.length : Math.max(last, 0);
-    for (let i = 0; i < settled && this.cut === Infinity; i += 1) this.freeze(tokens[i], whole);
-    if (final && !whole && (this.stale || lateDefinition)) return this.relex(text, final);
-    if (this.cut !== Infinity) return this.publish(text, [], this.cut);
+    for (let i = 0; i < settled && this.#cut === Infinity; i += 1) this.#freeze(tokens[i], whole);
+    if (final && !whole && (this.#stale || lateDefinition)) return this.#relex(text, final);
+    if (this.#cut !== Infinity) return this.#publish(text, [], this.#cut);
     let tail = tokens.slice(settled);
     // A growing block past the element budget shows as plain text until it settles.
-    if (tail.reduce((n, token) => n + elementCount(token), this.elements) > ELEMENT_LIMIT)
-      return this.publish(text, [], this.frozenLength);
+    if (tail.reduce((n, token) => n + elementCount(token), this.#elements) > ELEMENT_LIMIT)
+      return this.#publish(text, [], this.#frozenLength);
     if (tail.length) {
       const raw = tail.map((token) => token.raw).join('');
       const completed = completeTail(raw);
-      if (completed !== raw) tail = lex(completed, this.links);
+      if (completed !== raw) tail = lex(completed, this.#links);
     }
-    return this.publish(text, tail, markdown.length);
+    return this.#publish(text, tail, markdown.length);
   }
 
-  private publish(text: string, tail: readonly MarkdownNode[], plainFrom: number): MarkdownView {
-    this.view = { groups: [...this.groups], tail, overflow: this.plainPieces(text, plainFrom) };
-    return this.view;
+  #publish(text: string, tail: readonly MarkdownNode[], plainFrom: number): MarkdownView {
+    this.#view = { groups: [...this.#groups], tail, overflow: this.#plainPieces(text, plainFrom) };
+    return this.#view;
   }
 
   /** Lexes the whole markdown again, so a late definition resolves the text before it. */
-  private relex(text: string, final: boolean): MarkdownView {
-    this.resetTokens();
-    this.text = '';
-    return this.advance(text, final);
+  #relex(text: string, final: boolean): MarkdownView {
+    this.#resetTokens();
+    this.#text = '';
+    return this.#advance(text, final);
   }
 
   /**
@@ -104,65 +104,65 @@ export class IncrementalMarkdown {
    * per update; answers only ever grow, so the last characters are enough to tell an append
    * from a different text.
    */
-  private extends(text: string): boolean {
-    const seen = this.text.length;
+  #extends(text: string): boolean {
+    const seen = this.#text.length;
     if (text.length < seen) return false;
     const from = Math.max(0, seen - 64);
-    return text.slice(from, seen) === this.text.slice(from) && text.slice(0, 64) === this.text.slice(0, 64);
+    return text.slice(from, seen) === this.#text.slice(from) && text.slice(0, 64) === this.#text.slice(0, 64);
   }
 
-  private freeze(token: MarkdownNode, fromWhole: boolean): void {
+  #freeze(token: MarkdownNode, fromWhole: boolean): void {
     const elements = elementCount(token);
-    if (this.elements + elements > ELEMENT_LIMIT) {
-      this.cut = this.frozenLength;
+    if (this.#elements + elements > ELEMENT_LIMIT) {
+      this.#cut = this.#frozenLength;
       return;
     }
-    this.elements += elements;
-    if (token.type === 'def' && !(token.tag in this.links)) {
-      this.links[token.tag] = { href: token.href, title: token.title };
-      if (this.frozenHasBracket && !fromWhole) this.stale = true;
+    this.#elements += elements;
+    if (token.type === 'def' && !(token.tag in this.#links)) {
+      this.#links[token.tag] = { href: token.href, title: token.title };
+      if (this.#frozenHasBracket && !fromWhole) this.#stale = true;
     }
-    this.frozenHasBracket ||= token.raw.includes('[');
-    const last = this.groups.at(-1);
+    this.#frozenHasBracket ||= token.raw.includes('[');
+    const last = this.#groups.at(-1);
     // A group being filled is copied on write, so a renderer holding the old array sees a change.
-    if (last && last.length < GROUP_SIZE) this.groups[this.groups.length - 1] = [...last, token];
-    else this.groups.push([token]);
-    this.frozenLength += token.raw.length;
+    if (last && last.length < GROUP_SIZE) this.#groups[this.#groups.length - 1] = [...last, token];
+    else this.#groups.push([token]);
+    this.#frozenLength += token.raw.length;
   }
 
   /** Past the limit: pieces cut at line ends, all but the last one settled while `from` holds. */
-  private plainPieces(text: string, from: number): string[] {
-    if (from !== this.overflowFrom) [this.overflow, this.overflowFrom] = [[], from];
-    this.overflow.pop();
-    let offset = from + this.overflow.reduce((sum, piece) => sum + piece.length, 0);
+  #plainPieces(text: string, from: number): string[] {
+    if (from !== this.#overflowFrom) [this.#overflow, this.#overflowFrom] = [[], from];
+    this.#overflow.pop();
+    let offset = from + this.#overflow.reduce((sum, piece) => sum + piece.length, 0);
     while (offset < text.length) {
       let end = Math.min(text.length, offset + PLAIN_PIECE);
       const lineEnd = text.lastIndexOf('\n', end);
       if (end < text.length && lineEnd > offset) end = lineEnd + 1;
-      this.overflow.push(text.slice(offset, end));
+      this.#overflow.push(text.slice(offset, end));
       offset = end;
     }
-    return [...this.overflow];
+    return [...this.#overflow];
   }
 
-  private resetTokens(): void {
-    this.relexes += 1;
-    this.groups = [];
-    this.frozenLength = 0;
-    this.links = Object.create(null);
-    this.frozenHasBracket = false;
-    this.stale = false;
-    this.elements = 0;
-    this.cut = Infinity;
+  #resetTokens(): void {
+    this.#relexes += 1;
+    this.#groups = [];
+    this.#frozenLength = 0;
+    this.#links = Object.create(null);
+    this.#frozenHasBracket = false;
+    this.#stale = false;
+    this.#elements = 0;
+    this.#cut = Infinity;
   }
 
-  private reset(): void {
-    this.resetTokens();
-    this.relexes = 0;
-    this.text = '';
-    this.finished = false;
-    this.overflow = [];
-    this.overflowFrom = 0;
-    this.view = EMPTY;
+  #reset(): void {
+    this.#resetTokens();
+    this.#relexes = 0;
+    this.#text = '';
+    this.#finished = false;
+    this.#overflow = [];
+    this.#overflowFrom = 0;
+    this.#view = EMPTY;
   }
 }

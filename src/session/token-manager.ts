@@ -20,45 +20,46 @@ type Listener = (status: SessionStatus) => void;
  * discarded on a 401, and fetched by one in-flight call however many requests wait.
  */
 export class TokenManager {
-  private current?: SessionToken;
-  private inflight?: { promise: Promise<SessionToken>; controller: AbortController };
+  #current?: SessionToken;
+  #inflight?: { promise: Promise<SessionToken>; controller: AbortController };
   /** Bumped by clear() so a fetch that was under way cannot repopulate the cache. */
-  private generation = 0;
-  private currentStatus: SessionStatus = 'idle';
-  private readonly listeners = new Set<Listener>();
-  private readonly now: () => number;
-  private readonly refreshMarginMs: number;
+  #generation = 0;
+  #currentStatus: SessionStatus = 'idle';
+  readonly #listeners = new Set<Listener>();
+  readonly #now: () => number;
+  readonly #refreshMarginMs: number;
 
-  constructor(
-    private readonly source: TokenSource,
-    options: TokenManagerOptions = {},
-  ) {
-    this.now = options.now ?? Date.now;
-    this.refreshMarginMs = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
+  readonly #source: TokenSource;
+
+  constructor(source: TokenSource, options: TokenManagerOptions = {}) {
+    this.#source = source;
+    this.#now = options.now ?? Date.now;
+    this.#refreshMarginMs = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
   }
 
   get status(): SessionStatus {
-    return this.currentStatus;
+    return this.#currentStatus;
   }
 
   /** The owner key of the latest session (undefined before one, or when it carried none). */
   get ownerKey(): string | undefined {
-    return this.lastOwnerKey;
+    return this.#lastOwnerKey;
   }
 
   /** A session was minted since the last clear(): `ownerKey` then says what it named. */
   get hasSession(): boolean {
-    return this.minted;
+    return this.#minted;
   }
 
-  private lastOwnerKey?: string;
-  private minted = false;
+  #lastOwnerKey?: string;
+  #minted = false;
 
   /** Resolves to a usable token, fetching one only when none is cached or it is about to expire. */
   async getToken(signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
-    if (this.current && this.current.expiresAt - this.now() > this.refreshMarginMs) return this.current.token;
-    const fetched = await abortable(this.fetchOnce(), signal);
+    if (this.#current && this.#current.expiresAt - this.#now() > this.#refreshMarginMs)
+      return this.#current.token;
+    const fetched = await abortable(this.#fetchOnce(), signal);
     return fetched.token;
   }
 
@@ -67,67 +68,67 @@ export class TokenManager {
    * replaced is left alone, so several requests failing with the same token cause one refetch.
    */
   invalidate(staleToken: string): void {
-    if (this.current?.token !== staleToken) return;
-    this.current = undefined;
-    this.setStatus('idle');
+    if (this.#current?.token !== staleToken) return;
+    this.#current = undefined;
+    this.#setStatus('idle');
   }
 
   /** Forgets the token (and any fetch under way); the next request starts a new session. */
   clear(): void {
-    this.generation += 1;
-    this.current = undefined;
-    this.lastOwnerKey = undefined;
-    this.minted = false;
-    this.inflight?.controller.abort();
-    this.inflight = undefined;
-    this.setStatus('idle');
+    this.#generation += 1;
+    this.#current = undefined;
+    this.#lastOwnerKey = undefined;
+    this.#minted = false;
+    this.#inflight?.controller.abort();
+    this.#inflight = undefined;
+    this.#setStatus('idle');
   }
 
   subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
-  private fetchOnce(): Promise<SessionToken> {
-    if (this.inflight) return this.inflight.promise;
-    const generation = this.generation;
+  #fetchOnce(): Promise<SessionToken> {
+    if (this.#inflight) return this.#inflight.promise;
+    const generation = this.#generation;
     const controller = new AbortController();
     // A source that throws synchronously becomes a rejection, so the failure below runs after
     // `inflight` is recorded; run in line, its finally would leave a dead promise cached forever.
     let fetched: Promise<unknown>;
     try {
-      fetched = Promise.resolve(this.source(controller.signal));
+      fetched = Promise.resolve(this.#source(controller.signal));
     } catch (error) {
       fetched = Promise.reject(error);
     }
     const promise = (async () => {
       try {
         const payload = await fetched;
-        const token = parseSession(payload, this.now());
-        if (generation === this.generation) {
-          this.current = token;
-          this.lastOwnerKey = token.ownerKey;
-          this.minted = true;
-          this.setStatus('ready');
+        const token = parseSession(payload, this.#now());
+        if (generation === this.#generation) {
+          this.#current = token;
+          this.#lastOwnerKey = token.ownerKey;
+          this.#minted = true;
+          this.#setStatus('ready');
         }
         return token;
       } catch (error) {
         // A failure is never cached: the next request tries again.
-        if (generation === this.generation && !isAbortError(error)) this.setStatus('error');
+        if (generation === this.#generation && !isAbortError(error)) this.#setStatus('error');
         throw error;
       } finally {
-        if (this.inflight?.controller === controller) this.inflight = undefined;
+        if (this.#inflight?.controller === controller) this.#inflight = undefined;
       }
     })();
-    this.inflight = { promise, controller };
-    this.setStatus('fetching');
+    this.#inflight = { promise, controller };
+    this.#setStatus('fetching');
     return promise;
   }
 
-  private setStatus(status: SessionStatus): void {
-    if (status === this.currentStatus) return;
-    this.currentStatus = status;
-    for (const listener of this.listeners) listener(status);
+  #setStatus(status: SessionStatus): void {
+    if (status === this.#currentStatus) return;
+    this.#currentStatus = status;
+    for (const listener of this.#listeners) listener(status);
   }
 }
 

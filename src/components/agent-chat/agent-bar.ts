@@ -22,13 +22,16 @@ export interface AgentBarOptions {
  * transcript download lives in the header's "More" menu.
  */
 export class AgentBar {
-  constructor(
-    private readonly host: HTMLElement,
-    private readonly options: AgentBarOptions,
-  ) {}
+  readonly #host: HTMLElement;
+  readonly #options: AgentBarOptions;
+
+  constructor(host: HTMLElement, options: AgentBarOptions) {
+    this.#host = host;
+    this.#options = options;
+  }
 
   render() {
-    const { session, t: words, triggers } = this.options;
+    const { session, t: words, triggers } = this.#options;
     const t = words();
     const { outbox, offline, conversation } = session.snapshot;
     const handoff = offersHandoff(handoffTriggers(triggers()), conversation.messages.at(-1));
@@ -48,7 +51,7 @@ export class AgentBar {
           </ul>`
           : nothing
       }
-      ${handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${() => this.talkToPerson()}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
+      ${handoff ? html`<div class="bar-actions"><button type="button" class="link handoff" @click=${() => this.#talkToPerson()}>${icon('person')}${t('talkToPerson')}</button></div>` : nothing}
     </div>`;
   }
 
@@ -56,13 +59,13 @@ export class AgentBar {
    * Reported to the service, told to the page (which may handle it itself: the event is
    * cancelable), then `handoff-url` opened with the transcript.
    */
-  private talkToPerson(): void {
-    const { session, url, transcript: markdown } = this.options;
+  #talkToPerson(): void {
+    const { session, url, transcript: markdown } = this.#options;
     const transcript = markdown();
     const threadId = session.snapshot.conversation.threadId;
     void session.conversation.reportHandoff();
-    if (!this.host.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !url()) return;
-    const href = handoffHref(url(), transcript, this.options.t()('handoffSubject'));
+    if (!this.#host.dispatchEvent(new AgentChatHandoffEvent({ threadId, transcript })) || !url()) return;
+    const href = handoffHref(url(), transcript, this.#options.t()('handoffSubject'));
     if (href) window.open(href, '_blank', 'noopener');
   }
 }

@@ -148,30 +148,30 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   private consentGiven = false;
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
-  private promptList: readonly string[] = [];
+  #promptList: readonly string[] = [];
 
-  private readonly chat = new ChatSessionController(this, {
-    locale: () => this.l10n.tag,
+  readonly #chat = new ChatSessionController(this, {
+    locale: () => this.#l10n.tag,
     storageAllowed: () => !this.consentRequired || this.consentGiven,
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
-    t: () => this.l10n.t,
+    t: () => this.#l10n.t,
   });
   /** The language: `lang` on this element, else the nearest on the page. */
-  private readonly l10n = new LocalizeController(this, () => this.strings);
+  readonly #l10n = new LocalizeController(this, () => this.strings);
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
-  private readonly more = new MoreMenu(this);
-  private readonly bar = new AgentBar(this, {
-    session: this.chat.session,
-    t: () => this.l10n.t,
+  readonly #more = new MoreMenu(this);
+  readonly #bar = new AgentBar(this, {
+    session: this.#chat.session,
+    t: () => this.#l10n.t,
     triggers: () => this.handoff,
     url: () => this.handoffUrl,
-    transcript: () => this.transcript(),
+    transcript: () => this.#transcript(),
   });
-  private readonly threads = new ThreadListPanel(this, {
-    session: this.chat.session,
+  readonly #threads = new ThreadListPanel(this, {
+    session: this.#chat.session,
     list: () => this.threadList,
     toggle: () => this.threadListToggle,
     startScreenSignedIn: () =>
@@ -180,7 +180,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       if (finePointer()) this.composer?.focus();
     },
   });
-  private readonly modalPanel = new ModalPanel(this, {
+  readonly #modalPanel = new ModalPanel(this, {
     open: () => this.mode !== 'inline' && this.opened,
     panel: () => this.panel,
     first: () => this.threadListToggle,
@@ -195,21 +195,21 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('prompts'))
-      this.promptList = this.prompts
+      this.#promptList = this.prompts
         .split('|')
         .map((p) => p.trim())
         .filter(Boolean);
     if (changed.has('opened') || changed.has('mode'))
-      this.chat.session.owner.setVisible(this.mode === 'inline' || this.opened);
+      this.#chat.session.owner.setVisible(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
-    this.chat.session.memory.setPanelOpen(this.opened);
+    this.#chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
       this.dispatchEvent(new AgentChatOpenChangeEvent({ open: this.opened }));
   }
 
   /** Also waits for the remembered state (IndexedDB) to be applied. */
   protected override async getUpdateComplete(): Promise<boolean> {
-    await this.chat.session.memory.hydrated;
+    await this.#chat.session.memory.hydrated;
     return super.getUpdateComplete();
   }
 
@@ -222,7 +222,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     this.opened = true;
     await this.updateComplete;
     if (options.query) {
-      this.chat.session.setDraft(options.query);
+      this.#chat.session.setDraft(options.query);
       await this.updateComplete;
       if (options.submit) void this.send(options.query);
     }
@@ -244,17 +244,17 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   /** Sends `text` as the visitor would. Resolves when the answer ends. Returns false if vetoed. */
   async send(text: string): Promise<boolean> {
-    const { conversation } = this.chat.snapshot;
+    const { conversation } = this.#chat.snapshot;
     if (!text.trim()) return false;
     if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text })))
       return false;
     // While an answer streams (or offline) the text waits in the outbox and goes once it may.
-    return this.chat.session.send(text);
+    return this.#chat.session.send(text);
   }
 
   /** Starts a new conversation (the current thread stays in the thread list). */
   newConversation(): void {
-    this.chat.session.newConversation();
+    this.#chat.session.newConversation();
     if (finePointer()) this.composer?.focus();
   }
 
@@ -264,31 +264,31 @@ export class AgentChat extends LitElement implements PublicAgentChat {
    * the previous one's conversations.
    */
   clearSession(): Promise<void> {
-    return this.chat.session.forget('sign-out');
+    return this.#chat.session.forget('sign-out');
   }
 
   // Consent, transcript, handoff.
   /** The visitor agreed: from now on the conversation is remembered on this device. */
   async grantConsent(): Promise<void> {
     this.consentGiven = true;
-    await this.chat.session.setStorageAllowed(true);
+    await this.#chat.session.setStorageAllowed(true);
   }
 
   /** The visitor withdrew consent: what was stored is wiped, and nothing more is written. */
   async revokeConsent(): Promise<void> {
     this.consentGiven = false;
-    await this.chat.session.setStorageAllowed(!this.consentRequired);
+    await this.#chat.session.setStorageAllowed(!this.consentRequired);
   }
 
   /** The conversation on screen as Markdown (a promise, like every method through the loader). */
   async exportTranscript(): Promise<string> {
-    return this.transcript();
+    return this.#transcript();
   }
 
   /** The transcript in the widget's language. */
-  private transcript(): string {
-    const { t } = this.l10n;
-    const { conversation, threadList } = this.chat.snapshot;
+  #transcript(): string {
+    const { t } = this.#l10n;
+    const { conversation, threadList } = this.#chat.snapshot;
     return conversationTranscript(conversation, threadList.threads, {
       you: t('you'),
       assistant: t('assistant'),
@@ -297,55 +297,55 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   }
 
   /** Allow / Deny on a tool card; the internal event stops here. */
-  private handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
+  #handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
-    this.chat.session.conversation.decideTool(event.detail.toolCallId, event.detail.allowed);
+    this.#chat.session.conversation.decideTool(event.detail.toolCallId, event.detail.allowed);
   }
 
-  private handleActions(event: AgentChatMessageActionEvent): void {
+  #handleActions(event: AgentChatMessageActionEvent): void {
     const { messageId, action, comment } = event.detail;
-    if (action === 'regenerate') void this.chat.session.conversation.regenerate();
-    else void this.chat.session.conversation.react(messageId, action, comment);
+    if (action === 'regenerate') void this.#chat.session.conversation.regenerate();
+    else void this.#chat.session.conversation.react(messageId, action, comment);
   }
 
   /**
    * Escape closes the innermost layer: a confirmation or "More" (they handle it), the thread list over the conversation,
    * the panel. A modal (phone) panel keeps Tab inside.
    */
-  private handleKeydown(event: KeyboardEvent): void {
-    if (this.modalPanel.wrapTab(event) || event.key !== 'Escape' || event.defaultPrevented) return;
-    if (this.threads.escape(event)) return;
+  #handleKeydown(event: KeyboardEvent): void {
+    if (this.#modalPanel.wrapTab(event) || event.key !== 'Escape' || event.defaultPrevented) return;
+    if (this.#threads.escape(event)) return;
     if (this.mode !== 'inline' && this.opened) {
       event.stopPropagation();
       void this.close();
     }
   }
 
-  private iconButton(name: string, iconName: IconName, click: () => void, extra = '') {
+  #iconButton(name: string, iconName: IconName, click: () => void, extra = '') {
     return html`<button class="icon-button ${extra}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
   }
 
-  private renderPanel(floating: boolean) {
-    const { session, snapshot } = this.chat;
-    const { t, dir, locale } = this.l10n;
+  #renderPanel(floating: boolean) {
+    const { session, snapshot } = this.#chat;
+    const { t, dir, locale } = this.#l10n;
     const heading = this.heading || t('title');
     const listOpen = snapshot.threadListOpen;
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-modal=${this.modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.handleKeydown}
-      @agent-chat-tool-decide=${this.handleToolDecide}>
+      aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown}
+      @agent-chat-tool-decide=${this.#handleToolDecide}>
       <header part="header">
         <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
-          aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.threads.show(!this.chat.snapshot.threadListOpen)}>${icon('menu')}</button>
+          aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.#threads.show(!this.#chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
-        ${this.iconButton(t('newConversation'), 'compose', () => this.newConversation())}
-        ${this.more.render(t('more'), this.canDownload() ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.transcript()) }] : [])}
-        ${floating ? this.iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
+        ${this.#iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${this.#more.render(t('more'), this.#canDownload() ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#transcript()) }] : [])}
+        ${floating ? this.#iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
-      <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.threads.show(false)}></div>
+      <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.#threads.show(false)}></div>
       <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
-        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.threads.select(e.detail.threadId)}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.threadList.load(e.detail.reason === 'more')}
@@ -354,13 +354,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
-        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.promptList} .label=${heading} .avatar=${this.avatar}
+        .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.#promptList} .label=${heading} .avatar=${this.avatar}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
-        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.threads.select(e.detail.threadId)}
+        @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.conversation.retry(e.detail.messageId)}
-        @agent-chat-message-action=${this.handleActions}
+        @agent-chat-message-action=${this.#handleActions}
       ></agent-chat-message-list>
-      ${this.bar.render()}
+      ${this.#bar.render()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
         @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
@@ -373,21 +373,21 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   }
 
   /** A transcript is worth saving once an answer has words, and not while one streams. */
-  private canDownload(): boolean {
-    const { messages, streaming } = this.chat.snapshot.conversation;
+  #canDownload(): boolean {
+    const { messages, streaming } = this.#chat.snapshot.conversation;
     return !streaming && messages.some((m) => m.role === 'assistant' && m.content);
   }
 
   override render() {
     const floating = this.mode !== 'inline';
-    const { announcement } = this.chat;
+    const { announcement } = this.#chat;
     // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
     return html`${
       floating
-        ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
+        ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.#l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
         : nothing
     }
-      ${this.renderPanel(floating)}
+      ${this.#renderPanel(floating)}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${keyed(announcement.id, announcement.text)}</div>`;
   }
 }

@@ -67,9 +67,9 @@ export class ChatSessionController implements ReactiveController {
   readonly session: ChatSession;
   /** The last finished answer in plain words, for the polite live region; `id` re-announces a repeat. */
   announcement = { id: 0, text: '' };
-  private readonly conversation: ContextProvider<typeof conversationContext>;
-  private readonly threadList: ContextProvider<typeof threadListContext>;
-  private checked = false;
+  readonly #conversation: ContextProvider<typeof conversationContext>;
+  readonly #threadList: ContextProvider<typeof threadListContext>;
+  #checked = false;
 
   constructor(host: ChatSessionHost, options: ChatSessionControllerOptions) {
     host.addController(this);
@@ -95,8 +95,8 @@ export class ChatSessionController implements ReactiveController {
       },
       {
         onChange: (snapshot) => {
-          this.conversation.setValue(snapshot.conversation);
-          this.threadList.setValue(snapshot.threadList);
+          this.#conversation.setValue(snapshot.conversation);
+          this.#threadList.setValue(snapshot.threadList);
           host.requestUpdate();
         },
         onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
@@ -121,11 +121,11 @@ export class ChatSessionController implements ReactiveController {
         onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
       },
     );
-    this.conversation = new ContextProvider(host, {
+    this.#conversation = new ContextProvider(host, {
       context: conversationContext,
       initialValue: this.session.snapshot.conversation,
     });
-    this.threadList = new ContextProvider(host, {
+    this.#threadList = new ContextProvider(host, {
       context: threadListContext,
       initialValue: this.session.snapshot.threadList,
     });
@@ -138,8 +138,8 @@ export class ChatSessionController implements ReactiveController {
   hostConnected(): void {
     this.session.connect();
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
-    addEventListener('pagehide', this.flush);
-    document.addEventListener('visibilitychange', this.handleVisibility);
+    addEventListener('pagehide', this.#flush);
+    document.addEventListener('visibilitychange', this.#handleVisibility);
   }
 
   hostUpdate(): void {
@@ -147,20 +147,20 @@ export class ChatSessionController implements ReactiveController {
   }
 
   hostUpdated(): void {
-    if (this.checked) return;
-    this.checked = true;
+    if (this.#checked) return;
+    this.#checked = true;
     this.session.checkConfigured();
   }
 
   hostDisconnected(): void {
     this.session.disconnect();
-    removeEventListener('pagehide', this.flush);
-    document.removeEventListener('visibilitychange', this.handleVisibility);
+    removeEventListener('pagehide', this.#flush);
+    document.removeEventListener('visibilitychange', this.#handleVisibility);
   }
 
-  private readonly flush = () => void this.session.memory.flush();
+  readonly #flush = () => void this.session.memory.flush();
 
-  private readonly handleVisibility = () => {
+  readonly #handleVisibility = () => {
     if (document.visibilityState === 'hidden') void this.session.memory.flush();
     // Another tab may have written meanwhile.
     else void this.session.memory.revisit(true);

@@ -62,17 +62,19 @@ export class LocalizeController implements ReactiveController {
   tag: string | undefined;
   t: Translate = translator(en);
 
-  private readonly provider: ContextProvider<typeof localeContext>;
-  private requested = '';
-  private strings: UiStrings = en;
-  private overrides?: Partial<Record<string, string>>;
+  readonly #provider: ContextProvider<typeof localeContext>;
+  #requested = '';
+  #strings: UiStrings = en;
+  #overrides?: Partial<Record<string, string>>;
 
-  constructor(
-    private readonly host: LocalizedHost,
-    private readonly getOverrides: () => Partial<Record<string, string>> | undefined,
-  ) {
+  readonly #host: LocalizedHost;
+  readonly #getOverrides: () => Partial<Record<string, string>> | undefined;
+
+  constructor(host: LocalizedHost, getOverrides: () => Partial<Record<string, string>> | undefined) {
+    this.#host = host;
+    this.#getOverrides = getOverrides;
     host.addController(this);
-    this.provider = new ContextProvider(host, { context: localeContext, initialValue: englishLocale });
+    this.#provider = new ContextProvider(host, { context: localeContext, initialValue: englishLocale });
   }
 
   hostConnected(): void {
@@ -87,29 +89,29 @@ export class LocalizeController implements ReactiveController {
   /** Also catches a `lang` the observer cannot see (set on the host inside another shadow root). */
   hostUpdate(): void {
     this.resolve();
-    const overrides = this.getOverrides();
-    if (overrides !== this.overrides) {
-      this.overrides = overrides;
-      this.t = translator(this.strings, overrides ?? {});
+    const overrides = this.#getOverrides();
+    if (overrides !== this.#overrides) {
+      this.#overrides = overrides;
+      this.t = translator(this.#strings, overrides ?? {});
     }
     // Before the host renders, so its children render in the new words too.
-    if (this.provider.value.t !== this.t) this.provider.setValue({ t: this.t, locale: this.locale });
+    if (this.#provider.value.t !== this.t) this.#provider.setValue({ t: this.t, locale: this.locale });
   }
 
   /** Follows a changed `lang`; a load that a later change overtook is dropped. */
   resolve(): void {
-    const lang = nearestLang(this.host);
+    const lang = nearestLang(this.#host);
     this.tag = localeTag(lang);
     const locale = matchLocale(lang);
-    if (locale === this.requested) return;
-    this.requested = locale;
+    if (locale === this.#requested) return;
+    this.#requested = locale;
     void loadLocale(locale).then((strings) => {
-      if (this.requested !== locale) return;
+      if (this.#requested !== locale) return;
       this.locale = strings === en ? 'en' : locale;
       this.dir = directionOf(this.locale);
-      this.strings = strings;
-      this.t = translator(strings, this.overrides ?? {});
-      this.host.requestUpdate();
+      this.#strings = strings;
+      this.t = translator(strings, this.#overrides ?? {});
+      this.#host.requestUpdate();
     });
   }
 }

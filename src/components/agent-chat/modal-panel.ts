@@ -20,21 +20,23 @@ export interface ModalPanelOptions {
  * width re-renders, so the state follows a rotated screen.
  */
 export class ModalPanel implements ReactiveController {
-  private readonly query = globalThis.matchMedia?.(PHONE);
+  readonly #query = globalThis.matchMedia?.(PHONE);
 
-  constructor(
-    private readonly host: ReactiveControllerHost,
-    private readonly options: ModalPanelOptions,
-  ) {
+  readonly #host: ReactiveControllerHost;
+  readonly #options: ModalPanelOptions;
+
+  constructor(host: ReactiveControllerHost, options: ModalPanelOptions) {
+    this.#host = host;
+    this.#options = options;
     host.addController(this);
   }
 
   get modal(): boolean {
-    return this.options.open() && Boolean(this.query?.matches);
+    return this.#options.open() && Boolean(this.#query?.matches);
   }
 
   hostConnected(): void {
-    this.query?.addEventListener('change', this.changed);
+    this.#query?.addEventListener('change', this.#changed);
   }
 
   hostUpdated(): void {
@@ -42,16 +44,16 @@ export class ModalPanel implements ReactiveController {
   }
 
   hostDisconnected(): void {
-    this.query?.removeEventListener('change', this.changed);
+    this.#query?.removeEventListener('change', this.#changed);
     lockPageScroll(false);
   }
 
-  private readonly changed = () => this.host.requestUpdate();
+  readonly #changed = () => this.#host.requestUpdate();
 
   /** The panel's Tab key: true when it wrapped focus (the event is then handled). */
   wrapTab(event: KeyboardEvent): boolean {
     if (event.key !== 'Tab' || !this.modal) return false;
-    const { first, last, panel } = this.options;
+    const { first, last, panel } = this.#options;
     const from = event.composedPath()[0];
     const to = event.shiftKey
       ? from === first() || from === panel()

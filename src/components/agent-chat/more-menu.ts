@@ -19,70 +19,73 @@ type Host = ReactiveControllerHost & HTMLElement;
 export class MoreMenu implements ReactiveController {
   open = false;
 
-  constructor(private readonly host: Host) {
+  readonly #host: Host;
+
+  constructor(host: Host) {
+    this.#host = host;
     host.addController(this);
   }
 
   hostDisconnected(): void {
-    this.listen(false);
+    this.#listen(false);
   }
 
-  private listen(on: boolean): void {
-    if (on) document.addEventListener('pointerdown', this.outside, true);
-    else document.removeEventListener('pointerdown', this.outside, true);
+  #listen(on: boolean): void {
+    if (on) document.addEventListener('pointerdown', this.#outside, true);
+    else document.removeEventListener('pointerdown', this.#outside, true);
   }
 
-  private async setOpen(open: boolean, focus: 'first' | 'toggle' | 'none'): Promise<void> {
+  async #setOpen(open: boolean, focus: 'first' | 'toggle' | 'none'): Promise<void> {
     this.open = open;
-    this.listen(open);
-    this.host.requestUpdate();
-    await this.host.updateComplete;
-    const root = this.host.shadowRoot;
+    this.#listen(open);
+    this.#host.requestUpdate();
+    await this.#host.updateComplete;
+    const root = this.#host.shadowRoot;
     if (focus === 'first') root?.querySelector<HTMLElement>('.menu button')?.focus();
     else if (focus === 'toggle') root?.querySelector<HTMLElement>('.more-toggle')?.focus();
   }
 
   /** Inside "More" or its list: the path of an event, or where focus went. */
-  private static inside(nodes: readonly EventTarget[]): boolean {
+  static #inside(nodes: readonly EventTarget[]): boolean {
     return nodes.some((node) => node instanceof HTMLElement && node.classList.contains('more'));
   }
 
-  private readonly outside = (event: Event) => {
-    if (!MoreMenu.inside(event.composedPath())) void this.setOpen(false, 'none');
+  readonly #outside = (event: Event) => {
+    if (!MoreMenu.#inside(event.composedPath())) void this.#setOpen(false, 'none');
   };
 
   /** Tab (or anything) taking focus elsewhere closes it; focus going nowhere (a press) is the press's business. */
-  private readonly focusout = (event: FocusEvent) => {
+  readonly #focusout = (event: FocusEvent) => {
     const next = event.relatedTarget;
     if (this.open && next instanceof Node && !(event.currentTarget as HTMLElement).contains(next))
-      void this.setOpen(false, 'none');
+      void this.#setOpen(false, 'none');
   };
 
-  private readonly keydown = (event: KeyboardEvent) => {
+  readonly #keydown = (event: KeyboardEvent) => {
     if (event.key !== 'Escape' || !this.open) return;
     // The list is the innermost layer: Escape closes it, not the panel.
     event.preventDefault();
     event.stopPropagation();
-    void this.setOpen(false, 'toggle');
+    void this.#setOpen(false, 'toggle');
   };
 
   render(label: string, items: readonly MenuItem[]) {
     if (!items.length) {
       // Nothing left to offer (an answer started streaming): closed, not re-rendered.
       this.open = false;
-      this.listen(false);
+      this.#listen(false);
       return nothing;
     }
-    return html`<div class="more" @keydown=${this.keydown} @focusout=${this.focusout}>
+    return html`<div class="more" @keydown=${this.#keydown} @focusout=${this.#focusout}>
       <button class="icon-button more-toggle" type="button" aria-label=${label} title=${label}
-        aria-expanded=${this.open ? 'true' : 'false'} aria-controls="more-menu" @click=${() => void this.setOpen(!this.open, this.open ? 'none' : 'first')}>${icon('more')}</button>
+        aria-expanded=${this.open ? 'true' : 'false'} aria-controls="more-menu" @click=${() => void this.#setOpen(!this.open, this.open ? 'none' : 'first')}>${icon('more')}</button>
       ${
         this.open
           ? html`<div id="more-menu" class="menu" part="menu">
             ${items.map(
               (item) =>
                 html`<button type="button" @click=${() => {
-                  void this.setOpen(false, 'toggle');
+                  void this.#setOpen(false, 'toggle');
                   item.run();
                 }}>${icon(item.icon)}<span>${item.label}</span></button>`,
             )}

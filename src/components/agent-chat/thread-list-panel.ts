@@ -24,34 +24,36 @@ export interface ThreadListPanelOptions {
  * has been read (a reload that restores a conversation asks nothing).
  */
 export class ThreadListPanel implements ReactiveController {
-  constructor(
-    private readonly host: ReactiveControllerHost,
-    private readonly options: ThreadListPanelOptions,
-  ) {
+  readonly #host: ReactiveControllerHost;
+  readonly #options: ThreadListPanelOptions;
+
+  constructor(host: ReactiveControllerHost, options: ThreadListPanelOptions) {
+    this.#host = host;
+    this.#options = options;
     host.addController(this);
   }
 
   /** The list is open over the conversation. */
   get covers(): boolean {
-    const list = this.options.list();
+    const list = this.#options.list();
     return Boolean(
-      this.options.session.snapshot.threadListOpen && list && getComputedStyle(list).position === 'absolute',
+      this.#options.session.snapshot.threadListOpen && list && getComputedStyle(list).position === 'absolute',
     );
   }
 
   async show(visible: boolean): Promise<void> {
-    this.options.session.threadList.setOpen(visible);
-    await this.host.updateComplete;
-    if (visible && this.covers) this.options.list()?.focus();
-    else if (!visible) this.options.toggle()?.focus();
+    this.#options.session.threadList.setOpen(visible);
+    await this.#host.updateComplete;
+    if (visible && this.covers) this.#options.list()?.focus();
+    else if (!visible) this.#options.toggle()?.focus();
   }
 
   /** Resumes a thread; a list over the conversation gets out of the way. */
   async select(threadId: string): Promise<void> {
-    const { session } = this.options;
+    const { session } = this.#options;
     await session.openThread(threadId);
     if (this.covers) session.threadList.setOpen(false);
-    this.options.opened();
+    this.#options.opened();
   }
 
   /** Escape: closes a list that covers the conversation. Returns whether it did. */
@@ -63,15 +65,15 @@ export class ThreadListPanel implements ReactiveController {
   }
 
   hostUpdated(): void {
-    void this.loadForStartScreen();
+    void this.#loadForStartScreen();
   }
 
-  private async loadForStartScreen(): Promise<void> {
-    const { session } = this.options;
+  async #loadForStartScreen(): Promise<void> {
+    const { session } = this.#options;
     const wanted = () => {
       const { conversation, threadList, configured } = session.snapshot;
       return (
-        this.options.startScreenSignedIn() &&
+        this.#options.startScreenSignedIn() &&
         configured &&
         threadList.status === 'idle' &&
         !conversation.messages.length &&

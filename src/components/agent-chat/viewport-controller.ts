@@ -6,46 +6,46 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
  * viewport's height in a private custom property the panel's height reads.
  */
 export class ViewportController implements ReactiveController {
-  private readonly viewport = globalThis.visualViewport;
-  private applied = '';
+  readonly #viewport = globalThis.visualViewport;
+  #applied = '';
 
-  constructor(
-    host: ReactiveControllerHost,
-    private readonly target: () => HTMLElement | null,
-  ) {
+  readonly #target: () => HTMLElement | null;
+
+  constructor(host: ReactiveControllerHost, target: () => HTMLElement | null) {
+    this.#target = target;
     host.addController(this);
   }
 
   hostConnected(): void {
-    this.viewport?.addEventListener('resize', this.sync);
+    this.#viewport?.addEventListener('resize', this.#sync);
   }
 
   /** The panel element the height was last written to. */
-  private synced: HTMLElement | null = null;
+  #synced: HTMLElement | null = null;
 
   hostUpdated(): void {
     // Once per panel element: reading the viewport after every render forced a layout of the
     // whole conversation per streamed frame (30 ms in a 1,000-message thread); resizes come
     // through the listener.
-    const target = this.target();
-    if (target === this.synced) return;
-    this.synced = target;
-    this.sync();
+    const target = this.#target();
+    if (target === this.#synced) return;
+    this.#synced = target;
+    this.#sync();
   }
 
   hostDisconnected(): void {
-    this.viewport?.removeEventListener('resize', this.sync);
+    this.#viewport?.removeEventListener('resize', this.#sync);
   }
 
-  private readonly sync = () => {
-    const target = this.target();
-    if (!target || !this.viewport) return;
-    const height = `${this.viewport.height}px`;
+  readonly #sync = () => {
+    const target = this.#target();
+    if (!target || !this.#viewport) return;
+    const height = `${this.#viewport.height}px`;
     // Only on change: an inherited custom property invalidates style for the whole panel,
     // and this runs after every render of a streaming answer.
-    if (height === this.applied && target.style.getPropertyValue('--_agent-chat-viewport-height') === height)
+    if (height === this.#applied && target.style.getPropertyValue('--_agent-chat-viewport-height') === height)
       return;
-    this.applied = height;
+    this.#applied = height;
     target.style.setProperty('--_agent-chat-viewport-height', height);
   };
 }

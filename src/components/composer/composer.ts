@@ -50,29 +50,29 @@ export class AgentChatComposer extends LitElement {
     return this.renderRoot.querySelector<HTMLElement>('[part="send-button"]');
   }
 
-  private submit(): void {
+  #submit(): void {
     // While an answer streams, Enter puts the message in the outbox; the button stays Stop.
     if (!this.value.trim()) return;
     this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
   }
 
-  private handleInput(event: InputEvent): void {
+  #handleInput(event: InputEvent): void {
     this.value = (event.target as HTMLTextAreaElement).value;
     // The draft's owner is the root's session; the native event is no contract of ours.
     this.dispatchEvent(new AgentChatComposerInputEvent({ text: this.value }));
   }
 
-  private handleKeydown(event: KeyboardEvent): void {
+  #handleKeydown(event: KeyboardEvent): void {
     if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
     event.preventDefault();
-    this.submit();
+    this.#submit();
   }
 
-  private handleSubmit(event: SubmitEvent): void {
+  #handleSubmit(event: SubmitEvent): void {
     event.preventDefault();
     if (this.conversation?.streaming)
       this.dispatchEvent(new AgentChatComposerStopEvent({ source: 'button' }));
-    else this.submit();
+    else this.#submit();
   }
 
   override render() {
@@ -80,7 +80,7 @@ export class AgentChatComposer extends LitElement {
     // An empty box follows the panel (its placeholder is in the widget's language); typed text finds its own direction.
     const empty = !this.value.trim();
     const { t } = this.l10n;
-    return html`<form @submit=${this.handleSubmit}>
+    return html`<form @submit=${this.#handleSubmit}>
       <textarea
         part="input"
         rows="1"
@@ -89,8 +89,8 @@ export class AgentChatComposer extends LitElement {
         dir=${empty ? nothing : 'auto'}
         placeholder=${this.placeholder || t('messagePlaceholder')}
         .value=${this.value}
-        @input=${this.handleInput}
-        @keydown=${this.handleKeydown}
+        @input=${this.#handleInput}
+        @keydown=${this.#handleKeydown}
       ></textarea>
       ${
         streaming

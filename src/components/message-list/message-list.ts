@@ -96,7 +96,7 @@ export class AgentChatMessageList extends LitElement {
   @query('.scroller') private scroller!: HTMLElement | null;
   @query('.scroller-content') private content!: HTMLElement | null;
 
-  private readonly anchor = new ScrollAnchorController(
+  readonly #anchor = new ScrollAnchorController(
     this,
     () => this.scroller,
     () => this.content,
@@ -105,7 +105,7 @@ export class AgentChatMessageList extends LitElement {
   /** Index of the oldest message rendered; older ones are still to come. */
   @state() private firstShown = 0;
   private firstId?: string;
-  private olderScheduled = false;
+  #olderScheduled = false;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -120,10 +120,10 @@ export class AgentChatMessageList extends LitElement {
       this.firstShown = messages.length ? batchStart(messages, messages.length, FIRST_BATCH) : 0;
     }
     this.firstShown = Math.min(this.firstShown, Math.max(messages.length - 1, 0));
-    if (this.firstShown > 0 && !this.olderScheduled) {
-      this.olderScheduled = true;
+    if (this.firstShown > 0 && !this.#olderScheduled) {
+      this.#olderScheduled = true;
       whenIdle(() => {
-        this.olderScheduled = false;
+        this.#olderScheduled = false;
         if (this.isConnected && this.firstShown > 0)
           this.firstShown = batchStart(this.conversation?.messages ?? [], this.firstShown);
       });
@@ -131,17 +131,17 @@ export class AgentChatMessageList extends LitElement {
   }
 
   /** Internal events are not composed; a message's retry request is passed on from here. */
-  private handleMessageRetry(event: AgentChatMessageRetryEvent): void {
+  #handleMessageRetry(event: AgentChatMessageRetryEvent): void {
     event.stopPropagation();
     this.dispatchEvent(new AgentChatMessageRetryEvent(event.detail));
   }
 
-  private handleMessageAction(event: AgentChatMessageActionEvent): void {
+  #handleMessageAction(event: AgentChatMessageActionEvent): void {
     event.stopPropagation();
     this.dispatchEvent(new AgentChatMessageActionEvent(event.detail));
   }
 
-  private handlePromptClick(text: string): void {
+  #handlePromptClick(text: string): void {
     this.dispatchEvent(new AgentChatPromptSelectEvent({ text }));
   }
 
@@ -150,7 +150,7 @@ export class AgentChatMessageList extends LitElement {
    * the room the rest leaves (so no panel is mostly blank), then the prompts, then the latest
    * conversations (two beside three prompts, else three). A long greeting stops at two lines.
    */
-  private renderStart() {
+  #renderStart() {
     const { t, locale } = this.l10n;
     const list = this.threadList;
     const shown =
@@ -168,7 +168,7 @@ export class AgentChatMessageList extends LitElement {
           ? html`<div class="section">
             <h3 class="caption" id="prompts-label">${t('suggestedQuestions')}</h3>
             <ul class="prompts" aria-labelledby="prompts-label">
-              ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.handlePromptClick(text)}>${text}</button></li>`)}
+              ${this.prompts.map((text) => html`<li><button type="button" dir="auto" @click=${() => this.#handlePromptClick(text)}>${text}</button></li>`)}
             </ul>
           </div>`
           : nothing
@@ -194,7 +194,7 @@ export class AgentChatMessageList extends LitElement {
   }
 
   /** The messages shown, in blocks of BLOCK_SIZE counted from the thread's start (so they stay put as it grows). */
-  private blocks(messages: readonly ChatMessage[]): { key: number; messages: ChatMessage[] }[] {
+  #blocks(messages: readonly ChatMessage[]): { key: number; messages: ChatMessage[] }[] {
     const blocks: { key: number; messages: ChatMessage[] }[] = [];
     for (let i = this.firstShown; i < messages.length; i += 1) {
       const key = Math.floor(i / BLOCK_SIZE);
@@ -211,13 +211,13 @@ export class AgentChatMessageList extends LitElement {
     let latestFailure: ChatMessage | undefined;
     for (let i = messages.length - 1; i >= 0 && !latestFailure; i--)
       if (RETRYABLE.has(messages[i].status)) latestFailure = messages[i];
-    return html`<div class="scroller" @scroll=${() => this.anchor.handleScroll()}>
+    return html`<div class="scroller" @scroll=${() => this.#anchor.handleScroll()}>
         <div class="scroller-content">
-        ${messages.length === 0 ? this.renderStart() : nothing}
+        ${messages.length === 0 ? this.#renderStart() : nothing}
         <div class="log" role="log" aria-label=${this.label} aria-live="off" ?hidden=${messages.length === 0}
-          @agent-chat-message-retry=${this.handleMessageRetry} @agent-chat-message-action=${this.handleMessageAction}>
+          @agent-chat-message-retry=${this.#handleMessageRetry} @agent-chat-message-action=${this.#handleMessageAction}>
           ${repeat(
-            this.blocks(messages),
+            this.#blocks(messages),
             (block) => block.key,
             (block) => {
               const streaming = Boolean(this.conversation?.streaming);
@@ -247,7 +247,7 @@ export class AgentChatMessageList extends LitElement {
         </div>
         </div>
       </div>
-      ${this.anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.anchor.scrollToBottom()}>${t('jumpToLatest')}</button>`}`;
+      ${this.#anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.#anchor.scrollToBottom()}>${t('jumpToLatest')}</button>`}`;
   }
 }
 

@@ -13,58 +13,65 @@ export const PINNED_THRESHOLD = 48;
  */
 export class ScrollAnchorController implements ReactiveController {
   pinned = true;
-  private observed?: Element;
+  #observed?: Element;
   /** The scrollTop this controller set last: the scroll event it causes needs no measuring. */
-  private ownScrollTop = -1;
-  private readonly resizes = new ResizeObserver(() => {
-    if (this.pinned) this.stickToBottom();
+  #ownScrollTop = -1;
+  readonly #resizes = new ResizeObserver(() => {
+    if (this.pinned) this.#stickToBottom();
   });
 
+  readonly #host: ReactiveControllerHost;
+  readonly #scroller: () => HTMLElement | null;
+  readonly #content: () => Element | null;
+
   constructor(
-    private readonly host: ReactiveControllerHost,
-    private readonly scroller: () => HTMLElement | null,
-    private readonly content: () => Element | null,
+    host: ReactiveControllerHost,
+    scroller: () => HTMLElement | null,
+    content: () => Element | null,
   ) {
+    this.#host = host;
+    this.#scroller = scroller;
+    this.#content = content;
     host.addController(this);
   }
 
   hostUpdated(): void {
-    const content = this.content();
-    if (content && content !== this.observed) {
-      if (this.observed) this.resizes.unobserve(this.observed);
-      this.resizes.observe(content);
-      this.observed = content;
+    const content = this.#content();
+    if (content && content !== this.#observed) {
+      if (this.#observed) this.#resizes.unobserve(this.#observed);
+      this.#resizes.observe(content);
+      this.#observed = content;
     }
   }
 
   hostDisconnected(): void {
-    this.resizes.disconnect();
-    this.observed = undefined;
+    this.#resizes.disconnect();
+    this.#observed = undefined;
   }
 
   /** Called from the container's scroll listener. */
   handleScroll(): void {
-    const el = this.scroller();
-    if (!el || el.scrollTop === this.ownScrollTop) return;
+    const el = this.#scroller();
+    if (!el || el.scrollTop === this.#ownScrollTop) return;
     const pinned = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_THRESHOLD;
     if (pinned !== this.pinned) {
       this.pinned = pinned;
-      this.host.requestUpdate();
+      this.#host.requestUpdate();
     }
   }
 
   scrollToBottom(): void {
-    this.stickToBottom();
+    this.#stickToBottom();
     if (!this.pinned) {
       this.pinned = true;
-      this.host.requestUpdate();
+      this.#host.requestUpdate();
     }
   }
 
-  private stickToBottom(): void {
-    const el = this.scroller();
+  #stickToBottom(): void {
+    const el = this.#scroller();
     if (!el) return;
     el.scrollTop = el.scrollHeight;
-    this.ownScrollTop = el.scrollTop;
+    this.#ownScrollTop = el.scrollTop;
   }
 }

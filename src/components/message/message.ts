@@ -82,19 +82,19 @@ export class AgentChatMessage extends LitElement {
   @state() private asking = false;
   @state() private thanked = false;
 
-  private readonly markdown = new IncrementalMarkdown();
-  private view: MarkdownView = { groups: [], tail: [], overflow: [] };
+  readonly #markdown = new IncrementalMarkdown();
+  #view: MarkdownView = { groups: [], tail: [], overflow: [] };
 
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
     if (!changed.has('message') || !message || message.role !== 'assistant') return;
-    this.view =
+    this.#view =
       message.status === 'streaming'
-        ? this.markdown.update(message.content)
-        : this.markdown.finish(message.content);
+        ? this.#markdown.update(message.content)
+        : this.#markdown.finish(message.content);
   }
 
-  private act(
+  #act(
     action: AgentChatMessageActionEvent['detail']['action'],
     comment?: AgentChatMessageActionEvent['detail']['comment'],
   ): void {
@@ -102,14 +102,14 @@ export class AgentChatMessage extends LitElement {
       this.dispatchEvent(new AgentChatMessageActionEvent({ messageId: this.message.id, action, comment }));
   }
 
-  private react(reaction: 'upvote' | 'downvote'): void {
-    this.act(reaction);
+  #react(reaction: 'upvote' | 'downvote'): void {
+    this.#act(reaction);
     // Reasons are optional and asked only for "Not helpful"; a second click closes them.
     this.asking = reaction === 'downvote' && !this.asking;
     this.thanked = reaction === 'upvote';
   }
 
-  private sendReasons(event: SubmitEvent): void {
+  #sendReasons(event: SubmitEvent): void {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
@@ -117,12 +117,12 @@ export class AgentChatMessage extends LitElement {
     // §8: at most 2,000 characters (the field's maxlength); an empty one is left out.
     const value = data.get('issue');
     const issue = typeof value === 'string' ? value.trim() : '';
-    this.act('downvote', { ...comment, ...(issue ? { issue } : {}) });
+    this.#act('downvote', { ...comment, ...(issue ? { issue } : {}) });
     this.asking = false;
     this.thanked = true;
   }
 
-  private async copy(): Promise<void> {
+  async #copy(): Promise<void> {
     try {
       await navigator.clipboard.writeText(this.message?.content ?? '');
       this.copied = true;
@@ -132,7 +132,7 @@ export class AgentChatMessage extends LitElement {
     }
   }
 
-  private renderSources() {
+  #renderSources() {
     const links = (this.message?.sources ?? []).flatMap((source) => {
       const href = safeHref(source.source_url);
       return href ? [{ href, title: source.title, domain: domainOf(href) }] : [];
@@ -147,7 +147,7 @@ export class AgentChatMessage extends LitElement {
     </div>`;
   }
 
-  private renderMeta(message: ChatMessage) {
+  #renderMeta(message: ChatMessage) {
     const { t } = this.l10n;
     const label = STATUS_LABEL[message.status];
     const retry = this.retryable && message.error?.recoverable !== false;
@@ -158,7 +158,7 @@ export class AgentChatMessage extends LitElement {
     </div>`;
   }
 
-  private renderActions(message: ChatMessage) {
+  #renderActions(message: ChatMessage) {
     // A stopped answer keeps what the visitor may want of it: its text (Copy) and another try.
     const stopped = message.status === 'stopped';
     if (!stopped && (message.status !== 'complete' || !message.content)) return nothing;
@@ -172,15 +172,15 @@ export class AgentChatMessage extends LitElement {
     ) =>
       html`<button class="action" type="button" aria-label=${name} title=${name} aria-pressed=${pressed === undefined ? nothing : String(pressed)} @click=${click}>${icon(iconName)}</button>`;
     return html`<div class="actions" part="actions">
-        ${message.content ? button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.copy()) : nothing}
-        ${feedback ? button(t('helpful'), 'thumbUp', () => this.react('upvote'), message.reaction === 'upvote') : nothing}
-        ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.react('downvote'), message.reaction === 'downvote') : nothing}
-        ${this.last ? button(t('regenerate'), 'regenerate', () => this.act('regenerate')) : nothing}
+        ${message.content ? button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.#copy()) : nothing}
+        ${feedback ? button(t('helpful'), 'thumbUp', () => this.#react('upvote'), message.reaction === 'upvote') : nothing}
+        ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.#react('downvote'), message.reaction === 'downvote') : nothing}
+        ${this.last ? button(t('regenerate'), 'regenerate', () => this.#act('regenerate')) : nothing}
         <span class=${this.thanked && !this.copied ? 'thanks' : 'visually-hidden'} role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
       </div>
       ${
         this.asking
-          ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.sendReasons}>
+          ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.#sendReasons}>
         <p class="caption">${t('feedbackQuestion')}</p>
         <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
@@ -195,7 +195,7 @@ export class AgentChatMessage extends LitElement {
     if (!message) return nothing;
     const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.renderMeta(message)}</div>`;
+      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.#renderMeta(message)}</div>`;
     }
     // No typing dots while a tool card waits for the visitor or runs: the card says what is happening.
     const empty = !message.content && message.status === 'streaming' && !toolsBusy(message);
@@ -205,13 +205,13 @@ export class AgentChatMessage extends LitElement {
       <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
-          ${renderView(this.view, t)}
+          ${renderView(this.#view, t)}
         </div>
-        ${this.renderSources()}
+        ${this.#renderSources()}
       </div>
       ${renderUncertain(this.l10n.t, message)}
-      ${this.renderMeta(message)}
-      ${this.renderActions(message)}
+      ${this.#renderMeta(message)}
+      ${this.#renderActions(message)}
     </div>`;
   }
 }

@@ -63,7 +63,7 @@ export class AgentChatThreadList extends LitElement {
   @state() private query = '';
   private autoPages = 0;
 
-  private async startRename(threadId: string): Promise<void> {
+  async #startRename(threadId: string): Promise<void> {
     this.renaming = threadId;
     await this.updateComplete;
     const field = this.renderRoot.querySelector<HTMLInputElement>('.title-field');
@@ -71,7 +71,7 @@ export class AgentChatThreadList extends LitElement {
     field?.select();
   }
 
-  private endRename(threadId: string, title?: string): void {
+  #endRename(threadId: string, title?: string): void {
     this.renaming = null;
     if (title) this.dispatchEvent(new AgentChatThreadListRenameEvent({ threadId, title }));
     void this.updateComplete.then(() =>
@@ -94,7 +94,7 @@ export class AgentChatThreadList extends LitElement {
     queueMicrotask(() => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })));
   }
 
-  private handleListKeydown(event: KeyboardEvent): void {
+  #handleListKeydown(event: KeyboardEvent): void {
     const buttons = Array.from(this.renderRoot.querySelectorAll<HTMLButtonElement>('button.open'));
     const index = buttons.indexOf(event.composedPath()[0] as HTMLButtonElement);
     if (index < 0) return;
@@ -116,7 +116,7 @@ export class AgentChatThreadList extends LitElement {
   }
 
   /** Escape in a confirmation cancels it, and goes no further (the list stays open). */
-  private handleConfirmKeydown(event: KeyboardEvent, threadId: string): void {
+  #handleConfirmKeydown(event: KeyboardEvent, threadId: string): void {
     if (event.key !== 'Escape') return;
     event.preventDefault();
     event.stopPropagation();
@@ -128,24 +128,24 @@ export class AgentChatThreadList extends LitElement {
     );
   }
 
-  private async askToDelete(threadId: string): Promise<void> {
+  async #askToDelete(threadId: string): Promise<void> {
     this.confirming = threadId;
     await this.updateComplete;
     this.renderRoot.querySelector<HTMLButtonElement>('.confirm .cancel')?.focus();
   }
 
-  private confirmDelete(threadId: string): void {
+  #confirmDelete(threadId: string): void {
     this.confirming = null;
     this.dispatchEvent(new AgentChatThreadListDeleteEvent({ threadId }));
   }
 
-  private renderThread(thread: ThreadSummary) {
+  #renderThread(thread: ThreadSummary) {
     const { t, locale } = this.l10n;
     const title = thread.title || t('untitled');
     if (this.confirming === thread.id) {
-      return html`<li class="confirm" role="group" aria-label=${t('confirmDelete', { title })} @keydown=${(e: KeyboardEvent) => this.handleConfirmKeydown(e, thread.id)}>
+      return html`<li class="confirm" role="group" aria-label=${t('confirmDelete', { title })} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
         <span>${t('confirmDelete', { title })}</span>
-        <button class="danger" type="button" @click=${() => this.confirmDelete(thread.id)}>${t('delete')}</button>
+        <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id)}>${t('delete')}</button>
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </li>`;
     }
@@ -153,20 +153,20 @@ export class AgentChatThreadList extends LitElement {
       return renderRenameField(
         this.l10n.t,
         thread,
-        (next) => this.endRename(thread.id, next),
-        () => this.endRename(thread.id),
+        (next) => this.#endRename(thread.id, next),
+        () => this.#endRename(thread.id),
       );
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title" dir="auto">${title}</span>
         ${thread.preview ? html`<span class="preview" dir="auto">${thread.preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
       </button>
-      ${renderRenameButton(t, title, () => this.startRename(thread.id))}
-      <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.askToDelete(thread.id)}>${icon('trash')}</button>
+      ${renderRenameButton(t, title, () => this.#startRename(thread.id))}
+      <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.#askToDelete(thread.id)}>${icon('trash')}</button>
     </li>`;
   }
 
-  private renderState(list: ThreadListSnapshot) {
+  #renderState(list: ThreadListSnapshot) {
     const { t } = this.l10n;
     const load = (reason: 'more' | 'retry') =>
       this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
@@ -188,7 +188,7 @@ export class AgentChatThreadList extends LitElement {
   }
 
   /** Newest first, under Today, Yesterday, Previous 7 days, then month by month. */
-  private groupsOf(threads: readonly ThreadSummary[]): Array<[string, ThreadSummary[]]> {
+  #groupsOf(threads: readonly ThreadSummary[]): Array<[string, ThreadSummary[]]> {
     const { t, locale } = this.l10n;
     const groups: Array<[string, ThreadSummary[]]> = [];
     for (const thread of threads) {
@@ -207,15 +207,15 @@ export class AgentChatThreadList extends LitElement {
       <div class="scroller" tabindex="-1">
         ${
           shown.length
-            ? html`<div @keydown=${this.handleListKeydown}>${this.groupsOf(shown).map(
+            ? html`<div @keydown=${this.#handleListKeydown}>${this.#groupsOf(shown).map(
                 ([label, threads], i) => html`
           <h3 class="group" id="group-${i}">${label}</h3>
-          <ul aria-labelledby="group-${i}">${threads.map((t) => this.renderThread(t))}</ul>`,
+          <ul aria-labelledby="group-${i}">${threads.map((t) => this.#renderThread(t))}</ul>`,
               )}</div>`
             : nothing
         }
         ${this.query.trim() && !shown.length && list.threads.length && !list.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
-        ${this.renderState(list)}
+        ${this.#renderState(list)}
       </div>`;
   }
 }

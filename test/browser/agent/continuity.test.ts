@@ -9,6 +9,9 @@ import {
   messagesOf,
   nextAnswerEnd,
   settled,
+  threadListOf,
+  threadListTitles,
+  threadListToggle,
 } from '../../helpers/chat-fixture.js';
 import { storedMemory } from '../../helpers/idb.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -167,9 +170,14 @@ describe('<agent-chat> continuity (§9)', () => {
     el.remove();
     const other = await fixtureChat({ ownerKey: ALICE });
     other.newConversation();
-    await (
-      other as unknown as { chat: { session: { openThread(id: string): Promise<void> } } }
-    ).chat.session.openThread(threadId);
+    // As the visitor does: "Conversations", then the thread.
+    threadListToggle(other).click();
+    await expect.poll(() => threadListTitles(other)).toHaveLength(1);
+    const opened = new Promise<string | null>((resolve) =>
+      other.addEventListener('agent-chat-thread-change', (e) => resolve(e.detail.threadId), { once: true }),
+    );
+    threadListOf(other).shadowRoot!.querySelector<HTMLButtonElement>('button.open')!.click();
+    expect(await opened).toBe(threadId);
     await settled(other);
     const resumed = messagesOf(other)
       .filter((m) => m.message?.role === 'assistant')
