@@ -215,6 +215,22 @@ function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[
 let chunkStamps = 0;
 const stamp = () => `${Date.now().toString(36)}.${(++chunkStamps).toString(36)}`;
 
+/** What a tab tells the others on the channel: a write (the head and the chunks it put) or a wipe. */
+type Broadcast = { scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> };
+
+const stateOf = (h: Head, p: Panel, messages: ChatMessage[]): StoredMemory => {
+  const { chunks: _chunks, ...rest } = h;
+  return { ...p, ...rest, messages };
+};
+
+/** Nothing of an owner's (after a wipe, or before anything): no record for the other tabs to follow. */
+const isEmpty = (state: StoredMemory) =>
+  !state.messages.length &&
+  !state.threads.length &&
+  !state.outbox.length &&
+  !Object.keys(state.drafts).length &&
+  state.activeThreadId === null;
+
 /**
  * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
  * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
@@ -227,50 +243,162 @@ export function createDeviceMemoryStore(
   scope: string,
   options: { store?: () => UseStore } = {},
 ): DeviceMemoryStore {
-  const headKey = `${scope}:ui`;
-  const panelKey = `${scope}:ui:panel`;
-  const chunkKey = (id: string) => `${scope}:ui:m:${id}`;
-  const store = options.store ?? idbStore;
-  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : undefined;
-  /** What the database holds as far as this tab knows: the chunks by stamp, the head and panel as written. */
-  let known = new Map<string, readonly ChatMessage[]>();
-  let chunkIds: string[] = [];
-  let head = '';
-  /** The parts of `head`, to tell which ones this tab changed since (undefined: nothing known). */
-  let parts: string[] | undefined;
-  let panel = '';
+  return new IdbDeviceMemoryStore(scope, options.store ?? idbStore);
+}
 
-  const assemble = (ids: readonly string[]): ChatMessage[] | undefined => {
+class IdbDeviceMemoryStore implements DeviceMemoryStore {
+  readonly #scope: string;
+  readonly #store: () => UseStore;
+  readonly #channel?: BroadcastChannel;
+  /** What the database holds as far as this tab knows: the chunks by stamp, the head and panel as written. */
+  #known = new Map<string, readonly ChatMessage[]>();
+  #chunkIds: string[] = [];
+  #head = '';
+  /** The parts of the head, to tell which ones this tab changed since (undefined: nothing known). */
+  #parts?: string[];
+  #panel = '';
+
+  constructor(scope: string, store: () => UseStore) {
+    this.#scope = scope;
+    this.#store = store;
+    if (typeof BroadcastChannel === 'function') this.#channel = new BroadcastChannel(CHANNEL);
+  }
+
+  async load(live = false): Promise<StoredMemory | undefined> {
+    try {
+      return await this.#read(live);
+    } catch (error) {
+      warnOnce(error);
+      return undefined;
+    }
+  }
+
+  save(state: StoredMemory): Promise<void> {
+    const { ids, fresh } = this.#chunksOf(state.messages);
+    const { open, threadListOpen, messages: _messages, ...shared } = state;
+    const nextHead = headText(shared, ids);
+    const nextPanel = JSON.stringify({ open, threadListOpen });
+    // Also what keeps two tabs from echoing each other's writes back and forth.
+    if (nextHead === this.#head && nextPanel === this.#panel) return writes;
+    const headChanged = nextHead !== this.#head && !(isEmpty(state) && this.#head === '');
+    const gone = this.#chunkIds.filter((id) => !ids.includes(id));
+    const head: Head = { ...shared, chunks: ids };
+    const nextParts = partsOf(head);
+    const changed = nextParts.map((part, i) => this.#parts?.[i] !== part);
+    if (headChanged) {
+      this.#head = nextHead;
+      this.#parts = nextParts;
+    }
+    this.#panel = nextPanel;
+    this.#remember(ids, fresh);
+    writes = writes
+      .then(async () => {
+        const written = await this.#put(
+          { open, threadListOpen },
+          headChanged && { head, changed },
+          fresh,
+          gone,
+        );
+        if (written)
+          this.#channel?.postMessage({
+            scope: this.#scope,
+            head: written,
+            chunks: Object.fromEntries(fresh),
+          });
+      })
+      .catch(warnOnce);
+    return writes;
+  }
+
+  clear(): Promise<void> {
+    this.#forget();
+    this.#panel = '';
+    writes = writes
+      .then(async () => {
+        // The panel's state goes too; the widget writes it again with its next change.
+        const all = (await keys(this.#store())).filter(
+          (key) => typeof key === 'string' && key.startsWith(`${this.#scope}:ui`),
+        );
+        await this.#store()('readwrite', (os) => {
+          for (const key of all) os.delete(key);
+          return promisifyRequest(os.transaction);
+        });
+        this.#channel?.postMessage({ scope: this.#scope, cleared: true });
+      })
+      .catch(warnOnce);
+    return writes;
+  }
+
+  watch(listener: (change: RemoteChange) => void): () => void {
+    const channel = this.#channel;
+    if (!channel) return () => {};
+    // One change after the other, in the order they came: one that waits for the database
+    // must not land after (and over) a later one.
+    let applying: Promise<void> = Promise.resolve();
+    const onMessage = (event: MessageEvent<Broadcast>) => {
+      applying = applying.then(() => this.#follow(event.data, listener)).catch(warnOnce);
+    };
+    channel.addEventListener('message', onMessage);
+    return () => channel.removeEventListener('message', onMessage);
+  }
+
+  #chunkKey(id: string): string {
+    return `${this.#scope}:ui:m:${id}`;
+  }
+
+  #assemble(ids: readonly string[]): ChatMessage[] | undefined {
     const out: ChatMessage[] = [];
     for (const id of ids) {
-      const chunk = known.get(id);
+      const chunk = this.#known.get(id);
       if (!chunk) return undefined;
       out.push(...chunk);
     }
     return out;
-  };
+  }
 
-  const remember = (ids: readonly string[], chunks: Map<string, readonly ChatMessage[]>) => {
-    known = new Map(ids.map((id) => [id, chunks.get(id) ?? known.get(id)!]));
-    chunkIds = [...ids];
-  };
+  #remember(ids: readonly string[], chunks: Map<string, readonly ChatMessage[]>): void {
+    const known = this.#known;
+    this.#known = new Map(ids.map((id) => [id, chunks.get(id) ?? known.get(id)!]));
+    this.#chunkIds = [...ids];
+  }
 
-  const stateOf = (h: Head, p: Panel, messages: ChatMessage[]): StoredMemory => {
-    const { chunks: _chunks, ...rest } = h;
-    return { ...p, ...rest, messages };
-  };
+  /** Nothing of this scope is known to be on the device any more. */
+  #forget(): void {
+    this.#head = '';
+    this.#parts = undefined;
+    this.#known = new Map();
+    this.#chunkIds = [];
+  }
 
-  async function read(live: boolean): Promise<StoredMemory | undefined> {
+  /** The messages in chunks: an unchanged chunk keeps its stamp, a changed one gets a new one. */
+  #chunksOf(messages: readonly ChatMessage[]) {
+    const ids: string[] = [];
+    const fresh = new Map<string, readonly ChatMessage[]>();
+    for (let at = 0, i = 0; at < messages.length; at += CHUNK_SIZE, i += 1) {
+      const chunk = messages.slice(at, at + CHUNK_SIZE);
+      const id = this.#chunkIds[i];
+      const before = id === undefined ? undefined : this.#known.get(id);
+      if (before && before.length === chunk.length && before.every((m, k) => m === chunk[k])) ids.push(id);
+      else {
+        const next = stamp();
+        ids.push(next);
+        fresh.set(next, chunk);
+      }
+    }
+    return { ids, fresh };
+  }
+
+  async #read(live: boolean): Promise<StoredMemory | undefined> {
     // One transaction: between a head read alone and its chunks read after, another tab's
     // write could delete a chunk the head still names, and the conversation would read empty.
-    const [rawHead, rawPanel, values] = await store()('readonly', (os) => {
-      const headRead = os.get(headKey);
-      const panelRead = os.get(panelKey);
+    const [rawHead, rawPanel, values] = await this.#store()('readonly', (os) => {
+      const headRead = os.get(`${this.#scope}:ui`);
+      const panelRead = os.get(`${this.#scope}:ui:panel`);
       const found = new Map<string, unknown>();
       headRead.onsuccess = () => {
         for (const id of sanitizeHead(headRead.result)?.chunks ?? []) {
-          if (known.has(id)) continue;
-          const chunkRead = os.get(chunkKey(id));
+          if (this.#known.has(id)) continue;
+          const chunkRead = os.get(this.#chunkKey(id));
           chunkRead.onsuccess = () => found.set(id, chunkRead.result);
         }
       };
@@ -293,180 +421,89 @@ export function createDeviceMemoryStore(
     // An older record keeps its messages and panel in the head.
     const legacy = rawHead as { messages?: unknown; open?: unknown };
     const chunks = new Map([...values].map(([id, value]) => [id, toMessages(value, live)]));
-    remember(h.chunks, chunks);
-    head = headText(h, h.chunks);
-    parts = partsOf(h);
-    let messages = Array.isArray(legacy.messages) ? toMessages(legacy.messages, live) : assemble(h.chunks)!;
+    this.#remember(h.chunks, chunks);
+    this.#head = headText(h, h.chunks);
+    this.#parts = partsOf(h);
+    let messages = Array.isArray(legacy.messages)
+      ? toMessages(legacy.messages, live)
+      : this.#assemble(h.chunks)!;
     // Chunks this tab followed live keep an answer streaming; read back as after a reload, it is cut off.
     if (!live)
       messages = messages.map((m) =>
         m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m,
       );
     const p = rawPanel ? panelOf(rawPanel) : panelOf(legacy);
-    panel = JSON.stringify(p);
+    this.#panel = JSON.stringify(p);
     return stateOf(h, p, messages);
   }
 
-  function write(state: StoredMemory): Promise<void> {
-    const ids: string[] = [];
-    const fresh = new Map<string, readonly ChatMessage[]>();
-    for (let at = 0, i = 0; at < state.messages.length; at += CHUNK_SIZE, i += 1) {
-      const chunk = state.messages.slice(at, at + CHUNK_SIZE);
-      const id = chunkIds[i];
-      const before = id === undefined ? undefined : known.get(id);
-      if (before && before.length === chunk.length && before.every((m, k) => m === chunk[k])) ids.push(id);
-      else {
-        const next = stamp();
-        ids.push(next);
-        fresh.set(next, chunk);
+  /**
+   * One transaction: the panel, the new chunks, the gone ones, and (when it changed) the head,
+   * read and written together so no other tab's write lands in between. Returns the head as
+   * written (merged with the device's, decision 235), or nothing when it did not change.
+   */
+  async #put(
+    panel: Panel,
+    next: false | { head: Head; changed: readonly boolean[] },
+    fresh: Map<string, readonly ChatMessage[]>,
+    gone: readonly string[],
+  ): Promise<Head | undefined> {
+    let written: Head | undefined;
+    await this.#store()('readwrite', (os) => {
+      if (next) {
+        const read = os.get(`${this.#scope}:ui`);
+        read.onsuccess = () => {
+          const stored = sanitizeHead(read.result);
+          const head = merged(next.head, stored, next.changed);
+          written = head;
+          os.put(head, `${this.#scope}:ui`);
+          // Another tab's chunks this head no longer names.
+          for (const id of stored?.chunks ?? [])
+            if (!head.chunks.includes(id) && !gone.includes(id)) os.delete(this.#chunkKey(id));
+        };
       }
-    }
-    const { open, threadListOpen, messages: _messages, ...shared } = state;
-    const nextHead = headText(shared, ids);
-    const nextPanel = JSON.stringify({ open, threadListOpen });
-    // Also what keeps two tabs from echoing each other's writes back and forth.
-    if (nextHead === head && nextPanel === panel) return writes;
-    // Nothing of an owner's after a wipe (or before anything): no record for the other tabs to follow.
-    const empty =
-      !state.messages.length &&
-      !state.threads.length &&
-      !state.outbox.length &&
-      !Object.keys(state.drafts).length &&
-      state.activeThreadId === null;
-    const headChanged = nextHead !== head && !(empty && head === '');
-    const gone = chunkIds.filter((id) => !ids.includes(id));
-    const headValue: Head = { ...shared, chunks: ids };
-    const nextParts = partsOf(headValue);
-    const changed = nextParts.map((part, i) => parts?.[i] !== part);
-    if (headChanged) {
-      head = nextHead;
-      parts = nextParts;
-    }
-    panel = nextPanel;
-    remember(ids, fresh);
-    let written = headValue;
-    writes = writes
-      .then(async () => {
-        await store()('readwrite', (os) => {
-          if (headChanged) {
-            // Read and written in one transaction: no other tab's write lands in between.
-            const read = os.get(headKey);
-            read.onsuccess = () => {
-              const stored = sanitizeHead(read.result);
-              written = merged(headValue, stored, changed);
-              os.put(written, headKey);
-              // Another tab's chunks this head no longer names.
-              for (const id of stored?.chunks ?? [])
-                if (!written.chunks.includes(id) && !gone.includes(id)) os.delete(chunkKey(id));
-            };
-          }
-          os.put({ open, threadListOpen }, panelKey);
-          // Chunks of an unchanged conversation: none are new, none are gone.
-          for (const [id, chunk] of fresh) os.put(chunk, chunkKey(id));
-          for (const id of gone) os.delete(chunkKey(id));
-          return promisifyRequest(os.transaction);
-        });
-        if (headChanged) channel?.postMessage({ scope, head: written, chunks: Object.fromEntries(fresh) });
-      })
-      .catch(warnOnce);
-    return writes;
+      os.put(panel, `${this.#scope}:ui:panel`);
+      // Chunks of an unchanged conversation: none are new, none are gone.
+      for (const [id, chunk] of fresh) os.put(chunk, this.#chunkKey(id));
+      for (const id of gone) os.delete(this.#chunkKey(id));
+      return promisifyRequest(os.transaction);
+    });
+    return next ? (written ?? next.head) : undefined;
   }
 
-  return {
-    async load(live = false) {
+  /** Another tab wrote (or wiped) a scope: this one's changes go to `listener`. */
+  async #follow(data: Broadcast | undefined, listener: (change: RemoteChange) => void): Promise<void> {
+    if (data?.scope !== this.#scope) return;
+    if (data.cleared) {
+      this.#forget();
+      return listener({});
+    }
+    const h = sanitizeHead(data.head);
+    if (!h) return;
+    const sent = new Map(
+      Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const),
+    );
+    // Chunks this tab has not seen (it was still reading, say) come from the database.
+    const missing = h.chunks.filter((id) => !sent.has(id) && !this.#known.has(id));
+    if (missing.length) {
       try {
-        return await read(live);
-      } catch (error) {
-        warnOnce(error);
-        return undefined;
-      }
-    },
-    save: write,
-    async clear() {
-      head = '';
-      parts = undefined;
-      panel = '';
-      known = new Map();
-      chunkIds = [];
-      writes = writes
-        .then(async () => {
-          // The panel's state goes too; the widget writes it again with its next change.
-          const all = (await keys(store())).filter(
-            (key) => typeof key === 'string' && key.startsWith(`${scope}:ui`),
-          );
-          await store()('readwrite', (os) => {
-            for (const key of all) os.delete(key);
-            return promisifyRequest(os.transaction);
-          });
-          channel?.postMessage({ scope, cleared: true });
-        })
-        .catch(warnOnce);
-      return writes;
-    },
-    watch(listener) {
-      if (!channel) return () => {};
-      // One change after the other, in the order they came: one that waits for the database
-      // must not land after (and over) a later one.
-      let applying: Promise<void> = Promise.resolve();
-      const onMessage = (
-        event: MessageEvent<{
-          scope?: string;
-          cleared?: boolean;
-          head?: unknown;
-          chunks?: Record<string, unknown>;
-        }>,
-      ) => {
-        applying = applying.then(() => apply(event)).catch(warnOnce);
-      };
-      const apply = async (
-        event: MessageEvent<{
-          scope?: string;
-          cleared?: boolean;
-          head?: unknown;
-          chunks?: Record<string, unknown>;
-        }>,
-      ) => {
-        const data = event.data;
-        if (data?.scope !== scope) return;
-        if (data.cleared) {
-          head = '';
-          parts = undefined;
-          known = new Map();
-          chunkIds = [];
-          return listener({});
-        }
-        const h = sanitizeHead(data.head);
-        if (!h) return;
-        const sent = new Map(
-          Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const),
+        const values = await getMany(
+          missing.map((id) => this.#chunkKey(id)),
+          this.#store(),
         );
-        // Chunks this tab has not seen (it was still reading, say) come from the database.
-        const missing = h.chunks.filter((id) => !sent.has(id) && !known.has(id));
-        if (missing.length) {
-          try {
-            const values = await getMany(missing.map(chunkKey), store());
-            // Gone already: a later write replaced it, and that write's message is on its way.
-            if (values.includes(undefined)) return;
-            missing.forEach((id, i) => sent.set(id, toMessages(values[i], true)));
-          } catch (error) {
-            return warnOnce(error);
-          }
-        }
-        remember(h.chunks, sent);
-        head = headText(h, h.chunks);
-        parts = partsOf(h);
-        listener({
-          state: stateOf(
-            h,
-            JSON.parse(panel || '{"open":false,"threadListOpen":false}') as Panel,
-            assemble(h.chunks) ?? [],
-          ),
-        });
-      };
-      channel.addEventListener('message', onMessage);
-      return () => channel.removeEventListener('message', onMessage);
-    },
-  };
+        // Gone already: a later write replaced it, and that write's message is on its way.
+        if (values.includes(undefined)) return;
+        missing.forEach((id, i) => sent.set(id, toMessages(values[i], true)));
+      } catch (error) {
+        return warnOnce(error);
+      }
+    }
+    this.#remember(h.chunks, sent);
+    this.#head = headText(h, h.chunks);
+    this.#parts = partsOf(h);
+    const panel = JSON.parse(this.#panel || '{"open":false,"threadListOpen":false}') as Panel;
+    listener({ state: stateOf(h, panel, this.#assemble(h.chunks) ?? []) });
+  }
 }
 
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
