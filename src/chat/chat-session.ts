@@ -100,15 +100,7 @@ export class ChatSession {
   #opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   #connected = false;
-  readonly #tabs = new TabHandoff({
-    scope: () => this.#options.scope(),
-    connected: () => this.#connected,
-    last: () => this.conversation.snapshot.messages.at(-1),
-    followed: () => this.conversation.followed?.questionAnswerId,
-    reattach: (messageId) => void this.conversation.reattach(messageId),
-    written: () => this.memory.flush(),
-    reread: () => this.memory.revisit(false),
-  });
+  readonly #tabs: TabHandoff;
 
   readonly #options: ChatSessionOptions;
   readonly #hooks: ChatSessionHooks;
@@ -133,6 +125,12 @@ export class ChatSession {
       onError: (error) => hooks.onError(error),
     });
     this.memory = this.#deviceMemory();
+    this.#tabs = new TabHandoff({
+      scope: () => options.scope(),
+      connected: () => this.#connected,
+      conversation: this.conversation,
+      memory: this.memory,
+    });
     this.owner = new OwnerGate(this.#connection, this.memory, {
       onOwnerChanged: () => void this.forget('owner-changed'),
     });

@@ -1,21 +1,16 @@
 import { AnswerLock } from './answer-lock.js';
-import type { ChatMessage } from './types.js';
+import type { Conversation } from './conversation.js';
+import type { DeviceMemory } from './device-memory.js';
 
-export interface TabHandoffHooks {
+/** What the hand-off reads and asks of the other parts. */
+export interface TabHandoffParts {
   /** Where this widget's state lives on the device: the lock is named after it. */
-  scope(): string;
+  scope: () => string;
   /** Between connect() and disconnect(): only then may this tab hold or take over an answer. */
-  connected(): boolean;
-  /** The last message on screen. */
-  last(): ChatMessage | undefined;
-  /** The id of the answer another tab streams and this tab follows through the device. */
-  followed(): string | undefined;
-  /** Reattaches to an answer by message id (§9). */
-  reattach(messageId: string): void;
-  /** Writes this tab's pending changes to the device (an answer's end, before the lock goes). */
-  written(): Promise<void>;
-  /** Reads the device again, an answer still marked streaming then read as interrupted. */
-  reread(): Promise<void>;
+  connected: () => boolean;
+  conversation: Pick<Conversation, 'snapshot' | 'followed' | 'reattach'>;
+  /** Writes this tab's changes (an answer's end, before the lock goes) and reads other tabs'. */
+  memory: Pick<DeviceMemory, 'flush' | 'revisit'>;
 }
 
 /**
@@ -25,22 +20,22 @@ export interface TabHandoffHooks {
  * the answer over when that tab lets go (the answer ended, or the tab went away). No DOM.
  */
 export class TabHandoff {
-  readonly #lock = new AnswerLock(() => `agent-chat.answer:${this.#hooks.scope()}`);
+  readonly #lock = new AnswerLock(() => `agent-chat.answer:${this.#parts.scope()}`);
   /** The answer another tab streams that this tab waits to take over, by id. */
   #takingOver?: string;
   /** Bumped by reset(): a wait that ends after a reset is dropped. */
   #epoch = 0;
 
-  readonly #hooks: TabHandoffHooks;
+  readonly #parts: TabHandoffParts;
 
-  constructor(hooks: TabHandoffHooks) {
-    this.#hooks = hooks;
+  constructor(parts: TabHandoffParts) {
+    this.#parts = parts;
   }
 
   /** This tab streams an answer (busy) or stopped: other tabs wait for the lock meanwhile. */
   setBusy(busy: boolean): void {
-    if (!busy) return this.#lock.letGo(this.#hooks.written());
-    if (this.#hooks.connected()) this.#lock.hold();
+    if (!busy) return this.#lock.letGo(this.#parts.memory.flush());
+    if (this.#parts.connected()) this.#lock.hold();
   }
 
   /**
@@ -49,10 +44,11 @@ export class TabHandoff {
    * when there is no such answer.
    */
   reattachLast(othersFirst = true): boolean {
-    const last = this.#hooks.last();
+    const { conversation } = this.#parts;
+    const last = conversation.snapshot.messages.at(-1);
     if (last?.role !== 'assistant' || last.status !== 'interrupted' || !last.questionAnswerId) return false;
     if (!othersFirst) {
-      this.#hooks.reattach(last.id);
+      void conversation.reattach(last.id);
       return true;
     }
     const epoch = this.#epoch;
@@ -60,8 +56,8 @@ export class TabHandoff {
       .heldElsewhere()
       .catch(() => false)
       .then((elsewhere) => {
-        if (epoch !== this.#epoch || !this.#hooks.connected()) return;
-        if (!elsewhere) return this.#hooks.reattach(last.id);
+        if (epoch !== this.#epoch || !this.#parts.connected()) return;
+        if (!elsewhere) return void conversation.reattach(last.id);
         // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
         this.awaitTakeover(last.questionAnswerId);
       });
@@ -73,13 +69,14 @@ export class TabHandoff {
    * answer's lock, the device already says how the answer ended; if it still says streaming,
    * that tab went away mid-answer, and this one reattaches (§9).
    */
-  awaitTakeover(id = this.#hooks.followed()): void {
+  awaitTakeover(id = this.#parts.conversation.followed?.questionAnswerId): void {
     if (!id || this.#takingOver === id) return;
     const epoch = this.#epoch;
     const waiting = this.#lock.whenFree(async () => {
       if (this.#takingOver === id) this.#takingOver = undefined;
-      if (epoch !== this.#epoch || !this.#hooks.connected()) return;
-      await this.#hooks.reread();
+      if (epoch !== this.#epoch || !this.#parts.connected()) return;
+      // Read as after a reload: an answer still marked streaming is interrupted.
+      await this.#parts.memory.revisit(false);
       // This tab holds the lock now: reattach without asking who holds it.
       if (epoch === this.#epoch) this.reattachLast(false);
     });
