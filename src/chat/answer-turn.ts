@@ -55,28 +55,40 @@ export const localId = (role: string) => `local-${role}-${++localIds}`;
  * drop reattaches to it) and turns a failure into state on a message. No DOM.
  */
 export class AnswerTurn {
-  readonly controller = new AbortController();
-  answer?: ChatMessage;
+  readonly #controller = new AbortController();
+  #answer?: ChatMessage;
 
   readonly #host: TurnHost;
   readonly #parts: TurnParts;
   #question: ChatMessage | undefined;
+  /** Tools that ran for the answer this one replaces (Regenerate asks again, decision 216). */
+  readonly #ranBefore: ReadonlySet<string>;
 
   constructor(
     host: TurnHost,
     parts: TurnParts,
     question: ChatMessage | undefined,
-    /** Tools that ran for the answer this one replaces (Regenerate asks again, decision 216). */
-    private readonly ranBefore: ReadonlySet<string>,
+    ranBefore: ReadonlySet<string>,
   ) {
     this.#host = host;
     this.#parts = parts;
     this.#question = question;
+    this.#ranBefore = ranBefore;
+  }
+
+  /** This request's; aborting it stops the answer. */
+  get controller(): AbortController {
+    return this.#controller;
+  }
+
+  /** The answer as it stands (none before the stream started). */
+  get answer(): ChatMessage | undefined {
+    return this.#answer;
   }
 
   /** A resumed answer streams again (a reattach, §9). */
   resume(answer: ChatMessage): void {
-    this.answer = this.#host.replace(answer, { ...answer, status: 'streaming', error: undefined });
+    this.#answer = this.#host.replace(answer, { ...answer, status: 'streaming', error: undefined });
   }
 
   /** Runs the request to its end, however it ends; a failure becomes state on a message. */
@@ -89,7 +101,7 @@ export class AnswerTurn {
   }
 
   current(): boolean {
-    return this.#host.isCurrent(this.controller);
+    return this.#host.isCurrent(this.#controller);
   }
 
   /**
@@ -98,7 +110,7 @@ export class AnswerTurn {
    * early once the turn is no longer current.
    */
   async #consume(): Promise<void> {
-    const { signal } = this.controller;
+    const { signal } = this.#controller;
     const host = this.#host;
     const parts = this.#parts;
     let request: ChatRequest | undefined = this.#question && {
@@ -110,7 +122,7 @@ export class AnswerTurn {
       const tools = parts.tools();
       const calls = await this.#stream(request, tools);
       if (!this.current()) return;
-      const answer = this.answer;
+      const answer = this.#answer;
       if (!answer) break;
       if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
         await backoff(parts.reattachDelay(attempts++), signal);
@@ -121,7 +133,7 @@ export class AnswerTurn {
       if (!calls.length || answer.status !== 'streaming') break;
       if (round++ >= MAX_TOOL_ROUNDS) {
         const reason = `The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.`;
-        this.answer = host.replace(answer, applyStreamEvent(answer, { type: 'error', reason }));
+        this.#answer = host.replace(answer, applyStreamEvent(answer, { type: 'error', reason }));
         break;
       }
       const toolResults = await parts.toolRunner.run({
@@ -129,10 +141,10 @@ export class AnswerTurn {
         tools,
         threadId: host.threadId(),
         signal,
-        ranBefore: this.ranBefore,
-        answer: () => this.answer!,
+        ranBefore: this.#ranBefore,
+        answer: () => this.#answer!,
         show: (next) => {
-          this.answer = host.replace(this.answer!, next);
+          this.#answer = host.replace(this.#answer!, next);
           host.publish();
         },
       });
@@ -140,14 +152,14 @@ export class AnswerTurn {
       signal.throwIfAborted();
       request = { threadId: host.threadId(), toolResults };
     }
-    const answer = this.answer;
+    const answer = this.#answer;
     if (answer?.status === 'streaming')
-      this.answer = host.replace(
+      this.#answer = host.replace(
         answer,
         applyStreamEvent(answer, { type: 'interrupted', reason: 'ended early' }),
       );
     // Nothing started (an empty or broken body): the question was never answered.
-    if (!this.answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
+    if (!this.#answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
   }
 
   /**
@@ -155,36 +167,36 @@ export class AnswerTurn {
    * reattach (§9). Applies its records to the answer and returns the tool calls it paused for.
    */
   async #stream(request: ChatRequest | undefined, tools: readonly ClientTool[]): Promise<ToolCall[]> {
-    const { signal } = this.controller;
+    const { signal } = this.#controller;
     const { api, locale } = this.#parts;
     let calls: ToolCall[] = [];
     // Reattaching replays the answer from its start: hold what is on screen until the replay
     // has caught up, so the text neither blinks nor shows twice.
-    let hold = request ? 0 : this.answer!.content.length;
-    const before = this.answer?.content ?? '';
+    let hold = request ? 0 : this.#answer!.content.length;
+    const before = this.#answer?.content ?? '';
     const events = request
       ? api().chat({ ...request, tools: toolSpecs(tools), locale: locale() }, { signal })
-      : api().reattach(this.answer!.questionAnswerId!, { signal });
+      : api().reattach(this.#answer!.questionAnswerId!, { signal });
     for await (const event of events) {
       if (!this.current()) return calls;
       if (event.type === 'start') {
         this.#started(event, !request);
         continue;
       }
-      const answer = this.answer;
+      const answer = this.#answer;
       if (!answer) continue;
       if (event.type === 'tool_calls') calls = event.calls;
       // The end that follows tool_calls is a pause, not the answer's end.
       if (event.type === 'end' && calls.length) continue;
-      this.answer = this.#host.replace(answer, applyStreamEvent(answer, event));
-      if (this.answer.content.length >= hold) {
+      this.#answer = this.#host.replace(answer, applyStreamEvent(answer, event));
+      if (this.#answer.content.length >= hold) {
         hold = 0;
         if (event.type !== 'end') this.#host.publish(true);
       }
     }
-    const answer = this.answer;
+    const answer = this.#answer;
     if (answer && hold && answer.content.length < hold)
-      this.answer = this.#host.replace(answer, { ...answer, content: before });
+      this.#answer = this.#host.replace(answer, { ...answer, content: before });
     return calls;
   }
 
@@ -194,10 +206,10 @@ export class AnswerTurn {
    */
   #started(event: Extract<StreamEvent, { type: 'start' }>, reattaching: boolean): void {
     const host = this.#host;
-    const answer = this.answer;
+    const answer = this.#answer;
     if (answer) {
       if (reattaching)
-        this.answer = host.replace(answer, {
+        this.#answer = host.replace(answer, {
           ...answer,
           content: '',
           sources: [],
@@ -216,7 +228,7 @@ export class AnswerTurn {
       status: 'streaming',
       questionAnswerId: event.questionAnswerId,
     };
-    this.answer = started;
+    this.#answer = started;
     host.setMessages((messages) => [...messages, started]);
     host.setThread(event.threadId);
     host.publish();
@@ -229,13 +241,13 @@ export class AnswerTurn {
    * keep the question. Else the failure shows on the answer or the question, with Retry.
    */
   #fail(error: unknown): void {
-    const { answer } = this;
+    const answer = this.#answer;
     const host = this.#host;
     const question = this.#question;
     const { hooks } = this.#parts;
     const gone = host.threadId();
     if (isAbortError(error)) {
-      if (answer) this.answer = host.replace(answer, stopAnswer(answer));
+      if (answer) this.#answer = host.replace(answer, stopAnswer(answer));
       else {
         this.#question = host.replace(question!, { ...question!, status: 'sent' });
         const stopped: ChatMessage = {
@@ -245,7 +257,7 @@ export class AnswerTurn {
           sources: [],
           status: 'stopped',
         };
-        this.answer = stopped;
+        this.#answer = stopped;
         host.setMessages((messages) => [...messages, stopped]);
       }
     } else if (!answer && gone && error instanceof ApiError && error.status === 404) {
@@ -267,7 +279,7 @@ export class AnswerTurn {
       host.setMessages((messages) => messages.filter((m) => m !== question));
     } else {
       const info = describeError(error);
-      if (answer) this.answer = host.replace(answer, { ...answer, status: 'interrupted', error: info });
+      if (answer) this.#answer = host.replace(answer, { ...answer, status: 'interrupted', error: info });
       else this.#question = host.replace(question!, { ...question!, status: 'failed', error: info });
       hooks.onError?.(info);
     }

@@ -145,14 +145,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @property() handoff = '';
   /** A `mailto:` or `https:` URL "Talk to a person" opens with the transcript (https: in the fragment). */
   @property({ attribute: 'handoff-url' }) handoffUrl = '';
-  private consentGiven = false;
+  #consentGiven = false;
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   #promptList: readonly string[] = [];
 
   readonly #chat = new ChatSessionController(this, {
     locale: () => this.#l10n.tag,
-    storageAllowed: () => !this.consentRequired || this.consentGiven,
+    storageAllowed: () => !this.consentRequired || this.#consentGiven,
     onPanelRestored: (open) => {
       if (this.mode !== 'inline') this.opened = open;
     },
@@ -270,13 +270,13 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   // Consent, transcript, handoff.
   /** The visitor agreed: from now on the conversation is remembered on this device. */
   async grantConsent(): Promise<void> {
-    this.consentGiven = true;
+    this.#consentGiven = true;
     await this.#chat.session.setStorageAllowed(true);
   }
 
   /** The visitor withdrew consent: what was stored is wiped, and nothing more is written. */
   async revokeConsent(): Promise<void> {
-    this.consentGiven = false;
+    this.#consentGiven = false;
     await this.#chat.session.setStorageAllowed(!this.consentRequired);
   }
 

@@ -104,7 +104,7 @@ export class AgentChatMessageList extends LitElement {
 
   /** Index of the oldest message rendered; older ones are still to come. */
   @state() private firstShown = 0;
-  private firstId?: string;
+  #firstId?: string;
   #olderScheduled = false;
 
   override connectedCallback(): void {
@@ -115,8 +115,8 @@ export class AgentChatMessageList extends LitElement {
   override willUpdate(): void {
     const messages = this.conversation?.messages ?? [];
     // A different conversation (its first message changed): start again from its newest end.
-    if (messages[0]?.id !== this.firstId) {
-      this.firstId = messages[0]?.id;
+    if (messages[0]?.id !== this.#firstId) {
+      this.#firstId = messages[0]?.id;
       this.firstShown = messages.length ? batchStart(messages, messages.length, FIRST_BATCH) : 0;
     }
     this.firstShown = Math.min(this.firstShown, Math.max(messages.length - 1, 0));
@@ -176,14 +176,14 @@ export class AgentChatMessageList extends LitElement {
       ${
         shown.length
           ? html`<div class="section">
-            <h3 class="caption" id="latest-threads-label">${t('recentConversations')}</h3>
-            <ul class="latest-threads" aria-labelledby="latest-threads-label">
+            <h3 class="caption" id="latest-label">${t('recentConversations')}</h3>
+            <ul class="latest" aria-labelledby="latest-label">
               ${shown.map(
                 (
                   thread,
                 ) => html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
-                <span class="latest-thread-title" dir="auto">${thread.title || t('untitled')}</span>
-                <span class="latest-thread-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
+                <span class="latest-title" dir="auto">${thread.title || t('untitled')}</span>
+                <span class="latest-meta" dir="auto">${thread.preview || relativeTime(thread.updated_at, locale, t)}</span>
               </button></li>`,
               )}
             </ul>

@@ -61,7 +61,7 @@ export class AgentChatThreadList extends LitElement {
   // Rename and search.
   @state() private renaming: string | null = null;
   @state() private query = '';
-  private autoPages = 0;
+  #autoPages = 0;
 
   async #startRename(threadId: string): Promise<void> {
     this.renaming = threadId;
@@ -87,10 +87,10 @@ export class AgentChatThreadList extends LitElement {
       !list?.nextCursor ||
       list.loadingMore ||
       list.status !== 'ready' ||
-      this.autoPages >= SEARCH_AUTO_PAGES
+      this.#autoPages >= SEARCH_AUTO_PAGES
     )
       return;
-    this.autoPages++;
+    this.#autoPages++;
     queueMicrotask(() => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })));
   }
 
@@ -203,7 +203,7 @@ export class AgentChatThreadList extends LitElement {
     const list = this.threadList ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
     const shown = matchThreads(list.threads, this.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
-    return html`${list.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.autoPages = 0))) : nothing}
+    return html`${list.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.#autoPages = 0))) : nothing}
       <div class="scroller" tabindex="-1">
         ${
           shown.length
