@@ -178,7 +178,7 @@ export default css`
       opacity: 0;
     }
     #thread-list:not([hidden]) {
-      animation: thread-list-in 200ms ease-out;
+      animation: list-in 200ms ease-out;
     }
     .scrim:not([hidden]) {
       animation: fade-in 200ms ease-out;
@@ -187,16 +187,16 @@ export default css`
   @keyframes panel-in {
     from { transform: translateY(12px) scale(0.97); }
   }
-  @keyframes thread-list-in {
+  @keyframes list-in {
     from { transform: translateX(-100%); }
   }
   @keyframes fade-in {
     from { opacity: 0; }
   }
   :dir(rtl) #thread-list:not([hidden]) {
-    animation-name: thread-list-in-rtl;
+    animation-name: list-in-rtl;
   }
-  @keyframes thread-list-in-rtl {
+  @keyframes list-in-rtl {
     from { transform: translateX(100%); }
   }
   @media (max-width: 480px) {

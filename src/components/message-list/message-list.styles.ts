@@ -114,7 +114,7 @@ export default css`
     color: var(--agent-chat-color-text-muted);
   }
   .prompts,
-  .latest-threads {
+  .latest {
     display: grid;
     gap: 8px;
     margin: 0;
@@ -122,7 +122,7 @@ export default css`
     list-style: none;
   }
   .prompts button,
-  .latest-threads button {
+  .latest button {
     width: 100%;
     min-height: 44px;
     text-align: start;
@@ -134,22 +134,22 @@ export default css`
     line-height: 1.35;
   }
   .prompts button:hover,
-  .latest-threads button:hover {
+  .latest button:hover {
     border-color: var(--agent-chat-color-accent);
     background: var(--agent-chat-color-surface-raised);
   }
-  .latest-threads button {
+  .latest button {
     display: grid;
     gap: 0;
     padding: 7px 14px;
   }
-  .latest-thread-title,
-  .latest-thread-meta {
+  .latest-title,
+  .latest-meta {
     overflow: hidden;
     white-space: nowrap;
     text-overflow: ellipsis;
   }
-  .latest-thread-meta {
+  .latest-meta {
     font-size: 0.85em;
     color: var(--agent-chat-color-text-muted);
   }

@@ -31,7 +31,7 @@ async function launcher(
 
 const listRoot = (el: AgentChat) => el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!;
 const latestThreadTitles = (el: AgentChat) =>
-  Array.from(listRoot(el).querySelectorAll('.latest-threads .latest-thread-title')).map((t) => t.textContent);
+  Array.from(listRoot(el).querySelectorAll('.latest .latest-title')).map((t) => t.textContent);
 
 /**
  * The share of the panel that shows nothing: its height less the union of what is drawn across
@@ -130,13 +130,13 @@ describe('<agent-chat> start screen', () => {
     await expect
       .poll(() => latestThreadTitles(el))
       .toEqual(['Where are my conversations?', 'How do I theme it?', 'Which frameworks are supported?']);
-    const list = listRoot(el).querySelector('.latest-threads')!;
-    expect(list.getAttribute('aria-labelledby')).toBe('latest-threads-label');
-    expect(listRoot(el).querySelector('#latest-threads-label')!.textContent).toBe('Recent conversations');
+    const list = listRoot(el).querySelector('.latest')!;
+    expect(list.getAttribute('aria-labelledby')).toBe('latest-label');
+    expect(listRoot(el).querySelector('#latest-label')!.textContent).toBe('Recent conversations');
     const theming = Array.from(list.querySelectorAll('button')).find((b) =>
       b.textContent?.includes('How do I theme it?'),
     )!;
-    expect(theming.querySelector('.latest-thread-meta')!.textContent).toMatch(
+    expect(theming.querySelector('.latest-meta')!.textContent).toMatch(
       /^Theming with CSS custom properties/,
     );
     theming.click();
@@ -150,7 +150,7 @@ describe('<agent-chat> start screen', () => {
     worker.use(...backend.handlers);
     const el = await launcher({ ownerKey: '-' });
     await settled(el);
-    expect(listRoot(el).querySelector('.latest-threads')).toBeNull();
+    expect(listRoot(el).querySelector('.latest')).toBeNull();
     expect(backend.serviceRequests.filter((r) => r.url.includes('/threads/'))).toEqual([]);
     expect(backend.sessionRequests).toEqual([]);
   });

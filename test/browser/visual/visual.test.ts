@@ -307,7 +307,7 @@ describe('visual regression', () => {
         () =>
           el
             .shadowRoot!.querySelector('agent-chat-message-list')!
-            .shadowRoot!.querySelectorAll('.latest-threads button').length,
+            .shadowRoot!.querySelectorAll('.latest button').length,
       )
       .toBe(2);
     await settled(el);
