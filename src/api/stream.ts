@@ -132,6 +132,28 @@ function readWithin<T>(
 }
 
 /**
+ * The next read of the body, or the `interrupted` event that ends the answer: the connection
+ * broke, or it sent nothing for `ms`. Aborting throws AbortError.
+ */
+async function nextRead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<ReadableStreamReadResult<Uint8Array> | StreamEvent> {
+  let result: ReadableStreamReadResult<Uint8Array> | typeof SILENT;
+  try {
+    result = await readWithin(reader, ms);
+  } catch (error) {
+    signal?.throwIfAborted();
+    return { type: 'interrupted', reason: `the connection broke (${String(error)})` };
+  }
+  signal?.throwIfAborted();
+  if (result === SILENT)
+    return { type: 'interrupted', reason: `the stream sent nothing for ${Math.round(ms / 1000)} s` };
+  return result;
+}
+
+/**
  * Reads a chat response body into typed events. A broken stream does not throw: it yields a
  * final `interrupted` event so the caller keeps the text it has (bad JSON, no end record, a
  * record over the size limit, or silence longer than the idle timeout). Aborting throws AbortError.
@@ -150,20 +172,9 @@ export async function* readChatStream(
   let ended = false;
   try {
     while (!ended) {
-      let result: ReadableStreamReadResult<Uint8Array> | typeof SILENT;
-      try {
-        result = await readWithin(reader, idleTimeoutMs);
-      } catch (error) {
-        signal?.throwIfAborted();
-        yield { type: 'interrupted', reason: `the connection broke (${String(error)})` };
-        return;
-      }
-      signal?.throwIfAborted();
-      if (result === SILENT) {
-        yield {
-          type: 'interrupted',
-          reason: `the stream sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`,
-        };
+      const result = await nextRead(reader, idleTimeoutMs, signal);
+      if ('type' in result) {
+        yield result;
         return;
       }
       const text = result.done ? decoder.decode() : decoder.decode(result.value, { stream: true });
