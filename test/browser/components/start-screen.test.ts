@@ -136,9 +136,7 @@ describe('<agent-chat> start screen', () => {
     const theming = Array.from(list.querySelectorAll('button')).find((b) =>
       b.textContent?.includes('How do I theme it?'),
     )!;
-    expect(theming.querySelector('.latest-meta')!.textContent).toMatch(
-      /^Theming with CSS custom properties/,
-    );
+    expect(theming.querySelector('.latest-meta')!.textContent).toMatch(/^Theming with CSS custom properties/);
     theming.click();
     await expect
       .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)))

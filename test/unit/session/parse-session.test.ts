@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIsoTime, parseSession } from '../../src/session/parse-session.js';
+import { parseIsoTime, parseSession } from '../../../src/session/parse-session.js';
 
 describe('parseIsoTime', () => {
   it.each([

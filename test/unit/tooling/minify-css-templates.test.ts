@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minifyCssTemplates } from '../../scripts/minify-css-templates.mjs';
+import { minifyCssTemplates } from '../../../scripts/minify-css-templates.mjs';
 
 describe('minifyCssTemplates', () => {
   it('drops comments and layout whitespace, keeps combinators and interpolations', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createQueryClient, EndpointGoneError, successorFromLink } from '../../server/index.js';
-import { ApiError } from '../../src/api/errors.js';
-import { BASE, PROJECT, makeService } from '../fixtures/service.js';
-import { urlOf } from '../helpers/requests.js';
+import { createQueryClient, EndpointGoneError, successorFromLink } from '../../../server/index.js';
+import { ApiError } from '../../../src/api/errors.js';
+import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
+import { urlOf } from '../../helpers/requests.js';
 
 describe('createQueryClient', () => {
   it('reads activity from the replacement endpoint with the API key', async () => {

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSessionHandler, toNodeHandler, type SessionHandlerOptions } from '../../server/node.js';
-import { createReferenceService } from '../../service/index.js';
-import { serve, type RunningService } from '../../service/node.js';
-import { PROJECT } from '../fixtures/service.js';
+import { createSessionHandler, toNodeHandler, type SessionHandlerOptions } from '../../../server/node.js';
+import { createReferenceService } from '../../../service/index.js';
+import { serve, type RunningService } from '../../../service/node.js';
+import { PROJECT } from '../../fixtures/service.js';
 
 /**
  * The site's session endpoint in front of a real service, both over real sockets: the

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQueryClient, createSessionHandler, NetworkError, ownerKey } from '../../server/index.js';
+import { createQueryClient, createSessionHandler, NetworkError, ownerKey } from '../../../server/index.js';
 
 /** Real sockets: redirects, stalls and oversized bodies are what Node's own fetch does with them. */
 const servers: Server[] = [];

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createApiClient } from '../../src/api/api-client.js';
-import { AuthError } from '../../src/api/errors.js';
-import { TokenManager } from '../../src/session/token-manager.js';
-import { countingSource } from '../fixtures/sessions.js';
-import { urlOf } from '../helpers/requests.js';
+import { createApiClient } from '../../../src/api/api-client.js';
+import { AuthError } from '../../../src/api/errors.js';
+import { TokenManager } from '../../../src/session/token-manager.js';
+import { countingSource } from '../../fixtures/sessions.js';
+import { urlOf } from '../../helpers/requests.js';
 
 const PAGE = { threads: [], next_cursor: null };
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { SerializedError, TestModule, TestSpecification } from 'vitest/node';
-import PlainSummaryReporter from '../plain-summary-reporter.js';
+import PlainSummaryReporter from '../../plain-summary-reporter.js';
 
 type State = 'passed' | 'failed' | 'skipped' | 'pending';
 

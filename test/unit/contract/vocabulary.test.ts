@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSessionHandler } from '../../server/index.js';
-import { createReferenceService } from '../../service/index.js';
-import { ownerKey } from '../../contract/owner-key.js';
-import { agentBase, agentPaths, RECORD_SEPARATOR, encodeRecord } from '../../contract/index.js';
+import { createSessionHandler } from '../../../server/index.js';
+import { createReferenceService } from '../../../service/index.js';
+import { ownerKey } from '../../../contract/owner-key.js';
+import { agentBase, agentPaths, RECORD_SEPARATOR, encodeRecord } from '../../../contract/index.js';
 
 describe('contract/: the wire vocabulary both sides share', () => {
   it('computes the owner key of protocol §2 (version 3): base64url HMAC-SHA-256 of "agent-chat owner\\n" + id, no padding', async () => {

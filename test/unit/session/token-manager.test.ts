@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TokenManager } from '../../src/session/token-manager.js';
-import { SessionError } from '../../src/api/errors.js';
-import { countingSource, normalizedSession, rawSession } from '../fixtures/sessions.js';
+import { TokenManager } from '../../../src/session/token-manager.js';
+import { SessionError } from '../../../src/api/errors.js';
+import { countingSource, normalizedSession, rawSession } from '../../fixtures/sessions.js';
 
 const HOUR = 3_600_000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { readChatStream, RecordSplitter, RECORD_SEPARATOR } from '../../src/api/stream.js';
-import type { StreamEvent } from '../../src/api/types.js';
-import { encodeRecord } from '../../contract/records.js';
+import { readChatStream, RecordSplitter, RECORD_SEPARATOR } from '../../../src/api/stream.js';
+import type { StreamEvent } from '../../../src/api/types.js';
+import { encodeRecord } from '../../../contract/records.js';
 
 // The reference service's encoder: it escapes U+241E inside JSON strings, as a correct service must.
 const record = encodeRecord;

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toNodeHandler } from '../../server/node.js';
-import { readChatStream } from '../../src/api/stream.js';
-import { PROJECT, makeService } from '../fixtures/service.js';
+import { toNodeHandler } from '../../../server/node.js';
+import { readChatStream } from '../../../src/api/stream.js';
+import { PROJECT, makeService } from '../../fixtures/service.js';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));

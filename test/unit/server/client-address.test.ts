@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, checkTrustProxy, clientAddress } from '../../server/client-address.js';
+import { addressKey, checkTrustProxy, clientAddress } from '../../../server/client-address.js';
 
 const request = (headers: Record<string, string> = {}) =>
   new Request('https://shop.example/api/agent-session', { method: 'POST', headers });

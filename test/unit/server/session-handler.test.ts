@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createSessionHandler } from '../../server/index.js';
-import { AGENT, BASE, PROJECT, makeService } from '../fixtures/service.js';
+import { createSessionHandler } from '../../../server/index.js';
+import { AGENT, BASE, PROJECT, makeService } from '../../fixtures/service.js';
 
 function setup(getOwnerId: (request: Request) => string | null = () => null, apiKey = PROJECT.apiKey) {
   const ctx = makeService();
@@ -114,7 +114,7 @@ describe('createSessionHandler without a client address', () => {
   it('warns once, saying how to fix it, and still mints', async () => {
     // A fresh copy of the module: the warning is once per process.
     vi.resetModules();
-    const { createSessionHandler: fresh } = await import('../../server/index.js');
+    const { createSessionHandler: fresh } = await import('../../../server/index.js');
     const ctx = makeService();
     const warned: unknown[][] = [];
     const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args));

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { endpointTokenSource } from '../../src/session/endpoint-source.js';
-import { TokenManager } from '../../src/session/token-manager.js';
-import { SessionError } from '../../src/api/errors.js';
-import { isoMicros } from '../fixtures/sessions.js';
+import { endpointTokenSource } from '../../../src/session/endpoint-source.js';
+import { TokenManager } from '../../../src/session/token-manager.js';
+import { SessionError } from '../../../src/api/errors.js';
+import { isoMicros } from '../../fixtures/sessions.js';
 
 const HOUR = 3_600_000;
 const SERVER_NOW = Date.UTC(2026, 10, 21, 10, 0, 0);

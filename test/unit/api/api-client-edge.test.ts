@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createApiClient } from '../../src/api/api-client.js';
-import { ProtocolError } from '../../src/api/errors.js';
-import type { StreamEvent } from '../../src/api/types.js';
-import { TokenManager } from '../../src/session/token-manager.js';
-import { countingSource } from '../fixtures/sessions.js';
+import { createApiClient } from '../../../src/api/api-client.js';
+import { ProtocolError } from '../../../src/api/errors.js';
+import type { StreamEvent } from '../../../src/api/types.js';
+import { TokenManager } from '../../../src/session/token-manager.js';
+import { countingSource } from '../../fixtures/sessions.js';
 
 function client(answer: (request: Request) => Response) {
   const requests: Request[] = [];
