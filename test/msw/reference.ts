@@ -122,3 +122,5 @@ export function referenceBackend(options: Partial<ReferenceServiceOptions> = {})
     },
   };
 }
+
+export type ReferenceBackend = ReturnType<typeof referenceBackend>;

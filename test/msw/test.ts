@@ -1,6 +1,8 @@
 import { test as base } from 'vitest';
 import { http, HttpResponse, isCommonAssetRequest } from 'msw';
 import { setupWorker } from 'msw/browser';
+import type { ReferenceServiceOptions } from '../../service/index.js';
+import { referenceBackend } from './reference.js';
 
 /** Requests no handler answered during a test (msw answers them with a 500). */
 const unhandled: string[] = [];
@@ -20,6 +22,11 @@ const afterTheTest = http.all('*', ({ request }) =>
 /**
  * Browser-test `test` with one msw worker per file (a worker per test logs redundant-start
  * warnings) and handlers reset after each test. A request no handler answers fails its test.
+ *
+ * A test that names `backend` gets the reference service and a session endpoint behind msw
+ * (test/msw/reference.ts), built with `backendOptions`: the defaults, unless a describe block
+ * sets others with `test.override('backendOptions', …)`. Handlers a test adds with
+ * `worker.use` come first, so they answer before the backend does.
  */
 export const test = base
   // oxlint-disable-next-line no-empty-pattern -- Vitest reads a fixture's needs from an object pattern, even an empty one.
@@ -51,4 +58,10 @@ export const test = base
       const missed = unhandled.splice(0);
       if (missed.length) throw new Error(`requests without an msw handler: ${missed.join(', ')}`);
     });
+  })
+  .extend('backendOptions', {} as Partial<ReferenceServiceOptions>)
+  .extend('backend', async ({ worker, backendOptions }) => {
+    const backend = referenceBackend(backendOptions);
+    worker.use(...backend.handlers);
+    return backend;
   });

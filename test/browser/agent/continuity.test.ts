@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { http } from 'msw';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE, ownerKeyOf, type ReferenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
 import {
   fixtureChat,
@@ -20,15 +20,8 @@ const ALICE = ownerKeyOf('alice');
 const CHAT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 const QUESTION = 'How do I theme it?';
 
-/** A service whose demo agent takes a while, so there is an answer in progress to come back to. */
-function slowBackend(wordDelayMs = 15) {
-  const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs }) });
-  backend.signIn('alice');
-  return backend;
-}
-
 /** Alice's threads, straight from the service (with the token the widget was given). */
-async function threadsOnService(backend: ReturnType<typeof slowBackend>): Promise<{ id: string }[]> {
+async function threadsOnService(backend: ReferenceBackend): Promise<{ id: string }[]> {
   const response = await backend.service.handle(
     new Request(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/threads/`, {
       headers: { Authorization: `Bearer ${backend.issuedTokens[0]}` },
@@ -41,15 +34,17 @@ const answerOf = (el: AgentChat) =>
   messagesOf(el)
     .filter((m) => m.message?.role === 'assistant')
     .at(-1)?.message;
-const reattachRequests = (backend: ReturnType<typeof slowBackend>) =>
+const reattachRequests = (backend: ReferenceBackend) =>
   backend.serviceRequests.filter((r) => /\/answers\/[^/]+\/stream\/$/.test(r.url));
 
 describe('<agent-chat> continuity (§9)', () => {
+  // A demo agent that takes a while, so there is an answer in progress to come back to.
+  test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 20 }) }));
+
   test('a page reload in mid-answer reattaches to the same answer, which continues and shows once, without asking again', async ({
-    worker,
+    backend,
   }) => {
-    const backend = slowBackend();
-    worker.use(...backend.handlers);
+    backend.signIn('alice');
     const el = await fixtureChat({ ownerKey: ALICE });
     void el.send(QUESTION);
     await expect.poll(() => answerOf(el)?.content.length ?? 0, { timeout: 5000 }).toBeGreaterThan(40);
@@ -82,8 +77,9 @@ describe('<agent-chat> continuity (§9)', () => {
 
   test('a dropped connection in mid-answer reattaches automatically and the text continues where it was', async ({
     worker,
+    backend,
   }) => {
-    const backend = slowBackend();
+    backend.signIn('alice');
     let broken = false;
     let chats = 0;
     worker.use(
@@ -108,7 +104,6 @@ describe('<agent-chat> continuity (§9)', () => {
           { status: response.status, headers: response.headers },
         );
       }),
-      ...backend.handlers,
     );
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
@@ -124,10 +119,9 @@ describe('<agent-chat> continuity (§9)', () => {
   });
 
   test("Stop calls the reference service's cancel and the answer is stored as stopped", async ({
-    worker,
+    backend,
   }) => {
-    const backend = slowBackend(30);
-    worker.use(...backend.handlers);
+    backend.signIn('alice');
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
     void el.send(QUESTION);
@@ -140,10 +134,9 @@ describe('<agent-chat> continuity (§9)', () => {
   });
 
   test('the steps line shows live while streaming, keeps its summary after, and comes back when the thread is resumed', async ({
-    worker,
+    backend,
   }) => {
-    const backend = slowBackend(20);
-    worker.use(...backend.handlers);
+    backend.signIn('alice');
     const el = await fixtureChat({ ownerKey: ALICE });
     const ended = nextAnswerEnd(el);
     void el.send(QUESTION);

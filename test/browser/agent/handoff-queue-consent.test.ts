@@ -1,7 +1,7 @@
 /** Handoff, the transcript, the outbox (follow-ups, also across a reload, and offline sends), consent, open({query}). */
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
-import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { ownerKeyOf } from '../../msw/reference.js';
 import { DemoAgent, type Agent, type AgentInput } from '../../../service/index.js';
 import { dumpAllIndexedDb, storedMemory } from '../../helpers/idb.js';
 import {
@@ -25,8 +25,10 @@ const rootButtons = (el: AgentChat, name: string) =>
   );
 
 /** An agent that flags its answer as uncertain (metadata.is_uncertain). */
-const unsureAgent: Agent = {
-  async *answer(_input: AgentInput) {
+/** Unsure about colours (the answer is flagged uncertain); the demo agent's answers otherwise. */
+const unsureOfColours: Agent = {
+  async *answer(input: AgentInput) {
+    if (!/colour/i.test(input.message)) return yield* new DemoAgent().answer(input);
     yield { type: 'uncertain' };
     yield { type: 'text', text: 'Probably the blue one.' };
   },
@@ -34,10 +36,8 @@ const unsureAgent: Agent = {
 
 describe('<agent-chat> handoff', () => {
   test('handoff="always" offers "Talk to a person", fires agent-chat-handoff with the Markdown transcript and opens https with it in the fragment only', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     el.handoff = 'always';
     el.handoffUrl = 'https://help.example/contact?team=web';
@@ -77,9 +77,7 @@ describe('<agent-chat> handoff', () => {
     }
   });
 
-  test('a mailto: handoff-url gets a subject and the transcript as the body', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a mailto: handoff-url gets a subject and the transcript as the body', async ({ backend }) => {
     const el = await fixtureChat();
     el.handoff = 'always';
     el.handoffUrl = 'mailto:help@example.com';
@@ -101,40 +99,38 @@ describe('<agent-chat> handoff', () => {
     }
   });
 
-  test('handoff="uncertainty" offers it under an uncertain answer only, with the uncertainty callout', async ({
-    worker,
-  }) => {
-    const sure = referenceBackend();
-    worker.use(...sure.handlers);
-    const el = await fixtureChat();
-    el.handoff = 'uncertainty';
-    await el.send('How do I theme it?');
-    await settled(el);
-    expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+  describe('with an agent unsure of colours', () => {
+    test.override('backendOptions', { agent: unsureOfColours });
 
-    // A new visitor: two widgets of one scope show one conversation (as two tabs do).
-    await el.clearSession();
-    el.remove();
-    const unsure = referenceBackend({ agent: unsureAgent });
-    worker.use(...unsure.handlers);
-    const other = await fixtureChat();
-    other.handoff = 'uncertainty';
-    await other.send('Which colour?');
-    await settled(other);
-    const answer = messagesOf(other).at(-1)!;
-    expect(answer.shadowRoot!.querySelector('[role="note"]')!.textContent).toContain(
-      "I'm not sure this answer is right",
-    );
-    expect(rootButton(other, 'Talk to a person')).toBeDefined();
-    const { expect: chaiExpect } = await import('@open-wc/testing');
-    await chaiExpect(other).to.be.accessible();
+    test('handoff="uncertainty" offers it under an uncertain answer only, with the uncertainty callout', async ({
+      backend,
+    }) => {
+      const el = await fixtureChat();
+      el.handoff = 'uncertainty';
+      await el.send('How do I theme it?');
+      await settled(el);
+      expect(rootButton(el, 'Talk to a person')).toBeUndefined();
+
+      // A new visitor: two widgets of one scope show one conversation (as two tabs do).
+      await el.clearSession();
+      el.remove();
+      const other = await fixtureChat();
+      other.handoff = 'uncertainty';
+      await other.send('Which colour?');
+      await settled(other);
+      const answer = messagesOf(other).at(-1)!;
+      expect(answer.shadowRoot!.querySelector('[role="note"]')!.textContent).toContain(
+        "I'm not sure this answer is right",
+      );
+      expect(rootButton(other, 'Talk to a person')).toBeDefined();
+      const { expect: chaiExpect } = await import('@open-wc/testing');
+      await chaiExpect(other).to.be.accessible();
+    });
   });
 
   test('handoff="downvote" offers it once the answer is marked Not helpful, and not after Helpful', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     el.handoff = 'downvote';
     await el.send('How do I theme it?');
@@ -155,9 +151,7 @@ describe('<agent-chat> handoff', () => {
 });
 
 describe('<agent-chat> transcript, queue, consent, open', () => {
-  test('exportTranscript() returns the Markdown that "Download conversation" saves', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('exportTranscript() returns the Markdown that "Download conversation" saves', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await settled(el);
@@ -182,46 +176,46 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     }
   });
 
-  test('a follow-up sent while an answer streams shows "Queued" (removable) and is sent once after the answer', async ({
-    worker,
-  }) => {
-    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
-    backend.signIn('alice');
-    worker.use(...backend.handlers);
-    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    const first = nextAnswerEnd(el);
-    void el.send('How do I theme it?');
-    await expect
-      .poll(() => el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('.stop'))
-      .toBeTruthy();
-    await typeMessage(el, 'And events?');
-    textareaOf(el).dispatchEvent(
-      new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
-    );
-    await el.send('A third one');
-    await settled(el);
-    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
-    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('Queued');
-    // The visitor changes their mind about the third one.
-    rootButtons(el, 'Remove queued message')[1].click();
-    await settled(el);
-    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).not.toContain('A third one');
-    await first;
-    const second = nextAnswerEnd(el);
-    await second;
-    await settled(el);
-    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
-    expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
-    expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
-    expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  describe('with a demo agent that writes a word every 10 ms', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 10 }) }));
+
+    test('a follow-up sent while an answer streams shows "Queued" (removable) and is sent once after the answer', async ({
+      backend,
+    }) => {
+      backend.signIn('alice');
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      const first = nextAnswerEnd(el);
+      void el.send('How do I theme it?');
+      await expect
+        .poll(() => el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('.stop'))
+        .toBeTruthy();
+      await typeMessage(el, 'And events?');
+      textareaOf(el).dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
+      );
+      await el.send('A third one');
+      await settled(el);
+      expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
+      expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('Queued');
+      // The visitor changes their mind about the third one.
+      rootButtons(el, 'Remove queued message')[1].click();
+      await settled(el);
+      expect(el.shadowRoot!.querySelector('.outbox')!.textContent).not.toContain('A third one');
+      await first;
+      const second = nextAnswerEnd(el);
+      await second;
+      await settled(el);
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
+      expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
+      expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    });
   });
 
   test('with consent-required nothing reaches IndexedDB until grantConsent(); revokeConsent() wipes it', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     const opens = vi.spyOn(indexedDB, 'open');
     try {
       const el = await fixtureChat({ ownerKey: ownerKeyOf('alice'), consentRequired: true });
@@ -246,9 +240,7 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
     }
   });
 
-  test('open({query}) fills the question in; open({query, submit: true}) sends it', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('open({query}) fills the question in; open({query, submit: true}) sends it', async ({ backend }) => {
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open({ query: 'How do I install it?' });
     expect(el.opened).toBe(true);
@@ -262,35 +254,37 @@ describe('<agent-chat> transcript, queue, consent, open', () => {
 });
 
 describe('<agent-chat> queued follow-ups across a reload', () => {
-  test('a queued follow-up survives a reload in mid-answer and is sent once the reattached answer ends', async ({
-    worker,
-  }) => {
-    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 10 }) });
-    backend.signIn('alice');
-    worker.use(...backend.handlers);
-    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    void el.send('How do I theme it?');
-    await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
-    await el.send('And events?');
-    dispatchEvent(new PageTransitionEvent('pagehide'));
-    await expect.poll(async () => (await storedMemory())?.outbox.map((q) => q.text)).toEqual(['And events?']);
-    el.remove();
+  describe('with a demo agent that writes a word every 10 ms', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 10 }) }));
 
-    const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    expect(again.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
-    await expect.poll(() => messagesOf(again).length, { timeout: 8000 }).toBe(4);
-    await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
-    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
-    expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
+    test('a queued follow-up survives a reload in mid-answer and is sent once the reattached answer ends', async ({
+      backend,
+    }) => {
+      backend.signIn('alice');
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      void el.send('How do I theme it?');
+      await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
+      await el.send('And events?');
+      dispatchEvent(new PageTransitionEvent('pagehide'));
+      await expect
+        .poll(async () => (await storedMemory())?.outbox.map((q) => q.text))
+        .toEqual(['And events?']);
+      el.remove();
+
+      const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      expect(again.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And events?');
+      await expect.poll(() => messagesOf(again).length, { timeout: 8000 }).toBe(4);
+      await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => b.message)).toEqual(['How do I theme it?', 'And events?']);
+    });
   });
 });
 
 describe('<agent-chat> outbox', () => {
   test('a message sent offline waits in the outbox ("Waiting for a connection"), is sent once when back online, and can be removed', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
     const realFetch = window.fetch;

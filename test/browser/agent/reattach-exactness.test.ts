@@ -8,7 +8,7 @@ import { Conversation } from '../../../src/chat/conversation.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
 import type { AgentChatMessage } from '../../../src/components/message/message.js';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord } from '../../msw/stream.js';
 import { fixtureChat, lastAnswerText, messagesOf, settled } from '../../helpers/chat-fixture.js';
 
@@ -188,8 +188,8 @@ describe('reattach after a drop anywhere (§9)', () => {
 describe('<agent-chat> reattach after a drop in the middle of a record', () => {
   test('the public events agree with the screen: one complete answer-end, the text of a whole render, no interrupted mark', async ({
     worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
     const list = DELTAS.length >> 1;
     const at = BYTES.slice(0, list).reduce((n, b) => n + b.length, 0) + 9;
@@ -199,7 +199,6 @@ describe('<agent-chat> reattach after a drop in the middle of a record', () => {
         `${AGENT}/answers/${QA}/stream/`,
         () => new HttpResponse(replayBody(at), { headers: STREAM_HEADERS }),
       ),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     const events: string[] = [];

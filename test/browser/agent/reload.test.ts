@@ -40,12 +40,10 @@ const SETUPS = [
 describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)', () => {
   for (const setup of SETUPS) {
     test(`${setup.label}: the conversation, the draft and the panel come back${setup.confirms ? ' after one session confirms her' : ' within 1 s, with no request'}`, async ({
-      worker,
+      backend,
     }) => {
-      const backend = referenceBackend();
       backend.signIn(setup.owner);
       backend.namingOwner(setup.namesOwner);
-      worker.use(...backend.handlers);
       const el = await fixtureChat({ mode: 'launcher' });
       await el.open();
       await el.send(QUESTION);
@@ -83,11 +81,9 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
   }
 
   test('a visitor with nothing on record mints no session on load, whatever the endpoint says', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     await settled(el);
     await typeMessage(el, 'a first draft');
@@ -101,11 +97,9 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
   });
 
   test('the endpoint now names another owner: the remembered conversation is wiped unseen', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('Alice private question');
     await typeMessage(el, 'Alice private draft');
@@ -125,86 +119,88 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
 });
 
 describe('<agent-chat> the first seconds of an answer', () => {
-  test('the question, its thread and the answer id are on the device at stream_start; a reload 100 ms later reattaches and shows the answer once', async ({
-    worker,
-  }) => {
-    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 15 }) });
-    backend.signIn(null);
-    worker.use(...backend.handlers);
-    const el = await fixtureChat();
-    const started = new Promise<void>((resolve) =>
-      el.addEventListener('agent-chat-answer-start', () => resolve(), { once: true }),
-    );
-    void el.send(QUESTION);
-    await started;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    // No pagehide: the page may die without one. What the device holds 100 ms in:
-    const stored = await storedMemory();
-    expect(stored?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
-    expect(stored?.messages[0].content).toBe(QUESTION);
-    expect(stored?.activeThreadId).toMatch(/^th_/);
-    const qa = stored?.messages[1].questionAnswerId;
-    expect(qa).toBeTruthy();
-    el.remove();
+  describe('with a demo agent that writes a word every 15 ms', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 15 }) }));
 
-    const again = await fixtureChat();
-    const ended = await nextAnswerEnd(again);
-    expect(ended.outcome).toBe('complete');
-    await settled(again);
-    expect(answerOf(again)?.questionAnswerId).toBe(qa);
-    expect(messagesOf(again).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
-    expect(lastAnswerText(again).match(/Theming with CSS/g)).toHaveLength(1);
-    expect(backend.chatRequests()).toHaveLength(1);
-    expect(
-      backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/')),
-    ).toHaveLength(1);
+    test('the question, its thread and the answer id are on the device at stream_start; a reload 100 ms later reattaches and shows the answer once', async ({
+      backend,
+    }) => {
+      backend.signIn(null);
+      const el = await fixtureChat();
+      const started = new Promise<void>((resolve) =>
+        el.addEventListener('agent-chat-answer-start', () => resolve(), { once: true }),
+      );
+      void el.send(QUESTION);
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // No pagehide: the page may die without one. What the device holds 100 ms in:
+      const stored = await storedMemory();
+      expect(stored?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(stored?.messages[0].content).toBe(QUESTION);
+      expect(stored?.activeThreadId).toMatch(/^th_/);
+      const qa = stored?.messages[1].questionAnswerId;
+      expect(qa).toBeTruthy();
+      el.remove();
+
+      const again = await fixtureChat();
+      const ended = await nextAnswerEnd(again);
+      expect(ended.outcome).toBe('complete');
+      await settled(again);
+      expect(answerOf(again)?.questionAnswerId).toBe(qa);
+      expect(messagesOf(again).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
+      expect(lastAnswerText(again).match(/Theming with CSS/g)).toHaveLength(1);
+      expect(backend.chatRequests()).toHaveLength(1);
+      expect(
+        backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/')),
+      ).toHaveLength(1);
+    });
   });
 });
 
 describe('<agent-chat> on a shared device', () => {
-  test('a new page owner-key shows and sends nothing of the previous owner: draft, queued follow-up, outbox', async ({
-    worker,
-  }) => {
-    const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs: 15 }) });
-    backend.signIn('alice');
-    worker.use(...backend.handlers);
-    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    void el.send(QUESTION);
-    await expect.poll(() => answerOf(el)?.questionAnswerId).toBeTruthy();
-    await el.send('Alice queued follow-up');
-    await typeMessage(el, 'Alice private draft');
-    await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
-    el.remove(); // Alice's tab closes without clearSession()
+  describe('with a demo agent that writes a word every 15 ms', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 15 }) }));
 
-    backend.signIn('bob');
-    const chatsBefore = backend.chatRequests().length;
-    const bob = await fixtureChat({ ownerKey: ownerKeyOf('bob') });
-    await settled(bob);
-    expect(messagesOf(bob)).toHaveLength(0);
-    expect(textareaOf(bob).value).toBe('');
-    expect(bob.shadowRoot!.querySelector('.outbox')).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(backend.chatRequests()).toHaveLength(chatsBefore);
-    await expect.poll(async () => JSON.stringify((await storedMemory()) ?? {})).not.toContain('Alice');
+    test('a new page owner-key shows and sends nothing of the previous owner: draft, queued follow-up, outbox', async ({
+      backend,
+    }) => {
+      backend.signIn('alice');
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      void el.send(QUESTION);
+      await expect.poll(() => answerOf(el)?.questionAnswerId).toBeTruthy();
+      await el.send('Alice queued follow-up');
+      await typeMessage(el, 'Alice private draft');
+      await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
+      el.remove(); // Alice's tab closes without clearSession()
 
-    // Bob's own first message goes alone; Alice's follow-up never becomes Bob's thread.
-    await bob.send('Bob question');
-    await settled(bob);
-    const bodies = await Promise.all(
-      backend
-        .chatRequests()
-        .slice(chatsBefore)
-        .map((r) => r.clone().json()),
-    );
-    expect(bodies.map((b) => b.message)).toEqual(['Bob question']);
+      backend.signIn('bob');
+      const chatsBefore = backend.chatRequests().length;
+      const bob = await fixtureChat({ ownerKey: ownerKeyOf('bob') });
+      await settled(bob);
+      expect(messagesOf(bob)).toHaveLength(0);
+      expect(textareaOf(bob).value).toBe('');
+      expect(bob.shadowRoot!.querySelector('.outbox')).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(backend.chatRequests()).toHaveLength(chatsBefore);
+      await expect.poll(async () => JSON.stringify((await storedMemory()) ?? {})).not.toContain('Alice');
+
+      // Bob's own first message goes alone; Alice's follow-up never becomes Bob's thread.
+      await bob.send('Bob question');
+      await settled(bob);
+      const bodies = await Promise.all(
+        backend
+          .chatRequests()
+          .slice(chatsBefore)
+          .map((r) => r.clone().json()),
+      );
+      expect(bodies.map((b) => b.message)).toEqual(['Bob question']);
+    });
   });
 
   test('a new page owner-key drops a tool call waiting for approval: nothing runs, nothing is sent for it', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const execute = vi.fn(async () => ({ opened: true }));
     el.tools = [

@@ -1,6 +1,5 @@
 import { describe, expect } from 'vitest';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import {
   composerOf,
   fixtureChat,
@@ -23,10 +22,10 @@ function countRenders(el: LitElement): () => number {
 }
 
 describe('<agent-chat> renders only what changed', () => {
-  test('a keystroke re-renders the composer, not the message list or the thread list', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('a keystroke re-renders the composer, not the message list or the thread list', async ({
+    backend,
+  }) => {
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     threadListToggle(el).click();

@@ -1,8 +1,7 @@
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
-import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
-import { ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { ownerKeyOf, type ReferenceBackend } from '../../msw/reference.js';
 import { DemoAgent } from '../../../service/index.js';
 import {
   fixtureChat,
@@ -19,7 +18,7 @@ import {
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const QUESTION = 'How do I theme it?';
-const reattaches = (backend: ReturnType<typeof referenceBackend>) =>
+const reattaches = (backend: ReferenceBackend) =>
   backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
 const answerOf = (el: AgentChat) =>
   messagesOf(el)
@@ -29,26 +28,27 @@ const answerOf = (el: AgentChat) =>
 /**
  * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
  * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB. An
- * anonymous visitor unless `owner` is given. The service answers before the tabs open: a
- * signed-in start screen loads its own list at once, and on a busy machine that request (and
- * the session it mints, which the first send then shares) went out before the handlers did.
+ * anonymous visitor unless `owner` is given. The service (the `backend` fixture) answers before
+ * the tabs open: a signed-in start screen loads its own list at once, and that request (and the
+ * session it mints, which the first send then shares) must not go out before the handlers do.
  */
-async function twoTabs(worker: SetupWorker, wordDelayMs = 10, owner: string | null = null) {
-  const backend = referenceBackend({ agent: new DemoAgent({ wordDelayMs }) });
+async function twoTabs(backend: ReferenceBackend, owner: string | null = null) {
   backend.signIn(owner);
-  worker.use(...backend.handlers);
   const first = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
   const second = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
   await settled(first);
   await settled(second);
-  return { backend, first, second };
+  return { first, second };
 }
 
 describe('<agent-chat> in two tabs', () => {
+  // Slow enough that an answer is still streaming when the other tab looks.
+  test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 15 }) }));
+
   test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({
-    worker,
+    backend,
   }) => {
-    const { backend, first, second } = await twoTabs(worker);
+    const { first, second } = await twoTabs(backend);
     const ended = nextAnswerEnd(first);
     const started = performance.now();
     void first.send(QUESTION);
@@ -74,9 +74,9 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({
-    worker,
+    backend,
   }) => {
-    const { backend, first, second } = await twoTabs(worker, 15);
+    const { first, second } = await twoTabs(backend);
     void first.send(QUESTION);
     await expect.poll(() => answerOf(second)?.status).toBe('streaming');
     await second.send('And events?');
@@ -88,9 +88,9 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
-    worker,
+    backend,
   }) => {
-    const { backend, first, second } = await twoTabs(worker, 15);
+    const { first, second } = await twoTabs(backend);
     void first.send(QUESTION);
     await expect.poll(() => answerOf(second)?.content.length ?? 0).toBeGreaterThan(20);
     first.remove();
@@ -102,73 +102,77 @@ describe('<agent-chat> in two tabs', () => {
     expect(reattaches(backend)).toHaveLength(1);
   });
 
-  test('a thread renamed or deleted in one tab changes in the other', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(worker, 0, 'alice');
-    const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
-    threadListToggle(first).click();
-    await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Billing question']);
-    await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Billing question']);
-    const before = backend.serviceRequests.length;
+  describe('with an agent that answers at once', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 0 }) }));
 
-    const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find(
-      (b) => b.getAttribute('aria-label') === 'Rename Billing question',
-    )!;
-    rename.click();
-    await threadListOf(first).updateComplete;
-    const field = Array.from(
-      threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input'),
-    ).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
-    await userEvent.fill(field, 'Invoices');
-    await userEvent.keyboard('{Enter}');
-    await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Invoices']);
-    await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Invoices']);
-    threadListOf(first).dispatchEvent(
-      new CustomEvent('agent-chat-thread-list-delete', {
-        detail: { threadId: theme },
-        bubbles: true,
-        composed: true,
-      }),
-    );
-    await expect.poll(() => threadListTitles(second)).toEqual(['Invoices']);
-    // The first tab's two calls, nothing from the second.
-    expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
-  });
+    test('a thread renamed or deleted in one tab changes in the other', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend, 'alice');
+      const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
+      threadListToggle(first).click();
+      await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Billing question']);
+      await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Billing question']);
+      const before = backend.serviceRequests.length;
 
-  test('clearSession() in one tab wipes every tab: conversation, draft, list', async ({ worker }) => {
-    const { first, second } = await twoTabs(worker, 0);
-    await first.send(QUESTION);
-    await typeMessage(first, 'a private draft');
-    await expect.poll(() => messagesOf(second).length).toBe(2);
-    await expect.poll(() => textareaOf(second).value).toBe('a private draft');
-    await first.clearSession();
-    await expect.poll(() => messagesOf(second).length).toBe(0);
-    await settled(second);
-    expect(textareaOf(second).value).toBe('');
-    expect(messagesOf(first)).toHaveLength(0);
-  });
+      const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find(
+        (b) => b.getAttribute('aria-label') === 'Rename Billing question',
+      )!;
+      rename.click();
+      await threadListOf(first).updateComplete;
+      const field = Array.from(
+        threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input'),
+      ).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
+      await userEvent.fill(field, 'Invoices');
+      await userEvent.keyboard('{Enter}');
+      await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Invoices']);
+      await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Invoices']);
+      threadListOf(first).dispatchEvent(
+        new CustomEvent('agent-chat-thread-list-delete', {
+          detail: { threadId: theme },
+          bubbles: true,
+          composed: true,
+        }),
+      );
+      await expect.poll(() => threadListTitles(second)).toEqual(['Invoices']);
+      // The first tab's two calls, nothing from the second.
+      expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
+    });
 
-  test('an owner change in one tab wipes what every tab shows', async ({ worker }) => {
-    const { backend, first, second } = await twoTabs(worker, 0, 'alice');
-    await first.send('Alice private question');
-    await expect.poll(() => messagesOf(second).length).toBe(2);
-    backend.signIn('bob');
-    first.ownerKey = ownerKeyOf('bob');
-    await expect.poll(() => messagesOf(first).length).toBe(0);
-    await expect.poll(() => messagesOf(second).length).toBe(0);
-    // The site signed Bob in (every tab shares its cookies): the other tab shows Bob's
-    // conversation once its own session says Bob is here, and never Alice's again.
-    await first.send('Bob question');
-    await expect
-      .poll(() =>
+    test('clearSession() in one tab wipes every tab: conversation, draft, list', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend);
+      await first.send(QUESTION);
+      await typeMessage(first, 'a private draft');
+      await expect.poll(() => messagesOf(second).length).toBe(2);
+      await expect.poll(() => textareaOf(second).value).toBe('a private draft');
+      await first.clearSession();
+      await expect.poll(() => messagesOf(second).length).toBe(0);
+      await settled(second);
+      expect(textareaOf(second).value).toBe('');
+      expect(messagesOf(first)).toHaveLength(0);
+    });
+
+    test('an owner change in one tab wipes what every tab shows', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend, 'alice');
+      await first.send('Alice private question');
+      await expect.poll(() => messagesOf(second).length).toBe(2);
+      backend.signIn('bob');
+      first.ownerKey = ownerKeyOf('bob');
+      await expect.poll(() => messagesOf(first).length).toBe(0);
+      await expect.poll(() => messagesOf(second).length).toBe(0);
+      // The site signed Bob in (every tab shares its cookies): the other tab shows Bob's
+      // conversation once its own session says Bob is here, and never Alice's again.
+      await first.send('Bob question');
+      await expect
+        .poll(() =>
+          messagesOf(second)
+            .map((m) => m.message?.content)
+            .join(' '),
+        )
+        .toContain('Bob question');
+      expect(
         messagesOf(second)
           .map((m) => m.message?.content)
           .join(' '),
-      )
-      .toContain('Bob question');
-    expect(
-      messagesOf(second)
-        .map((m) => m.message?.content)
-        .join(' '),
-    ).not.toContain('Alice');
+      ).not.toContain('Alice');
+    });
   });
 });

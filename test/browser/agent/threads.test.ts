@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import {
   fixtureChat,
   settled,
@@ -25,10 +24,8 @@ const byName = (el: AgentChat, selector: string, name: string) =>
 
 describe('<agent-chat> threads: rename (§10) and search', () => {
   test('"Rename …" opens a "Conversation title" box: Enter saves on the service, Escape cancels', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     const [first] = await backend.seed('alice', ['How do I theme it?', 'Events please']);
     const el = await fixtureChat();
@@ -59,10 +56,8 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
   });
 
   test('"Search conversations" filters the loaded titles and loads more pages when needed', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     // 21 threads: the oldest, the only "billing" one, is on the second page.
     await backend.seed('alice', [

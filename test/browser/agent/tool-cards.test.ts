@@ -2,7 +2,6 @@
 import { describe, expect, vi } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import { fixtureChat, messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 import type { ClientTool } from '../../../src/public-types.js';
@@ -39,9 +38,8 @@ async function untilApproval(
 
 describe('<agent-chat> tool cards', () => {
   test('before approval the card shows the display name and the arguments as a list, no wire name, no typing dots', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     el.tools = [tool({ displayName: 'Open a page' })];
     const { sent } = await untilApproval(el);
@@ -62,9 +60,8 @@ describe('<agent-chat> tool cards', () => {
   });
 
   test('a tool that declares describe(args) gets its sentence on the card instead of the list', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     el.tools = [
       tool({ displayName: 'Open a page', describe: ({ page }) => `Open the ${String(page)} page` }),
@@ -79,9 +76,8 @@ describe('<agent-chat> tool cards', () => {
   });
 
   test('without a display name the wire name reads as words; a describe that throws leaves the list', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     el.tools = [
       tool({
@@ -97,8 +93,7 @@ describe('<agent-chat> tool cards', () => {
     await sent;
   });
 
-  test('after Allow the card says Done with no timing', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('after Allow the card says Done with no timing', async ({ backend }) => {
     const el = await fixtureChat();
     el.tools = [tool({ displayName: 'Open a page' })];
     const { sent } = await untilApproval(el);
@@ -111,9 +106,8 @@ describe('<agent-chat> tool cards', () => {
   });
 
   test('Regenerate repeats an allowed action only after asking again, and the card says so', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     const execute = vi.fn(() => ({ opened: true }));
     el.tools = [tool({ displayName: 'Open a page', execute })];

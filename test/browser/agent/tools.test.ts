@@ -1,6 +1,5 @@
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import { fixtureChat, lastAnswerText, messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 import type { ClientTool } from '../../../src/public-types.js';
@@ -34,10 +33,8 @@ const button = (root: ParentNode, name: string) =>
 
 describe('<agent-chat> client-side tools (§7)', () => {
   test('a tool round with approval: Allow runs the tool and the same answer continues with its result', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     const execute = vi.fn(async ({ page }: Record<string, unknown>) => ({ opened: `/${String(page)}` }));
     el.tools = [openPage(execute)];
@@ -73,9 +70,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     expect(second.thread_id).toBe(first.thread_id ?? second.thread_id);
   });
 
-  test('a tool round with denial: Deny sends the refusal and the answer says so', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a tool round with denial: Deny sends the refusal and the answer says so', async ({ backend }) => {
     const el = await fixtureChat();
     const execute = vi.fn();
     el.tools = [openPage(execute)];
@@ -95,9 +90,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     ]);
   });
 
-  test('a throwing tool becomes an error result and the answer still ends', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a throwing tool becomes an error result and the answer still ends', async ({ backend }) => {
     const el = await fixtureChat();
     el.tools = [
       openPage(() => {
@@ -110,9 +103,7 @@ describe('<agent-chat> client-side tools (§7)', () => {
     expect(answerRoot(el).querySelector('.tool-call')!.getAttribute('data-state')).toBe('error');
   });
 
-  test('the approval state is accessible', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('the approval state is accessible', async ({ backend }) => {
     const el = await fixtureChat();
     el.tools = [openPage(() => 'ok')];
     const sent = el.send('Open the pricing page');

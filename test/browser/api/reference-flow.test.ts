@@ -1,12 +1,6 @@
 import { describe, expect } from 'vitest';
 import { test } from '../../msw/test.js';
-import {
-  INTEGRATION_ID,
-  PROJECT_ID,
-  SERVICE_BASE,
-  SESSION_ENDPOINT,
-  referenceBackend,
-} from '../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
 import { createApiClient } from '../../../src/api/api-client.js';
 import { endpointTokenSource } from '../../../src/session/endpoint-source.js';
 import { TokenManager } from '../../../src/session/token-manager.js';
@@ -32,10 +26,8 @@ async function ask(api: ReturnType<typeof browserClient>['api'], message: string
 
 describe('reference service through msw in Chromium', () => {
   test('the browser gets a token from the session endpoint and never learns or sets the owner', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     const alice = browserClient();
     const threadId = await ask(alice.api, 'How do I theme it?');

@@ -3,7 +3,7 @@ import { expect as chaiExpect } from '@open-wc/testing';
 import { userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
 import { answerRecords, STREAM_HEADERS, streamBody } from '../../msw/stream.js';
 import { deepActiveElement, fixtureChat, settled, textareaOf } from '../../helpers/chat-fixture.js';
 
@@ -11,9 +11,8 @@ const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 
 describe('<agent-chat> keyboard', () => {
   test('Tab reaches the launcher, Enter opens and focuses the composer, Esc closes and returns focus', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     const launcher = el.shadowRoot!.querySelector<HTMLButtonElement>('.launcher')!;
     const panel = el.shadowRoot!.querySelector<HTMLElement>('.panel')!;
@@ -37,9 +36,7 @@ describe('<agent-chat> keyboard', () => {
     expect(opens).toEqual([true, false]);
   });
 
-  test('Enter sends, Shift+Enter adds a line', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('Enter sends, Shift+Enter adds a line', async ({ backend }) => {
     const el = await fixtureChat();
     textareaOf(el).focus();
     await userEvent.keyboard('first line{Shift>}{Enter}{/Shift}second line');
@@ -59,14 +56,12 @@ describe('<agent-chat> keyboard', () => {
 
 describe('<agent-chat> accessibility (axe)', () => {
   for (const theme of ['light', 'dark'] as const) {
-    test(`closed launcher, ${theme}`, async ({ worker }) => {
-      worker.use(...referenceBackend().handlers);
+    test(`closed launcher, ${theme}`, async ({ backend }) => {
       const el = await fixtureChat({ mode: 'launcher', theme });
       await chaiExpect(el).to.be.accessible();
     });
 
-    test(`open panel with a finished answer, ${theme}`, async ({ worker }) => {
-      worker.use(...referenceBackend().handlers);
+    test(`open panel with a finished answer, ${theme}`, async ({ backend }) => {
       const el = await fixtureChat({ mode: 'launcher', theme, prompts: 'How do I install it?' });
       await el.open();
       await chaiExpect(el).to.be.accessible();
@@ -75,8 +70,7 @@ describe('<agent-chat> accessibility (axe)', () => {
       await chaiExpect(el).to.be.accessible();
     });
 
-    test(`streaming answer, ${theme}`, async ({ worker }) => {
-      const backend = referenceBackend();
+    test(`streaming answer, ${theme}`, async ({ worker, backend }) => {
       worker.use(
         http.post(
           CHAT_URL,
@@ -86,7 +80,6 @@ describe('<agent-chat> accessibility (axe)', () => {
               { headers: STREAM_HEADERS },
             ),
         ),
-        ...backend.handlers,
       );
       const el = await fixtureChat({ theme });
       const started = new Promise((resolve) =>
@@ -99,10 +92,9 @@ describe('<agent-chat> accessibility (axe)', () => {
       el.newConversation();
     });
 
-    test(`error state, ${theme}`, async ({ worker }) => {
+    test(`error state, ${theme}`, async ({ worker, backend }) => {
       worker.use(
         http.post(SESSION_ENDPOINT, () => HttpResponse.json({ detail: 'down', code: 'x' }, { status: 503 })),
-        ...referenceBackend().handlers,
       );
       const el = await fixtureChat({ theme });
       await el.send('hello');

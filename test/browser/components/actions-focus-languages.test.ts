@@ -4,7 +4,7 @@ import { expect as chaiExpect } from '@open-wc/testing';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE } from '../../msw/reference.js';
 import { STREAM_HEADERS, answerRecords, streamBody } from '../../msw/stream.js';
 import {
   deepActiveElement,
@@ -32,10 +32,8 @@ async function answered(el: AgentChat) {
 
 describe('<agent-chat> message actions', () => {
   test('Copy answer, Helpful / Not helpful with reasons (§8), agent-chat-feedback, axe clean', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const write = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
     const el = await fixtureChat();
     const feedback: unknown[] = [];
@@ -78,9 +76,7 @@ describe('<agent-chat> message actions', () => {
       .toBe('Thanks for your feedback!');
   });
 
-  test('Regenerate only on the last answer; it asks again and replaces it', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('Regenerate only on the last answer; it asks again and replaces it', async ({ backend }) => {
     const el = await fixtureChat();
     const first = await answered(el);
     await answered(el);
@@ -94,11 +90,11 @@ describe('<agent-chat> message actions', () => {
     expect(backend.chatRequests()).toHaveLength(3);
   });
 
-  test('only the latest failure offers Retry, in plain words without status codes', async ({ worker }) => {
-    worker.use(
-      http.post(`${AGENT}/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })),
-      ...referenceBackend().handlers,
-    );
+  test('only the latest failure offers Retry, in plain words without status codes', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(http.post(`${AGENT}/chat/`, () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
     const el = await fixtureChat();
     const errors: Array<{ status?: number }> = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail));
@@ -118,11 +114,9 @@ describe('<agent-chat> message actions', () => {
 
 describe('<agent-chat> layers and focus', () => {
   test('the drawer takes focus, Escape closes it first (focus back on its toggle), then the panel', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', ['One', 'Two']);
     const el = await fixtureChat({ mode: 'launcher', ownerKey: 'key-alice' });
     await el.open();
@@ -143,10 +137,8 @@ describe('<agent-chat> layers and focus', () => {
     await expect.poll(() => el.opened).toBe(false);
   });
 
-  test('Escape in a delete confirmation cancels it and leaves the drawer open', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('Escape in a delete confirmation cancels it and leaves the drawer open', async ({ backend }) => {
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', ['Keep me']);
     const el = await fixtureChat({ mode: 'launcher', ownerKey: 'key-alice' });
     await el.open();
@@ -162,8 +154,7 @@ describe('<agent-chat> layers and focus', () => {
     expect(el.opened).toBe(true);
   });
 
-  test('the launcher keeps its name and shows another icon while open', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('the launcher keeps its name and shows another icon while open', async ({ backend }) => {
     const el = await fixtureChat({ mode: 'launcher' });
     const launcher = () => el.shadowRoot!.querySelector('.launcher')!;
     const closedIcon = launcher().querySelector('path')!.getAttribute('d');
@@ -176,9 +167,8 @@ describe('<agent-chat> layers and focus', () => {
 
 describe('<agent-chat> languages', () => {
   test('follows the nearest page lang, lays Arabic out right to left, and strings override any text', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat();
     const panel = () => el.shadowRoot!.querySelector('#panel')!;
     el.setAttribute('lang', 'de');
@@ -199,6 +189,7 @@ describe('<agent-chat> languages', () => {
 
   test('answers speak the widget language too: code blocks, actions and the live region', async ({
     worker,
+    backend,
   }) => {
     worker.use(
       http.post(
@@ -208,7 +199,6 @@ describe('<agent-chat> languages', () => {
             headers: STREAM_HEADERS,
           }),
       ),
-      ...referenceBackend().handlers,
     );
     const el = await fixtureChat();
     el.setAttribute('lang', 'de');

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { INTEGRATION_ID, SERVICE_BASE, SESSION_ENDPOINT, referenceBackend } from '../../msw/reference.js';
+import { INTEGRATION_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
 import { answerRecords, STREAM_HEADERS, streamBody } from '../../msw/stream.js';
 import { ManualClock, type Agent } from '../../../service/index.js';
 import {
@@ -19,9 +19,7 @@ import {
 const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
 
 describe('<agent-chat>', () => {
-  test('makes no session request on load, render or opening the panel', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('makes no session request on load, render or opening the panel', async ({ backend }) => {
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
     await typeMessage(el, 'typing is not sending');
@@ -30,10 +28,8 @@ describe('<agent-chat>', () => {
   });
 
   test('the first message makes one session and one chat request and renders the streamed markdown answer', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     const ended = nextAnswerEnd(el);
     await typeMessage(el, 'How do I theme the widget?');
@@ -56,10 +52,8 @@ describe('<agent-chat>', () => {
   });
 
   test('sessionRequestHeaders: each session request carries the headers the page returns at that moment', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     let issued = 0;
     // What WordPress's plugin does: a fresh nonce from the site before every session request.
@@ -75,9 +69,7 @@ describe('<agent-chat>', () => {
     expect(lastAnswerText(el)).not.toBe('');
   });
 
-  test('a second message reuses the token and continues the thread', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a second message reuses the token and continues the thread', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('What events are there?');
     await el.send('And theming?');
@@ -89,55 +81,63 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el)).toHaveLength(4);
   });
 
-  test('on a 401 it fetches a fresh token once and the message still gets its answer', async ({ worker }) => {
+  describe('with a service clock the test moves', () => {
     const clock = new ManualClock(Date.now());
-    const backend = referenceBackend({ clock });
-    worker.use(...backend.handlers);
-    const el = await fixtureChat();
-    await el.send('install');
-    clock.advance(2 * 3_600_000); // the service now considers the token expired
-    const ended = nextAnswerEnd(el);
-    await el.send('theming');
-    expect((await ended).outcome).toBe('complete');
-    expect(backend.sessionRequests).toHaveLength(2);
-    expect(backend.chatRequests()).toHaveLength(3);
+    test.override('backendOptions', { clock });
+
+    test('on a 401 it fetches a fresh token once and the message still gets its answer', async ({
+      backend,
+    }) => {
+      const el = await fixtureChat();
+      await el.send('install');
+      clock.advance(2 * 3_600_000); // the service now considers the token expired
+      const ended = nextAnswerEnd(el);
+      await el.send('theming');
+      expect((await ended).outcome).toBe('complete');
+      expect(backend.sessionRequests).toHaveLength(2);
+      expect(backend.chatRequests()).toHaveLength(3);
+    });
   });
 
-  test('Stop aborts the answer, keeps what arrived and marks it stopped', async ({ worker }) => {
+  describe('with an agent that writes a little, then waits to be stopped', () => {
     const agent: Agent = {
       async *answer({ signal }) {
         yield { type: 'text', text: 'Partial answer ' };
         await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
       },
     };
-    const backend = referenceBackend({ agent });
-    worker.use(...backend.handlers);
-    const el = await fixtureChat();
-    const started = new Promise((resolve) =>
-      el.addEventListener('agent-chat-answer-start', resolve, { once: true }),
-    );
-    const ended = nextAnswerEnd(el);
-    void el.send('hello');
-    await started;
-    await expect.poll(() => lastAnswerText(el)).toContain('Partial answer');
-    const stop = composerOf(el).shadowRoot!.querySelector('button')!;
-    expect(stop.getAttribute('aria-label')).toBe('Stop');
-    stop.click();
-    expect((await ended).outcome).toBe('aborted');
-    await settled(el);
-    const answer = messagesOf(el)[1];
-    expect(answer.message?.status).toBe('stopped');
-    expect(answer.shadowRoot!.textContent).toContain('Stopped');
-    expect(lastAnswerText(el)).toBe('Partial answer');
-    expect(composerOf(el).shadowRoot!.querySelector('button')!.getAttribute('aria-label')).toBe('Send');
-    // Closing the connection no longer stops an answer on the service: Stop also cancels it there.
-    await expect.poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length).toBe(1);
+    test.override('backendOptions', { agent });
+
+    test('Stop aborts the answer, keeps what arrived and marks it stopped', async ({ backend }) => {
+      const el = await fixtureChat();
+      const started = new Promise((resolve) =>
+        el.addEventListener('agent-chat-answer-start', resolve, { once: true }),
+      );
+      const ended = nextAnswerEnd(el);
+      void el.send('hello');
+      await started;
+      await expect.poll(() => lastAnswerText(el)).toContain('Partial answer');
+      const stop = composerOf(el).shadowRoot!.querySelector('button')!;
+      expect(stop.getAttribute('aria-label')).toBe('Stop');
+      stop.click();
+      expect((await ended).outcome).toBe('aborted');
+      await settled(el);
+      const answer = messagesOf(el)[1];
+      expect(answer.message?.status).toBe('stopped');
+      expect(answer.shadowRoot!.textContent).toContain('Stopped');
+      expect(lastAnswerText(el)).toBe('Partial answer');
+      expect(composerOf(el).shadowRoot!.querySelector('button')!.getAttribute('aria-label')).toBe('Send');
+      // Closing the connection no longer stops an answer on the service: Stop also cancels it there.
+      await expect
+        .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length)
+        .toBe(1);
+    });
   });
 
   test('an interrupted stream keeps its text, offers Retry, and Retry gets the full answer', async ({
     worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     let calls = 0;
     worker.use(
       http.post(CHAT_URL, () => {
@@ -148,7 +148,6 @@ describe('<agent-chat>', () => {
             : answerRecords('th_1', ['Complete answer.']);
         return new HttpResponse(streamBody(records), { headers: STREAM_HEADERS });
       }),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     const errors: string[] = [];
@@ -171,14 +170,13 @@ describe('<agent-chat>', () => {
 
   test("a failing session endpoint shows a readable error and keeps the visitor's text", async ({
     worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     let fail = true;
     worker.use(
       http.post(SESSION_ENDPOINT, () =>
         fail ? new HttpResponse('<h1>Internal Server Error</h1>', { status: 500 }) : undefined,
       ),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     const errors: Array<{ code: string; message: string; recoverable: boolean }> = [];
@@ -204,25 +202,23 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
   });
 
-  test('a 429 tells the visitor how long to wait', async ({ worker }) => {
-    const backend = referenceBackend({ rateLimit: { requests: 0, windowMs: 30_000 } });
-    worker.use(...backend.handlers);
-    const el = await fixtureChat();
-    await el.send('hello');
-    await settled(el);
-    const question = messagesOf(el)[0];
-    expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe(
-      'Too many messages right now. Try again in 30 s.',
-    );
-    expect(backend.chatRequests()).toHaveLength(1);
+  describe('with a service that allows no message for 30 s', () => {
+    test.override('backendOptions', { rateLimit: { requests: 0, windowMs: 30_000 } });
+
+    test('a 429 tells the visitor how long to wait', async ({ backend }) => {
+      const el = await fixtureChat();
+      await el.send('hello');
+      await settled(el);
+      const question = messagesOf(el)[0];
+      expect(question.shadowRoot!.querySelector('[role="alert"]')?.textContent).toBe(
+        'Too many messages right now. Try again in 30 s.',
+      );
+      expect(backend.chatRequests()).toHaveLength(1);
+    });
   });
 
-  test('a network failure is a readable error, not a trace', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(
-      http.post(CHAT_URL, () => HttpResponse.error()),
-      ...backend.handlers,
-    );
+  test('a network failure is a readable error, not a trace', async ({ worker, backend }) => {
+    worker.use(http.post(CHAT_URL, () => HttpResponse.error()));
     const el = await fixtureChat();
     await el.send('hello');
     await settled(el);
@@ -233,10 +229,8 @@ describe('<agent-chat>', () => {
   });
 
   test('agent-chat-message-send is cancelable: a veto sends nothing and keeps the text', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     el.addEventListener('agent-chat-message-send', (e) => {
       expect(e.detail).toEqual({ threadId: null, text: 'blocked words' });
@@ -250,9 +244,7 @@ describe('<agent-chat>', () => {
     expect(backend.sessionRequests).toHaveLength(0);
   });
 
-  test('fires typed, composed answer and thread events', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('fires typed, composed answer and thread events', async ({ backend }) => {
     const el = await fixtureChat();
     const seen: string[] = [];
     const record = (e: Event) => seen.push(`${e.type}:${(e as CustomEvent).composed}`);
@@ -289,9 +281,7 @@ describe('<agent-chat>', () => {
     expect(threadId).toBeNull();
   });
 
-  test('the start screen shows the greeting and sends a starter prompt when chosen', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('the start screen shows the greeting and sends a starter prompt when chosen', async ({ backend }) => {
     const el = await fixtureChat({ prompts: 'How do I install it? | Can I theme it?' });
     el.greeting = 'Ask me about agent-chat';
     await el.updateComplete;
@@ -307,10 +297,8 @@ describe('<agent-chat>', () => {
   });
 
   test('announces a finished answer once in the polite live region, not while streaming', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     const region = el.shadowRoot!.querySelector('[aria-live="polite"]')!;
     const observed: string[] = [];
@@ -327,9 +315,7 @@ describe('<agent-chat>', () => {
     expect(deepQuery(el, '[role="log"]')?.getAttribute('aria-live')).toBe('off');
   });
 
-  test('clearSession() forgets the token: the next message starts a new session', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('clearSession() forgets the token: the next message starts a new session', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('hello');
     await el.clearSession();

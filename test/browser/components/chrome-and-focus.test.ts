@@ -4,7 +4,7 @@ import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { test } from '../../msw/test.js';
-import { PROJECT_ID, SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { PROJECT_ID, SERVICE_BASE } from '../../msw/reference.js';
 import { deepActiveElement, fixtureChat, messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
@@ -25,12 +25,12 @@ afterEach(async () => {
 describe('<agent-chat> header "More" menu', () => {
   test('holds "Download conversation" once an answer has words, not above the composer and not after a failure', async ({
     worker,
+    backend,
   }) => {
     worker.use(
       http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () =>
         HttpResponse.json({ detail: 'boom' }, { status: 500 }),
       ),
-      ...referenceBackend().handlers,
     );
     const el = await fixtureChat();
     expect(headerButton(el, 'More')).toBeUndefined();
@@ -43,9 +43,8 @@ describe('<agent-chat> header "More" menu', () => {
   });
 
   test('opens from the keyboard with its first button focused; Escape returns to "More" and leaves the panel open; Tab away closes it', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
     await el.send('How do I theme it?');
@@ -74,8 +73,7 @@ describe('<agent-chat> header "More" menu', () => {
     expect(el.opened).toBe(true);
   });
 
-  test('closes on a press outside it', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('closes on a press outside it', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await settled(el);
@@ -87,8 +85,7 @@ describe('<agent-chat> header "More" menu', () => {
 });
 
 describe('<agent-chat> the action row', () => {
-  test('shows under the latest answer, and under older ones only on hover or focus', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('shows under the latest answer, and under older ones only on hover or focus', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await el.send('Can I use it with React?');
@@ -110,9 +107,8 @@ describe('<agent-chat> the action row', () => {
 
 describe('<agent-chat> modal on a phone', () => {
   test('keeps Tab inside the full-screen panel: past Send it wraps to the first control, and back; Escape closes', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     await page.viewport(390, 844);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
@@ -143,9 +139,8 @@ describe('<agent-chat> modal on a phone', () => {
   });
 
   test('a floating panel on a wide screen is not modal: Tab may leave it for the page', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     const el = await fixtureChat({ mode: 'launcher' });
     await el.open();
     expect(el.shadowRoot!.querySelector('.panel')!.hasAttribute('aria-modal')).toBe(false);
@@ -159,8 +154,7 @@ describe('<agent-chat> modal on a phone', () => {
 });
 
 describe('<agent-chat> focus ring', () => {
-  test('follows the accent by default and stays a token of its own', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('follows the accent by default and stays a token of its own', async ({ backend }) => {
     const el = await fixtureChat();
     // A text box matches :focus-visible however it got focus.
     const box = el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!.querySelector('textarea')!;

@@ -4,7 +4,7 @@ import { page } from 'vitest/browser';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { PROJECT_ID, SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import {
   fixtureChat,
@@ -25,7 +25,7 @@ const visible = (element: Element) => getComputedStyle(element).display !== 'non
 afterEach(() => vi.restoreAllMocks());
 
 describe('<agent-chat> Copy code', () => {
-  test('the button itself says Copied for a moment, then Copy code again', async ({ worker }) => {
+  test('the button itself says Copied for a moment, then Copy code again', async ({ worker, backend }) => {
     const records = [
       encodeRecord('stream_start', { thread_id: 'th_c', question_answer_id: 'qa_c' }),
       encodeRecord('partial_answer', { text: 'Install it:\n\n```bash\nnpm i agent-chat\n```\n' }),
@@ -33,7 +33,6 @@ describe('<agent-chat> Copy code', () => {
     ];
     worker.use(
       http.post(`${AGENT}/chat/`, () => new HttpResponse(streamBody(records), { headers: STREAM_HEADERS })),
-      ...referenceBackend().handlers,
     );
     vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
     vi.useFakeTimers({ toFake: ['setTimeout'] });
@@ -59,10 +58,8 @@ describe('<agent-chat> Copy code', () => {
 
 describe('<agent-chat> feedback', () => {
   test('Not helpful opens a styled form of reason chips; sending it closes it with a thanks the visitor can see', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await settled(el);
@@ -98,9 +95,7 @@ describe('<agent-chat> feedback', () => {
       .toBe(2);
   });
 
-  test('Cancel closes the form without sending reasons', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('Cancel closes the form without sending reasons', async ({ backend }) => {
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     await settled(el);
@@ -129,8 +124,8 @@ describe('<agent-chat> feedback', () => {
 describe('<agent-chat> the conversations drawer', () => {
   test('rows carry a preview of the latest answer and sit under Today, Yesterday, Previous 7 days, then months', async ({
     worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
     const now = Date.now();
     const day = 86_400_000;
@@ -164,10 +159,7 @@ describe('<agent-chat> the conversations drawer', () => {
       { id: 'th_4', title: 'Old question', created_at: at(40 * day), updated_at: at(40 * day), preview: '' },
       { id: 'th_5', title: 'Older question', created_at: at(400 * day), updated_at: at(400 * day) },
     ];
-    worker.use(
-      http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads, next_cursor: null })),
-      ...backend.handlers,
-    );
+    worker.use(http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads, next_cursor: null })));
     await page.viewport(1280, 800);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     threadListToggle(el).click();

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import { fixtureChat, messagesOf, settled } from '../../helpers/chat-fixture.js';
 
 // In its own file: the warning is once per page, and each test file gets a fresh page.
@@ -21,10 +20,8 @@ describe('<agent-chat> without IndexedDB', () => {
     IDBDatabase.prototype.transaction = originalTransaction;
   });
 
-  test('chats normally and warns once', async ({ worker }) => {
+  test('chats normally and warns once', async ({ backend }) => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await fixtureChat();
     await el.send('Does it still work?');
     await el.send('And a second time?');

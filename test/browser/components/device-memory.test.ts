@@ -1,6 +1,5 @@
 import { describe, expect } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
-import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import {
   INTEGRATION_ID,
@@ -8,7 +7,7 @@ import {
   SERVICE_BASE,
   SESSION_ENDPOINT,
   ownerKeyOf,
-  referenceBackend,
+  type ReferenceBackend,
 } from '../../msw/reference.js';
 import { dumpAllIndexedDb, storedMemory } from '../../helpers/idb.js';
 import {
@@ -38,18 +37,17 @@ async function reload(
   return next;
 }
 
-/** Alice's widget, with the backend's handlers in place before it renders (her start screen asks for her list). */
-async function aliceWithOneAnswer(worker: SetupWorker) {
-  const backend = referenceBackend();
+/** Alice's widget (the backend's handlers are in place before it renders: her start screen asks for her list). */
+async function aliceWithOneAnswer(backend: ReferenceBackend) {
   backend.signIn('alice');
-  worker.use(...backend.handlers);
-  const el = await fixtureChat({ ownerKey: ALICE });
-  return { backend, el };
+  return fixtureChat({ ownerKey: ALICE });
 }
 
 describe('<agent-chat> device memory in IndexedDB', () => {
-  test('a reload restores messages, the cached list and the draft with zero requests', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer(worker);
+  test('a reload restores messages, the cached list and the draft with zero requests', async ({
+    backend,
+  }) => {
+    const el = await aliceWithOneAnswer(backend);
     await el.send('How do I theme it?');
     threadListToggle(el).click();
     await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?']);
@@ -78,9 +76,7 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     );
   });
 
-  test('a reload restores an open launcher panel', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a reload restores an open launcher panel', async ({ backend }) => {
     // An anonymous page: a signed-in start screen would ask for its recent conversations.
     const el = await fixtureChat({ mode: 'launcher', ownerKey: '-' });
     await el.open();
@@ -92,8 +88,8 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect(backend.sessionRequests).toHaveLength(0);
   });
 
-  test('never stores a token, an API key or a session response', async ({ worker }) => {
-    const { backend, el } = await aliceWithOneAnswer(worker);
+  test('never stores a token, an API key or a session response', async ({ backend }) => {
+    const el = await aliceWithOneAnswer(backend);
     await el.send('How do tokens work?');
     threadListToggle(el).click();
     await expect.poll(() => threadListTitles(el)).toHaveLength(1);
@@ -107,8 +103,8 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect(JSON.stringify(Object.entries(sessionStorage))).not.toMatch(/ses_/);
   });
 
-  test('clearSession() wipes what this device remembers', async ({ worker }) => {
-    const { el } = await aliceWithOneAnswer(worker);
+  test('clearSession() wipes what this device remembers', async ({ backend }) => {
+    const el = await aliceWithOneAnswer(backend);
     await el.send('Private question');
     await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
     await el.clearSession();
@@ -121,9 +117,9 @@ describe('<agent-chat> device memory in IndexedDB', () => {
   });
 
   test('history answering 403 after it had an owner wipes what the device remembered for it', async ({
-    worker,
+    backend,
   }) => {
-    const { backend, el } = await aliceWithOneAnswer(worker);
+    const el = await aliceWithOneAnswer(backend);
     await el.send('Alice private question');
     threadListToggle(el).click();
     await expect.poll(() => threadListTitles(el)).toEqual(['Alice private question']);
@@ -147,9 +143,9 @@ describe('<agent-chat> device memory in IndexedDB', () => {
   });
 
   test("a remembered thread that now answers 404 leaves the list; the visitor's text stays for Retry", async ({
-    worker,
+    backend,
   }) => {
-    const { backend, el } = await aliceWithOneAnswer(worker);
+    const el = await aliceWithOneAnswer(backend);
     await el.send('Alice question');
     await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
     await backend.deleteBehindTheScenes('alice', (await storedMemory())!.activeThreadId!);
@@ -170,9 +166,7 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect((await backend.chatRequests().at(-1)!.clone().json()).thread_id).toBeNull();
   });
 
-  test('two widgets of different projects never share state', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('two widgets of different projects never share state', async ({ backend }) => {
     const mine = await fixtureChat();
     await mine.send('Question for project one');
     await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
@@ -185,9 +179,7 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect(PROJECT_ID).not.toBe('proj_other');
   });
 
-  test('a wipe in one tab reaches the other tabs', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a wipe in one tab reaches the other tabs', async ({ backend }) => {
     backend.signIn('alice');
     const first = await fixtureChat({ ownerKey: ALICE });
     await first.send('Shared computer question');

@@ -1,7 +1,6 @@
 import { describe, expect, vi } from 'vitest';
 import { fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
-import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
 import {
   INTEGRATION_ID,
@@ -9,7 +8,7 @@ import {
   SERVICE_BASE,
   SESSION_ENDPOINT,
   ownerKeyOf,
-  referenceBackend,
+  type ReferenceBackend,
 } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import { storedMemory } from '../../helpers/idb.js';
@@ -60,15 +59,13 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       const emptyList = (owner: string | null) =>
         owner ? 'No conversations yet.' : 'Sign in to see your past conversations.';
 
-      async function firstVisitor(worker: SetupWorker) {
+      async function firstVisitor(backend: ReferenceBackend) {
         await clearDeviceMemory();
-        const backend = referenceBackend();
-        worker.use(...backend.handlers);
         backend.signIn(first);
         const el = await fixtureChat({ ownerKey: keyFor(first) });
         await el.send(`${name(first)} private question`);
         await expect.poll(stored).toContain(`${name(first)} private question`);
-        return { backend, el };
+        return el;
       }
 
       async function expectOnlySecond(el: AgentChat) {
@@ -82,9 +79,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       }
 
       test(`1: ${name(first)} → ${name(second)} on reload (${via}) sees nothing of ${name(first)}`, async ({
-        worker,
+        backend,
       }) => {
-        const { backend, el } = await firstVisitor(worker);
+        const el = await firstVisitor(backend);
         backend.signIn(second);
         el.remove();
         const requests = backend.sessionRequests.length + backend.serviceRequests.length;
@@ -102,9 +99,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       });
 
       test(`1: ${name(first)} → ${name(second)} in place with clearSession() (${via}): the open list follows at once`, async ({
-        worker,
+        backend,
       }) => {
-        const { backend, el } = await firstVisitor(worker);
+        const el = await firstVisitor(backend);
         threadListToggle(el).click();
         await expect
           .poll(() => listText(el))
@@ -120,15 +117,16 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     }
   }
 
-  test('clearSession() while a thread is opening never shows or stores that thread', async ({ worker }) => {
+  test('clearSession() while a thread is opening never shows or stores that thread', async ({
+    worker,
+    backend,
+  }) => {
     await clearDeviceMemory();
-    const backend = referenceBackend();
     backend.signIn('alice');
     const [threadId] = await backend.seed('alice', ['Alice secret plan']);
     let release!: () => void;
     let opening = false;
     const held = new Promise<void>((resolve) => (release = resolve));
-    worker.use(...backend.handlers);
     worker.use(
       http.get(`${AGENT}/threads/${threadId}/`, async ({ request }) => {
         opening = true;
@@ -165,9 +163,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   ] as const) {
     test(`3: a chat answered with ${label} fails the question with Retry and an error event`, async ({
       worker,
+      backend,
     }) => {
-      const backend = referenceBackend();
-      worker.use(http.post(`${AGENT}/chat/`, reply), ...backend.handlers);
+      worker.use(http.post(`${AGENT}/chat/`, reply));
       const el = await fixtureChat();
       const errors: string[] = [];
       el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.code));
@@ -181,10 +179,8 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   }
 
   test('a getSessionToken that throws synchronously once is called again on the next need', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     let calls = 0;
     const el = await withSource(((signal: AbortSignal) => {
       calls += 1;
@@ -205,8 +201,8 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
 
   test('a record over the size limit ends the answer as interrupted, keeping its text', async ({
     worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     const head =
       encodeRecord('stream_start', { thread_id: 'th_big' }) +
       encodeRecord('partial_answer', { text: 'Kept text' });
@@ -220,7 +216,6 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
             headers: STREAM_HEADERS,
           }),
       ),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     const ended = new Promise<string>((resolve) =>
@@ -236,15 +231,14 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
 
   test('a thread list of the wrong shape shows an error with Retry; nothing of it is stored', async ({
     worker,
+    backend,
   }) => {
     await clearDeviceMemory();
-    const backend = referenceBackend();
     backend.signIn('alice');
     worker.use(
       http.get(`${AGENT}/threads/`, () =>
         HttpResponse.json({ threads: [{ id: 7, title: 'Injected' }], next_cursor: null }),
       ),
-      ...backend.handlers,
     );
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     const errors: string[] = [];
@@ -260,10 +254,8 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
   });
 
   test('a custom source returning the raw answer works with the visitor clock 90 min fast', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     let calls = 0;
     const el = await withSource(async () => {
       calls += 1;
@@ -278,8 +270,10 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     expect(calls).toBe(1);
   });
 
-  test('a stream that goes silent ends as interrupted after the idle timeout', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('a stream that goes silent ends as interrupted after the idle timeout', async ({
+    worker,
+    backend,
+  }) => {
     const head =
       encodeRecord('stream_start', { thread_id: 'th_quiet' }) +
       encodeRecord('partial_answer', { text: 'So far' });
@@ -288,7 +282,6 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         `${AGENT}/chat/`,
         () => new HttpResponse(streamBody([head], { holdAfter: 1 }), { headers: STREAM_HEADERS }),
       ),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     el.streamIdleTimeout = 300;
@@ -303,10 +296,9 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
 
   test('the open list shows loading, sign-in, empty and error states and follows an owner change', async ({
     worker,
+    backend,
   }) => {
     await clearDeviceMemory();
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     await backend.seed('alice', ['Alice plan']);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
@@ -372,8 +364,7 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     }
   });
 
-  test("Stop calls the service's cancel for the answer, then stops reading", async ({ worker }) => {
-    const backend = referenceBackend();
+  test("Stop calls the service's cancel for the answer, then stops reading", async ({ worker, backend }) => {
     const cancels: string[] = [];
     const head =
       encodeRecord('stream_start', { thread_id: 'th_s', question_answer_id: 'qa_stop' }) +
@@ -387,7 +378,6 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
         cancels.push(String(params.id));
         return new HttpResponse(null, { status: 204 });
       }),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
     const sending = el.send('Long one');

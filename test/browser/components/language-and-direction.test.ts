@@ -3,7 +3,7 @@ import { describe, expect, vi } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { PROJECT_ID, SERVICE_BASE, ownerKeyOf, referenceBackend } from '../../msw/reference.js';
+import { PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import {
   fixtureChat,
@@ -52,10 +52,8 @@ const answerRoot = (el: AgentChat) =>
 
 describe("<agent-chat> the visitor's language on the wire (§4)", () => {
   test("every chat call carries the page's own tag as locale, tool continuations included", async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el = await inLanguage('de-AT');
     el.tools = [
       {
@@ -73,12 +71,12 @@ describe("<agent-chat> the visitor's language on the wire (§4)", () => {
     expect(bodies.map((b) => b.locale)).toEqual(['de-AT', 'de-AT']);
   });
 
-  test('a lang that is no language tag sends no locale (the service would refuse it)', async ({ worker }) => {
+  test('a lang that is no language tag sends no locale (the service would refuse it)', async ({
+    worker,
+    backend,
+  }) => {
     const bodies: Array<Record<string, unknown>> = [];
-    worker.use(
-      scripted([start, encodeRecord('partial_answer', { text: 'Hi.' }), end], bodies),
-      ...referenceBackend().handlers,
-    );
+    worker.use(scripted([start, encodeRecord('partial_answer', { text: 'Hi.' }), end], bodies));
     const el = await fixtureChat();
     el.setAttribute('lang', 'not a language!');
     await el.updateComplete;
@@ -91,6 +89,7 @@ describe("<agent-chat> the visitor's language on the wire (§4)", () => {
 describe('<agent-chat> the steps line', () => {
   test("a finished answer keeps one line for its steps, in the widget's words where the service gave none; the list opens behind it", async ({
     worker,
+    backend,
   }) => {
     const bodies: Array<Record<string, unknown>> = [];
     worker.use(
@@ -104,7 +103,6 @@ describe('<agent-chat> the steps line', () => {
         ],
         bodies,
       ),
-      ...referenceBackend().handlers,
     );
     const el = await inLanguage('de');
     await el.send('Wie ändere ich das Design?');
@@ -126,7 +124,7 @@ describe('<agent-chat> the steps line', () => {
     await chaiExpect(el).to.be.accessible();
   });
 
-  test("the service's own summary is the line, as it wrote it", async ({ worker }) => {
+  test("the service's own summary is the line, as it wrote it", async ({ worker, backend }) => {
     worker.use(
       scripted([
         start,
@@ -134,7 +132,6 @@ describe('<agent-chat> the steps line', () => {
         encodeRecord('partial_answer', { text: 'Answer.' }),
         end,
       ]),
-      ...referenceBackend().handlers,
     );
     const el = await fixtureChat();
     await el.send('How do I theme it?');
@@ -160,11 +157,9 @@ describe('<agent-chat> right to left', () => {
   for (const lang of ['ar', 'he']) {
     test(`in a ${lang} panel code runs left to right, an English block reads left to right, an Arabic one right to left`, async ({
       worker,
+      backend,
     }) => {
-      worker.use(
-        scripted([start, sources, encodeRecord('partial_answer', { text: ENGLISH }), end]),
-        ...referenceBackend().handlers,
-      );
+      worker.use(scripted([start, sources, encodeRecord('partial_answer', { text: ENGLISH }), end]));
       const el = await inLanguage(lang);
       await el.send('What events does it fire?');
       await settled(el);
@@ -190,10 +185,8 @@ describe('<agent-chat> right to left', () => {
     });
   }
 
-  test('thread titles find their own direction in the drawer', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('thread titles find their own direction in the drawer', async ({ backend }) => {
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', ['What events does it fire?']);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     threadListToggle(el).click();

@@ -5,13 +5,7 @@ import { http, HttpResponse } from 'msw';
 // oxlint-disable-next-line import/default -- Vite's ?raw import: the default export is the file's text.
 import source from '../../../src/components/agent-chat/agent-chat.ts?raw';
 import { test } from '../../msw/test.js';
-import {
-  INTEGRATION_ID,
-  PROJECT_ID,
-  SERVICE_BASE,
-  SESSION_ENDPOINT,
-  referenceBackend,
-} from '../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
 import {
   deepElements,
   messagesOf,
@@ -29,10 +23,8 @@ const sheet = document.createElement('style');
 afterEach(() => sheet.remove());
 
 describe('<agent-chat> CSS parts', () => {
-  test('each documented part is styleable from the page', async ({ worker }) => {
+  test('each documented part is styleable from the page', async ({ worker, backend }) => {
     expect(DOCUMENTED.length).toBeGreaterThanOrEqual(20);
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     const el =
       await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT}
       base-url=${SERVICE_BASE} avatar=${AVATAR} disclaimer="Answers may be wrong." handoff="always"></agent-chat>`);

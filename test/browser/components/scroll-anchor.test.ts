@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import type { SetupWorker } from 'msw/browser';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE } from '../../msw/reference.js';
 import { encodeRecord, STREAM_HEADERS } from '../../msw/stream.js';
 import { fixtureChat, settled } from '../../helpers/chat-fixture.js';
 
@@ -35,10 +35,8 @@ async function chatWithControlledAnswer(
       for (const [type, content] of opening) controller.enqueue(encoder.encode(encodeRecord(type, content)));
     },
   });
-  worker.use(
-    http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })),
-    ...referenceBackend().handlers,
-  );
+  // Before the reference backend (the test names it), which answers the rest.
+  worker.use(http.post(CHAT_URL, () => new HttpResponse(body, { headers: STREAM_HEADERS })));
   const el = await fixtureChat();
   el.style.setProperty('--agent-chat-panel-height', '420px');
   const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
@@ -57,6 +55,7 @@ async function chatWithControlledAnswer(
 describe('<agent-chat-message-list> scrolling', () => {
   test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({
     worker,
+    backend,
   }) => {
     const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
     for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
@@ -81,6 +80,7 @@ describe('<agent-chat-message-list> scrolling', () => {
 
   test('keeps a pinned reader at the end when the answer ends: its actions appear under it and a bar below the list', async ({
     worker,
+    backend,
   }) => {
     // The steps line above the text changes as steps arrive; at the end the action row appears
     // under the answer and "Talk to a person" (handoff="always") above the composer.

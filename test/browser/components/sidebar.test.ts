@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../msw/test.js';
-import { referenceBackend } from '../../msw/reference.js';
 import {
   deepActiveElement,
   fixtureChat,
@@ -37,9 +36,7 @@ function nextThreadChange(el: AgentChat) {
 }
 
 describe('<agent-chat> sidebar', () => {
-  test("shows only the signed-in owner's threads: B never sees A's", async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test("shows only the signed-in owner's threads: B never sees A's", async ({ backend }) => {
     backend.signIn('alice');
     await backend.seed('alice', ['Alice secret plan']);
     const el = await fixtureChat();
@@ -60,10 +57,8 @@ describe('<agent-chat> sidebar', () => {
   });
 
   test('resumes a thread with messages and sources; the next message continues that thread', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     const [themingId] = await backend.seed('alice', ['How do I theme it?', 'What events are there?']);
     const el = await fixtureChat();
@@ -92,9 +87,7 @@ describe('<agent-chat> sidebar', () => {
     await expect.poll(() => threadListTitles(el)[0]).toBe('How do I theme it?');
   });
 
-  test('pages through the list with Show more', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('pages through the list with Show more', async ({ backend }) => {
     backend.signIn('alice');
     const titles = Array.from({ length: 23 }, (_, i) => `Question ${String(i + 1).padStart(2, '0')}`);
     await backend.seed('alice', titles);
@@ -113,10 +106,8 @@ describe('<agent-chat> sidebar', () => {
   });
 
   test('deletes after confirmation; deleting the open thread starts a new conversation', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
     backend.signIn('alice');
     await backend.seed('alice', ['Keep me', 'Delete me']);
     const el = await fixtureChat();
@@ -146,9 +137,7 @@ describe('<agent-chat> sidebar', () => {
     expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
   });
 
-  test('cancelling a deletion keeps the thread', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('cancelling a deletion keeps the thread', async ({ backend }) => {
     backend.signIn('alice');
     await backend.seed('alice', ['Keep me']);
     const el = await fixtureChat();
@@ -162,9 +151,7 @@ describe('<agent-chat> sidebar', () => {
     expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
   });
 
-  test('a session without owner gets a calm "sign in" state, and chat keeps working', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a session without owner gets a calm "sign in" state, and chat keeps working', async ({ backend }) => {
     backend.signIn(null);
     const el = await fixtureChat();
     await openSidebar(el);
@@ -175,9 +162,7 @@ describe('<agent-chat> sidebar', () => {
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
   });
 
-  test('a thread deleted elsewhere leaves the list when the visitor opens it', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('a thread deleted elsewhere leaves the list when the visitor opens it', async ({ backend }) => {
     backend.signIn('alice');
     const [goneId] = await backend.seed('alice', ['Gone elsewhere', 'Still here']);
     const el = await fixtureChat();
@@ -191,9 +176,7 @@ describe('<agent-chat> sidebar', () => {
     expect(errors).toEqual(['not_found']);
   });
 
-  test('arrow keys, Home and End move between threads', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('arrow keys, Home and End move between threads', async ({ backend }) => {
     backend.signIn('alice');
     await backend.seed('alice', ['One', 'Two', 'Three']);
     const el = await fixtureChat();

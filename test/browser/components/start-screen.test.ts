@@ -10,7 +10,6 @@ import {
   SERVICE_BASE,
   SESSION_ENDPOINT,
   ownerKeyOf,
-  referenceBackend,
 } from '../../msw/reference.js';
 import { messagesOf, settled } from '../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
@@ -71,11 +70,9 @@ describe('<agent-chat> start screen', () => {
     ['a 390×844 phone', 390, 844],
   ] as const) {
     test(`fills ${size}: at most a quarter of it empty, for an anonymous and a signed-in visitor`, async ({
-      worker,
+      backend,
     }) => {
-      const backend = referenceBackend();
       backend.signIn('alice');
-      worker.use(...backend.handlers);
       await backend.seed('alice', [
         'Which frameworks are supported?',
         'How do I theme it?',
@@ -99,9 +96,8 @@ describe('<agent-chat> start screen', () => {
   }
 
   test('a long greeting stops at two lines; all of it stays in the text and the tooltip', async ({
-    worker,
+    backend,
   }) => {
-    worker.use(...referenceBackend().handlers);
     await page.viewport(390, 844);
     const greeting =
       'Welcome to Acme! Ask me anything about installing, theming, securing or extending the widget on your own site.';
@@ -115,11 +111,9 @@ describe('<agent-chat> start screen', () => {
   });
 
   test('a signed-in visitor sees their latest conversations with a preview, and one click resumes one', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', [
       'Which frameworks are supported?',
       'How do I theme it?',
@@ -143,9 +137,7 @@ describe('<agent-chat> start screen', () => {
       .toEqual(['How do I theme it?', '### Theming with C']);
   });
 
-  test('an anonymous visitor gets no conversations and no request for them', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('an anonymous visitor gets no conversations and no request for them', async ({ backend }) => {
     const el = await launcher({ ownerKey: '-' });
     await settled(el);
     expect(listRoot(el).querySelector('.latest')).toBeNull();

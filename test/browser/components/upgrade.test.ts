@@ -1,19 +1,11 @@
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../msw/test.js';
-import {
-  INTEGRATION_ID,
-  PROJECT_ID,
-  SERVICE_BASE,
-  SESSION_ENDPOINT,
-  referenceBackend,
-} from '../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
 import { messagesOf, settled } from '../../helpers/chat-fixture.js';
 import { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 describe('<agent-chat> upgrade', () => {
-  test('keeps properties a page set before the script defined the element', async ({ worker }) => {
-    const backend = referenceBackend();
-    worker.use(...backend.handlers);
+  test('keeps properties a page set before the script defined the element', async ({ backend }) => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     // A unique tag: the element exists (and gets its properties) before its class is defined.
     const tag = `agent-chat-late-${Math.random().toString(36).slice(2)}`;

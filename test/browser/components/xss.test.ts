@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../msw/test.js';
-import { SERVICE_BASE, referenceBackend } from '../../msw/reference.js';
+import { SERVICE_BASE } from '../../msw/reference.js';
 import { encodeRecord, STREAM_HEADERS, streamBody } from '../../msw/stream.js';
 import { deepElements, fixtureChat, lastAnswerText, settled } from '../../helpers/chat-fixture.js';
 
@@ -115,13 +115,11 @@ function assertSafe(root: Element) {
 }
 
 describe('<agent-chat> with a hostile answer', () => {
-  test('renders XSS vectors as inert text, never as markup or unsafe links', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('renders XSS vectors as inert text, never as markup or unsafe links', async ({ worker, backend }) => {
     const win = window as unknown as { __xss?: string };
     delete win.__xss;
     worker.use(
       http.post(CHAT_URL, () => new HttpResponse(streamBody(attackRecords()), { headers: STREAM_HEADERS })),
-      ...backend.handlers,
     );
     const el = await fixtureChat();
 

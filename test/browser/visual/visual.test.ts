@@ -11,7 +11,6 @@ import {
   SERVICE_BASE,
   SESSION_ENDPOINT,
   ownerKeyOf,
-  referenceBackend,
 } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import {
@@ -175,23 +174,22 @@ beforeEach(async () => {
 });
 
 describe('visual regression', () => {
-  test('launcher closed, then open on the start screen', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('launcher closed, then open on the start screen', async ({ backend }) => {
     const el = await launcherPage();
     await shot('launcher-closed');
     await el.open();
     await shot('launcher-open-start');
   });
 
-  test('an answer with code, a table and sources', async ({ worker }) => {
-    worker.use(answerStream(), ...referenceBackend().handlers);
+  test('an answer with code, a table and sources', async ({ worker, backend }) => {
+    worker.use(answerStream());
     const el = await inline();
     await withAnswer(el);
     await shot('answer-code-table-sources', el);
   });
 
-  test('streaming: the typing dots and Stop', async ({ worker }) => {
-    worker.use(answerStream(true), ...referenceBackend().handlers);
+  test('streaming: the typing dots and Stop', async ({ worker, backend }) => {
+    worker.use(answerStream(true));
     const el = await inline();
     void el.send('How do I theme it?');
     await expect.poll(() => messagesOf(el).at(-1)?.message?.status).toBe('streaming');
@@ -199,12 +197,11 @@ describe('visual regression', () => {
     await shot('streaming', el);
   });
 
-  test('an error in plain words under the failed message, with Retry', async ({ worker }) => {
+  test('an error in plain words under the failed message, with Retry', async ({ worker, backend }) => {
     worker.use(
       http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, () =>
         HttpResponse.json({ detail: 'boom' }, { status: 500 }),
       ),
-      ...referenceBackend().handlers,
     );
     const el = await inline();
     await el.send('How do I theme it?');
@@ -213,11 +210,9 @@ describe('visual regression', () => {
   });
 
   test('the conversations drawer with threads, and its empty, anonymous, loading and error states', async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', [
       'How do I theme it?',
       'Which frameworks are supported?',
@@ -229,10 +224,8 @@ describe('visual regression', () => {
     await shot('list-threads', el);
   });
 
-  test('list states: empty, sign-in needed, loading, error', async ({ worker }) => {
-    const backend = referenceBackend();
+  test('list states: empty, sign-in needed, loading, error', async ({ worker, backend }) => {
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     let el = await inline();
     await openList(el);
     await expect.poll(() => threadListOf(el).shadowRoot!.textContent).toContain('No conversations yet.');
@@ -261,32 +254,31 @@ describe('visual regression', () => {
     await shot('list-error', el);
   });
 
-  test('dark theme', async ({ worker }) => {
-    worker.use(answerStream(), ...referenceBackend().handlers);
+  test('dark theme', async ({ worker, backend }) => {
+    worker.use(answerStream());
     const el = await inline({ theme: 'dark' });
     await withAnswer(el);
     await shot('answer-dark', el);
   });
 
-  test('a 390 px phone: the full-screen panel', async ({ worker }) => {
+  test('a 390 px phone: the full-screen panel', async ({ worker, backend }) => {
     await phone();
-    worker.use(answerStream(), ...referenceBackend().handlers);
+    worker.use(answerStream());
     const el = await launcherPage();
     await el.open();
     await withAnswer(el);
     await shot('phone-answer');
   });
 
-  test('right to left (Arabic)', async ({ worker }) => {
-    worker.use(answerStream(), ...referenceBackend().handlers);
+  test('right to left (Arabic)', async ({ worker, backend }) => {
+    worker.use(answerStream());
     const el = await inline({ lang: 'ar' });
     await expect.poll(() => el.shadowRoot!.querySelector('#panel')?.getAttribute('dir')).toBe('rtl');
     await settled(el);
     await shot('rtl-start', el);
   });
-  test('a 390 px phone: the start screen fills the panel', async ({ worker }) => {
+  test('a 390 px phone: the start screen fills the panel', async ({ backend }) => {
     await phone();
-    worker.use(...referenceBackend().handlers);
     const el = await launcherPage();
     await el.open();
     await settled(el);
@@ -294,11 +286,9 @@ describe('visual regression', () => {
   });
 
   test("a signed-in visitor's start screen with their latest conversations, and in dark", async ({
-    worker,
+    backend,
   }) => {
-    const backend = referenceBackend();
     backend.signIn('alice');
-    worker.use(...backend.handlers);
     await backend.seed('alice', ['Which frameworks are supported?', 'How do I theme it?']);
     let el = await launcherPage({ ownerKey: ownerKeyOf('alice') });
     await el.open();
@@ -321,8 +311,8 @@ describe('visual regression', () => {
   });
 
   for (const lang of ['ar', 'he']) {
-    test(`right to left (${lang}): an English answer with a code block`, async ({ worker }) => {
-      worker.use(answerStream(false, CODE_ANSWER), ...referenceBackend().handlers);
+    test(`right to left (${lang}): an English answer with a code block`, async ({ worker, backend }) => {
+      worker.use(answerStream(false, CODE_ANSWER));
       const el = await inline({ lang });
       await expect.poll(() => el.shadowRoot!.querySelector('#panel')?.getAttribute('dir')).toBe('rtl');
       await withAnswer(el, 'What events does it fire?');
@@ -330,8 +320,7 @@ describe('visual regression', () => {
     });
   }
 
-  test('a tool card waiting for approval, and the More menu open', async ({ worker }) => {
-    worker.use(...referenceBackend().handlers);
+  test('a tool card waiting for approval, and the More menu open', async ({ backend }) => {
     const el = await inline();
     const tool: ClientTool = {
       name: 'open_page',
@@ -358,8 +347,8 @@ describe('visual regression', () => {
     await shot('tool-done-more-menu', el);
   });
 
-  test('the feedback form after Not helpful', async ({ worker }) => {
-    worker.use(answerStream(), ...referenceBackend().handlers);
+  test('the feedback form after Not helpful', async ({ worker, backend }) => {
+    worker.use(answerStream());
     const el = await inline();
     await withAnswer(el);
     messagesOf(el)
