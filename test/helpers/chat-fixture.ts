@@ -101,7 +101,7 @@ export function threadListOf(el: AgentChat) {
   return el.shadowRoot!.querySelector('agent-chat-thread-list')!;
 }
 
-/** Titles shown in the sidebar, in order. */
+/** Titles shown in the thread list, in order. */
 export function threadListTitles(el: AgentChat): string[] {
   return Array.from(threadListOf(el).shadowRoot!.querySelectorAll('.title')).map((t) => t.textContent ?? '');
 }
@@ -110,4 +110,32 @@ export function threadListToggle(el: AgentChat): HTMLButtonElement {
   return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
     (b) => b.getAttribute('aria-label') === 'Conversations',
   )!;
+}
+
+/** The shadow root of the last answer in the conversation. */
+export function answerRoot(el: AgentChat): ShadowRoot {
+  return messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)!.shadowRoot!;
+}
+
+/** A button under `root` by its accessible name: its aria-label, else its text. */
+export function buttonNamed(root: Element | ShadowRoot, name: string): HTMLButtonElement | undefined {
+  return Array.from(root.querySelectorAll<HTMLButtonElement>('button')).find(
+    (b) => b.getAttribute('aria-label') === name || b.textContent?.trim() === name,
+  );
+}
+
+/** A button of the panel's header ("Conversations", "New conversation", "More", "Close chat"). */
+export function headerButton(el: AgentChat, name: string): HTMLButtonElement | undefined {
+  return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
+    (b) => b.getAttribute('aria-label') === name,
+  );
+}
+
+/** Opens the thread list ("Conversations") unless it is open, and waits for it to render. */
+export async function openThreadList(el: AgentChat): Promise<void> {
+  if (threadListToggle(el).getAttribute('aria-expanded') !== 'true') threadListToggle(el).click();
+  await settled(el);
+  await threadListOf(el).updateComplete;
 }

@@ -209,7 +209,7 @@ describe('visual regression', () => {
     await shot('error-retry', el);
   });
 
-  test('the conversations drawer with threads, and its empty, anonymous, loading and error states', async ({
+  test('the thread list with threads, and its empty, anonymous, loading and error states', async ({
     backend,
   }) => {
     backend.signIn('alice');

@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { fixture, html } from '@open-wc/testing';
+import { http, HttpResponse } from 'msw';
+import '../../../../src/define.js';
+import type { ApiClient } from '../../../../src/api/api-client.js';
+import { readChatStream } from '../../../../src/api/stream.js';
+import { Conversation } from '../../../../src/chat/conversation.js';
+import type { ChatMessage } from '../../../../src/chat/types.js';
+import type { AgentChatMessage } from '../../../../src/components/message/message.js';
+import { test } from '../../../msw/test.js';
+import { SERVICE_BASE } from '../../../msw/reference.js';
+import { STREAM_HEADERS, encodeRecord } from '../../../msw/stream.js';
+import { fixtureChat, lastAnswerText, messagesOf, settled } from '../../../helpers/chat-fixture.js';
+
+/** A realistic answer: a heading, inline marks, a list with bold, a code fence and a table. */
+const ANSWER = `### Theming the widget
+
+The \`<agent-chat>\` element reads **design tokens** from the page, so a theme needs _no build step_. See the [reference](https://docs.example.com/theming).
+
+1. Set \`--agent-chat-color-accent\` on the element.
+2. Pick **light**, **dark** or **auto** with \`theme\`.
+3. Check the contrast with the *reduced motion* setting on.
+
+\`\`\`css
+agent-chat {
+  --agent-chat-color-accent: #0b57d0;
+  --agent-chat-radius: 16px;
+}
+\`\`\`
+
+| Token | Default | Used for |
+|---|---|---|
+| accent | #1d4ed8 | **buttons** |
+| radius | 12px | panels |
+
+That is all: reload and the new colours show.`;
+
+/** The answer as a model streams it: deltas of a few words, cut anywhere. */
+function deltasOf(text: string, size = 14): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
+const DELTAS = deltasOf(ANSWER);
+const QA = 'qa_exact';
+const START = encodeRecord('stream_start', { thread_id: 'th_exact', question_answer_id: QA });
+const RECORDS = [START, ...DELTAS.map((text) => encodeRecord('partial_answer', { text }))];
+const END = encodeRecord('identifiers', { thread_id: 'th_exact', question_answer_id: QA }, true);
+const encoder = new TextEncoder();
+const BYTES = RECORDS.map((r) => encoder.encode(r));
+
+/** Byte offsets to drop the connection at: after every record, and in the middle of every record. */
+function dropPoints(): { at: number; label: string }[] {
+  const points: { at: number; label: string }[] = [];
+  let offset = 0;
+  BYTES.forEach((bytes, i) => {
+    points.push({ at: offset + Math.floor(bytes.length / 2), label: `in the middle of record ${i}` });
+    offset += bytes.length;
+    points.push({ at: offset, label: `after record ${i}` });
+  });
+  return points;
+}
+
+/** The first connection: the records up to `at` bytes (a record per chunk), then a reset. */
+function droppedBody(at: number): ReadableStream<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let left = at;
+  for (const bytes of BYTES) {
+    if (left <= 0) break;
+    chunks.push(bytes.slice(0, Math.min(left, bytes.length)));
+    left -= bytes.length;
+  }
+  return new ReadableStream({
+    pull(controller) {
+      const next = chunks.shift();
+      if (next) controller.enqueue(next);
+      else controller.error(new TypeError('network error'));
+    },
+  });
+}
+
+/**
+ * §9's replay: stream_start, one partial_answer with the whole text so far (the service went on
+ * generating: two deltas past what was sent before the drop), then the live rest and the end.
+ */
+function replayBody(at: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  let offset = 0;
+  for (const bytes of BYTES) {
+    if (offset + bytes.length > at) break;
+    offset += bytes.length;
+    sent += 1;
+  }
+  const soFar = Math.min(DELTAS.length, Math.max(0, sent - 1) + 2);
+  const records = [
+    START,
+    encodeRecord('partial_answer', { text: DELTAS.slice(0, soFar).join('') }),
+    ...DELTAS.slice(soFar).map((text) => encodeRecord('partial_answer', { text })),
+    END,
+  ];
+  return new ReadableStream({
+    pull(controller) {
+      const next = records.shift();
+      if (next) controller.enqueue(encoder.encode(next));
+      else controller.close();
+    },
+  });
+}
+
+function api(at: number): ApiClient {
+  return {
+    chat: (_request, options) => readChatStream(droppedBody(at), options?.signal),
+    reattach: (_id, options) => readChatStream(replayBody(at), options?.signal),
+    listThreads: async () => ({ threads: [], next_cursor: null }),
+    getThread: async () => {
+      throw new Error('unused');
+    },
+    deleteThread: async () => {},
+    cancelAnswer: async () => {},
+    renameThread: async () => {
+      throw new Error('unused');
+    },
+    sendFeedback: async () => {},
+    reportHandoff: async () => {},
+  };
+}
+
+/** The rendered text of a message, without Lit's marker comments. */
+const contentOf = (el: AgentChatMessage) =>
+  el.shadowRoot!.querySelector('.content')!.innerHTML.replace(/<!--[^]*?-->/g, '');
+
+describe('reattach after a drop anywhere (§9)', () => {
+  it('ends with the DOM of a whole render, no interrupted mark, and an answer-end that agrees, for a drop at every record boundary and in the middle of every record', async () => {
+    const whole = await fixture<AgentChatMessage>(
+      html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`,
+    );
+    const expected = contentOf(whole);
+    expect(expected).toContain('<li>');
+    const points = dropPoints();
+    expect(points.length).toBeGreaterThan(2 * DELTAS.length);
+    for (const { at, label } of points) {
+      if (at < BYTES[0].length) continue; // before stream_start: see the next test
+      const el = await fixture<AgentChatMessage>(html`<agent-chat-message></agent-chat-message>`);
+      const ends: { outcome: string; text: string }[] = [];
+      const seen: string[] = [];
+      const conversation = new Conversation(
+        () => api(at),
+        {
+          onChange: (snapshot) => {
+            const answer = snapshot.messages.at(-1);
+            if (answer?.role !== 'assistant') return;
+            el.message = answer;
+            seen.push(answer.status);
+          },
+          onAnswerEnd: ({ outcome, text }) => ends.push({ outcome, text }),
+        },
+        { reattachDelay: () => 0 },
+      );
+      await conversation.send('How do I theme it?');
+      await el.updateComplete;
+      const answer = conversation.snapshot.messages.at(-1)!;
+      expect(answer.status, label).toBe('complete');
+      expect(answer.content, label).toBe(ANSWER);
+      expect(contentOf(el), label).toBe(expected);
+      // The interrupted mark went with the completed answer; the event says what the screen says.
+      expect(el.shadowRoot!.querySelector('[part="error"], [part="meta"]'), label).toBeNull();
+      expect(ends, label).toEqual([{ outcome: 'complete', text: ANSWER }]);
+      // The drop showed (the answer was interrupted, then reattached, never asked again).
+      expect(seen, label).toContain('interrupted');
+      el.remove();
+    }
+  });
+
+  it('a drop before stream_start is complete fails the question, kept for Retry (there is no answer to reattach to)', async () => {
+    const conversation = new Conversation(
+      () => api(Math.floor(BYTES[0].length / 2)),
+      { onChange: () => {} },
+      { reattachDelay: () => 0 },
+    );
+    await conversation.send('How do I theme it?');
+    expect(conversation.snapshot.messages.map((m) => [m.role, m.status, m.content])).toEqual([
+      ['user', 'failed', 'How do I theme it?'],
+    ]);
+  });
+});
+
+describe('<agent-chat> reattach after a drop in the middle of a record', () => {
+  test('the public events agree with the screen: one complete answer-end, the text of a whole render, no interrupted mark', async ({
+    worker,
+    backend,
+  }) => {
+    const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
+    const list = DELTAS.length >> 1;
+    const at = BYTES.slice(0, list).reduce((n, b) => n + b.length, 0) + 9;
+    worker.use(
+      http.post(`${AGENT}/chat/`, () => new HttpResponse(droppedBody(at), { headers: STREAM_HEADERS })),
+      http.get(
+        `${AGENT}/answers/${QA}/stream/`,
+        () => new HttpResponse(replayBody(at), { headers: STREAM_HEADERS }),
+      ),
+    );
+    const el = await fixtureChat();
+    const events: string[] = [];
+    el.addEventListener('agent-chat-answer-end', (e) => events.push(`end:${e.detail.outcome}`));
+    el.addEventListener('agent-chat-error', (e) => events.push(`error:${e.detail.code}`));
+    await el.send('How do I theme it?');
+    await settled(el);
+    expect(events).toEqual(['end:complete']);
+    const whole = await fixture<AgentChatMessage>(
+      html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: ANSWER, sources: [], status: 'complete', questionAnswerId: QA } satisfies ChatMessage}></agent-chat-message>`,
+    );
+    const answer = messagesOf(el).at(-1)!;
+    expect(contentOf(answer)).toBe(contentOf(whole));
+    expect(lastAnswerText(el)).toContain('That is all');
+    expect(answer.shadowRoot!.querySelector('[part="error"]')).toBeNull();
+    expect(answer.shadowRoot!.querySelectorAll('li')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,178 @@
+import { describe, expect } from 'vitest';
+import { userEvent } from 'vitest/browser';
+import { test } from '../../../msw/test.js';
+import { ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
+import { DemoAgent } from '../../../../service/index.js';
+import {
+  fixtureChat,
+  lastAnswerText,
+  messagesOf,
+  nextAnswerEnd,
+  settled,
+  threadListTitles,
+  threadListToggle,
+  textareaOf,
+  threadListOf,
+  typeMessage,
+} from '../../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
+
+const QUESTION = 'How do I theme it?';
+const reattaches = (backend: ReferenceBackend) =>
+  backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/'));
+const answerOf = (el: AgentChat) =>
+  messagesOf(el)
+    .filter((m) => m.message?.role === 'assistant')
+    .at(-1)?.message;
+
+/**
+ * Two tabs of one site and owner, as the device sees them: two widgets of the same scope, each
+ * with its own session, its own store and its own BroadcastChannel, sharing IndexedDB. An
+ * anonymous visitor unless `owner` is given. The service (the `backend` fixture) answers before
+ * the tabs open: a signed-in start screen loads its own list at once, and that request (and the
+ * session it mints, which the first send then shares) must not go out before the handlers do.
+ */
+async function twoTabs(backend: ReferenceBackend, owner: string | null = null) {
+  backend.signIn(owner);
+  const first = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
+  const second = await fixtureChat({ ownerKey: ownerKeyOf(owner) });
+  await settled(first);
+  await settled(second);
+  return { first, second };
+}
+
+describe('<agent-chat> in two tabs', () => {
+  // Slow enough that an answer is still streaming when the other tab looks.
+  test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 15 }) }));
+
+  test('an answer streamed in one tab shows in the other within 1 s, while it streams, with no request of the other', async ({
+    backend,
+  }) => {
+    const { first, second } = await twoTabs(backend);
+    const ended = nextAnswerEnd(first);
+    const started = performance.now();
+    void first.send(QUESTION);
+    // The question and the answer as it grows, followed through the device.
+    await expect
+      .poll(() => messagesOf(second).map((m) => m.message?.role), { timeout: 1000 })
+      .toEqual(['user', 'assistant']);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await expect.poll(() => answerOf(second)?.status).toBe('streaming');
+    expect(
+      second
+        .shadowRoot!.querySelector('agent-chat-composer')!
+        .shadowRoot!.querySelector('button[aria-label="Stop"]'),
+    ).not.toBeNull();
+    await ended;
+    await expect.poll(() => answerOf(second)?.status, { timeout: 1000 }).toBe('complete');
+    await settled(second);
+    expect(lastAnswerText(second)).toBe(lastAnswerText(first));
+    expect(answerOf(second)?.content).toBe(answerOf(first)?.content);
+    // One chat request (the first tab's) and no reattach: the second tab asked nothing for it.
+    expect(backend.chatRequests()).toHaveLength(1);
+    expect(reattaches(backend)).toHaveLength(0);
+  });
+
+  test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({
+    backend,
+  }) => {
+    const { first, second } = await twoTabs(backend);
+    void first.send(QUESTION);
+    await expect.poll(() => answerOf(second)?.status).toBe('streaming');
+    await second.send('And events?');
+    await expect.poll(() => messagesOf(first).length, { timeout: 8000 }).toBe(4);
+    await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
+    await expect.poll(() => messagesOf(second).length).toBe(4);
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
+  });
+
+  test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
+    backend,
+  }) => {
+    const { first, second } = await twoTabs(backend);
+    void first.send(QUESTION);
+    await expect.poll(() => answerOf(second)?.content.length ?? 0).toBeGreaterThan(20);
+    first.remove();
+    const ended = await nextAnswerEnd(second);
+    expect(ended.outcome).toBe('complete');
+    await settled(second);
+    expect(lastAnswerText(second).match(/Theming with CSS/g)).toHaveLength(1);
+    expect(backend.chatRequests()).toHaveLength(1);
+    expect(reattaches(backend)).toHaveLength(1);
+  });
+
+  describe('with an agent that answers at once', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 0 }) }));
+
+    test('a thread renamed or deleted in one tab changes in the other', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend, 'alice');
+      const [, theme] = await backend.seed('alice', ['Billing question', 'Theme question']);
+      threadListToggle(first).click();
+      await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Billing question']);
+      await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Billing question']);
+      const before = backend.serviceRequests.length;
+
+      const rename = Array.from(threadListOf(first).shadowRoot!.querySelectorAll<HTMLElement>('button')).find(
+        (b) => b.getAttribute('aria-label') === 'Rename Billing question',
+      )!;
+      rename.click();
+      await threadListOf(first).updateComplete;
+      const field = Array.from(
+        threadListOf(first).shadowRoot!.querySelectorAll<HTMLInputElement>('input'),
+      ).find((i) => i.getAttribute('aria-label') === 'Conversation title')!;
+      await userEvent.fill(field, 'Invoices');
+      await userEvent.keyboard('{Enter}');
+      await expect.poll(() => threadListTitles(first)).toEqual(['Theme question', 'Invoices']);
+      await expect.poll(() => threadListTitles(second)).toEqual(['Theme question', 'Invoices']);
+      threadListOf(first).dispatchEvent(
+        new CustomEvent('agent-chat-thread-list-delete', {
+          detail: { threadId: theme },
+          bubbles: true,
+          composed: true,
+        }),
+      );
+      await expect.poll(() => threadListTitles(second)).toEqual(['Invoices']);
+      // The first tab's two calls, nothing from the second.
+      expect(backend.serviceRequests.slice(before).map((r) => r.method)).toEqual(['PATCH', 'DELETE']);
+    });
+
+    test('clearSession() in one tab wipes every tab: conversation, draft, list', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend);
+      await first.send(QUESTION);
+      await typeMessage(first, 'a private draft');
+      await expect.poll(() => messagesOf(second).length).toBe(2);
+      await expect.poll(() => textareaOf(second).value).toBe('a private draft');
+      await first.clearSession();
+      await expect.poll(() => messagesOf(second).length).toBe(0);
+      await settled(second);
+      expect(textareaOf(second).value).toBe('');
+      expect(messagesOf(first)).toHaveLength(0);
+    });
+
+    test('an owner change in one tab wipes what every tab shows', async ({ backend }) => {
+      const { first, second } = await twoTabs(backend, 'alice');
+      await first.send('Alice private question');
+      await expect.poll(() => messagesOf(second).length).toBe(2);
+      backend.signIn('bob');
+      first.ownerKey = ownerKeyOf('bob');
+      await expect.poll(() => messagesOf(first).length).toBe(0);
+      await expect.poll(() => messagesOf(second).length).toBe(0);
+      // The site signed Bob in (every tab shares its cookies): the other tab shows Bob's
+      // conversation once its own session says Bob is here, and never Alice's again.
+      await first.send('Bob question');
+      await expect
+        .poll(() =>
+          messagesOf(second)
+            .map((m) => m.message?.content)
+            .join(' '),
+        )
+        .toContain('Bob question');
+      expect(
+        messagesOf(second)
+          .map((m) => m.message?.content)
+          .join(' '),
+      ).not.toContain('Alice');
+    });
+  });
+});
