@@ -30,16 +30,14 @@ const bundles = [
   // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more;
   // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B);
   // decision 277: sessionRequestHeaders, for CMS endpoints that need a nonce or CSRF token (83 B);
-  // issue 25: the widget's parts move into classes of their own, one commit at a time, and
-  // their names stay whole in the bundle until #private (decision 266) shortens them: the
-  // budgets hold the steps between (decision 267 sets them again at the end).
+  // decision 267: the widget's parts in their own classes (issue 25, +175 B after decision 266).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, everything in)',
-    budget: Number(args['max-iife'] ?? 62.7 * KB),
+    budget: Number(args['max-iife'] ?? 61.9 * KB),
   },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 70.5 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.6 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   {
     file: 'dist/agent-chat.loader.iife.js',

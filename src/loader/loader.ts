@@ -67,19 +67,18 @@ function copyAttributes(from: Element, to: Element, names: Iterable<string>): vo
 
 const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
-/** How the element is fetched, set by defineLoader; fetched once, for every <agent-chat>. */
-let importImpl: () => Promise<ImplModule>;
-let loading: Promise<ImplModule> | undefined;
-const load = () =>
-  (loading ??= importImpl().then(async (module) => {
-    await customElements.whenDefined('agent-chat-app');
-    return module;
-  }));
+/** Fetches the element, once for every <agent-chat> (set by defineLoader). */
+let load: () => Promise<ImplModule>;
 
 /** Registers <agent-chat> (once) as the loader, which fetches the element with `importImpl`. */
-export function defineLoader(impl: () => Promise<ImplModule>): void {
+export function defineLoader(importImpl: () => Promise<ImplModule>): void {
   if (typeof customElements === 'undefined' || customElements.get('agent-chat')) return;
-  importImpl = impl;
+  let loading: Promise<ImplModule> | undefined;
+  load = () =>
+    (loading ??= importImpl().then(async (module) => {
+      await customElements.whenDefined('agent-chat-app');
+      return module;
+    }));
   customElements.define('agent-chat', AgentChatLoader);
   runPreloadQueue();
 }
