@@ -16,6 +16,10 @@ const ENGLISH: TranscriptLabels = {
   sources: 'Sources',
 };
 
+/** A transcript is worth saving once an answer has words, and not while one streams. */
+export const worthSaving = ({ messages, streaming }: ConversationSnapshot): boolean =>
+  !streaming && messages.some((m) => m.role === 'assistant' && m.content !== '');
+
 /** The conversation on screen as Markdown, titled after its thread, in the caller's words. */
 export function conversationTranscript(
   { threadId, messages }: ConversationSnapshot,

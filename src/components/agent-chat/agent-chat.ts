@@ -11,7 +11,7 @@ import type { SessionPayload } from '../../session/types.js';
 import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
 import type { ClientTool } from '../../public-types.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
-import { conversationTranscript } from '../../chat/transcript.js';
+import { conversationTranscript, worthSaving } from '../../chat/transcript.js';
 import { AgentBar, agentBarStyles, downloadMarkdown } from './agent-bar.js';
 import hostStyles from '../../styles/host.styles.js';
 import tokenStyles from '../../styles/tokens.styles.js';
@@ -339,7 +339,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
         ${this.#iconButton(t('newConversation'), 'compose', () => this.newConversation())}
-        ${this.#more.render(t('more'), this.#canDownload() ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#transcript()) }] : [])}
+        ${this.#more.render(t('more'), worthSaving(this.#chat.snapshot.conversation) ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#transcript()) }] : [])}
         ${floating ? this.#iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
@@ -370,12 +370,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       </div>
       </div>
     </section>`;
-  }
-
-  /** A transcript is worth saving once an answer has words, and not while one streams. */
-  #canDownload(): boolean {
-    const { messages, streaming } = this.#chat.snapshot.conversation;
-    return !streaming && messages.some((m) => m.role === 'assistant' && m.content);
   }
 
   override render() {
