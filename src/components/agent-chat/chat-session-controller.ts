@@ -1,8 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
-import { ChatSession, type ChatSnapshot } from '../../chat/chat-session.js';
-import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
-import type { SessionPayload } from '../../session/types.js';
+import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
 import type { ClientTool } from '../../public-types.js';
 import { createDeviceMemoryStore } from '../../chat/device-memory-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
@@ -17,16 +15,24 @@ import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
 import { announcementText } from '../../markdown/plain-text.js';
 
-/** The element's properties the session reads each time it needs them (attributes may change). */
-export interface ChatSessionHost extends ReactiveControllerHost, HTMLElement {
-  projectId: string;
-  integrationId: string;
-  /** '' for the page's origin. */
-  baseUrl: string;
-  sessionEndpoint: string;
-  getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
-  sessionRequestHeaders?: SessionRequestHeaders;
-  ownerKey: string;
+/**
+ * The element's properties the session reads each time it needs them (attributes may change):
+ * the connection's, by the same names (`baseUrl` '' for the page's origin), and a few more.
+ */
+export interface ChatSessionHost
+  extends
+    ReactiveControllerHost,
+    HTMLElement,
+    Pick<
+      ChatSessionConfig,
+      | 'projectId'
+      | 'integrationId'
+      | 'baseUrl'
+      | 'sessionEndpoint'
+      | 'getSessionToken'
+      | 'sessionRequestHeaders'
+      | 'ownerKey'
+    > {
   streamIdleTimeout: number;
   /** The page's client-side tools (§7). */
   tools: readonly ClientTool[];
