@@ -4,7 +4,7 @@
  * on timers (what `serve()` does through `startDuties`).
  */
 import { TOOL_WAIT_MS } from '../contract/limits.js';
-import type { Clock } from './http/clock.js';
+import type { Clock } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
 import type { ActivityStore, FleetStore, StoresOf } from './storage/types.js';
 

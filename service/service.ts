@@ -4,7 +4,7 @@ import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import { Answers } from './answers/live-answers.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
-import { type Clock, systemClock } from './http/clock.js';
+import { type Clock, systemClock } from './kernel/clock.js';
 import { Directory } from './http/directory.js';
 import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
 import { HttpError } from './http/errors.js';

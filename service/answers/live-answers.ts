@@ -1,8 +1,8 @@
 import { MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import { RECORD_SEPARATOR, encodeRecord } from '../../contract/records.js';
 import { type Agent, AgentError } from '../agents/types.js';
-import type { Clock } from '../http/clock.js';
-import { randomId } from '../http/ids.js';
+import type { Clock } from '../kernel/clock.js';
+import { randomId } from '../kernel/ids.js';
 import { RecordStream } from '../http/record-stream.js';
 import { STREAM_HEADERS } from '../http/responses.js';
 import type {

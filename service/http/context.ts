@@ -1,11 +1,11 @@
 import type { Agent } from '../agents/types.js';
 import type { AnswerRunner } from '../answers/types.js';
 import type { SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../kernel/clock.js';
 import { HttpError } from './errors.js';
 import type { Directory, ProjectView } from './directory.js';
 import { type RateLimit, checkRate } from './rate-limiter.js';
-import { hashToken } from './tokens.js';
+import { hashToken } from '../kernel/tokens.js';
 
 export type { ProjectConfig, ProjectView } from './directory.js';
 

@@ -1,8 +1,8 @@
 import type { ApiKeyRecord, IntegrationRecord, ProjectRecord } from '../storage/console-types.js';
 import type { StoresOf } from '../storage/types.js';
-import type { Clock } from './clock.js';
-import { randomId } from './ids.js';
-import { randomSecret, sha256Hex } from './secrets.js';
+import type { Clock } from '../kernel/clock.js';
+import { randomId } from '../kernel/ids.js';
+import { randomSecret, sha256Hex } from '../kernel/secrets.js';
 
 /** A project given at start (the `projects` option, the CLI flags): made to exist, idempotently. */
 export interface ProjectConfig {

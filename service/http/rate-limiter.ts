@@ -1,5 +1,5 @@
 import type { RateStore } from '../storage/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../kernel/clock.js';
 import { HttpError } from './errors.js';
 
 export interface RateLimit {

@@ -1,5 +1,5 @@
 import { queryBase, queryPaths } from '../../contract/paths.js';
-import { isoMicros } from '../http/clock.js';
+import { isoMicros } from '../kernel/clock.js';
 import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
 import { HttpError, badRequest } from '../http/errors.js';
 import { json } from '../http/responses.js';

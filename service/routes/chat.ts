@@ -18,7 +18,7 @@ import {
   requireSession,
 } from '../http/context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
-import { randomId } from '../http/ids.js';
+import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';

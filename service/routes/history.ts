@@ -1,7 +1,7 @@
 import { MAX_TITLE_CHARS } from '../../contract/limits.js';
 import { waitExpired } from '../answers/replay.js';
 import { isRecord, readJsonBody } from '../http/body.js';
-import { isoMicros } from '../http/clock.js';
+import { isoMicros } from '../kernel/clock.js';
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, noContent } from '../http/responses.js';

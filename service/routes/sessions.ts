@@ -2,13 +2,13 @@ import { MAX_OWNER_ID_CHARS } from '../../contract/limits.js';
 import { ownerKey } from '../../contract/owner-key.js';
 import { OWNER_KEY_HEADER } from '../../contract/paths.js';
 import { isRecord, readJsonBody } from '../http/body.js';
-import { isoMicros } from '../http/clock.js';
+import { isoMicros } from '../kernel/clock.js';
 import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
-import { randomId } from '../http/ids.js';
+import { randomId } from '../kernel/ids.js';
 import { checkRate } from '../http/rate-limiter.js';
 import { json } from '../http/responses.js';
-import { hashToken } from '../http/tokens.js';
+import { hashToken } from '../kernel/tokens.js';
 
 /** Sessions in the directory, counted in the activity; mints limited through rates. */
 type SessionsContext = ServiceContext<'directory' | 'activity' | 'rates'>;

@@ -1,4 +1,4 @@
-import { isoMicros } from '../../http/clock.js';
+import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';

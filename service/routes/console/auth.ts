@@ -2,7 +2,7 @@ import { isRecord, readJsonBody } from '../../http/body.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { HttpError, badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
-import { randomSecret, sameText, sha256Hex } from '../../http/secrets.js';
+import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
 import type { ConsoleSessionRecord } from '../../storage/console-types.js';
 
 /** Admins, their sessions and sign-in failures, and the audit log. */

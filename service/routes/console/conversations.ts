@@ -1,8 +1,8 @@
 import { ownerKey } from '../../../contract/owner-key.js';
-import { isoMicros } from '../../http/clock.js';
+import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { THREAD_ID } from '../../http/ids.js';
+import { THREAD_ID } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
 import type { FeedbackRecord, ThreadCursor } from '../../storage/types.js';

@@ -1,11 +1,11 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
-import { isoMicros } from '../../http/clock.js';
+import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { keyIsLive } from '../../http/directory.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
-import { randomId } from '../../http/ids.js';
+import { randomId } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';
-import { randomSecret, sha256Hex } from '../../http/secrets.js';
+import { randomSecret, sha256Hex } from '../../kernel/secrets.js';
 import type { ApiKeyRecord } from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';

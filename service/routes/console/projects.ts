@@ -1,10 +1,10 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
-import { isoMicros } from '../../http/clock.js';
+import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../../http/context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { normalizeOrigin } from '../../http/origins.js';
 import { json, noContent } from '../../http/responses.js';
-import { randomSecret } from '../../http/secrets.js';
+import { randomSecret } from '../../kernel/secrets.js';
 import type { IntegrationRecord, ProjectRecord } from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
 

@@ -5,7 +5,7 @@ import { createReferenceService, memoryStores } from '../../../service/index.js'
 import { sleep } from '../../../service/agents/demo.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import type { LogEntry } from '../../../service/index.js';
-import { hashToken } from '../../../service/http/tokens.js';
+import { hashToken } from '../../../service/kernel/tokens.js';
 import { MIGRATIONS } from '../../../service/storage/migrations.js';
 import { pgliteClient } from '../../../service/storage/pglite.js';
 import { openSqlStores } from '../../../service/storage/sql/index.js';
