@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { requestUrl } from '../server/request-url.js';
-import { takeRecordStream } from './http/record-stream.js';
+import { takeRecordStream } from './answers/record-stream.js';
 import type { ReferenceService } from './service.js';
 import { bodyStream } from '../server/node-stream.js';
 

@@ -3,8 +3,6 @@ import { RECORD_SEPARATOR, encodeRecord } from '../../contract/records.js';
 import { type Agent, AgentError } from '../agents/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomId } from '../kernel/ids.js';
-import { RecordStream } from '../http/record-stream.js';
-import { STREAM_HEADERS } from '../http/responses.js';
 import type {
   ActivityEvent,
   MessageRecord,
@@ -14,6 +12,7 @@ import type {
   TokenUsage,
 } from '../storage/types.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
+import { RecordStream } from './record-stream.js';
 import { isPaused, snapshot, storedEnd } from './replay.js';
 import type { AnswerRunner, StartAnswer } from './types.js';
 
@@ -140,7 +139,7 @@ export class Answers implements AnswerRunner {
     return this.live.size;
   }
 
-  start(request: StartAnswer): Response {
+  start(request: StartAnswer): RecordStream {
     const answer = new LiveAnswer(request.message, request.thread, this.options.clock.now());
     this.live.set(answer.message.id, answer);
     const response = this.stream(answer, false);
@@ -151,7 +150,7 @@ export class Answers implements AnswerRunner {
     return response;
   }
 
-  async reattach(message: MessageRecord, thread: ThreadMeta): Promise<Response> {
+  async reattach(message: MessageRecord, thread: ThreadMeta): Promise<RecordStream> {
     const local = this.live.get(message.id);
     if (local) return this.stream(local, true);
     const { storage, clock, leaseMs } = this.options;
@@ -164,7 +163,7 @@ export class Answers implements AnswerRunner {
         await storage.ledger.endOrphan(message.id, 'error', clock.now(), leaseMs);
       message = (await storage.conversations.getMessage(message.id))?.message ?? message;
     }
-    return this.storedResponse(message, thread);
+    return this.storedStream(message, thread);
   }
 
   async cancel(message: MessageRecord): Promise<void> {
@@ -229,7 +228,7 @@ export class Answers implements AnswerRunner {
    * The record stream of a live answer. With `replay`, what it has so far comes first
    * (reattach); a closed connection only removes its listener.
    */
-  private stream(answer: LiveAnswer, replay: boolean): Response {
+  private stream(answer: LiveAnswer, replay: boolean): RecordStream {
     let listener: Listener | undefined;
     const records = new RecordStream(() => {
       if (listener) answer.listeners.delete(listener);
@@ -252,18 +251,20 @@ export class Answers implements AnswerRunner {
       };
       answer.listeners.add(listener);
     }
-    return records.response(STREAM_HEADERS);
+    return records;
   }
 
-  private storedResponse(message: MessageRecord, thread: ThreadMeta): Response {
+  /** An answer no instance generates: what is stored, and how it ended. */
+  private storedStream(message: MessageRecord, thread: ThreadMeta): RecordStream {
     const head = encodeRecord('stream_start', { thread_id: thread.id, question_answer_id: message.id });
-    return new Response(head + storedEnd(message, thread, this.options.clock.now()).join(''), {
-      headers: STREAM_HEADERS,
-    });
+    const records = new RecordStream(() => {});
+    records.write(encoder.encode(head + storedEnd(message, thread, this.options.clock.now()).join('')));
+    records.end();
+    return records;
   }
 
   /** Relays an answer another instance generates: its snapshot, then its records as they come. */
-  private follow(message: MessageRecord, thread: ThreadMeta, host: string): Response {
+  private follow(message: MessageRecord, thread: ThreadMeta, host: string): RecordStream {
     const watchId = randomId('watch');
     let open = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -308,7 +309,7 @@ export class Answers implements AnswerRunner {
     timer = setTimeout(() => watch.next === -1 && watch.fallBack(), WATCH_TIMEOUT_MS);
     this.watches.set(watchId, watch);
     this.signal({ kind: 'watch', answerId: message.id, watchId, host });
-    return records.response(STREAM_HEADERS);
+    return records;
   }
 
   private onSignal(signal: Signal): void {

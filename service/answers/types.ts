@@ -1,6 +1,10 @@
-/** What the routes ask of live answers: the request context holds this interface, not the class. */
+/**
+ * What the routes ask of live answers: the request context holds this interface, not the class.
+ * It speaks records, not HTTP: the routes put the record streams it returns into responses.
+ */
 import type { AgentInput } from '../agents/types.js';
 import type { ActivityEvent, MessageRecord, ThreadMeta } from '../storage/types.js';
+import type { RecordStream } from './record-stream.js';
 
 export interface StartAnswer {
   thread: ThreadMeta;
@@ -14,10 +18,10 @@ export interface StartAnswer {
 export interface AnswerRunner {
   /** The instance's id in the fleet: what `beginAnswer` and `resumeAnswer` store as the generator. */
   readonly instanceId: string;
-  /** Starts generating; returns the stream for the caller (stream_start first). */
-  start(request: StartAnswer): Response;
+  /** Starts generating; returns the records for the caller (stream_start first). */
+  start(request: StartAnswer): RecordStream;
   /** §9 reattach: the live answer on whichever instance generates it, else what is stored. */
-  reattach(message: MessageRecord, thread: ThreadMeta): Promise<Response>;
+  reattach(message: MessageRecord, thread: ThreadMeta): Promise<RecordStream>;
   /** §9 cancel: stops the answer wherever it generates; resolves once it is stored (or after a bound). */
   cancel(message: MessageRecord): Promise<void>;
   /** A deleted thread's answers stop wherever they generate; not awaited. */

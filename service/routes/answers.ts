@@ -1,5 +1,5 @@
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
-import { noContent } from '../http/responses.js';
+import { STREAM_HEADERS, noContent } from '../http/responses.js';
 import { visibleAnswer } from './visibility.js';
 
 /** The answer, found in the conversations; the session (directory) and its rate window (rates). */
@@ -15,7 +15,7 @@ export async function reattach(
 ): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message, thread } = await visibleAnswer(ctx, session, answerId);
-  return ctx.answers.reattach(message, thread);
+  return (await ctx.answers.reattach(message, thread)).response(STREAM_HEADERS);
 }
 
 /** POST …/answers/{id}/cancel/: stops generation wherever it runs, keeps the text as stopped; idempotent (§9). */

@@ -21,6 +21,7 @@ import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
+import { STREAM_HEADERS } from '../http/responses.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
 import { findThread } from './visibility.js';
 
@@ -220,7 +221,7 @@ export async function chat(
   });
   if (begun === 'thread_gone') throw notFound('No such thread.');
   if (begun === 'cap_reached') throw capReached(ctx);
-  return ctx.answers.start({
+  const records = ctx.answers.start({
     thread,
     message: answer,
     input: {
@@ -233,6 +234,7 @@ export async function chat(
     },
     activity,
   });
+  return records.response(STREAM_HEADERS);
 }
 
 async function continueWithTools(
@@ -301,7 +303,7 @@ async function continueWithTools(
   answer.toolCalls = toolCalls;
   answer.updatedAt = now;
   const questionAt = lastIndex(messages.slice(0, index), (m) => m.role === 'user');
-  return ctx.answers.start({
+  const records = ctx.answers.start({
     thread,
     message: answer,
     input: {
@@ -314,4 +316,5 @@ async function continueWithTools(
     },
     activity,
   });
+  return records.response(STREAM_HEADERS);
 }

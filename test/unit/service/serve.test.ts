@@ -6,7 +6,7 @@ import {
   memoryStores,
   type ReferenceServiceOptions,
 } from '../../../service/index.js';
-import { RecordStream } from '../../../service/http/record-stream.js';
+import { RecordStream } from '../../../service/answers/record-stream.js';
 import { serve } from '../../../service/node.js';
 import { PROJECT, readRecords } from '../../fixtures/service.js';
 
