@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConsoleOptions, PasswordHasher } from './http/context.js';
+import type { ConsoleOptions, PasswordHasher } from './routes/context.js';
 
 /**
  * scrypt (RFC 7914) from node:crypto: memory-hard, in Node itself (argon2 would need a native

@@ -12,7 +12,7 @@ export type {
   TrustProxy,
   ConsoleOptions,
 } from './service.js';
-export type { ProjectConfig, PasswordHasher } from './http/context.js';
+export type { ProjectConfig, PasswordHasher } from './routes/context.js';
 export type { RateLimit } from './http/rate-limiter.js';
 export { DemoAgent } from './agents/demo.js';
 export { AgentError } from './agents/types.js';

@@ -6,11 +6,11 @@ import { Answers } from './answers/live-answers.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { Directory } from './http/directory.js';
-import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './http/context.js';
+import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './routes/context.js';
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
-import { route } from './http/router.js';
+import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { StoreRole, Stores } from './storage/types.js';
 

@@ -1,6 +1,6 @@
 import { queryBase, queryPaths } from '../../contract/paths.js';
 import { isoMicros } from '../kernel/clock.js';
-import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
+import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from './context.js';
 import { HttpError, badRequest } from '../http/errors.js';
 import { json } from '../http/responses.js';
 import type { ActivityRow } from '../storage/types.js';

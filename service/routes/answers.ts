@@ -1,4 +1,4 @@
-import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { STREAM_HEADERS, noContent } from '../http/responses.js';
 import { visibleAnswer } from './visibility.js';
 

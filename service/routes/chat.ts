@@ -16,7 +16,7 @@ import {
   identityOf,
   requireProject,
   requireSession,
-} from '../http/context.js';
+} from './context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';

@@ -1,6 +1,6 @@
 import { MAX_FEEDBACK_ISSUE_CHARS } from '../../contract/limits.js';
 import { isRecord, readJsonBody } from '../http/body.js';
-import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { ANSWER_ID, THREAD_ID } from '../kernel/ids.js';
 import { noContent } from '../http/responses.js';

@@ -2,7 +2,7 @@ import { MAX_TITLE_CHARS } from '../../contract/limits.js';
 import { waitExpired } from '../answers/replay.js';
 import { isRecord, readJsonBody } from '../http/body.js';
 import { isoMicros } from '../kernel/clock.js';
-import { type RequestInfo, type ServiceContext, requireProject, requireSession } from '../http/context.js';
+import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, noContent } from '../http/responses.js';
 import type { ThreadCursor, ThreadMeta } from '../storage/types.js';

@@ -3,7 +3,7 @@ import { ownerKey } from '../../contract/owner-key.js';
 import { OWNER_KEY_HEADER } from '../../contract/paths.js';
 import { isRecord, readJsonBody } from '../http/body.js';
 import { isoMicros } from '../kernel/clock.js';
-import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from '../http/context.js';
+import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from './context.js';
 import { badRequest } from '../http/errors.js';
 import { randomId } from '../kernel/ids.js';
 import { checkRate } from '../http/rate-limiter.js';

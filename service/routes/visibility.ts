@@ -1,6 +1,6 @@
 /** Who may see what: the ownership rules of §5 and decision 7, in one place. */
 import { THREAD_ID, ANSWER_ID } from '../kernel/ids.js';
-import type { ServiceContext } from '../http/context.js';
+import type { ServiceContext } from './context.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import type { SessionRecord, ThreadMeta, ThreadRecord } from '../storage/types.js';
 

@@ -1,5 +1,5 @@
 import { isoMicros } from '../../kernel/clock.js';
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';

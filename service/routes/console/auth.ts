@@ -1,5 +1,5 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';

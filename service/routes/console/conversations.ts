@@ -1,6 +1,6 @@
 import { ownerKey } from '../../../contract/owner-key.js';
 import { isoMicros } from '../../kernel/clock.js';
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';

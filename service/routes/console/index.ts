@@ -1,5 +1,5 @@
 /** The console at `/console/`: its JSON API (one file per resource) and its built pages. */
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import type { StoreRole } from '../../storage/types.js';
 import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';

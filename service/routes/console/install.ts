@@ -1,4 +1,4 @@
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
 

@@ -1,6 +1,6 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
 import { isoMicros } from '../../kernel/clock.js';
-import type { RequestInfo, ServiceContext } from '../../http/context.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
 import { keyIsLive } from '../../http/directory.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { randomId } from '../../kernel/ids.js';

@@ -2,12 +2,12 @@ import type { Agent } from '../agents/types.js';
 import type { AnswerRunner } from '../answers/types.js';
 import type { SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
-import { HttpError } from './errors.js';
-import type { Directory, ProjectView } from './directory.js';
-import { type RateLimit, checkRate } from './rate-limiter.js';
+import { HttpError } from '../http/errors.js';
+import type { Directory, ProjectView } from '../http/directory.js';
+import { type RateLimit, checkRate } from '../http/rate-limiter.js';
 import { hashToken } from '../kernel/tokens.js';
 
-export type { ProjectConfig, ProjectView } from './directory.js';
+export type { ProjectConfig, ProjectView } from '../http/directory.js';
 
 /** What the host knows about a request that the request itself cannot be trusted to say. */
 export interface RequestInfo {

@@ -1,16 +1,16 @@
 import { agentPaths, queryPaths } from '../../contract/paths.js';
-import { activity, removedAnalyticsActivity } from '../routes/activity.js';
-import { cancel, reattach } from '../routes/answers.js';
-import { chat } from '../routes/chat.js';
-import { feedback, handoff } from '../routes/feedback.js';
-import { deleteThread, getThread, listThreads, renameThread } from '../routes/history.js';
-import { CONSOLE, consoleRoute } from '../routes/console/index.js';
-import { createSession } from '../routes/sessions.js';
+import { activity, removedAnalyticsActivity } from './activity.js';
+import { cancel, reattach } from './answers.js';
+import { chat } from './chat.js';
+import { feedback, handoff } from './feedback.js';
+import { deleteThread, getThread, listThreads, renameThread } from './history.js';
+import { CONSOLE, consoleRoute } from './console/index.js';
+import { createSession } from './sessions.js';
 import type { StoreRole } from '../storage/types.js';
 import type { RequestInfo, ServiceContext } from './context.js';
-import { HttpError, badRequest, notFound } from './errors.js';
-import { underOrigins } from './origins.js';
-import { preflight } from './responses.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { underOrigins } from '../http/origins.js';
+import { preflight } from '../http/responses.js';
 
 type Handler = (
   ctx: ServiceContext<StoreRole>,
