@@ -4,7 +4,7 @@
 // Seeding: 100,000 sessions over 90 days, each 1 session + 1 thread + 8 message events
 // (1,000,000 events), 2 integrations, a third of the sessions anonymous, 20,000 reactions.
 import { cpus, loadavg } from 'node:os';
-import { createReferenceService, openStorage, scryptPasswords } from '../service/dist/index.js';
+import { createAgentService, openStorage, scryptPasswords } from '../service/dist/index.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -21,7 +21,7 @@ const { default: pg } = await import('pg');
 const db = new pg.Client({ connectionString: url });
 await db.connect();
 const storage = await openStorage({ databaseUrl: url });
-const service = createReferenceService({
+const service = createAgentService({
   projects: [{ id: PROJECT, apiKey: 'bench-key-not-secret', integrationIds: ['int_docs', 'int_app'] }],
   storage,
   console: { passwords: scryptPasswords },

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
 import { createSessionHandler, ownerKey, toNodeHandler } from '../server/node.js';
 import { nodeConsole, scryptPasswords } from '../service/console-node.js';
-import { type AccountStore, createReferenceService, DemoAgent } from '../service/index.js';
+import { type AccountStore, createAgentService, DemoAgent } from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
 
 export const DEMO = {
@@ -73,7 +73,7 @@ async function serveBuiltFile(request: Request): Promise<Response> {
 export function demoServices(): Plugin {
   async function mount(server: ViteDevServer | PreviewServer) {
     const storage = await openStorage({ dataDir: DEMO.dataDir });
-    const service = createReferenceService({
+    const service = createAgentService({
       projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
       basePath: DEMO.servicePath,
       storage,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { DemoAgent, createReferenceService } from './index.js';
+import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
 import { addAdmin } from './admin-cli.js';
 import { normalizeOrigin } from './http/origins.js';
@@ -172,7 +172,7 @@ async function main() {
     env.AGENT_CHAT_INTEGRATION ||
     allowedOrigins
   );
-  const service = createReferenceService({
+  const service = createAgentService({
     projects: seeded ? [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }] : [],
     console: await nodeConsole(),
     storage,

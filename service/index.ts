@@ -3,10 +3,10 @@
  * interfaces. Runs wherever Fetch does (Node, a worker, the browser tests under msw); the
  * Node face (`./node.js`) adds the databases, the model agent and a node:http server.
  */
-export { createReferenceService } from './service.js';
+export { createAgentService } from './service.js';
 export type {
-  ReferenceService,
-  ReferenceServiceOptions,
+  AgentService,
+  AgentServiceOptions,
   RequestInfo,
   LogEntry,
   TrustProxy,

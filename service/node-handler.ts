@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { requestUrl } from '../server/request-url.js';
 import { takeRecordStream } from './answers/record-stream.js';
-import type { ReferenceService } from './service.js';
+import type { AgentService } from './service.js';
 import { bodyStream } from '../server/node-stream.js';
 
 /**
@@ -12,7 +12,7 @@ import { bodyStream } from '../server/node-stream.js';
  * records come (`takeRecordStream`) instead of through a ReadableStream and a reader. Measured
  * at 1,000 concurrent answers, that plumbing was about a tenth of the service's CPU.
  */
-export function serviceNodeHandler(service: ReferenceService) {
+export function serviceNodeHandler(service: AgentService) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = requestUrl(req);
     if (!url) {

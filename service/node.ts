@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceNodeHandler } from './node-handler.js';
-import type { LogEntry, ReferenceService } from './service.js';
+import type { LogEntry, AgentService } from './service.js';
 
 /**
  * `agent-chat-service` for Node: the Fetch handler, the storage and agent interfaces, the
@@ -62,7 +62,7 @@ export function jsonLog(entry: LogEntry): void {
   logLines += `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`;
 }
 
-export async function serve(service: ReferenceService, options: ServeOptions = {}): Promise<RunningService> {
+export async function serve(service: AgentService, options: ServeOptions = {}): Promise<RunningService> {
   const log = options.log ?? jsonLog;
   const handle = serviceNodeHandler(service);
   const server = createServer((req, res) => {

@@ -22,7 +22,7 @@ export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Recor
   string | number | boolean | null
 >;
 
-export interface ReferenceServiceOptions {
+export interface AgentServiceOptions {
   /** Projects made to exist at start (idempotent); the console manages them and others. */
   projects?: ProjectConfig[];
   /** The console at `/console/` (sign-in, keys, integrations, activity, conversations); off when absent. */
@@ -66,7 +66,7 @@ export interface ReferenceServiceOptions {
   log?: (entry: LogEntry) => void;
 }
 
-export interface ReferenceService {
+export interface AgentService {
   /** A Fetch handler: runs under msw, as Vite/Node middleware, or in any Fetch-style server. */
   // A property, not a method: it uses no `this`, so it can be handed on alone (toNodeHandler(service.handle)).
   handle: (request: Request, info?: RequestInfo) => Promise<Response>;
@@ -90,7 +90,7 @@ export interface ReferenceService {
 
 /** The read-only context every route gets: configuration and the service's parts, every storage role. */
 function serviceContext(
-  options: ReferenceServiceOptions,
+  options: AgentServiceOptions,
   parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log'> & {
     stalenessMs: number;
   },
@@ -127,7 +127,7 @@ function errorResponse(error: unknown, request: Request, log: (entry: LogEntry) 
   return json({ detail: 'Internal error.', code: 'internal_error' }, 500);
 }
 
-export function createReferenceService(options: ReferenceServiceOptions): ReferenceService {
+export function createAgentService(options: AgentServiceOptions): AgentService {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const storage = options.storage ?? memoryStores();
@@ -152,7 +152,7 @@ export function createReferenceService(options: ReferenceServiceOptions): Refere
     ));
   const timers = new Set<ReturnType<typeof setInterval>>();
 
-  const service: ReferenceService = {
+  const service: AgentService = {
     storage,
     instanceId: answers.instanceId,
     async handle(request, info = {}) {

@@ -1,4 +1,4 @@
-/** Time source of the reference service; tests drive a ManualClock to expire tokens. */
+/** Time source of the service; tests drive a ManualClock to expire tokens. */
 export interface Clock {
   now(): number;
 }

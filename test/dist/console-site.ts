@@ -6,7 +6,7 @@ import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import {
   DemoAgent,
   memoryStores,
-  createReferenceService,
+  createAgentService,
   nodeConsole,
   scryptPasswords,
   serve,
@@ -34,7 +34,7 @@ export async function startConsoleService(): Promise<{
   requests: { method: string; path: string; status: number }[];
 }> {
   const storage = memoryStores();
-  const service = createReferenceService({
+  const service = createAgentService({
     projects: [PROJECT],
     storage,
     agent: new DemoAgent({ wordDelayMs: 0 }),

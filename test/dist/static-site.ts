@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
-import { createReferenceService } from '../../service/index.js';
+import { createAgentService } from '../../service/index.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
@@ -33,7 +33,7 @@ export async function startSite(options: {
   scriptTag?: string;
   mode?: 'inline' | 'launcher';
 }): Promise<{ origin: string; close: () => Promise<void> }> {
-  const service = createReferenceService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
+  const service = createAgentService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
     createSessionHandler({

@@ -1,5 +1,5 @@
 import { createSessionHandler } from '../../server/session-handler.js';
-import { createReferenceService } from '../../service/index.js';
+import { createAgentService } from '../../service/index.js';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../src/chat/chat-session.js';
 import type { RemoteChange, StoredMemory, DeviceMemoryStore } from '../../src/chat/device-memory-store.js';
 import type { ErrorInfo } from '../../src/chat/types.js';
@@ -64,7 +64,7 @@ export function device() {
 
 /** The reference service and a site's session endpoint (with the owner-key header), in process. */
 export function backend() {
-  const service = createReferenceService({ projects: [PROJECT], rateLimit: false });
+  const service = createAgentService({ projects: [PROJECT], rateLimit: false });
   let owner: string | null = null;
   const requests: string[] = [];
   let override: ((request: Request) => Promise<Response | undefined>) | undefined;

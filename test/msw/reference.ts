@@ -1,6 +1,6 @@
 import { http } from 'msw';
 import { createSessionHandler } from '../../server/session-handler.js';
-import { createReferenceService, type ReferenceServiceOptions } from '../../service/index.js';
+import { createAgentService, type AgentServiceOptions } from '../../service/index.js';
 
 export const SERVICE_BASE = 'https://agent.test';
 export const PROJECT_ID = 'proj_demo';
@@ -20,8 +20,8 @@ const AGENT_BASE = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
  * both reached through msw, so browser tests exercise the real contract end to end.
  * `signIn(owner)` plays the site owner's login state.
  */
-export function referenceBackend(options: Partial<ReferenceServiceOptions> = {}) {
-  const service = createReferenceService({
+export function referenceBackend(options: Partial<AgentServiceOptions> = {}) {
+  const service = createAgentService({
     projects: [{ id: PROJECT_ID, apiKey: API_KEY, integrationIds: [INTEGRATION_ID] }],
     rateLimit: false,
     ...options,

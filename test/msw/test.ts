@@ -1,7 +1,7 @@
 import { test as base } from 'vitest';
 import { http, HttpResponse, isCommonAssetRequest } from 'msw';
 import { setupWorker } from 'msw/browser';
-import type { ReferenceServiceOptions } from '../../service/index.js';
+import type { AgentServiceOptions } from '../../service/index.js';
 import { referenceBackend } from './reference.js';
 
 /** Requests no handler answered during a test (msw answers them with a 500). */
@@ -59,7 +59,7 @@ export const test = base
       if (missed.length) throw new Error(`requests without an msw handler: ${missed.join(', ')}`);
     });
   })
-  .extend('backendOptions', {} as Partial<ReferenceServiceOptions>)
+  .extend('backendOptions', {} as Partial<AgentServiceOptions>)
   .extend('backend', async ({ worker, backendOptions }) => {
     const backend = referenceBackend(backendOptions);
     worker.use(...backend.handlers);

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSessionHandler } from '../../../server/index.js';
-import { createReferenceService } from '../../../service/index.js';
+import { createAgentService } from '../../../service/index.js';
 import { ownerKey } from '../../../contract/owner-key.js';
 import { agentBase, agentPaths, RECORD_SEPARATOR, encodeRecord } from '../../../contract/index.js';
 
@@ -17,7 +17,7 @@ describe('contract/: the wire vocabulary both sides share', () => {
   });
 
   it('gives the service and the session helper the same owner key for the same owner', async () => {
-    const service = createReferenceService({
+    const service = createAgentService({
       projects: [{ id: 'p', apiKey: 'k', integrationIds: ['i'] }],
       rateLimit: false,
     });

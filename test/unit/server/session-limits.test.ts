@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSessionHandler, toNodeHandler, type SessionHandlerOptions } from '../../../server/node.js';
-import { createReferenceService } from '../../../service/index.js';
+import { createAgentService } from '../../../service/index.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import { PROJECT } from '../../fixtures/service.js';
 
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function site(helper: Partial<SessionHandlerOptions> = {}, mintCeiling = 20) {
   const service: RunningService = await serve(
-    createReferenceService({
+    createAgentService({
       projects: [PROJECT],
       rateLimit: false,
       sessionMintLimit: { requests: mintCeiling, windowMs: 60_000 },

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReferenceService, memoryStores } from '../../../service/index.js';
+import { createAgentService, memoryStores } from '../../../service/index.js';
 import { sleep } from '../../../service/agents/demo.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import type { LogEntry } from '../../../service/index.js';
@@ -26,9 +26,9 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.close()));
 });
 
-async function served(options: Parameters<typeof createReferenceService>[0]) {
+async function served(options: Parameters<typeof createAgentService>[0]) {
   const logs: LogEntry[] = [];
-  const service = createReferenceService({ log: (e) => logs.push(e), ...options });
+  const service = createAgentService({ log: (e) => logs.push(e), ...options });
   const server = await serve(service, { port: 0, log: (e) => logs.push(e) });
   running.push(server);
   return { service, url: server.url, logs };

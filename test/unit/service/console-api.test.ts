@@ -5,8 +5,8 @@ import { scryptPasswords } from '../../../service/console-node.js';
 import {
   ManualClock,
   memoryStores,
-  createReferenceService,
-  type ReferenceServiceOptions,
+  createAgentService,
+  type AgentServiceOptions,
 } from '../../../service/index.js';
 import { ADMIN, addAdmin, consoleClient } from '../../fixtures/console.js';
 import { AGENT, BASE, PROJECT, makeService } from '../../fixtures/service.js';
@@ -14,7 +14,7 @@ import { AGENT, BASE, PROJECT, makeService } from '../../fixtures/service.js';
 const CONSOLE = { passwords: scryptPasswords };
 
 /** A service with the console on, an admin, and a signed-in console client. */
-async function setup(options: Partial<ReferenceServiceOptions> = {}) {
+async function setup(options: Partial<AgentServiceOptions> = {}) {
   const made = makeService({ console: CONSOLE, ...options });
   await addAdmin(made.service.storage);
   const admin = consoleClient(made.service);
@@ -213,8 +213,8 @@ describe('console API keys', () => {
     const clock = new ManualClock();
     const storage = memoryStores();
     const options = { projects: [PROJECT], storage, clock, rateLimit: false as const, console: CONSOLE };
-    const a = createReferenceService(options);
-    const b = createReferenceService(options);
+    const a = createAgentService(options);
+    const b = createAgentService(options);
     await addAdmin(storage);
     const admin = consoleClient(a);
     await admin.signIn();
@@ -236,8 +236,8 @@ describe('start-up projects', () => {
   it('are written once, whatever the number of instances and restarts; a revoked start-up key stays revoked', async () => {
     const storage = memoryStores();
     const seed = { ...PROJECT, allowedOrigins: ['https://docs.example.com'] };
-    const first = createReferenceService({ projects: [seed], storage, console: CONSOLE });
-    const second = createReferenceService({ projects: [seed], storage, console: CONSOLE });
+    const first = createAgentService({ projects: [seed], storage, console: CONSOLE });
+    const second = createAgentService({ projects: [seed], storage, console: CONSOLE });
     const mint = (service: typeof first) =>
       service.handle(
         new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': PROJECT.apiKey } }),
@@ -252,7 +252,7 @@ describe('start-up projects', () => {
 
     const [key] = await storage.directory.listApiKeys(PROJECT.id);
     await storage.directory.updateApiKey(PROJECT.id, key.id, { revokedAt: Date.now() });
-    const restarted = createReferenceService({
+    const restarted = createAgentService({
       projects: [{ ...seed, allowedOrigins: ['https://www.example.com'] }],
       storage,
       console: CONSOLE,

@@ -2,11 +2,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeHandler } from '../../../server/node.js';
-import {
-  createReferenceService,
-  memoryStores,
-  type ReferenceServiceOptions,
-} from '../../../service/index.js';
+import { createAgentService, memoryStores, type AgentServiceOptions } from '../../../service/index.js';
 import { serve, type RunningService } from '../../../service/node.js';
 import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
 
@@ -15,9 +11,9 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function served(options: Partial<ReferenceServiceOptions> = {}) {
+async function served(options: Partial<AgentServiceOptions> = {}) {
   const running: RunningService = await serve(
-    createReferenceService({ projects: [PROJECT], storage: memoryStores(), ...options }),
+    createAgentService({ projects: [PROJECT], storage: memoryStores(), ...options }),
     {
       port: 0,
       log: () => {},
@@ -167,7 +163,7 @@ describe('the client address reaches the agent limit', () => {
   };
 
   it('through toNodeHandler (the socket): new tokens from one address do not get around it', async () => {
-    const service = createReferenceService({
+    const service = createAgentService({
       projects: [PROJECT],
       rateLimit: { requests: 2, windowMs: 60_000 },
     });

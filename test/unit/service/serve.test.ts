@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createReferenceService,
+  createAgentService,
   DemoAgent,
   memoryStores,
-  type ReferenceServiceOptions,
+  type AgentServiceOptions,
 } from '../../../service/index.js';
 import { RecordStream } from '../../../service/answers/record-stream.js';
 import { serve } from '../../../service/node.js';
@@ -15,10 +15,10 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function served(options: Partial<ReferenceServiceOptions> = {}) {
+async function served(options: Partial<AgentServiceOptions> = {}) {
   const storage = memoryStores();
   const running = await serve(
-    createReferenceService({ projects: [PROJECT], storage, rateLimit: false, ...options }),
+    createAgentService({ projects: [PROJECT], storage, rateLimit: false, ...options }),
     { port: 0, log: () => {} },
   );
   closers.push(() => running.close());

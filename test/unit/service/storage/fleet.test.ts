@@ -1,11 +1,11 @@
 /** The fleet on every engine: leases, reaping, signals; and two service instances on one database. */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createReferenceService,
+  createAgentService,
   ManualClock,
   memoryStores,
-  type ReferenceService,
-  type ReferenceServiceOptions,
+  type AgentService,
+  type AgentServiceOptions,
   type Stores,
 } from '../../../../service/index.js';
 import { openStorage } from '../../../../service/storage/open.js';
@@ -112,17 +112,17 @@ const text = (records: Record_[]) =>
     .join('');
 
 describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) => {
-  let services: ReferenceService[] = [];
+  let services: AgentService[] = [];
   afterEach(async () => {
     await Promise.all(services.map((s) => s.close()));
     services = [];
   });
 
-  async function start(options: Partial<ReferenceServiceOptions> = {}, count = 2) {
+  async function start(options: Partial<AgentServiceOptions> = {}, count = 2) {
     const clock = new ManualClock();
     const stores = await fleet.stores(count);
     services = stores.map((storage) =>
-      createReferenceService({ projects: [PROJECT], clock, rateLimit: false, ...options, storage }),
+      createAgentService({ projects: [PROJECT], clock, rateLimit: false, ...options, storage }),
     );
     const call = (
       instance: number,
