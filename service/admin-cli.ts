@@ -2,6 +2,7 @@ import { scryptPasswords } from './console-node.js';
 import { MIN_PASSWORD_CHARS, USERNAME } from './routes/console/auth.js';
 import { DataDirLockedError } from './storage/data-dir-lock.js';
 import { openStorage } from './storage/open.js';
+import type { AccountStore } from './storage/types.js';
 
 const MAX_PASSWORD_CHARS = 1_024;
 
@@ -54,19 +55,8 @@ export async function addAdmin(
     return fail(
       `"${args[1]}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`,
     );
-  let password: string;
-  try {
-    password = await readPassword();
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : 'could not read the password.');
-  }
-  // Characters as people count them (code points), as NIST's minimum length means.
-  // oxlint-disable-next-line typescript/no-misused-spread -- splitting into code points is the point
-  const length = [...password].length;
-  if (length < MIN_PASSWORD_CHARS)
-    return fail(`the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`);
-  if (length > MAX_PASSWORD_CHARS)
-    return fail(`the password must be at most ${MAX_PASSWORD_CHARS} characters.`);
+  const password = await checkedPassword();
+  if (!password.ok) return fail(password.reason);
   let storage;
   try {
     storage = await openStorage(store);
@@ -76,25 +66,8 @@ export async function addAdmin(
     throw error;
   }
   try {
-    const now = Date.now();
-    if (
-      !(await storage.accounts.createAdmin({
-        username,
-        passwordHash: await scryptPasswords.hash(password),
-        createdAt: now,
-      }))
-    ) {
+    if (!(await saveAdmin(storage.accounts, username, password.value)))
       return fail(`an admin named ${username} exists already.`);
-    }
-    await storage.accounts.appendAudit({
-      at: now,
-      actor: 'cli',
-      action: 'admin.add',
-      projectId: null,
-      target: username,
-      detail: null,
-      address: null,
-    });
     console.log(
       `Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`,
     );
@@ -102,4 +75,42 @@ export async function addAdmin(
   } finally {
     await storage.close();
   }
+}
+
+/** The password from stdin, or why it cannot be one. */
+async function checkedPassword(): Promise<{ ok: true; value: string } | { ok: false; reason: string }> {
+  let password: string;
+  try {
+    password = await readPassword();
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : 'could not read the password.' };
+  }
+  // Characters as people count them (code points), as NIST's minimum length means.
+  // oxlint-disable-next-line typescript/no-misused-spread -- splitting into code points is the point
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_CHARS)
+    return {
+      ok: false,
+      reason: `the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`,
+    };
+  if (length > MAX_PASSWORD_CHARS)
+    return { ok: false, reason: `the password must be at most ${MAX_PASSWORD_CHARS} characters.` };
+  return { ok: true, value: password };
+}
+
+/** The admin and its audit entry; false when the name is taken. */
+async function saveAdmin(accounts: AccountStore, username: string, password: string): Promise<boolean> {
+  const now = Date.now();
+  const passwordHash = await scryptPasswords.hash(password);
+  if (!(await accounts.createAdmin({ username, passwordHash, createdAt: now }))) return false;
+  await accounts.appendAudit({
+    at: now,
+    actor: 'cli',
+    action: 'admin.add',
+    projectId: null,
+    target: username,
+    detail: null,
+    address: null,
+  });
+  return true;
 }

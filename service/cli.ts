@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
+import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
 import { normalizeOrigin } from './http/origins.js';
 import {
@@ -53,32 +54,34 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
   --model-usage on|off          ask for token usage (stream_options.include_usage); off for a server that
                                 refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  project: { type: 'string' },
+  integration: { type: 'string', multiple: true },
+  'api-key': { type: 'string' },
+  'allowed-origin': { type: 'string', multiple: true },
+  'public-url': { type: 'string' },
+  help: { type: 'boolean' },
+  'trust-proxy': { type: 'string' },
+  'model-tries': { type: 'string' },
+  'model-first-token-timeout': { type: 'string' },
+  'model-stall-timeout': { type: 'string' },
+  'model-history-tokens': { type: 'string' },
+  'model-usage': { type: 'string' },
+} as const;
+
+const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
+type Flags = ReturnType<typeof flags>['values'];
+const env = process.env;
+
 async function main() {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      data: { type: 'string' },
-      project: { type: 'string' },
-      integration: { type: 'string', multiple: true },
-      'api-key': { type: 'string' },
-      'allowed-origin': { type: 'string', multiple: true },
-      'public-url': { type: 'string' },
-      help: { type: 'boolean' },
-      'trust-proxy': { type: 'string' },
-      'model-tries': { type: 'string' },
-      'model-first-token-timeout': { type: 'string' },
-      'model-stall-timeout': { type: 'string' },
-      'model-history-tokens': { type: 'string' },
-      'model-usage': { type: 'string' },
-    },
-  });
+  const { values, positionals } = flags();
   if (values.help) {
     console.log(HELP);
     return;
   }
-  const env = process.env;
   if (positionals[0] === 'admin') {
     process.exitCode = await addAdmin(positionals.slice(1), {
       databaseUrl: env.DATABASE_URL || undefined,
@@ -91,43 +94,82 @@ async function main() {
     console.error(HELP);
     process.exit(2);
   }
-  const apiKey = values['api-key'] ?? env.AGENT_CHAT_API_KEY;
   const port = Number(values.port ?? env.PORT ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     console.error(`agent-chat-service: --port must be 0 to 65535, not ${values.port ?? env.PORT}.`);
     process.exit(2);
   }
-  let agent: Agent = new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
-  if (env.OPENAI_BASE_URL || env.OPENAI_MODEL) {
-    if (!env.AGENT_CHAT_DOCS)
-      throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
-    const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
-    const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
-    if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
-    agent = new OpenAiAgent({
-      baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
-      model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
-      apiKey: env.OPENAI_API_KEY,
-      docs,
-      maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
-      firstTokenTimeoutMs: seconds(
-        '--model-first-token-timeout',
-        values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT,
-      ),
-      stallTimeoutMs: seconds(
-        '--model-stall-timeout',
-        values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT,
-      ),
-      historyTokens: whole(
-        '--model-history-tokens',
-        values['model-history-tokens'] ?? env.AGENT_CHAT_MODEL_HISTORY_TOKENS,
-        0,
-        10_000_000,
-      ),
-      usage: usage === 'on',
-      log: jsonLog,
-    });
-  }
+  const agent = await agentOf(values);
+  const { projects, named } = projectsOf(values);
+  const settings = {
+    projects,
+    agent,
+    publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
+    rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
+    sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
+    maxConcurrentAnswers: wholeNumber(
+      env.AGENT_CHAT_MAX_CONCURRENT_ANSWERS,
+      'AGENT_CHAT_MAX_CONCURRENT_ANSWERS',
+    ),
+    eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS
+      ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000
+      : undefined,
+    trustProxy: proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY),
+    log: jsonLog,
+  };
+  // Every setting is checked before the store opens: a typo fails at once, with nothing written.
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
+  const storage = await openStore(databaseUrl, dataDir);
+  const service = createAgentService({ ...settings, storage, console: await nodeConsole() });
+  const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
+  console.log(
+    `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
+  );
+  console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
+  stopOnSignals(running);
+}
+
+/** The offline demo agent, or a model when one is configured (with the documents it answers from). */
+async function agentOf(values: Flags): Promise<Agent> {
+  if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL)
+    return new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
+  if (!env.AGENT_CHAT_DOCS)
+    throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
+  const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
+  const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
+  if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
+  return new OpenAiAgent({
+    baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+    model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+    apiKey: env.OPENAI_API_KEY,
+    docs,
+    maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
+    firstTokenTimeoutMs: seconds(
+      '--model-first-token-timeout',
+      values['model-first-token-timeout'] ?? env.AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT,
+    ),
+    stallTimeoutMs: seconds(
+      '--model-stall-timeout',
+      values['model-stall-timeout'] ?? env.AGENT_CHAT_MODEL_STALL_TIMEOUT,
+    ),
+    historyTokens: whole(
+      '--model-history-tokens',
+      values['model-history-tokens'] ?? env.AGENT_CHAT_MODEL_HISTORY_TOKENS,
+      0,
+      10_000_000,
+    ),
+    usage: usage === 'on',
+    log: jsonLog,
+  });
+}
+
+/**
+ * The project the flags name, made to exist at start; none when no flag names one (projects
+ * then come from the console). `named` says which, for the start-up line.
+ */
+function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string | null } {
+  const apiKey = values['api-key'] ?? env.AGENT_CHAT_API_KEY;
   const origins = values['allowed-origin'] ?? env.AGENT_CHAT_ALLOWED_ORIGINS?.split(',').filter(Boolean);
   const allowedOrigins = origins?.map((origin) => {
     const normal = normalizeOrigin(origin);
@@ -135,33 +177,6 @@ async function main() {
       throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
     return normal;
   });
-  const trustProxy = proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY);
-  const maxConcurrentAnswers = wholeNumber(
-    env.AGENT_CHAT_MAX_CONCURRENT_ANSWERS,
-    'AGENT_CHAT_MAX_CONCURRENT_ANSWERS',
-  );
-  // Every setting is checked before the store opens: a typo fails at once, with nothing written.
-  const databaseUrl = env.DATABASE_URL || undefined;
-  const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
-  // The embedded database is PostgreSQL compiled to WebAssembly. V8 compiles it twice (a quick
-  // baseline, then optimized code for what runs hot) and keeps both; compiling it optimized
-  // once keeps a first start near 170 MB of RSS instead of 190-260 MB, for a second more of
-  // start-up. Only the program does this: it changes the whole process.
-  if (!databaseUrl) setFlagsFromString('--no-liftoff');
-  let storage;
-  try {
-    storage = await openStorage({ databaseUrl, dataDir });
-  } catch (error) {
-    // Another process owns the embedded data directory: say so and write nothing.
-    if (error instanceof DataDirLockedError) {
-      console.error(`agent-chat-service: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
-  // On a shared PostgreSQL other instances' answers may be live; leases end those of a dead one.
-  if (!databaseUrl) await storage.ledger.stopStale(Number.MAX_SAFE_INTEGER);
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
   const seeded = !!(
@@ -172,26 +187,38 @@ async function main() {
     env.AGENT_CHAT_INTEGRATION ||
     allowedOrigins
   );
-  const service = createAgentService({
-    projects: seeded ? [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }] : [],
-    console: await nodeConsole(),
-    storage,
-    agent,
-    publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
-    rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
-    sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
-    maxConcurrentAnswers,
-    eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS
-      ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000
-      : undefined,
-    trustProxy,
-    log: jsonLog,
-  });
-  const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
-  console.log(
-    `agent-chat-service listening on ${running.url} (${seeded ? `project ${project}` : 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
-  );
-  console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
+  if (!seeded) return { projects: [], named: null };
+  return {
+    projects: [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }],
+    named: `project ${project}`,
+  };
+}
+
+/** The store; a data directory another process owns is said plainly, with nothing written. */
+async function openStore(databaseUrl: string | undefined, dataDir: string) {
+  // The embedded database is PostgreSQL compiled to WebAssembly. V8 compiles it twice (a quick
+  // baseline, then optimized code for what runs hot) and keeps both; compiling it optimized
+  // once keeps a first start near 170 MB of RSS instead of 190-260 MB, for a second more of
+  // start-up. Only the program does this: it changes the whole process.
+  if (!databaseUrl) setFlagsFromString('--no-liftoff');
+  let storage;
+  try {
+    storage = await openStorage({ databaseUrl, dataDir });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(`agent-chat-service: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
+  // On a shared PostgreSQL other instances' answers may be live; leases end those of a dead one.
+  if (!databaseUrl) await storage.ledger.stopStale(Number.MAX_SAFE_INTEGER);
+  return storage;
+}
+
+/** SIGTERM and SIGINT store the answers in flight as stopped, then exit. */
+function stopOnSignals(running: { close(): Promise<void> }): void {
   const stop = (signal: string) => {
     jsonLog({ level: 'info', msg: 'stopping', signal });
     running.close().then(

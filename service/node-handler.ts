@@ -27,46 +27,11 @@ export function serviceNodeHandler(service: AgentService) {
       if (!res.writableFinished) cancel?.();
     });
     try {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      const body = await requestBody(req);
-      const request = new Request(url, {
-        method: req.method,
-        headers,
-        body,
-        ...(body instanceof ReadableStream && { duplex: 'half' }),
-      } as RequestInit);
       // The socket's address: limits key on it (a trusted proxy's header may refine it).
-      const response = await service.handle(request, { clientAddress: req.socket.remoteAddress });
-      res.statusCode = response.status;
-      response.headers.forEach((value, name) => {
-        if (name !== 'set-cookie') res.setHeader(name, value);
+      const response = await service.handle(await toRequest(req, url), {
+        clientAddress: req.socket.remoteAddress,
       });
-      // Headers joins nothing for Set-Cookie, but forEach + setHeader would keep only the last.
-      const cookies = response.headers.getSetCookie();
-      if (cookies.length) res.setHeader('Set-Cookie', cookies);
-      const records = takeRecordStream(response);
-      if (records) {
-        if (res.destroyed) return records.cancel();
-        cancel = () => records.cancel();
-        // The first piece (stream_start) waits in the stream: it goes out with the headers.
-        records.pipe({ write: (bytes) => void res.write(bytes), end: () => res.end() });
-        return;
-      }
-      if (!response.body) {
-        res.end();
-        return;
-      }
-      const reader = response.body.getReader();
-      cancel = () => void reader.cancel().catch(() => {});
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done || res.destroyed) break;
-        if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
-      }
-      res.end();
+      await send(res, response, (stop) => (cancel = stop));
     } catch (error) {
       if (res.destroyed) return;
       if (!res.headersSent) {
@@ -75,6 +40,59 @@ export function serviceNodeHandler(service: AgentService) {
       } else res.destroy(error as Error);
     }
   };
+}
+
+/** The Fetch Request for a node:http request: its headers, and its body read or streamed. */
+async function toRequest(req: IncomingMessage, url: URL): Promise<Request> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const body = await requestBody(req);
+  return new Request(url, {
+    method: req.method,
+    headers,
+    body,
+    ...(body instanceof ReadableStream && { duplex: 'half' }),
+  } as RequestInit);
+}
+
+/**
+ * Writes the response to the socket: a record stream piece by piece as it comes, any other body
+ * through its reader. `onCancel` gets what stops it when the client leaves first.
+ */
+async function send(
+  res: ServerResponse,
+  response: Response,
+  onCancel: (stop: () => void) => void,
+): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') res.setHeader(name, value);
+  });
+  // Headers joins nothing for Set-Cookie, but forEach + setHeader would keep only the last.
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) res.setHeader('Set-Cookie', cookies);
+  const records = takeRecordStream(response);
+  if (records) {
+    if (res.destroyed) return records.cancel();
+    onCancel(() => records.cancel());
+    // The first piece (stream_start) waits in the stream: it goes out with the headers.
+    records.pipe({ write: (bytes) => void res.write(bytes), end: () => res.end() });
+    return;
+  }
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  onCancel(() => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || res.destroyed) break;
+    if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
 }
 
 /**

@@ -55,12 +55,7 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
   });
   switch (output.type) {
     case 'text':
-      return {
-        run: { message: withText(message, output.text), runUsage: run.runUsage, rounds: run.rounds },
-        record: null,
-        text: output.text,
-        end: null,
-      };
+      return grown(run, output.text);
     case 'sources':
       return next(
         { sources: [...message.sources, ...output.sources] },
@@ -106,6 +101,14 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
     }
   }
 }
+
+/** More text: the hot path (see `withText`). */
+const grown = (run: AnswerRun, text: string): Applied => ({
+  run: { message: withText(run.message, text), runUsage: run.runUsage, rounds: run.rounds },
+  record: null,
+  text,
+  end: null,
+});
 
 /**
  * The answer with more text, written out field by field: text comes once per token, thousands of

@@ -129,55 +129,58 @@ export class Directory {
       ) {
         await this.audit('project.create', config.id, config.id);
       }
-      for (const integrationId of config.integrationIds) {
-        const integration = {
-          projectId: config.id,
-          id: integrationId,
-          name: integrationId,
-          allowedOrigins: config.allowedOrigins ?? [],
-          createdAt: now,
-        };
-        if (await this.storage.directory.createIntegration(integration))
-          await this.audit('integration.create', config.id, integrationId, {
-            allowed_origins: integration.allowedOrigins,
-          });
-        else if (config.allowedOrigins) {
-          const before =
-            (await this.storage.directory.listIntegrations(config.id)).find((i) => i.id === integrationId)
-              ?.allowedOrigins ?? [];
-          if (before.join('\n') !== config.allowedOrigins.join('\n')) {
-            await this.storage.directory.updateIntegration(config.id, integrationId, {
-              allowedOrigins: config.allowedOrigins,
-            });
-            await this.audit('integration.update', config.id, integrationId, {
-              allowed_origins: config.allowedOrigins,
-            });
-          }
-        }
-      }
-      const hash = config.apiKey && (await sha256Hex(config.apiKey));
-      // A key revoked in the console stays revoked: restarting with the old flag does not revive it.
-      if (
-        config.apiKey &&
-        hash &&
-        !(await this.storage.directory.listApiKeys(config.id)).some((k) => k.hash === hash)
-      ) {
-        const key = {
-          id: randomId('key'),
-          projectId: config.id,
-          name: 'Start-up key',
-          prefix: config.apiKey.slice(0, 4),
-          hash,
-          createdAt: now,
-          lastUsedAt: null,
-          expiresAt: null,
-          revokedAt: null,
-        };
-        if (await this.storage.directory.createApiKey(key))
-          await this.audit('key.create', config.id, key.id, { name: key.name, prefix: key.prefix });
-      }
+      for (const integrationId of config.integrationIds)
+        await this.seedIntegration(config, integrationId, now);
+      if (config.apiKey) await this.seedKey(config.id, config.apiKey, now);
       this.invalidate(config.id);
     }
+  }
+
+  /** The integration exists, with the start-up origins when they are given. */
+  private async seedIntegration(config: ProjectConfig, integrationId: string, now: number): Promise<void> {
+    const integration = {
+      projectId: config.id,
+      id: integrationId,
+      name: integrationId,
+      allowedOrigins: config.allowedOrigins ?? [],
+      createdAt: now,
+    };
+    if (await this.storage.directory.createIntegration(integration)) {
+      await this.audit('integration.create', config.id, integrationId, {
+        allowed_origins: integration.allowedOrigins,
+      });
+      return;
+    }
+    if (!config.allowedOrigins) return;
+    const before =
+      (await this.storage.directory.listIntegrations(config.id)).find((i) => i.id === integrationId)
+        ?.allowedOrigins ?? [];
+    if (before.join('\n') === config.allowedOrigins.join('\n')) return;
+    await this.storage.directory.updateIntegration(config.id, integrationId, {
+      allowedOrigins: config.allowedOrigins,
+    });
+    await this.audit('integration.update', config.id, integrationId, {
+      allowed_origins: config.allowedOrigins,
+    });
+  }
+
+  /** The start-up key exists, unless it was revoked in the console: restarting with the old flag does not revive it. */
+  private async seedKey(projectId: string, apiKey: string, now: number): Promise<void> {
+    const hash = await sha256Hex(apiKey);
+    if ((await this.storage.directory.listApiKeys(projectId)).some((k) => k.hash === hash)) return;
+    const key = {
+      id: randomId('key'),
+      projectId,
+      name: 'Start-up key',
+      prefix: apiKey.slice(0, 4),
+      hash,
+      createdAt: now,
+      lastUsedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+    };
+    if (await this.storage.directory.createApiKey(key))
+      await this.audit('key.create', projectId, key.id, { name: key.name, prefix: key.prefix });
   }
 
   private audit(
