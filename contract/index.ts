@@ -4,6 +4,7 @@
  * imports it as is.
  */
 export * from './types.js';
+export * from './activity.js';
 export * from './limits.js';
 export * from './paths.js';
 export * from './records.js';

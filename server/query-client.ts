@@ -1,4 +1,5 @@
-import { queryBase } from '../contract/paths.js';
+import type { ActivityReport } from '../contract/activity.js';
+import { queryBase, queryPaths } from '../contract/paths.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
 import {
   type Body,
@@ -20,21 +21,7 @@ export interface ActivityQuery {
   integrationId?: string;
 }
 
-export interface ActivityCounts {
-  sessions: number;
-  threads: number;
-  messages: number;
-  /** Model tokens the answers took (protocol version 3; 0 where the agent reports none). */
-  prompt_tokens?: number;
-  completion_tokens?: number;
-}
-
-export interface ActivityReport {
-  period: { start: string; end: string };
-  totals: ActivityCounts & { unique_owners: number };
-  by_integration: Array<ActivityCounts & { integration_id: string }>;
-  by_day: Array<ActivityCounts & { date: string }>;
-}
+export type { ActivityCounts, ActivityReport } from '../contract/activity.js';
 
 export interface QueryClientOptions {
   apiKey: string;
@@ -120,7 +107,7 @@ export function createQueryClient(options: QueryClientOptions) {
       { start, end, integrationId }: ActivityQuery = {},
       { signal }: { signal?: AbortSignal } = {},
     ): Promise<ActivityReport> {
-      return get<ActivityReport>('/activity/', { start, end, integration_id: integrationId }, signal);
+      return get<ActivityReport>(queryPaths.activity, { start, end, integration_id: integrationId }, signal);
     },
   };
 }

@@ -1,3 +1,9 @@
+import {
+  type ActivityCounts,
+  type ActivityReport,
+  noActivity,
+  sumActivity,
+} from '../../contract/activity.js';
 import { queryBase, queryPaths } from '../../contract/paths.js';
 import { isoMicros } from '../kernel/clock.js';
 import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from './context.js';
@@ -23,29 +29,12 @@ export function parseDay(value: string | null, name: string): number | undefined
 
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
-type Counts = {
-  sessions: number;
-  threads: number;
-  messages: number;
-  upvotes: number;
-  downvotes: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-};
-
-function count(rows: ActivityRow[]): Counts {
-  const c = { threads: 0, messages: 0, upvotes: 0, downvotes: 0, prompt_tokens: 0, completion_tokens: 0 };
-  for (const r of rows) {
-    c.threads += r.threads;
-    c.messages += r.messages;
-    c.upvotes += r.upvotes;
-    c.downvotes += r.downvotes;
-    // Model tokens the answers took (§6, version 3); 0 where the agent reports none.
-    c.prompt_tokens += r.promptTokens;
-    c.completion_tokens += r.completionTokens;
-  }
+function count(rows: ActivityRow[]): ActivityCounts {
+  const counts = noActivity();
+  for (const r of rows) sumActivity(counts, r);
   // A session counts once per period, wherever it shows up (minted, chatted, reacted).
-  return { sessions: new Set(rows.filter((r) => r.sessions > 0).map((r) => r.sessionToken)).size, ...c };
+  counts.sessions = new Set(rows.filter((r) => r.sessions > 0).map((r) => r.sessionToken)).size;
+  return counts;
 }
 
 /**
@@ -129,7 +118,7 @@ export async function activity(
       as_of: asOf === null ? null : isoMicros(asOf),
       max_staleness_seconds: ctx.activityStalenessMs / 1000,
     },
-  });
+  } satisfies ActivityReport);
 }
 
 /**

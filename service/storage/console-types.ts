@@ -3,7 +3,10 @@
  * also reads, the admin side (accounts, console sessions, the audit log), and the project-wide
  * reads (conversations across owners, activity per day).
  */
+import type { ActivityCounts } from '../../contract/activity.js';
 import type { ThreadMeta } from './records.js';
+
+export type { ActivityCounts };
 
 export interface ProjectRecord {
   id: string;
@@ -93,16 +96,6 @@ export interface ConversationSummary extends ThreadMeta {
   error: boolean;
   toolUsed: boolean;
   handoffAt: number | null;
-}
-
-export interface ActivityCounts {
-  sessions: number;
-  threads: number;
-  messages: number;
-  upvotes: number;
-  downvotes: number;
-  promptTokens: number;
-  completionTokens: number;
 }
 
 /** Activity aggregated where the data lives (SQL), from the same rollup the query API reads. */

@@ -2,6 +2,7 @@
  * The records the stores keep and hand out: conversations, answers, sessions, activity. The
  * console's records (the directory, accounts, its reads) are in console-types.ts.
  */
+import type { ActivityCounts } from '../../contract/activity.js';
 import type { ActivityStep, Reaction, Source, ToolCall } from '../../contract/types.js';
 
 export type { ActivityStep, Reaction };
@@ -105,20 +106,14 @@ export interface ActivityEvent {
 
 /**
  * One row of the activity rollup: what one session did on one UTC day through one
- * integration ('' for none). The SQL stores keep it in a materialized view.
+ * integration ('' for none). The SQL stores keep it in a materialized view; its counts carry
+ * the contract's names, as the view's columns do.
  */
-export interface ActivityRow {
+export interface ActivityRow extends ActivityCounts {
   day: number;
   sessionToken: string;
   owner: string | null;
   integrationId: string;
-  sessions: number;
-  threads: number;
-  messages: number;
-  upvotes: number;
-  downvotes: number;
-  promptTokens: number;
-  completionTokens: number;
 }
 
 export type MessagePatch = Partial<

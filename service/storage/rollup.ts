@@ -1,3 +1,4 @@
+import { noActivity } from '../../contract/activity.js';
 import type { ActivityEvent, ActivityRow, FeedbackRecord, ThreadCursor } from './types.js';
 
 export const DAY_MS = 86_400_000;
@@ -25,13 +26,7 @@ export function rollUp(
         sessionToken,
         owner,
         integrationId: integrationId ?? '',
-        sessions: 0,
-        threads: 0,
-        messages: 0,
-        upvotes: 0,
-        downvotes: 0,
-        promptTokens: 0,
-        completionTokens: 0,
+        ...noActivity(),
       };
       rows.set(key, found);
     }
@@ -41,8 +36,8 @@ export function rollUp(
     if (e.projectId !== projectId || dayOf(e.at) < fromDay || dayOf(e.at) > toDay) continue;
     const found = row(e.at, e.sessionToken, e.owner, e.integrationId);
     if (e.kind === 'usage') {
-      found.promptTokens += e.promptTokens ?? 0;
-      found.completionTokens += e.completionTokens ?? 0;
+      found.prompt_tokens += e.promptTokens ?? 0;
+      found.completion_tokens += e.completionTokens ?? 0;
     } else found[`${e.kind}s`] += 1;
   }
   for (const f of feedback) {

@@ -1,15 +1,6 @@
-import type { ActivityCounts, ActivitySummary } from './console-types.js';
+import { type ActivityCounts, noActivity as zero, sumActivity } from '../../contract/activity.js';
+import type { ActivitySummary } from './console-types.js';
 import type { ActivityRow } from './types.js';
-
-const zero = (): ActivityCounts => ({
-  sessions: 0,
-  threads: 0,
-  messages: 0,
-  upvotes: 0,
-  downvotes: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-});
 
 /**
  * The in-memory twin of the SQL day-level summaries, so both stores answer alike: a session
@@ -45,15 +36,10 @@ export function summarizeActivity(
       targets.push(
         integrations.get(r.integrationId) ?? integrations.set(r.integrationId, zero()).get(r.integrationId)!,
       );
-    for (const c of targets) {
-      if (c !== targets[2]) c.sessions += r.sessions;
-      c.threads += r.threads;
-      c.messages += r.messages;
-      c.upvotes += r.upvotes;
-      c.downvotes += r.downvotes;
-      c.promptTokens += r.promptTokens;
-      c.completionTokens += r.completionTokens;
-    }
+    sumActivity(targets[0], r);
+    sumActivity(targets[1], r);
+    // An integration's sessions are counted below, from the sessions minted in the period.
+    if (targets[2]) sumActivity(targets[2], { ...r, sessions: 0 });
     if (r.owner !== null) owners.add(r.owner);
   }
   // Per integration, sessions minted in the period that chatted through it.

@@ -2,7 +2,7 @@ import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
-import type { ActivityCounts } from '../../storage/console-types.js';
+import { ACTIVITY_COUNTS, type ActivityCounts, noActivity, sumActivity } from '../../../contract/activity.js';
 import { parseDay, rollupAsOf } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
@@ -12,35 +12,9 @@ type ConsoleActivityContext = ServiceContext<'activity' | 'directory' | 'account
 
 const DAY = 86_400_000;
 const MAX_DAYS = 366;
-const COLUMNS = [
-  'sessions',
-  'threads',
-  'messages',
-  'upvotes',
-  'downvotes',
-  'prompt_tokens',
-  'completion_tokens',
-] as const;
-
 const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
-const zero: ActivityCounts = {
-  sessions: 0,
-  threads: 0,
-  messages: 0,
-  upvotes: 0,
-  downvotes: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-};
-const wire = (c: ActivityCounts) => ({
-  sessions: c.sessions,
-  threads: c.threads,
-  messages: c.messages,
-  upvotes: c.upvotes,
-  downvotes: c.downvotes,
-  prompt_tokens: c.promptTokens,
-  completion_tokens: c.completionTokens,
-});
+/** The counts alone, out of a summary's row (which also names its day or integration). */
+const countsOf = (row: ActivityCounts) => sumActivity(noActivity(), row);
 
 /**
  * GET /console/api/projects/{id}/activity/?start&end&integration_id[&format=csv]: the query
@@ -72,12 +46,13 @@ export async function consoleActivity(
   );
   const known = new Map(summary.days.map((d) => [d.day, d]));
   const byDay = [];
-  for (let d = start / DAY; d <= end / DAY; d++) byDay.push({ date: day(d), ...wire(known.get(d) ?? zero) });
+  for (let d = start / DAY; d <= end / DAY; d++)
+    byDay.push({ date: day(d), ...countsOf(known.get(d) ?? noActivity()) });
 
   if (params.get('format') === 'csv') {
     const lines = [
-      ['date', ...COLUMNS].join(','),
-      ...byDay.map((row) => [row.date, ...COLUMNS.map((c) => row[c])].join(',')),
+      ['date', ...ACTIVITY_COUNTS].join(','),
+      ...byDay.map((row) => [row.date, ...ACTIVITY_COUNTS.map((c) => row[c])].join(',')),
     ];
     const file =
       `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}.csv`.replace(
@@ -95,9 +70,9 @@ export async function consoleActivity(
   return json({
     period: { start: day(start / DAY), end: day(end / DAY) },
     integration_id: integrationId ?? null,
-    totals: { ...wire(summary.totals), unique_owners: summary.totals.uniqueOwners },
+    totals: { ...countsOf(summary.totals), unique_owners: summary.totals.uniqueOwners },
     by_day: byDay,
-    by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...wire(i) })),
+    by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...countsOf(i) })),
     freshness: {
       as_of: asOf === null ? null : isoMicros(asOf),
       max_staleness_seconds: ctx.activityStalenessMs / 1000,

@@ -1,3 +1,4 @@
+import { sumActivity } from '../../../contract/activity.js';
 import type { SqlClient } from '../sql-client.js';
 import type { ActivityCounts, ActivityEvent, ActivityRow, ActivityStore, ActivitySummary } from '../types.js';
 import { num } from './rows.js';
@@ -10,8 +11,8 @@ const counts = (r: Record<string, unknown>): ActivityCounts => ({
   messages: num(r.messages ?? 0),
   upvotes: num(r.upvotes ?? 0),
   downvotes: num(r.downvotes ?? 0),
-  promptTokens: num(r.prompt_tokens ?? 0),
-  completionTokens: num(r.completion_tokens ?? 0),
+  prompt_tokens: num(r.prompt_tokens ?? 0),
+  completion_tokens: num(r.completion_tokens ?? 0),
 });
 
 const toRow = (r: Record<string, unknown>): ActivityRow => ({
@@ -19,13 +20,7 @@ const toRow = (r: Record<string, unknown>): ActivityRow => ({
   sessionToken: r.session_token as string,
   owner: (r.owner as string | null) ?? null,
   integrationId: r.integration_id as string,
-  sessions: num(r.sessions),
-  threads: num(r.threads),
-  messages: num(r.messages),
-  upvotes: num(r.upvotes),
-  downvotes: num(r.downvotes),
-  promptTokens: num(r.prompt_tokens),
-  completionTokens: num(r.completion_tokens),
+  ...counts(r),
 });
 
 /** The console's summary from its five reads of the day-level tables. */
@@ -50,9 +45,7 @@ function toSummary(
   for (const [day, count] of sessionsOn)
     if (!summary.days.some((d) => d.day === day)) summary.days.push({ day, ...counts({ sessions: count }) });
   summary.days.sort((a, b) => a.day - b.day);
-  for (const d of summary.days)
-    for (const k of Object.keys(d) as (keyof typeof d)[])
-      if (k !== 'day') (summary.totals[k] as number) += d[k];
+  for (const d of summary.days) sumActivity(summary.totals, d);
   return summary;
 }
 

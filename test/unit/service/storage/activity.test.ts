@@ -38,8 +38,8 @@ storageSuite('activity', (suite) => {
         messages: 0,
         upvotes: 0,
         downvotes: 0,
-        promptTokens: 0,
-        completionTokens: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
       },
       {
         day,
@@ -51,8 +51,8 @@ storageSuite('activity', (suite) => {
         messages: 1,
         upvotes: 0,
         downvotes: 0,
-        promptTokens: 0,
-        completionTokens: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
       },
       {
         day: day + 1,
@@ -64,8 +64,8 @@ storageSuite('activity', (suite) => {
         messages: 1,
         upvotes: 0,
         downvotes: 0,
-        promptTokens: 0,
-        completionTokens: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
       },
     ]);
   });
@@ -115,7 +115,7 @@ storageSuite('activity', (suite) => {
     await store.activity.refreshActivity();
     const rows = (await store.activity.activity('p', day, day + 1)).sort((a, b) => a.day - b.day);
     // Usage events add tokens and nothing else: one message, not three.
-    expect(rows.map((r) => [r.day - day, r.messages, r.promptTokens, r.completionTokens])).toEqual([
+    expect(rows.map((r) => [r.day - day, r.messages, r.prompt_tokens, r.completion_tokens])).toEqual([
       [0, 1, 1200, 85],
       [1, 0, 7, 3],
     ]);
@@ -208,8 +208,8 @@ storageSuite('activity', (suite) => {
         messages: 1,
         upvotes: 0,
         downvotes: 0,
-        promptTokens: 0,
-        completionTokens: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
       },
       {
         day: day0 + 1,
@@ -218,8 +218,8 @@ storageSuite('activity', (suite) => {
         messages: 2,
         upvotes: 0,
         downvotes: 1,
-        promptTokens: 0,
-        completionTokens: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
       },
     ]);
     expect(all.totals).toMatchObject({ sessions: 3, threads: 1, messages: 3, downvotes: 1, uniqueOwners: 2 });

@@ -255,7 +255,7 @@ storageSuite('answer ledger', (suite) => {
     await store.activity.refreshActivity();
     const rows = await store.activity.activity('p', 0, 1e9);
     expect(rows.reduce((n, r) => n + r.messages, 0)).toBe(8);
-    expect(rows.reduce((n, r) => n + r.promptTokens, 0)).toBe(80);
+    expect(rows.reduce((n, r) => n + r.prompt_tokens, 0)).toBe(80);
     // Every slot is free again, those of the answers another instance ended too.
     for (let i = 0; i < 12; i++)
       expect(await store.ledger.takeAnswerSlot(`k${i}`, 1, `b${i}`, 'inst_a', T0)).toBe('taken');
