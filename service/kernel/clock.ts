@@ -21,3 +21,6 @@ export class ManualClock implements Clock {
 export function isoMicros(epochMs: number): string {
   return new Date(epochMs).toISOString().replace('Z', '000Z');
 }
+
+/** `isoMicros`, or null where there is no time (a key never used, a thread never handed off). */
+export const isoMicrosOrNull = (epochMs: number | null) => (epochMs === null ? null : isoMicros(epochMs));

@@ -69,6 +69,17 @@ export interface ServiceContext<R extends StoreRole = never> {
   ) => void;
 }
 
+/**
+ * What a routing table calls: the context (the router holds every role; each route names the
+ * ones it uses), the request, what the host knows about it, and the ids its path holds.
+ */
+export type RouteHandler = (
+  ctx: ServiceContext<StoreRole>,
+  request: Request,
+  info: RequestInfo,
+  ...params: string[]
+) => Promise<Response>;
+
 /** Stand-ins for project ids nobody configured; no key or token ever matches them. */
 const UNKNOWN_PROJECTS = new WeakSet<ProjectView>();
 

@@ -1,6 +1,7 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { type Activity, ConsoleApiError } from '../api.js';
+import { ConsoleApiError } from '../api.js';
+import type { ConsoleActivity } from '../../../contract/console.js';
 import { count, utcDay, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
@@ -35,7 +36,7 @@ export class ActivityPage extends ConsolePage {
   `,
   ];
 
-  @state() private data: Activity | null = null;
+  @state() private data: ConsoleActivity | null = null;
   @state() private error = '';
   private key = '';
 
@@ -108,10 +109,10 @@ export class ActivityPage extends ConsolePage {
     this.set({ start, end, integration_id: field(data, 'integration_id') || undefined });
   }
 
-  private figures(d: Activity) {
+  private figures(d: ConsoleActivity) {
     const t = d.totals;
     const dates = d.by_day.map((row) => row.date);
-    const col = (key: keyof Activity['by_day'][number]) => d.by_day.map((row) => Number(row[key]));
+    const col = (key: keyof ConsoleActivity['by_day'][number]) => d.by_day.map((row) => Number(row[key]));
     const stats = [
       ['Sessions', t.sessions],
       ['Threads', t.threads],

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApi, ConsoleApiError, type Project } from '../api.js';
+import { ConsoleApi, ConsoleApiError } from '../api.js';
+import type { ConsoleProject } from '../../../contract/console.js';
 import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
 import { PAGES, type Route, parseRoute, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
@@ -64,7 +65,7 @@ export class ConsoleApp extends LitElement {
 
   @state() private status: 'loading' | 'signed-out' | 'ready' | 'error' = 'loading';
   @state() private username = '';
-  @state() private projects: Project[] = [];
+  @state() private projects: ConsoleProject[] = [];
   @state() private route: Route = parseRoute(location.href);
   @state() private loadError = '';
   private readonly api = new ConsoleApi();
@@ -224,7 +225,7 @@ export class ConsoleApp extends LitElement {
     </dialog>`;
   }
 
-  private page(project: Project | null) {
+  private page(project: ConsoleProject | null) {
     if (!project && this.route.page !== 'audit') {
       return html`<div class="empty card stack">
         <h1 tabindex="-1">Create your first project</h1>

@@ -1,6 +1,7 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { type AuditEntry, ConsoleApiError } from '../api.js';
+import { ConsoleApiError } from '../api.js';
+import type { ConsoleAuditEntry } from '../../../contract/console.js';
 import { when } from '../format.js';
 import { ConsolePage } from './page.js';
 
@@ -21,7 +22,7 @@ const ACTIONS: Record<string, string> = {
   'key.revoke': 'Revoked an API key',
 };
 
-function details(entry: AuditEntry): string {
+function details(entry: ConsoleAuditEntry): string {
   const d = entry.detail ?? {};
   const parts = Object.entries(d).map(
     ([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}`,
@@ -47,7 +48,7 @@ export class AuditPage extends ConsolePage {
   `,
   ];
 
-  @state() private entries: AuditEntry[] = [];
+  @state() private entries: ConsoleAuditEntry[] = [];
   @state() private next: number | null = null;
   @state() private loading = true;
   @state() private error = '';

@@ -1,6 +1,7 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError, type ThreadDetail, type ThreadSummary } from '../api.js';
+import { ConsoleApiError } from '../api.js';
+import type { ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
@@ -109,11 +110,11 @@ export class ConversationsPage extends ConsolePage {
   `,
   ];
 
-  @state() private threads: ThreadSummary[] = [];
+  @state() private threads: ConsoleThread[] = [];
   @state() private next: string | null = null;
   @state() private loading = false;
   @state() private error = '';
-  @state() private thread: ThreadDetail | null = null;
+  @state() private thread: ConsoleThreadDetail | null = null;
   @state() private threadError = '';
   /** The markdown renderer, once loaded (answers show as plain text until then, or if it fails). */
   private renderAnswer: RenderAnswer | null = null;
@@ -233,7 +234,7 @@ export class ConversationsPage extends ConsolePage {
     this.navigate('conversations', params, true);
   }
 
-  private row(t: ThreadSummary, current: boolean) {
+  private row(t: ConsoleThread, current: boolean) {
     return html`<li><a href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query({ thread: t.id })) })}" aria-current=${current ? 'true' : 'false'} @click=${(e: MouseEvent) => this.open(e, t.id)}>
       <span class="title">${t.title}</span>
       <span class="meta"><span class="owner" title="Owner key ${t.owner_key}">${short(t.owner_key)}</span>·<span>${t.integration_id}</span>·<span title=${when(t.updated_at)}>${ago(t.updated_at)}</span>·<span>${t.messages === 1 ? '1 message' : `${t.messages} messages`}</span></span>
@@ -262,7 +263,7 @@ export class ConversationsPage extends ConsolePage {
       );
   }
 
-  private answer(message: ThreadDetail['messages'][number], render: RenderAnswer): TemplateResult {
+  private answer(message: ConsoleThreadDetail['messages'][number], render: RenderAnswer): TemplateResult {
     let out = this.rendered.get(message);
     if (!out) this.rendered.set(message, (out = render(message.content)));
     return out;

@@ -1,6 +1,7 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError, type InstallInfo, type Integration } from '../api.js';
+import { ConsoleApiError } from '../api.js';
+import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/console.js';
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
 import { expressSnippet, fetchSnippet, scriptTag } from '../snippets.js';
@@ -30,7 +31,7 @@ export class IntegrationsPage extends ConsolePage {
   ];
 
   @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
-  @state() private install: InstallInfo | null = null;
+  @state() private install: ConsoleInstall | null = null;
   @state() private copied = '';
   @state() private confirming: 'project' | 'integration' | null = null;
 
@@ -52,7 +53,7 @@ export class IntegrationsPage extends ConsolePage {
       this.message = null;
   }
 
-  private get selected(): Integration | undefined {
+  private get selected(): ConsoleIntegration | undefined {
     const wanted = this.params.get('integration');
     return this.project.integrations.find((i) => i.id === wanted) ?? this.project.integrations[0];
   }
@@ -84,7 +85,7 @@ export class IntegrationsPage extends ConsolePage {
     </div>`;
   }
 
-  private detail(integration: Integration) {
+  private detail(integration: ConsoleIntegration) {
     const snippetInput = {
       projectId: this.project.id,
       integrationId: integration.id,
@@ -130,7 +131,7 @@ export class IntegrationsPage extends ConsolePage {
     </section>`;
   }
 
-  private confirmDialog(integration: Integration | undefined) {
+  private confirmDialog(integration: ConsoleIntegration | undefined) {
     const what = this.confirming;
     return html`<dialog aria-labelledby="delete-title" @close=${() => {
       this.confirming = null;
@@ -181,7 +182,7 @@ export class IntegrationsPage extends ConsolePage {
     }
   }
 
-  private async save(event: SubmitEvent, integration: Integration) {
+  private async save(event: SubmitEvent, integration: ConsoleIntegration) {
     event.preventDefault();
     const data = new FormData(event.target as HTMLFormElement);
     const origins = field(data, 'origins')
@@ -210,7 +211,7 @@ export class IntegrationsPage extends ConsolePage {
     }, `Added ${name}.`);
   }
 
-  private async deleteIntegration(integration: Integration) {
+  private async deleteIntegration(integration: ConsoleIntegration) {
     await this.act(async () => {
       await this.api.deleteIntegration(this.project.id, integration.id);
       this.navigate('integrations', {}, true);

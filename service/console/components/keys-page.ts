@@ -1,6 +1,7 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { type ApiKey, ConsoleApiError } from '../api.js';
+import { ConsoleApiError } from '../api.js';
+import type { ConsoleApiKey } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { ConsolePage } from './page.js';
 import { field } from '../form.js';
@@ -42,11 +43,11 @@ export class KeysPage extends ConsolePage {
   `,
   ];
 
-  @state() private keys: ApiKey[] | null = null;
+  @state() private keys: ConsoleApiKey[] | null = null;
   @state() private error = '';
   @state() private fresh: { key: string; name: string; note: string } | null = null;
   @state() private copied = false;
-  @state() private pending: { kind: 'rotate' | 'revoke'; key: ApiKey } | null = null;
+  @state() private pending: { kind: 'rotate' | 'revoke'; key: ConsoleApiKey } | null = null;
 
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
@@ -91,7 +92,7 @@ export class KeysPage extends ConsolePage {
     </div>`;
   }
 
-  private table(keys: ApiKey[]) {
+  private table(keys: ConsoleApiKey[]) {
     if (!keys.length)
       return html`<p class="card muted">No keys yet. Create one for each server that starts chat sessions.</p>`;
     return html`<div class="card table-wrap" tabindex="0" role="region" aria-label="API keys of ${this.project.name}"><table class="records">
@@ -142,7 +143,7 @@ export class KeysPage extends ConsolePage {
     </dialog>`;
   }
 
-  private ask(kind: 'rotate' | 'revoke', key: ApiKey) {
+  private ask(kind: 'rotate' | 'revoke', key: ConsoleApiKey) {
     this.pending = { kind, key };
     void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
   }

@@ -1,6 +1,7 @@
 import { LitElement } from 'lit';
 import { property } from 'lit/decorators.js';
-import type { ConsoleApi, Project } from '../api.js';
+import type { ConsoleApi } from '../api.js';
+import type { ConsoleProject } from '../../../contract/console.js';
 import { NavigateEvent } from '../events.js';
 import { type PageId, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
@@ -10,7 +11,7 @@ export class ConsolePage extends LitElement {
   static styles = [tokens, base];
 
   @property({ attribute: false }) api!: ConsoleApi;
-  @property({ attribute: false }) project!: Project;
+  @property({ attribute: false }) project!: ConsoleProject;
   @property({ attribute: false }) params = new URLSearchParams();
 
   /** After a navigation the page's heading takes focus, so a screen reader says where it landed. */

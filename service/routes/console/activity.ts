@@ -1,4 +1,5 @@
 import { isoMicros } from '../../kernel/clock.js';
+import type { ConsoleActivity } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
@@ -77,5 +78,5 @@ export async function consoleActivity(
       as_of: asOf === null ? null : isoMicros(asOf),
       max_staleness_seconds: ctx.activityStalenessMs / 1000,
     },
-  });
+  } satisfies ConsoleActivity);
 }

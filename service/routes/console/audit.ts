@@ -1,4 +1,5 @@
 import { isoMicros } from '../../kernel/clock.js';
+import type { ConsoleAuditPage } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
@@ -32,5 +33,5 @@ export async function listAudit(ctx: AuditContext, request: Request, _info: Requ
       address: e.address,
     })),
     next_before: entries.length > limit ? page[page.length - 1].id : null,
-  });
+  } satisfies ConsoleAuditPage);
 }

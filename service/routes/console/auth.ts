@@ -1,4 +1,5 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
+import type { ConsoleSession, ConsoleSignedIn } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
@@ -171,7 +172,7 @@ export async function signIn(ctx: AccountsContext, request: Request, info: Reque
   };
   await ctx.storage.accounts.putConsoleSession(session);
   await audit(ctx, info, username, 'sign_in', null, null);
-  return json({ username, csrf_token: session.csrf }, 200, {
+  return json({ username, csrf_token: session.csrf } satisfies ConsoleSignedIn, 200, {
     'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000),
   });
 }
@@ -182,12 +183,12 @@ export async function currentSession(ctx: AccountsContext, request: Request): Pr
     if (error instanceof HttpError && error.status === 401) return null;
     throw error;
   });
-  if (!admin) return json({ username: null });
+  if (!admin) return json({ username: null } satisfies ConsoleSession);
   return json({
     username: admin.username,
     csrf_token: admin.session.csrf,
     expires_at: new Date(admin.session.expiresAt).toISOString(),
-  });
+  } satisfies ConsoleSession);
 }
 
 /** DELETE /console/api/session: signs out (the session is gone from the store, not just the browser). */

@@ -1,5 +1,6 @@
 import { ownerKey } from '../../../contract/owner-key.js';
-import { isoMicros } from '../../kernel/clock.js';
+import type { ConsoleFeedback, ConsoleThreadDetail, ConsoleThreadPage } from '../../../contract/console.js';
+import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
@@ -14,7 +15,6 @@ import { requireConsoleProject } from './projects.js';
 type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts'>;
 
 const DAY = 86_400_000;
-const time = (value: number | null) => (value === null ? null : isoMicros(value));
 
 /**
  * Owners appear only as an opaque key: an HMAC of the owner id under the project's own secret,
@@ -78,25 +78,25 @@ export async function listConversations(
         title: t.title,
         integration_id: t.integrationId,
         owner_key: await opaqueOwner(project, t.owner),
-        created_at: time(t.createdAt),
-        updated_at: time(t.updatedAt),
+        created_at: isoMicros(t.createdAt),
+        updated_at: isoMicros(t.updatedAt),
         messages: t.messages,
         upvotes: t.upvotes,
         downvotes: t.downvotes,
         uncertain: t.uncertain,
         error: t.error,
         tool_used: t.toolUsed,
-        handoff_at: time(t.handoffAt),
+        handoff_at: isoMicrosOrNull(t.handoffAt),
       })),
     ),
     next_cursor: page.length > limit ? btoa(JSON.stringify({ u: last.updatedAt, i: last.id })) : null,
-  });
+  } satisfies ConsoleThreadPage);
 }
 
-const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord) => ({
+const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord): Promise<ConsoleFeedback> => ({
   reaction: f.reaction,
   comment: f.comment,
-  at: time(f.at),
+  at: isoMicros(f.at),
   voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
 });
 
@@ -123,16 +123,16 @@ export async function getConversation(
     title: thread.title,
     integration_id: thread.integrationId,
     owner_key: await opaqueOwner(project, thread.owner),
-    created_at: time(thread.createdAt),
-    updated_at: time(thread.updatedAt),
-    handoff_at: time(summary?.handoffAt ?? null),
+    created_at: isoMicros(thread.createdAt),
+    updated_at: isoMicros(thread.updatedAt),
+    handoff_at: isoMicrosOrNull(summary?.handoffAt ?? null),
     messages: await Promise.all(
       thread.messages.map(async (m) => ({
         id: m.id,
         role: m.role,
         content: m.content,
         status: m.status,
-        created_at: time(m.createdAt),
+        created_at: isoMicros(m.createdAt),
         sources: m.sources,
         uncertain: m.uncertain,
         tool_calls: m.toolCalls.map((c) => ({
@@ -150,5 +150,5 @@ export async function getConversation(
         ),
       })),
     ),
-  });
+  } satisfies ConsoleThreadDetail);
 }

@@ -1,5 +1,7 @@
 /** The console at `/console/`: its JSON API (one file per resource) and its built pages. */
-import type { RequestInfo, ServiceContext } from '../context.js';
+import { CONSOLE_API, consolePaths } from '../../../contract/console.js';
+import { SLOT, findRoute, routeTable } from '../../http/route-table.js';
+import type { RequestInfo, RouteHandler, ServiceContext } from '../context.js';
 import type { StoreRole } from '../../storage/types.js';
 import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
@@ -20,33 +22,21 @@ import {
 
 export const CONSOLE = '/console';
 
-type Handler = (
-  ctx: ServiceContext<StoreRole>,
-  request: Request,
-  info: RequestInfo,
-  ...params: string[]
-) => Promise<Response>;
-
-const ID = '([^/]+)';
-const P = `/api/projects/${ID}`;
-const API: { pattern: RegExp; methods: Record<string, Handler> }[] = [
-  { pattern: /^\/api\/session$/, methods: { GET: currentSession, POST: signIn, DELETE: signOut } },
-  { pattern: /^\/api\/projects$/, methods: { GET: listProjects, POST: createProject } },
-  { pattern: new RegExp(`^${P}$`), methods: { PATCH: renameProject, DELETE: deleteProject } },
-  { pattern: new RegExp(`^${P}/integrations$`), methods: { POST: createIntegration } },
-  {
-    pattern: new RegExp(`^${P}/integrations/${ID}$`),
-    methods: { PATCH: updateIntegration, DELETE: deleteIntegration },
-  },
-  { pattern: new RegExp(`^${P}/keys$`), methods: { GET: listKeys, POST: createKey } },
-  { pattern: new RegExp(`^${P}/keys/${ID}$`), methods: { DELETE: revokeKey } },
-  { pattern: new RegExp(`^${P}/keys/${ID}/rotate$`), methods: { POST: rotateKey } },
-  { pattern: new RegExp(`^${P}/activity$`), methods: { GET: consoleActivity } },
-  { pattern: new RegExp(`^${P}/conversations$`), methods: { GET: listConversations } },
-  { pattern: new RegExp(`^${P}/conversations/${ID}$`), methods: { GET: getConversation } },
-  { pattern: /^\/api\/audit$/, methods: { GET: listAudit } },
-  { pattern: /^\/api\/install$/, methods: { GET: installInfo } },
-];
+const API = routeTable<RouteHandler>(CONSOLE_API, [
+  [consolePaths.session, { GET: currentSession, POST: signIn, DELETE: signOut }],
+  [consolePaths.projects, { GET: listProjects, POST: createProject }],
+  [consolePaths.project(SLOT), { PATCH: renameProject, DELETE: deleteProject }],
+  [consolePaths.integrations(SLOT), { POST: createIntegration }],
+  [consolePaths.integration(SLOT, SLOT), { PATCH: updateIntegration, DELETE: deleteIntegration }],
+  [consolePaths.keys(SLOT), { GET: listKeys, POST: createKey }],
+  [consolePaths.key(SLOT, SLOT), { DELETE: revokeKey }],
+  [consolePaths.keyRotation(SLOT, SLOT), { POST: rotateKey }],
+  [consolePaths.activity(SLOT), { GET: consoleActivity }],
+  [consolePaths.conversations(SLOT), { GET: listConversations }],
+  [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
+  [consolePaths.audit, { GET: listAudit }],
+  [consolePaths.install, { GET: installInfo }],
+]);
 
 /**
  * The pages' policy: scripts and styles from this origin only (Lit's constructed stylesheets
@@ -78,7 +68,7 @@ function decode(segment: string): string {
   }
 }
 
-/** `path` is what follows `/console`. */
+/** `path`: the request's path under the service's base path, `/console` or below it. */
 export async function consoleRoute(
   ctx: ServiceContext<StoreRole>,
   request: Request,
@@ -86,9 +76,9 @@ export async function consoleRoute(
   path: string,
 ): Promise<Response> {
   if (!ctx.console) throw notFound('The console is not enabled on this service.');
-  const response = path.startsWith('/api/')
+  const response = path.startsWith(`${CONSOLE_API}/`)
     ? await api(ctx, request, info, path.replace(/\/+$/, ''))
-    : await page(ctx, request, path);
+    : await page(ctx, request, path.slice(CONSOLE.length));
   // Same origin only: the agent API's open CORS never applies here.
   response.headers.delete('Access-Control-Allow-Origin');
   response.headers.delete('Access-Control-Expose-Headers');
@@ -102,22 +92,14 @@ async function api(
   info: RequestInfo,
   path: string,
 ): Promise<Response> {
-  for (const { pattern, methods } of API) {
-    const match = pattern.exec(path);
-    if (!match) continue;
-    const handler = methods[request.method];
-    if (!handler)
-      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here.`, {
-        Allow: Object.keys(methods).join(', '),
-      });
-    try {
-      return await handler(ctx, request, info, ...match.slice(1).map(decode));
-    } catch (error) {
-      if (error instanceof HttpError) return error.toResponse();
-      throw error;
-    }
+  try {
+    const found = findRoute(API, request.method, path);
+    if (!found) return notFound().toResponse();
+    return await found.handler(ctx, request, info, ...found.params.map(decode));
+  } catch (error) {
+    if (error instanceof HttpError) return error.toResponse();
+    throw error;
   }
-  return notFound().toResponse();
 }
 
 /** Built files under /console/assets/ (hashed names: cached for good); any other path is the app's page. */

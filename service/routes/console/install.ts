@@ -1,4 +1,5 @@
 import type { RequestInfo, ServiceContext } from '../context.js';
+import type { ConsoleInstall } from '../../../contract/console.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
 
@@ -25,5 +26,5 @@ export async function installInfo(
       ? `${ctx.publicUrl}${ctx.basePath}`
       : `${new URL(request.url).origin}${ctx.basePath}`,
     widget: widget && integrity ? { version: widget.version, file: WIDGET_FILE, integrity } : null,
-  });
+  } satisfies ConsoleInstall);
 }

@@ -1,5 +1,6 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
-import { isoMicros } from '../../kernel/clock.js';
+import type { ConsoleApiKey, ConsoleNewKey, ConsoleRotatedKey } from '../../../contract/console.js';
+import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { keyIsLive } from '../../http/directory.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
@@ -20,22 +21,20 @@ const SHOWN_CHARS = 12;
 /** The longest overlap a rotation may give the old key. */
 export const MAX_OVERLAP_S = 30 * 86_400;
 
-const time = (value: number | null) => (value === null ? null : isoMicros(value));
-
 function status(key: ApiKeyRecord, now: number) {
   if (key.revokedAt !== null) return 'revoked';
   if (!keyIsLive(key, now)) return 'expired';
   return key.expiresAt !== null ? 'expiring' : 'active';
 }
 
-const keyJson = (key: ApiKeyRecord, now: number) => ({
+const keyJson = (key: ApiKeyRecord, now: number): ConsoleApiKey => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
-  created_at: time(key.createdAt),
-  last_used_at: time(key.lastUsedAt),
-  expires_at: time(key.expiresAt),
-  revoked_at: time(key.revokedAt),
+  created_at: isoMicros(key.createdAt),
+  last_used_at: isoMicrosOrNull(key.lastUsedAt),
+  expires_at: isoMicrosOrNull(key.expiresAt),
+  revoked_at: isoMicrosOrNull(key.revokedAt),
   status: status(key, now),
 });
 
@@ -103,7 +102,7 @@ export async function createKey(
     name: record.name,
     prefix: record.prefix,
   });
-  return json({ ...keyJson(record, ctx.clock.now()), key }, 201);
+  return json({ ...keyJson(record, ctx.clock.now()), key } satisfies ConsoleNewKey, 201);
 }
 
 /** POST …/keys/{id}/rotate/ `{overlap_seconds}`: a new key now; the old one works for the overlap, then stops. */
@@ -137,7 +136,10 @@ export async function rotateKey(
     prefix: record.prefix,
     overlap_seconds: overlap,
   });
-  return json({ ...keyJson(record, now), key, replaced: keyJson(ending, now) }, 201);
+  return json(
+    { ...keyJson(record, now), key, replaced: keyJson(ending, now) } satisfies ConsoleRotatedKey,
+    201,
+  );
 }
 
 /** DELETE …/keys/{id}/: revoked at once (on other instances within the directory cache time). */

@@ -1,4 +1,5 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
+import type { ConsoleIntegration, ConsoleProject } from '../../../contract/console.js';
 import { isoMicros } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
@@ -45,14 +46,14 @@ export function parseOrigins(value: unknown): string[] {
   return origins;
 }
 
-export const integrationJson = (i: IntegrationRecord) => ({
+export const integrationJson = (i: IntegrationRecord): ConsoleIntegration => ({
   id: i.id,
   name: i.name,
   allowed_origins: i.allowedOrigins,
   created_at: isoMicros(i.createdAt),
 });
 
-async function projectJson(ctx: ProjectsContext, p: ProjectRecord) {
+async function projectJson(ctx: ProjectsContext, p: ProjectRecord): Promise<ConsoleProject> {
   return {
     id: p.id,
     name: p.name,

@@ -1,0 +1,189 @@
+/**
+ * The console's JSON API (`{base}/console/api`): its paths and the shapes both sides speak, the
+ * service's routes (service/routes/console/) and the console's client (service/console/api.ts).
+ * Same origin, a cookie session, `X-CSRF-Token` on every change; paths have no trailing slash.
+ */
+import type { ActivityCounts, ActivityFreshness, DayActivity } from './activity.js';
+import type { ActivityStep, MessageStatus, Reaction, Source, ToolCall } from './types.js';
+
+/** Where the console's API sits, under the service's base path. */
+export const CONSOLE_API = '/console/api';
+
+const id = (value: string) => encodeURIComponent(value);
+
+/** Each path of the console's API, relative to `CONSOLE_API`. */
+export const consolePaths = {
+  /** GET who is signed in, POST sign in, DELETE sign out. */
+  session: '/session',
+  projects: '/projects',
+  project: (projectId: string) => `/projects/${id(projectId)}`,
+  integrations: (projectId: string) => `/projects/${id(projectId)}/integrations`,
+  integration: (projectId: string, integrationId: string) =>
+    `/projects/${id(projectId)}/integrations/${id(integrationId)}`,
+  keys: (projectId: string) => `/projects/${id(projectId)}/keys`,
+  key: (projectId: string, keyId: string) => `/projects/${id(projectId)}/keys/${id(keyId)}`,
+  keyRotation: (projectId: string, keyId: string) => `/projects/${id(projectId)}/keys/${id(keyId)}/rotate`,
+  /** `?start&end&integration_id`, and `format=csv` for a spreadsheet. */
+  activity: (projectId: string) => `/projects/${id(projectId)}/activity`,
+  conversations: (projectId: string) => `/projects/${id(projectId)}/conversations`,
+  conversation: (projectId: string, threadId: string) =>
+    `/projects/${id(projectId)}/conversations/${id(threadId)}`,
+  audit: '/audit',
+  install: '/install',
+} as const;
+
+/** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
+export type ConsoleSession =
+  | { username: null }
+  | { username: string; csrf_token: string; expires_at: string };
+
+/** `POST session`: the answer to a sign-in. */
+export interface ConsoleSignedIn {
+  username: string;
+  csrf_token: string;
+}
+
+export interface ConsoleSignIn {
+  username: string;
+  password: string;
+}
+
+export interface ConsoleIntegration {
+  id: string;
+  name: string;
+  allowed_origins: string[];
+  created_at: string;
+}
+
+export interface ConsoleProject {
+  id: string;
+  name: string;
+  created_at: string;
+  integrations: ConsoleIntegration[];
+}
+
+/** `POST projects`, `PATCH project`, `POST integrations`, `POST keys`. */
+export interface ConsoleName {
+  name: string;
+}
+
+/** `PATCH integration`: either or both. */
+export interface ConsoleIntegrationPatch {
+  name?: string;
+  allowed_origins?: string[];
+}
+
+export interface ConsoleApiKey {
+  id: string;
+  name: string;
+  /** The first characters of the key, to recognise it. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  status: 'active' | 'expiring' | 'expired' | 'revoked';
+}
+
+/** `POST keys`: the key's whole value, shown this once. */
+export type ConsoleNewKey = ConsoleApiKey & { key: string };
+
+/** `POST key rotation`: the new key, and the one it replaces (expiring after the overlap). */
+export type ConsoleRotatedKey = ConsoleNewKey & { replaced: ConsoleApiKey };
+
+export interface ConsoleKeyRotation {
+  overlap_seconds: number;
+}
+
+/** `GET activity`: the query API's report for one integration or all, every count per integration. */
+export interface ConsoleActivity {
+  period: { start: string; end: string };
+  integration_id: string | null;
+  totals: ActivityCounts & { unique_owners: number };
+  by_day: DayActivity[];
+  by_integration: (ActivityCounts & { integration_id: string })[];
+  freshness: ActivityFreshness;
+}
+
+/** One row of `GET conversations`. */
+export interface ConsoleThread {
+  id: string;
+  title: string;
+  integration_id: string;
+  /** The owner as an opaque key (an HMAC under the project's secret), never the id. */
+  owner_key: string;
+  created_at: string;
+  updated_at: string;
+  messages: number;
+  upvotes: number;
+  downvotes: number;
+  uncertain: boolean;
+  error: boolean;
+  tool_used: boolean;
+  handoff_at: string | null;
+}
+
+export interface ConsoleThreadPage {
+  threads: ConsoleThread[];
+  next_cursor: string | null;
+}
+
+export interface ConsoleFeedback {
+  reaction: Reaction;
+  comment: Record<string, unknown> | null;
+  at: string;
+  voter_key: string;
+}
+
+export interface ConsoleMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  status: MessageStatus;
+  created_at: string;
+  uncertain: boolean;
+  sources: Source[];
+  tool_calls: (ToolCall & {
+    round: number;
+    status: 'pending' | 'completed' | 'error';
+    output?: unknown;
+    error?: string;
+  })[];
+  activity: ActivityStep[];
+  feedback: ConsoleFeedback[];
+}
+
+/** `GET conversation`: the whole thread, with sources, tool calls and every reaction. */
+export interface ConsoleThreadDetail {
+  id: string;
+  title: string;
+  integration_id: string;
+  owner_key: string;
+  created_at: string;
+  updated_at: string;
+  handoff_at: string | null;
+  messages: ConsoleMessage[];
+}
+
+export interface ConsoleAuditEntry {
+  id: number;
+  at: string;
+  /** The admin's username, or `cli` / `start-up`. */
+  actor: string;
+  action: string;
+  project_id: string | null;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  address: string | null;
+}
+
+export interface ConsoleAuditPage {
+  entries: ConsoleAuditEntry[];
+  next_before: number | null;
+}
+
+/** `GET install`: what the Install page fills into its snippets. */
+export interface ConsoleInstall {
+  service_url: string;
+  widget: { version: string; file: string; integrity: string } | null;
+}
