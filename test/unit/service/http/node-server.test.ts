@@ -5,10 +5,9 @@ import {
   DemoAgent,
   memoryStores,
   type AgentServiceOptions,
-} from '../../../service/index.js';
-import { RecordStream } from '../../../service/answers/record-stream.js';
-import { serve } from '../../../service/node.js';
-import { PROJECT, readRecords } from '../../fixtures/service.js';
+} from '../../../../service/index.js';
+import { serve } from '../../../../service/node.js';
+import { PROJECT, readRecords } from '../../../fixtures/service.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -109,44 +108,5 @@ describe('serve(): answers written straight to the socket', () => {
       JSON.stringify({ integration_id: 'int_demo', message: 'x'.repeat(70 * 1024) }),
     );
     expect(tooLarge.status).toBe(413);
-  });
-});
-
-describe('RecordStream', () => {
-  const bytes = (text: string) => new TextEncoder().encode(text);
-  const read = async (response: Response) => new TextDecoder().decode(await response.arrayBuffer());
-
-  it('keeps what was written before anyone read, for a reader that comes late', async () => {
-    const stream = new RecordStream(() => {});
-    const response = stream.response({ 'Content-Type': 'text/plain' });
-    stream.write(bytes('one,'));
-    stream.write(bytes('two,'));
-    const body = read(response);
-    stream.write(bytes('three'));
-    stream.end();
-    expect(await body).toBe('one,two,three');
-  });
-
-  it('hands the same pieces to a sink that takes it directly, and tells its source once when the reader leaves', () => {
-    let cancelled = 0;
-    const stream = new RecordStream(() => cancelled++);
-    stream.write(bytes('a'));
-    const got: string[] = [];
-    stream.pipe({ write: (b) => got.push(new TextDecoder().decode(b)), end: () => got.push('END') });
-    stream.write(bytes('b'));
-    stream.cancel();
-    stream.cancel();
-    stream.write(bytes('c'));
-    expect(got).toEqual(['a', 'b']);
-    expect(cancelled).toBe(1);
-  });
-
-  it('does not cancel a stream that already ended', () => {
-    let cancelled = 0;
-    const stream = new RecordStream(() => cancelled++);
-    stream.pipe({ write: () => {}, end: () => {} });
-    stream.end();
-    stream.cancel();
-    expect(cancelled).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { estimateTokens, fitHistory } from '../../../service/agents/history-budget.js';
-import { OpenAiAgent } from '../../../service/node.js';
-import type { MessageRecord } from '../../../service/index.js';
-import { AGENT, allRecords, makeService } from '../../fixtures/service.js';
+import { estimateTokens, fitHistory } from '../../../../service/agents/history-budget.js';
+import { OpenAiAgent } from '../../../../service/node.js';
+import type { MessageRecord } from '../../../../service/index.js';
+import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 
 describe('estimateTokens: a cheap, upper-leaning count', () => {
   it('counts 4 ASCII characters a token, one token per other character, and 4 per message', () => {

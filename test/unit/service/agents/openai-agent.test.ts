@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMarkdownDocs, OpenAiAgent } from '../../../service/node.js';
-import { AGENT, allRecords, makeService } from '../../fixtures/service.js';
+import { loadMarkdownDocs, OpenAiAgent } from '../../../../service/node.js';
+import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 
-const FIXTURES = join(import.meta.dirname, '../../fixtures');
+const FIXTURES = join(import.meta.dirname, '../../../fixtures');
 const OPEN_PAGE = {
   name: 'open_page',
   description: 'Opens a page of the site',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_ID, randomId } from '../../../service/kernel/ids.js';
+import { ANSWER_ID, randomId } from '../../../../service/kernel/ids.js';
 
 describe('randomId', () => {
   it('gives well-formed ids that never repeat, across many refills of its random pool', () => {

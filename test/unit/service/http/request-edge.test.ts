@@ -1,10 +1,10 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toNodeHandler } from '../../../server/node.js';
-import { createAgentService, memoryStores, type AgentServiceOptions } from '../../../service/index.js';
-import { serve, type RunningService } from '../../../service/node.js';
-import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
+import { toNodeHandler } from '../../../../server/node.js';
+import { createAgentService, memoryStores, type AgentServiceOptions } from '../../../../service/index.js';
+import { serve, type RunningService } from '../../../../service/node.js';
+import { BASE, PROJECT, makeService } from '../../../fixtures/service.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateTokens } from '../../../service/agents/history-budget.js';
-import { loadMarkdownDocs, OpenAiAgent, type OpenAiAgentOptions } from '../../../service/node.js';
-import { AGENT, allRecords, makeService } from '../../fixtures/service.js';
-import { completion, type MockLlm, startMockLlm } from '../../fixtures/mock-llm.js';
+import { estimateTokens } from '../../../../service/agents/history-budget.js';
+import { loadMarkdownDocs, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
+import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
+import { completion, type MockLlm, startMockLlm } from '../../../fixtures/mock-llm.js';
 
 /**
  * The model agent against an independent OpenAI-compatible server: `@dwmkerr/mock-llm` from
@@ -38,7 +38,7 @@ const badKey = JSON.stringify({
 
 async function setup(options: Partial<OpenAiAgentOptions> = {}) {
   const docs = await loadMarkdownDocs(
-    join(import.meta.dirname, '../../fixtures/docs'),
+    join(import.meta.dirname, '../../../fixtures/docs'),
     'https://example.test/docs',
   );
   const agent = new OpenAiAgent({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT, BASE, PROJECT, QUERY, errorBody, makeService } from '../../fixtures/service.js';
+import { AGENT, BASE, PROJECT, QUERY, errorBody, makeService } from '../../../fixtures/service.js';
 
-describe('reference service: activity (§6)', () => {
+describe('activity (§6)', () => {
   it('computes totals, per-integration and per-day figures from what was recorded', async () => {
     const ctx = makeService();
     const alice = await ctx.session('alice');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT, errorBody, makeService } from '../../fixtures/service.js';
-import { PREVIEW_CHARS, previewText } from '../../../service/routes/history.js';
+import { AGENT, errorBody, makeService } from '../../../fixtures/service.js';
+import { PREVIEW_CHARS, previewText } from '../../../../service/routes/history.js';
 
-describe('reference service: history (§5)', () => {
+describe('history (§5)', () => {
   it('lists threads newest first and pages through next_cursor without gaps or repeats', async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
@@ -67,7 +67,9 @@ describe('previewText', () => {
     expect(text.endsWith('word…')).toBe(true);
     expect(text.length).toBeLessThanOrEqual(PREVIEW_CHARS + 1);
   });
+});
 
+describe('history (§5): paging, resume and delete', () => {
   it.each(['0', '101', 'ten'])('rejects limit=%s with 400', async (limit) => {
     const ctx = makeService();
     const response = await ctx.call('GET', `${AGENT}/threads/?limit=${limit}`, {
@@ -113,7 +115,7 @@ describe('previewText', () => {
   });
 });
 
-describe('reference service: ownership', () => {
+describe('ownership', () => {
   async function aliceThread() {
     const ctx = makeService();
     const alice = await ctx.session('alice');

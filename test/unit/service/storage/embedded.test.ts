@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../../service/storage/data-dir-lock.js';
-import { openStorage } from '../../../service/storage/open.js';
-import { findTemplate, unpackTemplate } from '../../../service/storage/pgdata-template.js';
+import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../../../service/storage/data-dir-lock.js';
+import { openStorage } from '../../../../service/storage/open.js';
+import { findTemplate, unpackTemplate } from '../../../../service/storage/pgdata-template.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

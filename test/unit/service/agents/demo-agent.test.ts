@@ -1,0 +1,59 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { DemoAgent } from '../../../../service/index.js';
+import { sleep } from '../../../../service/agents/demo.js';
+import { chatRecords, makeService, textOf } from '../../../fixtures/service.js';
+
+describe('DemoAgent', () => {
+  it('answers from the docs with the sources it used', async () => {
+    const { chat, session } = makeService();
+    const { events, text } = await chat(await session(), 'How do I keep my API key out of the browser?');
+    const sources = events.find((e) => e.type === 'sources');
+    expect(sources?.type === 'sources' && sources.sources.map((s) => s.source_url)).toContain(
+      'https://agent-chat.example/docs/server#session-endpoint',
+    );
+    expect(text).toContain('createSessionHandler');
+  });
+
+  it.each([
+    ['how do I theme it', 'theming'],
+    ['dark mode?', 'theming'],
+    ['is it safe against XSS', 'markdown'],
+    ['can I delete a conversation', 'history'],
+  ])('finds the right article for %j despite stopwords', (question, id) => {
+    expect(new DemoAgent().search(question)[0]?.id).toBe(id);
+  });
+
+  it('says plainly when nothing matches, with no sources', async () => {
+    const { chat, session } = makeService();
+    const { events, text } = await chat(await session(), 'zebra quantum lasagna');
+    expect(events.some((e) => e.type === 'sources')).toBe(false);
+    expect(text).toContain("I couldn't find that in the docs");
+  });
+});
+
+describe('the demo agent is honest', () => {
+  it('answers an off-topic question with "I couldn\'t find that in the docs" and no sources', async () => {
+    const ctx = makeService();
+    const { records } = await chatRecords(ctx, await ctx.session(), {
+      message: 'Tell me about the weather in Paris',
+    });
+    expect(records.some((r) => r.type === 'relevant_sources')).toBe(false);
+    expect(textOf(records)).toMatch(/^I couldn't find that in the docs\./);
+  });
+
+  it('still answers a short on-topic follow-up', () => {
+    expect(new DemoAgent().search('And theming?')[0]?.id).toBe('theming');
+  });
+});
+
+describe('DemoAgent: sleep', () => {
+  it('leaves no abort listener behind, however many words it waits for', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 50; i++) await sleep(0, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const pending = sleep(10_000, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+  });
+});

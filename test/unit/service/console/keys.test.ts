@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { ownerKey } from '../../../../contract/owner-key.js';
+import { OWNER_KEY_HEADER } from '../../../../contract/paths.js';
+import { ManualClock, memoryStores, createAgentService } from '../../../../service/index.js';
+import { CONSOLE, addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
+import { AGENT, PROJECT } from '../../../fixtures/service.js';
+
+describe('console API keys', () => {
+  it('a created key mints sessions (owner key under that key) until it is revoked; the list never shows a key', async () => {
+    const { admin, mint, service } = await withConsole();
+    const created = await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Production' });
+    expect(created.status).toBe(201);
+    const key = created.body.key as string;
+    expect(key).toMatch(/^ack_[\w-]{43}$/);
+    expect(created.body).toMatchObject({
+      name: 'Production',
+      prefix: key.slice(0, 12),
+      status: 'active',
+      last_used_at: null,
+    });
+    expect((await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Production' })).status).toBe(
+      409,
+    );
+
+    const minted = await mint(key);
+    expect(minted.status).toBe(200);
+    expect(minted.headers.get(OWNER_KEY_HEADER)).toBe(await ownerKey('alice', key));
+    expect((await mint(PROJECT.apiKey)).headers.get(OWNER_KEY_HEADER)).toBe(
+      await ownerKey('alice', PROJECT.apiKey),
+    );
+
+    const listed = await admin.call('GET', `projects/${PROJECT.id}/keys`);
+    expect(JSON.stringify(listed.body)).not.toContain(key.slice(12));
+    expect(
+      listed.body.keys.find((k: { name: string }) => k.name === 'Production').last_used_at,
+    ).not.toBeNull();
+    expect(
+      (await service.storage.directory.listApiKeys(PROJECT.id)).every((k) => !Object.values(k).includes(key)),
+    ).toBe(true);
+
+    const id = created.body.id as string;
+    expect((await admin.call('DELETE', `projects/${PROJECT.id}/keys/${id}`)).body.status).toBe('revoked');
+    const refused = await mint(key);
+    expect(refused.status).toBe(401);
+    expect((await mint(PROJECT.apiKey)).status).toBe(200);
+  });
+
+  it('rotation: the old key works for the chosen overlap and then stops; the new one works throughout', async () => {
+    const { admin, mint, clock } = await withConsole();
+    const old = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Web' })).body;
+    expect(
+      (await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: -1 }))
+        .status,
+    ).toBe(400);
+    const rotated = await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, {
+      overlap_seconds: 3600,
+    });
+    expect(rotated.status).toBe(201);
+    expect(rotated.body).toMatchObject({
+      name: 'Web',
+      status: 'active',
+      replaced: { id: old.id, name: 'Web (rotated)', status: 'expiring' },
+    });
+    const fresh = rotated.body.key as string;
+    expect(fresh).not.toBe(old.key);
+    expect((await mint(old.key)).status).toBe(200);
+    expect((await mint(fresh)).headers.get(OWNER_KEY_HEADER)).toBe(await ownerKey('alice', fresh));
+
+    clock.advance(3599_000);
+    expect((await mint(old.key)).status).toBe(200);
+    clock.advance(1_000);
+    expect((await mint(old.key)).status).toBe(401);
+    expect((await mint(fresh)).status).toBe(200);
+    const listed = (await admin.call('GET', `projects/${PROJECT.id}/keys`)).body.keys;
+    expect(listed.map((k: { name: string; status: string }) => `${k.name}:${k.status}`).sort()).toEqual([
+      'Start-up key:active',
+      'Web (rotated):expired',
+      'Web:active',
+    ]);
+    expect(
+      (await admin.call('POST', `projects/${PROJECT.id}/keys/${old.id}/rotate`, { overlap_seconds: 0 }))
+        .status,
+    ).toBe(400);
+  });
+
+  it('a revoke reaches another instance on the same store within its directory cache time', async () => {
+    const clock = new ManualClock();
+    const storage = memoryStores();
+    const options = { projects: [PROJECT], storage, clock, rateLimit: false as const, console: CONSOLE };
+    const a = createAgentService(options);
+    const b = createAgentService(options);
+    await addAdmin(storage);
+    const admin = consoleClient(a);
+    await admin.signIn();
+    const created = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Shared' })).body;
+    const mintOn = (service: typeof a) =>
+      service.handle(
+        new Request(`${AGENT}/sessions/`, { method: 'POST', headers: { 'X-API-Key': created.key } }),
+      );
+    // b had never seen the key: a miss re-reads the store, so a new key works on every instance at once.
+    expect((await mintOn(b)).status).toBe(200);
+    await admin.call('DELETE', `projects/${PROJECT.id}/keys/${created.id}`);
+    expect((await mintOn(a)).status).toBe(401);
+    clock.advance(5_000);
+    expect((await mintOn(b)).status).toBe(401);
+  });
+});
