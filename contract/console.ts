@@ -105,8 +105,8 @@ export interface ConsoleActivity {
   freshness: ActivityFreshness;
 }
 
-/** One row of `GET conversations`. */
-export interface ConsoleThread {
+/** What every view of a thread shows of it. */
+export interface ConsoleThreadHead {
   id: string;
   title: string;
   integration_id: string;
@@ -114,13 +114,18 @@ export interface ConsoleThread {
   owner_key: string;
   created_at: string;
   updated_at: string;
+  /** When the visitor first asked for a person; null: never. */
+  handoff_at: string | null;
+}
+
+/** One row of `GET conversations`. */
+export interface ConsoleThread extends ConsoleThreadHead {
   messages: number;
   upvotes: number;
   downvotes: number;
   uncertain: boolean;
   error: boolean;
   tool_used: boolean;
-  handoff_at: string | null;
 }
 
 export interface ConsoleThreadPage {
@@ -154,14 +159,7 @@ export interface ConsoleMessage {
 }
 
 /** `GET conversation`: the whole thread, with sources, tool calls and every reaction. */
-export interface ConsoleThreadDetail {
-  id: string;
-  title: string;
-  integration_id: string;
-  owner_key: string;
-  created_at: string;
-  updated_at: string;
-  handoff_at: string | null;
+export interface ConsoleThreadDetail extends ConsoleThreadHead {
   messages: ConsoleMessage[];
 }
 
