@@ -1,3 +1,4 @@
+import { randomId } from '../kernel/ids.js';
 import { ARTICLES, type Article } from './knowledge.js';
 import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
 import { phrasesFor } from './phrases.js';
@@ -114,7 +115,7 @@ function toolCallFor(message: string, tools: readonly ToolSpec[]): ToolCall | un
     const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string }>;
     const param = Object.keys(properties).find((key) => properties[key]?.type === 'string');
     return {
-      id: `call_${crypto.randomUUID().replaceAll('-', '')}`,
+      id: randomId('call'),
       name: tool.name,
       arguments: param ? { [param]: target } : {},
     };
