@@ -9,7 +9,7 @@ import { openStorage } from '../service/storage/open.js';
 export const DEMO = {
   projectId: 'proj_demo',
   integrationId: 'int_demo',
-  /** A made-up key for the in-process reference service; not a secret of any real account. */
+  /** A made-up key for the in-process agent service; not a secret of any real account. */
   apiKey: 'demo-key-not-secret',
   servicePath: '/service',
   /** The embedded database: the demo's conversations survive a restart of `npm run demo`. */
@@ -66,7 +66,7 @@ async function serveBuiltFile(request: Request): Promise<Response> {
 }
 
 /**
- * `npm run demo`: the reference service at /service and a session endpoint built with
+ * `npm run demo`: the agent service at /service and a session endpoint built with
  * createSessionHandler at /api/agent-session, on the dev server's own origin. The
  * "signed in as" cookie plays the site owner's login; only that server-side code reads it.
  */
