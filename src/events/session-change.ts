@@ -1,6 +1,9 @@
+/** Where the session token stands: none asked yet, being fetched, usable, or failed. */
+export type SessionStatus = 'idle' | 'fetching' | 'ready' | 'error';
+
 /** The session token state changed (idle, fetching, ready, error). Never carries the token. */
 export interface AgentChatSessionChangeEventDetail {
-  readonly status: import('../session/types.js').SessionStatus;
+  readonly status: SessionStatus;
 }
 
 export class AgentChatSessionChangeEvent extends CustomEvent<AgentChatSessionChangeEventDetail> {

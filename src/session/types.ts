@@ -31,4 +31,5 @@ export interface SessionToken {
   ownerKey?: string;
 }
 
-export type SessionStatus = 'idle' | 'fetching' | 'ready' | 'error';
+// Declared beside the event that carries it: events/ sit below session/ and may not import it from here.
+export type { SessionStatus } from '../events/session-change.js';
