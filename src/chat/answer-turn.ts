@@ -46,8 +46,14 @@ export interface TurnParts {
   hooks: TurnHooks;
 }
 
+/**
+ * Unique across page loads, not only within one: the device keeps this page's ids, and the next
+ * page restores them beside its own. A counter alone restarted at 1 there, so a new question
+ * took the id of a restored one, and a reattach or Retry by id found the older message.
+ */
+const pageLoad = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let localIds = 0;
-export const localId = (role: string) => `local-${role}-${++localIds}`;
+export const localId = (role: string) => `local-${role}-${pageLoad}-${++localIds}`;
 
 /**
  * One request of a conversation, from the question (or the answer it reattaches to) to how the

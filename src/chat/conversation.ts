@@ -200,7 +200,7 @@ export class Conversation {
     this.#inFlight = undefined;
     const changed = threadId !== this.#threadId;
     this.#threadId = threadId;
-    this.#messages = [...messages];
+    this.#messages = withUniqueIds(messages);
     this.#publishNow();
     if (changed) this.#hooks.onThreadChange?.(threadId);
   }
@@ -373,4 +373,16 @@ export function fromThreadMessage(message: ThreadMessage, tools: readonly Client
     ...qa,
     ...extras,
   };
+}
+
+/**
+ * Every message its own id. Earlier versions minted ids that restarted at 1 on every page, so a
+ * device may hold a thread where two messages share one; the later one gets a new id.
+ */
+function withUniqueIds(messages: readonly ChatMessage[]): ChatMessage[] {
+  const seen = new Set<string>();
+  return messages.map((m) => {
+    if (!seen.has(m.id)) return (seen.add(m.id), m);
+    return { ...m, id: localId(m.role) };
+  });
 }

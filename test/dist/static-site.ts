@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
-import { createAgentService } from '../../service/index.js';
+import { createAgentService, type Agent } from '../../service/index.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
@@ -32,8 +32,15 @@ export async function startSite(options: {
   script: Script;
   scriptTag?: string;
   mode?: 'inline' | 'launcher';
+  /** The service's agent (the demo agent, answering at once, by default). */
+  agent?: Agent;
 }): Promise<{ origin: string; close: () => Promise<void> }> {
-  const service = createAgentService({ projects: [PROJECT], basePath: '/service', rateLimit: false });
+  const service = createAgentService({
+    projects: [PROJECT],
+    basePath: '/service',
+    rateLimit: false,
+    agent: options.agent,
+  });
   const serviceHandler = toNodeHandler(service.handle);
   const sessionHandler = toNodeHandler(
     createSessionHandler({

@@ -88,10 +88,11 @@ export class AgentChatMessage extends LitElement {
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
     if (!changed.has('message') || !message || message.role !== 'assistant') return;
-    this.#view =
-      message.status === 'streaming'
-        ? this.#markdown.update(message.content)
-        : this.#markdown.finish(message.content);
+    // A stopped or interrupted answer ends where it was cut, maybe inside `**bold`: it keeps
+    // the finished forms it streamed with rather than showing the raw syntax.
+    const cut =
+      message.status === 'streaming' || message.status === 'stopped' || message.status === 'interrupted';
+    this.#view = cut ? this.#markdown.update(message.content) : this.#markdown.finish(message.content);
   }
 
   #act(

@@ -55,6 +55,33 @@ function setup(script: Script) {
 }
 
 describe('Conversation', () => {
+  it('a restored thread whose messages share an id (a page that restarted its ids) keeps each one apart, and new ids are new', async () => {
+    const { conversation } = setup((request) => answer('th', `re: ${request.message}`));
+    const question = (id: string, content: string) =>
+      ({ id, role: 'user', content, sources: [], status: 'sent' }) as const;
+    // What an earlier version stored: each page counted from 1.
+    conversation.reset('th', [
+      question('local-user-1', 'How do I theme it?'),
+      { id: 'local-assistant-2', role: 'assistant', content: 'Theming…', sources: [], status: 'complete' },
+      question('local-user-1', 'How do tokens work?'),
+      { id: 'local-assistant-2', role: 'assistant', content: 'Tok', sources: [], status: 'error' },
+    ]);
+    const ids = conversation.snapshot.messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(4);
+    await conversation.retry(ids[3]);
+    const after = conversation.snapshot.messages;
+    expect(after.map((m) => m.content)).toEqual([
+      'How do I theme it?',
+      'Theming…',
+      'How do tokens work?',
+      're: How do tokens work?',
+    ]);
+    await conversation.send('and the colors?');
+    const all = conversation.snapshot.messages.map((m) => m.id);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.slice(-2).every((id) => !/^local-\w+-\d+$/.test(id))).toBe(true);
+  });
+
   it('sends a turn, streams the answer and continues the same thread', async () => {
     const requests: Array<string | null | undefined> = [];
     const { conversation, log, last } = setup((request) => {

@@ -29,6 +29,14 @@ const CODE_ANSWER =
 describe('<agent-chat-message> markdown', () => {
   afterEach(() => vi.restoreAllMocks());
 
+  for (const status of ['stopped', 'interrupted'] as const)
+    it(`an answer ${status} inside a bold phrase shows it bold, not a literal **`, async () => {
+      const el = await showAnswer('Use the **theme attri', status);
+      const content = el.shadowRoot!.querySelector('.content')!;
+      expect(content.textContent).not.toContain('**');
+      expect(content.querySelector('strong')?.textContent).toBe('theme attri');
+    });
+
   it('labels code blocks with their language and copies them with a keyboard-reachable button', async () => {
     const write = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
     const el = await showAnswer(CODE_ANSWER);
