@@ -93,9 +93,16 @@ export class AgentChatComposer extends LitElement {
         @keydown=${this.#handleKeydown}
       ></textarea>
       ${
-        streaming
-          ? html`<button class="stop" part="send-button" type="submit" aria-label=${t('stop')} title=${t('stop')}>${icon('stop')}</button>`
-          : html`<button part="send-button" type="submit" aria-label=${t('send')} title=${t('send')} aria-disabled=${empty ? 'true' : 'false'}>${icon('send')}</button>`
+        // One button that turns from Stop into Send, never two: a Stop button swapped for a new
+        // Send button took the focus with it, and the visitor who stopped was left on the page.
+        html`<button
+          class=${streaming ? 'stop' : ''}
+          part="send-button"
+          type="submit"
+          aria-label=${t(streaming ? 'stop' : 'send')}
+          title=${t(streaming ? 'stop' : 'send')}
+          aria-disabled=${!streaming && empty ? 'true' : 'false'}
+        >${icon(streaming ? 'stop' : 'send')}</button>`
       }
     </form>`;
   }

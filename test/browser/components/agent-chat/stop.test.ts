@@ -1,8 +1,10 @@
 import { describe, expect, vi } from 'vitest';
+import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { DemoAgent, type Agent } from '../../../../service/index.js';
 import {
   composerOf,
+  deepActiveElement,
   fixtureChat,
   messagesOf,
   nextAnswerEnd,
@@ -96,5 +98,44 @@ describe('<agent-chat> Stop', () => {
       expect(answerOf(el)?.message?.content).toBe('');
       expect(actionNames(el)).toEqual(['Regenerate']);
     });
+  });
+
+  describe('with a slow answer (a word every 500 ms)', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 500 }) }));
+
+    for (const how of ['mouse', 'keyboard'] as const)
+      test(`Stop by ${how}: the request is aborted within 3 s and the focus stays on the composer's button, now Send`, async ({
+        backend,
+      }) => {
+        let chatSignal: AbortSignal | undefined;
+        const realFetch = globalThis.fetch;
+        const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+          const url = String(input instanceof Request ? input.url : input);
+          if (url.endsWith('/agent/chat/')) chatSignal = init?.signal ?? undefined;
+          return realFetch(input, init);
+        });
+        try {
+          const el = await fixtureChat();
+          void el.send('How do I theme it?');
+          await expect.poll(() => answerOf(el)?.message?.content.length ?? 0).toBeGreaterThan(0);
+          const button = composerOf(el).shadowRoot!.querySelector<HTMLButtonElement>('[part="send-button"]')!;
+          expect(button.getAttribute('aria-label')).toBe('Stop');
+          const stoppedAt = performance.now();
+          if (how === 'mouse') await userEvent.click(button);
+          else {
+            button.focus();
+            await userEvent.keyboard('{Enter}');
+          }
+          await expect.poll(() => chatSignal?.aborted, { timeout: 3000 }).toBe(true);
+          expect(performance.now() - stoppedAt).toBeLessThan(3000);
+          await expect.poll(() => answerOf(el)?.message?.status).toBe('stopped');
+          await settled(el);
+          expect(deepActiveElement()).toBe(button);
+          expect(button.getAttribute('aria-label')).toBe('Send');
+          expect(backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/'))).toHaveLength(1);
+        } finally {
+          spy.mockRestore();
+        }
+      });
   });
 });
