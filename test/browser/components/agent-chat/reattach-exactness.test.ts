@@ -217,3 +217,126 @@ describe('<agent-chat> reattach after a drop in the middle of a record', () => {
     expect(answer.shadowRoot!.querySelectorAll('li')).toHaveLength(3);
   });
 });
+
+/** A 3-item list in 16 deltas, as a model paces it. */
+const LIST_ANSWER = `To theme it:
+
+1. Set **--agent-chat-color-accent** on the element.
+2. Pick *light*, *dark* or **auto** with \`theme\`.
+3. Reload: the new colours show at once.
+
+That is all.`;
+const LIST_DELTAS = (() => {
+  const size = Math.ceil(LIST_ANSWER.length / 16);
+  return Array.from({ length: 16 }, (_, i) => LIST_ANSWER.slice(i * size, (i + 1) * size));
+})();
+
+/**
+ * A service that follows §9 to the letter, on a clock: the answer gains a delta every 150 ms from
+ * the question on; the first connection resets in the middle of the 7th delta's record; the
+ * reattach sends stream_start, the sources, one partial_answer with all the text so far, then
+ * the live deltas as they come, then the end.
+ */
+function pacedService(worker: { use: (...handlers: ReturnType<typeof http.get>[]) => void }) {
+  const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
+  const PACE = 150;
+  const qa = 'qa_paced';
+  const start = encodeRecord('stream_start', { thread_id: 'th_paced', question_answer_id: qa });
+  const sources = encodeRecord('relevant_sources', {
+    relevant_sources: [
+      { title: 'Theming', subtitle: null, source_url: 'https://docs.example.com/t', source_type: 'docs' },
+    ],
+  });
+  const end = encodeRecord('identifiers', { thread_id: 'th_paced', question_answer_id: qa }, true);
+  let began = 0;
+  const available = () => Math.min(LIST_DELTAS.length, Math.floor((performance.now() - began) / PACE));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const body = (produce: (send: (record: string) => void) => Promise<void>) =>
+    new ReadableStream<Uint8Array>({
+      async start(controller) {
+        try {
+          await produce((record) => controller.enqueue(encoder.encode(record)));
+          controller.close();
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+    });
+  worker.use(
+    http.post(`${AGENT}/chat/`, () => {
+      began = performance.now();
+      return new HttpResponse(
+        body(async (send) => {
+          send(start);
+          send(sources);
+          for (let i = 0; i < 7; i += 1) {
+            await sleep(Math.max(0, began + (i + 1) * PACE - performance.now()));
+            const record = encodeRecord('partial_answer', { text: LIST_DELTAS[i] });
+            if (i < 6) send(record);
+            else {
+              send(record.slice(0, record.length >> 1));
+              throw new TypeError('connection reset');
+            }
+          }
+        }),
+        { headers: STREAM_HEADERS },
+      );
+    }),
+    http.get(
+      `${AGENT}/answers/${qa}/stream/`,
+      () =>
+        new HttpResponse(
+          body(async (send) => {
+            send(start);
+            send(sources);
+            let sent = available();
+            send(encodeRecord('partial_answer', { text: LIST_DELTAS.slice(0, sent).join('') }));
+            while (sent < LIST_DELTAS.length) {
+              await sleep(Math.max(0, began + (sent + 1) * PACE - performance.now()));
+              send(encodeRecord('partial_answer', { text: LIST_DELTAS[sent] }));
+              sent += 1;
+            }
+            send(end);
+          }),
+          { headers: STREAM_HEADERS },
+        ),
+    ),
+  );
+}
+
+describe('<agent-chat> reattach to a service that follows §9 exactly, a delta every 150 ms', () => {
+  test('a drop in the middle of the 7th delta: the reattach replaces the text, three items stay three, at every moment', async ({
+    worker,
+    backend,
+  }) => {
+    void backend;
+    pacedService(worker);
+    const el = await fixtureChat();
+    const most = { items: 0, sources: 0 };
+    const observe = () => {
+      const answer = messagesOf(el).at(-1);
+      if (answer?.message?.role !== 'assistant') return;
+      most.items = Math.max(most.items, answer.shadowRoot!.querySelectorAll('.content li').length);
+      most.sources = Math.max(most.sources, answer.message.sources.length);
+    };
+    const watching = setInterval(observe, 10);
+    const seen: string[] = [];
+    el.addEventListener('agent-chat-answer-end', (e) => seen.push(e.detail.outcome));
+    try {
+      await el.send('How do I theme it?');
+      await expect.poll(() => seen, { timeout: 8000 }).toEqual(['complete']);
+      await settled(el);
+      observe();
+    } finally {
+      clearInterval(watching);
+    }
+    const answer = messagesOf(el).at(-1)!;
+    expect(answer.message?.content).toBe(LIST_ANSWER);
+    expect(answer.shadowRoot!.querySelectorAll('.content li')).toHaveLength(3);
+    expect(most).toEqual({ items: 3, sources: 1 });
+    const whole = await fixture<AgentChatMessage>(
+      html`<agent-chat-message .message=${{ id: 'w', role: 'assistant', content: LIST_ANSWER, sources: [], status: 'complete' } satisfies ChatMessage}></agent-chat-message>`,
+    );
+    expect(contentOf(answer)).toBe(contentOf(whole));
+  });
+});
