@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoAgent } from '../../service/index.js';
 import { launchChromium } from './chromium.js';
-import { startSite } from './static-site.js';
+import { startSite, visitorOwnerKey } from './static-site.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -71,4 +71,32 @@ describe('a real page reload (the classic script, a demo agent that writes a wor
       await site.close();
     }
   });
+});
+
+describe('two real tabs of one visitor (the same owner-key), both panels open on the start screen', () => {
+  for (const mode of ['inline', 'launcher'] as const)
+    it(`a question asked and answered in one shows in the other within 5 s (${mode})`, async () => {
+      const site = await startSite({ script: 'iife', mode, ownerKey: await visitorOwnerKey() });
+      try {
+        const context = await browser.newContext();
+        const [first, second] = [await context.newPage(), await context.newPage()];
+        for (const page of [first, second]) {
+          await page.goto(site.origin);
+          if (mode === 'launcher') await page.getByRole('button', { name: 'Open chat' }).click();
+          await page.getByRole('textbox', { name: 'Message' }).waitFor();
+        }
+        await ask(first, 'How do I theme it?');
+        await expect
+          .poll(() => shown(first), { timeout: 15_000 })
+          .toMatchObject([{}, { status: 'complete' }]);
+        const answered = Date.now();
+        await expect
+          .poll(() => shown(second), { timeout: 5000 })
+          .toMatchObject([{ text: 'How do I theme it?' }, { status: 'complete' }]);
+        expect(Date.now() - answered).toBeLessThan(5000);
+        await context.close();
+      } finally {
+        await site.close();
+      }
+    });
 });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
 import { createAgentService, type Agent } from '../../service/index.js';
+import { ownerKey } from '../../contract/owner-key.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
@@ -15,13 +16,22 @@ const TAGS: Record<Script, string> = {
   loader: '<script src="/agent-chat.loader.iife.js"></script>',
 };
 
-export function pageHtml(script: Script, scriptTag?: string, mode: 'inline' | 'launcher' = 'inline'): string {
+export function pageHtml(
+  script: Script,
+  scriptTag?: string,
+  mode: 'inline' | 'launcher' = 'inline',
+  ownerKey?: string,
+): string {
   const tag = scriptTag ?? TAGS[script];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
 <body><h1>A page with a pasted snippet</h1>
 <agent-chat mode="${mode}" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
-  session-endpoint="/api/agent-session" base-url="/service"></agent-chat></body></html>`;
+  session-endpoint="/api/agent-session" base-url="/service"${ownerKey ? ` owner-key="${ownerKey}"` : ''}></agent-chat></body></html>`;
 }
+
+/** The visitor every session of the site is for, and the `owner-key` a page of hers carries. */
+export const VISITOR = 'visitor-1';
+export const visitorOwnerKey = (): Promise<string> => ownerKey(VISITOR, PROJECT.apiKey);
 
 /**
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
@@ -34,6 +44,8 @@ export async function startSite(options: {
   mode?: 'inline' | 'launcher';
   /** The service's agent (the demo agent, answering at once, by default). */
   agent?: Agent;
+  /** The page's `owner-key` attribute (none by default). */
+  ownerKey?: string;
 }): Promise<{ origin: string; close: () => Promise<void> }> {
   const service = createAgentService({
     projects: [PROJECT],
@@ -47,7 +59,7 @@ export async function startSite(options: {
       apiKey: PROJECT.apiKey,
       projectId: PROJECT.id,
       baseUrl: 'http://127.0.0.1/service',
-      getOwnerId: () => 'visitor-1',
+      getOwnerId: () => VISITOR,
       fetch: (input, init) => service.handle(new Request(input, init)),
     }),
   );
@@ -65,7 +77,7 @@ export async function startSite(options: {
     const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(pageHtml(options.script, options.scriptTag, options.mode));
+      return void res.end(pageHtml(options.script, options.scriptTag, options.mode, options.ownerKey));
     }
     if (files[path]) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });

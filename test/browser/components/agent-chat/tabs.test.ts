@@ -73,6 +73,27 @@ describe('<agent-chat> in two tabs', () => {
     expect(reattaches(backend)).toHaveLength(0);
   });
 
+  for (const owner of [null, 'alice'] as const)
+    for (const mode of ['inline', 'launcher'] as const)
+      test(`both panels open on the start screen (${mode}, ${owner ? 'the same owner-key' : 'anonymous'}): a question asked and answered in one shows in the other within 5 s`, async ({
+        backend,
+      }) => {
+        backend.signIn(owner);
+        const first = await fixtureChat({ ownerKey: ownerKeyOf(owner), mode });
+        const second = await fixtureChat({ ownerKey: ownerKeyOf(owner), mode });
+        if (mode === 'launcher') await Promise.all([first.open(), second.open()]);
+        await settled(first);
+        await settled(second);
+        expect(messagesOf(second)).toHaveLength(0);
+        await first.send(QUESTION);
+        await settled(first);
+        const answered = performance.now();
+        await expect.poll(() => answerOf(second)?.status, { timeout: 5000 }).toBe('complete');
+        expect(performance.now() - answered).toBeLessThan(5000);
+        await settled(second);
+        expect(lastAnswerText(second)).toBe(lastAnswerText(first));
+      });
+
   test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({
     backend,
   }) => {
