@@ -41,6 +41,13 @@ export class AnswerLock {
     return Boolean(held?.some((lock) => lock.name === this.#name()));
   }
 
+  /** Runs `then` holding the lock, only if nobody (this tab included) holds it now; not without Web Locks. */
+  ifFree(then: () => Promise<void>): void {
+    this.#locks
+      ?.request(this.#name(), { ifAvailable: true }, (lock) => (lock ? then() : undefined))
+      .catch(() => {});
+  }
+
   /** Runs `then` once the lock is free, holding it until `then` settles. Returns false without Web Locks. */
   whenFree(then: () => Promise<void>): boolean {
     const locks = this.#locks;

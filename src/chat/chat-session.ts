@@ -87,7 +87,7 @@ export class ChatSession {
   readonly conversation: Conversation;
   readonly outbox: Outbox = new Outbox({
     onChange: () => this.#publish(),
-    canSend: () => !this.conversation.streaming && this.#connected,
+    canSend: () => !this.conversation.streaming && !this.#askedElsewhere() && this.#connected,
     send: (text) => this.conversation.send(text),
   });
   readonly threadList: ThreadList;
@@ -130,6 +130,7 @@ export class ChatSession {
       connected: () => this.#connected,
       conversation: this.conversation,
       memory: this.memory,
+      sendQueued: () => this.outbox.sendNow(),
     });
     this.owner = new OwnerGate(this.#connection, this.memory, {
       onOwnerChanged: () => void this.forget('owner-changed'),
@@ -347,7 +348,15 @@ export class ChatSession {
     this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
     this.#tabs.awaitTakeover();
+    // The answer those questions waited for may have ended before its tab heard of them.
+    if (this.outbox.entries.length && !this.conversation.streaming) this.#tabs.sendQueued();
     this.#publish();
+  }
+
+  /** Another tab sent the last question and its answer has not started yet. */
+  #askedElsewhere(): boolean {
+    const last = this.conversation.snapshot.messages.at(-1);
+    return !this.conversation.streaming && last?.role === 'user' && last.status === 'sending';
   }
 
   #untouched(): boolean {

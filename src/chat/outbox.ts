@@ -88,15 +88,19 @@ export class Outbox {
 
   /** Sends the oldest question, soon (after the caller's own change), if it may go now. */
   sendNext(): void {
-    queueMicrotask(() => {
-      const [next, ...rest] = this.#items;
-      if (!next || isOffline() || !this.#hooks.canSend()) return;
-      this.#sending = next;
-      this.#set(rest);
-      void this.#hooks.send(next.text).finally(() => {
-        if (this.#sending === next) this.#sending = undefined;
-      });
+    queueMicrotask(() => this.sendNow());
+  }
+
+  /** Sends the oldest question now if it may go; whether one went. */
+  sendNow(): boolean {
+    const [next, ...rest] = this.#items;
+    if (!next || isOffline() || !this.#hooks.canSend()) return false;
+    this.#sending = next;
+    this.#set(rest);
+    void this.#hooks.send(next.text).finally(() => {
+      if (this.#sending === next) this.#sending = undefined;
     });
+    return true;
   }
 
   /**

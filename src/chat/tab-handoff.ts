@@ -11,6 +11,8 @@ export interface TabHandoffParts {
   conversation: Pick<Conversation, 'snapshot' | 'followed' | 'reattach'>;
   /** Writes this tab's changes (an answer's end, before the lock goes) and reads other tabs'. */
   memory: Pick<DeviceMemory, 'flush' | 'revisit'>;
+  /** Sends the outbox's oldest question now if it may go (see Outbox.sendNow); whether one went. */
+  sendQueued: () => boolean;
 }
 
 /**
@@ -32,10 +34,38 @@ export class TabHandoff {
     this.#parts = parts;
   }
 
-  /** This tab streams an answer (busy) or stopped: other tabs wait for the lock meanwhile. */
+  /**
+   * This tab streams an answer (busy) or stopped: other tabs wait for the lock meanwhile. At the
+   * end the lock goes once the device has the end and the question the outbox sent next (the
+   * host sends it as the answer ends, just after this): a tab that takes the lock then finds that
+   * question gone from the outbox.
+   */
   setBusy(busy: boolean): void {
-    if (!busy) return this.#lock.letGo(this.#parts.memory.flush());
+    if (!busy) {
+      const afterEnd = new Promise((resolve) => setTimeout(resolve, 0));
+      return this.#lock.letGo(afterEnd.then(() => this.#parts.memory.flush()));
+    }
     if (this.#parts.connected()) this.#lock.hold();
+  }
+
+  /**
+   * A question waits in the outbox and nothing streams here: send it from this tab, once across
+   * tabs. It may have been asked in another tab, or in this one while another streamed, and that
+   * answer may have ended before the tabs heard of each other's writes, so every idle tab that
+   * holds it tries: under the answer's lock (never while another tab streams or sends), after
+   * writing this tab's changes and reading the other tabs' (a question another tab took is gone
+   * by then), and with its removal written before the lock goes. Without Web Locks the tab that
+   * streamed sends what it knew at the end, and nothing more.
+   */
+  sendQueued(): void {
+    if (this.#parts.connected()) this.#lock.ifFree(() => this.#sendLocked());
+  }
+
+  async #sendLocked(): Promise<void> {
+    const { memory } = this.#parts;
+    await memory.flush();
+    await memory.revisit(true);
+    if (this.#parts.connected() && this.#parts.sendQueued()) await memory.flush();
   }
 
   /**
@@ -77,8 +107,8 @@ export class TabHandoff {
       if (epoch !== this.#epoch || !this.#parts.connected()) return;
       // Read as after a reload: an answer still marked streaming is interrupted.
       await this.#parts.memory.revisit(false);
-      // This tab holds the lock now: reattach without asking who holds it.
-      if (epoch === this.#epoch) this.reattachLast(false);
+      // This tab holds the lock now: reattach without asking who holds it, or send what waits.
+      if (epoch === this.#epoch && !this.reattachLast(false)) await this.#sendLocked();
     });
     if (waiting) this.#takingOver = id;
   }

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
-import { DemoAgent } from '../../../../service/index.js';
+import { DemoAgent, type Agent } from '../../../../service/index.js';
 import {
   fixtureChat,
   lastAnswerText,
@@ -106,6 +106,41 @@ describe('<agent-chat> in two tabs', () => {
     await expect.poll(() => messagesOf(second).length).toBe(4);
     const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
     expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
+  });
+
+  describe('with an agent whose answer ends when the test says', () => {
+    let release = () => {};
+    const gated: Agent = {
+      async *answer() {
+        yield { type: 'text', text: 'Theming with CSS custom properties: ' };
+        await new Promise<void>((resolve) => (release = resolve));
+        yield { type: 'text', text: 'set --agent-chat-color-accent.' };
+      },
+    };
+    test.override('backendOptions', { agent: gated });
+
+    test("a follow-up asked in the other tab just before the answer ends (before that tab's write reaches the streaming one) is sent once", async ({
+      backend,
+    }) => {
+      const { first, second } = await twoTabs(backend);
+      void first.send(QUESTION);
+      await expect.poll(() => answerOf(second)?.status).toBe('streaming');
+      await second.send('And events?');
+      // The answer ends now, well before the second tab's outbox is written to the device.
+      release();
+      await expect.poll(() => backend.chatRequests().length, { timeout: 8000 }).toBe(2);
+      release();
+      await expect
+        .poll(() => messagesOf(first).map((m) => m.message?.status), { timeout: 8000 })
+        .toEqual(['sent', 'complete', 'sent', 'complete']);
+      await expect.poll(() => messagesOf(second).length).toBe(4);
+      // Exactly once, whichever tab sent it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
+      expect(first.shadowRoot!.querySelector('.outbox')).toBeNull();
+      expect(second.shadowRoot!.querySelector('.outbox')).toBeNull();
+    });
   });
 
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
