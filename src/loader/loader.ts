@@ -1,3 +1,4 @@
+import { launcherName, nearestLang } from '../i18n/launcher-name.js';
 import { runPreloadQueue } from './queue.js';
 import { METHODS, PARTS, PROPERTIES } from './surface.js';
 
@@ -130,7 +131,7 @@ class AgentChatLoader extends Base {
     button.type = 'button';
     button.className = 'launcher';
     button.setAttribute('part', 'launcher');
-    button.setAttribute('aria-label', 'Open chat');
+    button.setAttribute('aria-label', launcherName(nearestLang(this)));
     button.setAttribute('aria-expanded', 'false');
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 24 24');

@@ -11,19 +11,9 @@ import {
   type Translate,
   type UiStrings,
 } from '../../i18n/index.js';
+import { launcherName, nearestLang } from '../../i18n/launcher-name.js';
 
 type LocalizedHost = ReactiveControllerHost & HTMLElement;
-
-/** The nearest `lang` on the page, crossing shadow roots, so a widget inside a component follows its page. */
-function nearestLang(element: Element): string {
-  let node: Element | null = element;
-  while (node) {
-    const lang = node.getAttribute('lang');
-    if (lang) return lang;
-    node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host || null);
-  }
-  return '';
-}
 
 /** Every connected widget, told when any `lang` on the page changes: one observer however many widgets. */
 const connected = new Set<LocalizeController>();
@@ -32,7 +22,7 @@ let observer: MutationObserver | undefined;
 function watch(controller: LocalizeController): void {
   connected.add(controller);
   if (observer) return;
-  observer = new MutationObserver(() => connected.forEach((each) => each.resolve()));
+  observer = new MutationObserver(() => connected.forEach((each) => each.langChanged()));
   observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
 }
 
@@ -98,6 +88,13 @@ export class LocalizeController implements ReactiveController {
     if (this.#provider.value.t !== this.t) this.#provider.setValue({ t: this.t, locale: this.locale });
   }
 
+  /** A `lang` on the page changed: follow it, and show at once what is known of the new language. */
+  langChanged(): void {
+    const before = this.t;
+    this.resolve();
+    if (this.t !== before) this.#host.requestUpdate();
+  }
+
   /** Follows a changed `lang`; a load that a later change overtook is dropped. */
   resolve(): void {
     const lang = nearestLang(this.#host);
@@ -105,6 +102,9 @@ export class LocalizeController implements ReactiveController {
     const locale = matchLocale(lang);
     if (locale === this.#requested) return;
     this.#requested = locale;
+    // Until its texts arrive, the launcher (on screen from the first paint) is named in it already.
+    this.#strings = { ...this.#strings, openChat: launcherName(locale) };
+    this.t = translator(this.#strings, this.#overrides ?? {});
     void loadLocale(locale).then((strings) => {
       if (this.#requested !== locale) return;
       this.locale = strings === en ? 'en' : locale;

@@ -12,12 +12,22 @@ import {
   translator,
   type UiStringKey,
 } from '../../../src/i18n/index.js';
+import { LAUNCHER_NAMES, launcherName } from '../../../src/i18n/launcher-name.js';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 const keys = Object.keys(en).sort();
 const others = SUPPORTED_LOCALES.filter((locale) => locale !== 'en');
 
 describe('bundled locales', () => {
+  it("the launcher's first-paint names are the locales' own openChat, one per bundled language", async () => {
+    expect(Object.keys(LAUNCHER_NAMES).sort()).toEqual([...SUPPORTED_LOCALES].sort());
+    for (const locale of SUPPORTED_LOCALES)
+      expect(LAUNCHER_NAMES[locale], locale).toBe((await loadLocale(locale)).openChat);
+    expect(launcherName('de-AT')).toBe('Chat öffnen');
+    expect(launcherName('iw')).toBe(LAUNCHER_NAMES.he);
+    expect(launcherName('fi')).toBe('Open chat');
+  });
+
   it('ships at least 12 languages besides English, one of them right-to-left', () => {
     expect(others.length).toBeGreaterThanOrEqual(12);
     expect(others.some((locale) => directionOf(locale) === 'rtl')).toBe(true);
