@@ -18,7 +18,7 @@ describe('<agent-chat> before its language has loaded', () => {
     it(`lang="${lang}": the launcher is named "${name}" at its first render`, async () => {
       const el = await fixture<AgentChat>(
         html`<div lang=${lang}><agent-chat mode="launcher" project-id="p" integration-id="i"></agent-chat></div>`,
-      ).then((wrapper) => wrapper.querySelector('agent-chat')!);
+      ).then((wrapper) => wrapper.querySelector<AgentChat>('agent-chat')!);
       // fixture() resolves after the first render, well before a locale module arrives.
       expect(launcherOf(el).getAttribute('aria-label')).toBe(name);
       // And the rest of the language follows when it has loaded.

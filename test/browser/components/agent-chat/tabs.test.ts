@@ -109,11 +109,13 @@ describe('<agent-chat> in two tabs', () => {
   });
 
   describe('with an agent whose answer ends when the test says', () => {
-    let release = () => {};
+    // Opened by the test; an answer that reaches it later goes straight through.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
     const gated: Agent = {
       async *answer() {
         yield { type: 'text', text: 'Theming with CSS custom properties: ' };
-        await new Promise<void>((resolve) => (release = resolve));
+        await gate;
         yield { type: 'text', text: 'set --agent-chat-color-accent.' };
       },
     };
@@ -129,7 +131,6 @@ describe('<agent-chat> in two tabs', () => {
       // The answer ends now, well before the second tab's outbox is written to the device.
       release();
       await expect.poll(() => backend.chatRequests().length, { timeout: 8000 }).toBe(2);
-      release();
       await expect
         .poll(() => messagesOf(first).map((m) => m.message?.status), { timeout: 8000 })
         .toEqual(['sent', 'complete', 'sent', 'complete']);
