@@ -7,6 +7,9 @@ import { demoServices } from './demo/services.js';
 import { markedLexerOnly } from './scripts/marked-lexer-only.mjs';
 import { platformFonts } from './test/browser-commands.js';
 import { minifyCssTemplates } from './scripts/minify-css-templates.mjs';
+import { classicChunks } from './scripts/classic-chunks.mjs';
+
+const CLASSIC_ENTRY = 'agent-chat.iife.js';
 
 /** @open-wc/testing imports a web-test-runner-only module; under Vite it has nothing to talk to. */
 function stubWtrWebSocket(): Plugin {
@@ -84,7 +87,7 @@ export default defineConfig(({ mode }) => ({
     stubWtrWebSocket(),
     markedLexerOnly(),
     minifyCss(),
-    ...(mode === 'iife' ? [scriptLocales()] : []),
+    ...(mode === 'iife' ? [scriptLocales(), classicChunks({ entryName: CLASSIC_ENTRY })] : []),
   ],
   // 5173 (4173 for preview) when free, else the next free port, printed: a port another process
   // holds never stops the demo, and Vitest's browser server (which inherits this block) picks
@@ -97,13 +100,26 @@ export default defineConfig(({ mode }) => ({
   // share chunks with the ES build.
   build: {
     copyPublicDir: false,
+    ...(mode === 'iife'
+      ? {
+          rolldownOptions: {
+            // The entry may gain exports, so the code its parts share stays in it (a library
+            // build keeps entry signatures strict, which put that code in a chunk of its own).
+            preserveEntrySignatures: 'allow-extension' as const,
+            // Minified like the IIFE was (an ES library build keeps its whitespace by default);
+            // the parts are named for what they hold and their content.
+            output: { minify: true, chunkFileNames: 'agent-chat.part.[name]-[hash].js' },
+          },
+        }
+      : {}),
     emptyOutDir: mode === 'production',
     lib: {
+      // The classic script: built as split ES modules and turned back into a classic script
+      // with its parts beside it (scripts/classic-chunks.mjs); it sets the global AgentChat itself.
       iife: {
         entry: 'src/iife.ts',
-        name: 'AgentChat',
-        formats: ['iife' as const],
-        fileName: () => 'agent-chat.iife.js',
+        formats: ['es' as const],
+        fileName: () => CLASSIC_ENTRY,
       },
       // The loader as a classic script; it fetches agent-chat.impl.js from beside itself.
       'loader-iife': {

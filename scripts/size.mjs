@@ -10,9 +10,15 @@ const KB = 1000;
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
 // Locales load on demand, one at a time (agent-chat.locale.*.js): measured on their own row.
 const isLocale = (f) => /^agent-chat\.locale\.\w+\.js$/.test(f);
+// The classic script's parts (agent-chat.part.*.js), each loaded when first needed: their own row.
+const isPart = (f) => /^agent-chat\.part\.[\w.-]+\.js$/.test(f);
 const es = readdirSync('dist')
-  .filter((f) => f.endsWith('.js') && !f.endsWith('.iife.js') && !isLocale(f))
+  .filter((f) => f.endsWith('.js') && !f.endsWith('.iife.js') && !isLocale(f) && !isPart(f))
   .map((f) => `dist/${f}`);
+const largestPart = readdirSync('dist')
+  .filter(isPart)
+  .map((f) => `dist/${f}`)
+  .sort((a, b) => gzipSync(readFileSync(b)).length - gzipSync(readFileSync(a)).length)[0];
 const largestLocale = readdirSync('dist')
   .filter(isLocale)
   .map((f) => `dist/${f}`)
@@ -30,14 +36,18 @@ const bundles = [
   // decision 119: continuity (owner binding, tabs, chunked writes, message blocks) by 2 KB more;
   // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B);
   // decision 277: sessionRequestHeaders, for CMS endpoints that need a nonce or CSRF token (83 B);
-  // decision 267: the widget's parts in their own classes (issue 25, +173 B after decision 266).
+  // decision 267: the widget's parts in their own classes (issue 25, +173 B after decision 266);
+  // decision 331: the markdown engine is a part loaded on demand (61.8 -> 45.4 KB).
   {
     file: 'dist/agent-chat.iife.js',
-    label: 'IIFE (script tag, everything in)',
-    budget: Number(args['max-iife'] ?? 61.9 * KB),
+    label: 'IIFE (script tag, first load)',
+    budget: Number(args['max-iife'] ?? 47 * KB),
   },
+  // Decision 331: what the classic script fetches beside itself when a visitor needs it.
+  { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 69.6 * KB) },
+  // Decision 331: the launcher's names in 15 languages (0.45 KB) and the markdown part's seams.
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 71 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   {
     file: 'dist/agent-chat.loader.iife.js',

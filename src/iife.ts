@@ -3,9 +3,11 @@
  * registers the element at once and exposes the API as `globalThis.AgentChat`.
  */
 import './define.js';
+import { AgentChat } from './components/agent-chat/agent-chat.js';
+import * as api from './dom-free.js';
 import { runPreloadQueue } from './loader/queue.js';
 
-export { AgentChat } from './components/agent-chat/agent-chat.js';
-export * from './dom-free.js';
+// A classic script has no exports: the API is the global `AgentChat` (types/iife.d.ts).
+(globalThis as { AgentChat?: unknown }).AgentChat = Object.freeze({ ...api, AgentChat });
 
 runPreloadQueue();

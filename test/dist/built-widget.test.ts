@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answered, ask as chat, launchChromium } from './chromium.js';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { STRICT_CSP, startCdn, startSite } from './static-site.js';
 
 let browser: Browser;
@@ -31,6 +32,22 @@ async function openPage(
     errors,
     violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
   };
+}
+
+/** The classic script's markdown part in dist/ (its name carries a content hash). */
+function markdownPart(): string {
+  const parts = readdirSync('dist').filter((f) => /^agent-chat\.part\.markdown-engine-[\w-]+\.js$/.test(f));
+  expect(parts).toHaveLength(1);
+  return parts[0];
+}
+
+/** The element names in the last answer's rendered content. */
+function answerElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+    const answer = [...(list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [])].at(-1);
+    return [...(answer?.shadowRoot?.querySelectorAll('.content *') ?? [])].map((e) => e.tagName);
+  });
 }
 
 /** Holds the loader's element file back until the returned function is called. */
@@ -92,8 +109,13 @@ describe('the built widget on a plain page', () => {
     const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
     try {
       const { page, violations, errors } = await openPage(site.origin);
+      const parts: string[] = [];
+      page.on('request', (r) => r.url().includes('agent-chat.part.') && parts.push(r.url()));
       const answer = await chat(page, 'How do I theme the widget?');
       expect(answer).toContain('Theming with CSS custom properties');
+      // The markdown engine came from beside the script, on the CDN, and rendered the answer.
+      expect(parts).toEqual([cdn.url(markdownPart())]);
+      expect(await answerElements(page)).toContain('H3');
       expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
       await page.close();
@@ -105,6 +127,42 @@ describe('the built widget on a plain page', () => {
       await other.page.close();
     } finally {
       await Promise.all([site.close(), tampered.close(), cdn.close()]);
+    }
+  });
+});
+
+describe("the classic script's parts (loaded beside it when needed)", () => {
+  it('a page pins each part with an import map integrity entry: the right hash loads it, a wrong one never runs it and the answer shows as plain text', async () => {
+    const sri = JSON.parse(readFileSync('dist/sri.json', 'utf8')) as Record<string, string>;
+    const cdn = await startCdn();
+    const part = markdownPart();
+    expect(sri[part]).toMatch(/^sha384-/);
+    const page = (hash: string) => {
+      const map = JSON.stringify({ integrity: { [cdn.url(part)]: hash } });
+      const csp = STRICT_CSP.replace(
+        "script-src 'self'",
+        `script-src 'self' ${cdn.origin} 'sha256-${createHash('sha256').update(map).digest('base64')}'`,
+      );
+      const tag = `<script type="importmap">${map}</script><script src="${cdn.url('agent-chat.iife.js')}" integrity="${sri['agent-chat.iife.js']}" crossorigin="anonymous"></script>`;
+      return startSite({ script: 'iife', csp, scriptTag: tag });
+    };
+    const [pinned, tampered] = await Promise.all([page(sri[part]), page(`sha384-${'A'.repeat(64)}`)]);
+    try {
+      const good = await openPage(pinned.origin);
+      await chat(good.page, 'How do I theme the widget?');
+      expect(await answerElements(good.page)).toContain('H3');
+      expect(await good.violations()).toEqual([]);
+      expect(good.errors).toEqual([]);
+      await good.page.close();
+
+      const bad = await openPage(tampered.origin);
+      const answer = await chat(bad.page, 'How do I theme the widget?');
+      expect(answer).toContain('Theming with CSS custom properties');
+      expect(await answerElements(bad.page)).not.toContain('H3');
+      expect(bad.errors.join(' ')).toMatch(/integrity/i);
+      await bad.page.close();
+    } finally {
+      await Promise.all([pinned.close(), tampered.close(), cdn.close()]);
     }
   });
 });

@@ -2,6 +2,8 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
+import { whenIdle } from '../../internal/when-idle.js';
+import { loadMarkdown, prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
 import { LocalizeController } from './localize-controller.js';
 import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
@@ -199,8 +201,12 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         .split('|')
         .map((p) => p.trim())
         .filter(Boolean);
-    if (changed.has('opened') || changed.has('mode'))
-      this.#chat.session.owner.setVisible(this.mode === 'inline' || this.opened);
+    if (changed.has('opened') || changed.has('mode')) {
+      const visible = this.mode === 'inline' || this.opened;
+      this.#chat.session.owner.setVisible(visible);
+      // The panel shows: an answer may come soon, so its markdown engine loads when the page is idle.
+      if (visible) prepareMarkdown(whenIdle);
+    }
     if (!changed.has('opened')) return;
     this.#chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
@@ -248,6 +254,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     if (!text.trim()) return false;
     if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text })))
       return false;
+    // An answer is coming: its markdown engine loads now if it has not yet.
+    void loadMarkdown().catch(() => {});
     // While an answer streams (or offline) the text waits in the outbox and goes once it may.
     return this.#chat.session.send(text);
   }

@@ -13,7 +13,7 @@ import { AgentChatFeedbackEvent } from '../../events/feedback.js';
 import type { Translate } from '../../i18n/index.js';
 import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
-import { announcementText } from '../../markdown/plain-text.js';
+import { markdownEngine } from '../../markdown/load.js';
 
 /**
  * The element's properties the session reads each time it needs them (attributes may change):
@@ -109,7 +109,7 @@ export class ChatSessionController implements ReactiveController {
         onAnswerEnd: ({ text, ...detail }) => {
           const words =
             detail.outcome === 'complete'
-              ? announcementText(text)
+              ? (markdownEngine()?.announcementText(text) ?? text.slice(0, 300))
               : detail.outcome === 'aborted'
                 ? options.t()('answerStopped')
                 : '';

@@ -19,7 +19,6 @@ import { AgentChatPromptSelectEvent } from '../../events/prompt-select.js';
 import { AgentChatThreadListSelectEvent } from '../../events/thread-list-select.js';
 import { relativeTime } from '../../i18n/index.js';
 import { whenIdle } from '../../internal/when-idle.js';
-import { warmUpMarkdown } from '../../markdown/parse.js';
 import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
 import { ScrollAnchorController } from './scroll-anchor-controller.js';
@@ -106,11 +105,6 @@ export class AgentChatMessageList extends LitElement {
   @state() private firstShown = 0;
   #firstId?: string;
   #olderScheduled = false;
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    warmUpMarkdown();
-  }
 
   override willUpdate(): void {
     const messages = this.conversation?.messages ?? [];

@@ -6,8 +6,8 @@ import { englishLocale, localeContext, type Localized } from '../../context/inde
 import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
 import type { UiStringKey } from '../../i18n/index.js';
-import { IncrementalMarkdown, type MarkdownView } from '../../markdown/incremental.js';
-import { renderView } from '../../markdown/render.js';
+import type { IncrementalMarkdown, MarkdownView } from '../../markdown/markdown-engine.js';
+import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
@@ -82,17 +82,36 @@ export class AgentChatMessage extends LitElement {
   @state() private asking = false;
   @state() private thanked = false;
 
-  readonly #markdown = new IncrementalMarkdown();
-  #view: MarkdownView = { groups: [], tail: [], overflow: [] };
+  #markdown?: IncrementalMarkdown;
+  /** The answer's markdown, parsed; undefined until the engine has loaded (the text shows plain meanwhile). */
+  #view?: MarkdownView;
 
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
     if (!changed.has('message') || !message || message.role !== 'assistant') return;
+    const engine = markdownEngine();
+    if (!engine) {
+      // The first answer of the page: the engine arrives in a moment, then the text is parsed.
+      void loadMarkdown().then(
+        () => this.requestUpdate('message', undefined),
+        () => {},
+      );
+      return;
+    }
+    this.#markdown ??= new engine.IncrementalMarkdown();
     // A stopped or interrupted answer ends where it was cut, maybe inside `**bold`: it keeps
     // the finished forms it streamed with rather than showing the raw syntax.
     const cut =
       message.status === 'streaming' || message.status === 'stopped' || message.status === 'interrupted';
     this.#view = cut ? this.#markdown.update(message.content) : this.#markdown.finish(message.content);
+  }
+
+  /** Settled means rendered as markdown: an answer waits for the engine, then for its render. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    const settled = await super.getUpdateComplete();
+    if (this.message?.role !== 'assistant' || markdownEngine()) return settled;
+    await loadMarkdown().catch(() => {});
+    return super.getUpdateComplete();
   }
 
   #act(
@@ -206,7 +225,7 @@ export class AgentChatMessage extends LitElement {
       <div class="body" part="bubble" aria-busy=${message.status === 'streaming' ? 'true' : 'false'}>
         <div class="content" part="content">
           ${empty ? html`<span class="typing"><span></span><span></span><span></span><span class="visually-hidden">${t('thinking')}</span></span>` : nothing}
-          ${renderView(this.#view, t)}
+          ${this.#view ? markdownEngine()!.renderView(this.#view, t) : html`<p class="plain" dir="auto">${message.content}</p>`}
         </div>
         ${this.#renderSources()}
       </div>
