@@ -128,6 +128,12 @@ async function streaming(label, message) {
     '  of which bare fetch reading (floor)',
     `${ms(floor.total)} (${(floorShare * 100).toFixed(1)} % of stream)`,
   );
+  // The issue's figure: what streaming costs the main thread, over what reading the stream costs.
+  row(
+    label,
+    'main thread, multiple of the floor',
+    `× ${(total / (floorShare * stream.durationMs)).toFixed(2)}`,
+  );
   row(
     label,
     '  widget above the floor',

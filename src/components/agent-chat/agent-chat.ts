@@ -93,7 +93,7 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
 export class AgentChat extends LitElement implements PublicAgentChat {
   static override styles = [tokenStyles, hostStyles, styles, agentBarStyles, moreMenuStyles];
 
-  /** Project ID from the dashboard. */
+  /** Project ID, from the service's console (or its `--project` flag). */
   @property({ attribute: 'project-id' }) projectId = '';
   /** Integration ID of this agent. */
   @property({ attribute: 'integration-id' }) integrationId = '';
