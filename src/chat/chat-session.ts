@@ -1,3 +1,4 @@
+import { NO_OWNER } from '../../contract/paths.js';
 import { ApiError, isAbortError } from '../api/errors.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
@@ -120,6 +121,7 @@ export class ChatSession {
     this.conversation = new Conversation(client, this.#conversationHooks(), options);
     this.threadList = new ThreadList(client, {
       onChange: () => this.#publish(),
+      ownerless: () => this.owner.currentKey === NO_OWNER,
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),

@@ -22,6 +22,8 @@ export const PAGE_SIZE = 20;
 
 export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;
+  /** Who is here is known to be nobody (owner key `-`): there are no threads to ask for. */
+  ownerless?(): boolean;
   /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
   /** A rename or a deletion failed (the list stays as it was). */
@@ -100,6 +102,11 @@ export class ThreadList {
   }
 
   async refresh(): Promise<void> {
+    // An anonymous visitor has no list: the service would only answer 403 (after a session).
+    if (this.#hooks.ownerless?.()) {
+      this.#request?.abort();
+      return this.#set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });
+    }
     const signal = this.#begin();
     this.#set({ ...this.#state, status: 'loading', error: undefined });
     try {

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
+import { ownerKeyOf } from '../../../msw/reference.js';
 import {
   deepActiveElement,
   fixtureChat,
@@ -155,6 +156,32 @@ describe('<agent-chat> thread list', () => {
     await el.send('How do I install it?');
     await settled(el);
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
+  });
+
+  test('an anonymous visitor (owner-key "-", or a session that said "-") opens Conversations: the sign-in state with no request at all', async ({
+    backend,
+  }) => {
+    backend.signIn(null);
+    const requests = () => backend.sessionRequests.length + backend.serviceRequests.length;
+    const el = await fixtureChat({ ownerKey: ownerKeyOf(null) });
+    await settled(el);
+    await openThreadList(el);
+    await expect.poll(() => listRoot(el).textContent).toContain('Sign in to see your past conversations.');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requests()).toBe(0);
+
+    // Without the attribute, the first session says "-": the list never asks either.
+    el.remove();
+    const quickstart = await fixtureChat();
+    await quickstart.send('How do I install it?');
+    await settled(quickstart);
+    const before = backend.serviceRequests.length;
+    await openThreadList(quickstart);
+    await expect
+      .poll(() => listRoot(quickstart).textContent)
+      .toContain('Sign in to see your past conversations.');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(backend.serviceRequests.slice(before).map((r) => new URL(r.url).pathname)).toEqual([]);
   });
 
   test('a thread deleted elsewhere leaves the list when the visitor opens it', async ({ backend }) => {
