@@ -1,14 +1,12 @@
 import { RECORD_SEPARATOR } from '../../contract/records.js';
 import type { StreamEvent } from './types.js';
+import { STREAM_IDLE_TIMEOUT_MS } from './idle-timeout.js';
 import { isObject, toActivity, toSources, toToolCalls } from './validate.js';
 
-export { RECORD_SEPARATOR };
+export { RECORD_SEPARATOR, STREAM_IDLE_TIMEOUT_MS };
 
 /** Longest record accepted, in characters: far above any real record (a resumed answer's whole text). */
 export const MAX_RECORD_LENGTH = 4 * 1024 * 1024;
-
-/** A stream that sends nothing for this long is given up as interrupted (decision 67). */
-export const STREAM_IDLE_TIMEOUT_MS = 60_000;
 
 /**
  * Splits decoded text into complete records, keeping the unfinished tail for the next chunk.

@@ -87,6 +87,11 @@ export class AnswerTurn {
     return this.#controller;
   }
 
+  /** The question this request asked (none for a reattach or a continuation). */
+  get question(): ChatMessage | undefined {
+    return this.#question;
+  }
+
   /** The answer as it stands (none before the stream started). */
   get answer(): ChatMessage | undefined {
     return this.#answer;

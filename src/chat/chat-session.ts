@@ -121,7 +121,8 @@ export class ChatSession {
     this.conversation = new Conversation(client, this.#conversationHooks(), options);
     this.threadList = new ThreadList(client, {
       onChange: () => this.#publish(),
-      ownerless: () => this.owner.currentKey === NO_OWNER,
+      // The session's word, else the page's as it is now (a new owner-key may not be synced yet).
+      ownerless: () => (this.#connection.ownerKey ?? options.config().ownerKey) === NO_OWNER,
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),

@@ -232,7 +232,8 @@ export class Conversation {
     this.#setReaction(message, reaction);
     try {
       await this.#api().sendFeedback({ questionAnswerId, reaction, comment });
-      this.#hooks.onFeedback?.({ questionAnswerId, reaction });
+      // Reasons added to a rating are the same rating: the page hears of it once.
+      if (reaction !== previous) this.#hooks.onFeedback?.({ questionAnswerId, reaction });
       return true;
     } catch (error) {
       this.#setReaction(
@@ -297,8 +298,20 @@ export class Conversation {
     if (!turn.current()) return;
     this.#inFlight = undefined;
     this.#publishNow();
-    const { answer } = turn;
-    if (!answer) return;
+    const { answer, question } = turn;
+    if (!answer) {
+      // It failed before its answer started (a 500, a 429, no session): the visitor sees the
+      // question failed, with Retry, and the page hears that this answer ended in an error. A
+      // question the outbox took back (offline) has not failed, and is not on screen.
+      if (question?.status === 'failed')
+        this.#hooks.onAnswerEnd?.({
+          threadId: this.#threadId,
+          messageId: question.id,
+          outcome: 'error',
+          text: '',
+        });
+      return;
+    }
     if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error)
       this.#hooks.onError?.(answer.error);
     this.#hooks.onAnswerEnd?.({

@@ -1,3 +1,4 @@
+import { STREAM_IDLE_TIMEOUT_MS } from '../api/idle-timeout.js';
 import { launcherName, nearestLang } from '../i18n/launcher-name.js';
 import { runPreloadQueue } from './queue.js';
 import { METHODS, PARTS, PROPERTIES } from './surface.js';
@@ -67,6 +68,21 @@ function copyAttributes(from: Element, to: Element, names: Iterable<string>): vo
 }
 
 const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+/**
+ * A property read before the element has loaded and before anything set it: what the element
+ * will say, its attribute or its default, so `el.projectId` is a string from the first moment
+ * (a framework reads it right after mounting).
+ */
+function initialValue(el: Element, name: (typeof PROPERTIES)[number]): unknown {
+  if (name === 'tools') return [];
+  if (name === 'getSessionToken' || name === 'sessionRequestHeaders' || name === 'strings') return undefined;
+  const attribute = name === 'opened' ? 'open' : name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  if (name === 'opened' || name === 'consentRequired') return el.hasAttribute(attribute);
+  const value = el.getAttribute(attribute);
+  if (name === 'streamIdleTimeout') return value === null ? STREAM_IDLE_TIMEOUT_MS : Number(value);
+  return value ?? (name === 'mode' ? 'launcher' : name === 'theme' ? 'light' : '');
+}
 
 /** Fetches the element, once for every <agent-chat> (set by defineLoader). */
 let load: () => Promise<ImplModule>;
@@ -206,7 +222,8 @@ class AgentChatLoader extends Base {
         configurable: true,
         enumerable: true,
         get(this: AgentChatLoader) {
-          return this.#impl ? this.#impl[name] : this.#values.get(name);
+          if (this.#impl) return this.#impl[name];
+          return this.#values.has(name) ? this.#values.get(name) : initialValue(this, name);
         },
         set(this: AgentChatLoader, value: unknown) {
           if (this.#impl) this.#impl[name] = value;

@@ -178,6 +178,37 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
     });
   }
 
+  for (const [label, failing] of [
+    ['a 500', () => http.post(`${AGENT}/chat/`, () => HttpResponse.json({ error: 'boom' }, { status: 500 }))],
+    [
+      'a 429',
+      () =>
+        http.post(`${AGENT}/chat/`, () =>
+          HttpResponse.json({ error: 'slow down' }, { status: 429, headers: { 'Retry-After': '30' } }),
+        ),
+    ],
+    ['a failed session', () => http.post(SESSION_ENDPOINT, () => new HttpResponse(null, { status: 500 }))],
+  ] as const)
+    test(`24: ${label} before the answer starts: answer-end fires once, as an error, for the failed question`, async ({
+      worker,
+      backend,
+    }) => {
+      worker.use(failing());
+      const el = await fixtureChat();
+      const events: string[] = [];
+      el.addEventListener('agent-chat-answer-start', () => events.push('start'));
+      el.addEventListener('agent-chat-answer-end', (e) =>
+        events.push(`end:${e.detail.outcome}:${e.detail.messageId === messagesOf(el)[0]?.message?.id}`),
+      );
+      el.addEventListener('agent-chat-error', (e) => events.push(`error:${e.detail.code}`));
+      await el.send('Anyone there?');
+      await settled(el);
+      expect(statuses(el)).toEqual(['failed']);
+      expect(events.filter((e) => e.startsWith('end') || e === 'start')).toEqual(['end:error:true']);
+      expect(events.filter((e) => e.startsWith('error'))).toHaveLength(1);
+      void backend;
+    });
+
   test('a getSessionToken that throws synchronously once is called again on the next need', async ({
     backend,
   }) => {

@@ -10,6 +10,8 @@ describe('<agent-chat> feedback', () => {
     backend,
   }) => {
     const el = await fixtureChat();
+    const rated: string[] = [];
+    el.addEventListener('agent-chat-feedback', (e) => rated.push(e.detail.reaction));
     await el.send('How do I theme it?');
     await settled(el);
     const root = answerRoot(el);
@@ -42,10 +44,14 @@ describe('<agent-chat> feedback', () => {
     await expect
       .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).length)
       .toBe(2);
+    // One rating, with reasons: the page hears of it once.
+    expect(rated).toEqual(['downvote']);
   });
 
   test('Cancel closes the form without sending reasons', async ({ backend }) => {
     const el = await fixtureChat();
+    const rated: string[] = [];
+    el.addEventListener('agent-chat-feedback', (e) => rated.push(e.detail.reaction));
     await el.send('How do I theme it?');
     await settled(el);
     const root = answerRoot(el);
