@@ -132,7 +132,8 @@ describe('Conversation', () => {
       content: 'Keep me',
       error: { code: 'session_failed', recoverable: true },
     });
-    expect(log).toEqual(['error:session_failed']);
+    // The answer it asked for ended in an error (decision 336): the page hears it once.
+    expect(log).toEqual(['error:session_failed', 'end:error:']);
     fail = false;
     await conversation.retry(question.id);
     expect(last().messages.map((m) => m.status)).toEqual(['sent', 'complete']);
