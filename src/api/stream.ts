@@ -119,28 +119,49 @@ export interface ReadChatStreamOptions {
 
 const SILENT = Symbol('silent');
 
-/** The next read, or SILENT when nothing arrives within `ms`. */
-function readWithin<T>(
-  reader: ReadableStreamDefaultReader<T>,
-  ms: number,
-): Promise<ReadableStreamReadResult<T> | typeof SILENT> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const silence = new Promise<typeof SILENT>((resolve) => (timer = setTimeout(() => resolve(SILENT), ms)));
-  return Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer));
+/**
+ * Settles SILENT once nothing has arrived for `ms`. One timer for the whole stream that sleeps
+ * for the time left, not a timer set and cleared on each of an answer's hundreds of reads.
+ */
+class Silence {
+  readonly settled: Promise<typeof SILENT>;
+  #last = Date.now();
+  #timer?: ReturnType<typeof setTimeout>;
+
+  constructor(ms: number) {
+    this.settled = new Promise((resolve) => {
+      const check = () => {
+        const left = this.#last + ms - Date.now();
+        if (left <= 0) resolve(SILENT);
+        else this.#timer = setTimeout(check, left);
+      };
+      this.#timer = setTimeout(check, ms);
+    });
+  }
+
+  /** Something arrived. */
+  heard(): void {
+    this.#last = Date.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /**
  * The next read of the body, or the `interrupted` event that ends the answer: the connection
- * broke, or it sent nothing for `ms`. Aborting throws AbortError.
+ * broke, or it sent nothing for the idle timeout. Aborting throws AbortError.
  */
 async function nextRead(
   reader: ReadableStreamDefaultReader<Uint8Array>,
+  silence: Silence,
   ms: number,
   signal?: AbortSignal,
 ): Promise<ReadableStreamReadResult<Uint8Array> | StreamEvent> {
   let result: ReadableStreamReadResult<Uint8Array> | typeof SILENT;
   try {
-    result = await readWithin(reader, ms);
+    result = await Promise.race([reader.read(), silence.settled]);
   } catch (error) {
     signal?.throwIfAborted();
     return { type: 'interrupted', reason: `the connection broke (${String(error)})` };
@@ -148,6 +169,7 @@ async function nextRead(
   signal?.throwIfAborted();
   if (result === SILENT)
     return { type: 'interrupted', reason: `the stream sent nothing for ${Math.round(ms / 1000)} s` };
+  silence.heard();
   return result;
 }
 
@@ -167,10 +189,11 @@ export async function* readChatStream(
   const splitter = new RecordSplitter(options.maxRecordLength);
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
+  const silence = new Silence(idleTimeoutMs);
   let ended = false;
   try {
     while (!ended) {
-      const result = await nextRead(reader, idleTimeoutMs, signal);
+      const result = await nextRead(reader, silence, idleTimeoutMs, signal);
       if ('type' in result) {
         yield result;
         return;
@@ -207,6 +230,7 @@ export async function* readChatStream(
       }
     }
   } finally {
+    silence.stop();
     signal?.removeEventListener('abort', onAbort);
     // Stops the download if the consumer leaves early (or the stream ended with extra bytes).
     reader.cancel().catch(() => {});

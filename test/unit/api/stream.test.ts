@@ -201,6 +201,31 @@ describe('readChatStream', () => {
     expect(scanned).toBe(256 * piece.length + 2);
   });
 
+  it('counts the idle timeout from the last bytes that arrived, not from the first read', async () => {
+    vi.useFakeTimers();
+    try {
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      const events: StreamEvent[] = [];
+      const done = (async () => {
+        for await (const event of readChatStream(body, undefined, { idleTimeoutMs: 5_000 }))
+          events.push(event);
+      })();
+      controller.enqueue(new TextEncoder().encode(record('stream_start', { thread_id: 't' })));
+      await vi.advanceTimersByTimeAsync(3_000);
+      controller.enqueue(new TextEncoder().encode(record('partial_answer', { text: 'late' })));
+      // 5 s after the first bytes, but only 2 s after the last: still streaming.
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(events.map((e) => e.type)).toEqual(['start', 'delta']);
+      await vi.advanceTimersByTimeAsync(1);
+      await done;
+      expect(events.at(-1)).toEqual({ type: 'interrupted', reason: 'the stream sent nothing for 5 s' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('ends a stream that goes silent as interrupted after the idle timeout', async () => {
     vi.useFakeTimers();
     try {
