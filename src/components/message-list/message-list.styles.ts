@@ -103,6 +103,45 @@ export default css`
     margin: 0;
     color: var(--agent-chat-color-text-muted);
   }
+  /* Nothing but the greeting (no prompts, no recent conversations): a band would frame emptiness.
+     The greeting is one compact line beside a small brand, just above the composer where the
+     visitor looks next, and the rest of the panel stays the surface's own colour. */
+  .start.compact {
+    justify-content: flex-end;
+  }
+  .compact .hero {
+    flex: none;
+    min-height: 0;
+    display: grid;
+    grid-template-columns: auto minmax(0, 1fr);
+    align-items: center;
+    column-gap: 10px;
+    row-gap: 0;
+    padding: 0 2px;
+    border-radius: 0;
+    background: none;
+  }
+  .compact .hero:has(.subheading) .brand {
+    grid-row: 1 / span 2;
+  }
+  .compact .brand {
+    width: 28px;
+    height: 28px;
+    margin: 0;
+  }
+  .compact .mark svg {
+    width: 16px;
+    height: 16px;
+  }
+  .compact .greeting {
+    margin: 0;
+    font-size: 1.05em;
+    font-weight: 600;
+  }
+  .compact .subheading {
+    grid-column: 2;
+    font-size: 0.9em;
+  }
   .section {
     display: grid;
     gap: 8px;

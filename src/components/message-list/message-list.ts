@@ -143,6 +143,8 @@ export class AgentChatMessageList extends LitElement {
    * Composed for the whole panel: the greeting sits in a band in the accent's tint that takes
    * the room the rest leaves (so no panel is mostly blank), then the prompts, then the latest
    * conversations (two beside three prompts, else three). A long greeting stops at two lines.
+   * With neither prompts nor conversations there is nothing for a band to frame: the greeting
+   * is one compact line just above the composer and the rest of the panel stays plain.
    */
   #renderStart() {
     const { t, locale } = this.l10n;
@@ -151,7 +153,8 @@ export class AgentChatMessageList extends LitElement {
       list && list.status !== 'unavailable' && list.status !== 'error'
         ? list.threads.slice(0, this.prompts.length >= 3 ? 2 : 3)
         : [];
-    return html`<div class="start" part="start">
+    const compact = !this.prompts.length && !shown.length;
+    return html`<div class="start ${compact ? 'compact' : ''}" part="start">
       <div class="hero">
         ${this.avatar ? html`<img class="brand" src=${this.avatar} alt="" />` : html`<span class="brand mark" aria-hidden="true">${icon('chat')}</span>`}
         ${this.greeting ? html`<p class="greeting" dir="auto" title=${this.greeting}>${this.greeting}</p>` : nothing}

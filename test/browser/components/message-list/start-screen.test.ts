@@ -95,6 +95,43 @@ describe('<agent-chat> start screen', () => {
     });
   }
 
+  for (const [size, width, height] of [
+    ['a 400×640 floating panel', 1280, 800],
+    ['a 390×844 phone', 390, 844],
+  ] as const) {
+    test(`the README's own element (no prompts, no greeting) on ${size}: a compact greeting just above the composer, the rest plain`, async ({
+      backend,
+    }) => {
+      await page.viewport(width, height);
+      const el =
+        await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}></agent-chat>`);
+      await el.open();
+      await settled(el);
+      const start = listRoot(el).querySelector('.start')!;
+      const hero = start.querySelector<HTMLElement>('.hero')!;
+      const greeting = start.querySelector<HTMLElement>('.greeting')!;
+      expect(greeting.textContent).toBe('Hi! How can I help?');
+      // No tinted band: the start screen paints nothing but the greeting's line.
+      expect(getComputedStyle(hero).backgroundImage).toBe('none');
+      expect(getComputedStyle(hero).backgroundColor).toBe('rgba(0, 0, 0, 0)');
+      expect(hero.getBoundingClientRect().height).toBeLessThanOrEqual(40);
+      // Next to the composer, where the visitor's eyes go to type.
+      const composer = el.shadowRoot!.querySelector('agent-chat-composer')!.getBoundingClientRect();
+      expect(composer.top - greeting.getBoundingClientRect().bottom).toBeGreaterThanOrEqual(0);
+      expect(composer.top - greeting.getBoundingClientRect().bottom).toBeLessThanOrEqual(40);
+      // The panel above it shows nothing: the greeting's line is all the start screen draws.
+      const panel = el.shadowRoot!.querySelector('.panel')!.getBoundingClientRect();
+      expect(hero.getBoundingClientRect().height / panel.height).toBeLessThan(0.07);
+      await chaiExpect(el).to.be.accessible();
+
+      // With prompts the band is back and fills the room the prompts leave.
+      el.setAttribute('prompts', PROMPTS);
+      await settled(el);
+      expect(getComputedStyle(hero).backgroundImage).toMatch(/^linear-gradient/);
+      expect(emptyShare(el)).toBeLessThanOrEqual(0.25);
+    });
+  }
+
   test('a long greeting stops at two lines; all of it stays in the text and the tooltip', async ({
     backend,
   }) => {
