@@ -44,7 +44,7 @@ export interface ThreadSummary {
   created_at: string;
   updated_at: string;
   /**
-   * In a thread list only: the start of the latest answer as one line of plain text ('' before
+   * In a thread list only: the start of the first answer as one line of plain text ('' before
    * the first answer); absent from services older than this field.
    */
   preview?: string;

@@ -79,12 +79,12 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
-/** A thread as a list shows it: with the start of its latest answer ('' before the first). */
+/** A thread as a list shows it: with the start of its first answer ('' before the first). */
 export interface ThreadListing extends ThreadMeta {
   preview: string;
 }
 
-/** Characters of the latest answer a thread listing carries (its Markdown, before plain-text cleanup). */
+/** Characters of the first answer a thread listing carries (its Markdown, before plain-text cleanup). */
 export const PREVIEW_SOURCE_CHARS = 400;
 
 export interface ThreadRecord extends ThreadMeta {

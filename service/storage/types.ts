@@ -49,7 +49,7 @@ export interface ConversationStore {
   renameThread(id: string, title: string): Promise<ThreadMeta | undefined>;
   /** true when a thread was deleted (its messages with it; reactions and events stay). */
   deleteThread(id: string): Promise<boolean>;
-  /** Threads of one owner, newest `updatedAt` first, strictly after `after`, each with its preview. */
+  /** Threads of one owner, newest `updatedAt` first, strictly after `after`, each with its preview (the first answer with text). */
   listThreads(
     projectId: string,
     owner: string,

@@ -91,20 +91,27 @@ export function referenceBackend(options: Partial<AgentServiceOptions> = {}) {
     signIn(next: string | null) {
       owner = next;
     },
-    /** Creates threads for `threadOwner` directly on the service, oldest first; returns their ids. */
-    async seed(threadOwner: string, titles: string[]): Promise<string[]> {
+    /**
+     * Creates threads for `threadOwner` directly on the service, oldest first; returns their ids.
+     * A thread given as a list asks its first question (the title), then the others in turn.
+     */
+    async seed(threadOwner: string, threads: (string | string[])[]): Promise<string[]> {
       const token = await mintToken(threadOwner);
       const ids: string[] = [];
-      for (const title of titles) {
-        const response = await service.handle(
-          new Request(`${AGENT_BASE}/chat/`, {
-            method: 'POST',
-            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ integration_id: INTEGRATION_ID, message: title }),
-          }),
-        );
-        const text = await response.text();
-        ids.push(/"thread_id":"(th_[0-9a-f]+)"/.exec(text)![1]);
+      for (const questions of threads) {
+        let threadId: string | undefined;
+        for (const message of [questions].flat()) {
+          const response = await service.handle(
+            new Request(`${AGENT_BASE}/chat/`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+              body: JSON.stringify({ integration_id: INTEGRATION_ID, message, thread_id: threadId }),
+            }),
+          );
+          const text = await response.text();
+          threadId = /"thread_id":"(th_[0-9a-f]+)"/.exec(text)![1];
+        }
+        ids.push(threadId!);
         // Distinct updated_at values, so "newest first" is well defined.
         await new Promise((resolve) => setTimeout(resolve, 2));
       }

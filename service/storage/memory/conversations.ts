@@ -59,9 +59,8 @@ export class MemoryConversationStore implements ConversationStore {
       .filter((t) => !after || newestFirst(after, t) < 0)
       .slice(0, limit)
       .map((t) => {
-        const answer = (this.state.messages.get(t.id) ?? [])
-          .filter((m) => m.role === 'assistant' && m.content)
-          .at(-1);
+        // The first answer with text: the answer to the question the title names.
+        const answer = (this.state.messages.get(t.id) ?? []).find((m) => m.role === 'assistant' && m.content);
         return { ...t, preview: answer?.content.slice(0, PREVIEW_SOURCE_CHARS) ?? '' };
       });
   }

@@ -131,8 +131,9 @@ export class SqlConversationStore implements ConversationStore {
     owner: string,
     { limit, after }: { limit: number; after?: ThreadCursor },
   ) {
-    // The preview is the latest answer with text, found through messages_by_thread per row.
-    const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq DESC LIMIT 1) AS preview`;
+    // The preview is the first answer with text (the title's answer), found through
+    // messages_by_thread per row.
+    const preview = `(SELECT left(m.content, ${PREVIEW_SOURCE_CHARS}) FROM messages m WHERE m.thread_id = t.id AND m.role = 'assistant' AND m.content <> '' ORDER BY m.seq LIMIT 1) AS preview`;
     const { rows } = after
       ? await this.db.query(
           `SELECT t.*, ${preview} FROM threads t WHERE t.project_id = $1 AND t.owner = $2 AND (t.updated_at, t.id) < ($3, $4) ORDER BY t.updated_at DESC, t.id DESC LIMIT $5`,

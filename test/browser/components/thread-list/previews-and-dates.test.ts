@@ -1,4 +1,4 @@
-/** Thread list rows: a preview of the latest answer, under date groups. */
+/** Thread list rows: a preview of the first answer (the title's answer), under date groups. */
 import { afterEach, describe, expect, vi } from 'vitest';
 import { page } from 'vitest/browser';
 import { expect as chaiExpect } from '@open-wc/testing';
@@ -11,7 +11,7 @@ const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 afterEach(() => vi.restoreAllMocks());
 
 describe('<agent-chat> thread list rows', () => {
-  test('rows carry a preview of the latest answer and sit under Today, Yesterday, Previous 7 days, then months', async ({
+  test('rows carry the preview the service sends and sit under Today, Yesterday, Previous 7 days, then months', async ({
     worker,
     backend,
   }) => {
@@ -79,5 +79,32 @@ describe('<agent-chat> thread list rows', () => {
     // Without a preview a row keeps its time.
     expect(root.querySelectorAll('button.open')[4].querySelector('.time')!.textContent).toMatch(/year/i);
     await chaiExpect(el).to.be.accessible();
+  });
+
+  test("a row pairs the title's question with its own answer, not a later one: in the drawer and in Recent conversations", async ({
+    backend,
+  }) => {
+    backend.signIn('alice');
+    // The follow-up has no article: its answer is "I couldn't find that in the docs".
+    await backend.seed('alice', [['How do I theme it?', 'Can it bake bread?'], 'Which frameworks are supported?']);
+    await page.viewport(1280, 800);
+    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    threadListToggle(el).click();
+    await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(2);
+    const theming = Array.from(threadListOf(el).shadowRoot!.querySelectorAll('button.open')).find(
+      (b) => b.querySelector('.title')!.textContent === 'How do I theme it?',
+    )!;
+    expect(theming.querySelector('.preview')!.textContent).toMatch(/^Theming with CSS custom properties/);
+    await chaiExpect(el).to.be.accessible();
+
+    const start = await fixtureChat({ ownerKey: ownerKeyOf('alice'), mode: 'inline' });
+    const latest = () =>
+      Array.from(
+        start.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelectorAll('.latest button'),
+      ).map((b) => [b.querySelector('.latest-title')!.textContent, b.querySelector('.latest-meta')!.textContent]);
+    await expect.poll(() => latest().length).toBe(2);
+    const row = latest().find(([title]) => title === 'How do I theme it?')!;
+    expect(row[1]).toMatch(/^Theming with CSS custom properties/);
+    expect(row[1]).not.toMatch(/couldn.t find/i);
   });
 });

@@ -36,7 +36,7 @@ describe('history (§5)', () => {
     expect(Object.keys(threads[0]).sort()).toEqual(['created_at', 'id', 'preview', 'title', 'updated_at']);
   });
 
-  it('gives each listed thread a one-line preview of its latest answer, as plain words', async () => {
+  it('gives each listed thread a one-line preview of its first answer, as plain words', async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
     const { threadId } = await ctx.chat(token, 'How do I theme it?');

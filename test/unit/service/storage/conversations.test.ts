@@ -82,28 +82,37 @@ storageSuite('conversations', (suite) => {
     expect(next.map((t) => t.id)).toEqual(['t2', 't1', 't0']);
   });
 
-  it('lists each thread with the start of its latest answer that has text', async () => {
+  it('lists each thread with the start of its first answer that has text (the answer to the question in its title)', async () => {
     await open();
     await store.conversations.createThread(thread('t1'));
     await store.conversations.createThread(thread('t2', 'alice', T0 + 1));
+    await store.conversations.createThread(thread('t3', 'alice', T0 + 2));
     await store.conversations.appendMessage('t1', message('q1', T0 + 1));
     await store.conversations.appendMessage(
       't1',
-      message('a1', T0 + 2, { role: 'assistant', content: 'First answer' }),
+      message('a1', T0 + 2, { role: 'assistant', content: `First answer ${'x'.repeat(500)}` }),
     );
     await store.conversations.appendMessage('t1', message('q2', T0 + 3));
     await store.conversations.appendMessage(
       't1',
-      message('a2', T0 + 4, { role: 'assistant', content: `Second answer ${'x'.repeat(500)}` }),
+      message('a2', T0 + 4, { role: 'assistant', content: 'Second answer' }),
     );
+    // A first answer that failed before any text: the first one with text stands in.
+    await store.conversations.appendMessage('t3', message('q1b', T0 + 3));
     await store.conversations.appendMessage(
-      't1',
-      message('a3', T0 + 5, { role: 'assistant', content: '', status: 'streaming' }),
+      't3',
+      message('a1b', T0 + 4, { role: 'assistant', content: '', status: 'error' }),
+    );
+    await store.conversations.appendMessage('t3', message('q2b', T0 + 5));
+    await store.conversations.appendMessage(
+      't3',
+      message('a2b', T0 + 6, { role: 'assistant', content: 'Answered on the retry' }),
     );
     const listed = await store.conversations.listThreads('p', 'alice', { limit: 10 });
     const preview = new Map(listed.map((t) => [t.id, t.preview]));
-    expect(preview.get('t1')).toBe(`Second answer ${'x'.repeat(PREVIEW_SOURCE_CHARS - 14)}`);
+    expect(preview.get('t1')).toBe(`First answer ${'x'.repeat(PREVIEW_SOURCE_CHARS - 13)}`);
     expect(preview.get('t2')).toBe('');
+    expect(preview.get('t3')).toBe('Answered on the retry');
   });
 
   it('renames without touching updated_at, and not a missing thread', async () => {
