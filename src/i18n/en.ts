@@ -46,6 +46,8 @@ export const en = {
   copyAnswer: 'Copy answer',
   copyCode: 'Copy code',
   copied: 'Copied',
+  /** A code block's toggle (pressed: long lines wrap instead of scrolling sideways). */
+  wrapLines: 'Wrap lines',
   copyFailed: 'Copy failed',
   code: 'Code',
   answerTruncated: 'This answer is too long to format; the rest is shown as plain text.',

@@ -68,7 +68,8 @@ export default css`
     color: var(--agent-chat-color-text-muted);
     border-bottom: 1px solid var(--agent-chat-color-border);
   }
-  .content .copy {
+  .content .code-lang { margin-inline-end: auto; }
+  .content .copy, .content .wrap {
     font: inherit;
     color: var(--agent-chat-color-text);
     background: none;
@@ -77,10 +78,11 @@ export default css`
     padding: 2px 6px;
     cursor: pointer;
   }
-  .content .copy:hover { border-color: var(--agent-chat-color-border); }
+  .content .copy:hover, .content .wrap:hover { border-color: var(--agent-chat-color-border); }
+  .content .wrap[aria-pressed='true'] { border-color: var(--agent-chat-color-border); background: var(--agent-chat-color-surface); }
   /* Copy code says "Copied" on the button itself for a moment (the status line announces it too). */
   .copy:not([data-copied]) .copied, .copy[data-copied] .copy-label { display: none; }
-  .content .copy:focus-visible, .content pre:focus-visible, .content .table-wrap:focus-visible {
+  .content .copy:focus-visible, .content .wrap:focus-visible, .content pre:focus-visible, .content .table-wrap:focus-visible {
     outline: 2px solid var(--agent-chat-color-focus);
     outline-offset: 1px;
   }
@@ -94,7 +96,18 @@ export default css`
     overflow-x: auto;
     white-space: pre;
     overflow-wrap: normal;
+    /* Lines cut at an edge show it: a shadow on each side that has more code, in every
+       scrollbar style (overlay scrollbars show nothing at rest). Code is left to right in every
+       language, so the edges are the code's own. The covers scroll with the code (local) and
+       hide the shadows (fixed to the box) at an end it has reached. */
+    --fade: color-mix(in srgb, var(--agent-chat-color-text) 32%, transparent);
+    background:
+      linear-gradient(to right, var(--agent-chat-color-code-background) 50%, transparent) left / 28px 100% no-repeat local,
+      linear-gradient(to left, var(--agent-chat-color-code-background) 50%, transparent) right / 28px 100% no-repeat local,
+      radial-gradient(farthest-side at 0 50%, var(--fade), transparent) left / 14px 100% no-repeat scroll,
+      radial-gradient(farthest-side at 100% 50%, var(--fade), transparent) right / 14px 100% no-repeat scroll;
   }
+  .code-block[data-wrap] pre { white-space: pre-wrap; overflow-wrap: anywhere; }
   .content pre code { padding: 0; background: none; border-radius: 0; font-size: 0.85em; }
   .content input[type='checkbox'] { margin: 0 0.3em 0 0; vertical-align: middle; }
   .content li:has(> input[type='checkbox']), .content li:has(> p > input[type='checkbox']) { list-style: none; margin-inline-start: -1.2em; }

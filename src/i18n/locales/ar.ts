@@ -30,6 +30,7 @@ const ar: UiStrings = {
   copyAnswer: 'نسخ الإجابة',
   copyCode: 'نسخ الرمز',
   copied: 'تم النسخ',
+  wrapLines: 'التفاف الأسطر',
   copyFailed: 'تعذّر النسخ',
   code: 'رمز',
   answerTruncated: 'هذه الإجابة أطول من أن تُنسَّق؛ يظهر الباقي نصًا عاديًا.',

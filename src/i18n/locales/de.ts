@@ -30,6 +30,7 @@ const de: UiStrings = {
   copyAnswer: 'Antwort kopieren',
   copyCode: 'Code kopieren',
   copied: 'Kopiert',
+  wrapLines: 'Zeilen umbrechen',
   copyFailed: 'Kopieren fehlgeschlagen',
   code: 'Code',
   answerTruncated: 'Diese Antwort ist zu lang zum Formatieren; der Rest wird als reiner Text angezeigt.',

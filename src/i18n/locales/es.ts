@@ -30,6 +30,7 @@ const es: UiStrings = {
   copyAnswer: 'Copiar respuesta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  wrapLines: 'Ajustar líneas',
   copyFailed: 'No se pudo copiar',
   code: 'Código',
   answerTruncated:

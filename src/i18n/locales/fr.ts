@@ -30,6 +30,7 @@ const fr: UiStrings = {
   copyAnswer: 'Copier la réponse',
   copyCode: 'Copier le code',
   copied: 'Copié',
+  wrapLines: 'Retour à la ligne',
   copyFailed: 'Échec de la copie',
   code: 'Code',
   answerTruncated:

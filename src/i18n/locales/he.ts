@@ -30,6 +30,7 @@ const he: UiStrings = {
   copyAnswer: 'העתקת התשובה',
   copyCode: 'העתקת הקוד',
   copied: 'הועתק',
+  wrapLines: 'גלישת שורות',
   copyFailed: 'ההעתקה נכשלה',
   code: 'קוד',
   answerTruncated: 'התשובה ארוכה מכדי לעצב אותה; שאר הטקסט מוצג כטקסט פשוט.',

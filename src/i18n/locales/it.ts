@@ -30,6 +30,7 @@ const it: UiStrings = {
   copyAnswer: 'Copia la risposta',
   copyCode: 'Copia il codice',
   copied: 'Copiato',
+  wrapLines: 'A capo automatico',
   copyFailed: 'Copia non riuscita',
   code: 'Codice',
   answerTruncated: 'Questa risposta è troppo lunga da formattare; il resto è mostrato come testo semplice.',

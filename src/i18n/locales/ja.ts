@@ -30,6 +30,7 @@ const ja: UiStrings = {
   copyAnswer: '回答をコピー',
   copyCode: 'コードをコピー',
   copied: 'コピーしました',
+  wrapLines: '行を折り返す',
   copyFailed: 'コピーできませんでした',
   code: 'コード',
   answerTruncated: 'この回答は長すぎるため、残りはプレーンテキストで表示しています。',

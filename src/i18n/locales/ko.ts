@@ -30,6 +30,7 @@ const ko: UiStrings = {
   copyAnswer: '답변 복사',
   copyCode: '코드 복사',
   copied: '복사됨',
+  wrapLines: '줄 바꿈',
   copyFailed: '복사하지 못했습니다',
   code: '코드',
   answerTruncated: '이 답변은 너무 길어 서식을 적용할 수 없어 나머지는 일반 텍스트로 표시됩니다.',

@@ -30,6 +30,7 @@ const nl: UiStrings = {
   copyAnswer: 'Antwoord kopiëren',
   copyCode: 'Code kopiëren',
   copied: 'Gekopieerd',
+  wrapLines: 'Regels afbreken',
   copyFailed: 'Kopiëren mislukt',
   code: 'Code',
   answerTruncated: 'Dit antwoord is te lang om op te maken; de rest staat als platte tekst.',

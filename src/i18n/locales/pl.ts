@@ -30,6 +30,7 @@ const pl: UiStrings = {
   copyAnswer: 'Kopiuj odpowiedź',
   copyCode: 'Kopiuj kod',
   copied: 'Skopiowano',
+  wrapLines: 'Zawijaj wiersze',
   copyFailed: 'Nie udało się skopiować',
   code: 'Kod',
   answerTruncated: 'Ta odpowiedź jest za długa do sformatowania; reszta jest pokazana jako zwykły tekst.',

@@ -30,6 +30,7 @@ const pt: UiStrings = {
   copyAnswer: 'Copiar resposta',
   copyCode: 'Copiar código',
   copied: 'Copiado',
+  wrapLines: 'Quebrar linhas',
   copyFailed: 'Falha ao copiar',
   code: 'Código',
   answerTruncated: 'Esta resposta é longa demais para formatar; o restante aparece como texto simples.',

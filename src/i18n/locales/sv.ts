@@ -30,6 +30,7 @@ const sv: UiStrings = {
   copyAnswer: 'Kopiera svaret',
   copyCode: 'Kopiera kod',
   copied: 'Kopierat',
+  wrapLines: 'Radbryt',
   copyFailed: 'Kopieringen misslyckades',
   code: 'Kod',
   answerTruncated: 'Svaret är för långt för att formateras; resten visas som ren text.',

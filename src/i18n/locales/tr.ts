@@ -30,6 +30,7 @@ const tr: UiStrings = {
   copyAnswer: 'Yanıtı kopyala',
   copyCode: 'Kodu kopyala',
   copied: 'Kopyalandı',
+  wrapLines: 'Satırları kaydır',
   copyFailed: 'Kopyalanamadı',
   code: 'Kod',
   answerTruncated: 'Bu yanıt biçimlendirilemeyecek kadar uzun; geri kalanı düz metin olarak gösteriliyor.',

@@ -30,6 +30,7 @@ const zh: UiStrings = {
   copyAnswer: '复制回答',
   copyCode: '复制代码',
   copied: '已复制',
+  wrapLines: '自动换行',
   copyFailed: '复制失败',
   code: '代码',
   answerTruncated: '此回答过长，无法完整排版；其余部分以纯文本显示。',

@@ -214,7 +214,8 @@ describe('visual regression', () => {
   }) => {
     backend.signIn('alice');
     await backend.seed('alice', [
-      'How do I theme it?',
+      // The follow-up finds no article; the row still reads the title's own answer.
+      ['How do I theme it?', 'Can it bake bread?'],
       'Which frameworks are supported?',
       'A rather long question about conversations that needs truncating',
     ]);
@@ -277,6 +278,26 @@ describe('visual regression', () => {
     await settled(el);
     await shot('rtl-start', el);
   });
+  test("the README's own element (no prompts, no greeting): a compact greeting above the composer, desktop and phone", async ({
+    backend,
+  }) => {
+    const readme = async () => {
+      const wrapper = await fixture<HTMLElement>(html`<div style="position: fixed; inset: 0; background: #f8fafc">
+        <agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}></agent-chat>
+      </div>`);
+      const el = wrapper.querySelector('agent-chat') as AgentChat;
+      await el.open();
+      await settled(el);
+      return el;
+    };
+    const el = await readme();
+    await shot('start-compact');
+    el.parentElement!.remove();
+    await phone();
+    await readme();
+    await shot('phone-start-compact');
+  });
+
   test('a 390 px phone: the start screen fills the panel', async ({ backend }) => {
     await phone();
     const el = await launcherPage();
@@ -319,6 +340,19 @@ describe('visual regression', () => {
       await shot(`rtl-answer-code-${lang}`, el);
     });
   }
+
+  test('a long code line: its cut edge shows, then Wrap lines folds it in', async ({ worker, backend }) => {
+    worker.use(answerStream(false, CODE_ANSWER));
+    const el = await inline();
+    await withAnswer(el, 'What events does it fire?');
+    await shot('code-long-line', el);
+    const wrap = Array.from(messagesOf(el).at(-1)!.shadowRoot!.querySelectorAll('button')).find(
+      (b) => b.textContent?.trim() === 'Wrap lines',
+    )!;
+    wrap.click();
+    await settled(el);
+    await shot('code-long-line-wrapped', el);
+  });
 
   test('a tool card waiting for approval, and the More menu open', async ({ backend }) => {
     const el = await inline();
