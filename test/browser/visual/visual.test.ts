@@ -282,7 +282,8 @@ describe('visual regression', () => {
     backend,
   }) => {
     const readme = async () => {
-      const wrapper = await fixture<HTMLElement>(html`<div style="position: fixed; inset: 0; background: #f8fafc">
+      const wrapper =
+        await fixture<HTMLElement>(html`<div style="position: fixed; inset: 0; background: #f8fafc">
         <agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}></agent-chat>
       </div>`);
       const el = wrapper.querySelector('agent-chat') as AgentChat;

@@ -103,8 +103,9 @@ describe('<agent-chat> start screen', () => {
       backend,
     }) => {
       await page.viewport(width, height);
-      const el =
-        await fixture<AgentChat>(html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}></agent-chat>`);
+      const el = await fixture<AgentChat>(
+        html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} session-endpoint=${SESSION_ENDPOINT} base-url=${SERVICE_BASE}></agent-chat>`,
+      );
       await el.open();
       await settled(el);
       const start = listRoot(el).querySelector('.start')!;

@@ -6,7 +6,13 @@ import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE } from '../../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../../msw/stream.js';
-import { answerRoot, deepActiveElement, fixtureChat, messagesOf, settled } from '../../../helpers/chat-fixture.js';
+import {
+  answerRoot,
+  deepActiveElement,
+  fixtureChat,
+  messagesOf,
+  settled,
+} from '../../../helpers/chat-fixture.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 const LONG_LINE = `chat.addEventListener('agent-chat-answer-end', (event) => console.log(event.detail.outcome, event.detail.messageId));`;
@@ -62,7 +68,7 @@ describe('<agent-chat-message> long code lines', () => {
       pre.focus();
       await userEvent.keyboard('{Shift>}{Tab}{/Shift}');
       // The toggle sits in the code's bar, reached by keyboard before Copy code and the code.
-      expect(deepActiveElement()).toBe(await page.getByRole('button', { name: copyName }).first().element());
+      expect(deepActiveElement()).toBe(page.getByRole('button', { name: copyName }).first().element());
       await userEvent.keyboard('{Shift>}{Tab}{/Shift}');
       expect(deepActiveElement()).toBe(wrap.element());
       await userEvent.keyboard('{Enter}');

@@ -86,7 +86,10 @@ describe('<agent-chat> thread list rows', () => {
   }) => {
     backend.signIn('alice');
     // The follow-up has no article: its answer is "I couldn't find that in the docs".
-    await backend.seed('alice', [['How do I theme it?', 'Can it bake bread?'], 'Which frameworks are supported?']);
+    await backend.seed('alice', [
+      ['How do I theme it?', 'Can it bake bread?'],
+      'Which frameworks are supported?',
+    ]);
     await page.viewport(1280, 800);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     threadListToggle(el).click();
@@ -100,8 +103,13 @@ describe('<agent-chat> thread list rows', () => {
     const start = await fixtureChat({ ownerKey: ownerKeyOf('alice'), mode: 'inline' });
     const latest = () =>
       Array.from(
-        start.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!.querySelectorAll('.latest button'),
-      ).map((b) => [b.querySelector('.latest-title')!.textContent, b.querySelector('.latest-meta')!.textContent]);
+        start
+          .shadowRoot!.querySelector('agent-chat-message-list')!
+          .shadowRoot!.querySelectorAll('.latest button'),
+      ).map((b) => [
+        b.querySelector('.latest-title')!.textContent,
+        b.querySelector('.latest-meta')!.textContent,
+      ]);
     await expect.poll(() => latest().length).toBe(2);
     const row = latest().find(([title]) => title === 'How do I theme it?')!;
     expect(row[1]).toMatch(/^Theming with CSS custom properties/);
