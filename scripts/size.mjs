@@ -1,6 +1,7 @@
 // Size budget for the browser bundles, and proof that no server code reached them. Also prints
 // what the markdown engine alone costs, bundled and minified the way the IIFE bundles it.
-// Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-es=BYTES] [--max-loader=BYTES]   (gzip bytes)
+// Usage: node scripts/size.mjs [--max-iife=BYTES] [--max-part=BYTES] [--max-es=BYTES] [--max-loader=BYTES]
+//   [--max-es-root=BYTES]   (gzip bytes)
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
@@ -37,7 +38,8 @@ const bundles = [
   // decision 232: a refused origin in words for the visitor and a warning for the owner (58 B);
   // decision 277: sessionRequestHeaders, for CMS endpoints that need a nonce or CSRF token (83 B);
   // decision 267: the widget's parts in their own classes (issue 25, +173 B after decision 266);
-  // decision 331: the markdown engine is a part loaded on demand (61.8 -> 45.4 KB).
+  // decision 331: the markdown engine is a part loaded on demand (61.8 -> 45.4 KB);
+  // decision 341: the compact start screen, code shadows and Wrap lines (+0.5 KB) fit in it.
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
@@ -46,15 +48,22 @@ const bundles = [
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
   // What a bundler pulls in from the ES root: the loader, the DOM-free API, the element chunk.
-  // Decision 331: the launcher's names in 15 languages (0.45 KB) and the markdown part's seams.
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 71 * KB) },
+  // Decision 331: the launcher's names in 15 languages (0.45 KB) and the markdown part's seams;
+  // decision 341: the compact start screen, code shadows and Wrap lines (0.5 KB), and the
+  // Conversations list's own chunk (its seams, 1.2 KB: what a bundler may pull, not a first load).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 73 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   {
     file: 'dist/agent-chat.loader.iife.js',
     label: 'Loader (script tag)',
     budget: Number(args['max-loader'] ?? 8 * KB),
   },
-  { file: esFirst, label: 'Loader (ES root + static imports)', budget: Number(args['max-loader'] ?? 8 * KB) },
+  // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB.
+  {
+    file: esFirst,
+    label: 'Loader (ES root + static imports)',
+    budget: Number(args['max-es-root'] ?? 8.2 * KB),
+  },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
 const SERVER_ONLY = [

@@ -6,14 +6,12 @@ import { AgentChat } from '../components/agent-chat/agent-chat.js';
 import { AgentChatComposer } from '../components/composer/composer.js';
 import { AgentChatMessage } from '../components/message/message.js';
 import { AgentChatMessageList } from '../components/message-list/message-list.js';
-import { AgentChatThreadList } from '../components/thread-list/thread-list.js';
 import { defineOnce } from '../internal/define-once.js';
 import tokenStyles from '../styles/tokens.styles.js';
 
 defineOnce('agent-chat-message', AgentChatMessage);
 defineOnce('agent-chat-message-list', AgentChatMessageList);
 defineOnce('agent-chat-composer', AgentChatComposer);
-defineOnce('agent-chat-thread-list', AgentChatThreadList);
 defineOnce('agent-chat-app', class AgentChatApp extends AgentChat {});
 
 /** The token defaults, for the loader's host: the page's `agent-chat { --agent-chat-… }` must win over them. */

@@ -11,12 +11,14 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-/** Opens the page, recording CSP violations and console errors from the first byte. */
+/** Opens the page, recording CSP violations, console errors and parts fetched from the first byte. */
 async function openPage(
   origin: string,
-): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[] }> {
+): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[]; parts: string[] }> {
   const page = await browser.newPage();
   const errors: string[] = [];
+  const parts: string[] = [];
+  page.on('request', (r) => r.url().includes('agent-chat.part.') && parts.push(r.url()));
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
   page.on('pageerror', (error) => errors.push(error.message));
   await page.addInitScript(() => {
@@ -30,16 +32,21 @@ async function openPage(
   return {
     page,
     errors,
+    parts,
     violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
   };
 }
 
-/** The classic script's markdown part in dist/ (its name carries a content hash). */
-function markdownPart(): string {
-  const parts = readdirSync('dist').filter((f) => /^agent-chat\.part\.markdown-engine-[\w-]+\.js$/.test(f));
+/** One of the classic script's parts in dist/ (its name carries a content hash). */
+function partNamed(name: string): string {
+  const parts = readdirSync('dist').filter(
+    (f) => f.startsWith(`agent-chat.part.${name}-`) && f.endsWith('.js'),
+  );
   expect(parts).toHaveLength(1);
   return parts[0];
 }
+
+const markdownPart = () => partNamed('markdown-engine');
 
 /** The element names in the last answer's rendered content. */
 function answerElements(page: Page): Promise<string[]> {
@@ -108,14 +115,22 @@ describe('the built widget on a plain page', () => {
     const site = await startSite({ script: 'iife', csp, scriptTag: tag(sri['agent-chat.iife.js']) });
     const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
     try {
-      const { page, violations, errors } = await openPage(site.origin);
-      const parts: string[] = [];
-      page.on('request', (r) => r.url().includes('agent-chat.part.') && parts.push(r.url()));
+      // The panel shows at once (inline), so the markdown part may come at idle before the question.
+      const { page, violations, errors, parts } = await openPage(site.origin);
       const answer = await chat(page, 'How do I theme the widget?');
       expect(answer).toContain('Theming with CSS custom properties');
       // The markdown engine came from beside the script, on the CDN, and rendered the answer.
       expect(parts).toEqual([cdn.url(markdownPart())]);
       expect(await answerElements(page)).toContain('H3');
+      // Conversations: the drawer's element is a part too, fetched from the CDN when first shown.
+      const listDefined = () => page.evaluate(() => Boolean(customElements.get('agent-chat-thread-list')));
+      expect(await listDefined()).toBe(false);
+      await page.locator('agent-chat').getByRole('button', { name: 'Conversations' }).click();
+      await expect.poll(listDefined).toBe(true);
+      await expect
+        .poll(() => page.locator('agent-chat').getByRole('region', { name: 'Conversations' }).isVisible())
+        .toBe(true);
+      expect(parts).toEqual([cdn.url(markdownPart()), cdn.url(partNamed('thread-list'))]);
       expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
       await page.close();

@@ -101,9 +101,10 @@ export function threadListOf(el: AgentChat) {
   return el.shadowRoot!.querySelector('agent-chat-thread-list')!;
 }
 
-/** Titles shown in the thread list, in order. */
+/** Titles shown in the thread list, in order (none before its element has loaded: decision 341). */
 export function threadListTitles(el: AgentChat): string[] {
-  return Array.from(threadListOf(el).shadowRoot!.querySelectorAll('.title')).map((t) => t.textContent ?? '');
+  const root = threadListOf(el).shadowRoot;
+  return root ? Array.from(root.querySelectorAll('.title')).map((t) => t.textContent ?? '') : [];
 }
 
 export function threadListToggle(el: AgentChat): HTMLButtonElement {

@@ -1,6 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ChatSession } from '../../chat/chat-session.js';
 import type { AgentChatThreadList } from '../thread-list/thread-list.js';
+import { loadThreadList } from '../thread-list/load.js';
 
 export interface ThreadListPanelOptions {
   session: ChatSession;
@@ -43,7 +44,10 @@ export class ThreadListPanel implements ReactiveController {
 
   async show(visible: boolean): Promise<void> {
     this.#options.session.threadList.setOpen(visible);
+    // The list's element is a part: the first opening waits for it (and its first render).
+    if (visible) await loadThreadList().catch(() => {});
     await this.#host.updateComplete;
+    await this.#options.list()?.updateComplete;
     if (visible && this.covers) this.#options.list()?.focus();
     else if (!visible) this.#options.toggle()?.focus();
   }
@@ -65,6 +69,8 @@ export class ThreadListPanel implements ReactiveController {
   }
 
   hostUpdated(): void {
+    // Open without a click (restored from the device, or opened through the session).
+    if (this.#options.session.snapshot.threadListOpen) void loadThreadList().catch(() => {});
     void this.#loadForStartScreen();
   }
 
