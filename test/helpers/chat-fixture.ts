@@ -107,6 +107,15 @@ export function threadListTitles(el: AgentChat): string[] {
   return root ? Array.from(root.querySelectorAll('.title')).map((t) => t.textContent ?? '') : [];
 }
 
+/** The start screen's Recent conversations, as [title, preview or time] per row. */
+export function recentConversations(el: AgentChat): [string, string][] {
+  const list = el.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!;
+  return Array.from(list.querySelectorAll('.latest button')).map((b) => [
+    b.querySelector('.latest-title')!.textContent ?? '',
+    b.querySelector('.latest-meta')!.textContent ?? '',
+  ]);
+}
+
 export function threadListToggle(el: AgentChat): HTMLButtonElement {
   return Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('header button')).find(
     (b) => b.getAttribute('aria-label') === 'Conversations',

@@ -16,6 +16,7 @@ import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import {
   fixtureChat,
   messagesOf,
+  recentConversations,
   settled,
   threadListToggle,
   threadListOf,
@@ -314,14 +315,7 @@ describe('visual regression', () => {
     await backend.seed('alice', ['Which frameworks are supported?', 'How do I theme it?']);
     let el = await launcherPage({ ownerKey: ownerKeyOf('alice') });
     await el.open();
-    await expect
-      .poll(
-        () =>
-          el
-            .shadowRoot!.querySelector('agent-chat-message-list')!
-            .shadowRoot!.querySelectorAll('.latest button').length,
-      )
-      .toBe(2);
+    await expect.poll(() => recentConversations(el).length).toBe(2);
     await settled(el);
     await shot('start-latest-threads');
     el.parentElement!.remove();

@@ -4,7 +4,12 @@ import { expect as chaiExpect } from '@open-wc/testing';
 import { page } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { ownerKeyOf } from '../../../msw/reference.js';
-import { fixtureChat, settled, threadListTitles } from '../../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  recentConversations,
+  settled,
+  threadListTitles,
+} from '../../../helpers/chat-fixture.js';
 
 describe('<agent-chat> Conversations list, loaded when first shown', () => {
   test('a signed-in visitor who never opens Conversations never loads its element; the first opening does, and shows the threads', async ({
@@ -15,14 +20,7 @@ describe('<agent-chat> Conversations list, loaded when first shown', () => {
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     await settled(el);
     // The start screen lists the latest threads without the drawer's element.
-    await expect
-      .poll(
-        () =>
-          el
-            .shadowRoot!.querySelector('agent-chat-message-list')!
-            .shadowRoot!.querySelectorAll('.latest button').length,
-      )
-      .toBe(2);
+    await expect.poll(() => recentConversations(el).length).toBe(2);
     expect(customElements.get('agent-chat-thread-list')).toBeUndefined();
 
     await page.getByRole('button', { name: 'Conversations' }).click();

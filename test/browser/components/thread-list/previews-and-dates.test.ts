@@ -5,7 +5,12 @@ import { expect as chaiExpect } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../../msw/reference.js';
-import { fixtureChat, threadListToggle, threadListOf } from '../../../helpers/chat-fixture.js';
+import {
+  fixtureChat,
+  recentConversations,
+  threadListToggle,
+  threadListOf,
+} from '../../../helpers/chat-fixture.js';
 
 const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 afterEach(() => vi.restoreAllMocks());
@@ -101,17 +106,8 @@ describe('<agent-chat> thread list rows', () => {
     await chaiExpect(el).to.be.accessible();
 
     const start = await fixtureChat({ ownerKey: ownerKeyOf('alice'), mode: 'inline' });
-    const latest = () =>
-      Array.from(
-        start
-          .shadowRoot!.querySelector('agent-chat-message-list')!
-          .shadowRoot!.querySelectorAll('.latest button'),
-      ).map((b) => [
-        b.querySelector('.latest-title')!.textContent,
-        b.querySelector('.latest-meta')!.textContent,
-      ]);
-    await expect.poll(() => latest().length).toBe(2);
-    const row = latest().find(([title]) => title === 'How do I theme it?')!;
+    await expect.poll(() => recentConversations(start).length).toBe(2);
+    const row = recentConversations(start).find(([title]) => title === 'How do I theme it?')!;
     expect(row[1]).toMatch(/^Theming with CSS custom properties/);
     expect(row[1]).not.toMatch(/couldn.t find/i);
   });
