@@ -87,8 +87,10 @@ export class ConversationsPage extends ConsolePage {
     .markdown :not(pre) > code { background: var(--c-code); border: 1px solid var(--c-border); border-radius: 4px; padding: 0 0.3em; }
     .markdown .code-block { border: 1px solid var(--c-border); border-radius: 8px; background: var(--c-code); min-width: 0; }
     .markdown .code-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 2px 4px 2px 10px; font-size: 12px; color: var(--c-muted); border-bottom: 1px solid var(--c-border); }
-    .markdown .copy { min-height: 26px; padding: 0 8px; font-size: 12px; font-weight: 500; border-color: transparent; background: none; }
-    .markdown .copy:hover { border-color: var(--c-border); }
+    .markdown .code-lang { margin-inline-end: auto; }
+    .markdown .copy, .markdown .wrap { min-height: 26px; padding: 0 8px; font-size: 12px; font-weight: 500; border-color: transparent; background: none; }
+    .markdown .copy:hover, .markdown .wrap:hover, .markdown .wrap[aria-pressed='true'] { border-color: var(--c-border); }
+    .markdown .code-block[data-wrap] pre { white-space: pre-wrap; overflow-wrap: anywhere; }
     .copy:not([data-copied]) .copied, .copy[data-copied] .copy-label { display: none; }
     .markdown pre { border: 0; border-radius: 0 0 8px 8px; direction: ltr; text-align: left; }
     .markdown blockquote { border-inline-start: 3px solid var(--c-border); padding-inline-start: 10px; color: var(--c-muted); }
