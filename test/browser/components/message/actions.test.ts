@@ -47,10 +47,14 @@ describe('<agent-chat> message actions', () => {
     form.querySelector<HTMLInputElement>('input[name="incorrect"]')!.click();
     form.querySelector('textarea')!.value = 'The colour is wrong';
     buttonNamed(form, 'Send feedback')!.click();
-    await expect.poll(() => feedback.length).toBe(3);
-    const sent = await Promise.all(
-      backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/')).map((r) => r.clone().json()),
-    );
+    const feedbackRequests = () => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/'));
+    await expect.poll(() => feedbackRequests().length).toBe(3);
+    // One event per rating (decision 336): the reasons belong to the downvote already announced.
+    expect(feedback).toEqual([
+      { questionAnswerId: answer.message!.questionAnswerId, reaction: 'upvote' },
+      { questionAnswerId: answer.message!.questionAnswerId, reaction: 'downvote' },
+    ]);
+    const sent = await Promise.all(feedbackRequests().map((r) => r.clone().json()));
     expect(sent.at(-1)).toEqual({
       question_answer_id: answer.message!.questionAnswerId,
       reaction: 'downvote',
