@@ -41,6 +41,15 @@ async function twoTabs(backend: ReferenceBackend, owner: string | null = null) {
   return { first, second };
 }
 
+/** Two tabs; the first asks, and while its answer streams the second asks a follow-up. */
+async function followUpWhileStreaming(backend: ReferenceBackend) {
+  const tabs = await twoTabs(backend);
+  void tabs.first.send(QUESTION);
+  await expect.poll(() => answerOf(tabs.second)?.status).toBe('streaming');
+  await tabs.second.send('And events?');
+  return tabs;
+}
+
 describe('<agent-chat> in two tabs', () => {
   // Slow enough that an answer is still streaming when the other tab looks.
   test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 15 }) }));
@@ -97,10 +106,7 @@ describe('<agent-chat> in two tabs', () => {
   test('a follow-up asked in the other tab while the answer streams is queued and sent once, by the tab that streams', async ({
     backend,
   }) => {
-    const { first, second } = await twoTabs(backend);
-    void first.send(QUESTION);
-    await expect.poll(() => answerOf(second)?.status).toBe('streaming');
-    await second.send('And events?');
+    const { first, second } = await followUpWhileStreaming(backend);
     await expect.poll(() => messagesOf(first).length, { timeout: 8000 }).toBe(4);
     await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
     await expect.poll(() => messagesOf(second).length).toBe(4);
@@ -124,10 +130,7 @@ describe('<agent-chat> in two tabs', () => {
     test("a follow-up asked in the other tab just before the answer ends (before that tab's write reaches the streaming one) is sent once", async ({
       backend,
     }) => {
-      const { first, second } = await twoTabs(backend);
-      void first.send(QUESTION);
-      await expect.poll(() => answerOf(second)?.status).toBe('streaming');
-      await second.send('And events?');
+      const { first, second } = await followUpWhileStreaming(backend);
       // The answer ends now, well before the second tab's outbox is written to the device.
       release();
       await expect.poll(() => backend.chatRequests().length, { timeout: 8000 }).toBe(2);
