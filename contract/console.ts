@@ -48,10 +48,22 @@ export interface ConsoleSignIn {
   password: string;
 }
 
+/** Sessions and answers of one UTC day: a public integration's budget, or what it spent. */
+export interface ConsoleDailyCounts {
+  sessions: number;
+  answers: number;
+}
+
 export interface ConsoleIntegration {
   id: string;
   name: string;
   allowed_origins: string[];
+  /** Pages on the allowed origins may start chats without a site server (wire contract §2b). */
+  public: boolean;
+  /** What its public sessions may spend per UTC day. */
+  budget: ConsoleDailyCounts;
+  /** What they spent today (UTC). */
+  today: ConsoleDailyCounts;
   created_at: string;
 }
 
@@ -67,10 +79,16 @@ export interface ConsoleName {
   name: string;
 }
 
-/** `PATCH integration`: either or both. */
+/** Why the service refuses a public integration without allowed origins (the console says it beside the box too). */
+export const PUBLIC_NEEDS_ORIGIN =
+  'A public integration needs at least one allowed origin: only pages there may start a chat without a site server.';
+
+/** `PATCH integration`: any of them. A public integration needs at least one allowed origin. */
 export interface ConsoleIntegrationPatch {
   name?: string;
   allowed_origins?: string[];
+  public?: boolean;
+  budget?: ConsoleDailyCounts;
 }
 
 export interface ConsoleApiKey {

@@ -13,6 +13,11 @@ const keys = new Map<string, Promise<CryptoKey>>();
 export async function ownerKey(ownerId: string | null | undefined, secret: string): Promise<string> {
   if (!ownerId) return NO_OWNER;
   if (!secret) throw new TypeError('[agent-chat] ownerKey needs a non-empty secret.');
+  return hmacBase64url(secret, `agent-chat owner\n${ownerId}`);
+}
+
+/** `base64url(HMAC-SHA-256(secret, message))` without padding: the owner key, and keys the service derives. */
+export async function hmacBase64url(secret: string, message: string): Promise<string> {
   let key = keys.get(secret);
   if (!key) {
     key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
@@ -22,9 +27,7 @@ export async function ownerKey(ownerId: string | null | undefined, secret: strin
     if (keys.size >= 64) keys.clear();
     keys.set(secret, key);
   }
-  const mac = new Uint8Array(
-    await crypto.subtle.sign('HMAC', await key, encoder.encode(`agent-chat owner\n${ownerId}`)),
-  );
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(message)));
   let binary = '';
   for (const byte of mac) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

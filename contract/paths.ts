@@ -17,6 +17,25 @@ export const agentPaths = {
   answerCancel: (answerId: string) => `/answers/${id(answerId)}/cancel/`,
 } as const;
 
+/**
+ * `{base}/agent/v1/projects/{projectId}/integrations/{integrationId}`: public sessions (§2b), for
+ * an integration its owner marked public; the paths below follow it.
+ */
+export const publicBase = (projectId: string, integrationId: string) =>
+  `/agent/v1/projects/${id(projectId)}/integrations/${id(integrationId)}`;
+
+export const publicPaths = {
+  /** GET an ALTCHA challenge (proof of work). */
+  challenge: '/challenge/',
+  /** POST the solved challenge: an anonymous session. */
+  sessions: '/sessions/',
+} as const;
+
+/** `{base}/widget/{version}/{file}`: the widget's own files, served by the service (§12). */
+export const widgetPath = (version: string, file: string) => `/widget/${id(version)}/${file}`;
+/** The version segment that redirects to the release the service serves. */
+export const LATEST_WIDGET = 'latest';
+
 /** `{base}/query/v1/projects/{projectId}`: the query API (server to server). */
 export const queryBase = (projectId: string) => `/query/v1/projects/${id(projectId)}`;
 

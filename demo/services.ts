@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
 import { createSessionHandler, ownerKey, toNodeHandler } from '../server/node.js';
-import { nodeConsole, scryptPasswords } from '../service/console-node.js';
+import { nodeConsole, nodeWidgetRelease, scryptPasswords } from '../service/console-node.js';
 import { type AccountStore, createAgentService, DemoAgent } from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
 
@@ -79,6 +79,7 @@ export function demoServices(): Plugin {
       storage,
       agent: new DemoAgent({ wordDelayMs: 25 }),
       console: await nodeConsole(),
+      widget: await nodeWidgetRelease(),
     });
     const password = await devAccount(storage.accounts);
     server.httpServer?.once('listening', () => {

@@ -11,6 +11,7 @@ import {
   jsonLog,
   loadMarkdownDocs,
   nodeConsole,
+  nodeWidgetRelease,
   openStorage,
   serve,
 } from './node.js';
@@ -28,6 +29,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --api-key KEY       an API key of the project (AGENT_CHAT_API_KEY)
   --allowed-origin O  an origin whose pages may use the integrations above, repeatable
                       (AGENT_CHAT_ALLOWED_ORIGINS, comma-separated); none: any origin
+  --public            make the integrations above public: pages on their allowed origins start
+                      chats with no server of their own, after a proof of work (AGENT_CHAT_PUBLIC=1;
+                      needs --allowed-origin; daily budgets are set in the console)
                       Without these, projects, integrations and keys are made in the console;
                       with them, they are made to exist at start (idempotent, never removed).
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
@@ -38,6 +42,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
   AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project: the site's own server budget (default 600; 0 = off)
   AGENT_CHAT_MAX_CONCURRENT_ANSWERS  answers generating at once per owner or client address (default 3; 0 = off)
+  AGENT_CHAT_PUBLIC_SESSION_LIMIT  public session mints a minute per client address (default 20; 0 = off)
+  AGENT_CHAT_CHALLENGE_WORK        a public session's proof of work: hashes a browser tries, twice the
+                                   average (default 50000, about a second on a phone)
   AGENT_CHAT_EVENT_RETENTION_DAYS  how long activity events are kept (default 400)
 
 A model instead of the offline demo agent (any OpenAI-compatible Chat Completions server):
@@ -62,6 +69,7 @@ const OPTIONS = {
   integration: { type: 'string', multiple: true },
   'api-key': { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
+  public: { type: 'boolean' },
   'public-url': { type: 'string' },
   help: { type: 'boolean' },
   'trust-proxy': { type: 'string' },
@@ -107,6 +115,8 @@ async function main() {
     publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
+    publicSessionLimit: perMinute(env.AGENT_CHAT_PUBLIC_SESSION_LIMIT),
+    challengeWork: whole('AGENT_CHAT_CHALLENGE_WORK', env.AGENT_CHAT_CHALLENGE_WORK, 1_000, 100_000_000),
     maxConcurrentAnswers: wholeNumber(
       env.AGENT_CHAT_MAX_CONCURRENT_ANSWERS,
       'AGENT_CHAT_MAX_CONCURRENT_ANSWERS',
@@ -121,7 +131,12 @@ async function main() {
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
   const storage = await openStore(databaseUrl, dataDir);
-  const service = createAgentService({ ...settings, storage, console: await nodeConsole() });
+  const service = createAgentService({
+    ...settings,
+    storage,
+    console: await nodeConsole(),
+    widget: await nodeWidgetRelease(),
+  });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
@@ -177,6 +192,11 @@ function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string |
       throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
     return normal;
   });
+  const isPublic = values.public ?? ['1', 'true'].includes(env.AGENT_CHAT_PUBLIC ?? '');
+  if (isPublic && !allowedOrigins?.length)
+    throw new Error(
+      '--public needs --allowed-origin: only pages on those origins may start chats without a site server.',
+    );
   const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
   const seeded = !!(
@@ -189,7 +209,15 @@ function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string |
   );
   if (!seeded) return { projects: [], named: null };
   return {
-    projects: [{ id: project, apiKey, integrationIds: integrations, allowedOrigins }],
+    projects: [
+      {
+        id: project,
+        apiKey,
+        integrationIds: integrations,
+        allowedOrigins,
+        ...(isPublic && { public: true }),
+      },
+    ],
     named: `project ${project}`,
   };
 }

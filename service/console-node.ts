@@ -1,9 +1,10 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConsoleOptions, PasswordHasher } from './routes/context.js';
+import { gzipSync } from 'node:zlib';
+import type { ConsoleOptions, PasswordHasher, WidgetRelease } from './routes/context.js';
 
 /**
  * scrypt (RFC 7914) from node:crypto: memory-hard, in Node itself (argon2 would need a native
@@ -61,31 +62,19 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * Where the built pages are: `console/` beside the bundled service (dist/), or `dist/console/`
- * beside this file when the service runs from source (the demo, the tests). A built folder is
- * known by its `widget.json`, which the console build always writes.
+ * Where a built folder is: `name/` beside the bundled service (dist/), or `dist/name/` beside
+ * this file when the service runs from source (the demo, the tests); known by a file it holds.
  */
-function builtPages(): string | undefined {
+function built(name: string, marker: string): string | undefined {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  return [join(here, 'console'), join(here, 'dist', 'console')].find((dir) =>
-    existsSync(join(dir, 'widget.json')),
-  );
+  return [join(here, name), join(here, 'dist', name)].find((dir) => existsSync(join(dir, marker)));
 }
 
-/** The console for Node: scrypt passwords, the built pages from disk, the widget release they were built with. */
+/** The console for Node: scrypt passwords, the built pages from disk. */
 export async function nodeConsole(options: { dir?: string } = {}): Promise<ConsoleOptions> {
-  const dir = options.dir ?? builtPages();
-  let widget: ConsoleOptions['widget'] = null;
-  if (dir) {
-    try {
-      widget = JSON.parse(await readFile(join(dir, 'widget.json'), 'utf8'));
-    } catch {
-      widget = null;
-    }
-  }
+  const dir = options.dir ?? built('console', 'index.html');
   return {
     passwords: scryptPasswords,
-    widget,
     files: async (path) => {
       if (!dir) return undefined;
       try {
@@ -98,4 +87,29 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
       }
     },
   };
+}
+
+/**
+ * The widget release the service's build copied into `widget/{version}/` (scripts/widget-release.mjs),
+ * read once into memory with a gzip copy of each file (a few hundred KB: the script a visitor
+ * downloads is a third of its size); null when the service was built without the widget.
+ */
+export async function nodeWidgetRelease(options: { dir?: string } = {}): Promise<WidgetRelease | null> {
+  const dir = options.dir ?? built('widget', '.');
+  const versions = dir ? await readdir(dir).catch(() => []) : [];
+  if (!dir || versions.length !== 1) return null;
+  const [version] = versions;
+  const folder = join(dir, version);
+  let sri: Record<string, string>;
+  try {
+    sri = JSON.parse(await readFile(join(folder, 'sri.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+  const files = new Map<string, { body: Uint8Array; gzip: Uint8Array }>();
+  for (const name of [...Object.keys(sri), 'sri.json']) {
+    const body = await readFile(join(folder, name));
+    files.set(name, { body, gzip: gzipSync(body, { level: 9 }) });
+  }
+  return { version, sri, file: async (name) => files.get(name) };
 }

@@ -4,7 +4,7 @@
  * on timers (what `serve()` does through `startDuties`).
  */
 import { TOOL_WAIT_MS } from '../contract/limits.js';
-import type { Clock } from './kernel/clock.js';
+import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
 import type { ActivityStore, FleetStore, StoresOf } from './storage/types.js';
 
@@ -14,10 +14,11 @@ type Log = (
 
 /**
  * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
- * windows and leaked slots; stops answers that waited too long for tools.
+ * windows, leaked slots, expired challenges and past days' budgets; stops answers that waited
+ * too long for tools.
  */
 export async function maintain(
-  storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates'>,
+  storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate'>,
   now: number,
   { retentionMs, maxAnswerMs }: { retentionMs: number; maxAnswerMs: number },
 ) {
@@ -27,6 +28,8 @@ export async function maintain(
   const answers = await storage.ledger.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
   // A slot outlives its answer only when the end failed to say so.
   await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
+  // Budgets count per UTC day: the days before yesterday are done with.
+  await storage.gate.purgeGate(now, utcDay(now) - 1);
   return {
     sessions,
     events,

@@ -11,6 +11,7 @@ export type {
   LogEntry,
   TrustProxy,
   ConsoleOptions,
+  WidgetRelease,
 } from './service.js';
 export type { ProjectConfig, PasswordHasher } from './routes/context.js';
 export type { RateLimit } from './http/rate-limiter.js';

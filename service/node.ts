@@ -13,7 +13,7 @@ export { DataDirLockedError } from './storage/data-dir-lock.js';
 export { openSqlStores, type SqlClient } from './storage/sql/index.js';
 export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
 export { loadMarkdownDocs } from './agents/markdown-docs.js';
-export { nodeConsole, scryptPasswords } from './console-node.js';
+export { nodeConsole, nodeWidgetRelease, scryptPasswords } from './console-node.js';
 
 export interface ServeOptions {
   port?: number;

@@ -6,7 +6,13 @@ import { Answers } from './answers/live-answers.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { Directory } from './http/directory.js';
-import type { ConsoleOptions, ProjectConfig, RequestInfo, ServiceContext } from './routes/context.js';
+import type {
+  ConsoleOptions,
+  ProjectConfig,
+  RequestInfo,
+  ServiceContext,
+  WidgetRelease,
+} from './routes/context.js';
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
@@ -14,7 +20,7 @@ import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { StoreRole, Stores } from './storage/types.js';
 
-export type { ConsoleOptions, RequestInfo, TrustProxy };
+export type { ConsoleOptions, RequestInfo, TrustProxy, WidgetRelease };
 
 /** One structured log entry; never a token, a key or message text. */
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<
@@ -27,6 +33,8 @@ export interface AgentServiceOptions {
   projects?: ProjectConfig[];
   /** The console at `/console/` (sign-in, keys, integrations, activity, conversations); off when absent. */
   console?: ConsoleOptions;
+  /** The widget release served at `/widget/{version}/` and pinned by the console (`nodeWidgetRelease()`); none when absent. */
+  widget?: WidgetRelease | null;
   /** How long projects, integrations and keys are cached; a revoke reaches every instance within it. Default 5 s. */
   directoryCacheMs?: number;
   /** Path prefix the service is mounted under (e.g. `/service`); '' at the origin root. */
@@ -55,6 +63,13 @@ export interface AgentServiceOptions {
   trustProxy?: TrustProxy;
   /** Answers generating at once per owner, or per client address for sessions without owner; false turns it off. Default 3. */
   maxConcurrentAnswers?: number | false;
+  /** Public session mints (§2b) per client address and project; false turns it off. Default 20 a minute. */
+  publicSessionLimit?: RateLimit | false;
+  /**
+   * The work of a public session's proof (the ALTCHA challenge's `maxnumber`): a browser hashes
+   * half of it on average. Default 50,000 (decision 354).
+   */
+  challengeWork?: number;
   /** An instance that has not renewed its lease for this long is dead; others end its answers as errors. Default 30 s. */
   instanceLeaseMs?: number;
   /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
@@ -88,6 +103,9 @@ export interface AgentService {
   close(): Promise<void>;
 }
 
+/** Sized for about a second on a phone (decision 354). */
+const DEFAULT_CHALLENGE_WORK = 50_000;
+
 /** The read-only context every route gets: configuration and the service's parts, every storage role. */
 function serviceContext(
   options: AgentServiceOptions,
@@ -101,12 +119,15 @@ function serviceContext(
     storage,
     clock,
     console: options.console ?? null,
+    widget: options.widget ?? null,
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
     limits: {
       agent: options.rateLimit ?? { requests: 60, windowMs: 60_000 },
       mint: options.sessionMintLimit ?? { requests: 600, windowMs: 60_000 },
       concurrentAnswers: options.maxConcurrentAnswers ?? 3,
+      publicMint: options.publicSessionLimit ?? { requests: 20, windowMs: 60_000 },
+      challengeWork: options.challengeWork ?? DEFAULT_CHALLENGE_WORK,
     },
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),

@@ -1,4 +1,5 @@
 /** The Install page's snippets: what a site owner pastes, with their project filled in. */
+import { widgetPath } from '../../contract/paths.js';
 
 export interface SnippetInput {
   projectId: string;
@@ -7,17 +8,29 @@ export interface SnippetInput {
   widget: { version: string; file: string; integrity: string } | null;
 }
 
-const CDN = 'https://cdn.jsdelivr.net/npm';
+/**
+ * The widget from this service (wire contract §12), pinned to the exact release it serves and
+ * that file's SRI hash: a browser runs nothing but those bytes.
+ */
+function script({ serviceUrl, widget }: SnippetInput): string {
+  return widget
+    ? `<script src="${serviceUrl}${widgetPath(widget.version, widget.file)}"\n        integrity="${widget.integrity}" crossorigin="anonymous"></script>`
+    : '<!-- This build of the service serves no widget: copy agent-chat.iife.js from the package’s dist/ to your site. -->\n<script src="/assets/agent-chat.iife.js"></script>';
+}
 
-/** The widget from a CDN, pinned to the exact release and its SRI hash (a range would fail the check). */
-export function scriptTag({ projectId, integrationId, serviceUrl, widget }: SnippetInput): string {
-  const script = widget
-    ? `<script src="${CDN}/agent-chat@${widget.version}/dist/${widget.file}"\n        integrity="${widget.integrity}" crossorigin="anonymous"></script>`
-    : '<!-- This build of the service does not know the widget release: pin agent-chat@VERSION and its hash from dist/sri.json. -->\n<script src="/assets/agent-chat.iife.js"></script>';
-  return `${script}
-<agent-chat project-id="${projectId}" integration-id="${integrationId}"
+/** The element with the site's own session endpoint (§2). */
+export function scriptTag(input: SnippetInput): string {
+  return `${script(input)}
+<agent-chat project-id="${input.projectId}" integration-id="${input.integrationId}"
             session-endpoint="/api/agent-session"
-            base-url="${serviceUrl}"></agent-chat>`;
+            base-url="${input.serviceUrl}"></agent-chat>`;
+}
+
+/** The element of a public integration (§2b): no session endpoint, the service mints. */
+export function publicScriptTag(input: SnippetInput): string {
+  return `${script(input)}
+<agent-chat project-id="${input.projectId}" integration-id="${input.integrationId}"
+            base-url="${input.serviceUrl}"></agent-chat>`;
 }
 
 const options = (

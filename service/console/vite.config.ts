@@ -1,30 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
 import { markedLexerOnly } from '../../scripts/marked-lexer-only.mjs';
 
 const root = import.meta.dirname;
-const repo = `${root}/../..`;
-
-/**
- * The widget release this service ships with, for the Install page: the root package's
- * version and the SRI hashes its build wrote (dist/sri.json). Built without the widget (the
- * service alone), it writes null and the page says so.
- */
-function widgetRelease(): Plugin {
-  return {
-    name: 'console-widget-release',
-    generateBundle() {
-      const sriFile = `${repo}/dist/sri.json`;
-      const release = existsSync(sriFile)
-        ? {
-            version: JSON.parse(readFileSync(`${repo}/package.json`, 'utf8')).version as string,
-            sri: JSON.parse(readFileSync(sriFile, 'utf8')) as Record<string, string>,
-          }
-        : null;
-      this.emitFile({ type: 'asset', fileName: 'widget.json', source: `${JSON.stringify(release)}\n` });
-    },
-  };
-}
 
 /**
  * The conversation view renders answers with the widget's markdown (src/markdown/), whose words
@@ -47,7 +24,7 @@ export default defineConfig({
   root,
   base: './',
   logLevel: 'warn',
-  plugins: [widgetRelease(), markedLexerOnly(), englishOnly()],
+  plugins: [markedLexerOnly(), englishOnly()],
   build: {
     outDir: '../dist/console',
     emptyOutDir: true,

@@ -12,6 +12,8 @@ export interface ProjectConfig {
   integrationIds: string[];
   /** When given, the allowed origins of each of `integrationIds` (replacing what was stored). */
   allowedOrigins?: string[];
+  /** When true, each of `integrationIds` is public (§2b); it needs `allowedOrigins`. Absent: as stored. */
+  public?: boolean;
 }
 
 /** A project as the agent API reads it: the stored records, cached for a few seconds. */
@@ -143,24 +145,31 @@ export class Directory {
       id: integrationId,
       name: integrationId,
       allowedOrigins: config.allowedOrigins ?? [],
+      public: config.public === true,
       createdAt: now,
     };
     if (await this.storage.directory.createIntegration(integration)) {
       await this.audit('integration.create', config.id, integrationId, {
         allowed_origins: integration.allowedOrigins,
+        ...(integration.public && { public: true }),
       });
       return;
     }
-    if (!config.allowedOrigins) return;
-    const before =
-      (await this.storage.directory.listIntegrations(config.id)).find((i) => i.id === integrationId)
-        ?.allowedOrigins ?? [];
-    if (before.join('\n') === config.allowedOrigins.join('\n')) return;
-    await this.storage.directory.updateIntegration(config.id, integrationId, {
-      allowedOrigins: config.allowedOrigins,
-    });
+    const before = (await this.storage.directory.listIntegrations(config.id)).find(
+      (i) => i.id === integrationId,
+    );
+    const patch = {
+      ...(config.allowedOrigins &&
+        before?.allowedOrigins.join('\n') !== config.allowedOrigins.join('\n') && {
+          allowedOrigins: config.allowedOrigins,
+        }),
+      ...(config.public && !before?.public && { public: true }),
+    };
+    if (!Object.keys(patch).length) return;
+    await this.storage.directory.updateIntegration(config.id, integrationId, patch);
     await this.audit('integration.update', config.id, integrationId, {
-      allowed_origins: config.allowedOrigins,
+      ...(patch.allowedOrigins && { allowed_origins: patch.allowedOrigins }),
+      ...(patch.public && { public: true }),
     });
   }
 

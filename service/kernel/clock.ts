@@ -24,3 +24,12 @@ export function isoMicros(epochMs: number): string {
 
 /** `isoMicros`, or null where there is no time (a key never used, a thread never handed off). */
 export const isoMicrosOrNull = (epochMs: number | null) => (epochMs === null ? null : isoMicros(epochMs));
+
+const DAY_MS = 86_400_000;
+
+/** The UTC day number of a time (days since 1970-01-01), as budgets and the rollup count days. */
+export const utcDay = (epochMs: number) => Math.floor(epochMs / DAY_MS);
+
+/** Whole seconds from `epochMs` to the start of the next UTC day (at least 1): a daily budget's Retry-After. */
+export const secondsToNextUtcDay = (epochMs: number) =>
+  Math.max(1, Math.ceil(((utcDay(epochMs) + 1) * DAY_MS - epochMs) / 1000));

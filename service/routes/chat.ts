@@ -16,10 +16,14 @@ import { tooMany } from '../http/rate-limiter.js';
 import { STREAM_HEADERS } from '../http/responses.js';
 import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
 import { parseChatBody, titleFrom } from './chat-body.js';
+import { chargeAnswer } from './public-sessions.js';
 import { findThread } from './visibility.js';
 
-/** Questions begun and resumed in the ledger, threads read from the conversations; the session (directory) and its rate window (rates). */
-type ChatContext = ServiceContext<'conversations' | 'ledger' | 'directory' | 'rates'>;
+/**
+ * Questions begun and resumed in the ledger, threads read from the conversations; the session
+ * (directory) and its rate window (rates); a public session's answer budget (gate).
+ */
+type ChatContext = ServiceContext<'conversations' | 'ledger' | 'directory' | 'rates' | 'gate'>;
 
 /**
  * The newest messages a question in an existing thread loads as the agent's history, so a
@@ -46,6 +50,13 @@ const emptyAnswer = (now: number): MessageRecord => ({
   toolCalls: [],
   activity: [],
   uncertain: false,
+});
+
+const questionOf = (message: string, now: number): MessageRecord => ({
+  ...emptyAnswer(now),
+  role: 'user',
+  content: message,
+  status: 'complete',
 });
 
 /** Answers generating at once per owner (or address): past the cap, a 429 that says when to try again. */
@@ -110,16 +121,11 @@ export async function chat(
     integrationId: body.integrationId,
   };
   if (body.kind === 'tools') return continueWithTools(ctx, session, info, body, activity);
+  await chargeAnswer(ctx, project, session);
 
   const now = ctx.clock.now();
   const { thread, history, newThread } = await threadOf(ctx, session, body, now);
-  const question: MessageRecord = {
-    ...emptyAnswer(now),
-    id: randomId('msg'),
-    role: 'user',
-    content: body.message,
-    status: 'complete',
-  };
+  const question = questionOf(body.message, now);
   const answer = emptyAnswer(now);
   // One write: a concurrent-answer slot, the thread (when new), both messages and their
   // activity; nothing without a slot, or when the thread was deleted meanwhile.

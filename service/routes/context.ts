@@ -21,13 +21,23 @@ export interface PasswordHasher {
   verify(password: string, stored: string): Promise<boolean>;
 }
 
-/** What the console needs beyond the core: a password hash, its built pages, the widget release. */
+/** What the console needs beyond the core: a password hash, its built pages. */
 export interface ConsoleOptions {
   passwords: PasswordHasher;
   /** A built page file by its path under /console/ (`index.html`, `assets/…`); undefined: none. */
   files?: (path: string) => Promise<{ body: Uint8Array; type: string } | undefined>;
-  /** The widget release the Install page pins (version and SRI hashes); null: unknown to this build. */
-  widget?: { version: string; sri: Record<string, string> } | null;
+}
+
+/**
+ * The widget release the service was built with: served at /widget/{version}/ (§12) and pinned
+ * by the console's install snippets. The host reads the files (the Node face from disk).
+ */
+export interface WidgetRelease {
+  version: string;
+  /** Each file's SRI hash (the widget's dist/sri.json): also the list of the files served. */
+  sri: Record<string, string>;
+  /** A file by its name in `sri`, or `sri.json`; `gzip` when the host keeps it compressed too. */
+  file(name: string): Promise<{ body: Uint8Array; gzip?: Uint8Array } | undefined>;
 }
 
 /** The limits of one service; each holds for the whole fleet (its state is in the store). */
@@ -38,6 +48,10 @@ export interface Limits {
   readonly mint: RateLimit | false;
   /** Answers generating at once, per owner (or client address). */
   readonly concurrentAnswers: number | false;
+  /** Public session mints (§2b), per client address and project. */
+  readonly publicMint: RateLimit | false;
+  /** The largest number a public challenge hides: a browser tries half of them on average. */
+  readonly challengeWork: number;
 }
 
 /**
@@ -48,6 +62,8 @@ export interface Limits {
 export interface ServiceContext<R extends StoreRole = never> {
   /** null: the console is off (its paths answer 404). */
   readonly console: ConsoleOptions | null;
+  /** null: this build has no widget release (/widget/ answers 404, the console says so). */
+  readonly widget: WidgetRelease | null;
   /** Projects, integrations and API keys, from storage (cached briefly). */
   readonly directory: Directory;
   readonly storage: StoresOf<R>;

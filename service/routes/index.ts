@@ -1,5 +1,12 @@
 /** The router: the service's paths (the contract's) to their routes. */
-import { agentBase, agentPaths, queryBase, queryPaths } from '../../contract/paths.js';
+import {
+  agentBase,
+  agentPaths,
+  publicBase,
+  publicPaths,
+  queryBase,
+  queryPaths,
+} from '../../contract/paths.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { underOrigins } from '../http/origins.js';
 import { preflight } from '../http/responses.js';
@@ -11,11 +18,14 @@ import { CONSOLE, consoleRoute } from './console/index.js';
 import type { RequestInfo, RouteHandler, ServiceContext } from './context.js';
 import { feedback, handoff } from './feedback.js';
 import { deleteThread, getThread, listThreads, renameThread } from './history.js';
+import { publicChallenge, publicPreflight, publicSession } from './public-sessions.js';
 import { createSession } from './sessions.js';
+import { isWidgetPath, widgetFile } from './widget.js';
 import type { StoreRole } from '../storage/types.js';
 
 const AGENT = agentBase(SLOT);
 const QUERY = queryBase(SLOT);
+const PUBLIC = publicBase(SLOT, SLOT);
 
 const ROUTES = [
   ...routeTable<RouteHandler>(AGENT, [
@@ -29,7 +39,13 @@ const ROUTES = [
     [agentPaths.thread(SLOT), { GET: getThread, DELETE: deleteThread, PATCH: renameThread }],
   ]),
   ...routeTable<RouteHandler>(QUERY, [[queryPaths.activity, { GET: activity }]]),
+  ...routeTable<RouteHandler>(PUBLIC, [
+    [publicPaths.challenge, { GET: publicChallenge }],
+    [publicPaths.sessions, { POST: publicSession }],
+  ]),
 ];
+/** The public routes answer their own preflight: only an integration's allowed origins are cleared. */
+const PUBLIC_ROUTE = pathPattern(`${PUBLIC}/`, { whole: false });
 const REMOVED_ANALYTICS = pathPattern(QUERY + queryPaths.removedAnalyticsActivity);
 const AGENT_PROJECT = pathPattern(AGENT, { whole: false });
 const SESSIONS = pathPattern(AGENT + agentPaths.sessions);
@@ -51,6 +67,8 @@ export async function route(
   const fullPath = new URL(request.url).pathname;
   if (!fullPath.startsWith(ctx.basePath)) throw notFound();
   const path = fullPath.slice(ctx.basePath.length);
+  // The widget's files need no database.
+  if (isWidgetPath(path)) return widgetFile(ctx, request, info, path);
   // The start-up projects exist before anything reads the directory (once; again after a failure).
   await ctx.directory.ready();
   if (path === CONSOLE || path.startsWith(`${CONSOLE}/`)) return consoleRoute(ctx, request, info, path);
@@ -69,7 +87,12 @@ async function dispatch(
   info: RequestInfo,
   path: string,
 ): Promise<Response> {
-  if (request.method === 'OPTIONS') return preflight();
+  if (request.method === 'OPTIONS') {
+    const publicRoute = PUBLIC_ROUTE.exec(path);
+    return publicRoute
+      ? publicPreflight(ctx, request, decode(publicRoute[1]), decode(publicRoute[2]))
+      : preflight();
+  }
   const removed = REMOVED_ANALYTICS.exec(path);
   if (removed) return removedAnalyticsActivity(ctx, decode(removed[1]));
   const found = findRoute(ROUTES, request.method, path);

@@ -16,14 +16,36 @@ export interface ProjectRecord {
   createdAt: number;
 }
 
+/** Sessions and answers of one UTC day: a public integration's budget, or what it spent. */
+export interface DailyCounts {
+  sessions: number;
+  answers: number;
+}
+
+/** A new integration's daily budget: a docs site's busy day, and a bound on what a flood costs (decision 356). */
+export const DEFAULT_DAILY_BUDGET: Readonly<DailyCounts> = { sessions: 500, answers: 2000 };
+
 export interface IntegrationRecord {
   projectId: string;
   id: string;
   name: string;
   /** Origins (`https://docs.example.com`) whose pages may call the agent API; empty: any. */
   allowedOrigins: string[];
+  /** Pages on the allowed origins may mint their own anonymous sessions (§2b); needs an origin. */
+  public: boolean;
+  /** What public sessions of this integration may spend per UTC day. */
+  budget: DailyCounts;
   createdAt: number;
 }
+
+/** A new integration: not public, with the default budget, unless it says otherwise. */
+export type IntegrationInput = Omit<IntegrationRecord, 'public' | 'budget'> &
+  Partial<Pick<IntegrationRecord, 'public' | 'budget'>>;
+
+/** What an update may change. */
+export type IntegrationPatch = Partial<
+  Pick<IntegrationRecord, 'name' | 'allowedOrigins' | 'public' | 'budget'>
+>;
 
 export interface ApiKeyRecord {
   id: string;

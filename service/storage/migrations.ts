@@ -116,4 +116,15 @@ export const MIGRATIONS: string[] = [
      key text NOT NULL, slot int NOT NULL, answer_id text NOT NULL UNIQUE, instance_id text NOT NULL, taken_at bigint NOT NULL,
      PRIMARY KEY (key, slot));
    CREATE TABLE fleet_state (name text PRIMARY KEY, at bigint NOT NULL);`,
+  // Public integrations (§2b): marked public with daily budgets; sessions they mint name them;
+  // solved challenges kept until they expire (no replay anywhere in the fleet); what each
+  // integration spent per UTC day.
+  `ALTER TABLE integrations ADD COLUMN public boolean NOT NULL DEFAULT false,
+     ADD COLUMN session_budget int NOT NULL DEFAULT 500, ADD COLUMN answer_budget int NOT NULL DEFAULT 2000;
+   ALTER TABLE sessions ADD COLUMN integration_id text;
+   CREATE TABLE spent_challenges (challenge text PRIMARY KEY, expires_at bigint NOT NULL);
+   CREATE INDEX spent_challenges_expires ON spent_challenges (expires_at);
+   CREATE TABLE public_budgets (
+     project_id text NOT NULL, integration_id text NOT NULL, day int NOT NULL,
+     sessions int NOT NULL DEFAULT 0, answers int NOT NULL DEFAULT 0, PRIMARY KEY (project_id, integration_id, day));`,
 ];

@@ -43,6 +43,8 @@ export interface SessionRecord {
   projectId: string;
   /** null: a session without owner, which can chat but has no history. */
   owner: string | null;
+  /** The public integration that minted it (§2b): its answers count against that integration's budget. */
+  integrationId?: string;
   createdAt: number;
   expiresAt: number;
 }

@@ -14,6 +14,9 @@ import type {
   ConsoleSessionRecord,
   ConversationFilter,
   ConversationSummary,
+  DailyCounts,
+  IntegrationInput,
+  IntegrationPatch,
   IntegrationRecord,
   ProjectRecord,
 } from './console-types.js';
@@ -172,12 +175,12 @@ export interface DirectoryStore {
   /** The project with its integrations, keys, threads, sessions, events and feedback. */
   deleteProject(id: string): Promise<boolean>;
   /** false when the project is gone or the id is taken in it. */
-  createIntegration(integration: IntegrationRecord): Promise<boolean>;
+  createIntegration(integration: IntegrationInput): Promise<boolean>;
   listIntegrations(projectId: string): Promise<IntegrationRecord[]>;
   updateIntegration(
     projectId: string,
     id: string,
-    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
+    patch: IntegrationPatch,
   ): Promise<IntegrationRecord | undefined>;
   deleteIntegration(projectId: string, id: string): Promise<boolean>;
   /** false when the project is gone or holds a key with the same hash. */
@@ -188,6 +191,27 @@ export interface DirectoryStore {
   getSession(tokenHash: string): Promise<SessionRecord | undefined>;
   /** Deletes sessions expired before `before`; returns how many. */
   purgeSessions(before: number): Promise<number>;
+}
+
+/**
+ * What public sessions spend (§2b), shared by the fleet: each solved challenge, kept until it
+ * expires so none is used twice, and each public integration's daily budget of sessions and answers.
+ */
+export interface GateStore {
+  /** Records a solved challenge until `expiresAt`; false when it was recorded already (a replay). */
+  spendChallenge(challenge: string, expiresAt: number): Promise<boolean>;
+  /** Counts one of `kind` for the integration on `day` (UTC day number) unless `limit` are counted; false then. */
+  spendBudget(
+    projectId: string,
+    integrationId: string,
+    day: number,
+    kind: keyof DailyCounts,
+    limit: number,
+  ): Promise<boolean>;
+  /** What each integration of the project spent on `day` (none: nothing spent). */
+  budgetUse(projectId: string, day: number): Promise<Map<string, DailyCounts>>;
+  /** Drops the challenges expired by `now` and the budget days before `day`; returns how many rows went. */
+  purgeGate(now: number, day: number): Promise<number>;
 }
 
 /** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
@@ -221,6 +245,7 @@ export interface Stores {
   readonly activity: ActivityStore;
   readonly directory: DirectoryStore;
   readonly accounts: AccountStore;
+  readonly gate: GateStore;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import {
   memoryStores,
   createAgentService,
   nodeConsole,
+  nodeWidgetRelease,
   scryptPasswords,
   serve,
   type RunningService,
@@ -39,6 +40,7 @@ export async function startConsoleService(): Promise<{
     storage,
     agent: new DemoAgent({ wordDelayMs: 0 }),
     console: await nodeConsole(),
+    widget: await nodeWidgetRelease(),
     rateLimit: false,
     activityStalenessMs: 0,
   });

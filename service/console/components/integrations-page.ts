@@ -4,9 +4,10 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/console.js';
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
-import { expressSnippet, fetchSnippet, scriptTag } from '../snippets.js';
+import { expressSnippet, fetchSnippet, publicScriptTag, scriptTag } from '../snippets.js';
 import { ConsolePage } from './page.js';
 import { field } from '../form.js';
+import { publicAccessFields, publicAccessPatch, publicAccessStyles } from './public-access.js';
 
 /** The project's settings, its integrations (allowed origins), and what to paste to install one. */
 export class IntegrationsPage extends ConsolePage {
@@ -28,6 +29,7 @@ export class IntegrationsPage extends ConsolePage {
     .snippet .row { justify-content: space-between; }
     .project-form { align-items: end; }
   `,
+    publicAccessStyles,
   ];
 
   @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
@@ -100,17 +102,33 @@ export class IntegrationsPage extends ConsolePage {
         <label>Allowed origins <span class="hint" id="origins-hint">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
           <textarea name="origins" aria-describedby="origins-hint" spellcheck="false" .value=${integration.allowed_origins.join('\n')}></textarea></label>
         ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
+        ${publicAccessFields(integration)}
         <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span><button class="primary" type="submit">Save</button></div>
       </form>
-      <section class="card stack" aria-labelledby="install-title">
+      ${this.installSection(integration, snippetInput)}`;
+  }
+
+  private installSection(integration: ConsoleIntegration, input: Parameters<typeof scriptTag>[0]) {
+    const widget = this.install?.widget;
+    const from = widget
+      ? html` The script is agent-chat ${widget.version}, served by this service and pinned with its integrity hash: a browser runs it only if it is exactly that file.`
+      : nothing;
+    return html`<section class="card stack" aria-labelledby="install-title">
         <h2 id="install-title">Install</h2>
-        <p class="muted">1. Add the widget to your pages${this.install?.widget ? html` (agent-chat ${this.install.widget.version}, pinned with its integrity hash)` : ''}:</p>
-        ${this.install && !this.install.widget ? html`<p class="notice warn">This build of the service does not know which widget release it ships with (build it from the repository root to embed it). Pin a version and its hash from the package’s dist/sri.json.</p>` : nothing}
-        ${this.snippet('script tag', scriptTag(snippetInput))}
-        <p class="muted">2. Add the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
-        ${this.snippet('Express snippet', expressSnippet(snippetInput))}
+        ${this.install && !widget ? html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>` : nothing}
+        ${
+          integration.public
+            ? html`<p class="muted">Paste this into any page on the allowed origins: no server code, no API key.${from}</p>
+        ${this.snippet('public script tag', publicScriptTag(input))}
+        <p class="muted">A site with its own login can still use a session endpoint instead (below), to keep each visitor’s conversations.</p>`
+            : nothing
+        }
+        <p class="muted">${integration.public ? 'With a session endpoint: add' : '1. Add'} the widget to your pages.${integration.public ? nothing : from}</p>
+        ${this.snippet('script tag', scriptTag(input))}
+        <p class="muted">${integration.public ? 'Then add' : '2. Add'} the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
+        ${this.snippet('Express snippet', expressSnippet(input))}
         <p class="muted">Or a Fetch route:</p>
-        ${this.snippet('Fetch snippet', fetchSnippet(snippetInput))}
+        ${this.snippet('Fetch snippet', fetchSnippet(input))}
       </section>`;
   }
 
@@ -189,11 +207,17 @@ export class IntegrationsPage extends ConsolePage {
       .split(/\r?\n/)
       .map((o) => o.trim())
       .filter(Boolean);
+    const access = publicAccessPatch(data, origins);
+    if ('error' in access) {
+      this.message = { tone: 'error', text: access.error };
+      return;
+    }
     await this.act(
       () =>
         this.api.updateIntegration(this.project.id, integration.id, {
           name: field(data, 'name'),
           allowed_origins: origins,
+          ...access.patch,
         }),
       `Saved ${integration.name}.`,
     );

@@ -6,12 +6,12 @@ import { requireAdmin } from './auth.js';
 /** The admin (accounts); the rest is configuration. */
 type InstallContext = ServiceContext<'accounts'>;
 
-/** The file the Install snippet loads from a CDN: the whole widget in one file, which SRI covers entirely. */
+/** The file the Install snippet loads: the whole widget in one file, which SRI covers entirely. */
 export const WIDGET_FILE = 'agent-chat.iife.js';
 
 /**
  * GET /console/api/install/: what the Install page fills into its snippets: the service's
- * base URL and the widget release (exact version, SRI hash) this build of the service shipped with.
+ * base URL and the widget release (exact version, SRI hash) this build of the service serves.
  */
 export async function installInfo(
   ctx: InstallContext,
@@ -19,7 +19,7 @@ export async function installInfo(
   _info: RequestInfo,
 ): Promise<Response> {
   await requireAdmin(ctx, request);
-  const widget = ctx.console?.widget ?? null;
+  const widget = ctx.widget;
   const integrity = widget?.sri[WIDGET_FILE] ?? null;
   return json({
     service_url: ctx.publicUrl

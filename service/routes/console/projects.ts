@@ -1,20 +1,31 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
-import type { ConsoleIntegration, ConsoleProject } from '../../../contract/console.js';
-import { isoMicros } from '../../kernel/clock.js';
+import {
+  PUBLIC_NEEDS_ORIGIN,
+  type ConsoleIntegration,
+  type ConsoleProject,
+} from '../../../contract/console.js';
+import { isoMicros, utcDay } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { normalizeOrigin } from '../../http/origins.js';
 import { json, noContent } from '../../http/responses.js';
 import { randomSecret } from '../../kernel/secrets.js';
-import type { IntegrationRecord, ProjectRecord } from '../../storage/console-types.js';
+import {
+  DEFAULT_DAILY_BUDGET,
+  type DailyCounts,
+  type IntegrationRecord,
+  type ProjectRecord,
+} from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
 
-/** Projects and integrations in the directory; the admin and the audit log in the accounts. */
-type ProjectsContext = ServiceContext<'directory' | 'accounts'>;
+/** Projects and integrations in the directory; the admin and the audit log in the accounts; today's use of budgets (gate). */
+type ProjectsContext = ServiceContext<'directory' | 'accounts' | 'gate'>;
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 80;
 const MAX_ORIGINS = 100;
+/** A daily budget's most: a million answers a day is past any site this service is for. */
+const MAX_BUDGET = 1_000_000;
 
 const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -46,23 +57,49 @@ export function parseOrigins(value: unknown): string[] {
   return origins;
 }
 
-export const integrationJson = (i: IntegrationRecord): ConsoleIntegration => ({
+/** A daily budget as the console sends it: whole numbers of sessions and answers. */
+function parseBudget(value: unknown): DailyCounts {
+  const whole = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_BUDGET;
+  if (!isRecord(value) || !whole(value.sessions) || !whole(value.answers))
+    throw badRequest(`budget must be {"sessions", "answers"}, each a whole number from 0 to ${MAX_BUDGET}.`);
+  return { sessions: value.sessions as number, answers: value.answers as number };
+}
+
+export const integrationJson = (
+  i: IntegrationRecord,
+  today: DailyCounts = { sessions: 0, answers: 0 },
+): ConsoleIntegration => ({
   id: i.id,
   name: i.name,
   allowed_origins: i.allowedOrigins,
+  public: i.public,
+  budget: { ...i.budget },
+  today: { ...today },
   created_at: isoMicros(i.createdAt),
 });
+
+/** An integration with what its public sessions spent today (UTC). */
+async function integrationsJson(ctx: ProjectsContext, projectId: string): Promise<ConsoleIntegration[]> {
+  const [integrations, used] = await Promise.all([
+    ctx.storage.directory.listIntegrations(projectId),
+    ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now())),
+  ]);
+  return integrations.map((i) => integrationJson(i, used.get(i.id)));
+}
 
 async function projectJson(ctx: ProjectsContext, p: ProjectRecord): Promise<ConsoleProject> {
   return {
     id: p.id,
     name: p.name,
     created_at: isoMicros(p.createdAt),
-    integrations: (await ctx.storage.directory.listIntegrations(p.id)).map(integrationJson),
+    integrations: await integrationsJson(ctx, p.id),
   };
 }
 
-export async function requireConsoleProject(ctx: ProjectsContext, projectId: string): Promise<ProjectRecord> {
+export async function requireConsoleProject(
+  ctx: ServiceContext<'directory'>,
+  projectId: string,
+): Promise<ProjectRecord> {
   const project = await ctx.storage.directory.getProject(projectId);
   if (!project) throw notFound('No such project.');
   return project;
@@ -144,6 +181,8 @@ export async function createIntegration(
     id: newId(input.id, 'int'),
     name: name(input.name, 'The integration name'),
     allowedOrigins: input.allowed_origins === undefined ? [] : parseOrigins(input.allowed_origins),
+    public: false,
+    budget: { ...DEFAULT_DAILY_BUDGET },
     createdAt: ctx.clock.now(),
   };
   if (!(await ctx.storage.directory.createIntegration(integration)))
@@ -165,18 +204,31 @@ export async function updateIntegration(
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const input = await body(request);
+  if (input.public !== undefined && typeof input.public !== 'boolean')
+    throw badRequest('public must be true or false.');
   const patch = {
     ...(input.name !== undefined && { name: name(input.name, 'The integration name') }),
     ...(input.allowed_origins !== undefined && { allowedOrigins: parseOrigins(input.allowed_origins) }),
+    ...(input.public !== undefined && { public: input.public as boolean }),
+    ...(input.budget !== undefined && { budget: parseBudget(input.budget) }),
   };
+  const current = (await ctx.storage.directory.listIntegrations(projectId)).find(
+    (i) => i.id === integrationId,
+  );
+  if (!current) throw notFound('No such integration.');
+  if ((patch.public ?? current.public) && !(patch.allowedOrigins ?? current.allowedOrigins).length)
+    throw badRequest(PUBLIC_NEEDS_ORIGIN);
   const updated = await ctx.storage.directory.updateIntegration(projectId, integrationId, patch);
   if (!updated) throw notFound('No such integration.');
   ctx.directory.invalidate(projectId);
+  const { name: _, allowedOrigins, ...rest } = patch;
   await audit(ctx, info, admin.username, 'integration.update', projectId, integrationId, {
     ...(input.name !== undefined && { name: updated.name }),
-    ...(patch.allowedOrigins && { allowed_origins: patch.allowedOrigins }),
+    ...(allowedOrigins && { allowed_origins: allowedOrigins }),
+    ...rest,
   });
-  return json(integrationJson(updated));
+  const used = await ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now()));
+  return json(integrationJson(updated, used.get(integrationId)));
 }
 
 export async function deleteIntegration(

@@ -1,7 +1,10 @@
+import { DEFAULT_DAILY_BUDGET } from '../console-types.js';
 import type {
   ApiKeyPatch,
   ApiKeyRecord,
   DirectoryStore,
+  IntegrationInput,
+  IntegrationPatch,
   IntegrationRecord,
   ProjectRecord,
   SessionRecord,
@@ -54,13 +57,15 @@ export class MemoryDirectoryStore implements DirectoryStore {
     return true;
   }
 
-  async createIntegration(integration: IntegrationRecord) {
+  async createIntegration(integration: IntegrationInput) {
     if (
       !this.projects.has(integration.projectId) ||
       this.integrations.some((i) => i.projectId === integration.projectId && i.id === integration.id)
     )
       return false;
-    this.integrations.push(structuredClone(integration));
+    this.integrations.push(
+      structuredClone({ public: false, budget: { ...DEFAULT_DAILY_BUDGET }, ...integration }),
+    );
     return true;
   }
 
@@ -68,15 +73,13 @@ export class MemoryDirectoryStore implements DirectoryStore {
     return structuredClone(this.integrations.filter((i) => i.projectId === projectId).sort(oldestFirst));
   }
 
-  async updateIntegration(
-    projectId: string,
-    id: string,
-    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
-  ) {
+  async updateIntegration(projectId: string, id: string, patch: IntegrationPatch) {
     const found = this.integrations.find((i) => i.projectId === projectId && i.id === id);
     if (!found) return undefined;
     if (patch.name !== undefined) found.name = patch.name;
     if (patch.allowedOrigins !== undefined) found.allowedOrigins = [...patch.allowedOrigins];
+    if (patch.public !== undefined) found.public = patch.public;
+    if (patch.budget !== undefined) found.budget = { ...patch.budget };
     return structuredClone(found);
   }
 

@@ -8,6 +8,7 @@ import { MemoryActivityStore } from './activity.js';
 import { MemoryConversationStore } from './conversations.js';
 import { MemoryDirectoryStore } from './directory.js';
 import { MemoryFleetStore } from './fleet.js';
+import { MemoryGateStore } from './gate.js';
 import { MemoryAnswerLedger } from './ledger.js';
 import { MemoryRateStore } from './rates.js';
 import { MemoryState } from './state.js';
@@ -23,6 +24,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
     activity: new MemoryActivityStore(state),
     directory: new MemoryDirectoryStore(state),
     accounts: new MemoryAccountStore(),
+    gate: new MemoryGateStore(),
     close: async () => {},
   };
 }

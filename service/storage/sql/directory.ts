@@ -1,8 +1,11 @@
 import type { SqlClient } from '../sql-client.js';
+import { DEFAULT_DAILY_BUDGET } from '../console-types.js';
 import type {
   ApiKeyPatch,
   ApiKeyRecord,
   DirectoryStore,
+  IntegrationInput,
+  IntegrationPatch,
   IntegrationRecord,
   ProjectRecord,
   SessionRecord,
@@ -24,6 +27,8 @@ const toIntegration = (r: Record<string, unknown>): IntegrationRecord => ({
   id: r.id as string,
   name: r.name as string,
   allowedOrigins: r.allowed_origins as string[],
+  public: r.public as boolean,
+  budget: { sessions: num(r.session_budget), answers: num(r.answer_budget) },
   createdAt: num(r.created_at),
 });
 const toKey = (r: Record<string, unknown>): ApiKeyRecord => ({
@@ -41,6 +46,7 @@ const toSession = (r: Record<string, unknown>): SessionRecord => ({
   tokenHash: r.token_hash as string,
   projectId: r.project_id as string,
   owner: (r.owner as string | null) ?? null,
+  ...(r.integration_id ? { integrationId: r.integration_id as string } : {}),
   createdAt: num(r.created_at),
   expiresAt: num(r.expires_at),
 });
@@ -88,11 +94,21 @@ export class SqlDirectoryStore implements DirectoryStore {
     return deleted;
   }
 
-  async createIntegration(i: IntegrationRecord) {
+  async createIntegration(i: IntegrationInput) {
+    const budget = i.budget ?? DEFAULT_DAILY_BUDGET;
     const { rowCount } = await this.db.query(
-      `INSERT INTO integrations (project_id, id, name, allowed_origins, created_at)
-       SELECT $1, $2, $3, $4::jsonb, $5 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $1) ON CONFLICT DO NOTHING`,
-      [i.projectId, i.id, i.name, JSON.stringify(i.allowedOrigins), i.createdAt],
+      `INSERT INTO integrations (project_id, id, name, allowed_origins, created_at, public, session_budget, answer_budget)
+       SELECT $1, $2, $3, $4::jsonb, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $1) ON CONFLICT DO NOTHING`,
+      [
+        i.projectId,
+        i.id,
+        i.name,
+        JSON.stringify(i.allowedOrigins),
+        i.createdAt,
+        i.public ?? false,
+        budget.sessions,
+        budget.answers,
+      ],
     );
     return rowCount > 0;
   }
@@ -105,15 +121,20 @@ export class SqlDirectoryStore implements DirectoryStore {
     return rows.map(toIntegration);
   }
 
-  async updateIntegration(
-    projectId: string,
-    id: string,
-    patch: Partial<Pick<IntegrationRecord, 'name' | 'allowedOrigins'>>,
-  ) {
+  async updateIntegration(projectId: string, id: string, patch: IntegrationPatch) {
     const { rows } = await this.db.query(
-      `UPDATE integrations SET name = coalesce($3, name), allowed_origins = coalesce($4::jsonb, allowed_origins)
+      `UPDATE integrations SET name = coalesce($3, name), allowed_origins = coalesce($4::jsonb, allowed_origins),
+         public = coalesce($5, public), session_budget = coalesce($6, session_budget), answer_budget = coalesce($7, answer_budget)
        WHERE project_id = $1 AND id = $2 RETURNING *`,
-      [projectId, id, patch.name ?? null, patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null],
+      [
+        projectId,
+        id,
+        patch.name ?? null,
+        patch.allowedOrigins ? JSON.stringify(patch.allowedOrigins) : null,
+        patch.public ?? null,
+        patch.budget?.sessions ?? null,
+        patch.budget?.answers ?? null,
+      ],
     );
     return rows[0] && toIntegration(rows[0]);
   }
@@ -170,8 +191,8 @@ export class SqlDirectoryStore implements DirectoryStore {
 
   async putSession(s: SessionRecord) {
     await this.db.query(
-      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt],
+      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at, integration_id) VALUES ($1, $2, $3, $4, $5, $6)',
+      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt, s.integrationId ?? null],
     );
     this.remember(s);
   }

@@ -10,6 +10,7 @@ import { SqlActivityStore } from './activity.js';
 import { SqlConversationStore } from './conversations.js';
 import { SqlDirectoryStore } from './directory.js';
 import { SqlFleetStore } from './fleet.js';
+import { SqlGateStore } from './gate.js';
 import { SqlAnswerLedger } from './ledger.js';
 import { SqlRateStore } from './rates.js';
 import { num } from './rows.js';
@@ -52,6 +53,7 @@ export async function openSqlStores(db: SqlClient): Promise<Stores> {
     activity: new SqlActivityStore(db),
     directory: new SqlDirectoryStore(db),
     accounts: new SqlAccountStore(db),
+    gate: new SqlGateStore(db),
     close: () => db.close(),
   };
 }

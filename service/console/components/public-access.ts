@@ -1,0 +1,57 @@
+import { css, html } from 'lit';
+import {
+  PUBLIC_NEEDS_ORIGIN,
+  type ConsoleIntegration,
+  type ConsoleIntegrationPatch,
+} from '../../../contract/console.js';
+import { field } from '../form.js';
+import { count } from '../format.js';
+
+export const publicAccessStyles = css`
+  fieldset { border: 1px solid var(--c-border); border-radius: 8px; padding: 12px 14px 14px; margin: 0; min-width: 0; }
+  legend { font-weight: 600; padding: 0 4px; }
+  label.check { display: flex; gap: 8px; align-items: center; }
+  label.check input { min-height: 0; width: 18px; height: 18px; margin: 0; accent-color: var(--c-accent); }
+  .budgets { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; }
+  .budgets input { width: 100%; }
+  .use { font-variant-numeric: tabular-nums; }
+`;
+
+/** "12 of 500 sessions" for today's use against the day's budget. */
+const used = (spent: number, budget: number, what: string) => `${count(spent)} of ${count(budget)} ${what}`;
+
+/**
+ * The integration's public setting (wire contract §2b) and its daily budgets with today's use,
+ * inside the integration's form (its Save sends them with the name and origins).
+ */
+export function publicAccessFields(integration: ConsoleIntegration) {
+  const { budget, today } = integration;
+  return html`<fieldset class="stack">
+    <legend>Visitors without a site server</legend>
+    <label class="check"><input type="checkbox" name="public" ?checked=${integration.public} aria-describedby="public-hint">Allow visitors without a site server</label>
+    <p class="hint muted" id="public-hint">For a static site or a hosted CMS: the service starts each visitor’s chat itself, after about a second of proof of work in their browser, with no session endpoint and no API key. ${PUBLIC_NEEDS_ORIGIN.replace('A public integration', 'It')} A page elsewhere, or a script that fakes its origin, is bounded by the budgets below.</p>
+    <div class="budgets">
+      <label>Sessions a day <input type="number" name="budget-sessions" required min="0" max="1000000" step="1" inputmode="numeric" .value=${String(budget.sessions)} aria-describedby="budget-use"></label>
+      <label>Answers a day <input type="number" name="budget-answers" required min="0" max="1000000" step="1" inputmode="numeric" .value=${String(budget.answers)} aria-describedby="budget-use"></label>
+    </div>
+    <p class="use" id="budget-use">Today (UTC): ${used(today.sessions, budget.sessions, 'sessions')}, ${used(today.answers, budget.answers, 'answers')}. Past a budget, visitors read that the chat has reached its limit for today.</p>
+  </fieldset>`;
+}
+
+/** What the form says of the public setting; an error message instead when it cannot be saved as is. */
+export function publicAccessPatch(
+  data: FormData,
+  origins: string[],
+): { patch: Pick<ConsoleIntegrationPatch, 'public' | 'budget'> } | { error: string } {
+  const isPublic = data.get('public') === 'on';
+  if (isPublic && !origins.length) return { error: PUBLIC_NEEDS_ORIGIN };
+  return {
+    patch: {
+      public: isPublic,
+      budget: {
+        sessions: Number(field(data, 'budget-sessions')),
+        answers: Number(field(data, 'budget-answers')),
+      },
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
+import type { Payload } from 'altcha-lib/v1/types';
+import { hmacBase64url } from '../../contract/owner-key.js';
+import { NO_OWNER, OWNER_KEY_HEADER } from '../../contract/paths.js';
+import { isRecord, readJsonBody } from '../http/body.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { checkRate } from '../http/rate-limiter.js';
+import { CORS_HEADERS, json } from '../http/responses.js';
+import { isoMicros, secondsToNextUtcDay, utcDay } from '../kernel/clock.js';
+import { randomId } from '../kernel/ids.js';
+import { hashToken } from '../kernel/tokens.js';
+import type { IntegrationRecord, SessionRecord } from '../storage/types.js';
+import type { ProjectView, RequestInfo, ServiceContext } from './context.js';
+
+/** Budgets and spent challenges (gate), the session (directory), its event (activity), the address limit (rates). */
+type PublicContext = ServiceContext<'gate' | 'directory' | 'activity' | 'rates'>;
+
+/** How long a challenge may be solved and used: the contract's most (§2b). */
+const CHALLENGE_TTL_MS = 10 * 60_000;
+
+interface PublicTarget {
+  view: ProjectView;
+  integration: IntegrationRecord;
+}
+
+/**
+ * The public integration a path names; the same 404 for an unknown project or integration and
+ * for one that is not public, so the routes reveal nothing about integrations that are not.
+ */
+async function requirePublic(ctx: ServiceContext, projectId: string, integrationId: string) {
+  const view = await ctx.directory.project(projectId);
+  const integration = view?.integrations.get(integrationId);
+  if (!view || !integration?.public) throw notFound('No public integration here.');
+  return { view, integration } satisfies PublicTarget;
+}
+
+/**
+ * The calling page's origin, which must be one of the integration's: a public integration has
+ * at least one, and a browser always sends Origin on these calls (a script may fake it: the
+ * budget and the proof of work are what bound such a caller, docs/service.md).
+ */
+function requireListedOrigin(request: Request, integration: IntegrationRecord): string {
+  const origin = request.headers.get('Origin');
+  if (origin && integration.allowedOrigins.includes(origin)) return origin;
+  throw new HttpError(
+    403,
+    'origin_not_allowed',
+    `Pages on ${origin ?? 'an unnamed origin'} may not start public sessions of integration ${integration.id}: add the origin to its "Allowed origins" on the Integrations page of the service console.`,
+  );
+}
+
+/** The HMAC key of an integration's challenges, derived from the project's secret (never stored apart, never sent). */
+const challengeKey = (target: PublicTarget) =>
+  hmacBase64url(target.view.project.ownerSecret, `agent-chat challenge\n${target.integration.id}`);
+
+const budgetSpent = (ctx: ServiceContext, what: string) =>
+  new HttpError(
+    429,
+    'budget_exhausted',
+    `This integration's daily budget of ${what} is spent; it starts again at 00:00 UTC.`,
+    { 'Retry-After': String(secondsToNextUtcDay(ctx.clock.now())) },
+  );
+
+/**
+ * Runs a public route under its CORS: every answer names the calling origin, so a page on an
+ * allowed origin reads its challenge or session and a page elsewhere reads why it was refused
+ * (what it sent, and nothing more). Only the allowed origins ever get a 200 (decision 352).
+ */
+async function underPublicCors(request: Request, run: () => Promise<Response>): Promise<Response> {
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    response = error.toResponse();
+  }
+  const origin = request.headers.get('Origin');
+  if (origin) response.headers.set('Access-Control-Allow-Origin', origin);
+  else response.headers.delete('Access-Control-Allow-Origin');
+  response.headers.append('Vary', 'Origin');
+  return response;
+}
+
+/** OPTIONS on a public route: cleared for the integration's allowed origins only. */
+export async function publicPreflight(
+  ctx: ServiceContext,
+  request: Request,
+  projectId: string,
+  integrationId: string,
+): Promise<Response> {
+  const { integration } = await requirePublic(ctx, projectId, integrationId).catch(() => ({
+    integration: undefined,
+  }));
+  const origin = request.headers.get('Origin');
+  if (!integration || !origin || !integration.allowedOrigins.includes(origin))
+    return new Response(null, { status: 403, headers: { Vary: 'Origin' } });
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+      'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers'],
+      'Access-Control-Max-Age': '600',
+      Vary: 'Origin',
+    },
+  });
+}
+
+/** GET …/integrations/{integrationId}/challenge/ (§2b): an ALTCHA v1 challenge, or why not. */
+export function publicChallenge(
+  ctx: PublicContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+  integrationId: string,
+): Promise<Response> {
+  return underPublicCors(request, async () => {
+    const target = await requirePublic(ctx, projectId, integrationId);
+    requireListedOrigin(request, target.integration);
+    // A spent budget says so before the visitor's browser does a second of work for nothing.
+    const now = ctx.clock.now();
+    const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
+    if ((used?.sessions ?? 0) >= target.integration.budget.sessions) throw budgetSpent(ctx, 'sessions');
+    const challenge = await createChallenge({
+      algorithm: 'SHA-256',
+      hmacKey: await challengeKey(target),
+      maxnumber: ctx.limits.challengeWork,
+      expires: new Date(now + CHALLENGE_TTL_MS),
+    });
+    return json(challenge);
+  });
+}
+
+const challengeFailed = (why: string) =>
+  new HttpError(403, 'challenge_failed', `The proof of work is ${why}: fetch a new challenge and solve it.`);
+
+/** The solution a mint's body carries (`{"altcha": base64 JSON}`), decoded and typed; 400 for any other field. */
+async function readSolution(request: Request) {
+  const body = await readJsonBody(request);
+  if (body !== undefined && !isRecord(body)) throw badRequest('The body must be a JSON object.');
+  const unknown = Object.keys(body ?? {}).filter((key) => key !== 'altcha');
+  if (unknown.length) throw badRequest(`Unknown field(s): ${unknown.join(', ')}.`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(atob(typeof body?.altcha === 'string' ? body.altcha : ''));
+  } catch {
+    throw challengeFailed('missing or unreadable');
+  }
+  if (
+    !isRecord(payload) ||
+    payload.algorithm !== 'SHA-256' ||
+    !Number.isSafeInteger(payload.number) ||
+    !['challenge', 'salt', 'signature'].every((field) => typeof payload[field] === 'string')
+  )
+    throw challengeFailed('missing or unreadable');
+  return payload as unknown as Payload;
+}
+
+/**
+ * The solution holds: signed by this integration's key, not expired on the service's clock,
+ * and never used before anywhere in the fleet (recorded until it expires).
+ */
+async function spendSolution(ctx: PublicContext, request: Request, target: PublicTarget): Promise<void> {
+  const solution = await readSolution(request);
+  const expiresAt = Number(extractParams(solution).expires) * 1000;
+  const now = ctx.clock.now();
+  if (!(expiresAt > now && expiresAt <= now + CHALLENGE_TTL_MS)) throw challengeFailed('expired');
+  if (!(await verifySolution(solution, await challengeKey(target), false))) throw challengeFailed('wrong');
+  if (!(await ctx.storage.gate.spendChallenge(solution.challenge, expiresAt)))
+    throw challengeFailed('already used');
+}
+
+/** POST …/integrations/{integrationId}/sessions/ (§2b): an anonymous session for a solved challenge. */
+export function publicSession(
+  ctx: PublicContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  integrationId: string,
+): Promise<Response> {
+  return underPublicCors(request, async () => {
+    const target = await requirePublic(ctx, projectId, integrationId);
+    requireListedOrigin(request, target.integration);
+    await checkRate(
+      ctx.storage.rates,
+      ctx.clock,
+      ctx.limits.publicMint,
+      `public\n${projectId}\n${info.clientAddress ?? 'unknown'}`,
+    );
+    await spendSolution(ctx, request, target);
+    const now = ctx.clock.now();
+    if (
+      !(await ctx.storage.gate.spendBudget(
+        projectId,
+        integrationId,
+        utcDay(now),
+        'sessions',
+        target.integration.budget.sessions,
+      ))
+    )
+      throw budgetSpent(ctx, 'sessions');
+    const token = randomId('ses');
+    const session: SessionRecord = {
+      tokenHash: await hashToken(token),
+      projectId,
+      owner: null,
+      integrationId,
+      createdAt: now,
+      expiresAt: now + ctx.tokenTtlMs,
+    };
+    await ctx.storage.directory.putSession(session);
+    await ctx.storage.activity.recordActivity({
+      kind: 'session',
+      projectId,
+      at: now,
+      sessionToken: session.tokenHash,
+      owner: null,
+      integrationId,
+    });
+    return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, {
+      [OWNER_KEY_HEADER]: NO_OWNER,
+    });
+  });
+}
+
+/**
+ * A question asked with a public session counts against its integration's answer budget (429
+ * `budget_exhausted` past it). A session whose integration is gone or no longer public no
+ * longer works (401: the widget asks for a new one, and reads why it gets none).
+ */
+export async function chargeAnswer(
+  ctx: ServiceContext<'gate'>,
+  view: ProjectView,
+  session: SessionRecord,
+): Promise<void> {
+  if (!session.integrationId) return;
+  const integration = view.integrations.get(session.integrationId);
+  if (!integration?.public)
+    throw new HttpError(401, 'invalid_token', 'This public session’s integration is no longer public.');
+  const day = utcDay(ctx.clock.now());
+  if (
+    !(await ctx.storage.gate.spendBudget(view.id, integration.id, day, 'answers', integration.budget.answers))
+  )
+    throw budgetSpent(ctx, 'answers');
+}

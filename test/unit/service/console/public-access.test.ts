@@ -1,0 +1,105 @@
+import { solveChallenge } from 'altcha-lib/v1';
+import { describe, expect, it } from 'vitest';
+import { PUBLIC_NEEDS_ORIGIN } from '../../../../contract/console.js';
+import { createAgentService, memoryStores } from '../../../../service/index.js';
+import { withConsole } from '../../../fixtures/console.js';
+import { BASE, PROJECT } from '../../../fixtures/service.js';
+
+const SITE = 'https://docs.example.com';
+const INTEGRATION = `projects/${PROJECT.id}/integrations/int_demo`;
+
+describe('public integrations in the console (§2b)', () => {
+  it('needs an allowed origin: ticking the box without one, or emptying the list of a public one, is refused in words', async () => {
+    const { admin } = await withConsole();
+    const refused = await admin.call('PATCH', INTEGRATION, { public: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ code: 'invalid_request', detail: PUBLIC_NEEDS_ORIGIN });
+
+    const saved = await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({
+      public: true,
+      allowed_origins: [SITE],
+      budget: { sessions: 500, answers: 2000 },
+      today: { sessions: 0, answers: 0 },
+    });
+    const emptied = await admin.call('PATCH', INTEGRATION, { allowed_origins: [] });
+    expect(emptied.status).toBe(400);
+    expect(emptied.body.detail).toBe(PUBLIC_NEEDS_ORIGIN);
+    // Unticked, the list may be emptied again.
+    expect((await admin.call('PATCH', INTEGRATION, { public: false, allowed_origins: [] })).status).toBe(200);
+  });
+
+  it.each([
+    ['a negative budget', { budget: { sessions: -1, answers: 10 } }],
+    ['a fraction', { budget: { sessions: 1.5, answers: 10 } }],
+    ['a missing half', { budget: { sessions: 10 } }],
+    ['over a million', { budget: { sessions: 10, answers: 1_000_001 } }],
+    ['public as text', { public: 'yes' }],
+  ])('refuses %s with 400', async (_label, patch) => {
+    const { admin } = await withConsole();
+    const response = await admin.call('PATCH', INTEGRATION, patch);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('invalid_request');
+  });
+
+  it("sets the budgets, shows today's use in the project list, and audits the change", async () => {
+    const { admin, call } = await withConsole({ challengeWork: 1_000 });
+    await admin.call('PATCH', INTEGRATION, {
+      public: true,
+      allowed_origins: [SITE],
+      budget: { sessions: 3, answers: 7 },
+    });
+    const routes = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo`;
+    const c = await (await call('GET', `${routes}/challenge/`, { headers: { Origin: SITE } })).json();
+    const { number } = (await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise)!;
+    const altcha = btoa(
+      JSON.stringify({
+        algorithm: c.algorithm,
+        challenge: c.challenge,
+        number,
+        salt: c.salt,
+        signature: c.signature,
+      }),
+    );
+    expect(
+      (await call('POST', `${routes}/sessions/`, { body: { altcha }, headers: { Origin: SITE } })).status,
+    ).toBe(200);
+
+    const projects = await admin.call('GET', 'projects');
+    const integration = projects.body.projects[0].integrations.find(
+      (i: { id: string }) => i.id === 'int_demo',
+    );
+    expect(integration).toMatchObject({
+      public: true,
+      budget: { sessions: 3, answers: 7 },
+      today: { sessions: 1, answers: 0 },
+    });
+    const audit = await admin.call('GET', 'audit');
+    expect(audit.body.entries[0]).toMatchObject({
+      action: 'integration.update',
+      target: 'int_demo',
+      detail: { allowed_origins: [SITE], public: true, budget: { sessions: 3, answers: 7 } },
+    });
+  });
+
+  it('the start-up flag makes its integrations public with their origins, and a restart without it leaves them so', async () => {
+    const storage = memoryStores();
+    const seed = { ...PROJECT, allowedOrigins: [SITE], public: true };
+    const first = createAgentService({ projects: [seed], storage });
+    await first.handle(
+      new Request(`${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`),
+    );
+    expect((await storage.directory.listIntegrations(PROJECT.id)).map((i) => [i.id, i.public])).toEqual([
+      ['int_demo', true],
+      ['int_other', true],
+    ]);
+    const restarted = createAgentService({ projects: [{ ...PROJECT, allowedOrigins: [SITE] }], storage });
+    const challenge = await restarted.handle(
+      new Request(`${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`, {
+        headers: { Origin: SITE },
+      }),
+    );
+    expect(challenge.status).toBe(200);
+  });
+});

@@ -1,0 +1,47 @@
+/** What public sessions spend, on every engine: solved challenges (no replay) and daily budgets. */
+import { expect, it } from 'vitest';
+import type { Stores } from '../../../../service/storage/types.js';
+import { T0 } from '../../../fixtures/records.js';
+import { storageSuite } from '../../../fixtures/storages.js';
+
+storageSuite('gate', (suite) => {
+  let store: Stores;
+  const open = async () => (store = await suite.open());
+
+  it('records a challenge once: the second spend of it, even at once, is refused until it expires and is purged', async () => {
+    await open();
+    const spends = await Promise.all([1, 2, 3].map(() => store.gate.spendChallenge('c1', T0 + 600_000)));
+    expect(spends.filter(Boolean)).toHaveLength(1);
+    expect(await store.gate.spendChallenge('c2', T0 + 1_000)).toBe(true);
+    expect(await store.gate.purgeGate(T0 + 1_000, 0)).toBe(1);
+    expect(await store.gate.spendChallenge('c1', T0 + 600_000)).toBe(false);
+    expect(await store.gate.spendChallenge('c2', T0 + 700_000)).toBe(true);
+  });
+
+  it('spends a budget up to its limit per integration and day, concurrent spends included, and reports the use', async () => {
+    await open();
+    const day = 20_000;
+    const spend = (kind: 'sessions' | 'answers', limit: number, integration = 'int_a', on = day) =>
+      store.gate.spendBudget('proj', integration, on, kind, limit);
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => spend('sessions', 5)));
+    expect(sessions.filter(Boolean)).toHaveLength(5);
+    expect(await spend('answers', 2)).toBe(true);
+    expect(await spend('answers', 0, 'int_b')).toBe(false);
+    expect(await spend('sessions', 5, 'int_b')).toBe(true);
+    expect(await spend('sessions', 5, 'int_a', day + 1)).toBe(true);
+    // A limit lowered below what was spent refuses at once; raised, it goes on from the count.
+    expect(await spend('sessions', 3)).toBe(false);
+    expect(await spend('sessions', 6)).toBe(true);
+    expect(await store.gate.budgetUse('proj', day)).toEqual(
+      new Map([
+        ['int_a', { sessions: 6, answers: 1 }],
+        ['int_b', { sessions: 1, answers: 0 }],
+      ]),
+    );
+    expect(await store.gate.budgetUse('other', day)).toEqual(new Map());
+    // Days before the one named go; that day and later stay.
+    expect(await store.gate.purgeGate(T0, day + 1)).toBe(2);
+    expect(await store.gate.budgetUse('proj', day)).toEqual(new Map());
+    expect((await store.gate.budgetUse('proj', day + 1)).get('int_a')).toEqual({ sessions: 1, answers: 0 });
+  });
+});
