@@ -132,11 +132,13 @@ export default defineConfig(({ mode }) => ({
       cjs: { entry: 'src/dom-free.ts', formats: ['cjs' as const], fileName: () => 'agent-chat.cjs' },
       // The root is the loader plus the DOM-free API; the element is agent-chat.impl.js, which the
       // classic-script loader also fetches by that name.
-      // Each locale is also an entry with a stable name, which the classic script imports by URL.
+      // Each locale is also an entry with a stable name, which the classic script imports by URL;
+      // so is the public session's proof of work (bench/proof-of-work.mjs loads it by name).
       production: {
         entry: {
           'agent-chat': 'src/index.ts',
           'agent-chat.impl': 'src/loader/impl.ts',
+          'agent-chat.public-session': 'src/session/public-session.ts',
           ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])),
         },
         formats: ['es' as const],

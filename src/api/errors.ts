@@ -14,6 +14,8 @@ export type AgentChatErrorCode =
   | 'not_found'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'budget_exhausted'
+  | 'challenge_failed'
   | 'gone'
   | 'http_error'
   | 'invalid_response'
@@ -90,6 +92,14 @@ export class ApiError extends AgentChatError {
     this.detail = options?.detail;
     this.retryAfter = options?.retryAfter;
   }
+}
+
+/**
+ * The service would not start a public session (§2b): the page's origin is not listed, the
+ * integration is not public, the address or the day's budget is spent, or the proof failed.
+ */
+export class PublicSessionError extends ApiError {
+  override name = 'PublicSessionError';
 }
 
 /** A 401 that survived one token refresh: the service keeps rejecting fresh tokens. */

@@ -6,7 +6,7 @@ import { describeError } from './describe-error.js';
 import { DeviceMemory, type Remembered } from './device-memory.js';
 import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { OwnerGate } from './owner-gate.js';
-import { ServiceConnection, type ConnectionConfig } from './service-connection.js';
+import { ServiceConnection, sessionSourceOf, type ConnectionConfig } from './service-connection.js';
 import { TabHandoff } from './tab-handoff.js';
 import { ThreadList, type ThreadListSnapshot } from './thread-list.js';
 import type { ClientTool } from '../public-types.js';
@@ -239,8 +239,7 @@ export class ChatSession {
    */
   syncConfig(): void {
     const config = this.#options.config();
-    if (Boolean(config.sessionEndpoint || config.getSessionToken) !== this.#current.configured)
-      this.#publish();
+    if (Boolean(sessionSourceOf(config)) !== this.#current.configured) this.#publish();
     if (this.owner.setPageKey(config.ownerKey)) this.#publish();
   }
 
@@ -382,7 +381,7 @@ export class ChatSession {
       threadList: this.threadList.snapshot,
       draft: this.#drafts[conversation.threadId ?? ''] ?? '',
       threadListOpen: this.threadList.open,
-      configured: Boolean(config.sessionEndpoint || config.getSessionToken),
+      configured: Boolean(sessionSourceOf(config)),
       outbox: this.outbox.entries,
       offline: isOffline(),
     };

@@ -3,6 +3,7 @@ import {
   ApiError,
   ConfigError,
   NetworkError,
+  PublicSessionError,
   SessionError,
   isAbortError,
 } from '../api/errors.js';
@@ -30,8 +31,21 @@ export function errorInfo(
   };
 }
 
+/** Why the service would not start a public session (§2b), as the visitor reads it; whether trying again may help. */
+const PUBLIC_REFUSALS: Record<string, [UiStringKey, boolean]> = {
+  origin_not_allowed: ['errorNotAllowedHere', false],
+  not_found: ['errorNotConfigured', false],
+  budget_exhausted: ['errorBudgetSpent', false],
+  rate_limited: ['errorBusy', true],
+};
+
 /** Turns any failure of a request into plain words for the visitor (and a code for the page). */
 export function describeError(error: unknown): ErrorInfo {
+  if (error instanceof PublicSessionError) {
+    // A failed proof (challenge_failed) or a failing service: a new challenge may well pass.
+    const [key, recoverable] = PUBLIC_REFUSALS[error.code] ?? ['errorSession', true];
+    return errorInfo(error.code, key, recoverable, { status: error.status });
+  }
   if (error instanceof SessionError)
     return errorInfo(error.code, 'errorSession', true, { status: error.status });
   if (error instanceof ConfigError) return errorInfo('misconfigured', 'errorNotConfigured', false);
@@ -40,6 +54,8 @@ export function describeError(error: unknown): ErrorInfo {
     const { code, status } = error;
     switch (status) {
       case 429: {
+        // A public integration's answers for the day are spent: no retry helps before tomorrow.
+        if (code === 'budget_exhausted') return errorInfo(code, 'errorBudgetSpent', false, { status });
         const wait = error.retryAfter;
         return wait
           ? errorInfo(code, 'errorRateLimited', true, { status, values: { seconds: wait } })
@@ -56,7 +72,7 @@ export function describeError(error: unknown): ErrorInfo {
         // (the site owner reads why in the console, see api-client.ts).
         return errorInfo(
           code,
-          code === 'origin_not_allowed' ? 'errorNotConfigured' : 'errorSignInRequired',
+          code === 'origin_not_allowed' ? 'errorNotAllowedHere' : 'errorSignInRequired',
           false,
           { status },
         );

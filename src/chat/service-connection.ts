@@ -1,14 +1,17 @@
 import { createApiClient, type ApiClient } from '../api/api-client.js';
 import { ConfigError } from '../api/errors.js';
 import { endpointTokenSource, type SessionRequestHeaders } from '../session/endpoint-source.js';
+import { publicTokenSource } from '../session/public-source.js';
 import { TokenManager } from '../session/token-manager.js';
-import type { SessionPayload, SessionStatus } from '../session/types.js';
+import type { SessionPayload, SessionStatus, TokenSource } from '../session/types.js';
 
 /** What the connection reads from its host each time it needs it (attributes may change). */
 export interface ConnectionConfig {
   projectId: string;
   integrationId: string;
   baseUrl: string;
+  /** Whether the page named the base URL (else `baseUrl` is its own origin): needed for public sessions. */
+  baseUrlGiven?: boolean;
   sessionEndpoint: string;
   getSessionToken?: (signal: AbortSignal) => Promise<SessionPayload>;
   /** Extra headers of each request to `sessionEndpoint`, read when it is made. */
@@ -18,7 +21,17 @@ export interface ConnectionConfig {
 }
 
 export const MISCONFIGURED_HINT =
-  "No way to get a session: set the session-endpoint attribute (your server's session URL) or the getSessionToken property.";
+  "No way to get a session: set the session-endpoint attribute (your server's session URL), the getSessionToken property, or base-url (a public integration).";
+
+/**
+ * Where sessions come from: the page's function, the site's session endpoint (§2), or with
+ * neither and a base URL, the service's public sessions (§2b); null: nowhere.
+ */
+export function sessionSourceOf(config: ConnectionConfig): 'function' | 'endpoint' | 'public' | null {
+  if (config.getSessionToken) return 'function';
+  if (config.sessionEndpoint) return 'endpoint';
+  return config.baseUrlGiven ? 'public' : null;
+}
 
 /**
  * The token manager and API client for the current config, built lazily (nothing is fetched
@@ -28,7 +41,7 @@ export class ServiceConnection {
   #tokens?: TokenManager;
   #api?: ApiClient;
   #key = '';
-  #source?: ConnectionConfig['getSessionToken'];
+  #custom?: ConnectionConfig['getSessionToken'];
   #reported = false;
 
   readonly #config: () => ConnectionConfig;
@@ -60,7 +73,7 @@ export class ServiceConnection {
   /** Once, when the page gave no way to get a session: the error to report, naming the fix. */
   misconfigured(): ConfigError | undefined {
     const config = this.#config();
-    if (config.sessionEndpoint || config.getSessionToken || this.#reported) return undefined;
+    if (sessionSourceOf(config) || this.#reported) return undefined;
     this.#reported = true;
     return new ConfigError(MISCONFIGURED_HINT);
   }
@@ -70,6 +83,22 @@ export class ServiceConnection {
     this.#tokens?.clear();
   }
 
+  #source(config: ConnectionConfig): TokenSource {
+    switch (sessionSourceOf(config)) {
+      case 'function':
+        return config.getSessionToken!;
+      case 'endpoint':
+        return endpointTokenSource(config.sessionEndpoint, {
+          fetch: this.#fetch,
+          headers: () => this.#config().sessionRequestHeaders,
+        });
+      case 'public':
+        return publicTokenSource({ ...config, fetch: this.#fetch });
+      default:
+        return missingSource;
+    }
+  }
+
   client(): ApiClient {
     const config = this.#config();
     const key = JSON.stringify([
@@ -77,22 +106,16 @@ export class ServiceConnection {
       config.integrationId,
       config.baseUrl,
       config.sessionEndpoint,
+      config.baseUrlGiven,
       config.idleTimeoutMs,
     ]);
-    if (this.#api && key === this.#key && config.getSessionToken === this.#source) return this.#api;
-    const source =
-      config.getSessionToken ??
-      (config.sessionEndpoint
-        ? endpointTokenSource(config.sessionEndpoint, {
-            fetch: this.#fetch,
-            headers: () => this.#config().sessionRequestHeaders,
-          })
-        : missingSource);
+    if (this.#api && key === this.#key && config.getSessionToken === this.#custom) return this.#api;
+    const source = this.#source(config);
     this.#tokens?.clear();
     const tokens = new TokenManager(source);
     tokens.subscribe(this.#onStatus);
     this.#tokens = tokens;
-    this.#source = config.getSessionToken;
+    this.#custom = config.getSessionToken;
     this.#key = key;
     this.#api = createApiClient({
       baseUrl: config.baseUrl,

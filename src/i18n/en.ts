@@ -115,6 +115,9 @@ export const en = {
   errorSession: "The chat couldn't start. Please try again.",
   errorInterrupted: 'The answer was interrupted.',
   errorNotConfigured: 'This chat is not set up yet.',
+  errorNotAllowedHere: "This chat isn't available on this website.",
+  errorBusy: 'The chat is busy right now. Please try again in a minute.',
+  errorBudgetSpent: 'This chat has reached its limit for today. Please try again tomorrow.',
   errorThreadGoneRetry: 'This conversation no longer exists. Retry to send your message in a new one.',
   answerStopped: 'Answer stopped.',
 };

@@ -1,6 +1,6 @@
 import { NetworkError, SessionError, isAbortError } from '../api/errors.js';
 import { parseSession } from './parse-session.js';
-import type { TokenSource } from './types.js';
+import type { SessionPayload, TokenSource } from './types.js';
 
 /** Names the session's owner without revealing it (wire contract §2). */
 export const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
@@ -47,7 +47,6 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
         cause: new NetworkError(String(error), { cause: error }),
       });
     }
-    const receivedAt = Date.now();
     if (!response.ok) {
       throw new SessionError(
         'session_failed',
@@ -57,26 +56,35 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
         },
       );
     }
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch (error) {
-      throw new SessionError('session_failed', `The session endpoint ${url} did not answer JSON.`, {
-        status: response.status,
-        cause: error,
-      });
-    }
-    const dateHeader = response.headers.get('Date');
-    const serverNow = dateHeader ? Date.parse(dateHeader) : Number.NaN;
-    try {
-      const token = parseSession(body, receivedAt, Number.isNaN(serverNow) ? receivedAt : serverNow);
-      const ownerKey = response.headers.get(OWNER_KEY_HEADER) ?? undefined;
-      return { token: token.token, expiresAt: token.expiresAt, ...(ownerKey ? { ownerKey } : {}) };
-    } catch (error) {
-      throw new SessionError('session_failed', `The session endpoint ${url} answered an unusable body.`, {
-        status: response.status,
-        cause: error,
-      });
-    }
+    return sessionFromResponse(response, `The session endpoint ${url}`);
   };
+}
+
+/**
+ * A 2xx session answer as the token manager takes it: the token, its lifetime measured on the
+ * server's clock (the Date header), the owner key of its header. `who` names the answer's source.
+ */
+export async function sessionFromResponse(response: Response, who: string): Promise<SessionPayload> {
+  const receivedAt = Date.now();
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (error) {
+    throw new SessionError('session_failed', `${who} did not answer JSON.`, {
+      status: response.status,
+      cause: error,
+    });
+  }
+  const dateHeader = response.headers.get('Date');
+  const serverNow = dateHeader ? Date.parse(dateHeader) : Number.NaN;
+  try {
+    const token = parseSession(body, receivedAt, Number.isNaN(serverNow) ? receivedAt : serverNow);
+    const ownerKey = response.headers.get(OWNER_KEY_HEADER) ?? undefined;
+    return { token: token.token, expiresAt: token.expiresAt, ...(ownerKey ? { ownerKey } : {}) };
+  } catch (error) {
+    throw new SessionError('session_failed', `${who} answered an unusable body.`, {
+      status: response.status,
+      cause: error,
+    });
+  }
 }

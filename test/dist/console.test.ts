@@ -428,13 +428,13 @@ describe('the console in Chromium', () => {
 
     const refused = await visit(unlisted.origin);
     // The refusal carries CORS for the page's own origin, so the widget reads why.
-    await refused.site.getByText('This chat is not set up yet.').waitFor({ timeout: 10_000 });
+    await refused.site.getByText("This chat isn't available on this website.").waitFor({ timeout: 10_000 });
     expect(refused.statuses).toEqual([403]);
     expect(await refused.errors()).toEqual([
       expect.objectContaining({
         code: 'origin_not_allowed',
         status: 403,
-        message: 'This chat is not set up yet.',
+        message: "This chat isn't available on this website.",
         recoverable: false,
       }),
     ]);

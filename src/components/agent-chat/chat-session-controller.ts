@@ -90,6 +90,7 @@ export class ChatSessionController implements ReactiveController {
           projectId: host.projectId,
           integrationId: host.integrationId,
           baseUrl: host.baseUrl || location.origin,
+          baseUrlGiven: Boolean(host.baseUrl),
           sessionEndpoint: host.sessionEndpoint,
           getSessionToken: host.getSessionToken,
           sessionRequestHeaders: host.sessionRequestHeaders,

@@ -91,6 +91,9 @@ const de: UiStrings = {
   errorSession: 'Der Chat konnte nicht starten. Bitte versuchen Sie es erneut.',
   errorInterrupted: 'Die Antwort wurde unterbrochen.',
   errorNotConfigured: 'Dieser Chat ist noch nicht eingerichtet.',
+  errorNotAllowedHere: 'Dieser Chat ist auf dieser Website nicht verfügbar.',
+  errorBusy: 'Der Chat ist gerade ausgelastet. Bitte versuchen Sie es in einer Minute erneut.',
+  errorBudgetSpent: 'Dieser Chat hat sein Limit für heute erreicht. Bitte versuchen Sie es morgen erneut.',
   errorThreadGoneRetry:
     'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
   answerStopped: 'Antwort gestoppt.',

@@ -92,6 +92,9 @@ const es: UiStrings = {
   errorSession: 'No se pudo iniciar el chat. Inténtalo de nuevo.',
   errorInterrupted: 'La respuesta se interrumpió.',
   errorNotConfigured: 'Este chat aún no está configurado.',
+  errorNotAllowedHere: 'Este chat no está disponible en este sitio web.',
+  errorBusy: 'El chat está ocupado en este momento. Inténtalo de nuevo en un minuto.',
+  errorBudgetSpent: 'Este chat ha alcanzado su límite de hoy. Inténtalo de nuevo mañana.',
   errorThreadGoneRetry: 'Esta conversación ya no existe. Reintenta para enviar tu mensaje en una nueva.',
   answerStopped: 'Respuesta detenida.',
 };

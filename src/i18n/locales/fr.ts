@@ -92,6 +92,9 @@ const fr: UiStrings = {
   errorSession: 'Le chat n’a pas pu démarrer. Veuillez réessayer.',
   errorInterrupted: 'La réponse a été interrompue.',
   errorNotConfigured: 'Ce chat n’est pas encore configuré.',
+  errorNotAllowedHere: 'Ce chat n’est pas disponible sur ce site.',
+  errorBusy: 'Le chat est très sollicité en ce moment. Veuillez réessayer dans une minute.',
+  errorBudgetSpent: 'Ce chat a atteint sa limite pour aujourd’hui. Veuillez réessayer demain.',
   errorThreadGoneRetry:
     'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
   answerStopped: 'Réponse arrêtée.',

@@ -90,6 +90,9 @@ const he: UiStrings = {
   errorSession: 'לא ניתן להפעיל את הצ׳אט. אפשר לנסות שוב.',
   errorInterrupted: 'התשובה נקטעה.',
   errorNotConfigured: 'הצ׳אט הזה עדיין לא הוגדר.',
+  errorNotAllowedHere: 'הצ׳אט הזה אינו זמין באתר הזה.',
+  errorBusy: 'הצ׳אט עמוס כרגע. אפשר לנסות שוב בעוד דקה.',
+  errorBudgetSpent: 'הצ׳אט הזה הגיע למגבלה היומית שלו. אפשר לנסות שוב מחר.',
   errorThreadGoneRetry: 'השיחה הזו כבר לא קיימת. נסו שוב כדי לשלוח את ההודעה בשיחה חדשה.',
   answerStopped: 'התשובה נעצרה.',
 };

@@ -91,6 +91,9 @@ const it: UiStrings = {
   errorSession: 'Impossibile avviare la chat. Riprova.',
   errorInterrupted: 'La risposta è stata interrotta.',
   errorNotConfigured: 'Questa chat non è ancora configurata.',
+  errorNotAllowedHere: 'Questa chat non è disponibile su questo sito.',
+  errorBusy: 'La chat è occupata in questo momento. Riprova tra un minuto.',
+  errorBudgetSpent: 'Questa chat ha raggiunto il limite di oggi. Riprova domani.',
   errorThreadGoneRetry: 'Questa conversazione non esiste più. Riprova per inviare il messaggio in una nuova.',
   answerStopped: 'Risposta interrotta.',
 };

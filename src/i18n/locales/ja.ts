@@ -90,6 +90,9 @@ const ja: UiStrings = {
   errorSession: 'チャットを開始できませんでした。もう一度お試しください。',
   errorInterrupted: '回答が中断されました。',
   errorNotConfigured: 'このチャットはまだ設定されていません。',
+  errorNotAllowedHere: 'このチャットはこのサイトではご利用いただけません。',
+  errorBusy: 'チャットは現在混み合っています。1分ほどしてからもう一度お試しください。',
+  errorBudgetSpent: 'このチャットは本日の上限に達しました。明日もう一度お試しください。',
   errorThreadGoneRetry: 'この会話はもう存在しません。再試行すると新しい会話でメッセージを送信します。',
   answerStopped: '回答を停止しました。',
 };

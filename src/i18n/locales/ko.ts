@@ -90,6 +90,9 @@ const ko: UiStrings = {
   errorSession: '채팅을 시작하지 못했습니다. 다시 시도해 주세요.',
   errorInterrupted: '답변이 중단되었습니다.',
   errorNotConfigured: '이 채팅은 아직 설정되지 않았습니다.',
+  errorNotAllowedHere: '이 채팅은 이 웹사이트에서 사용할 수 없습니다.',
+  errorBusy: '지금은 채팅이 혼잡합니다. 1분 후에 다시 시도해 주세요.',
+  errorBudgetSpent: '이 채팅은 오늘 한도에 도달했습니다. 내일 다시 시도해 주세요.',
   errorThreadGoneRetry: '이 대화는 더 이상 존재하지 않습니다. 다시 시도하면 새 대화에서 메시지를 보냅니다.',
   answerStopped: '답변이 중지되었습니다.',
 };

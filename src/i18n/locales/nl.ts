@@ -91,6 +91,9 @@ const nl: UiStrings = {
   errorSession: 'De chat kon niet starten. Probeer het opnieuw.',
   errorInterrupted: 'Het antwoord werd onderbroken.',
   errorNotConfigured: 'Deze chat is nog niet ingesteld.',
+  errorNotAllowedHere: 'Deze chat is niet beschikbaar op deze website.',
+  errorBusy: 'De chat is op dit moment druk. Probeer het over een minuut opnieuw.',
+  errorBudgetSpent: 'Deze chat heeft zijn limiet voor vandaag bereikt. Probeer het morgen opnieuw.',
   errorThreadGoneRetry:
     'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
   answerStopped: 'Antwoord gestopt.',

@@ -91,6 +91,9 @@ const pl: UiStrings = {
   errorSession: 'Nie udało się uruchomić czatu. Spróbuj ponownie.',
   errorInterrupted: 'Odpowiedź została przerwana.',
   errorNotConfigured: 'Ten czat nie jest jeszcze skonfigurowany.',
+  errorNotAllowedHere: 'Ten czat nie jest dostępny na tej stronie.',
+  errorBusy: 'Czat jest teraz przeciążony. Spróbuj ponownie za minutę.',
+  errorBudgetSpent: 'Ten czat osiągnął dzisiejszy limit. Spróbuj ponownie jutro.',
   errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
   answerStopped: 'Odpowiedź zatrzymana.',
 };

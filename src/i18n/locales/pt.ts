@@ -91,6 +91,9 @@ const pt: UiStrings = {
   errorSession: 'Não foi possível iniciar o chat. Tente novamente.',
   errorInterrupted: 'A resposta foi interrompida.',
   errorNotConfigured: 'Este chat ainda não está configurado.',
+  errorNotAllowedHere: 'Este chat não está disponível neste site.',
+  errorBusy: 'O chat está ocupado no momento. Tente novamente daqui a um minuto.',
+  errorBudgetSpent: 'Este chat atingiu o limite de hoje. Tente novamente amanhã.',
   errorThreadGoneRetry: 'Esta conversa já não existe. Tente novamente para enviar a sua mensagem numa nova.',
   answerStopped: 'Resposta interrompida.',
 };

@@ -90,6 +90,9 @@ const sv: UiStrings = {
   errorSession: 'Chatten kunde inte starta. Försök igen.',
   errorInterrupted: 'Svaret avbröts.',
   errorNotConfigured: 'Den här chatten är inte konfigurerad än.',
+  errorNotAllowedHere: 'Den här chatten är inte tillgänglig på den här webbplatsen.',
+  errorBusy: 'Chatten är upptagen just nu. Försök igen om en minut.',
+  errorBudgetSpent: 'Den här chatten har nått sin gräns för i dag. Försök igen i morgon.',
   errorThreadGoneRetry:
     'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
   answerStopped: 'Svaret stoppades.',

@@ -90,6 +90,9 @@ const tr: UiStrings = {
   errorSession: 'Sohbet başlatılamadı. Lütfen tekrar deneyin.',
   errorInterrupted: 'Yanıt kesildi.',
   errorNotConfigured: 'Bu sohbet henüz yapılandırılmadı.',
+  errorNotAllowedHere: 'Bu sohbet bu web sitesinde kullanılamıyor.',
+  errorBusy: 'Sohbet şu anda yoğun. Lütfen bir dakika sonra tekrar deneyin.',
+  errorBudgetSpent: 'Bu sohbet bugünkü sınırına ulaştı. Lütfen yarın tekrar deneyin.',
   errorThreadGoneRetry: 'Bu konuşma artık yok. Mesajınızı yeni bir konuşmada göndermek için yeniden deneyin.',
   answerStopped: 'Yanıt durduruldu.',
 };

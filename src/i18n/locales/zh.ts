@@ -90,6 +90,9 @@ const zh: UiStrings = {
   errorSession: '无法启动聊天，请重试。',
   errorInterrupted: '回答已中断。',
   errorNotConfigured: '此聊天尚未设置。',
+  errorNotAllowedHere: '此聊天在本网站上不可用。',
+  errorBusy: '聊天当前繁忙，请一分钟后重试。',
+  errorBudgetSpent: '此聊天今天已达到上限，请明天再试。',
   errorThreadGoneRetry: '此对话已不存在。重试即可在新对话中发送您的消息。',
   answerStopped: '已停止回答。',
 };

@@ -63,7 +63,7 @@ describe('ThreadList', () => {
     expect(list.snapshot).toMatchObject({
       status: 'error',
       threads: [thread('a')],
-      error: { code: 'origin_not_allowed', key: 'errorNotConfigured', recoverable: false },
+      error: { code: 'origin_not_allowed', key: 'errorNotAllowedHere', recoverable: false },
     });
     expect(ownerLost()).toBe(0);
   });

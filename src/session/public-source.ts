@@ -1,0 +1,55 @@
+import { publicBase } from '../../contract/paths.js';
+import {
+  NetworkError,
+  PublicSessionError,
+  SessionError,
+  errorFromResponse,
+  isAbortError,
+} from '../api/errors.js';
+import { sessionFromResponse } from './endpoint-source.js';
+import { loadPublicSession } from './public-session-loader.js';
+import type { TokenSource } from './types.js';
+
+export interface PublicSourceOptions {
+  baseUrl: string;
+  projectId: string;
+  integrationId: string;
+  fetch?: typeof fetch;
+}
+
+/**
+ * What the public session's module uses of the widget's own code: handed to it, never imported
+ * by it, so the classic script's copy of each class is the one the visitor's error is made of.
+ */
+const KIT = {
+  errorFromResponse,
+  isAbortError,
+  sessionFromResponse,
+  NetworkError,
+  PublicSessionError,
+  SessionError,
+};
+export type PublicSessionKit = typeof KIT;
+
+/**
+ * The token source of a page with no session endpoint (wire contract §2b): the service mints an
+ * anonymous session itself for a public integration, after a proof of work. All of it is in a
+ * module loaded with the first session (public-session.ts), so pages with a session endpoint
+ * never download it.
+ */
+export function publicTokenSource(options: PublicSourceOptions): TokenSource {
+  const routes = `${options.baseUrl.replace(/\/+$/, '')}${publicBase(options.projectId, options.integrationId)}`;
+  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const warnings = new Set<string>();
+  return async (signal) => {
+    let module: Awaited<ReturnType<typeof loadPublicSession>>;
+    try {
+      module = await loadPublicSession();
+    } catch (error) {
+      throw new SessionError('session_failed', 'Could not load the public session module.', {
+        cause: new NetworkError(String(error), { cause: error }),
+      });
+    }
+    return module.publicSession({ ...options, routes, fetch, signal, warnings, kit: KIT });
+  };
+}

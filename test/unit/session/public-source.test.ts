@@ -1,0 +1,146 @@
+import { createChallenge } from 'altcha-lib/v1';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PublicSessionError, SessionError } from '../../../src/api/errors.js';
+import { describeError } from '../../../src/chat/describe-error.js';
+import { publicTokenSource } from '../../../src/session/public-source.js';
+import { solveChallenge } from '../../../src/session/public-session.js';
+import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
+
+const SITE = 'https://docs.example.com';
+const PUBLIC_PROJECT = { id: 'proj_pub', integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true };
+
+/** The widget's fetch on a page of `origin`: the browser adds the Origin header to every call. */
+function pageFetch(service: ReturnType<typeof makeService>['service'], origin = SITE) {
+  const calls: { url: string; method: string; body?: string }[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const request = new Request(input, init);
+    request.headers.set('Origin', origin);
+    calls.push({ url: request.url, method: request.method, body: init.body as string | undefined });
+    return service.handle(request);
+  });
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+function source(fetch: typeof globalThis.fetch, integrationId = 'int_pub', projectId = 'proj_pub') {
+  return publicTokenSource({ baseUrl: `${BASE}/`, projectId, integrationId, fetch });
+}
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('the proof of work', () => {
+  it('finds the number a challenge hides, at either end of its range, and says when it has none', async () => {
+    for (const number of [0, 1, 777, 1000]) {
+      const challenge = await createChallenge({ hmacKey: 'k', maxnumber: 1000, number });
+      expect(await solveChallenge(challenge)).toBe(number);
+    }
+    const unsolvable = await createChallenge({ hmacKey: 'k', maxnumber: 1000, number: 5000 });
+    expect(await solveChallenge(unsolvable)).toBeNull();
+  });
+
+  it('stops when its signal aborts', async () => {
+    const challenge = await createChallenge({ hmacKey: 'k', maxnumber: 100_000, number: 99_999 });
+    const controller = new AbortController();
+    const solving = solveChallenge(challenge, controller.signal);
+    controller.abort();
+    await expect(solving).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('publicTokenSource (§2b)', () => {
+  it('fetches a challenge, solves it, mints: an anonymous session; each session solves a new challenge', async () => {
+    // The service's clock is the visitor's here: the session's lifetime is read against it.
+    const clock = { now: () => Date.now() };
+    const { service } = makeService({ projects: [PROJECT, PUBLIC_PROJECT], challengeWork: 2_000, clock });
+    const page = pageFetch(service);
+    const mint = source(page.fetch);
+    const first = await mint(new AbortController().signal);
+    const second = await mint(new AbortController().signal);
+    expect(first).toMatchObject({ token: expect.stringMatching(/^ses_/), ownerKey: '-' });
+    expect(second).not.toMatchObject({ token: (first as { token: string }).token });
+    expect(page.calls.map((c) => `${c.method} ${c.url.replace(BASE, '')}`)).toEqual([
+      'GET /agent/v1/projects/proj_pub/integrations/int_pub/challenge/',
+      'POST /agent/v1/projects/proj_pub/integrations/int_pub/sessions/',
+      'GET /agent/v1/projects/proj_pub/integrations/int_pub/challenge/',
+      'POST /agent/v1/projects/proj_pub/integrations/int_pub/sessions/',
+    ]);
+    const solutions = page.calls.filter((c) => c.method === 'POST').map((c) => c.body);
+    expect(new Set(solutions).size).toBe(2);
+    // The body is the solution alone: never an owner.
+    expect(Object.keys(JSON.parse(solutions[0]!))).toEqual(['altcha']);
+  });
+
+  it('an unlisted origin: the visitor reads that the chat is not available here; the site owner is told once what to add', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { service } = makeService({ projects: [PUBLIC_PROJECT], challengeWork: 2_000 });
+    const mint = source(pageFetch(service, 'https://elsewhere.example').fetch);
+    const error = await failure(mint(new AbortController().signal));
+    expect(error).toBeInstanceOf(PublicSessionError);
+    expect(describeError(error)).toMatchObject({
+      code: 'origin_not_allowed',
+      key: 'errorNotAllowedHere',
+      message: "This chat isn't available on this website.",
+      recoverable: false,
+    });
+    await failure(mint(new AbortController().signal));
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toContain('add the origin to its "Allowed origins"');
+  });
+
+  it('an integration that is not public reads as not set up; the site owner learns which box to tick', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { service } = makeService({ projects: [PROJECT] });
+    const error = await failure(
+      source(pageFetch(service).fetch, 'int_demo', PROJECT.id)(new AbortController().signal),
+    );
+    expect(describeError(error)).toMatchObject({
+      code: 'not_found',
+      key: 'errorNotConfigured',
+      recoverable: false,
+    });
+    expect(warn.mock.calls[0][0]).toContain('tick "Allow visitors without a site server"');
+  });
+
+  it('the budget spent: the visitor reads that the chat has reached its limit for today, with no retry', async () => {
+    const { service } = makeService({
+      projects: [PUBLIC_PROJECT],
+      challengeWork: 2_000,
+      directoryCacheMs: 0,
+    });
+    await service.handle(new Request(`${BASE}/`)); // the start-up project exists
+    await service.storage.directory.updateIntegration('proj_pub', 'int_pub', {
+      budget: { sessions: 0, answers: 10 },
+    });
+    const error = await failure(source(pageFetch(service).fetch)(new AbortController().signal));
+    expect(describeError(error)).toMatchObject({
+      code: 'budget_exhausted',
+      key: 'errorBudgetSpent',
+      message: 'This chat has reached its limit for today. Please try again tomorrow.',
+      recoverable: false,
+    });
+  });
+
+  it('busy, a failed proof, a network failure: words for the visitor, and a retry may help', () => {
+    const busy = new PublicSessionError(429, 'rate_limited', 'x', { retryAfter: 30 });
+    expect(describeError(busy)).toMatchObject({
+      key: 'errorBusy',
+      message: 'The chat is busy right now. Please try again in a minute.',
+      recoverable: true,
+    });
+    expect(describeError(new PublicSessionError(403, 'challenge_failed', 'x'))).toMatchObject({
+      key: 'errorSession',
+      recoverable: true,
+    });
+    expect(describeError(new SessionError('session_failed', 'x'))).toMatchObject({
+      key: 'errorSession',
+      recoverable: true,
+    });
+  });
+});
