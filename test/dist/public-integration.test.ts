@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask, axe, launchChromium } from './chromium.js';
+import { allowMore, startPublicService, staticSite } from './public-site.js';
+
+let browser: Browser;
+let service: Awaited<ReturnType<typeof startPublicService>>;
+let site: Awaited<ReturnType<typeof staticSite>>;
+let elsewhere: Awaited<ReturnType<typeof staticSite>>;
+
+beforeAll(async () => {
+  // The sites' origins come first: the service lists the first one as the integration's only origin.
+  site = await staticSite(() => service);
+  elsewhere = await staticSite(() => service);
+  [browser, service] = await Promise.all([launchChromium(), startPublicService(site.origin)]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await service?.running.close();
+  await Promise.all([site?.close(), elsewhere?.close()]);
+});
+
+/** Opens `origin`, recording CSP violations, console errors and every request from the first byte. */
+async function open(origin: string) {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  await page.goto(origin);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  const violations = () =>
+    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+  return { page, errors, requests, violations };
+}
+
+/** Sends a question and waits for the visitor's words of refusal (an alert in the conversation). */
+async function refused(page: Page, question: string, words: string) {
+  await page.getByRole('textbox', { name: 'Message' }).fill(question);
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByText(words).first().waitFor({ timeout: 15_000 });
+  // Words, never a status code or a stack.
+  expect(await page.getByText(/\b(403|429)\b|Error:|at \w+ \(/).count()).toBe(0);
+}
+
+describe('a static site on another origin, through a public integration (§2b, §12)', () => {
+  it('loads the widget from the service with its SRI hash under a strict CSP and gets an answer; no violation, no error', async () => {
+    const { page, errors, requests, violations } = await open(site.origin);
+    const answer = await ask(page, 'How do I theme the widget?');
+    expect(answer).toContain('Theming with CSS custom properties');
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    const widget = `${service.url}/widget/${service.version}`;
+    // The script, then the proof of work (loaded only now), then the challenge, the session, the answer.
+    const fromService = requests
+      .filter((r) => r.includes(service.url))
+      .map((r) => r.replace(service.url, ''));
+    expect(fromService.slice(0, 4)).toEqual([
+      `GET /widget/${service.version}/agent-chat.iife.js`,
+      `GET /widget/${service.version}/agent-chat.public-session.js`,
+      'GET /agent/v1/projects/proj_static/integrations/int_static/challenge/',
+      'POST /agent/v1/projects/proj_static/integrations/int_static/sessions/',
+    ]);
+    expect(requests.filter((r) => !r.includes(service.url))).toEqual([`GET ${site.origin}/`]);
+    // The hash the page pinned is the one the service publishes, and the widget's build wrote.
+    const sri = await (await fetch(`${widget}/sri.json`)).json();
+    expect(sri['agent-chat.iife.js']).toBe(service.integrity);
+    expect(sri).toEqual(JSON.parse(readFileSync('dist/sri.json', 'utf8')));
+    expect(await axe(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('a page on an origin the integration does not list: the visitor reads that the chat is not available here', async () => {
+    const { page, violations } = await open(elsewhere.origin);
+    await refused(page, 'How do I theme the widget?', "This chat isn't available on this website.");
+    expect(await violations()).toEqual([]);
+    expect(await axe(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('a replayed solution is refused: the visitor reads that the chat could not start, and Retry solves a new challenge', async () => {
+    const { page } = await open(site.origin);
+    let first: string | undefined;
+    let replays = 0;
+    // What a replay looks like on the wire: the second mint carries the first one's solution.
+    await page.route('**/integrations/int_static/sessions/', async (route) => {
+      if (first === undefined) first = route.request().postData() ?? '';
+      else if (replays++ === 0) return route.continue({ postData: first });
+      return route.continue();
+    });
+    await ask(page, 'How do I theme the widget?');
+    await page.evaluate(() =>
+      (document.querySelector('agent-chat') as unknown as { clearSession(): void }).clearSession(),
+    );
+    await refused(page, 'Is it safe against XSS?', "The chat couldn't start. Please try again.");
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('How answers are rendered safely').first().waitFor({ timeout: 15_000 });
+    expect(replays).toBe(2);
+    await page.close();
+  });
+
+  it("the day's budget spent: answers, then sessions; the visitor reads that the chat has reached its limit for today", async () => {
+    await allowMore(service.storage, { sessions: 100, answers: 1 });
+    try {
+      const { page } = await open(site.origin);
+      await ask(page, 'How do I theme the widget?');
+      await refused(
+        page,
+        'Is it safe against XSS?',
+        'This chat has reached its limit for today. Please try again tomorrow.',
+      );
+      expect(await axe(page)).toEqual([]);
+      await page.close();
+
+      await allowMore(service.storage, { sessions: 0, answers: 100 });
+      const next = await open(site.origin);
+      await refused(
+        next.page,
+        'How do I theme the widget?',
+        'This chat has reached its limit for today. Please try again tomorrow.',
+      );
+      // No work was asked of the visitor's browser for a session that could not be had.
+      expect(next.requests.filter((r) => r.includes('/sessions/'))).toEqual([]);
+      await next.page.close();
+    } finally {
+      await allowMore(service.storage, { sessions: 500, answers: 2000 });
+    }
+  });
+});
