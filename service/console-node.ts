@@ -63,7 +63,8 @@ const TYPES: Record<string, string> = {
 
 /**
  * Where a built folder is: `name/` beside the bundled service (dist/), or `dist/name/` beside
- * this file when the service runs from source (the demo, the tests); known by a file it holds.
+ * this file when the service runs from source (the demo, the tests); known by what only a build
+ * holds (the source's console/ has an index.html too, naming main.ts).
  */
 function built(name: string, marker: string): string | undefined {
   const here = fileURLToPath(new URL('.', import.meta.url));
@@ -72,7 +73,7 @@ function built(name: string, marker: string): string | undefined {
 
 /** The console for Node: scrypt passwords, the built pages from disk. */
 export async function nodeConsole(options: { dir?: string } = {}): Promise<ConsoleOptions> {
-  const dir = options.dir ?? built('console', 'index.html');
+  const dir = options.dir ?? built('console', 'assets');
   return {
     passwords: scryptPasswords,
     files: async (path) => {

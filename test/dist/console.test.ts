@@ -6,6 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
 import { launchChromium } from './chromium.js';
+import { listen } from './public-site.js';
+import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
 
 /** `CONSOLE_SCREENSHOTS=1` (npm run screenshots:console) also writes docs/screenshots/console/. */
@@ -449,6 +451,81 @@ describe('the console in Chromium', () => {
       ),
     ]);
     await refused.site.close();
+  });
+
+  it("a public integration: the box needs an allowed origin and says why; the pasted script tag from the service answers a static page; the budgets show today's use", async () => {
+    let pasted = '';
+    const site = await listen((path) =>
+      path === '/'
+        ? {
+            html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>\n${pasted}\n</body></html>`,
+            csp: `default-src 'self'; script-src ${service.url}; style-src 'self'; connect-src ${service.url}`,
+          }
+        : null,
+    );
+    cleanup.push(site.close);
+    const { page, context, errors, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    await page.getByRole('link', { name: /int_app/ }).click();
+    const box = page.getByRole('checkbox', { name: 'Allow visitors without a site server' });
+    expect(await box.isChecked()).toBe(false);
+    // Before any origin is listed, the hint says why one is needed; ticking without one is refused in those words.
+    await expect.poll(() => box.evaluate((el) => el.getAttribute('aria-describedby'))).toBe('public-hint');
+    await page
+      .getByText(/needs at least one allowed origin/)
+      .first()
+      .waitFor();
+    await box.check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: PUBLIC_NEEDS_ORIGIN }).waitFor();
+    expect(await axe(page)).toEqual([]);
+
+    await page.getByRole('textbox', { name: 'Allowed origins' }).fill(site.origin);
+    await page.getByRole('spinbutton', { name: 'Sessions a day' }).fill('200');
+    await page.getByRole('spinbutton', { name: 'Answers a day' }).fill('1000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.getByText('Today (UTC): 0 of 200 sessions, 0 of 1,000 answers.').waitFor();
+    // The snippet loads the widget from this service, pinned with the hash its release published, and says so.
+    await page
+      .getByText(/served by this service and pinned with its integrity hash/)
+      .first()
+      .waitFor();
+    pasted = (await page.getByLabel('public script tag').textContent()) ?? '';
+    const sri = await (await fetch(`${service.url}/widget/latest/sri.json`)).json();
+    expect(pasted).toContain(`src="${service.url}/widget/`);
+    expect(pasted).toContain(`integrity="${sri['agent-chat.iife.js']}" crossorigin="anonymous"`);
+    expect(pasted).not.toContain('session-endpoint');
+    expect(await axe(page)).toEqual([]);
+
+    // A visitor on the static page the site owner pasted it into: no server code, an answer.
+    const visitor = await browser.newPage();
+    await visitor.goto(site.origin);
+    await visitor.getByRole('button', { name: 'Open chat' }).click();
+    await visitor.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
+    await visitor.getByRole('button', { name: 'Send' }).click();
+    await visitor.getByText('Theming with CSS custom properties').first().waitFor({ timeout: 15_000 });
+    await visitor.close();
+
+    await page.reload();
+    await page.getByText('Today (UTC): 1 of 200 sessions, 1 of 1,000 answers.').waitFor();
+    expect(
+      await page.getByRole('checkbox', { name: 'Allow visitors without a site server' }).isChecked(),
+    ).toBe(true);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/integration-public-light.png`, fullPage: true });
+    await context.close();
+    // The public setting and its budgets in dark, axe-clean too.
+    const dark = await open({ colorScheme: 'dark' });
+    await signIn(dark.page);
+    await dark.page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    await dark.page.getByRole('link', { name: /int_app/ }).click();
+    await dark.page.getByText('Today (UTC): 1 of 200 sessions').waitFor();
+    expect(await axe(dark.page)).toEqual([]);
+    if (SHOTS) await dark.page.screenshot({ path: `${SHOTS}/integration-public-dark.png`, fullPage: true });
+    await dark.context.close();
   });
 
   it('conversations: the 👎 filter, full-text search, and a thread with its feedback reason and comment', async () => {

@@ -14,7 +14,7 @@ import { utcDay } from '../../service/kernel/clock.js';
 export const PUBLIC = { projectId: 'proj_static', integrationId: 'int_static' };
 
 /** A plain HTTP server on its own origin: nothing but `html` at `/`, under `csp`. */
-async function listen(handler: (path: string) => { html: string; csp: string } | null) {
+export async function listen(handler: (path: string) => { html: string; csp: string } | null) {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/favicon.ico') return void res.writeHead(204).end();
