@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { solveChallenge } from 'altcha-lib/v1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { completion, startMockLlm } from '../fixtures/mock-llm.js';
 
@@ -116,6 +117,44 @@ describe('agent-chat-service (the program)', () => {
     expect(detail.messages[1].content).toContain('--agent-chat-color-accent');
     expect(await stop(program)).toBe(0);
   }, 120_000);
+
+  it('--public with --allowed-origin: pages there get a proof of work and a session without a server; --public alone is refused', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const alone = spawnSync(process.execPath, [CLI, ...FLAGS, '--data', dataDir, '--public'], {
+      env: { ...process.env, DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toContain('--public needs --allowed-origin');
+
+    const site = 'https://docs.example.com';
+    const program = await start(dataDir, {
+      flags: ['--allowed-origin', site, '--public'],
+      env: { AGENT_CHAT_CHALLENGE_WORK: '1000' },
+    });
+    cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+    const routes = `${program.url}/agent/v1/projects/proj_prog/integrations/int_prog`;
+    const challenge = await fetch(`${routes}/challenge/`, { headers: { Origin: site } });
+    expect(challenge.status).toBe(200);
+    const c = await challenge.json();
+    expect(c).toMatchObject({ algorithm: 'SHA-256', maxnumber: 1000 });
+    const { number } = (await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise)!;
+    const altcha = btoa(JSON.stringify({ ...c, number, maxnumber: undefined }));
+    const minted = await fetch(`${routes}/sessions/`, {
+      method: 'POST',
+      headers: { Origin: site, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ altcha }),
+    });
+    expect(minted.status).toBe(200);
+    expect((await minted.json()).session_token).toMatch(/^ses_/);
+    const elsewhere = await fetch(`${routes}/challenge/`, { headers: { Origin: 'https://other.example' } });
+    expect(elsewhere.status).toBe(403);
+    // The program serves the widget release it was built with.
+    expect((await fetch(`${program.url}/widget/latest/sri.json`, { redirect: 'follow' })).status).toBe(200);
+    expect(await stop(program)).toBe(0);
+  }, 60_000);
 
   it('refuses a second process on the same data directory at once, with a clear message, writing nothing', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
