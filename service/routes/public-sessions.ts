@@ -7,9 +7,8 @@ import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { checkRate } from '../http/rate-limiter.js';
 import { CORS_HEADERS, json } from '../http/responses.js';
 import { isoMicros, secondsToNextUtcDay, utcDay } from '../kernel/clock.js';
-import { randomId } from '../kernel/ids.js';
-import { hashToken } from '../kernel/tokens.js';
 import type { IntegrationRecord, SessionRecord } from '../storage/types.js';
+import { mintSession } from './sessions.js';
 import type { ProjectView, RequestInfo, ServiceContext } from './context.js';
 
 /** Budgets and spent challenges (gate), the session (directory), its event (activity), the address limit (rates). */
@@ -81,6 +80,21 @@ async function underPublicCors(request: Request, run: () => Promise<Response>): 
   return response;
 }
 
+/** Runs a public route, under its CORS, for a page on one of the public integration's allowed origins. */
+function forListedPage(
+  ctx: ServiceContext,
+  request: Request,
+  projectId: string,
+  integrationId: string,
+  run: (target: PublicTarget) => Promise<Response>,
+): Promise<Response> {
+  return underPublicCors(request, async () => {
+    const target = await requirePublic(ctx, projectId, integrationId);
+    requireListedOrigin(request, target.integration);
+    return run(target);
+  });
+}
+
 /** OPTIONS on a public route: cleared for the integration's allowed origins only. */
 export async function publicPreflight(
   ctx: ServiceContext,
@@ -115,9 +129,7 @@ export function publicChallenge(
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
-  return underPublicCors(request, async () => {
-    const target = await requirePublic(ctx, projectId, integrationId);
-    requireListedOrigin(request, target.integration);
+  return forListedPage(ctx, request, projectId, integrationId, async (target) => {
     // A spent budget says so before the visitor's browser does a second of work for nothing.
     const now = ctx.clock.now();
     const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
@@ -179,9 +191,7 @@ export function publicSession(
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
-  return underPublicCors(request, async () => {
-    const target = await requirePublic(ctx, projectId, integrationId);
-    requireListedOrigin(request, target.integration);
+  return forListedPage(ctx, request, projectId, integrationId, async (target) => {
     await checkRate(
       ctx.storage.rates,
       ctx.clock,
@@ -200,25 +210,8 @@ export function publicSession(
       ))
     )
       throw budgetSpent(ctx, 'sessions');
-    const token = randomId('ses');
-    const session: SessionRecord = {
-      tokenHash: await hashToken(token),
-      projectId,
-      owner: null,
-      integrationId,
-      createdAt: now,
-      expiresAt: now + ctx.tokenTtlMs,
-    };
-    await ctx.storage.directory.putSession(session);
-    await ctx.storage.activity.recordActivity({
-      kind: 'session',
-      projectId,
-      at: now,
-      sessionToken: session.tokenHash,
-      owner: null,
-      integrationId,
-    });
-    return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, {
+    const { token, expiresAt } = await mintSession(ctx, projectId, null, integrationId);
+    return json({ session_token: token, expires_at: isoMicros(expiresAt) }, 200, {
       [OWNER_KEY_HEADER]: NO_OWNER,
     });
   });

@@ -9,6 +9,7 @@ import { randomId } from '../kernel/ids.js';
 import { checkRate } from '../http/rate-limiter.js';
 import { json } from '../http/responses.js';
 import { hashToken } from '../kernel/tokens.js';
+import type { SessionRecord } from '../storage/types.js';
 
 /** Sessions in the directory, counted in the activity; mints limited through rates. */
 type SessionsContext = ServiceContext<'directory' | 'activity' | 'rates'>;
@@ -39,12 +40,29 @@ export async function createSession(
       owner = value;
     }
   }
+  const { token, expiresAt } = await mintSession(ctx, projectId, owner, null);
+  return json({ session_token: token, expires_at: isoMicros(expiresAt) }, 200, {
+    [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey),
+  });
+}
+
+/**
+ * A new session of `projectId` for `owner` (null: anonymous), stored as its token's hash and
+ * counted in the activity; `integrationId` names the public integration that minted it (§2b).
+ */
+export async function mintSession(
+  ctx: ServiceContext<'directory' | 'activity'>,
+  projectId: string,
+  owner: string | null,
+  integrationId: string | null,
+): Promise<{ token: string; expiresAt: number }> {
   const now = ctx.clock.now();
   const token = randomId('ses');
-  const session = {
+  const session: SessionRecord = {
     tokenHash: await hashToken(token),
     projectId,
     owner,
+    ...(integrationId && { integrationId }),
     createdAt: now,
     expiresAt: now + ctx.tokenTtlMs,
   };
@@ -55,9 +73,7 @@ export async function createSession(
     at: now,
     sessionToken: session.tokenHash,
     owner,
-    integrationId: null,
+    integrationId,
   });
-  return json({ session_token: token, expires_at: isoMicros(session.expiresAt) }, 200, {
-    [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey),
-  });
+  return { token, expiresAt: session.expiresAt };
 }

@@ -7,6 +7,36 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch(chromiumLaunchOptions());
 }
 
+/**
+ * Opens `origin` in a new page, recording from the first byte its CSP violations, its console
+ * errors and every request it makes (`METHOD url`).
+ */
+export async function openWatched(
+  browser: Browser,
+  origin: string,
+): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[]; requests: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  await page.goto(origin);
+  return {
+    page,
+    errors,
+    requests,
+    violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
+  };
+}
+
 /** Waits until the widget `host` selects shows a question and its finished answer. */
 export async function answered(page: Page, host = 'agent-chat'): Promise<void> {
   await page.waitForFunction(

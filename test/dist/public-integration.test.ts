@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, axe, launchChromium } from './chromium.js';
+import { ask, axe, launchChromium, openWatched } from './chromium.js';
 import { allowMore, startPublicService, staticSite } from './public-site.js';
 
 let browser: Browser;
@@ -21,26 +21,11 @@ afterAll(async () => {
   await Promise.all([site?.close(), elsewhere?.close()]);
 });
 
-/** Opens `origin`, recording CSP violations, console errors and every request from the first byte. */
+/** Opens `origin` (recording CSP violations, console errors and requests) and waits for the widget. */
 async function open(origin: string) {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) =>
-      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-  await page.goto(origin);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-  const violations = () =>
-    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
-  return { page, errors, requests, violations };
+  const watched = await openWatched(browser, origin);
+  await watched.page.getByRole('textbox', { name: 'Message' }).waitFor();
+  return watched;
 }
 
 /** Sends a question and waits for the visitor's words of refusal (an alert in the conversation). */
