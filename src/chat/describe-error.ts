@@ -31,20 +31,17 @@ export function errorInfo(
   };
 }
 
-/** Why the service would not start a public session (§2b), as the visitor reads it; whether trying again may help. */
-const PUBLIC_REFUSALS: Record<string, [UiStringKey, boolean]> = {
-  origin_not_allowed: ['errorNotAllowedHere', false],
-  not_found: ['errorNotConfigured', false],
-  budget_exhausted: ['errorBudgetSpent', false],
-  rate_limited: ['errorBusy', true],
-};
-
 /** Turns any failure of a request into plain words for the visitor (and a code for the page). */
 export function describeError(error: unknown): ErrorInfo {
   if (error instanceof PublicSessionError) {
-    // A failed proof (challenge_failed) or a failing service: a new challenge may well pass.
-    const [key, recoverable] = PUBLIC_REFUSALS[error.code] ?? ['errorSession', true];
-    return errorInfo(error.code, key, recoverable, { status: error.status });
+    // Refused a public session (§2b): an integration that is not public reads as not set up, the
+    // address limit as busy, a failed proof or a failing service as a chat that could not start
+    // (Retry solves a new challenge); a page elsewhere and a spent budget as on any route (below).
+    const { code, status } = error;
+    if (status === 404) return errorInfo(code, 'errorNotConfigured', false, { status });
+    if (code === 'rate_limited') return errorInfo(code, 'errorBusy', true, { status });
+    if (code !== 'origin_not_allowed' && code !== 'budget_exhausted')
+      return errorInfo(code, 'errorSession', true, { status });
   }
   if (error instanceof SessionError)
     return errorInfo(error.code, 'errorSession', true, { status: error.status });
