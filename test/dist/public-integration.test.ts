@@ -8,17 +8,19 @@ let browser: Browser;
 let service: Awaited<ReturnType<typeof startPublicService>>;
 let site: Awaited<ReturnType<typeof staticSite>>;
 let elsewhere: Awaited<ReturnType<typeof staticSite>>;
+let elsewhereInGerman: Awaited<ReturnType<typeof staticSite>>;
 
 beforeAll(async () => {
   // The sites' origins come first: the service lists the first one as the integration's only origin.
   site = await staticSite(() => service);
   elsewhere = await staticSite(() => service);
+  elsewhereInGerman = await staticSite(() => service, 'de');
   [browser, service] = await Promise.all([launchChromium(), startPublicService(site.origin)]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await service?.running.close();
-  await Promise.all([site?.close(), elsewhere?.close()]);
+  await Promise.all([site?.close(), elsewhere?.close(), elsewhereInGerman?.close()]);
 });
 
 /** Opens `origin` (recording CSP violations, console errors and requests) and waits for the widget. */
@@ -69,6 +71,19 @@ describe('a static site on another origin, through a public integration (§2b, �
     await refused(page, 'How do I theme the widget?', "This chat isn't available on this website.");
     expect(await violations()).toEqual([]);
     expect(await axe(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("in the page's language: a German page elsewhere reads the refusal in German, its locale loaded from the service", async () => {
+    const { page, requests, violations } = await openWatched(browser, elsewhereInGerman.origin);
+    await page.getByRole('textbox', { name: 'Nachricht' }).fill('Wie passe ich das Design an?');
+    await page.getByRole('button', { name: 'Senden' }).click();
+    await page
+      .getByText('Dieser Chat ist auf dieser Website nicht verfügbar.')
+      .first()
+      .waitFor({ timeout: 15_000 });
+    expect(requests).toContain(`GET ${service.url}/widget/${service.version}/agent-chat.locale.de.js`);
+    expect(await violations()).toEqual([]);
     await page.close();
   });
 

@@ -35,13 +35,16 @@ export async function listen(handler: (path: string) => { html: string; csp: str
  * code. It loads the widget from the service with its SRI hash, under a CSP that allows scripts
  * and connections from the service alone, and names no session endpoint.
  */
-export function staticSite(serviceOf: () => { url: string; version: string; integrity: string }) {
+export function staticSite(
+  serviceOf: () => { url: string; version: string; integrity: string },
+  lang = 'en',
+) {
   return listen((path) => {
     if (path !== '/') return null;
     const service = serviceOf();
     return {
       csp: `default-src 'self'; script-src ${service.url}; style-src 'self'; connect-src ${service.url}`,
-      html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs</title>
+      html: `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Docs</title>
 <script src="${service.url}/widget/${service.version}/agent-chat.iife.js" integrity="${service.integrity}" crossorigin="anonymous"></script>
 </head><body><h1>Static docs</h1>
 <agent-chat mode="inline" project-id="${PUBLIC.projectId}" integration-id="${PUBLIC.integrationId}" base-url="${service.url}"></agent-chat>
