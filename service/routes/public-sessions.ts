@@ -39,7 +39,11 @@ async function requirePublic(ctx: ServiceContext, projectId: string, integration
  * budget and the proof of work are what bound such a caller, docs/service.md).
  */
 function requireListedOrigin(request: Request, integration: IntegrationRecord): string {
-  const origin = request.headers.get('Origin');
+  // A browser leaves Origin off a same-origin GET (a page served beside the service, or through
+  // the same proxy): it says so in Sec-Fetch-Site, and the page's origin is then the request's.
+  const origin =
+    request.headers.get('Origin') ??
+    (request.headers.get('Sec-Fetch-Site') === 'same-origin' ? new URL(request.url).origin : null);
   if (origin && integration.allowedOrigins.includes(origin)) return origin;
   throw new HttpError(
     403,

@@ -140,6 +140,23 @@ describe('public sessions (§2b)', () => {
     expect((await mint(ctx.call, altcha)).status).toBe(200);
   });
 
+  it("a page on the service's own origin: its same-origin GET carries no Origin, and Sec-Fetch-Site says where it is from", async () => {
+    const ctx = makeService({
+      projects: [PROJECT, { ...PUBLIC_PROJECT, allowedOrigins: [BASE] }],
+      challengeWork: WORK,
+    });
+    const sameOrigin = await ctx.call('GET', `${ROUTES}/challenge/`, {
+      headers: { 'Sec-Fetch-Site': 'same-origin' },
+    });
+    expect(sameOrigin.status).toBe(200);
+    // From another site, a missing Origin is still no origin.
+    const crossSite = await ctx.call('GET', `${ROUTES}/challenge/`, {
+      headers: { 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect((await errorBody(crossSite)).code).toBe('origin_not_allowed');
+  });
+
   it('the preflight clears the allowed origins only', async () => {
     const ctx = publicService();
     const preflight = (origin: string, path = ROUTES) =>
