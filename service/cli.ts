@@ -42,7 +42,7 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
   AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project: the site's own server budget (default 600; 0 = off)
   AGENT_CHAT_MAX_CONCURRENT_ANSWERS  answers generating at once per owner or client address (default 3; 0 = off)
-  AGENT_CHAT_PUBLIC_SESSION_LIMIT  public session mints a minute per client address (default 20; 0 = off)
+  AGENT_CHAT_PUBLIC_SESSION_LIMIT  public challenges, and mints, a minute per client address (default 20 each; 0 = off)
   AGENT_CHAT_CHALLENGE_WORK        a public session's proof of work: hashes a browser tries, twice the
                                    average (default 50000, about a second on a phone)
   AGENT_CHAT_EVENT_RETENTION_DAYS  how long activity events are kept (default 400)

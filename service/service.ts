@@ -63,7 +63,7 @@ export interface AgentServiceOptions {
   trustProxy?: TrustProxy;
   /** Answers generating at once per owner, or per client address for sessions without owner; false turns it off. Default 3. */
   maxConcurrentAnswers?: number | false;
-  /** Public session mints (§2b) per client address and project; false turns it off. Default 20 a minute. */
+  /** Public challenges, and public session mints (§2b), per client address and project, each; false turns it off. Default 20 a minute. */
   publicSessionLimit?: RateLimit | false;
   /**
    * The work of a public session's proof (the ALTCHA challenge's `maxnumber`): a browser hashes

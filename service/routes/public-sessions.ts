@@ -52,6 +52,10 @@ function requireListedOrigin(request: Request, integration: IntegrationRecord): 
   );
 }
 
+/** What the per-address limits count: one window per kind of call, project and client address. */
+const addressKey = (kind: string, projectId: string, info: RequestInfo) =>
+  `${kind}\n${projectId}\n${info.clientAddress ?? 'unknown'}`;
+
 /** The HMAC key of an integration's challenges, derived from the project's secret (never stored apart, never sent). */
 const challengeKey = (target: PublicTarget) =>
   hmacBase64url(target.view.project.ownerSecret, `agent-chat challenge\n${target.integration.id}`);
@@ -129,11 +133,19 @@ export async function publicPreflight(
 export function publicChallenge(
   ctx: PublicContext,
   request: Request,
-  _info: RequestInfo,
+  info: RequestInfo,
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
   return forListedPage(ctx, request, projectId, integrationId, async (target) => {
+    // Each visitor's session asks one challenge: an address asking more than it may mint is
+    // held at the same limit, before the store is read for it.
+    await checkRate(
+      ctx.storage.rates,
+      ctx.clock,
+      ctx.limits.publicMint,
+      addressKey('challenge', projectId, info),
+    );
     // A spent budget says so before the visitor's browser does a second of work for nothing.
     const now = ctx.clock.now();
     const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
@@ -200,7 +212,7 @@ export function publicSession(
       ctx.storage.rates,
       ctx.clock,
       ctx.limits.publicMint,
-      `public\n${projectId}\n${info.clientAddress ?? 'unknown'}`,
+      addressKey('public', projectId, info),
     );
     await spendSolution(ctx, request, target);
     const now = ctx.clock.now();

@@ -245,24 +245,43 @@ describe('public sessions (§2b)', () => {
 
   it('limits mints per client address: 429 with Retry-After', async () => {
     const ctx = publicService({ publicSessionLimit: { requests: 2, windowMs: 60_000 } });
-    const from = async (address: string) => {
-      const altcha = await solved(ctx.call);
-      return ctx.service.handle(
-        new Request(`${ROUTES}/sessions/`, {
-          method: 'POST',
-          headers: { Origin: SITE, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ altcha }),
-        }),
-        { clientAddress: address },
-      );
-    };
+    /** What these tests send, from `address`. */
+    const callFrom =
+      (address: string): Call =>
+      (method, url, { body, headers = {} } = {}) =>
+        ctx.service.handle(
+          new Request(url, {
+            method,
+            headers: { ...headers, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          }),
+          { clientAddress: address },
+        );
+    // Challenges are limited per address too: the third is solved from another one.
+    const [a, b, c, d] = ['203.0.113.7', '203.0.113.7', '192.0.2.9', '198.51.100.1'];
+    const solutions = [await solved(callFrom(a)), await solved(callFrom(b)), await solved(callFrom(c))];
+    expect((await mint(callFrom(a), solutions[0])).status).toBe(200);
+    expect((await mint(callFrom(a), solutions[1])).status).toBe(200);
+    const third = await mint(callFrom(a), solutions[2]);
+    expect(third.status).toBe(429);
+    expect(third.headers.get('Retry-After')).toBe('60');
+    expect(third.headers.get('Access-Control-Allow-Origin')).toBe(SITE);
+    expect((await errorBody(third)).code).toBe('rate_limited');
+    expect((await mint(callFrom(d), solutions[2])).status).toBe(200);
+  });
+
+  it('limits challenges per client address as it limits mints: 429 with Retry-After', async () => {
+    const ctx = publicService({ publicSessionLimit: { requests: 2, windowMs: 60_000 } });
+    const from = (address: string) =>
+      ctx.service.handle(new Request(`${ROUTES}/challenge/`, { headers: { Origin: SITE } }), {
+        clientAddress: address,
+      });
     expect((await from('203.0.113.7')).status).toBe(200);
     expect((await from('203.0.113.7')).status).toBe(200);
     const third = await from('203.0.113.7');
     expect(third.status).toBe(429);
     expect(third.headers.get('Retry-After')).toBe('60');
     expect(third.headers.get('Access-Control-Allow-Origin')).toBe(SITE);
-    expect((await errorBody(third)).code).toBe('rate_limited');
     expect((await from('198.51.100.1')).status).toBe(200);
   });
 
