@@ -88,17 +88,22 @@ async function underPublicCors(request: Request, run: () => Promise<Response>): 
   return response;
 }
 
-/** Runs a public route, under its CORS, for a page on one of the public integration's allowed origins. */
+/**
+ * Runs a public route, under its CORS, for a page on one of the public integration's allowed
+ * origins, within the route's limit per client address (`kind` names its window).
+ */
 function forListedPage(
-  ctx: ServiceContext,
+  ctx: PublicContext,
   request: Request,
-  projectId: string,
-  integrationId: string,
+  info: RequestInfo,
+  kind: 'challenge' | 'public',
+  [projectId, integrationId]: [string, string],
   run: (target: PublicTarget) => Promise<Response>,
 ): Promise<Response> {
   return underPublicCors(request, async () => {
     const target = await requirePublic(ctx, projectId, integrationId);
     requireListedOrigin(request, target.integration);
+    await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.publicMint, addressKey(kind, projectId, info));
     return run(target);
   });
 }
@@ -137,15 +142,9 @@ export function publicChallenge(
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
-  return forListedPage(ctx, request, projectId, integrationId, async (target) => {
-    // Each visitor's session asks one challenge: an address asking more than it may mint is
-    // held at the same limit, before the store is read for it.
-    await checkRate(
-      ctx.storage.rates,
-      ctx.clock,
-      ctx.limits.publicMint,
-      addressKey('challenge', projectId, info),
-    );
+  // Each visitor's session asks one challenge: an address asking more than it may mint is held
+  // at the same limit, before the store is read for it.
+  return forListedPage(ctx, request, info, 'challenge', [projectId, integrationId], async (target) => {
     // A spent budget says so before the visitor's browser does a second of work for nothing.
     const now = ctx.clock.now();
     const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
@@ -207,13 +206,7 @@ export function publicSession(
   projectId: string,
   integrationId: string,
 ): Promise<Response> {
-  return forListedPage(ctx, request, projectId, integrationId, async (target) => {
-    await checkRate(
-      ctx.storage.rates,
-      ctx.clock,
-      ctx.limits.publicMint,
-      addressKey('public', projectId, info),
-    );
+  return forListedPage(ctx, request, info, 'public', [projectId, integrationId], async (target) => {
     await spendSolution(ctx, request, target);
     const now = ctx.clock.now();
     if (
