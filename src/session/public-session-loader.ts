@@ -1,5 +1,5 @@
 /**
- * The public session's module, loaded when a page first needs a public session. The classic
- * script swaps this file for public-session-loader.script.ts (an IIFE cannot split chunks).
+ * The public session's module, loaded when a page first needs a public session: a chunk of the
+ * ES build, and a part beside the classic script (scripts/classic-chunks.mjs, decision 330).
  */
 export const loadPublicSession = () => import('./public-session.js');
