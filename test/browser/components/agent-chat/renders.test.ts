@@ -29,6 +29,8 @@ describe('<agent-chat> renders only what changed', () => {
     const el = await fixtureChat();
     await el.send('How do I theme it?');
     threadListToggle(el).click();
+    // The list's element is a part loaded when first shown (decision 341): count its renders once it is upgraded.
+    await customElements.whenDefined('agent-chat-thread-list');
     await settled(el);
     const list = el.shadowRoot!.querySelector('agent-chat-message-list')!;
     const threads = threadListOf(el);
