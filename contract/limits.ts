@@ -24,3 +24,18 @@ export const MAX_OWNER_ID_CHARS = 256;
 
 /** Session tokens live this long (§1). */
 export const SESSION_TTL_MS = 3_600_000;
+
+/** Files one question may carry (§4, version 4); an integration may allow fewer. */
+export const MAX_ATTACHMENTS = 5;
+/** The kinds of file the service takes (§11), in the order the console lists them. */
+export const FILE_KINDS = ['image', 'text', 'pdf'] as const;
+/** The largest file of each kind (§11's defaults, in bytes); an integration may allow less, never more. */
+export const MAX_FILE_BYTES: Readonly<Record<(typeof FILE_KINDS)[number], number>> = {
+  image: 10_000_000,
+  text: 1_000_000,
+  pdf: 20_000_000,
+};
+/** A file no question used for this long is deleted (§11). */
+export const UNUSED_FILE_TTL_MS = 24 * 3_600_000;
+/** A file's name, as kept and shown (characters, after sanitizing). */
+export const MAX_FILE_NAME_CHARS = 200;

@@ -15,6 +15,9 @@ export const agentPaths = {
   thread: (threadId: string) => `/threads/${id(threadId)}/`,
   answerStream: (answerId: string) => `/answers/${id(answerId)}/stream/`,
   answerCancel: (answerId: string) => `/answers/${id(answerId)}/cancel/`,
+  /** Uploads (POST, multipart) and downloads of a visitor's files (§11). */
+  files: '/files/',
+  file: (fileId: string) => `/files/${id(fileId)}/`,
 } as const;
 
 /**

@@ -62,6 +62,18 @@ export interface ToolCallOutcome extends ToolCall {
   error?: string;
 }
 
+/** What the service made of an uploaded file (§11): decided from its bytes, never from its name. */
+export type FileKind = 'image' | 'text' | 'pdf';
+
+/** An uploaded file as the upload answers it and a resumed question lists it (§11). */
+export interface FileInfo {
+  file_id: string;
+  name: string;
+  size: number;
+  content_type: string;
+  kind: FileKind;
+}
+
 export interface ThreadMessage {
   id: string;
   role: 'user' | 'assistant';
@@ -77,6 +89,8 @@ export interface ThreadMessage {
   /** The caller's feedback on this answer (§8). */
   reaction?: Reaction | null;
   is_uncertain?: boolean;
+  /** A question's files (§11); absent or empty when it had none. */
+  attachments?: FileInfo[];
 }
 
 export interface ThreadDetail extends ThreadSummary {

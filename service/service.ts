@@ -89,7 +89,13 @@ export interface AgentService {
   /** This instance's id in the fleet (random per start). */
   readonly instanceId: string;
   /** Purges expired sessions, old events, spent rate windows and leaked slots; stops answers that waited too long for tools. */
-  maintain(): Promise<{ sessions: number; events: number; answers: number; rateWindows: number }>;
+  maintain(): Promise<{
+    sessions: number;
+    events: number;
+    answers: number;
+    rateWindows: number;
+    files: number;
+  }>;
   /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
   heartbeat(): Promise<number>;
   /** Rebuilds the activity rollup if no instance did for half the staleness bound; true when this call did. */

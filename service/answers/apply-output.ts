@@ -129,6 +129,7 @@ function withText(m: MessageRecord, text: string): MessageRecord {
     activity: m.activity,
     uncertain: m.uncertain,
     usage: m.usage,
+    attachments: m.attachments,
   };
   return copy;
 }

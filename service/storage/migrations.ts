@@ -127,4 +127,19 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE public_budgets (
      project_id text NOT NULL, integration_id text NOT NULL, day int NOT NULL,
      sessions int NOT NULL DEFAULT 0, answers int NOT NULL DEFAULT 0, PRIMARY KEY (project_id, integration_id, day));`,
+  // Files visitors attach to questions (wire contract §11): their bytes in the database, linked
+  // to the thread of the question that uses them (deleted with it; with the project), unused ones
+  // purged after a day; the files a question lists on its message; what each integration allows.
+  `ALTER TABLE messages ADD COLUMN attachments jsonb NOT NULL DEFAULT '[]';
+   CREATE TABLE files (
+     id text PRIMARY KEY, project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE, integration_id text NOT NULL,
+     uploader text NOT NULL, name text NOT NULL, content_type text NOT NULL, kind text NOT NULL, size int NOT NULL,
+     bytes bytea NOT NULL, created_at bigint NOT NULL, thread_id text REFERENCES threads (id) ON DELETE CASCADE);
+   CREATE INDEX files_unused_by_uploader ON files (project_id, uploader) WHERE thread_id IS NULL;
+   CREATE INDEX files_unused_by_integration ON files (project_id, integration_id) WHERE thread_id IS NULL;
+   CREATE INDEX files_unused_by_age ON files (created_at) WHERE thread_id IS NULL;
+   CREATE INDEX files_by_thread ON files (thread_id);
+   CREATE TABLE file_settings (
+     project_id text NOT NULL, integration_id text NOT NULL, settings jsonb NOT NULL, PRIMARY KEY (project_id, integration_id),
+     FOREIGN KEY (project_id, integration_id) REFERENCES integrations (project_id, id) ON DELETE CASCADE);`,
 ];

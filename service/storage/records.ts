@@ -4,6 +4,7 @@
  */
 import type { ActivityCounts } from '../../contract/activity.js';
 import type { ActivityStep, Reaction, Source, ToolCall } from '../../contract/types.js';
+import type { AttachmentRecord } from './file-records.js';
 
 export type { ActivityStep, Reaction };
 
@@ -74,6 +75,8 @@ export interface MessageRecord {
   uncertain: boolean;
   /** Model tokens this answer took, summed over its tool rounds; absent when the agent reports none. */
   usage?: TokenUsage;
+  /** A question's files (§11), linked to its thread when the answer begins; absent when none. */
+  attachments?: AttachmentRecord[];
 }
 
 export interface TokenUsage {

@@ -39,8 +39,10 @@ import type {
   ThreadRecord,
   ToolCallRecord,
 } from './records.js';
+import type { FileMeta, FileQuota, FileSettings, PutFileResult, StoredFile } from './file-records.js';
 
 export * from './records.js';
+export type * from './file-records.js';
 export type * from './console-types.js';
 
 /** Threads, their messages and the reactions on them: what a visitor's history and the console's conversations read. */
@@ -234,6 +236,24 @@ export interface AccountStore {
 }
 
 /**
+ * The files visitors upload (§11): kept until a question uses them (then they go with its
+ * thread, a link the answer's begin makes) or for a day unused; and what each integration allows.
+ */
+export interface FileStore {
+  /** Stores the file unless a quota of unused files is full (one statement: the check holds under concurrent uploads). */
+  putFile(file: StoredFile, quota: FileQuota): Promise<PutFileResult>;
+  getFile(id: string): Promise<StoredFile | undefined>;
+  /** The files of `ids` that exist, without their bytes, in no particular order. */
+  describeFiles(ids: readonly string[]): Promise<FileMeta[]>;
+  /** Deletes files no question used that were uploaded before `before`; returns how many. */
+  purgeUnusedFiles(before: number): Promise<number>;
+  /** What the integration allows; undefined: the service's defaults. */
+  fileSettings(projectId: string, integrationId: string): Promise<FileSettings | undefined>;
+  /** false when the integration is gone. */
+  putFileSettings(projectId: string, integrationId: string, settings: FileSettings): Promise<boolean>;
+}
+
+/**
  * Every role of one database, over one connection (or one process's memory). The composition
  * root holds it and closes it; everything else receives only the roles it uses (`StoresOf`).
  */
@@ -246,6 +266,7 @@ export interface Stores {
   readonly directory: DirectoryStore;
   readonly accounts: AccountStore;
   readonly gate: GateStore;
+  readonly files: FileStore;
   close(): Promise<void>;
 }
 

@@ -54,6 +54,9 @@ export class MemoryDirectoryStore implements DirectoryStore {
     for (const [key, f] of state.feedback) if (f.projectId === id) state.feedback.delete(key);
     for (const [token, s] of this.sessions) if (s.projectId === id) this.sessions.delete(token);
     state.events = state.events.filter((e) => e.projectId !== id);
+    for (const [fileId, f] of state.files) if (f.projectId === id) state.files.delete(fileId);
+    for (const key of state.fileSettings.keys())
+      if (key.startsWith(`${id}\n`)) state.fileSettings.delete(key);
     return true;
   }
 
@@ -83,9 +86,15 @@ export class MemoryDirectoryStore implements DirectoryStore {
     return structuredClone(found);
   }
 
+  /** For the files role, whose settings belong to an integration. */
+  hasIntegration(projectId: string, id: string): boolean {
+    return this.integrations.some((i) => i.projectId === projectId && i.id === id);
+  }
+
   async deleteIntegration(projectId: string, id: string) {
     const before = this.integrations.length;
     this.integrations = this.integrations.filter((i) => !(i.projectId === projectId && i.id === id));
+    this.state.fileSettings.delete(`${projectId}\n${id}`);
     return this.integrations.length < before;
   }
 

@@ -7,6 +7,7 @@ import { MemoryAccountStore } from './accounts.js';
 import { MemoryActivityStore } from './activity.js';
 import { MemoryConversationStore } from './conversations.js';
 import { MemoryDirectoryStore } from './directory.js';
+import { MemoryFileStore } from './files.js';
 import { MemoryFleetStore } from './fleet.js';
 import { MemoryGateStore } from './gate.js';
 import { MemoryAnswerLedger } from './ledger.js';
@@ -16,15 +17,19 @@ import { MemoryState } from './state.js';
 /** Every role of the service in this process's memory; `maxRateWindows` bounds the rate table. */
 export function memoryStores(options: { maxRateWindows?: number } = {}): Stores {
   const state = new MemoryState();
+  const directory = new MemoryDirectoryStore(state);
   return {
     conversations: new MemoryConversationStore(state),
     ledger: new MemoryAnswerLedger(state),
     fleet: new MemoryFleetStore(state),
     rates: new MemoryRateStore(options.maxRateWindows),
     activity: new MemoryActivityStore(state),
-    directory: new MemoryDirectoryStore(state),
+    directory,
     accounts: new MemoryAccountStore(),
     gate: new MemoryGateStore(),
+    files: new MemoryFileStore(state, (project, integration) =>
+      directory.hasIntegration(project, integration),
+    ),
     close: async () => {},
   };
 }

@@ -27,6 +27,7 @@ export class MemoryAnswerLedger implements AnswerLedger {
       return 'cap_reached';
     if (newThread) state.createThread(thread);
     state.appendMessage(thread.id, question);
+    state.claimFiles(question, thread.id);
     state.appendMessage(thread.id, answer);
     state.hosts.set(answer.id, instanceId);
     for (const event of events) state.events.push({ ...event });

@@ -1,10 +1,19 @@
-import type { ActivityEvent, FeedbackRecord, MessageRecord, ThreadMeta } from '../types.js';
+import type {
+  ActivityEvent,
+  FeedbackRecord,
+  FileSettings,
+  MessageRecord,
+  StoredFile,
+  ThreadMeta,
+} from '../types.js';
 
 /**
  * What the memory roles share, as the SQL roles share tables: threads and their messages (the
  * conversations write them, the ledger begins and ends answers in them, a project's delete takes
  * them), reactions and events (the activity rolls them up), which instance generates each answer
- * and the slots answers hold (the ledger takes them, the fleet's reaper frees them). The writes
+ * and the slots answers hold (the ledger takes them, the fleet's reaper frees them), the files
+ * visitors upload and what each integration allows (a question's begin links files to its
+ * thread, whose delete takes them; a project's or an integration's delete takes theirs). The writes
  * more than one role makes are here, each whole and synchronous, so the same atomicity rules
  * hold as in SQL.
  */
@@ -21,6 +30,9 @@ export class MemoryState {
   readonly instances = new Map<string, number>();
   readonly slots = new Map<string, { key: string; at: number }>();
   readonly slotsPerKey = new Map<string, number>();
+  readonly files = new Map<string, StoredFile>();
+  /** By `<project id>\n<integration id>`. */
+  readonly fileSettings = new Map<string, FileSettings>();
 
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);
@@ -49,7 +61,16 @@ export class MemoryState {
       this.hosts.delete(m.id);
     }
     this.messages.delete(id);
+    for (const [fileId, file] of this.files) if (file.threadId === id) this.files.delete(fileId);
     return true;
+  }
+
+  /** Links the question's files to its thread (those no question took yet). */
+  claimFiles(message: MessageRecord, threadId: string): void {
+    for (const { id } of message.attachments ?? []) {
+      const file = this.files.get(id);
+      if (file && file.threadId === null) file.threadId = threadId;
+    }
   }
 
   takeSlot(key: string, cap: number, answerId: string, now: number): 'taken' | 'cap_reached' | 'held' {

@@ -5,7 +5,7 @@
  */
 import type { SqlClient } from '../sql-client.js';
 import type { AnswerStart, BeginResult } from '../types.js';
-import { eventColumns, num } from './rows.js';
+import { eventColumns, json, num } from './rows.js';
 
 /** One begin's statement: its text and parameters. */
 function beginOneStatement({
@@ -35,13 +35,21 @@ function beginOneStatement({
        WHERE EXISTS (SELECT 1 FROM slot) RETURNING id`
     : `UPDATE threads SET updated_at = greatest(updated_at, ${$(q.createdAt)}::bigint) WHERE id = ${$(t.id)} AND EXISTS (SELECT 1 FROM slot) RETURNING id`;
   const first = events[0];
+  // The question's files (§11) go to its thread, so that they are deleted with it: only files
+  // no question has taken yet (the chat route checked that; a race with another question loses here).
+  const files = q.attachments ?? [];
+  const filesSql = files.length
+    ? `claimed AS (UPDATE files SET thread_id = thread.id FROM thread
+         WHERE files.id = ANY(${$(files.map((f) => f.id))}::text[]) AND files.thread_id IS NULL),`
+    : '';
   const sql = `WITH slot AS (${slotSql}),
      thread AS (${threadSql}),
+     ${filesSql}
      inserted AS (
-       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id)
-       SELECT m.id, thread.id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id
-       FROM thread, (VALUES (1, ${$(q.id)}::text, 'user', ${$(q.content)}::text, 'complete', ${$(q.createdAt)}::bigint, NULL::text),
-                            (2, ${$(a.id)}::text, 'assistant', '', 'streaming', ${$(a.createdAt)}::bigint, ${$(instanceId)}::text)) AS m(n, id, role, content, status, at, instance_id)
+       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id, attachments)
+       SELECT m.id, thread.id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id, m.attachments
+       FROM thread, (VALUES (1, ${$(q.id)}::text, 'user', ${$(q.content)}::text, 'complete', ${$(q.createdAt)}::bigint, NULL::text, ${$(json(files))}::jsonb),
+                            (2, ${$(a.id)}::text, 'assistant', '', 'streaming', ${$(a.createdAt)}::bigint, ${$(instanceId)}::text, '[]'::jsonb)) AS m(n, id, role, content, status, at, instance_id, attachments)
        ORDER BY m.n RETURNING 1),
      counted AS (
        INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)

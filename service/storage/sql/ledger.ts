@@ -77,9 +77,16 @@ export class SqlAnswerLedger implements AnswerLedger {
   /** A batch of begins; one that lost its slot number to another instance's taker in the same instant goes again, alone. */
   private async beginAll(starts: AnswerStart[]): Promise<BeginResult[]> {
     if (starts.length === 1) return [await beginOne(this.db, starts[0])];
-    const results = await beginMany(this.db, starts);
+    // A question with files goes alone (its statement links them; the batch's has no room for
+    // lists per begin), and is rare beside the plain ones.
+    const plain = starts.filter((s) => !s.question.attachments?.length);
+    const results = plain.length > 1 ? await beginMany(this.db, plain) : [];
+    let next = 0;
     return Promise.all(
-      results.map(async (result, i) => (result === 'retry' ? beginOne(this.db, starts[i]) : result)),
+      starts.map(async (start) => {
+        const result = start.question.attachments?.length || plain.length < 2 ? 'retry' : results[next++];
+        return result === 'retry' ? beginOne(this.db, start) : result;
+      }),
     );
   }
 

@@ -47,5 +47,7 @@ export function toMessage(row: Record<string, unknown>): MessageRecord {
     ...(row.prompt_tokens != null && {
       usage: { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) },
     }),
+    ...(Array.isArray(row.attachments) &&
+      row.attachments.length > 0 && { attachments: row.attachments as MessageRecord['attachments'] }),
   };
 }
