@@ -18,7 +18,7 @@ import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
 import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
-import type { StoreRole, Stores } from './storage/types.js';
+import type { FileQuota, StoreRole, Stores } from './storage/types.js';
 
 export type { ConsoleOptions, RequestInfo, TrustProxy, WidgetRelease };
 
@@ -70,6 +70,11 @@ export interface AgentServiceOptions {
    * half of it on average. Default 50,000 (decision 354).
    */
   challengeWork?: number;
+  /**
+   * What uploaded files no question used yet may hold (§11): per uploader (the owner, or the
+   * session without owner) 20 files and 50 MB, per integration 1 GB, by default.
+   */
+  unusedFileQuota?: Partial<FileQuota>;
   /** An instance that has not renewed its lease for this long is dead; others end its answers as errors. Default 30 s. */
   instanceLeaseMs?: number;
   /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
@@ -134,6 +139,12 @@ function serviceContext(
       concurrentAnswers: options.maxConcurrentAnswers ?? 3,
       publicMint: options.publicSessionLimit ?? { requests: 20, windowMs: 60_000 },
       challengeWork: options.challengeWork ?? DEFAULT_CHALLENGE_WORK,
+      files: {
+        uploaderFiles: 20,
+        uploaderBytes: 50_000_000,
+        integrationBytes: 1_000_000_000,
+        ...options.unusedFileQuota,
+      },
     },
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),

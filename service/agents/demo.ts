@@ -1,6 +1,7 @@
 import { randomId } from '../kernel/ids.js';
 import { ARTICLES, type Article } from './knowledge.js';
 import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
+import { filePhrasesFor } from './file-phrases.js';
 import { phrasesFor } from './phrases.js';
 import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types.js';
 
@@ -45,7 +46,38 @@ export class DemoAgent implements Agent {
     return this.docs.search(question);
   }
 
-  async *answer({ message, tools, rounds, locale, signal }: AgentInput): AsyncIterable<AgentOutput> {
+  /** The search as steps and sources, and the best article as the answer (or what to ask instead). */
+  private async *fromDocs(message: string, locale: string | undefined): AsyncGenerator<AgentOutput, string> {
+    const phrases = phrasesFor(locale);
+    const step = {
+      id: 'search-1',
+      name: 'search_knowledge_base',
+      summary: phrases.searching(message),
+      num_results: null,
+    };
+    yield { type: 'activity', step: { ...step, status: 'started' } };
+    const matches = this.search(message);
+    yield {
+      type: 'activity',
+      step: {
+        ...step,
+        status: 'completed',
+        summary: phrases.found(matches.length),
+        num_results: matches.length,
+      },
+    };
+    if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
+    return matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
+  }
+
+  async *answer({
+    message,
+    tools,
+    rounds,
+    locale,
+    signal,
+    attachments = [],
+  }: AgentInput): AsyncIterable<AgentOutput> {
     const call = rounds.length === 0 ? toolCallFor(message, tools) : undefined;
     if (call) {
       yield { type: 'tool_calls', calls: [call] };
@@ -63,26 +95,12 @@ export class DemoAgent implements Agent {
         text =
           failed.error === DENIED ? phrases.toolDenied(called) : phrases.toolFailed(called, failed.error);
       else text = phrases.toolDone(last.calls);
+    } else if (!message.trim()) {
+      // Files alone: nothing to search for.
+      text = receiptOf(attachments, locale);
     } else {
-      const step = {
-        id: 'search-1',
-        name: 'search_knowledge_base',
-        summary: phrases.searching(message),
-        num_results: null,
-      };
-      yield { type: 'activity', step: { ...step, status: 'started' } };
-      const matches = this.search(message);
-      yield {
-        type: 'activity',
-        step: {
-          ...step,
-          status: 'completed',
-          summary: phrases.found(matches.length),
-          num_results: matches.length,
-        },
-      };
-      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
-      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
+      text = yield* this.fromDocs(message, locale);
+      if (attachments.length) text = `${receiptOf(attachments, locale)}\n\n${text}`;
     }
     const pace = this.wordDelayMs > 0 ? pacer(this.wordDelayMs, signal) : undefined;
     try {
@@ -95,6 +113,12 @@ export class DemoAgent implements Agent {
       pace?.done();
     }
   }
+}
+
+/** What the demo agent says of a question's files: which it got, and that it cannot read them. */
+function receiptOf(files: NonNullable<AgentInput['attachments']>, locale: string | undefined): string {
+  const phrases = filePhrasesFor(locale);
+  return `${phrases.receipt(files)}\n\n${phrases.demoCannotRead}`;
 }
 
 /**

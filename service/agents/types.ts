@@ -1,8 +1,13 @@
 /** The Agent port: what the service asks of whatever writes the answers. */
 import type { ActivityStep, Source, ToolCall, ToolResult, ToolSpec } from '../../contract/types.js';
-import type { MessageRecord } from '../storage/types.js';
+import type { AttachmentRecord, MessageRecord } from '../storage/types.js';
 
 export type { ToolCall, ToolSpec };
+
+/** A file of the question, with its bytes (§11): its kind was decided from them at upload. */
+export interface AttachmentContent extends AttachmentRecord {
+  bytes: Uint8Array;
+}
 
 /** One pause of an answer: the calls the agent made and what the browser answered. */
 export interface ToolRound {
@@ -35,6 +40,11 @@ export interface AgentInput {
    * (wire contract §4, version 3). Agents answer and write step summaries in it where they can.
    */
   locale?: string;
+  /**
+   * The files of this question, oldest first (absent when none). They go with this question's
+   * model calls only; earlier questions' files are in `history` as names (`attachments`), not bytes.
+   */
+  attachments?: readonly AttachmentContent[];
   signal: AbortSignal;
 }
 

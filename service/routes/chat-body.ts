@@ -1,4 +1,5 @@
 import {
+  MAX_ATTACHMENTS,
   MAX_LOCALE_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_TITLE_CHARS,
@@ -69,6 +70,19 @@ function parseLocale(value: unknown): string | undefined {
   }
 }
 
+/** A question's files (§4, version 4): at most MAX_ATTACHMENTS distinct ids (whose they are is checked against storage). */
+function parseAttachments(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_ATTACHMENTS ||
+    value.some((id) => typeof id !== 'string' || id.length > 64) ||
+    new Set(value).size !== value.length
+  )
+    throw badRequest(`attachments must be an array of at most ${MAX_ATTACHMENTS} distinct file ids.`);
+  return value as string[];
+}
+
 export function parseChatBody(body: unknown, integrationIds: string[]) {
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { integration_id: integrationId, message, thread_id: threadId, tool_results: toolResults } = body;
@@ -93,6 +107,16 @@ export function parseChatBody(body: unknown, integrationIds: string[]) {
   if (typeof message !== 'string') throw badRequest('message must be a string.');
   if (message.length > MAX_MESSAGE_CHARS)
     throw new HttpError(413, 'payload_too_large', `message is longer than ${MAX_MESSAGE_CHARS} characters.`);
-  if (!message.trim()) throw badRequest('message is empty.');
-  return { kind: 'message' as const, integrationId, message, threadId: threadId ?? null, tools, locale };
+  const attachments = parseAttachments(body.attachments);
+  // Files alone are a question too (a screenshot says what is wrong); without them, words are needed.
+  if (!message.trim() && !attachments.length) throw badRequest('message is empty.');
+  return {
+    kind: 'message' as const,
+    integrationId,
+    message,
+    threadId: threadId ?? null,
+    tools,
+    locale,
+    attachments,
+  };
 }

@@ -14,16 +14,24 @@ import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
 import { STREAM_HEADERS } from '../http/responses.js';
-import type { MessageRecord, SessionRecord, ThreadMeta, ToolCallRecord } from '../storage/types.js';
+import type {
+  AttachmentRecord,
+  MessageRecord,
+  SessionRecord,
+  ThreadMeta,
+  ToolCallRecord,
+} from '../storage/types.js';
 import { parseChatBody, titleFrom } from './chat-body.js';
 import { chargeAnswer } from './public-sessions.js';
+import { questionFiles, withBytes } from './files.js';
 import { findThread } from './visibility.js';
 
 /**
  * Questions begun and resumed in the ledger, threads read from the conversations; the session
- * (directory) and its rate window (rates); a public session's answer budget (gate).
+ * (directory) and its rate window (rates); a public session's answer budget (gate); a
+ * question's files (files).
  */
-type ChatContext = ServiceContext<'conversations' | 'ledger' | 'directory' | 'rates' | 'gate'>;
+type ChatContext = ServiceContext<'conversations' | 'ledger' | 'directory' | 'rates' | 'gate' | 'files'>;
 
 /**
  * The newest messages a question in an existing thread loads as the agent's history, so a
@@ -52,11 +60,13 @@ const emptyAnswer = (now: number): MessageRecord => ({
   uncertain: false,
 });
 
-const questionOf = (message: string, now: number): MessageRecord => ({
+/** The visitor's question, with its files (§11) when it has any. */
+const questionOf = (message: string, files: AttachmentRecord[], now: number): MessageRecord => ({
   ...emptyAnswer(now),
   role: 'user',
   content: message,
   status: 'complete',
+  ...(files.length && { attachments: files }),
 });
 
 /** Answers generating at once per owner (or address): past the cap, a 429 that says when to try again. */
@@ -84,6 +94,7 @@ async function threadOf(
   session: SessionRecord,
   body: { integrationId: string; threadId: string | null; message: string },
   now: number,
+  files: AttachmentRecord[],
 ): Promise<{ thread: ThreadMeta; history: MessageRecord[]; newThread: boolean }> {
   if (body.threadId) {
     const { messages, ...thread } = await findThread(ctx, session, body.threadId, {
@@ -96,7 +107,8 @@ async function threadOf(
     projectId: session.projectId,
     integrationId: body.integrationId,
     owner: session.owner,
-    title: titleFrom(body.message),
+    // Files alone: their names stand for the question.
+    title: titleFrom(body.message.trim() ? body.message : files.map((f) => f.name).join(', ')),
     createdAt: now,
     updatedAt: now,
   };
@@ -124,8 +136,9 @@ export async function chat(
   await chargeAnswer(ctx, project, session);
 
   const now = ctx.clock.now();
-  const { thread, history, newThread } = await threadOf(ctx, session, body, now);
-  const question = questionOf(body.message, now);
+  const files = await questionFiles(ctx, session, body.attachments, body);
+  const { thread, history, newThread } = await threadOf(ctx, session, body, now, files);
+  const question = questionOf(body.message, files, now);
   const answer = emptyAnswer(now);
   // One write: a concurrent-answer slot, the thread (when new), both messages and their
   // activity; nothing without a slot, or when the thread was deleted meanwhile.
@@ -154,6 +167,7 @@ export async function chat(
       rounds: [],
       partial: '',
       ...(body.locale && { locale: body.locale }),
+      ...(files.length && { attachments: await withBytes(ctx, files) }),
     },
     activity,
   });
@@ -185,6 +199,8 @@ async function continueWithTools(
   answer.toolCalls = toolCalls;
   answer.updatedAt = now;
   const questionAt = lastIndex(messages.slice(0, index), (m) => m.role === 'user');
+  // The question's files go with each call of its own answer, never with a later question's.
+  const files = messages[questionAt]?.attachments ?? [];
   const records = ctx.answers.start({
     thread,
     message: answer,
@@ -195,6 +211,7 @@ async function continueWithTools(
       rounds: roundsOf(answer),
       partial: answer.content,
       ...(body.locale && { locale: body.locale }),
+      ...(files.length && { attachments: await withBytes(ctx, files) }),
     },
     activity,
   });

@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/types.js';
 import type { AnswerRunner } from '../answers/types.js';
-import type { SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
+import type { FileQuota, SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { HttpError } from '../http/errors.js';
 import type { Directory, ProjectView } from '../http/directory.js';
@@ -52,6 +52,8 @@ export interface Limits {
   readonly publicMint: RateLimit | false;
   /** The largest number a public challenge hides: a browser tries half of them on average. */
   readonly challengeWork: number;
+  /** What files no question used yet may take, per uploader and per integration (§11). */
+  readonly files: FileQuota;
 }
 
 /**

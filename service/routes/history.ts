@@ -6,6 +6,7 @@ import { type RequestInfo, type ServiceContext, requireProject, requireSession }
 import { badRequest, notFound } from '../http/errors.js';
 import { json, noContent } from '../http/responses.js';
 import type { ThreadCursor, ThreadMeta } from '../storage/types.js';
+import { fileInfo } from './files.js';
 import { findThread, requireOwner, voterOf } from './visibility.js';
 
 /** Threads in the conversations; the session (directory) and its rate window (rates). */
@@ -101,6 +102,7 @@ export async function getThread(
       sources: m.sources,
       created_at: isoMicros(m.createdAt),
       status: waitExpired(m, now) ? 'stopped' : m.status,
+      ...(m.attachments?.length && { attachments: m.attachments.map(fileInfo) }),
       ...(m.role === 'assistant' && {
         question_answer_id: m.id,
         reaction: reactions.get(m.id) ?? null,

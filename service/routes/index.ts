@@ -17,6 +17,7 @@ import { chat } from './chat.js';
 import { CONSOLE, consoleRoute } from './console/index.js';
 import type { RequestInfo, RouteHandler, ServiceContext } from './context.js';
 import { feedback, handoff } from './feedback.js';
+import { downloadFile, uploadFile } from './files.js';
 import { deleteThread, getThread, listThreads, renameThread } from './history.js';
 import { publicChallenge, publicPreflight, publicSession } from './public-sessions.js';
 import { createSession } from './sessions.js';
@@ -37,6 +38,8 @@ const ROUTES = [
     [agentPaths.answerCancel(SLOT), { POST: cancel }],
     [agentPaths.threads, { GET: listThreads }],
     [agentPaths.thread(SLOT), { GET: getThread, DELETE: deleteThread, PATCH: renameThread }],
+    [agentPaths.files, { POST: uploadFile }],
+    [agentPaths.file(SLOT), { GET: downloadFile }],
   ]),
   ...routeTable<RouteHandler>(QUERY, [[queryPaths.activity, { GET: activity }]]),
   ...routeTable<RouteHandler>(PUBLIC, [

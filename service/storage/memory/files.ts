@@ -1,7 +1,11 @@
 import type { FileMeta, FileQuota, FileSettings, FileStore, StoredFile } from '../types.js';
 import type { MemoryState } from './state.js';
 
-const meta = ({ bytes: _, ...rest }: StoredFile): FileMeta => ({ ...rest });
+function meta(file: StoredFile): FileMeta {
+  const copy: Partial<StoredFile> = { ...file };
+  delete copy.bytes;
+  return copy as FileMeta;
+}
 
 /** Files and their settings in the shared state: a thread's delete (state.deleteThread) takes its files. */
 export class MemoryFileStore implements FileStore {
