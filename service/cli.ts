@@ -50,6 +50,8 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 A model instead of the offline demo agent (any OpenAI-compatible Chat Completions server):
   OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY   the server (default https://api.openai.com/v1), model, key
   AGENT_CHAT_DOCS, AGENT_CHAT_DOCS_URL            a folder of .md documents to answer from, and their public URL
+  OPENAI_VISION=1               the model takes images (image_url parts); without it, the visitor is told
+                                the model did not see an attached image
   --model-tries N               tries per call on 408/429/5xx or no connection, before the first token;
                                 Retry-After is honoured (AGENT_CHAT_MODEL_TRIES; default 3, 1 = no retry)
   --model-first-token-timeout S seconds the model may take to start answering, retries included
@@ -159,6 +161,7 @@ async function agentOf(values: Flags): Promise<Agent> {
     model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
     apiKey: env.OPENAI_API_KEY,
     docs,
+    vision: env.OPENAI_VISION === '1',
     maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
     firstTokenTimeoutMs: seconds(
       '--model-first-token-timeout',

@@ -1,10 +1,12 @@
+import type { ContentPart } from './attachments.js';
 import type { Article } from './knowledge.js';
 import { fitHistory } from './history-budget.js';
 import { type Phrases, agentLanguage } from './phrases.js';
 import type { AgentInput } from './types.js';
 
 type ChatMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
   | {
       role: 'assistant';
       content: string | null;
@@ -21,6 +23,7 @@ export function promptOf(
   found: Article[],
   phrases: Phrases,
   historyTokens: number,
+  question: string | ContentPart[] = input.message,
 ): ChatMessage[] {
   const docs = found.length
     ? found.map((a) => `## ${a.title}\nURL: ${a.url}\n\n${a.body}`).join('\n\n---\n\n')
@@ -29,10 +32,10 @@ export function promptOf(
     { role: 'system', content: `${systemPrompt(input.locale, phrases)}\n\n# Documents\n\n${docs}` },
   ];
   const earlier = input.history
-    .filter((m) => m.content && m.status !== 'error')
-    .map((m) => ({ role: m.role, content: m.content }));
+    .filter((m) => (m.content || m.attachments?.length) && m.status !== 'error')
+    .map((m) => ({ role: m.role, content: withFileNames(m.content, m.attachments) }));
   messages.push(...fitHistory(earlier, historyTokens));
-  messages.push({ role: 'user', content: input.message });
+  messages.push({ role: 'user', content: question });
   input.rounds.forEach((round, i) => {
     messages.push({
       role: 'assistant',
@@ -51,6 +54,12 @@ export function promptOf(
       });
   });
   return messages;
+}
+
+/** An earlier question names its files: they went with it, and are not sent again. */
+function withFileNames(content: string, files: AgentInput['history'][number]['attachments']): string {
+  if (!files?.length) return content;
+  return `${content}\n\n(Files attached to this question, not shown again: ${files.map((f) => f.name).join(', ')})`.trim();
 }
 
 /** The instructions, in the visitor's language when the chat call named one. */

@@ -1,4 +1,6 @@
+import { type QuestionTurn, questionTurn } from './attachments.js';
 import { sleep } from './demo.js';
+import { filePhrasesFor } from './file-phrases.js';
 import { DocsIndex, asSources } from './docs-index.js';
 import type { Article } from './knowledge.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
@@ -54,6 +56,14 @@ export interface OpenAiAgentOptions {
   historyTokens?: number;
   /** Ask for token usage (`stream_options.include_usage`). Default true; turn off for a server that refuses the field. */
   usage?: boolean;
+  /** The model accepts images (`image_url` parts, OPENAI_VISION=1); else it is told, and the visitor too, that it did not see them. Default false. */
+  vision?: boolean;
+  /** Estimated tokens the question's text files and PDFs may take together. Default 4,000. */
+  fileTokens?: number;
+  /** Bytes of the question's images (before base64) one request may carry. Default 8 MB. */
+  imageBytes?: number;
+  /** Pages of a PDF that are read; the rest are left out, and the model is told. Default 30. */
+  pdfPages?: number;
   /** Operator log for retries (never message text). */
   log?: (
     entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
@@ -96,7 +106,16 @@ export class OpenAiAgent implements Agent {
   async *answer(input: AgentInput): AsyncIterable<AgentOutput> {
     const phrases = phrasesFor(input.locale);
     const found = yield* this.retrieve(input, phrases);
-    const body = this.requestBody(input, found, phrases);
+    const turn = await questionTurn(input.message, input.attachments ?? [], {
+      vision: this.options.vision ?? false,
+      tokens: this.options.fileTokens ?? 4_000,
+      imageBytes: this.options.imageBytes ?? 8_000_000,
+      pdfPages: this.options.pdfPages ?? 30,
+    });
+    // Said once, before the answer: the model did not see these images.
+    if (turn.unseen.length && input.rounds.length === 0)
+      yield { type: 'text', text: `_${filePhrasesFor(input.locale).cannotSee(turn.unseen)}_\n\n` };
+    const body = this.requestBody(input, found, phrases, turn.content);
     const clock = new ModelClock(this.options, phrases, `model-${input.rounds.length + 1}`);
     const maxTries = Math.max(1, this.options.maxTries ?? 3);
     for (let attempt = 1; ; attempt++) {
@@ -157,12 +176,17 @@ export class OpenAiAgent implements Agent {
   }
 
   /** The Chat Completions request: streamed, with usage when asked, and the page's tools. */
-  private requestBody(input: AgentInput, found: Article[], phrases: Phrases): string {
+  private requestBody(
+    input: AgentInput,
+    found: Article[],
+    phrases: Phrases,
+    question: QuestionTurn['content'],
+  ): string {
     return JSON.stringify({
       model: this.options.model,
       stream: true,
       ...(this.options.usage !== false && { stream_options: { include_usage: true } }),
-      messages: promptOf(input, found, phrases, this.options.historyTokens ?? 8_000),
+      messages: promptOf(input, found, phrases, this.options.historyTokens ?? 8_000, question),
       ...(input.tools.length && {
         tools: input.tools.map((t) => ({
           type: 'function',
