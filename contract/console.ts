@@ -4,7 +4,7 @@
  * Same origin, a cookie session, `X-CSRF-Token` on every change; paths have no trailing slash.
  */
 import type { ActivityCounts, ActivityFreshness, DayActivity } from './activity.js';
-import type { ActivityStep, MessageStatus, Reaction, Source, ToolCall } from './types.js';
+import type { ActivityStep, FileInfo, FileKind, MessageStatus, Reaction, Source, ToolCall } from './types.js';
 
 /** Where the console's API sits, under the service's base path. */
 export const CONSOLE_API = '/console/api';
@@ -28,6 +28,11 @@ export const consolePaths = {
   conversations: (projectId: string) => `/projects/${id(projectId)}/conversations`,
   conversation: (projectId: string, threadId: string) =>
     `/projects/${id(projectId)}/conversations/${id(threadId)}`,
+  /** GET and PUT what the integration's visitors may attach. */
+  integrationFiles: (projectId: string, integrationId: string) =>
+    `/projects/${id(projectId)}/integrations/${id(integrationId)}/files`,
+  /** GET a visitor's file, as a download, for the conversation review. */
+  file: (projectId: string, fileId: string) => `/projects/${id(projectId)}/files/${id(fileId)}`,
   audit: '/audit',
   install: '/install',
 } as const;
@@ -174,6 +179,8 @@ export interface ConsoleMessage {
   })[];
   activity: ActivityStep[];
   feedback: ConsoleFeedback[];
+  /** A question's files; empty for answers and questions without. */
+  attachments: FileInfo[];
 }
 
 /** `GET conversation`: the whole thread, with sources, tool calls and every reaction. */
@@ -196,6 +203,21 @@ export interface ConsoleAuditEntry {
 export interface ConsoleAuditPage {
   entries: ConsoleAuditEntry[];
   next_before: number | null;
+}
+
+/** `GET`/`PUT integration files`: what the integration's visitors may attach (wire contract §11). */
+export interface ConsoleFileSettings {
+  /** Kinds taken; empty: none. */
+  kinds: FileKind[];
+  /** The largest file of each kind, in bytes. */
+  max_bytes: Record<FileKind, number>;
+  /** Files one question may carry, 0 (no files) to 5. */
+  per_question: number;
+}
+
+/** `GET integration files` adds the service's own bounds, which no setting passes. */
+export interface ConsoleFileSettingsView extends ConsoleFileSettings {
+  limits: { max_bytes: Record<FileKind, number>; per_question: number };
 }
 
 /** `GET install`: what the Install page fills into its snippets. */

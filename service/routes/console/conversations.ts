@@ -9,6 +9,7 @@ import type { ConversationFilter, ProjectRecord } from '../../storage/console-ty
 import type { FeedbackRecord, ThreadCursor } from '../../storage/types.js';
 import { parseDay } from '../activity.js';
 import { requireAdmin } from './auth.js';
+import { fileInfo } from '../files.js';
 import { requireConsoleProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
@@ -145,6 +146,7 @@ export async function getConversation(
           error: c.error,
         })),
         activity: m.activity,
+        attachments: (m.attachments ?? []).map(fileInfo),
         feedback: await Promise.all(
           feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f)),
         ),

@@ -8,6 +8,7 @@ import { consoleActivity } from './activity.js';
 import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
 import { getConversation, listConversations } from './conversations.js';
+import { getConsoleFile, getFileSettings, putFileSettings } from './files.js';
 import { installInfo } from './install.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
 import {
@@ -34,6 +35,8 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.activity(SLOT), { GET: consoleActivity }],
   [consolePaths.conversations(SLOT), { GET: listConversations }],
   [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
+  [consolePaths.integrationFiles(SLOT, SLOT), { GET: getFileSettings, PUT: putFileSettings }],
+  [consolePaths.file(SLOT, SLOT), { GET: getConsoleFile }],
   [consolePaths.audit, { GET: listAudit }],
   [consolePaths.install, { GET: installInfo }],
 ]);
@@ -46,7 +49,8 @@ export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // blob: for the thumbnails of visitors' images, fetched with the admin's session and shown from memory.
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",
