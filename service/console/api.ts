@@ -2,6 +2,8 @@
 import {
   type ConsoleActivity,
   type ConsoleApiKey,
+  type ConsoleFileSettings,
+  type ConsoleFileSettingsView,
   type ConsoleAuditPage,
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
@@ -129,4 +131,22 @@ export class ConsoleApi {
   audit = (before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);
+  fileSettings = (projectId: string, integrationId: string) =>
+    this.call<ConsoleFileSettingsView>('GET', paths.integrationFiles(projectId, integrationId));
+  saveFileSettings = (projectId: string, integrationId: string, settings: ConsoleFileSettings) =>
+    this.call<ConsoleFileSettingsView>('PUT', paths.integrationFiles(projectId, integrationId), {
+      body: settings,
+    });
+
+  /** A visitor's file, as bytes for a thumbnail or a download (never opened as a page). */
+  async file(projectId: string, fileId: string): Promise<Blob> {
+    const response = await fetch(this.url(paths.file(projectId, fileId)), { credentials: 'same-origin' });
+    if (!response.ok)
+      throw new ConsoleApiError(
+        response.status,
+        'http',
+        `The file could not be loaded (${response.status}).`,
+      );
+    return response.blob();
+  }
 }

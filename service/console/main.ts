@@ -4,8 +4,10 @@ import { ActivityPage } from './components/activity-page.js';
 import { ConsoleApp } from './components/app.js';
 import { AuditPage } from './components/audit-page.js';
 import { ConversationsPage } from './components/conversations-page.js';
+import { FileSettingsForm } from './components/file-settings.js';
 import { IntegrationsPage } from './components/integrations-page.js';
 import { KeysPage } from './components/keys-page.js';
+import { MessageFiles } from './components/message-files.js';
 import { ConsoleSignIn } from './components/sign-in.js';
 
 const elements: [string, CustomElementConstructor][] = [
@@ -13,6 +15,8 @@ const elements: [string, CustomElementConstructor][] = [
   ['activity-chart', ActivityChart],
   ['activity-page', ActivityPage],
   ['conversations-page', ConversationsPage],
+  ['file-settings', FileSettingsForm],
+  ['message-files', MessageFiles],
   ['integrations-page', IntegrationsPage],
   ['keys-page', KeysPage],
   ['audit-page', AuditPage],

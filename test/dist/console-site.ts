@@ -1,3 +1,4 @@
+import { solidPng } from '../fixtures/files.js';
 import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -181,6 +182,7 @@ async function seed(url: string, storage: Stores) {
     body: JSON.stringify({ question_answer_id: react.answerId, reaction: 'upvote' }),
   });
   await chat('alice@example.com', 'What does the session endpoint return?');
+  await chatWithFiles(agent);
   // An answer whose markdown carries HTML and a script link: the console must show them as text.
   const at = Date.now() - 60_000;
   const threadId = `th_${'d'.repeat(32)}`;
@@ -211,6 +213,43 @@ async function seed(url: string, storage: Stores) {
       createdAt: at,
     }),
   );
+}
+
+/** A question with a screenshot and a log, as the widget sends them: the review shows a thumbnail and two downloads. */
+async function chatWithFiles(agent: string) {
+  const minted = await (
+    await fetch(`${agent}/sessions/`, {
+      method: 'POST',
+      headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ external_owner_id: 'erin@example.com' }),
+    })
+  ).json();
+  const auth = { Authorization: `Bearer ${minted.session_token}` };
+  const upload = async (bytes: Uint8Array, name: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([bytes as BlobPart]), name);
+    const response = await fetch(`${agent}/files/?integration_id=int_docs`, {
+      method: 'POST',
+      headers: auth,
+      body: form,
+    });
+    return ((await response.json()) as { file_id: string }).file_id;
+  };
+  const ids = [
+    await upload(solidPng(48, 32, [37, 99, 235]), 'error screen.png'),
+    await upload(new TextEncoder().encode('ERROR 401 token expired\n'), 'console.log'),
+  ];
+  await (
+    await fetch(`${agent}/chat/`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        integration_id: 'int_docs',
+        message: 'Why does the widget show this error?',
+        attachments: ids,
+      }),
+    })
+  ).text();
 }
 
 /** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */

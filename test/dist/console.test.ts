@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -599,6 +599,43 @@ describe('the console in Chromium', () => {
       .getByText('Can an answer carry **HTML**?')
       .waitFor();
     expect(await page.evaluate(() => 'pwned' in window || '__pwned' in window)).toBe(false);
+    expect(await axe(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
+    await context.close();
+  });
+
+  it("conversations: a question's files show as a thumbnail and downloads; an integration's file settings save", async () => {
+    const { page, context, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await page.getByRole('link', { name: /Why does the widget show this error/ }).click();
+    const thread = page.getByRole('region', { name: 'Why does the widget show this error?' });
+    const files = thread.getByRole('list', { name: 'Attached files' });
+    const image = files.getByRole('button', { name: 'Download error screen.png' });
+    await expect
+      .poll(() => image.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(48);
+    expect(await image.locator('img').getAttribute('src')).toMatch(/^blob:/);
+    const download = page.waitForEvent('download');
+    await files.getByRole('button', { name: 'Download console.log' }).click();
+    const saved = await download;
+    expect(saved.suggestedFilename()).toBe('console.log');
+    expect(await readFile((await saved.path())!, 'utf8')).toBe('ERROR 401 token expired\n');
+    expect(await axe(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Files' });
+    await settings.getByRole('checkbox', { name: /PDF/ }).uncheck();
+    await settings.getByRole('combobox', { name: 'Files per question' }).selectOption('2');
+    await settings.getByRole('spinbutton', { name: 'Largest image file in MB' }).fill('2.5');
+    await settings.getByRole('button', { name: 'Save file settings' }).click();
+    await settings.getByRole('status').filter({ hasText: 'Saved the file settings.' }).waitFor();
+    await page.reload();
+    const again = page.getByRole('region', { name: 'Files' });
+    await expect
+      .poll(() => again.getByRole('spinbutton', { name: 'Largest image file in MB' }).inputValue())
+      .toBe('2.5');
+    expect(await again.getByRole('checkbox', { name: /PDF/ }).isChecked()).toBe(false);
     expect(await axe(page)).toEqual([]);
     expect(await violations()).toEqual([]);
     await context.close();

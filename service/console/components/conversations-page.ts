@@ -290,11 +290,14 @@ export class ConversationsPage extends ConsolePage {
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
         ${
           !m.content
-            ? html`<div class="content"><span class="muted">(no text)</span></div>`
+            ? m.attachments?.length
+              ? nothing
+              : html`<div class="content"><span class="muted">(no text)</span></div>`
             : m.role === 'assistant' && this.renderAnswer
               ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
               : html`<div class="content">${m.content}</div>`
         }
+        ${m.attachments?.length ? html`<message-files .api=${this.api} project=${this.project.id} .files=${m.attachments}></message-files>` : nothing}
         ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
         ${
           m.tool_calls.length

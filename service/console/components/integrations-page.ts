@@ -105,6 +105,7 @@ export class IntegrationsPage extends ConsolePage {
         ${publicAccessFields(integration)}
         <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span><button class="primary" type="submit">Save</button></div>
       </form>
+      <file-settings .api=${this.api} project=${this.project.id} integration=${integration.id}></file-settings>
       ${this.installSection(integration, snippetInput)}`;
   }
 
