@@ -4,12 +4,14 @@ import type { ReadChatStreamOptions } from './stream.js';
 import type {
   ChatRequest,
   FeedbackRequest,
+  FileInfo,
   StreamEvent,
   ThreadDetail,
   ThreadPage,
   ThreadSummary,
+  Transport,
 } from './types.js';
-import { toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
+import { toFileInfo, toThreadDetail, toThreadPage, toThreadSummary } from './validate.js';
 
 /**
  * What the client needs of the session: a token to send, and a way to drop one the service
@@ -54,6 +56,14 @@ export interface ApiClient {
   sendFeedback(feedback: FeedbackRequest, options?: RequestOptions): Promise<void>;
   /** Tells the service the visitor asked for a person in this thread (shown in the service's console). */
   reportHandoff(threadId: string, options?: RequestOptions): Promise<void>;
+  /** Uploads one file (§11) through `transport` (fetch by default); the service says what it is. */
+  uploadFile(
+    file: Blob,
+    name: string,
+    options?: RequestOptions & { transport?: Transport },
+  ): Promise<FileInfo>;
+  /** A file's bytes (§11), for a thumbnail or a download; only its uploader may read it. */
+  fileBlob(fileId: string, options?: RequestOptions): Promise<Blob>;
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -82,6 +92,7 @@ class AgentApiClient implements ApiClient {
       ...(request.tools?.length ? { tools: request.tools } : {}),
       ...(request.toolResults ? { tool_results: request.toolResults } : {}),
       ...(request.locale ? { locale: request.locale } : {}),
+      ...(request.attachments?.length ? { attachments: request.attachments } : {}),
     });
     const what = 'Sending the message';
     const headers = { 'Content-Type': 'application/json', Accept: 'text/plain' };
@@ -161,18 +172,48 @@ class AgentApiClient implements ApiClient {
     await response.body?.cancel();
   }
 
+  async uploadFile(
+    file: Blob,
+    name: string,
+    { signal, transport }: RequestOptions & { transport?: Transport } = {},
+  ): Promise<FileInfo> {
+    const what = 'Uploading the file';
+    const path = `${agentPaths.files}?integration_id=${encodeURIComponent(this.#options.integrationId)}`;
+    // A fresh body for each try (a 401 tries again): FormData can be sent twice, a stream could not.
+    const init = () => {
+      const body = new FormData();
+      body.append('file', file, name);
+      return { method: 'POST', headers: { Accept: 'application/json' }, body };
+    };
+    const response = await this.#send(what, path, init(), signal, transport);
+    const info = toFileInfo(await response.json().catch(() => null));
+    if (!info) throw new ProtocolError(`${what}: the service did not describe the file.`);
+    return info;
+  }
+
+  async fileBlob(fileId: string, { signal }: RequestOptions = {}): Promise<Blob> {
+    const response = await this.#send('Loading the file', agentPaths.file(fileId), { method: 'GET' }, signal);
+    return response.blob();
+  }
+
   /**
    * The one place that authenticates: attaches the bearer token and, on a 401, discards it,
    * fetches a fresh one and retries exactly once. Cookies never go to the service.
    */
-  async #send(what: string, path: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+  async #send(
+    what: string,
+    path: string,
+    init: RequestInit,
+    signal?: AbortSignal,
+    transport: Transport = this.#fetch,
+  ): Promise<Response> {
     const { tokens } = this.#options;
     const attempt = async (): Promise<{ response: Response; token: string }> => {
       const token = await tokens.getToken(signal);
       const headers = new Headers(init.headers);
       headers.set('Authorization', `Bearer ${token}`);
       try {
-        const response = await this.#fetch(`${this.#base}${path}`, {
+        const response = await transport(`${this.#base}${path}`, {
           ...init,
           headers,
           credentials: 'omit',

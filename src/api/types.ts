@@ -10,7 +10,15 @@ import type {
   ToolSpec,
 } from '../../contract/types.js';
 
-export type { MessageStatus, Source, ThreadPage, ThreadSummary, ToolCall } from '../../contract/types.js';
+export type {
+  FileInfo,
+  FileKind,
+  MessageStatus,
+  Source,
+  ThreadPage,
+  ThreadSummary,
+  ToolCall,
+} from '../../contract/types.js';
 
 /** A resumed message as the client holds it: its steps in the client's camelCase. */
 export type ThreadMessage = Omit<WireThreadMessage, 'activity'> & { activity?: AgentActivity[] };
@@ -60,4 +68,12 @@ export interface ChatRequest {
   toolResults?: ToolResult[];
   /** The language the visitor reads, a BCP 47 tag (§4, version 3): steps and answers are written in it. */
   locale?: string;
+  /** Ids of the question's uploaded files (§4, §11). */
+  attachments?: string[];
 }
+
+/**
+ * How an upload's bytes travel: fetch's signature, so the client authenticates it as any call.
+ * The attachment view passes one over XMLHttpRequest, whose upload reports progress.
+ */
+export type Transport = (url: string, init: RequestInit) => Promise<Response>;

@@ -1,6 +1,7 @@
 import { ProtocolError } from './errors.js';
 import type {
   AgentActivity,
+  FileInfo,
   Source,
   ThreadDetail,
   ThreadMessage,
@@ -111,6 +112,21 @@ export function toSources(value: unknown): Source[] {
   );
 }
 
+const KINDS = new Set(['image', 'text', 'pdf']);
+
+/** A file the service took (§11), or null for anything else: decoration of a question, never fatal. */
+export function toFileInfo(value: unknown): FileInfo | null {
+  if (!isObject(value)) return null;
+  const { file_id: id, name, size, content_type: type, kind } = value;
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof type !== 'string') return null;
+  if (typeof size !== 'number' || !Number.isFinite(size) || !KINDS.has(kind as string)) return null;
+  return { file_id: id, name, size, content_type: type, kind: kind as FileInfo['kind'] };
+}
+
+/** The files of a question: those that read as files. */
+export const toFileInfos = (value: unknown): FileInfo[] =>
+  Array.isArray(value) ? value.flatMap((f) => toFileInfo(f) ?? []) : [];
+
 const ROLES = new Set(['user', 'assistant']);
 const STATUSES = new Set(['complete', 'stopped', 'error', 'streaming']);
 
@@ -166,6 +182,9 @@ function toThreadMessage(what: string, value: unknown, path: string): ThreadMess
         }
       : {}),
     ...(role === 'assistant' ? { reaction } : {}),
+    ...(Array.isArray(value.attachments) && value.attachments.length
+      ? { attachments: toFileInfos(value.attachments) }
+      : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
 import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
-import type { ChatRequest, StreamEvent, ToolCall } from '../api/types.js';
+import type { ChatRequest, FileInfo, StreamEvent, ToolCall } from '../api/types.js';
 import type { ClientTool } from '../public-types.js';
 import { applyStreamEvent, stopAnswer } from './answer-accumulator.js';
 import { describeError, errorInfo } from './describe-error.js';
@@ -18,7 +18,7 @@ export interface TurnHooks {
    * A question's request failed with the browser offline, before any answer. True: the outbox
    * keeps it, and it leaves the conversation; false: it fails as any other (Retry).
    */
-  onOffline?(text: string): boolean;
+  onOffline?(text: string, attachments: readonly FileInfo[]): boolean;
 }
 
 /** The conversation as one of its requests sees it: the thread it asks in, the messages it changes. */
@@ -127,6 +127,9 @@ export class AnswerTurn {
     let request: ChatRequest | undefined = this.#question && {
       message: this.#question.content,
       threadId: host.threadId(),
+      ...(this.#question.attachments?.length
+        ? { attachments: this.#question.attachments.map((f) => f.file_id) }
+        : {}),
     };
     let attempts = 0;
     for (let round = 0; ;) {
@@ -284,7 +287,7 @@ export class AnswerTurn {
       question &&
       !(error instanceof ApiError) &&
       isOffline() &&
-      hooks.onOffline?.(question.content)
+      hooks.onOffline?.(question.content, question.attachments ?? [])
     ) {
       // Offline: the question waits in the outbox (it goes again when the browser is back online).
       host.setMessages((messages) => messages.filter((m) => m !== question));

@@ -1,5 +1,13 @@
 import { NO_OWNER } from '../../contract/paths.js';
 import { ApiError, isAbortError } from '../api/errors.js';
+import type { FileInfo, Transport } from '../api/types.js';
+import {
+  Attachments,
+  DEFAULT_RULES,
+  type AttachmentRules,
+  type Notice,
+  type PendingFile,
+} from './attachments.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
@@ -53,6 +61,12 @@ export interface ChatSessionOptions {
   locale?: () => string | undefined;
   /** False while `consent-required` waits for grantConsent(): nothing touches the device. */
   storageAllowed?: () => boolean;
+  /** What the page lets the visitor attach (§11); read at every file added. */
+  attachmentRules?: () => AttachmentRules;
+  /** How an upload travels, with its progress (the attachment view's XMLHttpRequest); fetch when absent. */
+  uploadTransport?: (onProgress: (fraction: number) => void) => Promise<Transport | undefined>;
+  /** "12 MB" in the visitor's language. */
+  formatBytes?: (bytes: number) => string;
 }
 
 /** Everything a view needs, replaced (never mutated) on every change. */
@@ -68,6 +82,8 @@ export interface ChatSnapshot {
   outbox: readonly OutboxEntry[];
   /** The browser says it is offline: what is in the outbox waits for a connection. */
   offline: boolean;
+  /** The files of the question being written, and the last refusal or failure. */
+  attachments: { files: readonly PendingFile[]; notice: Notice | null };
 }
 
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
@@ -89,9 +105,10 @@ export class ChatSession {
   readonly outbox: Outbox = new Outbox({
     onChange: () => this.#publish(),
     canSend: () => !this.conversation.streaming && !this.#askedElsewhere() && this.#connected,
-    send: (text) => this.conversation.send(text),
+    send: (text, attachments) => this.conversation.send(text, attachments),
   });
   readonly threadList: ThreadList;
+  readonly attachments: Attachments;
   readonly memory: DeviceMemory;
   readonly owner: OwnerGate;
   readonly #connection: ServiceConnection;
@@ -126,6 +143,15 @@ export class ChatSession {
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),
+    });
+    this.attachments = new Attachments({
+      onChange: () => this.#publish(),
+      rules: () => options.attachmentRules?.() ?? DEFAULT_RULES,
+      formatBytes: options.formatBytes ?? ((bytes) => `${Math.round(bytes / 100_000) / 10} MB`),
+      upload: async (file, onProgress, signal) => {
+        const transport = await options.uploadTransport?.(onProgress);
+        return client().uploadFile(file, file.name, { signal, transport });
+      },
     });
     this.memory = this.#deviceMemory();
     this.#tabs = new TabHandoff({
@@ -162,7 +188,7 @@ export class ChatSession {
         this.threadList.refreshIfOpen();
       },
       onThreadGone: (threadId) => this.threadList.drop(threadId),
-      onOffline: (text) => this.outbox.takeBack(text),
+      onOffline: (text, attachments) => this.outbox.takeBack(text, attachments),
       onError: (error) => hooks.onError(error),
     };
   }
@@ -248,14 +274,29 @@ export class ChatSession {
    * questions, or the browser is offline (it is sent once, when it may go). Returns false when
    * the outbox is full.
    */
-  async send(text: string): Promise<boolean> {
+  async send(text: string, attachments: readonly FileInfo[] = []): Promise<boolean> {
     await this.owner.beforeSend();
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
-    if (wait && !this.outbox.add(text)) return false;
+    if (wait && !this.outbox.add(text, attachments)) return false;
     if (text === this.#drafts[threadId ?? '']) this.#setDraftFor(threadId, '');
-    if (!wait) await this.conversation.send(text);
+    if (!wait) await this.conversation.send(text, attachments);
     return true;
+  }
+
+  /**
+   * Sends what the composer holds: its text and its files, once every file is uploaded (else the
+   * visitor is asked to wait, or to remove what failed). False when nothing went.
+   */
+  async sendComposed(text: string): Promise<boolean> {
+    const { attachments } = this;
+    if (attachments.uploading) {
+      attachments.waitNotice();
+      return false;
+    }
+    if (attachments.files.length && !attachments.ready) return false;
+    if (!text.trim() && !attachments.files.length) return false;
+    return this.send(text, attachments.files.length ? attachments.take() : []);
   }
 
   /**
@@ -321,6 +362,7 @@ export class ChatSession {
     if (reason !== 'owner-changed') this.#connection.clearToken();
     this.#drafts = {};
     this.outbox.clear();
+    this.attachments.clear();
     this.conversation.reset();
     this.threadList.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
@@ -384,6 +426,7 @@ export class ChatSession {
       configured: Boolean(sessionSourceOf(config)),
       outbox: this.outbox.entries,
       offline: isOffline(),
+      attachments: { files: this.attachments.files, notice: this.attachments.notice },
     };
   }
 

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
 import { isAbortError } from '../api/errors.js';
-import type { ThreadMessage } from '../api/types.js';
+import type { FileInfo, ThreadMessage } from '../api/types.js';
 import type { FeedbackComment } from '../../contract/types.js';
 import type { ClientTool } from '../public-types.js';
 import { outcomeOf } from './answer-accumulator.js';
@@ -128,15 +128,16 @@ export class Conversation {
     return this.#request !== undefined || this.followed !== undefined;
   }
 
-  /** Sends `text` as a new turn. Resolves when the answer has ended, however it ended. */
-  async send(text: string): Promise<void> {
-    if (this.#inFlight || !text.trim()) return;
+  /** Sends `text` (and its files) as a new turn. Resolves when the answer has ended, however it ended. */
+  async send(text: string, attachments: readonly FileInfo[] = []): Promise<void> {
+    if (this.#inFlight || (!text.trim() && !attachments.length)) return;
     const question: ChatMessage = {
       id: localId('user'),
       role: 'user',
       content: text,
       sources: [],
       status: 'sending',
+      ...(attachments.length ? { attachments } : {}),
     };
     this.#messages = [...this.#messages, question];
     await this.#ask(question);
@@ -385,6 +386,7 @@ export function fromThreadMessage(message: ThreadMessage, tools: readonly Client
     status: status === 'streaming' ? 'interrupted' : status,
     ...qa,
     ...extras,
+    ...(message.attachments?.length ? { attachments: message.attachments } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
-import { toSources, toThreadSummary } from '../api/validate.js';
+import { toFileInfos, toSources, toThreadSummary } from '../api/validate.js';
 import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 
@@ -140,6 +140,9 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
     ...(Array.isArray(m.toolCalls) ? { toolCalls: m.toolCalls.filter(isCall) } : {}),
     ...(m.uncertain === true ? { uncertain: true } : {}),
     ...(m.reaction === 'upvote' || m.reaction === 'downvote' ? { reaction: m.reaction } : {}),
+    ...(Array.isArray(m.attachments) && m.attachments.length
+      ? { attachments: toFileInfos(m.attachments) }
+      : {}),
   };
 }
 
@@ -167,7 +170,10 @@ function sanitizeHead(value: unknown): Head | undefined {
     // `queued`: where an older version kept the follow-ups asked while an answer streamed.
     outbox: (Array.isArray(v.outbox) ? v.outbox : Array.isArray(v.queued) ? v.queued : [])
       .filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string')
-      .map(({ id, text }) => ({ id, text })),
+      .map(({ id, text, attachments }) => {
+        const files = toFileInfos(attachments);
+        return { id, text, ...(files.length ? { attachments: files } : {}) };
+      }),
     threads: Array.isArray(v.threads)
       ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t)))
       : [],

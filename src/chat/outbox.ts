@@ -1,7 +1,11 @@
+import type { FileInfo } from '../api/types.js';
+
 /** A question the visitor sent that has not gone to the service yet. */
 export interface OutboxEntry {
   id: string;
   text: string;
+  /** Its files, uploaded already (the service keeps them 24 hours): sent with it when it goes. */
+  attachments?: readonly FileInfo[];
 }
 
 /** Questions the outbox keeps at most; one more is refused (`send()` returns false). */
@@ -16,11 +20,15 @@ export interface OutboxHooks {
   /** No answer is under way in this tab, and the tab may send (it is connected). */
   canSend(): boolean;
   /** Sends one question as a new turn; resolves when its answer ended, however it ended. */
-  send(text: string): Promise<void>;
+  send(text: string, attachments: readonly FileInfo[]): Promise<void>;
 }
 
 let ids = 0;
-const newEntry = (text: string): OutboxEntry => ({ id: `q${Date.now().toString(36)}-${++ids}`, text });
+const newEntry = (text: string, attachments: readonly FileInfo[] = []): OutboxEntry => ({
+  id: `q${Date.now().toString(36)}-${++ids}`,
+  text,
+  ...(attachments.length ? { attachments } : {}),
+});
 
 /**
  * What the visitor sent that has not gone yet, oldest first: questions asked while an answer
@@ -65,9 +73,9 @@ export class Outbox {
   }
 
   /** Adds a question at the end and sends it when it may go; false when the outbox is full. */
-  add(text: string): boolean {
+  add(text: string, attachments: readonly FileInfo[] = []): boolean {
     if (this.#items.length >= MAX_OUTBOX) return false;
-    this.#set([...this.#items, newEntry(text)]);
+    this.#set([...this.#items, newEntry(text, attachments)]);
     this.sendNext();
     return true;
   }
@@ -97,7 +105,7 @@ export class Outbox {
     if (!next || isOffline() || !this.#hooks.canSend()) return false;
     this.#sending = next;
     this.#set(rest);
-    void this.#hooks.send(next.text).finally(() => {
+    void this.#hooks.send(next.text, next.attachments ?? []).finally(() => {
       if (this.#sending === next) this.#sending = undefined;
     });
     return true;
@@ -107,8 +115,8 @@ export class Outbox {
    * A question's request failed with the browser offline, before any answer: it comes back to
    * the front (true), unless the outbox is full or it has had its attempts (false: it fails).
    */
-  takeBack(text: string): boolean {
-    const entry = this.#sending?.text === text ? this.#sending : newEntry(text);
+  takeBack(text: string, attachments: readonly FileInfo[] = []): boolean {
+    const entry = this.#sending?.text === text ? this.#sending : newEntry(text, attachments);
     this.#sending = undefined;
     const tries = (this.#attempts.get(entry.id) ?? 0) + 1;
     if (tries >= MAX_SEND_ATTEMPTS || this.#items.length >= MAX_OUTBOX) {

@@ -1,4 +1,4 @@
-import type { AgentActivity, Source } from '../api/types.js';
+import type { AgentActivity, FileInfo, Source } from '../api/types.js';
 import type { UiStringKey } from '../i18n/en.js';
 import type { ToolCallView } from './tools.js';
 
@@ -47,6 +47,8 @@ export interface ChatMessage {
   uncertain?: boolean;
   /** The visitor's feedback on an answer (wire §8), restored when a thread is resumed. */
   reaction?: Reaction | null;
+  /** A question's files (§11), uploaded before it was sent. */
+  attachments?: readonly FileInfo[];
 }
 
 export type Reaction = 'upvote' | 'downvote';

@@ -120,6 +120,23 @@ export const en = {
   errorBudgetSpent: 'This chat has reached its limit for today. Please try again tomorrow.',
   errorThreadGoneRetry: 'This conversation no longer exists. Retry to send your message in a new one.',
   answerStopped: 'Answer stopped.',
+
+  // Files a question carries
+  attachFiles: 'Attach files',
+  removeFile: 'Remove {name}',
+  attachedFiles: 'Attached files',
+  downloadFile: 'Download {name}',
+  uploadingFile: 'Uploading {name}: {percent} %',
+  dropFiles: 'Drop files to attach',
+  fileTooLarge: '{name} is too large: files like it may be up to {max}.',
+  fileTypeRefused: "{name} can't be attached. You can attach {allowed}.",
+  tooManyFiles: 'You can attach up to {count} files to a question.',
+  fileUploadFailed: "{name} couldn't be uploaded. Remove it and try again.",
+  waitForUploads: 'Wait until your files have uploaded.',
+  tooManyUnsentFiles: 'Too many files are waiting to be sent. Send or remove some first.',
+  fileKindImage: 'images',
+  fileKindText: 'text files',
+  fileKindPdf: 'PDFs',
 };
 
 export type UiStringKey = keyof typeof en;

@@ -95,6 +95,21 @@ const ar: UiStrings = {
   errorBudgetSpent: 'بلغت هذه الدردشة حدّها لهذا اليوم. يُرجى المحاولة مرة أخرى غدًا.',
   errorThreadGoneRetry: 'لم تعد هذه المحادثة موجودة. أعد المحاولة لإرسال رسالتك في محادثة جديدة.',
   answerStopped: 'تم إيقاف الإجابة.',
+  attachFiles: 'إرفاق ملفات',
+  removeFile: 'إزالة {name}',
+  attachedFiles: 'الملفات المرفقة',
+  downloadFile: 'تنزيل {name}',
+  uploadingFile: 'جارٍ رفع {name}: {percent} %',
+  dropFiles: 'أفلت الملفات لإرفاقها',
+  fileTooLarge: '{name} كبير جدًا: الحد الأقصى لمثل هذه الملفات {max}.',
+  fileTypeRefused: 'لا يمكن إرفاق {name}. يمكنك إرفاق {allowed}.',
+  tooManyFiles: 'يمكنك إرفاق {count} ملفات كحد أقصى مع كل سؤال.',
+  fileUploadFailed: 'تعذّر رفع {name}. أزله وحاول مرة أخرى.',
+  waitForUploads: 'انتظر حتى يكتمل رفع ملفاتك.',
+  tooManyUnsentFiles: 'هناك ملفات كثيرة بانتظار الإرسال. أرسل بعضها أو أزله أولًا.',
+  fileKindImage: 'الصور',
+  fileKindText: 'الملفات النصية',
+  fileKindPdf: 'ملفات PDF',
 };
 
 export default ar;

@@ -97,6 +97,22 @@ const de: UiStrings = {
   errorThreadGoneRetry:
     'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
   answerStopped: 'Antwort gestoppt.',
+  attachFiles: 'Dateien anhängen',
+  removeFile: '{name} entfernen',
+  attachedFiles: 'Angehängte Dateien',
+  downloadFile: '{name} herunterladen',
+  uploadingFile: '{name} wird hochgeladen: {percent} %',
+  dropFiles: 'Dateien zum Anhängen hier ablegen',
+  fileTooLarge: '{name} ist zu groß: Solche Dateien dürfen höchstens {max} groß sein.',
+  fileTypeRefused: '{name} kann nicht angehängt werden. Möglich sind {allowed}.',
+  tooManyFiles: 'Sie können bis zu {count} Dateien an eine Frage anhängen.',
+  fileUploadFailed:
+    '{name} konnte nicht hochgeladen werden. Entfernen Sie die Datei und versuchen Sie es erneut.',
+  waitForUploads: 'Warten Sie, bis Ihre Dateien hochgeladen sind.',
+  tooManyUnsentFiles: 'Zu viele Dateien warten auf das Senden. Senden oder entfernen Sie zuerst einige.',
+  fileKindImage: 'Bilder',
+  fileKindText: 'Textdateien',
+  fileKindPdf: 'PDFs',
 };
 
 export default de;

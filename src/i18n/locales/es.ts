@@ -97,6 +97,21 @@ const es: UiStrings = {
   errorBudgetSpent: 'Este chat ha alcanzado su límite de hoy. Inténtalo de nuevo mañana.',
   errorThreadGoneRetry: 'Esta conversación ya no existe. Reintenta para enviar tu mensaje en una nueva.',
   answerStopped: 'Respuesta detenida.',
+  attachFiles: 'Adjuntar archivos',
+  removeFile: 'Quitar {name}',
+  attachedFiles: 'Archivos adjuntos',
+  downloadFile: 'Descargar {name}',
+  uploadingFile: 'Subiendo {name}: {percent} %',
+  dropFiles: 'Suelta los archivos para adjuntarlos',
+  fileTooLarge: '{name} es demasiado grande: los archivos de este tipo pueden ocupar hasta {max}.',
+  fileTypeRefused: 'No se puede adjuntar {name}. Puedes adjuntar {allowed}.',
+  tooManyFiles: 'Puedes adjuntar hasta {count} archivos a una pregunta.',
+  fileUploadFailed: 'No se pudo subir {name}. Quítalo y vuelve a intentarlo.',
+  waitForUploads: 'Espera a que terminen de subirse tus archivos.',
+  tooManyUnsentFiles: 'Hay demasiados archivos esperando a enviarse. Envía o quita algunos primero.',
+  fileKindImage: 'imágenes',
+  fileKindText: 'archivos de texto',
+  fileKindPdf: 'PDF',
 };
 
 export default es;

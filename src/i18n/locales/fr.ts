@@ -98,6 +98,21 @@ const fr: UiStrings = {
   errorThreadGoneRetry:
     'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
   answerStopped: 'Réponse arrêtée.',
+  attachFiles: 'Joindre des fichiers',
+  removeFile: 'Retirer {name}',
+  attachedFiles: 'Fichiers joints',
+  downloadFile: 'Télécharger {name}',
+  uploadingFile: 'Envoi de {name} : {percent} %',
+  dropFiles: 'Déposez des fichiers pour les joindre',
+  fileTooLarge: '{name} est trop volumineux : ce type de fichier est limité à {max}.',
+  fileTypeRefused: 'Impossible de joindre {name}. Vous pouvez joindre {allowed}.',
+  tooManyFiles: 'Vous pouvez joindre jusqu’à {count} fichiers à une question.',
+  fileUploadFailed: 'Impossible d’envoyer {name}. Retirez-le et réessayez.',
+  waitForUploads: 'Attendez la fin de l’envoi de vos fichiers.',
+  tooManyUnsentFiles: 'Trop de fichiers attendent d’être envoyés. Envoyez-en ou retirez-en d’abord.',
+  fileKindImage: 'des images',
+  fileKindText: 'des fichiers texte',
+  fileKindPdf: 'des PDF',
 };
 
 export default fr;

@@ -95,6 +95,21 @@ const he: UiStrings = {
   errorBudgetSpent: 'הצ׳אט הזה הגיע למגבלה היומית שלו. אפשר לנסות שוב מחר.',
   errorThreadGoneRetry: 'השיחה הזו כבר לא קיימת. נסו שוב כדי לשלוח את ההודעה בשיחה חדשה.',
   answerStopped: 'התשובה נעצרה.',
+  attachFiles: 'צירוף קבצים',
+  removeFile: 'הסרת {name}',
+  attachedFiles: 'קבצים מצורפים',
+  downloadFile: 'הורדת {name}',
+  uploadingFile: 'מעלה את {name}: {percent} %',
+  dropFiles: 'שחררו קבצים כדי לצרף אותם',
+  fileTooLarge: '{name} גדול מדי: קבצים מסוג זה מוגבלים ל-{max}.',
+  fileTypeRefused: 'לא ניתן לצרף את {name}. אפשר לצרף {allowed}.',
+  tooManyFiles: 'אפשר לצרף עד {count} קבצים לשאלה.',
+  fileUploadFailed: 'לא ניתן היה להעלות את {name}. הסירו אותו ונסו שוב.',
+  waitForUploads: 'המתינו עד שהקבצים יסיימו לעלות.',
+  tooManyUnsentFiles: 'יותר מדי קבצים ממתינים לשליחה. שלחו או הסירו חלק מהם קודם.',
+  fileKindImage: 'תמונות',
+  fileKindText: 'קובצי טקסט',
+  fileKindPdf: 'קובצי PDF',
 };
 
 export default he;

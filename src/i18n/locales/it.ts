@@ -96,6 +96,21 @@ const it: UiStrings = {
   errorBudgetSpent: 'Questa chat ha raggiunto il limite di oggi. Riprova domani.',
   errorThreadGoneRetry: 'Questa conversazione non esiste più. Riprova per inviare il messaggio in una nuova.',
   answerStopped: 'Risposta interrotta.',
+  attachFiles: 'Allega file',
+  removeFile: 'Rimuovi {name}',
+  attachedFiles: 'File allegati',
+  downloadFile: 'Scarica {name}',
+  uploadingFile: 'Caricamento di {name}: {percent} %',
+  dropFiles: 'Rilascia i file per allegarli',
+  fileTooLarge: '{name} è troppo grande: i file di questo tipo possono arrivare a {max}.',
+  fileTypeRefused: 'Impossibile allegare {name}. Puoi allegare {allowed}.',
+  tooManyFiles: 'Puoi allegare fino a {count} file a una domanda.',
+  fileUploadFailed: 'Impossibile caricare {name}. Rimuovilo e riprova.',
+  waitForUploads: 'Attendi il termine del caricamento dei file.',
+  tooManyUnsentFiles: 'Troppi file in attesa di invio. Inviane o rimuovine prima alcuni.',
+  fileKindImage: 'immagini',
+  fileKindText: 'file di testo',
+  fileKindPdf: 'PDF',
 };
 
 export default it;

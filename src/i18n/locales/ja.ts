@@ -95,6 +95,21 @@ const ja: UiStrings = {
   errorBudgetSpent: 'このチャットは本日の上限に達しました。明日もう一度お試しください。',
   errorThreadGoneRetry: 'この会話はもう存在しません。再試行すると新しい会話でメッセージを送信します。',
   answerStopped: '回答を停止しました。',
+  attachFiles: 'ファイルを添付',
+  removeFile: '{name} を削除',
+  attachedFiles: '添付ファイル',
+  downloadFile: '{name} をダウンロード',
+  uploadingFile: '{name} をアップロード中: {percent} %',
+  dropFiles: 'ここにファイルをドロップして添付',
+  fileTooLarge: '{name} は大きすぎます。この種類のファイルは {max} までです。',
+  fileTypeRefused: '{name} は添付できません。添付できるのは{allowed}です。',
+  tooManyFiles: '1 つの質問に添付できるファイルは {count} 個までです。',
+  fileUploadFailed: '{name} をアップロードできませんでした。削除してもう一度お試しください。',
+  waitForUploads: 'ファイルのアップロードが終わるまでお待ちください。',
+  tooManyUnsentFiles: '送信待ちのファイルが多すぎます。先に送信するか削除してください。',
+  fileKindImage: '画像',
+  fileKindText: 'テキストファイル',
+  fileKindPdf: 'PDF',
 };
 
 export default ja;

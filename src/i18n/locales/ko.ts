@@ -95,6 +95,21 @@ const ko: UiStrings = {
   errorBudgetSpent: '이 채팅은 오늘 한도에 도달했습니다. 내일 다시 시도해 주세요.',
   errorThreadGoneRetry: '이 대화는 더 이상 존재하지 않습니다. 다시 시도하면 새 대화에서 메시지를 보냅니다.',
   answerStopped: '답변이 중지되었습니다.',
+  attachFiles: '파일 첨부',
+  removeFile: '{name} 제거',
+  attachedFiles: '첨부 파일',
+  downloadFile: '{name} 다운로드',
+  uploadingFile: '{name} 업로드 중: {percent} %',
+  dropFiles: '첨부할 파일을 여기에 놓으세요',
+  fileTooLarge: '{name}이(가) 너무 큽니다. 이 종류의 파일은 최대 {max}입니다.',
+  fileTypeRefused: '{name}은(는) 첨부할 수 없습니다. 첨부할 수 있는 파일: {allowed}.',
+  tooManyFiles: '질문 하나에 파일을 최대 {count}개까지 첨부할 수 있습니다.',
+  fileUploadFailed: '{name}을(를) 업로드하지 못했습니다. 제거한 뒤 다시 시도하세요.',
+  waitForUploads: '파일 업로드가 끝날 때까지 기다려 주세요.',
+  tooManyUnsentFiles: '보내기를 기다리는 파일이 너무 많습니다. 먼저 일부를 보내거나 제거하세요.',
+  fileKindImage: '이미지',
+  fileKindText: '텍스트 파일',
+  fileKindPdf: 'PDF',
 };
 
 export default ko;

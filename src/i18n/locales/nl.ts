@@ -97,6 +97,21 @@ const nl: UiStrings = {
   errorThreadGoneRetry:
     'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
   answerStopped: 'Antwoord gestopt.',
+  attachFiles: 'Bestanden bijvoegen',
+  removeFile: '{name} verwijderen',
+  attachedFiles: 'Bijgevoegde bestanden',
+  downloadFile: '{name} downloaden',
+  uploadingFile: '{name} uploaden: {percent} %',
+  dropFiles: 'Zet bestanden hier neer om ze bij te voegen',
+  fileTooLarge: '{name} is te groot: zulke bestanden mogen tot {max} zijn.',
+  fileTypeRefused: '{name} kan niet worden bijgevoegd. Je kunt {allowed} bijvoegen.',
+  tooManyFiles: 'Je kunt tot {count} bestanden bij een vraag voegen.',
+  fileUploadFailed: '{name} kon niet worden geüpload. Verwijder het en probeer het opnieuw.',
+  waitForUploads: 'Wacht tot je bestanden zijn geüpload.',
+  tooManyUnsentFiles: 'Er wachten te veel bestanden op verzending. Verstuur of verwijder er eerst een paar.',
+  fileKindImage: 'afbeeldingen',
+  fileKindText: 'tekstbestanden',
+  fileKindPdf: "pdf's",
 };
 
 export default nl;

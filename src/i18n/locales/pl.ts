@@ -96,6 +96,21 @@ const pl: UiStrings = {
   errorBudgetSpent: 'Ten czat osiągnął dzisiejszy limit. Spróbuj ponownie jutro.',
   errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
   answerStopped: 'Odpowiedź zatrzymana.',
+  attachFiles: 'Dołącz pliki',
+  removeFile: 'Usuń {name}',
+  attachedFiles: 'Dołączone pliki',
+  downloadFile: 'Pobierz {name}',
+  uploadingFile: 'Przesyłanie {name}: {percent} %',
+  dropFiles: 'Upuść pliki, aby je dołączyć',
+  fileTooLarge: '{name} jest za duży: takie pliki mogą mieć najwyżej {max}.',
+  fileTypeRefused: 'Nie można dołączyć {name}. Możesz dołączyć {allowed}.',
+  tooManyFiles: 'Do jednego pytania możesz dołączyć najwyżej {count} plików.',
+  fileUploadFailed: 'Nie udało się przesłać {name}. Usuń go i spróbuj ponownie.',
+  waitForUploads: 'Poczekaj, aż pliki zostaną przesłane.',
+  tooManyUnsentFiles: 'Zbyt wiele plików czeka na wysłanie. Najpierw wyślij lub usuń część z nich.',
+  fileKindImage: 'obrazy',
+  fileKindText: 'pliki tekstowe',
+  fileKindPdf: 'pliki PDF',
 };
 
 export default pl;

@@ -96,6 +96,21 @@ const pt: UiStrings = {
   errorBudgetSpent: 'Este chat atingiu o limite de hoje. Tente novamente amanhã.',
   errorThreadGoneRetry: 'Esta conversa já não existe. Tente novamente para enviar a sua mensagem numa nova.',
   answerStopped: 'Resposta interrompida.',
+  attachFiles: 'Anexar arquivos',
+  removeFile: 'Remover {name}',
+  attachedFiles: 'Arquivos anexados',
+  downloadFile: 'Baixar {name}',
+  uploadingFile: 'Enviando {name}: {percent} %',
+  dropFiles: 'Solte os arquivos para anexá-los',
+  fileTooLarge: '{name} é grande demais: arquivos desse tipo podem ter até {max}.',
+  fileTypeRefused: 'Não é possível anexar {name}. Você pode anexar {allowed}.',
+  tooManyFiles: 'Você pode anexar até {count} arquivos a uma pergunta.',
+  fileUploadFailed: 'Não foi possível enviar {name}. Remova-o e tente de novo.',
+  waitForUploads: 'Aguarde o envio dos seus arquivos terminar.',
+  tooManyUnsentFiles: 'Há arquivos demais esperando para ser enviados. Envie ou remova alguns primeiro.',
+  fileKindImage: 'imagens',
+  fileKindText: 'arquivos de texto',
+  fileKindPdf: 'PDFs',
 };
 
 export default pt;

@@ -96,6 +96,21 @@ const sv: UiStrings = {
   errorThreadGoneRetry:
     'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
   answerStopped: 'Svaret stoppades.',
+  attachFiles: 'Bifoga filer',
+  removeFile: 'Ta bort {name}',
+  attachedFiles: 'Bifogade filer',
+  downloadFile: 'Ladda ned {name}',
+  uploadingFile: 'Laddar upp {name}: {percent} %',
+  dropFiles: 'Släpp filer här för att bifoga dem',
+  fileTooLarge: '{name} är för stor: sådana filer får vara högst {max}.',
+  fileTypeRefused: '{name} kan inte bifogas. Du kan bifoga {allowed}.',
+  tooManyFiles: 'Du kan bifoga upp till {count} filer till en fråga.',
+  fileUploadFailed: '{name} kunde inte laddas upp. Ta bort den och försök igen.',
+  waitForUploads: 'Vänta tills dina filer har laddats upp.',
+  tooManyUnsentFiles: 'För många filer väntar på att skickas. Skicka eller ta bort några först.',
+  fileKindImage: 'bilder',
+  fileKindText: 'textfiler',
+  fileKindPdf: 'pdf-filer',
 };
 
 export default sv;

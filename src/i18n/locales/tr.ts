@@ -95,6 +95,21 @@ const tr: UiStrings = {
   errorBudgetSpent: 'Bu sohbet bugünkü sınırına ulaştı. Lütfen yarın tekrar deneyin.',
   errorThreadGoneRetry: 'Bu konuşma artık yok. Mesajınızı yeni bir konuşmada göndermek için yeniden deneyin.',
   answerStopped: 'Yanıt durduruldu.',
+  attachFiles: 'Dosya ekle',
+  removeFile: '{name} dosyasını kaldır',
+  attachedFiles: 'Eklenen dosyalar',
+  downloadFile: '{name} dosyasını indir',
+  uploadingFile: '{name} yükleniyor: % {percent}',
+  dropFiles: 'Eklemek için dosyaları buraya bırakın',
+  fileTooLarge: '{name} çok büyük: bu tür dosyalar en fazla {max} olabilir.',
+  fileTypeRefused: '{name} eklenemez. Ekleyebileceğiniz dosyalar: {allowed}.',
+  tooManyFiles: 'Bir soruya en fazla {count} dosya ekleyebilirsiniz.',
+  fileUploadFailed: '{name} yüklenemedi. Kaldırıp yeniden deneyin.',
+  waitForUploads: 'Dosyalarınızın yüklenmesi bitene kadar bekleyin.',
+  tooManyUnsentFiles: 'Gönderilmeyi bekleyen çok fazla dosya var. Önce bazılarını gönderin ya da kaldırın.',
+  fileKindImage: 'görseller',
+  fileKindText: 'metin dosyaları',
+  fileKindPdf: 'PDF dosyaları',
 };
 
 export default tr;

@@ -95,6 +95,21 @@ const zh: UiStrings = {
   errorBudgetSpent: '此聊天今天已达到上限，请明天再试。',
   errorThreadGoneRetry: '此对话已不存在。重试即可在新对话中发送您的消息。',
   answerStopped: '已停止回答。',
+  attachFiles: '添加附件',
+  removeFile: '移除 {name}',
+  attachedFiles: '已附加的文件',
+  downloadFile: '下载 {name}',
+  uploadingFile: '正在上传 {name}：{percent}%',
+  dropFiles: '将文件拖放到此处以附加',
+  fileTooLarge: '{name} 太大：此类文件最大为 {max}。',
+  fileTypeRefused: '无法附加 {name}。可以附加{allowed}。',
+  tooManyFiles: '每个问题最多可附加 {count} 个文件。',
+  fileUploadFailed: '无法上传 {name}。请移除后重试。',
+  waitForUploads: '请等待文件上传完成。',
+  tooManyUnsentFiles: '等待发送的文件过多。请先发送或移除一些。',
+  fileKindImage: '图片',
+  fileKindText: '文本文件',
+  fileKindPdf: 'PDF 文件',
 };
 
 export default zh;

@@ -25,6 +25,12 @@ function fakeApi(script: Script): ApiClient {
     },
     sendFeedback: async () => {},
     reportHandoff: async () => {},
+    uploadFile: async () => {
+      throw new Error('unused');
+    },
+    fileBlob: async () => {
+      throw new Error('unused');
+    },
   };
 }
 

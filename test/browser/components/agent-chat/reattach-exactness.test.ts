@@ -123,6 +123,12 @@ function api(at: number): ApiClient {
     },
     sendFeedback: async () => {},
     reportHandoff: async () => {},
+    uploadFile: async () => {
+      throw new Error('unused');
+    },
+    fileBlob: async () => {
+      throw new Error('unused');
+    },
   };
 }
 
