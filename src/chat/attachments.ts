@@ -145,7 +145,7 @@ export class Attachments {
           : {}),
       };
       added.push(pending);
-      this.#upload(pending, file);
+      void this.#upload(pending, file);
     }
     this.#notice = notice;
     this.#set([...this.#files, ...added]);

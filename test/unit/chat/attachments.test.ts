@@ -135,7 +135,7 @@ describe('ChatSession with files', () => {
         return online;
       },
     });
-    onTestFinished(() => vi.unstubAllGlobals());
+    onTestFinished(() => void vi.unstubAllGlobals());
     expect(await first.chat.sendComposed('Later, with the trace')).toBe(true);
     expect(first.chat.snapshot.outbox[0].attachments?.map((f) => f.name)).toEqual(['trace.txt']);
     await settle(first.chat);
