@@ -139,6 +139,8 @@ export default defineConfig(({ mode }) => ({
           'agent-chat': 'src/index.ts',
           'agent-chat.impl': 'src/loader/impl.ts',
           'agent-chat.public-session': 'src/session/public-session.ts',
+          // The attachment view, imported when a visitor first attaches: an entry for a stable name.
+          'agent-chat.attachments': 'src/components/attachments/kit.ts',
           ...Object.fromEntries(LOCALES.map((l) => [`agent-chat.locale.${l}`, `src/i18n/locales/${l}.ts`])),
         },
         formats: ['es' as const],

@@ -13,11 +13,19 @@ const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/
 const isLocale = (f) => /^agent-chat\.locale\.\w+\.js$/.test(f);
 // The classic script's parts (agent-chat.part.*.js), each loaded when first needed: their own row.
 const isPart = (f) => /^agent-chat\.part\.[\w.-]+\.js$/.test(f);
-// So does the public session's proof of work, for pages of a public integration only (decision 360).
+// So does the public session's proof of work, for pages of a public integration only (decision 360),
+// and the attachment view (agent-chat.attachments.js), the first time a visitor attaches.
 const PUBLIC_SESSION = 'agent-chat.public-session.js';
+const ATTACHMENTS = 'agent-chat.attachments.js';
 const es = readdirSync('dist')
   .filter(
-    (f) => f.endsWith('.js') && !f.endsWith('.iife.js') && !isLocale(f) && !isPart(f) && f !== PUBLIC_SESSION,
+    (f) =>
+      f.endsWith('.js') &&
+      !f.endsWith('.iife.js') &&
+      !isLocale(f) &&
+      !isPart(f) &&
+      f !== PUBLIC_SESSION &&
+      f !== ATTACHMENTS,
   )
   .map((f) => `dist/${f}`);
 const largestPart = readdirSync('dist')
@@ -44,7 +52,8 @@ const bundles = [
   // decision 267: the widget's parts in their own classes (issue 25, +173 B after decision 266);
   // decision 331: the markdown engine is a part loaded on demand (61.8 -> 45.4 KB);
   // decision 341: the compact start screen, code shadows and Wrap lines (+0.5 KB) fit in it;
-  // decision 360: public sessions' token source and the visitor's words for their refusals.
+  // decision 360: public sessions' token source and the visitor's words for their refusals;
+  // decision 378: files in a question, their state, button, paste and drop (the view is a part).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
@@ -60,6 +69,8 @@ const bundles = [
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 73.2 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
+  // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
+  { file: `dist/${ATTACHMENTS}`, label: 'Attachment view (on demand)', budget: 3 * KB },
   {
     file: 'dist/agent-chat.loader.iife.js',
     label: 'Loader (script tag)',

@@ -70,6 +70,10 @@ export interface AgentChatProperties {
   consentRequired: boolean;
   handoff: string;
   handoffUrl: string;
+  attachments: string;
+  attachmentTypes: string;
+  attachmentMaxSize: number;
+  attachmentMaxFiles: number;
 }
 
 /** The attributes of `<agent-chat>`, as written in HTML. */
@@ -92,6 +96,10 @@ export interface AgentChatAttributes {
   'consent-required'?: boolean;
   handoff?: string;
   'handoff-url'?: string;
+  attachments?: 'on' | 'off';
+  'attachment-types'?: string;
+  'attachment-max-size'?: number | string;
+  'attachment-max-files'?: number | string;
 }
 
 /** Every public event `<agent-chat>` fires, by name. */

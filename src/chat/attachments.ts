@@ -44,6 +44,8 @@ export interface AttachmentHooks {
   upload(file: File, onProgress: (fraction: number) => void, signal: AbortSignal): Promise<FileInfo>;
   /** "12 MB" in the visitor's language. */
   formatBytes(bytes: number): string;
+  /** A file's bytes from the service (with the session's token). */
+  fetchFile(fileId: string): Promise<Blob>;
 }
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
@@ -80,8 +82,9 @@ export class Attachments {
   #files: readonly PendingFile[] = [];
   #notice: Notice | null = null;
   readonly #uploads = new Map<string, AbortController>();
-  /** Thumbnails of files already sent, by file id: the sent question shows them without a download. */
-  readonly #sent = new Map<string, string>();
+  /** `blob:` URLs of sent files' bytes, by file id: this tab's own uploads, and those fetched once. */
+  #urls: ReadonlyMap<string, string> = new Map();
+  readonly #fetching = new Map<string, Promise<string | null>>();
   readonly #hooks: AttachmentHooks;
 
   constructor(hooks: AttachmentHooks) {
@@ -106,9 +109,32 @@ export class Attachments {
     return this.#files.some((f) => f.status === 'uploading');
   }
 
-  /** The thumbnail of a sent file this tab uploaded. */
-  previewOf(fileId: string): string | undefined {
-    return this.#sent.get(fileId);
+  /** The `blob:` URLs known so far, by file id (a new map when one is added). */
+  get urls(): ReadonlyMap<string, string> {
+    return this.#urls;
+  }
+
+  /**
+   * A `blob:` URL of a sent file's bytes: this tab's own upload, or fetched once with the
+   * session's token (a failure is not asked again until a reset). Null when it cannot be had.
+   */
+  fileUrl(fileId: string): Promise<string | null> {
+    const known = this.#urls.get(fileId);
+    if (known) return Promise.resolve(known);
+    let pending = this.#fetching.get(fileId);
+    if (!pending) {
+      pending = this.#hooks.fetchFile(fileId).then(
+        (blob) => {
+          const url = URL.createObjectURL(blob);
+          this.#urls = new Map(this.#urls).set(fileId, url);
+          this.#hooks.onChange();
+          return url;
+        },
+        () => null,
+      );
+      this.#fetching.set(fileId, pending);
+    }
+    return pending;
   }
 
   /** Adds what the visitor picked, dropped or pasted; what the rules refuse is named in the notice. */
@@ -165,7 +191,9 @@ export class Attachments {
   /** The uploaded files for the question being sent, and an empty tray; their thumbnails stay for its bubble. */
   take(): FileInfo[] {
     const infos = this.#files.flatMap((f) => (f.info ? [f.info] : []));
-    for (const f of this.#files) if (f.info && f.preview) this.#sent.set(f.info.file_id, f.preview);
+    const urls = new Map(this.#urls);
+    for (const f of this.#files) if (f.info && f.preview) urls.set(f.info.file_id, f.preview);
+    this.#urls = urls;
     this.#files = [];
     this.#notice = null;
     this.#hooks.onChange();
@@ -183,8 +211,9 @@ export class Attachments {
     for (const controller of this.#uploads.values()) controller.abort();
     this.#uploads.clear();
     for (const f of this.#files) if (f.preview) URL.revokeObjectURL(f.preview);
-    for (const url of this.#sent.values()) URL.revokeObjectURL(url);
-    this.#sent.clear();
+    for (const url of this.#urls.values()) URL.revokeObjectURL(url);
+    this.#urls = new Map();
+    this.#fetching.clear();
     this.#notice = null;
     this.#set([]);
   }

@@ -82,8 +82,8 @@ export interface ChatSnapshot {
   outbox: readonly OutboxEntry[];
   /** The browser says it is offline: what is in the outbox waits for a connection. */
   offline: boolean;
-  /** The files of the question being written, and the last refusal or failure. */
-  attachments: { files: readonly PendingFile[]; notice: Notice | null };
+  /** The files of the question being written, the last refusal or failure, and sent files' `blob:` URLs. */
+  attachments: { files: readonly PendingFile[]; notice: Notice | null; urls: ReadonlyMap<string, string> };
 }
 
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
@@ -152,6 +152,7 @@ export class ChatSession {
         const transport = await options.uploadTransport?.(onProgress);
         return client().uploadFile(file, file.name, { signal, transport });
       },
+      fetchFile: (fileId) => client().fileBlob(fileId),
     });
     this.memory = this.#deviceMemory();
     this.#tabs = new TabHandoff({
@@ -286,9 +287,10 @@ export class ChatSession {
 
   /**
    * Sends what the composer holds: its text and its files, once every file is uploaded (else the
-   * visitor is asked to wait, or to remove what failed). False when nothing went.
+   * visitor is asked to wait, or to remove what failed), and when `approve` allows it. False when
+   * nothing went.
    */
-  async sendComposed(text: string): Promise<boolean> {
+  async sendComposed(text: string, approve: () => boolean = () => true): Promise<boolean> {
     const { attachments } = this;
     if (attachments.uploading) {
       attachments.waitNotice();
@@ -296,6 +298,8 @@ export class ChatSession {
     }
     if (attachments.files.length && !attachments.ready) return false;
     if (!text.trim() && !attachments.files.length) return false;
+    // The page may veto it (`agent-chat-message-send`): then text and files stay in the composer.
+    if (!approve()) return false;
     return this.send(text, attachments.files.length ? attachments.take() : []);
   }
 
@@ -426,7 +430,11 @@ export class ChatSession {
       configured: Boolean(sessionSourceOf(config)),
       outbox: this.outbox.entries,
       offline: isOffline(),
-      attachments: { files: this.attachments.files, notice: this.attachments.notice },
+      attachments: {
+        files: this.attachments.files,
+        notice: this.attachments.notice,
+        urls: this.attachments.urls,
+      },
     };
   }
 

@@ -7,6 +7,7 @@ import { loadMarkdown, prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
 import { LocalizeController } from './localize-controller.js';
 import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
+import type { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
 import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
@@ -24,6 +25,9 @@ import { ModalPanel } from './modal-panel.js';
 import { ThreadListPanel } from './thread-list-panel.js';
 import { MoreMenu, moreMenuStyles } from './more-menu.js';
 import { ViewportController } from './viewport-controller.js';
+import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
+import { DEFAULT_RULES } from '../../chat/attachments.js';
+import { formatBytes } from '../../i18n/index.js';
 import styles from './agent-chat.styles.js';
 
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */
@@ -64,6 +68,8 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
  * @csspart composer - The message box area.
  * @csspart composer__input - The composer's textarea.
  * @csspart composer__send-button - The Send / Stop button.
+ * @csspart composer__attach-button - "Attach files" beside the message box.
+ * @csspart message__files - A question's files (thumbnails, download chips).
  * @csspart error - The notice of a chat that is not configured.
  * @csspart agent-bar - The outbox (questions not sent yet, "Queued") and "Talk to a person", above the composer.
  * @csspart menu - The header's "More" menu (Download conversation).
@@ -147,6 +153,16 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @property() handoff = '';
   /** A `mailto:` or `https:` URL "Talk to a person" opens with the transcript (https: in the fragment). */
   @property({ attribute: 'handoff-url' }) handoffUrl = '';
+
+  // Files in a question (§11); the integration's own settings in the console still apply.
+  /** `off`: no "Attach files", and dropped or pasted files are not taken. */
+  @property() attachments = 'on';
+  /** The kinds a visitor may attach, space-separated: `image`, `text`, `pdf` (all three when unset). */
+  @property({ attribute: 'attachment-types' }) attachmentTypes = '';
+  /** Largest file in bytes, below the service's limit for its kind (0: the service's limits). */
+  @property({ type: Number, attribute: 'attachment-max-size' }) attachmentMaxSize = 0;
+  /** Files per question, 1 to 5 (0 turns attachments off). */
+  @property({ type: Number, attribute: 'attachment-max-files' }) attachmentMaxFiles = DEFAULT_RULES.maxFiles;
   #consentGiven = false;
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
@@ -159,12 +175,20 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       if (this.mode !== 'inline') this.opened = open;
     },
     t: () => this.#l10n.t,
+    attachmentRules: () => rulesOf(this) ?? { ...DEFAULT_RULES, kinds: [] },
+    uploadTransport: async (onProgress) => (await this.#files.kit.need())?.transport(onProgress),
+    formatBytes: (bytes) => formatBytes(bytes, this.#l10n.locale),
   });
   /** The language: `lang` on this element, else the nearest on the page. */
   readonly #l10n = new LocalizeController(this, () => this.strings);
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
   readonly #more = new MoreMenu(this);
+  readonly #files = new AttachmentPanel(this, {
+    session: this.#chat.session,
+    enabled: () => rulesOf(this) !== null && (this.opened || this.mode === 'inline'),
+    t: () => this.#l10n.t,
+  });
   readonly #bar = new AgentBar(this, {
     session: this.#chat.session,
     t: () => this.#l10n.t,
@@ -260,6 +284,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     return this.#chat.session.send(text);
   }
 
+  /** The composer's Send: its text and files, unless the page vetoes it (files alone go as a question too). */
+  async #sendComposed(text: string): Promise<void> {
+    const { session, snapshot } = this.#chat;
+    await session.sendComposed(text, () =>
+      this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: snapshot.conversation.threadId, text })),
+    );
+  }
+
   /** Starts a new conversation (the current thread stays in the thread list). */
   newConversation(): void {
     this.#chat.session.newConversation();
@@ -338,6 +370,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const { t, dir, locale } = this.#l10n;
     const heading = this.heading || t('title');
     const listOpen = snapshot.threadListOpen;
+    const rules = rulesOf(this);
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown}
       @agent-chat-tool-decide=${this.#handleToolDecide}>
@@ -351,6 +384,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         ${floating ? this.#iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
+      ${this.#files.render()}
       <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.#threads.show(false)}></div>
       <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
@@ -361,7 +395,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       <div class="main">
       ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
-        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions"
+        exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions, message__files"
         .greeting=${this.greeting || t('greeting')} .subheading=${this.subheading} .prompts=${this.#promptList} .label=${heading} .avatar=${this.avatar}
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
@@ -369,9 +403,11 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         @agent-chat-message-action=${this.#handleActions}
       ></agent-chat-message-list>
       ${this.#bar.render()}
-      <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button" .value=${snapshot.draft}
+      <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button, attach-button:composer__attach-button" .value=${snapshot.draft}
+        ?attachable=${rules !== null} .accept=${rules ? acceptOf(rules) : ''} .allowed=${rules ? allowedWords(rules, t, locale) : ''} .tray=${snapshot.attachments}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
-        @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
+        @agent-chat-composer-files=${(e: AgentChatComposerFilesEvent) => ('add' in e.detail ? session.attachments.add(e.detail.add) : session.attachments.remove(e.detail.remove))}
+        @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.#sendComposed(e.detail.text)}
         @agent-chat-composer-stop=${() => session.conversation.stop()}
       ></agent-chat-composer>
       ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer" dir="auto">${this.disclaimer}</p>` : nothing}

@@ -1,6 +1,11 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ContextProvider } from '@lit/context';
-import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../chat/chat-session.js';
+import {
+  ChatSession,
+  type ChatSessionConfig,
+  type ChatSessionOptions,
+  type ChatSnapshot,
+} from '../../chat/chat-session.js';
 import type { ClientTool } from '../../public-types.js';
 import { createDeviceMemoryStore } from '../../chat/device-memory-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
@@ -38,7 +43,10 @@ export interface ChatSessionHost
   tools: readonly ClientTool[];
 }
 
-export interface ChatSessionControllerOptions {
+export interface ChatSessionControllerOptions extends Pick<
+  ChatSessionOptions,
+  'attachmentRules' | 'uploadTransport' | 'formatBytes'
+> {
   /** The visitor's language, sent with every chat call (§4). */
   locale?: () => string | undefined;
   /** False while consent is required and not given. */
@@ -104,6 +112,9 @@ export class ChatSessionController implements ReactiveController {
         tools: () => host.tools,
         locale: options.locale,
         storageAllowed: options.storageAllowed,
+        attachmentRules: options.attachmentRules,
+        uploadTransport: options.uploadTransport,
+        formatBytes: options.formatBytes,
       },
       {
         onChange: (snapshot) => {

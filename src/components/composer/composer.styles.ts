@@ -48,6 +48,22 @@ export default css`
     opacity: 0.45;
     cursor: not-allowed;
   }
+  /* "Attach files": quiet beside the accent Send. */
+  button.attach {
+    background: transparent;
+    color: var(--agent-chat-color-text-muted);
+  }
+  button.attach:hover {
+    background: var(--agent-chat-color-surface-raised);
+    color: var(--agent-chat-color-text);
+  }
+  /* Until the attachment view has loaded (or where it cannot), files are a list of names. */
+  ul.plain {
+    margin: 8px var(--agent-chat-space) 0;
+    padding-inline-start: 1.2em;
+    font-size: 13px;
+    color: var(--agent-chat-color-text-muted);
+  }
   button.stop {
     background: var(--agent-chat-color-surface-raised);
     color: var(--agent-chat-color-text);

@@ -1,12 +1,16 @@
 import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
+import type { Notice, PendingFile } from '../../chat/attachments.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
 import { conversationContext, englishLocale, localeContext, type Localized } from '../../context/index.js';
+import { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
 import { AgentChatComposerInputEvent } from '../../events/composer-input.js';
 import { AgentChatComposerStopEvent } from '../../events/composer-stop.js';
 import { AgentChatComposerSubmitEvent } from '../../events/composer-submit.js';
+import { formatBytes } from '../../i18n/index.js';
 import hostStyles from '../../styles/host.styles.js';
+import { AttachmentKitController } from '../attachments/kit-controller.js';
 import { icon } from '../icons.js';
 import styles from './composer.styles.js';
 
@@ -19,7 +23,9 @@ import styles from './composer.styles.js';
  * @fires {AgentChatComposerInputEvent} agent-chat-composer-input - The visitor changed the draft.
  * @fires {AgentChatComposerSubmitEvent} agent-chat-composer-submit - The visitor sends the text.
  * @fires {AgentChatComposerStopEvent} agent-chat-composer-stop - The visitor stops the answer.
+ * @fires {AgentChatComposerFilesEvent} agent-chat-composer-files - The visitor added or removed files.
  * @csspart input - The textarea.
+ * @csspart attach-button - "Attach files".
  * @csspart send-button - The Send / Stop button.
  */
 export class AgentChatComposer extends LitElement {
@@ -31,6 +37,21 @@ export class AgentChatComposer extends LitElement {
   /** Placeholder of the textarea; "Ask a question…" in the widget's language when unset. */
   @property() placeholder = '';
 
+  /** The visitor may attach files (the "Attach files" button, paste). */
+  @property({ type: Boolean }) attachable = false;
+
+  /** The file picker's `accept` list. */
+  @property() accept = '';
+
+  /** The kinds the page takes, in words, for a refusal ("images and PDFs"). */
+  @property() allowed = '';
+
+  /** The files of the question being written, and the last refusal or failure. */
+  @property({ attribute: false }) tray: { files: readonly PendingFile[]; notice: Notice | null } = {
+    files: [],
+    notice: null,
+  };
+
   @consume({ context: localeContext, subscribe: true })
   @state()
   private l10n: Localized = englishLocale;
@@ -40,6 +61,9 @@ export class AgentChatComposer extends LitElement {
   private conversation?: ConversationSnapshot;
 
   @query('textarea') private textarea!: HTMLTextAreaElement;
+  @query('input[type=file]') private picker!: HTMLInputElement | null;
+
+  readonly #kit = new AttachmentKitController(this);
 
   override focus(options?: FocusOptions): void {
     this.textarea?.focus(options);
@@ -50,10 +74,36 @@ export class AgentChatComposer extends LitElement {
     return this.renderRoot.querySelector<HTMLElement>('[part="send-button"]');
   }
 
+  override willUpdate(): void {
+    // Files shown ask for the kit (chips, thumbnails, progress); it renders when it arrives.
+    if (this.tray.files.length || this.tray.notice) void this.#kit.need();
+  }
+
   #submit(): void {
     // While an answer streams, Enter puts the message in the outbox; the button stays Stop.
-    if (!this.value.trim()) return;
+    if (!this.value.trim() && !this.tray.files.length) return;
     this.dispatchEvent(new AgentChatComposerSubmitEvent({ text: this.value }));
+  }
+
+  #addFiles(files: readonly File[]): void {
+    if (!files.length) return;
+    void this.#kit.need();
+    this.dispatchEvent(new AgentChatComposerFilesEvent({ add: files }));
+  }
+
+  #handlePicked(event: Event): void {
+    const input = event.target as HTMLInputElement;
+    this.#addFiles([...(input.files ?? [])]);
+    // The same file may be picked again after its removal.
+    input.value = '';
+  }
+
+  /** A pasted image (a screenshot) is attached; pasted text stays text. */
+  #handlePaste(event: ClipboardEvent): void {
+    const files = [...(event.clipboardData?.files ?? [])];
+    if (!this.attachable || !files.length) return;
+    event.preventDefault();
+    this.#addFiles(files);
   }
 
   #handleInput(event: InputEvent): void {
@@ -75,12 +125,39 @@ export class AgentChatComposer extends LitElement {
     else this.#submit();
   }
 
+  #renderTray() {
+    const { files, notice } = this.tray;
+    if (!files.length && !notice) return nothing;
+    const { t, locale } = this.l10n;
+    const kit = this.#kit.kit;
+    if (!kit)
+      return html`<ul class="plain" aria-label=${t('attachedFiles')}>${files.map((f) => html`<li dir="auto">${f.name}</li>`)}</ul>`;
+    return kit.tray({
+      files,
+      notice,
+      t,
+      allowed: this.allowed,
+      formatBytes: (bytes) => formatBytes(bytes, locale),
+      remove: (id) => {
+        this.dispatchEvent(new AgentChatComposerFilesEvent({ remove: id }));
+        // The removed chip took the focus with it: the message box keeps it.
+        this.textarea.focus();
+      },
+    });
+  }
+
   override render() {
     const streaming = this.conversation?.streaming ?? false;
     // An empty box follows the panel (its placeholder is in the widget's language); typed text finds its own direction.
-    const empty = !this.value.trim();
+    const empty = !this.value.trim() && !this.tray.files.length;
     const { t } = this.l10n;
-    return html`<form @submit=${this.#handleSubmit}>
+    return html`${this.#renderTray()}<form @submit=${this.#handleSubmit}>
+      ${
+        this.attachable
+          ? html`<button class="attach" part="attach-button" type="button" aria-label=${t('attachFiles')} title=${t('attachFiles')} @click=${() => this.picker?.click()}>${icon('attach')}</button>
+        <input type="file" multiple hidden accept=${this.accept || nothing} tabindex="-1" aria-hidden="true" @change=${this.#handlePicked} />`
+          : nothing
+      }
       <textarea
         part="input"
         rows="1"
@@ -91,6 +168,7 @@ export class AgentChatComposer extends LitElement {
         .value=${this.value}
         @input=${this.#handleInput}
         @keydown=${this.#handleKeydown}
+        @paste=${this.#handlePaste}
       ></textarea>
       ${
         // One button that turns from Stop into Send, never two: a Stop button swapped for a new

@@ -232,7 +232,7 @@ export class AgentChatMessageList extends LitElement {
                   role="article"
                   aria-label=${t(message.role === 'user' ? 'you' : 'assistant')}
                   part="message message-${message.role}"
-                  exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error, actions:message__actions"
+                  exportparts="bubble:message__bubble, content:message__content, sources:message__sources, error:message__error, actions:message__actions, files:message__files"
                   .message=${message}
                   ?last=${message === last && !streaming}
                   ?retryable=${message === failure && !streaming}

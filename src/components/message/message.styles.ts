@@ -22,6 +22,13 @@ export default css`
     flex-direction: column;
     align-items: flex-end;
   }
+  /* A question's files before the attachment view has loaded: their names. */
+  .file-names {
+    margin: 0 0 6px;
+    padding-inline-start: 1.2em;
+    font-size: 0.85em;
+    color: var(--agent-chat-color-text-muted);
+  }
   .user .bubble {
     background: var(--agent-chat-color-accent);
     color: var(--agent-chat-color-on-accent);

@@ -2,14 +2,21 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { consume } from '@lit/context';
 import { property, state } from 'lit/decorators.js';
 import type { ChatMessage } from '../../chat/types.js';
-import { englishLocale, localeContext, type Localized } from '../../context/index.js';
+import {
+  englishLocale,
+  fileAccessContext,
+  localeContext,
+  type FileAccess,
+  type Localized,
+} from '../../context/index.js';
 import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
-import type { UiStringKey } from '../../i18n/index.js';
+import { formatBytes, type UiStringKey } from '../../i18n/index.js';
 import type { IncrementalMarkdown, MarkdownView } from '../../markdown/markdown-engine.js';
 import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
 import { safeHref } from '../../markdown/safe-url.js';
 import hostStyles from '../../styles/host.styles.js';
+import { AttachmentKitController } from '../attachments/kit-controller.js';
 import { icon } from '../icons.js';
 import styles from './message.styles.js';
 // Tool cards, steps and uncertainty render from a module of their own.
@@ -58,6 +65,7 @@ function domainOf(href: string): string {
  * @csspart meta - Status line (stopped, interrupted, not sent).
  * @csspart error - An error explaining a failed message.
  * @csspart actions - Copy, feedback and Regenerate under an answer.
+ * @csspart files - A question's files: thumbnails of images, download chips for the others.
  */
 export class AgentChatMessage extends LitElement {
   static override styles = [hostStyles, styles, answerExtrasStyles];
@@ -78,6 +86,13 @@ export class AgentChatMessage extends LitElement {
   @state()
   private l10n: Localized = englishLocale;
 
+  /** Thumbnails and downloads of a question's files, with the session's token. */
+  @consume({ context: fileAccessContext, subscribe: true })
+  @state()
+  private files?: FileAccess;
+
+  readonly #kit = new AttachmentKitController(this);
+
   @state() private copied = false;
   @state() private asking = false;
   @state() private thanked = false;
@@ -88,6 +103,7 @@ export class AgentChatMessage extends LitElement {
 
   override willUpdate(changed: PropertyValues<this>): void {
     const message = this.message;
+    if (message?.attachments?.length) void this.#kit.need();
     if (!changed.has('message') || !message || message.role !== 'assistant') return;
     const engine = markdownEngine();
     if (!engine) {
@@ -210,12 +226,31 @@ export class AgentChatMessage extends LitElement {
       }`;
   }
 
+  /** A question's files above its bubble; their names as a plain list until the kit has loaded. */
+  #renderFiles(message: ChatMessage) {
+    const files = message.attachments;
+    if (!files?.length) return nothing;
+    const { t, locale } = this.l10n;
+    const kit = this.#kit.kit;
+    const access = this.files;
+    if (!kit || !access)
+      return html`<ul class="file-names" part="files" aria-label=${t('attachedFiles')}>${files.map((f) => html`<li dir="auto">${f.name}</li>`)}</ul>`;
+    return kit.files({
+      files,
+      t,
+      formatBytes: (bytes) => formatBytes(bytes, locale),
+      thumbnail: (file) => access.thumbnail(file),
+      download: (file) => access.download(file),
+    });
+  }
+
   override render() {
     const message = this.message;
     if (!message) return nothing;
     const { t } = this.l10n;
     if (message.role === 'user') {
-      return html`<div class="user"><div class="bubble" part="bubble" dir="auto">${message.content}</div>${this.#renderMeta(message)}</div>`;
+      // A question of files alone has no bubble of text.
+      return html`<div class="user">${this.#renderFiles(message)}${message.content ? html`<div class="bubble" part="bubble" dir="auto">${message.content}</div>` : nothing}${this.#renderMeta(message)}</div>`;
     }
     // No typing dots while a tool card waits for the visitor or runs: the card says what is happening.
     const empty = !message.content && message.status === 'streaming' && !toolsBusy(message);

@@ -22,12 +22,17 @@ describe('guessKind', () => {
 });
 
 describe('Attachments', () => {
-  const tray = (upload: (f: File, p: (x: number) => void) => Promise<FileInfo>, rules = DEFAULT_RULES) =>
+  const tray = (
+    upload: (f: File, p: (x: number) => void) => Promise<FileInfo>,
+    rules = DEFAULT_RULES,
+    fetchFile: (id: string) => Promise<Blob> = () => Promise.reject(new Error('not asked')),
+  ) =>
     new Attachments({
       onChange: () => {},
       rules: () => rules,
       formatBytes: (n) => `${n} B`,
       upload: (f, p) => upload(f, p),
+      fetchFile,
     });
   const info = (name: string): FileInfo => ({
     file_id: `file_${name}`,
@@ -35,6 +40,25 @@ describe('Attachments', () => {
     size: 1,
     content_type: 'text/plain',
     kind: 'text',
+  });
+
+  it("fetches a sent file's bytes once as a blob: URL, keeps a failure without asking again, and forgets both on clear", async () => {
+    const fetchFile = vi.fn(async (id: string) => {
+      if (id === 'file_gone') throw new Error('404');
+      return new Blob(['bytes'], { type: 'image/png' });
+    });
+    const files = tray(() => new Promise(() => {}), DEFAULT_RULES, fetchFile);
+    const [first, again] = await Promise.all([files.fileUrl('file_a'), files.fileUrl('file_a')]);
+    expect(first).toMatch(/^blob:/);
+    expect(again).toBe(first);
+    expect(files.urls.get('file_a')).toBe(first);
+    expect(await files.fileUrl('file_gone')).toBeNull();
+    expect(await files.fileUrl('file_gone')).toBeNull();
+    expect(fetchFile.mock.calls.map(([id]) => id)).toEqual(['file_a', 'file_gone']);
+    files.clear();
+    expect(files.urls.size).toBe(0);
+    await files.fileUrl('file_a');
+    expect(fetchFile).toHaveBeenCalledTimes(3);
   });
 
   it('refuses by type, size and count in the notice, and uploads the rest with their progress', async () => {

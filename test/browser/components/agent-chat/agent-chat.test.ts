@@ -5,6 +5,7 @@ import { INTEGRATION_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../../msw/ref
 import { answerRecords, STREAM_HEADERS, streamBody } from '../../../msw/stream.js';
 import { ManualClock, type Agent } from '../../../../service/index.js';
 import {
+  buttonNamed,
   composerOf,
   deepQuery,
   fixtureChat,
@@ -117,8 +118,8 @@ describe('<agent-chat>', () => {
       void el.send('hello');
       await started;
       await expect.poll(() => lastAnswerText(el)).toContain('Partial answer');
-      const stop = composerOf(el).shadowRoot!.querySelector('button')!;
-      expect(stop.getAttribute('aria-label')).toBe('Stop');
+      const stop = buttonNamed(composerOf(el).shadowRoot!, 'Stop')!;
+      expect(stop).toBeTruthy();
       stop.click();
       expect((await ended).outcome).toBe('aborted');
       await settled(el);
@@ -126,7 +127,7 @@ describe('<agent-chat>', () => {
       expect(answer.message?.status).toBe('stopped');
       expect(answer.shadowRoot!.textContent).toContain('Stopped');
       expect(lastAnswerText(el)).toBe('Partial answer');
-      expect(composerOf(el).shadowRoot!.querySelector('button')!.getAttribute('aria-label')).toBe('Send');
+      expect(buttonNamed(composerOf(el).shadowRoot!, 'Send')).toBeTruthy();
       // Closing the connection no longer stops an answer on the service: Stop also cancels it there.
       await expect
         .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length)

@@ -7,8 +7,11 @@ import source from '../../../../src/components/agent-chat/agent-chat.ts?raw';
 import { test } from '../../../msw/test.js';
 import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../../msw/reference.js';
 import {
+  buttonNamed,
   deepElements,
   messagesOf,
+  nextAnswerEnd,
+  typeMessage,
   settled,
   threadListToggle,
   threadListOf,
@@ -39,7 +42,18 @@ describe('<agent-chat> CSS parts', () => {
       ),
     );
     await el.send('And dark mode?');
-    await el.send('How do I theme it?');
+    // The second question carries a file (message__files).
+    const composer = el.shadowRoot!.querySelector('agent-chat-composer')!;
+    const input = composer.shadowRoot!.querySelector<HTMLInputElement>('input[type=file]')!;
+    const picked = new DataTransfer();
+    picked.items.add(new File(['ERROR: 401'], 'app.log', { type: 'text/plain' }));
+    input.files = picked.files;
+    input.dispatchEvent(new Event('change'));
+    await expect.poll(() => composer.shadowRoot!.querySelector('.chip.ready')).toBeTruthy();
+    await typeMessage(el, 'How do I theme it?');
+    const answered = nextAnswerEnd(el);
+    buttonNamed(composer.shadowRoot!, 'Send')!.click();
+    await answered;
     await settled(el);
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['failed', 'sent', 'complete']);
     threadListToggle(el).click();
