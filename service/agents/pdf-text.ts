@@ -13,8 +13,66 @@ export interface PdfText {
   totalPages: number;
 }
 
-/** The text of the first `maxPages` pages, page by page, or null when the file is no PDF pdf.js can read. */
+/**
+ * What a PDF's compressed streams may inflate to, images aside (reading text decodes none),
+ * all together: more than any text a model is sent, and far below what would hurt the service.
+ */
+export const MAX_PDF_INFLATED_BYTES = 64_000_000;
+
+/** Bytes that inflate past `limit` (a zip bomb in PDF clothes): counted as they come, stopped at once. */
+async function inflatesPast(data: Uint8Array, limit: number): Promise<number> {
+  const reader = new Blob([data.slice()])
+    .stream()
+    .pipeThrough(new DecompressionStream('deflate'))
+    .getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return total;
+      total += value.length;
+      if (total > limit) {
+        void reader.cancel().catch(() => {});
+        return total;
+      }
+    }
+  } catch {
+    // Not deflate, or damaged: pdf.js decides what it makes of it, and nothing grew.
+    return total;
+  }
+}
+
+/**
+ * Whether the streams pdf.js may decode to read text (every stream but images') inflate within
+ * MAX_PDF_INFLATED_BYTES. pdf.js keeps a decoded stream whole in memory, so a few kilobytes of
+ * zeros deflated a thousandfold would otherwise become gigabytes before any page limit applies.
+ */
+export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED_BYTES): Promise<boolean> {
+  // One character per byte, so positions in the text are positions in the bytes.
+  const text = new TextDecoder('latin1').decode(bytes);
+  let left = limit;
+  for (let at = text.indexOf('stream'); at !== -1; at = text.indexOf('stream', at + 6)) {
+    if (text.startsWith('end', at - 3)) continue;
+    const start =
+      text[at + 6] === '\r' && text[at + 7] === '\n' ? at + 8 : text[at + 6] === '\n' ? at + 7 : -1;
+    if (start === -1) continue;
+    const end = text.indexOf('endstream', start);
+    if (end === -1) break;
+    const dictionary = text.slice(Math.max(text.lastIndexOf('obj', at), at - 4096, 0), at);
+    if (/\/Subtype\s*\/Image\b/.test(dictionary) || !/\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
+    left -= await inflatesPast(bytes.subarray(start, end), left);
+    if (left < 0) return false;
+    at = end;
+  }
+  return true;
+}
+
+/**
+ * The text of the first `maxPages` pages, page by page, or null when the file is no PDF pdf.js
+ * can read, or would inflate past MAX_PDF_INFLATED_BYTES.
+ */
 export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | null> {
+  if (!(await inflatesWithin(bytes))) return null;
   const { getDocumentProxy } = await import('unpdf');
   let doc: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
   try {

@@ -3,9 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FileInfo } from '../../../../contract/types.js';
 import { loadMarkdownDocs, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
+import { inflatesWithin, MAX_PDF_INFLATED_BYTES } from '../../../../service/agents/pdf-text.js';
 import { pdfWithPages, pngHeader, uploadRequest } from '../../../fixtures/files.js';
 import { chatRecords, makeService, textOf } from '../../../fixtures/service.js';
 
@@ -135,5 +137,78 @@ describe('OpenAiAgent with files', () => {
     expect(serialized).not.toContain('SECRET LOG');
     expect(serialized).not.toContain('data:image');
     expect(serialized).toContain('(Files attached to this question, not shown again: a.png, b.log)');
+  });
+
+  it('reads a PDF of 5,000 pages only up to the default page limit (30)', async () => {
+    const { model, upload, ask } = await setUp();
+    const pages = Array.from({ length: 5_000 }, (_, i) => `Page number ${i + 1}`);
+    await ask('Summarize', [await upload(pdfWithPages(pages), 'huge.pdf')]);
+    const content = lastUser(model.requests[0]) as string;
+    expect(content).toContain(', its first 30 of 5000 pages:');
+    expect(content).toContain('Page number 30\n');
+    expect(content).not.toContain('Page number 31');
+  });
+
+  it('does not read a PDF whose streams would inflate past the bound (a zip bomb in PDF clothes)', async () => {
+    const { model, upload, ask } = await setUp();
+    // One page whose content stream, 64 KB deflated, inflates to 64 MB and a line of text:
+    // pdf.js would hold it whole before any page limit applies.
+    const content = Buffer.concat([
+      Buffer.alloc(MAX_PDF_INFLATED_BYTES, 0x20),
+      Buffer.from('BT /F1 12 Tf 72 720 Td (Inflated) Tj ET'),
+    ]);
+    const stream = deflateSync(content, { level: 9 });
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [4 0 R] /Count 1 >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>',
+    ].map((body) => Buffer.from(body, 'latin1'));
+    objects.push(
+      Buffer.concat([
+        Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+        stream,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
+    const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+    const offsets: number[] = [];
+    let length = parts[0].length;
+    objects.forEach((body, i) => {
+      offsets.push(length);
+      const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+      parts.push(object);
+      length += object.length;
+    });
+    const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    parts.push(
+      Buffer.from(
+        `${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+      ),
+    );
+    const bytes = Buffer.concat(parts);
+    expect(bytes.length).toBeLessThan(100_000);
+    await ask('What is in it?', [await upload(new Uint8Array(bytes), 'bomb.pdf')]);
+    expect(lastUser(model.requests[0])).toContain('File `bomb.pdf` (PDF, ');
+    expect(lastUser(model.requests[0])).toContain('it could not be read as a PDF.');
+  });
+
+  it('counts every compressed stream but images toward the bound, and stops at it', async () => {
+    const stream = (dictionary: string, inflated: number) =>
+      Buffer.concat([
+        Buffer.from(`1 0 obj\n<< ${dictionary} >>\nstream\r\n`, 'latin1'),
+        deflateSync(Buffer.alloc(inflated, 0x41)),
+        Buffer.from('\nendstream\nendobj\n'),
+      ]);
+    const pdf = (...streams: Buffer[]) =>
+      new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n'), ...streams]));
+    const text = stream('/Filter /FlateDecode', 600);
+    const image = stream('/Subtype /Image /Filter /FlateDecode', 5_000);
+    expect(await inflatesWithin(pdf(text, text), 1_200)).toBe(true);
+    expect(await inflatesWithin(pdf(text, text, text), 1_200)).toBe(false);
+    // Reading text decodes no image, so an image's size does not count.
+    expect(await inflatesWithin(pdf(text, image), 1_200)).toBe(true);
+    // A real PDF of this suite's own making passes with room to spare.
+    expect(await inflatesWithin(pdfWithPages(['One', 'Two']))).toBe(true);
   });
 });

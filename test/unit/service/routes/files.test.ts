@@ -65,6 +65,8 @@ describe('uploads (§11)', () => {
     ['an executable', 'MZ\x90\x00\x03\x00\x00\x00\x04\x00', 'tool.txt'],
     ['an ELF binary', '\x7fELF\x02\x01\x01\x00', 'readme.md'],
     ['a zip archive', 'PK\x03\x04\x14\x00\x00\x00', 'logs.txt'],
+    // Compressed data is never inflated: a gzip (a decompression bomb, say) is no text.
+    ['a gzip stream', '\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03', 'access.log.gz'],
   ])('refuses %s whatever its name (415, with the allowed types)', async (_, content, name) => {
     const ctx = makeService();
     const token = await ctx.session('alice');
