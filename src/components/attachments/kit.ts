@@ -45,7 +45,7 @@ const STYLES = `
   box-sizing: border-box; padding: 4px 6px 4px 4px; border: 1px solid var(--agent-chat-color-border); border-radius: 12px;
   background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); font: 13px/1.3 var(--agent-chat-font-family); }
 .chip.failed { border-color: var(--agent-chat-color-danger, #b42318); }
-.tray .chip { width: 220px; }
+.tray .chip { flex: 1 1 160px; max-width: 240px; }
 .thumb { flex: none; width: 36px; height: 36px; border-radius: 8px; object-fit: cover; background: var(--agent-chat-color-border); }
 .kind { flex: none; display: grid; place-items: center; width: 36px; height: 36px; border-radius: 8px; font-size: 10px; font-weight: 700;
   letter-spacing: 0.02em; text-transform: uppercase; background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent); }

@@ -387,4 +387,82 @@ describe('visual regression', () => {
     await settled(el);
     await shot('feedback-form', el);
   });
+
+  const FILES_ANSWER = 'The log shows a 401 on the token refresh: your session endpoint refused it. Sign in again.';
+
+  /** A screenshot drawn on a canvas (same pixels every run), a log and a PDF, picked as the file dialog hands them over. */
+  async function attachFiles(el: AgentChat) {
+    const canvas = Object.assign(document.createElement('canvas'), { width: 160, height: 100 });
+    const draw = canvas.getContext('2d')!;
+    draw.fillStyle = '#e2e8f0';
+    draw.fillRect(0, 0, 160, 100);
+    draw.fillStyle = '#b42318';
+    draw.fillRect(16, 30, 128, 40);
+    draw.fillStyle = '#ffffff';
+    draw.fillRect(28, 44, 104, 12);
+    const png = await new Promise<Blob>((resolve) => canvas.toBlob((blob) => resolve(blob!), 'image/png'));
+    const picked = new DataTransfer();
+    picked.items.add(new File([png], 'error-dialog.png', { type: 'image/png' }));
+    picked.items.add(
+      new File(['2026-11-28 ERROR Token refresh failed: 401\n'.repeat(40)], 'server.log', {
+        type: 'text/plain',
+      }),
+    );
+    picked.items.add(new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
+    const composer = el.shadowRoot!.querySelector('agent-chat-composer')!;
+    const input = composer.shadowRoot!.querySelector<HTMLInputElement>('input[type=file]')!;
+    input.files = picked.files;
+    input.dispatchEvent(new Event('change'));
+    await expect.poll(() => composer.shadowRoot!.querySelectorAll('.chip.ready').length).toBe(2);
+    await expect
+      .poll(() => composer.shadowRoot!.querySelector<HTMLImageElement>('img.thumb')?.complete)
+      .toBe(true);
+    const textarea = composer.shadowRoot!.querySelector('textarea')!;
+    textarea.value = 'Why does sign-in fail?';
+    textarea.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+    await settled(el);
+  }
+
+  /** Sends what the composer holds and waits for the question's thumbnail. */
+  async function sendFiles(el: AgentChat) {
+    const composer = el.shadowRoot!.querySelector('agent-chat-composer')!;
+    const ended = new Promise((resolve) =>
+      el.addEventListener('agent-chat-answer-end', resolve, { once: true }),
+    );
+    composer.shadowRoot!.querySelector<HTMLButtonElement>('button[part="send-button"]')!.click();
+    await ended;
+    await settled(el);
+    const question = messagesOf(el)[0].shadowRoot!;
+    await expect.poll(() => question.querySelector<HTMLImageElement>('.files img')?.complete).toBe(true);
+    await settled(el);
+  }
+
+  for (const [name, options] of [
+    ['light', {}],
+    ['dark', { theme: 'dark' }],
+    ['rtl', { lang: 'ar' }],
+  ] as const) {
+    test(`files: the composer with files and a refusal, then the question with its files (${name})`, async ({
+      worker,
+      backend,
+    }) => {
+      worker.use(answerStream(false, FILES_ANSWER));
+      const el = await inline(options);
+      await attachFiles(el);
+      await shot(`files-composer-${name}`, el);
+      await sendFiles(el);
+      await shot(`files-question-${name}`, el);
+    });
+  }
+
+  test('files on a 390 px phone: the composer with files, then the question', async ({ worker, backend }) => {
+    await phone();
+    worker.use(answerStream(false, FILES_ANSWER));
+    const el = await launcherPage();
+    await el.open();
+    await attachFiles(el);
+    await shot('files-composer-phone');
+    await sendFiles(el);
+    await shot('files-question-phone');
+  });
 });
