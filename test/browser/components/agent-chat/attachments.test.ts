@@ -3,7 +3,10 @@ import { describe, expect, vi } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf } from '../../../msw/reference.js';
+import { http } from 'msw';
+import { ownerKeyOf, SERVICE_BASE } from '../../../msw/reference.js';
+import { DemoAgent } from '../../../../service/index.js';
+import { storedMemory } from '../../../helpers/idb.js';
 import {
   composerOf,
   deepActiveElement,
@@ -275,5 +278,81 @@ describe('<agent-chat> attachments', () => {
     expect(fetched).toHaveLength(1);
     expect(fetched[0].headers.get('Authorization')).toMatch(/^Bearer /);
     await chaiExpect(again).to.be.accessible();
+  });
+
+  test('Send waits while a file uploads (its chip shows the progress), then goes with it', async ({
+    worker,
+    backend,
+  }) => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    worker.use(
+      http.post(`${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/files/`, async ({ request }) => {
+        await held;
+        return backend.service.handle(request);
+      }),
+    );
+    const el = await fixtureChat();
+    await pick(el, log());
+    expect(chips(el)).toMatchObject([{ name: 'server.log', status: 'uploading' }]);
+    const progress = composerRoot(el).querySelector('progress')!;
+    expect(progress.getAttribute('aria-label')).toMatch(/^Uploading server\.log: \d+ %$/);
+    await typeMessage(el, 'What went wrong?');
+    named(composerRoot(el), 'Send')!.click();
+    await settled(el);
+    expect(notice(el)).toBe('Wait until your files have uploaded.');
+    expect(backend.chatRequests()).toHaveLength(0);
+    await chaiExpect(el).to.be.accessible();
+    release();
+    await allReady(el);
+    const ended = nextAnswerEnd(el);
+    named(composerRoot(el), 'Send')!.click();
+    await ended;
+    expect((await backend.chatRequests()[0].clone().json()).attachments).toHaveLength(1);
+  });
+
+  describe('after a reload', () => {
+    test.override('backendOptions', () => ({ agent: new DemoAgent({ wordDelayMs: 10 }) }));
+
+    test('files still in the composer are gone (the draft stays); a queued question keeps its files and sends them', async ({
+      backend,
+    }) => {
+      backend.signIn('alice');
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      // A question streams; a second one with a file waits in the outbox.
+      void el.send('How do I theme it?');
+      await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
+      await pick(el, log('queued.log'));
+      await allReady(el);
+      await typeMessage(el, 'And this log?');
+      // The button is Stop while the answer streams: Enter puts the question in the outbox.
+      textareaOf(el).dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
+      );
+      await settled(el);
+      expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And this log?');
+      // A third file is picked and uploaded but not sent, with a draft.
+      await pick(el, log('unsent.log'));
+      await allReady(el);
+      await typeMessage(el, 'Half-written');
+      dispatchEvent(new PageTransitionEvent('pagehide'));
+      await expect
+        .poll(async () => (await storedMemory())?.outbox.map((q) => q.attachments?.map((f) => f.name)))
+        .toEqual([['queued.log']]);
+      el.remove();
+
+      const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      expect(chips(again)).toEqual([]);
+      expect(textareaOf(again).value).toBe('Half-written');
+      await expect.poll(() => messagesOf(again).length, { timeout: 8000 }).toBe(4);
+      await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => [b.message, b.attachments?.length ?? 0])).toEqual([
+        ['How do I theme it?', 0],
+        ['And this log?', 1],
+      ]);
+      await settled(again);
+      expect(named(messagesOf(again)[2].shadowRoot!, 'Download queued.log, 26 B')).toBeTruthy();
+    });
   });
 });
