@@ -388,7 +388,8 @@ describe('visual regression', () => {
     await shot('feedback-form', el);
   });
 
-  const FILES_ANSWER = 'The log shows a 401 on the token refresh: your session endpoint refused it. Sign in again.';
+  const FILES_ANSWER =
+    'The log shows a 401 on the token refresh: your session endpoint refused it. Sign in again.';
 
   /** A screenshot drawn on a canvas (same pixels every run), a log and a PDF, picked as the file dialog hands them over. */
   async function attachFiles(el: AgentChat) {
