@@ -182,6 +182,67 @@ describe("the classic script's parts (loaded beside it when needed)", () => {
   });
 });
 
+describe('files in a question from the built widget', () => {
+  /** A real 1×1 PNG, so the thumbnail has pixels to draw. */
+  const PNG = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  const thumbnail = (page: Page) =>
+    page.locator('agent-chat img.thumb').evaluate((img: HTMLImageElement) => ({
+      drawn: img.complete && img.naturalWidth > 0,
+      hidden: img.hidden,
+      src: img.src.slice(0, 5),
+    }));
+
+  // Each way a page loads the widget fetches the attachment view its own way: the ES chunk, or
+  // agent-chat.attachments.js from beside the classic script.
+  for (const script of ['iife', 'es', 'loader'] as const) {
+    it(`${script}: loads the attachment view on demand and sends a screenshot under the strict CSP with img-src blob:`, async () => {
+      const site = await startSite({ script, csp: `${STRICT_CSP}; img-src 'self' blob:` });
+      try {
+        const { page, violations, errors } = await openPage(site.origin);
+        const requested: string[] = [];
+        page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+        await page.locator('agent-chat').getByRole('button', { name: 'Attach files' }).waitFor();
+        expect(requested.filter((path) => path.includes('attachments'))).toEqual([]);
+        await page
+          .locator('agent-chat input[type=file]')
+          .setInputFiles({ name: 'error.png', mimeType: 'image/png', buffer: PNG });
+        await page.locator('agent-chat').getByRole('button', { name: 'Remove error.png' }).waitFor();
+        await expect.poll(() => thumbnail(page)).toEqual({ drawn: true, hidden: false, src: 'blob:' });
+        expect(requested.some((path) => /attachments.*\.js$/.test(path))).toBe(true);
+        await page.locator('agent-chat .chip.ready').waitFor();
+        const answer = await chat(page, 'What does this error mean?');
+        expect(answer).toContain('error.png');
+        await page.locator('agent-chat').getByRole('button', { name: 'Download error.png' }).waitFor();
+        expect(await violations()).toEqual([]);
+        expect(errors).toEqual([]);
+        await page.close();
+      } finally {
+        await site.close();
+      }
+    });
+  }
+
+  it('without img-src blob: the thumbnail is refused and hidden; the chip keeps its name and Remove', async () => {
+    const site = await startSite({ script: 'iife', csp: STRICT_CSP });
+    try {
+      const { page, violations } = await openPage(site.origin);
+      await page
+        .locator('agent-chat input[type=file]')
+        .setInputFiles({ name: 'error.png', mimeType: 'image/png', buffer: PNG });
+      await page.locator('agent-chat').getByRole('button', { name: 'Remove error.png' }).waitFor();
+      await expect.poll(() => thumbnail(page)).toMatchObject({ drawn: false, hidden: true });
+      expect(await page.locator('agent-chat .chip .name').textContent()).toBe('error.png');
+      expect(await violations()).toEqual([expect.stringMatching(/^img-src blob/)]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('the loader (a small first script)', () => {
   // The ES entry (`es` above) is the loader too; this is the classic-script loader.
   for (const script of ['loader'] as const) {
