@@ -43,7 +43,7 @@ export class AgentBar {
           ? html`<ul class="outbox" aria-label=${t('queued')}>
             ${outbox.map(
               (q) => html`<li>
-              <span class="outbox-text">${q.text}</span>
+              <span class="outbox-text" dir="auto">${q.text || q.attachments?.map((f) => f.name).join(', ')}</span>
               <span class="outbox-label">${t('queued')}</span>
               <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => session.outbox.remove(q.id)}>${icon('close')}</button>
             </li>`,

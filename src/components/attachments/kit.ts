@@ -63,6 +63,9 @@ progress::-moz-progress-bar { background: var(--agent-chat-color-accent); }
 button.chip { cursor: pointer; text-align: start; }
 button.chip:hover { border-color: var(--agent-chat-color-accent); }
 .files .image { padding: 0; border: 0; background: none; min-height: 0; }
+.files .image .name { display: none; }
+.files .image.broken { padding: 8px 12px; border: 1px solid var(--agent-chat-color-border); background: var(--agent-chat-color-surface-raised); }
+.files .image.broken .name { display: block; }
 .files .image img { display: block; width: 160px; max-width: 100%; height: 120px; object-fit: cover; border-radius: 12px;
   border: 1px solid var(--agent-chat-color-border); background: var(--agent-chat-color-surface-raised); }
 .notice { margin: 8px var(--agent-chat-space) 0; font: 13px/1.4 var(--agent-chat-font-family); color: var(--agent-chat-color-danger, #b42318); }
@@ -117,7 +120,12 @@ export function createKit({ html, nothing }: Lit) {
   const badge = (kind: string, name: string) =>
     html`<span class="kind" aria-hidden="true">${kind === 'pdf' ? 'PDF' : (/\.(\w{1,4})$/.exec(name)?.[1] ?? 'TXT')}</span>`;
   /** A broken thumbnail (a page whose CSP refuses `blob:` images) gives way to the file's badge. */
-  const hideBroken = (event: Event) => ((event.target as HTMLElement).hidden = true);
+  const hideBroken = (event: Event) => {
+    const img = event.target as HTMLElement;
+    img.hidden = true;
+    // A question's image then shows its name instead (its button would be empty).
+    img.parentElement?.classList.add('broken');
+  };
 
   const chip = (file: PendingFile, view: TrayView): TemplateResult => {
     const { t } = view;
@@ -143,7 +151,7 @@ export function createKit({ html, nothing }: Lit) {
         const name = view.t('downloadFile', { name: f.name });
         return html`<li>${
           url
-            ? html`<button type="button" class="chip image" aria-label=${name} title=${f.name} @click=${() => view.download(f)}><img src=${url} alt="" @error=${hideBroken} /></button>`
+            ? html`<button type="button" class="chip image" aria-label=${name} title=${f.name} @click=${() => view.download(f)}><img src=${url} alt="" @error=${hideBroken} /><span class="name" dir="auto">${f.name}</span></button>`
             : html`<button type="button" class="chip" title=${f.name} @click=${() => view.download(f)}><span class="visually-hidden">${name}, ${view.formatBytes(f.size)}</span>
                 ${badge(f.kind, f.name)}<span class="label" aria-hidden="true"><span class="name" dir="auto">${f.name}</span><span class="size">${view.formatBytes(f.size)}</span></span></button>`
         }</li>`;
