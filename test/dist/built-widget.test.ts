@@ -225,6 +225,37 @@ describe('files in a question from the built widget', () => {
     });
   }
 
+  it('a site that does not serve agent-chat.attachments.js still attaches and sends: names, refusals in words', async () => {
+    const site = await startSite({ script: 'iife', csp: STRICT_CSP });
+    try {
+      const { page, violations } = await openPage(site.origin);
+      await page.route('**/agent-chat.attachments.js', (route) => route.fulfill({ status: 404 }));
+      const input = page.locator('agent-chat input[type=file]');
+      await input.setInputFiles({
+        name: 'logo.svg',
+        mimeType: 'image/svg+xml',
+        buffer: Buffer.from('<svg/>'),
+      });
+      await expect
+        .poll(() => page.locator('agent-chat p.plain[role=alert]').textContent())
+        .toContain("logo.svg can't be attached.");
+      const uploaded = page.waitForResponse((r) => r.url().includes('/agent/files/') && r.status() === 201);
+      await input.setInputFiles({
+        name: 'app.log',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('ERROR 401'),
+      });
+      await uploaded;
+      await expect.poll(() => page.locator('agent-chat ul.plain').textContent()).toBe('app.log');
+      const answer = await chat(page, 'Why?');
+      expect(answer).toContain('app.log');
+      expect(await violations()).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
   it('without img-src blob: the thumbnail is refused and hidden; the chip keeps its name and Remove', async () => {
     const site = await startSite({ script: 'iife', csp: STRICT_CSP });
     try {

@@ -376,7 +376,7 @@ describe('the console in Chromium', () => {
     await page
       .getByRole('textbox', { name: 'Allowed origins' })
       .fill(`${listed.origin}\nhttps://docs.example.com`);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await expect.poll(() => page.getByText('No allowed origins').count()).toBe(0);
     await context.close();

@@ -6,9 +6,9 @@ import type { FileKind } from '../../../contract/types.js';
 import { base, tokens } from '../styles.js';
 
 const KINDS: { kind: FileKind; label: string; hint: string }[] = [
-  { kind: 'image', label: 'Images', hint: 'PNG, JPEG, WebP, GIF' },
-  { kind: 'text', label: 'Text', hint: 'plain text, Markdown, CSV, JSON, logs, code' },
-  { kind: 'pdf', label: 'PDF', hint: 'read as the text of its first pages' },
+  { kind: 'image', label: 'Images', noun: 'image', hint: 'PNG, JPEG, WebP, GIF' },
+  { kind: 'text', label: 'Text', noun: 'text', hint: 'plain text, Markdown, CSV, JSON, logs, code' },
+  { kind: 'pdf', label: 'PDF', noun: 'PDF', hint: 'read as the text of its first pages' },
 ];
 const MB = 1_000_000;
 
@@ -80,9 +80,9 @@ export class FileSettingsForm extends LitElement {
           ? html`<form class="stack" @submit=${this.save}>
         <div class="table-wrap"><table><thead><tr><th scope="col">Kind</th><th scope="col">Largest file (MB)</th></tr></thead><tbody>
           ${KINDS.map(
-            ({ kind, label, hint }) => html`<tr>
+            ({ kind, label, noun, hint }) => html`<tr>
             <td><label class="kind"><input type="checkbox" name="kind-${kind}" .checked=${s.kinds.includes(kind)}>${label} <span class="hint">${hint}</span></label></td>
-            <td><input type="number" name="max-${kind}" aria-label="Largest ${label.toLowerCase()} file in MB" min="0.001" step="0.001" max=${s.limits.max_bytes[kind] / MB} .value=${String(s.max_bytes[kind] / MB)} required></td>
+            <td><input type="number" name="max-${kind}" aria-label="Largest ${noun} file in MB" min="0.001" step="0.001" max=${s.limits.max_bytes[kind] / MB} .value=${String(s.max_bytes[kind] / MB)} required></td>
           </tr>`,
           )}
         </tbody></table></div>

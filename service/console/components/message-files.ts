@@ -73,9 +73,10 @@ export class MessageFiles extends LitElement {
   render() {
     return html`<ul aria-label="Attached files">${this.files.map((f) => {
       const thumbnail = this.thumbnails.get(f.file_id);
-      return html`<li><button type="button" @click=${() => this.download(f)} aria-label="Download ${f.name}">
+      // Named by its text ("Download" is for screen readers only), so the visible name is in it.
+      return html`<li><button type="button" @click=${() => this.download(f)}>
         ${thumbnail ? html`<img src=${thumbnail} alt="">` : nothing}
-        <span><span class="name">${f.name}</span><br><span class="muted">${f.kind} · ${size(f.size)}</span></span></button></li>`;
+        <span><span class="visually-hidden">Download</span> <span class="name">${f.name}</span><br><span class="muted">${f.kind} · ${size(f.size)}</span></span></button></li>`;
     })}</ul>`;
   }
 }

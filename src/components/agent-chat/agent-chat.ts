@@ -27,6 +27,7 @@ import { MoreMenu, moreMenuStyles } from './more-menu.js';
 import { ViewportController } from './viewport-controller.js';
 import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
 import { DEFAULT_RULES } from '../../chat/attachments.js';
+import { MAX_ATTACHMENTS } from '../../../contract/limits.js';
 import { formatBytes } from '../../i18n/index.js';
 import styles from './agent-chat.styles.js';
 
@@ -162,7 +163,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   /** Largest file in bytes, below the service's limit for its kind (0: the service's limits). */
   @property({ type: Number, attribute: 'attachment-max-size' }) attachmentMaxSize = 0;
   /** Files per question, 1 to 5 (0 turns attachments off). */
-  @property({ type: Number, attribute: 'attachment-max-files' }) attachmentMaxFiles = DEFAULT_RULES.maxFiles;
+  @property({ type: Number, attribute: 'attachment-max-files' }) attachmentMaxFiles = MAX_ATTACHMENTS;
   #consentGiven = false;
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */

@@ -58,11 +58,14 @@ export default css`
     color: var(--agent-chat-color-text);
   }
   /* Until the attachment view has loaded (or where it cannot), files are a list of names. */
-  ul.plain {
+  .plain {
     margin: 8px var(--agent-chat-space) 0;
     padding-inline-start: 1.2em;
     font-size: 13px;
     color: var(--agent-chat-color-text-muted);
+  }
+  .plain:empty {
+    margin: 0;
   }
   button.stop {
     background: var(--agent-chat-color-surface-raised);

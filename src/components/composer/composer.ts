@@ -130,8 +130,10 @@ export class AgentChatComposer extends LitElement {
     if (!files.length && !notice) return nothing;
     const { t, locale } = this.l10n;
     const kit = this.#kit.kit;
+    // Until the kit arrives (or where the site does not serve it): names, and the refusal in words.
     if (!kit)
-      return html`<ul class="plain" aria-label=${t('attachedFiles')}>${files.map((f) => html`<li dir="auto">${f.name}</li>`)}</ul>`;
+      return html`<ul class="plain" aria-label=${t('attachedFiles')}>${files.map((f) => html`<li dir="auto">${f.name}</li>`)}</ul>
+        <p class="plain" role="alert">${notice ? t(notice.key, { ...notice.values, allowed: this.allowed }) : ''}</p>`;
     return kit.tray({
       files,
       notice,
