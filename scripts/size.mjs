@@ -57,7 +57,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 47 * KB),
+    budget: Number(args['max-iife'] ?? 48.3 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -76,11 +76,12 @@ const bundles = [
     label: 'Loader (script tag)',
     budget: Number(args['max-loader'] ?? 8 * KB),
   },
-  // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB.
+  // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB;
+  // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.2 * KB),
+    budget: Number(args['max-es-root'] ?? 8.5 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

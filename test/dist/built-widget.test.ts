@@ -183,6 +183,8 @@ describe("the classic script's parts (loaded beside it when needed)", () => {
 });
 
 describe('files in a question from the built widget', () => {
+  /** The attachment view: the ES build's agent-chat.attachments.js, the classic script's kit part. */
+  const KIT = /\/agent-chat\.(attachments|part\.kit-[\w-]+)\.js$/;
   /** A real 1×1 PNG, so the thumbnail has pixels to draw. */
   const PNG = Buffer.from(
     'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -205,13 +207,13 @@ describe('files in a question from the built widget', () => {
         const requested: string[] = [];
         page.on('request', (request) => requested.push(new URL(request.url()).pathname));
         await page.locator('agent-chat').getByRole('button', { name: 'Attach files' }).waitFor();
-        expect(requested.filter((path) => path.includes('attachments'))).toEqual([]);
+        expect(requested.filter((path) => KIT.test(path))).toEqual([]);
         await page
           .locator('agent-chat input[type=file]')
           .setInputFiles({ name: 'error.png', mimeType: 'image/png', buffer: PNG });
         await page.locator('agent-chat').getByRole('button', { name: 'Remove error.png' }).waitFor();
         await expect.poll(() => thumbnail(page)).toEqual({ drawn: true, hidden: false, src: 'blob:' });
-        expect(requested.some((path) => /attachments.*\.js$/.test(path))).toBe(true);
+        expect(requested.some((path) => KIT.test(path))).toBe(true);
         await page.locator('agent-chat .chip.ready').waitFor();
         const answer = await chat(page, 'What does this error mean?');
         expect(answer).toContain('error.png');
@@ -225,11 +227,11 @@ describe('files in a question from the built widget', () => {
     });
   }
 
-  it('a site that does not serve agent-chat.attachments.js still attaches and sends: names, refusals in words', async () => {
+  it('a site that does not serve the attachment view still attaches and sends: names, refusals in words', async () => {
     const site = await startSite({ script: 'iife', csp: STRICT_CSP });
     try {
       const { page, violations } = await openPage(site.origin);
-      await page.route('**/agent-chat.attachments.js', (route) => route.fulfill({ status: 404 }));
+      await page.route(KIT, (route) => route.fulfill({ status: 404 }));
       const input = page.locator('agent-chat input[type=file]');
       await input.setInputFiles({
         name: 'logo.svg',

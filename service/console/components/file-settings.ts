@@ -5,7 +5,7 @@ import type { ConsoleFileSettingsView } from '../../../contract/console.js';
 import type { FileKind } from '../../../contract/types.js';
 import { base, tokens } from '../styles.js';
 
-const KINDS: { kind: FileKind; label: string; hint: string }[] = [
+const KINDS: { kind: FileKind; label: string; noun: string; hint: string }[] = [
   { kind: 'image', label: 'Images', noun: 'image', hint: 'PNG, JPEG, WebP, GIF' },
   { kind: 'text', label: 'Text', noun: 'text', hint: 'plain text, Markdown, CSV, JSON, logs, code' },
   { kind: 'pdf', label: 'PDF', noun: 'PDF', hint: 'read as the text of its first pages' },
