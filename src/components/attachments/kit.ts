@@ -1,11 +1,11 @@
 /**
  * The heavier half of attachments, loaded the first time a visitor attaches a file or a thread
- * with files is shown (a chunk of its own; the classic script fetches `agent-chat.attachments.js`
- * from beside itself): the chips with thumbnails and upload progress, a question's files, the
- * drop overlay, their styles, and the upload transport that reports progress.
+ * with files is shown (a part of its own, decision 331): the chips with thumbnails and upload
+ * progress, a question's files, the drop overlay, their styles, and the upload transport that
+ * reports progress.
  *
- * It imports nothing at run time: the widget hands it Lit's `html` and `nothing`, so the classic
- * script and this chunk render with one Lit, not two.
+ * It imports nothing at run time: the widget hands it Lit's `html` and `nothing`, so it renders
+ * with the widget's one Lit and stays a small, self-contained part.
  */
 import type { html as litHtml, nothing as litNothing, TemplateResult } from 'lit';
 import type { FileInfo, Transport } from '../../api/types.js';
