@@ -200,7 +200,9 @@ describe('<agent-chat> attachments', () => {
     void backend;
   });
 
-  test("attachment-types narrows the picker, and a refusal reads in the visitor's language (German)", async ({ backend }) => {
+  test("attachment-types narrows the picker, and a refusal reads in the visitor's language (German)", async ({
+    backend,
+  }) => {
     const el = await fixtureChat();
     el.lang = 'de';
     el.setAttribute('attachment-types', 'image');
