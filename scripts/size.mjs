@@ -57,7 +57,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 48.3 * KB),
+    budget: Number(args['max-iife'] ?? 48.8 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -66,7 +66,7 @@ const bundles = [
   // decision 341: the compact start screen, code shadows and Wrap lines (0.5 KB), and the
   // Conversations list's own chunk (its seams, 1.2 KB: what a bundler may pull, not a first load);
   // decision 360: public sessions' token source and refusals' words (0.6 KB).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 73.2 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 77.8 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -81,7 +81,7 @@ const bundles = [
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.5 * KB),
+    budget: Number(args['max-es-root'] ?? 8.6 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
