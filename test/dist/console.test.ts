@@ -477,14 +477,14 @@ describe('the console in Chromium', () => {
       .first()
       .waitFor();
     await box.check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: PUBLIC_NEEDS_ORIGIN }).waitFor();
     expect(await axe(page)).toEqual([]);
 
     await page.getByRole('textbox', { name: 'Allowed origins' }).fill(site.origin);
     await page.getByRole('spinbutton', { name: 'Sessions a day' }).fill('200');
     await page.getByRole('spinbutton', { name: 'Answers a day' }).fill('1000');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await page.getByText('Today (UTC): 0 of 200 sessions, 0 of 1,000 answers.').waitFor();
     // The snippet loads the widget from this service, pinned with the hash its release published, and says so.
