@@ -1,0 +1,312 @@
+import { parseDocument } from 'htmlparser2';
+import { splitLong } from './sections.js';
+import type { ExtractedPage, Section } from './types.js';
+
+/**
+ * The main content of an HTML page, cut into sections at its headings, with the page's links.
+ * htmlparser2 builds the tree (decision 286): it reads whatever a real site serves, unclosed
+ * tags and all, 2.5 times as fast as a spec-exact parser on the Python manual.
+ */
+
+/** The nodes of htmlparser2's tree that the walk reads (its `domhandler` types, structurally). */
+interface Node {
+  type: string;
+  name?: string;
+  attribs?: Record<string, string>;
+  children?: Node[];
+  data?: string;
+  parent?: Node | null;
+}
+
+/** Never content, wherever they are. */
+const DROP = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'nav',
+  'aside',
+  'footer',
+  'form',
+  'button',
+  'select',
+  'input',
+  'textarea',
+  'dialog',
+  'head',
+]);
+const DROP_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'search',
+  'complementary',
+  'menu',
+  'dialog',
+]);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'ul',
+  'ol',
+  'dl',
+  'dd',
+  'dt',
+  'blockquote',
+  'figure',
+  'figcaption',
+  'details',
+  'summary',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'caption',
+  'hr',
+  'address',
+  'center',
+]);
+const INLINE_CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
+/** A link whose whole text is one of these marks a permalink, not content. */
+const PERMALINK = /^[\s¶#§🔗¶]*$/u;
+
+const textOf = (node: Node): string =>
+  node.type === 'text' ? (node.data ?? '') : (node.children ?? []).map(textOf).join('');
+
+const clean = (text: string) => text.replace(/[¶§]/g, '').replace(/\s+/g, ' ').trim();
+
+function find(node: Node, test: (node: Node) => boolean): Node | undefined {
+  if (test(node)) return node;
+  for (const child of node.children ?? []) {
+    const found = find(child, test);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function findAll(node: Node, test: (node: Node) => boolean, out: Node[] = []): Node[] {
+  if (test(node)) out.push(node);
+  for (const child of node.children ?? []) findAll(child, test, out);
+  return out;
+}
+
+function depthIn(node: Node, name: string): number {
+  let depth = 0;
+  for (let at = node.parent; at; at = at.parent) if (at.name === name) depth++;
+  return depth;
+}
+
+const isTag = (node: Node, ...names: string[]) => node.type === 'tag' && names.includes(node.name ?? '');
+
+/** Absolute `href` against `base`, without its fragment; null for anything not http(s). */
+export function resolveUrl(href: string, base: string): string | null {
+  try {
+    const url = new URL(href.trim(), base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    url.hash = '';
+    return url.href;
+  } catch {
+    return null;
+  }
+}
+
+/** Where the main content is: `<main>`, `role="main"`, a lone `<article>`, else the body. */
+function mainOf(document: Node): { root: Node; landmark: boolean } {
+  const main =
+    find(document, (n) => isTag(n, 'main')) ??
+    find(document, (n) => n.type === 'tag' && n.attribs?.role === 'main');
+  if (main) return { root: main, landmark: true };
+  const articles = findAll(document, (n) => isTag(n, 'article'));
+  if (articles.length === 1) return { root: articles[0], landmark: true };
+  return { root: find(document, (n) => isTag(n, 'body')) ?? document, landmark: false };
+}
+
+interface Open {
+  level: number;
+  heading: string;
+}
+
+/** Builds sections while the walk emits blocks and headings. */
+class SectionWriter {
+  readonly sections: Section[] = [];
+  private path: Open[] = [];
+  private titled = false;
+  private anchor: string | null = null;
+  private blocks: string[] = [];
+  private line = '';
+
+  constructor(
+    private readonly pageUrl: string,
+    private readonly title: string,
+  ) {}
+
+  text(text: string) {
+    this.line += text;
+  }
+
+  /** Ends the current paragraph, if any. */
+  flush() {
+    const line = this.line.replace(/[ \t\r\n\f]+/g, ' ').trim();
+    if (line) this.blocks.push(line);
+    this.line = '';
+  }
+
+  block(text: string) {
+    this.flush();
+    if (text.trim()) this.blocks.push(text);
+  }
+
+  heading(level: number, heading: string, anchor: string | null) {
+    this.end();
+    while (this.path.length && this.path.at(-1)!.level >= level) this.path.pop();
+    // The page's own title heading opens the part under the title, not a section of its own.
+    if (!this.titled && this.path.length === 0 && heading === this.title) this.titled = true;
+    else this.path.push({ level, heading });
+    this.anchor = this.path.length ? anchor : null;
+  }
+
+  end(): Section[] {
+    this.flush();
+    const text = this.blocks.join('\n\n').trim();
+    this.blocks = [];
+    if (text) {
+      const url = this.anchor ? `${this.pageUrl}#${encodeURIComponent(this.anchor)}` : this.pageUrl;
+      const headings = this.path.map((open) => open.heading);
+      this.sections.push(...splitLong({ url, pageUrl: this.pageUrl, title: this.title, headings, text }));
+    }
+    return this.sections;
+  }
+}
+
+/** The id a heading is reached by: its own, a permalink's inside it, or the element it opens. */
+function anchorOf(heading: Node, pending: string | null): string | null {
+  if (heading.attribs?.id) return heading.attribs.id;
+  const inner = find(
+    heading,
+    (n) => n !== heading && n.type === 'tag' && !!(n.attribs?.id || n.attribs?.name || n.attribs?.href),
+  );
+  const own = inner?.attribs?.id || inner?.attribs?.name;
+  if (own) return own;
+  const href = inner?.attribs?.href;
+  if (href?.startsWith('#') && href.length > 1) {
+    try {
+      return decodeURIComponent(href.slice(1));
+    } catch {
+      return href.slice(1);
+    }
+  }
+  return pending;
+}
+
+/**
+ * Reads one HTML page: title, main content as sections (headings kept; navigation, footers,
+ * scripts and styles dropped), links, canonical address and robots directives. `url` is the
+ * address the page was fetched from.
+ */
+export function extractHtml(html: string, url: string): ExtractedPage {
+  const document = parseDocument(html) as unknown as Node;
+  const base = resolveUrl(find(document, (n) => isTag(n, 'base'))?.attribs?.href ?? '', url) ?? url;
+  const pageUrl = resolveUrl(url, url) ?? url;
+  const robots = findAll(
+    document,
+    (n) => isTag(n, 'meta') && /^(robots|agent-chat)$/i.test(n.attribs?.name ?? ''),
+  )
+    .map((n) => n.attribs?.content?.toLowerCase() ?? '')
+    .join(',');
+  const canonicalHref = find(
+    document,
+    (n) => isTag(n, 'link') && (n.attribs?.rel ?? '').toLowerCase().split(/\s+/).includes('canonical'),
+  )?.attribs?.href;
+  const links = new Set<string>();
+  for (const a of findAll(document, (n) => isTag(n, 'a', 'area') && !!n.attribs?.href)) {
+    const link = resolveUrl(a.attribs!.href, base);
+    if (link) links.add(link);
+  }
+
+  const { root, landmark } = mainOf(document);
+  const h1 = find(root, (n) => isTag(n, 'h1'));
+  const titleTag = find(document, (n) => isTag(n, 'title'));
+  const title =
+    clean(h1 ? textOf(h1) : '') || clean(titleTag ? textOf(titleTag) : '') || new URL(pageUrl).pathname;
+
+  const writer = new SectionWriter(pageUrl, title);
+  let pending: string | null = null;
+  const walk = (node: Node) => {
+    if (node.type === 'text') {
+      const text = node.data ?? '';
+      if (text.trim()) pending = null;
+      writer.text(text.replace(/\s+/g, ' '));
+      return;
+    }
+    if (node.type !== 'tag' && node.type !== 'root') return;
+    const name = node.name ?? '';
+    const attribs = node.attribs ?? {};
+    if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '')) return;
+    if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return;
+    if (!landmark && name === 'header') return;
+    if (name === 'a' && PERMALINK.test(textOf(node))) {
+      if (!textOf(node).trim() && (attribs.id || attribs.name)) pending = attribs.id || attribs.name;
+      return;
+    }
+    // An anchored term of a definition list is an entry of an API reference (`os.path.join`):
+    // a section below the headings, one level deeper per enclosing list (methods in classes).
+    const level = /^h[1-6]$/.test(name)
+      ? Number(name[1])
+      : name === 'dt' && attribs.id
+        ? 6 + depthIn(node, 'dl')
+        : 0;
+    if (level) {
+      const heading = clean(textOf(node));
+      if (heading) {
+        writer.heading(level, heading, anchorOf(node, pending));
+        pending = null;
+        if (level > 6) writer.block(heading);
+        return;
+      }
+    }
+    if (attribs.id) pending = attribs.id;
+    if (name === 'pre') {
+      const code = textOf(node).replace(/^\n+|\s+$/g, '');
+      if (code) writer.block(`\`\`\`\n${code.replaceAll('```', '`​``')}\n\`\`\``);
+      return;
+    }
+    if (name === 'br') return writer.text('\n');
+    if (INLINE_CODE.has(name)) {
+      const code = textOf(node).replace(/\s+/g, ' ').trim();
+      if (code) writer.text(code.includes('`') ? code : `\`${code}\``);
+      return;
+    }
+    if (name === 'tr') {
+      const cells = (node.children ?? [])
+        .filter((c) => isTag(c, 'td', 'th'))
+        .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
+      if (cells.some(Boolean)) writer.block(`| ${cells.join(' | ')} |`);
+      return;
+    }
+    const block = BLOCK.has(name) || name === 'li';
+    if (block) writer.flush();
+    if (name === 'li') writer.text('- ');
+    for (const child of node.children ?? []) walk(child);
+    if (block) writer.flush();
+  };
+  walk(root);
+
+  return {
+    title,
+    sections: writer.end(),
+    links: [...links],
+    canonical: canonicalHref ? resolveUrl(canonicalHref, base) : null,
+    noindex: /\b(noindex|none)\b/.test(robots),
+    nofollow: /\b(nofollow|none)\b/.test(robots),
+  };
+}
