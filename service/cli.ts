@@ -9,7 +9,7 @@ import {
   DataDirLockedError,
   OpenAiAgent,
   jsonLog,
-  loadMarkdownDocs,
+  loadDocsFolder,
   nodeConsole,
   nodeWidgetRelease,
   openStorage,
@@ -151,7 +151,7 @@ async function agentOf(values: Flags): Promise<Agent> {
     return new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
   if (!env.AGENT_CHAT_DOCS)
     throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
-  const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
+  const docs = await loadDocsFolder(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
   const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
   if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
   return new OpenAiAgent({

@@ -19,6 +19,8 @@ export { DemoAgent } from './agents/demo.js';
 export { AgentError } from './agents/types.js';
 export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agents/types.js';
 export type { Article } from './agents/knowledge.js';
+export { StaticDocs } from './docs/ranking.js';
+export type { DocsSearch, Hit, Section } from './docs/types.js';
 export { ManualClock, systemClock } from './kernel/clock.js';
 export type { Clock } from './kernel/clock.js';
 export { memoryStores } from './storage/memory/index.js';

@@ -1,20 +1,26 @@
 import { randomId } from '../kernel/ids.js';
-import { ARTICLES, type Article } from './knowledge.js';
-import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
+import { KNOWLEDGE } from './knowledge.js';
+import { StaticDocs } from '../docs/ranking.js';
+import { sourcesOf } from '../docs/prompt.js';
+import { STOPWORDS } from '../docs/terms.js';
+import type { DocsSearch, Hit } from '../docs/types.js';
 import { phrasesFor } from './phrases.js';
 import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types.js';
 
 export interface DemoAgentOptions {
   /** Pause between words, so the demo visibly streams. 0 in tests. */
   wordDelayMs?: number;
-  articles?: Article[];
+  /** The docs it answers from; by default this widget's own articles. */
+  docs?: DocsSearch;
   /**
-   * BM25 score the best match must reach to count as an answer. Measured on the bundled docs:
-   * on-topic questions score about 6 and up ("And theming?" 5.9, most 12 to 97), off-topic
-   * ones under 3 ("Tell me about the weather in Paris" 2.2, on a fuzzy match of "theme").
+   * Score the best section must reach to count as an answer. Measured on the bundled articles
+   * (decision 289): on-topic questions score 5.8 and up, off-topic ones 3.1 at most.
    */
   minScore?: number;
 }
+
+/** An extractive answer quotes at most this much of the best section, cut at a paragraph end. */
+const QUOTE_CHARS = 1_500;
 
 /** The wire contract's words for a tool the visitor refused (§7). */
 const DENIED = 'denied by the visitor';
@@ -27,22 +33,30 @@ export const noMatch = (locale?: string) => {
 export const NO_MATCH = noMatch();
 
 /**
- * Deterministic, offline agent: answers with the best matching article and cites the matches,
- * says so plainly when nothing is relevant enough, and calls a declared client tool when the
- * question asks for it by name ("Open the pricing page" with an `open_page` tool).
+ * Deterministic, offline agent: answers by quoting the section of the docs that best matches
+ * and cites the matching sections, says so plainly when nothing is relevant enough, and calls
+ * a declared client tool when the question asks for it by name ("Open the pricing page" with
+ * an `open_page` tool).
  */
 export class DemoAgent implements Agent {
-  private readonly docs: DocsIndex;
+  private readonly docs: DocsSearch;
   private readonly wordDelayMs: number;
+  private readonly minScore: number;
 
   constructor(options: DemoAgentOptions = {}) {
-    this.docs = new DocsIndex(options.articles ?? ARTICLES, options.minScore ?? 5);
+    this.docs = options.docs ?? new StaticDocs(KNOWLEDGE);
+    this.minScore = options.minScore ?? 5;
     this.wordDelayMs = options.wordDelayMs ?? 0;
   }
 
-  /** The articles that answer `question`, best first. Exposed for tests and for the bench. */
-  search(question: string): Article[] {
-    return this.docs.search(question);
+  /**
+   * The sections that answer `question`, best first: those scoring at least half the best, none
+   * when the best is below the threshold (weak matches on common words are noise).
+   */
+  async search(question: string): Promise<Hit[]> {
+    const hits = await this.docs.search(question, 20);
+    if (!hits.length || hits[0].score < this.minScore) return [];
+    return hits.filter((hit) => hit.score >= hits[0].score / 2);
   }
 
   async *answer({ message, tools, rounds, locale, signal }: AgentInput): AsyncIterable<AgentOutput> {
@@ -71,18 +85,22 @@ export class DemoAgent implements Agent {
         num_results: null,
       };
       yield { type: 'activity', step: { ...step, status: 'started' } };
-      const matches = this.search(message);
+      const hits = await this.search(message);
+      const sources = sourcesOf(hits);
+      const best = hits[0]?.section;
       yield {
         type: 'activity',
         step: {
           ...step,
           status: 'completed',
-          summary: phrases.found(matches.length),
-          num_results: matches.length,
+          summary: phrases.found(sources.length),
+          num_results: sources.length,
         },
       };
-      if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
-      text = matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
+      if (best) yield { type: 'sources', sources };
+      text = best
+        ? `### ${[best.title, ...best.headings].join(' › ')}\n\n${quote(best.text)}`
+        : noMatch(locale);
     }
     const pace = this.wordDelayMs > 0 ? pacer(this.wordDelayMs, signal) : undefined;
     try {
@@ -95,6 +113,16 @@ export class DemoAgent implements Agent {
       pace?.done();
     }
   }
+}
+
+/** The start of a section's text, whole paragraphs up to `QUOTE_CHARS` (at least the first, cut). */
+function quote(text: string): string {
+  let out = '';
+  for (const block of text.split(/\n\n+/)) {
+    if (out && out.length + block.length > QUOTE_CHARS) break;
+    out = out ? `${out}\n\n${block}` : block;
+  }
+  return out.length > QUOTE_CHARS * 2 ? `${out.slice(0, QUOTE_CHARS)}…` : out;
 }
 
 /**

@@ -16,12 +16,14 @@ describe('DemoAgent', () => {
   });
 
   it.each([
-    ['how do I theme it', 'theming'],
-    ['dark mode?', 'theming'],
-    ['is it safe against XSS', 'markdown'],
-    ['can I delete a conversation', 'history'],
-  ])('finds the right article for %j despite stopwords', (question, id) => {
-    expect(new DemoAgent().search(question)[0]?.id).toBe(id);
+    ['how do I theme it', '/docs/theming'],
+    ['dark mode?', '/docs/theming'],
+    ['is it safe against XSS', '/docs/security#markdown'],
+    ['can I delete a conversation', '/docs/history'],
+  ])('finds the right article for %j despite stopwords', async (question, path) => {
+    expect((await new DemoAgent().search(question))[0]?.section.url).toBe(
+      `https://agent-chat.example${path}`,
+    );
   });
 
   it('says plainly when nothing matches, with no sources', async () => {
@@ -42,8 +44,10 @@ describe('the demo agent is honest', () => {
     expect(textOf(records)).toMatch(/^I couldn't find that in the docs\./);
   });
 
-  it('still answers a short on-topic follow-up', () => {
-    expect(new DemoAgent().search('And theming?')[0]?.id).toBe('theming');
+  it('still answers a short on-topic follow-up', async () => {
+    expect((await new DemoAgent().search('And theming?'))[0]?.section.url).toBe(
+      'https://agent-chat.example/docs/theming',
+    );
   });
 });
 
