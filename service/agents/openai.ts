@@ -146,7 +146,7 @@ export class OpenAiAgent implements Agent {
     };
     if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
     const hits = await this.options.docs.search(input.message, 40);
-    const relevant = hits.length && hits[0].score >= (this.options.minScore ?? 2) ? hits : [];
+    const relevant = hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
     const { body, found } = requestOf(input, relevant, phrases, this.options);
     if (first) {
       yield {

@@ -364,7 +364,8 @@ class Crawl {
     }
     const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
     const path = new URL(url).pathname.toLowerCase();
-    const markdown = /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
+    const markdown =
+      /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
     if (!markdown && !/html/.test(type)) {
       await response.body?.cancel().catch(() => {});
       return;

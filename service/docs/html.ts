@@ -76,6 +76,8 @@ const BLOCK = new Set([
   'address',
   'center',
 ]);
+/** A paragraph or list item whose text is at least this share of link text is navigation. */
+const NAVIGATION_LINK_SHARE = 0.9;
 const INLINE_CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
 /** A link whose whole text is one of these marks a permalink, not content. */
 const PERMALINK = /^[\s¶#§🔗¶]*$/u;
@@ -105,6 +107,12 @@ function depthIn(node: Node, name: string): number {
   for (let at = node.parent; at; at = at.parent) if (at.name === name) depth++;
   return depth;
 }
+
+/** Letters of `node`'s text inside links. */
+const linkLetters = (node: Node): number =>
+  node.type === 'tag' && node.name === 'a' && node.attribs?.href
+    ? textOf(node).replace(/\s+/g, '').length
+    : (node.children ?? []).reduce((sum, child) => sum + linkLetters(child), 0);
 
 const isTag = (node: Node, ...names: string[]) => node.type === 'tag' && names.includes(node.name ?? '');
 
@@ -144,21 +152,29 @@ class SectionWriter {
   private anchor: string | null = null;
   private blocks: string[] = [];
   private line = '';
+  /** Characters of `line` that are link text. */
+  private linked = 0;
 
   constructor(
     private readonly pageUrl: string,
     private readonly title: string,
   ) {}
 
-  text(text: string) {
+  text(text: string, link = false) {
     this.line += text;
+    if (link) this.linked += text.replace(/\s+/g, '').length;
   }
 
-  /** Ends the current paragraph, if any. */
+  /**
+   * Ends the current paragraph, if any. One that is nearly all link text (a table of contents,
+   * an index, a list of related pages) is navigation, not content, and is dropped.
+   */
   flush() {
     const line = this.line.replace(/[ \t\r\n\f]+/g, ' ').trim();
-    if (line) this.blocks.push(line);
+    const letters = line.replace(/\s+|^- /g, '').length;
+    if (line && !(letters > 0 && this.linked >= NAVIGATION_LINK_SHARE * letters)) this.blocks.push(line);
     this.line = '';
+    this.linked = 0;
   }
 
   block(text: string) {
@@ -241,11 +257,12 @@ export function extractHtml(html: string, url: string): ExtractedPage {
 
   const writer = new SectionWriter(pageUrl, title);
   let pending: string | null = null;
+  let inLink = 0;
   const walk = (node: Node) => {
     if (node.type === 'text') {
       const text = node.data ?? '';
       if (text.trim()) pending = null;
-      writer.text(text.replace(/\s+/g, ' '));
+      writer.text(text.replace(/\s+/g, ' '), inLink > 0);
       return;
     }
     if (node.type !== 'tag' && node.type !== 'root') return;
@@ -283,20 +300,25 @@ export function extractHtml(html: string, url: string): ExtractedPage {
     if (name === 'br') return writer.text('\n');
     if (INLINE_CODE.has(name)) {
       const code = textOf(node).replace(/\s+/g, ' ').trim();
-      if (code) writer.text(code.includes('`') ? code : `\`${code}\``);
+      if (code) writer.text(code.includes('`') ? code : `\`${code}\``, inLink > 0);
       return;
     }
     if (name === 'tr') {
       const cells = (node.children ?? [])
         .filter((c) => isTag(c, 'td', 'th'))
         .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
-      if (cells.some(Boolean)) writer.block(`| ${cells.join(' | ')} |`);
+      const letters = cells.join('').replace(/\s+/g, '').length;
+      if (letters && linkLetters(node) < NAVIGATION_LINK_SHARE * letters)
+        writer.block(`| ${cells.join(' | ')} |`);
       return;
     }
     const block = BLOCK.has(name) || name === 'li';
     if (block) writer.flush();
     if (name === 'li') writer.text('- ');
+    const link = name === 'a' && !!attribs.href;
+    if (link) inLink++;
     for (const child of node.children ?? []) walk(child);
+    if (link) inLink--;
     if (block) writer.flush();
   };
   walk(root);

@@ -17,7 +17,7 @@ export const STOPWORDS = new Set(
     'here hers him his how i if in into is it its itself just me more most my myself no nor not now of off on ' +
     'once only or other our ours out over own please same she should so some such than that the their theirs ' +
     'them then there these they this those through to too under until up very was we were what when where ' +
-    'which while who whom why will with would you your yours yourself tell want wants need needs way ' +
+    'which while who whom why will with would you your yours yourself tell want wants need needs way one ' +
     "i'm it's what's don't doesn't can't isn't"
   ).split(' '),
 );
@@ -42,27 +42,39 @@ function word(part: string): string | null {
   return WORD.test(part) && /^[a-z]+$/.test(part) ? stemmer(part) : part;
 }
 
+/** Parts of a token: runs of letters and digits, and the words of camelCase (`getElementById`). */
+const partsOf = (token: string): string[] =>
+  (token.match(PARTS) ?? []).flatMap((part) => part.match(CAMEL) ?? [part]).map((part) => part.toLowerCase());
+const CAMEL = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{Lo}+/gu;
+
 /**
- * The terms of one raw token (the index's `processTerm`): a plain word gives its stem; a
- * compound gives itself whole (lowercased, never stemmed) and the terms of its parts.
+ * Whether a raw token names something in code rather than being a word: it joins parts with
+ * `_ . : - /`, starts with dashes (`--verbose`), or mixes case inside (`UnicodeDecodeError`).
+ */
+export const isIdentifier = (token: string): boolean =>
+  /^-|[\p{L}\p{N}][_.:/-][\p{L}\p{N}_]/u.test(token) ||
+  /\p{Ll}\p{Lu}|\p{Lu}{2}\p{Ll}/u.test(token) ||
+  token.startsWith('_');
+
+/**
+ * The terms of one raw token (the index's `processTerm`): a plain word gives its stem; an
+ * identifier gives itself whole (lowercased, never stemmed) and the terms of its parts.
  */
 export function termsOf(token: string): string[] | null {
   const lower = token.toLowerCase();
-  const parts = lower.match(PARTS) ?? [];
-  if (parts.length === 1 && !lower.startsWith('-')) {
-    const term = word(parts[0]);
-    return term ? [term] : null;
-  }
   // An English contraction or possessive ("visitor's", "don't") is the word it starts with.
   const contraction = /^\p{L}+'\p{L}{1,2}$/u.test(lower);
   if (contraction && STOPWORDS.has(lower)) return null;
-  const terms = new Set<string>();
-  if (!contraction) terms.add(lower);
-  for (const part of parts) {
+  if (contraction || !isIdentifier(token)) {
+    const term = word((lower.match(PARTS) ?? [])[0] ?? '');
+    return term ? [term] : null;
+  }
+  const terms = new Set<string>([lower]);
+  for (const part of partsOf(token)) {
     const term = word(part);
     if (term) terms.add(term);
   }
-  return terms.size ? [...terms] : null;
+  return [...terms];
 }
 
 /** Every term of `text`, in order (the same analysis the index applies). */

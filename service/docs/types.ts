@@ -30,10 +30,16 @@ export interface ExtractedPage {
   nofollow: boolean;
 }
 
-/** A section a search found, with the score that ranked it (higher is better). */
+/** A section a search found. */
 export interface Hit {
   section: Section;
+  /** What ranked it, higher is better: comparable within one search only. */
   score: number;
+  /**
+   * How strongly its words match the question's (its BM25 score; 0 when only embeddings found
+   * it): what relevance thresholds compare, across searches.
+   */
+  match: number;
 }
 
 /** What the agents ask of the docs: the sections that answer a question, best first. */
