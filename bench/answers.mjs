@@ -78,7 +78,7 @@ async function crawl(start) {
   const index = new service.StaticDocs(sections);
   await index.search('warm up');
   const crawled = performance.now() - started;
-  const previous = new Map(first.pages.map((page) => [page.fetchedUrl, page]));
+  const previous = new Map(first.pages.map((page) => [page.url, page]));
   const again = performance.now();
   const second = await service.crawlSite(start, { maxPages: 10_000, previous });
   const recrawled = performance.now() - again;

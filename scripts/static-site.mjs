@@ -72,6 +72,10 @@ export async function serveFolder(mounts, options = {}) {
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
-    close: () => new Promise((done) => server.close(() => done(undefined))),
+    close: () =>
+      new Promise((done) => {
+        server.close(() => done(undefined));
+        server.closeAllConnections();
+      }),
   };
 }

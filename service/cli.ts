@@ -59,7 +59,11 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
   --model-history-tokens N      estimated tokens of earlier turns sent with each question; oldest go first
                                 (AGENT_CHAT_MODEL_HISTORY_TOKENS; default 8000)
   --model-usage on|off          ask for token usage (stream_options.include_usage); off for a server that
-                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
+                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)
+  --docs-tokens N               estimated tokens of documentation sections sent with each question, best first
+                                (AGENT_CHAT_DOCS_TOKENS; default 6000)
+  --model-request-bytes N       bytes one request to the model may take; sections, then earlier turns give way
+                                (AGENT_CHAT_MODEL_REQUEST_BYTES; default 65536)`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -78,6 +82,8 @@ const OPTIONS = {
   'model-stall-timeout': { type: 'string' },
   'model-history-tokens': { type: 'string' },
   'model-usage': { type: 'string' },
+  'docs-tokens': { type: 'string' },
+  'model-request-bytes': { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -175,6 +181,13 @@ async function agentOf(values: Flags): Promise<Agent> {
       10_000_000,
     ),
     usage: usage === 'on',
+    docsTokens: whole('--docs-tokens', values['docs-tokens'] ?? env.AGENT_CHAT_DOCS_TOKENS, 0, 1_000_000),
+    maxRequestBytes: whole(
+      '--model-request-bytes',
+      values['model-request-bytes'] ?? env.AGENT_CHAT_MODEL_REQUEST_BYTES,
+      4_096,
+      100 * 1024 * 1024,
+    ),
     log: jsonLog,
   });
 }

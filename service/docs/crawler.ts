@@ -12,11 +12,9 @@ import type { ExtractedPage, Section } from './types.js';
  * through `fetch`, so tests run the crawler against a local site.
  */
 
-/** What a crawl remembers of a page it read, to revalidate it next time. */
+/** What a crawl remembers of a page it read, to revalidate it next time (keyed by its address). */
 export interface PageState {
-  /** The address the page was fetched from. */
-  fetchedUrl: string;
-  /** Its address in the index: its canonical one when it names one on the same site. */
+  /** The address the page was read from, without fragment. */
   url: string;
   etag: string | null;
   lastModified: string | null;
@@ -381,33 +379,37 @@ class Crawl {
       : extractHtml(text, url);
     if (!page.nofollow) for (const link of page.links) if (this.robots.allowed(link)) this.enqueue(link);
     if (page.noindex) return;
-    const canonical = page.canonical && this.inScope(page.canonical) ? page.canonical : url;
-    if (canonical !== url) this.seen.add(canonical);
-    const sections =
-      canonical === url
-        ? page.sections
-        : page.sections.map((s) => ({ ...s, url: canonical + s.url.slice(url.length), pageUrl: canonical }));
+    // A page that names another address on this site as its canonical one is a copy: the
+    // canonical page is read (and indexed) in its place.
+    if (page.canonical && page.canonical !== url && this.inScope(page.canonical)) {
+      if (this.robots.allowed(page.canonical)) this.enqueue(page.canonical);
+      return;
+    }
     // What the page says, wherever it is served from: two addresses with one content are one page.
     const hash = await hashOf(
-      JSON.stringify([page.title, sections.map((s) => [s.url.slice(canonical.length), s.headings, s.text])]),
+      JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),
     );
     const state: PageState = {
-      fetchedUrl: url,
-      url: canonical,
+      url,
       etag: response.headers.get('ETag'),
       lastModified: response.headers.get('Last-Modified'),
       hash,
       links: page.links.filter((link) => this.inScope(link)),
     };
-    if (before && before.hash === hash && before.url === canonical)
+    if (before && before.hash === hash)
       this.pages.push({ ...state, title: page.title, status: 'unchanged', sections: [] });
-    else this.pages.push({ ...state, title: page.title, status: before ? 'changed' : 'new', sections });
+    else
+      this.pages.push({
+        ...state,
+        title: page.title,
+        status: before ? 'changed' : 'new',
+        sections: page.sections,
+      });
   }
 
   /** A page that answered 304: its links are followed from what the last crawl saw. */
   private keep(before: PageState) {
     for (const link of before.links) if (this.robots.allowed(link)) this.enqueue(link);
-    if (before.url !== before.fetchedUrl) this.seen.add(before.url);
     this.pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
   }
 
@@ -417,20 +419,12 @@ class Crawl {
     if (keep) this.keep(keep);
   }
 
-  /** One page per canonical address, then one per content: the shortest address wins. */
+  /** One page per content (a site serving one page at two addresses): the shortest address wins. */
   private dedupe(): CrawledPage[] {
-    const byUrl = new Map<string, CrawledPage>();
-    const shorter = (a: CrawledPage, b: CrawledPage) =>
-      a.fetchedUrl.length < b.fetchedUrl.length ||
-      (a.fetchedUrl.length === b.fetchedUrl.length && a.fetchedUrl < b.fetchedUrl);
-    for (const page of this.pages) {
-      const other = byUrl.get(page.url);
-      if (!other || shorter(page, other)) byUrl.set(page.url, page);
-    }
     const byHash = new Map<string, CrawledPage>();
     const first = (a: CrawledPage, b: CrawledPage) =>
       a.url.length < b.url.length || (a.url.length === b.url.length && a.url < b.url);
-    for (const page of byUrl.values()) {
+    for (const page of this.pages) {
       const other = byHash.get(page.hash);
       if (!other || first(page, other)) byHash.set(page.hash, page);
     }

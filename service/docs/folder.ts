@@ -39,7 +39,7 @@ export async function readDocsFolder(
     const hash = await hashOf(
       JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),
     );
-    const state = { fetchedUrl: url, url, etag, lastModified: null, hash, links: [] };
+    const state = { url, etag, lastModified: null, hash, links: [] };
     pages.push(
       before?.hash === hash
         ? { ...state, title: page.title, status: 'unchanged', sections: [] }

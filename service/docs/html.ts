@@ -142,6 +142,8 @@ function mainOf(document: Node): { root: Node; landmark: boolean } {
 interface Open {
   level: number;
   heading: string;
+  /** Its own anchor, or the nearest enclosing heading's. */
+  anchor: string | null;
 }
 
 /** Builds sections while the walk emits blocks and headings. */
@@ -187,8 +189,8 @@ class SectionWriter {
     while (this.path.length && this.path.at(-1)!.level >= level) this.path.pop();
     // The page's own title heading opens the part under the title, not a section of its own.
     if (!this.titled && this.path.length === 0 && heading === this.title) this.titled = true;
-    else this.path.push({ level, heading });
-    this.anchor = this.path.length ? anchor : null;
+    else this.path.push({ level, heading, anchor: anchor ?? this.path.at(-1)?.anchor ?? null });
+    this.anchor = this.path.at(-1)?.anchor ?? null;
   }
 
   end(): Section[] {

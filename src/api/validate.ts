@@ -105,9 +105,9 @@ export function toSources(value: unknown): Source[] {
             subtitle: typeof item.subtitle === 'string' ? item.subtitle : null,
             source_url: item.source_url,
             source_type: typeof item.source_type === 'string' ? item.source_type : 'unknown',
-            // Version 4: optional; a wrong type is dropped, not a failure.
-            ...(typeof item.section === 'string' && item.section.trim() && { section: item.section }),
-            ...(typeof item.score === 'number' && Number.isFinite(item.score) && { score: item.score }),
+            // Version 4: the section the answer used, shown under the title (`score` is for
+            // operators and not kept); a wrong type is dropped, not a failure.
+            ...(typeof item.section === 'string' && { section: item.section }),
           },
         ]
       : [],

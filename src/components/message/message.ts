@@ -162,7 +162,7 @@ export class AgentChatMessage extends LitElement {
     return html`<div class="sources" part="sources">
       <p class="caption" id="sources">${t('sources')}</p>
       <ol aria-labelledby="sources">
-        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="label"><span class="title" dir="auto">${link.title}</span>${link.section ? html`<span class="section" dir="auto">${link.section}</span>` : nothing}</span><span class="domain">${link.domain}</span></a></li>`)}
+        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title" dir="auto">${link.title}${link.section ? html`<span class="section" dir="auto">${link.section}</span>` : nothing}</span><span class="domain">${link.domain}</span></a></li>`)}
       </ol>
     </div>`;
   }
