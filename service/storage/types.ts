@@ -28,6 +28,12 @@ import type {
   AnswerSave,
   AnswerStart,
   BeginResult,
+  CrawlRunRecord,
+  DocCrawl,
+  DocPageRecord,
+  DocSectionRecord,
+  DocSourceRecord,
+  DocSourceSummary,
   FeedbackRecord,
   MessagePatch,
   MessageRecord,
@@ -234,6 +240,45 @@ export interface AccountStore {
 }
 
 /**
+ * The documentation the agents answer from, shared by the fleet: sources, their pages with the
+ * validators a re-crawl sends, the sections the index is built from (with their embeddings),
+ * crawl runs with their failures, and a lease so that one instance crawls at a time.
+ */
+export interface DocsStore {
+  listDocSources(): Promise<DocSourceSummary[]>;
+  /** false when a source with the same location exists (nothing changes). */
+  addDocSource(source: DocSourceRecord): Promise<boolean>;
+  /** The source with its pages, sections and runs; false when it was not there. */
+  removeDocSource(id: string): Promise<boolean>;
+  /** Moves a source's next crawl ("Re-crawl now" moves it to now); false when it is gone. */
+  scheduleDocCrawl(id: string, at: number): Promise<boolean>;
+  /** What the last crawls left of a source's pages, to revalidate them. */
+  listDocPages(sourceId: string): Promise<DocPageRecord[]>;
+  /**
+   * One crawl, whole: new and changed pages with their sections (replacing the old ones),
+   * unchanged pages kept, pages not read removed when the crawl was complete, the run recorded
+   * and the source's last and next crawl set. The index version moves when a section changed.
+   */
+  applyDocCrawl(crawl: DocCrawl): Promise<CrawlRunRecord>;
+  /** Every section of every source, each page's in order: what the index is built from. */
+  listDocSections(): Promise<DocSectionRecord[]>;
+  /** Moves whenever the sections change: an instance rebuilds its index when it sees it move. */
+  docsVersion(): Promise<number>;
+  /** A source's crawl runs, newest first. */
+  listCrawlRuns(sourceId: string, limit: number): Promise<CrawlRunRecord[]>;
+  /**
+   * Takes the crawl lease until `now + leaseMs` when it is free, expired or this holder's; false
+   * when another holder has it.
+   */
+  claimDocCrawl(holder: string, leaseMs: number, now: number): Promise<boolean>;
+  releaseDocCrawl(holder: string): Promise<void>;
+  /** Stores sections' vectors (unit length) from `model`; sections since replaced are skipped. */
+  putEmbeddings(model: string, vectors: { id: number; embedding: number[] }[]): Promise<void>;
+  /** When each of `urls` (pages, without fragments) last changed; pages not indexed are absent. */
+  docPagesChangedAt(urls: string[]): Promise<Map<string, number>>;
+}
+
+/**
  * Every role of one database, over one connection (or one process's memory). The composition
  * root holds it and closes it; everything else receives only the roles it uses (`StoresOf`).
  */
@@ -246,6 +291,7 @@ export interface Stores {
   readonly directory: DirectoryStore;
   readonly accounts: AccountStore;
   readonly gate: GateStore;
+  readonly docs: DocsStore;
   close(): Promise<void>;
 }
 

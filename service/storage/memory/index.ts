@@ -7,6 +7,7 @@ import { MemoryAccountStore } from './accounts.js';
 import { MemoryActivityStore } from './activity.js';
 import { MemoryConversationStore } from './conversations.js';
 import { MemoryDirectoryStore } from './directory.js';
+import { MemoryDocsStore } from './docs.js';
 import { MemoryFleetStore } from './fleet.js';
 import { MemoryGateStore } from './gate.js';
 import { MemoryAnswerLedger } from './ledger.js';
@@ -25,6 +26,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
     directory: new MemoryDirectoryStore(state),
     accounts: new MemoryAccountStore(),
     gate: new MemoryGateStore(),
+    docs: new MemoryDocsStore(),
     close: async () => {},
   };
 }

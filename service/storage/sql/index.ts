@@ -9,6 +9,7 @@ import { SqlAccountStore } from './accounts.js';
 import { SqlActivityStore } from './activity.js';
 import { SqlConversationStore } from './conversations.js';
 import { SqlDirectoryStore } from './directory.js';
+import { SqlDocsStore } from './docs.js';
 import { SqlFleetStore } from './fleet.js';
 import { SqlGateStore } from './gate.js';
 import { SqlAnswerLedger } from './ledger.js';
@@ -54,6 +55,7 @@ export async function openSqlStores(db: SqlClient): Promise<Stores> {
     directory: new SqlDirectoryStore(db),
     accounts: new SqlAccountStore(db),
     gate: new SqlGateStore(db),
+    docs: new SqlDocsStore(db),
     close: () => db.close(),
   };
 }
