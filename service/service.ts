@@ -2,6 +2,7 @@ import { SESSION_TTL_MS } from '../contract/limits.js';
 import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
+import type { DocsLibrary } from './docs/library.js';
 import { Answers } from './answers/live-answers.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './kernel/clock.js';
@@ -45,6 +46,11 @@ export interface AgentServiceOptions {
   storage?: Stores;
   clock?: Clock;
   agent?: Agent;
+  /**
+   * The documentation the agents answer from (pass the same library to the agent): crawled on a
+   * schedule with the duties, managed on the console's Sources page.
+   */
+  docs?: DocsLibrary;
   tokenTtlMs?: number;
   /** Agent calls per owner, or per client address for sessions without owner; false turns it off. Default 60 a minute. */
   rateLimit?: RateLimit | false;
@@ -109,7 +115,7 @@ const DEFAULT_CHALLENGE_WORK = 50_000;
 /** The read-only context every route gets: configuration and the service's parts, every storage role. */
 function serviceContext(
   options: AgentServiceOptions,
-  parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log'> & {
+  parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log' | 'docs'> & {
     stalenessMs: number;
   },
 ): ServiceContext<StoreRole> {
@@ -157,7 +163,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const leaseMs = options.instanceLeaseMs ?? 30_000;
   const stalenessMs = options.activityStalenessMs ?? 60_000;
   const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
-  const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs });
+  const docs = options.docs ?? null;
+  const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
   const trustProxy = checkTrustProxy(options.trustProxy);
   // Joining the fleet (a lease, the signals) comes before the first request; a failure is
@@ -189,11 +196,19 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
     heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
-    startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
-      runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
+    startDuties: ({ maintainEveryMs = 60_000 } = {}) => {
+      const stop = runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log });
+      // The docs' schedule: due sources are crawled by whichever instance holds the lease.
+      const stopDocs = docs?.start();
+      return () => {
+        stop();
+        stopDocs?.();
+      };
+    },
     async close() {
       for (const timer of timers) clearInterval(timer);
       timers.clear();
+      await docs?.close();
       await answers.stopAll();
       await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
       await storage.close();

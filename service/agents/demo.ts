@@ -10,7 +10,7 @@ import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types
 export interface DemoAgentOptions {
   /** Pause between words, so the demo visibly streams. 0 in tests. */
   wordDelayMs?: number;
-  /** The docs it answers from; by default this widget's own articles. */
+  /** The docs it answers from; this widget's own articles when absent or while they hold no section. */
   docs?: DocsSearch;
   /**
    * Match (BM25) score the best section must reach to count as an answer. Measured on the bundled articles
@@ -42,12 +42,13 @@ export const NO_MATCH = noMatch();
  * an `open_page` tool).
  */
 export class DemoAgent implements Agent {
-  private readonly docs: DocsSearch;
+  private readonly docs: DocsSearch | null;
+  private readonly knowledge = new StaticDocs(KNOWLEDGE, KNOWLEDGE_BOOSTS);
   private readonly wordDelayMs: number;
   private readonly minScore: number;
 
   constructor(options: DemoAgentOptions = {}) {
-    this.docs = options.docs ?? new StaticDocs(KNOWLEDGE, KNOWLEDGE_BOOSTS);
+    this.docs = options.docs ?? null;
     this.minScore = options.minScore ?? 5;
     this.wordDelayMs = options.wordDelayMs ?? 0;
   }
@@ -57,7 +58,8 @@ export class DemoAgent implements Agent {
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
   async search(question: string): Promise<Hit[]> {
-    const hits = await this.docs.search(question, 20);
+    const own = this.docs && (!this.docs.size || (await this.docs.size()) > 0) ? this.docs : null;
+    const hits = await (own ?? this.knowledge).search(question, 20);
     const best = Math.max(0, ...hits.map((hit) => hit.match));
     if (best < this.minScore) return [];
     return hits.filter((hit) => hit.match >= best / 2);

@@ -3,6 +3,9 @@ import {
   type ConsoleActivity,
   type ConsoleApiKey,
   type ConsoleAuditPage,
+  type ConsoleDocHits,
+  type ConsoleDocSource,
+  type ConsoleDocSources,
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
@@ -129,4 +132,12 @@ export class ConsoleApi {
   audit = (before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);
+  sources = () => this.call<ConsoleDocSources>('GET', paths.docsSources);
+  addSource = (location: string) =>
+    this.call<ConsoleDocSource>('POST', paths.docsSources, { body: { location } });
+  removeSource = (id: string) => this.call<void>('DELETE', paths.docsSource(id));
+  recrawlSource = (id: string) =>
+    this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(id), { body: {} });
+  searchDocs = (q: string) =>
+    this.call<ConsoleDocHits>('GET', paths.docsSearch, { query: { q } }).then((r) => r.hits);
 }

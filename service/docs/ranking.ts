@@ -51,24 +51,47 @@ export class SectionIndex {
   private readonly sectionIndex = new MiniSearch<Row>(options());
   private readonly pageIndex = new MiniSearch<Row>(options());
   /** Page number of each section. */
-  private readonly pageOf: number[] = [];
+  private pageOf: number[] = [];
+  private sections: readonly Section[] = [];
 
   constructor(
-    private readonly sections: readonly Section[],
+    sections: readonly Section[],
     private readonly boosts: Boosts = DEFAULT_BOOSTS,
   ) {
+    const { sectionRows, pageRows } = this.rows(sections);
+    this.sectionIndex.addAll(sectionRows);
+    this.pageIndex.addAll(pageRows);
+  }
+
+  /** The same index built in chunks, so a service keeps answering while it indexes thousands of sections. */
+  static async build(sections: readonly Section[], boosts?: Boosts): Promise<SectionIndex> {
+    const index = new SectionIndex([], boosts);
+    const { sectionRows, pageRows } = index.rows(sections);
+    await index.sectionIndex.addAllAsync(sectionRows, { chunkSize: 500 });
+    await index.pageIndex.addAllAsync(pageRows, { chunkSize: 100 });
+    return index;
+  }
+
+  /** The rows of both indexes: one per section, and one per page (its sections' text together). */
+  private rows(sections: readonly Section[]): { sectionRows: Row[]; pageRows: Row[] } {
+    this.sections = sections;
+    this.pageOf = [];
     const pages = new Map<string, Row>();
-    sections.forEach((section, id) => {
+    const sectionRows = sections.map((section, id) => {
       let page = pages.get(section.pageUrl);
       if (!page)
         pages.set(section.pageUrl, (page = { id: pages.size, title: section.title, headings: '', text: '' }));
       this.pageOf[id] = page.id;
-      const headings = [...section.headings, section.keywords ?? ''].join('\n');
       page.headings += `${section.headings.at(-1) ?? ''}\n${section.keywords ?? ''}\n`;
       page.text += `${section.text}\n\n`;
-      this.sectionIndex.add({ id, title: section.title, headings, text: section.text });
+      return {
+        id,
+        title: section.title,
+        headings: [...section.headings, section.keywords ?? ''].join('\n'),
+        text: section.text,
+      };
     });
-    this.pageIndex.addAll([...pages.values()]);
+    return { sectionRows, pageRows: [...pages.values()] };
   }
 
   get size(): number {

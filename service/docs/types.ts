@@ -45,4 +45,6 @@ export interface Hit {
 /** What the agents ask of the docs: the sections that answer a question, best first. */
 export interface DocsSearch {
   search(question: string, limit?: number): Promise<Hit[]>;
+  /** How many sections it holds, where that can change (a library before its first crawl holds none). */
+  size?(): Promise<number>;
 }

@@ -1,8 +1,12 @@
 import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
+import { serveFolder } from '../../scripts/static-site.mjs';
+import { DocsLibrary, systemClock } from '../../service/index.js';
+import { readDocsFolder } from '../../service/docs/folder.js';
 import {
   DemoAgent,
   memoryStores,
@@ -22,6 +26,7 @@ export const PROJECT = {
   integrationIds: ['int_docs', 'int_app'],
 };
 const DAY = 86_400_000;
+const FIXTURES = join(import.meta.dirname, '../fixtures');
 
 /**
  * The service with its console, from source, on a free port: the built pages
@@ -35,9 +40,29 @@ export async function startConsoleService(): Promise<{
   requests: { method: string; path: string; status: number }[];
 }> {
   const storage = memoryStores();
+  // The Sources page's docs: the crawler's fixture site (a failing, a missing and a too large
+  // page among them) and the same pages as a folder, crawled before the pages are shown.
+  const site = await serveFolder(join(FIXTURES, 'docs-site'), {
+    routes: {
+      '/docs/broken.html': (_req, res) => res.writeHead(500).end(),
+      '/docs/huge.html': (_req, res) =>
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('x'.repeat(3_000_000)),
+    },
+  });
+  const docs = new DocsLibrary({
+    store: storage.docs,
+    clock: systemClock,
+    readFolder: readDocsFolder,
+    crawl: { retryDelayMs: 1 },
+  });
+  await docs.addSource(`${site.url}/docs/`);
+  // Relative to the repository (where the tests run): no machine's path in the screenshots.
+  await docs.addSource('test/fixtures/docs-site/docs', 'https://acme.example/docs');
+  await docs.tick();
   const service = createAgentService({
     projects: [PROJECT],
     storage,
+    docs,
     agent: new DemoAgent({ wordDelayMs: 0 }),
     console: await nodeConsole(),
     widget: await nodeWidgetRelease(),
@@ -56,12 +81,17 @@ export async function startConsoleService(): Promise<{
       e.msg === 'request' &&
       requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
   });
-  await seed(running.url, storage);
+  await seed(running.url, storage, `${site.url}/docs/guide/install.html#requirements`);
+  const close = running.close;
+  running.close = async () => {
+    await close();
+    await site.close();
+  };
   return { url: running.url, storage, running, requests };
 }
 
 /** A month of plausible traffic (weekdays busier), then real chats with feedback, an error and a handoff. */
-async function seed(url: string, storage: Stores) {
+async function seed(url: string, storage: Stores, changedPage: string) {
   const today = Math.floor(Date.now() / DAY) * DAY;
   let n = 0;
   for (let d = 29; d >= 1; d--) {
@@ -209,6 +239,46 @@ async function seed(url: string, storage: Stores) {
       role: 'assistant',
       content: HOSTILE_ANSWER,
       createdAt: at,
+    }),
+  );
+  // An answer of two days ago that cites a docs page indexed since: a stale source.
+  const before = Date.now() - 2 * DAY;
+  const staleThread = `th_${'e'.repeat(32)}`;
+  await storage.conversations.createThread({
+    id: staleThread,
+    projectId: PROJECT.id,
+    integrationId: 'int_docs',
+    owner: 'erin@example.com',
+    title: 'How much memory does Acme need?',
+    createdAt: before,
+    updatedAt: before,
+  });
+  await storage.conversations.appendMessage(
+    staleThread,
+    messageRecord({
+      id: `msg_${'e'.repeat(31)}1`,
+      role: 'user',
+      content: 'How much memory does Acme need?',
+      createdAt: before,
+    }),
+  );
+  await storage.conversations.appendMessage(
+    staleThread,
+    messageRecord({
+      id: `msg_${'e'.repeat(31)}2`,
+      role: 'assistant',
+      content: 'Acme needs 2 GB of memory.',
+      createdAt: before,
+      sources: [
+        {
+          title: 'Installing Acme',
+          subtitle: null,
+          source_url: changedPage,
+          source_type: 'documentation',
+          section: 'Requirements',
+          score: 0.033,
+        },
+      ],
     }),
   );
 }

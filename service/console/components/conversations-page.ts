@@ -43,6 +43,7 @@ export class ConversationsPage extends ConsolePage {
     ...ConsolePage.styles,
     css`
     .filters { display: grid; gap: 12px; }
+    .stale { display: inline-block; margin-inline-start: 4px; padding: 0 8px; border-radius: 999px; font-size: 12px; background: var(--c-warn-bg); color: var(--c-warn); }
     .filters .row { align-items: end; }
     .filters input[type='search'] { flex: 1; min-width: 200px; }
     .chips { display: flex; flex-wrap: wrap; gap: 6px; border: 0; padding: 0; margin: 0; }
@@ -295,7 +296,7 @@ export class ConversationsPage extends ConsolePage {
               ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
               : html`<div class="content">${m.content}</div>`
         }
-        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
+        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}${s.section ? ` › ${s.section}` : ''}</a>` : s.title}${m.stale_sources?.includes(s.source_url) ? html` <span class="stale">Page changed since this answer</span>` : nothing}</li>`)}</ol></div>` : nothing}
         ${
           m.tool_calls.length
             ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map(

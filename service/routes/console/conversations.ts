@@ -12,7 +12,7 @@ import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
-type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts'>;
+type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
 
 const DAY = 86_400_000;
 
@@ -118,6 +118,10 @@ export async function getConversation(
     { limit: 1 },
   );
   const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
+  // Stale sources (decision 296): a cited page whose content changed after the answer was written.
+  const changed = await ctx.storage.docs.docPagesChangedAt([
+    ...new Set(thread.messages.flatMap((m) => m.sources.map((s) => s.source_url.split('#')[0]))),
+  ]);
   return json({
     id: thread.id,
     title: thread.title,
@@ -134,6 +138,9 @@ export async function getConversation(
         status: m.status,
         created_at: isoMicros(m.createdAt),
         sources: m.sources,
+        stale_sources: m.sources
+          .map((s) => s.source_url)
+          .filter((url) => (changed.get(url.split('#')[0]) ?? 0) > m.createdAt),
         uncertain: m.uncertain,
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,

@@ -8,6 +8,7 @@ import { consoleActivity } from './activity.js';
 import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
 import { getConversation, listConversations } from './conversations.js';
+import { addSource, listSources, recrawlSource, removeSource, searchDocs } from './docs.js';
 import { installInfo } from './install.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
 import {
@@ -36,6 +37,10 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
   [consolePaths.audit, { GET: listAudit }],
   [consolePaths.install, { GET: installInfo }],
+  [consolePaths.docsSources, { GET: listSources, POST: addSource }],
+  [consolePaths.docsSource(SLOT), { DELETE: removeSource }],
+  [consolePaths.docsCrawl(SLOT), { POST: recrawlSource }],
+  [consolePaths.docsSearch, { GET: searchDocs }],
 ]);
 
 /**
