@@ -122,7 +122,7 @@ export class MemoryDocsStore implements DocsStore {
       );
     }
     if (crawl.complete)
-      for (const url of [...pages.keys()])
+      for (const url of pages.keys())
         if (!read.has(url)) {
           pages.delete(url);
           this.sections.delete(`${crawl.sourceId}\n${url}`);
