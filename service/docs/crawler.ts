@@ -1,3 +1,4 @@
+import { readBounded } from '../kernel/bounded-body.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, type Robots } from './robots.js';
@@ -93,34 +94,8 @@ export const isSitemap = (start: string) => /\.xml$/i.test(new URL(start).pathna
 
 /** A response's body as text, at most `limit` bytes; null when it is longer. */
 async function readText(response: Response, limit: number): Promise<string | null> {
-  const declared = Number(response.headers.get('Content-Length'));
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => {});
-    return null;
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > limit) return null;
-        chunks.push(value);
-      }
-    } finally {
-      void reader.cancel().catch(() => {});
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return decode(bytes, response.headers.get('Content-Type') ?? '');
+  const bytes = await readBounded(response, limit);
+  return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
 }
 
 /** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */

@@ -242,16 +242,10 @@ export interface DocCrawl {
   finishedAt: number;
   nextCrawlAt: number;
   /** Every page read: `new` and `changed` ones with their sections, `unchanged` ones without. */
-  pages: {
-    url: string;
-    title: string;
-    etag: string | null;
-    lastModified: string | null;
-    hash: string;
-    links: string[];
+  pages: (Pick<DocPageRecord, 'url' | 'title' | 'etag' | 'lastModified' | 'hash' | 'links'> & {
     status: 'new' | 'changed' | 'unchanged';
-    sections: { url: string; pageUrl: string; title: string; headings: string[]; text: string }[];
-  }[];
+    sections: Pick<DocSectionRecord, 'url' | 'pageUrl' | 'title' | 'headings' | 'text'>[];
+  })[];
   /** When false the pages not read are kept (the crawl could not tell which are gone). */
   complete: boolean;
   truncated: boolean;

@@ -1,3 +1,4 @@
+import type { Source } from '../../contract/types.js';
 import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -212,63 +213,20 @@ async function seed(url: string, storage: Stores, changedPage: string) {
   });
   await chat('alice@example.com', 'What does the session endpoint return?');
   // An answer whose markdown carries HTML and a script link: the console must show them as text.
-  const at = Date.now() - 60_000;
-  const threadId = `th_${'d'.repeat(32)}`;
-  await storage.conversations.createThread({
-    id: threadId,
-    projectId: PROJECT.id,
-    integrationId: 'int_docs',
-    owner: 'dave@example.com',
-    title: 'Can an answer carry HTML?',
-    createdAt: at,
-    updatedAt: at,
+  await seedThread(storage, 'd', 'dave@example.com', Date.now() - 60_000, 'Can an answer carry HTML?', {
+    question: 'Can an answer carry **HTML**?',
+    answer: HOSTILE_ANSWER,
   });
-  await storage.conversations.appendMessage(
-    threadId,
-    messageRecord({
-      id: `msg_${'d'.repeat(31)}1`,
-      role: 'user',
-      content: 'Can an answer carry **HTML**?',
-      createdAt: at,
-    }),
-  );
-  await storage.conversations.appendMessage(
-    threadId,
-    messageRecord({
-      id: `msg_${'d'.repeat(31)}2`,
-      role: 'assistant',
-      content: HOSTILE_ANSWER,
-      createdAt: at,
-    }),
-  );
   // An answer of two days ago that cites a docs page indexed since: a stale source.
-  const before = Date.now() - 2 * DAY;
-  const staleThread = `th_${'e'.repeat(32)}`;
-  await storage.conversations.createThread({
-    id: staleThread,
-    projectId: PROJECT.id,
-    integrationId: 'int_docs',
-    owner: 'erin@example.com',
-    title: 'How much memory does Acme need?',
-    createdAt: before,
-    updatedAt: before,
-  });
-  await storage.conversations.appendMessage(
-    staleThread,
-    messageRecord({
-      id: `msg_${'e'.repeat(31)}1`,
-      role: 'user',
-      content: 'How much memory does Acme need?',
-      createdAt: before,
-    }),
-  );
-  await storage.conversations.appendMessage(
-    staleThread,
-    messageRecord({
-      id: `msg_${'e'.repeat(31)}2`,
-      role: 'assistant',
-      content: 'Acme needs 2 GB of memory.',
-      createdAt: before,
+  await seedThread(
+    storage,
+    'e',
+    'erin@example.com',
+    Date.now() - 2 * DAY,
+    'How much memory does Acme need?',
+    {
+      question: 'How much memory does Acme need?',
+      answer: 'Acme needs 2 GB of memory.',
       sources: [
         {
           title: 'Installing Acme',
@@ -279,6 +237,41 @@ async function seed(url: string, storage: Stores, changedPage: string) {
           score: 0.033,
         },
       ],
+    },
+  );
+}
+
+/** A thread of one question and its answer, written to the store as the service writes them. */
+async function seedThread(
+  storage: Stores,
+  letter: string,
+  owner: string,
+  at: number,
+  title: string,
+  { question, answer, sources = [] }: { question: string; answer: string; sources?: Source[] },
+) {
+  const threadId = `th_${letter.repeat(32)}`;
+  await storage.conversations.createThread({
+    id: threadId,
+    projectId: PROJECT.id,
+    integrationId: 'int_docs',
+    owner,
+    title,
+    createdAt: at,
+    updatedAt: at,
+  });
+  await storage.conversations.appendMessage(
+    threadId,
+    messageRecord({ id: `msg_${letter.repeat(31)}1`, role: 'user', content: question, createdAt: at }),
+  );
+  await storage.conversations.appendMessage(
+    threadId,
+    messageRecord({
+      id: `msg_${letter.repeat(31)}2`,
+      role: 'assistant',
+      content: answer,
+      createdAt: at,
+      sources,
     }),
   );
 }
