@@ -39,7 +39,7 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     const [a, b] = [library(), library()];
     await a.addSource(`${site.url}/docs/`);
     const crawled = await Promise.all([a.tick(), b.tick()]);
-    expect(crawled.sort()).toEqual([0, 1]);
+    expect(crawled.sort((x, y) => x - y)).toEqual([0, 1]);
     const fetched = pageRequests(site).length;
     expect(fetched).toBeGreaterThan(0);
 
