@@ -1,7 +1,7 @@
 import { randomId } from '../kernel/ids.js';
 import { KNOWLEDGE } from './knowledge.js';
 import { StaticDocs } from '../docs/ranking.js';
-import { sourcesOf } from '../docs/prompt.js';
+import { sourcesOf } from './docs-prompt.js';
 import { STOPWORDS } from '../docs/terms.js';
 import type { DocsSearch, Hit } from '../docs/types.js';
 import { phrasesFor } from './phrases.js';

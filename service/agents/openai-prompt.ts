@@ -1,4 +1,4 @@
-import { fitSections, sectionBlock } from '../docs/prompt.js';
+import { fitSections, sectionBlock } from './docs-prompt.js';
 import type { Hit } from '../docs/types.js';
 import { fitHistory, jsonBytes, utf8Bytes } from './history-budget.js';
 import { type Phrases, agentLanguage } from './phrases.js';

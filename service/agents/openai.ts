@@ -1,5 +1,5 @@
 import { sleep } from './demo.js';
-import { sourcesOf } from '../docs/prompt.js';
+import { sourcesOf } from './docs-prompt.js';
 import type { DocsSearch } from '../docs/types.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';

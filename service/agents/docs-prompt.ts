@@ -1,8 +1,8 @@
 import { MAX_SOURCES } from '../../contract/limits.js';
 import type { Source } from '../../contract/types.js';
-import { estimateTokens } from '../agents/history-budget.js';
-import { sectionName } from './sections.js';
-import type { Hit } from './types.js';
+import { estimateTokens } from './history-budget.js';
+import { sectionName } from '../docs/sections.js';
+import type { Hit } from '../docs/types.js';
 
 /** How one section reads in a prompt: where it is, then its text. */
 export function sectionBlock({ section }: Hit): string {
