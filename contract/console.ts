@@ -30,13 +30,15 @@ export const consolePaths = {
     `/projects/${id(projectId)}/conversations/${id(threadId)}`,
   audit: '/audit',
   install: '/install',
-  /** GET the documentation's sources, POST a new one (`ConsoleNewSource`). */
-  docsSources: '/docs/sources',
-  docsSource: (sourceId: string) => `/docs/sources/${id(sourceId)}`,
+  /** GET the project's documentation sources, POST a new one (`ConsoleNewSource`). */
+  docsSources: (projectId: string) => `/projects/${id(projectId)}/docs/sources`,
+  docsSource: (projectId: string, sourceId: string) =>
+    `/projects/${id(projectId)}/docs/sources/${id(sourceId)}`,
   /** POST: "Re-crawl now". */
-  docsCrawl: (sourceId: string) => `/docs/sources/${id(sourceId)}/crawl`,
-  /** `?q=`: the ranked sections a chat would retrieve for the question. */
-  docsSearch: '/docs/search',
+  docsCrawl: (projectId: string, sourceId: string) =>
+    `/projects/${id(projectId)}/docs/sources/${id(sourceId)}/crawl`,
+  /** `?q=`: the ranked sections of the project's docs a chat would retrieve for the question. */
+  docsSearch: (projectId: string) => `/projects/${id(projectId)}/docs/search`,
 } as const;
 
 /** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
@@ -165,6 +167,12 @@ export interface ConsoleFeedback {
   voter_key: string;
 }
 
+/** A source of an answer whose page is no longer what the answer read. */
+export interface ConsoleStaleSource {
+  source_url: string;
+  page: 'changed' | 'removed';
+}
+
 export interface ConsoleMessage {
   id: string;
   role: 'user' | 'assistant';
@@ -173,8 +181,8 @@ export interface ConsoleMessage {
   created_at: string;
   uncertain: boolean;
   sources: Source[];
-  /** The `source_url`s whose page changed after this answer was written. */
-  stale_sources: string[];
+  /** The sources whose page changed, or left the site, after this answer was written. */
+  stale_sources: ConsoleStaleSource[];
   tool_calls: (ToolCall & {
     round: number;
     status: 'pending' | 'completed' | 'error';

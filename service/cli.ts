@@ -27,9 +27,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 
   agent-chat-service [options]            serve
   agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
-  agent-chat-service search "QUESTION"    the documentation sections a chat would retrieve, ranked, with scores
-  agent-chat-service test FILE.yaml       answer tests: each question's answer must cite one of its urls (and
-                                          contain its phrases); prints a table, exits 1 on a miss
+  agent-chat-service search "QUESTION"    the sections of the project's docs a chat would retrieve, ranked, with scores
+  agent-chat-service test FILE.yaml       answer tests on the project's docs: each question's answer must cite one
+                                          of its urls (and contain its phrases); prints a table, exits 1 on a miss
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
@@ -45,9 +45,10 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                       Without these, projects, integrations and keys are made in the console;
                       with them, they are made to exist at start (idempotent, never removed).
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
-  --docs LOCATION     documentation to answer from, repeatable (AGENT_CHAT_DOCS, comma-separated): a website
-                      (its root, a folder of it, or its sitemap.xml) or a folder of .md and .html files;
-                      added to the console's Sources at start (never removed), crawled daily
+  --docs LOCATION     documentation the project above answers from, repeatable (AGENT_CHAT_DOCS,
+                      comma-separated): a website (its root, a folder of it, or its sitemap.xml) or a
+                      folder of .md and .html files; added to the project's Sources at start (never
+                      removed), crawled daily. Other projects' docs are added in the console.
   --docs-url URL      public URL of folder docs (AGENT_CHAT_DOCS_URL; default /docs)
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
@@ -136,6 +137,11 @@ async function main() {
     process.exitCode = await docsCommand(command, positionals.slice(1), docs, values);
     return;
   }
+  await start(values, port, docs.setup);
+}
+
+/** The service on `port`, from the flags, until SIGTERM or SIGINT. */
+async function start(values: Flags, port: number, setup: Setup) {
   const { projects, named } = projectsOf(values);
   const settings = {
     projects,
@@ -158,7 +164,7 @@ async function main() {
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
   const storage = await openStore(databaseUrl, dataDir);
-  const { library, agent } = await docs.setup(storage, jsonLog);
+  const { library, agent } = await setup(storage, jsonLog);
   const service = createAgentService({
     ...settings,
     storage,
@@ -175,13 +181,17 @@ async function main() {
   stopOnSignals(running);
 }
 
+/** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */
+const flagProject = (values: Flags) => values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
+
 type Setup = (storage: Stores, log: typeof jsonLog) => Promise<{ library: DocsLibrary; agent: Agent }>;
 
 /**
  * The documentation the flags name, checked now (a location that cannot be crawled fails before
- * the database opens), and how to build the library on a store with the agent that answers from it.
+ * the database opens), and how to build the library on a store, with the flag project's sources
+ * in it, and the agent (each answer gets its project's docs from the library).
  */
-function docsOf(values: Flags, quiet: boolean): { locations: string[]; setup: Setup } {
+function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: string; setup: Setup } {
   // A folder is kept by its absolute path: the service may start from another directory next time.
   const locations = (
     values.docs ??
@@ -201,6 +211,7 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; setup: Se
   const embedder = env.OPENAI_EMBEDDING_MODEL
     ? new Embedder({ baseUrl, model: env.OPENAI_EMBEDDING_MODEL, apiKey: env.OPENAI_API_KEY })
     : undefined;
+  const project = flagProject(values);
   const agentOf = modelAgent(values);
   const setup: Setup = async (storage, log) => {
     const library = new DocsLibrary({
@@ -212,22 +223,22 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; setup: Se
       log,
     });
     try {
-      for (const location of locations) await library.addSource(location);
+      for (const location of locations) await library.addSource(project, location);
     } catch (error) {
       if (error instanceof DocsInputError) throw new Error(`--docs: ${error.message}`);
       throw error;
     }
-    // Until the owner's docs hold a section, the demo agent answers from this widget's own articles.
+    // Until a project's docs hold a section, the demo agent answers from this widget's own articles.
     const agent: Agent =
-      agentOf?.(library, log) ??
-      new DemoAgent({ wordDelayMs: quiet ? 0 : Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20), docs: library });
+      agentOf?.(log) ??
+      new DemoAgent({ wordDelayMs: quiet ? 0 : Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
     return { library, agent };
   };
-  return { locations, setup };
+  return { locations, project, setup };
 }
 
-/** A model agent over `docs` when one is configured; null for the offline demo agent. */
-function modelAgent(values: Flags): ((docs: DocsLibrary, log: typeof jsonLog) => Agent) | null {
+/** A model agent when one is configured; null for the offline demo agent. */
+function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
   if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL) return null;
   const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
   if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
@@ -259,7 +270,7 @@ function modelAgent(values: Flags): ((docs: DocsLibrary, log: typeof jsonLog) =>
       100 * 1024 * 1024,
     ),
   };
-  return (docs, log) => new OpenAiAgent({ ...options, docs, log });
+  return (log) => new OpenAiAgent({ ...options, log });
 }
 
 /**
@@ -270,7 +281,7 @@ function modelAgent(values: Flags): ((docs: DocsLibrary, log: typeof jsonLog) =>
 async function docsCommand(
   command: 'search' | 'test',
   args: string[],
-  docs: { locations: string[]; setup: Setup },
+  docs: { locations: string[]; project: string; setup: Setup },
   values: Flags,
 ): Promise<number> {
   const print = (line: string) => console.log(line);
@@ -285,15 +296,19 @@ async function docsCommand(
   // Read the tests before anything is crawled: a typo fails at once.
   const base = docs.locations.find((location) => /^https?:\/\//.test(location));
   const tests = command === 'test' ? await readAnswerTests(args[0], base) : [];
-  const storage = await commandStore(env.DATABASE_URL || undefined, values.data ?? env.AGENT_CHAT_DATA ?? '.data/service');
+  const storage = await commandStore(
+    env.DATABASE_URL || undefined,
+    values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+  );
   // Logs go to stderr: stdout is the table.
   const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
   try {
     // Sources never crawled (or due) are crawled first, so a first run has something to read.
     await library.tick();
+    const projectDocs = library.project(docs.project);
     return command === 'search'
-      ? await searchCommand(library, args[0], print)
-      : await testCommand(agent, tests, print);
+      ? await searchCommand(projectDocs, args[0], print)
+      : await testCommand(agent, projectDocs, tests, print);
   } finally {
     await library.close();
     await storage.close();
@@ -331,15 +346,18 @@ function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string |
     throw new Error(
       '--public needs --allowed-origin: only pages on those origins may start chats without a site server.',
     );
-  const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
+  const project = flagProject(values);
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
+  // Docs given on the command line are the flag project's: it is made to exist for them.
   const seeded = !!(
     apiKey ||
     values.project ||
     env.AGENT_CHAT_PROJECT ||
     values.integration ||
     env.AGENT_CHAT_INTEGRATION ||
-    allowedOrigins
+    allowedOrigins ||
+    values.docs?.length ||
+    env.AGENT_CHAT_DOCS
   );
   if (!seeded) return { projects: [], named: null };
   return {

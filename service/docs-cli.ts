@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse, YAMLParseError } from 'yaml';
 import type { Agent } from './agents/types.js';
 import type { Source } from '../contract/types.js';
-import type { DocsLibrary } from './docs/library.js';
+import type { DocsSearch } from './docs/types.js';
 
 /**
  * `agent-chat-service search "question"` and `agent-chat-service test answers.yaml`: what the
@@ -12,9 +12,9 @@ import type { DocsLibrary } from './docs/library.js';
 
 type Print = (line: string) => void;
 
-/** The ranked sections for `question`, with their scores, as a chat's retrieval sees them. */
+/** The ranked sections of a project's `docs` for `question`, with their scores, as a chat's retrieval sees them. */
 export async function searchCommand(
-  library: DocsLibrary,
+  docs: DocsSearch,
   question: string,
   print: Print,
   limit = 10,
@@ -23,7 +23,7 @@ export async function searchCommand(
     print('usage: agent-chat-service search "a question"');
     return 2;
   }
-  const hits = await library.search(question, limit);
+  const hits = await docs.search(question, limit);
   if (!hits.length) {
     print(
       "No section matches. (Are the docs crawled? agent-chat-service --docs URL, or the console's Sources page.)",
@@ -99,28 +99,16 @@ const matches = (source: Source, wanted: string) =>
   wanted.includes('#') ? source.source_url === wanted : page(source.source_url) === page(wanted);
 
 /** Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. */
-export async function testCommand(agent: Agent, tests: AnswerTest[], print: Print): Promise<number> {
+export async function testCommand(
+  agent: Agent,
+  docs: DocsSearch,
+  tests: AnswerTest[],
+  print: Print,
+): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
   let failed = 0;
   for (const [i, test] of tests.entries()) {
-    const sources: Source[] = [];
-    let text = '';
-    let error: string | null = null;
-    try {
-      for await (const out of agent.answer({
-        message: test.question,
-        history: [],
-        tools: [],
-        rounds: [],
-        partial: '',
-        signal: AbortSignal.timeout(120_000),
-      })) {
-        if (out.type === 'sources') sources.push(...out.sources);
-        else if (out.type === 'text') text += out.text;
-      }
-    } catch (caught) {
-      error = caught instanceof Error ? caught.message : String(caught);
-    }
+    const { sources, text, error } = await ask(agent, docs, test.question);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
     const missing = test.phrases.filter((phrase) => !text.toLowerCase().includes(phrase.toLowerCase()));
     const why = error
@@ -148,6 +136,33 @@ export async function testCommand(agent: Agent, tests: AnswerTest[], print: Prin
     );
   print(`${tests.length - failed} passed, ${failed} failed`);
   return failed ? 1 : 0;
+}
+
+/** One question through the agent, as a chat asks it of the project's docs: what it cited and said, or why it failed. */
+async function ask(
+  agent: Agent,
+  docs: DocsSearch,
+  question: string,
+): Promise<{ sources: Source[]; text: string; error: string | null }> {
+  const sources: Source[] = [];
+  let text = '';
+  try {
+    for await (const out of agent.answer({
+      message: question,
+      history: [],
+      tools: [],
+      rounds: [],
+      partial: '',
+      docs,
+      signal: AbortSignal.timeout(120_000),
+    })) {
+      if (out.type === 'sources') sources.push(...out.sources);
+      else if (out.type === 'text') text += out.text;
+    }
+  } catch (caught) {
+    return { sources, text, error: caught instanceof Error ? caught.message : String(caught) };
+  }
+  return { sources, text, error: null };
 }
 
 /** Reads and parses a test file; relative URLs resolve against `base` (the first site given with --docs). */

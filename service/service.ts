@@ -100,9 +100,11 @@ export interface AgentService {
   heartbeat(): Promise<number>;
   /** Rebuilds the activity rollup if no instance did for half the staleness bound; true when this call did. */
   refreshActivity(): Promise<boolean>;
+  /** Crawls the projects' docs that are due, if this instance gets the crawl lease; returns how many sources it crawled. */
+  crawlDocs(): Promise<number>;
   /**
-   * Runs maintain, heartbeat and refreshActivity on timers (what `serve()` does); returns a
-   * stop function. Hosts that cannot keep timers call the three themselves.
+   * Runs maintain, heartbeat, refreshActivity and crawlDocs on timers (what `serve()` does);
+   * returns a stop function. Hosts that cannot keep timers call them themselves.
    */
   startDuties(options?: { maintainEveryMs?: number }): () => void;
   /** Answers in flight are stored as stopped; the instance leaves the fleet; the storage is closed. */
@@ -196,15 +198,9 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
     heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
-    startDuties: ({ maintainEveryMs = 60_000 } = {}) => {
-      const stop = runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log });
-      // The docs' schedule: due sources are crawled by whichever instance holds the lease.
-      const stopDocs = docs?.start();
-      return () => {
-        stop();
-        stopDocs?.();
-      };
-    },
+    crawlDocs: async () => (docs ? docs.tick() : 0),
+    startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
+      runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
     async close() {
       for (const timer of timers) clearInterval(timer);
       timers.clear();

@@ -10,7 +10,10 @@ import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types
 export interface DemoAgentOptions {
   /** Pause between words, so the demo visibly streams. 0 in tests. */
   wordDelayMs?: number;
-  /** The docs it answers from; this widget's own articles when absent or while they hold no section. */
+  /**
+   * The docs it answers from when the service gives the answer none (`AgentInput.docs`); this
+   * widget's own articles when neither is there or while they hold no section.
+   */
   docs?: DocsSearch;
   /**
    * Match (BM25) score the best section must reach to count as an answer. Measured on the bundled articles
@@ -57,15 +60,15 @@ export class DemoAgent implements Agent {
    * The sections that answer `question`, best first: those matching at least half as strongly
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
-  async search(question: string): Promise<Hit[]> {
-    const own = this.docs && (!this.docs.size || (await this.docs.size()) > 0) ? this.docs : null;
+  async search(question: string, docs = this.docs): Promise<Hit[]> {
+    const own = docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
     const hits = await (own ?? this.knowledge).search(question, 20);
     const best = Math.max(0, ...hits.map((hit) => hit.match));
     if (best < this.minScore) return [];
     return hits.filter((hit) => hit.match >= best / 2);
   }
 
-  async *answer({ message, tools, rounds, locale, signal }: AgentInput): AsyncIterable<AgentOutput> {
+  async *answer({ message, tools, rounds, locale, docs, signal }: AgentInput): AsyncIterable<AgentOutput> {
     const call = rounds.length === 0 ? toolCallFor(message, tools) : undefined;
     if (call) {
       yield { type: 'tool_calls', calls: [call] };
@@ -91,7 +94,7 @@ export class DemoAgent implements Agent {
         num_results: null,
       };
       yield { type: 'activity', step: { ...step, status: 'started' } };
-      const hits = await this.search(message);
+      const hits = await this.search(message, docs ?? this.docs);
       const sources = sourcesOf(hits);
       const best = hits[0]?.section;
       yield {

@@ -22,8 +22,11 @@ export interface OpenAiAgentOptions {
   model: string;
   /** Sent as a bearer token when set; local servers usually need none. */
   apiKey?: string;
-  /** The site's documents, searched per question. */
-  docs: DocsSearch;
+  /**
+   * The site's documents, searched per question when the service gives the answer none
+   * (`AgentInput.docs`, a project's library); without either, it answers without documents.
+   */
+  docs?: DocsSearch;
   /**
    * Match (BM25) score the best section must reach for the documents to count as found; below it the answer
    * is flagged uncertain and the model told nothing matched. Default 2, lower than the demo
@@ -145,7 +148,8 @@ export class OpenAiAgent implements Agent {
       num_results: null,
     };
     if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
-    const hits = await this.options.docs.search(input.message, 40);
+    const docs = input.docs ?? this.options.docs;
+    const hits = docs ? await docs.search(input.message, 40) : [];
     const relevant = hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
     const { body, found } = requestOf(input, relevant, phrases, this.options);
     if (first) {

@@ -1,5 +1,6 @@
 /** The Agent port: what the service asks of whatever writes the answers. */
 import type { ActivityStep, Source, ToolCall, ToolResult, ToolSpec } from '../../contract/types.js';
+import type { DocsSearch } from '../docs/types.js';
 import type { MessageRecord } from '../storage/types.js';
 
 export type { ToolCall, ToolSpec };
@@ -35,6 +36,11 @@ export interface AgentInput {
    * (wire contract §4, version 3). Agents answer and write step summaries in it where they can.
    */
   locale?: string;
+  /**
+   * The documentation of the project the question came to, when the service keeps a library:
+   * an agent answers from it and from nothing else. Absent: the agent's own docs, if any.
+   */
+  docs?: DocsSearch;
   signal: AbortSignal;
 }
 

@@ -132,12 +132,13 @@ export class ConsoleApi {
   audit = (before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);
-  sources = () => this.call<ConsoleDocSources>('GET', paths.docsSources);
-  addSource = (location: string) =>
-    this.call<ConsoleDocSource>('POST', paths.docsSources, { body: { location } });
-  removeSource = (id: string) => this.call<void>('DELETE', paths.docsSource(id));
-  recrawlSource = (id: string) =>
-    this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(id), { body: {} });
-  searchDocs = (q: string) =>
-    this.call<ConsoleDocHits>('GET', paths.docsSearch, { query: { q } }).then((r) => r.hits);
+  sources = (projectId: string) => this.call<ConsoleDocSources>('GET', paths.docsSources(projectId));
+  addSource = (projectId: string, location: string) =>
+    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location } });
+  removeSource = (projectId: string, id: string) =>
+    this.call<void>('DELETE', paths.docsSource(projectId, id));
+  recrawlSource = (projectId: string, id: string) =>
+    this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(projectId, id), { body: {} });
+  searchDocs = (projectId: string, q: string) =>
+    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } }).then((r) => r.hits);
 }

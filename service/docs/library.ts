@@ -1,15 +1,16 @@
 import type { Clock } from '../kernel/clock.js';
-import type { DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
+import type { DocSectionRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
 import { crawlSite, type CrawlOptions, type CrawledPage, type PageState } from './crawler.js';
-import { Embedder, HybridDocs, embeddingText } from './embeddings.js';
-import { SectionIndex } from './ranking.js';
-import type { DocsSearch, Hit, Section } from './types.js';
+import { Embedder, embeddingText } from './embeddings.js';
+import { ProjectIndex } from './project-index.js';
+import type { DocsSearch, Hit } from './types.js';
 
 /**
- * The service's documentation (decision 294): the sources in the database, crawled on a
- * schedule by one instance of the fleet at a time (a lease), and an index every instance builds
- * in memory from the stored sections and rebuilds when their version moves. A restart reads the
- * index from the database; it does not crawl again until a source is due.
+ * The projects' documentation (decisions 294, 298): each project's sources in the database,
+ * crawled on a schedule by one instance of the fleet at a time (a lease), and per project an
+ * index every instance builds in memory from that project's stored sections and rebuilds when
+ * its version moves. A restart reads the indexes from the database; it does not crawl again until
+ * a source is due. A project's agent searches its own index: no other project's pages are in it.
  */
 
 type Log = (
@@ -68,12 +69,10 @@ export function sourceLocation(
   return { location: trimmed, kind: 'folder' };
 }
 
-export class DocsLibrary implements DocsSearch {
+export class DocsLibrary {
   /** This process in the crawl lease. */
   readonly holder = `docs-${crypto.randomUUID()}`;
-  private index: { version: number; search: DocsSearch; size: number } | null = null;
-  private checkedAt = Number.NEGATIVE_INFINITY;
-  private loading: Promise<void> | null = null;
+  private readonly indexes = new Map<string, ProjectIndex>();
   private ticking: Promise<number> | null = null;
   private readonly stop = new AbortController();
 
@@ -83,18 +82,19 @@ export class DocsLibrary implements DocsSearch {
     return this.options.store;
   }
 
-  sources(): Promise<DocSourceSummary[]> {
-    return this.options.store.listDocSources();
+  sources(projectId: string): Promise<DocSourceSummary[]> {
+    return this.options.store.listDocSources(projectId);
   }
 
-  /** Adds a source, due at once; an existing location is returned as it is. */
-  async addSource(location: string, publicUrl?: string): Promise<DocSourceRecord> {
+  /** Adds a source to the project, due at once; a location the project has is returned as it is. */
+  async addSource(projectId: string, location: string, publicUrl?: string): Promise<DocSourceRecord> {
     const parsed = sourceLocation(location, !!this.options.readFolder);
-    const existing = (await this.sources()).find((s) => s.location === parsed.location);
+    const existing = (await this.sources(projectId)).find((s) => s.location === parsed.location);
     if (existing) return existing;
     const now = this.options.clock.now();
     const source: DocSourceRecord = {
       id: `src_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      projectId,
       ...parsed,
       publicUrl: parsed.kind === 'folder' ? (publicUrl ?? this.options.folderUrl ?? '/docs') : null,
       createdAt: now,
@@ -102,23 +102,44 @@ export class DocsLibrary implements DocsSearch {
       nextCrawlAt: now,
     };
     await this.options.store.addDocSource(source);
-    return (await this.sources()).find((s) => s.location === parsed.location) ?? source;
+    return (await this.sources(projectId)).find((s) => s.location === parsed.location) ?? source;
   }
 
-  removeSource(id: string): Promise<boolean> {
-    return this.options.store.removeDocSource(id);
+  removeSource(projectId: string, id: string): Promise<boolean> {
+    return this.options.store.removeDocSource(projectId, id);
   }
 
-  /** Makes a source due now; the next tick (or this one) crawls it. */
-  async recrawlNow(id: string): Promise<boolean> {
-    const scheduled = await this.options.store.scheduleDocCrawl(id, this.options.clock.now());
+  /** Makes the project's source due now; the next tick (or this one) crawls it. */
+  async recrawlNow(projectId: string, id: string): Promise<boolean> {
+    const scheduled = await this.options.store.scheduleDocCrawl(projectId, id, this.options.clock.now());
     if (scheduled) void this.tick().catch(() => {});
     return scheduled;
   }
 
+  /** The project's documentation, as its agent searches it. */
+  project(projectId: string): DocsSearch {
+    let index = this.indexes.get(projectId);
+    if (!index) {
+      index = new ProjectIndex(projectId, {
+        store: this.options.store,
+        clock: this.options.clock,
+        embedder: this.options.embedder,
+        freshnessMs: this.options.freshnessMs ?? 5_000,
+        log: this.options.log,
+      });
+      this.indexes.set(projectId, index);
+    }
+    return index;
+  }
+
+  /** The sections of the project's docs that answer `question`, best first. */
+  search(projectId: string, question: string, limit = 20): Promise<Hit[]> {
+    return this.project(projectId).search(question, limit);
+  }
+
   /**
-   * Crawls the sources that are due, one after another, while this process holds the lease;
-   * returns how many it crawled (0 when another instance crawls).
+   * Crawls the sources that are due, every project's, one after another, while this process
+   * holds the lease; returns how many it crawled (0 when another instance crawls).
    */
   tick(): Promise<number> {
     return (this.ticking ??= this.crawlDue().finally(() => (this.ticking = null)));
@@ -149,50 +170,20 @@ export class DocsLibrary implements DocsSearch {
   private async crawl(source: DocSourceRecord) {
     const { store, clock, log } = this.options;
     const startedAt = clock.now();
-    const previous = new Map((await store.listDocPages(source.id)).map((page) => [page.url, page]));
-    let result: {
-      pages: CrawledPage[];
-      failures: { url: string; reason: string }[];
-      complete: boolean;
-      truncated: boolean;
-    };
-    try {
-      if (source.kind === 'folder') {
-        if (!this.options.readFolder) throw new Error('this service cannot read folders');
-        result = {
-          pages: await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous),
-          failures: [],
-          complete: true,
-          truncated: false,
-        };
-      } else
-        result = await crawlSite(source.location, {
-          ...this.options.crawl,
-          previous,
-          signal: this.stop.signal,
-        });
-    } catch (error) {
-      if (this.stop.signal.aborted) return;
-      const reason =
-        error instanceof Error && 'code' in error && error.code === 'ENOENT'
-          ? 'the folder does not exist'
-          : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
-      result = { pages: [], failures: [{ url: source.location, reason }], complete: false, truncated: false };
-    }
+    const result = await this.read(source);
+    if (!result) return;
     const finishedAt = clock.now();
     const run = await store.applyDocCrawl({
       sourceId: source.id,
       startedAt,
       finishedAt,
       nextCrawlAt: finishedAt + (this.options.recrawlEveryMs ?? 86_400_000),
-      pages: result.pages,
-      complete: result.complete,
-      truncated: result.truncated,
-      failures: result.failures,
+      ...result,
     });
     log?.({
       level: run.failures.length ? 'warn' : 'info',
       msg: 'docs_crawled',
+      project: source.projectId,
       source: source.id,
       pages_new: run.pagesNew,
       pages_changed: run.pagesChanged,
@@ -203,98 +194,66 @@ export class DocsLibrary implements DocsSearch {
     });
   }
 
-  /** Embeds the sections that have no vector from the configured model yet. */
-  private async embedMissing() {
-    const { embedder, store, log } = this.options;
-    if (!embedder) return;
-    const missing = (await store.listDocSections()).filter((s) => s.embeddingModel !== embedder.model);
-    for (let i = 0; i < missing.length && !this.stop.signal.aborted; i += 256) {
-      const batch = missing.slice(i, i + 256);
-      try {
-        const vectors = await embedder.embed(batch.map(embeddingText), this.stop.signal);
-        await store.putEmbeddings(
-          embedder.model,
-          batch.map((section, j) => ({ id: section.id, embedding: Array.from(vectors[j]) })),
-        );
-      } catch (error) {
-        log?.({
-          level: 'warn',
-          msg: 'docs_embeddings_failed',
-          error: error instanceof Error ? error.message : 'unknown',
+  /** What a source holds now, against what the last crawls left; null when the library closed meanwhile. */
+  private async read(source: DocSourceRecord) {
+    const previous = new Map(
+      (await this.options.store.listDocPages(source.id)).map((page) => [page.url, page]),
+    );
+    try {
+      if (source.kind === 'site')
+        return await crawlSite(source.location, {
+          ...this.options.crawl,
+          previous,
+          signal: this.stop.signal,
         });
-        return;
+      if (!this.options.readFolder) throw new Error('this service cannot read folders');
+      const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous);
+      return { pages, failures: [], complete: true, truncated: false };
+    } catch (error) {
+      if (this.stop.signal.aborted) return null;
+      const reason =
+        error instanceof Error && 'code' in error && error.code === 'ENOENT'
+          ? 'the folder does not exist'
+          : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
+      return { pages: [], failures: [{ url: source.location, reason }], complete: false, truncated: false };
+    }
+  }
+
+  /** Embeds the sections, of every project with sources, that have no vector from the configured model yet. */
+  private async embedMissing() {
+    const { embedder, store } = this.options;
+    if (!embedder) return;
+    const projects = new Set((await store.listDocSources()).map((source) => source.projectId));
+    for (const projectId of projects) {
+      const missing = (await store.listDocSections(projectId)).filter(
+        (s) => s.embeddingModel !== embedder.model,
+      );
+      for (let i = 0; i < missing.length && !this.stop.signal.aborted; i += 256) {
+        const batch = missing.slice(i, i + 256);
+        if (!(await this.embed(projectId, batch))) return;
       }
     }
   }
 
-  /** The index as of the store's version, rebuilt (without blocking searches) when it moved. */
-  private async current(): Promise<DocsSearch | null> {
-    const now = this.options.clock.now();
-    if (now - this.checkedAt >= (this.options.freshnessMs ?? 5_000)) {
-      this.checkedAt = now;
-      this.loading ??= this.reload().finally(() => (this.loading = null));
-      // The first search waits for the first index; later ones use the one they have.
-      if (!this.index) await this.loading;
-    }
-    return this.index?.search ?? null;
-  }
-
-  private async reload() {
-    const { store, embedder, log } = this.options;
-    const version = await store.docsVersion();
-    if (this.index?.version === version) return;
-    const rows = await store.listDocSections();
-    const sections: Section[] = rows.map(({ url, pageUrl, title, headings, text }) => ({
-      url,
-      pageUrl,
-      title,
-      headings,
-      text,
-    }));
-    const lexical = await SectionIndex.build(sections);
-    const vectors = rows.map((row) =>
-      embedder && row.embeddingModel === embedder.model && row.embedding
-        ? Float32Array.from(row.embedding)
-        : null,
-    );
-    const search: DocsSearch =
-      embedder && vectors.some(Boolean)
-        ? new HybridDocs(lexical, sections, vectors, embedder, (error) =>
-            log?.({
-              level: 'warn',
-              msg: 'docs_question_embedding_failed',
-              error: error instanceof Error ? error.message : 'unknown',
-            }),
-          )
-        : { search: async (question, limit) => lexical.search(question, limit) };
-    this.index = { version, search, size: sections.length };
-  }
-
-  async size(): Promise<number> {
-    await this.current();
-    return this.index?.size ?? 0;
-  }
-
-  /** The sections that answer `question`, best first, through the same index every answer uses. */
-  async search(question: string, limit = 20): Promise<Hit[]> {
-    const index = await this.current();
-    return index ? index.search(question, limit) : [];
-  }
-
-  /** Crawls what is due now and every `everyMs` (default a minute); returns a stop function. */
-  start(everyMs = 60_000): () => void {
-    const run = () =>
-      void this.tick().catch((error) =>
-        this.options.log?.({
-          level: 'error',
-          msg: 'docs_tick_failed',
-          error: error instanceof Error ? error.name : 'unknown',
-        }),
+  /** One batch of sections embedded and stored; false when the embeddings server failed (logged). */
+  private async embed(projectId: string, batch: DocSectionRecord[]) {
+    const { embedder, store, log } = this.options;
+    try {
+      const vectors = await embedder!.embed(batch.map(embeddingText), this.stop.signal);
+      await store.putEmbeddings(
+        projectId,
+        embedder!.model,
+        batch.map((section, j) => ({ id: section.id, embedding: Array.from(vectors[j]) })),
       );
-    run();
-    const timer = setInterval(run, everyMs);
-    (timer as { unref?: () => void }).unref?.();
-    return () => clearInterval(timer);
+      return true;
+    } catch (error) {
+      log?.({
+        level: 'warn',
+        msg: 'docs_embeddings_failed',
+        error: error instanceof Error ? error.message : 'unknown',
+      });
+      return false;
+    }
   }
 
   /** Stops a crawl in flight (what it read is not applied) and lets the lease go. */

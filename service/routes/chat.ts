@@ -103,6 +103,15 @@ async function threadOf(
   return { thread, history: [], newThread: true };
 }
 
+/**
+ * What an answer's input holds beside the conversation: the visitor's language, and the docs of
+ * the question's project when the service keeps a library, the only docs its answer may cite.
+ */
+const answerContext = (ctx: ChatContext, projectId: string, locale: string | undefined) => ({
+  ...(locale && { locale }),
+  ...(ctx.docs && { docs: ctx.docs.project(projectId) }),
+});
+
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(
   ctx: ChatContext,
@@ -153,7 +162,7 @@ export async function chat(
       tools: body.tools,
       rounds: [],
       partial: '',
-      ...(body.locale && { locale: body.locale }),
+      ...answerContext(ctx, thread.projectId, body.locale),
     },
     activity,
   });
@@ -194,7 +203,7 @@ async function continueWithTools(
       tools: body.tools,
       rounds: roundsOf(answer),
       partial: answer.content,
-      ...(body.locale && { locale: body.locale }),
+      ...answerContext(ctx, thread.projectId, body.locale),
     },
     activity,
   });

@@ -173,9 +173,11 @@ export interface AnswerHost {
   alive: boolean;
 }
 
-/** A documentation source the service answers from: a website (or its sitemap) or a folder on its disk. */
+/** A documentation source a project answers from: a website (or its sitemap) or a folder on the service's disk. */
 export interface DocSourceRecord {
   id: string;
+  /** The project whose agent answers from it; no other project's search ever sees it. */
+  projectId: string;
   /** An http(s) URL (a site root, a folder of it, a sitemap.xml) or a folder path on the service's disk. */
   location: string;
   kind: 'site' | 'folder';
@@ -205,6 +207,13 @@ export interface DocPageRecord {
   links: string[];
   /** When its content last changed (first indexed, or read with another content). */
   changedAt: number;
+}
+
+/** What became of a page an answer cited: when its content last changed, and when it left the site. */
+export interface DocPageChange {
+  changedAt: number;
+  /** When a complete crawl no longer found it; null while it is on the site. */
+  removedAt: number | null;
 }
 
 /** A stored section: what the index is built from. */

@@ -56,9 +56,9 @@ export async function startConsoleService(): Promise<{
     readFolder: readDocsFolder,
     crawl: { retryDelayMs: 1 },
   });
-  await docs.addSource(`${site.url}/docs/`);
+  await docs.addSource(PROJECT.id, `${site.url}/docs/`);
   // Relative to the repository (where the tests run): no machine's path in the screenshots.
-  await docs.addSource('test/fixtures/docs-site/docs', 'https://acme.example/docs');
+  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs');
   await docs.tick();
   const service = createAgentService({
     projects: [PROJECT],

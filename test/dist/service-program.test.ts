@@ -369,6 +369,17 @@ describe('agent-chat-service (the program) with a docs website', () => {
     expect(test.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 failed');
     // The second run read the index the first one stored: nothing was fetched again.
     expect(site.requests.length).toBe(pages);
+    // The docs are the flag project's (proj_local): another project's search finds none of them.
+    const other = await run([
+      'search',
+      'what is max_locks_per_transaction',
+      '--data',
+      dataDir,
+      '--project',
+      'proj_other',
+    ]);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toContain('No section matches');
   }, 60_000);
 
   it('refuses a --docs location it cannot crawl before it opens the database', async () => {

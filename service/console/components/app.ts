@@ -226,8 +226,7 @@ export class ConsoleApp extends LitElement {
   }
 
   private page(project: ConsoleProject | null) {
-    // The audit log and the docs' sources are the service's, not a project's.
-    if (!project && this.route.page !== 'audit' && this.route.page !== 'sources') {
+    if (!project && this.route.page !== 'audit') {
       return html`<div class="empty card stack">
         <h1 tabindex="-1">Create your first project</h1>
         <p class="muted">A project holds the integrations (one per website or app), the API keys your server uses to start chat sessions, and the conversations.</p>
@@ -247,7 +246,7 @@ export class ConsoleApp extends LitElement {
       case 'audit':
         return html`<audit-page data-page .api=${this.api}></audit-page>`;
       case 'sources':
-        return html`<sources-page data-page .api=${this.api}></sources-page>`;
+        return html`<sources-page data-page .api=${this.api} .project=${project}></sources-page>`;
     }
   }
 

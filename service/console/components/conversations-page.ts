@@ -1,7 +1,7 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
-import type { ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
+import type { ConsoleStaleSource, ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
@@ -296,7 +296,7 @@ export class ConversationsPage extends ConsolePage {
               ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
               : html`<div class="content">${m.content}</div>`
         }
-        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}${s.section ? ` › ${s.section}` : ''}</a>` : s.title}${m.stale_sources?.includes(s.source_url) ? html` <span class="stale">Page changed since this answer</span>` : nothing}</li>`)}</ol></div>` : nothing}
+        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}${s.section ? ` › ${s.section}` : ''}</a>` : s.title}${staleBadge(m.stale_sources.find((x) => x.source_url === s.source_url))}</li>`)}</ol></div>` : nothing}
         ${
           m.tool_calls.length
             ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map(
@@ -326,6 +326,12 @@ export class ConversationsPage extends ConsolePage {
       </article>`,
       )}`;
   }
+}
+
+/** Says a cited page is no longer what the answer read: it changed, or left the site. */
+function staleBadge(stale: ConsoleStaleSource | undefined) {
+  if (!stale) return nothing;
+  return html` <span class="stale">${stale.page === 'removed' ? 'Page removed since this answer' : 'Page changed since this answer'}</span>`;
 }
 
 declare global {

@@ -7,9 +7,9 @@ import { count, when } from '../format.js';
 import { ConsolePage } from './page.js';
 
 /**
- * Sources: the documentation the agents answer from (decision 296). Add a website or a folder,
- * see what each holds, its failures and its crawls, re-crawl it now or remove it; and search
- * the index as a chat would, with the scores.
+ * Sources: the documentation a project's agent answers from (decisions 296, 298). Add a website
+ * or a folder, see what each holds, its failures and its crawls, re-crawl it now or remove it;
+ * and search the project's index as a chat would, with the scores.
  */
 export class SourcesPage extends ConsolePage {
   static styles = [
@@ -43,14 +43,18 @@ export class SourcesPage extends ConsolePage {
   @state() private searched = '';
   @state() private busy = false;
 
-  connectedCallback() {
-    super.connectedCallback();
-    void this.load();
+  updated(changed: Map<string, unknown>) {
+    if (changed.has('project')) {
+      this.sources = null;
+      this.hits = null;
+      this.notice = '';
+      void this.load();
+    }
   }
 
   private async load() {
     try {
-      const { enabled, sources } = await this.api.sources();
+      const { enabled, sources } = await this.api.sources(this.project.id);
       this.enabled = enabled;
       this.sources = sources;
       this.error = '';
@@ -66,7 +70,7 @@ export class SourcesPage extends ConsolePage {
     if (!location) return;
     this.busy = true;
     try {
-      const source = await this.api.addSource(location);
+      const source = await this.api.addSource(this.project.id, location);
       form.reset();
       this.notice = `Added ${source.location}: crawling now.`;
       this.error = '';
@@ -79,7 +83,7 @@ export class SourcesPage extends ConsolePage {
 
   private async recrawl(source: ConsoleDocSource) {
     try {
-      await this.api.recrawlSource(source.id);
+      await this.api.recrawlSource(this.project.id, source.id);
       this.notice = `Re-crawling ${source.location}.`;
       await this.load();
     } catch (error) {
@@ -90,7 +94,7 @@ export class SourcesPage extends ConsolePage {
   private async removeSource(source: ConsoleDocSource) {
     if (!confirm(`Remove ${source.location} and its ${count(source.pages)} pages from the answers?`)) return;
     try {
-      await this.api.removeSource(source.id);
+      await this.api.removeSource(this.project.id, source.id);
       this.notice = `Removed ${source.location}.`;
       await this.load();
     } catch (error) {
@@ -103,7 +107,7 @@ export class SourcesPage extends ConsolePage {
     const question = field(new FormData(event.target as HTMLFormElement), 'q').trim();
     if (!question) return;
     try {
-      this.hits = await this.api.searchDocs(question);
+      this.hits = await this.api.searchDocs(this.project.id, question);
       this.searched = question;
       this.error = '';
     } catch (error) {
@@ -136,7 +140,7 @@ export class SourcesPage extends ConsolePage {
 
   render() {
     return html`<div class="stack">
-      <div class="page-head"><div><h1 tabindex="-1">Sources</h1><p class="muted">The documentation every answer is taken from, for all projects: websites crawled daily and folders on the service's disk.</p></div></div>
+      <div class="page-head"><div><h1 tabindex="-1">Sources</h1><p class="muted">The documentation ${this.project.name}'s answers are taken from, and nothing else: websites crawled daily and folders on the service's disk.</p></div></div>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       <p class="visually-hidden" role="status">${this.notice}</p>
       ${
@@ -151,7 +155,7 @@ export class SourcesPage extends ConsolePage {
         this.sources === null
           ? html`<p class="muted" role="status">Loading…</p>`
           : this.sources.length
-            ? html`<ul class="list stack" aria-label="Sources">${this.sources.map((s) => this.renderSource(s))}</ul>`
+            ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
       <section class="card stack" aria-labelledby="search-title">

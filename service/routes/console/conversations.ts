@@ -1,12 +1,17 @@
 import { ownerKey } from '../../../contract/owner-key.js';
-import type { ConsoleFeedback, ConsoleThreadDetail, ConsoleThreadPage } from '../../../contract/console.js';
+import type {
+  ConsoleFeedback,
+  ConsoleStaleSource,
+  ConsoleThreadDetail,
+  ConsoleThreadPage,
+} from '../../../contract/console.js';
 import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
-import type { FeedbackRecord, ThreadCursor } from '../../storage/types.js';
+import type { FeedbackRecord, MessageRecord, ThreadCursor } from '../../storage/types.js';
 import { parseDay } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
@@ -100,6 +105,29 @@ const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord): Promise<
   voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
 });
 
+/**
+ * Stale sources (decisions 296, 392): for each answer, the cited pages of the project's docs
+ * whose content changed, or that left the site, after the answer was written.
+ */
+async function staleSources(
+  ctx: ConversationsContext,
+  projectId: string,
+  messages: MessageRecord[],
+): Promise<(message: MessageRecord) => ConsoleStaleSource[]> {
+  const page = (url: string) => url.split('#')[0];
+  const changes = await ctx.storage.docs.docPageChanges(projectId, [
+    ...new Set(messages.flatMap((m) => m.sources.map((s) => page(s.source_url)))),
+  ]);
+  return (message) =>
+    message.sources.flatMap(({ source_url }): ConsoleStaleSource[] => {
+      const change = changes.get(page(source_url));
+      if (change?.removedAt != null && change.removedAt > message.createdAt)
+        return [{ source_url, page: 'removed' }];
+      if (change && change.changedAt > message.createdAt) return [{ source_url, page: 'changed' }];
+      return [];
+    });
+}
+
 /** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
 export async function getConversation(
   ctx: ConversationsContext,
@@ -118,10 +146,7 @@ export async function getConversation(
     { limit: 1 },
   );
   const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
-  // Stale sources (decision 296): a cited page whose content changed after the answer was written.
-  const changed = await ctx.storage.docs.docPagesChangedAt([
-    ...new Set(thread.messages.flatMap((m) => m.sources.map((s) => s.source_url.split('#')[0]))),
-  ]);
+  const stale = await staleSources(ctx, project.id, thread.messages);
   return json({
     id: thread.id,
     title: thread.title,
@@ -138,9 +163,7 @@ export async function getConversation(
         status: m.status,
         created_at: isoMicros(m.createdAt),
         sources: m.sources,
-        stale_sources: m.sources
-          .map((s) => s.source_url)
-          .filter((url) => (changed.get(url.split('#')[0]) ?? 0) > m.createdAt),
+        stale_sources: stale(m),
         uncertain: m.uncertain,
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,

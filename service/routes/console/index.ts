@@ -37,10 +37,10 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
   [consolePaths.audit, { GET: listAudit }],
   [consolePaths.install, { GET: installInfo }],
-  [consolePaths.docsSources, { GET: listSources, POST: addSource }],
-  [consolePaths.docsSource(SLOT), { DELETE: removeSource }],
-  [consolePaths.docsCrawl(SLOT), { POST: recrawlSource }],
-  [consolePaths.docsSearch, { GET: searchDocs }],
+  [consolePaths.docsSources(SLOT), { GET: listSources, POST: addSource }],
+  [consolePaths.docsSource(SLOT, SLOT), { DELETE: removeSource }],
+  [consolePaths.docsCrawl(SLOT, SLOT), { POST: recrawlSource }],
+  [consolePaths.docsSearch(SLOT), { GET: searchDocs }],
 ]);
 
 /**

@@ -54,6 +54,7 @@ export class MemoryDirectoryStore implements DirectoryStore {
     for (const [key, f] of state.feedback) if (f.projectId === id) state.feedback.delete(key);
     for (const [token, s] of this.sessions) if (s.projectId === id) this.sessions.delete(token);
     state.events = state.events.filter((e) => e.projectId !== id);
+    for (const drop of state.projectParts) drop(id);
     return true;
   }
 

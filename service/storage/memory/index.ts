@@ -26,7 +26,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
     directory: new MemoryDirectoryStore(state),
     accounts: new MemoryAccountStore(),
     gate: new MemoryGateStore(),
-    docs: new MemoryDocsStore(),
+    docs: new MemoryDocsStore(state),
     close: async () => {},
   };
 }

@@ -21,6 +21,8 @@ export class MemoryState {
   readonly instances = new Map<string, number>();
   readonly slots = new Map<string, { key: string; at: number }>();
   readonly slotsPerKey = new Map<string, number>();
+  /** What else a project's delete takes, from roles that keep it apart (the docs' sources). */
+  readonly projectParts: ((projectId: string) => void)[] = [];
 
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);

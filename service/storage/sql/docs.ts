@@ -2,6 +2,7 @@ import type { SqlClient } from '../sql-client.js';
 import type {
   CrawlRunRecord,
   DocCrawl,
+  DocPageChange,
   DocPageRecord,
   DocSectionRecord,
   DocSourceRecord,
@@ -11,6 +12,7 @@ import { json, num, numOrNull } from './rows.js';
 
 const toSource = (row: Record<string, unknown>): DocSourceRecord => ({
   id: String(row.id),
+  projectId: String(row.project_id),
   location: String(row.location),
   kind: row.kind === 'folder' ? 'folder' : 'site',
   publicUrl: (row.public_url as string | null) ?? null,
@@ -33,19 +35,41 @@ const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
   failures: row.failures as CrawlRunRecord['failures'],
 });
 
-const BUMP = "UPDATE fleet_state SET at = at + 1 WHERE name = 'docs_version'";
+const toSection = (row: Record<string, unknown>): DocSectionRecord => ({
+  id: num(row.id),
+  sourceId: String(row.source_id),
+  url: String(row.url),
+  pageUrl: String(row.page_url),
+  title: String(row.title),
+  headings: row.headings as string[],
+  text: String(row.body),
+  embedding: row.embedding ? (row.embedding as unknown[]).map(Number) : null,
+  embeddingModel: (row.embedding_model as string | null) ?? null,
+});
 
-/** The documentation in SQL (decision 294): tables `doc_*`, the index version in `fleet_state`. */
+/** Moves a project's index version. */
+const BUMP = `INSERT INTO doc_versions (project_id, version) VALUES ($1, 1)
+  ON CONFLICT (project_id) DO UPDATE SET version = doc_versions.version + 1`;
+
+type Query = SqlClient['query'];
+type CrawledPage = DocCrawl['pages'][number];
+type Counts = Pick<CrawlRunRecord, 'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved'>;
+
+/**
+ * The documentation in SQL (decisions 294, 298): tables `doc_*`, one index version per project
+ * in `doc_versions`. A page that left the site keeps its row (`removed_at`) without sections.
+ */
 export class SqlDocsStore implements DocsStore {
   constructor(private readonly db: SqlClient) {}
 
-  async listDocSources() {
+  async listDocSources(projectId?: string) {
     const { rows } = await this.db.query(
       `SELECT s.*,
-         (SELECT count(*) FROM doc_pages p WHERE p.source_id = s.id)::int AS pages,
+         (SELECT count(*) FROM doc_pages p WHERE p.source_id = s.id AND p.removed_at IS NULL)::int AS pages,
          (SELECT count(*) FROM doc_sections x WHERE x.source_id = s.id)::int AS sections,
          (SELECT row_to_json(r) FROM doc_crawl_runs r WHERE r.source_id = s.id ORDER BY r.id DESC LIMIT 1) AS last_run
-       FROM doc_sources s ORDER BY s.created_at, s.id`,
+       FROM doc_sources s WHERE $1::text IS NULL OR s.project_id = $1 ORDER BY s.created_at, s.id`,
+      [projectId ?? null],
     );
     return rows.map((row) => ({
       ...toSource(row),
@@ -57,10 +81,11 @@ export class SqlDocsStore implements DocsStore {
 
   async addDocSource(source: DocSourceRecord) {
     const { rowCount } = await this.db.query(
-      `INSERT INTO doc_sources (id, location, kind, public_url, created_at, last_crawl_at, next_crawl_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+      `INSERT INTO doc_sources (id, project_id, location, kind, public_url, created_at, last_crawl_at, next_crawl_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
       [
         source.id,
+        source.projectId,
         source.location,
         source.kind,
         source.publicUrl,
@@ -72,27 +97,30 @@ export class SqlDocsStore implements DocsStore {
     return rowCount === 1;
   }
 
-  async removeDocSource(id: string) {
+  async removeDocSource(projectId: string, id: string) {
     return this.db.transaction(async (query) => {
-      await query('DELETE FROM doc_sections WHERE source_id = $1', [id]);
-      const { rowCount } = await query('DELETE FROM doc_sources WHERE id = $1', [id]);
-      if (rowCount) await query(BUMP);
+      const { rowCount } = await query('DELETE FROM doc_sources WHERE id = $1 AND project_id = $2', [
+        id,
+        projectId,
+      ]);
+      if (rowCount) await query(BUMP, [projectId]);
       return rowCount === 1;
     });
   }
 
-  async scheduleDocCrawl(id: string, at: number) {
-    const { rowCount } = await this.db.query('UPDATE doc_sources SET next_crawl_at = $2 WHERE id = $1', [
-      id,
-      at,
-    ]);
+  async scheduleDocCrawl(projectId: string, id: string, at: number) {
+    const { rowCount } = await this.db.query(
+      'UPDATE doc_sources SET next_crawl_at = $3 WHERE id = $1 AND project_id = $2',
+      [id, projectId, at],
+    );
     return rowCount === 1;
   }
 
   async listDocPages(sourceId: string): Promise<DocPageRecord[]> {
-    const { rows } = await this.db.query('SELECT * FROM doc_pages WHERE source_id = $1 ORDER BY url', [
-      sourceId,
-    ]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL ORDER BY url',
+      [sourceId],
+    );
     return rows.map((row) => ({
       sourceId: String(row.source_id),
       url: String(row.url),
@@ -107,136 +135,55 @@ export class SqlDocsStore implements DocsStore {
 
   async applyDocCrawl(crawl: DocCrawl) {
     return this.db.transaction(async (query) => {
-      const counts = { pagesNew: 0, pagesChanged: 0, pagesUnchanged: 0, pagesRemoved: 0 };
-      // The source's row is locked for the crawl's writes; one removed meanwhile stays removed.
-      const source = await query('SELECT id FROM doc_sources WHERE id = $1 FOR UPDATE', [crawl.sourceId]);
-      const known = new Set(
-        source.rows.length
-          ? (await query('SELECT url FROM doc_pages WHERE source_id = $1', [crawl.sourceId])).rows.map((r) =>
-              String(r.url),
-            )
-          : [],
-      );
-      let changed = false;
-      if (source.rows.length) {
-        for (const page of crawl.pages) {
-          const status = page.status === 'unchanged' && !known.has(page.url) ? 'new' : page.status;
-          if (status === 'unchanged') {
-            counts.pagesUnchanged++;
-            await query(
-              `UPDATE doc_pages SET etag = $3, last_modified = $4, links = $5::jsonb, title = coalesce(nullif($6, ''), title)
-               WHERE source_id = $1 AND url = $2`,
-              [crawl.sourceId, page.url, page.etag, page.lastModified, json(page.links), page.title],
-            );
-            continue;
-          }
-          if (known.has(page.url)) counts.pagesChanged++;
-          else counts.pagesNew++;
-          changed = true;
-          await query(
-            `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, changed_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)
-             ON CONFLICT (source_id, url) DO UPDATE SET title = excluded.title, etag = excluded.etag,
-               last_modified = excluded.last_modified, hash = excluded.hash, links = excluded.links,
-               changed_at = excluded.changed_at`,
-            [
-              crawl.sourceId,
-              page.url,
-              page.title,
-              page.etag,
-              page.lastModified,
-              page.hash,
-              json(page.links),
-              crawl.finishedAt,
-            ],
-          );
-          await query('DELETE FROM doc_sections WHERE source_id = $1 AND page_url = $2', [
-            crawl.sourceId,
-            page.url,
-          ]);
-          if (page.sections.length)
-            await query(
-              `INSERT INTO doc_sections (source_id, page_url, position, url, title, headings, body)
-               SELECT $1, $2, x.position, x.url, x.title, x.headings::jsonb, x.body
-               FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(position, url, title, headings, body)`,
-              [
-                crawl.sourceId,
-                page.url,
-                page.sections.map((_, i) => i),
-                page.sections.map((s) => s.url),
-                page.sections.map((s) => s.title),
-                page.sections.map((s) => json(s.headings)),
-                page.sections.map((s) => s.text),
-              ],
-            );
-        }
-        if (crawl.complete) {
-          const removed = await query(
-            'DELETE FROM doc_pages WHERE source_id = $1 AND NOT (url = ANY($2::text[]))',
-            [crawl.sourceId, crawl.pages.map((page) => page.url)],
-          );
-          counts.pagesRemoved = removed.rowCount;
-          changed ||= removed.rowCount > 0;
-        }
-        await query('UPDATE doc_sources SET last_crawl_at = $2, next_crawl_at = $3 WHERE id = $1', [
-          crawl.sourceId,
-          crawl.finishedAt,
-          crawl.nextCrawlAt,
-        ]);
-        if (changed) await query(BUMP);
-      }
+      const counts: Counts = { pagesNew: 0, pagesChanged: 0, pagesUnchanged: 0, pagesRemoved: 0 };
       const run = {
         sourceId: crawl.sourceId,
         startedAt: crawl.startedAt,
         finishedAt: crawl.finishedAt,
         complete: crawl.complete,
         truncated: crawl.truncated,
-        ...counts,
         failures: crawl.failures,
       };
-      if (!source.rows.length) return { id: 0, ...run };
-      const { rows } = await query(
-        `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
-           pages_new, pages_changed, pages_unchanged, pages_removed, failures)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb) RETURNING id`,
-        [
-          run.sourceId,
-          run.startedAt,
-          run.finishedAt,
-          run.complete,
-          run.truncated,
-          run.pagesNew,
-          run.pagesChanged,
-          run.pagesUnchanged,
-          run.pagesRemoved,
-          json(run.failures),
-        ],
+      // The source's row is locked for the crawl's writes; one removed meanwhile stays removed.
+      const source = await query('SELECT project_id FROM doc_sources WHERE id = $1 FOR UPDATE', [
+        crawl.sourceId,
+      ]);
+      if (!source.rows.length) return { id: 0, ...run, ...counts };
+      const known = new Set(
+        (
+          await query('SELECT url FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL', [
+            crawl.sourceId,
+          ])
+        ).rows.map((r) => String(r.url)),
       );
-      return { id: num(rows[0].id), ...run };
+      let changed = false;
+      for (const page of crawl.pages)
+        changed = (await applyPage(query, crawl, page, known, counts)) || changed;
+      if (crawl.complete) changed = (await markRemoved(query, crawl, counts)) || changed;
+      await query('UPDATE doc_sources SET last_crawl_at = $2, next_crawl_at = $3 WHERE id = $1', [
+        crawl.sourceId,
+        crawl.finishedAt,
+        crawl.nextCrawlAt,
+      ]);
+      if (changed) await query(BUMP, [String(source.rows[0].project_id)]);
+      return { id: await recordRun(query, { ...run, ...counts }), ...run, ...counts };
     });
   }
 
-  async listDocSections(): Promise<DocSectionRecord[]> {
+  async listDocSections(projectId: string): Promise<DocSectionRecord[]> {
     const { rows } = await this.db.query(
-      `SELECT x.* FROM doc_sections x JOIN doc_sources s ON s.id = x.source_id
+      `SELECT x.* FROM doc_sections x JOIN doc_sources s ON s.id = x.source_id WHERE s.project_id = $1
        ORDER BY s.created_at, s.id, x.page_url, x.position`,
+      [projectId],
     );
-    return rows.map((row) => ({
-      id: num(row.id),
-      sourceId: String(row.source_id),
-      url: String(row.url),
-      pageUrl: String(row.page_url),
-      title: String(row.title),
-      headings: row.headings as string[],
-      text: String(row.body),
-      embedding: row.embedding ? (row.embedding as unknown[]).map(Number) : null,
-      embeddingModel: (row.embedding_model as string | null) ?? null,
-    }));
+    return rows.map(toSection);
   }
 
-  async docsVersion() {
-    const { rows } = await this.db.query("SELECT at FROM fleet_state WHERE name = 'docs_version'");
-    return num(rows[0]?.at ?? 0);
+  async docsVersion(projectId: string) {
+    const { rows } = await this.db.query('SELECT version FROM doc_versions WHERE project_id = $1', [
+      projectId,
+    ]);
+    return num(rows[0]?.version ?? 0);
   }
 
   async listCrawlRuns(sourceId: string, limit: number) {
@@ -261,24 +208,129 @@ export class SqlDocsStore implements DocsStore {
     await this.db.query('DELETE FROM doc_crawl_lease WHERE holder = $1', [holder]);
   }
 
-  async putEmbeddings(model: string, vectors: { id: number; embedding: number[] }[]) {
+  async putEmbeddings(projectId: string, model: string, vectors: { id: number; embedding: number[] }[]) {
     if (!vectors.length) return;
     await this.db.transaction(async (query) => {
       const { rowCount } = await query(
         `UPDATE doc_sections x SET embedding = v.embedding::real[], embedding_model = $1
-         FROM unnest($2::bigint[], $3::text[]) AS v(id, embedding) WHERE x.id = v.id`,
-        [model, vectors.map((v) => v.id), vectors.map((v) => `{${v.embedding.join(',')}}`)],
+         FROM unnest($2::bigint[], $3::text[]) AS v(id, embedding)
+         WHERE x.id = v.id AND x.source_id IN (SELECT id FROM doc_sources WHERE project_id = $4)`,
+        [model, vectors.map((v) => v.id), vectors.map((v) => `{${v.embedding.join(',')}}`), projectId],
       );
-      if (rowCount) await query(BUMP);
+      if (rowCount) await query(BUMP, [projectId]);
     });
   }
 
-  async docPagesChangedAt(urls: string[]) {
-    if (!urls.length) return new Map<string, number>();
+  async docPageChanges(projectId: string, urls: string[]) {
+    if (!urls.length) return new Map<string, DocPageChange>();
+    // A page two sources hold: it changed when either saw it change, and left when both did.
     const { rows } = await this.db.query(
-      'SELECT url, max(changed_at) AS at FROM doc_pages WHERE url = ANY($1::text[]) GROUP BY url',
-      [urls],
+      `SELECT p.url, max(p.changed_at) AS changed_at,
+         CASE WHEN bool_or(p.removed_at IS NULL) THEN NULL ELSE max(p.removed_at) END AS removed_at
+       FROM doc_pages p JOIN doc_sources s ON s.id = p.source_id
+       WHERE s.project_id = $1 AND p.url = ANY($2::text[]) GROUP BY p.url`,
+      [projectId, urls],
     );
-    return new Map(rows.map((row) => [String(row.url), num(row.at)]));
+    return new Map(
+      rows.map((row) => [
+        String(row.url),
+        { changedAt: num(row.changed_at), removedAt: numOrNull(row.removed_at) },
+      ]),
+    );
   }
+}
+
+/** One page of a crawl, counted; true when its sections changed. */
+async function applyPage(
+  query: Query,
+  crawl: DocCrawl,
+  page: CrawledPage,
+  known: Set<string>,
+  counts: Counts,
+): Promise<boolean> {
+  if (page.status === 'unchanged' && known.has(page.url)) {
+    counts.pagesUnchanged++;
+    await query(
+      `UPDATE doc_pages SET etag = $3, last_modified = $4, links = $5::jsonb, title = coalesce(nullif($6, ''), title)
+       WHERE source_id = $1 AND url = $2`,
+      [crawl.sourceId, page.url, page.etag, page.lastModified, json(page.links), page.title],
+    );
+    return false;
+  }
+  if (known.has(page.url)) counts.pagesChanged++;
+  else counts.pagesNew++;
+  await query(
+    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, changed_at, removed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, NULL)
+     ON CONFLICT (source_id, url) DO UPDATE SET title = excluded.title, etag = excluded.etag,
+       last_modified = excluded.last_modified, hash = excluded.hash, links = excluded.links,
+       changed_at = excluded.changed_at, removed_at = NULL`,
+    [
+      crawl.sourceId,
+      page.url,
+      page.title,
+      page.etag,
+      page.lastModified,
+      page.hash,
+      json(page.links),
+      crawl.finishedAt,
+    ],
+  );
+  await query('DELETE FROM doc_sections WHERE source_id = $1 AND page_url = $2', [crawl.sourceId, page.url]);
+  if (page.sections.length)
+    await query(
+      `INSERT INTO doc_sections (source_id, page_url, position, url, title, headings, body)
+       SELECT $1, $2, x.position, x.url, x.title, x.headings::jsonb, x.body
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(position, url, title, headings, body)`,
+      [
+        crawl.sourceId,
+        page.url,
+        page.sections.map((_, i) => i),
+        page.sections.map((s) => s.url),
+        page.sections.map((s) => s.title),
+        page.sections.map((s) => json(s.headings)),
+        page.sections.map((s) => s.text),
+      ],
+    );
+  return true;
+}
+
+/** After a complete crawl, the pages it did not read have left the site: their sections go, their rows stay. */
+async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promise<boolean> {
+  const read = crawl.pages.map((page) => page.url);
+  await query(
+    `DELETE FROM doc_sections x USING doc_pages p
+     WHERE p.source_id = $1 AND p.removed_at IS NULL AND NOT (p.url = ANY($2::text[]))
+       AND x.source_id = p.source_id AND x.page_url = p.url`,
+    [crawl.sourceId, read],
+  );
+  const removed = await query(
+    `UPDATE doc_pages SET removed_at = $3
+     WHERE source_id = $1 AND removed_at IS NULL AND NOT (url = ANY($2::text[]))`,
+    [crawl.sourceId, read, crawl.finishedAt],
+  );
+  counts.pagesRemoved = removed.rowCount;
+  return removed.rowCount > 0;
+}
+
+/** The run, recorded; its id. */
+async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise<number> {
+  const { rows } = await query(
+    `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
+       pages_new, pages_changed, pages_unchanged, pages_removed, failures)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb) RETURNING id`,
+    [
+      run.sourceId,
+      run.startedAt,
+      run.finishedAt,
+      run.complete,
+      run.truncated,
+      run.pagesNew,
+      run.pagesChanged,
+      run.pagesUnchanged,
+      run.pagesRemoved,
+      json(run.failures),
+    ],
+  );
+  return num(rows[0].id);
 }
