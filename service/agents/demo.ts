@@ -107,9 +107,8 @@ export class DemoAgent implements Agent {
         },
       };
       if (best) yield { type: 'sources', sources };
-      text = best
-        ? `### ${[best.title, ...best.headings].join(' › ')}\n\n${quote(best.text)}`
-        : noMatch(locale);
+      // The source card under the answer names the page and its section: the answer is the quote alone.
+      text = best ? quote(best.text) : noMatch(locale);
     }
     const pace = this.wordDelayMs > 0 ? pacer(this.wordDelayMs, signal) : undefined;
     try {

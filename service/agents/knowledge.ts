@@ -41,7 +41,7 @@ No session is requested until the visitor sends a first message.`,
   },
   {
     id: 'session-endpoint',
-    keywords: 'api key server backend express next.js secret owner',
+    keywords: 'session endpoint handler api key server backend express next.js secret owner',
     title: 'The session endpoint and createSessionHandler',
     url: `${DOCS}/server#session-endpoint`,
     body: `The browser never sees your **API key**. Your server exchanges it for a short-lived **session token** (valid for one hour):

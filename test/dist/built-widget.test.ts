@@ -75,7 +75,7 @@ describe('the built widget on a plain page', () => {
       const { page, errors } = await openPage(site.origin);
       expect(await page.evaluate(() => customElements.get('agent-chat') !== undefined)).toBe(true);
       const answer = await chat(page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
+      expect(answer).toContain('Style the widget from your page');
       expect(errors).toEqual([]);
       await page.close();
     } finally {
@@ -118,10 +118,10 @@ describe('the built widget on a plain page', () => {
       // The panel shows at once (inline), so the markdown part may come at idle before the question.
       const { page, violations, errors, parts } = await openPage(site.origin);
       const answer = await chat(page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
+      expect(answer).toContain('Style the widget from your page');
       // The markdown engine came from beside the script, on the CDN, and rendered the answer.
       expect(parts).toEqual([cdn.url(markdownPart())]);
-      expect(await answerElements(page)).toContain('H3');
+      expect(await answerElements(page)).toContain('PRE');
       // Conversations: the drawer's element is a part too, fetched from the CDN when first shown.
       const listDefined = () => page.evaluate(() => Boolean(customElements.get('agent-chat-thread-list')));
       expect(await listDefined()).toBe(false);
@@ -165,7 +165,7 @@ describe("the classic script's parts (loaded beside it when needed)", () => {
     try {
       const good = await openPage(pinned.origin);
       await chat(good.page, 'How do I theme the widget?');
-      expect(await answerElements(good.page)).toContain('H3');
+      expect(await answerElements(good.page)).toContain('PRE');
       expect(await good.violations()).toEqual([]);
       expect(good.errors).toEqual([]);
       await good.page.close();

@@ -488,7 +488,7 @@ describe('the console in Chromium', () => {
     };
     const before = service.requests.length;
     const ok = await visit(listed.origin);
-    await ok.site.getByText('Theming with CSS custom properties').first().waitFor();
+    await ok.site.getByText('Style the widget from your page').first().waitFor();
     expect(ok.statuses).toEqual([200]);
     expect(
       service.requests
@@ -515,7 +515,7 @@ describe('the console in Chromium', () => {
     // The visitor sees words, never a status code; their question is still there.
     expect(await refused.site.getByText(/403|origin/i).count()).toBe(0);
     await refused.site.getByText('How do I theme the widget?').first().waitFor();
-    expect(await refused.site.getByText('Theming with CSS custom properties').count()).toBe(0);
+    expect(await refused.site.getByText('Style the widget from your page').count()).toBe(0);
     // The site owner gets one warning naming the origin and where to add it.
     expect(refused.warnings).toEqual([
       expect.stringContaining(

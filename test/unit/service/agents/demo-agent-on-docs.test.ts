@@ -45,7 +45,7 @@ describe('the demo agent on the configured docs, offline', () => {
       .map((r) => r.content.text)
       .join('');
     expect(text).toBe(
-      '### Installing Acme › Requirements\n\nYou need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory',
+      'You need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory',
     );
   });
 

@@ -26,6 +26,28 @@ describe('DemoAgent', () => {
     );
   });
 
+  it('cites the session endpoint article for the session endpoint, not the token one', async () => {
+    const { chat, session } = makeService();
+    const { events } = await chat(await session(), 'How does the session endpoint work?');
+    const sources = events.find((e) => e.type === 'sources');
+    expect(sources?.type === 'sources' && sources.sources[0].source_url).toBe(
+      'https://agent-chat.example/docs/server#session-endpoint',
+    );
+  });
+
+  it.each(['How does the session endpoint work?', 'how do I theme it', 'Which events are there?'])(
+    'answers %j with the section itself, not a heading repeating the source title',
+    async (question) => {
+      const { chat, session } = makeService();
+      const { events, text } = await chat(await session(), question);
+      const sources = events.find((e) => e.type === 'sources');
+      const title = sources?.type === 'sources' ? sources.sources[0].title : '';
+      expect(title).not.toBe('');
+      expect(text).not.toMatch(/^#/);
+      expect(text.split('\n')[0]).not.toContain(title);
+    },
+  );
+
   it('says plainly when nothing matches, with no sources', async () => {
     const { chat, session } = makeService();
     const { events, text } = await chat(await session(), 'zebra quantum lasagna');
