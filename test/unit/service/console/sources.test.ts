@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { serveFolder } from '../../../../scripts/static-site.mjs';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsLibrary } from '../../../../service/docs/library.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
@@ -10,7 +11,8 @@ import { memoryStores } from '../../../../service/storage/memory/index.js';
 import { withConsole } from '../../../fixtures/console.js';
 import { PROJECT } from '../../../fixtures/service.js';
 
-const FOLDER = join(import.meta.dirname, '../../../fixtures/docs-site/docs');
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
+const FOLDER = join(SITE, 'docs');
 const OTHER = { id: 'proj_other', apiKey: 'key_other', integrationIds: ['int_other'] };
 const docsPath = (projectId: string, rest = '') => `projects/${projectId}/docs/${rest}`;
 
@@ -21,7 +23,13 @@ async function sourcesConsole() {
   await cp(FOLDER, folder, { recursive: true });
   const storage = memoryStores();
   const clock = new ManualClock();
-  const docs = new DocsLibrary({ store: storage.docs, clock, readFolder: readDocsFolder, freshnessMs: 0 });
+  const docs = new DocsLibrary({
+    store: storage.docs,
+    clock,
+    readFolder: readDocsFolder,
+    freshnessMs: 0,
+    crawl: { retryDelayMs: 1 },
+  });
   const made = await withConsole({ storage, clock, docs, projects: [PROJECT, OTHER] });
   onTestFinished(() => made.service.close());
   return { ...made, clock, docs, folder };
@@ -80,6 +88,65 @@ describe('console Sources', () => {
         ['docs.remove', PROJECT.id],
       ]),
     );
+  });
+
+  it('crawls a website: its pages, its failures with their reasons, and "Re-crawl now" revalidates', async () => {
+    const { admin, docs, clock } = await sourcesConsole();
+    const site = await serveFolder(SITE, {
+      routes: { '/docs/broken.html': (_req, res) => res.writeHead(500).end('down') },
+    });
+    onTestFinished(() => site.close());
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: `${site.url}/docs/`,
+    });
+    expect(added).toMatchObject({ status: 201, body: { kind: 'site', public_url: null } });
+    // The same address again is the same source, not a second crawl of the site.
+    const again = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: `${site.url}/docs/`,
+    });
+    expect(again.body.id).toBe(added.body.id);
+    await docs.tick();
+
+    const [first] = (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources;
+    expect(first.pages).toBeGreaterThan(3);
+    expect(first.last_run).toMatchObject({ complete: true, pages_new: first.pages, pages_unchanged: 0 });
+    expect(first.last_run.failures).toEqual(
+      expect.arrayContaining([
+        { url: `${site.url}/docs/broken.html`, reason: 'the server answered 500' },
+        { url: `${site.url}/docs/missing.html`, reason: 'not found (404)' },
+      ]),
+    );
+    expect(first.last_run.failure_count).toBe(first.last_run.failures.length);
+    expect(Date.parse(first.next_crawl_at)).toBeGreaterThan(Date.parse(first.last_crawl_at));
+
+    clock.advance(60_000);
+    const crawl = await admin.call('POST', docsPath(PROJECT.id, `sources/${added.body.id}/crawl`), {});
+    expect(crawl.status).toBe(202);
+    await docs.tick();
+    const [second] = (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources;
+    expect(Date.parse(second.last_crawl_at)).toBeGreaterThan(Date.parse(first.last_crawl_at));
+    expect(second.last_run).toMatchObject({ pages_new: 0, pages_changed: 0, pages_unchanged: first.pages });
+    expect(second.pages).toBe(first.pages);
+  });
+
+  it('searches with excerpts a page can show, and refuses an empty or overlong question', async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    const search = (q: string) =>
+      admin.call('GET', `${docsPath(PROJECT.id, 'search')}?q=${encodeURIComponent(q)}`);
+    const { body } = await search('install Acme database memory');
+    expect(body.hits.length).toBeGreaterThan(0);
+    expect(body.hits.length).toBeLessThanOrEqual(10);
+    for (const hit of body.hits) expect(hit.excerpt.length).toBeLessThanOrEqual(281);
+    expect(body.hits.map((h: { score: number }) => h.score)).toEqual(
+      [...body.hits.map((h: { score: number }) => h.score)].sort((a, b) => b - a),
+    );
+    expect(await search('   ')).toMatchObject({ status: 400 });
+    expect(await search('why '.repeat(600))).toMatchObject({
+      status: 400,
+      body: { detail: 'q is longer than 2,000 characters.' },
+    });
   });
 
   it('refuses what cannot be a source, in plain words, and needs an admin', async () => {
