@@ -44,9 +44,7 @@ describe('the demo agent on the configured docs, offline', () => {
       .filter((r) => r.type === 'partial_answer')
       .map((r) => r.content.text)
       .join('');
-    expect(text).toBe(
-      'You need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory',
-    );
+    expect(text).toBe('You need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory');
   });
 
   it('finds a setting by its name as typed, and says so plainly when the docs do not cover a question', async () => {
