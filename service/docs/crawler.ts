@@ -352,6 +352,11 @@ class Crawl {
           links: markdownLinks(text, url),
         }
       : extractHtml(text, url);
+    await this.read(url, page, response.headers, before);
+  }
+
+  /** A page read: its links followed, then indexed unless it asks not to be or is a copy. */
+  private async read(url: string, page: ExtractedPage, headers: Headers, before: PageState | undefined) {
     if (!page.nofollow) for (const link of page.links) if (this.robots.allowed(link)) this.enqueue(link);
     if (page.noindex) return;
     // A page that names another address on this site as its canonical one is a copy: the
@@ -366,8 +371,8 @@ class Crawl {
     );
     const state: PageState = {
       url,
-      etag: response.headers.get('ETag'),
-      lastModified: response.headers.get('Last-Modified'),
+      etag: headers.get('ETag'),
+      lastModified: headers.get('Last-Modified'),
       hash,
       links: page.links.filter((link) => this.inScope(link)),
     };

@@ -256,15 +256,34 @@ export function extractHtml(html: string, url: string): ExtractedPage {
   const titleTag = find(document, (n) => isTag(n, 'title'));
   const title =
     clean(h1 ? textOf(h1) : '') || clean(titleTag ? textOf(titleTag) : '') || new URL(pageUrl).pathname;
+  const walker = new ContentWalker(new SectionWriter(pageUrl, title), landmark);
+  walker.walk(root);
+  return {
+    title,
+    sections: walker.writer.end(),
+    links: [...links],
+    canonical: canonicalHref ? resolveUrl(canonicalHref, base) : null,
+    noindex: /\b(noindex|none)\b/.test(robots),
+    nofollow: /\b(nofollow|none)\b/.test(robots),
+  };
+}
 
-  const writer = new SectionWriter(pageUrl, title);
-  let pending: string | null = null;
-  let inLink = 0;
-  const walk = (node: Node) => {
+/** Walks the main content, telling the writer its text, blocks and headings. */
+class ContentWalker {
+  /** The id of the last element seen: the anchor of a heading that follows it at once. */
+  private pending: string | null = null;
+  private inLink = 0;
+
+  constructor(
+    readonly writer: SectionWriter,
+    private readonly landmark: boolean,
+  ) {}
+
+  walk(node: Node): void {
     if (node.type === 'text') {
       const text = node.data ?? '';
-      if (text.trim()) pending = null;
-      writer.text(text.replace(/\s+/g, ' '), inLink > 0);
+      if (text.trim()) this.pending = null;
+      this.writer.text(text.replace(/\s+/g, ' '), this.inLink > 0);
       return;
     }
     if (node.type !== 'tag' && node.type !== 'root') return;
@@ -272,65 +291,67 @@ export function extractHtml(html: string, url: string): ExtractedPage {
     const attribs = node.attribs ?? {};
     if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '')) return;
     if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return;
-    if (!landmark && name === 'header') return;
+    if (!this.landmark && name === 'header') return;
     if (name === 'a' && PERMALINK.test(textOf(node))) {
-      if (!textOf(node).trim() && (attribs.id || attribs.name)) pending = attribs.id || attribs.name;
+      if (!textOf(node).trim() && (attribs.id || attribs.name)) this.pending = attribs.id || attribs.name;
       return;
     }
-    // An anchored term of a definition list is an entry of an API reference (`os.path.join`):
-    // a section below the headings, one level deeper per enclosing list (methods in classes).
+    if (this.heading(node, name, attribs)) return;
+    if (attribs.id) this.pending = attribs.id;
+    if (this.leaf(node, name)) return;
+    const block = BLOCK.has(name) || name === 'li';
+    if (block) this.writer.flush();
+    if (name === 'li') this.writer.text('- ');
+    const link = name === 'a' && !!attribs.href;
+    if (link) this.inLink++;
+    for (const child of node.children ?? []) this.walk(child);
+    if (link) this.inLink--;
+    if (block) this.writer.flush();
+  }
+
+  /**
+   * A heading opens a section. An anchored term of a definition list is an entry of an API
+   * reference (`os.path.join`): a section below the headings, one level deeper per enclosing
+   * list (methods in classes). True when `node` was one.
+   */
+  private heading(node: Node, name: string, attribs: Record<string, string>): boolean {
     const level = /^h[1-6]$/.test(name)
       ? Number(name[1])
       : name === 'dt' && attribs.id
         ? 6 + depthIn(node, 'dl')
         : 0;
-    if (level) {
-      const heading = clean(textOf(node));
-      if (heading) {
-        writer.heading(level, heading, anchorOf(node, pending));
-        pending = null;
-        if (level > 6) writer.block(heading);
-        return;
-      }
-    }
-    if (attribs.id) pending = attribs.id;
+    if (!level) return false;
+    const heading = clean(textOf(node));
+    if (!heading) return false;
+    this.writer.heading(level, heading, anchorOf(node, this.pending));
+    this.pending = null;
+    if (level > 6) this.writer.block(heading);
+    return true;
+  }
+
+  /** Code, line breaks and table rows, written whole; true when `node` was one. */
+  private leaf(node: Node, name: string): boolean {
     if (name === 'pre') {
       const code = textOf(node).replace(/^\n+|\s+$/g, '');
-      if (code) writer.block(`\`\`\`\n${code.replaceAll('```', '`​``')}\n\`\`\``);
-      return;
+      if (code) this.writer.block(`\`\`\`\n${code.replaceAll('```', '`​``')}\n\`\`\``);
+      return true;
     }
-    if (name === 'br') return writer.text('\n');
+    if (name === 'br') {
+      this.writer.text('\n');
+      return true;
+    }
     if (INLINE_CODE.has(name)) {
       const code = textOf(node).replace(/\s+/g, ' ').trim();
-      if (code) writer.text(code.includes('`') ? code : `\`${code}\``, inLink > 0);
-      return;
+      if (code) this.writer.text(code.includes('`') ? code : `\`${code}\``, this.inLink > 0);
+      return true;
     }
-    if (name === 'tr') {
-      const cells = (node.children ?? [])
-        .filter((c) => isTag(c, 'td', 'th'))
-        .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
-      const letters = cells.join('').replace(/\s+/g, '').length;
-      if (letters && linkLetters(node) < NAVIGATION_LINK_SHARE * letters)
-        writer.block(`| ${cells.join(' | ')} |`);
-      return;
-    }
-    const block = BLOCK.has(name) || name === 'li';
-    if (block) writer.flush();
-    if (name === 'li') writer.text('- ');
-    const link = name === 'a' && !!attribs.href;
-    if (link) inLink++;
-    for (const child of node.children ?? []) walk(child);
-    if (link) inLink--;
-    if (block) writer.flush();
-  };
-  walk(root);
-
-  return {
-    title,
-    sections: writer.end(),
-    links: [...links],
-    canonical: canonicalHref ? resolveUrl(canonicalHref, base) : null,
-    noindex: /\b(noindex|none)\b/.test(robots),
-    nofollow: /\b(nofollow|none)\b/.test(robots),
-  };
+    if (name !== 'tr') return false;
+    const cells = (node.children ?? [])
+      .filter((c) => isTag(c, 'td', 'th'))
+      .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
+    const letters = cells.join('').replace(/\s+/g, '').length;
+    if (letters && linkLetters(node) < NAVIGATION_LINK_SHARE * letters)
+      this.writer.block(`| ${cells.join(' | ')} |`);
+    return true;
+  }
 }

@@ -140,7 +140,7 @@ describe('console Sources', () => {
     expect(body.hits.length).toBeLessThanOrEqual(10);
     for (const hit of body.hits) expect(hit.excerpt.length).toBeLessThanOrEqual(281);
     expect(body.hits.map((h: { score: number }) => h.score)).toEqual(
-      [...body.hits.map((h: { score: number }) => h.score)].sort((a, b) => b - a),
+      body.hits.map((h: { score: number }) => h.score).sort((a: number, b: number) => b - a),
     );
     expect(await search('   ')).toMatchObject({ status: 400 });
     expect(await search('why '.repeat(600))).toMatchObject({
