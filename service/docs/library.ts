@@ -192,6 +192,10 @@ export class DocsLibrary {
       failures: run.failures.length,
       ms: finishedAt - startedAt,
     });
+    await this.indexes
+      .get(source.projectId)
+      ?.refresh()
+      .catch(() => {});
   }
 
   /** What a source holds now, against what the last crawls left; null when the library closed meanwhile. */

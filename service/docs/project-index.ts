@@ -43,6 +43,23 @@ export class ProjectIndex implements DocsSearch {
     return this.index?.size ?? 0;
   }
 
+  /**
+   * Rebuilds the index now, when this instance has just changed the project's docs (a crawl): the
+   * next search, a minute later or at once, gets them without waiting out the freshness.
+   */
+  refresh(): Promise<void> {
+    this.checkedAt = this.options.clock.now();
+    // A reload already under way may have read the store before the change: one more after it.
+    const loading: Promise<void> = (this.loading ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => this.reload())
+      .finally(() => {
+        if (this.loading === loading) this.loading = null;
+      });
+    this.loading = loading;
+    return loading;
+  }
+
   /** The index as of the store's version, rebuilt when it moved. */
   private async current(): Promise<DocsSearch | null> {
     const now = this.options.clock.now();

@@ -90,7 +90,7 @@ describe('the built widget on a plain page', () => {
         const { page, violations, errors } = await openPage(site.origin);
         await page.getByRole('button', { name: 'Conversations' }).click();
         const answer = await chat(page, 'Is it safe against XSS?');
-        expect(answer).toContain('How answers are rendered safely');
+        expect(answer).toContain('Answers are untrusted.');
         await page.getByRole('button', { name: 'Conversations' }).click();
         expect(await violations()).toEqual([]);
         expect(errors).toEqual([]);
@@ -190,7 +190,7 @@ describe('the loader (a small first script)', () => {
       try {
         const { page, violations, errors } = await openPage(site.origin);
         const answer = await chat(page, 'Is it safe against XSS?');
-        expect(answer).toContain('How answers are rendered safely');
+        expect(answer).toContain('Answers are untrusted.');
         expect(await violations()).toEqual([]);
         expect(errors).toEqual([]);
         await page.close();

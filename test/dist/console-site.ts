@@ -56,10 +56,6 @@ export async function startConsoleService(): Promise<{
     readFolder: readDocsFolder,
     crawl: { retryDelayMs: 1 },
   });
-  await docs.addSource(PROJECT.id, `${site.url}/docs/`);
-  // Relative to the repository (where the tests run): no machine's path in the screenshots.
-  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs');
-  await docs.tick();
   const service = createAgentService({
     projects: [PROJECT],
     storage,
@@ -82,7 +78,13 @@ export async function startConsoleService(): Promise<{
       e.msg === 'request' &&
       requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
   });
+  // The seeded chats are about the widget: asked before the project has docs of its own, the
+  // demo agent answers them from the widget's bundled articles, as the pages expect.
   await seed(running.url, storage, `${site.url}/docs/guide/install.html#requirements`);
+  await docs.addSource(PROJECT.id, `${site.url}/docs/`);
+  // Relative to the repository (where the tests run): no machine's path in the screenshots.
+  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs');
+  await docs.tick();
   const close = running.close;
   running.close = async () => {
     await close();

@@ -82,6 +82,17 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(await storage.docs.listDocSections(P)).toEqual([]);
   });
 
+  it('finds what its own crawl indexed at the next search, without waiting out its freshness', async () => {
+    const { site, library } = await fixture();
+    const instance = library({ freshnessMs: 60_000 });
+    // Searched while the project had no docs: that empty index is what it holds.
+    expect(await instance.search(P, 'acme_cancel_backend')).toEqual([]);
+    await instance.addSource(P, `${site.url}/docs/`);
+    await instance.tick();
+    const [hit] = await instance.search(P, 'acme_cancel_backend');
+    expect(hit?.section.url).toBe(`${site.url}/docs/guide/linked-only.html#kill-query`);
+  });
+
   it('refuses a location that is neither a website nor a folder, in plain words', async () => {
     const { library } = await fixture();
     await expect(library().addSource(P, 'ftp://docs.example.com/')).rejects.toThrow(
