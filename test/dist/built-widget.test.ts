@@ -172,8 +172,8 @@ describe("the classic script's parts (loaded beside it when needed)", () => {
 
       const bad = await openPage(tampered.origin);
       const answer = await chat(bad.page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
-      expect(await answerElements(bad.page)).not.toContain('H3');
+      expect(answer).toContain('Style the widget from your page');
+      expect(await answerElements(bad.page)).not.toContain('PRE');
       expect(bad.errors.join(' ')).toMatch(/integrity/i);
       await bad.page.close();
     } finally {
