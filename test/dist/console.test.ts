@@ -579,9 +579,10 @@ describe('the console in Chromium', () => {
     const visitor = await browser.newPage();
     await visitor.goto(site.origin);
     await visitor.getByRole('button', { name: 'Open chat' }).click();
-    await visitor.getByRole('textbox', { name: 'Message' }).fill('How do I theme the widget?');
+    // The project answers from its own docs (the Acme site).
+    await visitor.getByRole('textbox', { name: 'Message' }).fill('How much memory does Acme need?');
     await visitor.getByRole('button', { name: 'Send' }).click();
-    await visitor.getByText('Theming with CSS custom properties').first().waitFor({ timeout: 15_000 });
+    await visitor.getByText('2 GB of memory').first().waitFor({ timeout: 15_000 });
     await visitor.close();
 
     await page.reload();
