@@ -35,6 +35,15 @@ export const consolePaths = {
   file: (projectId: string, fileId: string) => `/projects/${id(projectId)}/files/${id(fileId)}`,
   audit: '/audit',
   install: '/install',
+  /** GET the project's documentation sources, POST a new one (`ConsoleNewSource`). */
+  docsSources: (projectId: string) => `/projects/${id(projectId)}/docs/sources`,
+  docsSource: (projectId: string, sourceId: string) =>
+    `/projects/${id(projectId)}/docs/sources/${id(sourceId)}`,
+  /** POST: "Re-crawl now". */
+  docsCrawl: (projectId: string, sourceId: string) =>
+    `/projects/${id(projectId)}/docs/sources/${id(sourceId)}/crawl`,
+  /** `?q=`: the ranked sections of the project's docs a chat would retrieve for the question. */
+  docsSearch: (projectId: string) => `/projects/${id(projectId)}/docs/search`,
 } as const;
 
 /** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
@@ -163,6 +172,12 @@ export interface ConsoleFeedback {
   voter_key: string;
 }
 
+/** A source of an answer whose page is no longer what the answer read. */
+export interface ConsoleStaleSource {
+  source_url: string;
+  page: 'changed' | 'removed';
+}
+
 export interface ConsoleMessage {
   id: string;
   role: 'user' | 'assistant';
@@ -171,6 +186,8 @@ export interface ConsoleMessage {
   created_at: string;
   uncertain: boolean;
   sources: Source[];
+  /** The sources whose page changed, or left the site, after this answer was written. */
+  stale_sources: ConsoleStaleSource[];
   tool_calls: (ToolCall & {
     round: number;
     status: 'pending' | 'completed' | 'error';
@@ -224,4 +241,63 @@ export interface ConsoleFileSettingsView extends ConsoleFileSettings {
 export interface ConsoleInstall {
   service_url: string;
   widget: { version: string; file: string; integrity: string } | null;
+}
+
+/** One crawl of a source: what changed, and why pages failed (the first 100). */
+export interface ConsoleCrawlRun {
+  started_at: string;
+  finished_at: string;
+  /** false: the crawl stopped before the end (a failure, or the service closing). */
+  complete: boolean;
+  /** The page cap was reached. */
+  truncated: boolean;
+  pages_new: number;
+  pages_changed: number;
+  pages_unchanged: number;
+  pages_removed: number;
+  failures: { url: string; reason: string }[];
+  failure_count: number;
+}
+
+/** A documentation source: a website or a folder, with what it holds and its last crawl. */
+export interface ConsoleDocSource {
+  id: string;
+  location: string;
+  kind: 'site' | 'folder';
+  /** A folder's public URL; null for a website. */
+  public_url: string | null;
+  created_at: string;
+  last_crawl_at: string | null;
+  next_crawl_at: string;
+  pages: number;
+  sections: number;
+  last_run: ConsoleCrawlRun | null;
+}
+
+/** `GET docs sources`; `enabled: false` when the service answers without a documentation library. */
+export interface ConsoleDocSources {
+  enabled: boolean;
+  sources: ConsoleDocSource[];
+}
+
+/** `POST docs sources`. */
+export interface ConsoleNewSource {
+  location: string;
+  public_url?: string;
+}
+
+/** One ranked section of `GET docs search`. */
+export interface ConsoleDocHit {
+  title: string;
+  headings: string[];
+  url: string;
+  /** The fused score that ranked it. */
+  score: number;
+  /** Its lexical (BM25) match, what the relevance threshold reads. */
+  match: number;
+  excerpt: string;
+}
+
+export interface ConsoleDocHits {
+  hits: ConsoleDocHit[];
 }

@@ -19,6 +19,8 @@ export const MAX_TITLE_CHARS = 80;
 export const MAX_LOCALE_CHARS = 35;
 /** The free-text reason of a downvote (§8). */
 export const MAX_FEEDBACK_ISSUE_CHARS = 2000;
+/** Sources one answer cites (§4, version 4). */
+export const MAX_SOURCES = 5;
 /** external_owner_id (§1). */
 export const MAX_OWNER_ID_CHARS = 256;
 

@@ -3,8 +3,13 @@
 export interface Source {
   title: string;
   subtitle: string | null;
+  /** Version 4: ends with the section's `#anchor` when `section` names one. */
   source_url: string;
   source_type: string;
+  /** Version 4: the heading of the part of the page the answer used; null or absent for the whole page. */
+  section?: string | null;
+  /** Version 4: how well the part matched the question, higher is better; null or absent when unranked. */
+  score?: number | null;
 }
 
 /** `streaming`: an answer the service is still generating (§9). */

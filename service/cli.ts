@@ -1,15 +1,22 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
+import { readAnswerTests, searchCommand, testCommand } from './docs-cli.js';
+import { Embedder } from './docs/embeddings.js';
+import { readDocsFolder } from './docs/folder.js';
+import { DocsInputError, DocsLibrary, sourceLocation } from './docs/library.js';
+import { systemClock } from './kernel/clock.js';
+import { memoryStores } from './storage/memory/index.js';
+import type { Stores } from './storage/types.js';
 import { normalizeOrigin } from './http/origins.js';
 import {
   DataDirLockedError,
   OpenAiAgent,
   jsonLog,
-  loadMarkdownDocs,
   nodeConsole,
   nodeWidgetRelease,
   openStorage,
@@ -20,6 +27,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 
   agent-chat-service [options]            serve
   agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
+  agent-chat-service search "QUESTION"    the sections of the project's docs a chat would retrieve, ranked, with scores
+  agent-chat-service test FILE.yaml       answer tests on the project's docs: each question's answer must cite one
+                                          of its urls (and contain its phrases); prints a table, exits 1 on a miss
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
@@ -35,6 +45,11 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                       Without these, projects, integrations and keys are made in the console;
                       with them, they are made to exist at start (idempotent, never removed).
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
+  --docs LOCATION     documentation the project above answers from, repeatable (AGENT_CHAT_DOCS,
+                      comma-separated): a website (its root, a folder of it, or its sitemap.xml) or a
+                      folder of .md and .html files; added to the project's Sources at start (never
+                      removed), crawled daily. Other projects' docs are added in the console.
+  --docs-url URL      public URL of folder docs (AGENT_CHAT_DOCS_URL; default /docs)
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
                       (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
@@ -49,7 +64,8 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 
 A model instead of the offline demo agent (any OpenAI-compatible Chat Completions server):
   OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY   the server (default https://api.openai.com/v1), model, key
-  AGENT_CHAT_DOCS, AGENT_CHAT_DOCS_URL            a folder of .md documents to answer from, and their public URL
+  OPENAI_EMBEDDING_MODEL                          embeddings of the docs through the same server's /v1/embeddings,
+                                                  fused with the lexical ranking (optional)
   OPENAI_VISION=1               the model takes images (image_url parts); without it, the visitor is told
                                 the model did not see an attached image
   --model-tries N               tries per call on 408/429/5xx or no connection, before the first token;
@@ -61,7 +77,11 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
   --model-history-tokens N      estimated tokens of earlier turns sent with each question; oldest go first
                                 (AGENT_CHAT_MODEL_HISTORY_TOKENS; default 8000)
   --model-usage on|off          ask for token usage (stream_options.include_usage); off for a server that
-                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
+                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)
+  --docs-tokens N               estimated tokens of documentation sections sent with each question, best first
+                                (AGENT_CHAT_DOCS_TOKENS; default 6000)
+  --model-request-bytes N       bytes one request to the model may take; sections, then earlier turns give way
+                                (AGENT_CHAT_MODEL_REQUEST_BYTES; default 65536)`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -80,6 +100,10 @@ const OPTIONS = {
   'model-stall-timeout': { type: 'string' },
   'model-history-tokens': { type: 'string' },
   'model-usage': { type: 'string' },
+  'docs-tokens': { type: 'string' },
+  'model-request-bytes': { type: 'string' },
+  docs: { type: 'string', multiple: true },
+  'docs-url': { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -99,7 +123,8 @@ async function main() {
     });
     return;
   }
-  if (positionals.length) {
+  const command = positionals[0];
+  if (positionals.length && !(command === 'search' || command === 'test')) {
     console.error(`agent-chat-service: unknown command ${positionals.join(' ')}.\n`);
     console.error(HELP);
     process.exit(2);
@@ -109,11 +134,19 @@ async function main() {
     console.error(`agent-chat-service: --port must be 0 to 65535, not ${values.port ?? env.PORT}.`);
     process.exit(2);
   }
-  const agent = await agentOf(values);
+  const docs = docsOf(values, command !== undefined);
+  if (command === 'search' || command === 'test') {
+    process.exitCode = await docsCommand(command, positionals.slice(1), docs, values);
+    return;
+  }
+  await start(values, port, docs.setup);
+}
+
+/** The service on `port`, from the flags, until SIGTERM or SIGINT. */
+async function start(values: Flags, port: number, setup: Setup) {
   const { projects, named } = projectsOf(values);
   const settings = {
     projects,
-    agent,
     publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
@@ -133,9 +166,12 @@ async function main() {
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
   const storage = await openStore(databaseUrl, dataDir);
+  const { library, agent } = await setup(storage, jsonLog);
   const service = createAgentService({
     ...settings,
     storage,
+    agent,
+    docs: library,
     console: await nodeConsole(),
     widget: await nodeWidgetRelease(),
   });
@@ -147,20 +183,71 @@ async function main() {
   stopOnSignals(running);
 }
 
-/** The offline demo agent, or a model when one is configured (with the documents it answers from). */
-async function agentOf(values: Flags): Promise<Agent> {
-  if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL)
-    return new DemoAgent({ wordDelayMs: Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
-  if (!env.AGENT_CHAT_DOCS)
-    throw new Error('AGENT_CHAT_DOCS (a folder of Markdown files) is required with OPENAI_BASE_URL.');
-  const docs = await loadMarkdownDocs(env.AGENT_CHAT_DOCS, env.AGENT_CHAT_DOCS_URL ?? '/docs');
+/** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */
+const flagProject = (values: Flags) => values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
+
+type Setup = (storage: Stores, log: typeof jsonLog) => Promise<{ library: DocsLibrary; agent: Agent }>;
+
+/**
+ * The documentation the flags name, checked now (a location that cannot be crawled fails before
+ * the database opens), and how to build the library on a store, with the flag project's sources
+ * in it, and the agent (each answer gets its project's docs from the library).
+ */
+function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: string; setup: Setup } {
+  // A folder is kept by its absolute path: the service may start from another directory next time.
+  const locations = (
+    values.docs ??
+    env.AGENT_CHAT_DOCS?.split(',')
+      .map((d) => d.trim())
+      .filter(Boolean) ??
+    []
+  ).map((location) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)));
+  for (const location of locations)
+    try {
+      sourceLocation(location, true);
+    } catch (error) {
+      throw new Error(`--docs: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  const folderUrl = values['docs-url'] ?? env.AGENT_CHAT_DOCS_URL ?? '/docs';
+  const baseUrl = env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+  const embedder = env.OPENAI_EMBEDDING_MODEL
+    ? new Embedder({ baseUrl, model: env.OPENAI_EMBEDDING_MODEL, apiKey: env.OPENAI_API_KEY })
+    : undefined;
+  const project = flagProject(values);
+  const agentOf = modelAgent(values);
+  const setup: Setup = async (storage, log) => {
+    const library = new DocsLibrary({
+      store: storage.docs,
+      clock: systemClock,
+      readFolder: readDocsFolder,
+      embedder,
+      folderUrl,
+      log,
+    });
+    try {
+      for (const location of locations) await library.addSource(project, location);
+    } catch (error) {
+      if (error instanceof DocsInputError) throw new Error(`--docs: ${error.message}`);
+      throw error;
+    }
+    // Until a project's docs hold a section, the demo agent answers from this widget's own articles.
+    const agent: Agent =
+      agentOf?.(log) ??
+      new DemoAgent({ wordDelayMs: quiet ? 0 : Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
+    return { library, agent };
+  };
+  return { locations, project, setup };
+}
+
+/** A model agent when one is configured; null for the offline demo agent. */
+function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
+  if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL) return null;
   const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
   if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
-  return new OpenAiAgent({
+  const options = {
     baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
     model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
     apiKey: env.OPENAI_API_KEY,
-    docs,
     vision: env.OPENAI_VISION === '1',
     maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
     firstTokenTimeoutMs: seconds(
@@ -178,8 +265,70 @@ async function agentOf(values: Flags): Promise<Agent> {
       10_000_000,
     ),
     usage: usage === 'on',
-    log: jsonLog,
-  });
+    docsTokens: whole('--docs-tokens', values['docs-tokens'] ?? env.AGENT_CHAT_DOCS_TOKENS, 0, 1_000_000),
+    maxRequestBytes: whole(
+      '--model-request-bytes',
+      values['model-request-bytes'] ?? env.AGENT_CHAT_MODEL_REQUEST_BYTES,
+      4_096,
+      100 * 1024 * 1024,
+    ),
+  };
+  return (log) => new OpenAiAgent({ ...options, log });
+}
+
+/**
+ * `search` and `test`: the service's database (or, while a running service holds the embedded
+ * one, this run's memory with the `--docs` sources crawled into it), the same library and agent
+ * as a chat.
+ */
+async function docsCommand(
+  command: 'search' | 'test',
+  args: string[],
+  docs: { locations: string[]; project: string; setup: Setup },
+  values: Flags,
+): Promise<number> {
+  const print = (line: string) => console.log(line);
+  if (args.length !== 1) {
+    console.error(
+      command === 'search'
+        ? 'usage: agent-chat-service search "QUESTION" [--docs LOCATION]'
+        : 'usage: agent-chat-service test FILE.yaml [--docs LOCATION]',
+    );
+    return 2;
+  }
+  // Read the tests before anything is crawled: a typo fails at once.
+  const base = docs.locations.find((location) => /^https?:\/\//.test(location));
+  const tests = command === 'test' ? await readAnswerTests(args[0], base) : [];
+  const storage = await commandStore(
+    env.DATABASE_URL || undefined,
+    values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+  );
+  // Logs go to stderr: stdout is the table.
+  const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
+  try {
+    // Sources never crawled (or due) are crawled first, so a first run has something to read.
+    await library.tick();
+    const projectDocs = library.project(docs.project);
+    return command === 'search'
+      ? await searchCommand(projectDocs, args[0], print)
+      : await testCommand(agent, projectDocs, tests, print);
+  } finally {
+    await library.close();
+    await storage.close();
+  }
+}
+
+/** The service's store for a command; this run's memory while a running service holds the embedded one. */
+async function commandStore(databaseUrl: string | undefined, dataDir: string): Promise<Stores> {
+  try {
+    return await openStorage({ databaseUrl, dataDir });
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    console.error(
+      'agent-chat-service: the running service holds the data directory; the --docs sources are crawled into memory for this run.',
+    );
+    return memoryStores();
+  }
 }
 
 /**
@@ -200,15 +349,18 @@ function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string |
     throw new Error(
       '--public needs --allowed-origin: only pages on those origins may start chats without a site server.',
     );
-  const project = values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
+  const project = flagProject(values);
   const integrations = values.integration ?? env.AGENT_CHAT_INTEGRATION?.split(',') ?? ['int_local'];
+  // Docs given on the command line are the flag project's: it is made to exist for them.
   const seeded = !!(
     apiKey ||
     values.project ||
     env.AGENT_CHAT_PROJECT ||
     values.integration ||
     env.AGENT_CHAT_INTEGRATION ||
-    allowedOrigins
+    allowedOrigins ||
+    values.docs?.length ||
+    env.AGENT_CHAT_DOCS
   );
   if (!seeded) return { projects: [], named: null };
   return {

@@ -1,6 +1,6 @@
 /**
- * What the service does besides answering requests: maintenance, the fleet lease and the
- * rollup's refresh. Each duty reaches only the storage roles it works on; `runDuties` puts them
+ * What the service does besides answering requests: maintenance, the fleet lease, the
+ * rollup's refresh and the docs' crawl schedule. Each duty reaches only the storage roles it works on; `runDuties` puts them
  * on timers (what `serve()` does through `startDuties`).
  */
 import { TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
@@ -55,6 +55,7 @@ export interface Duties {
   maintain(): Promise<Record<string, number>>;
   heartbeat(): Promise<number>;
   refreshActivity(): Promise<boolean>;
+  crawlDocs(): Promise<number>;
 }
 
 /**
@@ -89,10 +90,15 @@ export function runDuties(
     if (ended) log({ level: 'warn', msg: 'dead_instance_answers_ended', answers: ended });
   });
   const refresh = duty('activity_refresh', () => duties.refreshActivity());
+  // Whichever instance holds the crawl lease crawls the sources that are due; a minute is fine
+  // enough for a schedule counted in hours (and for "Re-crawl now", which crawls at once anyway).
+  const crawl = duty('docs_crawl', () => duties.crawlDocs());
   every(maintainEveryMs, maintenance);
   every(leaseMs / 3, lease);
   every(stalenessMs / 6, refresh);
+  every(60_000, crawl);
   refresh();
+  crawl();
   return () => {
     for (const timer of timers) clearInterval(timer);
     timers.clear();

@@ -12,7 +12,7 @@ export { openStorage } from './storage/open.js';
 export { DataDirLockedError } from './storage/data-dir-lock.js';
 export { openSqlStores, type SqlClient } from './storage/sql/index.js';
 export { OpenAiAgent, type OpenAiAgentOptions } from './agents/openai.js';
-export { loadMarkdownDocs } from './agents/markdown-docs.js';
+export { loadDocsFolder, readDocsFolder } from './docs/folder.js';
 export { nodeConsole, nodeWidgetRelease, scryptPasswords } from './console-node.js';
 
 export interface ServeOptions {

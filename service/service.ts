@@ -2,6 +2,7 @@ import { SESSION_TTL_MS } from '../contract/limits.js';
 import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
+import type { DocsLibrary } from './docs/library.js';
 import { Answers } from './answers/live-answers.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './kernel/clock.js';
@@ -45,6 +46,11 @@ export interface AgentServiceOptions {
   storage?: Stores;
   clock?: Clock;
   agent?: Agent;
+  /**
+   * The documentation the agents answer from (pass the same library to the agent): crawled on a
+   * schedule with the duties, managed on the console's Sources page.
+   */
+  docs?: DocsLibrary;
   tokenTtlMs?: number;
   /** Agent calls per owner, or per client address for sessions without owner; false turns it off. Default 60 a minute. */
   rateLimit?: RateLimit | false;
@@ -105,9 +111,11 @@ export interface AgentService {
   heartbeat(): Promise<number>;
   /** Rebuilds the activity rollup if no instance did for half the staleness bound; true when this call did. */
   refreshActivity(): Promise<boolean>;
+  /** Crawls the projects' docs that are due, if this instance gets the crawl lease; returns how many sources it crawled. */
+  crawlDocs(): Promise<number>;
   /**
-   * Runs maintain, heartbeat and refreshActivity on timers (what `serve()` does); returns a
-   * stop function. Hosts that cannot keep timers call the three themselves.
+   * Runs maintain, heartbeat, refreshActivity and crawlDocs on timers (what `serve()` does);
+   * returns a stop function. Hosts that cannot keep timers call them themselves.
    */
   startDuties(options?: { maintainEveryMs?: number }): () => void;
   /** Answers in flight are stored as stopped; the instance leaves the fleet; the storage is closed. */
@@ -120,7 +128,7 @@ const DEFAULT_CHALLENGE_WORK = 50_000;
 /** The read-only context every route gets: configuration and the service's parts, every storage role. */
 function serviceContext(
   options: AgentServiceOptions,
-  parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log'> & {
+  parts: Pick<ServiceContext<StoreRole>, 'storage' | 'clock' | 'agent' | 'answers' | 'log' | 'docs'> & {
     stalenessMs: number;
   },
 ): ServiceContext<StoreRole> {
@@ -174,7 +182,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const leaseMs = options.instanceLeaseMs ?? 30_000;
   const stalenessMs = options.activityStalenessMs ?? 60_000;
   const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
-  const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs });
+  const docs = options.docs ?? null;
+  const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
   const trustProxy = checkTrustProxy(options.trustProxy);
   // Joining the fleet (a lease, the signals) comes before the first request; a failure is
@@ -206,11 +215,13 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
     heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
+    crawlDocs: async () => (docs ? docs.tick() : 0),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
       runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
     async close() {
       for (const timer of timers) clearInterval(timer);
       timers.clear();
+      await docs?.close();
       await answers.stopAll();
       await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
       await storage.close();

@@ -1,6 +1,9 @@
 import { randomId } from '../kernel/ids.js';
-import { ARTICLES, type Article } from './knowledge.js';
-import { DocsIndex, STOPWORDS, asSources } from './docs-index.js';
+import { KNOWLEDGE } from './knowledge.js';
+import { StaticDocs } from '../docs/ranking.js';
+import { sourcesOf } from './docs-prompt.js';
+import { STOPWORDS } from '../docs/terms.js';
+import type { DocsSearch, Hit } from '../docs/types.js';
 import { filePhrasesFor } from './file-phrases.js';
 import { phrasesFor } from './phrases.js';
 import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types.js';
@@ -8,14 +11,23 @@ import type { Agent, AgentInput, AgentOutput, ToolCall, ToolSpec } from './types
 export interface DemoAgentOptions {
   /** Pause between words, so the demo visibly streams. 0 in tests. */
   wordDelayMs?: number;
-  articles?: Article[];
   /**
-   * BM25 score the best match must reach to count as an answer. Measured on the bundled docs:
-   * on-topic questions score about 6 and up ("And theming?" 5.9, most 12 to 97), off-topic
-   * ones under 3 ("Tell me about the weather in Paris" 2.2, on a fuzzy match of "theme").
+   * The docs it answers from when the service gives the answer none (`AgentInput.docs`); this
+   * widget's own articles when neither is there or while they hold no section.
+   */
+  docs?: DocsSearch;
+  /**
+   * Match (BM25) score the best section must reach to count as an answer. Measured on the bundled articles
+   * (decision 289): on-topic questions match 8.8 and up, off-topic ones 3.1 at most.
    */
   minScore?: number;
 }
+
+/** The bundled articles' keywords are their visitors' words: they count more than the text's. */
+const KNOWLEDGE_BOOSTS = { title: 2, headings: 3, text: 1 };
+
+/** An extractive answer quotes at most this much of the best section, cut at a paragraph end. */
+const QUOTE_CHARS = 1_500;
 
 /** The wire contract's words for a tool the visitor refused (§7). */
 const DENIED = 'denied by the visitor';
@@ -28,26 +40,41 @@ export const noMatch = (locale?: string) => {
 export const NO_MATCH = noMatch();
 
 /**
- * Deterministic, offline agent: answers with the best matching article and cites the matches,
- * says so plainly when nothing is relevant enough, and calls a declared client tool when the
- * question asks for it by name ("Open the pricing page" with an `open_page` tool).
+ * Deterministic, offline agent: answers by quoting the section of the docs that best matches
+ * and cites the matching sections, says so plainly when nothing is relevant enough, and calls
+ * a declared client tool when the question asks for it by name ("Open the pricing page" with
+ * an `open_page` tool).
  */
 export class DemoAgent implements Agent {
-  private readonly docs: DocsIndex;
+  private readonly docs: DocsSearch | null;
+  private readonly knowledge = new StaticDocs(KNOWLEDGE, KNOWLEDGE_BOOSTS);
   private readonly wordDelayMs: number;
+  private readonly minScore: number;
 
   constructor(options: DemoAgentOptions = {}) {
-    this.docs = new DocsIndex(options.articles ?? ARTICLES, options.minScore ?? 5);
+    this.docs = options.docs ?? null;
+    this.minScore = options.minScore ?? 5;
     this.wordDelayMs = options.wordDelayMs ?? 0;
   }
 
-  /** The articles that answer `question`, best first. Exposed for tests and for the bench. */
-  search(question: string): Article[] {
-    return this.docs.search(question);
+  /**
+   * The sections that answer `question`, best first: those matching at least half as strongly
+   * as the best, none when the best is below the threshold (weak matches on common words are noise).
+   */
+  async search(question: string, docs = this.docs): Promise<Hit[]> {
+    const own = docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
+    const hits = await (own ?? this.knowledge).search(question, 20);
+    const best = Math.max(0, ...hits.map((hit) => hit.match));
+    if (best < this.minScore) return [];
+    return hits.filter((hit) => hit.match >= best / 2);
   }
 
-  /** The search as steps and sources, and the best article as the answer (or what to ask instead). */
-  private async *fromDocs(message: string, locale: string | undefined): AsyncGenerator<AgentOutput, string> {
+  /** The search as steps and sources, and the best section as the answer (or what to ask instead). */
+  private async *fromDocs(
+    message: string,
+    locale: string | undefined,
+    docs: DocsSearch | undefined,
+  ): AsyncGenerator<AgentOutput, string> {
     const phrases = phrasesFor(locale);
     const step = {
       id: 'search-1',
@@ -56,18 +83,21 @@ export class DemoAgent implements Agent {
       num_results: null,
     };
     yield { type: 'activity', step: { ...step, status: 'started' } };
-    const matches = this.search(message);
+    const hits = await this.search(message, docs ?? this.docs);
+    const sources = sourcesOf(hits);
+    const best = hits[0]?.section;
     yield {
       type: 'activity',
       step: {
         ...step,
         status: 'completed',
-        summary: phrases.found(matches.length),
-        num_results: matches.length,
+        summary: phrases.found(sources.length),
+        num_results: sources.length,
       },
     };
-    if (matches.length > 0) yield { type: 'sources', sources: asSources(matches, 'agent-chat docs') };
-    return matches.length > 0 ? `### ${matches[0].title}\n\n${matches[0].body}` : noMatch(locale);
+    if (best) yield { type: 'sources', sources };
+    // The source card under the answer names the page and its section: the answer is the quote alone.
+    return best ? quote(best.text) : noMatch(locale);
   }
 
   async *answer({
@@ -75,6 +105,7 @@ export class DemoAgent implements Agent {
     tools,
     rounds,
     locale,
+    docs,
     signal,
     attachments = [],
   }: AgentInput): AsyncIterable<AgentOutput> {
@@ -99,7 +130,7 @@ export class DemoAgent implements Agent {
       // Files alone: nothing to search for.
       text = receiptOf(attachments, locale);
     } else {
-      text = yield* this.fromDocs(message, locale);
+      text = yield* this.fromDocs(message, locale, docs);
       if (attachments.length) text = `${receiptOf(attachments, locale)}\n\n${text}`;
     }
     const pace = this.wordDelayMs > 0 ? pacer(this.wordDelayMs, signal) : undefined;
@@ -119,6 +150,16 @@ export class DemoAgent implements Agent {
 function receiptOf(files: NonNullable<AgentInput['attachments']>, locale: string | undefined): string {
   const phrases = filePhrasesFor(locale);
   return `${phrases.receipt(files)}\n\n${phrases.demoCannotRead}`;
+}
+
+/** The start of a section's text, whole paragraphs up to `QUOTE_CHARS` (at least the first, cut). */
+function quote(text: string): string {
+  let out = '';
+  for (const block of text.split(/\n\n+/)) {
+    if (out && out.length + block.length > QUOTE_CHARS) break;
+    out = out ? `${out}\n\n${block}` : block;
+  }
+  return out.length > QUOTE_CHARS * 2 ? `${out.slice(0, QUOTE_CHARS)}…` : out;
 }
 
 /**

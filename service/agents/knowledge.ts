@@ -1,7 +1,10 @@
+import type { Section } from '../docs/types.js';
+
 /**
- * The demo agent's knowledge base: the project's own documentation, cut into articles so
- * the agent can cite a real source for each answer. Kept as a module (not markdown files
- * read at run time) so the same service runs in Node, in Vite middleware and in the browser.
+ * The demo agent's knowledge base when no docs are configured: the project's own documentation,
+ * cut into articles so the agent can cite a real source for each answer. Kept as a module (not
+ * markdown files read at run time) so the same service runs in Node, in Vite middleware and in
+ * the browser.
  */
 export interface Article {
   id: string;
@@ -38,7 +41,7 @@ No session is requested until the visitor sends a first message.`,
   },
   {
     id: 'session-endpoint',
-    keywords: 'api key server backend express next.js secret owner',
+    keywords: 'session endpoint handler api key server backend express next.js secret owner',
     title: 'The session endpoint and createSessionHandler',
     url: `${DOCS}/server#session-endpoint`,
     body: `The browser never sees your **API key**. Your server exchanges it for a short-lived **session token** (valid for one hour):
@@ -108,7 +111,7 @@ chat.addEventListener('agent-chat-answer-end', (e) => console.log(e.detail.outco
   },
   {
     id: 'theming',
-    keywords: 'theme themes dark light colors colours style css branding',
+    keywords: 'theme themes dark light mode colors colours style css branding',
     title: 'Theming with CSS custom properties and parts',
     url: `${DOCS}/theming`,
     body: `Style the widget from your page without touching its internals:
@@ -188,3 +191,13 @@ It uses \`/query/v1/projects/{id}/activity/\`. The old \`analytics/activity\` pa
 - **Vue**: tell the compiler that tags starting with \`agent-\` are custom elements (\`compilerOptions.isCustomElement\`).`,
   },
 ];
+
+/** The articles as sections of their pages (`/docs/security#csp` is a section of `/docs/security`). */
+export const KNOWLEDGE: Section[] = ARTICLES.map((article) => ({
+  url: article.url,
+  pageUrl: article.url.split('#')[0],
+  title: article.title,
+  headings: [],
+  text: article.body,
+  keywords: article.keywords,
+}));

@@ -1,4 +1,5 @@
 /** Reading what the model server sends: its JSON shapes, a bounded body, server-sent events. */
+import { readBounded as readBody } from '../kernel/bounded-body.js';
 
 /** A hostile or broken upstream must not grow memory: no SSE line is longer than this. */
 const MAX_LINE = 1 << 20;
@@ -50,28 +51,9 @@ export function parseArguments(text: string): Record<string, unknown> {
 }
 
 export async function readBounded(response: Response, limit: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) throw new MalformedStream(`the answer is over ${limit} bytes`);
-      chunks.push(value);
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  const bytes = await readBody(response, limit);
+  if (bytes === null) throw new MalformedStream(`the answer is over ${limit} bytes`);
+  return bytes;
 }
 
 /** The events of a server-sent event stream: `event:` name (default `message`) and `data:` lines joined. */

@@ -1,11 +1,11 @@
 import { type QuestionTurn, questionTurn } from './attachments.js';
 import { sleep } from './demo.js';
 import { filePhrasesFor } from './file-phrases.js';
-import { DocsIndex, asSources } from './docs-index.js';
-import type { Article } from './knowledge.js';
+import { sourcesOf } from './docs-prompt.js';
+import type { DocsSearch } from '../docs/types.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';
-import { promptOf } from './openai-prompt.js';
+import { requestOf } from './openai-prompt.js';
 import {
   type CallParts,
   type Chunk,
@@ -24,15 +24,32 @@ export interface OpenAiAgentOptions {
   model: string;
   /** Sent as a bearer token when set; local servers usually need none. */
   apiKey?: string;
-  /** The site's documents, retrieved per question. */
-  docs: Article[];
   /**
-   * Relevance threshold of the retrieval. Default 2, lower than the demo agent's: BM25 scores
-   * shrink with a small corpus, and the model is told to say when the documents do not answer.
+   * The site's documents, searched per question when the service gives the answer none
+   * (`AgentInput.docs`, a project's library); without either, it answers without documents.
+   */
+  docs?: DocsSearch;
+  /**
+   * Match (BM25) score the best section must reach for the documents to count as found; below it the answer
+   * is flagged uncertain and the model told nothing matched. Default 2, lower than the demo
+   * agent's: the model is told to say when the documents do not answer.
    */
   minScore?: number;
-  /** How many documents go into the prompt. Default 3. */
-  topK?: number;
+  /** Estimated tokens the retrieved sections may take in each request, best first. Default 6,000. */
+  docsTokens?: number;
+  /**
+   * Bytes the whole request may take (JSON, UTF-8). The sections, then the earlier turns give
+   * way to stay under it; tool outputs are cut as a last resort. Default 64 KiB.
+   */
+  maxRequestBytes?: number;
+  /** The model accepts images (`image_url` parts, OPENAI_VISION=1); else it is told, and the visitor too, that it did not see them. Default false. */
+  vision?: boolean;
+  /** Estimated tokens the question's text files and PDFs may take together. Default 4,000. */
+  fileTokens?: number;
+  /** Bytes of the question's images (before base64) one request may carry, on top of `maxRequestBytes`. Default 8 MB. */
+  imageBytes?: number;
+  /** Pages of a PDF that are read; the rest are left out, and the model is told. Default 30. */
+  pdfPages?: number;
   /**
    * Tries per model call when the model answers 408, 429 or 5xx, or cannot be reached, before
    * its first token. Default 3; 1 turns retries off. Nothing is retried once text has streamed.
@@ -50,20 +67,12 @@ export interface OpenAiAgentOptions {
   stallTimeoutMs?: number;
   /**
    * Tokens the earlier turns of a thread may take in each request (estimated, see
-   * `estimateTokens`); the oldest turns are left out first. The system prompt, the retrieved
-   * documents, the question and this answer's tool rounds always go. Default 8,000.
+   * `estimateTokens`); the oldest turns are left out first, and so they are when the request
+   * would be over `maxRequestBytes`. Default 8,000.
    */
   historyTokens?: number;
   /** Ask for token usage (`stream_options.include_usage`). Default true; turn off for a server that refuses the field. */
   usage?: boolean;
-  /** The model accepts images (`image_url` parts, OPENAI_VISION=1); else it is told, and the visitor too, that it did not see them. Default false. */
-  vision?: boolean;
-  /** Estimated tokens the question's text files and PDFs may take together. Default 4,000. */
-  fileTokens?: number;
-  /** Bytes of the question's images (before base64) one request may carry. Default 8 MB. */
-  imageBytes?: number;
-  /** Pages of a PDF that are read; the rest are left out, and the model is told. Default 30. */
-  pdfPages?: number;
   /** Operator log for retries (never message text). */
   log?: (
     entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
@@ -93,19 +102,16 @@ interface Ending {
  * record and keeps its text; a stream never ends quietly as if it were whole.
  */
 export class OpenAiAgent implements Agent {
-  private readonly docs: DocsIndex;
   private readonly fetch: typeof fetch;
   private readonly url: string;
 
   constructor(private readonly options: OpenAiAgentOptions) {
-    this.docs = new DocsIndex(options.docs, options.minScore ?? 2);
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   }
 
   async *answer(input: AgentInput): AsyncIterable<AgentOutput> {
     const phrases = phrasesFor(input.locale);
-    const found = yield* this.retrieve(input, phrases);
     const turn = await questionTurn(input.message, input.attachments ?? [], {
       vision: this.options.vision ?? false,
       tokens: this.options.fileTokens ?? 4_000,
@@ -115,7 +121,7 @@ export class OpenAiAgent implements Agent {
     // Said once, before the answer: the model did not see these images.
     if (turn.unseen.length && input.rounds.length === 0)
       yield { type: 'text', text: `_${filePhrasesFor(input.locale).cannotSee(turn.unseen)}_\n\n` };
-    const body = this.requestBody(input, found, phrases, turn.content);
+    const body = yield* this.retrieve(input, phrases, turn.content);
     const clock = new ModelClock(this.options, phrases, `model-${input.rounds.length + 1}`);
     const maxTries = Math.max(1, this.options.maxTries ?? 3);
     for (let attempt = 1; ; attempt++) {
@@ -148,8 +154,15 @@ export class OpenAiAgent implements Agent {
     }
   }
 
-  /** The documents for the question; on the first run, shown as a search step and its sources. */
-  private async *retrieve(input: AgentInput, phrases: Phrases): AsyncGenerator<AgentOutput, Article[]> {
+  /**
+   * The request for the question, with the sections that fit it; on the first run, the search
+   * is shown as a step and the sections that went into the request as its sources.
+   */
+  private async *retrieve(
+    input: AgentInput,
+    phrases: Phrases,
+    question: QuestionTurn['content'],
+  ): AsyncGenerator<AgentOutput, string> {
     const first = input.rounds.length === 0;
     const step = {
       id: 'search-1',
@@ -158,7 +171,10 @@ export class OpenAiAgent implements Agent {
       num_results: null,
     };
     if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
-    const found = this.docs.search(input.message, this.options.topK ?? 3);
+    const docs = input.docs ?? this.options.docs;
+    const hits = docs ? await docs.search(input.message, 40) : [];
+    const relevant = hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
+    const { body, found } = requestOf(input, relevant, phrases, this.options, question);
     if (first) {
       yield {
         type: 'activity',
@@ -169,31 +185,10 @@ export class OpenAiAgent implements Agent {
           num_results: found.length,
         },
       };
-      if (found.length) yield { type: 'sources', sources: asSources(found, null) };
+      if (found.length) yield { type: 'sources', sources: sourcesOf(found) };
       else yield { type: 'uncertain' };
     }
-    return found;
-  }
-
-  /** The Chat Completions request: streamed, with usage when asked, and the page's tools. */
-  private requestBody(
-    input: AgentInput,
-    found: Article[],
-    phrases: Phrases,
-    question: QuestionTurn['content'],
-  ): string {
-    return JSON.stringify({
-      model: this.options.model,
-      stream: true,
-      ...(this.options.usage !== false && { stream_options: { include_usage: true } }),
-      messages: promptOf(input, found, phrases, this.options.historyTokens ?? 8_000, question),
-      ...(input.tools.length && {
-        tools: input.tools.map((t) => ({
-          type: 'function',
-          function: { name: t.name, description: t.description, parameters: t.parameters },
-        })),
-      }),
-    });
+    return body;
   }
 
   /** One request: streams text and tool calls; throws AttemptFailure for what it cannot finish. */

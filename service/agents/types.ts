@@ -1,5 +1,6 @@
 /** The Agent port: what the service asks of whatever writes the answers. */
 import type { ActivityStep, Source, ToolCall, ToolResult, ToolSpec } from '../../contract/types.js';
+import type { DocsSearch } from '../docs/types.js';
 import type { AttachmentRecord, MessageRecord } from '../storage/types.js';
 
 export type { ToolCall, ToolSpec };
@@ -45,6 +46,11 @@ export interface AgentInput {
    * model calls only; earlier questions' files are in `history` as names (`attachments`), not bytes.
    */
   attachments?: readonly AttachmentContent[];
+  /**
+   * The documentation of the project the question came to, when the service keeps a library:
+   * an agent answers from it and from nothing else. Absent: the agent's own docs, if any.
+   */
+  docs?: DocsSearch;
   signal: AbortSignal;
 }
 

@@ -5,6 +5,9 @@ import {
   type ConsoleFileSettings,
   type ConsoleFileSettingsView,
   type ConsoleAuditPage,
+  type ConsoleDocHits,
+  type ConsoleDocSource,
+  type ConsoleDocSources,
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
@@ -149,4 +152,13 @@ export class ConsoleApi {
       );
     return response.blob();
   }
+  sources = (projectId: string) => this.call<ConsoleDocSources>('GET', paths.docsSources(projectId));
+  addSource = (projectId: string, location: string) =>
+    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location } });
+  removeSource = (projectId: string, id: string) =>
+    this.call<void>('DELETE', paths.docsSource(projectId, id));
+  recrawlSource = (projectId: string, id: string) =>
+    this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(projectId, id), { body: {} });
+  searchDocs = (projectId: string, q: string) =>
+    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } }).then((r) => r.hits);
 }

@@ -3,6 +3,7 @@ import { ActivityChart } from './components/activity-chart.js';
 import { ActivityPage } from './components/activity-page.js';
 import { ConsoleApp } from './components/app.js';
 import { AuditPage } from './components/audit-page.js';
+import { SourcesPage } from './components/sources-page.js';
 import { ConversationsPage } from './components/conversations-page.js';
 import { FileSettingsForm } from './components/file-settings.js';
 import { IntegrationsPage } from './components/integrations-page.js';
@@ -20,6 +21,7 @@ const elements: [string, CustomElementConstructor][] = [
   ['integrations-page', IntegrationsPage],
   ['keys-page', KeysPage],
   ['audit-page', AuditPage],
+  ['sources-page', SourcesPage],
   ['console-app', ConsoleApp],
 ];
 for (const [name, element] of elements) if (!customElements.get(name)) customElements.define(name, element);

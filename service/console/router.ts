@@ -5,6 +5,7 @@ export const PAGES = [
   { id: 'conversations', label: 'Conversations' },
   { id: 'integrations', label: 'Integrations' },
   { id: 'keys', label: 'API keys' },
+  { id: 'sources', label: 'Sources' },
   { id: 'audit', label: 'Audit log' },
 ] as const;
 

@@ -115,6 +115,15 @@ async function threadOf(
   return { thread, history: [], newThread: true };
 }
 
+/**
+ * What an answer's input holds beside the conversation: the visitor's language, and the docs of
+ * the question's project when the service keeps a library, the only docs its answer may cite.
+ */
+const answerContext = (ctx: ChatContext, projectId: string, locale: string | undefined) => ({
+  ...(locale && { locale }),
+  ...(ctx.docs && { docs: ctx.docs.project(projectId) }),
+});
+
 /** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
 export async function chat(
   ctx: ChatContext,
@@ -166,7 +175,7 @@ export async function chat(
       tools: body.tools,
       rounds: [],
       partial: '',
-      ...(body.locale && { locale: body.locale }),
+      ...answerContext(ctx, thread.projectId, body.locale),
       ...(files.length && { attachments: await withBytes(ctx, files) }),
     },
     activity,
@@ -210,7 +219,7 @@ async function continueWithTools(
       tools: body.tools,
       rounds: roundsOf(answer),
       partial: answer.content,
-      ...(body.locale && { locale: body.locale }),
+      ...answerContext(ctx, thread.projectId, body.locale),
       ...(files.length && { attachments: await withBytes(ctx, files) }),
     },
     activity,

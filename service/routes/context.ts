@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/types.js';
+import type { DocsLibrary } from '../docs/library.js';
 import type { AnswerRunner } from '../answers/types.js';
 import type { FileQuota, SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
@@ -71,6 +72,8 @@ export interface ServiceContext<R extends StoreRole = never> {
   readonly storage: StoresOf<R>;
   readonly clock: Clock;
   readonly agent: Agent;
+  /** The documentation the agents answer from, when the service has a library (the console's Sources page). */
+  readonly docs: DocsLibrary | null;
   readonly answers: AnswerRunner;
   readonly tokenTtlMs: number;
   readonly limits: Limits;

@@ -142,4 +142,32 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE file_settings (
      project_id text NOT NULL, integration_id text NOT NULL, settings jsonb NOT NULL, PRIMARY KEY (project_id, integration_id),
      FOREIGN KEY (project_id, integration_id) REFERENCES integrations (project_id, id) ON DELETE CASCADE);`,
+  // The documentation the agents answer from, per project (decisions 294, 298): sources, pages
+  // with their validators (a page that left the site stays as a row without sections, so an
+  // answer that cited it can say so), sections with their embeddings, crawl runs with their
+  // failures; each project's index version, and the crawl lease, so a fleet shares one index per
+  // project and one instance crawls at a time.
+  `CREATE TABLE doc_sources (
+     id text PRIMARY KEY, project_id text NOT NULL, location text NOT NULL, kind text NOT NULL, public_url text,
+     created_at bigint NOT NULL, last_crawl_at bigint, next_crawl_at bigint NOT NULL,
+     UNIQUE (project_id, location));
+   CREATE TABLE doc_pages (
+     source_id text NOT NULL REFERENCES doc_sources (id) ON DELETE CASCADE, url text NOT NULL, title text NOT NULL,
+     etag text, last_modified text, hash text NOT NULL, links jsonb NOT NULL, changed_at bigint NOT NULL,
+     removed_at bigint, PRIMARY KEY (source_id, url));
+   CREATE INDEX doc_pages_by_url ON doc_pages (url);
+   CREATE TABLE doc_sections (
+     id bigserial PRIMARY KEY, source_id text NOT NULL, page_url text NOT NULL, position int NOT NULL,
+     url text NOT NULL, title text NOT NULL, headings jsonb NOT NULL, body text NOT NULL,
+     embedding real[], embedding_model text,
+     FOREIGN KEY (source_id, page_url) REFERENCES doc_pages (source_id, url) ON DELETE CASCADE);
+   CREATE INDEX doc_sections_by_page ON doc_sections (source_id, page_url, position);
+   CREATE TABLE doc_crawl_runs (
+     id bigserial PRIMARY KEY, source_id text NOT NULL REFERENCES doc_sources (id) ON DELETE CASCADE,
+     started_at bigint NOT NULL, finished_at bigint NOT NULL, complete boolean NOT NULL, truncated boolean NOT NULL,
+     pages_new int NOT NULL, pages_changed int NOT NULL, pages_unchanged int NOT NULL, pages_removed int NOT NULL,
+     failures jsonb NOT NULL);
+   CREATE INDEX doc_crawl_runs_by_source ON doc_crawl_runs (source_id, id DESC);
+   CREATE TABLE doc_versions (project_id text PRIMARY KEY, version bigint NOT NULL);
+   CREATE TABLE doc_crawl_lease (one boolean PRIMARY KEY DEFAULT true CHECK (one), holder text NOT NULL, until bigint NOT NULL);`,
 ];

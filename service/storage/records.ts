@@ -175,3 +175,91 @@ export interface AnswerHost {
   instanceId: string | null;
   alive: boolean;
 }
+
+/** A documentation source a project answers from: a website (or its sitemap) or a folder on the service's disk. */
+export interface DocSourceRecord {
+  id: string;
+  /** The project whose agent answers from it; no other project's search ever sees it. */
+  projectId: string;
+  /** An http(s) URL (a site root, a folder of it, a sitemap.xml) or a folder path on the service's disk. */
+  location: string;
+  kind: 'site' | 'folder';
+  /** A folder's public URL, that its files are linked at; null for a site. */
+  publicUrl: string | null;
+  createdAt: number;
+  lastCrawlAt: number | null;
+  /** When the schedule (or "Re-crawl now") wants the next crawl. */
+  nextCrawlAt: number;
+}
+
+/** A source as the console lists it: with what it holds and its last crawl. */
+export interface DocSourceSummary extends DocSourceRecord {
+  pages: number;
+  sections: number;
+  lastRun: CrawlRunRecord | null;
+}
+
+/** A page of a source as the last crawl left it: what revalidates it, and when its content last changed. */
+export interface DocPageRecord {
+  sourceId: string;
+  url: string;
+  title: string;
+  etag: string | null;
+  lastModified: string | null;
+  hash: string;
+  links: string[];
+  /** When its content last changed (first indexed, or read with another content). */
+  changedAt: number;
+}
+
+/** What became of a page an answer cited: when its content last changed, and when it left the site. */
+export interface DocPageChange {
+  changedAt: number;
+  /** When a complete crawl no longer found it; null while it is on the site. */
+  removedAt: number | null;
+}
+
+/** A stored section: what the index is built from. */
+export interface DocSectionRecord {
+  id: number;
+  sourceId: string;
+  url: string;
+  pageUrl: string;
+  title: string;
+  headings: string[];
+  text: string;
+  /** Its unit vector from `embeddingModel`, or null before it is embedded. */
+  embedding: number[] | null;
+  embeddingModel: string | null;
+}
+
+export interface CrawlRunRecord {
+  id: number;
+  sourceId: string;
+  startedAt: number;
+  finishedAt: number;
+  complete: boolean;
+  truncated: boolean;
+  pagesNew: number;
+  pagesChanged: number;
+  pagesUnchanged: number;
+  pagesRemoved: number;
+  failures: { url: string; reason: string }[];
+}
+
+/** One crawl's outcome, applied whole. */
+export interface DocCrawl {
+  sourceId: string;
+  startedAt: number;
+  finishedAt: number;
+  nextCrawlAt: number;
+  /** Every page read: `new` and `changed` ones with their sections, `unchanged` ones without. */
+  pages: (Pick<DocPageRecord, 'url' | 'title' | 'etag' | 'lastModified' | 'hash' | 'links'> & {
+    status: 'new' | 'changed' | 'unchanged';
+    sections: Pick<DocSectionRecord, 'url' | 'pageUrl' | 'title' | 'headings' | 'text'>[];
+  })[];
+  /** When false the pages not read are kept (the crawl could not tell which are gone). */
+  complete: boolean;
+  truncated: boolean;
+  failures: { url: string; reason: string }[];
+}

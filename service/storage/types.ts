@@ -28,6 +28,13 @@ import type {
   AnswerSave,
   AnswerStart,
   BeginResult,
+  CrawlRunRecord,
+  DocCrawl,
+  DocPageChange,
+  DocPageRecord,
+  DocSectionRecord,
+  DocSourceRecord,
+  DocSourceSummary,
   FeedbackRecord,
   MessagePatch,
   MessageRecord,
@@ -254,6 +261,58 @@ export interface FileStore {
 }
 
 /**
+ * The documentation the agents answer from, per project and shared by the fleet: sources, their
+ * pages with the validators a re-crawl sends (and the pages that left the site), the sections
+ * each project's index is built from (with their embeddings), crawl runs with their failures,
+ * each project's index version, and a lease so that one instance crawls at a time.
+ */
+export interface DocsStore {
+  /** One project's sources, oldest first; every project's when none is named (the crawl schedule). */
+  listDocSources(projectId?: string): Promise<DocSourceSummary[]>;
+  /** false when the project has a source at the same location (nothing changes). */
+  addDocSource(source: DocSourceRecord): Promise<boolean>;
+  /** The project's source with its pages, sections and runs; false when the project has no such source. */
+  removeDocSource(projectId: string, id: string): Promise<boolean>;
+  /** Moves a source's next crawl ("Re-crawl now" moves it to now); false when the project has no such source. */
+  scheduleDocCrawl(projectId: string, id: string, at: number): Promise<boolean>;
+  /** The pages of a source that the last crawls found, to revalidate them. */
+  listDocPages(sourceId: string): Promise<DocPageRecord[]>;
+  /**
+   * One crawl, whole: new and changed pages with their sections (replacing the old ones),
+   * unchanged pages kept, pages not read marked removed (their sections dropped) when the crawl
+   * was complete, the run recorded and the source's last and next crawl set. The project's index
+   * version moves when a section changed.
+   */
+  applyDocCrawl(crawl: DocCrawl): Promise<CrawlRunRecord>;
+  /** Every section of the project's sources, each page's in order: what its index is built from. */
+  listDocSections(projectId: string): Promise<DocSectionRecord[]>;
+  /** Moves whenever the project's sections change: an instance rebuilds that index when it sees it move. */
+  docsVersion(projectId: string): Promise<number>;
+  /** A source's crawl runs, newest first. */
+  listCrawlRuns(sourceId: string, limit: number): Promise<CrawlRunRecord[]>;
+  /**
+   * Takes the crawl lease until `now + leaseMs` when it is free, expired or this holder's; false
+   * when another holder has it.
+   */
+  claimDocCrawl(holder: string, leaseMs: number, now: number): Promise<boolean>;
+  releaseDocCrawl(holder: string): Promise<void>;
+  /**
+   * Stores vectors (unit length) from `model` for sections of the project; sections since
+   * replaced, or of another project, are skipped.
+   */
+  putEmbeddings(
+    projectId: string,
+    model: string,
+    vectors: { id: number; embedding: number[] }[],
+  ): Promise<void>;
+  /**
+   * What became of each of `urls` (pages, without fragments) in the project's sources: when it
+   * last changed and when it left the site. Pages it never indexed are absent.
+   */
+  docPageChanges(projectId: string, urls: string[]): Promise<Map<string, DocPageChange>>;
+}
+
+/**
  * Every role of one database, over one connection (or one process's memory). The composition
  * root holds it and closes it; everything else receives only the roles it uses (`StoresOf`).
  */
@@ -267,6 +326,7 @@ export interface Stores {
   readonly accounts: AccountStore;
   readonly gate: GateStore;
   readonly files: FileStore;
+  readonly docs: DocsStore;
   close(): Promise<void>;
 }
 

@@ -106,6 +106,9 @@ export function toSources(value: unknown): Source[] {
             subtitle: typeof item.subtitle === 'string' ? item.subtitle : null,
             source_url: item.source_url,
             source_type: typeof item.source_type === 'string' ? item.source_type : 'unknown',
+            // Version 4: the section the answer used, shown under the title (`score` is for
+            // operators and not kept); a wrong type is dropped, not a failure.
+            ...(typeof item.section === 'string' && { section: item.section }),
           },
         ]
       : [],

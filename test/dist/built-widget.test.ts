@@ -75,7 +75,7 @@ describe('the built widget on a plain page', () => {
       const { page, errors } = await openPage(site.origin);
       expect(await page.evaluate(() => customElements.get('agent-chat') !== undefined)).toBe(true);
       const answer = await chat(page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
+      expect(answer).toContain('Style the widget from your page');
       expect(errors).toEqual([]);
       await page.close();
     } finally {
@@ -90,7 +90,7 @@ describe('the built widget on a plain page', () => {
         const { page, violations, errors } = await openPage(site.origin);
         await page.getByRole('button', { name: 'Conversations' }).click();
         const answer = await chat(page, 'Is it safe against XSS?');
-        expect(answer).toContain('How answers are rendered safely');
+        expect(answer).toContain('Answers are untrusted.');
         await page.getByRole('button', { name: 'Conversations' }).click();
         expect(await violations()).toEqual([]);
         expect(errors).toEqual([]);
@@ -118,10 +118,10 @@ describe('the built widget on a plain page', () => {
       // The panel shows at once (inline), so the markdown part may come at idle before the question.
       const { page, violations, errors, parts } = await openPage(site.origin);
       const answer = await chat(page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
+      expect(answer).toContain('Style the widget from your page');
       // The markdown engine came from beside the script, on the CDN, and rendered the answer.
       expect(parts).toEqual([cdn.url(markdownPart())]);
-      expect(await answerElements(page)).toContain('H3');
+      expect(await answerElements(page)).toContain('PRE');
       // Conversations: the drawer's element is a part too, fetched from the CDN when first shown.
       const listDefined = () => page.evaluate(() => Boolean(customElements.get('agent-chat-thread-list')));
       expect(await listDefined()).toBe(false);
@@ -165,15 +165,15 @@ describe("the classic script's parts (loaded beside it when needed)", () => {
     try {
       const good = await openPage(pinned.origin);
       await chat(good.page, 'How do I theme the widget?');
-      expect(await answerElements(good.page)).toContain('H3');
+      expect(await answerElements(good.page)).toContain('PRE');
       expect(await good.violations()).toEqual([]);
       expect(good.errors).toEqual([]);
       await good.page.close();
 
       const bad = await openPage(tampered.origin);
       const answer = await chat(bad.page, 'How do I theme the widget?');
-      expect(answer).toContain('Theming with CSS custom properties');
-      expect(await answerElements(bad.page)).not.toContain('H3');
+      expect(answer).toContain('Style the widget from your page');
+      expect(await answerElements(bad.page)).not.toContain('PRE');
       expect(bad.errors.join(' ')).toMatch(/integrity/i);
       await bad.page.close();
     } finally {
@@ -289,7 +289,7 @@ describe('the loader (a small first script)', () => {
       try {
         const { page, violations, errors } = await openPage(site.origin);
         const answer = await chat(page, 'Is it safe against XSS?');
-        expect(answer).toContain('How answers are rendered safely');
+        expect(answer).toContain('Answers are untrusted.');
         expect(await violations()).toEqual([]);
         expect(errors).toEqual([]);
         await page.close();

@@ -1,9 +1,14 @@
 import { solidPng } from '../fixtures/files.js';
+import type { Source } from '../../contract/types.js';
 import { messageRecord } from '../fixtures/records.js';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSessionHandler, toNodeHandler } from '../../server/node.js';
+import { serveFolder } from '../../scripts/static-site.mjs';
+import { DocsLibrary, systemClock } from '../../service/index.js';
+import { readDocsFolder } from '../../service/docs/folder.js';
 import {
   DemoAgent,
   memoryStores,
@@ -23,6 +28,7 @@ export const PROJECT = {
   integrationIds: ['int_docs', 'int_app'],
 };
 const DAY = 86_400_000;
+const FIXTURES = join(import.meta.dirname, '../fixtures');
 
 /**
  * The service with its console, from source, on a free port: the built pages
@@ -36,9 +42,25 @@ export async function startConsoleService(): Promise<{
   requests: { method: string; path: string; status: number }[];
 }> {
   const storage = memoryStores();
+  // The Sources page's docs: the crawler's fixture site (a failing, a missing and a too large
+  // page among them) and the same pages as a folder, crawled before the pages are shown.
+  const site = await serveFolder(join(FIXTURES, 'docs-site'), {
+    routes: {
+      '/docs/broken.html': (_req, res) => res.writeHead(500).end(),
+      '/docs/huge.html': (_req, res) =>
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('x'.repeat(3_000_000)),
+    },
+  });
+  const docs = new DocsLibrary({
+    store: storage.docs,
+    clock: systemClock,
+    readFolder: readDocsFolder,
+    crawl: { retryDelayMs: 1 },
+  });
   const service = createAgentService({
     projects: [PROJECT],
     storage,
+    docs,
     agent: new DemoAgent({ wordDelayMs: 0 }),
     console: await nodeConsole(),
     widget: await nodeWidgetRelease(),
@@ -57,12 +79,23 @@ export async function startConsoleService(): Promise<{
       e.msg === 'request' &&
       requests.push({ method: String(e.method), path: String(e.path), status: Number(e.status) }),
   });
-  await seed(running.url, storage);
+  // The seeded chats are about the widget: asked before the project has docs of its own, the
+  // demo agent answers them from the widget's bundled articles, as the pages expect.
+  await seed(running.url, storage, `${site.url}/docs/guide/install.html#requirements`);
+  await docs.addSource(PROJECT.id, `${site.url}/docs/`);
+  // Relative to the repository (where the tests run): no machine's path in the screenshots.
+  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs');
+  await docs.tick();
+  const close = running.close;
+  running.close = async () => {
+    await close();
+    await site.close();
+  };
   return { url: running.url, storage, running, requests };
 }
 
 /** A month of plausible traffic (weekdays busier), then real chats with feedback, an error and a handoff. */
-async function seed(url: string, storage: Stores) {
+async function seed(url: string, storage: Stores, changedPage: string) {
   const today = Math.floor(Date.now() / DAY) * DAY;
   let n = 0;
   for (let d = 29; d >= 1; d--) {
@@ -184,33 +217,65 @@ async function seed(url: string, storage: Stores) {
   await chat('alice@example.com', 'What does the session endpoint return?');
   await chatWithFiles(agent);
   // An answer whose markdown carries HTML and a script link: the console must show them as text.
-  const at = Date.now() - 60_000;
-  const threadId = `th_${'d'.repeat(32)}`;
+  await seedThread(storage, 'd', 'dave@example.com', Date.now() - 60_000, 'Can an answer carry HTML?', {
+    question: 'Can an answer carry **HTML**?',
+    answer: HOSTILE_ANSWER,
+  });
+  // An answer of two days ago that cites a docs page indexed since: a stale source.
+  await seedThread(
+    storage,
+    'e',
+    'erin@example.com',
+    Date.now() - 2 * DAY,
+    'How much memory does Acme need?',
+    {
+      question: 'How much memory does Acme need?',
+      answer: 'Acme needs 2 GB of memory.',
+      sources: [
+        {
+          title: 'Installing Acme',
+          subtitle: null,
+          source_url: changedPage,
+          source_type: 'documentation',
+          section: 'Requirements',
+          score: 0.033,
+        },
+      ],
+    },
+  );
+}
+
+/** A thread of one question and its answer, written to the store as the service writes them. */
+async function seedThread(
+  storage: Stores,
+  letter: string,
+  owner: string,
+  at: number,
+  title: string,
+  { question, answer, sources = [] }: { question: string; answer: string; sources?: Source[] },
+) {
+  const threadId = `th_${letter.repeat(32)}`;
   await storage.conversations.createThread({
     id: threadId,
     projectId: PROJECT.id,
     integrationId: 'int_docs',
-    owner: 'dave@example.com',
-    title: 'Can an answer carry HTML?',
+    owner,
+    title,
     createdAt: at,
     updatedAt: at,
   });
   await storage.conversations.appendMessage(
     threadId,
-    messageRecord({
-      id: `msg_${'d'.repeat(31)}1`,
-      role: 'user',
-      content: 'Can an answer carry **HTML**?',
-      createdAt: at,
-    }),
+    messageRecord({ id: `msg_${letter.repeat(31)}1`, role: 'user', content: question, createdAt: at }),
   );
   await storage.conversations.appendMessage(
     threadId,
     messageRecord({
-      id: `msg_${'d'.repeat(31)}2`,
+      id: `msg_${letter.repeat(31)}2`,
       role: 'assistant',
-      content: HOSTILE_ANSWER,
+      content: answer,
       createdAt: at,
+      sources,
     }),
   );
 }

@@ -58,13 +58,13 @@ describe('a real page reload (the classic script, a demo agent that writes a wor
         .poll(() => shown(page), { timeout: 15_000 })
         .toMatchObject([
           { role: 'user', text: 'How do I theme it?' },
-          { status: 'complete', text: expect.stringContaining('Theming') },
+          { status: 'complete', text: expect.stringContaining('Style the widget') },
           { role: 'user', text: 'How do tokens work?' },
           { status: 'complete', text: expect.not.stringContaining('**') },
         ]);
       const messages = await shown(page);
-      expect(messages[3].text).not.toContain('Theming');
-      expect(messages[1].text.match(/Theming with CSS/g)).toHaveLength(1);
+      expect(messages[3].text).not.toContain('Style the widget');
+      expect(messages[1].text.match(/Style the widget from your page/g)).toHaveLength(1);
       expect(chats).toHaveLength(2);
       await page.close();
     } finally {

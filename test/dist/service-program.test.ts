@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { solveChallenge } from 'altcha-lib/v1';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serveFolder } from '../../scripts/static-site.mjs';
 import { completion, startMockLlm } from '../fixtures/mock-llm.js';
 
 const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
@@ -319,4 +320,76 @@ describe('agent-chat-service (the program) with a model', () => {
     expect(program.output()).not.toContain('Incorrect API key');
     expect(await stop(program)).toBe(0);
   }, 120_000);
+});
+
+describe('agent-chat-service (the program) with a docs website', () => {
+  /** The program run to its end: its exit code, stdout and stderr. */
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (chunk) => (stdout += chunk));
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('crawls a URL given with --docs, prints what a question retrieves, and runs answer tests from the stored index', async () => {
+    const site = await serveFolder(join(import.meta.dirname, '../fixtures/docs-site'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(
+      () => site.close(),
+      () => rm(dataDir, { recursive: true, force: true }),
+    );
+    const docs = ['--docs', `${site.url}/docs/`, '--data', dataDir];
+
+    const search = await run(['search', 'what is max_locks_per_transaction', ...docs]);
+    expect(search.code).toBe(0);
+    expect(search.stdout.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(
+        /^ 1\. 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
+      ),
+      `    ${site.url}/docs/reference/config.html#max_locks_per_transaction`,
+    ]);
+    expect(search.stderr).toContain('"msg":"docs_crawled"');
+
+    const file = join(dataDir, 'answers.yaml');
+    await writeFile(
+      file,
+      '- question: How do I stop a query that runs too long?\n  urls: [guide/linked-only.html]\n- question: How do I roll back?\n  urls: [notes.md]\n',
+    );
+    const pages = site.requests.length;
+    const test = await run(['test', file, ...docs]);
+    expect(test.code).toBe(1);
+    expect(test.stdout).toMatch(/^1 +pass +1 +How do I stop a query that runs too long\?/m);
+    expect(test.stdout).toMatch(/^2 +MISS +- +How do I roll back\?/m);
+    expect(test.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 failed');
+    // The second run read the index the first one stored: nothing was fetched again.
+    expect(site.requests.length).toBe(pages);
+    // The docs are the flag project's (proj_local): another project's search finds none of them.
+    const other = await run([
+      'search',
+      'what is max_locks_per_transaction',
+      '--data',
+      dataDir,
+      '--project',
+      'proj_other',
+    ]);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toContain('No section matches');
+  }, 60_000);
+
+  it('refuses a --docs location it cannot crawl before it opens the database', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const { code, stderr } = await run([...FLAGS, '--data', dataDir, '--docs', 'ftp://docs.example.com/']);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      'agent-chat-service: --docs: ftp://docs.example.com/: only http and https sites can be crawled.',
+    );
+    expect(await readdir(dataDir)).toEqual([]);
+  });
 });

@@ -278,7 +278,7 @@ describe('a visitor on a page of the PHP or Python site', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(site.origin);
     const answer = await ask(page, 'How do I install the widget?');
-    expect(answer).toMatch(/Quickstart: add agent-chat to a page/);
+    expect(answer).toMatch(/Three steps get the widget on a page/);
     expect(errors).toEqual([]);
     await page.close();
   });

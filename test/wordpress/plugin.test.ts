@@ -275,7 +275,7 @@ describe('an Author places the chat', () => {
     expect(inline.filter((code) => /agent|rest-nonce|wp-json/i.test(code))).toEqual([]);
 
     const chat = await chatOn(await visitor(), post.link);
-    expect(chat.answer).toMatch(/Quickstart: add agent-chat to a page/);
+    expect(chat.answer).toMatch(/Three steps get the widget on a page/);
     expect(chat.errors).toEqual([]);
     expect(await axe(chat.page, 'agent-chat')).toEqual([]);
     expect(chat.requestHeaders['x-wp-nonce']).toBeUndefined();
@@ -333,7 +333,7 @@ describe('an Author places the chat', () => {
     expect(element).toContain('theme="auto"');
     expect(element).toContain(`session-endpoint="${wp.origin}/wp-json/agent-chat/v1/session"`);
     const chat = await chatOn(await visitor(), saved.link, 'Which events does it fire?');
-    expect(chat.answer).toMatch(/Events fired by the widget/);
+    expect(chat.answer).toMatch(/Every event is named/);
     await chat.page.close();
   });
 

@@ -20,6 +20,9 @@ const ACTIONS: Record<string, string> = {
   'key.create': 'Created an API key',
   'key.rotate': 'Rotated an API key',
   'key.revoke': 'Revoked an API key',
+  'docs.add': 'Added a docs source',
+  'docs.remove': 'Removed a docs source',
+  'docs.crawl': 'Asked for a re-crawl',
 };
 
 function details(entry: ConsoleAuditEntry): string {

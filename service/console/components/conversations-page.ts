@@ -1,7 +1,7 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
-import type { ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
+import type { ConsoleStaleSource, ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
@@ -43,6 +43,7 @@ export class ConversationsPage extends ConsolePage {
     ...ConsolePage.styles,
     css`
     .filters { display: grid; gap: 12px; }
+    .stale { display: inline-block; margin-inline-start: 4px; padding: 0 8px; border-radius: 999px; font-size: 12px; background: var(--c-warn-bg); color: var(--c-warn); }
     .filters .row { align-items: end; }
     .filters input[type='search'] { flex: 1; min-width: 200px; }
     .chips { display: flex; flex-wrap: wrap; gap: 6px; border: 0; padding: 0; margin: 0; }
@@ -298,7 +299,7 @@ export class ConversationsPage extends ConsolePage {
               : html`<div class="content">${m.content}</div>`
         }
         ${m.attachments?.length ? html`<message-files .api=${this.api} project=${this.project.id} .files=${m.attachments}></message-files>` : nothing}
-        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}</a>` : s.title}</li>`)}</ol></div>` : nothing}
+        ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}${s.section ? ` › ${s.section}` : ''}</a>` : s.title}${staleBadge(m.stale_sources.find((x) => x.source_url === s.source_url))}</li>`)}</ol></div>` : nothing}
         ${
           m.tool_calls.length
             ? html`<div class="extra"><h3>Tool calls</h3>${m.tool_calls.map(
@@ -328,6 +329,12 @@ export class ConversationsPage extends ConsolePage {
       </article>`,
       )}`;
   }
+}
+
+/** Says a cited page is no longer what the answer read: it changed, or left the site. */
+function staleBadge(stale: ConsoleStaleSource | undefined) {
+  if (!stale) return nothing;
+  return html` <span class="stale">${stale.page === 'removed' ? 'Page removed since this answer' : 'Page changed since this answer'}</span>`;
 }
 
 declare global {

@@ -1,19 +1,24 @@
 import { ownerKey } from '../../../contract/owner-key.js';
-import type { ConsoleFeedback, ConsoleThreadDetail, ConsoleThreadPage } from '../../../contract/console.js';
+import type {
+  ConsoleFeedback,
+  ConsoleStaleSource,
+  ConsoleThreadDetail,
+  ConsoleThreadPage,
+} from '../../../contract/console.js';
 import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
-import type { FeedbackRecord, ThreadCursor } from '../../storage/types.js';
+import type { FeedbackRecord, MessageRecord, ThreadCursor } from '../../storage/types.js';
 import { parseDay } from '../activity.js';
 import { requireAdmin } from './auth.js';
 import { fileInfo } from '../files.js';
 import { requireConsoleProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
-type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts'>;
+type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
 
 const DAY = 86_400_000;
 
@@ -101,6 +106,29 @@ const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord): Promise<
   voter_key: f.owner !== null ? await opaqueOwner(project, f.owner) : 'anonymous session',
 });
 
+/**
+ * Stale sources (decisions 296, 392): for each answer, the cited pages of the project's docs
+ * whose content changed, or that left the site, after the answer was written.
+ */
+async function staleSources(
+  ctx: ConversationsContext,
+  projectId: string,
+  messages: MessageRecord[],
+): Promise<(message: MessageRecord) => ConsoleStaleSource[]> {
+  const page = (url: string) => url.split('#')[0];
+  const changes = await ctx.storage.docs.docPageChanges(projectId, [
+    ...new Set(messages.flatMap((m) => m.sources.map((s) => page(s.source_url)))),
+  ]);
+  return (message) =>
+    message.sources.flatMap(({ source_url }): ConsoleStaleSource[] => {
+      const change = changes.get(page(source_url));
+      if (change?.removedAt != null && change.removedAt > message.createdAt)
+        return [{ source_url, page: 'removed' }];
+      if (change && change.changedAt > message.createdAt) return [{ source_url, page: 'changed' }];
+      return [];
+    });
+}
+
 /** GET /console/api/projects/{id}/conversations/{thread}/: the whole thread, with sources, tool calls and every reaction. */
 export async function getConversation(
   ctx: ConversationsContext,
@@ -119,6 +147,7 @@ export async function getConversation(
     { limit: 1 },
   );
   const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
+  const stale = await staleSources(ctx, project.id, thread.messages);
   return json({
     id: thread.id,
     title: thread.title,
@@ -135,6 +164,7 @@ export async function getConversation(
         status: m.status,
         created_at: isoMicros(m.createdAt),
         sources: m.sources,
+        stale_sources: stale(m),
         uncertain: m.uncertain,
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,

@@ -57,6 +57,7 @@ export class MemoryDirectoryStore implements DirectoryStore {
     for (const [fileId, f] of state.files) if (f.projectId === id) state.files.delete(fileId);
     for (const key of state.fileSettings.keys())
       if (key.startsWith(`${id}\n`)) state.fileSettings.delete(key);
+    for (const drop of state.projectParts) drop(id);
     return true;
   }
 

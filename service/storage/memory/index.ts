@@ -8,6 +8,7 @@ import { MemoryActivityStore } from './activity.js';
 import { MemoryConversationStore } from './conversations.js';
 import { MemoryDirectoryStore } from './directory.js';
 import { MemoryFileStore } from './files.js';
+import { MemoryDocsStore } from './docs.js';
 import { MemoryFleetStore } from './fleet.js';
 import { MemoryGateStore } from './gate.js';
 import { MemoryAnswerLedger } from './ledger.js';
@@ -30,6 +31,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
     files: new MemoryFileStore(state, (project, integration) =>
       directory.hasIntegration(project, integration),
     ),
+    docs: new MemoryDocsStore(state),
     close: async () => {},
   };
 }

@@ -33,6 +33,8 @@ export class MemoryState {
   readonly files = new Map<string, StoredFile>();
   /** By `<project id>\n<integration id>`. */
   readonly fileSettings = new Map<string, FileSettings>();
+  /** What else a project's delete takes, from roles that keep it apart (the docs' sources). */
+  readonly projectParts: ((projectId: string) => void)[] = [];
 
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);

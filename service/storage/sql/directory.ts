@@ -83,7 +83,8 @@ export class SqlDirectoryStore implements DirectoryStore {
       // Locks the row first: a concurrent create of an integration or key waits, then finds it gone.
       const { rows } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
       if (!rows.length) return false;
-      for (const table of ['feedback', 'events', 'sessions', 'threads'])
+      // A source's pages, sections and runs go with it (foreign keys).
+      for (const table of ['feedback', 'events', 'sessions', 'threads', 'doc_sources', 'doc_versions'])
         await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
       await query('DELETE FROM projects WHERE id = $1', [id]);
       return true;

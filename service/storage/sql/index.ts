@@ -10,6 +10,7 @@ import { SqlActivityStore } from './activity.js';
 import { SqlConversationStore } from './conversations.js';
 import { SqlDirectoryStore } from './directory.js';
 import { SqlFileStore } from './files.js';
+import { SqlDocsStore } from './docs.js';
 import { SqlFleetStore } from './fleet.js';
 import { SqlGateStore } from './gate.js';
 import { SqlAnswerLedger } from './ledger.js';
@@ -56,6 +57,7 @@ export async function openSqlStores(db: SqlClient): Promise<Stores> {
     accounts: new SqlAccountStore(db),
     gate: new SqlGateStore(db),
     files: new SqlFileStore(db),
+    docs: new SqlDocsStore(db),
     close: () => db.close(),
   };
 }

@@ -156,6 +156,8 @@ export default css`
     background: var(--agent-chat-color-surface-raised);
   }
   .sources .title { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  /* A source's section (§4, version 4): a line of its own under the title, cut as the title is. */
+  .section { display: block; overflow: hidden; text-overflow: ellipsis; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .domain { flex: none; max-width: 45%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .user .meta { justify-content: flex-end; text-align: end; }

@@ -171,14 +171,14 @@ export class AgentChatMessage extends LitElement {
   #renderSources() {
     const links = (this.message?.sources ?? []).flatMap((source) => {
       const href = safeHref(source.source_url);
-      return href ? [{ href, title: source.title, domain: domainOf(href) }] : [];
+      return href ? [{ href, title: source.title, section: source.section, domain: domainOf(href) }] : [];
     });
     if (!links.length) return nothing;
     const { t } = this.l10n;
     return html`<div class="sources" part="sources">
       <p class="caption" id="sources">${t('sources')}</p>
       <ol aria-labelledby="sources">
-        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title" dir="auto">${link.title}</span><span class="domain">${link.domain}</span></a></li>`)}
+        ${links.map((link, i) => html`<li><a href=${link.href} target="_blank" rel="noopener noreferrer nofollow"><span class="number" aria-hidden="true">${i + 1}</span><span class="title" dir="auto">${link.title}${link.section ? html`<span class="section" dir="auto">${link.section}</span>` : nothing}</span><span class="domain">${link.domain}</span></a></li>`)}
       </ol>
     </div>`;
   }

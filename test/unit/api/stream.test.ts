@@ -254,3 +254,52 @@ describe('readChatStream', () => {
     }
   });
 });
+
+describe('relevant_sources, version 4', () => {
+  it('keeps the section, drops one of the wrong type, and leaves the score to operators', async () => {
+    const text =
+      record('relevant_sources', {
+        relevant_sources: [
+          {
+            title: 'Guide',
+            subtitle: null,
+            source_url: 'https://d.test/g#setup',
+            source_type: 'documentation',
+            section: 'Setup',
+            score: 0.032,
+          },
+          {
+            title: 'Old',
+            subtitle: null,
+            source_url: 'https://d.test/o',
+            source_type: 'documentation',
+            section: 7,
+            score: 'high',
+          },
+          {
+            title: 'Bare',
+            subtitle: null,
+            source_url: 'https://d.test/b',
+            source_type: 'documentation',
+            section: null,
+            score: null,
+          },
+        ],
+      }) + record('identifiers', { thread_id: 'th_1', question_answer_id: 'qa_1' }, true);
+    const [event] = await collect([new TextEncoder().encode(text)]);
+    expect(event).toEqual({
+      type: 'sources',
+      sources: [
+        {
+          title: 'Guide',
+          subtitle: null,
+          source_url: 'https://d.test/g#setup',
+          source_type: 'documentation',
+          section: 'Setup',
+        },
+        { title: 'Old', subtitle: null, source_url: 'https://d.test/o', source_type: 'documentation' },
+        { title: 'Bare', subtitle: null, source_url: 'https://d.test/b', source_type: 'documentation' },
+      ],
+    });
+  });
+});

@@ -44,8 +44,8 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
     const answer = messagesOf(el)[1];
     await answer.updateComplete;
-    // Answer headings sit below the panel's own h2, whatever their markdown depth.
-    expect(answer.shadowRoot!.querySelector('h3.h3')?.textContent).toContain('Theming');
+    // The source card names the article: the answer does not open with its title as a heading.
+    expect(answer.shadowRoot!.querySelector('h3')).toBeNull();
     expect(answer.shadowRoot!.querySelector('pre code')?.textContent).toContain('--agent-chat-color-accent');
     const sources = Array.from(answer.shadowRoot!.querySelectorAll<HTMLAnchorElement>('.sources a'));
     expect(sources.map((a) => a.href)).toContain('https://agent-chat.example/docs/theming');
@@ -310,7 +310,7 @@ describe('<agent-chat>', () => {
     });
     await el.send('events');
     await el.updateComplete;
-    await expect.poll(() => region.textContent?.trim()).toMatch(/^Events fired by the widget/);
+    await expect.poll(() => region.textContent?.trim()).toMatch(/^Every event is named agent-chat/);
     expect(observed.filter(Boolean)).toHaveLength(1);
     expect(region.textContent).not.toContain('**');
     expect(deepQuery(el, '[role="log"]')?.getAttribute('aria-live')).toBe('off');

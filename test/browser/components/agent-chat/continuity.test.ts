@@ -65,9 +65,9 @@ describe('<agent-chat> continuity (§9)', () => {
     expect(answer.questionAnswerId).toBe(qa);
     expect(answer.content.startsWith(cutAt)).toBe(true);
     expect(answer.content.length).toBeGreaterThan(cutAt.length);
-    // Shown once: the heading appears a single time, and there is one question and one answer.
-    expect(lastAnswerText(again).match(/Theming with CSS/g)).toHaveLength(1);
-    expect(answer.content.match(/### /g)).toHaveLength(1);
+    // Shown once: the opening appears a single time, and there is one question and one answer.
+    expect(lastAnswerText(again).match(/Style the widget from your page/g)).toHaveLength(1);
+    expect(answer.content.match(/```css/g)).toHaveLength(1);
     expect(messagesOf(again).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
     expect(backend.chatRequests()).toHaveLength(1);
     expect(reattachRequests(backend).length).toBeGreaterThanOrEqual(1);
@@ -114,8 +114,8 @@ describe('<agent-chat> continuity (§9)', () => {
     expect(reattachRequests(backend)).toHaveLength(1);
     const answer = answerOf(el)!;
     expect(answer.status).toBe('complete');
-    expect(answer.content.match(/### /g)).toHaveLength(1);
-    expect(answer.content).toMatch(/^### Theming/);
+    expect(answer.content.match(/```css/g)).toHaveLength(1);
+    expect(answer.content).toMatch(/^Style the widget from your page/);
   });
 
   test("Stop calls the reference service's cancel and the answer is stored as stopped", async ({

@@ -60,7 +60,7 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     const again = await reload(el);
     expect(messagesOf(again).map((m) => m.message?.content.slice(0, 18))).toEqual([
       'How do I theme it?',
-      '### Theming with C',
+      'Style the widget f',
     ]);
     expect(threadListToggle(again).getAttribute('aria-expanded')).toBe('true');
     await threadListOf(again).updateComplete;

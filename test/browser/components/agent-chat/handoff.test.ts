@@ -32,7 +32,7 @@ describe('<agent-chat> handoff', () => {
       expect(detail.threadId).toMatch(/^th_/);
       expect(detail.transcript).toMatch(/^# How do I theme it\?\n/);
       expect(detail.transcript).toContain('**You**\n\n> How do I theme it?');
-      expect(detail.transcript).toContain('**Assistant**\n\n### Theming');
+      expect(detail.transcript).toContain('**Assistant**\n\nStyle the widget from your page');
       expect(open).toHaveBeenCalledOnce();
       const url = new URL(open.mock.calls[0][0] as string);
       expect(url.origin + url.pathname).toBe('https://help.example/contact');

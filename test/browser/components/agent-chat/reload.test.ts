@@ -64,7 +64,7 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
       await expect.poll(() => messagesOf(again).length, { timeout: 1000 }).toBe(2);
       const shownAfter = performance.now() - started;
       await settled(again);
-      expect(lastAnswerText(again)).toContain('Theming with CSS');
+      expect(lastAnswerText(again)).toContain('Style the widget from your page');
       expect(textareaOf(again).value).toBe('and the dark theme?');
       if (setup.confirms) {
         // One session, to confirm who is here; no chat, no history request.
@@ -148,7 +148,7 @@ describe('<agent-chat> the first seconds of an answer', () => {
       await settled(again);
       expect(answerOf(again)?.questionAnswerId).toBe(qa);
       expect(messagesOf(again).map((m) => m.message?.role)).toEqual(['user', 'assistant']);
-      expect(lastAnswerText(again).match(/Theming with CSS/g)).toHaveLength(1);
+      expect(lastAnswerText(again).match(/Style the widget from your page/g)).toHaveLength(1);
       expect(backend.chatRequests()).toHaveLength(1);
       expect(
         backend.serviceRequests.filter((r) => r.url.includes('/answers/') && r.url.endsWith('/stream/')),

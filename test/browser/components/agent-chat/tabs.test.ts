@@ -157,7 +157,7 @@ describe('<agent-chat> in two tabs', () => {
     const ended = await nextAnswerEnd(second);
     expect(ended.outcome).toBe('complete');
     await settled(second);
-    expect(lastAnswerText(second).match(/Theming with CSS/g)).toHaveLength(1);
+    expect(lastAnswerText(second).match(/Style the widget from your page/g)).toHaveLength(1);
     expect(backend.chatRequests()).toHaveLength(1);
     expect(reattaches(backend)).toHaveLength(1);
   });

@@ -168,11 +168,11 @@ describe('<agent-chat> start screen', () => {
     const theming = Array.from(list.querySelectorAll('button')).find((b) =>
       b.textContent?.includes('How do I theme it?'),
     )!;
-    expect(theming.querySelector('.latest-meta')!.textContent).toMatch(/^Theming with CSS custom properties/);
+    expect(theming.querySelector('.latest-meta')!.textContent).toMatch(/^Style the widget from your page/);
     theming.click();
     await expect
       .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)))
-      .toEqual(['How do I theme it?', '### Theming with C']);
+      .toEqual(['How do I theme it?', 'Style the widget f']);
   });
 
   test('an anonymous visitor gets no conversations and no request for them', async ({ backend }) => {

@@ -102,13 +102,13 @@ describe('<agent-chat> thread list rows', () => {
     const theming = Array.from(threadListOf(el).shadowRoot!.querySelectorAll('button.open')).find(
       (b) => b.querySelector('.title')!.textContent === 'How do I theme it?',
     )!;
-    expect(theming.querySelector('.preview')!.textContent).toMatch(/^Theming with CSS custom properties/);
+    expect(theming.querySelector('.preview')!.textContent).toMatch(/^Style the widget from your page/);
     await chaiExpect(el).to.be.accessible();
 
     const start = await fixtureChat({ ownerKey: ownerKeyOf('alice'), mode: 'inline' });
     await expect.poll(() => recentConversations(start).length).toBe(2);
     const row = recentConversations(start).find(([title]) => title === 'How do I theme it?')!;
-    expect(row[1]).toMatch(/^Theming with CSS custom properties/);
+    expect(row[1]).toMatch(/^Style the widget from your page/);
     expect(row[1]).not.toMatch(/couldn.t find/i);
   });
 });

@@ -67,9 +67,9 @@ describe('<agent-chat> thread list', () => {
     await settled(el);
     expect(messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual([
       'How do I theme it?',
-      '### Theming with C',
+      'Style the widget f',
     ]);
-    expect(lastAnswerText(el)).toContain('Theming with CSS custom properties');
+    expect(lastAnswerText(el)).toContain('Style the widget from your page');
     expect(messagesOf(el)[1].shadowRoot!.querySelector('.sources a')).not.toBeNull();
     await openThreadList(el);
     expect(listRoot(el).querySelector('li[aria-current="true"] .title')?.textContent).toBe(

@@ -16,13 +16,37 @@ describe('DemoAgent', () => {
   });
 
   it.each([
-    ['how do I theme it', 'theming'],
-    ['dark mode?', 'theming'],
-    ['is it safe against XSS', 'markdown'],
-    ['can I delete a conversation', 'history'],
-  ])('finds the right article for %j despite stopwords', (question, id) => {
-    expect(new DemoAgent().search(question)[0]?.id).toBe(id);
+    ['how do I theme it', '/docs/theming'],
+    ['dark mode?', '/docs/theming'],
+    ['is it safe against XSS', '/docs/security#markdown'],
+    ['can I delete a conversation', '/docs/history'],
+  ])('finds the right article for %j despite stopwords', async (question, path) => {
+    expect((await new DemoAgent().search(question))[0]?.section.url).toBe(
+      `https://agent-chat.example${path}`,
+    );
   });
+
+  it('cites the session endpoint article for the session endpoint, not the token one', async () => {
+    const { chat, session } = makeService();
+    const { events } = await chat(await session(), 'How does the session endpoint work?');
+    const sources = events.find((e) => e.type === 'sources');
+    expect(sources?.type === 'sources' && sources.sources[0].source_url).toBe(
+      'https://agent-chat.example/docs/server#session-endpoint',
+    );
+  });
+
+  it.each(['How does the session endpoint work?', 'how do I theme it', 'Which events are there?'])(
+    'answers %j with the section itself, not a heading repeating the source title',
+    async (question) => {
+      const { chat, session } = makeService();
+      const { events, text } = await chat(await session(), question);
+      const sources = events.find((e) => e.type === 'sources');
+      const title = sources?.type === 'sources' ? sources.sources[0].title : '';
+      expect(title).not.toBe('');
+      expect(text).not.toMatch(/^#/);
+      expect(text.split('\n')[0]).not.toContain(title);
+    },
+  );
 
   it('says plainly when nothing matches, with no sources', async () => {
     const { chat, session } = makeService();
@@ -42,8 +66,10 @@ describe('the demo agent is honest', () => {
     expect(textOf(records)).toMatch(/^I couldn't find that in the docs\./);
   });
 
-  it('still answers a short on-topic follow-up', () => {
-    expect(new DemoAgent().search('And theming?')[0]?.id).toBe('theming');
+  it('still answers a short on-topic follow-up', async () => {
+    expect((await new DemoAgent().search('And theming?'))[0]?.section.url).toBe(
+      'https://agent-chat.example/docs/theming',
+    );
   });
 });
 

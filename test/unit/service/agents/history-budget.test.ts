@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { estimateTokens, fitHistory } from '../../../../service/agents/history-budget.js';
-import { OpenAiAgent } from '../../../../service/node.js';
+import { OpenAiAgent, StaticDocs } from '../../../../service/node.js';
 import type { MessageRecord } from '../../../../service/index.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 
@@ -62,7 +62,7 @@ describe('the history the model agent sends', () => {
       const agent = new OpenAiAgent({
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
         model: 'm',
-        docs: [],
+        docs: new StaticDocs([]),
       });
       const ctx = makeService({ agent });
       const token = await ctx.session('alice');

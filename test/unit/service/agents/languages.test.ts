@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AGENT_LANGUAGES, agentLanguage, phrasesFor } from '../../../../service/agents/phrases.js';
-import { OpenAiAgent } from '../../../../service/node.js';
+import { OpenAiAgent, StaticDocs } from '../../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 
 const OPEN_PAGE = {
@@ -164,7 +164,7 @@ describe("the model agent is told the visitor's language", () => {
       const agent = new OpenAiAgent({
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
         model: 'm',
-        docs: [],
+        docs: new StaticDocs([]),
       });
       const ctx = makeService({ agent });
       await ask(ctx, await ctx.session(), { message: 'hello', ...(locale && { locale }) });

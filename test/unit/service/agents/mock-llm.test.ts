@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../../../service/agents/history-budget.js';
-import { loadMarkdownDocs, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
+import { loadDocsFolder, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 import { completion, type MockLlm, startMockLlm } from '../../../fixtures/mock-llm.js';
 
@@ -37,7 +37,7 @@ const badKey = JSON.stringify({
 });
 
 async function setup(options: Partial<OpenAiAgentOptions> = {}) {
-  const docs = await loadMarkdownDocs(
+  const docs = await loadDocsFolder(
     join(import.meta.dirname, '../../../fixtures/docs'),
     'https://example.test/docs',
   );

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FileInfo } from '../../../../contract/types.js';
-import { loadMarkdownDocs, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
+import { loadDocsFolder, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
 import { inflatesWithin, MAX_PDF_INFLATED_BYTES } from '../../../../service/agents/pdf-text.js';
 import { pdfWithPages, pngHeader, uploadRequest } from '../../../fixtures/files.js';
 import { chatRecords, makeService, textOf } from '../../../fixtures/service.js';
@@ -40,7 +40,7 @@ async function scriptedModel() {
 
 async function setUp(options: Partial<OpenAiAgentOptions> = {}) {
   const model = await scriptedModel();
-  const docs = await loadMarkdownDocs(join(FIXTURES, 'docs'), 'https://example.test/docs');
+  const docs = await loadDocsFolder(join(FIXTURES, 'docs'), 'https://example.test/docs');
   const agent = new OpenAiAgent({
     baseUrl: model.baseUrl,
     model: 'gpt-4o-mini',

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMarkdownDocs, OpenAiAgent } from '../../../../service/node.js';
+import { loadDocsFolder, OpenAiAgent } from '../../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures');
@@ -48,7 +48,7 @@ async function fakeModel(streams: string[], chunkSize = 7) {
 
 async function agentOver(streams: string[]) {
   const model = await fakeModel(streams);
-  const docs = await loadMarkdownDocs(join(FIXTURES, 'docs'), 'https://example.test/docs');
+  const docs = await loadDocsFolder(join(FIXTURES, 'docs'), 'https://example.test/docs');
   return {
     model,
     agent: new OpenAiAgent({ baseUrl: model.baseUrl, model: 'gpt-4o-mini', apiKey: 'sk-test', docs }),
@@ -71,6 +71,8 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
         subtitle: null,
         source_url: 'https://example.test/docs/theming',
         source_type: 'documentation',
+        section: null,
+        score: expect.any(Number),
       },
     ]);
     expect(

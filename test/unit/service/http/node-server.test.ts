@@ -54,7 +54,7 @@ describe('serve(): answers written straight to the socket', () => {
       .filter((r) => r.type === 'partial_answer')
       .map((r) => r.content.text)
       .join('');
-    expect(text).toMatch(/^### Theming/);
+    expect(text).toMatch(/^Style the widget from your page/);
     const thread = (await (
       await fetch(`${agent}/threads/${records[0].content.thread_id as string}/`, {
         headers: { Authorization: `Bearer ${token}` },
@@ -80,7 +80,7 @@ describe('serve(): answers written straight to the socket', () => {
       ).messages[1];
     }
     expect(answer?.status).toBe('complete');
-    expect(answer?.content).toMatch(/^### Theming[\s\S]{200,}/);
+    expect(answer?.content).toMatch(/^Style the widget from your page[\s\S]{200,}/);
   });
 
   it('takes a chunked body (no Content-Length) and refuses one past the 64 KiB limit', async () => {

@@ -321,7 +321,7 @@ describe('public sessions (§2b)', () => {
     for (const token of [tokens[0], tokens[1], tokens[0]]) {
       const { response, records } = await ask(token);
       expect(response.status).toBe(200);
-      expect(textOf(records)).toContain('Theming');
+      expect(textOf(records)).toContain('Style the widget');
     }
     const spent = await ask(tokens[1]);
     expect(spent.response.status).toBe(429);

@@ -1,0 +1,81 @@
+// A folder served over node:http as a static site would serve it: ETag and Last-Modified with
+// 304 on revalidation, index.html for a folder, a content type by extension. The crawler's tests
+// serve their fixture site with it, and `npm run bench:answers` a whole manual.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * Serves `mounts` (a folder, or `{ '/path/': folder }`) on 127.0.0.1. `routes` answer given
+ * paths first (a test's failing page, a redirect). Every request is logged in `requests`.
+ * @param {string | Record<string, string>} mounts
+ * @param {{ routes?: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void> }} [options]
+ */
+export async function serveFolder(mounts, options = {}) {
+  const roots = Object.entries(typeof mounts === 'string' ? { '/': mounts } : mounts)
+    .map(([prefix, dir]) => [prefix, resolve(dir)])
+    .sort((a, b) => b[0].length - a[0].length);
+  /** @type {{ method: string, path: string, status: number }[]} */
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    res.on('finish', () => requests.push({ method: req.method ?? '', path, status: res.statusCode }));
+    const route = options.routes?.[path];
+    if (route) return route(req, res);
+    const mount = roots.find(([prefix]) => path.startsWith(prefix));
+    if (!mount) return res.writeHead(404).end('not found');
+    let file = resolve(mount[1], `.${sep}${path.slice(mount[0].length)}`);
+    if (file !== mount[1] && !file.startsWith(mount[1] + sep)) return res.writeHead(404).end('not found');
+    try {
+      let info = await stat(file);
+      if (info.isDirectory()) {
+        if (!path.endsWith('/')) return res.writeHead(301, { Location: `${path}/` }).end();
+        file = join(file, 'index.html');
+        info = await stat(file);
+      }
+      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+      const modified = new Date(Math.floor(info.mtimeMs / 1000) * 1000);
+      const since = Date.parse(req.headers['if-modified-since'] ?? '');
+      const headers = { ETag: etag, 'Last-Modified': modified.toUTCString() };
+      if (
+        req.headers['if-none-match'] === etag ||
+        (!req.headers['if-none-match'] && Number.isFinite(since) && since >= modified.getTime())
+      )
+        return res.writeHead(304, headers).end();
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'Content-Length': info.size,
+      });
+      if (req.method === 'HEAD') return res.end();
+      createReadStream(file).pipe(res);
+    } catch {
+      if (!res.headersSent) res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    close: () =>
+      new Promise((done) => {
+        server.close(() => done(undefined));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,50 @@
+import { MAX_SOURCES } from '../../contract/limits.js';
+import type { Source } from '../../contract/types.js';
+import { estimateTokens } from './history-budget.js';
+import { sectionName } from '../docs/sections.js';
+import type { Hit } from '../docs/types.js';
+
+/** How one section reads in a prompt: where it is, then its text. */
+export function sectionBlock({ section }: Hit): string {
+  const where = [section.title, ...section.headings].join(' › ');
+  return `## ${where}\nURL: ${section.url}\n\n${section.text}`;
+}
+
+/**
+ * The best sections whose blocks fit in `tokens` (estimated as the history is), in rank order:
+ * a section that does not fit is passed over for a smaller one after it, never cut.
+ */
+export function fitSections(hits: readonly Hit[], tokens: number): Hit[] {
+  const chosen: Hit[] = [];
+  let left = tokens;
+  for (const hit of hits) {
+    const cost = estimateTokens(sectionBlock(hit));
+    if (cost > left) continue;
+    chosen.push(hit);
+    left -= cost;
+  }
+  return chosen;
+}
+
+/**
+ * The sources of an answer: each page once, at its best section (title, the section's heading
+ * and its anchor URL, the score), best first, at most five.
+ */
+export function sourcesOf(hits: readonly Hit[], max = MAX_SOURCES): Source[] {
+  const pages = new Set<string>();
+  const sources: Source[] = [];
+  for (const { section, score } of hits) {
+    if (pages.has(section.pageUrl)) continue;
+    pages.add(section.pageUrl);
+    sources.push({
+      title: section.title,
+      subtitle: null,
+      source_url: section.url,
+      source_type: 'documentation',
+      section: sectionName(section),
+      score: Math.round(score * 1000) / 1000,
+    });
+    if (sources.length === max) break;
+  }
+  return sources;
+}

@@ -1,0 +1,177 @@
+import { readFile } from 'node:fs/promises';
+import { parse, YAMLParseError } from 'yaml';
+import type { Agent } from './agents/types.js';
+import type { Source } from '../contract/types.js';
+import type { DocsSearch } from './docs/types.js';
+
+/**
+ * `agent-chat-service search "question"` and `agent-chat-service test answers.yaml`: what the
+ * docs give for a question, and answer tests a site owner runs in CI (decision 297). Both go
+ * through the library and the agent a chat uses.
+ */
+
+type Print = (line: string) => void;
+
+/** The ranked sections of a project's `docs` for `question`, with their scores, as a chat's retrieval sees them. */
+export async function searchCommand(
+  docs: DocsSearch,
+  question: string,
+  print: Print,
+  limit = 10,
+): Promise<number> {
+  if (!question.trim()) {
+    print('usage: agent-chat-service search "a question"');
+    return 2;
+  }
+  const hits = await docs.search(question, limit);
+  if (!hits.length) {
+    print(
+      "No section matches. (Are the docs crawled? agent-chat-service --docs URL, or the console's Sources page.)",
+    );
+    return 1;
+  }
+  hits.forEach((hit, i) => {
+    const where = [hit.section.title, ...hit.section.headings].join(' › ');
+    print(
+      `${String(i + 1).padStart(2)}. ${hit.score.toFixed(4)}  match ${hit.match.toFixed(2).padStart(6)}  ${where}`,
+    );
+    print(`    ${hit.section.url}`);
+  });
+  return 0;
+}
+
+export interface AnswerTest {
+  question: string;
+  /** Pages (or sections, with `#`) at least one of which must be among the sources. */
+  urls: string[];
+  /** Words the answer must contain, each (case-insensitive). */
+  phrases: string[];
+}
+
+/** A test file's questions; throws with the file's line for what is wrong. */
+export function parseAnswerTests(text: string, file: string, base?: string): AnswerTest[] {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    if (error instanceof YAMLParseError) {
+      const line = error.linePos?.[0].line;
+      throw new Error(`${file}${line ? `:${line}` : ''}: ${error.message.split('\n')[0]}`);
+    }
+    throw error;
+  }
+  const list =
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as { questions?: unknown }).questions
+      : value;
+  if (!Array.isArray(list) || !list.length)
+    throw new Error(`${file}: expected a list of questions (- question: …, urls: […]).`);
+  return list.map((item, i) => {
+    const where = `${file}: question ${i + 1}`;
+    if (!item || typeof item !== 'object') throw new Error(`${where} is not a mapping.`);
+    const { question, urls, url, phrases } = item as Record<string, unknown>;
+    if (typeof question !== 'string' || !question.trim()) throw new Error(`${where} has no "question".`);
+    const wanted = urls ?? (url === undefined ? [] : [url]);
+    if (!Array.isArray(wanted) || !wanted.length || !wanted.every((u) => typeof u === 'string'))
+      throw new Error(`${where} needs "urls": the page(s) that must be among the sources.`);
+    if (phrases !== undefined && (!Array.isArray(phrases) || !phrases.every((p) => typeof p === 'string')))
+      throw new Error(`${where}: "phrases" must be a list of strings.`);
+    return {
+      question,
+      urls: wanted.map((u) => {
+        try {
+          return new URL(u, base).href;
+        } catch {
+          throw new Error(
+            `${where}: ${u} is not a URL${base ? '' : ' (relative URLs need a --docs site to resolve against)'}.`,
+          );
+        }
+      }),
+      phrases: (phrases as string[] | undefined) ?? [],
+    };
+  });
+}
+
+const page = (url: string) => url.split('#')[0];
+
+/** Whether a source is one of the wanted pages (or the wanted section, when a URL names one). */
+const matches = (source: Source, wanted: string) =>
+  wanted.includes('#') ? source.source_url === wanted : page(source.source_url) === page(wanted);
+
+/** Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. */
+export async function testCommand(
+  agent: Agent,
+  docs: DocsSearch,
+  tests: AnswerTest[],
+  print: Print,
+): Promise<number> {
+  const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
+  let failed = 0;
+  for (const [i, test] of tests.entries()) {
+    const { sources, text, error } = await ask(agent, docs, test.question);
+    const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
+    const missing = test.phrases.filter((phrase) => !text.toLowerCase().includes(phrase.toLowerCase()));
+    const why = error
+      ? `the answer failed: ${error}`
+      : rank < 0
+        ? `not among the sources (${sources.map((s) => s.source_url).join(', ') || 'none'})`
+        : missing.length
+          ? `the answer lacks ${missing.map((p) => `"${p}"`).join(', ')}`
+          : `${sources[rank].title}${sources[rank].section ? ` › ${sources[rank].section}` : ''}`;
+    const ok = !error && rank >= 0 && !missing.length;
+    if (!ok) failed++;
+    rows.push([String(i + 1), ok ? 'pass' : 'MISS', rank >= 0 ? String(rank + 1) : '-', test.question, why]);
+  }
+  const widths = rows[0].map((_, c) =>
+    Math.min(c === 3 ? 60 : c === 4 ? 100 : 8, Math.max(...rows.map((r) => r[c].length))),
+  );
+  for (const row of rows)
+    print(
+      row
+        .map((cell, c) =>
+          cell.length > widths[c] ? `${cell.slice(0, widths[c] - 1)}…` : cell.padEnd(widths[c]),
+        )
+        .join('  ')
+        .trimEnd(),
+    );
+  print(`${tests.length - failed} passed, ${failed} failed`);
+  return failed ? 1 : 0;
+}
+
+/** One question through the agent, as a chat asks it of the project's docs: what it cited and said, or why it failed. */
+async function ask(
+  agent: Agent,
+  docs: DocsSearch,
+  question: string,
+): Promise<{ sources: Source[]; text: string; error: string | null }> {
+  const sources: Source[] = [];
+  let text = '';
+  try {
+    for await (const out of agent.answer({
+      message: question,
+      history: [],
+      tools: [],
+      rounds: [],
+      partial: '',
+      docs,
+      signal: AbortSignal.timeout(120_000),
+    })) {
+      if (out.type === 'sources') sources.push(...out.sources);
+      else if (out.type === 'text') text += out.text;
+    }
+  } catch (caught) {
+    return { sources, text, error: caught instanceof Error ? caught.message : String(caught) };
+  }
+  return { sources, text, error: null };
+}
+
+/** Reads and parses a test file; relative URLs resolve against `base` (the first site given with --docs). */
+export async function readAnswerTests(file: string, base?: string): Promise<AnswerTest[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new Error(`${file} cannot be read.`);
+  }
+  return parseAnswerTests(text, file, base);
+}

@@ -1,0 +1,130 @@
+import { fuseByRank, type SectionIndex } from './ranking.js';
+import type { DocsSearch, Hit, Section } from './types.js';
+
+/**
+ * Optional embeddings (decision 290): vectors of the sections from the model server's
+ * OpenAI-compatible `/v1/embeddings`, ranked by cosine similarity to the question's and fused
+ * with the lexical ranking by reciprocal rank. Without them, or when the server fails, the
+ * lexical ranking answers alone: nothing needs a network.
+ */
+
+export interface EmbeddingsOptions {
+  /** The server's `/v1` URL (`OPENAI_BASE_URL`). */
+  baseUrl: string;
+  /** `OPENAI_EMBEDDING_MODEL`. */
+  model: string;
+  apiKey?: string;
+  fetch?: typeof fetch;
+  /** Texts per request. Default 64. */
+  batch?: number;
+  /** Per request. Default 30 s. */
+  timeoutMs?: number;
+}
+
+/** A section's text as it is embedded: where it is, then its start (models read a few thousand characters). */
+export const embeddingText = (section: Section): string =>
+  `${[section.title, ...section.headings].join(' › ')}\n\n${section.text}`.slice(0, 6_000);
+
+export class Embedder {
+  private readonly fetch: typeof fetch;
+  private readonly url: string;
+
+  constructor(private readonly options: EmbeddingsOptions) {
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+  }
+
+  get model(): string {
+    return this.options.model;
+  }
+
+  /** One unit vector per text, in order; throws with the server's status when it refuses. */
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    const batch = Math.max(1, this.options.batch ?? 64);
+    for (let i = 0; i < texts.length; i += batch) {
+      const input = texts.slice(i, i + batch);
+      const response = await this.fetch(this.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }),
+        },
+        body: JSON.stringify({ model: this.options.model, input }),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+          ...(signal ? [signal] : []),
+        ]),
+      });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
+        throw new Error(`the embeddings server answered ${response.status}`);
+      }
+      const body = (await response.json()) as { data?: { embedding?: unknown; index?: number }[] };
+      const data = Array.isArray(body?.data) ? body.data : [];
+      if (data.length !== input.length)
+        throw new Error('the embeddings server sent a wrong number of vectors');
+      const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+      for (const item of ordered) {
+        if (!Array.isArray(item.embedding) || !item.embedding.every((v) => typeof v === 'number'))
+          throw new Error('the embeddings server sent a vector that is not a list of numbers');
+        out.push(unit(item.embedding as number[]));
+      }
+    }
+    return out;
+  }
+}
+
+function unit(values: number[]): Float32Array {
+  const vector = Float32Array.from(values);
+  let norm = 0;
+  for (const v of vector) norm += v * v;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return vector;
+}
+
+/** Sections ranked by cosine similarity of their unit vectors to `query`, best first. */
+export function nearest(
+  query: Float32Array,
+  sections: readonly Section[],
+  vectors: readonly (Float32Array | null)[],
+  limit: number,
+): Hit[] {
+  const scored: Hit[] = [];
+  vectors.forEach((vector, i) => {
+    if (!vector || vector.length !== query.length) return;
+    let dot = 0;
+    for (let j = 0; j < vector.length; j++) dot += vector[j] * query[j];
+    scored.push({ section: sections[i], score: dot, match: 0 });
+  });
+  return scored.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/**
+ * Lexical and vector rankings fused. A question whose embedding fails (the server down, a
+ * timeout) is answered by the lexical ranking alone, and `onError` hears why.
+ */
+export class HybridDocs implements DocsSearch {
+  constructor(
+    private readonly lexical: SectionIndex,
+    private readonly sections: readonly Section[],
+    private readonly vectors: readonly (Float32Array | null)[],
+    private readonly embedder: Embedder,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async search(question: string, limit = 20): Promise<Hit[]> {
+    const lexical = this.lexical.search(question, 100);
+    let query: Float32Array;
+    try {
+      [query] = await this.embedder.embed([question]);
+    } catch (error) {
+      this.onError(error);
+      return lexical.slice(0, limit);
+    }
+    const semantic = nearest(query, this.sections, this.vectors, 100);
+    // A section found by both keeps its lexical match, which thresholds compare.
+    return fuseByRank([lexical, semantic], limit);
+  }
+}

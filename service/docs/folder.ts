@@ -1,0 +1,56 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { hashOf, type CrawledPage, type PageState } from './crawler.js';
+import { extractHtml } from './html.js';
+import { extractMarkdown } from './markdown.js';
+import { StaticDocs } from './ranking.js';
+
+/**
+ * A folder of documentation on the service's disk (Node only): Markdown files (`.md`,
+ * `.markdown`) and HTML pages, each a page of sections. A Markdown file is linked at
+ * `publicUrl` + its path without the extension, an HTML page at `publicUrl` + its path. A file
+ * whose size and modification time match the last read is `unchanged` and not read again.
+ */
+export async function readDocsFolder(
+  dir: string,
+  publicUrl: string,
+  previous?: ReadonlyMap<string, PageState>,
+): Promise<CrawledPage[]> {
+  const base = publicUrl.replace(/\/+$/, '');
+  const files = (await readdir(dir, { recursive: true }))
+    .filter((f) => /\.(md|markdown|html?)$/i.test(f))
+    .sort();
+  const pages: CrawledPage[] = [];
+  for (const file of files) {
+    const path = file.split(sep).join('/');
+    const markdown = /\.(md|markdown)$/i.test(path);
+    const url = `${base}/${markdown ? path.replace(/\.(md|markdown)$/i, '') : path}`;
+    const info = await stat(join(dir, file));
+    // The file's size and time stand for a validator, as an ETag does for a site.
+    const etag = `"${info.size}-${Math.round(info.mtimeMs)}"`;
+    const before = previous?.get(url);
+    if (before?.etag === etag) {
+      pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
+      continue;
+    }
+    const text = await readFile(join(dir, file), 'utf8');
+    const page = markdown ? extractMarkdown(text, url, path) : extractHtml(text, url);
+    if (page.noindex) continue;
+    const hash = await hashOf(
+      JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),
+    );
+    const state = { url, etag, lastModified: null, hash, links: [] };
+    pages.push(
+      before?.hash === hash
+        ? { ...state, title: page.title, status: 'unchanged', sections: [] }
+        : { ...state, title: page.title, status: before ? 'changed' : 'new', sections: page.sections },
+    );
+  }
+  return pages;
+}
+
+/** A folder read once, as a search (the library re-reads folders on its schedule). */
+export async function loadDocsFolder(dir: string, publicUrl: string): Promise<StaticDocs> {
+  const pages = await readDocsFolder(dir, publicUrl);
+  return new StaticDocs(pages.flatMap((page) => page.sections));
+}

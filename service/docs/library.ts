@@ -1,0 +1,268 @@
+import type { Clock } from '../kernel/clock.js';
+import type { DocSectionRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
+import { crawlSite, type CrawlOptions, type CrawledPage, type PageState } from './crawler.js';
+import { Embedder, embeddingText } from './embeddings.js';
+import { ProjectIndex } from './project-index.js';
+import type { DocsSearch, Hit } from './types.js';
+
+/**
+ * The projects' documentation (decisions 294, 298): each project's sources in the database,
+ * crawled on a schedule by one instance of the fleet at a time (a lease), and per project an
+ * index every instance builds in memory from that project's stored sections and rebuilds when
+ * its version moves. A restart reads the indexes from the database; it does not crawl again until
+ * a source is due. A project's agent searches its own index: no other project's pages are in it.
+ */
+
+type Log = (
+  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
+) => void;
+
+export interface DocsLibraryOptions {
+  store: DocsStore;
+  clock: Clock;
+  /** Reads a folder source (Node's `readDocsFolder`); without it only websites can be added. */
+  readFolder?: (
+    dir: string,
+    publicUrl: string,
+    previous: ReadonlyMap<string, PageState>,
+  ) => Promise<CrawledPage[]>;
+  /** Embeds sections and questions (`OPENAI_EMBEDDING_MODEL`); lexical ranking alone without it. */
+  embedder?: Embedder;
+  /** A source is crawled again this long after its last crawl. Default 24 h. */
+  recrawlEveryMs?: number;
+  /** How long the crawl lease holds without renewal. Default 10 minutes. */
+  leaseMs?: number;
+  /** How long a search trusts its index before asking the store whether it moved. Default 5 s. */
+  freshnessMs?: number;
+  /** The crawler's caps and fetch. */
+  crawl?: Omit<CrawlOptions, 'previous' | 'signal'>;
+  /** A folder's public URL when none is given. Default `/docs`. */
+  folderUrl?: string;
+  log?: Log;
+}
+
+/** A location a site owner typed that cannot be a source: said plainly, nothing added. */
+export class DocsInputError extends Error {
+  override name = 'DocsInputError';
+}
+
+/** A source location as stored: an http(s) URL without fragment, or a folder path. */
+export function sourceLocation(
+  location: string,
+  canReadFolders: boolean,
+): { location: string; kind: 'site' | 'folder' } {
+  const trimmed = location.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    let url: URL;
+    try {
+      url = new URL(trimmed);
+    } catch {
+      throw new DocsInputError(`${trimmed} is not a URL.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new DocsInputError(`${trimmed}: only http and https sites can be crawled.`);
+    url.hash = '';
+    return { location: url.href, kind: 'site' };
+  }
+  if (!trimmed) throw new DocsInputError('Give a website URL or a folder.');
+  if (!canReadFolders) throw new DocsInputError(`${trimmed} is not a URL (http:// or https://).`);
+  return { location: trimmed, kind: 'folder' };
+}
+
+export class DocsLibrary {
+  /** This process in the crawl lease. */
+  readonly holder = `docs-${crypto.randomUUID()}`;
+  private readonly indexes = new Map<string, ProjectIndex>();
+  private ticking: Promise<number> | null = null;
+  private readonly stop = new AbortController();
+
+  constructor(private readonly options: DocsLibraryOptions) {}
+
+  get store(): DocsStore {
+    return this.options.store;
+  }
+
+  sources(projectId: string): Promise<DocSourceSummary[]> {
+    return this.options.store.listDocSources(projectId);
+  }
+
+  /** Adds a source to the project, due at once; a location the project has is returned as it is. */
+  async addSource(projectId: string, location: string, publicUrl?: string): Promise<DocSourceRecord> {
+    const parsed = sourceLocation(location, !!this.options.readFolder);
+    const existing = (await this.sources(projectId)).find((s) => s.location === parsed.location);
+    if (existing) return existing;
+    const now = this.options.clock.now();
+    const source: DocSourceRecord = {
+      id: `src_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      projectId,
+      ...parsed,
+      publicUrl: parsed.kind === 'folder' ? (publicUrl ?? this.options.folderUrl ?? '/docs') : null,
+      createdAt: now,
+      lastCrawlAt: null,
+      nextCrawlAt: now,
+    };
+    await this.options.store.addDocSource(source);
+    return (await this.sources(projectId)).find((s) => s.location === parsed.location) ?? source;
+  }
+
+  removeSource(projectId: string, id: string): Promise<boolean> {
+    return this.options.store.removeDocSource(projectId, id);
+  }
+
+  /** Makes the project's source due now; the next tick (or this one) crawls it. */
+  async recrawlNow(projectId: string, id: string): Promise<boolean> {
+    const scheduled = await this.options.store.scheduleDocCrawl(projectId, id, this.options.clock.now());
+    if (scheduled) void this.tick().catch(() => {});
+    return scheduled;
+  }
+
+  /** The project's documentation, as its agent searches it. */
+  project(projectId: string): DocsSearch {
+    let index = this.indexes.get(projectId);
+    if (!index) {
+      index = new ProjectIndex(projectId, {
+        store: this.options.store,
+        clock: this.options.clock,
+        embedder: this.options.embedder,
+        freshnessMs: this.options.freshnessMs ?? 5_000,
+        log: this.options.log,
+      });
+      this.indexes.set(projectId, index);
+    }
+    return index;
+  }
+
+  /** The sections of the project's docs that answer `question`, best first. */
+  search(projectId: string, question: string, limit = 20): Promise<Hit[]> {
+    return this.project(projectId).search(question, limit);
+  }
+
+  /**
+   * Crawls the sources that are due, every project's, one after another, while this process
+   * holds the lease; returns how many it crawled (0 when another instance crawls).
+   */
+  tick(): Promise<number> {
+    return (this.ticking ??= this.crawlDue().finally(() => (this.ticking = null)));
+  }
+
+  private async crawlDue(): Promise<number> {
+    const { store, clock } = this.options;
+    const leaseMs = this.options.leaseMs ?? 10 * 60_000;
+    let crawled = 0;
+    if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return 0;
+    try {
+      for (;;) {
+        const due = (await store.listDocSources()).find((s) => s.nextCrawlAt <= clock.now());
+        if (!due || this.stop.signal.aborted) break;
+        await this.crawl(due);
+        crawled++;
+        // The lease is renewed between sources; one lost meanwhile ends the turn.
+        if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return crawled;
+      }
+      await this.embedMissing();
+    } finally {
+      await store.releaseDocCrawl(this.holder);
+    }
+    return crawled;
+  }
+
+  /** One source, crawled and applied whole; failures are the run's, never thrown. */
+  private async crawl(source: DocSourceRecord) {
+    const { store, clock, log } = this.options;
+    const startedAt = clock.now();
+    const result = await this.read(source);
+    if (!result) return;
+    const finishedAt = clock.now();
+    const run = await store.applyDocCrawl({
+      sourceId: source.id,
+      startedAt,
+      finishedAt,
+      nextCrawlAt: finishedAt + (this.options.recrawlEveryMs ?? 86_400_000),
+      ...result,
+    });
+    log?.({
+      level: run.failures.length ? 'warn' : 'info',
+      msg: 'docs_crawled',
+      project: source.projectId,
+      source: source.id,
+      pages_new: run.pagesNew,
+      pages_changed: run.pagesChanged,
+      pages_unchanged: run.pagesUnchanged,
+      pages_removed: run.pagesRemoved,
+      failures: run.failures.length,
+      ms: finishedAt - startedAt,
+    });
+    await this.indexes
+      .get(source.projectId)
+      ?.refresh()
+      .catch(() => {});
+  }
+
+  /** What a source holds now, against what the last crawls left; null when the library closed meanwhile. */
+  private async read(source: DocSourceRecord) {
+    const previous = new Map(
+      (await this.options.store.listDocPages(source.id)).map((page) => [page.url, page]),
+    );
+    try {
+      if (source.kind === 'site')
+        return await crawlSite(source.location, {
+          ...this.options.crawl,
+          previous,
+          signal: this.stop.signal,
+        });
+      if (!this.options.readFolder) throw new Error('this service cannot read folders');
+      const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous);
+      return { pages, failures: [], complete: true, truncated: false };
+    } catch (error) {
+      if (this.stop.signal.aborted) return null;
+      const reason =
+        error instanceof Error && 'code' in error && error.code === 'ENOENT'
+          ? 'the folder does not exist'
+          : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
+      return { pages: [], failures: [{ url: source.location, reason }], complete: false, truncated: false };
+    }
+  }
+
+  /** Embeds the sections, of every project with sources, that have no vector from the configured model yet. */
+  private async embedMissing() {
+    const { embedder, store } = this.options;
+    if (!embedder) return;
+    const projects = new Set((await store.listDocSources()).map((source) => source.projectId));
+    for (const projectId of projects) {
+      const missing = (await store.listDocSections(projectId)).filter(
+        (s) => s.embeddingModel !== embedder.model,
+      );
+      for (let i = 0; i < missing.length && !this.stop.signal.aborted; i += 256) {
+        const batch = missing.slice(i, i + 256);
+        if (!(await this.embed(projectId, batch))) return;
+      }
+    }
+  }
+
+  /** One batch of sections embedded and stored; false when the embeddings server failed (logged). */
+  private async embed(projectId: string, batch: DocSectionRecord[]) {
+    const { embedder, store, log } = this.options;
+    try {
+      const vectors = await embedder!.embed(batch.map(embeddingText), this.stop.signal);
+      await store.putEmbeddings(
+        projectId,
+        embedder!.model,
+        batch.map((section, j) => ({ id: section.id, embedding: Array.from(vectors[j]) })),
+      );
+      return true;
+    } catch (error) {
+      log?.({
+        level: 'warn',
+        msg: 'docs_embeddings_failed',
+        error: error instanceof Error ? error.message : 'unknown',
+      });
+      return false;
+    }
+  }
+
+  /** Stops a crawl in flight (what it read is not applied) and lets the lease go. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.ticking?.catch(() => {});
+  }
+}

@@ -1,0 +1,173 @@
+import MiniSearch, { type Options, type SearchOptions } from 'minisearch';
+import { synonymsOf } from './synonyms.js';
+import { isIdentifier, termsOf, tokenize } from './terms.js';
+import type { DocsSearch, Hit, Section } from './types.js';
+
+/**
+ * Lexical ranking of sections (decision 288): BM25 (MiniSearch's BM25+, field by field) over
+ * the page title, the heading path and the text, with the analysis of `terms.ts` and no prefix
+ * or fuzzy matching. Sections are ranked twice, alone and by their page as a whole, and the two
+ * rankings fused: a section of the page that is about the question beats a like section of a
+ * page that mentions it in passing. Built in memory from section rows, so every store ranks
+ * alike.
+ */
+
+export interface Boosts {
+  title: number;
+  headings: number;
+  text: number;
+}
+
+/**
+ * Each field is ranked on its own, so a word of a short title or heading already weighs more
+ * than one of a long text; extra boosts measured worse on the bench (docs/performance.md).
+ */
+export const DEFAULT_BOOSTS: Boosts = { title: 1, headings: 1, text: 1 };
+
+/** A synonym's weight beside the question's own words. */
+const SYNONYM_WEIGHT = 0.5;
+/** An identifier's weight, whole, beside the words of the question. */
+const IDENTIFIER_WEIGHT = 2;
+/** Sections (and pages) each ranking hands to the fusion. */
+const CANDIDATES = 100;
+/** Reciprocal rank fusion's constant, as Cormack et al. (2009) measured it. */
+const RRF_K = 60;
+
+interface Row {
+  id: number;
+  title: string;
+  headings: string;
+  text: string;
+}
+
+const options = (): Options<Row> => ({
+  fields: ['title', 'headings', 'text'],
+  tokenize,
+  processTerm: termsOf,
+  searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' },
+});
+
+export class SectionIndex {
+  private readonly sectionIndex = new MiniSearch<Row>(options());
+  private readonly pageIndex = new MiniSearch<Row>(options());
+  /** Page number of each section. */
+  private pageOf: number[] = [];
+  private sections: readonly Section[] = [];
+
+  constructor(
+    sections: readonly Section[],
+    private readonly boosts: Boosts = DEFAULT_BOOSTS,
+  ) {
+    const { sectionRows, pageRows } = this.rows(sections);
+    this.sectionIndex.addAll(sectionRows);
+    this.pageIndex.addAll(pageRows);
+  }
+
+  /** The same index built in chunks, so a service keeps answering while it indexes thousands of sections. */
+  static async build(sections: readonly Section[], boosts?: Boosts): Promise<SectionIndex> {
+    const index = new SectionIndex([], boosts);
+    const { sectionRows, pageRows } = index.rows(sections);
+    await index.sectionIndex.addAllAsync(sectionRows, { chunkSize: 500 });
+    await index.pageIndex.addAllAsync(pageRows, { chunkSize: 100 });
+    return index;
+  }
+
+  /** The rows of both indexes: one per section, and one per page (its sections' text together). */
+  private rows(sections: readonly Section[]): { sectionRows: Row[]; pageRows: Row[] } {
+    this.sections = sections;
+    this.pageOf = [];
+    const pages = new Map<string, Row>();
+    const sectionRows = sections.map((section, id) => {
+      let page = pages.get(section.pageUrl);
+      if (!page)
+        pages.set(section.pageUrl, (page = { id: pages.size, title: section.title, headings: '', text: '' }));
+      this.pageOf[id] = page.id;
+      page.headings += `${section.headings.at(-1) ?? ''}\n${section.keywords ?? ''}\n`;
+      page.text += `${section.text}\n\n`;
+      return {
+        id,
+        title: section.title,
+        headings: [...section.headings, section.keywords ?? ''].join('\n'),
+        text: section.text,
+      };
+    });
+    return { sectionRows, pageRows: [...pages.values()] };
+  }
+
+  get size(): number {
+    return this.sections.length;
+  }
+
+  /**
+   * The best sections for `question`, best first, at most `limit`. `score` is the fused rank
+   * (for ordering); `match` the section's own BM25 score (how strongly its words match).
+   */
+  search(question: string, limit = 20): Hit[] {
+    if (!this.sections.length) return [];
+    const synonyms = synonymsOf(question);
+    const query = synonyms.words.length ? `${question}\n${synonyms.words.join(' ')}` : question;
+    // A name typed exactly (`UnicodeDecodeError`, `os.path.join`) is what the visitor means.
+    const names = new Set(
+      tokenize(question)
+        .filter(isIdentifier)
+        .map((token) => token.toLowerCase()),
+    );
+    const search: SearchOptions = {
+      boost: { ...this.boosts },
+      boostTerm: (term) =>
+        synonyms.terms.has(term) ? SYNONYM_WEIGHT : names.has(term) ? IDENTIFIER_WEIGHT : 1,
+    };
+    const pageRank = new Map(
+      this.pageIndex
+        .search(query, search)
+        .slice(0, CANDIDATES)
+        .map((result, rank) => [result.id as number, rank]),
+    );
+    return this.sectionIndex
+      .search(query, search)
+      .slice(0, CANDIDATES)
+      .map((result, rank) => {
+        const page = pageRank.get(this.pageOf[result.id as number]);
+        return {
+          section: this.sections[result.id as number],
+          score: 1 / (RRF_K + rank + 1) + (page === undefined ? 0 : 1 / (RRF_K + page + 1)),
+          match: result.score,
+        };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit);
+  }
+}
+
+/** A fixed set of sections as a search: the bundled articles, a folder read once, a test's pages. */
+export class StaticDocs implements DocsSearch {
+  private readonly index: SectionIndex;
+
+  constructor(sections: readonly Section[], boosts?: Boosts) {
+    this.index = new SectionIndex(sections, boosts);
+  }
+
+  async search(question: string, limit?: number): Promise<Hit[]> {
+    return this.index.search(question, limit);
+  }
+}
+
+/**
+ * Reciprocal rank fusion of rankings of the same sections (Cormack et al. 2009): each list
+ * gives a section 1 / (k + rank). Sections are matched by URL and text, so the parts of a
+ * section cut in parts stay apart; a section keeps the best lexical `match` it was given.
+ */
+export function fuseByRank(rankings: Hit[][], limit: number, k = RRF_K): Hit[] {
+  const fused = new Map<string, Hit>();
+  for (const ranking of rankings)
+    ranking.forEach((hit, rank) => {
+      const key = `${hit.section.url}\n${hit.section.text}`;
+      const entry = fused.get(key);
+      const score = 1 / (k + rank + 1);
+      if (entry) {
+        entry.score += score;
+        entry.match = Math.max(entry.match, hit.match);
+      } else fused.set(key, { section: hit.section, score, match: hit.match });
+    });
+  return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+}

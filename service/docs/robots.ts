@@ -1,0 +1,86 @@
+/**
+ * robots.txt as RFC 9309 reads it: the group for our product token (`agent-chat`) or else `*`,
+ * the longest matching rule wins, `allow` on a tie; `*` and `$` in paths.
+ */
+export const PRODUCT_TOKEN = 'agent-chat';
+
+interface Rule {
+  allow: boolean;
+  pattern: RegExp;
+  length: number;
+}
+
+export interface Robots {
+  allowed(url: string): boolean;
+  /** `Sitemap:` lines, absolute. */
+  sitemaps: string[];
+}
+
+export const ALLOW_ALL: Robots = { allowed: () => true, sitemaps: [] };
+export const DISALLOW_ALL: Robots = { allowed: () => false, sitemaps: [] };
+
+export function parseRobots(text: string, robotsUrl: string): Robots {
+  const groups: { agents: string[]; rules: Rule[] }[] = [];
+  const sitemaps: string[] = [];
+  let group: { agents: string[]; rules: Rule[] } | null = null;
+  let agentsOpen = false;
+  for (const raw of text.split(/\r?\n|\r/)) {
+    const line = raw.replace(/#.*/, '').trim();
+    const match = /^([A-Za-z-]+)\s*:\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const key = match[1].toLowerCase();
+    const value = match[2].trim();
+    if (key === 'sitemap') {
+      try {
+        sitemaps.push(new URL(value, robotsUrl).href);
+      } catch {
+        // An address that does not parse names no sitemap.
+      }
+    } else if (key === 'user-agent') {
+      if (!group || !agentsOpen) groups.push((group = { agents: [], rules: [] }));
+      group.agents.push(value.toLowerCase());
+      agentsOpen = true;
+    } else if ((key === 'allow' || key === 'disallow') && group) {
+      agentsOpen = false;
+      // An empty disallow allows everything: it adds no rule.
+      if (value) group.rules.push({ allow: key === 'allow', pattern: compile(value), length: value.length });
+    }
+  }
+  const ours = groups.filter((g) => g.agents.includes(PRODUCT_TOKEN));
+  const chosen = ours.length ? ours : groups.filter((g) => g.agents.includes('*'));
+  const rules = chosen.flatMap((g) => g.rules);
+  return {
+    sitemaps,
+    allowed(url) {
+      const { pathname, search } = new URL(url);
+      const path = pathname + search;
+      let best: Rule | null = null;
+      for (const rule of rules)
+        if (
+          rule.pattern.test(path) &&
+          (!best || rule.length > best.length || (rule.length === best.length && rule.allow))
+        )
+          best = rule;
+      return best?.allow ?? true;
+    },
+  };
+}
+
+/** A robots path pattern: a prefix, with `*` for any run and `$` for the end. */
+function compile(pattern: string): RegExp {
+  const anchored = pattern.endsWith('$');
+  const body = (anchored ? pattern.slice(0, -1) : pattern)
+    .split('*')
+    .map((part) => encodePath(part).replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}${anchored ? '$' : ''}`);
+}
+
+/** Percent-encodes what a URL's path would, so a rule written with raw characters matches. */
+function encodePath(part: string): string {
+  try {
+    return encodeURI(decodeURI(part));
+  } catch {
+    return part;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Section } from './types.js';
+
+/**
+ * Sections longer than this many characters (about 1,000 tokens) are cut into parts at paragraph
+ * ends: a prompt's budget then holds several of the best parts instead of one long section, and
+ * BM25 compares parts of like length.
+ */
+export const MAX_SECTION_CHARS = 4_000;
+
+/** `section` as parts of at most `max` characters, cut between blocks (inside one only when it alone is longer). */
+export function splitLong(section: Section, max = MAX_SECTION_CHARS): Section[] {
+  if (section.text.length <= max) return [section];
+  const parts: string[] = [];
+  let part = '';
+  for (const block of section.text.split(/\n\n+/)) {
+    const pieces = block.length <= max ? [block] : cut(block, max);
+    for (const piece of pieces) {
+      if (part && part.length + 2 + piece.length > max) {
+        parts.push(part);
+        part = '';
+      }
+      part = part ? `${part}\n\n${piece}` : piece;
+    }
+  }
+  if (part) parts.push(part);
+  return parts.map((text) => ({ ...section, text }));
+}
+
+/** A block longer than `max`, cut at line ends, else at spaces, else anywhere; a code block's parts stay fenced. */
+function cut(block: string, max: number): string[] {
+  const fenced = /^```[^\n]*\n([\s\S]*)\n```$/.exec(block);
+  if (fenced) return cut(fenced[1], max - 8).map((code) => `\`\`\`\n${code}\n\`\`\``);
+  const out: string[] = [];
+  let rest = block;
+  while (rest.length > max) {
+    const window = rest.slice(0, max);
+    let at = window.lastIndexOf('\n');
+    if (at < max / 2) at = window.lastIndexOf(' ');
+    if (at < max / 2) at = max;
+    out.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  if (rest) out.push(rest);
+  return out;
+}
+
+/** What a section is called on the wire (`section`): its deepest heading, or null for the part under the title. */
+export const sectionName = (section: Section): string | null => section.headings.at(-1) ?? null;

@@ -1,0 +1,153 @@
+import type {
+  ConsoleCrawlRun,
+  ConsoleDocHits,
+  ConsoleDocSource,
+  ConsoleDocSources,
+} from '../../../contract/console.js';
+import { isRecord, readJsonBody } from '../../http/body.js';
+import { isoMicros, isoMicrosOrNull as time } from '../../kernel/clock.js';
+import type { RequestInfo, ServiceContext } from '../context.js';
+import { HttpError, badRequest, notFound } from '../../http/errors.js';
+import { json } from '../../http/responses.js';
+import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
+import type { CrawlRunRecord, DocSourceSummary } from '../../storage/types.js';
+import { audit, requireAdmin } from './auth.js';
+import { requireConsoleProject } from './projects.js';
+
+/**
+ * The Sources page (decisions 296, 298): a project's documentation, the project (directory) and
+ * the admin changing it (accounts). A source is reached only through its project's path.
+ */
+type DocsContext = ServiceContext<'accounts' | 'directory'>;
+
+/** Failures a source's entry carries: the page lists them, the log keeps the rest. */
+const MAX_FAILURES = 100;
+
+function library(ctx: DocsContext): DocsLibrary {
+  if (!ctx.docs)
+    throw new HttpError(404, 'not_found', 'This service answers without a documentation library.');
+  return ctx.docs;
+}
+
+const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
+  started_at: isoMicros(run.startedAt),
+  finished_at: isoMicros(run.finishedAt),
+  complete: run.complete,
+  truncated: run.truncated,
+  pages_new: run.pagesNew,
+  pages_changed: run.pagesChanged,
+  pages_unchanged: run.pagesUnchanged,
+  pages_removed: run.pagesRemoved,
+  failures: run.failures.slice(0, MAX_FAILURES),
+  failure_count: run.failures.length,
+});
+
+const sourceJson = (source: DocSourceSummary): ConsoleDocSource => ({
+  id: source.id,
+  location: source.location,
+  kind: source.kind,
+  public_url: source.publicUrl,
+  created_at: isoMicros(source.createdAt),
+  last_crawl_at: time(source.lastCrawlAt),
+  next_crawl_at: isoMicros(source.nextCrawlAt),
+  pages: source.pages,
+  sections: source.sections,
+  last_run: source.lastRun && runJson(source.lastRun),
+});
+
+/** GET /console/api/projects/{id}/docs/sources: the project's sources with what they hold, their last crawl and failures. */
+export async function listSources(
+  ctx: DocsContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const body: ConsoleDocSources = ctx.docs
+    ? { enabled: true, sources: (await ctx.docs.sources(project.id)).map(sourceJson) }
+    : { enabled: false, sources: [] };
+  return json(body);
+}
+
+/** POST /console/api/projects/{id}/docs/sources {location, public_url?}: a website or a folder, crawled at once. */
+export async function addSource(
+  ctx: DocsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const docs = library(ctx);
+  const body = await readJsonBody(request);
+  const location = isRecord(body) && typeof body.location === 'string' ? body.location : '';
+  const publicUrl =
+    isRecord(body) && typeof body.public_url === 'string' && body.public_url ? body.public_url : undefined;
+  let source;
+  try {
+    source = await docs.addSource(project.id, location, publicUrl);
+  } catch (error) {
+    if (error instanceof DocsInputError) throw badRequest(error.message);
+    throw error;
+  }
+  await audit(ctx, info, admin.username, 'docs.add', project.id, source.id, { location: source.location });
+  void docs.tick().catch(() => {});
+  const summary = (await docs.sources(project.id)).find((s) => s.id === source.id);
+  return json(summary ? sourceJson(summary) : { id: source.id }, 201);
+}
+
+/** DELETE /console/api/projects/{id}/docs/sources/{source}: the source with its pages and sections. */
+export async function removeSource(
+  ctx: DocsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  id: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  if (!(await library(ctx).removeSource(project.id, id))) throw notFound('No such source.');
+  await audit(ctx, info, admin.username, 'docs.remove', project.id, id);
+  return new Response(null, { status: 204 });
+}
+
+/** POST /console/api/projects/{id}/docs/sources/{source}/crawl: "Re-crawl now". */
+export async function recrawlSource(
+  ctx: DocsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  id: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  if (!(await library(ctx).recrawlNow(project.id, id))) throw notFound('No such source.');
+  await audit(ctx, info, admin.username, 'docs.crawl', project.id, id);
+  return json({ scheduled: true }, 202);
+}
+
+/** GET /console/api/projects/{id}/docs/search?q=: the ranked sections of the project's docs a chat would get. */
+export async function searchDocs(
+  ctx: DocsContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const question = (new URL(request.url).searchParams.get('q') ?? '').trim();
+  if (!question) throw badRequest('q is the question to search for.');
+  if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
+  const hits = await library(ctx).search(project.id, question, 10);
+  return json({
+    hits: hits.map(({ section, score, match }) => ({
+      title: section.title,
+      headings: section.headings,
+      url: section.url,
+      score: Math.round(score * 10_000) / 10_000,
+      match: Math.round(match * 100) / 100,
+      excerpt: section.text.length > 280 ? `${section.text.slice(0, 280)}…` : section.text,
+    })),
+  } satisfies ConsoleDocHits);
+}

@@ -1,0 +1,336 @@
+import type { SqlClient } from '../sql-client.js';
+import type {
+  CrawlRunRecord,
+  DocCrawl,
+  DocPageChange,
+  DocPageRecord,
+  DocSectionRecord,
+  DocSourceRecord,
+  DocsStore,
+} from '../types.js';
+import { json, num, numOrNull } from './rows.js';
+
+const toSource = (row: Record<string, unknown>): DocSourceRecord => ({
+  id: String(row.id),
+  projectId: String(row.project_id),
+  location: String(row.location),
+  kind: row.kind === 'folder' ? 'folder' : 'site',
+  publicUrl: (row.public_url as string | null) ?? null,
+  createdAt: num(row.created_at),
+  lastCrawlAt: numOrNull(row.last_crawl_at),
+  nextCrawlAt: num(row.next_crawl_at),
+});
+
+const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
+  id: num(row.id),
+  sourceId: String(row.source_id),
+  startedAt: num(row.started_at),
+  finishedAt: num(row.finished_at),
+  complete: row.complete === true,
+  truncated: row.truncated === true,
+  pagesNew: num(row.pages_new),
+  pagesChanged: num(row.pages_changed),
+  pagesUnchanged: num(row.pages_unchanged),
+  pagesRemoved: num(row.pages_removed),
+  failures: row.failures as CrawlRunRecord['failures'],
+});
+
+const toSection = (row: Record<string, unknown>): DocSectionRecord => ({
+  id: num(row.id),
+  sourceId: String(row.source_id),
+  url: String(row.url),
+  pageUrl: String(row.page_url),
+  title: String(row.title),
+  headings: row.headings as string[],
+  text: String(row.body),
+  embedding: row.embedding ? (row.embedding as unknown[]).map(Number) : null,
+  embeddingModel: (row.embedding_model as string | null) ?? null,
+});
+
+/** Moves a project's index version. */
+const BUMP = `INSERT INTO doc_versions (project_id, version) VALUES ($1, 1)
+  ON CONFLICT (project_id) DO UPDATE SET version = doc_versions.version + 1`;
+
+type Query = SqlClient['query'];
+type CrawledPage = DocCrawl['pages'][number];
+type Counts = Pick<CrawlRunRecord, 'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved'>;
+
+/**
+ * The documentation in SQL (decisions 294, 298): tables `doc_*`, one index version per project
+ * in `doc_versions`. A page that left the site keeps its row (`removed_at`) without sections.
+ */
+export class SqlDocsStore implements DocsStore {
+  constructor(private readonly db: SqlClient) {}
+
+  async listDocSources(projectId?: string) {
+    const { rows } = await this.db.query(
+      `SELECT s.*,
+         (SELECT count(*) FROM doc_pages p WHERE p.source_id = s.id AND p.removed_at IS NULL)::int AS pages,
+         (SELECT count(*) FROM doc_sections x WHERE x.source_id = s.id)::int AS sections,
+         (SELECT row_to_json(r) FROM doc_crawl_runs r WHERE r.source_id = s.id ORDER BY r.id DESC LIMIT 1) AS last_run
+       FROM doc_sources s WHERE $1::text IS NULL OR s.project_id = $1 ORDER BY s.created_at, s.id`,
+      [projectId ?? null],
+    );
+    return rows.map((row) => ({
+      ...toSource(row),
+      pages: num(row.pages),
+      sections: num(row.sections),
+      lastRun: row.last_run ? toRun(row.last_run as Record<string, unknown>) : null,
+    }));
+  }
+
+  async addDocSource(source: DocSourceRecord) {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO doc_sources (id, project_id, location, kind, public_url, created_at, last_crawl_at, next_crawl_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      [
+        source.id,
+        source.projectId,
+        source.location,
+        source.kind,
+        source.publicUrl,
+        source.createdAt,
+        source.lastCrawlAt,
+        source.nextCrawlAt,
+      ],
+    );
+    return rowCount === 1;
+  }
+
+  async removeDocSource(projectId: string, id: string) {
+    return this.db.transaction(async (query) => {
+      const { rowCount } = await query('DELETE FROM doc_sources WHERE id = $1 AND project_id = $2', [
+        id,
+        projectId,
+      ]);
+      if (rowCount) await query(BUMP, [projectId]);
+      return rowCount === 1;
+    });
+  }
+
+  async scheduleDocCrawl(projectId: string, id: string, at: number) {
+    const { rowCount } = await this.db.query(
+      'UPDATE doc_sources SET next_crawl_at = $3 WHERE id = $1 AND project_id = $2',
+      [id, projectId, at],
+    );
+    return rowCount === 1;
+  }
+
+  async listDocPages(sourceId: string): Promise<DocPageRecord[]> {
+    const { rows } = await this.db.query(
+      'SELECT * FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL ORDER BY url',
+      [sourceId],
+    );
+    return rows.map((row) => ({
+      sourceId: String(row.source_id),
+      url: String(row.url),
+      title: String(row.title),
+      etag: (row.etag as string | null) ?? null,
+      lastModified: (row.last_modified as string | null) ?? null,
+      hash: String(row.hash),
+      links: row.links as string[],
+      changedAt: num(row.changed_at),
+    }));
+  }
+
+  async applyDocCrawl(crawl: DocCrawl) {
+    return this.db.transaction(async (query) => {
+      const counts: Counts = { pagesNew: 0, pagesChanged: 0, pagesUnchanged: 0, pagesRemoved: 0 };
+      const run = {
+        sourceId: crawl.sourceId,
+        startedAt: crawl.startedAt,
+        finishedAt: crawl.finishedAt,
+        complete: crawl.complete,
+        truncated: crawl.truncated,
+        failures: crawl.failures,
+      };
+      // The source's row is locked for the crawl's writes; one removed meanwhile stays removed.
+      const source = await query('SELECT project_id FROM doc_sources WHERE id = $1 FOR UPDATE', [
+        crawl.sourceId,
+      ]);
+      if (!source.rows.length) return { id: 0, ...run, ...counts };
+      const known = new Set(
+        (
+          await query('SELECT url FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL', [
+            crawl.sourceId,
+          ])
+        ).rows.map((r) => String(r.url)),
+      );
+      let changed = false;
+      for (const page of crawl.pages)
+        changed = (await applyPage(query, crawl, page, known, counts)) || changed;
+      if (crawl.complete) changed = (await markRemoved(query, crawl, counts)) || changed;
+      await query('UPDATE doc_sources SET last_crawl_at = $2, next_crawl_at = $3 WHERE id = $1', [
+        crawl.sourceId,
+        crawl.finishedAt,
+        crawl.nextCrawlAt,
+      ]);
+      if (changed) await query(BUMP, [String(source.rows[0].project_id)]);
+      return { id: await recordRun(query, { ...run, ...counts }), ...run, ...counts };
+    });
+  }
+
+  async listDocSections(projectId: string): Promise<DocSectionRecord[]> {
+    const { rows } = await this.db.query(
+      `SELECT x.* FROM doc_sections x JOIN doc_sources s ON s.id = x.source_id WHERE s.project_id = $1
+       ORDER BY s.created_at, s.id, x.page_url, x.position`,
+      [projectId],
+    );
+    return rows.map(toSection);
+  }
+
+  async docsVersion(projectId: string) {
+    const { rows } = await this.db.query('SELECT version FROM doc_versions WHERE project_id = $1', [
+      projectId,
+    ]);
+    return num(rows[0]?.version ?? 0);
+  }
+
+  async listCrawlRuns(sourceId: string, limit: number) {
+    const { rows } = await this.db.query(
+      'SELECT * FROM doc_crawl_runs WHERE source_id = $1 ORDER BY id DESC LIMIT $2',
+      [sourceId, limit],
+    );
+    return rows.map(toRun);
+  }
+
+  async claimDocCrawl(holder: string, leaseMs: number, now: number) {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO doc_crawl_lease (one, holder, until) VALUES (true, $1, $2::bigint + $3::bigint)
+       ON CONFLICT (one) DO UPDATE SET holder = excluded.holder, until = excluded.until
+       WHERE doc_crawl_lease.holder = excluded.holder OR doc_crawl_lease.until <= $2`,
+      [holder, now, leaseMs],
+    );
+    return rowCount === 1;
+  }
+
+  async releaseDocCrawl(holder: string) {
+    await this.db.query('DELETE FROM doc_crawl_lease WHERE holder = $1', [holder]);
+  }
+
+  async putEmbeddings(projectId: string, model: string, vectors: { id: number; embedding: number[] }[]) {
+    if (!vectors.length) return;
+    await this.db.transaction(async (query) => {
+      const { rowCount } = await query(
+        `UPDATE doc_sections x SET embedding = v.embedding::real[], embedding_model = $1
+         FROM unnest($2::bigint[], $3::text[]) AS v(id, embedding)
+         WHERE x.id = v.id AND x.source_id IN (SELECT id FROM doc_sources WHERE project_id = $4)`,
+        [model, vectors.map((v) => v.id), vectors.map((v) => `{${v.embedding.join(',')}}`), projectId],
+      );
+      if (rowCount) await query(BUMP, [projectId]);
+    });
+  }
+
+  async docPageChanges(projectId: string, urls: string[]) {
+    if (!urls.length) return new Map<string, DocPageChange>();
+    // A page two sources hold: it changed when either saw it change, and left when both did.
+    const { rows } = await this.db.query(
+      `SELECT p.url, max(p.changed_at) AS changed_at,
+         CASE WHEN bool_or(p.removed_at IS NULL) THEN NULL ELSE max(p.removed_at) END AS removed_at
+       FROM doc_pages p JOIN doc_sources s ON s.id = p.source_id
+       WHERE s.project_id = $1 AND p.url = ANY($2::text[]) GROUP BY p.url`,
+      [projectId, urls],
+    );
+    return new Map(
+      rows.map((row) => [
+        String(row.url),
+        { changedAt: num(row.changed_at), removedAt: numOrNull(row.removed_at) },
+      ]),
+    );
+  }
+}
+
+/** One page of a crawl, counted; true when its sections changed. */
+async function applyPage(
+  query: Query,
+  crawl: DocCrawl,
+  page: CrawledPage,
+  known: Set<string>,
+  counts: Counts,
+): Promise<boolean> {
+  if (page.status === 'unchanged' && known.has(page.url)) {
+    counts.pagesUnchanged++;
+    await query(
+      `UPDATE doc_pages SET etag = $3, last_modified = $4, links = $5::jsonb, title = coalesce(nullif($6, ''), title)
+       WHERE source_id = $1 AND url = $2`,
+      [crawl.sourceId, page.url, page.etag, page.lastModified, json(page.links), page.title],
+    );
+    return false;
+  }
+  if (known.has(page.url)) counts.pagesChanged++;
+  else counts.pagesNew++;
+  await query(
+    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, changed_at, removed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, NULL)
+     ON CONFLICT (source_id, url) DO UPDATE SET title = excluded.title, etag = excluded.etag,
+       last_modified = excluded.last_modified, hash = excluded.hash, links = excluded.links,
+       changed_at = excluded.changed_at, removed_at = NULL`,
+    [
+      crawl.sourceId,
+      page.url,
+      page.title,
+      page.etag,
+      page.lastModified,
+      page.hash,
+      json(page.links),
+      crawl.finishedAt,
+    ],
+  );
+  await query('DELETE FROM doc_sections WHERE source_id = $1 AND page_url = $2', [crawl.sourceId, page.url]);
+  if (page.sections.length)
+    await query(
+      `INSERT INTO doc_sections (source_id, page_url, position, url, title, headings, body)
+       SELECT $1, $2, x.position, x.url, x.title, x.headings::jsonb, x.body
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(position, url, title, headings, body)`,
+      [
+        crawl.sourceId,
+        page.url,
+        page.sections.map((_, i) => i),
+        page.sections.map((s) => s.url),
+        page.sections.map((s) => s.title),
+        page.sections.map((s) => json(s.headings)),
+        page.sections.map((s) => s.text),
+      ],
+    );
+  return true;
+}
+
+/** After a complete crawl, the pages it did not read have left the site: their sections go, their rows stay. */
+async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promise<boolean> {
+  const read = crawl.pages.map((page) => page.url);
+  await query(
+    `DELETE FROM doc_sections x USING doc_pages p
+     WHERE p.source_id = $1 AND p.removed_at IS NULL AND NOT (p.url = ANY($2::text[]))
+       AND x.source_id = p.source_id AND x.page_url = p.url`,
+    [crawl.sourceId, read],
+  );
+  const removed = await query(
+    `UPDATE doc_pages SET removed_at = $3
+     WHERE source_id = $1 AND removed_at IS NULL AND NOT (url = ANY($2::text[]))`,
+    [crawl.sourceId, read, crawl.finishedAt],
+  );
+  counts.pagesRemoved = removed.rowCount;
+  return removed.rowCount > 0;
+}
+
+/** The run, recorded; its id. */
+async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise<number> {
+  const { rows } = await query(
+    `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
+       pages_new, pages_changed, pages_unchanged, pages_removed, failures)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb) RETURNING id`,
+    [
+      run.sourceId,
+      run.startedAt,
+      run.finishedAt,
+      run.complete,
+      run.truncated,
+      run.pagesNew,
+      run.pagesChanged,
+      run.pagesUnchanged,
+      run.pagesRemoved,
+      json(run.failures),
+    ],
+  );
+  return num(rows[0].id);
+}

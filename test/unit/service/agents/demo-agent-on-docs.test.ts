@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DemoAgent } from '../../../../service/agents/demo.js';
+import { extractHtml } from '../../../../service/docs/html.js';
+import { StaticDocs } from '../../../../service/docs/ranking.js';
+import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
+
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site/docs');
+
+async function siteDocs() {
+  const pages = await Promise.all(
+    ['guide/install.html', 'reference/config.html', 'guide/linked-only.html'].map(async (path) =>
+      extractHtml(await readFile(join(SITE, path), 'utf8'), `https://acme.test/docs/${path}`),
+    ),
+  );
+  return new StaticDocs(pages.flatMap((page) => page.sections));
+}
+
+describe('the demo agent on the configured docs, offline', () => {
+  it('quotes the best section and cites sections with their heading, anchor and score', async () => {
+    const ctx = makeService({ agent: new DemoAgent({ docs: await siteDocs() }) });
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token: await ctx.session('alice'),
+        body: { integration_id: 'int_demo', message: 'Which database and how much memory does Acme need?' },
+      }),
+    );
+    const [first, ...rest] = records.find((r) => r.type === 'relevant_sources')!.content.relevant_sources as {
+      source_url: string;
+    }[];
+    expect(first).toEqual({
+      title: 'Installing Acme',
+      subtitle: null,
+      source_url: 'https://acme.test/docs/guide/install.html#requirements',
+      source_type: 'documentation',
+      section: 'Requirements',
+      score: expect.any(Number),
+    });
+    expect(rest.every((s: { source_url: string }) => !s.source_url.includes('/guide/install.html'))).toBe(
+      true,
+    );
+    const text = records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join('');
+    expect(text).toBe('You need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory');
+  });
+
+  it('finds a setting by its name as typed, and says so plainly when the docs do not cover a question', async () => {
+    const agent = new DemoAgent({ docs: await siteDocs() });
+    const [hit] = await agent.search('what is max_locks_per_transaction for');
+    expect(hit.section.url).toBe('https://acme.test/docs/reference/config.html#max_locks_per_transaction');
+    expect(await agent.search('Tell me about the weather in Paris')).toEqual([]);
+  });
+});

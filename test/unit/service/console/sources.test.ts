@@ -1,0 +1,235 @@
+/** The console's Sources API: a project's documentation, reached only through its project. */
+import { cp, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { serveFolder } from '../../../../scripts/static-site.mjs';
+import { readDocsFolder } from '../../../../service/docs/folder.js';
+import { DocsLibrary } from '../../../../service/docs/library.js';
+import { ManualClock } from '../../../../service/kernel/clock.js';
+import { memoryStores } from '../../../../service/storage/memory/index.js';
+import { withConsole } from '../../../fixtures/console.js';
+import { PROJECT } from '../../../fixtures/service.js';
+
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
+const FOLDER = join(SITE, 'docs');
+const OTHER = { id: 'proj_other', apiKey: 'key_other', integrationIds: ['int_other'] };
+const docsPath = (projectId: string, rest = '') => `projects/${projectId}/docs/${rest}`;
+
+/** A console over two projects and one library; the fixture folder copied, so a test may change it. */
+async function sourcesConsole() {
+  const folder = await mkdtemp(join(tmpdir(), 'docs-'));
+  onTestFinished(() => rm(folder, { recursive: true, force: true }));
+  await cp(FOLDER, folder, { recursive: true });
+  const storage = memoryStores();
+  const clock = new ManualClock();
+  const docs = new DocsLibrary({
+    store: storage.docs,
+    clock,
+    readFolder: readDocsFolder,
+    freshnessMs: 0,
+    crawl: { retryDelayMs: 1 },
+  });
+  const made = await withConsole({ storage, clock, docs, projects: [PROJECT, OTHER] });
+  onTestFinished(() => made.service.close());
+  return { ...made, clock, docs, folder };
+}
+
+describe('console Sources', () => {
+  it('adds a folder, lists what it holds, searches it with scores, re-crawls and removes it, each change audited', async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: folder,
+      public_url: 'https://acme.example/docs',
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({
+      location: folder,
+      kind: 'folder',
+      public_url: 'https://acme.example/docs',
+    });
+    await docs.tick();
+    const listed = await admin.call('GET', docsPath(PROJECT.id, 'sources'));
+    expect(listed.body.enabled).toBe(true);
+    expect(listed.body.sources).toHaveLength(1);
+    expect(listed.body.sources[0]).toMatchObject({
+      id: added.body.id,
+      pages: 8,
+      last_crawl_at: expect.any(String),
+      last_run: { pages_new: 8, complete: true, failure_count: 0 },
+    });
+
+    const search = await admin.call(
+      'GET',
+      `${docsPath(PROJECT.id, 'search')}?q=${encodeURIComponent('what is max_locks_per_transaction')}`,
+    );
+    expect(search.status).toBe(200);
+    expect(search.body.hits[0]).toMatchObject({
+      title: 'Configuration',
+      headings: ['Locks', 'max_locks_per_transaction (integer)'],
+      url: 'https://acme.example/docs/reference/config.html#max_locks_per_transaction',
+      score: expect.any(Number),
+      match: expect.any(Number),
+    });
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'search'))).status).toBe(400);
+
+    const crawl = await admin.call('POST', docsPath(PROJECT.id, `sources/${added.body.id}/crawl`), {});
+    expect(crawl).toMatchObject({ status: 202, body: { scheduled: true } });
+    expect((await admin.call('DELETE', docsPath(PROJECT.id, `sources/${added.body.id}`))).status).toBe(204);
+    expect((await admin.call('DELETE', docsPath(PROJECT.id, `sources/${added.body.id}`))).status).toBe(404);
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources).toEqual([]);
+    const audit = (await admin.call('GET', 'audit')).body.entries.map(
+      (e: { action: string; project_id: string }) => [e.action, e.project_id],
+    );
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        ['docs.add', PROJECT.id],
+        ['docs.crawl', PROJECT.id],
+        ['docs.remove', PROJECT.id],
+      ]),
+    );
+  });
+
+  it('crawls a website: its pages, its failures with their reasons, and "Re-crawl now" revalidates', async () => {
+    const { admin, docs, clock } = await sourcesConsole();
+    const site = await serveFolder(SITE, {
+      routes: { '/docs/broken.html': (_req, res) => res.writeHead(500).end('down') },
+    });
+    onTestFinished(() => site.close());
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: `${site.url}/docs/`,
+    });
+    expect(added).toMatchObject({ status: 201, body: { kind: 'site', public_url: null } });
+    // The same address again is the same source, not a second crawl of the site.
+    const again = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: `${site.url}/docs/`,
+    });
+    expect(again.body.id).toBe(added.body.id);
+    await docs.tick();
+
+    const [first] = (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources;
+    expect(first.pages).toBeGreaterThan(3);
+    expect(first.last_run).toMatchObject({ complete: true, pages_new: first.pages, pages_unchanged: 0 });
+    expect(first.last_run.failures).toEqual(
+      expect.arrayContaining([
+        { url: `${site.url}/docs/broken.html`, reason: 'the server answered 500' },
+        { url: `${site.url}/docs/missing.html`, reason: 'not found (404)' },
+      ]),
+    );
+    expect(first.last_run.failure_count).toBe(first.last_run.failures.length);
+    expect(Date.parse(first.next_crawl_at)).toBeGreaterThan(Date.parse(first.last_crawl_at));
+
+    clock.advance(60_000);
+    const crawl = await admin.call('POST', docsPath(PROJECT.id, `sources/${added.body.id}/crawl`), {});
+    expect(crawl.status).toBe(202);
+    await docs.tick();
+    const [second] = (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources;
+    expect(Date.parse(second.last_crawl_at)).toBeGreaterThan(Date.parse(first.last_crawl_at));
+    expect(second.last_run).toMatchObject({ pages_new: 0, pages_changed: 0, pages_unchanged: first.pages });
+    expect(second.pages).toBe(first.pages);
+  });
+
+  it('searches with excerpts a page can show, and refuses an empty or overlong question', async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    const search = (q: string) =>
+      admin.call('GET', `${docsPath(PROJECT.id, 'search')}?q=${encodeURIComponent(q)}`);
+    const { body } = await search('install Acme database memory');
+    expect(body.hits.length).toBeGreaterThan(0);
+    expect(body.hits.length).toBeLessThanOrEqual(10);
+    for (const hit of body.hits) expect(hit.excerpt.length).toBeLessThanOrEqual(281);
+    expect(body.hits.map((h: { score: number }) => h.score)).toEqual(
+      body.hits.map((h: { score: number }) => h.score).sort((a: number, b: number) => b - a),
+    );
+    expect(await search('   ')).toMatchObject({ status: 400 });
+    expect(await search('why '.repeat(600))).toMatchObject({
+      status: 400,
+      body: { detail: 'q is longer than 2,000 characters.' },
+    });
+  });
+
+  it('refuses what cannot be a source, in plain words, and needs an admin', async () => {
+    const { admin, service } = await sourcesConsole();
+    const refused = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: 'ftp://docs.example.com/',
+    });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { detail: 'ftp://docs.example.com/: only http and https sites can be crawled.' },
+    });
+    expect((await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: '' })).status).toBe(400);
+    expect((await admin.call('GET', docsPath('proj_nowhere', 'sources'))).status).toBe(404);
+    const anonymous = await service.handle(
+      new Request(`https://agent.example/console/api/${docsPath(PROJECT.id, 'sources')}`),
+    );
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("keeps projects apart: another project's sources are not listed, searched, re-crawled or removed through it", async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    const { body: mine } = await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    expect((await admin.call('GET', docsPath(OTHER.id, 'sources'))).body.sources).toEqual([]);
+    const search = await admin.call('GET', `${docsPath(OTHER.id, 'search')}?q=max_locks_per_transaction`);
+    expect(search.body.hits).toEqual([]);
+    expect((await admin.call('POST', docsPath(OTHER.id, `sources/${mine.id}/crawl`), {})).status).toBe(404);
+    expect((await admin.call('DELETE', docsPath(OTHER.id, `sources/${mine.id}`))).status).toBe(404);
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources).toHaveLength(1);
+    // The same folder in the other project is a source of its own.
+    expect((await admin.call('POST', docsPath(OTHER.id, 'sources'), { location: folder })).status).toBe(201);
+    const ids = async (projectId: string) =>
+      (await admin.call('GET', docsPath(projectId, 'sources'))).body.sources.map((s: { id: string }) => s.id);
+    expect(await ids(OTHER.id)).not.toEqual(await ids(PROJECT.id));
+  });
+
+  it('says when the service answers without a library', async () => {
+    const { admin } = await withConsole();
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body).toEqual({
+      enabled: false,
+      sources: [],
+    });
+    expect(
+      (await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: 'https://docs.example/' }))
+        .status,
+    ).toBe(404);
+  });
+
+  it("flags an answer's sources whose page changed or left the site after it was written", async () => {
+    const { admin, docs, folder, session, chat, clock } = await sourcesConsole();
+    const { body: source } = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: folder,
+      public_url: 'https://acme.example/docs',
+    });
+    await docs.tick();
+    const alice = await session('alice');
+    const cited = async (question: string) => {
+      const { threadId } = await chat(alice, question);
+      const thread = (await admin.call('GET', `projects/${PROJECT.id}/conversations/${threadId}`)).body;
+      return thread.messages[1];
+    };
+    const config = await cited('what is max_locks_per_transaction');
+    const install = await cited('Which database does Acme need? PostgreSQL requirements');
+    expect(config.sources[0].source_url).toContain('/reference/config.html');
+    expect(install.sources[0].source_url).toContain('/guide/install.html');
+    expect([config.stale_sources, install.stale_sources]).toEqual([[], []]);
+
+    // The config page leaves the site; the install page is rewritten.
+    clock.advance(60_000);
+    await unlink(join(folder, 'reference/config.html'));
+    await cp(join(folder, 'guide/linked-only.html'), join(folder, 'guide/install.html'));
+    await admin.call('POST', docsPath(PROJECT.id, `sources/${source.id}/crawl`), {});
+    await docs.tick();
+    const reread = async (message: { id: string }) => {
+      const threads = (await admin.call('GET', `projects/${PROJECT.id}/conversations`)).body.threads;
+      for (const { id } of threads) {
+        const thread = (await admin.call('GET', `projects/${PROJECT.id}/conversations/${id}`)).body;
+        const found = thread.messages.find((m: { id: string }) => m.id === message.id);
+        if (found) return found.stale_sources;
+      }
+      return null;
+    };
+    expect(await reread(config)).toEqual([{ source_url: config.sources[0].source_url, page: 'removed' }]);
+    expect(await reread(install)).toEqual([{ source_url: install.sources[0].source_url, page: 'changed' }]);
+  });
+});

@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
+import { DemoAgent } from '../../../../service/agents/demo.js';
+import { OpenAiAgent } from '../../../../service/agents/openai.js';
+import { parseAnswerTests, searchCommand, testCommand } from '../../../../service/docs-cli.js';
+import { DocsLibrary } from '../../../../service/docs/library.js';
+import { ManualClock } from '../../../../service/kernel/clock.js';
+import { memoryStores } from '../../../../service/storage/memory/index.js';
+
+/** `agent-chat-service search` and `test` (docs-cli.ts), on a project's docs crawled from a local site. */
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
+const P = 'proj_a';
+const open: StaticSite[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((site) => site.close()));
+});
+
+/** The fixture site crawled as project P's docs: what the commands read. */
+async function crawled() {
+  const site = await serveFolder(SITE);
+  open.push(site);
+  const library = new DocsLibrary({
+    store: memoryStores().docs,
+    clock: new ManualClock(),
+    crawl: { retryDelayMs: 1 },
+  });
+  await library.addSource(P, `${site.url}/docs/`);
+  await library.tick();
+  return { site, docs: library.project(P) };
+}
+
+describe('agent-chat-service search and test', () => {
+  it('search prints the ranked sections with their scores', async () => {
+    const { site, docs } = await crawled();
+    const lines: string[] = [];
+    expect(await searchCommand(docs, 'what is max_locks_per_transaction', (l) => lines.push(l))).toBe(0);
+    expect(lines[0]).toMatch(
+      /^ 1\. 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
+    );
+    expect(lines[1]).toBe(`    ${site.url}/docs/reference/config.html#max_locks_per_transaction`);
+    expect(await searchCommand(docs, 'zebra quantum lasagna', () => {})).toBe(1);
+  });
+
+  it('test runs each question through the agent, prints a table and fails on a missing page or phrase', async () => {
+    const { site, docs } = await crawled();
+    const tests = parseAnswerTests(
+      [
+        '- question: How do I cancel a query that runs too long?',
+        '  urls: [guide/linked-only.html]',
+        '  phrases: [acme_cancel_backend]',
+        '- question: what is max_locks_per_transaction',
+        '  urls: [reference/config.html#max_locks_per_transaction]',
+        '- question: How do I roll back an upgrade?',
+        '  urls: [notes.md]',
+        '- question: Which database does Acme need?',
+        '  urls: [guide/install.html]',
+        '  phrases: [MariaDB]',
+      ].join('\n'),
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    const lines: string[] = [];
+    expect(await testCommand(new DemoAgent(), docs, tests, (l) => lines.push(l))).toBe(1);
+    expect(lines[0]).toMatch(/^#\s+result\s+rank\s+question\s+why$/);
+    expect(lines.slice(1, 5).map((l) => l.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ['1', 'pass', '1'],
+      ['2', 'pass', '1'],
+      ['3', 'MISS', '-'],
+      ['4', 'MISS', '1'],
+    ]);
+    expect(lines[3]).toContain('not among the sources');
+    expect(lines[4]).toContain('the answer lacks "MariaDB"');
+    expect(lines.at(-1)).toBe('2 passed, 2 failed');
+    expect(await testCommand(new DemoAgent(), docs, tests.slice(0, 2), () => {})).toBe(0);
+  });
+
+  it('test reports an answer that failed, as with an unreachable model', async () => {
+    const { site, docs } = await crawled();
+    const agent = new OpenAiAgent({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', maxTries: 1 });
+    const lines: string[] = [];
+    const [test] = parseAnswerTests(
+      '- question: what is lock_timeout\n  url: reference/config.html',
+      'a.yaml',
+      `${site.url}/docs/`,
+    );
+    expect(await testCommand(agent, docs, [test], (l) => lines.push(l))).toBe(1);
+    expect(lines[1]).toContain('the answer failed: The assistant is not available right now.');
+  });
+
+  it('reads a test file strictly: the line of a YAML error, a question without urls, a relative URL without a site', () => {
+    expect(() => parseAnswerTests('- question: [unclosed\n  urls: x', 'answers.yaml')).toThrow(
+      /^answers\.yaml:\d+: /,
+    );
+    expect(() => parseAnswerTests('- question: Where?\n', 'answers.yaml')).toThrow(
+      'answers.yaml: question 1 needs "urls": the page(s) that must be among the sources.',
+    );
+    expect(() => parseAnswerTests('- question: Where?\n  urls: [guide.html]', 'answers.yaml')).toThrow(
+      'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site to resolve against).',
+    );
+    expect(
+      parseAnswerTests('questions:\n  - question: Where?\n    urls: [https://a.test/g#x]', 'a.yaml'),
+    ).toEqual([{ question: 'Where?', urls: ['https://a.test/g#x'], phrases: [] }]);
+  });
+});

@@ -1,0 +1,237 @@
+import { cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
+import { crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
+
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
+const open: StaticSite[] = [];
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((site) => site.close()));
+  await Promise.all(temps.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** The fixture site, with a page that fails and one over the test's size cap. */
+async function serve(root = SITE, routes: Record<string, (res: ServerResponse) => void> = {}) {
+  const site = await serveFolder(root, {
+    routes: {
+      '/docs/broken.html': (_req, res) => res.writeHead(500).end('down'),
+      '/docs/huge.html': (_req, res) =>
+        res
+          .writeHead(200, { 'Content-Type': 'text/html' })
+          .end(`<title>Huge</title><main><p>${'word '.repeat(40_000)}</p></main>`),
+      ...Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, (_req, res) => route(res)])),
+    },
+  });
+  open.push(site);
+  return site;
+}
+
+const OPTIONS = { maxPageBytes: 64 * 1024, retryDelayMs: 1 };
+const paths = (result: CrawlResult, base: string) => result.pages.map((page) => page.url.slice(base.length));
+const fetched = (site: StaticSite) => site.requests.map((r) => r.path);
+
+describe('crawlSite on a local static site', () => {
+  it('reads robots.txt and the sitemap first, then follows links, on the host and under the path given', async () => {
+    const site = await serve();
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(paths(result, site.url)).toEqual([
+      '/docs/',
+      '/docs/guide/install.html',
+      '/docs/guide/linked-only.html',
+      '/docs/notes.md',
+      '/docs/private/open.html',
+      '/docs/reference/config.html',
+    ]);
+    const order = fetched(site);
+    expect(order.slice(0, 4)).toEqual([
+      '/robots.txt',
+      '/docs/sitemap.xml',
+      '/docs/guide/install.html',
+      '/docs/reference/config.html',
+    ]);
+    // Disallowed by robots.txt, off the path, off the host, not a page: never requested.
+    for (const never of ['/docs/private/secret.html', '/outside.html', '/docs/logo.png'])
+      expect(order).not.toContain(never);
+    expect(result.complete).toBe(true);
+    expect(result.truncated).toBe(false);
+  });
+
+  it('reports the pages that failed with their reasons, after one retry of a server error', async () => {
+    const site = await serve();
+    const { failures } = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const byPath = Object.fromEntries(failures.map((f) => [f.url.slice(site.url.length), f.reason]));
+    expect(byPath).toEqual({
+      '/docs/broken.html': 'the server answered 500',
+      '/docs/missing.html': 'not found (404)',
+      '/docs/huge.html': 'the page is over 64 KB: not indexed',
+    });
+    expect(fetched(site).filter((path) => path === '/docs/broken.html')).toHaveLength(2);
+    expect(fetched(site).filter((path) => path === '/docs/missing.html')).toHaveLength(1);
+  });
+
+  it('keeps the main content with its headings and anchors, without navigation, footers, scripts or styles', async () => {
+    const site = await serve();
+    const { pages } = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const install = pages.find((page) => page.url.endsWith('/guide/install.html'))!;
+    expect(install.title).toBe('Installing Acme');
+    expect(install.sections.map((s) => [s.url.slice(site.url.length), s.headings])).toEqual([
+      ['/docs/guide/install.html', []],
+      ['/docs/guide/install.html#requirements', ['Requirements']],
+      ['/docs/guide/install.html#upgrading', ['Upgrading from version 1']],
+      // A heading without an anchor of its own is reached by its enclosing heading's.
+      ['/docs/guide/install.html#upgrading', ['Upgrading from version 1', 'Rolling back']],
+    ]);
+    expect(install.sections[1].text).toBe(
+      'You need `npm` and a database.\n\n- PostgreSQL 15 or later\n\n- 2 GB of memory',
+    );
+    expect(install.sections[2].text).toContain('```\nacme migrate --to 2\n```');
+    expect(install.sections[3].text).toContain('| Version | Supported until |');
+    const all = JSON.stringify(pages);
+    for (const noise of ['Sidebar text', 'Copyright footer', 'Footer text', 'script text', 'style text', '¶'])
+      expect(all).not.toContain(noise);
+    const config = pages.find((page) => page.url.endsWith('/reference/config.html'))!;
+    expect(config.sections.map((s) => s.url.slice(site.url.length))).toContain(
+      '/docs/reference/config.html#max_locks_per_transaction',
+    );
+    // A list of links only is navigation, not content.
+    expect(JSON.stringify(config.sections)).not.toContain('Troubleshooting');
+    const notes = pages.find((page) => page.url.endsWith('/notes.md'))!;
+    expect(notes.sections.map((s) => s.url.slice(site.url.length))).toEqual([
+      '/docs/notes.md#version-2',
+      '/docs/notes.md#version-1',
+    ]);
+  });
+
+  it('reads the canonical page in place of a copy, and ignores a canonical address off the site', async () => {
+    const site = await serve();
+    const { pages } = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(JSON.stringify(pages)).not.toContain('as an older address said');
+    expect(fetched(site)).toContain('/docs/guide/alias.html');
+    expect(pages.filter((page) => page.title === 'Installing Acme')).toHaveLength(1);
+    expect(pages.some((page) => page.url === `${site.url}/docs/reference/config.html`)).toBe(true);
+  });
+
+  it('drops a page served at two addresses with the same content, keeping the shorter address', async () => {
+    const site = await serve();
+    const { pages } = await crawlSite(`${site.url}/docs/index.html`, OPTIONS);
+    expect(fetched(site)).toEqual(expect.arrayContaining(['/docs/index.html', '/docs/']));
+    expect(pages.filter((page) => page.title === 'Acme docs').map((p) => p.url)).toEqual([
+      `${site.url}/docs/`,
+    ]);
+  });
+
+  it('revalidates with ETag on a re-crawl: unchanged pages come back without sections, changed and removed ones are told apart', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'docs-site-'));
+    temps.push(root);
+    await cp(SITE, root, { recursive: true });
+    const site = await serve(root);
+    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const previous = new Map(first.pages.map((page) => [page.url, page]));
+
+    site.requests.length = 0;
+    const again = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    expect(again.pages.map((p) => [p.url, p.status])).toEqual(first.pages.map((p) => [p.url, 'unchanged']));
+    expect(again.pages.every((p) => p.sections.length === 0)).toBe(true);
+    // Every page the index holds answered 304; copies it does not hold are read again.
+    const known = new Set(first.pages.map((page) => page.url.slice(site.url.length)));
+    expect(site.requests.filter((r) => known.has(r.path)).map((r) => r.status)).toEqual(
+      [...known].map(() => 304),
+    );
+    // Links of a page that answered 304 are followed from the last crawl: nothing goes missing.
+    expect(fetched(site)).toContain('/docs/guide/linked-only.html');
+
+    await writeFile(
+      join(root, 'docs/guide/linked-only.html'),
+      '<title>Troubleshooting</title><main><h1>Troubleshooting</h1><p>Rewritten.</p></main>',
+    );
+    await unlink(join(root, 'docs/notes.md'));
+    const third = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    const status = Object.fromEntries(third.pages.map((p) => [p.url.slice(site.url.length), p.status]));
+    expect(status['/docs/guide/linked-only.html']).toBe('changed');
+    expect(status['/docs/notes.md']).toBeUndefined();
+    expect(third.failures).toContainEqual({ url: `${site.url}/docs/notes.md`, reason: 'not found (404)' });
+    expect(status['/docs/guide/install.html']).toBe('unchanged');
+  });
+
+  it('revalidates with Last-Modified when a server sends no ETag', async () => {
+    const modified = 'Tue, 01 Dec 2026 10:00:00 GMT';
+    const seen: (string | undefined)[] = [];
+    const site = await serveFolder(SITE, {
+      routes: {
+        '/robots.txt': (_req, res) => res.writeHead(404).end(),
+        '/docs/sitemap.xml': (_req, res) => res.writeHead(404).end(),
+        '/docs/': (req, res) => {
+          seen.push(req.headers['if-modified-since']);
+          if (req.headers['if-modified-since'] === modified) return res.writeHead(304).end();
+          res
+            .writeHead(200, { 'Content-Type': 'text/html', 'Last-Modified': modified })
+            .end('<title>Only</title><p>One page.</p>');
+        },
+      },
+    });
+    open.push(site);
+    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const again = await crawlSite(`${site.url}/docs/`, {
+      ...OPTIONS,
+      previous: new Map(first.pages.map((p) => [p.url, p])),
+    });
+    expect(seen).toEqual([undefined, modified]);
+    expect(again.pages.map((p) => p.status)).toEqual(['unchanged']);
+  });
+
+  it('crawls nothing, and says the crawl is incomplete, while robots.txt answers with a server error', async () => {
+    const site = await serve(SITE, { '/robots.txt': (res) => res.writeHead(503).end() });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(result.pages).toEqual([]);
+    expect(result.complete).toBe(false);
+    expect(result.failures).toEqual([
+      {
+        url: `${site.url}/robots.txt`,
+        reason: 'the server answered 503: nothing is crawled until robots.txt answers',
+      },
+    ]);
+    expect(fetched(site)).toEqual(['/robots.txt', '/robots.txt']);
+  });
+
+  it('starts from a sitemap, and stops at the page cap', async () => {
+    const site = await serve();
+    const fromSitemap = await crawlSite(`${site.url}/docs/sitemap.xml`, OPTIONS);
+    expect(paths(fromSitemap, site.url)).toContain('/docs/guide/install.html');
+    const capped = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPages: 2 });
+    expect(capped.truncated).toBe(true);
+    expect(capped.pages).toHaveLength(2);
+  });
+
+  it('has at most `concurrency` requests in flight', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = (res: ServerResponse) => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('<title>Slow</title><p>Slow page.</p>');
+      }, 20);
+    };
+    const links = Array.from({ length: 12 }, (_, i) => `<a href="p${i}.html">${i}</a>`).join('');
+    const site = await serveFolder(SITE, {
+      routes: {
+        '/many/': (_req, res) =>
+          res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>Many</title><p>Start.</p>${links}`),
+        ...Object.fromEntries(
+          Array.from({ length: 12 }, (_, i) => [
+            `/many/p${i}.html`,
+            (_req: unknown, res: ServerResponse) => slow(res),
+          ]),
+        ),
+      },
+    });
+    open.push(site);
+    const result = await crawlSite(`${site.url}/many/`, { ...OPTIONS, concurrency: 3 });
+    expect(result.pages).toHaveLength(2); // the start and one slow page: the others have the same content
+    expect(most).toBe(3);
+  });
+});

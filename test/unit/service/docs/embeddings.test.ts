@@ -1,0 +1,106 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Embedder, HybridDocs, embeddingText } from '../../../../service/docs/embeddings.js';
+import { SectionIndex } from '../../../../service/docs/ranking.js';
+import type { Section } from '../../../../service/docs/types.js';
+
+/** Concepts of the scripted server: words that mean the same thing share a dimension. */
+const CONCEPTS = [
+  ['leave', 'exit', 'quit', 'close'],
+  ['colour', 'color', 'palette', 'theme'],
+  ['money', 'price', 'billing', 'invoice'],
+];
+
+const closers: (() => void)[] = [];
+afterEach(() => closers.splice(0).forEach((close) => close()));
+
+/** An OpenAI-compatible /v1/embeddings server, scripted: a text's vector counts its concepts. */
+async function embeddingsServer(status = 200) {
+  const seen: { authorization?: string; body: { model: string; input: string[] } }[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      const body = JSON.parse(raw);
+      seen.push({ authorization: req.headers.authorization, body });
+      if (status !== 200) return res.writeHead(status).end('{"error":{"code":"down"}}');
+      const data = (body.input as string[]).map((text, index) => ({
+        index,
+        embedding: CONCEPTS.map((words) => words.filter((w) => text.toLowerCase().includes(w)).length + 0.01),
+      }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ data: data.reverse() }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => server.close());
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen };
+}
+
+const SECTIONS: Section[] = [
+  ['Closing', 'Press Ctrl+Q to exit the application; unsaved work is kept.'],
+  ['Appearance', 'Pick a palette in the settings to change the colour of the page.'],
+  ['Plans', 'Billing happens monthly; every invoice is sent by email.'],
+  ['Programs', 'A program runs until the visitor stops reading the docs.'],
+].map(([heading, text]) => ({
+  url: `https://docs.test/app#${heading.toLowerCase()}`,
+  pageUrl: `https://docs.test/${heading.toLowerCase()}`,
+  title: heading,
+  headings: [heading],
+  text,
+}));
+
+async function hybrid(status = 200) {
+  const server = await embeddingsServer();
+  const embedder = new Embedder({
+    baseUrl: server.baseUrl,
+    model: 'embed-small',
+    apiKey: 'sk-test',
+    batch: 3,
+  });
+  const vectors = await embedder.embed(SECTIONS.map(embeddingText));
+  const errors: unknown[] = [];
+  const failing =
+    status === 200
+      ? embedder
+      : new Embedder({ baseUrl: (await embeddingsServer(status)).baseUrl, model: 'embed-small' });
+  return {
+    server,
+    errors,
+    docs: new HybridDocs(new SectionIndex(SECTIONS), SECTIONS, vectors, failing, (error) =>
+      errors.push(error),
+    ),
+  };
+}
+
+describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
+  it('embeds in batches with the model and key, and reads vectors by their index', async () => {
+    const { server } = await hybrid();
+    expect(server.seen.map((s) => s.body.input.length)).toEqual([3, 1]);
+    expect(server.seen[0].body.model).toBe('embed-small');
+    expect(server.seen[0].authorization).toBe('Bearer sk-test');
+  });
+
+  it('finds by meaning what the words alone miss, fused with the lexical ranking', async () => {
+    const { docs } = await hybrid();
+    const lexical = new SectionIndex(SECTIONS).search('how do I leave the program');
+    expect(lexical[0].section.title).toBe('Programs');
+    const hits = await docs.search('how do I leave the program');
+    expect(
+      hits
+        .map((hit) => hit.section.title)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['Closing', 'Programs']);
+    expect(hits.find((hit) => hit.section.title === 'Closing')!.match).toBe(0);
+  });
+
+  it('answers with the lexical ranking alone when the embeddings server fails', async () => {
+    const { docs, errors } = await hybrid(503);
+    const hits = await docs.search('how do I leave the program');
+    expect(hits.map((hit) => hit.section.title)).toEqual(['Programs']);
+    expect(String(errors[0])).toContain('503');
+  });
+});

@@ -1,0 +1,143 @@
+/** DocsLibrary: each project's docs in the database, crawled on a schedule by one instance, searched through its own index. */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
+import { readDocsFolder } from '../../../../service/docs/folder.js';
+import { DocsInputError, DocsLibrary } from '../../../../service/docs/library.js';
+import { ManualClock } from '../../../../service/kernel/clock.js';
+import { memoryStores } from '../../../../service/storage/memory/index.js';
+
+const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
+const open: StaticSite[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((site) => site.close()));
+});
+
+async function fixture() {
+  const site = await serveFolder(SITE);
+  open.push(site);
+  const storage = memoryStores();
+  const clock = new ManualClock();
+  const library = (options = {}) =>
+    new DocsLibrary({
+      store: storage.docs,
+      clock,
+      readFolder: readDocsFolder,
+      crawl: { retryDelayMs: 1 },
+      ...options,
+    });
+  return { site, storage, clock, library };
+}
+
+const P = 'proj_a';
+const pageRequests = (site: StaticSite) => site.requests.filter((r) => /\.(html|md)$|\/$/.test(r.path));
+
+describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
+  it('crawls a due source once however many instances tick, and a restart reads the index without crawling', async () => {
+    const { site, library } = await fixture();
+    const [a, b] = [library(), library()];
+    await a.addSource(P, `${site.url}/docs/`);
+    const crawled = await Promise.all([a.tick(), b.tick()]);
+    expect(crawled.sort((x, y) => x - y)).toEqual([0, 1]);
+    const fetched = pageRequests(site).length;
+    expect(fetched).toBeGreaterThan(0);
+
+    // Both instances, and a third started later, answer from the one stored index.
+    const restarted = library();
+    for (const instance of [a, b, restarted]) {
+      const [hit] = await instance.search(P, 'max_locks_per_transaction');
+      expect(hit.section.url).toBe(`${site.url}/docs/reference/config.html#max_locks_per_transaction`);
+    }
+    expect(await restarted.tick()).toBe(0);
+    expect(pageRequests(site)).toHaveLength(fetched);
+  });
+
+  it('re-crawls on its schedule with revalidation, and other instances see a change within their freshness', async () => {
+    const { site, clock, library, storage } = await fixture();
+    const crawler = library({ recrawlEveryMs: 3_600_000 });
+    const reader = library({ freshnessMs: 5_000 });
+    const source = await crawler.addSource(P, `${site.url}/docs/`);
+    await crawler.tick();
+    const first = async () => (await reader.search(P, 'acme_cancel_backend'))[0]?.section.url;
+    expect(await first()).toBe(`${site.url}/docs/guide/linked-only.html#kill-query`);
+    expect(await crawler.tick()).toBe(0);
+    clock.advance(3_600_000);
+    site.requests.length = 0;
+    expect(await crawler.tick()).toBe(1);
+    expect(
+      pageRequests(site)
+        .filter((r) => r.status === 200)
+        .map((r) => r.path),
+    ).toEqual(expect.not.arrayContaining(['/docs/guide/install.html']));
+    expect(pageRequests(site).filter((r) => r.status === 304).length).toBeGreaterThan(3);
+    const [summary] = await crawler.sources(P);
+    expect(summary.lastRun).toMatchObject({ pagesNew: 0, pagesChanged: 0, pagesRemoved: 0 });
+
+    // Removed by one instance: another keeps its index until its freshness runs out.
+    await crawler.removeSource(P, source.id);
+    expect(await first()).toBe(`${site.url}/docs/guide/linked-only.html#kill-query`);
+    clock.advance(5_000);
+    await reader.search(P, 'warm');
+    await expect.poll(first).toBeUndefined();
+    expect(await storage.docs.listDocSections(P)).toEqual([]);
+  });
+
+  it('finds what its own crawl indexed at the next search, without waiting out its freshness', async () => {
+    const { site, library } = await fixture();
+    const instance = library({ freshnessMs: 60_000 });
+    // Searched while the project had no docs: that empty index is what it holds.
+    expect(await instance.search(P, 'acme_cancel_backend')).toEqual([]);
+    await instance.addSource(P, `${site.url}/docs/`);
+    await instance.tick();
+    const [hit] = await instance.search(P, 'acme_cancel_backend');
+    expect(hit?.section.url).toBe(`${site.url}/docs/guide/linked-only.html#kill-query`);
+  });
+
+  it('refuses a location that is neither a website nor a folder, in plain words', async () => {
+    const { library } = await fixture();
+    await expect(library().addSource(P, 'ftp://docs.example.com/')).rejects.toThrow(
+      new DocsInputError('ftp://docs.example.com/: only http and https sites can be crawled.'),
+    );
+    await expect(library({ readFolder: undefined }).addSource(P, './docs')).rejects.toThrow(/is not a URL/);
+  });
+
+  it('reads a folder, and records a folder that does not exist as a failed crawl that keeps nothing', async () => {
+    const { library } = await fixture();
+    const docs = library();
+    await docs.addSource(P, join(SITE, 'docs'), 'https://acme.example/docs');
+    await docs.addSource(P, join(SITE, 'nowhere'));
+    await docs.tick();
+    const sources = await docs.sources(P);
+    const folder = sources.find((s) => s.location === join(SITE, 'docs'))!;
+    const missing = sources.find((s) => s.location === join(SITE, 'nowhere'))!;
+    expect(folder.pages).toBe(8);
+    expect((await docs.search(P, 'How do I stop a long query'))[0].section.url).toBe(
+      'https://acme.example/docs/guide/linked-only.html#kill-query',
+    );
+    expect(missing.lastRun?.failures).toEqual([
+      { url: join(SITE, 'nowhere'), reason: 'the folder does not exist' },
+    ]);
+  });
+
+  it("keeps projects apart: one project's search never finds another's pages, whatever the words", async () => {
+    const { site, library } = await fixture();
+    const docs = library();
+    await docs.addSource(P, `${site.url}/docs/`);
+    await docs.addSource('proj_b', join(SITE, 'docs'), 'https://b.example/docs');
+    await docs.tick();
+    const urls = async (projectId: string) =>
+      (await docs.search(projectId, 'max_locks_per_transaction acme_cancel_backend', 50)).map(
+        (h) => h.section.url,
+      );
+    expect(await urls(P)).not.toHaveLength(0);
+    expect((await urls(P)).every((url) => url.startsWith(site.url))).toBe(true);
+    expect((await urls('proj_b')).every((url) => url.startsWith('https://b.example/docs/'))).toBe(true);
+    expect(await urls('proj_none')).toEqual([]);
+    expect(await docs.project('proj_none').size?.()).toBe(0);
+    // A source is removed and re-crawled only through its own project.
+    const [mine] = await docs.sources(P);
+    expect(await docs.removeSource('proj_b', mine.id)).toBe(false);
+    expect(await docs.recrawlNow('proj_b', mine.id)).toBe(false);
+    expect((await docs.sources(P)).map((s) => s.id)).toEqual([mine.id]);
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { SectionIndex, fuseByRank } from '../../../../service/docs/ranking.js';
+import { terms } from '../../../../service/docs/terms.js';
+import type { Section } from '../../../../service/docs/types.js';
+
+const section = (page: string, heading: string | null, text: string, title = page): Section => ({
+  url: `https://docs.test/${page}${heading ? `#${heading.toLowerCase().replace(/\W+/g, '-')}` : ''}`,
+  pageUrl: `https://docs.test/${page}`,
+  title,
+  headings: heading ? [heading] : [],
+  text,
+});
+const FILLER = 'The server keeps working while you read this paragraph about nothing in particular. ';
+const urls = (index: SectionIndex, question: string) =>
+  index.search(question, 5).map((hit) => hit.section.url);
+
+describe('terms: the analysis documents and questions share', () => {
+  it('stems English words and drops stopwords and one-letter words', () => {
+    expect(terms('How do I index indexes while indexing a table?')).toEqual([
+      'index',
+      'index',
+      'index',
+      'tabl',
+    ]);
+  });
+
+  it('keeps identifiers and error codes whole beside their parts', () => {
+    expect(terms('max_locks_per_transaction')).toEqual([
+      'max_locks_per_transaction',
+      'max',
+      'lock',
+      'per',
+      'transact',
+    ]);
+    expect(terms('os.path.join')).toEqual(['os.path.join', 'os', 'path', 'join']);
+    expect(terms('ERR_FOO')).toEqual(['err_foo', 'err', 'foo']);
+    expect(terms('UnicodeDecodeError')).toEqual(['unicodedecodeerror', 'unicod', 'decod', 'error']);
+    expect(terms('--verbose')).toEqual(['--verbose', 'verbos']);
+  });
+});
+
+describe('SectionIndex', () => {
+  it('finds a section by an identifier typed exactly, and by its words', () => {
+    const index = new SectionIndex([
+      section('config', 'max_locks_per_transaction', 'How many objects one transaction may lock at most.'),
+      section(
+        'locks',
+        'Locks',
+        'Every transaction takes locks; the maximum per table is set elsewhere. '.repeat(3),
+      ),
+      section('errors', 'ERR_OUT_OF_MEMORY', 'Raised when a transaction takes too many locks.'),
+    ]);
+    expect(urls(index, 'max_locks_per_transaction')[0]).toBe(
+      'https://docs.test/config#max_locks_per_transaction',
+    );
+    expect(urls(index, 'what does ERR_OUT_OF_MEMORY mean')[0]).toBe(
+      'https://docs.test/errors#err_out_of_memory',
+    );
+    expect(urls(index, 'max locks per transaction')).toContain(
+      'https://docs.test/config#max_locks_per_transaction',
+    );
+  });
+
+  it('never matches a prefix or a near spelling: "2" is not "20", "see" is not "seed"', () => {
+    const index = new SectionIndex([
+      section('numbers', 'Twenty', 'Set the pool to 20 connections and the seed to 7.'),
+      section('other', 'Other', 'Nothing to do with the question.'),
+    ]);
+    expect(index.search('2')).toEqual([]);
+    expect(index.search('see')).toEqual([]);
+    expect(index.search('20')).toHaveLength(1);
+  });
+
+  it('ranks a short section about the words above a long page that mentions them once', () => {
+    const index = new SectionIndex([
+      section(
+        'index-page',
+        null,
+        `${FILLER.repeat(300)} To cancel a query see the server functions. ${FILLER.repeat(300)}`,
+      ),
+      section(
+        'queries',
+        'Cancelling a query',
+        'Call the cancel function with the process id to cancel a running query.',
+      ),
+    ]);
+    expect(urls(index, 'how do I cancel a query')[0]).toBe('https://docs.test/queries#cancelling-a-query');
+  });
+
+  it('weighs a title or heading that names the topic above a text that mentions it', () => {
+    const index = new SectionIndex([
+      section('a', 'Replication', `Replication copies data. ${FILLER}`),
+      section('b', 'Backups', `Backups can be restored; replication is covered elsewhere. ${FILLER}`),
+    ]);
+    expect(urls(index, 'replication')[0]).toBe('https://docs.test/a#replication');
+  });
+
+  it('adds the other words of a synonym group at half weight: a folder is a directory', () => {
+    const index = new SectionIndex([
+      section('fs', 'Directories', 'List the files of a directory with the list function.'),
+      section('other', 'Other', 'Nothing about that.'),
+    ]);
+    const [hit] = index.search('list the files in a folder');
+    expect(hit.section.url).toBe('https://docs.test/fs#directories');
+  });
+
+  it('gives each hit a fused rank score and its own BM25 match', () => {
+    const index = new SectionIndex([section('a', 'Alpha', 'alpha beta'), section('b', 'Beta', 'beta gamma')]);
+    const hits = index.search('alpha beta');
+    expect(hits[0].section.url).toBe('https://docs.test/a#alpha');
+    expect(hits[0].score).toBeGreaterThan(hits[1].score);
+    expect(hits[0].match).toBeGreaterThan(hits[1].match);
+  });
+});
+
+describe('fuseByRank', () => {
+  it('adds 1/(60 + rank) over the rankings a section is in', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => ({
+      section: section(name, null, name),
+      score: 0,
+      match: 1,
+    }));
+    const fused = fuseByRank(
+      [
+        [a, b],
+        [c, b],
+      ],
+      3,
+    );
+    expect(fused.map((hit) => hit.section.text)).toEqual(['b', 'a', 'c']);
+    expect(fused[0].score).toBeCloseTo(2 / 62);
+  });
+});
