@@ -59,7 +59,9 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
   --model-history-tokens N      estimated tokens of earlier turns sent with each question; oldest go first
                                 (AGENT_CHAT_MODEL_HISTORY_TOKENS; default 8000)
   --model-usage on|off          ask for token usage (stream_options.include_usage); off for a server that
-                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)`;
+                                refuses the field (AGENT_CHAT_MODEL_USAGE; default on)
+  --model-max-tokens N          the most tokens one model call may write (max_tokens); 0 sends none
+                                (AGENT_CHAT_MODEL_MAX_TOKENS; default 8192)`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -78,6 +80,7 @@ const OPTIONS = {
   'model-stall-timeout': { type: 'string' },
   'model-history-tokens': { type: 'string' },
   'model-usage': { type: 'string' },
+  'model-max-tokens': { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -175,6 +178,12 @@ async function agentOf(values: Flags): Promise<Agent> {
       10_000_000,
     ),
     usage: usage === 'on',
+    maxTokens: whole(
+      '--model-max-tokens',
+      values['model-max-tokens'] ?? env.AGENT_CHAT_MODEL_MAX_TOKENS,
+      0,
+      10_000_000,
+    ),
     log: jsonLog,
   });
 }
