@@ -16,6 +16,7 @@ import type {
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
+import { boundedPasswords } from './routes/console/auth.js';
 import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { StoreRole, Stores } from './storage/types.js';
@@ -118,7 +119,9 @@ function serviceContext(
     ...rest,
     storage,
     clock,
-    console: options.console ?? null,
+    console: options.console
+      ? { ...options.console, passwords: boundedPasswords(options.console.passwords) }
+      : null,
     widget: options.widget ?? null,
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,

@@ -19,6 +19,8 @@ export interface RequestInfo {
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(password: string, stored: string): Promise<boolean>;
+  /** Whether a stored hash has weaker parameters than `hash` gives now: it is re-hashed at the next sign-in. */
+  outdated?(stored: string): boolean;
 }
 
 /** What the console needs beyond the core: a password hash, its built pages. */

@@ -127,4 +127,8 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE public_budgets (
      project_id text NOT NULL, integration_id text NOT NULL, day int NOT NULL,
      sessions int NOT NULL DEFAULT 0, answers int NOT NULL DEFAULT 0, PRIMARY KEY (project_id, integration_id, day));`,
+  // Sign-in attempts are counted before the password is checked: each row names its attempt,
+  // so one refused before its check, or one that succeeded, takes its rows back.
+  `ALTER TABLE sign_in_failures ADD COLUMN attempt text;
+   CREATE INDEX sign_in_failures_by_attempt ON sign_in_failures (attempt);`,
 ];

@@ -215,17 +215,36 @@ export interface GateStore {
 }
 
 /** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
+/** What one key holds of sign-in attempts (see `countSignInAttempt`). */
+export interface SignInCount {
+  key: string;
+  count: number;
+  oldest: number | null;
+  latest: number | null;
+}
+
 export interface AccountStore {
   createAdmin(admin: AdminRecord): Promise<boolean>;
   getAdmin(username: string): Promise<AdminRecord | undefined>;
   putConsoleSession(session: ConsoleSessionRecord): Promise<void>;
   getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;
-  /** One failure under each key (`user:alice`, `addr:10.0.0.1`). */
-  recordSignInFailure(keys: string[], at: number): Promise<void>;
-  /** Failures under `key` at or after `since`, and the oldest of them. */
-  signInFailures(key: string, since: number): Promise<{ count: number; oldest: number | null }>;
+  /**
+   * Counts a sign-in attempt before its password is checked: a row under each key, then what
+   * each key holds since its `since` (this attempt included in `count`; `oldest` and `latest`
+   * of the others). Attempts that come together each see the others' rows, so no more pass a
+   * limit than it allows. The rows stay as the attempt's failure unless it is forgotten.
+   */
+  countSignInAttempt(
+    attempt: string,
+    keys: { key: string; since: number }[],
+    at: number,
+  ): Promise<SignInCount[]>;
+  /** The attempt's rows go: it was refused before its password was checked, or it succeeded. */
+  forgetSignInAttempt(attempt: string): Promise<void>;
   clearSignInFailures(key: string): Promise<void>;
+  /** A new hash for an admin's password (the parameters were raised): false when no such admin. */
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
   /** Deletes console sessions expired before `before`, and sign-in failures a day older than it. */
   purgeExpired(before: number): Promise<void>;
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
