@@ -20,6 +20,10 @@ const ACTIONS: Record<string, string> = {
   'key.create': 'Created an API key',
   'key.rotate': 'Rotated an API key',
   'key.revoke': 'Revoked an API key',
+  'key.end_sessions': 'Ended the sessions of an API key',
+  'conversation.read': 'Read a conversation',
+  'conversation.search': 'Searched conversations',
+  'activity.export': 'Exported activity as CSV',
 };
 
 function details(entry: ConsoleAuditEntry): string {
