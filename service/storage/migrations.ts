@@ -128,7 +128,11 @@ export const MIGRATIONS: string[] = [
      project_id text NOT NULL, integration_id text NOT NULL, day int NOT NULL,
      sessions int NOT NULL DEFAULT 0, answers int NOT NULL DEFAULT 0, PRIMARY KEY (project_id, integration_id, day));`,
   // Sign-in attempts are counted before the password is checked: each row names its attempt,
-  // so one refused before its check, or one that succeeded, takes its rows back.
+  // so one refused before its check, or one that succeeded, takes its rows back. A session
+  // names the key that minted it, and a key when its sessions were ended.
   `ALTER TABLE sign_in_failures ADD COLUMN attempt text;
-   CREATE INDEX sign_in_failures_by_attempt ON sign_in_failures (attempt);`,
+   CREATE INDEX sign_in_failures_by_attempt ON sign_in_failures (attempt);
+   ALTER TABLE sessions ADD COLUMN key_id text;
+   CREATE INDEX sessions_by_key ON sessions (key_id) WHERE key_id IS NOT NULL;
+   ALTER TABLE api_keys ADD COLUMN sessions_ended_at bigint;`,
 ];

@@ -188,6 +188,11 @@ export interface DirectoryStore {
   listApiKeys(projectId: string): Promise<ApiKeyRecord[]>;
   updateApiKey(projectId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
   putSession(session: SessionRecord): Promise<void>;
+  /**
+   * Ends the sessions a key minted: the key says when (so an instance that still remembers one
+   * refuses it) and its sessions are deleted. Returns how many were deleted; undefined: no such key.
+   */
+  endKeySessions(projectId: string, keyId: string, at: number): Promise<number | undefined>;
   getSession(tokenHash: string): Promise<SessionRecord | undefined>;
   /** Deletes sessions expired before `before`; returns how many. */
   purgeSessions(before: number): Promise<number>;

@@ -39,6 +39,7 @@ describe('the embedded store is single-writer', () => {
         tokenHash: 'h1',
         projectId: 'p',
         owner: null,
+        keyId: null,
         createdAt: 0,
         expiresAt: 1,
       });
@@ -92,6 +93,7 @@ describe('the embedded store is single-writer', () => {
         tokenHash: 'h',
         projectId: 'p',
         owner: null,
+        keyId: null,
         createdAt: 0,
         expiresAt: 1,
       });
