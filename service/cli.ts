@@ -87,6 +87,13 @@ const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
 type Flags = ReturnType<typeof flags>['values'];
 const env = process.env;
 
+/**
+ * The console's cookie is Secure only when the service can tell the browser is on https: a TLS
+ * proxy that sends no X-Forwarded-Proto leaves it plain unless --public-url says https.
+ */
+const INSECURE_COOKIE =
+  'console: its sign-in cookie is marked Secure only for requests that arrive over https or with X-Forwarded-Proto: https. Behind a TLS proxy that sends neither, set --public-url https://… (AGENT_CHAT_PUBLIC_URL).';
+
 async function main() {
   const { values, positionals } = flags();
   if (values.help) {
@@ -144,7 +151,10 @@ async function main() {
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
   );
-  console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
+  // One write, so the caveat arrives with the line it qualifies.
+  console.log(
+    `console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)${settings.publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`}`,
+  );
   stopOnSignals(running);
 }
 

@@ -1,5 +1,11 @@
 import { SESSION_TTL_MS } from '../contract/limits.js';
-import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
+import {
+  addressKey,
+  checkTrustProxy,
+  clientAddress,
+  fewerHopsThanTrusted,
+  type TrustProxy,
+} from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import { Answers } from './answers/live-answers.js';
@@ -175,6 +181,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       },
     ));
   const timers = new Set<ReturnType<typeof setInterval>>();
+  const warnHops = hopWarning(trustProxy, log);
 
   const service: AgentService = {
     storage,
@@ -184,6 +191,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         await join();
         // Limits count IPv6 addresses per /64, the block one subscriber usually holds.
         const address = clientAddress(request, info, trustProxy);
+        warnHops(request);
         return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
       } catch (error) {
         return errorResponse(error, request, log);
@@ -203,4 +211,22 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     },
   };
   return service;
+}
+
+/** A trustProxy one hop too high lets a visitor pick the address limits count: says so once. */
+function hopWarning(trustProxy: TrustProxy, log: (entry: LogEntry) => void) {
+  let warned = false;
+  return (request: Request) => {
+    if (warned) return;
+    const entries = fewerHopsThanTrusted(request, trustProxy);
+    if (entries === undefined) return;
+    warned = true;
+    log({
+      level: 'warn',
+      msg: 'trust_proxy_too_high',
+      trustProxy,
+      forwarded: entries,
+      hint: `A request came through ${entries} proxies but trustProxy counts ${String(trustProxy)}: visitors can choose the address limits count. Set it to the number of proxies in front.`,
+    });
+  };
 }
