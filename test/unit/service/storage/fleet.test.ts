@@ -79,6 +79,63 @@ storageSuite('fleet', (suite) => {
   });
 });
 
+describe.runIf(process.env.DATABASE_URL)('fleet signals on PostgreSQL', { timeout: 60_000 }, () => {
+  it('a role without table rights can neither read, forge nor flood them', async () => {
+    const databaseUrl = await freshPostgresSchema();
+    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+    const channel = `agent_chat.${schema}`;
+    const [a, b] = await Promise.all([openStorage({ databaseUrl }), openStorage({ databaseUrl })]);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const role = `intruder_${schema}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    const asIntruder = new URL(process.env.DATABASE_URL!);
+    asIntruder.username = role;
+    const intruder = new pg.Client({ connectionString: asIntruder.toString() });
+    await intruder.connect();
+    try {
+      const overheard: string[] = [];
+      intruder.on('notification', (n) => overheard.push(n.payload ?? ''));
+      await intruder.query(`LISTEN "${channel}"`);
+      await expect(intruder.query(`SELECT key FROM ${schema}.fleet_secret`)).rejects.toThrow(
+        /permission denied/,
+      );
+
+      const got: string[] = [];
+      const off = await a.fleet.subscribe((m) => got.push(m));
+      const words = 'the answer so far, which only the fleet may read';
+      const long = `snap\nwatch_1\n3\n${'é✓ '.repeat(9_000)}${words}`;
+      await b.fleet.publish([`recs\nans_1\n0\n0\n${words}`, long]);
+      await expect.poll(() => got.length).toBe(2);
+      await expect.poll(() => overheard.length).toBeGreaterThanOrEqual(2);
+      expect(overheard.some((p) => p.includes(words) || p.includes('recs') || p.includes('é'))).toBe(false);
+
+      // Forged signals: a cancel, injected text, and fragments that would each hold a message open.
+      const forged = [
+        '=cancel\nans_1\ninst_a',
+        `=recs\nans_1\n1\n0\n${words}`,
+        ...Array.from({ length: 2_000 }, (_, i) => `+f${i} 0 100000\n${'x'.repeat(7_000)}`),
+        ...overheard.map((p) => `${p.slice(0, -8)}AAAAAAA=`),
+      ];
+      for (let at = 0; at < forged.length; at += 200)
+        await intruder.query('SELECT pg_notify($1, x) FROM unnest($2::text[]) AS x', [
+          channel,
+          forged.slice(at, at + 200),
+        ]);
+      await b.fleet.publish(['ended\nans_1']);
+      await expect.poll(() => got.at(-1)).toBe('ended\nans_1');
+      expect(got).toEqual([`recs\nans_1\n0\n0\n${words}`, long, 'ended\nans_1']);
+      await off();
+    } finally {
+      await intruder.end();
+      await admin.query(`DROP ROLE ${role}`).catch(() => {});
+      await admin.end();
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
 /**
  * Two instances of the service on one database, each request sent to the instance the test
  * names (a load balancer without sticky sessions may send any request anywhere). On
