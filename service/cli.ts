@@ -258,9 +258,8 @@ async function openStore(databaseUrl: string | undefined, dataDir: string) {
     }
     throw error;
   }
-  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
-  // On a shared PostgreSQL other instances' answers may be live; leases end those of a dead one.
-  if (!databaseUrl) await storage.ledger.stopStale(Number.MAX_SAFE_INTEGER);
+  // The embedded store stops what a crash left at its open; on a shared PostgreSQL other
+  // instances' answers may be live, and leases end those of a dead one.
   return storage;
 }
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../../../service/storage/data-dir-lock.js';
 import { openStorage } from '../../../../service/storage/open.js';
 import { findTemplate, unpackTemplate } from '../../../../service/storage/pgdata-template.js';
+import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
 
 /** The lock's module as JavaScript another Node process can import (it imports only node: modules). */
 async function lockModuleFile(dir: string): Promise<string> {
@@ -119,6 +120,34 @@ describe('the embedded store is single-writer', () => {
       holder.kill('SIGKILL');
     }
   });
+
+  it(
+    "after kill -9, the next start stops what was generating and frees its owner's answer slots",
+    { timeout: 60_000 },
+    async () => {
+      const dir = await dataDir();
+      const before = await openStorage({ dataDir: dir });
+      await before.conversations.createThread(thread('t1'));
+      await before.ledger.beginAnswer({
+        thread: thread('t1'),
+        newThread: false,
+        question: message('q1'),
+        answer: answerOf('a1'),
+        instanceId: 'inst_killed',
+        events: [],
+      });
+      expect(await before.ledger.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_killed', T0)).toBe('taken');
+      // The process dies here: nothing ends the answer or gives its slot back.
+      await before.close();
+      const after = await openStorage({ dataDir: dir });
+      try {
+        expect((await after.conversations.getMessage('a1'))?.message.status).toBe('stopped');
+        expect(await after.ledger.takeAnswerSlot('owner:alice', 1, 'a2', 'inst_new', T0 + 1)).toBe('taken');
+      } finally {
+        await after.close();
+      }
+    },
+  );
 
   it(
     'starts the first time from the built template (no initdb in memory) into a working database',
