@@ -198,7 +198,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       }
     },
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
-    heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
+    heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
       runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),

@@ -128,8 +128,8 @@ export interface FleetStore {
   heartbeat(instanceId: string): Promise<void>;
   /** A clean shutdown: the instance's row goes. */
   retireInstance(instanceId: string): Promise<void>;
-  /** Ends as `error` the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns how many. */
-  reapInstances(leaseMs: number, now: number): Promise<number>;
+  /** Ends as `error` the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns their ids. */
+  reapInstances(leaseMs: number, now: number): Promise<string[]>;
   /** Every subscriber of every instance gets every published message, in publishing order per instance. */
   subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
   publish(messages: string[]): Promise<void>;

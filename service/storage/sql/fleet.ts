@@ -1,7 +1,7 @@
 import { LocalSignals } from '../local-signals.js';
 import type { SqlClient } from '../sql-client.js';
 import { type FleetStore, SIGNALS_LOST } from '../types.js';
-import { DB_NOW, num } from './rows.js';
+import { DB_NOW } from './rows.js';
 import { fleetKey, seal, unseal } from './sealed-signals.js';
 
 /**
@@ -114,10 +114,10 @@ export class SqlFleetStore implements FleetStore {
            AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
        ended AS (UPDATE messages SET status = 'error', instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
-       SELECT count(*)::int AS n FROM ended`,
+       SELECT id FROM ended`,
       [leaseMs, now],
     );
-    return num(rows[0].n);
+    return rows.map((r) => String(r.id));
   }
 
   async subscribe(onMessage: (message: string) => void) {

@@ -46,7 +46,7 @@ storageSuite('fleet', (suite) => {
     await store.fleet.heartbeat('inst_live');
     expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
     expect(await store.ledger.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
-    expect(await store.fleet.reapInstances(200, T0 + 9)).toBe(1);
+    expect(await store.fleet.reapInstances(200, T0 + 9)).toEqual(['a1']);
     expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
       status: 'error',
       updatedAt: T0 + 9,
@@ -54,7 +54,7 @@ storageSuite('fleet', (suite) => {
     expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
     await store.fleet.heartbeat('inst_live');
-    expect(await store.fleet.reapInstances(200, T0 + 10)).toBe(0);
+    expect(await store.fleet.reapInstances(200, T0 + 10)).toEqual([]);
     // A live host's answer is not an orphan; once it is gone, it is.
     await store.fleet.heartbeat('inst_live');
     expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
@@ -444,6 +444,50 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       status: 'error',
       content: 'Cut ',
     });
+  });
+
+  /** A's answer relayed on B, with text so far; then A dies (no more records, no more heartbeats). */
+  async function relayThenDeath() {
+    const script = scriptedAgent();
+    const fleet2 = await start({ agent: script.agent, instanceLeaseMs: 600 });
+    const token = await fleet2.session(0, 'alice');
+    const reader = (await fleet2.ask(0, token, 'hi')).body!.getReader();
+    script.say('Cut ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+    // A's last heartbeat: from here its lease runs out.
+    await fleet2.stores[0].fleet.heartbeat(services[0].instanceId);
+    const follower = (
+      await fleet2.call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token })
+    ).body!.getReader();
+    expect((await readRecords(follower, 2)).map((r) => r.type)).toEqual(['stream_start', 'partial_answer']);
+    /** The rest of the relayed stream, or 'open' if it is still open after `ms`. */
+    const rest = (ms: number) =>
+      Promise.race([
+        readRecords(follower, Number.POSITIVE_INFINITY),
+        new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), ms)),
+      ]);
+    return { ...fleet2, script, token, answerId, rest };
+  }
+
+  it('a relay whose host went silent asks the store, and ends once the host is dead there', async () => {
+    const { answerId, rest, call, token, stores, script } = await relayThenDeath();
+    // No heartbeat runs: the relay's own look at the store (2 s, then every third of the lease) finds the host dead.
+    expect(await rest(5_000)).toEqual([]);
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
+    const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
+    expect(replay.at(-1)).toMatchObject({ type: 'error', stream_end: true });
+    script.end();
+  });
+
+  it('the lease reaper says which answers it ended, and their relays end at once', async () => {
+    const { answerId, rest, stores, script } = await relayThenDeath();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await services[1].heartbeat()).toBe(1);
+    // Well before the relay's first look at the store (2 s).
+    expect(await rest(1_000)).toEqual([]);
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
+    script.end();
   });
 
   it("ends a dead instance's answer at once when a reattach finds it", async () => {
