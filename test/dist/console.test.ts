@@ -344,12 +344,12 @@ describe('the console in Chromium', () => {
         headers: { Authorization: `Bearer ${token}` },
       });
     expect((await threads()).status).toBe(200);
-    await page.getByRole('button', { name: 'End the sessions of Production server' }).click();
+    await page.getByRole('button', { name: 'End sessions of Production server' }).click();
     const dialog = page.getByRole('dialog', { name: 'End the sessions of Production server?' });
     await dialog.waitFor();
     expect(await axe(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'End sessions' }).click();
-    await expect.poll(() => row.getByRole('button', { name: /End the sessions/ }).count()).toBe(0);
+    await expect.poll(() => row.getByRole('button', { name: /End sessions/ }).count()).toBe(0);
     expect((await threads()).status).toBe(401);
     await context.close();
   });

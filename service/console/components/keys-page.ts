@@ -120,7 +120,7 @@ export class KeysPage extends ConsolePage {
             ${k.status === 'active' ? html`<button class="small" aria-label="Rotate ${k.name}" @click=${() => this.ask('rotate', k)}>Rotate</button>` : nothing}
             <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>`
               : sessionsMayRun(k)
-                ? html`<button class="small danger" aria-label="End the sessions of ${k.name}" @click=${() => this.ask('end', k)}>End sessions</button>`
+                ? html`<button class="small danger" aria-label="End sessions of ${k.name}" @click=${() => this.ask('end', k)}>End sessions</button>`
                 : nothing
           }</td>
         </tr>`;
