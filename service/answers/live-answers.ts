@@ -151,6 +151,9 @@ export class Answers implements AnswerRunner {
       await storage.ledger.endOrphan(message.id, 'stopped', clock.now(), leaseMs);
       return;
     }
+    // Should the host have died since its last heartbeat, whoever ends the answer as an orphan
+    // (once the lease runs out) stores it as the visitor asked: stopped.
+    await storage.ledger.requestStop(message.id);
     const ended = this.following.awaitEnd(message.id);
     this.signal({ kind: 'cancel', answerId: message.id, host: host.instanceId });
     await ended;

@@ -107,6 +107,11 @@ export interface AnswerLedger {
   answerHost(answerId: string, leaseMs: number): Promise<AnswerHost | undefined>;
   /** Ends an answer whose instance is unseen for `leaseMs`; false when it has a live host or is not streaming. */
   endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number): Promise<boolean>;
+  /**
+   * A cancel was sent to the answer's host, which has not confirmed it (it may have died):
+   * whoever ends the answer as an orphan (the reaper, a reattach, a relay) stores it `stopped`.
+   */
+  requestStop(answerId: string): Promise<void>;
   /** Marks answers still `streaming` and untouched since `before` as stopped (a crash left them). */
   stopStale(before: number): Promise<number>;
   /** One of `cap` concurrent-answer slots of `key` for the answer: `held` when the answer has one already. */
@@ -128,7 +133,7 @@ export interface FleetStore {
   heartbeat(instanceId: string): Promise<void>;
   /** A clean shutdown: the instance's row goes. */
   retireInstance(instanceId: string): Promise<void>;
-  /** Ends as `error` the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns their ids. */
+  /** Ends as `error` (`stopped` if a stop was requested) the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns their ids. */
   reapInstances(leaseMs: number, now: number): Promise<string[]>;
   /** Every subscriber of every instance gets every published message, in publishing order per instance. */
   subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;

@@ -27,7 +27,8 @@ export class MemoryFleetStore implements FleetStore {
       state.freeSlot(answerId);
       const message = state.message(answerId);
       if (message?.status === 'streaming') {
-        Object.assign(message, { status: 'error', updatedAt: now });
+        const stopped = state.stopRequested.delete(answerId);
+        Object.assign(message, { status: stopped ? 'stopped' : 'error', updatedAt: now });
         ended.push(answerId);
       }
     }

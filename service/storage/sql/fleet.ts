@@ -113,7 +113,7 @@ export class SqlFleetStore implements FleetStore {
          SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
            AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
-       ended AS (UPDATE messages SET status = 'error', instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
+       ended AS (UPDATE messages SET status = CASE WHEN stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
        SELECT id FROM ended`,
       [leaseMs, now],
     );

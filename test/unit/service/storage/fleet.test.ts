@@ -490,6 +490,29 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     script.end();
   });
 
+  it('a cancel sent right after its host died ends the answer stopped, as the visitor asked, when the lease runs out', async () => {
+    const { call, session, stores } = await start({ instanceLeaseMs: 600 });
+    const ghostId = `msg_${'0'.repeat(31)}1`;
+    // An answer whose instance just died: its lease still runs, and nothing hears the cancel.
+    const ghost = { ...thread('t_ghost'), projectId: PROJECT.id, integrationId: 'int_demo' };
+    await stores[0].conversations.createThread(ghost);
+    await stores[0].fleet.heartbeat('inst_ghost');
+    await stores[0].ledger.beginAnswer({
+      thread: ghost,
+      newThread: false,
+      question: message('q_ghost'),
+      answer: answerOf(ghostId),
+      instanceId: 'inst_ghost',
+      events: [],
+    });
+    const token = await session(1, 'alice');
+    expect((await call(1, 'POST', `${AGENT}/answers/${ghostId}/cancel/`, { token })).status).toBe(204);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('streaming');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await services[1].heartbeat()).toBe(1);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('stopped');
+  });
+
   it("ends a dead instance's answer at once when a reattach finds it", async () => {
     const script = scriptedAgent();
     const { call, session, ask, stores } = await start({ agent: script.agent, instanceLeaseMs: 300 });
