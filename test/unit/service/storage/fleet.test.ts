@@ -513,6 +513,29 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('stopped');
   });
 
+  it('a reattach to a host that died but whose lease still runs waits for the store, and ends as it does', async () => {
+    const { call, session, stores } = await start({ instanceLeaseMs: 2_400 });
+    const ghostId = `msg_${'0'.repeat(31)}2`;
+    const ghost = { ...thread('t_ghost2'), projectId: PROJECT.id, integrationId: 'int_demo' };
+    await stores[0].conversations.createThread(ghost);
+    await stores[0].fleet.heartbeat('inst_ghost');
+    await stores[0].ledger.beginAnswer({
+      thread: ghost,
+      newThread: false,
+      question: message('q_ghost2'),
+      answer: answerOf(ghostId),
+      instanceId: 'inst_ghost',
+      events: [],
+    });
+    const token = await session(1, 'alice');
+    const started = Date.now();
+    const records = await allRecords(await call(1, 'GET', `${AGENT}/answers/${ghostId}/stream/`, { token }));
+    // Not before the store had the end: the host's lease (2.4 s) ran out first.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(records.map((r) => r.type)).toEqual(['stream_start', 'error']);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('error');
+  });
+
   it("ends a dead instance's answer at once when a reattach finds it", async () => {
     const script = scriptedAgent();
     const { call, session, ask, stores } = await start({ agent: script.agent, instanceLeaseMs: 300 });
