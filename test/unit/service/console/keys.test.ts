@@ -113,7 +113,8 @@ describe.each(engines())('revoke and end its sessions on $name', { timeout: 30_0
     const storage = await engine.open();
     const options = { projects: [PROJECT], storage, clock, rateLimit: false as const, console: CONSOLE };
     const a = createAgentService(options);
-    const b = createAgentService(options);
+    // One store for both instances: a closes it, b only itself.
+    const b = createAgentService({ ...options, storage: { ...storage, close: async () => {} } });
     try {
       await addAdmin(storage);
       const admin = consoleClient(a);
@@ -158,8 +159,8 @@ describe.each(engines())('revoke and end its sessions on $name', { timeout: 30_0
         expect.arrayContaining(['key.revoke', 'key.end_sessions']),
       );
     } finally {
-      await Promise.all([a.close(), b.close()]);
-      await storage.close();
+      await b.close();
+      await a.close();
     }
   });
 });
