@@ -103,7 +103,11 @@ function flockHolding(path: string): Promise<(() => Promise<void>) | 'taken' | '
       child.unref();
       (child.stdin as unknown as { unref(): void }).unref();
       resolve(async () => {
-        if (!exited) child.stdin!.end();
+        if (exited) return;
+        // Waited for, the helper keeps the process alive again: an unref'd child's exit alone
+        // would let it end here, before whatever awaits the release (an exit code) has run.
+        child.ref();
+        child.stdin!.end();
         await gone;
       });
     });
