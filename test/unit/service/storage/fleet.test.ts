@@ -82,7 +82,10 @@ storageSuite('fleet', (suite) => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('fleet signals on PostgreSQL', { timeout: 60_000 }, () => {
+/** Only PostgreSQL has roles and LISTEN/NOTIFY across processes (npm run test:postgres). */
+const postgresOnly = process.env.DATABASE_URL ? [{ name: 'PostgreSQL' }] : [];
+
+describe.each(postgresOnly)('fleet signals on $name', { timeout: 60_000 }, () => {
   it('a role without table rights can neither read, forge nor flood them', async () => {
     const databaseUrl = await freshPostgresSchema();
     const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
