@@ -151,11 +151,14 @@ async function main() {
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
   );
-  // One write, so the caveat arrives with the line it qualifies.
-  console.log(
-    `console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)${settings.publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`}`,
-  );
+  announceConsole(running.url, settings.publicUrl);
   stopOnSignals(running);
+}
+
+/** Where the console is, and (one write, so it arrives with that line) when its cookie cannot be Secure. */
+function announceConsole(url: string, publicUrl: string | undefined) {
+  const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
+  console.log(`console: ${url}/console/ (add an admin with: agent-chat-service admin add NAME)${caveat}`);
 }
 
 /** The offline demo agent, or a model when one is configured (with the documents it answers from). */
