@@ -114,6 +114,8 @@ export interface ConsoleApiKey {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  /** When the sessions it minted were ended (`DELETE … ?end_sessions=1`); null: they run until they expire. */
+  sessions_ended_at: string | null;
   status: 'active' | 'expiring' | 'expired' | 'revoked';
 }
 

@@ -13,6 +13,8 @@ export const TOOL_WAIT_MS = 10 * 60_000;
 export const MAX_BODY_BYTES = 64 * 1024;
 /** One question (§4). */
 export const MAX_MESSAGE_CHARS = 16_000;
+/** One answer's text (§4): past it the answer ends with an `error` record, the text so far kept. */
+export const MAX_ANSWER_CHARS = 200_000;
 /** Thread titles, derived or renamed (§5, §10). */
 export const MAX_TITLE_CHARS = 80;
 /** A BCP 47 tag in the chat body (§4, version 3). */

@@ -1,11 +1,34 @@
 #!/usr/bin/env bash
 # Runs a command against a throwaway PostgreSQL cluster: created in a temp dir as the
 # `postgres` user on a free port, handed to the command as DATABASE_URL, removed on exit.
+# Without PostgreSQL's server binaries it installs Debian's `postgresql` (as root with apt-get,
+# as the browser tests install Chromium); when it cannot, it fails under CI=true (a suite that
+# did not run never passes) and elsewhere says loudly that it did not run.
 # Usage: scripts/with-postgres.sh <command...>
 set -euo pipefail
-PGBIN="${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
-if [[ -z "$PGBIN" || ! -x "$PGBIN/initdb" ]]; then
-  echo "with-postgres: no PostgreSQL server binaries found (set PGBIN); NOT running: $*" >&2
+# Where Debian puts each major version's server binaries (PG_LIB only moves it for the script's own test).
+PG_LIB="${PG_LIB:-/usr/lib/postgresql}"
+newest_pgbin() { ls -d "$PG_LIB"/*/bin 2>/dev/null | sort -V | tail -1 || true; }
+PGBIN="${PGBIN:-$(newest_pgbin)}"
+has_server() { [[ -n "$PGBIN" && -x "$PGBIN/initdb" ]]; }
+
+if ! has_server && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  echo "with-postgres: no PostgreSQL server binaries; installing Debian's postgresql (one time)…" >&2
+  if apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+      --no-install-recommends postgresql >&2; then
+    PGBIN="$(newest_pgbin)"
+  else
+    echo "with-postgres: installing Debian's postgresql failed" >&2
+  fi
+fi
+if ! has_server; then
+  why="no PostgreSQL server binaries found (Debian/Ubuntu: sudo apt-get install postgresql; or set PGBIN)"
+  if [[ "${CI:-}" == "true" ]]; then
+    echo "with-postgres: $why; failing, as CI must run: $*" >&2
+    exit 1
+  fi
+  echo "with-postgres: $why; NOT running: $*" >&2
   exit 0
 fi
 as_pg() { if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }

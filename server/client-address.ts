@@ -55,6 +55,20 @@ export function clientAddress(
   return normalize(chosen) ?? socket;
 }
 
+/**
+ * Whether a request came through fewer proxies than `trustProxy` counts: it carries
+ * `X-Forwarded-For` with fewer entries than hops (each proxy appends one). Behind a setting one
+ * hop too high that is every visitor who sends none, while one who sends a forged entry picks
+ * the address the limits count; a request without the header (a health check that bypasses the
+ * proxies) says nothing.
+ */
+export function fewerHopsThanTrusted(request: Request, trustProxy: TrustProxy): number | undefined {
+  const header = request.headers.get('X-Forwarded-For');
+  if (trustProxy === 'cloudflare' || trustProxy === 0 || header === null) return undefined;
+  const entries = header.split(',').filter((part) => part.trim()).length;
+  return entries > 0 && entries < trustProxy ? entries : undefined;
+}
+
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 /** An IP address without port, brackets or IPv4-mapped prefix, lower case; undefined if it is none. */

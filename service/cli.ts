@@ -81,7 +81,10 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
   --docs-tokens N               estimated tokens of documentation sections sent with each question, best first
                                 (AGENT_CHAT_DOCS_TOKENS; default 6000)
   --model-request-bytes N       bytes one request to the model may take; sections, then earlier turns give way
-                                (AGENT_CHAT_MODEL_REQUEST_BYTES; default 65536)`;
+                                (AGENT_CHAT_MODEL_REQUEST_BYTES; default 65536)
+
+  --model-max-tokens N          the most tokens one model call may write (max_tokens); 0 sends none
+                                (AGENT_CHAT_MODEL_MAX_TOKENS; default 8192)`;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -104,11 +107,19 @@ const OPTIONS = {
   'model-request-bytes': { type: 'string' },
   docs: { type: 'string', multiple: true },
   'docs-url': { type: 'string' },
+  'model-max-tokens': { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
 type Flags = ReturnType<typeof flags>['values'];
 const env = process.env;
+
+/**
+ * The console's cookie is Secure only when the service can tell the browser is on https: a TLS
+ * proxy that sends no X-Forwarded-Proto leaves it plain unless --public-url says https.
+ */
+const INSECURE_COOKIE =
+  'console: its sign-in cookie is marked Secure only for requests that arrive over https or with X-Forwarded-Proto: https. Behind a TLS proxy that sends neither, set --public-url https://… (AGENT_CHAT_PUBLIC_URL).';
 
 async function main() {
   const { values, positionals } = flags();
@@ -179,8 +190,14 @@ async function start(values: Flags, port: number, setup: Setup) {
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
   );
-  console.log(`console: ${running.url}/console/ (add an admin with: agent-chat-service admin add NAME)`);
+  announceConsole(running.url, settings.publicUrl);
   stopOnSignals(running);
+}
+
+/** Where the console is, and (one write, so it arrives with that line) when its cookie cannot be Secure. */
+function announceConsole(url: string, publicUrl: string | undefined) {
+  const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
+  console.log(`console: ${url}/console/ (add an admin with: agent-chat-service admin add NAME)${caveat}`);
 }
 
 /** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */
@@ -271,6 +288,12 @@ function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
       values['model-request-bytes'] ?? env.AGENT_CHAT_MODEL_REQUEST_BYTES,
       4_096,
       100 * 1024 * 1024,
+    ),
+    maxTokens: whole(
+      '--model-max-tokens',
+      values['model-max-tokens'] ?? env.AGENT_CHAT_MODEL_MAX_TOKENS,
+      0,
+      10_000_000,
     ),
   };
   return (log) => new OpenAiAgent({ ...options, log });
@@ -394,9 +417,8 @@ async function openStore(databaseUrl: string | undefined, dataDir: string) {
     }
     throw error;
   }
-  // The embedded store belongs to this process alone: whatever it left streaming was cut off.
-  // On a shared PostgreSQL other instances' answers may be live; leases end those of a dead one.
-  if (!databaseUrl) await storage.ledger.stopStale(Number.MAX_SAFE_INTEGER);
+  // The embedded store stops what a crash left at its open; on a shared PostgreSQL other
+  // instances' answers may be live, and leases end those of a dead one.
   return storage;
 }
 

@@ -1,56 +1,129 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import type { ConsoleOptions, PasswordHasher, WidgetRelease } from './routes/context.js';
 
-/**
- * scrypt (RFC 7914) from node:crypto: memory-hard, in Node itself (argon2 would need a native
- * or wasm package). N = 2^15, r = 8, p = 1: 32 MiB and about 0.1 s per hash on one core,
- * which is what a sign-in costs and what each guess costs an attacker holding the table.
- */
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
-const KEY_BYTES = 32;
+/** scrypt's cost: N (a power of two, the memory and the time), r (block size), p (parallel lanes). */
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
 
-const derive = (password: string, salt: Buffer, options: ScryptOptions) =>
+/**
+ * scrypt (RFC 7914): memory-hard, in Node itself (argon2 would need a native or wasm package).
+ * N = 2^17, r = 8, p = 1, OWASP's current minimum: 128 MiB and about 0.4 s per hash on one
+ * core of a small server, which is what a sign-in costs and what each guess costs an attacker
+ * holding the table. Hashes made with lower parameters (2^15 before) still verify and are
+ * replaced at their next sign-in.
+ */
+export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
+const KEY_BYTES = 32;
+/** What a stored hash may ask for: parameters past these are not ours, and would take the memory of the process. */
+const MAX_PARAMS: ScryptParams = { N: 2 ** 20, r: 32, p: 16 };
+
+/**
+ * scrypt on a thread of its own. `crypto.scrypt` runs on libuv's pool (four threads), which
+ * `dns.lookup` shares: 200 sign-ins at once held a visitor's answer 10 s behind them while the
+ * model host's name waited to resolve. The thread hashes one password at a time; the service
+ * bounds how many wait (`boundedPasswords`).
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+parentPort.on('message', ({ id, password, salt, N, r, p, bytes }) => {
+  try {
+    const key = scryptSync(password, Buffer.from(salt), bytes, { N, r, p, maxmem: 256 * N * r * p });
+    parentPort.postMessage({ id, key });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.name : 'Error' });
+  }
+});`;
+
+let worker: Worker | undefined;
+let nextId = 0;
+const pending = new Map<number, { resolve: (key: Buffer) => void; reject: (error: Error) => void }>();
+
+/** The hashing thread, started on first use; it keeps the process alive only while it hashes. */
+function hashingThread(): Worker {
+  if (worker) return worker;
+  const thread = new Worker(WORKER_SOURCE, { eval: true });
+  thread.unref();
+  thread.on('message', ({ id, key, error }: { id: number; key?: Uint8Array; error?: string }) => {
+    const waiting = pending.get(id);
+    pending.delete(id);
+    if (!pending.size) thread.unref();
+    if (key) waiting?.resolve(Buffer.from(key));
+    else waiting?.reject(new Error(`scrypt failed: ${error}`));
+  });
+  const fail = (error: Error) => {
+    if (worker === thread) worker = undefined;
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  };
+  thread.on('error', fail);
+  thread.on('exit', () => fail(new Error('the hashing thread stopped')));
+  return (worker = thread);
+}
+
+const derive = (password: string, salt: Buffer, { N, r, p }: ScryptParams) =>
   new Promise<Buffer>((resolve, reject) => {
-    scrypt(
-      password.normalize('NFKC'),
-      salt,
-      KEY_BYTES,
-      { ...options, maxmem: 128 * options.N! * options.r! * 2 },
-      (error, key) => (error ? reject(error) : resolve(key)),
-    );
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    const thread = hashingThread();
+    thread.ref();
+    thread.postMessage({ id, password: password.normalize('NFKC'), salt, N, r, p, bytes: KEY_BYTES });
   });
 
-export const scryptPasswords: PasswordHasher = {
-  async hash(password) {
-    const salt = randomBytes(16);
-    const key = await derive(password, salt, PARAMS);
-    return [
-      'scrypt',
-      PARAMS.N,
-      PARAMS.r,
-      PARAMS.p,
-      salt.toString('base64url'),
-      key.toString('base64url'),
-    ].join('$');
-  },
-  async verify(password, stored) {
-    const [kind, n, r, p, salt, key] = stored.split('$');
-    if (kind !== 'scrypt' || !salt || !key) return false;
-    const expected = Buffer.from(key, 'base64url');
-    // The stored parameters, not today's: raising them later keeps old hashes working.
-    const actual = await derive(password, Buffer.from(salt, 'base64url'), {
-      N: Number(n),
-      r: Number(r),
-      p: Number(p),
-    });
-    return actual.length === expected.length && timingSafeEqual(actual, expected);
-  },
-};
+/** `scrypt$N$r$p$salt$key`, or undefined when `stored` is not one this hasher can read. */
+function parse(stored: string) {
+  const [kind, n, r, p, salt, key] = stored.split('$');
+  const params = { N: Number(n), r: Number(r), p: Number(p) };
+  if (kind !== 'scrypt' || !salt || !key) return undefined;
+  const fits = (Object.keys(params) as (keyof ScryptParams)[]).every(
+    (name) => Number.isInteger(params[name]) && params[name] >= 1 && params[name] <= MAX_PARAMS[name],
+  );
+  return fits
+    ? { params, salt: Buffer.from(salt, 'base64url'), key: Buffer.from(key, 'base64url') }
+    : undefined;
+}
+
+/** Passwords as scrypt hashes with `params` (the parameters travel in the stored hash). */
+export function scryptHasher(params: ScryptParams = SCRYPT_PARAMS): PasswordHasher {
+  return {
+    async hash(password) {
+      const salt = randomBytes(16);
+      const key = await derive(password, salt, params);
+      return [
+        'scrypt',
+        params.N,
+        params.r,
+        params.p,
+        salt.toString('base64url'),
+        key.toString('base64url'),
+      ].join('$');
+    },
+    async verify(password, stored) {
+      const parsed = parse(stored);
+      if (!parsed) return false;
+      // The stored parameters, not today's: raising them later keeps old hashes working.
+      const actual = await derive(password, parsed.salt, parsed.params);
+      return actual.length === parsed.key.length && timingSafeEqual(actual, parsed.key);
+    },
+    outdated(stored) {
+      const parsed = parse(stored);
+      return (
+        !parsed || parsed.params.N < params.N || parsed.params.r < params.r || parsed.params.p < params.p
+      );
+    },
+  };
+}
+
+export const scryptPasswords = scryptHasher();
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

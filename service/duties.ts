@@ -39,10 +39,20 @@ export async function maintain(
   };
 }
 
-/** Renews the instance's lease, then ends the answers of instances whose lease ran out; returns how many. */
-export async function heartbeat(fleet: FleetStore, instanceId: string, leaseMs: number, clock: Clock) {
-  await fleet.heartbeat(instanceId);
-  return fleet.reapInstances(leaseMs, clock.now());
+/**
+ * Renews the instance's lease, then ends the answers of instances whose lease ran out, and says
+ * so to the fleet (instances relaying them end their streams from the store); returns how many.
+ */
+export async function heartbeat(
+  fleet: FleetStore,
+  answers: { instanceId: string; reaped(answerIds: string[]): void },
+  leaseMs: number,
+  clock: Clock,
+) {
+  await fleet.heartbeat(answers.instanceId);
+  const ended = await fleet.reapInstances(leaseMs, clock.now());
+  if (ended.length) answers.reaped(ended);
+  return ended.length;
 }
 
 /** Rebuilds the rollup if no instance did for half the staleness bound; true when this call did. */

@@ -1,5 +1,11 @@
 import { SESSION_TTL_MS } from '../contract/limits.js';
-import { addressKey, checkTrustProxy, clientAddress, type TrustProxy } from '../server/client-address.js';
+import {
+  addressKey,
+  checkTrustProxy,
+  clientAddress,
+  fewerHopsThanTrusted,
+  type TrustProxy,
+} from '../server/client-address.js';
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import type { DocsLibrary } from './docs/library.js';
@@ -17,6 +23,7 @@ import type {
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
+import { boundedPasswords } from './routes/console/auth.js';
 import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { FileQuota, StoreRole, Stores } from './storage/types.js';
@@ -137,7 +144,9 @@ function serviceContext(
     ...rest,
     storage,
     clock,
-    console: options.console ?? null,
+    console: options.console
+      ? { ...options.console, passwords: boundedPasswords(options.console.passwords) }
+      : null,
     widget: options.widget ?? null,
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
@@ -198,6 +207,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       },
     ));
   const timers = new Set<ReturnType<typeof setInterval>>();
+  const warnHops = hopWarning(trustProxy, log);
 
   const service: AgentService = {
     storage,
@@ -207,13 +217,14 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         await join();
         // Limits count IPv6 addresses per /64, the block one subscriber usually holds.
         const address = clientAddress(request, info, trustProxy);
+        warnHops(request);
         return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
       } catch (error) {
         return errorResponse(error, request, log);
       }
     },
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
-    heartbeat: () => heartbeat(storage.fleet, answers.instanceId, leaseMs, clock),
+    heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     crawlDocs: async () => (docs ? docs.tick() : 0),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
@@ -228,4 +239,22 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     },
   };
   return service;
+}
+
+/** A trustProxy one hop too high lets a visitor pick the address limits count: says so once. */
+function hopWarning(trustProxy: TrustProxy, log: (entry: LogEntry) => void) {
+  let warned = false;
+  return (request: Request) => {
+    if (warned) return;
+    const entries = fewerHopsThanTrusted(request, trustProxy);
+    if (entries === undefined) return;
+    warned = true;
+    log({
+      level: 'warn',
+      msg: 'trust_proxy_too_high',
+      trustProxy,
+      forwarded: entries,
+      hint: `A request came through ${entries} proxies but trustProxy counts ${String(trustProxy)}: visitors can choose the address limits count. Set it to the number of proxies in front.`,
+    });
+  };
 }

@@ -22,7 +22,11 @@ export interface RequestOptions {
   historyTokens?: number;
   docsTokens?: number;
   maxRequestBytes?: number;
+  /** `max_tokens` of each call; 0 sends none. Default 8,192. */
+  maxTokens?: number;
 }
+
+const DEFAULT_MAX_TOKENS = 8_192;
 
 const NONE = '(no document matched this question)';
 const SEPARATOR = '\n\n---\n\n';
@@ -50,6 +54,9 @@ export function requestOf(
       model: options.model,
       stream: true,
       ...(options.usage !== false && { stream_options: { include_usage: true } }),
+      ...((options.maxTokens ?? DEFAULT_MAX_TOKENS) > 0 && {
+        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      }),
       messages: [
         { role: 'system', content: system + docs },
         ...history,

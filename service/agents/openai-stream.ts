@@ -1,8 +1,12 @@
 /** Reading what the model server sends: its JSON shapes, a bounded body, server-sent events. */
 import { readBounded as readBody } from '../kernel/bounded-body.js';
 
-/** A hostile or broken upstream must not grow memory: no SSE line is longer than this. */
+/** A hostile or broken upstream must not grow memory: no SSE line, and no event, is longer than this. */
 const MAX_LINE = 1 << 20;
+/** Tool calls of one model answer: a delta's `index` is a whole number below this. */
+const MAX_CALLS = 32;
+/** A tool call's arguments (JSON text) as they pile up. */
+const MAX_CALL_ARGS = 1 << 20;
 
 export interface ChunkDelta {
   content?: string | null;
@@ -28,18 +32,36 @@ export class MalformedStream extends Error {
   override name = 'MalformedStream';
 }
 
+/** The tool calls of one try by their `index`: a Map, so no index the server sends can reach a prototype. */
+export type Calls = Map<number, CallParts>;
+
+/**
+ * One piece of a tool call. An index of 2×10⁸ once made a sparse array that took 11-13 s to
+ * walk, and `"__proto__"` wrote to `Array.prototype`: an index must be a whole number below
+ * MAX_CALLS, and a call's name and arguments stay bounded.
+ */
 export function collectCall(
-  calls: CallParts[],
+  calls: Calls,
   part: NonNullable<ChunkDelta['tool_calls']>[number] & {
     function?: { name?: string; arguments?: string | object };
   },
-) {
-  const call = (calls[part.index ?? 0] ??= { id: '', name: '', args: '' });
-  if (part.id) call.id = part.id;
-  if (part.function?.name) call.name += part.function.name;
+): void {
+  const index = part.index ?? 0;
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_CALLS)
+    throw new MalformedStream(`the model server sent a tool call index that is not 0 to ${MAX_CALLS - 1}`);
+  let call = calls.get(index);
+  if (!call) calls.set(index, (call = { id: '', name: '', args: '' }));
+  if (typeof part.id === 'string' && part.id) call.id = part.id;
+  if (typeof part.function?.name === 'string') call.name += part.function.name;
   const args = part.function?.arguments;
   if (args) call.args += typeof args === 'string' ? args : JSON.stringify(args);
+  if (call.name.length > 64 || call.args.length > MAX_CALL_ARGS)
+    throw new MalformedStream('the model server sent a tool call over 1 MiB');
 }
+
+/** The calls in the order of their index. */
+export const callsInOrder = (calls: Calls): CallParts[] =>
+  [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
 
 export function parseArguments(text: string): Record<string, unknown> {
   try {
@@ -64,6 +86,8 @@ export async function* serverSentEvents(
   const decoder = new TextDecoder();
   let buffer = '';
   let data: string[] = [];
+  // Lines of one event pile up until a blank line: 128 MiB of them once took 267 MiB of heap.
+  let size = 0;
   let event = 'message';
   try {
     for (;;) {
@@ -79,9 +103,13 @@ export async function* serverSentEvents(
         if (line === '') {
           if (data.length) yield { event, data: data.join('\n') };
           data = [];
+          size = 0;
           event = 'message';
-        } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        else if (line.startsWith('event:')) event = line.slice(6).trim();
+        } else if (line.startsWith('data:')) {
+          data.push(line.slice(5).replace(/^ /, ''));
+          if ((size += line.length) > MAX_LINE)
+            throw new MalformedStream('the model server sent an event over 1 MiB');
+        } else if (line.startsWith('event:')) event = line.slice(6).trim();
       }
     }
     if (data.length) yield { event, data: data.join('\n') };

@@ -7,9 +7,10 @@ import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './
 import { ModelClock } from './openai-clock.js';
 import { requestOf } from './openai-prompt.js';
 import {
-  type CallParts,
+  type Calls,
   type Chunk,
   MalformedStream,
+  callsInOrder,
   collectCall,
   parseArguments,
   readBounded,
@@ -73,6 +74,8 @@ export interface OpenAiAgentOptions {
   historyTokens?: number;
   /** Ask for token usage (`stream_options.include_usage`). Default true; turn off for a server that refuses the field. */
   usage?: boolean;
+  /** The most tokens one model call may write (`max_tokens`). Default 8,192; 0 sends none (the server's own limit). */
+  maxTokens?: number;
   /** Operator log for retries (never message text). */
   log?: (
     entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
@@ -85,6 +88,15 @@ export interface OpenAiAgentOptions {
 
 /** An error body or a non-streamed answer is read up to this size. */
 const MAX_BODY = 1 << 20;
+/**
+ * What one model call may write unless told otherwise: a server with no limit of its own keeps
+ * going as long as it likes (the answer's cap ends it, but the tokens are spent). About 32 KB of
+ * English, a long answer with room for reasoning models' thinking.
+ */
+
+/** What the model server sent that this agent cannot read, as a failure of the try (never retried). */
+const malformed = (error: MalformedStream) =>
+  new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
 
 /** What decides how a finished try ends: the tools the page offers, and text from before a pause. */
 interface Ending {
@@ -271,7 +283,7 @@ export class OpenAiAgent implements Agent {
     local: AbortController,
     ending: Ending,
   ): AsyncGenerator<AgentOutput, void> {
-    const calls: CallParts[] = [];
+    const calls: Calls = new Map();
     let usage: Chunk['usage'] = null;
     let finish: string | null = null;
     let done = false;
@@ -298,11 +310,11 @@ export class OpenAiAgent implements Agent {
           (delta.content || delta.tool_calls?.length || delta.reasoning_content || delta.reasoning)
         )
           yield* clock.firstToken(local);
-        if (delta.content) {
+        if (typeof delta.content === 'string' && delta.content) {
           text = true;
           yield { type: 'text', text: delta.content };
         }
-        for (const part of delta.tool_calls ?? []) collectCall(calls, part);
+        collectCalls(calls, delta.tool_calls);
       }
     } finally {
       void events.return(undefined);
@@ -331,8 +343,7 @@ export class OpenAiAgent implements Agent {
     } catch (error) {
       if (clock.stalled) throw clock.stalledFailure();
       if (error instanceof AttemptFailure || local.signal.aborted) throw error;
-      if (error instanceof MalformedStream)
-        throw new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
+      if (error instanceof MalformedStream) throw malformed(error);
       throw new AttemptFailure(
         new AgentError(CUT, 'model_stream_broken', 'the connection to the model server broke mid-answer'),
         true,
@@ -343,6 +354,16 @@ export class OpenAiAgent implements Agent {
 
 const count = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+
+/** A delta's tool-call pieces, each added to its call; what cannot be one fails the try. */
+function collectCalls(calls: Calls, parts: unknown): void {
+  if (!Array.isArray(parts)) return;
+  try {
+    for (const part of parts) if (part && typeof part === 'object') collectCall(calls, part);
+  } catch (error) {
+    throw error instanceof MalformedStream ? malformed(error) : error;
+  }
+}
 
 /** One event's JSON as a chunk; an error event, or anything but an object, fails the try. */
 function parseChunk(event: string, data: string): Chunk {
@@ -385,8 +406,11 @@ async function* wholeCompletion(
   const message = choice?.message ?? choice?.delta;
   yield* clock.firstToken(null);
   if (message?.content) yield { type: 'text', text: message.content };
-  const calls: CallParts[] = [];
-  (message?.tool_calls ?? []).forEach((part, index) => collectCall(calls, { index, ...part }));
+  const calls: Calls = new Map();
+  collectCalls(
+    calls,
+    Array.isArray(message?.tool_calls) ? message.tool_calls.map((part, index) => ({ index, ...part })) : [],
+  );
   yield* finishTry(
     {
       calls,
@@ -406,7 +430,7 @@ async function* finishTry(
     finish,
     text,
   }: {
-    calls: CallParts[];
+    calls: Calls;
     usage: Chunk['usage'];
     finish: string | null;
     text: boolean;
@@ -427,7 +451,7 @@ async function* finishTry(
     );
   if (finish === 'content_filter')
     throw new AgentError('The model declined to answer this question.', 'model_content_filter');
-  const toolCalls: ToolCall[] = calls
+  const toolCalls: ToolCall[] = callsInOrder(calls)
     .filter((c) => declared.has(c.name))
     .map((c) => ({
       id: c.id || `call_${crypto.randomUUID()}`,
@@ -440,6 +464,6 @@ async function* finishTry(
     throw new AgentError(
       'The model sent an empty answer.',
       'model_empty',
-      calls.length ? 'the model called a tool this page did not offer' : undefined,
+      calls.size ? 'the model called a tool this page did not offer' : undefined,
     );
 }

@@ -1,4 +1,4 @@
-import { MAX_TOOL_ROUNDS } from '../../contract/limits.js';
+import { MAX_ANSWER_CHARS, MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
 import { type AgentOutput, AgentError } from '../agents/types.js';
 import type { MessageRecord, StoredStatus, TokenUsage } from '../storage/types.js';
@@ -35,9 +35,16 @@ const errorEnd = (reason: string): RunEnd => ({
   record: encodeRecord('error', { reason }, true),
 });
 
+/**
+ * The most tokens one run may report: usage past 2⁶³ failed the answer's end write (the store
+ * kept it `streaming` with the owner's slot), and no model call spends two billion tokens.
+ */
+const MAX_RUN_TOKENS = 2 ** 31 - 1;
+const tokens = (n: number) => (Number.isFinite(n) && n > 0 ? Math.min(Math.round(n), MAX_RUN_TOKENS) : 0);
+
 const add = (a: TokenUsage | null | undefined, promptTokens: number, completionTokens: number) => ({
-  promptTokens: (a?.promptTokens ?? 0) + promptTokens,
-  completionTokens: (a?.completionTokens ?? 0) + completionTokens,
+  promptTokens: (a?.promptTokens ?? 0) + tokens(promptTokens),
+  completionTokens: (a?.completionTokens ?? 0) + tokens(completionTokens),
 });
 
 /**
@@ -102,13 +109,21 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
   }
 }
 
-/** More text: the hot path (see `withText`). */
-const grown = (run: AnswerRun, text: string): Applied => ({
-  run: { message: withText(run.message, text), runUsage: run.runUsage, rounds: run.rounds },
-  record: null,
-  text,
-  end: null,
-});
+/**
+ * More text: the hot path (see `withText`). Past MAX_ANSWER_CHARS the answer ends as an error
+ * with the text that fits: an answer of 25-30 MB was stored and replayed whole.
+ */
+function grown(run: AnswerRun, text: string): Applied {
+  const room = MAX_ANSWER_CHARS - run.message.content.length;
+  // Cut between characters, never inside a surrogate pair.
+  const kept = text.length <= room ? text : text.slice(0, Math.max(0, room)).replace(/[\ud800-\udbff]$/, '');
+  return {
+    run: { message: withText(run.message, kept), runUsage: run.runUsage, rounds: run.rounds },
+    record: null,
+    text: kept,
+    end: kept === text ? null : errorEnd('The answer was too long and was ended.'),
+  };
+}
 
 /**
  * The answer with more text, written out field by field: text comes once per token, thousands of

@@ -6,7 +6,7 @@ import type { Signal } from './fleet.js';
 import { RecordStream } from './record-stream.js';
 import { storedEnd } from './replay.js';
 
-/** How long a reattach waits for the generating instance to start streaming to it. */
+/** How long a reattach waits for the generating instance to start streaming to it, before it asks the store. */
 const WATCH_TIMEOUT_MS = 2_000;
 /** How long a cancel sent to another instance waits for the answer to be stored as stopped. */
 const CANCEL_WAIT_MS = 1_500;
@@ -22,7 +22,15 @@ interface Watch {
   close(): void;
   /** Ends the stream from the store (the host no longer generates it, or never answered). */
   fallBack(): void;
+  /** Whether records came since the last look (silence is judged between looks). */
+  heard: boolean;
 }
+
+/**
+ * What the store says of a followed answer's host after a silence: `alive`, keep waiting;
+ * `over`, the answer ended (its host's death was just recorded, if it was that).
+ */
+export type HostCheck = (answerId: string) => Promise<'alive' | 'over'>;
 
 /** The signals a follower hears back from the instances it asked. */
 export type FollowerSignal = Extract<Signal, { kind: 'snap' | 'recs' | 'gone' | 'ended' | 'lost' }>;
@@ -39,6 +47,8 @@ export class Following {
     private readonly conversations: ConversationStore,
     private readonly clock: Clock,
     private readonly publish: (signal: Signal) => void,
+    /** Asks the store about a host that went silent; and how often a silent watch asks. */
+    private readonly silence: { check: HostCheck; everyMs: number },
   ) {}
 
   /** Relays an answer another instance generates: its snapshot, then its records as they come. */
@@ -76,10 +86,25 @@ export class Following {
         () => close(),
       );
     };
-    const watch: Watch = { answerId: message.id, next: -1, send, close, fallBack };
+    const watch: Watch = { answerId: message.id, next: -1, send, close, fallBack, heard: false };
     send(encodeRecord('stream_start', { thread_id: thread.id, question_answer_id: message.id }));
-    // A host that never answers (it died after its last heartbeat): the store decides.
-    timer = setTimeout(() => watch.next === -1 && watch.fallBack(), WATCH_TIMEOUT_MS);
+    // A host that goes silent (it may have died after its last heartbeat) is looked up in the
+    // store: while its lease runs the watch waits; once the store has the answer's end, so has
+    // the stream. The store, not a guess, decides what the visitor is told.
+    const look = () => {
+      if (!open) return;
+      if (watch.heard) {
+        watch.heard = false;
+        timer = setTimeout(look, this.silence.everyMs);
+        return;
+      }
+      void this.silence.check(message.id).then(
+        (state) =>
+          state === 'over' ? this.over(watch) : open && (timer = setTimeout(look, this.silence.everyMs)),
+        () => open && (timer = setTimeout(look, this.silence.everyMs)),
+      );
+    };
+    timer = setTimeout(look, WATCH_TIMEOUT_MS);
     this.watches.set(watchId, watch);
     this.publish({ kind: 'watch', answerId: message.id, watchId, host });
     return records;
@@ -101,24 +126,42 @@ export class Following {
     });
   }
 
+  /**
+   * The answer is over in the store while the host said nothing more: a stream that has not
+   * started relaying ends from the store; one that has ends unfinished, and its client's
+   * reattach (§9) reads the stored end, so no text is sent twice.
+   */
+  private over(watch: Watch): void {
+    if (watch.next === -1) watch.fallBack();
+    else watch.close();
+  }
+
   hear(signal: FollowerSignal): void {
     switch (signal.kind) {
       case 'snap': {
         const watch = this.watches.get(signal.watchId);
         if (!watch || watch.next !== -1) return;
         watch.next = signal.seq;
+        watch.heard = true;
         watch.send(signal.records);
         return;
       }
       case 'recs':
         for (const watch of this.watches.values())
-          if (watch.answerId === signal.answerId && watch.next !== -1) relay(watch, signal);
+          if (watch.answerId === signal.answerId && watch.next !== -1) {
+            watch.heard = true;
+            relay(watch, signal);
+          }
         return;
       case 'gone':
         this.watches.get(signal.watchId)?.fallBack();
         return;
       case 'ended':
         for (const done of Array.from(this.cancelWaits.get(signal.answerId) ?? [])) done();
+        // Its host's last records went out before this; a watch still open missed them, or the
+        // answer was ended for a dead host (the reaper says so): the store has the end.
+        for (const watch of Array.from(this.watches.values()))
+          if (watch.answerId === signal.answerId) this.over(watch);
         return;
       case 'lost':
         // Records may be missing: followed streams end unfinished and their clients reattach.

@@ -60,7 +60,10 @@ export class Answers implements AnswerRunner {
     const publish = (signal: Signal) => this.signal(signal);
     this.saves = new AnswerSaves(storage.ledger, clock, this.instanceId, log);
     this.fanOut = new FanOut(publish, () => this.saves.saveDue());
-    this.following = new Following(storage.conversations, clock, publish);
+    this.following = new Following(storage.conversations, clock, publish, {
+      check: (answerId) => this.checkHost(answerId),
+      everyMs: options.leaseMs / 3,
+    });
     this.runParts = {
       ledger: storage.ledger,
       clock,
@@ -113,6 +116,25 @@ export class Answers implements AnswerRunner {
     return this.storedStream(message, thread);
   }
 
+  /**
+   * A followed answer's host went silent: alive while its lease runs; once it has run out, the
+   * answer is ended as an error here (as a reattach would) and said to be over.
+   */
+  private async checkHost(answerId: string): Promise<'alive' | 'over'> {
+    const { storage, clock, leaseMs } = this.options;
+    const found = await storage.conversations.getMessage(answerId);
+    if (found?.message.status !== 'streaming') return 'over';
+    const host = await storage.ledger.answerHost(answerId, leaseMs);
+    if (host?.alive) return 'alive';
+    await storage.ledger.endOrphan(answerId, 'error', clock.now(), leaseMs);
+    return 'over';
+  }
+
+  /** The lease reaper ended these answers (their instance died): whoever relays them hears it. */
+  reaped(answerIds: string[]): void {
+    for (const answerId of answerIds) this.signal({ kind: 'ended', answerId });
+  }
+
   async cancel(message: MessageRecord): Promise<void> {
     const local = this.live.get(message.id);
     if (local) return local.halt('cancel');
@@ -129,6 +151,9 @@ export class Answers implements AnswerRunner {
       await storage.ledger.endOrphan(message.id, 'stopped', clock.now(), leaseMs);
       return;
     }
+    // Should the host have died since its last heartbeat, whoever ends the answer as an orphan
+    // (once the lease runs out) stores it as the visitor asked: stopped.
+    await storage.ledger.requestStop(message.id);
     const ended = this.following.awaitEnd(message.id);
     this.signal({ kind: 'cancel', answerId: message.id, host: host.instanceId });
     await ended;

@@ -122,7 +122,10 @@ export class ConsoleApi {
     this.call<ConsoleRotatedKey>('POST', paths.keyRotation(projectId, id), {
       body: { overlap_seconds: overlapSeconds },
     });
-  revokeKey = (projectId: string, id: string) => this.call<ConsoleApiKey>('DELETE', paths.key(projectId, id));
+  revokeKey = (projectId: string, id: string, options: { endSessions?: boolean } = {}) =>
+    this.call<ConsoleApiKey>('DELETE', paths.key(projectId, id), {
+      query: { end_sessions: options.endSessions ? '1' : undefined },
+    });
   activity = (projectId: string, query: Record<string, string | undefined>) =>
     this.call<ConsoleActivity>('GET', paths.activity(projectId), { query });
   activityCsvUrl = (projectId: string, query: Record<string, string | undefined>) =>

@@ -75,21 +75,21 @@ export class Directory {
     this.cache.delete(id);
   }
 
-  /** Whether `presented` is a live key of the project; notes its use. */
-  async verifyKey(view: ProjectView, presented: string): Promise<boolean> {
+  /** The live key of the project `presented` is (undefined: none); notes its use. */
+  async verifyKey(view: ProjectView, presented: string): Promise<ApiKeyRecord | undefined> {
     const hash = await sha256Hex(presented);
     const now = this.clock.now();
     let key = view.keys.find((k) => k.hash === hash);
     if (!key && now - view.loadedAt >= MISS_RELOAD_MS)
       key = (await this.load(view.id))?.keys.find((k) => k.hash === hash);
-    if (!key || !keyIsLive(key, now)) return false;
+    if (!key || !keyIsLive(key, now)) return undefined;
     if (now - (this.touched.get(key.id) ?? Number.NEGATIVE_INFINITY) >= TOUCH_EVERY_MS) {
       this.touched.set(key.id, now);
       if (this.touched.size > MAX_CACHED * 10) this.touched.clear();
       // Not awaited: the mint does not wait for a bookkeeping write.
       void this.storage.directory.updateApiKey(view.id, key.id, { lastUsedAt: now }).catch(() => {});
     }
-    return true;
+    return key;
   }
 
   private load(id: string): Promise<ProjectView | undefined> {
@@ -187,6 +187,7 @@ export class Directory {
       lastUsedAt: null,
       expiresAt: null,
       revokedAt: null,
+      sessionsEndedAt: null,
     };
     if (await this.storage.directory.createApiKey(key))
       await this.audit('key.create', projectId, key.id, { name: key.name, prefix: key.prefix });

@@ -20,6 +20,8 @@ export interface RequestInfo {
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(password: string, stored: string): Promise<boolean>;
+  /** Whether a stored hash has weaker parameters than `hash` gives now: it is re-hashed at the next sign-in. */
+  outdated?(stored: string): boolean;
 }
 
 /** What the console needs beyond the core: a password hash, its built pages. */
@@ -126,23 +128,31 @@ export async function requireProject(ctx: ServiceContext, projectId: string): Pr
 
 /**
  * Server-to-server calls (sessions, query API) authenticate with one of the project's live API
- * keys; the key presented is returned (the session's owner key is computed under it).
+ * keys; the key presented is returned (the session's owner key is computed under it) with its id.
  */
 export async function requireApiKey(
   ctx: ServiceContext,
   request: Request,
   project: ProjectView,
-): Promise<string> {
+): Promise<{ apiKey: string; keyId: string }> {
   const presented = request.headers.get('X-API-Key');
-  if (!presented || UNKNOWN_PROJECTS.has(project) || !(await ctx.directory.verifyKey(project, presented))) {
+  const key =
+    presented && !UNKNOWN_PROJECTS.has(project)
+      ? await ctx.directory.verifyKey(project, presented)
+      : undefined;
+  if (!presented || !key) {
     throw new HttpError(
       401,
       'invalid_api_key',
       'Missing or invalid X-API-Key for this project: check the project id and the API key.',
     );
   }
-  return presented;
+  return { apiKey: presented, keyId: key.id };
 }
+
+/** Whether the key that minted a session had its sessions ended (as the directory knows, within its cache time). */
+const endedByItsKey = (session: SessionRecord, project: ProjectView) =>
+  session.keyId !== null && project.keys.some((k) => k.id === session.keyId && k.sessionsEndedAt !== null);
 
 /**
  * Agent calls authenticate with `Authorization: Bearer <session_token>`. The rate limit sits
@@ -161,7 +171,8 @@ export async function requireSession(
     !session ||
     session.projectId !== project.id ||
     session.expiresAt <= ctx.clock.now() ||
-    UNKNOWN_PROJECTS.has(project)
+    UNKNOWN_PROJECTS.has(project) ||
+    endedByItsKey(session, project)
   ) {
     throw new HttpError(401, 'invalid_token', 'Missing, unknown or expired session token.');
   }

@@ -24,7 +24,7 @@ export async function createSession(
   const project = await requireProject(ctx, projectId);
   // The owner key is computed under the key this mint presents: the same value the site's
   // session helper computes with that key, through a rotation too.
-  const apiKey = await requireApiKey(ctx, request, project);
+  const { apiKey, keyId } = await requireApiKey(ctx, request, project);
   await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.mint, `mint\n${project.id}`);
   const body = await readJsonBody(request);
   let owner: string | null = null;
@@ -40,7 +40,7 @@ export async function createSession(
       owner = value;
     }
   }
-  const { token, expiresAt } = await mintSession(ctx, projectId, owner, null);
+  const { token, expiresAt } = await mintSession(ctx, projectId, owner, null, keyId);
   return json({ session_token: token, expires_at: isoMicros(expiresAt) }, 200, {
     [OWNER_KEY_HEADER]: await ownerKey(owner, apiKey),
   });
@@ -48,13 +48,15 @@ export async function createSession(
 
 /**
  * A new session of `projectId` for `owner` (null: anonymous), stored as its token's hash and
- * counted in the activity; `integrationId` names the public integration that minted it (§2b).
+ * counted in the activity; `integrationId` names the public integration that minted it (§2b),
+ * `keyId` the API key (so "revoke and end its sessions" can find them).
  */
 export async function mintSession(
   ctx: ServiceContext<'directory' | 'activity'>,
   projectId: string,
   owner: string | null,
   integrationId: string | null,
+  keyId: string | null = null,
 ): Promise<{ token: string; expiresAt: number }> {
   const now = ctx.clock.now();
   const token = randomId('ses');
@@ -63,6 +65,7 @@ export async function mintSession(
     projectId,
     owner,
     ...(integrationId && { integrationId }),
+    keyId,
     createdAt: now,
     expiresAt: now + ctx.tokenTtlMs,
   };

@@ -60,6 +60,8 @@ export interface ApiKeyRecord {
   /** A rotated key works until then; null: no end. */
   expiresAt: number | null;
   revokedAt: number | null;
+  /** When the sessions it minted were ended ("revoke and end its sessions"); null: they run out. */
+  sessionsEndedAt: number | null;
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>;

@@ -170,4 +170,16 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX doc_crawl_runs_by_source ON doc_crawl_runs (source_id, id DESC);
    CREATE TABLE doc_versions (project_id text PRIMARY KEY, version bigint NOT NULL);
    CREATE TABLE doc_crawl_lease (one boolean PRIMARY KEY DEFAULT true CHECK (one), holder text NOT NULL, until bigint NOT NULL);`,
+  // Sign-in attempts are counted before the password is checked: each row names its attempt,
+  // so one refused before its check, or one that succeeded, takes its rows back. A session
+  // names the key that minted it, and a key when its sessions were ended. Fleet signals are
+  // sealed with a key only readers of the tables hold. A cancel its host never confirmed marks
+  // the answer, so ending it as an orphan stores it stopped.
+  `ALTER TABLE sign_in_failures ADD COLUMN attempt text;
+   CREATE INDEX sign_in_failures_by_attempt ON sign_in_failures (attempt);
+   ALTER TABLE sessions ADD COLUMN key_id text;
+   CREATE INDEX sessions_by_key ON sessions (key_id) WHERE key_id IS NOT NULL;
+   ALTER TABLE api_keys ADD COLUMN sessions_ended_at bigint;
+   CREATE TABLE fleet_secret (id int PRIMARY KEY CHECK (id = 1), key text NOT NULL);
+   ALTER TABLE messages ADD COLUMN stop_requested boolean NOT NULL DEFAULT false;`,
 ];

@@ -9,7 +9,14 @@ import type { Stores } from './types.js';
  * here, on demand, so the service core stays free of them (it also runs in a browser).
  */
 export async function openStorage(options: { databaseUrl?: string; dataDir?: string }): Promise<Stores> {
-  return openSqlStores(
-    options.databaseUrl ? await postgresClient(options.databaseUrl) : await pgliteClient(options.dataDir),
-  );
+  if (options.databaseUrl) return openSqlStores(await postgresClient(options.databaseUrl));
+  const stores = await openSqlStores(await pgliteClient(options.dataDir));
+  if (options.dataDir) {
+    // The data directory is this process's alone (its lock): whatever the last process left
+    // generating was cut off with it (a crash, kill -9), and so were the concurrent-answer
+    // slots it held, which would otherwise refuse their owners until the lease reaper came by.
+    await stores.ledger.stopStale(Number.MAX_SAFE_INTEGER);
+    await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
+  }
+  return stores;
 }

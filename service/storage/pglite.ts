@@ -44,11 +44,11 @@ const START_PARAMS = [
  */
 export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
-  let release = () => {};
+  let release = async () => {};
   if (dataDir) {
     // PGlite creates the last directory only.
     await mkdir(dataDir, { recursive: true });
-    release = lockDataDir(dataDir);
+    release = await lockDataDir(dataDir);
   }
   let db: InstanceType<typeof PGlite>;
   try {
@@ -61,7 +61,7 @@ export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
         : undefined;
     db = await PGlite.create(dataDir, { startParams: START_PARAMS, ...(loadDataDir && { loadDataDir }) });
   } catch (error) {
-    release();
+    await release();
     throw error;
   }
   const query: SqlClient['query'] = async (sql, params) => {
@@ -81,7 +81,7 @@ export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
       try {
         await db.close();
       } finally {
-        release();
+        await release();
       }
     },
   };

@@ -46,6 +46,8 @@ export interface SessionRecord {
   owner: string | null;
   /** The public integration that minted it (§2b): its answers count against that integration's budget. */
   integrationId?: string;
+  /** The API key that minted it (null for sessions minted before keys were recorded). */
+  keyId: string | null;
   createdAt: number;
   expiresAt: number;
 }

@@ -116,6 +116,11 @@ export interface AnswerLedger {
   answerHost(answerId: string, leaseMs: number): Promise<AnswerHost | undefined>;
   /** Ends an answer whose instance is unseen for `leaseMs`; false when it has a live host or is not streaming. */
   endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number): Promise<boolean>;
+  /**
+   * A cancel was sent to the answer's host, which has not confirmed it (it may have died):
+   * whoever ends the answer as an orphan (the reaper, a reattach, a relay) stores it `stopped`.
+   */
+  requestStop(answerId: string): Promise<void>;
   /** Marks answers still `streaming` and untouched since `before` as stopped (a crash left them). */
   stopStale(before: number): Promise<number>;
   /** One of `cap` concurrent-answer slots of `key` for the answer: `held` when the answer has one already. */
@@ -137,8 +142,8 @@ export interface FleetStore {
   heartbeat(instanceId: string): Promise<void>;
   /** A clean shutdown: the instance's row goes. */
   retireInstance(instanceId: string): Promise<void>;
-  /** Ends as `error` the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns how many. */
-  reapInstances(leaseMs: number, now: number): Promise<number>;
+  /** Ends as `error` (`stopped` if a stop was requested) the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns their ids. */
+  reapInstances(leaseMs: number, now: number): Promise<string[]>;
   /** Every subscriber of every instance gets every published message, in publishing order per instance. */
   subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
   publish(messages: string[]): Promise<void>;
@@ -197,6 +202,11 @@ export interface DirectoryStore {
   listApiKeys(projectId: string): Promise<ApiKeyRecord[]>;
   updateApiKey(projectId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
   putSession(session: SessionRecord): Promise<void>;
+  /**
+   * Ends the sessions a key minted: the key says when (so an instance that still remembers one
+   * refuses it) and its sessions are deleted. Returns how many were deleted; undefined: no such key.
+   */
+  endKeySessions(projectId: string, keyId: string, at: number): Promise<number | undefined>;
   getSession(tokenHash: string): Promise<SessionRecord | undefined>;
   /** Deletes sessions expired before `before`; returns how many. */
   purgeSessions(before: number): Promise<number>;
@@ -224,17 +234,36 @@ export interface GateStore {
 }
 
 /** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
+/** What one key holds of sign-in attempts (see `countSignInAttempt`). */
+export interface SignInCount {
+  key: string;
+  count: number;
+  oldest: number | null;
+  latest: number | null;
+}
+
 export interface AccountStore {
   createAdmin(admin: AdminRecord): Promise<boolean>;
   getAdmin(username: string): Promise<AdminRecord | undefined>;
   putConsoleSession(session: ConsoleSessionRecord): Promise<void>;
   getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;
-  /** One failure under each key (`user:alice`, `addr:10.0.0.1`). */
-  recordSignInFailure(keys: string[], at: number): Promise<void>;
-  /** Failures under `key` at or after `since`, and the oldest of them. */
-  signInFailures(key: string, since: number): Promise<{ count: number; oldest: number | null }>;
+  /**
+   * Counts a sign-in attempt before its password is checked: a row under each key, then what
+   * each key holds since its `since` (this attempt included in `count`; `oldest` and `latest`
+   * of the others). Attempts that come together each see the others' rows, so no more pass a
+   * limit than it allows. The rows stay as the attempt's failure unless it is forgotten.
+   */
+  countSignInAttempt(
+    attempt: string,
+    keys: { key: string; since: number }[],
+    at: number,
+  ): Promise<SignInCount[]>;
+  /** The attempt's rows go: it was refused before its password was checked, or it succeeded. */
+  forgetSignInAttempt(attempt: string): Promise<void>;
   clearSignInFailures(key: string): Promise<void>;
+  /** A new hash for an admin's password (the parameters were raised): false when no such admin. */
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
   /** Deletes console sessions expired before `before`, and sign-in failures a day older than it. */
   purgeExpired(before: number): Promise<void>;
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;

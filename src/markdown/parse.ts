@@ -21,8 +21,11 @@ export const MARKDOWN_LIMIT = 32 * 1024;
  */
 export const ELEMENT_LIMIT = 2500;
 
-/** Quotes nest at most this deep (real answers rarely pass 3); deeper `>` stay as text. */
-const MAX_QUOTE_DEPTH = 8;
+/**
+ * Quotes and lists opened on one line nest at most this deep (`> > >`, `- - - a`, `1. - > a`;
+ * real answers rarely pass 3); deeper markers stay as text.
+ */
+const MAX_LINE_DEPTH = 8;
 /** List items indented past this many columns (8 levels of 4) are held at that depth. */
 const MAX_ITEM_INDENT = 32;
 
@@ -37,12 +40,38 @@ const MAX_ITEM_INDENT = 32;
  */
 const EMPHASIS_REACH = 64;
 
-/** marked's tokenizer with the emphasis search bounded (see EMPHASIS_REACH). */
+/**
+ * Trailing punctuation a bare URL looks through, about. GFM gives an autolink's trailing
+ * `?!.,:;*_'"~` and unmatched `)` back to the text, and marked does so one character per pass
+ * over the whole link: `https://a.test` and 32,000 `)` (or `.,`) took 0.5 s in Node and 1 s in
+ * the widget. A URL with a longer trailing run is taken as ending this far into it, so the run
+ * is given back in bounded passes; a link never ends in 64 punctuation marks.
+ */
+const TRAILING_REACH = 64;
+const TRAILING = new Set('?!.,:;*_\'"~)'.split('').map((c) => c.charCodeAt(0)));
+
+/** Emphasis nests at most this deep; a deeper `*` or `_` is text. */
+const MAX_EMPHASIS_DEPTH = 16;
+
+/** marked's tokenizer with the emphasis search (EMPHASIS_REACH) and a URL's trailing run (TRAILING_REACH) bounded. */
 class BoundedTokenizer extends Tokenizer {
   /** Window length per masked paragraph; a lex() call starts afresh. */
   readonly reach = new Map<string, number>();
 
+  /** Emphasis being lexed inside emphasis: marked recurses once per level (1,000 nested `**` overflowed). */
+  #depth = 0;
+
   override emStrong(src: string, maskedSrc: string, prevChar = ''): ReturnType<Tokenizer['emStrong']> {
+    if (this.#depth >= MAX_EMPHASIS_DEPTH) return undefined;
+    this.#depth += 1;
+    try {
+      return this.#boundedEmStrong(src, maskedSrc, prevChar);
+    } finally {
+      this.#depth -= 1;
+    }
+  }
+
+  #boundedEmStrong(src: string, maskedSrc: string, prevChar: string): ReturnType<Tokenizer['emStrong']> {
     let reach = this.reach.get(maskedSrc);
     if (reach === undefined) {
       let runs = 0;
@@ -57,6 +86,14 @@ class BoundedTokenizer extends Tokenizer {
     let from = at;
     while (from > 0 && maskedSrc[from - 1] === src[0]) from -= 1;
     return super.emStrong(src.slice(0, reach), maskedSrc.slice(Math.max(0, from - 2), at + reach), prevChar);
+  }
+
+  override url(src: string): ReturnType<Tokenizer['url']> {
+    const found = this.rules.inline.url.exec(src)?.[0];
+    if (!found) return undefined;
+    let run = found.length;
+    while (run > 0 && TRAILING.has(found.charCodeAt(run - 1))) run -= 1;
+    return super.url(found.length - run > TRAILING_REACH ? src.slice(0, run + TRAILING_REACH) : src);
   }
 }
 
@@ -94,7 +131,10 @@ function withBoundedAutolinks(rules: Rules): Rules {
   return boundedRules.rules;
 }
 
-const DEEP_QUOTE = new RegExp(`^((?:[ \\t]*>){${MAX_QUOTE_DEPTH}})([ \\t>]+)`, 'gm');
+/** A quote marker, or a list marker with the one space or tab that makes it one. */
+const CONTAINER = String.raw`[ \t]*(?:>|(?:[-+*]|\d{1,9}[.)])[ \t])`;
+const DEEP_LINE = new RegExp(`^((?:${CONTAINER}){${MAX_LINE_DEPTH}})((?:${CONTAINER})+)`, 'gm');
+const INERT_MARKER = /(>)|([-+*]|\d{1,9}[.)])[ \t]/g;
 const DEEP_ITEM = new RegExp(
   `^([ \\t>]{${MAX_ITEM_INDENT}})([ \\t]+)((?:[-+*]|\\d{1,9}[.)])(?:[ \\t].*)?)$`,
   'gm',
@@ -102,14 +142,21 @@ const DEEP_ITEM = new RegExp(
 
 /**
  * marked re-lexes a container's content once per level, so 200 nested quotes or list items cost
- * 200 passes over the same text. Markers past those limits are made inert without changing the
- * text's length (token spans must keep matching the answer): deep `>` become `›`, and a deep
- * list item's extra indentation moves to the end of its line as no-break spaces, so it becomes
- * a sibling at the deepest level kept.
+ * 200 passes over the same text, and it recurses once per level: 2,000 list markers on one line
+ * (`- - - … a`, 4 KB) overflowed its stack. Markers past those limits are made inert without
+ * changing the text's length (token spans must keep matching the answer): deep `>` become `›`,
+ * a deep list marker's space becomes a no-break space (no longer a marker), and a deep list
+ * item's extra indentation moves to the end of its line as no-break spaces, so it becomes a
+ * sibling at the deepest level kept.
  */
 export function defuseNesting(text: string): string {
   return text
-    .replace(DEEP_QUOTE, (_, kept: string, rest: string) => kept + rest.replace(/>/g, '›'))
+    .replace(
+      DEEP_LINE,
+      (_, kept: string, rest: string) =>
+        kept +
+        rest.replace(INERT_MARKER, (_m, quote?: string, list?: string) => (quote ? '›' : `${list}\u00a0`)),
+    )
     .replace(
       DEEP_ITEM,
       (_, kept: string, extra: string, item: string) => kept + item + '\u00a0'.repeat(extra.length),
@@ -128,9 +175,18 @@ export function lex(text: string, links?: LinkMap): TokensList {
   tokenizer.reach.clear();
   try {
     return lexer.lex(defuseNesting(text));
+  } catch {
+    // No input may break an answer: whatever marked cannot lex shows as the text it is.
+    return plainTokens(text);
   } finally {
     tokenizer.reach.clear();
   }
+}
+
+/** The whole text as one block of raw text (rendered as written, line breaks kept). */
+function plainTokens(text: string): TokensList {
+  const block = { type: 'html', block: true, pre: false, raw: text, text } as MarkdownNode;
+  return Object.assign([block], { links: Object.create(null) as LinkMap });
 }
 
 const TEXT_ONLY = new Set(['text', 'escape', 'space', 'def']);

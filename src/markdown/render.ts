@@ -36,12 +36,21 @@ export function renderView(view: MarkdownView, words: Translate = english): Temp
   t = words;
   cache = caches.get(words) ?? new WeakMap();
   caches.set(words, cache);
-  return html`${view.groups.map((group) => guard([group, words], () => html`<div class="group">${renderNodes(group)}</div>`))}${renderNodes(view.tail)}${
+  return html`${view.groups.map((group) => guard([group, words], () => html`<div class="group">${safely(group)}</div>`))}${safely(view.tail)}${
     view.overflow.length
       ? html`<p class="overflow-notice">${t('answerTruncated')}</p>
           ${view.overflow.map((piece) => html`<div class="plain" dir="auto">${piece}</div>`)}`
       : nothing
   }`;
+}
+
+/** Blocks rendered; if that fails (no input may break the page), the text they hold as it is. */
+function safely(tokens: readonly Token[]): Out {
+  try {
+    return renderNodes(tokens);
+  } catch {
+    return html`<div class="plain" dir="auto">${tokens.map((token) => token.raw).join('')}</div>`;
+  }
 }
 
 export function renderNodes(tokens: readonly Token[]): Out[] {

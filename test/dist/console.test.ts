@@ -411,6 +411,21 @@ describe('the console in Chromium', () => {
     await expect.poll(() => row.getByText('Revoked').count()).toBe(1);
     expect((await mint(key)).status).toBe(401);
     expect((await mint(PROJECT.apiKey)).status).toBe(200);
+
+    // The session it minted still works until it is ended from its row.
+    const token = ((await minted.json()) as { session_token: string }).session_token;
+    const threads = () =>
+      fetch(`${service.url}/agent/v1/projects/${PROJECT.id}/agent/threads/`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+    expect((await threads()).status).toBe(200);
+    await page.getByRole('button', { name: 'End sessions of Production server' }).click();
+    const dialog = page.getByRole('dialog', { name: 'End the sessions of Production server?' });
+    await dialog.waitFor();
+    expect(await axe(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'End sessions' }).click();
+    await expect.poll(() => row.getByRole('button', { name: /End sessions/ }).count()).toBe(0);
+    expect((await threads()).status).toBe(401);
     await context.close();
   });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { solveChallenge } from 'altcha-lib/v1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveFolder } from '../../scripts/static-site.mjs';
+import { lockDataDir } from '../../service/storage/data-dir-lock.js';
 import { completion, startMockLlm } from '../fixtures/mock-llm.js';
 
 const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
@@ -157,6 +158,21 @@ describe('agent-chat-service (the program)', () => {
     expect(await stop(program)).toBe(0);
   }, 60_000);
 
+  it('says at start-up when the console cookie cannot be Secure behind a TLS proxy, and not with an https public URL', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const warning = 'Behind a TLS proxy that sends neither, set --public-url https://';
+    const plain = await start(dataDir);
+    await expect.poll(() => plain.output()).toContain(warning);
+    expect(await stop(plain)).toBe(0);
+    const behindTls = await start(dataDir, { flags: ['--public-url', 'https://chat.example.com'] });
+    expect((await fetch(`${behindTls.url}/healthz`)).status).toBe(200);
+    // The caveat is written with the console's line, in one write.
+    await expect.poll(() => behindTls.output()).toContain('/console/ (add an admin');
+    expect(behindTls.output()).not.toContain(warning);
+    expect(await stop(behindTls)).toBe(0);
+  }, 120_000);
+
   it('refuses a second process on the same data directory at once, with a clear message, writing nothing', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -183,7 +199,10 @@ describe('agent-chat-service (the program)', () => {
     first.child.kill('SIGCONT');
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
     expect(await stop(first)).toBe(0);
-    expect(await readdir(dataDir)).not.toContain('agent-chat-service.lock');
+    // Stopped, it holds the directory no more (the lock file stays; the lock is the OS's).
+    await (
+      await lockDataDir(dataDir)
+    )();
   }, 120_000);
 });
 

@@ -2,6 +2,7 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import type { ConsoleApiKey } from '../../../contract/console.js';
+import { SESSION_TTL_MS } from '../../../contract/limits.js';
 import { ago, when } from '../format.js';
 import { ConsolePage } from './page.js';
 import { field } from '../form.js';
@@ -21,7 +22,13 @@ const STATUS = {
   revoked: ['Revoked', 'bad'],
 } as const;
 
-/** API keys: create (shown once), list, rotate with an overlap, revoke. */
+/** Whether sessions the key minted may still run: it was revoked less than a session's lifetime ago, and they were not ended. */
+const sessionsMayRun = (k: ConsoleApiKey) =>
+  k.revoked_at !== null &&
+  k.sessions_ended_at === null &&
+  Date.now() - Date.parse(k.revoked_at) < SESSION_TTL_MS;
+
+/** API keys: create (shown once), list, rotate with an overlap, revoke (and end the sessions a key minted). */
 export class KeysPage extends ConsolePage {
   static styles = [
     ...ConsolePage.styles,
@@ -47,7 +54,7 @@ export class KeysPage extends ConsolePage {
   @state() private error = '';
   @state() private fresh: { key: string; name: string; note: string } | null = null;
   @state() private copied = false;
-  @state() private pending: { kind: 'rotate' | 'revoke'; key: ConsoleApiKey } | null = null;
+  @state() private pending: { kind: 'rotate' | 'revoke' | 'end'; key: ConsoleApiKey } | null = null;
 
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
@@ -112,7 +119,9 @@ export class KeysPage extends ConsolePage {
               ? html`
             ${k.status === 'active' ? html`<button class="small" aria-label="Rotate ${k.name}" @click=${() => this.ask('rotate', k)}>Rotate</button>` : nothing}
             <button class="small danger" aria-label="Revoke ${k.name}" @click=${() => this.ask('revoke', k)}>Revoke</button>`
-              : nothing
+              : sessionsMayRun(k)
+                ? html`<button class="small danger" aria-label="End sessions of ${k.name}" @click=${() => this.ask('end', k)}>End sessions</button>`
+                : nothing
           }</td>
         </tr>`;
       })}</tbody>
@@ -128,22 +137,28 @@ export class KeysPage extends ConsolePage {
         p?.kind === 'revoke'
           ? html`<form class="stack" method="dialog" @submit=${this.revoke}>
         <h2 id="confirm-title">Revoke ${p.key.name}?</h2>
-        <p>Servers using <code>${p.key.prefix}…</code> can no longer start chat sessions (on every instance within seconds). Sessions already started run until they expire.</p>
-        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Revoke key</button></div>
+        <p>Servers using <code>${p.key.prefix}…</code> can no longer start chat sessions (on every instance within seconds). Sessions it already started run until they expire, within an hour, unless you end them too: their visitors then need a new session from a server with another key.</p>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger" type="submit" value="revoke">Revoke key</button><button class="danger solid" type="submit" value="end">Revoke and end its sessions</button></div>
       </form>`
-          : p?.kind === 'rotate'
-            ? html`<form class="stack" method="dialog" @submit=${this.rotate}>
+          : p?.kind === 'end'
+            ? html`<form class="stack" method="dialog" @submit=${this.revoke}>
+        <h2 id="confirm-title">End the sessions of ${p.key.name}?</h2>
+        <p>Chat sessions started with <code>${p.key.prefix}…</code> stop working (on every instance within seconds); their visitors need a new session from a server with another key.</p>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit" value="end">End sessions</button></div>
+      </form>`
+            : p?.kind === 'rotate'
+              ? html`<form class="stack" method="dialog" @submit=${this.rotate}>
         <h2 id="confirm-title">Rotate ${p.key.name}</h2>
         <p>A new key replaces <code>${p.key.prefix}…</code>. Keep the old one working long enough to deploy the new one everywhere.</p>
         <label>Old key keeps working for <select name="overlap">${OVERLAPS.map((o) => html`<option value=${o.seconds} ?selected=${o.seconds === 86_400}>${o.label}</option>`)}</select></label>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="primary" type="submit">Rotate key</button></div>
       </form>`
-            : nothing
+              : nothing
       }
     </dialog>`;
   }
 
-  private ask(kind: 'rotate' | 'revoke', key: ConsoleApiKey) {
+  private ask(kind: 'rotate' | 'revoke' | 'end', key: ConsoleApiKey) {
     this.pending = { kind, key };
     void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
   }
@@ -191,9 +206,10 @@ export class KeysPage extends ConsolePage {
     });
   }
 
-  private async revoke() {
+  private async revoke(event: SubmitEvent) {
     const key = this.pending!.key;
-    await this.run(() => this.api.revokeKey(this.project.id, key.id).then(() => {}));
+    const endSessions = (event.submitter as HTMLButtonElement | null)?.value === 'end';
+    await this.run(() => this.api.revokeKey(this.project.id, key.id, { endSessions }).then(() => {}));
   }
 
   private show(key: string, name: string, note: string) {

@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { ACTIVITY_COUNTS, type ActivityCounts, noActivity, sumActivity } from '../../../contract/activity.js';
 import { parseDay, rollupAsOf } from '../activity.js';
-import { requireAdmin } from './auth.js';
+import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
 /** The rollup's summaries; the project (directory) and the admin (accounts). */
@@ -17,6 +17,21 @@ const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice
 /** The counts alone, out of a summary's row (which also names its day or integration). */
 const countsOf = (row: ActivityCounts) => sumActivity(noActivity(), row);
 
+/** The days as a CSV file, one row a day. */
+function csv(name: string, byDay: ({ date: string } & Record<(typeof ACTIVITY_COUNTS)[number], number>)[]) {
+  const lines = [
+    ['date', ...ACTIVITY_COUNTS].join(','),
+    ...byDay.map((row) => [row.date, ...ACTIVITY_COUNTS.map((c) => row[c])].join(',')),
+  ];
+  return new Response(`${lines.join('\r\n')}\r\n`, {
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.csv"`,
+      'Cache-Control': 'no-store',
+    },
+  });
+}
+
 /**
  * GET /console/api/projects/{id}/activity/?start&end&integration_id[&format=csv]: the query
  * API's activity (same rollup, same counting rules), with model tokens, aggregated in the
@@ -26,10 +41,10 @@ const countsOf = (row: ActivityCounts) => sumActivity(noActivity(), row);
 export async function consoleActivity(
   ctx: ConsoleActivityContext,
   request: Request,
-  _info: RequestInfo,
+  info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const params = new URL(request.url).searchParams;
   const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
@@ -51,22 +66,14 @@ export async function consoleActivity(
     byDay.push({ date: day(d), ...countsOf(known.get(d) ?? noActivity()) });
 
   if (params.get('format') === 'csv') {
-    const lines = [
-      ['date', ...ACTIVITY_COUNTS].join(','),
-      ...byDay.map((row) => [row.date, ...ACTIVITY_COUNTS.map((c) => row[c])].join(',')),
-    ];
-    const file =
-      `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}.csv`.replace(
-        /[^\w.-]/g,
-        '_',
-      );
-    return new Response(`${lines.join('\r\n')}\r\n`, {
-      headers: {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="${file}"`,
-        'Cache-Control': 'no-store',
-      },
+    await audit(ctx, info, admin.username, 'activity.export', project.id, integrationId ?? null, {
+      start: day(start / DAY),
+      end: day(end / DAY),
     });
+    return csv(
+      `activity-${project.id}-${day(start / DAY)}-${day(end / DAY)}${integrationId ? `-${integrationId}` : ''}`,
+      byDay,
+    );
   }
   return json({
     period: { start: day(start / DAY), end: day(end / DAY) },

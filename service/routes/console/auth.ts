@@ -1,10 +1,11 @@
 import { isRecord, readJsonBody } from '../../http/body.js';
 import type { ConsoleSession, ConsoleSignedIn } from '../../../contract/console.js';
-import type { RequestInfo, ServiceContext } from '../context.js';
+import type { PasswordHasher, RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
-import type { ConsoleSessionRecord } from '../../storage/console-types.js';
+import { randomId } from '../../kernel/ids.js';
+import type { AdminRecord, ConsoleSessionRecord } from '../../storage/console-types.js';
 
 /** Admins, their sessions and sign-in failures, and the audit log. */
 type AccountsContext = ServiceContext<'accounts'>;
@@ -13,8 +14,22 @@ export const MIN_PASSWORD_CHARS = 12;
 export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/i;
 /** A console session lasts a working day, then signs in again. */
 export const CONSOLE_SESSION_MS = 12 * 3_600_000;
-/** Sign-in failures: per username, then per address, within the window. */
-export const SIGN_IN_LIMITS = { perUser: 5, perAddress: 20, windowMs: 15 * 60_000 };
+/**
+ * Sign-in limits, counted before any password is checked. An address may try 20 times in 15
+ * minutes, whatever the names. A name from one address may fail 5 times, then waits a minute
+ * before each further try, doubling up to 15 minutes, while the failures of a day count. Never
+ * the name alone: then anyone could lock its admin out from anywhere.
+ */
+export const SIGN_IN_LIMITS = {
+  perAddress: 20,
+  addressWindowMs: 15 * 60_000,
+  perUserAddress: 5,
+  firstBackoffMs: 60_000,
+  maxBackoffMs: 15 * 60_000,
+  userAddressWindowMs: 24 * 3_600_000,
+};
+/** Passwords hashed at once, and sign-ins waiting for it, per service: past them, 503 at once. */
+export const HASHING = { running: 1, waiting: 8 };
 
 const COOKIE = 'agent_chat_console';
 
@@ -115,53 +130,146 @@ export function audit(
   });
 }
 
-/** A throwaway hash so an unknown username costs the same time as a wrong password. */
-let decoy: Promise<string> | undefined;
+/** A throwaway hash per hasher, so an unknown username costs the same time as a wrong password. */
+const decoys = new WeakMap<PasswordHasher, Promise<string>>();
 
-async function refuseIfLimited(ctx: AccountsContext, keys: [string, number][]): Promise<void> {
-  const since = ctx.clock.now() - SIGN_IN_LIMITS.windowMs;
-  for (const [key, limit] of keys) {
-    const { count, oldest } = await ctx.storage.accounts.signInFailures(key, since);
-    if (count >= limit) {
-      const retry = Math.max(
-        1,
-        Math.ceil(((oldest ?? since) + SIGN_IN_LIMITS.windowMs - ctx.clock.now()) / 1000),
-      );
-      throw new HttpError(
-        429,
-        'rate_limited',
-        `Too many failed sign-ins; try again in ${Math.ceil(retry / 60)} min.`,
-        { 'Retry-After': String(retry) },
-      );
+/**
+ * A hasher that hashes at most `running` passwords at once and lets at most `waiting` wait:
+ * 200 sign-ins at once each started a hash, and those queued ahead of the model host's DNS
+ * lookup. What cannot wait is refused at once.
+ */
+export function boundedPasswords(hasher: PasswordHasher, limits = HASHING): PasswordHasher {
+  let running = 0;
+  const queue: (() => void)[] = [];
+  const turn = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (running >= limits.running) {
+      if (queue.length >= limits.waiting)
+        throw new HttpError(503, 'busy', 'Too many sign-ins at once; try again in a moment.', {
+          'Retry-After': '1',
+        });
+      await new Promise<void>((resolve) => queue.push(resolve));
+    } else running += 1;
+    try {
+      return await work();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else running -= 1;
     }
+  };
+  return {
+    hash: (password) => turn(() => hasher.hash(password)),
+    verify: (password, stored) => turn(() => hasher.verify(password, stored)),
+    outdated: hasher.outdated && ((stored) => hasher.outdated!(stored)),
+  };
+}
+
+const tooMany = (retryMs: number) => {
+  const seconds = Math.max(1, Math.ceil(retryMs / 1000));
+  return new HttpError(
+    429,
+    'rate_limited',
+    `Too many failed sign-ins; try again in ${Math.ceil(seconds / 60)} min.`,
+    { 'Retry-After': String(seconds) },
+  );
+};
+
+/** How long a name must wait at an address after `failures` failures there (0: it may try). */
+export function signInBackoffMs(failures: number): number {
+  if (failures < SIGN_IN_LIMITS.perUserAddress) return 0;
+  const doublings = Math.min(failures - SIGN_IN_LIMITS.perUserAddress, 16);
+  return Math.min(SIGN_IN_LIMITS.firstBackoffMs * 2 ** doublings, SIGN_IN_LIMITS.maxBackoffMs);
+}
+
+/**
+ * Counts the attempt under its address and its (name, address) pair before any hash runs, and
+ * refuses it (taking it back) past either limit. Sixty guesses at once were all checked against
+ * limits of 5 and 20 when failures were counted after the hash.
+ */
+async function countAttempt(ctx: AccountsContext, attempt: string, username: string, address: string) {
+  const now = ctx.clock.now();
+  const [byAddress, byPair] = await ctx.storage.accounts.countSignInAttempt(
+    attempt,
+    [
+      { key: `addr:${address}`, since: now - SIGN_IN_LIMITS.addressWindowMs },
+      // The name as typed may be anything: its hash keeps the key short.
+      {
+        key: `pair:${await sha256Hex(username)}:${address}`,
+        since: now - SIGN_IN_LIMITS.userAddressWindowMs,
+      },
+    ],
+    now,
+  );
+  let refusal: HttpError | null = null;
+  if (byAddress.count > SIGN_IN_LIMITS.perAddress)
+    refusal = tooMany((byAddress.oldest ?? now) + SIGN_IN_LIMITS.addressWindowMs - now);
+  const wait = signInBackoffMs(byPair.count - 1);
+  if (!refusal && wait > 0 && now - (byPair.latest ?? now) < wait)
+    refusal = tooMany((byPair.latest ?? now) + wait - now);
+  if (refusal) {
+    await ctx.storage.accounts.forgetSignInAttempt(attempt);
+    throw refusal;
+  }
+  return byPair.key;
+}
+
+/** Checks the password (a decoy's for an unknown name); an attempt the hasher cannot take is taken back. */
+async function passwordMatches(
+  ctx: AccountsContext,
+  attempt: string,
+  admin: { passwordHash: string } | undefined,
+  password: string,
+): Promise<boolean> {
+  const { passwords } = ctx.console!;
+  try {
+    if (admin) return await passwords.verify(password, admin.passwordHash);
+    let decoy = decoys.get(passwords);
+    if (!decoy) decoys.set(passwords, (decoy = passwords.hash(randomSecret())));
+    // A decoy that failed is made again next time.
+    decoy.catch(() => decoys.delete(passwords));
+    await passwords.verify(password, await decoy);
+    return false;
+  } catch (error) {
+    await ctx.storage.accounts.forgetSignInAttempt(attempt);
+    throw error;
   }
 }
 
 /** POST /console/api/session: username and password → the session cookie and the CSRF token. */
 export async function signIn(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
-  const passwords = ctx.console!.passwords;
   requireSameOrigin(ctx, request);
   const body = await readJsonBody(request);
   if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
     throw badRequest('Send username and password.');
   const username = body.username.trim().toLowerCase();
-  const userKey = `user:${username}`;
-  const addressKey = `addr:${info.clientAddress ?? 'unknown'}`;
-  await refuseIfLimited(ctx, [
-    [userKey, SIGN_IN_LIMITS.perUser],
-    [addressKey, SIGN_IN_LIMITS.perAddress],
-  ]);
-  const admin = USERNAME.test(username) ? await ctx.storage.accounts.getAdmin(username) : undefined;
-  const ok = admin
-    ? await passwords.verify(body.password, admin.passwordHash)
-    : await passwords.verify(body.password, await (decoy ??= passwords.hash(randomSecret())));
-  const now = ctx.clock.now();
-  if (!admin || !ok) {
-    await ctx.storage.accounts.recordSignInFailure([userKey, addressKey], now);
-    await audit(ctx, info, username.slice(0, 64) || '-', 'sign_in.failed', null, null);
+  const valid = USERNAME.test(username);
+  const attempt = randomId('signin');
+  const pairKey = await countAttempt(ctx, attempt, username, info.clientAddress ?? 'unknown');
+  const admin = valid ? await ctx.storage.accounts.getAdmin(username) : undefined;
+  if (!(await passwordMatches(ctx, attempt, admin, body.password)) || !admin) {
+    // The attempt's rows stay: they are its failure. A name that cannot be one is not stored.
+    await audit(ctx, info, valid ? username : '(not a username)', 'sign_in.failed', null, null);
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   }
-  await ctx.storage.accounts.clearSignInFailures(userKey);
+  await ctx.storage.accounts.forgetSignInAttempt(attempt);
+  await ctx.storage.accounts.clearSignInFailures(pairKey);
+  await rehashIfOutdated(ctx, admin, body.password);
+  return startSession(ctx, request, info, username);
+}
+
+/** A hash with weaker parameters than new ones get is replaced, now that the password is known. */
+async function rehashIfOutdated(ctx: AccountsContext, admin: AdminRecord, password: string) {
+  const { passwords } = ctx.console!;
+  if (!passwords.outdated?.(admin.passwordHash)) return;
+  // Best effort: the sign-in stands if the new hash cannot be made or stored now.
+  await passwords
+    .hash(password)
+    .then((hash) => ctx.storage.accounts.setPasswordHash(admin.username, hash))
+    .catch(() => {});
+}
+
+async function startSession(ctx: AccountsContext, request: Request, info: RequestInfo, username: string) {
+  const now = ctx.clock.now();
   const token = randomSecret();
   const session = {
     tokenHash: await sha256Hex(token),

@@ -13,7 +13,7 @@ import { json } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
 import type { FeedbackRecord, MessageRecord, ThreadCursor } from '../../storage/types.js';
 import { parseDay } from '../activity.js';
-import { requireAdmin } from './auth.js';
+import { audit, requireAdmin } from './auth.js';
 import { fileInfo } from '../files.js';
 import { requireConsoleProject } from './projects.js';
 
@@ -44,23 +44,13 @@ const flag = (params: URLSearchParams, name: string) =>
   params.get(name) === '1' || params.get(name) === 'true' || undefined;
 
 /** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
-export async function listConversations(
-  ctx: ConversationsContext,
-  request: Request,
-  _info: RequestInfo,
-  projectId: string,
-): Promise<Response> {
-  await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
-  const params = new URL(request.url).searchParams;
-  const limit = Number(params.get('limit') ?? 25);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw badRequest('limit must be an integer from 1 to 100.');
+/** The list's filter from its query: the search, the flags, the integration, the days. */
+function filterOf(params: URLSearchParams): ConversationFilter {
   const start = parseDay(params.get('start'), 'start');
   const end = parseDay(params.get('end'), 'end');
   const q = params.get('q')?.trim();
   if (q && q.length > 200) throw badRequest('The search is longer than 200 characters.');
-  const filter: ConversationFilter = {
+  return {
     q: q || undefined,
     downvoted: flag(params, 'downvoted'),
     uncertain: flag(params, 'uncertain'),
@@ -71,6 +61,24 @@ export async function listConversations(
     from: start,
     to: end === undefined ? undefined : end + DAY,
   };
+}
+
+export async function listConversations(
+  ctx: ConversationsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const params = new URL(request.url).searchParams;
+  const limit = Number(params.get('limit') ?? 25);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw badRequest('limit must be an integer from 1 to 100.');
+  const filter = filterOf(params);
+  // Searching what visitors wrote is reading it: the words searched for are kept with who did.
+  if (filter.q)
+    await audit(ctx, info, admin.username, 'conversation.search', project.id, null, { q: filter.q });
   const page = await ctx.storage.conversations.searchThreads(project.id, filter, {
     limit: limit + 1,
     after: cursorOf(params.get('cursor')),
@@ -133,14 +141,15 @@ async function staleSources(
 export async function getConversation(
   ctx: ConversationsContext,
   request: Request,
-  _info: RequestInfo,
+  info: RequestInfo,
   projectId: string,
   threadId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
   if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
+  await audit(ctx, info, admin.username, 'conversation.read', project.id, thread.id);
   const [summary] = await ctx.storage.conversations.searchThreads(
     project.id,
     { threadId: thread.id },

@@ -35,6 +35,7 @@ const keyJson = (key: ApiKeyRecord, now: number): ConsoleApiKey => ({
   last_used_at: isoMicrosOrNull(key.lastUsedAt),
   expires_at: isoMicrosOrNull(key.expiresAt),
   revoked_at: isoMicrosOrNull(key.revokedAt),
+  sessions_ended_at: isoMicrosOrNull(key.sessionsEndedAt),
   status: status(key, now),
 });
 
@@ -65,6 +66,7 @@ async function mint(
     lastUsedAt: null,
     expiresAt: null,
     revokedAt: null,
+    sessionsEndedAt: null,
   };
   if (!(await ctx.storage.directory.createApiKey(record))) throw notFound('No such project.');
   ctx.directory.invalidate(projectId);
@@ -142,7 +144,11 @@ export async function rotateKey(
   );
 }
 
-/** DELETE …/keys/{id}/: revoked at once (on other instances within the directory cache time). */
+/**
+ * DELETE …/keys/{id}/[?end_sessions=1]: revoked at once (on other instances within the directory
+ * cache time). With `end_sessions`, the sessions it minted stop working too, instead of running
+ * out within the hour; a key already revoked can have its sessions ended later.
+ */
 export async function revokeKey(
   ctx: KeysContext,
   request: Request,
@@ -152,15 +158,19 @@ export async function revokeKey(
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const key = await findKey(ctx, projectId, keyId);
-  const revoked =
-    key.revokedAt !== null
-      ? key
-      : (await ctx.storage.directory.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() }))!;
-  ctx.directory.invalidate(projectId);
-  if (key.revokedAt === null)
-    await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, {
-      name: key.name,
-      prefix: key.prefix,
+  const detail = { name: key.name, prefix: key.prefix };
+  if (key.revokedAt === null) {
+    await ctx.storage.directory.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() });
+    await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, detail);
+  }
+  const endSessions = ['1', 'true'].includes(new URL(request.url).searchParams.get('end_sessions') ?? '');
+  if (endSessions && key.sessionsEndedAt === null) {
+    const ended = await ctx.storage.directory.endKeySessions(projectId, keyId, ctx.clock.now());
+    await audit(ctx, info, admin.username, 'key.end_sessions', projectId, keyId, {
+      ...detail,
+      sessions: ended ?? 0,
     });
-  return json(keyJson(revoked, ctx.clock.now()));
+  }
+  ctx.directory.invalidate(projectId);
+  return json(keyJson(await findKey(ctx, projectId, keyId), ctx.clock.now()));
 }

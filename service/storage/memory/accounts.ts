@@ -7,7 +7,7 @@ const SIGN_IN_FAILURES_KEPT_MS = 86_400_000;
 export class MemoryAccountStore implements AccountStore {
   private readonly admins = new Map<string, AdminRecord>();
   private readonly consoleSessions = new Map<string, ConsoleSessionRecord>();
-  private signInFailureLog: { key: string; at: number }[] = [];
+  private signInFailureLog: { key: string; at: number; attempt: string | null }[] = [];
   private readonly audit: AuditEntry[] = [];
 
   async createAdmin(admin: AdminRecord) {
@@ -19,6 +19,12 @@ export class MemoryAccountStore implements AccountStore {
   async getAdmin(username: string) {
     const admin = this.admins.get(username);
     return admin && { ...admin };
+  }
+
+  async setPasswordHash(username: string, passwordHash: string) {
+    const admin = this.admins.get(username);
+    if (admin) admin.passwordHash = passwordHash;
+    return !!admin;
   }
 
   async putConsoleSession(session: ConsoleSessionRecord) {
@@ -34,13 +40,22 @@ export class MemoryAccountStore implements AccountStore {
     this.consoleSessions.delete(tokenHash);
   }
 
-  async recordSignInFailure(keys: string[], at: number) {
-    for (const key of keys) this.signInFailureLog.push({ key, at });
+  async countSignInAttempt(attempt: string, keys: { key: string; since: number }[], at: number) {
+    for (const { key } of keys) this.signInFailureLog.push({ key, at, attempt });
+    return keys.map(({ key, since }) => {
+      const rows = this.signInFailureLog.filter((f) => f.key === key && f.at >= since);
+      const others = rows.filter((f) => f.attempt !== attempt).map((f) => f.at);
+      return {
+        key,
+        count: rows.length,
+        oldest: others.length ? Math.min(...others) : null,
+        latest: others.length ? Math.max(...others) : null,
+      };
+    });
   }
 
-  async signInFailures(key: string, since: number) {
-    const times = this.signInFailureLog.filter((f) => f.key === key && f.at >= since).map((f) => f.at);
-    return { count: times.length, oldest: times.length ? Math.min(...times) : null };
+  async forgetSignInAttempt(attempt: string) {
+    this.signInFailureLog = this.signInFailureLog.filter((f) => f.attempt !== attempt);
   }
 
   async clearSignInFailures(key: string) {

@@ -131,6 +131,19 @@ export class MemoryDirectoryStore implements DirectoryStore {
     this.sessions.set(session.tokenHash, { ...session });
   }
 
+  async endKeySessions(projectId: string, keyId: string, at: number) {
+    const key = this.keys.find((k) => k.projectId === projectId && k.id === keyId);
+    if (!key) return undefined;
+    key.sessionsEndedAt ??= at;
+    let ended = 0;
+    for (const [hash, session] of this.sessions)
+      if (session.keyId === keyId) {
+        this.sessions.delete(hash);
+        ended += 1;
+      }
+    return ended;
+  }
+
   async getSession(tokenHash: string) {
     const session = this.sessions.get(tokenHash);
     return session && { ...session };

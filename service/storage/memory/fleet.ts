@@ -20,18 +20,19 @@ export class MemoryFleetStore implements FleetStore {
     const { state } = this;
     const seenSince = Date.now() - leaseMs;
     for (const [id, seen] of state.instances) if (seen < seenSince) state.instances.delete(id);
-    let count = 0;
+    const ended: string[] = [];
     for (const [answerId, instanceId] of state.hosts) {
       if (state.instances.has(instanceId)) continue;
       state.hosts.delete(answerId);
       state.freeSlot(answerId);
       const message = state.message(answerId);
       if (message?.status === 'streaming') {
-        Object.assign(message, { status: 'error', updatedAt: now });
-        count += 1;
+        const stopped = state.stopRequested.delete(answerId);
+        Object.assign(message, { status: stopped ? 'stopped' : 'error', updatedAt: now });
+        ended.push(answerId);
       }
     }
-    return count;
+    return ended;
   }
 
   subscribe(onMessage: (message: string) => void) {

@@ -88,8 +88,13 @@ export class MemoryAnswerLedger implements AnswerLedger {
     if (!message || message.status !== 'streaming' || !host?.instanceId || host.alive) return false;
     this.state.hosts.delete(answerId);
     this.state.freeSlot(answerId);
-    Object.assign(message, { status, updatedAt: now });
+    const stopped = this.state.stopRequested.delete(answerId);
+    Object.assign(message, { status: stopped ? 'stopped' : status, updatedAt: now });
     return true;
+  }
+
+  async requestStop(answerId: string) {
+    if (this.state.message(answerId)?.status === 'streaming') this.state.stopRequested.add(answerId);
   }
 
   async stopStale(before: number) {

@@ -26,6 +26,8 @@ export class MemoryState {
   events: ActivityEvent[] = [];
   /** Which instance generates each answer (absent: none). */
   readonly hosts = new Map<string, string>();
+  /** Answers a cancel was sent for that their host has not confirmed: ended as orphans, they are `stopped`. */
+  readonly stopRequested = new Set<string>();
   /** Instances and when each last renewed its lease (this process's clock). */
   readonly instances = new Map<string, number>();
   readonly slots = new Map<string, { key: string; at: number }>();

@@ -39,6 +39,14 @@ export class SqlAccountStore implements AccountStore {
     );
   }
 
+  async setPasswordHash(username: string, passwordHash: string) {
+    const { rowCount } = await this.db.query('UPDATE admins SET password_hash = $2 WHERE username = $1', [
+      username,
+      passwordHash,
+    ]);
+    return rowCount > 0;
+  }
+
   async putConsoleSession(s: ConsoleSessionRecord) {
     await this.db.query(
       'INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
@@ -64,16 +72,32 @@ export class SqlAccountStore implements AccountStore {
     await this.db.query('DELETE FROM console_sessions WHERE token_hash = $1', [tokenHash]);
   }
 
-  async recordSignInFailure(keys: string[], at: number) {
-    await this.db.query('INSERT INTO sign_in_failures (key, at) SELECT unnest($1::text[]), $2', [keys, at]);
+  async countSignInAttempt(attempt: string, keys: { key: string; since: number }[], at: number) {
+    // Two statements: the count must see the rows other attempts committed after this one's.
+    await this.db.query('INSERT INTO sign_in_failures (key, at, attempt) SELECT unnest($1::text[]), $2, $3', [
+      keys.map((k) => k.key),
+      at,
+      attempt,
+    ]);
+    const { rows } = await this.db.query(
+      `SELECT k.key, count(f.key) AS count, min(f.at) FILTER (WHERE f.attempt IS DISTINCT FROM $3) AS oldest,
+         max(f.at) FILTER (WHERE f.attempt IS DISTINCT FROM $3) AS latest
+       FROM unnest($1::text[], $2::bigint[]) AS k(key, since)
+       LEFT JOIN sign_in_failures f ON f.key = k.key AND f.at >= k.since
+       GROUP BY k.key`,
+      [keys.map((k) => k.key), keys.map((k) => k.since), attempt],
+    );
+    const byKey = new Map(rows.map((r) => [r.key as string, r]));
+    return keys.map(({ key }) => ({
+      key,
+      count: num(byKey.get(key)?.count ?? 0),
+      oldest: numOrNull(byKey.get(key)?.oldest),
+      latest: numOrNull(byKey.get(key)?.latest),
+    }));
   }
 
-  async signInFailures(key: string, since: number) {
-    const { rows } = await this.db.query(
-      'SELECT count(*) AS count, min(at) AS oldest FROM sign_in_failures WHERE key = $1 AND at >= $2',
-      [key, since],
-    );
-    return { count: num(rows[0].count), oldest: numOrNull(rows[0].oldest) };
+  async forgetSignInAttempt(attempt: string) {
+    await this.db.query('DELETE FROM sign_in_failures WHERE attempt = $1', [attempt]);
   }
 
   async clearSignInFailures(key: string) {

@@ -41,12 +41,14 @@ const toKey = (r: Record<string, unknown>): ApiKeyRecord => ({
   lastUsedAt: numOrNull(r.last_used_at),
   expiresAt: numOrNull(r.expires_at),
   revokedAt: numOrNull(r.revoked_at),
+  sessionsEndedAt: numOrNull(r.sessions_ended_at),
 });
 const toSession = (r: Record<string, unknown>): SessionRecord => ({
   tokenHash: r.token_hash as string,
   projectId: r.project_id as string,
   owner: (r.owner as string | null) ?? null,
   ...(r.integration_id ? { integrationId: r.integration_id as string } : {}),
+  keyId: (r.key_id as string | null) ?? null,
   createdAt: num(r.created_at),
   expiresAt: num(r.expires_at),
 });
@@ -150,9 +152,20 @@ export class SqlDirectoryStore implements DirectoryStore {
 
   async createApiKey(k: ApiKeyRecord) {
     const { rowCount } = await this.db.query(
-      `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at, last_used_at, expires_at, revoked_at)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $2) ON CONFLICT DO NOTHING`,
-      [k.id, k.projectId, k.name, k.prefix, k.hash, k.createdAt, k.lastUsedAt, k.expiresAt, k.revokedAt],
+      `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at, last_used_at, expires_at, revoked_at, sessions_ended_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM projects WHERE id = $2) ON CONFLICT DO NOTHING`,
+      [
+        k.id,
+        k.projectId,
+        k.name,
+        k.prefix,
+        k.hash,
+        k.createdAt,
+        k.lastUsedAt,
+        k.expiresAt,
+        k.revokedAt,
+        k.sessionsEndedAt,
+      ],
     );
     return rowCount > 0;
   }
@@ -192,10 +205,22 @@ export class SqlDirectoryStore implements DirectoryStore {
 
   async putSession(s: SessionRecord) {
     await this.db.query(
-      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at, integration_id) VALUES ($1, $2, $3, $4, $5, $6)',
-      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt, s.integrationId ?? null],
+      'INSERT INTO sessions (token_hash, project_id, owner, created_at, expires_at, integration_id, key_id) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [s.tokenHash, s.projectId, s.owner, s.createdAt, s.expiresAt, s.integrationId ?? null, s.keyId],
     );
     this.remember(s);
+  }
+
+  async endKeySessions(projectId: string, keyId: string, at: number) {
+    const { rows } = await this.db.query(
+      `WITH key AS (
+         UPDATE api_keys SET sessions_ended_at = coalesce(sessions_ended_at, $3) WHERE project_id = $1 AND id = $2 RETURNING id),
+       ended AS (DELETE FROM sessions WHERE key_id IN (SELECT id FROM key) RETURNING token_hash)
+       SELECT (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM ended)::int AS ended`,
+      [projectId, keyId, at],
+    );
+    for (const [hash, { session }] of this.sessions) if (session.keyId === keyId) this.sessions.delete(hash);
+    return num(rows[0].keys) ? num(rows[0].ended) : undefined;
   }
 
   async getSession(tokenHash: string) {

@@ -1,10 +1,20 @@
 import { LocalSignals } from '../local-signals.js';
 import type { SqlClient } from '../sql-client.js';
 import { type FleetStore, SIGNALS_LOST } from '../types.js';
-import { DB_NOW, num } from './rows.js';
+import { DB_NOW } from './rows.js';
+import { fleetKey, seal, unseal } from './sealed-signals.js';
 
-/** NOTIFY payloads stop at 8,000 bytes; longer messages travel in fragments. */
-const MAX_PAYLOAD_BYTES = 7_900;
+/**
+ * A message's text per NOTIFY payload: sealed (nonce, tag, base64) it stays under the 8,000
+ * bytes NOTIFY takes; longer messages travel in fragments.
+ */
+const MAX_PAYLOAD_BYTES = 5_800;
+/** Fragments of one message: 512 carry about a million characters, past the longest snapshot. */
+const MAX_FRAGMENTS = 512;
+/** Messages being put together at once; past it the oldest is dropped (and counted lost). */
+const MAX_ASSEMBLING = 32;
+/** Payloads waiting to be opened; past it they are dropped and subscribers told signals were lost. */
+const MAX_PENDING = 512;
 
 let fragmentIds = 0;
 
@@ -26,6 +36,40 @@ function payloads(message: string): string[] {
   return pieces.map((piece, i) => `+${id} ${i} ${pieces.length}\n${piece}`);
 }
 
+/**
+ * Puts messages back together from their payloads, holding at most MAX_ASSEMBLING of them and
+ * MAX_FRAGMENTS pieces each: what a payload can make it allocate is bounded.
+ */
+class Assembly {
+  private readonly parts = new Map<string, { count: number; pieces: string[] }>();
+
+  constructor(private readonly onMessage: (message: string) => void) {}
+
+  take(payload: string): void {
+    if (payload[0] === '=') return this.onMessage(payload.slice(1));
+    // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
+    const newline = payload.indexOf('\n');
+    if (payload[0] !== '+' || newline < 0 || newline > 80) return;
+    const [id, index, count] = payload.slice(1, newline).split(' ');
+    const total = Number(count);
+    if (!Number.isInteger(total) || total < 2 || total > MAX_FRAGMENTS) return;
+    const held = this.parts.get(id) ?? { count: total, pieces: [] };
+    if (Number(index) !== held.pieces.length || held.count !== total) return void this.parts.delete(id);
+    held.pieces.push(payload.slice(newline + 1));
+    if (held.pieces.length < total) {
+      if (!this.parts.has(id) && this.parts.size >= MAX_ASSEMBLING)
+        this.parts.delete(this.parts.keys().next().value!);
+      return void this.parts.set(id, held);
+    }
+    this.parts.delete(id);
+    this.onMessage(held.pieces.join(''));
+  }
+
+  clear(): void {
+    this.parts.clear();
+  }
+}
+
 /** The fleet in SQL: leases in `instances` on the database's clock, signals by LISTEN/NOTIFY. */
 export class SqlFleetStore implements FleetStore {
   /** In-process signals where no other process shares the database. */
@@ -34,11 +78,21 @@ export class SqlFleetStore implements FleetStore {
   private outbox: string[] = [];
   private publishing: Promise<void> | null = null;
 
+  /** The key signals are sealed with (read once; again after a failure). */
+  private sealing: Promise<CryptoKey> | null = null;
+
   constructor(
     private readonly db: SqlClient,
     /** The fleet's NOTIFY channel: one per schema, so fleets on one database stay apart. */
     private readonly channel: string,
   ) {}
+
+  private key(): Promise<CryptoKey> {
+    return (this.sealing ??= fleetKey(this.db).catch((error: unknown) => {
+      this.sealing = null;
+      throw error;
+    }));
+  }
 
   async heartbeat(instanceId: string) {
     await this.db.query(
@@ -59,34 +113,43 @@ export class SqlFleetStore implements FleetStore {
          SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
            AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
-       ended AS (UPDATE messages SET status = 'error', instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
-       SELECT count(*)::int AS n FROM ended`,
+       ended AS (UPDATE messages SET status = CASE WHEN stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
+       SELECT id FROM ended`,
       [leaseMs, now],
     );
-    return num(rows[0].n);
+    return rows.map((r) => String(r.id));
   }
 
   async subscribe(onMessage: (message: string) => void) {
     if (!this.db.listen) return this.local.subscribe(onMessage);
-    const fragments = new Map<string, string[]>();
+    const key = await this.key();
+    const assembly = new Assembly(onMessage);
+    // Payloads are opened one after another, so messages keep their order.
+    let opening: Promise<void> = Promise.resolve();
+    let pending = 0;
+    let dropping = false;
+    const lost = () => {
+      assembly.clear();
+      onMessage(SIGNALS_LOST);
+    };
     return this.db.listen(
       this.channel,
       (payload) => {
-        if (payload[0] === '=') return onMessage(payload.slice(1));
-        // `+<id> <index> <count>\n<text>`: the pieces of one message, from one publisher, in order.
-        const newline = payload.indexOf('\n');
-        const [id, index, count] = payload.slice(1, newline).split(' ');
-        const parts = fragments.get(id) ?? [];
-        if (Number(index) !== parts.length) return void fragments.delete(id);
-        parts.push(payload.slice(newline + 1));
-        if (parts.length < Number(count)) return void fragments.set(id, parts);
-        fragments.delete(id);
-        onMessage(parts.join(''));
+        if (pending >= MAX_PENDING) {
+          // Whatever was dropped may have been a real signal: followers start over from the store.
+          if (!dropping) opening = opening.then(lost);
+          dropping = true;
+          return;
+        }
+        pending += 1;
+        opening = opening.then(async () => {
+          const text = await unseal(key, payload);
+          pending -= 1;
+          if (pending === 0) dropping = false;
+          if (text !== undefined) assembly.take(text);
+        });
       },
-      () => {
-        fragments.clear();
-        onMessage(SIGNALS_LOST);
-      },
+      () => void (opening = opening.then(lost)),
     );
   }
 
@@ -98,8 +161,10 @@ export class SqlFleetStore implements FleetStore {
     this.publishing ??= (async () => {
       try {
         while (this.outbox.length) {
-          const batch = this.outbox;
+          const taken = this.outbox;
           this.outbox = [];
+          const key = await this.key();
+          const batch = await Promise.all(taken.map((payload) => seal(key, payload)));
           await this.db.query(
             'SELECT pg_notify($1, x.p) FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n) ORDER BY x.n',
             [this.channel, batch],

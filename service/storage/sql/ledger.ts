@@ -145,7 +145,7 @@ export class SqlAnswerLedger implements AnswerLedger {
   async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
     const { rows } = await this.db.query(
       `WITH ended AS (
-         UPDATE messages m SET status = $2, instance_id = NULL, updated_at = $3
+         UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE $2 END, instance_id = NULL, updated_at = $3
          WHERE m.id = $1 AND m.status = 'streaming' AND m.instance_id IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = m.instance_id AND i.seen_at >= ${DB_NOW} - $4)
          RETURNING m.id),
@@ -154,6 +154,12 @@ export class SqlAnswerLedger implements AnswerLedger {
       [answerId, status, now, leaseMs],
     );
     return num(rows[0].n) > 0;
+  }
+
+  async requestStop(answerId: string) {
+    await this.db.query("UPDATE messages SET stop_requested = true WHERE id = $1 AND status = 'streaming'", [
+      answerId,
+    ]);
   }
 
   async stopStale(before: number) {

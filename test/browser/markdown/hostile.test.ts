@@ -1,3 +1,4 @@
+import type { Token } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { IncrementalMarkdown } from '../../../src/markdown/incremental.js';
 import { renderView } from '../../helpers/markdown.js';
@@ -46,6 +47,14 @@ const HOSTILE: Record<string, string> = {
   'bracketed words': repeat('[a]'),
   'backticks before words': repeat('`a'),
   'openers with one closer at the very end': `${repeat('**a ', SIZE - 3)}a**`,
+  // Containers opened on one line: marked recursed once per level and overflowed its stack.
+  '2,000 list markers on a line': repeat(`${'- '.repeat(2000)}a\n\n`),
+  'ordered, quote and list markers on a line': repeat(`${'1. > + '.repeat(600)}a\n\n`),
+  '1,000 nested strong': repeat(`${'**'.repeat(1000)}a${'**'.repeat(1000)}\n\n`),
+  // A bare URL's trailing punctuation was given back one character per pass over the link.
+  'an autolink and a run of )': `https://a.test${')'.repeat(SIZE - 14)}`,
+  'an autolink and a run of .,': `https://a.test${'.,'.repeat((SIZE - 14) / 2)}`,
+  'a www. link and a run of )': `see www.a.test${')'.repeat(SIZE - 14)}`,
 };
 
 /** The bound: no parse + render of an answer up to 64 KB takes longer, streaming or whole. */
@@ -104,6 +113,26 @@ describe('markdown on hostile input', () => {
     // Nothing is lost: every character of the answer is still on the page, formatted or not.
     const shown = container.textContent!.replace(/\s/g, '').length;
     expect(shown).toBeGreaterThan(text.replace(/[\s>`*_~|\\#-]/g, '').length * 0.5);
+  });
+
+  it('shows a block that fails to render as the text it holds, and the rest as usual', () => {
+    const unrenderable = (raw: string) =>
+      ({
+        type: 'paragraph',
+        raw,
+        text: raw,
+        get tokens(): never {
+          throw new RangeError('Maximum call stack size exceeded');
+        },
+      }) as unknown as Token;
+    const fine = new IncrementalMarkdown().finish('**Fine** text.\n\n').groups[0];
+    renderView(
+      { groups: [[unrenderable('Settled **a**\n')], fine], tail: [unrenderable('Tail - b')], overflow: [] },
+      container,
+    );
+    expect(container.textContent).toContain('Settled **a**');
+    expect(container.textContent).toContain('Tail - b');
+    expect(container.querySelector('strong')?.textContent).toBe('Fine');
   });
 
   it.each(Object.entries(HOSTILE))('streams %s (64 KB) with no update over 50 ms', (_, text) => {

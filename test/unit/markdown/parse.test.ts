@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { Lexer } from 'marked';
+import { describe, expect, it, vi } from 'vitest';
+import { IncrementalMarkdown } from '../../../src/markdown/incremental.js';
+import { plainText } from '../../../src/markdown/plain-text.js';
 import {
   defuseNesting,
   elementCount,
@@ -36,6 +39,49 @@ describe('defuseNesting', () => {
     const list = Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n');
     expect(depth(lex(list), 'list')).toBe(17);
     expect(JSON.stringify(lex(list))).toContain('item 199');
+  });
+
+  it('holds quotes and lists opened on one line at 8 levels, the deeper markers kept as text', () => {
+    for (const unit of ['- ', '* ', '+ ', '-\t', '1. ', '1) ', '> - ', '- > ', '2. > + ']) {
+      const text = `${unit.repeat(2000)}a`;
+      const tokens = lex(text);
+      expect(depth(tokens, 'list') + depth(tokens, 'blockquote'), unit).toBe(8);
+      expect(JSON.stringify(tokens), unit).toMatch(/\u00a0a|›a|› a/);
+      expect(defuseNesting(text)).toHaveLength(text.length);
+    }
+    expect(lex('- - a\n  > - b')[0]).toMatchObject({ type: 'list' });
+  });
+});
+
+describe('markdown that cannot be lexed', () => {
+  it('never throws: 2,000 list markers on one line (4 KB) render, and so do 1,000 nested strong', () => {
+    for (const text of [
+      `${'- '.repeat(2000)}a`,
+      `${'1. '.repeat(1400)}a`,
+      `${'**'.repeat(1000)}a${'**'.repeat(1000)}`,
+    ]) {
+      expect(() => lex(text)).not.toThrow();
+      expect(() => new IncrementalMarkdown().finish(text)).not.toThrow();
+      expect(() => plainText(text)).not.toThrow();
+      const view = new IncrementalMarkdown().finish(text);
+      const shown = [...view.groups.flat(), ...view.tail].map((t) => t.raw).join('') + view.overflow.join('');
+      // Every character is kept; inert markers only trade their space for a no-break one.
+      expect(shown.replace(/\u00a0/g, ' ')).toBe(text);
+    }
+  });
+
+  it('shows what the lexer throws on as the text it is, line breaks kept', () => {
+    const spy = vi.spyOn(Lexer.prototype, 'lex').mockImplementation(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    try {
+      const tokens = lex('**a**\n- b');
+      expect(tokens).toHaveLength(1);
+      expect(tokens[0]).toMatchObject({ type: 'html', block: true, raw: '**a**\n- b' });
+      expect(plainText('**a**\n- b')).toBe('**a** - b');
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

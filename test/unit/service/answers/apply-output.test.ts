@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOL_ROUNDS } from '../../../../contract/limits.js';
+import { MAX_ANSWER_CHARS, MAX_TOOL_ROUNDS } from '../../../../contract/limits.js';
 import { RECORD_SEPARATOR } from '../../../../contract/records.js';
 import {
   type AnswerRun,
@@ -38,6 +38,32 @@ function chunk(record: string | null) {
 const fresh = (rounds = 0): AnswerRun => ({ message: answerOf('msg_a'), runUsage: null, rounds });
 
 describe('applyOutput', () => {
+  it(`ends an answer that would pass ${MAX_ANSWER_CHARS} characters as an error, with the text that fits`, () => {
+    const near = applyOutput(fresh(), { type: 'text', text: 'a'.repeat(MAX_ANSWER_CHARS - 3) });
+    expect(near.end).toBeNull();
+    // A surrogate pair that does not fit whole is left out whole.
+    const over = applyOutput(near.run, { type: 'text', text: 'bc😀d' });
+    expect(over.text).toBe('bc');
+    expect(over.run.message.content).toHaveLength(MAX_ANSWER_CHARS - 1);
+    expect(over.end).toMatchObject({ status: 'error' });
+    expect(chunk(over.end!.record)).toEqual({
+      type: 'error',
+      content: { reason: 'The answer was too long and was ended.' },
+      stream_end: true,
+    });
+  });
+
+  it('clamps what a run reports as usage to whole tokens below 2³¹ (the store keeps 64-bit sums)', () => {
+    const applied = applyOutput(fresh(), { type: 'usage', promptTokens: 1e20, completionTokens: -4 });
+    const again = applyOutput(applied.run, {
+      type: 'usage',
+      promptTokens: Number.NaN,
+      completionTokens: 2.6,
+    });
+    expect(again.run.runUsage).toEqual({ promptTokens: 2 ** 31 - 1, completionTokens: 3 });
+    expect(again.run.message.usage).toEqual({ promptTokens: 2 ** 31 - 1, completionTokens: 3 });
+  });
+
   it('appends text to the answer and sends it as text, leaving the run it was given as it was', () => {
     const before = fresh();
     const first = applyOutput(before, { type: 'text', text: 'Hello' });

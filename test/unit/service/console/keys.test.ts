@@ -4,6 +4,7 @@ import { OWNER_KEY_HEADER } from '../../../../contract/paths.js';
 import { ManualClock, memoryStores, createAgentService } from '../../../../service/index.js';
 import { CONSOLE, addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { AGENT, PROJECT } from '../../../fixtures/service.js';
+import { engines } from '../../../fixtures/storages.js';
 
 describe('console API keys', () => {
   it('a created key mints sessions (owner key under that key) until it is revoked; the list never shows a key', async () => {
@@ -103,5 +104,63 @@ describe('console API keys', () => {
     expect((await mintOn(a)).status).toBe(401);
     clock.advance(5_000);
     expect((await mintOn(b)).status).toBe(401);
+  });
+});
+
+describe.each(engines())('revoke and end its sessions on $name', { timeout: 30_000 }, (engine) => {
+  it("ends the sessions the key minted, on every instance of the store, and leaves other keys' sessions alone", async () => {
+    const clock = new ManualClock();
+    const storage = await engine.open();
+    const options = { projects: [PROJECT], storage, clock, rateLimit: false as const, console: CONSOLE };
+    const a = createAgentService(options);
+    // One store for both instances: a closes it, b only itself.
+    const b = createAgentService({ ...options, storage: { ...storage, close: async () => {} } });
+    try {
+      await addAdmin(storage);
+      const admin = consoleClient(a);
+      await admin.signIn();
+      const created = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Leaked' })).body;
+      const mintWith = async (apiKey: string) => {
+        const response = await a.handle(
+          new Request(`${AGENT}/sessions/`, {
+            method: 'POST',
+            headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ external_owner_id: 'alice' }),
+          }),
+        );
+        return ((await response.json()) as { session_token: string }).session_token;
+      };
+      const threadsOn = (service: typeof a, token: string) =>
+        service.handle(new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } }));
+      const leaked = await mintWith(created.key);
+      const other = await mintWith(PROJECT.apiKey);
+      // Both instances have seen (and cached) the leaked key's session.
+      expect((await threadsOn(a, leaked)).status).toBe(200);
+      expect((await threadsOn(b, leaked)).status).toBe(200);
+
+      // A plain revoke leaves the sessions running until they expire.
+      const revoked = await admin.call('DELETE', `projects/${PROJECT.id}/keys/${created.id}`);
+      expect(revoked.body).toMatchObject({ status: 'revoked', sessions_ended_at: null });
+      expect((await threadsOn(a, leaked)).status).toBe(200);
+
+      // Ending them later (the key is already revoked) stops them at once here, on b within its cache time.
+      const ended = await admin.call('DELETE', `projects/${PROJECT.id}/keys/${created.id}?end_sessions=1`);
+      expect(ended.status).toBe(200);
+      expect(ended.body.status).toBe('revoked');
+      expect(ended.body.sessions_ended_at).not.toBeNull();
+      expect((await threadsOn(a, leaked)).status).toBe(401);
+      clock.advance(5_000);
+      expect((await threadsOn(b, leaked)).status).toBe(401);
+      expect((await threadsOn(a, other)).status).toBe(200);
+      expect((await threadsOn(b, other)).status).toBe(200);
+
+      const audit = await storage.accounts.listAudit({ limit: 10 });
+      expect(audit.map((entry) => entry.action)).toEqual(
+        expect.arrayContaining(['key.revoke', 'key.end_sessions']),
+      );
+    } finally {
+      await b.close();
+      await a.close();
+    }
   });
 });

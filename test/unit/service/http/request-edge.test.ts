@@ -181,6 +181,34 @@ describe('the client address reaches the agent limit', () => {
     expect(await chatFrom(url, { 'X-Forwarded-For': '203.0.113.9' })).toBe(200);
   });
 
+  it('one hop too high: a visitor picks their address, and the service says once that trustProxy is too high', async () => {
+    const logs: Record<string, unknown>[] = [];
+    // One proxy in front (it appends the address it saw), trustProxy counting two.
+    const url = await served({
+      rateLimit: { requests: 2, windowMs: 60_000 },
+      trustProxy: 2,
+      log: (entry) => logs.push(entry),
+    });
+    const statuses = [];
+    for (let i = 1; i <= 3; i++)
+      statuses.push(await chatFrom(url, { 'X-Forwarded-For': `6.6.6.${i}, 198.51.100.7` }));
+    expect(statuses).toEqual([200, 200, 200]);
+    await chatFrom(url, { 'X-Forwarded-For': '198.51.100.8' });
+    await chatFrom(url, { 'X-Forwarded-For': '198.51.100.9' });
+    expect(logs.filter((entry) => entry.msg === 'trust_proxy_too_high')).toEqual([
+      expect.objectContaining({ level: 'warn', trustProxy: 2, forwarded: 1 }),
+    ]);
+  });
+
+  it('the right hop count takes no warning, nor does a request that bypasses the proxies', async () => {
+    const logs: Record<string, unknown>[] = [];
+    const url = await served({ trustProxy: 1, log: (entry) => logs.push(entry) });
+    await chatFrom(url, { 'X-Forwarded-For': '6.6.6.6, 198.51.100.7' });
+    await chatFrom(url, { 'X-Forwarded-For': '198.51.100.7' });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(logs.filter((entry) => entry.msg === 'trust_proxy_too_high')).toEqual([]);
+  });
+
   it("without trustProxy, X-Forwarded-For is a visitor's claim and changes nothing", async () => {
     const url = await served({ rateLimit: { requests: 2, windowMs: 60_000 } });
     const statuses = [];

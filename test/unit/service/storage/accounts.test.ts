@@ -25,13 +25,34 @@ storageSuite('accounts', (suite) => {
       expiresAt: T0 + 1000,
     });
     expect(await store.accounts.getConsoleSession('h1')).toMatchObject({ username: 'ada', csrf: 'c1' });
-    await store.accounts.recordSignInFailure(['user:ada', 'addr:1.2.3.4'], T0);
-    await store.accounts.recordSignInFailure(['user:ada'], T0 + 10);
-    expect(await store.accounts.signInFailures('user:ada', T0)).toEqual({ count: 2, oldest: T0 });
-    expect(await store.accounts.signInFailures('user:ada', T0 + 5)).toEqual({ count: 1, oldest: T0 + 10 });
-    await store.accounts.clearSignInFailures('user:ada');
-    expect((await store.accounts.signInFailures('user:ada', 0)).count).toBe(0);
-    expect((await store.accounts.signInFailures('addr:1.2.3.4', 0)).count).toBe(1);
+    const keys = (since: number) => [
+      { key: 'pair:ada', since },
+      { key: 'addr:1.2.3.4', since },
+    ];
+    expect(await store.accounts.countSignInAttempt('a1', keys(T0), T0)).toEqual([
+      { key: 'pair:ada', count: 1, oldest: null, latest: null },
+      { key: 'addr:1.2.3.4', count: 1, oldest: null, latest: null },
+    ]);
+    await store.accounts.countSignInAttempt('a2', [{ key: 'pair:ada', since: T0 }], T0 + 10);
+    expect(await store.accounts.countSignInAttempt('a3', keys(T0), T0 + 20)).toEqual([
+      { key: 'pair:ada', count: 3, oldest: T0, latest: T0 + 10 },
+      { key: 'addr:1.2.3.4', count: 2, oldest: T0, latest: T0 },
+    ]);
+    // A refused or successful attempt takes its rows back; `since` leaves older ones out.
+    await store.accounts.forgetSignInAttempt('a3');
+    expect((await store.accounts.countSignInAttempt('a4', keys(T0 + 5), T0 + 30))[0]).toEqual({
+      key: 'pair:ada',
+      count: 2,
+      oldest: T0 + 10,
+      latest: T0 + 10,
+    });
+    await store.accounts.clearSignInFailures('pair:ada');
+    expect((await store.accounts.countSignInAttempt('a5', keys(0), T0 + 40)).map((c) => c.count)).toEqual([
+      1, 3,
+    ]);
+    expect(await store.accounts.setPasswordHash('ada', 'scrypt$new')).toBe(true);
+    expect(await store.accounts.setPasswordHash('nobody', 'scrypt$new')).toBe(false);
+    expect((await store.accounts.getAdmin('ada'))?.passwordHash).toBe('scrypt$new');
     // Expired console sessions go with the maintenance purge.
     await store.accounts.purgeExpired(T0 + 2000);
     expect(await store.accounts.getConsoleSession('h1')).toBeUndefined();
@@ -57,5 +78,17 @@ storageSuite('accounts', (suite) => {
       'a2',
       'a0',
     ]);
+  });
+
+  it('counts sign-in attempts that come at once so that no more than a limit pass it', async () => {
+    await open();
+    const counts = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        store.accounts.countSignInAttempt(`at${i}`, [{ key: 'pair:ada:10.0.0.1', since: 0 }], T0 + i),
+      ),
+    );
+    // Each attempt sees its own row and every one written before it: at most 5 see 5 or fewer.
+    expect(counts.filter(([c]) => c.count <= 5).length).toBeLessThanOrEqual(5);
+    expect(Math.max(...counts.map(([c]) => c.count))).toBe(60);
   });
 });

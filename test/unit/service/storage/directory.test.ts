@@ -15,6 +15,7 @@ const key = (id: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   lastUsedAt: null,
   expiresAt: null,
   revokedAt: null,
+  sessionsEndedAt: null,
   ...extra,
 });
 
@@ -28,6 +29,7 @@ storageSuite('directory', (suite) => {
       tokenHash: 's1',
       projectId: 'p',
       owner: 'alice',
+      keyId: null,
       createdAt: T0,
       expiresAt: T0 + 1000,
     });
@@ -35,6 +37,7 @@ storageSuite('directory', (suite) => {
       tokenHash: 's2',
       projectId: 'p',
       owner: null,
+      keyId: null,
       createdAt: T0,
       expiresAt: T0 + 1000,
     });
@@ -42,6 +45,7 @@ storageSuite('directory', (suite) => {
       tokenHash: 's1',
       projectId: 'p',
       owner: 'alice',
+      keyId: null,
       createdAt: T0,
       expiresAt: T0 + 1000,
     });
@@ -55,6 +59,7 @@ storageSuite('directory', (suite) => {
       tokenHash: 'old',
       projectId: 'p',
       owner: null,
+      keyId: null,
       createdAt: T0,
       expiresAt: T0 + 10,
     });
@@ -62,12 +67,52 @@ storageSuite('directory', (suite) => {
       tokenHash: 'live',
       projectId: 'p',
       owner: null,
+      keyId: null,
       createdAt: T0,
       expiresAt: T0 + 10_000,
     });
     expect(await store.directory.purgeSessions(T0 + 100)).toBe(1);
     expect(await store.directory.getSession('old')).toBeUndefined();
     expect(await store.directory.getSession('live')).toBeDefined();
+  });
+
+  it('ends the sessions one key minted, once, and says when on the key', async () => {
+    await open();
+    await store.directory.createProject(project('p'));
+    await store.directory.createApiKey(key('k1'));
+    await store.directory.createApiKey(key('k2'));
+    const session = (tokenHash: string, keyId: string | null) =>
+      store.directory.putSession({
+        tokenHash,
+        projectId: 'p',
+        owner: null,
+        keyId,
+        createdAt: T0,
+        expiresAt: T0 + DAY,
+      });
+    await session('a', 'k1');
+    await session('b', 'k1');
+    await session('c', 'k2');
+    await session('d', null);
+    // Read once, so a store that remembers sessions has them in hand.
+    expect((await store.directory.getSession('a'))?.keyId).toBe('k1');
+    expect(await store.directory.endKeySessions('p', 'k1', T0 + 5)).toBe(2);
+    expect(await store.directory.getSession('a')).toBeUndefined();
+    expect(await store.directory.getSession('b')).toBeUndefined();
+    expect((await store.directory.getSession('c'))?.keyId).toBe('k2');
+    expect(await store.directory.getSession('d')).toBeDefined();
+    const keys = await store.directory.listApiKeys('p');
+    expect(keys.map((k) => [k.id, k.sessionsEndedAt])).toEqual(
+      expect.arrayContaining([
+        ['k1', T0 + 5],
+        ['k2', null],
+      ]),
+    );
+    // Again later: the first time stays the key's.
+    expect(await store.directory.endKeySessions('p', 'k1', T0 + 9)).toBe(0);
+    expect((await store.directory.listApiKeys('p')).find((k) => k.id === 'k1')?.sessionsEndedAt).toBe(T0 + 5);
+    expect(await store.directory.endKeySessions('p', 'nope', T0)).toBeUndefined();
+    expect(await store.directory.endKeySessions('other', 'k2', T0)).toBeUndefined();
   });
 
   it('creates each project once and keeps integrations with their allowed origins', async () => {
@@ -149,6 +194,7 @@ storageSuite('directory', (suite) => {
         tokenHash: `s-${id}`,
         projectId: id,
         owner: 'alice',
+        keyId: null,
         createdAt: T0,
         expiresAt: T0 + DAY,
       });

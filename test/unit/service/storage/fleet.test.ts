@@ -44,9 +44,12 @@ storageSuite('fleet', (suite) => {
     // that counts on it, so slow statements (a cold PGlite, a loaded machine) never age it past
     // the 200 ms lease while the dead one stays 250 ms unseen.
     await store.fleet.heartbeat('inst_live');
-    expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
+    // The live one is checked first, right after its renewal: a cold first statement of another
+    // shape in between could take longer than the lease on a loaded machine.
     expect(await store.ledger.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
-    expect(await store.fleet.reapInstances(200, T0 + 9)).toBe(1);
+    expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
+    await store.fleet.heartbeat('inst_live');
+    expect(await store.fleet.reapInstances(200, T0 + 9)).toEqual(['a1']);
     expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
       status: 'error',
       updatedAt: T0 + 9,
@@ -54,7 +57,7 @@ storageSuite('fleet', (suite) => {
     expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
     await store.fleet.heartbeat('inst_live');
-    expect(await store.fleet.reapInstances(200, T0 + 10)).toBe(0);
+    expect(await store.fleet.reapInstances(200, T0 + 10)).toEqual([]);
     // A live host's answer is not an orphan; once it is gone, it is.
     await store.fleet.heartbeat('inst_live');
     expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
@@ -76,6 +79,66 @@ storageSuite('fleet', (suite) => {
     await store.fleet.publish(['after']);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(got[0]).toHaveLength(3);
+  });
+});
+
+/** Only PostgreSQL has roles and LISTEN/NOTIFY across processes (npm run test:postgres). */
+const postgresOnly = process.env.DATABASE_URL ? [{ name: 'PostgreSQL' }] : [];
+
+describe.each(postgresOnly)('fleet signals on $name', { timeout: 60_000 }, () => {
+  it('a role without table rights can neither read, forge nor flood them', async () => {
+    const databaseUrl = await freshPostgresSchema();
+    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+    const channel = `agent_chat.${schema}`;
+    const [a, b] = await Promise.all([openStorage({ databaseUrl }), openStorage({ databaseUrl })]);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const role = `intruder_${schema}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    const asIntruder = new URL(process.env.DATABASE_URL!);
+    asIntruder.username = role;
+    const intruder = new pg.Client({ connectionString: asIntruder.toString() });
+    await intruder.connect();
+    try {
+      const overheard: string[] = [];
+      intruder.on('notification', (n) => overheard.push(n.payload ?? ''));
+      await intruder.query(`LISTEN "${channel}"`);
+      await expect(intruder.query(`SELECT key FROM ${schema}.fleet_secret`)).rejects.toThrow(
+        /permission denied/,
+      );
+
+      const got: string[] = [];
+      const off = await a.fleet.subscribe((m) => got.push(m));
+      const words = 'the answer so far, which only the fleet may read';
+      const long = `snap\nwatch_1\n3\n${'é✓ '.repeat(9_000)}${words}`;
+      await b.fleet.publish([`recs\nans_1\n0\n0\n${words}`, long]);
+      await expect.poll(() => got.length).toBe(2);
+      await expect.poll(() => overheard.length).toBeGreaterThanOrEqual(2);
+      expect(overheard.some((p) => p.includes(words) || p.includes('recs') || p.includes('é'))).toBe(false);
+
+      // Forged signals: a cancel, injected text, and fragments that would each hold a message open.
+      const forged = [
+        '=cancel\nans_1\ninst_a',
+        `=recs\nans_1\n1\n0\n${words}`,
+        ...Array.from({ length: 2_000 }, (_, i) => `+f${i} 0 100000\n${'x'.repeat(7_000)}`),
+        ...overheard.map((p) => `${p.slice(0, -8)}AAAAAAA=`),
+      ];
+      for (let at = 0; at < forged.length; at += 200)
+        await intruder.query('SELECT pg_notify($1, x) FROM unnest($2::text[]) AS x', [
+          channel,
+          forged.slice(at, at + 200),
+        ]);
+      await b.fleet.publish(['ended\nans_1']);
+      await expect.poll(() => got.at(-1)).toBe('ended\nans_1');
+      expect(got).toEqual([`recs\nans_1\n0\n0\n${words}`, long, 'ended\nans_1']);
+      await off();
+    } finally {
+      await intruder.end();
+      await admin.query(`DROP ROLE ${role}`).catch(() => {});
+      await admin.end();
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 });
 
@@ -387,6 +450,96 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       status: 'error',
       content: 'Cut ',
     });
+  });
+
+  /** A's answer relayed on B, with text so far; then A dies (no more records, no more heartbeats). */
+  async function relayThenDeath() {
+    const script = scriptedAgent();
+    const fleet2 = await start({ agent: script.agent, instanceLeaseMs: 600 });
+    const token = await fleet2.session(0, 'alice');
+    const reader = (await fleet2.ask(0, token, 'hi')).body!.getReader();
+    script.say('Cut ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+    // A's last heartbeat: from here its lease runs out.
+    await fleet2.stores[0].fleet.heartbeat(services[0].instanceId);
+    const follower = (
+      await fleet2.call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token })
+    ).body!.getReader();
+    expect((await readRecords(follower, 2)).map((r) => r.type)).toEqual(['stream_start', 'partial_answer']);
+    /** The rest of the relayed stream, or 'open' if it is still open after `ms`. */
+    const rest = (ms: number) =>
+      Promise.race([
+        readRecords(follower, Number.POSITIVE_INFINITY),
+        new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), ms)),
+      ]);
+    return { ...fleet2, script, token, answerId, rest };
+  }
+
+  it('a relay whose host went silent asks the store, and ends once the host is dead there', async () => {
+    const { answerId, rest, call, token, stores, script } = await relayThenDeath();
+    // No heartbeat runs: the relay's own look at the store (2 s, then every third of the lease) finds the host dead.
+    expect(await rest(5_000)).toEqual([]);
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
+    const replay = await allRecords(await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token }));
+    expect(replay.at(-1)).toMatchObject({ type: 'error', stream_end: true });
+    script.end();
+  });
+
+  it('the lease reaper says which answers it ended, and their relays end at once', async () => {
+    const { answerId, rest, stores, script } = await relayThenDeath();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await services[1].heartbeat()).toBe(1);
+    // Well before the relay's first look at the store (2 s).
+    expect(await rest(1_000)).toEqual([]);
+    expect((await stores[1].conversations.getMessage(answerId))?.message.status).toBe('error');
+    script.end();
+  });
+
+  it('a cancel sent right after its host died ends the answer stopped, as the visitor asked, when the lease runs out', async () => {
+    const { call, session, stores } = await start({ instanceLeaseMs: 600 });
+    const ghostId = `msg_${'0'.repeat(31)}1`;
+    // An answer whose instance just died: its lease still runs, and nothing hears the cancel.
+    const ghost = { ...thread('t_ghost'), projectId: PROJECT.id, integrationId: 'int_demo' };
+    await stores[0].conversations.createThread(ghost);
+    await stores[0].fleet.heartbeat('inst_ghost');
+    await stores[0].ledger.beginAnswer({
+      thread: ghost,
+      newThread: false,
+      question: message('q_ghost'),
+      answer: answerOf(ghostId),
+      instanceId: 'inst_ghost',
+      events: [],
+    });
+    const token = await session(1, 'alice');
+    expect((await call(1, 'POST', `${AGENT}/answers/${ghostId}/cancel/`, { token })).status).toBe(204);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('streaming');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await services[1].heartbeat()).toBe(1);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('stopped');
+  });
+
+  it('a reattach to a host that died but whose lease still runs waits for the store, and ends as it does', async () => {
+    const { call, session, stores } = await start({ instanceLeaseMs: 2_400 });
+    const ghostId = `msg_${'0'.repeat(31)}2`;
+    const ghost = { ...thread('t_ghost2'), projectId: PROJECT.id, integrationId: 'int_demo' };
+    await stores[0].conversations.createThread(ghost);
+    await stores[0].fleet.heartbeat('inst_ghost');
+    await stores[0].ledger.beginAnswer({
+      thread: ghost,
+      newThread: false,
+      question: message('q_ghost2'),
+      answer: answerOf(ghostId),
+      instanceId: 'inst_ghost',
+      events: [],
+    });
+    const token = await session(1, 'alice');
+    const started = Date.now();
+    const records = await allRecords(await call(1, 'GET', `${AGENT}/answers/${ghostId}/stream/`, { token }));
+    // Not before the store had the end: the host's lease (2.4 s) ran out first.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(records.map((r) => r.type)).toEqual(['stream_start', 'error']);
+    expect((await stores[1].conversations.getMessage(ghostId))?.message.status).toBe('error');
   });
 
   it("ends a dead instance's answer at once when a reattach finds it", async () => {
