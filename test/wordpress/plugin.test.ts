@@ -357,7 +357,7 @@ describe('whose session it is', () => {
   it("a Subscriber's session is theirs: minted with a fresh nonce, owner wp:<id>, and the owner key of §2", async () => {
     subscriber = await signIn('subscriber');
     const chat = await chatOn(subscriber, shortcodePost, 'How do I theme it?');
-    expect(chat.answer).toMatch(/Theming/);
+    expect(chat.answer).toMatch(/Style the widget/);
     expect(chat.requestHeaders['x-wp-nonce']).toMatch(/^[0-9a-f]{10}$/);
     const owner = `wp:${wp.users.subscriber}`;
     expect(chat.headers['agent-chat-owner-key']).toBe(await ownerKey(owner, service.apiKey));
