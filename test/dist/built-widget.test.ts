@@ -331,13 +331,13 @@ describe('the loader (a small first script)', () => {
         const inner = el.shadowRoot!.querySelector('agent-chat-app');
         document.body.prepend(el);
         await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-        return (
-          inner !== null &&
-          el.shadowRoot!.querySelector('agent-chat-app') === inner &&
-          el.hasAttribute('open')
-        );
+        return {
+          inner: inner !== null,
+          same: el.shadowRoot!.querySelector('agent-chat-app') === inner,
+          open: el.hasAttribute('open'),
+        };
       });
-      expect(kept).toBe(true);
+      expect(kept).toEqual({ inner: true, same: true, open: true });
       expect(errors).toEqual([]);
       await page.close();
     } finally {

@@ -168,12 +168,15 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   #promptList: readonly string[] = [];
+  /** open() or close() ran on this page: what the device remembers of the panel no longer applies. */
+  #panelChosen = false;
 
   readonly #chat = new ChatSessionController(this, {
     locale: () => this.#l10n.tag,
     storageAllowed: () => !this.consentRequired || this.#consentGiven,
     onPanelRestored: (open) => {
-      if (this.mode !== 'inline') this.opened = open;
+      // The visitor or the page opened or closed it before the device answered: that choice is newer.
+      if (this.mode !== 'inline' && !this.#panelChosen) this.opened = open;
     },
     t: () => this.#l10n.t,
     attachmentRules: () => rulesOf(this) ?? { ...DEFAULT_RULES, kinds: [] },
@@ -250,6 +253,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
    * when `submit` is true.
    */
   async open(options: { query?: string; submit?: boolean } = {}): Promise<void> {
+    this.#panelChosen = true;
     this.opened = true;
     await this.updateComplete;
     if (options.query) {
@@ -264,6 +268,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   /** Closes the panel and returns focus to the launcher. */
   async close(): Promise<void> {
     if (this.mode === 'inline') return;
+    this.#panelChosen = true;
     this.opened = false;
     await this.updateComplete;
     this.launcher?.focus();

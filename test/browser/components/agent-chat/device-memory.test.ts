@@ -88,6 +88,33 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect(backend.sessionRequests).toHaveLength(0);
   });
 
+  test("the page's open() before the device answers wins over the remembered closed panel", async () => {
+    const el = await fixtureChat({ mode: 'launcher', ownerKey: '-' });
+    await el.open();
+    await el.close();
+    await expect
+      .poll(async () => (await createDeviceMemoryStore(`${PROJECT_ID}:${INTEGRATION_ID}`).load())?.open)
+      .toBe(false);
+    el.remove();
+    // The next page opens the panel at once, before the device has said it was closed.
+    const again = document.createElement('agent-chat') as AgentChat;
+    for (const [name, value] of Object.entries({
+      'project-id': PROJECT_ID,
+      'integration-id': INTEGRATION_ID,
+      'session-endpoint': SESSION_ENDPOINT,
+      'base-url': SERVICE_BASE,
+      mode: 'launcher',
+      'owner-key': '-',
+    }))
+      again.setAttribute(name, value);
+    document.body.append(again);
+    void again.open();
+    await settled(again);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.opened).toBe(true);
+    again.remove();
+  });
+
   test('never stores a token, an API key or a session response', async ({ backend }) => {
     const el = await aliceWithOneAnswer(backend);
     await el.send('How do tokens work?');
