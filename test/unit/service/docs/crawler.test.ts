@@ -47,12 +47,9 @@ describe('crawlSite on a local static site', () => {
       '/docs/reference/config.html',
     ]);
     const order = fetched(site);
-    expect(order.slice(0, 4)).toEqual([
-      '/robots.txt',
-      '/docs/sitemap.xml',
-      '/docs/guide/install.html',
-      '/docs/reference/config.html',
-    ]);
+    expect(order.slice(0, 2)).toEqual(['/robots.txt', '/docs/sitemap.xml']);
+    // The sitemap's pages next, fetched a few at a time: they may arrive in either order.
+    expect(order.slice(2, 4).sort()).toEqual(['/docs/guide/install.html', '/docs/reference/config.html']);
     // Disallowed by robots.txt, off the path, off the host, not a page: never requested.
     for (const never of ['/docs/private/secret.html', '/outside.html', '/docs/logo.png'])
       expect(order).not.toContain(never);
