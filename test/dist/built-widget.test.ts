@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answered, ask as chat, launchChromium } from './chromium.js';
+import { answered, ask as chat, launchChromium, openWatched } from './chromium.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { STRICT_CSP, startCdn, startSite } from './static-site.js';
@@ -11,31 +11,12 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-/** Opens the page, recording CSP violations, console errors and parts fetched from the first byte. */
-async function openPage(
-  origin: string,
-): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[]; parts: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  const parts: string[] = [];
-  page.on('request', (r) => r.url().includes('agent-chat.part.') && parts.push(r.url()));
-  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) =>
-      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-  await page.goto(origin);
-  return {
-    page,
-    errors,
-    parts,
-    violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
-  };
-}
+/** Opens the page in Chromium, recording from the first byte (openWatched). */
+const openPage = (origin: string) => openWatched(browser, origin);
+
+/** The classic script's parts among a page's requests, in the order they were asked for. */
+const partsOf = (requests: readonly string[]) =>
+  requests.filter((r) => r.includes('agent-chat.part.')).map((r) => r.replace(/^GET /, ''));
 
 /** One of the classic script's parts in dist/ (its name carries a content hash). */
 function partNamed(name: string): string {
@@ -116,11 +97,11 @@ describe('the built widget on a plain page', () => {
     const tampered = await startSite({ script: 'iife', csp, scriptTag: tag(`sha384-${'A'.repeat(64)}`) });
     try {
       // The panel shows at once (inline), so the markdown part may come at idle before the question.
-      const { page, violations, errors, parts } = await openPage(site.origin);
+      const { page, violations, errors, requests } = await openPage(site.origin);
       const answer = await chat(page, 'How do I theme the widget?');
       expect(answer).toContain('Style the widget from your page');
       // The markdown engine came from beside the script, on the CDN, and rendered the answer.
-      expect(parts).toEqual([cdn.url(markdownPart())]);
+      expect(partsOf(requests)).toEqual([cdn.url(markdownPart())]);
       expect(await answerElements(page)).toContain('PRE');
       // Conversations: the drawer's element is a part too, fetched from the CDN when first shown.
       const listDefined = () => page.evaluate(() => Boolean(customElements.get('agent-chat-thread-list')));
@@ -130,7 +111,7 @@ describe('the built widget on a plain page', () => {
       await expect
         .poll(() => page.locator('agent-chat').getByRole('region', { name: 'Conversations' }).isVisible())
         .toBe(true);
-      expect(parts).toEqual([cdn.url(markdownPart()), cdn.url(partNamed('thread-list'))]);
+      expect(partsOf(requests)).toEqual([cdn.url(markdownPart()), cdn.url(partNamed('thread-list'))]);
       expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
       await page.close();
