@@ -48,8 +48,9 @@ export function requestOf(
 ): { body: string; found: Hit[] } {
   const max = options.maxRequestBytes ?? 64 * 1024;
   const system = `${systemPrompt(input.locale, phrases)}\n\n# Documents\n\n`;
-  let asked = withoutImages(question);
-  const body = (docs: string, history: ChatMessage[], tail: ChatMessage[]) =>
+  // Measured with the images left out; the request that goes carries them.
+  const sized = withoutImages(question);
+  const body = (docs: string, history: ChatMessage[], tail: ChatMessage[], asked = sized) =>
     JSON.stringify({
       model: options.model,
       stream: true,
@@ -83,8 +84,7 @@ export function requestOf(
     .filter((m) => (m.content || m.attachments?.length) && m.status !== 'error')
     .map((m) => ({ role: m.role, content: withFileNames(m.content, m.attachments) }));
   const history = fitHistory(earlier, options.historyTokens ?? 8_000, left);
-  asked = question;
-  return { body: body(docs, history, tail), found };
+  return { body: body(docs, history, tail, question), found };
 }
 
 /** The question as it counts against the request limit: its images' data left out. */
