@@ -132,7 +132,10 @@ describe('<agent-chat> Stop', () => {
           await settled(el);
           expect(deepActiveElement()).toBe(button);
           expect(button.getAttribute('aria-label')).toBe('Send');
-          expect(backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/'))).toHaveLength(1);
+          // The cancel (§9) waits for the session token, so it may reach the service after the abort.
+          await expect
+            .poll(() => backend.serviceRequests.filter((r) => r.url.endsWith('/cancel/')).length)
+            .toBe(1);
         } finally {
           spy.mockRestore();
         }
