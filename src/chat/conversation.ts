@@ -59,6 +59,8 @@ export class Conversation {
     isCurrent: (controller) => this.#inFlight === controller,
   };
   #shown?: ConversationSnapshot;
+  /** The page's tools as this conversation's answers call them; the visitor's Allow / Deny goes here. */
+  readonly tools: ToolRunner;
 
   readonly #api: () => ApiClient;
   readonly #hooks: ConversationHooks;
@@ -67,19 +69,15 @@ export class Conversation {
     this.#api = api;
     this.#hooks = hooks;
     this.#schedule = options.schedule ?? ((callback) => queueMicrotask(callback));
+    this.tools = new ToolRunner(hooks);
     this.#parts = {
       api,
       hooks,
       tools: options.tools ?? (() => []),
       locale: options.locale ?? (() => undefined),
       reattachDelay: options.reattachDelay ?? reattachDelay,
-      toolRunner: new ToolRunner(hooks),
+      toolRunner: this.tools,
     };
-  }
-
-  /** The visitor allowed or denied a tool call that asked for approval. */
-  decideTool(toolCallId: string, allowed: boolean): void {
-    this.#parts.toolRunner.decide(toolCallId, allowed);
   }
 
   /** This conversation's request; setting it tells the host when one starts and ends. */
@@ -168,30 +166,18 @@ export class Conversation {
 
   /**
    * Stops the answer: a closed connection no longer stops it on the service (§4), so the
-   * cancel call goes first when the answer's id is known; then the request is aborted.
+   * cancel call goes first when the answer's id is known; then the request is aborted. An
+   * answer another tab streams (followed, no request here) is cancelled the same way: that
+   * stops it there too, and that tab writes the end.
    */
   stop(): void {
-    // Streamed by another tab: the cancel stops it there too, and that tab writes the end.
-    const followed = this.followed;
-    if (followed?.questionAnswerId) {
-      this.#api()
-        .cancelAnswer(followed.questionAnswerId)
-        .catch(() => {});
-      return;
-    }
-    const answer = this.#messages.at(-1);
-    if (
-      this.#inFlight &&
-      answer?.role === 'assistant' &&
-      answer.status === 'streaming' &&
-      answer.questionAnswerId
-    ) {
+    const answer = this.followed ?? (this.#inFlight && this.#messages.at(-1));
+    if (answer && answer.role === 'assistant' && answer.status === 'streaming' && answer.questionAnswerId)
       this.#api()
         .cancelAnswer(answer.questionAnswerId)
         .catch(() => {
           // Best effort: the answer is stopped on screen either way; the service ends it on its own limit.
         });
-    }
     this.#inFlight?.abort();
   }
 
@@ -294,32 +280,25 @@ export class Conversation {
     this.#finish(turn);
   }
 
-  /** The request is over, however it ended: the host hears how the answer ended. */
+  /**
+   * The request is over, however it ended: the host hears how the answer ended. One that failed
+   * before its answer started (a 500, a 429, no session) ends in an error on its question, which
+   * shows Retry; a question the outbox took back (offline) has not failed, and is not on screen.
+   */
   #finish(turn: AnswerTurn): void {
     if (!turn.current()) return;
     this.#inFlight = undefined;
     this.#publishNow();
     const { answer, question } = turn;
-    if (!answer) {
-      // It failed before its answer started (a 500, a 429, no session): the visitor sees the
-      // question failed, with Retry, and the page hears that this answer ended in an error. A
-      // question the outbox took back (offline) has not failed, and is not on screen.
-      if (question?.status === 'failed')
-        this.#hooks.onAnswerEnd?.({
-          threadId: this.#threadId,
-          messageId: question.id,
-          outcome: 'error',
-          text: '',
-        });
-      return;
-    }
-    if ((answer.status === 'error' || answer.status === 'interrupted') && answer.error)
-      this.#hooks.onError?.(answer.error);
+    const ended = answer ?? (question?.status === 'failed' ? question : undefined);
+    if (!ended) return;
+    if ((ended.status === 'error' || ended.status === 'interrupted') && ended.error)
+      this.#hooks.onError?.(ended.error);
     this.#hooks.onAnswerEnd?.({
       threadId: this.#threadId,
-      messageId: answer.id,
-      outcome: outcomeOf(answer),
-      text: answer.content,
+      messageId: ended.id,
+      outcome: outcomeOf(ended),
+      text: answer?.content ?? '',
     });
   }
 

@@ -345,7 +345,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   /** Allow / Deny on a tool card; the internal event stops here. */
   #handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
     event.stopPropagation();
-    this.#chat.session.conversation.decideTool(event.detail.toolCallId, event.detail.allowed);
+    this.#chat.session.conversation.tools.decide(event.detail.toolCallId, event.detail.allowed);
   }
 
   #handleActions(event: AgentChatMessageActionEvent): void {

@@ -241,7 +241,7 @@ describe('Conversation asking again', () => {
     const allow = async () => {
       await vi.waitFor(() => expect(waiting()).toBeDefined());
       const card = waiting()!;
-      conversation.decideTool(card.id, true);
+      conversation.tools.decide(card.id, true);
       return card;
     };
     const first = conversation.send('echo');
