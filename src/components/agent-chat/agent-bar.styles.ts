@@ -1,0 +1,23 @@
+import { css } from 'lit';
+
+/** The bar above the composer: the outbox and "Talk to a person". */
+export default css`
+  .agent-bar { padding: 4px var(--agent-chat-space); font-size: 0.9em; }
+  .outbox { list-style: none; margin: 0; padding: 0; }
+  .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
+  .outbox-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .outbox-label, .offline { color: var(--agent-chat-color-text-muted); }
+  .offline { margin: 2px 0; text-align: end; }
+  .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
+  .link {
+    font: inherit; font-size: 0.95em; background: none; border: 1px solid transparent; border-radius: 999px;
+    padding: 3px 10px; cursor: pointer; color: var(--agent-chat-color-text-muted);
+  }
+  .link:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
+  .link.handoff { display: inline-flex; align-items: center; gap: 6px; border-color: var(--agent-chat-color-border); color: var(--agent-chat-color-text); }
+  .link svg { width: 16px; height: 16px; }
+  .remove { display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
+  .remove svg { width: 16px; height: 16px; }
+  .remove:hover { background: var(--agent-chat-color-surface-raised); }
+  .remove:focus-visible, .link:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }
+`;
