@@ -1,13 +1,6 @@
 import { NO_OWNER } from '../../contract/paths.js';
-import { ApiError, isAbortError } from '../api/errors.js';
-import type { FileInfo, Transport } from '../api/types.js';
-import {
-  Attachments,
-  DEFAULT_RULES,
-  type AttachmentRules,
-  type Notice,
-  type PendingFile,
-} from './attachments.js';
+import type { FileInfo } from '../api/types.js';
+import { Composer, type ComposerOptions, type Tray } from './composer.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
@@ -46,7 +39,7 @@ export interface ChatSessionHooks extends Omit<
   onPanelRestored?(open: boolean): void;
 }
 
-export interface ChatSessionOptions {
+export interface ChatSessionOptions extends ComposerOptions {
   config: () => ChatSessionConfig;
   /** Where this widget's state lives on the device (project + integration + element id). */
   scope: () => string;
@@ -61,12 +54,6 @@ export interface ChatSessionOptions {
   locale?: () => string | undefined;
   /** False while `consent-required` waits for grantConsent(): nothing touches the device. */
   storageAllowed?: () => boolean;
-  /** What the page lets the visitor attach (§11); read at every file added. */
-  attachmentRules?: () => AttachmentRules;
-  /** How an upload travels, with its progress (the attachment view's XMLHttpRequest); fetch when absent. */
-  uploadTransport?: (onProgress: (fraction: number) => void) => Promise<Transport | undefined>;
-  /** "12 MB" in the visitor's language. */
-  formatBytes?: (bytes: number) => string;
 }
 
 /** Everything a view needs, replaced (never mutated) on every change. */
@@ -82,8 +69,7 @@ export interface ChatSnapshot {
   outbox: readonly OutboxEntry[];
   /** The browser says it is offline: what is in the outbox waits for a connection. */
   offline: boolean;
-  /** The files of the question being written, the last refusal or failure, and sent files' `blob:` URLs. */
-  attachments: { files: readonly PendingFile[]; notice: Notice | null; urls: ReadonlyMap<string, string> };
+  attachments: Tray;
 }
 
 /** Why `forget` runs; each reason resets the same things, only the token and the other tabs differ. */
@@ -104,16 +90,15 @@ export class ChatSession {
   readonly conversation: Conversation;
   readonly outbox: Outbox = new Outbox({
     onChange: () => this.#publish(),
-    canSend: () => !this.conversation.streaming && !this.#askedElsewhere() && this.#connected,
+    canSend: () => this.#tabs.maySend(),
     send: (text, attachments) => this.conversation.send(text, attachments),
   });
   readonly threadList: ThreadList;
-  readonly attachments: Attachments;
+  readonly composer: Composer;
   readonly memory: DeviceMemory;
   readonly owner: OwnerGate;
   readonly #connection: ServiceConnection;
   #current: ChatSnapshot;
-  #drafts: Record<string, string> = {};
   /** The thread being opened; a new one, a new conversation or a reset abandons it. */
   #opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
@@ -144,16 +129,15 @@ export class ChatSession {
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),
     });
-    this.attachments = new Attachments({
-      onChange: () => this.#publish(),
-      rules: () => options.attachmentRules?.() ?? DEFAULT_RULES,
-      formatBytes: options.formatBytes ?? ((bytes) => `${Math.round(bytes / 100_000) / 10} MB`),
-      upload: async (file, onProgress, signal) => {
-        const transport = await options.uploadTransport?.(onProgress);
-        return client().uploadFile(file, file.name, { signal, transport });
+    this.composer = new Composer(
+      {
+        onChange: () => this.#publish(),
+        threadId: () => this.conversation.snapshot.threadId,
+        client,
+        send: (text, files) => this.send(text, files),
       },
-      fetchFile: (fileId) => client().fileBlob(fileId),
-    });
+      options,
+    );
     this.memory = this.#deviceMemory();
     this.#tabs = new TabHandoff({
       scope: () => options.scope(),
@@ -202,7 +186,7 @@ export class ChatSession {
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.owner.currentKey,
       collect: () => ({
-        drafts: this.#drafts,
+        drafts: this.composer.drafts,
         threadListOpen: this.threadList.open,
         activeThreadId: this.conversation.snapshot.threadId,
         messages: this.conversation.snapshot.messages,
@@ -280,27 +264,9 @@ export class ChatSession {
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
     if (wait && !this.outbox.add(text, attachments)) return false;
-    if (text === this.#drafts[threadId ?? '']) this.#setDraftFor(threadId, '');
+    this.composer.sent(threadId, text);
     if (!wait) await this.conversation.send(text, attachments);
     return true;
-  }
-
-  /**
-   * Sends what the composer holds: its text and its files, once every file is uploaded (else the
-   * visitor is asked to wait, or to remove what failed), and when `approve` allows it. False when
-   * nothing went.
-   */
-  async sendComposed(text: string, approve: () => boolean = () => true): Promise<boolean> {
-    const { attachments } = this;
-    if (attachments.uploading) {
-      attachments.waitNotice();
-      return false;
-    }
-    if (attachments.files.length && !attachments.ready) return false;
-    if (!text.trim() && !attachments.files.length) return false;
-    // The page may veto it (`agent-chat-message-send`): then text and files stay in the composer.
-    if (!approve()) return false;
-    return this.send(text, attachments.files.length ? attachments.take() : []);
   }
 
   /**
@@ -316,35 +282,23 @@ export class ChatSession {
     this.#publish();
   }
 
-  setDraft(text: string): void {
-    this.#setDraftFor(this.conversation.snapshot.threadId, text);
-  }
-
   newConversation(): void {
     this.#opening?.abort();
     this.conversation.reset();
   }
 
-  /** Resumes a thread. A thread the service no longer knows leaves the list. */
+  /** Resumes a thread (see ThreadList.read); opening another, or a new conversation, abandons it. */
   async openThread(threadId: string): Promise<void> {
     this.#opening?.abort();
-    const opening = new AbortController();
-    this.#opening = opening;
-    try {
-      const thread = await this.#connection.client().getThread(threadId, { signal: opening.signal });
-      if (opening.signal.aborted) return;
-      this.conversation.reset(
-        thread.id,
-        thread.messages.map((message) => fromThreadMessage(message, this.#options.tools?.() ?? [])),
-      );
-      this.#tabs.reattachLast();
-    } catch (error) {
-      if (isAbortError(error) || opening.signal.aborted) return;
-      if (error instanceof ApiError && error.status === 404) this.threadList.drop(threadId);
-      this.#hooks.onError(describeError(error));
-    } finally {
-      if (this.#opening === opening) this.#opening = undefined;
-    }
+    const opening = (this.#opening = new AbortController());
+    const thread = await this.threadList.read(threadId, opening.signal);
+    if (!thread || opening.signal.aborted) return;
+    const tools = this.#options.tools?.() ?? [];
+    this.conversation.reset(
+      thread.id,
+      thread.messages.map((m) => fromThreadMessage(m, tools)),
+    );
+    this.#tabs.reattachLast();
   }
 
   /** Deletes a thread; the conversation on screen starts over when it was that thread. */
@@ -364,9 +318,8 @@ export class ChatSession {
     this.#tabs.reset();
     this.owner.reset();
     if (reason !== 'owner-changed') this.#connection.clearToken();
-    this.#drafts = {};
+    this.composer.clear();
     this.outbox.clear();
-    this.attachments.clear();
     this.conversation.reset();
     this.threadList.clear();
     const wiped = this.memory.wipe({ broadcast: reason !== 'other-tab', unbind: reason !== 'owner-changed' });
@@ -379,7 +332,8 @@ export class ChatSession {
     if (this.threadList.snapshot.status === 'idle')
       this.threadList.restore(remembered.threads, remembered.owned);
     // The visitor may have started typing or sending before the device answered: theirs wins.
-    if (this.#untouched() && !Object.keys(this.#drafts).length) this.#drafts = { ...remembered.drafts };
+    if (this.#untouched() && !Object.keys(this.composer.drafts).length)
+      this.composer.drafts = { ...remembered.drafts };
     if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
     if (this.#untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
@@ -392,7 +346,7 @@ export class ChatSession {
   /** Another tab of this owner wrote the device: show what it shows (the list, drafts, outbox, conversation). */
   #follow(remembered: Remembered): void {
     this.threadList.follow(remembered.threads, remembered.owned);
-    this.#drafts = { ...remembered.drafts };
+    this.composer.drafts = { ...remembered.drafts };
     this.outbox.replace(remembered.outbox);
     this.conversation.follow(remembered.activeThreadId, remembered.messages);
     this.#tabs.awaitTakeover();
@@ -401,22 +355,9 @@ export class ChatSession {
     this.#publish();
   }
 
-  /** Another tab sent the last question and its answer has not started yet. */
-  #askedElsewhere(): boolean {
-    const last = this.conversation.snapshot.messages.at(-1);
-    return !this.conversation.streaming && last?.role === 'user' && last.status === 'sending';
-  }
-
   #untouched(): boolean {
     const { messages, streaming } = this.conversation.snapshot;
     return messages.length === 0 && !streaming;
-  }
-
-  #setDraftFor(threadId: string | null, text: string): void {
-    const key = threadId ?? '';
-    const { [key]: _replaced, ...others } = this.#drafts;
-    this.#drafts = text ? { ...others, [key]: text } : others;
-    this.#publish();
   }
 
   #build(): ChatSnapshot {
@@ -425,16 +366,12 @@ export class ChatSession {
     return {
       conversation,
       threadList: this.threadList.snapshot,
-      draft: this.#drafts[conversation.threadId ?? ''] ?? '',
+      draft: this.composer.draft,
       threadListOpen: this.threadList.open,
       configured: Boolean(sessionSourceOf(config)),
       outbox: this.outbox.entries,
       offline: isOffline(),
-      attachments: {
-        files: this.attachments.files,
-        notice: this.attachments.notice,
-        urls: this.attachments.urls,
-      },
+      attachments: this.composer.tray,
     };
   }
 

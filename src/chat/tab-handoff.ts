@@ -8,7 +8,7 @@ export interface TabHandoffParts {
   scope: () => string;
   /** Between connect() and disconnect(): only then may this tab hold or take over an answer. */
   connected: () => boolean;
-  conversation: Pick<Conversation, 'snapshot' | 'followed' | 'reattach'>;
+  conversation: Pick<Conversation, 'snapshot' | 'streaming' | 'followed' | 'reattach'>;
   /** Writes this tab's changes (an answer's end, before the lock goes) and reads other tabs'. */
   memory: Pick<DeviceMemory, 'flush' | 'revisit'>;
   /** Sends the outbox's oldest question now if it may go (see Outbox.sendNow); whether one went. */
@@ -46,6 +46,17 @@ export class TabHandoff {
       return this.#lock.letGo(afterEnd.then(() => this.#parts.memory.flush()));
     }
     if (this.#parts.connected()) this.#lock.hold();
+  }
+
+  /**
+   * The outbox may send now: this tab is connected, and no answer streams here or in another tab,
+   * nor waits to start for a question another tab sent.
+   */
+  maySend(): boolean {
+    const { conversation } = this.#parts;
+    const last = conversation.snapshot.messages.at(-1);
+    const askedElsewhere = last?.role === 'user' && last.status === 'sending';
+    return !conversation.streaming && !askedElsewhere && this.#parts.connected();
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
 import { ApiError, isAbortError } from '../api/errors.js';
-import type { ThreadSummary } from '../api/types.js';
+import type { ThreadDetail, ThreadSummary } from '../api/types.js';
 import { describeError } from './describe-error.js';
 import type { ErrorInfo } from './types.js';
 
@@ -26,7 +26,7 @@ export interface ThreadListHooks {
   ownerless?(): boolean;
   /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
-  /** A rename or a deletion failed (the list stays as it was). */
+  /** A thread could not be read, renamed or deleted (the list stays as it was). */
   onError?(error: ErrorInfo): void;
 }
 
@@ -151,6 +151,20 @@ export class ThreadList {
     if (signal.aborted) return false;
     this.drop(threadId);
     return true;
+  }
+
+  /**
+   * A thread's messages, to resume it; undefined when it cannot be had. One the service no longer
+   * knows (404) leaves the list; any failure but an abort is reported.
+   */
+  async read(threadId: string, signal: AbortSignal): Promise<ThreadDetail | undefined> {
+    try {
+      return await this.#api().getThread(threadId, { signal });
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) return;
+      if (error instanceof ApiError && error.status === 404) this.drop(threadId);
+      this.#hooks.onError?.(describeError(error));
+    }
   }
 
   /**

@@ -3,18 +3,16 @@ import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
 import { whenIdle } from '../../internal/when-idle.js';
-import { loadMarkdown, prepareMarkdown } from '../../markdown/load.js';
+import { prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
 import { LocalizeController } from './localize-controller.js';
-import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import type { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
-import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
 import type { SessionPayload } from '../../session/types.js';
 import type { SessionRequestHeaders } from '../../session/endpoint-source.js';
 import type { ClientTool } from '../../public-types.js';
 import type { AgentChat as PublicAgentChat } from '../../public-types.js';
-import { conversationTranscript, worthSaving } from '../../chat/transcript.js';
+import { worthSaving } from '../../chat/transcript.js';
 import { AgentBar, downloadMarkdown } from './agent-bar.js';
 import agentBarStyles from './agent-bar.styles.js';
 import hostStyles from '../../styles/host.styles.js';
@@ -166,7 +164,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @property({ type: Number, attribute: 'attachment-max-size' }) attachmentMaxSize = 0;
   /** Files per question, 1 to 5 (0 turns attachments off). */
   @property({ type: Number, attribute: 'attachment-max-files' }) attachmentMaxFiles = MAX_ATTACHMENTS;
-  #consentGiven = false;
 
   /** `prompts` split once per change, so the list is not re-rendered on every streaming update. */
   #promptList: readonly string[] = [];
@@ -175,7 +172,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   readonly #chat = new ChatSessionController(this, {
     locale: () => this.#l10n.tag,
-    storageAllowed: () => !this.consentRequired || this.#consentGiven,
     onPanelRestored: (open) => {
       // The visitor or the page opened or closed it before the device answered: that choice is newer.
       if (this.mode !== 'inline' && !this.#panelChosen) this.opened = open;
@@ -200,7 +196,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     t: () => this.#l10n.t,
     triggers: () => this.handoff,
     url: () => this.handoffUrl,
-    transcript: () => this.#transcript(),
+    transcript: () => this.#chat.transcript(),
   });
   readonly #threads = new ThreadListPanel(this, {
     session: this.#chat.session,
@@ -259,7 +255,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     this.opened = true;
     await this.updateComplete;
     if (options.query) {
-      this.#chat.session.setDraft(options.query);
+      this.#chat.session.composer.setDraft(options.query);
       await this.updateComplete;
       if (options.submit) void this.send(options.query);
     }
@@ -281,23 +277,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   }
 
   /** Sends `text` as the visitor would. Resolves when the answer ends. Returns false if vetoed. */
-  async send(text: string): Promise<boolean> {
-    const { conversation } = this.#chat.snapshot;
-    if (!text.trim()) return false;
-    if (!this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: conversation.threadId, text })))
-      return false;
-    // An answer is coming: its markdown engine loads now if it has not yet.
-    void loadMarkdown().catch(() => {});
-    // While an answer streams (or offline) the text waits in the outbox and goes once it may.
-    return this.#chat.session.send(text);
-  }
-
-  /** The composer's Send: its text and files, unless the page vetoes it (files alone go as a question too). */
-  async #sendComposed(text: string): Promise<void> {
-    const { session, snapshot } = this.#chat;
-    await session.sendComposed(text, () =>
-      this.dispatchEvent(new AgentChatMessageSendEvent({ threadId: snapshot.conversation.threadId, text })),
-    );
+  send(text: string): Promise<boolean> {
+    return this.#chat.send(text);
   }
 
   /** Starts a new conversation (the current thread stays in the thread list). */
@@ -317,43 +298,18 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   // Consent, transcript, handoff.
   /** The visitor agreed: from now on the conversation is remembered on this device. */
-  async grantConsent(): Promise<void> {
-    this.#consentGiven = true;
-    await this.#chat.session.setStorageAllowed(true);
+  grantConsent(): Promise<void> {
+    return this.#chat.setConsent(true);
   }
 
   /** The visitor withdrew consent: what was stored is wiped, and nothing more is written. */
-  async revokeConsent(): Promise<void> {
-    this.#consentGiven = false;
-    await this.#chat.session.setStorageAllowed(!this.consentRequired);
+  revokeConsent(): Promise<void> {
+    return this.#chat.setConsent(false);
   }
 
   /** The conversation on screen as Markdown (a promise, like every method through the loader). */
   async exportTranscript(): Promise<string> {
-    return this.#transcript();
-  }
-
-  /** The transcript in the widget's language. */
-  #transcript(): string {
-    const { t } = this.#l10n;
-    const { conversation, threadList } = this.#chat.snapshot;
-    return conversationTranscript(conversation, threadList.threads, {
-      you: t('you'),
-      assistant: t('assistant'),
-      sources: t('sources'),
-    });
-  }
-
-  /** Allow / Deny on a tool card; the internal event stops here. */
-  #handleToolDecide(event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void {
-    event.stopPropagation();
-    this.#chat.session.conversation.tools.decide(event.detail.toolCallId, event.detail.allowed);
-  }
-
-  #handleActions(event: AgentChatMessageActionEvent): void {
-    const { messageId, action, comment } = event.detail;
-    if (action === 'regenerate') void this.#chat.session.conversation.regenerate();
-    else void this.#chat.session.conversation.react(messageId, action, comment);
+    return this.#chat.transcript();
   }
 
   /**
@@ -381,14 +337,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const rules = rulesOf(this);
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown}
-      @agent-chat-tool-decide=${this.#handleToolDecide}>
+      @agent-chat-tool-decide=${this.#chat.decideTool}>
       <header part="header">
         <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
           aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.#threads.show(!this.#chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
         ${this.#iconButton(t('newConversation'), 'compose', () => this.newConversation())}
-        ${this.#more.render(t('more'), worthSaving(this.#chat.snapshot.conversation) ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#transcript()) }] : [])}
+        ${this.#more.render(t('more'), worthSaving(this.#chat.snapshot.conversation) ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#chat.transcript()) }] : [])}
         ${floating ? this.#iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
@@ -408,14 +364,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         @agent-chat-prompt-select=${(e: CustomEvent<{ text: string }>) => void this.send(e.detail.text)}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
         @agent-chat-message-retry=${(e: CustomEvent<{ messageId: string }>) => void session.conversation.retry(e.detail.messageId)}
-        @agent-chat-message-action=${this.#handleActions}
+        @agent-chat-message-action=${this.#chat.act}
       ></agent-chat-message-list>
       ${this.#bar.render()}
       <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button, attach-button:composer__attach-button" .value=${snapshot.draft}
         ?attachable=${rules !== null} .accept=${rules ? acceptOf(rules) : ''} .allowed=${rules ? allowedWords(rules, t, locale) : ''} .tray=${snapshot.attachments}
-        @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.setDraft(e.detail.text)}
-        @agent-chat-composer-files=${(e: AgentChatComposerFilesEvent) => ('add' in e.detail ? session.attachments.add(e.detail.add) : session.attachments.remove(e.detail.remove))}
-        @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void this.#sendComposed(e.detail.text)}
+        @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.composer.setDraft(e.detail.text)}
+        @agent-chat-composer-files=${(e: AgentChatComposerFilesEvent) => ('add' in e.detail ? session.composer.attachments.add(e.detail.add) : session.composer.attachments.remove(e.detail.remove))}
+        @agent-chat-composer-submit=${(e: CustomEvent<{ text: string }>) => void session.composer.send(e.detail.text, () => this.#chat.approves(e.detail.text))}
         @agent-chat-composer-stop=${() => session.conversation.stop()}
       ></agent-chat-composer>
       ${this.disclaimer ? html`<p class="disclaimer" part="disclaimer" dir="auto">${this.disclaimer}</p>` : nothing}

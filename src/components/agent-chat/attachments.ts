@@ -93,7 +93,7 @@ export class AttachmentPanel implements ReactiveController {
   }
 
   #fileAccess(): FileAccess {
-    const { attachments } = this.options.session;
+    const { attachments } = this.options.session.composer;
     return {
       thumbnail: (file: FileInfo) => {
         const url = attachments.urls.get(file.file_id);
@@ -107,7 +107,7 @@ export class AttachmentPanel implements ReactiveController {
 
   hostUpdate(): void {
     // A new value when a thumbnail arrived: the messages that show it render again.
-    const { urls } = this.options.session.attachments;
+    const { urls } = this.options.session.composer.attachments;
     if (urls === this.#urls) return;
     this.#urls = urls;
     this.#access.setValue(this.#fileAccess());
@@ -145,7 +145,7 @@ export class AttachmentPanel implements ReactiveController {
     else {
       this.#depth = 0;
       const files = [...event.dataTransfer.files];
-      if (files.length) this.options.session.attachments.add(files);
+      if (files.length) this.options.session.composer.attachments.add(files);
     }
     if (was !== this.over) this.host.requestUpdate();
   };

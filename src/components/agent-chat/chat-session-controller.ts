@@ -3,6 +3,7 @@ import { ContextProvider } from '@lit/context';
 import {
   ChatSession,
   type ChatSessionConfig,
+  type ChatSessionHooks,
   type ChatSessionOptions,
   type ChatSnapshot,
 } from '../../chat/chat-session.js';
@@ -15,10 +16,13 @@ import { AgentChatAnswerEndEvent } from '../../events/answer-end.js';
 import { AgentChatAnswerStartEvent } from '../../events/answer-start.js';
 import { AgentChatErrorEvent } from '../../events/error.js';
 import { AgentChatFeedbackEvent } from '../../events/feedback.js';
+import type { AgentChatMessageActionEvent } from '../../events/message-action.js';
+import { AgentChatMessageSendEvent } from '../../events/message-send.js';
 import type { Translate } from '../../i18n/index.js';
 import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
-import { markdownEngine } from '../../markdown/load.js';
+import { conversationTranscript } from '../../chat/transcript.js';
+import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
 
 /**
  * The element's properties the session reads each time it needs them (attributes may change):
@@ -41,6 +45,8 @@ export interface ChatSessionHost
   streamIdleTimeout: number;
   /** The page's client-side tools (§7). */
   tools: readonly ClientTool[];
+  /** Nothing is written to the device until the visitor's consent is given (setConsent). */
+  consentRequired: boolean;
 }
 
 export interface ChatSessionControllerOptions extends Pick<
@@ -49,8 +55,6 @@ export interface ChatSessionControllerOptions extends Pick<
 > {
   /** The visitor's language, sent with every chat call (§4). */
   locale?: () => string | undefined;
-  /** False while consent is required and not given. */
-  storageAllowed?: () => boolean;
   /** The device remembered the panel open or closed. */
   onPanelRestored: (open: boolean) => void;
   /** The widget's words, for what the live region says. */
@@ -78,9 +82,25 @@ function throttledFrames(): (callback: () => void) => void {
   };
 }
 
+/** The session's config, read from the element's properties each time it is needed (`baseUrl` '' is the page's origin). */
+function configOf(host: ChatSessionHost): ChatSessionConfig {
+  return {
+    projectId: host.projectId,
+    integrationId: host.integrationId,
+    baseUrl: host.baseUrl || location.origin,
+    baseUrlGiven: Boolean(host.baseUrl),
+    sessionEndpoint: host.sessionEndpoint,
+    getSessionToken: host.getSessionToken,
+    sessionRequestHeaders: host.sessionRequestHeaders,
+    ownerKey: host.ownerKey,
+    idleTimeoutMs: host.streamIdleTimeout,
+  };
+}
+
 /**
  * The Lit adapter over ChatSession: provides its snapshots as context, turns its hooks into
- * public DOM events, and ties it to the host's lifecycle and the page's visibility.
+ * public DOM events, asks the page before a question goes, takes the children's intents, and
+ * ties the session to the host's lifecycle, the visitor's consent and the page's visibility.
  */
 export class ChatSessionController implements ReactiveController {
   readonly session: ChatSession;
@@ -89,60 +109,26 @@ export class ChatSessionController implements ReactiveController {
   readonly #conversation: ContextProvider<typeof conversationContext>;
   readonly #threadList: ContextProvider<typeof threadListContext>;
   #checked = false;
+  #consentGiven = false;
+  readonly #host: ChatSessionHost;
+  readonly #options: ChatSessionControllerOptions;
 
   constructor(host: ChatSessionHost, options: ChatSessionControllerOptions) {
     host.addController(this);
+    this.#host = host;
+    this.#options = options;
     this.session = new ChatSession(
       {
-        config: () => ({
-          projectId: host.projectId,
-          integrationId: host.integrationId,
-          baseUrl: host.baseUrl || location.origin,
-          baseUrlGiven: Boolean(host.baseUrl),
-          sessionEndpoint: host.sessionEndpoint,
-          getSessionToken: host.getSessionToken,
-          sessionRequestHeaders: host.sessionRequestHeaders,
-          ownerKey: host.ownerKey,
-          idleTimeoutMs: host.streamIdleTimeout,
-        }),
+        ...options,
+        config: () => configOf(host),
         // Where this widget's state lives on the device: project, integration and element id.
         scope: () => [host.projectId, host.integrationId, host.id].filter(Boolean).join(':'),
         openStore: createDeviceMemoryStore,
         schedule: throttledFrames(),
         tools: () => host.tools,
-        locale: options.locale,
-        storageAllowed: options.storageAllowed,
-        attachmentRules: options.attachmentRules,
-        uploadTransport: options.uploadTransport,
-        formatBytes: options.formatBytes,
+        storageAllowed: () => !host.consentRequired || this.#consentGiven,
       },
-      {
-        onChange: (snapshot) => {
-          this.#conversation.setValue(snapshot.conversation);
-          this.#threadList.setValue(snapshot.threadList);
-          host.requestUpdate();
-        },
-        onAnswerStart: (detail) => host.dispatchEvent(new AgentChatAnswerStartEvent(detail)),
-        onAnswerEnd: ({ text, ...detail }) => {
-          const words =
-            detail.outcome === 'complete'
-              ? (markdownEngine()?.announcementText(text) ?? text.slice(0, 300))
-              : detail.outcome === 'aborted'
-                ? options.t()('answerStopped')
-                : '';
-          this.announcement = { id: this.announcement.id + 1, text: words };
-          host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
-        },
-        onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
-        onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
-        // The page gets the code, status and English words; the text key is the screen's business.
-        onError: ({ key: _key, values: _values, ...error }) =>
-          host.dispatchEvent(new AgentChatErrorEvent(error)),
-        onFeedback: (detail) => host.dispatchEvent(new AgentChatFeedbackEvent(detail)),
-        onPanelRestored: options.onPanelRestored,
-        onToolCall: (detail) => host.dispatchEvent(new AgentChatToolCallEvent(detail)),
-        onToolResult: (detail) => host.dispatchEvent(new AgentChatToolResultEvent(detail)),
-      },
+      this.#sessionHooks(),
     );
     this.#conversation = new ContextProvider(host, {
       context: conversationContext,
@@ -154,9 +140,92 @@ export class ChatSessionController implements ReactiveController {
     });
   }
 
+  /** The session's hooks: snapshots to the children as context, public events to the page, words to the live region. */
+  #sessionHooks(): ChatSessionHooks {
+    const host = this.#host;
+    const fire =
+      <Detail>(PublicEvent: new (detail: Detail) => Event) =>
+      (detail: Detail) =>
+        void host.dispatchEvent(new PublicEvent(detail));
+    return {
+      onChange: (snapshot) => {
+        this.#conversation.setValue(snapshot.conversation);
+        this.#threadList.setValue(snapshot.threadList);
+        host.requestUpdate();
+      },
+      onAnswerStart: fire(AgentChatAnswerStartEvent),
+      onAnswerEnd: ({ text, ...detail }) => {
+        const words =
+          detail.outcome === 'complete'
+            ? (markdownEngine()?.announcementText(text) ?? text.slice(0, 300))
+            : detail.outcome === 'aborted'
+              ? this.#options.t()('answerStopped')
+              : '';
+        this.announcement = { id: this.announcement.id + 1, text: words };
+        host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
+      },
+      onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
+      onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
+      // The page gets the code, status and English words; the text key is the screen's business.
+      onError: ({ key: _key, values: _values, ...error }) =>
+        host.dispatchEvent(new AgentChatErrorEvent(error)),
+      onFeedback: fire(AgentChatFeedbackEvent),
+      onPanelRestored: this.#options.onPanelRestored,
+      onToolCall: fire(AgentChatToolCallEvent),
+      onToolResult: fire(AgentChatToolResultEvent),
+    };
+  }
+
   get snapshot(): ChatSnapshot {
     return this.session.snapshot;
   }
+
+  /** The page may veto a question (`agent-chat-message-send`, cancelable): whether it lets `text` go. */
+  approves(text: string): boolean {
+    const { threadId } = this.snapshot.conversation;
+    return this.#host.dispatchEvent(new AgentChatMessageSendEvent({ threadId, text }));
+  }
+
+  /** Sends `text` as the visitor would, unless the page vetoes it; resolves when the answer ends. */
+  async send(text: string): Promise<boolean> {
+    if (!text.trim() || !this.approves(text)) return false;
+    // An answer is coming: its markdown engine loads now if it has not yet.
+    void loadMarkdown().catch(() => {});
+    // While an answer streams (or offline) the text waits in the outbox and goes once it may.
+    return this.session.send(text);
+  }
+
+  /** The visitor's consent given or withdrawn: what was stored goes when it is withdrawn (see ChatSession). */
+  setConsent(given: boolean): Promise<void> {
+    this.#consentGiven = given;
+    return this.session.setStorageAllowed(!this.#host.consentRequired || given);
+  }
+
+  /** The conversation on screen as Markdown, in the widget's language. */
+  transcript(): string {
+    const t = this.#options.t();
+    const { conversation, threadList } = this.snapshot;
+    return conversationTranscript(conversation, threadList.threads, {
+      you: t('you'),
+      assistant: t('assistant'),
+      sources: t('sources'),
+    });
+  }
+
+  /** Allow / Deny on a tool card; the internal event stops here. */
+  readonly decideTool = (event: CustomEvent<{ toolCallId: string; allowed: boolean }>): void => {
+    event.stopPropagation();
+    this.session.conversation.tools.decide(event.detail.toolCallId, event.detail.allowed);
+  };
+
+  /** Feedback or Regenerate under an answer. */
+  readonly act = (event: AgentChatMessageActionEvent): void => {
+    const { messageId, action, comment } = event.detail;
+    const { conversation } = this.session;
+    void (action === 'regenerate'
+      ? conversation.regenerate()
+      : conversation.react(messageId, action, comment));
+  };
 
   hostConnected(): void {
     this.session.connect();

@@ -33,18 +33,6 @@ describe('ChatSession', () => {
     );
   });
 
-  it('keeps one draft per thread and clears the one that was sent', async () => {
-    const server = backend();
-    const { chat } = session(server, device());
-    chat.setDraft('half');
-    expect(chat.snapshot.draft).toBe('half');
-    await chat.send('half');
-    expect(chat.snapshot.draft).toBe('');
-    chat.setDraft('for the thread');
-    chat.newConversation();
-    expect(chat.snapshot.draft).toBe('');
-  });
-
   describe('feedback (wire §8)', () => {
     it('round trip against the reference service: sent, reported, and restored when the thread is resumed', async () => {
       const server = backend();
