@@ -325,8 +325,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     }
   }
 
-  #iconButton(name: string, iconName: IconName, click: () => void, extra = '') {
-    return html`<button class="icon-button ${extra}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
+  #iconButton(name: string, iconName: IconName, click: () => void) {
+    return html`<button class="icon-button" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
   }
 
   #renderPanel(floating: boolean) {

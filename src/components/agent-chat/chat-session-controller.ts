@@ -3,7 +3,6 @@ import { ContextProvider } from '@lit/context';
 import {
   ChatSession,
   type ChatSessionConfig,
-  type ChatSessionHooks,
   type ChatSessionOptions,
   type ChatSnapshot,
 } from '../../chat/chat-session.js';
@@ -97,6 +96,11 @@ function configOf(host: ChatSessionHost): ChatSessionConfig {
   };
 }
 
+/** A session hook that fires the public event of the same detail on the host. */
+function fire<Detail>(host: HTMLElement, PublicEvent: new (detail: Detail) => Event) {
+  return (detail: Detail) => void host.dispatchEvent(new PublicEvent(detail));
+}
+
 /**
  * The Lit adapter over ChatSession: provides its snapshots as context, turns its hooks into
  * public DOM events, asks the page before a question goes, takes the children's intents, and
@@ -128,7 +132,33 @@ export class ChatSessionController implements ReactiveController {
         tools: () => host.tools,
         storageAllowed: () => !host.consentRequired || this.#consentGiven,
       },
-      this.#sessionHooks(),
+      {
+        onChange: (snapshot) => {
+          this.#conversation.setValue(snapshot.conversation);
+          this.#threadList.setValue(snapshot.threadList);
+          host.requestUpdate();
+        },
+        onAnswerStart: fire(host, AgentChatAnswerStartEvent),
+        onAnswerEnd: ({ text, ...detail }) => {
+          const words =
+            detail.outcome === 'complete'
+              ? (markdownEngine()?.announcementText(text) ?? text.slice(0, 300))
+              : detail.outcome === 'aborted'
+                ? options.t()('answerStopped')
+                : '';
+          this.announcement = { id: this.announcement.id + 1, text: words };
+          host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
+        },
+        onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
+        onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
+        // The page gets the code, status and English words; the text key is the screen's business.
+        onError: ({ key: _key, values: _values, ...error }) =>
+          host.dispatchEvent(new AgentChatErrorEvent(error)),
+        onFeedback: fire(host, AgentChatFeedbackEvent),
+        onPanelRestored: options.onPanelRestored,
+        onToolCall: fire(host, AgentChatToolCallEvent),
+        onToolResult: fire(host, AgentChatToolResultEvent),
+      },
     );
     this.#conversation = new ContextProvider(host, {
       context: conversationContext,
@@ -138,42 +168,6 @@ export class ChatSessionController implements ReactiveController {
       context: threadListContext,
       initialValue: this.session.snapshot.threadList,
     });
-  }
-
-  /** The session's hooks: snapshots to the children as context, public events to the page, words to the live region. */
-  #sessionHooks(): ChatSessionHooks {
-    const host = this.#host;
-    const fire =
-      <Detail>(PublicEvent: new (detail: Detail) => Event) =>
-      (detail: Detail) =>
-        void host.dispatchEvent(new PublicEvent(detail));
-    return {
-      onChange: (snapshot) => {
-        this.#conversation.setValue(snapshot.conversation);
-        this.#threadList.setValue(snapshot.threadList);
-        host.requestUpdate();
-      },
-      onAnswerStart: fire(AgentChatAnswerStartEvent),
-      onAnswerEnd: ({ text, ...detail }) => {
-        const words =
-          detail.outcome === 'complete'
-            ? (markdownEngine()?.announcementText(text) ?? text.slice(0, 300))
-            : detail.outcome === 'aborted'
-              ? this.#options.t()('answerStopped')
-              : '';
-        this.announcement = { id: this.announcement.id + 1, text: words };
-        host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
-      },
-      onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
-      onSessionChange: (status) => host.dispatchEvent(new AgentChatSessionChangeEvent({ status })),
-      // The page gets the code, status and English words; the text key is the screen's business.
-      onError: ({ key: _key, values: _values, ...error }) =>
-        host.dispatchEvent(new AgentChatErrorEvent(error)),
-      onFeedback: fire(AgentChatFeedbackEvent),
-      onPanelRestored: this.#options.onPanelRestored,
-      onToolCall: fire(AgentChatToolCallEvent),
-      onToolResult: fire(AgentChatToolResultEvent),
-    };
   }
 
   get snapshot(): ChatSnapshot {
