@@ -116,24 +116,11 @@ function isJson(type: string | null, body: Uint8Array): boolean {
   }
 }
 
-/**
- * The site owner's session endpoint (wire contract §2) as a Fetch handler: mints a session
- * with the API key and passes the service's answer through. Uses only the Fetch API, so it
- * runs in Node, Workers, Deno and Bun alike.
- */
-export function createSessionHandler(options: SessionHandlerOptions): FetchHandler {
-  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const url = `${serviceBase(options.baseUrl)}${agentBase(options.projectId)}${agentPaths.sessions}`;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const secret = options.ownerKeySecret ?? options.apiKey;
-  const trustProxy = checkTrustProxy(options.trustProxy);
-  const limit = options.rateLimit ?? { requests: 20, windowMs: 60_000 };
+/** The limit per client (`rateLimit`): a 429 to answer, or nothing to go ahead. */
+function clientLimit(rateLimit: SessionHandlerOptions['rateLimit']) {
+  const limit = rateLimit ?? { requests: 20, windowMs: 60_000 };
   const perAddress = typeof limit === 'object' ? addressLimiter(limit) : undefined;
-
-  return async (request, info) => {
-    if (request.method !== 'POST')
-      return errorJson(405, 'method_not_allowed', 'Use POST.', { Allow: 'POST' });
-    const address = clientAddress(request, info, trustProxy);
+  return async (request: Request, address: string | undefined): Promise<Response | undefined> => {
     let wait: number | null | undefined | void;
     if (typeof limit === 'function') wait = await limit(request, { clientAddress: address });
     else if (perAddress && address) wait = perAddress(addressKey(address));
@@ -143,20 +130,26 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
         '[agent-chat] createSessionHandler: no client address for this request, so sessions are not limited per visitor. Mount it with toNodeHandler (agent-chat/server/node), pass { clientAddress } as the second argument, or set trustProxy.',
       );
     }
-    if (typeof wait === 'number') {
-      const seconds = Math.max(1, Math.ceil(wait));
-      return errorJson(429, 'rate_limited', 'Too many sessions requested; try again later.', {
-        'Retry-After': String(seconds),
-      });
-    }
-    // The browser's body is never read: whatever it says about an owner is ignored.
-    const owner = await options.getOwnerId(request);
-    // One deadline for the headers and the body: a service that stalls mid-answer still gets a 502.
+    if (typeof wait !== 'number') return undefined;
+    const seconds = Math.max(1, Math.ceil(wait));
+    return errorJson(429, 'rate_limited', 'Too many sessions requested; try again later.', {
+      'Retry-After': String(seconds),
+    });
+  };
+}
+
+/** The service's answer to a mint and its whole body, or the 502 to answer when there is none to pass on. */
+type Minted = { upstream: Response; body: Uint8Array } | Response;
+
+/** What mints a session for an owner with the API key: one deadline for the headers and the body. */
+function minter(options: SessionHandlerOptions, url: string) {
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return async (owner: string | null | undefined): Promise<Minted> => {
+    // A service that stalls mid-answer still gets a 502.
     const deadline = AbortSignal.timeout(timeoutMs);
-    let upstream: Response;
-    let body: Uint8Array;
     try {
-      upstream = await doFetch(url, {
+      const upstream = await doFetch(url, {
         method: 'POST',
         headers: { 'X-API-Key': options.apiKey, ...(owner ? { 'Content-Type': 'application/json' } : {}) },
         body: owner ? JSON.stringify({ external_owner_id: owner }) : undefined,
@@ -172,7 +165,7 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
           'The agent service answered with a redirect, which is not followed.',
         );
       }
-      body = await readLimited(upstream, MAX_BODY_BYTES, deadline);
+      return { upstream, body: await readLimited(upstream, MAX_BODY_BYTES, deadline) };
     } catch (error) {
       if (error instanceof BodyTooLargeError)
         return errorJson(502, 'service_unavailable', 'The agent service answered with an oversized body.');
@@ -185,26 +178,59 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
           : 'The agent service could not be reached.',
       );
     }
-    if (!NULL_BODY_STATUS.has(upstream.status) && !isJson(upstream.headers.get('Content-Type'), body)) {
-      // An error page of a proxy or load balancer: the widget reads JSON, and the site must not serve that page as its own.
-      const type = upstream.headers.get('Content-Type')?.split(';')[0].trim() || 'no content type';
-      const retryAfter = upstream.headers.get('Retry-After');
-      return errorJson(
-        502,
-        'service_unavailable',
-        `The agent service answered ${upstream.status} with ${type} instead of JSON.`,
-        retryAfter ? { 'Retry-After': retryAfter } : {},
-      );
-    }
-    const headers = new Headers(BASE_HEADERS);
-    for (const name of ['Content-Type', 'Date', 'Retry-After']) {
-      const value = upstream.headers.get(name);
-      if (value) headers.set(name, value);
-    }
-    if (upstream.ok) headers.set(OWNER_KEY_HEADER, await ownerKey(owner, secret));
-    return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as Body), {
-      status: upstream.status,
-      headers,
-    });
+  };
+}
+
+/** The service's answer as the browser gets it: JSON only, a few of its headers, and the owner key once minted. */
+async function passOn(
+  upstream: Response,
+  body: Uint8Array,
+  ownerKeyHeader: () => Promise<string>,
+): Promise<Response> {
+  if (!NULL_BODY_STATUS.has(upstream.status) && !isJson(upstream.headers.get('Content-Type'), body)) {
+    // An error page of a proxy or load balancer: the widget reads JSON, and the site must not serve that page as its own.
+    const type = upstream.headers.get('Content-Type')?.split(';')[0].trim() || 'no content type';
+    const retryAfter = upstream.headers.get('Retry-After');
+    return errorJson(
+      502,
+      'service_unavailable',
+      `The agent service answered ${upstream.status} with ${type} instead of JSON.`,
+      retryAfter ? { 'Retry-After': retryAfter } : {},
+    );
+  }
+  const headers = new Headers(BASE_HEADERS);
+  for (const name of ['Content-Type', 'Date', 'Retry-After']) {
+    const value = upstream.headers.get(name);
+    if (value) headers.set(name, value);
+  }
+  if (upstream.ok) headers.set(OWNER_KEY_HEADER, await ownerKeyHeader());
+  return new Response(NULL_BODY_STATUS.has(upstream.status) ? null : (body as Body), {
+    status: upstream.status,
+    headers,
+  });
+}
+
+/**
+ * The site owner's session endpoint (wire contract §2) as a Fetch handler: mints a session
+ * with the API key and passes the service's answer through. Uses only the Fetch API, so it
+ * runs in Node, Workers, Deno and Bun alike.
+ */
+export function createSessionHandler(options: SessionHandlerOptions): FetchHandler {
+  const url = `${serviceBase(options.baseUrl)}${agentBase(options.projectId)}${agentPaths.sessions}`;
+  const secret = options.ownerKeySecret ?? options.apiKey;
+  const trustProxy = checkTrustProxy(options.trustProxy);
+  const limited = clientLimit(options.rateLimit);
+  const mint = minter(options, url);
+
+  return async (request, info) => {
+    if (request.method !== 'POST')
+      return errorJson(405, 'method_not_allowed', 'Use POST.', { Allow: 'POST' });
+    const refusal = await limited(request, clientAddress(request, info, trustProxy));
+    if (refusal) return refusal;
+    // The browser's body is never read: whatever it says about an owner is ignored.
+    const owner = await options.getOwnerId(request);
+    const minted = await mint(owner);
+    if (minted instanceof Response) return minted;
+    return passOn(minted.upstream, minted.body, () => ownerKey(owner, secret));
   };
 }
