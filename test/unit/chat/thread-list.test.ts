@@ -94,6 +94,35 @@ describe('ThreadList', () => {
     expect(list.snapshot.threads).toEqual([]);
   });
 
+  it('reads a thread to resume it; one the service forgot leaves the list, and an abandoned read says nothing', async () => {
+    const errors: string[] = [];
+    const api = {
+      listThreads: async () => ({ threads: [thread('a'), thread('b')], next_cursor: null }),
+      getThread: async (id: string, { signal }: { signal?: AbortSignal } = {}) => {
+        if (id === 'b') throw new ApiError(404, 'not_found', 'x');
+        if (id === 'slow')
+          return new Promise((_, reject) =>
+            signal?.addEventListener('abort', () => reject(new DOMException('gone', 'AbortError'))),
+          );
+        return { id, title: id, messages: [] };
+      },
+    } as unknown as ApiClient;
+    const list = new ThreadList(() => api, {
+      onChange: () => {},
+      onError: (error) => errors.push(error.code),
+    });
+    await list.refresh();
+    expect(await list.read('a', new AbortController().signal)).toMatchObject({ id: 'a', messages: [] });
+    expect(await list.read('b', new AbortController().signal)).toBeUndefined();
+    expect(list.snapshot.threads.map((t) => t.id)).toEqual(['a']);
+    expect(errors).toEqual(['not_found']);
+    const abandoned = new AbortController();
+    const reading = list.read('slow', abandoned.signal);
+    abandoned.abort();
+    expect(await reading).toBeUndefined();
+    expect(errors).toEqual(['not_found']);
+  });
+
   it('marks a loaded list stale, but never an unavailable one', async () => {
     const { list } = setup(async () => ({ threads: [], next_cursor: null }));
     await list.refresh();
