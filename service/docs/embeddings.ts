@@ -1,4 +1,4 @@
-import { fuseByRank, type SectionIndex } from './ranking.js';
+import { diversify, fuseByRank, type SectionIndex } from './ranking.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
 /**
@@ -115,16 +115,16 @@ export class HybridDocs implements DocsSearch {
   ) {}
 
   async search(question: string, limit = 20): Promise<Hit[]> {
-    const lexical = this.lexical.search(question, 100);
+    const lexical = this.lexical.rank(question, 100);
     let query: Float32Array;
     try {
       [query] = await this.embedder.embed([question]);
     } catch (error) {
       this.onError(error);
-      return lexical.slice(0, limit);
+      return diversify(lexical).slice(0, limit);
     }
     const semantic = nearest(query, this.sections, this.vectors, 100);
     // A section found by both keeps its lexical match, which thresholds compare.
-    return fuseByRank([lexical, semantic], limit);
+    return diversify(fuseByRank([lexical, semantic], 100)).slice(0, limit);
   }
 }

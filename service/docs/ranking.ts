@@ -1,6 +1,7 @@
-import MiniSearch, { type Options, type SearchOptions } from 'minisearch';
+import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch';
+import { MAX_SOURCES } from '../../contract/limits.js';
 import { synonymsOf } from './synonyms.js';
-import { isIdentifier, termsOf, tokenize } from './terms.js';
+import { isIdentifier, terms, termsOf, tokenize } from './terms.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
 /**
@@ -8,8 +9,10 @@ import type { DocsSearch, Hit, Section } from './types.js';
  * the page title, the heading path and the text, with the analysis of `terms.ts` and no prefix
  * or fuzzy matching. Sections are ranked twice, alone and by their page as a whole, and the two
  * rankings fused: a section of the page that is about the question beats a like section of a
- * page that mentions it in passing. Built in memory from section rows, so every store ranks
- * alike.
+ * page that mentions it in passing. A section's score is scaled by how many of the question's
+ * words it has (coverage, decision 410), and the best section of each of the first pages comes
+ * before a page's second section (diversity, decision 410). Built in memory from section rows,
+ * so every store ranks alike.
  */
 
 export interface Boosts {
@@ -32,6 +35,11 @@ const IDENTIFIER_WEIGHT = 2;
 const CANDIDATES = 100;
 /** Reciprocal rank fusion's constant, as Cormack et al. (2009) measured it. */
 const RRF_K = 60;
+/**
+ * How much a section's share of the question's words scales its score: score × share^0.5, so a
+ * section with 2 of 4 words keeps 71 % (a coordination factor, as Lucene's classic scoring had).
+ */
+const COVERAGE_EXPONENT = 0.5;
 
 interface Row {
   id: number;
@@ -99,10 +107,16 @@ export class SectionIndex {
   }
 
   /**
-   * The best sections for `question`, best first, at most `limit`. `score` is the fused rank
-   * (for ordering); `match` the section's own BM25 score (how strongly its words match).
+   * The best sections for `question`, best first, at most `limit`, the best section of each of
+   * the first pages before any page's second (`diversify`). `score` is the fused rank (for
+   * ordering); `match` the section's own BM25 score (how strongly its words match).
    */
   search(question: string, limit = 20): Hit[] {
+    return diversify(this.rank(question, CANDIDATES)).slice(0, limit);
+  }
+
+  /** The sections for `question` in fused rank order, a page's sections side by side: what fusions take. */
+  rank(question: string, limit = 20): Hit[] {
     if (!this.sections.length) return [];
     const synonyms = synonymsOf(question);
     const query = synonyms.words.length ? `${question}\n${synonyms.words.join(' ')}` : question;
@@ -123,10 +137,9 @@ export class SectionIndex {
         .slice(0, CANDIDATES)
         .map((result, rank) => [result.id as number, rank]),
     );
-    return this.sectionIndex
-      .search(query, search)
+    return byCoverage(this.sectionIndex.search(query, search), new Set(terms(question)))
       .slice(0, CANDIDATES)
-      .map((result, rank) => {
+      .map(({ result }, rank) => {
         const page = pageRank.get(this.pageOf[result.id as number]);
         return {
           section: this.sections[result.id as number],
@@ -137,6 +150,40 @@ export class SectionIndex {
       .sort((a, b) => b.score - a.score)
       .slice(0, limit);
   }
+}
+
+/**
+ * Section results reordered by their BM25 score scaled by the share of the question's own words
+ * (`own`, synonyms not counted) they have: many small sections match one rare word strongly,
+ * and the one that has "file" and "exists" and "open" is likelier the answer than one that
+ * says "open" ten times. A question of one word is left as it is.
+ */
+function byCoverage(results: SearchResult[], own: ReadonlySet<string>): { result: SearchResult }[] {
+  const scored = results.map((result) => ({ result, score: result.score }));
+  if (own.size < 2) return scored;
+  for (const entry of scored) {
+    const has = entry.result.queryTerms.filter((term) => own.has(term)).length;
+    // A section found through synonyms only has none of the question's words: half of one.
+    entry.score *= (Math.max(has, 0.5) / own.size) ** COVERAGE_EXPONENT;
+  }
+  return scored.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The best section of each of the first `pages` pages first, then the rest in rank order: the
+ * sources an answer cites are one per page, and the prompt's budget would otherwise go to the
+ * sections of the first page or two (decision 410).
+ */
+export function diversify(hits: readonly Hit[], pages = MAX_SOURCES): Hit[] {
+  const seen = new Set<string>();
+  const first: Hit[] = [];
+  const rest: Hit[] = [];
+  for (const hit of hits)
+    if (seen.size < pages && !seen.has(hit.section.pageUrl)) {
+      seen.add(hit.section.pageUrl);
+      first.push(hit);
+    } else rest.push(hit);
+  return [...first, ...rest];
 }
 
 /** A fixed set of sections as a search: the bundled articles, a folder read once, a test's pages. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SectionIndex, fuseByRank } from '../../../../service/docs/ranking.js';
+import { SectionIndex, diversify, fuseByRank } from '../../../../service/docs/ranking.js';
 import { terms } from '../../../../service/docs/terms.js';
 import type { Section } from '../../../../service/docs/types.js';
 
@@ -104,12 +104,67 @@ describe('SectionIndex', () => {
     expect(hit.section.url).toBe('https://docs.test/fs#directories');
   });
 
+  it("ranks a section with more of the question's words above one matching fewer more strongly", () => {
+    const index = new SectionIndex([
+      section(
+        'streams',
+        'Opening a stream',
+        'Open a stream; opened streams stay open until closed.',
+        'Opening',
+      ),
+      section('paths', 'Paths', `${FILLER}A file exists at a path when the path names one. ${FILLER}`),
+      section('files', 'Files', 'Every file has a name.'),
+      section('names', 'Names', 'A name exists for each file.'),
+    ]);
+    const hits = index.search('check whether a file exists before opening it');
+    const rank = (url: string) => hits.findIndex((hit) => hit.section.url === url);
+    // BM25 alone puts "file" three times (title, heading, text) first; "exists" and "file" answer.
+    expect(hits[rank('https://docs.test/files#files')].match).toBeGreaterThan(
+      hits[rank('https://docs.test/names#names')].match,
+    );
+    expect(rank('https://docs.test/names#names')).toBeLessThan(rank('https://docs.test/files#files'));
+  });
+
+  it("puts the best section of each of the first five pages before a page's second section", () => {
+    const index = new SectionIndex([
+      section('timeouts', 'Timeouts', 'A timeout ends a request: set the timeout per request.'),
+      section(
+        'timeouts',
+        'Timeout errors',
+        'When the timeout passes, the request fails with a timeout error.',
+      ),
+      section('timeouts', 'Default timeout', 'The default timeout of a request is thirty seconds.'),
+      section('retries', 'Retries', `A request is retried after a timeout. ${FILLER}`),
+    ]);
+    const pages = index.search('request timeout').map((hit) => hit.section.pageUrl);
+    expect(pages.slice(0, 2)).toEqual(['https://docs.test/timeouts', 'https://docs.test/retries']);
+    expect(pages).toHaveLength(4);
+  });
+
   it('gives each hit a fused rank score and its own BM25 match', () => {
     const index = new SectionIndex([section('a', 'Alpha', 'alpha beta'), section('b', 'Beta', 'beta gamma')]);
     const hits = index.search('alpha beta');
     expect(hits[0].section.url).toBe('https://docs.test/a#alpha');
     expect(hits[0].score).toBeGreaterThan(hits[1].score);
     expect(hits[0].match).toBeGreaterThan(hits[1].match);
+  });
+});
+
+describe('diversify', () => {
+  it('moves the best section of each of the first pages forward, the rest keep their order', () => {
+    const hit = (page: string, name: string) => ({ section: section(page, name, name), score: 0, match: 1 });
+    const hits = [
+      hit('a', 'a1'),
+      hit('a', 'a2'),
+      hit('b', 'b1'),
+      hit('a', 'a3'),
+      hit('c', 'c1'),
+      hit('b', 'b2'),
+    ];
+    const order = (list: typeof hits) => list.map((h) => h.section.text);
+    expect(order(diversify(hits, 2))).toEqual(['a1', 'b1', 'a2', 'a3', 'c1', 'b2']);
+    expect(order(diversify(hits))).toEqual(['a1', 'b1', 'c1', 'a2', 'a3', 'b2']);
+    expect(diversify([])).toEqual([]);
   });
 });
 
