@@ -103,4 +103,32 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
     expect(hits.map((hit) => hit.section.title)).toEqual(['Programs']);
     expect(String(errors[0])).toContain('503');
   });
+
+  it("gives each page's best section first after the fusion, then a page's second", async () => {
+    const sections: Section[] = [
+      ['app', 'Closing', 'Press Ctrl+Q to exit the application.'],
+      ['app', 'Quitting', 'Quit the application from its menu: it will exit and close.'],
+      ['windows', 'Windows', 'Close a window with its close button.'],
+    ].map(([page, heading, text]) => ({
+      url: `https://docs.test/${page}#${heading.toLowerCase()}`,
+      pageUrl: `https://docs.test/${page}`,
+      title: page,
+      headings: [heading],
+      text,
+    }));
+    const server = await embeddingsServer();
+    const embedder = new Embedder({ baseUrl: server.baseUrl, model: 'embed-small' });
+    const docs = new HybridDocs(
+      new SectionIndex(sections),
+      sections,
+      await embedder.embed(sections.map(embeddingText)),
+      embedder,
+    );
+    const hits = await docs.search('quit or exit the application');
+    expect(hits.map((hit) => hit.section.url)).toEqual([
+      'https://docs.test/app#quitting',
+      'https://docs.test/windows#windows',
+      'https://docs.test/app#closing',
+    ]);
+  });
 });
