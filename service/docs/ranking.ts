@@ -172,7 +172,9 @@ function byCoverage(results: SearchResult[], own: ReadonlySet<string>): { result
 /**
  * The best section of each of the first `pages` pages first, then the rest in rank order: the
  * sources an answer cites are one per page, and the prompt's budget would otherwise go to the
- * sections of the first page or two (decision 410).
+ * sections of the first page or two (decision 410). The sections moved behind are scaled down
+ * together, below the last page's best, so scores stay in the order shown (an operator's
+ * `search` lists them): a page's second section counts for less than another page's best.
  */
 export function diversify(hits: readonly Hit[], pages = MAX_SOURCES): Hit[] {
   const seen = new Set<string>();
@@ -183,7 +185,10 @@ export function diversify(hits: readonly Hit[], pages = MAX_SOURCES): Hit[] {
       seen.add(hit.section.pageUrl);
       first.push(hit);
     } else rest.push(hit);
-  return [...first, ...rest];
+  const floor = Math.min(...first.map((hit) => hit.score));
+  const top = Math.max(...rest.map((hit) => hit.score));
+  const scale = top > floor ? floor / top : 1;
+  return [...first, ...(scale === 1 ? rest : rest.map((hit) => ({ ...hit, score: hit.score * scale })))];
 }
 
 /** A fixed set of sections as a search: the bundled articles, a folder read once, a test's pages. */

@@ -136,9 +136,15 @@ describe('SectionIndex', () => {
       section('timeouts', 'Default timeout', 'The default timeout of a request is thirty seconds.'),
       section('retries', 'Retries', `A request is retried after a timeout. ${FILLER}`),
     ]);
-    const pages = index.search('request timeout').map((hit) => hit.section.pageUrl);
-    expect(pages.slice(0, 2)).toEqual(['https://docs.test/timeouts', 'https://docs.test/retries']);
-    expect(pages).toHaveLength(4);
+    const hits = index.search('request timeout');
+    expect(hits.slice(0, 2).map((hit) => hit.section.pageUrl)).toEqual([
+      'https://docs.test/timeouts',
+      'https://docs.test/retries',
+    ]);
+    expect(hits).toHaveLength(4);
+    // The scores stay in the order shown: the sections moved behind are scaled below.
+    const scores = hits.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
   it('gives each hit a fused rank score and its own BM25 match', () => {
@@ -164,6 +170,8 @@ describe('diversify', () => {
     const order = (list: typeof hits) => list.map((h) => h.section.text);
     expect(order(diversify(hits, 2))).toEqual(['a1', 'b1', 'a2', 'a3', 'c1', 'b2']);
     expect(order(diversify(hits))).toEqual(['a1', 'b1', 'c1', 'a2', 'a3', 'b2']);
+    const scored = [6, 5, 4, 3, 2, 1].map((score, i) => ({ ...hits[i], score }));
+    expect(diversify(scored, 2).map((h) => h.score)).toEqual([6, 4, 5 * 0.8, 3 * 0.8, 2 * 0.8, 1 * 0.8]);
     expect(diversify([])).toEqual([]);
   });
 });
