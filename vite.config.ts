@@ -68,15 +68,23 @@ function minifyCss(): Plugin {
 
 const LOCALES = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'sv', 'tr', 'zh'];
 
-/** The classic script cannot split chunks: it loads locales by URL instead of inlining all 14. */
-function scriptLocales(): Plugin {
+/**
+ * Modules the classic script swaps for its own: it loads locales by URL instead of inlining all
+ * 14, and has the stream reader in its first load instead of a part.
+ */
+const SCRIPT_MODULES: Record<string, [folder: string, swap: string]> = {
+  './locale-loaders.js': ['/src/i18n/', './src/i18n/locale-loaders.script.ts'],
+  './stream-loader.js': ['/src/api/', './src/api/stream-loader.script.ts'],
+};
+
+function scriptModules(): Plugin {
   return {
-    name: 'script-locales',
+    name: 'script-modules',
     enforce: 'pre',
-    resolveId: (source, importer) =>
-      source === './locale-loaders.js' && importer?.includes('/src/i18n/')
-        ? fileURLToPath(new URL('./src/i18n/locale-loaders.script.ts', import.meta.url))
-        : null,
+    resolveId: (source, importer) => {
+      const [folder, swap] = SCRIPT_MODULES[source] ?? [];
+      return swap && importer?.includes(folder) ? fileURLToPath(new URL(swap, import.meta.url)) : null;
+    },
   };
 }
 
@@ -87,7 +95,7 @@ export default defineConfig(({ mode }) => ({
     stubWtrWebSocket(),
     markedLexerOnly(),
     minifyCss(),
-    ...(mode === 'iife' ? [scriptLocales(), classicChunks({ entryName: CLASSIC_ENTRY })] : []),
+    ...(mode === 'iife' ? [scriptModules(), classicChunks({ entryName: CLASSIC_ENTRY })] : []),
   ],
   // 5173 (4173 for preview) when free, else the next free port, printed: a port another process
   // holds never stops the demo, and Vitest's browser server (which inherits this block) picks

@@ -1,6 +1,7 @@
 import { agentBase as agentPath, agentPaths } from '../../contract/paths.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
+import { loadStreamReader } from './stream-loader.js';
 import type {
   ChatRequest,
   FeedbackRequest,
@@ -96,20 +97,18 @@ class AgentApiClient implements ApiClient {
     });
     const what = 'Sending the message';
     const headers = { 'Content-Type': 'application/json', Accept: 'text/plain' };
-    const response = await this.#send(what, agentPaths.chat, { method: 'POST', headers, body }, signal);
-    yield* this.#stream(what, response, signal);
+    yield* this.#stream(
+      what,
+      this.#send(what, agentPaths.chat, { method: 'POST', headers, body }, signal),
+      signal,
+    );
   }
 
   async *reattach(questionAnswerId: string, { signal }: RequestOptions = {}): AsyncGenerator<StreamEvent> {
     const what = 'Reconnecting to the answer';
     const path = agentPaths.answerStream(questionAnswerId);
-    const response = await this.#send(
-      what,
-      path,
-      { method: 'GET', headers: { Accept: 'text/plain' } },
-      signal,
-    );
-    yield* this.#stream(what, response, signal);
+    const sent = this.#send(what, path, { method: 'GET', headers: { Accept: 'text/plain' } }, signal);
+    yield* this.#stream(what, sent, signal);
   }
 
   renameThread(threadId: string, title: string, { signal }: RequestOptions = {}): Promise<ThreadSummary> {
@@ -268,8 +267,12 @@ class AgentApiClient implements ApiClient {
     return parse(what, value);
   }
 
-  /** The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a page: no answer at all. */
-  async *#stream(what: string, response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  /**
+   * The record stream of a 2xx answer; a captive portal or a misrouted proxy answers 200 with a
+   * page: no answer at all. The reader loads while the request is under way.
+   */
+  async *#stream(what: string, sent: Promise<Response>, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    const [response, { readChatStream }] = await Promise.all([sent, loadStreamReader()]);
     const type = response.headers.get('Content-Type') ?? '';
     if (!response.body || response.status === 204 || !/^text\/plain\b/i.test(type)) {
       await response.body?.cancel();
@@ -277,9 +280,6 @@ class AgentApiClient implements ApiClient {
         `${what}: the service answered ${response.status} ${type || 'without a content type'} instead of a stream.`,
       );
     }
-    // Loaded with the first stream, not with the client: the package root re-exports the client,
-    // and the loader's budget (8 KB) counts everything the root imports statically.
-    const { readChatStream } = await import('./stream.js');
     yield* readChatStream(response.body, signal, this.#options.stream);
   }
 }

@@ -1,7 +1,7 @@
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
-import { STREAM_IDLE_TIMEOUT_MS } from '../../api/stream.js';
+import { STREAM_IDLE_TIMEOUT_MS } from '../../api/idle-timeout.js';
 import { whenIdle } from '../../internal/when-idle.js';
 import { prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
