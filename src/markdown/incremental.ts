@@ -1,5 +1,5 @@
 import { completeTail } from './complete.js';
-import { ELEMENT_LIMIT, elementCount, lex, markdownEnd, type LinkMap, type MarkdownNode } from './parse.js';
+import { ELEMENT_LIMIT, MarkdownEnd, elementCount, lex, type LinkMap, type MarkdownNode } from './parse.js';
 
 /** Settled blocks are handed out in groups of this size, each a stable array once full. */
 export const GROUP_SIZE = 64;
@@ -45,6 +45,7 @@ export class IncrementalMarkdown {
   #overflow: string[] = [];
   #overflowFrom = 0;
   #view: MarkdownView = EMPTY;
+  #end = new MarkdownEnd();
 
   update(text: string): MarkdownView {
     return this.#advance(text, false);
@@ -62,7 +63,7 @@ export class IncrementalMarkdown {
     if (this.#text && (this.#finished || !this.#extends(text))) this.#reset();
     this.#text = text;
     this.#finished = final;
-    const markdown = text.slice(0, Math.min(markdownEnd(text), this.#cut));
+    const markdown = text.slice(0, Math.min(this.#end.of(text), this.#cut));
     const whole = this.#frozenLength === 0;
     if (!whole && this.#stale && this.#relexes < RELEX_BUDGET) return this.#relex(text, final);
     const tokens = lex(markdown.slice(this.#frozenLength), this.#links);
@@ -164,5 +165,6 @@ export class IncrementalMarkdown {
     this.#overflow = [];
     this.#overflowFrom = 0;
     this.#view = EMPTY;
+    this.#end = new MarkdownEnd();
   }
 }

@@ -223,7 +223,8 @@ export function elementCount(token: MarkdownNode): number {
 export const MARKUP_LIMIT = 3072;
 
 /** Characters that can start or end inline syntax (emphasis, code, links, escapes, entities, autolinks). */
-const MARKUP = new Set('*_~`[]\\<!&@'.split('').map((c) => c.charCodeAt(0)));
+const MARKUP = new Uint8Array(128);
+for (const c of '*_~`[]\\<!&@') MARKUP[c.charCodeAt(0)] = 1;
 
 /**
  * Where the markdown part of an answer ends: at MARKDOWN_LIMIT characters or MARKUP_LIMIT markup
@@ -231,13 +232,29 @@ const MARKUP = new Set('*_~`[]\\<!&@'.split('').map((c) => c.charCodeAt(0)));
  * text has reached it, so a streaming answer settles there.
  */
 export function markdownEnd(text: string): number {
-  let limit = Math.min(text.length, MARKDOWN_LIMIT);
-  for (let i = 0, markup = 0; i < limit; i += 1) {
-    if (MARKUP.has(text.charCodeAt(i)) && ++markup > MARKUP_LIMIT) limit = i;
+  return new MarkdownEnd().of(text);
+}
+
+/**
+ * markdownEnd for a text that grows: each call counts markup only in what was added since the
+ * last, so a streaming answer costs one pass over its first 32 KB in all, not one per update.
+ */
+export class MarkdownEnd {
+  #scanned = 0;
+  #markup = 0;
+  /** MARKDOWN_LIMIT, or where the markup limit was passed once it has been. */
+  #limit = MARKDOWN_LIMIT;
+
+  /** The end for `text`, which extends every text passed before. */
+  of(text: string): number {
+    for (; this.#scanned < Math.min(text.length, this.#limit); this.#scanned += 1)
+      if (MARKUP[text.charCodeAt(this.#scanned)] && ++this.#markup > MARKUP_LIMIT)
+        this.#limit = this.#scanned;
+    const limit = Math.min(text.length, this.#limit);
+    if (limit === text.length) return limit;
+    const lineStart = text.lastIndexOf('\n', limit) + 1;
+    return lineStart > limit / 2 ? lineStart : limit;
   }
-  if (limit === text.length) return limit;
-  const lineStart = text.lastIndexOf('\n', limit) + 1;
-  return lineStart > limit / 2 ? lineStart : limit;
 }
 
 /** Small texts that between them run every regular expression an answer is likely to need. */

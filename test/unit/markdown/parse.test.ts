@@ -7,6 +7,7 @@ import {
   elementCount,
   lex,
   markdownEnd,
+  MarkdownEnd,
   MARKDOWN_LIMIT,
   MARKUP_LIMIT,
 } from '../../../src/markdown/parse.js';
@@ -111,6 +112,16 @@ describe('markdownEnd', () => {
     // Streaming: the end stays where it is as the text grows.
     expect(markdownEnd(text + '__a'.repeat(100))).toBe(end);
     expect(markdownEnd(text.slice(0, end + 1))).toBe(end);
+  });
+
+  it('gives the same end for a growing text as for each whole text, counting only what was added', () => {
+    // Syntax-heavy lines, then plain lines past the limits: the end is reached mid-stream.
+    const text = `${'a **b** _c_ `d` [e](f)\n'.repeat(700)}${'plain words\n'.repeat(3000)}`;
+    for (const step of [13, 4096]) {
+      const growing = new MarkdownEnd();
+      for (let length = 0; length <= text.length; length += step)
+        expect(growing.of(text.slice(0, length))).toBe(markdownEnd(text.slice(0, length)));
+    }
   });
 
   it('keeps a real answer whole: its markup is far below the limit', () => {
