@@ -22,6 +22,7 @@ import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
 import { conversationTranscript } from '../../chat/transcript.js';
 import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
+import { publishInterval } from '../../chat/publish-pace.js';
 
 /**
  * The element's properties the session reads each time it needs them (attributes may change):
@@ -60,22 +61,19 @@ export interface ChatSessionControllerOptions extends Pick<
   t: () => Translate;
 }
 
-/** Streaming text is published at most this often: smooth to read, a fraction of the work. */
-export const STREAM_PUBLISH_INTERVAL_MS = 50;
-
 /**
- * A scheduler: the first animation frame at least STREAM_PUBLISH_INTERVAL_MS after its previous
- * run. It sleeps on a timer until then: asking for every frame meanwhile made the browser run
- * (and commit) three frames per publish with nothing new in two of them.
+ * A scheduler: the first animation frame at least `interval()` ms after its previous run. It
+ * sleeps on a timer until then: asking for every frame meanwhile made the browser run (and
+ * commit) three frames per publish with nothing new in two of them.
  */
-function throttledFrames(): (callback: () => void) => void {
+function throttledFrames(interval: () => number): (callback: () => void) => void {
   let last = -Infinity;
   return (callback) => {
     const frame = (time: number) => {
       last = time;
       callback();
     };
-    const wait = last + STREAM_PUBLISH_INTERVAL_MS - performance.now();
+    const wait = last + interval() - performance.now();
     if (wait <= 0) requestAnimationFrame(frame);
     else setTimeout(() => requestAnimationFrame(frame), wait);
   };
@@ -128,7 +126,10 @@ export class ChatSessionController implements ReactiveController {
         // Where this widget's state lives on the device: project, integration and element id.
         scope: () => [host.projectId, host.integrationId, host.id].filter(Boolean).join(':'),
         openStore: createDeviceMemoryStore,
-        schedule: throttledFrames(),
+        // Streaming text: smooth to read, a fraction of the work (publishInterval).
+        schedule: throttledFrames(() =>
+          publishInterval(this.session.snapshot.conversation.messages.at(-1)?.content.length ?? 0),
+        ),
         tools: () => host.tools,
         storageAllowed: () => !host.consentRequired || this.#consentGiven,
       },
