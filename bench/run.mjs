@@ -1,6 +1,7 @@
 // npm run bench: streaming, long-thread and request benchmarks in headless Chromium.
 // Figures are the widget's own (built dist/agent-chat.js, production Lit); ratios compare
 // them with the stream's own duration, which is what a visitor experiences.
+import { writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../scripts/chromium.mjs';
 import { startBenchServer } from './server.mjs';
@@ -11,6 +12,96 @@ const rows = [];
 const row = (scenario, metric, value, target, ok) =>
   rows.push({ scenario, metric, value, target: target ?? '', ok: ok === undefined ? '' : ok ? 'yes' : 'NO' });
 const ms = (value) => `${value.toFixed(1)} ms`;
+// `--trace`: also record a Chromium trace of each stream and report what it shows.
+const TRACE = process.argv.includes('--trace');
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.frame',
+  'blink.user_timing',
+  'v8.execute',
+];
+
+/** Runs `work` under a Chromium trace of `page`; returns the renderer main thread's figures. */
+async function traced(page, work) {
+  if (!TRACE) return { result: await work(), trace: null };
+  await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+  const result = await work();
+  const buffer = await browser.stopTracing();
+  if (process.env.BENCH_TRACE_DIR)
+    writeFileSync(`${process.env.BENCH_TRACE_DIR}/trace-${Date.now()}.json`, buffer);
+  return { result, trace: rendererMain(JSON.parse(buffer.toString()).traceEvents) };
+}
+
+/**
+ * The renderer main thread in a trace: CPU time of its tasks (`tdur`), frames begun, the longest
+ * task, and self time by kind (script, style, layout, paint...), between the first and last mark
+ * `bench-start` / `bench-end` if the page set them, else the whole trace.
+ */
+function rendererMain(events) {
+  const main = events.find(
+    (e) =>
+      e.name === 'thread_name' &&
+      e.args?.name === 'CrRendererMain' &&
+      events.some((t) => t.pid === e.pid && t.tid === e.tid && t.name === 'RunTask'),
+  );
+  const own = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X');
+  const tasks = own.filter((e) => e.name === 'RunTask');
+  const frames = events.filter((e) => e.pid === main.pid && e.name === 'BeginMainThreadFrame').length;
+  const animationFrames = own.filter((e) => e.name === 'FireAnimationFrame').length;
+  const kinds = {
+    script: [
+      'FunctionCall',
+      'EvaluateScript',
+      'RunMicrotasks',
+      'TimerFire',
+      'FireAnimationFrame',
+      'EventDispatch',
+      'V8.Execute',
+      'v8.callFunction',
+      'v8.run',
+    ],
+    style: ['UpdateLayoutTree', 'RecalculateStyles', 'ParseAuthorStyleSheet'],
+    layout: ['Layout', 'UpdateLayerTree', 'PrePaint'],
+    paint: ['Paint', 'PaintImage', 'Layerize', 'RasterTask', 'CompositeLayers', 'Commit'],
+  };
+  const kindOf = Object.fromEntries(Object.entries(kinds).flatMap(([k, names]) => names.map((n) => [n, k])));
+  // Self CPU time: an event's thread time less its children's, charged to the nearest known kind;
+  // and each task's CPU, as a frame (it painted) or not (reading the stream, timers).
+  const self = {};
+  let frameCpu = 0;
+  const sorted = own.slice().sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const stack = [];
+  const close = (until) => {
+    while (stack.length && stack.at(-1).end <= until) {
+      const done = stack.pop();
+      self[done.kind] = (self[done.kind] ?? 0) + done.self;
+      if (done.task && done.painted) frameCpu += done.cpu;
+    }
+  };
+  for (const e of sorted) {
+    close(e.ts);
+    const parent = stack.at(-1);
+    const cpu = e.tdur ?? 0;
+    if (parent) parent.self -= cpu;
+    if (e.name === 'Paint' || e.name === 'UpdateLayoutTree' || e.name === 'Layout')
+      stack.forEach((open) => (open.painted = true));
+    const kind = kindOf[e.name] ?? parent?.kind ?? 'other';
+    stack.push({ end: e.ts + e.dur, self: cpu, cpu, kind, task: e.name === 'RunTask', painted: false });
+  }
+  close(Infinity);
+  const sum = (list, key) => list.reduce((total, e) => total + (e[key] ?? 0), 0) / 1000;
+  return {
+    cpu: sum(tasks, 'tdur'),
+    frameCpu: frameCpu / 1000,
+    wall: sum(tasks, 'dur'),
+    tasks: tasks.length,
+    frames,
+    animationFrames,
+    longest: Math.max(0, ...tasks.map((t) => t.dur)) / 1000,
+    self: Object.fromEntries(Object.entries(self).map(([k, v]) => [k, Math.round(v / 100) / 10])),
+  };
+}
 
 async function openPage(path = '/') {
   const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
@@ -51,21 +142,48 @@ async function busyOf(cdp) {
   );
 }
 
-/** The floor: the same stream read by a bare fetch loop that renders nothing. */
-async function baseline(message) {
+/**
+ * The floor: the same stream read by a bare fetch loop that renders nothing. With `shown`, the
+ * text floor: the loop also splits the records, parses them and appends each delta's text to the
+ * page (a pre-wrap block in the page's flow, the plainest way to show a streamed answer), then
+ * waits for the frame that paints the last of it. The first is what receiving the stream costs;
+ * the second what any page that shows the text as it arrives pays, whatever renders it.
+ */
+async function baseline(message, { shown = false } = {}) {
   const { page, busy } = await openPage('/baseline');
   const before = await busy();
-  await page.evaluate(async (m) => {
-    const response = await fetch('/agent/v1/projects/p/agent/chat/', {
-      method: 'POST',
-      body: JSON.stringify({ message: m }),
-    });
-    const reader = response.body.getReader();
-    while (!(await reader.read()).done);
-  }, message);
+  const { trace } = await traced(page, () =>
+    page.evaluate(
+      async ([m, show]) => {
+        const response = await fetch('/agent/v1/projects/p/agent/chat/', {
+          method: 'POST',
+          body: JSON.stringify({ message: m }),
+        });
+        const reader = response.body.getReader();
+        if (!show) {
+          while (!(await reader.read()).done);
+          return;
+        }
+        const out = document.body.appendChild(document.createElement('div'));
+        out.style.whiteSpace = 'pre-wrap';
+        const decoder = new TextDecoder();
+        let rest = '';
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          const records = (rest + decoder.decode(read.value, { stream: true })).split('\u241E');
+          rest = records.pop();
+          for (const record of records) {
+            const { chunk } = JSON.parse(record);
+            if (chunk.type === 'partial_answer') out.append(chunk.content.text);
+          }
+        }
+        await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      },
+      [message, shown],
+    ),
+  );
   const total = (await busy()) - before;
   await page.close();
-  return { total, durationMs: server.streams.at(-1).durationMs };
+  return { total, trace, durationMs: server.streams.at(-1).durationMs };
 }
 
 /** Busy ms at node time `t`, interpolated between samples. */
@@ -84,8 +202,10 @@ async function streaming(label, message) {
   await sample();
   const timer = setInterval(() => void sample(), 50);
   const streamStart = performance.now();
-  await page.evaluate((m) => document.querySelector('agent-chat').send(m), message);
-  await page.waitForFunction(() => window.__bench.end > 0);
+  const { trace } = await traced(page, async () => {
+    await page.evaluate((m) => document.querySelector('agent-chat').send(m), message);
+    await page.waitForFunction(() => window.__bench.end > 0);
+  });
   const done = performance.now();
   clearInterval(timer);
   await sample();
@@ -104,6 +224,8 @@ async function streaming(label, message) {
   await page.close();
   const floor = await baseline(message);
   const floorShare = floor.total / floor.durationMs;
+  const textFloor = await baseline(message, { shown: true });
+  const textFloorShare = textFloor.total / textFloor.durationMs;
   row(
     label,
     'stream (bytes / chunks / own duration)',
@@ -136,6 +258,16 @@ async function streaming(label, message) {
   );
   row(
     label,
+    '  text floor (the same loop appending the text to the page)',
+    `${ms(textFloor.total)} (${(textFloorShare * 100).toFixed(1)} % of stream)`,
+  );
+  row(
+    label,
+    'main thread, multiple of the text floor',
+    `× ${(total / (textFloorShare * stream.durationMs)).toFixed(2)}`,
+  );
+  row(
+    label,
     '  widget above the floor',
     `${ms(total - floorShare * stream.durationMs)} (${((total / stream.durationMs - floorShare) * 100).toFixed(1)} % of stream)`,
   );
@@ -146,6 +278,15 @@ async function streaming(label, message) {
     '× ≤ 1.2',
     late <= early * 1.2,
   );
+  if (trace) {
+    const show = (t) =>
+      `${ms(t.cpu)} CPU in ${t.tasks} tasks (${ms(t.frameCpu)} in those that styled, laid out or painted), ${t.frames} frames (${t.animationFrames} with animation frame callbacks), longest ${ms(t.longest)}; ${JSON.stringify(t.self)}`;
+    row(label, 'trace: renderer main thread', show(trace));
+    row(label, 'trace: floor', show(floor.trace));
+    row(label, 'trace: text floor', show(textFloor.trace));
+    row(label, 'trace: CPU, multiple of the floor', `× ${(trace.cpu / floor.trace.cpu).toFixed(2)}`);
+    row(label, 'trace: CPU, multiple of the text floor', `× ${(trace.cpu / textFloor.trace.cpu).toFixed(2)}`);
+  }
   const where = bench.longtasks.map(
     (d, i) =>
       `${Math.round(d)} ms at ${Math.round(((bench.longtaskAt[i] - bench.start) / stream.durationMs) * 100)} %`,
@@ -394,6 +535,7 @@ try {
   await browser.close();
   await server.close();
 }
-console.table(rows);
+if (process.argv.includes('--json')) console.log(JSON.stringify(rows));
+else console.table(rows);
 console.log(`Chromium ${browser.version()}, ${new Date().toISOString().slice(0, 10)}. Targets from issue 6.`);
 process.exitCode = rows.some((r) => r.ok === 'NO') ? 1 : 0;
