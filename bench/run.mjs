@@ -145,9 +145,10 @@ async function busyOf(cdp) {
 /**
  * The floor: the same stream read by a bare fetch loop that renders nothing. With `shown`, the
  * text floor: the loop also splits the records, parses them and appends each delta's text to the
- * page (a pre-wrap block in the page's flow, the plainest way to show a streamed answer), then
- * waits for the frame that paints the last of it. The first is what receiving the stream costs;
- * the second what any page that shows the text as it arrives pays, whatever renders it.
+ * page, as plain text in pre-wrap blocks, a new block at each blank line (one block for the whole
+ * answer re-lays out all of it on every frame: quadratic, 6-7 s of a 200 KB answer), then waits
+ * for the frame that paints the last of it. The first is what receiving the stream costs; the
+ * second what any page that shows the text as it arrives pays, whatever renders it.
  */
 async function baseline(message, { shown = false } = {}) {
   const { page, busy } = await openPage('/baseline');
@@ -164,8 +165,12 @@ async function baseline(message, { shown = false } = {}) {
           while (!(await reader.read()).done);
           return;
         }
-        const out = document.body.appendChild(document.createElement('div'));
-        out.style.whiteSpace = 'pre-wrap';
+        const block = () => {
+          const div = document.body.appendChild(document.createElement('div'));
+          div.style.whiteSpace = 'pre-wrap';
+          return div;
+        };
+        let out = block();
         const decoder = new TextDecoder();
         let rest = '';
         for (let read = await reader.read(); !read.done; read = await reader.read()) {
@@ -173,7 +178,10 @@ async function baseline(message, { shown = false } = {}) {
           rest = records.pop();
           for (const record of records) {
             const { chunk } = JSON.parse(record);
-            if (chunk.type === 'partial_answer') out.append(chunk.content.text);
+            if (chunk.type !== 'partial_answer') continue;
+            const [first, ...next] = chunk.content.text.split('\n\n');
+            out.append(first);
+            for (const text of next) (out = block()).append(text);
           }
         }
         await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
