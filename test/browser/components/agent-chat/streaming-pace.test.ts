@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
 import { SERVICE_BASE } from '../../../msw/reference.js';
-import { answerRecords, STREAM_HEADERS, streamBody } from '../../../msw/stream.js';
+import { answerRecords, STREAM_HEADERS } from '../../../msw/stream.js';
 import { fixtureChat, lastAnswerText, messagesOf } from '../../../helpers/chat-fixture.js';
 
 const CHAT_URL = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent/chat/`;
@@ -21,7 +21,6 @@ describe('<agent-chat> publishes a streaming answer less often as it grows (deci
     let release!: () => void;
     const rest = new Promise<void>((resolve) => (release = resolve));
     const records = answerRecords('th_1', deltas);
-    const [start, ...body] = records;
     worker.use(
       http.post(CHAT_URL, () => {
         const encoder = new TextEncoder();
@@ -31,8 +30,7 @@ describe('<agent-chat> publishes a streaming answer less often as it grows (deci
           async pull(controller) {
             if (index === records.length - 1) await rest;
             if (index >= records.length) return controller.close();
-            controller.enqueue(encoder.encode(index === 0 ? start : body[index - 1]));
-            index += 1;
+            controller.enqueue(encoder.encode(records[index++]));
           },
         });
         return new HttpResponse(stream, { headers: STREAM_HEADERS });
