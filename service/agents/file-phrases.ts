@@ -3,6 +3,7 @@
  * honest receipt (each file's name, kind and size, and that it cannot look inside), and the
  * model agent's notice when the model is not set up to see images.
  */
+import { formatBytes } from '../../contract/byte-size.js';
 import type { FileKind } from '../../contract/types.js';
 import { agentLanguage } from './phrases.js';
 
@@ -126,19 +127,6 @@ export interface FilePhrases {
   cannotSee(names: readonly string[]): string;
 }
 
-/** Bytes in the visitor's language: "512 B", "12 kB", "1.2 MB". */
-export function byteSize(bytes: number, locale: string): string {
-  // Intl's short "byte" is the word "byte" in English: below a kilobyte, the symbol B.
-  if (bytes < 1000) return `${new Intl.NumberFormat(locale).format(bytes)} B`;
-  const [value, unit] = bytes < 1_000_000 ? [bytes / 1000, 'kilobyte'] : [bytes / 1_000_000, 'megabyte'];
-  return new Intl.NumberFormat(locale, {
-    style: 'unit',
-    unit,
-    unitDisplay: 'short',
-    maximumFractionDigits: value < 10 ? 1 : 0,
-  }).format(value);
-}
-
 /** A name as inline code, whatever backticks it holds. */
 const code = (name: string) => {
   const longest = Math.max(0, ...(name.match(/`+/g) ?? []).map((run) => run.length));
@@ -154,7 +142,7 @@ export function filePhrasesFor(locale: string | undefined): FilePhrases {
     receipt: (files) =>
       [
         t.received,
-        ...files.map((f) => `- ${code(f.name)} (${t.kinds[f.kind]}, ${byteSize(f.size, language)})`),
+        ...files.map((f) => `- ${code(f.name)} (${t.kinds[f.kind]}, ${formatBytes(f.size, language)})`),
       ].join('\n'),
     demoCannotRead: t.demoCannotRead,
     cannotSee: (names) => t.cannotSee.replace('{names}', list.format(names.map(code))),

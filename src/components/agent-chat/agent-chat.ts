@@ -28,7 +28,7 @@ import { ViewportController } from './viewport-controller.js';
 import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
 import { DEFAULT_RULES } from '../../chat/attachments.js';
 import { MAX_ATTACHMENTS } from '../../../contract/limits.js';
-import { formatBytes } from '../../i18n/index.js';
+import { formatBytes } from '../../../contract/byte-size.js';
 import styles from './agent-chat.styles.js';
 
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */

@@ -8,7 +8,7 @@ import { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
 import { AgentChatComposerInputEvent } from '../../events/composer-input.js';
 import { AgentChatComposerStopEvent } from '../../events/composer-stop.js';
 import { AgentChatComposerSubmitEvent } from '../../events/composer-submit.js';
-import { formatBytes } from '../../i18n/index.js';
+import { formatBytes } from '../../../contract/byte-size.js';
 import hostStyles from '../../styles/host.styles.js';
 import { AttachmentKitController } from '../attachments/kit-controller.js';
 import { icon } from '../icons.js';

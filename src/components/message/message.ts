@@ -11,7 +11,8 @@ import {
 } from '../../context/index.js';
 import { AgentChatMessageActionEvent } from '../../events/message-action.js';
 import { AgentChatMessageRetryEvent } from '../../events/message-retry.js';
-import { formatBytes, type UiStringKey } from '../../i18n/index.js';
+import { formatBytes } from '../../../contract/byte-size.js';
+import type { UiStringKey } from '../../i18n/index.js';
 import type { IncrementalMarkdown, MarkdownView } from '../../markdown/markdown-engine.js';
 import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
 import { safeHref } from '../../markdown/safe-url.js';

@@ -5,7 +5,6 @@ import {
   directionOf,
   en,
   format,
-  formatBytes,
   loadLocale,
   localeTag,
   matchLocale,
@@ -167,16 +166,5 @@ describe('dateGroup', () => {
     const de = translator(await loadLocale('de'));
     expect(dateGroup(local(2026, 10, 20), 'de', de, now)).toBe('Gestern');
     expect(dateGroup(local(2026, 2, 3), 'de', de, now)).toBe('März');
-  });
-});
-
-describe('formatBytes', () => {
-  it('says bytes in the visitor\'s words, so a right-to-left line never starts with a Latin "B"', () => {
-    expect(formatBytes(849, 'en')).toBe('849 B');
-    expect(formatBytes(1700, 'en')).toBe('1.7 kB');
-    expect(formatBytes(849, 'ar')).toBe('849 بايت');
-    expect(formatBytes(849, 'he')).not.toMatch(/B/);
-    expect(formatBytes(849, 'fr')).toBe('849\u202fo');
-    expect(formatBytes(2_500_000, 'de')).toBe('2,5 MB');
   });
 });
