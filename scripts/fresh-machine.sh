@@ -4,14 +4,18 @@
 # port 5173 already taken. Chromium, PostgreSQL, PHP, MariaDB and WordPress are not there: the
 # suites must install them themselves, which is what this checks. Needs root and debootstrap.
 # Usage: scripts/fresh-machine.sh [folder]   (default: a new folder under /var/tmp, kept afterwards)
+#   RELEASE=trixie   another Debian release (default bookworm): e.g. the plugin on a newer WordPress
+#   RUN='npm ci && npm run test:wordpress'   another command than the whole CI (default bash .ci/run)
 set -euo pipefail
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 if [ "$(id -u)" != 0 ] || ! command -v debootstrap >/dev/null; then
   echo "fresh-machine: run as root, with Debian's debootstrap installed (apt-get install debootstrap)" >&2
   exit 2
 fi
+release=${RELEASE:-bookworm}
+run=${RUN:-bash .ci/run}
 root=${1:-$(mktemp -d /var/tmp/agent-chat-fresh.XXXXXX)}
-[ -e "$root/etc/debian_version" ] || debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian
+[ -e "$root/etc/debian_version" ] || debootstrap --variant=minbase "$release" "$root" http://deb.debian.org/debian
 
 mounts=(proc sys dev dev/pts dev/shm)
 cleanup() { for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "$root/${mounts[i]}" 2>/dev/null || true; done; }
@@ -34,8 +38,8 @@ cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 if [ -f "$HOME/.npmrc" ]; then cp "$HOME/.npmrc" "$root/root/.npmrc"; fi
 
 rm -rf "$root/repo" && git clone -q "$repo" "$root/repo"
-echo "fresh-machine: CI in $root on $(git -C "$root/repo" log --oneline -1)"
+echo "fresh-machine: $run on Debian $release in $root on $(git -C "$root/repo" log --oneline -1)"
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 CI=true NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-  bash -c 'cd /repo; node -e "require(\"net\").createServer().listen(5173, \"127.0.0.1\")" & taken=$!
-    bash .ci/run; status=$?; kill $taken; exit $status'
+  RUN="$run" bash -c 'cd /repo; node -e "require(\"net\").createServer().listen(5173, \"127.0.0.1\")" & taken=$!
+    bash -c "$RUN"; status=$?; kill $taken; exit $status'
