@@ -78,6 +78,11 @@ const BLOCK = new Set([
 ]);
 /** A paragraph or list item whose text is at least this share of link text is navigation. */
 const NAVIGATION_LINK_SHARE = 0.9;
+/**
+ * The characters the link share counts: all but spaces and the separators of a navigation line,
+ * so "« previous | up | next »" is not taken for prose.
+ */
+const letterCount = (text: string) => text.replace(/[\s|«»‹›·•←→↑]/gu, '').length;
 const INLINE_CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
 /** A link whose whole text is one of these marks a permalink, not content. */
 const PERMALINK = /^[\s¶#§🔗¶]*$/u;
@@ -111,7 +116,7 @@ function depthIn(node: Node, name: string): number {
 /** Letters of `node`'s text inside links. */
 const linkLetters = (node: Node): number =>
   node.type === 'tag' && node.name === 'a' && node.attribs?.href
-    ? textOf(node).replace(/\s+/g, '').length
+    ? letterCount(textOf(node))
     : (node.children ?? []).reduce((sum, child) => sum + linkLetters(child), 0);
 
 const isTag = (node: Node, ...names: string[]) => node.type === 'tag' && names.includes(node.name ?? '');
@@ -127,6 +132,29 @@ export function resolveUrl(href: string, base: string): string | null {
     return null;
   }
 }
+
+/**
+ * A top heading that is wholly a link to another page names the site (a theme's banner:
+ * `<h1><a href="../index.html">Acme 3.2 documentation</a></h1>`), not this page: neither its
+ * title nor a heading of its content.
+ */
+function isBanner(node: Node, pageUrl: string, base: string): boolean {
+  if (!isTag(node, 'h1')) return false;
+  const letters = letterCount(textOf(node));
+  const links = findAll(node, (n) => isTag(n, 'a') && !!n.attribs?.href);
+  return (
+    letters > 0 &&
+    linkLetters(node) === letters &&
+    links.every((a) => {
+      const target = resolveUrl(a.attribs!.href, base);
+      return target !== null && target !== pageUrl;
+    })
+  );
+}
+
+/** A theme's sidebar named by its id or class, as `<aside>` would be. */
+const isSidebar = (attribs: Record<string, string>) =>
+  attribs.id === 'sidebar' || (attribs.class ?? '').split(/\s+/).includes('sidebar');
 
 /** Where the main content is: `<main>`, `role="main"`, a lone `<article>`, else the body. */
 function mainOf(document: Node): { root: Node; landmark: boolean } {
@@ -164,7 +192,7 @@ class SectionWriter {
 
   text(text: string, link = false) {
     this.line += text;
-    if (link) this.linked += text.replace(/\s+/g, '').length;
+    if (link) this.linked += letterCount(text);
   }
 
   /**
@@ -173,7 +201,7 @@ class SectionWriter {
    */
   flush() {
     const line = this.line.replace(/[ \t\r\n\f]+/g, ' ').trim();
-    const letters = line.replace(/\s+|^- /g, '').length;
+    const letters = letterCount(line.replace(/^- /, ''));
     if (line && !(letters > 0 && this.linked >= NAVIGATION_LINK_SHARE * letters)) this.blocks.push(line);
     this.line = '';
     this.linked = 0;
@@ -252,11 +280,12 @@ export function extractHtml(html: string, url: string): ExtractedPage {
   }
 
   const { root, landmark } = mainOf(document);
-  const h1 = find(root, (n) => isTag(n, 'h1'));
+  const banner = (node: Node) => isBanner(node, pageUrl, base);
+  const h1 = find(root, (n) => isTag(n, 'h1') && !banner(n));
   const titleTag = find(document, (n) => isTag(n, 'title'));
   const title =
     clean(h1 ? textOf(h1) : '') || clean(titleTag ? textOf(titleTag) : '') || new URL(pageUrl).pathname;
-  const walker = new ContentWalker(new SectionWriter(pageUrl, title), landmark);
+  const walker = new ContentWalker(new SectionWriter(pageUrl, title), landmark, banner);
   walker.walk(root);
   return {
     title,
@@ -277,6 +306,7 @@ class ContentWalker {
   constructor(
     readonly writer: SectionWriter,
     private readonly landmark: boolean,
+    private readonly banner: (node: Node) => boolean,
   ) {}
 
   walk(node: Node): void {
@@ -289,9 +319,10 @@ class ContentWalker {
     if (node.type !== 'tag' && node.type !== 'root') return;
     const name = node.name ?? '';
     const attribs = node.attribs ?? {};
-    if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '')) return;
+    if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isSidebar(attribs)) return;
     if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return;
     if (!this.landmark && name === 'header') return;
+    if (this.banner(node)) return;
     if (name === 'a' && PERMALINK.test(textOf(node))) {
       if (!textOf(node).trim() && (attribs.id || attribs.name)) this.pending = attribs.id || attribs.name;
       return;
@@ -349,7 +380,7 @@ class ContentWalker {
     const cells = (node.children ?? [])
       .filter((c) => isTag(c, 'td', 'th'))
       .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
-    const letters = cells.join('').replace(/\s+/g, '').length;
+    const letters = letterCount(cells.join(''));
     if (letters && linkLetters(node) < NAVIGATION_LINK_SHARE * letters)
       this.writer.block(`| ${cells.join(' | ')} |`);
     return true;

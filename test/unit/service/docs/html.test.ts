@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { extractHtml } from '../../../../service/docs/html.js';
+
+/**
+ * A page laid out as some documentation themes lay it out (Django's manual is one): no `<main>`,
+ * `role="main"` or `<article>`, a banner heading naming the site above the page's own heading,
+ * a line of previous/up/next links above and below the content, and a sidebar beside it.
+ */
+const THEMED = `<!DOCTYPE html>
+<html><head><title>Signals — Acme 3.2 documentation</title></head><body>
+<div id="hd">
+  <h1><a href="../index.html">Acme 3.2 documentation</a></h1>
+  <div id="global-nav"><a href="../index.html">Home</a> | <a href="../contents.html">Table of contents</a></div>
+  <div class="nav">&laquo; <a href="settings.html">previous</a> | <a href="index.html">up</a> | <a href="checks.html">next</a> &raquo;</div>
+</div>
+<div id="bd">
+  <div class="yui-b">
+    <div class="section" id="signals">
+      <h1>Signals<a class="headerlink" href="#signals">¶</a></h1>
+      <p>Acme includes a signal dispatcher that tells receivers when an object is saved.</p>
+      <div class="section" id="listening">
+        <h2>Listening to signals<a class="headerlink" href="#listening">¶</a></h2>
+        <p>Register a receiver with <code>Signal.connect()</code>.</p>
+      </div>
+    </div>
+  </div>
+  <div class="yui-b" id="sidebar">
+    <h3>Last update:</h3>
+    <p class="topless">Nov 11, 2026</p>
+  </div>
+</div>
+<div id="ft"><div class="nav">&laquo; <a href="settings.html">previous</a> | <a href="index.html">up</a> | <a href="checks.html">next</a> &raquo;</div></div>
+</body></html>`;
+
+describe('extractHtml on a page without a main landmark', () => {
+  it("takes the page's own heading for its title, not the site's name in a banner linked to the home page", () => {
+    const page = extractHtml(THEMED, 'https://acme.test/docs/topics/signals.html');
+    expect(page.title).toBe('Signals');
+    expect(page.sections.map((s) => [s.url, s.headings])).toEqual([
+      ['https://acme.test/docs/topics/signals.html', []],
+      ['https://acme.test/docs/topics/signals.html#listening', ['Listening to signals']],
+    ]);
+  });
+
+  it('drops the previous/up/next lines and the sidebar, keeping the content whole', () => {
+    const page = extractHtml(THEMED, 'https://acme.test/docs/topics/signals.html');
+    expect(page.sections.map((s) => s.text)).toEqual([
+      'Acme includes a signal dispatcher that tells receivers when an object is saved.',
+      'Register a receiver with `Signal.connect()`.',
+    ]);
+  });
+
+  it('keeps a heading linked to the page itself as its title', () => {
+    const home = THEMED.replace('href="../index.html">Acme', 'href="signals.html">Acme');
+    const page = extractHtml(home, 'https://acme.test/docs/topics/signals.html');
+    expect(page.title).toBe('Acme 3.2 documentation');
+    expect(page.sections.map((s) => s.headings)).toEqual([['Signals'], ['Signals', 'Listening to signals']]);
+  });
+
+  it('keeps a line whose words are not nearly all links, separators or not', () => {
+    const prose = THEMED.replace(
+      '<p>Register a receiver',
+      '<p>See <a href="a.html">connect</a> | <a href="b.html">disconnect</a> for the two calls.</p><p>Register a receiver',
+    );
+    const page = extractHtml(prose, 'https://acme.test/docs/topics/signals.html');
+    expect(page.sections.map((s) => s.text).join('\n')).toContain(
+      'See connect | disconnect for the two calls.',
+    );
+  });
+});
