@@ -11,7 +11,8 @@
 //   node bench/answers.mjs --before DIR      an older build's agent (DIR: its service/dist) on the
 //                                            same pages as Markdown files, as AGENT_CHAT_DOCS took them
 //   node bench/answers.mjs --scale           crawl time of the Python and PostgreSQL manuals as one site
-//   node bench/answers.mjs --misses          list the questions of questions.yaml that missed
+//   node bench/answers.mjs --misses          list the questions that missed: questions.yaml's, or
+//                                            django.yaml's with --manual django
 //   node bench/answers.mjs --final           also the second held-out set (decision 390)
 //   node bench/answers.mjs --manual django   the unseen-manual set instead (decision 415): Django's
 //                                            manual (python-django-doc) and bench/answers/django.yaml
