@@ -1,4 +1,5 @@
 import { readBounded } from '../kernel/bounded-body.js';
+import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, type Robots } from './robots.js';
@@ -46,6 +47,8 @@ export interface CrawlResult {
   complete: boolean;
   /** The page cap stopped the crawl before every page was read. */
   truncated: boolean;
+  /** Addresses on the site the owner's `exclude` patterns kept the crawl from (not failures). */
+  excluded: number;
 }
 
 export interface CrawlOptions {
@@ -60,6 +63,11 @@ export interface CrawlOptions {
   timeoutMs?: number;
   /** Pause before the one retry of a request that failed with 429, 5xx or no answer. Default 1 s. */
   retryDelayMs?: number;
+  /**
+   * Paths the owner keeps out (`exclusions.ts`, decision 416): a URL whose path matches one is
+   * never fetched, from a link or the sitemap, so its links are not followed either.
+   */
+  exclude?: readonly string[];
   /** What the last crawl of this site read, by the address it was fetched from. */
   previous?: ReadonlyMap<string, PageState>;
   signal?: AbortSignal;
@@ -129,6 +137,17 @@ function markdownLinks(text: string, base: string): string[] {
   return links;
 }
 
+/** The address a crawl starts from is one its own `exclude` patterns keep out: nothing would be read. */
+export class CrawlExcludedStartError extends Error {
+  override name = 'CrawlExcludedStartError';
+  constructor(
+    readonly start: string,
+    readonly pattern: string,
+  ) {
+    super(`${start} is itself excluded by the pattern ${pattern}: nothing would be crawled.`);
+  }
+}
+
 class Crawl {
   private readonly fetch: typeof fetch;
   private readonly maxPages: number;
@@ -140,6 +159,8 @@ class Crawl {
   private readonly seen = new Set<string>();
   private readonly pages: CrawledPage[] = [];
   private readonly failures: CrawlFailure[] = [];
+  private readonly excluded = new Set<string>();
+  private readonly exclude: ExclusionMatcher;
   private robots: Robots = ALLOW_ALL;
   private fetched = 0;
   private complete = true;
@@ -155,6 +176,9 @@ class Crawl {
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.retryDelayMs = options.retryDelayMs ?? 1_000;
     this.scope = scopeOf(start);
+    this.exclude = exclusionMatcher(options.exclude ?? []);
+    const pattern = excludedUrl(this.exclude, start);
+    if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
   inScope(url: string): boolean {
@@ -170,6 +194,10 @@ class Crawl {
   private enqueue(url: string) {
     if (this.seen.has(url) || !this.inScope(url)) return;
     this.seen.add(url);
+    if (excludedUrl(this.exclude, url)) {
+      this.excluded.add(url);
+      return;
+    }
     this.queue.push(url);
   }
 
@@ -276,6 +304,7 @@ class Crawl {
       failures: this.failures,
       complete: this.complete,
       truncated: this.truncated,
+      excluded: this.excluded.size,
     };
   }
 
@@ -412,7 +441,10 @@ class Crawl {
   }
 }
 
-/** Crawls the site at `start` (a site root, a folder of it, or its sitemap.xml). */
-export function crawlSite(start: string, options: CrawlOptions = {}): Promise<CrawlResult> {
+/**
+ * Crawls the site at `start` (a site root, a folder of it, or its sitemap.xml); throws
+ * `CrawlExcludedStartError` when `start` is itself excluded.
+ */
+export async function crawlSite(start: string, options: CrawlOptions = {}): Promise<CrawlResult> {
   return new Crawl(start, options).run();
 }

@@ -212,14 +212,20 @@ export class DocsLibrary {
         });
       if (!this.options.readFolder) throw new Error('this service cannot read folders');
       const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous);
-      return { pages, failures: [], complete: true, truncated: false };
+      return { pages, failures: [], complete: true, truncated: false, excluded: 0 };
     } catch (error) {
       if (this.stop.signal.aborted) return null;
       const reason =
         error instanceof Error && 'code' in error && error.code === 'ENOENT'
           ? 'the folder does not exist'
           : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
-      return { pages: [], failures: [{ url: source.location, reason }], complete: false, truncated: false };
+      return {
+        pages: [],
+        failures: [{ url: source.location, reason }],
+        complete: false,
+        truncated: false,
+        excluded: 0,
+      };
     }
   }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
-import { crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
+import { CrawlExcludedStartError, crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
 const open: StaticSite[] = [];
@@ -230,5 +230,56 @@ describe('crawlSite on a local static site', () => {
     const result = await crawlSite(`${site.url}/many/`, { ...OPTIONS, concurrency: 3 });
     expect(result.pages).toHaveLength(2); // the start and one slow page: the others have the same content
     expect(most).toBe(3);
+  });
+
+  it('never requests a page the owner excludes, from a link or the sitemap, and counts it apart from failures', async () => {
+    const site = await serve();
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, exclude: ['/docs/guide/', '*.md'] });
+    expect(paths(result, site.url)).toEqual([
+      '/docs/',
+      '/docs/private/open.html',
+      '/docs/reference/config.html',
+    ]);
+    // install.html is in the sitemap, the others are linked from the start page.
+    for (const never of [
+      '/docs/guide/install.html',
+      '/docs/guide/linked-only.html',
+      '/docs/guide/alias.html',
+      '/docs/notes.md',
+    ])
+      expect(fetched(site)).not.toContain(never);
+    expect(result.excluded).toBe(4);
+    expect(result.failures.map((f) => f.url)).not.toContain(`${site.url}/docs/guide/install.html`);
+    expect(result.complete).toBe(true);
+  });
+
+  it('does not follow the links of an excluded page, and matches its path without the query', async () => {
+    const page = (body: string) => (res: ServerResponse) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>Page</title><main>${body}</main>`);
+    const site = await serve(SITE, {
+      '/robots.txt': (res) => res.writeHead(404).end(),
+      '/docs/sitemap.xml': (res) => res.writeHead(404).end(),
+      '/docs/': page(
+        '<p>Start.</p><a href="releases/5.0.html?lang=en">Release notes</a><a href="current.html">Current</a>',
+      ),
+      '/docs/current.html': page('<p>The current page.</p>'),
+      '/docs/releases/5.0.html': page('<p>Old news.</p><a href="../only-from-releases.html">Only here</a>'),
+      '/docs/only-from-releases.html': page('<p>Reached only through the release notes.</p>'),
+    });
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, exclude: ['*/releases/'] });
+    expect(paths(result, site.url)).toEqual(['/docs/', '/docs/current.html']);
+    expect(fetched(site)).not.toContain('/docs/releases/5.0.html');
+    expect(fetched(site)).not.toContain('/docs/only-from-releases.html');
+    expect(result.excluded).toBe(1);
+  });
+
+  it('refuses to start from an address its own patterns exclude, before any request', async () => {
+    const site = await serve();
+    const crawl = crawlSite(`${site.url}/docs/guide/`, { ...OPTIONS, exclude: ['/docs/guide/'] });
+    await expect(crawl).rejects.toBeInstanceOf(CrawlExcludedStartError);
+    await expect(crawl).rejects.toThrow(
+      `${site.url}/docs/guide/ is itself excluded by the pattern /docs/guide/: nothing would be crawled.`,
+    );
+    expect(fetched(site)).toEqual([]);
   });
 });

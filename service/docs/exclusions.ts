@@ -1,0 +1,58 @@
+/**
+ * The parts of a site its owner keeps out of the index (decision 416): URL path patterns, each a
+ * path prefix (`/blog/`) or with `*` for any run of characters, slashes included
+ * (`/*\/_modules/`, `*\/whatsnew/`). A pattern matches a path that starts with it, as a
+ * robots.txt rule does; only the path counts, never the query, so `?page=2` of an excluded page
+ * is excluded too. A folder source matches its files' paths under the folder, with a leading `/`.
+ */
+
+export const MAX_EXCLUSIONS = 50;
+export const MAX_EXCLUSION_LENGTH = 200;
+
+/** What is wrong with a list of patterns, naming the first bad one; null when it is fine. */
+export function exclusionProblem(patterns: readonly unknown[]): string | null {
+  if (patterns.length > MAX_EXCLUSIONS)
+    return `At most ${MAX_EXCLUSIONS} exclude patterns (${patterns.length} given).`;
+  for (const pattern of patterns) {
+    if (typeof pattern !== 'string') return 'Each exclude pattern is a string.';
+    if (pattern.length > MAX_EXCLUSION_LENGTH)
+      return `The exclude pattern ${pattern.slice(0, 40)}… is over ${MAX_EXCLUSION_LENGTH} characters.`;
+    if (!/^[/*]/.test(pattern))
+      return `The exclude pattern "${pattern}" must start with / or * (a path on the site, like /blog/).`;
+    if (/\s/.test(pattern)) return `The exclude pattern "${pattern}" has a space in it.`;
+  }
+  return null;
+}
+
+/** Patterns as an owner typed them (a textarea, a comma-separated flag): trimmed, blank ones and repeats dropped. */
+export function splitExclusions(text: string | readonly string[]): string[] {
+  const parts = typeof text === 'string' ? text.split(/[\n,]/) : text.flatMap((t) => t.split(/[\n,]/));
+  return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
+}
+
+const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+/** A path the patterns exclude: the pattern that excludes it, else null. */
+export type ExclusionMatcher = (path: string) => string | null;
+
+export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher {
+  const compiled = patterns.map(
+    (pattern) => [pattern, new RegExp(`^${pattern.split('*').map(escape).join('.*')}`, 's')] as const,
+  );
+  return (path) => {
+    if (!compiled.length) return null;
+    let decoded = path;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      // A path with a stray % is matched as it was written.
+    }
+    for (const [pattern, regex] of compiled) if (regex.test(path) || regex.test(decoded)) return pattern;
+    return null;
+  };
+}
+
+/** The pattern excluding a URL's path (its query and fragment do not count), else null. */
+export function excludedUrl(matcher: ExclusionMatcher, url: string): string | null {
+  return matcher(new URL(url).pathname);
+}

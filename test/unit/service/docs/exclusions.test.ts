@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import {
+  excludedUrl,
+  exclusionMatcher,
+  exclusionProblem,
+  splitExclusions,
+} from '../../../../service/docs/exclusions.js';
+
+describe('exclude patterns', () => {
+  it('match a path prefix, as a robots.txt rule does', () => {
+    const match = exclusionMatcher(['/blog/', '/changelog']);
+    expect(match('/blog/')).toBe('/blog/');
+    expect(match('/blog/2026/launch.html')).toBe('/blog/');
+    expect(match('/changelog.html')).toBe('/changelog');
+    expect(match('/docs/blog/')).toBeNull();
+    expect(match('/blog')).toBeNull();
+  });
+
+  it('take * for any characters, slashes included', () => {
+    const match = exclusionMatcher(['/*/_modules/', '*/whatsnew/']);
+    expect(match('/en/5.0/_modules/django/db/models.html')).toBe('/*/_modules/');
+    expect(match('/_modules/x.html')).toBeNull();
+    expect(match('/3.12/whatsnew/3.12.html')).toBe('*/whatsnew/');
+    expect(match('/whatsnew/index.html')).toBe('*/whatsnew/');
+    expect(match('/library/whats-new.html')).toBeNull();
+  });
+
+  it('treat the other characters literally', () => {
+    const match = exclusionMatcher(['/a.b/(x)+']);
+    expect(match('/a.b/(x)+/page')).toBe('/a.b/(x)+');
+    expect(match('/aXb/(x)+/page')).toBeNull();
+  });
+
+  it('match the path of a URL, without its query or fragment, encoded or not', () => {
+    const match = exclusionMatcher(['/release notes/', '/search']);
+    expect(excludedUrl(match, 'https://docs.example/release%20notes/1.html?x=1#top')).toBe('/release notes/');
+    expect(excludedUrl(match, 'https://docs.example/guide/?q=/search')).toBeNull();
+    expect(excludedUrl(exclusionMatcher([]), 'https://docs.example/anything')).toBeNull();
+  });
+
+  it('are checked: at most 50, each at most 200 characters, starting with / or *', () => {
+    expect(exclusionProblem(['/blog/', '*/old/'])).toBeNull();
+    expect(exclusionProblem(['/blog/', 'blog/'])).toBe(
+      'The exclude pattern "blog/" must start with / or * (a path on the site, like /blog/).',
+    );
+    expect(exclusionProblem([`/${'a'.repeat(200)}`])).toMatch(
+      /^The exclude pattern \/a+… is over 200 characters\.$/,
+    );
+    expect(exclusionProblem(Array.from({ length: 51 }, (_, i) => `/p${i}/`))).toBe(
+      'At most 50 exclude patterns (51 given).',
+    );
+    expect(exclusionProblem(['/a b/'])).toBe('The exclude pattern "/a b/" has a space in it.');
+    expect(exclusionProblem([3])).toBe('Each exclude pattern is a string.');
+  });
+
+  it('are read from lines or commas, trimmed, without blanks or repeats', () => {
+    expect(splitExclusions(' /blog/\n\n/releases/, /_modules/ \r\n/blog/')).toEqual([
+      '/blog/',
+      '/releases/',
+      '/_modules/',
+    ]);
+    expect(splitExclusions(['/a/,/b/', '/c/'])).toEqual(['/a/', '/b/', '/c/']);
+  });
+});
