@@ -257,6 +257,8 @@ export interface ConsoleCrawlRun {
   pages_changed: number;
   pages_unchanged: number;
   pages_removed: number;
+  /** Addresses the source's exclude patterns kept the crawl from (not failures). */
+  pages_excluded: number;
   failures: { url: string; reason: string }[];
   failure_count: number;
 }
@@ -268,6 +270,8 @@ export interface ConsoleDocSource {
   kind: 'site' | 'folder';
   /** A folder's public URL; null for a website. */
   public_url: string | null;
+  /** Paths kept out of the index (`/blog/`, `*\/whatsnew/`); empty for none. */
+  exclude: string[];
   created_at: string;
   last_crawl_at: string | null;
   next_crawl_at: string;
@@ -286,6 +290,13 @@ export interface ConsoleDocSources {
 export interface ConsoleNewSource {
   location: string;
   public_url?: string;
+  /** Paths kept out of the index: at most 50, each at most 200 characters, starting with / or *. */
+  exclude?: string[];
+}
+
+/** `PATCH docs source`: its exclude patterns replaced, and a crawl now. */
+export interface ConsoleSourceChange {
+  exclude: string[];
 }
 
 /** One ranked section of `GET docs search`. */

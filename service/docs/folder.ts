@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { hashOf, type CrawledPage, type PageState } from './crawler.js';
+import { exclusionMatcher } from './exclusions.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { StaticDocs } from './ranking.js';
@@ -10,12 +11,16 @@ import { StaticDocs } from './ranking.js';
  * `.markdown`) and HTML pages, each a page of sections. A Markdown file is linked at
  * `publicUrl` + its path without the extension, an HTML page at `publicUrl` + its path. A file
  * whose size and modification time match the last read is `unchanged` and not read again.
+ * `exclude` patterns match a file's path under the folder with a leading `/` (`/releases/`
+ * keeps out `releases/3.0.md`; decision 417): an excluded file is not read.
  */
 export async function readDocsFolder(
   dir: string,
   publicUrl: string,
   previous?: ReadonlyMap<string, PageState>,
+  options: { exclude?: readonly string[]; onExcluded?: (path: string) => void } = {},
 ): Promise<CrawledPage[]> {
+  const excluded = exclusionMatcher(options.exclude ?? []);
   const base = publicUrl.replace(/\/+$/, '');
   const files = (await readdir(dir, { recursive: true }))
     .filter((f) => /\.(md|markdown|html?)$/i.test(f))
@@ -23,6 +28,10 @@ export async function readDocsFolder(
   const pages: CrawledPage[] = [];
   for (const file of files) {
     const path = file.split(sep).join('/');
+    if (excluded(`/${path}`)) {
+      options.onExcluded?.(path);
+      continue;
+    }
     const markdown = /\.(md|markdown)$/i.test(path);
     const url = `${base}/${markdown ? path.replace(/\.(md|markdown)$/i, '') : path}`;
     const info = await stat(join(dir, file));

@@ -1,6 +1,13 @@
 import type { Clock } from '../kernel/clock.js';
 import type { DocSectionRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
-import { crawlSite, type CrawlOptions, type CrawledPage, type PageState } from './crawler.js';
+import {
+  CrawlExcludedStartError,
+  crawlSite,
+  type CrawlOptions,
+  type CrawledPage,
+  type PageState,
+} from './crawler.js';
+import { excludedUrl, exclusionMatcher, exclusionProblem } from './exclusions.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
 import type { DocsSearch, Hit } from './types.js';
@@ -25,6 +32,7 @@ export interface DocsLibraryOptions {
     dir: string,
     publicUrl: string,
     previous: ReadonlyMap<string, PageState>,
+    options: { exclude: readonly string[]; onExcluded: (path: string) => void },
   ) => Promise<CrawledPage[]>;
   /** Embeds sections and questions (`OPENAI_EMBEDDING_MODEL`); lexical ranking alone without it. */
   embedder?: Embedder;
@@ -35,7 +43,7 @@ export interface DocsLibraryOptions {
   /** How long a search trusts its index before asking the store whether it moved. Default 5 s. */
   freshnessMs?: number;
   /** The crawler's caps and fetch. */
-  crawl?: Omit<CrawlOptions, 'previous' | 'signal'>;
+  crawl?: Omit<CrawlOptions, 'previous' | 'signal' | 'exclude'>;
   /** A folder's public URL when none is given. Default `/docs`. */
   folderUrl?: string;
   log?: Log;
@@ -69,6 +77,22 @@ export function sourceLocation(
   return { location: trimmed, kind: 'folder' };
 }
 
+/**
+ * A source's exclude patterns as stored (decision 416): checked, or a `DocsInputError` naming
+ * the bad one; a website whose own address they exclude is refused (nothing would be crawled).
+ */
+export function sourceExclusions(patterns: readonly unknown[], source?: { location: string; kind: string }) {
+  const problem = exclusionProblem(patterns);
+  if (problem) throw new DocsInputError(problem);
+  const exclude = [...new Set(patterns as string[])];
+  const pattern = source?.kind === 'site' && excludedUrl(exclusionMatcher(exclude), source.location);
+  if (pattern)
+    throw new DocsInputError(
+      `${source.location} is itself excluded by ${pattern}: nothing would be crawled.`,
+    );
+  return exclude;
+}
+
 export class DocsLibrary {
   /** This process in the crawl lease. */
   readonly holder = `docs-${crypto.randomUUID()}`;
@@ -87,8 +111,14 @@ export class DocsLibrary {
   }
 
   /** Adds a source to the project, due at once; a location the project has is returned as it is. */
-  async addSource(projectId: string, location: string, publicUrl?: string): Promise<DocSourceRecord> {
+  async addSource(
+    projectId: string,
+    location: string,
+    publicUrl?: string,
+    exclude: readonly unknown[] = [],
+  ): Promise<DocSourceRecord> {
     const parsed = sourceLocation(location, !!this.options.readFolder);
+    const patterns = sourceExclusions(exclude, parsed);
     const existing = (await this.sources(projectId)).find((s) => s.location === parsed.location);
     if (existing) return existing;
     const now = this.options.clock.now();
@@ -97,6 +127,7 @@ export class DocsLibrary {
       projectId,
       ...parsed,
       publicUrl: parsed.kind === 'folder' ? (publicUrl ?? this.options.folderUrl ?? '/docs') : null,
+      exclude: patterns,
       createdAt: now,
       lastCrawlAt: null,
       nextCrawlAt: now,
@@ -107,6 +138,19 @@ export class DocsLibrary {
 
   removeSource(projectId: string, id: string): Promise<boolean> {
     return this.options.store.removeDocSource(projectId, id);
+  }
+
+  /**
+   * Replaces the exclude patterns of the project's source and crawls it again now, so the pages
+   * they keep out leave its index; false when the project has no such source.
+   */
+  async setExclusions(projectId: string, id: string, exclude: readonly unknown[]): Promise<boolean> {
+    const source = (await this.sources(projectId)).find((s) => s.id === id);
+    if (!source) return false;
+    const patterns = sourceExclusions(exclude, source);
+    const set = await this.options.store.setDocExclusions(projectId, id, patterns, this.options.clock.now());
+    if (set) void this.tick().catch(() => {});
+    return set;
   }
 
   /** Makes the project's source due now; the next tick (or this one) crawls it. */
@@ -189,6 +233,7 @@ export class DocsLibrary {
       pages_changed: run.pagesChanged,
       pages_unchanged: run.pagesUnchanged,
       pages_removed: run.pagesRemoved,
+      pages_excluded: run.pagesExcluded,
       failures: run.failures.length,
       ms: finishedAt - startedAt,
     });
@@ -203,22 +248,34 @@ export class DocsLibrary {
     const previous = new Map(
       (await this.options.store.listDocPages(source.id)).map((page) => [page.url, page]),
     );
+    const exclude = source.exclude;
     try {
-      if (source.kind === 'site')
-        return await crawlSite(source.location, {
+      if (source.kind === 'site') {
+        const result = await crawlSite(source.location, {
           ...this.options.crawl,
+          exclude,
           previous,
           signal: this.stop.signal,
         });
+        // Pages indexed before the owner excluded them go even when this crawl was incomplete.
+        const matcher = exclusionMatcher(exclude);
+        return { ...result, dropped: [...previous.keys()].filter((url) => excludedUrl(matcher, url)) };
+      }
       if (!this.options.readFolder) throw new Error('this service cannot read folders');
-      const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous);
-      return { pages, failures: [], complete: true, truncated: false, excluded: 0 };
+      let excluded = 0;
+      const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous, {
+        exclude,
+        onExcluded: () => excluded++,
+      });
+      return { pages, failures: [], complete: true, truncated: false, excluded };
     } catch (error) {
       if (this.stop.signal.aborted) return null;
       const reason =
         error instanceof Error && 'code' in error && error.code === 'ENOENT'
           ? 'the folder does not exist'
-          : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
+          : error instanceof CrawlExcludedStartError
+            ? error.message
+            : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
       return {
         pages: [],
         failures: [{ url: source.location, reason }],

@@ -182,4 +182,8 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE api_keys ADD COLUMN sessions_ended_at bigint;
    CREATE TABLE fleet_secret (id int PRIMARY KEY CHECK (id = 1), key text NOT NULL);
    ALTER TABLE messages ADD COLUMN stop_requested boolean NOT NULL DEFAULT false;`,
+  // A docs source keeps the paths its owner excludes (decision 416); a crawl run counts the
+  // addresses they kept it from.
+  `ALTER TABLE doc_sources ADD COLUMN exclude jsonb NOT NULL DEFAULT '[]'::jsonb;
+   ALTER TABLE doc_crawl_runs ADD COLUMN pages_excluded int NOT NULL DEFAULT 0;`,
 ];

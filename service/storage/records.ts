@@ -188,6 +188,8 @@ export interface DocSourceRecord {
   kind: 'site' | 'folder';
   /** A folder's public URL, that its files are linked at; null for a site. */
   publicUrl: string | null;
+  /** Paths the owner keeps out of the index (`docs/exclusions.ts`, decision 416); empty for none. */
+  exclude: string[];
   createdAt: number;
   lastCrawlAt: number | null;
   /** When the schedule (or "Re-crawl now") wants the next crawl. */
@@ -246,6 +248,8 @@ export interface CrawlRunRecord {
   pagesChanged: number;
   pagesUnchanged: number;
   pagesRemoved: number;
+  /** Addresses the source's exclude patterns kept the crawl from. */
+  pagesExcluded: number;
   failures: { url: string; reason: string }[];
 }
 
@@ -264,4 +268,8 @@ export interface DocCrawl {
   complete: boolean;
   truncated: boolean;
   failures: { url: string; reason: string }[];
+  /** Addresses the source's exclude patterns kept the crawl from. Default 0. */
+  excluded?: number;
+  /** Pages the index held that the owner now excludes: removed even when the crawl was incomplete. */
+  dropped?: string[];
 }

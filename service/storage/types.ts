@@ -304,12 +304,14 @@ export interface DocsStore {
   removeDocSource(projectId: string, id: string): Promise<boolean>;
   /** Moves a source's next crawl ("Re-crawl now" moves it to now); false when the project has no such source. */
   scheduleDocCrawl(projectId: string, id: string, at: number): Promise<boolean>;
+  /** Replaces a source's exclude patterns and moves its next crawl to `at`; false when the project has no such source. */
+  setDocExclusions(projectId: string, id: string, exclude: string[], at: number): Promise<boolean>;
   /** The pages of a source that the last crawls found, to revalidate them. */
   listDocPages(sourceId: string): Promise<DocPageRecord[]>;
   /**
    * One crawl, whole: new and changed pages with their sections (replacing the old ones),
    * unchanged pages kept, pages not read marked removed (their sections dropped) when the crawl
-   * was complete, the run recorded and the source's last and next crawl set. The project's index
+   * was complete, and the `dropped` ones whether or not it was, the run recorded and the source's last and next crawl set. The project's index
    * version moves when a section changed.
    */
   applyDocCrawl(crawl: DocCrawl): Promise<CrawlRunRecord>;

@@ -38,6 +38,7 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   pages_changed: run.pagesChanged,
   pages_unchanged: run.pagesUnchanged,
   pages_removed: run.pagesRemoved,
+  pages_excluded: run.pagesExcluded,
   failures: run.failures.slice(0, MAX_FAILURES),
   failure_count: run.failures.length,
 });
@@ -47,6 +48,7 @@ const sourceJson = (source: DocSourceSummary): ConsoleDocSource => ({
   location: source.location,
   kind: source.kind,
   public_url: source.publicUrl,
+  exclude: source.exclude,
   created_at: isoMicros(source.createdAt),
   last_crawl_at: time(source.lastCrawlAt),
   next_crawl_at: isoMicros(source.nextCrawlAt),
@@ -70,7 +72,15 @@ export async function listSources(
   return json(body);
 }
 
-/** POST /console/api/projects/{id}/docs/sources {location, public_url?}: a website or a folder, crawled at once. */
+/** A body's `exclude`: a list of strings (checked by the library), absent for none, else a 400. */
+function excludeOf(body: unknown): unknown[] {
+  const exclude = isRecord(body) ? body.exclude : undefined;
+  if (exclude === undefined || exclude === null) return [];
+  if (!Array.isArray(exclude)) throw badRequest('exclude is a list of path patterns, like ["/blog/"].');
+  return exclude;
+}
+
+/** POST /console/api/projects/{id}/docs/sources {location, public_url?, exclude?}: a website or a folder, crawled at once. */
 export async function addSource(
   ctx: DocsContext,
   request: Request,
@@ -86,12 +96,15 @@ export async function addSource(
     isRecord(body) && typeof body.public_url === 'string' && body.public_url ? body.public_url : undefined;
   let source;
   try {
-    source = await docs.addSource(project.id, location, publicUrl);
+    source = await docs.addSource(project.id, location, publicUrl, excludeOf(body));
   } catch (error) {
     if (error instanceof DocsInputError) throw badRequest(error.message);
     throw error;
   }
-  await audit(ctx, info, admin.username, 'docs.add', project.id, source.id, { location: source.location });
+  await audit(ctx, info, admin.username, 'docs.add', project.id, source.id, {
+    location: source.location,
+    exclude: source.exclude,
+  });
   void docs.tick().catch(() => {});
   const summary = (await docs.sources(project.id)).find((s) => s.id === source.id);
   return json(summary ? sourceJson(summary) : { id: source.id }, 201);
@@ -110,6 +123,35 @@ export async function removeSource(
   if (!(await library(ctx).removeSource(project.id, id))) throw notFound('No such source.');
   await audit(ctx, info, admin.username, 'docs.remove', project.id, id);
   return new Response(null, { status: 204 });
+}
+
+/** PATCH /console/api/projects/{id}/docs/sources/{source} {exclude}: new exclude patterns, crawled at once. */
+export async function changeSource(
+  ctx: DocsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  id: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const docs = library(ctx);
+  const body = await readJsonBody(request);
+  if (!isRecord(body) || !Array.isArray(body.exclude))
+    throw badRequest('exclude is a list of path patterns, like ["/blog/"].');
+  let changed;
+  try {
+    changed = await docs.setExclusions(project.id, id, body.exclude);
+  } catch (error) {
+    if (error instanceof DocsInputError) throw badRequest(error.message);
+    throw error;
+  }
+  if (!changed) throw notFound('No such source.');
+  const summary = (await docs.sources(project.id)).find((s) => s.id === id)!;
+  await audit(ctx, info, admin.username, 'docs.exclude', project.id, id, {
+    exclude: summary.exclude,
+  });
+  return json(sourceJson(summary));
 }
 
 /** POST /console/api/projects/{id}/docs/sources/{source}/crawl: "Re-crawl now". */

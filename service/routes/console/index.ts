@@ -9,7 +9,7 @@ import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
 import { getConversation, listConversations } from './conversations.js';
 import { getConsoleFile, getFileSettings, putFileSettings } from './files.js';
-import { addSource, listSources, recrawlSource, removeSource, searchDocs } from './docs.js';
+import { addSource, changeSource, listSources, recrawlSource, removeSource, searchDocs } from './docs.js';
 import { installInfo } from './install.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
 import {
@@ -41,7 +41,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.audit, { GET: listAudit }],
   [consolePaths.install, { GET: installInfo }],
   [consolePaths.docsSources(SLOT), { GET: listSources, POST: addSource }],
-  [consolePaths.docsSource(SLOT, SLOT), { DELETE: removeSource }],
+  [consolePaths.docsSource(SLOT, SLOT), { PATCH: changeSource, DELETE: removeSource }],
   [consolePaths.docsCrawl(SLOT, SLOT), { POST: recrawlSource }],
   [consolePaths.docsSearch(SLOT), { GET: searchDocs }],
 ]);

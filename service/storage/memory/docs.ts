@@ -46,7 +46,13 @@ export class MemoryDocsStore implements DocsStore {
           0,
         );
         const lastRun = this.runs.filter((run) => run.sourceId === source.id).at(-1) ?? null;
-        return { ...source, pages: pages.length, sections, lastRun: lastRun && structuredClone(lastRun) };
+        return {
+          ...source,
+          exclude: [...source.exclude],
+          pages: pages.length,
+          sections,
+          lastRun: lastRun && structuredClone(lastRun),
+        };
       });
   }
 
@@ -55,7 +61,7 @@ export class MemoryDocsStore implements DocsStore {
       (s) => s.projectId === source.projectId && s.location === source.location,
     );
     if (taken || this.sources.has(source.id)) return false;
-    this.sources.set(source.id, { ...source });
+    this.sources.set(source.id, { ...source, exclude: [...source.exclude] });
     this.pages.set(source.id, new Map());
     return true;
   }
@@ -70,6 +76,14 @@ export class MemoryDocsStore implements DocsStore {
   async scheduleDocCrawl(projectId: string, id: string, at: number) {
     const source = this.sources.get(id);
     if (source?.projectId !== projectId) return false;
+    source.nextCrawlAt = at;
+    return true;
+  }
+
+  async setDocExclusions(projectId: string, id: string, exclude: string[], at: number) {
+    const source = this.sources.get(id);
+    if (source?.projectId !== projectId) return false;
+    source.exclude = [...exclude];
     source.nextCrawlAt = at;
     return true;
   }
@@ -100,22 +114,22 @@ export class MemoryDocsStore implements DocsStore {
       pagesChanged: 0,
       pagesUnchanged: 0,
       pagesRemoved: 0,
+      pagesExcluded: crawl.excluded ?? 0,
       failures: structuredClone(crawl.failures),
     };
     // A source removed while it was crawled stays removed.
     if (!source) return run;
     let changed = false;
     for (const page of crawl.pages) changed = this.applyPage(crawl, page, run) || changed;
-    if (crawl.complete) {
-      const read = new Set(crawl.pages.map((page) => page.url));
-      for (const page of this.livePages(crawl.sourceId))
-        if (!read.has(page.url)) {
-          page.removedAt = crawl.finishedAt;
-          this.sections.delete(`${crawl.sourceId}\n${page.url}`);
-          run.pagesRemoved++;
-          changed = true;
-        }
-    }
+    const read = new Set(crawl.pages.map((page) => page.url));
+    const dropped = new Set(crawl.dropped);
+    for (const page of this.livePages(crawl.sourceId))
+      if ((crawl.complete && !read.has(page.url)) || dropped.has(page.url)) {
+        page.removedAt = crawl.finishedAt;
+        this.sections.delete(`${crawl.sourceId}\n${page.url}`);
+        run.pagesRemoved++;
+        changed = true;
+      }
     source.lastCrawlAt = crawl.finishedAt;
     source.nextCrawlAt = crawl.nextCrawlAt;
     if (changed) this.bump(source.projectId);

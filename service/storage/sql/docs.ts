@@ -16,6 +16,7 @@ const toSource = (row: Record<string, unknown>): DocSourceRecord => ({
   location: String(row.location),
   kind: row.kind === 'folder' ? 'folder' : 'site',
   publicUrl: (row.public_url as string | null) ?? null,
+  exclude: (row.exclude as string[] | null) ?? [],
   createdAt: num(row.created_at),
   lastCrawlAt: numOrNull(row.last_crawl_at),
   nextCrawlAt: num(row.next_crawl_at),
@@ -32,6 +33,7 @@ const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
   pagesChanged: num(row.pages_changed),
   pagesUnchanged: num(row.pages_unchanged),
   pagesRemoved: num(row.pages_removed),
+  pagesExcluded: num(row.pages_excluded ?? 0),
   failures: row.failures as CrawlRunRecord['failures'],
 });
 
@@ -53,7 +55,10 @@ const BUMP = `INSERT INTO doc_versions (project_id, version) VALUES ($1, 1)
 
 type Query = SqlClient['query'];
 type CrawledPage = DocCrawl['pages'][number];
-type Counts = Pick<CrawlRunRecord, 'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved'>;
+type Counts = Pick<
+  CrawlRunRecord,
+  'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved' | 'pagesExcluded'
+>;
 
 /**
  * The documentation in SQL (decisions 294, 298): tables `doc_*`, one index version per project
@@ -81,14 +86,15 @@ export class SqlDocsStore implements DocsStore {
 
   async addDocSource(source: DocSourceRecord) {
     const { rowCount } = await this.db.query(
-      `INSERT INTO doc_sources (id, project_id, location, kind, public_url, created_at, last_crawl_at, next_crawl_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      `INSERT INTO doc_sources (id, project_id, location, kind, public_url, exclude, created_at, last_crawl_at, next_crawl_at)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) ON CONFLICT DO NOTHING`,
       [
         source.id,
         source.projectId,
         source.location,
         source.kind,
         source.publicUrl,
+        json(source.exclude),
         source.createdAt,
         source.lastCrawlAt,
         source.nextCrawlAt,
@@ -116,6 +122,14 @@ export class SqlDocsStore implements DocsStore {
     return rowCount === 1;
   }
 
+  async setDocExclusions(projectId: string, id: string, exclude: string[], at: number) {
+    const { rowCount } = await this.db.query(
+      'UPDATE doc_sources SET exclude = $3::jsonb, next_crawl_at = $4 WHERE id = $1 AND project_id = $2',
+      [id, projectId, json(exclude), at],
+    );
+    return rowCount === 1;
+  }
+
   async listDocPages(sourceId: string): Promise<DocPageRecord[]> {
     const { rows } = await this.db.query(
       'SELECT * FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL ORDER BY url',
@@ -135,7 +149,13 @@ export class SqlDocsStore implements DocsStore {
 
   async applyDocCrawl(crawl: DocCrawl) {
     return this.db.transaction(async (query) => {
-      const counts: Counts = { pagesNew: 0, pagesChanged: 0, pagesUnchanged: 0, pagesRemoved: 0 };
+      const counts: Counts = {
+        pagesNew: 0,
+        pagesChanged: 0,
+        pagesUnchanged: 0,
+        pagesRemoved: 0,
+        pagesExcluded: crawl.excluded ?? 0,
+      };
       const run = {
         sourceId: crawl.sourceId,
         startedAt: crawl.startedAt,
@@ -159,7 +179,8 @@ export class SqlDocsStore implements DocsStore {
       let changed = false;
       for (const page of crawl.pages)
         changed = (await applyPage(query, crawl, page, known, counts)) || changed;
-      if (crawl.complete) changed = (await markRemoved(query, crawl, counts)) || changed;
+      if (crawl.complete || crawl.dropped?.length)
+        changed = (await markRemoved(query, crawl, counts)) || changed;
       await query('UPDATE doc_sources SET last_crawl_at = $2, next_crawl_at = $3 WHERE id = $1', [
         crawl.sourceId,
         crawl.finishedAt,
@@ -295,19 +316,24 @@ async function applyPage(
   return true;
 }
 
-/** After a complete crawl, the pages it did not read have left the site: their sections go, their rows stay. */
+/**
+ * After a complete crawl, the pages it did not read have left the site; the `dropped` ones the
+ * owner excluded go after any crawl: their sections go, their rows stay.
+ */
 async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promise<boolean> {
   const read = crawl.pages.map((page) => page.url);
+  const gone = `($2::boolean AND NOT (p.url = ANY($3::text[]))) OR p.url = ANY($4::text[])`;
+  const params = [crawl.sourceId, crawl.complete, read, crawl.dropped ?? []];
   await query(
     `DELETE FROM doc_sections x USING doc_pages p
-     WHERE p.source_id = $1 AND p.removed_at IS NULL AND NOT (p.url = ANY($2::text[]))
+     WHERE p.source_id = $1 AND p.removed_at IS NULL AND (${gone})
        AND x.source_id = p.source_id AND x.page_url = p.url`,
-    [crawl.sourceId, read],
+    params,
   );
   const removed = await query(
-    `UPDATE doc_pages SET removed_at = $3
-     WHERE source_id = $1 AND removed_at IS NULL AND NOT (url = ANY($2::text[]))`,
-    [crawl.sourceId, read, crawl.finishedAt],
+    `UPDATE doc_pages p SET removed_at = $5
+     WHERE p.source_id = $1 AND p.removed_at IS NULL AND (${gone})`,
+    [...params, crawl.finishedAt],
   );
   counts.pagesRemoved = removed.rowCount;
   return removed.rowCount > 0;
@@ -317,8 +343,8 @@ async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promi
 async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise<number> {
   const { rows } = await query(
     `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
-       pages_new, pages_changed, pages_unchanged, pages_removed, failures)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb) RETURNING id`,
+       pages_new, pages_changed, pages_unchanged, pages_removed, pages_excluded, failures)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) RETURNING id`,
     [
       run.sourceId,
       run.startedAt,
@@ -329,6 +355,7 @@ async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise
       run.pagesChanged,
       run.pagesUnchanged,
       run.pagesRemoved,
+      run.pagesExcluded,
       json(run.failures),
     ],
   );

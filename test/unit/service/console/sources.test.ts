@@ -129,6 +129,71 @@ describe('console Sources', () => {
     expect(second.pages).toBe(first.pages);
   });
 
+  it('keeps the paths an operator excludes, counts what a crawl skipped, and crawls again when they change', async () => {
+    const { admin, docs, clock } = await sourcesConsole();
+    const site = await serveFolder(SITE);
+    onTestFinished(() => site.close());
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+      location: `${site.url}/docs/`,
+      exclude: ['/docs/guide/', '*.md'],
+    });
+    expect(added).toMatchObject({ status: 201, body: { exclude: ['/docs/guide/', '*.md'] } });
+    await docs.tick();
+    const listed = async () => (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources[0];
+    const first = await listed();
+    expect(first).toMatchObject({ exclude: ['/docs/guide/', '*.md'], pages: 3 });
+    expect(first.last_run).toMatchObject({ pages_excluded: 4, complete: true });
+    expect(site.requests.map((r) => r.path)).not.toContain('/docs/guide/install.html');
+
+    clock.advance(60_000);
+    const changed = await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), {
+      exclude: ['/docs/notes.md'],
+    });
+    expect(changed).toMatchObject({ status: 200, body: { id: added.body.id, exclude: ['/docs/notes.md'] } });
+    expect(Date.parse(changed.body.next_crawl_at)).toBe(clock.now());
+    await docs.tick();
+    const second = await listed();
+    // guide/install.html and linked-only.html come in (alias.html is a copy of install.html).
+    expect(second.last_run).toMatchObject({ pages_excluded: 1, pages_new: 2 });
+    expect(second.pages).toBe(5);
+
+    // Bad patterns: a 400 naming the one at fault, nothing changed.
+    const bad = await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), {
+      exclude: ['/ok/', 'releases/'],
+    });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: {
+        detail: 'The exclude pattern "releases/" must start with / or * (a path on the site, like /blog/).',
+      },
+    });
+    const many = Array.from({ length: 51 }, (_, i) => `/p${i}/`);
+    expect(
+      await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), { exclude: many }),
+    ).toMatchObject({ status: 400, body: { detail: 'At most 50 exclude patterns (51 given).' } });
+    expect(
+      await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), { exclude: '/blog/' }),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
+        location: `${site.url}/docs/reference/`,
+        exclude: ['/docs/'],
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: { detail: `${site.url}/docs/reference/ is itself excluded by /docs/: nothing would be crawled.` },
+    });
+    expect((await listed()).exclude).toEqual(['/docs/notes.md']);
+    expect(
+      (await admin.call('PATCH', docsPath(OTHER.id, `sources/${added.body.id}`), { exclude: [] })).status,
+    ).toBe(404);
+    const audit = (await admin.call('GET', 'audit')).body.entries.filter(
+      (e: { action: string }) => e.action === 'docs.exclude',
+    );
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ project_id: PROJECT.id, detail: { exclude: ['/docs/notes.md'] } });
+  });
+
   it('searches with excerpts a page can show, and refuses an empty or overlong question', async () => {
     const { admin, docs, folder } = await sourcesConsole();
     await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });

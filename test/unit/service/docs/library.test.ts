@@ -1,4 +1,5 @@
 /** DocsLibrary: each project's docs in the database, crawled on a schedule by one instance, searched through its own index. */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
@@ -117,6 +118,82 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(missing.lastRun?.failures).toEqual([
       { url: join(SITE, 'nowhere'), reason: 'the folder does not exist' },
     ]);
+  });
+
+  it("crawls a site without the owner's excluded paths, and a change of them crawls it again at once", async () => {
+    const { storage, clock } = await fixture();
+    // The fixture site, with a robots.txt that can go down.
+    let robotsDown = false;
+    const robots = await readFile(join(SITE, 'robots.txt'));
+    const site = await serveFolder(SITE, {
+      routes: {
+        '/robots.txt': (_req, res) =>
+          robotsDown
+            ? res.writeHead(503).end()
+            : res.writeHead(200, { 'Content-Type': 'text/plain' }).end(robots),
+      },
+    });
+    open.push(site);
+    const docs = new DocsLibrary({ store: storage.docs, clock, crawl: { retryDelayMs: 1 } });
+    const source = await docs.addSource(P, `${site.url}/docs/`, undefined, ['/docs/reference/']);
+    expect(source.exclude).toEqual(['/docs/reference/']);
+    await docs.tick();
+    const only = async () => (await docs.sources(P))[0];
+    expect((await only()).lastRun).toMatchObject({ pagesExcluded: 1, complete: true });
+    expect(site.requests.map((r) => r.path)).not.toContain('/docs/reference/config.html');
+    const config = `${site.url}/docs/reference/config.html`;
+    const urls = async (q: string) => (await docs.search(P, q)).map((hit) => hit.section.pageUrl);
+    expect(await urls('max_locks_per_transaction')).not.toContain(config);
+
+    // Nothing excluded: crawled now, without waiting for the schedule.
+    expect(await docs.setExclusions(P, source.id, [])).toBe(true);
+    expect((await only()).nextCrawlAt).toBe(clock.now());
+    await docs.tick();
+    expect(await urls('max_locks_per_transaction')).toContain(config);
+
+    // Excluded again while robots.txt is down: the crawl is incomplete, the page goes all the same.
+    robotsDown = true;
+    expect(await docs.setExclusions(P, source.id, ['*/reference/'])).toBe(true);
+    await docs.tick();
+    const after = await only();
+    expect(after.exclude).toEqual(['*/reference/']);
+    expect(after.lastRun).toMatchObject({ complete: false, pagesRemoved: 1 });
+    expect(after.pages).toBeGreaterThan(1);
+    expect((await storage.docs.listDocPages(source.id)).map((p) => p.url)).not.toContain(config);
+    expect(await urls('max_locks_per_transaction')).not.toContain(config);
+  });
+
+  it('refuses bad exclude patterns, and one that excludes the site it is given, naming it', async () => {
+    const { site, library } = await fixture();
+    const docs = library();
+    await expect(docs.addSource(P, `${site.url}/docs/`, undefined, ['/ok/', 'blog/'])).rejects.toThrow(
+      new DocsInputError(
+        'The exclude pattern "blog/" must start with / or * (a path on the site, like /blog/).',
+      ),
+    );
+    await expect(docs.addSource(P, `${site.url}/docs/`, undefined, ['/docs'])).rejects.toThrow(
+      new DocsInputError(`${site.url}/docs/ is itself excluded by /docs: nothing would be crawled.`),
+    );
+    expect(await docs.sources(P)).toEqual([]);
+    const source = await docs.addSource(P, `${site.url}/docs/`);
+    await expect(docs.setExclusions(P, source.id, [`/${'x'.repeat(200)}`])).rejects.toThrow(
+      /is over 200 characters/,
+    );
+    expect(await docs.setExclusions(P, 'src_none', ['/blog/'])).toBe(false);
+    expect((await docs.sources(P))[0].exclude).toEqual([]);
+  });
+
+  it("reads a folder without the files its patterns exclude, matched on the file's path in the folder", async () => {
+    const { library } = await fixture();
+    const docs = library();
+    await docs.addSource(P, join(SITE, 'docs'), 'https://acme.example/docs', ['/guide/', '*.md']);
+    await docs.tick();
+    const [folder] = await docs.sources(P);
+    // 8 pages: 3 under guide/ and notes.md are kept out.
+    expect(folder.pages).toBe(4);
+    expect(folder.lastRun).toMatchObject({ pagesExcluded: 4 });
+    const pages = (await docs.store.listDocPages(folder.id)).map((p) => p.url);
+    expect(pages.some((url) => url.includes('/guide/') || url.endsWith('/notes'))).toBe(false);
   });
 
   it("keeps projects apart: one project's search never finds another's pages, whatever the words", async () => {

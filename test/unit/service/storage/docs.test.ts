@@ -12,6 +12,7 @@ const source = (id: string, location = `${SITE}${id}/`, projectId = P) => ({
   location,
   kind: 'site' as const,
   publicUrl: null,
+  exclude: [] as string[],
   createdAt: T0,
   lastCrawlAt: null,
   nextCrawlAt: T0,
@@ -154,6 +155,36 @@ storageSuite('docs', (suite) => {
       'a/one',
       'a/two',
     ]);
+  });
+
+  it("keeps a source's exclude patterns, replaces them with a crawl due, and drops the pages they now exclude", async () => {
+    await open();
+    await store.docs.addDocSource({ ...source('a'), exclude: ['/a/blog/', '*/releases/'] });
+    expect((await store.docs.listDocSources(P))[0].exclude).toEqual(['/a/blog/', '*/releases/']);
+    await store.docs.applyDocCrawl(crawl(T0, [page('one', 'new'), page('two', 'new')], { excluded: 7 }));
+    expect((await store.docs.listDocSources(P))[0].lastRun).toMatchObject({ pagesNew: 2, pagesExcluded: 7 });
+
+    expect(await store.docs.setDocExclusions(P, 'a', ['/a/two'], T0 + 50)).toBe(true);
+    expect(await store.docs.setDocExclusions('proj_other', 'a', [], T0 + 50)).toBe(false);
+    expect(await store.docs.setDocExclusions(P, 'zz', [], T0 + 50)).toBe(false);
+    expect((await store.docs.listDocSources(P))[0]).toMatchObject({
+      exclude: ['/a/two'],
+      nextCrawlAt: T0 + 50,
+    });
+
+    // Even a crawl that could not tell which pages are gone drops the ones now excluded.
+    const version = await store.docs.docsVersion(P);
+    const run = await store.docs.applyDocCrawl(
+      crawl(T0 + 100, [], { complete: false, excluded: 1, dropped: [`${SITE}a/two`] }),
+    );
+    expect(run).toMatchObject({ complete: false, pagesRemoved: 1, pagesExcluded: 1 });
+    expect((await store.docs.listDocPages('a')).map((p) => p.url.slice(SITE.length))).toEqual(['a/one']);
+    expect((await store.docs.listDocSections(P)).map((s) => s.url.slice(SITE.length))).toEqual([
+      'a/one',
+      'a/one#more',
+    ]);
+    expect(await store.docs.docsVersion(P)).toBeGreaterThan(version);
+    expect((await store.docs.listCrawlRuns('a', 1))[0].pagesExcluded).toBe(1);
   });
 
   it('schedules a re-crawl, and stores embeddings beside the sections', async () => {
