@@ -156,8 +156,10 @@ export class ConsoleApi {
     return response.blob();
   }
   sources = (projectId: string) => this.call<ConsoleDocSources>('GET', paths.docsSources(projectId));
-  addSource = (projectId: string, location: string) =>
-    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location } });
+  addSource = (projectId: string, location: string, exclude: string[] = []) =>
+    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location, exclude } });
+  setExclusions = (projectId: string, id: string, exclude: string[]) =>
+    this.call<ConsoleDocSource>('PATCH', paths.docsSource(projectId, id), { body: { exclude } });
   removeSource = (projectId: string, id: string) =>
     this.call<void>('DELETE', paths.docsSource(projectId, id));
   recrawlSource = (projectId: string, id: string) =>

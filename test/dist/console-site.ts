@@ -43,7 +43,8 @@ export async function startConsoleService(): Promise<{
 }> {
   const storage = memoryStores();
   // The Sources page's docs: the crawler's fixture site (a failing, a missing and a too large
-  // page among them) and the same pages as a folder, crawled before the pages are shown.
+  // page among them) and the same pages as a folder without its private/ pages, crawled before
+  // the pages are shown.
   const site = await serveFolder(join(FIXTURES, 'docs-site'), {
     routes: {
       '/docs/broken.html': (_req, res) => res.writeHead(500).end(),
@@ -84,7 +85,9 @@ export async function startConsoleService(): Promise<{
   await seed(running.url, storage, `${site.url}/docs/guide/install.html#requirements`);
   await docs.addSource(PROJECT.id, `${site.url}/docs/`);
   // Relative to the repository (where the tests run): no machine's path in the screenshots.
-  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs');
+  await docs.addSource(PROJECT.id, 'test/fixtures/docs-site/docs', 'https://acme.example/docs', [
+    '/private/',
+  ]);
   await docs.tick();
   const close = running.close;
   running.close = async () => {

@@ -232,7 +232,11 @@ describe('the console in Chromium', () => {
         }
         const found = await axe(page);
         expect(found, `${link} (${look.name}): ${found.join('; ')}`).toEqual([]);
-        if (SHOTS) await page.screenshot({ path: `${SHOTS}/${file}-${look.name}.png`, fullPage: true });
+        if (SHOTS) {
+          // Filling a form low on a page scrolls it; a page is shot from its top, as it opens.
+          await page.evaluate(() => window.scrollTo(0, 0));
+          await page.screenshot({ path: `${SHOTS}/${file}-${look.name}.png`, fullPage: true });
+        }
       }
       expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
@@ -280,6 +284,106 @@ describe('the console in Chromium', () => {
     expect(await axe(page)).toEqual([]);
     expect(await violations()).toEqual([]);
     // The refused address is the one failed request (the browser logs its 400).
+    expect(errors).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    await context.close();
+  });
+
+  it('Sources: exclusions given when adding, changed by keyboard, shown with what the last crawl skipped', async () => {
+    const { page, context, errors, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Sources', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const sources = () => service.storage.docs.listDocSources(PROJECT.id);
+    /** Waits until the source's crawl after `since` is stored, then shows the page again. */
+    const crawled = async (location: RegExp, since: number) => {
+      await expect
+        .poll(
+          async () => ((await sources()).find((s) => location.test(s.location))?.lastCrawlAt ?? 0) > since,
+        )
+        .toBe(true);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    };
+
+    // A folder added with the paths it keeps out (the Sources test above removed the seeded one).
+    const exclude = page
+      .getByRole('form', { name: 'Add a source' })
+      .getByRole('textbox', { name: 'Exclude paths', exact: true });
+    expect(await exclude.getAttribute('aria-describedby')).toBeTruthy();
+    await page.getByRole('textbox', { name: 'Website or folder' }).fill('test/fixtures/docs-site/docs');
+    await exclude.fill('/private/\n\n  *.md  ');
+    const added = Date.now() - 1;
+    await page.getByRole('button', { name: 'Add source' }).click();
+    const folder = page.getByRole('region', { name: /docs-site\/docs$/ });
+    await expect
+      .poll(() =>
+        folder
+          .getByRole('list', { name: /excludes$/ })
+          .getByRole('listitem')
+          .allTextContents(),
+      )
+      .toEqual(['/private/', '*.md']);
+    await crawled(/docs-site\/docs$/, added);
+    // 8 files: private/secret.html, private/open.html and notes.md skipped.
+    expect(await folder.getByRole('definition').first().textContent()).toBe('5');
+    expect(await folder.textContent()).toContain('3 skipped (excluded)');
+    expect(await axe(page)).toEqual([]);
+
+    // The website's exclusions, by keyboard: Enter opens the editor with the focus in it, Escape
+    // closes it unsaved and gives the focus back.
+    const site = page.getByRole('region', { name: /\/docs\/$/ });
+    const edit = site.getByRole('button', { name: 'Edit exclusions' });
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    const box = site.getByRole('textbox', { name: 'Exclude paths', exact: true });
+    await expect
+      .poll(() => box.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el))
+      .toBe(true);
+    expect(await axe(page)).toEqual([]);
+    await page.keyboard.type('/docs/notes.md');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => box.count()).toBe(0);
+    expect(await edit.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el)).toBe(true);
+    expect(await site.getByRole('list', { name: /excludes$/ }).count()).toBe(0);
+
+    // A bad pattern is refused, named; a good one saved and crawled at once.
+    await page.keyboard.press('Enter');
+    await box.fill('docs/notes.md');
+    await box.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('The exclude pattern "docs/notes.md" must start with / or * (a path on the site, like /blog/).');
+    await box.fill('/docs/notes.md');
+    const saved = Date.now() - 1;
+    await site.getByRole('button', { name: 'Save exclusions' }).click();
+    await expect
+      .poll(() =>
+        site
+          .getByRole('list', { name: /excludes$/ })
+          .getByRole('listitem')
+          .allTextContents(),
+      )
+      .toEqual(['/docs/notes.md']);
+    await crawled(/\/docs\/$/, saved);
+    expect(await site.textContent()).toContain('1 skipped (excluded)');
+    expect(await site.getByRole('definition').first().textContent()).toBe('5');
+    expect(await axe(page)).toEqual([]);
+
+    // Back as the other tests expect: nothing excluded on the site, the folder gone.
+    const cleared = Date.now() - 1;
+    await site.getByRole('button', { name: 'Edit exclusions' }).click();
+    await site.getByRole('textbox', { name: 'Exclude paths', exact: true }).fill('');
+    await site.getByRole('button', { name: 'Save exclusions' }).click();
+    await crawled(/\/docs\/$/, cleared);
+    expect(await site.getByRole('definition').first().textContent()).toBe('6');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await folder.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => folder.count()).toBe(0);
+    expect(await violations()).toEqual([]);
+    // The refused pattern is the one failed request (the browser logs its 400).
     expect(errors).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);

@@ -8,15 +8,21 @@ import { ConsolePage } from './page.js';
 
 /**
  * Sources: the documentation a project's agent answers from (decisions 296, 298). Add a website
- * or a folder, see what each holds, its failures and its crawls, re-crawl it now or remove it;
- * and search the project's index as a chat would, with the scores.
+ * or a folder with the paths kept out of it (decision 416), see what each holds, its failures
+ * and its crawls, change its exclusions, re-crawl it now or remove it; and search the project's index as a chat would, with the scores.
  */
 export class SourcesPage extends ConsolePage {
   static styles = [
     ...ConsolePage.styles,
     css`
-    .add, .search-form { align-items: end; }
-    .add label, .search-form label { flex: 1; min-width: 220px; }
+    .search-form { align-items: end; }
+    .search-form label { flex: 1; min-width: 220px; }
+    .add { gap: 10px; }
+    .exclude textarea { min-height: 72px; width: 100%; }
+    .hint { margin: 4px 0 0; color: var(--c-muted); font-size: 13px; }
+    .patterns { display: inline-flex; flex-wrap: wrap; gap: 4px 8px; margin: 0; padding: 0; list-style: none; }
+    .patterns code { overflow-wrap: anywhere; }
+    .edit { border-top: 1px solid var(--c-border); padding-top: 12px; }
     .source h2 { margin: 0; font-size: 16px; overflow-wrap: anywhere; }
     .facts { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0; color: var(--c-muted); font-size: 14px; }
     .facts dt { display: inline; font-weight: 600; color: var(--c-text); }
@@ -42,13 +48,23 @@ export class SourcesPage extends ConsolePage {
   @state() private hits: ConsoleDocHit[] | null = null;
   @state() private searched = '';
   @state() private busy = false;
+  /** The source whose exclusions are being edited. */
+  @state() private editing: string | null = null;
 
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
       this.sources = null;
       this.hits = null;
       this.notice = '';
+      this.editing = null;
       void this.load();
+    }
+    // An editor opened takes the focus; closed, it gives it back to its button.
+    if (changed.has('editing')) {
+      const before = changed.get('editing') as string | null | undefined;
+      if (this.editing)
+        this.renderRoot.querySelector<HTMLTextAreaElement>(`#exclude-${this.editing}`)?.focus();
+      else if (before) this.renderRoot.querySelector<HTMLButtonElement>(`[data-edit="${before}"]`)?.focus();
     }
   }
 
@@ -66,17 +82,34 @@ export class SourcesPage extends ConsolePage {
   private async add(event: SubmitEvent) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
-    const location = field(new FormData(form), 'location').trim();
+    const data = new FormData(form);
+    const location = field(data, 'location').trim();
     if (!location) return;
     this.busy = true;
     try {
-      const source = await this.api.addSource(this.project.id, location);
+      const source = await this.api.addSource(this.project.id, location, patterns(field(data, 'exclude')));
       form.reset();
       this.notice = `Added ${source.location}: crawling now.`;
       this.error = '';
       await this.load();
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The source could not be added.';
+    }
+    this.busy = false;
+  }
+
+  private async saveExclusions(event: SubmitEvent, source: ConsoleDocSource) {
+    event.preventDefault();
+    const exclude = patterns(field(new FormData(event.target as HTMLFormElement), 'exclude'));
+    this.busy = true;
+    try {
+      await this.api.setExclusions(this.project.id, source.id, exclude);
+      this.notice = `Saved what ${source.location} excludes: re-crawling now.`;
+      this.error = '';
+      this.editing = null;
+      await this.load();
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'The exclusions could not be saved.';
     }
     this.busy = false;
   }
@@ -125,7 +158,12 @@ export class SourcesPage extends ConsolePage {
         <div><dt>Sections</dt><dd>${count(source.sections)}</dd></div>
         <div><dt>Last crawl</dt><dd>${when(source.last_crawl_at, 'Not yet')}</dd></div>
         <div><dt>Next crawl</dt><dd>${when(source.next_crawl_at)}</dd></div>
-        ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the page cap)' : ''}</dd></div>` : nothing}
+        ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the page cap)' : ''}</dd></div>` : nothing}
+        <div><dt>Excludes</dt><dd>${
+          source.exclude.length
+            ? html`<ul class="patterns" aria-label=${`Paths ${source.location} excludes`}>${source.exclude.map((p) => html`<li><code>${p}</code></li>`)}</ul>`
+            : 'Nothing'
+        }</dd></div>
       </dl>
       ${
         run?.failure_count
@@ -133,9 +171,28 @@ export class SourcesPage extends ConsolePage {
         <ul class="failures">${run.failures.map((f) => html`<li><code>${f.url}</code>: <span class="reason">${f.reason}</span></li>`)}</ul></details>`
           : nothing
       }
+      ${this.editing === source.id ? this.renderEditor(source) : nothing}
       <div class="row"><button @click=${() => this.recrawl(source)} aria-describedby=${id}>Re-crawl now</button>
+        ${
+          this.editing === source.id
+            ? nothing
+            : html`<button data-edit=${source.id} @click=${() => (this.editing = source.id)} aria-describedby=${id}>Edit exclusions</button>`
+        }
         <button class="danger" @click=${() => this.removeSource(source)} aria-describedby=${id}>Remove</button></div>
     </section></li>`;
+  }
+
+  /** The exclusions of one source, as lines to change; Escape or Cancel leaves them as they were. */
+  private renderEditor(source: ConsoleDocSource) {
+    const id = `exclude-${source.id}`;
+    return html`<form class="stack edit exclude" aria-label=${`Exclusions of ${source.location}`}
+        @submit=${(e: SubmitEvent) => this.saveExclusions(e, source)}
+        @keydown=${(e: KeyboardEvent) => e.key === 'Escape' && (this.editing = null)}>
+      <div><label>Exclude paths <textarea id=${id} name="exclude" spellcheck="false" aria-describedby=${`${id}-hint`} .value=${source.exclude.join('\n')}></textarea></label>
+        ${hint(`${id}-hint`)}</div>
+      <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Save exclusions</button>
+        <button type="button" @click=${() => (this.editing = null)}>Cancel</button></div>
+    </form>`;
   }
 
   render() {
@@ -145,9 +202,11 @@ export class SourcesPage extends ConsolePage {
       <p class="visually-hidden" role="status">${this.notice}</p>
       ${
         this.enabled
-          ? html`<form class="card row add" @submit=${this.add}>
+          ? html`<form class="card stack add" @submit=${this.add} aria-label="Add a source">
           <label>Website or folder <input name="location" required placeholder="https://docs.example.com/" autocomplete="off"></label>
-          <button class="primary" type="submit" ?disabled=${this.busy}>Add source</button>
+          <div class="exclude"><label>Exclude paths <textarea name="exclude" rows="2" spellcheck="false" aria-describedby="add-exclude-hint" placeholder="/blog/"></textarea></label>
+            ${hint('add-exclude-hint')}</div>
+          <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Add source</button></div>
         </form>`
           : html`<p class="notice">This service answers without a documentation library.</p>`
       }
@@ -181,6 +240,17 @@ export class SourcesPage extends ConsolePage {
     </div>`;
   }
 }
+
+/** The lines of an exclusions box: trimmed, without blank ones (the service checks each). */
+const patterns = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The one line that says what a pattern is, with an example. */
+const hint = (id: string) =>
+  html`<p class="hint" id=${id}>One path per line, never crawled: like <code>/blog/</code> or <code>*/whatsnew/</code> (* is anything; a folder's patterns match its files' paths).</p>`;
 
 declare global {
   interface HTMLElementTagNameMap {
