@@ -8,7 +8,8 @@ import { addAdmin } from './admin-cli.js';
 import { readAnswerTests, searchCommand, testCommand } from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
 import { readDocsFolder } from './docs/folder.js';
-import { DocsInputError, DocsLibrary, sourceLocation } from './docs/library.js';
+import { splitExclusions } from './docs/exclusions.js';
+import { DocsInputError, DocsLibrary, sourceExclusions, sourceLocation } from './docs/library.js';
 import { systemClock } from './kernel/clock.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { Stores } from './storage/types.js';
@@ -50,6 +51,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                       folder of .md and .html files; added to the project's Sources at start (never
                       removed), crawled daily. Other projects' docs are added in the console.
   --docs-url URL      public URL of folder docs (AGENT_CHAT_DOCS_URL; default /docs)
+  --docs-exclude P    paths the --docs sources keep out of the index, repeatable or comma-separated
+                      (AGENT_CHAT_DOCS_EXCLUDE): a prefix like /blog/, * for anything (*/whatsnew/);
+                      a folder's match its files' paths. Given, they replace the sources' at start.
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
                       (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
@@ -107,6 +111,7 @@ const OPTIONS = {
   'model-request-bytes': { type: 'string' },
   docs: { type: 'string', multiple: true },
   'docs-url': { type: 'string' },
+  'docs-exclude': { type: 'string', multiple: true },
   'model-max-tokens': { type: 'string' },
 } as const;
 
@@ -225,6 +230,18 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
     } catch (error) {
       throw new Error(`--docs: ${error instanceof Error ? error.message : String(error)}`);
     }
+  // Given, the patterns are these sources' at every start (decision 418); not given, what the
+  // console set stays.
+  const given =
+    values['docs-exclude'] ??
+    (env.AGENT_CHAT_DOCS_EXCLUDE !== undefined ? [env.AGENT_CHAT_DOCS_EXCLUDE] : null);
+  const exclude = given && splitExclusions(given);
+  for (const location of locations)
+    try {
+      if (exclude) sourceExclusions(exclude, sourceLocation(location, true));
+    } catch (error) {
+      throw new Error(`--docs-exclude: ${error instanceof Error ? error.message : String(error)}`);
+    }
   const folderUrl = values['docs-url'] ?? env.AGENT_CHAT_DOCS_URL ?? '/docs';
   const baseUrl = env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
   const embedder = env.OPENAI_EMBEDDING_MODEL
@@ -242,7 +259,11 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
       log,
     });
     try {
-      for (const location of locations) await library.addSource(project, location);
+      for (const location of locations) {
+        const source = await library.addSource(project, location, undefined, exclude ?? []);
+        if (exclude && source.exclude.join('\n') !== exclude.join('\n'))
+          await library.setExclusions(project, source.id, exclude);
+      }
     } catch (error) {
       if (error instanceof DocsInputError) throw new Error(`--docs: ${error.message}`);
       throw error;

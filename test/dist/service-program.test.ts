@@ -343,10 +343,10 @@ describe('agent-chat-service (the program) with a model', () => {
 
 describe('agent-chat-service (the program) with a docs website', () => {
   /** The program run to its end: its exit code, stdout and stderr. */
-  const run = (args: string[]) =>
+  const run = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [CLI, ...args], {
-        env: { ...process.env, DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '' },
+        env: { ...process.env, DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -400,6 +400,56 @@ describe('agent-chat-service (the program) with a docs website', () => {
     expect(other.code).toBe(1);
     expect(other.stdout).toContain('No section matches');
   }, 60_000);
+
+  it('keeps the --docs-exclude paths out, and AGENT_CHAT_DOCS_EXCLUDE replaces them at the next start', async () => {
+    const site = await serveFolder(join(import.meta.dirname, '../fixtures/docs-site'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(
+      () => site.close(),
+      () => rm(dataDir, { recursive: true, force: true }),
+    );
+    const docs = ['--docs', `${site.url}/docs/`, '--data', dataDir];
+    const question = 'what is max_locks_per_transaction';
+    const config = `${site.url}/docs/reference/config.html#max_locks_per_transaction`;
+
+    const excluded = await run([
+      'search',
+      question,
+      ...docs,
+      '--docs-exclude',
+      '/docs/reference/,*.md',
+      '--docs-exclude',
+      '/docs/private/',
+    ]);
+    expect(excluded.stdout).not.toContain(config);
+    const crawled = JSON.parse(excluded.stderr.split('\n').find((line) => line.includes('"docs_crawled"'))!);
+    expect(crawled).toMatchObject({ pages_excluded: 3 });
+    const paths = site.requests.map((r) => r.path);
+    for (const never of ['/docs/reference/config.html', '/docs/notes.md', '/docs/private/open.html'])
+      expect(paths).not.toContain(never);
+
+    // Without the flag the stored patterns stay; an empty AGENT_CHAT_DOCS_EXCLUDE clears them.
+    expect((await run(['search', question, ...docs])).stdout).not.toContain(config);
+    const cleared = await run(['search', question, ...docs], { AGENT_CHAT_DOCS_EXCLUDE: '' });
+    expect(cleared.code).toBe(0);
+    expect(cleared.stdout).toContain(config);
+  }, 60_000);
+
+  it('refuses a bad --docs-exclude pattern, naming it, before it opens the database', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const docs = ['--data', dataDir, '--docs', 'https://docs.example.com/guide/'];
+    const bad = await run([...FLAGS, ...docs, '--docs-exclude', 'blog/']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe(
+      'agent-chat-service: --docs-exclude: The exclude pattern "blog/" must start with / or * (a path on the site, like /blog/).',
+    );
+    const itself = await run([...FLAGS, ...docs], { AGENT_CHAT_DOCS_EXCLUDE: '/guide/' });
+    expect(itself.stderr.trim()).toBe(
+      'agent-chat-service: --docs-exclude: https://docs.example.com/guide/ is itself excluded by /guide/: nothing would be crawled.',
+    );
+    expect(await readdir(dataDir)).toEqual([]);
+  });
 
   it('refuses a --docs location it cannot crawl before it opens the database', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
