@@ -16,6 +16,8 @@
 //   node bench/answers.mjs --final           also the second held-out set (decision 390)
 //   node bench/answers.mjs --manual django   the unseen-manual set instead (decision 415): Django's
 //                                            manual (python-django-doc) and bench/answers/django.yaml
+//   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
+//                                            owner sets them on the Sources page (decision 416)
 //
 // The held-out questions (bench/answers/held-out.yaml) are reported as totals only: they are
 // not looked at while tuning. The second held-out set (held-out-second.yaml) is not even run
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     misses: { type: 'boolean', default: false },
     final: { type: 'boolean', default: false },
     manual: { type: 'string', default: 'python' },
+    exclude: { type: 'string' },
   },
 });
 const service = await import(new URL('../service/dist/index.js', import.meta.url).href);
@@ -80,14 +83,15 @@ const median = (list) => {
 
 async function crawl(start) {
   const started = performance.now();
-  const first = await service.crawlSite(start, { maxPages: 10_000 });
+  const exclude = values.exclude?.split(',') ?? [];
+  const first = await service.crawlSite(start, { maxPages: 10_000, exclude });
   const sections = first.pages.flatMap((page) => page.sections);
   const index = new service.StaticDocs(sections);
   await index.search('warm up');
   const crawled = performance.now() - started;
   const previous = new Map(first.pages.map((page) => [page.url, page]));
   const again = performance.now();
-  const second = await service.crawlSite(start, { maxPages: 10_000, previous });
+  const second = await service.crawlSite(start, { maxPages: 10_000, previous, exclude });
   const recrawled = performance.now() - again;
   const unchanged = second.pages.filter((page) => page.status === 'unchanged').length;
   return { first, sections, crawled, recrawled, unchanged, second };
@@ -266,7 +270,7 @@ const site = await serveFolder(root);
 try {
   const run = await crawl(`${site.url}/index.html`);
   console.log(
-    `${root}: ${run.first.pages.length} pages, ${run.sections.length} sections, ${run.first.failures.length} failures; ` +
+    `${root}: ${run.first.pages.length} pages, ${run.sections.length} sections, ${run.first.failures.length} failures, ${run.first.excluded} excluded; ` +
       `crawled and indexed in ${seconds(run.crawled)}; re-crawled with no changes in ${seconds(run.recrawled)} ` +
       `(${run.unchanged} of ${run.second.pages.length} unchanged)`,
   );
