@@ -230,18 +230,7 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
     } catch (error) {
       throw new Error(`--docs: ${error instanceof Error ? error.message : String(error)}`);
     }
-  // Given, the patterns are these sources' at every start (decision 418); not given, what the
-  // console set stays.
-  const given =
-    values['docs-exclude'] ??
-    (env.AGENT_CHAT_DOCS_EXCLUDE !== undefined ? [env.AGENT_CHAT_DOCS_EXCLUDE] : null);
-  const exclude = given && splitExclusions(given);
-  for (const location of locations)
-    try {
-      if (exclude) sourceExclusions(exclude, sourceLocation(location, true));
-    } catch (error) {
-      throw new Error(`--docs-exclude: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  const exclude = docsExclusions(values, locations);
   const folderUrl = values['docs-url'] ?? env.AGENT_CHAT_DOCS_URL ?? '/docs';
   const baseUrl = env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
   const embedder = env.OPENAI_EMBEDDING_MODEL
@@ -275,6 +264,24 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
     return { library, agent };
   };
   return { locations, project, setup };
+}
+
+/**
+ * The `--docs-exclude` patterns, checked against every `--docs` source; null when none are given.
+ * Given, they are these sources' at every start (decision 418); not given, what the console set stays.
+ */
+function docsExclusions(values: Flags, locations: string[]): string[] | null {
+  const given =
+    values['docs-exclude'] ??
+    (env.AGENT_CHAT_DOCS_EXCLUDE !== undefined ? [env.AGENT_CHAT_DOCS_EXCLUDE] : null);
+  const exclude = given && splitExclusions(given);
+  for (const location of locations)
+    try {
+      if (exclude) sourceExclusions(exclude, sourceLocation(location, true));
+    } catch (error) {
+      throw new Error(`--docs-exclude: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  return exclude;
 }
 
 /** A model agent when one is configured; null for the offline demo agent. */
