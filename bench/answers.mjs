@@ -18,13 +18,17 @@
 //                                            manual (python-django-doc) and bench/answers/django.yaml
 //   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
 //                                            owner sets them on the Sources page (decision 416)
+//   node bench/answers.mjs --embeddings      also the optional embeddings (decision 290) of a local
+//                                            model (bench/embeddings, installed on first use): the
+//                                            agents on HybridDocs, and the cosine ranking alone
 //
 // The held-out questions (bench/answers/held-out.yaml) are reported as totals only: they are
 // not looked at while tuning. The second held-out set (held-out-second.yaml) is not even run
 // without --final: it is measured once, with the ranking as shipped.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     final: { type: 'boolean', default: false },
     manual: { type: 'string', default: 'python' },
     exclude: { type: 'string' },
+    embeddings: { type: 'boolean', default: false },
   },
 });
 const service = await import(new URL('../service/dist/index.js', import.meta.url).href);
@@ -162,6 +167,141 @@ async function pgAsker(sections) {
     }
     return { pages, bytes: 0 };
   };
+}
+
+/** The first `count` distinct pages of a ranking, as the sources list them. */
+function pagesOf(hits, count = 5) {
+  const pages = [];
+  for (const { section } of hits)
+    if (!pages.includes(section.pageUrl) && pages.length < count) pages.push(section.pageUrl);
+  return pages;
+}
+
+/** Seconds of CPU a process has used (Linux's /proc): the embedding server's cost per section. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / Number(execFileSync('getconf', ['CLK_TCK']));
+}
+
+/**
+ * The vector of each text through `embedder`, cached under the OS temp folder by the model and
+ * `digest` (the sections as crawled: the manual's version), each vector by its text's hash, so a
+ * second run embeds nothing and an interrupted one resumes. A record: 20 bytes of SHA-1, the
+ * dimension (uint32), the floats.
+ */
+async function cachedVectors(embedder, texts, digest, serverPid) {
+  const dir = join(tmpdir(), 'agent-chat-bench-embeddings');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${embedder.model}-${digest}.bin`);
+  const key = (text) => createHash('sha1').update(text).digest();
+  const cache = new Map();
+  if (existsSync(file)) {
+    const buffer = await readFile(file);
+    for (let at = 0; at + 24 <= buffer.length;) {
+      const dim = buffer.readUInt32LE(at + 20);
+      const end = at + 24 + dim * 4;
+      if (end > buffer.length) break;
+      cache.set(
+        buffer.toString('hex', at, at + 20),
+        new Float32Array(buffer.buffer.slice(buffer.byteOffset + at + 24, buffer.byteOffset + end)),
+      );
+      at = end;
+    }
+  }
+  const missing = [...new Set(texts)].filter((text) => !cache.has(key(text).toString('hex')));
+  if (missing.length) {
+    console.log(`embedding ${missing.length} of ${texts.length} sections (${cache.size} cached in ${file})…`);
+    const started = performance.now();
+    const cpu = cpuSeconds(serverPid);
+    for (let i = 0; i < missing.length; i += 256) {
+      const chunk = missing.slice(i, i + 256);
+      const vectors = await embedder.embed(chunk);
+      const records = chunk.map((text, j) => {
+        const head = Buffer.alloc(24);
+        key(text).copy(head);
+        head.writeUInt32LE(vectors[j].length, 20);
+        cache.set(key(text).toString('hex'), vectors[j]);
+        return Buffer.concat([
+          head,
+          Buffer.from(vectors[j].buffer, vectors[j].byteOffset, vectors[j].byteLength),
+        ]);
+      });
+      await appendFile(file, Buffer.concat(records));
+      const done = i + chunk.length;
+      if (done % 2048 === 0 || done === missing.length)
+        console.log(`  ${done} / ${missing.length} in ${seconds(performance.now() - started)}`);
+    }
+    const wall = performance.now() - started;
+    const used = cpuSeconds(serverPid) - cpu;
+    console.log(
+      `embedded ${missing.length} sections in ${seconds(wall)}: ${(wall / missing.length).toFixed(1)} ms and ` +
+        `${((used * 1000) / missing.length).toFixed(1)} ms of CPU per section (mean ${Math.round(
+          missing.reduce((sum, text) => sum + text.length, 0) / missing.length,
+        )} characters), load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
+  } else console.log(`all ${texts.length} section vectors cached in ${file}`);
+  return texts.map((text) => cache.get(key(text).toString('hex')));
+}
+
+/**
+ * The optional embeddings (decision 290) of a local model: bench/embeddings/server.mjs (its
+ * packages installed on first use) serves `/v1/embeddings`; the sections are embedded through
+ * the service's own Embedder and embeddingText and ranked by its HybridDocs, the chat's path.
+ * Returns the askers: the two agents on HybridDocs, then the cosine ranking alone and the
+ * lexical ranking alone as pages (no agent), so the fusion's worth shows beside its parts.
+ */
+async function embeddingAskers(sections, base) {
+  const folder = join(here, 'embeddings');
+  if (!existsSync(join(folder, 'node_modules'))) {
+    console.log('installing the local embedding model (bench/embeddings)…');
+    execFileSync('npm', ['ci', '--prefix', folder, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  }
+  const server = spawn(process.execPath, [join(folder, 'server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.on('exit', () => server.kill());
+  const baseUrl = await new Promise((ready, fail) => {
+    let out = '';
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const url = /listening (\S+)/.exec(out)?.[1];
+      if (url) ready(url);
+    });
+    server.on('exit', (code) => fail(new Error(`the embedding server exited (${code})`)));
+  });
+  const { data } = await (await fetch(`${baseUrl}/models`)).json();
+  // Batches of 16 keep a request well under the timeout on a loaded CPU.
+  const embedder = new service.Embedder({ baseUrl, model: data[0].id, batch: 16, timeoutMs: 600_000 });
+  const digest = createHash('sha256')
+    .update(JSON.stringify(sections.map((s) => [s.url.slice(base.length), s.title, s.headings, s.text])))
+    .digest('hex')
+    .slice(0, 16);
+  const vectors = await cachedVectors(embedder, sections.map(service.embeddingText), digest, server.pid);
+  const lexical = new service.SectionIndex(sections);
+  const docs = new service.HybridDocs(lexical, sections, vectors, embedder, (error) => {
+    throw error;
+  });
+  const name = `${embedder.model}`;
+  return [
+    [
+      `model agent, hybrid (${name})`,
+      asker(
+        (fetch) => new service.OpenAiAgent({ baseUrl: 'http://model.invalid/v1', model: 'm', docs, fetch }),
+      ),
+    ],
+    [`demo agent, hybrid`, asker(() => new service.DemoAgent({ docs }))],
+    [
+      `vector alone, ranking`,
+      async (question) => {
+        const [query] = await embedder.embed([question]);
+        return { pages: pagesOf(service.nearest(query, sections, vectors, 100)), bytes: 0 };
+      },
+    ],
+    [
+      `lexical alone, ranking`,
+      async (question) => ({ pages: pagesOf(lexical.search(question, 100)), bytes: 0 }),
+    ],
+  ];
 }
 
 /** The same pages as a folder of Markdown files, as an older AGENT_CHAT_DOCS read them. */
@@ -297,6 +437,7 @@ try {
       ),
     ]);
     askers.push(['demo agent', asker(() => new service.DemoAgent({ docs }))]);
+    if (values.embeddings) askers.push(...(await embeddingAskers(run.sections, base)));
   }
   for (const [name, ask] of askers) {
     const main = await evaluate(`${name}`, ask, questions, base);

@@ -22,7 +22,7 @@ export type { Article } from './agents/knowledge.js';
 export { SectionIndex, StaticDocs, DEFAULT_BOOSTS, type Boosts } from './docs/ranking.js';
 export { crawlSite } from './docs/crawler.js';
 export { DocsLibrary, DocsInputError, type DocsLibraryOptions } from './docs/library.js';
-export { Embedder, HybridDocs, type EmbeddingsOptions } from './docs/embeddings.js';
+export { Embedder, HybridDocs, embeddingText, nearest, type EmbeddingsOptions } from './docs/embeddings.js';
 export type { CrawlOptions, CrawlResult, CrawledPage, PageState } from './docs/crawler.js';
 export type { DocsSearch, Hit, Section } from './docs/types.js';
 export { ManualClock, systemClock } from './kernel/clock.js';
