@@ -21,6 +21,8 @@
 //   node bench/answers.mjs --embeddings      also the optional embeddings (decision 290) of a local
 //                                            model (bench/embeddings, installed on first use): the
 //                                            agents on HybridDocs, and the cosine ranking alone
+//     --embedding-chars N                    embed the heading path and the first N characters
+//     --semantic-weight 0.5,2                also the fusion with the cosine ranking so weighted
 //
 // The held-out questions (bench/answers/held-out.yaml) are reported as totals only: they are
 // not looked at while tuning. The second held-out set (held-out-second.yaml) is not even run
@@ -46,6 +48,8 @@ const { values } = parseArgs({
     manual: { type: 'string', default: 'python' },
     exclude: { type: 'string' },
     embeddings: { type: 'boolean', default: false },
+    'embedding-chars': { type: 'string' },
+    'semantic-weight': { type: 'string' },
   },
 });
 const service = await import(new URL('../service/dist/index.js', import.meta.url).href);
@@ -259,6 +263,9 @@ async function embeddingAskers(sections, base) {
   const server = spawn(process.execPath, [join(folder, 'server.mjs')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The bench ends when its work does: the server and its pipe do not hold it open.
+  server.unref();
+  server.stdout.unref();
   process.on('exit', () => server.kill());
   const baseUrl = await new Promise((ready, fail) => {
     let out = '';
@@ -276,12 +283,18 @@ async function embeddingAskers(sections, base) {
     .update(JSON.stringify(sections.map((s) => [s.url.slice(base.length), s.title, s.headings, s.text])))
     .digest('hex')
     .slice(0, 16);
-  const vectors = await cachedVectors(embedder, sections.map(service.embeddingText), digest, server.pid);
+  const chars = values['embedding-chars'] && Number(values['embedding-chars']);
+  const text = chars
+    ? (s) => `${[s.title, ...s.headings].join(' › ')}\n\n${s.text}`.slice(0, chars)
+    : service.embeddingText;
+  const vectors = await cachedVectors(embedder, sections.map(text), digest, server.pid);
   const lexical = new service.SectionIndex(sections);
   const docs = new service.HybridDocs(lexical, sections, vectors, embedder, (error) => {
     throw error;
   });
-  const name = `${embedder.model}`;
+  const cosine = async (question) =>
+    service.nearest((await embedder.embed([question]))[0], sections, vectors, 100);
+  const name = `${embedder.model}${chars ? `, ${chars} characters` : ''}`;
   return [
     [
       `model agent, hybrid (${name})`,
@@ -290,18 +303,37 @@ async function embeddingAskers(sections, base) {
       ),
     ],
     [`demo agent, hybrid`, asker(() => new service.DemoAgent({ docs }))],
-    [
-      `vector alone, ranking`,
-      async (question) => {
-        const [query] = await embedder.embed([question]);
-        return { pages: pagesOf(service.nearest(query, sections, vectors, 100)), bytes: 0 };
-      },
-    ],
+    [`hybrid, ranking`, async (question) => ({ pages: pagesOf(await docs.search(question, 100)), bytes: 0 })],
+    ...(values['semantic-weight'] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((weight) => [
+        `hybrid, cosine ×${weight}, ranking`,
+        async (question) => ({
+          pages: pagesOf(weightedFusion(lexical.rank(question, 100), await cosine(question), Number(weight))),
+          bytes: 0,
+        }),
+      ]),
+    [`vector alone, ranking`, async (question) => ({ pages: pagesOf(await cosine(question)), bytes: 0 })],
     [
       `lexical alone, ranking`,
       async (question) => ({ pages: pagesOf(lexical.search(question, 100)), bytes: 0 }),
     ],
   ];
+}
+
+/** Reciprocal rank fusion (k = 60, as the service's) with the second ranking weighted. */
+function weightedFusion(first, second, weight) {
+  const fused = new Map();
+  for (const [ranking, w] of [
+    [first, 1],
+    [second, weight],
+  ])
+    ranking.forEach((hit, rank) => {
+      const key = `${hit.section.url}\n${hit.section.text}`;
+      fused.set(key, { section: hit.section, score: (fused.get(key)?.score ?? 0) + w / (60 + rank + 1) });
+    });
+  return [...fused.values()].sort((a, b) => b.score - a.score);
 }
 
 /** The same pages as a folder of Markdown files, as an older AGENT_CHAT_DOCS read them. */

@@ -111,6 +111,9 @@ const server = createServer((req, res) => {
     else res.destroy();
   });
 });
+// A client idle between batches (the bench ranks lexically in between) keeps its connection: at
+// Node's default of 5 s a request could meet a socket the server was closing.
+server.keepAliveTimeout = 120_000;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
   console.log(`listening http://127.0.0.1:${port}/v1`);
