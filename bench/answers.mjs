@@ -188,10 +188,11 @@ function cpuSeconds(pid) {
 }
 
 /**
- * The vector of each text through `embedder`, cached under the OS temp folder by the model and
- * `digest` (the sections as crawled: the manual's version), each vector by its text's hash, so a
- * second run embeds nothing and an interrupted one resumes. A record: 20 bytes of SHA-1, the
- * dimension (uint32), the floats.
+ * The vector of each text through `embedder`, cached under the OS temp folder in a file named by
+ * the model and `digest` (the sections as crawled: the manual's version), each vector by its
+ * text's hash, so a second run embeds nothing and an interrupted one resumes. The model's files
+ * for other versions are read too: a changed manual embeds only its changed sections. A record:
+ * 20 bytes of SHA-1, the dimension (uint32), the floats.
  */
 async function cachedVectors(embedder, texts, digest, serverPid) {
   const dir = join(tmpdir(), 'agent-chat-bench-embeddings');
@@ -199,8 +200,8 @@ async function cachedVectors(embedder, texts, digest, serverPid) {
   const file = join(dir, `${embedder.model}-${digest}.bin`);
   const key = (text) => createHash('sha1').update(text).digest();
   const cache = new Map();
-  if (existsSync(file)) {
-    const buffer = await readFile(file);
+  for (const name of readdirSync(dir).filter((name) => name.startsWith(`${embedder.model}-`))) {
+    const buffer = await readFile(join(dir, name));
     for (let at = 0; at + 24 <= buffer.length;) {
       const dim = buffer.readUInt32LE(at + 20);
       const end = at + 24 + dim * 4;
@@ -214,7 +215,9 @@ async function cachedVectors(embedder, texts, digest, serverPid) {
   }
   const missing = [...new Set(texts)].filter((text) => !cache.has(key(text).toString('hex')));
   if (missing.length) {
-    console.log(`embedding ${missing.length} of ${texts.length} sections (${cache.size} cached in ${file})…`);
+    console.log(
+      `embedding ${missing.length} of ${texts.length} sections (${cache.size} vectors cached in ${dir})…`,
+    );
     const started = performance.now();
     const cpu = cpuSeconds(serverPid);
     for (let i = 0; i < missing.length; i += 256) {
