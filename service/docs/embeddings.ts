@@ -44,18 +44,7 @@ export class Embedder {
     const batch = Math.max(1, this.options.batch ?? 64);
     for (let i = 0; i < texts.length; i += batch) {
       const input = texts.slice(i, i + batch);
-      const response = await this.fetch(this.url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }),
-        },
-        body: JSON.stringify({ model: this.options.model, input }),
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
-          ...(signal ? [signal] : []),
-        ]),
-      });
+      const response = await this.post(input, signal);
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
         throw new Error(`the embeddings server answered ${response.status}`);
@@ -72,6 +61,34 @@ export class Embedder {
       }
     }
     return out;
+  }
+
+  /**
+   * One request, sent again once when it got no answer at all: a model server that closes an
+   * idle keep-alive connection as the request goes out (uvicorn's 5 s, Node's) fails it with
+   * "other side closed" though it never read it, and embedding the same texts twice is harmless.
+   * A timeout or the caller's abort is not retried.
+   */
+  private async post(input: readonly string[], signal?: AbortSignal): Promise<Response> {
+    const send = () =>
+      this.fetch(this.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }),
+        },
+        body: JSON.stringify({ model: this.options.model, input }),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+          ...(signal ? [signal] : []),
+        ]),
+      });
+    try {
+      return await send();
+    } catch (error) {
+      if (signal?.aborted || (error instanceof Error && /abort|timeout/i.test(error.name))) throw error;
+      return send();
+    }
   }
 }
 

@@ -104,6 +104,43 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
     expect(String(errors[0])).toContain('503');
   });
 
+  it('sends a request once more when the connection closed under it, and only once', async () => {
+    // A server that drops the connection of the first `drops` requests without answering, as one
+    // closing an idle keep-alive connection does when the request arrives.
+    const dropping = async (drops: number) => {
+      let requests = 0;
+      const server = createServer((req, res) => {
+        requests++;
+        if (requests <= drops) return req.socket.destroy();
+        req
+          .resume()
+          .on('end', () =>
+            res
+              .writeHead(200, { 'Content-Type': 'application/json' })
+              .end(JSON.stringify({ data: [{ index: 0, embedding: [3, 4] }] })),
+          );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => server.close());
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      return { embedder: new Embedder({ baseUrl, model: 'embed-small' }), requests: () => requests };
+    };
+
+    const once = await dropping(1);
+    const [vector] = await once.embedder.embed(['exit']);
+    expect(Array.from(vector)).toEqual([expect.closeTo(0.6), expect.closeTo(0.8)]);
+    expect(once.requests()).toBe(2);
+
+    const always = await dropping(Infinity);
+    await expect(always.embedder.embed(['exit'])).rejects.toThrow();
+    expect(always.requests()).toBe(2);
+
+    // The caller's abort is never sent again.
+    const aborted = await dropping(0);
+    await expect(aborted.embedder.embed(['exit'], AbortSignal.abort())).rejects.toThrow();
+    expect(aborted.requests()).toBe(0);
+  });
+
   it("gives each page's best section first after the fusion, then a page's second", async () => {
     const sections: Section[] = [
       ['app', 'Closing', 'Press Ctrl+Q to exit the application.'],
