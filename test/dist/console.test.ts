@@ -296,15 +296,27 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Sources', exact: true }).click();
     await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
     const sources = () => service.storage.docs.listDocSources(PROJECT.id);
-    /** Waits until the source's crawl after `since` is stored, then shows the page again. */
+    /**
+     * Waits until the source's crawl after `since` is stored, then until the page, never
+     * reloaded, shows it by itself and says so.
+     */
     const crawled = async (location: RegExp, since: number) => {
       await expect
         .poll(
           async () => ((await sources()).find((s) => location.test(s.location))?.lastCrawlAt ?? 0) > since,
         )
         .toBe(true);
-      await page.reload();
-      await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+      await expect
+        .poll(
+          async () => {
+            const said = (await page.getByRole('status').allTextContents()).find((t) =>
+              t.startsWith('Crawled '),
+            );
+            return !!said && /: \d+ pages\.$/.test(said) && location.test(said.replace(/: \d+ pages\.$/, ''));
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(true);
     };
 
     // A folder added with the paths it keeps out (the Sources test above removed the seeded one).

@@ -1,6 +1,7 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
+import { CrawlFollower } from '../crawl-follower.js';
 import type { ConsoleDocHit, ConsoleDocSource } from '../../../contract/console.js';
 import { field } from '../form.js';
 import { count, when } from '../format.js';
@@ -50,6 +51,12 @@ export class SourcesPage extends ConsolePage {
   @state() private busy = false;
   /** The source whose exclusions are being edited. */
   @state() private editing: string | null = null;
+  private readonly crawls = new CrawlFollower(() => this.load());
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this.crawls.stop();
+  }
 
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
@@ -57,6 +64,7 @@ export class SourcesPage extends ConsolePage {
       this.hits = null;
       this.notice = '';
       this.editing = null;
+      this.crawls.stop();
       void this.load();
     }
     // An editor opened takes the focus; closed, it gives it back to its button.
@@ -71,6 +79,9 @@ export class SourcesPage extends ConsolePage {
   private async load() {
     try {
       const { enabled, sources } = await this.api.sources(this.project.id);
+      const crawled = this.crawls.settle(sources);
+      if (crawled.length)
+        this.notice = crawled.map((s) => `Crawled ${s.location}: ${count(s.pages)} pages.`).join(' ');
       this.enabled = enabled;
       this.sources = sources;
       this.error = '';
@@ -89,6 +100,7 @@ export class SourcesPage extends ConsolePage {
     try {
       const source = await this.api.addSource(this.project.id, location, patterns(field(data, 'exclude')));
       form.reset();
+      this.crawls.follow(source.id, null);
       this.notice = `Added ${source.location}: crawling now.`;
       this.error = '';
       await this.load();
@@ -104,6 +116,7 @@ export class SourcesPage extends ConsolePage {
     this.busy = true;
     try {
       await this.api.setExclusions(this.project.id, source.id, exclude);
+      this.crawls.follow(source.id, source.last_run?.started_at ?? null);
       this.notice = `Saved what ${source.location} excludes: re-crawling now.`;
       this.error = '';
       this.editing = null;
@@ -117,6 +130,7 @@ export class SourcesPage extends ConsolePage {
   private async recrawl(source: ConsoleDocSource) {
     try {
       await this.api.recrawlSource(this.project.id, source.id);
+      this.crawls.follow(source.id, source.last_run?.started_at ?? null);
       this.notice = `Re-crawling ${source.location}.`;
       await this.load();
     } catch (error) {
@@ -158,6 +172,7 @@ export class SourcesPage extends ConsolePage {
         <div><dt>Sections</dt><dd>${count(source.sections)}</dd></div>
         <div><dt>Last crawl</dt><dd>${when(source.last_crawl_at, 'Not yet')}</dd></div>
         <div><dt>Next crawl</dt><dd>${when(source.next_crawl_at)}</dd></div>
+        ${this.crawls.crawling(source.id) ? html`<div><dt>Crawl</dt><dd>Crawling now…</dd></div>` : nothing}
         ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the page cap)' : ''}</dd></div>` : nothing}
         <div><dt>Excludes</dt><dd>${
           source.exclude.length

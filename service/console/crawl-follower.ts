@@ -1,0 +1,65 @@
+import type { ConsoleDocSource } from '../../contract/console.js';
+
+/** How long a page follows a crawl before it leaves the operator to reload: a big site's first crawl. */
+const LIMIT_MS = 10 * 60_000;
+
+/**
+ * Follows the crawls an operator started (a source added, re-crawled, its exclusions changed)
+ * until the service stores their run, so the Sources page shows what a crawl found without a
+ * reload: the page's sources are read again every second for 30 s, then every 5 s, for ten
+ * minutes at most. A crawl is over when its source's last run is another than the one before it
+ * was asked for.
+ */
+export class CrawlFollower {
+  /** The sources followed, with the start of their last run when the crawl was asked for. */
+  private readonly waiting = new Map<string, string | null>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private since = 0;
+
+  constructor(
+    private readonly reload: () => Promise<void>,
+    private readonly limitMs = LIMIT_MS,
+  ) {}
+
+  /** Follows the run after `before` (the source's last run's start, or null when it had none). */
+  follow(id: string, before: string | null): void {
+    this.waiting.set(id, before);
+    this.since = Date.now();
+    this.schedule(1_000);
+  }
+
+  crawling(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
+  /** The followed sources whose new run is in `sources`, no longer followed; gone ones are dropped. */
+  settle(sources: readonly ConsoleDocSource[]): ConsoleDocSource[] {
+    const done: ConsoleDocSource[] = [];
+    for (const [id, before] of this.waiting) {
+      const source = sources.find((s) => s.id === id);
+      if (source && (!source.last_run || source.last_run.started_at === before)) continue;
+      this.waiting.delete(id);
+      if (source) done.push(source);
+    }
+    return done;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.waiting.clear();
+  }
+
+  private schedule(ms: number) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private async tick() {
+    await this.reload();
+    if (!this.waiting.size) return;
+    const elapsed = Date.now() - this.since;
+    if (elapsed > this.limitMs) this.stop();
+    else this.schedule(elapsed < 30_000 ? 1_000 : 5_000);
+  }
+}
