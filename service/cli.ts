@@ -274,10 +274,11 @@ function docsExclusions(values: Flags, locations: string[]): string[] | null {
   const given =
     values['docs-exclude'] ??
     (env.AGENT_CHAT_DOCS_EXCLUDE !== undefined ? [env.AGENT_CHAT_DOCS_EXCLUDE] : null);
-  const exclude = given && splitExclusions(given);
+  if (!given) return null;
+  const exclude = splitExclusions(given);
   for (const location of locations)
     try {
-      if (exclude) sourceExclusions(exclude, sourceLocation(location, true));
+      sourceExclusions(exclude, sourceLocation(location, true));
     } catch (error) {
       throw new Error(`--docs-exclude: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -56,10 +56,10 @@ export class CrawlFollower {
   }
 
   private async tick() {
-    await this.reload();
-    if (!this.waiting.size) return;
     const elapsed = Date.now() - this.since;
+    // Past the limit, one last read shows the sources without "Crawling now…".
     if (elapsed > this.limitMs) this.stop();
-    else this.schedule(elapsed < 30_000 ? 1_000 : 5_000);
+    await this.reload();
+    if (this.waiting.size) this.schedule(elapsed < 30_000 ? 1_000 : 5_000);
   }
 }

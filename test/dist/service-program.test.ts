@@ -356,14 +356,19 @@ describe('agent-chat-service (the program) with a docs website', () => {
       child.once('exit', (code) => resolve({ code, stdout, stderr }));
     });
 
-  it('crawls a URL given with --docs, prints what a question retrieves, and runs answer tests from the stored index', async () => {
+  /** The fixture docs site served, with an empty data folder: both gone after the file. */
+  const docsSite = async () => {
     const site = await serveFolder(join(import.meta.dirname, '../fixtures/docs-site'));
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
     cleanup.push(
       () => site.close(),
       () => rm(dataDir, { recursive: true, force: true }),
     );
-    const docs = ['--docs', `${site.url}/docs/`, '--data', dataDir];
+    return { site, dataDir, docs: ['--docs', `${site.url}/docs/`, '--data', dataDir] };
+  };
+
+  it('crawls a URL given with --docs, prints what a question retrieves, and runs answer tests from the stored index', async () => {
+    const { site, dataDir, docs } = await docsSite();
 
     const search = await run(['search', 'what is max_locks_per_transaction', ...docs]);
     expect(search.code).toBe(0);
@@ -402,13 +407,7 @@ describe('agent-chat-service (the program) with a docs website', () => {
   }, 60_000);
 
   it('keeps the --docs-exclude paths out, and AGENT_CHAT_DOCS_EXCLUDE replaces them at the next start', async () => {
-    const site = await serveFolder(join(import.meta.dirname, '../fixtures/docs-site'));
-    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
-    cleanup.push(
-      () => site.close(),
-      () => rm(dataDir, { recursive: true, force: true }),
-    );
-    const docs = ['--docs', `${site.url}/docs/`, '--data', dataDir];
+    const { site, docs } = await docsSite();
     const question = 'what is max_locks_per_transaction';
     const config = `${site.url}/docs/reference/config.html#max_locks_per_transaction`;
 

@@ -29,6 +29,16 @@ function library(ctx: DocsContext): DocsLibrary {
   return ctx.docs;
 }
 
+/** The library's work, an input it refuses (`DocsInputError`) answered 400 in its own words. */
+async function refusedAs400<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof DocsInputError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
 const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   started_at: isoMicros(run.startedAt),
   finished_at: isoMicros(run.finishedAt),
@@ -94,13 +104,7 @@ export async function addSource(
   const location = isRecord(body) && typeof body.location === 'string' ? body.location : '';
   const publicUrl =
     isRecord(body) && typeof body.public_url === 'string' && body.public_url ? body.public_url : undefined;
-  let source;
-  try {
-    source = await docs.addSource(project.id, location, publicUrl, excludeOf(body));
-  } catch (error) {
-    if (error instanceof DocsInputError) throw badRequest(error.message);
-    throw error;
-  }
+  const source = await refusedAs400(docs.addSource(project.id, location, publicUrl, excludeOf(body)));
   await audit(ctx, info, admin.username, 'docs.add', project.id, source.id, {
     location: source.location,
     exclude: source.exclude,
@@ -139,14 +143,8 @@ export async function changeSource(
   const body = await readJsonBody(request);
   if (!isRecord(body) || !Array.isArray(body.exclude))
     throw badRequest('exclude is a list of path patterns, like ["/blog/"].');
-  let changed;
-  try {
-    changed = await docs.setExclusions(project.id, id, body.exclude);
-  } catch (error) {
-    if (error instanceof DocsInputError) throw badRequest(error.message);
-    throw error;
-  }
-  if (!changed) throw notFound('No such source.');
+  if (!(await refusedAs400(docs.setExclusions(project.id, id, body.exclude))))
+    throw notFound('No such source.');
   const summary = (await docs.sources(project.id)).find((s) => s.id === id)!;
   await audit(ctx, info, admin.username, 'docs.exclude', project.id, id, {
     exclude: summary.exclude,
