@@ -87,6 +87,26 @@ describe('SectionIndex', () => {
     expect(urls(index, 'how do I cancel a query')[0]).toBe('https://docs.test/queries#cancelling-a-query');
   });
 
+  it('ranks the page whose opening says it is about the question above pages that mention its words', () => {
+    const index = new SectionIndex([
+      section('venv', null, 'Creating isolated virtual environments, each with the packages of one project.'),
+      ...['Options', 'Activation', 'How it works', 'Upgrading'].map((heading) =>
+        section('venv', heading, FILLER.repeat(4)),
+      ),
+      section('startup', null, 'How the interpreter starts.'),
+      section(
+        'startup',
+        'Isolated mode',
+        'Isolated mode ignores the environment variables, the project and the packages of the user.',
+      ),
+      section('packaging', null, 'The packages of a project are listed in a file in its environment.'),
+    ]);
+    // "Isolated mode" has more of the words, and a short page; the venv page says it is the answer.
+    expect(urls(index, "set up an isolated environment for my project's packages")[0]).toBe(
+      'https://docs.test/venv',
+    );
+  });
+
   it('weighs a title or heading that names the topic above a text that mentions it', () => {
     const index = new SectionIndex([
       section('a', 'Replication', `Replication copies data. ${FILLER}`),
