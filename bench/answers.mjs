@@ -12,10 +12,12 @@
 //                                            same pages as Markdown files, as AGENT_CHAT_DOCS took them
 //   node bench/answers.mjs --scale           crawl time of the Python and PostgreSQL manuals as one site
 //   node bench/answers.mjs --misses          list the questions that missed: questions.yaml's, or
-//                                            django.yaml's with --manual django
+//                                            the unseen set's with --manual
 //   node bench/answers.mjs --final           also the second held-out set (decision 390)
 //   node bench/answers.mjs --manual django   the unseen-manual set instead (decision 415): Django's
 //                                            manual (python-django-doc) and bench/answers/django.yaml
+//   node bench/answers.mjs --manual postgres the second unseen-manual set (decision 420):
+//                                            postgresql-doc-15 and bench/answers/postgres.yaml
 //   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
 //                                            owner sets them on the Sources page (decision 416)
 //   node bench/answers.mjs --embeddings      also the optional embeddings (decision 290) of a local
@@ -419,8 +421,9 @@ if (values.scale) {
 
 /**
  * The manual and its question sets. Python's: the tuning set (its misses listed by --misses), the
- * held-out totals and, with --final, the second held-out set. Django's (decision 415) is a manual
- * the ranking was never tuned on: its one set is held out by construction, run alone.
+ * held-out totals and, with --final, the second held-out set. Django's (decision 415) and
+ * PostgreSQL's (decision 420) are manuals the ranking was never tuned on: each one set is held out
+ * by construction, run alone.
  */
 function questionSets(name) {
   const read = (file) => parse(readFileSync(join(here, 'answers', file), 'utf8'));
@@ -431,7 +434,15 @@ function questionSets(name) {
       heldOut: null,
       secondHeldOut: null,
     };
-  if (name !== 'python') throw new Error(`--manual ${name}: the manuals are python and django`);
+  if (name === 'postgres')
+    return {
+      root: manual('postgresql-doc-15', /^postgresql-doc-\d+$/),
+      questions: read('postgres.yaml'),
+      heldOut: null,
+      secondHeldOut: null,
+    };
+  if (name !== 'python')
+    throw new Error(`--manual ${name}: the manuals are python, django and postgres`);
   return {
     root: manual('python3-doc', /^python3(\.\d+)?$/),
     questions: read('questions.yaml'),
