@@ -152,9 +152,27 @@ function isBanner(node: Node, pageUrl: string, base: string): boolean {
   );
 }
 
-/** A theme's sidebar named by its id or class, as `<aside>` would be. */
-const isSidebar = (attribs: Record<string, string>) =>
-  attribs.id === 'sidebar' || (attribs.class ?? '').split(/\s+/).includes('sidebar');
+/**
+ * Classes that documentation generators give their navigation, dropped as `<aside>` and `<nav>`
+ * are: a theme's sidebar, DocBook XSL's previous/up/next tables above and below every page
+ * (PostgreSQL's manual: they named the chapter and the next page in each page's opening), and
+ * breadcrumbs.
+ */
+const NAVIGATION_CLASSES = new Set(['sidebar', 'navheader', 'navfooter', 'breadcrumb', 'breadcrumbs']);
+const isNavigation = (attribs: Record<string, string>) =>
+  attribs.id === 'sidebar' || (attribs.class ?? '').split(/\s+/).some((c) => NAVIGATION_CLASSES.has(c));
+
+/**
+ * Classes of a note, tip or warning set in the text. DocBook XSL titles one with a heading
+ * (`<div class="note"><h3 class="title">Note</h3>`): it is not a section, and the text after the
+ * note belongs to the section around it.
+ */
+const ADMONITION_CLASSES = new Set(['note', 'tip', 'warning', 'caution', 'important', 'admonition']);
+function inAdmonition(node: Node): boolean {
+  for (let at = node.parent; at; at = at.parent)
+    if ((at.attribs?.class ?? '').split(/\s+/).some((c) => ADMONITION_CLASSES.has(c))) return true;
+  return false;
+}
 
 /** Where the main content is: `<main>`, `role="main"`, a lone `<article>`, else the body. */
 function mainOf(document: Node): { root: Node; landmark: boolean } {
@@ -319,7 +337,7 @@ class ContentWalker {
     if (node.type !== 'tag' && node.type !== 'root') return;
     const name = node.name ?? '';
     const attribs = node.attribs ?? {};
-    if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isSidebar(attribs)) return;
+    if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isNavigation(attribs)) return;
     if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return;
     if (!this.landmark && name === 'header') return;
     if (this.banner(node)) return;
@@ -341,9 +359,10 @@ class ContentWalker {
   }
 
   /**
-   * A heading opens a section. An anchored term of a definition list is an entry of an API
-   * reference (`os.path.join`): a section below the headings, one level deeper per enclosing
-   * list (methods in classes). True when `node` was one.
+   * A heading opens a section, but for a note's title, which is a line of its text. An anchored
+   * term of a definition list is an entry of an API reference (`os.path.join`): a section below
+   * the headings, one level deeper per enclosing list (methods in classes). True when `node` was
+   * one.
    */
   private heading(node: Node, name: string, attribs: Record<string, string>): boolean {
     const level = /^h[1-6]$/.test(name)
@@ -354,6 +373,10 @@ class ContentWalker {
     if (!level) return false;
     const heading = clean(textOf(node));
     if (!heading) return false;
+    if (level <= 6 && inAdmonition(node)) {
+      this.writer.block(heading);
+      return true;
+    }
     this.writer.heading(level, heading, anchorOf(node, this.pending));
     this.pending = null;
     if (level > 6) this.writer.block(heading);

@@ -68,3 +68,53 @@ describe('extractHtml on a page without a main landmark', () => {
     );
   });
 });
+
+/**
+ * A page as DocBook XSL writes it (PostgreSQL's manual is one): previous/up/next tables above
+ * and below the content naming the chapter and the next page, a table of contents, a title in a
+ * second-level heading, and a note titled with a heading.
+ */
+const DOCBOOK = `<!DOCTYPE html>
+<html><head><title>14.1. Using EXPLAIN</title></head><body id="docContent">
+<div class="navheader"><table width="100%" summary="Navigation header">
+  <tr><th colspan="5" align="center">14.1. Using <code class="command">EXPLAIN</code></th></tr>
+  <tr><td><a accesskey="p" href="performance-tips.html">Prev</a> </td><td><a href="performance-tips.html">Up</a></td>
+  <th width="60%" align="center">Chapter 14. Performance Tips</th>
+  <td><a href="index.html">Home</a></td><td> <a href="planner-stats.html">Next</a></td></tr>
+</table><hr /></div>
+<div class="sect1" id="USING-EXPLAIN"><div class="titlepage"><div><div>
+  <h2 class="title">14.1. Using <code class="command">EXPLAIN</code></h2></div></div></div>
+  <div class="toc"><dl class="toc"><dt><span class="sect2"><a href="using-explain.html#BASICS">14.1.1. Basics</a></span></dt></dl></div>
+  <p>Every query gets a plan; <code>EXPLAIN</code> shows it.</p>
+  <div class="note"><h3 class="title">Note</h3><p>Examples here come from the regression database.</p></div>
+  <p>Plans differ between versions.</p>
+  <div class="sect2" id="BASICS"><div class="titlepage"><div><div><h3 class="title">14.1.1. Basics</h3></div></div></div>
+  <p>A plan is a tree of nodes.</p></div>
+</div>
+<div class="navfooter"><hr /><table width="100%" summary="Navigation footer">
+  <tr><td><a href="performance-tips.html">Prev</a> </td><td><a href="performance-tips.html">Up</a></td><td> <a href="planner-stats.html">Next</a></td></tr>
+  <tr><td>Chapter 14. Performance Tips </td><td><a href="index.html">Home</a></td><td> 14.2. Statistics Used by the Planner</td></tr>
+</table></div>
+</body></html>`;
+
+describe('extractHtml on a DocBook page', () => {
+  it("drops the previous/up/next tables, so the opening is the page's own first words", () => {
+    const page = extractHtml(DOCBOOK, 'https://pg.test/docs/using-explain.html');
+    expect(page.title).toBe('14.1. Using EXPLAIN');
+    expect(page.sections[0].text.startsWith('Every query gets a plan')).toBe(true);
+    const all = page.sections.map((s) => s.text).join('\n');
+    expect(all).not.toMatch(/Prev|Performance Tips|Statistics Used by the Planner/);
+  });
+
+  it("keeps a note's title and text in the section around it, and the text after the note too", () => {
+    const page = extractHtml(DOCBOOK, 'https://pg.test/docs/using-explain.html');
+    expect(page.sections.map((s) => [s.url, s.headings, s.text])).toEqual([
+      [
+        'https://pg.test/docs/using-explain.html',
+        [],
+        'Every query gets a plan; `EXPLAIN` shows it.\n\nNote\n\nExamples here come from the regression database.\n\nPlans differ between versions.',
+      ],
+      ['https://pg.test/docs/using-explain.html#BASICS', ['14.1.1. Basics'], 'A plan is a tree of nodes.'],
+    ]);
+  });
+});
