@@ -44,6 +44,7 @@ export const consolePaths = {
     `/projects/${id(projectId)}/docs/sources/${id(sourceId)}/crawl`,
   /** `?q=`: the ranked sections of the project's docs a chat would retrieve for the question. */
   docsSearch: (projectId: string) => `/projects/${id(projectId)}/docs/search`,
+  docsSynonyms: (projectId: string) => `/projects/${id(projectId)}/docs/synonyms`,
 } as const;
 
 /** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
@@ -284,6 +285,13 @@ export interface ConsoleDocSource {
 export interface ConsoleDocSources {
   enabled: boolean;
   sources: ConsoleDocSource[];
+  /** The project's synonym groups (decision 422): words or phrases that mean one thing on its site. */
+  synonyms: string[][];
+}
+
+/** `PUT docs synonyms` and its answer: every group, replacing the ones before. */
+export interface ConsoleDocSynonyms {
+  synonyms: string[][];
 }
 
 /** `POST docs sources`. */

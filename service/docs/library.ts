@@ -8,6 +8,7 @@ import {
   type PageState,
 } from './crawler.js';
 import { excludedUrl, exclusionMatcher, exclusionProblem } from './exclusions.js';
+import { splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
 import type { DocsSearch, Hit } from './types.js';
@@ -144,6 +145,30 @@ export class DocsLibrary {
    * Replaces the exclude patterns of the project's source and crawls it again now, so the pages
    * they keep out leave its index; false when the project has no such source.
    */
+  /** The project's synonym groups (decision 422). */
+  synonyms(projectId: string): Promise<string[][]> {
+    return this.options.store.docSynonyms(projectId);
+  }
+
+  /**
+   * Replaces the project's synonym groups, as stored: checked (a `DocsInputError` naming the bad
+   * group), trimmed and without repeats. This instance's index takes them at once; the others
+   * when they see the project's version move.
+   */
+  async setSynonyms(projectId: string, groups: readonly unknown[]): Promise<string[][]> {
+    const problem = synonymProblem(groups);
+    if (problem) throw new DocsInputError(problem);
+    const synonyms = splitSynonyms(groups as string[][]);
+    const again = synonymProblem(synonyms);
+    if (again) throw new DocsInputError(again);
+    await this.options.store.setDocSynonyms(projectId, synonyms);
+    await this.indexes
+      .get(projectId)
+      ?.refresh()
+      .catch(() => {});
+    return synonyms;
+  }
+
   async setExclusions(projectId: string, id: string, exclude: readonly unknown[]): Promise<boolean> {
     const source = (await this.sources(projectId)).find((s) => s.id === id);
     if (!source) return false;

@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { DocsStore } from '../storage/types.js';
 import { type Embedder, HybridDocs } from './embeddings.js';
 import { SectionIndex } from './ranking.js';
+import { Vocabulary } from './synonyms.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
 type Log = (
@@ -76,7 +77,10 @@ export class ProjectIndex implements DocsSearch {
     const { store, embedder, log } = this.options;
     const version = await store.docsVersion(this.projectId);
     if (this.index?.version === version) return;
-    const rows = await store.listDocSections(this.projectId);
+    const [rows, synonyms] = await Promise.all([
+      store.listDocSections(this.projectId),
+      store.docSynonyms(this.projectId),
+    ]);
     const sections: Section[] = rows.map(({ url, pageUrl, title, headings, text }) => ({
       url,
       pageUrl,
@@ -84,7 +88,7 @@ export class ProjectIndex implements DocsSearch {
       headings,
       text,
     }));
-    const lexical = await SectionIndex.build(sections);
+    const lexical = await SectionIndex.build(sections, undefined, new Vocabulary(synonyms));
     const vectors = rows.map((row) =>
       embedder && row.embeddingModel === embedder.model && row.embedding
         ? Float32Array.from(row.embedding)

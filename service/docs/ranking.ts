@@ -1,6 +1,6 @@
 import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch';
 import { MAX_SOURCES } from '../../contract/limits.js';
-import { synonymsOf } from './synonyms.js';
+import { Vocabulary, synonymsOf } from './synonyms.js';
 import { isIdentifier, terms, termsOf, tokenize } from './terms.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
@@ -71,9 +71,14 @@ export class SectionIndex {
   private pageOf: number[] = [];
   private sections: readonly Section[] = [];
 
+  /**
+   * `vocabulary`: the site owner's synonyms (decision 422), added to a question at full weight
+   * beside the general ones at half.
+   */
   constructor(
     sections: readonly Section[],
     private readonly boosts: Boosts = DEFAULT_BOOSTS,
+    private readonly vocabulary = new Vocabulary(),
   ) {
     const { sectionRows, pageRows } = this.rows(sections);
     this.sectionIndex.addAll(sectionRows);
@@ -81,8 +86,12 @@ export class SectionIndex {
   }
 
   /** The same index built in chunks, so a service keeps answering while it indexes thousands of sections. */
-  static async build(sections: readonly Section[], boosts?: Boosts): Promise<SectionIndex> {
-    const index = new SectionIndex([], boosts);
+  static async build(
+    sections: readonly Section[],
+    boosts?: Boosts,
+    vocabulary?: Vocabulary,
+  ): Promise<SectionIndex> {
+    const index = new SectionIndex([], boosts, vocabulary);
     const { sectionRows, pageRows } = index.rows(sections);
     await index.sectionIndex.addAllAsync(sectionRows, { chunkSize: 500 });
     await index.pageIndex.addAllAsync(pageRows, { chunkSize: 100 });
@@ -131,7 +140,9 @@ export class SectionIndex {
   rank(question: string, limit = 20): Hit[] {
     if (!this.sections.length) return [];
     const synonyms = synonymsOf(question);
-    const query = synonyms.words.length ? `${question}\n${synonyms.words.join(' ')}` : question;
+    const owners = this.vocabulary.expand(question);
+    const added = [...synonyms.words, ...owners.words];
+    const query = added.length ? `${question}\n${added.join(' ')}` : question;
     // A name typed exactly (`UnicodeDecodeError`, `os.path.join`) is what the visitor means.
     const names = new Set(
       tokenize(question)
@@ -141,7 +152,13 @@ export class SectionIndex {
     const search: SearchOptions = {
       boost: { ...this.boosts },
       boostTerm: (term) =>
-        synonyms.terms.has(term) ? SYNONYM_WEIGHT : names.has(term) ? IDENTIFIER_WEIGHT : 1,
+        owners.terms.has(term)
+          ? 1
+          : synonyms.terms.has(term)
+            ? SYNONYM_WEIGHT
+            : names.has(term)
+              ? IDENTIFIER_WEIGHT
+              : 1,
     };
     const pageRank = new Map(
       this.pageIndex
@@ -214,8 +231,8 @@ export function diversify(hits: readonly Hit[], pages = MAX_SOURCES): Hit[] {
 export class StaticDocs implements DocsSearch {
   private readonly index: SectionIndex;
 
-  constructor(sections: readonly Section[], boosts?: Boosts) {
-    this.index = new SectionIndex(sections, boosts);
+  constructor(sections: readonly Section[], boosts?: Boosts, vocabulary?: Vocabulary) {
+    this.index = new SectionIndex(sections, boosts, vocabulary);
   }
 
   async search(question: string, limit?: number): Promise<Hit[]> {

@@ -68,3 +68,75 @@ export function synonymsOf(question: string): { words: string[]; terms: Set<stri
   const added = new Set(terms([...words].join(' ')).filter((term) => !own.has(term)));
   return { words: [...words].filter((word) => terms(word).some((term) => added.has(term))), terms: added };
 }
+
+/**
+ * A site owner's synonyms (decision 422): groups of words or phrases that mean one thing on their
+ * site ("auto increment, serial, identity column"), for the questions whose words their docs do
+ * not use. Unlike the general groups above, the owner's are added at full weight: the owner says
+ * they are the same thing there.
+ */
+export const MAX_SYNONYM_GROUPS = 200;
+export const MAX_SYNONYM_MEMBERS = 20;
+export const MAX_SYNONYM_LENGTH = 100;
+
+/** What is wrong with an owner's groups, naming the first bad one; null when they are fine. */
+export function synonymProblem(groups: readonly unknown[]): string | null {
+  if (groups.length > MAX_SYNONYM_GROUPS)
+    return `At most ${MAX_SYNONYM_GROUPS} synonym groups (${groups.length} given).`;
+  for (const group of groups) {
+    if (!Array.isArray(group) || group.some((member) => typeof member !== 'string'))
+      return 'Each synonym group is a list of words or phrases.';
+    const named = `The synonym group "${group.join(', ').slice(0, 60)}"`;
+    if (group.length < 2) return `${named} needs at least two words or phrases.`;
+    if (group.length > MAX_SYNONYM_MEMBERS)
+      return `${named} has more than ${MAX_SYNONYM_MEMBERS} words or phrases.`;
+    for (const member of group as string[]) {
+      if (member.length > MAX_SYNONYM_LENGTH)
+        return `${named} has a phrase over ${MAX_SYNONYM_LENGTH} characters.`;
+      if (!terms(member).length) return `${named} has "${member}", which has no word a search ranks.`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Groups as an owner typed them (one per line, members separated by commas), or as the API took
+ * them: trimmed, blank members and repeats dropped, empty lines skipped.
+ */
+export function splitSynonyms(text: string | readonly (readonly string[])[]): string[][] {
+  const lines = typeof text === 'string' ? text.split('\n').map((line) => line.split(',')) : text;
+  return lines
+    .map((members) => [
+      ...new Set(members.map((member) => member.replace(/\s+/g, ' ').trim()).filter(Boolean)),
+    ])
+    .filter((members) => members.length > 0);
+}
+
+/** An owner's groups ready for questions: each member with its terms. */
+export class Vocabulary {
+  private readonly groups: { words: string; terms: string[] }[][];
+
+  constructor(groups: readonly (readonly string[])[] = []) {
+    this.groups = groups.map((group) => group.map((words) => ({ words, terms: terms(words) })));
+  }
+
+  get size(): number {
+    return this.groups.length;
+  }
+
+  /**
+   * What the owner's groups add to a question: a member whose every term the question has (all
+   * of "running total") brings the group's other members, their words to search for and their
+   * terms (those the question has already are left out).
+   */
+  expand(question: string): { words: string[]; terms: Set<string> } {
+    const own = new Set(terms(question));
+    const words = new Set<string>();
+    for (const group of this.groups)
+      for (const member of group)
+        if (member.terms.length && member.terms.every((term) => own.has(term)))
+          for (const other of group) if (other !== member) words.add(other.words);
+    const added = new Set(terms([...words].join(' ')).filter((term) => !own.has(term)));
+    return { words: [...words], terms: added };
+  }
+}

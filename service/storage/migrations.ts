@@ -186,4 +186,6 @@ export const MIGRATIONS: string[] = [
   // addresses they kept it from.
   `ALTER TABLE doc_sources ADD COLUMN exclude jsonb NOT NULL DEFAULT '[]'::jsonb;
    ALTER TABLE doc_crawl_runs ADD COLUMN pages_excluded int NOT NULL DEFAULT 0;`,
+  // A project's synonyms: the words its owner says mean one thing on their site (decision 422).
+  `CREATE TABLE doc_synonyms (project_id text PRIMARY KEY, groups jsonb NOT NULL);`,
 ];

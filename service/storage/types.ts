@@ -317,8 +317,12 @@ export interface DocsStore {
   applyDocCrawl(crawl: DocCrawl): Promise<CrawlRunRecord>;
   /** Every section of the project's sources, each page's in order: what its index is built from. */
   listDocSections(projectId: string): Promise<DocSectionRecord[]>;
-  /** Moves whenever the project's sections change: an instance rebuilds that index when it sees it move. */
+  /** Moves whenever the project's sections or synonyms change: an instance rebuilds that index when it sees it move. */
   docsVersion(projectId: string): Promise<number>;
+  /** The project's synonym groups (decision 422); [] when it has none. */
+  docSynonyms(projectId: string): Promise<string[][]>;
+  /** Replaces the project's synonym groups and moves its index version, so every instance ranks with them. */
+  setDocSynonyms(projectId: string, groups: string[][]): Promise<void>;
   /** A source's crawl runs, newest first. */
   listCrawlRuns(sourceId: string, limit: number): Promise<CrawlRunRecord[]>;
   /**

@@ -3,6 +3,7 @@ import type {
   ConsoleDocHits,
   ConsoleDocSource,
   ConsoleDocSources,
+  ConsoleDocSynonyms,
 } from '../../../contract/console.js';
 import { isRecord, readJsonBody } from '../../http/body.js';
 import { isoMicros, isoMicrosOrNull as time } from '../../kernel/clock.js';
@@ -77,8 +78,12 @@ export async function listSources(
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
   const body: ConsoleDocSources = ctx.docs
-    ? { enabled: true, sources: (await ctx.docs.sources(project.id)).map(sourceJson) }
-    : { enabled: false, sources: [] };
+    ? {
+        enabled: true,
+        sources: (await ctx.docs.sources(project.id)).map(sourceJson),
+        synonyms: await ctx.docs.synonyms(project.id),
+      }
+    : { enabled: false, sources: [], synonyms: [] };
   return json(body);
 }
 
@@ -190,4 +195,22 @@ export async function searchDocs(
       excerpt: section.text.length > 280 ? `${section.text.slice(0, 280)}…` : section.text,
     })),
   } satisfies ConsoleDocHits);
+}
+
+/** PUT /console/api/projects/{id}/docs/synonyms {synonyms}: the project's synonym groups, replaced whole. */
+export async function putSynonyms(
+  ctx: DocsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const docs = library(ctx);
+  const body = await readJsonBody(request);
+  if (!isRecord(body) || !Array.isArray(body.synonyms))
+    throw badRequest('synonyms is a list of groups, like [["auto increment", "serial"]].');
+  const synonyms = await refusedAs400(docs.setSynonyms(project.id, body.synonyms));
+  await audit(ctx, info, admin.username, 'docs.synonyms', project.id, null, { groups: synonyms.length });
+  return json({ synonyms } satisfies ConsoleDocSynonyms);
 }

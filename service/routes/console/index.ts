@@ -9,7 +9,15 @@ import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
 import { getConversation, listConversations } from './conversations.js';
 import { getConsoleFile, getFileSettings, putFileSettings } from './files.js';
-import { addSource, changeSource, listSources, recrawlSource, removeSource, searchDocs } from './docs.js';
+import {
+  addSource,
+  changeSource,
+  listSources,
+  putSynonyms,
+  recrawlSource,
+  removeSource,
+  searchDocs,
+} from './docs.js';
 import { installInfo } from './install.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
 import {
@@ -44,6 +52,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.docsSource(SLOT, SLOT), { PATCH: changeSource, DELETE: removeSource }],
   [consolePaths.docsCrawl(SLOT, SLOT), { POST: recrawlSource }],
   [consolePaths.docsSearch(SLOT), { GET: searchDocs }],
+  [consolePaths.docsSynonyms(SLOT), { PUT: putSynonyms }],
 ]);
 
 /**

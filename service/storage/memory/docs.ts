@@ -24,6 +24,7 @@ export class MemoryDocsStore implements DocsStore {
   private readonly sections = new Map<string, DocSectionRecord[]>();
   private readonly runs: CrawlRunRecord[] = [];
   private readonly versions = new Map<string, number>();
+  private readonly synonyms = new Map<string, string[][]>();
   private lease: { holder: string; until: number } | null = null;
   private nextSection = 1;
   private nextRun = 1;
@@ -32,6 +33,7 @@ export class MemoryDocsStore implements DocsStore {
     state.projectParts.push((projectId) => {
       for (const source of this.sources.values()) if (source.projectId === projectId) this.drop(source.id);
       this.versions.delete(projectId);
+      this.synonyms.delete(projectId);
     });
   }
 
@@ -193,6 +195,15 @@ export class MemoryDocsStore implements DocsStore {
 
   async docsVersion(projectId: string) {
     return this.versions.get(projectId) ?? 0;
+  }
+
+  async docSynonyms(projectId: string) {
+    return structuredClone(this.synonyms.get(projectId) ?? []);
+  }
+
+  async setDocSynonyms(projectId: string, groups: string[][]) {
+    this.synonyms.set(projectId, structuredClone(groups));
+    this.bump(projectId);
   }
 
   async listCrawlRuns(sourceId: string, limit: number) {

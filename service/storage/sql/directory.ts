@@ -86,7 +86,15 @@ export class SqlDirectoryStore implements DirectoryStore {
       const { rows } = await query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [id]);
       if (!rows.length) return false;
       // A source's pages, sections and runs go with it (foreign keys).
-      for (const table of ['feedback', 'events', 'sessions', 'threads', 'doc_sources', 'doc_versions'])
+      for (const table of [
+        'feedback',
+        'events',
+        'sessions',
+        'threads',
+        'doc_sources',
+        'doc_versions',
+        'doc_synonyms',
+      ])
         await query(`DELETE FROM ${table} WHERE project_id = $1`, [id]);
       await query('DELETE FROM projects WHERE id = $1', [id]);
       return true;

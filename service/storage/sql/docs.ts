@@ -207,6 +207,24 @@ export class SqlDocsStore implements DocsStore {
     return num(rows[0]?.version ?? 0);
   }
 
+  async docSynonyms(projectId: string) {
+    const { rows } = await this.db.query('SELECT groups FROM doc_synonyms WHERE project_id = $1', [
+      projectId,
+    ]);
+    return (rows[0]?.groups as string[][] | undefined) ?? [];
+  }
+
+  async setDocSynonyms(projectId: string, groups: string[][]) {
+    await this.db.transaction(async (query) => {
+      await query(
+        `INSERT INTO doc_synonyms (project_id, groups) VALUES ($1, $2::jsonb)
+         ON CONFLICT (project_id) DO UPDATE SET groups = excluded.groups`,
+        [projectId, JSON.stringify(groups)],
+      );
+      await query(BUMP, [projectId]);
+    });
+  }
+
   async listCrawlRuns(sourceId: string, limit: number) {
     const { rows } = await this.db.query(
       'SELECT * FROM doc_crawl_runs WHERE source_id = $1 ORDER BY id DESC LIMIT $2',

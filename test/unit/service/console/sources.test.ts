@@ -194,6 +194,60 @@ describe('console Sources', () => {
     expect(audit[0]).toMatchObject({ project_id: PROJECT.id, detail: { exclude: ['/docs/notes.md'] } });
   });
 
+  it("keeps the project's synonyms, searches with them at once, refuses bad ones in plain words, audited", async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    const first = async (projectId: string, q: string) =>
+      (await admin.call('GET', `${docsPath(projectId, 'search')}?q=${encodeURIComponent(q)}`)).body.hits[0]
+        ?.url as string | undefined;
+    const question = 'everything is stuck forever';
+    expect(await first(PROJECT.id, question)).toBeUndefined();
+
+    const put = await admin.call('PUT', docsPath(PROJECT.id, 'synonyms'), {
+      synonyms: [
+        [' stuck ', 'waits for a lock', 'stuck'],
+        ['upgrade', 'migration'],
+      ],
+    });
+    expect(put).toMatchObject({
+      status: 200,
+      body: {
+        synonyms: [
+          ['stuck', 'waits for a lock'],
+          ['upgrade', 'migration'],
+        ],
+      },
+    });
+    expect(await first(PROJECT.id, question)).toMatch(/config\.html#lock_timeout$/);
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.synonyms).toEqual([
+      ['stuck', 'waits for a lock'],
+      ['upgrade', 'migration'],
+    ]);
+    // Another project has its own (none), and its search is not changed.
+    expect((await admin.call('GET', docsPath(OTHER.id, 'sources'))).body.synonyms).toEqual([]);
+
+    const bad = await admin.call('PUT', docsPath(PROJECT.id, 'synonyms'), { synonyms: [['stuck']] });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { detail: 'The synonym group "stuck" needs at least two words or phrases.' },
+    });
+    expect(
+      await admin.call('PUT', docsPath(PROJECT.id, 'synonyms'), { synonyms: 'stuck, waits' }),
+    ).toMatchObject({ status: 400 });
+    expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.synonyms).toHaveLength(2);
+
+    expect(await admin.call('PUT', docsPath(PROJECT.id, 'synonyms'), { synonyms: [] })).toMatchObject({
+      status: 200,
+      body: { synonyms: [] },
+    });
+    expect(await first(PROJECT.id, question)).toBeUndefined();
+    const audit = (await admin.call('GET', 'audit')).body.entries.filter(
+      (e: { action: string }) => e.action === 'docs.synonyms',
+    );
+    expect(audit.map((e: { detail: unknown }) => e.detail)).toEqual([{ groups: 0 }, { groups: 2 }]);
+  });
+
   it('searches with excerpts a page can show, and refuses an empty or overlong question', async () => {
     const { admin, docs, folder } = await sourcesConsole();
     await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
@@ -253,7 +307,11 @@ describe('console Sources', () => {
     expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body).toEqual({
       enabled: false,
       sources: [],
+      synonyms: [],
     });
+    expect(
+      (await admin.call('PUT', docsPath(PROJECT.id, 'synonyms'), { synonyms: [['a1', 'b1']] })).status,
+    ).toBe(404);
     expect(
       (await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: 'https://docs.example/' }))
         .status,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SectionIndex, diversify, fuseByRank } from '../../../../service/docs/ranking.js';
+import { Vocabulary, splitSynonyms, synonymProblem } from '../../../../service/docs/synonyms.js';
 import { terms } from '../../../../service/docs/terms.js';
 import type { Section } from '../../../../service/docs/types.js';
 
@@ -124,6 +125,30 @@ describe('SectionIndex', () => {
     expect(hit.section.url).toBe('https://docs.test/fs#directories');
   });
 
+  it("adds an owner's synonyms at full weight when the question has every word of one of a group's phrases", () => {
+    const sections = [
+      section(
+        'window',
+        'Window functions',
+        'A window function computes over the rows related to the current one.',
+      ),
+      section(
+        'explain',
+        'EXPLAIN',
+        `${FILLER}The total cost of a plan is shown for each row of the plan. ${FILLER}`,
+      ),
+    ];
+    const question = 'running total over rows';
+    expect(urls(new SectionIndex(sections), question)[0]).toBe('https://docs.test/explain#explain');
+    const vocabulary = new Vocabulary([['running total', 'cumulative sum', 'window function']]);
+    expect(urls(new SectionIndex(sections, undefined, vocabulary), question)[0]).toBe(
+      'https://docs.test/window#window-functions',
+    );
+    // One word of a phrase is not the phrase: "total" alone brings nothing.
+    expect(vocabulary.expand('total cost')).toEqual({ words: [], terms: new Set() });
+    expect(vocabulary.expand('a running total').words).toEqual(['cumulative sum', 'window function']);
+  });
+
   it("ranks a section with more of the question's words above one matching fewer more strongly", () => {
     const index = new SectionIndex([
       section(
@@ -212,5 +237,29 @@ describe('fuseByRank', () => {
     );
     expect(fused.map((hit) => hit.section.text)).toEqual(['b', 'a', 'c']);
     expect(fused[0].score).toBeCloseTo(2 / 62);
+  });
+});
+
+describe("an owner's synonyms as typed and checked", () => {
+  it('reads one group per line, members separated by commas, trimmed, blank and repeated ones dropped', () => {
+    expect(splitSynonyms('auto increment,  serial , serial,\n\n , \nupsert, on conflict')).toEqual([
+      ['auto increment', 'serial'],
+      ['upsert', 'on conflict'],
+    ]);
+  });
+
+  it('names what is wrong: a lone word, a word no search ranks, too many, not a list', () => {
+    expect(synonymProblem([['serial', 'identity']])).toBeNull();
+    expect(synonymProblem([['serial']])).toBe(
+      'The synonym group "serial" needs at least two words or phrases.',
+    );
+    expect(synonymProblem([['serial', 'the']])).toBe(
+      'The synonym group "serial, the" has "the", which has no word a search ranks.',
+    );
+    expect(synonymProblem(Array.from({ length: 201 }, () => ['a1', 'b1']))).toBe(
+      'At most 200 synonym groups (201 given).',
+    );
+    expect(synonymProblem(['serial, identity'])).toBe('Each synonym group is a list of words or phrases.');
+    expect(synonymProblem([['serial', 'x'.repeat(101)]])).toMatch(/over 100 characters/);
   });
 });

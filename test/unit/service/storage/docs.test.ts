@@ -233,6 +233,33 @@ storageSuite('docs', (suite) => {
     expect((await store.docs.listDocSources(B)).map((s) => s.id)).toEqual(['b']);
   });
 
+  it("keeps each project's synonyms, moves its index version when they change, and a project's delete takes them", async () => {
+    await open();
+    const B = 'proj_b';
+    await store.directory.createProject({ id: P, name: 'A', ownerSecret: 's', createdAt: T0 });
+    await store.directory.createProject({ id: B, name: 'B', ownerSecret: 's', createdAt: T0 });
+    expect(await store.docs.docSynonyms(P)).toEqual([]);
+    const version = await store.docs.docsVersion(P);
+    await store.docs.setDocSynonyms(P, [
+      ['auto increment', 'serial'],
+      ['upsert', 'on conflict'],
+    ]);
+    expect(await store.docs.docSynonyms(P)).toEqual([
+      ['auto increment', 'serial'],
+      ['upsert', 'on conflict'],
+    ]);
+    expect(await store.docs.docsVersion(P)).toBe(version + 1);
+    expect(await store.docs.docSynonyms(B)).toEqual([]);
+    expect(await store.docs.docsVersion(B)).toBe(0);
+    // Replaced whole, not merged.
+    await store.docs.setDocSynonyms(P, [['tree', 'recursive query']]);
+    expect(await store.docs.docSynonyms(P)).toEqual([['tree', 'recursive query']]);
+    expect(await store.docs.docsVersion(P)).toBe(version + 2);
+
+    expect(await store.directory.deleteProject(P)).toBe(true);
+    expect(await store.docs.docSynonyms(P)).toEqual([]);
+  });
+
   it('lends the crawl lease to one holder at a time, until it expires or is released', async () => {
     await open();
     expect(await store.docs.claimDocCrawl('i1', 1000, T0)).toBe(true);
