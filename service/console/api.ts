@@ -6,6 +6,7 @@ import {
   type ConsoleFileSettingsView,
   type ConsoleAuditPage,
   type ConsoleDocHits,
+  type ConsoleDocSynonyms,
   type ConsoleDocSource,
   type ConsoleDocSources,
   type ConsoleIntegration,
@@ -166,4 +167,8 @@ export class ConsoleApi {
     this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(projectId, id), { body: {} });
   searchDocs = (projectId: string, q: string) =>
     this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } }).then((r) => r.hits);
+  setSynonyms = (projectId: string, synonyms: string[][]) =>
+    this.call<ConsoleDocSynonyms>('PUT', paths.docsSynonyms(projectId), { body: { synonyms } }).then(
+      (r) => r.synonyms,
+    );
 }

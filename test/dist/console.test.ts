@@ -402,6 +402,55 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('Sources: synonyms saved by keyboard, the last search run again with them, a bad group refused', async () => {
+    const { page, context, errors, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Sources', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    await page.getByRole('searchbox', { name: 'Question' }).fill('everything is stuck forever');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText('No section matches “everything is stuck forever”.').waitFor();
+
+    const synonyms = page.getByRole('region', { name: 'Synonyms' });
+    const box = synonyms.getByRole('textbox', { name: 'Words that mean the same on your site' });
+    expect(await box.getAttribute('aria-describedby')).toBe('synonyms-hint');
+    await box.fill('stuck, waits for a lock\n\nupgrade, migration');
+    await box.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved 2 synonym groups.');
+    // The search shown runs again: the setting the owner's word points to comes first.
+    const first = page
+      .getByRole('list', { name: /Sections for/ })
+      .getByRole('listitem')
+      .first();
+    await expect
+      .poll(() => first.getByRole('link').textContent())
+      .toBe('Configuration › Locks › lock_timeout (milliseconds)');
+    expect(await service.storage.docs.docSynonyms(PROJECT.id)).toEqual([
+      ['stuck', 'waits for a lock'],
+      ['upgrade', 'migration'],
+    ]);
+    expect(await axe(page)).toEqual([]);
+
+    await box.fill('stuck');
+    await synonyms.getByRole('button', { name: 'Save synonyms' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('The synonym group "stuck" needs at least two words or phrases.');
+    expect(await axe(page)).toEqual([]);
+
+    // Back as the other tests expect: none.
+    await box.fill('');
+    await synonyms.getByRole('button', { name: 'Save synonyms' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved 0 synonym groups.');
+    await page.getByText('No section matches “everything is stuck forever”.').waitFor();
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    await context.close();
+  });
+
   it('flags the sources of a past answer whose page changed since', async () => {
     const { page, context } = await open();
     await signIn(page);

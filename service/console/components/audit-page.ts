@@ -24,6 +24,7 @@ const ACTIONS: Record<string, string> = {
   'docs.remove': 'Removed a docs source',
   'docs.crawl': 'Asked for a re-crawl',
   'docs.exclude': 'Changed the paths a docs source excludes',
+  'docs.synonyms': 'Changed the docs synonyms',
   'key.end_sessions': 'Ended the sessions of an API key',
   'conversation.read': 'Read a conversation',
   'conversation.search': 'Searched conversations',

@@ -10,7 +10,9 @@ import { ConsolePage } from './page.js';
 /**
  * Sources: the documentation a project's agent answers from (decisions 296, 298). Add a website
  * or a folder with the paths kept out of it (decision 416), see what each holds, its failures
- * and its crawls, change its exclusions, re-crawl it now or remove it; and search the project's index as a chat would, with the scores.
+ * and its crawls, change its exclusions, re-crawl it now or remove it; search the project's index
+ * as a chat would, with the scores; and give the words its visitors use that the docs do not
+ * (synonyms, decision 422), seeing the search again with them.
  */
 export class SourcesPage extends ConsolePage {
   static styles = [
@@ -39,6 +41,7 @@ export class SourcesPage extends ConsolePage {
     .hits .where { color: var(--c-muted); font-size: 13px; overflow-wrap: anywhere; }
     .hits .excerpt { margin: 2px 0 0; font-size: 14px; white-space: pre-line; overflow-wrap: anywhere; }
     .score { font-variant-numeric: tabular-nums; font-size: 13px; color: var(--c-muted); white-space: nowrap; }
+    .synonyms textarea { min-height: 96px; width: 100%; }
   `,
   ];
 
@@ -49,6 +52,8 @@ export class SourcesPage extends ConsolePage {
   @state() private hits: ConsoleDocHit[] | null = null;
   @state() private searched = '';
   @state() private busy = false;
+  /** The project's synonym groups as the service keeps them. */
+  @state() private synonyms: string[][] = [];
   /** The source whose exclusions are being edited. */
   @state() private editing: string | null = null;
   private readonly crawls = new CrawlFollower(() => this.load());
@@ -78,12 +83,13 @@ export class SourcesPage extends ConsolePage {
 
   private async load() {
     try {
-      const { enabled, sources } = await this.api.sources(this.project.id);
+      const { enabled, sources, synonyms } = await this.api.sources(this.project.id);
       const crawled = this.crawls.settle(sources);
       if (crawled.length)
         this.notice = crawled.map((s) => `Crawled ${s.location}: ${count(s.pages)} pages.`).join(' ');
       this.enabled = enabled;
       this.sources = sources;
+      this.synonyms = synonyms;
       this.error = '';
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The sources could not be loaded.';
@@ -152,7 +158,10 @@ export class SourcesPage extends ConsolePage {
   private async search(event: SubmitEvent) {
     event.preventDefault();
     const question = field(new FormData(event.target as HTMLFormElement), 'q').trim();
-    if (!question) return;
+    if (question) await this.retrieve(question);
+  }
+
+  private async retrieve(question: string) {
     try {
       this.hits = await this.api.searchDocs(this.project.id, question);
       this.searched = question;
@@ -160,6 +169,42 @@ export class SourcesPage extends ConsolePage {
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The search failed.';
     }
+  }
+
+  /** Saves the synonyms box; the last search runs again, so the owner sees what they changed. */
+  private async saveSynonyms(event: SubmitEvent) {
+    event.preventDefault();
+    const groups = field(new FormData(event.target as HTMLFormElement), 'synonyms')
+      .split('\n')
+      .map((line) =>
+        line
+          .split(',')
+          .map((word) => word.trim())
+          .filter(Boolean),
+      )
+      .filter((group) => group.length);
+    this.busy = true;
+    try {
+      this.synonyms = await this.api.setSynonyms(this.project.id, groups);
+      this.notice = `Saved ${count(this.synonyms.length)} synonym ${this.synonyms.length === 1 ? 'group' : 'groups'}.`;
+      this.error = '';
+      if (this.searched) await this.retrieve(this.searched);
+    } catch (error) {
+      this.error = error instanceof ConsoleApiError ? error.message : 'The synonyms could not be saved.';
+    }
+    this.busy = false;
+  }
+
+  private renderSynonyms() {
+    return html`<section class="card stack synonyms" aria-labelledby="synonyms-title">
+      <h2 id="synonyms-title">Synonyms</h2>
+      <form class="stack" @submit=${this.saveSynonyms} aria-labelledby="synonyms-title">
+        <div><label>Words that mean the same on your site <textarea name="synonyms" spellcheck="false" aria-describedby="synonyms-hint"
+          placeholder="auto increment, serial, identity column" .value=${this.synonyms.map((g) => g.join(', ')).join('\n')}></textarea></label>
+          <p class="hint" id="synonyms-hint">One group per line, words or phrases separated by commas: a question with one of them also searches for the others, for the words your visitors use that your docs do not.</p></div>
+        <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Save synonyms</button></div>
+      </form>
+    </section>`;
   }
 
   private renderSource(source: ConsoleDocSource) {
@@ -252,6 +297,7 @@ export class SourcesPage extends ConsolePage {
               : html`<p class="muted">No section matches “${this.searched}”.</p>`
         }
       </section>
+      ${this.enabled ? this.renderSynonyms() : nothing}
     </div>`;
   }
 }
