@@ -20,6 +20,8 @@
 //                                            postgresql-doc-15 and bench/answers/postgres.yaml
 //   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
 //                                            owner sets them on the Sources page (decision 416)
+//   node bench/answers.mjs --synonyms FILE   an owner's synonyms, as --docs-synonyms reads them
+//                                            (decision 422), e.g. bench/answers/postgres.synonyms
 //   node bench/answers.mjs --embeddings      also the optional embeddings (decision 290) of a local
 //                                            model (bench/embeddings, installed on first use): the
 //                                            agents on HybridDocs, and the cosine ranking alone
@@ -49,6 +51,7 @@ const { values } = parseArgs({
     final: { type: 'boolean', default: false },
     manual: { type: 'string', default: 'python' },
     exclude: { type: 'string' },
+    synonyms: { type: 'string' },
     embeddings: { type: 'boolean', default: false },
     'embedding-chars': { type: 'string' },
     'semantic-weight': { type: 'string' },
@@ -475,9 +478,15 @@ try {
   else {
     const [title, headings, text] = (values.boosts ?? '').split(',').map(Number);
     const boosts = values.boosts ? { title, headings, text } : undefined;
-    const docs = new service.StaticDocs(run.sections, boosts);
+    // An owner's synonyms file, as --docs-synonyms reads it (decision 422): configuration, reported apart.
+    const vocabulary = values.synonyms
+      ? new service.Vocabulary(
+          service.splitSynonyms(readFileSync(values.synonyms, 'utf8').replace(/^\s*#.*$/gm, '')),
+        )
+      : undefined;
+    const docs = new service.StaticDocs(run.sections, boosts, vocabulary);
     askers.push([
-      `model agent, BM25${values.boosts ? ` ${values.boosts}` : ''}`,
+      `model agent, BM25${values.boosts ? ` ${values.boosts}` : ''}${vocabulary ? `, ${vocabulary.size} synonym groups` : ''}`,
       asker(
         (fetch) => new service.OpenAiAgent({ baseUrl: 'http://model.invalid/v1', model: 'm', docs, fetch }),
       ),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -9,6 +10,7 @@ import { readAnswerTests, searchCommand, testCommand } from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
 import { readDocsFolder } from './docs/folder.js';
 import { splitExclusions } from './docs/exclusions.js';
+import { splitSynonyms, synonymProblem } from './docs/synonyms.js';
 import { DocsInputError, DocsLibrary, sourceExclusions, sourceLocation } from './docs/library.js';
 import { systemClock } from './kernel/clock.js';
 import { memoryStores } from './storage/memory/index.js';
@@ -54,6 +56,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --docs-exclude P    paths the --docs sources keep out of the index, repeatable or comma-separated
                       (AGENT_CHAT_DOCS_EXCLUDE): a prefix like /blog/, * for anything (*/whatsnew/);
                       a folder's match its files' paths. Given, they replace the sources' at start.
+  --docs-synonyms F   a file of the words that mean one thing on your site, one group per line,
+                      separated by commas: "auto increment, serial" (AGENT_CHAT_DOCS_SYNONYMS);
+                      given, they replace the project's at start, else the console's stay
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
                       (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
@@ -112,6 +117,7 @@ const OPTIONS = {
   docs: { type: 'string', multiple: true },
   'docs-url': { type: 'string' },
   'docs-exclude': { type: 'string', multiple: true },
+  'docs-synonyms': { type: 'string' },
   'model-max-tokens': { type: 'string' },
 } as const;
 
@@ -231,6 +237,7 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
       throw new Error(`--docs: ${error instanceof Error ? error.message : String(error)}`);
     }
   const exclude = docsExclusions(values, locations);
+  const synonyms = docsSynonyms(values);
   const folderUrl = values['docs-url'] ?? env.AGENT_CHAT_DOCS_URL ?? '/docs';
   const baseUrl = env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
   const embedder = env.OPENAI_EMBEDDING_MODEL
@@ -253,6 +260,7 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
         if (exclude && source.exclude.join('\n') !== exclude.join('\n'))
           await library.setExclusions(project, source.id, exclude);
       }
+      if (synonyms) await library.setSynonyms(project, synonyms);
     } catch (error) {
       if (error instanceof DocsInputError) throw new Error(`--docs: ${error.message}`);
       throw error;
@@ -283,6 +291,27 @@ function docsExclusions(values: Flags, locations: string[]): string[] | null {
       throw new Error(`--docs-exclude: ${error instanceof Error ? error.message : String(error)}`);
     }
   return exclude;
+}
+
+/**
+ * The `--docs-synonyms` file's groups, checked; null when none is given. Given, they are the
+ * project's at every start, as `--docs-exclude` is (decision 418); `#` starts a comment line.
+ */
+function docsSynonyms(values: Flags): string[][] | null {
+  const file = values['docs-synonyms'] ?? env.AGENT_CHAT_DOCS_SYNONYMS;
+  if (file === undefined) return null;
+  let text: string;
+  try {
+    text = file ? readFileSync(resolve(file), 'utf8') : '';
+  } catch (error) {
+    throw new Error(
+      `--docs-synonyms: ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  const groups = splitSynonyms(text.replace(/^\s*#.*$/gm, ''));
+  const problem = synonymProblem(groups);
+  if (problem) throw new Error(`--docs-synonyms: ${problem}`);
+  return groups;
 }
 
 /** A model agent when one is configured; null for the offline demo agent. */

@@ -434,6 +434,42 @@ describe('agent-chat-service (the program) with a docs website', () => {
     expect(cleared.stdout).toContain(config);
   }, 60_000);
 
+  it('ranks with the --docs-synonyms file, keeps them without it, and an empty AGENT_CHAT_DOCS_SYNONYMS clears them', async () => {
+    const { site, docs } = await docsSite();
+    const question = 'everything is stuck forever';
+    const setting = `${site.url}/docs/reference/config.html#lock_timeout`;
+    const file = join(tmpdir(), `synonyms-ok-${process.pid}.txt`);
+    cleanup.push(() => rm(file, { force: true }));
+    await writeFile(file, '# Words our visitors use\nstuck, waits for a lock\n\nupgrade, migration\n');
+
+    const found = await run(['search', question, ...docs, '--docs-synonyms', file]);
+    expect(found.code).toBe(0);
+    expect(found.stdout.split('\n')[1].trim()).toBe(setting);
+    expect((await run(['search', question, ...docs])).stdout.split('\n')[1].trim()).toBe(setting);
+    const cleared = await run(['search', question, ...docs], { AGENT_CHAT_DOCS_SYNONYMS: '' });
+    expect(cleared.code).toBe(1);
+    expect(cleared.stdout).toContain('No section matches');
+  }, 60_000);
+
+  it('refuses a bad --docs-synonyms file, naming what is wrong, before it opens the database', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const file = join(tmpdir(), `synonyms-${process.pid}.txt`);
+    cleanup.push(() => rm(file, { force: true }));
+    await writeFile(file, 'stuck, waits for a lock\nserial\n');
+    const docs = ['--data', dataDir, '--docs', 'https://docs.example.com/guide/'];
+    const bad = await run([...FLAGS, ...docs, '--docs-synonyms', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe(
+      'agent-chat-service: --docs-synonyms: The synonym group "serial" needs at least two words or phrases.',
+    );
+    const missing = await run([...FLAGS, ...docs, '--docs-synonyms', join(dataDir, 'none.txt')]);
+    expect(missing.stderr.trim()).toBe(
+      `agent-chat-service: --docs-synonyms: ${join(dataDir, 'none.txt')} cannot be read (ENOENT).`,
+    );
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
   it('refuses a bad --docs-exclude pattern, naming it, before it opens the database', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
