@@ -444,8 +444,7 @@ function questionSets(name) {
       heldOut: null,
       secondHeldOut: null,
     };
-  if (name !== 'python')
-    throw new Error(`--manual ${name}: the manuals are python, django and postgres`);
+  if (name !== 'python') throw new Error(`--manual ${name}: the manuals are python, django and postgres`);
   return {
     root: manual('python3-doc', /^python3(\.\d+)?$/),
     questions: read('questions.yaml'),
