@@ -94,6 +94,34 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(hit?.section.url).toBe(`${site.url}/docs/guide/linked-only.html#kill-query`);
   });
 
+  it("ranks with the owner's synonyms at once on the instance that took them, and on the others within their freshness", async () => {
+    const { site, clock, library } = await fixture();
+    const [writer, reader] = [library({ freshnessMs: 60_000 }), library({ freshnessMs: 5_000 })];
+    await writer.addSource(P, `${site.url}/docs/`);
+    await writer.tick();
+    const first = async (instance: DocsLibrary) =>
+      (await instance.search(P, 'everything is stuck forever'))[0]?.section.url;
+    expect(await first(writer)).toBeUndefined();
+    expect(await first(reader)).toBeUndefined();
+
+    expect(await writer.setSynonyms(P, [['stuck', 'waits for a lock']])).toEqual([
+      ['stuck', 'waits for a lock'],
+    ]);
+    const setting = `${site.url}/docs/reference/config.html#lock_timeout`;
+    expect(await first(writer)).toBe(setting);
+    expect(await first(reader)).toBeUndefined();
+    clock.advance(5_000);
+    await reader.search(P, 'warm');
+    await expect.poll(() => first(reader)).toBe(setting);
+    // Another project's index never takes them.
+    expect(await writer.search('proj_b', 'everything is stuck forever')).toEqual([]);
+
+    await expect(writer.setSynonyms(P, [['stuck', 'the']])).rejects.toThrow(
+      new DocsInputError('The synonym group "stuck, the" has "the", which has no word a search ranks.'),
+    );
+    expect(await writer.synonyms(P)).toEqual([['stuck', 'waits for a lock']]);
+  });
+
   it('refuses a location that is neither a website nor a folder, in plain words', async () => {
     const { library } = await fixture();
     await expect(library().addSource(P, 'ftp://docs.example.com/')).rejects.toThrow(
