@@ -321,4 +321,6 @@ export interface ConsoleDocHit {
 
 export interface ConsoleDocHits {
   hits: ConsoleDocHit[];
+  /** The words the search added to the question: the general synonyms and the project's own. */
+  also: string[];
 }

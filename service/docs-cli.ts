@@ -37,6 +37,8 @@ export async function searchCommand(
     );
     print(`    ${hit.section.url}`);
   });
+  const also = (await docs.expansions?.(question)) ?? [];
+  if (also.length) print(`Also searched for: ${also.join(', ')}`);
   return 0;
 }
 

@@ -166,7 +166,7 @@ export class ConsoleApi {
   recrawlSource = (projectId: string, id: string) =>
     this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(projectId, id), { body: {} });
   searchDocs = (projectId: string, q: string) =>
-    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } }).then((r) => r.hits);
+    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } });
   setSynonyms = (projectId: string, synonyms: string[][]) =>
     this.call<ConsoleDocSynonyms>('PUT', paths.docsSynonyms(projectId), { body: { synonyms } }).then(
       (r) => r.synonyms,

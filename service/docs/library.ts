@@ -206,6 +206,11 @@ export class DocsLibrary {
     return this.project(projectId).search(question, limit);
   }
 
+  /** The words a search of the project's docs adds to `question`. */
+  expansions(projectId: string, question: string): Promise<string[]> {
+    return this.project(projectId).expansions?.(question) ?? Promise.resolve([]);
+  }
+
   /**
    * Crawls the sources that are due, every project's, one after another, while this process
    * holds the lease; returns how many it crawled (0 when another instance crawls).

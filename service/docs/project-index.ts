@@ -24,7 +24,7 @@ export interface ProjectIndexOptions {
  * the project's sections only: what another project's agent searches never reaches it.
  */
 export class ProjectIndex implements DocsSearch {
-  private index: { version: number; search: DocsSearch; size: number } | null = null;
+  private index: { version: number; search: DocsSearch; lexical: SectionIndex; size: number } | null = null;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private loading: Promise<void> | null = null;
 
@@ -42,6 +42,11 @@ export class ProjectIndex implements DocsSearch {
   async size(): Promise<number> {
     await this.current();
     return this.index?.size ?? 0;
+  }
+
+  async expansions(question: string): Promise<string[]> {
+    await this.current();
+    return this.index?.lexical.expansions(question) ?? [];
   }
 
   /**
@@ -104,6 +109,6 @@ export class ProjectIndex implements DocsSearch {
             }),
           )
         : { search: async (question, limit) => lexical.search(question, limit) };
-    this.index = { version, search, size: sections.length };
+    this.index = { version, search, lexical, size: sections.length };
   }
 }

@@ -136,6 +136,11 @@ export class SectionIndex {
     return diversify(this.rank(question, CANDIDATES)).slice(0, limit);
   }
 
+  /** The words `rank` adds to `question`: the general synonyms, then the owner's. */
+  expansions(question: string): string[] {
+    return [...new Set([...synonymsOf(question).words, ...this.vocabulary.expand(question).words])];
+  }
+
   /** The sections for `question` in fused rank order, a page's sections side by side: what fusions take. */
   rank(question: string, limit = 20): Hit[] {
     if (!this.sections.length) return [];
@@ -237,6 +242,10 @@ export class StaticDocs implements DocsSearch {
 
   async search(question: string, limit?: number): Promise<Hit[]> {
     return this.index.search(question, limit);
+  }
+
+  async expansions(question: string): Promise<string[]> {
+    return this.index.expansions(question);
   }
 }
 

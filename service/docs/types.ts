@@ -47,4 +47,6 @@ export interface DocsSearch {
   search(question: string, limit?: number): Promise<Hit[]>;
   /** How many sections it holds, where that can change (a library before its first crawl holds none). */
   size?(): Promise<number>;
+  /** The words a search adds to `question` (synonyms), for an operator to see why it found what it did. */
+  expansions?(question: string): Promise<string[]>;
 }

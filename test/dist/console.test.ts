@@ -426,6 +426,7 @@ describe('the console in Chromium', () => {
     await expect
       .poll(() => first.getByRole('link').textContent())
       .toBe('Configuration › Locks › lock_timeout (milliseconds)');
+    await page.getByText('Also searched for: waits for a lock').waitFor();
     expect(await service.storage.docs.docSynonyms(PROJECT.id)).toEqual([
       ['stuck', 'waits for a lock'],
       ['upgrade', 'migration'],

@@ -445,6 +445,7 @@ describe('agent-chat-service (the program) with a docs website', () => {
     const found = await run(['search', question, ...docs, '--docs-synonyms', file]);
     expect(found.code).toBe(0);
     expect(found.stdout.split('\n')[1].trim()).toBe(setting);
+    expect(found.stdout.trimEnd().split('\n').at(-1)).toBe('Also searched for: waits for a lock');
     expect((await run(['search', question, ...docs])).stdout.split('\n')[1].trim()).toBe(setting);
     const cleared = await run(['search', question, ...docs], { AGENT_CHAT_DOCS_SYNONYMS: '' });
     expect(cleared.code).toBe(1);

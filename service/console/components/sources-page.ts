@@ -50,6 +50,8 @@ export class SourcesPage extends ConsolePage {
   @state() private error = '';
   @state() private notice = '';
   @state() private hits: ConsoleDocHit[] | null = null;
+  /** The words the last search added to its question. */
+  @state() private also: string[] = [];
   @state() private searched = '';
   @state() private busy = false;
   /** The project's synonym groups as the service keeps them. */
@@ -163,7 +165,7 @@ export class SourcesPage extends ConsolePage {
 
   private async retrieve(question: string) {
     try {
-      this.hits = await this.api.searchDocs(this.project.id, question);
+      ({ hits: this.hits, also: this.also } = await this.api.searchDocs(this.project.id, question));
       this.searched = question;
       this.error = '';
     } catch (error) {
@@ -283,6 +285,11 @@ export class SourcesPage extends ConsolePage {
           <label>Question <input name="q" type="search" required maxlength="2000"></label>
           <button type="submit">Search</button>
         </form>
+        ${
+          this.hits !== null && this.also.length
+            ? html`<p class="hint">Also searched for: ${this.also.join(', ')}</p>`
+            : nothing
+        }
         ${
           this.hits === null
             ? nothing

@@ -184,8 +184,13 @@ export async function searchDocs(
   const question = (new URL(request.url).searchParams.get('q') ?? '').trim();
   if (!question) throw badRequest('q is the question to search for.');
   if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
-  const hits = await library(ctx).search(project.id, question, 10);
+  const docs = library(ctx);
+  const [hits, also] = await Promise.all([
+    docs.search(project.id, question, 10),
+    docs.expansions(project.id, question),
+  ]);
   return json({
+    also,
     hits: hits.map(({ section, score, match }) => ({
       title: section.title,
       headings: section.headings,

@@ -220,6 +220,11 @@ describe('console Sources', () => {
       },
     });
     expect(await first(PROJECT.id, question)).toMatch(/config\.html#lock_timeout$/);
+    const searched = await admin.call(
+      'GET',
+      `${docsPath(PROJECT.id, 'search')}?q=${encodeURIComponent(question)}`,
+    );
+    expect(searched.body.also).toEqual(['waits for a lock']);
     expect((await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.synonyms).toEqual([
       ['stuck', 'waits for a lock'],
       ['upgrade', 'migration'],
