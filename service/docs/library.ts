@@ -141,10 +141,6 @@ export class DocsLibrary {
     return this.options.store.removeDocSource(projectId, id);
   }
 
-  /**
-   * Replaces the exclude patterns of the project's source and crawls it again now, so the pages
-   * they keep out leave its index; false when the project has no such source.
-   */
   /** The project's synonym groups (decision 422). */
   synonyms(projectId: string): Promise<string[][]> {
     return this.options.store.docSynonyms(projectId);
@@ -169,6 +165,10 @@ export class DocsLibrary {
     return synonyms;
   }
 
+  /**
+   * Replaces the exclude patterns of the project's source and crawls it again now, so the pages
+   * they keep out leave its index; false when the project has no such source.
+   */
   async setExclusions(projectId: string, id: string, exclude: readonly unknown[]): Promise<boolean> {
     const source = (await this.sources(projectId)).find((s) => s.id === id);
     if (!source) return false;

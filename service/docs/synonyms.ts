@@ -137,6 +137,6 @@ export class Vocabulary {
         if (member.terms.length && member.terms.every((term) => own.has(term)))
           for (const other of group) if (other !== member) words.add(other.words);
     const added = new Set(terms([...words].join(' ')).filter((term) => !own.has(term)));
-    return { words: [...words], terms: added };
+    return { words: [...words].filter((word) => terms(word).some((term) => added.has(term))), terms: added };
   }
 }

@@ -147,6 +147,8 @@ describe('SectionIndex', () => {
     // One word of a phrase is not the phrase: "total" alone brings nothing.
     expect(vocabulary.expand('total cost')).toEqual({ words: [], terms: new Set() });
     expect(vocabulary.expand('a running total').words).toEqual(['cumulative sum', 'window function']);
+    // What the question says already is not searched twice.
+    expect(vocabulary.expand('running total with a window function').words).toEqual(['cumulative sum']);
   });
 
   it("ranks a section with more of the question's words above one matching fewer more strongly", () => {
