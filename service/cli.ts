@@ -260,7 +260,9 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
         if (exclude && source.exclude.join('\n') !== exclude.join('\n'))
           await library.setExclusions(project, source.id, exclude);
       }
-      if (synonyms) await library.setSynonyms(project, synonyms);
+      // Set only when they differ: a new version rebuilds the project's index on every instance.
+      if (synonyms && JSON.stringify(await library.synonyms(project)) !== JSON.stringify(synonyms))
+        await library.setSynonyms(project, synonyms);
     } catch (error) {
       if (error instanceof DocsInputError) throw new Error(`--docs: ${error.message}`);
       throw error;
