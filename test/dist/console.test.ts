@@ -9,6 +9,14 @@ import { launchChromium } from './chromium.js';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
+import {
+  DemoAgent,
+  createAgentService,
+  memoryStores,
+  nodeConsole,
+  scryptPasswords,
+  serve,
+} from '../../service/node.js';
 
 /** `CONSOLE_SCREENSHOTS=1` (npm run screenshots:console) also writes docs/screenshots/console/. */
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ? 'docs/screenshots/console' : null;
@@ -42,7 +50,11 @@ afterAll(async () => {
 
 /** A fresh browser context (its own cookies) on the console, recording CSP violations and errors. */
 async function open(
-  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+  options: {
+    colorScheme?: 'light' | 'dark';
+    viewport?: { width: number; height: number };
+    url?: string;
+  } = {},
 ) {
   const context: BrowserContext = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
@@ -60,7 +72,7 @@ async function open(
       seen.push(`${e.violatedDirective} ${e.blockedURI}`),
     );
   });
-  await page.goto(`${service.url}/console/`);
+  await page.goto(`${options.url ?? service.url}/console/`);
   const violations = () =>
     page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
   return { context, page, errors, violations };
@@ -449,6 +461,39 @@ describe('the console in Chromium', () => {
     expect(errors).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);
+    await context.close();
+  });
+
+  it('Sources on a service without a documentation library: says how to give it one, and offers nothing it would refuse', async () => {
+    const storage = memoryStores();
+    const bare = await serve(
+      createAgentService({
+        projects: [PROJECT],
+        storage,
+        agent: new DemoAgent({ wordDelayMs: 0 }),
+        console: await nodeConsole(),
+      }),
+      { port: 0, log: () => {} },
+    );
+    cleanup.push(() => bare.close());
+    await storage.accounts.createAdmin({
+      username: ADMIN.username,
+      passwordHash: await scryptPasswords.hash(ADMIN.password),
+      createdAt: Date.now(),
+    });
+    const { page, context, errors, violations } = await open({ url: bare.url });
+    await signIn(page);
+    await page.getByRole('link', { name: 'Sources', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    await expect
+      .poll(() => page.getByText(/answers without a documentation library/).textContent())
+      .toContain('start it with --docs');
+    for (const control of ['Add source', 'Search', 'Save synonyms'])
+      expect(await page.getByRole('button', { name: control, exact: true }).count()).toBe(0);
+    expect(await page.getByText('No sources yet').count()).toBe(0);
+    expect(await axe(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
     await context.close();
   });
 

@@ -264,14 +264,20 @@ export class SourcesPage extends ConsolePage {
       <p class="visually-hidden" role="status">${this.notice}</p>
       ${
         this.enabled
-          ? html`<form class="card stack add" @submit=${this.add} aria-label="Add a source">
-          <label>Website or folder <input name="location" required placeholder="https://docs.example.com/" autocomplete="off"></label>
-          <div class="exclude"><label>Exclude paths <textarea name="exclude" rows="2" spellcheck="false" aria-describedby="add-exclude-hint" placeholder="/blog/"></textarea></label>
-            ${hint('add-exclude-hint')}</div>
-          <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Add source</button></div>
-        </form>`
-          : html`<p class="notice">This service answers without a documentation library.</p>`
+          ? this.renderLibrary()
+          : html`<p class="notice">This service answers without a documentation library: start it with <code>--docs</code> and a website or folder, or give <code>createAgentService</code> a <code>DocsLibrary</code>.</p>`
       }
+    </div>`;
+  }
+
+  /** The sources, the search and the synonyms: only where the service has a library to hold them. */
+  private renderLibrary() {
+    return html`<form class="card stack add" @submit=${this.add} aria-label="Add a source">
+        <label>Website or folder <input name="location" required placeholder="https://docs.example.com/" autocomplete="off"></label>
+        <div class="exclude"><label>Exclude paths <textarea name="exclude" rows="2" spellcheck="false" aria-describedby="add-exclude-hint" placeholder="/blog/"></textarea></label>
+          ${hint('add-exclude-hint')}</div>
+        <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Add source</button></div>
+      </form>
       ${
         this.sources === null
           ? html`<p class="muted" role="status">Loading…</p>`
@@ -279,35 +285,37 @@ export class SourcesPage extends ConsolePage {
             ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
-      <section class="card stack" aria-labelledby="search-title">
-        <h2 id="search-title">What a question retrieves</h2>
-        <form class="row search-form" role="search" @submit=${this.search}>
-          <label>Question <input name="q" type="search" required maxlength="2000"></label>
-          <button type="submit">Search</button>
-        </form>
-        ${
-          this.hits !== null && this.also.length
-            ? html`<p class="hint">Also searched for: ${this.also.join(', ')}</p>`
-            : nothing
-        }
-        ${
-          this.hits === null
-            ? nothing
-            : this.hits.length
-              ? html`<ol class="hits" aria-label=${`Sections for “${this.searched}”`}>${this.hits.map(
-                  (
-                    hit,
-                  ) => html`<li><div class="row">${/^https?:\/\//i.test(hit.url) ? html`<a href=${hit.url} target="_blank" rel="noopener noreferrer">${[hit.title, ...hit.headings].join(' › ')}</a>` : html`<strong>${[hit.title, ...hit.headings].join(' › ')}</strong>`}
-                  <span class="score">score ${hit.score.toFixed(4)} · match ${hit.match.toFixed(2)}</span></div>
-                  <div class="where">${hit.url}</div><p class="excerpt">${hit.excerpt.replace(/\n{2,}/g, '\n')}</p></li>`,
-                )}</ol>`
-              : html`<p class="muted">No section matches “${this.searched}”.</p>`
-        }
-      </section>
-      ${this.enabled ? this.renderSynonyms() : nothing}
-    </div>`;
+      ${this.renderSearch()} ${this.renderSynonyms()}`;
+  }
+
+  private renderSearch() {
+    return html`<section class="card stack" aria-labelledby="search-title">
+      <h2 id="search-title">What a question retrieves</h2>
+      <form class="row search-form" role="search" @submit=${this.search}>
+        <label>Question <input name="q" type="search" required maxlength="2000"></label>
+        <button type="submit">Search</button>
+      </form>
+      ${
+        this.hits !== null && this.also.length
+          ? html`<p class="hint">Also searched for: ${this.also.join(', ')}</p>`
+          : nothing
+      }
+      ${
+        this.hits === null
+          ? nothing
+          : this.hits.length
+            ? html`<ol class="hits" aria-label=${`Sections for “${this.searched}”`}>${this.hits.map(hitItem)}</ol>`
+            : html`<p class="muted">No section matches “${this.searched}”.</p>`
+      }
+    </section>`;
   }
 }
+
+/** One ranked section of a search, linked when it has a web address. */
+const hitItem = (hit: ConsoleDocHit) =>
+  html`<li><div class="row">${/^https?:\/\//i.test(hit.url) ? html`<a href=${hit.url} target="_blank" rel="noopener noreferrer">${[hit.title, ...hit.headings].join(' › ')}</a>` : html`<strong>${[hit.title, ...hit.headings].join(' › ')}</strong>`}
+                <span class="score">score ${hit.score.toFixed(4)} · match ${hit.match.toFixed(2)}</span></div>
+                <div class="where">${hit.url}</div><p class="excerpt">${hit.excerpt.replace(/\n{2,}/g, '\n')}</p></li>`;
 
 /** The lines of an exclusions box: trimmed, without blank ones (the service checks each). */
 const patterns = (text: string) =>
