@@ -3,7 +3,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Plugin, ViteDevServer, PreviewServer } from 'vite';
 import { createSessionHandler, ownerKey, toNodeHandler } from '../server/node.js';
 import { nodeConsole, nodeWidgetRelease, scryptPasswords } from '../service/console-node.js';
-import { type AccountStore, createAgentService, DemoAgent } from '../service/index.js';
+import { readDocsFolder } from '../service/docs/folder.js';
+import {
+  type AccountStore,
+  createAgentService,
+  DemoAgent,
+  DocsLibrary,
+  systemClock,
+} from '../service/index.js';
 import { openStorage } from '../service/storage/open.js';
 
 export const DEMO = {
@@ -73,11 +80,15 @@ async function serveBuiltFile(request: Request): Promise<Response> {
 export function demoServices(): Plugin {
   async function mount(server: ViteDevServer | PreviewServer) {
     const storage = await openStorage({ dataDir: DEMO.dataDir });
+    // A library with no sources: the demo agent answers from the widget's own articles until the
+    // console's Sources page is given a site or folder, which is then what it answers from.
+    const docs = new DocsLibrary({ store: storage.docs, clock: systemClock, readFolder: readDocsFolder });
     const service = createAgentService({
       projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
       basePath: DEMO.servicePath,
       storage,
       agent: new DemoAgent({ wordDelayMs: 25 }),
+      docs,
       console: await nodeConsole(),
       widget: await nodeWidgetRelease(),
     });
