@@ -83,6 +83,16 @@ const NAVIGATION_LINK_SHARE = 0.9;
  * so "« previous | up | next »" is not taken for prose.
  */
 const letterCount = (text: string) => text.replace(/[\s|«»‹›·•←→↑]/gu, '').length;
+/**
+ * The words a line of previous/next links says besides its links ("Next: <a>Using it</a>,
+ * Previous: <a>Intro</a>, Up: <a>Manual</a> [<a>Index</a>]", as Texinfo writes every page of a
+ * GNU manual): a line with links and no other word is navigation, whatever its link share.
+ */
+const NAVIGATION_WORDS = new Set(['next', 'previous', 'prev', 'up', 'top', 'home', 'index', 'contents']);
+const onlyNavigationWords = (text: string) => {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.length > 0 && words.every((word) => NAVIGATION_WORDS.has(word));
+};
 const INLINE_CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
 /** A link whose whole text is one of these marks a permalink, not content. */
 const PERMALINK = /^[\s¶#§🔗¶]*$/u;
@@ -202,6 +212,8 @@ class SectionWriter {
   private line = '';
   /** Characters of `line` that are link text. */
   private linked = 0;
+  /** The text of `line` outside links. */
+  private unlinked = '';
 
   constructor(
     private readonly pageUrl: string,
@@ -211,18 +223,25 @@ class SectionWriter {
   text(text: string, link = false) {
     this.line += text;
     if (link) this.linked += letterCount(text);
+    else this.unlinked += text;
   }
 
   /**
    * Ends the current paragraph, if any. One that is nearly all link text (a table of contents,
-   * an index, a list of related pages) is navigation, not content, and is dropped.
+   * an index, a list of related pages), or links with only navigation words beside them, is
+   * navigation, not content, and is dropped.
    */
   flush() {
     const line = this.line.replace(/[ \t\r\n\f]+/g, ' ').trim();
     const letters = letterCount(line.replace(/^- /, ''));
-    if (line && !(letters > 0 && this.linked >= NAVIGATION_LINK_SHARE * letters)) this.blocks.push(line);
+    const navigation =
+      letters > 0 &&
+      (this.linked >= NAVIGATION_LINK_SHARE * letters ||
+        (this.linked > 0 && onlyNavigationWords(this.unlinked)));
+    if (line && !navigation) this.blocks.push(line);
     this.line = '';
     this.linked = 0;
+    this.unlinked = '';
   }
 
   block(text: string) {

@@ -118,3 +118,28 @@ describe('extractHtml on a DocBook page', () => {
     ]);
   });
 });
+
+/** A page as Texinfo writes every node of a GNU manual: a line of previous/next/up links, then the node. */
+const TEXINFO = `<!DOCTYPE html>
+<html><head><title>Thread Safety (Acme Manual)</title><meta name="Generator" content="makeinfo"></head><body>
+<div class="nav-top"><p>
+Next: <a href="Closures.html" rel="next">Closures</a>, Previous: <a href="Types.html" rel="prev">Types</a>, Up: <a href="Using.html" rel="up">Using Acme</a> &nbsp; [<a href="Index.html" rel="index">Index</a>]</p>
+</div><hr>
+<span id="Thread-Safety-1"></span><h3 class="section">2.7 Thread Safety</h3>
+<p>Acme is not completely thread-safe; follow two rules.</p>
+<p>See the <a href="Index.html">Index</a> for every rule.</p>
+<hr><div class="nav-bottom"><p>Next: <a href="Closures.html">Closures</a>, Up: <a href="Using.html">Using Acme</a></p></div>
+</body></html>`;
+
+describe('extractHtml on a Texinfo page', () => {
+  it('drops the lines of links with only Next, Previous, Up and Index beside them, keeping prose with a link', () => {
+    const page = extractHtml(TEXINFO, 'https://acme.test/manual/Thread-Safety.html');
+    expect(page.sections.map((s) => [s.url, s.headings, s.text])).toEqual([
+      [
+        'https://acme.test/manual/Thread-Safety.html#Thread-Safety-1',
+        ['2.7 Thread Safety'],
+        'Acme is not completely thread-safe; follow two rules.\n\nSee the Index for every rule.',
+      ],
+    ]);
+  });
+});
