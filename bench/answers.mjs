@@ -479,9 +479,7 @@ try {
     const boosts = values.boosts ? { title, headings, text } : undefined;
     // An owner's synonyms file, as --docs-synonyms reads it (decision 422): configuration, reported apart.
     const vocabulary = values.synonyms
-      ? new service.Vocabulary(
-          service.splitSynonyms(readFileSync(values.synonyms, 'utf8').replace(/^\s*#.*$/gm, '')),
-        )
+      ? new service.Vocabulary(service.splitSynonyms(readFileSync(values.synonyms, 'utf8')))
       : undefined;
     const docs = new service.StaticDocs(run.sections, boosts, vocabulary);
     askers.push([

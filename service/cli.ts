@@ -297,7 +297,7 @@ function docsExclusions(values: Flags, locations: string[]): string[] | null {
 
 /**
  * The `--docs-synonyms` file's groups, checked; null when none is given. Given, they are the
- * project's at every start, as `--docs-exclude` is (decision 418); `#` starts a comment line.
+ * project's at every start, as `--docs-exclude` is (decision 418).
  */
 function docsSynonyms(values: Flags): string[][] | null {
   const file = values['docs-synonyms'] ?? env.AGENT_CHAT_DOCS_SYNONYMS;
@@ -310,7 +310,7 @@ function docsSynonyms(values: Flags): string[][] | null {
       `--docs-synonyms: ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
     );
   }
-  const groups = splitSynonyms(text.replace(/^\s*#.*$/gm, ''));
+  const groups = splitSynonyms(text);
   const problem = synonymProblem(groups);
   if (problem) throw new Error(`--docs-synonyms: ${problem}`);
   return groups;

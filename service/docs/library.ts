@@ -8,7 +8,7 @@ import {
   type PageState,
 } from './crawler.js';
 import { excludedUrl, exclusionMatcher, exclusionProblem } from './exclusions.js';
-import { splitSynonyms, synonymProblem } from './synonyms.js';
+import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
 import type { DocsSearch, Hit } from './types.js';
@@ -147,16 +147,16 @@ export class DocsLibrary {
   }
 
   /**
-   * Replaces the project's synonym groups, as stored: checked (a `DocsInputError` naming the bad
-   * group), trimmed and without repeats. This instance's index takes them at once; the others
-   * when they see the project's version move.
+   * Replaces the project's synonym groups, as stored: trimmed and without repeats, then checked
+   * (a `DocsInputError` naming the bad group). This instance's index takes them at once; the
+   * others when they see the project's version move.
    */
   async setSynonyms(projectId: string, groups: readonly unknown[]): Promise<string[][]> {
-    const problem = synonymProblem(groups);
+    // Not lists of strings: synonymProblem names that first.
+    if (!isSynonymList(groups)) throw new DocsInputError(synonymProblem(groups)!);
+    const synonyms = splitSynonyms(groups);
+    const problem = synonymProblem(synonyms);
     if (problem) throw new DocsInputError(problem);
-    const synonyms = splitSynonyms(groups as string[][]);
-    const again = synonymProblem(synonyms);
-    if (again) throw new DocsInputError(again);
     await this.options.store.setDocSynonyms(projectId, synonyms);
     await this.indexes
       .get(projectId)

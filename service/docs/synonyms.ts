@@ -79,18 +79,21 @@ export const MAX_SYNONYM_GROUPS = 200;
 export const MAX_SYNONYM_MEMBERS = 20;
 export const MAX_SYNONYM_LENGTH = 100;
 
+/** Groups shaped as lists of strings: what `splitSynonyms` takes from the API. */
+export const isSynonymList = (groups: readonly unknown[]): groups is string[][] =>
+  groups.every((group) => Array.isArray(group) && group.every((member) => typeof member === 'string'));
+
 /** What is wrong with an owner's groups, naming the first bad one; null when they are fine. */
 export function synonymProblem(groups: readonly unknown[]): string | null {
+  if (!isSynonymList(groups)) return 'Each synonym group is a list of words or phrases.';
   if (groups.length > MAX_SYNONYM_GROUPS)
     return `At most ${MAX_SYNONYM_GROUPS} synonym groups (${groups.length} given).`;
   for (const group of groups) {
-    if (!Array.isArray(group) || group.some((member) => typeof member !== 'string'))
-      return 'Each synonym group is a list of words or phrases.';
     const named = `The synonym group "${group.join(', ').slice(0, 60)}"`;
     if (group.length < 2) return `${named} needs at least two words or phrases.`;
     if (group.length > MAX_SYNONYM_MEMBERS)
       return `${named} has more than ${MAX_SYNONYM_MEMBERS} words or phrases.`;
-    for (const member of group as string[]) {
+    for (const member of group) {
       if (member.length > MAX_SYNONYM_LENGTH)
         return `${named} has a phrase over ${MAX_SYNONYM_LENGTH} characters.`;
       if (!terms(member).length) return `${named} has "${member}", which has no word a search ranks.`;
@@ -100,11 +103,18 @@ export function synonymProblem(groups: readonly unknown[]): string | null {
 }
 
 /**
- * Groups as an owner typed them (one per line, members separated by commas), or as the API took
- * them: trimmed, blank members and repeats dropped, empty lines skipped.
+ * Groups as an owner typed them (one per line, members separated by commas; a line starting with
+ * `#` is a comment), or as the API took them: trimmed, blank members and repeats dropped, empty
+ * lines skipped.
  */
 export function splitSynonyms(text: string | readonly (readonly string[])[]): string[][] {
-  const lines = typeof text === 'string' ? text.split('\n').map((line) => line.split(',')) : text;
+  const lines =
+    typeof text === 'string'
+      ? text
+          .split('\n')
+          .filter((line) => !line.trimStart().startsWith('#'))
+          .map((line) => line.split(','))
+      : text;
   return lines
     .map((members) => [
       ...new Set(members.map((member) => member.replace(/\s+/g, ' ').trim()).filter(Boolean)),

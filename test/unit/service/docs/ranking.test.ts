@@ -244,7 +244,11 @@ describe('fuseByRank', () => {
 
 describe("an owner's synonyms as typed and checked", () => {
   it('reads one group per line, members separated by commas, trimmed, blank and repeated ones dropped', () => {
-    expect(splitSynonyms('auto increment,  serial , serial,\n\n , \nupsert, on conflict')).toEqual([
+    expect(
+      splitSynonyms(
+        '# ours\nauto increment,  serial , serial,\n\n , \n  # not this, one\nupsert, on conflict',
+      ),
+    ).toEqual([
       ['auto increment', 'serial'],
       ['upsert', 'on conflict'],
     ]);
