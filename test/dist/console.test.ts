@@ -85,6 +85,15 @@ async function signIn(page: Page) {
   await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
 }
 
+/** `open`, signed in, on the Sources page. */
+async function openSources(options: Parameters<typeof open>[0] = {}) {
+  const opened = await open(options);
+  await signIn(opened.page);
+  await opened.page.getByRole('link', { name: 'Sources', exact: true }).click();
+  await opened.page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+  return opened;
+}
+
 /** Waits until what a page loads is drawn (no "Loading" status left, charts on their canvas). */
 async function settled(page: Page) {
   await expect
@@ -257,10 +266,7 @@ describe('the console in Chromium', () => {
   }
 
   it('Sources: what each holds with its failures, a bad address refused, the ranked sections with scores, re-crawl and remove', async () => {
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
-    await page.getByRole('link', { name: 'Sources', exact: true }).click();
-    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const { page, context, errors, violations } = await openSources();
     const site = page.getByRole('region', { name: /\/docs\/$/ });
     await expect.poll(() => site.getByRole('definition').first().textContent()).toBe('6');
     await site.getByText(/^3 failures$/).click();
@@ -303,10 +309,7 @@ describe('the console in Chromium', () => {
   });
 
   it('Sources: exclusions given when adding, changed by keyboard, shown with what the last crawl skipped', async () => {
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
-    await page.getByRole('link', { name: 'Sources', exact: true }).click();
-    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const { page, context, errors, violations } = await openSources();
     const sources = () => service.storage.docs.listDocSources(PROJECT.id);
     /**
      * Waits until the source's crawl after `since` is stored, then until the page, never
@@ -415,10 +418,7 @@ describe('the console in Chromium', () => {
   });
 
   it('Sources: synonyms saved by keyboard, the last search run again with them, a bad group refused', async () => {
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
-    await page.getByRole('link', { name: 'Sources', exact: true }).click();
-    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const { page, context, errors, violations } = await openSources();
     await page.getByRole('searchbox', { name: 'Question' }).fill('everything is stuck forever');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText('No section matches “everything is stuck forever”.').waitFor();
@@ -481,10 +481,7 @@ describe('the console in Chromium', () => {
       passwordHash: await scryptPasswords.hash(ADMIN.password),
       createdAt: Date.now(),
     });
-    const { page, context, errors, violations } = await open({ url: bare.url });
-    await signIn(page);
-    await page.getByRole('link', { name: 'Sources', exact: true }).click();
-    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const { page, context, errors, violations } = await openSources({ url: bare.url });
     await expect
       .poll(() => page.getByText(/answers without a documentation library/).textContent())
       .toContain('start it with --docs');
