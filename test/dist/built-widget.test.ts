@@ -250,7 +250,9 @@ describe('files in a question from the built widget', () => {
       await expect.poll(() => thumbnail(page)).toMatchObject({ drawn: false, hidden: true });
       expect(await page.locator('agent-chat .chip .name').textContent()).toBe('error.png');
       expect(await violations()).toEqual([expect.stringMatching(/^img-src blob/)]);
-      // Sent, the question's image shows its name instead, and still downloads.
+      // Sent once uploaded (Send during an upload only asks the visitor to wait), the question's
+      // image shows its name instead, and still downloads.
+      await page.locator('agent-chat .chip.ready').waitFor();
       await chat(page, 'And this?');
       const sent = page.locator('agent-chat').getByRole('button', { name: 'Download error.png' });
       await expect.poll(() => sent.evaluate((b) => b.classList.contains('broken'))).toBe(true);
