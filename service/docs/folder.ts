@@ -7,9 +7,23 @@ import { extractMarkdown } from './markdown.js';
 import { StaticDocs } from './ranking.js';
 
 /**
- * A folder of documentation on the service's disk (Node only): Markdown files (`.md`,
- * `.markdown`) and HTML pages, each a page of sections. A Markdown file is linked at
- * `publicUrl` + its path without the extension, an HTML page at `publicUrl` + its path. A file
+ * A Markdown file's address under `base`: its path without the extension, but a folder's own page
+ * (`index.md`, else `README.md`) at the folder's address, as MkDocs, Docusaurus and GitHub show it.
+ * `paths` are the folder's files, lowercased.
+ */
+function markdownUrl(base: string, path: string, paths: ReadonlySet<string>): string {
+  const page = path.replace(/\.(md|markdown|mdx)$/i, '');
+  const [, folder, name] = /^(.*?)([^/]*)$/.exec(page)!;
+  const hasIndex = ['md', 'markdown', 'mdx'].some((ext) => paths.has(`${folder}index.${ext}`.toLowerCase()));
+  const own = /^index$/i.test(name) || (/^readme$/i.test(name) && !hasIndex);
+  return `${base}/${own ? folder : page}`;
+}
+
+/**
+ * A folder of documentation on the service's disk (Node only): Markdown and MDX files (`.md`,
+ * `.markdown`, `.mdx`) and HTML pages, each a page of sections. A Markdown file is linked at
+ * `publicUrl` + its path without the extension (an `index` or `README` file at its folder's
+ * address, as MkDocs, Docusaurus and GitHub show it), an HTML page at `publicUrl` + its path. A file
  * whose size and modification time match the last read is `unchanged` and not read again.
  * `exclude` patterns match a file's path under the folder with a leading `/` (`/releases/`
  * keeps out `releases/3.0.md`; decision 417): an excluded file is not read.
@@ -23,8 +37,9 @@ export async function readDocsFolder(
   const excluded = exclusionMatcher(options.exclude ?? []);
   const base = publicUrl.replace(/\/+$/, '');
   const files = (await readdir(dir, { recursive: true }))
-    .filter((f) => /\.(md|markdown|html?)$/i.test(f))
+    .filter((f) => /\.(md|markdown|mdx|html?)$/i.test(f))
     .sort();
+  const paths = new Set(files.map((f) => f.split(sep).join('/').toLowerCase()));
   const pages: CrawledPage[] = [];
   for (const file of files) {
     const path = file.split(sep).join('/');
@@ -32,8 +47,8 @@ export async function readDocsFolder(
       options.onExcluded?.(path);
       continue;
     }
-    const markdown = /\.(md|markdown)$/i.test(path);
-    const url = `${base}/${markdown ? path.replace(/\.(md|markdown)$/i, '') : path}`;
+    const markdown = /\.(md|markdown|mdx)$/i.test(path);
+    const url = markdown ? markdownUrl(base, path, paths) : `${base}/${path}`;
     const info = await stat(join(dir, file));
     // The file's size and time stand for a validator, as an ETag does for a site.
     const etag = `"${info.size}-${Math.round(info.mtimeMs)}"`;
@@ -43,7 +58,9 @@ export async function readDocsFolder(
       continue;
     }
     const text = await readFile(join(dir, file), 'utf8');
-    const page = markdown ? extractMarkdown(text, url, path) : extractHtml(text, url);
+    const page = markdown
+      ? extractMarkdown(text, url, path, { mdx: /\.mdx$/i.test(path) })
+      : extractHtml(text, url);
     if (page.noindex) continue;
     const hash = await hashOf(
       JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),
