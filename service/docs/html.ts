@@ -94,13 +94,20 @@ const onlyNavigationWords = (text: string) => {
   return words.length > 0 && words.every((word) => NAVIGATION_WORDS.has(word));
 };
 const INLINE_CODE = new Set(['code', 'kbd', 'samp', 'tt', 'var']);
-/** A link whose whole text is one of these marks a permalink, not content. */
-const PERMALINK = /^[\s¶#§🔗¶]*$/u;
+/**
+ * A link whose whole text is one of these marks a permalink, not content (VitePress's is a
+ * zero-width space).
+ */
+const PERMALINK = /^[\s¶#§🔗¶\u200b\ufeff]*$/u;
 
 const textOf = (node: Node): string =>
   node.type === 'text' ? (node.data ?? '') : (node.children ?? []).map(textOf).join('');
 
-const clean = (text: string) => text.replace(/[¶§]/g, '').replace(/\s+/g, ' ').trim();
+const clean = (text: string) =>
+  text
+    .replace(/[¶§\u200b\ufeff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 function find(node: Node, test: (node: Node) => boolean): Node | undefined {
   if (test(node)) return node;
@@ -220,6 +227,18 @@ function mainOf(document: Node): { root: Node; landmark: boolean } {
   return { root: find(document, (n) => isTag(n, 'body')) ?? document, landmark: false };
 }
 
+/** A list item's marker: "- ", or "3. " in an ordered list. */
+const LIST_MARKER = /^(?:-|\d+\.) /;
+const BARE_MARKER = /^(?:-|\d+\.)$/;
+
+/** The marker of list item `node`: numbered in an `<ol>` (from its `start`), else a dash. */
+function markerOf(node: Node): string {
+  const list = node.parent;
+  if (!list || !isTag(list, 'ol')) return '- ';
+  const items = (list.children ?? []).filter((c) => isTag(c, 'li'));
+  return `${(Number.parseInt(list.attribs?.start ?? '', 10) || 1) + items.indexOf(node)}. `;
+}
+
 interface Open {
   level: number;
   heading: string;
@@ -258,13 +277,13 @@ class SectionWriter {
    */
   flush() {
     const line = this.line.replace(/[ \t\r\n\f]+/g, ' ').trim();
-    const letters = letterCount(line.replace(/^- /, ''));
+    const letters = letterCount(line.replace(LIST_MARKER, ''));
     const navigation =
       letters > 0 &&
       (this.linked >= NAVIGATION_LINK_SHARE * letters ||
         (this.linked > 0 && onlyNavigationWords(this.unlinked)));
     // A list item's bare marker (the item holds only a code block or a list) says nothing.
-    if (line && line !== '-' && !navigation) this.blocks.push(line);
+    if (line && !BARE_MARKER.test(line) && !navigation) this.blocks.push(line);
     this.line = '';
     this.linked = 0;
     this.unlinked = '';
@@ -275,7 +294,7 @@ class SectionWriter {
    * which the block's first line continues (`<li><p>…</p></li>` is "- …", not "-" and a paragraph).
    */
   open() {
-    if (this.line.trim() !== '-') this.flush();
+    if (!BARE_MARKER.test(this.line.trim())) this.flush();
   }
 
   block(text: string) {
@@ -370,6 +389,47 @@ export function extractHtml(html: string, url: string): ExtractedPage {
   };
 }
 
+/**
+ * The language of code block `pre`, as highlighters mark it on the block, its `<code>` or the box
+ * around it (`language-sh`, Sphinx's `highlight-python3`); empty when none names one.
+ */
+function languageOf(pre: Node): string {
+  const code = (pre.children ?? []).find((c) => isTag(c, 'code'));
+  for (const node of [pre, code, pre.parent]) {
+    const language = LANGUAGE.exec(node?.attribs?.class ?? '')?.[1];
+    if (language && !/^(default|none|text|plain|plaintext)$/i.test(language)) return language;
+  }
+  return '';
+}
+const LANGUAGE = /(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)/;
+/** Whether `node` is the box of one code block and its controls (a highlighter's wrapper). */
+const codeBlock = (node: Node | null | undefined) =>
+  !!node && LANGUAGE.test(node.attribs?.class ?? '') && !!find(node, (n) => isTag(n, 'pre'));
+
+/**
+ * A table's rows as cells of plain text, written as one Markdown table (its first row the header):
+ * rows of its own, not of a table inside a cell, and not those nearly all links (navigation).
+ */
+function tableRows(table: Node): string[][] {
+  const rows: string[][] = [];
+  const visit = (node: Node) => {
+    for (const child of node.children ?? []) {
+      if (isTag(child, 'table')) continue;
+      if (!isTag(child, 'tr')) {
+        visit(child);
+        continue;
+      }
+      const cells = (child.children ?? [])
+        .filter((c) => isTag(c, 'td', 'th'))
+        .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
+      const letters = letterCount(cells.join(''));
+      if (letters && linkLetters(child) < NAVIGATION_LINK_SHARE * letters) rows.push(cells);
+    }
+  };
+  visit(table);
+  return rows;
+}
+
 /** Walks the main content, telling the writer its text, blocks and headings. */
 class ContentWalker {
   /** The id of the last element seen: the anchor of a heading that follows it at once. */
@@ -393,7 +453,8 @@ class ContentWalker {
     const name = node.name ?? '';
     const attribs = node.attribs ?? {};
     if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isNavigation(attribs)) return;
-    if (attribs['aria-hidden'] === 'true' || 'hidden' in attribs) return;
+    // A tab that is not shown yet is content all the same (Docusaurus's "Yarn" beside "npm").
+    if (attribs['aria-hidden'] === 'true' || ('hidden' in attribs && attribs.role !== 'tabpanel')) return;
     if (!this.landmark && name === 'header') return;
     if (this.banner(node)) return;
     if (name === 'a' && PERMALINK.test(textOf(node))) {
@@ -406,7 +467,7 @@ class ContentWalker {
     const block = BLOCK.has(name) || name === 'li';
     if (name === 'li') {
       this.writer.flush();
-      this.writer.text('- ');
+      this.writer.text(markerOf(node));
     } else if (block) this.writer.open();
     const link = name === 'a' && !!attribs.href;
     if (link) this.inLink++;
@@ -440,13 +501,15 @@ class ContentWalker {
     return true;
   }
 
-  /** Code, line breaks and table rows, written whole; true when `node` was one. */
+  /** Code, line breaks and tables, written whole; true when `node` was one. */
   private leaf(node: Node, name: string): boolean {
     if (name === 'pre') {
       const code = textOf(node).replace(/^\n+|\s+$/g, '');
-      if (code) this.writer.block(`\`\`\`\n${code.replaceAll('```', '`​``')}\n\`\`\``);
+      if (code) this.writer.block(`\`\`\`${languageOf(node)}\n${code.replaceAll('```', '`​``')}\n\`\`\``);
       return true;
     }
+    // The language a code block's corner shows (VitePress): the fence says it.
+    if ((node.attribs?.class ?? '').split(/\s+/).includes('lang') && codeBlock(node.parent)) return true;
     if (name === 'br') {
       this.writer.text('\n');
       return true;
@@ -456,13 +519,13 @@ class ContentWalker {
       if (code) this.writer.text(code.includes('`') ? code : `\`${code}\``, this.inLink > 0);
       return true;
     }
-    if (name !== 'tr') return false;
-    const cells = (node.children ?? [])
-      .filter((c) => isTag(c, 'td', 'th'))
-      .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
-    const letters = letterCount(cells.join(''));
-    if (letters && linkLetters(node) < NAVIGATION_LINK_SHARE * letters)
-      this.writer.block(`| ${cells.join(' | ')} |`);
+    if (name !== 'table') return false;
+    const rows = tableRows(node);
+    if (rows.length) {
+      const rule = `|${' --- |'.repeat(Math.max(...rows.map((r) => r.length)))}`;
+      const lines = rows.map((cells) => `| ${cells.join(' | ')} |`);
+      this.writer.block([lines[0], ...(lines.length > 1 ? [rule] : []), ...lines.slice(1)].join('\n'));
+    }
     return true;
   }
 }

@@ -26,10 +26,16 @@ export function splitLong(section: Section, max = MAX_SECTION_CHARS): Section[] 
   return parts.map((text) => ({ ...section, text }));
 }
 
-/** A block longer than `max`, cut at line ends, else at spaces, else anywhere; a code block's parts stay fenced. */
+/**
+ * A block longer than `max`, cut at line ends, else at spaces, else anywhere; a code block's parts
+ * stay fenced (in its language), and a table's parts each start with its header.
+ */
 function cut(block: string, max: number): string[] {
-  const fenced = /^```[^\n]*\n([\s\S]*)\n```$/.exec(block);
-  if (fenced) return cut(fenced[1], max - 8).map((code) => `\`\`\`\n${code}\n\`\`\``);
+  const fenced = /^(```[^\n]*)\n([\s\S]*)\n```$/.exec(block);
+  if (fenced)
+    return cut(fenced[2], max - fenced[1].length - 5).map((code) => `${fenced[1]}\n${code}\n\`\`\``);
+  const table = /^(\|[^\n]*\n\|(?: --- \|)+)\n([\s\S]+)$/.exec(block);
+  if (table) return cut(table[2], max - table[1].length - 1).map((rows) => `${table[1]}\n${rows}`);
   const out: string[] = [];
   let rest = block;
   while (rest.length > max) {

@@ -204,3 +204,56 @@ describe('extractHtml on pages of other generators', () => {
     ]);
   });
 });
+
+describe('extractHtml on a VitePress page', () => {
+  const VITEPRESS = `<html><head><title>Getting started | Acme</title></head><body>
+    <div class="VPNav"><nav><a href="/">Acme</a></nav></div>
+    <main class="main"><div class="vp-doc"><div>
+      <h1 id="getting-started" tabindex="-1">Getting started <a class="header-anchor" href="#getting-started" aria-label="Permalink to &quot;Getting started&quot;">&#8203;</a></h1>
+      <h2 id="install" tabindex="-1">Install <a class="header-anchor" href="#install">&#8203;</a></h2>
+      <ol start="3">
+        <li><p>Install the package:</p>
+          <div class="language-sh vp-adaptive-theme"><button title="Copy Code" class="copy"></button><span class="lang">sh</span><pre class="shiki"><code><span class="line"><span>npm install acme</span></span></code></pre></div></li>
+        <li><p>Set your key.</p></li>
+      </ol>
+      <table><thead><tr><th>Field</th><th>Meaning</th></tr></thead>
+        <tbody><tr><td><code>to</code></td><td>the customer | or a list</td></tr><tr><td><code>amount</code></td><td>in cents</td></tr></tbody></table>
+    </div></div></main></body></html>`;
+
+  it('keeps titles without the permalink, numbers ordered steps, fences code with its language and writes a table whole', () => {
+    const page = extractHtml(VITEPRESS, 'https://acme.test/guide/getting-started.html');
+    expect(page.title).toBe('Getting started');
+    expect(page.sections.map((s) => [s.url, s.headings, s.text])).toEqual([
+      [
+        'https://acme.test/guide/getting-started.html#install',
+        ['Install'],
+        [
+          '3. Install the package:',
+          '```sh\nnpm install acme\n```',
+          '4. Set your key.',
+          '| Field | Meaning |\n| --- | --- |\n| to | the customer \\| or a list |\n| amount | in cents |',
+        ].join('\n\n'),
+      ],
+    ]);
+  });
+});
+
+describe('extractHtml on a Docusaurus page', () => {
+  it("keeps every tab's panel, the hidden ones too, and drops what is hidden otherwise", () => {
+    const page = extractHtml(
+      `<html><head><title>Install | Acme</title></head><body><div class="main-wrapper"><main><article>
+        <div class="theme-doc-markdown markdown"><header><h1>Install</h1></header>
+        <div class="tabs-container"><ul role="tablist"><li role="tab" aria-selected="true">npm</li><li role="tab">Yarn</li></ul>
+          <div class="margin-top--md">
+            <div role="tabpanel"><pre><code class="language-sh">npm install acme</code></pre></div>
+            <div role="tabpanel" hidden><pre><code class="language-sh">yarn add acme</code></pre></div>
+          </div></div>
+        <p hidden>Shown after the install.</p><p aria-hidden="true">Decoration</p>
+        </div></article></main></div></body></html>`,
+      'https://acme.test/install/',
+    );
+    expect(page.sections.map((s) => s.text)).toEqual([
+      '- npm\n\n- Yarn\n\n```sh\nnpm install acme\n```\n\n```sh\nyarn add acme\n```',
+    ]);
+  });
+});
