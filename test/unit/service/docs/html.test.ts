@@ -131,6 +131,32 @@ Next: <a href="Closures.html" rel="next">Closures</a>, Previous: <a href="Types.
 <hr><div class="nav-bottom"><p>Next: <a href="Closures.html">Closures</a>, Up: <a href="Using.html">Using Acme</a></p></div>
 </body></html>`;
 
+describe("extractHtml on a DocBook manual's back-of-book index", () => {
+  it('drops the entries, which point at sections, and keeps an API entry with its anchor as a section', () => {
+    const index = extractHtml(
+      `<html><head><title>Index</title></head><body><div class="index" id="BOOKINDEX"><h2>Index</h2>
+      <div class="indexdiv" id="indexdiv-M"><h3>M</h3><dl>
+        <dt id="ientry-id1">max_connections configuration parameter, <a class="indexterm" href="runtime-config-connection.html#GUC-MAX-CONNECTIONS">Connection Settings</a></dt>
+        <dt id="ientry-id2">materialized views, <a class="indexterm" href="rules-materializedviews.html">Materialized Views</a></dt>
+      </dl></div></div></body></html>`,
+      'https://acme.test/manual/bookindex.html',
+    );
+    expect(index.sections).toEqual([]);
+    const reference = extractHtml(
+      `<main><h1>Connections</h1><dl><dt id="GUC-MAX-CONNECTIONS"><code>max_connections</code> (integer)</dt>
+        <dd><p>The most connections at once.</p></dd></dl></main>`,
+      'https://acme.test/manual/runtime-config-connection.html',
+    );
+    expect(reference.sections.map((s) => [s.url, s.headings, s.text])).toEqual([
+      [
+        'https://acme.test/manual/runtime-config-connection.html#GUC-MAX-CONNECTIONS',
+        ['max_connections (integer)'],
+        'max_connections (integer)\n\nThe most connections at once.',
+      ],
+    ]);
+  });
+});
+
 describe('extractHtml on a Texinfo page', () => {
   it('drops the lines of links with only Next, Previous, Up and Index beside them, keeping prose with a link', () => {
     const page = extractHtml(TEXINFO, 'https://acme.test/manual/Thread-Safety.html');
