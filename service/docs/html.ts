@@ -31,7 +31,6 @@ const DROP = new Set([
   'embed',
   'canvas',
   'nav',
-  'aside',
   'footer',
   'form',
   'button',
@@ -394,17 +393,37 @@ export function extractHtml(html: string, url: string): ExtractedPage {
 
 /**
  * The language of code block `pre`, as highlighters mark it on the block, its `<code>` or the box
- * around it (`language-sh`, Sphinx's `highlight-python3`); empty when none names one.
+ * around it (`language-sh`, Sphinx's `highlight-python3`, Expressive Code's `data-language`);
+ * empty when none names one.
  */
 function languageOf(pre: Node): string {
   const code = (pre.children ?? []).find((c) => isTag(c, 'code'));
   for (const node of [pre, code, pre.parent]) {
-    const language = LANGUAGE.exec(node?.attribs?.class ?? '')?.[1];
+    const language = node?.attribs?.['data-language'] || LANGUAGE.exec(node?.attribs?.class ?? '')?.[1];
     if (language && !/^(default|none|text|plain|plaintext)$/i.test(language)) return language;
   }
   return '';
 }
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)/;
+
+/**
+ * The text of code block `pre` as it shows: a highlighter that puts each line in a box of its own
+ * (Expressive Code, in Starlight: `<div class="ec-line">`, no newline between) has a line per box.
+ */
+function codeText(pre: Node): string {
+  let text = '';
+  const visit = (node: Node) => {
+    if (node.type === 'text') text += node.data ?? '';
+    else if (isTag(node, 'br')) text += '\n';
+    else if (node.type === 'tag') {
+      const box = isTag(node, 'div', 'p', 'li', 'tr');
+      if (box && text && !text.endsWith('\n')) text += '\n';
+      for (const child of node.children ?? []) visit(child);
+    }
+  };
+  visit(pre);
+  return text;
+}
 /** Whether `node` is the box of one code block and its controls (a highlighter's wrapper). */
 const codeBlock = (node: Node | null | undefined) =>
   !!node && LANGUAGE.test(node.attribs?.class ?? '') && !!find(node, (n) => isTag(n, 'pre'));
@@ -433,6 +452,18 @@ function tableRows(table: Node): string[][] {
   return rows;
 }
 
+/**
+ * Whether `<aside>` `node` is a callout in the text (Starlight's "Caution: …") rather than a
+ * sidebar: it has no heading and no navigation. Only one inside the main content is read.
+ */
+const isCallout = (node: Node) => !find(node, (n) => isTag(n, 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'nav'));
+
+/**
+ * Text for screen readers only ("Terminal window" over Starlight's shell blocks): a label of the
+ * page's controls, not what a reader of the page reads.
+ */
+const SCREEN_READER_ONLY = new Set(['sr-only', 'visually-hidden', 'screen-reader-text']);
+
 /** Walks the main content, telling the writer its text, blocks and headings. */
 class ContentWalker {
   /** The id of the last element seen: the anchor of a heading that follows it at once. */
@@ -456,6 +487,8 @@ class ContentWalker {
     const name = node.name ?? '';
     const attribs = node.attribs ?? {};
     if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isNavigation(attribs)) return;
+    if (name === 'aside' && !(this.landmark && isCallout(node))) return;
+    if ((attribs.class ?? '').split(/\s+/).some((c) => SCREEN_READER_ONLY.has(c))) return;
     // A tab that is not shown yet is content all the same (Docusaurus's "Yarn" beside "npm").
     if (attribs['aria-hidden'] === 'true' || ('hidden' in attribs && attribs.role !== 'tabpanel')) return;
     if (!this.landmark && name === 'header') return;
@@ -507,7 +540,7 @@ class ContentWalker {
   /** Code, line breaks and tables, written whole; true when `node` was one. */
   private leaf(node: Node, name: string): boolean {
     if (name === 'pre') {
-      const code = textOf(node).replace(/^\n+|\s+$/g, '');
+      const code = codeText(node).replace(/^\n+|\s+$/g, '');
       if (code) this.writer.block(`\`\`\`${languageOf(node)}\n${code.replaceAll('```', '`​``')}\n\`\`\``);
       return true;
     }

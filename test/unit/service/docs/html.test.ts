@@ -283,3 +283,25 @@ describe('extractHtml on a Docusaurus page', () => {
     ]);
   });
 });
+
+describe('extractHtml on a Starlight page', () => {
+  it('reads a callout aside and each line of Expressive Code, without the sidebar or screen-reader labels', () => {
+    const page = extractHtml(
+      `<html><head><title>Billing | Acme</title></head><body><div class="page">
+      <aside class="right-sidebar-container"><nav aria-labelledby="toc"><h2 id="toc">On this page</h2><ul><li><a href="#invoices">Invoices</a></li></ul></nav></aside>
+      <main><h1 id="_top">Billing</h1>
+        <aside aria-label="Caution" class="starlight-aside starlight-aside--caution"><p class="starlight-aside__title" aria-hidden="true">Caution</p>
+          <div class="starlight-aside__content"><p>Cancel before the first of the month.</p></div></aside>
+        <h2 id="invoices">Invoices</h2>
+        <div class="expressive-code"><figure class="frame is-terminal"><figcaption class="header"><span class="title"></span><span class="sr-only">Terminal window</span></figcaption>
+          <pre data-language="js"><code><div class="ec-line"><div class="code"><span>const acme = new Acme();</span></div></div><div class="ec-line"><div class="code"><span>await acme.send(42);</span></div></div></code></pre>
+          <div class="copy"><button title="Copy to clipboard" data-code="x"></button></div></figure></div>
+      </main></div></body></html>`,
+      'https://acme.test/guide/billing/',
+    );
+    expect(page.sections.map((s) => [s.headings, s.text])).toEqual([
+      [[], 'Cancel before the first of the month.'],
+      [['Invoices'], '```js\nconst acme = new Acme();\nawait acme.send(42);\n```'],
+    ]);
+  });
+});
