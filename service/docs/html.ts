@@ -487,7 +487,11 @@ class ContentWalker {
     const name = node.name ?? '';
     const attribs = node.attribs ?? {};
     if (DROP.has(name) || DROP_ROLES.has(attribs.role ?? '') || isNavigation(attribs)) return;
-    if (name === 'aside' && !(this.landmark && isCallout(node))) return;
+    if (name === 'aside') {
+      if (!this.landmark || !isCallout(node)) return;
+      // Its kind ("Caution") is often only its label, the visible title hidden from readers.
+      if (attribs['aria-label']) this.writer.block(attribs['aria-label']);
+    }
     if ((attribs.class ?? '').split(/\s+/).some((c) => SCREEN_READER_ONLY.has(c))) return;
     // A tab that is not shown yet is content all the same (Docusaurus's "Yarn" beside "npm").
     if (attribs['aria-hidden'] === 'true' || ('hidden' in attribs && attribs.role !== 'tabpanel')) return;

@@ -300,7 +300,7 @@ describe('extractHtml on a Starlight page', () => {
       'https://acme.test/guide/billing/',
     );
     expect(page.sections.map((s) => [s.headings, s.text])).toEqual([
-      [[], 'Cancel before the first of the month.'],
+      [[], 'Caution\n\nCancel before the first of the month.'],
       [['Invoices'], '```js\nconst acme = new Acme();\nawait acme.send(42);\n```'],
     ]);
   });
