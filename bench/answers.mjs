@@ -18,6 +18,8 @@
 //                                            manual (python-django-doc) and bench/answers/django.yaml
 //   node bench/answers.mjs --manual postgres the second unseen-manual set (decision 420):
 //                                            postgresql-doc-15 and bench/answers/postgres.yaml
+//   node bench/answers.mjs --manual pytest   the third (decision 426): python-pytest-doc and
+//                                            bench/answers/pytest.yaml, written blind
 //   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
 //                                            owner sets them on the Sources page (decision 416)
 //   node bench/answers.mjs --synonyms FILE   an owner's synonyms, as --docs-synonyms reads them
@@ -424,27 +426,23 @@ if (values.scale) {
 
 /**
  * The manual and its question sets. Python's: the tuning set (its misses listed by --misses), the
- * held-out totals and, with --final, the second held-out set. Django's (decision 415) and
- * PostgreSQL's (decision 420) are manuals the ranking was never tuned on: each one set is held out
- * by construction, run alone.
+ * held-out totals and, with --final, the second held-out set. Django's (decision 415),
+ * PostgreSQL's (decision 420) and pytest's (decision 426) are manuals the ranking was never tuned
+ * on: each one set is held out by construction, run alone.
  */
+const UNSEEN = {
+  django: ['python-django-doc', /^python-django-doc$/, 'django.yaml'],
+  postgres: ['postgresql-doc-15', /^postgresql-doc-\d+$/, 'postgres.yaml'],
+  pytest: ['python-pytest-doc', /^python-pytest-doc$/, 'pytest.yaml'],
+};
 function questionSets(name) {
   const read = (file) => parse(readFileSync(join(here, 'answers', file), 'utf8'));
-  if (name === 'django')
-    return {
-      root: manual('python-django-doc', /^python-django-doc$/),
-      questions: read('django.yaml'),
-      heldOut: null,
-      secondHeldOut: null,
-    };
-  if (name === 'postgres')
-    return {
-      root: manual('postgresql-doc-15', /^postgresql-doc-\d+$/),
-      questions: read('postgres.yaml'),
-      heldOut: null,
-      secondHeldOut: null,
-    };
-  if (name !== 'python') throw new Error(`--manual ${name}: the manuals are python, django and postgres`);
+  if (name in UNSEEN) {
+    const [pkg, pattern, file] = UNSEEN[name];
+    return { root: manual(pkg, pattern), questions: read(file), heldOut: null, secondHeldOut: null };
+  }
+  if (name !== 'python')
+    throw new Error(`--manual ${name}: the manuals are python, ${Object.keys(UNSEEN).join(', ')}`);
   return {
     root: manual('python3-doc', /^python3(\.\d+)?$/),
     questions: read('questions.yaml'),
