@@ -279,6 +279,18 @@ export interface ConsoleDocSource {
   pages: number;
   sections: number;
   last_run: ConsoleCrawlRun | null;
+  /**
+   * Paths of a website whose pages often outrank the page that answers (decision 427): release
+   * notes, source listings, blog posts, each with the pages it would keep out. Empty for a folder.
+   */
+  suggested_exclusions: ConsoleSuggestedExclusion[];
+}
+
+/** An exclude pattern the Sources page offers, with what it would keep out. */
+export interface ConsoleSuggestedExclusion {
+  pattern: string;
+  kind: 'release notes' | 'source listings' | 'blog posts';
+  pages: number;
 }
 
 /** `GET docs sources`; `enabled: false` when the service answers without a documentation library. */

@@ -56,3 +56,59 @@ export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher 
 export function excludedUrl(matcher: ExclusionMatcher, url: string): string | null {
   return matcher(new URL(url).pathname);
 }
+
+/**
+ * Pages that repeat the words of the page that answers and take its place (decision 416): found
+ * by a folder's name anywhere in the path, or by a file's name (PostgreSQL's `release-15-2.html`).
+ */
+const CROWDING: readonly { kind: CrowdingKind; folder?: RegExp; file?: RegExp }[] = [
+  {
+    kind: 'release notes',
+    folder: /^(releases?|release-notes|changelogs?|whatsnew|whats-new|announce|announcements|news)$/i,
+    file: /^(release)-\d/i,
+  },
+  { kind: 'source listings', folder: /^(_modules|_sources)$/i },
+  { kind: 'blog posts', folder: /^blog$/i },
+];
+export type CrowdingKind = 'release notes' | 'source listings' | 'blog posts';
+
+export interface SuggestedExclusion {
+  pattern: string;
+  kind: CrowdingKind;
+  /** Pages of the index the pattern would keep out. */
+  pages: number;
+}
+
+/**
+ * What an owner may want out of a site's index: the folders of release notes, source listings
+ * and blog posts among `urls` (the pages indexed), as exclude patterns, each with the pages it
+ * would keep out; only groups of at least 3 pages that are not the whole site, the largest first.
+ */
+export function suggestExclusions(urls: readonly string[], most = 5): SuggestedExclusion[] {
+  const groups = new Map<string, SuggestedExclusion>();
+  for (const url of urls) {
+    const parts = new URL(url).pathname.split('/');
+    const found = crowdingPattern(parts);
+    if (!found) continue;
+    const group = groups.get(found.pattern) ?? { ...found, pages: 0 };
+    group.pages++;
+    groups.set(found.pattern, group);
+  }
+  return [...groups.values()]
+    .filter((g) => g.pages >= 3 && g.pages < urls.length)
+    .sort((a, b) => b.pages - a.pages || a.pattern.localeCompare(b.pattern))
+    .slice(0, most);
+}
+
+/** The pattern of the first crowding folder in a path's parts (or its file's name), if any. */
+function crowdingPattern(parts: readonly string[]): { pattern: string; kind: CrowdingKind } | null {
+  for (let i = 1; i < parts.length; i++) {
+    const file = i === parts.length - 1;
+    for (const { kind, folder, file: name } of CROWDING) {
+      if (!file && folder?.test(parts[i])) return { pattern: `${parts.slice(0, i + 1).join('/')}/`, kind };
+      const prefix = file ? name?.exec(parts[i])?.[1] : undefined;
+      if (prefix) return { pattern: `${parts.slice(0, i).join('/')}/${prefix}-`, kind };
+    }
+  }
+  return null;
+}

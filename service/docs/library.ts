@@ -7,7 +7,13 @@ import {
   type CrawledPage,
   type PageState,
 } from './crawler.js';
-import { excludedUrl, exclusionMatcher, exclusionProblem } from './exclusions.js';
+import {
+  excludedUrl,
+  exclusionMatcher,
+  exclusionProblem,
+  suggestExclusions,
+  type SuggestedExclusion,
+} from './exclusions.js';
 import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
@@ -139,6 +145,16 @@ export class DocsLibrary {
 
   removeSource(projectId: string, id: string): Promise<boolean> {
     return this.options.store.removeDocSource(projectId, id);
+  }
+
+  /**
+   * What the owner may want out of a website source's index (decision 427): its folders of release
+   * notes, source listings and blog posts. A folder source's patterns match its files' paths, not
+   * its pages' addresses, so it gets none.
+   */
+  async suggestedExclusions(source: DocSourceRecord): Promise<SuggestedExclusion[]> {
+    if (source.kind !== 'site') return [];
+    return suggestExclusions((await this.options.store.listDocPages(source.id)).map((page) => page.url));
   }
 
   /** The project's synonym groups (decision 422). */

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
 import { launchChromium } from './chromium.js';
+import { serveFolder } from '../../scripts/static-site.mjs';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
@@ -462,6 +463,61 @@ describe('the console in Chromium', () => {
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);
     await context.close();
+  });
+
+  it("Sources: a website's folder of release notes offered for exclusion and kept out with one press", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'release-site-'));
+    const page = (title: string, links: string[] = []) =>
+      `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>About ${title}.</p>${links.map((h) => `<a href="${h}">${h}</a>`).join(' ')}</main></body></html>`;
+    const releases = ['1.0', '1.1', '2.0', '2.1'];
+    await mkdir(join(root, 'releases'));
+    await writeFile(
+      join(root, 'index.html'),
+      page('Acme', ['install.html', ...releases.map((v) => `releases/${v}.html`)]),
+    );
+    await writeFile(join(root, 'install.html'), page('Install'));
+    for (const v of releases)
+      await writeFile(join(root, 'releases', `${v}.html`), page(`Acme ${v} release notes`));
+    const site = await serveFolder(root);
+    const { page: tab, context, errors, violations } = await openSources();
+    try {
+      await tab.getByRole('textbox', { name: 'Website or folder' }).fill(`${site.url}/`);
+      await tab.getByRole('button', { name: 'Add source' }).click();
+      const offer = tab.getByRole('group', { name: `Suggested exclusions for ${site.url}/` });
+      await offer.waitFor({ timeout: 15_000 });
+      expect(await offer.getByRole('listitem').allTextContents()).toEqual([
+        expect.stringMatching(/^4 release notes under \/releases\/\s*Exclude \/releases\/$/),
+      ]);
+      expect(await axe(tab)).toEqual([]);
+
+      await offer.getByRole('button', { name: 'Exclude /releases/' }).click();
+      await expect
+        .poll(async () =>
+          (await service.storage.docs.listDocSources(PROJECT.id)).filter((s) =>
+            s.exclude.includes('/releases/'),
+          ),
+        )
+        .toEqual([expect.objectContaining({ location: `${site.url}/` })]);
+      const source = tab.getByRole('region', { name: `${site.url}/` });
+      await source
+        .getByRole('list', { name: `Paths ${site.url}/ excludes` })
+        .getByText('/releases/')
+        .waitFor();
+      // Once the crawl without them is in, nothing is left to offer.
+      await expect.poll(() => offer.count(), { timeout: 15_000 }).toBe(0);
+      await expect.poll(() => source.getByRole('definition').first().textContent()).toBe('2');
+      expect(await axe(tab)).toEqual([]);
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+
+      tab.once('dialog', (dialog) => void dialog.accept());
+      await source.getByRole('button', { name: 'Remove' }).click();
+      await expect.poll(() => source.count()).toBe(0);
+    } finally {
+      await context.close();
+      await site.close();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('Sources on a service without a documentation library: says how to give it one, and offers nothing it would refuse', async () => {

@@ -26,6 +26,10 @@ export class SourcesPage extends ConsolePage {
     .patterns { display: inline-flex; flex-wrap: wrap; gap: 4px 8px; margin: 0; padding: 0; list-style: none; }
     .patterns code { overflow-wrap: anywhere; }
     .edit { border-top: 1px solid var(--c-border); padding-top: 12px; }
+    .suggest { display: grid; gap: 6px; padding: 10px 12px; border-radius: 8px; background: color-mix(in srgb, var(--c-accent) 8%, transparent); font-size: 14px; }
+    .suggest p { margin: 0; }
+    .suggest li { justify-content: space-between; align-items: center; gap: 4px 12px; }
+    .suggest code { overflow-wrap: anywhere; }
     .source h2 { margin: 0; font-size: 16px; overflow-wrap: anywhere; }
     .facts { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0; color: var(--c-muted); font-size: 14px; }
     .facts dt { display: inline; font-weight: 600; color: var(--c-text); }
@@ -118,9 +122,15 @@ export class SourcesPage extends ConsolePage {
     this.busy = false;
   }
 
-  private async saveExclusions(event: SubmitEvent, source: ConsoleDocSource) {
+  private saveExclusions(event: SubmitEvent, source: ConsoleDocSource) {
     event.preventDefault();
-    const exclude = patterns(field(new FormData(event.target as HTMLFormElement), 'exclude'));
+    return this.setExclusions(
+      source,
+      patterns(field(new FormData(event.target as HTMLFormElement), 'exclude')),
+    );
+  }
+
+  private async setExclusions(source: ConsoleDocSource, exclude: string[]) {
     this.busy = true;
     try {
       await this.api.setExclusions(this.project.id, source.id, exclude);
@@ -197,18 +207,6 @@ export class SourcesPage extends ConsolePage {
     this.busy = false;
   }
 
-  private renderSynonyms() {
-    return html`<section class="card stack synonyms" aria-labelledby="synonyms-title">
-      <h2 id="synonyms-title">Synonyms</h2>
-      <form class="stack" @submit=${this.saveSynonyms} aria-labelledby="synonyms-title">
-        <div><label>Words that mean the same on your site <textarea name="synonyms" spellcheck="false" aria-describedby="synonyms-hint"
-          placeholder="auto increment, serial, identity column" .value=${this.synonyms.map((g) => g.join(', ')).join('\n')}></textarea></label>
-          <p class="hint" id="synonyms-hint">One group per line, words or phrases separated by commas: a question with one of them also searches for the others, for the words your visitors use that your docs do not.</p></div>
-        <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Save synonyms</button></div>
-      </form>
-    </section>`;
-  }
-
   private renderSource(source: ConsoleDocSource) {
     const run = source.last_run;
     const id = `source-${source.id}`;
@@ -227,6 +225,7 @@ export class SourcesPage extends ConsolePage {
             : 'Nothing'
         }</dd></div>
       </dl>
+      ${suggestions(source, this.busy, (pattern) => this.setExclusions(source, [...source.exclude, pattern]))}
       ${
         run?.failure_count
           ? html`<details><summary>${count(run.failure_count)} ${run.failure_count === 1 ? 'failure' : 'failures'}</summary>
@@ -285,7 +284,7 @@ export class SourcesPage extends ConsolePage {
             ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
-      ${this.renderSearch()} ${this.renderSynonyms()}`;
+      ${this.renderSearch()} ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
   }
 
   private renderSearch() {
@@ -316,6 +315,32 @@ const hitItem = (hit: ConsoleDocHit) =>
   html`<li><div class="row">${/^https?:\/\//i.test(hit.url) ? html`<a href=${hit.url} target="_blank" rel="noopener noreferrer">${[hit.title, ...hit.headings].join(' › ')}</a>` : html`<strong>${[hit.title, ...hit.headings].join(' › ')}</strong>`}
                 <span class="score">score ${hit.score.toFixed(4)} · match ${hit.match.toFixed(2)}</span></div>
                 <div class="where">${hit.url}</div><p class="excerpt">${hit.excerpt.replace(/\n{2,}/g, '\n')}</p></li>`;
+
+/** The project's synonym groups (decision 422), one per line, in a form that saves them. */
+const synonymsCard = (synonyms: string[][], busy: boolean, save: (event: SubmitEvent) => void) =>
+  html`<section class="card stack synonyms" aria-labelledby="synonyms-title">
+    <h2 id="synonyms-title">Synonyms</h2>
+    <form class="stack" @submit=${save} aria-labelledby="synonyms-title">
+      <div><label>Words that mean the same on your site <textarea name="synonyms" spellcheck="false" aria-describedby="synonyms-hint"
+        placeholder="auto increment, serial, identity column" .value=${synonyms.map((g) => g.join(', ')).join('\n')}></textarea></label>
+        <p class="hint" id="synonyms-hint">One group per line, words or phrases separated by commas: a question with one of them also searches for the others, for the words your visitors use that your docs do not.</p></div>
+      <div class="row"><button class="primary" type="submit" ?disabled=${busy}>Save synonyms</button></div>
+    </form>
+  </section>`;
+
+/**
+ * The paths of a source that often outrank the page that answers (decision 427), each with a
+ * button that adds it to the source's exclusions.
+ */
+const suggestions = (source: ConsoleDocSource, busy: boolean, exclude: (pattern: string) => void) =>
+  source.suggested_exclusions.length
+    ? html`<div class="suggest" role="group" aria-label=${`Suggested exclusions for ${source.location}`}>
+        <p>These pages often outrank the page that answers a question. Keep them out?</p>
+        <ul class="list">${source.suggested_exclusions.map(
+          (s) => html`<li class="row"><span>${count(s.pages)} ${s.kind} under <code>${s.pattern}</code></span>
+            <button ?disabled=${busy} @click=${() => exclude(s.pattern)}>Exclude ${s.pattern}</button></li>`,
+        )}</ul></div>`
+    : nothing;
 
 /** The lines of an exclusions box: trimmed, without blank ones (the service checks each). */
 const patterns = (text: string) =>

@@ -54,7 +54,10 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   failure_count: run.failures.length,
 });
 
-const sourceJson = (source: DocSourceSummary): ConsoleDocSource => ({
+const sourceJson = (
+  source: DocSourceSummary,
+  suggested: ConsoleDocSource['suggested_exclusions'] = [],
+): ConsoleDocSource => ({
   id: source.id,
   location: source.location,
   kind: source.kind,
@@ -66,6 +69,7 @@ const sourceJson = (source: DocSourceSummary): ConsoleDocSource => ({
   pages: source.pages,
   sections: source.sections,
   last_run: source.lastRun && runJson(source.lastRun),
+  suggested_exclusions: suggested,
 });
 
 /** GET /console/api/projects/{id}/docs/sources: the project's sources with what they hold, their last crawl and failures. */
@@ -77,11 +81,14 @@ export async function listSources(
 ): Promise<Response> {
   await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
-  const body: ConsoleDocSources = ctx.docs
+  const docs = ctx.docs;
+  const body: ConsoleDocSources = docs
     ? {
         enabled: true,
-        sources: (await ctx.docs.sources(project.id)).map(sourceJson),
-        synonyms: await ctx.docs.synonyms(project.id),
+        sources: await Promise.all(
+          (await docs.sources(project.id)).map(async (s) => sourceJson(s, await docs.suggestedExclusions(s))),
+        ),
+        synonyms: await docs.synonyms(project.id),
       }
     : { enabled: false, sources: [], synonyms: [] };
   return json(body);

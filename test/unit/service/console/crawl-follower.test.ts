@@ -13,6 +13,7 @@ const source = (id: string, started: string | null): ConsoleDocSource => ({
   next_crawl_at: '2026-11-29T10:00:00.000000Z',
   pages: 3,
   sections: 9,
+  suggested_exclusions: [],
   last_run: started
     ? {
         started_at: started,

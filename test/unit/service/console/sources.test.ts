@@ -1,5 +1,5 @@
 /** The console's Sources API: a project's documentation, reached only through its project. */
-import { cp, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -192,6 +192,40 @@ describe('console Sources', () => {
     );
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ project_id: PROJECT.id, detail: { exclude: ['/docs/notes.md'] } });
+  });
+
+  it('suggests keeping out a folder of release notes, and suggests it no more once it is excluded', async () => {
+    const { admin, docs } = await sourcesConsole();
+    const root = await mkdtemp(join(tmpdir(), 'site-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const page = (title: string, links = '') =>
+      `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>About ${title}.</p>${links}</main></body></html>`;
+    const releases = ['1.0', '1.1', '2.0'];
+    await mkdir(join(root, 'releases'));
+    await writeFile(
+      join(root, 'index.html'),
+      page(
+        'Acme',
+        [...releases.map((v) => `releases/${v}.html`), 'install.html']
+          .map((h) => `<a href="${h}">${h}</a> `)
+          .join(''),
+      ),
+    );
+    await writeFile(join(root, 'install.html'), page('Install'));
+    for (const v of releases)
+      await writeFile(join(root, 'releases', `${v}.html`), page(`Acme ${v} release notes`));
+    const site = await serveFolder(root);
+    onTestFinished(() => site.close());
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: `${site.url}/` });
+    await docs.tick();
+    const listed = async () => (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources[0];
+    expect(await listed()).toMatchObject({
+      pages: 5,
+      suggested_exclusions: [{ pattern: '/releases/', kind: 'release notes', pages: 3 }],
+    });
+    await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), { exclude: ['/releases/'] });
+    await docs.tick();
+    expect(await listed()).toMatchObject({ pages: 2, exclude: ['/releases/'], suggested_exclusions: [] });
   });
 
   it("keeps the project's synonyms, searches with them at once, refuses bad ones in plain words, audited", async () => {

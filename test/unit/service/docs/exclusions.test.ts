@@ -4,6 +4,7 @@ import {
   exclusionMatcher,
   exclusionProblem,
   splitExclusions,
+  suggestExclusions,
 } from '../../../../service/docs/exclusions.js';
 
 describe('exclude patterns', () => {
@@ -60,5 +61,34 @@ describe('exclude patterns', () => {
       '/_modules/',
     ]);
     expect(splitExclusions(['/a/,/b/', '/c/'])).toEqual(['/a/', '/b/', '/c/']);
+  });
+});
+
+describe('suggested exclusions', () => {
+  const site = (paths: string[]) => paths.map((p) => `https://docs.acme.test${p}`);
+
+  it('finds release notes, source listings and blogs by folder or file name, with the pages each keeps out', () => {
+    const urls = site([
+      '/docs/intro.html',
+      '/docs/guide/install.html',
+      ...['3.0', '3.1', '3.2', '4.0'].map((v) => `/docs/releases/${v}.html`),
+      ...['15-1', '15-2', '15-3'].map((v) => `/docs/release-${v}.html`),
+      ...['a', 'b', 'c'].map((m) => `/docs/_modules/acme/${m}.html`),
+      '/blog/one.html',
+      '/blog/two.html',
+    ]);
+    expect(suggestExclusions(urls)).toEqual([
+      { pattern: '/docs/releases/', kind: 'release notes', pages: 4 },
+      { pattern: '/docs/_modules/', kind: 'source listings', pages: 3 },
+      { pattern: '/docs/release-', kind: 'release notes', pages: 3 },
+    ]);
+    // Each pattern keeps out exactly the pages it counted.
+    for (const { pattern, pages } of suggestExclusions(urls))
+      expect(urls.filter((u) => excludedUrl(exclusionMatcher([pattern]), u))).toHaveLength(pages);
+  });
+
+  it('suggests nothing for a site that is all one kind, or for fewer than 3 pages', () => {
+    expect(suggestExclusions(site(['/news/a.html', '/news/b.html', '/news/c.html']))).toEqual([]);
+    expect(suggestExclusions(site(['/index.html', '/whatsnew/a.html', '/whatsnew/b.html']))).toEqual([]);
   });
 });
