@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse, YAMLParseError } from 'yaml';
 import type { Agent } from './agents/types.js';
 import type { Source } from '../contract/types.js';
+import { suggestSynonym } from './docs/synonyms.js';
 import type { DocsSearch } from './docs/types.js';
 
 /**
@@ -108,10 +109,15 @@ export async function testCommand(
   print: Print,
 ): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
+  const suggested: string[] = [];
   let failed = 0;
   for (const [i, test] of tests.entries()) {
     const { sources, text, error } = await ask(agent, docs, test.question);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
+    if (rank < 0 && !error) {
+      const group = await synonymFor(docs, test);
+      if (group) suggested.push(`  ${group.join(', ')}  (question ${i + 1})`);
+    }
     const missing = test.phrases.filter((phrase) => !text.toLowerCase().includes(phrase.toLowerCase()));
     const why = error
       ? `the answer failed: ${error}`
@@ -137,7 +143,23 @@ export async function testCommand(
         .trimEnd(),
     );
   print(`${tests.length - failed} passed, ${failed} failed`);
+  if (suggested.length) {
+    print('');
+    print(
+      "Synonyms that may bring a missed page: the question's words the page never uses, and the page's name (the console's Synonyms box, or --docs-synonyms):",
+    );
+    suggested.forEach((line) => print(line));
+  }
   return failed ? 1 : 0;
+}
+
+/** A synonym group for a test whose page is missing: from the first of its pages the index holds. */
+async function synonymFor(docs: DocsSearch, test: AnswerTest): Promise<string[] | null> {
+  for (const url of test.urls) {
+    const found = await docs.page?.(page(url));
+    if (found) return suggestSynonym(test.question, found);
+  }
+  return null;
 }
 
 /** One question through the agent, as a chat asks it of the project's docs: what it cited and said, or why it failed. */

@@ -24,7 +24,12 @@ export interface ProjectIndexOptions {
  * the project's sections only: what another project's agent searches never reaches it.
  */
 export class ProjectIndex implements DocsSearch {
-  private index: { version: number; search: DocsSearch; lexical: SectionIndex; size: number } | null = null;
+  private index: {
+    version: number;
+    search: DocsSearch;
+    lexical: SectionIndex;
+    sections: readonly Section[];
+  } | null = null;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private loading: Promise<void> | null = null;
 
@@ -41,7 +46,17 @@ export class ProjectIndex implements DocsSearch {
 
   async size(): Promise<number> {
     await this.current();
-    return this.index?.size ?? 0;
+    return this.index?.sections.length ?? 0;
+  }
+
+  async page(url: string): Promise<{ title: string; text: string } | null> {
+    await this.current();
+    const sections = this.index?.sections.filter((s) => s.pageUrl === url) ?? [];
+    if (!sections.length) return null;
+    return {
+      title: sections[0].title,
+      text: sections.map((s) => [...s.headings, s.text].join('\n')).join('\n\n'),
+    };
   }
 
   async expansions(question: string): Promise<string[]> {
@@ -109,6 +124,6 @@ export class ProjectIndex implements DocsSearch {
             }),
           )
         : { search: async (question, limit) => lexical.search(question, limit) };
-    this.index = { version, search, lexical, size: sections.length };
+    this.index = { version, search, lexical, sections };
   }
 }

@@ -1,4 +1,4 @@
-import { terms } from './terms.js';
+import { terms, termsOf, tokenize } from './terms.js';
 
 /**
  * Words a visitor uses where documentation says another (decision 288): a question's word adds
@@ -149,4 +149,34 @@ export class Vocabulary {
     const added = new Set(terms([...words].join(' ')).filter((term) => !own.has(term)));
     return { words: [...words].filter((word) => terms(word).some((term) => added.has(term))), terms: added };
   }
+}
+
+/**
+ * A synonym group that may bring a missed page to a question (decision 428): the question's words
+ * the page never uses, beside the page's name (its title up to a dash, without a section number:
+ * "3.5. Window Functions" is "window functions"). Null when fewer than 2 are missing (the page lost
+ * on weight, not words; and a one-word group, "list, arrays", would add the page to every question
+ * with that word), when more than 3 are (the question is about something else), or when the group
+ * would be refused.
+ */
+export function suggestSynonym(question: string, page: { title: string; text: string }): string[] | null {
+  const onPage = new Set(terms(`${page.title}\n${page.text}`));
+  const absent = [
+    ...new Set(
+      tokenize(question)
+        .filter((token) => {
+          const found = /^\p{L}+$/u.test(token) ? termsOf(token) : null;
+          return !!found?.length && found.every((term) => !onPage.has(term));
+        })
+        .map((word) => word.toLowerCase()),
+    ),
+  ];
+  if (absent.length < 2 || absent.length > 3) return null;
+  const name = page.title
+    .split(/\s[-–—|:]\s/)[0]
+    .replace(/^(?:[A-Z]|\d+)(?:\.\d+)*\.\s+/, '')
+    .trim()
+    .toLowerCase();
+  const group = [absent.join(' '), name];
+  return name && group[0] !== name && !synonymProblem([group]) ? group : null;
 }

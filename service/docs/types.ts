@@ -49,4 +49,6 @@ export interface DocsSearch {
   size?(): Promise<number>;
   /** The words a search adds to `question` (synonyms), for an operator to see why it found what it did. */
   expansions?(question: string): Promise<string[]>;
+  /** A page's title and text as indexed (its sections in order, with their headings); null when it is not. */
+  page?(url: string): Promise<{ title: string; text: string } | null>;
 }

@@ -5,6 +5,7 @@ import { DemoAgent } from '../../../../service/agents/demo.js';
 import { OpenAiAgent } from '../../../../service/agents/openai.js';
 import { parseAnswerTests, searchCommand, testCommand } from '../../../../service/docs-cli.js';
 import { DocsLibrary } from '../../../../service/docs/library.js';
+import { suggestSynonym } from '../../../../service/docs/synonyms.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
 import { memoryStores } from '../../../../service/storage/memory/index.js';
 
@@ -71,8 +72,16 @@ describe('agent-chat-service search and test', () => {
     ]);
     expect(lines[3]).toContain('not among the sources');
     expect(lines[4]).toContain('the answer lacks "MariaDB"');
-    expect(lines.at(-1)).toBe('2 passed, 2 failed');
-    expect(await testCommand(new DemoAgent(), docs, tests.slice(0, 2), () => {})).toBe(0);
+    expect(lines[5]).toBe('2 passed, 2 failed');
+    // The missed page never says "roll back": a group an owner may add, with the page's name.
+    expect(lines.slice(6)).toEqual([
+      '',
+      "Synonyms that may bring a missed page: the question's words the page never uses, and the page's name (the console's Synonyms box, or --docs-synonyms):",
+      '  roll back, release notes  (question 3)',
+    ]);
+    const quiet: string[] = [];
+    expect(await testCommand(new DemoAgent(), docs, tests.slice(0, 2), (l) => quiet.push(l))).toBe(0);
+    expect(quiet.at(-1)).toBe('2 passed, 0 failed');
   });
 
   it('test reports an answer that failed, as with an unreachable model', async () => {
@@ -101,5 +110,27 @@ describe('agent-chat-service search and test', () => {
     expect(
       parseAnswerTests('questions:\n  - question: Where?\n    urls: [https://a.test/g#x]', 'a.yaml'),
     ).toEqual([{ question: 'Where?', urls: ['https://a.test/g#x'], phrases: [] }]);
+  });
+
+  it('suggests a synonym group only where words are missing: the page name without its number or site', () => {
+    const page = {
+      title: '3.5. Window Functions',
+      text: 'A window function performs a calculation across rows.',
+    };
+    expect(suggestSynonym('how do I compute a running total over rows', page)).toEqual([
+      'compute running total',
+      'window functions',
+    ]);
+    expect(
+      suggestSynonym('how do I make a virtual env', {
+        title: 'venv — Creation of virtual environments',
+        text: 'Create virtual environments.',
+      }),
+    ).toEqual(['make env', 'venv']);
+    // Every word on the page, or all but one: it lost on weight, and a one-word group fires on every
+    // question with the word. Too many missing: about something else.
+    expect(suggestSynonym('window function rows', page)).toBeNull();
+    expect(suggestSynonym('list the window functions', page)).toBeNull();
+    expect(suggestSynonym('why is my laptop fan loud when idle', page)).toBeNull();
   });
 });
