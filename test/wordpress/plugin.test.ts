@@ -101,7 +101,9 @@ async function signIn(role: Role): Promise<BrowserContext> {
   await page.getByLabel('Username or Email Address').fill(role);
   await page.getByLabel('Password', { exact: true }).fill(wp.passwords[role]);
   await page.getByRole('button', { name: 'Log In' }).click();
-  await page.waitForURL(/\/wp-admin\//);
+  // Signed in once the dashboard's address is reached: its cookies are set by then, and its
+  // images and scripts are not what this waits for.
+  await page.waitForURL(/\/wp-admin\//, { waitUntil: 'commit' });
   await page.close();
   return context;
 }

@@ -256,8 +256,10 @@ describe('<agent-chat> attachments', () => {
     await ended;
     el.remove();
 
-    // Another device: nothing of this tab's uploads, the thread from the service.
-    indexedDB.deleteDatabase('agent-chat');
+    // Another device: nothing of this tab's uploads, the thread from the service. The page's
+    // widgets hold the database open, so deleting it would wait on them (and a new open behind
+    // it): its records are cleared instead, done before the next widget reads.
+    await clearDeviceMemory();
     const again = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
     await openThreadList(again);
     await expect
@@ -358,3 +360,21 @@ describe('<agent-chat> attachments', () => {
     });
   });
 });
+
+/** Empties the widgets' device memory (every scope) through a connection of its own, closed after. */
+function clearDeviceMemory(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open('agent-chat');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('ui-state', 'readwrite');
+      tx.objectStore('ui-state').clear();
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
