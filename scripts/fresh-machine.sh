@@ -15,6 +15,9 @@ fi
 release=${RELEASE:-bookworm}
 run=${RUN:-bash .ci/run}
 root=${1:-$(mktemp -d /var/tmp/agent-chat-fresh.XXXXXX)}
+# mktemp's folder is the chroot's /: as 0700 no user but root could reach anything in it, and
+# PostgreSQL's initdb runs as postgres.
+chmod 755 "$root"
 [ -e "$root/etc/debian_version" ] || debootstrap --variant=minbase "$release" "$root" http://deb.debian.org/debian
 
 mounts=(proc sys dev dev/pts dev/shm)
