@@ -138,16 +138,21 @@ export class SectionIndex {
 
   /** The words `rank` adds to `question`: the general synonyms, then the owner's. */
   expansions(question: string): string[] {
-    return [...new Set([...synonymsOf(question).words, ...this.vocabulary.expand(question).words])];
+    return [...new Set(this.expand(question).words)];
+  }
+
+  /** What the general synonyms and the owner's add to `question`, the owner's terms apart (they weigh fully). */
+  private expand(question: string) {
+    const general = synonymsOf(question);
+    const owners = this.vocabulary.expand(question);
+    return { words: [...general.words, ...owners.words], general: general.terms, owners: owners.terms };
   }
 
   /** The sections for `question` in fused rank order, a page's sections side by side: what fusions take. */
   rank(question: string, limit = 20): Hit[] {
     if (!this.sections.length) return [];
-    const synonyms = synonymsOf(question);
-    const owners = this.vocabulary.expand(question);
-    const added = [...synonyms.words, ...owners.words];
-    const query = added.length ? `${question}\n${added.join(' ')}` : question;
+    const added = this.expand(question);
+    const query = added.words.length ? `${question}\n${added.words.join(' ')}` : question;
     // A name typed exactly (`UnicodeDecodeError`, `os.path.join`) is what the visitor means.
     const names = new Set(
       tokenize(question)
@@ -157,9 +162,9 @@ export class SectionIndex {
     const search: SearchOptions = {
       boost: { ...this.boosts },
       boostTerm: (term) =>
-        owners.terms.has(term)
+        added.owners.has(term)
           ? 1
-          : synonyms.terms.has(term)
+          : added.general.has(term)
             ? SYNONYM_WEIGHT
             : names.has(term)
               ? IDENTIFIER_WEIGHT

@@ -48,27 +48,6 @@ const GROUPS = [
   'parallel concurrent',
 ];
 
-/** Each word's stem, with the other words of its groups. */
-const SYNONYMS = new Map<string, string[]>();
-for (const group of GROUPS) {
-  const words = group.split(' ');
-  for (const word of words)
-    for (const stem of terms(word))
-      SYNONYMS.set(stem, [...new Set([...(SYNONYMS.get(stem) ?? []), ...words.filter((w) => w !== word)])]);
-}
-
-/**
- * What a question's words add through their groups: the words to search for too, and their
- * terms (those the question has already are left out).
- */
-export function synonymsOf(question: string): { words: string[]; terms: Set<string> } {
-  const own = new Set(terms(question));
-  const words = new Set<string>();
-  for (const term of own) for (const word of SYNONYMS.get(term) ?? []) words.add(word);
-  const added = new Set(terms([...words].join(' ')).filter((term) => !own.has(term)));
-  return { words: [...words].filter((word) => terms(word).some((term) => added.has(term))), terms: added };
-}
-
 /**
  * A site owner's synonyms (decision 422): groups of words or phrases that mean one thing on their
  * site ("auto increment, serial, identity column"), for the questions whose words their docs do
@@ -150,6 +129,15 @@ export class Vocabulary {
     return { words: [...words].filter((word) => terms(word).some((term) => added.has(term))), terms: added };
   }
 }
+
+/** The general groups above, as the owner's are read: each word a member of its group. */
+const GENERAL = new Vocabulary(GROUPS.map((group) => group.split(' ')));
+
+/**
+ * What a question's words add through the general groups: the words to search for too, and
+ * their terms (those the question has already are left out).
+ */
+export const synonymsOf = (question: string) => GENERAL.expand(question);
 
 /**
  * A synonym group that may bring a missed page to a question (decision 428): the question's words
