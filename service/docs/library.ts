@@ -104,6 +104,8 @@ export class DocsLibrary {
   /** This process in the crawl lease. */
   readonly holder = `docs-${crypto.randomUUID()}`;
   private readonly indexes = new Map<string, ProjectIndex>();
+  /** Each website source's exclusion offers, as of the crawl they were read after. */
+  private readonly offers = new Map<string, { crawledAt: number | null; offers: SuggestedExclusion[] }>();
   private ticking: Promise<number> | null = null;
   private readonly stop = new AbortController();
 
@@ -144,17 +146,26 @@ export class DocsLibrary {
   }
 
   removeSource(projectId: string, id: string): Promise<boolean> {
+    this.offers.delete(id);
     return this.options.store.removeDocSource(projectId, id);
   }
 
   /**
    * What the owner may want out of a website source's index (decision 427): its folders of release
-   * notes, source listings and blog posts. A folder source's patterns match its files' paths, not
-   * its pages' addresses, so it gets none.
+   * notes, source listings and blog posts, but those it already excludes (their pages leave at the
+   * next crawl). A folder source's patterns match its files' paths, not its pages' addresses, so it
+   * gets none. Pages change only with a crawl, and the Sources page reads this while a crawl runs,
+   * so a source's pages are listed once per crawl, not once per look.
    */
-  async suggestedExclusions(source: DocSourceRecord): Promise<SuggestedExclusion[]> {
+  async suggestedExclusions(source: DocSourceSummary): Promise<SuggestedExclusion[]> {
     if (source.kind !== 'site') return [];
-    return suggestExclusions((await this.options.store.listDocPages(source.id)).map((page) => page.url));
+    let known = this.offers.get(source.id);
+    if (known?.crawledAt !== source.lastCrawlAt) {
+      const pages = await this.options.store.listDocPages(source.id);
+      known = { crawledAt: source.lastCrawlAt, offers: suggestExclusions(pages.map((page) => page.url)) };
+      this.offers.set(source.id, known);
+    }
+    return known.offers.filter((offer) => !source.exclude.includes(offer.pattern));
   }
 
   /** The project's synonym groups (decision 422). */

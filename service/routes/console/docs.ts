@@ -54,10 +54,8 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   failure_count: run.failures.length,
 });
 
-const sourceJson = (
-  source: DocSourceSummary,
-  suggested: ConsoleDocSource['suggested_exclusions'] = [],
-): ConsoleDocSource => ({
+/** A source as the Sources page shows it, with what it may want to exclude. */
+const sourceJson = async (docs: DocsLibrary, source: DocSourceSummary): Promise<ConsoleDocSource> => ({
   id: source.id,
   location: source.location,
   kind: source.kind,
@@ -69,7 +67,7 @@ const sourceJson = (
   pages: source.pages,
   sections: source.sections,
   last_run: source.lastRun && runJson(source.lastRun),
-  suggested_exclusions: suggested,
+  suggested_exclusions: await docs.suggestedExclusions(source),
 });
 
 /** GET /console/api/projects/{id}/docs/sources: the project's sources with what they hold, their last crawl and failures. */
@@ -85,9 +83,7 @@ export async function listSources(
   const body: ConsoleDocSources = docs
     ? {
         enabled: true,
-        sources: await Promise.all(
-          (await docs.sources(project.id)).map(async (s) => sourceJson(s, await docs.suggestedExclusions(s))),
-        ),
+        sources: await Promise.all((await docs.sources(project.id)).map((s) => sourceJson(docs, s))),
         synonyms: await docs.synonyms(project.id),
       }
     : { enabled: false, sources: [], synonyms: [] };
@@ -123,7 +119,7 @@ export async function addSource(
   });
   void docs.tick().catch(() => {});
   const summary = (await docs.sources(project.id)).find((s) => s.id === source.id);
-  return json(summary ? sourceJson(summary) : { id: source.id }, 201);
+  return json(summary ? await sourceJson(docs, summary) : { id: source.id }, 201);
 }
 
 /** DELETE /console/api/projects/{id}/docs/sources/{source}: the source with its pages and sections. */
@@ -161,7 +157,7 @@ export async function changeSource(
   await audit(ctx, info, admin.username, 'docs.exclude', project.id, id, {
     exclude: summary.exclude,
   });
-  return json(sourceJson(summary));
+  return json(await sourceJson(docs, summary));
 }
 
 /** POST /console/api/projects/{id}/docs/sources/{source}/crawl: "Re-crawl now". */

@@ -2,7 +2,7 @@
 import { cp, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { serveFolder } from '../../../../scripts/static-site.mjs';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsLibrary } from '../../../../service/docs/library.js';
@@ -219,11 +219,19 @@ describe('console Sources', () => {
     const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: `${site.url}/` });
     await docs.tick();
     const listed = async () => (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources[0];
+    const pageLists = vi.spyOn(docs.store, 'listDocPages');
     expect(await listed()).toMatchObject({
       pages: 5,
       suggested_exclusions: [{ pattern: '/releases/', kind: 'release notes', pages: 3 }],
     });
-    await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), { exclude: ['/releases/'] });
+    // The page looks again while nothing was crawled: the pages are not listed again.
+    expect((await listed()).suggested_exclusions).toHaveLength(1);
+    expect(pageLists).toHaveBeenCalledTimes(1);
+    // Taken, it is offered no more, before the crawl that drops the pages too.
+    const taken = await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), {
+      exclude: ['/releases/'],
+    });
+    expect(taken.body).toMatchObject({ pages: 5, exclude: ['/releases/'], suggested_exclusions: [] });
     await docs.tick();
     expect(await listed()).toMatchObject({ pages: 2, exclude: ['/releases/'], suggested_exclusions: [] });
   });
