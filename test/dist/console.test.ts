@@ -86,6 +86,13 @@ async function signIn(page: Page) {
   await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
 }
 
+/** The first ranked section of the search the Sources page shows. */
+const firstHit = (page: Page) =>
+  page
+    .getByRole('list', { name: /Sections for/ })
+    .getByRole('listitem')
+    .first();
+
 /** `open`, signed in, on the Sources page. */
 async function openSources(options: Parameters<typeof open>[0] = {}) {
   const opened = await open(options);
@@ -283,10 +290,7 @@ describe('the console in Chromium', () => {
 
     await page.getByRole('searchbox', { name: 'Question' }).fill('what is max_locks_per_transaction');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    const first = page
-      .getByRole('list', { name: /Sections for/ })
-      .getByRole('listitem')
-      .first();
+    const first = firstHit(page);
     await expect
       .poll(() => first.getByRole('link').textContent())
       .toBe('Configuration › Locks › max_locks_per_transaction (integer)');
@@ -432,10 +436,7 @@ describe('the console in Chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved 2 synonym groups.');
     // The search shown runs again: the setting the owner's word points to comes first.
-    const first = page
-      .getByRole('list', { name: /Sections for/ })
-      .getByRole('listitem')
-      .first();
+    const first = firstHit(page);
     await expect
       .poll(() => first.getByRole('link').textContent())
       .toBe('Configuration › Locks › lock_timeout (milliseconds)');
