@@ -3,6 +3,7 @@ import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusio
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, type Robots } from './robots.js';
+import { Scope } from './scope.js';
 import { parseSitemap } from './sitemap.js';
 import type { ExtractedPage, Section } from './types.js';
 
@@ -73,30 +74,10 @@ export interface CrawlOptions {
   signal?: AbortSignal;
 }
 
-/** Extensions worth fetching: pages. Anything else with an extension (images, archives, sources) is not. */
-const PAGE_EXTENSIONS = new Set([
-  'html',
-  'htm',
-  'xhtml',
-  'shtml',
-  'php',
-  'asp',
-  'aspx',
-  'jsp',
-  'md',
-  'markdown',
-]);
 const USER_AGENT = `${PRODUCT_TOKEN}-service (documentation crawler)`;
 const MAX_SITEMAPS = 50;
-
-/** Where a crawl may go: the start's origin, under its folder. */
-export function scopeOf(start: string): { origin: string; prefix: string } {
-  const url = new URL(start);
-  const path = url.pathname;
-  const last = path.slice(path.lastIndexOf('/') + 1);
-  const prefix = last.includes('.') ? path.slice(0, path.lastIndexOf('/') + 1) : last ? `${path}/` : path;
-  return { origin: url.origin, prefix };
-}
+/** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
+const MAX_START_REDIRECTS = 5;
 
 export const isSitemap = (start: string) => /\.xml$/i.test(new URL(start).pathname);
 
@@ -148,13 +129,77 @@ export class CrawlExcludedStartError extends Error {
   }
 }
 
+/** How the crawler talks to a site: the caller's fetch, its time limit and its pause before a retry. */
+interface Client {
+  fetch: typeof fetch;
+  timeoutMs: number;
+  retryDelayMs: number;
+  signal?: AbortSignal;
+}
+
+/** One request with the crawler's headers, no redirects followed, one retry when it may help. */
+async function request(
+  client: Client,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Response | string> {
+  for (let attempt = 1; ; attempt++) {
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(client.timeoutMs),
+      ...(client.signal ? [client.signal] : []),
+    ]);
+    let failure: string;
+    let wait = client.retryDelayMs;
+    try {
+      const response = await client.fetch(url, {
+        headers: {
+          'User-Agent': USER_AGENT,
+          Accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,*/*;q=0.1',
+          ...headers,
+        },
+        redirect: 'manual',
+        signal,
+      });
+      if (response.status !== 429 && response.status < 500) return response;
+      await response.body?.cancel().catch(() => {});
+      failure = `the server answered ${response.status}`;
+      const after = Number(response.headers.get('Retry-After'));
+      if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 10_000);
+    } catch (error) {
+      client.signal?.throwIfAborted();
+      failure =
+        error instanceof Error && error.name === 'TimeoutError'
+          ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
+          : 'the server could not be reached';
+    }
+    if (attempt >= 2) return failure;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** One page per content (a site serving one page at two addresses): the shortest address wins. */
+function onePerContent(pages: readonly CrawledPage[]): CrawledPage[] {
+  const byHash = new Map<string, CrawledPage>();
+  const first = (a: CrawledPage, b: CrawledPage) =>
+    a.url.length < b.url.length || (a.url.length === b.url.length && a.url < b.url);
+  for (const page of pages) {
+    const other = byHash.get(page.hash);
+    if (!other || first(page, other)) byHash.set(page.hash, page);
+  }
+  return [...byHash.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+}
+
 class Crawl {
-  private readonly fetch: typeof fetch;
+  private readonly client: Client;
   private readonly maxPages: number;
   private readonly maxBytes: number;
-  private readonly timeoutMs: number;
-  private readonly retryDelayMs: number;
-  private readonly scope: { origin: string; prefix: string };
+  private scope: Scope;
+  /** The start page's address: the start, or where its redirects led. */
+  private startPage: string;
+  private moves = 0;
+  /** A page without text ran scripts: the hint for a site that shows nothing without them. */
+  private scriptedEmpty = false;
+  private readonly sitemapsRead = new Set<string>();
   private readonly queue: string[] = [];
   private readonly seen = new Set<string>();
   private readonly pages: CrawledPage[] = [];
@@ -170,25 +215,23 @@ class Crawl {
     private readonly start: string,
     private readonly options: CrawlOptions,
   ) {
-    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.client = {
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      timeoutMs: options.timeoutMs ?? 15_000,
+      retryDelayMs: options.retryDelayMs ?? 1_000,
+      signal: options.signal,
+    };
     this.maxPages = options.maxPages ?? 5_000;
     this.maxBytes = options.maxPageBytes ?? 2 * 1024 * 1024;
-    this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.retryDelayMs = options.retryDelayMs ?? 1_000;
-    this.scope = scopeOf(start);
+    this.scope = Scope.of(start);
+    this.startPage = resolveUrl(start, start) ?? start;
     this.exclude = exclusionMatcher(options.exclude ?? []);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
   inScope(url: string): boolean {
-    const parsed = new URL(url);
-    if (parsed.origin !== this.scope.origin) return false;
-    const path = parsed.pathname;
-    if (!(path.startsWith(this.scope.prefix) || `${path}/` === this.scope.prefix)) return false;
-    const last = path.slice(path.lastIndexOf('/') + 1);
-    const dot = last.lastIndexOf('.');
-    return dot < 0 || PAGE_EXTENSIONS.has(last.slice(dot + 1).toLowerCase());
+    return this.scope.includes(url);
   }
 
   private enqueue(url: string) {
@@ -201,45 +244,9 @@ class Crawl {
     this.queue.push(url);
   }
 
-  /** One request with the crawler's headers, no redirects followed, one retry when it may help. */
-  private async request(url: string, headers: Record<string, string> = {}): Promise<Response | string> {
-    for (let attempt = 1; ; attempt++) {
-      const signal = AbortSignal.any([
-        AbortSignal.timeout(this.timeoutMs),
-        ...(this.options.signal ? [this.options.signal] : []),
-      ]);
-      let failure: string;
-      let wait = this.retryDelayMs;
-      try {
-        const response = await this.fetch(url, {
-          headers: {
-            'User-Agent': USER_AGENT,
-            Accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,*/*;q=0.1',
-            ...headers,
-          },
-          redirect: 'manual',
-          signal,
-        });
-        if (response.status !== 429 && response.status < 500) return response;
-        await response.body?.cancel().catch(() => {});
-        failure = `the server answered ${response.status}`;
-        const after = Number(response.headers.get('Retry-After'));
-        if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 10_000);
-      } catch (error) {
-        this.options.signal?.throwIfAborted();
-        failure =
-          error instanceof Error && error.name === 'TimeoutError'
-            ? `no answer within ${Math.round(this.timeoutMs / 1000)} s`
-            : 'the server could not be reached';
-      }
-      if (attempt >= 2) return failure;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-
   private async readRobots() {
     const url = `${this.scope.origin}/robots.txt`;
-    const response = await this.request(url);
+    const response = await request(this.client, url);
     if (typeof response === 'string') {
       this.robots = DISALLOW_ALL;
       this.complete = false;
@@ -253,17 +260,25 @@ class Crawl {
     // 3xx and 4xx: no rules (RFC 9309 2.3.1.3).
   }
 
-  private async readSitemaps() {
-    const given = isSitemap(this.start);
+  private enqueueStart(start: string) {
+    if (!this.robots.allowed(start))
+      this.failures.push({ url: start, reason: 'robots.txt does not allow crawling this address' });
+    else this.enqueue(start);
+  }
+
+  /** The sitemap given as the start (`given`), else those robots.txt names and the one beside the start. */
+  private async readSitemaps(given: boolean) {
     const candidates = given
       ? [this.start]
       : [...this.robots.sitemaps, `${this.scope.origin}${this.scope.prefix}sitemap.xml`];
-    const read = new Set<string>();
+    const read = this.sitemapsRead;
     for (let i = 0; i < candidates.length && read.size < MAX_SITEMAPS; i++) {
       const url = candidates[i];
       if (read.has(url) || new URL(url).origin !== this.scope.origin) continue;
       read.add(url);
-      const response = await this.request(url, { Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1' });
+      const response = await request(this.client, url, {
+        Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
+      });
       const ok = typeof response !== 'string' && response.status >= 200 && response.status < 300;
       const text = ok ? await readText(response, 10 * this.maxBytes) : null;
       if (typeof response !== 'string' && !ok) await response.body?.cancel().catch(() => {});
@@ -288,19 +303,25 @@ class Crawl {
   async run(): Promise<CrawlResult> {
     await this.readRobots();
     if (this.complete) {
-      await this.readSitemaps();
-      if (!isSitemap(this.start)) {
-        const start = resolveUrl(this.start, this.start)!;
-        if (!this.robots.allowed(start))
-          this.failures.push({ url: start, reason: 'robots.txt does not allow crawling this address' });
-        else this.enqueue(start);
-      }
+      await this.readSitemaps(isSitemap(this.start));
+      if (!isSitemap(this.start)) this.enqueueStart(this.startPage);
       await this.drain();
     }
+    // Pages read, and not one with text: a site drawn by JavaScript serves an empty shell to
+    // anything that runs no scripts. Said once, for the site: a page of links alone (a Sphinx
+    // toctree) is empty too, and is no failure.
+    const read = this.pages.some((page) => page.status === 'unchanged' || page.sections.length);
+    if (this.pages.length && !read)
+      this.failures.push({
+        url: this.startPage,
+        reason: this.scriptedEmpty
+          ? 'no text in the HTML of any page read: the site may draw its pages with JavaScript, which the crawler does not run (serve them pre-rendered, or add the docs as a folder of Markdown)'
+          : 'no text in any page read',
+      });
     // A crawl that read nothing and failed says nothing about which pages are gone.
-    if (!this.pages.length && this.failures.length) this.complete = false;
+    if (!read && this.failures.length) this.complete = false;
     return {
-      pages: this.dedupe(),
+      pages: onePerContent(this.pages),
       failures: this.failures,
       complete: this.complete,
       truncated: this.truncated,
@@ -341,7 +362,7 @@ class Crawl {
     const conditional: Record<string, string> = {};
     if (before?.etag) conditional['If-None-Match'] = before.etag;
     if (before?.lastModified) conditional['If-Modified-Since'] = before.lastModified;
-    const response = await this.request(url, conditional);
+    const response = await request(this.client, url, conditional);
     if (typeof response === 'string') return this.failed(url, response, before);
     const { status } = response;
     if (status === 304 && before) {
@@ -350,9 +371,8 @@ class Crawl {
     }
     if (status >= 300 && status < 400) {
       await response.body?.cancel().catch(() => {});
-      const target = resolveUrl(response.headers.get('Location') ?? '', url);
-      if (target && this.robots.allowed(target)) this.enqueue(target);
-      return;
+      const location = response.headers.get('Location');
+      return this.redirect(url, location ? resolveUrl(location, url) : null);
     }
     if (status < 200 || status >= 300) {
       await response.body?.cancel().catch(() => {});
@@ -384,8 +404,34 @@ class Crawl {
     await this.read(url, page, response.headers, before);
   }
 
+  /**
+   * A redirect (3xx, or a page's meta refresh) to `target`. The start address's own is followed
+   * wherever it leads, and the crawl moves there (`http:` to `https:`, `example.com/docs` to
+   * `docs.example.com`): that is the site the owner named. Any other page's is followed within
+   * the site, as a link is.
+   */
+  private async redirect(from: string, target: string | null) {
+    if (!target) return this.failed(from, 'redirects to no readable address', undefined);
+    if (from !== this.startPage || this.inScope(target)) {
+      if (from === this.startPage) this.startPage = target;
+      if (this.robots.allowed(target)) this.enqueue(target);
+      return;
+    }
+    if (++this.moves > MAX_START_REDIRECTS)
+      return this.failed(from, `redirects more than ${MAX_START_REDIRECTS} times`, undefined);
+    const origin = this.scope.origin;
+    this.scope = this.scope.movedTo(from, target);
+    this.startPage = target;
+    if (this.scope.origin !== origin) await this.readRobots();
+    if (!this.complete) return;
+    await this.readSitemaps(false);
+    this.enqueueStart(target);
+  }
+
   /** A page read: its links followed, then indexed unless it asks not to be or is a copy. */
   private async read(url: string, page: ExtractedPage, headers: Headers, before: PageState | undefined) {
+    // A page that sends its reader on at once stands for where it sends them (as search engines read it).
+    if (page.refresh && page.refresh !== url) return this.redirect(url, page.refresh);
     if (!page.nofollow) for (const link of page.links) if (this.robots.allowed(link)) this.enqueue(link);
     if (page.noindex) return;
     // A page that names another address on this site as its canonical one is a copy: the
@@ -394,6 +440,7 @@ class Crawl {
       if (this.robots.allowed(page.canonical)) this.enqueue(page.canonical);
       return;
     }
+    if (!page.sections.length && page.scripted) this.scriptedEmpty = true;
     // What the page says, wherever it is served from: two addresses with one content are one page.
     const hash = await hashOf(
       JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),
@@ -426,18 +473,6 @@ class Crawl {
   private failed(url: string, reason: string, keep: PageState | undefined) {
     this.failures.push({ url, reason });
     if (keep) this.keep(keep);
-  }
-
-  /** One page per content (a site serving one page at two addresses): the shortest address wins. */
-  private dedupe(): CrawledPage[] {
-    const byHash = new Map<string, CrawledPage>();
-    const first = (a: CrawledPage, b: CrawledPage) =>
-      a.url.length < b.url.length || (a.url.length === b.url.length && a.url < b.url);
-    for (const page of this.pages) {
-      const other = byHash.get(page.hash);
-      if (!other || first(page, other)) byHash.set(page.hash, page);
-    }
-    return [...byHash.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   }
 }
 

@@ -365,6 +365,10 @@ export function extractHtml(html: string, url: string): ExtractedPage {
     document,
     (n) => isTag(n, 'link') && (n.attribs?.rel ?? '').toLowerCase().split(/\s+/).includes('canonical'),
   )?.attribs?.href;
+  const refresh = find(
+    document,
+    (n) => isTag(n, 'meta') && (n.attribs?.['http-equiv'] ?? '').toLowerCase() === 'refresh',
+  )?.attribs?.content;
   const links = new Set<string>();
   for (const a of findAll(document, (n) => isTag(n, 'a', 'area') && !!n.attribs?.href)) {
     const link = resolveUrl(a.attribs!.href, base);
@@ -388,7 +392,21 @@ export function extractHtml(html: string, url: string): ExtractedPage {
     canonical: canonicalHref ? resolveUrl(canonicalHref, base) : null,
     noindex: /\b(noindex|none)\b/.test(robots),
     nofollow: /\b(nofollow|none)\b/.test(robots),
+    refresh: refresh ? refreshTarget(refresh, base) : null,
+    // domhandler types a script element 'script', not 'tag'.
+    scripted: !!find(document, (n) => n.name === 'script' && !/json|importmap/i.test(n.attribs?.type ?? '')),
   };
+}
+
+/**
+ * Where `<meta http-equiv="refresh" content="0; url=…">` sends the reader (the HTML standard's
+ * syntax: a delay, then `url=` with or without quotes); null for a refresh without an address,
+ * which reloads the page itself.
+ */
+function refreshTarget(content: string, base: string): string | null {
+  const target = /^\s*[\d.]*\s*[;,]\s*(?:url\s*=\s*)?(?:(["'])(.*?)\1|(.+))$/i.exec(content);
+  const href = (target?.[2] ?? target?.[3] ?? '').trim();
+  return href ? resolveUrl(href, base) : null;
 }
 
 /**

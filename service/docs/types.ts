@@ -28,6 +28,10 @@ export interface ExtractedPage {
   noindex: boolean;
   /** `<meta name="robots" content="nofollow">`: its links are not followed. */
   nofollow: boolean;
+  /** `<meta http-equiv="refresh" content="0; url=…">`: the address the page sends its reader to (absolute). */
+  refresh?: string | null;
+  /** The page runs scripts: when it shows no text, it may draw its content with them. */
+  scripted?: boolean;
 }
 
 /** A section a search found. */

@@ -283,3 +283,115 @@ describe('crawlSite on a local static site', () => {
     expect(fetched(site)).toEqual([]);
   });
 });
+
+describe('crawlSite where the start address sends the crawler on, and pages without text', () => {
+  /** A site of routes only (no files), the way a host that only redirects is. */
+  async function routesOnly(routes: Record<string, (res: ServerResponse) => void>) {
+    const empty = await mkdtemp(join(tmpdir(), 'agent-chat-empty-'));
+    temps.push(empty);
+    return serve(empty, routes);
+  }
+  const refreshTo = (target: string) =>
+    `<!doctype html><title>Moved</title><meta http-equiv="refresh" content="0; URL='${target}'"><p>Redirecting to <a href="${target}">the docs</a></p>`;
+  const html = (res: ServerResponse, body: string) =>
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end(body);
+
+  it('follows the start address to another host, and crawls the site it leads to with that host’s robots.txt and sitemap', async () => {
+    const docs = await serve();
+    const old = await routesOnly({
+      '/docs/': (res) => res.writeHead(301, { Location: `${docs.url}/docs/` }).end(),
+    });
+    const result = await crawlSite(`${old.url}/docs/`, OPTIONS);
+    expect(paths(result, docs.url)).toEqual([
+      '/docs/',
+      '/docs/guide/install.html',
+      '/docs/guide/linked-only.html',
+      '/docs/notes.md',
+      '/docs/private/open.html',
+      '/docs/reference/config.html',
+    ]);
+    // The new host's robots.txt keeps its private folder out, as on a crawl started there.
+    expect(fetched(docs).slice(0, 2)).toEqual(['/robots.txt', '/docs/sitemap.xml']);
+    expect(fetched(docs)).not.toContain('/docs/private/secret.html');
+    expect(result.complete).toBe(true);
+  });
+
+  it('reads a page that refreshes at once as a redirect: the start moves, another page stands for its target', async () => {
+    const docs = await serve(SITE, {
+      '/docs/old-install.html': (res) => html(res, refreshTo('guide/install.html')),
+    });
+    const old = await routesOnly({ '/': (res) => html(res, refreshTo(`${docs.url}/docs/`)) });
+    const result = await crawlSite(`${old.url}/`, OPTIONS);
+    expect(result.pages[0].url).toBe(`${docs.url}/docs/`);
+    expect(paths(result, docs.url)).toContain('/docs/guide/install.html');
+    // The root's page of docs is `/docs/`: the target's folder, not the host's whole root.
+    expect(fetched(docs)).not.toContain('/outside.html');
+
+    const moved = await crawlSite(`${docs.url}/docs/old-install.html`, { ...OPTIONS, maxPages: 3 });
+    expect(moved.pages.map((page) => page.title)).toContain('Installing Acme');
+    expect(moved.pages.map((page) => page.title)).not.toContain('Moved');
+  });
+
+  it('stops after 5 moves of the start address, and says so', async () => {
+    const hops = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [
+        `/v${i}/`,
+        (res: ServerResponse) => res.writeHead(302, { Location: `/v${i + 1}/` }).end(),
+      ]),
+    );
+    const site = await routesOnly(hops);
+    const result = await crawlSite(`${site.url}/v0/`, OPTIONS);
+    expect(result.pages).toEqual([]);
+    expect(result.failures).toEqual([{ url: `${site.url}/v5/`, reason: 'redirects more than 5 times' }]);
+    expect(fetched(site).filter((path) => path.endsWith('/'))).toEqual([
+      '/v0/',
+      '/v1/',
+      '/v2/',
+      '/v3/',
+      '/v4/',
+      '/v5/',
+    ]);
+  });
+
+  it('says when no page read has text, and that the site may be drawn by JavaScript', async () => {
+    const site = await routesOnly({
+      '/app/': (res) =>
+        html(
+          res,
+          '<!doctype html><html><head><title>Acme Docs</title><script type="module" src="/app/main.js"></script></head>' +
+            '<body><div id="root"><a href="/app/empty.html"></a><a href="/app/moved.html"></a></div>' +
+            '<noscript>You need to enable JavaScript to run this app.</noscript></body></html>',
+        ),
+      '/app/empty.html': (res) => html(res, '<title>Empty</title><main><h1>Empty</h1></main>'),
+      '/app/moved.html': (res) => res.writeHead(301).end(),
+    });
+    const result = await crawlSite(`${site.url}/app/`, OPTIONS);
+    expect(result.pages.map((page) => page.sections)).toEqual([[], []]);
+    const reasons = Object.fromEntries(result.failures.map((f) => [f.url.slice(site.url.length), f.reason]));
+    expect(reasons).toEqual({
+      '/app/': expect.stringMatching(
+        /^no text in the HTML of any page read: the site may draw its pages with JavaScript/,
+      ),
+      '/app/moved.html': 'redirects to no readable address',
+    });
+    // Nothing read says nothing about which pages are gone.
+    expect(result.complete).toBe(false);
+  });
+
+  it('leaves a page of links alone, on a site whose other pages have text', async () => {
+    const site = await serve(SITE, {
+      '/docs/': (res) =>
+        html(
+          res,
+          '<html><head><title>Acme</title><script src="/docs/searchtools.js"></script></head><body><main><h1>Acme</h1>' +
+            '<nav><ul><li><a href="guide/install.html">Installing</a></li></ul></nav></main></body></html>',
+        ),
+    });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(result.failures.map((f) => f.url.slice(site.url.length))).not.toContain('/docs/');
+    expect(
+      result.pages.find((page) => page.url.endsWith('/guide/install.html'))!.sections.length,
+    ).toBeGreaterThan(0);
+    expect(result.complete).toBe(true);
+  });
+});

@@ -305,3 +305,30 @@ describe('extractHtml on a Starlight page', () => {
     ]);
   });
 });
+
+describe('extractHtml on a page that sends its reader on', () => {
+  const refresh = (content: string) =>
+    extractHtml(
+      `<html><head><title>Moved</title><meta http-equiv="Refresh" content="${content}"></head><body><p>Moved.</p></body></html>`,
+      'https://docs.example.com/old/page.html',
+    ).refresh;
+
+  it('reads the address of a meta refresh, quoted or not, with or without url=', () => {
+    expect(refresh('0; url=../new/')).toBe('https://docs.example.com/new/');
+    expect(refresh("0;URL='https://example.org/docs/'")).toBe('https://example.org/docs/');
+    expect(refresh('3, next.html')).toBe('https://docs.example.com/old/next.html');
+  });
+
+  it('has none for a refresh that reloads the page, or an address that is no web page', () => {
+    expect(refresh('300')).toBeNull();
+    expect(refresh('0; url=javascript:alert(1)')).toBeNull();
+  });
+
+  it('tells a page that runs scripts from one that does not, leaving data blocks aside', () => {
+    const page = (head: string) =>
+      extractHtml(`<html><head>${head}</head><body></body></html>`, 'https://x.test/');
+    expect(page('<script src="/app.js"></script>').scripted).toBe(true);
+    expect(page('<script type="application/ld+json">{}</script>').scripted).toBe(false);
+    expect(page('').scripted).toBe(false);
+  });
+});
