@@ -289,7 +289,7 @@ export interface ConsoleDocSource {
 /** An exclude pattern the Sources page offers, with what it would keep out. */
 export interface ConsoleSuggestedExclusion {
   pattern: string;
-  kind: 'release notes' | 'source listings' | 'blog posts';
+  kind: 'release notes' | 'source listings' | 'blog posts' | 'pages of another version';
   pages: number;
 }
 

@@ -69,8 +69,12 @@ const CROWDING: readonly { kind: CrowdingKind; folder?: RegExp; file?: RegExp }[
   },
   { kind: 'source listings', folder: /^(_modules|_sources)$/i },
   { kind: 'blog posts', folder: /^blog$/i },
+  // A folder of one version of the docs (Docusaurus's `2.x` and `next`, Read the Docs' `3.1`, a
+  // tag's `v1.2.0`): the same pages again, a word apart. Never `latest`, `stable` or `main`, which
+  // are what a site shows as its docs, nor `v2`, which is as often an API's current version.
+  { kind: 'pages of another version', folder: /^(v?\d+(\.(\d+|x))+|next|nightly|canary|unreleased)$/i },
 ];
-export type CrowdingKind = 'release notes' | 'source listings' | 'blog posts';
+export type CrowdingKind = 'release notes' | 'source listings' | 'blog posts' | 'pages of another version';
 
 export interface SuggestedExclusion {
   pattern: string;
@@ -80,11 +84,14 @@ export interface SuggestedExclusion {
 }
 
 /**
- * What an owner may want out of a site's index: the folders of release notes, source listings
- * and blog posts among `urls` (the pages indexed), as exclude patterns, each with the pages it
- * would keep out; only groups of at least 3 pages that are not the whole site, the largest first.
+ * What an owner may want out of a site's index: the folders of release notes, source listings,
+ * blog posts and other versions among `urls` (the pages indexed), as exclude patterns, each with
+ * the pages it would keep out; only groups of at least 3 pages that are not the whole site, the
+ * largest first. A version folder the crawl's `start` is in is the owner's own version, and is not
+ * offered; nor are version folders that hold every page between them (which one to keep is the
+ * owner's to say).
  */
-export function suggestExclusions(urls: readonly string[], most = 5): SuggestedExclusion[] {
+export function suggestExclusions(urls: readonly string[], most = 5, start?: string): SuggestedExclusion[] {
   const groups = new Map<string, SuggestedExclusion>();
   for (const url of urls) {
     const parts = new URL(url).pathname.split('/');
@@ -94,6 +101,11 @@ export function suggestExclusions(urls: readonly string[], most = 5): SuggestedE
     group.pages++;
     groups.set(found.pattern, group);
   }
+  const startPath = start ? new URL(start).pathname : '';
+  const versions = [...groups.values()].filter((g) => g.kind === 'pages of another version');
+  const allVersions = versions.reduce((sum, g) => sum + g.pages, 0) >= urls.length;
+  for (const group of versions)
+    if (allVersions || startPath.startsWith(group.pattern)) groups.delete(group.pattern);
   return [...groups.values()]
     .filter((g) => g.pages >= 3 && g.pages < urls.length)
     .sort((a, b) => b.pages - a.pages || a.pattern.localeCompare(b.pattern))

@@ -152,7 +152,7 @@ export class DocsLibrary {
 
   /**
    * What the owner may want out of a website source's index (decision 427): its folders of release
-   * notes, source listings and blog posts, but those it already excludes (their pages leave at the
+   * notes, source listings, blog posts and other versions, but those it already excludes (their pages leave at the
    * next crawl). A folder source's patterns match its files' paths, not its pages' addresses, so it
    * gets none. Pages change only with a crawl, and the Sources page reads this while a crawl runs,
    * so a source's pages are listed once per crawl, not once per look.
@@ -162,7 +162,14 @@ export class DocsLibrary {
     let known = this.offers.get(source.id);
     if (known?.crawledAt !== source.lastCrawlAt) {
       const pages = await this.options.store.listDocPages(source.id);
-      known = { crawledAt: source.lastCrawlAt, offers: suggestExclusions(pages.map((page) => page.url)) };
+      known = {
+        crawledAt: source.lastCrawlAt,
+        offers: suggestExclusions(
+          pages.map((page) => page.url),
+          5,
+          source.location,
+        ),
+      };
       this.offers.set(source.id, known);
     }
     return known.offers.filter((offer) => !source.exclude.includes(offer.pattern));

@@ -87,6 +87,32 @@ describe('suggested exclusions', () => {
       expect(urls.filter((u) => excludedUrl(exclusionMatcher([pattern]), u))).toHaveLength(pages);
   });
 
+  it("offers other versions' folders, but never the one the crawl starts in, latest or stable, or an API's v2", () => {
+    const pages = (folder: string) => ['intro', 'install', 'config'].map((p) => `${folder}${p}.html`);
+    const urls = site([
+      ...pages('/docs/'),
+      ...pages('/docs/2.x/'),
+      ...pages('/docs/next/'),
+      ...pages('/docs/v1.4.0/'),
+      ...pages('/api/v2/'),
+    ]);
+    expect(suggestExclusions(urls).map((s) => [s.pattern, s.kind])).toEqual([
+      ['/docs/2.x/', 'pages of another version'],
+      ['/docs/next/', 'pages of another version'],
+      ['/docs/v1.4.0/', 'pages of another version'],
+    ]);
+    expect(suggestExclusions(urls, 5, 'https://docs.acme.test/docs/2.x/').map((s) => s.pattern)).toEqual([
+      '/docs/next/',
+      '/docs/v1.4.0/',
+    ]);
+    const readTheDocs = site([...pages('/en/latest/'), ...pages('/en/stable/'), ...pages('/en/3.1/')]);
+    expect(suggestExclusions(readTheDocs, 5, 'https://docs.acme.test/')).toEqual([
+      { pattern: '/en/3.1/', kind: 'pages of another version', pages: 3 },
+    ]);
+    // Every page in one version or another: which to keep is the owner's to say.
+    expect(suggestExclusions(site([...pages('/1.0/'), ...pages('/2.0/')]))).toEqual([]);
+  });
+
   it('suggests nothing for a site that is all one kind, or for fewer than 3 pages', () => {
     expect(suggestExclusions(site(['/news/a.html', '/news/b.html', '/news/c.html']))).toEqual([]);
     expect(suggestExclusions(site(['/index.html', '/whatsnew/a.html', '/whatsnew/b.html']))).toEqual([]);
