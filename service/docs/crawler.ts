@@ -79,12 +79,41 @@ const MAX_SITEMAPS = 50;
 /** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
 const MAX_START_REDIRECTS = 5;
 
-export const isSitemap = (start: string) => /\.xml$/i.test(new URL(start).pathname);
+export const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
 
 /** A response's body as text, at most `limit` bytes; null when it is longer. */
 async function readText(response: Response, limit: number): Promise<string | null> {
   const bytes = await readBounded(response, limit);
   return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
+}
+
+/**
+ * A sitemap's text, gzipped (`sitemap.xml.gz`, as the sitemaps protocol allows and large sites
+ * serve) or not, at most `limit` bytes once inflated: a small file that inflates without end is
+ * refused, not held.
+ */
+async function readSitemap(response: Response, limit: number): Promise<string | null> {
+  const bytes = await readBounded(response, limit);
+  if (!bytes || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
+    return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
+  const reader = new Blob([bytes.slice()]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  // The protocol's sitemaps are UTF-8.
+  const utf8 = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      size += part.value.length;
+      if (size > limit) {
+        void reader.cancel().catch(() => {});
+        return null;
+      }
+      text += utf8.decode(part.value, { stream: true });
+    }
+  } catch {
+    return null;
+  }
+  return text + utf8.decode();
 }
 
 /** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */
@@ -280,14 +309,18 @@ class Crawl {
         Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
       });
       const ok = typeof response !== 'string' && response.status >= 200 && response.status < 300;
-      const text = ok ? await readText(response, 10 * this.maxBytes) : null;
+      const text = ok ? await readSitemap(response, 10 * this.maxBytes) : null;
       if (typeof response !== 'string' && !ok) await response.body?.cancel().catch(() => {});
       if (text === null) {
         if (given && url === this.start)
           this.failures.push({
             url,
             reason:
-              typeof response === 'string' ? response : `the sitemap could not be read (${response.status})`,
+              typeof response === 'string'
+                ? response
+                : ok
+                  ? `the sitemap is over ${kb(10 * this.maxBytes)} or damaged: not read`
+                  : `the sitemap could not be read (${response.status})`,
           });
         continue;
       }

@@ -1,7 +1,8 @@
-import { cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
 import { CrawlExcludedStartError, crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
@@ -201,6 +202,25 @@ describe('crawlSite on a local static site', () => {
     const capped = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPages: 2 });
     expect(capped.truncated).toBe(true);
     expect(capped.pages).toHaveLength(2);
+  });
+
+  it('reads a gzipped sitemap, and refuses one that inflates past its cap', async () => {
+    const sitemap = await readFile(join(SITE, 'docs/sitemap.xml'));
+    const site = await serve(SITE, {
+      '/docs/sitemap.xml.gz': (res) =>
+        res.writeHead(200, { 'Content-Type': 'application/gzip' }).end(gzipSync(sitemap)),
+      '/docs/bomb.xml.gz': (res) =>
+        res.writeHead(200, { 'Content-Type': 'application/gzip' }).end(gzipSync(Buffer.alloc(20 << 20, ' '))),
+    });
+    const result = await crawlSite(`${site.url}/docs/sitemap.xml.gz`, OPTIONS);
+    expect(paths(result, site.url)).toContain('/docs/reference/config.html');
+    expect(result.failures.map((f) => f.url)).not.toContain(`${site.url}/docs/sitemap.xml.gz`);
+
+    const bomb = await crawlSite(`${site.url}/docs/bomb.xml.gz`, OPTIONS);
+    expect(bomb.pages).toEqual([]);
+    expect(bomb.failures).toEqual([
+      { url: `${site.url}/docs/bomb.xml.gz`, reason: 'the sitemap is over 640 KB or damaged: not read' },
+    ]);
   });
 
   it('has at most `concurrency` requests in flight', async () => {
