@@ -70,6 +70,9 @@ const BLOCK = new Set([
   'thead',
   'tbody',
   'tfoot',
+  'tr',
+  'td',
+  'th',
   'caption',
   'hr',
   'address',
@@ -352,7 +355,8 @@ function anchorOf(heading: Node, pending: string | null): string | null {
  * address the page was fetched from.
  */
 export function extractHtml(html: string, url: string): ExtractedPage {
-  const document = parseDocument(html) as unknown as Node;
+  // The HTML standard's input stream: CR LF and CR are LF (AsciiDoc writes CR LF, and a code block keeps it).
+  const document = parseDocument(html.replace(/\r\n?/g, '\n')) as unknown as Node;
   const base = resolveUrl(find(document, (n) => isTag(n, 'base'))?.attribs?.href ?? '', url) ?? url;
   const pageUrl = resolveUrl(url, url) ?? url;
   const robots = findAll(
@@ -579,6 +583,9 @@ class ContentWalker {
     }
     if (name !== 'table') return false;
     const rows = tableRows(node);
+    // One row is layout, not data (AsciiDoc sets a note's "Important" beside its text so): its
+    // cells are read as the paragraphs they hold.
+    if (rows.length === 1) return false;
     if (rows.length) {
       const rule = `|${' --- |'.repeat(Math.max(...rows.map((r) => r.length)))}`;
       const lines = rows.map((cells) => `| ${cells.join(' | ')} |`);

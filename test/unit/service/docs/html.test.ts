@@ -332,3 +332,28 @@ describe('extractHtml on a page that sends its reader on', () => {
     expect(page('').scripted).toBe(false);
   });
 });
+
+describe('extractHtml on an AsciiDoc page', () => {
+  // As asciidoc writes git's manual: CR LF line ends, and a note set beside its label in a table of one row.
+  const PAGE = [
+    '<html><head><title>git-mailsplit(1) Manual Page</title></head><body><div id="content">',
+    '<h2 id="_description">DESCRIPTION</h2><div class="sectionbody">',
+    '<div class="listingblock"><div class="content"><pre><code>git mailsplit -o&lt;dir&gt;\r\n    &lt;mbox&gt;</code></pre></div></div>',
+    '<div class="admonitionblock"><table><tr><td class="icon"><div class="title">Important</div></td>',
+    '<td class="content">Maildir splitting relies upon filenames being sorted.</td></tr></table></div>',
+    '<table><tr><th>Option</th><th>Meaning</th></tr><tr><td>-b</td><td>Treat files as mbox</td></tr></table>',
+    '</div></div></body></html>',
+  ].join('\r\n');
+
+  it('reads a one-row table as the paragraphs it holds, a table of rows as a table, and code without CR', () => {
+    const { sections } = extractHtml(PAGE, 'https://git.example/git-mailsplit.html');
+    expect(sections.at(-1)!.text).toBe(
+      [
+        '```\ngit mailsplit -o<dir>\n    <mbox>\n```',
+        'Important',
+        'Maildir splitting relies upon filenames being sorted.',
+        '| Option | Meaning |\n| --- | --- |\n| -b | Treat files as mbox |',
+      ].join('\n\n'),
+    );
+  });
+});
