@@ -308,11 +308,19 @@ class SectionWriter {
   }
 
   heading(level: number, heading: string, anchor: string | null) {
+    // The page's own title heading opens the part under the title, not a section of its own; what
+    // came above it (Javadoc's "Module java.base", a breadcrumb's words) is of that part too.
+    if (!this.titled && heading === this.title && this.path.every((open) => open.level >= level)) {
+      if (this.path.length) this.end();
+      else this.flush();
+      this.path = [];
+      this.anchor = null;
+      this.titled = true;
+      return;
+    }
     this.end();
     while (this.path.length && this.path.at(-1)!.level >= level) this.path.pop();
-    // The page's own title heading opens the part under the title, not a section of its own.
-    if (!this.titled && this.path.length === 0 && heading === this.title) this.titled = true;
-    else this.path.push({ level, heading, anchor: anchor ?? this.path.at(-1)?.anchor ?? null });
+    this.path.push({ level, heading, anchor: anchor ?? this.path.at(-1)?.anchor ?? null });
     this.anchor = this.path.at(-1)?.anchor ?? null;
   }
 
@@ -475,6 +483,21 @@ function tableRows(table: Node): string[][] {
 }
 
 /**
+ * A table drawn with a CSS grid of boxes, as Javadoc (9 and later) draws its summaries:
+ * `<div class="summary-table three-column-summary">` holding header and row cells in order.
+ */
+const GRID = /(?:^|\s)(two|three|four)-column-summary(?:\s|$)/;
+const GRID_COLUMNS: Record<string, number> = { two: 2, three: 3, four: 4 };
+function gridRows(grid: Node, columns: number): string[][] {
+  const cells = (grid.children ?? [])
+    .filter((c) => c.type === 'tag')
+    .map((c) => clean(textOf(c)).replaceAll('|', '\\|'));
+  const rows: string[][] = [];
+  for (let at = 0; at < cells.length; at += columns) rows.push(cells.slice(at, at + columns));
+  return rows;
+}
+
+/**
  * Whether `<aside>` `node` is a callout in the text (Starlight's "Caution: …") rather than a
  * sidebar: it has no heading and no navigation. Only one inside the main content is read.
  */
@@ -581,8 +604,9 @@ class ContentWalker {
       if (code) this.writer.text(code.includes('`') ? code : `\`${code}\``, this.inLink > 0);
       return true;
     }
-    if (name !== 'table') return false;
-    const rows = tableRows(node);
+    const columns = GRID_COLUMNS[GRID.exec(node.attribs?.class ?? '')?.[1] ?? ''];
+    if (name !== 'table' && !columns) return false;
+    const rows = columns ? gridRows(node, columns) : tableRows(node);
     // One row is layout, not data (AsciiDoc sets a note's "Important" beside its text so): its
     // cells are read as the paragraphs they hold.
     if (rows.length === 1) return false;

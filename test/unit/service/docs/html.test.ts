@@ -357,3 +357,38 @@ describe('extractHtml on an AsciiDoc page', () => {
     );
   });
 });
+
+describe('extractHtml on a Javadoc page', () => {
+  // As Javadoc 17 writes a class: the module and package above the title, a summary drawn as a grid of boxes.
+  const PAGE = `<html><head><title>ConstantBootstraps (Java SE 17)</title></head><body><main role="main">
+<div class="header">
+<div class="sub-title"><span class="module-label-in-type">Module</span>&nbsp;<a href="../../../module-summary.html">java.base</a></div>
+<h1 title="Class ConstantBootstraps" class="title">Class ConstantBootstraps</h1></div>
+<div class="type-signature"><span class="modifiers">public final class </span>ConstantBootstraps</div>
+<div class="block">Bootstrap methods for dynamically-computed constants.</div>
+<section class="method-summary" id="method-summary"><h2>Method Summary</h2>
+<div class="summary-table three-column-summary">
+<div class="table-header col-first">Modifier and Type</div>
+<div class="table-header col-second">Method</div>
+<div class="table-header col-last">Description</div>
+<div class="col-first even-row-color"><code>static VarHandle</code></div>
+<div class="col-second even-row-color"><code><a href="#arrayVarHandle()">arrayVarHandle</a>(Lookup lookup)</code></div>
+<div class="col-last even-row-color"><div class="block">Finds a VarHandle for an array type.</div></div>
+</div></section></main></body></html>`;
+
+  it('keeps what is above the title in the part under it, and writes a grid summary as a table', () => {
+    const { title, sections } = extractHtml(PAGE, 'https://docs.example/ConstantBootstraps.html');
+    expect(title).toBe('Class ConstantBootstraps');
+    expect(sections.map((s) => [s.headings, s.text])).toEqual([
+      [
+        [],
+        'Module java.base\n\npublic final class ConstantBootstraps\n\nBootstrap methods for dynamically-computed constants.',
+      ],
+      [
+        ['Method Summary'],
+        '| Modifier and Type | Method | Description |\n| --- | --- | --- |\n' +
+          '| static VarHandle | arrayVarHandle(Lookup lookup) | Finds a VarHandle for an array type. |',
+      ],
+    ]);
+  });
+});
