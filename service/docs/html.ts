@@ -601,7 +601,12 @@ class ContentWalker {
     }
     if (INLINE_CODE.has(name)) {
       const code = textOf(node).replace(/\s+/g, ' ').trim();
-      if (code) this.writer.text(code.includes('`') ? code : `\`${code}\``, this.inLink > 0);
+      // Links inside the code count as links around it do (Javadoc's inherited members: `<code><a>clone</a>, <a>equals</a>…</code>`).
+      // Letters and digits only: the commas between the links are not prose.
+      const linked =
+        this.inLink > 0 ||
+        linkLetters(node) >= NAVIGATION_LINK_SHARE * (code.match(/[\p{L}\p{N}]/gu) ?? []).length;
+      if (code) this.writer.text(code.includes('`') ? code : `\`${code}\``, linked);
       return true;
     }
     const columns = GRID_COLUMNS[GRID.exec(node.attribs?.class ?? '')?.[1] ?? ''];

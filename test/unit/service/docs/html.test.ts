@@ -374,9 +374,12 @@ describe('extractHtml on a Javadoc page', () => {
 <div class="col-first even-row-color"><code>static VarHandle</code></div>
 <div class="col-second even-row-color"><code><a href="#arrayVarHandle()">arrayVarHandle</a>(Lookup lookup)</code></div>
 <div class="col-last even-row-color"><div class="block">Finds a VarHandle for an array type.</div></div>
-</div></section></main></body></html>`;
+</div>
+<div class="inherited-list"><h3 id="methods-inherited-from-class-java.lang.Object">Methods declared in class java.lang.Object</h3>
+<code>${['clone', 'equals', 'finalize', 'getClass', 'hashCode', 'notify', 'notifyAll', 'toString', 'wait', 'wait', 'wait'].map((m) => `<a href="Object.html#${m}()">${m}</a>`).join(', ')}</code></div>
+</section></main></body></html>`;
 
-  it('keeps what is above the title in the part under it, and writes a grid summary as a table', () => {
+  it('keeps what is above the title in the part under it, writes a grid summary as a table, and drops a list of links in code', () => {
     const { title, sections } = extractHtml(PAGE, 'https://docs.example/ConstantBootstraps.html');
     expect(title).toBe('Class ConstantBootstraps');
     expect(sections.map((s) => [s.headings, s.text])).toEqual([
