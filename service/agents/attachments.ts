@@ -7,7 +7,7 @@
  */
 import type { AttachmentContent } from './types.js';
 import { estimateTokens } from './history-budget.js';
-import { pdfText } from './pdf-text.js';
+import { pdfText } from '../kernel/pdf.js';
 
 export interface FileBudget {
   /** The model accepts `image_url` parts (OPENAI_VISION=1). */

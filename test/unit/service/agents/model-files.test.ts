@@ -7,7 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FileInfo } from '../../../../contract/types.js';
 import { loadDocsFolder, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
-import { inflatesWithin, MAX_PDF_INFLATED_BYTES } from '../../../../service/agents/pdf-text.js';
+import { inflatesWithin, MAX_PDF_INFLATED_BYTES } from '../../../../service/kernel/pdf.js';
 import { pdfWithPages, pngHeader, uploadRequest } from '../../../fixtures/files.js';
 import { chatRecords, makeService, textOf } from '../../../fixtures/service.js';
 

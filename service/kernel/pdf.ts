@@ -1,0 +1,257 @@
+/**
+ * A PDF's text, page by page, with its title and outline: what a question's attached PDF and a
+ * docs site's PDF manual are read with. unpdf (pdf.js's serverless build, no dependencies, 2.3 MB
+ * installed; pdfjs-dist is 37 MB with a 33 MB optional native canvas) runs in Node and in
+ * browsers. It is loaded the first time a PDF is read, so a service that never sees one never
+ * loads it. Nothing is rendered: no fonts, no images, no scripts (`isEvalSupported: false`); a
+ * PDF is read up to `maxPages` pages however many it has, and not at all when its streams would
+ * inflate past a bound.
+ */
+
+export interface PdfText {
+  text: string;
+  /** Pages read, and pages the file has. */
+  pages: number;
+  totalPages: number;
+}
+
+/** One line of a page as pdf.js puts its text together. */
+export interface PdfLine {
+  text: string;
+  /** More space above it than a line's height: it starts a paragraph. */
+  paragraph: boolean;
+}
+
+export interface PdfPage {
+  /** From 1, as viewers and `#page=N` count. */
+  number: number;
+  lines: PdfLine[];
+}
+
+/** A bookmark: its title, the page it opens (null when its destination names none), its children. */
+export interface PdfOutlineEntry {
+  title: string;
+  page: number | null;
+  /** Where on its page it points, from 0 (the top) to 1 (the bottom); null when it names no height. */
+  top: number | null;
+  items: PdfOutlineEntry[];
+}
+
+export interface PdfDocument {
+  /** The document's own Title (its info dictionary's, else its XMP `dc:title`), as written; null without one. */
+  title: string | null;
+  totalPages: number;
+  /** The pages read, in order. */
+  pages: PdfPage[];
+  /** Empty unless asked for, or when the file has none. */
+  outline: PdfOutlineEntry[];
+}
+
+/** Why a PDF was not read: its streams would inflate past the bound, or pdf.js could not read it. */
+export type PdfRefusal = 'inflates' | 'unreadable';
+
+/**
+ * What a PDF's compressed streams may inflate to, images aside (reading text decodes none),
+ * all together: more than any text a model is sent, and far below what would hurt the service.
+ */
+export const MAX_PDF_INFLATED_BYTES = 64_000_000;
+
+/** Bookmarks resolved at most: an outline is a table of contents, not a second document. */
+const MAX_OUTLINE_ENTRIES = 5_000;
+
+/** Bytes that inflate past `limit` (a zip bomb in PDF clothes): counted as they come, stopped at once. */
+async function inflatesPast(data: Uint8Array, limit: number): Promise<number> {
+  const reader = new Blob([data.slice()])
+    .stream()
+    .pipeThrough(new DecompressionStream('deflate'))
+    .getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return total;
+      total += value.length;
+      if (total > limit) {
+        void reader.cancel().catch(() => {});
+        return total;
+      }
+    }
+  } catch {
+    // Not deflate, or damaged: pdf.js decides what it makes of it, and nothing grew.
+    return total;
+  }
+}
+
+/**
+ * Whether the streams pdf.js may decode to read text (every stream but images') inflate within
+ * MAX_PDF_INFLATED_BYTES. pdf.js keeps a decoded stream whole in memory, so a few kilobytes of
+ * zeros deflated a thousandfold would otherwise become gigabytes before any page limit applies.
+ */
+export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED_BYTES): Promise<boolean> {
+  // One character per byte, so positions in the text are positions in the bytes.
+  const text = new TextDecoder('latin1').decode(bytes);
+  let left = limit;
+  for (let at = text.indexOf('stream'); at !== -1; at = text.indexOf('stream', at + 6)) {
+    if (text.startsWith('end', at - 3)) continue;
+    const start =
+      text[at + 6] === '\r' && text[at + 7] === '\n' ? at + 8 : text[at + 6] === '\n' ? at + 7 : -1;
+    if (start === -1) continue;
+    const end = text.indexOf('endstream', start);
+    if (end === -1) break;
+    const dictionary = text.slice(Math.max(text.lastIndexOf('obj', at), at - 4096, 0), at);
+    if (/\/Subtype\s*\/Image\b/.test(dictionary) || !/\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
+    left -= await inflatesPast(bytes.subarray(start, end), left);
+    if (left < 0) return false;
+    at = end;
+  }
+  return true;
+}
+
+type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
+type TextItem = { str: string; hasEOL: boolean; transform: number[]; height: number };
+
+/**
+ * A page's text as lines: pdf.js's items joined up to each end of line. A line whose baseline is
+ * further below the last one's than half again the last one's height starts a paragraph.
+ */
+function linesOf(items: readonly (TextItem | object)[]): PdfLine[] {
+  const lines: PdfLine[] = [];
+  let text = '';
+  let y: number | null = null;
+  let height = 0;
+  let lastY: number | null = null;
+  let lastHeight = 0;
+  for (const item of items) {
+    if (!('str' in item)) continue;
+    if (y === null && item.str) y = item.transform[5];
+    height = Math.max(height, item.height);
+    text += item.str;
+    if (!item.hasEOL) continue;
+    lines.push({
+      text,
+      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+    });
+    if (y !== null) [lastY, lastHeight] = [y, height];
+    [text, y, height] = ['', null, 0];
+  }
+  if (text)
+    lines.push({
+      text,
+      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+    });
+  return lines;
+}
+
+/** The outline with each entry's page, at most MAX_OUTLINE_ENTRIES entries. */
+async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
+  let budget = MAX_OUTLINE_ENTRIES;
+  const NOWHERE = { page: null, top: null };
+  const placeOf = async (dest: unknown): Promise<{ page: number | null; top: number | null }> => {
+    try {
+      const explicit: unknown = typeof dest === 'string' ? await doc.getDestination(dest) : dest;
+      if (!Array.isArray(explicit)) return NOWHERE;
+      const target: unknown = explicit[0];
+      const index =
+        typeof target === 'number'
+          ? target
+          : target && typeof target === 'object' && 'num' in target
+            ? await doc.getPageIndex(target as { num: number; gen: number })
+            : null;
+      if (index === null) return NOWHERE;
+      // The height a destination names (PDF 32000 12.3.2.2): XYZ's top, FitH's and FitBH's, FitR's top.
+      const kind = (explicit[1] as { name?: string } | null)?.name;
+      const y: unknown =
+        kind === 'XYZ'
+          ? explicit[3]
+          : kind === 'FitH' || kind === 'FitBH'
+            ? explicit[2]
+            : kind === 'FitR'
+              ? explicit[5]
+              : null;
+      if (typeof y !== 'number') return { page: index + 1, top: null };
+      const [, bottom, , top] = (await doc.getPage(index + 1)).view;
+      const height = top - bottom;
+      return { page: index + 1, top: height > 0 ? Math.min(1, Math.max(0, (top - y) / height)) : null };
+    } catch {
+      // A destination that names no page of this file: the entry keeps its title only.
+      return NOWHERE;
+    }
+  };
+  type Raw = { title: string; dest: unknown; items: Raw[] };
+  const walk = async (raw: readonly Raw[]): Promise<PdfOutlineEntry[]> => {
+    const entries: PdfOutlineEntry[] = [];
+    for (const item of raw) {
+      if (budget-- <= 0) break;
+      entries.push({ title: item.title, ...(await placeOf(item.dest)), items: await walk(item.items ?? []) });
+    }
+    return entries;
+  };
+  return walk(((await doc.getOutline()) ?? []) as Raw[]);
+}
+
+/**
+ * The first `maxPages` pages of a PDF as lines, its title and, when `outline`, its bookmarks;
+ * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES or is no PDF pdf.js can read.
+ */
+export async function readPdf(
+  bytes: Uint8Array,
+  { maxPages = Infinity, outline = false }: { maxPages?: number; outline?: boolean } = {},
+): Promise<PdfDocument | PdfRefusal> {
+  if (!(await inflatesWithin(bytes))) return 'inflates';
+  const { getDocumentProxy } = await import('unpdf');
+  let doc: Proxy | undefined;
+  try {
+    // A copy: pdf.js takes the buffer it is given (it is detached after).
+    doc = await getDocumentProxy(bytes.slice(), {
+      isEvalSupported: false,
+      verbosity: 0,
+      disableFontFace: true,
+    });
+    const pages: PdfPage[] = [];
+    for (let number = 1; number <= Math.min(doc.numPages, maxPages); number++) {
+      const page = await doc.getPage(number);
+      const content = await page.getTextContent();
+      pages.push({ number, lines: linesOf(content.items as (TextItem | object)[]) });
+      page.cleanup();
+    }
+    const { info, metadata } = (await doc.getMetadata().catch(() => ({ info: {}, metadata: null }))) as {
+      info: { Title?: unknown };
+      metadata: { get(name: string): unknown } | null;
+    };
+    const title = [info.Title, metadata?.get('dc:title')].find(
+      (t): t is string => typeof t === 'string' && !!t.trim(),
+    );
+    return {
+      title: title?.trim() ?? null,
+      totalPages: doc.numPages,
+      pages,
+      outline: outline ? await outlineOf(doc).catch(() => []) : [],
+    };
+  } catch {
+    return 'unreadable';
+  } finally {
+    await doc?.destroy().catch(() => {});
+  }
+}
+
+/**
+ * The text of the first `maxPages` pages, page by page, or null when the file is no PDF pdf.js
+ * can read, or would inflate past MAX_PDF_INFLATED_BYTES.
+ */
+export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | null> {
+  const read = await readPdf(bytes, { maxPages });
+  if (typeof read === 'string') return null;
+  return {
+    text: read.pages
+      .map((page) =>
+        page.lines
+          .map((line) => line.text)
+          .join('\n')
+          .trim(),
+      )
+      .join('\n\n')
+      .trim(),
+    pages: read.pages.length,
+    totalPages: read.totalPages,
+  };
+}
