@@ -1,7 +1,9 @@
+import { MAX_FILE_BYTES } from '../../contract/limits.js';
 import { readBounded } from '../kernel/bounded-body.js';
 import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
+import { readPdfResponse } from './pdf.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, type Robots } from './robots.js';
 import { Scope } from './scope.js';
 import { parseSitemap } from './sitemap.js';
@@ -58,6 +60,8 @@ export interface CrawlOptions {
   maxPages?: number;
   /** A page (or sitemap) larger than this is not indexed. Default 2 MiB. */
   maxPageBytes?: number;
+  /** A PDF larger than this is not indexed. Default 20 MB, as a PDF in a question (§11). */
+  maxPdfBytes?: number;
   /** Requests at once. Default 4. */
   concurrency?: number;
   /** Per request. Default 15 s. */
@@ -183,7 +187,7 @@ async function request(
       const response = await client.fetch(url, {
         headers: {
           'User-Agent': USER_AGENT,
-          Accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,*/*;q=0.1',
+          Accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,application/pdf;q=0.5,*/*;q=0.1',
           ...headers,
         },
         redirect: 'manual',
@@ -419,6 +423,13 @@ class Crawl {
     }
     const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
     const path = new URL(url).pathname.toLowerCase();
+    // Object stores often serve a PDF as bytes of no named type: its extension says what it is.
+    if (/^application\/(x-)?pdf\b/.test(type) || (/octet-stream/.test(type) && path.endsWith('.pdf'))) {
+      const pdf = await readPdfResponse(response, url, this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf);
+      return typeof pdf === 'string'
+        ? this.failed(url, pdf, undefined)
+        : this.read(url, pdf, response.headers, before);
+    }
     const markdown =
       /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
     if (!markdown && !/html/.test(type)) {

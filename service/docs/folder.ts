@@ -1,10 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { MAX_FILE_BYTES } from '../../contract/limits.js';
 import { hashOf, type CrawledPage, type PageState } from './crawler.js';
 import { exclusionMatcher } from './exclusions.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
+import { extractPdf } from './pdf.js';
 import { StaticDocs } from './ranking.js';
+import type { ExtractedPage } from './types.js';
 
 /**
  * A Markdown file's address under `base`: its path without the extension, but a folder's own page
@@ -19,11 +22,29 @@ function markdownUrl(base: string, path: string, paths: ReadonlySet<string>): st
   return `${base}/${own ? folder : page}`;
 }
 
+/** One file of a folder as a page, or why it is not indexed. */
+async function extract(
+  file: string,
+  path: string,
+  url: string,
+  size: number,
+): Promise<ExtractedPage | string> {
+  if (/\.pdf$/i.test(path))
+    return size > MAX_FILE_BYTES.pdf
+      ? `the PDF is over ${MAX_FILE_BYTES.pdf / 1_000_000} MB: not indexed`
+      : extractPdf(new Uint8Array(await readFile(file)), url, path.split('/').pop()!);
+  const text = await readFile(file, 'utf8');
+  return /\.(md|markdown|mdx)$/i.test(path)
+    ? extractMarkdown(text, url, path, { mdx: /\.mdx$/i.test(path) })
+    : extractHtml(text, url);
+}
+
 /**
  * A folder of documentation on the service's disk (Node only): Markdown and MDX files (`.md`,
- * `.markdown`, `.mdx`) and HTML pages, each a page of sections. A Markdown file is linked at
+ * `.markdown`, `.mdx`), HTML pages and PDFs, each a page of sections. A Markdown file is linked at
  * `publicUrl` + its path without the extension (an `index` or `README` file at its folder's
- * address, as MkDocs, Docusaurus and GitHub show it), an HTML page at `publicUrl` + its path. A file
+ * address, as MkDocs, Docusaurus and GitHub show it), an HTML page or a PDF at `publicUrl` + its
+ * path. A PDF that is not indexed (over 20 MB, no text) is told to `onFailed` with why. A file
  * whose size and modification time match the last read is `unchanged` and not read again.
  * `exclude` patterns match a file's path under the folder with a leading `/` (`/releases/`
  * keeps out `releases/3.0.md`; decision 417): an excluded file is not read.
@@ -32,12 +53,16 @@ export async function readDocsFolder(
   dir: string,
   publicUrl: string,
   previous?: ReadonlyMap<string, PageState>,
-  options: { exclude?: readonly string[]; onExcluded?: (path: string) => void } = {},
+  options: {
+    exclude?: readonly string[];
+    onExcluded?: (path: string) => void;
+    onFailed?: (url: string, reason: string) => void;
+  } = {},
 ): Promise<CrawledPage[]> {
   const excluded = exclusionMatcher(options.exclude ?? []);
   const base = publicUrl.replace(/\/+$/, '');
   const files = (await readdir(dir, { recursive: true }))
-    .filter((f) => /\.(md|markdown|mdx|html?)$/i.test(f))
+    .filter((f) => /\.(md|markdown|mdx|html?|pdf)$/i.test(f))
     .sort();
   const paths = new Set(files.map((f) => f.split(sep).join('/').toLowerCase()));
   const pages: CrawledPage[] = [];
@@ -57,10 +82,11 @@ export async function readDocsFolder(
       pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
       continue;
     }
-    const text = await readFile(join(dir, file), 'utf8');
-    const page = markdown
-      ? extractMarkdown(text, url, path, { mdx: /\.mdx$/i.test(path) })
-      : extractHtml(text, url);
+    const page = await extract(join(dir, file), path, url, info.size);
+    if (typeof page === 'string') {
+      options.onFailed?.(url, page);
+      continue;
+    }
     if (page.noindex) continue;
     const hash = await hashOf(
       JSON.stringify([page.title, page.sections.map((s) => [s.url.slice(url.length), s.headings, s.text])]),

@@ -39,7 +39,11 @@ export interface DocsLibraryOptions {
     dir: string,
     publicUrl: string,
     previous: ReadonlyMap<string, PageState>,
-    options: { exclude: readonly string[]; onExcluded: (path: string) => void },
+    options: {
+      exclude: readonly string[];
+      onExcluded: (path: string) => void;
+      onFailed: (url: string, reason: string) => void;
+    },
   ) => Promise<CrawledPage[]>;
   /** Embeds sections and questions (`OPENAI_EMBEDDING_MODEL`); lexical ranking alone without it. */
   embedder?: Embedder;
@@ -327,11 +331,13 @@ export class DocsLibrary {
       }
       if (!this.options.readFolder) throw new Error('this service cannot read folders');
       let excluded = 0;
+      const failures: { url: string; reason: string }[] = [];
       const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous, {
         exclude,
         onExcluded: () => excluded++,
+        onFailed: (url, reason) => failures.push({ url, reason }),
       });
-      return { pages, failures: [], complete: true, truncated: false, excluded };
+      return { pages, failures, complete: true, truncated: false, excluded };
     } catch (error) {
       if (this.stop.signal.aborted) return null;
       const reason =

@@ -15,6 +15,7 @@ const PAGE_EXTENSIONS = new Set([
   'jsp',
   'md',
   'markdown',
+  'pdf',
 ]);
 
 /** The folder of a path: through its last `/`. */

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
 import { CrawlExcludedStartError, crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
+import { StaticDocs } from '../../../../service/docs/ranking.js';
+import { pdfDocument } from '../../../fixtures/files.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
 const open: StaticSite[] = [];
@@ -413,5 +415,122 @@ describe('crawlSite where the start address sends the crawler on, and pages with
       result.pages.find((page) => page.url.endsWith('/guide/install.html'))!.sections.length,
     ).toBeGreaterThan(0);
     expect(result.complete).toBe(true);
+  });
+});
+
+describe('crawlSite with PDFs', () => {
+  const GUIDE = pdfDocument({
+    title: 'Acme Installation Guide',
+    pages: [
+      ['Acme Installation Guide'],
+      ['You need PostgreSQL 15.'],
+      ['Run acme migrate --to 1 to roll back.'],
+    ],
+    outline: [
+      { title: 'Requirements', page: 2 },
+      { title: 'Rolling back', page: 3 },
+    ],
+  });
+
+  /** A site whose start page links a PDF in scope, one without text, one too large and one out of scope. */
+  async function pdfSite(root: string) {
+    await mkdir(join(root, 'docs'), { recursive: true });
+    await mkdir(join(root, 'other'), { recursive: true });
+    await writeFile(
+      join(root, 'docs/index.html'),
+      '<title>Acme docs</title><main><p>Start.</p><a href="guide.pdf">Guide</a> <a href="scan.pdf">Scan</a> ' +
+        '<a href="huge.pdf">Huge</a> <a href="../other/manual.pdf">Other</a></main>',
+    );
+    await writeFile(join(root, 'docs/guide.pdf'), GUIDE);
+    await writeFile(join(root, 'docs/scan.pdf'), pdfDocument({ pages: [[], []] }));
+    await writeFile(join(root, 'other/manual.pdf'), GUIDE);
+    const site = await serveFolder(root, {
+      routes: {
+        // A declared length over the cap: refused before a byte of it is read.
+        '/docs/huge.pdf': (_req, res) => {
+          res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': 25_000_000 });
+          // The rest never comes: the crawler has no need of it.
+          res.write('%PDF-1.4\n');
+        },
+      },
+    });
+    open.push(site);
+    return site;
+  }
+
+  async function tempRoot() {
+    const root = await mkdtemp(join(tmpdir(), 'docs-pdf-site-'));
+    temps.push(root);
+    return root;
+  }
+
+  it('follows a .pdf link in scope, not one out of it, and indexes each PDF page at #page=N', async () => {
+    const accepts: (string | undefined)[] = [];
+    const site = await pdfSite(await tempRoot());
+    const result = await crawlSite(`${site.url}/docs/`, {
+      ...OPTIONS,
+      fetch: (input, init) => {
+        accepts.push(new Headers(init?.headers).get('Accept') ?? undefined);
+        return fetch(input, init);
+      },
+    });
+    expect(paths(result, site.url)).toEqual(['/docs/', '/docs/guide.pdf']);
+    expect(fetched(site)).not.toContain('/other/manual.pdf');
+    const guide = result.pages.find((page) => page.url.endsWith('/guide.pdf'))!;
+    expect(guide.title).toBe('Acme Installation Guide');
+    expect(guide.links).toEqual([]);
+    expect(guide.sections.map((s) => [s.url.slice(site.url.length), s.headings, s.text])).toEqual([
+      ['/docs/guide.pdf#page=1', ['Page 1'], 'Acme Installation Guide'],
+      ['/docs/guide.pdf#page=2', ['Requirements'], 'You need PostgreSQL 15.'],
+      ['/docs/guide.pdf#page=3', ['Rolling back'], 'Run acme migrate --to 1 to roll back.'],
+    ]);
+    // PDFs are asked for, below pages.
+    expect(accepts[0]).toMatch(/application\/pdf;q=0\.\d/);
+    // A search over the crawl finds the PDF's page.
+    const docs = new StaticDocs(result.pages.flatMap((page) => page.sections));
+    expect((await docs.search('how do I roll back'))[0].section.url).toBe(
+      `${site.url}/docs/guide.pdf#page=3`,
+    );
+  });
+
+  it('reports a PDF without text and one over the cap as failures that say why', async () => {
+    const site = await pdfSite(await tempRoot());
+    const { failures } = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(Object.fromEntries(failures.map((f) => [f.url.slice(site.url.length), f.reason]))).toEqual({
+      '/docs/scan.pdf': 'no text: a scanned PDF? it has no text layer to index',
+      '/docs/huge.pdf': 'the PDF is over 20 MB: not indexed',
+    });
+    const small = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPdfBytes: 1_000 });
+    expect(small.failures).toContainEqual({
+      url: `${site.url}/docs/guide.pdf`,
+      reason: 'the PDF is over 1 KB: not indexed',
+    });
+  });
+
+  it('revalidates a PDF: a 304 keeps it, the same content served again is unchanged, new content is changed', async () => {
+    const root = await tempRoot();
+    const site = await pdfSite(root);
+    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const previous = new Map(first.pages.map((page) => [page.url, page]));
+    const status = (result: CrawlResult) =>
+      result.pages.find((page) => page.url.endsWith('/guide.pdf'))?.status;
+
+    site.requests.length = 0;
+    expect(status(await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous }))).toBe('unchanged');
+    expect(site.requests.find((r) => r.path === '/docs/guide.pdf')?.status).toBe(304);
+
+    // Written again (a new ETag), with the same pages: read, and found the same.
+    await writeFile(join(root, 'docs/guide.pdf'), new Uint8Array([...GUIDE, 0x0a]));
+    site.requests.length = 0;
+    const same = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    expect(site.requests.find((r) => r.path === '/docs/guide.pdf')?.status).toBe(200);
+    expect(status(same)).toBe('unchanged');
+
+    await writeFile(join(root, 'docs/guide.pdf'), pdfDocument({ pages: [['A rewritten guide.']] }));
+    const changed = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    expect(status(changed)).toBe('changed');
+    expect(changed.pages.find((p) => p.url.endsWith('/guide.pdf'))?.sections.map((s) => s.text)).toEqual([
+      'A rewritten guide.',
+    ]);
   });
 });

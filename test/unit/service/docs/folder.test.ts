@@ -3,18 +3,22 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
+import { pdfDocument } from '../../../fixtures/files.js';
 
 let dir: string | undefined;
 afterEach(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 
-/** A folder holding `files` (path → text), read as a source published at https://acme.test/docs. */
-async function read(files: Record<string, string>) {
+/** A folder holding `files` (path → text or bytes), read as a source published at https://acme.test/docs. */
+async function read(
+  files: Record<string, string | Uint8Array>,
+  onFailed?: (url: string, reason: string) => void,
+) {
   dir = await mkdtemp(join(tmpdir(), 'docs-folder-'));
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
-  const pages = await readDocsFolder(dir, 'https://acme.test/docs/');
+  const pages = await readDocsFolder(dir, 'https://acme.test/docs/', undefined, { onFailed });
   return new Map(pages.map((p) => [p.url, p]));
 }
 
@@ -82,5 +86,30 @@ describe('a folder of Markdown as Docusaurus, Mintlify and MkDocs sites keep it'
     expect(pages.get('https://acme.test/docs/guide/install')!.title).toBe('Install Acme');
     expect(pages.get('https://acme.test/docs/guide/')!.title).toBe('Guides');
     expect(pages.get('https://acme.test/docs/api/')!.title).toBe('API');
+  });
+
+  it('reads a PDF as a page at its path, a section per PDF page, and tells why one without text is not indexed', async () => {
+    const failures: [string, string][] = [];
+    const pages = await read(
+      {
+        'manuals/install guide.pdf': pdfDocument({
+          title: 'Install Acme',
+          pages: [['Run the installer.'], ['Open port 8080.']],
+          outline: [{ title: 'Ports', page: 2 }],
+        }),
+        'manuals/scan.pdf': pdfDocument({ pages: [[]] }),
+      },
+      (url, reason) => failures.push([url, reason]),
+    );
+    const pdf = pages.get('https://acme.test/docs/manuals/install guide.pdf')!;
+    expect(pdf.title).toBe('Install Acme');
+    expect(pdf.sections.map((s) => [s.url, s.headings, s.text])).toEqual([
+      ['https://acme.test/docs/manuals/install guide.pdf#page=1', ['Page 1'], 'Run the installer.'],
+      ['https://acme.test/docs/manuals/install guide.pdf#page=2', ['Ports'], 'Open port 8080.'],
+    ]);
+    expect([...pages.keys()]).toEqual(['https://acme.test/docs/manuals/install guide.pdf']);
+    expect(failures).toEqual([
+      ['https://acme.test/docs/manuals/scan.pdf', 'no text: a scanned PDF? it has no text layer to index'],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 /** DocsLibrary: each project's docs in the database, crawled on a schedule by one instance, searched through its own index. */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
@@ -7,6 +8,7 @@ import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsInputError, DocsLibrary } from '../../../../service/docs/library.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
 import { memoryStores } from '../../../../service/storage/memory/index.js';
+import { pdfDocument } from '../../../fixtures/files.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
 const open: StaticSite[] = [];
@@ -146,6 +148,28 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(missing.lastRun?.failures).toEqual([
       { url: join(SITE, 'nowhere'), reason: 'the folder does not exist' },
     ]);
+  });
+
+  it("records a folder's PDF that cannot be indexed among its source's failures, with why", async () => {
+    const { library } = await fixture();
+    const dir = await mkdtemp(join(tmpdir(), 'docs-library-'));
+    try {
+      await writeFile(join(dir, 'guide.md'), '# Guide\n\nRead me.');
+      await writeFile(join(dir, 'scan.pdf'), pdfDocument({ pages: [[]] }));
+      const docs = library();
+      await docs.addSource(P, dir, 'https://acme.example/docs');
+      await docs.tick();
+      const [folder] = await docs.sources(P);
+      expect(folder.pages).toBe(1);
+      expect(folder.lastRun?.failures).toEqual([
+        {
+          url: 'https://acme.example/docs/scan.pdf',
+          reason: 'no text: a scanned PDF? it has no text layer to index',
+        },
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("crawls a site without the owner's excluded paths, and a change of them crawls it again at once", async () => {

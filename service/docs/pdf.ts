@@ -1,0 +1,159 @@
+import { readBounded } from '../kernel/bounded-body.js';
+import { MAX_PDF_INFLATED_BYTES, readPdf, type PdfLine, type PdfOutlineEntry } from '../kernel/pdf.js';
+import { splitLong } from './sections.js';
+import type { ExtractedPage, Section } from './types.js';
+
+/**
+ * A PDF (a manual, a datasheet, an installation guide) as a page of sections, one per PDF page
+ * at `url#page=N`, the address Chrome's and Firefox's viewers open at that page. A section's
+ * headings are the bookmark (with its parents) that covers its page, so a visitor reads
+ * "Installation › Requirements" under the title rather than "Page 7"; a PDF without bookmarks
+ * gives "Page N". A page without text (a scan) gives no section.
+ */
+
+/** Why a PDF with pages but no text on any of them is not indexed. */
+export const NO_TEXT = 'no text: a scanned PDF? it has no text layer to index';
+
+/**
+ * A Title a writer meant: not empty, not "Untitled", not what a converter leaves there (a file
+ * name, "Microsoft Word - guide.docx").
+ */
+function ownTitle(title: string | null): string | null {
+  const text = title?.replace(/\s+/g, ' ').trim();
+  if (!text) return null;
+  if (/^(untitled|document\d*|title|no title)\b/i.test(text)) return null;
+  if (/^microsoft \w+ - /i.test(text)) return null;
+  if (/\.(pdf|docx?|odt|rtf|pptx?|odp|xlsx?|tex|dvi|ps|indd|pages|txt|html?|md)$/i.test(text)) return null;
+  return text;
+}
+
+/**
+ * The bookmark path that covers each page, by page number: the first bookmark that starts in its
+ * upper half (and its first child when that starts there too: a chapter and its first section
+ * give the section, under its chapter), else the last one started before it, which covers most
+ * of the page. Pages before the first bookmark have none.
+ */
+function headingsByPage(outline: readonly PdfOutlineEntry[], pages: number): Map<number, string[]> {
+  // Depth first, as the outline reads: each entry with its path.
+  const flat: { page: number; top: number; path: string[] }[] = [];
+  const walk = (entries: readonly PdfOutlineEntry[], parents: string[]) => {
+    for (const entry of entries) {
+      const title = entry.title.replace(/\s+/g, ' ').trim();
+      const path = title ? [...parents, title] : parents;
+      if (entry.page !== null && title) flat.push({ page: entry.page, top: entry.top ?? 0, path });
+      walk(entry.items, path);
+    }
+  };
+  walk(outline, []);
+  const heads = new Map<number, string[]>();
+  const last = new Map<number, string[]>();
+  const isChild = (path: string[], parent: string[]) =>
+    path.length === parent.length + 1 && parent.every((title, i) => path[i] === title);
+  for (const { page, top, path } of flat) {
+    const head = heads.get(page);
+    if (top <= 0.5 && (!head || isChild(path, head))) heads.set(page, path);
+    last.set(page, path);
+  }
+  const byPage = new Map<number, string[]>();
+  let inForce: string[] | undefined;
+  for (let page = 1; page <= pages; page++) {
+    const heading = heads.get(page) ?? inForce ?? last.get(page);
+    if (heading) byPage.set(page, heading);
+    inForce = last.get(page) ?? inForce;
+  }
+  return byPage;
+}
+
+/**
+ * A page's lines as plain paragraphs: a word hyphenated at a line's end joined again, lines of
+ * one paragraph joined with a space, runs of spaces (and a table of contents' dot leaders) as one.
+ */
+export function pageText(lines: readonly PdfLine[]): string {
+  const paragraphs: string[] = [];
+  let paragraph = '';
+  for (const { text, paragraph: starts } of lines) {
+    const line = text.replace(/\s+/g, ' ').trim();
+    if (!line || starts) {
+      if (paragraph) paragraphs.push(paragraph);
+      paragraph = '';
+      if (!line) continue;
+    }
+    if (!paragraph) paragraph = line;
+    // "instal-" then "lation": one word; "well-" then "Known" or "-" alone: kept as written.
+    else if (/[a-z]-$/i.test(paragraph) && /^[a-z]/.test(line)) paragraph = paragraph.slice(0, -1) + line;
+    else if (paragraph.endsWith('\u00ad')) paragraph = paragraph.slice(0, -1) + line;
+    else paragraph += ` ${line}`;
+  }
+  if (paragraph) paragraphs.push(paragraph);
+  return paragraphs
+    .map((p) =>
+      p
+        .replace(/\u00ad/g, '')
+        .replace(/(?: ?\.){4,}/g, ' … ')
+        .replace(/ {2,}/g, ' ')
+        .trim(),
+    )
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+/**
+ * `bytes`, a PDF served at `url`, as a page: titled by its own Title when it has a real one,
+ * else its first bookmark, else `fallbackTitle` (its file name). A string when it is not
+ * indexed, saying why.
+ */
+export async function extractPdf(
+  bytes: Uint8Array,
+  url: string,
+  fallbackTitle: string,
+): Promise<ExtractedPage | string> {
+  const read = await readPdf(bytes, { outline: true });
+  if (read === 'inflates')
+    return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
+  if (read === 'unreadable') return 'not a PDF that could be read';
+  const firstBookmark = read.outline.map((entry) => entry.title.replace(/\s+/g, ' ').trim()).find(Boolean);
+  const title = ownTitle(read.title) ?? firstBookmark ?? fallbackTitle;
+  const headings = headingsByPage(read.outline, read.totalPages);
+  const sections: Section[] = [];
+  for (const page of read.pages) {
+    const text = pageText(page.lines);
+    if (!text) continue;
+    sections.push(
+      ...splitLong({
+        url: `${url}#page=${page.number}`,
+        pageUrl: url,
+        title,
+        headings: headings.get(page.number) ?? [`Page ${page.number}`],
+        text,
+      }),
+    );
+  }
+  if (!sections.length) return NO_TEXT;
+  return { title, sections, links: [], canonical: null, noindex: false, nofollow: false };
+}
+
+const size = (bytes: number) =>
+  bytes < 1_000_000
+    ? `${Math.round(bytes / 1024).toLocaleString('en')} KB`
+    : `${(bytes / 1_000_000).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
+
+/** The last part of a URL's path, its escapes decoded where they are UTF-8. */
+function fileName(url: string): string {
+  const name = new URL(url).pathname.split('/').pop()!;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** A crawled PDF, read up to `maxBytes` (a larger one is refused unread), as a page; a string when it is not indexed. */
+export async function readPdfResponse(
+  response: Response,
+  url: string,
+  maxBytes: number,
+): Promise<ExtractedPage | string> {
+  const bytes = await readBounded(response, maxBytes);
+  if (!bytes) return `the PDF is over ${size(maxBytes)}: not indexed`;
+  return extractPdf(bytes, url, fileName(url));
+}

@@ -1,0 +1,154 @@
+/** A PDF as a page of sections: one per PDF page at `#page=N`, headed by the outline, titled by the file's own Title. */
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { MAX_PDF_INFLATED_BYTES } from '../../../../service/kernel/pdf.js';
+import { extractPdf, NO_TEXT } from '../../../../service/docs/pdf.js';
+import { StaticDocs } from '../../../../service/docs/ranking.js';
+import type { ExtractedPage } from '../../../../service/docs/types.js';
+import { pdfDocument, pdfFile } from '../../../fixtures/files.js';
+
+const URL = 'https://acme.test/manuals/guide.pdf';
+
+/** The installation guide a site links: a cover, a contents page, chapters with bookmarks. */
+const GUIDE = {
+  title: 'Acme Installation Guide',
+  pages: [
+    ['Acme Installation Guide', 'Version 2'],
+    ['Contents', 'Requirements . . . . . . . . . 3'],
+    [
+      '1 Installation',
+      '',
+      'Read this chapter before you start.',
+      '',
+      '1.1 Requirements',
+      'You need PostgreSQL 15.',
+    ],
+    ['The server needs 2 GB of memory and a disk of 10 GB.'],
+    ['Installing on Windows: run the setup program as an administrator.', '', '2 Upgrading'],
+    ['2.1 Rolling back', 'Run acme migrate --to 1 to roll back a failed upgrade.'],
+  ],
+  outline: [
+    {
+      title: 'Installation',
+      page: 3,
+      items: [
+        { title: 'Requirements', page: 3, down: 100 },
+        // Starts low on its page: the page above it is still Requirements'.
+        { title: 'Windows', page: 5, down: 60 },
+      ],
+    },
+    { title: 'Upgrading', page: 5, down: 700, items: [{ title: 'Rolling back', page: 6 }] },
+  ],
+};
+
+async function page(bytes: Uint8Array, fallback = 'guide.pdf'): Promise<ExtractedPage> {
+  const read = await extractPdf(bytes, URL, fallback);
+  if (typeof read === 'string') throw new Error(read);
+  return read;
+}
+
+describe('extractPdf', () => {
+  it('gives a section per page at #page=N, headed by the bookmark (with its parents) that covers it', async () => {
+    const pdf = await page(pdfDocument(GUIDE));
+    expect(pdf.title).toBe('Acme Installation Guide');
+    expect(pdf.sections.map((s) => [s.url.slice(URL.length), s.headings])).toEqual([
+      // Before the first bookmark: the page's number.
+      ['#page=1', ['Page 1']],
+      ['#page=2', ['Page 2']],
+      // A chapter and its first section start on one page: the section, under its chapter.
+      ['#page=3', ['Installation', 'Requirements']],
+      ['#page=4', ['Installation', 'Requirements']],
+      // Windows starts in the page's upper part; Upgrading at its foot covers the next page.
+      ['#page=5', ['Installation', 'Windows']],
+      ['#page=6', ['Upgrading', 'Rolling back']],
+    ]);
+    expect(pdf.sections.every((s) => s.pageUrl === URL && s.title === 'Acme Installation Guide')).toBe(true);
+    expect(pdf).toMatchObject({ links: [], canonical: null, noindex: false, nofollow: false });
+  });
+
+  it('keeps the text as plain paragraphs: hyphenated line ends joined, spaces and dot leaders collapsed', async () => {
+    const pdf = await page(
+      pdfDocument({
+        pages: [
+          [
+            'The instal-',
+            'lation takes    five minutes',
+            'on a well-',
+            'Known machine.',
+            '',
+            'A second paragraph.',
+          ],
+          ['Requirements . . . . . . . . 3'],
+        ],
+      }),
+    );
+    expect(pdf.sections.map((s) => s.text)).toEqual([
+      'The installation takes five minutes on a well- Known machine.\n\nA second paragraph.',
+      'Requirements … 3',
+    ]);
+  });
+
+  it('titles a PDF by its first bookmark when its Title is a converter’s, else by its file name', async () => {
+    const outline = [{ title: 'Getting started', page: 1 }];
+    const pages = [['Some text.']];
+    for (const title of ['Microsoft Word - guide.docx', 'untitled', '  ', 'guide-v2.pdf'])
+      expect((await page(pdfDocument({ title, pages, outline }))).title).toBe('Getting started');
+    expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide.pdf');
+  });
+
+  it('gives no section for a page without text, and no page for a PDF without any', async () => {
+    const pdf = await page(pdfDocument({ pages: [['Cover text.'], [], ['Last page.']] }));
+    expect(pdf.sections.map((s) => s.url.slice(URL.length))).toEqual(['#page=1', '#page=3']);
+    expect(await extractPdf(pdfDocument({ pages: [[], []] }), URL, 'scan.pdf')).toBe(NO_TEXT);
+    expect(NO_TEXT).toBe('no text: a scanned PDF? it has no text layer to index');
+    expect(await extractPdf(new TextEncoder().encode('<html>not a pdf</html>'), URL, 'x.pdf')).toBe(
+      'not a PDF that could be read',
+    );
+  });
+
+  it('cuts a long page into parts of at most 4,000 characters, each at the page’s address', async () => {
+    // 45 lines of 100 characters, a paragraph every 9: all on the page, 4,500 characters of text.
+    const lines = Array.from({ length: 45 }, (_, i) => `Line ${i} `.padEnd(100, 'of the upgrade steps '));
+    const pdf = await page(
+      pdfDocument({ pages: [lines.flatMap((line, i) => (i % 9 === 8 ? [line, ''] : [line]))] }),
+    );
+    expect(pdf.sections.length).toBeGreaterThan(1);
+    for (const section of pdf.sections) {
+      expect(section.url).toBe(`${URL}#page=1`);
+      expect(section.text.length).toBeLessThanOrEqual(4_000);
+    }
+    expect(pdf.sections.map((s) => s.text).join('\n\n')).toContain('Line 44 of the upgrade');
+  });
+
+  it('refuses a PDF whose streams would inflate past the bound (a zip bomb), reading nothing', async () => {
+    const content = new Uint8Array(
+      deflateSync(Buffer.concat([Buffer.alloc(MAX_PDF_INFLATED_BYTES), Buffer.from('BT (x) Tj ET')])),
+    );
+    const head = Uint8Array.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`, (c) =>
+      c.charCodeAt(0),
+    );
+    const stream = new Uint8Array([
+      ...head,
+      ...content,
+      ...Uint8Array.from('\nendstream', (c) => c.charCodeAt(0)),
+    ]);
+    const bomb = pdfFile([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+      stream,
+    ]);
+    expect(bomb.length).toBeLessThan(100_000);
+    expect(await extractPdf(bomb, URL, 'bomb.pdf')).toBe('its streams would inflate past 64 MB: not read');
+  });
+
+  it('is searched like any page: a question finds the page that answers it', async () => {
+    const pdf = await page(pdfDocument(GUIDE));
+    const docs = new StaticDocs(pdf.sections);
+    const [first] = await docs.search('How do I roll back a failed upgrade?');
+    expect(first.section.url).toBe(`${URL}#page=6`);
+    expect(first.section.headings).toEqual(['Upgrading', 'Rolling back']);
+    const [memory] = await docs.search('how much memory does the server need');
+    expect(memory.section.url).toBe(`${URL}#page=4`);
+  });
+});
