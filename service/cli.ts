@@ -50,7 +50,7 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --public-url URL    public origin for links the service writes (AGENT_CHAT_PUBLIC_URL)
   --docs LOCATION     documentation the project above answers from, repeatable (AGENT_CHAT_DOCS,
                       comma-separated): a website (its root, a folder of it, or its sitemap.xml) or a
-                      folder of .md and .html files; added to the project's Sources at start (never
+                      folder of .md, .html and .pdf files; added to the project's Sources at start (never
                       removed), crawled daily. Other projects' docs are added in the console.
   --docs-url URL      public URL of folder docs (AGENT_CHAT_DOCS_URL; default /docs)
   --docs-exclude P    paths the --docs sources keep out of the index, repeatable or comma-separated
