@@ -28,6 +28,18 @@ function ownTitle(title: string | null): string | null {
 }
 
 /**
+ * A file name as a title: without its extension, `_` and `-` as spaces ("doxygen_manual.pdf" is
+ * "doxygen manual"). A first bookmark is no better: it is "Contents", "Cover" or a part's number
+ * ("I User Manual") as often as the document's name.
+ */
+const nameTitle = (name: string) =>
+  name
+    .replace(/\.pdf$/i, '')
+    .replace(/[_-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim() || name;
+
+/**
  * The bookmark path that covers each page, by page number: the first bookmark that starts in its
  * upper half (and its first child when that starts there too: a chapter and its first section
  * give the section, under its chapter), else the last one started before it, which covers most
@@ -99,7 +111,7 @@ export function pageText(lines: readonly PdfLine[]): string {
 
 /**
  * `bytes`, a PDF served at `url`, as a page: titled by its own Title when it has a real one,
- * else its first bookmark, else `fallbackTitle` (its file name). A string when it is not
+ * else by `fallbackTitle`, its file name, as words. A string when it is not
  * indexed, saying why.
  */
 export async function extractPdf(
@@ -111,8 +123,7 @@ export async function extractPdf(
   if (read === 'inflates')
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
   if (read === 'unreadable') return 'not a PDF that could be read';
-  const firstBookmark = read.outline.map((entry) => entry.title.replace(/\s+/g, ' ').trim()).find(Boolean);
-  const title = ownTitle(read.title) ?? firstBookmark ?? fallbackTitle;
+  const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
   const headings = headingsByPage(read.outline, read.totalPages);
   const sections: Section[] = [];
   for (const page of read.pages) {

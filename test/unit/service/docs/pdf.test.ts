@@ -88,12 +88,14 @@ describe('extractPdf', () => {
     ]);
   });
 
-  it('titles a PDF by its first bookmark when its Title is a converter’s, else by its file name', async () => {
-    const outline = [{ title: 'Getting started', page: 1 }];
+  it('titles a PDF by its file name, as words, when its own Title is none or a converter’s', async () => {
+    const outline = [{ title: 'I User Manual', page: 1 }];
     const pages = [['Some text.']];
     for (const title of ['Microsoft Word - guide.docx', 'untitled', '  ', 'guide-v2.pdf'])
-      expect((await page(pdfDocument({ title, pages, outline }))).title).toBe('Getting started');
-    expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide.pdf');
+      expect((await page(pdfDocument({ title, pages, outline }), 'acme_setup-guide.pdf')).title).toBe(
+        'acme setup guide',
+      );
+    expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide');
   });
 
   it('gives no section for a page without text, and no page for a PDF without any', async () => {
