@@ -183,6 +183,8 @@ function isBanner(node: Node, pageUrl: string, base: string): boolean {
  */
 const NAVIGATION_NAMES = new Set([
   'sidebar',
+  // TypeDoc's column of settings, "On This Page" and the site's menu.
+  'col-sidebar',
   'navheader',
   'navfooter',
   'breadcrumb',

@@ -395,3 +395,24 @@ describe('extractHtml on a Javadoc page', () => {
     ]);
   });
 });
+
+describe('extractHtml on a TypeDoc page', () => {
+  const PAGE = `<html><head><title>Scope | acme</title></head><body>
+<header class="tsd-page-toolbar"><div class="tsd-toolbar-contents container"><a href="../index.html" class="title">acme</a></div></header>
+<div class="container container-main"><div class="col-content">
+<div class="tsd-page-title"><h1>Class Scope</h1></div>
+<section class="tsd-panel tsd-comment"><div class="tsd-comment tsd-typography"><p>Where a crawl may go.</p></div></section>
+</div>
+<div class="col-sidebar"><div class="page-menu"><div class="tsd-navigation settings"><details class="tsd-accordion">
+<summary class="tsd-accordion-summary"><h3>Settings</h3></summary><div class="tsd-accordion-details">
+<div class="tsd-filter-visibility"><span class="settings-label">Member Visibility</span><ul><li><label><input type="checkbox"/>Protected</label></li></ul></div>
+<div class="tsd-theme-toggle"><label class="settings-label" for="tsd-theme">Theme</label><select id="tsd-theme"><option>OS</option></select></div>
+</div></details></div></div></div>
+</div></body></html>`;
+
+  it('drops the sidebar column of settings and menus', () => {
+    const { title, sections } = extractHtml(PAGE, 'https://docs.example/classes/Scope.html');
+    expect(title).toBe('Class Scope');
+    expect(sections.map((s) => [s.headings, s.text])).toEqual([[[], 'Where a crawl may go.']]);
+  });
+});
