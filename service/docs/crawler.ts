@@ -4,7 +4,7 @@ import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusio
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { readPdfResponse } from './pdf.js';
-import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, type Robots } from './robots.js';
+import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type Robots } from './robots.js';
 import { Scope } from './scope.js';
 import { parseSitemap } from './sitemap.js';
 import type { ExtractedPage, Section } from './types.js';
@@ -149,6 +149,21 @@ function markdownLinks(text: string, base: string): string[] {
     if (link) links.push(link);
   }
   return links;
+}
+
+/**
+ * A page with what its response's headers say of it too: `X-Robots-Tag` and a `Link` header's
+ * canonical address, the only way to say either of a PDF.
+ */
+function withHeaders(page: ExtractedPage, headers: Headers, url: string): ExtractedPage {
+  const robots = robotsHeader(headers.get('X-Robots-Tag'));
+  const link = /<([^>]*)>\s*;[^,]*\brel\s*=\s*"?canonical\b/i.exec(headers.get('Link') ?? '')?.[1];
+  return {
+    ...page,
+    noindex: page.noindex || robots.noindex,
+    nofollow: page.nofollow || robots.nofollow,
+    canonical: page.canonical ?? (link ? resolveUrl(link, url) : null),
+  };
 }
 
 /** The address a crawl starts from is one its own `exclude` patterns keep out: nothing would be read. */
@@ -473,7 +488,8 @@ class Crawl {
   }
 
   /** A page read: its links followed, then indexed unless it asks not to be or is a copy. */
-  private async read(url: string, page: ExtractedPage, headers: Headers, before: PageState | undefined) {
+  private async read(url: string, extracted: ExtractedPage, headers: Headers, before: PageState | undefined) {
+    const page = withHeaders(extracted, headers, url);
     // A page that sends its reader on at once stands for where it sends them (as search engines read it).
     if (page.refresh && page.refresh !== url) return this.redirect(url, page.refresh);
     if (!page.nofollow) for (const link of page.links) if (this.robots.allowed(link)) this.enqueue(link);

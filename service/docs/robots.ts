@@ -84,3 +84,32 @@ function encodePath(part: string): string {
     return part;
   }
 }
+
+/** `X-Robots-Tag` directives that take a value after a colon, so are no crawler's name. */
+const VALUED_DIRECTIVES = new Set([
+  'max-snippet',
+  'max-image-preview',
+  'max-video-preview',
+  'unavailable_after',
+]);
+
+/**
+ * The `X-Robots-Tag` header's word for this crawler: the directives given for every crawler or
+ * for `agent-chat` (`noindex`, `googlebot: nofollow`, `agent-chat: none`). It is how a site
+ * marks what has no `<meta>` to mark it: a PDF, a text file.
+ */
+export function robotsHeader(value: string | null): { noindex: boolean; nofollow: boolean } {
+  let agent: string | null = null;
+  const directives: string[] = [];
+  for (const part of (value ?? '').toLowerCase().split(',')) {
+    let directive = part.trim();
+    const named = /^([\w.-]+)\s*:\s*(.*)$/.exec(directive);
+    if (named && !VALUED_DIRECTIVES.has(named[1])) [agent, directive] = [named[1], named[2].trim()];
+    if (agent === null || agent === PRODUCT_TOKEN) directives.push(directive);
+  }
+  const none = directives.includes('none');
+  return {
+    noindex: none || directives.includes('noindex'),
+    nofollow: none || directives.includes('nofollow'),
+  };
+}

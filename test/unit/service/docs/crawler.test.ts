@@ -534,3 +534,47 @@ describe('crawlSite with PDFs', () => {
     ]);
   });
 });
+
+describe('crawlSite reads what response headers say of a page', () => {
+  const page = (title: string, links = '') =>
+    `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>Some words about ${title}.</p>${links}</main></body></html>`;
+  const send = (body: string, headers: Record<string, string>) => (res: ServerResponse) =>
+    res.writeHead(200, { 'Content-Type': 'text/html', ...headers }).end(body);
+
+  it('honours X-Robots-Tag for every crawler or for agent-chat, and a Link header’s canonical address', async () => {
+    const site = await serve(SITE, {
+      '/docs/': send(
+        page(
+          'Home',
+          ['hidden', 'for-google', 'ours-none', 'copy', 'valued']
+            .map((p) => `<a href="${p}.html">${p}</a>`)
+            .join(' '),
+        ),
+        {},
+      ),
+      '/docs/hidden.html': send(page('Hidden', '<a href="behind-hidden.html">next</a>'), {
+        'X-Robots-Tag': 'noindex',
+      }),
+      '/docs/behind-hidden.html': send(page('Behind hidden'), {}),
+      '/docs/for-google.html': send(page('For Google'), { 'X-Robots-Tag': 'googlebot: noindex, nofollow' }),
+      '/docs/ours-none.html': send(page('Ours none', '<a href="behind-none.html">next</a>'), {
+        'X-Robots-Tag': 'max-snippet: 20, agent-chat: none',
+      }),
+      '/docs/behind-none.html': send(page('Behind none'), {}),
+      '/docs/copy.html': send(page('Copy'), { Link: '<guide/install.html>; rel="canonical"' }),
+      '/docs/valued.html': send(page('Valued'), { 'X-Robots-Tag': 'unavailable_after: 2030-01-01' }),
+    });
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPages: 40 });
+    const titles = result.pages.map((p) => p.title);
+    // noindex: not indexed, its links followed; another crawler's word does not count; none: neither.
+    expect(titles).not.toContain('Hidden');
+    expect(titles).toContain('Behind hidden');
+    expect(titles).toContain('For Google');
+    expect(titles).not.toContain('Ours none');
+    expect(fetched(site)).not.toContain('/docs/behind-none.html');
+    expect(titles).toContain('Valued');
+    // The copy names its canonical page by header: that page is read in its place.
+    expect(titles).not.toContain('Copy');
+    expect(titles).toContain('Installing Acme');
+  });
+});
