@@ -370,6 +370,8 @@ class Crawl {
           ? 'no text in the HTML of any page read: the site may draw its pages with JavaScript, which the crawler does not run (serve them pre-rendered, or add the docs as a folder of Markdown)'
           : 'no text in any page read',
       });
+    // Empty shells are no pages to show as indexed.
+    if (!read) this.pages.length = 0;
     // A crawl that read nothing and failed says nothing about which pages are gone.
     if (!read && this.failures.length) this.complete = false;
     return {
