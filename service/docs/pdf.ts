@@ -1,5 +1,11 @@
 import { readBounded } from '../kernel/bounded-body.js';
-import { MAX_PDF_INFLATED_BYTES, readPdf, type PdfLine, type PdfOutlineEntry } from '../kernel/pdf.js';
+import {
+  MAX_PDF_INFLATED_BYTES,
+  readPdf,
+  type PdfLine,
+  type PdfOutlineEntry,
+  type PdfPage,
+} from '../kernel/pdf.js';
 import { splitLong } from './sections.js';
 import type { ExtractedPage, Section } from './types.js';
 
@@ -109,6 +115,36 @@ export function pageText(lines: readonly PdfLine[]): string {
     .join('\n\n');
 }
 
+/** A line's form with its numbers as `#`: "Chapter 4: Function reference 16" is "Chapter #: Function reference #". */
+const form = (line: PdfLine) => line.text.replace(/\s+/g, ' ').trim().replace(/\d+/g, '#');
+/**
+ * The forms of the lines a PDF repeats as its pages' first or last line, its running heads and
+ * feet ("Chapter 4: Function reference 16", a page number alone): on at least 3 pages and 1 in
+ * 10, they are the page's furniture, not its content, and were the first words of every section.
+ */
+function runningLines(pages: readonly PdfPage[]): Set<string> {
+  const count = new Map<string, number>();
+  for (const page of pages) {
+    const text = page.lines.filter((line) => line.text.trim());
+    for (const key of new Set([text[0], text.at(-1)].filter((line) => !!line).map(form)))
+      count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  const least = Math.max(3, pages.length / 10);
+  return new Set([...count].filter(([, n]) => n >= least).map(([key]) => key));
+}
+
+/** A page's lines without the running ones at its top and bottom (up to two each: a head and a subhead). */
+function withoutRunningLines(lines: readonly PdfLine[], furniture: ReadonlySet<string>): PdfLine[] {
+  const text = lines.filter((line) => line.text.trim());
+  const dropped = new Set<PdfLine>();
+  for (const end of [text, [...text].reverse()])
+    for (const line of end.slice(0, 2)) {
+      if (!furniture.has(form(line))) break;
+      dropped.add(line);
+    }
+  return lines.filter((line) => !dropped.has(line));
+}
+
 /**
  * `bytes`, a PDF served at `url`, as a page: titled by its own Title when it has a real one,
  * else by `fallbackTitle`, its file name, as words. A string when it is not
@@ -126,8 +162,9 @@ export async function extractPdf(
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
   const headings = headingsByPage(read.outline, read.totalPages);
   const sections: Section[] = [];
+  const furniture = runningLines(read.pages);
   for (const page of read.pages) {
-    const text = pageText(page.lines);
+    const text = pageText(withoutRunningLines(page.lines, furniture));
     if (!text) continue;
     sections.push(
       ...splitLong({

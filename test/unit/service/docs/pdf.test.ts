@@ -98,6 +98,27 @@ describe('extractPdf', () => {
     expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide');
   });
 
+  it('drops the running heads and feet a PDF repeats at the top and bottom of its pages, numbers aside', async () => {
+    const body = [
+      'Chapter 4 opens here.',
+      'asn1_der_coding encodes a structure.',
+      'Chapter 4: Functions on its own line.',
+    ];
+    const pages = Array.from({ length: 6 }, (_, i) => [
+      `Chapter 4: Functions ${i + 10}`,
+      '',
+      ...(i === 5 ? body : [`Function ${i} does one thing.`]),
+      '',
+      `${i + 10}`,
+    ]);
+    const pdf = await page(pdfDocument({ pages }));
+    expect(pdf.sections.map((s) => s.text)).toEqual([
+      ...[0, 1, 2, 3, 4].map((i) => `Function ${i} does one thing.`),
+      // A line like the head, but within the page's text, stays.
+      body.join(' '),
+    ]);
+  });
+
   it('gives no section for a page without text, and no page for a PDF without any', async () => {
     const pdf = await page(pdfDocument({ pages: [['Cover text.'], [], ['Last page.']] }));
     expect(pdf.sections.map((s) => s.url.slice(URL.length))).toEqual(['#page=1', '#page=3']);
