@@ -5,6 +5,7 @@ import { ConsoleApp } from './components/app.js';
 import { AuditPage } from './components/audit-page.js';
 import { SourcesPage } from './components/sources-page.js';
 import { ConversationsPage } from './components/conversations-page.js';
+import { DocsSearch } from './components/docs-search.js';
 import { FileSettingsForm } from './components/file-settings.js';
 import { IntegrationsPage } from './components/integrations-page.js';
 import { KeysPage } from './components/keys-page.js';
@@ -21,6 +22,7 @@ const elements: [string, CustomElementConstructor][] = [
   ['integrations-page', IntegrationsPage],
   ['keys-page', KeysPage],
   ['audit-page', AuditPage],
+  ['docs-search', DocsSearch],
   ['sources-page', SourcesPage],
   ['console-app', ConsoleApp],
 ];

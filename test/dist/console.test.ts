@@ -915,6 +915,42 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it("conversations: a visitor's question opens on the Sources page, searched, with the search in view and its heading focused", async () => {
+    const { page, context, errors, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Conversation list' });
+    await list
+      .getByRole('link', { name: /Is the widget safe against XSS/ })
+      .first()
+      .click();
+    const thread = page.getByRole('region', { name: 'Is the widget safe against XSS?' });
+    await thread.getByRole('link', { name: 'What this question retrieves' }).first().click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    const question = page.getByRole('searchbox', { name: 'Question' });
+    await expect.poll(() => question.inputValue()).toBe('Is the widget safe against XSS?');
+    // The search ran: its ranked sections, or its plain "no section" line, are shown for that question.
+    await expect
+      .poll(
+        async () =>
+          (await page.getByRole('list', { name: 'Sections for “Is the widget safe against XSS?”' }).count()) +
+          (await page.getByText('No section matches “Is the widget safe against XSS?”.').count()),
+      )
+      .toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('heading', { name: 'What a question retrieves' })
+          .evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el),
+      )
+      .toBe(true);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('Is the widget safe against XSS?');
+    expect(await axe(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('conversations: an answer reads as the widget renders it (markdown), its HTML and script links as text', async () => {
     const { page, context, violations } = await open();
     await signIn(page);

@@ -246,7 +246,7 @@ export class ConsoleApp extends LitElement {
       case 'audit':
         return html`<audit-page data-page .api=${this.api}></audit-page>`;
       case 'sources':
-        return html`<sources-page data-page .api=${this.api} .project=${project}></sources-page>`;
+        return html`<sources-page data-page .api=${this.api} .project=${project} .params=${params}></sources-page>`;
     }
   }
 

@@ -4,7 +4,8 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleStaleSource, ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
-import { ConsolePage } from './page.js';
+import { ConsolePage, pageLink } from './page.js';
+import { routeHref } from '../router.js';
 import { field } from '../form.js';
 
 const FLAGS = [
@@ -74,6 +75,7 @@ export class ConversationsPage extends ConsolePage {
     .thread { display: grid; gap: 14px; }
     .message { display: grid; gap: 8px; padding: 12px 14px; border-radius: 10px; border: 1px solid var(--c-border); }
     .message.user { background: var(--c-raised); }
+    .retrieves { margin-inline-start: auto; font-size: 13px; }
     .who { font-size: 12px; font-weight: 650; text-transform: uppercase; letter-spacing: 0.04em; color: var(--c-muted); }
     .content { white-space: pre-wrap; overflow-wrap: anywhere; }
     /* An answer's markdown, as the widget renders it (src/markdown/render.ts), in the console's look. */
@@ -287,6 +289,16 @@ export class ConversationsPage extends ConsolePage {
           m,
         ) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
         <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
+          ${
+            // The Sources page's search for it: what the docs give it now, where the owner can change that.
+            m.role === 'user' && m.content.trim()
+              ? pageLink(
+                  routeHref('sources', this.project.id, { q: m.content.trim().slice(0, 2000) }),
+                  'What this question retrieves',
+                  'retrieves',
+                )
+              : nothing
+          }
           ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
         ${
@@ -309,10 +321,17 @@ export class ConversationsPage extends ConsolePage {
             : nothing
         }
         ${m.activity.length ? html`<div class="extra"><h3>Steps</h3><ul>${m.activity.map((a) => html`<li>${a.summary ?? a.name} <span class="muted">(${a.status})</span></li>`)}</ul></div>` : nothing}
-        ${
-          m.feedback.length
-            ? html`<div class="extra"><h3>Feedback</h3>${m.feedback.map(
-                (f) => html`<div class="feedback ${f.reaction === 'upvote' ? 'up' : 'down'}">
+        ${feedbackBlock(m)}
+      </article>`,
+      )}`;
+  }
+}
+
+/** The feedback visitors gave an answer: the reaction, when and by whom (as a key), the reasons and comment. */
+const feedbackBlock = (m: ConsoleThreadDetail['messages'][number]) =>
+  m.feedback.length
+    ? html`<div class="extra"><h3>Feedback</h3>${m.feedback.map(
+        (f) => html`<div class="feedback ${f.reaction === 'upvote' ? 'up' : 'down'}">
           <strong>${f.reaction === 'upvote' ? html`${thumbUp} Helpful` : html`${thumbDown} Not helpful`}</strong> <span class="muted">${when(f.at)} · ${f.voter_key === 'anonymous session' ? f.voter_key : short(f.voter_key)}</span>
           ${
             f.comment
@@ -323,13 +342,8 @@ export class ConversationsPage extends ConsolePage {
               : nothing
           }
         </div>`,
-              )}</div>`
-            : nothing
-        }
-      </article>`,
-      )}`;
-  }
-}
+      )}</div>`
+    : nothing;
 
 /** Says a cited page is no longer what the answer read: it changed, or left the site. */
 function staleBadge(stale: ConsoleStaleSource | undefined) {

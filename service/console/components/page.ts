@@ -1,4 +1,4 @@
-import { LitElement } from 'lit';
+import { html, LitElement } from 'lit';
 import { property } from 'lit/decorators.js';
 import type { ConsoleApi } from '../api.js';
 import type { ConsoleProject } from '../../../contract/console.js';
@@ -23,3 +23,14 @@ export class ConsolePage extends LitElement {
     this.dispatchEvent(new NavigateEvent(routeHref(page, this.project?.id ?? null, params), replace));
   }
 }
+
+/**
+ * A link to another console page (`href` from `routeHref`): a plain click goes there in place, as
+ * the navigation's links do; a modified click is the browser's (a new tab).
+ */
+export const pageLink = (href: string, label: string, className = '') =>
+  html`<a class=${className} href=${href} @click=${(event: MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    (event.currentTarget as HTMLElement).dispatchEvent(new NavigateEvent(href));
+  }}>${label}</a>`;

@@ -2,7 +2,8 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
-import type { ConsoleDocHit, ConsoleDocSource } from '../../../contract/console.js';
+import type { ConsoleDocSource } from '../../../contract/console.js';
+import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
 import { count, when } from '../format.js';
 import { ConsolePage } from './page.js';
@@ -18,8 +19,6 @@ export class SourcesPage extends ConsolePage {
   static styles = [
     ...ConsolePage.styles,
     css`
-    .search-form { align-items: end; }
-    .search-form label { flex: 1; min-width: 220px; }
     .add { gap: 10px; }
     .exclude textarea { min-height: 72px; width: 100%; }
     .hint { margin: 4px 0 0; color: var(--c-muted); font-size: 13px; }
@@ -38,13 +37,6 @@ export class SourcesPage extends ConsolePage {
     .failures li { overflow-wrap: anywhere; }
     .failures .reason { color: var(--c-danger); }
     .list { list-style: none; margin: 0; padding: 0; }
-    .hits { margin: 0; padding-inline-start: 22px; display: grid; gap: 10px; }
-    .hits li { min-width: 0; }
-    .hit-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 2px 12px; }
-    .hits a, .hits strong { font-weight: 600; overflow-wrap: anywhere; }
-    .hits .where { color: var(--c-muted); font-size: 13px; overflow-wrap: anywhere; }
-    .hits .excerpt { margin: 2px 0 0; font-size: 14px; white-space: pre-line; overflow-wrap: anywhere; }
-    .score { font-variant-numeric: tabular-nums; font-size: 13px; color: var(--c-muted); white-space: nowrap; }
     .synonyms textarea { min-height: 96px; width: 100%; }
   `,
   ];
@@ -53,10 +45,6 @@ export class SourcesPage extends ConsolePage {
   @state() private enabled = true;
   @state() private error = '';
   @state() private notice = '';
-  @state() private hits: ConsoleDocHit[] | null = null;
-  /** The words the last search added to its question. */
-  @state() private also: string[] = [];
-  @state() private searched = '';
   @state() private busy = false;
   /** The project's synonym groups as the service keeps them. */
   @state() private synonyms: string[][] = [];
@@ -72,7 +60,6 @@ export class SourcesPage extends ConsolePage {
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
       this.sources = null;
-      this.hits = null;
       this.notice = '';
       this.editing = null;
       this.crawls.stop();
@@ -167,22 +154,6 @@ export class SourcesPage extends ConsolePage {
     }
   }
 
-  private async search(event: SubmitEvent) {
-    event.preventDefault();
-    const question = field(new FormData(event.target as HTMLFormElement), 'q').trim();
-    if (question) await this.retrieve(question);
-  }
-
-  private async retrieve(question: string) {
-    try {
-      ({ hits: this.hits, also: this.also } = await this.api.searchDocs(this.project.id, question));
-      this.searched = question;
-      this.error = '';
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'The search failed.';
-    }
-  }
-
   /** Saves the synonyms box; the last search runs again, so the owner sees what they changed. */
   private async saveSynonyms(event: SubmitEvent) {
     event.preventDefault();
@@ -200,7 +171,7 @@ export class SourcesPage extends ConsolePage {
       this.synonyms = await this.api.setSynonyms(this.project.id, groups);
       this.notice = `Saved ${count(this.synonyms.length)} synonym ${this.synonyms.length === 1 ? 'group' : 'groups'}.`;
       this.error = '';
-      if (this.searched) await this.retrieve(this.searched);
+      await this.renderRoot.querySelector<DocsSearch>('docs-search')?.rerun();
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The synonyms could not be saved.';
     }
@@ -284,37 +255,10 @@ export class SourcesPage extends ConsolePage {
             ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
-      ${this.renderSearch()} ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
-  }
-
-  private renderSearch() {
-    return html`<section class="card stack" aria-labelledby="search-title">
-      <h2 id="search-title">What a question retrieves</h2>
-      <form class="row search-form" role="search" @submit=${this.search}>
-        <label>Question <input name="q" type="search" required maxlength="2000"></label>
-        <button type="submit">Search</button>
-      </form>
-      ${
-        this.hits !== null && this.also.length
-          ? html`<p class="hint">Also searched for: ${this.also.join(', ')}</p>`
-          : nothing
-      }
-      ${
-        this.hits === null
-          ? nothing
-          : this.hits.length
-            ? html`<ol class="hits" aria-label=${`Sections for “${this.searched}”`}>${this.hits.map(hitItem)}</ol>`
-            : html`<p class="muted">No section matches “${this.searched}”.</p>`
-      }
-    </section>`;
+      <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}></docs-search>
+      ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
   }
 }
-
-/** One ranked section of a search, linked when it has a web address. */
-const hitItem = (hit: ConsoleDocHit) =>
-  html`<li><div class="row">${/^https?:\/\//i.test(hit.url) ? html`<a href=${hit.url} target="_blank" rel="noopener noreferrer">${[hit.title, ...hit.headings].join(' › ')}</a>` : html`<strong>${[hit.title, ...hit.headings].join(' › ')}</strong>`}
-                <span class="score">score ${hit.score.toFixed(4)} · match ${hit.match.toFixed(2)}</span></div>
-                <div class="where">${hit.url}</div><p class="excerpt">${hit.excerpt.replace(/\n{2,}/g, '\n')}</p></li>`;
 
 /** The project's synonym groups (decision 422), one per line, in a form that saves them. */
 const synonymsCard = (synonyms: string[][], busy: boolean, save: (event: SubmitEvent) => void) =>
