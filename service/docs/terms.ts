@@ -1,7 +1,8 @@
 import { stemmer } from 'stemmer';
 
 /**
- * The words of documents and questions as the index compares them: lowercase, English words
+ * The words of documents and questions as the index compares them: lowercase, Latin accents
+ * folded, Chinese, Japanese and Korean as pairs of characters (decision 434), English words
  * stemmed (Porter: "indexes", "indexing" → "index"), stopwords and one-letter words dropped, and
  * identifiers kept whole beside their parts: `max_locks_per_transaction`, `os.path.join`,
  * `ERR_FOO`, `--verbose` and `3.11` each stay one term (plus `max`, `lock`, `transact`…), so a
@@ -57,10 +58,45 @@ export const isIdentifier = (token: string): boolean =>
   token.startsWith('_');
 
 /**
+ * Latin letters without their accents ("paramètres" is "parametres"): visitors type them either
+ * way, as search engines fold them (Elasticsearch's asciifolding). Latin only: a Japanese kana's
+ * voicing mark (が) is part of the letter, and Hangul decomposed is no longer a syllable.
+ */
+const fold = (text: string) =>
+  text.replace(/[\u00C0-\u024F\u1E00-\u1EFF]/g, (letter) => letter.normalize('NFD').replace(/\p{M}/gu, ''));
+
+/** Scripts written without spaces between words (Chinese, Japanese) or read as such (Korean). */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]/u;
+const CJK_RUNS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+/gu;
+
+/**
+ * A token with Chinese, Japanese or Korean in it: each run of those characters as its overlapping
+ * pairs ("安装软件": 安装, 装软, 软件), a lone character as itself, the rest as any token. Text
+ * without spaces has no words to split at; pairs are how Lucene's CJK analyzer indexes it, with no
+ * dictionary, and a question's pairs meet the text's where they share a word.
+ */
+function cjkTerms(token: string): string[] {
+  const terms: string[] = [];
+  for (const run of token.match(CJK_RUNS) ?? []) {
+    if (!CJK.test(run)) {
+      terms.push(...(termsOf(run) ?? []));
+      continue;
+    }
+    const letters = Array.from(run);
+    if (letters.length === 1) terms.push(run);
+    for (let i = 0; i + 1 < letters.length; i++) terms.push(letters[i] + letters[i + 1]);
+  }
+  return terms;
+}
+
+/**
  * The terms of one raw token (the index's `processTerm`): a plain word gives its stem; an
  * identifier gives itself whole (lowercased, never stemmed) and the terms of its parts.
  */
-export function termsOf(token: string): string[] | null {
+export function termsOf(raw: string): string[] | null {
+  if (CJK.test(raw)) return cjkTerms(raw);
+  const token = fold(raw);
   const lower = token.toLowerCase();
   // An English contraction or possessive ("visitor's", "don't") is the word it starts with.
   const contraction = /^\p{L}+'\p{L}{1,2}$/u.test(lower);

@@ -14,6 +14,8 @@ const section = (page: string, heading: string | null, text: string, title = pag
 const FILLER = 'The server keeps working while you read this paragraph about nothing in particular. ';
 const urls = (index: SectionIndex, question: string) =>
   index.search(question, 5).map((hit) => hit.section.url);
+const pages = (index: SectionIndex, question: string) =>
+  index.search(question, 5).map((hit) => hit.section.pageUrl.slice('https://docs.test/'.length));
 
 describe('terms: the analysis documents and questions share', () => {
   it('stems English words and drops stopwords and one-letter words', () => {
@@ -37,6 +39,32 @@ describe('terms: the analysis documents and questions share', () => {
     expect(terms('ERR_FOO')).toEqual(['err_foo', 'err', 'foo']);
     expect(terms('UnicodeDecodeError')).toEqual(['unicodedecodeerror', 'unicod', 'decod', 'error']);
     expect(terms('--verbose')).toEqual(['--verbose', 'verbos']);
+  });
+});
+
+describe('SectionIndex on docs in other languages', () => {
+  it('finds Chinese and Japanese sections by the words of a question, which are written without spaces', () => {
+    const index = new SectionIndex([
+      section('install', '安装', '在服务器上安装软件之前，请先检查系统要求。'),
+      section('config', '配置', '修改配置文件以更改默认端口和日志级别。'),
+      section('upgrade', 'アップグレード', '新しいバージョンへのアップグレードは、データベースをバックアップしてから行います。'),
+      section('backup', 'バックアップ', 'データを毎日自動で保存する方法。'),
+      section('intro', null, FILLER.repeat(2)),
+    ]);
+    expect(pages(index, '怎么安装软件？')[0]).toBe('install');
+    expect(pages(index, '如何更改端口')[0]).toBe('config');
+    expect(pages(index, 'アップグレードの前に何をすればいいですか')[0]).toBe('upgrade');
+  });
+
+  it('matches a word typed without its accents, and with them', () => {
+    const index = new SectionIndex([
+      section('params', 'Paramètres', 'Les paramètres du serveur se règlent dans le fichier de configuration.'),
+      section('logs', 'Journaux', 'Les journaux, les messages et les erreurs: les fichiers du serveur.'),
+    ]);
+    // "les" alone would find the page that says it most.
+    expect(pages(index, 'les parametres')[0]).toBe('params');
+    expect(pages(index, 'les paramètres')[0]).toBe('params');
+    expect(pages(index, 'Les PARAMETRES')[0]).toBe('params');
   });
 });
 
