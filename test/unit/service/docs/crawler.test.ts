@@ -36,19 +36,21 @@ async function serve(root = SITE, routes: Record<string, (res: ServerResponse) =
 const OPTIONS = { maxPageBytes: 64 * 1024, retryDelayMs: 1 };
 const paths = (result: CrawlResult, base: string) => result.pages.map((page) => page.url.slice(base.length));
 const fetched = (site: StaticSite) => site.requests.map((r) => r.path);
+/** The fixture site's pages a crawl of `/docs/` indexes. */
+const FIXTURE_PAGES = [
+  '/docs/',
+  '/docs/guide/install.html',
+  '/docs/guide/linked-only.html',
+  '/docs/notes.md',
+  '/docs/private/open.html',
+  '/docs/reference/config.html',
+];
 
 describe('crawlSite on a local static site', () => {
   it('reads robots.txt and the sitemap first, then follows links, on the host and under the path given', async () => {
     const site = await serve();
     const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
-    expect(paths(result, site.url)).toEqual([
-      '/docs/',
-      '/docs/guide/install.html',
-      '/docs/guide/linked-only.html',
-      '/docs/notes.md',
-      '/docs/private/open.html',
-      '/docs/reference/config.html',
-    ]);
+    expect(paths(result, site.url)).toEqual(FIXTURE_PAGES);
     const order = fetched(site);
     expect(order.slice(0, 2)).toEqual(['/robots.txt', '/docs/sitemap.xml']);
     // The sitemap's pages next, fetched a few at a time: they may arrive in either order.
@@ -324,14 +326,7 @@ describe('crawlSite where the start address sends the crawler on, and pages with
       '/docs/': (res) => res.writeHead(301, { Location: `${docs.url}/docs/` }).end(),
     });
     const result = await crawlSite(`${old.url}/docs/`, OPTIONS);
-    expect(paths(result, docs.url)).toEqual([
-      '/docs/',
-      '/docs/guide/install.html',
-      '/docs/guide/linked-only.html',
-      '/docs/notes.md',
-      '/docs/private/open.html',
-      '/docs/reference/config.html',
-    ]);
+    expect(paths(result, docs.url)).toEqual(FIXTURE_PAGES);
     // The new host's robots.txt keeps its private folder out, as on a crawl started there.
     expect(fetched(docs).slice(0, 2)).toEqual(['/robots.txt', '/docs/sitemap.xml']);
     expect(fetched(docs)).not.toContain('/docs/private/secret.html');

@@ -47,7 +47,11 @@ describe('SectionIndex on docs in other languages', () => {
     const index = new SectionIndex([
       section('install', '安装', '在服务器上安装软件之前，请先检查系统要求。'),
       section('config', '配置', '修改配置文件以更改默认端口和日志级别。'),
-      section('upgrade', 'アップグレード', '新しいバージョンへのアップグレードは、データベースをバックアップしてから行います。'),
+      section(
+        'upgrade',
+        'アップグレード',
+        '新しいバージョンへのアップグレードは、データベースをバックアップしてから行います。',
+      ),
       section('backup', 'バックアップ', 'データを毎日自動で保存する方法。'),
       section('intro', null, FILLER.repeat(2)),
     ]);
@@ -58,7 +62,11 @@ describe('SectionIndex on docs in other languages', () => {
 
   it('matches a word typed without its accents, and with them', () => {
     const index = new SectionIndex([
-      section('params', 'Paramètres', 'Les paramètres du serveur se règlent dans le fichier de configuration.'),
+      section(
+        'params',
+        'Paramètres',
+        'Les paramètres du serveur se règlent dans le fichier de configuration.',
+      ),
       section('logs', 'Journaux', 'Les journaux, les messages et les erreurs: les fichiers du serveur.'),
     ]);
     // "les" alone would find the page that says it most.
