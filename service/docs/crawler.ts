@@ -151,6 +151,32 @@ function markdownLinks(text: string, base: string): string[] {
   return links;
 }
 
+/** Why a page that answered `status` (not 2xx or 3xx) was not read. */
+const statusReason = (status: number) =>
+  status === 404 || status === 410
+    ? `not found (${status})`
+    : status === 401 || status === 403
+      ? `refused (${status})`
+      : `the server answered ${status}`;
+
+/** A Markdown page at `url`, titled by its file name when it has no heading, with its links. */
+function markdownPage(text: string, url: string): ExtractedPage {
+  const path = new URL(url).pathname;
+  return {
+    ...extractMarkdown(text, url, decodeURIComponent(path.split('/').pop() ?? path)),
+    links: markdownLinks(text, url),
+  };
+}
+
+/**
+ * Whether `to` is on the site of `from`: the same host (another scheme or port), or one host
+ * within the other (`example.com` and `docs.example.com`, `www.example.com` and `example.com`).
+ */
+function sameSite(from: string, to: string): boolean {
+  const [a, b] = [new URL(from).hostname, new URL(to).hostname];
+  return a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
+}
+
 /**
  * A page with what its response's headers say of it too: `X-Robots-Tag` and a `Link` header's
  * canonical address, the only way to say either of a PDF.
@@ -278,12 +304,8 @@ class Crawl {
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
-  inScope(url: string): boolean {
-    return this.scope.includes(url);
-  }
-
   private enqueue(url: string) {
-    if (this.seen.has(url) || !this.inScope(url)) return;
+    if (this.seen.has(url) || !this.scope.includes(url)) return;
     this.seen.add(url);
     if (excludedUrl(this.exclude, url)) {
       this.excluded.add(url);
@@ -430,13 +452,7 @@ class Crawl {
     }
     if (status < 200 || status >= 300) {
       await response.body?.cancel().catch(() => {});
-      const reason =
-        status === 404 || status === 410
-          ? `not found (${status})`
-          : status === 401 || status === 403
-            ? `refused (${status})`
-            : `the server answered ${status}`;
-      return this.failed(url, reason, status === 404 || status === 410 ? undefined : before);
+      return this.failed(url, statusReason(status), status === 404 || status === 410 ? undefined : before);
     }
     const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
     const path = new URL(url).pathname.toLowerCase();
@@ -456,30 +472,37 @@ class Crawl {
     const text = await readText(response, this.maxBytes);
     if (text === null)
       return this.failed(url, `the page is over ${kb(this.maxBytes)}: not indexed`, undefined);
-    const page: ExtractedPage = markdown
-      ? {
-          ...extractMarkdown(text, url, decodeURIComponent(path.split('/').pop() ?? path)),
-          links: markdownLinks(text, url),
-        }
-      : extractHtml(text, url);
-    await this.read(url, page, response.headers, before);
+    await this.read(
+      url,
+      markdown ? markdownPage(text, url) : extractHtml(text, url),
+      response.headers,
+      before,
+    );
   }
 
   /**
    * A redirect (3xx, or a page's meta refresh) to `target`. The start address's own is followed
-   * wherever it leads, and the crawl moves there (`http:` to `https:`, `example.com/docs` to
+   * on its site, and the crawl moves there (`http:` to `https:`, `example.com/docs` to
    * `docs.example.com`): that is the site the owner named. Any other page's is followed within
-   * the site, as a link is.
+   * the crawl's scope, as a link is.
    */
   private async redirect(from: string, target: string | null) {
     if (!target) return this.failed(from, 'redirects to no readable address', undefined);
-    if (from !== this.startPage || this.inScope(target)) {
+    if (from !== this.startPage || this.scope.includes(target)) {
       if (from === this.startPage) this.startPage = target;
       if (this.robots.allowed(target)) this.enqueue(target);
       return;
     }
     if (++this.moves > MAX_START_REDIRECTS)
       return this.failed(from, `redirects more than ${MAX_START_REDIRECTS} times`, undefined);
+    // Another site is the owner's to name: a redirect must not lead the crawler (and the index, and
+    // so the answers) to a host nobody chose, an internal one least of all.
+    if (!sameSite(from, target))
+      return this.failed(
+        from,
+        `redirects to ${target}, another site: add that address as the source`,
+        undefined,
+      );
     const origin = this.scope.origin;
     this.scope = this.scope.movedTo(from, target);
     this.startPage = target;
@@ -498,7 +521,7 @@ class Crawl {
     if (page.noindex) return;
     // A page that names another address on this site as its canonical one is a copy: the
     // canonical page is read (and indexed) in its place.
-    if (page.canonical && page.canonical !== url && this.inScope(page.canonical)) {
+    if (page.canonical && page.canonical !== url && this.scope.includes(page.canonical)) {
       if (this.robots.allowed(page.canonical)) this.enqueue(page.canonical);
       return;
     }
@@ -512,7 +535,7 @@ class Crawl {
       etag: headers.get('ETag'),
       lastModified: headers.get('Last-Modified'),
       hash,
-      links: page.links.filter((link) => this.inScope(link)),
+      links: page.links.filter((link) => this.scope.includes(link)),
     };
     if (before && before.hash === hash)
       this.pages.push({ ...state, title: page.title, status: 'unchanged', sections: [] });

@@ -349,6 +349,23 @@ describe('crawlSite where the start address sends the crawler on, and pages with
     expect(moved.pages.map((page) => page.title)).not.toContain('Moved');
   });
 
+  it('does not follow the start address to another site, and says which address to add', async () => {
+    const docs = await serve();
+    const elsewhere = docs.url.replace('127.0.0.1', 'localhost');
+    const old = await routesOnly({
+      '/docs/': (res) => res.writeHead(302, { Location: `${elsewhere}/docs/` }).end(),
+    });
+    const result = await crawlSite(`${old.url}/docs/`, OPTIONS);
+    expect(result.pages).toEqual([]);
+    expect(result.failures).toEqual([
+      {
+        url: `${old.url}/docs/`,
+        reason: `redirects to ${elsewhere}/docs/, another site: add that address as the source`,
+      },
+    ]);
+    expect(fetched(docs)).toEqual([]);
+  });
+
   it('stops after 5 moves of the start address, and says so', async () => {
     const hops = Object.fromEntries(
       Array.from({ length: 8 }, (_, i) => [
