@@ -84,16 +84,37 @@ function headingsByPage(outline: readonly PdfOutlineEntry[], pages: number): Map
 
 /**
  * A page's lines as plain paragraphs: a word hyphenated at a line's end joined again, lines of
- * one paragraph joined with a space, runs of spaces (and a table of contents' dot leaders) as one.
+ * one paragraph joined with a space, runs of spaces (and a table of contents' dot leaders) as one;
+ * lines in a fixed-width font as a code block.
  */
 export function pageText(lines: readonly PdfLine[]): string {
-  const paragraphs: string[] = [];
+  const blocks: string[] = [];
   let paragraph = '';
-  for (const { text, paragraph: starts } of lines) {
+  let code: string[] = [];
+  const endParagraph = () => {
+    const text = paragraph
+      .replace(/\u00ad/g, '')
+      .replace(/(?: ?\.){4,}/g, ' … ')
+      .replace(/ {2,}/g, ' ')
+      .trim();
+    if (text) blocks.push(text);
+    paragraph = '';
+  };
+  // Lines in a fixed-width font, kept as they are: a command's or a listing's line breaks matter.
+  const endCode = () => {
+    if (code.length) blocks.push(`\`\`\`\n${code.join('\n').replaceAll('```', '`\u200b``')}\n\`\`\``);
+    code = [];
+  };
+  for (const { text, paragraph: starts, code: fixed } of lines) {
+    if (fixed && text.trim()) {
+      endParagraph();
+      code.push(text.trimEnd());
+      continue;
+    }
+    endCode();
     const line = text.replace(/\s+/g, ' ').trim();
     if (!line || starts) {
-      if (paragraph) paragraphs.push(paragraph);
-      paragraph = '';
+      endParagraph();
       if (!line) continue;
     }
     if (!paragraph) paragraph = line;
@@ -102,17 +123,9 @@ export function pageText(lines: readonly PdfLine[]): string {
     else if (paragraph.endsWith('\u00ad')) paragraph = paragraph.slice(0, -1) + line;
     else paragraph += ` ${line}`;
   }
-  if (paragraph) paragraphs.push(paragraph);
-  return paragraphs
-    .map((p) =>
-      p
-        .replace(/\u00ad/g, '')
-        .replace(/(?: ?\.){4,}/g, ' … ')
-        .replace(/ {2,}/g, ' ')
-        .trim(),
-    )
-    .filter(Boolean)
-    .join('\n\n');
+  endParagraph();
+  endCode();
+  return blocks.join('\n\n');
 }
 
 /** A line's form with its numbers as `#`: "Chapter 4: Function reference 16" is "Chapter #: Function reference #". */

@@ -20,6 +20,8 @@ export interface PdfLine {
   text: string;
   /** More space above it than a line's height: it starts a paragraph. */
   paragraph: boolean;
+  /** Every word of it is in a fixed-width font: a line of code (a command, a listing). */
+  code?: boolean;
 }
 
 export interface PdfPage {
@@ -108,37 +110,43 @@ export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED
 }
 
 type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
-type TextItem = { str: string; hasEOL: boolean; transform: number[]; height: number };
+type TextItem = { str: string; hasEOL: boolean; transform: number[]; height: number; fontName: string };
+/** pdf.js's reading of each font: `monospace` for a fixed-width one (its FixedPitch flag or its name). */
+type Styles = Record<string, { fontFamily?: string } | undefined>;
 
 /**
  * A page's text as lines: pdf.js's items joined up to each end of line. A line whose baseline is
- * further below the last one's than half again the last one's height starts a paragraph.
+ * further below the last one's than half again the last one's height starts a paragraph; one
+ * whose every word is set in a fixed-width font is code.
  */
-function linesOf(items: readonly (TextItem | object)[]): PdfLine[] {
+function linesOf(items: readonly (TextItem | object)[], styles: Styles): PdfLine[] {
   const lines: PdfLine[] = [];
   let text = '';
   let y: number | null = null;
   let height = 0;
   let lastY: number | null = null;
   let lastHeight = 0;
+  let fixed: boolean | null = null;
+  const end = () => {
+    if (!text) return;
+    lines.push({
+      text,
+      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+      code: fixed === true,
+    });
+    if (y !== null) [lastY, lastHeight] = [y, height];
+    [text, y, height, fixed] = ['', null, 0, null];
+  };
   for (const item of items) {
     if (!('str' in item)) continue;
     if (y === null && item.str) y = item.transform[5];
     height = Math.max(height, item.height);
     text += item.str;
-    if (!item.hasEOL) continue;
-    lines.push({
-      text,
-      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
-    });
-    if (y !== null) [lastY, lastHeight] = [y, height];
-    [text, y, height] = ['', null, 0];
+    // Spaces and empty items take any font: only what is written says whether the line is code.
+    if (item.str.trim()) fixed = fixed !== false && styles[item.fontName]?.fontFamily === 'monospace';
+    if (item.hasEOL) end();
   }
-  if (text)
-    lines.push({
-      text,
-      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
-    });
+  end();
   return lines;
 }
 
@@ -211,7 +219,10 @@ export async function readPdf(
     for (let number = 1; number <= Math.min(doc.numPages, maxPages); number++) {
       const page = await doc.getPage(number);
       const content = await page.getTextContent();
-      pages.push({ number, lines: linesOf(content.items as (TextItem | object)[]) });
+      pages.push({
+        number,
+        lines: linesOf(content.items as (TextItem | object)[], content.styles as Styles),
+      });
       page.cleanup();
     }
     const { info, metadata } = (await doc.getMetadata().catch(() => ({ info: {}, metadata: null }))) as {

@@ -98,6 +98,25 @@ describe('extractPdf', () => {
     expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide');
   });
 
+  it('keeps lines set in a fixed-width font as a code block, with their line breaks', async () => {
+    const pdf = await page(
+      pdfDocument({
+        pages: [
+          [
+            'Build it from source with these options:',
+            { code: 'cmake -DBUILD_SHARED_LIBS=OFF \\' },
+            { code: '  -Duse_libclang=YES ..' },
+            'then run make install.',
+          ],
+        ],
+      }),
+    );
+    // A line's indentation is its position on the page, which pdf.js's text does not keep.
+    expect(pdf.sections[0].text).toBe(
+      'Build it from source with these options:\n\n```\ncmake -DBUILD_SHARED_LIBS=OFF \\\n-Duse_libclang=YES ..\n```\n\nthen run make install.',
+    );
+  });
+
   it('drops the running heads and feet a PDF repeats at the top and bottom of its pages, numbers aside', async () => {
     const body = [
       'Chapter 4 opens here.',
