@@ -27,8 +27,9 @@ export const STOPWORDS = new Set(
  * A run of letters and digits, joined by `_ . : - /` or `::` inside (`os.path.join`,
  * `max_locks_per_transaction`, `ERR_FOO`, `application/json`), with leading dashes of a flag.
  */
-const TOKEN = /(?:--?)?[\p{L}\p{N}_]+(?:(?:::|[._:\-/'])[\p{L}\p{N}_]+)*/gu;
-const PARTS = /[\p{L}\p{N}]+/gu;
+// Marks (\p{M}) are of the letter they follow: Devanagari's vowel signs, Thai's tone marks.
+const TOKEN = /(?:--?)?[\p{L}\p{M}\p{N}_]+(?:(?:::|[._:\-/'])[\p{L}\p{M}\p{N}_]+)*/gu;
+const PARTS = /[\p{L}\p{M}\p{N}]+/gu;
 const WORD = /^\p{L}+$/u;
 
 /** Splits text into raw tokens (the index's `tokenize`). */
@@ -46,7 +47,7 @@ function word(part: string): string | null {
 /** Parts of a token: runs of letters and digits, and the words of camelCase (`getElementById`). */
 const partsOf = (token: string): string[] =>
   (token.match(PARTS) ?? []).flatMap((part) => part.match(CAMEL) ?? [part]).map((part) => part.toLowerCase());
-const CAMEL = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{Lo}+/gu;
+const CAMEL = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[\p{Lo}\p{M}]+/gu;
 
 /**
  * Whether a raw token names something in code rather than being a word: it joins parts with
@@ -91,12 +92,23 @@ function cjkTerms(token: string): string[] {
 }
 
 /**
+ * Thai, Lao, Khmer and Burmese, also written without spaces, split at words by the platform's
+ * Unicode word breaker (ICU's dictionaries for those scripts, in Node and in browsers alike).
+ */
+const SOUTHEAST_ASIAN = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const words = new Intl.Segmenter('en', { granularity: 'word' });
+const segmentedTerms = (token: string): string[] =>
+  Array.from(words.segment(token), (part) => (part.isWordLike ? termsOf(part.segment) : null) ?? []).flat();
+
+/**
  * The terms of one raw token (the index's `processTerm`): a plain word gives its stem; an
  * identifier gives itself whole (lowercased, never stemmed) and the terms of its parts.
  */
 export function termsOf(raw: string): string[] | null {
   if (CJK.test(raw)) return cjkTerms(raw);
-  const token = fold(raw);
+  if (SOUTHEAST_ASIAN.test(raw) && Array.from(words.segment(raw)).length > 1) return segmentedTerms(raw);
+  // One spelling of each letter (é typed as e and an accent is é), then Latin accents folded.
+  const token = fold(raw.normalize('NFC'));
   const lower = token.toLowerCase();
   // An English contraction or possessive ("visitor's", "don't") is the word it starts with.
   const contraction = /^\p{L}+'\p{L}{1,2}$/u.test(lower);

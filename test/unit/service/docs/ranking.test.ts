@@ -60,6 +60,24 @@ describe('SectionIndex on docs in other languages', () => {
     expect(pages(index, 'アップグレードの前に何をすればいいですか')[0]).toBe('upgrade');
   });
 
+  it('finds Thai sections by the words of a question, split where the language splits them', () => {
+    const index = new SectionIndex([
+      section('install', 'การติดตั้ง', 'วิธีติดตั้งซอฟต์แวร์บนเซิร์ฟเวอร์ของคุณ'),
+      section('backup', 'การสำรองข้อมูล', 'สำรองฐานข้อมูลทุกวันโดยอัตโนมัติ'),
+    ]);
+    expect(pages(index, 'ติดตั้งซอฟต์แวร์อย่างไร')[0]).toBe('install');
+    expect(pages(index, 'สำรองข้อมูล')[0]).toBe('backup');
+  });
+
+  it('keeps a Hindi word whole with its vowel signs', () => {
+    const index = new SectionIndex([
+      section('install', 'स्थापना', 'सर्वर पर सॉफ़्टवेयर स्थापित करने का तरीका।'),
+      section('backup', 'बैकअप', 'डेटाबेस का हर दिन बैकअप लें।'),
+    ]);
+    expect(pages(index, 'सॉफ़्टवेयर कैसे स्थापित करें')[0]).toBe('install');
+    expect(terms('सॉफ़्टवेयर स्थापित')).toEqual(['सॉफ़्टवेयर', 'स्थापित']);
+  });
+
   it('matches a word typed without its accents, and with them', () => {
     const index = new SectionIndex([
       section(
@@ -73,6 +91,8 @@ describe('SectionIndex on docs in other languages', () => {
     expect(pages(index, 'les parametres')[0]).toBe('params');
     expect(pages(index, 'les paramètres')[0]).toBe('params');
     expect(pages(index, 'Les PARAMETRES')[0]).toBe('params');
+    // An accent typed as a letter and a combining mark (NFD) is the same letter.
+    expect(pages(index, 'les parame\u0300tres')[0]).toBe('params');
   });
 });
 
