@@ -313,6 +313,9 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  // Three crawls, each waited for as the page shows it (about 1.5 s each on an idle machine): on a
+  // 2-core machine running other builds beside it, the 30 s every other console test has was not
+  // enough twice.
   it('Sources: exclusions given when adding, changed by keyboard, shown with what the last crawl skipped', async () => {
     const { page, context, errors, violations } = await openSources();
     const sources = () => service.storage.docs.listDocSources(PROJECT.id);
@@ -420,9 +423,6 @@ describe('the console in Chromium', () => {
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);
     await context.close();
-    // Three crawls, each waited for as the page shows it (about 1.5 s each on an idle machine): on
-    // a 2-core machine running other builds beside it, the 30 s every other console test has was
-    // not enough twice.
   }, 60_000);
 
   it('Sources: synonyms saved by keyboard, the last search run again with them, a bad group refused', async () => {
