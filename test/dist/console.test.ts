@@ -554,6 +554,26 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('Sources of a project with none: a search says the project has no sources yet, not only that nothing matched', async () => {
+    const { page, context, errors } = await openSources();
+    await page.getByRole('button', { name: 'New project' }).click();
+    await page.getByRole('textbox', { name: 'Project name' }).fill('Without docs');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Sources', exact: true }).click();
+    await page.getByText('No sources yet: add the address of your documentation.').waitFor();
+    await page.getByRole('searchbox', { name: 'Question' }).fill('how do I install it');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page
+      .getByText(
+        'No section matches “how do I install it”: this project has no sources yet. Add its documentation above.',
+      )
+      .waitFor();
+    expect(await axe(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('flags the sources of a past answer whose page changed since', async () => {
     const { page, context } = await open();
     await signIn(page);

@@ -33,6 +33,8 @@ export class DocsSearch extends LitElement {
   @property() project = '';
   /** A question to search as soon as it is given (a conversation's), with the search brought into view. */
   @property() question = '';
+  /** The project has no sources: a search finds nothing, and says why. */
+  @property({ type: Boolean }) empty = false;
   @state() private hits: ConsoleDocHit[] | null = null;
   /** The words the last search added to its question. */
   @state() private also: string[] = [];
@@ -91,7 +93,7 @@ export class DocsSearch extends LitElement {
           ? nothing
           : this.hits.length
             ? html`<ol class="hits" aria-label=${`Sections for “${this.searched}”`}>${this.hits.map(hitItem)}</ol>`
-            : html`<p class="muted">No section matches “${this.searched}”.</p>`
+            : html`<p class="muted">No section matches “${this.searched}”${this.empty ? ': this project has no sources yet. Add its documentation above.' : '.'}</p>`
       }
     </section>`;
   }

@@ -255,7 +255,8 @@ export class SourcesPage extends ConsolePage {
             ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
-      <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}></docs-search>
+      <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}
+        ?empty=${this.sources?.length === 0}></docs-search>
       ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
   }
 }
