@@ -100,24 +100,10 @@ async function readSitemap(response: Response, limit: number): Promise<string | 
   const bytes = await readBounded(response, limit);
   if (!bytes || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
     return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
-  const reader = new Blob([bytes.slice()]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
-  // The protocol's sitemaps are UTF-8.
-  const utf8 = new TextDecoder();
-  let text = '';
-  let size = 0;
-  try {
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      size += part.value.length;
-      if (size > limit) {
-        void reader.cancel().catch(() => {});
-        return null;
-      }
-      text += utf8.decode(part.value, { stream: true });
-    }
-  } catch {
-    return null;
-  }
-  return text + utf8.decode();
+  const body = new Blob([bytes.slice()]).stream().pipeThrough(new DecompressionStream('gzip'));
+  // Damaged gzip is no sitemap; the protocol's sitemaps are UTF-8.
+  const xml = await readBounded({ headers: new Headers(), body }, limit).catch(() => null);
+  return xml && new TextDecoder().decode(xml);
 }
 
 /** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */

@@ -91,7 +91,7 @@ export interface SuggestedExclusion {
  * offered; nor are version folders that hold every page between them (which one to keep is the
  * owner's to say).
  */
-export function suggestExclusions(urls: readonly string[], most = 5, start?: string): SuggestedExclusion[] {
+export function suggestExclusions(urls: readonly string[], start?: string, most = 5): SuggestedExclusion[] {
   const groups = new Map<string, SuggestedExclusion>();
   for (const url of urls) {
     const parts = new URL(url).pathname.split('/');

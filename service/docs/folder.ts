@@ -5,7 +5,7 @@ import { hashOf, type CrawledPage, type PageState } from './crawler.js';
 import { exclusionMatcher } from './exclusions.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
-import { extractPdf } from './pdf.js';
+import { extractPdf, overCap } from './pdf.js';
 import { StaticDocs } from './ranking.js';
 import type { ExtractedPage } from './types.js';
 
@@ -31,7 +31,7 @@ async function extract(
 ): Promise<ExtractedPage | string> {
   if (/\.pdf$/i.test(path))
     return size > MAX_FILE_BYTES.pdf
-      ? `the PDF is over ${MAX_FILE_BYTES.pdf / 1_000_000} MB: not indexed`
+      ? overCap(MAX_FILE_BYTES.pdf)
       : extractPdf(new Uint8Array(await readFile(file)), url, path.split('/').pop()!);
   const text = await readFile(file, 'utf8');
   return /\.(md|markdown|mdx)$/i.test(path)

@@ -1,5 +1,5 @@
 import { parseDocument } from 'htmlparser2';
-import { splitLong } from './sections.js';
+import { fence, splitLong } from './sections.js';
 import type { ExtractedPage, Section } from './types.js';
 
 /**
@@ -592,7 +592,7 @@ class ContentWalker {
   private leaf(node: Node, name: string): boolean {
     if (name === 'pre') {
       const code = codeText(node).replace(/^\n+|\s+$/g, '');
-      if (code) this.writer.block(`\`\`\`${languageOf(node)}\n${code.replaceAll('```', '`​``')}\n\`\`\``);
+      if (code) this.writer.block(fence(code, languageOf(node)));
       return true;
     }
     // The language a code block's corner shows (VitePress): the fence says it.

@@ -170,7 +170,6 @@ export class DocsLibrary {
         crawledAt: source.lastCrawlAt,
         offers: suggestExclusions(
           pages.map((page) => page.url),
-          5,
           source.location,
         ),
       };

@@ -6,7 +6,7 @@ import {
   type PdfOutlineEntry,
   type PdfPage,
 } from '../kernel/pdf.js';
-import { splitLong } from './sections.js';
+import { fence, splitLong } from './sections.js';
 import type { ExtractedPage, Section } from './types.js';
 
 /**
@@ -102,7 +102,7 @@ export function pageText(lines: readonly PdfLine[]): string {
   };
   // Lines in a fixed-width font, kept as they are: a command's or a listing's line breaks matter.
   const endCode = () => {
-    if (code.length) blocks.push(`\`\`\`\n${code.join('\n').replaceAll('```', '`\u200b``')}\n\`\`\``);
+    if (code.length) blocks.push(fence(code.join('\n')));
     code = [];
   };
   for (const { text, paragraph: starts, code: fixed } of lines) {
@@ -208,6 +208,9 @@ function fileName(url: string): string {
   }
 }
 
+/** Why a PDF over `maxBytes` is not indexed (it is not read). */
+export const overCap = (maxBytes: number) => `the PDF is over ${size(maxBytes)}: not indexed`;
+
 /** A crawled PDF, read up to `maxBytes` (a larger one is refused unread), as a page; a string when it is not indexed. */
 export async function readPdfResponse(
   response: Response,
@@ -215,6 +218,6 @@ export async function readPdfResponse(
   maxBytes: number,
 ): Promise<ExtractedPage | string> {
   const bytes = await readBounded(response, maxBytes);
-  if (!bytes) return `the PDF is over ${size(maxBytes)}: not indexed`;
+  if (!bytes) return overCap(maxBytes);
   return extractPdf(bytes, url, fileName(url));
 }

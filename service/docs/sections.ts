@@ -50,5 +50,12 @@ function cut(block: string, max: number): string[] {
   return out;
 }
 
+/**
+ * Code as a section's text writes it: fenced, in its language when known, with a fence inside it
+ * broken by a zero-width space so it cannot end the block.
+ */
+export const fence = (code: string, language = '') =>
+  `\`\`\`${language}\n${code.replaceAll('```', '`\u200b``')}\n\`\`\``;
+
 /** What a section is called on the wire (`section`): its deepest heading, or null for the part under the title. */
 export const sectionName = (section: Section): string | null => section.headings.at(-1) ?? null;

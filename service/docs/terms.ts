@@ -97,8 +97,6 @@ function cjkTerms(token: string): string[] {
  */
 const SOUTHEAST_ASIAN = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const words = new Intl.Segmenter('en', { granularity: 'word' });
-const segmentedTerms = (token: string): string[] =>
-  Array.from(words.segment(token), (part) => (part.isWordLike ? termsOf(part.segment) : null) ?? []).flat();
 
 /**
  * The terms of one raw token (the index's `processTerm`): a plain word gives its stem; an
@@ -106,9 +104,12 @@ const segmentedTerms = (token: string): string[] =>
  */
 export function termsOf(raw: string): string[] | null {
   if (CJK.test(raw)) return cjkTerms(raw);
-  if (SOUTHEAST_ASIAN.test(raw) && Array.from(words.segment(raw)).length > 1) return segmentedTerms(raw);
-  // One spelling of each letter (é typed as e and an accent is é), then Latin accents folded.
-  const token = fold(raw.normalize('NFC'));
+  const parts = SOUTHEAST_ASIAN.test(raw) ? Array.from(words.segment(raw)) : [];
+  if (parts.length > 1)
+    return parts.flatMap((part) => (part.isWordLike ? termsOf(part.segment) : null) ?? []);
+  // One spelling of each letter (é typed as e and an accent is é), then Latin accents folded; ASCII
+  // (nearly every token of an English manual) has neither to do.
+  const token = /^[ -~]*$/.test(raw) ? raw : fold(raw.normalize('NFC'));
   const lower = token.toLowerCase();
   // An English contraction or possessive ("visitor's", "don't") is the word it starts with.
   const contraction = /^\p{L}+'\p{L}{1,2}$/u.test(lower);

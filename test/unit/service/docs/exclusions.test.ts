@@ -101,12 +101,12 @@ describe('suggested exclusions', () => {
       ['/docs/next/', 'pages of another version'],
       ['/docs/v1.4.0/', 'pages of another version'],
     ]);
-    expect(suggestExclusions(urls, 5, 'https://docs.acme.test/docs/2.x/').map((s) => s.pattern)).toEqual([
+    expect(suggestExclusions(urls, 'https://docs.acme.test/docs/2.x/').map((s) => s.pattern)).toEqual([
       '/docs/next/',
       '/docs/v1.4.0/',
     ]);
     const readTheDocs = site([...pages('/en/latest/'), ...pages('/en/stable/'), ...pages('/en/3.1/')]);
-    expect(suggestExclusions(readTheDocs, 5, 'https://docs.acme.test/')).toEqual([
+    expect(suggestExclusions(readTheDocs, 'https://docs.acme.test/')).toEqual([
       { pattern: '/en/3.1/', kind: 'pages of another version', pages: 3 },
     ]);
     // Every page in one version or another: which to keep is the owner's to say.
