@@ -5,7 +5,7 @@ import type { ConsoleProject } from '../../../contract/console.js';
 import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
 import { PAGES, type Route, parseRoute, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
-import type { ConsolePage } from './page.js';
+import { type ConsolePage, inPlace } from './page.js';
 import { field } from '../form.js';
 
 /**
@@ -168,15 +168,7 @@ export class ConsoleApp extends LitElement {
   }
 
   private link(event: MouseEvent) {
-    if (
-      event.defaultPrevented ||
-      event.button !== 0 ||
-      event.metaKey ||
-      event.ctrlKey ||
-      event.shiftKey ||
-      event.altKey
-    )
-      return;
+    if (!inPlace(event)) return;
     event.preventDefault();
     this.go((event.currentTarget as HTMLAnchorElement).href);
     // The page's heading takes focus, so a screen reader hears where it landed.

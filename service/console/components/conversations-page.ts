@@ -4,7 +4,7 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleStaleSource, ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
-import { ConsolePage, pageLink } from './page.js';
+import { ConsolePage, inPlace, pageLink } from './page.js';
 import { routeHref } from '../router.js';
 import { field } from '../form.js';
 
@@ -259,7 +259,7 @@ export class ConversationsPage extends ConsolePage {
   }
 
   private open(event: MouseEvent, id: string | undefined) {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    if (!inPlace(event)) return;
     event.preventDefault();
     this.navigate('conversations', this.query({ thread: id }));
     if (id)

@@ -5,7 +5,7 @@ import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/conso
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
 import { expressSnippet, fetchSnippet, publicScriptTag, scriptTag } from '../snippets.js';
-import { ConsolePage } from './page.js';
+import { ConsolePage, inPlace } from './page.js';
 import { field } from '../form.js';
 import { publicAccessFields, publicAccessPatch, publicAccessStyles } from './public-access.js';
 
@@ -175,7 +175,7 @@ export class IntegrationsPage extends ConsolePage {
   }
 
   private select(event: MouseEvent, id: string) {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    if (!inPlace(event)) return;
     event.preventDefault();
     this.message = null;
     this.navigate('integrations', { integration: id });

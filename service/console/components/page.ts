@@ -25,12 +25,21 @@ export class ConsolePage extends LitElement {
 }
 
 /**
+ * A click on a console link that the console follows in place: a plain left click. One with a
+ * modifier (a new tab or window, a download) or already handled is the browser's.
+ */
+export const inPlace = (event: MouseEvent): boolean =>
+  !event.defaultPrevented &&
+  event.button === 0 &&
+  !(event.metaKey || event.ctrlKey || event.shiftKey || event.altKey);
+
+/**
  * A link to another console page (`href` from `routeHref`): a plain click goes there in place, as
  * the navigation's links do; a modified click is the browser's (a new tab).
  */
 export const pageLink = (href: string, label: string, className = '') =>
   html`<a class=${className} href=${href} @click=${(event: MouseEvent) => {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (!inPlace(event)) return;
     event.preventDefault();
     (event.currentTarget as HTMLElement).dispatchEvent(new NavigateEvent(href));
   }}>${label}</a>`;
