@@ -60,7 +60,8 @@ interface Row {
 const options = (fields = ['title', 'headings', 'text']): Options<Row> => ({
   fields,
   tokenize,
-  processTerm: termsOf,
+  // MiniSearch only reads the list; its type asks for a mutable one.
+  processTerm: (term) => termsOf(term) as string[] | null,
   searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' },
 });
 
