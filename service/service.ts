@@ -118,7 +118,10 @@ export interface AgentService {
   heartbeat(): Promise<number>;
   /** Rebuilds the activity rollup if no instance did for half the staleness bound; true when this call did. */
   refreshActivity(): Promise<boolean>;
-  /** Crawls the projects' docs that are due, if this instance gets the crawl lease; returns how many sources it crawled. */
+  /**
+   * Builds the indexes of the projects with docs this instance has not built yet, then crawls the
+   * docs that are due if it gets the crawl lease; returns how many sources it crawled.
+   */
   crawlDocs(): Promise<number>;
   /**
    * Runs maintain, heartbeat, refreshActivity and crawlDocs on timers (what `serve()` does);
@@ -226,7 +229,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
-    crawlDocs: async () => (docs ? docs.tick() : 0),
+    // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
+    crawlDocs: async () => (docs ? docs.warm().then(() => docs.tick()) : 0),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
       runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
     async close() {

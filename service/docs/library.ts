@@ -238,6 +238,23 @@ export class DocsLibrary {
     return index;
   }
 
+  /**
+   * Builds the index of each project with sources that this process has not built yet, one
+   * after another. A project's first search waits for its index (seconds for a manual of a
+   * thousand pages), so a restart or a new instance of a fleet builds them before a visitor asks.
+   */
+  async warm(): Promise<number> {
+    const projects = new Set((await this.options.store.listDocSources()).map((s) => s.projectId));
+    let built = 0;
+    for (const projectId of projects) {
+      if (this.stop.signal.aborted) break;
+      if (this.indexes.has(projectId)) continue;
+      await this.project(projectId).size?.();
+      built++;
+    }
+    return built;
+  }
+
   /** The sections of the project's docs that answer `question`, best first. */
   search(projectId: string, question: string, limit = 20): Promise<Hit[]> {
     return this.project(projectId).search(question, limit);

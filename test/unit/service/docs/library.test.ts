@@ -55,6 +55,33 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(pageRequests(site)).toHaveLength(fetched);
   });
 
+  it("builds, on a restarted instance, each project's index before a visitor asks, once", async () => {
+    const { site, storage, library } = await fixture();
+    const crawler = library();
+    await crawler.addSource(P, `${site.url}/docs/`);
+    await crawler.addSource('proj_b', `${site.url}/docs/`);
+    expect(await crawler.tick()).toBe(2);
+    let reads = 0;
+    const store = new Proxy(storage.docs, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key === 'listDocSections') reads++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const restarted = library({ store });
+    expect(await restarted.warm()).toBe(2);
+    expect(reads).toBe(2);
+    expect(await restarted.warm()).toBe(0);
+    // The visitor's question is answered from the index built before it came.
+    const [hit] = await restarted.search(P, 'max_locks_per_transaction');
+    expect(hit.section.url).toBe(`${site.url}/docs/reference/config.html#max_locks_per_transaction`);
+    expect(reads).toBe(2);
+  });
+
   it('re-crawls on its schedule with revalidation, and other instances see a change within their freshness', async () => {
     const { site, clock, library, storage } = await fixture();
     const crawler = library({ recrawlEveryMs: 3_600_000 });
