@@ -90,7 +90,7 @@ function headingsByPage(outline: readonly PdfOutlineEntry[], pages: number): Map
 export function pageText(lines: readonly PdfLine[]): string {
   const blocks: string[] = [];
   let paragraph = '';
-  let code: string[] = [];
+  let code: PdfLine[] = [];
   const endParagraph = () => {
     const text = paragraph
       .replace(/\u00ad/g, '')
@@ -102,13 +102,14 @@ export function pageText(lines: readonly PdfLine[]): string {
   };
   // Lines in a fixed-width font, kept as they are: a command's or a listing's line breaks matter.
   const endCode = () => {
-    if (code.length) blocks.push(fence(code.join('\n')));
+    if (code.length) blocks.push(fence(indented(code)));
     code = [];
   };
-  for (const { text, paragraph: starts, code: fixed } of lines) {
+  for (const read of lines) {
+    const { text, paragraph: starts, code: fixed } = read;
     if (fixed && text.trim()) {
       endParagraph();
-      code.push(text.trimEnd());
+      code.push(read);
       continue;
     }
     endCode();
@@ -197,6 +198,22 @@ const size = (bytes: number) =>
   bytes < 1_000_000
     ? `${Math.round(bytes / 1024).toLocaleString('en')} KB`
     : `${(bytes / 1_000_000).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
+
+/**
+ * A block of code lines, each indented by how far right of the block's leftmost line it starts,
+ * in its font's characters: Python's blocks, a nested brace, a continued command.
+ */
+function indented(lines: readonly PdfLine[]): string {
+  const placed = lines.filter((line) => line.x !== undefined && line.charWidth);
+  const left = Math.min(...placed.map((line) => line.x!));
+  return lines
+    .map((line) => {
+      const column =
+        line.x === undefined || !line.charWidth ? 0 : Math.round((line.x - left) / line.charWidth);
+      return ' '.repeat(column) + line.text.trimEnd();
+    })
+    .join('\n');
+}
 
 /** The last part of a URL's path, its escapes decoded where they are UTF-8. */
 function fileName(url: string): string {

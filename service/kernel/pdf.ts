@@ -20,8 +20,14 @@ export interface PdfLine {
   text: string;
   /** More space above it than a line's height: it starts a paragraph. */
   paragraph: boolean;
-  /** Every word of it is in a fixed-width font: a line of code (a command, a listing). */
+  /**
+   * Every word of it is in a fixed-width font: a line of code (a command, a listing). Its text
+   * then keeps the spaces between words as set (`x = 1    # one`), from its first character on.
+   */
   code?: boolean;
+  /** A code line's left edge and the width of one of its characters, in the page's units: its indentation. */
+  x?: number;
+  charWidth?: number;
 }
 
 export interface PdfPage {
@@ -110,9 +116,22 @@ export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED
 }
 
 type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
-type TextItem = { str: string; hasEOL: boolean; transform: number[]; height: number; fontName: string };
+type TextItem = {
+  str: string;
+  hasEOL: boolean;
+  transform: number[];
+  width: number;
+  height: number;
+  fontName: string;
+};
 /** pdf.js's reading of each font: `monospace` for a fixed-width one (its FixedPitch flag or its name). */
 type Styles = Record<string, { fontFamily?: string } | undefined>;
+
+/**
+ * Whether an item's font says anything about its line: spaces and empty items take any font, and
+ * so does a lone symbol (LaTeX sets a listing's `\` in the text's font).
+ */
+const telling = (str: string) => /[\p{L}\p{N}]/u.test(str) || str.trim().length > 1;
 
 /**
  * A page's text as lines: pdf.js's items joined up to each end of line. A line whose baseline is
@@ -121,33 +140,63 @@ type Styles = Record<string, { fontFamily?: string } | undefined>;
  */
 function linesOf(items: readonly (TextItem | object)[], styles: Styles): PdfLine[] {
   const lines: PdfLine[] = [];
-  let text = '';
-  let y: number | null = null;
-  let height = 0;
+  let line: TextItem[] = [];
   let lastY: number | null = null;
   let lastHeight = 0;
-  let fixed: boolean | null = null;
   const end = () => {
-    if (!text) return;
-    lines.push({
-      text,
-      paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
-      code: fixed === true,
-    });
-    if (y !== null) [lastY, lastHeight] = [y, height];
-    [text, y, height, fixed] = ['', null, 0, null];
+    const text = line.map((item) => item.str).join('');
+    if (text) {
+      const first = line.find((item) => item.str);
+      const y = first ? first.transform[5] : null;
+      const written = line.filter((item) => item.str.trim());
+      const deciding = written.some((item) => telling(item.str))
+        ? written.filter((item) => telling(item.str))
+        : written;
+      const code =
+        deciding.length > 0 && deciding.every((item) => styles[item.fontName]?.fontFamily === 'monospace');
+      lines.push({
+        text,
+        paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+        code,
+        ...(code ? setOut(line, styles) : {}),
+      });
+      if (y !== null) [lastY, lastHeight] = [y, Math.max(...line.map((item) => item.height))];
+    }
+    line = [];
   };
   for (const item of items) {
     if (!('str' in item)) continue;
-    if (y === null && item.str) y = item.transform[5];
-    height = Math.max(height, item.height);
-    text += item.str;
-    // Spaces and empty items take any font: only what is written says whether the line is code.
-    if (item.str.trim()) fixed = fixed !== false && styles[item.fontName]?.fontFamily === 'monospace';
+    line.push(item);
     if (item.hasEOL) end();
   }
   end();
   return lines;
+}
+
+/**
+ * A line of code as it is set: each item at the column its position gives, counted in the width of
+ * the font's characters, so the runs of spaces pdf.js gives as one item, or none, come back.
+ */
+function setOut(
+  items: readonly TextItem[],
+  styles: Styles,
+): Partial<Pick<PdfLine, 'text' | 'x' | 'charWidth'>> {
+  // Not the spaces around words: pdf.js gives a run of them as one space as wide as the run.
+  const fixed = items.filter(
+    (item) => item.str && item.str.trim() === item.str && styles[item.fontName]?.fontFamily === 'monospace',
+  );
+  const charWidth =
+    fixed.reduce((w, item) => w + item.width, 0) / fixed.reduce((n, item) => n + item.str.length, 0);
+  const written = items.filter((item) => item.str.trim());
+  if (!(charWidth > 0) || !written.length) return {};
+  const x = written[0].transform[4];
+  let text = '';
+  for (const item of written) {
+    // Past where the text has got to: the gap is the spaces set there; an overlap joins as written.
+    const gap = Math.round((item.transform[4] - x) / charWidth) - text.length;
+    text += ' '.repeat(Math.max(gap, 0)) + item.str;
+  }
+  return { text, x, charWidth };
 }
 
 /** The outline with each entry's page, at most MAX_OUTLINE_ENTRIES entries. */

@@ -98,22 +98,46 @@ describe('extractPdf', () => {
     expect((await page(pdfDocument({ pages }), 'setup guide.pdf')).title).toBe('setup guide');
   });
 
-  it('keeps lines set in a fixed-width font as a code block, with their line breaks', async () => {
+  it('keeps lines set in a fixed-width font as a code block, with their line breaks and indentation', async () => {
     const pdf = await page(
       pdfDocument({
         pages: [
           [
             'Build it from source with these options:',
             { code: 'cmake -DBUILD_SHARED_LIBS=OFF \\' },
-            { code: '  -Duse_libclang=YES ..' },
-            'then run make install.',
+            { code: '-Duse_libclang=YES ..', column: 2 },
+            'then run make install. In Python:',
+            { code: 'with open(path) as f:' },
+            { code: 'for line in f:', column: 4 },
+            { code: 'print(line)', column: 8 },
           ],
         ],
       }),
     );
-    // A line's indentation is its position on the page, which pdf.js's text does not keep.
+    // The indentation is the line's position on the page, in the font's characters: pdf.js's
+    // text has none, and Python without it is other code.
     expect(pdf.sections[0].text).toBe(
-      'Build it from source with these options:\n\n```\ncmake -DBUILD_SHARED_LIBS=OFF \\\n-Duse_libclang=YES ..\n```\n\nthen run make install.',
+      'Build it from source with these options:\n\n```\ncmake -DBUILD_SHARED_LIBS=OFF \\\n  -Duse_libclang=YES ..\n```\n\n' +
+        'then run make install. In Python:\n\n```\nwith open(path) as f:\n    for line in f:\n        print(line)\n```',
+    );
+  });
+
+  it("keeps a code line whose lone symbol is set in the text's font, as LaTeX sets a backslash", async () => {
+    const pdf = await page(
+      pdfDocument({
+        pages: [
+          [
+            'Document the class:',
+            { code: ['/*! ', '\\', 'class Example'] },
+            { code: ' * The class description.' },
+            { code: '*/', column: 1 },
+            { code: '{' },
+          ],
+        ],
+      }),
+    );
+    expect(pdf.sections[0].text).toBe(
+      'Document the class:\n\n```\n/*! \\class Example\n * The class description.\n */\n{\n```',
     );
   });
 
