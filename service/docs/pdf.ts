@@ -10,11 +10,11 @@ import { fence, splitLong } from './sections.js';
 import type { ExtractedPage, Section } from './types.js';
 
 /**
- * A PDF (a manual, a datasheet, an installation guide) as a page of sections, one per PDF page
- * at `url#page=N`, the address Chrome's and Firefox's viewers open at that page. A section's
- * headings are the bookmark (with its parents) that covers its page, so a visitor reads
- * "Installation › Requirements" under the title rather than "Page 7"; a PDF without bookmarks
- * gives "Page N". A page without text (a scan) gives no section.
+ * A PDF (a manual, a datasheet, an installation guide) as a page of sections, a PDF page's
+ * part under each bookmark that starts on it, at `url#page=N`, the address Chrome's and Firefox's
+ * viewers open at that page. A section's headings are its bookmark with its parents, so a visitor
+ * reads "Installation › Requirements" under the title rather than "Page 7"; a PDF without
+ * bookmarks gives a section a page, "Page N". A page without text (a scan) gives no section.
  */
 
 /** Why a PDF with pages but no text on any of them is not indexed. */
@@ -45,41 +45,63 @@ const nameTitle = (name: string) =>
     .replace(/\s+/g, ' ')
     .trim() || name;
 
-/**
- * The bookmark path that covers each page, by page number: the first bookmark that starts in its
- * upper half (and its first child when that starts there too: a chapter and its first section
- * give the section, under its chapter), else the last one started before it, which covers most
- * of the page. Pages before the first bookmark have none.
- */
-function headingsByPage(outline: readonly PdfOutlineEntry[], pages: number): Map<number, string[]> {
-  // Depth first, as the outline reads: each entry with its path.
-  const flat: { page: number; top: number; path: string[] }[] = [];
+/** Where a bookmark starts: its page, how far down it (0 the top, 1 the bottom), its path. */
+type Mark = { page: number; top: number; path: string[] };
+
+/** The outline's bookmarks, each with its parents' titles, in the order they start in the document. */
+function marksOf(outline: readonly PdfOutlineEntry[]): Mark[] {
+  const marks: Mark[] = [];
   const walk = (entries: readonly PdfOutlineEntry[], parents: string[]) => {
     for (const entry of entries) {
       const title = entry.title.replace(/\s+/g, ' ').trim();
       const path = title ? [...parents, title] : parents;
-      if (entry.page !== null && title) flat.push({ page: entry.page, top: entry.top ?? 0, path });
+      if (entry.page !== null && title) marks.push({ page: entry.page, top: entry.top ?? 0, path });
       walk(entry.items, path);
     }
   };
   walk(outline, []);
-  const heads = new Map<number, string[]>();
-  const last = new Map<number, string[]>();
-  const isChild = (path: string[], parent: string[]) =>
-    path.length === parent.length + 1 && parent.every((title, i) => path[i] === title);
-  for (const { page, top, path } of flat) {
-    const head = heads.get(page);
-    if (top <= 0.5 && (!head || isChild(path, head))) heads.set(page, path);
-    last.set(page, path);
+  // Stable: a chapter and its first section at one place stay in the outline's order.
+  return marks.sort((a, b) => a.page - b.page || a.top - b.top);
+}
+
+/**
+ * How far above a line's top edge a bookmark may point and still start at that line: a
+ * heading's anchor is set a little above it, and a page's units are not exact.
+ */
+const MARK_SLACK = 0.01;
+
+/**
+ * A page's lines cut where its bookmarks start, each part headed by the bookmark in force there
+ * (with its parents): the one started last before the part, on an earlier page for the page's
+ * first part. A part that is its heading and little else (a chapter's title, then its first
+ * section) joins the next, under the next's heading. Parts before any bookmark have none.
+ */
+function partsOf(
+  lines: readonly PdfLine[],
+  page: number,
+  marks: readonly Mark[],
+): { headings: string[] | null; lines: PdfLine[] }[] {
+  const before = marks.filter((mark) => mark.page < page);
+  const starts = marks.filter((mark) => mark.page === page);
+  const parts = [{ headings: before.at(-1)?.path ?? null, lines: [] as PdfLine[] }];
+  let next = 0;
+  for (const line of lines) {
+    while (next < starts.length && (line.top ?? 1) + MARK_SLACK >= starts[next].top) {
+      parts.push({ headings: starts[next++].path, lines: [] });
+    }
+    parts.at(-1)!.lines.push(line);
   }
-  const byPage = new Map<number, string[]>();
-  let inForce: string[] | undefined;
-  for (let page = 1; page <= pages; page++) {
-    const heading = heads.get(page) ?? inForce ?? last.get(page);
-    if (heading) byPage.set(page, heading);
-    inForce = last.get(page) ?? inForce;
-  }
-  return byPage;
+  const kept: typeof parts = [];
+  let carried: PdfLine[] = [];
+  parts.forEach((part, i) => {
+    const lines = [...carried, ...part.lines];
+    carried = [];
+    const chars = lines.reduce((n, line) => n + line.text.trim().length, 0);
+    // The page's first part goes on from the page before: however short, it is that heading's.
+    if (i > 0 && i < parts.length - 1 && chars <= (part.headings?.at(-1)?.length ?? 0) + 24) carried = lines;
+    else if (lines.some((line) => line.text.trim())) kept.push({ headings: part.headings, lines });
+  });
+  return kept;
 }
 
 /**
@@ -174,22 +196,23 @@ export async function extractPdf(
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
   if (read === 'unreadable') return 'not a PDF that could be read';
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
-  const headings = headingsByPage(read.outline, read.totalPages);
+  const marks = marksOf(read.outline);
   const sections: Section[] = [];
   const furniture = runningLines(read.pages);
-  for (const page of read.pages) {
-    const text = pageText(withoutRunningLines(page.lines, furniture));
-    if (!text) continue;
-    sections.push(
-      ...splitLong({
-        url: `${url}#page=${page.number}`,
-        pageUrl: url,
-        title,
-        headings: headings.get(page.number) ?? [`Page ${page.number}`],
-        text,
-      }),
-    );
-  }
+  for (const page of read.pages)
+    for (const part of partsOf(withoutRunningLines(page.lines, furniture), page.number, marks)) {
+      const text = pageText(part.lines);
+      if (!text) continue;
+      sections.push(
+        ...splitLong({
+          url: `${url}#page=${page.number}`,
+          pageUrl: url,
+          title,
+          headings: part.headings ?? [`Page ${page.number}`],
+          text,
+        }),
+      );
+    }
   if (!sections.length) return NO_TEXT;
   return { title, sections, links: [], canonical: null, noindex: false, nofollow: false };
 }

@@ -25,6 +25,8 @@ export interface PdfLine {
    * then keeps the spaces between words as set (`x = 1    # one`), from its first character on.
    */
   code?: boolean;
+  /** Where on its page the line's top edge is, from 0 (the top) to 1 (the bottom), as a bookmark's `top`. */
+  top?: number;
   /** A code line's left edge and the width of one of its characters, in the page's units: its indentation. */
   x?: number;
   charWidth?: number;
@@ -138,7 +140,9 @@ const telling = (str: string) => /[\p{L}\p{N}]/u.test(str) || str.trim().length 
  * further below the last one's than half again the last one's height starts a paragraph; one
  * whose every word is set in a fixed-width font is code.
  */
-function linesOf(items: readonly (TextItem | object)[], styles: Styles): PdfLine[] {
+function linesOf(items: readonly (TextItem | object)[], styles: Styles, view: readonly number[]): PdfLine[] {
+  const [, bottom, , pageTop] = view;
+  const height = pageTop - bottom;
   const lines: PdfLine[] = [];
   let line: TextItem[] = [];
   let lastY: number | null = null;
@@ -154,13 +158,17 @@ function linesOf(items: readonly (TextItem | object)[], styles: Styles): PdfLine
         : written;
       const code =
         deciding.length > 0 && deciding.every((item) => styles[item.fontName]?.fontFamily === 'monospace');
+      const tallest = Math.max(...line.map((item) => item.height));
       lines.push({
         text,
         paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+        ...(y !== null && height > 0
+          ? { top: Math.min(1, Math.max(0, (pageTop - y - tallest) / height)) }
+          : {}),
         code,
         ...(code ? setOut(line, styles) : {}),
       });
-      if (y !== null) [lastY, lastHeight] = [y, Math.max(...line.map((item) => item.height))];
+      if (y !== null) [lastY, lastHeight] = [y, tallest];
     }
     line = [];
   };
@@ -270,7 +278,7 @@ export async function readPdf(
       const content = await page.getTextContent();
       pages.push({
         number,
-        lines: linesOf(content.items as (TextItem | object)[], content.styles as Styles),
+        lines: linesOf(content.items as (TextItem | object)[], content.styles as Styles, page.view),
       });
       page.cleanup();
     }

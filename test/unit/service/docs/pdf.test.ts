@@ -33,11 +33,12 @@ const GUIDE = {
       page: 3,
       items: [
         { title: 'Requirements', page: 3, down: 100 },
-        // Starts low on its page: the page above it is still Requirements'.
-        { title: 'Windows', page: 5, down: 60 },
+        // At its page's first line.
+        { title: 'Windows', page: 5, down: 40 },
       ],
     },
-    { title: 'Upgrading', page: 5, down: 700, items: [{ title: 'Rolling back', page: 6 }] },
+    // At its page's third line: the page's part below it is Upgrading's.
+    { title: 'Upgrading', page: 5, down: 66, items: [{ title: 'Rolling back', page: 6 }] },
   ],
 };
 
@@ -48,22 +49,63 @@ async function page(bytes: Uint8Array, fallback = 'guide.pdf'): Promise<Extracte
 }
 
 describe('extractPdf', () => {
-  it('gives a section per page at #page=N, headed by the bookmark (with its parents) that covers it', async () => {
+  it("gives a section per bookmark's part of each page at #page=N, headed by the bookmark with its parents", async () => {
     const pdf = await page(pdfDocument(GUIDE));
     expect(pdf.title).toBe('Acme Installation Guide');
-    expect(pdf.sections.map((s) => [s.url.slice(URL.length), s.headings])).toEqual([
+    expect(pdf.sections.map((s) => [s.url.slice(URL.length), s.headings, s.text])).toEqual([
       // Before the first bookmark: the page's number.
-      ['#page=1', ['Page 1']],
-      ['#page=2', ['Page 2']],
-      // A chapter and its first section start on one page: the section, under its chapter.
-      ['#page=3', ['Installation', 'Requirements']],
-      ['#page=4', ['Installation', 'Requirements']],
-      // Windows starts in the page's upper part; Upgrading at its foot covers the next page.
-      ['#page=5', ['Installation', 'Windows']],
-      ['#page=6', ['Upgrading', 'Rolling back']],
+      ['#page=1', ['Page 1'], 'Acme Installation Guide Version 2'],
+      ['#page=2', ['Page 2'], 'Contents Requirements … 3'],
+      // A chapter and its first section on one page: a section each, where each starts.
+      ['#page=3', ['Installation'], '1 Installation\n\nRead this chapter before you start.'],
+      ['#page=3', ['Installation', 'Requirements'], '1.1 Requirements You need PostgreSQL 15.'],
+      // A page with no bookmark of its own goes on under the last one.
+      ['#page=4', ['Installation', 'Requirements'], 'The server needs 2 GB of memory and a disk of 10 GB.'],
+      [
+        '#page=5',
+        ['Installation', 'Windows'],
+        'Installing on Windows: run the setup program as an administrator.',
+      ],
+      ['#page=5', ['Upgrading'], '2 Upgrading'],
+      [
+        '#page=6',
+        ['Upgrading', 'Rolling back'],
+        '2.1 Rolling back Run acme migrate --to 1 to roll back a failed upgrade.',
+      ],
     ]);
     expect(pdf.sections.every((s) => s.pageUrl === URL && s.title === 'Acme Installation Guide')).toBe(true);
     expect(pdf).toMatchObject({ links: [], canonical: null, noindex: false, nofollow: false });
+  });
+
+  it("joins a part that is only its heading to the next, under the next's heading", async () => {
+    const pdf = await page(
+      pdfDocument({
+        pages: [
+          [
+            '3 Security',
+            '3.1 Keys',
+            'Rotate keys every 90 days.',
+            '',
+            '3.2 Audit',
+            'Every change is logged.',
+          ],
+        ],
+        outline: [
+          {
+            title: 'Security',
+            page: 1,
+            items: [
+              { title: 'Keys', page: 1, down: 54 },
+              { title: 'Audit', page: 1, down: 96 },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(pdf.sections.map((s) => [s.headings, s.text])).toEqual([
+      [['Security', 'Keys'], '3 Security 3.1 Keys Rotate keys every 90 days.'],
+      [['Security', 'Audit'], '3.2 Audit Every change is logged.'],
+    ]);
   });
 
   it('keeps the text as plain paragraphs: hyphenated line ends joined, spaces and dot leaders collapsed', async () => {
