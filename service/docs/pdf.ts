@@ -71,6 +71,42 @@ function marksOf(outline: readonly PdfOutlineEntry[]): Mark[] {
 const MARK_SLACK = 0.01;
 
 /**
+ * A PDF without bookmarks (bzip2's manual, a Word document saved without them) has its headings
+ * in its type: a short line that starts a paragraph in type at least 15 % larger than the size
+ * most of its text is set in. Each is a mark where it starts, a larger size above a smaller
+ * (the title, a chapter, a section), as the outline would give.
+ */
+function marksFromType(pages: readonly { page: number; lines: readonly PdfLine[] }[]): Mark[] {
+  const chars = new Map<number, number>();
+  for (const { lines } of pages)
+    for (const line of lines)
+      if (line.size) chars.set(round(line.size), (chars.get(round(line.size)) ?? 0) + line.text.length);
+  const body = [...chars].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (!body) return [];
+  const heading = (line: PdfLine, first: boolean) =>
+    !!line.size &&
+    line.size >= 1.15 * body &&
+    (line.paragraph || first) &&
+    !line.code &&
+    line.top !== undefined &&
+    /\p{L}/u.test(line.text) &&
+    line.text.trim().length <= 100;
+  const marks: Mark[] = [];
+  const open: { size: number; title: string }[] = [];
+  for (const { page, lines } of pages)
+    lines.forEach((line, i) => {
+      if (!heading(line, i === 0)) return;
+      const size = round(line.size!);
+      while (open.length && open.at(-1)!.size <= size) open.pop();
+      open.push({ size, title: line.text.replace(/\s+/g, ' ').trim() });
+      // Where its line is, exactly: partsOf allows a bookmark's anchor some slack, this needs none.
+      marks.push({ page, top: line.top! + MARK_SLACK, path: open.map((o) => o.title) });
+    });
+  return marks;
+}
+const round = (size: number) => Math.round(size * 2) / 2;
+
+/**
  * A page's lines cut where its bookmarks start, each part headed by the bookmark in force there
  * (with its parents): the one started last before the part, on an earlier page for the page's
  * first part. A part that is its heading and little else (a chapter's title, then its first
@@ -196,19 +232,23 @@ export async function extractPdf(
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
   if (read === 'unreadable') return 'not a PDF that could be read';
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
-  const marks = marksOf(read.outline);
-  const sections: Section[] = [];
   const furniture = runningLines(read.pages);
-  for (const page of read.pages)
-    for (const part of partsOf(withoutRunningLines(page.lines, furniture), page.number, marks)) {
+  const pages = read.pages.map((page) => ({
+    page: page.number,
+    lines: withoutRunningLines(page.lines, furniture),
+  }));
+  const marks = read.outline.length ? marksOf(read.outline) : marksFromType(pages);
+  const sections: Section[] = [];
+  for (const page of pages)
+    for (const part of partsOf(page.lines, page.page, marks)) {
       const text = pageText(part.lines);
       if (!text) continue;
       sections.push(
         ...splitLong({
-          url: `${url}#page=${page.number}`,
+          url: `${url}#page=${page.page}`,
           pageUrl: url,
           title,
-          headings: part.headings ?? [`Page ${page.number}`],
+          headings: part.headings ?? [`Page ${page.page}`],
           text,
         }),
       );

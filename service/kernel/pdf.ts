@@ -27,6 +27,8 @@ export interface PdfLine {
   code?: boolean;
   /** Where on its page the line's top edge is, from 0 (the top) to 1 (the bottom), as a bookmark's `top`. */
   top?: number;
+  /** The height of its tallest word, in the page's units: the size of its type. */
+  size?: number;
   /** A code line's left edge and the width of one of its characters, in the page's units: its indentation. */
   x?: number;
   charWidth?: number;
@@ -137,8 +139,8 @@ const telling = (str: string) => /[\p{L}\p{N}]/u.test(str) || str.trim().length 
 
 /**
  * A page's text as lines: pdf.js's items joined up to each end of line. A line whose baseline is
- * further below the last one's than half again the last one's height starts a paragraph; one
- * whose every word is set in a fixed-width font is code.
+ * further below the last one's than half again the last one's height, or whose type is of
+ * another size, starts a paragraph; one whose every word is set in a fixed-width font is code.
  */
 function linesOf(items: readonly (TextItem | object)[], styles: Styles, view: readonly number[]): PdfLine[] {
   const [, bottom, , pageTop] = view;
@@ -158,13 +160,20 @@ function linesOf(items: readonly (TextItem | object)[], styles: Styles, view: re
         : written;
       const code =
         deciding.length > 0 && deciding.every((item) => styles[item.fontName]?.fontFamily === 'monospace');
-      const tallest = Math.max(...line.map((item) => item.height));
+      const tallest = Math.max(0, ...line.filter((item) => item.str.trim()).map((item) => item.height));
       lines.push({
         text,
-        paragraph: y !== null && lastY !== null && lastHeight > 0 && lastY - y > 1.5 * lastHeight,
+        // A gap above it, or another size of type than the line above (a heading, or the text under one).
+        paragraph:
+          y !== null &&
+          lastY !== null &&
+          lastHeight > 0 &&
+          (lastY - y > 1.5 * lastHeight ||
+            Math.abs(tallest - lastHeight) > 0.15 * Math.max(tallest, lastHeight)),
         ...(y !== null && height > 0
           ? { top: Math.min(1, Math.max(0, (pageTop - y - tallest) / height)) }
           : {}),
+        ...(tallest > 0 ? { size: tallest } : {}),
         code,
         ...(code ? setOut(line, styles) : {}),
       });

@@ -108,6 +108,28 @@ describe('extractPdf', () => {
     ]);
   });
 
+  it('takes the headings of a PDF without bookmarks from its type: larger lines, a larger size above a smaller', async () => {
+    const pdf = await page(
+      pdfDocument({
+        pages: [
+          [
+            { heading: 'Installation', size: 20 },
+            'Read this chapter before you start.',
+            { heading: 'Requirements', size: 16 },
+            'You need PostgreSQL 15.',
+          ],
+          ['The server needs 2 GB of memory.', { heading: 'Upgrading', size: 20 }, 'Back up first.'],
+        ],
+      }),
+    );
+    expect(pdf.sections.map((s) => [s.url.slice(URL.length), s.headings, s.text])).toEqual([
+      ['#page=1', ['Installation'], 'Installation\n\nRead this chapter before you start.'],
+      ['#page=1', ['Installation', 'Requirements'], 'Requirements\n\nYou need PostgreSQL 15.'],
+      ['#page=2', ['Installation', 'Requirements'], 'The server needs 2 GB of memory.'],
+      ['#page=2', ['Upgrading'], 'Upgrading\n\nBack up first.'],
+    ]);
+  });
+
   it('keeps the text as plain paragraphs: hyphenated line ends joined, spaces and dot leaders collapsed', async () => {
     const pdf = await page(
       pdfDocument({
