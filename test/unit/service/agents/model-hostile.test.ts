@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ANSWER_CHARS } from '../../../../contract/limits.js';
-import { retryAfterMs } from '../../../../service/agents/openai-failures.js';
+import { retryAfterMs } from '../../../../service/kernel/retry-after.js';
 import type { Stores } from '../../../../service/index.js';
 import { OpenAiAgent, loadDocsFolder } from '../../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
