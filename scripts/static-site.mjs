@@ -21,20 +21,23 @@ const TYPES = {
 };
 
 /**
- * Serves `mounts` (a folder, or `{ '/path/': folder }`) on 127.0.0.1. `routes` answer given
- * paths first (a test's failing page, a redirect). Every request is logged in `requests`.
+ * Serves `mounts` (a folder, or `{ '/path/': folder }`) on 127.0.0.1. `gate` sees every request
+ * first (a rate limit), then `routes` answer given paths (a test's failing page, a redirect).
+ * Every request is logged in `requests`, with when it arrived.
  * @param {string | Record<string, string>} mounts
- * @param {{ routes?: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void> }} [options]
+ * @param {{ routes?: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>, gate?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => boolean }} [options]
  */
 export async function serveFolder(mounts, options = {}) {
   const roots = Object.entries(typeof mounts === 'string' ? { '/': mounts } : mounts)
     .map(([prefix, dir]) => [prefix, resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
-  /** @type {{ method: string, path: string, status: number }[]} */
+  /** @type {{ method: string, path: string, status: number, at: number }[]} */
   const requests = [];
   const server = createServer(async (req, res) => {
+    const at = Date.now();
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    res.on('finish', () => requests.push({ method: req.method ?? '', path, status: res.statusCode }));
+    res.on('finish', () => requests.push({ method: req.method ?? '', path, status: res.statusCode, at }));
+    if (options.gate?.(req, res)) return;
     const route = options.routes?.[path];
     if (route) return route(req, res);
     const mount = roots.find(([prefix]) => path.startsWith(prefix));

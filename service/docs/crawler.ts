@@ -1,10 +1,12 @@
 import { MAX_FILE_BYTES } from '../../contract/limits.js';
 import { readBounded } from '../kernel/bounded-body.js';
+import { retryAfterMs } from '../kernel/retry-after.js';
 import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { readPdfResponse } from './pdf.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type Robots } from './robots.js';
+import { Pace } from './pace.js';
 import { Scope } from './scope.js';
 import { parseSitemap } from './sitemap.js';
 import type { ExtractedPage, Section } from './types.js';
@@ -66,7 +68,10 @@ export interface CrawlOptions {
   concurrency?: number;
   /** Per request. Default 15 s. */
   timeoutMs?: number;
-  /** Pause before the one retry of a request that failed with 429, 5xx or no answer. Default 1 s. */
+  /**
+   * Pause before the one retry of a request that failed with a 5xx or no answer, and the least
+   * the crawl's gap between requests grows to at a 429 or 503 (`pace.ts`). Default 1 s.
+   */
   retryDelayMs?: number;
   /**
    * Paths the owner keeps out (`exclusions.ts`, decision 416): a URL whose path matches one is
@@ -189,26 +194,38 @@ export class CrawlExcludedStartError extends Error {
   }
 }
 
-/** How the crawler talks to a site: the caller's fetch, its time limit and its pause before a retry. */
+/**
+ * How the crawler talks to a site: the caller's fetch, its time limit, its pause before a retry,
+ * and the pace every request of the crawl keeps.
+ */
 interface Client {
   fetch: typeof fetch;
   timeoutMs: number;
   retryDelayMs: number;
+  pace: Pace;
   signal?: AbortSignal;
 }
 
-/** One request with the crawler's headers, no redirects followed, one retry when it may help. */
+/**
+ * Tries of one request the site refused for load (429, 503), each after the crawl has slowed
+ * down; any other failure (a 5xx, no answer) is tried twice.
+ */
+const REFUSED_TRIES = 4;
+
+/** One request with the crawler's headers, no redirects followed, retried when it may help. */
 async function request(
   client: Client,
   url: string,
   headers: Record<string, string> = {},
 ): Promise<Response | string> {
   for (let attempt = 1; ; attempt++) {
+    await client.pace.turn(client.signal);
     const signal = AbortSignal.any([
       AbortSignal.timeout(client.timeoutMs),
       ...(client.signal ? [client.signal] : []),
     ]);
     let failure: string;
+    let tries = 2;
     let wait = client.retryDelayMs;
     try {
       const response = await client.fetch(url, {
@@ -220,11 +237,17 @@ async function request(
         redirect: 'manual',
         signal,
       });
-      if (response.status !== 429 && response.status < 500) return response;
+      if (response.status !== 429 && response.status < 500) {
+        client.pace.answered();
+        return response;
+      }
       await response.body?.cancel().catch(() => {});
       failure = `the server answered ${response.status}`;
-      const after = Number(response.headers.get('Retry-After'));
-      if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 10_000);
+      if (response.status === 429 || response.status === 503) {
+        // The pace waits before the next try, this one's and every other request's.
+        client.pace.refused(retryAfterMs(response.headers), client.retryDelayMs);
+        [tries, wait] = [REFUSED_TRIES, 0];
+      }
     } catch (error) {
       client.signal?.throwIfAborted();
       failure =
@@ -232,8 +255,8 @@ async function request(
           ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
           : 'the server could not be reached';
     }
-    if (attempt >= 2) return failure;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    if (attempt >= tries) return failure;
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 
@@ -279,6 +302,7 @@ class Crawl {
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       timeoutMs: options.timeoutMs ?? 15_000,
       retryDelayMs: options.retryDelayMs ?? 1_000,
+      pace: new Pace(),
       signal: options.signal,
     };
     this.maxPages = options.maxPages ?? 5_000;
@@ -312,6 +336,7 @@ class Crawl {
     if (response.status >= 200 && response.status < 300) {
       const text = await readText(response, 512 * 1024);
       this.robots = text === null ? ALLOW_ALL : parseRobots(text, url);
+      this.client.pace.atLeast(this.robots.crawlDelayMs);
     } else await response.body?.cancel().catch(() => {});
     // 3xx and 4xx: no rules (RFC 9309 2.3.1.3).
   }

@@ -14,15 +14,21 @@ export interface Robots {
   allowed(url: string): boolean;
   /** `Sitemap:` lines, absolute. */
   sitemaps: string[];
+  /**
+   * Our group's `Crawl-delay`, in milliseconds (0 without one): not in RFC 9309, but what a site
+   * that writes it asks of every crawler that reads it (Bing's, Yandex's).
+   */
+  crawlDelayMs: number;
 }
 
-export const ALLOW_ALL: Robots = { allowed: () => true, sitemaps: [] };
-export const DISALLOW_ALL: Robots = { allowed: () => false, sitemaps: [] };
+export const ALLOW_ALL: Robots = { allowed: () => true, sitemaps: [], crawlDelayMs: 0 };
+export const DISALLOW_ALL: Robots = { allowed: () => false, sitemaps: [], crawlDelayMs: 0 };
 
 export function parseRobots(text: string, robotsUrl: string): Robots {
-  const groups: { agents: string[]; rules: Rule[] }[] = [];
+  type Group = { agents: string[]; rules: Rule[]; delayMs?: number };
+  const groups: Group[] = [];
   const sitemaps: string[] = [];
-  let group: { agents: string[]; rules: Rule[] } | null = null;
+  let group: Group | null = null;
   let agentsOpen = false;
   for (const raw of text.split(/\r?\n|\r/)) {
     const line = raw.replace(/#.*/, '').trim();
@@ -40,6 +46,9 @@ export function parseRobots(text: string, robotsUrl: string): Robots {
       if (!group || !agentsOpen) groups.push((group = { agents: [], rules: [] }));
       group.agents.push(value.toLowerCase());
       agentsOpen = true;
+    } else if (key === 'crawl-delay' && group) {
+      agentsOpen = false;
+      if (/^\d+(\.\d+)?$/.test(value)) group.delayMs = Number(value) * 1000;
     } else if ((key === 'allow' || key === 'disallow') && group) {
       agentsOpen = false;
       // An empty disallow allows everything: it adds no rule.
@@ -51,6 +60,7 @@ export function parseRobots(text: string, robotsUrl: string): Robots {
   const rules = chosen.flatMap((g) => g.rules);
   return {
     sitemaps,
+    crawlDelayMs: Math.max(0, ...chosen.map((g) => g.delayMs ?? 0)),
     allowed(url) {
       const { pathname, search } = new URL(url);
       const path = pathname + search;

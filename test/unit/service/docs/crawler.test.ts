@@ -18,8 +18,13 @@ afterEach(async () => {
 });
 
 /** The fixture site, with a page that fails and one over the test's size cap. */
-async function serve(root = SITE, routes: Record<string, (res: ServerResponse) => void> = {}) {
+async function serve(
+  root = SITE,
+  routes: Record<string, (res: ServerResponse) => void> = {},
+  gate?: (res: ServerResponse) => boolean,
+) {
   const site = await serveFolder(root, {
+    gate: gate && ((_req, res) => gate(res)),
     routes: {
       '/docs/broken.html': (_req, res) => res.writeHead(500).end('down'),
       '/docs/huge.html': (_req, res) =>
@@ -73,6 +78,56 @@ describe('crawlSite on a local static site', () => {
     });
     expect(fetched(site).filter((path) => path === '/docs/broken.html')).toHaveLength(2);
     expect(fetched(site).filter((path) => path === '/docs/missing.html')).toHaveLength(1);
+  });
+
+  it('slows the whole crawl when the site answers 429, and still reads every page', async () => {
+    // A rate limit of one request each 40 ms: a burst of four at once gets three refusals.
+    let last = 0;
+    const site = await serve(SITE, {}, (res) => {
+      const now = Date.now();
+      if (now - last >= 40) {
+        last = now;
+        return false;
+      }
+      res.writeHead(429, { 'Retry-After': '0' }).end('slow down');
+      return true;
+    });
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, retryDelayMs: 20 });
+    expect(paths(result, site.url)).toEqual(FIXTURE_PAGES);
+    expect(result.failures.map((f) => f.reason).sort()).toEqual([
+      'not found (404)',
+      'the page is over 64 KB: not indexed',
+      'the server answered 500',
+    ]);
+    expect(result.complete).toBe(true);
+    const refused = site.requests.filter((r) => r.status === 429).length;
+    const answered = site.requests.length - refused;
+    // Slowed once for all: fewer refusals than pages, where each request alone would retry into more.
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(answered);
+  });
+
+  it("keeps robots.txt's Crawl-delay between its requests, and gives a page up after 4 refusals", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'docs-'));
+    temps.push(root);
+    await cp(SITE, root, { recursive: true });
+    await writeFile(
+      join(root, 'robots.txt'),
+      'User-agent: *\nCrawl-delay: 0.05\nSitemap: /docs/sitemap.xml\n',
+    );
+    const site = await serve(root, {
+      '/docs/reference/config.html': (res) => res.writeHead(503, { 'Retry-After': '0' }).end('busy'),
+    });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    // 50 ms from each request's start to the next: the whole span, which a stalled event loop
+    // cannot shorten as it can one gap between two arrivals.
+    const starts = site.requests.map((r) => r.at).sort((a, b) => a - b);
+    expect(starts.at(-1)! - starts[0]).toBeGreaterThanOrEqual((starts.length - 1) * 50 * 0.8);
+    expect(result.failures).toContainEqual({
+      url: `${site.url}/docs/reference/config.html`,
+      reason: 'the server answered 503',
+    });
+    expect(fetched(site).filter((path) => path === '/docs/reference/config.html')).toHaveLength(4);
   });
 
   it('keeps the main content with its headings and anchors, without navigation, footers, scripts or styles', async () => {
@@ -186,14 +241,14 @@ describe('crawlSite on a local static site', () => {
   });
 
   it('crawls nothing, and says the crawl is incomplete, while robots.txt answers with a server error', async () => {
-    const site = await serve(SITE, { '/robots.txt': (res) => res.writeHead(503).end() });
+    const site = await serve(SITE, { '/robots.txt': (res) => res.writeHead(500).end() });
     const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
     expect(result.pages).toEqual([]);
     expect(result.complete).toBe(false);
     expect(result.failures).toEqual([
       {
         url: `${site.url}/robots.txt`,
-        reason: 'the server answered 503: nothing is crawled until robots.txt answers',
+        reason: 'the server answered 500: nothing is crawled until robots.txt answers',
       },
     ]);
     expect(fetched(site)).toEqual(['/robots.txt', '/robots.txt']);
