@@ -59,3 +59,21 @@ export const fence = (code: string, language = '') =>
 
 /** What a section is called on the wire (`section`): its deepest heading, or null for the part under the title. */
 export const sectionName = (section: Section): string | null => section.headings.at(-1) ?? null;
+
+/**
+ * The start of a section's text as plain words, for a list of results to show (the console's
+ * search): code fences, table rules, emphasis and link targets out, since the text is Markdown,
+ * cut at a word's end within `max` characters.
+ */
+export function excerpt(text: string, max = 280): string {
+  const plain = text
+    .replace(/^```.*$/gm, '')
+    .replace(/^\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$/gm, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
+  if (plain.length <= max) return plain;
+  const end = plain.lastIndexOf(' ', max);
+  return `${plain.slice(0, end > max / 2 ? end : max)}…`;
+}

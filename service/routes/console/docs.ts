@@ -11,6 +11,7 @@ import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
+import { excerpt } from '../../docs/sections.js';
 import type { CrawlRunRecord, DocSourceSummary } from '../../storage/types.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
@@ -200,7 +201,7 @@ export async function searchDocs(
       url: section.url,
       score: Math.round(score * 10_000) / 10_000,
       match: Math.round(match * 100) / 100,
-      excerpt: section.text.length > 280 ? `${section.text.slice(0, 280)}…` : section.text,
+      excerpt: excerpt(section.text),
     })),
   } satisfies ConsoleDocHits);
 }

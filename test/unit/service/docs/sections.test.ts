@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitLong } from '../../../../service/docs/sections.js';
+import { excerpt, splitLong } from '../../../../service/docs/sections.js';
 
 const section = (text: string) => ({
   url: 'https://acme.test/api.html#limits',
@@ -31,5 +31,21 @@ describe('a long section cut into parts', () => {
     const codeParts = splitLong(section(code), 150).map((p) => p.text);
     expect(codeParts.length).toBeGreaterThan(2);
     for (const part of codeParts) expect(part).toMatch(/^```sh\nacme run[\s\S]*\n```$/);
+  });
+});
+
+describe("a section's excerpt, as a list of results shows it", () => {
+  it('is plain words: no fences, table rules, emphasis or link targets, cut at a word', () => {
+    const text = [
+      'Run **acme migrate** as in [the guide](https://acme.test/guide.html):',
+      '```sh\nacme migrate --to 2\n```',
+      '| Version | Until |\n| --- | :---: |\n| 2 | 2027 |',
+      'then restart every instance of the service so each reads the new schema',
+    ].join('\n\n');
+    expect(excerpt(text)).toBe(
+      'Run acme migrate as in the guide:\nacme migrate --to 2\n| Version | Until |\n| 2 | 2027 |\n' +
+        'then restart every instance of the service so each reads the new schema',
+    );
+    expect(excerpt(text, 60)).toBe('Run acme migrate as in the guide:\nacme migrate --to 2\n|…');
   });
 });
