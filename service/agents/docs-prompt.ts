@@ -1,7 +1,7 @@
 import { MAX_SOURCES } from '../../contract/limits.js';
 import type { Source } from '../../contract/types.js';
 import { estimateTokens } from './history-budget.js';
-import { sectionName } from '../docs/sections.js';
+import { placeOf, sectionName } from '../docs/sections.js';
 import type { Hit } from '../docs/types.js';
 
 /** How one section reads in a prompt: where it is, then its text. */
@@ -27,15 +27,15 @@ export function fitSections(hits: readonly Hit[], tokens: number): Hit[] {
 }
 
 /**
- * The sources of an answer: each page once, at its best section (title, the section's heading
- * and its anchor URL, the score), best first, at most five.
+ * The sources of an answer: each page once (a PDF's pages each), at its best section (title,
+ * the section's heading and its anchor URL, the score), best first, at most five.
  */
 export function sourcesOf(hits: readonly Hit[], max = MAX_SOURCES): Source[] {
   const pages = new Set<string>();
   const sources: Source[] = [];
   for (const { section, score } of hits) {
-    if (pages.has(section.pageUrl)) continue;
-    pages.add(section.pageUrl);
+    if (pages.has(placeOf(section))) continue;
+    pages.add(placeOf(section));
     sources.push({
       title: section.title,
       subtitle: null,

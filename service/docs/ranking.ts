@@ -1,5 +1,6 @@
 import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch';
 import { MAX_SOURCES } from '../../contract/limits.js';
+import { placeOf } from './sections.js';
 import { Vocabulary, synonymsOf } from './synonyms.js';
 import { isIdentifier, terms, termsOf, tokenize } from './terms.js';
 import type { DocsSearch, Hit, Section } from './types.js';
@@ -228,8 +229,8 @@ export function diversify(hits: readonly Hit[], pages = MAX_SOURCES): Hit[] {
   const first: Hit[] = [];
   const rest: Hit[] = [];
   for (const hit of hits)
-    if (seen.size < pages && !seen.has(hit.section.pageUrl)) {
-      seen.add(hit.section.pageUrl);
+    if (seen.size < pages && !seen.has(placeOf(hit.section))) {
+      seen.add(placeOf(hit.section));
       first.push(hit);
     } else rest.push(hit);
   const floor = Math.min(...first.map((hit) => hit.score));

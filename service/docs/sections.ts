@@ -57,6 +57,16 @@ function cut(block: string, max: number): string[] {
 export const fence = (code: string, language = '') =>
   `\`\`\`${language}\n${code.replaceAll('```', '`\u200b``')}\n\`\`\``;
 
+/**
+ * The place a section is in, as an answer cites it and the first sections of a search are told
+ * apart: its page, whose anchors are places within one document; or, for a PDF, the PDF's page
+ * (`#page=N`), which a viewer opens: a 300-page manual was cited once however many of its pages
+ * answered. (A PDF is still ranked as one page: ranked by its pages, doxygen's manual found
+ * page 38 eighth instead of third.)
+ */
+export const placeOf = (section: Section): string =>
+  section.url.startsWith(`${section.pageUrl}#page=`) ? section.url : section.pageUrl;
+
 /** What a section is called on the wire (`section`): its deepest heading, or null for the part under the title. */
 export const sectionName = (section: Section): string | null => section.headings.at(-1) ?? null;
 

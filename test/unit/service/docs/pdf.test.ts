@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_PDF_INFLATED_BYTES } from '../../../../service/kernel/pdf.js';
 import { extractPdf, NO_TEXT } from '../../../../service/docs/pdf.js';
 import { StaticDocs } from '../../../../service/docs/ranking.js';
+import { sourcesOf } from '../../../../service/agents/docs-prompt.js';
 import type { ExtractedPage } from '../../../../service/docs/types.js';
 import { pdfDocument, pdfFile } from '../../../fixtures/files.js';
 
@@ -270,6 +271,23 @@ describe('extractPdf', () => {
     ]);
     expect(bomb.length).toBeLessThan(100_000);
     expect(await extractPdf(bomb, URL, 'bomb.pdf')).toBe('its streams would inflate past 64 MB: not read');
+  });
+
+  it("is cited by its pages among a site's HTML pages: each PDF page that answers is a source", async () => {
+    const pdf = await page(pdfDocument(GUIDE));
+    const html = ['Changelog', 'Support', 'Security'].map((name) => ({
+      url: `https://acme.test/${name.toLowerCase()}.html`,
+      pageUrl: `https://acme.test/${name.toLowerCase()}.html`,
+      title: name,
+      headings: [],
+      text: `${name} of Acme: the server, its memory, Windows and upgrades are described in the guide.`,
+    }));
+    const docs = new StaticDocs([...html, ...pdf.sections]);
+    const hits = await docs.search(
+      'How much memory does the server need, and how do I install it on Windows?',
+    );
+    const cited = sourcesOf(hits).map((source) => source.source_url);
+    expect(cited).toEqual(expect.arrayContaining([`${URL}#page=4`, `${URL}#page=5`]));
   });
 
   it('is searched like any page: a question finds the page that answers it', async () => {
