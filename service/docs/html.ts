@@ -384,8 +384,11 @@ export function extractHtml(html: string, url: string): ExtractedPage {
     (n) => isTag(n, 'meta') && (n.attribs?.['http-equiv'] ?? '').toLowerCase() === 'refresh',
   )?.attribs?.content;
   const links = new Set<string>();
-  for (const a of findAll(document, (n) => isTag(n, 'a', 'area') && !!n.attribs?.href)) {
-    const link = resolveUrl(a.attribs!.href, base);
+  // A page's links, and what it shows inside it: a PDF manual in a viewer (`<iframe>`, `<embed>`,
+  // `<object>`) is as much the site's as one linked.
+  for (const node of findAll(document, (n) => isTag(n, 'a', 'area', 'iframe', 'embed', 'object'))) {
+    const target = node.attribs?.href ?? node.attribs?.src ?? node.attribs?.data;
+    const link = target ? resolveUrl(target, base) : null;
     if (link) links.add(link);
   }
 

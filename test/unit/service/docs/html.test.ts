@@ -416,3 +416,24 @@ describe('extractHtml on a TypeDoc page', () => {
     expect(sections.map((s) => [s.headings, s.text])).toEqual([[[], 'Where a crawl may go.']]);
   });
 });
+
+describe("a page's links", () => {
+  it('include what it shows inside it: a PDF in an iframe, an embed or an object', () => {
+    const page = extractHtml(
+      `<title>Manuals</title><main><h1>Manuals</h1>
+        <p><a href="guide.html#intro">The guide</a></p>
+        <iframe src="pdf/install.pdf" title="Installation guide"></iframe>
+        <embed src="/pdf/datasheet.pdf" type="application/pdf">
+        <object data="pdf/api.pdf" type="application/pdf"><a href="pdf/api.pdf">API (PDF)</a></object>
+        <iframe srcdoc="<p>inline</p>"></iframe>
+      </main>`,
+      'https://acme.test/docs/manuals.html',
+    );
+    expect(page.links.sort()).toEqual([
+      'https://acme.test/docs/guide.html',
+      'https://acme.test/docs/pdf/api.pdf',
+      'https://acme.test/docs/pdf/install.pdf',
+      'https://acme.test/pdf/datasheet.pdf',
+    ]);
+  });
+});
