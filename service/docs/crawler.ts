@@ -56,6 +56,13 @@ export interface CrawlResult {
   excluded: number;
 }
 
+/** How far a crawl has got: what it reads, the pages read so far (new, changed or unchanged) and failures. */
+export interface CrawlProgress {
+  phase: 'robots' | 'sitemap' | 'pages';
+  pagesRead: number;
+  pagesFailed: number;
+}
+
 export interface CrawlOptions {
   fetch?: typeof fetch;
   /** Pages fetched at most (redirects and failures count). Default 5,000. */
@@ -81,6 +88,11 @@ export interface CrawlOptions {
   /** What the last crawl of this site read, by the address it was fetched from. */
   previous?: ReadonlyMap<string, PageState>;
   signal?: AbortSignal;
+  /**
+   * Told how far the crawl has got at each step and after each page: the caller decides how
+   * often to keep it (the library writes it about once a second, decision 435).
+   */
+  onProgress?: (progress: CrawlProgress) => void;
 }
 
 const USER_AGENT = `${PRODUCT_TOKEN}-service (documentation crawler)`;
@@ -272,6 +284,33 @@ function onePerContent(pages: readonly CrawledPage[]): CrawledPage[] {
   return [...byHash.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
 }
 
+/**
+ * Runs `visit` on each address `next` gives, `concurrency` at a time, until it gives none and no
+ * visit runs; rejects with the first visit that throws.
+ */
+function inParallel(
+  concurrency: number,
+  next: () => string | undefined,
+  visit: (url: string) => Promise<void>,
+): Promise<void> {
+  let active = 0;
+  return new Promise<void>((resolve, reject) => {
+    const pump = () => {
+      while (active < concurrency) {
+        const url = next();
+        if (url === undefined) break;
+        active++;
+        visit(url).then(() => {
+          active--;
+          pump();
+        }, reject);
+      }
+      if (active === 0) resolve();
+    };
+    pump();
+  });
+}
+
 class Crawl {
   private readonly client: Client;
   private readonly maxPages: number;
@@ -290,6 +329,7 @@ class Crawl {
   private readonly excluded = new Set<string>();
   private readonly exclude: ExclusionMatcher;
   private robots: Robots = ALLOW_ALL;
+  private phase: CrawlProgress['phase'] = 'robots';
   private fetched = 0;
   private complete = true;
   private truncated = false;
@@ -386,10 +426,13 @@ class Crawl {
   }
 
   async run(): Promise<CrawlResult> {
+    this.report();
     await this.readRobots();
     if (this.complete) {
+      this.report('sitemap');
       await this.readSitemaps(isSitemap(this.start));
       if (!isSitemap(this.start)) this.enqueueStart(this.startPage);
+      this.report('pages');
       await this.drain();
     }
     // Pages read, and not one with text: a site drawn by JavaScript serves an empty shell to
@@ -418,30 +461,27 @@ class Crawl {
 
   private drain(): Promise<void> {
     const concurrency = Math.max(1, this.options.concurrency ?? 4);
-    let active = 0;
-    return new Promise<void>((resolve, reject) => {
-      const pump = () => {
-        while (active < concurrency && this.queue.length) {
-          if (this.fetched >= this.maxPages) {
-            this.truncated = true;
-            this.queue.length = 0;
-            break;
-          }
-          const url = this.queue.shift()!;
-          this.fetched++;
-          active++;
-          this.visit(url).then(
-            () => {
-              active--;
-              pump();
-            },
-            (error: unknown) => reject(error),
-          );
-        }
-        if (active === 0 && !this.queue.length) resolve();
-      };
-      pump();
-    });
+    return inParallel(
+      concurrency,
+      () => this.next(),
+      (url) => this.visit(url).then(() => this.report()),
+    );
+  }
+
+  /** The next address to read, counted; none once the page cap is reached (the crawl is then truncated). */
+  private next(): string | undefined {
+    if (this.queue.length && this.fetched >= this.maxPages) {
+      this.truncated = true;
+      this.queue.length = 0;
+    }
+    if (this.queue.length) this.fetched++;
+    return this.queue.shift();
+  }
+
+  /** Tells the caller how far the crawl has got, in `phase` from now on when one is given. */
+  private report(phase = this.phase) {
+    this.phase = phase;
+    this.options.onProgress?.({ phase, pagesRead: this.pages.length, pagesFailed: this.failures.length });
   }
 
   private async visit(url: string) {

@@ -57,6 +57,8 @@ export async function readDocsFolder(
     exclude?: readonly string[];
     onExcluded?: (path: string) => void;
     onFailed?: (url: string, reason: string) => void;
+    /** Told each page read, to count them while the folder is read (decision 435). */
+    onRead?: (url: string) => void;
   } = {},
 ): Promise<CrawledPage[]> {
   const excluded = exclusionMatcher(options.exclude ?? []);
@@ -80,6 +82,7 @@ export async function readDocsFolder(
     const before = previous?.get(url);
     if (before?.etag === etag) {
       pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
+      options.onRead?.(url);
       continue;
     }
     const page = await extract(join(dir, file), path, url, info.size);
@@ -97,6 +100,7 @@ export async function readDocsFolder(
         ? { ...state, title: page.title, status: 'unchanged', sections: [] }
         : { ...state, title: page.title, status: before ? 'changed' : 'new', sections: page.sections },
     );
+    options.onRead?.(url);
   }
   return pages;
 }

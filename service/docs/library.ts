@@ -1,5 +1,11 @@
 import type { Clock } from '../kernel/clock.js';
-import type { DocSectionRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
+import type {
+  CrawlRunRecord,
+  DocSectionRecord,
+  DocSourceRecord,
+  DocSourceSummary,
+  DocsStore,
+} from '../storage/types.js';
 import {
   CrawlExcludedStartError,
   crawlSite,
@@ -14,6 +20,7 @@ import {
   suggestExclusions,
   type SuggestedExclusion,
 } from './exclusions.js';
+import { CrawlProgressWriter, type CrawlStep } from './crawl-progress.js';
 import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
@@ -43,6 +50,7 @@ export interface DocsLibraryOptions {
       exclude: readonly string[];
       onExcluded: (path: string) => void;
       onFailed: (url: string, reason: string) => void;
+      onRead: (url: string) => void;
     },
   ) => Promise<CrawledPage[]>;
   /** Embeds sections and questions (`OPENAI_EMBEDDING_MODEL`); lexical ranking alone without it. */
@@ -104,6 +112,68 @@ export function sourceExclusions(patterns: readonly unknown[], source?: { locati
   return exclude;
 }
 
+/**
+ * What a source holds now, against what the last crawls left, its progress told to `onProgress`;
+ * null when the library closed meanwhile.
+ */
+async function readSource(
+  source: DocSourceRecord,
+  options: DocsLibraryOptions,
+  signal: AbortSignal,
+  onProgress: (step: CrawlStep) => void,
+) {
+  const previous = new Map((await options.store.listDocPages(source.id)).map((page) => [page.url, page]));
+  const exclude = source.exclude;
+  try {
+    if (source.kind === 'site') {
+      const result = await crawlSite(source.location, {
+        ...options.crawl,
+        exclude,
+        previous,
+        signal,
+        onProgress,
+      });
+      // Pages indexed before the owner excluded them go even when this crawl was incomplete.
+      const matcher = exclusionMatcher(exclude);
+      return { ...result, dropped: [...previous.keys()].filter((url) => excludedUrl(matcher, url)) };
+    }
+    if (!options.readFolder) throw new Error('this service cannot read folders');
+    let excluded = 0;
+    let read = 0;
+    const failures: { url: string; reason: string }[] = [];
+    const step = () => onProgress({ phase: 'pages', pagesRead: read, pagesFailed: failures.length });
+    step();
+    const pages = await options.readFolder(source.location, source.publicUrl ?? '/docs', previous, {
+      exclude,
+      onExcluded: () => excluded++,
+      onFailed: (url, reason) => {
+        failures.push({ url, reason });
+        step();
+      },
+      onRead: () => {
+        read++;
+        step();
+      },
+    });
+    return { pages, failures, complete: true, truncated: false, excluded };
+  } catch (error) {
+    if (signal.aborted) return null;
+    const reason =
+      error instanceof Error && 'code' in error && error.code === 'ENOENT'
+        ? 'the folder does not exist'
+        : error instanceof CrawlExcludedStartError
+          ? error.message
+          : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
+    return {
+      pages: [],
+      failures: [{ url: source.location, reason }],
+      complete: false,
+      truncated: false,
+      excluded: 0,
+    };
+  }
+}
+
 export class DocsLibrary {
   /** This process in the crawl lease. */
   readonly holder = `docs-${crypto.randomUUID()}`;
@@ -119,8 +189,19 @@ export class DocsLibrary {
     return this.options.store;
   }
 
-  sources(projectId: string): Promise<DocSourceSummary[]> {
-    return this.options.store.listDocSources(projectId);
+  /**
+   * The project's sources, each with the crawl under way if its crawler still writes it: progress
+   * not written for a lease's length is a crawl that died with its instance (decision 435).
+   */
+  async sources(projectId: string): Promise<DocSourceSummary[]> {
+    const live = this.options.clock.now() - this.leaseMs;
+    return (await this.options.store.listDocSources(projectId)).map((source) =>
+      source.crawl && source.crawl.updatedAt < live ? { ...source, crawl: null } : source,
+    );
+  }
+
+  private get leaseMs() {
+    return this.options.leaseMs ?? 10 * 60_000;
   }
 
   /** Adds a source to the project, due at once; a location the project has is returned as it is. */
@@ -275,7 +356,7 @@ export class DocsLibrary {
 
   private async crawlDue(): Promise<number> {
     const { store, clock } = this.options;
-    const leaseMs = this.options.leaseMs ?? 10 * 60_000;
+    const leaseMs = this.leaseMs;
     let crawled = 0;
     if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return 0;
     try {
@@ -294,20 +375,35 @@ export class DocsLibrary {
     return crawled;
   }
 
-  /** One source, crawled and applied whole; failures are the run's, never thrown. */
+  /**
+   * One source, crawled and applied whole; failures are the run's, never thrown. How far it has
+   * got is in the store while it runs (decision 435), until its run replaces it.
+   */
   private async crawl(source: DocSourceRecord) {
     const { store, clock, log } = this.options;
     const startedAt = clock.now();
-    const result = await this.read(source);
-    if (!result) return;
-    const finishedAt = clock.now();
-    const run = await store.applyDocCrawl({
-      sourceId: source.id,
-      startedAt,
-      finishedAt,
-      nextCrawlAt: finishedAt + (this.options.recrawlEveryMs ?? 86_400_000),
-      ...result,
-    });
+    const onError = (error: unknown) =>
+      log?.({ level: 'warn', msg: 'docs_progress_failed', source: source.id, error: String(error) });
+    const progress = new CrawlProgressWriter({ store, clock, sourceId: source.id, startedAt, onError });
+    let run: CrawlRunRecord | undefined;
+    try {
+      const result = await readSource(source, this.options, this.stop.signal, (step) =>
+        progress.report(step),
+      );
+      if (!result) return;
+      const read = { pagesRead: result.pages.length, pagesFailed: result.failures.length };
+      await progress.settle({ phase: 'saving', ...read });
+      const finishedAt = clock.now();
+      run = await store.applyDocCrawl({
+        sourceId: source.id,
+        startedAt,
+        finishedAt,
+        nextCrawlAt: finishedAt + (this.options.recrawlEveryMs ?? 86_400_000),
+        ...result,
+      });
+    } finally {
+      if (!run) await progress.settle(null);
+    }
     log?.({
       level: run.failures.length ? 'warn' : 'info',
       msg: 'docs_crawled',
@@ -319,57 +415,12 @@ export class DocsLibrary {
       pages_removed: run.pagesRemoved,
       pages_excluded: run.pagesExcluded,
       failures: run.failures.length,
-      ms: finishedAt - startedAt,
+      ms: run.finishedAt - startedAt,
     });
     await this.indexes
       .get(source.projectId)
       ?.refresh()
       .catch(() => {});
-  }
-
-  /** What a source holds now, against what the last crawls left; null when the library closed meanwhile. */
-  private async read(source: DocSourceRecord) {
-    const previous = new Map(
-      (await this.options.store.listDocPages(source.id)).map((page) => [page.url, page]),
-    );
-    const exclude = source.exclude;
-    try {
-      if (source.kind === 'site') {
-        const result = await crawlSite(source.location, {
-          ...this.options.crawl,
-          exclude,
-          previous,
-          signal: this.stop.signal,
-        });
-        // Pages indexed before the owner excluded them go even when this crawl was incomplete.
-        const matcher = exclusionMatcher(exclude);
-        return { ...result, dropped: [...previous.keys()].filter((url) => excludedUrl(matcher, url)) };
-      }
-      if (!this.options.readFolder) throw new Error('this service cannot read folders');
-      let excluded = 0;
-      const failures: { url: string; reason: string }[] = [];
-      const pages = await this.options.readFolder(source.location, source.publicUrl ?? '/docs', previous, {
-        exclude,
-        onExcluded: () => excluded++,
-        onFailed: (url, reason) => failures.push({ url, reason }),
-      });
-      return { pages, failures, complete: true, truncated: false, excluded };
-    } catch (error) {
-      if (this.stop.signal.aborted) return null;
-      const reason =
-        error instanceof Error && 'code' in error && error.code === 'ENOENT'
-          ? 'the folder does not exist'
-          : error instanceof CrawlExcludedStartError
-            ? error.message
-            : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
-      return {
-        pages: [],
-        failures: [{ url: source.location, reason }],
-        complete: false,
-        truncated: false,
-        excluded: 0,
-      };
-    }
   }
 
   /** Embeds the sections, of every project with sources, that have no vector from the configured model yet. */

@@ -188,4 +188,9 @@ export const MIGRATIONS: string[] = [
    ALTER TABLE doc_crawl_runs ADD COLUMN pages_excluded int NOT NULL DEFAULT 0;`,
   // A project's synonyms: the words its owner says mean one thing on their site (decision 422).
   `CREATE TABLE doc_synonyms (project_id text PRIMARY KEY, groups jsonb NOT NULL);`,
+  // How far each crawl under way has got, written by the instance crawling it about once a second
+  // and cleared with its run, so any instance's console shows it (decision 435).
+  `CREATE TABLE doc_crawl_progress (
+     source_id text PRIMARY KEY REFERENCES doc_sources (id) ON DELETE CASCADE, phase text NOT NULL,
+     pages_read int NOT NULL, pages_failed int NOT NULL, started_at bigint NOT NULL, updated_at bigint NOT NULL);`,
 ];

@@ -196,11 +196,29 @@ export interface DocSourceRecord {
   nextCrawlAt: number;
 }
 
-/** A source as the console lists it: with what it holds and its last crawl. */
+/** A source as the console lists it: with what it holds, its last crawl and the crawl under way. */
 export interface DocSourceSummary extends DocSourceRecord {
   pages: number;
   sections: number;
   lastRun: CrawlRunRecord | null;
+  /** As its crawler last wrote it, however long ago (the library tells a live crawl from a dead one); null for none. */
+  crawl: DocCrawlProgress | null;
+}
+
+/**
+ * How far a crawl under way has got (decision 435), as the instance crawling it writes it every
+ * second or so: what every instance of the fleet shows until the crawl's run is stored.
+ */
+export interface DocCrawlProgress {
+  sourceId: string;
+  /** What the crawl is doing: reading robots.txt, the sitemap or the pages, or storing what it read. */
+  phase: 'robots' | 'sitemap' | 'pages' | 'saving';
+  /** Pages read so far (new, changed or unchanged); not redirects, copies or failures. */
+  pagesRead: number;
+  pagesFailed: number;
+  startedAt: number;
+  /** When its crawler last wrote it: one that stops being written has died with its instance. */
+  updatedAt: number;
 }
 
 /** A page of a source as the last crawl left it: what revalidates it, and when its content last changed. */

@@ -30,6 +30,7 @@ import type {
   BeginResult,
   CrawlRunRecord,
   DocCrawl,
+  DocCrawlProgress,
   DocPageChange,
   DocPageRecord,
   DocSectionRecord,
@@ -331,6 +332,13 @@ export interface DocsStore {
    */
   claimDocCrawl(holder: string, leaseMs: number, now: number): Promise<boolean>;
   releaseDocCrawl(holder: string): Promise<void>;
+  /**
+   * Writes how far a source's crawl has got, replacing what was written before (decision 435); a
+   * source removed meanwhile gets none. `applyDocCrawl` clears it: its run takes over.
+   */
+  putDocCrawlProgress(progress: DocCrawlProgress): Promise<void>;
+  /** Clears a source's crawl progress (a crawl that stopped without a run). */
+  clearDocCrawlProgress(sourceId: string): Promise<void>;
   /**
    * Stores vectors (unit length) from `model` for sections of the project; sections since
    * replaced, or of another project, are skipped.

@@ -1,6 +1,7 @@
 import type {
   CrawlRunRecord,
   DocCrawl,
+  DocCrawlProgress,
   DocPageChange,
   DocPageRecord,
   DocSectionRecord,
@@ -25,6 +26,8 @@ export class MemoryDocsStore implements DocsStore {
   private readonly runs: CrawlRunRecord[] = [];
   private readonly versions = new Map<string, number>();
   private readonly synonyms = new Map<string, string[][]>();
+  /** The crawls under way, by source. */
+  private readonly progress = new Map<string, DocCrawlProgress>();
   private lease: { holder: string; until: number } | null = null;
   private nextSection = 1;
   private nextRun = 1;
@@ -48,12 +51,14 @@ export class MemoryDocsStore implements DocsStore {
           0,
         );
         const lastRun = this.runs.filter((run) => run.sourceId === source.id).at(-1) ?? null;
+        const crawl = this.progress.get(source.id);
         return {
           ...source,
           exclude: [...source.exclude],
           pages: pages.length,
           sections,
           lastRun: lastRun && structuredClone(lastRun),
+          crawl: crawl ? { ...crawl } : null,
         };
       });
   }
@@ -134,6 +139,7 @@ export class MemoryDocsStore implements DocsStore {
       }
     source.lastCrawlAt = crawl.finishedAt;
     source.nextCrawlAt = crawl.nextCrawlAt;
+    this.progress.delete(crawl.sourceId);
     if (changed) this.bump(source.projectId);
     this.runs.push(run);
     return structuredClone(run);
@@ -224,6 +230,14 @@ export class MemoryDocsStore implements DocsStore {
     if (this.lease?.holder === holder) this.lease = null;
   }
 
+  async putDocCrawlProgress(progress: DocCrawlProgress) {
+    if (this.sources.has(progress.sourceId)) this.progress.set(progress.sourceId, { ...progress });
+  }
+
+  async clearDocCrawlProgress(sourceId: string) {
+    this.progress.delete(sourceId);
+  }
+
   async putEmbeddings(projectId: string, model: string, vectors: { id: number; embedding: number[] }[]) {
     const byId = new Map(vectors.map((v) => [v.id, v.embedding]));
     let changed = false;
@@ -272,6 +286,7 @@ export class MemoryDocsStore implements DocsStore {
   /** A source with its pages, sections and runs. */
   private drop(id: string) {
     this.sources.delete(id);
+    this.progress.delete(id);
     for (const url of this.pages.get(id)?.keys() ?? []) this.sections.delete(`${id}\n${url}`);
     this.pages.delete(id);
     for (let i = this.runs.length - 1; i >= 0; i--) if (this.runs[i].sourceId === id) this.runs.splice(i, 1);

@@ -2,6 +2,7 @@ import type { SqlClient } from '../sql-client.js';
 import type {
   CrawlRunRecord,
   DocCrawl,
+  DocCrawlProgress,
   DocPageChange,
   DocPageRecord,
   DocSectionRecord,
@@ -35,6 +36,15 @@ const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
   pagesRemoved: num(row.pages_removed),
   pagesExcluded: num(row.pages_excluded ?? 0),
   failures: row.failures as CrawlRunRecord['failures'],
+});
+
+const toProgress = (row: Record<string, unknown>): DocCrawlProgress => ({
+  sourceId: String(row.source_id),
+  phase: row.phase as DocCrawlProgress['phase'],
+  pagesRead: num(row.pages_read),
+  pagesFailed: num(row.pages_failed),
+  startedAt: num(row.started_at),
+  updatedAt: num(row.updated_at),
 });
 
 const toSection = (row: Record<string, unknown>): DocSectionRecord => ({
@@ -72,7 +82,8 @@ export class SqlDocsStore implements DocsStore {
       `SELECT s.*,
          (SELECT count(*) FROM doc_pages p WHERE p.source_id = s.id AND p.removed_at IS NULL)::int AS pages,
          (SELECT count(*) FROM doc_sections x WHERE x.source_id = s.id)::int AS sections,
-         (SELECT row_to_json(r) FROM doc_crawl_runs r WHERE r.source_id = s.id ORDER BY r.id DESC LIMIT 1) AS last_run
+         (SELECT row_to_json(r) FROM doc_crawl_runs r WHERE r.source_id = s.id ORDER BY r.id DESC LIMIT 1) AS last_run,
+         (SELECT row_to_json(c) FROM doc_crawl_progress c WHERE c.source_id = s.id) AS crawl
        FROM doc_sources s WHERE $1::text IS NULL OR s.project_id = $1 ORDER BY s.created_at, s.id`,
       [projectId ?? null],
     );
@@ -81,6 +92,7 @@ export class SqlDocsStore implements DocsStore {
       pages: num(row.pages),
       sections: num(row.sections),
       lastRun: row.last_run ? toRun(row.last_run as Record<string, unknown>) : null,
+      crawl: row.crawl ? toProgress(row.crawl as Record<string, unknown>) : null,
     }));
   }
 
@@ -187,6 +199,7 @@ export class SqlDocsStore implements DocsStore {
         crawl.nextCrawlAt,
       ]);
       if (changed) await query(BUMP, [String(source.rows[0].project_id)]);
+      await query('DELETE FROM doc_crawl_progress WHERE source_id = $1', [crawl.sourceId]);
       return { id: await recordRun(query, { ...run, ...counts }), ...run, ...counts };
     });
   }
@@ -245,6 +258,27 @@ export class SqlDocsStore implements DocsStore {
 
   async releaseDocCrawl(holder: string) {
     await this.db.query('DELETE FROM doc_crawl_lease WHERE holder = $1', [holder]);
+  }
+
+  async putDocCrawlProgress(progress: DocCrawlProgress) {
+    await this.db.query(
+      `INSERT INTO doc_crawl_progress (source_id, phase, pages_read, pages_failed, started_at, updated_at)
+       SELECT id, $2, $3, $4, $5, $6 FROM doc_sources WHERE id = $1
+       ON CONFLICT (source_id) DO UPDATE SET phase = excluded.phase, pages_read = excluded.pages_read,
+         pages_failed = excluded.pages_failed, started_at = excluded.started_at, updated_at = excluded.updated_at`,
+      [
+        progress.sourceId,
+        progress.phase,
+        progress.pagesRead,
+        progress.pagesFailed,
+        progress.startedAt,
+        progress.updatedAt,
+      ],
+    );
+  }
+
+  async clearDocCrawlProgress(sourceId: string) {
+    await this.db.query('DELETE FROM doc_crawl_progress WHERE source_id = $1', [sourceId]);
   }
 
   async putEmbeddings(projectId: string, model: string, vectors: { id: number; embedding: number[] }[]) {

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
-import { CrawlExcludedStartError, crawlSite, type CrawlResult } from '../../../../service/docs/crawler.js';
+import {
+  CrawlExcludedStartError,
+  crawlSite,
+  type CrawlProgress,
+  type CrawlResult,
+} from '../../../../service/docs/crawler.js';
 import { StaticDocs } from '../../../../service/docs/ranking.js';
 import { pdfDocument } from '../../../fixtures/files.js';
 
@@ -280,6 +285,31 @@ describe('crawlSite on a local static site', () => {
     expect(bomb.failures).toEqual([
       { url: `${site.url}/docs/bomb.xml.gz`, reason: 'the sitemap is over 640 KB or damaged: not read' },
     ]);
+  });
+
+  it('tells how far it has got: robots.txt, the sitemap, then each page read or failed, in order', async () => {
+    const site = await serve();
+    const steps: CrawlProgress[] = [];
+    const result = await crawlSite(`${site.url}/docs/`, {
+      ...OPTIONS,
+      onProgress: (step) => steps.push({ ...step }),
+    });
+    expect(steps.slice(0, 3)).toEqual([
+      { phase: 'robots', pagesRead: 0, pagesFailed: 0 },
+      { phase: 'sitemap', pagesRead: 0, pagesFailed: 0 },
+      { phase: 'pages', pagesRead: 0, pagesFailed: 0 },
+    ]);
+    // One step after each request of a page: the counts only grow, to the result's.
+    const pages = steps.slice(3);
+    expect(pages.length).toBeGreaterThanOrEqual(FIXTURE_PAGES.length + 3);
+    expect(pages.every((step) => step.phase === 'pages')).toBe(true);
+    for (let i = 1; i < pages.length; i++) {
+      expect(pages[i].pagesRead).toBeGreaterThanOrEqual(pages[i - 1].pagesRead);
+      expect(pages[i].pagesFailed).toBeGreaterThanOrEqual(pages[i - 1].pagesFailed);
+    }
+    // Read: 7 pages, one of them a copy of another the result keeps once; failed: the 3 failures.
+    expect(steps.at(-1)).toEqual({ phase: 'pages', pagesRead: 7, pagesFailed: result.failures.length });
+    expect(result.pages).toHaveLength(6);
   });
 
   it('has at most `concurrency` requests in flight', async () => {

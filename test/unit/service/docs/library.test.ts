@@ -2,13 +2,15 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsInputError, DocsLibrary } from '../../../../service/docs/library.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
 import { memoryStores } from '../../../../service/storage/memory/index.js';
+import type { DocCrawlProgress, DocsStore } from '../../../../service/storage/types.js';
 import { pdfDocument } from '../../../fixtures/files.js';
+import { heldSite } from '../../../fixtures/held-site.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
 const open: StaticSite[] = [];
@@ -149,6 +151,90 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
       new DocsInputError('The synonym group "stuck, the" has "the", which has no word a search ranks.'),
     );
     expect(await writer.synonyms(P)).toEqual([['stuck', 'waits for a lock']]);
+  });
+
+  it('writes how far a crawl has got while it runs, about once a second, for every instance to read; its run replaces it', async () => {
+    const { storage, clock, library } = await fixture();
+    const pages = 300;
+    const site = await heldSite({ pages, delayMs: 5 });
+    onTestFinished(() => site.close());
+    // The writes the crawling instance sends, counted.
+    const writes: DocCrawlProgress[] = [];
+    const store: DocsStore = Object.create(storage.docs, {
+      putDocCrawlProgress: {
+        value: (progress: DocCrawlProgress) => {
+          writes.push(progress);
+          return storage.docs.putDocCrawlProgress(progress);
+        },
+      },
+    });
+    const crawler = library({ store });
+    const reader = library();
+    const source = await crawler.addSource(P, site.start);
+    const began = performance.now();
+    const ticking = crawler.tick();
+
+    // Every page but the held one read: the other instance sees it, mid-crawl.
+    const crawl = async () => (await reader.sources(P))[0].crawl;
+    await expect.poll(async () => (await crawl())?.pagesRead, { timeout: 15_000 }).toBe(pages + 1);
+    expect(await crawl()).toEqual({
+      sourceId: source.id,
+      phase: 'pages',
+      pagesRead: pages + 1,
+      pagesFailed: 0,
+      startedAt: clock.now(),
+      updatedAt: clock.now(),
+    });
+    expect(writes.map((w) => w.phase).slice(0, 3)).toEqual(['robots', 'sitemap', 'pages']);
+    // Not a write per page: a write for each phase, then about one a second.
+    const seconds = (performance.now() - began) / 1000;
+    expect(writes.length).toBeLessThanOrEqual(3 + Math.ceil(seconds) + 1);
+    expect(writes.length).toBeLessThan(pages / 10);
+
+    // Not written for a lease's length: a crawl that died with its instance, not one under way.
+    clock.advance(10 * 60_000 - 1);
+    expect((await crawl())?.pagesRead).toBe(pages + 1);
+    clock.advance(2);
+    expect(await crawl()).toBeNull();
+
+    // The last page read: the crawl writes that it saves, then its run takes over.
+    site.release();
+    expect(await ticking).toBe(1);
+    expect(writes.at(-1)).toMatchObject({ phase: 'saving', pagesRead: pages + 2, pagesFailed: 0 });
+    const [done] = await reader.sources(P);
+    expect(done.crawl).toBeNull();
+    expect(done.lastRun).toMatchObject({ pagesNew: pages + 2 });
+    expect(await storage.docs.listDocSources(P)).toEqual([expect.objectContaining({ crawl: null })]);
+  });
+
+  it('counts the pages of a folder as it reads them, and leaves no progress behind a crawl stopped by close', async () => {
+    const { storage, library } = await fixture();
+    const writes: DocCrawlProgress[] = [];
+    const store: DocsStore = Object.create(storage.docs, {
+      putDocCrawlProgress: {
+        value: (progress: DocCrawlProgress) => {
+          writes.push(progress);
+          return storage.docs.putDocCrawlProgress(progress);
+        },
+      },
+    });
+    const folder = library({ store });
+    await folder.addSource(P, join(SITE, 'docs'), 'https://acme.example/docs');
+    await folder.tick();
+    expect(writes[0]).toMatchObject({ phase: 'pages', pagesRead: 0 });
+    expect(writes.at(-1)).toMatchObject({ phase: 'saving', pagesRead: 8, pagesFailed: 0 });
+    expect((await folder.sources(P))[0].crawl).toBeNull();
+
+    // Closed mid-crawl: what it read is not applied, and its progress goes with it.
+    const site = await heldSite();
+    onTestFinished(() => site.close());
+    const crawler = library();
+    await crawler.addSource('proj_b', site.start);
+    const ticking = crawler.tick();
+    await expect.poll(async () => (await crawler.sources('proj_b'))[0].crawl?.pagesRead).toBe(41);
+    await crawler.close();
+    await ticking;
+    expect((await crawler.sources('proj_b'))[0]).toMatchObject({ crawl: null, lastRun: null });
   });
 
   it('refuses a location that is neither a website nor a folder, in plain words', async () => {

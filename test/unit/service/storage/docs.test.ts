@@ -260,6 +260,43 @@ storageSuite('docs', (suite) => {
     expect(await store.docs.docSynonyms(P)).toEqual([]);
   });
 
+  it("keeps how far a source's crawl has got, replaced at each write, cleared by its run, by a clear or with the source", async () => {
+    await open();
+    await store.docs.addDocSource(source('a'));
+    await store.docs.addDocSource(source('b'));
+    const progress = (pagesRead: number, extra = {}) => ({
+      sourceId: 'a',
+      phase: 'pages' as const,
+      pagesRead,
+      pagesFailed: 1,
+      startedAt: T0,
+      updatedAt: T0 + pagesRead,
+      ...extra,
+    });
+    const crawls = async () => (await store.docs.listDocSources(P)).map((s) => s.crawl);
+    expect(await crawls()).toEqual([null, null]);
+    await store.docs.putDocCrawlProgress(progress(0, { phase: 'sitemap', pagesFailed: 0 }));
+    await store.docs.putDocCrawlProgress(progress(340));
+    expect(await crawls()).toEqual([progress(340), null]);
+    // Every project's list (the schedule's) carries it too.
+    expect((await store.docs.listDocSources()).find((s) => s.id === 'a')?.crawl).toEqual(progress(340));
+
+    // The run takes over: the crawl's progress goes in the same write.
+    await store.docs.putDocCrawlProgress(progress(341, { phase: 'saving' }));
+    await store.docs.applyDocCrawl(crawl(T0, [page('one', 'new')]));
+    expect(await crawls()).toEqual([null, null]);
+
+    // A crawl that stopped without a run is cleared; a removed source takes its own and gets no more.
+    await store.docs.putDocCrawlProgress(progress(5, { sourceId: 'b' }));
+    await store.docs.clearDocCrawlProgress('b');
+    expect(await crawls()).toEqual([null, null]);
+    await store.docs.putDocCrawlProgress(progress(7));
+    expect(await store.docs.removeDocSource(P, 'a')).toBe(true);
+    await store.docs.putDocCrawlProgress(progress(8));
+    await store.docs.addDocSource(source('a'));
+    expect(await crawls()).toEqual([null, null]);
+  });
+
   it('lends the crawl lease to one holder at a time, until it expires or is released', async () => {
     await open();
     expect(await store.docs.claimDocCrawl('i1', 1000, T0)).toBe(true);
