@@ -284,6 +284,20 @@ export interface ConsoleDocSource {
    * notes, source listings, blog posts, each with the pages it would keep out. Empty for a folder.
    */
   suggested_exclusions: ConsoleSuggestedExclusion[];
+  /** The crawl under way, whichever instance of the fleet runs it (decision 435); null when none runs. */
+  crawl: ConsoleCrawlProgress | null;
+}
+
+/** How far a crawl under way has got, as the instance crawling it wrote it a second or so ago. */
+export interface ConsoleCrawlProgress {
+  /** Reading robots.txt, the sitemap or the pages, or saving what it read into the index. */
+  phase: 'robots' | 'sitemap' | 'pages' | 'saving';
+  /** Pages read so far (new, changed or unchanged). */
+  pages_read: number;
+  pages_failed: number;
+  started_at: string;
+  /** How long it has run, by the service's clock as the answer was made (the browser's may differ). */
+  elapsed_ms: number;
 }
 
 /** An exclude pattern the Sources page offers, with what it would keep out. */

@@ -24,7 +24,7 @@ export { Vocabulary, splitSynonyms } from './docs/synonyms.js';
 export { crawlSite } from './docs/crawler.js';
 export { DocsLibrary, DocsInputError, type DocsLibraryOptions } from './docs/library.js';
 export { Embedder, HybridDocs, embeddingText, nearest, type EmbeddingsOptions } from './docs/embeddings.js';
-export type { CrawlOptions, CrawlResult, CrawledPage, PageState } from './docs/crawler.js';
+export type { CrawlOptions, CrawlProgress, CrawlResult, CrawledPage, PageState } from './docs/crawler.js';
 export type { DocsSearch, Hit, Section } from './docs/types.js';
 export { ManualClock, systemClock } from './kernel/clock.js';
 export type { Clock } from './kernel/clock.js';

@@ -4,11 +4,12 @@ import type { ConsoleDocSource } from '../../contract/console.js';
 const LIMIT_MS = 10 * 60_000;
 
 /**
- * Follows the crawls an operator started (a source added, re-crawled, its exclusions changed)
- * until the service stores their run, so the Sources page shows what a crawl found without a
- * reload: the page's sources are read again every second for 30 s, then every 5 s, for ten
- * minutes at most. A crawl is over when its source's last run is another than the one before it
- * was asked for.
+ * Follows the crawls an operator started (a source added, re-crawled, its exclusions changed),
+ * and those the page finds under way (the schedule's, another operator's, on any instance:
+ * decision 435), until the service stores their run, so the Sources page shows how far a crawl
+ * has got and what it found without a reload: the page's sources are read again every second for
+ * 30 s, then every 5 s, for ten minutes at most without a crawl under way. A crawl is over when
+ * its source's last run is another than the one before it was asked for.
  */
 export class CrawlFollower {
   /** The sources followed, with the start of their last run when the crawl was asked for. */
@@ -32,7 +33,10 @@ export class CrawlFollower {
     return this.waiting.has(id);
   }
 
-  /** The followed sources whose new run is in `sources`, no longer followed; gone ones are dropped. */
+  /**
+   * The followed sources whose new run is in `sources`, no longer followed; gone ones are dropped,
+   * and those with a crawl under way followed from now on.
+   */
   settle(sources: readonly ConsoleDocSource[]): ConsoleDocSource[] {
     const done: ConsoleDocSource[] = [];
     for (const [id, before] of this.waiting) {
@@ -41,6 +45,9 @@ export class CrawlFollower {
       this.waiting.delete(id);
       if (source) done.push(source);
     }
+    for (const source of sources)
+      if (source.crawl && !this.waiting.has(source.id) && !done.includes(source))
+        this.follow(source.id, source.last_run?.started_at ?? null);
     return done;
   }
 

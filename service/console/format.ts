@@ -6,6 +6,18 @@ const compactNumber = new Intl.NumberFormat(undefined, { notation: 'compact', ma
 
 export const when = (iso: string | null, never = 'Never') => (iso ? dateTime.format(new Date(iso)) : never);
 export const count = (value: number) => number.format(value);
+const units = (unit: string) =>
+  new Intl.NumberFormat(undefined, { style: 'unit', unit, unitDisplay: 'short' });
+const [seconds, minutes, hours] = ['second', 'minute', 'hour'].map(units);
+
+/** How long something has run: "12 sec", "3 min", "1 hr 5 min" (whole units, rounded down). */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return seconds.format(s);
+  if (s < 3600) return minutes.format(Math.floor(s / 60));
+  return `${hours.format(Math.floor(s / 3600))} ${minutes.format(Math.floor(s / 60) % 60)}`;
+}
+
 /** `12K` for an axis tick, where the full figure would not fit. */
 export const compact = (value: number) => compactNumber.format(value);
 

@@ -1,4 +1,5 @@
 import type {
+  ConsoleCrawlProgress,
   ConsoleCrawlRun,
   ConsoleDocHits,
   ConsoleDocSource,
@@ -12,7 +13,7 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
 import { excerpt } from '../../docs/sections.js';
-import type { CrawlRunRecord, DocSourceSummary } from '../../storage/types.js';
+import type { CrawlRunRecord, DocCrawlProgress, DocSourceSummary } from '../../storage/types.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
 
@@ -55,8 +56,20 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   failure_count: run.failures.length,
 });
 
-/** A source as the Sources page shows it, with what it may want to exclude. */
-const sourceJson = async (docs: DocsLibrary, source: DocSourceSummary): Promise<ConsoleDocSource> => ({
+const progressJson = (crawl: DocCrawlProgress, now: number): ConsoleCrawlProgress => ({
+  phase: crawl.phase,
+  pages_read: crawl.pagesRead,
+  pages_failed: crawl.pagesFailed,
+  started_at: isoMicros(crawl.startedAt),
+  elapsed_ms: Math.max(0, now - crawl.startedAt),
+});
+
+/** A source as the Sources page shows it, with what it may want to exclude and its crawl under way. */
+const sourceJson = async (
+  ctx: DocsContext,
+  docs: DocsLibrary,
+  source: DocSourceSummary,
+): Promise<ConsoleDocSource> => ({
   id: source.id,
   location: source.location,
   kind: source.kind,
@@ -69,6 +82,7 @@ const sourceJson = async (docs: DocsLibrary, source: DocSourceSummary): Promise<
   sections: source.sections,
   last_run: source.lastRun && runJson(source.lastRun),
   suggested_exclusions: await docs.suggestedExclusions(source),
+  crawl: source.crawl && progressJson(source.crawl, ctx.clock.now()),
 });
 
 /** GET /console/api/projects/{id}/docs/sources: the project's sources with what they hold, their last crawl and failures. */
@@ -84,7 +98,7 @@ export async function listSources(
   const body: ConsoleDocSources = docs
     ? {
         enabled: true,
-        sources: await Promise.all((await docs.sources(project.id)).map((s) => sourceJson(docs, s))),
+        sources: await Promise.all((await docs.sources(project.id)).map((s) => sourceJson(ctx, docs, s))),
         synonyms: await docs.synonyms(project.id),
       }
     : { enabled: false, sources: [], synonyms: [] };
@@ -120,7 +134,7 @@ export async function addSource(
   });
   void docs.tick().catch(() => {});
   const summary = (await docs.sources(project.id)).find((s) => s.id === source.id);
-  return json(summary ? await sourceJson(docs, summary) : { id: source.id }, 201);
+  return json(summary ? await sourceJson(ctx, docs, summary) : { id: source.id }, 201);
 }
 
 /** DELETE /console/api/projects/{id}/docs/sources/{source}: the source with its pages and sections. */
@@ -158,7 +172,7 @@ export async function changeSource(
   await audit(ctx, info, admin.username, 'docs.exclude', project.id, id, {
     exclude: summary.exclude,
   });
-  return json(await sourceJson(docs, summary));
+  return json(await sourceJson(ctx, docs, summary));
 }
 
 /** POST /console/api/projects/{id}/docs/sources/{source}/crawl: "Re-crawl now". */

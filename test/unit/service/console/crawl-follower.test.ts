@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConsoleDocSource } from '../../../../contract/console.js';
 import { CrawlFollower } from '../../../../service/console/crawl-follower.js';
 
-const source = (id: string, started: string | null): ConsoleDocSource => ({
+const source = (
+  id: string,
+  started: string | null,
+  crawl: ConsoleDocSource['crawl'] = null,
+): ConsoleDocSource => ({
   id,
   location: `https://${id}.test/`,
   kind: 'site',
@@ -14,6 +18,7 @@ const source = (id: string, started: string | null): ConsoleDocSource => ({
   pages: 3,
   sections: 9,
   suggested_exclusions: [],
+  crawl,
   last_run: started
     ? {
         started_at: started,
@@ -52,6 +57,38 @@ describe("the console's crawl follower", () => {
     expect(done.map((s) => s.id)).toEqual(['a', 'b']);
     expect(['a', 'b', 'c'].map((id) => follower.crawling(id))).toEqual([false, false, false]);
     follower.stop();
+  });
+
+  it('follows a crawl it finds under way, one nobody started on this page, until its run is in', async () => {
+    vi.useFakeTimers();
+    let sources = [
+      source('a', '2026-11-28T10:00:00.000000Z', {
+        phase: 'pages',
+        pages_read: 340,
+        pages_failed: 2,
+        started_at: '2026-11-28T11:00:00.000000Z',
+        elapsed_ms: 12_000,
+      }),
+      source('b', null),
+    ];
+    let reloads = 0;
+    const done: string[] = [];
+    const follower = new CrawlFollower(async () => {
+      reloads++;
+      done.push(...follower.settle(sources).map((s) => s.id));
+    });
+    // The page's first read: nothing followed yet, a crawl under way found.
+    expect(follower.settle(sources)).toEqual([]);
+    expect([follower.crawling('a'), follower.crawling('b')]).toEqual([true, false]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(reloads).toBe(1);
+    // Its run is in (and its progress gone): said once, and no more reads.
+    sources = [source('a', '2026-11-28T11:00:00.000000Z'), source('b', null)];
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(done).toEqual(['a']);
+    expect(follower.crawling('a')).toBe(false);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(reloads).toBe(2);
   });
 
   it('reads the sources every second for 30 s, then every 5 s, stops when done or after its limit', async () => {
