@@ -64,7 +64,7 @@ export class CrawlFollower {
 
   private async tick() {
     const elapsed = Date.now() - this.since;
-    // Past the limit, one last read shows the sources without "Crawling now…".
+    // Past the limit, one last read shows the sources without "Waiting to start…".
     if (elapsed > this.limitMs) this.stop();
     await this.reload();
     if (this.waiting.size) this.schedule(elapsed < 30_000 ? 1_000 : 5_000);

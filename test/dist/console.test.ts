@@ -10,6 +10,7 @@ import { serveFolder } from '../../scripts/static-site.mjs';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
+import { heldSite } from '../fixtures/held-site.js';
 import {
   DemoAgent,
   createAgentService,
@@ -521,6 +522,64 @@ describe('the console in Chromium', () => {
       await context.close();
       await site.close();
       await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('Sources: a crawl under way says how far it has got, on every page that shows it, then what it found', async () => {
+    const site = await heldSite({ pages: 40 });
+    const tabs: Awaited<ReturnType<typeof openSources>>[] = [];
+    try {
+      const added = await openSources();
+      tabs.push(added);
+      await added.page.getByRole('textbox', { name: 'Website or folder' }).fill(site.start);
+      await added.page.getByRole('button', { name: 'Add source' }).click();
+      // Every page but the held one read: the page that added it shows how far the crawl has got,
+      // and so do pages opened meanwhile (dark, and a phone), which started nothing.
+      for (const look of LOOKS) {
+        const tab = look.name === 'light' ? added : await openSources(look);
+        if (tab !== added) tabs.push(tab);
+        const source = tab.page.getByRole('region', { name: site.start });
+        const crawl = source.getByRole('definition').filter({ hasText: /pages? read/ });
+        await expect
+          .poll(() => crawl.textContent(), { timeout: 15_000 })
+          .toMatch(/^41 pages read, for \d+ sec$/);
+        expect(await source.getByRole('term').filter({ hasText: 'Crawling' }).count()).toBe(1);
+        // Read where it stands, not spoken each second: no live region holds it.
+        expect(await tab.page.getByRole('status').filter({ hasText: 'pages read' }).count()).toBe(0);
+        const found = await axe(tab.page);
+        expect(found, `${look.name}: ${found.join('; ')}`).toEqual([]);
+        if (SHOTS) {
+          await source.scrollIntoViewIfNeeded();
+          await tab.page.screenshot({ path: `${SHOTS}/sources-crawling-${look.name}.png` });
+        }
+      }
+
+      // The last page read: each page says the crawl is done, by itself, with what it found.
+      site.release();
+      for (const { page } of tabs) {
+        const source = page.getByRole('region', { name: site.start });
+        await expect.poll(() => source.getByRole('definition').first().textContent()).toBe('42');
+        expect(
+          await source
+            .getByRole('term')
+            .filter({ hasText: /^Crawl/ })
+            .count(),
+        ).toBe(0);
+        expect(await page.getByRole('status').allTextContents()).toContain(
+          `Crawled ${site.start}: 42 pages.`,
+        );
+      }
+      for (const { violations, errors } of tabs) {
+        expect(await violations()).toEqual([]);
+        expect(errors).toEqual([]);
+      }
+      const { page } = tabs[0];
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('region', { name: site.start }).getByRole('button', { name: 'Remove' }).click();
+      await expect.poll(() => page.getByRole('region', { name: site.start }).count()).toBe(0);
+    } finally {
+      await Promise.all(tabs.map(({ context }) => context.close()));
+      await site.close();
     }
   });
 

@@ -2,10 +2,10 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
-import type { ConsoleCrawlProgress, ConsoleDocSource } from '../../../contract/console.js';
+import type { ConsoleDocSource } from '../../../contract/console.js';
 import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
-import { count, duration, when } from '../format.js';
+import { count, crawlProgress, when } from '../format.js';
 import { ConsolePage } from './page.js';
 
 /**
@@ -189,9 +189,11 @@ export class SourcesPage extends ConsolePage {
         <div><dt>Last crawl</dt><dd>${when(source.last_crawl_at, 'Not yet')}</dd></div>
         <div><dt>Next crawl</dt><dd>${when(source.next_crawl_at)}</dd></div>
         ${
-          source.crawl || this.crawls.crawling(source.id)
-            ? html`<div><dt>Crawl</dt><dd>${source.crawl ? progress(source.crawl) : 'Waiting to start…'}</dd></div>`
-            : nothing
+          source.crawl
+            ? html`<div><dt>Crawling</dt><dd>${crawlProgress(source.crawl)}</dd></div>`
+            : this.crawls.crawling(source.id)
+              ? html`<div><dt>Crawl</dt><dd>Waiting to start…</dd></div>`
+              : nothing
         }
         ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the page cap)' : ''}</dd></div>` : nothing}
         <div><dt>Excludes</dt><dd>${
@@ -290,24 +292,6 @@ const suggestions = (source: ConsoleDocSource, busy: boolean, exclude: (pattern:
             <button ?disabled=${busy} @click=${() => exclude(s.pattern)}>Exclude ${s.pattern}</button></li>`,
         )}</ul></div>`
     : nothing;
-
-const DOING = {
-  robots: 'Reading robots.txt',
-  sitemap: 'Reading the sitemap',
-  pages: 'Crawling',
-  saving: 'Saving',
-} as const;
-
-/**
- * How far a crawl under way has got (decision 435): "Crawling: 340 pages read, 2 failed, for
- * 12 sec". Read where it stands, not spoken: the page's status says when a crawl it follows ends.
- */
-const progress = (crawl: ConsoleCrawlProgress) => {
-  const read = `${count(crawl.pages_read)} ${crawl.pages_read === 1 ? 'page' : 'pages'} read`;
-  const failed = crawl.pages_failed ? `, ${count(crawl.pages_failed)} failed` : '';
-  const counts = crawl.pages_read || crawl.pages_failed ? `: ${read}${failed}` : '';
-  return `${DOING[crawl.phase]}${counts}, for ${duration(crawl.elapsed_ms)}`;
-};
 
 /** The lines of an exclusions box: trimmed, without blank ones (the service checks each). */
 const patterns = (text: string) =>

@@ -1,0 +1,35 @@
+/** The console's words for a crawl under way (decision 435) and for how long something has run. */
+import { describe, expect, it } from 'vitest';
+import type { ConsoleCrawlProgress } from '../../../../contract/console.js';
+import { crawlProgress, duration } from '../../../../service/console/format.js';
+
+const crawl = (phase: ConsoleCrawlProgress['phase'], read: number, failed: number, ms: number) =>
+  crawlProgress({
+    phase,
+    pages_read: read,
+    pages_failed: failed,
+    started_at: '2026-11-28T10:00:00.000000Z',
+    elapsed_ms: ms,
+  });
+
+describe("the console's words for a crawl under way", () => {
+  it('says what it reads, the pages read and failed with plurals right, and for how long', () => {
+    expect(crawl('robots', 0, 0, 400)).toBe('Reading robots.txt, for 0 sec');
+    expect(crawl('sitemap', 0, 0, 2_000)).toBe('Reading the sitemap, for 2 sec');
+    expect(crawl('pages', 0, 0, 2_500)).toBe('0 pages read, for 2 sec');
+    expect(crawl('pages', 1, 0, 3_000)).toBe('1 page read, for 3 sec');
+    expect(crawl('pages', 340, 2, 12_000)).toBe('340 pages read, 2 failed, for 12 sec');
+    expect(crawl('pages', 1_200, 1, 185_000)).toBe('1,200 pages read, 1 failed, for 3 min');
+    expect(crawl('saving', 1_200, 0, 200_000)).toBe('Saving: 1,200 pages read, for 3 min');
+    // A sitemap that failed before any page: the failure counts already.
+    expect(crawl('sitemap', 0, 1, 1_000)).toBe('Reading the sitemap: 0 pages read, 1 failed, for 1 sec');
+  });
+
+  it('writes a duration in whole seconds, minutes, then hours and minutes', () => {
+    expect(duration(-5)).toBe('0 sec');
+    expect(duration(59_999)).toBe('59 sec');
+    expect(duration(60_000)).toBe('1 min');
+    expect(duration(3_599_999)).toBe('59 min');
+    expect(duration(3_600_000 + 5 * 60_000)).toBe('1 hr 5 min');
+  });
+});
