@@ -35,6 +35,20 @@ async function fixture() {
 }
 
 const P = 'proj_a';
+
+/** `docs` with the crawl progress it is given kept in `writes`, in order. */
+function countingProgress(docs: DocsStore) {
+  const writes: DocCrawlProgress[] = [];
+  const store: DocsStore = Object.create(docs, {
+    putDocCrawlProgress: {
+      value: (progress: DocCrawlProgress) => {
+        writes.push(progress);
+        return docs.putDocCrawlProgress(progress);
+      },
+    },
+  });
+  return { store, writes };
+}
 const pageRequests = (site: StaticSite) => site.requests.filter((r) => /\.(html|md)$|\/$/.test(r.path));
 
 describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
@@ -159,15 +173,7 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     const site = await heldSite({ pages, delayMs: 5 });
     onTestFinished(() => site.close());
     // The writes the crawling instance sends, counted.
-    const writes: DocCrawlProgress[] = [];
-    const store: DocsStore = Object.create(storage.docs, {
-      putDocCrawlProgress: {
-        value: (progress: DocCrawlProgress) => {
-          writes.push(progress);
-          return storage.docs.putDocCrawlProgress(progress);
-        },
-      },
-    });
+    const { store, writes } = countingProgress(storage.docs);
     const crawler = library({ store });
     const reader = library();
     const source = await crawler.addSource(P, site.start);
@@ -209,15 +215,7 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
 
   it('counts the pages of a folder as it reads them, and leaves no progress behind a crawl stopped by close', async () => {
     const { storage, library } = await fixture();
-    const writes: DocCrawlProgress[] = [];
-    const store: DocsStore = Object.create(storage.docs, {
-      putDocCrawlProgress: {
-        value: (progress: DocCrawlProgress) => {
-          writes.push(progress);
-          return storage.docs.putDocCrawlProgress(progress);
-        },
-      },
-    });
+    const { store, writes } = countingProgress(storage.docs);
     const folder = library({ store });
     await folder.addSource(P, join(SITE, 'docs'), 'https://acme.example/docs');
     await folder.tick();
