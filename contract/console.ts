@@ -298,6 +298,11 @@ export interface ConsoleCrawlProgress {
   started_at: string;
   /** How long it has run, by the service's clock as the answer was made (the browser's may differ). */
   elapsed_ms: number;
+  /**
+   * How long since it last got further (a page read or failed, a new phase), by the same clock: a
+   * minute or more while reading pages is a crawl that may be stuck.
+   */
+  quiet_ms: number;
 }
 
 /** An exclude pattern the Sources page offers, with what it would keep out. */

@@ -50,8 +50,9 @@ const DOING = {
 
 /**
  * How far a crawl under way has got (decision 435): "340 pages read, 2 failed, for 12 sec",
- * "Reading the sitemap, for 2 sec". Read where it stands, not spoken: the Sources page's status
- * says when a crawl it follows ends.
+ * "Reading the sitemap, for 2 sec", and "(nothing new for 2 min)" when no page has come for a
+ * minute. Read where it stands, not spoken: the Sources page's status says when a crawl it
+ * follows ends.
  */
 export const crawlProgress = (crawl: ConsoleCrawlProgress) => {
   const read = `${count(crawl.pages_read)} ${crawl.pages_read === 1 ? 'page' : 'pages'} read`;
@@ -59,5 +60,7 @@ export const crawlProgress = (crawl: ConsoleCrawlProgress) => {
   const counted =
     crawl.phase === 'pages' || crawl.phase === 'saving' || crawl.pages_read || crawl.pages_failed;
   const doing = [DOING[crawl.phase], counted ? `${read}${failed}` : ''].filter(Boolean).join(': ');
-  return `${doing}, for ${duration(crawl.elapsed_ms)}`;
+  // Pages come every few seconds at the slowest (a request gives up after 15 s, retried once).
+  const stuck = crawl.phase === 'pages' && crawl.quiet_ms >= 60_000;
+  return `${doing}, for ${duration(crawl.elapsed_ms)}${stuck ? ` (nothing new for ${duration(crawl.quiet_ms)})` : ''}`;
 };

@@ -62,6 +62,7 @@ const progressJson = (crawl: DocCrawlProgress, now: number): ConsoleCrawlProgres
   pages_failed: crawl.pagesFailed,
   started_at: isoMicros(crawl.startedAt),
   elapsed_ms: Math.max(0, now - crawl.startedAt),
+  quiet_ms: Math.max(0, now - crawl.updatedAt),
 });
 
 /** A source as the Sources page shows it, with what it may want to exclude and its crawl under way. */

@@ -68,6 +68,7 @@ describe("the console's crawl follower", () => {
         pages_failed: 2,
         started_at: '2026-11-28T11:00:00.000000Z',
         elapsed_ms: 12_000,
+        quiet_ms: 0,
       }),
       source('b', null),
     ];

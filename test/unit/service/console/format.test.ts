@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { ConsoleCrawlProgress } from '../../../../contract/console.js';
 import { crawlProgress, duration } from '../../../../service/console/format.js';
 
-const crawl = (phase: ConsoleCrawlProgress['phase'], read: number, failed: number, ms: number) =>
+const crawl = (phase: ConsoleCrawlProgress['phase'], read: number, failed: number, ms: number, quiet = 0) =>
   crawlProgress({
     phase,
     pages_read: read,
     pages_failed: failed,
     started_at: '2026-11-28T10:00:00.000000Z',
     elapsed_ms: ms,
+    quiet_ms: quiet,
   });
 
 describe("the console's words for a crawl under way", () => {
@@ -21,6 +22,13 @@ describe("the console's words for a crawl under way", () => {
     expect(crawl('pages', 340, 2, 12_000)).toBe('340 pages read, 2 failed, for 12 sec');
     expect(crawl('pages', 1_200, 1, 185_000)).toBe('1,200 pages read, 1 failed, for 3 min');
     expect(crawl('saving', 1_200, 0, 200_000)).toBe('Saving: 1,200 pages read, for 3 min');
+    // No page for a minute or more while reading pages: said, as a crawl that may be stuck.
+    expect(crawl('pages', 340, 2, 600_000, 59_999)).toBe('340 pages read, 2 failed, for 10 min');
+    expect(crawl('pages', 340, 2, 600_000, 125_000)).toBe(
+      '340 pages read, 2 failed, for 10 min (nothing new for 2 min)',
+    );
+    // Saving writes once and then works: its quiet is no sign of trouble.
+    expect(crawl('saving', 340, 2, 600_000, 125_000)).toBe('Saving: 340 pages read, 2 failed, for 10 min');
     // A sitemap that failed before any page: the failure counts already.
     expect(crawl('sitemap', 0, 1, 1_000)).toBe('Reading the sitemap: 0 pages read, 1 failed, for 1 sec');
   });

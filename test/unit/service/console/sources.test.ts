@@ -315,6 +315,37 @@ describe('console Sources', () => {
     });
   });
 
+  it('carries the crawl under way: how long it has run and since it last got further, by the service clock, until it goes stale', async () => {
+    const { admin, docs, clock, folder } = await sourcesConsole();
+    const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    const crawl = async () =>
+      (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources[0].crawl;
+    expect(await crawl()).toBeNull();
+    // As another instance crawling it writes it.
+    await docs.store.putDocCrawlProgress({
+      sourceId: added.body.id,
+      phase: 'pages',
+      pagesRead: 340,
+      pagesFailed: 2,
+      startedAt: clock.now() - 30_000,
+      updatedAt: clock.now() - 5_000,
+    });
+    expect(await crawl()).toEqual({
+      phase: 'pages',
+      pages_read: 340,
+      pages_failed: 2,
+      started_at: new Date(clock.now() - 30_000).toISOString().replace('Z', '000Z'),
+      elapsed_ms: 30_000,
+      quiet_ms: 5_000,
+    });
+    // Not written for the lease's length (10 minutes): its instance died, and no crawl runs.
+    clock.advance(10 * 60_000 - 5_000);
+    expect((await crawl())?.quiet_ms).toBe(10 * 60_000);
+    clock.advance(1);
+    expect(await crawl()).toBeNull();
+  });
+
   it('refuses what cannot be a source, in plain words, and needs an admin', async () => {
     const { admin, service } = await sourcesConsole();
     const refused = await admin.call('POST', docsPath(PROJECT.id, 'sources'), {

@@ -74,6 +74,7 @@ describe.each(fleets)('a crawl across a fleet of two on $name', { timeout: 30_00
       pages_failed: 0,
       started_at: expect.any(String),
       elapsed_ms: 12_000,
+      quiet_ms: 12_000,
     });
     // The other instance does not crawl it too.
     expect(await libraries[1].tick()).toBe(0);
