@@ -60,7 +60,8 @@ export const crawlProgress = (crawl: ConsoleCrawlProgress) => {
   const counted =
     crawl.phase === 'pages' || crawl.phase === 'saving' || crawl.pages_read || crawl.pages_failed;
   const doing = [DOING[crawl.phase], counted ? `${read}${failed}` : ''].filter(Boolean).join(': ');
-  // Pages come every few seconds at the slowest (a request gives up after 15 s, retried once).
+  // A page comes within a minute at the slowest: a request gives up after 15 s and is retried
+  // once, and the crawl's pace waits 10 s at most between requests (decision 441).
   const stuck = crawl.phase === 'pages' && crawl.quiet_ms >= 60_000;
   return `${doing}, for ${duration(crawl.elapsed_ms)}${stuck ? ` (nothing new for ${duration(crawl.quiet_ms)})` : ''}`;
 };
