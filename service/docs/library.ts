@@ -114,7 +114,7 @@ export function sourceExclusions(patterns: readonly unknown[], source?: { locati
 
 /**
  * What a source holds now, against what the last crawls left, its progress told to `onProgress`;
- * null when the library closed meanwhile.
+ * null when `signal` aborted meanwhile (the library closed, or the lease was lost).
  */
 async function readSource(
   source: DocSourceRecord,
@@ -363,9 +363,9 @@ export class DocsLibrary {
       for (;;) {
         const due = (await store.listDocSources()).find((s) => s.nextCrawlAt <= clock.now());
         if (!due || this.stop.signal.aborted) break;
-        await this.crawl(due);
+        await this.holding((signal) => this.crawl(due, signal));
         crawled++;
-        // The lease is renewed between sources; one lost meanwhile ends the turn.
+        // One lost meanwhile (the store unreachable for a lease's length) ends the turn.
         if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return crawled;
       }
       await this.embedMissing();
@@ -376,10 +376,34 @@ export class DocsLibrary {
   }
 
   /**
+   * Runs `work` with the crawl lease renewed every third of its length: one site's crawl can
+   * outlast the lease (thousands of pages, a slow host, a `Crawl-delay`), and another instance
+   * would take it and crawl the same source beside this one. `work`'s signal aborts when the
+   * library closes, or when a renewal finds the lease taken (this crawl is then not applied).
+   */
+  private async holding<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const { store, clock } = this.options;
+    const lost = new AbortController();
+    const renew = setInterval(() => {
+      store.claimDocCrawl(this.holder, this.leaseMs, clock.now()).then(
+        (held) => held || lost.abort(),
+        // An unreachable store: the next renewal tries again, and the lease holds meanwhile.
+        () => {},
+      );
+    }, this.leaseMs / 3);
+    (renew as { unref?: () => void }).unref?.();
+    try {
+      return await work(AbortSignal.any([this.stop.signal, lost.signal]));
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /**
    * One source, crawled and applied whole; failures are the run's, never thrown. How far it has
    * got is in the store while it runs (decision 435), until its run replaces it.
    */
-  private async crawl(source: DocSourceRecord) {
+  private async crawl(source: DocSourceRecord, signal: AbortSignal) {
     const { store, clock, log } = this.options;
     const startedAt = clock.now();
     const onError = (error: unknown) =>
@@ -387,9 +411,7 @@ export class DocsLibrary {
     const progress = new CrawlProgressWriter({ store, clock, sourceId: source.id, startedAt, onError });
     let run: CrawlRunRecord | undefined;
     try {
-      const result = await readSource(source, this.options, this.stop.signal, (step) =>
-        progress.report(step),
-      );
+      const result = await readSource(source, this.options, signal, (step) => progress.report(step));
       if (!result) return;
       const read = { pagesRead: result.pages.length, pagesFailed: result.failures.length };
       await progress.settle({ phase: 'saving', ...read });

@@ -52,6 +52,38 @@ function countingProgress(docs: DocsStore) {
 const pageRequests = (site: StaticSite) => site.requests.filter((r) => /\.(html|md)$|\/$/.test(r.path));
 
 describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
+  it('keeps the crawl lease through a crawl longer than it, so no other instance crawls beside it', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const site = await serveFolder(SITE, {
+      gate: (req, res) => {
+        if (!req.url?.endsWith('/guide/install.html')) return false;
+        void held.then(() =>
+          res
+            .writeHead(200, { 'Content-Type': 'text/html' })
+            .end('<title>Install</title><main><p>Slow.</p></main>'),
+        );
+        return true;
+      },
+    });
+    open.push(site);
+    const storage = memoryStores();
+    const clock = new ManualClock();
+    const library = () =>
+      new DocsLibrary({ store: storage.docs, clock, leaseMs: 150, crawl: { retryDelayMs: 1 } });
+    const [a, b] = [library(), library()];
+    await a.addSource(P, `${site.url}/docs/`);
+    const crawling = a.tick();
+    await expect.poll(() => site.requests.some((r) => r.path === '/robots.txt')).toBe(true);
+    // Three leases' time passes; A renews every third of one (50 ms), so B finds it held.
+    clock.advance(450);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await b.tick()).toBe(0);
+    release();
+    expect(await crawling).toBe(1);
+    expect(site.requests.filter((r) => r.path === '/docs/guide/install.html')).toHaveLength(1);
+  });
+
   it('crawls a due source once however many instances tick, and a restart reads the index without crawling', async () => {
     const { site, library } = await fixture();
     const [a, b] = [library(), library()];
