@@ -59,8 +59,11 @@ export interface PdfDocument {
   outline: PdfOutlineEntry[];
 }
 
-/** Why a PDF was not read: its streams would inflate past the bound, or pdf.js could not read it. */
-export type PdfRefusal = 'inflates' | 'unreadable';
+/**
+ * Why a PDF was not read: its streams would inflate past the bound, it needs a password to open,
+ * or pdf.js could not read it.
+ */
+export type PdfRefusal = 'inflates' | 'password' | 'unreadable';
 
 /**
  * What a PDF's compressed streams may inflate to, images aside (reading text decodes none),
@@ -304,8 +307,8 @@ export async function readPdf(
       pages,
       outline: outline ? await outlineOf(doc).catch(() => []) : [],
     };
-  } catch {
-    return 'unreadable';
+  } catch (error) {
+    return error instanceof Error && error.name === 'PasswordException' ? 'password' : 'unreadable';
   } finally {
     await doc?.destroy().catch(() => {});
   }

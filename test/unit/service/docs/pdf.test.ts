@@ -251,6 +251,22 @@ describe('extractPdf', () => {
     expect(pdf.sections.map((s) => s.text).join('\n\n')).toContain('Line 44 of the upgrade');
   });
 
+  it('says a PDF that needs a password to open is not indexed, and why', async () => {
+    const key = 'ab'.repeat(32);
+    const locked = pdfFile(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+        `<< /Filter /Standard /V 1 /R 2 /O <${key}> /U <${key}> /P -4 >>`,
+      ],
+      `/Encrypt 4 0 R /ID [<${'01'.repeat(16)}><${'01'.repeat(16)}>] `,
+    );
+    expect(await extractPdf(locked, URL, 'guide.pdf')).toBe(
+      'the PDF needs a password to open: publish it without one to index it',
+    );
+  });
+
   it('refuses a PDF whose streams would inflate past the bound (a zip bomb), reading nothing', async () => {
     const content = new Uint8Array(
       deflateSync(Buffer.concat([Buffer.alloc(MAX_PDF_INFLATED_BYTES), Buffer.from('BT (x) Tj ET')])),
