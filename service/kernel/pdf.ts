@@ -315,12 +315,12 @@ export async function readPdf(
 }
 
 /**
- * The text of the first `maxPages` pages, page by page, or null when the file is no PDF pdf.js
- * can read, or would inflate past MAX_PDF_INFLATED_BYTES.
+ * The text of the first `maxPages` pages, page by page, or why it was not read: the file is no
+ * PDF pdf.js can read, needs a password, or would inflate past MAX_PDF_INFLATED_BYTES.
  */
-export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | null> {
+export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | PdfRefusal> {
   const read = await readPdf(bytes, { maxPages });
-  if (typeof read === 'string') return null;
+  if (typeof read === 'string') return read;
   return {
     text: read.pages
       .map((page) =>

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FileInfo } from '../../../../contract/types.js';
 import { loadDocsFolder, OpenAiAgent, type OpenAiAgentOptions } from '../../../../service/node.js';
 import { inflatesWithin, MAX_PDF_INFLATED_BYTES } from '../../../../service/kernel/pdf.js';
-import { pdfWithPages, pngHeader, uploadRequest } from '../../../fixtures/files.js';
+import { lockedPdf, pdfWithPages, pngHeader, uploadRequest } from '../../../fixtures/files.js';
 import { chatRecords, makeService, textOf } from '../../../fixtures/service.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures');
@@ -147,6 +147,14 @@ describe('OpenAiAgent with files', () => {
     expect(content).toContain(', its first 30 of 5000 pages:');
     expect(content).toContain('Page number 30\n');
     expect(content).not.toContain('Page number 31');
+  });
+
+  it('tells the model a PDF that needs a password could not be read for that, not that it is damaged', async () => {
+    const { model, upload, ask } = await setUp();
+    await ask('What is in it?', [await upload(lockedPdf(), 'locked.pdf')]);
+    expect(lastUser(model.requests[0])).toContain(
+      `File \`locked.pdf\` (PDF, ${lockedPdf().length} bytes): it needs a password to open, so its text could not be read.`,
+    );
   });
 
   it('does not read a PDF whose streams would inflate past the bound (a zip bomb in PDF clothes)', async () => {

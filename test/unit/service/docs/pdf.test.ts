@@ -6,7 +6,7 @@ import { extractPdf, NO_TEXT } from '../../../../service/docs/pdf.js';
 import { StaticDocs } from '../../../../service/docs/ranking.js';
 import { sourcesOf } from '../../../../service/agents/docs-prompt.js';
 import type { ExtractedPage } from '../../../../service/docs/types.js';
-import { pdfDocument, pdfFile } from '../../../fixtures/files.js';
+import { lockedPdf, pdfDocument, pdfFile } from '../../../fixtures/files.js';
 
 const URL = 'https://acme.test/manuals/guide.pdf';
 
@@ -252,17 +252,7 @@ describe('extractPdf', () => {
   });
 
   it('says a PDF that needs a password to open is not indexed, and why', async () => {
-    const key = 'ab'.repeat(32);
-    const locked = pdfFile(
-      [
-        '<< /Type /Catalog /Pages 2 0 R >>',
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
-        `<< /Filter /Standard /V 1 /R 2 /O <${key}> /U <${key}> /P -4 >>`,
-      ],
-      `/Encrypt 4 0 R /ID [<${'01'.repeat(16)}><${'01'.repeat(16)}>] `,
-    );
-    expect(await extractPdf(locked, URL, 'guide.pdf')).toBe(
+    expect(await extractPdf(lockedPdf(), URL, 'guide.pdf')).toBe(
       'the PDF needs a password to open: publish it without one to index it',
     );
   });
