@@ -1,11 +1,5 @@
 import type { Clock } from '../kernel/clock.js';
-import type {
-  CrawlRunRecord,
-  DocSectionRecord,
-  DocSourceRecord,
-  DocSourceSummary,
-  DocsStore,
-} from '../storage/types.js';
+import type { CrawlRunRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
 import {
   CrawlExcludedStartError,
   crawlSite,
@@ -368,7 +362,7 @@ export class DocsLibrary {
         // One lost meanwhile (the store unreachable for a lease's length) ends the turn.
         if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return crawled;
       }
-      await this.embedMissing();
+      await embedMissing(this.options, this.stop.signal);
     } finally {
       await store.releaseDocCrawl(this.holder);
     }
@@ -445,46 +439,42 @@ export class DocsLibrary {
       .catch(() => {});
   }
 
-  /** Embeds the sections, of every project with sources, that have no vector from the configured model yet. */
-  private async embedMissing() {
-    const { embedder, store } = this.options;
-    if (!embedder) return;
-    const projects = new Set((await store.listDocSources()).map((source) => source.projectId));
-    for (const projectId of projects) {
-      const missing = (await store.listDocSections(projectId)).filter(
-        (s) => s.embeddingModel !== embedder.model,
-      );
-      for (let i = 0; i < missing.length && !this.stop.signal.aborted; i += 256) {
-        const batch = missing.slice(i, i + 256);
-        if (!(await this.embed(projectId, batch))) return;
-      }
-    }
-  }
-
-  /** One batch of sections embedded and stored; false when the embeddings server failed (logged). */
-  private async embed(projectId: string, batch: DocSectionRecord[]) {
-    const { embedder, store, log } = this.options;
-    try {
-      const vectors = await embedder!.embed(batch.map(embeddingText), this.stop.signal);
-      await store.putEmbeddings(
-        projectId,
-        embedder!.model,
-        batch.map((section, j) => ({ id: section.id, embedding: Array.from(vectors[j]) })),
-      );
-      return true;
-    } catch (error) {
-      log?.({
-        level: 'warn',
-        msg: 'docs_embeddings_failed',
-        error: error instanceof Error ? error.message : 'unknown',
-      });
-      return false;
-    }
-  }
-
   /** Stops a crawl in flight (what it read is not applied) and lets the lease go. */
   async close(): Promise<void> {
     this.stop.abort();
     await this.ticking?.catch(() => {});
+  }
+}
+
+/**
+ * Embeds the sections, of every project with sources, that have no vector from the configured
+ * model yet, 256 at a time, until `signal` aborts or the embeddings server fails (logged).
+ */
+async function embedMissing(options: DocsLibraryOptions, signal: AbortSignal) {
+  const { embedder, store, log } = options;
+  if (!embedder) return;
+  const projects = new Set((await store.listDocSources()).map((source) => source.projectId));
+  for (const projectId of projects) {
+    const missing = (await store.listDocSections(projectId)).filter(
+      (s) => s.embeddingModel !== embedder.model,
+    );
+    for (let i = 0; i < missing.length && !signal.aborted; i += 256) {
+      const batch = missing.slice(i, i + 256);
+      try {
+        const vectors = await embedder.embed(batch.map(embeddingText), signal);
+        await store.putEmbeddings(
+          projectId,
+          embedder.model,
+          batch.map((section, j) => ({ id: section.id, embedding: Array.from(vectors[j]) })),
+        );
+      } catch (error) {
+        log?.({
+          level: 'warn',
+          msg: 'docs_embeddings_failed',
+          error: error instanceof Error ? error.message : 'unknown',
+        });
+        return;
+      }
+    }
   }
 }
