@@ -1,6 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readDocsFolder } from '../../../../service/docs/folder.js';
+import { DocsLibrary } from '../../../../service/docs/library.js';
+import { ManualClock } from '../../../../service/kernel/clock.js';
+import { memoryStores } from '../../../../service/storage/memory/index.js';
 import { Embedder, HybridDocs, embeddingText } from '../../../../service/docs/embeddings.js';
 import { SectionIndex } from '../../../../service/docs/ranking.js';
 import type { Section } from '../../../../service/docs/types.js';
@@ -167,5 +172,36 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
       'https://docs.test/windows#windows',
       'https://docs.test/app#closing',
     ]);
+  });
+});
+
+describe("the library's embeddings duty", () => {
+  const FOLDER = join(import.meta.dirname, '../../../fixtures/docs-site/docs');
+
+  it('embeds every crawled section with the model after the crawl, and logs a failing server once, keeping none', async () => {
+    const storage = memoryStores();
+    const log: { msg: string }[] = [];
+    const library = (baseUrl: string) =>
+      new DocsLibrary({
+        store: storage.docs,
+        clock: new ManualClock(),
+        readFolder: readDocsFolder,
+        embedder: new Embedder({ baseUrl, model: 'embed-small', batch: 4 }),
+        log: (entry) => log.push(entry),
+      });
+    const down = await embeddingsServer(503);
+    const failing = library(down.baseUrl);
+    await failing.addSource('proj_a', FOLDER);
+    expect(await failing.tick()).toBe(1);
+    expect((await storage.docs.listDocSections('proj_a')).every((s) => s.embedding === null)).toBe(true);
+    expect(log.filter((e) => e.msg === 'docs_embeddings_failed')).toHaveLength(1);
+
+    const up = await embeddingsServer();
+    await library(up.baseUrl).tick();
+    const sections = await storage.docs.listDocSections('proj_a');
+    expect(sections.length).toBeGreaterThan(4);
+    expect(sections.every((s) => s.embeddingModel === 'embed-small' && s.embedding?.length === 3)).toBe(true);
+    // Each section's text sent once.
+    expect(up.seen.flatMap((r) => r.body.input)).toHaveLength(sections.length);
   });
 });
