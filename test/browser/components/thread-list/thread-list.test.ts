@@ -1,7 +1,8 @@
+import { fixture, html } from '@open-wc/testing';
 import { describe, expect } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf } from '../../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../../msw/reference.js';
 import {
   deepActiveElement,
   fixtureChat,
@@ -182,6 +183,35 @@ describe('<agent-chat> thread list', () => {
       .toContain('Sign in to see your past conversations.');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(backend.serviceRequests.slice(before).map((r) => new URL(r.url).pathname)).toEqual([]);
+  });
+
+  test('a page of a public integration (base-url, no session endpoint) opens Conversations: no proof of work, no session, no request', async ({
+    backend,
+  }) => {
+    // A public session never has an owner (wire contract §2b; §5 answers 403): asking would
+    // spend the visitor's proof of work and a session of the day's budget on a refusal.
+    const asked: string[] = [];
+    const pageFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      asked.push(input instanceof Request ? input.url : String(input));
+      return pageFetch(input, init);
+    };
+    try {
+      const el = await fixture<AgentChat>(html`<agent-chat
+        project-id=${PROJECT_ID}
+        integration-id=${INTEGRATION_ID}
+        base-url=${SERVICE_BASE}
+        mode="inline"
+      ></agent-chat>`);
+      await settled(el);
+      await openThreadList(el);
+      await expect.poll(() => listRoot(el).textContent).toContain('Sign in to see your past conversations.');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(asked).toEqual([]);
+      expect(backend.serviceRequests).toEqual([]);
+    } finally {
+      globalThis.fetch = pageFetch;
+    }
   });
 
   test('a thread deleted elsewhere leaves the list when the visitor opens it', async ({ backend }) => {
