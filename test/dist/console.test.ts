@@ -87,6 +87,14 @@ async function signIn(page: Page) {
   await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
 }
 
+/** The element that holds the focus, through shadow roots: its tag and text. */
+const focusedText = (page: Page) =>
+  page.evaluate(() => {
+    let active = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    return `${active?.tagName} ${active?.textContent}`;
+  });
+
 /** The first ranked section of the search the Sources page shows. */
 const firstHit = (page: Page) =>
   page
@@ -232,6 +240,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
     await page.getByRole('textbox', { name: 'Password' }).press('Enter');
     await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    // The sign-in form is gone with the focus it held: the page's heading takes it, as after a
+    // navigation, so a keyboard or screen-reader user is not dropped back to the document's start.
+    await expect.poll(() => focusedText(page)).toBe('H1 Activity');
     const cookie = (await context.cookies()).find((c) => c.name === 'agent_chat_console')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console/' });
     expect(await violations()).toEqual([]);
@@ -702,15 +713,7 @@ describe('the console in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     // After a navigation the page's heading holds the focus.
-    await expect
-      .poll(() =>
-        page.evaluate(() => {
-          let active = document.activeElement;
-          while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-          return `${active?.tagName} ${active?.textContent}`;
-        }),
-      )
-      .toBe('H1 API keys');
+    await expect.poll(() => focusedText(page)).toBe('H1 API keys');
     await page.getByRole('textbox', { name: /Key name/ }).focus();
     await page.keyboard.type('Keyboard key');
     await page.keyboard.press('Enter');

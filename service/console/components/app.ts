@@ -171,7 +171,11 @@ export class ConsoleApp extends LitElement {
     if (!inPlace(event)) return;
     event.preventDefault();
     this.go((event.currentTarget as HTMLAnchorElement).href);
-    // The page's heading takes focus, so a screen reader hears where it landed.
+    this.focusPage();
+  }
+
+  /** The page's heading takes focus, so a screen reader hears where it landed. */
+  private focusPage() {
     void this.updateComplete.then(() =>
       requestAnimationFrame(() =>
         this.renderRoot.querySelector('main')?.querySelector<ConsolePage>('[data-page]')?.focusHeading(),
@@ -265,6 +269,8 @@ export class ConsoleApp extends LitElement {
     this.status = 'loading';
     await this.loadProjects();
     this.status = 'ready';
+    // The sign-in form went with the focus it held.
+    this.focusPage();
   }
 
   private async signOut() {
