@@ -335,6 +335,15 @@ export class DocsLibrary {
     return this.project(projectId).search(question, limit);
   }
 
+  /**
+   * The same, as the docs are stored now: a change just made (a crawl, an exclusion, on any
+   * instance) is searched at once, where answers keep the index they have for the freshness.
+   */
+  async searchNow(projectId: string, question: string, limit = 20): Promise<Hit[]> {
+    this.project(projectId);
+    return this.indexes.get(projectId)!.searchNow(question, limit);
+  }
+
   /** The words a search of the project's docs adds to `question`. */
   expansions(projectId: string, question: string): Promise<string[]> {
     return this.project(projectId).expansions?.(question) ?? Promise.resolve([]);

@@ -44,6 +44,15 @@ export class ProjectIndex implements DocsSearch {
     return index ? index.search(question, limit) : [];
   }
 
+  /**
+   * The same, from the index as of the store's version now, waiting for a rebuild when it moved
+   * (on this instance or another): what the console shows an owner who has just changed the docs.
+   */
+  async searchNow(question: string, limit = 20): Promise<Hit[]> {
+    await this.refresh();
+    return this.search(question, limit);
+  }
+
   async size(): Promise<number> {
     await this.current();
     return this.index?.sections.length ?? 0;

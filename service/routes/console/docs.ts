@@ -204,10 +204,9 @@ export async function searchDocs(
   if (!question) throw badRequest('q is the question to search for.');
   if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
   const docs = library(ctx);
-  const [hits, also] = await Promise.all([
-    docs.search(project.id, question, 10),
-    docs.expansions(project.id, question),
-  ]);
+  // The owner checks a change they have just made: the docs as stored now, then its words.
+  const hits = await docs.searchNow(project.id, question, 10);
+  const also = await docs.expansions(project.id, question);
   return json({
     also,
     hits: hits.map(({ section, score, match }) => ({

@@ -358,6 +358,25 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(await urls('max_locks_per_transaction')).not.toContain(config);
   });
 
+  it("the console's search answers from the docs as stored now: an exclusion just crawled is not searched, on any instance", async () => {
+    const { site, library } = await fixture();
+    // The console's instance (b) searched a moment ago; the crawl runs on another (a).
+    const [a, b] = [library(), library()];
+    const source = await a.addSource(P, `${site.url}/docs/`);
+    await a.tick();
+    const config = `${site.url}/docs/reference/config.html`;
+    const pages = async (hits: Promise<{ section: { pageUrl: string } }[]>) =>
+      (await hits).map((hit) => hit.section.pageUrl);
+    expect(await pages(b.search(P, 'max_locks_per_transaction'))).toContain(config);
+
+    expect(await a.setExclusions(P, source.id, ['*/reference/'])).toBe(true);
+    await a.tick();
+    // The owner who just saw "Crawled" searches again: the page they kept out is gone at once,
+    // where an answer may use the index it has for a few seconds more (the freshness).
+    expect(await pages(b.searchNow(P, 'max_locks_per_transaction'))).not.toContain(config);
+    expect(await pages(b.search(P, 'max_locks_per_transaction'))).not.toContain(config);
+  });
+
   it('refuses bad exclude patterns, and one that excludes the site it is given, naming it', async () => {
     const { site, library } = await fixture();
     const docs = library();
