@@ -65,3 +65,22 @@ export const crawlProgress = (crawl: ConsoleCrawlProgress) => {
   const stuck = crawl.phase === 'pages' && crawl.quiet_ms >= 60_000;
   return `${doing}, for ${duration(crawl.elapsed_ms)}${stuck ? ` (nothing new for ${duration(crawl.quiet_ms)})` : ''}`;
 };
+
+/**
+ * An audit entry's detail in words: `name: Docs site · budget: sessions 500, answers 2000`. A
+ * list is joined (an empty one is "(none)"), an object is its fields in order: never
+ * "[object Object]".
+ */
+export function auditDetail(detail: Record<string, unknown> | null): string {
+  const value = (v: unknown): string => {
+    if (Array.isArray(v)) return v.map(value).join(', ') || '(none)';
+    if (v && typeof v === 'object')
+      return Object.entries(v)
+        .map(([k, inner]) => `${k.replace(/_/g, ' ')} ${value(inner)}`)
+        .join(', ');
+    return String(v);
+  };
+  return Object.entries(detail ?? {})
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${value(v)}`)
+    .join(' · ');
+}

@@ -2,7 +2,7 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import type { ConsoleAuditEntry } from '../../../contract/console.js';
-import { when } from '../format.js';
+import { auditDetail, when } from '../format.js';
 import { ConsolePage } from './page.js';
 
 /** What an action means, in words. */
@@ -30,14 +30,6 @@ const ACTIONS: Record<string, string> = {
   'conversation.search': 'Searched conversations',
   'activity.export': 'Exported activity as CSV',
 };
-
-function details(entry: ConsoleAuditEntry): string {
-  const d = entry.detail ?? {};
-  const parts = Object.entries(d).map(
-    ([k, v]) => `${k.replace(/_/g, ' ')}: ${Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}`,
-  );
-  return parts.join(' · ');
-}
 
 /** Who did what, when: every admin action, sign-ins and what the CLI and start-up flags changed. */
 export class AuditPage extends ConsolePage {
@@ -92,7 +84,7 @@ export class AuditPage extends ConsolePage {
           <td class="when">${when(e.at)}</td>
           <td class="who">${e.actor}</td>
           <td class="what">${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
-            ${details(e) ? html`<div class="detail">${details(e)}</div>` : nothing}</td>
+            ${e.detail && Object.keys(e.detail).length ? html`<div class="detail">${auditDetail(e.detail)}</div>` : nothing}</td>
           <td class="address">${e.address ?? '—'}</td>
         </tr>`,
         )}</tbody>
