@@ -18,7 +18,7 @@ import { CrawlProgressWriter, type CrawlStep } from './crawl-progress.js';
 import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
-import type { DocsSearch, Hit } from './types.js';
+import type { Hit } from './types.js';
 
 /**
  * The projects' documentation (decisions 294, 298): each project's sources in the database,
@@ -298,7 +298,7 @@ export class DocsLibrary {
   }
 
   /** The project's documentation, as its agent searches it. */
-  project(projectId: string): DocsSearch {
+  project(projectId: string): ProjectIndex {
     let index = this.indexes.get(projectId);
     if (!index) {
       index = new ProjectIndex(projectId, {
@@ -335,13 +335,9 @@ export class DocsLibrary {
     return this.project(projectId).search(question, limit);
   }
 
-  /**
-   * The same, as the docs are stored now: a change just made (a crawl, an exclusion, on any
-   * instance) is searched at once, where answers keep the index they have for the freshness.
-   */
-  async searchNow(projectId: string, question: string, limit = 20): Promise<Hit[]> {
-    this.project(projectId);
-    return this.indexes.get(projectId)!.searchNow(question, limit);
+  /** The same, as stored now: a change just made, on any instance, is searched at once (decision 437). */
+  searchNow(projectId: string, question: string, limit = 20): Promise<Hit[]> {
+    return this.project(projectId).searchNow(question, limit);
   }
 
   /** The words a search of the project's docs adds to `question`. */
