@@ -70,7 +70,7 @@ const bundles = [
   // decision 378: files in a question (state, uploads in the shared client, the composer's button);
   // decision 293: a source's section under its title (59 B); decision 317: answers that never
   // throw (0.3 KB); decision 406: the streaming pace and the markdown end counted once (0.15 KB).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 78.2 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 78.3 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

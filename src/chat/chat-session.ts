@@ -123,9 +123,9 @@ export class ChatSession {
     this.conversation = new Conversation(client, this.#conversationHooks(), options);
     this.threadList = new ThreadList(client, {
       onChange: () => this.#publish(),
-      // A public integration's sessions never have an owner (§2b): asking would spend a proof of
-      // work and a session of the day's budget on a 403. Else the session's word, else the page's
-      // as it is now (a new owner-key may not be synced yet).
+      // A public integration's sessions never have an owner (§2b, decision 436): asking would
+      // spend a proof of work and a session of the day's budget on a 403. Else the session's
+      // word, else the page's as it is now (a new owner-key may not be synced yet).
       ownerless: () =>
         sessionSourceOf(options.config()) === 'public' ||
         (this.#connection.ownerKey ?? options.config().ownerKey) === NO_OWNER,
