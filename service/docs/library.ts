@@ -335,11 +335,6 @@ export class DocsLibrary {
     return this.project(projectId).search(question, limit);
   }
 
-  /** The same, as stored now: a change just made, on any instance, is searched at once (decision 437). */
-  searchNow(projectId: string, question: string, limit = 20): Promise<Hit[]> {
-    return this.project(projectId).searchNow(question, limit);
-  }
-
   /** The words a search of the project's docs adds to `question`. */
   expansions(projectId: string, question: string): Promise<string[]> {
     return this.project(projectId).expansions?.(question) ?? Promise.resolve([]);

@@ -204,8 +204,8 @@ export async function searchDocs(
   if (!question) throw badRequest('q is the question to search for.');
   if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
   const docs = library(ctx);
-  // The owner checks a change they have just made: the docs as stored now, then its words.
-  const hits = await docs.searchNow(project.id, question, 10);
+  // The owner checks a change they have just made: the docs as stored now (decision 437), then its words.
+  const hits = await docs.project(project.id).searchNow(question, 10);
   const also = await docs.expansions(project.id, question);
   return json({
     also,

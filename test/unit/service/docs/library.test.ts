@@ -373,7 +373,7 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     await a.tick();
     // The owner who just saw "Crawled" searches again: the page they kept out is gone at once,
     // where an answer may use the index it has for a few seconds more (the freshness).
-    expect(await pages(b.searchNow(P, 'max_locks_per_transaction'))).not.toContain(config);
+    expect(await pages(b.project(P).searchNow('max_locks_per_transaction'))).not.toContain(config);
     expect(await pages(b.search(P, 'max_locks_per_transaction'))).not.toContain(config);
   });
 
