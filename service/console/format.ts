@@ -1,4 +1,7 @@
-/** How the console writes times, numbers and a crawl's progress: the reader's locale, UTC days for activity. */
+/**
+ * How the console writes times, numbers, a crawl's progress and an audit entry's detail: the
+ * reader's locale, UTC days for activity.
+ */
 import type { ConsoleCrawlProgress } from '../../contract/console.js';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
