@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
 import { launchChromium } from './chromium.js';
@@ -93,6 +93,14 @@ const focusedText = (page: Page) =>
     let active = document.activeElement;
     while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
     return `${active?.tagName} ${active?.textContent}`;
+  });
+
+/** A control's description: the text of what its aria-describedby names, in its shadow root. */
+const description = (control: Locator) =>
+  control.evaluate((el) => {
+    const root = el.getRootNode() as ShadowRoot;
+    const ids = (el.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean);
+    return ids.map((id) => root.getElementById(id)?.textContent?.trim()).join(' ');
   });
 
 /** The first ranked section of the search the Sources page shows. */
@@ -731,7 +739,9 @@ describe('the console in Chromium', () => {
     const { page, context } = await open();
     await signIn(page);
     await page.getByRole('link', { name: 'API keys', exact: true }).click();
-    await page.getByRole('textbox', { name: /Key name/ }).fill('Production server');
+    const name = page.getByRole('textbox', { name: 'Key name', exact: true });
+    expect(await description(name)).toBe('Where it is used, e.g. “Production web server”');
+    await name.fill('Production server');
     await page.getByRole('button', { name: 'Create API key' }).click();
     const box = page.getByRole('textbox', { name: 'New API key' });
     const key = await box.inputValue();
@@ -813,9 +823,12 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await page.getByRole('link', { name: /int_docs/ }).click();
     await page.getByText('No allowed origins: pages on any website').waitFor();
-    await page
-      .getByRole('textbox', { name: 'Allowed origins' })
-      .fill(`${listed.origin}\nhttps://docs.example.com`);
+    // Named by its label alone, the hint its description: a screen reader says each once.
+    const origins = page.getByRole('textbox', { name: 'Allowed origins', exact: true });
+    expect(await description(origins)).toBe(
+      'One per line, like https://docs.example.com. Pages elsewhere get 403.',
+    );
+    await origins.fill(`${listed.origin}\nhttps://docs.example.com`);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await expect.poll(() => page.getByText('No allowed origins').count()).toBe(0);

@@ -99,7 +99,7 @@ export class IntegrationsPage extends ConsolePage {
         <div class="row"><h2 id="integration-title">${integration.name}</h2><code class="muted">${integration.id}</code><span class="spacer"></span>
           <button type="button" class="small danger" @click=${() => this.confirm('integration')}>Delete integration</button></div>
         <label>Name <input name="name" .value=${integration.name} required maxlength="80"></label>
-        <label>Allowed origins <span class="hint" id="origins-hint">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
+        <label>Allowed origins <span class="hint" id="origins-hint" aria-hidden="true">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
           <textarea name="origins" aria-describedby="origins-hint" spellcheck="false" .value=${integration.allowed_origins.join('\n')}></textarea></label>
         ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
         ${publicAccessFields(integration)}

@@ -90,7 +90,7 @@ export class KeysPage extends ConsolePage {
           : nothing
       }
       <form class="card row create" @submit=${this.create}>
-        <label>Key name <span class="hint">Where it is used, e.g. “Production web server”</span><input name="name" required maxlength="80" autocomplete="off"></label>
+        <label>Key name <span class="hint" id="key-name-hint" aria-hidden="true">Where it is used, e.g. “Production web server”</span><input name="name" required maxlength="80" autocomplete="off" aria-describedby="key-name-hint"></label>
         <button class="primary" type="submit">Create API key</button>
       </form>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
