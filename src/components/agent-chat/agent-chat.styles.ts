@@ -25,6 +25,19 @@ export default css`
     display: grid;
     place-items: center;
   }
+  /* A right-to-left page's corner is the bottom left: the launcher and its panel (above a phone's
+     full screen) follow the page, and the panel grows from there. */
+  :host(:dir(rtl)) .launcher {
+    right: auto;
+    left: 20px;
+  }
+  @media (min-width: 481px) {
+    :host(:dir(rtl)) .panel.floating {
+      right: auto;
+      left: 20px;
+      transform-origin: bottom left;
+    }
+  }
   .launcher svg {
     width: 26px;
     height: 26px;

@@ -254,3 +254,42 @@ describe('<agent-chat> languages', () => {
     await expect.element(page.getByRole('button', { name: 'Copier le code' })).toBeInTheDocument();
   });
 });
+
+describe('<agent-chat> on a right-to-left page', () => {
+  /** Where the launcher and the open panel sit on a page of direction `dir`, in px from each side. */
+  async function corner(dir: 'rtl' | 'ltr') {
+    const wrapper = document.createElement('div');
+    wrapper.dir = dir;
+    document.body.append(wrapper);
+    const el = await fixtureChat({ mode: 'launcher' });
+    wrapper.append(el);
+    await el.updateComplete;
+    const sides = (box: DOMRect) => ({
+      left: Math.round(box.left),
+      right: Math.round(window.innerWidth - box.right),
+    });
+    const launcher = sides(page.getByRole('button', { name: 'Open chat' }).element().getBoundingClientRect());
+    await el.open();
+    await Promise.all(el.shadowRoot!.getAnimations().map((animation) => animation.finished));
+    const panel = sides(el.shadowRoot!.querySelector('.panel')!.getBoundingClientRect());
+    wrapper.remove();
+    return { launcher, panel };
+  }
+
+  test("floats its launcher and panel in the page's bottom left corner, and in the right on a left-to-right page", async ({
+    backend,
+  }) => {
+    await page.viewport(1280, 800);
+    const rtl = await corner('rtl');
+    expect([rtl.launcher.left, rtl.panel.left]).toEqual([20, 20]);
+    const ltr = await corner('ltr');
+    expect([ltr.launcher.right, ltr.panel.right]).toEqual([20, 20]);
+  });
+
+  test("keeps a phone's panel full screen, its launcher in the page's corner", async ({ backend }) => {
+    await page.viewport(390, 844);
+    const rtl = await corner('rtl');
+    expect(rtl.launcher.left).toBe(20);
+    expect(rtl.panel).toEqual({ left: 0, right: 0 });
+  });
+});
