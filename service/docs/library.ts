@@ -324,7 +324,7 @@ export class DocsLibrary {
     for (const projectId of projects) {
       if (this.stop.signal.aborted) break;
       if (this.indexes.has(projectId)) continue;
-      await this.project(projectId).size?.();
+      await this.project(projectId).size();
       built++;
     }
     return built;

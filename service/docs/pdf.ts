@@ -45,7 +45,10 @@ const nameTitle = (name: string) =>
     .replace(/\s+/g, ' ')
     .trim() || name;
 
-/** Where a bookmark starts: its page, how far down it (0 the top, 1 the bottom), its path. */
+/**
+ * Where a part of the document starts: its page, how far down it (0 the top, 1 the bottom) the
+ * first line whose top edge is at or below it, and its heading with its parents.
+ */
 type Mark = { page: number; top: number; path: string[] };
 
 /** The outline's bookmarks, each with its parents' titles, in the order they start in the document. */
@@ -55,7 +58,8 @@ function marksOf(outline: readonly PdfOutlineEntry[]): Mark[] {
     for (const entry of entries) {
       const title = entry.title.replace(/\s+/g, ' ').trim();
       const path = title ? [...parents, title] : parents;
-      if (entry.page !== null && title) marks.push({ page: entry.page, top: entry.top ?? 0, path });
+      if (entry.page !== null && title)
+        marks.push({ page: entry.page, top: (entry.top ?? 0) - MARK_SLACK, path });
       walk(entry.items, path);
     }
   };
@@ -99,8 +103,7 @@ function marksFromType(pages: readonly { page: number; lines: readonly PdfLine[]
       const size = round(line.size!);
       while (open.length && open.at(-1)!.size <= size) open.pop();
       open.push({ size, title: line.text.replace(/\s+/g, ' ').trim() });
-      // Where its line is, exactly: partsOf allows a bookmark's anchor some slack, this needs none.
-      marks.push({ page, top: line.top! + MARK_SLACK, path: open.map((o) => o.title) });
+      marks.push({ page, top: line.top!, path: open.map((o) => o.title) });
     });
   return marks;
 }
@@ -114,15 +117,13 @@ const round = (size: number) => Math.round(size * 2) / 2;
  */
 function partsOf(
   lines: readonly PdfLine[],
-  page: number,
-  marks: readonly Mark[],
+  inForce: string[] | null,
+  starts: readonly Mark[],
 ): { headings: string[] | null; lines: PdfLine[] }[] {
-  const before = marks.filter((mark) => mark.page < page);
-  const starts = marks.filter((mark) => mark.page === page);
-  const parts = [{ headings: before.at(-1)?.path ?? null, lines: [] as PdfLine[] }];
+  const parts = [{ headings: inForce, lines: [] as PdfLine[] }];
   let next = 0;
   for (const line of lines) {
-    while (next < starts.length && (line.top ?? 1) + MARK_SLACK >= starts[next].top) {
+    while (next < starts.length && (line.top ?? 1) >= starts[next].top) {
       parts.push({ headings: starts[next++].path, lines: [] });
     }
     parts.at(-1)!.lines.push(line);
@@ -240,8 +241,14 @@ export async function extractPdf(
   }));
   const marks = read.outline.length ? marksOf(read.outline) : marksFromType(pages);
   const sections: Section[] = [];
-  for (const page of pages)
-    for (const part of partsOf(page.lines, page.page, marks)) {
+  // The marks are in document order: each page takes those that start on it, once.
+  let inForce: string[] | null = null;
+  let next = 0;
+  for (const page of pages) {
+    while (next < marks.length && marks[next].page < page.page) inForce = marks[next++].path;
+    const first = next;
+    while (next < marks.length && marks[next].page === page.page) next++;
+    for (const part of partsOf(page.lines, inForce, marks.slice(first, next))) {
       const text = pageText(part.lines);
       if (!text) continue;
       sections.push(
@@ -254,6 +261,8 @@ export async function extractPdf(
         }),
       );
     }
+    if (next > first) inForce = marks[next - 1].path;
+  }
   if (!sections.length) return NO_TEXT;
   return { title, sections, links: [], canonical: null, noindex: false, nofollow: false };
 }

@@ -138,7 +138,8 @@ type Styles = Record<string, { fontFamily?: string } | undefined>;
  * Whether an item's font says anything about its line: spaces and empty items take any font, and
  * so does a lone symbol (LaTeX sets a listing's `\` in the text's font).
  */
-const telling = (str: string) => /[\p{L}\p{N}]/u.test(str) || str.trim().length > 1;
+const telling = (item: TextItem) => /[\p{L}\p{N}]/u.test(item.str) || item.str.trim().length > 1;
+const monospace = (styles: Styles) => (item: TextItem) => styles[item.fontName]?.fontFamily === 'monospace';
 
 /**
  * A page's text as lines: pdf.js's items joined up to each end of line. A line whose baseline is
@@ -158,12 +159,10 @@ function linesOf(items: readonly (TextItem | object)[], styles: Styles, view: re
       const first = line.find((item) => item.str);
       const y = first ? first.transform[5] : null;
       const written = line.filter((item) => item.str.trim());
-      const deciding = written.some((item) => telling(item.str))
-        ? written.filter((item) => telling(item.str))
-        : written;
-      const code =
-        deciding.length > 0 && deciding.every((item) => styles[item.fontName]?.fontFamily === 'monospace');
-      const tallest = Math.max(0, ...line.filter((item) => item.str.trim()).map((item) => item.height));
+      const told = written.filter(telling);
+      const deciding = told.length ? told : written;
+      const code = deciding.length > 0 && deciding.every(monospace(styles));
+      const tallest = Math.max(0, ...written.map((item) => item.height));
       lines.push({
         text,
         // A gap above it, or another size of type than the line above (a heading, or the text under one).
@@ -202,9 +201,7 @@ function setOut(
   styles: Styles,
 ): Partial<Pick<PdfLine, 'text' | 'x' | 'charWidth'>> {
   // Not the spaces around words: pdf.js gives a run of them as one space as wide as the run.
-  const fixed = items.filter(
-    (item) => item.str && item.str.trim() === item.str && styles[item.fontName]?.fontFamily === 'monospace',
-  );
+  const fixed = items.filter((item) => item.str && item.str.trim() === item.str && monospace(styles)(item));
   const charWidth =
     fixed.reduce((w, item) => w + item.width, 0) / fixed.reduce((n, item) => n + item.str.length, 0);
   const written = items.filter((item) => item.str.trim());
