@@ -127,7 +127,9 @@ export class MemoryDocsStore implements DocsStore {
     // A source removed while it was crawled stays removed.
     if (!source) return run;
     let changed = false;
-    for (const page of crawl.pages) changed = this.applyPage(crawl, page, run) || changed;
+    // A page the crawl holds twice counts once, as read last (as the SQL store's batches do).
+    for (const page of new Map(crawl.pages.map((page) => [page.url, page])).values())
+      changed = this.applyPage(crawl, page, run) || changed;
     const read = new Set(crawl.pages.map((page) => page.url));
     const dropped = new Set(crawl.dropped);
     for (const page of this.livePages(crawl.sourceId))

@@ -86,6 +86,30 @@ storageSuite('docs', (suite) => {
     expect((await store.docs.listDocSources(P)).map((s) => s.id)).toEqual(['b']);
   });
 
+  it('applies a crawl of more pages than one statement writes, a page held twice counted once', async () => {
+    await open();
+    await store.docs.addDocSource(source('a'));
+    const many = Array.from({ length: 450 }, (_, i) => page(`p${String(i).padStart(3, '0')}`, 'new'));
+    const first = await store.docs.applyDocCrawl(crawl(T0, [...many, page('p007', 'new', 'Read again.')]));
+    expect(first).toMatchObject({ pagesNew: 450, pagesChanged: 0 });
+    const sections = await store.docs.listDocSections(P);
+    expect(sections).toHaveLength(900);
+    expect(sections.filter((s) => s.pageUrl.endsWith('/p007')).map((s) => s.text)).toEqual([
+      'Read again.',
+      'Read again. More.',
+    ]);
+    // Half unchanged, half changed, in the same batches.
+    const again = await store.docs.applyDocCrawl(
+      crawl(
+        T0 + 100,
+        many.map((p, i) => (i % 2 ? { ...p, status: 'unchanged' as const, sections: [] } : p)),
+      ),
+    );
+    expect(again).toMatchObject({ pagesChanged: 225, pagesUnchanged: 225, pagesRemoved: 0 });
+    expect(await store.docs.listDocSections(P)).toHaveLength(900);
+    expect((await store.docs.listDocPages('a')).length).toBe(450);
+  });
+
   it('applies a crawl whole: new, changed, unchanged and removed pages, the run counted, the version moved only on change', async () => {
     await open();
     await store.docs.addDocSource(source('a'));
