@@ -14,6 +14,9 @@
 //   node bench/answers.mjs --misses          list the questions that missed: questions.yaml's, or
 //                                            the unseen set's with --manual
 //   node bench/answers.mjs --final           also the second held-out set (decision 390)
+//                                            and the held-out follow-ups (the Python manual's
+//                                            follow-up questions, each asked after an earlier one,
+//                                            are always run: decision 450)
 //   node bench/answers.mjs --manual django   the unseen-manual set instead (decision 415): Django's
 //                                            manual (python-django-doc) and bench/answers/django.yaml
 //   node bench/answers.mjs --manual postgres the second unseen-manual set (decision 420):
@@ -126,12 +129,12 @@ function asker(make) {
     );
   };
   const agent = make(fetch);
-  return async (question) => {
+  return async (question, earlier) => {
     body = '';
     const sources = [];
     for await (const out of agent.answer({
       message: question,
-      history: [],
+      history: earlier ? conversation(earlier) : [],
       tools: [],
       rounds: [],
       partial: '',
@@ -141,6 +144,24 @@ function asker(make) {
     return { pages: sources.map((s) => s.source_url.split('#')[0]), bytes: Buffer.byteLength(body) };
   };
 }
+
+/** A thread's history before a follow-up: the earlier question, and an answer to it. */
+const conversation = (earlier) =>
+  [
+    ['user', earlier],
+    ['assistant', 'ok'],
+  ].map(([role, content], i) => ({
+    id: `m${i}`,
+    role,
+    content,
+    sources: [],
+    createdAt: i,
+    updatedAt: i,
+    status: 'done',
+    toolCalls: [],
+    activity: [],
+    uncertain: false,
+  }));
 
 /** PostgreSQL's full-text search over the same sections, on PGlite: the pages of the best sections. */
 async function pgAsker(sections) {
@@ -368,8 +389,8 @@ async function markdownFolder(pages, base) {
 
 async function evaluate(name, ask, questions, base) {
   const rows = [];
-  for (const { question, urls } of questions) {
-    const { pages, bytes } = await ask(question);
+  for (const { question, urls, earlier } of questions) {
+    const { pages, bytes } = await ask(question, earlier);
     const relative = pages.map((page) => page.slice(base.length + 1));
     const rank = relative.findIndex((page) => urls.includes(page));
     rows.push({ question, urls, relative, rank, bytes });
@@ -439,7 +460,14 @@ function questionSets(name) {
   const read = (file) => parse(readFileSync(join(here, 'answers', file), 'utf8'));
   if (name in UNSEEN) {
     const [pkg, pattern, file] = UNSEEN[name];
-    return { root: manual(pkg, pattern), questions: read(file), heldOut: null, secondHeldOut: null };
+    return {
+      root: manual(pkg, pattern),
+      questions: read(file),
+      heldOut: null,
+      secondHeldOut: null,
+      followUps: null,
+      followUpsHeldOut: null,
+    };
   }
   if (name !== 'python')
     throw new Error(`--manual ${name}: the manuals are python, ${Object.keys(UNSEEN).join(', ')}`);
@@ -448,10 +476,12 @@ function questionSets(name) {
     questions: read('questions.yaml'),
     heldOut: read('held-out.yaml'),
     secondHeldOut: values.final ? read('held-out-second.yaml') : null,
+    followUps: read('follow-ups.yaml'),
+    followUpsHeldOut: values.final ? read('follow-ups-held-out.yaml') : null,
   };
 }
 
-const { root, questions, heldOut, secondHeldOut } = questionSets(values.manual);
+const { root, questions, heldOut, secondHeldOut, followUps, followUpsHeldOut } = questionSets(values.manual);
 const site = await serveFolder(root);
 try {
   const run = await crawl(`${site.url}/index.html`);
@@ -495,6 +525,32 @@ try {
     if (heldOut) console.log(line(await evaluate(`${name}, held out`, ask, heldOut, base)));
     if (secondHeldOut)
       console.log(line(await evaluate(`${name}, second held out`, ask, secondHeldOut, base)));
+    if (followUps) {
+      const leaning = await evaluate(
+        `${name}, follow-ups`,
+        ask,
+        followUps.filter((q) => !q.subject),
+        base,
+      );
+      const switching = await evaluate(
+        `${name}, new subject`,
+        ask,
+        followUps.filter((q) => q.subject),
+        base,
+      );
+      console.log(line(leaning));
+      console.log(line(switching));
+      if (values.misses)
+        for (const r of [...leaning.rows, ...switching.rows].filter((r) => r.rank !== 0))
+          console.log(
+            `  ${r.rank < 0 ? 'miss' : `#${r.rank + 1} `} ${r.question}  →  ${r.relative.slice(0, 3).join(', ')}`,
+          );
+    }
+    if (followUpsHeldOut) {
+      const sets = [followUpsHeldOut.filter((q) => !q.subject), followUpsHeldOut.filter((q) => q.subject)];
+      console.log(line(await evaluate(`${name}, follow-ups held out`, ask, sets[0], base)));
+      console.log(line(await evaluate(`${name}, new subject held out`, ask, sets[1], base)));
+    }
     if (values.misses)
       for (const r of main.rows.filter((r) => r.rank !== 0))
         console.log(

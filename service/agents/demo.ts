@@ -1,7 +1,7 @@
 import { randomId } from '../kernel/ids.js';
 import { KNOWLEDGE } from './knowledge.js';
 import { StaticDocs } from '../docs/ranking.js';
-import { sourcesOf } from './docs-prompt.js';
+import { earlierQuestion, sourcesOf } from './docs-prompt.js';
 import { STOPWORDS } from '../docs/terms.js';
 import type { DocsSearch, Hit } from '../docs/types.js';
 import { filePhrasesFor } from './file-phrases.js';
@@ -61,9 +61,9 @@ export class DemoAgent implements Agent {
    * The sections that answer `question`, best first: those matching at least half as strongly
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
-  async search(question: string, docs = this.docs): Promise<Hit[]> {
+  async search(question: string, docs = this.docs, earlier?: string): Promise<Hit[]> {
     const own = docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
-    const hits = await (own ?? this.knowledge).search(question, 20);
+    const hits = await (own ?? this.knowledge).search(question, 20, earlier);
     const best = Math.max(0, ...hits.map((hit) => hit.match));
     if (best < this.minScore) return [];
     return hits.filter((hit) => hit.match >= best / 2);
@@ -74,6 +74,7 @@ export class DemoAgent implements Agent {
     message: string,
     locale: string | undefined,
     docs: DocsSearch | undefined,
+    earlier: string | undefined,
   ): AsyncGenerator<AgentOutput, string> {
     const phrases = phrasesFor(locale);
     const step = {
@@ -83,7 +84,7 @@ export class DemoAgent implements Agent {
       num_results: null,
     };
     yield { type: 'activity', step: { ...step, status: 'started' } };
-    const hits = await this.search(message, docs ?? this.docs);
+    const hits = await this.search(message, docs ?? this.docs, earlier);
     const sources = sourcesOf(hits);
     const best = hits[0]?.section;
     yield {
@@ -102,6 +103,7 @@ export class DemoAgent implements Agent {
 
   async *answer({
     message,
+    history,
     tools,
     rounds,
     locale,
@@ -130,7 +132,7 @@ export class DemoAgent implements Agent {
       // Files alone: nothing to search for.
       text = receiptOf(attachments, locale);
     } else {
-      text = yield* this.fromDocs(message, locale, docs);
+      text = yield* this.fromDocs(message, locale, docs, earlierQuestion(history));
       if (attachments.length) text = `${receiptOf(attachments, locale)}\n\n${text}`;
     }
     const pace = this.wordDelayMs > 0 ? pacer(this.wordDelayMs, signal) : undefined;

@@ -3,6 +3,12 @@ import type { Source } from '../../contract/types.js';
 import { estimateTokens } from './history-budget.js';
 import { placeOf, sectionName } from '../docs/sections.js';
 import type { Hit } from '../docs/types.js';
+import type { MessageRecord } from '../storage/types.js';
+
+/** The visitor's question before this one in the thread, if any: what a follow-up's "it" is about. */
+export function earlierQuestion(history: readonly MessageRecord[]): string | undefined {
+  return [...history].reverse().find((message) => message.role === 'user')?.content;
+}
 
 /** How one section reads in a prompt: where it is, then its text. */
 export function sectionBlock({ section }: Hit): string {

@@ -1,7 +1,7 @@
 import { type QuestionTurn, questionTurn } from './attachments.js';
 import { sleep } from './demo.js';
 import { filePhrasesFor } from './file-phrases.js';
-import { sourcesOf } from './docs-prompt.js';
+import { earlierQuestion, sourcesOf } from './docs-prompt.js';
 import type { DocsSearch } from '../docs/types.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';
@@ -184,7 +184,7 @@ export class OpenAiAgent implements Agent {
     };
     if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
     const docs = input.docs ?? this.options.docs;
-    const hits = docs ? await docs.search(input.message, 40) : [];
+    const hits = docs ? await docs.search(input.message, 40, earlierQuestion(input.history)) : [];
     const relevant = hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
     const { body, found } = requestOf(input, relevant, phrases, this.options, question);
     if (first) {

@@ -131,8 +131,8 @@ export class HybridDocs implements DocsSearch {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  async search(question: string, limit = 20): Promise<Hit[]> {
-    const lexical = this.lexical.rank(question, 100);
+  async search(question: string, limit = 20, earlier?: string): Promise<Hit[]> {
+    const lexical = this.lexical.rank(question, 100, earlier);
     let query: Float32Array;
     try {
       [query] = await this.embedder.embed([question]);

@@ -39,9 +39,9 @@ export class ProjectIndex implements DocsSearch {
   ) {}
 
   /** The sections that answer `question`, best first, through the same index every answer uses. */
-  async search(question: string, limit = 20): Promise<Hit[]> {
+  async search(question: string, limit = 20, earlier?: string): Promise<Hit[]> {
     const index = await this.current();
-    return index ? index.search(question, limit) : [];
+    return index ? index.search(question, limit, earlier) : [];
   }
 
   /**
@@ -132,7 +132,7 @@ export class ProjectIndex implements DocsSearch {
               error: error instanceof Error ? error.message : 'unknown',
             }),
           )
-        : { search: async (question, limit) => lexical.search(question, limit) };
+        : { search: async (question, limit, earlier) => lexical.search(question, limit, earlier) };
     this.index = { version, search, lexical, sections };
   }
 }

@@ -31,6 +31,16 @@ export const DEFAULT_BOOSTS: Boosts = { title: 1, headings: 1, text: 1 };
 
 /** A synonym's weight beside the question's own words. */
 const SYNONYM_WEIGHT = 0.5;
+/** The most an earlier question's word weighs in a follow-up: a synonym's, as the visitor did not type it. */
+const EARLIER_WEIGHT = SYNONYM_WEIGHT;
+/**
+ * A follow-up that refers back: a pronoun (it, them, that one), or opening as a continuation (and…,
+ * what about…, what if…). English, as the stemmer and stopwords are.
+ */
+const REFERS_BACK =
+  /\b(it|its|they|them|their|that|this|those|these|one|ones|same)\b|^\s*(and|also|but|or|then|so|what about|how about|what if)\b/i;
+/** The earlier question's first characters that count: a long paste must not drown the follow-up. */
+const EARLIER_CHARS = 300;
 /** An identifier's weight, whole, beside the words of the question. */
 const IDENTIFIER_WEIGHT = 2;
 /** Sections (and pages) each ranking hands to the fusion. */
@@ -136,8 +146,8 @@ export class SectionIndex {
    * the first pages before any page's second (`diversify`). `score` is the fused rank (for
    * ordering); `match` the section's own BM25 score (how strongly its words match).
    */
-  search(question: string, limit = 20): Hit[] {
-    return diversify(this.rank(question, CANDIDATES)).slice(0, limit);
+  search(question: string, limit = 20, earlier?: string): Hit[] {
+    return diversify(this.rank(question, CANDIDATES, earlier)).slice(0, limit);
   }
 
   /** The words `rank` adds to `question`: the general synonyms, then the owner's. */
@@ -152,11 +162,16 @@ export class SectionIndex {
     return { words: [...general.words, ...owners.words], general: general.terms, owners: owners.terms };
   }
 
-  /** The sections for `question` in fused rank order, a page's sections side by side: what fusions take. */
-  rank(question: string, limit = 20): Hit[] {
+  /**
+   * The sections for `question` in fused rank order, a page's sections side by side: what fusions
+   * take. `earlier`: the visitor's previous question in the conversation (see {@link followUp}).
+   */
+  rank(question: string, limit = 20, earlier?: string): Hit[] {
     if (!this.sections.length) return [];
     const added = this.expand(question);
-    const query = added.words.length ? `${question}\n${added.words.join(' ')}` : question;
+    const own = new Set(terms(question));
+    const context = followUp(own, question, earlier);
+    const query = [question, added.words.join(' '), context.words.join(' ')].filter(Boolean).join('\n');
     // A name typed exactly (`UnicodeDecodeError`, `os.path.join`) is what the visitor means.
     const names = new Set(
       tokenize(question)
@@ -172,7 +187,9 @@ export class SectionIndex {
             ? SYNONYM_WEIGHT
             : names.has(term)
               ? IDENTIFIER_WEIGHT
-              : 1,
+              : context.terms.has(term)
+                ? context.weight
+                : 1,
     };
     const pageRank = new Map(
       this.pageIndex
@@ -180,7 +197,7 @@ export class SectionIndex {
         .slice(0, CANDIDATES)
         .map((result, rank) => [result.id as number, rank]),
     );
-    return byCoverage(this.sectionIndex.search(query, search), new Set(terms(question)))
+    return byCoverage(this.sectionIndex.search(query, search), own)
       .slice(0, CANDIDATES)
       .map(({ result }, rank) => {
         const page = pageRank.get(this.pageOf[result.id as number]);
@@ -193,6 +210,22 @@ export class SectionIndex {
       .sort((a, b) => b.score - a.score)
       .slice(0, limit);
   }
+}
+
+/**
+ * What a follow-up takes from the visitor's earlier question (decision 450): its words the
+ * question lacks (as typed, since the query is analysed again), and their weight. "How do I skip
+ * one of them?" after "how do I write a unit test" finds unittest's skipping; together the earlier
+ * words weigh at most as much as the question's own (`own`), and each at most a synonym, so "what
+ * is a lambda?" after "how do I read a CSV file?" is still about lambdas.
+ */
+function followUp(own: ReadonlySet<string>, question: string, earlier = '') {
+  if (!REFERS_BACK.test(question)) earlier = '';
+  const words = [...new Set(tokenize(earlier.slice(0, EARLIER_CHARS)))].filter((word) =>
+    termsOf(word)?.some((term) => !own.has(term)),
+  );
+  const terms = new Set(words.flatMap((word) => termsOf(word) ?? []).filter((term) => !own.has(term)));
+  return { words, terms, weight: EARLIER_WEIGHT };
 }
 
 /** A page's lead, from its first section: the title and the opening words, cut at a word's end. */
@@ -249,8 +282,8 @@ export class StaticDocs implements DocsSearch {
     this.index = new SectionIndex(sections, boosts, vocabulary);
   }
 
-  async search(question: string, limit?: number): Promise<Hit[]> {
-    return this.index.search(question, limit);
+  async search(question: string, limit?: number, earlier?: string): Promise<Hit[]> {
+    return this.index.search(question, limit, earlier);
   }
 
   async expansions(question: string): Promise<string[]> {

@@ -48,7 +48,11 @@ export interface Hit {
 
 /** What the agents ask of the docs: the sections that answer a question, best first. */
 export interface DocsSearch {
-  search(question: string, limit?: number): Promise<Hit[]>;
+  /**
+   * The sections that answer `question`, best first. `earlier`: the visitor's previous question in
+   * the conversation, whose words help a follow-up find its subject (decision 450).
+   */
+  search(question: string, limit?: number, earlier?: string): Promise<Hit[]>;
   /** How many sections it holds, where that can change (a library before its first crawl holds none). */
   size?(): Promise<number>;
   /** The words a search adds to `question` (synonyms), for an operator to see why it found what it did. */

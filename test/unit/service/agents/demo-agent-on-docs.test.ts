@@ -53,4 +53,36 @@ describe('the demo agent on the configured docs, offline', () => {
     expect(hit.section.url).toBe('https://acme.test/docs/reference/config.html#max_locks_per_transaction');
     expect(await agent.search('Tell me about the weather in Paris')).toEqual([]);
   });
+
+  it("answers a follow-up from the subject of the thread's earlier question", async () => {
+    const section = (page: string, heading: string, text: string) => ({
+      url: `https://acme.test/docs/${page}#${heading.toLowerCase().replace(/\W+/g, '-')}`,
+      pageUrl: `https://acme.test/docs/${page}`,
+      title: page,
+      headings: [heading],
+      text,
+    });
+    const docs = new StaticDocs([
+      section(
+        'backups',
+        'Nightly backups',
+        'Acme writes a backup of the database every night to the backup folder.',
+      ),
+      section('backups', 'Restoring', 'Restore a backup with acme restore and the name of the backup file.'),
+      section('exports', 'Restore', 'Restore an export: acme restore reads it back.'),
+    ]);
+    const ctx = makeService({ agent: new DemoAgent({ docs, minScore: 0 }) });
+    const token = await ctx.session('alice');
+    const cited = (reply: Awaited<ReturnType<typeof ctx.chat>>) =>
+      reply.events.flatMap((e) => (e.type === 'sources' ? e.sources.map((s) => s.source_url) : []))[0];
+    const first = await ctx.chat(token, 'how often does Acme make a backup of the database?');
+    expect(cited(first)).toBe('https://acme.test/docs/backups#nightly-backups');
+    // Asked alone, "it" could be anything restored; in the thread it is the backup.
+    expect(cited(await ctx.chat(token, 'how do I restore it?'))).toBe(
+      'https://acme.test/docs/exports#restore',
+    );
+    expect(cited(await ctx.chat(token, 'how do I restore it?', first.threadId))).toBe(
+      'https://acme.test/docs/backups#restoring',
+    );
+  });
 });

@@ -177,3 +177,24 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     expect(model.seen[0].body.messages[0].content).toContain('(no document matched this question)');
   });
 });
+
+describe("OpenAiAgent's search for a follow-up", () => {
+  it("searches the docs with the thread's last question beside the new one", async () => {
+    const model = await fakeModel(['answer.sse', 'answer.sse']);
+    const searched: (string | undefined)[][] = [];
+    const docs = {
+      search: async (question: string, _limit?: number, earlier?: string) => {
+        searched.push([question, earlier]);
+        return [];
+      },
+    };
+    const ctx = makeService({ agent: new OpenAiAgent({ baseUrl: model.baseUrl, model: 'm', docs }) });
+    const token = await ctx.session('alice');
+    const first = await ctx.chat(token, 'how do I back up the database?');
+    await ctx.chat(token, 'and restore it?', first.threadId);
+    expect(searched).toEqual([
+      ['how do I back up the database?', undefined],
+      ['and restore it?', 'how do I back up the database?'],
+    ]);
+  });
+});

@@ -259,6 +259,49 @@ describe('SectionIndex', () => {
   });
 });
 
+describe('a follow-up question', () => {
+  const UNITTEST = 'unittest: unit testing framework';
+  const index = new SectionIndex([
+    section('unittest', 'Basic example', 'Write a test case class; each method checks one thing.', UNITTEST),
+    section('unittest', 'Skipping tests', 'Mark a test with the skip decorator to leave it out.', UNITTEST),
+    section('pdb', 'Skip', 'The debugger can skip frames: skip the modules named in skip.'),
+    section('csv', 'Reading CSV files', 'The reader reads each row of a CSV file as a list of strings.'),
+    section('lambda', 'Lambda expressions', 'A lambda expression makes a small anonymous function.'),
+    section('intro', null, FILLER.repeat(3)),
+  ]);
+  const first = (question: string, earlier?: string) => index.search(question, 5, earlier)[0].section.url;
+
+  it('takes its subject from the earlier question when it refers back to it ("one of them")', () => {
+    expect(first('how do I skip one of them?')).toBe('https://docs.test/pdb#skip');
+    expect(first('how do I skip one of them?', 'how do I write a unit test')).toBe(
+      'https://docs.test/unittest#skipping-tests',
+    );
+    // A continuation with no pronoun refers back too.
+    expect(first('and skipping?', 'how do I write a unit test')).toBe(
+      'https://docs.test/unittest#skipping-tests',
+    );
+  });
+
+  it('is ranked on its own words when it changes the subject', () => {
+    const alone = index.search('what is a lambda?', 5).map((hit) => [hit.section.url, hit.score]);
+    expect(alone[0][0]).toBe('https://docs.test/lambda#lambda-expressions');
+    expect(
+      index
+        .search('what is a lambda?', 5, 'How do I read a CSV file?')
+        .map((hit) => [hit.section.url, hit.score]),
+    ).toEqual(alone);
+  });
+
+  it("weighs the earlier question's words below the question's own, and reads only its start", () => {
+    // "Skip" is the question's; "debugger" the earlier question's: the question's word decides.
+    expect(first('does it skip tests?', 'how do I use the debugger')).toBe(
+      'https://docs.test/unittest#skipping-tests',
+    );
+    const long = `how do I go on ${'and on '.repeat(50)} to write a unit test`;
+    expect(first('how do I skip one of them?', long)).toBe('https://docs.test/pdb#skip');
+  });
+});
+
 describe('diversify', () => {
   it('moves the best section of each of the first pages forward, the rest keep their order', () => {
     const hit = (page: string, name: string) => ({ section: section(page, name, name), score: 0, match: 1 });
