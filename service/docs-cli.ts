@@ -4,6 +4,7 @@ import type { Agent } from './agents/types.js';
 import type { Source } from '../contract/types.js';
 import { suggestSynonym } from './docs/synonyms.js';
 import type { DocsSearch } from './docs/types.js';
+import type { MessageRecord } from './storage/types.js';
 
 /**
  * `agent-chat-service search "question"` and `agent-chat-service test answers.yaml`: what the
@@ -49,6 +50,8 @@ export interface AnswerTest {
   urls: string[];
   /** Words the answer must contain, each (case-insensitive). */
   phrases: string[];
+  /** The visitor's question before this one in the conversation: `question` is its follow-up (decision 450). */
+  earlier?: string;
 }
 
 /** A test file's questions; throws with the file's line for what is wrong. */
@@ -72,13 +75,15 @@ export function parseAnswerTests(text: string, file: string, base?: string): Ans
   return list.map((item, i) => {
     const where = `${file}: question ${i + 1}`;
     if (!item || typeof item !== 'object') throw new Error(`${where} is not a mapping.`);
-    const { question, urls, url, phrases } = item as Record<string, unknown>;
+    const { question, urls, url, phrases, earlier } = item as Record<string, unknown>;
     if (typeof question !== 'string' || !question.trim()) throw new Error(`${where} has no "question".`);
     const wanted = urls ?? (url === undefined ? [] : [url]);
     if (!Array.isArray(wanted) || !wanted.length || !wanted.every((u) => typeof u === 'string'))
       throw new Error(`${where} needs "urls": the page(s) that must be among the sources.`);
     if (phrases !== undefined && (!Array.isArray(phrases) || !phrases.every((p) => typeof p === 'string')))
       throw new Error(`${where}: "phrases" must be a list of strings.`);
+    if (earlier !== undefined && typeof earlier !== 'string')
+      throw new Error(`${where}: "earlier" must be the question asked before it.`);
     return {
       question,
       urls: wanted.map((u) => {
@@ -91,6 +96,7 @@ export function parseAnswerTests(text: string, file: string, base?: string): Ans
         }
       }),
       phrases: (phrases as string[] | undefined) ?? [],
+      ...(earlier?.trim() && { earlier }),
     };
   });
 }
@@ -112,7 +118,7 @@ export async function testCommand(
   const suggested: string[] = [];
   let failed = 0;
   for (const [i, test] of tests.entries()) {
-    const { sources, text, error } = await ask(agent, docs, test.question);
+    const { sources, text, error } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
     if (rank < 0 && !error) {
       const group = await synonymFor(docs, test);
@@ -166,14 +172,14 @@ async function synonymFor(docs: DocsSearch, test: AnswerTest): Promise<string[] 
 async function ask(
   agent: Agent,
   docs: DocsSearch,
-  question: string,
+  { question, earlier }: AnswerTest,
 ): Promise<{ sources: Source[]; text: string; error: string | null }> {
   const sources: Source[] = [];
   let text = '';
   try {
     for await (const out of agent.answer({
       message: question,
-      history: [],
+      history: earlier ? [asked(earlier)] : [],
       tools: [],
       rounds: [],
       partial: '',
@@ -188,6 +194,20 @@ async function ask(
   }
   return { sources, text, error: null };
 }
+
+/** The earlier question of a follow-up's test, as its thread would hold it. */
+const asked = (content: string): MessageRecord => ({
+  id: 'earlier',
+  role: 'user',
+  content,
+  sources: [],
+  createdAt: 0,
+  updatedAt: 0,
+  status: 'complete',
+  toolCalls: [],
+  activity: [],
+  uncertain: false,
+});
 
 /** Reads and parses a test file; relative URLs resolve against `base` (the first site given with --docs). */
 export async function readAnswerTests(file: string, base?: string): Promise<AnswerTest[]> {

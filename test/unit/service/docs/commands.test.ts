@@ -84,6 +84,29 @@ describe('agent-chat-service search and test', () => {
     expect(quiet.at(-1)).toBe('2 passed, 0 failed');
   });
 
+  it('test asks a follow-up after its earlier question, as the same conversation would', async () => {
+    const { site, docs } = await crawled();
+    const [followUp] = parseAnswerTests(
+      [
+        '- earlier: what is max_locks_per_transaction',
+        '  question: when should I raise it?',
+        '  urls: [reference/config.html#max_locks_per_transaction]',
+      ].join('\n'),
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    expect(followUp.earlier).toBe('what is max_locks_per_transaction');
+    const lines: string[] = [];
+    expect(await testCommand(new DemoAgent(), docs, [followUp], (l) => lines.push(l))).toBe(0);
+    expect(lines[1].split(/\s{2,}/).slice(0, 3)).toEqual(['1', 'pass', '1']);
+    // Alone, "it" is nothing the docs can find.
+    const { earlier: _, ...alone } = followUp;
+    expect(await testCommand(new DemoAgent(), docs, [alone], () => {})).toBe(1);
+    expect(() =>
+      parseAnswerTests('- earlier: [1]\n  question: Why?\n  urls: [https://a.test/]', 'a.yaml'),
+    ).toThrow('a.yaml: question 1: "earlier" must be the question asked before it.');
+  });
+
   it('test reports an answer that failed, as with an unreachable model', async () => {
     const { site, docs } = await crawled();
     const agent = new OpenAiAgent({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', maxTries: 1 });
