@@ -1,4 +1,4 @@
-import { diversify, fuseByRank, type SectionIndex } from './ranking.js';
+import { diversify, fuseByRank, referredTo, type SectionIndex } from './ranking.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
 /**
@@ -135,7 +135,9 @@ export class HybridDocs implements DocsSearch {
     const lexical = this.lexical.rank(question, 100, earlier);
     let query: Float32Array;
     try {
-      [query] = await this.embedder.embed([question]);
+      // A follow-up that refers back is embedded with what it refers to, as its words are searched.
+      const referred = referredTo(question, earlier);
+      [query] = await this.embedder.embed([referred ? `${referred}\n${question}` : question]);
     } catch (error) {
       this.onError(error);
       return diversify(lexical).slice(0, limit);

@@ -213,15 +213,20 @@ export class SectionIndex {
 }
 
 /**
- * What a follow-up takes from the visitor's earlier question (decision 450): its words the
- * question lacks (as typed, since the query is analysed again), and their weight. "How do I skip
- * one of them?" after "how do I write a unit test" finds unittest's skipping; together the earlier
- * words weigh at most as much as the question's own (`own`), and each at most a synonym, so "what
- * is a lambda?" after "how do I read a CSV file?" is still about lambdas.
+ * What of the visitor's earlier question a follow-up refers to (decision 450): its first
+ * characters when the question refers back ("how do I skip one of them?"), else nothing, so a
+ * question that changes the subject ("what is a lambda?") is searched on its own words.
  */
-function followUp(own: ReadonlySet<string>, question: string, earlier = '') {
-  if (!REFERS_BACK.test(question)) earlier = '';
-  const words = [...new Set(tokenize(earlier.slice(0, EARLIER_CHARS)))].filter((word) =>
+export function referredTo(question: string, earlier = ''): string {
+  return REFERS_BACK.test(question) ? earlier.slice(0, EARLIER_CHARS) : '';
+}
+
+/**
+ * What a follow-up adds to its search: the earlier question's words it lacks (as typed, since
+ * the query is analysed again), each at a synonym's weight, below the question's own words.
+ */
+function followUp(own: ReadonlySet<string>, question: string, earlier?: string) {
+  const words = [...new Set(tokenize(referredTo(question, earlier)))].filter((word) =>
     termsOf(word)?.some((term) => !own.has(term)),
   );
   const terms = new Set(words.flatMap((word) => termsOf(word) ?? []).filter((term) => !own.has(term)));

@@ -102,6 +102,15 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
     expect(hits.find((hit) => hit.section.title === 'Closing')!.match).toBe(0);
   });
 
+  it('embeds a follow-up that refers back with the question it refers to, and a new subject alone', async () => {
+    const { docs, server } = await hybrid();
+    const asked = () => server.seen.at(-1)!.body.input;
+    await docs.search('and how much is it?', 5, 'how do I change the theme');
+    expect(asked()).toEqual(['how do I change the theme\nand how much is it?']);
+    await docs.search('how much is the plan?', 5, 'how do I change the theme');
+    expect(asked()).toEqual(['how much is the plan?']);
+  });
+
   it('answers with the lexical ranking alone when the embeddings server fails', async () => {
     const { docs, errors } = await hybrid(503);
     const hits = await docs.search('how do I leave the program');
