@@ -20,6 +20,7 @@ const NO_STORE: DeviceMemoryStore = {
   save: async () => {},
   clear: async () => {},
   watch: () => () => {},
+  stash: () => {},
 };
 
 /** What the session reads from its host each time it needs it (attributes may change). */

@@ -28,6 +28,8 @@ export interface StoredMemory {
    * null (no session was known when it was written).
    */
   ownerKey: string | null;
+  /** When the drafts as stored were taken (ms): a stash left after them is newer (decision 443). */
+  draftsAt?: number;
 }
 
 /** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
@@ -52,6 +54,11 @@ export interface DeviceMemoryStore {
   clear(): Promise<void>;
   /** Calls `listener` with what another tab (or widget) saved, or without state when it wiped. Returns an unsubscribe. */
   watch(listener: (change: RemoteChange) => void): () => void;
+  /**
+   * Keeps `state`'s drafts at once, where a page being left can still write (none: forgets
+   * them); the next load takes them back. A write started in `pagehide` may never land.
+   */
+  stash(state?: Pick<StoredMemory, 'drafts' | 'ownerKey'>): void;
 }
 
 // The database, object store, channel and key names (`<scope>:ui…`) predate the name device
@@ -66,6 +73,22 @@ function warnOnce(error: unknown): void {
     '[agent-chat] IndexedDB is unavailable; the chat works but will not remember its state across reloads.',
     error,
   );
+}
+
+/**
+ * The stash (decision 443) in sessionStorage: this tab's, kept over a reload, gone with the tab,
+ * written at once. Where it throws (a sandboxed frame, a privacy mode, a full quota) there is
+ * none, as before it existed.
+ */
+const STASH = 'agent-chat:';
+/** What a stash may take of the origin's sessionStorage, which the site shares: drafts, never a conversation. */
+export const MAX_STASH_CHARS = 64_000;
+function inSession<T>(use: (storage: Storage) => T): T | undefined {
+  try {
+    return use(sessionStorage);
+  } catch {
+    return undefined;
+  }
 }
 
 let sharedStore: UseStore | undefined;
@@ -179,6 +202,7 @@ function sanitizeHead(value: unknown): Head | undefined {
       : [],
     owned: v.owned === true,
     ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
+    draftsAt: Number(v.draftsAt) || 0,
     chunks: Array.isArray(v.chunks) ? v.chunks.filter((id) => typeof id === 'string') : [],
   };
 }
@@ -215,6 +239,8 @@ function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[
   if (stored?.ownerKey !== ours.ownerKey) return ours;
   const out = { ...ours };
   PARTS.forEach((keys, i) => changed[i] || keys.forEach((key) => Object.assign(out, { [key]: stored[key] })));
+  // Drafts taken from the device keep the time they were taken.
+  if (!changed[2]) out.draftsAt = stored.draftsAt;
   return out;
 }
 
@@ -236,6 +262,37 @@ const isEmpty = (state: StoredMemory) =>
   !state.outbox.length &&
   !Object.keys(state.drafts).length &&
   state.activeThreadId === null;
+
+const NOTHING: StoredMemory = {
+  open: false,
+  threadListOpen: false,
+  activeThreadId: null,
+  drafts: {},
+  outbox: [],
+  threads: [],
+  messages: [],
+  owned: false,
+  ownerKey: null,
+};
+
+/**
+ * What the device holds, with the drafts of a stash in place of its own when the stash was left
+ * after the device's drafts were taken (newest wins) and is the same owner's, or the record is
+ * nobody's yet (no key, or nothing of an owner's): then it is the stash owner's, as the tab
+ * that left it had adopted it (decision 110). Another owner's drafts never join a record.
+ */
+function withStash(
+  state: StoredMemory | undefined,
+  raw: string | null | undefined,
+): StoredMemory | undefined {
+  const stash = validOrNone(() => JSON.parse(raw!) as { o?: unknown; d?: unknown; t?: unknown })[0];
+  const ownerKey = typeof stash?.o === 'string' ? stash.o : null;
+  return !stash ||
+    (state && !isEmpty(state) && state.ownerKey !== null && state.ownerKey !== ownerKey) ||
+    !(Number(stash.t) >= (state?.draftsAt ?? 0))
+    ? state
+    : { ...(state ?? NOTHING), ownerKey, drafts: sanitizeHead({ drafts: stash.d })!.drafts };
+}
 
 /**
  * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
@@ -271,12 +328,35 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   }
 
   async load(live = false): Promise<StoredMemory | undefined> {
+    let state: StoredMemory | undefined;
     try {
-      return await this.#read(live);
+      state = await this.#read(live);
     } catch (error) {
       warnOnce(error);
-      return undefined;
     }
+    // Taken once: what this tab writes from now on is newer.
+    const key = this.#stashKey();
+    return withStash(
+      state,
+      inSession((storage) => {
+        const raw = storage.getItem(key);
+        storage.removeItem(key);
+        return raw;
+      }),
+    );
+  }
+
+  stash(state?: Pick<StoredMemory, 'drafts' | 'ownerKey'>): void {
+    const text = state && JSON.stringify({ o: state.ownerKey, d: state.drafts, t: Date.now() });
+    inSession((storage) =>
+      text && text.length <= MAX_STASH_CHARS
+        ? storage.setItem(this.#stashKey(), text)
+        : storage.removeItem(this.#stashKey()),
+    );
+  }
+
+  #stashKey(): string {
+    return STASH + this.#scope;
   }
 
   save(state: StoredMemory): Promise<void> {
@@ -291,6 +371,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     const head: Head = { ...shared, chunks: ids };
     const nextParts = partsOf(head);
     const changed = nextParts.map((part, i) => this.#parts?.[i] !== part);
+    // Taken now, before a write that a navigation may cut off; a stash left later is newer.
+    if (changed[2]) head.draftsAt = Date.now();
     if (headChanged) {
       this.#head = nextHead;
       this.#parts = nextParts;
@@ -411,19 +493,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       return promisifyRequest(os.transaction).then(() => [headRead.result, panelRead.result, found] as const);
     });
     const h = sanitizeHead(rawHead);
-    if (!h)
-      return rawPanel
-        ? {
-            ...panelOf(rawPanel),
-            activeThreadId: null,
-            drafts: {},
-            outbox: [],
-            threads: [],
-            messages: [],
-            owned: false,
-            ownerKey: null,
-          }
-        : undefined;
+    if (!h) return rawPanel ? { ...NOTHING, ...panelOf(rawPanel) } : undefined;
     // An older record keeps its messages and panel in the head.
     const legacy = rawHead as { messages?: unknown; open?: unknown };
     const chunks = new Map([...values].map(([id, value]) => [id, toMessages(value, live)]));
@@ -514,6 +584,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
 
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
 export async function clearDeviceMemory(): Promise<void> {
+  inSession((storage) =>
+    Object.keys(storage).forEach((key) => key.startsWith(STASH) && storage.removeItem(key)),
+  );
   // After the writes already asked for, so none of them lands after the wipe.
   writes = writes.then(() => clearAll(idbStore())).catch(warnOnce);
   await writes;

@@ -114,6 +114,8 @@ export class DeviceMemory {
   #pending?: Remembered;
   /** What this tab last wrote, restored or followed: a part that differs from it now is not written yet. */
   #synced: Shared = NOTHING;
+  /** The device was read: until then what is live may be defaults, never stashed over a stash not read yet. */
+  #loaded = false;
 
   readonly #options: DeviceMemoryOptions;
 
@@ -141,6 +143,7 @@ export class DeviceMemory {
   open(scope: string): void {
     const store = this.#options.openStore(scope);
     this.#store = store;
+    this.#loaded = false;
     this.#hydration = this.#read();
     this.#unwatch = store.watch((change) => void this.#followRemote(change));
   }
@@ -169,6 +172,16 @@ export class DeviceMemory {
       () => void this.flush(),
       Math.min(this.#options.saveDelayMs ?? 150, Math.max(0, this.#since + MAX_SAVE_WAIT_MS - now)),
     );
+  }
+
+  /**
+   * The page is going away (`pagehide`): the drafts are stashed at once, since the write that
+   * flush() starts may not land during a navigation (decision 443), then flushed as ever.
+   */
+  leave(): void {
+    const state = this.#pending ?? this.#collect();
+    if (this.#loaded && state) this.#store?.stash(state);
+    void this.flush();
   }
 
   async flush(): Promise<void> {
@@ -212,6 +225,8 @@ export class DeviceMemory {
     this.#synced = NOTHING;
     if (unbind) this.#boundKey = undefined;
     const store = this.#store;
+    // And what this tab stashed: a page back from the back-forward cache may still hold it.
+    store?.stash();
     await this.#hydration;
     if (broadcast) await store?.clear();
   }
@@ -246,6 +261,7 @@ export class DeviceMemory {
 
   async #read(): Promise<void> {
     const state = await this.#store?.load();
+    this.#loaded = true;
     if (state) {
       this.#panelOpen = state.open;
       this.#options.restorePanel({ threadListOpen: state.threadListOpen, open: state.open });

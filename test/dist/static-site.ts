@@ -29,9 +29,9 @@ export function pageHtml(
   session-endpoint="/api/agent-session" base-url="/service"${ownerKey ? ` owner-key="${ownerKey}"` : ''}></agent-chat></body></html>`;
 }
 
-/** The visitor every session of the site is for, and the `owner-key` a page of hers carries. */
+/** The visitor every session of the site is for (unless a test signs in another), and the `owner-key` a page of hers carries. */
 export const VISITOR = 'visitor-1';
-export const visitorOwnerKey = (): Promise<string> => ownerKey(VISITOR, PROJECT.apiKey);
+export const visitorOwnerKey = (visitor = VISITOR): Promise<string> => ownerKey(visitor, PROJECT.apiKey);
 
 /**
  * A site owner's server in miniature: static files from dist/, a session endpoint made with
@@ -46,7 +46,10 @@ export async function startSite(options: {
   agent?: Agent;
   /** The page's `owner-key` attribute (none by default). */
   ownerKey?: string;
+  /** Who is signed in, asked at every page and session (VISITOR by default; `ownerKey` then unused). */
+  visitor?: () => string;
 }): Promise<{ origin: string; close: () => Promise<void> }> {
+  const visitor = options.visitor ?? (() => VISITOR);
   const service = createAgentService({
     projects: [PROJECT],
     basePath: '/service',
@@ -59,7 +62,7 @@ export async function startSite(options: {
       apiKey: PROJECT.apiKey,
       projectId: PROJECT.id,
       baseUrl: 'http://127.0.0.1/service',
-      getOwnerId: () => VISITOR,
+      getOwnerId: visitor,
       fetch: (input, init) => service.handle(new Request(input, init)),
     }),
   );
@@ -69,7 +72,7 @@ export async function startSite(options: {
       .filter((name) => name.endsWith('.js'))
       .map((name) => [`/${name}`, `dist/${name}`]),
   );
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path.startsWith('/service/')) return void serviceHandler(req, res);
     if (path === '/api/agent-session') return void sessionHandler(req, res);
@@ -77,7 +80,15 @@ export async function startSite(options: {
     const headers: Record<string, string> = options.csp ? { 'Content-Security-Policy': options.csp } : {};
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-      return void res.end(pageHtml(options.script, options.scriptTag, options.mode, options.ownerKey));
+      const key = options.visitor ? await visitorOwnerKey(visitor()) : options.ownerKey;
+      return void res.end(pageHtml(options.script, options.scriptTag, options.mode, key));
+    }
+    // A page of the site without the widget (a visitor's account, say).
+    if (path === '/account') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+      return void res.end(
+        '<!doctype html><html lang="en"><title>Account</title><h1>Your account</h1></html>',
+      );
     }
     if (files[path]) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' });

@@ -57,6 +57,8 @@ export function device() {
         listeners.add(mine);
         return () => listeners.delete(mine!);
       },
+      // In Node nothing is cut off by a navigation: the device's own writes land.
+      stash: () => {},
     };
   };
   return { open, dump: () => JSON.stringify([...data.values()]) };

@@ -225,7 +225,7 @@ export class ChatSessionController implements ReactiveController {
   hostConnected(): void {
     this.session.connect();
     // Unload never calls disconnectedCallback; these are the moments a page can still write.
-    addEventListener('pagehide', this.#flush);
+    addEventListener('pagehide', this.#leave);
     document.addEventListener('visibilitychange', this.#handleVisibility);
   }
 
@@ -241,11 +241,11 @@ export class ChatSessionController implements ReactiveController {
 
   hostDisconnected(): void {
     this.session.disconnect();
-    removeEventListener('pagehide', this.#flush);
+    removeEventListener('pagehide', this.#leave);
     document.removeEventListener('visibilitychange', this.#handleVisibility);
   }
 
-  readonly #flush = () => void this.session.memory.flush();
+  readonly #leave = () => this.session.memory.leave();
 
   readonly #handleVisibility = () => {
     if (document.visibilityState === 'hidden') void this.session.memory.flush();

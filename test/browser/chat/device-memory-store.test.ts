@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createStore, type UseStore } from 'idb-keyval';
 import {
   CHUNK_SIZE,
+  MAX_STASH_CHARS,
+  clearDeviceMemory,
   createDeviceMemoryStore,
   type RemoteChange,
   type StoredMemory,
@@ -161,5 +163,117 @@ describe('createDeviceMemoryStore', () => {
       'sending',
       'streaming',
     ]);
+  });
+});
+
+/** The widget's keys in this tab's sessionStorage. */
+const stashes = () => Object.keys(sessionStorage).filter((key) => key.startsWith('agent-chat:'));
+
+describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('comes back on the next load over the drafts written before it, once', async () => {
+    const tab = createDeviceMemoryStore('p:stash');
+    await tab.save(state([message(0)], { drafts: { th_1: 'How do I th' }, ownerKey: 'key-alice' }));
+    tab.stash({ drafts: { th_1: 'How do I theme it?', '': 'new one' }, ownerKey: 'key-alice' });
+    const read = await createDeviceMemoryStore('p:stash').load();
+    expect(read?.drafts).toEqual({ th_1: 'How do I theme it?', '': 'new one' });
+    expect(read?.ownerKey).toBe('key-alice');
+    expect(read?.messages.map((m) => m.content)).toEqual(['message 0']);
+    expect(stashes()).toEqual([]);
+    expect((await createDeviceMemoryStore('p:stash').load())?.drafts).toEqual({ th_1: 'How do I th' });
+  });
+
+  it('gives way to drafts written after it (another tab, after this one went away)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000);
+    createDeviceMemoryStore('p:later').stash({ drafts: { th_1: 'stale' }, ownerKey: 'key-alice' });
+    vi.setSystemTime(2_000);
+    await createDeviceMemoryStore('p:later').save(
+      state([], { drafts: { th_1: 'typed in the other tab' }, ownerKey: 'key-alice' }),
+    );
+    const read = await createDeviceMemoryStore('p:later').load();
+    expect(read?.drafts).toEqual({ th_1: 'typed in the other tab' });
+  });
+
+  it("never joins another owner's record, and is gone after the load all the same", async () => {
+    await createDeviceMemoryStore('p:owners').save(
+      state([message(0)], { drafts: { th_1: "Bob's" }, ownerKey: 'key-bob' }),
+    );
+    createDeviceMemoryStore('p:owners').stash({ drafts: { th_1: "Alice's secret" }, ownerKey: 'key-alice' });
+    const read = await createDeviceMemoryStore('p:owners').load();
+    expect(read).toMatchObject({ ownerKey: 'key-bob', drafts: { th_1: "Bob's" } });
+    expect(stashes()).toEqual([]);
+  });
+
+  it("comes back as its owner's record where the device holds nothing of an owner's, or a record no key claimed yet", async () => {
+    createDeviceMemoryStore('p:empty').stash({ drafts: { '': 'first words' }, ownerKey: 'key-alice' });
+    expect(await createDeviceMemoryStore('p:empty').load()).toMatchObject({
+      open: false,
+      ownerKey: 'key-alice',
+      drafts: { '': 'first words' },
+      messages: [],
+    });
+    // A record written before any session was known: the tab that left the stash had adopted it.
+    await createDeviceMemoryStore('p:unclaimed').save(
+      state([message(0)], { drafts: { th_1: 'Wh' }, ownerKey: null }),
+    );
+    createDeviceMemoryStore('p:unclaimed').stash({ drafts: {}, ownerKey: 'key-alice' });
+    expect(await createDeviceMemoryStore('p:unclaimed').load()).toMatchObject({
+      ownerKey: 'key-alice',
+      drafts: {},
+      messages: [{ content: 'message 0' }],
+    });
+  });
+
+  it('belongs to its scope: another widget or project on the page never reads it', async () => {
+    createDeviceMemoryStore('proj_a:int_a').stash({ drafts: { '': 'for project A' }, ownerKey: null });
+    expect(await createDeviceMemoryStore('proj_b:int_b').load()).toBeUndefined();
+    expect(await createDeviceMemoryStore('proj_a:int_a:second').load()).toBeUndefined();
+    expect((await createDeviceMemoryStore('proj_a:int_a').load())?.drafts).toEqual({ '': 'for project A' });
+  });
+
+  it(`holds drafts only, within ${MAX_STASH_CHARS} characters: past that, none (the device's write still goes)`, () => {
+    const tab = createDeviceMemoryStore('p:bound');
+    tab.stash({ drafts: { '': 'short' }, ownerKey: null });
+    expect(sessionStorage.getItem('agent-chat:p:bound')).toMatch(/^\{"o":null,"d":\{"":"short"\},"t":\d+\}$/);
+    tab.stash({ drafts: { '': 'x'.repeat(MAX_STASH_CHARS) }, ownerKey: null });
+    expect(stashes()).toEqual([]);
+  });
+
+  it('throws nothing where sessionStorage throws (a full quota, a sandboxed frame): the device reads as before', async () => {
+    await createDeviceMemoryStore('p:blocked').save(state([], { drafts: { '': 'on the device' } }));
+    const full = vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('full', 'QuotaExceededError');
+    });
+    createDeviceMemoryStore('p:blocked').stash({ drafts: { '': 'more' }, ownerKey: '-' });
+    expect(full).toHaveBeenCalled();
+    vi.spyOn(window, 'sessionStorage', 'get').mockImplementation(() => {
+      throw new DOMException('denied', 'SecurityError');
+    });
+    createDeviceMemoryStore('p:blocked').stash({ drafts: { '': 'more' }, ownerKey: '-' });
+    expect((await createDeviceMemoryStore('p:blocked').load())?.drafts).toEqual({ '': 'on the device' });
+  });
+
+  it('a corrupt stash is ignored', async () => {
+    for (const raw of ['{', 'null', '7', '{"o":1,"d":[5],"t":"soon"}']) {
+      sessionStorage.setItem('agent-chat:p:corrupt', raw);
+      expect(await createDeviceMemoryStore('p:corrupt').load()).toBeUndefined();
+    }
+    sessionStorage.setItem('agent-chat:p:corrupt', `{"o":"-","d":{"":"kept","x":5},"t":${Date.now()}}`);
+    expect((await createDeviceMemoryStore('p:corrupt').load())?.drafts).toEqual({ '': 'kept' });
+  });
+
+  it("clearDeviceMemory() forgets every widget's stash, and nothing of the site's own", async () => {
+    sessionStorage.setItem('site-cart', '3 items');
+    createDeviceMemoryStore('p:one').stash({ drafts: { '': 'a' }, ownerKey: null });
+    createDeviceMemoryStore('p:two').stash({ drafts: { '': 'b' }, ownerKey: null });
+    await clearDeviceMemory();
+    expect(stashes()).toEqual([]);
+    expect(sessionStorage.getItem('site-cart')).toBe('3 items');
+    sessionStorage.removeItem('site-cart');
   });
 });

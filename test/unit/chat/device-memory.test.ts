@@ -4,6 +4,7 @@ import {
   UNNAMED_OWNER,
   sharedOnDevice,
   type DeviceMemoryOptions,
+  type LiveState,
   type Remembered,
 } from '../../../src/chat/device-memory.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
@@ -40,11 +41,12 @@ function harness(initial: StoredMemory | undefined, key?: string) {
     save: async (state) => void saves.push(state),
     clear: vi.fn(async () => {}),
     watch: (l) => ((listener = l), () => (listener = undefined)),
+    stash: vi.fn(),
   };
   const shown: Array<{ remembered: Remembered; how: string }> = [];
   const events: string[] = [];
   let current = key;
-  const live = {
+  const live: LiveState = {
     drafts: {},
     outbox: [],
     threadListOpen: false,
@@ -73,8 +75,49 @@ function harness(initial: StoredMemory | undefined, key?: string) {
     events,
     remote: (change: RemoteChange) => listener!(change),
     setKey: (k: string) => (current = k),
+    live,
   };
 }
+
+describe('DeviceMemory at pagehide (decision 443)', () => {
+  it('stashes the drafts at once, with the owner they belong to, then writes the device as ever', async () => {
+    const { memory, store, saves, live } = harness(undefined, 'key-alice');
+    await memory.hydrated;
+    live.drafts = { '': 'typed just now' };
+    memory.leave();
+    expect(store.stash).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ drafts: { '': 'typed just now' }, ownerKey: 'key-alice' }),
+    );
+    await vi.waitFor(() => expect(saves.at(-1)?.drafts).toEqual({ '': 'typed just now' }));
+  });
+
+  it("stashes a record that waits for its owner as that owner's, never the defaults on screen", async () => {
+    const { memory, store, shown } = harness(stored('key-alice'));
+    await memory.hydrated;
+    memory.leave();
+    expect(shown).toEqual([]);
+    expect(store.stash).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ drafts: { th_1: 'half a sentence' }, ownerKey: 'key-alice' }),
+    );
+  });
+
+  it('stashes nothing before the device is read: a stash not taken back yet is not overwritten', () => {
+    const { memory, store } = harness(stored(null));
+    memory.leave();
+    expect(store.stash).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['sign-out', { broadcast: true, unbind: true }],
+    ['another tab', { broadcast: false, unbind: true }],
+    ['owner change', { broadcast: true, unbind: false }],
+  ])('forgets the stash at a wipe (%s)', async (_reason, how) => {
+    const { memory, store } = harness(undefined, 'key-alice');
+    await memory.hydrated;
+    await memory.wipe(how);
+    expect(store.stash).toHaveBeenCalledExactlyOnceWith();
+  });
+});
 
 describe('DeviceMemory owner binding', () => {
   it.each([['-'], [UNNAMED_OWNER], [null]])(
@@ -176,6 +219,7 @@ describe('DeviceMemory owner binding', () => {
         save: async (state) => void saves.push(state),
         clear: async () => {},
         watch: (l) => ((listener = l), () => {}),
+        stash: () => {},
       }),
       currentKey: () => 'key-alice',
       collect: () => live,

@@ -1,4 +1,4 @@
-/** `consent-required`: nothing reaches the device until grantConsent(); revokeConsent() wipes it. */
+/** `consent-required`: nothing reaches the device (IndexedDB, sessionStorage) until grantConsent(); revokeConsent() wipes it. */
 import { describe, expect, vi } from 'vitest';
 import { test } from '../../../msw/test.js';
 import { ownerKeyOf } from '../../../msw/reference.js';
@@ -15,9 +15,12 @@ describe('<agent-chat> consent', () => {
       const el = await fixtureChat({ ownerKey: ownerKeyOf('alice'), consentRequired: true });
       await el.send('How do I theme it?');
       await settled(el);
+      await typeMessage(el, 'a draft before consent');
       dispatchEvent(new PageTransitionEvent('pagehide'));
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(opens).not.toHaveBeenCalled();
+      // Nor sessionStorage, where a pagehide keeps the drafts once consent is given (decision 443).
+      expect(Object.keys(sessionStorage)).toEqual([]);
       opens.mockRestore();
       expect(await dumpAllIndexedDb()).toEqual([]);
 
@@ -29,6 +32,7 @@ describe('<agent-chat> consent', () => {
       dispatchEvent(new PageTransitionEvent('pagehide'));
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(await dumpAllIndexedDb()).toEqual([]);
+      expect(Object.keys(sessionStorage)).toEqual([]);
     } finally {
       opens.mockRestore();
     }

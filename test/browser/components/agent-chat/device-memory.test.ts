@@ -143,6 +143,21 @@ describe('<agent-chat> device memory in IndexedDB', () => {
     expect(threadListTitles(again)).toEqual([]);
   });
 
+  test('clearSession() also forgets the drafts a pagehide stashed (a page back from the back-forward cache)', async ({
+    backend,
+  }) => {
+    const el = await aliceWithOneAnswer(backend);
+    await typeMessage(el, 'a private half sentence');
+    dispatchEvent(new PageTransitionEvent('pagehide'));
+    expect(JSON.stringify(Object.entries(sessionStorage))).toContain('a private half sentence');
+    await el.clearSession();
+    await settled(el);
+    expect(JSON.stringify(Object.entries(sessionStorage))).not.toContain('a private half sentence');
+    const again = await reload(el);
+    expect(textareaOf(again).value).toBe('');
+    expect(await storedMemory()).toBeUndefined();
+  });
+
   test('history answering 403 after it had an owner wipes what the device remembered for it', async ({
     backend,
   }) => {
