@@ -354,4 +354,10 @@ export interface ConsoleDocHits {
   hits: ConsoleDocHit[];
   /** The words the search added to the question: the general synonyms and the project's own. */
   also: string[];
+  /**
+   * The question asked before it (`earlier`) as the search took it: a follow-up that refers back is
+   * searched with its words too (decision 450); null when none was given or the question does not
+   * refer back, so it was searched alone.
+   */
+  earlier: string | null;
 }

@@ -165,8 +165,11 @@ export class ConsoleApi {
     this.call<void>('DELETE', paths.docsSource(projectId, id));
   recrawlSource = (projectId: string, id: string) =>
     this.call<{ scheduled: boolean }>('POST', paths.docsCrawl(projectId, id), { body: {} });
-  searchDocs = (projectId: string, q: string) =>
-    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), { query: { q } });
+  /** `earlier`: the question asked before it in a conversation, for a follow-up (decision 450). */
+  searchDocs = (projectId: string, q: string, earlier = '') =>
+    this.call<ConsoleDocHits>('GET', paths.docsSearch(projectId), {
+      query: earlier ? { q, earlier } : { q },
+    });
   setSynonyms = (projectId: string, synonyms: string[][]) =>
     this.call<ConsoleDocSynonyms>('PUT', paths.docsSynonyms(projectId), { body: { synonyms } }).then(
       (r) => r.synonyms,

@@ -48,9 +48,9 @@ export class ProjectIndex implements DocsSearch {
    * The same, from the index as of the store's version now, waiting for a rebuild when it moved
    * (on this instance or another): what the console shows an owner who has just changed the docs.
    */
-  async searchNow(question: string, limit = 20): Promise<Hit[]> {
+  async searchNow(question: string, limit = 20, earlier?: string): Promise<Hit[]> {
     await this.refresh();
-    return this.search(question, limit);
+    return this.search(question, limit, earlier);
   }
 
   async size(): Promise<number> {

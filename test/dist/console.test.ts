@@ -1147,6 +1147,59 @@ describe('the console in Chromium', () => {
     expect(lines.slice(1).some((line) => Number(line.split(',')[1]) > 0)).toBe(true);
     await context.close();
   });
+
+  // Last: it adds a conversation the tests above do not expect.
+  it("conversations: a follow-up's question opens searched after the question before it, as its chat searched", async () => {
+    const agent = `${service.url}/agent/v1/projects/${PROJECT.id}/agent`;
+    const { session_token: token } = await (
+      await fetch(`${agent}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+        body: '{"external_owner_id":"grace@example.com"}',
+      })
+    ).json();
+    const ask = async (message: string, thread_id?: string) =>
+      (
+        await fetch(`${agent}/chat/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ integration_id: 'int_docs', message, thread_id }),
+        })
+      ).text();
+    const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(await ask('Which database does Acme need?'))![1];
+    await ask('and how much memory does it need?', threadId);
+
+    const { page, context, errors, violations } = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await page.getByRole('link', { name: /Which database does Acme need/ }).click();
+    const thread = page.getByRole('region', { name: 'Which database does Acme need?' });
+    const links = thread.getByRole('link', { name: 'What this question retrieves' });
+    await expect.poll(() => links.count()).toBe(2);
+    expect(
+      new URL((await links.first().getAttribute('href'))!, service.url).searchParams.get('earlier'),
+    ).toBeNull();
+    await links.nth(1).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    await expect
+      .poll(() => page.getByRole('searchbox', { name: 'Question' }).inputValue())
+      .toBe('and how much memory does it need?');
+    await page
+      .getByText(
+        'Asked after “Which database does Acme need?”: it refers back, so that question’s words were searched too.',
+      )
+      .waitFor();
+    expect(new URL(page.url()).searchParams.get('earlier')).toBe('Which database does Acme need?');
+    // A question typed here is a first question: searched alone, with no word of the conversation.
+    await page.getByRole('searchbox', { name: 'Question' }).fill('how much memory does it need?');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('list', { name: 'Sections for “how much memory does it need?”' }).waitFor();
+    expect(await page.getByText(/^Asked after/).count()).toBe(0);
+    expect(await axe(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('agent-chat-service admin add (the built program)', () => {

@@ -24,6 +24,15 @@ const REASONS: Record<string, string> = {
 
 const safeUrl = (url: string) => (/^https?:\/\//i.test(url) ? url : null);
 const short = (ownerKey: string) => (ownerKey === '-' ? 'anonymous' : `${ownerKey.slice(0, 10)}…`);
+/** The visitor's question before message `i`, as the chat's search took it for a follow-up (decision 450). */
+const earlierOf = (messages: ConsoleThreadDetail['messages'], i: number): { earlier?: string } => {
+  const before = messages
+    .slice(0, i)
+    .reverse()
+    .find((m) => m.role === 'user')
+    ?.content.trim();
+  return before ? { earlier: before.slice(0, 2000) } : {};
+};
 const pretty = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2));
 
 type RenderAnswer = (text: string) => TemplateResult;
@@ -287,13 +296,17 @@ export class ConversationsPage extends ConsolePage {
       ${t.messages.map(
         (
           m,
+          i,
         ) => html`<article class="message ${m.role}" aria-label="${m.role === 'user' ? 'Visitor' : 'Assistant'}, ${when(m.created_at)}">
         <div class="row"><span class="who">${m.role === 'user' ? 'Visitor' : 'Assistant'}</span><span class="muted">${when(m.created_at)}</span>
           ${
             // The Sources page's search for it: what the docs give it now, where the owner can change that.
             m.role === 'user' && m.content.trim()
               ? pageLink(
-                  routeHref('sources', this.project.id, { q: m.content.trim().slice(0, 2000) }),
+                  routeHref('sources', this.project.id, {
+                    q: m.content.trim().slice(0, 2000),
+                    ...earlierOf(t.messages, i),
+                  }),
                   'What this question retrieves',
                   'retrieves',
                 )

@@ -33,26 +33,31 @@ export class DocsSearch extends LitElement {
   @property() project = '';
   /** A question to search as soon as it is given (a conversation's), with the search brought into view. */
   @property() question = '';
+  /** The question asked before `question` in its conversation: a follow-up is searched after it, as its chat was. */
+  @property() earlier = '';
   /** The project has no sources: a search finds nothing, and says why. */
   @property({ type: Boolean }) empty = false;
   @state() private hits: ConsoleDocHit[] | null = null;
   /** The words the last search added to its question. */
   @state() private also: string[] = [];
+  /** The question the last search was asked after (null: alone), and whether it took its words. */
+  @state() private asked: { earlier: string; took: boolean } | null = null;
   @state() private searched = '';
   @state() private error = '';
 
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) this.hits = null;
-    if ((changed.has('question') || changed.has('project')) && this.question.trim()) void this.show();
+    if ((changed.has('question') || changed.has('earlier') || changed.has('project')) && this.question.trim())
+      void this.show();
   }
 
   /** The last question searched again (after the synonyms changed). */
   async rerun(): Promise<void> {
-    if (this.searched) await this.retrieve(this.searched);
+    if (this.searched) await this.retrieve(this.searched, this.asked?.earlier);
   }
 
   private async show() {
-    await this.retrieve(this.question.trim());
+    await this.retrieve(this.question.trim(), this.earlier.trim());
     await this.updateComplete;
     const heading = this.renderRoot.querySelector<HTMLElement>('h2');
     heading?.scrollIntoView({ block: 'start' });
@@ -62,12 +67,15 @@ export class DocsSearch extends LitElement {
   private async search(event: SubmitEvent) {
     event.preventDefault();
     const question = field(new FormData(event.target as HTMLFormElement), 'q').trim();
+    // A question typed here is a first question: asked alone.
     if (question) await this.retrieve(question);
   }
 
-  private async retrieve(question: string) {
+  private async retrieve(question: string, earlier = '') {
     try {
-      ({ hits: this.hits, also: this.also } = await this.api.searchDocs(this.project, question));
+      const found = await this.api.searchDocs(this.project, question, earlier);
+      ({ hits: this.hits, also: this.also } = found);
+      this.asked = earlier ? { earlier, took: found.earlier !== null } : null;
       this.searched = question;
       this.error = '';
     } catch (error) {
@@ -83,6 +91,11 @@ export class DocsSearch extends LitElement {
         <label>Question <input name="q" type="search" required maxlength="2000" .value=${this.searched}></label>
         <button type="submit">Search</button>
       </form>
+      ${
+        this.hits !== null && this.asked
+          ? html`<p class="hint">Asked after “${this.asked.earlier}”: ${this.asked.took ? 'it refers back, so that question’s words were searched too.' : 'it does not refer back, so it was searched alone.'}</p>`
+          : nothing
+      }
       ${
         this.hits !== null && this.also.length
           ? html`<p class="hint">Also searched for: ${this.also.join(', ')}</p>`

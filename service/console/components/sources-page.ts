@@ -262,7 +262,7 @@ export class SourcesPage extends ConsolePage {
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
       <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}
-        ?empty=${this.sources?.length === 0}></docs-search>
+        earlier=${this.params.get('earlier') ?? ''} ?empty=${this.sources?.length === 0}></docs-search>
       ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
   }
 }

@@ -13,6 +13,7 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
 import { excerpt } from '../../docs/sections.js';
+import { referredTo } from '../../docs/ranking.js';
 import type { CrawlRunRecord, DocCrawlProgress, DocSourceSummary } from '../../storage/types.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
@@ -203,12 +204,15 @@ export async function searchDocs(
   const question = (new URL(request.url).searchParams.get('q') ?? '').trim();
   if (!question) throw badRequest('q is the question to search for.');
   if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
+  // A conversation's follow-up is searched after the question before it, as its chat was (decision 450).
+  const earlier = (new URL(request.url).searchParams.get('earlier') ?? '').trim().slice(0, 2_000);
   const docs = library(ctx);
   // The owner checks a change they have just made: the docs as stored now (decision 437), then its words.
-  const hits = await docs.project(project.id).searchNow(question, 10);
+  const hits = await docs.project(project.id).searchNow(question, 10, earlier || undefined);
   const also = await docs.expansions(project.id, question);
   return json({
     also,
+    earlier: referredTo(question, earlier) ? earlier : null,
     hits: hits.map(({ section, score, match }) => ({
       title: section.title,
       headings: section.headings,

@@ -315,6 +315,30 @@ describe('console Sources', () => {
     });
   });
 
+  it('searches a follow-up after the question before it (earlier), as its chat did, and says whether it took its words', async () => {
+    const { admin, docs, folder } = await sourcesConsole();
+    await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
+    await docs.tick();
+    const search = (q: string, earlier?: string) =>
+      admin.call(
+        'GET',
+        `${docsPath(PROJECT.id, 'search')}?${new URLSearchParams(earlier === undefined ? { q } : { q, earlier })}`,
+      );
+    const first = (body: { hits: { url: string }[] }) => body.hits[0]?.url;
+    const alone = await search('when should I raise it?');
+    const followUp = await search('when should I raise it?', 'what is max_locks_per_transaction');
+    expect(followUp.body.earlier).toBe('what is max_locks_per_transaction');
+    expect(first(followUp.body)).toMatch(/#max_locks_per_transaction$/);
+    expect(followUp.body.hits).not.toEqual(alone.body.hits);
+    expect(alone.body.earlier).toBeNull();
+    // A question that does not refer back is searched alone, and says so.
+    const own = await search('install Acme database memory', 'what is lock_timeout');
+    expect(own.body).toMatchObject({
+      earlier: null,
+      hits: (await search('install Acme database memory')).body.hits,
+    });
+  });
+
   it('carries the crawl under way: how long it has run and since it last got further, by the service clock, until it goes stale', async () => {
     const { admin, docs, clock, folder } = await sourcesConsole();
     const added = await admin.call('POST', docsPath(PROJECT.id, 'sources'), { location: folder });
