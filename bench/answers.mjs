@@ -22,7 +22,8 @@
 //   node bench/answers.mjs --manual postgres the second unseen-manual set (decision 420):
 //                                            postgresql-doc-15 and bench/answers/postgres.yaml
 //   node bench/answers.mjs --manual pytest   the third (decision 426): python-pytest-doc and
-//                                            bench/answers/pytest.yaml, written blind
+//                                            bench/answers/pytest.yaml, written blind, and its
+//                                            follow-ups (pytest-follow-ups.yaml, decision 450)
 //   node bench/answers.mjs --exclude /releases/,/_modules/   the crawl keeps these paths out, as an
 //                                            owner sets them on the Sources page (decision 416)
 //   node bench/answers.mjs --synonyms FILE   an owner's synonyms, as --docs-synonyms reads them
@@ -454,18 +455,18 @@ if (values.scale) {
 const UNSEEN = {
   django: ['python-django-doc', /^python-django-doc$/, 'django.yaml'],
   postgres: ['postgresql-doc-15', /^postgresql-doc-\d+$/, 'postgres.yaml'],
-  pytest: ['python-pytest-doc', /^python-pytest-doc$/, 'pytest.yaml'],
+  pytest: ['python-pytest-doc', /^python-pytest-doc$/, 'pytest.yaml', 'pytest-follow-ups.yaml'],
 };
 function questionSets(name) {
   const read = (file) => parse(readFileSync(join(here, 'answers', file), 'utf8'));
   if (name in UNSEEN) {
-    const [pkg, pattern, file] = UNSEEN[name];
+    const [pkg, pattern, file, followUps] = UNSEEN[name];
     return {
       root: manual(pkg, pattern),
       questions: read(file),
       heldOut: null,
       secondHeldOut: null,
-      followUps: null,
+      followUps: followUps ? read(followUps) : null,
       followUpsHeldOut: null,
     };
   }
