@@ -31,7 +31,7 @@ export const DEFAULT_BOOSTS: Boosts = { title: 1, headings: 1, text: 1 };
 
 /** A synonym's weight beside the question's own words. */
 const SYNONYM_WEIGHT = 0.5;
-/** The most an earlier question's word weighs in a follow-up: a synonym's, as the visitor did not type it. */
+/** The weight of an earlier question's word in a follow-up: a synonym's, as the visitor did not type it. */
 const EARLIER_WEIGHT = SYNONYM_WEIGHT;
 /**
  * A follow-up that refers back: a pronoun (it, them, that one), or opening as a continuation (and…,
@@ -188,7 +188,7 @@ export class SectionIndex {
             : names.has(term)
               ? IDENTIFIER_WEIGHT
               : context.terms.has(term)
-                ? context.weight
+                ? EARLIER_WEIGHT
                 : 1,
     };
     const pageRank = new Map(
@@ -230,7 +230,7 @@ function followUp(own: ReadonlySet<string>, question: string, earlier?: string) 
     termsOf(word)?.some((term) => !own.has(term)),
   );
   const terms = new Set(words.flatMap((word) => termsOf(word) ?? []).filter((term) => !own.has(term)));
-  return { words, terms, weight: EARLIER_WEIGHT };
+  return { words, terms };
 }
 
 /** A page's lead, from its first section: the title and the opening words, cut at a word's end. */
