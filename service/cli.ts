@@ -201,14 +201,18 @@ async function start(values: Flags, port: number, setup: Setup) {
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
   );
-  announceConsole(running.url, settings.publicUrl);
+  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
   stopOnSignals(running);
 }
 
-/** Where the console is, and (one write, so it arrives with that line) when its cookie cannot be Secure. */
-function announceConsole(url: string, publicUrl: string | undefined) {
+/**
+ * Where the console is, how to add its first admin while there is none, and (one write, so it
+ * arrives with that line) when its cookie cannot be Secure.
+ */
+function announceConsole(url: string, publicUrl: string | undefined, hasAdmins: boolean) {
+  const first = hasAdmins ? '' : ' (add an admin with: agent-chat-service admin add NAME)';
   const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
-  console.log(`console: ${url}/console/ (add an admin with: agent-chat-service admin add NAME)${caveat}`);
+  console.log(`console: ${url}/console/${first}${caveat}`);
 }
 
 /** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */

@@ -234,7 +234,6 @@ export interface GateStore {
   purgeGate(now: number, day: number): Promise<number>;
 }
 
-/** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
 /** What one key holds of sign-in attempts (see `countSignInAttempt`). */
 export interface SignInCount {
   key: string;
@@ -243,9 +242,12 @@ export interface SignInCount {
   latest: number | null;
 }
 
+/** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
 export interface AccountStore {
   createAdmin(admin: AdminRecord): Promise<boolean>;
   getAdmin(username: string): Promise<AdminRecord | undefined>;
+  /** Whether anyone can sign in to the console yet (the start-up line says how to add the first admin). */
+  hasAdmins(): Promise<boolean>;
   putConsoleSession(session: ConsoleSessionRecord): Promise<void>;
   getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;

@@ -173,6 +173,27 @@ describe('agent-chat-service (the program)', () => {
     expect(await stop(behindTls)).toBe(0);
   }, 120_000);
 
+  it('offers `admin add` at start-up only while the console has no admin', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const first = await start(dataDir);
+    await expect
+      .poll(() => first.output())
+      .toMatch(/console: \S+\/console\/ \(add an admin with: agent-chat-service admin add NAME\)/);
+    expect(await stop(first)).toBe(0);
+    const added = spawnSync(process.execPath, [CLI, 'admin', 'add', 'grace', '--data', dataDir], {
+      env: { ...process.env, DATABASE_URL: '' },
+      input: 'correct horse battery\n',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(added.status).toBe(0);
+    const later = await start(dataDir);
+    await expect.poll(() => later.output()).toMatch(/console: \S+\/console\/\n/);
+    expect(later.output()).not.toContain('admin add');
+    expect(await stop(later)).toBe(0);
+  }, 120_000);
+
   it('refuses a second process on the same data directory at once, with a clear message, writing nothing', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));

@@ -21,6 +21,10 @@ export class MemoryAccountStore implements AccountStore {
     return admin && { ...admin };
   }
 
+  async hasAdmins() {
+    return this.admins.size > 0;
+  }
+
   async setPasswordHash(username: string, passwordHash: string) {
     const admin = this.admins.get(username);
     if (admin) admin.passwordHash = passwordHash;

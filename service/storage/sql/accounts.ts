@@ -39,6 +39,11 @@ export class SqlAccountStore implements AccountStore {
     );
   }
 
+  async hasAdmins() {
+    const { rows } = await this.db.query('SELECT 1 FROM admins LIMIT 1');
+    return rows.length > 0;
+  }
+
   async setPasswordHash(username: string, passwordHash: string) {
     const { rowCount } = await this.db.query('UPDATE admins SET password_hash = $2 WHERE username = $1', [
       username,

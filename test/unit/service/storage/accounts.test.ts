@@ -10,6 +10,8 @@ storageSuite('accounts', (suite) => {
 
   it('keeps admins, console sessions, sign-in failures and the audit log', async () => {
     await open();
+    // The start-up line offers `admin add` only while there is none to sign in with.
+    expect(await store.accounts.hasAdmins()).toBe(false);
     expect(
       await store.accounts.createAdmin({ username: 'ada', passwordHash: 'scrypt$x', createdAt: T0 }),
     ).toBe(true);
@@ -17,6 +19,7 @@ storageSuite('accounts', (suite) => {
       false,
     );
     expect((await store.accounts.getAdmin('ada'))?.passwordHash).toBe('scrypt$x');
+    expect(await store.accounts.hasAdmins()).toBe(true);
     await store.accounts.putConsoleSession({
       tokenHash: 'h1',
       username: 'ada',
