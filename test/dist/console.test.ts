@@ -821,7 +821,18 @@ describe('the console in Chromium', () => {
     const { page, context } = await open();
     await signIn(page);
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
-    await page.getByRole('link', { name: /int_docs/ }).click();
+    // An integration named by its id (as `--integration` makes it) is named once, not "int_docs int_docs".
+    const integration = page.getByRole('link', { name: 'int_docs', exact: true });
+    expect(await description(integration)).toBe('');
+    // One with a name of its own is named by it, its id the description.
+    await page.getByRole('textbox', { name: 'New integration' }).fill('Help center');
+    await page.getByRole('button', { name: 'Add integration' }).click();
+    const added = page.getByRole('link', { name: 'Help center', exact: true });
+    await expect.poll(() => description(added)).toMatch(/^int_\w+$/);
+    await page.getByRole('button', { name: 'Delete integration' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete integration' }).click();
+    await expect.poll(() => added.count()).toBe(0);
+    await integration.click();
     await page.getByText('No allowed origins: pages on any website').waitFor();
     // Named by its label alone, the hint its description: a screen reader says each once.
     const origins = page.getByRole('textbox', { name: 'Allowed origins', exact: true });

@@ -71,7 +71,11 @@ export class IntegrationsPage extends ConsolePage {
             (
               i,
             ) => html`<li><a href="integrations?project=${encodeURIComponent(this.project.id)}&integration=${encodeURIComponent(i.id)}"
-            aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}>${i.name}<small>${i.id}</small></a></li>`,
+            aria-current=${i.id === integration?.id ? 'true' : 'false'} @click=${(e: MouseEvent) => this.select(e, i.id)}
+            aria-label=${i.name} aria-describedby=${i.name === i.id ? nothing : `integration-${i.id}`}>${i.name}${
+              // Named by its name alone, its id the description (and not shown twice when it is the name).
+              i.name === i.id ? nothing : html`<small id="integration-${i.id}">${i.id}</small>`
+            }</a></li>`,
           )}</ul>
           <form @submit=${this.createIntegration}>
             <label>New integration <input name="name" required maxlength="80" placeholder="e.g. Docs site" autocomplete="off"></label>
