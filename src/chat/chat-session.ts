@@ -128,8 +128,9 @@ export class ChatSession {
       // spend a proof of work and a session of the day's budget on a 403. Else the session's
       // word, else the page's as it is now (a new owner-key may not be synced yet).
       ownerless: () =>
-        sessionSourceOf(options.config()) === 'public' ||
-        (this.#connection.ownerKey ?? options.config().ownerKey) === NO_OWNER,
+        sessionSourceOf(options.config()) === 'public'
+          ? 'public'
+          : (this.#connection.ownerKey ?? options.config().ownerKey) === NO_OWNER && 'signed-out',
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),

@@ -10,20 +10,28 @@ import type { ErrorInfo } from './types.js';
  */
 export type ThreadListStatus = 'idle' | 'loading' | 'ready' | 'error' | 'unavailable';
 
+/**
+ * Why there is no list: nobody is signed in (signing in would show one), or the site has no
+ * sign-in at all (a public integration, whose visitors are always anonymous: decision 445).
+ */
+export type NoHistory = 'signed-out' | 'public';
+
 export interface ThreadListSnapshot {
   status: ThreadListStatus;
   threads: readonly ThreadSummary[];
   nextCursor: string | null;
   loadingMore: boolean;
   error?: ErrorInfo;
+  /** Why `unavailable`, when known before asking (a 403 leaves it out: nobody signed in). */
+  noHistory?: NoHistory;
 }
 
 export const PAGE_SIZE = 20;
 
 export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;
-  /** Who is here is known to be nobody (owner key `-`): there are no threads to ask for. */
-  ownerless?(): boolean;
+  /** Who is here is known to be nobody (owner key `-`, or a public integration): there are no threads to ask for. */
+  ownerless?(): NoHistory | false;
   /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
   /** A thread could not be read, renamed or deleted (the list stays as it was). */
@@ -103,9 +111,16 @@ export class ThreadList {
 
   async refresh(): Promise<void> {
     // An anonymous visitor has no list: the service would only answer 403 (after a session).
-    if (this.#hooks.ownerless?.()) {
+    const noHistory = this.#hooks.ownerless?.();
+    if (noHistory) {
       this.#request?.abort();
-      return this.#set({ status: 'unavailable', threads: [], nextCursor: null, loadingMore: false });
+      return this.#set({
+        status: 'unavailable',
+        threads: [],
+        nextCursor: null,
+        loadingMore: false,
+        noHistory,
+      });
     }
     const signal = this.#begin();
     this.#set({ ...this.#state, status: 'loading', error: undefined });

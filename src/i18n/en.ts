@@ -89,6 +89,7 @@ export const en = {
   noMatches: 'No conversations match your search.',
   noConversations: 'No conversations yet.',
   signInForHistory: 'Sign in to see your past conversations.',
+  noHistoryKept: "This site doesn't keep past conversations.",
   historyError: 'Your conversations could not be loaded.',
   showMore: 'Show more',
   loading: 'Loading…',

@@ -170,7 +170,11 @@ export class AgentChatThreadList extends LitElement {
     const { t } = this.l10n;
     const load = (reason: 'more' | 'retry') =>
       this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
-    if (list.status === 'unavailable') return html`<div class="state"><p>${t('signInForHistory')}</p></div>`;
+    if (list.status === 'unavailable') {
+      // A public integration has no sign-in to point to (decision 445).
+      const why = list.noHistory === 'public' ? 'noHistoryKept' : 'signInForHistory';
+      return html`<div class="state"><p>${t(why)}</p></div>`;
+    }
     if (list.status === 'error') {
       return html`<div class="state" role="alert"><p>${t(list.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }

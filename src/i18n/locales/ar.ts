@@ -66,6 +66,7 @@ const ar: UiStrings = {
   noMatches: 'لا توجد محادثات تطابق بحثك.',
   noConversations: 'لا توجد محادثات بعد.',
   signInForHistory: 'سجّل الدخول لرؤية محادثاتك السابقة.',
+  noHistoryKept: 'لا يحتفظ هذا الموقع بالمحادثات السابقة.',
   historyError: 'تعذّر تحميل محادثاتك.',
   showMore: 'عرض المزيد',
   loading: 'جارٍ التحميل…',

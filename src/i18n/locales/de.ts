@@ -67,6 +67,7 @@ const de: UiStrings = {
   noMatches: 'Keine Unterhaltung passt zu Ihrer Suche.',
   noConversations: 'Noch keine Unterhaltungen.',
   signInForHistory: 'Melden Sie sich an, um frühere Unterhaltungen zu sehen.',
+  noHistoryKept: 'Diese Website speichert keine früheren Unterhaltungen.',
   historyError: 'Ihre Unterhaltungen konnten nicht geladen werden.',
   showMore: 'Mehr anzeigen',
   loading: 'Wird geladen…',

@@ -68,6 +68,7 @@ const es: UiStrings = {
   noMatches: 'Ninguna conversación coincide con tu búsqueda.',
   noConversations: 'Aún no hay conversaciones.',
   signInForHistory: 'Inicia sesión para ver tus conversaciones anteriores.',
+  noHistoryKept: 'Este sitio no guarda las conversaciones anteriores.',
   historyError: 'No se pudieron cargar tus conversaciones.',
   showMore: 'Mostrar más',
   loading: 'Cargando…',

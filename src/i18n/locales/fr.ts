@@ -68,6 +68,7 @@ const fr: UiStrings = {
   noMatches: 'Aucune conversation ne correspond à votre recherche.',
   noConversations: 'Aucune conversation pour l’instant.',
   signInForHistory: 'Connectez-vous pour voir vos conversations passées.',
+  noHistoryKept: 'Ce site ne conserve pas les conversations passées.',
   historyError: 'Impossible de charger vos conversations.',
   showMore: 'Afficher plus',
   loading: 'Chargement…',

@@ -66,6 +66,7 @@ const he: UiStrings = {
   noMatches: 'אין שיחות שתואמות לחיפוש.',
   noConversations: 'עדיין אין שיחות.',
   signInForHistory: 'יש להתחבר כדי לראות שיחות קודמות.',
+  noHistoryKept: 'אתר זה אינו שומר שיחות קודמות.',
   historyError: 'לא ניתן לטעון את השיחות שלך.',
   showMore: 'הצגת עוד',
   loading: 'טוען…',

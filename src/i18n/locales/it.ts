@@ -67,6 +67,7 @@ const it: UiStrings = {
   noMatches: 'Nessuna conversazione corrisponde alla ricerca.',
   noConversations: 'Ancora nessuna conversazione.',
   signInForHistory: 'Accedi per vedere le conversazioni passate.',
+  noHistoryKept: 'Questo sito non conserva le conversazioni passate.',
   historyError: 'Impossibile caricare le tue conversazioni.',
   showMore: 'Mostra altro',
   loading: 'Caricamento…',

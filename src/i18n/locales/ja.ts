@@ -66,6 +66,7 @@ const ja: UiStrings = {
   noMatches: '検索に一致する会話はありません。',
   noConversations: 'まだ会話はありません。',
   signInForHistory: 'ログインすると過去の会話を表示できます。',
+  noHistoryKept: 'このサイトでは過去の会話は保存されません。',
   historyError: '会話を読み込めませんでした。',
   showMore: 'さらに表示',
   loading: '読み込み中…',

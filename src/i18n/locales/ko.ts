@@ -66,6 +66,7 @@ const ko: UiStrings = {
   noMatches: '검색과 일치하는 대화가 없습니다.',
   noConversations: '아직 대화가 없습니다.',
   signInForHistory: '로그인하면 이전 대화를 볼 수 있습니다.',
+  noHistoryKept: '이 사이트는 이전 대화를 저장하지 않습니다.',
   historyError: '대화를 불러오지 못했습니다.',
   showMore: '더 보기',
   loading: '불러오는 중…',

@@ -67,6 +67,7 @@ const nl: UiStrings = {
   noMatches: 'Geen gesprekken gevonden voor je zoekopdracht.',
   noConversations: 'Nog geen gesprekken.',
   signInForHistory: 'Log in om je eerdere gesprekken te zien.',
+  noHistoryKept: 'Deze site bewaart geen eerdere gesprekken.',
   historyError: 'Je gesprekken konden niet worden geladen.',
   showMore: 'Meer tonen',
   loading: 'Laden…',

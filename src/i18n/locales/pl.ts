@@ -67,6 +67,7 @@ const pl: UiStrings = {
   noMatches: 'Żadna rozmowa nie pasuje do wyszukiwania.',
   noConversations: 'Nie ma jeszcze rozmów.',
   signInForHistory: 'Zaloguj się, aby zobaczyć wcześniejsze rozmowy.',
+  noHistoryKept: 'Ta witryna nie przechowuje wcześniejszych rozmów.',
   historyError: 'Nie udało się wczytać rozmów.',
   showMore: 'Pokaż więcej',
   loading: 'Wczytywanie…',

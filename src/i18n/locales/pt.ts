@@ -67,6 +67,7 @@ const pt: UiStrings = {
   noMatches: 'Nenhuma conversa corresponde à pesquisa.',
   noConversations: 'Nenhuma conversa ainda.',
   signInForHistory: 'Entre na sua conta para ver conversas anteriores.',
+  noHistoryKept: 'Este site não guarda conversas anteriores.',
   historyError: 'Não foi possível carregar suas conversas.',
   showMore: 'Mostrar mais',
   loading: 'Carregando…',

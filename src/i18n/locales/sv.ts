@@ -66,6 +66,7 @@ const sv: UiStrings = {
   noMatches: 'Inga konversationer matchar sökningen.',
   noConversations: 'Inga konversationer än.',
   signInForHistory: 'Logga in för att se tidigare konversationer.',
+  noHistoryKept: 'Den här webbplatsen sparar inte tidigare konversationer.',
   historyError: 'Dina konversationer kunde inte läsas in.',
   showMore: 'Visa fler',
   loading: 'Läser in…',

@@ -66,6 +66,7 @@ const tr: UiStrings = {
   noMatches: 'Aramanızla eşleşen sohbet yok.',
   noConversations: 'Henüz sohbet yok.',
   signInForHistory: 'Geçmiş sohbetlerinizi görmek için oturum açın.',
+  noHistoryKept: 'Bu site geçmiş sohbetleri saklamaz.',
   historyError: 'Sohbetleriniz yüklenemedi.',
   showMore: 'Daha fazla göster',
   loading: 'Yükleniyor…',

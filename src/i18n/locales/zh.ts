@@ -66,6 +66,7 @@ const zh: UiStrings = {
   noMatches: '没有与搜索匹配的对话。',
   noConversations: '还没有对话。',
   signInForHistory: '登录后可查看以往的对话。',
+  noHistoryKept: '本网站不保存以往的对话。',
   historyError: '无法加载你的对话。',
   showMore: '显示更多',
   loading: '加载中…',
