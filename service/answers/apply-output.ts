@@ -2,6 +2,7 @@ import { MAX_ANSWER_CHARS, MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
 import { type AgentOutput, AgentError } from '../agents/types.js';
 import type { MessageRecord, StoredStatus, TokenUsage } from '../storage/types.js';
+import type { StopReason } from './live-answer.js';
 
 /** One run of an answer (the first, or one after tool results) as the agent's outputs shape it. */
 export interface AnswerRun {
@@ -161,11 +162,15 @@ export function quietEnd(message: MessageRecord, threadId: string): RunEnd {
   return { status: 'complete', record: identifiers(threadId, message.id) };
 }
 
-/** A stopped answer keeps its text as stopped; past its time limit it ends with an error. */
-export function stoppedEnd(timedOut: boolean, threadId: string, answerId: string): RunEnd {
-  return timedOut
-    ? errorEnd('The answer took too long and was ended.')
-    : { status: 'stopped', record: identifiers(threadId, answerId) };
+/**
+ * A stopped answer keeps its text as stopped. One the visitor did not stop ends with an error
+ * (its text kept): past its time limit, or cut by a shutdown, which `identifiers` would have
+ * shown them as a whole answer (decision 447).
+ */
+export function stoppedEnd(reason: StopReason | null, threadId: string, answerId: string): RunEnd {
+  if (reason === 'time_limit') return errorEnd('The answer took too long and was ended.');
+  if (reason === 'shutdown') return errorEnd('The service restarted while answering. Ask again.');
+  return { status: 'stopped', record: identifiers(threadId, answerId) };
 }
 
 /** Another instance ended the answer (this one's lease ran out): the stored end stands. */

@@ -3,7 +3,7 @@ import type { MessageRecord, StoredStatus, ThreadMeta } from '../storage/types.j
 /** Where an answer's bytes go on this instance: one attached stream each. */
 export type Listener = (bytes: Uint8Array, last: boolean) => void;
 
-/** Why an answer was stopped: cancel and shutdown keep the text as stopped, the time limit ends with an error. */
+/** Why an answer was stopped: a cancel keeps the text as stopped; the time limit and a shutdown end with an error. */
 export type StopReason = 'cancel' | 'shutdown' | 'time_limit' | 'gone';
 
 /** An answer generating in this instance: the agent runs here whoever is listening, wherever. */

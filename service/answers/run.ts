@@ -96,7 +96,7 @@ class Run {
 
   private stopped(): RunEnd {
     const { answer } = this;
-    return stoppedEnd(answer.stopReason === 'time_limit', answer.thread.id, answer.message.id);
+    return stoppedEnd(answer.stopReason, answer.thread.id, answer.message.id);
   }
 
   /** The first end wins; the agent is told to stop producing. */

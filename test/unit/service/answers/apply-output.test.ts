@@ -168,12 +168,15 @@ describe('how a run ends', () => {
     expect(chunk(blank.record).content.reason).toBe('The agent ended without an answer.');
   });
 
-  it('keeps a stopped answer as stopped, and ends one past its time limit as an error', () => {
-    expect(stoppedEnd(false, 'th_1', 'msg_a')).toMatchObject({ status: 'stopped' });
-    expect(chunk(stoppedEnd(false, 'th_1', 'msg_a').record).type).toBe('identifiers');
-    const late = stoppedEnd(true, 'th_1', 'msg_a');
+  it('keeps a stopped answer as stopped; one past its time limit or cut by a shutdown ends as an error', () => {
+    expect(stoppedEnd('cancel', 'th_1', 'msg_a')).toMatchObject({ status: 'stopped' });
+    expect(chunk(stoppedEnd('cancel', 'th_1', 'msg_a').record).type).toBe('identifiers');
+    const late = stoppedEnd('time_limit', 'th_1', 'msg_a');
     expect(late.status).toBe('error');
     expect(chunk(late.record).content.reason).toBe('The answer took too long and was ended.');
+    const cut = stoppedEnd('shutdown', 'th_1', 'msg_a');
+    expect(cut.status).toBe('error');
+    expect(chunk(cut.record).content.reason).toBe('The service restarted while answering. Ask again.');
   });
 
   it("shows an AgentError's reason and logs its code and hint; any other error only by its name", () => {

@@ -34,7 +34,8 @@ describe('connections', () => {
     expect(script.aborted()).toBe(0);
   });
 
-  it('stores answers in flight as stopped when the server closes', async () => {
+  it('ends answers in flight with an error when the server closes, their text kept', async () => {
+    // The visitor did not stop it: ended with `identifiers` it read as a whole answer (decision 447).
     const script = scriptedAgent();
     const { url, service, close } = await served({ projects: [PROJECT], agent: script.agent });
     const { session_token: token } = await (
@@ -53,12 +54,15 @@ describe('connections', () => {
     const [start] = await readRecords(reader, 2);
     const storage = service.storage;
     await close();
-    expect((await readRecords(reader, Number.POSITIVE_INFINITY)).map((r) => r.type)).toEqual(['identifiers']);
+    const ended = await readRecords(reader, Number.POSITIVE_INFINITY);
+    expect(ended.map((r) => [r.type, r.content.reason])).toEqual([
+      ['error', 'The service restarted while answering. Ask again.'],
+    ]);
     expect(
       (await storage.conversations.getThread(start.content.thread_id as string))?.messages[1],
     ).toMatchObject({
       content: 'Half ',
-      status: 'stopped',
+      status: 'error',
     });
   });
 });
