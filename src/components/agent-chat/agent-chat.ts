@@ -21,6 +21,7 @@ import type { AgentChatComposer } from '../composer/composer.js';
 import { icon, type IconName } from '../icons.js';
 import type { AgentChatThreadList } from '../thread-list/thread-list.js';
 import { ModalPanel } from './modal-panel.js';
+import { FocusKeeper } from './focus-keeper.js';
 import { ThreadListPanel } from './thread-list-panel.js';
 import { MoreMenu } from './more-menu.js';
 import moreMenuStyles from './more-menu.styles.js';
@@ -208,6 +209,10 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       if (finePointer()) this.composer?.focus();
     },
   });
+  readonly #focus = new FocusKeeper({
+    list: () => this.threadList,
+    main: () => (finePointer() ? this.composer : this.panel),
+  });
   readonly #modalPanel = new ModalPanel(this, {
     open: () => this.mode !== 'inline' && this.opened,
     panel: () => this.panel,
@@ -336,7 +341,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const listOpen = snapshot.threadListOpen;
     const rules = rulesOf(this);
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
-      aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown}
+      aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown} @click=${this.#focus.clicked}
       @agent-chat-tool-decide=${this.#chat.decideTool}>
       <header part="header">
         <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
