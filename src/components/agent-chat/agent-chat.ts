@@ -361,7 +361,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}
         @agent-chat-thread-list-load=${(e: CustomEvent<{ reason: string }>) => void session.threadList.load(e.detail.reason === 'more')}
       ></agent-chat-thread-list>
-      <div class="main">
+      <div class="main" ?inert=${listOpen && this.#threads.covers}>
       ${snapshot.configured ? nothing : html`<p class="notice" part="error" role="alert">${t('errorNotConfigured')}</p>`}
       <agent-chat-message-list class="conversation" part="conversation"
         exportparts="message, message-user, message-assistant, message__bubble, message__content, message__sources, message__error, message__actions, message__files"

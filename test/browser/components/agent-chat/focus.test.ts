@@ -44,10 +44,14 @@ describe('<agent-chat> layers and focus', () => {
     await settled(el);
     expect(threadListOf(el).shadowRoot!.contains(deepActiveElement())).toBe(true);
     await chaiExpect(el).to.be.accessible();
+    // The conversation it covers is out of reach: Tab and a screen reader stay in what shows.
+    const main = el.shadowRoot!.querySelector<HTMLElement>('.main')!;
+    expect(main.inert).toBe(true);
 
     await userEvent.keyboard('{Escape}');
     await expect.poll(() => threadListToggle(el).getAttribute('aria-expanded')).toBe('false');
     expect(deepActiveElement()).toBe(threadListToggle(el));
+    expect(main.inert).toBe(false);
     expect(el.opened).toBe(true);
 
     await userEvent.keyboard('{Escape}');
