@@ -1,5 +1,5 @@
 // Writes dist/agent-chat-wordpress.zip: the plugin in wordpress/agent-chat/ with the built widget
-// (the IIFE, the locale files it imports from beside itself, sri.json) in its assets/ folder.
+// (the IIFE, the parts and locale files it loads from beside itself, sri.json) in its assets/ folder.
 // The zip is made here, with zlib and a few lines of the format (no dependency, no `zip` binary),
 // and is byte-for-byte the same for the same inputs. Run after `npm run build`.
 import { createHash } from 'node:crypto';
@@ -50,8 +50,10 @@ const walk = (dir) => {
 walk(PLUGIN);
 files.push(['agent-chat/LICENSE', readFileSync('LICENSE')]);
 files.push(['agent-chat/assets/agent-chat.iife.js', iife]);
+// What the script fetches from beside itself when a visitor needs it: its parts (the markdown
+// engine, the Conversations list, the attachment view) and the languages.
 for (const name of readdirSync('dist').sort())
-  if (/^agent-chat\.locale\.\w+\.js$/.test(name))
+  if (/^agent-chat\.(part\.[\w.-]+|locale\.\w+)\.js$/.test(name))
     files.push([`agent-chat/assets/${name}`, readFileSync(join('dist', name))]);
 files.push(['agent-chat/assets/sri.json', readFileSync('dist/sri.json')]);
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -219,6 +219,14 @@ describe('installing and setting up', () => {
     expect(atLeast(wp.version, '6.1')).toBe(true);
     const bundled = readFileSync(join(wp.root, 'wp-content/plugins/agent-chat/assets/agent-chat.iife.js'));
     expect(bundled.equals(readFileSync(join(ROOT, 'dist/agent-chat.iife.js')))).toBe(true);
+    // And what the script loads from beside itself when a visitor needs it: its parts (the
+    // markdown engine, the Conversations list, the attachment view) and its languages.
+    const beside = readdirSync(join(ROOT, 'dist')).filter((name) =>
+      /^agent-chat\.(part\.[\w.-]+|locale\.\w+)\.js$/.test(name),
+    );
+    expect(beside.filter((name) => name.startsWith('agent-chat.part.markdown-engine'))).toHaveLength(1);
+    const assets = readdirSync(join(wp.root, 'wp-content/plugins/agent-chat/assets'));
+    expect(beside.filter((name) => !assets.includes(name))).toEqual([]);
     expect(
       wp.sql("SELECT option_value FROM wordpress.wp_options WHERE option_name = 'active_plugins'"),
     ).toContain('agent-chat/agent-chat.php');
@@ -314,6 +322,8 @@ describe('an Author places the chat', () => {
     const chat = await chatOn(await visitor(), post.link);
     expect(chat.answer).toMatch(/Three steps get the widget on a page/);
     expect(chat.errors).toEqual([]);
+    // Rendered as markdown (the engine is a part the script fetches from the plugin's assets).
+    await expect.poll(() => chat.page.locator('agent-chat .content ol li strong').count()).toBe(3);
     expect(await axe(chat.page, 'agent-chat')).toEqual([]);
     expect(chat.requestHeaders['x-wp-nonce']).toBeUndefined();
     expect(chat.headers['agent-chat-owner-key']).toBe('-');
