@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startProgram, type Program } from '../cms/processes.js';
 
@@ -82,6 +82,11 @@ export async function startWordPress(dir: string, zip: string, port: number): Pr
     } catch {
       execFileSync('cp', ['-a', DEBIAN_WORDPRESS, root]);
     }
+    // Debian links some of WordPress's files to its own packages by relative paths (underscore.js
+    // to ../../../javascript/…, getID3 to ../../../php/…): beside the copy, those folders too, or
+    // the admin's scripts that need underscore.js (the Plugins screen, the media library) throw.
+    for (const shared of ['javascript', 'php'])
+      if (existsSync(`/usr/share/${shared}`)) symlinkSync(`/usr/share/${shared}`, join(dir, shared));
     // Unlinked before writing: writing through the hard link would change Debian's file.
     rmSync(join(root, 'wp-config.php'));
     const origin = `http://127.0.0.1:${port}`;
