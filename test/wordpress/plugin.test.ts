@@ -167,6 +167,12 @@ async function chatOn(context: BrowserContext, url: string, question = 'How do I
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // What the browser's console reports as failed loads.
+  const failed: string[] = [];
+  page.on(
+    'response',
+    (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`),
+  );
   await page.goto(url);
   const [session, answer] = await Promise.all([
     page.waitForResponse((response) => response.url().includes('agent-chat/v1/session')),
@@ -176,6 +182,7 @@ async function chatOn(context: BrowserContext, url: string, question = 'How do I
     page,
     answer,
     errors,
+    failed,
     html: await page.content(),
     requestHeaders: await session.request().allHeaders(),
     headers: await session.allHeaders(),
@@ -322,6 +329,9 @@ describe('an Author places the chat', () => {
     const chat = await chatOn(await visitor(), post.link);
     expect(chat.answer).toMatch(/Three steps get the widget on a page/);
     expect(chat.errors).toEqual([]);
+    // A signed-out visitor's nonce request is answered, empty, not refused with WordPress's 400
+    // that every visitor's console showed.
+    expect(chat.failed).toEqual([]);
     // Rendered as markdown (the engine is a part the script fetches from the plugin's assets).
     await expect.poll(() => chat.page.locator('agent-chat .content ol li strong').count()).toBe(3);
     expect(await axe(chat.page, 'agent-chat')).toEqual([]);

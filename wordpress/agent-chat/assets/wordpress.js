@@ -1,7 +1,7 @@
 /**
  * Agent Chat for WordPress: a signed-in visitor's session request carries a fresh REST nonce,
  * which WordPress requires before it treats the request as theirs. The nonce is asked for just
- * before each session request (WordPress hands one to signed-in visitors only), so nothing
+ * before each session request (the plugin's action hands one to signed-in visitors only), so nothing
  * visitor-specific is ever printed into a page that a cache may keep.
  */
 (function () {
@@ -15,7 +15,7 @@
       })
       .then(function (nonce) {
         nonce = nonce.trim();
-        // A signed-out visitor gets "0" with status 400: an anonymous session, as it should be.
+        // A signed-out visitor gets an empty answer: an anonymous session, as it should be.
         return /^[0-9a-f]{10}$/.test(nonce) ? { 'X-WP-Nonce': nonce } : {};
       });
   }

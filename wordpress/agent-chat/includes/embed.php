@@ -45,8 +45,8 @@ add_filter('script_loader_tag', static function (string $tag, string $handle): s
     if ($handle === 'agent-chat' && agent_chat_integrity() !== '') {
         $extra = sprintf(' integrity="%s" crossorigin="anonymous"', esc_attr(agent_chat_integrity()));
     } elseif ($handle === 'agent-chat-wordpress') {
-        // Where the script asks for a fresh REST nonce: WordPress gives one to a signed-in visitor only.
-        $extra = sprintf(' data-nonce-url="%s"', esc_url(admin_url('admin-ajax.php?action=rest-nonce')));
+        // Where the script asks for a fresh REST nonce (a signed-in visitor's; empty for others).
+        $extra = sprintf(' data-nonce-url="%s"', esc_url(admin_url('admin-ajax.php?action=agent_chat_nonce')));
     }
     // The tag with the src (an inline script another plugin added may come first).
     return $extra === '' ? $tag : (string) preg_replace('/<script\b(?=[^>]*\ssrc=)/', '<script' . $extra, $tag, 1);

@@ -19,6 +19,24 @@ add_action('rest_api_init', static function (): void {
 });
 
 /**
+ * A fresh REST nonce for the widget's next session request (assets/wordpress.js asks before each
+ * one): a signed-in visitor's, and for a signed-out one an empty answer with 200. WordPress's own
+ * `rest-nonce` action refuses signed-out visitors with 400, which every visitor's browser console
+ * showed as a failed load. Never cached: a nonce belongs to one user and expires.
+ */
+add_action('wp_ajax_agent_chat_nonce', static function (): void {
+    nocache_headers();
+    header('Content-Type: text/plain; charset=utf-8');
+    echo wp_create_nonce('wp_rest');
+    exit;
+});
+add_action('wp_ajax_nopriv_agent_chat_nonce', static function (): void {
+    nocache_headers();
+    header('Content-Type: text/plain; charset=utf-8');
+    exit;
+});
+
+/**
  * Only this site's pages may read a session: WordPress answers every origin's credentialed
  * request with CORS headers, which would let another site mint through its visitors' browsers.
  */
