@@ -242,8 +242,12 @@ describe('installing and setting up', () => {
   it('Settings → Agent Chat: an Administrator saves the service, and the API key field never shows the key', async () => {
     admin = await signIn('admin');
     const page = await admin.newPage();
-    await page.goto(`${wp.origin}/wp-admin/options-general.php`);
-    await page.getByRole('link', { name: 'Agent Chat', exact: true }).click();
+    // Just activated, the plugin's row on the Plugins screen leads to its settings.
+    await page.goto(`${wp.origin}/wp-admin/plugins.php`);
+    await page
+      .locator('tr[data-slug="agent-chat"]')
+      .getByRole('link', { name: 'Settings', exact: true })
+      .click();
     await expect
       .poll(() => page.getByRole('heading', { name: 'Agent Chat', level: 1 }).isVisible())
       .toBe(true);

@@ -108,6 +108,19 @@ add_action('admin_menu', static function (): void {
     add_options_page(__('Agent Chat', 'agent-chat'), __('Agent Chat', 'agent-chat'), 'manage_options', 'agent-chat', 'agent_chat_settings_page');
 });
 
+// The Plugins screen's row leads to the settings, where an owner who has just activated it goes next.
+add_filter('plugin_action_links_' . plugin_basename(AGENT_CHAT_FILE), static function (array $links): array {
+    if (!current_user_can('manage_options')) {
+        return $links;
+    }
+    $settings = sprintf(
+        '<a href="%s">%s</a>',
+        esc_url(admin_url('options-general.php?page=agent-chat')),
+        esc_html__('Settings', 'agent-chat')
+    );
+    return array_merge([$settings], $links);
+});
+
 function agent_chat_settings_page(): void
 {
     if (!current_user_can('manage_options')) {
