@@ -9,7 +9,7 @@ import {
 } from '../../contract/limits.js';
 import type { ToolResult, ToolSpec } from '../../contract/types.js';
 import { isRecord } from '../http/body.js';
-import { HttpError, badRequest } from '../http/errors.js';
+import { HttpError, badRequest, unknownIntegration } from '../http/errors.js';
 
 /** The chat call's body (§4, §7), checked field by field: a question, or the results of client tools. */
 /** A thread's title: its first question on one line, cut to the contract's length. */
@@ -87,7 +87,7 @@ export function parseChatBody(body: unknown, integrationIds: string[]) {
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { integration_id: integrationId, message, thread_id: threadId, tool_results: toolResults } = body;
   if (typeof integrationId !== 'string' || !integrationIds.includes(integrationId))
-    throw badRequest('integration_id is missing or unknown.');
+    throw unknownIntegration(integrationId);
   if (threadId !== undefined && threadId !== null && typeof threadId !== 'string')
     throw badRequest('thread_id must be a string or null.');
   const tools = parseTools(body.tools);

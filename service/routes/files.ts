@@ -5,7 +5,7 @@
  */
 import { FILE_KINDS, MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../../contract/limits.js';
 import type { FileInfo, FileKind } from '../../contract/types.js';
-import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { HttpError, badRequest, notFound, unknownIntegration } from '../http/errors.js';
 import { attachmentDisposition, safeFileName } from '../http/file-name.js';
 import {
   MAX_IMAGE_PIXELS,
@@ -150,8 +150,7 @@ export async function uploadFile(
   const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const integrationId = new URL(request.url).searchParams.get('integration_id') ?? '';
-  if (!project.integrationIds.includes(integrationId))
-    throw badRequest('integration_id is missing or unknown.');
+  if (!project.integrationIds.includes(integrationId)) throw unknownIntegration(integrationId);
   requireOrigin(project, request, integrationId);
   const { part, detected } = await readUpload(request, await fileSettingsOf(ctx, projectId, integrationId));
   const file: StoredFile = {

@@ -125,6 +125,24 @@ describe('chat (§4)', () => {
     expect((await errorBody(response)).code).toBe(code);
   });
 
+  it('names an unknown integration and where to check it, for the site owner reading the 400', async () => {
+    // The visitor reads "Something went wrong"; the page's owner, in the answer or the
+    // agent-chat-error event, what is wrong with the page (seen with a typo in WordPress's settings).
+    const { call, session } = makeService();
+    const token = await session('alice');
+    const typo = await call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_typo', message: 'hi' },
+    });
+    expect((await errorBody(typo)).detail).toBe(
+      'integration_id "int_typo" is not an integration of this project: check the page\'s integration-id against the console\'s Integrations page.',
+    );
+    const missing = await call('POST', `${AGENT}/chat/`, { token, body: { message: 'hi' } });
+    expect((await errorBody(missing)).detail).toBe(
+      "integration_id is missing: set the page's integration-id.",
+    );
+  });
+
   it('rejects malformed JSON with 400', async () => {
     const { call, session } = makeService();
     const response = await call('POST', `${AGENT}/chat/`, {
