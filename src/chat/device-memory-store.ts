@@ -55,11 +55,18 @@ export interface DeviceMemoryStore {
   /** Calls `listener` with what another tab (or widget) saved, or without state when it wiped. Returns an unsubscribe. */
   watch(listener: (change: RemoteChange) => void): () => void;
   /**
-   * Keeps `state`'s drafts at once, where a page being left can still write (none: forgets
-   * them); the next load takes them back. A write started in `pagehide` may never land.
+   * Keeps `state`'s drafts, outbox and last question at once, where a page being left can still
+   * write (none: forgets them); the next load takes them back. A write started in `pagehide`
+   * may never land.
    */
-  stash(state?: Pick<StoredMemory, 'drafts' | 'ownerKey'>): void;
+  stash(state?: Stashed): void;
 }
+
+/** What a stash keeps of the state: the drafts (decision 443) and what the visitor sent (decision 451). */
+export type Stashed = Pick<StoredMemory, 'drafts' | 'ownerKey' | 'activeThreadId'> & {
+  outbox: readonly OutboxEntry[];
+  messages: readonly ChatMessage[];
+};
 
 // The database, object store, channel and key names (`<scope>:ui…`) predate the name device
 // memory: renamed, every visitor's remembered state would be lost.
@@ -81,7 +88,7 @@ function warnOnce(error: unknown): void {
  * none, as before it existed.
  */
 const STASH = 'agent-chat:';
-/** What a stash may take of the origin's sessionStorage, which the site shares: drafts, never a conversation. */
+/** What a stash may take of the origin's sessionStorage, which the site shares: never a whole conversation. */
 export const MAX_STASH_CHARS = 64_000;
 function inSession<T>(use: (storage: Storage) => T): T | undefined {
   try {
@@ -276,22 +283,66 @@ const NOTHING: StoredMemory = {
 };
 
 /**
- * What the device holds, with the drafts of a stash in place of its own when the stash was left
- * after the device's drafts were taken (newest wins) and is the same owner's, or the record is
- * nobody's yet (no key, or nothing of an owner's): then it is the stash owner's, as the tab
- * that left it had adopted it (decision 110). Another owner's drafts never join a record.
+ * The last question and, once its answer started, that answer by its id alone: reattaching
+ * (§9) brings back its text, so a stash stays the size of one question.
+ */
+function lastQuestion(messages: readonly ChatMessage[]): ChatMessage[] {
+  const at = messages.map((m) => m.role).lastIndexOf('user');
+  if (at < 0) return [];
+  const answer = messages[at + 1];
+  if (!answer?.questionAnswerId) return [messages[at]];
+  const { id, questionAnswerId } = answer;
+  return [
+    messages[at],
+    { id, role: 'assistant', content: '', sources: [], status: 'interrupted', questionAnswerId },
+  ];
+}
+
+/**
+ * The state with the question a stash kept, where the device does not hold it (decision 451):
+ * after what the device holds of its thread, or alone when the device shows another thread. A
+ * question whose answer had not started comes back as one not sent, with Retry (it may or may
+ * not have reached the service); one whose answer had started reattaches to it.
+ */
+function withQuestion(state: StoredMemory, threadId: string | null, sent: ChatMessage[]): StoredMemory {
+  const [question, answer] = sent;
+  const { messages } = state;
+  if (!question || messages.some((m) => answer && m.questionAnswerId === answer.questionAnswerId))
+    return state;
+  const at = messages.findIndex((m) => m.id === question.id);
+  if (at >= 0 && !answer) return state;
+  const earlier = at >= 0 ? messages.slice(0, at) : state.activeThreadId === threadId ? messages : [];
+  return { ...state, activeThreadId: threadId, messages: [...earlier, ...sent] };
+}
+
+/**
+ * What the device holds, with a stash's drafts, outbox and question in place of its own when the
+ * stash was left after the device's drafts were taken (newest wins) and is the same owner's, or
+ * the record is nobody's yet (no key, or nothing of an owner's): then it is the stash owner's,
+ * as the tab that left it had adopted it (decision 110). Another owner's stash never joins a record.
  */
 function withStash(
   state: StoredMemory | undefined,
   raw: string | null | undefined,
 ): StoredMemory | undefined {
-  const stash = validOrNone(() => JSON.parse(raw!) as { o?: unknown; d?: unknown; t?: unknown })[0];
+  const stash = validOrNone(
+    () =>
+      JSON.parse(raw!) as { o?: unknown; d?: unknown; t?: unknown; b?: unknown; h?: unknown; m?: unknown },
+  )[0];
   const ownerKey = typeof stash?.o === 'string' ? stash.o : null;
-  return !stash ||
+  if (
+    !stash ||
     (state && !isEmpty(state) && state.ownerKey !== null && state.ownerKey !== ownerKey) ||
     !(Number(stash.t) >= (state?.draftsAt ?? 0))
-    ? state
-    : { ...(state ?? NOTHING), ownerKey, drafts: sanitizeHead({ drafts: stash.d })!.drafts };
+  )
+    return state;
+  const { drafts, outbox } = sanitizeHead({ drafts: stash.d, outbox: stash.b })!;
+  const base = state ?? NOTHING;
+  return withQuestion(
+    { ...base, ownerKey, drafts, outbox: Array.isArray(stash.b) ? outbox : base.outbox },
+    typeof stash.h === 'string' ? stash.h : null,
+    toMessages(stash.m, false),
+  );
 }
 
 /**
@@ -346,12 +397,16 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     );
   }
 
-  stash(state?: Pick<StoredMemory, 'drafts' | 'ownerKey'>): void {
-    const text = state && JSON.stringify({ o: state.ownerKey, d: state.drafts, t: Date.now() });
+  stash(state?: Stashed): void {
+    const drafts = state && { o: state.ownerKey, d: state.drafts, t: Date.now() };
+    // The drafts alone where the outbox and the question would not fit.
+    const text =
+      state &&
+      [{ ...drafts, b: state.outbox, h: state.activeThreadId, m: lastQuestion(state.messages) }, drafts]
+        .map((kept) => JSON.stringify(kept))
+        .find((kept) => kept.length <= MAX_STASH_CHARS);
     inSession((storage) =>
-      text && text.length <= MAX_STASH_CHARS
-        ? storage.setItem(this.#stashKey(), text)
-        : storage.removeItem(this.#stashKey()),
+      text ? storage.setItem(this.#stashKey(), text) : storage.removeItem(this.#stashKey()),
     );
   }
 

@@ -175,8 +175,9 @@ export class DeviceMemory {
   }
 
   /**
-   * The page is going away (`pagehide`): the drafts are stashed at once, since the write that
-   * flush() starts may not land during a navigation (decision 443), then flushed as ever.
+   * The page is going away (`pagehide`): the drafts, the outbox and the last question are
+   * stashed at once, since the write that flush() starts may not land during a navigation
+   * (decisions 443, 451), then flushed as ever.
    */
   leave(): void {
     const state = this.#pending ?? this.#collect();

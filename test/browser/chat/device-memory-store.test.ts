@@ -166,6 +166,15 @@ describe('createDeviceMemoryStore', () => {
   });
 });
 
+/** What a tab stashes when it holds drafts only. */
+const drafts = (texts: Record<string, string>, ownerKey: string | null) => ({
+  drafts: texts,
+  ownerKey,
+  activeThreadId: null,
+  outbox: [],
+  messages: [],
+});
+
 /** The widget's keys in this tab's sessionStorage. */
 const stashes = () => Object.keys(sessionStorage).filter((key) => key.startsWith('agent-chat:'));
 
@@ -178,7 +187,7 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
   it('comes back on the next load over the drafts written before it, once', async () => {
     const tab = createDeviceMemoryStore('p:stash');
     await tab.save(state([message(0)], { drafts: { th_1: 'How do I th' }, ownerKey: 'key-alice' }));
-    tab.stash({ drafts: { th_1: 'How do I theme it?', '': 'new one' }, ownerKey: 'key-alice' });
+    tab.stash(drafts({ th_1: 'How do I theme it?', '': 'new one' }, 'key-alice'));
     const read = await createDeviceMemoryStore('p:stash').load();
     expect(read?.drafts).toEqual({ th_1: 'How do I theme it?', '': 'new one' });
     expect(read?.ownerKey).toBe('key-alice');
@@ -190,7 +199,7 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
   it('gives way to drafts written after it (another tab, after this one went away)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(1_000);
-    createDeviceMemoryStore('p:later').stash({ drafts: { th_1: 'stale' }, ownerKey: 'key-alice' });
+    createDeviceMemoryStore('p:later').stash(drafts({ th_1: 'stale' }, 'key-alice'));
     vi.setSystemTime(2_000);
     await createDeviceMemoryStore('p:later').save(
       state([], { drafts: { th_1: 'typed in the other tab' }, ownerKey: 'key-alice' }),
@@ -203,14 +212,14 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
     await createDeviceMemoryStore('p:owners').save(
       state([message(0)], { drafts: { th_1: "Bob's" }, ownerKey: 'key-bob' }),
     );
-    createDeviceMemoryStore('p:owners').stash({ drafts: { th_1: "Alice's secret" }, ownerKey: 'key-alice' });
+    createDeviceMemoryStore('p:owners').stash(drafts({ th_1: "Alice's secret" }, 'key-alice'));
     const read = await createDeviceMemoryStore('p:owners').load();
     expect(read).toMatchObject({ ownerKey: 'key-bob', drafts: { th_1: "Bob's" } });
     expect(stashes()).toEqual([]);
   });
 
   it("comes back as its owner's record where the device holds nothing of an owner's, or a record no key claimed yet", async () => {
-    createDeviceMemoryStore('p:empty').stash({ drafts: { '': 'first words' }, ownerKey: 'key-alice' });
+    createDeviceMemoryStore('p:empty').stash(drafts({ '': 'first words' }, 'key-alice'));
     expect(await createDeviceMemoryStore('p:empty').load()).toMatchObject({
       open: false,
       ownerKey: 'key-alice',
@@ -221,7 +230,7 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
     await createDeviceMemoryStore('p:unclaimed').save(
       state([message(0)], { drafts: { th_1: 'Wh' }, ownerKey: null }),
     );
-    createDeviceMemoryStore('p:unclaimed').stash({ drafts: {}, ownerKey: 'key-alice' });
+    createDeviceMemoryStore('p:unclaimed').stash(drafts({}, 'key-alice'));
     expect(await createDeviceMemoryStore('p:unclaimed').load()).toMatchObject({
       ownerKey: 'key-alice',
       drafts: {},
@@ -230,17 +239,27 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
   });
 
   it('belongs to its scope: another widget or project on the page never reads it', async () => {
-    createDeviceMemoryStore('proj_a:int_a').stash({ drafts: { '': 'for project A' }, ownerKey: null });
+    createDeviceMemoryStore('proj_a:int_a').stash(drafts({ '': 'for project A' }, null));
     expect(await createDeviceMemoryStore('proj_b:int_b').load()).toBeUndefined();
     expect(await createDeviceMemoryStore('proj_a:int_a:second').load()).toBeUndefined();
     expect((await createDeviceMemoryStore('proj_a:int_a').load())?.drafts).toEqual({ '': 'for project A' });
   });
 
-  it(`holds drafts only, within ${MAX_STASH_CHARS} characters: past that, none (the device's write still goes)`, () => {
+  it(`holds drafts, the outbox and the last question within ${MAX_STASH_CHARS} characters: past that the drafts alone, then none`, () => {
     const tab = createDeviceMemoryStore('p:bound');
-    tab.stash({ drafts: { '': 'short' }, ownerKey: null });
+    const sent = { ...drafts({ '': 'short' }, null), outbox: [{ id: 'q1', text: 'and then?' }] };
+    tab.stash(sent);
+    expect(JSON.parse(sessionStorage.getItem('agent-chat:p:bound')!)).toEqual({
+      o: null,
+      d: { '': 'short' },
+      t: expect.any(Number),
+      b: [{ id: 'q1', text: 'and then?' }],
+      h: null,
+      m: [],
+    });
+    tab.stash({ ...sent, outbox: [{ id: 'q1', text: 'x'.repeat(MAX_STASH_CHARS) }] });
     expect(sessionStorage.getItem('agent-chat:p:bound')).toMatch(/^\{"o":null,"d":\{"":"short"\},"t":\d+\}$/);
-    tab.stash({ drafts: { '': 'x'.repeat(MAX_STASH_CHARS) }, ownerKey: null });
+    tab.stash(drafts({ '': 'x'.repeat(MAX_STASH_CHARS) }, null));
     expect(stashes()).toEqual([]);
   });
 
@@ -249,12 +268,12 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
     const full = vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
       throw new DOMException('full', 'QuotaExceededError');
     });
-    createDeviceMemoryStore('p:blocked').stash({ drafts: { '': 'more' }, ownerKey: '-' });
+    createDeviceMemoryStore('p:blocked').stash(drafts({ '': 'more' }, '-'));
     expect(full).toHaveBeenCalled();
     vi.spyOn(window, 'sessionStorage', 'get').mockImplementation(() => {
       throw new DOMException('denied', 'SecurityError');
     });
-    createDeviceMemoryStore('p:blocked').stash({ drafts: { '': 'more' }, ownerKey: '-' });
+    createDeviceMemoryStore('p:blocked').stash(drafts({ '': 'more' }, '-'));
     expect((await createDeviceMemoryStore('p:blocked').load())?.drafts).toEqual({ '': 'on the device' });
   });
 
@@ -269,11 +288,126 @@ describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', 
 
   it("clearDeviceMemory() forgets every widget's stash, and nothing of the site's own", async () => {
     sessionStorage.setItem('site-cart', '3 items');
-    createDeviceMemoryStore('p:one').stash({ drafts: { '': 'a' }, ownerKey: null });
-    createDeviceMemoryStore('p:two').stash({ drafts: { '': 'b' }, ownerKey: null });
+    createDeviceMemoryStore('p:one').stash(drafts({ '': 'a' }, null));
+    createDeviceMemoryStore('p:two').stash(drafts({ '': 'b' }, null));
     await clearDeviceMemory();
     expect(stashes()).toEqual([]);
     expect(sessionStorage.getItem('site-cart')).toBe('3 items');
     sessionStorage.removeItem('site-cart');
+  });
+});
+
+/** A question, and its answer as the service began it (§4's `stream_start`), or not yet. */
+const question = (id: string, status: ChatMessage['status'] = 'sent'): ChatMessage => ({
+  id,
+  role: 'user',
+  content: 'How do I theme it?',
+  sources: [],
+  status,
+});
+const answer = (id: string, questionAnswerId: string, status: ChatMessage['status'] = 'streaming') => ({
+  id,
+  role: 'assistant' as const,
+  content: 'Style the widget from your page '.repeat(50),
+  sources: [],
+  status,
+  questionAnswerId,
+});
+
+describe('the stash: what the visitor sent just before the page went (decision 451)', () => {
+  const earlier = [message(0), message(1)];
+  /** What the tab held at pagehide: the device's conversation and then `sent`. */
+  const leftWith = (threadId: string | null, sent: ChatMessage[], extra = {}) => ({
+    ...drafts({}, 'key-alice'),
+    activeThreadId: threadId,
+    messages: [...earlier, ...sent],
+    ...extra,
+  });
+
+  it('a question whose answer had started comes back after its thread, its answer by id, to reattach to', async () => {
+    const tab = createDeviceMemoryStore('p:started');
+    await tab.save(state(earlier, { ownerKey: 'key-alice' }));
+    tab.stash(leftWith('th_1', [question('q'), answer('a', 'qa_1')]));
+    expect(sessionStorage.getItem('agent-chat:p:started')).not.toContain('Style the widget');
+    const read = await createDeviceMemoryStore('p:started').load();
+    expect(read?.activeThreadId).toBe('th_1');
+    expect(read?.messages).toEqual([
+      ...earlier,
+      question('q'),
+      {
+        id: 'a',
+        role: 'assistant',
+        content: '',
+        sources: [],
+        status: 'interrupted',
+        questionAnswerId: 'qa_1',
+      },
+    ]);
+  });
+
+  it('one that started a new thread comes back alone in that thread, not after the thread the device showed', async () => {
+    await createDeviceMemoryStore('p:new').save(state(earlier, { ownerKey: 'key-alice' }));
+    createDeviceMemoryStore('p:new').stash({
+      ...leftWith('th_2', [question('q'), answer('a', 'qa_2', 'complete')]),
+      messages: [question('q'), answer('a', 'qa_2', 'complete')],
+    });
+    const read = await createDeviceMemoryStore('p:new').load();
+    expect(read?.activeThreadId).toBe('th_2');
+    expect(read?.messages.map((m) => [m.id, m.status, m.questionAnswerId])).toEqual([
+      ['q', 'sent', undefined],
+      ['a', 'interrupted', 'qa_2'],
+    ]);
+  });
+
+  it('one whose answer had not started comes back not sent (Retry), in the thread it was asked in', async () => {
+    await createDeviceMemoryStore('p:unsent').save(state(earlier, { ownerKey: 'key-alice' }));
+    createDeviceMemoryStore('p:unsent').stash(leftWith('th_1', [question('q', 'sending')]));
+    const read = await createDeviceMemoryStore('p:unsent').load();
+    expect(read?.activeThreadId).toBe('th_1');
+    expect(read?.messages.map((m) => [m.id, m.status])).toEqual([
+      ['m0', 'complete'],
+      ['m1', 'complete'],
+      ['q', 'failed'],
+    ]);
+  });
+
+  it('leaves what the device holds of it as it is: a reload after the write landed shows the answer as written', async () => {
+    const written = [...earlier, question('q'), answer('a', 'qa_1', 'complete')];
+    await createDeviceMemoryStore('p:landed').save(state(written, { ownerKey: 'key-alice' }));
+    createDeviceMemoryStore('p:landed').stash(leftWith('th_1', [question('q'), answer('a', 'qa_1')]));
+    expect((await createDeviceMemoryStore('p:landed').load())?.messages).toEqual(written);
+
+    // The question was written still sending, then its answer started: the answer follows it, once.
+    await createDeviceMemoryStore('p:half').save(
+      state([...earlier, question('q', 'sending')], { ownerKey: 'key-alice' }),
+    );
+    createDeviceMemoryStore('p:half').stash(leftWith('th_1', [question('q'), answer('a', 'qa_1')]));
+    const half = await createDeviceMemoryStore('p:half').load();
+    expect(half?.messages.map((m) => [m.id, m.status])).toEqual([
+      ['m0', 'complete'],
+      ['m1', 'complete'],
+      ['q', 'sent'],
+      ['a', 'interrupted'],
+    ]);
+  });
+
+  it('the outbox comes back with it: questions that waited were never sent', async () => {
+    await createDeviceMemoryStore('p:outbox').save(state(earlier, { ownerKey: 'key-alice' }));
+    createDeviceMemoryStore('p:outbox').stash(
+      leftWith('th_1', [question('q'), answer('a', 'qa_1')], { outbox: [{ id: 'o1', text: 'and then?' }] }),
+    );
+    expect((await createDeviceMemoryStore('p:outbox').load())?.outbox).toEqual([
+      { id: 'o1', text: 'and then?' },
+    ]);
+  });
+
+  it("never joins another owner's record, nor outlives the load", async () => {
+    await createDeviceMemoryStore('p:bob').save(state(earlier, { ownerKey: 'key-bob' }));
+    createDeviceMemoryStore('p:bob').stash(
+      leftWith('th_1', [question('q', 'sending')], { outbox: [{ id: 'o1', text: "Alice's" }] }),
+    );
+    const read = await createDeviceMemoryStore('p:bob').load();
+    expect(read).toMatchObject({ ownerKey: 'key-bob', messages: earlier, outbox: [] });
+    expect(stashes()).toEqual([]);
   });
 });

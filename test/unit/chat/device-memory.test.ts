@@ -80,13 +80,23 @@ function harness(initial: StoredMemory | undefined, key?: string) {
 }
 
 describe('DeviceMemory at pagehide (decision 443)', () => {
-  it('stashes the drafts at once, with the owner they belong to, then writes the device as ever', async () => {
+  it('stashes the drafts, the outbox and the conversation at once, with their owner, then writes the device as ever', async () => {
     const { memory, store, saves, live } = harness(undefined, 'key-alice');
     await memory.hydrated;
     live.drafts = { '': 'typed just now' };
+    live.outbox = [{ id: 'q2', text: 'and then?' }];
+    live.activeThreadId = 'th_1';
+    live.messages = [{ ...message('m1', 'Sent just now'), status: 'sending' }];
     memory.leave();
+    // The store keeps of the conversation what a navigation may cut off (decision 451).
     expect(store.stash).toHaveBeenCalledExactlyOnceWith(
-      expect.objectContaining({ drafts: { '': 'typed just now' }, ownerKey: 'key-alice' }),
+      expect.objectContaining({
+        drafts: { '': 'typed just now' },
+        ownerKey: 'key-alice',
+        outbox: live.outbox,
+        activeThreadId: 'th_1',
+        messages: live.messages,
+      }),
     );
     await vi.waitFor(() => expect(saves.at(-1)?.drafts).toEqual({ '': 'typed just now' }));
   });
