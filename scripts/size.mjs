@@ -57,11 +57,12 @@ const bundles = [
   // decision 293: a source's section under its title (96 B);
   // decision 443: drafts kept at pagehide in sessionStorage, so a reload loses no typing (313 B);
   // decision 446: a public integration's Conversations say the site keeps none (55 B);
-  // decision 449: the focus kept in the panel when its control goes (196 B).
+  // decision 449: the focus kept in the panel when its control goes (196 B);
+  // decision 452: the stash keeps the outbox and the last question too (260 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 49.464 * KB),
+    budget: Number(args['max-iife'] ?? 49.724 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -75,8 +76,9 @@ const bundles = [
   // throw (0.3 KB); decision 406: the streaming pace and the markdown end counted once (0.15 KB);
   // decision 443: drafts kept at pagehide in sessionStorage (332 B); decision 446: a public
   // integration's Conversations say the site keeps none (79 B); decision 449: the focus kept in
-  // the panel when its control goes (232 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 78.943 * KB) },
+  // the panel when its control goes (232 B); decision 452: the outbox and the last question in
+  // the stash (248 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 79.191 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

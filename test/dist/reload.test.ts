@@ -203,19 +203,37 @@ function countingAgent() {
 /** The chat call reaches the service, but nothing of its answer reaches the page (a reload comes first). */
 const holdAnswers = (page: Page) => page.route('**/chat/', (route) => void route.fetch().catch(() => {}));
 
+/**
+ * Opens the site's page (the signed-in visitor's, or one that names no owner) and runs `use`
+ * with the questions its service was asked; closes both after.
+ */
+async function onSite(
+  signedIn: boolean,
+  use: (page: Page, service: ReturnType<typeof countingAgent>) => Promise<void>,
+): Promise<void> {
+  const service = countingAgent();
+  const ownerKey = signedIn ? await visitorOwnerKey() : undefined;
+  const site = await startSite({ script: 'iife', csp: STRICT_CSP, agent: service.agent, ownerKey });
+  try {
+    const page = await browser.newPage();
+    await page.goto(site.origin);
+    await use(page, service);
+    await page.close();
+  } finally {
+    await site.close();
+  }
+}
+const pageOf = (signedIn: boolean) =>
+  signedIn ? "the signed-in visitor's page" : 'a page that names no owner';
+
 // The field defect: a question sent and reloaded at once was gone, the conversation empty, as
 // its write to IndexedDB was cut off by the navigation (decision 451).
 describe('a question sent and the page reloaded at once (the classic script, a strict CSP)', () => {
   const QUESTION = 'How do I theme it?';
 
   for (const signedIn of [false, true])
-    it(`is shown after the reload, answered or not sent, and never asked twice on its own (${signedIn ? "the signed-in visitor's page" : 'a page that names no owner'})`, async () => {
-      const { agent, asked } = countingAgent();
-      const ownerKey = signedIn ? await visitorOwnerKey() : undefined;
-      const site = await startSite({ script: 'iife', csp: STRICT_CSP, agent, ownerKey });
-      try {
-        const page = await browser.newPage();
-        await page.goto(site.origin);
+    it(`is shown after the reload, answered or not sent, and never asked twice on its own (${pageOf(signedIn)})`, () =>
+      onSite(signedIn, async (page, { asked }) => {
         const box = page.getByRole('textbox', { name: 'Message' });
         await box.fill(QUESTION);
         await box.press('Enter');
@@ -232,20 +250,11 @@ describe('a question sent and the page reloaded at once (the classic script, a s
           );
         await page.waitForTimeout(500);
         expect(asked.length).toBeLessThanOrEqual(1);
-        await page.close();
-      } finally {
-        await site.close();
-      }
-    });
+      }));
 
   for (const signedIn of [false, true])
-    it(`whose answer had started comes back answered, asked once (${signedIn ? "the signed-in visitor's page" : 'a page that names no owner'})`, async () => {
-      const { agent, asked } = countingAgent();
-      const ownerKey = signedIn ? await visitorOwnerKey() : undefined;
-      const site = await startSite({ script: 'iife', csp: STRICT_CSP, agent, ownerKey });
-      try {
-        const page = await browser.newPage();
-        await page.goto(site.origin);
+    it(`whose answer had started comes back answered, asked once (${pageOf(signedIn)})`, () =>
+      onSite(signedIn, async (page, { asked }) => {
         // Reloaded the moment the answer starts: the write that starts then is cut off.
         await page.evaluate(() =>
           document
@@ -263,23 +272,10 @@ describe('a question sent and the page reloaded at once (the classic script, a s
             { status: 'complete', text: expect.stringContaining('Style the widget') },
           ]);
         expect(asked).toEqual([QUESTION]);
-        await page.close();
-      } finally {
-        await site.close();
-      }
-    });
+      }));
 
-  it('whose answer had not started comes back not sent, and goes again only when the visitor retries', async () => {
-    const { agent, asked, nextQuestion } = countingAgent();
-    const site = await startSite({
-      script: 'iife',
-      csp: STRICT_CSP,
-      agent,
-      ownerKey: await visitorOwnerKey(),
-    });
-    try {
-      const page = await browser.newPage();
-      await page.goto(site.origin);
+  it('whose answer had not started comes back not sent, and goes again only when the visitor retries', () =>
+    onSite(true, async (page, { asked, nextQuestion }) => {
       await holdAnswers(page);
       const box = page.getByRole('textbox', { name: 'Message' });
       await box.fill(QUESTION);
@@ -298,11 +294,7 @@ describe('a question sent and the page reloaded at once (the classic script, a s
         .poll(() => shown(page), { timeout: 15_000 })
         .toMatchObject([{ text: QUESTION, status: 'sent' }, { status: 'complete' }]);
       expect(asked).toEqual([QUESTION, QUESTION]);
-      await page.close();
-    } finally {
-      await site.close();
-    }
-  });
+    }));
 
   it('never reaches another visitor who signs in on this device before the reload, nor their storage', async () => {
     let visitor = 'alice';
