@@ -127,7 +127,7 @@ export class ChatSession {
       // A public integration's sessions never have an owner (§2b, decision 436): asking would
       // spend a proof of work and a session of the day's budget on a 403. Else the session's
       // word, else the page's as it is now (a new owner-key may not be synced yet).
-      ownerless: () =>
+      noHistory: () =>
         sessionSourceOf(options.config()) === 'public'
           ? 'public'
           : (this.#connection.ownerKey ?? options.config().ownerKey) === NO_OWNER && 'signed-out',

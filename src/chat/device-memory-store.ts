@@ -234,6 +234,8 @@ const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string
 
 /** The parts of a head one change touches; a write takes from the device every part it did not change. */
 const PARTS = [['activeThreadId', 'chunks'], ['threads', 'owned'], ['drafts'], ['outbox']] as const;
+/** The drafts' part: its time (`draftsAt`) goes with it, newest wins against a stash (decision 443). */
+const DRAFTS = 2;
 const partsOf = (head: Head): string[] => PARTS.map((keys) => JSON.stringify(keys.map((key) => head[key])));
 
 /**
@@ -247,7 +249,7 @@ function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[
   const out = { ...ours };
   PARTS.forEach((keys, i) => changed[i] || keys.forEach((key) => Object.assign(out, { [key]: stored[key] })));
   // Drafts taken from the device keep the time they were taken.
-  if (!changed[2]) out.draftsAt = stored.draftsAt;
+  if (!changed[DRAFTS]) out.draftsAt = stored.draftsAt;
   return out;
 }
 
@@ -427,7 +429,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     const nextParts = partsOf(head);
     const changed = nextParts.map((part, i) => this.#parts?.[i] !== part);
     // Taken now, before a write that a navigation may cut off; a stash left later is newer.
-    if (changed[2]) head.draftsAt = Date.now();
+    if (changed[DRAFTS]) head.draftsAt = Date.now();
     if (headChanged) {
       this.#head = nextHead;
       this.#parts = nextParts;

@@ -30,8 +30,8 @@ export const PAGE_SIZE = 20;
 
 export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;
-  /** Who is here is known to be nobody (owner key `-`, or a public integration): there are no threads to ask for. */
-  ownerless?(): NoHistory | false;
+  /** Why there are no threads to ask for, when that is known (owner key `-`, or a public integration); else false. */
+  noHistory?(): NoHistory | false;
   /** The list answered 403 after it had answered as an owner: someone else is signed in now. */
   onOwnerLost?(): void;
   /** A thread could not be read, renamed or deleted (the list stays as it was). */
@@ -111,7 +111,7 @@ export class ThreadList {
 
   async refresh(): Promise<void> {
     // An anonymous visitor has no list: the service would only answer 403 (after a session).
-    const noHistory = this.#hooks.ownerless?.();
+    const noHistory = this.#hooks.noHistory?.();
     if (noHistory) {
       this.#request?.abort();
       return this.#set({
