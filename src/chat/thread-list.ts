@@ -48,6 +48,8 @@ export class ThreadList {
   /** The visitor (or the page) opened or closed the list: what the device remembered no longer applies. */
   #chosen = false;
   #request?: AbortController;
+  /** The list went out of date while a load was under way, whose answer may predate the change. */
+  #staleLoad = false;
   /** Deletions under way; clear() abandons them with everything else. */
   #deletions = new AbortController();
   #wasOwned = false;
@@ -123,11 +125,14 @@ export class ThreadList {
       });
     }
     const signal = this.#begin();
+    this.#staleLoad = false;
     this.#set({ ...this.#state, status: 'loading', error: undefined });
     try {
       const page = await this.#api().listThreads({ limit: PAGE_SIZE }, { signal });
       this.#wasOwned = true;
       this.#set({ status: 'ready', threads: page.threads, nextCursor: page.next_cursor, loadingMore: false });
+      // An answer ended while it loaded: once more, so the new or bumped thread shows.
+      if (this.#staleLoad) return this.refresh();
     } catch (error) {
       this.#fail(error, signal);
     }
@@ -202,7 +207,8 @@ export class ThreadList {
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */
   markStale(): void {
-    if (this.#state.status === 'ready' || this.#state.status === 'error')
+    if (this.#state.status === 'loading') this.#staleLoad = true;
+    else if (this.#state.status === 'ready' || this.#state.status === 'error')
       this.#set({ ...this.#state, status: 'idle' });
   }
 

@@ -38,6 +38,26 @@ describe('ThreadList', () => {
     expect(list.snapshot.threads.map((t) => t.id)).toEqual(['a', 'b', 'c']);
   });
 
+  it('loads again when it went out of date during a load, whose answer may predate the change', async () => {
+    let release!: () => void;
+    let calls = 0;
+    const { list } = setup(async () => {
+      calls += 1;
+      if (calls === 1) {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { threads: [], next_cursor: null };
+      }
+      return { threads: [thread('new')], next_cursor: null };
+    });
+    const loading = list.refresh();
+    // An answer ends (a thread is created) while the first list is on its way.
+    list.markStale();
+    release();
+    await loading;
+    expect(calls).toBe(2);
+    expect(list.snapshot).toMatchObject({ status: 'ready', threads: [thread('new')] });
+  });
+
   it('treats a 403 as "no history here", and as an owner change only after an owned answer', async () => {
     const forbidden = async () => {
       throw new ApiError(403, 'session_without_owner', 'x');
