@@ -30,7 +30,8 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 
   agent-chat-service [options]            serve
   agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
-  agent-chat-service search "QUESTION"    the sections of the project's docs a chat would retrieve, ranked, with scores
+  agent-chat-service search "QUESTION"    the sections of the project's docs a chat would retrieve, ranked, with scores;
+                                          --earlier "QUESTION" searches it as a follow-up of that question
   agent-chat-service test FILE.yaml       answer tests on the project's docs: each question's answer must cite one
                                           of its urls (and contain its phrases); prints a table, exits 1 on a miss
 
@@ -119,6 +120,7 @@ const OPTIONS = {
   'docs-exclude': { type: 'string', multiple: true },
   'docs-synonyms': { type: 'string' },
   'model-max-tokens': { type: 'string' },
+  earlier: { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -378,7 +380,7 @@ async function docsCommand(
   if (args.length !== 1) {
     console.error(
       command === 'search'
-        ? 'usage: agent-chat-service search "QUESTION" [--docs LOCATION]'
+        ? 'usage: agent-chat-service search "QUESTION" [--earlier "QUESTION"] [--docs LOCATION]'
         : 'usage: agent-chat-service test FILE.yaml [--docs LOCATION]',
     );
     return 2;
@@ -397,7 +399,7 @@ async function docsCommand(
     await library.tick();
     const projectDocs = library.project(docs.project);
     return command === 'search'
-      ? await searchCommand(projectDocs, args[0], print)
+      ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
       : await testCommand(agent, projectDocs, tests, print);
   } finally {
     await library.close();

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse, YAMLParseError } from 'yaml';
 import type { Agent } from './agents/types.js';
 import type { Source } from '../contract/types.js';
+import { referredTo } from './docs/ranking.js';
 import { suggestSynonym } from './docs/synonyms.js';
 import type { DocsSearch } from './docs/types.js';
 import type { MessageRecord } from './storage/types.js';
@@ -19,13 +20,13 @@ export async function searchCommand(
   docs: DocsSearch,
   question: string,
   print: Print,
-  limit = 10,
+  { limit = 10, earlier = '' }: { limit?: number; earlier?: string } = {},
 ): Promise<number> {
   if (!question.trim()) {
     print('usage: agent-chat-service search "a question"');
     return 2;
   }
-  const hits = await docs.search(question, limit);
+  const hits = await docs.search(question, limit, earlier.trim() || undefined);
   if (!hits.length) {
     print(
       "No section matches. (Are the docs crawled? agent-chat-service --docs URL, or the console's Sources page.)",
@@ -41,6 +42,14 @@ export async function searchCommand(
   });
   const also = (await docs.expansions?.(question)) ?? [];
   if (also.length) print(`Also searched for: ${also.join(', ')}`);
+  // As the console's search says it (decision 450): an operator sees whether a follow-up leaned on
+  // the question before it, or changed the subject and was searched alone.
+  if (earlier.trim())
+    print(
+      referredTo(question, earlier.trim())
+        ? `Searched after the earlier question: "${referredTo(question, earlier.trim())}"`
+        : 'The question does not refer back, so it was searched alone.',
+    );
   return 0;
 }
 

@@ -43,6 +43,20 @@ describe('agent-chat-service search and test', () => {
     expect(await searchCommand(docs, 'zebra quantum lasagna', () => {})).toBe(1);
   });
 
+  it('search --earlier searches a follow-up after the question before it, and says whether it did', async () => {
+    const { site, docs } = await crawled();
+    // Alone, "what about it?" has no word a search ranks.
+    expect(await searchCommand(docs, 'what about it?', () => {})).toBe(1);
+    const lines: string[] = [];
+    const earlier = 'what is max_locks_per_transaction';
+    expect(await searchCommand(docs, 'what about it?', (l) => lines.push(l), { earlier })).toBe(0);
+    expect(lines[1]).toBe(`    ${site.url}/docs/reference/config.html#max_locks_per_transaction`);
+    expect(lines.at(-1)).toBe(`Searched after the earlier question: "${earlier}"`);
+    const alone: string[] = [];
+    expect(await searchCommand(docs, 'how long does a lock wait', (l) => alone.push(l), { earlier })).toBe(0);
+    expect(alone.at(-1)).toBe('The question does not refer back, so it was searched alone.');
+  });
+
   it('test runs each question through the agent, prints a table and fails on a missing page or phrase', async () => {
     const { site, docs } = await crawled();
     const tests = parseAnswerTests(
