@@ -192,7 +192,11 @@ export class MemoryDocsStore implements DocsStore {
 
   async listDocSections(projectId: string) {
     const out: DocSectionRecord[] = [];
-    for (const source of this.sources.values()) {
+    // Source by source, oldest first, as the SQL store reads them.
+    const sources = [...this.sources.values()].sort(
+      (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+    );
+    for (const source of sources) {
       if (source.projectId !== projectId) continue;
       for (const url of [...(this.pages.get(source.id)?.keys() ?? [])].sort())
         for (const section of this.sections.get(`${source.id}\n${url}`) ?? [])

@@ -86,14 +86,25 @@ storageSuite('docs', (suite) => {
     expect((await store.docs.listDocSources(P)).map((s) => s.id)).toEqual(['b']);
   });
 
-  it('applies a crawl of more pages than one statement writes, a page held twice counted once', async () => {
+  it('applies a crawl of more pages than one statement writes or reads, a page held twice counted once', async () => {
     await open();
+    // A source added later, crawled first: a project's sections still come source by source, oldest first.
+    await store.docs.addDocSource({ ...source('z'), createdAt: T0 + 1 });
+    await store.docs.applyDocCrawl({
+      ...crawl(T0, []),
+      sourceId: 'z',
+      pages: [{ ...page('zz', 'new'), url: `${SITE}a/zz` }],
+    });
     await store.docs.addDocSource(source('a'));
-    const many = Array.from({ length: 450 }, (_, i) => page(`p${String(i).padStart(3, '0')}`, 'new'));
+    const many = Array.from({ length: 600 }, (_, i) => page(`p${String(i).padStart(3, '0')}`, 'new'));
     const first = await store.docs.applyDocCrawl(crawl(T0, [...many, page('p007', 'new', 'Read again.')]));
-    expect(first).toMatchObject({ pagesNew: 450, pagesChanged: 0 });
+    expect(first).toMatchObject({ pagesNew: 600, pagesChanged: 0 });
     const sections = await store.docs.listDocSections(P);
-    expect(sections).toHaveLength(900);
+    expect(sections.map((s) => s.url.slice(SITE.length))).toEqual([
+      ...many.flatMap((p) => [p.url.slice(SITE.length), `${p.url.slice(SITE.length)}#more`]),
+      'a/zz',
+      'a/zz#more',
+    ]);
     expect(sections.filter((s) => s.pageUrl.endsWith('/p007')).map((s) => s.text)).toEqual([
       'Read again.',
       'Read again. More.',
@@ -105,9 +116,9 @@ storageSuite('docs', (suite) => {
         many.map((p, i) => (i % 2 ? { ...p, status: 'unchanged' as const, sections: [] } : p)),
       ),
     );
-    expect(again).toMatchObject({ pagesChanged: 225, pagesUnchanged: 225, pagesRemoved: 0 });
-    expect(await store.docs.listDocSections(P)).toHaveLength(900);
-    expect((await store.docs.listDocPages('a')).length).toBe(450);
+    expect(again).toMatchObject({ pagesChanged: 300, pagesUnchanged: 300, pagesRemoved: 0 });
+    expect(await store.docs.listDocSections(P)).toHaveLength(1_202);
+    expect((await store.docs.listDocPages('a')).length).toBe(600);
   });
 
   it('applies a crawl whole: new, changed, unchanged and removed pages, the run counted, the version moved only on change', async () => {
