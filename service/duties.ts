@@ -25,7 +25,7 @@ export async function maintain(
   const sessions = await storage.directory.purgeSessions(now);
   const events = await storage.activity.purgeEvents(now - retentionMs);
   await storage.accounts.purgeExpired(now);
-  const answers = await storage.ledger.stopStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
+  const answers = await storage.ledger.endStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
   // A slot outlives its answer only when the end failed to say so.
   await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
   // Budgets count per UTC day: the days before yesterday are done with.

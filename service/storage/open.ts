@@ -15,7 +15,7 @@ export async function openStorage(options: { databaseUrl?: string; dataDir?: str
     // The data directory is this process's alone (its lock): whatever the last process left
     // generating was cut off with it (a crash, kill -9), and so were the concurrent-answer
     // slots it held, which would otherwise refuse their owners until the lease reaper came by.
-    await stores.ledger.stopStale(Number.MAX_SAFE_INTEGER);
+    await stores.ledger.endStale(Number.MAX_SAFE_INTEGER);
     await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
   }
   return stores;

@@ -122,8 +122,12 @@ export interface AnswerLedger {
    * whoever ends the answer as an orphan (the reaper, a reattach, a relay) stores it `stopped`.
    */
   requestStop(answerId: string): Promise<void>;
-  /** Marks answers still `streaming` and untouched since `before` as stopped (a crash left them). */
-  stopStale(before: number): Promise<number>;
+  /**
+   * Ends answers still `streaming` and untouched since `before` (a crash left them): as errors,
+   * as a shutdown ends them (decision 447), so the visitor sees Retry and not a whole answer;
+   * stopped where the visitor asked to stop, or where the answer waits for their tools' results.
+   */
+  endStale(before: number): Promise<number>;
   /** One of `cap` concurrent-answer slots of `key` for the answer: `held` when the answer has one already. */
   takeAnswerSlot(
     key: string,

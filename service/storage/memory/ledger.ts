@@ -97,12 +97,13 @@ export class MemoryAnswerLedger implements AnswerLedger {
     if (this.state.message(answerId)?.status === 'streaming') this.state.stopRequested.add(answerId);
   }
 
-  async stopStale(before: number) {
+  async endStale(before: number) {
     let count = 0;
     for (const list of this.state.messages.values()) {
       for (const m of list) {
         if (m.status === 'streaming' && m.updatedAt < before) {
-          m.status = 'stopped';
+          const paused = m.toolCalls.some((call) => call.status === 'pending');
+          m.status = this.state.stopRequested.has(m.id) || paused ? 'stopped' : 'error';
           this.state.hosts.delete(m.id);
           count += 1;
         }

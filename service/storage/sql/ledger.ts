@@ -162,10 +162,12 @@ export class SqlAnswerLedger implements AnswerLedger {
     ]);
   }
 
-  async stopStale(before: number) {
+  async endStale(before: number) {
     return (
       await this.db.query(
-        "UPDATE messages SET status = 'stopped' WHERE status = 'streaming' AND updated_at < $1",
+        `UPDATE messages SET status = CASE
+           WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN 'stopped' ELSE 'error' END
+         WHERE status = 'streaming' AND updated_at < $1`,
         [before],
       )
     ).rowCount;

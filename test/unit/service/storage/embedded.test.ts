@@ -122,7 +122,7 @@ describe('the embedded store is single-writer', () => {
   });
 
   it(
-    "after kill -9, the next start stops what was generating and frees its owner's answer slots",
+    "after kill -9, the next start ends what was generating as an error and frees its owner's answer slots",
     { timeout: 60_000 },
     async () => {
       const dir = await dataDir();
@@ -141,7 +141,7 @@ describe('the embedded store is single-writer', () => {
       await before.close();
       const after = await openStorage({ dataDir: dir });
       try {
-        expect((await after.conversations.getMessage('a1'))?.message.status).toBe('stopped');
+        expect((await after.conversations.getMessage('a1'))?.message.status).toBe('error');
         expect(await after.ledger.takeAnswerSlot('owner:alice', 1, 'a2', 'inst_new', T0 + 1)).toBe('taken');
       } finally {
         await after.close();

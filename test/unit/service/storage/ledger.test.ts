@@ -318,21 +318,28 @@ storageSuite('answer ledger', (suite) => {
     expect(await store.ledger.takeAnswerSlot('owner:alice', 3, 'a11', 'inst_a', T0 + 2)).toBe('taken');
   });
 
-  it('stops answers a crash left streaming', async () => {
+  it('ends answers a crash left streaming as errors; stopped where a stop was asked or tools are awaited', async () => {
     await open();
     await store.conversations.createThread(thread('t1'));
-    await store.conversations.appendMessage(
-      't1',
-      message('old', T0, { role: 'assistant', status: 'streaming' }),
-    );
-    await store.conversations.appendMessage(
-      't1',
-      message('fresh', T0 + 5000, { role: 'assistant', status: 'streaming' }),
-    );
-    expect(await store.ledger.stopStale(T0 + 1000)).toBe(1);
-    expect((await store.conversations.getThread('t1'))?.messages.map((m) => m.status)).toEqual([
-      'stopped',
-      'streaming',
+    const streaming = (id: string, at: number, extra = {}) =>
+      store.conversations.appendMessage(
+        't1',
+        message(id, at, { role: 'assistant', status: 'streaming', ...extra }),
+      );
+    await streaming('cut', T0);
+    await streaming('asked', T0 + 1);
+    await store.ledger.requestStop('asked');
+    await streaming('paused', T0 + 2, {
+      toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'pending' as const }],
+    });
+    await streaming('fresh', T0 + 5000);
+    expect(await store.ledger.endStale(T0 + 1000)).toBe(3);
+    // A cut answer is not a whole one (decision 447): the visitor gets its error and Retry.
+    expect((await store.conversations.getThread('t1'))?.messages.map((m) => [m.id, m.status])).toEqual([
+      ['cut', 'error'],
+      ['asked', 'stopped'],
+      ['paused', 'stopped'],
+      ['fresh', 'streaming'],
     ]);
   });
 });
