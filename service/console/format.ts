@@ -2,6 +2,7 @@
  * How the console writes times, numbers, a crawl's progress and an audit entry's detail: the
  * reader's locale, UTC days for activity.
  */
+import type { ActivityFreshness } from '../../contract/activity.js';
 import type { ConsoleCrawlProgress } from '../../contract/console.js';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -20,6 +21,16 @@ export function duration(ms: number): string {
   if (s < 60) return seconds.format(s);
   if (s < 3600) return minutes.format(Math.floor(s / 60));
   return `${hours.format(Math.floor(s / 3600))} ${minutes.format(Math.floor(s / 60) % 60)}`;
+}
+
+/**
+ * How fresh the activity figures are. Before the service's first count (its first minute) there
+ * is no time to give, and "as of Never" read as a fault.
+ */
+export function freshness({ as_of, max_staleness_seconds }: ActivityFreshness) {
+  return as_of
+    ? `Figures may be up to ${max_staleness_seconds} s old (as of ${when(as_of)}).`
+    : `Figures are counted every ${max_staleness_seconds} s; the first count has not run yet.`;
 }
 
 /** `12K` for an axis tick, where the full figure would not fit. */

@@ -2,7 +2,7 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import type { ConsoleActivity } from '../../../contract/console.js';
-import { count, utcDay, when } from '../format.js';
+import { count, freshness, utcDay } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage } from './page.js';
 import { field } from '../form.js';
@@ -155,7 +155,7 @@ export class ActivityPage extends ConsolePage {
         </table></div>`
             : html`<p class="muted">No conversations in this period.</p>`
         }
-        <p class="muted">Figures may be up to ${d.freshness.max_staleness_seconds} s old (as of ${when(d.freshness.as_of)}).</p>
+        <p class="muted">${freshness(d.freshness)}</p>
       </section>`;
   }
 }

@@ -1,7 +1,7 @@
 /** The console's words for a crawl under way (decision 435) and for how long something has run. */
 import { describe, expect, it } from 'vitest';
 import type { ConsoleCrawlProgress } from '../../../../contract/console.js';
-import { crawlProgress, duration } from '../../../../service/console/format.js';
+import { crawlProgress, duration, freshness } from '../../../../service/console/format.js';
 
 const crawl = (phase: ConsoleCrawlProgress['phase'], read: number, failed: number, ms: number, quiet = 0) =>
   crawlProgress({
@@ -39,5 +39,16 @@ describe("the console's words for a crawl under way", () => {
     expect(duration(60_000)).toBe('1 min');
     expect(duration(3_599_999)).toBe('59 min');
     expect(duration(3_600_000 + 5 * 60_000)).toBe('1 hr 5 min');
+  });
+});
+
+describe("the console's words for how fresh the activity figures are", () => {
+  it('gives the time of the last count, and before the first one says so instead of "as of Never"', () => {
+    expect(freshness({ as_of: '2026-11-28T10:00:00.000000Z', max_staleness_seconds: 60 })).toMatch(
+      /^Figures may be up to 60 s old \(as of .*2026.*\)\.$/,
+    );
+    expect(freshness({ as_of: null, max_staleness_seconds: 60 })).toBe(
+      'Figures are counted every 60 s; the first count has not run yet.',
+    );
   });
 });
