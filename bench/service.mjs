@@ -208,8 +208,9 @@ async function concurrent(n) {
 
 /**
  * kill -9 while 20 answers stream. Embedded: after a restart every question is there, and every
- * answer up to its last save, stored as an error (decision 468). PostgreSQL: a second instance keeps running and
- * ends the dead one's answers as errors once its lease runs out; the figure is how long that took.
+ * answer up to its last save, stored as an error (decision 468). PostgreSQL: a second instance
+ * keeps running and ends the dead one's answers as errors once its lease runs out; the figure is
+ * how long that took.
  */
 async function killNine() {
   const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-bench-'));
