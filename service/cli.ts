@@ -16,6 +16,7 @@ import { systemClock } from './kernel/clock.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { Stores } from './storage/types.js';
 import { normalizeOrigin } from './http/origins.js';
+import { DEFAULT_DRAIN_SECONDS, stopOnSignals } from './shutdown.js';
 import {
   DataDirLockedError,
   OpenAiAgent,
@@ -60,6 +61,10 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --docs-synonyms F   a file of the words that mean one thing on your site, one group per line,
                       separated by commas: "auto increment, serial" (AGENT_CHAT_DOCS_SYNONYMS);
                       given, they replace the project's at start, else the console's stay
+  --drain-seconds S   on SIGTERM or SIGINT, how long answers in flight may run to their end while
+                      new questions go elsewhere (503, /readyz fails); then what is left ends as an
+                      error, its text kept; a second signal stops at once (AGENT_CHAT_DRAIN_SECONDS;
+                      default ${DEFAULT_DRAIN_SECONDS}: set the orchestrator's grace period a few seconds above it)
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
                       (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
@@ -121,6 +126,7 @@ const OPTIONS = {
   'docs-synonyms': { type: 'string' },
   'model-max-tokens': { type: 'string' },
   earlier: { type: 'string' },
+  'drain-seconds': { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -186,6 +192,7 @@ async function start(values: Flags, port: number, setup: Setup) {
     trustProxy: proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY),
     log: jsonLog,
   };
+  const drainMs = drainSeconds(values['drain-seconds'] ?? env.AGENT_CHAT_DRAIN_SECONDS) * 1000;
   // Every setting is checked before the store opens: a typo fails at once, with nothing written.
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
@@ -201,10 +208,15 @@ async function start(values: Flags, port: number, setup: Setup) {
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
   console.log(
-    `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`})`,
+    `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}; drains for up to ${drainMs / 1000} s on SIGTERM)`,
   );
   announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
-  stopOnSignals(running);
+  const stoppable = { ...running, inFlight: () => service.answersInFlight };
+  stopOnSignals(stoppable, drainMs, {
+    on: (signal, listener) => process.on(signal, listener),
+    say: (line) => console.log(`agent-chat-service ${line}`),
+    exit: (code) => process.exit(code),
+  });
 }
 
 /**
@@ -488,19 +500,6 @@ async function openStore(databaseUrl: string | undefined, dataDir: string) {
   return storage;
 }
 
-/** SIGTERM and SIGINT store the answers in flight as stopped, then exit. */
-function stopOnSignals(running: { close(): Promise<void> }): void {
-  const stop = (signal: string) => {
-    jsonLog({ level: 'info', msg: 'stopping', signal });
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-}
-
 /** `--trust-proxy`: a hop count or "cloudflare"; `undefined` keeps the default. */
 function proxyHops(value: string | undefined): number | 'cloudflare' | undefined {
   if (value === undefined || value === '' || value === 'cloudflare') return value || undefined;
@@ -525,6 +524,15 @@ function seconds(name: string, value: string | undefined): number | undefined {
   if (!Number.isFinite(number) || number <= 0)
     throw new Error(`${name} must be a number of seconds above 0, not ${value}.`);
   return Math.round(number * 1000);
+}
+
+/** `--drain-seconds`: 0 (cut at once, as before) to an hour, fractions allowed. */
+function drainSeconds(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_DRAIN_SECONDS;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0 || number > 3600)
+    throw new Error(`--drain-seconds must be a number of seconds from 0 to 3600, not ${value}.`);
+  return number;
 }
 
 /** `undefined` keeps the default, `0` turns the cap off. */

@@ -70,7 +70,9 @@ export interface Duties {
 
 /**
  * Runs the duties on timers (added to `timers`, which the service clears on close), each
- * failure logged by name, the refresh once at once; returns a stop function.
+ * failure logged by name, the refresh once at once; returns a stop function. While the
+ * instance drains, only the heartbeat runs: its lease keeps its answers in flight its own, and
+ * the other duties' work is the fleet's (decision 457).
  */
 export function runDuties(
   duties: Duties,
@@ -80,9 +82,11 @@ export function runDuties(
     leaseMs,
     stalenessMs,
     log,
-  }: { maintainEveryMs: number; leaseMs: number; stalenessMs: number; log: Log },
+    draining,
+  }: { maintainEveryMs: number; leaseMs: number; stalenessMs: number; log: Log; draining: () => boolean },
 ): () => void {
   const duty = (name: string, run: () => Promise<unknown>) => () => {
+    if (draining() && name !== 'heartbeat') return;
     run().catch((error) =>
       log({ level: 'error', msg: `${name}_failed`, error: error instanceof Error ? error.name : 'unknown' }),
     );

@@ -7,6 +7,7 @@ export { createAgentService } from './service.js';
 export type {
   AgentService,
   AgentServiceOptions,
+  DrainReport,
   RequestInfo,
   LogEntry,
   TrustProxy,

@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceNodeHandler } from './node-handler.js';
-import type { LogEntry, AgentService } from './service.js';
+import type { AgentService, DrainReport, LogEntry } from './service.js';
 
 /**
  * `agent-chat-service` for Node: the Fetch handler, the storage and agent interfaces, the
@@ -32,8 +32,34 @@ export interface ServeOptions {
 export interface RunningService {
   server: Server;
   url: string;
-  /** Stops accepting, stores answers in flight as stopped, closes the store. */
+  /**
+   * The first step of a graceful stop (decision 456): `/readyz` fails, chats answer 503 with
+   * `Retry-After`, every response closes its connection, and the answers generating here run to
+   * their end for at most `deadlineMs`; reattach, history, the console and the widget's files
+   * are served meanwhile. `close` then ends what is left.
+   */
+  drain(deadlineMs: number): Promise<DrainReport>;
+  /** Stops accepting, ends answers in flight as errors with their text kept (447), closes the store. */
   close(): Promise<void>;
+}
+
+/**
+ * `/healthz` (liveness: the process serves; 200 while it drains, so an orchestrator does not kill
+ * it early) and `/readyz` (readiness: send it visitors; 503 once it drains, so a load balancer
+ * stops routing to it). True when the request was one of them.
+ */
+function probe(service: AgentService, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  if ((path !== '/healthz' && path !== '/readyz') || (req.method !== 'GET' && req.method !== 'HEAD'))
+    return false;
+  const down = path === '/readyz' && service.draining;
+  const body = down
+    ? { detail: 'This instance is draining: it takes no new answers.', code: 'draining' }
+    : { status: path === '/healthz' ? 'ok' : 'ready' };
+  res
+    .writeHead(down ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+    .end(req.method === 'GET' ? JSON.stringify(body) : undefined);
+  return true;
 }
 
 let logLines = '';
@@ -78,12 +104,10 @@ export async function serve(service: AgentService, options: ServeOptions = {}): 
         ms: Math.round(performance.now() - started),
       });
     });
-    if (req.url === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res
-        .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
-        .end(req.method === 'GET' ? '{"status":"ok"}' : undefined);
-      return;
-    }
+    // A draining instance hands its clients to the others: a kept-alive connection would bring
+    // the next request back here (a balancer's pooled connection, a browser's).
+    if (service.draining) res.setHeader('Connection', 'close');
+    if (probe(service, req, res)) return;
     // The socket's address goes with the request; the service's trustProxy decides what to make of it.
     void handle(req, res);
   });
@@ -107,6 +131,11 @@ export async function serve(service: AgentService, options: ServeOptions = {}): 
   return {
     server,
     url,
+    drain: (deadlineMs) => {
+      const drained = service.drain(deadlineMs);
+      server.closeIdleConnections();
+      return drained;
+    },
     close: () =>
       (closing ??= (async () => {
         stopDuties();

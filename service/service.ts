@@ -26,7 +26,7 @@ import { json } from './http/responses.js';
 import { boundedPasswords } from './routes/console/auth.js';
 import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
-import type { FileQuota, StoreRole, Stores } from './storage/types.js';
+import type { FileQuota, FleetStore, StoreRole, Stores } from './storage/types.js';
 
 export type { ConsoleOptions, RequestInfo, TrustProxy, WidgetRelease };
 
@@ -128,8 +128,29 @@ export interface AgentService {
    * returns a stop function. Hosts that cannot keep timers call them themselves.
    */
   startDuties(options?: { maintainEveryMs?: number }): () => void;
-  /** Answers in flight are stored as stopped; the instance leaves the fleet; the storage is closed. */
+  /**
+   * True once `drain` began: a chat (§4, §7) answers 503 with `Retry-After`, `serve()`'s
+   * readiness probe fails, and only the heartbeat of the duties runs (decisions 456-457).
+   */
+  readonly draining: boolean;
+  /** Answers generating on this instance now. */
+  readonly answersInFlight: number;
+  /**
+   * Takes no new answers and no background work (a crawl in flight stops and leaves its lease
+   * to the fleet), and waits for the answers generating here to end, for at most `deadlineMs`;
+   * everything else is served meanwhile. Resolves with how many answers were in flight, how many
+   * still generate (`close` ends them as errors, decision 447) and how long it took.
+   */
+  drain(deadlineMs: number): Promise<DrainReport>;
+  /** Answers in flight end as errors, their text kept (447); the instance leaves the fleet; the storage is closed. */
   close(): Promise<void>;
+}
+
+/** What a drain did: answers in flight when it began, those still generating when it ended, its length. */
+export interface DrainReport {
+  answers: number;
+  left: number;
+  ms: number;
 }
 
 /** Sized for about a second on a phone (decision 354). */
@@ -198,19 +219,10 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
   const trustProxy = checkTrustProxy(options.trustProxy);
-  // Joining the fleet (a lease, the signals) comes before the first request; a failure is
-  // retried by the next one.
-  let joined: Promise<void> | null = null;
-  const join = () =>
-    (joined ??= Promise.all([storage.fleet.heartbeat(answers.instanceId), answers.listen()]).then(
-      () => {},
-      (error) => {
-        joined = null;
-        throw error;
-      },
-    ));
+  const join = fleetJoin(storage.fleet, answers);
   const timers = new Set<ReturnType<typeof setInterval>>();
   const warnHops = hopWarning(trustProxy, log);
+  const duties = { leaseMs, stalenessMs, log, draining: () => answers.draining };
 
   const service: AgentService = {
     storage,
@@ -232,7 +244,14 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
     crawlDocs: async () => (docs ? docs.warm().then(() => docs.tick()) : 0),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
-      runDuties(service, timers, { maintainEveryMs, leaseMs, stalenessMs, log }),
+      runDuties(service, timers, { maintainEveryMs, ...duties }),
+    get draining() {
+      return answers.draining;
+    },
+    get answersInFlight() {
+      return answers.size;
+    },
+    drain: (deadlineMs) => drainInstance(answers, docs, deadlineMs),
     async close() {
       for (const timer of timers) clearInterval(timer);
       timers.clear();
@@ -243,6 +262,33 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     },
   };
   return service;
+}
+
+/**
+ * Joins the fleet (a lease, the signals) before the first request; a failure is retried by the
+ * next one.
+ */
+function fleetJoin(fleet: FleetStore, answers: Answers): () => Promise<void> {
+  let joined: Promise<void> | null = null;
+  return () =>
+    (joined ??= Promise.all([fleet.heartbeat(answers.instanceId), answers.listen()]).then(
+      () => {},
+      (error) => {
+        joined = null;
+        throw error;
+      },
+    ));
+}
+
+/** A drain (decision 456): the answers in flight end, and a crawl under way hands over (458), at once. */
+async function drainInstance(
+  answers: Answers,
+  docs: DocsLibrary | null,
+  deadlineMs: number,
+): Promise<DrainReport> {
+  const started = performance.now();
+  const [report] = await Promise.all([answers.drain(deadlineMs), docs?.close()]);
+  return { ...report, ms: Math.round(performance.now() - started) };
 }
 
 /** A trustProxy one hop too high lets a visitor pick the address limits count: says so once. */

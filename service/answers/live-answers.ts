@@ -54,6 +54,7 @@ export class Answers implements AnswerRunner {
   private readonly following: Following;
   private readonly runParts: RunParts;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private drainBegun = false;
 
   constructor(private readonly options: AnswersOptions) {
     const { storage, clock, log } = options;
@@ -87,6 +88,35 @@ export class Answers implements AnswerRunner {
 
   get size(): number {
     return this.live.size;
+  }
+
+  get draining(): boolean {
+    return this.drainBegun;
+  }
+
+  /**
+   * Takes no new answers (the routes ask `draining`) and waits for those generating here to
+   * end, for at most `deadlineMs`; resolves with how many there were and how many still
+   * generate (`stopAll` then cuts them, decision 447). Reattaches, cancels and the fleet's
+   * signals are served meanwhile: followers on other instances read the answers to their end.
+   */
+  async drain(deadlineMs: number): Promise<{ answers: number; left: number }> {
+    this.drainBegun = true;
+    const answers = this.live.size;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<'deadline'>(
+      (resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)),
+    );
+    try {
+      // Again while any is left: a question admitted just before the drain began starts during it.
+      while (this.live.size) {
+        const ended = Promise.all([...this.live.values()].map((answer) => answer.done));
+        if ((await Promise.race([ended, deadline])) === 'deadline') break;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return { answers, left: this.live.size };
   }
 
   start(request: StartAnswer): RecordStream {

@@ -18,6 +18,8 @@ export interface StartAnswer {
 export interface AnswerRunner {
   /** The instance's id in the fleet: what `beginAnswer` and `resumeAnswer` store as the generator. */
   readonly instanceId: string;
+  /** The instance is draining (shutting down): routes start no new answer (503, decision 456). */
+  readonly draining: boolean;
   /** Starts generating; returns the records for the caller (stream_start first). */
   start(request: StartAnswer): RecordStream;
   /** §9 reattach: the live answer on whichever instance generates it, else what is stored. */
@@ -26,6 +28,6 @@ export interface AnswerRunner {
   cancel(message: MessageRecord): Promise<void>;
   /** A deleted thread's answers stop wherever they generate; not awaited. */
   stopDeleted(answerIds: string[]): void;
-  /** Shutdown: answers generating here are stored as stopped; followed streams end. */
+  /** Shutdown: answers generating here end as errors, their text kept (447); followed streams end. */
   stopAll(): Promise<void>;
 }

@@ -342,9 +342,12 @@ export class DocsLibrary {
 
   /**
    * Crawls the sources that are due, every project's, one after another, while this process
-   * holds the lease; returns how many it crawled (0 when another instance crawls).
+   * holds the lease; returns how many it crawled (0 when another instance crawls). Once the
+   * library is closed (the instance drains or stops) it crawls nothing and leaves the lease to
+   * the fleet: a source made due meanwhile is crawled by another instance (decision 457).
    */
   tick(): Promise<number> {
+    if (this.stop.signal.aborted) return Promise.resolve(0);
     return (this.ticking ??= this.crawlDue().finally(() => (this.ticking = null)));
   }
 
@@ -439,7 +442,10 @@ export class DocsLibrary {
       .catch(() => {});
   }
 
-  /** Stops a crawl in flight (what it read is not applied) and lets the lease go. */
+  /**
+   * Stops a crawl in flight (what it read is not applied; the source stays due, so the instance
+   * that takes the lease next crawls it) and lets the lease go. Searches still work.
+   */
   async close(): Promise<void> {
     this.stop.abort();
     await this.ticking?.catch(() => {});

@@ -25,3 +25,19 @@ export const unknownIntegration = (id: unknown) =>
       : "integration_id is missing: set the page's integration-id.",
   );
 export const notFound = (detail = 'Not found.') => new HttpError(404, 'not_found', detail);
+
+/**
+ * Seconds a caller waits before sending work this draining instance refused again: long enough
+ * for a load balancer to see the readiness probe fail, short enough that a retry finds another
+ * instance before the visitor gives up (decision 456).
+ */
+export const DRAINING_RETRY_AFTER_S = 1;
+
+/** This instance is shutting down: work that would start a model call goes to another one. */
+export const draining = () =>
+  new HttpError(
+    503,
+    'draining',
+    'This instance of the service is shutting down and takes no new answers; send the request again.',
+    { 'Retry-After': String(DRAINING_RETRY_AFTER_S) },
+  );

@@ -9,7 +9,7 @@ import {
   requireProject,
   requireSession,
 } from './context.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, draining, notFound } from '../http/errors.js';
 import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
@@ -124,13 +124,18 @@ const answerContext = (ctx: ChatContext, projectId: string, locale: string | und
   ...(ctx.docs && { docs: ctx.docs.project(projectId) }),
 });
 
-/** POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client tools (§7). */
+/**
+ * POST /agent/v1/projects/{projectId}/agent/chat/: a question (§4) or the results of client
+ * tools (§7); both start a model call, so a draining instance refuses them (503, decision 456).
+ */
 export async function chat(
   ctx: ChatContext,
   request: Request,
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
+  // Before anything is read or written: a balancer, or the visitor's Retry, sends it elsewhere.
+  if (ctx.answers.draining) throw draining();
   const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);

@@ -209,6 +209,37 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       void backend;
     });
 
+  test('a 503 from an instance that drains keeps the question, its text and Retry; Retry reaches another instance', async ({
+    worker,
+    backend,
+  }) => {
+    // What a draining service answers a chat (decision 456): the contract's body, a short Retry-After.
+    worker.use(
+      http.post(
+        `${AGENT}/chat/`,
+        () =>
+          HttpResponse.json(
+            {
+              detail:
+                'This instance of the service is shutting down and takes no new answers; send the request again.',
+              code: 'draining',
+            },
+            { status: 503, headers: { 'Retry-After': '1' } },
+          ),
+        { once: true },
+      ),
+    );
+    const el = await fixtureChat();
+    await el.send('Where is the changelog?');
+    await settled(el);
+    expect(statuses(el)).toEqual(['failed']);
+    expect(messagesOf(el)[0].message?.content).toBe('Where is the changelog?');
+    retryButton(el)!.click();
+    await expect.poll(() => statuses(el)).toEqual(['sent', 'complete']);
+    expect(messagesOf(el)[0].message?.content).toBe('Where is the changelog?');
+    void backend;
+  });
+
   test('a getSessionToken that throws synchronously once is called again on the next need', async ({
     backend,
   }) => {

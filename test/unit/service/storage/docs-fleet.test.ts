@@ -40,7 +40,8 @@ describe.each(fleets)('a crawl across a fleet of two on $name', { timeout: 30_00
     services = [];
   });
 
-  it('the instance not crawling serves how far the other has got, then the run that replaces it', async () => {
+  /** Two instances, each with its docs library and console; an admin signed in to each console. */
+  async function start() {
     const clock = new ManualClock();
     const stores = await fleet.stores();
     const libraries = stores.map(
@@ -57,9 +58,14 @@ describe.each(fleets)('a crawl across a fleet of two on $name', { timeout: 30_00
       }),
     );
     await addAdmin(stores[0]);
-    const [crawling, other] = services.map((service) => consoleClient(service));
-    for (const admin of [crawling, other]) expect((await admin.signIn()).status).toBe(200);
-    const path = `projects/${PROJECT.id}/docs/sources`;
+    const consoles = services.map((service) => consoleClient(service));
+    for (const admin of consoles) expect((await admin.signIn()).status).toBe(200);
+    return { clock, libraries, consoles, path: `projects/${PROJECT.id}/docs/sources` };
+  }
+
+  it('the instance not crawling serves how far the other has got, then the run that replaces it', async () => {
+    const { clock, libraries, consoles, path } = await start();
+    const [crawling, other] = consoles;
 
     site = await heldSite({ pages: 40 });
     // Added through the first instance, which starts crawling it at once and holds the lease.
@@ -84,5 +90,23 @@ describe.each(fleets)('a crawl across a fleet of two on $name', { timeout: 30_00
       .poll(async () => (await other.call('GET', path)).body.sources[0].last_run?.pages_new)
       .toBe(42);
     expect(await crawl()).toBeNull();
+  });
+
+  it('a crawl under way on an instance that drains is not lost: its lease goes, and the other crawls the source', async () => {
+    const { libraries, consoles, path } = await start();
+    const [draining, other] = consoles;
+    site = await heldSite({ pages: 5 });
+    expect((await draining.call('POST', path, { location: site.start })).status).toBe(201);
+    const source = async () => (await other.call('GET', path)).body.sources[0];
+    await expect.poll(async () => (await source()).crawl?.pages_read, { timeout: 15_000 }).toBe(6);
+    // The other instance cannot take it while the draining one holds the lease.
+    expect(await libraries[1].tick()).toBe(0);
+
+    expect(await services[0].drain(1_000)).toMatchObject({ answers: 0, left: 0 });
+    expect(await source()).toMatchObject({ crawl: null, last_run: null });
+    expect(await libraries[0].tick()).toBe(0);
+    site.release();
+    expect(await libraries[1].tick()).toBe(1);
+    expect((await source()).last_run).toMatchObject({ pages_new: 7 });
   });
 });

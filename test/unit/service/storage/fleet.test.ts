@@ -258,6 +258,38 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     });
   });
 
+  it('A drains mid-answer: a visitor reattached through B reads the answer to its end, stored complete', async () => {
+    const script = scriptedAgent();
+    const { call, session, ask, stores } = await start({ agent: script.agent });
+    const token = await session(0, 'alice');
+    const asked = (await ask(0, token, 'hi')).body!.getReader();
+    script.say('Before ');
+    const [head] = await readRecords(asked, 2);
+    const answerId = head.content.question_answer_id as string;
+    // The page reloaded behind the balancer: it reattaches through B.
+    await asked.cancel();
+    const follower = (
+      await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token })
+    ).body!.getReader();
+    expect((await readRecords(follower, 2))[1].content.text).toBe('Before ');
+
+    const drained = services[0].drain(10_000);
+    expect((await ask(0, token, 'another')).status).toBe(503);
+    script.say('during the drain ');
+    expect((await readRecords(follower, 1))[0].content.text).toBe('during the drain ');
+    script.say('and after.');
+    script.end();
+    const rest = await readRecords(follower, Number.POSITIVE_INFINITY);
+    expect(text(rest)).toBe('and after.');
+    expect(rest.at(-1)).toMatchObject({ type: 'identifiers', stream_end: true });
+    expect(await drained).toMatchObject({ answers: 1, left: 0 });
+    expect((await stores[1].conversations.getMessage(answerId))?.message).toMatchObject({
+      content: 'Before during the drain and after.',
+      status: 'complete',
+    });
+    expect(script.aborted()).toBe(0);
+  });
+
   it('stops an answer generating on A when B is asked to cancel it, and stores it stopped before answering', async () => {
     const script = scriptedAgent();
     const { call, session, ask, stores } = await start({ agent: script.agent });
