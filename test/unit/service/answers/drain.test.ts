@@ -51,14 +51,18 @@ async function halfAnswered(service: AgentService, script: ReturnType<typeof scr
 describe.each(engines())('a draining service on $name', { timeout: 30_000 }, (engine) => {
   let stores: Stores;
   let service: AgentService;
-  afterEach(() => service.close());
+  afterEach(async () => {
+    await service.close();
+    await stores.close();
+  });
 
   async function start() {
     const script = scriptedAgent();
     stores = await engine.open();
     service = createAgentService({
       projects: [PROJECT],
-      storage: stores,
+      // The test closes the store itself: it reads what the service's close stored.
+      storage: { ...stores, close: async () => {} },
       agent: script.agent,
       rateLimit: false,
     });
