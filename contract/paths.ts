@@ -44,6 +44,8 @@ export const queryBase = (projectId: string) => `/query/v1/projects/${id(project
 
 export const queryPaths = {
   activity: '/activity/',
+  /** One integration as its project's owner sees it (decision 464): what a site checks its setup against. */
+  integration: (integrationId: string) => `/integrations/${id(integrationId)}/`,
   /** Removed after 2026-07-01: answers 410 and names `activity` as its successor. */
   removedAnalyticsActivity: '/analytics/activity/',
 } as const;

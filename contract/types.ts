@@ -115,3 +115,16 @@ export interface ErrorBody {
   detail: string;
   code: string;
 }
+
+/**
+ * The query API's answer for one integration (decision 464): what the console shows of it and
+ * nothing secret, so that a site's server can tell whether its setup will work.
+ */
+export interface IntegrationInfo {
+  id: string;
+  name: string;
+  /** Pages on its allowed origins may start chats with no server of their own (§2b). */
+  public: boolean;
+  /** The origins whose pages may use it; empty: any origin. */
+  allowed_origins: string[];
+}

@@ -16,6 +16,7 @@ export type {
   ActivityQuery,
   ActivityReport,
   ActivityCounts,
+  IntegrationInfo,
   QueryClient,
   QueryClientOptions,
 } from './query-client.js';

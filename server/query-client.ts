@@ -1,5 +1,6 @@
 import type { ActivityReport } from '../contract/activity.js';
 import { queryBase, queryPaths } from '../contract/paths.js';
+import type { IntegrationInfo } from '../contract/types.js';
 import { ApiError, errorFromResponse, isAbortError, NetworkError } from '../src/api/errors.js';
 import {
   type Body,
@@ -22,6 +23,7 @@ export interface ActivityQuery {
 }
 
 export type { ActivityCounts, ActivityReport } from '../contract/activity.js';
+export type { IntegrationInfo } from '../contract/types.js';
 
 export interface QueryClientOptions {
   apiKey: string;
@@ -51,63 +53,86 @@ export function successorFromLink(link: string | null): string | undefined {
   return undefined;
 }
 
-/** Server-side client of the query API. It uses only the replacement activity endpoint. */
-export function createQueryClient(options: QueryClientOptions) {
-  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const base = `${serviceBase(options.baseUrl)}${queryBase(options.projectId)}`;
+/** Where a query client's calls go, with which key. */
+interface QueryTarget {
+  fetch: typeof fetch;
+  base: string;
+  apiKey: string;
+}
 
-  async function get<T>(
-    path: string,
-    query: Record<string, string | undefined>,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const url = new URL(`${base}${path}`);
-    for (const [key, value] of Object.entries(query))
-      if (value !== undefined) url.searchParams.set(key, value);
-    let response: Response;
-    try {
-      // Following a redirect would hand the API key to wherever it points.
-      response = await doFetch(url, {
-        headers: { 'X-API-Key': options.apiKey, Accept: 'application/json' },
-        redirect: NO_REDIRECT,
-        signal,
-      });
-    } catch (error) {
-      if (isAbortError(error)) throw error;
-      throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
-    }
-    if (response.status === 410) {
-      await response.body?.cancel();
-      throw new EndpointGoneError(url.pathname, successorFromLink(response.headers.get('Link')));
-    }
-    if (isRedirect(response)) {
-      await response.body?.cancel().catch(() => {});
-      throw new NetworkError(
-        `GET ${url.pathname}: the query API answered with a redirect, which is not followed.`,
-      );
-    }
-    let body: Uint8Array;
-    try {
-      body = await readLimited(response, MAX_BODY_BYTES, signal);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError)
-        throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
-      throw error;
-    }
-    const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as Body), {
-      status: response.status,
-      headers: response.headers,
+/** One GET on the query API: the key on it, no redirect followed, the answer read within its limit. */
+async function getJson<T>(
+  target: QueryTarget,
+  path: string,
+  query: Record<string, string | undefined>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const url = new URL(`${target.base}${path}`);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+  let response: Response;
+  try {
+    // Following a redirect would hand the API key to wherever it points.
+    response = await target.fetch(url, {
+      headers: { 'X-API-Key': target.apiKey, Accept: 'application/json' },
+      redirect: NO_REDIRECT,
+      signal,
     });
-    if (!response.ok) throw await errorFromResponse(limited, `GET ${url.pathname}`);
-    return (await limited.json()) as T;
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    throw new NetworkError(`GET ${url.pathname}: the query API could not be reached.`, { cause: error });
   }
+  if (response.status === 410) {
+    await response.body?.cancel();
+    throw new EndpointGoneError(url.pathname, successorFromLink(response.headers.get('Link')));
+  }
+  if (isRedirect(response)) {
+    await response.body?.cancel().catch(() => {});
+    throw new NetworkError(
+      `GET ${url.pathname}: the query API answered with a redirect, which is not followed.`,
+    );
+  }
+  let body: Uint8Array;
+  try {
+    body = await readLimited(response, MAX_BODY_BYTES, signal);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
+      throw new NetworkError(`GET ${url.pathname}: ${error.message}`, { cause: error });
+    throw error;
+  }
+  const limited = new Response(NULL_BODY_STATUS.has(response.status) ? null : (body as Body), {
+    status: response.status,
+    headers: response.headers,
+  });
+  if (!response.ok) throw await errorFromResponse(limited, `GET ${url.pathname}`);
+  return (await limited.json()) as T;
+}
 
+/** Server-side client of the query API (activity, an integration). It uses only the replacement activity endpoint. */
+export function createQueryClient(options: QueryClientOptions) {
+  const target: QueryTarget = {
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    base: `${serviceBase(options.baseUrl)}${queryBase(options.projectId)}`,
+    apiKey: options.apiKey,
+  };
   return {
     activity(
       { start, end, integrationId }: ActivityQuery = {},
       { signal }: { signal?: AbortSignal } = {},
     ): Promise<ActivityReport> {
-      return get<ActivityReport>(queryPaths.activity, { start, end, integration_id: integrationId }, signal);
+      return getJson<ActivityReport>(
+        target,
+        queryPaths.activity,
+        { start, end, integration_id: integrationId },
+        signal,
+      );
+    },
+    /**
+     * One integration of the project as its console knows it (decision 464): whether it is
+     * public and which origins may use it. A server checks its setup with it at start: an
+     * `ApiError` 401 is a wrong key or project, 404 an integration the project does not have.
+     */
+    integration(integrationId: string, { signal }: { signal?: AbortSignal } = {}): Promise<IntegrationInfo> {
+      return getJson<IntegrationInfo>(target, queryPaths.integration(integrationId), {}, signal);
     },
   };
 }

@@ -20,6 +20,7 @@ import { feedback, handoff } from './feedback.js';
 import { downloadFile, uploadFile } from './files.js';
 import { deleteThread, getThread, listThreads, renameThread } from './history.js';
 import { publicChallenge, publicPreflight, publicSession } from './public-sessions.js';
+import { describeIntegration } from './integration.js';
 import { createSession } from './sessions.js';
 import { isWidgetPath, widgetFile } from './widget.js';
 import type { StoreRole } from '../storage/types.js';
@@ -41,7 +42,10 @@ const ROUTES = [
     [agentPaths.files, { POST: uploadFile }],
     [agentPaths.file(SLOT), { GET: downloadFile }],
   ]),
-  ...routeTable<RouteHandler>(QUERY, [[queryPaths.activity, { GET: activity }]]),
+  ...routeTable<RouteHandler>(QUERY, [
+    [queryPaths.activity, { GET: activity }],
+    [queryPaths.integration(SLOT), { GET: describeIntegration }],
+  ]),
   ...routeTable<RouteHandler>(PUBLIC, [
     [publicPaths.challenge, { GET: publicChallenge }],
     [publicPaths.sessions, { POST: publicSession }],

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, axe, launchChromium, openWatched } from './chromium.js';
-import { allowMore, startPublicService, staticSite } from './public-site.js';
+import { PUBLIC, allowMore, startPublicService, staticSite } from './public-site.js';
 
 let browser: Browser;
 let service: Awaited<ReturnType<typeof startPublicService>>;
@@ -141,5 +141,34 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
     } finally {
       await allowMore(service.storage, { sessions: 500, answers: 2000 });
     }
+  });
+
+  it("a page cannot read the integration's description with the key, even on an origin the integration lists", async () => {
+    const page = await browser.newPage();
+    await page.goto(site.origin);
+    const url = `${service.url}/query/v1/projects/${PUBLIC.projectId}/integrations/${PUBLIC.integrationId}/`;
+    const outcome = await page.evaluate(
+      async ({ url, key }) => {
+        const read = async (init: RequestInit) => {
+          try {
+            return `read ${(await fetch(url, init)).status}`;
+          } catch (error) {
+            return `refused: ${String(error)}`;
+          }
+        };
+        return { withKey: await read({ headers: { 'X-API-Key': key } }), without: await read({}) };
+      },
+      { url, key: PUBLIC.apiKey },
+    );
+    // The preflight never clears X-API-Key; without it the call is only the 401 anyone gets.
+    expect(outcome).toEqual({ withKey: expect.stringMatching(/^refused: TypeError/), without: 'read 401' });
+    const server = await fetch(url, { headers: { 'X-API-Key': PUBLIC.apiKey } });
+    expect(await server.json()).toEqual({
+      id: PUBLIC.integrationId,
+      name: PUBLIC.integrationId,
+      public: true,
+      allowed_origins: [site.origin],
+    });
+    await page.close();
   });
 });

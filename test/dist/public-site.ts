@@ -11,7 +11,7 @@ import {
 } from '../../service/node.js';
 import { utcDay } from '../../service/kernel/clock.js';
 
-export const PUBLIC = { projectId: 'proj_static', integrationId: 'int_static' };
+export const PUBLIC = { projectId: 'proj_static', integrationId: 'int_static', apiKey: 'key_static' };
 
 /** A plain HTTP server on its own origin: nothing but `html` at `/`, under `csp`. */
 export async function listen(handler: (path: string) => { html: string; csp: string } | null) {
@@ -72,6 +72,8 @@ export async function startPublicService(allowedOrigin: string): Promise<{
     projects: [
       {
         id: PUBLIC.projectId,
+        // The site owner's server has a key too (the integration's description, decision 464).
+        apiKey: PUBLIC.apiKey,
         integrationIds: [PUBLIC.integrationId],
         allowedOrigins: [allowedOrigin],
         public: true,

@@ -68,6 +68,31 @@ describe('createQueryClient', () => {
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
   });
 
+  it("describes one of the project's integrations, and names the one it does not have", async () => {
+    const ctx = makeService({ projects: [{ ...PROJECT, allowedOrigins: ['https://docs.example.com'] }] });
+    const urls: string[] = [];
+    const client = createQueryClient({
+      apiKey: PROJECT.apiKey,
+      projectId: PROJECT.id,
+      baseUrl: BASE,
+      fetch: async (input, init) => {
+        urls.push(urlOf(input));
+        return ctx.service.handle(new Request(input, init));
+      },
+    });
+    expect(await client.integration('int_demo')).toEqual({
+      id: 'int_demo',
+      name: 'int_demo',
+      public: false,
+      allowed_origins: ['https://docs.example.com'],
+    });
+    expect(urls[0]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/integrations/int_demo/`);
+    const error = await client.integration('int nope').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    expect(urls[1]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/integrations/int%20nope/`);
+  });
+
   it.each([
     ['<https://a.test/v2/>; rel="successor-version"', 'https://a.test/v2/'],
     ['<https://a.test/docs>; rel="help", <https://a.test/v2/>; rel=successor-version', 'https://a.test/v2/'],
