@@ -264,7 +264,17 @@ describe('installing and setting up', () => {
     await page.getByLabel('API key').fill(service.apiKey);
     await saveSettings(page);
     expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
-    expect(await page.getByText('Ready: visitors can chat').isVisible()).toBe(true);
+    // Checked against the service on save: the project's key, its integration, this site's origin.
+    const status = page.getByRole('status');
+    expect(
+      await status.getByText('Connected: visitors can chat wherever you place the widget.').isVisible(),
+    ).toBe(true);
+    expect(
+      await status
+        .getByText(`Project ${service.projectId}, integration ${service.integrationId}.`)
+        .textContent(),
+    ).toContain('The integration is not public');
+    expect(await page.getByRole('alert').count()).toBe(0);
     expect(await page.getByLabel('API key').inputValue()).toBe('');
     expect(await page.getByText('A key is saved. It is never shown again').isVisible()).toBe(true);
     expect(await page.content()).not.toContain(service.apiKey);
@@ -273,7 +283,7 @@ describe('installing and setting up', () => {
     // Saving again with the key field empty keeps the key (checked by every mint below).
     await saveSettings(page);
     expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
-    expect(await page.getByText('Ready: visitors can chat').isVisible()).toBe(true);
+    expect(await page.getByRole('status').getByText('Connected: visitors can chat').isVisible()).toBe(true);
     // WordPress's page of every option prints plain options; the key is not one of them.
     await page.goto(`${wp.origin}/wp-admin/options.php`);
     expect(await page.content()).toContain('agent_chat_secret');
@@ -517,6 +527,83 @@ describe('the site-wide launcher', () => {
   });
 });
 
+describe('the setup check: the settings page says what is wrong, and how to fix it', () => {
+  const mu = () => join(wp.root, 'wp-content/mu-plugins');
+  // Each case sets only what it gets wrong; the rest is the setup saved above.
+  beforeEach(() => wp.setConstants(null));
+  afterAll(() => {
+    wp.setConstants(null);
+    rmSync(join(mu(), 'agent-chat-moved.php'), { force: true });
+  });
+
+  /** The settings page's alert, once the page is open (the check runs as it opens). */
+  async function alertOn(page: Page): Promise<string> {
+    const alert = page.getByRole('alert');
+    expect(await page.getByRole('status').count()).toBe(0);
+    expect(await axe(page, '.wrap')).toEqual([]);
+    return (await alert.textContent()) ?? '';
+  }
+
+  it('an integration the project does not have', async () => {
+    wp.setConstants({ AGENT_CHAT_INTEGRATION_ID: 'int_mistyped' });
+    const page = await settingsPage();
+    const alert = await alertOn(page);
+    expect(alert).toContain(`Project ${service.projectId} has no integration int_mistyped.`);
+    expect(alert).toContain(
+      'Copy the integration ID from the Integrations page of the service console, then save.',
+    );
+    await page.close();
+  });
+
+  it('a service that does not answer: its URL and the error', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    wp.setConstants({ AGENT_CHAT_BASE_URL: url });
+    const page = await settingsPage();
+    const alert = await alertOn(page);
+    expect(alert).toMatch(new RegExp(`The agent service at ${url} could not be reached: \\S.*`));
+    expect(alert).toContain('Check the service URL, and that the service is running');
+    await page.close();
+  });
+
+  it('a site whose origin the integration does not list: named, and where to add it', async () => {
+    // The site as if it had moved to another address, which its integration does not list yet.
+    mkdirSync(mu(), { recursive: true });
+    writeFileSync(
+      join(mu(), 'agent-chat-moved.php'),
+      "<?php add_filter('home_url', fn ($url, $path) => 'https://www.example.org' . $path, 10, 2);\n",
+    );
+    try {
+      const page = await settingsPage();
+      const alert = await alertOn(page);
+      expect(alert).toContain(
+        `This site's origin, https://www.example.org, is not among the allowed origins of integration ${service.integrationId}`,
+      );
+      expect(alert).toContain(
+        `In the service console, open Integrations, then ${service.integrationId}; add https://www.example.org to its Allowed origins and save.`,
+      );
+      await page.close();
+    } finally {
+      rmSync(join(mu(), 'agent-chat-moved.php'));
+    }
+  });
+
+  it('keeps a result briefly, and "Check again" asks again, never following a redirect with the key', async () => {
+    wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
+    misbehaving.set('html');
+    const page = await settingsPage();
+    const expected = 'did not answer as expected: it answered 503 with text/html instead of JSON.';
+    expect(await alertOn(page)).toContain(expected);
+    misbehaving.set('redirect');
+    await page.reload();
+    expect(await alertOn(page)).toContain(expected);
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Check again' }).click()]);
+    expect(page.url()).toBe(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
+    expect(await alertOn(page)).toContain('it answered with a redirect, which is not followed');
+    expect(misbehaving.keysElsewhere).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('wp-config.php constants', () => {
   afterAll(() => wp.setConstants(null));
 
@@ -529,6 +616,10 @@ describe('wp-config.php constants', () => {
     expect(await page.getByLabel('API key').isDisabled()).toBe(true);
     expect(await page.getByLabel('Project ID').isDisabled()).toBe(true);
     expect(await page.getByText('Set in wp-config.php.').count()).toBe(2);
+    // The service does not know that key, and the page says so (and nothing of the key).
+    expect(await page.getByRole('alert').textContent()).toContain(
+      `The agent service refused the API key for project ${service.projectId}.`,
+    );
     expect(await page.content()).not.toContain('key-from-wp-config-0000');
     expect(await axe(page, '.wrap')).toEqual([]);
     await page.close();

@@ -15,6 +15,7 @@ const AGENT_CHAT_VERSION = '0.1.0';
 define('AGENT_CHAT_FILE', __FILE__);
 
 require_once __DIR__ . '/includes/settings.php';
+require_once __DIR__ . '/includes/setup-check.php';
 require_once __DIR__ . '/includes/session-route.php';
 require_once __DIR__ . '/includes/embed.php';
 

@@ -46,7 +46,7 @@ function agent_chat_service_base(string $base_url): ?string
     return untrailingslashit($base_url);
 }
 
-/** Whether everything a visitor's session needs is set. */
+/** Whether everything a visitor's session needs is set (whether it works: setup-check.php). */
 function agent_chat_ready(): bool
 {
     return agent_chat_service_base(agent_chat_setting('base_url')) !== null
@@ -130,8 +130,10 @@ function agent_chat_settings_page(): void
     ?>
     <div class="wrap">
         <h1><?php esc_html_e('Agent Chat', 'agent-chat'); ?></h1>
-        <?php if (agent_chat_ready()) : ?>
-            <p><?php esc_html_e('Ready: visitors can chat wherever you place the widget.', 'agent-chat'); ?></p>
+        <?php
+        // Checked against the service: afresh when the form was just saved, else as kept briefly.
+        $status = agent_chat_setup_status(isset($_GET['settings-updated']));
+        if ($status !== null) : agent_chat_setup_notice($status); ?>
         <?php else : ?>
             <div class="notice notice-warning inline"><p><?php esc_html_e('Not set up yet: visitors see no chat until the service URL, project, integration and API key are all set.', 'agent-chat'); ?></p></div>
         <?php endif; ?>
