@@ -130,10 +130,10 @@ function agent_chat_settings_page(): void
     ?>
     <div class="wrap">
         <h1><?php esc_html_e('Agent Chat', 'agent-chat'); ?></h1>
-        <?php
-        // Checked against the service: afresh when the form was just saved, else as kept briefly.
-        $status = agent_chat_setup_status(isset($_GET['settings-updated']));
-        if ($status !== null) : agent_chat_setup_notice($status); ?>
+        <?php // Checked against the service: afresh when the form was just saved, else as kept briefly.
+        $status = agent_chat_setup_status(isset($_GET['settings-updated'])); ?>
+        <?php if ($status !== null) : ?>
+            <?php agent_chat_setup_notice($status); ?>
         <?php else : ?>
             <div class="notice notice-warning inline"><p><?php esc_html_e('Not set up yet: visitors see no chat until the service URL, project, integration and API key are all set.', 'agent-chat'); ?></p></div>
         <?php endif; ?>

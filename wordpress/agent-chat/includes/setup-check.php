@@ -96,8 +96,12 @@ function agent_chat_check_setup(string $base, string $project, string $integrati
     return ['state' => 'unexpected', 'detail' => $detail];
 }
 
-/** The status as one of WordPress's notices: what is wrong, and how to fix it. */
-function agent_chat_setup_notice(array $status): void
+/**
+ * What a status says: the notice's class and its lines, what is wrong and how to fix it.
+ *
+ * @return array{0: string, 1: string[]}
+ */
+function agent_chat_setup_message(array $status): array
 {
     $base = (string) agent_chat_service_base(agent_chat_setting('base_url'));
     $project = agent_chat_setting('project_id');
@@ -155,6 +159,13 @@ function agent_chat_setup_notice(array $status): void
                 sprintf(__('In the service console, open Integrations, then %2$s; add %1$s to its Allowed origins and save. Then check again.', 'agent-chat'), $origin, $integration),
             ];
     }
+    return [$class, $lines];
+}
+
+/** The status as one of WordPress's notices, with when it was checked and the button that checks again. */
+function agent_chat_setup_notice(array $status): void
+{
+    [$class, $lines] = agent_chat_setup_message($status);
     /* translators: %s: a time span, like "2 mins" */
     $lines[] = sprintf(__('Checked %s ago.', 'agent-chat'), human_time_diff((int) $status['checked_at'], time()));
     ?>
