@@ -150,8 +150,10 @@ export class AgentChatComposer extends LitElement {
 
   override render() {
     const streaming = this.conversation?.streaming ?? false;
-    // An empty box follows the panel (its placeholder is in the widget's language); typed text finds its own direction.
-    const empty = !this.value.trim() && !this.tray.files.length;
+    // A box without text follows the panel (its placeholder is in the widget's language), files in
+    // the tray or not; typed text finds its own direction.
+    const typed = !!this.value.trim();
+    const empty = !typed && !this.tray.files.length;
     const { t } = this.l10n;
     return html`${this.#renderTray()}<form @submit=${this.#handleSubmit}>
       ${
@@ -165,7 +167,7 @@ export class AgentChatComposer extends LitElement {
         rows="1"
         aria-label=${t('message')}
         enterkeyhint="send"
-        dir=${empty ? nothing : 'auto'}
+        dir=${typed ? 'auto' : nothing}
         placeholder=${this.placeholder || t('messagePlaceholder')}
         .value=${this.value}
         @input=${this.#handleInput}

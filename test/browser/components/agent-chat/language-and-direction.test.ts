@@ -204,6 +204,30 @@ describe('<agent-chat> right to left', () => {
     expect(title.getAttribute('dir')).toBe('auto');
     expect(title.matches(':dir(ltr)')).toBe(true);
   });
+
+  test('the message box stays right to left with a file in it and no text; typed English reads left to right', async ({
+    backend,
+  }) => {
+    const el = await inLanguage('ar');
+    const box = page.getByRole('textbox', { name: 'الرسالة' });
+    await expect.element(box).toBeInTheDocument();
+    const textarea = box.element() as HTMLTextAreaElement;
+    expect(textarea.matches(':dir(rtl)')).toBe(true);
+    // A visitor pastes a log before writing anything: the box (and its Arabic placeholder) stays right to left.
+    const data = new DataTransfer();
+    data.items.add(new File(['Traceback (most recent call last)\n'], 'error.log', { type: 'text/plain' }));
+    textarea.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true, composed: true }),
+    );
+    await expect.element(page.getByRole('button', { name: 'إزالة error.log' })).toBeInTheDocument();
+    expect(textarea.matches(':dir(rtl)')).toBe(true);
+    await box.fill('What does this error mean?');
+    expect(textarea.matches(':dir(ltr)')).toBe(true);
+    await box.fill('');
+    expect(textarea.matches(':dir(rtl)')).toBe(true);
+    await chaiExpect(el).to.be.accessible();
+    void backend;
+  });
 });
 
 describe('<agent-chat> languages', () => {
