@@ -26,6 +26,7 @@ import { ThreadListPanel } from './thread-list-panel.js';
 import { MoreMenu } from './more-menu.js';
 import moreMenuStyles from './more-menu.styles.js';
 import { ViewportController } from './viewport-controller.js';
+import { SoleLauncher } from './sole-launcher.js';
 import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
 import { DEFAULT_RULES } from '../../chat/attachments.js';
 import { MAX_ATTACHMENTS } from '../../../contract/limits.js';
@@ -34,6 +35,9 @@ import styles from './agent-chat.styles.js';
 
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */
 const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
+
+const iconButton = (name: string, iconName: IconName, click: () => void) =>
+  html`<button class="icon-button" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -186,6 +190,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   readonly #l10n = new LocalizeController(this, () => this.strings);
   // Protected only because nothing reads it: it works through its host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
+  readonly #sole = new SoleLauncher(this);
   readonly #more = new MoreMenu(this);
   readonly #files = new AttachmentPanel(this, {
     session: this.#chat.session,
@@ -330,10 +335,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     }
   }
 
-  #iconButton(name: string, iconName: IconName, click: () => void) {
-    return html`<button class="icon-button" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
-  }
-
   #renderPanel(floating: boolean) {
     const { session, snapshot } = this.#chat;
     const { t, dir, locale } = this.#l10n;
@@ -348,9 +349,9 @@ export class AgentChat extends LitElement implements PublicAgentChat {
           aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.#threads.show(!this.#chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
-        ${this.#iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${iconButton(t('newConversation'), 'compose', () => this.newConversation())}
         ${this.#more.render(t('more'), worthSaving(this.#chat.snapshot.conversation) ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#chat.transcript()) }] : [])}
-        ${floating ? this.#iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
+        ${floating ? iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
       ${this.#files.render()}
@@ -387,10 +388,12 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   override render() {
     const floating = this.mode !== 'inline';
+    const launcher = floating && this.#sole.drawn;
+    if (floating && !launcher && !this.#panelChosen) return nothing;
     const { announcement } = this.#chat;
     // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
     return html`${
-      floating
+      launcher
         ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.#l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
         : nothing
     }
