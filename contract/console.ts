@@ -260,6 +260,8 @@ export interface ConsoleCrawlRun {
   pages_removed: number;
   /** Addresses the source's exclude patterns kept the crawl from (not failures). */
   pages_excluded: number;
+  /** Addresses the site's robots.txt kept the crawl from (not failures). */
+  pages_disallowed: number;
   failures: { url: string; reason: string }[];
   failure_count: number;
 }

@@ -234,12 +234,15 @@ const flagProject = (values: Flags) => values.project ?? env.AGENT_CHAT_PROJECT 
 
 type Setup = (storage: Stores, log: typeof jsonLog) => Promise<{ library: DocsLibrary; agent: Agent }>;
 
+/** What `--docs` and its flags give: the sources, the address a folder's pages are published at, the project, and the library's setup. */
+type DocsFlags = { locations: string[]; folderUrl: string; project: string; setup: Setup };
+
 /**
  * The documentation the flags name, checked now (a location that cannot be crawled fails before
  * the database opens), and how to build the library on a store, with the flag project's sources
  * in it, and the agent (each answer gets its project's docs from the library).
  */
-function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: string; setup: Setup } {
+function docsOf(values: Flags, quiet: boolean): DocsFlags {
   // A folder is kept by its absolute path: the service may start from another directory next time.
   const locations = (
     values.docs ??
@@ -291,7 +294,7 @@ function docsOf(values: Flags, quiet: boolean): { locations: string[]; project: 
       new DemoAgent({ wordDelayMs: quiet ? 0 : Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
     return { library, agent };
   };
-  return { locations, project, setup };
+  return { locations, folderUrl, project, setup };
 }
 
 /**
@@ -385,7 +388,7 @@ function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
 async function docsCommand(
   command: 'search' | 'test',
   args: string[],
-  docs: { locations: string[]; project: string; setup: Setup },
+  docs: DocsFlags,
   values: Flags,
 ): Promise<number> {
   const print = (line: string) => console.log(line);
@@ -397,8 +400,11 @@ async function docsCommand(
     );
     return 2;
   }
-  // Read the tests before anything is crawled: a typo fails at once.
-  const base = docs.locations.find((location) => /^https?:\/\//.test(location));
+  // Read the tests before anything is crawled: a typo fails at once. Relative URLs are read against
+  // the first site, else the address a folder's pages are published at (decision 461).
+  const sites = docs.locations.filter((location) => /^https?:\/\//.test(location));
+  const published = /^https?:\/\//.test(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
+  const base = sites[0] ?? (docs.locations.length ? published : undefined);
   const tests = command === 'test' ? await readAnswerTests(args[0], base) : [];
   const storage = await commandStore(
     env.DATABASE_URL || undefined,
@@ -412,7 +418,7 @@ async function docsCommand(
     const projectDocs = library.project(docs.project);
     return command === 'search'
       ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
-      : await testCommand(agent, projectDocs, tests, print);
+      : await testCommand(agent, projectDocs, tests, print, sites);
   } finally {
     await library.close();
     await storage.close();

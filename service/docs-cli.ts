@@ -3,6 +3,7 @@ import { parse, YAMLParseError } from 'yaml';
 import type { Agent } from './agents/types.js';
 import type { Source } from '../contract/types.js';
 import { referredTo } from './docs/ranking.js';
+import { parseRobots } from './docs/robots.js';
 import { suggestSynonym } from './docs/synonyms.js';
 import type { DocsSearch } from './docs/types.js';
 import type { MessageRecord } from './storage/types.js';
@@ -100,7 +101,7 @@ export function parseAnswerTests(text: string, file: string, base?: string): Ans
           return new URL(u, base).href;
         } catch {
           throw new Error(
-            `${where}: ${u} is not a URL${base ? '' : ' (relative URLs need a --docs site to resolve against)'}.`,
+            `${where}: ${u} is not a URL${base ? '' : ' (relative URLs need a --docs site, or a folder with an https:// --docs-url, to resolve against)'}.`,
           );
         }
       }),
@@ -116,31 +117,40 @@ const page = (url: string) => url.split('#')[0];
 const matches = (source: Source, wanted: string) =>
   wanted.includes('#') ? source.source_url === wanted : page(source.source_url) === page(wanted);
 
-/** Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. */
+/**
+ * Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. A page
+ * missed because the index does not hold it is said so, with why where the site tells it (its
+ * robots.txt, read through `fetchImpl`, for pages of the `sites` crawled; decision 460).
+ */
 export async function testCommand(
   agent: Agent,
   docs: DocsSearch,
   tests: AnswerTest[],
   print: Print,
+  sites: readonly string[] = [],
+  fetchImpl: typeof fetch = fetch,
 ): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
   const suggested: string[] = [];
+  const unindexed: string[] = [];
   let failed = 0;
   for (const [i, test] of tests.entries()) {
     const { sources, text, error } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
-    if (rank < 0 && !error) {
-      const group = await synonymFor(docs, test);
-      if (group) suggested.push(`  ${group.join(', ')}  (question ${i + 1})`);
-    }
+    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl) : null;
+    if (miss?.synonyms) suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
+    if (miss?.unindexed) unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
+    const absent = miss?.absent;
     const missing = test.phrases.filter((phrase) => !text.toLowerCase().includes(phrase.toLowerCase()));
     const why = error
       ? `the answer failed: ${error}`
-      : rank < 0
-        ? `not among the sources (${sources.map((s) => s.source_url).join(', ') || 'none'})`
-        : missing.length
-          ? `the answer lacks ${missing.map((p) => `"${p}"`).join(', ')}`
-          : `${sources[rank].title}${sources[rank].section ? ` › ${sources[rank].section}` : ''}`;
+      : absent
+        ? `not in the index (${absent})`
+        : rank < 0
+          ? `not among the sources (${sources.map((s) => s.source_url).join(', ') || 'none'})`
+          : missing.length
+            ? `the answer lacks ${missing.map((p) => `"${p}"`).join(', ')}`
+            : `${sources[rank].title}${sources[rank].section ? ` › ${sources[rank].section}` : ''}`;
     const ok = !error && rank >= 0 && !missing.length;
     if (!ok) failed++;
     rows.push([String(i + 1), ok ? 'pass' : 'MISS', rank >= 0 ? String(rank + 1) : '-', test.question, why]);
@@ -165,16 +175,69 @@ export async function testCommand(
     );
     suggested.forEach((line) => print(line));
   }
+  if (unindexed.length) {
+    print('');
+    print("Pages the index does not hold (each crawl's failures and exclusions are on the Sources page):");
+    unindexed.forEach((line) => print(line));
+  }
   return failed ? 1 : 0;
 }
 
-/** A synonym group for a test whose page is missing: from the first of its pages the index holds. */
-async function synonymFor(docs: DocsSearch, test: AnswerTest): Promise<string[] | null> {
-  for (const url of test.urls) {
-    const found = await docs.page?.(page(url));
-    if (found) return suggestSynonym(test.question, found);
+/**
+ * The robots.txt address that keeps crawlers out of `url`, when `url` is a page of one of the
+ * `sites` crawled and that file says so; null otherwise (a folder's pages have none).
+ */
+async function robotsBlocked(url: string, sites: readonly string[], fetchImpl: typeof fetch) {
+  const { origin } = new URL(url);
+  if (!sites.some((site) => URL.canParse(site) && new URL(site).origin === origin)) return null;
+  const robotsUrl = `${origin}/robots.txt`;
+  try {
+    const response = await fetchImpl(robotsUrl, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) return null;
+    return parseRobots(await response.text(), robotsUrl).allowed(url) ? null : robotsUrl;
+  } catch {
+    // Unreadable now: nothing more to say than that no crawl read it.
+    return null;
   }
-  return null;
+}
+
+/**
+ * Why a test's page is not among its sources: the synonym group its words suggest when the index
+ * holds the page; when it does not, that it is not in the index, and why where the site says.
+ */
+async function explainMiss(
+  docs: DocsSearch,
+  test: AnswerTest,
+  sites: readonly string[],
+  fetchImpl: typeof fetch,
+): Promise<{ synonyms?: string; absent?: string; unindexed?: string }> {
+  const held = await heldPage(docs, test);
+  if (held) return { synonyms: suggestSynonym(test.question, held)?.join(', ') };
+  if (held === null) return {};
+  const url = page(test.urls[0]);
+  const robots = await robotsBlocked(url, sites, fetchImpl);
+  return robots
+    ? {
+        absent: 'robots.txt keeps crawlers out',
+        unindexed: `${url}: ${robots} keeps crawlers out of it; a "User-agent: agent-chat" group that allows it lets this crawler in`,
+      }
+    : {
+        absent: 'never crawled',
+        unindexed: `${url}: no crawl read it; is it linked from the site or its sitemap, and not excluded?`,
+      };
+}
+
+/**
+ * The first of a test's pages the index holds (its synonym group comes from it); false when the
+ * index holds none of them, null when the docs cannot tell.
+ */
+async function heldPage(docs: DocsSearch, test: AnswerTest) {
+  if (!docs.page) return null;
+  for (const url of test.urls) {
+    const found = await docs.page(page(url));
+    if (found) return found;
+  }
+  return false;
 }
 
 /** One question through the agent, as a chat asks it of the project's docs: what it cited and said, or why it failed. */

@@ -54,6 +54,13 @@ export interface CrawlResult {
   truncated: boolean;
   /** Addresses on the site the owner's `exclude` patterns kept the crawl from (not failures). */
   excluded: number;
+  /**
+   * Addresses on the site its robots.txt keeps crawlers from (not failures): said beside the
+   * excluded ones, so an owner whose robots.txt hides a folder from search engines knows why its
+   * pages never answer (decision 460). robots.txt is read before the owner's patterns: an address
+   * both keep out counts here.
+   */
+  disallowed: number;
 }
 
 /** How far a crawl has got: what it reads, the pages read so far (new, changed or unchanged) and failures. */
@@ -327,6 +334,7 @@ class Crawl {
   private readonly pages: CrawledPage[] = [];
   private readonly failures: CrawlFailure[] = [];
   private readonly excluded = new Set<string>();
+  private readonly disallowed = new Set<string>();
   private readonly exclude: ExclusionMatcher;
   private robots: Robots = ALLOW_ALL;
   private phase: CrawlProgress['phase'] = 'robots';
@@ -357,11 +365,9 @@ class Crawl {
   private enqueue(url: string) {
     if (this.seen.has(url) || !this.scope.includes(url)) return;
     this.seen.add(url);
-    if (excludedUrl(this.exclude, url)) {
-      this.excluded.add(url);
-      return;
-    }
-    this.queue.push(url);
+    if (!this.robots.allowed(url)) this.disallowed.add(url);
+    else if (excludedUrl(this.exclude, url)) this.excluded.add(url);
+    else this.queue.push(url);
   }
 
   private async readRobots() {
@@ -420,7 +426,7 @@ class Crawl {
       candidates.push(...sitemaps.map((s) => resolveUrl(s, url)).filter((s): s is string => !!s));
       for (const page of pages) {
         const link = resolveUrl(page, url);
-        if (link && this.robots.allowed(link)) this.enqueue(link);
+        if (link) this.enqueue(link);
       }
     }
   }
@@ -456,6 +462,7 @@ class Crawl {
       complete: this.complete,
       truncated: this.truncated,
       excluded: this.excluded.size,
+      disallowed: this.disallowed.size,
     };
   }
 
@@ -541,7 +548,7 @@ class Crawl {
     if (!target) return this.failed(from, 'redirects to no readable address', undefined);
     if (from !== this.startPage || this.scope.includes(target)) {
       if (from === this.startPage) this.startPage = target;
-      if (this.robots.allowed(target)) this.enqueue(target);
+      this.enqueue(target);
       return;
     }
     if (++this.moves > MAX_START_REDIRECTS)
@@ -568,12 +575,12 @@ class Crawl {
     const page = withHeaders(extracted, headers, url);
     // A page that sends its reader on at once stands for where it sends them (as search engines read it).
     if (page.refresh && page.refresh !== url) return this.redirect(url, page.refresh);
-    if (!page.nofollow) for (const link of page.links) if (this.robots.allowed(link)) this.enqueue(link);
+    if (!page.nofollow) for (const link of page.links) this.enqueue(link);
     if (page.noindex) return;
     // A page that names another address on this site as its canonical one is a copy: the
     // canonical page is read (and indexed) in its place.
     if (page.canonical && page.canonical !== url && this.scope.includes(page.canonical)) {
-      if (this.robots.allowed(page.canonical)) this.enqueue(page.canonical);
+      this.enqueue(page.canonical);
       return;
     }
     if (!page.sections.length && page.scripted) this.scriptedEmpty = true;
@@ -601,7 +608,7 @@ class Crawl {
 
   /** A page that answered 304: its links are followed from what the last crawl saw. */
   private keep(before: PageState) {
-    for (const link of before.links) if (this.robots.allowed(link)) this.enqueue(link);
+    for (const link of before.links) this.enqueue(link);
     this.pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
   }
 

@@ -433,6 +433,7 @@ export class DocsLibrary {
       pages_unchanged: run.pagesUnchanged,
       pages_removed: run.pagesRemoved,
       pages_excluded: run.pagesExcluded,
+      pages_disallowed: run.pagesDisallowed,
       failures: run.failures.length,
       ms: run.finishedAt - startedAt,
     });

@@ -193,4 +193,6 @@ export const MIGRATIONS: string[] = [
   `CREATE TABLE doc_crawl_progress (
      source_id text PRIMARY KEY REFERENCES doc_sources (id) ON DELETE CASCADE, phase text NOT NULL,
      pages_read int NOT NULL, pages_failed int NOT NULL, started_at bigint NOT NULL, updated_at bigint NOT NULL);`,
+  // A crawl run counts the addresses the site's robots.txt kept it from, beside the excluded ones (decision 460).
+  `ALTER TABLE doc_crawl_runs ADD COLUMN pages_disallowed int NOT NULL DEFAULT 0;`,
 ];

@@ -268,6 +268,8 @@ export interface CrawlRunRecord {
   pagesRemoved: number;
   /** Addresses the source's exclude patterns kept the crawl from. */
   pagesExcluded: number;
+  /** Addresses the site's robots.txt kept the crawl from (decision 460). */
+  pagesDisallowed: number;
   failures: { url: string; reason: string }[];
 }
 
@@ -288,6 +290,8 @@ export interface DocCrawl {
   failures: { url: string; reason: string }[];
   /** Addresses the source's exclude patterns kept the crawl from. Default 0. */
   excluded?: number;
+  /** Addresses the site's robots.txt kept the crawl from. Default 0. */
+  disallowed?: number;
   /** Pages the index held that the owner now excludes: removed even when the crawl was incomplete. */
   dropped?: string[];
 }

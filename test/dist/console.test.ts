@@ -423,7 +423,7 @@ describe('the console in Chromium', () => {
       )
       .toEqual(['/docs/notes.md']);
     await crawled(/\/docs\/$/, saved);
-    expect(await site.textContent()).toContain('1 skipped (excluded)');
+    expect(await site.textContent()).toContain('1 skipped (excluded), 1 kept out by robots.txt');
     expect(await site.getByRole('definition').first().textContent()).toBe('5');
     expect(await axe(page)).toEqual([]);
 

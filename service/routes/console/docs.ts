@@ -53,6 +53,7 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   pages_unchanged: run.pagesUnchanged,
   pages_removed: run.pagesRemoved,
   pages_excluded: run.pagesExcluded,
+  pages_disallowed: run.pagesDisallowed,
   failures: run.failures.slice(0, MAX_FAILURES),
   failure_count: run.failures.length,
 });

@@ -122,6 +122,7 @@ export class MemoryDocsStore implements DocsStore {
       pagesUnchanged: 0,
       pagesRemoved: 0,
       pagesExcluded: crawl.excluded ?? 0,
+      pagesDisallowed: crawl.disallowed ?? 0,
       failures: structuredClone(crawl.failures),
     };
     // A source removed while it was crawled stays removed.

@@ -35,6 +35,7 @@ const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
   pagesUnchanged: num(row.pages_unchanged),
   pagesRemoved: num(row.pages_removed),
   pagesExcluded: num(row.pages_excluded ?? 0),
+  pagesDisallowed: num(row.pages_disallowed ?? 0),
   failures: row.failures as CrawlRunRecord['failures'],
 });
 
@@ -67,7 +68,7 @@ type Query = SqlClient['query'];
 type CrawledPage = DocCrawl['pages'][number];
 type Counts = Pick<
   CrawlRunRecord,
-  'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved' | 'pagesExcluded'
+  'pagesNew' | 'pagesChanged' | 'pagesUnchanged' | 'pagesRemoved' | 'pagesExcluded' | 'pagesDisallowed'
 >;
 
 /**
@@ -167,6 +168,7 @@ export class SqlDocsStore implements DocsStore {
         pagesUnchanged: 0,
         pagesRemoved: 0,
         pagesExcluded: crawl.excluded ?? 0,
+        pagesDisallowed: crawl.disallowed ?? 0,
       };
       const run = {
         sourceId: crawl.sourceId,
@@ -480,8 +482,8 @@ async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promi
 async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise<number> {
   const { rows } = await query(
     `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
-       pages_new, pages_changed, pages_unchanged, pages_removed, pages_excluded, failures)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb) RETURNING id`,
+       pages_new, pages_changed, pages_unchanged, pages_removed, pages_excluded, pages_disallowed, failures)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING id`,
     [
       run.sourceId,
       run.startedAt,
@@ -493,6 +495,7 @@ async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise
       run.pagesUnchanged,
       run.pagesRemoved,
       run.pagesExcluded,
+      run.pagesDisallowed,
       json(run.failures),
     ],
   );

@@ -30,6 +30,7 @@ const source = (
         pages_unchanged: 0,
         pages_removed: 0,
         pages_excluded: 0,
+        pages_disallowed: 0,
         failures: [],
         failure_count: 0,
       }

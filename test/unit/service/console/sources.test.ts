@@ -142,7 +142,8 @@ describe('console Sources', () => {
     const listed = async () => (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources[0];
     const first = await listed();
     expect(first).toMatchObject({ exclude: ['/docs/guide/', '*.md'], pages: 3 });
-    expect(first.last_run).toMatchObject({ pages_excluded: 4, complete: true });
+    // The fixture's robots.txt keeps its private page out: counted apart from the excluded ones.
+    expect(first.last_run).toMatchObject({ pages_excluded: 4, pages_disallowed: 1, complete: true });
     expect(site.requests.map((r) => r.path)).not.toContain('/docs/guide/install.html');
 
     clock.advance(60_000);
@@ -154,7 +155,7 @@ describe('console Sources', () => {
     await docs.tick();
     const second = await listed();
     // guide/install.html and linked-only.html come in (alias.html is a copy of install.html).
-    expect(second.last_run).toMatchObject({ pages_excluded: 1, pages_new: 2 });
+    expect(second.last_run).toMatchObject({ pages_excluded: 1, pages_disallowed: 1, pages_new: 2 });
     expect(second.pages).toBe(5);
 
     // Bad patterns: a 400 naming the one at fault, nothing changed.

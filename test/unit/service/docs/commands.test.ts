@@ -121,6 +121,38 @@ describe('agent-chat-service search and test', () => {
     ).toThrow('a.yaml: question 1: "earlier" must be the question asked before it.');
   });
 
+  it("test says which missed pages the index does not hold, and that the site's robots.txt keeps one out", async () => {
+    const { site, docs } = await crawled();
+    const tests = parseAnswerTests(
+      [
+        '- question: What is the secret page about?',
+        '  urls: [private/secret.html]',
+        '- question: Where is the old page?',
+        '  urls: [gone.html]',
+      ].join('\n'),
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    const lines: string[] = [];
+    const sites = [`${site.url}/docs/`];
+    expect(await testCommand(new DemoAgent(), docs, tests, (l) => lines.push(l), sites)).toBe(1);
+    expect(lines[1]).toMatch(
+      /^1 +MISS +- +What is the secret page about\? +not in the index \(robots\.txt keeps crawlers out\)$/,
+    );
+    expect(lines[2]).toMatch(/^2 +MISS +- +Where is the old page\? +not in the index \(never crawled\)$/);
+    expect(lines.slice(3)).toEqual([
+      '0 passed, 2 failed',
+      '',
+      "Pages the index does not hold (each crawl's failures and exclusions are on the Sources page):",
+      `  ${site.url}/docs/private/secret.html: ${site.url}/robots.txt keeps crawlers out of it; a "User-agent: agent-chat" group that allows it lets this crawler in  (question 1)`,
+      `  ${site.url}/docs/gone.html: no crawl read it; is it linked from the site or its sitemap, and not excluded?  (question 2)`,
+    ]);
+    // A page of no site crawled (a folder's) has no robots.txt to read: nothing is fetched for it.
+    const before = site.requests.length;
+    await testCommand(new DemoAgent(), docs, tests.slice(0, 1), () => {}, []);
+    expect(site.requests.length).toBe(before);
+  });
+
   it('test reports an answer that failed, as with an unreachable model', async () => {
     const { site, docs } = await crawled();
     const agent = new OpenAiAgent({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', maxTries: 1 });
@@ -142,7 +174,7 @@ describe('agent-chat-service search and test', () => {
       'answers.yaml: question 1 needs "urls": the page(s) that must be among the sources.',
     );
     expect(() => parseAnswerTests('- question: Where?\n  urls: [guide.html]', 'answers.yaml')).toThrow(
-      'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site to resolve against).',
+      'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site, or a folder with an https:// --docs-url, to resolve against).',
     );
     expect(
       parseAnswerTests('questions:\n  - question: Where?\n    urls: [https://a.test/g#x]', 'a.yaml'),

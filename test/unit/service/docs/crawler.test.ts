@@ -68,6 +68,9 @@ describe('crawlSite on a local static site', () => {
     // Disallowed by robots.txt, off the path, off the host, not a page: never requested.
     for (const never of ['/docs/private/secret.html', '/outside.html', '/docs/logo.png'])
       expect(order).not.toContain(never);
+    // What robots.txt kept out is counted (once, from the sitemap and a link alike), not failed.
+    expect(result.disallowed).toBe(1);
+    expect(result.failures.map((f) => f.url)).not.toContain(`${site.url}/docs/private/secret.html`);
     expect(result.complete).toBe(true);
     expect(result.truncated).toBe(false);
   });

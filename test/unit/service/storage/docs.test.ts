@@ -196,8 +196,14 @@ storageSuite('docs', (suite) => {
     await open();
     await store.docs.addDocSource({ ...source('a'), exclude: ['/a/blog/', '*/releases/'] });
     expect((await store.docs.listDocSources(P))[0].exclude).toEqual(['/a/blog/', '*/releases/']);
-    await store.docs.applyDocCrawl(crawl(T0, [page('one', 'new'), page('two', 'new')], { excluded: 7 }));
-    expect((await store.docs.listDocSources(P))[0].lastRun).toMatchObject({ pagesNew: 2, pagesExcluded: 7 });
+    await store.docs.applyDocCrawl(
+      crawl(T0, [page('one', 'new'), page('two', 'new')], { excluded: 7, disallowed: 3 }),
+    );
+    expect((await store.docs.listDocSources(P))[0].lastRun).toMatchObject({
+      pagesNew: 2,
+      pagesExcluded: 7,
+      pagesDisallowed: 3,
+    });
 
     expect(await store.docs.setDocExclusions(P, 'a', ['/a/two'], T0 + 50)).toBe(true);
     expect(await store.docs.setDocExclusions('proj_other', 'a', [], T0 + 50)).toBe(false);
@@ -212,7 +218,7 @@ storageSuite('docs', (suite) => {
     const run = await store.docs.applyDocCrawl(
       crawl(T0 + 100, [], { complete: false, excluded: 1, dropped: [`${SITE}a/two`] }),
     );
-    expect(run).toMatchObject({ complete: false, pagesRemoved: 1, pagesExcluded: 1 });
+    expect(run).toMatchObject({ complete: false, pagesRemoved: 1, pagesExcluded: 1, pagesDisallowed: 0 });
     expect((await store.docs.listDocPages('a')).map((p) => p.url.slice(SITE.length))).toEqual(['a/one']);
     expect((await store.docs.listDocSections(P)).map((s) => s.url.slice(SITE.length))).toEqual([
       'a/one',
