@@ -60,11 +60,12 @@ const addressKey = (kind: string, projectId: string, info: RequestInfo) =>
 const challengeKey = (target: PublicTarget) =>
   hmacBase64url(target.view.project.ownerSecret, `agent-chat challenge\n${target.integration.id}`);
 
-const budgetSpent = (ctx: ServiceContext, what: string) =>
+/** A spent budget, in words that say where its owner raises it (decision 463). */
+const budgetSpent = (ctx: ServiceContext, what: 'sessions' | 'answers', integrationId: string) =>
   new HttpError(
     429,
     'budget_exhausted',
-    `This integration's daily budget of ${what} is spent; it starts again at 00:00 UTC.`,
+    `The daily budget of ${what} of integration ${integrationId} is spent; it starts again at 00:00 UTC, or raise "${what === 'sessions' ? 'Sessions' : 'Answers'} a day" on the Integrations page of the service console.`,
     { 'Retry-After': String(secondsToNextUtcDay(ctx.clock.now())) },
   );
 
@@ -148,7 +149,8 @@ export function publicChallenge(
     // A spent budget says so before the visitor's browser does a second of work for nothing.
     const now = ctx.clock.now();
     const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
-    if ((used?.sessions ?? 0) >= target.integration.budget.sessions) throw budgetSpent(ctx, 'sessions');
+    if ((used?.sessions ?? 0) >= target.integration.budget.sessions)
+      throw budgetSpent(ctx, 'sessions', integrationId);
     const challenge = await createChallenge({
       algorithm: 'SHA-256',
       hmacKey: await challengeKey(target),
@@ -218,7 +220,7 @@ export function publicSession(
         target.integration.budget.sessions,
       ))
     )
-      throw budgetSpent(ctx, 'sessions');
+      throw budgetSpent(ctx, 'sessions', integrationId);
     const { token, expiresAt } = await mintSession(ctx, projectId, null, integrationId);
     return json({ session_token: token, expires_at: isoMicros(expiresAt) }, 200, {
       [OWNER_KEY_HEADER]: NO_OWNER,
@@ -244,5 +246,5 @@ export async function chargeAnswer(
   if (
     !(await ctx.storage.gate.spendBudget(view.id, integration.id, day, 'answers', integration.budget.answers))
   )
-    throw budgetSpent(ctx, 'answers');
+    throw budgetSpent(ctx, 'answers', integration.id);
 }

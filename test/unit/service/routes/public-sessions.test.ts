@@ -305,7 +305,8 @@ describe('public sessions (§2b)', () => {
     expect(refused.status).toBe(429);
     expect(await errorBody(refused)).toEqual({
       code: 'budget_exhausted',
-      detail: "This integration's daily budget of sessions is spent; it starts again at 00:00 UTC.",
+      detail:
+        'The daily budget of sessions of integration int_pub is spent; it starts again at 00:00 UTC, or raise "Sessions a day" on the Integrations page of the service console.',
     });
     // ManualClock starts at 09:00:05 UTC: 14 h 59 min 55 s to midnight.
     expect(refused.headers.get('Retry-After')).toBe(String(15 * 3600 - 5));
@@ -325,7 +326,11 @@ describe('public sessions (§2b)', () => {
     }
     const spent = await ask(tokens[1]);
     expect(spent.response.status).toBe(429);
-    expect((await errorBody(spent.response)).code).toBe('budget_exhausted');
+    expect(await errorBody(spent.response)).toEqual({
+      code: 'budget_exhausted',
+      detail:
+        'The daily budget of answers of integration int_pub is spent; it starts again at 00:00 UTC, or raise "Answers a day" on the Integrations page of the service console.',
+    });
     // Sessions minted with the API key are the site's own server's: no public budget applies.
     const own = await ctx.session();
     expect((await chatRecords(ctx, own, { message: 'How do I theme the widget?' })).response.status).toBe(
