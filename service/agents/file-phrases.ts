@@ -15,6 +15,8 @@ interface Table {
   demoCannotRead: string;
   /** `{names}`: the images the model did not get. */
   cannotSee: string;
+  /** Between a file's kind and its size, where the language's comma is not ", " (Arabic's is "،"). */
+  comma?: string;
 }
 
 const TABLES: Record<string, Table> = {
@@ -29,6 +31,7 @@ const TABLES: Record<string, Table> = {
     kinds: { image: 'صورة', text: 'نص', pdf: 'PDF' },
     demoCannotRead: 'أنا المساعد التجريبي: لا أستطيع الاطلاع على محتوى الملفات، لذا أجيب من الوثائق فقط.',
     cannotSee: 'لا أستطيع رؤية الصور هنا، لذا لم أطّلع على {names}.',
+    comma: '، ',
   },
   de: {
     received: 'Du hast angehängt:',
@@ -142,7 +145,9 @@ export function filePhrasesFor(locale: string | undefined): FilePhrases {
     receipt: (files) =>
       [
         t.received,
-        ...files.map((f) => `- ${code(f.name)} (${t.kinds[f.kind]}, ${formatBytes(f.size, language)})`),
+        ...files.map(
+          (f) => `- ${code(f.name)} (${t.kinds[f.kind]}${t.comma ?? ', '}${formatBytes(f.size, language)})`,
+        ),
       ].join('\n'),
     demoCannotRead: t.demoCannotRead,
     cannotSee: (names) => t.cannotSee.replace('{names}', list.format(names.map(code))),
