@@ -41,5 +41,12 @@ export const MAX_FILE_BYTES: Readonly<Record<(typeof FILE_KINDS)[number], number
 };
 /** A file no question used for this long is deleted (§11). */
 export const UNUSED_FILE_TTL_MS = 24 * 3_600_000;
+/** How long the service remembers the question an Idempotency-Key asked (decision 453). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+/**
+ * An Idempotency-Key: visible ASCII, and long enough that a key nobody was told cannot be
+ * guessed (an owner-less session's keys share one scope, as its thread ids do, decision 453).
+ */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{16,255}$/;
 /** A file's name, as kept and shown (characters, after sanitizing). */
 export const MAX_FILE_NAME_CHARS = 200;

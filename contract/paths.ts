@@ -52,5 +52,10 @@ export const queryPaths = {
 
 /** The session endpoint's header with the owner key (§2). */
 export const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
+/**
+ * The chat call's optional header that names one question (§4, decision 453): a resend with the
+ * same key gets the answer the first one began, never a second answer.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** The owner key of a session without owner (§2). */
 export const NO_OWNER = '-';

@@ -3,7 +3,7 @@
  * rollup's refresh and the docs' crawl schedule. Each duty reaches only the storage roles it works on; `runDuties` puts them
  * on timers (what `serve()` does through `startDuties`).
  */
-import { TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
+import { IDEMPOTENCY_WINDOW_MS, TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
 import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
 import type { ActivityStore, FleetStore, StoresOf } from './storage/types.js';
@@ -14,8 +14,8 @@ type Log = (
 
 /**
  * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
- * windows, leaked slots, expired challenges, past days' budgets and files no question used for
- * a day (§11); stops answers that waited too long for tools.
+ * windows, leaked slots, expired challenges, past days' budgets, files no question used for
+ * a day (§11) and Idempotency-Keys past their day (decision 453); stops answers that waited too long for tools.
  */
 export async function maintain(
   storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate' | 'files'>,
@@ -36,6 +36,7 @@ export async function maintain(
     answers,
     rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
     files: await storage.files.purgeUnusedFiles(now - UNUSED_FILE_TTL_MS),
+    idempotencyKeys: await storage.ledger.purgeAsks(now - IDEMPOTENCY_WINDOW_MS),
   };
 }
 

@@ -106,13 +106,17 @@ export interface AgentService {
   readonly storage: Stores;
   /** This instance's id in the fleet (random per start). */
   readonly instanceId: string;
-  /** Purges expired sessions, old events, spent rate windows and leaked slots; stops answers that waited too long for tools. */
+  /**
+   * Purges expired sessions, old events, spent rate windows, leaked slots, unused files and
+   * Idempotency-Keys past their day; stops answers that waited too long for tools.
+   */
   maintain(): Promise<{
     sessions: number;
     events: number;
     answers: number;
     rateWindows: number;
     files: number;
+    idempotencyKeys: number;
   }>;
   /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
   heartbeat(): Promise<number>;

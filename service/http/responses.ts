@@ -1,4 +1,5 @@
 /** Response helpers shared by every route of the service. */
+import { IDEMPOTENCY_KEY_HEADER } from '../../contract/paths.js';
 
 /** Browsers may call the agent API from any origin, with a bearer token and no cookies. */
 export const CORS_HEADERS: Record<string, string> = {
@@ -11,8 +12,9 @@ export function preflight(): Response {
     status: 204,
     headers: {
       ...CORS_HEADERS,
-      // X-API-Key is deliberately absent: a browser must never be able to send it here.
-      'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+      // X-API-Key is deliberately absent: a browser must never be able to send it here. The
+      // chat call's key (decision 453) is what a widget sends beside the token.
+      'Access-Control-Allow-Headers': `Authorization, Content-Type, ${IDEMPOTENCY_KEY_HEADER}`,
       'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
       'Access-Control-Max-Age': '600',
     },

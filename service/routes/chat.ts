@@ -9,12 +9,13 @@ import {
   requireProject,
   requireSession,
 } from './context.js';
-import { badRequest, draining, notFound } from '../http/errors.js';
+import { HttpError, badRequest, draining, notFound } from '../http/errors.js';
 import { randomId } from '../kernel/ids.js';
 import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
 import { STREAM_HEADERS } from '../http/responses.js';
 import type {
+  AskKey,
   AttachmentRecord,
   MessageRecord,
   SessionRecord,
@@ -25,6 +26,7 @@ import { parseChatBody, titleFrom } from './chat-body.js';
 import { chargeAnswer } from './public-sessions.js';
 import { questionFiles, withBytes } from './files.js';
 import { findThread } from './visibility.js';
+import { answerAsked, askKeyOf } from './idempotency.js';
 
 /**
  * Questions begun and resumed in the ledger, threads read from the conversations; the session
@@ -81,6 +83,14 @@ function slotOf(ctx: ChatContext, session: SessionRecord, info: RequestInfo) {
     ? undefined
     : { key: `answers\n${session.projectId}\n${identityOf(session, info)}`, cap };
 }
+
+/** The key's question began elsewhere and its key is gone again (its thread deleted meanwhile): rare, worth a retry. */
+const keyInUse = () =>
+  new HttpError(
+    409,
+    'idempotency_key_in_use',
+    'A request with this Idempotency-Key is under way; try again.',
+  );
 
 const capReached = (ctx: ChatContext) =>
   tooMany(
@@ -146,16 +156,32 @@ export async function chat(
     owner: session.owner,
     integrationId: body.integrationId,
   };
+  // A continuation is taken exactly once already (resumeAnswer): a key names a question.
   if (body.kind === 'tools') return continueWithTools(ctx, session, info, body, activity);
+  const ask = await askKeyOf(request, session, body);
+  // A question asked already is answered, not asked again (nor charged, nor its files claimed twice).
+  const asked = ask && (await answerAsked(ctx, session, ask));
+  if (asked) return asked;
   await chargeAnswer(ctx, project, session);
+  return askQuestion(ctx, session, info, body, activity, ask);
+}
 
+/** A new question: its thread, both messages and its slot begun in one write, then its answer started. */
+async function askQuestion(
+  ctx: ChatContext,
+  session: SessionRecord,
+  info: RequestInfo,
+  body: Extract<ReturnType<typeof parseChatBody>, { kind: 'message' }>,
+  activity: Activity,
+  ask: AskKey | undefined,
+): Promise<Response> {
   const now = ctx.clock.now();
   const files = await questionFiles(ctx, session, body.attachments, body);
   const { thread, history, newThread } = await threadOf(ctx, session, body, now, files);
   const question = questionOf(body.message, files, now);
   const answer = emptyAnswer(now);
-  // One write: a concurrent-answer slot, the thread (when new), both messages and their
-  // activity; nothing without a slot, or when the thread was deleted meanwhile.
+  // One write: a concurrent-answer slot, the key, the thread (when new), both messages and their
+  // activity; nothing without a slot or with a key taken, or when the thread was deleted meanwhile.
   const events = [
     ...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []),
     { ...activity, kind: 'message' as const, at: now },
@@ -168,7 +194,14 @@ export async function chat(
     instanceId: ctx.answers.instanceId,
     events,
     slot: slotOf(ctx, session, info),
+    ...(ask && { ask }),
   });
+  // Another request with the key (on any instance) began the question meanwhile.
+  if (begun === 'asked') {
+    const answered = await answerAsked(ctx, session, ask!);
+    if (answered) return answered;
+    throw keyInUse();
+  }
   if (begun === 'thread_gone') throw notFound('No such thread.');
   if (begun === 'cap_reached') throw capReached(ctx);
   const records = ctx.answers.start({

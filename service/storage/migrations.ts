@@ -195,4 +195,13 @@ export const MIGRATIONS: string[] = [
      pages_read int NOT NULL, pages_failed int NOT NULL, started_at bigint NOT NULL, updated_at bigint NOT NULL);`,
   // A crawl run counts the addresses the site's robots.txt kept it from, beside the excluded ones (decision 460).
   `ALTER TABLE doc_crawl_runs ADD COLUMN pages_disallowed int NOT NULL DEFAULT 0;`,
+  // The question each Idempotency-Key asked, unique per project and owner ('' for sessions without
+  // one), written with the question's begin, so that two requests with one key make one answer
+  // wherever they arrive (decision 453). A thread's delete takes its keys; a day forgets them.
+  `CREATE TABLE idempotency_keys (
+     project_id text NOT NULL, scope text NOT NULL, key text NOT NULL, fingerprint text NOT NULL,
+     thread_id text NOT NULL, answer_id text NOT NULL, created_at bigint NOT NULL,
+     PRIMARY KEY (project_id, scope, key));
+   CREATE INDEX idempotency_keys_by_thread ON idempotency_keys (thread_id);
+   CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at);`,
 ];

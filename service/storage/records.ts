@@ -143,10 +143,33 @@ export interface AnswerStart {
   events: ActivityEvent[];
   /** One of `cap` concurrent-answer slots of `key`, taken for the answer first; none taken without it. */
   slot?: { key: string; cap: number };
+  /** The question's Idempotency-Key, recorded with it: nothing is begun when its scope has it already. */
+  ask?: AskKey;
 }
 
-/** A start is written whole or not at all: when the thread is gone, or every slot is taken. */
-export type BeginResult = 'begun' | 'thread_gone' | 'cap_reached';
+/** An Idempotency-Key where it is unique: per project and per owner (`scope`), with what it asked (decision 453). */
+export interface AskKey {
+  projectId: string;
+  /** The owner, or '' for every session without owner (an owner id is never empty). */
+  scope: string;
+  key: string;
+  /** A hash of what the question asked (integration, thread, message, files): the same key must ask the same. */
+  fingerprint: string;
+}
+
+/** The question a key asked: its answer and thread, and when (the key is remembered for IDEMPOTENCY_WINDOW_MS). */
+export interface AskRecord {
+  fingerprint: string;
+  threadId: string;
+  answerId: string;
+  createdAt: number;
+}
+
+/**
+ * A start is written whole or not at all: when the thread is gone, every slot is taken, or
+ * (`asked`) its Idempotency-Key asked a question already.
+ */
+export type BeginResult = 'begun' | 'thread_gone' | 'cap_reached' | 'asked';
 
 /** What a generating answer has so far, saved while it grows. */
 export type AnswerSave = { id: string } & Required<

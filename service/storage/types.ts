@@ -27,6 +27,8 @@ import type {
   AnswerHost,
   AnswerSave,
   AnswerStart,
+  AskKey,
+  AskRecord,
   BeginResult,
   CrawlRunRecord,
   DocCrawl,
@@ -139,6 +141,10 @@ export interface AnswerLedger {
   releaseAnswerSlot(answerId: string): Promise<void>;
   /** Frees slots older than `before` whose answer never said so (a failed end). */
   purgeAnswerSlots(before: number): Promise<number>;
+  /** The question an Idempotency-Key asked since `since` (an older one is forgotten), if any. */
+  findAsk(key: Omit<AskKey, 'fingerprint'>, since: number): Promise<AskRecord | undefined>;
+  /** Forgets the keys recorded before `before`; returns how many. */
+  purgeAsks(before: number): Promise<number>;
 }
 
 /** Instances sharing one database, on the database's clock: their leases and the signals between them. */

@@ -1,12 +1,22 @@
+import { IDEMPOTENCY_WINDOW_MS } from '../../../contract/limits.js';
 import type {
   AnswerEnd,
   AnswerLedger,
   AnswerSave,
   AnswerStart,
+  AskKey,
   BeginResult,
   ToolCallRecord,
 } from '../types.js';
 import type { MemoryState } from './state.js';
+
+const askId = ({ projectId, scope, key }: Omit<AskKey, 'fingerprint'>) => `${projectId}\n${scope}\n${key}`;
+
+/** Synchronous, as every check-and-write of the memory roles, so two begins with one key never both pass. */
+function askOf(state: MemoryState, key: Omit<AskKey, 'fingerprint'>, since: number) {
+  const ask = state.asks.get(askId(key));
+  return ask && ask.createdAt >= since ? { ...ask } : undefined;
+}
 
 /** Answers and their slots in memory: `state.hosts` says which instance generates each. */
 export class MemoryAnswerLedger implements AnswerLedger {
@@ -20,9 +30,11 @@ export class MemoryAnswerLedger implements AnswerLedger {
     instanceId,
     events,
     slot,
+    ask,
   }: AnswerStart): Promise<BeginResult> {
     const { state } = this;
     if (!newThread && !state.threads.has(thread.id)) return 'thread_gone';
+    if (ask && askOf(state, ask, answer.createdAt - IDEMPOTENCY_WINDOW_MS)) return 'asked';
     if (slot && state.takeSlot(slot.key, slot.cap, answer.id, answer.createdAt) !== 'taken')
       return 'cap_reached';
     if (newThread) state.createThread(thread);
@@ -31,6 +43,13 @@ export class MemoryAnswerLedger implements AnswerLedger {
     state.appendMessage(thread.id, answer);
     state.hosts.set(answer.id, instanceId);
     for (const event of events) state.events.push({ ...event });
+    if (ask)
+      state.asks.set(askId(ask), {
+        fingerprint: ask.fingerprint,
+        threadId: thread.id,
+        answerId: answer.id,
+        createdAt: answer.createdAt,
+      });
     return 'begun';
   }
 
@@ -118,6 +137,17 @@ export class MemoryAnswerLedger implements AnswerLedger {
 
   async releaseAnswerSlot(answerId: string) {
     this.state.freeSlot(answerId);
+  }
+
+  async findAsk(key: Omit<AskKey, 'fingerprint'>, since: number) {
+    return askOf(this.state, key, since);
+  }
+
+  async purgeAsks(before: number) {
+    let count = 0;
+    for (const [key, ask] of this.state.asks)
+      if (ask.createdAt < before) count += Number(this.state.asks.delete(key));
+    return count;
   }
 
   async purgeAnswerSlots(before: number) {

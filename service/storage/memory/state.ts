@@ -1,5 +1,6 @@
 import type {
   ActivityEvent,
+  AskRecord,
   FeedbackRecord,
   FileSettings,
   MessageRecord,
@@ -35,6 +36,8 @@ export class MemoryState {
   readonly files = new Map<string, StoredFile>();
   /** By `<project id>\n<integration id>`. */
   readonly fileSettings = new Map<string, FileSettings>();
+  /** The question each Idempotency-Key asked, by `<project id>\n<scope>\n<key>` (a thread's delete takes its own). */
+  readonly asks = new Map<string, AskRecord>();
   /** What else a project's delete takes, from roles that keep it apart (the docs' sources). */
   readonly projectParts: ((projectId: string) => void)[] = [];
 
@@ -66,6 +69,7 @@ export class MemoryState {
     }
     this.messages.delete(id);
     for (const [fileId, file] of this.files) if (file.threadId === id) this.files.delete(fileId);
+    for (const [key, ask] of this.asks) if (ask.threadId === id) this.asks.delete(key);
     return true;
   }
 

@@ -3,9 +3,23 @@
  * and a concurrent-answer slot, written whole or not at all. One begin alone has a statement of
  * its own; begins that come together share one (the ledger batches them).
  */
+import { IDEMPOTENCY_WINDOW_MS } from '../../../contract/limits.js';
 import type { SqlClient } from '../sql-client.js';
 import type { AnswerStart, BeginResult } from '../types.js';
 import { eventColumns, json, num } from './rows.js';
+
+/**
+ * The key's row, unless its scope holds it from within the window: the unique key decides
+ * between two requests that carry it at once (the second waits for the first to commit, then
+ * finds the key taken), and a key older than the window is taken over.
+ */
+const ASK_CONFLICT = `ON CONFLICT (project_id, scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+  thread_id = EXCLUDED.thread_id, answer_id = EXCLUDED.answer_id, created_at = EXCLUDED.created_at
+  WHERE idempotency_keys.created_at < EXCLUDED.created_at - ${IDEMPOTENCY_WINDOW_MS}`;
+
+/** Forgets the keys of begins whose thread is gone (their rows name an answer that never was). */
+const forgetKeys = (db: SqlClient, threadIds: string[]) =>
+  db.query('DELETE FROM idempotency_keys WHERE thread_id = ANY($1::text[])', [threadIds]);
 
 /** One begin's statement: its text and parameters. */
 function beginOneStatement({
@@ -16,9 +30,11 @@ function beginOneStatement({
   instanceId,
   events,
   slot,
+  ask,
 }: AnswerStart) {
   // A concurrent-answer slot (numbered 1..cap under a unique key, so the cap holds without a
-  // lock), then, only with one, the thread row (inserted, or its updated_at moved, which locks
+  // lock), then, only with one, the question's Idempotency-Key (when it has one and its scope
+  // does not hold it), then, only with that, the thread row (inserted, or its updated_at moved, which locks
   // it against a concurrent delete), both messages in order and the activity events; nothing
   // when the thread is gone.
   const params: unknown[] = [];
@@ -29,11 +45,16 @@ function beginOneStatement({
        WHERE NOT EXISTS (SELECT 1 FROM answer_slots x WHERE x.key = $1 AND x.slot = s)
        ORDER BY s LIMIT 1 ON CONFLICT DO NOTHING RETURNING 1`
     : 'SELECT 1';
+  const askSql = ask
+    ? `INSERT INTO idempotency_keys (project_id, scope, key, fingerprint, thread_id, answer_id, created_at)
+       SELECT ${$(ask.projectId)}::text, ${$(ask.scope)}::text, ${$(ask.key)}::text, ${$(ask.fingerprint)}::text, ${$(t.id)}::text, ${$(a.id)}::text, ${$(a.createdAt)}::bigint
+       WHERE EXISTS (SELECT 1 FROM slot) ${ASK_CONFLICT} RETURNING 1`
+    : 'SELECT 1 FROM slot';
   const threadSql = newThread
     ? `INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at)
        SELECT ${$(t.id)}, ${$(t.projectId)}, ${$(t.integrationId)}, ${$(t.owner)}, ${$(t.title)}, ${$(t.createdAt)}::bigint, ${$(q.createdAt)}::bigint
-       WHERE EXISTS (SELECT 1 FROM slot) RETURNING id`
-    : `UPDATE threads SET updated_at = greatest(updated_at, ${$(q.createdAt)}::bigint) WHERE id = ${$(t.id)} AND EXISTS (SELECT 1 FROM slot) RETURNING id`;
+       WHERE EXISTS (SELECT 1 FROM asked) RETURNING id`
+    : `UPDATE threads SET updated_at = greatest(updated_at, ${$(q.createdAt)}::bigint) WHERE id = ${$(t.id)} AND EXISTS (SELECT 1 FROM asked) RETURNING id`;
   const first = events[0];
   // The question's files (§11) go to its thread, so that they are deleted with it: only files
   // no question has taken yet (the chat route checked that; a race with another question loses here).
@@ -43,6 +64,7 @@ function beginOneStatement({
          WHERE files.id = ANY(${$(files.map((f) => f.id))}::text[]) AND files.thread_id IS NULL),`
     : '';
   const sql = `WITH slot AS (${slotSql}),
+     asked AS (${askSql}),
      thread AS (${threadSql}),
      ${filesSql}
      inserted AS (
@@ -55,7 +77,7 @@ function beginOneStatement({
        INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
        SELECT e.kind, ${$(t.projectId)}, e.at, ${$(first?.sessionToken ?? '')}, ${$(first?.owner ?? null)}::text, ${$(first?.integrationId ?? null)}::text
        FROM thread, unnest(${$(events.map((e) => e.kind))}::text[], ${$(events.map((e) => e.at))}::bigint[]) AS e(kind, at))
-     SELECT (SELECT count(*) FROM slot)::int AS slot, (SELECT count(*) FROM thread)::int AS thread`;
+     SELECT (SELECT count(*) FROM slot)::int AS slot, (SELECT count(*) FROM asked)::int AS asked, (SELECT count(*) FROM thread)::int AS thread`;
   return { sql, params };
 }
 
@@ -72,8 +94,10 @@ export async function beginOne(db: SqlClient, start: AnswerStart): Promise<Begin
     const { rows } = await db.query(sql, params);
     if (num(rows[0].thread) > 0) return 'begun';
     if (num(rows[0].slot) > 0) {
-      // The slot was taken for an answer whose thread is gone.
+      // The slot was taken for an answer whose key was taken, or whose thread is gone.
       await db.query('DELETE FROM answer_slots WHERE answer_id = $1', [start.answer.id]);
+      if (num(rows[0].asked) === 0) return 'asked';
+      if (start.ask) await forgetKeys(db, [start.thread.id]);
       return 'thread_gone';
     }
     // No slot: all taken, or a concurrent taker won the same number (then try again).
@@ -94,9 +118,10 @@ export async function beginOne(db: SqlClient, start: AnswerStart): Promise<Begin
  */
 const BEGIN_MANY = `WITH v AS (
      SELECT * FROM unnest($1::int[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
-       $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], $14::text[], $15::text[], $16::int[])
+       $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], $14::text[], $15::text[], $16::int[],
+       $24::text[], $25::text[], $26::text[])
        AS v(n, thread_id, new_thread, project_id, integration_id, owner, title, thread_created_at,
-         q_id, q_content, q_at, a_id, a_at, instance_id, slot_key, slot_cap)),
+         q_id, q_content, q_at, a_id, a_at, instance_id, slot_key, slot_cap, ask_scope, ask_key, ask_print)),
    wanted AS (SELECT v.*, row_number() OVER (PARTITION BY v.slot_key ORDER BY v.n) AS k FROM v WHERE v.slot_key IS NOT NULL),
    free AS (
      SELECT c.key, s, row_number() OVER (PARTITION BY c.key ORDER BY s) AS k
@@ -106,7 +131,12 @@ const BEGIN_MANY = `WITH v AS (
      INSERT INTO answer_slots (key, slot, answer_id, instance_id, taken_at)
      SELECT w.slot_key, f.s, w.a_id, w.instance_id, w.a_at FROM wanted w JOIN free f ON f.key = w.slot_key AND f.k = w.k
      ORDER BY w.n ON CONFLICT DO NOTHING RETURNING answer_id),
-   ok AS (SELECT v.* FROM v WHERE v.slot_key IS NULL OR v.a_id IN (SELECT answer_id FROM slot)),
+   slotted AS (SELECT v.* FROM v WHERE v.slot_key IS NULL OR v.a_id IN (SELECT answer_id FROM slot)),
+   asked AS (
+     INSERT INTO idempotency_keys (project_id, scope, key, fingerprint, thread_id, answer_id, created_at)
+     SELECT project_id, ask_scope, ask_key, ask_print, thread_id, a_id, a_at FROM slotted WHERE ask_key IS NOT NULL
+     ORDER BY n ${ASK_CONFLICT} RETURNING answer_id),
+   ok AS (SELECT * FROM slotted WHERE ask_key IS NULL OR a_id IN (SELECT answer_id FROM asked)),
    created AS (
      INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at)
      SELECT thread_id, project_id, integration_id, owner, title, thread_created_at, q_at FROM ok WHERE new_thread ORDER BY n RETURNING id),
@@ -127,8 +157,10 @@ const BEGIN_MANY = `WITH v AS (
        AS e(n, kind, project_id, at, session_token, owner, integration_id)
      WHERE e.n IN (SELECT n FROM begun))
    -- Joins, not a subquery per row: those rescan the CTE for each begin (a second at 500 begins).
-   SELECT v.n, s.answer_id IS NOT NULL AS slot, b.n IS NOT NULL AS begun, coalesce(f.free, 0)::int AS free, w.k::int AS k
+   SELECT v.n, s.answer_id IS NOT NULL AS slot, b.n IS NOT NULL AS begun, coalesce(f.free, 0)::int AS free, w.k::int AS k,
+     v.ask_key IS NOT NULL AND k.answer_id IS NULL AS key_taken
    FROM v LEFT JOIN slot s ON s.answer_id = v.a_id LEFT JOIN begun b ON b.n = v.n LEFT JOIN wanted w ON w.n = v.n
+     LEFT JOIN asked k ON k.answer_id = v.a_id
      LEFT JOIN (SELECT key, count(*) AS free FROM free GROUP BY key) f ON f.key = v.slot_key
    ORDER BY v.n`;
 
@@ -154,6 +186,9 @@ function beginManyParams(starts: AnswerStart[]): unknown[] {
     starts.map((s) => s.slot?.cap ?? null),
     events.map((x) => x.n),
     ...eventColumns(events.map((x) => x.e)),
+    starts.map((s) => s.ask?.scope ?? null),
+    starts.map((s) => s.ask?.key ?? null),
+    starts.map((s) => s.ask?.fingerprint ?? null),
   ];
 }
 
@@ -165,7 +200,8 @@ export async function beginMany(db: SqlClient, starts: AnswerStart[]): Promise<(
   const { rows } = await db.query(BEGIN_MANY, beginManyParams(starts));
   const results = rows.map((row): BeginResult | 'retry' => {
     if (row.begun === true) return 'begun';
-    if (row.slot === true || row.k === null) return 'thread_gone';
+    // With its slot (or none needed), a begin fails on its key, else on its thread.
+    if (row.slot === true || row.k === null) return row.key_taken === true ? 'asked' : 'thread_gone';
     // No slot: every free number went to begins of its key before this one, or another statement took it.
     return num(row.free) < num(row.k) ? 'cap_reached' : 'retry';
   });
@@ -174,5 +210,7 @@ export async function beginMany(db: SqlClient, starts: AnswerStart[]): Promise<(
     .filter((row) => row.slot === true && row.begun !== true)
     .map((row) => starts[num(row.n)].answer.id);
   if (gone.length) await db.query('DELETE FROM answer_slots WHERE answer_id = ANY($1::text[])', [gone]);
+  const keysGone = starts.filter((s, n) => s.ask && results[n] === 'thread_gone').map((s) => s.thread.id);
+  if (keysGone.length) await forgetKeys(db, keysGone);
   return results;
 }

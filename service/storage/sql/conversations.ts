@@ -123,7 +123,10 @@ export class SqlConversationStore implements ConversationStore {
   }
 
   async deleteThread(id: string) {
-    return (await this.db.query('DELETE FROM threads WHERE id = $1', [id])).rowCount > 0;
+    // Its Idempotency-Keys go with it: a resend of one of its questions asks anew.
+    const sql =
+      'WITH keys AS (DELETE FROM idempotency_keys WHERE thread_id = $1) DELETE FROM threads WHERE id = $1';
+    return (await this.db.query(sql, [id])).rowCount > 0;
   }
 
   async listThreads(

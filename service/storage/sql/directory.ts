@@ -91,6 +91,7 @@ export class SqlDirectoryStore implements DirectoryStore {
         'events',
         'sessions',
         'threads',
+        'idempotency_keys',
         'doc_sources',
         'doc_versions',
         'doc_synonyms',

@@ -5,6 +5,7 @@ import type {
   AnswerLedger,
   AnswerSave,
   AnswerStart,
+  AskKey,
   BeginResult,
   ToolCallRecord,
 } from '../types.js';
@@ -78,13 +79,21 @@ export class SqlAnswerLedger implements AnswerLedger {
   private async beginAll(starts: AnswerStart[]): Promise<BeginResult[]> {
     if (starts.length === 1) return [await beginOne(this.db, starts[0])];
     // A question with files goes alone (its statement links them; the batch's has no room for
-    // lists per begin), and is rare beside the plain ones.
-    const plain = starts.filter((s) => !s.question.attachments?.length);
+    // lists per begin), and is rare beside the plain ones; so does a second one with a key the
+    // batch has (one statement may not write a row twice), after it.
+    const keys = new Set<string>();
+    const batched = starts.map((s) => {
+      const key = s.ask && `${s.ask.projectId}\n${s.ask.scope}\n${s.ask.key}`;
+      if (s.question.attachments?.length || (key && keys.has(key))) return false;
+      if (key) keys.add(key);
+      return true;
+    });
+    const plain = starts.filter((_, n) => batched[n]);
     const results = plain.length > 1 ? await beginMany(this.db, plain) : [];
     let next = 0;
     return Promise.all(
-      starts.map(async (start) => {
-        const result = start.question.attachments?.length || plain.length < 2 ? 'retry' : results[next++];
+      starts.map(async (start, n) => {
+        const result = !batched[n] || plain.length < 2 ? 'retry' : results[next++];
         return result === 'retry' ? beginOne(this.db, start) : result;
       }),
     );
@@ -202,5 +211,26 @@ export class SqlAnswerLedger implements AnswerLedger {
 
   async purgeAnswerSlots(before: number) {
     return (await this.db.query('DELETE FROM answer_slots WHERE taken_at < $1', [before])).rowCount;
+  }
+
+  async findAsk({ projectId, scope, key }: Omit<AskKey, 'fingerprint'>, since: number) {
+    const { rows } = await this.db.query(
+      `SELECT fingerprint, thread_id, answer_id, created_at FROM idempotency_keys
+       WHERE project_id = $1 AND scope = $2 AND key = $3 AND created_at >= $4`,
+      [projectId, scope, key, since],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          fingerprint: row.fingerprint as string,
+          threadId: row.thread_id as string,
+          answerId: row.answer_id as string,
+          createdAt: num(row.created_at),
+        }
+      : undefined;
+  }
+
+  async purgeAsks(before: number) {
+    return (await this.db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [before])).rowCount;
   }
 }

@@ -73,7 +73,9 @@ describe('allowed origins', () => {
       const answer = await preflight(origin);
       expect(answer.status, origin).toBe(204);
       expect(answer.headers.get('Access-Control-Allow-Origin')).toBe(origin);
-      expect(answer.headers.get('Access-Control-Allow-Headers')).toBe('Authorization, Content-Type');
+      expect(answer.headers.get('Access-Control-Allow-Headers')).toBe(
+        'Authorization, Content-Type, Idempotency-Key',
+      );
       expect(answer.headers.get('Vary')).toContain('Origin');
     }
     expect((await preflight('https://evil.example', '/threads/')).status).toBe(204);

@@ -13,7 +13,9 @@ describe('HTTP surface', () => {
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
-    expect(response.headers.get('Access-Control-Allow-Headers')).toBe('Authorization, Content-Type');
+    expect(response.headers.get('Access-Control-Allow-Headers')).toBe(
+      'Authorization, Content-Type, Idempotency-Key',
+    );
     expect(response.headers.get('Access-Control-Allow-Methods')).toContain('DELETE');
     expect(response.headers.get('Access-Control-Allow-Credentials')).toBeNull();
   });

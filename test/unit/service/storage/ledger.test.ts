@@ -552,3 +552,136 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
     });
   },
 );
+
+/** Question `n` with an Idempotency-Key `key` of `scope` (decision 453). */
+const keyed = (n: string, key: string, extra: { on?: string; at?: number; scope?: string } = {}) => ({
+  ...start(n, { key: `slots ${n}`, ...extra }),
+  ask: { projectId: 'p', scope: extra.scope ?? 'alice', key, fingerprint: `print ${key}` },
+});
+
+storageSuite('answer ledger: Idempotency-Keys', (suite) => {
+  let store: Stores;
+  const open = async () => (store = await suite.open());
+  const since = T0 - 24 * 3_600_000;
+
+  it('begins one question per key and scope: the second begin writes nothing and frees its slot', async () => {
+    await open();
+    expect(await store.ledger.beginAnswer(keyed('1', 'key-one'))).toBe('begun');
+    const again = { ...keyed('2', 'key-one'), slot: { key: 'slots 1b', cap: 1 } };
+    expect(await store.ledger.beginAnswer(again)).toBe('asked');
+    expect(await store.conversations.getThread('t2')).toBeUndefined();
+    expect(await store.conversations.getMessage('q2')).toBeUndefined();
+    expect(await store.ledger.takeAnswerSlot('slots 1b', 1, 'other', 'inst_a', T0)).toBe('taken');
+    expect(await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-one' }, since)).toEqual({
+      fingerprint: 'print key-one',
+      threadId: 't1',
+      answerId: 'a1',
+      createdAt: T0,
+    });
+    // Another scope (another owner, or the owner-less '') or project has keys of its own.
+    expect(await store.ledger.beginAnswer(keyed('3', 'key-one', { scope: 'bob' }))).toBe('begun');
+    expect(await store.ledger.beginAnswer(keyed('4', 'key-one', { scope: '' }))).toBe('begun');
+    expect(
+      await store.ledger.findAsk({ projectId: 'q', scope: 'alice', key: 'key-one' }, since),
+    ).toBeUndefined();
+  });
+
+  it('forgets a key after its window, or with its thread, and then begins the question anew', async () => {
+    await open();
+    const day = 24 * 3_600_000;
+    expect(await store.ledger.beginAnswer(keyed('1', 'key-old'))).toBe('begun');
+    expect(await store.ledger.beginAnswer(keyed('2', 'key-old', { at: T0 + day - 1 }))).toBe('asked');
+    const later = T0 + day + 1;
+    expect(
+      await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-old' }, later - day),
+    ).toBeUndefined();
+    expect(await store.ledger.beginAnswer(keyed('3', 'key-old', { at: later }))).toBe('begun');
+    expect(
+      (await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-old' }, later - day))?.answerId,
+    ).toBe('a3');
+    // The purge drops what the window forgot; a thread's delete takes its keys.
+    expect(await store.ledger.beginAnswer(keyed('4', 'key-kept'))).toBe('begun');
+    expect(await store.ledger.purgeAsks(later - day)).toBe(1);
+    expect(await store.conversations.deleteThread('t3')).toBe(true);
+    expect(await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-old' }, 0)).toBeUndefined();
+    expect(await store.ledger.beginAnswer(keyed('5', 'key-old', { at: later }))).toBe('begun');
+  });
+
+  it('keeps no key for a begin whose thread is gone', async () => {
+    await open();
+    expect(await store.ledger.beginAnswer(keyed('1', 'key-gone', { on: 'nowhere' }))).toBe('thread_gone');
+    expect(
+      await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-gone' }, 0),
+    ).toBeUndefined();
+    expect(await store.ledger.beginAnswer(keyed('2', 'key-gone'))).toBe('begun');
+  });
+
+  it('begins one of many begins with one key that come together', async () => {
+    await open();
+    await store.conversations.createThread(thread('shared'));
+    const results = await Promise.all([
+      store.ledger.beginAnswer(keyed('0', 'key-other')),
+      ...Array.from({ length: 4 }, (_, i) =>
+        store.ledger.beginAnswer(keyed(`${i + 1}`, 'key-same', { on: 'shared' })),
+      ),
+      store.ledger.beginAnswer(keyed('5', 'key-last')),
+    ]);
+    expect(results.filter((r) => r === 'begun')).toHaveLength(3);
+    expect(results.slice(1, 5).sort()).toEqual(['asked', 'asked', 'asked', 'begun']);
+    const shared = await store.conversations.getThread('shared');
+    expect(shared?.messages).toHaveLength(2);
+    const ask = await store.ledger.findAsk({ projectId: 'p', scope: 'alice', key: 'key-same' }, 0);
+    expect(shared?.messages[1].id).toBe(ask?.answerId);
+  });
+});
+
+/**
+ * Two instances take one key at the same moment: the database's unique key makes one answer.
+ * The other instance's insert is held uncommitted until the begin waits on it, which a
+ * read-then-write would not have seen. PostgreSQL only (a second connection).
+ */
+describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
+  'a begin racing another instance for its Idempotency-Key on %s',
+  { timeout: 30_000 },
+  () => {
+    for (const outcome of ['commit', 'rollback'] as const)
+      it(`waits for the other instance's key, then ${outcome === 'commit' ? 'begins nothing' : 'begins'}`, async () => {
+        const url = await freshPostgresSchema();
+        const store = await openSqlStores(await postgresClient(url));
+        const other = await postgresClient(url);
+        try {
+          let release: () => void = () => {};
+          let inserted: () => void = () => {};
+          const released = new Promise<void>((resolve) => (release = resolve));
+          const held = new Promise<void>((resolve) => (inserted = resolve));
+          const holding = other
+            .transaction(async (query) => {
+              await query(
+                `INSERT INTO idempotency_keys (project_id, scope, key, fingerprint, thread_id, answer_id, created_at)
+                 VALUES ('p', 'alice', 'key-raced', 'print key-raced', 'elsewhere', 'a-elsewhere', ${T0})`,
+              );
+              inserted();
+              await released;
+              if (outcome === 'rollback') throw new Error('rolled back');
+            })
+            .catch(() => {});
+          await held;
+          const begun = store.ledger.beginAnswer(keyed('1', 'key-raced'));
+          for (;;) {
+            const { rows } = await other.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO idempotency_keys%' AND pid <> pg_backend_pid()",
+            );
+            if (Number(rows[0].n) > 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          release();
+          await holding;
+          expect(await begun).toBe(outcome === 'commit' ? 'asked' : 'begun');
+          expect(Boolean(await store.conversations.getThread('t1'))).toBe(outcome === 'rollback');
+        } finally {
+          await store.close();
+          await other.close();
+        }
+      });
+  },
+);
