@@ -1,4 +1,4 @@
-import { agentBase as agentPath, agentPaths } from '../../contract/paths.js';
+import { IDEMPOTENCY_KEY_HEADER, agentBase as agentPath, agentPaths } from '../../contract/paths.js';
 import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
 import { loadStreamReader } from './stream-loader.js';
@@ -96,7 +96,9 @@ class AgentApiClient implements ApiClient {
       ...(request.attachments?.length ? { attachments: request.attachments } : {}),
     });
     const what = 'Sending the message';
-    const headers = { 'Content-Type': 'application/json', Accept: 'text/plain' };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/plain' };
+    // A resend of the question (Retry, the 401 rule's, after a reload) gets the answer it began.
+    if (request.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
     yield* this.#stream(
       what,
       this.#send(what, agentPaths.chat, { method: 'POST', headers, body }, signal),

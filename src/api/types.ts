@@ -70,6 +70,8 @@ export interface ChatRequest {
   locale?: string;
   /** Ids of the question's uploaded files (§4, §11). */
   attachments?: string[];
+  /** The question's Idempotency-Key (decision 453): the same for every send of one question. */
+  idempotencyKey?: string;
 }
 
 /**

@@ -16,9 +16,10 @@ export interface TurnHooks {
   onError?(error: ErrorInfo): void;
   /**
    * A question's request failed with the browser offline, before any answer. True: the outbox
-   * keeps it, and it leaves the conversation; false: it fails as any other (Retry).
+   * keeps it (with its key: the request may have arrived), and it leaves the conversation; false:
+   * it fails as any other (Retry).
    */
-  onOffline?(text: string, attachments: readonly FileInfo[]): boolean;
+  onOffline?(text: string, attachments: readonly FileInfo[], idempotencyKey?: string): boolean;
 }
 
 /** The conversation as one of its requests sees it: the thread it asks in, the messages it changes. */
@@ -54,6 +55,13 @@ export interface TurnParts {
 const pageLoad = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let localIds = 0;
 export const localId = (role: string) => `local-${role}-${pageLoad}-${++localIds}`;
+
+/**
+ * A question's Idempotency-Key (decision 453): 128 random bits, hex. getRandomValues works on
+ * any page; randomUUID only in secure contexts, and a site may be served over plain http.
+ */
+export const newIdempotencyKey = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
  * One request of a conversation, from the question (or the answer it reattaches to) to how the
@@ -127,6 +135,7 @@ export class AnswerTurn {
     let request: ChatRequest | undefined = this.#question && {
       message: this.#question.content,
       threadId: host.threadId(),
+      idempotencyKey: this.#question.idempotencyKey,
       ...(this.#question.attachments?.length
         ? { attachments: this.#question.attachments.map((f) => f.file_id) }
         : {}),
@@ -287,7 +296,7 @@ export class AnswerTurn {
       question &&
       !(error instanceof ApiError) &&
       isOffline() &&
-      hooks.onOffline?.(question.content, question.attachments ?? [])
+      hooks.onOffline?.(question.content, question.attachments ?? [], question.idempotencyKey)
     ) {
       // Offline: the question waits in the outbox (it goes again when the browser is back online).
       host.setMessages((messages) => messages.filter((m) => m !== question));

@@ -92,7 +92,7 @@ export class ChatSession {
   readonly outbox: Outbox = new Outbox({
     onChange: () => this.#publish(),
     canSend: () => this.#tabs.maySend(),
-    send: (text, attachments) => this.conversation.send(text, attachments),
+    send: (text, attachments, key) => this.conversation.send(text, attachments, key),
   });
   readonly threadList: ThreadList;
   readonly composer: Composer;
@@ -179,7 +179,7 @@ export class ChatSession {
         this.threadList.refreshIfOpen();
       },
       onThreadGone: (threadId) => this.threadList.drop(threadId),
-      onOffline: (text, attachments) => this.outbox.takeBack(text, attachments),
+      onOffline: (text, attachments, key) => this.outbox.takeBack(text, attachments, key),
       onError: (error) => hooks.onError(error),
     };
   }
@@ -343,8 +343,8 @@ export class ChatSession {
     if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
     if (this.#untouched() && remembered.messages.length) {
       this.conversation.reset(remembered.activeThreadId, remembered.messages);
-      // An answer to reattach goes first; the outbox follows when it ends.
-      if (!this.#tabs.reattachLast()) this.outbox.sendNext();
+      // An answer to reattach, or a question to send again, goes first; the outbox follows when it ends.
+      if (!this.#tabs.reattachLast() && !this.#tabs.resendLast()) this.outbox.sendNext();
     }
     this.#publish();
   }

@@ -4,7 +4,14 @@ import type { FileInfo, ThreadMessage } from '../api/types.js';
 import type { FeedbackComment } from '../../contract/types.js';
 import type { ClientTool } from '../public-types.js';
 import { outcomeOf } from './answer-accumulator.js';
-import { AnswerTurn, localId, type TurnHooks, type TurnHost, type TurnParts } from './answer-turn.js';
+import {
+  AnswerTurn,
+  localId,
+  newIdempotencyKey,
+  type TurnHooks,
+  type TurnHost,
+  type TurnParts,
+} from './answer-turn.js';
 import { describeError } from './describe-error.js';
 import { reattachDelay } from './reattach.js';
 import { ToolRunner, viewOf, type ToolHooks } from './tools.js';
@@ -126,8 +133,11 @@ export class Conversation {
     return this.#request !== undefined || this.followed !== undefined;
   }
 
-  /** Sends `text` (and its files) as a new turn. Resolves when the answer has ended, however it ended. */
-  async send(text: string, attachments: readonly FileInfo[] = []): Promise<void> {
+  /**
+   * Sends `text` (and its files) as a new turn, under a new Idempotency-Key, or the one an earlier
+   * send of it had (the outbox's). Resolves when the answer has ended, however it ended.
+   */
+  async send(text: string, attachments: readonly FileInfo[] = [], idempotencyKey?: string): Promise<void> {
     if (this.#inFlight || (!text.trim() && !attachments.length)) return;
     const question: ChatMessage = {
       id: localId('user'),
@@ -136,6 +146,7 @@ export class Conversation {
       sources: [],
       status: 'sending',
       ...(attachments.length ? { attachments } : {}),
+      ...asked(idempotencyKey),
     };
     this.#messages = [...this.#messages, question];
     await this.#ask(question);
@@ -161,7 +172,8 @@ export class Conversation {
     this.#messages = this.#messages.filter((m) => m !== message);
     // Actions the replaced answer ran are asked for again, and their cards say why.
     const ran = new Set((message.toolCalls ?? []).filter((c) => c.state === 'done').map((c) => c.name));
-    return this.#ask(this.#replace(question, { ...question, status: 'sending' }), undefined, ran);
+    // Asked again on purpose: a new key, or the service would answer with the answer replaced.
+    return this.#ask(this.#replace(question, { ...question, status: 'sending', ...asked() }), undefined, ran);
   }
 
   /**
@@ -331,6 +343,9 @@ export class Conversation {
     });
   }
 }
+
+/** A question's send: its key (a new one, unless it is sent again) and when it first went. */
+const asked = (idempotencyKey = newIdempotencyKey()) => ({ idempotencyKey, sentAt: Date.now() });
 
 /**
  * A message of a resumed thread, as the conversation shows it. The service stores a tool call's

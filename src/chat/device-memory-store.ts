@@ -173,6 +173,9 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
     ...(Array.isArray(m.attachments) && m.attachments.length
       ? { attachments: toFileInfos(m.attachments) }
       : {}),
+    // A question's key and first send (decisions 453, 455): a reload resends it under the same key.
+    ...(typeof m.idempotencyKey === 'string' ? { idempotencyKey: m.idempotencyKey } : {}),
+    ...(typeof m.sentAt === 'number' ? { sentAt: m.sentAt } : {}),
   };
 }
 
@@ -200,9 +203,14 @@ function sanitizeHead(value: unknown): Head | undefined {
     // `queued`: where an older version kept the follow-ups asked while an answer streamed.
     outbox: (Array.isArray(v.outbox) ? v.outbox : Array.isArray(v.queued) ? v.queued : [])
       .filter((q) => q && typeof q.id === 'string' && typeof q.text === 'string')
-      .map(({ id, text, attachments }) => {
+      .map(({ id, text, attachments, idempotencyKey }) => {
         const files = toFileInfos(attachments);
-        return { id, text, ...(files.length ? { attachments: files } : {}) };
+        return {
+          id,
+          text,
+          ...(files.length ? { attachments: files } : {}),
+          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+        };
       }),
     threads: Array.isArray(v.threads)
       ? v.threads.flatMap((t) => validOrNone(() => toThreadSummary('Reading the device', t)))

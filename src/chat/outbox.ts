@@ -6,6 +6,8 @@ export interface OutboxEntry {
   text: string;
   /** Its files, uploaded already (the service keeps them 24 hours): sent with it when it goes. */
   attachments?: readonly FileInfo[];
+  /** The key of a send that went offline mid-request (it may have arrived): the next send keeps it. */
+  idempotencyKey?: string;
 }
 
 /** Questions the outbox keeps at most; one more is refused (`send()` returns false). */
@@ -20,7 +22,7 @@ export interface OutboxHooks {
   /** No answer is under way in this tab, and the tab may send (it is connected). */
   canSend(): boolean;
   /** Sends one question as a new turn; resolves when its answer ended, however it ended. */
-  send(text: string, attachments: readonly FileInfo[]): Promise<void>;
+  send(text: string, attachments: readonly FileInfo[], idempotencyKey?: string): Promise<void>;
 }
 
 let ids = 0;
@@ -105,7 +107,7 @@ export class Outbox {
     if (!next || isOffline() || !this.#hooks.canSend()) return false;
     this.#sending = next;
     this.#set(rest);
-    void this.#hooks.send(next.text, next.attachments ?? []).finally(() => {
+    void this.#hooks.send(next.text, next.attachments ?? [], next.idempotencyKey).finally(() => {
       if (this.#sending === next) this.#sending = undefined;
     });
     return true;
@@ -115,8 +117,11 @@ export class Outbox {
    * A question's request failed with the browser offline, before any answer: it comes back to
    * the front (true), unless the outbox is full or it has had its attempts (false: it fails).
    */
-  takeBack(text: string, attachments: readonly FileInfo[] = []): boolean {
-    const entry = this.#sending?.text === text ? this.#sending : newEntry(text, attachments);
+  takeBack(text: string, attachments: readonly FileInfo[] = [], idempotencyKey?: string): boolean {
+    const entry = {
+      ...(this.#sending?.text === text ? this.#sending : newEntry(text, attachments)),
+      ...(idempotencyKey && { idempotencyKey }),
+    };
     this.#sending = undefined;
     const tries = (this.#attempts.get(entry.id) ?? 0) + 1;
     if (tries >= MAX_SEND_ATTEMPTS || this.#items.length >= MAX_OUTBOX) {

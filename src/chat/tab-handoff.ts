@@ -8,12 +8,15 @@ export interface TabHandoffParts {
   scope: () => string;
   /** Between connect() and disconnect(): only then may this tab hold or take over an answer. */
   connected: () => boolean;
-  conversation: Pick<Conversation, 'snapshot' | 'streaming' | 'followed' | 'reattach'>;
+  conversation: Pick<Conversation, 'snapshot' | 'streaming' | 'followed' | 'reattach' | 'retry'>;
   /** Writes this tab's changes (an answer's end, before the lock goes) and reads other tabs'. */
   memory: Pick<DeviceMemory, 'flush' | 'revisit'>;
   /** Sends the outbox's oldest question now if it may go (see Outbox.sendNow); whether one went. */
   sendQueued: () => boolean;
 }
+
+/** How long after its first send a question a navigation cut off is sent again by the next load (decision 455). */
+export const RESEND_WINDOW_MS = 5 * 60_000;
 
 /**
  * One answer, one request, whatever the number of tabs (decision 113): the tab that streams
@@ -101,6 +104,33 @@ export class TabHandoff {
         if (!elsewhere) return void conversation.reattach(last.id);
         // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
         this.awaitTakeover(last.questionAnswerId);
+      });
+    return true;
+  }
+
+  /**
+   * The last question, cut off by a navigation before its answer started (read back as not sent,
+   * with no error, decision 451): sent again, once, under its key, so that at worst it
+   * reattaches to the answer the service began (decision 455); only while it is recent, and not
+   * while another tab streams. False when there is no such question.
+   */
+  resendLast(): boolean {
+    const { conversation } = this.#parts;
+    const last = conversation.snapshot.messages.at(-1);
+    if (
+      last?.role !== 'user' ||
+      last.status !== 'failed' ||
+      last.error ||
+      !last.idempotencyKey ||
+      !(Date.now() - (last.sentAt ?? 0) < RESEND_WINDOW_MS)
+    )
+      return false;
+    const epoch = this.#epoch;
+    void this.#lock
+      .heldElsewhere()
+      .catch(() => false)
+      .then((elsewhere) => {
+        if (epoch === this.#epoch && !elsewhere && this.#parts.connected()) void conversation.retry(last.id);
       });
     return true;
   }

@@ -49,6 +49,10 @@ export interface ChatMessage {
   reaction?: Reaction | null;
   /** A question's files (§11), uploaded before it was sent. */
   attachments?: readonly FileInfo[];
+  /** A question's Idempotency-Key (decision 453), made when it is first sent and kept by every resend. */
+  idempotencyKey?: string;
+  /** When a question was first sent (ms): a reload resends it only for a while (decision 455). */
+  sentAt?: number;
 }
 
 export type Reaction = 'upvote' | 'downvote';
