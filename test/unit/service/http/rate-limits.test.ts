@@ -58,7 +58,14 @@ describe('rate limits', () => {
     await ctx.call('GET', `${AGENT}/threads/`, { token });
     ctx.clock.advance(2 * 86_400_000);
     const done = await ctx.service.maintain();
-    expect(done).toEqual({ sessions: 1, events: 1, answers: 0, rateWindows: 0, files: 0 });
+    expect(done).toEqual({
+      sessions: 1,
+      events: 1,
+      answers: 0,
+      rateWindows: 0,
+      files: 0,
+      idempotencyKeys: 0,
+    });
     expect(await ctx.service.storage.directory.getSession(token)).toBeUndefined();
   });
 });
