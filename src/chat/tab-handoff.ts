@@ -95,16 +95,11 @@ export class TabHandoff {
       void conversation.reattach(last.id);
       return true;
     }
-    const epoch = this.#epoch;
-    void this.#lock
-      .heldElsewhere()
-      .catch(() => false)
-      .then((elsewhere) => {
-        if (epoch !== this.#epoch || !this.#parts.connected()) return;
-        if (!elsewhere) return void conversation.reattach(last.id);
-        // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
-        this.awaitTakeover(last.questionAnswerId);
-      });
+    this.#askingOthers((elsewhere) => {
+      if (!elsewhere) return void conversation.reattach(last.id);
+      // Another tab streams it (or is writing its end): follow that tab's writes until it lets go.
+      this.awaitTakeover(last.questionAnswerId);
+    });
     return true;
   }
 
@@ -125,14 +120,21 @@ export class TabHandoff {
       !(Date.now() - (last.sentAt ?? 0) < RESEND_WINDOW_MS)
     )
       return false;
+    this.#askingOthers((elsewhere) => {
+      if (!elsewhere) void conversation.retry(last.id);
+    });
+    return true;
+  }
+
+  /** `then`, told whether another tab holds the answer's lock, unless a reset or a disconnect came first. */
+  #askingOthers(then: (elsewhere: boolean) => void): void {
     const epoch = this.#epoch;
     void this.#lock
       .heldElsewhere()
       .catch(() => false)
       .then((elsewhere) => {
-        if (epoch === this.#epoch && !elsewhere && this.#parts.connected()) void conversation.retry(last.id);
+        if (epoch === this.#epoch && this.#parts.connected()) then(elsewhere);
       });
-    return true;
   }
 
   /**

@@ -284,21 +284,20 @@ describe('a question sent and the page reloaded at once (the classic script, a s
         expect(asked).toEqual([QUESTION]);
       }));
 
-  /** Holds the page's chat calls in the browser (they never reach the service); `leaving` resolves at the first. */
-  async function holdCalls(page: Page): Promise<{ leaving: Promise<void> }> {
+  /** Asks the question with the page's chat calls held in the browser: they never reach the service. */
+  async function askHeld(page: Page): Promise<void> {
     let held = () => {};
     const leaving = new Promise<void>((resolve) => (held = resolve));
     await page.route('**/chat/', () => held());
-    return { leaving };
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill(QUESTION);
+    await box.press('Enter');
+    await leaving;
   }
 
   it('whose chat call never left is sent by the page after the reload, and asked once', () =>
     onSite(true, async (page, { asked }) => {
-      const { leaving } = await holdCalls(page);
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill(QUESTION);
-      await box.press('Enter');
-      await leaving;
+      await askHeld(page);
       // The next load's calls go through (the later route answers first); the held one stays held.
       await page.route('**/chat/', (route) => route.continue());
       await page.reload();
@@ -308,11 +307,7 @@ describe('a question sent and the page reloaded at once (the classic script, a s
 
   it("whose page's own resend fails shows not sent, with Retry, and goes again only when the visitor retries", () =>
     onSite(true, async (page, { asked }) => {
-      const { leaving } = await holdCalls(page);
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill(QUESTION);
-      await box.press('Enter');
-      await leaving;
+      await askHeld(page);
       // The next load's resend meets a service that refuses it (the later route answers first;
       // the held call of the page before stays held: released, it would still reach the service).
       let refuse = true;

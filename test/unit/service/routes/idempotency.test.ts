@@ -35,6 +35,16 @@ const startOf = (records: { type: string; content: Record<string, unknown> }[]) 
     question_answer_id: string;
   };
 
+/** A service with a scripted agent, and alice's `message` asked under KEY and answered: its stream_start. */
+async function answeredOnce(message: string) {
+  const script = scriptedAgent();
+  const ctx = makeService({ agent: script.agent });
+  const token = await ctx.session('alice');
+  const response = await ask(ctx, token, message, KEY);
+  script.end();
+  return { script, ctx, token, first: startOf(await allRecords(response)) };
+}
+
 describe('chat with an Idempotency-Key (decision 453)', () => {
   it('asks a question once: the same key again streams the same answer, one question stored, one model call', async () => {
     const script = scriptedAgent();
@@ -82,12 +92,8 @@ describe('chat with an Idempotency-Key (decision 453)', () => {
   });
 
   it('refuses the same key with another message or thread (422), and asks nothing', async () => {
-    const script = scriptedAgent();
-    const ctx = makeService({ agent: script.agent });
-    const token = await ctx.session('alice');
-    const first = await ask(ctx, token, 'First question', KEY);
-    script.end();
-    const threadId = startOf(await allRecords(first)).thread_id;
+    const { script, ctx, token, first } = await answeredOnce('First question');
+    const threadId = first.thread_id;
     for (const [message, thread] of [
       ['Another question', null],
       ['First question', threadId],
@@ -149,12 +155,7 @@ describe('chat with an Idempotency-Key (decision 453)', () => {
   });
 
   it('forgets a key after its window: the same key then asks anew, and maintain purges it', async () => {
-    const script = scriptedAgent();
-    const ctx = makeService({ agent: script.agent });
-    const token = await ctx.session('alice');
-    const first = await ask(ctx, token, 'Old question', KEY);
-    script.end();
-    const firstStart = startOf(await allRecords(first));
+    const { script, ctx, first: firstStart } = await answeredOnce('Old question');
     ctx.clock.advance(IDEMPOTENCY_WINDOW_MS - 1);
     // Sessions last an hour: a new one, of the same owner.
     const later = await ctx.session('alice');

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityEvent, AnswerStart, MessageRecord, Stores } from '../../../../service/storage/types.js';
 import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import { postgresClient } from '../../../../service/storage/postgres.js';
+import type { SqlClient } from '../../../../service/storage/sql-client.js';
 import { T0, answerOf, message, messageRecord, thread } from '../../../fixtures/records.js';
 import { makeService } from '../../../fixtures/service.js';
 import { freshPostgresSchema, isBegin, sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
@@ -483,6 +484,18 @@ sqlBatchSuite('answer ledger, batched', ({ open }) => {
   });
 });
 
+/** Resolves once a statement of another connection that contains `sql` waits on a lock. */
+async function lockWaitOn(other: { query: SqlClient['query'] }, sql: string): Promise<void> {
+  for (;;) {
+    const { rows } = await other.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()",
+      [`%${sql}%`],
+    );
+    if (Number(rows[0].n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /**
  * Another instance takes the slot number a batch chose, between the batch's snapshot and its
  * insert: the begin is tried again and gets the next free number, rather than being refused.
@@ -526,13 +539,7 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
             start('2', { key: 'carol' }),
           ].map((s) => store.ledger.beginAnswer(s)),
         );
-        for (;;) {
-          const { rows } = await other.query(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO answer_slots%' AND pid <> pg_backend_pid()",
-          );
-          if (Number(rows[0].n) > 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+        await lockWaitOn(other, 'INSERT INTO answer_slots');
         release();
         await holding;
         expect(await begun).toEqual(['begun', 'begun', 'begun']);
@@ -667,13 +674,7 @@ describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])(
             .catch(() => {});
           await held;
           const begun = store.ledger.beginAnswer(keyed('1', 'key-raced'));
-          for (;;) {
-            const { rows } = await other.query(
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO idempotency_keys%' AND pid <> pg_backend_pid()",
-            );
-            if (Number(rows[0].n) > 0) break;
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
+          await lockWaitOn(other, 'INSERT INTO idempotency_keys');
           release();
           await holding;
           expect(await begun).toBe(outcome === 'commit' ? 'asked' : 'begun');
