@@ -1,5 +1,12 @@
 import { IDEMPOTENCY_KEY_HEADER, agentBase as agentPath, agentPaths } from '../../contract/paths.js';
-import { AuthError, NetworkError, ProtocolError, errorFromResponse, isAbortError } from './errors.js';
+import {
+  AuthError,
+  NetworkError,
+  ProtocolError,
+  errorFromResponse,
+  isAbortError,
+  parseRetryAfter,
+} from './errors.js';
 import type { ReadChatStreamOptions } from './stream.js';
 import { loadStreamReader } from './stream-loader.js';
 import type {
@@ -237,6 +244,7 @@ class AgentApiClient implements ApiClient {
         throw await errorFromResponse(response, what, AuthError);
       }
     }
+    if (await waitedToRepeat(response, init, signal)) ({ response } = await attempt());
     if (!response.ok) {
       const error = await errorFromResponse(response, what);
       // The visitor reads plain words; the site owner, once, what to add where (the service's detail).
@@ -284,4 +292,28 @@ class AgentApiClient implements ApiClient {
     }
     yield* readChatStream(response.body, signal, this.#options.stream);
   }
+}
+
+/**
+ * A draining instance (a deploy) refuses with 503 and a short Retry-After before it reads
+ * anything; one more try after the wait usually reaches another instance (decision 469). Only
+ * where a repeat cannot ask twice: a read, a delete, a question with its Idempotency-Key. True
+ * when the caller should try again, the wait done.
+ */
+async function waitedToRepeat(response: Response, init: RequestInit, signal?: AbortSignal): Promise<boolean> {
+  const wait = parseRetryAfter(response.headers.get('Retry-After'));
+  if (
+    response.status !== 503 ||
+    wait === undefined ||
+    wait > 5 ||
+    (init.method === 'POST' && !new Headers(init.headers).has(IDEMPOTENCY_KEY_HEADER))
+  )
+    return false;
+  await response.body?.cancel();
+  // A Stop during the wait ends it: the next try's fetch then throws the abort at once.
+  await new Promise((resolve) => {
+    setTimeout(resolve, wait * 1000);
+    signal?.addEventListener('abort', resolve, { once: true });
+  });
+  return true;
 }

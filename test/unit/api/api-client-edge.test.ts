@@ -180,3 +180,39 @@ describe('createApiClient at the API edge', () => {
     ]);
   });
 });
+
+describe('a 503 with a short Retry-After (a draining instance, decision 469)', () => {
+  const draining =
+    (times: number, retryAfter = '0') =>
+    (request: Request) =>
+      times-- > 0
+        ? Response.json(
+            { detail: 'draining', code: 'draining' },
+            { status: 503, headers: { 'Retry-After': retryAfter } },
+          )
+        : request.method === 'DELETE'
+          ? new Response(null, { status: 204 })
+          : Response.json({ threads: [thread], next_cursor: null });
+
+  it('is tried once more where a repeat cannot ask twice: a read, a delete', async () => {
+    const read = client(draining(1));
+    expect((await read.api.listThreads()).threads).toHaveLength(1);
+    expect(read.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
+    const removed = client(draining(1));
+    await removed.api.deleteThread('th_1');
+    expect(removed.requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+  });
+
+  it('is tried once only, and not at all for a long wait, nor for a POST without an Idempotency-Key', async () => {
+    const twice = client(draining(2));
+    await expect(twice.api.listThreads()).rejects.toMatchObject({ status: 503 });
+    expect(twice.requests).toHaveLength(2);
+    const long = client(draining(1, '30'));
+    await expect(long.api.listThreads()).rejects.toMatchObject({ status: 503 });
+    expect(long.requests).toHaveLength(1);
+    const unkeyed = client(draining(1));
+    const error = await drain(unkeyed.api.chat({ message: 'hi' })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 503 });
+    expect(unkeyed.requests).toHaveLength(1);
+  });
+});

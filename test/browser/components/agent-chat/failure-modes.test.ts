@@ -209,33 +209,58 @@ describe('<agent-chat> failure modes, each reproduced in the widget', () => {
       void backend;
     });
 
-  test('a 503 from an instance that drains keeps the question, its text and Retry; Retry reaches another instance', async ({
+  /** What a draining service answers a chat (decision 456): the contract's body, a short Retry-After; `times` in a row. */
+  const draining = (worker: { use: (...h: ReturnType<typeof http.post>[]) => void }, times: number) => {
+    const keys: (string | null)[] = [];
+    worker.use(
+      http.post(`${AGENT}/chat/`, ({ request }) => {
+        keys.push(request.headers.get('Idempotency-Key'));
+        if (times-- <= 0) return undefined;
+        return HttpResponse.json(
+          {
+            detail:
+              'This instance of the service is shutting down and takes no new answers; send the request again.',
+            code: 'draining',
+          },
+          { status: 503, headers: { 'Retry-After': '1' } },
+        );
+      }),
+    );
+    return keys;
+  };
+
+  test('a 503 from an instance that drains is tried once more after its Retry-After, under the same key, and answered', async ({
     worker,
     backend,
   }) => {
-    // What a draining service answers a chat (decision 456): the contract's body, a short Retry-After.
-    worker.use(
-      http.post(
-        `${AGENT}/chat/`,
-        () =>
-          HttpResponse.json(
-            {
-              detail:
-                'This instance of the service is shutting down and takes no new answers; send the request again.',
-              code: 'draining',
-            },
-            { status: 503, headers: { 'Retry-After': '1' } },
-          ),
-        { once: true },
-      ),
-    );
+    const keys = draining(worker, 1);
+    const el = await fixtureChat();
+    const started = performance.now();
+    await el.send('Where is the changelog?');
+    await expect.poll(() => statuses(el)).toEqual(['sent', 'complete']);
+    // The second try waited the second the service asked for, and asked the same question.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    void backend;
+  });
+
+  test('a second 503 in a row keeps the question, its text and Retry; Retry reaches another instance', async ({
+    worker,
+    backend,
+  }) => {
+    const keys = draining(worker, 2);
     const el = await fixtureChat();
     await el.send('Where is the changelog?');
     await settled(el);
-    expect(statuses(el)).toEqual(['failed']);
+    // One automatic try, no more: the visitor decides the next.
+    await expect.poll(() => statuses(el), { timeout: 4_000 }).toEqual(['failed']);
+    expect(keys).toHaveLength(2);
     expect(messagesOf(el)[0].message?.content).toBe('Where is the changelog?');
     retryButton(el)!.click();
     await expect.poll(() => statuses(el)).toEqual(['sent', 'complete']);
+    expect(keys).toHaveLength(3);
     expect(messagesOf(el)[0].message?.content).toBe('Where is the changelog?');
     void backend;
   });
