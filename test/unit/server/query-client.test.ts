@@ -4,20 +4,26 @@ import { ApiError } from '../../../src/api/errors.js';
 import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
 import { urlOf } from '../../helpers/requests.js';
 
+/** The query client with the project's key against `ctx`'s service, and the URLs it asked. */
+function clientOf(ctx: ReturnType<typeof makeService>) {
+  const urls: string[] = [];
+  const client = createQueryClient({
+    apiKey: PROJECT.apiKey,
+    projectId: PROJECT.id,
+    baseUrl: BASE,
+    fetch: async (input, init) => {
+      urls.push(urlOf(input));
+      return ctx.service.handle(new Request(input, init));
+    },
+  });
+  return { client, urls };
+}
+
 describe('createQueryClient', () => {
   it('reads activity from the replacement endpoint with the API key', async () => {
     const ctx = makeService();
     await ctx.chat(await ctx.session('alice'), 'hello');
-    const urls: string[] = [];
-    const client = createQueryClient({
-      apiKey: PROJECT.apiKey,
-      projectId: PROJECT.id,
-      baseUrl: BASE,
-      fetch: async (input, init) => {
-        urls.push(urlOf(input));
-        return ctx.service.handle(new Request(input, init));
-      },
-    });
+    const { client, urls } = clientOf(ctx);
     const report = await client.activity({
       start: '2026-11-21',
       end: '2026-11-21',
@@ -70,16 +76,7 @@ describe('createQueryClient', () => {
 
   it("describes one of the project's integrations, and names the one it does not have", async () => {
     const ctx = makeService({ projects: [{ ...PROJECT, allowedOrigins: ['https://docs.example.com'] }] });
-    const urls: string[] = [];
-    const client = createQueryClient({
-      apiKey: PROJECT.apiKey,
-      projectId: PROJECT.id,
-      baseUrl: BASE,
-      fetch: async (input, init) => {
-        urls.push(urlOf(input));
-        return ctx.service.handle(new Request(input, init));
-      },
-    });
+    const { client, urls } = clientOf(ctx);
     expect(await client.integration('int_demo')).toEqual({
       id: 'int_demo',
       name: 'int_demo',
