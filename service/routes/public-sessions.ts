@@ -60,14 +60,43 @@ const addressKey = (kind: string, projectId: string, info: RequestInfo) =>
 const challengeKey = (target: PublicTarget) =>
   hmacBase64url(target.view.project.ownerSecret, `agent-chat challenge\n${target.integration.id}`);
 
-/** A spent budget, in words that say where its owner raises it (decision 463). */
-const budgetSpent = (ctx: ServiceContext, what: 'sessions' | 'answers', integrationId: string) =>
-  new HttpError(
+/** Spent budgets each service has logged: one warning a day for each, not one per refused visitor. */
+const loggedSpent = new WeakMap<object, Set<string>>();
+
+/**
+ * A spent daily budget, in words that say where its owner raises it (decision 463): the
+ * visitor's 429, and the operator's log line (once a day for each budget on this instance),
+ * since nothing else tells them their site's chat stopped answering.
+ */
+function budgetSpent(
+  ctx: ServiceContext,
+  what: 'sessions' | 'answers',
+  projectId: string,
+  integrationId: string,
+) {
+  const error = new HttpError(
     429,
     'budget_exhausted',
     `The daily budget of ${what} of integration ${integrationId} is spent; it starts again at 00:00 UTC, or raise "${what === 'sessions' ? 'Sessions' : 'Answers'} a day" on the Integrations page of the service console.`,
     { 'Retry-After': String(secondsToNextUtcDay(ctx.clock.now())) },
   );
+  const logged = loggedSpent.get(ctx.directory) ?? new Set<string>();
+  loggedSpent.set(ctx.directory, logged);
+  const key = `${utcDay(ctx.clock.now())}\n${projectId}\n${integrationId}\n${what}`;
+  if (!logged.has(key)) {
+    if (logged.size >= 1_000) logged.clear();
+    logged.add(key);
+    ctx.log({
+      level: 'warn',
+      msg: 'public_budget_spent',
+      project: projectId,
+      integration: integrationId,
+      budget: what,
+      detail: error.message,
+    });
+  }
+  return error;
+}
 
 /**
  * Runs a public route under its CORS: every answer names the calling origin, so a page on an
@@ -150,7 +179,7 @@ export function publicChallenge(
     const now = ctx.clock.now();
     const used = (await ctx.storage.gate.budgetUse(projectId, utcDay(now))).get(integrationId);
     if ((used?.sessions ?? 0) >= target.integration.budget.sessions)
-      throw budgetSpent(ctx, 'sessions', integrationId);
+      throw budgetSpent(ctx, 'sessions', projectId, integrationId);
     const challenge = await createChallenge({
       algorithm: 'SHA-256',
       hmacKey: await challengeKey(target),
@@ -220,7 +249,7 @@ export function publicSession(
         target.integration.budget.sessions,
       ))
     )
-      throw budgetSpent(ctx, 'sessions', integrationId);
+      throw budgetSpent(ctx, 'sessions', projectId, integrationId);
     const { token, expiresAt } = await mintSession(ctx, projectId, null, integrationId);
     return json({ session_token: token, expires_at: isoMicros(expiresAt) }, 200, {
       [OWNER_KEY_HEADER]: NO_OWNER,
@@ -246,5 +275,5 @@ export async function chargeAnswer(
   if (
     !(await ctx.storage.gate.spendBudget(view.id, integration.id, day, 'answers', integration.budget.answers))
   )
-    throw budgetSpent(ctx, 'answers', integration.id);
+    throw budgetSpent(ctx, 'answers', view.id, integration.id);
 }

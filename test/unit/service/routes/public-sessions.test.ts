@@ -286,7 +286,8 @@ describe('public sessions (§2b)', () => {
   });
 
   it('spends the daily budgets: sessions, then answers; 429 budget_exhausted until the next UTC day', async () => {
-    const ctx = publicService();
+    const logs: Record<string, unknown>[] = [];
+    const ctx = publicService({ log: (entry) => logs.push(entry) });
     await challenge(ctx.call); // the start-up projects exist once a request came
     await ctx.service.storage.directory.updateIntegration('proj_pub', 'int_pub', {
       budget: { sessions: 2, answers: 3 },
@@ -330,6 +331,17 @@ describe('public sessions (§2b)', () => {
       code: 'budget_exhausted',
       detail:
         'The daily budget of answers of integration int_pub is spent; it starts again at 00:00 UTC, or raise "Answers a day" on the Integrations page of the service console.',
+    });
+    // The operator's log says so once a day for each budget on an instance, not once per visitor.
+    for (let i = 0; i < 3; i++) expect((await challenge(ctx.call)).status).toBe(429);
+    const spentLogs = logs.filter((entry) => entry.msg === 'public_budget_spent');
+    expect(new Set(spentLogs.map((entry) => entry.budget))).toEqual(new Set(['sessions', 'answers']));
+    expect(spentLogs.length).toBeLessThanOrEqual(2 * ctx.services.length);
+    expect(spentLogs.find((entry) => entry.budget === 'answers')).toMatchObject({
+      level: 'warn',
+      project: 'proj_pub',
+      integration: 'int_pub',
+      detail: expect.stringContaining('raise "Answers a day" on the Integrations page'),
     });
     // Sessions minted with the API key are the site's own server's: no public budget applies.
     const own = await ctx.session();
