@@ -1,6 +1,7 @@
 // npm run bench:service — the service under load, as a separate process (service/dist/cli.js).
 // Usage: node bench/service.mjs embedded|postgres   (postgres needs DATABASE_URL; see scripts/with-postgres.sh)
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -95,7 +96,12 @@ async function chat(agent, token, message, onFirstPartial, onText) {
   const started = performance.now();
   const response = await fetch(`${agent}/chat/`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}` },
+    // Every question carries its Idempotency-Key, as the widget's do (decision 453);
+    // BENCH_IDEMPOTENCY=off sends none, to measure what the key costs.
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(process.env.BENCH_IDEMPOTENCY !== 'off' && { 'Idempotency-Key': randomUUID() }),
+    },
     body: JSON.stringify({ integration_id: 'int_bench', message }),
   });
   if (!response.ok) throw new Error(`chat ${response.status}`);

@@ -91,6 +91,23 @@ describe('chat with an Idempotency-Key (decision 453)', () => {
     expect(script.inputs()).toHaveLength(1);
   });
 
+  it("attaches a resend to its answer when the owner's answers are at their cap, its own among them", async () => {
+    const script = scriptedAgent();
+    const ctx = makeService({ agent: script.agent, maxConcurrentAnswers: 1 });
+    const token = await ctx.session('alice');
+    const first = await ask(ctx, token, 'Tell me more', KEY);
+    const [start] = await readRecords(first.body!.getReader(), 1);
+    // The one slot is the answer's own: a new question waits (429), its resend is attached.
+    expect((await ask(ctx, token, 'Something else')).status).toBe(429);
+    const again = await ask(ctx, token, 'Tell me more', KEY);
+    expect(again.status).toBe(200);
+    const againReader = again.body!.getReader();
+    expect((await readRecords(againReader, 1))[0]).toEqual(start);
+    script.end();
+    await readRecords(againReader, Number.POSITIVE_INFINITY);
+    expect(script.inputs()).toHaveLength(1);
+  });
+
   it('refuses the same key with another message or thread (422), and asks nothing', async () => {
     const { script, ctx, token, first } = await answeredOnce('First question');
     const threadId = first.thread_id;
