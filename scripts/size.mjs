@@ -80,7 +80,7 @@ const bundles = [
   // integration's Conversations say the site keeps none (79 B); decision 449: the focus kept in
   // the panel when its control goes (232 B); decision 452: the outbox and the last question in
   // the stash (248 B); decision 454: the Idempotency-Key and the resend after a reload (269 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 79.736 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 79.771 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -92,11 +92,12 @@ const bundles = [
   },
   // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB;
   // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB);
-  // decision 454: the client's Idempotency-Key header (40 B); decision 470: a 503's one more try (124 B).
+  // decision 454: the client's Idempotency-Key header (40 B); decision 470: a 503's one more try (124 B);
+  // decision 471: the loader's one stand-in launcher for a snippet pasted twice (32 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.764 * KB),
+    budget: Number(args['max-es-root'] ?? 8.796 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

@@ -143,6 +143,11 @@ class AgentChatLoader extends Base {
       root.replaceChildren(panel);
       return;
     }
+    // One launcher per page (decision 459): a snippet pasted twice draws the first one's only;
+    // once loaded, the element decides as it does without the loader. (One in another element's
+    // shadow root is not in the document's query: it draws, unless the document has one.)
+    const first = document.querySelector('agent-chat:not([mode=inline])');
+    if (first && first !== this) return;
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'launcher';

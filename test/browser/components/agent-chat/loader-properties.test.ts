@@ -42,4 +42,16 @@ describe('<agent-chat> (the loader) before the element has loaded', () => {
     el.projectId = 'proj_2';
     expect(el.projectId).toBe('proj_2');
   });
+
+  it('draws one stand-in launcher for a snippet pasted twice, as the element draws one launcher (decision 459)', () => {
+    document.body.insertAdjacentHTML(
+      'beforeend',
+      '<agent-chat id="one" project-id="p" integration-id="i"></agent-chat><agent-chat id="two" project-id="p" integration-id="i"></agent-chat>',
+    );
+    const launchers = [...document.querySelectorAll('agent-chat')].flatMap((el) => [
+      ...(el.shadowRoot?.querySelectorAll('button') ?? []),
+    ]);
+    expect(launchers.map((b) => b.getAttribute('aria-label'))).toEqual(['Open chat']);
+    expect(launchers[0].getRootNode()).toBe(document.getElementById('one')!.shadowRoot);
+  });
 });
