@@ -207,16 +207,18 @@ async function start(values: Flags, port: number, setup: Setup) {
     widget: await nodeWidgetRelease(),
   });
   const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
-  console.log(
-    `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}; drains for up to ${drainMs / 1000} s on SIGTERM)`,
-  );
-  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
+  // Before any line says the service is up: whoever reads it (an orchestrator, a test) may stop
+  // it at once, and a signal before the handlers would kill the process without its drain.
   const stoppable = { ...running, inFlight: () => service.answersInFlight };
   stopOnSignals(stoppable, drainMs, {
     on: (signal, listener) => process.on(signal, listener),
     say: (line) => console.log(`agent-chat-service ${line}`),
     exit: (code) => process.exit(code),
   });
+  console.log(
+    `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}; drains for up to ${drainMs / 1000} s on SIGTERM)`,
+  );
+  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
 }
 
 /**
