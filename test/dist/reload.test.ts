@@ -311,17 +311,22 @@ describe('a question sent and the page reloaded at once (the classic script, a s
       // The next load's resend meets a service that refuses it (the later route answers first;
       // the held call of the page before stays held: released, it would still reach the service).
       let refuse = true;
+      let refused = 0;
       await page.route('**/chat/', (route) =>
         refuse
-          ? route.fulfill({
+          ? (refused++,
+            route.fulfill({
               status: 503,
               contentType: 'application/json',
               body: '{"detail":"down","code":"x"}',
-            })
+            }))
           : route.continue(),
       );
       await page.reload();
       const notSent = [{ role: 'user', status: 'failed', text: QUESTION }];
+      // The resend was refused (the question reads "not sent" from the stash before its resend
+      // starts, which under load can come late): only then may the service answer again.
+      await expect.poll(() => refused, { timeout: 15_000 }).toBe(1);
       await expect.poll(() => shown(page), { timeout: 15_000 }).toEqual(notSent);
       refuse = false;
       await page.waitForTimeout(500);
