@@ -5,7 +5,7 @@ export default css`
   .agent-bar { padding: 4px var(--agent-chat-space); font-size: 0.9em; }
   .outbox { list-style: none; margin: 0; padding: 0; }
   .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
-  .outbox-text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .outbox-text { text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   .outbox-label, .offline { color: var(--agent-chat-color-text-muted); }
   .offline { margin: 2px 0; text-align: end; }
   .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }

@@ -184,6 +184,7 @@ export default css`
   }
   .latest-title,
   .latest-meta {
+    text-align: match-parent; text-align: -webkit-match-parent;
     overflow: hidden;
     white-space: nowrap;
     text-overflow: ellipsis;

@@ -126,7 +126,7 @@ export const answerExtrasStyles = css`
   .tool-icon svg { width: 14px; height: 14px; }
   [data-state='done'] .tool-icon { color: var(--agent-chat-color-accent); }
   [data-state='error'] .tool-icon { color: var(--agent-chat-color-danger); }
-  .tool-name { flex: 1; min-width: 0; font-weight: 600; overflow-wrap: anywhere; }
+  .tool-name { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; font-weight: 600; overflow-wrap: anywhere; }
   .tool-state { flex: none; font-size: 0.9em; color: var(--agent-chat-color-text-muted); }
   .tool-args { display: grid; gap: 2px; margin: 0; padding-inline-start: 32px; }
   .tool-args div { display: flex; gap: 6px; min-width: 0; }

@@ -155,7 +155,7 @@ export default css`
     font-size: 0.85em;
     background: var(--agent-chat-color-surface-raised);
   }
-  .sources .title { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .sources .title { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   /* A source's section (§4, version 4): a line of its own under the title, cut as the title is. */
   .section { display: block; overflow: hidden; text-overflow: ellipsis; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .domain { flex: none; max-width: 45%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }

@@ -44,6 +44,7 @@ export default css`
   }
   .title {
     max-width: 100%;
+    text-align: match-parent; text-align: -webkit-match-parent;
     overflow: hidden;
     white-space: nowrap;
     text-overflow: ellipsis;

@@ -142,6 +142,16 @@ describe('<agent-chat> the steps line', () => {
   });
 });
 
+/** How far a one-line label's text stands from its box's right edge: 0 when it starts on the right, as right-to-left lists do. */
+function textEdgeGap(label: Element): number {
+  const range = document.createRange();
+  const text = Array.from(label.childNodes).find(
+    (node) => node.nodeType === Node.TEXT_NODE && node.textContent!.trim(),
+  );
+  range.selectNodeContents(text!);
+  return label.getBoundingClientRect().right - range.getBoundingClientRect().right;
+}
+
 describe('<agent-chat> right to left', () => {
   const ENGLISH =
     'I could not find that in the docs. Use `agent-chat` like this:\n\n```html\n<agent-chat project-id="p"></agent-chat>\n```\n\nمرحبًا، هذه فقرة بالعربية.\n';
@@ -181,6 +191,8 @@ describe('<agent-chat> right to left', () => {
       const source = root.querySelector('.sources .title')!;
       expect(source.getAttribute('dir')).toBe('auto');
       expect(source.matches(':dir(ltr)')).toBe(true);
+      // …yet it sits beside its number, on the panel's start side, not across the card from it.
+      expect(textEdgeGap(source)).toBeLessThan(2);
       // The visitor's own English question reads left to right too.
       expect(messagesOf(el)[0].shadowRoot!.querySelector('.bubble')!.matches(':dir(ltr)')).toBe(true);
       await chaiExpect(el).to.be.accessible();
@@ -203,6 +215,7 @@ describe('<agent-chat> right to left', () => {
     const title = threadListOf(el).shadowRoot!.querySelector('.title')!;
     expect(title.getAttribute('dir')).toBe('auto');
     expect(title.matches(':dir(ltr)')).toBe(true);
+    expect(textEdgeGap(title)).toBeLessThan(2);
   });
 
   test('the message box stays right to left with a file in it and no text; typed English reads left to right', async ({
