@@ -55,6 +55,8 @@ export class Answers implements AnswerRunner {
   private readonly runParts: RunParts;
   private unsubscribe: (() => Promise<void>) | null = null;
   private drainBegun = false;
+  /** Chats let in before a drain began whose answer has not started yet: the drain waits for them too. */
+  private readonly admitted = new Set<Promise<void>>();
 
   constructor(private readonly options: AnswersOptions) {
     const { storage, clock, log } = options;
@@ -94,10 +96,21 @@ export class Answers implements AnswerRunner {
     return this.drainBegun;
   }
 
+  admit(): (() => void) | null {
+    if (this.drainBegun) return null;
+    let leave!: () => void;
+    const gone = new Promise<void>((resolve) => (leave = resolve));
+    this.admitted.add(gone);
+    return () => {
+      this.admitted.delete(gone);
+      leave();
+    };
+  }
+
   /**
-   * Takes no new answers (the routes ask `draining`) and waits for those generating here to
-   * end, for at most `deadlineMs`; resolves with how many there were and how many still
-   * generate (`stopAll` then cuts them, decision 447). Reattaches, cancels and the fleet's
+   * Takes no new answers (`admit` refuses) and waits for those generating here, and for the
+   * chats let in before it began, to end, for at most `deadlineMs`; resolves with how many
+   * answers there were and how many still generate (`stopAll` then cuts them, decision 447). Reattaches, cancels and the fleet's
    * signals are served meanwhile: followers on other instances read the answers to their end.
    */
   async drain(deadlineMs: number): Promise<{ answers: number; left: number }> {
@@ -109,8 +122,11 @@ export class Answers implements AnswerRunner {
     );
     try {
       // Again while any is left: a question admitted just before the drain began starts during it.
-      while (this.live.size) {
-        const ended = Promise.all([...this.live.values()].map((answer) => answer.done));
+      while (this.live.size || this.admitted.size) {
+        const ended = Promise.all([
+          ...[...this.live.values()].map((answer) => answer.done),
+          ...this.admitted,
+        ]);
         if ((await Promise.race([ended, deadline])) === 'deadline') break;
       }
     } finally {

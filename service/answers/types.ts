@@ -20,6 +20,11 @@ export interface AnswerRunner {
   readonly instanceId: string;
   /** The instance is draining (shutting down): routes start no new answer (503, decision 456). */
   readonly draining: boolean;
+  /**
+   * Lets a chat in, unless a drain began (null): until the returned call, a drain waits for it as
+   * for an answer in flight, so a question let in a moment before the drain is answered, not cut.
+   */
+  admit(): (() => void) | null;
   /** Starts generating; returns the records for the caller (stream_start first). */
   start(request: StartAnswer): RecordStream;
   /** §9 reattach: the live answer on whichever instance generates it, else what is stored. */

@@ -145,7 +145,22 @@ export async function chat(
   projectId: string,
 ): Promise<Response> {
   // Before anything is read or written: a balancer, or the visitor's Retry, sends it elsewhere.
-  if (ctx.answers.draining) throw draining();
+  const leave = ctx.answers.admit();
+  if (!leave) throw draining();
+  try {
+    return await admittedChat(ctx, request, info, projectId);
+  } finally {
+    // Its answer is in flight by now (a drain waits for that), or the request failed.
+    leave();
+  }
+}
+
+async function admittedChat(
+  ctx: ChatContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
   const project = await requireProject(ctx, projectId);
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);

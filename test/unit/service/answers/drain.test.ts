@@ -111,6 +111,45 @@ describe.each(engines())('a draining service on $name', { timeout: 30_000 }, (en
     expect(script.aborted()).toBe(0);
   });
 
+  it('waits for a question let in a moment before the drain began, whose answer had not started', async () => {
+    const script = scriptedAgent();
+    stores = await engine.open();
+    // The question's one write waits until the test lets it go: the drain begins in between.
+    let entered!: () => void;
+    const inWrite = new Promise<void>((resolve) => (entered = resolve));
+    let proceed!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const ledger = Object.create(stores.ledger) as Stores['ledger'];
+    ledger.beginAnswer = async (...args) => {
+      entered();
+      await gate;
+      return stores.ledger.beginAnswer(...args);
+    };
+    service = createAgentService({
+      projects: [PROJECT],
+      storage: { ...stores, ledger, close: async () => {} },
+      agent: script.agent,
+      rateLimit: false,
+    });
+    const token = await session(service);
+    const asked = ask(service, token, 'hi');
+    await inWrite;
+    let settled = false;
+    const drained = service.drain(10_000).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    proceed();
+    const reader = (await asked).body!.getReader();
+    const [head] = await readRecords(reader, 1);
+    script.say('All of it.');
+    script.end();
+    await drained;
+    expect(textOf(await readRecords(reader, Number.POSITIVE_INFINITY))).toBe('All of it.');
+    expect(
+      (await stores.conversations.getMessage(head.content.question_answer_id as string))?.message,
+    ).toMatchObject({ content: 'All of it.', status: 'complete' });
+  });
+
   it('at the deadline, leaves what still generates for close, which ends it as an error with its text (447)', async () => {
     const { script, reader, answerId } = await start();
     expect(await service.drain(50)).toMatchObject({ answers: 1, left: 1 });
