@@ -1,5 +1,5 @@
 import type { IntegrationInfo } from '../../contract/types.js';
-import { notFound } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
 import { checkRate } from '../http/rate-limiter.js';
 import { json } from '../http/responses.js';
 import { type RequestInfo, type ServiceContext, requireApiKey, requireProject } from './context.js';
@@ -26,7 +26,10 @@ export async function describeIntegration(
   await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.mint, `integration\n${project.id}`);
   const integration = project.integrations.get(integrationId);
   if (!integration)
-    throw notFound(
+    // Its own code: an older service answers `not_found` for the whole path (decision 492).
+    throw new HttpError(
+      404,
+      'integration_not_found',
       `Project ${project.id} has no integration ${JSON.stringify(integrationId.slice(0, 80))}: copy its id from the Integrations page of the service console.`,
     );
   return json({

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** What the misbehaving service does with the next session request. */
-export type Misbehaviour = 'redirect' | 'stall' | 'huge' | 'huge-declared' | 'html' | 'error-json';
+export type Misbehaviour = 'redirect' | 'stall' | 'huge' | 'huge-declared' | 'html' | 'error-json' | 'older';
 
 /** The JSON error body it answers with `error-json` (429, Retry-After: 7). */
 export const ERROR_BODY = '{"detail":"Slow down.","code":"rate_limited","extra":[1,2]}';
@@ -46,6 +46,11 @@ export async function startMisbehavingService() {
       for (let i = 0; i < 64; i++) res.write(chunk);
       return void res.end();
     }
+    // A service from before a path was added: the router's JSON 404 for any unknown path.
+    if (mode === 'older')
+      return void res
+        .writeHead(404, { 'Content-Type': 'application/json' })
+        .end('{"detail":"Not found.","code":"not_found"}');
     if (mode === 'error-json')
       return void res
         .writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '7' })

@@ -602,6 +602,19 @@ describe('the setup check: the settings page says what is wrong, and how to fix 
     expect(misbehaving.keysElsewhere).toEqual([]);
     await page.close();
   });
+
+  it('a service older than the setup check: told so, not taken for an unknown integration', async () => {
+    wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
+    misbehaving.set('older');
+    const page = await settingsPage();
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Check again' }).click()]);
+    const alert = await alertOn(page);
+    expect(alert).toContain(
+      'did not answer as expected: it answered 404 for the setup check, so it is older than this plugin or not an agent service; update the service.',
+    );
+    expect(alert).not.toContain('has no integration');
+    await page.close();
+  });
 });
 
 describe('wp-config.php constants', () => {

@@ -86,7 +86,7 @@ describe('createQueryClient', () => {
     expect(urls[0]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/integrations/int_demo/`);
     const error = await client.integration('int nope').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    expect(error).toMatchObject({ status: 404, code: 'integration_not_found' });
     expect(urls[1]).toBe(`${BASE}/query/v1/projects/${PROJECT.id}/integrations/int%20nope/`);
   });
 

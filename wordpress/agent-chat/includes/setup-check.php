@@ -81,11 +81,14 @@ function agent_chat_check_setup(string $base, string $project, string $integrati
     if ($json && $status === 401) {
         return ['state' => 'key'];
     }
-    if ($json && $status === 404) {
+    if ($json && $status === 404 && ($data['code'] ?? null) === 'integration_not_found') {
         return ['state' => 'integration'];
     }
     if ($status >= 300 && $status < 400) {
         $detail = __('it answered with a redirect, which is not followed (your API key would travel with it)', 'agent-chat');
+    } elseif ($json && $status === 404) {
+        // A service from before the setup check answers 404 for the whole path (decision 492).
+        $detail = __('it answered 404 for the setup check, so it is older than this plugin or not an agent service; update the service', 'agent-chat');
     } elseif ($json && isset($data['detail']) && is_string($data['detail'])) {
         /* translators: 1: an HTTP status code, 2: the service's own explanation */
         $detail = sprintf(__('it answered %1$d: %2$s', 'agent-chat'), $status, $data['detail']);

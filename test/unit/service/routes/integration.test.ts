@@ -58,14 +58,14 @@ describe.each(engines())(
       }
     });
 
-    it("answers 404 not_found, naming the id, for an unknown integration and for another project's", async () => {
+    it("answers 404 integration_not_found, naming the id, for an unknown integration and for another project's", async () => {
       const { call } = await service();
       for (const id of ['int_nope', 'int_else']) {
         const response = await call('GET', integration(id), { apiKey: PROJECT.apiKey });
         expect(response.status).toBe(404);
         expect(await errorBody(response)).toEqual({
           detail: `Project proj_demo has no integration "${id}": copy its id from the Integrations page of the service console.`,
-          code: 'not_found',
+          code: 'integration_not_found',
         });
       }
     });
