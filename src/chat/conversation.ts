@@ -110,12 +110,7 @@ export class Conversation {
    * its own). Ignored while this tab has a request under way: its own writes win.
    */
   follow(threadId: string | null, messages: readonly ChatMessage[]): void {
-    if (this.#request) return;
-    const changed = threadId !== this.#threadId;
-    this.#threadId = threadId;
-    this.#messages = [...messages];
-    this.#publishNow();
-    if (changed) this.#hooks.onThreadChange?.(threadId);
+    if (!this.#request) this.#show(threadId, [...messages]);
   }
 
   /** The same object until the thread, the messages or the streaming flag change, so views can skip it. */
@@ -152,14 +147,23 @@ export class Conversation {
     await this.#ask(question);
   }
 
-  /** Tries a failed question, or an answer that errored or broke, again. */
-  async retry(messageId: string): Promise<void> {
+  /**
+   * Tries a failed question, or an answer that errored or broke, again. A question the page sends
+   * again itself reads "sending" at once, and goes only if `mayGo` says so (decision 493).
+   */
+  async retry(messageId: string, mayGo = Promise.resolve(true)): Promise<void> {
     if (this.#inFlight) return;
     const index = this.#messages.findIndex((m) => m.id === messageId);
     const message = this.#messages[index];
     if (!message) return;
     if (message.role === 'user' && message.status === 'failed') {
-      return this.#ask(this.#replace(message, { ...message, status: 'sending', error: undefined }));
+      const sending = this.#replace(message, { ...message, status: 'sending', error: undefined });
+      this.#publishNow();
+      const go = await mayGo;
+      if (this.#inFlight || !this.#messages.includes(sending)) return;
+      if (go) return this.#ask(sending);
+      this.#replace(sending, message);
+      return this.#publishNow();
     }
     // An answer cut off with its id known is reattached (§9), never asked again.
     if (message.role === 'assistant' && message.status === 'interrupted' && message.questionAnswerId)
@@ -197,9 +201,13 @@ export class Conversation {
   reset(threadId: string | null = null, messages: readonly ChatMessage[] = []): void {
     this.#inFlight?.abort();
     this.#inFlight = undefined;
+    this.#show(threadId, withUniqueIds(messages));
+  }
+
+  #show(threadId: string | null, messages: ChatMessage[]): void {
     const changed = threadId !== this.#threadId;
     this.#threadId = threadId;
-    this.#messages = withUniqueIds(messages);
+    this.#messages = messages;
     this.#publishNow();
     if (changed) this.#hooks.onThreadChange?.(threadId);
   }
@@ -255,10 +263,8 @@ export class Conversation {
    * handoff itself goes on whatever the answer (an older service may not know the call).
    */
   async reportHandoff(): Promise<void> {
-    if (this.#threadId)
-      await this.#api()
-        .reportHandoff(this.#threadId)
-        .catch(() => {});
+    const [threadId, api] = [this.#threadId, this.#api()];
+    if (threadId) await api.reportHandoff(threadId).catch(() => {});
   }
 
   #setReaction(message: ChatMessage | undefined, reaction: Reaction | null): void {

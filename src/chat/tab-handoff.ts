@@ -120,21 +120,25 @@ export class TabHandoff {
       !(Date.now() - (last.sentAt ?? 0) < RESEND_WINDOW_MS)
     )
       return false;
-    this.#askingOthers((elsewhere) => {
-      if (!elsewhere) void conversation.retry(last.id);
-    });
+    void conversation.retry(
+      last.id,
+      this.#othersHold().then((elsewhere) => elsewhere === false),
+    );
     return true;
   }
 
   /** `then`, told whether another tab holds the answer's lock, unless a reset or a disconnect came first. */
   #askingOthers(then: (elsewhere: boolean) => void): void {
+    void this.#othersHold().then((elsewhere) => elsewhere !== null && then(elsewhere));
+  }
+
+  /** Whether another tab holds the answer's lock; null when a reset or a disconnect came first. */
+  #othersHold(): Promise<boolean | null> {
     const epoch = this.#epoch;
-    void this.#lock
+    return this.#lock
       .heldElsewhere()
       .catch(() => false)
-      .then((elsewhere) => {
-        if (epoch === this.#epoch && this.#parts.connected()) then(elsewhere);
-      });
+      .then((elsewhere) => (epoch === this.#epoch && this.#parts.connected() ? elsewhere : null));
   }
 
   /**

@@ -324,8 +324,7 @@ describe('a question sent and the page reloaded at once (the classic script, a s
       );
       await page.reload();
       const notSent = [{ role: 'user', status: 'failed', text: QUESTION }];
-      // The resend was refused (the question reads "not sent" from the stash before its resend
-      // starts, which under load can come late): only then may the service answer again.
+      // The resend was refused (under load it can start late): only then may the service answer again.
       await expect.poll(() => refused, { timeout: 15_000 }).toBe(1);
       await expect.poll(() => shown(page), { timeout: 15_000 }).toEqual(notSent);
       refuse = false;

@@ -3,7 +3,7 @@
  * question, kept by every resend of it (Retry, the outbox, a resend after a reload), new when
  * the visitor asks again on purpose (Regenerate).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import { NetworkError } from '../../../src/api/errors.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
@@ -105,6 +105,26 @@ describe('a question a navigation cut off, read back after the reload (decision 
       .toEqual(['sent', 'complete']);
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ message: 'Cut off?', idempotencyKey: 'a'.repeat(32) });
+  });
+
+  it('reads as sending from the moment the page resends it, never as not sent first', () => {
+    const { conversation } = restored(cut());
+    expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['sending']);
+  });
+
+  it('reads not sent again, and is not sent, while another tab holds the answer', async () => {
+    vi.stubGlobal('navigator', {
+      locks: { query: async () => ({ held: [{ name: 'agent-chat.answer:scope' }] }) },
+    });
+    try {
+      const { conversation, requests, resent } = restored(cut());
+      expect(resent).toBe(true);
+      await expect.poll(() => conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
+      expect(conversation.snapshot.messages[0].error).toBeUndefined();
+      expect(requests).toHaveLength(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   for (const [label, message] of [
