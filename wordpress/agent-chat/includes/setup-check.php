@@ -100,11 +100,11 @@ function agent_chat_check_setup(string $base, string $project, string $integrati
 }
 
 /**
- * What a status says: the notice's class and its lines, what is wrong and how to fix it.
+ * What a status says, in lines: what is wrong and how to fix it.
  *
- * @return array{0: string, 1: string[]}
+ * @return string[]
  */
-function agent_chat_setup_message(array $status): array
+function agent_chat_setup_lines(array $status): array
 {
     $base = (string) agent_chat_service_base(agent_chat_setting('base_url'));
     $project = agent_chat_setting('project_id');
@@ -112,7 +112,6 @@ function agent_chat_setup_message(array $status): array
     $origin = agent_chat_site_origin();
     switch ($status['state']) {
         case 'connected':
-            $class = 'notice-success';
             $lines = [
                 __('Connected: visitors can chat wherever you place the widget.', 'agent-chat'),
                 /* translators: 1: the project ID, 2: the integration ID */
@@ -122,7 +121,6 @@ function agent_chat_setup_message(array $status): array
             ];
             break;
         case 'unreachable':
-            $class = 'notice-error';
             $lines = [
                 /* translators: 1: the service URL, 2: the error, as WordPress's HTTP client reports it */
                 sprintf(__('The agent service at %1$s could not be reached: %2$s', 'agent-chat'), $base, $status['detail'] ?? ''),
@@ -130,7 +128,6 @@ function agent_chat_setup_message(array $status): array
             ];
             break;
         case 'unexpected':
-            $class = 'notice-error';
             $lines = [
                 /* translators: 1: the service URL, 2: what it answered */
                 sprintf(__('The agent service at %1$s did not answer as expected: %2$s.', 'agent-chat'), $base, $status['detail'] ?? ''),
@@ -138,7 +135,6 @@ function agent_chat_setup_message(array $status): array
             ];
             break;
         case 'key':
-            $class = 'notice-error';
             $lines = [
                 /* translators: %s: the project ID */
                 sprintf(__('The agent service refused the API key for project %s.', 'agent-chat'), $project),
@@ -146,7 +142,6 @@ function agent_chat_setup_message(array $status): array
             ];
             break;
         case 'integration':
-            $class = 'notice-error';
             $lines = [
                 /* translators: 1: the project ID, 2: the integration ID */
                 sprintf(__('Project %1$s has no integration %2$s.', 'agent-chat'), $project, $integration),
@@ -154,7 +149,6 @@ function agent_chat_setup_message(array $status): array
             ];
             break;
         default: // 'origin'
-            $class = 'notice-error';
             $lines = [
                 /* translators: 1: this site's origin, like https://example.com, 2: the integration ID */
                 sprintf(__('This site\'s origin, %1$s, is not among the allowed origins of integration %2$s: the chat on its pages is refused.', 'agent-chat'), $origin, $integration),
@@ -162,17 +156,18 @@ function agent_chat_setup_message(array $status): array
                 sprintf(__('In the service console, open Integrations, then %2$s; add %1$s to its Allowed origins and save. Then check again.', 'agent-chat'), $origin, $integration),
             ];
     }
-    return [$class, $lines];
+    return $lines;
 }
 
 /** The status as one of WordPress's notices, with when it was checked and the button that checks again. */
 function agent_chat_setup_notice(array $status): void
 {
-    [$class, $lines] = agent_chat_setup_message($status);
+    $lines = agent_chat_setup_lines($status);
+    $connected = $status['state'] === 'connected';
     /* translators: %s: a time span, like "2 mins" */
     $lines[] = sprintf(__('Checked %s ago.', 'agent-chat'), human_time_diff((int) $status['checked_at'], time()));
     ?>
-    <div class="notice <?php echo esc_attr($class); ?> inline" id="agent-chat-setup" role="<?php echo $class === 'notice-success' ? 'status' : 'alert'; ?>">
+    <div class="notice <?php echo $connected ? 'notice-success' : 'notice-error'; ?> inline" id="agent-chat-setup" role="<?php echo $connected ? 'status' : 'alert'; ?>">
         <?php foreach ($lines as $line) : ?><p><?php echo esc_html($line); ?></p><?php endforeach; ?>
         <form method="post" action="<?php echo esc_url(admin_url('admin-post.php')); ?>">
             <input type="hidden" name="action" value="agent_chat_check" />
