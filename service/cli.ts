@@ -83,6 +83,8 @@ A model instead of the offline demo agent (any OpenAI-compatible Chat Completion
                                                   fused with the lexical ranking (optional)
   OPENAI_VISION=1               the model takes images (image_url parts); without it, the visitor is told
                                 the model did not see an attached image
+  OPENAI_DOCS_SEARCH=0          the model is not offered a search of the docs in its own words (at most 2
+                                an answer; default 1: offered when the project has docs)
   --model-tries N               tries per call on 408/429/5xx or no connection, before the first token;
                                 Retry-After is honoured (AGENT_CHAT_MODEL_TRIES; default 3, 1 = no retry)
   --model-first-token-timeout S seconds the model may take to start answering, retries included
@@ -339,6 +341,13 @@ function docsSynonyms(values: Flags): string[][] | null {
   return groups;
 }
 
+/** OPENAI_DOCS_SEARCH: 1 (the default) or 0, for a model that handles tools badly. */
+function docsSearch(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '1') return true;
+  if (value === '0') return false;
+  throw new Error(`OPENAI_DOCS_SEARCH must be 1 or 0, not ${value}.`);
+}
+
 /** A model agent when one is configured; null for the offline demo agent. */
 function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
   if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL) return null;
@@ -349,6 +358,7 @@ function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
     model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
     apiKey: env.OPENAI_API_KEY,
     vision: env.OPENAI_VISION === '1',
+    docsSearch: docsSearch(env.OPENAI_DOCS_SEARCH),
     maxTries: whole('--model-tries', values['model-tries'] ?? env.AGENT_CHAT_MODEL_TRIES, 1, 10),
     firstTokenTimeoutMs: seconds(
       '--model-first-token-timeout',

@@ -1,6 +1,6 @@
 import { MAX_SOURCES } from '../../contract/limits.js';
 import type { Source } from '../../contract/types.js';
-import { estimateTokens } from './history-budget.js';
+import { estimateTokens, jsonBytes } from './history-budget.js';
 import { placeOf, sectionName } from '../docs/sections.js';
 import type { Hit } from '../docs/types.js';
 import type { MessageRecord } from '../storage/types.js';
@@ -9,6 +9,9 @@ import type { MessageRecord } from '../storage/types.js';
 export function earlierQuestion(history: readonly MessageRecord[]): string | undefined {
   return [...history].reverse().find((message) => message.role === 'user')?.content;
 }
+
+/** Between two sections' blocks, in the prompt's documents and in a search's output. */
+export const SEPARATOR = '\n\n---\n\n';
 
 /** How one section reads in a prompt: where it is, then its text. */
 export function sectionBlock({ section }: Hit): string {
@@ -30,6 +33,29 @@ export function fitSections(hits: readonly Hit[], tokens: number): Hit[] {
     left -= cost;
   }
   return chosen;
+}
+
+/**
+ * The sections that fit `tokens` and, as JSON, `bytes`, as one text of blocks (a search's
+ * output), with their estimated tokens. A section that does not fit is passed over, never cut.
+ */
+export function blocksOf(
+  hits: readonly Hit[],
+  tokens: number,
+  bytes: number,
+): { text: string; found: Hit[]; tokens: number } {
+  const found: Hit[] = [];
+  let text = '';
+  let cost = 0;
+  for (const hit of fitSections(hits, tokens)) {
+    const block = sectionBlock(hit);
+    const next = text ? text + SEPARATOR + block : block;
+    if (jsonBytes(next) > bytes) continue;
+    found.push(hit);
+    text = next;
+    cost += estimateTokens(block);
+  }
+  return { text, found, tokens: cost };
 }
 
 /**

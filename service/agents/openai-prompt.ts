@@ -1,11 +1,12 @@
 import type { ContentPart } from './attachments.js';
-import { fitSections, sectionBlock } from './docs-prompt.js';
+import { SEPARATOR, fitSections, sectionBlock } from './docs-prompt.js';
 import type { Hit } from '../docs/types.js';
+import { SEARCH_TOOL } from './openai-search.js';
 import { fitHistory, jsonBytes, utf8Bytes } from './history-budget.js';
 import { type Phrases, agentLanguage } from './phrases.js';
-import { AgentError, type AgentInput } from './types.js';
+import { AgentError, type AgentInput, type ToolSpec } from './types.js';
 
-type ChatMessage =
+export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ContentPart[] }
   | {
@@ -29,12 +30,11 @@ export interface RequestOptions {
 const DEFAULT_MAX_TOKENS = 8_192;
 
 const NONE = '(no document matched this question)';
-const SEPARATOR = '\n\n---\n\n';
 
 /**
  * The Chat Completions request for one model call, at most `maxRequestBytes` (default 64 KiB):
- * the instructions, the question and this answer's tool rounds always go (tool outputs cut when
- * they alone are over); the best sections that fit the document budget come next, then the
+ * the instructions, the question, this answer's tool rounds and the model's own `searches` (the
+ * tool, its calls and outputs) always go (tool outputs cut when they alone are over); the best sections that fit the document budget come next, then the
  * newest earlier turns that fit what is left. `found`: the sections that went in. The question's
  * images (`question`'s `image_url` parts) ride on top of the limit: their bytes have their own
  * budget (the agent's `imageBytes`), and a screenshot must not push the documents out.
@@ -45,11 +45,13 @@ export function requestOf(
   phrases: Phrases,
   options: RequestOptions,
   question: string | ContentPart[] = input.message,
+  searches: { tools: readonly ToolSpec[]; messages: readonly ChatMessage[] } = { tools: [], messages: [] },
 ): { body: string; found: Hit[] } {
   const max = options.maxRequestBytes ?? 64 * 1024;
-  const system = `${systemPrompt(input.locale, phrases)}\n\n# Documents\n\n`;
+  const system = `${systemPrompt(input.locale, phrases, searches.tools.length > 0)}\n\n# Documents\n\n`;
   // Measured with the images left out; the request that goes carries them.
   const sized = withoutImages(question);
+  const tools = [...input.tools, ...searches.tools];
   const body = (docs: string, history: ChatMessage[], tail: ChatMessage[], asked = sized) =>
     JSON.stringify({
       model: options.model,
@@ -64,14 +66,15 @@ export function requestOf(
         { role: 'user', content: asked },
         ...tail,
       ],
-      ...(input.tools.length && {
-        tools: input.tools.map((t) => ({
+      ...(tools.length && {
+        tools: tools.map((t) => ({
           type: 'function',
           function: { name: t.name, description: t.description, parameters: t.parameters },
         })),
       }),
     });
-  const rounds = roundsOf(input);
+  // The model's own searches go after the page's rounds, and are cut with them as a last resort.
+  const rounds = [...roundsOf(input), ...searches.messages];
   let tail = rounds;
   let room = max - utf8Bytes(body(NONE, [], tail));
   if (room < 0) {
@@ -182,7 +185,7 @@ function cutToolOutputs(messages: ChatMessage[], excess: number): ChatMessage[] 
 }
 
 /** The instructions, in the visitor's language when the chat call named one. */
-function systemPrompt(locale: string | undefined, phrases: Phrases): string {
+function systemPrompt(locale: string | undefined, phrases: Phrases, search: boolean): string {
   const known =
     locale !== undefined &&
     agentLanguage(locale) === phrases.language &&
@@ -196,6 +199,12 @@ function systemPrompt(locale: string | undefined, phrases: Phrases): string {
     `If they do not answer the question, ${notFound}.`,
     'Use a tool when the visitor asks for what it does.',
   ];
+  if (search)
+    lines.splice(
+      1,
+      0,
+      `When they do not answer it, search the documentation with the ${SEARCH_TOOL} tool first, in the words the manual itself would use, and answer from what it returns.`,
+    );
   if (locale !== undefined)
     lines.push(
       `The visitor reads ${languageName(locale)} (${locale}): write your answer in that language, whatever the language of the documents.`,

@@ -1,12 +1,14 @@
-import { type QuestionTurn, questionTurn } from './attachments.js';
+import { questionTurn } from './attachments.js';
 import { sleep } from './demo.js';
 import { filePhrasesFor } from './file-phrases.js';
-import { earlierQuestion, sourcesOf } from './docs-prompt.js';
-import type { DocsSearch } from '../docs/types.js';
+import { earlierQuestion } from './docs-prompt.js';
+import type { DocsSearch, Hit } from '../docs/types.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';
 import { requestOf } from './openai-prompt.js';
+import { Citation, ModelSearches, SEARCH_TOOL, firstSearch, searchToolSpec } from './openai-search.js';
 import {
+  type CallParts,
   type Calls,
   type Chunk,
   MalformedStream,
@@ -36,8 +38,16 @@ export interface OpenAiAgentOptions {
    * agent's: the model is told to say when the documents do not answer.
    */
   minScore?: number;
-  /** Estimated tokens the retrieved sections may take in each request, best first. Default 6,000. */
+  /**
+   * Estimated tokens the retrieved sections may take in each request, best first; the model's
+   * own searches take their part of it, the question's sections the rest. Default 6,000.
+   */
   docsTokens?: number;
+  /**
+   * Offer the model a `search_docs` tool when it has docs, which the agent runs itself: at most
+   * two searches an answer (OPENAI_DOCS_SEARCH=0 turns it off). Default true.
+   */
+  docsSearch?: boolean;
   /**
    * Bytes the whole request may take (JSON, UTF-8). The sections, then the earlier turns give
    * way to stay under it; tool outputs are cut as a last resort. Default 64 KiB.
@@ -98,10 +108,10 @@ const MAX_BODY = 1 << 20;
 const malformed = (error: MalformedStream) =>
   new AttemptFailure(new AgentError(CUT, 'model_malformed_stream', error.message), false);
 
-/** What decides how a finished try ends: the tools the page offers, and text from before a pause. */
-interface Ending {
-  declared: Set<string>;
-  partial: boolean;
+/** What one model call said and asked for. */
+interface Reply {
+  text: string;
+  calls: CallParts[];
 }
 
 /**
@@ -133,8 +143,54 @@ export class OpenAiAgent implements Agent {
     // Said once, before the answer: the model did not see these images.
     if (turn.unseen.length && input.rounds.length === 0)
       yield { type: 'text', text: `_${filePhrasesFor(input.locale).cannotSee(turn.unseen)}_\n\n` };
-    const body = yield* this.retrieve(input, phrases, turn.content);
-    const clock = new ModelClock(this.options, phrases, `model-${input.rounds.length + 1}`);
+    const docs = input.docs ?? this.options.docs;
+    const relevant = yield* this.retrieve(input, phrases, docs);
+    const searches = new ModelSearches({
+      docs,
+      enabled: this.options.docsSearch !== false,
+      pageTools: input.tools.map((t) => t.name),
+      firstRun: input.rounds.length === 0,
+      minScore: this.options.minScore ?? 2,
+      docsTokens: this.options.docsTokens ?? 6_000,
+      maxRequestBytes: this.options.maxRequestBytes ?? 64 * 1024,
+    });
+    const cite = new Citation(input.rounds.length === 0, searches);
+    for (let call = 1; ; call++) {
+      const offered = searches.offered;
+      const { body, found } = requestOf(
+        input,
+        relevant,
+        phrases,
+        { ...this.options, docsTokens: (this.options.docsTokens ?? 6_000) - searches.tokens },
+        turn.content,
+        { tools: offered ? [searchToolSpec] : [], messages: searches.messages },
+      );
+      if (call === 1) yield* cite.retrieved(found, phrases, input.message);
+      const clock = `model-${input.rounds.length + 1}${call > 1 ? `-${call}` : ''}`;
+      const reply = yield* cite.beforeText(this.call(body, input, phrases, clock));
+      cite.said ||= reply.text !== '';
+      const page = reply.calls.filter((c) => input.tools.some((t) => t.name === c.name));
+      const asked = offered ? reply.calls.filter((c) => c.name === SEARCH_TOOL) : [];
+      if (!page.length && asked.length) {
+        yield* searches.run(asked, reply.text, phrases);
+        continue;
+      }
+      yield* cite.sources();
+      if (page.length) yield { type: 'tool_calls', calls: page.map(toolCall) };
+      // After a tool round the model may have nothing to add to what it said before the pause.
+      else if (!cite.said && input.partial === '') throw emptyAnswer(reply.calls.length > 0);
+      return;
+    }
+  }
+
+  /** One model call, tried again while the model is busy or unreachable before its first token. */
+  private async *call(
+    body: string,
+    input: AgentInput,
+    phrases: Phrases,
+    stepId: string,
+  ): AsyncGenerator<AgentOutput, Reply> {
+    const clock = new ModelClock(this.options, phrases, stepId);
     const maxTries = Math.max(1, this.options.maxTries ?? 3);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -166,41 +222,16 @@ export class OpenAiAgent implements Agent {
     }
   }
 
-  /**
-   * The request for the question, with the sections that fit it; on the first run, the search
-   * is shown as a step and the sections that went into the request as its sources.
-   */
+  /** The sections that match the question; on the first run, the search is shown as a step. */
   private async *retrieve(
     input: AgentInput,
     phrases: Phrases,
-    question: QuestionTurn['content'],
-  ): AsyncGenerator<AgentOutput, string> {
-    const first = input.rounds.length === 0;
-    const step = {
-      id: 'search-1',
-      name: 'search_knowledge_base',
-      summary: phrases.searching(input.message),
-      num_results: null,
-    };
-    if (first) yield { type: 'activity', step: { ...step, status: 'started' } };
-    const docs = input.docs ?? this.options.docs;
+    docs: DocsSearch | undefined,
+  ): AsyncGenerator<AgentOutput, Hit[]> {
+    if (input.rounds.length === 0)
+      yield { type: 'activity', step: { ...firstSearch(phrases, input.message), status: 'started' } };
     const hits = docs ? await docs.search(input.message, 40, earlierQuestion(input.history)) : [];
-    const relevant = hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
-    const { body, found } = requestOf(input, relevant, phrases, this.options, question);
-    if (first) {
-      yield {
-        type: 'activity',
-        step: {
-          ...step,
-          status: 'completed',
-          summary: phrases.found(found.length),
-          num_results: found.length,
-        },
-      };
-      if (found.length) yield { type: 'sources', sources: sourcesOf(found) };
-      else yield { type: 'uncertain' };
-    }
-    return body;
+    return hits.some((hit) => hit.match >= (this.options.minScore ?? 2)) ? hits : [];
   }
 
   /** One request: streams text and tool calls; throws AttemptFailure for what it cannot finish. */
@@ -208,11 +239,7 @@ export class OpenAiAgent implements Agent {
     body: string,
     input: AgentInput,
     clock: ModelClock,
-  ): AsyncGenerator<AgentOutput, void> {
-    const ending: Ending = {
-      declared: new Set(input.tools.map((t) => t.name)),
-      partial: input.partial !== '',
-    };
+  ): AsyncGenerator<AgentOutput, Reply> {
     const local = new AbortController();
     try {
       const response = yield* this.post(body, input.signal, clock, local);
@@ -220,8 +247,7 @@ export class OpenAiAgent implements Agent {
       const type = response.headers.get('Content-Type') ?? '';
       if (type.includes('application/json')) {
         // A server that ignored `stream: true` sends one whole completion.
-        yield* wholeCompletion(response, clock, ending);
-        return;
+        return yield* wholeCompletion(response, clock);
       }
       if (!type.includes('text/event-stream') || !response.body) {
         await response.body?.cancel().catch(() => {});
@@ -234,7 +260,7 @@ export class OpenAiAgent implements Agent {
           false,
         );
       }
-      yield* this.stream(response.body, clock, local, ending);
+      return yield* this.stream(response.body, clock, local);
     } finally {
       clearTimeout(clock.watchdog);
       local.abort();
@@ -281,13 +307,12 @@ export class OpenAiAgent implements Agent {
     body: ReadableStream<Uint8Array>,
     clock: ModelClock,
     local: AbortController,
-    ending: Ending,
-  ): AsyncGenerator<AgentOutput, void> {
+  ): AsyncGenerator<AgentOutput, Reply> {
     const calls: Calls = new Map();
     let usage: Chunk['usage'] = null;
     let finish: string | null = null;
     let done = false;
-    let text = false;
+    let text = '';
     const events = serverSentEvents(body);
     try {
       for (;;) {
@@ -311,7 +336,7 @@ export class OpenAiAgent implements Agent {
         )
           yield* clock.firstToken(local);
         if (typeof delta.content === 'string' && delta.content) {
-          text = true;
+          text += delta.content;
           yield { type: 'text', text: delta.content };
         }
         collectCalls(calls, delta.tool_calls);
@@ -326,7 +351,7 @@ export class OpenAiAgent implements Agent {
         true,
       );
     }
-    yield* finishTry({ calls, usage, finish, text }, ending);
+    return yield* finishTry({ calls, usage, finish, text });
   }
 
   /**
@@ -387,11 +412,7 @@ function parseChunk(event: string, data: string): Chunk {
 }
 
 /** A whole (non-streamed) completion, from a server that ignored `stream: true`. */
-async function* wholeCompletion(
-  response: Response,
-  clock: ModelClock,
-  ending: Ending,
-): AsyncGenerator<AgentOutput, void> {
+async function* wholeCompletion(response: Response, clock: ModelClock): AsyncGenerator<AgentOutput, Reply> {
   let chunk: Chunk;
   try {
     chunk = JSON.parse(new TextDecoder().decode(await readBounded(response, MAX_BODY))) as Chunk;
@@ -411,32 +432,26 @@ async function* wholeCompletion(
     calls,
     Array.isArray(message?.tool_calls) ? message.tool_calls.map((part, index) => ({ index, ...part })) : [],
   );
-  yield* finishTry(
-    {
-      calls,
-      usage: chunk?.usage ?? null,
-      finish: choice?.finish_reason ?? 'stop',
-      text: Boolean(message?.content),
-    },
-    ending,
-  );
+  return yield* finishTry({
+    calls,
+    usage: chunk?.usage ?? null,
+    finish: choice?.finish_reason ?? 'stop',
+    text: message?.content ?? '',
+  });
 }
 
-/** What a finished try yields last: usage (before a pause ends the run), then tool calls; or why it is not whole. */
-async function* finishTry(
-  {
-    calls,
-    usage,
-    finish,
-    text,
-  }: {
-    calls: Calls;
-    usage: Chunk['usage'];
-    finish: string | null;
-    text: boolean;
-  },
-  { declared, partial }: Ending,
-): AsyncGenerator<AgentOutput, void> {
+/** What a finished try yields last (usage), and what it returns: its text and calls; or why it is not whole. */
+async function* finishTry({
+  calls,
+  usage,
+  finish,
+  text,
+}: {
+  calls: Calls;
+  usage: Chunk['usage'];
+  finish: string | null;
+  text: string;
+}): AsyncGenerator<AgentOutput, Reply> {
   if (usage)
     yield {
       type: 'usage',
@@ -451,19 +466,19 @@ async function* finishTry(
     );
   if (finish === 'content_filter')
     throw new AgentError('The model declined to answer this question.', 'model_content_filter');
-  const toolCalls: ToolCall[] = callsInOrder(calls)
-    .filter((c) => declared.has(c.name))
-    .map((c) => ({
-      id: c.id || `call_${crypto.randomUUID()}`,
-      name: c.name,
-      arguments: parseArguments(c.args),
-    }));
-  if (toolCalls.length) yield { type: 'tool_calls', calls: toolCalls };
-  // After a tool round the model may have nothing to add to what it said before the pause.
-  else if (!text && !partial)
-    throw new AgentError(
-      'The model sent an empty answer.',
-      'model_empty',
-      calls.size ? 'the model called a tool this page did not offer' : undefined,
-    );
+  return { text, calls: callsInOrder(calls) };
 }
+
+/** A call of a page tool as the browser gets it. */
+const toolCall = (c: CallParts): ToolCall => ({
+  id: c.id || `call_${crypto.randomUUID()}`,
+  name: c.name,
+  arguments: parseArguments(c.args),
+});
+
+const emptyAnswer = (called: boolean) =>
+  new AgentError(
+    'The model sent an empty answer.',
+    'model_empty',
+    called ? 'the model called a tool this page did not offer' : undefined,
+  );

@@ -11,6 +11,8 @@ type Plural = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
 interface Table {
   /** Step summary while the docs are searched; `{q}` is the visitor's question, cut short. */
   searching: string;
+  /** Step summary of a search the model made in its own words; `{q}` is its query, cut short. */
+  searched: string;
   /** Step summary once the search found articles. */
   found: Plural;
   /** Step summary when nothing matched. */
@@ -38,6 +40,7 @@ interface Table {
 const TABLES: Record<string, Table> = {
   en: {
     searching: 'Searching the docs for “{q}”',
+    searched: 'Searched the docs for “{q}”',
     found: { one: 'Found 1 article', other: 'Found {n} articles' },
     foundNone: 'No matching articles',
     notFound: "I couldn't find that in the docs.",
@@ -53,6 +56,7 @@ const TABLES: Record<string, Table> = {
   },
   ar: {
     searching: 'جارٍ البحث في الوثائق عن «{q}»',
+    searched: 'تم البحث في الوثائق عن «{q}»',
     found: {
       one: 'تم العثور على مقال واحد',
       two: 'تم العثور على مقالين',
@@ -74,6 +78,7 @@ const TABLES: Record<string, Table> = {
   },
   de: {
     searching: 'Durchsuche die Dokumentation nach „{q}“',
+    searched: 'Dokumentation nach „{q}“ durchsucht',
     found: { one: '1 Artikel gefunden', other: '{n} Artikel gefunden' },
     foundNone: 'Keine passenden Artikel',
     notFound: 'Dazu habe ich in der Dokumentation nichts gefunden.',
@@ -89,6 +94,7 @@ const TABLES: Record<string, Table> = {
   },
   es: {
     searching: 'Buscando «{q}» en la documentación',
+    searched: 'Busqué «{q}» en la documentación',
     found: { one: '1 artículo encontrado', other: '{n} artículos encontrados' },
     foundNone: 'Ningún artículo coincide',
     notFound: 'No encontré eso en la documentación.',
@@ -104,6 +110,7 @@ const TABLES: Record<string, Table> = {
   },
   fr: {
     searching: 'Recherche de « {q} » dans la documentation',
+    searched: 'Recherche de « {q} » faite dans la documentation',
     found: { one: '1 article trouvé', other: '{n} articles trouvés' },
     foundNone: 'Aucun article correspondant',
     notFound: 'Je n’ai pas trouvé cela dans la documentation.',
@@ -119,6 +126,7 @@ const TABLES: Record<string, Table> = {
   },
   he: {
     searching: 'מחפש בתיעוד את “{q}”',
+    searched: 'חיפשתי בתיעוד את “{q}”',
     found: { one: 'נמצא מאמר אחד', two: 'נמצאו שני מאמרים', other: 'נמצאו {n} מאמרים' },
     foundNone: 'לא נמצאו מאמרים מתאימים',
     notFound: 'לא מצאתי את זה בתיעוד.',
@@ -134,6 +142,7 @@ const TABLES: Record<string, Table> = {
   },
   it: {
     searching: 'Cerco «{q}» nella documentazione',
+    searched: 'Ho cercato «{q}» nella documentazione',
     found: { one: 'Trovato 1 articolo', other: 'Trovati {n} articoli' },
     foundNone: 'Nessun articolo corrispondente',
     notFound: 'Non ho trovato questo nella documentazione.',
@@ -149,6 +158,7 @@ const TABLES: Record<string, Table> = {
   },
   ja: {
     searching: 'ドキュメントで「{q}」を検索中',
+    searched: 'ドキュメントで「{q}」を検索しました',
     found: { other: '{n} 件の記事が見つかりました' },
     foundNone: '該当する記事はありません',
     notFound: 'ドキュメントには該当する情報が見つかりませんでした。',
@@ -164,6 +174,7 @@ const TABLES: Record<string, Table> = {
   },
   ko: {
     searching: '문서에서 “{q}” 검색 중',
+    searched: '문서에서 “{q}” 검색 완료',
     found: { other: '문서 {n}개를 찾았습니다' },
     foundNone: '일치하는 문서가 없습니다',
     notFound: '문서에서 해당 내용을 찾지 못했습니다.',
@@ -179,6 +190,7 @@ const TABLES: Record<string, Table> = {
   },
   nl: {
     searching: 'Zoeken in de documentatie naar ‘{q}’',
+    searched: 'In de documentatie gezocht naar ‘{q}’',
     found: { one: '1 artikel gevonden', other: '{n} artikelen gevonden' },
     foundNone: 'Geen passende artikelen',
     notFound: 'Dat heb ik niet in de documentatie gevonden.',
@@ -194,6 +206,7 @@ const TABLES: Record<string, Table> = {
   },
   pl: {
     searching: 'Szukam „{q}” w dokumentacji',
+    searched: 'Wyszukano „{q}” w dokumentacji',
     found: {
       one: 'Znaleziono 1 artykuł',
       few: 'Znaleziono {n} artykuły',
@@ -214,6 +227,7 @@ const TABLES: Record<string, Table> = {
   },
   pt: {
     searching: 'Pesquisando “{q}” na documentação',
+    searched: 'Pesquisei “{q}” na documentação',
     found: { one: '1 artigo encontrado', other: '{n} artigos encontrados' },
     foundNone: 'Nenhum artigo correspondente',
     notFound: 'Não encontrei isso na documentação.',
@@ -229,6 +243,7 @@ const TABLES: Record<string, Table> = {
   },
   sv: {
     searching: 'Söker efter ”{q}” i dokumentationen',
+    searched: 'Sökte efter ”{q}” i dokumentationen',
     found: { one: 'Hittade 1 artikel', other: 'Hittade {n} artiklar' },
     foundNone: 'Inga matchande artiklar',
     notFound: 'Jag hittade inte det i dokumentationen.',
@@ -244,6 +259,7 @@ const TABLES: Record<string, Table> = {
   },
   tr: {
     searching: 'Belgelerde “{q}” aranıyor',
+    searched: 'Belgelerde “{q}” arandı',
     found: { other: '{n} makale bulundu' },
     foundNone: 'Eşleşen makale yok',
     notFound: 'Bunu belgelerde bulamadım.',
@@ -259,6 +275,7 @@ const TABLES: Record<string, Table> = {
   },
   zh: {
     searching: '正在文档中搜索“{q}”',
+    searched: '已在文档中搜索“{q}”',
     found: { other: '找到 {n} 篇文章' },
     foundNone: '没有匹配的文章',
     notFound: '我在文档中没有找到相关内容。',
@@ -282,6 +299,7 @@ export interface Phrases {
   /** The language these phrases are in (`en` for anything without a table). */
   readonly language: string;
   searching(question: string): string;
+  searched(query: string): string;
   found(count: number): string;
   notFound: string;
   topics: string;
@@ -319,6 +337,7 @@ export function phrasesFor(locale: string | undefined): Phrases {
     language,
     // The question goes in whole up to 80 characters, on one line.
     searching: (question) => fill(t.searching, { q: cut(question.replace(/\s+/g, ' ').trim(), 80) }),
+    searched: (query) => fill(t.searched, { q: cut(query.replace(/\s+/g, ' ').trim(), 80) }),
     found: (count) =>
       count === 0 ? t.foundNone : fill(t.found[plural.select(count)] ?? t.found.other, { n: count }),
     notFound: t.notFound,

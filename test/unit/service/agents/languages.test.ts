@@ -61,12 +61,16 @@ describe("the demo agent in the visitor's language", () => {
       expect(found.steps[0]).toBe(phrases.searching('How do I theme the widget?'));
       expect(found.steps[1]).toBe(phrases.found(1));
       expect(missing.steps[1]).toBe(phrases.found(0));
+      const searched = phrases.searched('pg_cancel_backend');
+      expect(searched).toContain('pg_cancel_backend');
+      expect(searched).not.toBe(phrases.searching('pg_cancel_backend'));
       expect(missing.text.startsWith(phrases.notFound)).toBe(true);
-      for (const text of [...found.steps, ...missing.steps, missing.text])
+      for (const text of [...found.steps, ...missing.steps, missing.text, searched])
         expect(text).not.toMatch(/\(s\)|relevant article|undefined|\{\w+\}/);
       if (language !== 'en') {
         // Nothing falls back to English by accident.
         expect(found.steps[1]).not.toBe(phrasesFor('en').found(1));
+        expect(searched).not.toBe(phrasesFor('en').searched('pg_cancel_backend'));
         expect(missing.text).not.toContain("couldn't find");
       }
     },

@@ -86,7 +86,8 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
     const [request] = model.seen;
     expect(request.headers.authorization).toBe('Bearer sk-test');
     expect(request.body).toMatchObject({ model: 'gpt-4o-mini', stream: true });
-    expect(request.body.tools).toBeUndefined();
+    // With docs, the model may search them again in its own words (decision 472).
+    expect(request.body.tools).toMatchObject([{ type: 'function', function: { name: 'search_docs' } }]);
     expect(request.body.messages[0].role).toBe('system');
     expect(request.body.messages[0].content).toContain(
       '--agent-chat-color-accent` on the `agent-chat` element',
@@ -113,7 +114,10 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
       content: { tool_calls: [{ id: 'call_abc123', name: 'open_page', arguments: { page: 'pricing' } }] },
       stream_end: true,
     });
-    expect(model.seen[0].body.tools).toEqual([{ type: 'function', function: OPEN_PAGE }]);
+    expect(model.seen[0].body.tools).toEqual([
+      { type: 'function', function: OPEN_PAGE },
+      { type: 'function', function: expect.objectContaining({ name: 'search_docs' }) },
+    ]);
 
     const threadId = first[0].content.thread_id;
     const next = await allRecords(
@@ -134,6 +138,8 @@ describe('OpenAiAgent (OpenAI-compatible streaming Chat Completions)', () => {
         .join(''),
     ).toBe('I opened the pricing page.');
     expect(next.some((r) => r.type === 'relevant_sources')).toBe(false);
+    // After the pause the model searches no more (decision 475).
+    expect(model.seen[1].body.tools).toEqual([{ type: 'function', function: OPEN_PAGE }]);
     expect(model.seen[1].body.messages.slice(-3)).toEqual([
       { role: 'user', content: 'Open the pricing page' },
       {

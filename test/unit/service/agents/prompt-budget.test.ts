@@ -133,6 +133,63 @@ describe('what goes upstream stays bounded, whatever the docs are', () => {
     expect(tool.content).toMatch(/… \(cut: too long for the model request\)$/);
   });
 
+  it.each([6_000, 100_000])(
+    'keeps every request under 64 KB when the model searches twice over huge sections (document budget %i)',
+    async (docsTokens) => {
+      const bodies: string[] = [];
+      const search = (query: string) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: `call_${bodies.length}`, function: { name: 'search_docs', arguments: JSON.stringify({ query }) } }] }, finish_reason: 'tool_calls' }] })}\n\ndata: [DONE]\n\n`;
+      const replies = [
+        search('vacuum statistics planner settings'),
+        search('replication slot write-ahead log standby'),
+        'data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+      ];
+      const agent = new OpenAiAgent({
+        baseUrl: 'http://model.test/v1',
+        model: 'm',
+        docs: hugePage().docs,
+        docsTokens,
+        fetch: async (_url, init) => {
+          bodies.push(init?.body as string);
+          return new Response(replies[bodies.length - 1], {
+            headers: { 'Content-Type': 'text/event-stream' },
+          });
+        },
+      });
+      const outputs: AgentOutput[] = [];
+      for await (const output of agent.answer({
+        message: 'why does my disk fill up with replication slot data',
+        history: [],
+        tools: [],
+        rounds: [],
+        partial: '',
+        signal: new AbortController().signal,
+      }))
+        outputs.push(output);
+      expect(bodies).toHaveLength(3);
+      const sizes = bodies.map((body) => new TextEncoder().encode(body).length);
+      for (const size of sizes) expect(size).toBeLessThanOrEqual(LIMIT);
+      const last = JSON.parse(bodies[2]) as {
+        messages: { role: string; content: string }[];
+        tools?: unknown[];
+      };
+      expect(last.tools).toBeUndefined();
+      const outputsOfSearches = last.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+      expect(outputsOfSearches).toHaveLength(2);
+      for (const text of outputsOfSearches) {
+        expect(text).toMatch(/^## Huge › Topic \d+\nURL: https:\/\/docs\.test\/huge#topic-\d+/);
+        expect(text).not.toContain('(cut: too long');
+      }
+      // All sections of the request together stay within the document budget.
+      const documents = last.messages[0].content.split('# Documents\n\n')[1];
+      const sections = [documents, ...outputsOfSearches].reduce((sum, text) => sum + estimateTokens(text), 0);
+      expect(sections).toBeLessThanOrEqual(docsTokens + 50);
+      expect(documents).toContain('## Huge › Topic');
+      const sources = outputs.find((o) => o.type === 'sources');
+      expect(sources?.type === 'sources' && sources.sources[0].source_url).toMatch(/#topic-\d+$/);
+    },
+  );
+
   it('fails the answer with a clear error when the question alone is over the limit', async () => {
     const attempt = ask({ docs: new StaticDocs([]), maxRequestBytes: 2_000 }, { message: 'x'.repeat(3_000) });
     await expect(attempt).rejects.toThrow(AgentError);

@@ -121,6 +121,30 @@ describe('agent-chat-service search and test', () => {
     ).toThrow('a.yaml: question 1: "earlier" must be the question asked before it.');
   });
 
+  it("test counts the pages of the model's own searches among the answer's sources", async () => {
+    const { site, docs } = await crawled();
+    const tests = parseAnswerTests(
+      '- question: How do I roll back an upgrade?\n  urls: [notes.md]',
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    // The visitor's words miss the release notes (see above); the model searches in the manual's.
+    const replies = [
+      `data: ${JSON.stringify({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'search_docs', arguments: '{"query":"release notes acme migrate"}' } }] }, finish_reason: 'tool_calls' }] })}\n\ndata: [DONE]\n\n`,
+      'data: {"choices":[{"delta":{"content":"See the release notes."},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+    ];
+    let calls = 0;
+    const agent = new OpenAiAgent({
+      baseUrl: 'http://model.test/v1',
+      model: 'm',
+      fetch: async () => new Response(replies[calls++], { headers: { 'Content-Type': 'text/event-stream' } }),
+    });
+    const lines: string[] = [];
+    expect(await testCommand(agent, docs, tests, (l) => lines.push(l))).toBe(0);
+    expect(calls).toBe(2);
+    expect(lines[1].split(/\s{2,}/).slice(0, 3)).toEqual(['1', 'pass', '1']);
+  });
+
   it("test says which missed pages the index does not hold, and that the site's robots.txt keeps one out", async () => {
     const { site, docs } = await crawled();
     const tests = parseAnswerTests(
