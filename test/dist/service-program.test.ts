@@ -258,6 +258,7 @@ describe('agent-chat-service (the program) with a model', () => {
       'AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT',
       'AGENT_CHAT_MODEL_HISTORY_TOKENS',
       'AGENT_CHAT_MODEL_USAGE',
+      'OPENAI_DOCS_SEARCH=0',
     ])
       expect(output).toContain(env);
   });
@@ -270,13 +271,15 @@ describe('agent-chat-service (the program) with a model', () => {
       '--model-first-token-timeout must be a number of seconds above 0, not soon.',
     ],
     [['--model-usage', 'maybe'], '--model-usage must be on or off, not maybe.'],
-  ])('refuses %j and says what it takes', async (flags, message) => {
+    [[], 'OPENAI_DOCS_SEARCH must be 1 or 0, not off.', { OPENAI_DOCS_SEARCH: 'off' }],
+  ])('refuses %j and says what it takes', async (flags, message, env = {}) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const { code, output } = await run([...FLAGS, '--data', dataDir, ...flags], {
       DATABASE_URL: '',
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       AGENT_CHAT_DOCS: join(import.meta.dirname, '../fixtures/docs'),
+      ...env,
     });
     expect(code).not.toBe(0);
     expect(output).toContain(message);
