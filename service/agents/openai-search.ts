@@ -82,7 +82,8 @@ export class ModelSearches {
       tool_calls: calls.map((c, i) => ({
         id: ids[i],
         type: 'function',
-        function: { name: c.name, arguments: c.args },
+        // Sent back as read, so a 1 MiB argument does not ride along in every later request.
+        function: { name: c.name, arguments: argumentsOf(c.args) },
       })),
     });
     for (const [i, call] of calls.entries()) {
@@ -112,6 +113,12 @@ export class ModelSearches {
     yield { type: 'activity', step: { ...step, status: 'completed', num_results: found.length } };
     return found.length ? text : '(no document matched this search)';
   }
+}
+
+/** A search call's arguments as the next request repeats them: the query as searched, else none. */
+function argumentsOf(args: string): string {
+  const query = queryOf(args);
+  return typeof query === 'string' ? JSON.stringify({ query }) : '{}';
 }
 
 /** The query of a call's arguments, cut to MAX_QUERY characters; or why there is none. */

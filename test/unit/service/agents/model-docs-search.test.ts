@@ -300,6 +300,11 @@ describe("model agent: a hostile model's searches end sensibly", () => {
       'Error: the query is empty; call search_docs with {"query": "words to search for"}.',
     ]);
     expect(recording.queries[1]).toHaveLength(300);
+    // The next request repeats the call with the query as searched, not the 10 KB sent.
+    const repeated = (again.requests[2] as Request).messages.at(-2) as {
+      tool_calls: { function: { arguments: string } }[];
+    };
+    expect(repeated.tool_calls[0].function.arguments).toBe(JSON.stringify({ query: recording.queries[1] }));
     expect(recording.queries[1].startsWith('cancel backend backend')).toBe(true);
     expect(answered.steps.find((s) => s.id === 'search-3')?.summary.length).toBeLessThan(120);
     expect(again.requests).toHaveLength(3);
