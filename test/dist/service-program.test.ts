@@ -263,7 +263,7 @@ describe('agent-chat-service (the program) with a model', () => {
       expect(output).toContain(env);
   });
 
-  it.each([
+  it.each<[string[], string, Record<string, string>?]>([
     [['--trust-proxy', 'yes'], '--trust-proxy must be a hop count from 0 to 16 or "cloudflare", not yes.'],
     [['--model-tries', '0'], '--model-tries must be a whole number from 1 to 10, not 0.'],
     [
