@@ -38,6 +38,22 @@ function readHugePage(): Section[] {
     .sections;
 }
 
+/** Everything the agent yields for the disk question (or `input`), in order. */
+async function answered(agent: OpenAiAgent, input: Partial<AgentInput> = {}): Promise<AgentOutput[]> {
+  const outputs: AgentOutput[] = [];
+  for await (const output of agent.answer({
+    message: 'why does my disk fill up with replication slot data',
+    history: [],
+    tools: [],
+    rounds: [],
+    partial: '',
+    signal: new AbortController().signal,
+    ...input,
+  }))
+    outputs.push(output);
+  return outputs;
+}
+
 /** Runs the agent once with a recording fetch: the request body it sent and what it yielded. */
 async function ask(
   options: Partial<OpenAiAgentOptions> & Pick<OpenAiAgentOptions, 'docs'>,
@@ -58,17 +74,7 @@ async function ask(
     },
     ...options,
   });
-  const outputs: AgentOutput[] = [];
-  for await (const output of agent.answer({
-    message: 'why does my disk fill up with replication slot data',
-    history: [],
-    tools: [],
-    rounds: [],
-    partial: '',
-    signal: new AbortController().signal,
-    ...input,
-  }))
-    outputs.push(output);
+  const outputs = await answered(agent, input);
   const bytes = new TextEncoder().encode(body).length;
   const request = JSON.parse(body) as { messages: { role: string; content: string | null }[] };
   return { bytes, request, outputs };
@@ -156,16 +162,7 @@ describe('what goes upstream stays bounded, whatever the docs are', () => {
           });
         },
       });
-      const outputs: AgentOutput[] = [];
-      for await (const output of agent.answer({
-        message: 'why does my disk fill up with replication slot data',
-        history: [],
-        tools: [],
-        rounds: [],
-        partial: '',
-        signal: new AbortController().signal,
-      }))
-        outputs.push(output);
+      const outputs = await answered(agent);
       expect(bodies).toHaveLength(3);
       const sizes = bodies.map((body) => new TextEncoder().encode(body).length);
       for (const size of sizes) expect(size).toBeLessThanOrEqual(LIMIT);
