@@ -202,8 +202,11 @@ export class OpenAiAgent implements Agent {
             ? clock.retryDelay(error, attempt)
             : null;
         if (delay === null) {
-          if (clock.noticed !== null && clock.firstTokenAt === null)
-            yield clock.step('error', phrases.notStarted);
+          // The wait step ends in words that fit: "in time" only when time ran out.
+          if (clock.noticed !== null && clock.firstTokenAt === null) {
+            const timedOut = error.failure.code === 'model_first_token_timeout';
+            yield clock.step('error', timedOut ? phrases.notStarted : phrases.notAnswered);
+          }
           throw error.failure;
         }
         this.options.log?.({

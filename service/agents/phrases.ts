@@ -33,8 +33,10 @@ interface Table {
   retrying: string;
   /** The model started after `{n}` seconds. */
   startedAfter: string;
-  /** The model never started. */
+  /** The model never started: the first-token timeout ended the wait. */
   notStarted: string;
+  /** The model never started: it failed (unreachable, refused, still busy after the retries). */
+  notAnswered: string;
 }
 
 const TABLES: Record<string, Table> = {
@@ -53,6 +55,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'The assistant is busy; trying again…',
     startedAfter: 'Started answering after {n} s',
     notStarted: "The answer didn't start in time",
+    notAnswered: "The assistant couldn't answer",
   },
   ar: {
     searching: 'جارٍ البحث في الوثائق عن «{q}»',
@@ -75,6 +78,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'المساعد مشغول؛ جارٍ إعادة المحاولة…',
     startedAfter: 'بدأت الإجابة بعد {n} ث',
     notStarted: 'لم تبدأ الإجابة في الوقت المناسب',
+    notAnswered: 'تعذّر على المساعد الإجابة',
   },
   de: {
     searching: 'Durchsuche die Dokumentation nach „{q}“',
@@ -91,6 +95,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'Der Assistent ist ausgelastet, ich versuche es erneut…',
     startedAfter: 'Antwort begann nach {n} s',
     notStarted: 'Die Antwort hat nicht rechtzeitig begonnen',
+    notAnswered: 'Der Assistent konnte nicht antworten',
   },
   es: {
     searching: 'Buscando «{q}» en la documentación',
@@ -107,6 +112,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'El asistente está ocupado; lo intento de nuevo…',
     startedAfter: 'Empezó a responder tras {n} s',
     notStarted: 'La respuesta no empezó a tiempo',
+    notAnswered: 'El asistente no pudo responder',
   },
   fr: {
     searching: 'Recherche de « {q} » dans la documentation',
@@ -123,6 +129,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'L’assistant est occupé ; nouvel essai…',
     startedAfter: 'Réponse commencée après {n} s',
     notStarted: 'La réponse n’a pas commencé à temps',
+    notAnswered: 'L’assistant n’a pas pu répondre',
   },
   he: {
     searching: 'מחפש בתיעוד את “{q}”',
@@ -139,6 +146,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'העוזר עמוס, מנסה שוב…',
     startedAfter: 'התחיל לענות אחרי {n} שנ׳',
     notStarted: 'התשובה לא התחילה בזמן',
+    notAnswered: 'העוזר לא הצליח לענות',
   },
   it: {
     searching: 'Cerco «{q}» nella documentazione',
@@ -155,6 +163,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'L’assistente è occupato; riprovo…',
     startedAfter: 'Ha iniziato a rispondere dopo {n} s',
     notStarted: 'La risposta non è partita in tempo',
+    notAnswered: 'L’assistente non è riuscito a rispondere',
   },
   ja: {
     searching: 'ドキュメントで「{q}」を検索中',
@@ -171,6 +180,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'アシスタントが混み合っています。再試行中…',
     startedAfter: '{n} 秒後に回答を開始しました',
     notStarted: '時間内に回答を開始できませんでした',
+    notAnswered: 'アシスタントが回答できませんでした',
   },
   ko: {
     searching: '문서에서 “{q}” 검색 중',
@@ -187,6 +197,7 @@ const TABLES: Record<string, Table> = {
     retrying: '어시스턴트가 바쁩니다. 다시 시도하는 중…',
     startedAfter: '{n}초 후 답변을 시작했습니다',
     notStarted: '제시간에 답변을 시작하지 못했습니다',
+    notAnswered: '어시스턴트가 답변하지 못했습니다',
   },
   nl: {
     searching: 'Zoeken in de documentatie naar ‘{q}’',
@@ -203,6 +214,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'De assistent is druk; ik probeer het opnieuw…',
     startedAfter: 'Begon na {n} s met antwoorden',
     notStarted: 'Het antwoord begon niet op tijd',
+    notAnswered: 'De assistent kon niet antwoorden',
   },
   pl: {
     searching: 'Szukam „{q}” w dokumentacji',
@@ -224,6 +236,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'Asystent jest zajęty; próbuję ponownie…',
     startedAfter: 'Odpowiedź rozpoczęta po {n} s',
     notStarted: 'Odpowiedź nie zaczęła się na czas',
+    notAnswered: 'Asystent nie mógł odpowiedzieć',
   },
   pt: {
     searching: 'Pesquisando “{q}” na documentação',
@@ -240,6 +253,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'O assistente está ocupado; tentando novamente…',
     startedAfter: 'Começou a responder após {n} s',
     notStarted: 'A resposta não começou a tempo',
+    notAnswered: 'O assistente não conseguiu responder',
   },
   sv: {
     searching: 'Söker efter ”{q}” i dokumentationen',
@@ -256,6 +270,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'Assistenten är upptagen; försöker igen…',
     startedAfter: 'Började svara efter {n} s',
     notStarted: 'Svaret kom inte igång i tid',
+    notAnswered: 'Assistenten kunde inte svara',
   },
   tr: {
     searching: 'Belgelerde “{q}” aranıyor',
@@ -272,6 +287,7 @@ const TABLES: Record<string, Table> = {
     retrying: 'Asistan meşgul; yeniden deneniyor…',
     startedAfter: '{n} sn sonra yanıtlamaya başladı',
     notStarted: 'Yanıt zamanında başlamadı',
+    notAnswered: 'Asistan yanıt veremedi',
   },
   zh: {
     searching: '正在文档中搜索“{q}”',
@@ -288,6 +304,7 @@ const TABLES: Record<string, Table> = {
     retrying: '助手繁忙，正在重试…',
     startedAfter: '{n} 秒后开始回答',
     notStarted: '未能及时开始回答',
+    notAnswered: '助手无法回答',
   },
 };
 
@@ -311,6 +328,7 @@ export interface Phrases {
   retrying: string;
   startedAfter(seconds: number): string;
   notStarted: string;
+  notAnswered: string;
 }
 
 /** The language of `locale` the agents have a table for: `pt-BR` → `pt`, `zh-Hant-TW` → `zh`; else `en`. */
@@ -358,6 +376,7 @@ export function phrasesFor(locale: string | undefined): Phrases {
     retrying: t.retrying,
     startedAfter: (seconds) => fill(t.startedAfter, { n: seconds }),
     notStarted: t.notStarted,
+    notAnswered: t.notAnswered,
   };
   cache.set(language, phrases);
   return phrases;

@@ -86,10 +86,16 @@ describe('model agent: retries before the first token', () => {
     const gone = await upstream(answers(['never']));
     await gone.close();
     const { ask, logs } = await setup(gone.baseUrl);
-    const { end, stored } = await ask();
+    const { end, stored, steps } = await ask();
     expect(end.type).toBe('error');
     expect(stored.status).toBe('error');
     expect(logs.filter((e) => e.msg === 'model_retry')).toHaveLength(2);
+    // The wait ended in about a second, not at the first-token timeout: the step says so.
+    expect(steps.filter((s) => s.id === 'model-1').map((s) => [s.status, s.summary])).toEqual([
+      ['started', 'The assistant is busy; trying again…'],
+      ['started', 'The assistant is busy; trying again…'],
+      ['error', "The assistant couldn't answer"],
+    ]);
     expect(logs).toContainEqual(
       expect.objectContaining({
         msg: 'agent_failed',
