@@ -107,4 +107,9 @@ export const base = css`
   dialog { border: 1px solid var(--c-border); border-radius: var(--radius); background: var(--c-surface); color: var(--c-text); padding: 20px; max-width: min(480px, 92vw); box-shadow: var(--shadow); }
   dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   @media (prefers-reduced-motion: no-preference) { button, .button { transition: background-color 120ms; } }
+  /* Forced colours drop backgrounds, which alone marked what is pressed or selected: the system's
+     highlight marks it instead (decision 482). */
+  @media (forced-colors: active) {
+    [aria-pressed='true'], .list a[aria-current='true'] { forced-color-adjust: none; background: Highlight; color: HighlightText; }
+  }
 `;

@@ -713,6 +713,57 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('reflows at 320 px in forced colours: every period is whole, and what is pressed or selected shows', async () => {
+    // 1280 px at 400 % zoom (WCAG 1.4.10), with Windows High Contrast, which drops backgrounds.
+    const { page, context } = await open({ viewport: { width: 320, height: 640 } });
+    await page.emulateMedia({ forcedColors: 'active' });
+    await signIn(page);
+    await settled(page);
+    const periods = page.getByRole('group', { name: 'Period' });
+    const group = (await periods.boundingBox())!;
+    const buttons = await periods.getByRole('button').all();
+    expect(buttons).toHaveLength(4);
+    for (const button of buttons) {
+      // Wholly inside the group, whose overflow is hidden: "1 year" was cut in half, then hidden.
+      const box = (await button.boundingBox())!;
+      expect(box.x, await button.textContent()).toBeGreaterThanOrEqual(group.x - 0.5);
+      expect(box.x + box.width, await button.textContent()).toBeLessThanOrEqual(group.x + group.width + 0.5);
+    }
+    // What the screen shows, not what the style asks: forced colours replace backgrounds when painting.
+    const probe = await context.newPage();
+    const background = async (locator: ReturnType<Page['locator']>) => {
+      const png = (await locator.screenshot()).toString('base64');
+      return probe.evaluate(async (data) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${data}`;
+        await image.decode();
+        const canvas = new OffscreenCanvas(image.width, image.height);
+        const g = canvas.getContext('2d')!;
+        g.drawImage(image, 0, 0);
+        // A corner inside the border, away from the text.
+        return [...g.getImageData(3, 3, 1, 1).data].join(',');
+      }, png);
+    };
+    const pressed = periods.getByRole('button', { pressed: true });
+    expect(await pressed.textContent()).toBe('30 days');
+    expect(await background(pressed)).not.toBe(
+      await background(periods.getByRole('button', { name: '7 days' })),
+    );
+    // The selected conversation beside the list: on a wide screen (a phone shows one or the other).
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Conversations', exact: true })
+      .click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    const thread = page.getByRole('link', { name: /Is the widget safe against XSS/ });
+    await thread.click();
+    await expect.poll(() => thread.getAttribute('aria-current')).toBe('true');
+    const other = page.locator('.list a[aria-current="false"]').first();
+    expect(await background(thread)).not.toBe(await background(other));
+    await context.close();
+  });
+
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
     const { page, context } = await open();
     await signIn(page);

@@ -23,12 +23,13 @@ export class ActivityPage extends ConsolePage {
     .stat dt { display: flex; gap: 6px; align-items: center; }
     .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: 16px; }
     .presets { display: inline-flex; border: 1px solid var(--c-border); border-radius: 8px; overflow: hidden; }
-    .presets button { border: 0; border-radius: 0; min-height: 34px; }
-    .presets button + button { border-inline-start: 1px solid var(--c-border); }
+    /* Each button draws the line before it and above it, one pixel under the box's own edge
+       (clipped), so the periods can wrap to a second row on a narrow screen with a line between. */
+    .presets button { border: 0; border-radius: 0; min-height: 34px; border-inline-start: 1px solid var(--c-border); border-block-start: 1px solid var(--c-border); margin-inline-start: -1px; margin-block-start: -1px; }
     .presets button[aria-pressed='true'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); }
     @media (max-width: 640px) {
-      .presets { display: flex; width: 100%; }
-      .presets button { flex: 1; padding: 0 6px; }
+      .presets { display: flex; flex-wrap: wrap; width: 100%; }
+      .presets button { flex: 1 0 auto; padding: 0 6px; }
       table.records tr { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 4px 20px; }
       table.records td { grid-column: auto; }
       table.records th[scope='row'] { font-size: 15px; }
