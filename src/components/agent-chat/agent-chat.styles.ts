@@ -45,6 +45,12 @@ export default css`
   .launcher:hover {
     filter: brightness(1.1);
   }
+  /* Forced colours drop the disc, its background: a ring draws it (decision 483). */
+  @media (forced-colors: active) {
+    .launcher {
+      border: 2px solid;
+    }
+  }
   .panel {
     display: flex;
     flex-direction: column;

@@ -224,4 +224,10 @@ export default css`
     .action { width: 44px; height: 44px; }
     .retry, .reasons button, .chip { min-height: 44px; }
   }
+  /* Forced colours drop the bubble's background and a vote's colour: an edge and the system's
+     highlight show them (decision 483). Last, to win over the rules of the same weight above. */
+  @media (forced-colors: active) {
+    .user .bubble { border: 1px solid; }
+    .action[aria-pressed='true'] { color: Highlight; }
+  }
 `;

@@ -1,0 +1,81 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.js';
+import { startSite } from './static-site.js';
+
+let browser: Browser;
+let site: Awaited<ReturnType<typeof startSite>>;
+beforeAll(async () => {
+  [browser, site] = await Promise.all([launchChromium(), startSite({ script: 'iife', mode: 'launcher' })]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/**
+ * The colours painted in `locator`'s box, as the screen shows them: forced colours replace an
+ * author's backgrounds and colours while painting, so the computed style would not tell.
+ */
+async function painted(
+  probe: Page,
+  locator: Locator,
+): Promise<{ at: (x: number, y: number) => string; ink: string }> {
+  const png = (await locator.screenshot({ animations: 'disabled' })).toString('base64');
+  const { width, data } = await probe.evaluate(async (base64) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${base64}`;
+    await image.decode();
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const g = canvas.getContext('2d')!;
+    g.drawImage(image, 0, 0);
+    return { width: image.width, data: [...g.getImageData(0, 0, image.width, image.height).data] };
+  }, png);
+  const at = (x: number, y: number) => data.slice((y * width + x) * 4, (y * width + x) * 4 + 3).join(',');
+  // The commonest colour other than the background's (the corner's): an icon's ink.
+  const counts = new Map<string, number>();
+  for (let i = 0; i < data.length; i += 4) {
+    const colour = data.slice(i, i + 3).join(',');
+    if (colour !== at(0, 0)) counts.set(colour, (counts.get(colour) ?? 0) + 1);
+  }
+  const ink = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+  return { at, ink };
+}
+
+describe('the built widget in forced colours (Windows High Contrast)', () => {
+  it("draws the launcher, the visitor's question and the vote given, which a background or a colour alone drew", async () => {
+    const context = await browser.newContext({ forcedColors: 'active', reducedMotion: 'reduce' });
+    try {
+      const page = await context.newPage();
+      const probe = await context.newPage();
+      await page.goto(site.origin);
+      expect(await page.evaluate(() => matchMedia('(forced-colors: active)').matches)).toBe(true);
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      // The launcher's edge, left of its middle: a ring, not the page's background.
+      const box = (await launcher.boundingBox())!;
+      const ring = await painted(probe, launcher);
+      expect(ring.at(1, Math.round(box.height / 2))).not.toBe(ring.at(0, 0));
+      await launcher.click();
+      await page
+        .getByRole('textbox', { name: 'Message' })
+        .fill('How do I theme it to match the dark colours of my own site, and its fonts?');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const helpful = page.getByRole('button', { name: 'Helpful', exact: true });
+      await helpful.waitFor();
+      // The question's bubble has an edge (its background is gone).
+      const bubble = page.locator('.user .bubble').first();
+      const { height } = (await bubble.boundingBox())!;
+      const edge = await painted(probe, bubble);
+      expect(edge.at(0, Math.round(height / 2))).not.toBe(edge.at(6, Math.round(height / 2)));
+      // A vote given looks unlike the one not given.
+      await helpful.click();
+      await expect.poll(() => helpful.getAttribute('aria-pressed')).toBe('true');
+      await page.mouse.move(0, 0);
+      const given = await painted(probe, helpful);
+      const other = await painted(probe, page.getByRole('button', { name: 'Not helpful' }));
+      expect(given.ink).not.toBe(other.ink);
+    } finally {
+      await context.close();
+    }
+  });
+});
