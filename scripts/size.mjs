@@ -63,11 +63,11 @@ const bundles = [
   // decision 470: one more try after a draining instance's 503 (120 B);
   // decision 490: a row's label aligned as its row in a right-to-left panel (42 B);
   // decision 493: a question resent after a reload reads "sending" from the start (71 B);
-  // decision 484: the launcher, a question and a vote drawn in forced colours (45 B).
+  // decision 484: the launcher, a question and a vote drawn in forced colours (43 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 50.521 * KB),
+    budget: Number(args['max-iife'] ?? 50.519 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -85,8 +85,8 @@ const bundles = [
   // the stash (248 B); decision 454: the Idempotency-Key and the resend after a reload (269 B);
   // decision 490: a row's label aligned as its row in a right-to-left panel (63 B);
   // decision 493: a question resent after a reload reads "sending" from the start (83 B);
-  // decision 484: the launcher, a question and a vote drawn in forced colours (48 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 79.95 * KB) },
+  // decision 484: the launcher, a question and a vote drawn in forced colours (43 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 79.945 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
