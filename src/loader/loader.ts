@@ -33,6 +33,7 @@ agent-chat-app { display: block; }
   background: var(--agent-chat-color-accent, #1d4ed8); color: var(--agent-chat-color-on-accent, #fff);
   box-shadow: var(--agent-chat-shadow, 0 12px 40px rgb(0 0 0 / 0.18)); }
 .launcher svg { width: 26px; height: 26px; }
+@media (forced-colors: active) { .launcher { border: 2px solid; } }
 .panel { box-sizing: border-box; height: var(--agent-chat-panel-height, 640px); border: 1px solid var(--agent-chat-color-border, #d0d7de);
   border-radius: var(--agent-chat-radius, 12px); background: var(--agent-chat-color-surface, #fff); }
 `;

@@ -43,6 +43,27 @@ async function painted(
 }
 
 describe('the built widget in forced colours (Windows High Contrast)', () => {
+  it("draws the loader's stand-in launcher with its ring too, before the widget arrives", async () => {
+    const loaderSite = await startSite({ script: 'loader', mode: 'launcher' });
+    const context = await browser.newContext({ forcedColors: 'active', reducedMotion: 'reduce' });
+    try {
+      const page = await context.newPage();
+      const probe = await context.newPage();
+      // The element is held back: what shows is the loader's stand-in.
+      await page.route('**/agent-chat.impl.js', () => {});
+      await page.goto(loaderSite.origin);
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      await launcher.waitFor();
+      expect(await page.evaluate(() => customElements.get('agent-chat-app'))).toBeUndefined();
+      const box = (await launcher.boundingBox())!;
+      const ring = await painted(probe, launcher);
+      expect(ring.at(1, Math.round(box.height / 2))).not.toBe(ring.at(0, 0));
+    } finally {
+      await context.close();
+      await loaderSite.close();
+    }
+  });
+
   it("draws the launcher, the visitor's question and the vote given, which a background or a colour alone drew", async () => {
     const context = await browser.newContext({ forcedColors: 'active', reducedMotion: 'reduce' });
     try {
