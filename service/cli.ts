@@ -199,7 +199,7 @@ async function start(values: Flags, port: number, setup: Setup) {
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
   const storage = await openStore(databaseUrl, dataDir);
-  const { library, agent } = await setup(storage, jsonLog);
+  const { library, agent, answeredBy } = await setup(storage, jsonLog);
   const service = createAgentService({
     ...settings,
     storage,
@@ -217,6 +217,8 @@ async function start(values: Flags, port: number, setup: Setup) {
     say: (line) => console.log(`agent-chat-service ${line}`),
     exit: (code) => process.exit(code),
   });
+  // Which agent answers, said where an operator looks first: a model set in the wrong shell is no surprise.
+  console.log(`agent-chat-service answers with ${answeredBy}`);
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}; drains for up to ${drainMs / 1000} s on SIGTERM)`,
   );
@@ -236,7 +238,10 @@ function announceConsole(url: string, publicUrl: string | undefined, hasAdmins: 
 /** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */
 const flagProject = (values: Flags) => values.project ?? env.AGENT_CHAT_PROJECT ?? 'proj_local';
 
-type Setup = (storage: Stores, log: typeof jsonLog) => Promise<{ library: DocsLibrary; agent: Agent }>;
+type Setup = (
+  storage: Stores,
+  log: typeof jsonLog,
+) => Promise<{ library: DocsLibrary; agent: Agent; answeredBy: string }>;
 
 /** What `--docs` and its flags give: the sources, the address a folder's pages are published at, the project, and the library's setup. */
 type DocsFlags = { locations: string[]; folderUrl: string; project: string; setup: Setup };
@@ -294,9 +299,9 @@ function docsOf(values: Flags, quiet: boolean): DocsFlags {
     }
     // Until a project's docs hold a section, the demo agent answers from this widget's own articles.
     const agent: Agent =
-      agentOf?.(log) ??
+      agentOf?.agent(log) ??
       new DemoAgent({ wordDelayMs: quiet ? 0 : Number(env.AGENT_CHAT_WORD_DELAY_MS ?? 20) });
-    return { library, agent };
+    return { library, agent, answeredBy: agentOf?.by ?? DEMO_AGENT };
   };
   return { locations, folderUrl, project, setup };
 }
@@ -342,20 +347,40 @@ function docsSynonyms(values: Flags): string[][] | null {
 }
 
 /** OPENAI_DOCS_SEARCH: 1 (the default) or 0, for a model that handles tools badly. */
+/** The model when OPENAI_BASE_URL is set without OPENAI_MODEL. */
+const DEFAULT_MODEL = 'gpt-4o-mini';
+
 function docsSearch(value: string | undefined): boolean {
   if (value === undefined || value === '' || value === '1') return true;
   if (value === '0') return false;
   throw new Error(`OPENAI_DOCS_SEARCH must be 1 or 0, not ${value}.`);
 }
 
-/** A model agent when one is configured; null for the offline demo agent. */
-function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
+/** What the start-up line says answers without a model. */
+const DEMO_AGENT =
+  'the offline demo agent, which quotes the docs (set OPENAI_BASE_URL and OPENAI_MODEL for a model)';
+
+/** The model server's address, checked at start: a typo would otherwise fail every answer. */
+function modelBaseUrl(): URL {
+  const value = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new Error(`OPENAI_BASE_URL must be an http(s) URL, like https://api.openai.com/v1, not ${value}.`);
+  return url;
+}
+
+/**
+ * A model agent when one is configured, and how the start-up line names it (the model and its
+ * server, never credentials); null for the offline demo agent.
+ */
+function modelAgent(values: Flags): { agent: (log: typeof jsonLog) => Agent; by: string } | null {
   if (!env.OPENAI_BASE_URL && !env.OPENAI_MODEL) return null;
+  const server = modelBaseUrl();
   const usage = values['model-usage'] ?? env.AGENT_CHAT_MODEL_USAGE ?? 'on';
   if (usage !== 'on' && usage !== 'off') throw new Error(`--model-usage must be on or off, not ${usage}.`);
   const options = {
-    baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
-    model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+    baseUrl: server.href,
+    model: env.OPENAI_MODEL || DEFAULT_MODEL,
     apiKey: env.OPENAI_API_KEY,
     vision: env.OPENAI_VISION === '1',
     docsSearch: docsSearch(env.OPENAI_DOCS_SEARCH),
@@ -389,7 +414,10 @@ function modelAgent(values: Flags): ((log: typeof jsonLog) => Agent) | null {
       10_000_000,
     ),
   };
-  return (log) => new OpenAiAgent({ ...options, log });
+  return {
+    agent: (log) => new OpenAiAgent({ ...options, log }),
+    by: `the model ${options.model} at ${server.origin}${server.pathname}`,
+  };
 }
 
 /**

@@ -68,6 +68,7 @@ describe('agent-chat-service (the program)', () => {
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     let program = await start(dataDir);
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+    expect(program.output()).toContain('answers with the offline demo agent, which quotes the docs');
     const agent = () => `${program.url}/agent/v1/projects/proj_prog/agent`;
     const mint = async () =>
       (
@@ -272,6 +273,11 @@ describe('agent-chat-service (the program) with a model', () => {
     ],
     [['--model-usage', 'maybe'], '--model-usage must be on or off, not maybe.'],
     [[], 'OPENAI_DOCS_SEARCH must be 1 or 0, not off.', { OPENAI_DOCS_SEARCH: 'off' }],
+    [
+      [],
+      'OPENAI_BASE_URL must be an http(s) URL, like https://api.openai.com/v1, not localhost:11434/v1.',
+      { OPENAI_BASE_URL: 'localhost:11434/v1' },
+    ],
   ])('refuses %j and says what it takes', async (flags, message, env = {}) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -300,6 +306,10 @@ describe('agent-chat-service (the program) with a model', () => {
       },
     });
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+    // The start-up lines name the model and its server, never the key.
+    expect(program.output()).toContain(
+      `agent-chat-service answers with the model mock-model at ${mock.baseUrl}\n`,
+    );
     const agent = `${program.url}/agent/v1/projects/proj_prog/agent`;
     const token = (
       await (
