@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 
 /** Debian's Chromium, headless, with the flags this network-less machine needs. */
@@ -97,4 +97,33 @@ export async function axe(page: Page, within?: string): Promise<string[]> {
         `${v.id}: ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.any[0]?.message ?? ''}`).join(', ')}`,
     );
   }, within);
+}
+
+/**
+ * The colours painted in `locator`'s box, as the screen shows them: forced colours replace an
+ * author's backgrounds and colours while painting, so the computed style would not tell.
+ */
+export async function painted(
+  probe: Page,
+  locator: Locator,
+): Promise<{ at: (x: number, y: number) => string; ink: string }> {
+  const png = (await locator.screenshot({ animations: 'disabled' })).toString('base64');
+  const { width, data } = await probe.evaluate(async (base64) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${base64}`;
+    await image.decode();
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const g = canvas.getContext('2d')!;
+    g.drawImage(image, 0, 0);
+    return { width: image.width, data: [...g.getImageData(0, 0, image.width, image.height).data] };
+  }, png);
+  const at = (x: number, y: number) => data.slice((y * width + x) * 4, (y * width + x) * 4 + 3).join(',');
+  // The commonest colour other than the background's (the corner's): an icon's ink.
+  const counts = new Map<string, number>();
+  for (let i = 0; i < data.length; i += 4) {
+    const colour = data.slice(i, i + 3).join(',');
+    if (colour !== at(0, 0)) counts.set(colour, (counts.get(colour) ?? 0) + 1);
+  }
+  const ink = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+  return { at, ink };
 }

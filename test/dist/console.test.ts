@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
-import { launchChromium } from './chromium.js';
+import { launchChromium, painted } from './chromium.js';
 import { serveFolder } from '../../scripts/static-site.mjs';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
@@ -732,19 +732,8 @@ describe('the console in Chromium', () => {
     }
     // What the screen shows, not what the style asks: forced colours replace backgrounds when painting.
     const probe = await context.newPage();
-    const background = async (locator: ReturnType<Page['locator']>) => {
-      const png = (await locator.screenshot()).toString('base64');
-      return probe.evaluate(async (data) => {
-        const image = new Image();
-        image.src = `data:image/png;base64,${data}`;
-        await image.decode();
-        const canvas = new OffscreenCanvas(image.width, image.height);
-        const g = canvas.getContext('2d')!;
-        g.drawImage(image, 0, 0);
-        // A corner inside the border, away from the text.
-        return [...g.getImageData(3, 3, 1, 1).data].join(',');
-      }, png);
-    };
+    // A corner inside the border, away from the text.
+    const background = async (locator: Locator) => (await painted(probe, locator)).at(3, 3);
     const pressed = periods.getByRole('button', { pressed: true });
     expect(await pressed.textContent()).toBe('30 days');
     expect(await background(pressed)).not.toBe(
