@@ -346,10 +346,10 @@ function docsSynonyms(values: Flags): string[][] | null {
   return groups;
 }
 
-/** OPENAI_DOCS_SEARCH: 1 (the default) or 0, for a model that handles tools badly. */
 /** The model when OPENAI_BASE_URL is set without OPENAI_MODEL. */
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
+/** OPENAI_DOCS_SEARCH: 1 (the default) or 0, for a model that handles tools badly. */
 function docsSearch(value: string | undefined): boolean {
   if (value === undefined || value === '' || value === '1') return true;
   if (value === '0') return false;

@@ -1,7 +1,7 @@
 import { randomId } from '../kernel/ids.js';
 import { KNOWLEDGE } from './knowledge.js';
 import { StaticDocs } from '../docs/ranking.js';
-import { earlierQuestion, sourcesOf } from './docs-prompt.js';
+import { earlierQuestion, firstSearch, sourcesOf } from './docs-prompt.js';
 import { STOPWORDS } from '../docs/terms.js';
 import type { DocsSearch, Hit } from '../docs/types.js';
 import { filePhrasesFor } from './file-phrases.js';
@@ -77,12 +77,7 @@ export class DemoAgent implements Agent {
     earlier: string | undefined,
   ): AsyncGenerator<AgentOutput, string> {
     const phrases = phrasesFor(locale);
-    const step = {
-      id: 'search-1',
-      name: 'search_knowledge_base',
-      summary: phrases.searching(message),
-      num_results: null,
-    };
+    const step = firstSearch(phrases, message);
     yield { type: 'activity', step: { ...step, status: 'started' } };
     const hits = await this.search(message, docs ?? this.docs, earlier);
     const sources = sourcesOf(hits);

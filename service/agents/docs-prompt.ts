@@ -4,6 +4,7 @@ import { estimateTokens, jsonBytes } from './history-budget.js';
 import { placeOf, sectionName } from '../docs/sections.js';
 import type { Hit } from '../docs/types.js';
 import type { MessageRecord } from '../storage/types.js';
+import type { Phrases } from './phrases.js';
 
 /** The visitor's question before this one in the thread, if any: what a follow-up's "it" is about. */
 export function earlierQuestion(history: readonly MessageRecord[]): string | undefined {
@@ -80,3 +81,11 @@ export function sourcesOf(hits: readonly Hit[], max = MAX_SOURCES): Source[] {
   }
   return sources;
 }
+
+/** The step of the search with the visitor's words, as both agents show it. */
+export const firstSearch = (phrases: Phrases, question: string) => ({
+  id: 'search-1',
+  name: 'search_knowledge_base',
+  summary: phrases.searching(question),
+  num_results: null as number | null,
+});

@@ -3,7 +3,7 @@
  * runs itself, so a model that knows the manual's words ("context manager" for "with block") can
  * look again when the sections it was given do not answer. Never a browser round.
  */
-import { blocksOf, sourcesOf } from './docs-prompt.js';
+import { blocksOf, firstSearch, sourcesOf } from './docs-prompt.js';
 import type { ChatMessage } from './openai-prompt.js';
 import type { CallParts } from './openai-stream.js';
 import type { Phrases } from './phrases.js';
@@ -135,14 +135,6 @@ export function queryOf(args: string): string | { error: string } {
   const words = query.replace(/\s+/g, ' ').trim();
   return words.length <= MAX_QUERY ? words : words.slice(0, MAX_QUERY).replace(/[\ud800-\udbff]$/, '');
 }
-
-/** The step of the search with the visitor's words, before the first model call. */
-export const firstSearch = (phrases: Phrases, question: string) => ({
-  id: 'search-1',
-  name: 'search_knowledge_base',
-  summary: phrases.searching(question),
-  num_results: null as number | null,
-});
 
 /**
  * What an answer's first run cites (decision 473): once, just before its first text (or at its

@@ -1,12 +1,12 @@
 import { questionTurn } from './attachments.js';
 import { sleep } from './demo.js';
 import { filePhrasesFor } from './file-phrases.js';
-import { earlierQuestion } from './docs-prompt.js';
+import { earlierQuestion, firstSearch } from './docs-prompt.js';
 import type { DocsSearch, Hit } from '../docs/types.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';
 import { requestOf } from './openai-prompt.js';
-import { Citation, ModelSearches, SEARCH_TOOL, firstSearch, searchToolSpec } from './openai-search.js';
+import { Citation, ModelSearches, SEARCH_TOOL, searchToolSpec } from './openai-search.js';
 import {
   type CallParts,
   type Calls,
