@@ -44,6 +44,30 @@ export function sumActivity(into: ActivityCounts, more: Readonly<ActivityCounts>
   return into;
 }
 
+/**
+ * What the console counts (contract/console.ts): the query API's counts and the answers that
+ * failed, which only the console reports (decision 497: the query API stays the contract's).
+ */
+export interface ConsoleCounts extends ActivityCounts {
+  /** Answers that ended failed (stored `error`) by the instance generating them. */
+  failed_answers: number;
+}
+
+/** The console's counts in the order its spreadsheet lists them: the query API's, then its own. */
+export const CONSOLE_COUNTS = [
+  ...ACTIVITY_COUNTS,
+  'failed_answers',
+] as const satisfies readonly (keyof ConsoleCounts)[];
+
+export const noConsoleCounts = (): ConsoleCounts => ({ ...noActivity(), failed_answers: 0 });
+
+/** `sumActivity` for the console's counts: the same sums, and the failed answers. */
+export function sumConsoleCounts(into: ConsoleCounts, more: Readonly<ConsoleCounts>): ConsoleCounts {
+  sumActivity(into, more);
+  into.failed_answers += more.failed_answers;
+  return into;
+}
+
 /** One day of the period (UTC, `YYYY-MM-DD`); every day is listed, zeros included. */
 export type DayActivity = ActivityCounts & { date: string };
 

@@ -3,7 +3,7 @@
  * service's routes (service/routes/console/) and the console's client (service/console/api.ts).
  * Same origin, a cookie session, `X-CSRF-Token` on every change; paths have no trailing slash.
  */
-import type { ActivityCounts, ActivityFreshness, DayActivity } from './activity.js';
+import type { ActivityFreshness, ConsoleCounts } from './activity.js';
 import type { ActivityStep, FileInfo, FileKind, MessageStatus, Reaction, Source, ToolCall } from './types.js';
 
 /** Where the console's API sits, under the service's base path. */
@@ -130,13 +130,16 @@ export interface ConsoleKeyRotation {
   overlap_seconds: number;
 }
 
-/** `GET activity`: the query API's report for one integration or all, every count per integration. */
+/**
+ * `GET activity`: the query API's report for one integration or all, every count per
+ * integration, and the answers that failed (decision 497).
+ */
 export interface ConsoleActivity {
   period: { start: string; end: string };
   integration_id: string | null;
-  totals: ActivityCounts & { unique_owners: number };
-  by_day: DayActivity[];
-  by_integration: (ActivityCounts & { integration_id: string })[];
+  totals: ConsoleCounts & { unique_owners: number };
+  by_day: (ConsoleCounts & { date: string })[];
+  by_integration: (ConsoleCounts & { integration_id: string })[];
   freshness: ActivityFreshness;
 }
 
@@ -159,6 +162,7 @@ export interface ConsoleThread extends ConsoleThreadHead {
   upvotes: number;
   downvotes: number;
   uncertain: boolean;
+  /** An answer of the thread failed (the `error` filter, "Failed answer"). */
   error: boolean;
   tool_used: boolean;
 }
@@ -201,6 +205,17 @@ export interface ConsoleMessage {
   feedback: ConsoleFeedback[];
   /** A question's files; empty for answers and questions without. */
   attachments: FileInfo[];
+  /**
+   * Why a failed answer (`status: "error"`) failed, in words for the operator (decision 496);
+   * null for every other message, and for answers that failed before the service kept a reason.
+   */
+  failure: ConsoleFailure | null;
+}
+
+/** Why an answer failed: a stable code and what to do about it (never the model server's own words). */
+export interface ConsoleFailure {
+  code: string;
+  message: string;
 }
 
 /** `GET conversation`: the whole thread, with sources, tool calls and every reaction. */

@@ -46,6 +46,7 @@ export type {
   ThreadRecord,
   MessageRecord,
   MessagePatch,
+  AnswerFailure,
   ActivityEvent,
   ActivityRow,
   FeedbackRecord,

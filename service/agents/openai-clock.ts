@@ -99,7 +99,7 @@ export class ModelClock {
           new AgentError(
             `The model did not start answering within ${seconds} s.`,
             'model_first_token_timeout',
-            "raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server's load",
+            `the model did not start answering within ${seconds} s: raise AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT or check the model server's load`,
           ),
           false,
         );

@@ -18,33 +18,49 @@ export const UNAVAILABLE = 'The assistant is not available right now. Please try
 export const BUSY = 'The assistant is busy right now. Please try again in a minute.';
 export const CUT = 'The answer was cut off because the connection to the model broke.';
 
+/**
+ * A code out of the model server's error body, as a hint may quote it: words of letters (or a
+ * status's digits) joined by `_`, `.` or `-`, as `invalid_api_key` is. A hint goes to the log and
+ * the console (decision 496), so nothing longer or mixed is quoted: a server that echoed the API
+ * key (or any token) as its code would put it there.
+ */
+export function modelCode(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 64) return null;
+  return /^(?:[a-z]{1,32}|\d{1,3})(?:[._-](?:[a-z]{1,32}|\d{1,3})){0,7}$/i.test(value) ? value : null;
+}
+
 /** What an HTTP status of the model server means: for the visitor, the operator, and a retry. */
-function statusFailure(status: number, detail: string): { error: AgentError; retry: boolean } {
+function statusFailure(status: number, code: string | null): { error: AgentError; retry: boolean } {
+  const answered = `it answered ${status}${code ? ` (${code})` : ''}`;
   if (status === 429)
     return {
       error: new AgentError(
         BUSY,
         'model_rate_limited',
-        `the model server answered 429${detail}: raise its rate limit or lower the service's concurrency`,
+        `the model server is limiting the service's rate: ${answered}; raise its rate limit or lower the service's concurrency`,
       ),
       retry: true,
     };
   if (status === 408 || status >= 500)
     return {
-      error: new AgentError(UNAVAILABLE, 'model_unavailable', `the model server answered ${status}${detail}`),
+      error: new AgentError(
+        UNAVAILABLE,
+        'model_unavailable',
+        `the model server is down or failing: ${answered}; check the model server`,
+      ),
       retry: true,
     };
   const hint =
     status === 401 || status === 403
-      ? ['model_unauthorized', `the model server answered ${status}${detail}: check OPENAI_API_KEY`]
+      ? ['model_unauthorized', `the model server refused the key: ${answered}; check OPENAI_API_KEY`]
       : status === 404
         ? [
             'model_not_found',
-            `the model server answered 404${detail}: check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`,
+            `the model server has no such endpoint or model: ${answered}; check OPENAI_BASE_URL (it ends in /v1) and OPENAI_MODEL`,
           ]
         : [
             'model_rejected',
-            `the model server answered ${status}${detail}: if it refuses stream_options, set AGENT_CHAT_MODEL_USAGE=off; if the context is too long, lower AGENT_CHAT_MODEL_HISTORY_TOKENS`,
+            `the model server rejected the request: ${answered}; if it refuses stream_options, set AGENT_CHAT_MODEL_USAGE=off; if the context is too long, lower AGENT_CHAT_MODEL_HISTORY_TOKENS`,
           ];
   return { error: new AgentError(UNAVAILABLE, hint[0], hint[1]), retry: false };
 }
@@ -52,18 +68,17 @@ function statusFailure(status: number, detail: string): { error: AgentError; ret
 /** An HTTP error of the model server as a failure: retryable or not, with a hint for the operator. */
 export async function httpFailure(response: Response): Promise<AttemptFailure> {
   const { status } = response;
-  // The body says what went wrong (its code and type go to the log, never its message).
-  let detail = '';
+  // The body says what went wrong (its code or type goes to the hint, never its message).
+  let code: string | null = null;
   try {
     const parsed = JSON.parse(new TextDecoder().decode(await readBounded(response, 16 * 1024))) as {
       error?: { code?: unknown; type?: unknown };
     };
-    const code = parsed?.error?.code ?? parsed?.error?.type;
-    if (typeof code === 'string' && /^[\w.-]{1,64}$/.test(code)) detail = ` (${code})`;
+    code = modelCode(parsed?.error?.code) ?? modelCode(parsed?.error?.type);
   } catch {
     await response.body?.cancel().catch(() => {});
   }
-  const { error, retry } = statusFailure(status, detail);
+  const { error, retry } = statusFailure(status, code);
   return new AttemptFailure(error, retry, retry ? retryAfterMs(response.headers) : null, status);
 }
 
@@ -73,7 +88,7 @@ export function streamFailure(error: unknown): AttemptFailure {
   const words = [fields.code, fields.type, fields.status]
     .filter((v) => typeof v === 'string' || typeof v === 'number')
     .map(String);
-  const code = words.find((w) => /^[\w.-]{1,64}$/.test(w));
+  const code = words.map(modelCode).find((w) => w !== null);
   const busy = words.some((w) => /rate_limit|429|overloaded|quota/i.test(w));
   const down = words.some((w) => /server_error|internal|unavailable|timeout|^5\d\d$/i.test(w));
   const hint = `the model server sent an error event${code ? ` (${code})` : ''} inside its stream`;

@@ -254,11 +254,18 @@ export class OpenAiAgent implements Agent {
       }
       if (!type.includes('text/event-stream') || !response.body) {
         await response.body?.cancel().catch(() => {});
+        // The type as the hint quotes it: a media type, nothing else the server put in the header.
+        const media = type.split(';')[0].trim();
+        const shown = /^[\w.+-]{1,40}\/[\w.+-]{1,60}$/.test(media)
+          ? media
+          : media
+            ? 'a Content-Type that is no media type'
+            : 'without a type';
         throw new AttemptFailure(
           new AgentError(
             UNAVAILABLE,
             'model_not_streaming',
-            `the model server answered ${type.split(';')[0] || 'without a type'} instead of an event stream: check that OPENAI_BASE_URL is an OpenAI-compatible /v1 endpoint`,
+            `the model server answered ${shown} instead of an event stream: check that OPENAI_BASE_URL is an OpenAI-compatible /v1 endpoint`,
           ),
           false,
         );

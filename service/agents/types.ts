@@ -57,8 +57,11 @@ export interface AgentInput {
 /**
  * A failure an agent reports on purpose: the answer ends with the `error` record carrying
  * `reason` (shown to the visitor, so plain words and nothing from the conversation), and the
- * text so far is kept with status `error`. `code` and `hint` go to the log for the operator.
- * Any other exception ends the answer the same way with a generic reason.
+ * text so far is kept with status `error`. `code` and `hint` are for the operator: they go to
+ * the log, and are kept with the answer for the console's conversation view (decision 496), so
+ * the hint says what happened and what to check, with nothing from the conversation and no
+ * secret (a model server's words only as a plain code). Any other exception ends the answer the
+ * same way with a generic reason.
  */
 export class AgentError extends Error {
   override name = 'AgentError';

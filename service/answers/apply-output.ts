@@ -1,7 +1,13 @@
 import { MAX_ANSWER_CHARS, MAX_TOOL_ROUNDS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
 import { type AgentOutput, AgentError } from '../agents/types.js';
-import type { MessageRecord, StoredStatus, TokenUsage } from '../storage/types.js';
+import {
+  type AnswerFailure,
+  FAILURE_MESSAGE_CHARS,
+  type MessageRecord,
+  type StoredStatus,
+  type TokenUsage,
+} from '../storage/types.js';
 import type { StopReason } from './live-answer.js';
 
 /** One run of an answer (the first, or one after tool results) as the agent's outputs shape it. */
@@ -14,10 +20,11 @@ export interface AnswerRun {
   rounds: number;
 }
 
-/** How a run ends: the status stored and the last record of the stream. */
+/** How a run ends: the status stored, the last record of the stream, and why it failed (`error` only). */
 export interface RunEnd {
   status: StoredStatus;
   record: string;
+  failure?: AnswerFailure;
 }
 
 /** What one output does: the run after it, and what goes to the stream. */
@@ -31,9 +38,11 @@ export interface Applied {
   end: RunEnd | null;
 }
 
-const errorEnd = (reason: string): RunEnd => ({
+/** An end as an error: `reason` for the visitor, `failure` for the console (decision 496). */
+const errorEnd = (reason: string, failure: AnswerFailure): RunEnd => ({
   status: 'error',
   record: encodeRecord('error', { reason }, true),
+  failure,
 });
 
 /**
@@ -98,7 +107,10 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
           run,
           record: null,
           text: '',
-          end: errorEnd(`The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.`),
+          end: errorEnd(`The agent asked for more than ${MAX_TOOL_ROUNDS} tool rounds.`, {
+            code: 'answer_tool_rounds',
+            message: `The agent asked the page for tools more than ${MAX_TOOL_ROUNDS} times in one answer, and the answer was ended.`,
+          }),
         };
       const calls = output.calls.map((c) => ({ ...c, round, status: 'pending' as const }));
       // Still `streaming`: the answer goes on when the results come (§7).
@@ -122,7 +134,13 @@ function grown(run: AnswerRun, text: string): Applied {
     run: { message: withText(run.message, kept), runUsage: run.runUsage, rounds: run.rounds },
     record: null,
     text: kept,
-    end: kept === text ? null : errorEnd('The answer was too long and was ended.'),
+    end:
+      kept === text
+        ? null
+        : errorEnd('The answer was too long and was ended.', {
+            code: 'answer_too_long',
+            message: `The answer passed ${MAX_ANSWER_CHARS.toLocaleString('en')} characters and was ended with the text that fits.`,
+          }),
   };
 }
 
@@ -146,6 +164,7 @@ function withText(m: MessageRecord, text: string): MessageRecord {
     uncertain: m.uncertain,
     usage: m.usage,
     attachments: m.attachments,
+    failure: m.failure,
   };
   return copy;
 }
@@ -158,7 +177,10 @@ export const identifiers = (threadId: string, answerId: string) =>
 export function quietEnd(message: MessageRecord, threadId: string): RunEnd {
   // An agent that ends quietly with nothing to show has failed, whatever it says.
   if (!message.content.trim() && !message.toolCalls.length)
-    return errorEnd('The agent ended without an answer.');
+    return errorEnd('The agent ended without an answer.', {
+      code: 'answer_empty',
+      message: 'The agent ended without a word and without a tool call.',
+    });
   return { status: 'complete', record: identifiers(threadId, message.id) };
 }
 
@@ -168,18 +190,42 @@ export function quietEnd(message: MessageRecord, threadId: string): RunEnd {
  * shown them as a whole answer (decision 447).
  */
 export function stoppedEnd(reason: StopReason | null, threadId: string, answerId: string): RunEnd {
-  if (reason === 'time_limit') return errorEnd('The answer took too long and was ended.');
-  if (reason === 'shutdown') return errorEnd('The service restarted while answering. Ask again.');
+  if (reason === 'time_limit')
+    return errorEnd('The answer took too long and was ended.', {
+      code: 'answer_time_limit',
+      message:
+        "The answer ran past the service's limit for one answer (maxAnswerMs, 5 minutes unless set) and was ended: the model was slow or stuck.",
+    });
+  if (reason === 'shutdown')
+    return errorEnd('The service restarted while answering. Ask again.', {
+      code: 'service_shutdown',
+      message: 'The service shut down (a deploy or a restart) while this answer was generating.',
+    });
   return { status: 'stopped', record: identifiers(threadId, answerId) };
 }
 
 /** Another instance ended the answer (this one's lease ran out): the stored end stands. */
-export const takenOver = () => errorEnd('This answer is no longer being generated.').record;
+export const takenOver = () =>
+  encodeRecord('error', { reason: 'This answer is no longer being generated.' }, true);
+
+/** A code as it is kept: a word of letters, digits, `_`, `.` and `-`, else the fallback. */
+const word = (value: string, fallback: string) => (/^[\w.-]{1,64}$/.test(value) ? value : fallback);
+
+/** Words kept as a sentence: its first letter capital, a full stop at its end, and bounded. */
+function sentence(text: string): string {
+  const trimmed = text.trim().replace(/\s+/g, ' ');
+  const whole = /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+  const capital = whole.charAt(0).toUpperCase() + whole.slice(1);
+  return capital.length <= FAILURE_MESSAGE_CHARS
+    ? capital
+    : `${capital.slice(0, FAILURE_MESSAGE_CHARS - 1)}…`;
+}
 
 /**
- * The agent threw: the end the visitor sees and the fields of the `agent_failed` log line. An
- * AgentError's reason and hint are the agent's own words; any other error gives its name only,
- * since a model's error message may quote the conversation.
+ * The agent threw: the end the visitor sees, why for the console, and the fields of the
+ * `agent_failed` log line. An AgentError's reason and hint are the agent's own words (the hint,
+ * or else the reason, is what the console shows); any other error gives its name only, since a
+ * model's error message may quote the conversation.
  */
 export function agentFailure(error: unknown): {
   end: RunEnd;
@@ -187,11 +233,18 @@ export function agentFailure(error: unknown): {
 } {
   if (error instanceof AgentError)
     return {
-      end: errorEnd(error.reason),
+      end: errorEnd(error.reason, {
+        code: word(error.code, 'agent_error'),
+        message: sentence(error.hint || error.reason),
+      }),
       log: { error: error.name, code: error.code, ...(error.hint && { hint: error.hint }) },
     };
+  const name = error instanceof Error ? error.name : typeof error;
   return {
-    end: errorEnd('The agent could not finish this answer.'),
-    log: { error: error instanceof Error ? error.name : typeof error },
+    end: errorEnd('The agent could not finish this answer.', {
+      code: 'agent_threw',
+      message: `The agent threw ${word(name, 'an error')}; its message is not kept, as it may quote the conversation. The agent's own log may say more.`,
+    }),
+    log: { error: name },
   };
 }

@@ -76,7 +76,15 @@ class Run {
     } catch (error) {
       if (this.ending) return;
       const failure = agentFailure(error);
-      this.parts.log({ level: 'warn', msg: 'agent_failed', ...failure.log });
+      // Which answer failed, to find it in the console (never the owner, the question or a key).
+      this.parts.log({
+        level: 'warn',
+        msg: 'agent_failed',
+        project: answer.thread.projectId,
+        thread: answer.thread.id,
+        answer: answer.message.id,
+        ...failure.log,
+      });
       await this.end(failure.end);
     }
   }
@@ -108,10 +116,10 @@ class Run {
   }
 
   /** Stores the answer's end, sends its last record, and releases it. */
-  private async settle({ status, record }: RunEnd): Promise<void> {
+  private async settle({ status, record, failure }: RunEnd): Promise<void> {
     const { answer, parts } = this;
     clearTimeout(this.timer);
-    answer.message = { ...answer.message, status, updatedAt: parts.clock.now() };
+    answer.message = { ...answer.message, status, updatedAt: parts.clock.now(), failure };
     await parts.saves.settle(answer);
     if (answer.stopReason !== 'gone') {
       try {
@@ -150,11 +158,13 @@ class Run {
         status: message.status,
         updatedAt: at,
         usage: message.usage,
+        failure: message.failure,
       },
       events: [
         ...(message.status === 'streaming'
           ? []
           : [{ ...activity, kind: 'message', at } satisfies ActivityEvent]),
+        ...(message.status === 'error' ? [{ ...activity, kind: 'failed', at } satisfies ActivityEvent] : []),
         ...(runUsage ? [{ ...activity, kind: 'usage', at, ...runUsage } satisfies ActivityEvent] : []),
       ],
     };

@@ -3,7 +3,7 @@
  * also reads, the admin side (accounts, console sessions, the audit log), and the project-wide
  * reads (conversations across owners, activity per day).
  */
-import type { ActivityCounts } from '../../contract/activity.js';
+import type { ActivityCounts, ConsoleCounts } from '../../contract/activity.js';
 import type { ThreadMeta } from './records.js';
 
 export type { ActivityCounts };
@@ -125,7 +125,7 @@ export interface ConversationSummary extends ThreadMeta {
 /** Activity aggregated where the data lives (SQL), from the same rollup the query API reads. */
 export interface ActivitySummary {
   /** Days (UTC day numbers) with any activity; the others are zero. */
-  days: ({ day: number } & ActivityCounts)[];
-  totals: ActivityCounts & { uniqueOwners: number };
-  byIntegration: ({ integrationId: string } & ActivityCounts)[];
+  days: ({ day: number } & ConsoleCounts)[];
+  totals: ConsoleCounts & { uniqueOwners: number };
+  byIntegration: ({ integrationId: string } & ConsoleCounts)[];
 }

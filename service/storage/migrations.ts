@@ -204,4 +204,27 @@ export const MIGRATIONS: string[] = [
      PRIMARY KEY (project_id, scope, key));
    CREATE INDEX idempotency_keys_by_thread ON idempotency_keys (thread_id);
    CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at);`,
+  // Why an answer failed, kept with it for the console (decision 496); failed answers counted in
+  // the rollup and the console's day-level summaries, from a \`failed\` event each (decision 497).
+  `ALTER TABLE messages ADD COLUMN failure_code text, ADD COLUMN failure_message text;
+   DROP MATERIALIZED VIEW activity_rollup;
+   CREATE MATERIALIZED VIEW activity_rollup AS
+     SELECT project_id, day, session_token, max(owner) AS owner, integration_id,
+       sum(sessions)::int AS sessions, sum(threads)::int AS threads, sum(messages)::int AS messages,
+       sum(upvotes)::int AS upvotes, sum(downvotes)::int AS downvotes,
+       sum(prompt_tokens)::bigint AS prompt_tokens, sum(completion_tokens)::bigint AS completion_tokens,
+       sum(failed_answers)::int AS failed_answers
+     FROM (
+       SELECT project_id, at / 86400000 AS day, session_token, owner, coalesce(integration_id, '') AS integration_id,
+         (kind = 'session')::int AS sessions, (kind = 'thread')::int AS threads, (kind = 'message')::int AS messages,
+         0 AS upvotes, 0 AS downvotes, prompt_tokens, completion_tokens, (kind = 'failed')::int AS failed_answers
+       FROM events
+       UNION ALL
+       SELECT project_id, at / 86400000, session_token, owner, integration_id, 0, 0, 0,
+         (reaction = 'upvote')::int, (reaction = 'downvote')::int, 0, 0, 0
+       FROM feedback
+     ) AS facts
+     GROUP BY project_id, day, session_token, integration_id;
+   CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);
+   ALTER TABLE activity_daily ADD COLUMN failed_answers int NOT NULL DEFAULT 0;`,
 ];

@@ -2,7 +2,7 @@
  * The records the stores keep and hand out: conversations, answers, sessions, activity. The
  * console's records (the directory, accounts, its reads) are in console-types.ts.
  */
-import type { ActivityCounts } from '../../contract/activity.js';
+import type { ConsoleCounts } from '../../contract/activity.js';
 import type { ActivityStep, Reaction, Source, ToolCall } from '../../contract/types.js';
 import type { AttachmentRecord } from './file-records.js';
 
@@ -79,7 +79,33 @@ export interface MessageRecord {
   usage?: TokenUsage;
   /** A question's files (§11), linked to its thread when the answer begins; absent when none. */
   attachments?: AttachmentRecord[];
+  /**
+   * Why an answer stored `error` failed, for the console (decision 496); absent on every other
+   * answer, and on those that failed before the service kept a reason.
+   */
+  failure?: AnswerFailure;
 }
+
+/**
+ * Why an answer failed, as the console shows it to the project's admins (decision 496): a stable
+ * code (the agent's, `model_unauthorized`, or the service's, `answer_time_limit`) and words an
+ * operator can act on. Written by the service and its agents, never the model server's body or
+ * the conversation: a model server's words only as a bounded code, never the API key.
+ */
+export interface AnswerFailure {
+  code: string;
+  message: string;
+}
+
+/** The most characters of a failure's message that are kept. */
+export const FAILURE_MESSAGE_CHARS = 400;
+
+/** How an answer its instance never ended failed: the reaper, a reattach or the maintenance ends it. */
+export const LOST_ANSWER: AnswerFailure = {
+  code: 'answer_lost',
+  message:
+    'The service instance generating this answer stopped (it crashed, was killed or lost the database) before the answer ended.',
+};
 
 export interface TokenUsage {
   promptTokens: number;
@@ -99,8 +125,11 @@ export interface ThreadRecord extends ThreadMeta {
 }
 
 export interface ActivityEvent {
-  /** `usage`: what one run of an answer cost the model, in `promptTokens` and `completionTokens`. */
-  kind: 'session' | 'thread' | 'message' | 'usage';
+  /**
+   * `usage`: what one run of an answer cost the model, in `promptTokens` and `completionTokens`;
+   * `failed`: an answer ended failed (beside its `message`), for the console's count (decision 497).
+   */
+  kind: 'session' | 'thread' | 'message' | 'usage' | 'failed';
   projectId: string;
   at: number;
   /** The session's token hash (the rollup counts sessions by it). */
@@ -116,7 +145,7 @@ export interface ActivityEvent {
  * integration ('' for none). The SQL stores keep it in a materialized view; its counts carry
  * the contract's names, as the view's columns do.
  */
-export interface ActivityRow extends ActivityCounts {
+export interface ActivityRow extends ConsoleCounts {
   day: number;
   sessionToken: string;
   owner: string | null;
@@ -126,7 +155,15 @@ export interface ActivityRow extends ActivityCounts {
 export type MessagePatch = Partial<
   Pick<
     MessageRecord,
-    'content' | 'sources' | 'status' | 'toolCalls' | 'activity' | 'uncertain' | 'updatedAt' | 'usage'
+    | 'content'
+    | 'sources'
+    | 'status'
+    | 'toolCalls'
+    | 'activity'
+    | 'uncertain'
+    | 'updatedAt'
+    | 'usage'
+    | 'failure'
   >
 >;
 
@@ -187,8 +224,11 @@ export interface AnswerEnd {
       'content' | 'sources' | 'activity' | 'uncertain' | 'toolCalls' | 'status' | 'updatedAt'
     >
   > &
-    Pick<MessageRecord, 'usage'>;
-  /** Written only when the end is: the answer's `message` event, the run's `usage` event. */
+    Pick<MessageRecord, 'usage' | 'failure'>;
+  /**
+   * Written only when the end is: the answer's `message` event (and its `failed` one when it
+   * failed), the run's `usage` event.
+   */
   events: ActivityEvent[];
 }
 

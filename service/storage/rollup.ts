@@ -1,4 +1,4 @@
-import { noActivity } from '../../contract/activity.js';
+import { noConsoleCounts } from '../../contract/activity.js';
 import type { ActivityEvent, ActivityRow, FeedbackRecord, ThreadCursor } from './types.js';
 
 export const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ export function rollUp(
         sessionToken,
         owner,
         integrationId: integrationId ?? '',
-        ...noActivity(),
+        ...noConsoleCounts(),
       };
       rows.set(key, found);
     }
@@ -38,7 +38,8 @@ export function rollUp(
     if (e.kind === 'usage') {
       found.prompt_tokens += e.promptTokens ?? 0;
       found.completion_tokens += e.completionTokens ?? 0;
-    } else found[`${e.kind}s`] += 1;
+    } else if (e.kind === 'failed') found.failed_answers += 1;
+    else found[`${e.kind}s`] += 1;
   }
   for (const f of feedback) {
     if (f.projectId !== projectId || dayOf(f.at) < fromDay || dayOf(f.at) > toDay) continue;

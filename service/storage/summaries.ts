@@ -1,4 +1,4 @@
-import { type ActivityCounts, noActivity as zero, sumActivity } from '../../contract/activity.js';
+import { type ConsoleCounts, noConsoleCounts as zero, sumConsoleCounts } from '../../contract/activity.js';
 import type { ActivitySummary } from './console-types.js';
 import type { ActivityRow } from './types.js';
 
@@ -26,8 +26,8 @@ export function summarizeActivity(
           (r.integrationId === '' && r.sessions > 0 && via.get(r.sessionToken)?.has(integrationId)),
       )
     : period;
-  const days = new Map<number, ActivityCounts>();
-  const integrations = new Map<string, ActivityCounts>();
+  const days = new Map<number, ConsoleCounts>();
+  const integrations = new Map<string, ConsoleCounts>();
   const total = zero();
   const owners = new Set<string>();
   for (const r of rows) {
@@ -36,10 +36,10 @@ export function summarizeActivity(
       targets.push(
         integrations.get(r.integrationId) ?? integrations.set(r.integrationId, zero()).get(r.integrationId)!,
       );
-    sumActivity(targets[0], r);
-    sumActivity(targets[1], r);
+    sumConsoleCounts(targets[0], r);
+    sumConsoleCounts(targets[1], r);
     // An integration's sessions are counted below, from the sessions minted in the period.
-    if (targets[2]) sumActivity(targets[2], { ...r, sessions: 0 });
+    if (targets[2]) sumConsoleCounts(targets[2], { ...r, sessions: 0 });
     if (r.owner !== null) owners.add(r.owner);
   }
   // Per integration, sessions minted in the period that chatted through it.

@@ -3,7 +3,12 @@ import type { ConsoleActivity } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
-import { ACTIVITY_COUNTS, type ActivityCounts, noActivity, sumActivity } from '../../../contract/activity.js';
+import {
+  CONSOLE_COUNTS,
+  type ConsoleCounts,
+  noConsoleCounts,
+  sumConsoleCounts,
+} from '../../../contract/activity.js';
 import { parseDay, rollupAsOf } from '../activity.js';
 import { audit, requireAdmin } from './auth.js';
 import { requireConsoleProject } from './projects.js';
@@ -15,13 +20,13 @@ const DAY = 86_400_000;
 const MAX_DAYS = 366;
 const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
 /** The counts alone, out of a summary's row (which also names its day or integration). */
-const countsOf = (row: ActivityCounts) => sumActivity(noActivity(), row);
+const countsOf = (row: ConsoleCounts) => sumConsoleCounts(noConsoleCounts(), row);
 
-/** The days as a CSV file, one row a day. */
-function csv(name: string, byDay: ({ date: string } & Record<(typeof ACTIVITY_COUNTS)[number], number>)[]) {
+/** The days as a CSV file, one row a day: the query API's columns, then the failed answers. */
+function csv(name: string, byDay: ({ date: string } & ConsoleCounts)[]) {
   const lines = [
-    ['date', ...ACTIVITY_COUNTS].join(','),
-    ...byDay.map((row) => [row.date, ...ACTIVITY_COUNTS.map((c) => row[c])].join(',')),
+    ['date', ...CONSOLE_COUNTS].join(','),
+    ...byDay.map((row) => [row.date, ...CONSOLE_COUNTS.map((c) => row[c])].join(',')),
   ];
   return new Response(`${lines.join('\r\n')}\r\n`, {
     headers: {
@@ -63,7 +68,7 @@ export async function consoleActivity(
   const known = new Map(summary.days.map((d) => [d.day, d]));
   const byDay = [];
   for (let d = start / DAY; d <= end / DAY; d++)
-    byDay.push({ date: day(d), ...countsOf(known.get(d) ?? noActivity()) });
+    byDay.push({ date: day(d), ...countsOf(known.get(d) ?? noConsoleCounts()) });
 
   if (params.get('format') === 'csv') {
     await audit(ctx, info, admin.username, 'activity.export', project.id, integrationId ?? null, {

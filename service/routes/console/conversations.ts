@@ -186,6 +186,8 @@ export async function getConversation(
         })),
         activity: m.activity,
         attachments: (m.attachments ?? []).map(fileInfo),
+        failure:
+          m.status === 'error' && m.failure ? { code: m.failure.code, message: m.failure.message } : null,
         feedback: await Promise.all(
           feedback.filter((f) => f.messageId === m.id).map((f) => feedbackJson(project, f)),
         ),

@@ -1,6 +1,6 @@
 import { LocalSignals } from '../local-signals.js';
 import type { FleetStore } from '../types.js';
-import type { MemoryState } from './state.js';
+import { type MemoryState, endLost } from './state.js';
 
 /** The fleet of one process: leases on this process's clock, signals within it. */
 export class MemoryFleetStore implements FleetStore {
@@ -28,7 +28,7 @@ export class MemoryFleetStore implements FleetStore {
       const message = state.message(answerId);
       if (message?.status === 'streaming') {
         const stopped = state.stopRequested.delete(answerId);
-        Object.assign(message, { status: stopped ? 'stopped' : 'error', updatedAt: now });
+        endLost(message, stopped ? 'stopped' : 'error', now);
         ended.push(answerId);
       }
     }

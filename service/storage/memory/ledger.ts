@@ -8,7 +8,7 @@ import type {
   BeginResult,
   ToolCallRecord,
 } from '../types.js';
-import type { MemoryState } from './state.js';
+import { type MemoryState, endLost } from './state.js';
 
 const askId = ({ projectId, scope, key }: Omit<AskKey, 'fingerprint'>) => `${projectId}\n${scope}\n${key}`;
 
@@ -108,7 +108,7 @@ export class MemoryAnswerLedger implements AnswerLedger {
     this.state.hosts.delete(answerId);
     this.state.freeSlot(answerId);
     const stopped = this.state.stopRequested.delete(answerId);
-    Object.assign(message, { status: stopped ? 'stopped' : status, updatedAt: now });
+    endLost(message, stopped ? 'stopped' : status, now);
     return true;
   }
 
@@ -122,7 +122,7 @@ export class MemoryAnswerLedger implements AnswerLedger {
       for (const m of list) {
         if (m.status === 'streaming' && m.updatedAt < before) {
           const paused = m.toolCalls.some((call) => call.status === 'pending');
-          m.status = this.state.stopRequested.has(m.id) || paused ? 'stopped' : 'error';
+          endLost(m, this.state.stopRequested.has(m.id) || paused ? 'stopped' : 'error');
           this.state.hosts.delete(m.id);
           count += 1;
         }

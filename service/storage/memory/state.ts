@@ -1,12 +1,18 @@
-import type {
-  ActivityEvent,
-  AskRecord,
-  FeedbackRecord,
-  FileSettings,
-  MessageRecord,
-  StoredFile,
-  ThreadMeta,
+import {
+  type ActivityEvent,
+  type AskRecord,
+  type FeedbackRecord,
+  type FileSettings,
+  LOST_ANSWER,
+  type MessageRecord,
+  type StoredFile,
+  type ThreadMeta,
 } from '../types.js';
+
+/** An answer no instance ended, ended now: stopped, or failed as lost (decision 496). */
+export function endLost(message: MessageRecord, status: 'stopped' | 'error', updatedAt = message.updatedAt) {
+  Object.assign(message, { status, updatedAt, ...(status === 'error' && { failure: { ...LOST_ANSWER } }) });
+}
 
 /**
  * What the memory roles share, as the SQL roles share tables: threads and their messages (the

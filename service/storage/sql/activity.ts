@@ -1,11 +1,11 @@
-import { sumActivity } from '../../../contract/activity.js';
+import { type ConsoleCounts, sumConsoleCounts } from '../../../contract/activity.js';
 import type { SqlClient } from '../sql-client.js';
-import type { ActivityCounts, ActivityEvent, ActivityRow, ActivityStore, ActivitySummary } from '../types.js';
+import type { ActivityEvent, ActivityRow, ActivityStore, ActivitySummary } from '../types.js';
 import { num } from './rows.js';
 
 type Rows = { rows: Record<string, unknown>[] };
 
-const counts = (r: Record<string, unknown>): ActivityCounts => ({
+const counts = (r: Record<string, unknown>): ConsoleCounts => ({
   sessions: num(r.sessions ?? 0),
   threads: num(r.threads ?? 0),
   messages: num(r.messages ?? 0),
@@ -13,6 +13,7 @@ const counts = (r: Record<string, unknown>): ActivityCounts => ({
   downvotes: num(r.downvotes ?? 0),
   prompt_tokens: num(r.prompt_tokens ?? 0),
   completion_tokens: num(r.completion_tokens ?? 0),
+  failed_answers: num(r.failed_answers ?? 0),
 });
 
 const toRow = (r: Record<string, unknown>): ActivityRow => ({
@@ -45,7 +46,7 @@ function toSummary(
   for (const [day, count] of sessionsOn)
     if (!summary.days.some((d) => d.day === day)) summary.days.push({ day, ...counts({ sessions: count }) });
   summary.days.sort((a, b) => a.day - b.day);
-  for (const d of summary.days) sumActivity(summary.totals, d);
+  for (const d of summary.days) sumConsoleCounts(summary.totals, d);
   return summary;
 }
 
@@ -91,7 +92,7 @@ export class SqlActivityStore implements ActivityStore {
     const scope = integrationId ? 'AND integration_id = $4' : '';
     const params = integrationId ? [...range, integrationId] : range;
     const sums =
-      'sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens';
+      'sum(threads) AS threads, sum(messages) AS messages, sum(upvotes) AS upvotes, sum(downvotes) AS downvotes, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(failed_answers) AS failed_answers';
     const reads = await Promise.all([
       this.db.query(
         `SELECT day, sum(sessions) AS sessions, ${sums} FROM activity_daily WHERE project_id = $1 AND day BETWEEN $2 AND $3 ${scope} GROUP BY day ORDER BY day`,
@@ -167,7 +168,7 @@ export class SqlActivityStore implements ActivityStore {
         await query(`DELETE FROM ${table}`);
       await query(`INSERT INTO activity_daily
         SELECT project_id, day, integration_id, sum(sessions), sum(threads), sum(messages), sum(upvotes), sum(downvotes),
-          sum(${tokens.prompt}), sum(${tokens.completion})
+          sum(${tokens.prompt}), sum(${tokens.completion}), sum(failed_answers)
         FROM activity_rollup GROUP BY project_id, day, integration_id`);
       // A session counts on the day it was minted, for each integration it chatted through.
       await query(`INSERT INTO activity_daily_sessions

@@ -14,7 +14,10 @@ import type {
 } from '../types.js';
 import { json, num, numOrNull, toMessage, toThread } from './rows.js';
 
-const PATCH_COLUMNS: Record<Exclude<keyof MessagePatch, 'usage'>, [string, (v: never) => unknown]> = {
+const PATCH_COLUMNS: Record<
+  Exclude<keyof MessagePatch, 'usage' | 'failure'>,
+  [string, (v: never) => unknown]
+> = {
   content: ['content', (v: string) => v],
   sources: ['sources', json],
   status: ['status', (v: string) => v],
@@ -154,8 +157,8 @@ export class SqlConversationStore implements ConversationStore {
     // happened first (nothing is inserted) or waits and then removes this message too.
     const { rowCount } = await this.db.query(
       `WITH thread AS (UPDATE threads SET updated_at = greatest(updated_at, $2) WHERE id = $1 RETURNING id)
-       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain)
-       SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11 FROM thread`,
+       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, failure_code, failure_message)
+       SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13 FROM thread`,
       [
         threadId,
         m.createdAt,
@@ -168,6 +171,8 @@ export class SqlConversationStore implements ConversationStore {
         json(m.toolCalls),
         json(m.activity),
         m.uncertain,
+        m.failure?.code ?? null,
+        m.failure?.message ?? null,
       ],
     );
     return rowCount > 0;
@@ -182,6 +187,12 @@ export class SqlConversationStore implements ConversationStore {
         const usage = value as MessageRecord['usage'];
         params.push(usage?.promptTokens ?? null, usage?.completionTokens ?? null);
         sets.push(`prompt_tokens = $${params.length - 1}`, `completion_tokens = $${params.length}`);
+        continue;
+      }
+      if (key === 'failure') {
+        const failure = value as MessageRecord['failure'];
+        params.push(failure?.code ?? null, failure?.message ?? null);
+        sets.push(`failure_code = $${params.length - 1}`, `failure_message = $${params.length}`);
         continue;
       }
       const [column, encode] = PATCH_COLUMNS[key];

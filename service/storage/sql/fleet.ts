@@ -1,6 +1,6 @@
 import { LocalSignals } from '../local-signals.js';
 import type { SqlClient } from '../sql-client.js';
-import { type FleetStore, SIGNALS_LOST } from '../types.js';
+import { type FleetStore, LOST_ANSWER, SIGNALS_LOST } from '../types.js';
 import { DB_NOW } from './rows.js';
 import { fleetKey, seal, unseal } from './sealed-signals.js';
 
@@ -113,9 +113,11 @@ export class SqlFleetStore implements FleetStore {
          SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
            AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
-       ended AS (UPDATE messages SET status = CASE WHEN stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2 WHERE id IN (SELECT id FROM orphans) RETURNING id)
+       ended AS (UPDATE messages SET status = CASE WHEN stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2,
+         failure_code = CASE WHEN stop_requested THEN NULL ELSE $3 END, failure_message = CASE WHEN stop_requested THEN NULL ELSE $4 END
+         WHERE id IN (SELECT id FROM orphans) RETURNING id)
        SELECT id FROM ended`,
-      [leaseMs, now],
+      [leaseMs, now, LOST_ANSWER.code, LOST_ANSWER.message],
     );
     return rows.map((r) => String(r.id));
   }

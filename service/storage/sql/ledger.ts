@@ -1,31 +1,36 @@
 import { Batches } from '../batches.js';
 import type { SqlClient } from '../sql-client.js';
-import type {
-  AnswerEnd,
-  AnswerLedger,
-  AnswerSave,
-  AnswerStart,
-  AskKey,
-  BeginResult,
-  ToolCallRecord,
+import {
+  type AnswerEnd,
+  type AnswerLedger,
+  type AnswerSave,
+  type AnswerStart,
+  type AskKey,
+  type BeginResult,
+  LOST_ANSWER,
+  type ToolCallRecord,
 } from '../types.js';
 import { beginMany, beginOne } from './answer-begins.js';
 import { DB_NOW, eventColumns, json, num } from './rows.js';
 
+/** An orphan's failure columns (`$5` code, `$6` message), set when it ends as an error (decision 496). */
+const LOST_COLUMNS = `failure_code = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $5 END,
+           failure_message = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $6 END`;
+
 /** The answers' slots freed, each end stored if its instance still holds it, and the events of those stored. */
 const END_MANY = `WITH v AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
-       AS v(id, instance_id, content, sources, activity, uncertain, tool_calls, status, updated_at, prompt_tokens, completion_tokens)),
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[])
+       AS v(id, instance_id, content, sources, activity, uncertain, tool_calls, status, updated_at, prompt_tokens, completion_tokens, failure_code, failure_message)),
    slot AS (DELETE FROM answer_slots s USING v WHERE s.answer_id = v.id),
    ended AS (
      UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain,
        tool_calls = v.tool_calls::jsonb, status = v.status, updated_at = v.updated_at, prompt_tokens = v.prompt_tokens,
-       completion_tokens = v.completion_tokens, instance_id = NULL
+       completion_tokens = v.completion_tokens, failure_code = v.failure_code, failure_message = v.failure_message, instance_id = NULL
      FROM v WHERE m.id = v.id AND m.instance_id = v.instance_id RETURNING m.id),
    counted AS (
      INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
      SELECT e.kind, e.project_id, e.at, e.session_token, e.owner, e.integration_id, e.prompt_tokens, e.completion_tokens
-     FROM unnest($12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::bigint[], $20::bigint[])
+     FROM unnest($14::text[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::bigint[], $22::bigint[])
        AS e(answer_id, kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
      JOIN ended ON ended.id = e.answer_id)
    SELECT id FROM ended`;
@@ -45,6 +50,8 @@ function endManyParams(ends: AnswerEnd[]): unknown[] {
     ends.map((x) => x.patch.updatedAt),
     ends.map((x) => x.patch.usage?.promptTokens ?? null),
     ends.map((x) => x.patch.usage?.completionTokens ?? null),
+    ends.map((x) => x.patch.failure?.code ?? null),
+    ends.map((x) => x.patch.failure?.message ?? null),
     events.map((x) => x.id),
     ...eventColumns(events.map((x) => x.e)),
     events.map((x) => x.e.promptTokens ?? 0),
@@ -154,13 +161,14 @@ export class SqlAnswerLedger implements AnswerLedger {
   async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
     const { rows } = await this.db.query(
       `WITH ended AS (
-         UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE $2 END, instance_id = NULL, updated_at = $3
+         UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE $2 END, instance_id = NULL, updated_at = $3,
+           ${LOST_COLUMNS}
          WHERE m.id = $1 AND m.status = 'streaming' AND m.instance_id IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = m.instance_id AND i.seen_at >= ${DB_NOW} - $4)
          RETURNING m.id),
        freed AS (DELETE FROM answer_slots WHERE answer_id IN (SELECT id FROM ended))
        SELECT count(*)::int AS n FROM ended`,
-      [answerId, status, now, leaseMs],
+      [answerId, status, now, leaseMs, LOST_ANSWER.code, LOST_ANSWER.message],
     );
     return num(rows[0].n) > 0;
   }
@@ -175,9 +183,11 @@ export class SqlAnswerLedger implements AnswerLedger {
     return (
       await this.db.query(
         `UPDATE messages SET status = CASE
-           WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN 'stopped' ELSE 'error' END
+           WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN 'stopped' ELSE 'error' END,
+           failure_code = CASE WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN NULL ELSE $2 END,
+           failure_message = CASE WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN NULL ELSE $3 END
          WHERE status = 'streaming' AND updated_at < $1`,
-        [before],
+        [before, LOST_ANSWER.code, LOST_ANSWER.message],
       )
     ).rowCount;
   }

@@ -49,5 +49,8 @@ export function toMessage(row: Record<string, unknown>): MessageRecord {
     }),
     ...(Array.isArray(row.attachments) &&
       row.attachments.length > 0 && { attachments: row.attachments as MessageRecord['attachments'] }),
+    ...(typeof row.failure_code === 'string' && {
+      failure: { code: row.failure_code, message: (row.failure_message as string | null) ?? '' },
+    }),
   };
 }

@@ -41,6 +41,7 @@ describe('console activity', () => {
       downvotes: 0,
       prompt_tokens: 0,
       completion_tokens: 0,
+      failed_answers: 0,
       unique_owners: 2,
     });
     expect(json.by_integration).toEqual([
@@ -52,7 +53,7 @@ describe('console activity', () => {
       `attachment; filename="activity-${PROJECT.id}-${before}-${today}.csv"`,
     );
     expect(csv.body).toBe(
-      `date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens\r\n${before},0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0\r\n${today},1,2,4,0,0,0,0\r\n`,
+      `date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens,failed_answers\r\n${before},0,0,0,0,0,0,0,0\r\n${yesterday},1,1,2,0,0,0,0,0\r\n${today},1,2,4,0,0,0,0,0\r\n`,
     );
     expect(
       (await admin.call('GET', `projects/${PROJECT.id}/activity?start=${today}&end=${before}`)).status,

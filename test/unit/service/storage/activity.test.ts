@@ -17,6 +17,8 @@ storageSuite('activity', (suite) => {
     await store.activity.recordActivity({ ...e, kind: 'thread', at: T0, integrationId: 'i' });
     await store.activity.recordActivity({ ...e, kind: 'message', at: T0, integrationId: 'i' });
     await store.activity.recordActivity({ ...e, kind: 'message', at: T0 + 86_400_000, integrationId: 'i' });
+    // That answer failed: counted apart, for the console (decision 497), and not as another message.
+    await store.activity.recordActivity({ ...e, kind: 'failed', at: T0 + 86_400_000, integrationId: 'i' });
     await store.activity.recordActivity({
       ...e,
       projectId: 'q',
@@ -40,6 +42,7 @@ storageSuite('activity', (suite) => {
         downvotes: 0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        failed_answers: 0,
       },
       {
         day,
@@ -53,6 +56,7 @@ storageSuite('activity', (suite) => {
         downvotes: 0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        failed_answers: 0,
       },
       {
         day: day + 1,
@@ -66,6 +70,7 @@ storageSuite('activity', (suite) => {
         downvotes: 0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        failed_answers: 1,
       },
     ]);
   });
@@ -171,7 +176,7 @@ storageSuite('activity', (suite) => {
     await open();
     const day0 = Math.floor(T0 / DAY);
     const event = (
-      kind: 'session' | 'thread' | 'message',
+      kind: 'session' | 'thread' | 'message' | 'failed',
       at: number,
       sessionToken: string,
       owner: string | null,
@@ -183,6 +188,7 @@ storageSuite('activity', (suite) => {
     await event('message', T0 + DAY, 's1', 'alice', 'web');
     await event('session', T0 + DAY, 's2', null, null);
     await event('message', T0 + DAY, 's2', null, 'app');
+    await event('failed', T0 + DAY, 's2', null, 'app');
     await event('session', T0 + DAY, 's3', 'bob', null);
     await store.conversations.createThread(threadWith('t1'));
     await store.conversations.appendMessage('t1', answerWith('m1'));
@@ -210,6 +216,7 @@ storageSuite('activity', (suite) => {
         downvotes: 0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        failed_answers: 0,
       },
       {
         day: day0 + 1,
@@ -220,15 +227,32 @@ storageSuite('activity', (suite) => {
         downvotes: 1,
         prompt_tokens: 0,
         completion_tokens: 0,
+        failed_answers: 1,
       },
     ]);
-    expect(all.totals).toMatchObject({ sessions: 3, threads: 1, messages: 3, downvotes: 1, uniqueOwners: 2 });
-    expect(all.byIntegration.map((i) => [i.integrationId, i.sessions, i.messages])).toEqual([
-      ['app', 1, 1],
-      ['web', 1, 2],
-    ]);
+    expect(all.totals).toMatchObject({
+      sessions: 3,
+      threads: 1,
+      messages: 3,
+      downvotes: 1,
+      failed_answers: 1,
+      uniqueOwners: 2,
+    });
+    expect(all.byIntegration.map((i) => [i.integrationId, i.sessions, i.messages, i.failed_answers])).toEqual(
+      [
+        ['app', 1, 1, 1],
+        ['web', 1, 2, 0],
+      ],
+    );
     const web = await store.activity.activitySummary('p', day0, day0 + 1, 'web');
-    expect(web.totals).toMatchObject({ sessions: 1, threads: 1, messages: 2, downvotes: 1, uniqueOwners: 1 });
+    expect(web.totals).toMatchObject({
+      sessions: 1,
+      threads: 1,
+      messages: 2,
+      downvotes: 1,
+      failed_answers: 0,
+      uniqueOwners: 1,
+    });
     // The SQL grouping sets and the memory store's twin agree, row for row.
     expect(summarizeActivity(await store.activity.activity('p', day0, day0 + 1), 'web')).toEqual(web);
     expect(summarizeActivity(await store.activity.activity('p', day0, day0 + 1))).toEqual(all);

@@ -8,6 +8,7 @@ import {
   type AgentServiceOptions,
   type Stores,
 } from '../../../../service/index.js';
+import { LOST_ANSWER } from '../../../../service/storage/records.js';
 import { openStorage } from '../../../../service/storage/open.js';
 import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
 import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../../fixtures/service.js';
@@ -53,6 +54,7 @@ storageSuite('fleet', (suite) => {
     expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
       status: 'error',
       updatedAt: T0 + 9,
+      failure: LOST_ANSWER,
     });
     expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
@@ -60,10 +62,13 @@ storageSuite('fleet', (suite) => {
     expect(await store.fleet.reapInstances(200, T0 + 10)).toEqual([]);
     // A live host's answer is not an orphan; once it is gone, it is.
     await store.fleet.heartbeat('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(false);
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, 200)).toBe(false);
     await store.fleet.retireInstance('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'stopped', T0 + 11, 200)).toBe(true);
-    expect((await store.conversations.getMessage('a2'))?.message.status).toBe('stopped');
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, 200)).toBe(true);
+    expect((await store.conversations.getMessage('a2'))?.message).toMatchObject({
+      status: 'error',
+      failure: LOST_ANSWER,
+    });
   });
 
   it('delivers published signals to every subscriber in order, long ones whole', async () => {

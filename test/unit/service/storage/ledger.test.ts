@@ -336,11 +336,14 @@ storageSuite('answer ledger', (suite) => {
     await streaming('fresh', T0 + 5000);
     expect(await store.ledger.endStale(T0 + 1000)).toBe(3);
     // A cut answer is not a whole one (decision 447): the visitor gets its error and Retry.
-    expect((await store.conversations.getThread('t1'))?.messages.map((m) => [m.id, m.status])).toEqual([
-      ['cut', 'error'],
-      ['asked', 'stopped'],
-      ['paused', 'stopped'],
-      ['fresh', 'streaming'],
+    // The cut one says why, for the console (decision 496); the stopped ones failed at nothing.
+    expect(
+      (await store.conversations.getThread('t1'))?.messages.map((m) => [m.id, m.status, m.failure?.code]),
+    ).toEqual([
+      ['cut', 'error', 'answer_lost'],
+      ['asked', 'stopped', undefined],
+      ['paused', 'stopped', undefined],
+      ['fresh', 'streaming', undefined],
     ]);
   });
 });
