@@ -20,6 +20,7 @@ import {
   type RunningService,
   type Stores,
 } from '../../service/node.js';
+import type { AnswerFailure } from '../../service/index.js';
 
 export const ADMIN = { username: 'ada', password: 'correct horse battery staple' };
 export const PROJECT = {
@@ -135,6 +136,16 @@ async function seed(url: string, storage: Stores, changedPage: string) {
           owner,
           integrationId,
         });
+      // Now and then a model call failed: the answer counts as a message and as a failure.
+      if (s % 9 === 4)
+        await storage.activity.recordActivity({
+          kind: 'failed',
+          projectId: PROJECT.id,
+          at,
+          sessionToken: token,
+          owner,
+          integrationId,
+        });
       await storage.activity.recordActivity({
         kind: 'usage',
         projectId: PROJECT.id,
@@ -224,6 +235,13 @@ async function seed(url: string, storage: Stores, changedPage: string) {
     question: 'Can an answer carry **HTML**?',
     answer: HOSTILE_ANSWER,
   });
+  // An answer the model server refused to write (a wrong key), stored as the service stores it:
+  // failed, with why in the operator's words (decision 496).
+  await seedThread(storage, 'f', 'frank@example.com', Date.now() - 30 * 60_000, 'Where is my invoice?', {
+    question: 'Where is my invoice?',
+    answer: '',
+    failure: FAILURE,
+  });
   // An answer of two days ago that cites a docs page indexed since: a stale source.
   await seedThread(
     storage,
@@ -255,7 +273,12 @@ async function seedThread(
   owner: string,
   at: number,
   title: string,
-  { question, answer, sources = [] }: { question: string; answer: string; sources?: Source[] },
+  {
+    question,
+    answer,
+    sources = [],
+    failure,
+  }: { question: string; answer: string; sources?: Source[]; failure?: AnswerFailure },
 ) {
   const threadId = `th_${letter.repeat(32)}`;
   await storage.conversations.createThread({
@@ -279,6 +302,7 @@ async function seedThread(
       content: answer,
       createdAt: at,
       sources,
+      ...(failure && { status: 'error' as const, failure }),
     }),
   );
 }
@@ -319,6 +343,12 @@ async function chatWithFiles(agent: string) {
     })
   ).text();
 }
+
+/** Why the seeded failed answer failed, as the model agent words a refused key. */
+export const FAILURE: AnswerFailure = {
+  code: 'model_unauthorized',
+  message: 'The model server refused the key: it answered 401 (invalid_api_key); check OPENAI_API_KEY.',
+};
 
 /** Markdown with what must never become markup: raw HTML, a script URL, an image (a tracking pixel). */
 export const HOSTILE_ANSWER = [

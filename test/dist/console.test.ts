@@ -9,7 +9,7 @@ import { launchChromium, painted } from './chromium.js';
 import { serveFolder } from '../../scripts/static-site.mjs';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
-import { ADMIN, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
+import { ADMIN, FAILURE, PROJECT, axe, startConsoleService, startSite } from './console-site.js';
 import { heldSite } from '../fixtures/held-site.js';
 import {
   DemoAgent,
@@ -754,6 +754,46 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('the header: a long signed-in name shows whole beside Sign out at 320 px; on a long page the sidebar reaches the bottom', async () => {
+    const username = 'margaret.hamilton@example.com';
+    await service.storage.accounts.createAdmin({
+      username,
+      passwordHash: await scryptPasswords.hash(ADMIN.password),
+      createdAt: Date.now(),
+    });
+    const { page, context } = await open({ viewport: { width: 320, height: 640 } });
+    await page.getByRole('textbox', { name: 'Username' }).fill(username);
+    await page.getByRole('textbox', { name: 'Password' }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    // The name was cut to "a…" beside the brand: now it is whole, on screen, and so is Sign out.
+    const name = page.getByText(`Signed in as ${username}`);
+    const shown = await name.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      return { whole: el.scrollWidth <= el.clientWidth, left: box.left, right: box.right };
+    });
+    expect(shown.whole, 'the name is cut').toBe(true);
+    expect(shown.left).toBeGreaterThanOrEqual(0);
+    expect(shown.right).toBeLessThanOrEqual(320);
+    const signOut = (await page.getByRole('button', { name: 'Sign out' }).boundingBox())!;
+    expect(signOut.x + signOut.width).toBeLessThanOrEqual(320);
+    // A wide screen, a long page: the sidebar's background and edge go to its bottom (they
+    // stopped a screen down), and its navigation stays in view at the bottom.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await settled(page);
+    const reach = await page.locator('console-app header').evaluate((header) => ({
+      bottom: header.getBoundingClientRect().bottom + scrollY,
+      page: document.documentElement.scrollHeight,
+    }));
+    expect(reach.page).toBeGreaterThan(860);
+    expect(reach.bottom).toBeGreaterThanOrEqual(reach.page - 1);
+    await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+    const tab = (await page.getByRole('link', { name: 'Activity', exact: true }).boundingBox())!;
+    expect(tab.y).toBeGreaterThanOrEqual(0);
+    expect(tab.y + tab.height).toBeLessThanOrEqual(860);
+    await context.close();
+  });
+
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
     const { page, context } = await open();
     await signIn(page);
@@ -1062,6 +1102,21 @@ describe('the console in Chromium', () => {
     await thread.getByRole('heading', { name: 'Sources' }).first().waitFor();
     // Owners appear only as their opaque key.
     expect(await page.content()).not.toContain('bob@example.com');
+    // A failed answer: the filter finds its thread alone, which says why it failed, as text (decision 496).
+    await page.getByRole('checkbox', { name: 'Handoff' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Failed answer' }).check();
+    await expect
+      .poll(() => list.getByRole('link').allTextContents())
+      .toEqual([expect.stringMatching(/^\s*Where is my invoice\?[\s\S]*Failed answer/)]);
+    await list.getByRole('link', { name: /Where is my invoice/ }).click();
+    const failed = page
+      .getByRole('region', { name: 'Where is my invoice?' })
+      .getByRole('article', { name: /^Assistant/ });
+    await expect
+      .poll(() => failed.locator('.notice').textContent())
+      .toBe(`Why it failed: ${FAILURE.message} (code ${FAILURE.code})`);
+    await failed.getByText('failed', { exact: true }).waitFor();
+    expect(await axe(page)).toEqual([]);
     await context.close();
   });
 
@@ -1194,9 +1249,22 @@ describe('the console in Chromium', () => {
     const file = await (await download).path();
     const { readFile } = await import('node:fs/promises');
     const lines = (await readFile(file, 'utf8')).trim().split('\r\n');
-    expect(lines[0]).toBe('date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens');
+    expect(lines[0]).toBe(
+      'date,sessions,threads,messages,upvotes,downvotes,prompt_tokens,completion_tokens,failed_answers',
+    );
     expect(lines).toHaveLength(8);
     expect(lines.slice(1).some((line) => Number(line.split(',')[1]) > 0)).toBe(true);
+    // The failed answers of the period (decision 497): the figure adds up the spreadsheet's
+    // column, and its link opens the conversations filtered to them, for the same days.
+    const failures = lines.slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
+    expect(failures).toBeGreaterThan(0);
+    const figure = page.getByRole('region', { name: 'Totals' }).getByRole('definition').last();
+    expect(Number((await figure.textContent())?.replace(/,/g, ''))).toBe(failures);
+    await page.getByRole('link', { name: 'Show conversations with a failed answer' }).click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Failed answer' }).isChecked()).toBe(true);
+    expect(await page.getByLabel('From').inputValue()).toBe(lines[1].split(',')[0]);
+    await page.getByRole('link', { name: /Where is my invoice/ }).waitFor();
     await context.close();
   });
 

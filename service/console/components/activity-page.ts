@@ -4,12 +4,13 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleActivity } from '../../../contract/console.js';
 import { count, freshness, utcDay } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
-import { ConsolePage } from './page.js';
+import { ConsolePage, pageLink } from './page.js';
+import { routeHref } from '../router.js';
 import { field } from '../form.js';
 
 const RANGES = [7, 30, 90, 365];
 
-/** Sessions, threads, messages, feedback and model tokens per day; per integration; a range; CSV. */
+/** Sessions, threads, messages, feedback, model tokens and failed answers per day; per integration; a range; CSV. */
 export class ActivityPage extends ConsolePage {
   static styles = [
     ...ConsolePage.styles,
@@ -21,6 +22,7 @@ export class ActivityPage extends ConsolePage {
     .stat dd { margin: 2px 0 0; font-size: 22px; overflow-wrap: anywhere; font-weight: 650; font-variant-numeric: tabular-nums; }
     .stat dl { margin: 0; }
     .stat dt { display: flex; gap: 6px; align-items: center; }
+    .stat a { font-size: 13px; }
     .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: 16px; }
     .presets { display: inline-flex; border: 1px solid var(--c-border); border-radius: 8px; overflow: hidden; }
     /* Each button draws the line before it and above it, one pixel under the box's own edge
@@ -122,9 +124,12 @@ export class ActivityPage extends ConsolePage {
       [html`${thumbUp} Helpful`, t.upvotes],
       [html`${thumbDown} Not helpful`, t.downvotes],
       ['Model tokens', t.prompt_tokens + t.completion_tokens],
+      ['Failed answers', t.failed_answers],
     ] as const;
+    // The failures' threads, in the period and integration shown (decision 497).
+    const failed = routeHref('conversations', this.project.id, { ...this.range, error: '1' });
     return html`
-      <section aria-label="Totals" class="stats">${stats.map(([label, value]) => html`<div class="card stat"><dl><dt>${label}</dt><dd>${count(value)}</dd></dl></div>`)}</section>
+      <section aria-label="Totals" class="stats">${stats.map(([label, value]) => html`<div class="card stat"><dl><dt>${label}</dt><dd>${count(value)}</dd></dl>${label === 'Failed answers' && value ? pageLink(failed, 'Show conversations', '', 'Show conversations with a failed answer') : nothing}</div>`)}</section>
       <div class="charts">
         <div class="card"><activity-chart label="Conversations per day" .dates=${dates} .series=${[
           { label: 'Sessions', values: col('sessions'), color: '--series-1' },
@@ -145,13 +150,13 @@ export class ActivityPage extends ConsolePage {
         ${
           d.by_integration.length
             ? html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="by-integration"><table class="records">
-          <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th></tr></thead>
+          <thead><tr><th scope="col">Integration</th><th scope="col" class="num">Sessions</th><th scope="col" class="num">Threads</th><th scope="col" class="num">Messages</th><th scope="col" class="num">Helpful</th><th scope="col" class="num">Not helpful</th><th scope="col" class="num">Tokens</th><th scope="col" class="num">Failed answers</th></tr></thead>
           <tbody>${d.by_integration.map(
             (
               i,
             ) => html`<tr><th scope="row">${this.project.integrations.find((x) => x.id === i.integration_id)?.name ?? i.integration_id}</th>
             <td class="num" data-label="Sessions">${count(i.sessions)}</td><td class="num" data-label="Threads">${count(i.threads)}</td><td class="num" data-label="Messages">${count(i.messages)}</td>
-            <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td></tr>`,
+            <td class="num" data-label="Helpful">${count(i.upvotes)}</td><td class="num" data-label="Not helpful">${count(i.downvotes)}</td><td class="num" data-label="Tokens">${count(i.prompt_tokens + i.completion_tokens)}</td><td class="num" data-label="Failed answers">${count(i.failed_answers)}</td></tr>`,
           )}</tbody>
         </table></div>`
             : html`<p class="muted">No conversations in this period.</p>`

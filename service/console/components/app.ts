@@ -20,7 +20,10 @@ export class ConsoleApp extends LitElement {
     :host { display: block; min-height: 100dvh; background: var(--c-bg); }
     .shell { display: grid; grid-template-columns: 232px minmax(0, 1fr); min-height: 100dvh; }
     header, nav { min-width: 0; }
-    header { display: flex; flex-direction: column; gap: 16px; padding: 16px 12px; border-inline-end: 1px solid var(--c-border); background: var(--c-surface); position: sticky; top: 0; height: 100dvh; }
+    /* The header is as tall as the page, so its background and edge reach the bottom of a long
+       one; what it holds stays in view (sticky, a screen tall). */
+    header { border-inline-end: 1px solid var(--c-border); background: var(--c-surface); }
+    .rail { display: flex; flex-direction: column; gap: 16px; padding: 16px 12px; position: sticky; top: 0; height: 100dvh; }
     .brand { display: flex; gap: 10px; align-items: center; padding: 0 6px; font-weight: 650; }
     .logo { width: 28px; height: 28px; border-radius: 8px; background: var(--c-accent); color: var(--c-on-accent); display: grid; place-items: center; font-size: 12px; font-weight: 700; flex: none; }
     .project { display: grid; gap: 4px; }
@@ -34,17 +37,20 @@ export class ConsoleApp extends LitElement {
     nav a[aria-current='page'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); font-weight: 620; }
     nav svg, button.icon svg { width: 18px; height: 18px; flex: none; }
     button.icon { padding: 0 8px; }
-    .user { order: 3; margin-top: auto; display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 6px 0; border-top: 1px solid var(--c-border); font-size: 13px; overflow: hidden; }
-    .user span { overflow: hidden; text-overflow: ellipsis; }
+    .user { order: 3; margin-top: auto; display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 6px 0; border-top: 1px solid var(--c-border); font-size: 13px; }
+    /* A long name wraps, whole, rather than being cut to an ellipsis. */
+    .user span { min-width: 0; overflow-wrap: anywhere; }
     main { padding: 28px clamp(16px, 4vw, 40px) 48px; min-width: 0; max-width: 1240px; }
     .empty { max-width: 480px; margin: 10vh auto; }
     @media (max-width: 760px) {
       /* The header is as tall as what it holds; the page below takes the rest of the screen. */
       .shell { grid-template-columns: minmax(0, 1fr); grid-template-rows: auto minmax(0, 1fr); }
-      header { position: static; height: auto; border-inline-end: 0; border-bottom: 1px solid var(--c-border); padding: 10px 12px 0; gap: 8px; }
-      .top { display: flex; gap: 10px; align-items: center; justify-content: space-between; min-width: 0; }
+      header { border-inline-end: 0; border-bottom: 1px solid var(--c-border); }
+      .rail { position: static; height: auto; padding: 10px 12px 0; gap: 8px; }
+      /* The signed-in name and Sign out take a row of their own when the brand leaves no room. */
+      .top { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: center; justify-content: space-between; min-width: 0; }
       .brand { padding: 0; min-width: 0; }
-      .user { margin: 0; border: 0; padding: 0; order: 0; min-width: 0; }
+      .user { margin: 0; margin-inline-start: auto; border: 0; padding: 0; order: 0; min-width: 0; }
       .project { grid-template-columns: auto minmax(0, 1fr); align-items: center; gap: 8px; }
       .project label { padding: 0; }
       /* One row of tabs that scrolls sideways: the current one is brought into view, and a fade
@@ -192,10 +198,10 @@ export class ConsoleApp extends LitElement {
       return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
     const project = this.projects.find((p) => p.id === this.route.project) ?? null;
     return html`<div class="shell">
-      <header>
+      <header><div class="rail">
         <div class="top">
           <div class="brand"><span class="logo" aria-hidden="true">ac</span><span>agent-chat console</span></div>
-          <div class="user"><span title=${this.username}>${this.username}</span><button class="small" @click=${this.signOut}>Sign out</button></div>
+          <div class="user"><span><span class="visually-hidden">Signed in as </span>${this.username}</span><button class="small" @click=${this.signOut}>Sign out</button></div>
         </div>
         <div class="project">
           <label for="project">Project</label>
@@ -209,7 +215,7 @@ export class ConsoleApp extends LitElement {
         <nav aria-label="Console">
           <ul>${PAGES.map((p) => html`<li><a href=${routeHref(p.id, project?.id ?? null)} aria-current=${p.id === this.route.page ? 'page' : nothing} @click=${this.link}>${ICONS[p.id]}${p.label}</a></li>`)}</ul>
         </nav>
-      </header>
+      </div></header>
       <main>${this.page(project)}</main>
     </div>
     <dialog id="new-project" aria-labelledby="new-project-title" @close=${() => this.requestUpdate()}>

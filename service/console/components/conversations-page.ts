@@ -12,7 +12,7 @@ const FLAGS = [
   { key: 'downvoted', label: 'Not helpful' },
   { key: 'uncertain', label: 'Uncertain' },
   { key: 'handoff', label: 'Handoff' },
-  { key: 'error', label: 'Error' },
+  { key: 'error', label: 'Failed answer' },
   { key: 'tool_used', label: 'Tool used' },
 ] as const;
 const FILTERS = ['q', 'integration_id', 'start', 'end', ...FLAGS.map((f) => f.key)];
@@ -64,7 +64,7 @@ export class ConversationsPage extends ConsolePage {
     .chip input { margin: 0; accent-color: var(--c-accent); }
     /* On a phone the integration takes a row and the two dates share the next. */
     @media (max-width: 640px) {
-      .facets label { flex: 1 1 120px; }
+      .facets label { flex: 1 1 140px; }
       .facets label:first-child { flex-basis: 100%; }
       .facets select, .facets input { width: 100%; }
     }
@@ -80,7 +80,7 @@ export class ConversationsPage extends ConsolePage {
     .list a[aria-current='true'] { background: color-mix(in srgb, var(--c-accent) 12%, transparent); }
     .title { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .meta { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 12.5px; color: var(--c-muted); }
-    .owner { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+    .owner { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; overflow-wrap: anywhere; }
     .thread { display: grid; gap: 14px; }
     .message { display: grid; gap: 8px; padding: 12px 14px; border-radius: 10px; border: 1px solid var(--c-border); }
     .message.user { background: var(--c-raised); }
@@ -256,7 +256,7 @@ export class ConversationsPage extends ConsolePage {
         ${t.downvotes ? html`<span class="pill bad">${thumbDown} ${t.downvotes}<span class="visually-hidden"> not helpful</span></span>` : nothing}
         ${t.upvotes ? html`<span class="pill ok">${thumbUp} ${t.upvotes}<span class="visually-hidden"> helpful</span></span>` : nothing}
         ${t.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}
-        ${t.error ? html`<span class="pill bad">Error</span>` : nothing}
+        ${t.error ? html`<span class="pill bad">Failed answer</span>` : nothing}
         ${t.tool_used ? html`<span class="pill">Tool used</span>` : nothing}
         ${t.handoff_at ? html`<span class="pill warn">Handoff</span>` : nothing}
       </span>
@@ -312,7 +312,7 @@ export class ConversationsPage extends ConsolePage {
                 )
               : nothing
           }
-          ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status}</span>` : nothing}
+          ${m.status !== 'complete' ? html`<span class="pill ${m.status === 'error' ? 'bad' : 'warn'}">${m.status === 'error' ? 'failed' : m.status}</span>` : nothing}
           ${m.uncertain ? html`<span class="pill warn">Uncertain</span>` : nothing}</div>
         ${
           !m.content
@@ -323,6 +323,7 @@ export class ConversationsPage extends ConsolePage {
               ? html`<div class="content markdown">${this.answer(m, this.renderAnswer)}</div>`
               : html`<div class="content">${m.content}</div>`
         }
+        ${failureBlock(m)}
         ${m.attachments?.length ? html`<message-files .api=${this.api} project=${this.project.id} .files=${m.attachments}></message-files>` : nothing}
         ${m.sources.length ? html`<div class="extra"><h3>Sources</h3><ol>${m.sources.map((s) => html`<li>${safeUrl(s.source_url) ? html`<a href=${s.source_url} target="_blank" rel="noopener noreferrer">${s.title}${s.section ? ` › ${s.section}` : ''}</a>` : s.title}${staleBadge(m.stale_sources.find((x) => x.source_url === s.source_url))}</li>`)}</ol></div>` : nothing}
         ${
@@ -339,6 +340,17 @@ export class ConversationsPage extends ConsolePage {
       )}`;
   }
 }
+
+/**
+ * Why a failed answer failed (decision 496), as the service stored it: its words and its code,
+ * as text (they name settings, never the model server's words); or that it kept no reason.
+ */
+const failureBlock = (m: ConsoleThreadDetail['messages'][number]) =>
+  m.status !== 'error'
+    ? nothing
+    : m.failure
+      ? html`<p class="notice error"><strong>Why it failed:</strong> ${m.failure.message} <span class="failure-code">(code <code>${m.failure.code}</code>)</span></p>`
+      : html`<p class="notice error">This answer failed before the service kept reasons: none was stored.</p>`;
 
 /** The feedback visitors gave an answer: the reaction, when and by whom (as a key), the reasons and comment. */
 const feedbackBlock = (m: ConsoleThreadDetail['messages'][number]) =>

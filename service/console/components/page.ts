@@ -1,4 +1,4 @@
-import { html, LitElement } from 'lit';
+import { html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
 import type { ConsoleApi } from '../api.js';
 import type { ConsoleProject } from '../../../contract/console.js';
@@ -35,10 +35,11 @@ export const inPlace = (event: MouseEvent): boolean =>
 
 /**
  * A link to another console page (`href` from `routeHref`): a plain click goes there in place, as
- * the navigation's links do; a modified click is the browser's (a new tab).
+ * the navigation's links do; a modified click is the browser's (a new tab). `name`, when the
+ * label says less out of its place, begins with the label.
  */
-export const pageLink = (href: string, label: string, className = '') =>
-  html`<a class=${className} href=${href} @click=${(event: MouseEvent) => {
+export const pageLink = (href: string, label: string, className = '', name?: string) =>
+  html`<a class=${className} href=${href} aria-label=${name ?? nothing} @click=${(event: MouseEvent) => {
     if (!inPlace(event)) return;
     event.preventDefault();
     (event.currentTarget as HTMLElement).dispatchEvent(new NavigateEvent(href));
