@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type Agent, type AgentInput } from '../../../../service/index.js';
-import { AGENT, errorBody, makeService, readRecords, scriptedAgent } from '../../../fixtures/service.js';
+import {
+  AGENT,
+  PROJECT,
+  errorBody,
+  makeService,
+  readRecords,
+  scriptedAgent,
+} from '../../../fixtures/service.js';
 
 async function thread(ctx: ReturnType<typeof makeService>, token: string, id: string) {
   return (await ctx.call('GET', `${AGENT}/threads/${id}/`, { token })).json();
@@ -211,9 +218,18 @@ describe('chat (§4)', () => {
     const token = await ctx.session('alice');
     const { events, threadId } = await ctx.chat(token, 'hi');
     expect(events.at(-1)).toEqual({ type: 'error', reason: 'The agent could not finish this answer.' });
-    // Logged by name only: the model's message may quote the conversation.
-    expect(logs).toEqual([{ level: 'warn', msg: 'agent_failed', error: 'Error' }]);
     const detail = await thread(ctx, token, threadId!);
+    // Logged by name only (the model's message may quote the conversation), with the answer's ids.
+    expect(logs).toEqual([
+      {
+        level: 'warn',
+        msg: 'agent_failed',
+        project: PROJECT.id,
+        thread: threadId,
+        answer: detail.messages[1].id,
+        error: 'Error',
+      },
+    ]);
     expect(detail.messages[1]).toMatchObject({ role: 'assistant', content: 'Partial ', status: 'error' });
   });
 
