@@ -12,7 +12,7 @@ const OWNER_KEY_HEADER = 'Agent-Chat-Owner-Key';
 export function ownerKeyOf(owner: string | null): string {
   return owner === null ? '-' : `key-${owner}`;
 }
-const API_KEY = 'key_demo';
+export const API_KEY = 'key_demo';
 const AGENT_BASE = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 
 /**

@@ -223,6 +223,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     panel: () => this.panel,
     first: () => this.threadListToggle,
     last: () => this.composer?.lastControl ?? null,
+    over: () => (this.#threads.covers ? this.threadList : null),
   });
 
   @query('.panel') private panel!: HTMLElement | null;

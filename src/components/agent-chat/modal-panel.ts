@@ -11,13 +11,17 @@ export interface ModalPanelOptions {
   /** Its first and last controls, where Tab wraps. */
   first: () => HTMLElement | null;
   last: () => HTMLElement | null;
+  /** A layer over the conversation (the thread list), else null: then the header and it are all Tab reaches. */
+  over: () => (HTMLElement & { readonly lastControl: HTMLElement | null }) | null;
 }
 
 /**
  * A floating panel that fills a phone-sized screen covers the page, so it behaves as a modal
  * dialog: `modal` is true (the root renders `aria-modal`), the page behind does not scroll, and
  * Tab stays inside (past the last control to the first, and back). A resize across the phone
- * width re-renders, so the state follows a rotated screen.
+ * width re-renders, so the state follows a rotated screen. While a layer covers the
+ * conversation (the thread list), Tab stays inside any floating panel, and wraps from the
+ * layer's last stop (decision 501).
  */
 export class ModalPanel implements ReactiveController {
   readonly #query = globalThis.matchMedia?.(PHONE);
@@ -52,14 +56,22 @@ export class ModalPanel implements ReactiveController {
 
   /** The panel's Tab key: true when it wrapped focus (the event is then handled). */
   wrapTab(event: KeyboardEvent): boolean {
-    if (event.key !== 'Tab' || !this.modal) return false;
-    const { first, last, panel } = this.#options;
-    const from = event.composedPath()[0];
+    if (event.key !== 'Tab') return false;
+    const { first, panel, open } = this.#options;
+    const layer = open() ? this.#options.over() : null;
+    if (!layer && !this.modal) return false;
+    const path = event.composedPath();
+    const from = path[0];
+    // Over a layer with no control (only words, where focus goes as it opens), the header's last control ends the panel.
+    const end = layer?.lastControl;
+    const last = layer
+      ? (end ?? [...(panel()?.querySelectorAll<HTMLElement>('header button') ?? [])].at(-1))
+      : this.#options.last();
     const to = event.shiftKey
       ? from === first() || from === panel()
-        ? last()
+        ? last
         : null
-      : from === last()
+      : from === last || (layer && !end && path.includes(layer))
         ? first()
         : null;
     if (!to) return false;

@@ -104,15 +104,28 @@ export class AgentChatThreadList extends LitElement {
     buttons[Math.max(0, Math.min(buttons.length - 1, next))].focus();
   }
 
-  /** Focus moves here when the list opens over the conversation: the thread on screen, else the first thing to act on. */
+  /**
+   * Focus moves here when the list opens over the conversation: the thread on screen, else the
+   * first thing to act on, else the words that say why there is none (decision 500).
+   */
   override focus(options?: FocusOptions): void {
+    this.#start()?.focus(options);
+  }
+
+  /** The list's last control, where Tab leaves it (the panel wraps from there); null with none (only words). */
+  get lastControl(): HTMLElement | null {
+    return [...this.renderRoot.querySelectorAll<HTMLElement>('button:enabled,input')].at(-1) ?? null;
+  }
+
+  #start(): HTMLElement | null {
     // The scroller when there is no thread yet: it stays while the list loads, so focus is not
     // dropped to the page (where Escape would no longer reach the panel) when the state changes.
-    const target =
+    return (
       this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ??
       this.renderRoot.querySelector<HTMLElement>('.open') ??
-      this.renderRoot.querySelector<HTMLElement>('.scroller');
-    target?.focus(options);
+      this.renderRoot.querySelector<HTMLElement>('.state p') ??
+      this.renderRoot.querySelector<HTMLElement>('.scroller')
+    );
   }
 
   /** Escape in a confirmation cancels it, and goes no further (the list stays open). */
@@ -173,10 +186,10 @@ export class AgentChatThreadList extends LitElement {
     if (list.status === 'unavailable') {
       // A public integration has no sign-in to point to (decision 445).
       const why = list.noHistory === 'public' ? 'noHistoryKept' : 'signInForHistory';
-      return html`<div class="state"><p>${t(why)}</p></div>`;
+      return html`<div class="state"><p tabindex="-1">${t(why)}</p></div>`;
     }
     if (list.status === 'error') {
-      return html`<div class="state" role="alert"><p>${t(list.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
+      return html`<div class="state" role="alert"><p tabindex="-1">${t(list.error?.key ?? 'historyError')}</p><button type="button" @click=${() => load('retry')}>${t('retry')}</button></div>`;
     }
     // Idle with nothing to show means a load is about to start (the list only shows when asked for).
     if ((list.status === 'loading' || list.status === 'idle') && list.threads.length === 0) {
@@ -184,7 +197,7 @@ export class AgentChatThreadList extends LitElement {
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
     if (list.status === 'ready' && list.threads.length === 0)
-      return html`<div class="state"><p>${t('noConversations')}</p></div>`;
+      return html`<div class="state"><p tabindex="-1">${t('noConversations')}</p></div>`;
     if (list.nextCursor) {
       return html`<div class="state"><button type="button" ?disabled=${list.loadingMore} @click=${() => load('more')}>${list.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }
