@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse, YAMLParseError } from 'yaml';
-import type { Agent } from './agents/types.js';
+import { type Agent, AgentError } from './agents/types.js';
 import type { Source } from '../contract/types.js';
 import { referredTo } from './docs/ranking.js';
 import { parseRobots } from './docs/robots.js';
@@ -131,15 +131,15 @@ export async function testCommand(
   fetchImpl: typeof fetch = fetch,
 ): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
-  const suggested: string[] = [];
-  const unindexed: string[] = [];
+  const notes: Notes = { suggested: [], unindexed: [], fixes: new Map() };
   let failed = 0;
   for (const [i, test] of tests.entries()) {
-    const { sources, text, error } = await ask(agent, docs, test);
+    const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
     const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl) : null;
-    if (miss?.synonyms) suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
-    if (miss?.unindexed) unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
+    if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
+    if (miss?.unindexed) notes.unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
+    if (hint) notes.fixes.set(hint, [...(notes.fixes.get(hint) ?? []), i + 1]);
     const absent = miss?.absent;
     const missing = test.phrases.filter((phrase) => !text.toLowerCase().includes(phrase.toLowerCase()));
     const why = error
@@ -168,19 +168,40 @@ export async function testCommand(
         .trimEnd(),
     );
   print(`${tests.length - failed} passed, ${failed} failed`);
-  if (suggested.length) {
-    print('');
-    print(
-      "Synonyms that may bring a missed page: the question's words the page never uses, and the page's name (the console's Synonyms box, or --docs-synonyms):",
-    );
-    suggested.forEach((line) => print(line));
-  }
-  if (unindexed.length) {
-    print('');
-    print("Pages the index does not hold (each crawl's failures and exclusions are on the Sources page):");
-    unindexed.forEach((line) => print(line));
-  }
+  printNotes(notes, print);
   return failed ? 1 : 0;
+}
+
+/** What the table's rows leave to say: synonyms to try, pages not indexed, what to fix for answers that failed. */
+interface Notes {
+  suggested: string[];
+  unindexed: string[];
+  /** The agent's hint for the operator (as its `agent_failed` log line has it), and the questions it failed. */
+  fixes: Map<string, number[]>;
+}
+
+function printNotes({ suggested, unindexed, fixes }: Notes, print: Print): void {
+  const section = (heading: string, lines: string[]) => {
+    if (!lines.length) return;
+    print('');
+    print(heading);
+    lines.forEach((line) => print(line));
+  };
+  section(
+    "Synonyms that may bring a missed page: the question's words the page never uses, and the page's name (the console's Synonyms box, or --docs-synonyms):",
+    suggested,
+  );
+  section(
+    "Pages the index does not hold (each crawl's failures and exclusions are on the Sources page):",
+    unindexed,
+  );
+  section(
+    'What to fix for the answers that failed (as the service logs it):',
+    [...fixes].map(
+      ([hint, questions]) =>
+        `  ${hint}  (question${questions.length > 1 ? 's' : ''} ${questions.join(', ')})`,
+    ),
+  );
 }
 
 /**
@@ -245,7 +266,7 @@ async function ask(
   agent: Agent,
   docs: DocsSearch,
   { question, earlier }: AnswerTest,
-): Promise<{ sources: Source[]; text: string; error: string | null }> {
+): Promise<{ sources: Source[]; text: string; error: string | null; hint?: string }> {
   const sources: Source[] = [];
   let text = '';
   try {
@@ -262,7 +283,10 @@ async function ask(
       else if (out.type === 'text') text += out.text;
     }
   } catch (caught) {
-    return { sources, text, error: caught instanceof Error ? caught.message : String(caught) };
+    const error = caught instanceof Error ? caught.message : String(caught);
+    // The visitor's words go in the table; the operator's fix, with its code, below it.
+    const hint = caught instanceof AgentError && caught.hint ? `${caught.code}: ${caught.hint}` : undefined;
+    return { sources, text, error, hint };
   }
   return { sources, text, error: null };
 }

@@ -246,7 +246,7 @@ export class OpenAiAgent implements Agent {
     const local = new AbortController();
     try {
       const response = yield* this.post(body, input.signal, clock, local);
-      if (!response.ok) throw await httpFailure(response);
+      if (!response.ok) throw await httpFailure(response, { url: this.url, model: this.options.model });
       const type = response.headers.get('Content-Type') ?? '';
       if (type.includes('application/json')) {
         // A server that ignored `stream: true` sends one whole completion.

@@ -120,7 +120,6 @@ describe('model agent: retries before the first token', () => {
 
   it.each([
     [401, 'model_unauthorized', 'OPENAI_API_KEY'],
-    [404, 'model_not_found', 'OPENAI_MODEL'],
     [400, 'model_rejected', 'AGENT_CHAT_MODEL_USAGE'],
   ])('does not retry %i, and tells the operator what to fix', async (code, logCode, setting) => {
     const model = await upstream(

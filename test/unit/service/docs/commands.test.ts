@@ -7,6 +7,7 @@ import { parseAnswerTests, searchCommand, testCommand } from '../../../../servic
 import { DocsLibrary } from '../../../../service/docs/library.js';
 import { suggestSynonym } from '../../../../service/docs/synonyms.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
+import { upstream } from '../../../fixtures/model-upstream.js';
 import { memoryStores } from '../../../../service/storage/memory/index.js';
 
 /** `agent-chat-service search` and `test` (docs-cli.ts), on a project's docs crawled from a local site. */
@@ -188,6 +189,42 @@ describe('agent-chat-service search and test', () => {
     );
     expect(await testCommand(agent, docs, [test], (l) => lines.push(l))).toBe(1);
     expect(lines[1]).toContain('the answer failed: The assistant is not available right now.');
+    // Below the table, what the operator fixes: the agent's hint, as the service's log has it.
+    expect(lines.slice(-2)).toEqual([
+      'What to fix for the answers that failed (as the service logs it):',
+      '  model_unreachable: the model server could not be reached: check OPENAI_BASE_URL and that the server is up  (question 1)',
+    ]);
+  });
+
+  it('test tells a base URL without /v1 from a wrong model, once for all the questions it failed', async () => {
+    const { site, docs } = await crawled();
+    const tests = parseAnswerTests(
+      '- question: what is lock_timeout\n  url: reference/config.html\n- question: what is max_locks_per_transaction\n  url: reference/config.html',
+      'a.yaml',
+      `${site.url}/docs/`,
+    );
+    const router = await upstream((res) =>
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found'),
+    );
+    const origin = new URL(router.baseUrl).origin;
+    const lines: string[] = [];
+    const noV1 = new OpenAiAgent({ baseUrl: origin, model: 'm', maxTries: 1 });
+    expect(await testCommand(noV1, docs, tests, (l) => lines.push(l))).toBe(1);
+    expect(lines.at(-1)).toBe(
+      `  model_url_not_found: nothing serves chat completions at ${origin}/chat/completions: it answered 404, naming no model; OPENAI_BASE_URL usually ends in /v1: try ${origin}/v1  (questions 1, 2)`,
+    );
+
+    const model = await upstream((res) =>
+      res
+        .writeHead(404, { 'Content-Type': 'application/json' })
+        .end('{"error":{"message":"model \\"m\\" not found, try pulling it first","type":"api_error"}}'),
+    );
+    lines.length = 0;
+    const wrongModel = new OpenAiAgent({ baseUrl: model.baseUrl, model: 'm', maxTries: 1 });
+    expect(await testCommand(wrongModel, docs, tests.slice(0, 1), (l) => lines.push(l))).toBe(1);
+    expect(lines.at(-1)).toBe(
+      `  model_not_found: the model server has no model "m": it answered 404 (api_error); set OPENAI_MODEL to one of the models GET ${model.baseUrl}/models lists  (question 1)`,
+    );
   });
 
   it('reads a test file strictly: the line of a YAML error, a question without urls, a relative URL without a site', () => {
