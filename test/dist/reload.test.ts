@@ -75,30 +75,36 @@ describe('a real page reload (the classic script, a demo agent that writes a wor
 
 describe('two real tabs of one visitor (the same owner-key), both panels open on the start screen', () => {
   for (const mode of ['inline', 'launcher'] as const)
-    it(`a question asked and answered in one shows in the other within 5 s (${mode})`, async () => {
-      const site = await startSite({ script: 'iife', mode, ownerKey: await visitorOwnerKey() });
-      try {
-        const context = await browser.newContext();
-        const [first, second] = [await context.newPage(), await context.newPage()];
-        for (const page of [first, second]) {
-          await page.goto(site.origin);
-          if (mode === 'launcher') await page.getByRole('button', { name: 'Open chat' }).click();
-          await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    // The 5 s is the tabs' promise; the rest (a site, two pages, an answer) is given the time a
+    // loaded machine takes.
+    it(
+      `a question asked and answered in one shows in the other within 5 s (${mode})`,
+      { timeout: 60_000 },
+      async () => {
+        const site = await startSite({ script: 'iife', mode, ownerKey: await visitorOwnerKey() });
+        try {
+          const context = await browser.newContext();
+          const [first, second] = [await context.newPage(), await context.newPage()];
+          for (const page of [first, second]) {
+            await page.goto(site.origin);
+            if (mode === 'launcher') await page.getByRole('button', { name: 'Open chat' }).click();
+            await page.getByRole('textbox', { name: 'Message' }).waitFor();
+          }
+          await ask(first, 'How do I theme it?');
+          await expect
+            .poll(() => shown(first), { timeout: 15_000 })
+            .toMatchObject([{}, { status: 'complete' }]);
+          const answered = Date.now();
+          await expect
+            .poll(() => shown(second), { timeout: 5000 })
+            .toMatchObject([{ text: 'How do I theme it?' }, { status: 'complete' }]);
+          expect(Date.now() - answered).toBeLessThan(5000);
+          await context.close();
+        } finally {
+          await site.close();
         }
-        await ask(first, 'How do I theme it?');
-        await expect
-          .poll(() => shown(first), { timeout: 15_000 })
-          .toMatchObject([{}, { status: 'complete' }]);
-        const answered = Date.now();
-        await expect
-          .poll(() => shown(second), { timeout: 5000 })
-          .toMatchObject([{ text: 'How do I theme it?' }, { status: 'complete' }]);
-        expect(Date.now() - answered).toBeLessThan(5000);
-        await context.close();
-      } finally {
-        await site.close();
-      }
-    });
+      },
+    );
 });
 
 /** Everything of the widget's on this device (IndexedDB and this tab's sessionStorage), as text. */

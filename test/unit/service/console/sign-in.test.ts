@@ -223,7 +223,9 @@ describe('console sign-in', () => {
         `a visitor's answer: ${alone.toFixed(0)} ms alone, ${during.toFixed(0)} ms during 200 sign-ins`,
       );
       expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
-      expect(during).toBeLessThan(alone + 2_000);
+      // On libuv's pool the answer waited about 10 s behind the hashes; the margin is for a loaded
+      // machine (and, under test:postgres, 200 attempts counted in the database first).
+      expect(during).toBeLessThan(alone + 5_000);
     },
   );
 

@@ -19,6 +19,8 @@ storageSuite('fleet', (suite) => {
   const open = async () => (store = await suite.open());
 
   it('ends the streaming answers of instances whose lease ran out, and frees their slots', async () => {
+    // Long enough that a loaded machine's slow statements do not age the live instance past it.
+    const LEASE_MS = 1_000;
     await open();
     await store.conversations.createThread(thread('t1'));
     await store.fleet.heartbeat('inst_dead');
@@ -31,7 +33,7 @@ storageSuite('fleet', (suite) => {
       events: [],
     });
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_dead', T0)).toBe('taken');
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 100));
     await store.fleet.heartbeat('inst_live');
     await store.ledger.beginAnswer({
       thread: thread('t1'),
@@ -43,14 +45,14 @@ storageSuite('fleet', (suite) => {
     });
     // A live instance renews its lease every third of it: this one renews before each check
     // that counts on it, so slow statements (a cold PGlite, a loaded machine) never age it past
-    // the 200 ms lease while the dead one stays 250 ms unseen.
+    // the lease while the dead one stays unseen for longer than it.
     await store.fleet.heartbeat('inst_live');
     // The live one is checked first, right after its renewal: a cold first statement of another
     // shape in between could take longer than the lease on a loaded machine.
-    expect(await store.ledger.answerHost('a2', 200)).toEqual({ instanceId: 'inst_live', alive: true });
-    expect(await store.ledger.answerHost('a1', 200)).toEqual({ instanceId: 'inst_dead', alive: false });
+    expect(await store.ledger.answerHost('a2', LEASE_MS)).toEqual({ instanceId: 'inst_live', alive: true });
+    expect(await store.ledger.answerHost('a1', LEASE_MS)).toEqual({ instanceId: 'inst_dead', alive: false });
     await store.fleet.heartbeat('inst_live');
-    expect(await store.fleet.reapInstances(200, T0 + 9)).toEqual(['a1']);
+    expect(await store.fleet.reapInstances(LEASE_MS, T0 + 9)).toEqual(['a1']);
     expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
       status: 'error',
       updatedAt: T0 + 9,
@@ -59,12 +61,12 @@ storageSuite('fleet', (suite) => {
     expect((await store.conversations.getMessage('a2'))?.message.status).toBe('streaming');
     expect(await store.ledger.takeAnswerSlot('owner:alice', 1, 'a3', 'inst_live', T0)).toBe('taken');
     await store.fleet.heartbeat('inst_live');
-    expect(await store.fleet.reapInstances(200, T0 + 10)).toEqual([]);
+    expect(await store.fleet.reapInstances(LEASE_MS, T0 + 10)).toEqual([]);
     // A live host's answer is not an orphan; once it is gone, it is.
     await store.fleet.heartbeat('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, 200)).toBe(false);
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toBe(false);
     await store.fleet.retireInstance('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, 200)).toBe(true);
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toBe(true);
     expect((await store.conversations.getMessage('a2'))?.message).toMatchObject({
       status: 'error',
       failure: LOST_ANSWER,
