@@ -164,7 +164,13 @@ export default defineConfig(({ mode }) => ({
     // takes seconds on a loaded 2-core machine, and a test that polls up to 5 s needs room.
     testTimeout: 15_000,
     projects: [
-      { extends: true, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
+      // One module graph per worker, not per file: the unit files import the same service and
+      // widget modules, and the PGlite a storage suite opens is shared by the next file (each
+      // test still gets a schema of its own). Measured on 121 files: 96 s of CPU instead of 286.
+      {
+        extends: true,
+        test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'], isolate: false },
+      },
       // The built artifacts (npm test builds first): script-tag page, strict CSP, manifest, size.
       {
         extends: true,
