@@ -1,4 +1,4 @@
-// npm run test:consumers: packs both packages (prepack builds them), installs the agent-chat
+// npm run test:consumers: packs both packages (built first, as prepack would), installs the agent-chat
 // tarball into the fixture apps beside this file the way a site owner would, builds them, and
 // checks each one in Node, workerd or headless Chromium; installs each tarball alone into an
 // empty folder; and type-checks the published declarations with skipLibCheck off under
@@ -26,13 +26,16 @@ const step = (what) => console.log(`\n▸ ${what} (${((Date.now() - started) / 1
 step('npm pack (agent-chat, agent-chat-service)');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work);
+// What prepack would do for both packages, at once, and nothing when `npm test` has just built
+// the same sources (scripts/build.mjs keeps a stamp of what it read).
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 for (const [workspace, name] of [
   [[], 'agent-chat'],
   [['--workspace', 'agent-chat-service'], 'agent-chat-service'],
 ]) {
   const packed = join(work, 'packed');
   mkdirSync(packed);
-  execFileSync(npm, ['pack', '--silent', ...workspace, '--pack-destination', packed], {
+  execFileSync(npm, ['pack', '--silent', '--ignore-scripts', ...workspace, '--pack-destination', packed], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
