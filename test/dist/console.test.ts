@@ -40,9 +40,20 @@ let browser: Browser;
 let service: Awaited<ReturnType<typeof startConsoleService>>;
 const cleanup: (() => Promise<unknown>)[] = [];
 
+/**
+ * The cookies of one sign-in, which the tests that start signed in begin with: each sign-in
+ * is a scrypt hash (about a second of CPU on a loaded machine), and signing in is tested by its
+ * own tests.
+ */
+let signedIn: Awaited<ReturnType<BrowserContext['storageState']>>;
+
 beforeAll(async () => {
   [browser, service] = await Promise.all([launchChromium(), startConsoleService()]);
   if (SHOTS) await mkdir(SHOTS, { recursive: true });
+  const { context, page } = await open();
+  await signIn(page);
+  signedIn = await context.storageState();
+  await context.close();
 }, 60_000);
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn();
@@ -56,12 +67,15 @@ async function open(
     colorScheme?: 'light' | 'dark';
     viewport?: { width: number; height: number };
     url?: string;
+    /** Start with the shared sign-in's cookies, on Activity. */
+    signedIn?: boolean;
   } = {},
 ) {
   const context: BrowserContext = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     viewport: options.viewport ?? { width: 1280, height: 860 },
     reducedMotion: 'reduce',
+    ...(options.signedIn && { storageState: signedIn }),
   });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -75,6 +89,7 @@ async function open(
     );
   });
   await page.goto(`${options.url ?? service.url}/console/`);
+  if (options.signedIn) await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
   const violations = () =>
     page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
   return { context, page, errors, violations };
@@ -112,8 +127,9 @@ const firstHit = (page: Page) =>
 
 /** `open`, signed in, on the Sources page. */
 async function openSources(options: Parameters<typeof open>[0] = {}) {
-  const opened = await open(options);
-  await signIn(opened.page);
+  // Another service than the shared one has its own sessions: sign in there.
+  const opened = await open({ ...options, signedIn: !options.url });
+  if (options.url) await signIn(opened.page);
   await opened.page.getByRole('link', { name: 'Sources', exact: true }).click();
   await opened.page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
   return opened;
@@ -653,8 +669,7 @@ describe('the console in Chromium', () => {
   });
 
   it('flags the sources of a past answer whose page changed since', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByRole('link', { name: /How much memory does Acme need/ }).click();
     const sources = page.getByRole('list').filter({ hasText: 'Installing Acme › Requirements' });
@@ -664,8 +679,7 @@ describe('the console in Chromium', () => {
   });
 
   it('fits a 390 px phone: no page scrolls sideways, every control is on screen, the navigation shows where you are', async () => {
-    const { page, context } = await open(LOOKS[2]);
-    await signIn(page);
+    const { page, context } = await open({ ...LOOKS[2], signedIn: true });
     const nav = page.getByRole('navigation', { name: 'Console' });
     for (const [index, { link }] of PAGES.entries()) {
       await nav.getByRole('link', { name: link, exact: true }).click();
@@ -715,9 +729,8 @@ describe('the console in Chromium', () => {
 
   it('reflows at 320 px in forced colours: every period is whole, and what is pressed or selected shows', async () => {
     // 1280 px at 400 % zoom (WCAG 1.4.10), with Windows High Contrast, which drops backgrounds.
-    const { page, context } = await open({ viewport: { width: 320, height: 640 } });
+    const { page, context } = await open({ viewport: { width: 320, height: 640 }, signedIn: true });
     await page.emulateMedia({ forcedColors: 'active' });
-    await signIn(page);
     await settled(page);
     const periods = page.getByRole('group', { name: 'Period' });
     const group = (await periods.boundingBox())!;
@@ -795,8 +808,7 @@ describe('the console in Chromium', () => {
   });
 
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     const nav = page.getByRole('link', { name: 'API keys', exact: true });
     await nav.focus();
     await page.keyboard.press('Enter');
@@ -817,8 +829,7 @@ describe('the console in Chromium', () => {
   });
 
   it('create → use → revoke: the key shown once mints sessions against the service until it is revoked', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'API keys', exact: true }).click();
     const name = page.getByRole('textbox', { name: 'Key name', exact: true });
     expect(await description(name)).toBe('Where it is used, e.g. “Production web server”');
@@ -871,8 +882,7 @@ describe('the console in Chromium', () => {
   });
 
   it('rotate with an overlap: old and new keys both work, the old one marked with its end', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await page.getByRole('textbox', { name: /Key name/ }).fill('Staging');
     await page.getByRole('button', { name: 'Create API key' }).click();
@@ -899,8 +909,7 @@ describe('the console in Chromium', () => {
     const listed = await startSite(service.url, PROJECT.apiKey, 'int_docs');
     const unlisted = await startSite(service.url, PROJECT.apiKey, 'int_docs');
     cleanup.push(listed.close, unlisted.close);
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
     // An integration named by its id (as `--integration` makes it) is named once, not "int_docs int_docs".
     const integration = page.getByRole('link', { name: 'int_docs', exact: true });
@@ -1010,8 +1019,7 @@ describe('the console in Chromium', () => {
         : null,
     );
     cleanup.push(site.close);
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
+    const { page, context, errors, violations } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await page.getByRole('link', { name: /int_app/ }).click();
     const box = page.getByRole('checkbox', { name: 'Allow visitors without a site server' });
@@ -1065,8 +1073,7 @@ describe('the console in Chromium', () => {
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/integration-public-light.png`, fullPage: true });
     await context.close();
     // The public setting and its budgets in dark, axe-clean too.
-    const dark = await open({ colorScheme: 'dark' });
-    await signIn(dark.page);
+    const dark = await open({ colorScheme: 'dark', signedIn: true });
     await dark.page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await dark.page.getByRole('link', { name: /int_app/ }).click();
     await dark.page.getByText('Today (UTC): 1 of 200 sessions').waitFor();
@@ -1076,8 +1083,7 @@ describe('the console in Chromium', () => {
   });
 
   it('conversations: the 👎 filter, full-text search, and a thread with its feedback reason and comment', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     const list = page.getByRole('region', { name: 'Conversation list' });
     await list
@@ -1121,8 +1127,7 @@ describe('the console in Chromium', () => {
   });
 
   it("conversations: a visitor's question opens on the Sources page, searched, with the search in view and its heading focused", async () => {
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
+    const { page, context, errors, violations } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     const list = page.getByRole('region', { name: 'Conversation list' });
     await list
@@ -1157,8 +1162,7 @@ describe('the console in Chromium', () => {
   });
 
   it('conversations: an answer reads as the widget renders it (markdown), its HTML and script links as text', async () => {
-    const { page, context, violations } = await open();
-    await signIn(page);
+    const { page, context, violations } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByRole('link', { name: /Is the widget safe against XSS/ }).click();
     const xss = page.getByRole('region', { name: 'Is the widget safe against XSS?' });
@@ -1201,8 +1205,7 @@ describe('the console in Chromium', () => {
   });
 
   it("conversations: a question's files show as a thumbnail and downloads; an integration's file settings save", async () => {
-    const { page, context, violations } = await open();
-    await signIn(page);
+    const { page, context, violations } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByRole('link', { name: /Why does the widget show this error/ }).click();
     const thread = page.getByRole('region', { name: 'Why does the widget show this error?' });
@@ -1238,8 +1241,7 @@ describe('the console in Chromium', () => {
   });
 
   it('activity: the CSV of the period downloads with one row per day', async () => {
-    const { page, context } = await open();
-    await signIn(page);
+    const { page, context } = await open({ signedIn: true });
     await page.getByRole('button', { name: '7 days' }).click();
     await expect
       .poll(() => page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed'))
@@ -1289,8 +1291,7 @@ describe('the console in Chromium', () => {
     const threadId = /"thread_id":"(th_[0-9a-f]{32})"/.exec(await ask('Which database does Acme need?'))![1];
     await ask('and how much memory does it need?', threadId);
 
-    const { page, context, errors, violations } = await open();
-    await signIn(page);
+    const { page, context, errors, violations } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByRole('link', { name: /Which database does Acme need/ }).click();
     const thread = page.getByRole('region', { name: 'Which database does Acme need?' });
