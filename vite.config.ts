@@ -56,6 +56,30 @@ const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = asy
     });
 };
 
+/** What the browser projects share: a headless Chromium, the commands, the screenshot baselines. */
+const browserProject = (name: string) => ({
+  name,
+  setupFiles: ['test/browser/setup.ts'],
+  browser: {
+    enabled: true,
+    headless: true,
+    provider: chromium,
+    instances: [{ browser: 'chromium' as const, name: `${name} (chromium)` }],
+    screenshotFailures: false,
+    commands: { reduceMotion, platformFonts },
+    // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
+    // purpose with `npm run test:visual:update`.
+    expect: {
+      toMatchScreenshot: {
+        comparatorName: 'pixelmatch' as const,
+        comparatorOptions: { threshold: 0.2, allowedMismatchedPixelRatio: 0.01 },
+        resolveScreenshotPath: ({ root, arg, ext }: { root: string; arg: string; ext: string }) =>
+          `${root}/test/browser/visual/baselines/${arg}${ext}`,
+      },
+    },
+  },
+});
+
 /** Comments and layout whitespace out of Lit's css`` templates in the build (see the script). */
 function minifyCss(): Plugin {
   return {
@@ -188,30 +212,23 @@ export default defineConfig(({ mode }) => ({
           sequence: { groupOrder: 1 },
         },
       },
+      // One page for all the browser files, as the unit files share a worker (decision 516): each
+      // file's fresh page re-imported the widget's few hundred modules, about 2.5 s of a file's 3.
       {
         extends: true,
         test: {
-          name: 'browser',
+          ...browserProject('browser'),
           include: ['test/browser/**/*.test.ts'],
-          setupFiles: ['test/browser/setup.ts'],
-          browser: {
-            enabled: true,
-            headless: true,
-            provider: chromium,
-            instances: [{ browser: 'chromium' }],
-            screenshotFailures: false,
-            commands: { reduceMotion, platformFonts },
-            // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
-            // purpose with `npm run test:visual:update`.
-            expect: {
-              toMatchScreenshot: {
-                comparatorName: 'pixelmatch',
-                comparatorOptions: { threshold: 0.2, allowedMismatchedPixelRatio: 0.01 },
-                resolveScreenshotPath: ({ root, arg, ext }) =>
-                  `${root}/test/browser/visual/baselines/${arg}${ext}`,
-              },
-            },
-          },
+          exclude: ['test/browser/first-load/**'],
+          isolate: false,
+        },
+      },
+      // What a page sees as it first loads the element needs a page that has not: its own.
+      {
+        extends: true,
+        test: {
+          ...browserProject('browser-first-load'),
+          include: ['test/browser/first-load/**/*.test.ts'],
         },
       },
     ],

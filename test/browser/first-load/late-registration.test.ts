@@ -17,7 +17,7 @@ describe('<agent-chat> registered late', () => {
     document.body.append(el);
 
     // The package root registers <agent-chat> (the loader) as it is evaluated.
-    await import('../../../../src/index.js');
+    await import('../../../src/index.js');
     expect(customElements.get('agent-chat')).toBeDefined();
     // updateComplete waits for the element itself, which the loader then fetches.
     await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;

@@ -3,8 +3,8 @@
  * mounting is what the element will say (the public types promise it), its attribute or default.
  */
 import { describe, expect, it } from 'vitest';
-import { defineLoader } from '../../../../src/loader/loader.js';
-import type { AgentChat } from '../../../../src/public-types.js';
+import { defineLoader } from '../../../src/loader/loader.js';
+import type { AgentChat } from '../../../src/public-types.js';
 
 // The element never arrives in this file: every read below is the loader's own.
 defineLoader(() => new Promise(() => {}));

@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, vi } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { page } from 'vitest/browser';
-import { test } from '../../../msw/test.js';
-import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../../msw/reference.js';
-import '../../../../src/define.js';
-import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
+import { test } from '../../msw/test.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, SESSION_ENDPOINT } from '../../msw/reference.js';
+import '../../../src/define.js';
+import type { AgentChat } from '../../../src/components/agent-chat/agent-chat.js';
 
 const added: Element[] = [];
 afterEach(() => {

@@ -2,14 +2,9 @@
 import { describe, expect } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { page } from 'vitest/browser';
-import { test } from '../../../msw/test.js';
-import { ownerKeyOf } from '../../../msw/reference.js';
-import {
-  fixtureChat,
-  recentConversations,
-  settled,
-  threadListTitles,
-} from '../../../helpers/chat-fixture.js';
+import { test } from '../../msw/test.js';
+import { ownerKeyOf } from '../../msw/reference.js';
+import { fixtureChat, recentConversations, settled, threadListTitles } from '../../helpers/chat-fixture.js';
 
 describe('<agent-chat> Conversations list, loaded when first shown', () => {
   test('a signed-in visitor who never opens Conversations never loads its element; the first opening does, and shows the threads', async ({
