@@ -2,9 +2,10 @@ import { NO_OWNER } from '../../contract/paths.js';
 import type { FileInfo } from '../api/types.js';
 import { Composer, type ComposerOptions, type Tray } from './composer.js';
 import type { SessionStatus } from '../session/types.js';
-import { Conversation, fromThreadMessage, type ConversationHooks } from './conversation.js';
+import { Conversation, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
 import { DeviceMemory, type Remembered } from './device-memory.js';
+import { KeptThreads } from './kept-threads.js';
 import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { OwnerGate } from './owner-gate.js';
 import { ServiceConnection, sessionSourceOf, type ConnectionConfig } from './service-connection.js';
@@ -21,6 +22,8 @@ const NO_STORE: DeviceMemoryStore = {
   clear: async () => {},
   watch: () => () => {},
   stash: () => {},
+  keptThread: async () => undefined,
+  keepThreads: async () => {},
 };
 
 /** What the session reads from its host each time it needs it (attributes may change). */
@@ -105,6 +108,7 @@ export class ChatSession {
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   #connected = false;
   readonly #tabs: TabHandoff;
+  readonly #kept: KeptThreads;
 
   readonly #options: ChatSessionOptions;
   readonly #hooks: ChatSessionHooks;
@@ -145,6 +149,8 @@ export class ChatSession {
       options,
     );
     this.memory = this.#deviceMemory();
+    const { threadList: list, conversation } = this;
+    this.#kept = new KeptThreads({ list, conversation, store: () => this.memory.store, tools: options.tools });
     this.#tabs = new TabHandoff({
       scope: () => options.scope(),
       connected: () => this.#connected,
@@ -155,7 +161,7 @@ export class ChatSession {
     this.owner = new OwnerGate(this.#connection, this.memory, {
       onOwnerChanged: () => void this.forget('owner-changed'),
     });
-    this.#current = this.#build();
+    this.#current = snapshotOf(this, options.config());
   }
 
   /** The conversation's hooks: the host's, and what its answers mean to the other parts. */
@@ -174,6 +180,7 @@ export class ChatSession {
       onAnswerEnd: (detail) => {
         hooks.onAnswerEnd?.(detail);
         this.outbox.sendNext();
+        this.#kept.keepCurrent();
         // A message creates or bumps a thread: the list is out of date.
         this.threadList.markStale();
         this.threadList.refreshIfOpen();
@@ -228,6 +235,7 @@ export class ChatSession {
     void this.memory.hydrated.then(() => {
       const { status, threads } = this.threadList.snapshot;
       if (this.threadList.open && status === 'idle' && !threads.length) this.threadList.setOpen(false);
+      this.#kept.prune();
     });
   }
 
@@ -297,20 +305,18 @@ export class ChatSession {
   async openThread(threadId: string): Promise<void> {
     this.#opening?.abort();
     const opening = (this.#opening = new AbortController());
-    const thread = await this.threadList.read(threadId, opening.signal);
+    const thread = await this.#kept.read(threadId, opening.signal);
     if (!thread || opening.signal.aborted) return;
-    const tools = this.#options.tools?.() ?? [];
-    this.conversation.reset(
-      thread.id,
-      thread.messages.map((m) => fromThreadMessage(m, tools)),
-    );
+    this.conversation.reset(thread.id, thread.messages);
     this.#tabs.reattachLast();
   }
 
   /** Deletes a thread; the conversation on screen starts over when it was that thread. */
   async deleteThread(threadId: string): Promise<void> {
-    if ((await this.threadList.remove(threadId)) && this.conversation.snapshot.threadId === threadId)
-      this.conversation.reset();
+    if (!(await this.threadList.remove(threadId))) return;
+    // A public visitor's: its messages leave the device too (decision 519).
+    this.#kept.forget([threadId]);
+    if (this.conversation.snapshot.threadId === threadId) this.conversation.reset();
   }
 
   /**
@@ -366,24 +372,24 @@ export class ChatSession {
     return messages.length === 0 && !streaming;
   }
 
-  #build(): ChatSnapshot {
-    const config = this.#options.config();
-    const conversation = this.conversation.snapshot;
-    return {
-      conversation,
-      threadList: this.threadList.snapshot,
-      draft: this.composer.draft,
-      threadListOpen: this.threadList.open,
-      configured: Boolean(sessionSourceOf(config)),
-      outbox: this.outbox.entries,
-      offline: isOffline(),
-      attachments: this.composer.tray,
-    };
-  }
-
   #publish(): void {
-    this.#current = this.#build();
+    this.#current = snapshotOf(this, this.#options.config());
     this.memory.changed();
     this.#hooks.onChange(this.#current);
   }
+}
+
+/** What views render, from the session's parts as they are now. */
+function snapshotOf(session: ChatSession, config: ChatSessionConfig): ChatSnapshot {
+  const { conversation, threadList, composer, outbox } = session;
+  return {
+    conversation: conversation.snapshot,
+    threadList: threadList.snapshot,
+    draft: composer.draft,
+    threadListOpen: threadList.open,
+    configured: Boolean(sessionSourceOf(config)),
+    outbox: outbox.entries,
+    offline: isOffline(),
+    attachments: composer.tray,
+  };
 }

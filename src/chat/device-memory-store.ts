@@ -60,6 +60,10 @@ export interface DeviceMemoryStore {
    * may never land.
    */
   stash(state?: Stashed): void;
+  /** A kept thread's messages (a public visitor's past conversation, decision 518), if the device has them. */
+  keptThread(threadId: string): Promise<ChatMessage[] | undefined>;
+  /** Keeps threads' messages and forgets others', in one write after those already asked for. */
+  keepThreads(kept: ReadonlyMap<string, readonly ChatMessage[]>, dropped: readonly string[]): Promise<void>;
 }
 
 /** What a stash keeps of the state: the drafts (decision 443) and what the visitor sent (decision 451). */
@@ -355,6 +359,27 @@ function withStash(
   );
 }
 
+/** Where a kept thread's messages are: under the scope's `:ui` prefix, so clear() takes them too. */
+const keptKey = (scope: string, threadId: string) => `${scope}:ui:t:${threadId}`;
+
+async function readKept(store: UseStore, scope: string, threadId: string) {
+  const value: unknown = await store('readonly', (os) => promisifyRequest(os.get(keptKey(scope, threadId))));
+  return Array.isArray(value) ? toMessages(value, false) : undefined;
+}
+
+function writeKept(
+  store: UseStore,
+  scope: string,
+  kept: ReadonlyMap<string, readonly ChatMessage[]>,
+  dropped: readonly string[],
+): Promise<void> {
+  return store('readwrite', (os) => {
+    for (const [id, messages] of kept) os.put(messages, keptKey(scope, id));
+    for (const id of dropped) os.delete(keptKey(scope, id));
+    return promisifyRequest(os.transaction);
+  });
+}
+
 /**
  * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
  * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
@@ -418,6 +443,18 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     inSession((storage) =>
       text ? storage.setItem(this.#stashKey(), text) : storage.removeItem(this.#stashKey()),
     );
+  }
+
+  keptThread(threadId: string): Promise<ChatMessage[] | undefined> {
+    // After the writes already asked for: a thread kept a moment ago reads as kept.
+    return writes
+      .then(() => readKept(this.#store(), this.#scope, threadId))
+      .catch((error: unknown) => void warnOnce(error));
+  }
+
+  keepThreads(kept: ReadonlyMap<string, readonly ChatMessage[]>, dropped: readonly string[]): Promise<void> {
+    writes = writes.then(() => writeKept(this.#store(), this.#scope, kept, dropped)).catch(warnOnce);
+    return writes;
   }
 
   #stashKey(): string {

@@ -123,6 +123,11 @@ export class DeviceMemory {
     this.#options = options;
   }
 
+  /** The store of the scope open now (none while closed). */
+  get store(): DeviceMemoryStore | undefined {
+    return this.#store;
+  }
+
   get hydrated(): Promise<void> {
     return this.#hydration;
   }

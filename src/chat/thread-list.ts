@@ -116,9 +116,11 @@ export class ThreadList {
     const noHistory = this.#hooks.noHistory?.();
     if (noHistory) {
       this.#request?.abort();
+      // A public visitor's list is the one their device keeps (decision 518): no request.
+      const threads = noHistory === 'public' ? this.#state.threads : [];
       return this.#set({
-        status: 'unavailable',
-        threads: [],
+        status: threads.length ? 'ready' : 'unavailable',
+        threads,
         nextCursor: null,
         loadingMore: false,
         noHistory,
@@ -160,7 +162,8 @@ export class ThreadList {
   async remove(threadId: string): Promise<boolean> {
     const { signal } = this.#deletions;
     try {
-      await this.#api().deleteThread(threadId, { signal });
+      // A thread kept on the device is forgotten there (the caller's part), never asked of the service.
+      if (!this.onDevice) await this.#api().deleteThread(threadId, { signal });
     } catch (error) {
       if (signal.aborted) return false;
       if (!(error instanceof ApiError && error.status === 404)) {
@@ -194,7 +197,8 @@ export class ThreadList {
   async rename(threadId: string, title: string): Promise<void> {
     const { signal } = this.#deletions;
     try {
-      const renamed = await this.#api().renameThread(threadId, title, { signal });
+      // A title kept on the device is the visitor's alone (decision 519).
+      const renamed = this.onDevice ? { title } : await this.#api().renameThread(threadId, title, { signal });
       if (signal.aborted) return;
       this.#set({
         ...this.#state,
@@ -210,6 +214,17 @@ export class ThreadList {
     if (this.#state.status === 'loading') this.#staleLoad = true;
     else if (this.#state.status === 'ready' || this.#state.status === 'error')
       this.#set({ ...this.#state, status: 'idle' });
+  }
+
+  /** The rows a public visitor's device keeps, newest first (see KeptThreads). */
+  keep(threads: readonly ThreadSummary[]): void {
+    const status = this.#state.status === 'unavailable' && threads.length ? 'ready' : this.#state.status;
+    this.#set({ ...this.#state, status, threads });
+  }
+
+  /** The list is one a public visitor's device keeps, not the service (decision 518). */
+  get onDevice(): boolean {
+    return this.#hooks.noHistory?.() === 'public';
   }
 
   /** Drops an entry the service no longer knows (a 404 on resume). */

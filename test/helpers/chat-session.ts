@@ -2,7 +2,7 @@ import { createSessionHandler } from '../../server/session-handler.js';
 import { createAgentService } from '../../service/index.js';
 import { ChatSession, type ChatSessionConfig, type ChatSnapshot } from '../../src/chat/chat-session.js';
 import type { RemoteChange, StoredMemory, DeviceMemoryStore } from '../../src/chat/device-memory-store.js';
-import type { ErrorInfo } from '../../src/chat/types.js';
+import type { ChatMessage, ErrorInfo } from '../../src/chat/types.js';
 
 /**
  * ChatSession in Node against the reference service and a site's session endpoint, in process,
@@ -20,6 +20,8 @@ export const keyOf = (owner: string | null) => (owner === null ? '-' : `key-${ow
  */
 export function device() {
   const data = new Map<string, StoredMemory>();
+  /** Kept threads' messages (a public visitor's), by scope and thread id. */
+  const kept = new Map<string, ChatMessage[]>();
   const listeners = new Set<(change: RemoteChange) => void>();
   const shared = (state: StoredMemory | undefined) =>
     JSON.stringify(state ? { ...state, open: undefined, threadListOpen: undefined } : null);
@@ -46,6 +48,7 @@ export function device() {
       },
       clear: async () => {
         data.delete(scope);
+        for (const key of kept.keys()) if (key.startsWith(`${scope} `)) kept.delete(key);
         last = '';
         announce({});
       },
@@ -59,6 +62,11 @@ export function device() {
       },
       // In Node nothing is cut off by a navigation: the device's own writes land.
       stash: () => {},
+      keptThread: async (id) => structuredClone(kept.get(`${scope} ${id}`)),
+      keepThreads: async (put, dropped) => {
+        put.forEach((messages, id) => kept.set(`${scope} ${id}`, structuredClone([...messages])));
+        dropped.forEach((id) => kept.delete(`${scope} ${id}`));
+      },
     };
   };
   return { open, dump: () => JSON.stringify([...data.values()]) };

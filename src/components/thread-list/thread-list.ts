@@ -156,8 +156,10 @@ export class AgentChatThreadList extends LitElement {
     const { t, locale } = this.l10n;
     const title = thread.title || t('untitled');
     if (this.confirming === thread.id) {
-      return html`<li class="confirm" role="group" aria-label=${t('confirmDelete', { title })} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
-        <span>${t('confirmDelete', { title })}</span>
+      // A public visitor's list is kept on this device: Delete forgets it here (decision 519).
+      const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', { title });
+      return html`<li class="confirm" role="group" aria-label=${words} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
+        <span>${words}</span>
         <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id)}>${t('delete')}</button>
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </li>`;
@@ -184,7 +186,7 @@ export class AgentChatThreadList extends LitElement {
     const load = (reason: 'more' | 'retry') =>
       this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason }));
     if (list.status === 'unavailable') {
-      // A public integration has no sign-in to point to (decision 445).
+      // A public integration has no sign-in to point to (decision 445); its list is the device's (decision 518).
       const why = list.noHistory === 'public' ? 'noHistoryKept' : 'signInForHistory';
       return html`<div class="state"><p tabindex="-1">${t(why)}</p></div>`;
     }
@@ -197,7 +199,7 @@ export class AgentChatThreadList extends LitElement {
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
     if (list.status === 'ready' && list.threads.length === 0)
-      return html`<div class="state"><p tabindex="-1">${t('noConversations')}</p></div>`;
+      return html`<div class="state"><p tabindex="-1">${t(list.noHistory === 'public' ? 'noHistoryKept' : 'noConversations')}</p></div>`;
     if (list.nextCursor) {
       return html`<div class="state"><button type="button" ?disabled=${list.loadingMore} @click=${() => load('more')}>${list.loadingMore ? t('loading') : t('showMore')}</button></div>`;
     }

@@ -42,6 +42,8 @@ function harness(initial: StoredMemory | undefined, key?: string) {
     clear: vi.fn(async () => {}),
     watch: (l) => ((listener = l), () => (listener = undefined)),
     stash: vi.fn(),
+    keptThread: async () => undefined,
+    keepThreads: async () => {},
   };
   const shown: Array<{ remembered: Remembered; how: string }> = [];
   const events: string[] = [];
@@ -230,6 +232,8 @@ describe('DeviceMemory owner binding', () => {
         clear: async () => {},
         watch: (l) => ((listener = l), () => {}),
         stash: () => {},
+        keptThread: async () => undefined,
+        keepThreads: async () => {},
       }),
       currentKey: () => 'key-alice',
       collect: () => live,

@@ -1,0 +1,122 @@
+import type { ThreadSummary } from '../api/types.js';
+import type { ClientTool } from '../public-types.js';
+import { fromThreadMessage, type Conversation } from './conversation.js';
+import type { DeviceMemoryStore } from './device-memory-store.js';
+import type { ThreadList } from './thread-list.js';
+import type { ChatMessage } from './types.js';
+
+/** Conversations a public visitor's device keeps (decision 518): the newest this many. */
+export const MAX_KEPT_THREADS = 20;
+/** A kept conversation untouched this long is dropped (decision 518). */
+export const KEPT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** One line of plain text, at most `max` characters. */
+const line = (text: string, max: number) => {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+};
+
+/**
+ * A kept thread's row as the list shows a service's (§5): the first question as its title (a
+ * title the visitor gave stays), the start of the first answer as its preview.
+ */
+export function summaryOf(
+  threadId: string,
+  messages: readonly ChatMessage[],
+  before: ThreadSummary | undefined,
+  now: number,
+): ThreadSummary {
+  const question = messages.find((m) => m.role === 'user');
+  const answer = messages.find((m) => m.role === 'assistant' && m.content);
+  const at = new Date(now).toISOString();
+  return {
+    id: threadId,
+    title: before?.title || line(question?.content ?? '', 80),
+    created_at: before?.created_at ?? at,
+    updated_at: at,
+    preview: line(answer?.content ?? '', 120),
+  };
+}
+
+/** The kept rows newest first, within the bounds; `dropped` are the ids that fell out. */
+export function bounded(
+  threads: readonly ThreadSummary[],
+  now: number,
+): { threads: ThreadSummary[]; dropped: string[] } {
+  const sorted = [...threads].sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));
+  const kept = sorted
+    .filter((t) => now - Date.parse(t.updated_at) < KEPT_FOR_MS)
+    .slice(0, MAX_KEPT_THREADS);
+  return { threads: kept, dropped: sorted.filter((t) => !kept.includes(t)).map((t) => t.id) };
+}
+
+export interface KeptThreadsOptions {
+  list: ThreadList;
+  conversation: Conversation;
+  /** The device memory's store for the current scope (none before it opens). */
+  store: () => DeviceMemoryStore | undefined;
+  tools?: () => readonly ClientTool[];
+}
+
+/**
+ * A public visitor's past conversations, kept on their device (decision 518). The service keeps
+ * no list for a session without owner (§5 answers 403), so the device does: the rows ride in the
+ * device memory's head with the list (other tabs follow them, a reload shows them without a
+ * request), each thread's messages under a key of its own, read only when it is opened.
+ */
+export class KeptThreads {
+  readonly #o: KeptThreadsOptions;
+
+  constructor(options: KeptThreadsOptions) {
+    this.#o = options;
+  }
+
+  /** The conversation on screen is kept, as its latest answer ended (however it ended). */
+  keepCurrent(now = Date.now()): void {
+    const { threadId, messages } = this.#o.conversation.snapshot;
+    if (!this.#o.list.onDevice || !threadId || !messages.some((m) => m.role === 'assistant')) return;
+    const rows = this.#o.list.snapshot.threads;
+    const row = summaryOf(
+      threadId,
+      messages,
+      rows.find((t) => t.id === threadId),
+      now,
+    );
+    const { threads, dropped } = bounded([row, ...rows.filter((t) => t.id !== threadId)], now);
+    this.#o.list.keep(threads);
+    void this.#o.store()?.keepThreads(new Map([[threadId, messages]]), dropped);
+  }
+
+  /** Drops what has been untouched too long (after the device was read). */
+  prune(now = Date.now()): void {
+    if (!this.#o.list.onDevice) return;
+    const { threads, dropped } = bounded(this.#o.list.snapshot.threads, now);
+    if (!dropped.length) return;
+    this.#o.list.keep(threads);
+    this.forget(dropped);
+  }
+
+  /** Forgets threads' messages on this device (their rows are gone from the list). */
+  forget(threadIds: readonly string[]): void {
+    void this.#o.store()?.keepThreads(new Map(), threadIds);
+  }
+
+  /**
+   * A thread to open, from the device for a public visitor (at once, no request), else from the
+   * service; undefined when it cannot be had.
+   */
+  async read(
+    threadId: string,
+    signal: AbortSignal,
+  ): Promise<{ id: string; messages: ChatMessage[] } | undefined> {
+    if (this.#o.list.onDevice) {
+      const messages = await this.#o.store()?.keptThread(threadId);
+      // Gone from the device (storage cleared under the page): its row goes too.
+      if (!messages) this.#o.list.drop(threadId);
+      return messages && { id: threadId, messages };
+    }
+    const thread = await this.#o.list.read(threadId, signal);
+    const tools = this.#o.tools?.() ?? [];
+    return thread && { id: thread.id, messages: thread.messages.map((m) => fromThreadMessage(m, tools)) };
+  }
+}
