@@ -15,13 +15,16 @@ import {
   deepActiveElement,
   fixtureChat,
   messagesOf,
+  openThreadList,
   settled,
+  threadListOf,
   threadListTitles,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
+import { dumpAllIndexedDb } from '../../../helpers/idb.js';
 import he from '../../../../src/i18n/locales/he.js';
 
-const NOT_KEPT = "This site doesn't keep past conversations.";
+const NOT_KEPT = 'Your conversations here will be kept on this device only.';
 
 /**
  * §2b's routes as the service answers a page on an allowed origin. msw's worker never sees the
@@ -91,16 +94,9 @@ afterEach(async () => {
 });
 
 describe("<agent-chat> a public visitor's Conversations", () => {
-  test('over a conversation in the floating panel: focus goes to the words that say none are kept, and Tab goes round the panel, never to the page', async ({
-    worker,
-    backend,
-  }) => {
-    worker.use(...publicSessions(backend));
+  test('with nothing kept yet, in the floating panel: focus goes to the words that say where conversations are kept, and Tab goes round the panel, never to the page', async () => {
     const el = await publicPage();
     await el.open();
-    await el.send('How do I theme it?');
-    await settled(el);
-    expect(messagesOf(el).at(-1)?.message).toMatchObject({ role: 'assistant', status: 'complete' });
 
     await openConversationsByKeyboard();
     const words = page.getByText(NOT_KEPT);
@@ -111,11 +107,11 @@ describe("<agent-chat> a public visitor's Conversations", () => {
     expect(await tabStops(5)).toEqual([
       'Conversations',
       'New conversation',
-      'More',
       'Close chat',
       'Conversations',
+      'New conversation',
     ]);
-    expect(await tabStops(2, true)).toEqual(['Close chat', 'More']);
+    expect(await tabStops(2, true)).toEqual(['Conversations', 'Close chat']);
     await chaiExpect(el).to.be.accessible();
 
     // Escape closes the list, and the conversation is reachable again.
@@ -169,5 +165,80 @@ describe("<agent-chat> a public visitor's Conversations", () => {
     expect(getComputedStyle(words.element()).outlineStyle).toBe('solid');
     expect(await tabStops(2)).toEqual([he.conversations, he.newConversation]);
     await chaiExpect(el).to.be.accessible();
+  });
+});
+
+/** A reload, as far as the widget can tell: the element goes, a new one on the same page hydrates. */
+async function reload(el: AgentChat): Promise<AgentChat> {
+  el.remove();
+  const next = await publicPage();
+  await settled(next);
+  return next;
+}
+
+/** The question, sent from the composer as a visitor would, and its answer ended. */
+async function ask(el: AgentChat, question: string): Promise<void> {
+  const before = messagesOf(el).length;
+  await userEvent.fill(page.getByRole('textbox', { name: 'Message' }), question);
+  await userEvent.click(page.getByRole('button', { name: 'Send' }));
+  await expect.poll(() => messagesOf(el).length).toBe(before + 2);
+  await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 10_000 }).toBe('complete');
+}
+
+/** The kept threads' messages on the device, by thread id (decision 518). */
+async function keptOnDevice(): Promise<string[]> {
+  return (await dumpAllIndexedDb()).filter((key) => key.includes(':ui:t:'));
+}
+
+describe("<agent-chat> a public visitor's past conversations, kept on their device (decision 518)", () => {
+  test('three conversations come back after a reload, newest first; the oldest opens from the device at once and goes on with its thread; Delete forgets one on this device', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    let el = await publicPage();
+    await el.open();
+    const questions = ['How do I theme it?', 'Can it speak German?', 'Where are my files kept?'];
+    for (const [i, question] of questions.entries()) {
+      if (i) await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
+      await ask(el, question);
+    }
+    await expect.poll(keptOnDevice).toHaveLength(3);
+
+    el = await reload(el);
+    const before = backend.serviceRequests.length;
+    await openConversationsByKeyboard();
+    await expect.poll(() => threadListTitles(el)).toEqual([...questions].reverse());
+    // The list and its rows come from the device: the service is not asked (it would answer 403).
+    expect(backend.serviceRequests.length).toBe(before);
+    await chaiExpect(el).to.be.accessible();
+    const ids = [...threadListOf(el).shadowRoot!.querySelectorAll<HTMLElement>('li[data-id]')].map(
+      (li) => li.dataset.id,
+    );
+
+    // The oldest opens at once from the device, and a question in it carries its thread.
+    await userEvent.click(page.getByRole('button', { name: /^How do I theme it\?/ }));
+    await expect
+      .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)))
+      .toEqual(['How do I theme it?', 'Style the widget f']);
+    expect(backend.serviceRequests.length).toBe(before);
+    await ask(el, 'And in dark mode?');
+    const continued = await backend.chatRequests().at(-1)!.clone().json();
+    expect(continued.thread_id).toBe(ids[2]);
+    expect(messagesOf(el)).toHaveLength(4);
+
+    // Continued, it is the newest; deleted, it is gone from the list and from the device.
+    await openConversationsByKeyboard();
+    await expect.poll(() => threadListTitles(el)[0]).toBe('How do I theme it?');
+    await userEvent.click(page.getByRole('button', { name: 'Delete Can it speak German?' }));
+    const confirm = page.getByRole('group', { name: 'Delete “Can it speak German?” from this device? This cannot be undone.' });
+    await expect.element(confirm).toBeVisible();
+    await userEvent.click(confirm.getByRole('button', { name: 'Delete' }));
+    await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?', 'Where are my files kept?']);
+    await expect.poll(keptOnDevice).toHaveLength(2);
+    // The list was open: the reload shows it open, from the device.
+    el = await reload(el);
+    await openThreadList(el);
+    await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?', 'Where are my files kept?']);
   });
 });
