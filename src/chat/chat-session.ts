@@ -150,7 +150,12 @@ export class ChatSession {
     );
     this.memory = this.#deviceMemory();
     const { threadList: list, conversation } = this;
-    this.#kept = new KeptThreads({ list, conversation, store: () => this.memory.store, tools: options.tools });
+    this.#kept = new KeptThreads({
+      list,
+      conversation,
+      store: () => this.memory.store,
+      tools: options.tools,
+    });
     this.#tabs = new TabHandoff({
       scope: () => options.scope(),
       connected: () => this.#connected,

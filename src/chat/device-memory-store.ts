@@ -449,7 +449,10 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     // After the writes already asked for: a thread kept a moment ago reads as kept.
     return writes
       .then(() => readKept(this.#store(), this.#scope, threadId))
-      .catch((error: unknown) => void warnOnce(error));
+      .catch((error: unknown) => {
+        warnOnce(error);
+        return undefined;
+      });
   }
 
   keepThreads(kept: ReadonlyMap<string, readonly ChatMessage[]>, dropped: readonly string[]): Promise<void> {

@@ -44,9 +44,7 @@ export function bounded(
   now: number,
 ): { threads: ThreadSummary[]; dropped: string[] } {
   const sorted = [...threads].sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));
-  const kept = sorted
-    .filter((t) => now - Date.parse(t.updated_at) < KEPT_FOR_MS)
-    .slice(0, MAX_KEPT_THREADS);
+  const kept = sorted.filter((t) => now - Date.parse(t.updated_at) < KEPT_FOR_MS).slice(0, MAX_KEPT_THREADS);
   return { threads: kept, dropped: sorted.filter((t) => !kept.includes(t)).map((t) => t.id) };
 }
 

@@ -143,6 +143,36 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
     }
   });
 
+  it("the visitor's past conversations come back after a reload, from the device; the older one goes on and is answered (decision 518)", async () => {
+    const { page, errors, violations } = await open(site.origin);
+    const widget = page.locator('agent-chat');
+    await ask(page, 'How do I theme the widget?');
+    await widget.getByRole('button', { name: 'New conversation' }).click();
+    await ask(page, 'Is it safe against XSS?');
+    await page.reload();
+    await widget.getByRole('button', { name: 'Conversations' }).click();
+    const list = widget.getByRole('region', { name: 'Conversations' });
+    await expect
+      .poll(() => list.locator('.title').allTextContents())
+      .toEqual(['Is it safe against XSS?', 'How do I theme the widget?']);
+    await list.getByRole('button', { name: /^How do I theme the widget\?/ }).click();
+    const answers = widget.locator('agent-chat-message[aria-label="Assistant"] .content');
+    await expect.poll(() => answers.count()).toBe(1);
+    await widget.getByRole('textbox', { name: 'Message' }).fill('And in dark mode?');
+    await widget.getByRole('button', { name: 'Send' }).click();
+    // The built service takes the thread from this later session without owner and answers in it.
+    await expect.poll(() => answers.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => answers.nth(1).textContent(), { timeout: 15_000 }).toMatch(/\w{3}/);
+    await widget.getByRole('button', { name: 'Conversations' }).click();
+    await expect
+      .poll(() => list.locator('.title').allTextContents())
+      .toEqual(['How do I theme the widget?', 'Is it safe against XSS?']);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(await axe(page)).toEqual([]);
+    await page.close();
+  });
+
   it("a page cannot read the integration's description with the key, even on an origin the integration lists", async () => {
     const page = await browser.newPage();
     await page.goto(site.origin);

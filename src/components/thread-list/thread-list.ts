@@ -157,7 +157,9 @@ export class AgentChatThreadList extends LitElement {
     const title = thread.title || t('untitled');
     if (this.confirming === thread.id) {
       // A public visitor's list is kept on this device: Delete forgets it here (decision 519).
-      const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', { title });
+      const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', {
+        title,
+      });
       return html`<li class="confirm" role="group" aria-label=${words} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
         <span>${words}</span>
         <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id)}>${t('delete')}</button>

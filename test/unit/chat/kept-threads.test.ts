@@ -31,9 +31,16 @@ describe("a public visitor's kept conversations (decision 518)", () => {
   });
 
   it('names a row by its first question and previews its first answer, one line each; a title given stays', () => {
-    const messages = [message('user', 'How do I\n theme  it?'), message('assistant', 'Style the widget'.repeat(20))];
+    const messages = [
+      message('user', 'How do I\n theme  it?'),
+      message('assistant', 'Style the widget'.repeat(20)),
+    ];
     const fresh = summaryOf('th_1', messages, undefined, NOW);
-    expect(fresh).toMatchObject({ id: 'th_1', title: 'How do I theme it?', updated_at: new Date(NOW).toISOString() });
+    expect(fresh).toMatchObject({
+      id: 'th_1',
+      title: 'How do I theme it?',
+      updated_at: new Date(NOW).toISOString(),
+    });
     expect(fresh.preview).toHaveLength(120);
     const renamed = { ...fresh, title: 'Theming', created_at: '2025-05-30T00:00:00.000Z' };
     expect(summaryOf('th_1', messages, renamed, NOW + 1000)).toMatchObject({

@@ -231,7 +231,9 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     await openConversationsByKeyboard();
     await expect.poll(() => threadListTitles(el)[0]).toBe('How do I theme it?');
     await userEvent.click(page.getByRole('button', { name: 'Delete Can it speak German?' }));
-    const confirm = page.getByRole('group', { name: 'Delete “Can it speak German?” from this device? This cannot be undone.' });
+    const confirm = page.getByRole('group', {
+      name: 'Delete “Can it speak German?” from this device? This cannot be undone.',
+    });
     await expect.element(confirm).toBeVisible();
     await userEvent.click(confirm.getByRole('button', { name: 'Delete' }));
     await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?', 'Where are my files kept?']);
