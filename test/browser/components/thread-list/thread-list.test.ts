@@ -208,7 +208,7 @@ describe('<agent-chat> thread list', () => {
       // Its visitors are anonymous and there is no sign-in to offer them: it says what is so.
       await expect
         .poll(() => listRoot(el).textContent)
-        .toContain("This site doesn't keep past conversations.");
+        .toContain('Your conversations here will be kept on this device only.');
       expect(listRoot(el).textContent).not.toMatch(/sign in/i);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(asked).toEqual([]);
