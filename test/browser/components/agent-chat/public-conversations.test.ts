@@ -212,6 +212,13 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     // The list and its rows come from the device: the service is not asked (it would answer 403).
     expect(backend.serviceRequests.length).toBe(before);
     await chaiExpect(el).to.be.accessible();
+    // The list covers the conversation the reload brought back: Tab goes round the header and
+    // the rows, twice over, and never reaches the page (decision 501).
+    const stops = await tabStops(24);
+    expect(stops.filter((name) => name === 'Conversations').length).toBeGreaterThanOrEqual(2);
+    expect(stops).toContain('Where are my files kept?');
+    expect(stops).not.toContain('After the chat');
+    expect(stops).not.toContain('Before the chat');
     const ids = [...threadListOf(el).shadowRoot!.querySelectorAll<HTMLElement>('li[data-id]')].map(
       (li) => li.dataset.id,
     );
