@@ -1,5 +1,6 @@
 import { pgliteClient } from './pglite.js';
 import { postgresClient } from './postgres.js';
+import type { SqlClient } from './sql-client.js';
 import { openSqlStores } from './sql/index.js';
 import type { Stores } from './types.js';
 
@@ -10,13 +11,21 @@ import type { Stores } from './types.js';
  */
 export async function openStorage(options: { databaseUrl?: string; dataDir?: string }): Promise<Stores> {
   if (options.databaseUrl) return openSqlStores(await postgresClient(options.databaseUrl));
-  const stores = await openSqlStores(await pgliteClient(options.dataDir));
-  if (options.dataDir) {
-    // The data directory is this process's alone (its lock): whatever the last process left
-    // generating was cut off with it (a crash, kill -9), and so were the concurrent-answer
-    // slots it held, which would otherwise refuse their owners until the lease reaper came by.
-    await stores.ledger.endStale(Number.MAX_SAFE_INTEGER);
-    await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
-  }
-  return stores;
+  if (!options.dataDir) return openSqlStores(await pgliteClient());
+  return (await openDataDir(options.dataDir)).stores;
+}
+
+/**
+ * The embedded store in `dataDir` as every start opens it, with its client (the move to
+ * PostgreSQL reads its tables whole). The directory is this process's alone (its lock):
+ * whatever the last process left generating was cut off with it (a crash, kill -9), and so
+ * were the concurrent-answer slots it held, which would otherwise refuse their owners until
+ * the lease reaper came by.
+ */
+export async function openDataDir(dataDir: string): Promise<{ stores: Stores; client: SqlClient }> {
+  const client = await pgliteClient(dataDir);
+  const stores = await openSqlStores(client);
+  await stores.ledger.endStale(Number.MAX_SAFE_INTEGER);
+  await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
+  return { stores, client };
 }

@@ -23,7 +23,7 @@ export type { SqlClient };
 const MIGRATION_LOCK = 4_181_021;
 
 /** Brings the schema up to date (under an advisory lock: instances may start together). */
-async function migrate(db: SqlClient): Promise<void> {
+export async function migrate(db: SqlClient): Promise<void> {
   await db.transaction(async (query) => {
     await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await query(
