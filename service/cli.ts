@@ -6,6 +6,7 @@ import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
+import { moveToPostgres } from './move-cli.js';
 import { readAnswerTests, searchCommand, testCommand } from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
 import { readDocsFolder } from './docs/folder.js';
@@ -35,6 +36,8 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                                           --earlier "QUESTION" searches it as a follow-up of that question
   agent-chat-service test FILE.yaml       answer tests on the project's docs: each question's answer must cite one
                                           of its urls (and contain its phrases); prints a table, exits 1 on a miss
+  agent-chat-service move-to-postgres     copy the embedded store (--data) whole into the empty PostgreSQL database
+                                          DATABASE_URL names, in one transaction; stop the service first
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
@@ -150,6 +153,13 @@ async function main() {
   }
   if (positionals[0] === 'admin') {
     process.exitCode = await addAdmin(positionals.slice(1), {
+      databaseUrl: env.DATABASE_URL || undefined,
+      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+    });
+    return;
+  }
+  if (positionals[0] === 'move-to-postgres') {
+    process.exitCode = await moveToPostgres(positionals.slice(1), {
       databaseUrl: env.DATABASE_URL || undefined,
       dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
     });

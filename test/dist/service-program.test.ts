@@ -241,9 +241,10 @@ describe('agent-chat-service (the program) with a model', () => {
       child.once('exit', (code) => resolve({ code, output }));
     });
 
-  it('lists every model and proxy setting in --help', async () => {
+  it('lists every command, model and proxy setting in --help', async () => {
     const { code, output } = await run(['--help']);
     expect(code).toBe(0);
+    expect(output).toContain('agent-chat-service move-to-postgres');
     for (const flag of [
       '--trust-proxy',
       '--model-tries',
@@ -262,6 +263,15 @@ describe('agent-chat-service (the program) with a model', () => {
       'OPENAI_DOCS_SEARCH=0',
     ])
       expect(output).toContain(env);
+  });
+
+  it('runs move-to-postgres, which asks for DATABASE_URL before it opens anything', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const unnamed = await run(['move-to-postgres', '--data', dataDir], { DATABASE_URL: '' });
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.output).toContain('DATABASE_URL must name the PostgreSQL database to copy into');
+    expect(await readdir(dataDir)).toEqual([]);
   });
 
   it.each<[string[], string, Record<string, string>?]>([
