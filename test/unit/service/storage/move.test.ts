@@ -19,7 +19,6 @@ import {
 } from '../../../../service/index.js';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { moveToPostgres, type MoveEngines } from '../../../../service/move-cli.js';
-import { lockDataDir } from '../../../../service/storage/data-dir-lock.js';
 import { BATCH_ROWS, INSTANCE_TABLES } from '../../../../service/storage/move.js';
 import { openDataDir, openStorage } from '../../../../service/storage/open.js';
 import { postgresClient } from '../../../../service/storage/postgres.js';
@@ -127,9 +126,13 @@ async function observe(
   };
 }
 
-/** The source: a data directory a service filled, what it served before it stopped, and every row it held. */
+/**
+ * The source: a data directory a service filled, still open as that service opened it (a PGlite
+ * start is a second or more), what the service served, and every row the store held.
+ */
 interface Filled {
   dir: string;
+  source: Awaited<ReturnType<typeof openDataDir>>;
   now: number;
   key: string;
   token: string;
@@ -175,8 +178,10 @@ async function fillThroughRoutes(served: Served, admin: ReturnType<typeof consol
 }
 
 async function fill(dir: string): Promise<Filled> {
-  const { stores, client } = await openDataDir(dir);
-  const served = serviceOn(stores, Date.UTC(2026, 10, 21, 9));
+  const source = await openDataDir(dir);
+  const { stores, client } = source;
+  // The service stops; the store stays open for the moves (and holds the directory's lock).
+  const served = serviceOn({ ...stores, close: async () => {} }, Date.UTC(2026, 10, 21, 9));
   await addAdmin(stores);
   const admin = consoleClient(served.service);
   const made = await fillThroughRoutes(served, admin);
@@ -186,7 +191,7 @@ async function fill(dir: string): Promise<Filled> {
   const audit = (await admin.call('GET', 'audit')).body;
   const held = await contents(client);
   await served.service.close();
-  return { dir, now: served.clock.now(), ...made, seen, audit, contents: held };
+  return { dir, source, now: served.clock.now(), ...made, seen, audit, contents: held };
 }
 
 /**
@@ -279,7 +284,14 @@ beforeAll(async () => {
   filled = await fill(dir);
 }, 120_000);
 afterAll(async () => {
+  await filled?.source.stores.close();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** The filled store as the command's source: the command's close leaves it open for the next. */
+const filledSource: MoveEngines['open'] = async () => ({
+  client: filled.source.client,
+  stores: { ...filled.source.stores, close: async () => {} },
 });
 
 /** The command's run on the filled directory, its lines kept; `engines` may stand in for the real ones. */
@@ -299,7 +311,7 @@ describe.each(targets)('move-to-postgres into $name', { timeout: 60_000 }, (targ
   it('copies every row in batches; a service on the target serves the same history, sign-in, keys, docs and Activity', async () => {
     const url = await target.fresh();
     const reads: Record<string, number[]> = {};
-    const moved = await run(url, { open: (dir) => countingReads(dir, reads), connect: target.connect });
+    const moved = await run(url, { open: () => countingReads(reads), connect: target.connect });
     expect(moved.errors).toEqual([]);
     expect(moved.code).toBe(0);
     // Table by table with its rows, then the total and the next step.
@@ -346,7 +358,7 @@ describe.each(targets)('move-to-postgres into $name', { timeout: 60_000 }, (targ
     const before = await target.stores(url);
     await before.directory.createProject({ id: 'proj_there', name: 'There', ownerSecret: 's', createdAt: 1 });
     await before.close();
-    const refused = await run(url, { connect: target.connect });
+    const refused = await run(url, { open: filledSource, connect: target.connect });
     expect(refused.code).toBe(1);
     expect(refused.errors.join('\n')).toMatch(
       /already holds rows in projects; nothing was copied\.\nThe move copies into an empty database only/,
@@ -378,7 +390,7 @@ describe.each(targets)('move-to-postgres into $name', { timeout: 60_000 }, (targ
           ),
       };
     };
-    const failed = await run(url, { connect: dropping });
+    const failed = await run(url, { open: filledSource, connect: dropping });
     expect(failed.code).toBe(1);
     expect(failed.errors.join('\n')).toMatch(/the connection dropped\nNothing was copied/);
     const db = await target.connect(url);
@@ -391,9 +403,9 @@ describe.each(targets)('move-to-postgres into $name', { timeout: 60_000 }, (targ
   });
 });
 
-/** The embedded store opened as the command opens it, every batch read counted by table. */
-async function countingReads(dir: string, reads: Record<string, number[]>) {
-  const opened = await openDataDir(dir);
+/** The filled store, every batch read counted by table. */
+async function countingReads(reads: Record<string, number[]>) {
+  const opened = await filledSource(filled.dir);
   const query: SqlClient['query'] = async (sql, params) => {
     const result = await opened.client.query(sql, params);
     const table = /FROM "(\w+)" t WHERE t\.ctid/.exec(sql)?.[1];
@@ -445,17 +457,13 @@ describe.each(process.env.SERVICE_TEST_STORAGE === 'postgres' ? [] : ['the embed
   'move-to-postgres refuses',
   () => {
     it('a data directory a service holds, saying to stop it first, and reads nothing', async () => {
-      const release = await lockDataDir(filled.dir);
-      try {
-        const refused = await run('postgres://never');
-        expect(refused.code).toBe(1);
-        expect(refused.errors[0]).toContain(
-          `${filled.dir} is in use by process ${process.pid}, the service running on it. Stop it first`,
-        );
-        expect(refused.lines).toEqual([]);
-      } finally {
-        await release();
-      }
+      // The filled store is open, as a running service holds it: the command opens the directory itself.
+      const refused = await run('postgres://never');
+      expect(refused.code).toBe(1);
+      expect(refused.errors[0]).toContain(
+        `${filled.dir} is in use by process ${process.pid}, the service running on it. Stop it first`,
+      );
+      expect(refused.lines).toEqual([]);
     });
 
     it('without DATABASE_URL or with arguments it does not take (2), and a directory with no store (1), making none', async () => {
