@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
+import { logLostAnswers } from './answers/failure-log.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
 import { moveToPostgres } from './move-cli.js';
@@ -543,7 +544,11 @@ async function openStore(databaseUrl: string | undefined, dataDir: string) {
   if (!databaseUrl) setFlagsFromString('--no-liftoff');
   let storage;
   try {
-    storage = await openStorage({ databaseUrl, dataDir });
+    storage = await openStorage({
+      databaseUrl,
+      dataDir,
+      ended: (answers) => logLostAnswers(jsonLog, answers),
+    });
   } catch (error) {
     if (error instanceof DataDirLockedError) {
       console.error(`agent-chat-service: ${error.message}`);

@@ -6,7 +6,8 @@
 import { IDEMPOTENCY_WINDOW_MS, TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
 import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
-import type { ActivityStore, FleetStore, StoresOf } from './storage/types.js';
+import type { ActivityStore, EndedOrphan, FleetStore, StoresOf } from './storage/types.js';
+import { logLostAnswers } from './answers/failure-log.js';
 
 type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
@@ -20,12 +21,13 @@ type Log = (
 export async function maintain(
   storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate' | 'files'>,
   now: number,
-  { retentionMs, maxAnswerMs }: { retentionMs: number; maxAnswerMs: number },
+  { retentionMs, maxAnswerMs, log }: { retentionMs: number; maxAnswerMs: number; log: Log },
 ) {
   const sessions = await storage.directory.purgeSessions(now);
   const events = await storage.activity.purgeEvents(now - retentionMs);
   await storage.accounts.purgeExpired(now);
-  const answers = await storage.ledger.endStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs));
+  const ended = await storage.ledger.endStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs), now);
+  logLostAnswers(log, ended);
   // A slot outlives its answer only when the end failed to say so.
   await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
   // Budgets count per UTC day: the days before yesterday are done with.
@@ -33,7 +35,7 @@ export async function maintain(
   return {
     sessions,
     events,
-    answers,
+    answers: ended.length,
     rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
     files: await storage.files.purgeUnusedFiles(now - UNUSED_FILE_TTL_MS),
     idempotencyKeys: await storage.ledger.purgeAsks(now - IDEMPOTENCY_WINDOW_MS),
@@ -46,7 +48,7 @@ export async function maintain(
  */
 export async function heartbeat(
   fleet: FleetStore,
-  answers: { instanceId: string; reaped(answerIds: string[]): void },
+  answers: { instanceId: string; reaped(ended: EndedOrphan[]): void },
   leaseMs: number,
   clock: Clock,
 ) {

@@ -242,7 +242,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         return errorResponse(error, request, log);
       }
     },
-    maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs }),
+    maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs, log }),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.

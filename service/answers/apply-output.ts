@@ -222,10 +222,10 @@ function sentence(text: string): string {
 }
 
 /**
- * The agent threw: the end the visitor sees, why for the console, and the fields of the
- * `agent_failed` log line. An AgentError's reason and hint are the agent's own words (the hint,
- * or else the reason, is what the console shows); any other error gives its name only, since a
- * model's error message may quote the conversation.
+ * The agent threw: the end the visitor sees, why for the console, and what the `agent_failed`
+ * log line adds to the answer's ids and stored code (decision 513). An AgentError's reason and
+ * hint are the agent's own words (the hint, or else the reason, is what the console shows); any
+ * other error gives its name only, since a model's error message may quote the conversation.
  */
 export function agentFailure(error: unknown): {
   end: RunEnd;
@@ -237,7 +237,7 @@ export function agentFailure(error: unknown): {
         code: word(error.code, 'agent_error'),
         message: sentence(error.hint || error.reason),
       }),
-      log: { error: error.name, code: error.code, ...(error.hint && { hint: error.hint }) },
+      log: { error: error.name, ...(error.hint && { hint: error.hint }) },
     };
   const name = error instanceof Error ? error.name : typeof error;
   return {

@@ -2,7 +2,8 @@ import type { Agent } from '../agents/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { encodeRecord } from '../../contract/records.js';
 import { randomId } from '../kernel/ids.js';
-import type { MessageRecord, StoresOf, ThreadMeta } from '../storage/types.js';
+import type { EndedOrphan, MessageRecord, StoresOf, ThreadMeta } from '../storage/types.js';
+import { logLostAnswers } from './failure-log.js';
 import { FanOut } from './fan-out.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
 import { Following } from './follow.js';
@@ -149,14 +150,13 @@ export class Answers implements AnswerRunner {
   async reattach(message: MessageRecord, thread: ThreadMeta): Promise<RecordStream> {
     const local = this.live.get(message.id);
     if (local) return this.fanOut.attach(local, true);
-    const { storage, clock, leaseMs } = this.options;
+    const { storage, leaseMs } = this.options;
     if (message.status === 'streaming' && !isPaused(message)) {
       const host = await storage.ledger.answerHost(message.id, leaseMs);
       if (host?.instanceId && host.instanceId !== this.instanceId && host.alive)
         return this.following.follow(message, thread, host.instanceId);
       // Its instance died: end it as an error now rather than when the lease reaper comes by.
-      if (host?.instanceId && !host.alive)
-        await storage.ledger.endOrphan(message.id, 'error', clock.now(), leaseMs);
+      if (host?.instanceId && !host.alive) await this.endOrphan(message.id, 'error');
       message = (await storage.conversations.getMessage(message.id))?.message ?? message;
     }
     return this.storedStream(message, thread);
@@ -167,18 +167,29 @@ export class Answers implements AnswerRunner {
    * answer is ended as an error here (as a reattach would) and said to be over.
    */
   private async checkHost(answerId: string): Promise<'alive' | 'over'> {
-    const { storage, clock, leaseMs } = this.options;
+    const { storage, leaseMs } = this.options;
     const found = await storage.conversations.getMessage(answerId);
     if (found?.message.status !== 'streaming') return 'over';
     const host = await storage.ledger.answerHost(answerId, leaseMs);
     if (host?.alive) return 'alive';
-    await storage.ledger.endOrphan(answerId, 'error', clock.now(), leaseMs);
+    await this.endOrphan(answerId, 'error');
     return 'over';
   }
 
-  /** The lease reaper ended these answers (their instance died): whoever relays them hears it. */
-  reaped(answerIds: string[]): void {
-    for (const answerId of answerIds) this.signal({ kind: 'ended', answerId });
+  /** Ends an answer whose instance died; a lost one writes its log line here (decision 513). */
+  private async endOrphan(answerId: string, status: 'stopped' | 'error'): Promise<void> {
+    const { storage, clock, leaseMs, log } = this.options;
+    const ended = await storage.ledger.endOrphan(answerId, status, clock.now(), leaseMs);
+    if (ended) logLostAnswers(log, [ended]);
+  }
+
+  /**
+   * The lease reaper ended these answers (their instance died): whoever relays them hears it,
+   * and each lost one writes its log line.
+   */
+  reaped(ended: EndedOrphan[]): void {
+    for (const { id } of ended) this.signal({ kind: 'ended', answerId: id });
+    logLostAnswers(this.options.log, ended);
   }
 
   async cancel(message: MessageRecord): Promise<void> {
@@ -194,7 +205,7 @@ export class Answers implements AnswerRunner {
     const host = await storage.ledger.answerHost(message.id, leaseMs);
     if (!host?.instanceId || host.instanceId === this.instanceId) return;
     if (!host.alive) {
-      await storage.ledger.endOrphan(message.id, 'stopped', clock.now(), leaseMs);
+      await this.endOrphan(message.id, 'stopped');
       return;
     }
     // Should the host have died since its last heartbeat, whoever ends the answer as an orphan

@@ -11,6 +11,7 @@ import {
   takenOver,
 } from './apply-output.js';
 import type { FanOut } from './fan-out.js';
+import { logFailedAnswer } from './failure-log.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { AnswerSaves } from './saves.js';
 import type { StartAnswer } from './types.js';
@@ -44,6 +45,8 @@ class Run {
   private ending: Promise<void> | null = null;
   private readonly timer: ReturnType<typeof setTimeout>;
   private outputs: AsyncIterator<AgentOutput> | null = null;
+  /** The agent threw: what its failure's log line says of the error (name, code, hint). */
+  private agentError: Record<string, string> | null = null;
 
   constructor(
     private readonly answer: LiveAnswer,
@@ -76,15 +79,7 @@ class Run {
     } catch (error) {
       if (this.ending) return;
       const failure = agentFailure(error);
-      // Which answer failed, to find it in the console (never the owner, the question or a key).
-      this.parts.log({
-        level: 'warn',
-        msg: 'agent_failed',
-        project: answer.thread.projectId,
-        thread: answer.thread.id,
-        answer: answer.message.id,
-        ...failure.log,
-      });
+      this.agentError = failure.log;
       await this.end(failure.end);
     }
   }
@@ -126,6 +121,18 @@ class Run {
         const stored = await parts.ledger.endAnswer(this.stored());
         // Taken over (this instance's lease ran out and another ended it): the stored end stands.
         if (!stored && answer.stopReason === null) record = takenOver();
+        // Whoever stores a failed end writes its one log line (another ender writes its own).
+        if (stored && failure)
+          logFailedAnswer(
+            parts.log,
+            {
+              project: answer.thread.projectId,
+              thread: answer.thread.id,
+              answer: answer.message.id,
+              code: failure.code,
+            },
+            this.agentError,
+          );
       } catch (error) {
         // The listeners still get the end of the answer.
         parts.log({

@@ -227,4 +227,7 @@ export const MIGRATIONS: string[] = [
      GROUP BY project_id, day, session_token, integration_id;
    CREATE UNIQUE INDEX activity_rollup_key ON activity_rollup (project_id, day, session_token, integration_id);
    ALTER TABLE activity_daily ADD COLUMN failed_answers int NOT NULL DEFAULT 0;`,
+  // While an answer generates, the session and integration its `failed` event would count under,
+  // so that one ended as lost by another instance is counted too (decision 512); its end clears them.
+  `ALTER TABLE messages ADD COLUMN counted_session text, ADD COLUMN counted_integration text;`,
 ];

@@ -2,17 +2,22 @@ import { pgliteClient } from './pglite.js';
 import { postgresClient } from './postgres.js';
 import type { SqlClient } from './sql-client.js';
 import { openSqlStores } from './sql/index.js';
-import type { Stores } from './types.js';
+import type { EndedOrphan, Stores } from './types.js';
 
 /**
  * Opens the service's database: PostgreSQL when `databaseUrl` is set, else the embedded
  * PGlite store in `dataDir` (in memory when that is absent too). The drivers are imported
  * here, on demand, so the service core stays free of them (it also runs in a browser).
  */
-export async function openStorage(options: { databaseUrl?: string; dataDir?: string }): Promise<Stores> {
+export async function openStorage(options: {
+  databaseUrl?: string;
+  dataDir?: string;
+  /** The answers a crash of the last process left generating, ended at the open (for their log lines). */
+  ended?: (answers: EndedOrphan[]) => void;
+}): Promise<Stores> {
   if (options.databaseUrl) return openSqlStores(await postgresClient(options.databaseUrl));
   if (!options.dataDir) return openSqlStores(await pgliteClient());
-  return (await openDataDir(options.dataDir)).stores;
+  return (await openDataDir(options.dataDir, options.ended)).stores;
 }
 
 /**
@@ -20,12 +25,16 @@ export async function openStorage(options: { databaseUrl?: string; dataDir?: str
  * PostgreSQL reads its tables whole). The directory is this process's alone (its lock):
  * whatever the last process left generating was cut off with it (a crash, kill -9), and so
  * were the concurrent-answer slots it held, which would otherwise refuse their owners until
- * the lease reaper came by.
+ * the lease reaper came by. `ended` hears the answers ended so (for their log lines).
  */
-export async function openDataDir(dataDir: string): Promise<{ stores: Stores; client: SqlClient }> {
+export async function openDataDir(
+  dataDir: string,
+  ended?: (answers: EndedOrphan[]) => void,
+): Promise<{ stores: Stores; client: SqlClient }> {
   const client = await pgliteClient(dataDir);
   const stores = await openSqlStores(client);
-  await stores.ledger.endStale(Number.MAX_SAFE_INTEGER);
+  const cut = await stores.ledger.endStale(Number.MAX_SAFE_INTEGER, Date.now());
+  ended?.(cut);
   await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
   return { stores, client };
 }

@@ -107,6 +107,18 @@ export const LOST_ANSWER: AnswerFailure = {
     'The service instance generating this answer stopped (it crashed, was killed or lost the database) before the answer ended.',
 };
 
+/**
+ * An answer its instance never ended, ended by another part of the fleet (the reaper, a
+ * reattach, the maintenance): `error` as lost (LOST_ANSWER), or `stopped` when the visitor had
+ * asked; where it is, for the log line a failed one writes (decision 513).
+ */
+export interface EndedOrphan {
+  id: string;
+  threadId: string;
+  projectId: string;
+  status: 'stopped' | 'error';
+}
+
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;

@@ -38,6 +38,7 @@ import type {
   DocSectionRecord,
   DocSourceRecord,
   DocSourceSummary,
+  EndedOrphan,
   FeedbackRecord,
   MessagePatch,
   MessageRecord,
@@ -117,8 +118,16 @@ export interface AnswerLedger {
   ): Promise<boolean>;
   /** Which instance generates the answer, and whether its lease is younger than `leaseMs`. */
   answerHost(answerId: string, leaseMs: number): Promise<AnswerHost | undefined>;
-  /** Ends an answer whose instance is unseen for `leaseMs`; false when it has a live host or is not streaming. */
-  endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number): Promise<boolean>;
+  /**
+   * Ends an answer whose instance is unseen for `leaseMs` (with its `failed` event when it ends
+   * as an error, decision 512); null when it has a live host or is not streaming.
+   */
+  endOrphan(
+    answerId: string,
+    status: 'stopped' | 'error',
+    now: number,
+    leaseMs: number,
+  ): Promise<EndedOrphan | null>;
   /**
    * A cancel was sent to the answer's host, which has not confirmed it (it may have died):
    * whoever ends the answer as an orphan (the reaper, a reattach, a relay) stores it `stopped`.
@@ -128,8 +137,9 @@ export interface AnswerLedger {
    * Ends answers still `streaming` and untouched since `before` (a crash left them): as errors,
    * as a shutdown ends them (decision 447), so the visitor sees Retry and not a whole answer;
    * stopped where the visitor asked to stop, or where the answer waits for their tools' results.
+   * Those ended as errors are counted failed at `now` (decision 512).
    */
-  endStale(before: number): Promise<number>;
+  endStale(before: number, now: number): Promise<EndedOrphan[]>;
   /** One of `cap` concurrent-answer slots of `key` for the answer: `held` when the answer has one already. */
   takeAnswerSlot(
     key: string,
@@ -153,8 +163,11 @@ export interface FleetStore {
   heartbeat(instanceId: string): Promise<void>;
   /** A clean shutdown: the instance's row goes. */
   retireInstance(instanceId: string): Promise<void>;
-  /** Ends as `error` (`stopped` if a stop was requested) the answers of instances unseen for `leaseMs` (or gone) and frees their slots; returns their ids. */
-  reapInstances(leaseMs: number, now: number): Promise<string[]>;
+  /**
+   * Ends as `error` (`stopped` if a stop was requested) the answers of instances unseen for
+   * `leaseMs` (or gone), counts those failed (decision 512) and frees their slots; returns them.
+   */
+  reapInstances(leaseMs: number, now: number): Promise<EndedOrphan[]>;
   /** Every subscriber of every instance gets every published message, in publishing order per instance. */
   subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
   publish(messages: string[]): Promise<void>;

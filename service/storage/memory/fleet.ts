@@ -1,6 +1,6 @@
 import { LocalSignals } from '../local-signals.js';
-import type { FleetStore } from '../types.js';
-import { type MemoryState, endLost } from './state.js';
+import type { EndedOrphan, FleetStore } from '../types.js';
+import type { MemoryState } from './state.js';
 
 /** The fleet of one process: leases on this process's clock, signals within it. */
 export class MemoryFleetStore implements FleetStore {
@@ -20,7 +20,7 @@ export class MemoryFleetStore implements FleetStore {
     const { state } = this;
     const seenSince = Date.now() - leaseMs;
     for (const [id, seen] of state.instances) if (seen < seenSince) state.instances.delete(id);
-    const ended: string[] = [];
+    const ended: EndedOrphan[] = [];
     for (const [answerId, instanceId] of state.hosts) {
       if (state.instances.has(instanceId)) continue;
       state.hosts.delete(answerId);
@@ -28,8 +28,7 @@ export class MemoryFleetStore implements FleetStore {
       const message = state.message(answerId);
       if (message?.status === 'streaming') {
         const stopped = state.stopRequested.delete(answerId);
-        endLost(message, stopped ? 'stopped' : 'error', now);
-        ended.push(answerId);
+        ended.push(state.endLost(message, stopped ? 'stopped' : 'error', now));
       }
     }
     return ended;

@@ -8,7 +8,7 @@ import type {
   BeginResult,
   ToolCallRecord,
 } from '../types.js';
-import { type MemoryState, endLost } from './state.js';
+import type { MemoryState } from './state.js';
 
 const askId = ({ projectId, scope, key }: Omit<AskKey, 'fingerprint'>) => `${projectId}\n${scope}\n${key}`;
 
@@ -42,6 +42,11 @@ export class MemoryAnswerLedger implements AnswerLedger {
     state.claimFiles(question, thread.id);
     state.appendMessage(thread.id, answer);
     state.hosts.set(answer.id, instanceId);
+    if (events[0])
+      state.counted.set(answer.id, {
+        sessionToken: events[0].sessionToken,
+        integrationId: events[0].integrationId,
+      });
     for (const event of events) state.events.push({ ...event });
     if (ask)
       state.asks.set(askId(ask), {
@@ -69,6 +74,7 @@ export class MemoryAnswerLedger implements AnswerLedger {
     const message = this.state.message(id);
     if (!message || this.state.hosts.get(id) !== instanceId) return false;
     this.state.hosts.delete(id);
+    if (patch.status !== 'streaming') this.state.counted.delete(id);
     Object.assign(message, structuredClone(patch));
     for (const event of events) this.state.events.push({ ...event });
     return true;
@@ -104,31 +110,28 @@ export class MemoryAnswerLedger implements AnswerLedger {
   async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
     const message = this.state.message(answerId);
     const host = await this.answerHost(answerId, leaseMs);
-    if (!message || message.status !== 'streaming' || !host?.instanceId || host.alive) return false;
-    this.state.hosts.delete(answerId);
+    if (!message || message.status !== 'streaming' || !host?.instanceId || host.alive) return null;
     this.state.freeSlot(answerId);
     const stopped = this.state.stopRequested.delete(answerId);
-    endLost(message, stopped ? 'stopped' : status, now);
-    return true;
+    return this.state.endLost(message, stopped ? 'stopped' : status, now);
   }
 
   async requestStop(answerId: string) {
     if (this.state.message(answerId)?.status === 'streaming') this.state.stopRequested.add(answerId);
   }
 
-  async endStale(before: number) {
-    let count = 0;
+  async endStale(before: number, now: number) {
+    const ended = [];
     for (const list of this.state.messages.values()) {
       for (const m of list) {
         if (m.status === 'streaming' && m.updatedAt < before) {
           const paused = m.toolCalls.some((call) => call.status === 'pending');
-          endLost(m, this.state.stopRequested.has(m.id) || paused ? 'stopped' : 'error');
-          this.state.hosts.delete(m.id);
-          count += 1;
+          const stop = this.state.stopRequested.has(m.id) || paused;
+          ended.push(this.state.endLost(m, stop ? 'stopped' : 'error', now, m.updatedAt));
         }
       }
     }
-    return count;
+    return ended;
   }
 
   async takeAnswerSlot(key: string, cap: number, answerId: string, _instanceId: string, now: number) {

@@ -1,6 +1,7 @@
 import {
   type ActivityEvent,
   type AskRecord,
+  type EndedOrphan,
   type FeedbackRecord,
   type FileSettings,
   LOST_ANSWER,
@@ -8,11 +9,6 @@ import {
   type StoredFile,
   type ThreadMeta,
 } from '../types.js';
-
-/** An answer no instance ended, ended now: stopped, or failed as lost (decision 496). */
-export function endLost(message: MessageRecord, status: 'stopped' | 'error', updatedAt = message.updatedAt) {
-  Object.assign(message, { status, updatedAt, ...(status === 'error' && { failure: { ...LOST_ANSWER } }) });
-}
 
 /**
  * What the memory roles share, as the SQL roles share tables: threads and their messages (the
@@ -35,6 +31,8 @@ export class MemoryState {
   readonly hosts = new Map<string, string>();
   /** Answers a cancel was sent for that their host has not confirmed: ended as orphans, they are `stopped`. */
   readonly stopRequested = new Set<string>();
+  /** What each generating answer counts under should another end it as lost: its question's session and integration (decision 512). */
+  readonly counted = new Map<string, Pick<ActivityEvent, 'sessionToken' | 'integrationId'>>();
   /** Instances and when each last renewed its lease (this process's clock). */
   readonly instances = new Map<string, number>();
   readonly slots = new Map<string, { key: string; at: number }>();
@@ -50,6 +48,22 @@ export class MemoryState {
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);
     return threadId ? this.messages.get(threadId)?.find((m) => m.id === id) : undefined;
+  }
+
+  /**
+   * An answer no instance ended, ended at `now`: stopped, or failed as lost (decision 496) and
+   * counted so (decision 512). It leaves its host; `updatedAt` is when it changed last.
+   */
+  endLost(message: MessageRecord, status: 'stopped' | 'error', now: number, updatedAt = now): EndedOrphan {
+    Object.assign(message, { status, updatedAt, ...(status === 'error' && { failure: { ...LOST_ANSWER } }) });
+    this.hosts.delete(message.id);
+    const threadId = this.messageThread.get(message.id)!;
+    const { projectId, owner } = this.threads.get(threadId)!;
+    const counted = this.counted.get(message.id);
+    this.counted.delete(message.id);
+    if (status === 'error' && counted)
+      this.events.push({ kind: 'failed', projectId, at: now, owner, ...counted });
+    return { id: message.id, threadId, projectId, status };
   }
 
   createThread(thread: ThreadMeta): void {
@@ -72,6 +86,7 @@ export class MemoryState {
     for (const m of this.messages.get(id) ?? []) {
       this.messageThread.delete(m.id);
       this.hosts.delete(m.id);
+      this.counted.delete(m.id);
     }
     this.messages.delete(id);
     for (const [fileId, file] of this.files) if (file.threadId === id) this.files.delete(fileId);

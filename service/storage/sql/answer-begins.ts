@@ -35,8 +35,8 @@ function beginOneStatement({
   // A concurrent-answer slot (numbered 1..cap under a unique key, so the cap holds without a
   // lock), then, only with one, the question's Idempotency-Key (when it has one and its scope
   // does not hold it), then, only with that, the thread row (inserted, or its updated_at moved, which locks
-  // it against a concurrent delete), both messages in order and the activity events; nothing
-  // when the thread is gone.
+  // it against a concurrent delete), both messages in order (the answer with its question's session
+  // and integration while it generates, decision 512) and the activity events; nothing when the thread is gone.
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
   const slotSql = slot
@@ -63,19 +63,21 @@ function beginOneStatement({
     ? `claimed AS (UPDATE files SET thread_id = thread.id FROM thread
          WHERE files.id = ANY(${$(files.map((f) => f.id))}::text[]) AND files.thread_id IS NULL),`
     : '';
+  const [session, integration] = [$(first?.sessionToken ?? null), $(first?.integrationId ?? null)];
   const sql = `WITH slot AS (${slotSql}),
      asked AS (${askSql}),
      thread AS (${threadSql}),
      ${filesSql}
      inserted AS (
-       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id, attachments)
-       SELECT m.id, thread.id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id, m.attachments
-       FROM thread, (VALUES (1, ${$(q.id)}::text, 'user', ${$(q.content)}::text, 'complete', ${$(q.createdAt)}::bigint, NULL::text, ${$(json(files))}::jsonb),
-                            (2, ${$(a.id)}::text, 'assistant', '', 'streaming', ${$(a.createdAt)}::bigint, ${$(instanceId)}::text, '[]'::jsonb)) AS m(n, id, role, content, status, at, instance_id, attachments)
+       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id, attachments, counted_session, counted_integration)
+       SELECT m.id, thread.id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id, m.attachments, m.session, m.integration
+       FROM thread, (VALUES (1, ${$(q.id)}::text, 'user', ${$(q.content)}::text, 'complete', ${$(q.createdAt)}::bigint, NULL::text, ${$(json(files))}::jsonb, NULL::text, NULL::text),
+                            (2, ${$(a.id)}::text, 'assistant', '', 'streaming', ${$(a.createdAt)}::bigint, ${$(instanceId)}::text, '[]'::jsonb, ${session}::text, ${integration}::text))
+         AS m(n, id, role, content, status, at, instance_id, attachments, session, integration)
        ORDER BY m.n RETURNING 1),
      counted AS (
        INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
-       SELECT e.kind, ${$(t.projectId)}, e.at, ${$(first?.sessionToken ?? '')}, ${$(first?.owner ?? null)}::text, ${$(first?.integrationId ?? null)}::text
+       SELECT e.kind, ${$(t.projectId)}, e.at, coalesce(${session}::text, ''), ${$(first?.owner ?? null)}::text, ${integration}::text
        FROM thread, unnest(${$(events.map((e) => e.kind))}::text[], ${$(events.map((e) => e.at))}::bigint[]) AS e(kind, at))
      SELECT (SELECT count(*) FROM slot)::int AS slot, (SELECT count(*) FROM asked)::int AS asked, (SELECT count(*) FROM thread)::int AS thread`;
   return { sql, params };
@@ -145,10 +147,11 @@ const BEGIN_MANY = `WITH v AS (
      FROM (SELECT thread_id, max(q_at) AS at FROM ok WHERE NOT new_thread GROUP BY thread_id) u WHERE t.id = u.thread_id RETURNING t.id),
    begun AS (SELECT ok.* FROM ok WHERE ok.thread_id IN (SELECT id FROM created UNION ALL SELECT id FROM moved)),
    inserted AS (
-     INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id)
-     SELECT m.id, b.thread_id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id
-     FROM begun b, LATERAL (VALUES (1, b.q_id, 'user', b.q_content, 'complete', b.q_at, NULL::text),
-                                   (2, b.a_id, 'assistant', '', 'streaming', b.a_at, b.instance_id)) AS m(k, id, role, content, status, at, instance_id)
+     INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, instance_id, counted_session, counted_integration)
+     SELECT m.id, b.thread_id, m.role, m.content, '[]'::jsonb, m.at, m.at, m.status, '[]'::jsonb, '[]'::jsonb, false, m.instance_id, m.session, m.integration
+     FROM begun b, LATERAL (VALUES (1, b.q_id, 'user', b.q_content, 'complete', b.q_at, NULL::text, NULL::text, NULL::text),
+                                   (2, b.a_id, 'assistant', '', 'streaming', b.a_at, b.instance_id, ($27::text[])[b.n + 1], ($28::text[])[b.n + 1]))
+       AS m(k, id, role, content, status, at, instance_id, session, integration)
      ORDER BY b.n, m.k),
    counted AS (
      INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
@@ -189,6 +192,11 @@ function beginManyParams(starts: AnswerStart[]): unknown[] {
     starts.map((s) => s.ask?.scope ?? null),
     starts.map((s) => s.ask?.key ?? null),
     starts.map((s) => s.ask?.fingerprint ?? null),
+    // What each answer counts under while it generates (decision 512): its question's session and
+    // integration, read by index rather than as columns of `v`, so the statement's text up to its
+    // slot insert stays within the 1,024 characters pg_stat_activity shows (a test waits on it there).
+    starts.map((s) => s.events[0]?.sessionToken ?? null),
+    starts.map((s) => s.events[0]?.integrationId ?? null),
   ];
 }
 

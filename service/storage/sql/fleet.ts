@@ -1,7 +1,7 @@
 import { LocalSignals } from '../local-signals.js';
 import type { SqlClient } from '../sql-client.js';
 import { type FleetStore, LOST_ANSWER, SIGNALS_LOST } from '../types.js';
-import { DB_NOW } from './rows.js';
+import { DB_NOW, ORPHAN_ENDS, toEndedOrphan } from './rows.js';
 import { fleetKey, seal, unseal } from './sealed-signals.js';
 
 /**
@@ -107,19 +107,23 @@ export class SqlFleetStore implements FleetStore {
   }
 
   async reapInstances(leaseMs: number, now: number) {
+    // The row lock and the re-check of `ended`'s WHERE after it make each end (and its event)
+    // once: a reaper that comes second finds the answer no longer streaming on that instance.
     const { rows } = await this.db.query(
       `WITH dead AS (DELETE FROM instances WHERE seen_at < ${DB_NOW} - $1 RETURNING id),
        orphans AS (
-         SELECT id FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
+         SELECT id, instance_id, counted_session, counted_integration FROM messages WHERE status = 'streaming' AND instance_id IS NOT NULL
            AND (instance_id IN (SELECT id FROM dead) OR instance_id NOT IN (SELECT id FROM instances))),
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
-       ended AS (UPDATE messages SET status = CASE WHEN stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2,
-         failure_code = CASE WHEN stop_requested THEN NULL ELSE $3 END, failure_message = CASE WHEN stop_requested THEN NULL ELSE $4 END
-         WHERE id IN (SELECT id FROM orphans) RETURNING id)
-       SELECT id FROM ended`,
+       ended AS (UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2,
+         failure_code = CASE WHEN m.stop_requested THEN NULL ELSE $3 END, failure_message = CASE WHEN m.stop_requested THEN NULL ELSE $4 END,
+         counted_session = NULL, counted_integration = NULL
+         FROM orphans o WHERE m.id = o.id AND m.status = 'streaming' AND m.instance_id = o.instance_id
+         RETURNING m.id, m.thread_id, m.status, o.counted_session, o.counted_integration),
+       ${ORPHAN_ENDS('$2::bigint')}`,
       [leaseMs, now, LOST_ANSWER.code, LOST_ANSWER.message],
     );
-    return rows.map((r) => String(r.id));
+    return rows.map(toEndedOrphan);
   }
 
   async subscribe(onMessage: (message: string) => void) {

@@ -11,7 +11,7 @@ import {
   type ToolCallRecord,
 } from '../types.js';
 import { beginMany, beginOne } from './answer-begins.js';
-import { DB_NOW, eventColumns, json, num } from './rows.js';
+import { DB_NOW, ORPHAN_ENDS, eventColumns, json, num, toEndedOrphan } from './rows.js';
 
 /** An orphan's failure columns (`$5` code, `$6` message), set when it ends as an error (decision 496). */
 const LOST_COLUMNS = `failure_code = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $5 END,
@@ -25,7 +25,9 @@ const END_MANY = `WITH v AS (
    ended AS (
      UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain,
        tool_calls = v.tool_calls::jsonb, status = v.status, updated_at = v.updated_at, prompt_tokens = v.prompt_tokens,
-       completion_tokens = v.completion_tokens, failure_code = v.failure_code, failure_message = v.failure_message, instance_id = NULL
+       completion_tokens = v.completion_tokens, failure_code = v.failure_code, failure_message = v.failure_message, instance_id = NULL,
+       counted_session = CASE WHEN v.status = 'streaming' THEN m.counted_session END,
+       counted_integration = CASE WHEN v.status = 'streaming' THEN m.counted_integration END
      FROM v WHERE m.id = v.id AND m.instance_id = v.instance_id RETURNING m.id),
    counted AS (
      INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
@@ -159,18 +161,22 @@ export class SqlAnswerLedger implements AnswerLedger {
   }
 
   async endOrphan(answerId: string, status: 'stopped' | 'error', now: number, leaseMs: number) {
+    // As the reaper's: the row lock and the re-check after it end the answer (and count it) once.
     const { rows } = await this.db.query(
-      `WITH ended AS (
-         UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE $2 END, instance_id = NULL, updated_at = $3,
-           ${LOST_COLUMNS}
+      `WITH orphan AS (
+         SELECT m.id, m.instance_id, m.counted_session, m.counted_integration FROM messages m
          WHERE m.id = $1 AND m.status = 'streaming' AND m.instance_id IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = m.instance_id AND i.seen_at >= ${DB_NOW} - $4)
-         RETURNING m.id),
-       freed AS (DELETE FROM answer_slots WHERE answer_id IN (SELECT id FROM ended))
-       SELECT count(*)::int AS n FROM ended`,
+           AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = m.instance_id AND i.seen_at >= ${DB_NOW} - $4)),
+       ended AS (
+         UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE $2 END, instance_id = NULL, updated_at = $3,
+           ${LOST_COLUMNS}, counted_session = NULL, counted_integration = NULL
+         FROM orphan o WHERE m.id = o.id AND m.status = 'streaming' AND m.instance_id = o.instance_id
+         RETURNING m.id, m.thread_id, m.status, o.counted_session, o.counted_integration),
+       freed AS (DELETE FROM answer_slots WHERE answer_id IN (SELECT id FROM ended)),
+       ${ORPHAN_ENDS('$3::bigint')}`,
       [answerId, status, now, leaseMs, LOST_ANSWER.code, LOST_ANSWER.message],
     );
-    return num(rows[0].n) > 0;
+    return rows[0] ? toEndedOrphan(rows[0]) : null;
   }
 
   async requestStop(answerId: string) {
@@ -179,17 +185,23 @@ export class SqlAnswerLedger implements AnswerLedger {
     ]);
   }
 
-  async endStale(before: number) {
-    return (
-      await this.db.query(
-        `UPDATE messages SET status = CASE
-           WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN 'stopped' ELSE 'error' END,
-           failure_code = CASE WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN NULL ELSE $2 END,
-           failure_message = CASE WHEN stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb THEN NULL ELSE $3 END
-         WHERE status = 'streaming' AND updated_at < $1`,
-        [before, LOST_ANSWER.code, LOST_ANSWER.message],
-      )
-    ).rowCount;
+  async endStale(before: number, now: number) {
+    // Its instance no longer holds it either: a late end of its own is not stored (nor counted) over this one.
+    const { rows } = await this.db.query(
+      `WITH stale AS (
+         SELECT id, counted_session, counted_integration,
+           stop_requested OR tool_calls @> '[{"status": "pending"}]'::jsonb AS stop
+         FROM messages WHERE status = 'streaming' AND updated_at < $1),
+       ended AS (
+         UPDATE messages m SET status = CASE WHEN s.stop THEN 'stopped' ELSE 'error' END,
+           failure_code = CASE WHEN s.stop THEN NULL ELSE $2 END, failure_message = CASE WHEN s.stop THEN NULL ELSE $3 END,
+           instance_id = NULL, counted_session = NULL, counted_integration = NULL
+         FROM stale s WHERE m.id = s.id AND m.status = 'streaming' AND m.updated_at < $1
+         RETURNING m.id, m.thread_id, m.status, s.counted_session, s.counted_integration),
+       ${ORPHAN_ENDS('$4::bigint')}`,
+      [before, LOST_ANSWER.code, LOST_ANSWER.message, now],
+    );
+    return rows.map(toEndedOrphan);
   }
 
   async takeAnswerSlot(key: string, cap: number, answerId: string, instanceId: string, now: number) {

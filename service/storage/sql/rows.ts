@@ -1,5 +1,5 @@
 /** What the SQL roles share: value conversions between rows and records, and the database's clock. */
-import type { ActivityEvent, MessageRecord, ThreadMeta } from '../types.js';
+import type { ActivityEvent, EndedOrphan, MessageRecord, ThreadMeta } from '../types.js';
 
 /** The database's clock in epoch ms: leases compare instances on one clock, whatever theirs say. */
 export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -19,6 +19,26 @@ export function eventColumns(events: ActivityEvent[]): unknown[][] {
     events.map((e) => e.integrationId),
   ];
 }
+
+/**
+ * The end of a statement that ended orphans, after its `ended` CTE (each answer's id, thread_id,
+ * status, and the counted_session and counted_integration its end cleared): a `failed` event,
+ * at `at`, for each one ended as an error that has a session to count under (decision 512), in
+ * the statement that ended it, so it is written once whoever else ends it at the same time; then
+ * the ended answers with their thread and project.
+ */
+export const ORPHAN_ENDS = (at: string) => `counted AS (
+     INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
+     SELECT 'failed', t.project_id, ${at}, e.counted_session, t.owner, e.counted_integration
+     FROM ended e JOIN threads t ON t.id = e.thread_id WHERE e.status = 'error' AND e.counted_session IS NOT NULL)
+   SELECT e.id, e.thread_id, t.project_id, e.status FROM ended e JOIN threads t ON t.id = e.thread_id`;
+
+export const toEndedOrphan = (row: Record<string, unknown>): EndedOrphan => ({
+  id: row.id as string,
+  threadId: row.thread_id as string,
+  projectId: row.project_id as string,
+  status: row.status as EndedOrphan['status'],
+});
 
 export function toThread(row: Record<string, unknown>): ThreadMeta {
   return {

@@ -182,7 +182,9 @@ describe('how a run ends', () => {
   it("shows an AgentError's reason and logs its code and hint; any other error only by its name", () => {
     const told = agentFailure(new AgentError('The model is busy.', 'model_busy', 'raise the limit'));
     expect(chunk(told.end.record).content.reason).toBe('The model is busy.');
-    expect(told.log).toEqual({ error: 'AgentError', code: 'model_busy', hint: 'raise the limit' });
+    // The log line's code is the one stored (decision 513): a plain word, as here, is kept.
+    expect(told.end.failure?.code).toBe('model_busy');
+    expect(told.log).toEqual({ error: 'AgentError', hint: 'raise the limit' });
     const thrown = agentFailure(new TypeError('secret text the visitor wrote'));
     expect(chunk(thrown.end.record).content.reason).toBe('The agent could not finish this answer.');
     expect(thrown.log).toEqual({ error: 'TypeError' });

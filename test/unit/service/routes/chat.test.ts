@@ -227,6 +227,7 @@ describe('chat (§4)', () => {
         project: PROJECT.id,
         thread: threadId,
         answer: detail.messages[1].id,
+        code: 'agent_threw',
         error: 'Error',
       },
     ]);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../../../service/storage/data-dir-lock.js';
 import { openStorage } from '../../../../service/storage/open.js';
 import { findTemplate, unpackTemplate } from '../../../../service/storage/pgdata-template.js';
+import type { EndedOrphan } from '../../../../service/storage/types.js';
 import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
 
 /** The lock's module as JavaScript another Node process can import (it imports only node: modules). */
@@ -139,9 +140,12 @@ describe('the embedded store is single-writer', () => {
       expect(await before.ledger.takeAnswerSlot('owner:alice', 1, 'a1', 'inst_killed', T0)).toBe('taken');
       // The process dies here: nothing ends the answer or gives its slot back.
       await before.close();
-      const after = await openStorage({ dataDir: dir });
+      const ended: EndedOrphan[] = [];
+      const after = await openStorage({ dataDir: dir, ended: (answers) => ended.push(...answers) });
       try {
         expect((await after.conversations.getMessage('a1'))?.message.status).toBe('error');
+        // Said to the program, which writes the failed answer's log line (decision 513).
+        expect(ended).toEqual([{ id: 'a1', threadId: 't1', projectId: 'p', status: 'error' }]);
         expect(await after.ledger.takeAnswerSlot('owner:alice', 1, 'a2', 'inst_new', T0 + 1)).toBe('taken');
       } finally {
         await after.close();

@@ -10,7 +10,7 @@ import {
 } from '../../../../service/index.js';
 import { LOST_ANSWER } from '../../../../service/storage/records.js';
 import { openStorage } from '../../../../service/storage/open.js';
-import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
+import { DAY, T0, answerOf, message, thread } from '../../../fixtures/records.js';
 import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../../fixtures/service.js';
 import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
 
@@ -52,7 +52,9 @@ storageSuite('fleet', (suite) => {
     expect(await store.ledger.answerHost('a2', LEASE_MS)).toEqual({ instanceId: 'inst_live', alive: true });
     expect(await store.ledger.answerHost('a1', LEASE_MS)).toEqual({ instanceId: 'inst_dead', alive: false });
     await store.fleet.heartbeat('inst_live');
-    expect(await store.fleet.reapInstances(LEASE_MS, T0 + 9)).toEqual(['a1']);
+    expect(await store.fleet.reapInstances(LEASE_MS, T0 + 9)).toEqual([
+      { id: 'a1', threadId: 't1', projectId: 'p', status: 'error' },
+    ]);
     expect((await store.conversations.getMessage('a1'))?.message).toMatchObject({
       status: 'error',
       updatedAt: T0 + 9,
@@ -64,13 +66,105 @@ storageSuite('fleet', (suite) => {
     expect(await store.fleet.reapInstances(LEASE_MS, T0 + 10)).toEqual([]);
     // A live host's answer is not an orphan; once it is gone, it is.
     await store.fleet.heartbeat('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toBe(false);
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toBeNull();
     await store.fleet.retireInstance('inst_live');
-    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toBe(true);
+    expect(await store.ledger.endOrphan('a2', 'error', T0 + 11, LEASE_MS)).toEqual({
+      id: 'a2',
+      threadId: 't1',
+      projectId: 'p',
+      status: 'error',
+    });
     expect((await store.conversations.getMessage('a2'))?.message).toMatchObject({
       status: 'error',
       failure: LOST_ANSWER,
     });
+  });
+
+  it("counts an answer ended as lost once, under its question's session and integration, whoever ends it and however many at once", async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    // What the chat route passes: the question's activity (here through another integration than the thread's).
+    const asked = (id: string, events = true) =>
+      store.ledger.beginAnswer({
+        thread: thread('t1'),
+        newThread: false,
+        question: message(`q_${id}`),
+        answer: answerOf(id),
+        instanceId: 'inst_gone',
+        events: events
+          ? [
+              {
+                kind: 'message',
+                projectId: 'p',
+                at: T0,
+                sessionToken: 'hash_s1',
+                owner: 'alice',
+                integrationId: 'web2',
+              },
+            ]
+          : [],
+      });
+    // At once: SQL writes the first alone and the other two in one statement (a batch). The first
+    // is an answer begun without its session (an older version's): ended, not counted.
+    await Promise.all([asked('older', false), asked('lost'), asked('asked_to_stop')]);
+    await store.ledger.requestStop('asked_to_stop');
+    // No instance holds a lease: the reapers, a reattach and a relay all end the same answers at once.
+    const ends = await Promise.all([
+      store.fleet.reapInstances(60_000, T0 + DAY),
+      store.fleet.reapInstances(60_000, T0 + DAY),
+      store.ledger.endOrphan('lost', 'error', T0 + DAY, 60_000).then((e) => (e ? [e] : [])),
+      store.ledger.endOrphan('lost', 'error', T0 + DAY, 60_000).then((e) => (e ? [e] : [])),
+    ]);
+    expect(
+      ends
+        .flat()
+        .map((e) => `${e.id} ${e.status}`)
+        .sort(),
+    ).toEqual(['asked_to_stop stopped', 'lost error', 'older error']);
+    // Nothing is left to end, and nothing more is counted.
+    expect(await store.ledger.endStale(Number.MAX_SAFE_INTEGER, T0 + DAY)).toEqual([]);
+    await store.activity.refreshActivity();
+    const day = Math.floor((T0 + DAY) / DAY);
+    const rows = await store.activity.activity('p', day - 1, day + 1);
+    expect(rows.filter((r) => r.failed_answers > 0)).toEqual([
+      expect.objectContaining({
+        day,
+        sessionToken: 'hash_s1',
+        owner: 'alice',
+        integrationId: 'web2',
+        failed_answers: 1,
+      }),
+    ]);
+  });
+
+  it('counts an answer the maintenance ends as lost, at the time it ends it', async () => {
+    await open();
+    await store.conversations.createThread(thread('t1'));
+    await store.ledger.beginAnswer({
+      thread: thread('t1'),
+      newThread: false,
+      question: message('q1'),
+      answer: answerOf('a1'),
+      instanceId: 'inst_gone',
+      events: [
+        {
+          kind: 'message',
+          projectId: 'p',
+          at: T0,
+          sessionToken: 'hash_s1',
+          owner: 'alice',
+          integrationId: 'i',
+        },
+      ],
+    });
+    expect(await store.ledger.endStale(T0 + 1, T0 + 2 * DAY)).toEqual([
+      { id: 'a1', threadId: 't1', projectId: 'p', status: 'error' },
+    ]);
+    await store.activity.refreshActivity();
+    const day = Math.floor((T0 + 2 * DAY) / DAY);
+    expect((await store.activity.activity('p', day - 2, day)).filter((r) => r.failed_answers)).toEqual([
+      expect.objectContaining({ day, sessionToken: 'hash_s1', failed_answers: 1 }),
+    ]);
   });
 
   it('delivers published signals to every subscriber in order, long ones whole', async () => {

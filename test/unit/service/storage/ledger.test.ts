@@ -334,7 +334,12 @@ storageSuite('answer ledger', (suite) => {
       toolCalls: [{ id: 'c1', name: 'open_page', arguments: {}, round: 1, status: 'pending' as const }],
     });
     await streaming('fresh', T0 + 5000);
-    expect(await store.ledger.endStale(T0 + 1000)).toBe(3);
+    const ended = await store.ledger.endStale(T0 + 1000, T0 + 6000);
+    expect(ended.map((e) => `${e.id} ${e.status}`).sort()).toEqual([
+      'asked stopped',
+      'cut error',
+      'paused stopped',
+    ]);
     // A cut answer is not a whole one (decision 447): the visitor gets its error and Retry.
     // The cut one says why, for the console (decision 496); the stopped ones failed at nothing.
     expect(
