@@ -3,6 +3,13 @@ import { errorInfo } from './describe-error.js';
 import type { AnswerOutcome, ChatMessage } from './types.js';
 
 /**
+ * How a failed answer reads, live (its `error` record) and read back from the history, where the
+ * service keeps the status alone (decision 514): the widget's own words, never the record's
+ * English reason, with Retry.
+ */
+export const answerFailed = () => errorInfo('agent_error', 'errorGeneric', true);
+
+/**
  * Pure reducer from stream events to the assistant message. Returns a new object on every
  * change, so renderers can compare by identity.
  */
@@ -28,7 +35,7 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
         questionAnswerId: message.questionAnswerId ?? event.questionAnswerId ?? undefined,
       };
     case 'error':
-      return { ...message, status: 'error', error: errorInfo('agent_error', 'errorGeneric', true) };
+      return { ...message, status: 'error', error: answerFailed() };
     case 'interrupted':
       return {
         ...message,

@@ -3,7 +3,7 @@ import { isAbortError } from '../api/errors.js';
 import type { FileInfo, ThreadMessage } from '../api/types.js';
 import type { FeedbackComment } from '../../contract/types.js';
 import type { ClientTool } from '../public-types.js';
-import { outcomeOf } from './answer-accumulator.js';
+import { answerFailed, outcomeOf } from './answer-accumulator.js';
 import {
   AnswerTurn,
   localId,
@@ -384,6 +384,8 @@ export function fromThreadMessage(message: ThreadMessage, tools: readonly Client
     content: message.content,
     sources: message.sources ?? [],
     status: status === 'streaming' ? 'interrupted' : status,
+    // A failed answer reads as it did live, with Retry (decision 514).
+    ...(status === 'error' ? { error: answerFailed() } : {}),
     ...qa,
     ...extras,
     ...(message.attachments?.length ? { attachments: message.attachments } : {}),

@@ -79,8 +79,21 @@ export class AgentChatThreadList extends LitElement {
     );
   }
 
-  /** A search with few matches loads further pages itself, a bounded number per query. */
+  /** The loading status had the focus when this update began (decision 515). */
+  #loadingFocused = false;
+
+  protected override willUpdate(): void {
+    this.#loadingFocused = this.shadowRoot?.activeElement?.classList.contains('loading') === true;
+  }
+
+  /**
+   * The loading status, focused when the list opened over the conversation, went with the
+   * threads' arrival (or a failure): the focus goes where the list now starts, unless the
+   * visitor moved it meanwhile. A search with few matches loads further pages itself, a bounded
+   * number per query.
+   */
   protected override updated(): void {
+    if (this.#loadingFocused && !this.renderRoot.querySelector('.loading')) this.focus();
     const list = this.threadList;
     if (
       !this.query.trim() ||
@@ -106,7 +119,8 @@ export class AgentChatThreadList extends LitElement {
 
   /**
    * Focus moves here when the list opens over the conversation: the thread on screen, else the
-   * first thing to act on, else the words that say why there is none (decision 500).
+   * first thing to act on, else the words that say why there is none (decision 500), or that
+   * the threads are loading (decision 515).
    */
   override focus(options?: FocusOptions): void {
     this.#start()?.focus(options);
@@ -118,12 +132,12 @@ export class AgentChatThreadList extends LitElement {
   }
 
   #start(): HTMLElement | null {
-    // The scroller when there is no thread yet: it stays while the list loads, so focus is not
-    // dropped to the page (where Escape would no longer reach the panel) when the state changes.
+    // The scroller only when nothing else is there (a search that matches nothing): focus is
+    // not dropped to the page, where Escape would no longer reach the panel.
     return (
       this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ??
       this.renderRoot.querySelector<HTMLElement>('.open') ??
-      this.renderRoot.querySelector<HTMLElement>('.state p') ??
+      this.renderRoot.querySelector<HTMLElement>('.state p, .loading') ??
       this.renderRoot.querySelector<HTMLElement>('.scroller')
     );
   }
@@ -197,7 +211,7 @@ export class AgentChatThreadList extends LitElement {
     }
     // Idle with nothing to show means a load is about to start (the list only shows when asked for).
     if ((list.status === 'loading' || list.status === 'idle') && list.threads.length === 0) {
-      return html`<div class="state" role="status"><span class="visually-hidden">${t('loading')}</span>
+      return html`<div class="state loading" role="status" aria-label=${t('loading')} tabindex="-1"><span class="visually-hidden">${t('loading')}</span>
         ${[0, 1, 2, 3].map(() => html`<div class="skeleton" aria-hidden="true"><span></span><span></span></div>`)}</div>`;
     }
     if (list.status === 'ready' && list.threads.length === 0)
