@@ -96,6 +96,7 @@ export class KeptThreads {
 
   /** Forgets threads' messages on this device (their rows are gone from the list). */
   forget(threadIds: readonly string[]): void {
+    if (!this.#o.list.onDevice) return;
     void this.#o.store()?.keepThreads(new Map(), threadIds);
   }
 

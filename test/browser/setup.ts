@@ -1,5 +1,5 @@
 import './quiet-lit-dev-mode.js';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { fixtureCleanup } from '@open-wc/testing';
 import { clearDeviceMemory } from '../../src/chat/device-memory-store.js';
 
@@ -11,4 +11,10 @@ beforeEach(async () => {
 // @open-wc registers its own cleanup only when a global afterEach exists; Vitest has none.
 afterEach(() => {
   fixtureCleanup();
+});
+
+// The files share one page (decision 516): what a file left in it (a link it made to download
+// from, a button beside a fixture) goes with the file, so the next one's axe sees only its own.
+afterAll(() => {
+  document.body.replaceChildren();
 });
