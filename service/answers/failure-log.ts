@@ -1,6 +1,7 @@
 import { type EndedOrphan, LOST_ANSWER } from '../storage/types.js';
 
-type Log = (
+/** The service's structured log, as the answers' parts write to it. */
+export type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
 ) => void;
 

@@ -11,14 +11,10 @@ import {
   takenOver,
 } from './apply-output.js';
 import type { FanOut } from './fan-out.js';
-import { logFailedAnswer } from './failure-log.js';
+import { type Log, logFailedAnswer } from './failure-log.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { AnswerSaves } from './saves.js';
 import type { StartAnswer } from './types.js';
-
-type Log = (
-  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
-) => void;
 
 /** What a run works with: the instance's parts, shared by every answer it generates. */
 export interface RunParts {
