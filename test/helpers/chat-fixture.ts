@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+import { page, userEvent } from 'vitest/browser';
 import { fixture, html } from '@open-wc/testing';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import '../../src/define.js';
@@ -148,4 +150,11 @@ export async function openThreadList(el: AgentChat): Promise<void> {
   if (threadListToggle(el).getAttribute('aria-expanded') !== 'true') threadListToggle(el).click();
   await settled(el);
   await threadListOf(el).updateComplete;
+}
+
+/** Opens Conversations from the keyboard: Tab to it, Enter. */
+export async function openConversationsByKeyboard(name = 'Conversations'): Promise<void> {
+  (page.getByRole('button', { name }).element() as HTMLElement).focus();
+  await userEvent.keyboard('{Enter}');
+  await expect.element(page.getByRole('region', { name })).toBeVisible();
 }

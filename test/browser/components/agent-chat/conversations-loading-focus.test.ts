@@ -9,7 +9,11 @@ import { afterEach, describe, expect } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { PROJECT_ID, SERVICE_BASE, ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
-import { deepActiveElement, fixtureChat } from '../../../helpers/chat-fixture.js';
+import {
+  deepActiveElement,
+  fixtureChat,
+  openConversationsByKeyboard,
+} from '../../../helpers/chat-fixture.js';
 import { clearDeviceMemory } from '../../../../src/chat/device-memory-store.js';
 
 const THREADS = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/threads/`;
@@ -38,13 +42,6 @@ async function alicesPanel(backend: ReferenceBackend) {
   const el = await fixtureChat({ mode: 'launcher', ownerKey: ownerKeyOf('alice') });
   await el.open();
   return el;
-}
-
-/** Opens Conversations from the keyboard: Tab to it, Enter. */
-async function openConversationsByKeyboard(name = 'Conversations'): Promise<void> {
-  (page.getByRole('button', { name }).element() as HTMLElement).focus();
-  await userEvent.keyboard('{Enter}');
-  await expect.element(page.getByRole('region', { name })).toBeVisible();
 }
 
 afterEach(async () => {

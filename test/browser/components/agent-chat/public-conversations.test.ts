@@ -19,6 +19,7 @@ import {
   settled,
   threadListOf,
   threadListTitles,
+  openConversationsByKeyboard,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 import { dumpAllIndexedDb } from '../../../helpers/idb.js';
@@ -80,13 +81,6 @@ async function tabStops(count: number, back = false): Promise<string[]> {
     stops.push(focusedName());
   }
   return stops;
-}
-
-/** Opens Conversations from the keyboard, as a visitor who tabs to it and presses Enter. */
-async function openConversationsByKeyboard(name = 'Conversations'): Promise<void> {
-  (page.getByRole('button', { name }).element() as HTMLElement).focus();
-  await userEvent.keyboard('{Enter}');
-  await expect.element(page.getByRole('region', { name })).toBeVisible();
 }
 
 afterEach(async () => {
