@@ -154,6 +154,18 @@ describe('the console in Chromium', () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'agent_chat_console')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console/' });
     expect(await violations()).toEqual([]);
+    // Trusted Types are enforced: a string given to an HTML sink is refused (the canary that
+    // makes every console test's zero violations mean the console has no such sink).
+    const sink = await page.evaluate(() => {
+      try {
+        document.body.insertAdjacentHTML('beforeend', '<b>not trusted</b>');
+        return 'written';
+      } catch (error) {
+        return (error as Error).name;
+      }
+    });
+    expect(sink).toBe('TypeError');
+    await expect.poll(violations).toEqual([expect.stringMatching(/^require-trusted-types-for/)]);
     await context.close();
   });
 
