@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answered, ask as chat, launchChromium, openWatched } from './chromium.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { STRICT_CSP, startCdn, startSite } from './static-site.js';
+import { STRICT_CSP, TRUSTED_TYPES_CSP, startCdn, startSite } from './static-site.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -65,8 +65,8 @@ describe('the built widget on a plain page', () => {
   });
 
   for (const script of ['iife', 'es'] as const) {
-    it(`works under a strict CSP with zero violations (${script})`, async () => {
-      const site = await startSite({ script, csp: STRICT_CSP });
+    it(`works under a strict CSP that enforces Trusted Types, with zero violations (${script})`, async () => {
+      const site = await startSite({ script, csp: TRUSTED_TYPES_CSP });
       try {
         const { page, violations, errors } = await openPage(site.origin);
         await page.getByRole('button', { name: 'Conversations' }).click();
@@ -76,9 +76,25 @@ describe('the built widget on a plain page', () => {
         expect(await violations()).toEqual([]);
         expect(errors).toEqual([]);
 
-        // The canary: an inline style attribute must be blocked, or the zero above proves nothing.
+        // The canaries: an inline style attribute and a string given to an HTML sink must be
+        // blocked, or the zero above proves nothing.
         await page.evaluate(() => document.body.setAttribute('style', 'color: red'));
         await expect.poll(violations).toEqual([expect.stringMatching(/^style-src/)]);
+        const sink = await page.evaluate(() => {
+          try {
+            document.body.insertAdjacentHTML('beforeend', '<b>not trusted</b>');
+            return 'written';
+          } catch (error) {
+            return (error as Error).name;
+          }
+        });
+        expect(sink).toBe('TypeError');
+        await expect
+          .poll(violations)
+          .toEqual([
+            expect.stringMatching(/^style-src/),
+            expect.stringMatching(/^require-trusted-types-for/),
+          ]);
         await page.close();
       } finally {
         await site.close();
@@ -283,7 +299,8 @@ describe('the loader (a small first script)', () => {
   }
 
   it('draws the launcher at once and keeps properties and method calls made before the element arrives', async () => {
-    const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'launcher' });
+    // Under Trusted Types: the loader fetches the element with import(), never a <script> sink.
+    const site = await startSite({ script: 'loader', csp: TRUSTED_TYPES_CSP, mode: 'launcher' });
     try {
       const page = await browser.newPage();
       const errors: string[] = [];

@@ -7,6 +7,13 @@ import { ownerKey } from '../../contract/owner-key.js';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
+/**
+ * The strict policy with Trusted Types enforced, as a site hardened against DOM XSS sends it: no
+ * string reaches an HTML or script sink, and the only policy allowed is Lit's, which makes its
+ * templates (the widget has no sink of its own).
+ */
+export const TRUSTED_TYPES_CSP = `${STRICT_CSP}; require-trusted-types-for 'script'; trusted-types lit-html`;
+
 const PROJECT = { id: 'proj_site', apiKey: 'key_site', integrationIds: ['int_site'] };
 
 export type Script = 'iife' | 'es' | 'loader';
