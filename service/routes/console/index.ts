@@ -80,6 +80,10 @@ const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
+  // No other site's window keeps a handle on a console tab, and no other site's page may load
+  // its answers (visitors' files among them) as an image, a script or a media element.
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
 function decode(segment: string): string {

@@ -28,6 +28,9 @@ describe('console sign-in', () => {
     expect(cookie).toContain('Secure');
     expect(cookie).toContain('Path=/console/');
     expect(right.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    // Its answers stay with its own pages: no other site's window or element reaches them.
+    expect(right.headers.get('Cross-Origin-Opener-Policy')).toBe('same-origin');
+    expect(right.headers.get('Cross-Origin-Resource-Policy')).toBe('same-origin');
     expect((await browser.call('GET', 'session')).body).toMatchObject({
       username: 'ada',
       csrf_token: right.body.csrf_token,
