@@ -93,8 +93,9 @@ const bundles = [
   // decision 494: the loader's stand-in launcher ringed in forced colours (20 B);
   // decision 503: the Conversations list's focus on its words, and Tab kept round it (158 B);
   // decision 515: a failed answer read back reads as it did live (514, 29 B), and the list's focus
-  // on its loading status, then where it starts once the threads come (76 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 81.138 * KB) },
+  // on its loading status, then where it starts once the threads come (76 B);
+  // decision 533: the loader's failed fetch of the element tried again (127 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 81.265 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -108,11 +109,12 @@ const bundles = [
   // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB);
   // decision 454: the client's Idempotency-Key header (40 B); decision 470: a 503's one more try (124 B);
   // decision 471: the loader's one stand-in launcher for a snippet pasted twice (32 B);
-  // decision 494: the stand-in launcher ringed in forced colours (32 B).
+  // decision 494: the stand-in launcher ringed in forced colours (32 B); decision 533: a failed
+  // fetch of the element tried again by the next use, and said once on the console (136 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.817 * KB),
+    budget: Number(args['max-es-root'] ?? 8.953 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

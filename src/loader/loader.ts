@@ -88,15 +88,33 @@ function initialValue(el: Element, name: (typeof PROPERTIES)[number]): unknown {
 /** Fetches the element, once for every <agent-chat> (set by defineLoader). */
 let load: () => Promise<ImplModule>;
 
-/** Registers <agent-chat> (once) as the loader, which fetches the element with `importImpl`. */
+/**
+ * Registers <agent-chat> (once) as the loader, which fetches the element with `importImpl`. A
+ * failed fetch (a dropped connection, a blocked script) is not kept: the next use tries again,
+ * so a blip while the page idles does not leave a launcher that never opens. Each try follows a
+ * visitor's action or a method call, never a timer; the page's console says what failed once.
+ */
 export function defineLoader(importImpl: () => Promise<ImplModule>): void {
   if (typeof customElements === 'undefined' || customElements.get('agent-chat')) return;
   let loading: Promise<ImplModule> | undefined;
+  let told = false;
   load = () =>
-    (loading ??= importImpl().then(async (module) => {
-      await customElements.whenDefined('agent-chat-app');
-      return module;
-    }));
+    (loading ??= importImpl().then(
+      async (module) => {
+        await customElements.whenDefined('agent-chat-app');
+        return module;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        if (!told)
+          console.error(
+            "[agent-chat] The element did not load; opening the chat tries again. Check the network, the script's URL and the page's CSP (script-src; trusted-types lit-html).",
+            error,
+          );
+        told = true;
+        throw error;
+      },
+    ));
   customElements.define('agent-chat', AgentChatLoader);
   runPreloadQueue();
 }
@@ -124,7 +142,7 @@ class AgentChatLoader extends Base {
     if (this.#impl) return;
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     if (!root.firstChild) this.#drawStandIn(root);
-    const start = () => void this.#start();
+    const start = () => void this.#start().catch(() => {});
     if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
     else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
     else setTimeout(start, 1_000);
@@ -163,10 +181,11 @@ class AgentChatLoader extends Base {
     path.setAttribute('d', ICON);
     svg.append(path);
     button.append(svg);
-    button.addEventListener('click', () => void this.#invoke('open', []));
+    // A failed load was told once on the page's console; the next click tries again.
+    button.addEventListener('click', () => void this.#invoke('open', []).catch(() => {}));
     // Fetch early on intent, so the click finds the element ready.
     for (const type of ['pointerenter', 'focus', 'touchstart'])
-      button.addEventListener(type, () => void load(), { once: true, passive: true });
+      button.addEventListener(type, () => void load().catch(() => {}), { once: true, passive: true });
     root.replaceChildren(button);
   }
 
@@ -218,7 +237,10 @@ class AgentChatLoader extends Base {
     if (impl) return Promise.resolve((impl[method] as (...a: unknown[]) => unknown)(...args));
     return new Promise((resolve, reject) => {
       this.#calls.push({ method, args, resolve, reject });
-      void this.#start();
+      // A failed load settles the calls waiting for it: a page's `await el.open()` learns why.
+      this.#start().catch((error: unknown) => {
+        for (const call of this.#calls.splice(0)) call.reject(error);
+      });
     });
   }
 

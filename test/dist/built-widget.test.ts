@@ -345,6 +345,34 @@ describe('the loader (a small first script)', () => {
     }
   });
 
+  it("a connection dropped while the page idles costs nothing: the visitor's click loads the element and opens the chat", async () => {
+    const site = await startSite({ script: 'loader', mode: 'launcher' });
+    try {
+      const page = await browser.newPage();
+      const told: string[] = [];
+      const thrown: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && told.push(m.text()));
+      page.on('pageerror', (error) => thrown.push(error.message));
+      let aborted = 0;
+      await page.route('**/agent-chat.impl.js', (route) =>
+        aborted === 0 ? ((aborted += 1), route.abort('connectionreset')) : route.continue(),
+      );
+      await page.goto(site.origin);
+      // The idle-time fetch of the element fails; the browser does not keep the failure either.
+      await expect.poll(() => aborted).toBe(1);
+      await expect.poll(() => told.filter((t) => t.includes('[agent-chat]')).length).toBe(1);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      expect(told.filter((t) => t.includes('[agent-chat]'))).toEqual([
+        expect.stringContaining('The element did not load'),
+      ]);
+      expect(thrown).toEqual([]);
+      await page.close();
+    } finally {
+      await site.close();
+    }
+  });
+
   it('two widgets of one integration with different ids keep their own conversations through the loader', async () => {
     const site = await startSite({ script: 'loader', csp: STRICT_CSP, mode: 'inline' });
     try {
