@@ -4,6 +4,7 @@ import { type AgentOutput, AgentError } from '../agents/types.js';
 import {
   type AnswerFailure,
   FAILURE_MESSAGE_CHARS,
+  LOST_ANSWER,
   type MessageRecord,
   type StoredStatus,
   type TokenUsage,
@@ -38,11 +39,14 @@ export interface Applied {
   end: RunEnd | null;
 }
 
-/** An end as an error: `reason` for the visitor, `failure` for the console (decision 496). */
-const errorEnd = (reason: string, failure: AnswerFailure): RunEnd => ({
+/**
+ * An end as an error: `reason` for the visitor, `failure` for the console (decision 496), kept
+ * with the reason so that a reattach ends as this stream did (decision 524).
+ */
+const errorEnd = (reason: string, failure: Omit<AnswerFailure, 'reason'>): RunEnd => ({
   status: 'error',
   record: encodeRecord('error', { reason }, true),
-  failure,
+  failure: { ...failure, reason },
 });
 
 /**
@@ -204,9 +208,8 @@ export function stoppedEnd(reason: StopReason | null, threadId: string, answerId
   return { status: 'stopped', record: identifiers(threadId, answerId) };
 }
 
-/** Another instance ended the answer (this one's lease ran out): the stored end stands. */
-export const takenOver = () =>
-  encodeRecord('error', { reason: 'This answer is no longer being generated.' }, true);
+/** Another instance ended the answer (this one's lease ran out): the stored end stands, lost. */
+export const takenOver = () => encodeRecord('error', { reason: LOST_ANSWER.reason }, true);
 
 /** A code as it is kept: a word of letters, digits, `_`, `.` and `-`, else the fallback. */
 const word = (value: string, fallback: string) => (/^[\w.-]{1,64}$/.test(value) ? value : fallback);

@@ -1,7 +1,10 @@
 import { TOOL_WAIT_MS } from '../../contract/limits.js';
 import { encodeRecord } from '../../contract/records.js';
 import type { ToolRound } from '../agents/types.js';
-import type { MessageRecord, ThreadMeta } from '../storage/types.js';
+import { LOST_ANSWER, type MessageRecord, type ThreadMeta } from '../storage/types.js';
+
+/** The reason a reattach gives a failed answer stored before its own was kept. */
+const FAILED_BEFORE = 'The agent could not finish this answer.';
 
 /** What an answer has so far, as records: sources, activity, uncertainty, then its whole text. */
 export function snapshot(message: MessageRecord): string[] {
@@ -36,15 +39,16 @@ export function waitExpired(message: MessageRecord, now: number): boolean {
 }
 
 /**
- * A reattach to an answer no instance generates (§9): what is stored, then how it ended: an
- * error, its pending tool calls (paused), "no longer being generated" (left streaming by a
- * crash no instance has noticed yet) or its identifiers. `stream_start` is the caller's.
+ * A reattach to an answer no instance generates (§9): what is stored, then how it ended: the
+ * error its stream ended with (decision 524), its pending tool calls (paused), the words of a
+ * lost answer (left streaming by a crash no instance has noticed yet) or its identifiers.
+ * `stream_start` is the caller's.
  */
 export function storedEnd(message: MessageRecord, thread: ThreadMeta, now: number): string[] {
   const records = snapshot(message);
   const pending = message.toolCalls.filter((c) => c.status === 'pending');
   if (message.status === 'error')
-    records.push(encodeRecord('error', { reason: 'The agent could not finish this answer.' }, true));
+    records.push(encodeRecord('error', { reason: message.failure?.reason ?? FAILED_BEFORE }, true));
   else if (message.status === 'streaming' && pending.length && !waitExpired(message, now)) {
     records.push(
       encodeRecord(
@@ -54,7 +58,7 @@ export function storedEnd(message: MessageRecord, thread: ThreadMeta, now: numbe
       ),
     );
   } else if (message.status === 'streaming' && !pending.length) {
-    records.push(encodeRecord('error', { reason: 'This answer is no longer being generated.' }, true));
+    records.push(encodeRecord('error', { reason: LOST_ANSWER.reason }, true));
   } else
     records.push(encodeRecord('identifiers', { thread_id: thread.id, question_answer_id: message.id }, true));
   return records;

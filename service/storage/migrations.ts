@@ -230,4 +230,6 @@ export const MIGRATIONS: string[] = [
   // While an answer generates, the session and integration its `failed` event would count under,
   // so that one ended as lost by another instance is counted too (decision 512); its end clears them.
   `ALTER TABLE messages ADD COLUMN counted_session text, ADD COLUMN counted_integration text;`,
+  // The reason a failed answer's stream ended with, so that a reattach ends the same (decision 524).
+  `ALTER TABLE messages ADD COLUMN failure_reason text;`,
 ];

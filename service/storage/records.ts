@@ -95,16 +95,26 @@ export interface MessageRecord {
 export interface AnswerFailure {
   code: string;
   message: string;
+  /**
+   * The `reason` of the `error` record its stream ended with (wire contract §4), which a reattach
+   * ends with again (decision 524); absent on answers that failed before the service kept it.
+   */
+  reason?: string;
 }
 
 /** The most characters of a failure's message that are kept. */
 export const FAILURE_MESSAGE_CHARS = 400;
 
-/** How an answer its instance never ended failed: the reaper, a reattach or the maintenance ends it. */
-export const LOST_ANSWER: AnswerFailure = {
+/**
+ * How an answer its instance never ended failed: the reaper, a reattach or the maintenance ends
+ * it. Its reason is what a stream of it says wherever it ends: a reattach, and its own instance's
+ * stream should it wake to find the answer ended (decision 524).
+ */
+export const LOST_ANSWER: Required<AnswerFailure> = {
   code: 'answer_lost',
   message:
     'The service instance generating this answer stopped (it crashed, was killed or lost the database) before the answer ended.',
+  reason: 'This answer is no longer being generated.',
 };
 
 /**

@@ -157,8 +157,8 @@ export class SqlConversationStore implements ConversationStore {
     // happened first (nothing is inserted) or waits and then removes this message too.
     const { rowCount } = await this.db.query(
       `WITH thread AS (UPDATE threads SET updated_at = greatest(updated_at, $2) WHERE id = $1 RETURNING id)
-       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, failure_code, failure_message)
-       SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13 FROM thread`,
+       INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, failure_code, failure_message, failure_reason)
+       SELECT $3, thread.id, $4, $5, $6::jsonb, $2, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14 FROM thread`,
       [
         threadId,
         m.createdAt,
@@ -173,6 +173,7 @@ export class SqlConversationStore implements ConversationStore {
         m.uncertain,
         m.failure?.code ?? null,
         m.failure?.message ?? null,
+        m.failure?.reason ?? null,
       ],
     );
     return rowCount > 0;
@@ -191,8 +192,12 @@ export class SqlConversationStore implements ConversationStore {
       }
       if (key === 'failure') {
         const failure = value as MessageRecord['failure'];
-        params.push(failure?.code ?? null, failure?.message ?? null);
-        sets.push(`failure_code = $${params.length - 1}`, `failure_message = $${params.length}`);
+        params.push(failure?.code ?? null, failure?.message ?? null, failure?.reason ?? null);
+        sets.push(
+          `failure_code = $${params.length - 2}`,
+          `failure_message = $${params.length - 1}`,
+          `failure_reason = $${params.length}`,
+        );
         continue;
       }
       const [column, encode] = PATCH_COLUMNS[key];

@@ -117,11 +117,12 @@ export class SqlFleetStore implements FleetStore {
        freed AS (DELETE FROM answer_slots WHERE instance_id IN (SELECT id FROM dead) OR answer_id IN (SELECT id FROM orphans)),
        ended AS (UPDATE messages m SET status = CASE WHEN m.stop_requested THEN 'stopped' ELSE 'error' END, instance_id = NULL, updated_at = $2,
          failure_code = CASE WHEN m.stop_requested THEN NULL ELSE $3 END, failure_message = CASE WHEN m.stop_requested THEN NULL ELSE $4 END,
+         failure_reason = CASE WHEN m.stop_requested THEN NULL ELSE $5 END,
          counted_session = NULL, counted_integration = NULL
          FROM orphans o WHERE m.id = o.id AND m.status = 'streaming' AND m.instance_id = o.instance_id
          RETURNING m.id, m.thread_id, m.status, o.counted_session, o.counted_integration),
        ${ORPHAN_ENDS('$2::bigint')}`,
-      [leaseMs, now, LOST_ANSWER.code, LOST_ANSWER.message],
+      [leaseMs, now, LOST_ANSWER.code, LOST_ANSWER.message, LOST_ANSWER.reason],
     );
     return rows.map(toEndedOrphan);
   }

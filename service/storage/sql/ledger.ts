@@ -13,26 +13,28 @@ import {
 import { beginMany, beginOne } from './answer-begins.js';
 import { DB_NOW, ORPHAN_ENDS, eventColumns, json, num, toEndedOrphan } from './rows.js';
 
-/** An orphan's failure columns (`$5` code, `$6` message), set when it ends as an error (decision 496). */
+/** An orphan's failure columns (`$5` code, `$6` message, `$7` reason), set when it ends as an error (decision 496). */
 const LOST_COLUMNS = `failure_code = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $5 END,
-           failure_message = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $6 END`;
+           failure_message = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $6 END,
+           failure_reason = CASE WHEN m.stop_requested OR $2 <> 'error' THEN NULL ELSE $7 END`;
 
 /** The answers' slots freed, each end stored if its instance still holds it, and the events of those stored. */
 const END_MANY = `WITH v AS (
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[])
-       AS v(id, instance_id, content, sources, activity, uncertain, tool_calls, status, updated_at, prompt_tokens, completion_tokens, failure_code, failure_message)),
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::text[])
+       AS v(id, instance_id, content, sources, activity, uncertain, tool_calls, status, updated_at, prompt_tokens, completion_tokens, failure_code, failure_message, failure_reason)),
    slot AS (DELETE FROM answer_slots s USING v WHERE s.answer_id = v.id),
    ended AS (
      UPDATE messages m SET content = v.content, sources = v.sources::jsonb, activity = v.activity::jsonb, uncertain = v.uncertain,
        tool_calls = v.tool_calls::jsonb, status = v.status, updated_at = v.updated_at, prompt_tokens = v.prompt_tokens,
-       completion_tokens = v.completion_tokens, failure_code = v.failure_code, failure_message = v.failure_message, instance_id = NULL,
+       completion_tokens = v.completion_tokens, failure_code = v.failure_code, failure_message = v.failure_message, failure_reason = v.failure_reason,
+       instance_id = NULL,
        counted_session = CASE WHEN v.status = 'streaming' THEN m.counted_session END,
        counted_integration = CASE WHEN v.status = 'streaming' THEN m.counted_integration END
      FROM v WHERE m.id = v.id AND m.instance_id = v.instance_id RETURNING m.id),
    counted AS (
      INSERT INTO events (kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
      SELECT e.kind, e.project_id, e.at, e.session_token, e.owner, e.integration_id, e.prompt_tokens, e.completion_tokens
-     FROM unnest($14::text[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::bigint[], $22::bigint[])
+     FROM unnest($15::text[], $16::text[], $17::text[], $18::bigint[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::bigint[])
        AS e(answer_id, kind, project_id, at, session_token, owner, integration_id, prompt_tokens, completion_tokens)
      JOIN ended ON ended.id = e.answer_id)
    SELECT id FROM ended`;
@@ -54,6 +56,7 @@ function endManyParams(ends: AnswerEnd[]): unknown[] {
     ends.map((x) => x.patch.usage?.completionTokens ?? null),
     ends.map((x) => x.patch.failure?.code ?? null),
     ends.map((x) => x.patch.failure?.message ?? null),
+    ends.map((x) => x.patch.failure?.reason ?? null),
     events.map((x) => x.id),
     ...eventColumns(events.map((x) => x.e)),
     events.map((x) => x.e.promptTokens ?? 0),
@@ -174,7 +177,7 @@ export class SqlAnswerLedger implements AnswerLedger {
          RETURNING m.id, m.thread_id, m.status, o.counted_session, o.counted_integration),
        freed AS (DELETE FROM answer_slots WHERE answer_id IN (SELECT id FROM ended)),
        ${ORPHAN_ENDS('$3::bigint')}`,
-      [answerId, status, now, leaseMs, LOST_ANSWER.code, LOST_ANSWER.message],
+      [answerId, status, now, leaseMs, LOST_ANSWER.code, LOST_ANSWER.message, LOST_ANSWER.reason],
     );
     return rows[0] ? toEndedOrphan(rows[0]) : null;
   }
@@ -195,11 +198,12 @@ export class SqlAnswerLedger implements AnswerLedger {
        ended AS (
          UPDATE messages m SET status = CASE WHEN s.stop THEN 'stopped' ELSE 'error' END,
            failure_code = CASE WHEN s.stop THEN NULL ELSE $2 END, failure_message = CASE WHEN s.stop THEN NULL ELSE $3 END,
+           failure_reason = CASE WHEN s.stop THEN NULL ELSE $5 END,
            instance_id = NULL, counted_session = NULL, counted_integration = NULL
          FROM stale s WHERE m.id = s.id AND m.status = 'streaming' AND m.updated_at < $1
          RETURNING m.id, m.thread_id, m.status, s.counted_session, s.counted_integration),
        ${ORPHAN_ENDS('$4::bigint')}`,
-      [before, LOST_ANSWER.code, LOST_ANSWER.message, now],
+      [before, LOST_ANSWER.code, LOST_ANSWER.message, now, LOST_ANSWER.reason],
     );
     return rows.map(toEndedOrphan);
   }

@@ -70,7 +70,11 @@ export function toMessage(row: Record<string, unknown>): MessageRecord {
     ...(Array.isArray(row.attachments) &&
       row.attachments.length > 0 && { attachments: row.attachments as MessageRecord['attachments'] }),
     ...(typeof row.failure_code === 'string' && {
-      failure: { code: row.failure_code, message: (row.failure_message as string | null) ?? '' },
+      failure: {
+        code: row.failure_code,
+        message: (row.failure_message as string | null) ?? '',
+        ...(typeof row.failure_reason === 'string' && { reason: row.failure_reason }),
+      },
     }),
   };
 }

@@ -31,6 +31,7 @@ describe('the answer runner never hides a failure', () => {
     expect(stored.failure).toEqual({
       code: 'answer_empty',
       message: 'The agent ended without a word and without a tool call.',
+      reason: 'The agent ended without an answer.',
     });
   });
 
@@ -47,8 +48,12 @@ describe('the answer runner never hides a failure', () => {
       stream_end: true,
     });
     expect(stored).toMatchObject({ status: 'error', content: 'So far, ' });
-    // The console shows the hint, as a sentence (decision 496).
-    expect(stored.failure).toEqual({ code: 'kb_offline', message: 'Start the search service.' });
+    // The console shows the hint, as a sentence (decision 496); a reattach ends with the reason (524).
+    expect(stored.failure).toEqual({
+      code: 'kb_offline',
+      message: 'Start the search service.',
+      reason: 'The knowledge base is offline.',
+    });
     // The log line names the answer, to find it in the console, and no one who asked.
     const thread = (await ctx.service.storage.conversations.getMessage(stored.id))!.thread;
     expect(logs.find((l) => l.msg === 'agent_failed')).toEqual({

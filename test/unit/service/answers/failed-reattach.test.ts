@@ -1,0 +1,159 @@
+/**
+ * A failed answer reads the same wherever it is read (wire contract §9; decisions 524, 525): a
+ * reattach to an answer that has already failed ends with the very `error` record its live
+ * stream ended with, for an agent's failure, a guard (the time limit) and an answer lost with
+ * its instance. On every engine the service ships (memory, PGlite, and
+ * PostgreSQL under `npm run test:postgres`), two instances on one database where it matters.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type Agent,
+  AgentError,
+  type AgentService,
+  createAgentService,
+  type Stores,
+} from '../../../../service/index.js';
+import {
+  AGENT,
+  PROJECT,
+  allRecords,
+  chatRecords,
+  makeService,
+  readRecords,
+  scriptedAgent,
+} from '../../../fixtures/service.js';
+import { engines } from '../../../fixtures/storages.js';
+
+/** The words every stream of a lost answer ends with, as one whose instance lost it says. */
+const LOST_REASON = 'This answer is no longer being generated.';
+
+describe.each(engines())('a failed answer, reattached to: $name', { timeout: 60_000 }, (engine) => {
+  const opened: AgentService[] = [];
+  afterEach(async () => {
+    // The first instance closes the bundle; the others share it.
+    for (const service of opened.splice(0).reverse()) await service.close().catch(() => {});
+  });
+
+  /** A service on a fresh bundle of this engine, closed after the test. */
+  async function serviceWith(agent: Agent, options: { maxAnswerMs?: number } = {}) {
+    const storage = await engine.open();
+    const ctx = makeService({ agent, storage, ...options });
+    opened.push(ctx.service);
+    return { ctx, storage };
+  }
+
+  /** Alice's question to `agent`: its live records, then a reattach's, the answer ended. */
+  async function liveThenReattached(agent: Agent, options: { maxAnswerMs?: number } = {}) {
+    const { ctx } = await serviceWith(agent, options);
+    const token = await ctx.session('alice');
+    const live = (await chatRecords(ctx, token, { message: 'Where is my order?' })).records;
+    const answer = live[0].content.question_answer_id as string;
+    const again = await allRecords(await ctx.call('GET', `${AGENT}/answers/${answer}/stream/`, { token }));
+    return { live, again };
+  }
+
+  const cases: [string, Agent, { maxAnswerMs?: number }?][] = [
+    [
+      "an agent's own failure (an AgentError: its reason)",
+      {
+        async *answer() {
+          yield { type: 'text', text: 'So far, ' };
+          throw new AgentError('The knowledge base is offline.', 'kb_offline', 'start the search service');
+        },
+      },
+    ],
+    [
+      'an agent that threw anything else',
+      {
+        async *answer() {
+          yield { type: 'text', text: 'Partly' };
+          throw new RangeError('boom');
+        },
+      },
+    ],
+    [
+      'the time limit',
+      {
+        async *answer({ signal }) {
+          yield { type: 'text', text: 'Thinking' };
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        },
+      },
+      { maxAnswerMs: 50 },
+    ],
+    ['an agent that ended without a word', { async *answer() {} }],
+  ];
+
+  it.each(cases)('%s: the end it had live, record for record', async (_, agent, options) => {
+    const { live, again } = await liveThenReattached(agent, options);
+    expect(live.at(-1)).toMatchObject({ type: 'error', stream_end: true });
+    // Not the generic words a reattach gave every failure: the live reason, whatever it was.
+    expect(again.at(-1)).toEqual(live.at(-1));
+    expect(again.map((r) => r.type)).toEqual(live.map((r) => r.type));
+  });
+
+  /**
+   * Alice's answer generating on a second instance on the same database, which says "Half "
+   * and then dies (its lease row goes, and it never renews it).
+   */
+  async function lostAnswer() {
+    const { ctx, storage } = await serviceWith(scriptedAgent().agent);
+    const script = scriptedAgent();
+    /** Another instance on the same bundle (its close keeps the bundle open). */
+    const instance = (agent: Agent) => {
+      const service = createAgentService({
+        projects: [PROJECT],
+        clock: ctx.clock,
+        rateLimit: false,
+        agent,
+        storage: new Proxy(storage, {
+          get: (target, name) => (name === 'close' ? async () => {} : target[name as keyof Stores]),
+        }),
+      });
+      opened.push(service);
+      return service;
+    };
+    const doomed = instance(script.agent);
+    const second = instance(scriptedAgent().agent);
+    const token = await ctx.session('alice');
+    const chat = await doomed.handle(
+      new Request(`${AGENT}/chat/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ integration_id: 'int_demo', message: 'Where is my order?' }),
+      }),
+    );
+    script.say('Half ');
+    const [head] = await readRecords(chat.body!.getReader(), 2);
+    await storage.fleet.retireInstance(doomed.instanceId);
+    const answer = head.content.question_answer_id as string;
+    /** A reattach through `s`; after an hour, with a new session of alice's (hers has expired). */
+    const reattach = (s: AgentService = ctx.service, bearer = token) =>
+      s.handle(
+        new Request(`${AGENT}/answers/${answer}/stream/`, { headers: { Authorization: `Bearer ${bearer}` } }),
+      );
+    return { ctx, storage, doomed, second, answer, reattach };
+  }
+
+  it('a lost answer: the reattach that ends it, and every later one, say it is no longer generated', async () => {
+    const { ctx, reattach } = await lostAnswer();
+    const ending = await allRecords(await reattach());
+    expect(ending.at(-1)).toEqual({ type: 'error', content: { reason: LOST_REASON }, stream_end: true });
+    ctx.clock.advance(60 * 60_000);
+    await ctx.service.maintain();
+    const later = await ctx.session('alice');
+    expect((await allRecords(await reattach(ctx.service, later))).at(-1)).toEqual(ending.at(-1));
+  });
+
+  it('a lost answer the maintenance ended: the same end as one a reattach ended', async () => {
+    const { ctx, reattach } = await lostAnswer();
+    ctx.clock.advance(60 * 60_000);
+    expect(await ctx.service.maintain()).toMatchObject({ answers: 1 });
+    const later = await ctx.session('alice');
+    expect((await allRecords(await reattach(ctx.service, later))).at(-1)).toEqual({
+      type: 'error',
+      content: { reason: LOST_REASON },
+      stream_end: true,
+    });
+  });
+});
