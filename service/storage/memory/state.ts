@@ -52,7 +52,8 @@ export class MemoryState {
 
   /**
    * An answer no instance ended, ended at `now`: stopped, or failed as lost (decision 496) and
-   * counted so (decision 512). It leaves its host; `updatedAt` is when it changed last.
+   * counted so (decision 512), a message either way (decision 525). It leaves its host;
+   * `updatedAt` is when it changed last.
    */
   endLost(message: MessageRecord, status: 'stopped' | 'error', now: number, updatedAt = now): EndedOrphan {
     Object.assign(message, { status, updatedAt, ...(status === 'error' && { failure: { ...LOST_ANSWER } }) });
@@ -61,6 +62,7 @@ export class MemoryState {
     const { projectId, owner } = this.threads.get(threadId)!;
     const counted = this.counted.get(message.id);
     this.counted.delete(message.id);
+    if (counted) this.events.push({ kind: 'message', projectId, at: now, owner, ...counted });
     if (status === 'error' && counted)
       this.events.push({ kind: 'failed', projectId, at: now, owner, ...counted });
     return { id: message.id, threadId, projectId, status };

@@ -22,15 +22,18 @@ export function eventColumns(events: ActivityEvent[]): unknown[][] {
 
 /**
  * The end of a statement that ended orphans, after its `ended` CTE (each answer's id, thread_id,
- * status, and the counted_session and counted_integration its end cleared): a `failed` event,
- * at `at`, for each one ended as an error that has a session to count under (decision 512), in
- * the statement that ended it, so it is written once whoever else ends it at the same time; then
- * the ended answers with their thread and project.
+ * status, and the counted_session and counted_integration its end cleared): for each one that
+ * has a session to count under, at `at`, its `message` event (decision 525), and a `failed` event
+ * when it ended as an error (decision 512), as its own instance's end would have written them; in
+ * the statement that ended it, so they are written once whoever else ends it at the same time;
+ * then the ended answers with their thread and project.
  */
 export const ORPHAN_ENDS = (at: string) => `counted AS (
      INSERT INTO events (kind, project_id, at, session_token, owner, integration_id)
-     SELECT 'failed', t.project_id, ${at}, e.counted_session, t.owner, e.counted_integration
-     FROM ended e JOIN threads t ON t.id = e.thread_id WHERE e.status = 'error' AND e.counted_session IS NOT NULL)
+     SELECT k.kind, t.project_id, ${at}, e.counted_session, t.owner, e.counted_integration
+     FROM ended e JOIN threads t ON t.id = e.thread_id
+       CROSS JOIN LATERAL (VALUES ('message'), ('failed')) AS k(kind)
+     WHERE e.counted_session IS NOT NULL AND (k.kind = 'message' OR e.status = 'error'))
    SELECT e.id, e.thread_id, t.project_id, e.status FROM ended e JOIN threads t ON t.id = e.thread_id`;
 
 export const toEndedOrphan = (row: Record<string, unknown>): EndedOrphan => ({

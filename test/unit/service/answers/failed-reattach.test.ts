@@ -2,7 +2,8 @@
  * A failed answer reads the same wherever it is read (wire contract §9; decisions 524, 525): a
  * reattach to an answer that has already failed ends with the very `error` record its live
  * stream ended with, for an agent's failure, a guard (the time limit) and an answer lost with
- * its instance. On every engine the service ships (memory, PGlite, and
+ * its instance; and a lost answer counts as a message (its question's, and now its own), as it
+ * counts as one failed answer, however many instances end it at once. On every engine the service ships (memory, PGlite, and
  * PostgreSQL under `npm run test:postgres`), two instances on one database where it matters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   createAgentService,
   type Stores,
 } from '../../../../service/index.js';
+import { utcDay } from '../../../../service/kernel/clock.js';
 import {
   AGENT,
   PROJECT,
@@ -155,5 +157,73 @@ describe.each(engines())('a failed answer, reattached to: $name', { timeout: 60_
       content: { reason: LOST_REASON },
       stream_end: true,
     });
+  });
+
+  /** The messages and failed answers Activity counts today (the rollup rebuilt first). */
+  async function today(storage: Stores, now: number) {
+    await storage.activity.refreshActivity();
+    const { totals, byIntegration } = await storage.activity.activitySummary(
+      PROJECT.id,
+      utcDay(now),
+      utcDay(now),
+    );
+    return {
+      messages: totals.messages,
+      failed: totals.failed_answers,
+      byIntegration: byIntegration.map((i) => [i.integrationId, i.messages, i.failed_answers]),
+    };
+  }
+
+  it('a lost answer counts as a message and as failed, once each, while both instances end it at once', async () => {
+    const { ctx, storage, doomed, second, reattach } = await lostAnswer();
+    // The two live instances reap, and reattach to it, at the same moment.
+    const [, reattached] = await Promise.all([
+      Promise.all([ctx.service.heartbeat(), second.heartbeat()]),
+      Promise.all([reattach(ctx.service), reattach(second), reattach(ctx.service), reattach(second)]),
+    ]);
+    for (const response of reattached)
+      expect((await allRecords(response)).at(-1)).toEqual({
+        type: 'error',
+        content: { reason: LOST_REASON },
+        stream_end: true,
+      });
+    // As an answer that failed on its own instance: its question and its answer, one failed.
+    expect(await today(storage, ctx.clock.now())).toEqual({
+      messages: 2,
+      failed: 1,
+      byIntegration: [['int_demo', 2, 1]],
+    });
+    // The maintenance, and its instance waking to end it too, count nothing more.
+    ctx.clock.advance(60 * 60_000);
+    await ctx.service.maintain();
+    await doomed.close();
+    expect(await today(storage, ctx.clock.now())).toMatchObject({ messages: 2, failed: 1 });
+  });
+
+  it('a lost answer the visitor had asked to stop counts as a message, not as failed', async () => {
+    const { ctx, storage, answer, reattach } = await lostAnswer();
+    await storage.ledger.requestStop(answer);
+    expect((await allRecords(await reattach())).at(-1)).toMatchObject({ type: 'identifiers' });
+    expect(await today(storage, ctx.clock.now())).toEqual({
+      messages: 2,
+      failed: 0,
+      byIntegration: [['int_demo', 2, 0]],
+    });
+  });
+
+  it('an answer left waiting for tool results, ended by the maintenance, counts as a message, not as failed', async () => {
+    const { ctx, storage } = await serviceWith({
+      async *answer() {
+        yield { type: 'tool_calls', calls: [{ id: 'call_1', name: 'open_page', arguments: {} }] };
+      },
+    });
+    const token = await ctx.session('alice');
+    const { records } = await chatRecords(ctx, token, { message: 'Open my order' });
+    expect(records.at(-1)).toMatchObject({ type: 'tool_calls', stream_end: true });
+    // Only its question so far: a paused answer has not ended.
+    expect(await today(storage, ctx.clock.now())).toMatchObject({ messages: 1, failed: 0 });
+    ctx.clock.advance(60 * 60_000);
+    expect(await ctx.service.maintain()).toMatchObject({ answers: 1 });
+    expect(await today(storage, ctx.clock.now())).toMatchObject({ messages: 2, failed: 0 });
   });
 });
