@@ -1,7 +1,8 @@
 /**
  * A failed answer read back from the service's history (decision 514): on a device that does not
  * remember it, or opened from Conversations, it reads as it did live, with its Retry, and shows
- * nothing the live answer did not (the service's reason, the operator's code and hint).
+ * nothing the live answer did not (the service's reason, the operator's code and hint). So does
+ * one a reload reattaches to after it failed (decision 524).
  */
 import { expect as chaiExpect } from '@open-wc/testing';
 import { describe, expect } from 'vitest';
@@ -16,13 +17,18 @@ import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat
 const QUESTION = 'How do I theme it?';
 const REASON = 'The assistant is busy right now. Please try again in a minute.';
 
-/** The demo agent, except while `failing`: then the model's failure, with what the operator reads of it. */
+/**
+ * The demo agent, except while `failing`: then the model's failure, with what the operator reads
+ * of it, once `held` (when set) lets it fail.
+ */
 let failing = true;
+let held: Promise<void> | null = null;
 const demo = new DemoAgent();
 const agent: Agent = {
   async *answer(input) {
     if (!failing) return yield* demo.answer(input);
     yield { type: 'text', text: 'Theming starts ' };
+    await held;
     throw new AgentError(REASON, 'model_rate_limited', 'the model server answered 429; check OPENAI_API_KEY');
   },
 };
@@ -84,5 +90,49 @@ describe('<agent-chat> a failed answer read back from the history', () => {
         .filter((c) => c === QUESTION),
     ).toHaveLength(1);
     expect((await lastAnswerMeta(el)).words).toBeNull();
+  });
+
+  test('reads as it did live, with Retry, when a reload reattaches to it after it failed', async ({
+    backend,
+  }) => {
+    failing = true;
+    await clearDeviceMemory();
+    backend.signIn('alice');
+    let fail!: () => void;
+    held = new Promise((resolve) => (fail = resolve));
+    try {
+      const before = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      void before.send(QUESTION);
+      await expect.poll(() => messagesOf(before).at(-1)?.message?.content).toBe('Theming starts ');
+      const answerId = messagesOf(before).at(-1)!.message!.questionAnswerId!;
+      // The page goes (no cancel: the service keeps the answer), and the answer fails meanwhile.
+      before.remove();
+      fail();
+      await expect
+        .poll(async () => (await backend.service.storage.conversations.getMessage(answerId))?.message.status)
+        .toBe('error');
+
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      await expect.poll(() => messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'error']);
+      expect(
+        backend.serviceRequests.filter((r) => r.url.endsWith(`/answers/${answerId}/stream/`)),
+      ).toHaveLength(1);
+      await settled(el);
+      expect(await lastAnswerMeta(el)).toMatchObject({
+        words: 'Something went wrong. Please try again.',
+        retry: true,
+      });
+      await expect
+        .element(page.getByRole('alert'))
+        .toHaveTextContent('Something went wrong. Please try again.');
+      await expect.element(page.getByRole('button', { name: 'Retry' })).toBeVisible();
+      expect((await lastAnswerMeta(el)).text).not.toMatch(/busy|429|OPENAI|model_rate_limited/);
+
+      failing = false;
+      await page.getByRole('button', { name: 'Retry' }).click();
+      await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 10_000 }).toBe('complete');
+    } finally {
+      held = null;
+    }
   });
 });
