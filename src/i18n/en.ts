@@ -86,7 +86,10 @@ export const en = {
   // Conversations list
   untitled: 'Untitled conversation',
   searchConversations: 'Search conversations',
-  noMatches: 'No conversations match your search.',
+  noMatches: 'No conversations match “{query}”.',
+  clearSearch: 'Clear search',
+  searchMatches: 'Matching conversations: {count}',
+  searchLoadedOnly: 'Only the conversations loaded so far are searched.',
   noConversations: 'No conversations yet.',
   signInForHistory: 'Sign in to see your past conversations.',
   noHistoryKept: 'Your conversations here will be kept on this device only.',

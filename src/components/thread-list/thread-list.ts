@@ -20,15 +20,8 @@ import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
 // Rename (§10) and search render from a module of their own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
-import {
-  SEARCH_AUTO_PAGES,
-  matchThreads,
-  renderNoMatches,
-  renderRenameButton,
-  renderRenameField,
-  renderSearch,
-  threadToolsStyles,
-} from './thread-tools.js';
+import { renderRenameButton, renderRenameField, threadToolsStyles } from './thread-tools.js';
+import { ThreadSearch, matchThreads, threadSearchStyles } from './thread-search.js';
 
 /**
  * The owner's conversations: newest first, paged, each resumable and deletable (with a
@@ -41,7 +34,7 @@ import {
  * @fires {AgentChatThreadListLoadEvent} agent-chat-thread-list-load - More threads, or a retry.
  */
 export class AgentChatThreadList extends LitElement {
-  static override styles = [hostStyles, styles, threadToolsStyles];
+  static override styles = [hostStyles, styles, threadToolsStyles, threadSearchStyles];
 
   @consume({ context: threadListContext, subscribe: true })
   @state()
@@ -58,10 +51,11 @@ export class AgentChatThreadList extends LitElement {
   /** The thread whose deletion awaits confirmation. */
   @state() private confirming: string | null = null;
 
-  // Rename and search.
   @state() private renaming: string | null = null;
-  @state() private query = '';
-  #autoPages = 0;
+  readonly #search = new ThreadSearch(this, {
+    list: () => this.threadList,
+    loadMore: () => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })),
+  });
 
   async #startRename(threadId: string): Promise<void> {
     this.renaming = threadId;
@@ -89,28 +83,21 @@ export class AgentChatThreadList extends LitElement {
   /**
    * The loading status, focused when the list opened over the conversation, went with the
    * threads' arrival (or a failure): the focus goes where the list now starts, unless the
-   * visitor moved it meanwhile. A search with few matches loads further pages itself, a bounded
-   * number per query.
+   * visitor moved it meanwhile.
    */
   protected override updated(): void {
     if (this.#loadingFocused && !this.renderRoot.querySelector('.loading')) this.focus();
-    const list = this.threadList;
-    if (
-      !this.query.trim() ||
-      !list?.nextCursor ||
-      list.loadingMore ||
-      list.status !== 'ready' ||
-      this.#autoPages >= SEARCH_AUTO_PAGES
-    )
-      return;
-    this.#autoPages++;
-    queueMicrotask(() => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })));
   }
 
   #handleListKeydown(event: KeyboardEvent): void {
     const buttons = Array.from(this.renderRoot.querySelectorAll<HTMLButtonElement>('button.open'));
     const index = buttons.indexOf(event.composedPath()[0] as HTMLButtonElement);
     if (index < 0) return;
+    // Up from the first thread goes back to the search, where Down came from (decision 527).
+    if (event.key === 'ArrowUp' && index === 0 && this.#search.field) {
+      event.preventDefault();
+      return this.#search.field.focus();
+    }
     const next = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: buttons.length - 1 }[event.key];
     if (next === undefined) return;
     event.preventDefault();
@@ -132,11 +119,13 @@ export class AgentChatThreadList extends LitElement {
   }
 
   #start(): HTMLElement | null {
-    // The scroller only when nothing else is there (a search that matches nothing): focus is
-    // not dropped to the page, where Escape would no longer reach the panel.
+    // A search that matches nothing: its field, which says so and where it is changed (decision
+    // 527). The scroller only when nothing else is there: focus is not dropped to the page,
+    // where Escape would no longer reach the panel.
     return (
       this.renderRoot.querySelector<HTMLElement>('li[aria-current="true"] .open') ??
       this.renderRoot.querySelector<HTMLElement>('.open') ??
+      (this.#search.active ? this.#search.field : null) ??
       this.renderRoot.querySelector<HTMLElement>('.state p, .loading') ??
       this.renderRoot.querySelector<HTMLElement>('.scroller')
     );
@@ -236,9 +225,11 @@ export class AgentChatThreadList extends LitElement {
 
   override render() {
     const list = this.threadList ?? { status: 'idle', threads: [], nextCursor: null, loadingMore: false };
-    const shown = matchThreads(list.threads, this.query);
+    const { t } = this.l10n;
+    const search = this.#search;
+    const shown = matchThreads(list.threads, search.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
-    return html`${list.threads.length || this.query ? renderSearch(this.l10n.t, this.query, (query) => ((this.query = query), (this.#autoPages = 0))) : nothing}
+    return html`${list.threads.length || search.query ? search.renderField(t) : nothing}
       <div class="scroller" tabindex="-1">
         ${
           shown.length
@@ -249,7 +240,7 @@ export class AgentChatThreadList extends LitElement {
               )}</div>`
             : nothing
         }
-        ${this.query.trim() && !shown.length && list.threads.length && !list.loadingMore ? renderNoMatches(this.l10n.t) : nothing}
+        ${list.threads.length || search.query ? search.renderOutcome(t, shown.length) : nothing}
         ${this.#renderState(list)}
       </div>`;
   }

@@ -3,31 +3,6 @@ import type { ThreadSummary } from '../../api/types.js';
 import type { Translate } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 
-/** Pages the search loads on its own for one query before it leaves "Show more" to the visitor. */
-export const SEARCH_AUTO_PAGES = 5;
-
-/** The threads whose title holds every word of `query`, case- and accent-insensitive. */
-export function matchThreads(threads: readonly ThreadSummary[], query: string): readonly ThreadSummary[] {
-  const fold = (s: string) =>
-    s
-      .normalize('NFD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase();
-  const words = fold(query).split(/\s+/).filter(Boolean);
-  return words.length
-    ? threads.filter((thread) => words.every((w) => fold(thread.title).includes(w)))
-    : threads;
-}
-
-export function renderSearch(t: Translate, query: string, onInput: (query: string) => void) {
-  return html`<input class="search" type="search" aria-label=${t('searchConversations')} placeholder=${t('searchConversations')}
-    .value=${query} @input=${(e: Event) => onInput((e.target as HTMLInputElement).value)}>`;
-}
-
-export function renderNoMatches(t: Translate) {
-  return html`<p class="state" role="status">${t('noMatches')}</p>`;
-}
-
 /** "Rename …" on a row. */
 export function renderRenameButton(t: Translate, title: string, onClick: () => void) {
   const name = t('renameThread', { title });

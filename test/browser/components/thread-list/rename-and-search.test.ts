@@ -67,7 +67,9 @@ describe('<agent-chat> threads: rename (§10) and search', () => {
     await userEvent.fill(search, 'question 12');
     await expect.poll(() => threadListTitles(el)).toEqual(['Theme question 12']);
     await userEvent.fill(search, 'nothing like this');
-    await expect.poll(() => listRoot(el).textContent).toContain('No conversations match your search.');
+    await expect
+      .poll(() => listRoot(el).textContent)
+      .toContain('No conversations match “nothing like this”.');
     // Two list pages in all: no request storm while typing.
     expect(
       backend.serviceRequests.filter((r) => r.method === 'GET' && r.url.includes('/threads/?')).length,

@@ -232,7 +232,9 @@ describe('<agent-chat> thread list', () => {
     expect(errors).toEqual(['not_found']);
   });
 
-  test('arrow keys, Home and End move between threads', async ({ backend }) => {
+  test('arrow keys, Home and End move between threads; Up from the first goes back to the search', async ({
+    backend,
+  }) => {
     backend.signIn('alice');
     await backend.seed('alice', ['One', 'Two', 'Three']);
     const el = await fixtureChat();
@@ -248,6 +250,6 @@ describe('<agent-chat> thread list', () => {
     await userEvent.keyboard('{Home}');
     expect(deepActiveElement()).toBe(threadButton(el, 'Three'));
     await userEvent.keyboard('{ArrowUp}');
-    expect(deepActiveElement()).toBe(threadButton(el, 'Three'));
+    expect(deepActiveElement()?.getAttribute('aria-label')).toBe('Search conversations');
   });
 });
