@@ -126,4 +126,17 @@ export default css`
   .state p {
     margin: 0 0 6px;
   }
+  /* The search (thread-search.ts): its field leaves room for "Clear search", which stands in for the browser's own. */
+  .search-box { position: relative; margin: 4px 8px; }
+  .search-box .search { width: 100%; margin: 0; padding-inline-end: 36px; }
+  .search::-webkit-search-cancel-button { -webkit-appearance: none; appearance: none; }
+  .clear-search {
+    position: absolute; inset-block: 0; inset-inline-end: 2px; display: grid; place-items: center;
+    width: 32px; padding: 0; border: 0; border-radius: var(--agent-chat-radius); background: none;
+    color: var(--agent-chat-color-text-muted); cursor: pointer;
+  }
+  .clear-search svg { width: 16px; height: 16px; }
+  .clear-search:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: -2px; }
+  @media (pointer: coarse) { .clear-search { width: 44px; } .search-box .search { padding-inline-end: 48px; } }
+  .search-outcome p { margin: 0 0 6px; padding: 8px var(--agent-chat-space) 0; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
 `;

@@ -21,7 +21,7 @@ import styles from './thread-list.styles.js';
 // Rename (§10) and search render from a module of their own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
 import { renderRenameButton, renderRenameField, threadToolsStyles } from './thread-tools.js';
-import { ThreadSearch, matchThreads, threadSearchStyles } from './thread-search.js';
+import { ThreadSearch, matchThreads } from './thread-search.js';
 
 /**
  * The owner's conversations: newest first, paged, each resumable and deletable (with a
@@ -34,7 +34,7 @@ import { ThreadSearch, matchThreads, threadSearchStyles } from './thread-search.
  * @fires {AgentChatThreadListLoadEvent} agent-chat-thread-list-load - More threads, or a retry.
  */
 export class AgentChatThreadList extends LitElement {
-  static override styles = [hostStyles, styles, threadToolsStyles, threadSearchStyles];
+  static override styles = [hostStyles, styles, threadToolsStyles];
 
   @consume({ context: threadListContext, subscribe: true })
   @state()

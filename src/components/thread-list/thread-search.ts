@@ -1,4 +1,4 @@
-import { css, html, nothing, type ReactiveController, type ReactiveControllerHost } from 'lit';
+import { html, nothing, type ReactiveController, type ReactiveControllerHost } from 'lit';
 import type { ThreadSummary } from '../../api/types.js';
 import type { ThreadListSnapshot } from '../../chat/thread-list.js';
 import type { Translate } from '../../i18n/index.js';
@@ -167,18 +167,3 @@ export class ThreadSearch implements ReactiveController {
     return html`${before}<bdi>${query.length > QUOTED_MAX ? `${query.slice(0, QUOTED_MAX - 1)}…` : query}</bdi>${after}`;
   }
 }
-
-export const threadSearchStyles = css`
-  .search-box { position: relative; margin: 4px 8px; }
-  .search-box .search { width: 100%; margin: 0; padding-inline-end: 36px; }
-  .search::-webkit-search-cancel-button { -webkit-appearance: none; appearance: none; }
-  .clear-search {
-    position: absolute; inset-block: 0; inset-inline-end: 2px; display: grid; place-items: center;
-    width: 32px; padding: 0; border: 0; border-radius: var(--agent-chat-radius); background: none;
-    color: var(--agent-chat-color-text-muted); cursor: pointer;
-  }
-  .clear-search svg { width: 16px; height: 16px; }
-  .clear-search:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: -2px; }
-  @media (pointer: coarse) { .clear-search { width: 44px; } .search-box .search { padding-inline-end: 48px; } }
-  .search-outcome p { margin: 0 0 6px; padding: 8px var(--agent-chat-space) 0; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
-`;

@@ -208,6 +208,17 @@ describe('<agent-chat> what the Conversations search matches', () => {
     await expect.poll(() => rowNames()).toEqual([]);
   });
 
+  test("a site's own words for no match, with or without the query", async ({ worker, backend }) => {
+    serveThreads(worker, THREE);
+    const el = await alicesConversations(backend);
+    el.strings = { noMatches: 'Nothing found for {query}, sorry.' };
+    await userEvent.fill(searchField(), 'zebra');
+    await expect.element(list().getByText('Nothing found for zebra, sorry.')).toBeVisible();
+    el.strings = { noMatches: 'Nothing found.' };
+    await userEvent.fill(searchField(), 'zebras');
+    await expect.poll(() => outcome().textContent!.trim()).toBe('Nothing found.');
+  });
+
   test('over a list the service pages: five more pages once the query settles, then it says what it has not searched, and Show more searches on', async ({
     worker,
     backend,
