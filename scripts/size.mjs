@@ -96,8 +96,8 @@ const bundles = [
   // decision 515: a failed answer read back reads as it did live (514, 29 B), and the list's focus
   // on its loading status, then where it starts once the threads come (76 B);
   // decision 533: the loader's failed fetch of the element tried again (127 B); decision 529: the
-  // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (784 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 81.922 * KB) },
+  // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.046 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
