@@ -68,11 +68,11 @@ const bundles = [
   // decision 520: a public visitor's past conversations kept on their device (738 B; ES 784 B);
   // decision 515: a failed answer read back reads as it did live (514), and the Conversations
   // list's focus on its loading status (16 B: its words are in the list's own part);
-  // decision 529: the Conversations search's new English words (67 B; its code is in the list's part).
+  // decision 529: the Conversations search's new English words (68 B; its code is in the list's part).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 51.424 * KB),
+    budget: Number(args['max-iife'] ?? 51.425 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },

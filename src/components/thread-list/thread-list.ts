@@ -18,7 +18,7 @@ import hostStyles from '../../styles/host.styles.js';
 import { dateGroup, relativeTime } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 import styles from './thread-list.styles.js';
-// Rename (§10) and search render from a module of their own.
+// Rename (§10) renders from a module of its own; the search is a controller of its own.
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
 import { renderRenameButton, renderRenameField, threadToolsStyles } from './thread-tools.js';
 import { ThreadSearch, matchThreads } from './thread-search.js';

@@ -73,6 +73,8 @@ export class ThreadSearch implements ReactiveController {
 
   hostDisconnected(): void {
     clearTimeout(this.#timer);
+    // Taken off the page before its query settled: its outcome shows when it is back.
+    this.#settled = true;
   }
 
   /**
