@@ -23,7 +23,6 @@ const NO_STORE: DeviceMemoryStore = {
   watch: () => () => {},
   stash: () => {},
   keptThread: async () => undefined,
-  keepThreads: async () => {},
 };
 
 /** What the session reads from its host each time it needs it (attributes may change). */
@@ -318,9 +317,8 @@ export class ChatSession {
 
   /** Deletes a thread; the conversation on screen starts over when it was that thread. */
   async deleteThread(threadId: string): Promise<void> {
+    // A public visitor's row leaves the device's list, and its messages with it (decision 519).
     if (!(await this.threadList.remove(threadId))) return;
-    // A public visitor's: its messages leave the device too (decision 519).
-    this.#kept.forget([threadId]);
     if (this.conversation.snapshot.threadId === threadId) this.conversation.reset();
   }
 

@@ -1,7 +1,9 @@
 import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
+import { NO_OWNER } from '../../contract/paths.js';
 import type { ThreadSummary } from '../api/types.js';
 import { toFileInfos, toSources, toThreadSummary } from '../api/validate.js';
+import { bounded } from './kept-threads.js';
 import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 
@@ -34,8 +36,12 @@ export interface StoredMemory {
 
 /** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
 type Panel = Pick<StoredMemory, 'open' | 'threadListOpen'>;
-/** What tabs share: everything bound to the owner, messages kept apart in chunks. */
-type Head = Omit<StoredMemory, 'open' | 'threadListOpen' | 'messages'> & { chunks: string[] };
+/**
+ * What tabs share: everything bound to the owner, messages kept apart in chunks. `rev` grows with
+ * every write of it, so a tab can tell another tab's message that came after its own write was
+ * older than what it wrote.
+ */
+type Head = Omit<StoredMemory, 'open' | 'threadListOpen' | 'messages'> & { chunks: string[]; rev?: number };
 /** A head as an older version may have written it. */
 type StoredHead = Head & { queued?: OutboxEntry[] };
 
@@ -48,8 +54,12 @@ export type RemoteChange = { state?: StoredMemory };
 export interface DeviceMemoryStore {
   /** What is stored; `live` keeps an answer that was streaming as streaming (another tab may still stream it). */
   load(live?: boolean): Promise<StoredMemory | undefined>;
-  /** Writes what changed since the last save (or load, or remote change) and tells the other tabs. */
-  save(state: StoredMemory): Promise<void>;
+  /**
+   * Writes what changed since the last save (or load, or remote change) and tells the other tabs.
+   * `rowsBefore`, the kept rows this tab's list was changed from: a public visitor's list is then
+   * merged by thread id with the device's (decision 522), not written over it.
+   */
+  save(state: StoredMemory, rowsBefore?: readonly ThreadSummary[]): Promise<void>;
   /** Forgets everything of this scope and tells the other tabs. */
   clear(): Promise<void>;
   /** Calls `listener` with what another tab (or widget) saved, or without state when it wiped. Returns an unsubscribe. */
@@ -60,10 +70,12 @@ export interface DeviceMemoryStore {
    * may never land.
    */
   stash(state?: Stashed): void;
-  /** A kept thread's messages (a public visitor's past conversation, decision 518), if the device has them. */
+  /**
+   * A kept thread's messages (a public visitor's past conversation, decisions 518, 521), if the
+   * device has them. The thread's rows and messages are kept by save(): a thread that stops being
+   * the active one keeps its chunks, one whose row leaves the list loses them.
+   */
   keptThread(threadId: string): Promise<ChatMessage[] | undefined>;
-  /** Keeps threads' messages and forgets others', in one write after those already asked for. */
-  keepThreads(kept: ReadonlyMap<string, readonly ChatMessage[]>, dropped: readonly string[]): Promise<void>;
 }
 
 /** What a stash keeps of the state: the drafts (decision 443) and what the visitor sent (decision 451). */
@@ -194,6 +206,9 @@ const isCall = (c: unknown): c is NonNullable<ChatMessage['toolCalls']>[number] 
 const toMessages = (value: unknown, live: boolean): ChatMessage[] =>
   Array.isArray(value) ? value.flatMap((m) => validOrNone(() => toMessage(m, live))) : [];
 
+const chunkIds = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+
 /** Only the fields we know, with the types we expect: a corrupt or foreign record is ignored. */
 function sanitizeHead(value: unknown): Head | undefined {
   if (!value || typeof value !== 'object') return undefined;
@@ -222,7 +237,8 @@ function sanitizeHead(value: unknown): Head | undefined {
     owned: v.owned === true,
     ownerKey: typeof v.ownerKey === 'string' ? v.ownerKey : null,
     draftsAt: Number(v.draftsAt) || 0,
-    chunks: Array.isArray(v.chunks) ? v.chunks.filter((id) => typeof id === 'string') : [],
+    chunks: chunkIds(v.chunks),
+    rev: Number(v.rev) || 0,
   };
 }
 
@@ -265,8 +281,54 @@ function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[
   return out;
 }
 
+/** The list's part of a head. */
+const ROWS = 1;
+
+/**
+ * A public visitor's kept rows as this tab changed them, applied to the device's (decision 522):
+ * the rows this tab added, bumped or renamed since `before` replace the device's by thread id,
+ * the ones it dropped go, and every other row the device holds (another tab's answer that ended
+ * meanwhile) stays; then the bounds of decision 518.
+ */
+function mergedRows(
+  stored: readonly ThreadSummary[],
+  before: readonly ThreadSummary[],
+  ours: readonly ThreadSummary[],
+): ThreadSummary[] {
+  const was = new Map(before.map((t) => [t.id, JSON.stringify(t)]));
+  const out = new Map(stored.map((t) => [t.id, t]));
+  for (const id of was.keys()) if (!ours.some((t) => t.id === id)) out.delete(id);
+  for (const t of ours) if (was.get(t.id) !== JSON.stringify(t)) out.set(t.id, t);
+  return bounded([...out.values()], Date.now()).threads;
+}
+
 let chunkStamps = 0;
 const stamp = () => `${Date.now().toString(36)}.${(++chunkStamps).toString(36)}`;
+
+/**
+ * The messages in chunks, against the chunks known by stamp (`ids` in order): an unchanged chunk
+ * keeps its stamp, a changed one gets a new one.
+ */
+function chunksOf(
+  messages: readonly ChatMessage[],
+  known: readonly string[],
+  chunk: (id: string) => readonly ChatMessage[] | undefined,
+) {
+  const ids: string[] = [];
+  const fresh = new Map<string, readonly ChatMessage[]>();
+  for (let at = 0, i = 0; at < messages.length; at += CHUNK_SIZE, i += 1) {
+    const part = messages.slice(at, at + CHUNK_SIZE);
+    const id = known[i];
+    const before = id === undefined ? undefined : chunk(id);
+    if (before && before.length === part.length && before.every((m, k) => m === part[k])) ids.push(id);
+    else {
+      const next = stamp();
+      ids.push(next);
+      fresh.set(next, part);
+    }
+  }
+  return { ids, fresh };
+}
 
 /** What a tab tells the others on the channel: a write (the head and the chunks it put) or a wipe. */
 type Broadcast = { scope?: string; cleared?: boolean; head?: unknown; chunks?: Record<string, unknown> };
@@ -359,25 +421,97 @@ function withStash(
   );
 }
 
-/** Where a kept thread's messages are: under the scope's `:ui` prefix, so clear() takes them too. */
+/**
+ * Where a kept thread that is not the active one names its chunks (decision 521): under the
+ * scope's `:ui` prefix, so clear() takes them too. Decision 518's first version kept the
+ * messages themselves there (an array), still read.
+ */
 const keptKey = (scope: string, threadId: string) => `${scope}:ui:t:${threadId}`;
+const chunkKey = (scope: string, id: string) => `${scope}:ui:m:${id}`;
+type KeptRecord = { chunks: string[] };
+/** A kept thread read to be opened: its messages, and its chunks by stamp to take as they are. */
+type Opened = { threadId: string; ids: string[]; chunks: Map<string, ChatMessage[]> };
+type KeptRead = { messages: ChatMessage[]; opened?: Opened };
 
-async function readKept(store: UseStore, scope: string, threadId: string) {
-  const value: unknown = await store('readonly', (os) => promisifyRequest(os.get(keptKey(scope, threadId))));
-  return Array.isArray(value) ? toMessages(value, false) : undefined;
+/**
+ * A kept thread's chunks, in one transaction with the head: while it is the active thread the
+ * head names them, else its own record does. `legacy`: the messages an older record holds.
+ */
+function readKept(store: UseStore, scope: string, threadId: string): Promise<KeptRead | undefined> {
+  return store('readonly', (os) => {
+    const head = os.get(`${scope}:ui`);
+    const kept = os.get(keptKey(scope, threadId));
+    const found = new Map<string, unknown>();
+    let ids: string[] | undefined;
+    let legacy: unknown[] | undefined;
+    // Requests complete in the order they were made: the head's has by now.
+    kept.onsuccess = () => {
+      const active = sanitizeHead(head.result);
+      const value = kept.result as Partial<KeptRecord> | unknown[] | undefined;
+      if (active?.activeThreadId === threadId) ids = active.chunks;
+      else if (Array.isArray(value)) legacy = value;
+      else if (value && Array.isArray(value.chunks)) ids = chunkIds(value.chunks);
+      for (const id of ids ?? []) {
+        const read = os.get(chunkKey(scope, id));
+        read.onsuccess = () => found.set(id, read.result);
+      }
+    };
+    return promisifyRequest(os.transaction).then(() => {
+      if (legacy) return { messages: toMessages(legacy, false) };
+      if (!ids || ids.some((id) => !Array.isArray(found.get(id)))) return undefined;
+      const chunks = new Map(ids.map((id) => [id, toMessages(found.get(id), false)]));
+      return { messages: ids.flatMap((id) => chunks.get(id)!), opened: { threadId, ids, chunks } };
+    });
+  });
 }
 
-function writeKept(
-  store: UseStore,
-  scope: string,
-  kept: ReadonlyMap<string, readonly ChatMessage[]>,
-  dropped: readonly string[],
-): Promise<void> {
-  return store('readwrite', (os) => {
-    for (const [id, messages] of kept) os.put(messages, keptKey(scope, id));
-    for (const id of dropped) os.delete(keptKey(scope, id));
-    return promisifyRequest(os.transaction);
-  });
+/**
+ * Where a public visitor's conversations' chunks go as a head is written (decision 521), inside
+ * its transaction: a thread is either the active one, its chunks named by the head, or kept
+ * under its own record, never both, so an answer writes its chunk once and no thread is copied.
+ */
+class KeptChunks {
+  readonly #os: IDBObjectStore;
+  readonly #scope: string;
+  readonly #head: Head;
+  /** Chunks something still names: never deleted. */
+  readonly #named: Set<string>;
+
+  constructor(os: IDBObjectStore, scope: string, head: Head) {
+    this.#os = os;
+    this.#scope = scope;
+    this.#head = head;
+    this.#named = new Set(head.chunks);
+  }
+
+  /**
+   * `stored`, the device's head before (a public visitor's): the thread it showed keeps its
+   * chunks when its row stays, the one shown now takes its record's, and a row gone from the
+   * list takes its record and chunks with it. Then `unnamed` chunks nothing names are deleted.
+   */
+  settle(stored: Head | undefined, unnamed: readonly string[]): void {
+    const { activeThreadId, threads } = this.#head;
+    const left = stored?.activeThreadId;
+    if (left && left !== activeThreadId && threads.some((t) => t.id === left)) {
+      stored.chunks.forEach((id) => this.#named.add(id));
+      this.#os.put({ chunks: stored.chunks } satisfies KeptRecord, keptKey(this.#scope, left));
+    }
+    if (stored && activeThreadId && activeThreadId !== left) this.#drop(activeThreadId);
+    for (const row of stored?.threads ?? []) if (!threads.some((t) => t.id === row.id)) this.#drop(row.id);
+    for (const id of unnamed) if (!this.#named.has(id)) this.#os.delete(chunkKey(this.#scope, id));
+  }
+
+  /** A thread's record goes, and its chunks the head does not name. */
+  #drop(threadId: string): void {
+    const key = keptKey(this.#scope, threadId);
+    const read = this.#os.get(key);
+    read.onsuccess = () => {
+      const value = read.result as Partial<KeptRecord> | undefined;
+      for (const id of chunkIds(value?.chunks))
+        if (!this.#named.has(id)) this.#os.delete(chunkKey(this.#scope, id));
+      this.#os.delete(key);
+    };
+  }
 }
 
 /**
@@ -406,6 +540,13 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   /** The parts of the head, to tell which ones this tab changed since (undefined: nothing known). */
   #parts?: string[];
   #panel = '';
+  /** The newest head this tab wrote or followed (its `rev`): a message about an older one is stale. */
+  #rev = 0;
+  /** A kept thread just read to be opened: saved as the active one, its chunks are taken as they are. */
+  #opened?: Opened;
+  readonly #listeners = new Set<(change: RemoteChange) => void>();
+  /** Changes to follow, one after the other, in the order they came. */
+  #applying: Promise<void> = Promise.resolve();
 
   constructor(scope: string, store: () => UseStore) {
     this.#scope = scope;
@@ -445,27 +586,26 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     );
   }
 
-  keptThread(threadId: string): Promise<ChatMessage[] | undefined> {
+  async keptThread(threadId: string): Promise<ChatMessage[] | undefined> {
     // After the writes already asked for: a thread kept a moment ago reads as kept.
-    return writes
-      .then(() => readKept(this.#store(), this.#scope, threadId))
-      .catch((error: unknown) => {
-        warnOnce(error);
-        return undefined;
-      });
-  }
-
-  keepThreads(kept: ReadonlyMap<string, readonly ChatMessage[]>, dropped: readonly string[]): Promise<void> {
-    writes = writes.then(() => writeKept(this.#store(), this.#scope, kept, dropped)).catch(warnOnce);
-    return writes;
+    const read = await writes.then(() => readKept(this.#store(), this.#scope, threadId)).catch(warnOnce);
+    // Opened, the thread becomes the active one with these chunks, not a copy of them.
+    this.#opened = read?.opened;
+    return read?.messages;
   }
 
   #stashKey(): string {
     return STASH + this.#scope;
   }
 
-  save(state: StoredMemory): Promise<void> {
-    const { ids, fresh } = this.#chunksOf(state.messages);
+  save(state: StoredMemory, rowsBefore?: readonly ThreadSummary[]): Promise<void> {
+    const opened = this.#opened;
+    if (opened?.threadId === state.activeThreadId) {
+      this.#opened = undefined;
+      this.#chunkIds = opened.ids;
+      opened.chunks.forEach((chunk, id) => this.#known.set(id, chunk));
+    }
+    const { ids, fresh } = chunksOf(state.messages, this.#chunkIds, (id) => this.#known.get(id));
     const { open, threadListOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
     const nextPanel = JSON.stringify({ open, threadListOpen });
@@ -488,16 +628,16 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       .then(async () => {
         const written = await this.#put(
           { open, threadListOpen },
-          headChanged && { head, changed },
+          headChanged && { head, changed, rowsBefore },
           fresh,
           gone,
         );
-        if (written)
-          this.#channel?.postMessage({
-            scope: this.#scope,
-            head: written,
-            chunks: Object.fromEntries(fresh),
-          });
+        if (!written) return;
+        const told: Broadcast = { scope: this.#scope, head: written, chunks: Object.fromEntries(fresh) };
+        this.#channel?.postMessage(told);
+        // The device holds what this tab does not show (another tab's row, merged in): follow it.
+        if (headText(written, written.chunks) !== nextHead) this.#enqueue(told);
+        else this.#rev = Math.max(this.#rev, written.rev ?? 0);
       })
       .catch(warnOnce);
     return writes;
@@ -523,20 +663,23 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   }
 
   watch(listener: (change: RemoteChange) => void): () => void {
-    const channel = this.#channel;
-    if (!channel) return () => {};
-    // One change after the other, in the order they came: one that waits for the database
-    // must not land after (and over) a later one.
-    let applying: Promise<void> = Promise.resolve();
-    const onMessage = (event: MessageEvent<Broadcast>) => {
-      applying = applying.then(() => this.#follow(event.data, listener)).catch(warnOnce);
+    this.#listeners.add(listener);
+    if (this.#listeners.size === 1) this.#channel?.addEventListener('message', this.#onMessage);
+    return () => {
+      this.#listeners.delete(listener);
+      if (!this.#listeners.size) this.#channel?.removeEventListener('message', this.#onMessage);
     };
-    channel.addEventListener('message', onMessage);
-    return () => channel.removeEventListener('message', onMessage);
+  }
+
+  readonly #onMessage = (event: MessageEvent<Broadcast>) => this.#enqueue(event.data);
+
+  /** One change after the other: one that waits for the database must not land after (and over) a later one. */
+  #enqueue(data: Broadcast): void {
+    this.#applying = this.#applying.then(() => this.#follow(data)).catch(warnOnce);
   }
 
   #chunkKey(id: string): string {
-    return `${this.#scope}:ui:m:${id}`;
+    return chunkKey(this.#scope, id);
   }
 
   #assemble(ids: readonly string[]): ChatMessage[] | undefined {
@@ -558,27 +701,10 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   /** Nothing of this scope is known to be on the device any more. */
   #forget(): void {
     this.#head = '';
+    this.#rev = 0;
     this.#parts = undefined;
     this.#known = new Map();
     this.#chunkIds = [];
-  }
-
-  /** The messages in chunks: an unchanged chunk keeps its stamp, a changed one gets a new one. */
-  #chunksOf(messages: readonly ChatMessage[]) {
-    const ids: string[] = [];
-    const fresh = new Map<string, readonly ChatMessage[]>();
-    for (let at = 0, i = 0; at < messages.length; at += CHUNK_SIZE, i += 1) {
-      const chunk = messages.slice(at, at + CHUNK_SIZE);
-      const id = this.#chunkIds[i];
-      const before = id === undefined ? undefined : this.#known.get(id);
-      if (before && before.length === chunk.length && before.every((m, k) => m === chunk[k])) ids.push(id);
-      else {
-        const next = stamp();
-        ids.push(next);
-        fresh.set(next, chunk);
-      }
-    }
-    return { ids, fresh };
   }
 
   async #read(live: boolean): Promise<StoredMemory | undefined> {
@@ -605,6 +731,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     this.#remember(h.chunks, chunks);
     this.#head = headText(h, h.chunks);
     this.#parts = partsOf(h);
+    this.#rev = Math.max(this.#rev, h.rev ?? 0);
     let messages = Array.isArray(legacy.messages)
       ? toMessages(legacy.messages, live)
       : this.#assemble(h.chunks)!;
@@ -621,46 +748,55 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   /**
    * One transaction: the panel, the new chunks, the gone ones, and (when it changed) the head,
    * read and written together so no other tab's write lands in between. Returns the head as
-   * written (merged with the device's, decision 235), or nothing when it did not change.
+   * written (merged with the device's, decisions 235 and 522), or nothing when it did not change.
    */
   async #put(
     panel: Panel,
-    next: false | { head: Head; changed: readonly boolean[] },
+    next: false | { head: Head; changed: readonly boolean[]; rowsBefore?: readonly ThreadSummary[] },
     fresh: Map<string, readonly ChatMessage[]>,
     gone: readonly string[],
   ): Promise<Head | undefined> {
     let written: Head | undefined;
     await this.#store()('readwrite', (os) => {
-      if (next) {
-        const read = os.get(`${this.#scope}:ui`);
-        read.onsuccess = () => {
-          const stored = sanitizeHead(read.result);
-          const head = merged(next.head, stored, next.changed);
-          written = head;
-          os.put(head, `${this.#scope}:ui`);
-          // Another tab's chunks this head no longer names.
-          for (const id of stored?.chunks ?? [])
-            if (!head.chunks.includes(id) && !gone.includes(id)) os.delete(this.#chunkKey(id));
-        };
-      }
       os.put(panel, `${this.#scope}:ui:panel`);
-      // Chunks of an unchanged conversation: none are new, none are gone.
       for (const [id, chunk] of fresh) os.put(chunk, this.#chunkKey(id));
-      for (const id of gone) os.delete(this.#chunkKey(id));
+      if (!next) {
+        // Chunks of an unchanged conversation: none are new, none are gone.
+        for (const id of gone) os.delete(this.#chunkKey(id));
+        return promisifyRequest(os.transaction);
+      }
+      const read = os.get(`${this.#scope}:ui`);
+      read.onsuccess = () => {
+        const stored = sanitizeHead(read.result);
+        const head = merged(next.head, stored, next.changed);
+        const kept = stored?.ownerKey === NO_OWNER && head.ownerKey === NO_OWNER;
+        if (kept && next.changed[ROWS] && next.rowsBefore)
+          head.threads = mergedRows(stored.threads, next.rowsBefore, head.threads);
+        head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now());
+        written = head;
+        os.put(head, `${this.#scope}:ui`);
+        new KeptChunks(os, this.#scope, head).settle(kept ? stored : undefined, [
+          ...(stored?.chunks ?? []),
+          ...gone,
+        ]);
+      };
       return promisifyRequest(os.transaction);
     });
-    return next ? (written ?? next.head) : undefined;
+    return written;
   }
 
-  /** Another tab wrote (or wiped) a scope: this one's changes go to `listener`. */
-  async #follow(data: Broadcast | undefined, listener: (change: RemoteChange) => void): Promise<void> {
-    if (data?.scope !== this.#scope) return;
+  /** Another tab wrote (or wiped) a scope: this one's changes go to the listeners. */
+  async #follow(data: Broadcast | undefined): Promise<void> {
+    // No one to tell (the widget stopped watching): nothing is followed, as with no channel.
+    if (data?.scope !== this.#scope || !this.#listeners.size) return;
+    const tell = (change: RemoteChange) => this.#listeners.forEach((listener) => listener(change));
     if (data.cleared) {
       this.#forget();
-      return listener({});
+      return tell({});
     }
     const h = sanitizeHead(data.head);
-    if (!h) return;
+    // Older than what this tab wrote or followed since: its message came late.
+    if (!h || (h.rev && h.rev <= this.#rev)) return;
     const sent = new Map(
       Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const),
     );
@@ -682,8 +818,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     this.#remember(h.chunks, sent);
     this.#head = headText(h, h.chunks);
     this.#parts = partsOf(h);
+    this.#rev = Math.max(this.#rev, h.rev ?? 0);
     const panel = JSON.parse(this.#panel || '{"open":false,"threadListOpen":false}') as Panel;
-    listener({ state: stateOf(h, panel, this.#assemble(h.chunks) ?? []) });
+    tell({ state: stateOf(h, panel, this.#assemble(h.chunks) ?? []) });
   }
 }
 

@@ -200,8 +200,10 @@ export class DeviceMemory {
     // A record waiting for its owner stays as it is: only the panel's state may change.
     const state = this.#collect();
     if (!state) return;
+    // The rows as this tab had them before its change: a kept list is merged from them (decision 522).
+    const rowsBefore = this.#synced.threads;
     this.#synced = rememberedOf(state);
-    await store.save(state);
+    await store.save(state, rowsBefore);
   }
 
   /**

@@ -60,7 +60,9 @@ export interface KeptThreadsOptions {
  * A public visitor's past conversations, kept on their device (decision 518). The service keeps
  * no list for a session without owner (§5 answers 403), so the device does: the rows ride in the
  * device memory's head with the list (other tabs follow them, a reload shows them without a
- * request), each thread's messages under a key of its own, read only when it is opened.
+ * request, a write merges them by thread id: decision 522). Each thread's messages stay in the
+ * chunks the device memory wrote while it was the active one (decision 521), read only when it is
+ * opened; a row that leaves the list takes them with it.
  */
 export class KeptThreads {
   readonly #o: KeptThreadsOptions;
@@ -80,24 +82,15 @@ export class KeptThreads {
       rows.find((t) => t.id === threadId),
       now,
     );
-    const { threads, dropped } = bounded([row, ...rows.filter((t) => t.id !== threadId)], now);
-    this.#o.list.keep(threads);
-    void this.#o.store()?.keepThreads(new Map([[threadId, messages]]), dropped);
+    // The row alone: the messages are on the device already, in the active thread's chunks.
+    this.#o.list.keep(bounded([row, ...rows.filter((t) => t.id !== threadId)], now).threads);
   }
 
-  /** Drops what has been untouched too long (after the device was read). */
+  /** Drops what has been untouched too long (after the device was read); their messages go with the rows. */
   prune(now = Date.now()): void {
     if (!this.#o.list.onDevice) return;
     const { threads, dropped } = bounded(this.#o.list.snapshot.threads, now);
-    if (!dropped.length) return;
-    this.#o.list.keep(threads);
-    this.forget(dropped);
-  }
-
-  /** Forgets threads' messages on this device (their rows are gone from the list). */
-  forget(threadIds: readonly string[]): void {
-    if (!this.#o.list.onDevice) return;
-    void this.#o.store()?.keepThreads(new Map(), threadIds);
+    if (dropped.length) this.#o.list.keep(threads);
   }
 
   /**

@@ -41,6 +41,13 @@ export function device() {
         return state;
       },
       save: async (state) => {
+        // As the real store: the thread that stops being the active one keeps its messages while its row stays.
+        const before = data.get(scope);
+        if (before?.activeThreadId && before.activeThreadId !== state.activeThreadId)
+          kept.set(`${scope} ${before.activeThreadId}`, before.messages);
+        for (const key of kept.keys())
+          if (key.startsWith(`${scope} `) && !state.threads.some((t) => key === `${scope} ${t.id}`))
+            kept.delete(key);
         data.set(scope, structuredClone(state));
         if (shared(state) === last) return;
         last = shared(state);
@@ -62,11 +69,10 @@ export function device() {
       },
       // In Node nothing is cut off by a navigation: the device's own writes land.
       stash: () => {},
-      keptThread: async (id) => structuredClone(kept.get(`${scope} ${id}`)),
-      keepThreads: async (put, dropped) => {
-        put.forEach((messages, id) => kept.set(`${scope} ${id}`, structuredClone([...messages])));
-        dropped.forEach((id) => kept.delete(`${scope} ${id}`));
-      },
+      keptThread: async (id) =>
+        structuredClone(
+          data.get(scope)?.activeThreadId === id ? data.get(scope)?.messages : kept.get(`${scope} ${id}`),
+        ),
     };
   };
   return { open, dump: () => JSON.stringify([...data.values()]) };

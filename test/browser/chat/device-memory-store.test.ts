@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createStore, type UseStore } from 'idb-keyval';
+import { createStore, keys, type UseStore } from 'idb-keyval';
+import type { ThreadSummary } from '../../../src/api/types.js';
 import {
   CHUNK_SIZE,
   MAX_STASH_CHARS,
@@ -33,10 +34,11 @@ function state(messages: ChatMessage[], extra: Partial<StoredMemory> = {}): Stor
   };
 }
 
-/** The widget's database, with every record written counted. */
+/** The widget's database, with every record written counted, and its bytes (as JSON). */
 function countingStore() {
   const real = createStore('agent-chat', 'ui-state');
   const puts: string[] = [];
+  const written = { bytes: 0 };
   const store: UseStore = (mode, callback) =>
     real(mode, (os) =>
       callback(
@@ -45,6 +47,7 @@ function countingStore() {
             if (name === 'put')
               return (value: unknown, key: IDBValidKey) => (
                 puts.push(typeof key === 'string' ? key : JSON.stringify(key)),
+                (written.bytes += JSON.stringify(value).length),
                 target.put(value, key)
               );
             const member = Reflect.get(target, name);
@@ -53,7 +56,7 @@ function countingStore() {
         }),
       ),
     );
-  return { store: () => store, puts };
+  return { store: () => store, puts, written };
 }
 
 describe('createDeviceMemoryStore', () => {
@@ -409,5 +412,102 @@ describe('the stash: what the visitor sent just before the page went (decision 4
     const read = await createDeviceMemoryStore('p:bob').load();
     expect(read).toMatchObject({ ownerKey: 'key-bob', messages: earlier, outbox: [] });
     expect(stashes()).toEqual([]);
+  });
+});
+
+/** A public visitor's row for a thread, touched now. */
+const keptRow = (id: string): ThreadSummary => {
+  const at = new Date().toISOString();
+  return { id, title: `About ${id}`, created_at: at, updated_at: at, preview: 'An answer' };
+};
+/** A question and an answer as long as an agent's usual one (about 500 characters). */
+const turn = (i: number): ChatMessage[] => [
+  message(2 * i, `Question ${i}?`),
+  message(2 * i + 1, `An answer of some length, as an agent writes one, number ${i}. `.repeat(8)),
+];
+/** The keys the device holds for a scope's conversations: chunks (`:m:`) and kept threads (`:t:`). */
+const stored = async (scope: string) =>
+  (await keys(createStore('agent-chat', 'ui-state'))).map(String).filter((k) => k.startsWith(`${scope}:ui:`));
+
+describe("a public visitor's kept conversations on the device (decisions 521, 522)", () => {
+  it('an answer in a 40-message conversation writes its chunk and the head, never the thread; left, the thread keeps its chunks; opened again, none is rewritten; deleted, all go', async () => {
+    const { store, puts, written } = countingStore();
+    const tab = createDeviceMemoryStore('p:kept', { store });
+    let messages: ChatMessage[] = [];
+    let rows: ThreadSummary[] = [];
+    const perAnswer: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      messages = [...messages, ...turn(i)];
+      const before = rows;
+      rows = [keptRow('th_1')];
+      written.bytes = 0;
+      puts.length = 0;
+      await tab.save(state(messages, { threads: rows }), before);
+      perAnswer.push(written.bytes);
+      // The panel, the one chunk the answer is in, the head: no copy of the thread.
+      expect(puts.filter((k) => k.includes(':m:'))).toHaveLength(1);
+      expect(puts.filter((k) => k.includes(':t:'))).toEqual([]);
+    }
+    const thread = JSON.stringify(messages).length;
+    expect(messages).toHaveLength(40);
+    // The 40th message's answer wrote its chunk (messages 33 to 40) and the head: less than half
+    // the thread, which decision 518's first version wrote whole besides, at every answer.
+    expect(perAnswer.at(-1)).toBeLessThan(thread / 2);
+
+    // A new conversation: the thread keeps the chunks it has, named by its record; none is copied.
+    puts.length = 0;
+    written.bytes = 0;
+    await tab.save(state([], { activeThreadId: null, threads: rows }), rows);
+    expect(puts.filter((k) => k.includes(':m:'))).toEqual([]);
+    expect(puts.filter((k) => k.includes(':t:'))).toEqual(['p:kept:ui:t:th_1']);
+    expect(written.bytes).toBeLessThan(1_000);
+
+    // Read back by a reload, whole and in order; opened, its chunks are the active ones as they are.
+    const reloaded = createDeviceMemoryStore('p:kept', { store });
+    await reloaded.load();
+    const read = await reloaded.keptThread('th_1');
+    expect(read?.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+    puts.length = 0;
+    await reloaded.save(state(read!, { threads: rows }), rows);
+    expect(puts.filter((k) => k.includes(':m:'))).toEqual([]);
+    expect((await stored('p:kept')).filter((k) => k.includes(':t:'))).toEqual([]);
+    expect((await createDeviceMemoryStore('p:kept').load())?.messages).toHaveLength(40);
+
+    // Deleted (its row leaves the list), nothing of it stays.
+    await reloaded.save(state([], { activeThreadId: null, threads: [] }), rows);
+    expect(await stored('p:kept')).toEqual(['p:kept:ui:panel']);
+  });
+
+  it('two tabs that each end an answer in another thread at once keep both rows, on the device and on both screens; a Delete is not brought back', async () => {
+    const tabs = [createDeviceMemoryStore('p:race'), createDeviceMemoryStore('p:race')];
+    const shown: ThreadSummary[][][] = [[], []];
+    tabs.forEach((tab, i) => tab.watch((change) => shown[i].push(change.state?.threads ?? [])));
+    await Promise.all(tabs.map((tab) => tab.load()));
+    const [x, y] = [keptRow('th_x'), keptRow('th_y')];
+    // Neither tab has heard of the other's answer when it writes its row.
+    await Promise.all([
+      tabs[0].save(state(turn(0), { activeThreadId: 'th_x', threads: [x] }), []),
+      tabs[1].save(state(turn(1), { activeThreadId: 'th_y', threads: [y] }), []),
+    ]);
+    const ids = (rows?: readonly ThreadSummary[]) => rows?.map((t) => t.id).sort();
+    expect(ids((await createDeviceMemoryStore('p:race').load())?.threads)).toEqual(['th_x', 'th_y']);
+    // The first is told by the second's write, the second by its own (the device held more).
+    await expect.poll(() => ids(shown[0].at(-1))).toEqual(['th_x', 'th_y']);
+    await expect.poll(() => ids(shown[1].at(-1))).toEqual(['th_x', 'th_y']);
+    // The thread the second tab's write took the screen from kept its messages.
+    expect((await tabs[1].keptThread('th_x'))?.map((m) => m.content)).toEqual(turn(0).map((m) => m.content));
+
+    // One tab deletes a row while the other, not told yet, renames the other row.
+    const both = [x, y];
+    await Promise.all([
+      tabs[0].save(state(turn(1), { activeThreadId: 'th_y', threads: [y] }), both),
+      tabs[1].save(
+        state(turn(1), { activeThreadId: 'th_y', threads: [x, { ...y, title: 'Renamed' }] }),
+        both,
+      ),
+    ]);
+    const after = await createDeviceMemoryStore('p:race').load();
+    expect(after?.threads.map((t) => [t.id, t.title])).toEqual([['th_y', 'Renamed']]);
+    expect((await stored('p:race')).filter((k) => k.includes(':t:'))).toEqual([]);
   });
 });

@@ -43,7 +43,6 @@ function harness(initial: StoredMemory | undefined, key?: string) {
     watch: (l) => ((listener = l), () => (listener = undefined)),
     stash: vi.fn(),
     keptThread: async () => undefined,
-    keepThreads: async () => {},
   };
   const shown: Array<{ remembered: Remembered; how: string }> = [];
   const events: string[] = [];
@@ -233,7 +232,6 @@ describe('DeviceMemory owner binding', () => {
         watch: (l) => ((listener = l), () => {}),
         stash: () => {},
         keptThread: async () => undefined,
-        keepThreads: async () => {},
       }),
       currentKey: () => 'key-alice',
       collect: () => live,

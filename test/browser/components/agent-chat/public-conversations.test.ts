@@ -22,7 +22,8 @@ import {
   openConversationsByKeyboard,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
-import { dumpAllIndexedDb } from '../../../helpers/idb.js';
+import type { ChatMessage } from '../../../../src/chat/types.js';
+import { dumpAllIndexedDb, storedMemory } from '../../../helpers/idb.js';
 import he from '../../../../src/i18n/locales/he.js';
 
 const NOT_KEPT = 'Your conversations here will be kept on this device only.';
@@ -54,10 +55,13 @@ function publicSessions(backend: ReferenceBackend) {
   ];
 }
 
-/** A page of a public integration: `base-url`, no session endpoint; a button before it and one after. */
-async function publicPage(): Promise<AgentChat> {
+/**
+ * A page of a public integration: `base-url`, no session endpoint; a button before it and one
+ * after. Inline, two on one page stand for two tabs of the site (a page shows one floating panel).
+ */
+async function publicPage(mode: 'launcher' | 'inline' = 'launcher'): Promise<AgentChat> {
   const el = await fixture<AgentChat>(
-    html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE}></agent-chat>`,
+    html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE} mode=${mode}></agent-chat>`,
   );
   const button = (text: string) =>
     Object.assign(document.createElement('button'), { type: 'button', textContent: text });
@@ -176,7 +180,10 @@ async function ask(el: AgentChat, question: string): Promise<void> {
   await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 10_000 }).toBe('complete');
 }
 
-/** The kept threads' messages on the device, by thread id (decision 518). */
+/**
+ * The records of the kept threads not on screen, by thread id (decisions 518, 521): each names
+ * its chunks; the thread on screen is the head's, its chunks named there.
+ */
 async function keptOnDevice(): Promise<string[]> {
   return (await dumpAllIndexedDb()).filter((key) => key.includes(':ui:t:'));
 }
@@ -194,7 +201,7 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
       if (i) await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
       await ask(el, question);
     }
-    await expect.poll(keptOnDevice).toHaveLength(3);
+    await expect.poll(keptOnDevice).toHaveLength(2);
 
     el = await reload(el);
     const before = backend.serviceRequests.length;
@@ -235,10 +242,117 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     await expect.element(confirm).toBeVisible();
     await userEvent.click(confirm.getByRole('button', { name: 'Delete' }));
     await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?', 'Where are my files kept?']);
-    await expect.poll(keptOnDevice).toHaveLength(2);
+    // The one on screen is the head's; the other names its chunks; the deleted one's are gone.
+    await expect.poll(keptOnDevice).toHaveLength(1);
     // The list was open: the reload shows it open, from the device.
     el = await reload(el);
     await openThreadList(el);
     await expect.poll(() => threadListTitles(el)).toEqual(['How do I theme it?', 'Where are my files kept?']);
+  });
+});
+
+/**
+ * Every record the widgets write to IndexedDB from now on, by key, with its size as JSON: what a
+ * visitor's device pays for each write.
+ */
+function countWrites() {
+  const writes: { key: string; bytes: number }[] = [];
+  const put = IDBObjectStore.prototype.put;
+  const spy = vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (
+    this: IDBObjectStore,
+    value: unknown,
+    key?: IDBValidKey,
+  ) {
+    writes.push({
+      key: typeof key === 'string' ? key : JSON.stringify(key),
+      bytes: JSON.stringify(value).length,
+    });
+    return put.call(this, value, key);
+  });
+  return { writes, restore: () => spy.mockRestore() };
+}
+
+/** `el`'s question, sent by the page's send(), and its answer (the `count`th) ended and on the device. */
+async function answered(el: AgentChat, question: string, count: number): Promise<void> {
+  await el.send(question);
+  await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 10_000 }).toBe('complete');
+  const ended = (m: ChatMessage) => m.role === 'assistant' && m.status === 'complete';
+  await expect.poll(async () => (await storedMemory())?.messages.filter(ended).length).toBe(count);
+}
+
+/** The rows of `el`'s Conversations list, by their buttons' names (the title, then the preview). */
+const rowsOf = (el: AgentChat) =>
+  page.elementLocator(threadListOf(el)).getByRole('button', { name: /^(How|Can|Where)/ });
+
+describe("<agent-chat> a public visitor's kept conversations across tabs and answers (decisions 521, 522)", () => {
+  test('an answer in a 40-message conversation writes its chunk and the list, never the conversation again', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const el = await publicPage();
+    await el.open();
+    for (let i = 1; i < 20; i += 1) await answered(el, `How about question ${i}?`, i);
+    const counted = countWrites();
+    try {
+      await answered(el, 'How about the last one?', 20);
+      // The answer's end is written once the list has its row bumped: wait for the writes to stop.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    } finally {
+      counted.restore();
+    }
+    const thread = JSON.stringify((await storedMemory())!.messages).length;
+    const bytes = counted.writes.reduce((sum, w) => sum + w.bytes, 0);
+    expect(counted.writes.filter((w) => w.key.includes(':ui:t:'))).toEqual([]);
+    // The question, the answer as it streamed, its end: each in the last chunk (8 messages), with the head.
+    expect(bytes).toBeLessThan(thread);
+    console.log(
+      'FIGURE',
+      bytes,
+      thread,
+      JSON.stringify(counted.writes.map((w) => [w.key.slice(-12), w.bytes])),
+    );
+  });
+
+  test("a second tab's Conversations, open, shows the row as the first tab's answer ends", async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const first = await publicPage('inline');
+    // A second tab of the site: the same scope, its own element and channel.
+    const second = await publicPage('inline');
+    await openThreadList(second);
+    await expect.element(page.elementLocator(threadListOf(second)).getByText(NOT_KEPT)).toBeVisible();
+    await answered(first, 'How do I theme it?', 1);
+    await expect.element(rowsOf(second)).toHaveAccessibleName(/^How do I theme it\?/);
+  });
+
+  test('two tabs ending answers in two new conversations at once both keep their row, in both lists and after a reload', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const tabs = [await publicPage('inline'), await publicPage('inline')];
+    // Both ask before either hears of the other: two threads, their answers ending together.
+    await Promise.all([tabs[0].send('How do I theme it?'), tabs[1].send('Can it speak German?')]);
+    const both = ['Can it speak German?', 'How do I theme it?'];
+    for (const tab of tabs) {
+      await openThreadList(tab);
+      await expect.poll(() => threadListTitles(tab).sort(), { timeout: 5_000 }).toEqual(both);
+    }
+    await expect.poll(async () => (await storedMemory())?.threads.map((t) => t.title).sort()).toEqual(both);
+    tabs[1].remove();
+    const again = await reload(tabs[0]);
+    await again.open();
+    await openThreadList(again);
+    await expect.poll(() => threadListTitles(again).sort()).toEqual(both);
+    // Each opens from the device with its own question and answer.
+    for (const question of both) {
+      await userEvent.click(rowsOf(again).filter({ hasText: question }));
+      await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
+      expect(messagesOf(again)).toHaveLength(2);
+      await openThreadList(again);
+    }
   });
 });
