@@ -432,6 +432,16 @@ type KeptRecord = { chunks: string[] };
 /** A kept thread read to be opened: its messages, and its chunks by stamp to take as they are. */
 type Opened = { threadId: string; ids: string[]; chunks: Map<string, ChatMessage[]> };
 type KeptRead = { messages: ChatMessage[]; opened?: Opened };
+/**
+ * The conversation a tab writes: its thread, its chunks' stamps, the chunks it did not write now
+ * (by stamp), and those a kept thread's record held when it was opened (on the device already).
+ */
+type Mine = {
+  threadId: string | null;
+  ids: string[];
+  unwritten: Map<string, readonly ChatMessage[]>;
+  vouched: readonly string[];
+};
 
 /**
  * A kept thread's chunks, in one transaction with the head: while it is the active thread the
@@ -499,6 +509,30 @@ class KeptChunks {
     if (stored && activeThreadId && activeThreadId !== left) this.#drop(activeThreadId);
     for (const row of stored?.threads ?? []) if (!threads.some((t) => t.id === row.id)) this.#drop(row.id);
     for (const id of unnamed) if (!this.#named.has(id)) this.#os.delete(chunkKey(this.#scope, id));
+  }
+
+  /**
+   * This tab's conversation, whose chunks another tab's write may have deleted (two tabs
+   * answering in two threads at once; the device's head named that tab's thread): chunks the
+   * head names that the device's did not are written again, and a thread listed here that is
+   * no longer the active one gets a record if it has none.
+   */
+  restore(mine: Mine, stored: Head | undefined): void {
+    const present = new Set([...(stored?.chunks ?? []), ...mine.vouched]);
+    const again = () =>
+      mine.unwritten.forEach(
+        (chunk, id) => present.has(id) || this.#os.put(chunk, chunkKey(this.#scope, id)),
+      );
+    const { activeThreadId, chunks, threads } = this.#head;
+    if (mine.threadId === activeThreadId) return chunks.join() === mine.ids.join() ? again() : undefined;
+    if (!mine.threadId || !threads.some((t) => t.id === mine.threadId)) return;
+    const key = keptKey(this.#scope, mine.threadId);
+    const read = this.#os.get(key);
+    read.onsuccess = () => {
+      if (read.result !== undefined) return;
+      again();
+      this.#os.put({ chunks: mine.ids } satisfies KeptRecord, key);
+    };
   }
 
   /** A thread's record goes, and its chunks the head does not name. */
@@ -599,13 +633,15 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   }
 
   save(state: StoredMemory, rowsBefore?: readonly ThreadSummary[]): Promise<void> {
-    const opened = this.#opened;
-    if (opened?.threadId === state.activeThreadId) {
+    const opened = this.#opened?.threadId === state.activeThreadId ? this.#opened : undefined;
+    if (opened) {
       this.#opened = undefined;
       this.#chunkIds = opened.ids;
       opened.chunks.forEach((chunk, id) => this.#known.set(id, chunk));
     }
     const { ids, fresh } = chunksOf(state.messages, this.#chunkIds, (id) => this.#known.get(id));
+    const unwritten = new Map(ids.filter((id) => !fresh.has(id)).map((id) => [id, this.#known.get(id)!]));
+    const mine = { threadId: state.activeThreadId, ids, unwritten, vouched: opened?.ids ?? [] };
     const { open, threadListOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
     const nextPanel = JSON.stringify({ open, threadListOpen });
@@ -628,7 +664,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       .then(async () => {
         const written = await this.#put(
           { open, threadListOpen },
-          headChanged && { head, changed, rowsBefore },
+          headChanged && { head, changed, rowsBefore, mine },
           fresh,
           gone,
         );
@@ -752,7 +788,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
    */
   async #put(
     panel: Panel,
-    next: false | { head: Head; changed: readonly boolean[]; rowsBefore?: readonly ThreadSummary[] },
+    next:
+      | false
+      | { head: Head; changed: readonly boolean[]; rowsBefore?: readonly ThreadSummary[]; mine: Mine },
     fresh: Map<string, readonly ChatMessage[]>,
     gone: readonly string[],
   ): Promise<Head | undefined> {
@@ -775,10 +813,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
         head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now());
         written = head;
         os.put(head, `${this.#scope}:ui`);
-        new KeptChunks(os, this.#scope, head).settle(kept ? stored : undefined, [
-          ...(stored?.chunks ?? []),
-          ...gone,
-        ]);
+        const chunks = new KeptChunks(os, this.#scope, head);
+        chunks.settle(kept ? stored : undefined, [...(stored?.chunks ?? []), ...gone]);
+        if (kept) chunks.restore(next.mine, stored);
       };
       return promisifyRequest(os.transaction);
     });

@@ -510,4 +510,26 @@ describe("a public visitor's kept conversations on the device (decisions 521, 52
     expect(after?.threads.map((t) => [t.id, t.title])).toEqual([['th_y', 'Renamed']]);
     expect((await stored('p:race')).filter((k) => k.includes(':t:'))).toEqual([]);
   });
+
+  it("two tabs answering in two threads at once: each tab's write puts back the chunks the other's deleted, and a thread no longer on screen gets its record", async () => {
+    // Neither tab follows the other: each one's messages are still on the way.
+    const [a, b] = [createDeviceMemoryStore('p:both'), createDeviceMemoryStore('p:both')];
+    const x = Array.from({ length: 17 }, (_, i) => turn(i)).flat();
+    const y = turn(20);
+    await a.save(state(x, { activeThreadId: 'th_x' }), []);
+    // The second tab's question takes the head: the first's chunks, no row yet, are deleted.
+    await b.save(state(y, { activeThreadId: 'th_y' }), []);
+    // The first tab's answer grows (its last chunk), its first chunk unchanged: written again.
+    const more = [...x, ...turn(17)];
+    await a.save(state(more, { activeThreadId: 'th_x', threads: [keptRow('th_x')] }), []);
+    expect((await createDeviceMemoryStore('p:both').load())?.messages.map((m) => m.id)).toEqual(
+      more.map((m) => m.id),
+    );
+    // The second tab's answer ends in a thread the device no longer shows: it keeps it.
+    await b.save(state(y, { activeThreadId: 'th_y', threads: [keptRow('th_y')] }), []);
+    const reader = createDeviceMemoryStore('p:both');
+    expect((await reader.load())?.threads.map((t) => t.id).sort()).toEqual(['th_x', 'th_y']);
+    expect((await reader.keptThread('th_y'))?.map((m) => m.content)).toEqual(y.map((m) => m.content));
+    expect(await reader.keptThread('th_x')).toHaveLength(36);
+  });
 });

@@ -314,6 +314,42 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     );
   });
 
+  test('right to left, dark, on a phone: a kept row reads from the right, its Rename and Delete at its left end, and axe finds nothing', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    await page.viewport(390, 844);
+    const el = await publicPage();
+    el.setAttribute('lang', 'he');
+    el.setAttribute('theme', 'dark');
+    await vi.waitFor(() => {
+      if (el.shadowRoot!.querySelector('#panel')?.getAttribute('lang') !== 'he')
+        throw new Error('language not loaded yet');
+    });
+    await el.open();
+    await answered(el, 'איך משנים את הצבעים?', 1);
+    el.newConversation();
+    // A title in English in a Hebrew list: its question mark stays at its end.
+    const title = 'Where are my files kept?';
+    await answered(el, title, 1);
+    await openConversationsByKeyboard(he.conversations);
+    await expect.poll(() => threadListTitles(el)).toEqual([title, 'איך משנים את הצבעים?']);
+    const row = page.getByRole('button', { name: new RegExp(`^${title.replace('?', '\\?')}`) });
+    const rename = page.getByRole('button', { name: he.renameThread.replace('{title}', title) });
+    const remove = page.getByRole('button', { name: he.deleteThread.replace('{title}', title) });
+    await expect.element(remove).toBeVisible();
+    const [rowBox, renameBox, removeBox] = [row, rename, remove].map((l) =>
+      l.element().getBoundingClientRect(),
+    );
+    expect(removeBox.right).toBeLessThanOrEqual(renameBox.left + 1);
+    expect(renameBox.right).toBeLessThanOrEqual(rowBox.left + 1);
+    expect(rowBox.right).toBeGreaterThan(380);
+    const first = threadListOf(el).shadowRoot!.querySelector('.title')!;
+    expect([threadListOf(el).matches(':dir(rtl)'), first.matches(':dir(ltr)')]).toEqual([true, true]);
+    await chaiExpect(el).to.be.accessible();
+  });
+
   test("a second tab's Conversations, open, shows the row as the first tab's answer ends", async ({
     worker,
     backend,
