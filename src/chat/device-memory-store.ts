@@ -423,15 +423,14 @@ function withStash(
 
 /**
  * Where a kept thread that is not the active one names its chunks (decision 521): under the
- * scope's `:ui` prefix, so clear() takes them too. Decision 518's first version kept the
- * messages themselves there (an array), still read.
+ * scope's `:ui` prefix, so clear() takes them too.
  */
 const keptKey = (scope: string, threadId: string) => `${scope}:ui:t:${threadId}`;
 const chunkKey = (scope: string, id: string) => `${scope}:ui:m:${id}`;
 type KeptRecord = { chunks: string[] };
 /** A kept thread read to be opened: its messages, and its chunks by stamp to take as they are. */
 type Opened = { threadId: string; ids: string[]; chunks: Map<string, ChatMessage[]> };
-type KeptRead = { messages: ChatMessage[]; opened?: Opened };
+type KeptRead = { messages: ChatMessage[]; opened: Opened };
 /**
  * The conversation a tab writes: its thread, its chunks' stamps, the chunks it did not write now
  * (by stamp), and those a kept thread's record held when it was opened (on the device already).
@@ -444,8 +443,8 @@ type Mine = {
 };
 
 /**
- * A kept thread's chunks, in one transaction with the head: while it is the active thread the
- * head names them, else its own record does. `legacy`: the messages an older record holds.
+ * A kept thread's messages, in one transaction with the head: while it is the active thread the
+ * head names its chunks, else its own record does.
  */
 function readKept(store: UseStore, scope: string, threadId: string): Promise<KeptRead | undefined> {
   return store('readonly', (os) => {
@@ -453,21 +452,18 @@ function readKept(store: UseStore, scope: string, threadId: string): Promise<Kep
     const kept = os.get(keptKey(scope, threadId));
     const found = new Map<string, unknown>();
     let ids: string[] | undefined;
-    let legacy: unknown[] | undefined;
     // Requests complete in the order they were made: the head's has by now.
     kept.onsuccess = () => {
       const active = sanitizeHead(head.result);
-      const value = kept.result as Partial<KeptRecord> | unknown[] | undefined;
+      const value = kept.result as Partial<KeptRecord> | undefined;
       if (active?.activeThreadId === threadId) ids = active.chunks;
-      else if (Array.isArray(value)) legacy = value;
-      else if (value && Array.isArray(value.chunks)) ids = chunkIds(value.chunks);
+      else if (Array.isArray(value?.chunks)) ids = chunkIds(value.chunks);
       for (const id of ids ?? []) {
         const read = os.get(chunkKey(scope, id));
         read.onsuccess = () => found.set(id, read.result);
       }
     };
     return promisifyRequest(os.transaction).then(() => {
-      if (legacy) return { messages: toMessages(legacy, false) };
       if (!ids || ids.some((id) => !Array.isArray(found.get(id)))) return undefined;
       const chunks = new Map(ids.map((id) => [id, toMessages(found.get(id), false)]));
       return { messages: ids.flatMap((id) => chunks.get(id)!), opened: { threadId, ids, chunks } };
