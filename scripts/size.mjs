@@ -68,11 +68,12 @@ const bundles = [
   // decision 520: a public visitor's past conversations kept on their device (738 B; ES 784 B);
   // decision 515: a failed answer read back reads as it did live (514), and the Conversations
   // list's focus on its loading status (16 B: its words are in the list's own part);
-  // decision 529: the Conversations search's new English words (68 B; its code is in the list's part).
+  // decision 529: the Conversations search's new English words (68 B; its code is in the list's part);
+  // decision 523: kept conversations name their chunks, kept rows merge across tabs (758 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 51.425 * KB),
+    budget: Number(args['max-iife'] ?? 52.115 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -96,8 +97,9 @@ const bundles = [
   // decision 515: a failed answer read back reads as it did live (514, 29 B), and the list's focus
   // on its loading status, then where it starts once the threads come (76 B);
   // decision 533: the loader's failed fetch of the element tried again (127 B); decision 529: the
-  // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.046 * KB) },
+  // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B); decision 523: kept
+  // conversations name their chunks, kept rows merge across tabs (901 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.166 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
