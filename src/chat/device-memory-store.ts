@@ -1,6 +1,5 @@
 import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
-import { NO_OWNER } from '../../contract/paths.js';
 import type { ThreadSummary } from '../api/types.js';
 import { toFileInfos, toSources, toThreadSummary } from '../api/validate.js';
 import { bounded } from './kept-threads.js';
@@ -803,7 +802,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       read.onsuccess = () => {
         const stored = sanitizeHead(read.result);
         const head = merged(next.head, stored, next.changed);
-        const kept = stored?.ownerKey === NO_OWNER && head.ownerKey === NO_OWNER;
+        // A list the service never answered is a public visitor's, kept on the device (518),
+        // under `-` or '' (the public session's source reads no owner key).
+        const kept = !!stored && stored.ownerKey === head.ownerKey && !stored.owned && !head.owned;
         if (kept && next.changed[ROWS] && next.rowsBefore)
           head.threads = mergedRows(stored.threads, next.rowsBefore, head.threads);
         head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now());
