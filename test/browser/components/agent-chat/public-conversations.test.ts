@@ -385,6 +385,7 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     await expect.poll(() => threadListTitles(again).sort()).toEqual(both);
     // Each opens from the device with its own question and answer.
     for (const question of both) {
+      await expect.poll(() => threadListTitles(again)).toContain(question);
       await userEvent.click(rowsOf(again).filter({ hasText: question }));
       await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
       expect(messagesOf(again)).toHaveLength(2);
