@@ -19,6 +19,7 @@ import {
   settled,
   threadListOf,
   threadListTitles,
+  threadListToggle,
   openConversationsByKeyboard,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
@@ -389,6 +390,9 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
       await userEvent.click(rowsOf(again).filter({ hasText: question }));
       await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
       expect(messagesOf(again)).toHaveLength(2);
+      // The list closes as the chosen thread opens, a moment after its messages show: open it
+      // again only once it has closed, or the toggle's click lands before the close.
+      await expect.poll(() => threadListToggle(again).getAttribute('aria-expanded')).toBe('false');
       await openThreadList(again);
     }
   });
