@@ -52,6 +52,11 @@ export class ThreadList {
   #staleLoad = false;
   /** Deletions under way; clear() abandons them with everything else. */
   #deletions = new AbortController();
+  /**
+   * Threads deleted (or found gone) since the list was cleared: a page asked for before the
+   * deletion reached the service may still hold one, and must not bring it back.
+   */
+  #gone = new Set<string>();
   #wasOwned = false;
 
   readonly #api: () => ApiClient;
@@ -132,7 +137,8 @@ export class ThreadList {
     try {
       const page = await this.#api().listThreads({ limit: PAGE_SIZE }, { signal });
       this.#wasOwned = true;
-      this.#set({ status: 'ready', threads: page.threads, nextCursor: page.next_cursor, loadingMore: false });
+      const threads = page.threads.filter((t) => !this.#gone.has(t.id));
+      this.#set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
       // An answer ended while it loaded: once more, so the new or bumped thread shows.
       if (this.#staleLoad) return this.refresh();
     } catch (error) {
@@ -147,7 +153,7 @@ export class ThreadList {
     this.#set({ ...this.#state, loadingMore: true });
     try {
       const page = await this.#api().listThreads({ limit: PAGE_SIZE, cursor }, { signal });
-      const known = new Set(this.#state.threads.map((t) => t.id));
+      const known = new Set([...this.#state.threads.map((t) => t.id), ...this.#gone]);
       const threads = [...this.#state.threads, ...page.threads.filter((t) => !known.has(t.id))];
       this.#set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
     } catch (error) {
@@ -227,8 +233,9 @@ export class ThreadList {
     return this.#hooks.noHistory?.() === 'public';
   }
 
-  /** Drops an entry the service no longer knows (a 404 on resume). */
+  /** Drops an entry deleted, or one the service no longer knows (a 404 on resume), for good. */
   drop(threadId: string): void {
+    this.#gone.add(threadId);
     this.#set({ ...this.#state, threads: this.#state.threads.filter((t) => t.id !== threadId) });
   }
 
@@ -237,6 +244,7 @@ export class ThreadList {
     this.#deletions.abort();
     this.#deletions = new AbortController();
     this.#wasOwned = false;
+    this.#gone.clear();
     this.#set({ status: 'idle', threads: [], nextCursor: null, loadingMore: false });
   }
 

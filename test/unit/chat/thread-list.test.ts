@@ -114,6 +114,25 @@ describe('ThreadList', () => {
     expect(list.snapshot.threads).toEqual([]);
   });
 
+  it('never brings back a thread deleted while a page asked for before the deletion was on its way', async () => {
+    let release!: () => void;
+    const { list } = setup(async (cursor) => {
+      if (cursor) return { threads: [thread('old'), thread('c')], next_cursor: null };
+      // The service answers as it stood when asked: the thread is still there.
+      await new Promise<void>((resolve) => (release = resolve));
+      return { threads: [thread('old'), thread('b')], next_cursor: 'c1' };
+    });
+    list.restore([thread('old'), thread('b')], true);
+    const loading = list.refresh();
+    expect(await list.remove('old')).toBe(true);
+    expect(list.snapshot.threads.map((t) => t.id)).toEqual(['b']);
+    release();
+    await loading;
+    expect(list.snapshot.threads.map((t) => t.id)).toEqual(['b']);
+    await list.loadMore();
+    expect(list.snapshot.threads.map((t) => t.id)).toEqual(['b', 'c']);
+  });
+
   it('reads a thread to resume it; one the service forgot leaves the list, and an abandoned read says nothing', async () => {
     const errors: string[] = [];
     const api = {
