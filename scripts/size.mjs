@@ -69,11 +69,12 @@ const bundles = [
   // decision 515: a failed answer read back reads as it did live (514), and the Conversations
   // list's focus on its loading status (16 B: its words are in the list's own part);
   // decision 529: the Conversations search's new English words (68 B; its code is in the list's part);
-  // decision 523: kept conversations name their chunks, kept rows merge across tabs (764 B).
+  // decision 523: kept conversations name their chunks, kept rows merge across tabs (764 B);
+  // decision 534: a thread deleted while the list loads stays deleted (22 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.189 * KB),
+    budget: Number(args['max-iife'] ?? 52.211 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -98,8 +99,9 @@ const bundles = [
   // on its loading status, then where it starts once the threads come (76 B);
   // decision 533: the loader's failed fetch of the element tried again (127 B); decision 529: the
   // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B); decision 523: kept
-  // conversations name their chunks, kept rows merge across tabs (894 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.94 * KB) },
+  // conversations name their chunks, kept rows merge across tabs (894 B); decision 534: a thread
+  // deleted while the list loads stays deleted (19 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.959 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
