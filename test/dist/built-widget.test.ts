@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answered, ask as chat, launchChromium, openWatched } from './chromium.js';
+import { answered, ask as chat, giveHtmlSinkAString, launchChromium, openWatched } from './chromium.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { STRICT_CSP, TRUSTED_TYPES_CSP, startCdn, startSite } from './static-site.js';
@@ -80,15 +80,7 @@ describe('the built widget on a plain page', () => {
         // blocked, or the zero above proves nothing.
         await page.evaluate(() => document.body.setAttribute('style', 'color: red'));
         await expect.poll(violations).toEqual([expect.stringMatching(/^style-src/)]);
-        const sink = await page.evaluate(() => {
-          try {
-            document.body.insertAdjacentHTML('beforeend', '<b>not trusted</b>');
-            return 'written';
-          } catch (error) {
-            return (error as Error).name;
-          }
-        });
-        expect(sink).toBe('TypeError');
+        expect(await giveHtmlSinkAString(page)).toBe('TypeError');
         await expect
           .poll(violations)
           .toEqual([

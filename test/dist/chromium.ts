@@ -37,6 +37,22 @@ export async function openWatched(
   };
 }
 
+/**
+ * Gives a string to an HTML sink of the page (`insertAdjacentHTML`): 'TypeError' when Trusted
+ * Types refuse it, 'written' when nothing does. The canary that makes a Trusted Types policy's
+ * zero violations mean something.
+ */
+export function giveHtmlSinkAString(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    try {
+      document.body.insertAdjacentHTML('beforeend', '<b>not trusted</b>');
+      return 'written';
+    } catch (error) {
+      return (error as Error).name;
+    }
+  });
+}
+
 /** Waits until the widget `host` selects shows a question and its finished answer. */
 export async function answered(page: Page, host = 'agent-chat'): Promise<void> {
   await page.waitForFunction(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
-import { painted } from './chromium.js';
+import { giveHtmlSinkAString, painted } from './chromium.js';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, FAILURE, PROJECT, axe, startSite } from './console-site.js';
@@ -156,15 +156,7 @@ describe('the console in Chromium', () => {
     expect(await violations()).toEqual([]);
     // Trusted Types are enforced: a string given to an HTML sink is refused (the canary that
     // makes every console test's zero violations mean the console has no such sink).
-    const sink = await page.evaluate(() => {
-      try {
-        document.body.insertAdjacentHTML('beforeend', '<b>not trusted</b>');
-        return 'written';
-      } catch (error) {
-        return (error as Error).name;
-      }
-    });
-    expect(sink).toBe('TypeError');
+    expect(await giveHtmlSinkAString(page)).toBe('TypeError');
     await expect.poll(violations).toEqual([expect.stringMatching(/^require-trusted-types-for/)]);
     await context.close();
   });
