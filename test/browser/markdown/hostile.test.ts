@@ -104,11 +104,11 @@ function longestStreamingMs(text: string, container: HTMLElement, steps = 40, ma
  * most 8 times its first quarter (4 for linear work; a super-linear parser, the failure this
  * guards against, costs 16 or more, and seconds). `quarter` is measured only when needed.
  */
-function expectBoundedOrLinear(ms: number, quarter: () => number): void {
-  if (ms < LIMIT_MS) return;
+function boundedOrLinear(ms: number, quarter: () => number): string {
+  if (ms < LIMIT_MS) return 'within the bound';
   const part = quarter();
   console.info(`  over ${LIMIT_MS} ms: ${ms.toFixed(1)} ms whole, ${part.toFixed(1)} ms its first quarter`);
-  expect(ms).toBeLessThanOrEqual(8 * part);
+  return ms <= 8 * part ? 'linear' : `${ms.toFixed(1)} ms, ${part.toFixed(1)} ms for its first quarter`;
 }
 
 describe('markdown on hostile input', () => {
@@ -124,12 +124,12 @@ describe('markdown on hostile input', () => {
         renderView(new IncrementalMarkdown().finish(text), container);
       });
       console.info(`${_}: ${ms.toFixed(1)} ms`);
-      expectBoundedOrLinear(ms, () =>
+      const quarter = () =>
         leastMs(() => {
           renderView({ groups: [], tail: [], overflow: [] }, container);
           renderView(new IncrementalMarkdown().finish(text.slice(0, text.length / 4)), container);
-        }),
-      );
+        });
+      expect(boundedOrLinear(ms, quarter)).toMatch(/^(within the bound|linear)$/);
       renderView(new IncrementalMarkdown().finish(text), container);
       // Nothing is lost: every character of the answer is still on the page, formatted or not.
       const shown = container.textContent!.replace(/\s/g, '').length;
@@ -162,7 +162,8 @@ describe('markdown on hostile input', () => {
     (_, text) => {
       const ms = longestStreamingMs(text, container);
       console.info(`${_}, streaming: ${ms.toFixed(1)} ms`);
-      expectBoundedOrLinear(ms, () => longestStreamingMs(text.slice(0, text.length / 4), container));
+      const quarter = () => longestStreamingMs(text.slice(0, text.length / 4), container);
+      expect(boundedOrLinear(ms, quarter)).toMatch(/^(within the bound|linear)$/);
     },
   );
 });
