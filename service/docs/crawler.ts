@@ -318,6 +318,31 @@ function inParallel(
   });
 }
 
+/**
+ * What a page that answered 2xx says, by its type: a PDF, Markdown or HTML page extracted; a
+ * reason when it is too big to index; null for any other type (an image, a download), which is
+ * no page of the docs and no failure either.
+ */
+async function extractResponse(
+  response: Response,
+  url: string,
+  limits: { maxBytes: number; maxPdfBytes: number },
+): Promise<ExtractedPage | string | null> {
+  const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
+  const path = new URL(url).pathname.toLowerCase();
+  // Object stores often serve a PDF as bytes of no named type: its extension says what it is.
+  if (/^application\/(x-)?pdf\b/.test(type) || (/octet-stream/.test(type) && path.endsWith('.pdf')))
+    return readPdfResponse(response, url, limits.maxPdfBytes);
+  const markdown = /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
+  if (!markdown && !/html/.test(type)) {
+    await response.body?.cancel().catch(() => {});
+    return null;
+  }
+  const text = await readText(response, limits.maxBytes);
+  if (text === null) return `the page is over ${kb(limits.maxBytes)}: not indexed`;
+  return markdown ? markdownPage(text, url) : extractHtml(text, url);
+}
+
 class Crawl {
   private readonly client: Client;
   private readonly maxPages: number;
@@ -512,30 +537,12 @@ class Crawl {
       await response.body?.cancel().catch(() => {});
       return this.failed(url, statusReason(status), status === 404 || status === 410 ? undefined : before);
     }
-    const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
-    const path = new URL(url).pathname.toLowerCase();
-    // Object stores often serve a PDF as bytes of no named type: its extension says what it is.
-    if (/^application\/(x-)?pdf\b/.test(type) || (/octet-stream/.test(type) && path.endsWith('.pdf'))) {
-      const pdf = await readPdfResponse(response, url, this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf);
-      return typeof pdf === 'string'
-        ? this.failed(url, pdf, undefined)
-        : this.read(url, pdf, response.headers, before);
-    }
-    const markdown =
-      /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
-    if (!markdown && !/html/.test(type)) {
-      await response.body?.cancel().catch(() => {});
-      return;
-    }
-    const text = await readText(response, this.maxBytes);
-    if (text === null)
-      return this.failed(url, `the page is over ${kb(this.maxBytes)}: not indexed`, undefined);
-    await this.read(
-      url,
-      markdown ? markdownPage(text, url) : extractHtml(text, url),
-      response.headers,
-      before,
-    );
+    const page = await extractResponse(response, url, {
+      maxBytes: this.maxBytes,
+      maxPdfBytes: this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf,
+    });
+    if (typeof page === 'string') return this.failed(url, page, undefined);
+    if (page) await this.read(url, page, response.headers, before);
   }
 
   /**
