@@ -43,7 +43,6 @@ function cursorOf(value: string | null): ThreadCursor | undefined {
 const flag = (params: URLSearchParams, name: string) =>
   params.get(name) === '1' || params.get(name) === 'true' || undefined;
 
-/** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
 /** The list's filter from its query: the search, the flags, the integration, the days. */
 function filterOf(params: URLSearchParams): ConversationFilter {
   const start = parseDay(params.get('start'), 'start');
@@ -63,6 +62,7 @@ function filterOf(params: URLSearchParams): ConversationFilter {
   };
 }
 
+/** GET /console/api/projects/{id}/conversations/: every owner's threads, filtered, newest first. */
 export async function listConversations(
   ctx: ConversationsContext,
   request: Request,
