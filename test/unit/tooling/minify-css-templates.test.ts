@@ -9,4 +9,10 @@ describe('minifyCssTemplates', () => {
       "const a = css` .a :hover, .b > .c{color: red;}${tokens(true)}:host([x='y']){}`;\nconst b = `  keep  me  `;",
     );
   });
+
+  it('reads past an escaped backtick, so what follows it is minified too', () => {
+    const source =
+      'const a = css`\n  /* a rule for \\`*\\` */\n  .a {\n    color: red;\n  }\n`;\nconst b = `  keep  `;';
+    expect(minifyCssTemplates(source)).toBe('const a = css` .a{color: red;}`;\nconst b = `  keep  `;');
+  });
 });
