@@ -70,11 +70,12 @@ const bundles = [
   // list's focus on its loading status (16 B: its words are in the list's own part);
   // decision 529: the Conversations search's new English words (68 B; its code is in the list's part);
   // decision 523: kept conversations name their chunks, kept rows merge across tabs (764 B);
-  // decision 534: a thread deleted while the list loads stays deleted (22 B).
+  // decision 534: a thread deleted while the list loads stays deleted (22 B); decision 560: the
+  // host's text styles reset, so a page's footer or hero does not restyle the widget (101 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.211 * KB),
+    budget: Number(args['max-iife'] ?? 52.312 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -100,8 +101,8 @@ const bundles = [
   // decision 533: the loader's failed fetch of the element tried again (127 B); decision 529: the
   // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B); decision 523: kept
   // conversations name their chunks, kept rows merge across tabs (894 B); decision 534: a thread
-  // deleted while the list loads stays deleted (19 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 82.959 * KB) },
+  // deleted while the list loads stays deleted (19 B); decision 560: the host's text styles reset (82 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.041 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

@@ -1,10 +1,24 @@
 import { css } from 'lit';
 
 export default css`
+  /* Text styles inherit into a shadow root: a theme's footer or hero (uppercase, tracked, bold,
+     centred, nowrap) would restyle every text of a widget pasted there. Set on the host, where a
+     rule that names the element itself (a text-spacing tool's \`*\`) still wins (decision 560). */
   :host {
-    font-family: var(--agent-chat-font-family);
-    font-size: var(--agent-chat-font-size);
+    font: 400 var(--agent-chat-font-size) / normal var(--agent-chat-font-family);
     color: var(--agent-chat-color-text);
+    letter-spacing: normal;
+    word-spacing: normal;
+    text-align: start;
+    text-indent: 0;
+    text-transform: none;
+    text-shadow: none;
+    white-space: normal;
+    word-break: normal;
+    overflow-wrap: normal;
+    hyphens: manual;
+    writing-mode: horizontal-tb;
+    cursor: auto;
   }
   :host([mode='inline']) {
     display: block;
