@@ -71,11 +71,12 @@ const bundles = [
   // decision 529: the Conversations search's new English words (68 B; its code is in the list's part);
   // decision 523: kept conversations name their chunks, kept rows merge across tabs (764 B);
   // decision 534: a thread deleted while the list loads stays deleted (22 B); decision 560: the
-  // host's text styles reset, so a page's footer or hero does not restyle the widget (101 B).
+  // host's text styles reset, so a page's footer or hero does not restyle the widget (101 B);
+  // decision 561: the floating launcher and panel in the top layer (118 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.312 * KB),
+    budget: Number(args['max-iife'] ?? 52.43 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -101,8 +102,9 @@ const bundles = [
   // decision 533: the loader's failed fetch of the element tried again (127 B); decision 529: the
   // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B); decision 523: kept
   // conversations name their chunks, kept rows merge across tabs (894 B); decision 534: a thread
-  // deleted while the list loads stays deleted (19 B); decision 560: the host's text styles reset (82 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.041 * KB) },
+  // deleted while the list loads stays deleted (19 B); decision 560: the host's text styles reset (82 B);
+  // decision 561: the floating launcher and panel in the top layer, the stand-in's too (170 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.211 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -117,11 +119,12 @@ const bundles = [
   // decision 454: the client's Idempotency-Key header (40 B); decision 470: a 503's one more try (124 B);
   // decision 471: the loader's one stand-in launcher for a snippet pasted twice (32 B);
   // decision 494: the stand-in launcher ringed in forced colours (32 B); decision 533: a failed
-  // fetch of the element tried again by the next use, and said once on the console (136 B).
+  // fetch of the element tried again by the next use, and said once on the console (136 B);
+  // decision 561: the stand-in launcher in the top layer (46 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.953 * KB),
+    budget: Number(args['max-es-root'] ?? 8.999 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

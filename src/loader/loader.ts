@@ -28,7 +28,7 @@ const STAND_IN_CSS = `
 :host([hidden]) { display: none; }
 :host([mode='inline']) { display: block; }
 agent-chat-app { display: block; }
-.launcher { position: fixed; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index, 2147483000); width: 56px; height: 56px;
+.launcher { position: fixed; inset: auto; margin: 0; right: 20px; bottom: 20px; z-index: var(--agent-chat-z-index, 2147483000); width: 56px; height: 56px;
   border: 0; border-radius: 50%; display: grid; place-items: center; cursor: pointer;
   background: var(--agent-chat-color-accent, #1d4ed8); color: var(--agent-chat-color-on-accent, #fff);
   box-shadow: var(--agent-chat-shadow, 0 12px 40px rgb(0 0 0 / 0.18)); }
@@ -173,6 +173,8 @@ class AgentChatLoader extends Base {
     button.setAttribute('part', 'launcher');
     button.setAttribute('aria-label', launcherName(nearestLang(this)));
     button.setAttribute('aria-expanded', 'false');
+    // Over the viewport whatever the page's blocks do, as the element's own (decision 561).
+    button.setAttribute('popover', 'manual');
     const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 24 24');
     svg.setAttribute('aria-hidden', 'true');
@@ -187,6 +189,7 @@ class AgentChatLoader extends Base {
     for (const type of ['pointerenter', 'focus', 'touchstart'])
       button.addEventListener(type, () => void load().catch(() => {}), { once: true, passive: true });
     root.replaceChildren(button);
+    if ('showPopover' in button) button.showPopover();
   }
 
   async #start(): Promise<void> {

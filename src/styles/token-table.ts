@@ -53,7 +53,8 @@ export const TOKEN_DOCS: Readonly<Record<string, string>> = {
     'Width of the conversations list (at most 85 %, over the conversation, on narrow panels)',
   '--agent-chat-message-max-width': 'Widest a visitor bubble gets',
   '--agent-chat-composer-background': 'Background of the message box area',
-  '--agent-chat-z-index': 'Stacking order of launcher and panel',
+  '--agent-chat-z-index':
+    'Stacking order of launcher and panel where the browser has no popovers (they are drawn over the page)',
 };
 
 /** The declarations of the light set, or of the dark overrides: for the styles and the loader's stand-in. */

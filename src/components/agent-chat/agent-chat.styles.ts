@@ -23,8 +23,11 @@ export default css`
   :host([mode='inline']) {
     display: block;
   }
+  /* Both are manual popovers in the top layer (decision 561): the popover's own centring goes. */
   .launcher {
     position: fixed;
+    inset: auto;
+    margin: 0;
     right: 20px;
     bottom: 20px;
     z-index: var(--agent-chat-z-index);
@@ -76,6 +79,9 @@ export default css`
   }
   .panel.floating {
     position: fixed;
+    inset: auto;
+    margin: 0;
+    padding: 0;
     right: 20px;
     bottom: 88px;
     z-index: var(--agent-chat-z-index);

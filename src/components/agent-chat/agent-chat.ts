@@ -27,6 +27,7 @@ import { MoreMenu } from './more-menu.js';
 import moreMenuStyles from './more-menu.styles.js';
 import { ViewportController } from './viewport-controller.js';
 import { SoleLauncher } from './sole-launcher.js';
+import { TopLayer } from './top-layer.js';
 import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
 import { DEFAULT_RULES } from '../../chat/attachments.js';
 import { MAX_ATTACHMENTS } from '../../../contract/limits.js';
@@ -100,7 +101,7 @@ const iconButton = (name: string, iconName: IconName, click: () => void) =>
  * @cssprop [--agent-chat-sidebar-width=280px] - Width of the conversations list (at most 85 %, over the conversation, on narrow panels).
  * @cssprop [--agent-chat-message-max-width=85%] - Widest a visitor bubble gets.
  * @cssprop [--agent-chat-composer-background=var(--agent-chat-color-surface)] - Background of the message box area.
- * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel.
+ * @cssprop [--agent-chat-z-index=2147483000] - Stacking order of launcher and panel where the browser has no popovers (they are drawn over the page).
  */
 export class AgentChat extends LitElement implements PublicAgentChat {
   static override styles = [tokenStyles, hostStyles, styles, agentBarStyles, moreMenuStyles];
@@ -174,7 +175,6 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   #promptList: readonly string[] = [];
   /** open() or close() ran on this page: what the device remembers of the panel no longer applies. */
   #panelChosen = false;
-
   readonly #chat = new ChatSessionController(this, {
     locale: () => this.#l10n.tag,
     onPanelRestored: (open) => {
@@ -188,8 +188,9 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   });
   /** The language: `lang` on this element, else the nearest on the page. */
   readonly #l10n = new LocalizeController(this, () => this.strings);
-  // Protected only because nothing reads it: it works through its host hooks.
+  // Protected only because nothing reads them: they work through their host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
+  protected readonly topLayer = new TopLayer(this);
   readonly #sole = new SoleLauncher(this);
   readonly #more = new MoreMenu(this);
   readonly #files = new AttachmentPanel(this, {
@@ -342,7 +343,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     const heading = this.heading || t('title');
     const listOpen = snapshot.threadListOpen;
     const rules = rulesOf(this);
-    return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" role=${floating ? 'dialog' : 'region'}
+    return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" popover=${floating ? 'manual' : nothing} role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown} @click=${this.#focus.clicked}
       @agent-chat-tool-decide=${this.#chat.decideTool}>
       <header part="header">
@@ -395,7 +396,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     // The launcher keeps its name ("Open chat") and says open or closed with aria-expanded; its icon shows it too.
     return html`${
       launcher
-        ? html`<button class="launcher" part="launcher" type="button" aria-label=${this.#l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
+        ? html`<button class="launcher" part="launcher" type="button" popover="manual" aria-label=${this.#l10n.t('openChat')} aria-expanded=${this.opened ? 'true' : 'false'} aria-controls="panel" @click=${this.toggle}>${icon(this.opened ? 'chevronDown' : 'chat')}</button>`
         : nothing
     }
       ${this.#renderPanel(floating)}

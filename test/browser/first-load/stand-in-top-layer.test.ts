@@ -1,0 +1,32 @@
+/**
+ * The loader's stand-in launcher, drawn until the element arrives, sits over the viewport as the
+ * element's own does (decision 561): a page block with a transform does not hold it.
+ */
+import { page } from 'vitest/browser';
+import { describe, expect, it } from 'vitest';
+import { defineLoader } from '../../../src/loader/loader.js';
+
+// The element never arrives: the stand-in stays.
+defineLoader(() => new Promise(() => {}));
+
+describe('<agent-chat> (the loader) in a block with a transform', () => {
+  it('draws its stand-in launcher in the corner of the viewport, over the page', async () => {
+    await page.viewport(1000, 800);
+    const block = document.createElement('div');
+    block.style.cssText = 'margin: 40px; transform: translateY(0); position: relative; z-index: 1';
+    const cover = document.createElement('div');
+    cover.style.cssText = 'position: fixed; right: 0; bottom: 0; width: 200px; height: 200px; z-index: 10';
+    const el = document.createElement('agent-chat');
+    el.setAttribute('project-id', 'proj_1');
+    el.setAttribute('integration-id', 'int_1');
+    block.append(el);
+    document.body.append(block, cover);
+    await expect.element(page.getByRole('button', { name: 'Open chat' })).toBeInTheDocument();
+
+    const launcher = el.shadowRoot!.querySelector('.launcher')!.getBoundingClientRect();
+    expect([launcher.right, launcher.bottom]).toEqual([innerWidth - 20, innerHeight - 20]);
+    expect(document.elementFromPoint(launcher.x + 28, launcher.y + 28)).toBe(el);
+    block.remove();
+    cover.remove();
+  });
+});
