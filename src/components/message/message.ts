@@ -94,7 +94,8 @@ export class AgentChatMessage extends LitElement {
 
   readonly #kit = new AttachmentKitController(this);
 
-  @state() private copied = false;
+  /** What the last Copy did, for two seconds: the words of its outcome. */
+  @state() private copied: '' | 'copied' | 'copyFailed' = '';
   @state() private asking = false;
   @state() private thanked = false;
 
@@ -162,11 +163,13 @@ export class AgentChatMessage extends LitElement {
   async #copy(): Promise<void> {
     try {
       await navigator.clipboard.writeText(this.message?.content ?? '');
-      this.copied = true;
-      setTimeout(() => (this.copied = false), 2000);
+      this.copied = 'copied';
     } catch {
-      // Refused (permissions, an insecure page): the text stays selectable, nothing to undo.
+      // Refused (a permissions policy, an insecure page with no clipboard): said, and shown, as a
+      // code block's Copy says it; the text stays selectable.
+      this.copied = 'copyFailed';
     }
+    setTimeout(() => (this.copied = ''), 2000);
   }
 
   #renderSources() {
@@ -209,11 +212,11 @@ export class AgentChatMessage extends LitElement {
     ) =>
       html`<button class="action" type="button" aria-label=${name} title=${name} aria-pressed=${pressed === undefined ? nothing : String(pressed)} @click=${click}>${icon(iconName)}</button>`;
     return html`<div class="actions" part="actions">
-        ${message.content ? button(this.copied ? t('copied') : t('copyAnswer'), this.copied ? 'check' : 'copy', () => void this.#copy()) : nothing}
+        ${message.content ? button(this.copied === 'copied' ? t('copied') : t('copyAnswer'), this.copied === 'copied' ? 'check' : 'copy', () => void this.#copy()) : nothing}
         ${feedback ? button(t('helpful'), 'thumbUp', () => this.#react('upvote'), message.reaction === 'upvote') : nothing}
         ${feedback ? button(t('notHelpful'), 'thumbDown', () => this.#react('downvote'), message.reaction === 'downvote') : nothing}
         ${this.last ? button(t('regenerate'), 'regenerate', () => this.#act('regenerate')) : nothing}
-        <span class=${this.thanked && !this.copied ? 'thanks' : 'visually-hidden'} role="status">${this.copied ? t('copied') : this.thanked ? t('feedbackThanks') : ''}</span>
+        <span class=${(this.thanked && !this.copied) || this.copied === 'copyFailed' ? 'thanks' : 'visually-hidden'} role="status">${this.copied ? t(this.copied) : this.thanked ? t('feedbackThanks') : ''}</span>
       </div>
       ${
         this.asking

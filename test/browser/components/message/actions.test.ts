@@ -16,6 +16,24 @@ async function answered(el: AgentChat) {
 }
 
 describe('<agent-chat> message actions', () => {
+  test('a refused Copy answer says so where it can be seen and heard', async ({ backend }) => {
+    vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(
+      new DOMException('denied', 'NotAllowedError'),
+    );
+    const el = await fixtureChat();
+    const answer = await answered(el);
+    const root = answer.shadowRoot!;
+
+    buttonNamed(root, 'Copy answer')!.click();
+    const status = () => root.querySelector<HTMLElement>('.actions [role="status"]')!;
+    await expect.poll(() => status().textContent).toBe('Copy failed');
+    expect(status().getBoundingClientRect().width).toBeGreaterThan(1);
+    // The button keeps its name: nothing was copied.
+    expect(buttonNamed(root, 'Copy answer')).toBeDefined();
+    await chaiExpect(el).to.be.accessible();
+    vi.restoreAllMocks();
+  });
+
   test('Copy answer, Helpful / Not helpful with reasons (§8), agent-chat-feedback, axe clean', async ({
     backend,
   }) => {
