@@ -77,7 +77,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.43 * KB),
+    budget: Number(args['max-iife'] ?? 52.458 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
