@@ -27,7 +27,7 @@ import { MoreMenu } from './more-menu.js';
 import moreMenuStyles from './more-menu.styles.js';
 import { ViewportController } from './viewport-controller.js';
 import { SoleLauncher } from './sole-launcher.js';
-import { TopLayer } from './top-layer.js';
+import { PageBoundary } from './page-boundary.js';
 import { AttachmentPanel, acceptOf, allowedWords, rulesOf } from './attachments.js';
 import { DEFAULT_RULES } from '../../chat/attachments.js';
 import { MAX_ATTACHMENTS } from '../../../contract/limits.js';
@@ -190,7 +190,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   readonly #l10n = new LocalizeController(this, () => this.strings);
   // Protected only because nothing reads them: they work through their host hooks.
   protected readonly viewport = new ViewportController(this, () => this.panel);
-  protected readonly topLayer = new TopLayer(this);
+  protected readonly boundary = new PageBoundary(this);
   readonly #sole = new SoleLauncher(this);
   readonly #more = new MoreMenu(this);
   readonly #files = new AttachmentPanel(this, {
