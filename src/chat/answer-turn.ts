@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, ProtocolError, isAbortError } from '../api/errors.js';
+import { ApiError, NetworkError, ProtocolError, isAbortError } from '../api/errors.js';
 import type { ChatRequest, FileInfo, StreamEvent, ToolCall } from '../api/types.js';
 import type { ClientTool } from '../public-types.js';
 import { applyStreamEvent, stopAnswer } from './answer-accumulator.js';
@@ -126,7 +126,9 @@ export class AnswerTurn {
   /**
    * Streams the answer round after round: a tool round continues it (§7), a drop reattaches to it
    * (§9) a few times with backoff, only while online; then the answer waits for Retry. Returns
-   * early once the turn is no longer current.
+   * early once the turn is no longer current. A reattach that never reached the service (a dead
+   * zone the browser still calls online) leaves the answer interrupted, so the attempts go on;
+   * the last one's failure shows.
    */
   async #consume(): Promise<void> {
     const { signal } = this.#controller;
@@ -143,7 +145,11 @@ export class AnswerTurn {
     let attempts = 0;
     for (let round = 0; ;) {
       const tools = parts.tools();
-      const calls = await this.#stream(request, tools);
+      const calls = await this.#stream(request, tools).catch((error: unknown) => {
+        const drop = !request && attempts < REATTACH_ATTEMPTS && error instanceof NetworkError;
+        if (drop && this.#answer?.status === 'interrupted') return [];
+        throw error;
+      });
       if (!this.current()) return;
       const answer = this.#answer;
       if (!answer) break;

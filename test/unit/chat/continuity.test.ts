@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import type { StreamEvent } from '../../../src/api/types.js';
+import { NetworkError } from '../../../src/api/errors.js';
 import { Conversation } from '../../../src/chat/conversation.js';
 import { REATTACH_ATTEMPTS, reattachDelay } from '../../../src/chat/reattach.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
@@ -87,5 +88,65 @@ describe('Conversation.reattach (§9)', () => {
     expect(attempts).toBe(REATTACH_ATTEMPTS);
     expect(ends).toEqual(['error:part']);
     expect(conversation.snapshot.messages.at(-1)!.status).toBe('interrupted');
+  });
+  it('keeps trying when a reattach cannot reach the service (a dead zone the browser calls online)', async () => {
+    vi.useFakeTimers();
+    let attempts = 0;
+    const api: Api = {
+      chat: () =>
+        records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+          { type: 'delta', text: 'part' },
+          { type: 'interrupted', reason: 'drop' },
+        ),
+      cancelAnswer: async () => {},
+      // The first two reattaches never get an answer; the third reaches the service again.
+      reattach: () => {
+        attempts++;
+        if (attempts <= 2)
+          throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+        return records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+          { type: 'delta', text: 'part and the rest.' },
+          { type: 'end', threadId: 'th', questionAnswerId: 'qa1' },
+        );
+      },
+    };
+    const { conversation, ends, errors } = conversationWith(api);
+    const sent = conversation.send('Hi');
+    for (let i = 0; i < 3; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
+    await sent;
+    expect(attempts).toBe(3);
+    expect(errors).toEqual([]);
+    expect(ends).toEqual(['complete:part and the rest.']);
+  });
+
+  it('after the last reattach fails to reach the service, says so and offers Retry', async () => {
+    vi.useFakeTimers();
+    let attempts = 0;
+    const api: Api = {
+      chat: () =>
+        records(
+          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+          { type: 'delta', text: 'part' },
+          { type: 'interrupted', reason: 'drop' },
+        ),
+      cancelAnswer: async () => {},
+      reattach: () => {
+        attempts++;
+        throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+      },
+    };
+    const { conversation, errors } = conversationWith(api);
+    const sent = conversation.send('Hi');
+    for (let i = 0; i < REATTACH_ATTEMPTS; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
+    await sent;
+    expect(attempts).toBe(REATTACH_ATTEMPTS);
+    expect(new Set(errors)).toEqual(new Set(['network']));
+    const answer = conversation.snapshot.messages.at(-1)!;
+    expect(answer.content).toBe('part');
+    expect(answer.status).toBe('interrupted');
+    expect(answer.error?.key).toBe('errorNetwork');
+    expect(answer.error?.recoverable).toBe(true);
   });
 });
