@@ -308,9 +308,12 @@ export class AnswerTurn {
       host.setMessages((messages) => messages.filter((m) => m !== question));
     } else {
       const info = describeError(error);
+      // An answer's error is reported with its end (Conversation's finish), once.
       if (answer) this.#answer = host.replace(answer, { ...answer, status: 'interrupted', error: info });
-      else this.#question = host.replace(question!, { ...question!, status: 'failed', error: info });
-      hooks.onError?.(info);
+      else {
+        this.#question = host.replace(question!, { ...question!, status: 'failed', error: info });
+        hooks.onError?.(info);
+      }
     }
   }
 }

@@ -142,7 +142,7 @@ describe('Conversation.reattach (§9)', () => {
     for (let i = 0; i < REATTACH_ATTEMPTS; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
     await sent;
     expect(attempts).toBe(REATTACH_ATTEMPTS);
-    expect(new Set(errors)).toEqual(new Set(['network']));
+    expect(errors).toEqual(['network']);
     const answer = conversation.snapshot.messages.at(-1)!;
     expect(answer.content).toBe('part');
     expect(answer.status).toBe('interrupted');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
-import { ApiError, SessionError } from '../../../src/api/errors.js';
+import { ApiError, NetworkError, SessionError } from '../../../src/api/errors.js';
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from '../../../src/chat/conversation.js';
 import type { ConversationSnapshot } from '../../../src/chat/types.js';
@@ -163,6 +163,20 @@ describe('Conversation', () => {
     expect(log).toContain('end:error:Half');
     await conversation.retry(broken.id);
     expect(last().messages.map((m) => m.content)).toEqual(['Q', 'Whole']);
+  });
+
+  it('fires one error for an answer whose connection fails, not one from the failure and one from its end', async () => {
+    const { conversation, last, log } = setup(() =>
+      (async function* (): AsyncIterable<StreamEvent> {
+        yield { type: 'start', threadId: 'th_1' };
+        yield { type: 'delta', text: 'Half' };
+        throw new NetworkError('Sending the message: the service could not be reached.');
+      })(),
+    );
+    await conversation.send('Q');
+    expect(last().messages[1]).toMatchObject({ status: 'interrupted', content: 'Half' });
+    expect(log.filter((entry) => entry.startsWith('error:'))).toEqual(['error:network']);
+    expect(log).toContain('end:error:Half');
   });
 
   it('marks an answer stopped on stop(), keeping what arrived', async () => {
