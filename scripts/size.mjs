@@ -74,11 +74,12 @@ const bundles = [
   // host's text styles reset, so a page's footer or hero does not restyle the widget (101 B);
   // decision 561: the floating launcher and panel in the top layer (118 B); decision 562: a refused
   // Copy answer says so (28 B); decision 563: keys typed into its fields stay in the widget (106 B);
-  // decision 551: a reattach that cannot reach the service tries again (28 B).
+  // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
+  // agent-chat-error for an answer whose connection fails (30 B together).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.592 * KB),
+    budget: Number(args['max-iife'] ?? 52.594 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -107,8 +108,9 @@ const bundles = [
   // deleted while the list loads stays deleted (19 B); decision 560: the host's text styles reset (82 B);
   // decision 561: the floating launcher and panel in the top layer, the stand-in's too (170 B);
   // decision 562: a refused Copy answer says so (34 B); decision 563: typed keys stay inside (115 B);
-  // decision 551: a reattach that cannot reach the service tries again (32 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.392 * KB) },
+  // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
+  // agent-chat-error for an answer whose connection fails (30 B together).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.39 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
