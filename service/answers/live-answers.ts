@@ -70,6 +70,7 @@ export class Answers implements AnswerRunner {
     });
     this.runParts = {
       ledger: storage.ledger,
+      conversations: storage.conversations,
       clock,
       agent: options.agent,
       log,

@@ -1,6 +1,6 @@
 import type { Agent, AgentOutput } from '../agents/types.js';
 import type { Clock } from '../kernel/clock.js';
-import type { ActivityEvent, AnswerLedger } from '../storage/types.js';
+import type { ActivityEvent, AnswerLedger, ConversationStore } from '../storage/types.js';
 import {
   type AnswerRun,
   type RunEnd,
@@ -13,12 +13,15 @@ import {
 import type { FanOut } from './fan-out.js';
 import { type Log, logFailedAnswer } from './failure-log.js';
 import type { LiveAnswer } from './live-answer.js';
+import { storedEnd } from './replay.js';
 import type { AnswerSaves } from './saves.js';
 import type { StartAnswer } from './types.js';
 
 /** What a run works with: the instance's parts, shared by every answer it generates. */
 export interface RunParts {
   ledger: AnswerLedger;
+  /** Where an end another instance stored is read back. */
+  conversations: Pick<ConversationStore, 'getMessage'>;
   clock: Clock;
   agent: Agent;
   log: Log;
@@ -115,8 +118,9 @@ class Run {
     if (answer.stopReason !== 'gone') {
       try {
         const stored = await parts.ledger.endAnswer(this.stored());
-        // Taken over (this instance's lease ran out and another ended it): the stored end stands.
-        if (!stored && answer.stopReason === null) record = takenOver();
+        // Taken over (this instance's lease ran out and another ended it): the stored end stands,
+        // whatever stopped the run here (a shutdown too), as a reattach reads it (decision 543).
+        if (!stored) record = await this.storedEnding();
         // Whoever stores a failed end writes its one log line (another ender writes its own).
         if (stored && failure)
           logFailedAnswer(
@@ -141,6 +145,13 @@ class Run {
     answer.end = { status, record };
     parts.fanOut.emitLast(answer, record);
     parts.released(answer);
+  }
+
+  /** The last record of the end another instance stored: what a reattach ends with (decision 524). */
+  private async storedEnding(): Promise<string> {
+    const { answer, parts } = this;
+    const found = await parts.conversations.getMessage(answer.message.id).catch(() => undefined);
+    return found ? storedEnd(found.message, found.thread, parts.clock.now()).at(-1)! : takenOver();
   }
 
   /** The end as the ledger stores it, with the activity it counts. */

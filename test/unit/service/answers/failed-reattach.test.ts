@@ -126,7 +126,8 @@ describe.each(engines())('a failed answer, reattached to: $name', { timeout: 60_
       }),
     );
     script.say('Half ');
-    const [head] = await readRecords(chat.body!.getReader(), 2);
+    const live = chat.body!.getReader();
+    const [head] = await readRecords(live, 2);
     await storage.fleet.retireInstance(doomed.instanceId);
     const answer = head.content.question_answer_id as string;
     /** A reattach through `s`; after an hour, with a new session of alice's (hers has expired). */
@@ -134,7 +135,7 @@ describe.each(engines())('a failed answer, reattached to: $name', { timeout: 60_
       s.handle(
         new Request(`${AGENT}/answers/${answer}/stream/`, { headers: { Authorization: `Bearer ${bearer}` } }),
       );
-    return { ctx, storage, doomed, second, answer, reattach };
+    return { ctx, storage, doomed, second, answer, reattach, live };
   }
 
   it('a lost answer: the reattach that ends it, and every later one, say it is no longer generated', async () => {
@@ -145,6 +146,17 @@ describe.each(engines())('a failed answer, reattached to: $name', { timeout: 60_
     await ctx.service.maintain();
     const later = await ctx.session('alice');
     expect((await allRecords(await reattach(ctx.service, later))).at(-1)).toEqual(ending.at(-1));
+  });
+
+  it("a lost answer's own instance, shut down cleanly after another ended it: its stream ends as the reattach's, not with shutdown words", async () => {
+    const { reattach, doomed, live } = await lostAnswer();
+    // Its instance was retired: a reattach through a live one ends the answer as lost.
+    const ending = (await allRecords(await reattach())).at(-1);
+    expect(ending).toEqual({ type: 'error', content: { reason: LOST_REASON }, stream_end: true });
+    // The instance was alive after all, and now shuts down cleanly: its own stream's end.
+    await doomed.close();
+    const rest = await readRecords(live, Number.POSITIVE_INFINITY);
+    expect(rest.at(-1)).toEqual(ending);
   });
 
   it('a lost answer the maintenance ended: the same end as one a reattach ended', async () => {
