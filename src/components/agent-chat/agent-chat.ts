@@ -209,8 +209,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     session: this.#chat.session,
     list: () => this.threadList,
     toggle: () => this.threadListToggle,
-    startScreenSignedIn: () =>
-      this.ownerKey !== '' && this.ownerKey !== '-' && (this.opened || this.mode === 'inline'),
+    signedIn: () => this.ownerKey !== '' && this.ownerKey !== '-',
+    inView: () => this.opened || this.mode === 'inline',
     opened: () => {
       if (finePointer()) this.composer?.focus();
     },

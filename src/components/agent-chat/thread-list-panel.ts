@@ -8,11 +8,10 @@ export interface ThreadListPanelOptions {
   list: () => AgentChatThreadList | null;
   /** The header's "Conversations" button, where focus returns when the list closes. */
   toggle: () => HTMLElement | null;
-  /**
-   * The start screen is in view for a signed-in visitor (the page's `owner-key` says so): the
-   * place where their latest threads show.
-   */
-  startScreenSignedIn: () => boolean;
+  /** The page's `owner-key` names a signed-in visitor: the start screen shows their latest threads. */
+  signedIn: () => boolean;
+  /** The panel is in view (open, or inline). */
+  inView: () => boolean;
   /** A thread was chosen and is on screen. */
   opened: () => void;
 }
@@ -25,6 +24,8 @@ export interface ThreadListPanelOptions {
  * has been read (a reload that restores a conversation asks nothing).
  */
 export class ThreadListPanel implements ReactiveController {
+  /** The list was in view at the last update. */
+  #shown = false;
   readonly #host: ReactiveControllerHost;
   readonly #options: ThreadListPanelOptions;
 
@@ -69,8 +70,14 @@ export class ThreadListPanel implements ReactiveController {
   }
 
   hostUpdated(): void {
+    const open = this.#options.session.snapshot.threadListOpen;
     // Open without a click (restored from the device, or opened through the session).
-    if (this.#options.session.snapshot.threadListOpen) void loadThreadList().catch(() => {});
+    if (open) void loadThreadList().catch(() => {});
+    // Out of view (closed, a thread chosen over the conversation, or the panel closed): its
+    // search goes with it, and the list comes back whole (decision 541).
+    const shown = open && this.#options.inView();
+    if (this.#shown && !shown) this.#options.list()?.clearSearch();
+    this.#shown = shown;
     void this.#loadForStartScreen();
   }
 
@@ -79,7 +86,8 @@ export class ThreadListPanel implements ReactiveController {
     const wanted = () => {
       const { conversation, threadList, configured } = session.snapshot;
       return (
-        this.#options.startScreenSignedIn() &&
+        this.#options.signedIn() &&
+        this.#options.inView() &&
         configured &&
         threadList.status === 'idle' &&
         !conversation.messages.length &&

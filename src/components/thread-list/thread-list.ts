@@ -57,6 +57,11 @@ export class AgentChatThreadList extends LitElement {
     loadMore: () => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })),
   });
 
+  /** The list went out of view: it opens again on every conversation (decision 541). */
+  clearSearch(): void {
+    this.#search.reset();
+  }
+
   async #startRename(threadId: string): Promise<void> {
     this.renaming = threadId;
     await this.updateComplete;

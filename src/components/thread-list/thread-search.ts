@@ -112,6 +112,11 @@ export class ThreadSearch implements ReactiveController {
     this.#host.requestUpdate();
   }
 
+  /** Empties the search, the focus left where it is. */
+  reset(): void {
+    if (this.query) this.#set('');
+  }
+
   #clear(): void {
     this.#set('');
     void this.#host.updateComplete.then(() => this.field?.focus());

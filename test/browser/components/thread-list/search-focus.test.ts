@@ -164,7 +164,7 @@ describe('<agent-chat> the Conversations search, from the keyboard', () => {
     await expect.element(list().getByRole('button', { name: 'Clear search' })).not.toBeInTheDocument();
   });
 
-  test('when the last match goes, or the list opens again on a search that matches nothing, the focus is in the search', async ({
+  test('when the last match goes, the focus is in the search; closed and opened again, the list has forgotten it and the focus is on its first thread', async ({
     worker,
     backend,
   }) => {
@@ -183,11 +183,54 @@ describe('<agent-chat> the Conversations search, from the keyboard', () => {
     await expect.element(list().getByText('No conversations match “billing”.')).toBeVisible();
     await expect.poll(() => deepActiveElement()).toBe(searchField());
 
-    // Closed with its toggle and opened again: the focus goes to the search, not a blank scroller.
+    // Closed with its toggle and opened again: the search is gone with it (decision 541), and
+    // the focus goes to the first of the threads left, not a blank scroller.
     (toggle().element() as HTMLElement).click();
     await expect.element(toggle()).toHaveAttribute('aria-expanded', 'false');
     await openConversationsByKeyboard();
-    await expect.poll(() => deepActiveElement()).toBe(searchField());
+    expect(searchField().value).toBe('');
+    await expect.poll(() => rowNames()).toEqual(['Café opening hours', 'How do I theme it?']);
+    await expect.poll(() => deepActiveElement()?.getAttribute('data-thread')).toBe('th_cafe');
+  });
+
+  test('a closed list forgets its search: opened again after its toggle, a chosen thread or the panel closing, it shows every conversation', async ({
+    worker,
+    backend,
+  }) => {
+    serveThreads(worker, THREE);
+    const el = await alicesConversations(backend);
+    const searchFor = async (query: string) => {
+      searchField().focus();
+      await userEvent.keyboard(query);
+      await expect.poll(() => rowNames()).toEqual(['Billing question']);
+    };
+    const everyConversation = async () => {
+      await expect.element(searchbox()).toHaveValue('');
+      await expect.element(list().getByRole('button', { name: 'Clear search' })).not.toBeInTheDocument();
+      await expect
+        .poll(() => rowNames())
+        .toEqual(['Café opening hours', 'How do I theme it?', 'Billing question']);
+    };
+
+    await searchFor('billing');
+    (toggle().element() as HTMLElement).click();
+    await expect.element(toggle()).toHaveAttribute('aria-expanded', 'false');
+    await openConversationsByKeyboard();
+    await everyConversation();
+
+    // A thread chosen from the search: the list over the conversation closes, the search with it.
+    await searchFor('invoices');
+    (list().getByRole('button', { name: /^Billing question/ }).element() as HTMLElement).click();
+    await expect.element(toggle()).toHaveAttribute('aria-expanded', 'false');
+    await openConversationsByKeyboard();
+    await everyConversation();
+
+    // The panel closed with the list open in it: opened again, the list is there, unfiltered.
+    await searchFor('billing');
+    await el.close();
+    await el.open();
+    await expect.element(list()).toBeVisible();
+    await everyConversation();
   });
 });
 
