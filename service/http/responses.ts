@@ -1,10 +1,13 @@
 /** Response helpers shared by every route of the service. */
-import { IDEMPOTENCY_KEY_HEADER } from '../../contract/paths.js';
+import { IDEMPOTENCY_KEY_HEADER, OWNER_KEY_HEADER } from '../../contract/paths.js';
 
-/** Browsers may call the agent API from any origin, with a bearer token and no cookies. */
+/**
+ * Browsers may call the agent API from any origin, with a bearer token and no cookies. A page on
+ * another origin reads a public session's owner key (`-`, §2b) as sent (decision 540).
+ */
 export const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Retry-After, Date',
+  'Access-Control-Expose-Headers': `Retry-After, Date, ${OWNER_KEY_HEADER}`,
 };
 
 export function preflight(): Response {

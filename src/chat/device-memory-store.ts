@@ -1,3 +1,4 @@
+import { NO_OWNER } from '../../contract/paths.js';
 import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
@@ -272,13 +273,17 @@ const partsOf = (head: Head): string[] => PARTS.map((keys) => JSON.stringify(key
  * them must not overwrite that (a rename, an answer's end). See decision 235.
  */
 function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[]): Head {
-  if (stored?.ownerKey !== ours.ownerKey) return ours;
+  if (!stored || !sameOwner(stored.ownerKey, ours.ownerKey)) return ours;
   const out = { ...ours };
   PARTS.forEach((keys, i) => changed[i] || keys.forEach((key) => Object.assign(out, { [key]: stored[key] })));
   // Drafts taken from the device keep the time they were taken.
   if (!changed[DRAFTS]) out.draftsAt = stored.draftsAt;
   return out;
 }
+
+/** '' and `-` are one visitor's: a public one's record stored under '' before the widget read `-` (decision 540). */
+const sameOwner = (a: string | null, b: string | null) =>
+  a === b || ((a === '' || a === NO_OWNER) && (b === '' || b === NO_OWNER));
 
 /** The list's part of a head. */
 const ROWS = 1;
@@ -803,8 +808,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
         const stored = sanitizeHead(read.result);
         const head = merged(next.head, stored, next.changed);
         // A list the service never answered is a public visitor's, kept on the device (518),
-        // under `-` or '' (the public session's source reads no owner key).
-        const kept = !!stored && stored.ownerKey === head.ownerKey && !stored.owned && !head.owned;
+        // under `-` (or '', as versions before decision 540 stored it).
+        const kept = !!stored && sameOwner(stored.ownerKey, head.ownerKey) && !stored.owned && !head.owned;
         if (kept && next.changed[ROWS] && next.rowsBefore)
           head.threads = mergedRows(stored.threads, next.rowsBefore, head.threads);
         head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now());

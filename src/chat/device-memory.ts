@@ -221,8 +221,11 @@ export class DeviceMemory {
       else void this.#store?.clear().then(() => this.changed());
       return 'kept';
     }
-    // What was held with no key known is the first owner's; a known key that changes is another visitor.
-    return previous != null && previous !== key ? 'changed' : 'kept';
+    // What was held with no key known is the first owner's; a known key that changes is another
+    // visitor, but not one shared key for the other: a public visitor's record stored under ''
+    // (before the widget read `-`, decision 540) is still theirs.
+    const same = previous === key || (sharedOnDevice(previous ?? null) && sharedOnDevice(key));
+    return previous != null && !same ? 'changed' : 'kept';
   }
 
   /** Forgets what is stored for the owner; `broadcast` tells the other tabs, `unbind` forgets the owner too. */

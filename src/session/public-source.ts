@@ -1,4 +1,4 @@
-import { publicBase } from '../../contract/paths.js';
+import { NO_OWNER, publicBase } from '../../contract/paths.js';
 import {
   NetworkError,
   PublicSessionError,
@@ -50,6 +50,9 @@ export function publicTokenSource(options: PublicSourceOptions): TokenSource {
         cause: new NetworkError(String(error), { cause: error }),
       });
     }
-    return module.publicSession({ ...options, routes, fetch, signal, warnings, kit: KIT });
+    const session = await module.publicSession({ ...options, routes, fetch, signal, warnings, kit: KIT });
+    // Never an owner (§2b), whether or not the service lets the page read its header: `-`, as
+    // the header spells it, and never '' (a site that names no owner) (decision 540).
+    return { ...session, ownerKey: NO_OWNER };
   };
 }

@@ -174,6 +174,30 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
     await page.close();
   });
 
+  it("the session's owner key is the service's `-` on the device, though the service is on another origin (decision 540)", async () => {
+    const { page, errors } = await open(site.origin);
+    await ask(page, 'How do I theme the widget?');
+    /** The owner key the widget's device memory stored its conversation under, once written. */
+    const storedUnder = () =>
+      page.evaluate(
+        (head) =>
+          new Promise<unknown>((resolve, reject) => {
+            const opening = indexedDB.open('agent-chat');
+            opening.onerror = () => reject(opening.error);
+            opening.onsuccess = () => {
+              const read = opening.result.transaction('ui-state').objectStore('ui-state').get(head);
+              read.onsuccess = () => resolve((read.result as { ownerKey?: unknown } | undefined)?.ownerKey);
+              read.onerror = () => reject(read.error);
+            };
+          }),
+        `${PUBLIC.projectId}:${PUBLIC.integrationId}:ui`,
+      );
+    // Not '' (a site that names no owner): the header's `-`, which the page may read.
+    await expect.poll(storedUnder).toBe('-');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("a page cannot read the integration's description with the key, even on an origin the integration lists", async () => {
     const page = await browser.newPage();
     await page.goto(site.origin);

@@ -184,6 +184,18 @@ describe('DeviceMemory owner binding', () => {
     expect(anonymous.memory.provisional).toBe(false);
   });
 
+  it("a public visitor's record stored under '' (before the widget read the session's `-`) stays theirs when `-` comes", async () => {
+    const visitor = harness(stored(UNNAMED_OWNER));
+    await visitor.memory.hydrated;
+    expect(visitor.shown.map((s) => s.how)).toEqual(['restore']);
+    expect(visitor.memory.bind('-')).toBe('kept');
+    expect(visitor.store.clear).not.toHaveBeenCalled();
+    // And the other way round, a page whose owner-key says `-` before its session says nothing.
+    const page = harness(stored('-'));
+    await page.memory.hydrated;
+    expect(page.memory.bind(UNNAMED_OWNER)).toBe('kept');
+  });
+
   it('follows another tab of the same owner, confirms first for a named owner it does not know yet, and follows wipes', async () => {
     const same = harness(undefined, 'key-alice');
     await same.memory.hydrated;

@@ -9,14 +9,34 @@ import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
 const SITE = 'https://docs.example.com';
 const PUBLIC_PROJECT = { id: 'proj_pub', integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true };
 
-/** The widget's fetch on a page of `origin`: the browser adds the Origin header to every call. */
+/** The response headers a cross-origin page reads whatever the answer exposes (Fetch's CORS-safelisted ones). */
+const SAFELISTED = ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma'];
+
+/**
+ * What a page on another origin reads of an answer: the safelisted headers and those the answer
+ * names in `Access-Control-Expose-Headers`, nothing else (the browser hides the rest).
+ */
+function asCrossOrigin(response: Response): Response {
+  const exposed = (response.headers.get('Access-Control-Expose-Headers') ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase());
+  const headers = new Headers();
+  for (const [name, value] of response.headers)
+    if (SAFELISTED.includes(name) || exposed.includes(name)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, headers });
+}
+
+/**
+ * The widget's fetch on a page of `origin`: the browser adds the Origin header to every call, and
+ * the service is on another origin (it reads only the headers the service exposes).
+ */
 function pageFetch(service: ReturnType<typeof makeService>['service'], origin = SITE) {
   const calls: { url: string; method: string; body?: string }[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const request = new Request(input, init);
     request.headers.set('Origin', origin);
     calls.push({ url: request.url, method: request.method, body: init.body as string | undefined });
-    return service.handle(request);
+    return asCrossOrigin(await service.handle(request));
   });
   return { fetch: fetch as typeof globalThis.fetch, calls };
 }
@@ -55,7 +75,7 @@ describe('the proof of work', () => {
 });
 
 describe('publicTokenSource (§2b)', () => {
-  it('fetches a challenge, solves it, mints: an anonymous session; each session solves a new challenge', async () => {
+  it('fetches a challenge, solves it, mints: an anonymous session (owner key `-`, read from another origin); each session solves a new challenge', async () => {
     // The service's clock is the visitor's here: the session's lifetime is read against it.
     const clock = { now: () => Date.now() };
     const { service } = makeService({ projects: [PROJECT, PUBLIC_PROJECT], challengeWork: 2_000, clock });
@@ -75,6 +95,19 @@ describe('publicTokenSource (§2b)', () => {
     expect(new Set(solutions).size).toBe(2);
     // The body is the solution alone: never an owner.
     expect(Object.keys(JSON.parse(solutions[0]!))).toEqual(['altcha']);
+  });
+
+  it("a service that does not expose the owner key to the page: the session is still `-`, a public session's", async () => {
+    const clock = { now: () => Date.now() };
+    const { service } = makeService({ projects: [PROJECT, PUBLIC_PROJECT], challengeWork: 2_000, clock });
+    const page = pageFetch(service);
+    const hidden = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await page.fetch(input, init);
+      const headers = new Headers(response.headers);
+      headers.delete('Agent-Chat-Owner-Key');
+      return new Response(response.body, { status: response.status, headers });
+    }) as typeof globalThis.fetch;
+    expect(await source(hidden)(new AbortController().signal)).toMatchObject({ ownerKey: '-' });
   });
 
   it('an unlisted origin: the visitor reads that the chat is not available here; the site owner is told once what to add', async () => {

@@ -26,6 +26,10 @@ type Call = (
   options?: { body?: unknown; headers?: Record<string, string> },
 ) => Promise<Response>;
 
+/** The headers a page on another origin may read of `response`, lower case. */
+const exposedHeaders = (response: Response) =>
+  (response.headers.get('Access-Control-Expose-Headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+
 function publicService(options: Parameters<typeof makeService>[0] = {}) {
   return makeService({ projects: [PROJECT, PUBLIC_PROJECT], challengeWork: WORK, ...options });
 }
@@ -80,6 +84,8 @@ describe('public sessions (§2b)', () => {
     expect(minted.status).toBe(200);
     expect(minted.headers.get('Access-Control-Allow-Origin')).toBe(SITE);
     expect(minted.headers.get('Agent-Chat-Owner-Key')).toBe('-');
+    // Exposed: the page that asked is on another origin, and reads the session's "no owner" as sent.
+    expect(exposedHeaders(minted)).toContain('agent-chat-owner-key');
     expect(minted.headers.get('Cache-Control')).toBe('no-store');
     const session = await minted.json();
     expect(Object.keys(session).sort()).toEqual(['expires_at', 'session_token']);
@@ -400,7 +406,10 @@ describe.each(engines())('public sessions across two instances on $name', (engin
               }),
             );
         const altcha = await solved(on(one));
-        expect((await mint(on(two), altcha)).status).toBe(200);
+        const minted = await mint(on(two), altcha);
+        expect(minted.status).toBe(200);
+        expect(minted.headers.get('Agent-Chat-Owner-Key')).toBe('-');
+        expect(exposedHeaders(minted)).toContain('agent-chat-owner-key');
         const replay = await mint(on(one), altcha);
         expect(replay.status).toBe(403);
         expect((await errorBody(replay)).code).toBe('challenge_failed');
