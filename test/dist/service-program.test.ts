@@ -33,7 +33,16 @@ interface Program {
   child: ChildProcess;
   url: string;
   output: () => string;
+  /**
+   * Resolves once the program's output (stdout and stderr) holds `pattern`: checked as each
+   * chunk arrives, not on a timer, so a loaded machine makes it later, never wrong; rejects if
+   * the program exits first. The test's own timeout is the only ceiling.
+   */
+  printed: (pattern: string | RegExp) => Promise<void>;
 }
+
+const holds = (text: string, pattern: string | RegExp) =>
+  typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text);
 
 /** Starts the built program and resolves with the URL it prints. */
 function start(
@@ -49,15 +58,34 @@ function start(
     },
   );
   let output = '';
+  const waiting = new Set<() => void>();
+  const printed = (pattern: string | RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (holds(output, pattern)) {
+          waiting.delete(check);
+          resolve();
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          waiting.delete(check);
+          reject(new Error(`exited before printing ${pattern}: ${output}`));
+        }
+      };
+      waiting.add(check);
+      check();
+    });
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk;
+      for (const check of [...waiting]) check();
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-      if (url) resolve({ child, url, output: () => output });
+      if (url) resolve({ child, url, output: () => output, printed });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    child.once('exit', (code) => {
+      for (const check of [...waiting]) check();
+      reject(new Error(`exited with ${code}: ${output}`));
+    });
   });
 }
 
@@ -175,12 +203,12 @@ describe('agent-chat-service (the program)', () => {
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const warning = 'Behind a TLS proxy that sends neither, set --public-url https://';
     const plain = await start(dataDir);
-    await expect.poll(() => plain.output()).toContain(warning);
+    await plain.printed(warning);
     expect(await stop(plain)).toBe(0);
     const behindTls = await start(dataDir, { flags: ['--public-url', 'https://chat.example.com'] });
     expect((await fetch(`${behindTls.url}/healthz`)).status).toBe(200);
     // The caveat is written with the console's line, in one write.
-    await expect.poll(() => behindTls.output()).toContain('/console/ (add an admin');
+    await behindTls.printed('/console/ (add an admin');
     expect(behindTls.output()).not.toContain(warning);
     expect(await stop(behindTls)).toBe(0);
   }, 120_000);
@@ -189,9 +217,7 @@ describe('agent-chat-service (the program)', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const first = await start(dataDir);
-    await expect
-      .poll(() => first.output())
-      .toMatch(/console: \S+\/console\/ \(add an admin with: agent-chat-service admin add NAME\)/);
+    await first.printed(/console: \S+\/console\/ \(add an admin with: agent-chat-service admin add NAME\)/);
     expect(await stop(first)).toBe(0);
     const added = spawnSync(
       process.execPath,
@@ -205,7 +231,7 @@ describe('agent-chat-service (the program)', () => {
     );
     expect(added.status).toBe(0);
     const later = await start(dataDir);
-    await expect.poll(() => later.output()).toMatch(/console: \S+\/console\/\n/);
+    await later.printed(/console: \S+\/console\/\n/);
     expect(later.output()).not.toContain('admin add');
     expect(await stop(later)).toBe(0);
   }, 120_000);
@@ -392,7 +418,7 @@ describe('agent-chat-service (the program) with a model', () => {
     ]);
     const failed = await ask();
     expect(failed.records.at(-1)!.type).toBe('error');
-    await expect.poll(() => program.output()).toContain('"msg":"agent_failed"');
+    await program.printed('"msg":"agent_failed"');
     expect(program.output()).toContain('"code":"model_stream_error"');
     expect(program.output()).not.toContain('sk-mock-secret');
     expect(program.output()).not.toContain('Incorrect API key');
