@@ -10,7 +10,15 @@ const SITE = 'https://docs.example.com';
 const PUBLIC_PROJECT = { id: 'proj_pub', integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true };
 
 /** The response headers a cross-origin page reads whatever the answer exposes (Fetch's CORS-safelisted ones). */
-const SAFELISTED = ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma'];
+const SAFELISTED = [
+  'cache-control',
+  'content-language',
+  'content-length',
+  'content-type',
+  'expires',
+  'last-modified',
+  'pragma',
+];
 
 /**
  * What a page on another origin reads of an answer: the safelisted headers and those the answer
