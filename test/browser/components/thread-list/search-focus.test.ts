@@ -220,7 +220,11 @@ describe('<agent-chat> the Conversations search, from the keyboard', () => {
 
     // A thread chosen from the search: the list over the conversation closes, the search with it.
     await searchFor('invoices');
-    (list().getByRole('button', { name: /^Billing question/ }).element() as HTMLElement).click();
+    (
+      list()
+        .getByRole('button', { name: /^Billing question/ })
+        .element() as HTMLElement
+    ).click();
     await expect.element(toggle()).toHaveAttribute('aria-expanded', 'false');
     await openConversationsByKeyboard();
     await everyConversation();
