@@ -76,14 +76,14 @@ function start(
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk;
-      for (const check of [...waiting]) check();
+      for (const check of waiting) check();
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
       if (url) resolve({ child, url, output: () => output, printed });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => {
-      for (const check of [...waiting]) check();
+      for (const check of waiting) check();
       reject(new Error(`exited with ${code}: ${output}`));
     });
   });
