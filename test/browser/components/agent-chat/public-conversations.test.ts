@@ -26,6 +26,7 @@ import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat
 import type { ChatMessage } from '../../../../src/chat/types.js';
 import { dumpAllIndexedDb, storedMemory } from '../../../helpers/idb.js';
 import he from '../../../../src/i18n/locales/he.js';
+import type { Agent } from '../../../../service/index.js';
 
 const NOT_KEPT = 'Your conversations here will be kept on this device only.';
 
@@ -371,29 +372,149 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
   }) => {
     worker.use(...publicSessions(backend));
     const tabs = [await publicPage('inline'), await publicPage('inline')];
+    const both = ['Can it speak German?', 'How do I theme it?'];
+    // The device's list, told to the tabs as it is written: waited for as said, not read again and again.
+    const written = deviceWrites((head) => sameTitles(head.threads, both));
     // Both ask before either hears of the other: two threads, their answers ending together.
     await Promise.all([tabs[0].send('How do I theme it?'), tabs[1].send('Can it speak German?')]);
-    const both = ['Can it speak German?', 'How do I theme it?'];
+    await written;
+    expect((await storedMemory())?.threads.map((t) => t.title).sort()).toEqual(both);
     for (const tab of tabs) {
       await openThreadList(tab);
-      await expect.poll(() => threadListTitles(tab).sort(), { timeout: 5_000 }).toEqual(both);
+      await rendered(await listRoot(tab), () => sameTitles(threadListTitles(tab), both));
     }
-    await expect.poll(async () => (await storedMemory())?.threads.map((t) => t.title).sort()).toEqual(both);
     tabs[1].remove();
     const again = await reload(tabs[0]);
     await again.open();
     await openThreadList(again);
-    await expect.poll(() => threadListTitles(again).sort()).toEqual(both);
+    await rendered(await listRoot(again), () => sameTitles(threadListTitles(again), both));
+    const conversation = again.shadowRoot!.querySelector('agent-chat-message-list')!.shadowRoot!;
     // Each opens from the device with its own question and answer.
     for (const question of both) {
-      await expect.poll(() => threadListTitles(again)).toContain(question);
       await userEvent.click(rowsOf(again).filter({ hasText: question }));
-      await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
+      await rendered(conversation, () => messagesOf(again)[0]?.message?.content === question);
+      await settled(again);
       expect(messagesOf(again)).toHaveLength(2);
       // The list closes as the chosen thread opens, a moment after its messages show: open it
       // again only once it has closed, or the toggle's click lands before the close.
+      await rendered(
+        again.shadowRoot!,
+        () => threadListToggle(again).getAttribute('aria-expanded') === 'false',
+      );
+      await openThreadList(again);
+    }
+  });
+});
+
+/** What `el`'s Conversations list renders into, once its element (a part loaded on first use) is defined and drawn. */
+async function listRoot(el: AgentChat): Promise<ShadowRoot> {
+  await customElements.whenDefined('agent-chat-thread-list');
+  await threadListOf(el).updateComplete;
+  return threadListOf(el).shadowRoot!;
+}
+
+/** Whether `rows` are titled `titles`, in any order. */
+const sameTitles = (rows: readonly (string | { title: string })[] | undefined, titles: readonly string[]) =>
+  JSON.stringify((rows ?? []).map((row) => (typeof row === 'string' ? row : row.title)).sort()) ===
+  JSON.stringify([...titles].sort());
+
+/**
+ * Resolves once `done()` holds for what `root` shows: checked now, then at each change under it
+ * (a MutationObserver, no timer), so a loaded machine makes it later, never wrong. The test's own
+ * timeout is the only ceiling.
+ */
+function rendered(root: Node, done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const observer = new MutationObserver(() => {
+      if (!done()) return;
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+    if (done()) {
+      observer.disconnect();
+      resolve();
+    }
+  });
+}
+
+/**
+ * The first write of the device memory whose head satisfies `done`, as every widget of the origin
+ * hears of it: the message its writer posts on their channel once the write has landed.
+ */
+function deviceWrites(done: (head: { threads?: { title: string }[] }) => boolean): Promise<void> {
+  const channel = new BroadcastChannel('agent-chat.ui-state');
+  return new Promise((resolve) => {
+    channel.onmessage = (event: MessageEvent<{ head?: { threads?: { title: string }[] } }>) => {
+      if (!event.data?.head || !done(event.data.head)) return;
+      channel.close();
+      resolve();
+    };
+  });
+}
+
+describe("<agent-chat> a public visitor's tab closed mid-answer while another tab answers (decisions 521, 522)", () => {
+  /** An answer about German takes a while (long enough for its tab to close mid-answer); any other ends at once. */
+  const agent: Agent = {
+    async *answer({ message, signal }) {
+      if (!message.includes('German')) return yield { type: 'text', text: `Answer to ${message}` };
+      yield { type: 'text', text: 'Ja, it speaks German, ' };
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)));
+      });
+      yield { type: 'text', text: 'and 14 other languages.' };
+    },
+  };
+  test.override('backendOptions', { agent });
+
+  test('two tabs race in two new conversations and one closes mid-answer: after a reload each conversation opens whole, and the device keeps nothing its list does not show', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const tabs = [await publicPage('inline'), await publicPage('inline')];
+    // Both ask before either hears of the other; the first one's answer ends, the second's streams.
+    void tabs[1].send('Can it speak German?');
+    void tabs[0].send('How do I theme it?');
+    const answerTo = (el: AgentChat, question: string) => {
+      const messages = messagesOf(el).map((m) => m.message);
+      const at = messages.findIndex((m) => m?.content === question);
+      return at < 0 ? undefined : messages[at + 1];
+    };
+    await expect
+      .poll(() => answerTo(tabs[1], 'Can it speak German?')?.content ?? '', { timeout: 10_000 })
+      .toContain('Ja');
+    await expect
+      .poll(async () => (await storedMemory())?.threads.map((t) => t.title))
+      .toContain('How do I theme it?');
+    // The second tab closes mid-answer.
+    tabs[1].remove();
+    const again = await reload(tabs[0]);
+    await again.open();
+    await openThreadList(again);
+    const both = ['Can it speak German?', 'How do I theme it?'];
+    // The answer its tab left is taken up again and ends: its conversation is kept too.
+    await expect.poll(() => threadListTitles(again).sort(), { timeout: 10_000 }).toEqual(both);
+    const ids = () =>
+      [...threadListOf(again).shadowRoot!.querySelectorAll<HTMLElement>('li[data-id]')].map(
+        (li) => li.dataset.id,
+      );
+    // Every record on the device is a row's (none left behind by the closed tab).
+    await expect
+      .poll(async () =>
+        (await keptOnDevice()).every((key) => ids().some((id) => key.endsWith(`:ui:t:${id}`))),
+      )
+      .toBe(true);
+    for (const question of both) {
+      await userEvent.click(rowsOf(again).filter({ hasText: question }));
+      await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
+      await expect
+        .poll(() => messagesOf(again).map((m) => m.message?.status), { timeout: 10_000 })
+        .toEqual(['sent', 'complete']);
       await expect.poll(() => threadListToggle(again).getAttribute('aria-expanded')).toBe('false');
       await openThreadList(again);
     }
+    expect(answerTo(again, 'How do I theme it?')?.content).toBe('Answer to How do I theme it?');
   });
 });
