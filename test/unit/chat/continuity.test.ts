@@ -33,6 +33,18 @@ const cut: ChatMessage = {
   questionAnswerId: 'qa1',
 };
 
+/** An answer whose stream drops after its first words; each reattach does what `reattach` does. */
+const droppedThen = (reattach: Api['reattach']): Api => ({
+  chat: () =>
+    records(
+      { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+      { type: 'delta', text: 'part' },
+      { type: 'interrupted', reason: 'drop' },
+    ),
+  cancelAnswer: async () => {},
+  reattach,
+});
+
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
@@ -68,19 +80,10 @@ describe('Conversation.reattach (§9)', () => {
   it('after a drop it tries a bounded number of times with backoff, then leaves the answer interrupted', async () => {
     vi.useFakeTimers();
     let attempts = 0;
-    const api: Api = {
-      chat: () =>
-        records(
-          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
-          { type: 'delta', text: 'part' },
-          { type: 'interrupted', reason: 'drop' },
-        ),
-      cancelAnswer: async () => {},
-      reattach: () => {
-        attempts++;
-        return records({ type: 'interrupted', reason: 'still down' });
-      },
-    };
+    const api = droppedThen(() => {
+      attempts++;
+      return records({ type: 'interrupted', reason: 'still down' });
+    });
     const { conversation, ends } = conversationWith(api);
     const sent = conversation.send('Hi');
     for (let i = 0; i < REATTACH_ATTEMPTS; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
@@ -92,26 +95,17 @@ describe('Conversation.reattach (§9)', () => {
   it('keeps trying when a reattach cannot reach the service (a dead zone the browser calls online)', async () => {
     vi.useFakeTimers();
     let attempts = 0;
-    const api: Api = {
-      chat: () =>
-        records(
-          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
-          { type: 'delta', text: 'part' },
-          { type: 'interrupted', reason: 'drop' },
-        ),
-      cancelAnswer: async () => {},
-      // The first two reattaches never get an answer; the third reaches the service again.
-      reattach: () => {
-        attempts++;
-        if (attempts <= 2)
-          throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
-        return records(
-          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
-          { type: 'delta', text: 'part and the rest.' },
-          { type: 'end', threadId: 'th', questionAnswerId: 'qa1' },
-        );
-      },
-    };
+    // The first two reattaches never get an answer; the third reaches the service again.
+    const api = droppedThen(() => {
+      attempts++;
+      if (attempts <= 2)
+        throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+      return records(
+        { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+        { type: 'delta', text: 'part and the rest.' },
+        { type: 'end', threadId: 'th', questionAnswerId: 'qa1' },
+      );
+    });
     const { conversation, ends, errors } = conversationWith(api);
     const sent = conversation.send('Hi');
     for (let i = 0; i < 3; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
@@ -124,19 +118,10 @@ describe('Conversation.reattach (§9)', () => {
   it('after the last reattach fails to reach the service, says so and offers Retry', async () => {
     vi.useFakeTimers();
     let attempts = 0;
-    const api: Api = {
-      chat: () =>
-        records(
-          { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
-          { type: 'delta', text: 'part' },
-          { type: 'interrupted', reason: 'drop' },
-        ),
-      cancelAnswer: async () => {},
-      reattach: () => {
-        attempts++;
-        throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
-      },
-    };
+    const api = droppedThen(() => {
+      attempts++;
+      throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+    });
     const { conversation, errors } = conversationWith(api);
     const sent = conversation.send('Hi');
     for (let i = 0; i < REATTACH_ATTEMPTS; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
