@@ -1,9 +1,9 @@
-import { NO_OWNER } from '../../contract/paths.js';
 import { en } from '../i18n/en.js';
 import { clear as clearAll, createStore, getMany, keys, promisifyRequest, type UseStore } from 'idb-keyval';
 import type { ThreadSummary } from '../api/types.js';
 import { toFileInfos, toSources, toThreadSummary } from '../api/validate.js';
 import { bounded } from './kept-threads.js';
+import { sameOwner } from './device-memory.js';
 import type { OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 
@@ -280,10 +280,6 @@ function merged(ours: Head, stored: Head | undefined, changed: readonly boolean[
   if (!changed[DRAFTS]) out.draftsAt = stored.draftsAt;
   return out;
 }
-
-/** '' and `-` are one visitor's: a public one's record stored under '' before the widget read `-` (decision 540). */
-const sameOwner = (a: string | null, b: string | null) =>
-  a === b || ((a === '' || a === NO_OWNER) && (b === '' || b === NO_OWNER));
 
 /** The list's part of a head. */
 const ROWS = 1;

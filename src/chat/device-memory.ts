@@ -15,6 +15,13 @@ export const UNNAMED_OWNER = '';
 export const sharedOnDevice = (key: string | null): boolean =>
   key === null || key === NO_OWNER || key === UNNAMED_OWNER;
 
+/**
+ * Whether two owner keys are one visitor's: the same key, or the two keys of no owner (a public
+ * visitor's record was stored under '' before the widget read `-`, decision 540).
+ */
+export const sameOwner = (a: string | null, b: string | null): boolean =>
+  a === b || (a !== null && b !== null && sharedOnDevice(a) && sharedOnDevice(b));
+
 /** What the device remembers for one owner: the conversation, the list, drafts and the outbox. */
 export interface Remembered {
   activeThreadId: string | null;
@@ -222,10 +229,8 @@ export class DeviceMemory {
       return 'kept';
     }
     // What was held with no key known is the first owner's; a known key that changes is another
-    // visitor, but not one shared key for the other: a public visitor's record stored under ''
-    // (before the widget read `-`, decision 540) is still theirs.
-    const same = previous === key || (sharedOnDevice(previous ?? null) && sharedOnDevice(key));
-    return previous != null && !same ? 'changed' : 'kept';
+    // visitor (but '' and `-` are one: see sameOwner).
+    return previous != null && !sameOwner(previous, key) ? 'changed' : 'kept';
   }
 
   /** Forgets what is stored for the owner; `broadcast` tells the other tabs, `unbind` forgets the owner too. */
