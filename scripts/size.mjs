@@ -107,12 +107,12 @@ const bundles = [
   // Conversations search's focus, outcome, Clear search and keys, in the list's chunk (781 B); decision 523: kept
   // conversations name their chunks, kept rows merge across tabs (894 B); decision 534: a thread
   // deleted while the list loads stays deleted (19 B); decision 560: the host's text styles reset (82 B);
-  // decision 561: the floating launcher and panel in the top layer, the stand-in's too (170 B);
+  // decision 561: the floating launcher and panel in the top layer, the stand-in's too (197 B);
   // decision 562: a refused Copy answer says so (34 B); decision 563: typed keys stay inside (115 B);
   // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
   // agent-chat-error for an answer whose connection fails (30 B together).
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.481 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.508 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -128,11 +128,11 @@ const bundles = [
   // decision 471: the loader's one stand-in launcher for a snippet pasted twice (32 B);
   // decision 494: the stand-in launcher ringed in forced colours (32 B); decision 533: a failed
   // fetch of the element tried again by the next use, and said once on the console (136 B);
-  // decision 561: the stand-in launcher in the top layer (46 B).
+  // decision 561: the stand-in launcher in the top layer, again after a move (77 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 8.999 * KB),
+    budget: Number(args['max-es-root'] ?? 9.03 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

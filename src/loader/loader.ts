@@ -68,6 +68,11 @@ function copyAttributes(from: Element, to: Element, names: Iterable<string>): vo
   }
 }
 
+/** The stand-in launcher over the page, in the top layer, where the browser has one (decision 561). */
+function showOver(node: Node): void {
+  if (node instanceof HTMLElement && node.popover && !node.matches(':popover-open')) node.showPopover();
+}
+
 const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
 /**
@@ -142,6 +147,8 @@ class AgentChatLoader extends Base {
     if (this.#impl) return;
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     if (!root.firstChild) this.#drawStandIn(root);
+    // Moved before the element came: leaving the page took the stand-in out of the top layer.
+    else showOver(root.firstChild);
     const start = () => void this.#start().catch(() => {});
     if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
     else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
@@ -189,7 +196,7 @@ class AgentChatLoader extends Base {
     for (const type of ['pointerenter', 'focus', 'touchstart'])
       button.addEventListener(type, () => void load().catch(() => {}), { once: true, passive: true });
     root.replaceChildren(button);
-    if ('showPopover' in button) button.showPopover();
+    showOver(button);
   }
 
   async #start(): Promise<void> {

@@ -29,4 +29,24 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     block.remove();
     cover.remove();
   });
+
+  it('is over the viewport again after the page moves it, before the element has come', async () => {
+    await page.viewport(1000, 800);
+    const [from, to] = [document.createElement('div'), document.createElement('div')];
+    to.style.cssText = 'margin: 40px; transform: translateY(0)';
+    const el = document.createElement('agent-chat');
+    el.setAttribute('project-id', 'proj_1');
+    el.setAttribute('integration-id', 'int_1');
+    from.append(el);
+    document.body.append(from, to);
+    await expect.element(page.getByRole('button', { name: 'Open chat' })).toBeInTheDocument();
+
+    to.append(el);
+    const launcher = el.shadowRoot!.querySelector<HTMLElement>('.launcher')!;
+    expect(launcher.matches(':popover-open')).toBe(true);
+    const box = launcher.getBoundingClientRect();
+    expect([box.right, box.bottom]).toEqual([innerWidth - 20, innerHeight - 20]);
+    from.remove();
+    to.remove();
+  });
 });
