@@ -80,7 +80,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.655 * KB),
+    budget: Number(args['max-iife'] ?? 52.657 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -112,7 +112,7 @@ const bundles = [
   // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
   // agent-chat-error for an answer whose connection fails (30 B together).
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.508 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.496 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -128,11 +128,12 @@ const bundles = [
   // decision 471: the loader's one stand-in launcher for a snippet pasted twice (32 B);
   // decision 494: the stand-in launcher ringed in forced colours (32 B); decision 533: a failed
   // fetch of the element tried again by the next use, and said once on the console (136 B);
-  // decision 561: the stand-in launcher in the top layer, again after a move (77 B).
+  // decision 561: the stand-in launcher in the top layer, again after a move, its one helper shared
+  // with the element's (106 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 9.03 * KB),
+    budget: Number(args['max-es-root'] ?? 9.059 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */

@@ -1,5 +1,6 @@
 import { STREAM_IDLE_TIMEOUT_MS } from '../api/idle-timeout.js';
 import { launcherName, nearestLang } from '../i18n/launcher-name.js';
+import { showOverPage } from '../internal/top-layer.js';
 import { runPreloadQueue } from './queue.js';
 import { METHODS, PARTS, PROPERTIES } from './surface.js';
 
@@ -66,11 +67,6 @@ function copyAttributes(from: Element, to: Element, names: Iterable<string>): vo
     if (value === null) to.removeAttribute(name);
     else to.setAttribute(name, value);
   }
-}
-
-/** The stand-in launcher over the page, in the top layer, where the browser has one (decision 561). */
-function showOver(node: Node): void {
-  if (node instanceof HTMLElement && node.popover && !node.matches(':popover-open')) node.showPopover();
 }
 
 const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
@@ -148,7 +144,7 @@ class AgentChatLoader extends Base {
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     if (!root.firstChild) this.#drawStandIn(root);
     // Moved before the element came: leaving the page took the stand-in out of the top layer.
-    else showOver(root.firstChild);
+    else showOverPage(root.firstChild);
     const start = () => void this.#start().catch(() => {});
     if (this.getAttribute('mode') === 'inline') queueMicrotask(start);
     else if ('requestIdleCallback' in window) requestIdleCallback(start, { timeout: 5_000 });
@@ -196,7 +192,7 @@ class AgentChatLoader extends Base {
     for (const type of ['pointerenter', 'focus', 'touchstart'])
       button.addEventListener(type, () => void load().catch(() => {}), { once: true, passive: true });
     root.replaceChildren(button);
-    showOver(button);
+    showOverPage(button);
   }
 
   async #start(): Promise<void> {

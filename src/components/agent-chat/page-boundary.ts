@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveElement } from 'lit';
+import { showOverPage } from '../../internal/top-layer.js';
 
 const KEY_EVENTS = ['keydown', 'keyup', 'keypress'] as const;
 
@@ -51,9 +52,9 @@ export class PageBoundary implements ReactiveController {
   }
 
   hostUpdated(): void {
-    for (const element of this.#host.renderRoot.querySelectorAll<HTMLElement>('[popover]'))
-      if (element.isConnected && 'showPopover' in element && !element.matches(':popover-open'))
-        element.showPopover();
+    // The launcher and the panel are children of the shadow root: a few nodes per update, not a
+    // query of the whole panel on every streamed frame.
+    for (const element of this.#host.renderRoot.children) showOverPage(element);
   }
 
   readonly #keepTyping = (event: Event) => {
