@@ -87,7 +87,7 @@ describe('two real tabs of one visitor (the same owner-key), both panels open on
           const [first, second] = [await context.newPage(), await context.newPage()];
           for (const page of [first, second]) {
             await page.goto(site.origin);
-            if (mode === 'launcher') await page.getByRole('button', { name: 'Open chat' }).click();
+            if (mode === 'launcher') await openPanel(page);
             await page.getByRole('textbox', { name: 'Message' }).waitFor();
           }
           await ask(first, 'How do I theme it?');
@@ -106,6 +106,21 @@ describe('two real tabs of one visitor (the same owner-key), both panels open on
       },
     );
 });
+
+/**
+ * Opens the launcher's panel as a visitor does: only if it is closed. The device remembers the
+ * panel as another tab left it, and a second tab restores it open; a click on the launcher then
+ * closed it again, when the click came after the restore.
+ */
+async function openPanel(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await customElements.whenDefined('agent-chat');
+    // updateComplete waits for the remembered state to be applied.
+    await (document.querySelector('agent-chat') as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+  });
+  const launcher = page.getByRole('button', { name: 'Open chat' });
+  if ((await launcher.getAttribute('aria-expanded')) !== 'true') await launcher.click();
+}
 
 /** Everything of the widget's on this device (IndexedDB and this tab's sessionStorage), as text. */
 function onDevice(page: Page): Promise<string> {
