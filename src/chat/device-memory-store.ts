@@ -34,7 +34,11 @@ export interface StoredMemory {
   draftsAt?: number;
 }
 
-/** The panel's state: this tab's own, remembered for a reload but never followed from another tab. */
+/**
+ * The panel's state: this tab's own, in its sessionStorage (decision 564): a reload or the tab's
+ * next page opens the panel as it was left, a new tab (a link in an answer opens one) with it
+ * closed, and no other tab follows it.
+ */
 type Panel = Pick<StoredMemory, 'open' | 'threadListOpen'>;
 /**
  * What tabs share: everything bound to the owner, messages kept apart in chunks. `rev` grows with
@@ -106,6 +110,19 @@ function warnOnce(error: unknown): void {
 const STASH = 'agent-chat:';
 /** What a stash may take of the origin's sessionStorage, which the site shares: never a whole conversation. */
 export const MAX_STASH_CHARS = 64_000;
+/** Where a tab keeps its panel's state; its own prefix, so no scope's stash can share its key. */
+const PANEL = 'agent-chat.panel:';
+/** A panel's state as two digits: "10", open with its thread list closed. */
+const panelText = (p: Panel): string => `${+p.open}${+p.threadListOpen}`;
+const panelFrom = (text = ''): Panel => ({ open: text[0] === '1', threadListOpen: text[1] === '1' });
+/** Reads this tab's panel state (decision 564), or writes it ('' forgets it). */
+function tabPanel(scope: string, text?: string): string | null | undefined {
+  return inSession((storage) => {
+    if (text === undefined) return storage.getItem(PANEL + scope);
+    if (text) storage.setItem(PANEL + scope, text);
+    else storage.removeItem(PANEL + scope);
+  });
+}
 function inSession<T>(use: (storage: Storage) => T): T | undefined {
   try {
     return use(sessionStorage);
@@ -241,12 +258,6 @@ function sanitizeHead(value: unknown): Head | undefined {
     rev: Number(v.rev) || 0,
   };
 }
-
-const panelOf = (value: unknown): Panel => {
-  // `sidebarOpen`: the name an older version stored.
-  const v = (value ?? {}) as Partial<Panel> & { sidebarOpen?: boolean };
-  return { open: v.open === true, threadListOpen: (v.threadListOpen ?? v.sidebarOpen) === true };
-};
 
 /** The same key order every time, so two heads with the same content serialize alike. */
 const headText = (head: Omit<Head, 'chunks'>, chunks: readonly string[]): string =>
@@ -591,6 +602,11 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     } catch (error) {
       warnOnce(error);
     }
+    const panel = tabPanel(this.#scope);
+    if (panel) {
+      this.#panel = panel;
+      state = { ...(state ?? NOTHING), ...panelFrom(panel) };
+    }
     // Taken once: what this tab writes from now on is newer.
     const key = this.#stashKey();
     return withStash(
@@ -638,9 +654,9 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     const { ids, fresh } = chunksOf(state.messages, this.#chunkIds, (id) => this.#known.get(id));
     const unwritten = new Map(ids.filter((id) => !fresh.has(id)).map((id) => [id, this.#known.get(id)!]));
     const mine = { threadId: state.activeThreadId, ids, unwritten, vouched: opened?.ids ?? [] };
-    const { open, threadListOpen, messages: _messages, ...shared } = state;
+    const { open: _open, threadListOpen: _listOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
-    const nextPanel = JSON.stringify({ open, threadListOpen });
+    const nextPanel = panelText(state);
     // Also what keeps two tabs from echoing each other's writes back and forth.
     if (nextHead === this.#head && nextPanel === this.#panel) return writes;
     const headChanged = nextHead !== this.#head && !(isEmpty(state) && this.#head === '');
@@ -654,16 +670,14 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       this.#head = nextHead;
       this.#parts = nextParts;
     }
+    if (nextPanel !== this.#panel) tabPanel(this.#scope, nextPanel);
     this.#panel = nextPanel;
+    // Only the panel changed: nothing for the database.
+    if (!headChanged && !fresh.size && !gone.length) return writes;
     this.#remember(ids, fresh);
     writes = writes
       .then(async () => {
-        const written = await this.#put(
-          { open, threadListOpen },
-          headChanged && { head, changed, rowsBefore, mine },
-          fresh,
-          gone,
-        );
+        const written = await this.#put(headChanged && { head, changed, rowsBefore, mine }, fresh, gone);
         if (!written) return;
         const told: Broadcast = { scope: this.#scope, head: written, chunks: Object.fromEntries(fresh) };
         this.#channel?.postMessage(told);
@@ -677,10 +691,12 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
 
   clear(): Promise<void> {
     this.#forget();
+    // This tab's panel state goes too (a revoked consent keeps nothing); the widget writes it
+    // again with its next change. Other tabs keep theirs.
     this.#panel = '';
+    tabPanel(this.#scope, '');
     writes = writes
       .then(async () => {
-        // The panel's state goes too; the widget writes it again with its next change.
         const all = (await keys(this.#store())).filter(
           (key) => typeof key === 'string' && key.startsWith(`${this.#scope}:ui`),
         );
@@ -742,9 +758,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   async #read(live: boolean): Promise<StoredMemory | undefined> {
     // One transaction: between a head read alone and its chunks read after, another tab's
     // write could delete a chunk the head still names, and the conversation would read empty.
-    const [rawHead, rawPanel, values] = await this.#store()('readonly', (os) => {
+    const [rawHead, values] = await this.#store()('readonly', (os) => {
       const headRead = os.get(`${this.#scope}:ui`);
-      const panelRead = os.get(`${this.#scope}:ui:panel`);
       const found = new Map<string, unknown>();
       headRead.onsuccess = () => {
         for (const id of sanitizeHead(headRead.result)?.chunks ?? []) {
@@ -753,12 +768,12 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
           chunkRead.onsuccess = () => found.set(id, chunkRead.result);
         }
       };
-      return promisifyRequest(os.transaction).then(() => [headRead.result, panelRead.result, found] as const);
+      return promisifyRequest(os.transaction).then(() => [headRead.result, found] as const);
     });
     const h = sanitizeHead(rawHead);
-    if (!h) return rawPanel ? { ...NOTHING, ...panelOf(rawPanel) } : undefined;
-    // An older record keeps its messages and panel in the head.
-    const legacy = rawHead as { messages?: unknown; open?: unknown };
+    if (!h) return undefined;
+    // An older record keeps its messages in the head.
+    const legacy = rawHead as { messages?: unknown };
     const chunks = new Map([...values].map(([id, value]) => [id, toMessages(value, live)]));
     this.#remember(h.chunks, chunks);
     this.#head = headText(h, h.chunks);
@@ -772,18 +787,15 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       messages = messages.map((m) =>
         m.status === 'streaming' || m.status === 'sending' ? toMessage(m, false) : m,
       );
-    const p = rawPanel ? panelOf(rawPanel) : panelOf(legacy);
-    this.#panel = JSON.stringify(p);
-    return stateOf(h, p, messages);
+    return stateOf(h, panelFrom(), messages);
   }
 
   /**
-   * One transaction: the panel, the new chunks, the gone ones, and (when it changed) the head,
+   * One transaction: the new chunks, the gone ones, and (when it changed) the head,
    * read and written together so no other tab's write lands in between. Returns the head as
    * written (merged with the device's, decisions 235 and 522), or nothing when it did not change.
    */
   async #put(
-    panel: Panel,
     next:
       | false
       | { head: Head; changed: readonly boolean[]; rowsBefore?: readonly ThreadSummary[]; mine: Mine },
@@ -792,7 +804,6 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   ): Promise<Head | undefined> {
     let written: Head | undefined;
     await this.#store()('readwrite', (os) => {
-      os.put(panel, `${this.#scope}:ui:panel`);
       for (const [id, chunk] of fresh) os.put(chunk, this.#chunkKey(id));
       if (!next) {
         // Chunks of an unchanged conversation: none are new, none are gone.
@@ -854,15 +865,16 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     this.#head = headText(h, h.chunks);
     this.#parts = partsOf(h);
     this.#rev = Math.max(this.#rev, h.rev ?? 0);
-    const panel = JSON.parse(this.#panel || '{"open":false,"threadListOpen":false}') as Panel;
-    tell({ state: stateOf(h, panel, this.#assemble(h.chunks) ?? []) });
+    tell({ state: stateOf(h, panelFrom(this.#panel), this.#assemble(h.chunks) ?? []) });
   }
 }
 
 /** Removes every widget's cached state on this origin (tests, a "forget me" link). */
 export async function clearDeviceMemory(): Promise<void> {
   inSession((storage) =>
-    Object.keys(storage).forEach((key) => key.startsWith(STASH) && storage.removeItem(key)),
+    Object.keys(storage).forEach(
+      (key) => (key.startsWith(STASH) || key.startsWith(PANEL)) && storage.removeItem(key),
+    ),
   );
   // After the writes already asked for, so none of them lands after the wipe.
   writes = writes.then(() => clearAll(idbStore())).catch(warnOnce);

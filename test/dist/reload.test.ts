@@ -73,6 +73,40 @@ describe('a real page reload (the classic script, a demo agent that writes a wor
   });
 });
 
+describe("the launcher's panel in real tabs (decision 564)", () => {
+  it('a new tab of the site starts with it closed, however another tab left it; a reload opens it as it was', async () => {
+    const site = await startSite({ script: 'iife', mode: 'launcher', ownerKey: await visitorOwnerKey() });
+    try {
+      const context = await browser.newContext();
+      const first = await context.newPage();
+      await first.goto(site.origin);
+      await first.getByRole('button', { name: 'Open chat' }).click();
+      await ask(first, 'How do I theme it?');
+      await expect.poll(() => shown(first), { timeout: 15_000 }).toMatchObject([{}, { status: 'complete' }]);
+      // A link in an answer opens a new tab: the page, not the chat over it.
+      const second = await context.newPage();
+      await second.goto(site.origin);
+      await settled(second);
+      const launcher = second.getByRole('button', { name: 'Open chat' });
+      expect(await launcher.getAttribute('aria-expanded')).toBe('false');
+      await launcher.click();
+      await expect
+        .poll(() => shown(second))
+        .toMatchObject([{ text: 'How do I theme it?' }, { status: 'complete' }]);
+      await second.getByRole('button', { name: 'Open chat' }).click();
+      await first.reload();
+      await settled(first);
+      expect(await first.getByRole('button', { name: 'Open chat' }).getAttribute('aria-expanded')).toBe(
+        'true',
+      );
+      await first.getByRole('textbox', { name: 'Message' }).waitFor();
+      await context.close();
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('two real tabs of one visitor (the same owner-key), both panels open on the start screen', () => {
   for (const mode of ['inline', 'launcher'] as const)
     // The 5 s is the tabs' promise; the rest (a site, two pages, an answer) is given the time a
@@ -87,7 +121,7 @@ describe('two real tabs of one visitor (the same owner-key), both panels open on
           const [first, second] = [await context.newPage(), await context.newPage()];
           for (const page of [first, second]) {
             await page.goto(site.origin);
-            if (mode === 'launcher') await openPanel(page);
+            if (mode === 'launcher') await page.getByRole('button', { name: 'Open chat' }).click();
             await page.getByRole('textbox', { name: 'Message' }).waitFor();
           }
           await ask(first, 'How do I theme it?');
@@ -107,19 +141,13 @@ describe('two real tabs of one visitor (the same owner-key), both panels open on
     );
 });
 
-/**
- * Opens the launcher's panel as a visitor does: only if it is closed. The device remembers the
- * panel as another tab left it, and a second tab restores it open; a click on the launcher then
- * closed it again, when the click came after the restore.
- */
-async function openPanel(page: Page): Promise<void> {
-  await page.evaluate(async () => {
+/** Resolves when the widget has applied what the device remembers. */
+function settled(page: Page): Promise<void> {
+  return page.evaluate(async () => {
     await customElements.whenDefined('agent-chat');
-    // updateComplete waits for the remembered state to be applied.
-    await (document.querySelector('agent-chat') as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    await (document.querySelector('agent-chat') as unknown as { updateComplete: Promise<unknown> })
+      .updateComplete;
   });
-  const launcher = page.getByRole('button', { name: 'Open chat' });
-  if ((await launcher.getAttribute('aria-expanded')) !== 'true') await launcher.click();
 }
 
 /** Everything of the widget's on this device (IndexedDB and this tab's sessionStorage), as text. */

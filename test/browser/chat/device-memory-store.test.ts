@@ -107,6 +107,31 @@ describe('createDeviceMemoryStore', () => {
     expect(await reader.load()).toBeUndefined();
   });
 
+  it("keeps the panel's state in the tab, not the database: a reload opens it as left, a new tab closed (decision 564)", async () => {
+    const { store, puts } = countingStore();
+    const tab = createDeviceMemoryStore('p:panel', { store });
+    const messages = [message(0)];
+    await tab.save(state(messages));
+    puts.length = 0;
+    await tab.save(state(messages, { open: false, threadListOpen: true }));
+    // Only the panel changed: no write to the database, which every tab reads.
+    expect(puts).toEqual([]);
+    expect(await stored('p:panel')).not.toContain('p:panel:ui:panel');
+    // A reload of the tab.
+    expect(await createDeviceMemoryStore('p:panel').load()).toMatchObject({
+      open: false,
+      threadListOpen: true,
+      messages: [{ content: 'message 0' }],
+    });
+    // A new tab: the conversation, with the panel closed.
+    sessionStorage.clear();
+    expect(await createDeviceMemoryStore('p:panel').load()).toMatchObject({
+      open: false,
+      threadListOpen: false,
+      messages: [{ content: 'message 0' }],
+    });
+  });
+
   it('reads a head and its chunks as one: another tab replacing the chunks meanwhile never makes the conversation read empty', async () => {
     const writer = createDeviceMemoryStore('p:whole');
     await writer.save(state([message(0), message(1, 'answer 0')]));
@@ -475,7 +500,7 @@ describe("a public visitor's kept conversations on the device (decisions 521, 52
 
     // Deleted (its row leaves the list), nothing of it stays.
     await reloaded.save(state([], { activeThreadId: null, threads: [] }), rows);
-    expect(await stored('p:kept')).toEqual(['p:kept:ui:panel']);
+    expect(await stored('p:kept')).toEqual([]);
   });
 
   it('two tabs that each end an answer in another thread at once keep both rows, on the device and on both screens; a Delete is not brought back', async () => {
