@@ -80,7 +80,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.706 * KB),
+    budget: Number(args['max-iife'] ?? 52.738 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -112,7 +112,7 @@ const bundles = [
   // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
   // agent-chat-error for an answer whose connection fails (30 B together).
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.521 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.562 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

@@ -678,6 +678,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     writes = writes
       .then(async () => {
         const written = await this.#put(headChanged && { head, changed, rowsBefore, mine }, fresh, gone);
+        // What this tab knows of the device is another owner's now: it starts again from nothing.
+        if (written === 'refused') return this.#forget();
         if (!written) return;
         const told: Broadcast = { scope: this.#scope, head: written, chunks: Object.fromEntries(fresh) };
         this.#channel?.postMessage(told);
@@ -793,7 +795,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   /**
    * One transaction: the new chunks, the gone ones, and (when it changed) the head,
    * read and written together so no other tab's write lands in between. Returns the head as
-   * written (merged with the device's, decisions 235 and 522), or nothing when it did not change.
+   * written (merged with the device's, decisions 235 and 522), nothing when it did not change, or
+   * 'refused' over another owner's record (decision 580).
    */
   async #put(
     next:
@@ -801,18 +804,25 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       | { head: Head; changed: readonly boolean[]; rowsBefore?: readonly ThreadSummary[]; mine: Mine },
     fresh: Map<string, readonly ChatMessage[]>,
     gone: readonly string[],
-  ): Promise<Head | undefined> {
-    let written: Head | undefined;
+  ): Promise<Head | 'refused' | undefined> {
+    let written: Head | 'refused' | undefined;
     await this.#store()('readwrite', (os) => {
-      for (const [id, chunk] of fresh) os.put(chunk, this.#chunkKey(id));
+      const putFresh = () => fresh.forEach((chunk, id) => os.put(chunk, this.#chunkKey(id)));
       if (!next) {
         // Chunks of an unchanged conversation: none are new, none are gone.
+        putFresh();
         for (const id of gone) os.delete(this.#chunkKey(id));
         return promisifyRequest(os.transaction);
       }
       const read = os.get(`${this.#scope}:ui`);
       read.onsuccess = () => {
         const stored = sanitizeHead(read.result);
+        // Another owner's record: only a wipe replaces it, so this tab has not heard yet of the
+        // owner change another tab made (its message is on the way). Written over, the new
+        // owner's conversation was lost, and this tab's rev hid it from this tab for good.
+        if (stored && stored.ownerKey !== null && !sameOwner(stored.ownerKey, next.head.ownerKey))
+          return void (written = 'refused');
+        putFresh();
         const head = merged(next.head, stored, next.changed);
         // A list the service never answered is a public visitor's, kept on the device (518),
         // under `-` (or '', as versions before decision 540 stored it).

@@ -107,6 +107,36 @@ describe('createDeviceMemoryStore', () => {
     expect(await reader.load()).toBeUndefined();
   });
 
+  it("a tab that has not heard of an owner change never writes its owner's state over the next owner's (decision 580)", async () => {
+    const alice = [message(0, 'Alice question'), message(1, 'answer')];
+    const first = createDeviceMemoryStore('p:owners');
+    const second = createDeviceMemoryStore('p:owners');
+    const heard: RemoteChange[] = [];
+    second.watch((change) => heard.push(change));
+    await first.save(state(alice, { ownerKey: 'key-alice' }));
+    await expect.poll(() => heard.length).toBe(1);
+    // Bob signs in in the first tab: it wipes the device and writes his question.
+    await first.clear();
+    const bob = [message(2, 'Bob question')];
+    await first.save(state(bob, { ownerKey: 'key-bob' }));
+    // The second tab, still showing Alice's conversation, writes a change of hers.
+    await second.save(state(alice, { ownerKey: 'key-alice', drafts: { new: 'typed' } }));
+    const device = await createDeviceMemoryStore('p:owners').load();
+    expect(device).toMatchObject({
+      ownerKey: 'key-bob',
+      drafts: {},
+      messages: [{ content: 'Bob question' }],
+    });
+    // It follows Bob's record as the other tab wrote it (its own session decides whether to show it).
+    await expect.poll(() => heard.at(-1)?.state?.ownerKey).toBe('key-bob');
+    // Once it has heard and its owner is Bob too, its writes land as before.
+    await second.save(state(bob, { ownerKey: 'key-bob', drafts: { new: 'typed' } }));
+    expect(await createDeviceMemoryStore('p:owners').load()).toMatchObject({
+      ownerKey: 'key-bob',
+      drafts: { new: 'typed' },
+    });
+  });
+
   it("keeps the panel's state in the tab, not the database: a reload opens it as left, a new tab closed (decision 564)", async () => {
     const { store, puts } = countingStore();
     const tab = createDeviceMemoryStore('p:panel', { store });
