@@ -608,7 +608,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       state = { ...(state ?? NOTHING), ...panelFrom(panel) };
     }
     // Taken once: what this tab writes from now on is newer.
-    const key = this.#stashKey();
+    const key = STASH + this.#scope;
     return withStash(
       state,
       inSession((storage) => {
@@ -628,7 +628,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
         .map((kept) => JSON.stringify(kept))
         .find((kept) => kept.length <= MAX_STASH_CHARS);
     inSession((storage) =>
-      text ? storage.setItem(this.#stashKey(), text) : storage.removeItem(this.#stashKey()),
+      text ? storage.setItem(STASH + this.#scope, text) : storage.removeItem(STASH + this.#scope),
     );
   }
 
@@ -638,10 +638,6 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     // Opened, the thread becomes the active one with these chunks, not a copy of them.
     this.#opened = read?.opened;
     return read?.messages;
-  }
-
-  #stashKey(): string {
-    return STASH + this.#scope;
   }
 
   save(state: StoredMemory, rowsBefore?: readonly ThreadSummary[]): Promise<void> {
@@ -728,10 +724,6 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     this.#applying = this.#applying.then(() => this.#follow(data)).catch(warnOnce);
   }
 
-  #chunkKey(id: string): string {
-    return chunkKey(this.#scope, id);
-  }
-
   #assemble(ids: readonly string[]): ChatMessage[] | undefined {
     const out: ChatMessage[] = [];
     for (const id of ids) {
@@ -766,7 +758,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       headRead.onsuccess = () => {
         for (const id of sanitizeHead(headRead.result)?.chunks ?? []) {
           if (this.#known.has(id)) continue;
-          const chunkRead = os.get(this.#chunkKey(id));
+          const chunkRead = os.get(chunkKey(this.#scope, id));
           chunkRead.onsuccess = () => found.set(id, chunkRead.result);
         }
       };
@@ -807,11 +799,11 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   ): Promise<Head | 'refused' | undefined> {
     let written: Head | 'refused' | undefined;
     await this.#store()('readwrite', (os) => {
-      const putFresh = () => fresh.forEach((chunk, id) => os.put(chunk, this.#chunkKey(id)));
+      const putFresh = () => fresh.forEach((chunk, id) => os.put(chunk, chunkKey(this.#scope, id)));
       if (!next) {
         // Chunks of an unchanged conversation: none are new, none are gone.
         putFresh();
-        for (const id of gone) os.delete(this.#chunkKey(id));
+        for (const id of gone) os.delete(chunkKey(this.#scope, id));
         return promisifyRequest(os.transaction);
       }
       const read = os.get(`${this.#scope}:ui`);
@@ -861,7 +853,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     if (missing.length) {
       try {
         const values = await getMany(
-          missing.map((id) => this.#chunkKey(id)),
+          missing.map((id) => chunkKey(this.#scope, id)),
           this.#store(),
         );
         // Gone already: a later write replaced it, and that write's message is on its way.
