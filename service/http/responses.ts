@@ -35,9 +35,10 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 export const noContent = () =>
   new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'Cache-Control': 'no-store' } });
 
-/** The chat stream's headers (§4). */
+/** The chat stream's headers (§4); nginx, which buffers a response by default, passes each record on at once. */
 export const STREAM_HEADERS = {
   'Content-Type': 'text/plain; charset=utf-8',
   'Cache-Control': 'no-store',
+  'X-Accel-Buffering': 'no',
   ...CORS_HEADERS,
 };

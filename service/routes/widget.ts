@@ -1,4 +1,4 @@
-import { LATEST_WIDGET, widgetPath } from '../../contract/paths.js';
+import { LATEST_WIDGET } from '../../contract/paths.js';
 import { HttpError, notFound } from '../http/errors.js';
 import type { RequestInfo, ServiceContext } from './context.js';
 
@@ -46,7 +46,8 @@ export async function widgetFile(
       status: 302,
       headers: {
         ...CROSS_ORIGIN,
-        Location: `${ctx.basePath}${widgetPath(release.version, name)}`,
+        // Relative (`../0.1.0/agent-chat.js`): a proxy that serves the service under a path of its own keeps it.
+        Location: `${'../'.repeat(name.split('/').length)}${release.version}/${name}`,
         // The next release moves `latest`: a cache asks again.
         'Cache-Control': 'no-cache',
       },

@@ -50,13 +50,12 @@ function secure(ctx: ServiceContext, request: Request): boolean {
 const cookieName = (ctx: ServiceContext, request: Request) =>
   secure(ctx, request) ? `__Secure-${COOKIE}` : COOKIE;
 
+/** The console's path as the browser sees it: under the public URL's own path when a proxy serves the service on one. */
+const consolePath = (ctx: ServiceContext) =>
+  `${ctx.publicUrl ? new URL(ctx.publicUrl).pathname.replace(/\/+$/, '') : ''}${ctx.basePath}/console/`;
+
 function cookie(ctx: ServiceContext, request: Request, value: string, maxAgeSeconds: number): string {
-  const attributes = [
-    `Path=${ctx.basePath}/console/`,
-    'HttpOnly',
-    'SameSite=Strict',
-    `Max-Age=${maxAgeSeconds}`,
-  ];
+  const attributes = [`Path=${consolePath(ctx)}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
   if (secure(ctx, request)) attributes.push('Secure');
   return `${cookieName(ctx, request)}=${value}; ${attributes.join('; ')}`;
 }

@@ -133,7 +133,8 @@ async function page(ctx: ServiceContext, request: Request, path: string): Promis
   if (request.method !== 'GET' && request.method !== 'HEAD')
     throw new HttpError(405, 'method_not_allowed', 'Pages are read with GET.', { Allow: 'GET, HEAD' });
   if (path === '')
-    return new Response(null, { status: 308, headers: { Location: `${ctx.basePath}${CONSOLE}/` } });
+    // Relative: a proxy that serves the service under a path of its own keeps it.
+    return new Response(null, { status: 308, headers: { Location: `${CONSOLE.slice(1)}/` } });
   const asset = /^\/(assets\/[\w.-]+)$/.exec(path);
   const file = await ctx.console!.files?.(asset ? asset[1] : 'index.html');
   if (!file) {

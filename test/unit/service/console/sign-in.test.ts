@@ -45,6 +45,24 @@ describe('console sign-in', () => {
     expect(plain.headers.get('Set-Cookie')).toMatch(/^agent_chat_console=/);
   });
 
+  it('keeps the cookie and the redirect under the path a proxy serves the service on', async () => {
+    // https://example.test/chat/ → the service, the proxy stripping /chat: the browser's console is /chat/console/.
+    const { service } = makeService({ console: CONSOLE, publicUrl: 'https://example.test/chat/' });
+    await addAdmin(service.storage);
+    const right = await consoleClient(service, { base: 'http://127.0.0.1:8787' }).signIn();
+    expect(right.status).toBe(200);
+    expect(right.headers.get('Set-Cookie')).toContain('Path=/chat/console/;');
+    const bare = await service.handle(new Request('http://127.0.0.1:8787/console'));
+    expect(bare.status).toBe(308);
+    expect(new URL(bare.headers.get('Location')!, 'https://example.test/chat/console').href).toBe(
+      'https://example.test/chat/console/',
+    );
+    // At the origin's root, as before.
+    const root = makeService({ console: CONSOLE, publicUrl: 'https://example.test' }).service;
+    await addAdmin(root.storage);
+    expect((await consoleClient(root).signIn()).headers.get('Set-Cookie')).toContain('Path=/console/;');
+  });
+
   it('locks a name only at the address that failed, with a backoff; the admin signs in from elsewhere', async () => {
     const { service, clock } = makeService({ console: CONSOLE });
     await addAdmin(service.storage);

@@ -74,10 +74,12 @@ describe('chat (§4)', () => {
     ).toEqual(['partial_answer', 'identifiers']);
   });
 
-  it('answers with text/plain; charset=utf-8', async () => {
+  it('answers with text/plain; charset=utf-8, telling nginx not to buffer the stream', async () => {
     const { session, chat } = makeService();
     const { response } = await chat(await session(), 'hello');
     expect(response.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
+    // nginx buffers a proxied answer by default: without this the visitor sees it all at the end.
+    expect(response.headers.get('X-Accel-Buffering')).toBe('no');
   });
 
   it('continues a thread and records both sides of each turn, oldest first', async () => {

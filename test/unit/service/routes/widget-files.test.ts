@@ -46,11 +46,19 @@ describe('the widget files (§12)', () => {
     expect(await sri.json()).toEqual(release.sri);
   });
 
-  it('redirects latest to the versioned path (302, not cached for good)', async () => {
+  it('redirects latest to the versioned path (302, not cached for good), also under a proxy’s own path', async () => {
     const { service } = makeService({ widget: release, basePath: '/svc' });
     const response = await service.handle(new Request(`${BASE}/svc/widget/latest/agent-chat.iife.js`));
     expect(response.status).toBe(302);
-    expect(response.headers.get('Location')).toBe('/svc/widget/1.2.3/agent-chat.iife.js');
+    const location = response.headers.get('Location')!;
+    expect(new URL(location, `${BASE}/svc/widget/latest/agent-chat.iife.js`).href).toBe(
+      `${BASE}/svc/widget/1.2.3/agent-chat.iife.js`,
+    );
+    // A proxy serving the service at https://example.test/chat/ passes the same answer on: the
+    // browser must stay under /chat/, where the proxy sends it to the service.
+    expect(new URL(location, 'https://example.test/chat/svc/widget/latest/agent-chat.iife.js').href).toBe(
+      'https://example.test/chat/svc/widget/1.2.3/agent-chat.iife.js',
+    );
     expect(response.headers.get('Cache-Control')).toBe('no-cache');
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
