@@ -38,12 +38,14 @@ async function requirePublic(ctx: ServiceContext, projectId: string, integration
  * at least one, and a browser always sends Origin on these calls (a script may fake it: the
  * budget and the proof of work are what bound such a caller, docs/service.md).
  */
-function requireListedOrigin(request: Request, integration: IntegrationRecord): string {
+function requireListedOrigin(ctx: ServiceContext, request: Request, integration: IntegrationRecord): string {
   // A browser leaves Origin off a same-origin GET (a page served beside the service, or through
-  // the same proxy): it says so in Sec-Fetch-Site, and the page's origin is then the request's.
+  // the same proxy): it says so in Sec-Fetch-Site, and the page's origin is then the service's
+  // own as the browser sees it: the public URL's (a TLS proxy hands the request on as http, with
+  // a Host of its choosing), else the request's (decision 572).
+  const own = ctx.publicUrl ? new URL(ctx.publicUrl).origin : new URL(request.url).origin;
   const origin =
-    request.headers.get('Origin') ??
-    (request.headers.get('Sec-Fetch-Site') === 'same-origin' ? new URL(request.url).origin : null);
+    request.headers.get('Origin') ?? (request.headers.get('Sec-Fetch-Site') === 'same-origin' ? own : null);
   if (origin && integration.allowedOrigins.includes(origin)) return origin;
   throw new HttpError(
     403,
@@ -132,7 +134,7 @@ function forListedPage(
 ): Promise<Response> {
   return underPublicCors(request, async () => {
     const target = await requirePublic(ctx, projectId, integrationId);
-    requireListedOrigin(request, target.integration);
+    requireListedOrigin(ctx, request, target.integration);
     await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.publicMint, addressKey(kind, projectId, info));
     return run(target);
   });

@@ -163,6 +163,35 @@ describe('public sessions (§2b)', () => {
     expect((await errorBody(crossSite)).code).toBe('origin_not_allowed');
   });
 
+  it('a page beside the service behind a TLS proxy: its same-origin GET is from the public URL’s origin', async () => {
+    // https://docs.example.com/chat/ → the service, which sees http://127.0.0.1:8787/…
+    const ctx = makeService({
+      projects: [PROJECT, { ...PUBLIC_PROJECT, allowedOrigins: [SITE] }],
+      challengeWork: WORK,
+      publicUrl: `${SITE}/chat/`,
+    });
+    const proxied = await ctx.call(
+      'GET',
+      'http://127.0.0.1:8787/agent/v1/projects/proj_pub/integrations/int_pub/challenge/',
+      { headers: { 'Sec-Fetch-Site': 'same-origin', 'X-Forwarded-Proto': 'https' } },
+    );
+    expect(proxied.status).toBe(200);
+    // The public URL names the origin: a same-origin call claims no other.
+    const elsewhere = makeService({
+      projects: [PROJECT, { ...PUBLIC_PROJECT, allowedOrigins: [SITE] }],
+      challengeWork: WORK,
+      publicUrl: 'https://chat.example.net/',
+    });
+    const refused = await elsewhere.call(
+      'GET',
+      `${SITE}/agent/v1/projects/proj_pub/integrations/int_pub/challenge/`,
+      {
+        headers: { 'Sec-Fetch-Site': 'same-origin' },
+      },
+    );
+    expect(refused.status).toBe(403);
+  });
+
   it('the preflight clears the allowed origins only', async () => {
     const ctx = publicService();
     const preflight = (origin: string, path = ROUTES) =>
