@@ -76,7 +76,9 @@ const bundles = [
   // Copy answer says so (28 B); decision 563: keys typed into its fields stay in the widget (106 B);
   // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
   // agent-chat-error for an answer whose connection fails (30 B together).
-  // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (61 B).
+  // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (61 B);
+  // decision 565: the panel's state in the tab (49 B); decision 581: a write refused over another
+  // owner's record (32 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
@@ -111,8 +113,10 @@ const bundles = [
   // decision 562: a refused Copy answer says so (34 B); decision 563: typed keys stay inside (115 B);
   // decisions 551 and 552: a reattach that cannot reach the service tries again, and one
   // agent-chat-error for an answer whose connection fails (30 B together).
-  // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.562 * KB) },
+  // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B);
+  // decision 565: the panel's state in the tab (25 B); decision 581: a write refused over another
+  // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.571 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

@@ -107,6 +107,7 @@ export default css`
   }
   @keyframes shimmer { to { opacity: 0.45; } }
   .confirm {
+    flex: 1;
     display: flex;
     flex-wrap: wrap;
     gap: 6px;

@@ -168,11 +168,11 @@ export class AgentChatThreadList extends LitElement {
       const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', {
         title,
       });
-      return html`<li class="confirm" role="group" aria-label=${words} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
+      return html`<li><div class="confirm" role="group" aria-label=${words} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
         <span>${words}</span>
         <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id)}>${t('delete')}</button>
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
-      </li>`;
+      </div></li>`;
     }
     if (this.renaming === thread.id)
       return renderRenameField(
