@@ -49,4 +49,30 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     from.remove();
     to.remove();
   });
+
+  it("waits behind a page's modal dialog, and is over the page once the dialog closes", async () => {
+    await page.viewport(1000, 800);
+    const dialog = document.createElement('dialog');
+    dialog.textContent = 'Accept cookies?';
+    document.body.append(dialog);
+    dialog.showModal();
+    const el = document.createElement('agent-chat');
+    el.setAttribute('project-id', 'proj_1');
+    el.setAttribute('integration-id', 'int_1');
+    document.body.append(el);
+    await expect.element(page.getByRole('button', { name: 'Open chat', includeHidden: true })).toBeInTheDocument();
+    const launcher = el.shadowRoot!.querySelector<HTMLElement>('.launcher')!;
+    const box = launcher.getBoundingClientRect();
+    expect(launcher.matches(':popover-open')).toBe(false);
+    expect(document.elementFromPoint(box.x + 28, box.y + 28), 'over the modal, inert').not.toBe(el);
+
+    const closed = new Promise((resolve) => dialog.addEventListener('close', resolve, { once: true }));
+    dialog.close();
+    await closed;
+    await expect.poll(() => launcher.matches(':popover-open')).toBe(true);
+    expect(document.elementFromPoint(box.x + 28, box.y + 28)).toBe(el);
+    el.remove();
+    dialog.remove();
+  });
 });
+

@@ -78,4 +78,62 @@ describe('the floating chat in a block of the page', () => {
     const box = launcher.getBoundingClientRect();
     expect(document.elementFromPoint(box.x + 28, box.y + 28)).not.toBe(el);
   });
+
+  /** A page's modal dialog (a consent or login box) in the middle of the viewport. */
+  function pageModal(): HTMLDialogElement {
+    const dialog = document.createElement('dialog');
+    dialog.innerHTML = '<p>Accept cookies?</p><button type="button">Accept</button>';
+    document.body.append(dialog);
+    dialog.showModal();
+    return dialog;
+  }
+  /** What is drawn at the launcher's centre: the chat, or the modal's backdrop (the page's root). */
+  const atLauncher = (el: AgentChat) => {
+    const box = part(el, '.launcher').getBoundingClientRect();
+    return document.elementFromPoint(box.x + 28, box.y + 28);
+  };
+  const closed = (dialog: HTMLDialogElement) =>
+    new Promise((resolve) => {
+      dialog.addEventListener('close', resolve, { once: true });
+      dialog.close();
+    });
+
+  test("connected while the page's modal dialog is open: behind its backdrop, on top once it closes", async ({
+    backend,
+  }) => {
+    const dialog = pageModal();
+    const el = await chatInBlock('transform: translateY(0)');
+    await settled(el);
+    expect(part(el, '.launcher').matches(':popover-open')).toBe(false);
+    expect(atLauncher(el), 'the launcher floats over the modal, inert').not.toBe(el);
+    await closed(dialog);
+    await expect.poll(() => part(el, '.launcher').matches(':popover-open')).toBe(true);
+    await expectOverTheViewport(el);
+    dialog.remove();
+  });
+
+  test("moved while the page's modal dialog is open: behind it, on top again once it closes", async ({
+    backend,
+  }) => {
+    const el = await chatInBlock('');
+    await el.open();
+    await settled(el);
+    const dialog = pageModal();
+    expect(atLauncher(el)).not.toBe(el);
+    document.body.append(el);
+    await settled(el);
+    expect(part(el, '.launcher').matches(':popover-open')).toBe(false);
+    expect(part(el, '.panel').matches(':popover-open')).toBe(false);
+    expect(atLauncher(el), 'the launcher floats over the modal, inert').not.toBe(el);
+    // A second modal opened over the first: the chat waits for that one too.
+    const second = pageModal();
+    await closed(dialog);
+    expect(part(el, '.launcher').matches(':popover-open')).toBe(false);
+    await closed(second);
+    await expect.poll(() => part(el, '.launcher').matches(':popover-open')).toBe(true);
+    expect(part(el, '.panel').matches(':popover-open')).toBe(true);
+    expect(atLauncher(el)).toBe(el);
+    for (const d of [dialog, second]) d.remove();
+    el.remove();
+  });
 });
