@@ -154,7 +154,7 @@ export class AnswerTurn {
       const answer = this.#answer;
       if (!answer) break;
       if (answer.status === 'interrupted' && answer.questionAnswerId && attempts < REATTACH_ATTEMPTS) {
-        await backoff(parts.reattachDelay(attempts++), signal);
+        await this.#backoff(parts.reattachDelay(attempts++));
         if (!this.current()) return;
         request = undefined;
         continue;
@@ -189,6 +189,27 @@ export class AnswerTurn {
       );
     // Nothing started (an empty or broken body): the question was never answered.
     if (!this.#answer) throw new ProtocolError('Sending the message: the answer ended before it started.');
+  }
+
+  /**
+   * The wait before a reattach. Offline, it waits for the browser's `online` as well (decision
+   * 550), and the answer says so, "Waiting for a connection" rather than "interrupted", until it
+   * streams again; stopped meanwhile, it is the interrupted answer it was (decision 567).
+   */
+  async #backoff(ms: number): Promise<void> {
+    const interrupted = this.#answer!;
+    const show = (next: ChatMessage) => {
+      if (!this.current() || this.#answer === next) return;
+      this.#answer = this.#host.replace(this.#answer!, next);
+      this.#host.publish();
+    };
+    const waiting = { ...interrupted, error: errorInfo('offline', 'waitingForConnection', true) };
+    try {
+      await backoff(ms, this.#controller.signal, () => show(waiting));
+    } catch (error) {
+      show(interrupted);
+      throw error;
+    }
   }
 
   /**

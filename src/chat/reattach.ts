@@ -7,14 +7,18 @@ export function reattachDelay(attempt: number): number {
   return REATTACH_BASE_DELAY_MS * 2 ** attempt;
 }
 
-/** Resolves once the browser says it is online (at once where it cannot tell). */
-export function whenOnline(signal: AbortSignal): Promise<void> {
+/**
+ * Resolves once the browser says it is online (at once where it cannot tell); `offline` is called
+ * when it has to wait.
+ */
+export function whenOnline(signal: AbortSignal, offline?: () => void): Promise<void> {
   if (
     typeof navigator === 'undefined' ||
     navigator.onLine !== false ||
     typeof addEventListener !== 'function'
   )
     return Promise.resolve();
+  offline?.();
   return new Promise((resolve, reject) => {
     const done = () => {
       removeEventListener('online', done);
@@ -30,8 +34,12 @@ export function whenOnline(signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Waits `ms` (then for the browser to be online); rejects with the signal's reason on abort. */
-export async function backoff(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits `ms` (then for the browser to be online); rejects with the signal's reason on abort.
+ * `offline` is called when the browser is offline, at the start or once the wait is over.
+ */
+export async function backoff(ms: number, signal: AbortSignal, offline?: () => void): Promise<void> {
+  if (offline && typeof navigator !== 'undefined' && navigator.onLine === false) offline();
   await new Promise<void>((resolve, reject) => {
     signal.throwIfAborted();
     const timer = setTimeout(() => {
@@ -44,5 +52,5 @@ export async function backoff(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', abort, { once: true });
   });
-  await whenOnline(signal);
+  await whenOnline(signal, offline);
 }

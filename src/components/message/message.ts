@@ -193,7 +193,16 @@ export class AgentChatMessage extends LitElement {
     const retry = this.retryable && message.error?.recoverable !== false;
     if (!label && !message.error) return nothing;
     return html`<div class="meta" part="meta">
-      ${message.error ? html`<p class="error" part="error" role="alert">${t(message.error.key ?? 'errorGeneric', message.error.values)}</p>` : label ? html`<span>${t(label)}</span>` : nothing}
+      ${
+        // Offline, an answer waits for the connection to come back (decision 567): a status, not an alert.
+        message.error?.code === 'offline'
+          ? html`<span role="status">${t('waitingForConnection')}</span>`
+          : message.error
+            ? html`<p class="error" part="error" role="alert">${t(message.error.key ?? 'errorGeneric', message.error.values)}</p>`
+            : label
+              ? html`<span>${t(label)}</span>`
+              : nothing
+      }
       ${retry ? html`<button class="retry" type="button" @click=${() => this.dispatchEvent(new AgentChatMessageRetryEvent({ messageId: message.id }))}>${t('retry')}</button>` : nothing}
     </div>`;
   }
