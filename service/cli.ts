@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -219,7 +220,8 @@ async function start(values: Flags, port: number, setup: Setup) {
     console: await nodeConsole(),
     widget: await nodeWidgetRelease(),
   });
-  const running = await serve(service, { port, host: values.host ?? env.HOST ?? '127.0.0.1' });
+  const host = values.host ?? env.HOST ?? '127.0.0.1';
+  const running = await serve(service, { port, host });
   // Before any line says the service is up: whoever reads it (an orchestrator, a test) may stop
   // it at once, and a signal before the handlers would kill the process without its drain.
   const stoppable = { ...running, inFlight: () => service.answersInFlight };
@@ -233,7 +235,24 @@ async function start(values: Flags, port: number, setup: Setup) {
   console.log(
     `agent-chat-service listening on ${running.url} (${named ?? 'projects from the console'}, ${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}; drains for up to ${drainMs / 1000} s on SIGTERM)`,
   );
+  const everywhere = everyInterface(host, running.url);
+  if (everywhere) console.log(`agent-chat-service ${everywhere}`);
   announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
+}
+
+/**
+ * A wildcard host (0.0.0.0, ::) is no address to open: the lines above give the loopback one, for
+ * a person on this machine, and this line says it listens on every interface, with the machine's
+ * own addresses for the others (decision 568). Link-local IPv6 ones are left out (they need a zone).
+ */
+function everyInterface(host: string, url: string): string | undefined {
+  if (host !== '0.0.0.0' && host !== '::') return undefined;
+  const { port } = new URL(url);
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && (host === '::' || a.family === 'IPv4') && !a.scopeid)
+    .map((a) => `http://${a!.family === 'IPv6' ? `[${a!.address}]` : a!.address}:${port}`);
+  return `listens on every interface (${host})${addresses.length ? `: also ${addresses.join(', ')}` : ''}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { solveChallenge } from 'altcha-lib/v1';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,7 @@ describe('agent-chat-service (the program)', () => {
     let program = await start(dataDir);
     cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
     expect(program.output()).toContain('answers with the offline demo agent, which quotes the docs');
+    expect(program.output()).not.toContain('every interface');
     const agent = () => `${program.url}/agent/v1/projects/proj_prog/agent`;
     const mint = async () =>
       (
@@ -242,6 +243,26 @@ describe('agent-chat-service (the program)', () => {
     await later.printed(/console: \S+\/console\/\n/);
     expect(later.output()).not.toContain('admin add');
     expect(await stop(later)).toBe(0);
+  }, 120_000);
+
+  it('with --host 0.0.0.0, prints the loopback URL and the machine\'s own, each one a person can open', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const program = await start(dataDir, { flags: ['--host', '0.0.0.0'] });
+    cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+    await program.printed('console: ');
+    const port = new URL(program.url).port;
+    expect(program.output()).not.toContain('0.0.0.0:');
+    expect(program.output()).toContain(`console: ${program.url}/console/`);
+    const machine = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal && a.family === 'IPv4')
+      .map((a) => `http://${a!.address}:${port}`);
+    const line = /agent-chat-service listens on every interface \(0\.0\.0\.0\)(?:: also (.+))?\n/.exec(program.output());
+    expect(line, program.output()).not.toBeNull();
+    expect(line![1]?.split(', ') ?? []).toEqual(machine);
+    for (const url of [program.url, ...machine]) expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await stop(program)).toBe(0);
   }, 120_000);
 
   it('refuses a second process on the same data directory at once, with a clear message, writing nothing', async () => {
