@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,13 +180,9 @@ describe('agent-chat-service (the program)', () => {
   it('--public with --allowed-origin: pages there get a proof of work and a session without a server; --public alone is refused', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-    const alone = spawnSync(process.execPath, [...NODE_FLAGS, CLI, ...FLAGS, '--data', dataDir, '--public'], {
-      env: { ...process.env, DATABASE_URL: '' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const alone = await finished([...FLAGS, '--data', dataDir, '--public'], '');
     expect(alone.status).toBe(1);
-    expect(alone.stderr).toContain('--public needs --allowed-origin');
+    expect(alone.output).toContain('--public needs --allowed-origin');
 
     const site = 'https://docs.example.com';
     const program = await start(dataDir, {
@@ -279,14 +275,10 @@ describe('agent-chat-service (the program)', () => {
     // Frozen, the first writes nothing of its own meanwhile (timers, the rollup), and still holds the lock.
     first.child.kill('SIGSTOP');
     const before = await files();
-    const second = spawnSync(process.execPath, [...NODE_FLAGS, CLI, ...FLAGS, '--data', dataDir], {
-      env: { ...process.env, DATABASE_URL: '' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const second = await finished([...FLAGS, '--data', dataDir], '');
     expect(second.status).toBe(1);
-    expect(second.stderr).toContain(`the data directory ${dataDir} is in use by process ${first.child.pid}`);
-    expect(second.stderr).toContain('DATABASE_URL');
+    expect(second.output).toContain(`the data directory ${dataDir} is in use by process ${first.child.pid}`);
+    expect(second.output).toContain('DATABASE_URL');
     expect(await files()).toEqual(before);
     first.child.kill('SIGCONT');
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
