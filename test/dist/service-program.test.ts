@@ -241,7 +241,7 @@ describe('agent-chat-service (the program)', () => {
     expect(await stop(later)).toBe(0);
   }, 120_000);
 
-  it('with --host 0.0.0.0, prints the loopback URL and the machine\'s own, each one a person can open', async () => {
+  it("with --host 0.0.0.0, prints the loopback URL and the machine's own, each one a person can open", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const program = await start(dataDir, { flags: ['--host', '0.0.0.0'] });
@@ -254,7 +254,9 @@ describe('agent-chat-service (the program)', () => {
       .flat()
       .filter((a) => a && !a.internal && a.family === 'IPv4')
       .map((a) => `http://${a!.address}:${port}`);
-    const line = /agent-chat-service listens on every interface \(0\.0\.0\.0\)(?:: also (.+))?\n/.exec(program.output());
+    const line = /agent-chat-service listens on every interface \(0\.0\.0\.0\)(?:: also (.+))?\n/.exec(
+      program.output(),
+    );
     expect(line, program.output()).not.toBeNull();
     expect(line![1]?.split(', ') ?? []).toEqual(machine);
     for (const url of [program.url, ...machine]) expect((await fetch(`${url}/healthz`)).status).toBe(200);

@@ -60,7 +60,9 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     el.setAttribute('project-id', 'proj_1');
     el.setAttribute('integration-id', 'int_1');
     document.body.append(el);
-    await expect.element(page.getByRole('button', { name: 'Open chat', includeHidden: true })).toBeInTheDocument();
+    await expect
+      .element(page.getByRole('button', { name: 'Open chat', includeHidden: true }))
+      .toBeInTheDocument();
     const launcher = el.shadowRoot!.querySelector<HTMLElement>('.launcher')!;
     const box = launcher.getBoundingClientRect();
     expect(launcher.matches(':popover-open')).toBe(false);
@@ -75,4 +77,3 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     dialog.remove();
   });
 });
-

@@ -83,7 +83,8 @@ describe('<agent-chat> offline in the middle of an answer', () => {
       // Every alert the answer shows from its first words on, to the end of the wait.
       const alerts: string[] = [];
       new MutationObserver(() => {
-        for (const alert of answerRoot(el).querySelectorAll('[role="alert"]')) alerts.push(alert.textContent!);
+        for (const alert of answerRoot(el).querySelectorAll('[role="alert"]'))
+          alerts.push(alert.textContent!);
       }).observe(answerRoot(el), { childList: true, subtree: true, characterData: true });
       await expect.poll(() => metaOf(el)?.textContent ?? '').toContain('Waiting for a connection');
       await settled(el);
