@@ -78,11 +78,12 @@ const bundles = [
   // agent-chat-error for an answer whose connection fails (30 B together).
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (61 B);
   // decision 565: the panel's state in the tab (49 B); decision 581: a write refused over another
-  // owner's record (32 B).
+  // owner's record (32 B); decision 569: the chat behind a page's modal dialog until it closes
+  // (566), an answer that says it waits for a connection (567) (193 B together).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 52.738 * KB),
+    budget: Number(args['max-iife'] ?? 52.918 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -115,8 +116,9 @@ const bundles = [
   // agent-chat-error for an answer whose connection fails (30 B together).
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B);
   // decision 565: the panel's state in the tab (25 B); decision 581: a write refused over another
-  // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.571 * KB) },
+  // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B);
+  // decision 569: 566 and 567 (180 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 83.739 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
@@ -133,11 +135,11 @@ const bundles = [
   // decision 494: the stand-in launcher ringed in forced colours (32 B); decision 533: a failed
   // fetch of the element tried again by the next use, and said once on the console (136 B);
   // decision 561: the stand-in launcher in the top layer, again after a move, its one helper shared
-  // with the element's (106 B).
+  // with the element's (106 B); decision 569: the stand-in behind a page's modal dialog (75 B).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 9.059 * KB),
+    budget: Number(args['max-es-root'] ?? 9.134 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
