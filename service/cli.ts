@@ -191,7 +191,7 @@ async function start(values: Flags, port: number, setup: Setup) {
   const { projects, named } = projectsOf(values);
   const settings = {
     projects,
-    publicUrl: values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL,
+    publicUrl: publicUrlOf(values['public-url'] ?? env.AGENT_CHAT_PUBLIC_URL),
     rateLimit: perMinute(env.AGENT_CHAT_RATE_LIMIT),
     sessionMintLimit: perMinute(env.AGENT_CHAT_SESSION_MINT_LIMIT),
     publicSessionLimit: perMinute(env.AGENT_CHAT_PUBLIC_SESSION_LIMIT),
@@ -256,13 +256,30 @@ function everyInterface(host: string, url: string): string | undefined {
 }
 
 /**
- * Where the console is, how to add its first admin while there is none, and (one write, so it
- * arrives with that line) when its cookie cannot be Secure.
+ * `--public-url`, checked now: the routes read it as an address at every request, and a bare host
+ * (`chat.example.com`) made each of them fail (decision 574).
+ */
+function publicUrlOf(given: string | undefined): string | undefined {
+  if (!given) return undefined;
+  const protocol = URL.parse(given)?.protocol;
+  if (protocol === 'https:' || protocol === 'http:') return given;
+  throw new Error(
+    `--public-url must be the address visitors open, as https://chat.example.com or https://example.com/chat/, not ${given}.`,
+  );
+}
+
+/**
+ * Where the console is (behind a proxy, at the public URL, and on this machine; decision 574),
+ * how to add its first admin while there is none, and (one write, so it arrives with that line)
+ * when its cookie cannot be Secure.
  */
 function announceConsole(url: string, publicUrl: string | undefined, hasAdmins: boolean) {
   const first = hasAdmins ? '' : ' (add an admin with: agent-chat-service admin add NAME)';
   const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
-  console.log(`console: ${url}/console/${first}${caveat}`);
+  const where = publicUrl
+    ? `${publicUrl.replace(/\/*$/, '')}/console/ (on this machine: ${url}/console/)`
+    : `${url}/console/`;
+  console.log(`console: ${where}${first}${caveat}`);
 }
 
 /** The project the flags name (`--project`, else proj_local): the one `--docs` feeds and `search` and `test` ask. */

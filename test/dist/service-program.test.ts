@@ -221,9 +221,25 @@ describe('agent-chat-service (the program)', () => {
     const behindTls = await start(dataDir, { flags: ['--public-url', 'https://chat.example.com'] });
     expect((await fetch(`${behindTls.url}/healthz`)).status).toBe(200);
     // The caveat is written with the console's line, in one write.
-    await behindTls.printed('/console/ (add an admin');
+    await behindTls.printed(
+      `console: https://chat.example.com/console/ (on this machine: ${behindTls.url}/console/) (add an admin`,
+    );
     expect(behindTls.output()).not.toContain(warning);
     expect(await stop(behindTls)).toBe(0);
+  }, 120_000);
+
+  it("prints the console at the public URL, with this machine's address too; refuses a public URL that is no address (decision 574)", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const behind = await start(dataDir, { flags: ['--public-url', 'https://chat.example.com/support/'] });
+    await behind.printed(
+      `console: https://chat.example.com/support/console/ (on this machine: ${behind.url}/console/)`,
+    );
+    expect(await stop(behind)).toBe(0);
+    const bare = await finished(['--public-url', 'chat.example.com', '--port', '0', '--data', dataDir], '');
+    expect(bare.status).toBe(1);
+    expect(bare.output).toContain('--public-url must be the address visitors open');
+    expect(bare.output).not.toContain('listening on');
   }, 120_000);
 
   it('offers `admin add` at start-up only while the console has no admin', async () => {
