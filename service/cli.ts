@@ -260,9 +260,7 @@ function everyInterface(host: string, url: string): string | undefined {
  * (`chat.example.com`) made each of them fail (decision 574).
  */
 function publicUrlOf(given: string | undefined): string | undefined {
-  if (!given) return undefined;
-  const protocol = URL.parse(given)?.protocol;
-  if (protocol === 'https:' || protocol === 'http:') return given;
+  if (!given || httpUrl(given)) return given;
   throw new Error(
     `--public-url must be the address visitors open, as https://chat.example.com or https://example.com/chat/, not ${given}.`,
   );
@@ -407,11 +405,17 @@ function docsSearch(value: string | undefined): boolean {
 const DEMO_AGENT =
   'the offline demo agent, which quotes the docs (set OPENAI_BASE_URL and OPENAI_MODEL for a model)';
 
+/** `value` as an http(s) address, or null (URL.canParse: Node 20 has no URL.parse). */
+function httpUrl(value: string): URL | null {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : null;
+}
+
 /** The model server's address, checked at start: a typo would otherwise fail every answer. */
 function modelBaseUrl(): URL {
   const value = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-  const url = URL.canParse(value) ? new URL(value) : null;
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+  const url = httpUrl(value);
+  if (!url)
     throw new Error(`OPENAI_BASE_URL must be an http(s) URL, like https://api.openai.com/v1, not ${value}.`);
   return url;
 }
