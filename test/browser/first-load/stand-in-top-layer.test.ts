@@ -9,6 +9,14 @@ import { defineLoader } from '../../../src/loader/loader.js';
 // The element never arrives: the stand-in stays.
 defineLoader(() => new Promise(() => {}));
 
+/** An `<agent-chat>` of a project, not yet on the page. */
+function chatElement(): HTMLElement {
+  const el = document.createElement('agent-chat');
+  el.setAttribute('project-id', 'proj_1');
+  el.setAttribute('integration-id', 'int_1');
+  return el;
+}
+
 describe('<agent-chat> (the loader) in a block with a transform', () => {
   it('draws its stand-in launcher in the corner of the viewport, over the page', async () => {
     await page.viewport(1000, 800);
@@ -16,9 +24,7 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     block.style.cssText = 'margin: 40px; transform: translateY(0); position: relative; z-index: 1';
     const cover = document.createElement('div');
     cover.style.cssText = 'position: fixed; right: 0; bottom: 0; width: 200px; height: 200px; z-index: 10';
-    const el = document.createElement('agent-chat');
-    el.setAttribute('project-id', 'proj_1');
-    el.setAttribute('integration-id', 'int_1');
+    const el = chatElement();
     block.append(el);
     document.body.append(block, cover);
     await expect.element(page.getByRole('button', { name: 'Open chat' })).toBeInTheDocument();
@@ -34,9 +40,7 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     await page.viewport(1000, 800);
     const [from, to] = [document.createElement('div'), document.createElement('div')];
     to.style.cssText = 'margin: 40px; transform: translateY(0)';
-    const el = document.createElement('agent-chat');
-    el.setAttribute('project-id', 'proj_1');
-    el.setAttribute('integration-id', 'int_1');
+    const el = chatElement();
     from.append(el);
     document.body.append(from, to);
     await expect.element(page.getByRole('button', { name: 'Open chat' })).toBeInTheDocument();
@@ -56,9 +60,7 @@ describe('<agent-chat> (the loader) in a block with a transform', () => {
     dialog.textContent = 'Accept cookies?';
     document.body.append(dialog);
     dialog.showModal();
-    const el = document.createElement('agent-chat');
-    el.setAttribute('project-id', 'proj_1');
-    el.setAttribute('integration-id', 'int_1');
+    const el = chatElement();
     document.body.append(el);
     await expect
       .element(page.getByRole('button', { name: 'Open chat', includeHidden: true }))
