@@ -9,7 +9,10 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/plain-summary-reporter.ts'],
     // One site, one service, one browser per file, and the cases run in order against them.
-    fileParallelism: false,
+    // The two files (`npm run test:cms`) run side by side: each mostly waits on its own PHP,
+    // MariaDB and Chromium processes, so two at once on two cores took the longer one's time
+    // instead of the sum (Vitest's default is one worker fewer than the cores: one, here).
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
     projects: [
