@@ -508,7 +508,11 @@ describe("<agent-chat> a public visitor's tab closed mid-answer while another ta
       .toBe(true);
     for (const question of both) {
       await userEvent.click(rowsOf(again).filter({ hasText: question }));
-      await expect.poll(() => messagesOf(again)[0]?.message?.content).toBe(question);
+      // With the rows beside it: a failure says whether the chosen row left the list (its
+      // thread not on the device) or stayed while the conversation did not change.
+      await expect
+        .poll(() => ({ shown: messagesOf(again)[0]?.message?.content, rows: threadListTitles(again) }))
+        .toMatchObject({ shown: question });
       await expect
         .poll(() => messagesOf(again).map((m) => m.message?.status), { timeout: 10_000 })
         .toEqual(['sent', 'complete']);
