@@ -156,8 +156,19 @@ export class AgentChatMessage extends LitElement {
     const value = data.get('issue');
     const issue = typeof value === 'string' ? value.trim() : '';
     this.#act('downvote', { ...comment, ...(issue ? { issue } : {}) });
-    this.asking = false;
     this.thanked = true;
+    this.#closeReasons();
+  }
+
+  /**
+   * The reasons form went with the button that closed it: the focus goes back to the vote it
+   * came from (now pressed), not to the page and from there to the message box (decision 582).
+   */
+  #closeReasons(): void {
+    this.asking = false;
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLElement>('.actions [aria-pressed="true"]')?.focus(),
+    );
   }
 
   async #copy(): Promise<void> {
@@ -233,7 +244,7 @@ export class AgentChatMessage extends LitElement {
         <p class="caption">${t('feedbackQuestion')}</p>
         <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
-        <div class="form-actions"><button type="submit" class="primary">${t('feedbackSubmit')}</button><button type="button" @click=${() => (this.asking = false)}>${t('cancel')}</button></div>
+        <div class="form-actions"><button type="submit" class="primary">${t('feedbackSubmit')}</button><button type="button" @click=${() => this.#closeReasons()}>${t('cancel')}</button></div>
       </form>`
           : nothing
       }`;
