@@ -5,5 +5,5 @@
  */
 export { IncrementalMarkdown, type MarkdownView } from './incremental.js';
 export { renderView } from './render.js';
-export { announcementText } from './plain-text.js';
+export { announcementText, plainText } from './plain-text.js';
 export { warmUpMarkdown } from './parse.js';
