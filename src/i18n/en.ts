@@ -104,6 +104,7 @@ export const en = {
   save: 'Save',
   cancel: 'Cancel',
   delete: 'Delete',
+  threadDeleted: '“{title}” deleted',
   justNow: 'Just now',
   today: 'Today',
   yesterday: 'Yesterday',
@@ -129,6 +130,8 @@ export const en = {
   // Files a question carries
   attachFiles: 'Attach files',
   removeFile: 'Remove {name}',
+  fileAttached: '{name} attached',
+  fileRemoved: '{name} removed',
   attachedFiles: 'Attached files',
   downloadFile: 'Download {name}',
   uploadingFile: 'Uploading {name}: {percent} %',

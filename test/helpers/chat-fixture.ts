@@ -50,6 +50,17 @@ export function deepQuery<T extends Element = HTMLElement>(root: Element, select
   return deepElements(root.shadowRoot ?? root).find((el) => el.matches(selector)) as T | undefined;
 }
 
+/**
+ * What the widget's polite live regions (`role="status"`, `aria-live="polite"`) hold now, each
+ * region's words trimmed, the empty ones left out: what a screen reader says without moving.
+ */
+export function politeWords(el: Element): string[] {
+  return deepElements(el.shadowRoot ?? el)
+    .filter((e) => e.getAttribute('role') === 'status' || e.getAttribute('aria-live') === 'polite')
+    .map((e) => e.textContent?.trim() ?? '')
+    .filter(Boolean);
+}
+
 export function deepActiveElement(): Element | null {
   let active = document.activeElement;
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;

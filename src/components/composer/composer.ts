@@ -1,6 +1,7 @@
-import { LitElement, html, nothing } from 'lit';
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { consume } from '@lit/context';
 import { property, query, state } from 'lit/decorators.js';
+import { keyed } from 'lit/directives/keyed.js';
 import type { Notice, PendingFile } from '../../chat/attachments.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
 import { conversationContext, englishLocale, localeContext, type Localized } from '../../context/index.js';
@@ -65,6 +66,11 @@ export class AgentChatComposer extends LitElement {
 
   readonly #kit = new AttachmentKitController(this);
 
+  /** Files the visitor took out of the tray (the others leave it with their question). */
+  readonly #removed = new Set<string>();
+  /** What the tray's last change says politely; `id` says a repeat again (decision 584). */
+  #said = { id: 0, text: '' };
+
   override focus(options?: FocusOptions): void {
     this.textarea?.focus(options);
   }
@@ -74,9 +80,28 @@ export class AgentChatComposer extends LitElement {
     return this.renderRoot.querySelector<HTMLElement>('[part="send-button"]');
   }
 
-  override willUpdate(): void {
+  override willUpdate(changed: PropertyValues<this>): void {
     // Files shown ask for the kit (chips, thumbnails, progress); it renders when it arrives.
     if (this.tray.files.length || this.tray.notice) void this.#kit.need();
+    const before = changed.get('tray')?.files;
+    if (before) this.#sayTrayChange(before, this.tray.files);
+  }
+
+  /**
+   * "report.pdf attached" for files picked, pasted or dropped, "… removed" for those the visitor
+   * took out; a question sent or a reset says nothing (refusals are the notice's alert).
+   */
+  #sayTrayChange(before: readonly PendingFile[], after: readonly PendingFile[]): void {
+    const { t, locale } = this.l10n;
+    const names = (files: readonly PendingFile[]) =>
+      new Intl.ListFormat(locale, { type: 'conjunction' }).format(files.map((f) => f.name));
+    const added = after.filter((f) => !before.some((b) => b.id === f.id));
+    const removed = before.filter((f) => !after.some((a) => a.id === f.id) && this.#removed.delete(f.id));
+    const words = [
+      added.length ? t('fileAttached', { name: names(added) }) : '',
+      removed.length ? t('fileRemoved', { name: names(removed) }) : '',
+    ].filter(Boolean);
+    if (words.length) this.#said = { id: this.#said.id + 1, text: words.join(' ') };
   }
 
   #submit(): void {
@@ -141,6 +166,7 @@ export class AgentChatComposer extends LitElement {
       allowed: this.allowed,
       formatBytes: (bytes) => formatBytes(bytes, locale),
       remove: (id) => {
+        this.#removed.add(id);
         this.dispatchEvent(new AgentChatComposerFilesEvent({ remove: id }));
         // The removed chip took the focus with it: the message box keeps it.
         this.textarea.focus();
@@ -155,7 +181,7 @@ export class AgentChatComposer extends LitElement {
     const typed = !!this.value.trim();
     const empty = !typed && !this.tray.files.length;
     const { t } = this.l10n;
-    return html`${this.#renderTray()}<form @submit=${this.#handleSubmit}>
+    return html`${this.#renderTray()}<span class="visually-hidden" role="status">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
       ${
         this.attachable
           ? html`<button class="attach" part="attach-button" type="button" aria-label=${t('attachFiles')} title=${t('attachFiles')} @click=${() => this.picker?.click()}>${icon('attach')}</button>
