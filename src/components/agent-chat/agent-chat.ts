@@ -37,8 +37,8 @@ import styles from './agent-chat.styles.js';
 /** Phones get no keyboard on open: it would cover the start screen and its prompts. */
 const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? true;
 
-const iconButton = (name: string, iconName: IconName, click: () => void) =>
-  html`<button class="icon-button" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
+const iconButton = (name: string, iconName: IconName, click: () => void, className = '') =>
+  html`<button class="icon-button ${className}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
 
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
@@ -351,14 +351,14 @@ export class AgentChat extends LitElement implements PublicAgentChat {
           aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.#threads.show(!this.#chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}
         <h2 title=${heading}>${heading}</h2>
-        ${iconButton(t('newConversation'), 'compose', () => this.newConversation())}
+        ${iconButton(t('newConversation'), 'compose', () => this.newConversation(), 'new-conversation')}
         ${this.#more.render(t('more'), worthSaving(this.#chat.snapshot.conversation) ? [{ label: t('downloadConversation'), icon: 'download', run: () => downloadMarkdown(this.#chat.transcript()) }] : [])}
         ${floating ? iconButton(t('closeChat'), 'close', () => void this.close()) : nothing}
       </header>
       <div class="body">
       ${this.#files.render()}
       <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.#threads.show(false)}></div>
-      <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen}
+      <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen} .emptyFocus=${() => this.renderRoot.querySelector<HTMLElement>('.new-conversation')}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}

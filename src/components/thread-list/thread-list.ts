@@ -1,6 +1,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { consume } from '@lit/context';
-import { state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
+import { keyed } from 'lit/directives/keyed.js';
 import type { ThreadSummary } from '../../api/types.js';
 import type { ThreadListSnapshot } from '../../chat/thread-list.js';
 import type { ConversationSnapshot } from '../../chat/types.js';
@@ -53,6 +54,16 @@ export class AgentChatThreadList extends LitElement {
   @state() private confirming: string | null = null;
 
   @state() private renaming: string | null = null;
+
+  /** Where the keyboard goes on once the last conversation is deleted (the root's New conversation). */
+  @property({ attribute: false }) emptyFocus?: () => HTMLElement | null;
+
+  /** The deletion the visitor confirmed: its thread, its row's words and place among those shown. */
+  #deleting: { id: string; title: string; at: number } | null = null;
+  /** What the list last said politely; `id` says a repeat again. */
+  #said = { id: 0, text: '' };
+  /** The place of a row just deleted, for the focus to go on from there; -1 with none. */
+  #refocus = -1;
   readonly #search = new ThreadSearch(this, {
     list: () => this.threadList,
     loadMore: () => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })),
@@ -61,6 +72,7 @@ export class AgentChatThreadList extends LitElement {
   /** The list went out of view: it opens again on every conversation (decision 541). */
   clearSearch(): void {
     this.#search.reset();
+    this.#deleting = null;
   }
 
   async #startRename(threadId: string): Promise<void> {
@@ -84,6 +96,13 @@ export class AgentChatThreadList extends LitElement {
 
   protected override willUpdate(): void {
     this.#loadingFocused = this.shadowRoot?.activeElement?.classList.contains('loading') === true;
+    // The confirmed deletion went through (the thread left the list): said, and the focus goes on.
+    const gone = this.#deleting;
+    if (gone && this.threadList && !this.threadList.threads.some((t) => t.id === gone.id)) {
+      this.#deleting = null;
+      this.#said = { id: this.#said.id + 1, text: this.l10n.t('threadDeleted', { title: gone.title }) };
+      this.#refocus = gone.at;
+    }
   }
 
   /**
@@ -93,6 +112,24 @@ export class AgentChatThreadList extends LitElement {
    */
   protected override updated(): void {
     if (this.#loadingFocused && !this.renderRoot.querySelector('.loading')) this.focus();
+    if (this.#refocus >= 0) this.#focusAfterDeletion();
+  }
+
+  /**
+   * After a deletion (decision 582) the focus goes where the keyboard can go on: the row now in
+   * the deleted one's place, else the one before it, else the search that is still there, else
+   * the root's New conversation (an emptied list has nothing to act on). Unless the visitor moved
+   * it out of the list meanwhile.
+   */
+  #focusAfterDeletion(): void {
+    const at = this.#refocus;
+    this.#refocus = -1;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (!lost && !this.shadowRoot?.activeElement) return;
+    const rows = this.renderRoot.querySelectorAll<HTMLElement>('button.open');
+    const next =
+      rows[at] ?? rows[at - 1] ?? (this.#search.active ? this.#search.field : null) ?? this.emptyFocus?.();
+    (next ?? this).focus();
   }
 
   #handleListKeydown(event: KeyboardEvent): void {
@@ -156,9 +193,15 @@ export class AgentChatThreadList extends LitElement {
     this.renderRoot.querySelector<HTMLButtonElement>('.confirm .cancel')?.focus();
   }
 
-  #confirmDelete(threadId: string): void {
+  #confirmDelete(threadId: string, title: string): void {
+    const shown = matchThreads(this.threadList?.threads ?? [], this.#search.query);
+    this.#deleting = { id: threadId, title, at: shown.findIndex((t) => t.id === threadId) };
     this.confirming = null;
     this.dispatchEvent(new AgentChatThreadListDeleteEvent({ threadId }));
+    // The confirmation went with its buttons: its row, back as it was, holds the focus meanwhile.
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLElement>(`li[data-id="${CSS.escape(threadId)}"] .open`)?.focus(),
+    );
   }
 
   #renderThread(thread: ThreadSummary) {
@@ -172,7 +215,7 @@ export class AgentChatThreadList extends LitElement {
       });
       return html`<li><div class="confirm" role="group" aria-label=${words} @keydown=${(e: KeyboardEvent) => this.#handleConfirmKeydown(e, thread.id)}>
         <span>${words}</span>
-        <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id)}>${t('delete')}</button>
+        <button class="danger" type="button" @click=${() => this.#confirmDelete(thread.id, title)}>${t('delete')}</button>
         <button class="cancel" type="button" @click=${() => (this.confirming = null)}>${t('cancel')}</button>
       </div></li>`;
     }
@@ -249,7 +292,8 @@ export class AgentChatThreadList extends LitElement {
         }
         ${list.threads.length || search.query ? search.renderOutcome(t, shown.length) : nothing}
         ${this.#renderState(list)}
-      </div>`;
+      </div>
+      <div class="visually-hidden" role="status">${keyed(this.#said.id, this.#said.text)}</div>`;
   }
 }
 

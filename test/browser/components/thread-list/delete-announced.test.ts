@@ -1,0 +1,68 @@
+/**
+ * A confirmed deletion is said politely, and the keyboard goes on from where the row was
+ * (decision 582): the next row, else the previous one, else New conversation once none is left.
+ */
+import { describe, expect } from 'vitest';
+import { expect as chaiExpect } from '@open-wc/testing';
+import { page, userEvent } from 'vitest/browser';
+import { test } from '../../../msw/test.js';
+import { ownerKeyOf } from '../../../msw/reference.js';
+import {
+  deepActiveElement,
+  fixtureChat,
+  openConversationsByKeyboard,
+  politeWords,
+} from '../../../helpers/chat-fixture.js';
+import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
+
+const list = () => page.getByRole('region', { name: 'Conversations' });
+/** A conversation's row: its button reads the title, then the preview or time. */
+const row = (title: string) => list().getByRole('button', { name: new RegExp(`^${title} `) });
+
+/** Delete <title>, then Delete in its confirmation, from the keyboard. */
+async function deleteByKeyboard(el: AgentChat, title: string) {
+  (
+    list()
+      .getByRole('button', { name: `Delete ${title}` })
+      .element() as HTMLElement
+  ).focus();
+  await userEvent.keyboard('{Enter}');
+  const confirm = list().getByRole('group', { name: `Delete “${title}”? This cannot be undone.` });
+  await expect.element(confirm).toBeVisible();
+  (confirm.getByRole('button', { name: 'Delete', exact: true }).element() as HTMLElement).focus();
+  await userEvent.keyboard('{Enter}');
+  await expect.poll(() => politeWords(el)).toContain(`“${title}” deleted`);
+  await expect.element(row(title)).not.toBeInTheDocument();
+}
+
+describe('<agent-chat> deleting a conversation', () => {
+  for (const [layout, width] of [
+    ['over the conversation', 390],
+    ['beside the conversation', 1280],
+  ] as const) {
+    test(`is announced, and the focus goes to the next row, the previous, then New conversation (${layout})`, async ({
+      backend,
+    }) => {
+      backend.signIn('alice');
+      await backend.seed('alice', ['Third', 'Second', 'First']);
+      await page.viewport(width, 800);
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      await openConversationsByKeyboard();
+      await expect.element(row('Third')).toBeVisible();
+
+      await deleteByKeyboard(el, 'Second');
+      await expect.poll(() => deepActiveElement()).toBe(row('Third').element());
+      await chaiExpect(el).to.be.accessible();
+
+      await deleteByKeyboard(el, 'Third');
+      await expect.poll(() => deepActiveElement()).toBe(row('First').element());
+
+      await deleteByKeyboard(el, 'First');
+      const fresh = page.getByRole('button', { name: 'New conversation' });
+      await expect.poll(() => deepActiveElement()).toBe(fresh.element());
+      await expect.element(list().getByText('No conversations yet.')).toBeVisible();
+      await chaiExpect(el).to.be.accessible();
+      expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(3);
+    });
+  }
+});
