@@ -181,7 +181,8 @@ export class AgentChatComposer extends LitElement {
     const typed = !!this.value.trim();
     const empty = !typed && !this.tray.files.length;
     const { t } = this.l10n;
-    return html`${this.#renderTray()}<span class="visually-hidden" role="status">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
+    // Files attached or removed are said in a polite live region (decision 584).
+    return html`${this.#renderTray()}<span class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
       ${
         this.attachable
           ? html`<button class="attach" part="attach-button" type="button" aria-label=${t('attachFiles')} title=${t('attachFiles')} @click=${() => this.picker?.click()}>${icon('attach')}</button>

@@ -279,6 +279,7 @@ export class AgentChatThreadList extends LitElement {
     const search = this.#search;
     const shown = matchThreads(list.threads, search.query);
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
+    // A deletion is said in a live region of its own, not a second status: the search's outcome is the list's status.
     return html`${list.threads.length || search.query ? search.renderField(t) : nothing}
       <div class="scroller" tabindex="-1">
         ${
@@ -293,7 +294,7 @@ export class AgentChatThreadList extends LitElement {
         ${list.threads.length || search.query ? search.renderOutcome(t, shown.length) : nothing}
         ${this.#renderState(list)}
       </div>
-      <div class="visually-hidden" role="status">${keyed(this.#said.id, this.#said.text)}</div>`;
+      <div class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</div>`;
   }
 }
 
