@@ -40,6 +40,10 @@ const finePointer = () => globalThis.matchMedia?.('(pointer: fine)').matches ?? 
 const iconButton = (name: string, iconName: IconName, click: () => void, className = '') =>
   html`<button class="icon-button ${className}" type="button" aria-label=${name} title=${name} @click=${click}>${icon(iconName)}</button>`;
 
+/** The header's New conversation, from the thread list beside it (one function: no new value each render). */
+const newConversationBeside = (list: Element) =>
+  (list.getRootNode() as ParentNode).querySelector<HTMLElement>('.new-conversation');
+
 /**
  * A chat with an AI agent, for any page: a floating launcher or an inline panel, streamed
  * answers rendered as safe markdown, and a session token that never leaves memory.
@@ -358,7 +362,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
       <div class="body">
       ${this.#files.render()}
       <div class="scrim" ?hidden=${!listOpen} @click=${() => void this.#threads.show(false)}></div>
-      <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen} .emptyFocus=${() => this.renderRoot.querySelector<HTMLElement>('.new-conversation')}
+      <agent-chat-thread-list id="thread-list" part="sidebar" role="region" aria-label=${t('conversations')} ?hidden=${!listOpen} .emptyFocus=${newConversationBeside}
         @agent-chat-thread-list-select=${(e: CustomEvent<{ threadId: string }>) => void this.#threads.select(e.detail.threadId)}
         @agent-chat-thread-list-delete=${(e: CustomEvent<{ threadId: string }>) => void session.deleteThread(e.detail.threadId)}
         @agent-chat-thread-list-rename=${(e: CustomEvent<{ threadId: string; title: string }>) => void session.threadList.rename(e.detail.threadId, e.detail.title)}

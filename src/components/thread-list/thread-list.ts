@@ -56,7 +56,7 @@ export class AgentChatThreadList extends LitElement {
   @state() private renaming: string | null = null;
 
   /** Where the keyboard goes on once the last conversation is deleted (the root's New conversation). */
-  @property({ attribute: false }) emptyFocus?: () => HTMLElement | null;
+  @property({ attribute: false }) emptyFocus?: (list: Element) => HTMLElement | null;
 
   /** The deletion the visitor confirmed: its thread, its row's words and place among those shown. */
   #deleting: { id: string; title: string; at: number } | null = null;
@@ -64,6 +64,7 @@ export class AgentChatThreadList extends LitElement {
   #said = { id: 0, text: '' };
   /** The place of a row just deleted, for the focus to go on from there; -1 with none. */
   #refocus = -1;
+
   readonly #search = new ThreadSearch(this, {
     list: () => this.threadList,
     loadMore: () => this.dispatchEvent(new AgentChatThreadListLoadEvent({ reason: 'more' })),
@@ -128,7 +129,10 @@ export class AgentChatThreadList extends LitElement {
     if (!lost && !this.shadowRoot?.activeElement) return;
     const rows = this.renderRoot.querySelectorAll<HTMLElement>('button.open');
     const next =
-      rows[at] ?? rows[at - 1] ?? (this.#search.active ? this.#search.field : null) ?? this.emptyFocus?.();
+      rows[at] ??
+      rows[at - 1] ??
+      (this.#search.active ? this.#search.field : null) ??
+      this.emptyFocus?.(this);
     (next ?? this).focus();
   }
 
@@ -206,8 +210,8 @@ export class AgentChatThreadList extends LitElement {
 
   #renderThread(thread: ThreadSummary) {
     const { t, locale } = this.l10n;
-    const words = rowWords(thread, () => this.requestUpdate());
-    const title = words.title || t('untitled');
+    const row = rowWords(thread, () => this.requestUpdate());
+    const title = row.title || t('untitled');
     if (this.confirming === thread.id) {
       // A public visitor's list is kept on this device: Delete forgets it here (decision 519).
       const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', {
@@ -229,7 +233,7 @@ export class AgentChatThreadList extends LitElement {
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title" dir="auto">${title}</span>
-        ${words.preview ? html`<span class="preview" dir="auto">${words.preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
+        ${row.preview ? html`<span class="preview" dir="auto">${row.preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
       </button>
       ${renderRenameButton(t, title, () => this.#startRename(thread.id))}
       <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.#askToDelete(thread.id)}>${icon('trash')}</button>
