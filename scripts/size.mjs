@@ -80,11 +80,11 @@ const bundles = [
   // decision 565: the panel's state in the tab (49 B); decision 581: a write refused over another
   // owner's record (32 B); decision 569: the chat behind a page's modal dialog until it closes
   // (566), an answer that says it waits for a connection (567) (193 B together); decision 585: a
-  // deletion said and refocused, rows in words, files said attached or removed, the vote refocused (393 B).
+  // deletion said and refocused, rows in words, files said attached or removed, the vote refocused (407 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 53.311 * KB),
+    budget: Number(args['max-iife'] ?? 53.325 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -118,8 +118,8 @@ const bundles = [
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B);
   // decision 565: the panel's state in the tab (25 B); decision 581: a write refused over another
   // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B);
-  // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (705 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.444 * KB) },
+  // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (723 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.462 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
