@@ -299,8 +299,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
 
   /** Starts a new conversation (the current thread stays in the thread list). */
   newConversation(): void {
-    this.#chat.session.newConversation();
-    if (finePointer()) this.composer?.focus();
+    this.#threads.startNew();
+    if (finePointer()) void this.updateComplete.then(() => this.composer?.focus());
   }
 
   /**

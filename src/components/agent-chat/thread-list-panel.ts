@@ -61,6 +61,16 @@ export class ThreadListPanel implements ReactiveController {
     this.#options.opened();
   }
 
+  /**
+   * A new conversation, as a chosen thread: a list over the conversation gets out of its way
+   * (the message box under it is inert until the host's next render, so focus it after).
+   */
+  startNew(): void {
+    const { session } = this.#options;
+    session.newConversation();
+    if (this.covers) session.threadList.setOpen(false);
+  }
+
   /** Escape: closes a list that covers the conversation. Returns whether it did. */
   escape(event: KeyboardEvent): boolean {
     if (!this.covers) return false;

@@ -63,6 +63,14 @@ describe('<agent-chat> deleting a conversation', () => {
       await expect.element(list().getByText('No conversations yet.')).toBeVisible();
       await chaiExpect(el).to.be.accessible();
       expect(backend.serviceRequests.filter((r) => r.method === 'DELETE')).toHaveLength(3);
+
+      // Pressed, it starts one where the visitor can type: a list over the conversation closes.
+      await userEvent.keyboard('{Enter}');
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await expect.poll(() => deepActiveElement()).toBe(box.element());
+      await expect
+        .element(page.getByRole('button', { name: 'Conversations' }))
+        .toHaveAttribute('aria-expanded', width > 390 ? 'true' : 'false');
     });
   }
 });
