@@ -11,7 +11,9 @@ export type RecordType =
   | 'error'
   | 'agent_activity_update'
   | 'metadata'
-  | 'tool_calls';
+  | 'tool_calls'
+  /** Says nothing: a stream that was silent a while sends it so proxies keep it open (decision 586). */
+  | 'keepalive';
 
 /**
  * Frames one record. JSON.stringify leaves U+241E as is inside strings; escaping it keeps the

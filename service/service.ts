@@ -10,6 +10,7 @@ import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import type { DocsLibrary } from './docs/library.js';
 import { Answers } from './answers/live-answers.js';
+import { KEEPALIVE_MS } from './answers/record-stream.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { Directory } from './http/directory.js';
@@ -92,6 +93,12 @@ export interface AgentServiceOptions {
   instanceLeaseMs?: number;
   /** Longest an answer may generate before it ends with an error. Default 5 minutes. */
   maxAnswerMs?: number;
+  /**
+   * A streamed answer (a chat, a reattach) that has sent nothing for this long sends a
+   * `keepalive` record, which clients ignore, so a proxy's idle timeout does not cut it while the
+   * model thinks (decision 586). Default 15 s; 0 sends none.
+   */
+  streamKeepAliveMs?: number;
   /** How old activity figures may get: the fleet rebuilds the rollup every half of it. Default 60 s. */
   activityStalenessMs?: number;
   /** How long activity events are kept. Default 400 days. */
@@ -218,7 +225,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const maxAnswerMs = options.maxAnswerMs ?? 5 * 60_000;
   const leaseMs = options.instanceLeaseMs ?? 30_000;
   const stalenessMs = options.activityStalenessMs ?? 60_000;
-  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs });
+  const keepAliveMs = options.streamKeepAliveMs ?? KEEPALIVE_MS;
+  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs, keepAliveMs });
   const docs = options.docs ?? null;
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
   const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;

@@ -27,6 +27,8 @@ export class FanOut {
     private readonly publish: (signal: Signal) => void,
     /** Runs after every tick's flush (the batched saves ride on the same tick). */
     private readonly afterTick: () => void,
+    /** The longest silence of an attached stream before a keep-alive record (0: none). */
+    private readonly keepAliveMs = 0,
   ) {}
 
   /**
@@ -37,7 +39,7 @@ export class FanOut {
     let listener: Listener | undefined;
     const records = new RecordStream(() => {
       if (listener) answer.listeners.delete(listener);
-    });
+    }, this.keepAliveMs);
     // Whatever waits for the next turn goes out first, so the snapshot below is exact.
     this.flush(answer);
     let head = encodeRecord('stream_start', {

@@ -47,8 +47,11 @@ export class Following {
     private readonly conversations: ConversationStore,
     private readonly clock: Clock,
     private readonly publish: (signal: Signal) => void,
-    /** Asks the store about a host that went silent; and how often a silent watch asks. */
-    private readonly silence: { check: HostCheck; everyMs: number },
+    /**
+     * Asks the store about a host that went silent; how often a silent watch asks; the longest
+     * silence of a relayed stream before a keep-alive record (0: none).
+     */
+    private readonly silence: { check: HostCheck; everyMs: number; keepAliveMs: number },
   ) {}
 
   /** Relays an answer another instance generates: its snapshot, then its records as they come. */
@@ -65,7 +68,7 @@ export class Following {
       if (!open) return;
       leave();
       this.publish({ kind: 'unwatch', answerId: message.id, watchId });
-    });
+    }, this.silence.keepAliveMs);
     const send = (text: string) => {
       if (open) records.write(encoder.encode(text));
     };

@@ -37,6 +37,8 @@ export interface AnswersOptions {
   maxAnswerMs: number;
   /** An instance unseen this long is dead: its answers are ended by others. */
   leaseMs: number;
+  /** The longest silence of a streamed answer before a keep-alive record (decision 586); 0: none. */
+  keepAliveMs: number;
 }
 
 /**
@@ -63,10 +65,11 @@ export class Answers implements AnswerRunner {
     const { storage, clock, log } = options;
     const publish = (signal: Signal) => this.signal(signal);
     this.saves = new AnswerSaves(storage.ledger, clock, this.instanceId, log);
-    this.fanOut = new FanOut(publish, () => this.saves.saveDue());
+    this.fanOut = new FanOut(publish, () => this.saves.saveDue(), options.keepAliveMs);
     this.following = new Following(storage.conversations, clock, publish, {
       check: (answerId) => this.checkHost(answerId),
       everyMs: options.leaseMs / 3,
+      keepAliveMs: options.keepAliveMs,
     });
     this.runParts = {
       ledger: storage.ledger,

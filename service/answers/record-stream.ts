@@ -1,3 +1,16 @@
+import { encodeRecord } from '../../contract/records.js';
+
+/**
+ * How long a stream with a reader may stay silent before it sends a `keepalive` record (decision
+ * 586): well under the shortest idle timeout of a common proxy or load balancer (30 s; nginx's and
+ * an AWS ALB's are 60 s), so a model that thinks before its first token does not get the
+ * connection cut.
+ */
+export const KEEPALIVE_MS = 15_000;
+
+/** A record of a type no client acts on (§4: unknown types are ignored), framed once. */
+const KEEPALIVE = new TextEncoder().encode(encodeRecord('keepalive', {}));
+
 /** Where the bytes of a record stream go, in order; `end` once, after the last. */
 export interface RecordSink {
   write(bytes: Uint8Array): void;
@@ -19,19 +32,31 @@ export class RecordStream {
   private ended = false;
   private sink: RecordSink | null = null;
   private gone = false;
+  /** When the reader last got a piece, and the one timer that checks the silence since. */
+  private lastWrite = 0;
+  private keepAliveTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `onCancel`: the reader left before the end (its client disconnected). */
-  constructor(private readonly onCancel: () => void) {}
+  /**
+   * `onCancel`: the reader left before the end (its client disconnected). `keepAliveMs`: the
+   * longest silence a reader gets before a `keepalive` record; 0 sends none.
+   */
+  constructor(
+    private readonly onCancel: () => void,
+    private readonly keepAliveMs = 0,
+  ) {}
 
   write(bytes: Uint8Array): void {
     if (this.gone || this.ended) return;
-    if (this.sink) this.sink.write(bytes);
-    else this.waiting.push(bytes);
+    if (this.sink) {
+      this.sink.write(bytes);
+      this.lastWrite = Date.now();
+    } else this.waiting.push(bytes);
   }
 
   end(): void {
     if (this.gone || this.ended) return;
     this.ended = true;
+    clearTimeout(this.keepAliveTimer);
     this.sink?.end();
   }
 
@@ -41,13 +66,32 @@ export class RecordStream {
     this.waiting = [];
     for (const bytes of waiting) sink.write(bytes);
     if (this.ended) sink.end();
-    else this.sink = sink;
+    else {
+      this.sink = sink;
+      this.lastWrite = Date.now();
+      if (this.keepAliveMs > 0) this.keepAlive(this.keepAliveMs);
+    }
+  }
+
+  /**
+   * One timer per stream that sleeps for the silence left, not one set and cleared on each of an
+   * answer's writes (ten a second): it sends a keep-alive only when nothing else went out.
+   */
+  private keepAlive(ms: number): void {
+    this.keepAliveTimer = setTimeout(() => {
+      const left = this.lastWrite + this.keepAliveMs - Date.now();
+      if (left <= 0) this.write(KEEPALIVE);
+      if (!this.ended && !this.gone) this.keepAlive(left > 0 ? left : this.keepAliveMs);
+    }, ms);
+    // A stream's timer never holds a process open: the stream ends with its answer or its reader.
+    (this.keepAliveTimer as { unref?: () => void }).unref?.();
   }
 
   /** The reader is gone: nothing more is written, and the source is told once. */
   cancel(): void {
     if (this.gone || this.ended) return;
     this.gone = true;
+    clearTimeout(this.keepAliveTimer);
     this.sink = null;
     this.waiting = [];
     this.onCancel();

@@ -285,6 +285,33 @@ describe('readChatStream', () => {
   });
 });
 
+describe('keepalive records (decision 586)', () => {
+  it('yields nothing for them, and they keep an answer whose model is still thinking from reading as silent', async () => {
+    vi.useFakeTimers();
+    try {
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      const send = (text: string) => controller.enqueue(new TextEncoder().encode(text));
+      const events: StreamEvent[] = [];
+      const done = (async () => {
+        for await (const event of readChatStream(body, undefined, { idleTimeoutMs: 5_000 }))
+          events.push(event);
+      })();
+      send(record('stream_start', { thread_id: 't' }));
+      // 20 s of thinking, a keep-alive every 4 s: four times the idle timeout, never 5 s silent.
+      for (let i = 0; i < 5; i++) {
+        await vi.advanceTimersByTimeAsync(4_000);
+        send(record('keepalive', {}));
+      }
+      send(record('partial_answer', { text: 'Done.' }) + record('identifiers', { thread_id: 't' }, true));
+      await done;
+      expect(events.map((e) => e.type)).toEqual(['start', 'delta', 'end']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('relevant_sources, version 4', () => {
   it('keeps the section, drops one of the wrong type, and leaves the score to operators', async () => {
     const text =

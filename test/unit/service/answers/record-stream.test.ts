@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RecordStream } from '../../../../service/answers/record-stream.js';
 
 describe('RecordStream', () => {
@@ -37,5 +37,71 @@ describe('RecordStream', () => {
     stream.end();
     stream.cancel();
     expect(cancelled).toBe(0);
+  });
+
+  describe('keep-alive (decision 586)', () => {
+    afterEach(() => void vi.useRealTimers());
+    const KEEPALIVE = '{"chunk":{"type":"keepalive","content":{},"stream_end":false}}\u241E';
+    const reader = (stream: RecordStream) => {
+      const got: string[] = [];
+      stream.pipe({
+        write: (b) => got.push(`${Date.now()}:${new TextDecoder().decode(b)}`),
+        end: () => got.push('END'),
+      });
+      return got;
+    };
+
+    it('sends a keepalive record only after a silence as long as its interval, counted from the last piece', () => {
+      vi.useFakeTimers({ now: 0 });
+      const stream = new RecordStream(() => {}, 300);
+      stream.write(bytes('start'));
+      const got = reader(stream);
+      vi.advanceTimersByTime(200);
+      stream.write(bytes('a'));
+      vi.advanceTimersByTime(899);
+      expect(got).toEqual(['0:start', '200:a', `500:${KEEPALIVE}`, `800:${KEEPALIVE}`]);
+      stream.write(bytes('end'));
+      stream.end();
+      vi.advanceTimersByTime(1000);
+      expect(got.slice(4)).toEqual(['1099:end', 'END']);
+    });
+
+    it('keeps no timer once the stream ends, once its reader leaves, before it has a reader, or with 0', () => {
+      vi.useFakeTimers({ now: 0 });
+      const ended = new RecordStream(() => {}, 300);
+      reader(ended);
+      expect(vi.getTimerCount()).toBe(1);
+      ended.end();
+      expect(vi.getTimerCount()).toBe(0);
+
+      const left = new RecordStream(() => {}, 300);
+      reader(left);
+      vi.advanceTimersByTime(300);
+      expect(vi.getTimerCount()).toBe(1);
+      left.cancel();
+      expect(vi.getTimerCount()).toBe(0);
+
+      const unread = new RecordStream(() => {}, 300);
+      unread.write(bytes('waits'));
+      const off = new RecordStream(() => {}, 0);
+      reader(off);
+      vi.advanceTimersByTime(5000);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(reader(unread)).toEqual(['5300:waits']);
+    });
+
+    it('goes out through the web stream too, and the reader cancelling it stops it', async () => {
+      vi.useFakeTimers({ now: 0 });
+      let cancelled = 0;
+      const stream = new RecordStream(() => cancelled++, 300);
+      const body = stream.response({}).body!.getReader();
+      stream.write(bytes('start'));
+      expect(new TextDecoder().decode((await body.read()).value)).toBe('start');
+      await vi.advanceTimersByTimeAsync(300);
+      expect(new TextDecoder().decode((await body.read()).value)).toBe(KEEPALIVE);
+      await body.cancel();
+      expect(cancelled).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

@@ -359,6 +359,31 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     });
   });
 
+  it('keeps a reattach on B alive while the answer on A is silent (decision 586)', async () => {
+    const script = scriptedAgent();
+    // Longer than a tick (100 ms), so the first words go out before any keep-alive.
+    const { call, session, ask } = await start({ agent: script.agent, streamKeepAliveMs: 300 });
+    const token = await session(0, 'alice');
+    const reader = (await ask(0, token, 'hi')).body!.getReader();
+    script.say('Before ');
+    const [start_] = await readRecords(reader, 2);
+    const answerId = start_.content.question_answer_id as string;
+    const follower = (
+      await call(1, 'GET', `${AGENT}/answers/${answerId}/stream/`, { token })
+    ).body!.getReader();
+    expect((await readRecords(follower, 2)).map((r) => r.type)).toEqual(['stream_start', 'partial_answer']);
+    // Nothing generates: both streams, the relayed one and the host's own, say they are alive.
+    expect(await readRecords(follower, 1)).toEqual([{ type: 'keepalive', content: {}, stream_end: false }]);
+    expect((await readRecords(reader, 1))[0].type).toBe('keepalive');
+    script.say('after.');
+    script.end();
+    const rest = (await readRecords(follower, Number.POSITIVE_INFINITY)).filter(
+      (r) => r.type !== 'keepalive',
+    );
+    expect(rest.map((r) => r.type)).toEqual(['partial_answer', 'identifiers']);
+    await reader.cancel();
+  });
+
   it('A drains mid-answer: a visitor reattached through B reads the answer to its end, stored complete', async () => {
     const script = scriptedAgent();
     const { call, session, ask, stores } = await start({ agent: script.agent });
