@@ -80,7 +80,8 @@ const bundles = [
   // decision 565: the panel's state in the tab (49 B); decision 581: a write refused over another
   // owner's record (32 B); decision 569: the chat behind a page's modal dialog until it closes
   // (566), an answer that says it waits for a connection (567) (193 B together); decision 585: a
-  // deletion said and refocused, rows in words, files said attached or removed, the vote refocused (407 B).
+  // deletion said and refocused, rows in words, files said attached or removed, the vote refocused (407 B); decision 588:
+  // "Reconnecting…" between reattach attempts, a gateway error as an attempt (587) (41 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
@@ -118,7 +119,8 @@ const bundles = [
   // decision 545: a public session's `-`, one visitor under '' or `-`, the search emptied on close (91 B);
   // decision 565: the panel's state in the tab (25 B); decision 581: a write refused over another
   // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B);
-  // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (723 B).
+  // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (723 B);
+  // decision 588: 587 (45 B).
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.462 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },

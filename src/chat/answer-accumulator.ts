@@ -47,8 +47,16 @@ export function applyStreamEvent(message: ChatMessage, event: StreamEvent): Chat
   }
 }
 
+/**
+ * The answer stopped by the visitor. One stopped while it waited to reconnect (decisions 567,
+ * 587) no longer says it waits: it is the interrupted answer it was.
+ */
 export function stopAnswer(message: ChatMessage): ChatMessage {
-  return { ...message, status: 'stopped' };
+  const cut =
+    message.status === 'interrupted'
+      ? applyStreamEvent(message, { type: 'interrupted', reason: '' })
+      : message;
+  return { ...cut, status: 'stopped' };
 }
 
 export function outcomeOf(message: ChatMessage): AnswerOutcome {

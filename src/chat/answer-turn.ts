@@ -63,6 +63,10 @@ export const localId = (role: string) => `local-${role}-${pageLoad}-${++localIds
 export const newIdempotencyKey = (): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
+/** The service was not reached: no connection, or a proxy's gateway error (decision 587). */
+const unreachable = (error: unknown): boolean =>
+  error instanceof NetworkError || (error instanceof ApiError && error.status >= 502 && error.status <= 504);
+
 /**
  * One request of a conversation, from the question (or the answer it reattaches to) to how the
  * answer ended: it consumes the stream round after round (a tool round continues the answer, a
@@ -146,7 +150,7 @@ export class AnswerTurn {
     for (let round = 0; ;) {
       const tools = parts.tools();
       const calls = await this.#stream(request, tools).catch((error: unknown) => {
-        const drop = !request && attempts < REATTACH_ATTEMPTS && error instanceof NetworkError;
+        const drop = !request && attempts < REATTACH_ATTEMPTS && unreachable(error);
         if (drop && this.#answer?.status === 'interrupted') return [];
         throw error;
       });
@@ -192,24 +196,24 @@ export class AnswerTurn {
   }
 
   /**
-   * The wait before a reattach. Offline, it waits for the browser's `online` as well (decision
-   * 550), and the answer says so, "Waiting for a connection" rather than "interrupted", until it
-   * streams again; stopped meanwhile, it is the interrupted answer it was (decision 567).
+   * The wait before a reattach, and the reattach itself: the answer says "Reconnecting…" until it
+   * streams again (decision 587). Offline, it waits for the browser's `online` as well (decision
+   * 550) and says "Waiting for a connection" (decision 567). Both are a polite status beside
+   * Stop; stopped meanwhile, it is the interrupted answer it was (`stopAnswer`).
    */
   async #backoff(ms: number): Promise<void> {
-    const interrupted = this.#answer!;
-    const show = (next: ChatMessage) => {
-      if (!this.current() || this.#answer === next) return;
-      this.#answer = this.#host.replace(this.#answer!, next);
+    const cut = this.#answer!;
+    // One code for both: the message shows either as a status (its key says which).
+    const show = (key: 'reconnecting' | 'waitingForConnection') => {
+      if (!this.current() || this.#answer!.error?.key === key) return;
+      this.#answer = this.#host.replace(this.#answer!, {
+        ...cut,
+        error: errorInfo('reconnecting', key, true),
+      });
       this.#host.publish();
     };
-    const waiting = { ...interrupted, error: errorInfo('offline', 'waitingForConnection', true) };
-    try {
-      await backoff(ms, this.#controller.signal, () => show(waiting));
-    } catch (error) {
-      show(interrupted);
-      throw error;
-    }
+    show('reconnecting');
+    await backoff(ms, this.#controller.signal, () => show('waitingForConnection'));
   }
 
   /**

@@ -40,6 +40,8 @@ export const en = {
   queued: 'Queued',
   removeQueued: 'Remove queued message',
   waitingForConnection: 'Waiting for a connection',
+  /** An answer cut off while the browser is online: the widget tries to reattach to it (decision 587). */
+  reconnecting: 'Reconnecting…',
   retry: 'Retry',
   jumpToLatest: 'Jump to latest',
   sources: 'Sources',

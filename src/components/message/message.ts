@@ -205,9 +205,9 @@ export class AgentChatMessage extends LitElement {
     if (!label && !message.error) return nothing;
     return html`<div class="meta" part="meta">
       ${
-        // Offline, an answer waits for the connection to come back (decision 567): a status, not an alert.
-        message.error?.code === 'offline'
-          ? html`<span role="status">${t('waitingForConnection')}</span>`
+        // An answer that reconnects, or waits offline to (decisions 567, 587): a status, not an alert.
+        message.error?.code === 'reconnecting'
+          ? html`<span role="status">${t(message.error.key)}</span>`
           : message.error
             ? html`<p class="error" part="error" role="alert">${t(message.error.key ?? 'errorGeneric', message.error.values)}</p>`
             : label

@@ -24,6 +24,7 @@ const ar: UiStrings = {
   queued: 'في الانتظار',
   removeQueued: 'إزالة الرسالة المنتظرة',
   waitingForConnection: 'في انتظار الاتصال',
+  reconnecting: 'جارٍ إعادة الاتصال…',
   retry: 'إعادة المحاولة',
   jumpToLatest: 'الانتقال إلى الأحدث',
   sources: 'المصادر',

@@ -24,6 +24,7 @@ const de: UiStrings = {
   queued: 'In der Warteschlange',
   removeQueued: 'Wartende Nachricht entfernen',
   waitingForConnection: 'Wartet auf Verbindung',
+  reconnecting: 'Verbindung wird wiederhergestellt…',
   retry: 'Erneut versuchen',
   jumpToLatest: 'Zur neuesten Nachricht',
   sources: 'Quellen',

@@ -24,6 +24,7 @@ const es: UiStrings = {
   queued: 'En cola',
   removeQueued: 'Quitar mensaje en cola',
   waitingForConnection: 'Esperando conexión',
+  reconnecting: 'Reconectando…',
   retry: 'Reintentar',
   jumpToLatest: 'Ir a lo más reciente',
   sources: 'Fuentes',

@@ -24,6 +24,7 @@ const fr: UiStrings = {
   queued: 'En attente',
   removeQueued: 'Retirer le message en attente',
   waitingForConnection: 'En attente de connexion',
+  reconnecting: 'Reconnexion…',
   retry: 'Réessayer',
   jumpToLatest: 'Aller au plus récent',
   sources: 'Sources',

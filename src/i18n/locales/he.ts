@@ -24,6 +24,7 @@ const he: UiStrings = {
   queued: 'ממתינה בתור',
   removeQueued: 'הסרת ההודעה מהתור',
   waitingForConnection: 'ממתין לחיבור',
+  reconnecting: 'מתחבר מחדש…',
   retry: 'ניסיון חוזר',
   jumpToLatest: 'מעבר לאחרונות',
   sources: 'מקורות',

@@ -24,6 +24,7 @@ const it: UiStrings = {
   queued: 'In coda',
   removeQueued: 'Rimuovi il messaggio in coda',
   waitingForConnection: 'In attesa di connessione',
+  reconnecting: 'Riconnessione in corso…',
   retry: 'Riprova',
   jumpToLatest: 'Vai ai più recenti',
   sources: 'Fonti',

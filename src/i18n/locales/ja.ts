@@ -24,6 +24,7 @@ const ja: UiStrings = {
   queued: '送信待ち',
   removeQueued: '送信待ちのメッセージを削除',
   waitingForConnection: '接続を待っています',
+  reconnecting: '再接続しています…',
   retry: '再試行',
   jumpToLatest: '最新へ移動',
   sources: '出典',

@@ -24,6 +24,7 @@ const ko: UiStrings = {
   queued: '대기 중',
   removeQueued: '대기 중인 메시지 삭제',
   waitingForConnection: '연결을 기다리는 중',
+  reconnecting: '다시 연결하는 중…',
   retry: '다시 시도',
   jumpToLatest: '최신으로 이동',
   sources: '출처',

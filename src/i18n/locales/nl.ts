@@ -24,6 +24,7 @@ const nl: UiStrings = {
   queued: 'In de wachtrij',
   removeQueued: 'Bericht uit wachtrij verwijderen',
   waitingForConnection: 'Wachten op verbinding',
+  reconnecting: 'Opnieuw verbinden…',
   retry: 'Opnieuw proberen',
   jumpToLatest: 'Naar het nieuwste',
   sources: 'Bronnen',

@@ -24,6 +24,7 @@ const pl: UiStrings = {
   queued: 'W kolejce',
   removeQueued: 'Usuń wiadomość z kolejki',
   waitingForConnection: 'Oczekiwanie na połączenie',
+  reconnecting: 'Ponowne łączenie…',
   retry: 'Spróbuj ponownie',
   jumpToLatest: 'Przejdź do najnowszych',
   sources: 'Źródła',

@@ -24,6 +24,7 @@ const pt: UiStrings = {
   queued: 'Na fila',
   removeQueued: 'Remover mensagem da fila',
   waitingForConnection: 'Aguardando conexão',
+  reconnecting: 'Reconectando…',
   retry: 'Tentar novamente',
   jumpToLatest: 'Ir para a mais recente',
   sources: 'Fontes',

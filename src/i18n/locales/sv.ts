@@ -24,6 +24,7 @@ const sv: UiStrings = {
   queued: 'I kö',
   removeQueued: 'Ta bort meddelandet i kön',
   waitingForConnection: 'Väntar på anslutning',
+  reconnecting: 'Återansluter…',
   retry: 'Försök igen',
   jumpToLatest: 'Gå till senaste',
   sources: 'Källor',

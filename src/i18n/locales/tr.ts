@@ -24,6 +24,7 @@ const tr: UiStrings = {
   queued: 'Sırada',
   removeQueued: 'Sıradaki mesajı kaldır',
   waitingForConnection: 'Bağlantı bekleniyor',
+  reconnecting: 'Yeniden bağlanıyor…',
   retry: 'Yeniden dene',
   jumpToLatest: 'En yeniye git',
   sources: 'Kaynaklar',

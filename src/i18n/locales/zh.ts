@@ -24,6 +24,7 @@ const zh: UiStrings = {
   queued: '排队中',
   removeQueued: '移除排队的消息',
   waitingForConnection: '正在等待网络连接',
+  reconnecting: '正在重新连接…',
   retry: '重试',
   jumpToLatest: '跳到最新',
   sources: '来源',

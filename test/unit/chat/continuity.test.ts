@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import type { StreamEvent } from '../../../src/api/types.js';
-import { NetworkError } from '../../../src/api/errors.js';
+import { ApiError, NetworkError } from '../../../src/api/errors.js';
 import { Conversation } from '../../../src/chat/conversation.js';
 import { REATTACH_ATTEMPTS, reattachDelay } from '../../../src/chat/reattach.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
@@ -133,5 +133,58 @@ describe('Conversation.reattach (§9)', () => {
     expect(answer.status).toBe('interrupted');
     expect(answer.error?.key).toBe('errorNetwork');
     expect(answer.error?.recoverable).toBe(true);
+  });
+
+  it('reads "Reconnecting…" between attempts, never the interrupted alert, and counts a gateway error as an attempt (decision 587)', async () => {
+    vi.useFakeTimers();
+    let attempts = 0;
+    // Refused, then a proxy's 502 and 504 (the service behind it is down), then it is back.
+    const api = droppedThen(() => {
+      attempts++;
+      if (attempts === 1)
+        throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+      if (attempts <= 3) throw new ApiError(attempts === 2 ? 502 : 504, 'http_error', 'Bad gateway');
+      return records(
+        { type: 'start', threadId: 'th', questionAnswerId: 'qa1' },
+        { type: 'delta', text: 'part and the rest.' },
+        { type: 'end', threadId: 'th', questionAnswerId: 'qa1' },
+      );
+    });
+    const shown: string[] = [];
+    const conversation = new Conversation(
+      () => api as ApiClient,
+      {
+        onChange: (s) => {
+          const answer = s.messages[1];
+          const line = answer && `${answer.status}:${answer.error?.key ?? ''}`;
+          if (line && line !== shown.at(-1)) shown.push(line);
+        },
+      },
+      // As the element publishes a streaming answer: once a frame.
+      { schedule: (callback) => void setTimeout(callback, 16) },
+    );
+    const sent = conversation.send('Hi');
+    for (let i = 0; i < 4; i++) await vi.advanceTimersByTimeAsync(reattachDelay(i));
+    await sent;
+    expect(attempts).toBe(4);
+    expect(shown).toEqual(['streaming:', 'interrupted:reconnecting', 'complete:']);
+  });
+
+  it('stopped while it reconnects, it is the interrupted answer it was, stopped', async () => {
+    vi.useFakeTimers();
+    const api = droppedThen(() => {
+      throw new NetworkError('Reconnecting to the answer: the service could not be reached.');
+    });
+    const { conversation, ends } = conversationWith(api);
+    const sent = conversation.send('Hi');
+    await vi.advanceTimersByTimeAsync(reattachDelay(0));
+    expect(conversation.snapshot.messages.at(-1)!.error?.key).toBe('reconnecting');
+    conversation.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    await sent;
+    expect(ends).toEqual(['aborted:part']);
+    const answer = conversation.snapshot.messages.at(-1)!;
+    expect(answer.status).toBe('stopped');
+    expect(answer.error?.key).toBe('errorInterrupted');
   });
 });
