@@ -168,3 +168,16 @@ describe('dateGroup', () => {
     expect(dateGroup(local(2026, 2, 3), 'de', de, now)).toBe('März');
   });
 });
+
+describe("the reference's strings table", () => {
+  it('lists every key of en.ts with its English text, and no key it does not have', async () => {
+    const { readFileSync } = await import('node:fs');
+    const reference = readFileSync('docs/reference.md', 'utf8');
+    const table = reference.slice(reference.indexOf('| Key | English |'), reference.indexOf('### Theming'));
+    const rows = new Map(
+      [...table.matchAll(/^\| `(\w+)` \| (.*) \|$/gm)].map(([, key, text]) => [key, text] as const),
+    );
+    expect([...rows.keys()].sort()).toEqual(keys);
+    for (const key of keys) expect(rows.get(key), key).toBe(en[key as UiStringKey]);
+  });
+});
