@@ -21,6 +21,7 @@ export interface ThreadListSnapshot {
   threads: readonly ThreadSummary[];
   nextCursor: string | null;
   loadingMore: boolean;
+  /** Why it could not load (`error`), or why a delete or rename was refused (`ready`, rows as they were). */
   error?: ErrorInfo;
   /** Why `unavailable`, when known before asking (a 403 leaves it out: nobody signed in). */
   noHistory?: NoHistory;
@@ -167,13 +168,14 @@ export class ThreadList {
    */
   async remove(threadId: string): Promise<boolean> {
     const { signal } = this.#deletions;
+    this.#clearRefusal();
     try {
       // A thread kept on the device is forgotten there (the caller's part), never asked of the service.
       if (!this.onDevice) await this.#api().deleteThread(threadId, { signal });
     } catch (error) {
       if (signal.aborted) return false;
       if (!(error instanceof ApiError && error.status === 404)) {
-        this.#hooks.onError?.(describeError(error));
+        this.#refused(error);
         return false;
       }
     }
@@ -202,6 +204,7 @@ export class ThreadList {
    */
   async rename(threadId: string, title: string): Promise<void> {
     const { signal } = this.#deletions;
+    this.#clearRefusal();
     try {
       // A title kept on the device is the visitor's alone (decision 519).
       const renamed = this.onDevice ? { title } : await this.#api().renameThread(threadId, title, { signal });
@@ -211,8 +214,22 @@ export class ThreadList {
         threads: this.#state.threads.map((t) => (t.id === threadId ? { ...t, title: renamed.title } : t)),
       });
     } catch (error) {
-      if (!signal.aborted && !isAbortError(error)) this.#hooks.onError?.(describeError(error));
+      if (!signal.aborted && !isAbortError(error)) this.#refused(error);
     }
+  }
+
+  /**
+   * A delete or rename the service refused: the list says why, above its rows as they were (the
+   * visitor confirmed and saw nothing happen), and the page hears of it. The next one clears it.
+   */
+  #refused(error: unknown): void {
+    const info = describeError(error);
+    if (this.#state.status === 'ready') this.#set({ ...this.#state, error: info });
+    this.#hooks.onError?.(info);
+  }
+
+  #clearRefusal(): void {
+    if (this.#state.status === 'ready' && this.#state.error) this.#set({ ...this.#state, error: undefined });
   }
 
   /** The service's list has changed (a message created or bumped a thread): reload on next look. */

@@ -119,6 +119,12 @@ export default css`
     color: var(--agent-chat-color-danger);
     border-color: currentColor;
   }
+  .refused {
+    margin: 0;
+    padding: 4px var(--agent-chat-space);
+    color: var(--agent-chat-color-danger);
+    font-size: 0.9em;
+  }
   .state {
     padding: 8px var(--agent-chat-space);
     color: var(--agent-chat-color-text-muted);

@@ -285,6 +285,7 @@ export class AgentChatThreadList extends LitElement {
     // No visible heading: the toggle above already says "Conversations"; the list keeps the name.
     // A deletion is said in a live region of its own, not a second status: the search's outcome is the list's status.
     return html`${list.threads.length || search.query ? search.renderField(t) : nothing}
+      ${list.status === 'ready' && list.error ? html`<p class="refused" role="alert">${t(list.error.key)}</p>` : nothing}
       <div class="scroller" tabindex="-1">
         ${
           shown.length

@@ -6,7 +6,8 @@ import { describe, expect } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf } from '../../../msw/reference.js';
+import { http, HttpResponse } from 'msw';
+import { PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../../msw/reference.js';
 import {
   deepActiveElement,
   fixtureChat,
@@ -20,7 +21,7 @@ const list = () => page.getByRole('region', { name: 'Conversations' });
 const row = (title: string) => list().getByRole('button', { name: new RegExp(`^${title} `) });
 
 /** Delete <title>, then Delete in its confirmation, from the keyboard. */
-async function deleteByKeyboard(el: AgentChat, title: string) {
+async function confirmDelete(title: string) {
   (
     list()
       .getByRole('button', { name: `Delete ${title}` })
@@ -31,6 +32,11 @@ async function deleteByKeyboard(el: AgentChat, title: string) {
   await expect.element(confirm).toBeVisible();
   (confirm.getByRole('button', { name: 'Delete', exact: true }).element() as HTMLElement).focus();
   await userEvent.keyboard('{Enter}');
+}
+
+/** Deletes <title> from the keyboard, and waits until it is said and gone. */
+async function deleteByKeyboard(el: AgentChat, title: string) {
+  await confirmDelete(title);
   await expect.poll(() => politeWords(el)).toContain(`“${title}” deleted`);
   await expect.element(row(title)).not.toBeInTheDocument();
 }
@@ -73,4 +79,46 @@ describe('<agent-chat> deleting a conversation', () => {
         .toHaveAttribute('aria-expanded', width > 390 ? 'true' : 'false');
     });
   }
+});
+
+describe('<agent-chat> a conversation the service would not delete', () => {
+  test('says why in the list, keeps its row, and the next delete clears it', async ({ worker, backend }) => {
+    backend.signIn('alice');
+    await backend.seed('alice', ['Second', 'First']);
+    await page.viewport(390, 800);
+    const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+    worker.use(
+      http.delete(
+        `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/threads/:id/`,
+        () => HttpResponse.json({ detail: 'boom' }, { status: 500 }),
+        { once: true },
+      ),
+    );
+    await openConversationsByKeyboard();
+    await expect.element(row('Second')).toBeVisible();
+
+    await confirmDelete('Second');
+    const refused = list().getByRole('alert');
+    await expect.element(refused).toHaveTextContent('Something went wrong. Please try again.');
+    await expect.element(row('Second')).toBeVisible();
+    await chaiExpect(el).to.be.accessible();
+
+    await confirmDelete('Second');
+    await expect.poll(() => politeWords(el)).toContain('“Second” deleted');
+    await expect.element(refused).not.toBeInTheDocument();
+
+    // A rename it refuses reads the same, the title as it was.
+    worker.use(
+      http.patch(
+        `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/threads/:id/`,
+        () => HttpResponse.json({ detail: 'boom' }, { status: 500 }),
+        { once: true },
+      ),
+    );
+    await userEvent.click(list().getByRole('button', { name: 'Rename First' }));
+    await userEvent.fill(list().getByRole('textbox', { name: 'Conversation title' }), 'Renamed');
+    await userEvent.keyboard('{Enter}');
+    await expect.element(refused).toHaveTextContent('Something went wrong. Please try again.');
+    await expect.element(row('First')).toBeVisible();
+  });
 });
