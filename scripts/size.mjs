@@ -83,11 +83,12 @@ const bundles = [
   // deletion said and refocused, rows in words, files said attached or removed, the vote refocused (407 B); decision 588:
   // "Reconnecting…" between reattach attempts, a gateway error as an attempt (587) (41 B); decision
   // 592: New conversation takes a covering list away (591) (34 B); decision 594: a refused delete
-  // or rename said in the list (593) (34 B).
+  // or rename said in the list (593) (34 B); decision 596: a proxy's 502 or 504 read as unreachable
+  // (595) (22 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 53.434 * KB),
+    budget: Number(args['max-iife'] ?? 53.456 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -122,8 +123,9 @@ const bundles = [
   // decision 565: the panel's state in the tab (25 B); decision 581: a write refused over another
   // owner's record (41 B); decision 573: a delete confirmation stays an item of its list (9 B);
   // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (723 B);
-  // decision 588: 587 (45 B); decision 592: 591 (38 B); decision 594: 593 (89 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.634 * KB) },
+  // decision 588: 587 (45 B); decision 592: 591 (38 B); decision 594: 593 (89 B);
+  // decision 596: 595 (16 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.65 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

@@ -58,6 +58,10 @@ export function describeError(error: unknown): ErrorInfo {
           ? errorInfo(code, 'errorRateLimited', true, { status, values: { seconds: wait } })
           : errorInfo(code, 'errorRateLimitedShort', true, { status });
       }
+      case 502:
+      case 504:
+        // A proxy's gateway error: the service behind it did not answer (decision 595).
+        return errorInfo(code, 'errorNetwork', true, { status });
       case 413:
         return errorInfo(code, 'errorTooLong', false, { status });
       case 404:

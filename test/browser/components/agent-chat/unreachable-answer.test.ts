@@ -112,22 +112,23 @@ describe('<agent-chat> when the service goes down in the middle of an answer, on
     expect(messagesOf(el).map((m) => m.message?.status)).toEqual(['sent', 'complete']);
   });
 
-  test('refused every time: "Reconnecting…" through the attempts, then it cannot be reached, with Retry', async ({
-    worker,
-    backend,
-  }) => {
-    const { el, ended, reattaches } = await askThenDown(worker, backend, 'refused');
-    const alerts = alertsOf(el);
-    await expect.poll(() => metaOf(el)?.textContent ?? '').toContain('Reconnecting…');
-    expect(alerts).toEqual([]);
-    expect((await ended).outcome).toBe('error');
-    await settled(el);
-    expect(reattaches).toHaveLength(4);
-    expect(alerts).toEqual(["The assistant can't be reached. Check your connection and try again."]);
-    expect(metaOf(el)!.querySelector('[role="status"]')).toBeNull();
-    expect(buttonNamed(metaOf(el)!, 'Retry')).toBeTruthy();
-    expect(buttonNamed(composerOf(el).shadowRoot!, 'Stop')).toBeUndefined();
-  }, 20_000);
+  for (const down of ['refused', 'bad-gateway'] as const)
+    test(`${down} every time: "Reconnecting…" through the attempts, then it cannot be reached, with Retry`, async ({
+      worker,
+      backend,
+    }) => {
+      const { el, ended, reattaches } = await askThenDown(worker, backend, down);
+      const alerts = alertsOf(el);
+      await expect.poll(() => metaOf(el)?.textContent ?? '').toContain('Reconnecting…');
+      expect(alerts).toEqual([]);
+      expect((await ended).outcome).toBe('error');
+      await settled(el);
+      expect(reattaches).toHaveLength(4);
+      expect(alerts).toEqual(["The assistant can't be reached. Check your connection and try again."]);
+      expect(metaOf(el)!.querySelector('[role="status"]')).toBeNull();
+      expect(buttonNamed(metaOf(el)!, 'Retry')).toBeTruthy();
+      expect(buttonNamed(composerOf(el).shadowRoot!, 'Stop')).toBeUndefined();
+    }, 20_000);
 
   test('stopped while it reconnects, it is the interrupted answer it was, stopped', async ({
     worker,
