@@ -44,3 +44,27 @@ export function streamBody(
 }
 
 export const STREAM_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+/**
+ * `response` as it arrives until its network drops after `chunks` chunks (the stream errors; the
+ * service behind it keeps generating). `dropped` runs first, to take the rest of the network with
+ * it. The service writes once per 100 ms tick, so four chunks are a few words into an answer.
+ */
+export function cutAfter(response: Response, chunks: number, dropped: () => void = () => {}): Response {
+  const reader = response.body!.getReader();
+  let read = 0;
+  return new Response(
+    new ReadableStream({
+      async pull(controller) {
+        if (read++ === chunks) {
+          dropped();
+          return controller.error(new TypeError('network error'));
+        }
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+    }),
+    { status: response.status, headers: response.headers },
+  );
+}

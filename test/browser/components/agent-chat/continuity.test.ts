@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { http } from 'msw';
 import { test } from '../../../msw/test.js';
+import { cutAfter } from '../../../msw/stream.js';
 import { SERVICE_BASE, ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
 import {
@@ -88,21 +89,7 @@ describe('<agent-chat> continuity (§9)', () => {
         const response = await backend.service.handle(request);
         if (broken) return response;
         broken = true;
-        // The network drops after a few chunks: the stream errors, the service keeps generating.
-        // (The service writes once per 100 ms tick, so four chunks are a few words into the answer.)
-        const reader = response.body!.getReader();
-        let chunks = 0;
-        return new Response(
-          new ReadableStream({
-            async pull(controller) {
-              if (chunks++ === 4) return controller.error(new TypeError('network error'));
-              const { done, value } = await reader.read();
-              if (done) controller.close();
-              else controller.enqueue(value);
-            },
-          }),
-          { status: response.status, headers: response.headers },
-        );
+        return cutAfter(response, 4);
       }),
     );
     const el = await fixtureChat({ ownerKey: ALICE });

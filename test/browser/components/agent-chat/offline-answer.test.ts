@@ -3,6 +3,7 @@ import { describe, expect, vi } from 'vitest';
 import { http } from 'msw';
 import type { SetupWorker } from 'msw/browser';
 import { test } from '../../../msw/test.js';
+import { cutAfter } from '../../../msw/stream.js';
 import { SERVICE_BASE, ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
@@ -29,25 +30,11 @@ async function askThenOffline(worker: SetupWorker, backend: ReferenceBackend) {
   const fetchSpy = vi.spyOn(window, 'fetch');
   worker.use(
     http.post(CHAT, async ({ request }) => {
-      const response = await backend.service.handle(request);
-      const reader = response.body!.getReader();
-      let chunks = 0;
-      return new Response(
-        new ReadableStream({
-          async pull(controller) {
-            if (chunks++ === 4) {
-              onLine.mockReturnValue(false);
-              fetchSpy.mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
-              dispatchEvent(new Event('offline'));
-              return controller.error(new TypeError('network error'));
-            }
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else controller.enqueue(value);
-          },
-        }),
-        { status: response.status, headers: response.headers },
-      );
+      return cutAfter(await backend.service.handle(request), 4, () => {
+        onLine.mockReturnValue(false);
+        fetchSpy.mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
+        dispatchEvent(new Event('offline'));
+      });
     }),
   );
   const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });

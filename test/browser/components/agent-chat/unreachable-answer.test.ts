@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import type { SetupWorker } from 'msw/browser';
 import { test } from '../../../msw/test.js';
+import { cutAfter } from '../../../msw/stream.js';
 import { SERVICE_BASE, ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
@@ -41,25 +42,9 @@ async function askThenDown(worker: SetupWorker, backend: ReferenceBackend, down:
           headers: { 'Content-Type': 'text/html' },
         });
   worker.use(
-    http.post(`${AGENT}/chat/`, async ({ request }) => {
-      const response = await backend.service.handle(request);
-      const reader = response.body!.getReader();
-      let chunks = 0;
-      return new Response(
-        new ReadableStream({
-          async pull(controller) {
-            if (chunks++ === 4) {
-              reachable = false;
-              return controller.error(new TypeError('network error'));
-            }
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else controller.enqueue(value);
-          },
-        }),
-        { status: response.status, headers: response.headers },
-      );
-    }),
+    http.post(`${AGENT}/chat/`, async ({ request }) =>
+      cutAfter(await backend.service.handle(request), 4, () => (reachable = false)),
+    ),
     http.get(`${AGENT}/answers/:id/stream/`, ({ request }) => {
       reattaches.push(Date.now());
       return reachable ? backend.service.handle(request) : unreachable();
