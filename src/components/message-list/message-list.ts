@@ -21,7 +21,7 @@ import { relativeTime } from '../../i18n/index.js';
 import { whenIdle } from '../../internal/when-idle.js';
 import hostStyles from '../../styles/host.styles.js';
 import { icon } from '../icons.js';
-import { rowWords } from '../thread-list/row-words.js';
+import { previewWords } from '../thread-list/row-words.js';
 import { ScrollAnchorController } from './scroll-anchor-controller.js';
 import styles from './message-list.styles.js';
 
@@ -177,10 +177,10 @@ export class AgentChatMessageList extends LitElement {
             <h3 class="caption" id="latest-label">${t('recentConversations')}</h3>
             <ul class="latest" aria-labelledby="latest-label">
               ${shown.map((thread) => {
-                const words = rowWords(thread, () => this.requestUpdate());
+                const preview = previewWords(thread, () => this.requestUpdate());
                 return html`<li><button type="button" @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
-                <span class="latest-title" dir="auto">${words.title || t('untitled')}</span>
-                <span class="latest-meta" dir="auto">${words.preview || relativeTime(thread.updated_at, locale, t)}</span>
+                <span class="latest-title" dir="auto">${thread.title || t('untitled')}</span>
+                <span class="latest-meta" dir="auto">${preview || relativeTime(thread.updated_at, locale, t)}</span>
               </button></li>`;
               })}
             </ul>

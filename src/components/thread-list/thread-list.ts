@@ -23,7 +23,7 @@ import styles from './thread-list.styles.js';
 import { AgentChatThreadListRenameEvent } from '../../events/thread-list-rename.js';
 import { renderRenameButton, renderRenameField, threadToolsStyles } from './thread-tools.js';
 import { ThreadSearch, matchThreads } from './thread-search.js';
-import { rowWords } from './row-words.js';
+import { previewWords } from './row-words.js';
 
 /**
  * The owner's conversations: newest first, paged, each resumable and deletable (with a
@@ -210,8 +210,8 @@ export class AgentChatThreadList extends LitElement {
 
   #renderThread(thread: ThreadSummary) {
     const { t, locale } = this.l10n;
-    const row = rowWords(thread, () => this.requestUpdate());
-    const title = row.title || t('untitled');
+    const title = thread.title || t('untitled');
+    const preview = previewWords(thread, () => this.requestUpdate());
     if (this.confirming === thread.id) {
       // A public visitor's list is kept on this device: Delete forgets it here (decision 519).
       const words = t(this.threadList?.noHistory === 'public' ? 'confirmDeleteHere' : 'confirmDelete', {
@@ -233,7 +233,7 @@ export class AgentChatThreadList extends LitElement {
     return html`<li data-id=${thread.id} aria-current=${this.conversation?.threadId === thread.id ? 'true' : 'false'}>
       <button class="open" type="button" data-thread=${thread.id} @click=${() => this.dispatchEvent(new AgentChatThreadListSelectEvent({ threadId: thread.id }))}>
         <span class="title" dir="auto">${title}</span>
-        ${row.preview ? html`<span class="preview" dir="auto">${row.preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
+        ${preview ? html`<span class="preview" dir="auto">${preview}</span>` : html`<span class="time">${relativeTime(thread.updated_at, locale, t)}</span>`}
       </button>
       ${renderRenameButton(t, title, () => this.#startRename(thread.id))}
       <button class="row-action delete" type="button" aria-label=${t('deleteThread', { title })} title=${t('deleteThread', { title })} @click=${() => this.#askToDelete(thread.id)}>${icon('trash')}</button>

@@ -112,18 +112,18 @@ describe('<agent-chat> thread list rows', () => {
     expect(row[1]).not.toMatch(/couldn.t find/i);
   });
 
-  test('rows show and read the words of a title and preview, not their markdown, in the drawer and in Recent conversations', async ({
+  test("rows show and read a preview's words, not its markdown, and the title as the visitor typed it, in the drawer and in Recent conversations", async ({
     worker,
     backend,
   }) => {
     backend.signIn('alice');
     const at = new Date().toISOString();
-    // A title taken from a question and a preview from an answer, as a service (or the device's
-    // list of a public visitor) may hand them over: with the message's markdown in them.
+    // A title is the visitor's question, plain text with their own stars in it; a preview is the
+    // start of an answer, with its markdown.
     const threads = [
       {
         id: 'th_md',
-        title: '# Theme **with** `--agent-chat-color-accent`',
+        title: 'Is 2*3*4 the **accent**?',
         created_at: at,
         updated_at: at,
         preview: 'Set it on the element; see [the guide](https://docs.example.test/theme) &amp; _more_.',
@@ -132,7 +132,7 @@ describe('<agent-chat> thread list rows', () => {
     worker.use(http.get(`${AGENT}/threads/`, () => HttpResponse.json({ threads, next_cursor: null })));
     await page.viewport(1280, 800);
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    const title = 'Theme with --agent-chat-color-accent';
+    const title = 'Is 2*3*4 the **accent**?';
     const preview = 'Set it on the element; see the guide & more.';
     await expect.poll(() => recentConversations(el)).toEqual([[title, preview]]);
     await expect.element(page.getByRole('button', { name: `${title} ${preview}` })).toBeVisible();
@@ -143,7 +143,7 @@ describe('<agent-chat> thread list rows', () => {
     await expect.element(list.getByRole('button', { name: `Rename ${title}` })).toBeVisible();
     const row = list.getByRole('button', { name: `${title} ${preview}` });
     await expect.element(row).toBeVisible();
-    expect(row.element().textContent).not.toMatch(/[*`#[\]]|https:|&amp;/);
+    expect(row.element().querySelector('.preview')!.textContent).not.toMatch(/[*`#[\]_]|https:|&amp;/);
     await chaiExpect(el).to.be.accessible();
   });
 });
