@@ -169,3 +169,22 @@ export async function openConversationsByKeyboard(name = 'Conversations'): Promi
   await userEvent.keyboard('{Enter}');
   await expect.element(page.getByRole('region', { name })).toBeVisible();
 }
+
+/** A text file, as a visitor's log would be. */
+export const logFile = (name = 'server.log', text = 'ERROR: connection refused\n') =>
+  new File([text], name, { type: 'text/plain' });
+
+/** `list` as a drop, a paste or a file dialog hands files over. */
+export function fileTransfer(...list: File[]): DataTransfer {
+  const data = new DataTransfer();
+  for (const file of list) data.items.add(file);
+  return data;
+}
+
+/** Picks files as the file dialog would hand them over. */
+export async function pickFiles(el: AgentChat, ...list: File[]): Promise<void> {
+  const input = composerOf(el).shadowRoot!.querySelector<HTMLInputElement>('input[type=file]')!;
+  input.files = fileTransfer(...list).files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  await settled(el);
+}

@@ -7,29 +7,15 @@ import { expect as chaiExpect } from '@open-wc/testing';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import {
-  composerOf,
+  fileTransfer,
   fixtureChat,
+  logFile,
+  pickFiles,
   nextAnswerEnd,
   politeWords,
   settled,
   textareaOf,
 } from '../../../helpers/chat-fixture.js';
-import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
-
-const log = (name: string, text = 'ERROR: connection refused\n') =>
-  new File([text], name, { type: 'text/plain' });
-const transfer = (...list: File[]) => {
-  const data = new DataTransfer();
-  for (const file of list) data.items.add(file);
-  return data;
-};
-
-async function pick(el: AgentChat, ...list: File[]) {
-  const input = composerOf(el).shadowRoot!.querySelector<HTMLInputElement>('input[type=file]')!;
-  input.files = transfer(...list).files;
-  input.dispatchEvent(new Event('change', { bubbles: true }));
-  await settled(el);
-}
 
 const tray = () => page.getByRole('list', { name: 'Attached files' });
 
@@ -38,14 +24,14 @@ describe('<agent-chat> attachments are announced', () => {
     backend,
   }) => {
     const el = await fixtureChat();
-    await pick(el, log('report.log'), log('notes.md', '# Notes'));
+    await pickFiles(el, logFile('report.log'), logFile('notes.md', '# Notes'));
     await expect.poll(() => politeWords(el)).toContain('report.log and notes.md attached');
     await expect.element(tray().getByRole('button', { name: 'Remove report.log' })).toBeVisible();
     await chaiExpect(el).to.be.accessible();
 
     textareaOf(el).dispatchEvent(
       new ClipboardEvent('paste', {
-        clipboardData: transfer(log('pasted.txt')),
+        clipboardData: fileTransfer(logFile('pasted.txt')),
         bubbles: true,
         cancelable: true,
         composed: true,
@@ -55,7 +41,7 @@ describe('<agent-chat> attachments are announced', () => {
 
     el.shadowRoot!.querySelector('.panel')!.dispatchEvent(
       new DragEvent('drop', {
-        dataTransfer: transfer(log('dropped.log')),
+        dataTransfer: fileTransfer(logFile('dropped.log')),
         bubbles: true,
         composed: true,
         cancelable: true,
@@ -93,18 +79,18 @@ describe('<agent-chat> attachments are announced', () => {
     el.setAttribute('attachment-max-files', '2');
     el.setAttribute('attachment-max-size', '100');
     await settled(el);
-    await pick(el, new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
+    await pickFiles(el, new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
     await expect
       .element(page.getByRole('alert'))
       .toHaveTextContent("logo.svg can't be attached. You can attach images, text files, and PDFs.");
     expect(politeWords(el).join(' ')).not.toMatch(/attached$/);
     await chaiExpect(el).to.be.accessible();
 
-    await pick(el, log('big.log', 'x'.repeat(200)));
+    await pickFiles(el, logFile('big.log', 'x'.repeat(200)));
     await expect.element(page.getByRole('alert')).toHaveTextContent('big.log is too large');
     expect(politeWords(el).join(' ')).not.toContain('big.log attached');
 
-    await pick(el, log('a.log'), log('b.log'), log('c.log'));
+    await pickFiles(el, logFile('a.log'), logFile('b.log'), logFile('c.log'));
     await expect
       .element(page.getByRole('alert'))
       .toHaveTextContent('You can attach up to 2 files to a question.');

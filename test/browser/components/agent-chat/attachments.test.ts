@@ -18,6 +18,9 @@ import {
   textareaOf,
   threadListOf,
   typeMessage,
+  fileTransfer,
+  logFile,
+  pickFiles,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 
@@ -27,8 +30,6 @@ const PNG = Uint8Array.from(
   (c) => c.charCodeAt(0),
 );
 const png = (name = 'screenshot.png') => new File([PNG], name, { type: 'image/png' });
-const log = (name = 'server.log', text = 'ERROR: connection refused\n') =>
-  new File([text], name, { type: 'text/plain' });
 
 const composerRoot = (el: AgentChat) => composerOf(el).shadowRoot!;
 /** A button by its accessible name: its aria-label, else its text a screen reader reads (not what is aria-hidden). */
@@ -46,19 +47,6 @@ const chips = (el: AgentChat) =>
     status: c.classList.contains('ready') ? 'ready' : c.classList.contains('failed') ? 'failed' : 'uploading',
   }));
 const notice = (el: AgentChat) => composerRoot(el).querySelector('.notice')?.textContent?.trim() ?? '';
-const files = (...list: File[]) => {
-  const data = new DataTransfer();
-  for (const file of list) data.items.add(file);
-  return data;
-};
-
-/** Picks files as the file dialog would hand them over. */
-async function pick(el: AgentChat, ...list: File[]) {
-  const input = composerRoot(el).querySelector<HTMLInputElement>('input[type=file]')!;
-  input.files = files(...list).files;
-  input.dispatchEvent(new Event('change', { bubbles: true }));
-  await settled(el);
-}
 
 const allReady = (el: AgentChat) =>
   expect.poll(() => chips(el).every((c) => c.status === 'ready') && chips(el).length > 0).toBe(true);
@@ -75,7 +63,7 @@ describe('<agent-chat> attachments', () => {
     attach.click();
     expect(opened).toHaveBeenCalledOnce();
 
-    await pick(el, png(), log());
+    await pickFiles(el, png(), logFile());
     await allReady(el);
     expect(chips(el)).toEqual([
       { name: 'screenshot.png', size: expect.stringMatching(/\d+ B$/), thumbnail: true, status: 'ready' },
@@ -110,7 +98,7 @@ describe('<agent-chat> attachments', () => {
   }) => {
     const el = await fixtureChat();
     const panel = el.shadowRoot!.querySelector('.panel')!;
-    const data = files(log('notes.md', '# Notes'));
+    const data = fileTransfer(logFile('notes.md', '# Notes'));
     panel.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, bubbles: true, composed: true }));
     await settled(el);
     await expect
@@ -142,7 +130,7 @@ describe('<agent-chat> attachments', () => {
     const text = new DataTransfer();
     text.setData('text/plain', 'hello');
     expect(paste(text)).toBe(false);
-    expect(paste(files(png('image.png')))).toBe(true);
+    expect(paste(fileTransfer(png('image.png')))).toBe(true);
     await settled(el);
     await allReady(el);
     expect(chips(el)).toMatchObject([{ name: 'image.png', thumbnail: true }]);
@@ -153,7 +141,7 @@ describe('<agent-chat> attachments', () => {
     backend,
   }) => {
     const el = await fixtureChat();
-    await pick(el, png(), log());
+    await pickFiles(el, png(), logFile());
     await allReady(el);
     named(composerRoot(el), 'Remove screenshot.png')!.focus();
     await userEvent.keyboard('{Enter}');
@@ -176,13 +164,13 @@ describe('<agent-chat> attachments', () => {
     el.setAttribute('attachment-max-files', '2');
     el.setAttribute('attachment-max-size', '100');
     await settled(el);
-    await pick(el, new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
+    await pickFiles(el, new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
     expect(notice(el)).toBe("logo.svg can't be attached. You can attach images, text files, and PDFs.");
     expect(composerRoot(el).querySelector('.notice')!.getAttribute('role')).toBe('alert');
     await chaiExpect(el).to.be.accessible();
-    await pick(el, log('big.log', 'x'.repeat(200)));
+    await pickFiles(el, logFile('big.log', 'x'.repeat(200)));
     expect(notice(el)).toBe('big.log is too large: files like it may be up to 100 B.');
-    await pick(el, log('a.log'), log('b.log'), log('c.log'));
+    await pickFiles(el, logFile('a.log'), logFile('b.log'), logFile('c.log'));
     expect(notice(el)).toBe('You can attach up to 2 files to a question.');
     expect(chips(el).map((c) => c.name)).toEqual(['a.log', 'b.log']);
     await allReady(el);
@@ -190,7 +178,7 @@ describe('<agent-chat> attachments', () => {
     named(composerRoot(el), 'Remove b.log')!.click();
     await settled(el);
     // Bytes that lie about their type: the service decides from them (415), the chip says so.
-    await pick(
+    await pickFiles(
       el,
       new File([new Uint8Array([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0])], 'tool.txt', { type: 'text/plain' }),
     );
@@ -209,7 +197,7 @@ describe('<agent-chat> attachments', () => {
     await settled(el);
     await expect.poll(() => named(composerRoot(el), 'Dateien anhängen')).toBeTruthy();
     expect(composerRoot(el).querySelector('input[type=file]')!.getAttribute('accept')).toContain('image/png');
-    await pick(el, log());
+    await pickFiles(el, logFile());
     expect(notice(el)).toContain('server.log');
     expect(notice(el)).toContain('Bilder');
     void backend;
@@ -223,14 +211,14 @@ describe('<agent-chat> attachments', () => {
     await settled(el);
     expect(named(composerRoot(el), 'Attach files')).toBeUndefined();
     const drop = new DragEvent('drop', {
-      dataTransfer: files(log()),
+      dataTransfer: fileTransfer(logFile()),
       bubbles: true,
       composed: true,
       cancelable: true,
     });
     el.shadowRoot!.querySelector('.panel')!.dispatchEvent(drop);
     const paste = new ClipboardEvent('paste', {
-      clipboardData: files(png()),
+      clipboardData: fileTransfer(png()),
       bubbles: true,
       cancelable: true,
       composed: true,
@@ -248,7 +236,7 @@ describe('<agent-chat> attachments', () => {
   }) => {
     backend.signIn('alice');
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    await pick(el, png(), log());
+    await pickFiles(el, png(), logFile());
     await allReady(el);
     await typeMessage(el, 'See attached');
     const ended = nextAnswerEnd(el);
@@ -297,7 +285,7 @@ describe('<agent-chat> attachments', () => {
       }),
     );
     const el = await fixtureChat();
-    await pick(el, log());
+    await pickFiles(el, logFile());
     expect(chips(el)).toMatchObject([{ name: 'server.log', status: 'uploading' }]);
     const progress = composerRoot(el).querySelector('progress')!;
     expect(progress.getAttribute('aria-label')).toMatch(/^Uploading server\.log: \d+ %$/);
@@ -326,7 +314,7 @@ describe('<agent-chat> attachments', () => {
       // A question streams; a second one with a file waits in the outbox.
       void el.send('How do I theme it?');
       await expect.poll(() => messagesOf(el).at(-1)?.message?.questionAnswerId).toBeTruthy();
-      await pick(el, log('queued.log'));
+      await pickFiles(el, logFile('queued.log'));
       await allReady(el);
       await typeMessage(el, 'And this log?');
       // The button is Stop while the answer streams: Enter puts the question in the outbox.
@@ -336,7 +324,7 @@ describe('<agent-chat> attachments', () => {
       await settled(el);
       expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And this log?');
       // A third file is picked and uploaded but not sent, with a draft.
-      await pick(el, log('unsent.log'));
+      await pickFiles(el, logFile('unsent.log'));
       await allReady(el);
       await typeMessage(el, 'Half-written');
       dispatchEvent(new PageTransitionEvent('pagehide'));
