@@ -133,6 +133,12 @@ export class ConsoleApi {
     this.url(paths.activity(projectId), { ...query, format: 'csv' });
   conversations = (projectId: string, query: Record<string, string | undefined>) =>
     this.call<ConsoleThreadPage>('GET', paths.conversations(projectId), { query });
+  /** Every conversation the list's filters match, as a file (`csv` or `jsonl`). */
+  conversationsExportUrl = (
+    projectId: string,
+    query: Record<string, string | undefined>,
+    format: 'csv' | 'jsonl',
+  ) => this.url(paths.conversations(projectId), { ...query, format });
   conversation = (projectId: string, id: string) =>
     this.call<ConsoleThreadDetail>('GET', paths.conversation(projectId, id));
   audit = (before?: number) =>

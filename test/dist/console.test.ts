@@ -789,6 +789,40 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('conversations: what the filters show downloads as a CSV a spreadsheet opens, one row a question', async () => {
+    const { page, context } = await open({ signedIn: true });
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Conversation list' });
+    await list
+      .getByRole('link', { name: /How do I theme the widget/ })
+      .first()
+      .waitFor();
+    await page.getByRole('checkbox', { name: 'Not helpful' }).check();
+    await page.getByRole('searchbox', { name: 'Search conversations' }).fill('XSS');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => list.getByRole('link').allTextContents())
+      .toEqual([expect.stringContaining('Is the widget safe against XSS?')]);
+    const download = page.waitForEvent('download');
+    await page
+      .getByRole('group', { name: 'Download the conversations these filters show' })
+      .getByRole('link', { name: 'Download CSV' })
+      .click();
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile(await (await download).path(), 'utf8');
+    expect((await download).suggestedFilename()).toMatch(
+      new RegExp(`^conversations-${PROJECT.id}-\\d{4}-\\d{2}-\\d{2}\\.csv$`),
+    );
+    expect(text.startsWith('\uFEFFthread_id,owner_key,integration_id,asked_at,question,')).toBe(true);
+    expect(text).toContain('Is the widget safe against XSS?');
+    expect(text).toContain(
+      'downvote (did not answer the question): I asked about Content-Security-Policy, not markdown.',
+    );
+    expect(text).not.toContain('How do I theme the widget?');
+    expect(text).not.toContain('bob@example.com');
+    await context.close();
+  });
+
   // Last: it adds a conversation the tests above do not expect.
   it("conversations: a follow-up's question opens searched after the question before it, as its chat searched", async () => {
     const agent = `${service.url}/agent/v1/projects/${PROJECT.id}/agent`;

@@ -28,6 +28,7 @@ const ACTIONS: Record<string, string> = {
   'key.end_sessions': 'Ended the sessions of an API key',
   'conversation.read': 'Read a conversation',
   'conversation.search': 'Searched conversations',
+  'conversation.export': 'Exported conversations',
   'activity.export': 'Exported activity as CSV',
 };
 

@@ -196,7 +196,12 @@ export class ConversationsPage extends ConsolePage {
   render() {
     const open = this.params.get('thread');
     return html`<div class="stack">
-      <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p></div></div>
+      <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p></div>
+        <div class="row downloads" role="group" aria-label="Download the conversations these filters show">
+          <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'csv')} download>Download CSV</a>
+          <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'jsonl')} download>Download JSON Lines</a>
+        </div>
+      </div>
       ${this.filters()}
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       <div class="layout ${open ? 'open' : 'single'}">

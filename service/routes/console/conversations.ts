@@ -11,14 +11,14 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
-import type { FeedbackRecord, MessageRecord, ThreadCursor } from '../../storage/types.js';
+import type { FeedbackRecord, MessageRecord, ThreadCursor, ThreadRecord } from '../../storage/types.js';
 import { parseDay } from '../activity.js';
 import { audit, requireAdmin } from './auth.js';
 import { fileInfo } from '../files.js';
 import { requireConsoleProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
-type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
+export type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
 
 const DAY = 86_400_000;
 
@@ -44,7 +44,7 @@ const flag = (params: URLSearchParams, name: string) =>
   params.get(name) === '1' || params.get(name) === 'true' || undefined;
 
 /** The list's filter from its query: the search, the flags, the integration, the days. */
-function filterOf(params: URLSearchParams): ConversationFilter {
+export function filterOf(params: URLSearchParams): ConversationFilter {
   const start = parseDay(params.get('start'), 'start');
   const end = parseDay(params.get('end'), 'end');
   const q = params.get('q')?.trim();
@@ -150,6 +150,15 @@ export async function getConversation(
   const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
   if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
   await audit(ctx, info, admin.username, 'conversation.read', project.id, thread.id);
+  return json(await threadDetail(ctx, project, thread));
+}
+
+/** A thread as the console reads it: every message with its sources, tool calls, files and reactions. */
+export async function threadDetail(
+  ctx: ConversationsContext,
+  project: ProjectRecord,
+  thread: ThreadRecord,
+): Promise<ConsoleThreadDetail> {
   const [summary] = await ctx.storage.conversations.searchThreads(
     project.id,
     { threadId: thread.id },
@@ -157,7 +166,7 @@ export async function getConversation(
   );
   const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
   const stale = await staleSources(ctx, project.id, thread.messages);
-  return json({
+  return {
     id: thread.id,
     title: thread.title,
     integration_id: thread.integrationId,
@@ -193,5 +202,5 @@ export async function getConversation(
         ),
       })),
     ),
-  } satisfies ConsoleThreadDetail);
+  };
 }

@@ -7,7 +7,8 @@ import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
 import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
-import { getConversation, listConversations } from './conversations.js';
+import { getConversation } from './conversations.js';
+import { listOrExportConversations } from './conversation-export.js';
 import { getConsoleFile, getFileSettings, putFileSettings } from './files.js';
 import {
   addSource,
@@ -42,7 +43,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.key(SLOT, SLOT), { DELETE: revokeKey }],
   [consolePaths.keyRotation(SLOT, SLOT), { POST: rotateKey }],
   [consolePaths.activity(SLOT), { GET: consoleActivity }],
-  [consolePaths.conversations(SLOT), { GET: listConversations }],
+  [consolePaths.conversations(SLOT), { GET: listOrExportConversations }],
   [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
   [consolePaths.integrationFiles(SLOT, SLOT), { GET: getFileSettings, PUT: putFileSettings }],
   [consolePaths.file(SLOT, SLOT), { GET: getConsoleFile }],
