@@ -64,6 +64,9 @@ export interface AnswerTest {
   earlier?: string;
 }
 
+/** The keys of one answer test (`url` is `urls` with one page). */
+const TEST_KEYS = ['question', 'urls', 'url', 'phrases', 'earlier'];
+
 /** A test file's questions; throws with the file's line for what is wrong. */
 export function parseAnswerTests(text: string, file: string, base?: string): AnswerTest[] {
   let value: unknown;
@@ -85,6 +88,13 @@ export function parseAnswerTests(text: string, file: string, base?: string): Ans
   return list.map((item, i) => {
     const where = `${file}: question ${i + 1}`;
     if (!item || typeof item !== 'object') throw new Error(`${where} is not a mapping.`);
+    // A misspelt key would test less than its author wrote ("phrase:" checks no words): refused
+    // (decision 605).
+    const unknown = Object.keys(item).find((key) => !TEST_KEYS.includes(key));
+    if (unknown !== undefined)
+      throw new Error(
+        `${where} has "${unknown}", which a test does not take: use ${TEST_KEYS.map((key) => `"${key}"`).join(', ')}.`,
+      );
     const { question, urls, url, phrases, earlier } = item as Record<string, unknown>;
     if (typeof question !== 'string' || !question.trim()) throw new Error(`${where} has no "question".`);
     const wanted = urls ?? (url === undefined ? [] : [url]);

@@ -237,6 +237,12 @@ describe('agent-chat-service search and test', () => {
     expect(() => parseAnswerTests('- question: Where?\n  urls: [guide.html]', 'answers.yaml')).toThrow(
       'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site, or a folder with an https:// --docs-url, to resolve against).',
     );
+    // A misspelt key would check less than its author meant: "phrase" tests no words at all.
+    expect(() =>
+      parseAnswerTests('- question: Where?\n  urls: [https://a.test/]\n  phrase: [overlap]', 'a.yaml'),
+    ).toThrow(
+      'a.yaml: question 1 has "phrase", which a test does not take: use "question", "urls", "url", "phrases", "earlier".',
+    );
     expect(
       parseAnswerTests('questions:\n  - question: Where?\n    urls: [https://a.test/g#x]', 'a.yaml'),
     ).toEqual([{ question: 'Where?', urls: ['https://a.test/g#x'], phrases: [] }]);
