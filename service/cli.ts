@@ -9,7 +9,7 @@ import { logLostAnswers } from './answers/failure-log.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
 import { moveToPostgres } from './move-cli.js';
-import { readAnswerTests, searchCommand, testCommand } from './docs-cli.js';
+import { readAnswerTests, searchCommand, testCommand, type StoppedCrawl } from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
 import { readDocsFolder } from './docs/folder.js';
 import { splitExclusions } from './docs/exclusions.js';
@@ -500,6 +500,7 @@ async function docsCommand(
   const storage = await commandStore(
     env.DATABASE_URL || undefined,
     values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+    docs.locations.length > 0,
   );
   // Logs go to stderr: stdout is the table.
   const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
@@ -507,21 +508,52 @@ async function docsCommand(
     // Sources never crawled (or due) are crawled first, so a first run has something to read.
     await library.tick();
     const projectDocs = library.project(docs.project);
+    const stopped = await stoppedCrawls(library, docs.project);
     return command === 'search'
       ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
-      : await testCommand(agent, projectDocs, tests, print, sites);
+      : await testCommand(agent, projectDocs, tests, print, sites, fetch, stopped);
   } finally {
     await library.close();
     await storage.close();
   }
 }
 
-/** The service's store for a command; this run's memory while a running service holds the embedded one. */
-async function commandStore(databaseUrl: string | undefined, dataDir: string): Promise<Stores> {
+/**
+ * The project's sources whose last crawl stopped (a site unreachable, its robots.txt failing),
+ * each said on stderr with what stopped it: a CI log shows why the docs are missing (decision 606).
+ */
+async function stoppedCrawls(library: DocsLibrary, project: string): Promise<StoppedCrawl[]> {
+  const stopped = (await library.sources(project)).flatMap(({ location, lastRun }) =>
+    lastRun && !lastRun.complete && lastRun.failures.length
+      ? [{ location, failure: lastRun.failures[0] }]
+      : [],
+  );
+  for (const { location, failure } of stopped)
+    console.error(
+      `agent-chat-service: the crawl of ${location} stopped at ${failure.url}: ${failure.reason}; what it had indexed is kept.`,
+    );
+  return stopped;
+}
+
+/**
+ * The service's store for a command; this run's memory while a running service holds the embedded
+ * one, when `--docs` gives it something to crawl. Without, the sources added in the console are
+ * out of reach: said, not searched as none (decision 607).
+ */
+async function commandStore(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  docsGiven: boolean,
+): Promise<Stores> {
   try {
     return await openStorage({ databaseUrl, dataDir });
   } catch (error) {
     if (!(error instanceof DataDirLockedError)) throw error;
+    if (!docsGiven)
+      throw new Error(
+        `the running service holds the data directory ${dataDir}, so its sources cannot be read from here: give them with --docs (crawled into memory for this run), stop the service, or search on the console's Sources page.`,
+        { cause: error },
+      );
     console.error(
       'agent-chat-service: the running service holds the data directory; the --docs sources are crawled into memory for this run.',
     );

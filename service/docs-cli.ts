@@ -139,6 +139,7 @@ export async function testCommand(
   print: Print,
   sites: readonly string[] = [],
   fetchImpl: typeof fetch = fetch,
+  stopped: readonly StoppedCrawl[] = [],
 ): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
   const notes: Notes = { suggested: [], unindexed: [], fixes: new Map() };
@@ -146,7 +147,7 @@ export async function testCommand(
   for (const [i, test] of tests.entries()) {
     const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
-    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl) : null;
+    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped) : null;
     if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
     if (miss?.unindexed) notes.unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
     if (hint) notes.fixes.set(hint, [...(notes.fixes.get(hint) ?? []), i + 1]);
@@ -180,6 +181,15 @@ export async function testCommand(
   print(`${tests.length - failed} passed, ${failed} failed`);
   printNotes(notes, print);
   return failed ? 1 : 0;
+}
+
+/**
+ * A source whose last crawl stopped before it read the site (decision 606): the failure that
+ * stopped it, as its Sources page lists it.
+ */
+export interface StoppedCrawl {
+  location: string;
+  failure: { url: string; reason: string };
 }
 
 /** What the table's rows leave to say: synonyms to try, pages not indexed, what to fix for answers that failed. */
@@ -241,11 +251,21 @@ async function explainMiss(
   test: AnswerTest,
   sites: readonly string[],
   fetchImpl: typeof fetch,
+  stopped: readonly StoppedCrawl[],
 ): Promise<{ synonyms?: string; absent?: string; unindexed?: string }> {
   const held = await heldPage(docs, test);
   if (held) return { synonyms: suggestSynonym(test.question, held)?.join(', ') };
   if (held === null) return {};
   const url = page(test.urls[0]);
+  // A crawl that stopped (its site unreachable, robots.txt failing) is why, not the site's links.
+  const stop = stopped.find(
+    (crawl) => URL.canParse(crawl.location) && url.startsWith(new URL(crawl.location).origin),
+  );
+  if (stop)
+    return {
+      absent: 'its crawl stopped',
+      unindexed: `${url}: the crawl of ${stop.location} stopped at ${stop.failure.url}: ${stop.failure.reason}`,
+    };
   const robots = await robotsBlocked(url, sites, fetchImpl);
   return robots
     ? {

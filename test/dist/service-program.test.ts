@@ -297,6 +297,12 @@ describe('agent-chat-service (the program)', () => {
     expect(second.status).toBe(1);
     expect(second.output).toContain(`the data directory ${dataDir} is in use by process ${first.child.pid}`);
     expect(second.output).toContain('DATABASE_URL');
+    // A search with no --docs cannot read the sources the console added: it says so, not "No section matches".
+    const search = await finished(['search', 'How do I rotate a key?', '--data', dataDir], '');
+    expect(search.status).toBe(1);
+    expect(search.output).toContain(
+      `agent-chat-service: the running service holds the data directory ${dataDir}, so its sources cannot be read from here: give them with --docs`,
+    );
     expect(await files()).toEqual(before);
     first.child.kill('SIGCONT');
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
@@ -615,6 +621,27 @@ describe('agent-chat-service (the program) with a docs website', () => {
       'agent-chat-service: --docs-exclude: https://docs.example.com/guide/ is itself excluded by /guide/: nothing would be crawled.',
     );
     expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('says in a CI log why the docs are missing when the --docs site cannot be reached', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-docs-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const file = join(dataDir, 'answers.yaml');
+    await writeFile(file, '- question: How do I rotate a key?\n  urls: [guide/keys.html]\n');
+    // Port 9 (discard) refuses the connection: the crawl stops at robots.txt.
+    const site = 'http://127.0.0.1:9/docs/';
+    const stop = `the crawl of ${site} stopped at http://127.0.0.1:9/robots.txt: the server could not be reached: nothing is crawled until robots.txt answers`;
+    const test = await run(['test', file, '--docs', site, '--data', dataDir]);
+    expect(test.code).toBe(1);
+    // Not "never crawled; is it linked from the site?": the site was never read at all.
+    expect(test.stdout).toMatch(
+      /^1 +MISS +- +How do I rotate a key\? +not in the index \(its crawl stopped\)$/m,
+    );
+    expect(test.stdout).toContain(`  http://127.0.0.1:9/docs/guide/keys.html: ${stop}  (question 1)`);
+    expect(test.stderr).toContain(`agent-chat-service: ${stop}; what it had indexed is kept.`);
+    const search = await run(['search', 'How do I rotate a key?', '--docs', site, '--data', dataDir]);
+    expect(search.code).toBe(1);
+    expect(search.stderr).toContain(`agent-chat-service: ${stop}; what it had indexed is kept.`);
   });
 
   it('refuses a --docs location it cannot crawl before it opens the database', async () => {
