@@ -238,7 +238,7 @@ export default css`
   @keyframes list-in-rtl {
     from { transform: translateX(100%); }
   }
-  @media (max-width: 480px) {
+  @media (max-width: 480px), (max-height: 480px) {
     .panel.floating {
       inset: 0;
       width: 100%;

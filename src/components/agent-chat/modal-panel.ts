@@ -1,8 +1,11 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { lockPageScroll } from './viewport-controller.js';
 
-/** Where the floating panel fills the screen; agent-chat.styles.ts uses the same width. */
-const PHONE = '(max-width: 480px)';
+/**
+ * Where the floating panel fills the screen: a phone, upright or on its side (decision 608);
+ * agent-chat.styles.ts uses the same query.
+ */
+const PHONE = '(max-width: 480px), (max-height: 480px)';
 
 export interface ModalPanelOptions {
   /** The panel floats (launcher mode) and is open. */

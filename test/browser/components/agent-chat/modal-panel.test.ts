@@ -40,6 +40,23 @@ describe('<agent-chat> modal on a phone', () => {
     await expect.poll(() => el.opened).toBe(false);
   });
 
+  test('a phone on its side (844×390) gets the full-screen panel too, not a floating sliver of conversation', async ({
+    backend,
+  }) => {
+    await page.viewport(844, 390);
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    const panel = el.shadowRoot!.querySelector<HTMLElement>('.panel')!;
+    expect(panel.getAttribute('aria-modal')).toBe('true');
+    // Polled: the panel's entrance animation scales it in.
+    await expect
+      .poll(() => {
+        const box = panel.getBoundingClientRect();
+        return [box.left, box.top, box.width, box.height];
+      })
+      .toEqual([0, 0, innerWidth, innerHeight]);
+  });
+
   test('a floating panel on a wide screen is not modal: Tab may leave it for the page', async ({
     backend,
   }) => {
