@@ -8,8 +8,8 @@ export const PINNED_THRESHOLD = 48;
  * someone who scrolled up to reread is never yanked down. `pinned` drives "Jump to latest".
  *
  * The content grows after this host renders (each message renders itself a microtask later),
- * so growth is followed with a ResizeObserver on the content, which runs after layout and
- * before paint, rather than from the host's own update.
+ * so growth is followed with a ResizeObserver on the content (and the scroller), which runs
+ * after layout and before paint, rather than from the host's own update.
  */
 export class ScrollAnchorController implements ReactiveController {
   pinned = true;
@@ -38,8 +38,12 @@ export class ScrollAnchorController implements ReactiveController {
   hostUpdated(): void {
     const content = this.#content();
     if (content && content !== this.#observed) {
-      if (this.#observed) this.#resizes.unobserve(this.#observed);
+      this.#resizes.disconnect();
       this.#resizes.observe(content);
+      // The scroller shrinks too (a phone's keyboard opening, a panel made shorter): its
+      // scrollTop stays, so the latest would slide out of view under a reader pinned there.
+      const scroller = this.#scroller();
+      if (scroller) this.#resizes.observe(scroller);
       this.#observed = content;
     }
   }

@@ -124,4 +124,41 @@ describe('<agent-chat-message-list> scrolling', () => {
     await expect.poll(atBottom).toBe(true);
     expect(jump()).toBeUndefined();
   });
+  test('keeps the latest in view when the panel gets shorter (a phone keyboard opening), and not when the reader scrolled up', async ({
+    worker,
+    backend,
+  }) => {
+    const { el, push, end, sending, scroller, atBottom } = await chatWithControlledAnswer(worker);
+    for (let i = 0; i < 8; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
+    end();
+    await sending;
+    await expect.poll(atBottom).toBe(true);
+    // The answer's actions and the bar below it are in place: nothing grows from here on.
+    const height = () => scroller().scrollHeight;
+    let before = -1;
+    await expect
+      .poll(async () => {
+        const now = height();
+        await new Promise(requestAnimationFrame);
+        const still = now === before && height() === now;
+        before = now;
+        return still;
+      })
+      .toBe(true);
+
+    // The visible viewport shrinks: the panel with it, the content stays as it was.
+    el.style.setProperty('--agent-chat-panel-height', '240px');
+    await expect.poll(() => scroller().clientHeight < 200).toBe(true);
+    await expect.poll(atBottom).toBe(true);
+
+    // Someone who scrolled up to reread stays where they were.
+    scroller().scrollTop = 0;
+    scroller().dispatchEvent(new Event('scroll'));
+    await settled(el);
+    el.style.setProperty('--agent-chat-panel-height', '420px');
+    await expect.poll(() => scroller().clientHeight > 200).toBe(true);
+    el.style.setProperty('--agent-chat-panel-height', '300px');
+    await settled(el);
+    expect(scroller().scrollTop).toBe(0);
+  });
 });
