@@ -26,8 +26,12 @@ export const consolePaths = {
   /** `?start&end&integration_id`, and `format=csv` for a spreadsheet. */
   activity: (projectId: string) => `/projects/${id(projectId)}/activity`,
   conversations: (projectId: string) => `/projects/${id(projectId)}/conversations`,
+  /** GET a thread, DELETE it (with its messages, files and reactions). */
   conversation: (projectId: string, threadId: string) =>
     `/projects/${id(projectId)}/conversations/${id(threadId)}`,
+  /** GET how many conversations the thread's owner has; DELETE erases everything held for that owner. */
+  conversationOwner: (projectId: string, threadId: string) =>
+    `/projects/${id(projectId)}/conversations/${id(threadId)}/owner`,
   /** GET and PUT what the integration's visitors may attach. */
   integrationFiles: (projectId: string, integrationId: string) =>
     `/projects/${id(projectId)}/integrations/${id(integrationId)}/files`,
@@ -170,6 +174,22 @@ export interface ConsoleThread extends ConsoleThreadHead {
 export interface ConsoleThreadPage {
   threads: ConsoleThread[];
   next_cursor: string | null;
+  /** Days a conversation is kept after its last message; null: until it is deleted (decision 603). */
+  retention_days: number | null;
+}
+
+/** `GET conversationOwner`: the thread's owner, as its opaque key, and how many conversations they have. */
+export interface ConsoleOwner {
+  owner_key: string;
+  conversations: number;
+}
+
+/** `DELETE conversationOwner`: what erasing the owner removed (events: those that lost the owner's name). */
+export interface ConsoleOwnerErasure extends ConsoleOwner {
+  sessions: number;
+  feedback: number;
+  files: number;
+  events: number;
 }
 
 export interface ConsoleFeedback {

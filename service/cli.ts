@@ -8,6 +8,7 @@ import type { Agent } from './agents/types.js';
 import { logLostAnswers } from './answers/failure-log.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
+import { eraseOwnerCommand } from './erase-cli.js';
 import { moveToPostgres } from './move-cli.js';
 import { readAnswerTests, searchCommand, testCommand, type StoppedCrawl } from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
@@ -40,6 +41,10 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                                           of its urls (and contain its phrases); prints a table, exits 1 on a miss
   agent-chat-service move-to-postgres     copy the embedded store (--data) whole into the empty PostgreSQL database
                                           DATABASE_URL names, in one transaction; stop the service first
+  agent-chat-service erase-owner --project ID --owner OWNER_ID
+                                          erase everything held for one signed-in visitor (their external_owner_id):
+                                          conversations, files, reactions, sessions; prints what it removed
+                                          (embedded store: stop the service first, or use the console)
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
@@ -81,6 +86,8 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   AGENT_CHAT_CHALLENGE_WORK        a public session's proof of work: hashes a browser tries, twice the
                                    average (default 50000, about a second on a phone)
   AGENT_CHAT_EVENT_RETENTION_DAYS  how long activity events are kept (default 400)
+  AGENT_CHAT_CONVERSATION_RETENTION_DAYS  days a conversation is kept after its last message, then deleted
+                                   with its files and reactions (default 0: kept until deleted)
 
 A model instead of the offline demo agent (any OpenAI-compatible Chat Completions server):
   OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY   the server (default https://api.openai.com/v1), model, key
@@ -133,6 +140,7 @@ const OPTIONS = {
   'docs-synonyms': { type: 'string' },
   'model-max-tokens': { type: 'string' },
   earlier: { type: 'string' },
+  owner: { type: 'string' },
   'drain-seconds': { type: 'string' },
 } as const;
 
@@ -155,6 +163,13 @@ async function main() {
   }
   if (positionals[0] === 'admin') {
     process.exitCode = await addAdmin(positionals.slice(1), {
+      databaseUrl: env.DATABASE_URL || undefined,
+      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+    });
+    return;
+  }
+  if (positionals[0] === 'erase-owner') {
+    process.exitCode = await eraseOwnerCommand(positionals.slice(1), values, {
       databaseUrl: env.DATABASE_URL || undefined,
       dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
     });
@@ -203,6 +218,10 @@ async function start(values: Flags, port: number, setup: Setup) {
     eventRetentionMs: env.AGENT_CHAT_EVENT_RETENTION_DAYS
       ? Number(env.AGENT_CHAT_EVENT_RETENTION_DAYS) * 86_400_000
       : undefined,
+    // Unset or 0: kept until deleted.
+    conversationRetentionMs:
+      (wholeNumber(env.AGENT_CHAT_CONVERSATION_RETENTION_DAYS, 'AGENT_CHAT_CONVERSATION_RETENTION_DAYS') ||
+        0) * 86_400_000,
     trustProxy: proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY),
     log: jsonLog,
   };

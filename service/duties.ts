@@ -13,15 +13,42 @@ type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
 ) => void;
 
+/** Threads one purge statement deletes: a big backlog goes in many short transactions, never one long one. */
+export const PURGE_BATCH = 200;
+/** Batches one maintenance run deletes at most: the rest waits for the next run, a minute later. */
+export const PURGE_BATCHES = 25;
+
+/**
+ * Deletes the conversations whose last message is older than `before`, in batches of
+ * PURGE_BATCH, until none is left or PURGE_BATCHES ran; returns how many.
+ */
+export async function purgeConversations(storage: StoresOf<'conversations'>, before: number) {
+  let purged = 0;
+  for (let batch = 0; batch < PURGE_BATCHES; batch++) {
+    const deleted = await storage.conversations.purgeThreads(before, PURGE_BATCH);
+    purged += deleted;
+    if (deleted < PURGE_BATCH) break;
+  }
+  return purged;
+}
+
 /**
  * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
  * windows, leaked slots, expired challenges, past days' budgets, files no question used for
- * a day (§11) and Idempotency-Keys past their day (decision 453); stops answers that waited too long for tools.
+ * a day (§11), Idempotency-Keys past their day (decision 453) and, with a retention period,
+ * conversations past it (decision 603); stops answers that waited too long for tools.
  */
 export async function maintain(
-  storage: StoresOf<'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate' | 'files'>,
+  storage: StoresOf<
+    'conversations' | 'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate' | 'files'
+  >,
   now: number,
-  { retentionMs, maxAnswerMs, log }: { retentionMs: number; maxAnswerMs: number; log: Log },
+  {
+    retentionMs,
+    conversationRetentionMs = 0,
+    maxAnswerMs,
+    log,
+  }: { retentionMs: number; conversationRetentionMs?: number; maxAnswerMs: number; log: Log },
 ) {
   const sessions = await storage.directory.purgeSessions(now);
   const events = await storage.activity.purgeEvents(now - retentionMs);
@@ -39,6 +66,8 @@ export async function maintain(
     rateWindows: await storage.rates.purgeRateWindows(now, MAX_RATE_WINDOWS),
     files: await storage.files.purgeUnusedFiles(now - UNUSED_FILE_TTL_MS),
     idempotencyKeys: await storage.ledger.purgeAsks(now - IDEMPOTENCY_WINDOW_MS),
+    conversations:
+      conversationRetentionMs > 0 ? await purgeConversations(storage, now - conversationRetentionMs) : 0,
   };
 }
 

@@ -103,6 +103,11 @@ export interface AgentServiceOptions {
   activityStalenessMs?: number;
   /** How long activity events are kept. Default 400 days. */
   eventRetentionMs?: number;
+  /**
+   * How long a conversation is kept after its last message: the maintenance duty deletes older
+   * ones with their files and reactions (decision 603). Default 0: kept until deleted.
+   */
+  conversationRetentionMs?: number;
   log?: (entry: LogEntry) => void;
 }
 
@@ -115,7 +120,8 @@ export interface AgentService {
   readonly instanceId: string;
   /**
    * Purges expired sessions, old events, spent rate windows, leaked slots, unused files and
-   * Idempotency-Keys past their day; stops answers that waited too long for tools.
+   * Idempotency-Keys past their day, conversations past the retention period; stops answers
+   * that waited too long for tools.
    */
   maintain(): Promise<{
     sessions: number;
@@ -124,6 +130,7 @@ export interface AgentService {
     rateWindows: number;
     files: number;
     idempotencyKeys: number;
+    conversations: number;
   }>;
   /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
   heartbeat(): Promise<number>;
@@ -201,7 +208,23 @@ function serviceContext(
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),
     activityStalenessMs: stalenessMs,
+    conversationRetentionMs: retentionPeriod(options.conversationRetentionMs),
   };
+}
+
+/** How long the maintenance duty keeps events (default 400 days) and conversations. */
+const retentions = (options: AgentServiceOptions, ctx: ServiceContext<StoreRole>) => ({
+  retentionMs: options.eventRetentionMs ?? 400 * 86_400_000,
+  conversationRetentionMs: ctx.conversationRetentionMs,
+});
+
+/** The conversations' retention period: 0 (the default) keeps them until deleted. */
+function retentionPeriod(ms = 0): number {
+  if (!(Number.isFinite(ms) && ms >= 0))
+    throw new TypeError(
+      '[agent-chat-service] conversationRetentionMs must be 0 (keep) or a positive duration.',
+    );
+  return ms;
 }
 
 /** A route's error as its response; anything else is a logged 500. */
@@ -229,7 +252,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs, keepAliveMs });
   const docs = options.docs ?? null;
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
-  const retentionMs = options.eventRetentionMs ?? 400 * 86_400_000;
+  const upkeep = { ...retentions(options, ctx), maxAnswerMs, log };
   const trustProxy = checkTrustProxy(options.trustProxy);
   const join = fleetJoin(storage.fleet, answers);
   const timers = new Set<ReturnType<typeof setInterval>>();
@@ -250,7 +273,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         return errorResponse(error, request, log);
       }
     },
-    maintain: () => maintain(storage, clock.now(), { retentionMs, maxAnswerMs, log }),
+    maintain: () => maintain(storage, clock.now(), upkeep),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.

@@ -84,6 +84,8 @@ export interface ServiceContext<R extends StoreRole = never> {
   readonly basePath: string;
   /** How old the activity rollup may get: it is refreshed this often, off the request path. */
   readonly activityStalenessMs: number;
+  /** How long a conversation is kept after its last message; 0: until deleted (decision 603). */
+  readonly conversationRetentionMs: number;
   readonly log: (
     entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
       string,

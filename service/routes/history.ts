@@ -6,6 +6,7 @@ import { type RequestInfo, type ServiceContext, requireProject, requireSession }
 import { badRequest, notFound } from '../http/errors.js';
 import { json, noContent } from '../http/responses.js';
 import type { ThreadCursor, ThreadMeta } from '../storage/types.js';
+import { deleteConversation } from './erase.js';
 import { fileInfo } from './files.js';
 import { findThread, requireOwner, voterOf } from './visibility.js';
 
@@ -132,10 +133,7 @@ export async function deleteThread(
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   requireOwner(session);
   const thread = await findThread(ctx, session, threadId);
-  // An answer still generating stops with its thread rather than talking to nobody.
-  const live = thread.messages.filter((m) => m.status === 'streaming').map((m) => m.id);
-  await ctx.storage.conversations.deleteThread(thread.id);
-  ctx.answers.stopDeleted(live);
+  await deleteConversation(ctx.storage, (ids) => ctx.answers.stopDeleted(ids), thread);
   return noContent();
 }
 

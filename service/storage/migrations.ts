@@ -232,4 +232,6 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE messages ADD COLUMN counted_session text, ADD COLUMN counted_integration text;`,
   // The reason a failed answer's stream ended with, so that a reattach ends the same (decision 524).
   `ALTER TABLE messages ADD COLUMN failure_reason text;`,
+  // The retention period's purge takes the threads whose last message is oldest, across projects (decision 603).
+  `CREATE INDEX threads_by_age ON threads (updated_at);`,
 ];

@@ -63,8 +63,19 @@ export interface ConversationStore {
   getThread(id: string, options?: { newest?: number }): Promise<ThreadRecord | undefined>;
   /** The thread's new state, or undefined when it does not exist. */
   renameThread(id: string, title: string): Promise<ThreadMeta | undefined>;
-  /** true when a thread was deleted (its messages with it; reactions and events stay). */
+  /**
+   * true when a thread was deleted, and with it its messages, their files and the reactions on
+   * them, and its Idempotency-Keys; its activity events stay (decisions 12, 599).
+   */
   deleteThread(id: string): Promise<boolean>;
+  /**
+   * Deletes, as `deleteThread` does, at most `limit` threads whose last message is older than
+   * `before` and where no answer is generating; returns how many. Callers that run together
+   * (a fleet's instances) each take threads the others do not (decision 603).
+   */
+  purgeThreads(before: number, limit: number): Promise<number>;
+  /** How many threads the owner has in the project (what erasing them would delete). */
+  countOwnerThreads(projectId: string, owner: string): Promise<number>;
   /** Threads of one owner, newest `updatedAt` first, strictly after `after`, each with its preview (the first answer with text). */
   listThreads(
     projectId: string,
@@ -234,6 +245,20 @@ export interface DirectoryStore {
   getSession(tokenHash: string): Promise<SessionRecord | undefined>;
   /** Deletes sessions expired before `before`; returns how many. */
   purgeSessions(before: number): Promise<number>;
+  /**
+   * What is left of an owner once their threads are deleted (decision 601): their sessions, their
+   * reactions, the files they uploaded that no question used and their Idempotency-Keys go; their
+   * activity events lose the owner (the figures stay, decision 12).
+   */
+  forgetOwner(projectId: string, owner: string): Promise<OwnerTraces>;
+}
+
+/** What `forgetOwner` removed, by kind. */
+export interface OwnerTraces {
+  sessions: number;
+  feedback: number;
+  files: number;
+  events: number;
 }
 
 /**

@@ -1,17 +1,20 @@
 import { ownerKey } from '../../../contract/owner-key.js';
 import type {
   ConsoleFeedback,
+  ConsoleOwner,
+  ConsoleOwnerErasure,
   ConsoleStaleSource,
   ConsoleThreadDetail,
   ConsoleThreadPage,
 } from '../../../contract/console.js';
 import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
-import { json } from '../../http/responses.js';
+import { json, noContent } from '../../http/responses.js';
 import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
 import type { FeedbackRecord, MessageRecord, ThreadCursor, ThreadRecord } from '../../storage/types.js';
+import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
 import { audit, requireAdmin } from './auth.js';
 import { fileInfo } from '../files.js';
@@ -104,6 +107,7 @@ export async function listConversations(
       })),
     ),
     next_cursor: page.length > limit ? btoa(JSON.stringify({ u: last.updatedAt, i: last.id })) : null,
+    retention_days: ctx.conversationRetentionMs > 0 ? ctx.conversationRetentionMs / DAY : null,
   } satisfies ConsoleThreadPage);
 }
 
@@ -147,8 +151,7 @@ export async function getConversation(
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   const project = await requireConsoleProject(ctx, projectId);
-  const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
-  if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
+  const thread = await projectThread(ctx, project, threadId);
   await audit(ctx, info, admin.username, 'conversation.read', project.id, thread.id);
   return json(await threadDetail(ctx, project, thread));
 }
@@ -203,4 +206,79 @@ export async function threadDetail(
       })),
     ),
   };
+}
+
+/** The project's thread; another project's is answered as a missing one (404), so ids cannot be probed. */
+async function projectThread(
+  ctx: ConversationsContext,
+  project: ProjectRecord,
+  threadId: string,
+): Promise<ThreadRecord> {
+  const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
+  if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
+  return thread;
+}
+
+/**
+ * DELETE /console/api/projects/{id}/conversations/{thread}: the thread with its messages, files
+ * and reactions, by the visitor's own delete path (an answer still generating stops, decision 600).
+ */
+export async function deleteConsoleConversation(
+  ctx: ConversationsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const thread = await projectThread(ctx, project, threadId);
+  if (!(await deleteConversation(ctx.storage, (ids) => ctx.answers.stopDeleted(ids), thread)))
+    throw notFound('No such conversation.');
+  await audit(ctx, info, admin.username, 'conversation.delete', project.id, thread.id);
+  return noContent();
+}
+
+/** The thread's owner: a public or anonymous visitor's thread has none to erase (decision 602). */
+async function ownerOf(ctx: ConversationsContext, request: Request, projectId: string, threadId: string) {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
+  const thread = await projectThread(ctx, project, threadId);
+  if (thread.owner === null)
+    throw new HttpError(
+      409,
+      'no_owner',
+      'This conversation has no owner (a public or anonymous visitor): delete the conversation instead.',
+    );
+  return { admin, project, owner: thread.owner, ownerKey: await opaqueOwner(project, thread.owner) };
+}
+
+/** GET …/conversations/{thread}/owner: how many conversations erasing the thread's owner deletes. */
+export async function getConversationOwner(
+  ctx: ConversationsContext,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
+  const { project, owner, ownerKey: key } = await ownerOf(ctx, request, projectId, threadId);
+  const conversations = await ctx.storage.conversations.countOwnerThreads(project.id, owner);
+  return json({ owner_key: key, conversations } satisfies ConsoleOwner);
+}
+
+/**
+ * DELETE …/conversations/{thread}/owner: everything held for the thread's owner (decision 601).
+ * The audit entry names them by their opaque key, never their id.
+ */
+export async function eraseConversationOwner(
+  ctx: ConversationsContext,
+  request: Request,
+  info: RequestInfo,
+  projectId: string,
+  threadId: string,
+): Promise<Response> {
+  const { admin, project, owner, ownerKey: key } = await ownerOf(ctx, request, projectId, threadId);
+  const erased = await eraseOwner(ctx.storage, (ids) => ctx.answers.stopDeleted(ids), project.id, owner);
+  await audit(ctx, info, admin.username, 'owner.erase', project.id, key, { ...erased });
+  return json({ owner_key: key, ...erased } satisfies ConsoleOwnerErasure);
 }

@@ -7,7 +7,12 @@ import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
 import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
-import { getConversation } from './conversations.js';
+import {
+  deleteConsoleConversation,
+  eraseConversationOwner,
+  getConversation,
+  getConversationOwner,
+} from './conversations.js';
 import { listOrExportConversations } from './conversation-export.js';
 import { getConsoleFile, getFileSettings, putFileSettings } from './files.js';
 import {
@@ -44,7 +49,8 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.keyRotation(SLOT, SLOT), { POST: rotateKey }],
   [consolePaths.activity(SLOT), { GET: consoleActivity }],
   [consolePaths.conversations(SLOT), { GET: listOrExportConversations }],
-  [consolePaths.conversation(SLOT, SLOT), { GET: getConversation }],
+  [consolePaths.conversation(SLOT, SLOT), { GET: getConversation, DELETE: deleteConsoleConversation }],
+  [consolePaths.conversationOwner(SLOT, SLOT), { GET: getConversationOwner, DELETE: eraseConversationOwner }],
   [consolePaths.integrationFiles(SLOT, SLOT), { GET: getFileSettings, PUT: putFileSettings }],
   [consolePaths.file(SLOT, SLOT), { GET: getConsoleFile }],
   [consolePaths.audit, { GET: listAudit }],

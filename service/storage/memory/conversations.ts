@@ -48,6 +48,23 @@ export class MemoryConversationStore implements ConversationStore {
     return this.state.deleteThread(id);
   }
 
+  async purgeThreads(before: number, limit: number) {
+    const generating = (id: string) => this.state.messages.get(id)?.some((m) => m.status === 'streaming');
+    const expired = [...this.state.threads.values()]
+      .filter((t) => t.updatedAt < before && !generating(t.id))
+      .sort((a, b) => a.updatedAt - b.updatedAt)
+      .slice(0, limit);
+    for (const t of expired) this.state.deleteThread(t.id);
+    return expired.length;
+  }
+
+  async countOwnerThreads(projectId: string, owner: string) {
+    let count = 0;
+    for (const t of this.state.threads.values())
+      if (t.projectId === projectId && t.owner === owner) count += 1;
+    return count;
+  }
+
   async listThreads(
     projectId: string,
     owner: string,

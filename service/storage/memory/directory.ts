@@ -6,6 +6,7 @@ import type {
   IntegrationInput,
   IntegrationPatch,
   IntegrationRecord,
+  OwnerTraces,
   ProjectRecord,
   SessionRecord,
 } from '../types.js';
@@ -147,6 +148,28 @@ export class MemoryDirectoryStore implements DirectoryStore {
   async getSession(tokenHash: string) {
     const session = this.sessions.get(tokenHash);
     return session && { ...session };
+  }
+
+  async forgetOwner(projectId: string, owner: string): Promise<OwnerTraces> {
+    const { state } = this;
+    const traces = { sessions: 0, feedback: 0, files: 0, events: 0 };
+    const mine = (r: { projectId: string; owner?: string | null }) =>
+      r.projectId === projectId && r.owner === owner;
+    for (const [hash, s] of this.sessions) if (mine(s) && this.sessions.delete(hash)) traces.sessions += 1;
+    for (const [key, f] of state.feedback) if (mine(f) && state.feedback.delete(key)) traces.feedback += 1;
+    for (const [id, f] of state.files)
+      if (f.projectId === projectId && f.uploader === `owner:${owner}` && f.threadId === null) {
+        state.files.delete(id);
+        traces.files += 1;
+      }
+    for (const key of state.asks.keys())
+      if (key.startsWith(`${projectId}\n${owner}\n`)) state.asks.delete(key);
+    state.events = state.events.map((e) => {
+      if (!mine(e)) return e;
+      traces.events += 1;
+      return { ...e, owner: null };
+    });
+    return traces;
   }
 
   async purgeSessions(before: number) {

@@ -84,12 +84,16 @@ export class MemoryState {
 
   deleteThread(id: string): boolean {
     if (!this.threads.delete(id)) return false;
-    // Reactions stay, like events: deleting a thread does not rewrite past activity (#12).
+    // Events stay: deleting a thread does not rewrite past activity (decision 12); the reactions
+    // on its answers, the visitor's words among them, go with it (decision 599).
+    const gone = new Set<string>();
     for (const m of this.messages.get(id) ?? []) {
+      gone.add(m.id);
       this.messageThread.delete(m.id);
       this.hosts.delete(m.id);
       this.counted.delete(m.id);
     }
+    for (const [key, f] of this.feedback) if (gone.has(f.messageId)) this.feedback.delete(key);
     this.messages.delete(id);
     for (const [fileId, file] of this.files) if (file.threadId === id) this.files.delete(fileId);
     for (const [key, ask] of this.asks) if (ask.threadId === id) this.asks.delete(key);

@@ -88,6 +88,15 @@ function searchWhere(f: ConversationFilter, after: ThreadCursor | undefined, par
   return where.join(' AND ');
 }
 
+/**
+ * One statement deleting the threads `ids` names (`$1::text` or `ANY($1::text[])`): their
+ * Idempotency-Keys (a resend of one of their questions asks anew) and the reactions on their
+ * messages (decision 599) with them; messages and files go by their foreign keys.
+ */
+const deleteThreads = (ids: string) => `WITH keys AS (DELETE FROM idempotency_keys WHERE thread_id = ${ids}),
+  reactions AS (DELETE FROM feedback WHERE message_id IN (SELECT id FROM messages WHERE thread_id = ${ids}))
+  DELETE FROM threads WHERE id = ${ids}`;
+
 /** Threads, messages and reactions in SQL: each write one conditional statement. */
 export class SqlConversationStore implements ConversationStore {
   constructor(private readonly db: SqlClient) {}
@@ -126,10 +135,28 @@ export class SqlConversationStore implements ConversationStore {
   }
 
   async deleteThread(id: string) {
-    // Its Idempotency-Keys go with it: a resend of one of its questions asks anew.
-    const sql =
-      'WITH keys AS (DELETE FROM idempotency_keys WHERE thread_id = $1) DELETE FROM threads WHERE id = $1';
-    return (await this.db.query(sql, [id])).rowCount > 0;
+    return (await this.db.query(deleteThreads('$1::text'), [id])).rowCount > 0;
+  }
+
+  async purgeThreads(before: number, limit: number) {
+    // SKIP LOCKED: two instances purging at once take different threads, neither waits on the other.
+    const expired = `SELECT t.id FROM threads t WHERE t.updated_at < $1
+      AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.status = 'streaming')
+      ORDER BY t.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
+    return this.db.transaction(async (query) => {
+      const { rows } = await query(expired, [before, limit]);
+      if (!rows.length) return 0;
+      const ids = rows.map((r) => r.id as string);
+      return (await query(deleteThreads('ANY($1::text[])'), [ids])).rowCount;
+    });
+  }
+
+  async countOwnerThreads(projectId: string, owner: string) {
+    const { rows } = await this.db.query(
+      'SELECT count(*) AS n FROM threads WHERE project_id = $1 AND owner = $2',
+      [projectId, owner],
+    );
+    return num(rows[0].n);
   }
 
   async listThreads(

@@ -7,6 +7,7 @@ import type {
   IntegrationInput,
   IntegrationPatch,
   IntegrationRecord,
+  OwnerTraces,
   ProjectRecord,
   SessionRecord,
 } from '../types.js';
@@ -245,6 +246,30 @@ export class SqlDirectoryStore implements DirectoryStore {
   async purgeSessions(before: number) {
     this.sessions.clear();
     return (await this.db.query('DELETE FROM sessions WHERE expires_at < $1', [before])).rowCount;
+  }
+
+  async forgetOwner(projectId: string, owner: string): Promise<OwnerTraces> {
+    // One statement: all of it goes, or none. Another instance may still accept one of the
+    // sessions it read in the last minute (SESSION_CACHE_MS); this one forgets them at once.
+    const { rows } = await this.db.query(
+      `WITH s AS (DELETE FROM sessions WHERE project_id = $1 AND owner = $2 RETURNING 1),
+         f AS (DELETE FROM feedback WHERE project_id = $1 AND owner = $2 RETURNING 1),
+         u AS (DELETE FROM files WHERE project_id = $1 AND uploader = $3 AND thread_id IS NULL RETURNING 1),
+         k AS (DELETE FROM idempotency_keys WHERE project_id = $1 AND scope = $2),
+         e AS (UPDATE events SET owner = NULL WHERE project_id = $1 AND owner = $2 RETURNING 1)
+       SELECT (SELECT count(*) FROM s) AS sessions, (SELECT count(*) FROM f) AS feedback,
+         (SELECT count(*) FROM u) AS files, (SELECT count(*) FROM e) AS events`,
+      [projectId, owner, `owner:${owner}`],
+    );
+    for (const [hash, known] of this.sessions)
+      if (known.session.projectId === projectId && known.session.owner === owner) this.sessions.delete(hash);
+    const r = rows[0];
+    return {
+      sessions: num(r.sessions),
+      feedback: num(r.feedback),
+      files: num(r.files),
+      events: num(r.events),
+    };
   }
 
   /**
