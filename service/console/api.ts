@@ -13,6 +13,8 @@ import {
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
   type ConsoleNewKey,
+  type ConsoleOwner,
+  type ConsoleOwnerErasure,
   type ConsoleProject,
   type ConsoleRotatedKey,
   type ConsoleSession,
@@ -141,6 +143,12 @@ export class ConsoleApi {
   ) => this.url(paths.conversations(projectId), { ...query, format });
   conversation = (projectId: string, id: string) =>
     this.call<ConsoleThreadDetail>('GET', paths.conversation(projectId, id));
+  deleteConversation = (projectId: string, id: string) =>
+    this.call<void>('DELETE', paths.conversation(projectId, id));
+  conversationOwner = (projectId: string, id: string) =>
+    this.call<ConsoleOwner>('GET', paths.conversationOwner(projectId, id));
+  eraseOwner = (projectId: string, id: string) =>
+    this.call<ConsoleOwnerErasure>('DELETE', paths.conversationOwner(projectId, id));
   audit = (before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);

@@ -4,6 +4,7 @@ import { ActivityPage } from './components/activity-page.js';
 import { ConsoleApp } from './components/app.js';
 import { AuditPage } from './components/audit-page.js';
 import { SourcesPage } from './components/sources-page.js';
+import { ConversationErase } from './components/conversation-erase.js';
 import { ConversationsPage } from './components/conversations-page.js';
 import { DocsSearch } from './components/docs-search.js';
 import { FileSettingsForm } from './components/file-settings.js';
@@ -17,6 +18,7 @@ const elements: [string, CustomElementConstructor][] = [
   ['activity-chart', ActivityChart],
   ['activity-page', ActivityPage],
   ['conversations-page', ConversationsPage],
+  ['conversation-erase', ConversationErase],
   ['file-settings', FileSettingsForm],
   ['message-files', MessageFiles],
   ['integrations-page', IntegrationsPage],

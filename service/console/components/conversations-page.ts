@@ -1,12 +1,18 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
-import type { ConsoleStaleSource, ConsoleThread, ConsoleThreadDetail } from '../../../contract/console.js';
+import type {
+  ConsoleIntegration,
+  ConsoleStaleSource,
+  ConsoleThread,
+  ConsoleThreadDetail,
+} from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage, inPlace, pageLink } from './page.js';
 import { routeHref } from '../router.js';
 import { field } from '../form.js';
+import type { ConversationGoneEvent } from './conversation-erase.js';
 
 const FLAGS = [
   { key: 'downvoted', label: 'Not helpful' },
@@ -46,6 +52,27 @@ const loadMarkdown = () =>
       return null;
     },
   ));
+
+/** The list's search, flags, integration and days, as a form whose every change applies. */
+const filterForm = (p: URLSearchParams, integrations: ConsoleIntegration[], apply: (event: Event) => void) =>
+  html`<form class="card filters" role="search" @submit=${apply} @change=${apply}>
+      <div class="row">
+        <label class="visually-hidden" for="q">Search conversations</label>
+        <input id="q" name="q" type="search" placeholder="Search titles and messages" .value=${p.get('q') ?? ''} maxlength="200">
+        <button type="submit">Search</button>
+      </div>
+      <fieldset class="chips"><legend>Show only</legend>
+        ${FLAGS.map((f) => html`<label class="chip"><input type="checkbox" name=${f.key} ?checked=${p.get(f.key) === '1'}>${f.key === 'downvoted' ? thumbDown : nothing}${f.label}</label>`)}
+      </fieldset>
+      <div class="row facets">
+        <label>Integration <select name="integration_id">
+          <option value="">All integrations</option>
+          ${integrations.map((i) => html`<option value=${i.id} ?selected=${p.get('integration_id') === i.id}>${i.name}</option>`)}
+        </select></label>
+        <label>From <input type="date" name="start" .value=${p.get('start') ?? ''}></label>
+        <label>To <input type="date" name="end" .value=${p.get('end') ?? ''}></label>
+      </div>
+    </form>`;
 
 /** Every owner's threads, filtered and searched; one thread with its sources, tool calls and feedback. */
 export class ConversationsPage extends ConsolePage {
@@ -130,6 +157,10 @@ export class ConversationsPage extends ConsolePage {
   @state() private error = '';
   @state() private thread: ConsoleThreadDetail | null = null;
   @state() private threadError = '';
+  /** What the last erasure removed, said once in the page's status line. */
+  @state() private notice = '';
+  /** Days conversations are kept after their last message; null: until deleted. */
+  @state() private retention: number | null = null;
   /** The markdown renderer, once loaded (answers show as plain text until then, or if it fails). */
   private renderAnswer: RenderAnswer | null = null;
   /** Each answer's rendering, kept while its thread is shown: a page re-render does not lex again. */
@@ -165,6 +196,7 @@ export class ConversationsPage extends ConsolePage {
       if (key !== this.listKey) return;
       this.threads = cursor ? [...this.threads, ...page.threads] : page.threads;
       this.next = page.next_cursor;
+      this.retention = page.retention_days;
       this.error = '';
     } catch (error) {
       this.error =
@@ -196,13 +228,15 @@ export class ConversationsPage extends ConsolePage {
   render() {
     const open = this.params.get('thread');
     return html`<div class="stack">
-      <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p></div>
+      <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p>
+        <p class="muted" id="retention">${this.retention === null ? 'Kept until deleted: no retention period is set (AGENT_CHAT_CONVERSATION_RETENTION_DAYS).' : `Deleted ${this.retention === 1 ? '1 day' : `${this.retention} days`} after their last message (AGENT_CHAT_CONVERSATION_RETENTION_DAYS).`}</p></div>
         <div class="row downloads" role="group" aria-label="Download the conversations these filters show">
           <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'csv')} download>Download CSV</a>
           <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'jsonl')} download>Download JSON Lines</a>
         </div>
       </div>
-      ${this.filters()}
+      ${filterForm(this.params, this.project.integrations, this.applyFilters)}
+      <p class="notice" role="status" ?hidden=${!this.notice}>${this.notice}</p>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       <div class="layout ${open ? 'open' : 'single'}">
         <section class="card list" aria-label="Conversation list">
@@ -218,29 +252,7 @@ export class ConversationsPage extends ConsolePage {
     </div>`;
   }
 
-  private filters() {
-    const p = this.params;
-    return html`<form class="card filters" role="search" @submit=${this.applyFilters} @change=${this.applyFilters}>
-      <div class="row">
-        <label class="visually-hidden" for="q">Search conversations</label>
-        <input id="q" name="q" type="search" placeholder="Search titles and messages" .value=${p.get('q') ?? ''} maxlength="200">
-        <button type="submit">Search</button>
-      </div>
-      <fieldset class="chips"><legend>Show only</legend>
-        ${FLAGS.map((f) => html`<label class="chip"><input type="checkbox" name=${f.key} ?checked=${p.get(f.key) === '1'}>${f.key === 'downvoted' ? thumbDown : nothing}${f.label}</label>`)}
-      </fieldset>
-      <div class="row facets">
-        <label>Integration <select name="integration_id">
-          <option value="">All integrations</option>
-          ${this.project.integrations.map((i) => html`<option value=${i.id} ?selected=${p.get('integration_id') === i.id}>${i.name}</option>`)}
-        </select></label>
-        <label>From <input type="date" name="start" .value=${p.get('start') ?? ''}></label>
-        <label>To <input type="date" name="end" .value=${p.get('end') ?? ''}></label>
-      </div>
-    </form>`;
-  }
-
-  private applyFilters(event: Event) {
+  private applyFilters = (event: Event) => {
     event.preventDefault();
     // A keystroke in the search box changes nothing until Search (or Enter).
     if (event.type === 'change' && (event.target as HTMLElement).id === 'q') return;
@@ -251,7 +263,7 @@ export class ConversationsPage extends ConsolePage {
       params[key] = field(data, key).trim() || undefined;
     for (const f of FLAGS) params[f.key] = data.get(f.key) ? '1' : undefined;
     this.navigate('conversations', params, true);
-  }
+  };
 
   private row(t: ConsoleThread, current: boolean) {
     return html`<li><a href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query({ thread: t.id })) })}" aria-current=${current ? 'true' : 'false'} @click=${(e: MouseEvent) => this.open(e, t.id)}>
@@ -282,6 +294,16 @@ export class ConversationsPage extends ConsolePage {
       );
   }
 
+  /** A conversation (or every one of an owner) was erased: its rows leave the list, the review closes. */
+  private gone = (event: ConversationGoneEvent) => {
+    this.threads = this.threads.filter(
+      (t) => t.id !== event.threadId && (event.ownerKey === null || t.owner_key !== event.ownerKey),
+    );
+    this.notice = event.message;
+    this.navigate('conversations', this.query({ thread: undefined }));
+    void this.updateComplete.then(() => this.focusHeading());
+  };
+
   private answer(message: ConsoleThreadDetail['messages'][number], render: RenderAnswer): TemplateResult {
     let out = this.rendered.get(message);
     if (!out) this.rendered.set(message, (out = render(message.content)));
@@ -297,6 +319,7 @@ export class ConversationsPage extends ConsolePage {
       <div class="stack">
         <h2 id="thread-title" tabindex="-1">${t.title}</h2>
         <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span> · ${t.integration_id} · started ${when(t.created_at)}${t.handoff_at ? html` · <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
+        <conversation-erase .api=${this.api} project=${this.project.id} .thread=${t} @conversation-gone=${this.gone}></conversation-erase>
       </div>
       ${t.messages.map(
         (
