@@ -874,6 +874,106 @@ describe('the console in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("conversations: Delete conversation and Erase this visitor's data, each confirmed by what goes; gone from the list, in the audit log", async () => {
+    // Grace's two conversations, through the agent API as a site's server and widget make them.
+    const agent = `${service.url}/agent/v1/projects/${PROJECT.id}/agent`;
+    const minted = await (
+      await fetch(`${agent}/sessions/`, {
+        method: 'POST',
+        headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+        body: '{"external_owner_id":"grace@example.com"}',
+      })
+    ).json();
+    for (const message of ['Grace asks about themes', 'Grace asks about billing'])
+      await (
+        await fetch(`${agent}/chat/`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${minted.session_token}` },
+          body: JSON.stringify({ integration_id: 'int_docs', message }),
+        })
+      ).text();
+    const list = (page: import('playwright-core').Page) =>
+      page.getByRole('region', { name: 'Conversation list' });
+    const openThread = async (page: import('playwright-core').Page, title: string) => {
+      await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+      await list(page)
+        .getByRole('link', { name: new RegExp(title) })
+        .click();
+      await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+    };
+    // The confirmation in each look: it names what goes, and Cancel deletes nothing.
+    for (const look of LOOKS) {
+      const { page, context } = await open({ ...look, signedIn: true });
+      await openThread(page, 'Grace asks about themes');
+      await page.getByRole('button', { name: 'Delete conversation' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete this conversation?' });
+      await expect
+        .poll(() => dialog.textContent())
+        .toMatch(/its messages, the files the visitor attached and the feedback on its answers/);
+      expect(await axe(page)).toEqual([]);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/delete-conversation-${look.name}.png` });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: "Erase this visitor's data" }).click();
+      const erase = page.getByRole('dialog', { name: "Erase this visitor's data?" });
+      await erase.getByRole('button', { name: 'Erase 2 conversations' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/erase-visitor-${look.name}.png` });
+      await erase.getByRole('button', { name: 'Cancel' }).click();
+      await context.close();
+    }
+    const { page, context, errors, violations } = await open({ signedIn: true });
+    await openThread(page, 'Grace asks about themes');
+    await page.getByText(/Kept until deleted: no retention period is set/).waitFor();
+    await page.getByRole('button', { name: 'Delete conversation' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this conversation?' })
+      .getByRole('button', { name: 'Delete conversation' })
+      .click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe('Deleted “Grace asks about themes”.');
+    await expect
+      .poll(() =>
+        list(page)
+          .getByRole('link', { name: /Grace asks about themes/ })
+          .count(),
+      )
+      .toBe(0);
+    await expect.poll(() => focusedText(page)).toBe('H1 Conversations');
+    // The other conversation of hers: erasing her takes it, and the confirmation counts it.
+    await list(page)
+      .getByRole('link', { name: /Grace asks about billing/ })
+      .click();
+    await page.getByRole('button', { name: "Erase this visitor's data" }).click();
+    await page
+      .getByRole('dialog', { name: "Erase this visitor's data?" })
+      .getByRole('button', { name: 'Erase 1 conversation' })
+      .click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toMatch(/^Erased the visitor's data: 1 conversation, 0 other reactions, 1 session/);
+    await expect
+      .poll(() =>
+        list(page)
+          .getByRole('link', { name: /Grace asks/ })
+          .count(),
+      )
+      .toBe(0);
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await page
+      .getByRole('cell', { name: /^Erased a visitor's data .* conversations: 1 · sessions: 1/ })
+      .first()
+      .waitFor();
+    await page
+      .getByRole('cell', { name: /^Deleted a conversation th_/ })
+      .first()
+      .waitFor();
+    expect(await page.content()).not.toContain('grace@example.com');
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('agent-chat-service admin add (the built program)', () => {

@@ -27,6 +27,8 @@ const ACTIONS: Record<string, string> = {
   'docs.synonyms': 'Changed the docs synonyms',
   'key.end_sessions': 'Ended the sessions of an API key',
   'conversation.read': 'Read a conversation',
+  'conversation.delete': 'Deleted a conversation',
+  'owner.erase': "Erased a visitor's data",
   'conversation.search': 'Searched conversations',
   'conversation.export': 'Exported conversations',
   'activity.export': 'Exported activity as CSV',

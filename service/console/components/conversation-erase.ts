@@ -68,7 +68,7 @@ export class ConversationErase extends LitElement {
     if (p?.kind === 'owner')
       return html`<form class="stack" method="dialog" @submit=${this.eraseOwner}>
         <h2 id="erase-title">Erase this visitor's data?</h2>
-        <p>Everything held for owner key <code>${this.thread.owner_key.slice(0, 10)}…</code> goes for good: ${p.conversations === 1 ? 'their 1 conversation' : `all ${plural(p.conversations, 'conversation')} of theirs`} with messages, files and feedback, their feedback on other answers, and their sessions (an open chat needs a new one from your site). Answers still being written stop. The activity figures keep their counts without naming them.</p>
+        <p>Everything held for owner key <code>${this.thread.owner_key.slice(0, 10)}…</code> goes for good: their ${plural(p.conversations, 'conversation')} with messages, files and feedback, their feedback on other answers, and their sessions (an open chat needs a new one from your site). Answers still being written stop. The activity figures keep their counts without naming them.</p>
         <div class="row"><span class="spacer"></span><button type="button" @click=${this.close}>Cancel</button><button class="danger solid" type="submit">Erase ${plural(p.conversations, 'conversation')}</button></div>
       </form>`;
     return nothing;
