@@ -65,6 +65,7 @@ describe('rate limits', () => {
       rateWindows: 0,
       files: 0,
       idempotencyKeys: 0,
+      conversations: 0,
     });
     expect(await ctx.service.storage.directory.getSession(token)).toBeUndefined();
   });
