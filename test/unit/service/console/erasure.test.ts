@@ -47,8 +47,8 @@ describe('console erasure', () => {
     expect((await admin.call('GET', `${conversations}/${threadId}`)).status).toBe(200);
   });
 
-  it("erases a visitor: their conversations, sessions and reactions; the confirmation's count first; another visitor keeps theirs", async () => {
-    const { admin, session, chat, call, service } = await withConsole();
+  it("erases a visitor: their conversations and sessions; the confirmation's count first; another visitor keeps theirs", async () => {
+    const { admin, session, chat, service } = await withConsole();
     const alice = await session('alice');
     const first = await chat(alice, 'one');
     await chat(alice, 'two');
