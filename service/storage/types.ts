@@ -247,7 +247,7 @@ export interface DirectoryStore {
   purgeSessions(before: number): Promise<number>;
   /**
    * What is left of an owner once their threads are deleted (decision 601): their sessions, their
-   * reactions, the files they uploaded that no question used and their Idempotency-Keys go; their
+   * reactions, the files they uploaded (as `owner:<id>`) that no question used and their Idempotency-Keys go; their
    * activity events lose the owner (the figures stay, decision 12).
    */
   forgetOwner(projectId: string, owner: string): Promise<OwnerTraces>;

@@ -875,17 +875,17 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
-  it("conversations: Delete conversation and Erase this visitor's data, each confirmed by what goes; gone from the list, in the audit log", async () => {
-    // Grace's two conversations, through the agent API as a site's server and widget make them.
+  /** Two conversations of one visitor, through the agent API as a site's server and widget make them. */
+  async function visitorWithTwo(owner: string, titles: string[]) {
     const agent = `${service.url}/agent/v1/projects/${PROJECT.id}/agent`;
     const minted = await (
       await fetch(`${agent}/sessions/`, {
         method: 'POST',
         headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
-        body: '{"external_owner_id":"grace@example.com"}',
+        body: JSON.stringify({ external_owner_id: owner }),
       })
     ).json();
-    for (const message of ['Grace asks about themes', 'Grace asks about billing'])
+    for (const message of titles)
       await (
         await fetch(`${agent}/chat/`, {
           method: 'POST',
@@ -893,87 +893,99 @@ describe('the console in Chromium', () => {
           body: JSON.stringify({ integration_id: 'int_docs', message }),
         })
       ).text();
-    const list = (page: import('playwright-core').Page) =>
-      page.getByRole('region', { name: 'Conversation list' });
-    const openThread = async (page: import('playwright-core').Page, title: string) => {
-      await page.getByRole('link', { name: 'Conversations', exact: true }).click();
-      await list(page)
-        .getByRole('link', { name: new RegExp(title) })
-        .click();
-      await page.getByRole('heading', { name: title, level: 2 }).waitFor();
-    };
-    // The confirmation in each look: it names what goes, and Cancel deletes nothing.
-    for (const look of LOOKS) {
-      const { page, context } = await open({ ...look, signedIn: true });
-      await openThread(page, 'Grace asks about themes');
-      await page.getByRole('button', { name: 'Delete conversation' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Delete this conversation?' });
+  }
+  const conversationList = (page: import('playwright-core').Page) =>
+    page.getByRole('region', { name: 'Conversation list' });
+  async function openThread(page: import('playwright-core').Page, title: string) {
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await conversationList(page)
+      .getByRole('link', { name: new RegExp(title) })
+      .click();
+    await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+  }
+
+  it(
+    "conversations: Delete conversation and Erase this visitor's data confirm with what goes, in every look; Cancel deletes nothing",
+    { timeout: 90_000 },
+    async () => {
+      await visitorWithTwo('grace@example.com', ['Grace asks about themes', 'Grace asks about billing']);
+      for (const look of LOOKS) {
+        const { page, context } = await open({ ...look, signedIn: true });
+        await openThread(page, 'Grace asks about themes');
+        await page.getByRole('button', { name: 'Delete conversation' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Delete this conversation?' });
+        await expect
+          .poll(() => dialog.textContent())
+          .toMatch(/its messages, the files the visitor attached and the feedback on its answers/);
+        expect(await axe(page)).toEqual([]);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/delete-conversation-${look.name}.png` });
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await page.getByRole('button', { name: "Erase this visitor's data" }).click();
+        const erase = page.getByRole('dialog', { name: "Erase this visitor's data?" });
+        await erase.getByRole('button', { name: 'Erase 2 conversations' }).waitFor();
+        expect(await axe(page)).toEqual([]);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/erase-visitor-${look.name}.png` });
+        await erase.getByRole('button', { name: 'Cancel' }).click();
+        await context.close();
+      }
+      const { page, context } = await open({ signedIn: true });
+      await openThread(page, 'Grace asks about billing');
       await expect
-        .poll(() => dialog.textContent())
-        .toMatch(/its messages, the files the visitor attached and the feedback on its answers/);
-      expect(await axe(page)).toEqual([]);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/delete-conversation-${look.name}.png` });
-      await dialog.getByRole('button', { name: 'Cancel' }).click();
-      await page.getByRole('button', { name: "Erase this visitor's data" }).click();
-      const erase = page.getByRole('dialog', { name: "Erase this visitor's data?" });
-      await erase.getByRole('button', { name: 'Erase 2 conversations' }).waitFor();
-      expect(await axe(page)).toEqual([]);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/erase-visitor-${look.name}.png` });
-      await erase.getByRole('button', { name: 'Cancel' }).click();
+        .poll(() =>
+          conversationList(page)
+            .getByRole('link', { name: /Grace asks/ })
+            .count(),
+        )
+        .toBe(2);
       await context.close();
-    }
-    const { page, context, errors, violations } = await open({ signedIn: true });
-    await openThread(page, 'Grace asks about themes');
-    await page.getByText(/Kept until deleted: no retention period is set/).waitFor();
-    await page.getByRole('button', { name: 'Delete conversation' }).click();
-    await page
-      .getByRole('dialog', { name: 'Delete this conversation?' })
-      .getByRole('button', { name: 'Delete conversation' })
-      .click();
-    await expect
-      .poll(() => page.getByRole('status').first().textContent())
-      .toBe('Deleted “Grace asks about themes”.');
-    await expect
-      .poll(() =>
-        list(page)
-          .getByRole('link', { name: /Grace asks about themes/ })
-          .count(),
-      )
-      .toBe(0);
-    await expect.poll(() => focusedText(page)).toBe('H1 Conversations');
-    // The other conversation of hers: erasing her takes it, and the confirmation counts it.
-    await list(page)
-      .getByRole('link', { name: /Grace asks about billing/ })
-      .click();
-    await page.getByRole('button', { name: "Erase this visitor's data" }).click();
-    await page
-      .getByRole('dialog', { name: "Erase this visitor's data?" })
-      .getByRole('button', { name: 'Erase 1 conversation' })
-      .click();
-    await expect
-      .poll(() => page.getByRole('status').first().textContent())
-      .toMatch(/^Erased the visitor's data: 1 conversation, 0 other reactions, 1 session/);
-    await expect
-      .poll(() =>
-        list(page)
-          .getByRole('link', { name: /Grace asks/ })
-          .count(),
-      )
-      .toBe(0);
-    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
-    await page
-      .getByRole('cell', { name: /^Erased a visitor's data .* conversations: 1 · sessions: 1/ })
-      .first()
-      .waitFor();
-    await page
-      .getByRole('cell', { name: /^Deleted a conversation th_/ })
-      .first()
-      .waitFor();
-    expect(await page.content()).not.toContain('grace@example.com');
-    expect(await violations()).toEqual([]);
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+    },
+  );
+
+  it(
+    'conversations: a deleted conversation and an erased visitor leave the list, with a status line and an audit entry',
+    { timeout: 60_000 },
+    async () => {
+      await visitorWithTwo('heidi@example.com', ['Heidi asks about themes', 'Heidi asks about billing']);
+      const { page, context, errors, violations } = await open({ signedIn: true });
+      const list = conversationList(page);
+      await openThread(page, 'Heidi asks about themes');
+      await page.getByText(/Kept until deleted: no retention period is set/).waitFor();
+      await page.getByRole('button', { name: 'Delete conversation' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete this conversation?' })
+        .getByRole('button', { name: 'Delete conversation' })
+        .click();
+      await expect
+        .poll(() => page.getByRole('status').first().textContent())
+        .toBe('Deleted “Heidi asks about themes”.');
+      await expect.poll(() => list.getByRole('link', { name: /Heidi asks about themes/ }).count()).toBe(0);
+      await expect.poll(() => focusedText(page)).toBe('H1 Conversations');
+      // The other conversation of hers: erasing her takes it, and the confirmation counts it.
+      await list.getByRole('link', { name: /Heidi asks about billing/ }).click();
+      await page.getByRole('button', { name: "Erase this visitor's data" }).click();
+      await page
+        .getByRole('dialog', { name: "Erase this visitor's data?" })
+        .getByRole('button', { name: 'Erase 1 conversation' })
+        .click();
+      await expect
+        .poll(() => page.getByRole('status').first().textContent())
+        .toMatch(/^Erased the visitor's data: 1 conversation, 0 other reactions, 1 session/);
+      await expect.poll(() => list.getByRole('link', { name: /Heidi asks/ }).count()).toBe(0);
+      await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+      await page
+        .getByRole('cell', { name: /^Erased a visitor's data .* conversations: 1 · sessions: 1/ })
+        .first()
+        .waitFor();
+      await page
+        .getByRole('cell', { name: /^Deleted a conversation th_/ })
+        .first()
+        .waitFor();
+      expect(await page.content()).not.toContain('heidi@example.com');
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 });
 
 describe('agent-chat-service admin add (the built program)', () => {
