@@ -908,10 +908,10 @@ describe('the console in Chromium', () => {
     "conversations: Delete conversation and Erase this visitor's data confirm with what goes, in every look; Cancel deletes nothing",
     { timeout: 90_000 },
     async () => {
-      await visitorWithTwo('grace@example.com', ['Grace asks about themes', 'Grace asks about billing']);
+      await visitorWithTwo('ivy@example.com', ['Ivy asks about themes', 'Ivy asks about billing']);
       for (const look of LOOKS) {
         const { page, context } = await open({ ...look, signedIn: true });
-        await openThread(page, 'Grace asks about themes');
+        await openThread(page, 'Ivy asks about themes');
         await page.getByRole('button', { name: 'Delete conversation' }).click();
         const dialog = page.getByRole('dialog', { name: 'Delete this conversation?' });
         await expect
@@ -929,11 +929,11 @@ describe('the console in Chromium', () => {
         await context.close();
       }
       const { page, context } = await open({ signedIn: true });
-      await openThread(page, 'Grace asks about billing');
+      await openThread(page, 'Ivy asks about billing');
       await expect
         .poll(() =>
           conversationList(page)
-            .getByRole('link', { name: /Grace asks/ })
+            .getByRole('link', { name: /Ivy asks/ })
             .count(),
         )
         .toBe(2);
