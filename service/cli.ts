@@ -10,7 +10,13 @@ import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
 import { eraseOwnerCommand } from './erase-cli.js';
 import { moveToPostgres } from './move-cli.js';
-import { readAnswerTests, searchCommand, testCommand, type StoppedCrawl } from './docs-cli.js';
+import {
+  type AnswerTest,
+  readAnswerTests,
+  searchCommand,
+  testCommand,
+  type StoppedCrawl,
+} from './docs-cli.js';
 import { Embedder } from './docs/embeddings.js';
 import { readDocsFolder } from './docs/folder.js';
 import { splitExclusions } from './docs/exclusions.js';
@@ -515,7 +521,14 @@ async function docsCommand(
   const sites = docs.locations.filter((location) => /^https?:\/\//.test(location));
   const published = /^https?:\/\//.test(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
   const base = sites[0] ?? (docs.locations.length ? published : undefined);
-  const tests = command === 'test' ? await readAnswerTests(args[0], base) : [];
+  let tests: AnswerTest[] = [];
+  try {
+    if (command === 'test') tests = await readAnswerTests(args[0], base);
+  } catch (error) {
+    // 2, not 1: a CI step tells a file to fix from an answer that missed (decision 297).
+    console.error(`agent-chat-service: ${error instanceof Error ? error.message : error}`);
+    return 2;
+  }
   const storage = await commandStore(
     env.DATABASE_URL || undefined,
     values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',

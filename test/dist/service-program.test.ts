@@ -529,6 +529,14 @@ describe('agent-chat-service (the program) with a docs website', () => {
     ]);
     // The second run read the index the first one stored: nothing was fetched again.
     expect(site.requests.length).toBe(pages);
+    // A file to fix exits 2, not 1 as a miss does, before anything is crawled, with its line.
+    await writeFile(file, '- question: How do I roll back?\n  urls: [notes.md\n');
+    const broken = await run(['test', file, ...docs]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(
+      new RegExp(`^agent-chat-service: ${file.replace(/[.\\]/g, '\\$&')}:\\d+: `, 'm'),
+    );
+    expect(broken.stdout).toBe('');
     // The docs are the flag project's (proj_local): another project's search finds none of them.
     const other = await run([
       'search',
