@@ -526,7 +526,7 @@ async function docsCommand(
     if (command === 'test') tests = await readAnswerTests(args[0], base);
   } catch (error) {
     // 2, not 1: a CI step tells a file to fix from an answer that missed (decision 297).
-    console.error(`agent-chat-service: ${error instanceof Error ? error.message : error}`);
+    console.error(`agent-chat-service: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
   const storage = await commandStore(

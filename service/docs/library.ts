@@ -168,6 +168,11 @@ async function readSource(
   }
 }
 
+/** The first wait before a source whose crawl stopped is crawled again (decision 620). */
+const RETRY_STOPPED_CRAWL_MS = 5 * 60_000;
+/** Stopped crawls in a row that still double the wait: 5 minutes × 2^9 is past any day's schedule. */
+const STOPPED_CRAWLS_COUNTED = 9;
+
 export class DocsLibrary {
   /** This process in the crawl lease. */
   readonly holder = `docs-${crypto.randomUUID()}`;
@@ -397,6 +402,21 @@ export class DocsLibrary {
   }
 
   /**
+   * How long until the source's next crawl: its schedule after a complete one; after a crawl the
+   * site stopped (down, its robots.txt failing), 5 minutes, doubled for each stopped crawl just
+   * before it, up to the schedule (decision 620): a site back from an outage is read within
+   * minutes or hours, not a day later, and one that stays down is not hammered.
+   */
+  private async nextCrawlIn(source: DocSourceRecord, complete: boolean): Promise<number> {
+    const every = this.options.recrawlEveryMs ?? 86_400_000;
+    if (complete) return every;
+    const runs = await this.options.store.listCrawlRuns(source.id, STOPPED_CRAWLS_COUNTED);
+    const stopped = runs.findIndex((run) => run.complete);
+    const before = stopped < 0 ? runs.length : stopped;
+    return Math.min(every, RETRY_STOPPED_CRAWL_MS * 2 ** before);
+  }
+
+  /**
    * One source, crawled and applied whole; failures are the run's, never thrown. How far it has
    * got is in the store while it runs (decision 435), until its run replaces it.
    */
@@ -417,7 +437,7 @@ export class DocsLibrary {
         sourceId: source.id,
         startedAt,
         finishedAt,
-        nextCrawlAt: finishedAt + (this.options.recrawlEveryMs ?? 86_400_000),
+        nextCrawlAt: finishedAt + (await this.nextCrawlIn(source, result.complete)),
         ...result,
       });
     } finally {

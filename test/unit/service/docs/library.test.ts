@@ -275,6 +275,49 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     await expect(library({ readFolder: undefined }).addSource(P, './docs')).rejects.toThrow(/is not a URL/);
   });
 
+  it('crawls a site that was down again in 5 minutes, then twice as long each time it is still down, and on its schedule once back', async () => {
+    let down = true;
+    const site = await serveFolder(SITE, {
+      gate: (_req, res) => {
+        if (!down) return false;
+        res.writeHead(503).end();
+        return true;
+      },
+    });
+    open.push(site);
+    const storage = memoryStores();
+    const clock = new ManualClock();
+    const docs = new DocsLibrary({
+      store: storage.docs,
+      clock,
+      recrawlEveryMs: 86_400_000,
+      crawl: { retryDelayMs: 1 },
+    });
+    await docs.addSource(P, `${site.url}/docs/`);
+    const MINUTE = 60_000;
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect(await docs.tick()).toBe(1);
+      const [source] = await docs.sources(P);
+      expect(source.lastRun?.complete).toBe(false);
+      waits.push((source.nextCrawlAt - source.lastCrawlAt!) / MINUTE);
+      // Not a minute before it is due.
+      clock.advance(source.nextCrawlAt - clock.now() - MINUTE);
+      expect(await docs.tick()).toBe(0);
+      clock.advance(MINUTE);
+    }
+    expect(waits).toEqual([5, 10, 20, 40]);
+
+    down = false;
+    expect(await docs.tick()).toBe(1);
+    const [back] = await docs.sources(P);
+    expect(back.lastRun?.complete).toBe(true);
+    expect(back.nextCrawlAt - back.lastCrawlAt!).toBe(86_400_000);
+    expect((await docs.search(P, 'acme_cancel_backend'))[0]?.section.url).toBe(
+      `${site.url}/docs/guide/linked-only.html#kill-query`,
+    );
+  });
+
   it('reads a folder, and records a folder that does not exist as a failed crawl that keeps nothing', async () => {
     const { library } = await fixture();
     const docs = library();
