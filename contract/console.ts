@@ -49,6 +49,13 @@ export const consolePaths = {
   /** `?q=`: the ranked sections of the project's docs a chat would retrieve for the question. */
   docsSearch: (projectId: string) => `/projects/${id(projectId)}/docs/search`,
   docsSynonyms: (projectId: string) => `/projects/${id(projectId)}/docs/synonyms`,
+  /** GET the project's webhooks with their recent deliveries, POST a new one (`ConsoleWebhookInput`). */
+  webhooks: (projectId: string) => `/projects/${id(projectId)}/webhooks`,
+  /** DELETE: the webhook stops, its deliveries go. */
+  webhook: (projectId: string, webhookId: string) => `/projects/${id(projectId)}/webhooks/${id(webhookId)}`,
+  /** POST: "Send a test", at once; answers with the attempt. */
+  webhookTest: (projectId: string, webhookId: string) =>
+    `/projects/${id(projectId)}/webhooks/${id(webhookId)}/test`,
 } as const;
 
 /** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
@@ -123,6 +130,43 @@ export interface ConsoleApiKey {
   sessions_ended_at: string | null;
   status: 'active' | 'expiring' | 'expired' | 'revoked';
 }
+
+/** What a webhook can be told (decision 612). */
+export type ConsoleNotificationEvent = 'handoff' | 'downvote' | 'answer_failed';
+
+/** One delivery of an event to a webhook, as its last attempt left it. */
+export interface ConsoleWebhookDelivery {
+  id: string;
+  event: ConsoleNotificationEvent | 'test';
+  /** `pending`: waiting for its first or next attempt; `failed`: given up. */
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  created_at: string;
+  last_attempt_at: string | null;
+  /** The receiver's HTTP status; null when it gave none (unreachable, timed out). */
+  status_code: number | null;
+  /** Why the last attempt failed: the service's words or the first of the receiver's. */
+  error: string | null;
+}
+
+export interface ConsoleWebhook {
+  id: string;
+  /** The address without its path's secret part (Slack's and Discord's addresses are credentials). */
+  url_shown: string;
+  events: ConsoleNotificationEvent[];
+  created_at: string;
+  /** The newest first. */
+  deliveries: ConsoleWebhookDelivery[];
+}
+
+/** `POST webhooks`: an `https:` address (or `http:` to this machine) and the events it wants. */
+export interface ConsoleWebhookInput {
+  url: string;
+  events: ConsoleNotificationEvent[];
+}
+
+/** `POST webhooks`: the signing secret, shown this once. */
+export type ConsoleNewWebhook = ConsoleWebhook & { secret: string };
 
 /** `POST keys`: the key's whole value, shown this once. */
 export type ConsoleNewKey = ConsoleApiKey & { key: string };

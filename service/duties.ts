@@ -1,13 +1,13 @@
 /**
  * What the service does besides answering requests: maintenance, the fleet lease, the
- * rollup's refresh and the docs' crawl schedule. Each duty reaches only the storage roles it works on; `runDuties` puts them
+ * rollup's refresh, the docs' crawl schedule and the webhooks' deliveries. Each duty reaches only the storage roles it works on; `runDuties` puts them
  * on timers (what `serve()` does through `startDuties`).
  */
 import { IDEMPOTENCY_WINDOW_MS, TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
 import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
 import type { ActivityStore, EndedOrphan, FleetStore, StoresOf } from './storage/types.js';
-import { logLostAnswers } from './answers/failure-log.js';
+import { type FailedHook, logLostAnswers } from './answers/failure-log.js';
 
 type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
@@ -32,15 +32,27 @@ export async function purgeConversations(storage: StoresOf<'conversations'>, bef
   return purged;
 }
 
+/** How long a webhook's deliveries are listed in the console once they are sent or given up. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+
 /**
  * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
  * windows, leaked slots, expired challenges, past days' budgets, files no question used for
- * a day (§11), Idempotency-Keys past their day (decision 453) and, with a retention period,
- * conversations past it (decision 603); stops answers that waited too long for tools.
+ * a day (§11), Idempotency-Keys past their day (decision 453), webhook deliveries past their
+ * month (decision 616) and, with a retention period, conversations past it (decision 603);
+ * stops answers that waited too long for tools.
  */
 export async function maintain(
   storage: StoresOf<
-    'conversations' | 'directory' | 'accounts' | 'activity' | 'ledger' | 'rates' | 'gate' | 'files'
+    | 'conversations'
+    | 'directory'
+    | 'accounts'
+    | 'activity'
+    | 'ledger'
+    | 'rates'
+    | 'gate'
+    | 'files'
+    | 'notifications'
   >,
   now: number,
   {
@@ -48,13 +60,20 @@ export async function maintain(
     conversationRetentionMs = 0,
     maxAnswerMs,
     log,
-  }: { retentionMs: number; conversationRetentionMs?: number; maxAnswerMs: number; log: Log },
+    failed,
+  }: {
+    retentionMs: number;
+    conversationRetentionMs?: number;
+    maxAnswerMs: number;
+    log: Log;
+    failed?: FailedHook;
+  },
 ) {
   const sessions = await storage.directory.purgeSessions(now);
   const events = await storage.activity.purgeEvents(now - retentionMs);
   await storage.accounts.purgeExpired(now);
   const ended = await storage.ledger.endStale(now - Math.max(TOOL_WAIT_MS, 2 * maxAnswerMs), now);
-  logLostAnswers(log, ended);
+  logLostAnswers(log, ended, failed);
   // A slot outlives its answer only when the end failed to say so.
   await storage.ledger.purgeAnswerSlots(now - 2 * maxAnswerMs);
   // Budgets count per UTC day: the days before yesterday are done with.
@@ -68,6 +87,7 @@ export async function maintain(
     idempotencyKeys: await storage.ledger.purgeAsks(now - IDEMPOTENCY_WINDOW_MS),
     conversations:
       conversationRetentionMs > 0 ? await purgeConversations(storage, now - conversationRetentionMs) : 0,
+    deliveries: await storage.notifications.purgeDeliveries(now - DELIVERY_RETENTION_MS),
   };
 }
 
@@ -98,6 +118,7 @@ export interface Duties {
   heartbeat(): Promise<number>;
   refreshActivity(): Promise<boolean>;
   crawlDocs(): Promise<number>;
+  deliverNotifications(): Promise<number>;
 }
 
 /**
@@ -139,7 +160,10 @@ export function runDuties(
   // Whichever instance holds the crawl lease crawls the sources that are due; a minute is fine
   // enough for a schedule counted in hours (and for "Re-crawl now", which crawls at once anyway).
   const crawl = duty('docs_crawl', () => duties.crawlDocs());
+  // Every few seconds: a visitor waiting for a person should not wait for a timer.
+  const deliver = duty('notifications', () => duties.deliverNotifications());
   every(maintainEveryMs, maintenance);
+  every(5_000, deliver);
   every(leaseMs / 3, lease);
   every(stalenessMs / 6, refresh);
   every(60_000, crawl);

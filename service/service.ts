@@ -9,6 +9,7 @@ import {
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import type { DocsLibrary } from './docs/library.js';
+import type { FailedAnswer } from './answers/failure-log.js';
 import { Answers } from './answers/live-answers.js';
 import { KEEPALIVE_MS } from './answers/record-stream.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
@@ -24,7 +25,9 @@ import type {
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
+import { DEFAULT_TIMEOUT_MS, deliverNotifications } from './notifications/deliver.js';
 import { boundedPasswords } from './routes/console/auth.js';
+import { notifyFailure } from './routes/notify.js';
 import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { FileQuota, FleetStore, StoreRole, Stores } from './storage/types.js';
@@ -108,6 +111,8 @@ export interface AgentServiceOptions {
    * ones with their files and reactions (decision 603). Default 0: kept until deleted.
    */
   conversationRetentionMs?: number;
+  /** How long a webhook's receiver may take to answer one delivery. Default 10 s. */
+  notificationTimeoutMs?: number;
   log?: (entry: LogEntry) => void;
 }
 
@@ -131,6 +136,7 @@ export interface AgentService {
     files: number;
     idempotencyKeys: number;
     conversations: number;
+    deliveries: number;
   }>;
   /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
   heartbeat(): Promise<number>;
@@ -142,7 +148,12 @@ export interface AgentService {
    */
   crawlDocs(): Promise<number>;
   /**
-   * Runs maintain, heartbeat, refreshActivity and crawlDocs on timers (what `serve()` does);
+   * Sends the webhook deliveries that are due and that no other instance holds, each attempt
+   * recorded (a failed one tried again later, decision 616); returns how many arrived.
+   */
+  deliverNotifications(): Promise<number>;
+  /**
+   * Runs maintain, heartbeat, refreshActivity, crawlDocs and deliverNotifications on timers (what `serve()` does);
    * returns a stop function. Hosts that cannot keep timers call them themselves.
    */
   startDuties(options?: { maintainEveryMs?: number }): () => void;
@@ -249,10 +260,13 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const leaseMs = options.instanceLeaseMs ?? 30_000;
   const stalenessMs = options.activityStalenessMs ?? 60_000;
   const keepAliveMs = options.streamKeepAliveMs ?? KEEPALIVE_MS;
-  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs, keepAliveMs });
+  // The project's webhooks hear of failed answers through the context the routes use (built next).
+  const failed = (f: FailedAnswer) => void notifyFailure(ctx, f);
+  const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs, keepAliveMs, failed });
   const docs = options.docs ?? null;
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
-  const upkeep = { ...retentions(options, ctx), maxAnswerMs, log };
+  const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed };
+  const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS };
   const trustProxy = checkTrustProxy(options.trustProxy);
   const join = fleetJoin(storage.fleet, answers);
   const timers = new Set<ReturnType<typeof setInterval>>();
@@ -278,6 +292,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
     crawlDocs: async () => (docs ? docs.warm().then(() => docs.tick()) : 0),
+    deliverNotifications: () => deliverNotifications(storage.notifications, clock, send),
     startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
       runDuties(service, timers, { maintainEveryMs, ...duties }),
     get draining() {
@@ -287,16 +302,24 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       return answers.size;
     },
     drain: (deadlineMs) => drainInstance(answers, docs, deadlineMs),
-    async close() {
-      for (const timer of timers) clearInterval(timer);
-      timers.clear();
-      await docs?.close();
-      await answers.stopAll();
-      await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
-      await storage.close();
-    },
+    close: () => closeInstance(timers, docs, answers, storage),
   };
   return service;
+}
+
+/** Answers in flight end as errors, their text kept (447); the instance leaves the fleet; the storage is closed. */
+async function closeInstance(
+  timers: Set<ReturnType<typeof setInterval>>,
+  docs: DocsLibrary | null,
+  answers: Answers,
+  storage: Stores,
+) {
+  for (const timer of timers) clearInterval(timer);
+  timers.clear();
+  await docs?.close();
+  await answers.stopAll();
+  await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
+  await storage.close();
 }
 
 /**

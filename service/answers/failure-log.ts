@@ -13,6 +13,9 @@ export interface FailedAnswer {
   code: string;
 }
 
+/** Told of each failed answer once, by whoever stored its end (the project's webhooks hear of it, decision 613). */
+export type FailedHook = (failed: FailedAnswer) => void;
+
 /**
  * The one line every failed answer writes (decision 513): `agent_failed` when its agent threw
  * (`extra`: the error's name, and an AgentError's hint), `answer_failed` when the service ended
@@ -27,8 +30,11 @@ export function logFailedAnswer(
 }
 
 /** Answers another part of the fleet ended (the reaper, a reattach, the maintenance): a line for each lost one. */
-export function logLostAnswers(log: Log, ended: readonly EndedOrphan[]): void {
+export function logLostAnswers(log: Log, ended: readonly EndedOrphan[], failed?: FailedHook): void {
   for (const { id, threadId, projectId, status } of ended)
-    if (status === 'error')
-      logFailedAnswer(log, { project: projectId, thread: threadId, answer: id, code: LOST_ANSWER.code });
+    if (status === 'error') {
+      const lost = { project: projectId, thread: threadId, answer: id, code: LOST_ANSWER.code };
+      logFailedAnswer(log, lost);
+      failed?.(lost);
+    }
 }

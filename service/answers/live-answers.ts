@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { encodeRecord } from '../../contract/records.js';
 import { randomId } from '../kernel/ids.js';
 import type { EndedOrphan, MessageRecord, StoresOf, ThreadMeta } from '../storage/types.js';
-import { logLostAnswers } from './failure-log.js';
+import { type FailedHook, logLostAnswers } from './failure-log.js';
 import { FanOut } from './fan-out.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
 import { Following } from './follow.js';
@@ -39,6 +39,8 @@ export interface AnswersOptions {
   leaseMs: number;
   /** The longest silence of a streamed answer before a keep-alive record (decision 586); 0: none. */
   keepAliveMs: number;
+  /** Told of each answer that failed here, or that this instance ended as lost. */
+  failed?: FailedHook;
 }
 
 /**
@@ -77,6 +79,7 @@ export class Answers implements AnswerRunner {
       clock,
       agent: options.agent,
       log,
+      failed: options.failed,
       instanceId: this.instanceId,
       fanOut: this.fanOut,
       saves: this.saves,
@@ -182,9 +185,9 @@ export class Answers implements AnswerRunner {
 
   /** Ends an answer whose instance died; a lost one writes its log line here (decision 513). */
   private async endOrphan(answerId: string, status: 'stopped' | 'error'): Promise<void> {
-    const { storage, clock, leaseMs, log } = this.options;
+    const { storage, clock, leaseMs, log, failed } = this.options;
     const ended = await storage.ledger.endOrphan(answerId, status, clock.now(), leaseMs);
-    if (ended) logLostAnswers(log, [ended]);
+    if (ended) logLostAnswers(log, [ended], failed);
   }
 
   /**
@@ -193,7 +196,7 @@ export class Answers implements AnswerRunner {
    */
   reaped(ended: EndedOrphan[]): void {
     for (const { id } of ended) this.signal({ kind: 'ended', answerId: id });
-    logLostAnswers(this.options.log, ended);
+    logLostAnswers(this.options.log, ended, this.options.failed);
   }
 
   async cancel(message: MessageRecord): Promise<void> {

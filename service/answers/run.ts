@@ -11,7 +11,7 @@ import {
   takenOver,
 } from './apply-output.js';
 import type { FanOut } from './fan-out.js';
-import { type Log, logFailedAnswer } from './failure-log.js';
+import { type FailedHook, type Log, logFailedAnswer } from './failure-log.js';
 import type { LiveAnswer } from './live-answer.js';
 import { storedEnd } from './replay.js';
 import type { AnswerSaves } from './saves.js';
@@ -25,6 +25,8 @@ export interface RunParts {
   clock: Clock;
   agent: Agent;
   log: Log;
+  /** Told of each failed end this instance stored. */
+  failed?: FailedHook;
   instanceId: string;
   fanOut: FanOut;
   saves: AnswerSaves;
@@ -122,17 +124,16 @@ class Run {
         // whatever stopped the run here (a shutdown too), as a reattach reads it (decision 543).
         if (!stored) record = await this.storedEnding();
         // Whoever stores a failed end writes its one log line (another ender writes its own).
-        if (stored && failure)
-          logFailedAnswer(
-            parts.log,
-            {
-              project: answer.thread.projectId,
-              thread: answer.thread.id,
-              answer: answer.message.id,
-              code: failure.code,
-            },
-            this.agentError,
-          );
+        if (stored && failure) {
+          const failed = {
+            project: answer.thread.projectId,
+            thread: answer.thread.id,
+            answer: answer.message.id,
+            code: failure.code,
+          };
+          logFailedAnswer(parts.log, failed, this.agentError);
+          parts.failed?.(failed);
+        }
       } catch (error) {
         // The listeners still get the end of the answer.
         parts.log({

@@ -5,9 +5,13 @@ import { badRequest, notFound } from '../http/errors.js';
 import { ANSWER_ID, THREAD_ID } from '../kernel/ids.js';
 import { noContent } from '../http/responses.js';
 import { findThread, visibleThread, voterOf } from './visibility.js';
+import { DOWNVOTE_WAIT_MS, notify } from './notify.js';
 
-/** Reactions and handoffs in the conversations; the session (directory) and its rate window (rates). */
-type FeedbackContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
+/**
+ * Reactions and handoffs in the conversations; the session (directory) and its rate window
+ * (rates); what the project's webhooks are told (notifications).
+ */
+type FeedbackContext = ServiceContext<'conversations' | 'directory' | 'rates' | 'notifications'>;
 
 const COMMENT_FLAGS = ['incorrect', 'irrelevant', 'unaddressed'] as const;
 
@@ -35,7 +39,8 @@ export async function feedback(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
+  const project = await requireProject(ctx, projectId);
+  const session = await requireSession(ctx, request, project, info);
   const body = await readJsonBody(request);
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
   const { question_answer_id: answerId, reaction } = body;
@@ -46,10 +51,11 @@ export async function feedback(
   const found = ANSWER_ID.test(answerId) ? await ctx.storage.conversations.getMessage(answerId) : undefined;
   if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
     throw notFound('No such answer.');
+  const voter = voterOf(session);
   await ctx.storage.conversations.putFeedback({
     messageId: answerId,
     projectId,
-    voter: voterOf(session),
+    voter,
     sessionToken: session.tokenHash,
     owner: session.owner,
     integrationId: found.thread.integrationId,
@@ -57,7 +63,36 @@ export async function feedback(
     comment,
     at: ctx.clock.now(),
   });
+  if (reaction === 'downvote')
+    await notifyDownvote(ctx, project.project.name, found.thread.id, answerId, voter, comment);
   return noContent();
+}
+
+/**
+ * A downvote's notification waits a minute for the reasons and words the widget sends after the
+ * vote; each vote with them replaces its body until it is sent (decision 613).
+ */
+async function notifyDownvote(
+  ctx: FeedbackContext,
+  projectName: string,
+  threadId: string,
+  answerId: string,
+  voter: string,
+  comment: Record<string, unknown> | null,
+) {
+  const thread = await ctx.storage.conversations.getThread(threadId);
+  if (!thread) return;
+  await notify(ctx, {
+    event: 'downvote',
+    projectId: thread.projectId,
+    projectName,
+    thread,
+    answerId,
+    reasons: COMMENT_FLAGS.filter((flag) => comment?.[flag] === true),
+    comment: typeof comment?.issue === 'string' ? comment.issue : null,
+    dedupe: `downvote:${answerId}:${voter}`,
+    delayMs: DOWNVOTE_WAIT_MS,
+  });
 }
 
 /**
@@ -71,13 +106,22 @@ export async function handoff(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
+  const project = await requireProject(ctx, projectId);
+  const session = await requireSession(ctx, request, project, info);
   const body = await readJsonBody(request);
   const threadId = isRecord(body) ? body.thread_id : undefined;
   if (typeof threadId !== 'string' || !THREAD_ID.test(threadId))
     throw badRequest('thread_id must be a thread id.');
-  await findThread(ctx, session, threadId);
+  const thread = await findThread(ctx, session, threadId);
   if (!(await ctx.storage.conversations.markHandoff(threadId, ctx.clock.now())))
     throw notFound('No such thread.');
+  // Once per thread: asking again does not page anyone again (the key is the thread's).
+  await notify(ctx, {
+    event: 'handoff',
+    projectId,
+    projectName: project.project.name,
+    thread,
+    dedupe: `handoff:${threadId}`,
+  });
   return noContent();
 }

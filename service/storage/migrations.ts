@@ -234,4 +234,19 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE messages ADD COLUMN failure_reason text;`,
   // The retention period's purge takes the threads whose last message is oldest, across projects (decision 603).
   `CREATE INDEX threads_by_age ON threads (updated_at);`,
+  // Webhooks each project notifies and one delivery per event and webhook, claimed by one
+  // instance at a time (decisions 612-617); a project's delete takes its webhooks, a webhook's its deliveries.
+  `CREATE TABLE webhooks (
+     id text PRIMARY KEY, project_id text NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+     url text NOT NULL, events jsonb NOT NULL, secret text NOT NULL, created_at bigint NOT NULL);
+   CREATE INDEX webhooks_by_project ON webhooks (project_id);
+   CREATE TABLE webhook_deliveries (
+     id text PRIMARY KEY, webhook_id text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+     event text NOT NULL, dedupe text NOT NULL, body text NOT NULL, status text NOT NULL,
+     attempts int NOT NULL DEFAULT 0, created_at bigint NOT NULL, next_at bigint NOT NULL,
+     claimed_until bigint NOT NULL DEFAULT 0, last_at bigint, last_code int, last_error text,
+     UNIQUE (webhook_id, dedupe));
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at) WHERE status = 'pending';
+   CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at DESC);
+   CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries (created_at);`,
 ];

@@ -51,10 +51,18 @@ import type {
   ToolCallRecord,
 } from './records.js';
 import type { FileMeta, FileQuota, FileSettings, PutFileResult, StoredFile } from './file-records.js';
+import type {
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryRecord,
+  NotificationInput,
+  WebhookRecord,
+} from './notification-records.js';
 
 export * from './records.js';
 export type * from './file-records.js';
 export type * from './console-types.js';
+export * from './notification-records.js';
 
 /** Threads, their messages and the reactions on them: what a visitor's history and the console's conversations read. */
 export interface ConversationStore {
@@ -406,6 +414,43 @@ export interface DocsStore {
 }
 
 /**
+ * The webhooks each project notifies, and a delivery per event and webhook, kept until it is
+ * sent or given up and then for the console's list; the fleet shares them, and one instance
+ * sends each attempt (its claim).
+ */
+export interface NotificationStore {
+  /** false when the project is gone. */
+  createWebhook(webhook: WebhookRecord): Promise<boolean>;
+  listWebhooks(projectId: string): Promise<WebhookRecord[]>;
+  /** The webhook with its deliveries; false when the project has no such webhook. */
+  deleteWebhook(projectId: string, id: string): Promise<boolean>;
+  /**
+   * A pending delivery of the event to each webhook of the project that wants it, in one
+   * statement; one with the same `dedupe` not yet attempted gets the new body. Returns how many.
+   */
+  enqueue(input: NotificationInput): Promise<number>;
+  /** A delivery to one webhook, claimed by the caller at once (the console's "Send a test"); undefined: no such webhook. */
+  enqueueTest(
+    projectId: string,
+    webhookId: string,
+    body: string,
+    now: number,
+    claimMs: number,
+  ): Promise<ClaimedDelivery | undefined>;
+  /**
+   * Up to `limit` pending deliveries due by `now` that no one holds, each now held until
+   * `now + claimMs` by the caller: two instances never claim one delivery at once.
+   */
+  claimDeliveries(now: number, claimMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /** Counts an attempt and releases the claim: pending again at `nextAt`, else sent or failed. */
+  recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void>;
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(projectId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>;
+  /** Deletes the deliveries created before `before` that are no longer pending; returns how many. */
+  purgeDeliveries(before: number): Promise<number>;
+}
+
+/**
  * Every role of one database, over one connection (or one process's memory). The composition
  * root holds it and closes it; everything else receives only the roles it uses (`StoresOf`).
  */
@@ -420,6 +465,7 @@ export interface Stores {
   readonly gate: GateStore;
   readonly files: FileStore;
   readonly docs: DocsStore;
+  readonly notifications: NotificationStore;
   close(): Promise<void>;
 }
 

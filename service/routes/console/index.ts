@@ -35,6 +35,7 @@ import {
   renameProject,
   updateIntegration,
 } from './projects.js';
+import { createWebhook, deleteWebhook, listWebhooks, testWebhook } from './webhooks.js';
 
 export const CONSOLE = '/console';
 
@@ -60,6 +61,9 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.docsCrawl(SLOT, SLOT), { POST: recrawlSource }],
   [consolePaths.docsSearch(SLOT), { GET: searchDocs }],
   [consolePaths.docsSynonyms(SLOT), { PUT: putSynonyms }],
+  [consolePaths.webhooks(SLOT), { GET: listWebhooks, POST: createWebhook }],
+  [consolePaths.webhook(SLOT, SLOT), { DELETE: deleteWebhook }],
+  [consolePaths.webhookTest(SLOT, SLOT), { POST: testWebhook }],
 ]);
 
 /**

@@ -89,6 +89,10 @@ export class MemoryDirectoryStore implements DirectoryStore {
   }
 
   /** For the files role, whose settings belong to an integration. */
+  hasProject(projectId: string): boolean {
+    return this.projects.has(projectId);
+  }
+
   hasIntegration(projectId: string, id: string): boolean {
     return this.integrations.some((i) => i.projectId === projectId && i.id === id);
   }

@@ -12,6 +12,7 @@ import { MemoryDocsStore } from './docs.js';
 import { MemoryFleetStore } from './fleet.js';
 import { MemoryGateStore } from './gate.js';
 import { MemoryAnswerLedger } from './ledger.js';
+import { MemoryNotificationStore } from './notifications.js';
 import { MemoryRateStore } from './rates.js';
 import { MemoryState } from './state.js';
 
@@ -32,6 +33,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
       directory.hasIntegration(project, integration),
     ),
     docs: new MemoryDocsStore(state),
+    notifications: new MemoryNotificationStore((project) => directory.hasProject(project), state),
     close: async () => {},
   };
 }

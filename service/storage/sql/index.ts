@@ -14,6 +14,7 @@ import { SqlDocsStore } from './docs.js';
 import { SqlFleetStore } from './fleet.js';
 import { SqlGateStore } from './gate.js';
 import { SqlAnswerLedger } from './ledger.js';
+import { SqlNotificationStore } from './notifications.js';
 import { SqlRateStore } from './rates.js';
 import { num } from './rows.js';
 
@@ -58,6 +59,7 @@ export async function openSqlStores(db: SqlClient): Promise<Stores> {
     gate: new SqlGateStore(db),
     files: new SqlFileStore(db),
     docs: new SqlDocsStore(db),
+    notifications: new SqlNotificationStore(db),
     close: () => db.close(),
   };
 }

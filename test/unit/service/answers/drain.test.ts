@@ -288,6 +288,7 @@ describe('the duties of a draining instance', () => {
         heartbeat: did('heartbeat', 0),
         refreshActivity: did('refresh', false),
         crawlDocs: did('crawl', 0),
+        deliverNotifications: did('deliver', 0),
       };
       const stop = runDuties(duties, new Set(), {
         maintainEveryMs: 60_000,
@@ -297,7 +298,7 @@ describe('the duties of a draining instance', () => {
         draining: () => draining,
       });
       await vi.advanceTimersByTimeAsync(60_000);
-      expect(new Set(ran)).toEqual(new Set(['maintain', 'heartbeat', 'refresh', 'crawl']));
+      expect(new Set(ran)).toEqual(new Set(['maintain', 'heartbeat', 'refresh', 'crawl', 'deliver']));
       ran.length = 0;
       draining = true;
       await vi.advanceTimersByTimeAsync(60_000);

@@ -1,0 +1,111 @@
+/**
+ * What the routes tell a project's webhooks (decisions 612-613): the event is written as a
+ * delivery to each webhook that wants it right after what caused it was stored, and sent by the
+ * duties. A failure to write it is logged, never the visitor's: their handoff or vote stands.
+ */
+import { type NotificationFacts, notificationBody } from '../notifications/payload.js';
+import type { MessageRecord, NotificationEvent, ThreadRecord } from '../storage/types.js';
+import type { ServiceContext } from './context.js';
+
+type NotifyContext = ServiceContext<'notifications'>;
+
+/** A downvote's delivery waits this long for the reasons and words the visitor may add (decision 613). */
+export const DOWNVOTE_WAIT_MS = 60_000;
+
+/** The conversation on the console's Conversations page; null when the service does not know its public URL. */
+export const conversationLink = (ctx: NotifyContext, projectId: string, threadId: string) =>
+  ctx.publicUrl
+    ? `${ctx.publicUrl}${ctx.basePath}/console/conversations?${new URLSearchParams({ project: projectId, thread: threadId }).toString()}`
+    : null;
+
+/** The last message of `role` among `messages`. */
+const lastOf = (messages: MessageRecord[], role: MessageRecord['role']) =>
+  messages.reduce<MessageRecord | undefined>((last, m) => (m.role === role ? m : last), undefined);
+
+/** The question an answer answers (the visitor's message before it), or the thread's last question and answer. */
+export function exchange(thread: ThreadRecord, answerId?: string): { question?: string; answer?: string } {
+  const { messages } = thread;
+  const at = answerId ? messages.findIndex((m) => m.id === answerId) : -1;
+  if (at < 0)
+    return { question: lastOf(messages, 'user')?.content, answer: lastOf(messages, 'assistant')?.content };
+  return { question: lastOf(messages.slice(0, at), 'user')?.content, answer: messages[at].content };
+}
+
+export interface NotifyInput {
+  event: NotificationEvent;
+  projectId: string;
+  projectName: string;
+  thread: ThreadRecord;
+  answerId?: string;
+  reasons?: string[];
+  comment?: string | null;
+  failureCode?: string;
+  /** One delivery per webhook and key: a handoff per thread, a vote per answer and voter. */
+  dedupe: string;
+  delayMs?: number;
+}
+
+export async function notify(ctx: NotifyContext, input: NotifyInput): Promise<void> {
+  const at = ctx.clock.now();
+  const { thread, delayMs = 0, dedupe, ...rest } = input;
+  const facts: NotificationFacts = {
+    ...rest,
+    threadId: thread.id,
+    at,
+    ...exchange(thread, input.answerId),
+    link: conversationLink(ctx, input.projectId, thread.id),
+  };
+  try {
+    await ctx.storage.notifications.enqueue({
+      projectId: input.projectId,
+      event: input.event,
+      dedupe,
+      body: notificationBody(facts),
+      at,
+      notBefore: at + delayMs,
+    });
+  } catch (error) {
+    ctx.log({
+      level: 'error',
+      msg: 'notification_not_written',
+      event: input.event,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
+
+/**
+ * At most one `answer_failed` delivery per webhook in this window: when the model server is
+ * down every answer fails, and one message says so as well as a hundred (decision 613).
+ */
+export const FAILURE_WINDOW_MS = 10 * 60_000;
+
+/** An answer failed (whoever stored its end): the project's webhooks that want it hear of it. */
+export async function notifyFailure(
+  ctx: ServiceContext<'notifications' | 'conversations'>,
+  failed: { project: string; thread: string; answer: string; code: string },
+): Promise<void> {
+  try {
+    const [project, thread] = await Promise.all([
+      ctx.directory.project(failed.project),
+      ctx.storage.conversations.getThread(failed.thread),
+    ]);
+    if (!project || !thread) return;
+    await notify(ctx, {
+      event: 'answer_failed',
+      projectId: failed.project,
+      projectName: project.project.name,
+      thread,
+      answerId: failed.answer,
+      failureCode: failed.code,
+      dedupe: `answer_failed:${Math.floor(ctx.clock.now() / FAILURE_WINDOW_MS)}`,
+    });
+  } catch (error) {
+    ctx.log({
+      level: 'error',
+      msg: 'notification_not_written',
+      event: 'answer_failed',
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
