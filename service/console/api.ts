@@ -13,6 +13,7 @@ import {
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
   type ConsoleNewKey,
+  type ConsoleNewWebhook,
   type ConsoleOwner,
   type ConsoleOwnerErasure,
   type ConsoleProject,
@@ -21,6 +22,9 @@ import {
   type ConsoleSignedIn,
   type ConsoleThreadDetail,
   type ConsoleThreadPage,
+  type ConsoleWebhook,
+  type ConsoleWebhookDelivery,
+  type ConsoleWebhookInput,
   consolePaths as paths,
 } from '../../contract/console.js';
 
@@ -129,6 +133,13 @@ export class ConsoleApi {
     this.call<ConsoleApiKey>('DELETE', paths.key(projectId, id), {
       query: { end_sessions: options.endSessions ? '1' : undefined },
     });
+  webhooks = (projectId: string) =>
+    this.call<{ webhooks: ConsoleWebhook[] }>('GET', paths.webhooks(projectId)).then((r) => r.webhooks);
+  createWebhook = (projectId: string, input: ConsoleWebhookInput) =>
+    this.call<ConsoleNewWebhook>('POST', paths.webhooks(projectId), { body: input });
+  testWebhook = (projectId: string, id: string) =>
+    this.call<ConsoleWebhookDelivery>('POST', paths.webhookTest(projectId, id), { body: {} });
+  deleteWebhook = (projectId: string, id: string) => this.call<void>('DELETE', paths.webhook(projectId, id));
   activity = (projectId: string, query: Record<string, string | undefined>) =>
     this.call<ConsoleActivity>('GET', paths.activity(projectId), { query });
   activityCsvUrl = (projectId: string, query: Record<string, string | undefined>) =>

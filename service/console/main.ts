@@ -11,6 +11,7 @@ import { FileSettingsForm } from './components/file-settings.js';
 import { IntegrationsPage } from './components/integrations-page.js';
 import { KeysPage } from './components/keys-page.js';
 import { MessageFiles } from './components/message-files.js';
+import { NotificationsPage } from './components/notifications-page.js';
 import { ConsoleSignIn } from './components/sign-in.js';
 
 const elements: [string, CustomElementConstructor][] = [
@@ -26,6 +27,7 @@ const elements: [string, CustomElementConstructor][] = [
   ['audit-page', AuditPage],
   ['docs-search', DocsSearch],
   ['sources-page', SourcesPage],
+  ['notifications-page', NotificationsPage],
   ['console-app', ConsoleApp],
 ];
 for (const [name, element] of elements) if (!customElements.get(name)) customElements.define(name, element);

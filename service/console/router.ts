@@ -6,6 +6,7 @@ export const PAGES = [
   { id: 'integrations', label: 'Integrations' },
   { id: 'keys', label: 'API keys' },
   { id: 'sources', label: 'Sources' },
+  { id: 'notifications', label: 'Notifications' },
   { id: 'audit', label: 'Audit log' },
 ] as const;
 

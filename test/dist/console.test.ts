@@ -30,6 +30,7 @@ const PAGES = [
   { link: 'Integrations', file: 'integrations' },
   { link: 'API keys', file: 'api-keys' },
   { link: 'Sources', file: 'sources' },
+  { link: 'Notifications', file: 'notifications' },
   { link: 'Audit log', file: 'audit-log' },
 ];
 

@@ -249,6 +249,8 @@ export class ConsoleApp extends LitElement {
         return html`<audit-page data-page .api=${this.api}></audit-page>`;
       case 'sources':
         return html`<sources-page data-page .api=${this.api} .project=${project} .params=${params}></sources-page>`;
+      case 'notifications':
+        return html`<notifications-page data-page .api=${this.api} .project=${project}></notifications-page>`;
     }
   }
 
@@ -304,6 +306,7 @@ const ICONS = {
   integrations: icon('M9 7H6a4 4 0 0 0 0 8h3m6-8h3a4 4 0 0 1 0 8h-3M8 11h8'),
   keys: icon('M15 7a4 4 0 1 1-3.9 5H4v3h3v3h3v-3h1.1A4 4 0 0 1 15 7z'),
   sources: icon('M4 5a2 2 0 0 1 2-2h9l5 5v11a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2zm10-2v5h5M8 13h8m-8 4h6'),
+  notifications: icon('M6 16V11a6 6 0 0 1 12 0v5l2 2H4zm4 4h4'),
   audit: icon('M9 4h6l1 2h3v15H5V6h3l1-2zm-1 8h8m-8 4h5'),
 };
 

@@ -1,0 +1,97 @@
+/** The console's Notifications page in Chromium: add a webhook, its secret once, a test delivered or refused, delete. */
+import { mkdir } from 'node:fs/promises';
+import { type IncomingHttpHeaders, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { axe } from './console-site.js';
+import { LOOKS, cleanup, consoleInChromium, open } from './console-chromium.js';
+
+consoleInChromium();
+
+/** Where the page's screenshots go, to look at. */
+const SHOTS = '/tmp/notify8';
+
+/** A receiver on this machine answering each request with `status`; what it received. */
+async function receiver(status: number) {
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      response.writeHead(status).end(status === 200 ? 'ok' : 'invalid_payload');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
+}
+
+async function openNotifications(look: (typeof LOOKS)[number] = LOOKS[0]) {
+  const opened = await open({ ...look, signedIn: true });
+  await opened.page.getByRole('link', { name: 'Notifications', exact: true }).click();
+  await opened.page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
+  return opened;
+}
+
+describe('the console in Chromium: Notifications', () => {
+  it('adds a webhook (its secret shown once), sends a test that arrives signed, shows a refused one and why, deletes', async () => {
+    const ok = await receiver(200);
+    const refusing = await receiver(500);
+    const { page, context, errors, violations } = await openNotifications();
+    const add = async (url: string) => {
+      await page.getByRole('textbox', { name: /Webhook address/ }).fill(url);
+      await page.getByRole('checkbox', { name: 'An answer fails' }).check();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = page.getByRole('textbox', { name: 'Signing secret' });
+      await expect.poll(() => secret.inputValue()).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: 'Done' }).click();
+      await expect.poll(() => secret.count()).toBe(0);
+    };
+    await add(ok.url);
+    await add(refusing.url);
+    const shown = (url: string) => `${new URL(url).origin}/hook/…`;
+
+    await page.getByRole('button', { name: `Send a test to ${shown(ok.url)}` }).click();
+    const delivered = page.getByRole('region', { name: `Recent deliveries to ${shown(ok.url)}` });
+    await expect
+      .poll(() => delivered.getByRole('row').nth(1).textContent())
+      .toMatch(/Test\s+Delivered \(200\)\s+1/);
+    expect(ok.received).toHaveLength(1);
+    expect(ok.received[0].headers['webhook-signature']).toMatch(/^v1,/);
+    expect(JSON.parse(ok.received[0].body)).toMatchObject({
+      event: 'test',
+      text: expect.stringContaining('A test'),
+    });
+
+    await page.getByRole('button', { name: `Send a test to ${shown(refusing.url)}` }).click();
+    const refused = page.getByRole('region', { name: `Recent deliveries to ${shown(refusing.url)}` });
+    await expect
+      .poll(() => refused.getByRole('row').nth(1).textContent())
+      .toMatch(/Failed \(500\)\s+invalid_payload/);
+    expect(await page.getByRole('checkbox', { name: 'A visitor asks for a person' }).isChecked()).toBe(true);
+    expect(await axe(page)).toEqual([]);
+
+    await page.getByRole('button', { name: `Delete ${shown(refusing.url)}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete webhook' }).click();
+    await expect.poll(() => refused.count()).toBe(0);
+    await expect.poll(() => delivered.count()).toBe(1);
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('is axe-clean in light, dark and at 390 px (screenshots to look at)', async () => {
+    await mkdir(SHOTS, { recursive: true });
+    for (const look of LOOKS) {
+      const { page, context } = await openNotifications(look);
+      await page
+        .getByRole('region', { name: /Recent deliveries to/ })
+        .first()
+        .waitFor();
+      expect(await axe(page), look.name).toEqual([]);
+      await page.screenshot({ path: `${SHOTS}/notifications-${look.name}.png`, fullPage: true });
+      await context.close();
+    }
+  });
+});
