@@ -66,6 +66,7 @@ describe('rate limits', () => {
       files: 0,
       idempotencyKeys: 0,
       conversations: 0,
+      deliveries: 0,
     });
     expect(await ctx.service.storage.directory.getSession(token)).toBeUndefined();
   });

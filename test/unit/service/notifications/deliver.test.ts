@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DELIVERY_RETENTION_MS } from '../../../../service/duties.js';
 import { MAX_ATTEMPTS, RETRY_WAITS_MS } from '../../../../service/notifications/deliver.js';
 import { DOWNVOTE_WAIT_MS } from '../../../../service/routes/notify.js';
 import { withConsole } from '../../../fixtures/console.js';
@@ -114,6 +115,13 @@ describe('webhook deliveries', () => {
         error: null,
       }),
     ]);
+    // The maintenance forgets a delivery a month after it was made, once it is over.
+    ctx.clock.advance(DELIVERY_RETENTION_MS - 1);
+    expect((await ctx.service.maintain()).deliveries).toBe(0);
+    ctx.clock.advance(1);
+    expect((await ctx.service.maintain()).deliveries).toBe(0);
+    ctx.clock.advance(1);
+    expect((await ctx.service.maintain()).deliveries).toBe(1);
   });
 
   it('a 500 is tried again after the first wait and recorded; a 4xx gives up; a webhook stops after five attempts', async () => {
