@@ -59,6 +59,7 @@ export async function notify(ctx: NotifyContext, input: NotifyInput): Promise<vo
     await ctx.storage.notifications.enqueue({
       projectId: input.projectId,
       event: input.event,
+      threadId: thread.id,
       dedupe,
       body: notificationBody(facts),
       at,

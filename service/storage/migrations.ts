@@ -242,11 +242,12 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX webhooks_by_project ON webhooks (project_id);
    CREATE TABLE webhook_deliveries (
      id text PRIMARY KEY, webhook_id text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
-     event text NOT NULL, dedupe text NOT NULL, body text NOT NULL, status text NOT NULL,
+     thread_id text, event text NOT NULL, dedupe text NOT NULL, body text NOT NULL, status text NOT NULL,
      attempts int NOT NULL DEFAULT 0, created_at bigint NOT NULL, next_at bigint NOT NULL,
      claimed_until bigint NOT NULL DEFAULT 0, last_at bigint, last_code int, last_error text,
      UNIQUE (webhook_id, dedupe));
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at) WHERE status = 'pending';
    CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at DESC);
-   CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries (created_at);`,
+   CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries (created_at);
+   CREATE INDEX webhook_deliveries_by_thread ON webhook_deliveries (thread_id);`,
 ];

@@ -18,6 +18,8 @@ export interface WebhookRecord {
 export interface NotificationInput {
   projectId: string;
   event: NotificationEvent;
+  /** The conversation it quotes: its deliveries go when the conversation is deleted or erased. */
+  threadId: string;
   /** One delivery per webhook and key: a second event with the same key replaces an unsent payload. */
   dedupe: string;
   /** The JSON body, whole: the payload is built once, when the event happens. */

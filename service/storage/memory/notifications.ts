@@ -9,7 +9,13 @@ import type {
 } from '../types.js';
 import type { MemoryState } from './state.js';
 
-type Row = DeliveryRecord & { dedupe: string; body: string; nextAt: number; claimedUntil: number };
+type Row = DeliveryRecord & {
+  threadId: string | null;
+  dedupe: string;
+  body: string;
+  nextAt: number;
+  claimedUntil: number;
+};
 
 /** Webhooks and deliveries in this process: each method whole and synchronous, so claims never overlap. */
 export class MemoryNotificationStore implements NotificationStore {
@@ -20,6 +26,9 @@ export class MemoryNotificationStore implements NotificationStore {
     private readonly hasProject: (projectId: string) => boolean,
     state: MemoryState,
   ) {
+    state.threadParts.push((threadId) => {
+      for (const d of this.deliveries.values()) if (d.threadId === threadId) this.deliveries.delete(d.id);
+    });
     state.projectParts.push((projectId) => {
       // A Map may lose entries while it is iterated.
       for (const w of this.webhooks.values()) if (w.projectId === projectId) this.drop(w.id);
@@ -63,7 +72,7 @@ export class MemoryNotificationStore implements NotificationStore {
       if (same) {
         if (same.attempts > 0 || same.status !== 'pending') continue;
         same.body = n.body;
-      } else this.add(w.id, n.event, n.dedupe, n.body, n.at, n.notBefore);
+      } else this.add(w.id, n.event, n.dedupe, n.body, n.at, n.notBefore).threadId = n.threadId;
       count++;
     }
     return count;
@@ -87,6 +96,7 @@ export class MemoryNotificationStore implements NotificationStore {
       lastAt: null,
       lastCode: null,
       lastError: null,
+      threadId: null,
       dedupe,
       body,
       nextAt,
@@ -132,7 +142,7 @@ export class MemoryNotificationStore implements NotificationStore {
       .filter((d) => d.webhookId === webhookId)
       .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id))
       .slice(0, limit)
-      .map(({ dedupe: _d, body: _b, nextAt: _n, claimedUntil: _c, ...record }) => record);
+      .map(({ threadId: _t, dedupe: _d, body: _b, nextAt: _n, claimedUntil: _c, ...record }) => record);
   }
 
   async purgeDeliveries(before: number) {

@@ -44,6 +44,8 @@ export class MemoryState {
   readonly asks = new Map<string, AskRecord>();
   /** What else a project's delete takes, from roles that keep it apart (the docs' sources). */
   readonly projectParts: ((projectId: string) => void)[] = [];
+  /** What other roles keep of a thread, forgotten with it (the deliveries that quote it). */
+  readonly threadParts: ((threadId: string) => void)[] = [];
 
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);
@@ -97,6 +99,7 @@ export class MemoryState {
     this.messages.delete(id);
     for (const [fileId, file] of this.files) if (file.threadId === id) this.files.delete(fileId);
     for (const [key, ask] of this.asks) if (ask.threadId === id) this.asks.delete(key);
+    for (const forget of this.threadParts) forget(id);
     return true;
   }
 

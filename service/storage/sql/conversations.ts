@@ -90,11 +90,13 @@ function searchWhere(f: ConversationFilter, after: ThreadCursor | undefined, par
 
 /**
  * One statement deleting the threads `ids` names (`$1::text` or `ANY($1::text[])`): their
- * Idempotency-Keys (a resend of one of their questions asks anew) and the reactions on their
- * messages (decision 599) with them; messages and files go by their foreign keys.
+ * Idempotency-Keys (a resend of one of their questions asks anew), the reactions on their
+ * messages (decision 599) and the webhook deliveries that quote them (decision 621) with them;
+ * messages and files go by their foreign keys.
  */
 const deleteThreads = (ids: string) => `WITH keys AS (DELETE FROM idempotency_keys WHERE thread_id = ${ids}),
-  reactions AS (DELETE FROM feedback WHERE message_id IN (SELECT id FROM messages WHERE thread_id = ${ids}))
+  reactions AS (DELETE FROM feedback WHERE message_id IN (SELECT id FROM messages WHERE thread_id = ${ids})),
+  deliveries AS (DELETE FROM webhook_deliveries WHERE thread_id = ${ids})
   DELETE FROM threads WHERE id = ${ids}`;
 
 /** Threads, messages and reactions in SQL: each write one conditional statement. */

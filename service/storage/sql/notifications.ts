@@ -71,12 +71,12 @@ export class SqlNotificationStore implements NotificationStore {
   async enqueue(n: NotificationInput) {
     // Each delivery's id: the event's random id and the webhook's, hashed (one per pair).
     const { rowCount } = await this.db.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, event, dedupe, body, status, created_at, next_at)
-       SELECT 'whd_' || md5($1 || w.id), w.id, $3, $4, $5, 'pending', $6, $7
+      `INSERT INTO webhook_deliveries (id, webhook_id, thread_id, event, dedupe, body, status, created_at, next_at)
+       SELECT 'whd_' || md5($1 || w.id), w.id, $8, $3, $4, $5, 'pending', $6, $7
        FROM webhooks w WHERE w.project_id = $2 AND w.events @> jsonb_build_array($3::text)
        ON CONFLICT (webhook_id, dedupe) DO UPDATE SET body = excluded.body
          WHERE webhook_deliveries.attempts = 0 AND webhook_deliveries.status = 'pending'`,
-      [randomId('evt'), n.projectId, n.event, n.dedupe, n.body, n.at, n.notBefore],
+      [randomId('evt'), n.projectId, n.event, n.dedupe, n.body, n.at, n.notBefore, n.threadId],
     );
     return rowCount;
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openStorage } from '../../../../service/storage/open.js';
 import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import type { NotificationInput, Stores, WebhookRecord } from '../../../../service/storage/types.js';
-import { T0 } from '../../../fixtures/records.js';
+import { T0, thread } from '../../../fixtures/records.js';
 import { freshPostgresSchema, sqlEngines, storageSuite } from '../../../fixtures/storages.js';
 
 const project = (id: string) => ({ id, name: `Project ${id}`, ownerSecret: `secret-${id}`, createdAt: T0 });
@@ -19,6 +19,7 @@ const webhook = (id: string, extra: Partial<WebhookRecord> = {}): WebhookRecord 
 const event = (extra: Partial<NotificationInput> = {}): NotificationInput => ({
   projectId: 'p',
   event: 'handoff',
+  threadId: 't1',
   dedupe: 'handoff:t1',
   body: '{"n":1}',
   at: T0,
@@ -44,6 +45,30 @@ storageSuite('notifications', (suite) => {
     expect(await store.directory.deleteProject('q')).toBe(true);
     expect(await store.notifications.listWebhooks('q')).toEqual([]);
     expect((await store.notifications.listWebhooks('p'))[0]).toEqual(webhook('w1'));
+  });
+
+  it('forgets the deliveries that quote a conversation when it is deleted or purged, sent or not (decision 621)', async () => {
+    await open();
+    await store.notifications.createWebhook(webhook('w1'));
+    for (const id of ['t1', 't2', 't3']) await store.conversations.createThread(thread(id));
+    for (const id of ['t1', 't2', 't3'])
+      await store.notifications.enqueue(event({ threadId: id, dedupe: `handoff:${id}` }));
+    const [first] = await store.notifications.claimDeliveries(T0, 30_000, 1);
+    await store.notifications.recordAttempt(first.id, {
+      at: T0,
+      code: 200,
+      error: null,
+      sent: true,
+      nextAt: null,
+    });
+    const left = async () => (await store.notifications.listDeliveries('p', 'w1', 10)).length;
+    expect(await left()).toBe(3);
+    expect(await store.conversations.deleteThread('t1')).toBe(true);
+    expect(await store.conversations.deleteThread('t2')).toBe(true);
+    expect(await left()).toBe(1);
+    // The retention's purge deletes as a delete does.
+    expect(await store.conversations.purgeThreads(T0 + 1, 10)).toBe(1);
+    expect(await left()).toBe(0);
   });
 
   it('writes a delivery to each webhook that wants the event; the same key replaces a body not yet attempted', async () => {
