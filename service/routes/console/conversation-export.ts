@@ -117,7 +117,7 @@ async function* exportLines(
       // A thread deleted since the page was read is left out.
       const thread = await ctx.storage.conversations.getThread(summary.id);
       if (!thread) continue;
-      const detail = await threadDetail(ctx, project, thread);
+      const detail = await threadDetail(ctx, project, thread, summary);
       yield format === 'csv'
         ? csvRows(detail)
             .map((row) => `${row}\r\n`)

@@ -12,7 +12,7 @@ import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json, noContent } from '../../http/responses.js';
-import type { ConversationFilter, ProjectRecord } from '../../storage/console-types.js';
+import type { ConversationFilter, ConversationSummary, ProjectRecord } from '../../storage/console-types.js';
 import type { FeedbackRecord, MessageRecord, ThreadCursor, ThreadRecord } from '../../storage/types.js';
 import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
@@ -156,17 +156,19 @@ export async function getConversation(
   return json(await threadDetail(ctx, project, thread));
 }
 
-/** A thread as the console reads it: every message with its sources, tool calls, files and reactions. */
+/**
+ * A thread as the console reads it: every message with its sources, tool calls, files and
+ * reactions. `summary` is its row of the list when the caller has it (the export), else read.
+ */
 export async function threadDetail(
   ctx: ConversationsContext,
   project: ProjectRecord,
   thread: ThreadRecord,
+  summary?: ConversationSummary,
 ): Promise<ConsoleThreadDetail> {
-  const [summary] = await ctx.storage.conversations.searchThreads(
-    project.id,
-    { threadId: thread.id },
-    { limit: 1 },
-  );
+  summary ??= (
+    await ctx.storage.conversations.searchThreads(project.id, { threadId: thread.id }, { limit: 1 })
+  )[0];
   const feedback = await ctx.storage.conversations.threadFeedback(thread.id);
   const stale = await staleSources(ctx, project.id, thread.messages);
   return {
