@@ -63,36 +63,21 @@ export async function feedback(
     comment,
     at: ctx.clock.now(),
   });
+  // It waits a minute for the reasons and words the widget sends after the vote; each vote with
+  // them replaces its body until it is sent (decision 613).
   if (reaction === 'downvote')
-    await notifyDownvote(ctx, project.project.name, found.thread.id, answerId, voter, comment);
+    await notify(ctx, {
+      event: 'downvote',
+      projectId,
+      projectName: project.project.name,
+      thread: found.thread.id,
+      answerId,
+      reasons: COMMENT_FLAGS.filter((flag) => comment?.[flag] === true),
+      comment: typeof comment?.issue === 'string' ? comment.issue : null,
+      dedupe: `downvote:${answerId}:${voter}`,
+      delayMs: DOWNVOTE_WAIT_MS,
+    });
   return noContent();
-}
-
-/**
- * A downvote's notification waits a minute for the reasons and words the widget sends after the
- * vote; each vote with them replaces its body until it is sent (decision 613).
- */
-async function notifyDownvote(
-  ctx: FeedbackContext,
-  projectName: string,
-  threadId: string,
-  answerId: string,
-  voter: string,
-  comment: Record<string, unknown> | null,
-) {
-  const thread = await ctx.storage.conversations.getThread(threadId);
-  if (!thread) return;
-  await notify(ctx, {
-    event: 'downvote',
-    projectId: thread.projectId,
-    projectName,
-    thread,
-    answerId,
-    reasons: COMMENT_FLAGS.filter((flag) => comment?.[flag] === true),
-    comment: typeof comment?.issue === 'string' ? comment.issue : null,
-    dedupe: `downvote:${answerId}:${voter}`,
-    delayMs: DOWNVOTE_WAIT_MS,
-  });
 }
 
 /**

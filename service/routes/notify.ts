@@ -7,7 +7,7 @@ import { type NotificationFacts, notificationBody } from '../notifications/paylo
 import type { MessageRecord, NotificationEvent, ThreadRecord } from '../storage/types.js';
 import type { ServiceContext } from './context.js';
 
-type NotifyContext = ServiceContext<'notifications'>;
+type NotifyContext = ServiceContext<'notifications' | 'conversations'>;
 
 /** A downvote's delivery waits this long for the reasons and words the visitor may add (decision 613). */
 export const DOWNVOTE_WAIT_MS = 60_000;
@@ -35,7 +35,8 @@ export interface NotifyInput {
   event: NotificationEvent;
   projectId: string;
   projectName: string;
-  thread: ThreadRecord;
+  /** The thread, or its id: read only when a webhook of the project wants the event. */
+  thread: ThreadRecord | string;
   answerId?: string;
   reasons?: string[];
   comment?: string | null;
@@ -46,16 +47,21 @@ export interface NotifyInput {
 }
 
 export async function notify(ctx: NotifyContext, input: NotifyInput): Promise<void> {
-  const at = ctx.clock.now();
-  const { thread, delayMs = 0, dedupe, ...rest } = input;
-  const facts: NotificationFacts = {
-    ...rest,
-    threadId: thread.id,
-    at,
-    ...exchange(thread, input.answerId),
-    link: conversationLink(ctx, input.projectId, thread.id),
-  };
+  const { thread: given, delayMs = 0, dedupe, ...rest } = input;
   try {
+    // Most projects have no webhook: their votes and failures cost this one small read.
+    const webhooks = await ctx.storage.notifications.listWebhooks(input.projectId);
+    if (!webhooks.some((w) => w.events.includes(input.event))) return;
+    const thread = typeof given === 'string' ? await ctx.storage.conversations.getThread(given) : given;
+    if (!thread) return;
+    const at = ctx.clock.now();
+    const facts: NotificationFacts = {
+      ...rest,
+      threadId: thread.id,
+      at,
+      ...exchange(thread, input.answerId),
+      link: conversationLink(ctx, input.projectId, thread.id),
+    };
     await ctx.storage.notifications.enqueue({
       projectId: input.projectId,
       event: input.event,
@@ -83,30 +89,18 @@ export const FAILURE_WINDOW_MS = 10 * 60_000;
 
 /** An answer failed (whoever stored its end): the project's webhooks that want it hear of it. */
 export async function notifyFailure(
-  ctx: ServiceContext<'notifications' | 'conversations'>,
+  ctx: NotifyContext,
   failed: { project: string; thread: string; answer: string; code: string },
 ): Promise<void> {
-  try {
-    const [project, thread] = await Promise.all([
-      ctx.directory.project(failed.project),
-      ctx.storage.conversations.getThread(failed.thread),
-    ]);
-    if (!project || !thread) return;
-    await notify(ctx, {
-      event: 'answer_failed',
-      projectId: failed.project,
-      projectName: project.project.name,
-      thread,
-      answerId: failed.answer,
-      failureCode: failed.code,
-      dedupe: `answer_failed:${Math.floor(ctx.clock.now() / FAILURE_WINDOW_MS)}`,
-    });
-  } catch (error) {
-    ctx.log({
-      level: 'error',
-      msg: 'notification_not_written',
-      event: 'answer_failed',
-      error: error instanceof Error ? error.name : 'unknown',
-    });
-  }
+  const project = await ctx.directory.project(failed.project).catch(() => undefined);
+  if (!project) return;
+  await notify(ctx, {
+    event: 'answer_failed',
+    projectId: failed.project,
+    projectName: project.project.name,
+    thread: failed.thread,
+    answerId: failed.answer,
+    failureCode: failed.code,
+    dedupe: `answer_failed:${Math.floor(ctx.clock.now() / FAILURE_WINDOW_MS)}`,
+  });
 }
