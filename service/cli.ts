@@ -9,6 +9,7 @@ import { logLostAnswers } from './answers/failure-log.js';
 import type { ProjectConfig } from './http/directory.js';
 import { addAdmin } from './admin-cli.js';
 import { eraseOwnerCommand } from './erase-cli.js';
+import { exportConversationsCommand } from './export-cli.js';
 import { moveToPostgres } from './move-cli.js';
 import {
   type AnswerTest,
@@ -51,6 +52,11 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                                           erase everything held for one signed-in visitor (their external_owner_id):
                                           conversations, files, reactions, sessions; prints what it removed
                                           (embedded store: stop the service first, or use the console)
+  agent-chat-service export-conversations --project ID [--format csv|jsonl] [--out FILE]
+                                          the console's Conversations download: every conversation, newest first,
+                                          as CSV (a row a question) or JSON Lines; to stdout or FILE. Filters:
+                                          --start/--end YYYY-MM-DD, --integration ID, --text WORDS,
+                                          --only downvoted,uncertain,handoff,error,tool_used
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)
@@ -147,6 +153,12 @@ const OPTIONS = {
   'model-max-tokens': { type: 'string' },
   earlier: { type: 'string' },
   owner: { type: 'string' },
+  format: { type: 'string' },
+  start: { type: 'string' },
+  end: { type: 'string' },
+  text: { type: 'string' },
+  only: { type: 'string', multiple: true },
+  out: { type: 'string' },
   'drain-seconds': { type: 'string' },
 } as const;
 
@@ -176,6 +188,13 @@ async function main() {
   }
   if (positionals[0] === 'erase-owner') {
     process.exitCode = await eraseOwnerCommand(positionals.slice(1), values, {
+      databaseUrl: env.DATABASE_URL || undefined,
+      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+    });
+    return;
+  }
+  if (positionals[0] === 'export-conversations') {
+    process.exitCode = await exportConversationsCommand(positionals.slice(1), values, {
       databaseUrl: env.DATABASE_URL || undefined,
       dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
     });

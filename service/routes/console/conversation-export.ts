@@ -8,14 +8,20 @@ import type { ThreadCursor } from '../../storage/types.js';
 import type { RequestInfo } from '../context.js';
 import { badRequest } from '../../http/errors.js';
 import { audit, requireAdmin } from './auth.js';
-import { type ConversationsContext, filterOf, listConversations, threadDetail } from './conversations.js';
+import {
+  type ConversationsContext,
+  type ThreadReader,
+  filterOf,
+  listConversations,
+  threadDetail,
+} from './conversations.js';
 import { requireConsoleProject } from './projects.js';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The list's filters, by their names in its query (see `filterOf`). */
-const FILTER_PARAMS = [
+export const FILTER_PARAMS = [
   'q',
   'integration_id',
   'start',
@@ -101,9 +107,10 @@ export function csvRows(thread: ConsoleThreadDetail): string[] {
 /**
  * The threads' lines, newest first as the list shows them. The first line (the CSV's header)
  * goes out before the store is read; each thread after it is read whole, as the page reads one.
+ * The console's download and the `export-conversations` command both write these.
  */
-async function* exportLines(
-  ctx: ConversationsContext,
+export async function* exportLines(
+  ctx: ThreadReader,
   project: ProjectRecord,
   filter: ConversationFilter,
   format: ExportFormat,

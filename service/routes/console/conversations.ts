@@ -13,7 +13,13 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json, noContent } from '../../http/responses.js';
 import type { ConversationFilter, ConversationSummary, ProjectRecord } from '../../storage/console-types.js';
-import type { FeedbackRecord, MessageRecord, ThreadCursor, ThreadRecord } from '../../storage/types.js';
+import type {
+  FeedbackRecord,
+  MessageRecord,
+  StoresOf,
+  ThreadCursor,
+  ThreadRecord,
+} from '../../storage/types.js';
 import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
 import { audit, requireAdmin } from './auth.js';
@@ -22,6 +28,9 @@ import { requireConsoleProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
 export type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
+
+/** What reading a thread whole takes: the export's command line has no service around it. */
+export type ThreadReader = { readonly storage: StoresOf<'conversations' | 'docs'> };
 
 const DAY = 86_400_000;
 
@@ -123,7 +132,7 @@ const feedbackJson = async (project: ProjectRecord, f: FeedbackRecord): Promise<
  * whose content changed, or that left the site, after the answer was written.
  */
 async function staleSources(
-  ctx: ConversationsContext,
+  ctx: ThreadReader,
   projectId: string,
   messages: MessageRecord[],
 ): Promise<(message: MessageRecord) => ConsoleStaleSource[]> {
@@ -161,7 +170,7 @@ export async function getConversation(
  * reactions. `summary` is its row of the list when the caller has it (the export), else read.
  */
 export async function threadDetail(
-  ctx: ConversationsContext,
+  ctx: ThreadReader,
   project: ProjectRecord,
   thread: ThreadRecord,
   summary?: ConversationSummary,
