@@ -77,6 +77,9 @@ export class SqlFleetStore implements FleetStore {
   /** Messages waiting to be published, and the one publishing statement in flight (order is kept). */
   private outbox: string[] = [];
   private publishing: Promise<void> | null = null;
+  /** Who hears this instance's LISTEN connection, opened for the first and closed after the last. */
+  private readonly subscribers = new Set<(message: string) => void>();
+  private listening: Promise<() => Promise<void>> | null = null;
 
   /** The key signals are sealed with (read once; again after a failure). */
   private sealing: Promise<CryptoKey> | null = null;
@@ -127,19 +130,48 @@ export class SqlFleetStore implements FleetStore {
     return rows.map(toEndedOrphan);
   }
 
+  /**
+   * Every subscriber of this store shares one LISTEN connection, and each payload is opened once
+   * for all of them (the live answers and the directory's session cache both listen).
+   */
   async subscribe(onMessage: (message: string) => void) {
     if (!this.db.listen) return this.local.subscribe(onMessage);
+    this.subscribers.add(onMessage);
+    try {
+      await (this.listening ??= this.listen());
+    } catch (error) {
+      this.subscribers.delete(onMessage);
+      this.listening = null;
+      throw error;
+    }
+    return async () => {
+      if (!this.subscribers.delete(onMessage) || this.subscribers.size) return;
+      const stopping = this.listening;
+      this.listening = null;
+      const stop = await stopping;
+      await stop?.();
+    };
+  }
+
+  private async listen(): Promise<() => Promise<void>> {
     const key = await this.key();
-    const assembly = new Assembly(onMessage);
+    const deliver = (message: string) => {
+      // One subscriber's failure must not keep the message from the others, nor stop the queue.
+      for (const subscriber of this.subscribers)
+        try {
+          subscriber(message);
+        } catch {}
+    };
+    const assembly = new Assembly(deliver);
     // Payloads are opened one after another, so messages keep their order.
     let opening: Promise<void> = Promise.resolve();
     let pending = 0;
     let dropping = false;
     const lost = () => {
       assembly.clear();
-      onMessage(SIGNALS_LOST);
+      deliver(SIGNALS_LOST);
     };
-    return this.db.listen(
+    return this.db.listen!(
       this.channel,
       (payload) => {
         if (pending >= MAX_PENDING) {

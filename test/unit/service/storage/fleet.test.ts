@@ -243,6 +243,50 @@ describe.each(postgresOnly)('fleet signals on $name', { timeout: 60_000 }, () =>
   });
 });
 
+describe.each(postgresOnly)('one LISTEN connection per store on $name', { timeout: 60_000 }, () => {
+  it('every subscriber shares it, hears each message though another throws, and the last one closes it (decision 632)', async () => {
+    const databaseUrl = await freshPostgresSchema();
+    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+    const [a, b] = await Promise.all([openStorage({ databaseUrl }), openStorage({ databaseUrl })]);
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const listeners = async () =>
+      Number(
+        (
+          await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
+            `LISTEN "agent_chat.${schema}"`,
+          ])
+        ).rows[0].n,
+      );
+    try {
+      const got: string[][] = [[], []];
+      const off = [
+        await a.fleet.subscribe(() => {
+          throw new Error('a subscriber that fails');
+        }),
+        ...(await Promise.all(got.map((list) => a.fleet.subscribe((m) => list.push(m))))),
+      ];
+      expect(await listeners()).toBe(1);
+      await b.fleet.publish(['one', 'two']);
+      await expect
+        .poll(() => got)
+        .toEqual([
+          ['one', 'two'],
+          ['one', 'two'],
+        ]);
+      await off[0]();
+      await off[1]();
+      expect(await listeners()).toBe(1);
+      await off[2]();
+      await expect.poll(listeners).toBe(0);
+    } finally {
+      await admin.end();
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
 /**
  * Two instances of the service on one database, each request sent to the instance the test
  * names (a load balancer without sticky sessions may send any request anywhere). On
