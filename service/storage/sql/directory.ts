@@ -1,9 +1,11 @@
 import type { SqlClient } from '../sql-client.js';
+import { SIGNALS_LOST } from '../records.js';
 import { DEFAULT_DAILY_BUDGET } from '../console-types.js';
 import type {
   ApiKeyPatch,
   ApiKeyRecord,
   DirectoryStore,
+  FleetStore,
   IntegrationInput,
   IntegrationPatch,
   IntegrationRecord,
@@ -13,9 +15,40 @@ import type {
 } from '../types.js';
 import { num, numOrNull } from './rows.js';
 
-/** How long, and how many, sessions read once are answered from memory. */
-const SESSION_CACHE_MS = 60_000;
+/**
+ * How long, and how many, sessions read once are answered from memory. Sessions that end early
+ * leave every instance's memory at once by a fleet signal; this bounds how long an instance
+ * that missed the signal (its LISTEN connection down) still accepts one (decision 631).
+ */
+const SESSION_CACHE_MS = 5_000;
 const SESSION_CACHE_SIZE = 10_000;
+
+/**
+ * Which sessions ended early, as the fleet signal names them: all of a project's, those a key
+ * minted, or an owner's (last, so any text fits). The fleet store seals it (sealed-signals.ts):
+ * the owner id never travels in clear. The answers' decoder ignores it, as any unknown kind.
+ */
+type EndedSessions = { projectId: string; keyId?: string; owner?: string };
+
+const SESSIONS_ENDED = 'sessions-ended';
+
+function encodeEnded({ projectId, keyId, owner }: EndedSessions): string {
+  const by = keyId !== undefined ? `\nkey\n${keyId}` : owner !== undefined ? `\nowner\n${owner}` : '';
+  return `${SESSIONS_ENDED}\n${projectId}${by}`;
+}
+
+function decodeEnded(message: string): EndedSessions | undefined {
+  const [kind, projectId, by, ...rest] = message.split('\n');
+  if (kind !== SESSIONS_ENDED || !projectId) return undefined;
+  if (by === undefined) return { projectId };
+  if (by === 'key') return { projectId, keyId: rest.join('\n') };
+  return by === 'owner' ? { projectId, owner: rest.join('\n') } : undefined;
+}
+
+const endedBy = (ended: EndedSessions, s: SessionRecord) =>
+  s.projectId === ended.projectId &&
+  (ended.keyId === undefined || s.keyId === ended.keyId) &&
+  (ended.owner === undefined || s.owner === ended.owner);
 
 const toProject = (r: Record<string, unknown>): ProjectRecord => ({
   id: r.id as string,
@@ -54,11 +87,23 @@ const toSession = (r: Record<string, unknown>): SessionRecord => ({
   expiresAt: num(r.expires_at),
 });
 
-/** Projects, integrations, API keys and sessions in SQL; sessions read once are kept a minute. */
+/**
+ * Projects, integrations, API keys and sessions in SQL; sessions read once are kept a few
+ * seconds, and forgotten on every instance at once when they end early.
+ */
 export class SqlDirectoryStore implements DirectoryStore {
   private readonly sessions = new Map<string, { session: SessionRecord; until: number }>();
+  /** Counts endings: a read that began before one is not remembered (it may hold an ended session). */
+  private endings = 0;
+  /** The fleet's signals, joined on the first session read; sessions are remembered only once joined. */
+  private joining: Promise<void> | undefined;
+  private leave: (() => Promise<void>) | undefined;
+  private closed = false;
 
-  constructor(private readonly db: SqlClient) {}
+  constructor(
+    private readonly db: SqlClient,
+    private readonly fleet: Pick<FleetStore, 'publish' | 'subscribe'>,
+  ) {}
 
   async createProject(p: ProjectRecord) {
     const { rowCount } = await this.db.query(
@@ -101,9 +146,8 @@ export class SqlDirectoryStore implements DirectoryStore {
       await query('DELETE FROM projects WHERE id = $1', [id]);
       return true;
     });
-    // Its sessions went with it. (Another instance may still answer from memory for a minute;
-    // the project lookup refuses those calls first.)
-    this.sessions.clear();
+    // Its sessions went with it, on every instance.
+    await this.ended({ projectId: id });
     return deleted;
   }
 
@@ -229,18 +273,30 @@ export class SqlDirectoryStore implements DirectoryStore {
        SELECT (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM ended)::int AS ended`,
       [projectId, keyId, at],
     );
-    for (const [hash, { session }] of this.sessions) if (session.keyId === keyId) this.sessions.delete(hash);
-    return num(rows[0].keys) ? num(rows[0].ended) : undefined;
+    if (!num(rows[0].keys)) return undefined;
+    await this.ended({ projectId, keyId });
+    return num(rows[0].ended);
   }
 
   async getSession(tokenHash: string) {
     const known = this.sessions.get(tokenHash);
     if (known && known.until > Date.now()) return { ...known.session };
+    const endings = this.endings;
+    const joined = this.join();
     const { rows } = await this.db.query('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
     if (!rows[0]) return undefined;
     const session = toSession(rows[0]);
-    this.remember(session);
+    if (joined && endings === this.endings) this.remember(session);
     return { ...session };
+  }
+
+  /** Stops hearing the fleet (the bundle closes). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.joining;
+    const leave = this.leave;
+    this.leave = undefined;
+    await leave?.();
   }
 
   async purgeSessions(before: number) {
@@ -249,8 +305,7 @@ export class SqlDirectoryStore implements DirectoryStore {
   }
 
   async forgetOwner(projectId: string, owner: string): Promise<OwnerTraces> {
-    // One statement: all of it goes, or none. Another instance may still accept one of the
-    // sessions it read in the last minute (SESSION_CACHE_MS); this one forgets them at once.
+    // One statement: all of it goes, or none; then every instance forgets the sessions.
     const { rows } = await this.db.query(
       `WITH s AS (DELETE FROM sessions WHERE project_id = $1 AND owner = $2 RETURNING 1),
          f AS (DELETE FROM feedback WHERE project_id = $1 AND owner = $2 RETURNING 1),
@@ -261,8 +316,7 @@ export class SqlDirectoryStore implements DirectoryStore {
          (SELECT count(*) FROM u) AS files, (SELECT count(*) FROM e) AS events`,
       [projectId, owner, `owner:${owner}`],
     );
-    for (const [hash, known] of this.sessions)
-      if (known.session.projectId === projectId && known.session.owner === owner) this.sessions.delete(hash);
+    await this.ended({ projectId, owner });
     const r = rows[0];
     return {
       sessions: num(r.sessions),
@@ -273,8 +327,41 @@ export class SqlDirectoryStore implements DirectoryStore {
   }
 
   /**
-   * Sessions never change once written (expiry is checked by the caller), so every agent call
-   * of a conversation need not read the same row: a minute in memory, bounded.
+   * Forgets the sessions here and tells the fleet to (each instance hears its own signal too).
+   * A failed signal is not the caller's failure: the rows are gone, and SESSION_CACHE_MS
+   * bounds how long another instance still accepts one.
+   */
+  private async ended(ended: EndedSessions): Promise<void> {
+    this.forget(ended);
+    await this.fleet.publish([encodeEnded(ended)]).catch(() => {});
+  }
+
+  private forget(ended: EndedSessions | 'all'): void {
+    this.endings += 1;
+    if (ended === 'all') return this.sessions.clear();
+    for (const [hash, { session }] of this.sessions) if (endedBy(ended, session)) this.sessions.delete(hash);
+  }
+
+  /** Whether the fleet's signals are heard; the first call starts joining (again after a failure). */
+  private join(): boolean {
+    if (this.closed) return false;
+    this.joining ??= this.fleet
+      .subscribe((message) => {
+        // Signals missed (the connection dropped): whatever is remembered may have ended.
+        if (message === SIGNALS_LOST) return this.forget('all');
+        const ended = message.startsWith(SESSIONS_ENDED) ? decodeEnded(message) : undefined;
+        if (ended) this.forget(ended);
+      })
+      .then(
+        (leave) => void (this.leave = leave),
+        () => void (this.joining = undefined),
+      );
+    return this.leave !== undefined;
+  }
+
+  /**
+   * Sessions never change once written (expiry is checked by the caller), so the agent calls
+   * of a conversation need not each read the same row: a few seconds in memory, bounded.
    */
   private remember(session: SessionRecord) {
     if (this.sessions.size >= SESSION_CACHE_SIZE) this.sessions.delete(this.sessions.keys().next().value!);

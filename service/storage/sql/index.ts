@@ -48,18 +48,23 @@ export async function openSqlStores(db: SqlClient): Promise<Stores> {
   const schema = String((await db.query('SELECT current_schema() AS schema')).rows[0].schema);
   // The fleet's NOTIFY channel: one per schema, so fleets on one database stay apart.
   const channel = schema === 'public' ? 'agent_chat' : `agent_chat.${schema}`.slice(0, 63);
+  const fleet = new SqlFleetStore(db, channel);
+  const directory = new SqlDirectoryStore(db, fleet);
   return {
     conversations: new SqlConversationStore(db),
     ledger: new SqlAnswerLedger(db),
-    fleet: new SqlFleetStore(db, channel),
+    fleet,
     rates: new SqlRateStore(db),
     activity: new SqlActivityStore(db),
-    directory: new SqlDirectoryStore(db),
+    directory,
     accounts: new SqlAccountStore(db),
     gate: new SqlGateStore(db),
     files: new SqlFileStore(db),
     docs: new SqlDocsStore(db),
     notifications: new SqlNotificationStore(db),
-    close: () => db.close(),
+    close: async () => {
+      await directory.close();
+      await db.close();
+    },
   };
 }

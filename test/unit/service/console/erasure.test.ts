@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../../../contract/owner-key.js';
 import { consoleClient, withConsole } from '../../../fixtures/console.js';
-import { AGENT, PROJECT, readRecords, scriptedAgent } from '../../../fixtures/service.js';
+import { AGENT, PROJECT, readRecords, scriptedAgent, sessionsEndedHeard } from '../../../fixtures/service.js';
 
 const DAY = 86_400_000;
 const conversations = `projects/${PROJECT.id}/conversations`;
@@ -64,8 +64,7 @@ describe('console erasure', () => {
     });
     const erased = await admin.call('DELETE', `${conversations}/${first.threadId}/owner`);
     expect(erased.body).toMatchObject({ owner_key: key, conversations: 2, sessions: 1 });
-    // Their session is gone: the site's server mints a new one, which finds nothing. (Asked of
-    // the instance that erased: another may accept a session it read in the last minute, decision 601.)
+    // Their session is gone: the site's server mints a new one, which finds nothing.
     const threads = (token: string) =>
       service.handle(new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } }));
     expect((await threads(alice)).status).toBe(401);
@@ -85,6 +84,29 @@ describe('console erasure', () => {
     expect([refused.status, refused.body.code]).toEqual([409, 'no_owner']);
     expect((await admin.call('DELETE', `${conversations}/${threadId}/owner`)).status).toBe(409);
     expect((await admin.call('DELETE', `${conversations}/${threadId}`)).status).toBe(204);
+  });
+
+  it('a session another instance was using is refused there at once after the erasure (decision 630)', async () => {
+    const { session, chat, services } = await withConsole();
+    const alice = await session('alice');
+    const bob = await session('bob');
+    const { threadId } = await chat(alice, 'hi');
+    // B is the fleet's last instance, the console signed in on the first (one alone: the same).
+    const b = services[services.length - 1];
+    const threads = (token: string) =>
+      b.handle(new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } }));
+    // Used on B, twice: B has the session in memory.
+    for (let i = 0; i < 2; i++) expect((await threads(alice)).status).toBe(200);
+    // A fleet's B hears the signal; one instance has no other to tell.
+    const heard = services.length > 1 ? await sessionsEndedHeard(b.storage) : async () => {};
+    const console1 = consoleClient(services[0]);
+    expect((await console1.signIn()).status).toBe(200);
+    expect((await console1.call('DELETE', `${conversations}/${threadId}/owner`)).body.sessions).toBe(1);
+    // Once B has heard it (milliseconds), not when B's memory of the session runs out.
+    await heard();
+    const refused = await threads(alice);
+    expect([refused.status, (await refused.json()).code]).toEqual([401, 'invalid_token']);
+    expect((await threads(bob)).status).toBe(200);
   });
 
   it('an erasure on one instance stops the answer another instance is streaming in that thread', async () => {

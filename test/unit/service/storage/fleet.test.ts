@@ -8,10 +8,19 @@ import {
   type AgentServiceOptions,
   type Stores,
 } from '../../../../service/index.js';
+import { eraseOwnerCommand } from '../../../../service/erase-cli.js';
 import { LOST_ANSWER } from '../../../../service/storage/records.js';
 import { openStorage } from '../../../../service/storage/open.js';
 import { DAY, T0, answerOf, message, thread } from '../../../fixtures/records.js';
-import { AGENT, PROJECT, QUERY, allRecords, readRecords, scriptedAgent } from '../../../fixtures/service.js';
+import {
+  AGENT,
+  PROJECT,
+  QUERY,
+  allRecords,
+  readRecords,
+  scriptedAgent,
+  sessionsEndedHeard,
+} from '../../../fixtures/service.js';
 import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
 
 storageSuite('fleet', (suite) => {
@@ -297,18 +306,27 @@ interface Fleet {
   name: string;
   /** Stores for `count` instances of one fleet. */
   stores(count: number): Promise<Stores[]>;
+  /** Stores on the last fleet's database for a process beside it (the erase-owner CLI). */
+  beside(): Promise<Stores>;
 }
 
+let memoryFleet: Stores | undefined;
+let fleetUrl: string | undefined;
 const fleets: Fleet[] = [
-  { name: 'memory (one process)', stores: async (count) => Array(count).fill(memoryStores()) },
+  {
+    name: 'memory (one process)',
+    stores: async (count) => Array(count).fill((memoryFleet = memoryStores())),
+    beside: async () => ({ ...memoryFleet!, close: async () => {} }),
+  },
 ];
 if (process.env.DATABASE_URL) {
   fleets.push({
     name: 'postgresql',
     async stores(count) {
-      const databaseUrl = await freshPostgresSchema();
+      const databaseUrl = (fleetUrl = await freshPostgresSchema());
       return Promise.all(Array.from({ length: count }, () => openStorage({ databaseUrl })));
     },
+    beside: () => openStorage({ databaseUrl: fleetUrl! }),
   });
 }
 
@@ -369,6 +387,10 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       call(instance, 'POST', `${AGENT}/chat/`, { token, body: { integration_id: 'int_demo', ...body } });
     return { clock, stores, call, session, ask, resume };
   }
+
+  /** An instance's hearing of ended sessions on PostgreSQL; one process's memory store sends none (it keeps no sessions in memory). */
+  const signalsOf = async (store: Stores) =>
+    fleet.name === 'postgresql' ? sessionsEndedHeard(store) : async () => {};
 
   it('streams an answer generating on A to a reattach on B, live, and to its end', async () => {
     const script = scriptedAgent();
@@ -553,6 +575,41 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
       );
     expect(statuses.filter((s) => s === 200)).toHaveLength(8);
     expect(statuses.slice(8)).toEqual(Array(8).fill(429));
+  });
+
+  it('refuses on B at once a session B was using when A ends the sessions of the key that minted it (decision 630)', async () => {
+    const { call, session, stores } = await start();
+    const token = await session(0, 'alice');
+    const other = await session(0, 'bob');
+    const threads = (t: string) => call(1, 'GET', `${AGENT}/threads/`, { token: t });
+    // Used on B, twice: the session and the project's keys (cached 5 s, not the key's end) are in B's memory.
+    for (let i = 0; i < 2; i++) expect((await threads(token)).status).toBe(200);
+    const heard = await signalsOf(stores[1]);
+    const [key] = await stores[0].directory.listApiKeys(PROJECT.id);
+    expect(await stores[0].directory.endKeySessions(PROJECT.id, key.id, Date.now())).toBe(2);
+    // Once B has heard the signal (milliseconds), not when its memory of the session runs out.
+    await heard();
+    expect([(await threads(token)).status, (await threads(other)).status]).toEqual([401, 401]);
+  });
+
+  it('erase-owner run beside the fleet: B refuses at once the session it was using (decision 630)', async () => {
+    const { call, session, stores } = await start();
+    const alice = await session(0, 'alice');
+    const bob = await session(0, 'bob');
+    const threads = (token: string) => call(1, 'GET', `${AGENT}/threads/`, { token });
+    for (let i = 0; i < 2; i++) expect((await threads(alice)).status).toBe(200);
+    const heard = await signalsOf(stores[1]);
+    const lines: string[] = [];
+    const out = { print: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    const erase = eraseOwnerCommand([], { project: PROJECT.id, owner: 'alice' }, { dataDir: '' }, out, () =>
+      fleet.beside(),
+    );
+    expect(await erase).toBe(0);
+    expect(lines).toContain('  sessions       1');
+    await heard();
+    const refused = await threads(alice);
+    expect([refused.status, (await refused.json()).code]).toEqual([401, 'invalid_token']);
+    expect((await threads(bob)).status).toBe(200);
   });
 
   it('caps answers generating at once per owner across the fleet, and frees a slot when one ends', async () => {
