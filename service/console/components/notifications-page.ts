@@ -64,14 +64,15 @@ export class NotificationsPage extends ConsolePage {
   updated(changed: Map<string, unknown>) {
     if (changed.has('project')) {
       this.fresh = null;
+      this.error = '';
       void this.load();
     }
   }
 
   private async load() {
     try {
+      // The error stays: the list reloads after each change, and a refusal must stay readable.
       this.webhooks = await this.api.webhooks(this.project.id);
-      this.error = '';
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The webhooks could not be loaded.';
     }
