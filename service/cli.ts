@@ -90,6 +90,10 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
   --trust-proxy N     reverse proxies you run in front of the service, whose X-Forwarded-For
                       names the client for the agent limit; "cloudflare" trusts CF-Connecting-IP
                       (AGENT_CHAT_TRUST_PROXY; default 0: the socket's address)
+  --allow-private-webhooks  let the console's webhooks reach this machine and its network (private,
+                      loopback, link-local addresses), over http:// too: for a receiver of your own,
+                      such as a local Mattermost (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1; default: public
+                      https:// addresses only, as a console admin is not necessarily this machine's operator)
   DATABASE_URL        PostgreSQL instead of the embedded database
   AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
   AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project: the site's own server budget (default 600; 0 = off)
@@ -160,6 +164,7 @@ const OPTIONS = {
   only: { type: 'string', multiple: true },
   out: { type: 'string' },
   'drain-seconds': { type: 'string' },
+  'allow-private-webhooks': { type: 'boolean' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -248,6 +253,8 @@ async function start(values: Flags, port: number, setup: Setup) {
       (wholeNumber(env.AGENT_CHAT_CONVERSATION_RETENTION_DAYS, 'AGENT_CHAT_CONVERSATION_RETENTION_DAYS') ||
         0) * 86_400_000,
     trustProxy: proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY),
+    allowPrivateWebhooks:
+      values['allow-private-webhooks'] ?? ['1', 'true'].includes(env.AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS ?? ''),
     log: jsonLog,
   };
   const drainMs = drainSeconds(values['drain-seconds'] ?? env.AGENT_CHAT_DRAIN_SECONDS) * 1000;

@@ -25,6 +25,7 @@ import type {
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
+import { type Resolve, systemResolve } from './notifications/address.js';
 import { DEFAULT_TIMEOUT_MS, deliverNotifications } from './notifications/deliver.js';
 import { boundedPasswords } from './routes/console/auth.js';
 import { notifyFailure } from './routes/notify.js';
@@ -113,6 +114,13 @@ export interface AgentServiceOptions {
   conversationRetentionMs?: number;
   /** How long a webhook's receiver may take to answer one delivery. Default 10 s. */
   notificationTimeoutMs?: number;
+  /**
+   * Webhooks may reach the service's own network (private, loopback, link-local addresses) and
+   * use http:// there: for an operator whose receiver is local (decision 627). Default false.
+   */
+  allowPrivateWebhooks?: boolean;
+  /** How webhooks' host names resolve (every address of one). Default: the system's resolver. */
+  webhookResolve?: Resolve;
   log?: (entry: LogEntry) => void;
 }
 
@@ -220,6 +228,10 @@ function serviceContext(
     basePath: (options.basePath ?? '').replace(/\/+$/, ''),
     activityStalenessMs: stalenessMs,
     conversationRetentionMs: retentionPeriod(options.conversationRetentionMs),
+    webhooks: {
+      allowPrivate: options.allowPrivateWebhooks ?? false,
+      resolve: options.webhookResolve ?? systemResolve,
+    },
   };
 }
 
@@ -266,7 +278,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const docs = options.docs ?? null;
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
   const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed };
-  const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS };
+  const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS, network: ctx.webhooks };
   const trustProxy = checkTrustProxy(options.trustProxy);
   const join = fleetJoin(storage.fleet, answers);
   const timers = new Set<ReturnType<typeof setInterval>>();

@@ -1,11 +1,14 @@
 /**
- * Sending notifications (decisions 614, 616): each delivery signed the Standard Webhooks way,
- * POSTed once per attempt with a timeout, redirects not followed, a few hundred bytes of the
+ * Sending notifications (decisions 614, 616, 626): each delivery signed the Standard Webhooks
+ * way, POSTed once per attempt with a timeout to the addresses checked for that attempt (one
+ * refused is recorded and never tried again), redirects not followed, a few hundred bytes of the
  * answer kept for the console; a failed attempt is tried again after a growing wait, five
  * attempts in all over about an hour.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../kernel/clock.js';
 import type { ClaimedDelivery, DeliveryAttempt, NotificationStore } from '../storage/types.js';
+import { type WebhookNetwork, WebhookAddressError, bounded, checkedAddresses } from './address.js';
 
 /** Waits before the 2nd to the 5th attempt: 1, 5, 15 and 40 minutes (an hour and a minute in all). */
 export const RETRY_WAITS_MS = [60_000, 300_000, 900_000, 2_400_000];
@@ -17,9 +20,10 @@ const SHOWN_CHARS = 200;
 /** Deliveries one instance sends per round. */
 const BATCH = 20;
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** `https:`, or `http:` to this machine (a receiver for local testing); undefined when neither. */
+/**
+ * `https:` or `http:` with no credentials; undefined when neither. Where it points is checked
+ * apart (address.ts): at adding, and at each attempt on the addresses connected to.
+ */
 export function webhookUrl(value: string): URL | undefined {
   let url: URL;
   try {
@@ -28,8 +32,7 @@ export function webhookUrl(value: string): URL | undefined {
     return undefined;
   }
   if (url.username || url.password) return undefined;
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return url;
-  return undefined;
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
 }
 
 /** A new signing secret: `whsec_` and 32 random bytes in base64 (the Standard Webhooks form). */
@@ -46,21 +49,18 @@ export async function signature(secret: string, id: string, timestamp: number, b
 }
 
 /** The first bytes of a receiver's answer as one line (Slack says `no_text`, `invalid_token`…). */
-async function firstWords(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
+async function firstWords(response: IncomingMessage): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
   let size = 0;
   try {
-    while (size < READ_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value.subarray(0, READ_BYTES - size), { stream: true });
-      size += value.length;
+    for await (const chunk of response as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk.subarray(0, READ_BYTES - size), { stream: true });
+      size += chunk.length;
+      if (size >= READ_BYTES) break;
     }
   } finally {
-    await reader.cancel().catch(() => {});
+    response.destroy();
   }
   return text
     .replace(/[\p{Cc}\s]+/gu, ' ')
@@ -73,44 +73,53 @@ const retryable = (code: number) => code === 408 || code === 429 || code >= 500;
 
 export interface SendOptions {
   timeoutMs: number;
-  fetch?: typeof fetch;
+  /** Where webhooks may point and how names resolve (decision 626). */
+  network: WebhookNetwork;
+}
+
+type Result = { code: number | null; error: string | null; sent: boolean; retry: boolean };
+
+/** Why the attempt got no answer, and whether another one may: a refused address never gets one. */
+function unanswered(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Result {
+  if (error instanceof WebhookAddressError)
+    return { code: null, error: error.message, sent: false, retry: false };
+  const code = (error as { code?: unknown } | null)?.code;
+  const words = signal.aborted
+    ? `No answer within ${timeoutMs / 1000} s.`
+    : code === 'ENOTFOUND'
+      ? `${url.hostname} does not resolve.`
+      : 'The receiver could not be reached.';
+  return { code: null, error: words, sent: false, retry: true };
 }
 
 /** One attempt: its status code or the error, and whether it was delivered or may be tried again. */
 export async function sendOnce(
   delivery: ClaimedDelivery,
   now: number,
-  { timeoutMs, fetch: send = fetch }: SendOptions,
-): Promise<{ code: number | null; error: string | null; sent: boolean; retry: boolean }> {
+  { timeoutMs, network }: SendOptions,
+): Promise<Result> {
   const url = webhookUrl(delivery.url);
-  if (!url) return { code: null, error: 'The address is not https.', sent: false, retry: false };
+  if (!url) return { code: null, error: 'The address is not http(s).', sent: false, retry: false };
   const timestamp = Math.floor(now / 1000);
-  let response: Response;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: IncomingMessage;
   try {
-    response = await send(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': 'agent-chat-service webhooks',
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': await signature(delivery.secret, delivery.id, timestamp, delivery.body),
-      },
-      body: delivery.body,
-    });
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === 'TimeoutError';
-    return {
-      code: null,
-      error: timedOut ? `No answer within ${timeoutMs / 1000} s.` : 'The receiver could not be reached.',
-      sent: false,
-      retry: true,
+    const addresses = await bounded(checkedAddresses(url, network), signal);
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'agent-chat-service webhooks',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': await signature(delivery.secret, delivery.id, timestamp, delivery.body),
     };
+    // Node's transport, loaded at the first attempt (the core also runs where Node is not).
+    const { post } = await import('./node-transport.js');
+    response = await post(url, headers, delivery.body, addresses, signal);
+  } catch (error) {
+    return unanswered(error, url, signal, timeoutMs);
   }
   const words = await firstWords(response).catch(() => '');
-  const code = response.status;
+  const code = response.statusCode ?? 0;
   if (code >= 200 && code < 300) return { code, error: null, sent: true, retry: false };
   if (code >= 300 && code < 400)
     return {

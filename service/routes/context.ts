@@ -7,6 +7,7 @@ import { HttpError } from '../http/errors.js';
 import type { Directory, ProjectView } from '../http/directory.js';
 import { type RateLimit, checkRate } from '../http/rate-limiter.js';
 import { hashToken } from '../kernel/tokens.js';
+import type { WebhookNetwork } from '../notifications/address.js';
 
 export type { ProjectConfig, ProjectView } from '../http/directory.js';
 
@@ -86,6 +87,8 @@ export interface ServiceContext<R extends StoreRole = never> {
   readonly activityStalenessMs: number;
   /** How long a conversation is kept after its last message; 0: until deleted (decision 603). */
   readonly conversationRetentionMs: number;
+  /** Where webhooks may point and how their names resolve (decisions 626-627). */
+  readonly webhooks: WebhookNetwork;
   readonly log: (
     entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
       string,

@@ -3,8 +3,16 @@ import { mkdir } from 'node:fs/promises';
 import { type IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { axe } from './console-site.js';
-import { LOOKS, cleanup, consoleInChromium, open } from './console-chromium.js';
+import {
+  DemoAgent,
+  createAgentService,
+  memoryStores,
+  nodeConsole,
+  scryptPasswords,
+  serve,
+} from '../../service/node.js';
+import { ADMIN, PROJECT, axe } from './console-site.js';
+import { LOOKS, cleanup, consoleInChromium, open, signIn } from './console-chromium.js';
 
 consoleInChromium();
 
@@ -27,8 +35,10 @@ async function receiver(status: number) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
-async function openNotifications(look: (typeof LOOKS)[number] = LOOKS[0]) {
-  const opened = await open({ ...look, signedIn: true });
+async function openNotifications(look: (typeof LOOKS)[number] = LOOKS[0], url?: string) {
+  // Another service than the shared one has its own sessions: sign in there.
+  const opened = await open({ ...look, url, signedIn: !url });
+  if (url) await signIn(opened.page);
   await opened.page.getByRole('link', { name: 'Notifications', exact: true }).click();
   await opened.page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
   return opened;
@@ -93,5 +103,52 @@ describe('the console in Chromium: Notifications', () => {
       await page.screenshot({ path: `${SHOTS}/notifications-${look.name}.png`, fullPage: true });
       await context.close();
     }
+  });
+
+  it('a service that keeps webhooks off its own network refuses such an address in words, naming the setting', async () => {
+    const storage = memoryStores();
+    const guarded = await serve(
+      createAgentService({
+        projects: [PROJECT],
+        storage,
+        agent: new DemoAgent({ wordDelayMs: 0 }),
+        console: await nodeConsole(),
+        // The name an attacker would point at the cloud's metadata service.
+        webhookResolve: async () => [{ address: '169.254.169.254', family: 4 }],
+      }),
+      { port: 0, log: () => {} },
+    );
+    cleanup.push(() => guarded.close());
+    await storage.accounts.createAdmin({
+      username: ADMIN.username,
+      passwordHash: await scryptPasswords.hash(ADMIN.password),
+      createdAt: Date.now(),
+    });
+    const { page, context, errors, violations } = await openNotifications(LOOKS[0], guarded.url);
+    await page.getByRole('textbox', { name: /Webhook address/ }).fill('https://hooks.example.com/services/x');
+    await page.getByRole('checkbox', { name: 'An answer fails' }).check();
+    // The list reloads after the refused add: the words must outlast it.
+    const reloaded = page.waitForResponse(
+      (r) => r.request().method() === 'GET' && r.url().endsWith(`/projects/${PROJECT.id}/webhooks`),
+    );
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await reloaded;
+    await page.evaluate(() => new Promise(requestAnimationFrame));
+    const alert = page.getByRole('alert');
+    expect(await alert.textContent()).toContain(
+      'This address cannot be used: hooks.example.com resolves to 169.254.169.254, not a public address',
+    );
+    expect(await alert.textContent()).toContain(
+      '--allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1)',
+    );
+    // Nothing was saved, and no secret shown.
+    expect(await page.getByRole('textbox', { name: 'Signing secret' }).count()).toBe(0);
+    expect(await storage.notifications.listWebhooks(PROJECT.id)).toEqual([]);
+    expect(await axe(page)).toEqual([]);
+    await mkdir(SHOTS, { recursive: true });
+    await page.screenshot({ path: `${SHOTS}/notifications-refused.png`, fullPage: true });
+    expect(await violations()).toEqual([]);
+    expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+    await context.close();
   });
 });

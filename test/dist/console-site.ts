@@ -68,6 +68,8 @@ export async function startConsoleService(): Promise<{
     widget: await nodeWidgetRelease(),
     rateLimit: false,
     activityStalenessMs: 0,
+    // The Notifications tests' receivers are on this machine, as a local operator's would be.
+    allowPrivateWebhooks: true,
   });
   await storage.accounts.createAdmin({
     username: ADMIN.username,

@@ -1,5 +1,5 @@
 /**
- * The project's webhooks on the console's Notifications page (decisions 612-617): add one (its
+ * The project's webhooks on the console's Notifications page (decisions 612-617, 628): add one (its
  * signing secret shown once), list them with their recent deliveries, send a test, delete.
  */
 import type { ConsoleNewWebhook, ConsoleWebhook, ConsoleWebhookDelivery } from '../../../contract/console.js';
@@ -8,6 +8,7 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import { randomId } from '../../kernel/ids.js';
+import { addressRefusal } from '../../notifications/address.js';
 import { deliverOne, webhookSecret, webhookUrl } from '../../notifications/deliver.js';
 import { notificationBody } from '../../notifications/payload.js';
 import {
@@ -62,17 +63,25 @@ async function webhookJson(ctx: WebhooksContext, w: WebhookRecord): Promise<Cons
   };
 }
 
-function parseInput(body: unknown): { url: string; events: NotificationEvent[] } {
+/**
+ * The address and events asked for; an address the service may not reach is refused in words
+ * before it is saved: what is wrong and which setting allows it (decision 628).
+ */
+async function parseInput(
+  ctx: WebhooksContext,
+  body: unknown,
+): Promise<{ url: string; events: NotificationEvent[] }> {
   if (!isRecord(body)) throw badRequest('The body must be a JSON object.');
-  const url = typeof body.url === 'string' ? body.url.trim() : '';
-  if (url.length > MAX_URL_CHARS || !webhookUrl(url))
-    throw badRequest(
-      'The address must be https:// (or http:// to localhost for testing), at most 2,000 characters.',
-    );
+  const given = typeof body.url === 'string' ? body.url.trim() : '';
+  const url = given.length <= MAX_URL_CHARS ? webhookUrl(given) : undefined;
+  if (!url)
+    throw badRequest('The address must be an https:// URL without a user name, at most 2,000 characters.');
   const events = Array.isArray(body.events) ? body.events : [];
   if (!events.length || !events.every((e) => NOTIFICATION_EVENTS.includes(e as NotificationEvent)))
     throw badRequest(`events must name one or more of ${NOTIFICATION_EVENTS.join(', ')}.`);
-  return { url: webhookUrl(url)!.href, events: NOTIFICATION_EVENTS.filter((e) => events.includes(e)) };
+  const refusal = await addressRefusal(url, ctx.webhooks);
+  if (refusal) throw badRequest(`This address cannot be used: ${refusal}`);
+  return { url: url.href, events: NOTIFICATION_EVENTS.filter((e) => events.includes(e)) };
 }
 
 export async function listWebhooks(
@@ -95,7 +104,7 @@ export async function createWebhook(
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
   await requireConsoleProject(ctx, projectId);
-  const { url, events } = parseInput(await readJsonBody(request));
+  const { url, events } = await parseInput(ctx, await readJsonBody(request));
   if ((await ctx.storage.notifications.listWebhooks(projectId)).length >= MAX_WEBHOOKS)
     throw new HttpError(409, 'conflict', `A project has at most ${MAX_WEBHOOKS} webhooks.`);
   const record: WebhookRecord = {
@@ -169,7 +178,7 @@ export async function testWebhook(
     ctx.storage.notifications,
     claimed,
     ctx.clock,
-    { timeoutMs: TEST_TIMEOUT_MS },
+    { timeoutMs: TEST_TIMEOUT_MS, network: ctx.webhooks },
     { final: true },
   );
   await audit(ctx, info, admin.username, 'webhook.test', projectId, webhookId);

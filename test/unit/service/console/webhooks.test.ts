@@ -45,7 +45,7 @@ describe('console webhooks', () => {
     expect((await service.storage.notifications.listWebhooks(PROJECT.id))[0].url).toBe(SLACK);
   });
 
-  it('refuses addresses that are not https (but http to this machine), unknown events, and changes without the CSRF token', async () => {
+  it('refuses addresses that are not https, unknown events, and changes without the CSRF token', async () => {
     const { admin } = await withConsole();
     const add = (body: unknown, headers?: Record<string, string>) =>
       admin.call('POST', `projects/${PROJECT.id}/webhooks`, body, headers);
@@ -60,9 +60,68 @@ describe('console webhooks', () => {
     expect((await add({ url: SLACK, events: [] })).status).toBe(400);
     expect((await add({ url: SLACK, events: ['handoff', 'upvote'] })).status).toBe(400);
     expect((await add({ url: SLACK, events: ['handoff'] }, { 'X-CSRF-Token': '' })).status).toBe(403);
-    expect((await add({ url: 'http://127.0.0.1:9/hook', events: ['handoff'] })).status).toBe(201);
-    expect((await add({ url: 'http://localhost:9/hook', events: ['handoff'] })).status).toBe(201);
     expect((await admin.call('GET', 'projects/nope/webhooks')).status).toBe(404);
+  });
+
+  it('refuses in words, before saving, an address on the service’s own network; the operator’s setting allows it (decision 628)', async () => {
+    const names: Record<string, string[]> = {
+      'metadata.example.com': ['169.254.169.254'],
+      'mixed.example.com': ['93.184.215.14', '10.1.2.3'],
+      'chat.lan': ['192.168.1.20'],
+      localhost: ['127.0.0.1'],
+    };
+    const webhookResolve = async (host: string) =>
+      (names[host] ?? []).map((address) => ({ address, family: 4 as const }));
+    const { admin, service } = await withConsole({ webhookResolve });
+    const add = (url: string) =>
+      admin.call('POST', `projects/${PROJECT.id}/webhooks`, { url, events: ['handoff'] });
+    const setting = '--allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1)';
+    for (const [url, why] of [
+      [
+        'https://169.254.169.254/latest/meta-data/',
+        '169.254.169.254 is not a public address (link-local, where cloud metadata answers)',
+      ],
+      ['https://2130706433/hook', '127.0.0.1 is not a public address (loopback)'],
+      ['https://0x7f.1/hook', '127.0.0.1 is not a public address (loopback)'],
+      [
+        'https://[::ffff:127.0.0.1]/hook',
+        '::ffff:7f00:1 is not a public address (loopback: 127.0.0.1 inside IPv6)',
+      ],
+      ['https://[fd00::1]/hook', 'fd00::1 is not a public address (unique-local)'],
+      ['https://100.64.1.1/hook', 'shared (carrier-grade NAT)'],
+      [
+        'https://metadata.example.com/x',
+        'metadata.example.com resolves to 169.254.169.254, not a public address (link-local',
+      ],
+      [
+        'https://mixed.example.com/x',
+        'mixed.example.com resolves to 10.1.2.3, not a public address (private)',
+      ],
+      ['http://localhost:9/hook', 'http:// is only for a receiver on the service’s own network'],
+      ['http://127.0.0.1:9/hook', 'http:// is only for a receiver on the service’s own network'],
+    ]) {
+      const refused = await add(url);
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.detail, url).toContain('This address cannot be used: ');
+      expect(refused.body.detail, url).toContain(why);
+      expect(refused.body.detail, url).toContain(setting);
+    }
+    expect(await service.storage.notifications.listWebhooks(PROJECT.id)).toEqual([]);
+
+    const local = await withConsole({ webhookResolve, allowPrivateWebhooks: true });
+    const addLocal = (url: string) =>
+      local.admin.call('POST', `projects/${PROJECT.id}/webhooks`, { url, events: ['handoff'] });
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://localhost:9/hook',
+      'http://chat.lan:8065/hooks/x',
+      'https://[fd00::1]/hook',
+    ])
+      expect((await addLocal(url)).status, url).toBe(201);
+    // Plain http across the internet stays refused: the body quotes visitors.
+    const http = await addLocal('http://mixed.example.com/x');
+    expect(http.status).toBe(400);
+    expect(http.body.detail).toContain('anywhere else the address must be https://');
   });
 
   it("another project's webhook is not found under this project: no delete, no test, no deliveries", async () => {
@@ -84,7 +143,8 @@ describe('console webhooks', () => {
   });
 
   it('"Send a test" sends at once and answers with the attempt; a refused test is not tried again', async () => {
-    const { admin, service, clock } = await withConsole();
+    // The receivers are on this machine: its operator allows that.
+    const { admin, service, clock } = await withConsole({ allowPrivateWebhooks: true });
     const ok = (
       await admin.call('POST', `projects/${PROJECT.id}/webhooks`, {
         url: await receiver(200),

@@ -8,8 +8,11 @@ import { type IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_RETENTION_MS } from '../../../../service/duties.js';
-import { MAX_ATTEMPTS, RETRY_WAITS_MS } from '../../../../service/notifications/deliver.js';
+import { MAX_ATTEMPTS, RETRY_WAITS_MS, webhookSecret } from '../../../../service/notifications/deliver.js';
 import { DOWNVOTE_WAIT_MS } from '../../../../service/routes/notify.js';
+import type { ResolvedAddress } from '../../../../service/notifications/address.js';
+import type { AgentServiceOptions, Stores } from '../../../../service/index.js';
+import type { WebhookRecord } from '../../../../service/storage/types.js';
 import { withConsole } from '../../../fixtures/console.js';
 import { AGENT, PROJECT, chatRecords } from '../../../fixtures/service.js';
 
@@ -36,10 +39,15 @@ async function receiver(script: { status?: number; location?: string; delayMs?: 
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  server.on('connection', (socket) => closers.push(async () => void socket.destroy()));
-  return { url, received };
+  let connections = 0;
+  server.on('connection', (socket) => {
+    connections++;
+    closers.push(async () => void socket.destroy());
+  });
+  return { url, port, received, connections: () => connections };
 }
 
 const closers: (() => Promise<void>)[] = [];
@@ -59,9 +67,30 @@ function verify(secret: string, headers: IncomingHttpHeaders, body: string, now 
     .some((s) => s.startsWith('v1,') && timingSafeEqual(Buffer.from(s.slice(3), 'base64'), expected));
 }
 
-async function setUp(url: string, events = ['handoff', 'downvote', 'answer_failed'], options = {}) {
-  const made = await withConsole({ notificationTimeoutMs: 300, ...options });
-  const created = await made.admin.call('POST', `projects/${PROJECT.id}/webhooks`, { url, events });
+async function stored(storage: Stores, url: string, events: string[]) {
+  const record = {
+    id: 'wh_stored',
+    projectId: PROJECT.id,
+    url,
+    events: events as WebhookRecord['events'],
+    secret: webhookSecret(),
+    createdAt: 0,
+  };
+  expect(await storage.notifications.createWebhook(record)).toBe(true);
+  return { status: 201, body: record };
+}
+
+/** The receivers run on this machine: the service's operator allows its own network (decision 627). */
+async function setUp(
+  url: string,
+  events = ['handoff', 'downvote', 'answer_failed'],
+  { storedAs, ...options }: Partial<AgentServiceOptions> & { storedAs?: boolean } = {},
+) {
+  const made = await withConsole({ notificationTimeoutMs: 300, allowPrivateWebhooks: true, ...options });
+  // storedAs: written as a service with the setting on had stored it, past the console's check.
+  const created = storedAs
+    ? await stored(made.service.storage, url, events)
+    : await made.admin.call('POST', `projects/${PROJECT.id}/webhooks`, { url, events });
   expect(created.status).toBe(201);
   const token = await made.session('alice');
   const { records } = await chatRecords(made, token, { message: 'How do I reset my password?' });
@@ -251,5 +280,68 @@ describe('webhook deliveries', () => {
     expect(body).toMatchObject({ event: 'answer_failed', thread_id: ctx.threadId, answer_id: ctx.answerId });
     expect(body.failure_code).toMatch(/^[a-z_]+$/);
     expect(body.text).toContain(`An answer failed (`);
+  });
+});
+
+describe('webhook deliveries and the service’s own network (decision 626)', () => {
+  /** A resolver that answers each question for a name with the next of `answers` (the last one repeats). */
+  function rebinding(answers: string[][]) {
+    const asked: string[] = [];
+    const resolve = async (host: string): Promise<ResolvedAddress[]> => {
+      asked.push(host);
+      const next = answers.length > 1 ? answers.shift()! : answers[0];
+      return next.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+    return { resolve, asked };
+  }
+
+  it('a name public when added and private when sent (DNS rebinding) is refused, recorded with the reason, never retried', async () => {
+    const hook = await receiver();
+    const dns = rebinding([['93.184.215.14'], ['127.0.0.1']]);
+    const ctx = await setUp(`https://hooks.rebind.test:${hook.port}/hook`, ['handoff'], {
+      allowPrivateWebhooks: false,
+      webhookResolve: dns.resolve,
+    });
+    await ctx.handoff();
+    expect(await ctx.service.deliverNotifications()).toBe(0);
+    expect(hook.connections()).toBe(0);
+    const [delivery] = await ctx.deliveries();
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, status_code: null });
+    expect(delivery.error).toBe(
+      'hooks.rebind.test resolves to 127.0.0.1, not a public address (loopback): webhooks reach the service’s own network only when its operator starts it with --allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1).',
+    );
+    ctx.clock.advance(3 * 3_600_000);
+    expect(await ctx.service.deliverNotifications()).toBe(0);
+    expect(dns.asked).toEqual(['hooks.rebind.test', 'hooks.rebind.test']);
+    expect(hook.connections()).toBe(0);
+  });
+
+  it('the request connects to the address the check resolved, not to a second answer', async () => {
+    const hook = await receiver();
+    // Checked once per attempt: the first answer is the receiver, a second would be elsewhere.
+    const dns = rebinding([['127.0.0.1'], ['127.0.0.1'], ['10.9.9.9']]);
+    const ctx = await setUp(`http://receiver.lan.test:${hook.port}/hook`, ['handoff'], {
+      webhookResolve: dns.resolve,
+    });
+    await ctx.handoff();
+    expect(await ctx.service.deliverNotifications()).toBe(1);
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0].headers.host).toBe(`receiver.lan.test:${hook.port}`);
+    expect(dns.asked).toEqual(['receiver.lan.test', 'receiver.lan.test']);
+  });
+
+  it('a webhook stored while the setting was on is refused at its next attempt once it is off', async () => {
+    const hook = await receiver();
+    const ctx = await setUp(`${hook.url}/hook`, ['handoff'], { allowPrivateWebhooks: false, storedAs: true });
+    await ctx.handoff();
+    expect(await ctx.service.deliverNotifications()).toBe(0);
+    expect(hook.connections()).toBe(0);
+    expect(await ctx.deliveries()).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        attempts: 1,
+        error: expect.stringMatching(/^127\.0\.0\.1 is not a public address \(loopback\)/),
+      }),
+    ]);
   });
 });

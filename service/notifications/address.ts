@@ -1,0 +1,182 @@
+/**
+ * Where a webhook may point (decision 626): a console admin is not the machine's operator, so a
+ * webhook reaches public addresses only, unless the operator allows the service's own network
+ * (`--allow-private-webhooks`, decision 627). The check is on the addresses actually connected
+ * to: a name is resolved once per attempt, every answer checked, and the request connects to
+ * those (a name that turns private after it was added, DNS rebinding, is still refused).
+ */
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address a name resolves to (the operating system's resolver, as a connection would). */
+export type Resolve = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** What a webhook may reach, and how names are resolved (a fake one in tests). */
+export interface WebhookNetwork {
+  allowPrivate: boolean;
+  resolve: Resolve;
+}
+
+/**
+ * The operating system's resolver, loaded when first asked: the service's core also runs where
+ * Node's modules are not (under msw in the browser tests).
+ */
+export const systemResolve: Resolve = async (hostname) =>
+  (await import('./node-transport.js')).resolveAll(hostname);
+
+const V4_TEXT = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** 4 or 6 for an IP address in its usual text (an IPv6 one without brackets), else 0. */
+function isIP(text: string): 0 | 4 | 6 {
+  if (V4_TEXT.test(text)) return 4;
+  if (!text.includes(':')) return 0;
+  try {
+    new URL(`http://[${text}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
+
+/** The setting as an operator writes it, for the words that name it. */
+export const ALLOW_PRIVATE_SETTING = '--allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1)';
+
+type Range = [prefix: bigint, bits: number, kind: string];
+
+const v4 = (dotted: string) => dotted.split('.').reduce((n, part) => (n << 8n) | BigInt(part), 0n);
+
+/** IPv4 ranges that are not the public internet (IANA special-purpose registry, the parts that matter). */
+const V4_RANGES: Range[] = [
+  [v4('0.0.0.0'), 8, 'unspecified ("this network")'],
+  [v4('10.0.0.0'), 8, 'private'],
+  [v4('100.64.0.0'), 10, 'shared (carrier-grade NAT)'],
+  [v4('127.0.0.0'), 8, 'loopback'],
+  [v4('169.254.0.0'), 16, 'link-local, where cloud metadata answers'],
+  [v4('172.16.0.0'), 12, 'private'],
+  [v4('192.0.0.0'), 24, 'reserved'],
+  [v4('192.168.0.0'), 16, 'private'],
+  [v4('198.18.0.0'), 15, 'reserved (benchmarking)'],
+  [v4('224.0.0.0'), 4, 'multicast'],
+  [v4('240.0.0.0'), 4, 'reserved (and broadcast)'],
+];
+
+const v6 = (hex: string) => BigInt(`0x${hex.padEnd(32, '0')}`);
+
+/** IPv6 ranges that are not the public internet; those that carry an IPv4 address are checked by it. */
+const V6_RANGES: Range[] = [
+  [0n, 128, 'unspecified'],
+  [1n, 128, 'loopback'],
+  [v6('0000000000000000000000000000'), 96, 'IPv4-compatible (deprecated)'],
+  [v6('0064ff9b0001'), 48, 'local-use NAT64'],
+  [v6('01000000000000000'), 64, 'reserved (discard)'],
+  [v6('fc'), 7, 'unique-local'],
+  [v6('fe8'), 10, 'link-local'],
+  [v6('fec'), 10, 'site-local (deprecated)'],
+  [v6('ff'), 8, 'multicast'],
+];
+
+const within = (n: bigint, width: number, [prefix, bits]: Range) =>
+  n >> BigInt(width - bits) === prefix >> BigInt(width - bits);
+
+/** The IPv6 address (valid, by `isIP`) as 128 bits; a zone (`%eth0`) is left off. */
+function v6Bits(text: string): bigint {
+  let bare = text.split('%')[0];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+  if (dotted) {
+    const n = v4(dotted[1]);
+    bare = `${bare.slice(0, dotted.index)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = bare.split('::');
+  const first = head ? head.split(':') : [];
+  const last = tail ? tail.split(':') : [];
+  const groups = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  return groups.reduce((n, g) => (n << 16n) | BigInt(`0x${g}`), 0n);
+}
+
+/** The IPv4 address some IPv6 ranges carry: IPv4-mapped, NAT64 and 6to4. */
+function carriedV4(n: bigint): bigint | undefined {
+  if (n >> 32n === 0xffffn) return n & 0xffffffffn; // ::ffff:a.b.c.d
+  if (n >> 32n === v6('0064ff9b') >> 32n) return n & 0xffffffffn; // 64:ff9b::a.b.c.d
+  if (n >> 112n === 0x2002n) return (n >> 80n) & 0xffffffffn; // 2002:AABB:CCDD::
+  return undefined;
+}
+
+/**
+ * What kind of address this is when it is not a public one ("private", "loopback"…); undefined
+ * for a public address. Takes an IP address as DNS gives it or as a URL's host (`[…]`).
+ */
+export function nonPublicKind(address: string): string | undefined {
+  const bare = address.replace(/^\[(.*)\]$/, '$1');
+  const version = isIP(bare.split('%')[0]);
+  if (version === 4) return V4_RANGES.find((r) => within(v4(bare), 32, r))?.[2];
+  if (version !== 6) return 'not an IP address';
+  const n = v6Bits(bare);
+  const carried = carriedV4(n);
+  if (carried !== undefined) {
+    const kind = V4_RANGES.find((r) => within(carried, 32, r))?.[2];
+    const dotted = [24n, 16n, 8n, 0n].map((shift) => (carried >> shift) & 255n).join('.');
+    return kind && `${kind}: ${dotted} inside IPv6`;
+  }
+  return V6_RANGES.find((r) => within(n, 128, r))?.[2];
+}
+
+/** A webhook's address refused, in words an admin or an operator reads. */
+export class WebhookAddressError extends Error {
+  override name = 'WebhookAddressError';
+}
+
+const HTTP_WORDS =
+  'http:// is only for a receiver on the service’s own network; anywhere else the address must be https://.';
+
+/**
+ * The addresses the URL's host stands for, every one checked (throws WebhookAddressError in
+ * words); a literal IP is checked as the URL parser wrote it (`http://2130706433/` is
+ * 127.0.0.1). A name that does not resolve rejects as the resolver does.
+ */
+export async function checkedAddresses(url: URL, network: WebhookNetwork): Promise<ResolvedAddress[]> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const literal = isIP(host);
+  const addresses = literal ? [{ address: host, family: literal }] : await network.resolve(host);
+  if (!addresses.length) throw new WebhookAddressError(`${host} resolves to no address.`);
+  let anyPublic = false;
+  for (const { address } of addresses) {
+    const kind = nonPublicKind(address);
+    anyPublic ||= kind === undefined;
+    if (kind && !network.allowPrivate)
+      throw new WebhookAddressError(
+        `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): webhooks reach the service’s own network only when its operator starts it with ${ALLOW_PRIVATE_SETTING}.`,
+      );
+  }
+  if (url.protocol === 'http:' && anyPublic) throw new WebhookAddressError(HTTP_WORDS);
+  return addresses;
+}
+
+/** The promise, or its rejection once the signal aborts (a resolver may take longer than a timeout). */
+export const bounded = <T>(promise: Promise<T>, signal: AbortSignal) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+    ),
+  ]);
+
+/** How long adding a webhook waits for its name to resolve: the admin waits too. */
+const RESOLVE_AT_ADDING_MS = 5_000;
+
+/**
+ * Why the console refuses to add this address, or undefined: checked as a delivery would be,
+ * except that a name that does not resolve now is kept (it is checked again at each attempt).
+ */
+export async function addressRefusal(url: URL, network: WebhookNetwork): Promise<string | undefined> {
+  if (url.protocol === 'http:' && !network.allowPrivate)
+    return `${HTTP_WORDS} A receiver there needs ${ALLOW_PRIVATE_SETTING}.`;
+  try {
+    await bounded(checkedAddresses(url, network), AbortSignal.timeout(RESOLVE_AT_ADDING_MS));
+    return undefined;
+  } catch (error) {
+    return error instanceof WebhookAddressError ? error.message : undefined;
+  }
+}
