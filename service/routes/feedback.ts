@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../http/errors.js';
 import { ANSWER_ID, THREAD_ID } from '../kernel/ids.js';
 import { noContent } from '../http/responses.js';
 import { findThread, visibleThread, voterOf } from './visibility.js';
-import { DOWNVOTE_WAIT_MS, notify } from './notify.js';
+import { DOWNVOTE_WAIT_MS, notify, withdrawNotification } from './notify.js';
 
 /**
  * Reactions and handoffs in the conversations; the session (directory) and its rate window
@@ -64,8 +64,11 @@ export async function feedback(
     at: ctx.clock.now(),
   });
   // It waits a minute for the reasons and words the widget sends after the vote; each vote with
-  // them replaces its body until it is sent (decision 613).
-  if (reaction === 'downvote')
+  // them replaces its body until it is sent (decision 613), and an upvote in that minute drops
+  // it: the 👎 no longer stands (decision 629).
+  const dedupe = `downvote:${answerId}:${voter}`;
+  if (reaction === 'upvote') await withdrawNotification(ctx, projectId, dedupe);
+  else
     await notify(ctx, {
       event: 'downvote',
       projectId,
@@ -74,7 +77,7 @@ export async function feedback(
       answerId,
       reasons: COMMENT_FLAGS.filter((flag) => comment?.[flag] === true),
       comment: typeof comment?.issue === 'string' ? comment.issue : null,
-      dedupe: `downvote:${answerId}:${voter}`,
+      dedupe,
       delayMs: DOWNVOTE_WAIT_MS,
     });
   return noContent();

@@ -82,6 +82,23 @@ export async function notify(ctx: NotifyContext, input: NotifyInput): Promise<vo
 }
 
 /**
+ * The event's deliveries that have not gone yet are dropped: a downvote the visitor changed to
+ * an upvote within its wait no longer stands (decision 629). Like `notify`, a failure is logged,
+ * never the visitor's.
+ */
+export async function withdrawNotification(ctx: NotifyContext, projectId: string, dedupe: string) {
+  try {
+    await ctx.storage.notifications.withdraw(projectId, dedupe, ctx.clock.now());
+  } catch (error) {
+    ctx.log({
+      level: 'error',
+      msg: 'notification_not_withdrawn',
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
+
+/**
  * At most one `answer_failed` delivery per webhook in this window: when the model server is
  * down every answer fails, and one message says so as well as a hundred (decision 613).
  */

@@ -442,6 +442,11 @@ export interface NotificationStore {
    * `now + claimMs` by the caller: two instances never claim one delivery at once.
    */
   claimDeliveries(now: number, claimMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Deletes the project's deliveries with this key that were not attempted nor are being sent
+   * (a downvote the visitor changed within its wait, decision 629); returns how many.
+   */
+  withdraw(projectId: string, dedupe: string, now: number): Promise<number>;
   /** Counts an attempt and releases the claim: pending again at `nextAt`, else sent or failed. */
   recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void>;
   /** A webhook's deliveries, newest first. */

@@ -122,6 +122,22 @@ export class MemoryNotificationStore implements NotificationStore {
     return due.map((d) => this.claimed(d));
   }
 
+  async withdraw(projectId: string, dedupe: string, now: number) {
+    let count = 0;
+    for (const [id, d] of this.deliveries)
+      if (
+        d.dedupe === dedupe &&
+        d.status === 'pending' &&
+        d.attempts === 0 &&
+        d.claimedUntil <= now &&
+        this.webhooks.get(d.webhookId)?.projectId === projectId
+      ) {
+        this.deliveries.delete(id);
+        count++;
+      }
+    return count;
+  }
+
   async recordAttempt(id: string, a: DeliveryAttempt) {
     const d = this.deliveries.get(id);
     if (!d) return;

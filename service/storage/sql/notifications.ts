@@ -110,6 +110,17 @@ export class SqlNotificationStore implements NotificationStore {
     return rows.map(toClaimed);
   }
 
+  async withdraw(projectId: string, dedupe: string, now: number) {
+    // A claimed one is being sent: it stays, and its attempt is recorded as it goes.
+    const { rowCount } = await this.db.query(
+      `DELETE FROM webhook_deliveries d USING webhooks w
+       WHERE w.id = d.webhook_id AND w.project_id = $1 AND d.dedupe = $2
+         AND d.status = 'pending' AND d.attempts = 0 AND d.claimed_until <= $3`,
+      [projectId, dedupe, now],
+    );
+    return rowCount;
+  }
+
   async recordAttempt(id: string, a: DeliveryAttempt) {
     await this.db.query(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, last_at = $2, last_code = $3, last_error = $4,

@@ -281,6 +281,32 @@ describe('webhook deliveries', () => {
     expect(body.failure_code).toMatch(/^[a-z_]+$/);
     expect(body.text).toContain(`An answer failed (`);
   });
+
+  it('a 👎 changed to 👍 within its minute sends nothing; one that still stands after it is sent', async () => {
+    const hook = await receiver();
+    const ctx = await setUp(`${hook.url}/hook`, ['downvote']);
+    const vote = (reaction: string) =>
+      ctx.call('POST', `${AGENT}/feedback/`, {
+        token: ctx.token,
+        body: { question_answer_id: ctx.answerId, reaction, comment: null },
+      });
+    expect((await vote('downvote')).status).toBe(204);
+    ctx.clock.advance(DOWNVOTE_WAIT_MS - 1_000);
+    expect((await vote('upvote')).status).toBe(204);
+    ctx.clock.advance(10 * DOWNVOTE_WAIT_MS);
+    expect(await ctx.service.deliverNotifications()).toBe(0);
+    expect(hook.received).toHaveLength(0);
+    expect(await ctx.deliveries()).toEqual([]);
+
+    // Down again: a new minute, and this time it stands.
+    await vote('downvote');
+    ctx.clock.advance(DOWNVOTE_WAIT_MS);
+    expect(await ctx.service.deliverNotifications()).toBe(1);
+    // An upvote after it went changes nothing already sent.
+    await vote('upvote');
+    expect(await ctx.deliveries()).toEqual([expect.objectContaining({ event: 'downvote', status: 'sent' })]);
+    expect(hook.received).toHaveLength(1);
+  });
 });
 
 describe('webhook deliveries and the service’s own network (decision 626)', () => {

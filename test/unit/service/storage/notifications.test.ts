@@ -107,6 +107,45 @@ storageSuite('notifications', (suite) => {
     expect(await store.notifications.listDeliveries('p', 'w2', 10)).toEqual([]);
   });
 
+  it('withdraws the key’s deliveries not yet attempted nor held, of its project only (decision 629)', async () => {
+    await open();
+    await store.notifications.createWebhook(webhook('w1'));
+    await store.notifications.createWebhook(webhook('w2'));
+    await store.notifications.createWebhook(webhook('w3', { projectId: 'q' }));
+    const vote = (dedupe: string, projectId = 'p') =>
+      event({ projectId, event: 'downvote', dedupe, notBefore: T0 + 60_000 });
+    expect(await store.notifications.enqueue(vote('down:a1'))).toBe(2);
+    expect(await store.notifications.enqueue(vote('down:a2'))).toBe(2);
+    expect(await store.notifications.enqueue(vote('down:a1', 'q'))).toBe(1);
+    // Another project's key, and another key, stay.
+    expect(await store.notifications.withdraw('p', 'down:a1', T0 + 1_000)).toBe(2);
+    expect(await store.notifications.withdraw('p', 'down:a1', T0 + 1_000)).toBe(0);
+    expect((await store.notifications.listDeliveries('q', 'w3', 10)).map((d) => d.status)).toEqual([
+      'pending',
+    ]);
+    // One being sent stays (its attempt is recorded as it goes), and so does one attempted.
+    const claimed = await store.notifications.claimDeliveries(T0 + 60_000, 30_000, 10);
+    expect(claimed.map((c) => c.url).sort()).toEqual([
+      'https://hooks.test/w1',
+      'https://hooks.test/w2',
+      'https://hooks.test/w3',
+    ]);
+    expect(await store.notifications.withdraw('p', 'down:a2', T0 + 60_001)).toBe(0);
+    const w1 = claimed.find((c) => c.url.endsWith('/w1'))!;
+    await store.notifications.recordAttempt(w1.id, {
+      at: T0 + 60_002,
+      code: 500,
+      error: null,
+      sent: false,
+      nextAt: T0 + 120_000,
+    });
+    expect(await store.notifications.withdraw('p', 'down:a2', T0 + 100_000)).toBe(1);
+    expect(await store.notifications.listDeliveries('p', 'w1', 10)).toEqual([
+      expect.objectContaining({ id: w1.id, attempts: 1, status: 'pending' }),
+    ]);
+    expect(await store.notifications.listDeliveries('p', 'w2', 10)).toEqual([]);
+  });
+
   it('claims a due delivery for one caller at a time; a failed attempt comes back at its next time, then gives up', async () => {
     await open();
     await store.notifications.createWebhook(webhook('w1'));
