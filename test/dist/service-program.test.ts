@@ -257,6 +257,44 @@ describe('agent-chat-service (the program)', () => {
     expect(await stop(later)).toBe(0);
   }, 120_000);
 
+  it('keeps webhooks off this machine unless --allow-private-webhooks or AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1 says so (decision 627)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const added = await finished(['admin', 'add', 'grace', '--data', dataDir], 'correct horse battery\n');
+    expect(added.status, added.output).toBe(0);
+    /** Signs in to the program's console and adds a webhook to this machine: the answer. */
+    const addLocal = async (url: string) => {
+      const headers = { Origin: url, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' };
+      const session = await fetch(`${url}/console/api/session`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ username: 'grace', password: 'correct horse battery' }),
+      });
+      expect(session.status).toBe(200);
+      const { csrf_token: csrf } = await session.json();
+      const cookie = session.headers.get('Set-Cookie')!.split(';')[0];
+      const created = await fetch(`${url}/console/api/projects/proj_prog/webhooks`, {
+        method: 'POST',
+        headers: { ...headers, Cookie: cookie, 'X-CSRF-Token': csrf },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['handoff'] }),
+      });
+      return { status: created.status, detail: ((await created.json()) as { detail?: string }).detail };
+    };
+    const starts: [{ flags?: string[]; env?: Record<string, string> }, boolean][] = [
+      [{}, false],
+      [{ flags: ['--allow-private-webhooks'] }, true],
+      [{ env: { AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS: '1' } }, true],
+    ];
+    for (const [extra, allowed] of starts) {
+      const program = await start(dataDir, extra);
+      cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+      const answer = await addLocal(program.url);
+      expect(answer.status, JSON.stringify(extra)).toBe(allowed ? 201 : 400);
+      if (!allowed) expect(answer.detail).toContain('--allow-private-webhooks');
+      expect(await stop(program)).toBe(0);
+    }
+  }, 120_000);
+
   it("with --host 0.0.0.0, prints the loopback URL and the machine's own, each one a person can open", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -338,6 +376,7 @@ describe('agent-chat-service (the program) with a model', () => {
       '--model-stall-timeout',
       '--model-history-tokens',
       '--model-usage',
+      '--allow-private-webhooks',
     ])
       expect(output).toContain(flag);
     for (const env of [
@@ -346,6 +385,7 @@ describe('agent-chat-service (the program) with a model', () => {
       'AGENT_CHAT_MODEL_FIRST_TOKEN_TIMEOUT',
       'AGENT_CHAT_MODEL_HISTORY_TOKENS',
       'AGENT_CHAT_MODEL_USAGE',
+      'AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1',
       'OPENAI_DOCS_SEARCH=0',
     ])
       expect(output).toContain(env);
