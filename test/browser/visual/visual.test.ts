@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect } from 'vitest';
-import { commands, page } from 'vitest/browser';
+import { commands, page, userEvent } from 'vitest/browser';
 import { expect as chaiExpect, fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
 import '../../../src/define.js';
@@ -371,7 +371,14 @@ describe('visual regression', () => {
       .click();
     await sent;
     await settled(el);
-    el.shadowRoot!.querySelector<HTMLButtonElement>('.more-toggle')!.click();
+    // Opened from the keyboard, as a keyboard visitor does: the first item shows its focus ring.
+    // A click from a script would leave the ring to the page's last real input (:focus-visible),
+    // which is whatever an earlier file in the shared page did last.
+    el.shadowRoot!.querySelector<HTMLButtonElement>('.more-toggle')!.focus();
+    await userEvent.keyboard('{Enter}');
+    await expect
+      .poll(() => el.shadowRoot!.querySelector('.menu button')?.matches(':focus-visible'))
+      .toBe(true);
     await settled(el);
     await shot('tool-done-more-menu', el);
   });
