@@ -62,8 +62,14 @@ function dropPoints(): { at: number; label: string }[] {
   return points;
 }
 
-/** The first connection: the records up to `at` bytes (a record per chunk), then a reset. */
-function droppedBody(at: number): ReadableStream<Uint8Array> {
+/**
+ * The first connection: the records up to `at` bytes (a record per chunk), then a reset, once
+ * `received` resolves. Through msw's service worker the reset discards whatever the page has not
+ * read yet (a stream's error empties its queue): a page slow to read, as on a loaded machine,
+ * got none of the records and saw a question that never started, so over msw the reset waits
+ * until the page has them.
+ */
+function droppedBody(at: number, received: () => Promise<void> = async () => {}): ReadableStream<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let left = at;
   for (const bytes of BYTES) {
@@ -72,10 +78,11 @@ function droppedBody(at: number): ReadableStream<Uint8Array> {
     left -= bytes.length;
   }
   return new ReadableStream({
-    pull(controller) {
+    async pull(controller) {
       const next = chunks.shift();
-      if (next) controller.enqueue(next);
-      else controller.error(new TypeError('network error'));
+      if (next) return controller.enqueue(next);
+      await received();
+      controller.error(new TypeError('network error'));
     },
   });
 }
@@ -130,6 +137,11 @@ function api(at: number): ApiClient {
       throw new Error('unused');
     },
   };
+}
+
+/** Resolves once `condition` holds, however long the page takes: the test's timeout is the ceiling. */
+async function shown(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The rendered text of a message, without Lit's marker comments. */
@@ -199,8 +211,14 @@ describe('<agent-chat> reattach after a drop in the middle of a record', () => {
     const AGENT = `${SERVICE_BASE}/agent/v1/projects/proj_demo/agent`;
     const list = DELTAS.length >> 1;
     const at = BYTES.slice(0, list).reduce((n, b) => n + b.length, 0) + 9;
+    // The page has read the whole records before the drop: their text is the answer's.
+    const before = DELTAS.slice(0, list - 1).join('');
+    const received = () => shown(() => messagesOf(el).at(-1)?.message?.content === before);
     worker.use(
-      http.post(`${AGENT}/chat/`, () => new HttpResponse(droppedBody(at), { headers: STREAM_HEADERS })),
+      http.post(
+        `${AGENT}/chat/`,
+        () => new HttpResponse(droppedBody(at, received), { headers: STREAM_HEADERS }),
+      ),
       http.get(
         `${AGENT}/answers/${QA}/stream/`,
         () => new HttpResponse(replayBody(at), { headers: STREAM_HEADERS }),
