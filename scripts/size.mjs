@@ -89,7 +89,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 53.454 * KB),
+    budget: Number(args['max-iife'] ?? 53.5 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -126,7 +126,7 @@ const bundles = [
   // decision 569: 566 and 567 (180 B); decision 585: 582, 583 and 584 (723 B);
   // decision 588: 587 (45 B); decision 592: 591 (38 B); decision 594: 593 (89 B);
   // decision 596: 595 (16 B); decision 598: 597 (-18 B); decision 609: 608 (10 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.654 * KB) },
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 84.706 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

@@ -451,7 +451,19 @@ type Mine = {
   ids: string[];
   unwritten: Map<string, readonly ChatMessage[]>;
   vouched: readonly string[];
+  /** The device held a record this state grew from, when the save was asked for (decision 623). */
+  knew: boolean;
 };
+
+/**
+ * A write this tab has to refuse: it has not heard yet of the wipe another tab made (its message
+ * is on the way). Over the next owner's record, that owner's conversation was lost and this tab's
+ * rev hid it from this tab for good (decision 580); on the emptied device where this tab knew a
+ * record, the previous owner's state came back (decision 623). Null, no known owner, is claimed.
+ */
+function staleOver(stored: Head | undefined, head: Head, knew: boolean): boolean {
+  return stored ? stored.ownerKey !== null && !sameOwner(stored.ownerKey, head.ownerKey) : knew;
+}
 
 /**
  * A kept thread's messages, in one transaction with the head: while it is the active thread the
@@ -649,7 +661,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     }
     const { ids, fresh } = chunksOf(state.messages, this.#chunkIds, (id) => this.#known.get(id));
     const unwritten = new Map(ids.filter((id) => !fresh.has(id)).map((id) => [id, this.#known.get(id)!]));
-    const mine = { threadId: state.activeThreadId, ids, unwritten, vouched: opened?.ids ?? [] };
+    const [vouched, knew] = [opened?.ids ?? [], this.#rev > 0];
+    const mine = { threadId: state.activeThreadId, ids, unwritten, vouched, knew };
     const { open: _open, threadListOpen: _listOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
     const nextPanel = panelText(state);
@@ -809,11 +822,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       const read = os.get(`${this.#scope}:ui`);
       read.onsuccess = () => {
         const stored = sanitizeHead(read.result);
-        // Another owner's record: only a wipe replaces it, so this tab has not heard yet of the
-        // owner change another tab made (its message is on the way). Written over, the new
-        // owner's conversation was lost, and this tab's rev hid it from this tab for good.
-        if (stored && stored.ownerKey !== null && !sameOwner(stored.ownerKey, next.head.ownerKey))
-          return void (written = 'refused');
+        if (staleOver(stored, next.head, next.mine.knew)) return void (written = 'refused');
         putFresh();
         const head = merged(next.head, stored, next.changed);
         // A list the service never answered is a public visitor's, kept on the device (518),

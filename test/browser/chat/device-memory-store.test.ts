@@ -137,6 +137,39 @@ describe('createDeviceMemoryStore', () => {
     });
   });
 
+  it('a tab that has not heard of a wipe never writes its owner back onto the emptied device (decision 623)', async () => {
+    const alice = [message(0, 'Alice question'), message(1, 'answer')];
+    const first = createDeviceMemoryStore('p:wiped');
+    const second = createDeviceMemoryStore('p:wiped');
+    const heard: RemoteChange[] = [];
+    second.watch((change) => heard.push(change));
+    await first.save(state(alice, { ownerKey: 'key-alice' }));
+    await expect.poll(() => heard.length).toBe(1);
+    // Bob signs in in the first tab: it wipes the device, before his first question. The second
+    // tab, still showing Alice's conversation (it has not heard yet), writes a change of hers.
+    await Promise.all([
+      first.clear(),
+      second.save(state(alice, { ownerKey: 'key-alice', drafts: { new: 'typed' } })),
+    ]);
+    // Nothing of Alice's on the device (a reload in this page would still find its panel state).
+    expect(await createDeviceMemoryStore('p:wiped').load()).toMatchObject({
+      ownerKey: null,
+      drafts: {},
+      messages: [],
+    });
+    // It hears of the wipe as ever; then Bob's question is the device's, and the tabs follow it.
+    await expect.poll(() => heard.some((change) => !change.state)).toBe(true);
+    const bob = [message(2, 'Bob question')];
+    await first.save(state(bob, { ownerKey: 'key-bob' }));
+    await expect.poll(() => heard.at(-1)?.state?.ownerKey).toBe('key-bob');
+    await second.save(state(bob, { ownerKey: 'key-bob', drafts: { new: 'typed' } }));
+    expect(await createDeviceMemoryStore('p:wiped').load()).toMatchObject({
+      ownerKey: 'key-bob',
+      drafts: { new: 'typed' },
+      messages: [{ content: 'Bob question' }],
+    });
+  });
+
   it("keeps the panel's state in the tab, not the database: a reload opens it as left, a new tab closed (decision 564)", async () => {
     const { store, puts } = countingStore();
     const tab = createDeviceMemoryStore('p:panel', { store });
