@@ -1,7 +1,6 @@
 import { scryptPasswords } from './console-node.js';
 import { MIN_PASSWORD_CHARS, USERNAME } from './routes/console/auth.js';
-import { DataDirLockedError } from './storage/data-dir-lock.js';
-import { openStorage } from './storage/open.js';
+import { openStorage, withStores } from './storage/open.js';
 import type { AccountStore } from './storage/types.js';
 
 const MAX_PASSWORD_CHARS = 1_024;
@@ -57,24 +56,18 @@ export async function addAdmin(
     );
   const password = await checkedPassword();
   if (!password.ok) return fail(password.reason);
-  let storage;
-  try {
-    storage = await openStorage(store);
-  } catch (error) {
-    // The embedded store takes one process: a running service holds it.
-    if (error instanceof DataDirLockedError) return fail(error.message);
-    throw error;
-  }
-  try {
-    if (!(await saveAdmin(storage.accounts, username, password.value)))
-      return fail(`an admin named ${username} exists already.`);
-    console.log(
-      `Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`,
-    );
-    return 0;
-  } finally {
-    await storage.close();
-  }
+  return withStores(
+    () => openStorage(store),
+    (message) => fail(message),
+    async (storage) => {
+      if (!(await saveAdmin(storage.accounts, username, password.value)))
+        return fail(`an admin named ${username} exists already.`);
+      console.log(
+        `Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`,
+      );
+      return 0;
+    },
+  );
 }
 
 /** The password from stdin, or why it cannot be one. */

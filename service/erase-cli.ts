@@ -1,7 +1,6 @@
 import { ownerKey } from '../contract/owner-key.js';
 import { eraseOwner } from './routes/erase.js';
-import { DataDirLockedError } from './storage/data-dir-lock.js';
-import { openStorage } from './storage/open.js';
+import { openStorage, withStores } from './storage/open.js';
 import type { Stores } from './storage/types.js';
 
 const USAGE =
@@ -39,36 +38,30 @@ export async function eraseOwnerCommand(
   };
   const { project: projectId, owner } = options;
   if (args.length || !projectId || !owner) return fail(USAGE, 2);
-  let storage: Stores;
-  try {
-    storage = await open(store);
-  } catch (error) {
-    // The embedded store takes one process: stop the service first, or erase from the console.
-    if (error instanceof DataDirLockedError) return fail(`${error.message} Or erase from the console.`);
-    throw error;
-  }
-  try {
-    const project = await storage.directory.getProject(projectId);
-    if (!project) return fail(`no project ${projectId}.`);
-    const erased = await eraseOwner(storage, () => {}, project.id, owner);
-    const key = await ownerKey(owner, project.ownerSecret);
-    await storage.accounts.appendAudit({
-      at: Date.now(),
-      actor: 'cli',
-      action: 'owner.erase',
-      projectId: project.id,
-      target: key,
-      detail: { ...erased },
-      address: null,
-    });
-    out.print(`Erased owner ${key} (as the console shows it) in project ${project.id}:`);
-    out.print(`  conversations  ${erased.conversations} (with their messages, files and reactions)`);
-    out.print(`  sessions       ${erased.sessions}`);
-    out.print(`  reactions      ${erased.feedback} (on other conversations)`);
-    out.print(`  unused files   ${erased.files}`);
-    out.print(`  events         ${erased.events} (kept for the activity figures, without the owner)`);
-    return 0;
-  } finally {
-    await storage.close();
-  }
+  return withStores(
+    () => open(store),
+    (message) => fail(`${message} Or erase from the console.`),
+    async (storage) => {
+      const project = await storage.directory.getProject(projectId);
+      if (!project) return fail(`no project ${projectId}.`);
+      const erased = await eraseOwner(storage, () => {}, project.id, owner);
+      const key = await ownerKey(owner, project.ownerSecret);
+      await storage.accounts.appendAudit({
+        at: Date.now(),
+        actor: 'cli',
+        action: 'owner.erase',
+        projectId: project.id,
+        target: key,
+        detail: { ...erased },
+        address: null,
+      });
+      out.print(`Erased owner ${key} (as the console shows it) in project ${project.id}:`);
+      out.print(`  conversations  ${erased.conversations} (with their messages, files and reactions)`);
+      out.print(`  sessions       ${erased.sessions}`);
+      out.print(`  reactions      ${erased.feedback} (on other conversations)`);
+      out.print(`  unused files   ${erased.files}`);
+      out.print(`  events         ${erased.events} (kept for the activity figures, without the owner)`);
+      return 0;
+    },
+  );
 }

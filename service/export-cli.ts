@@ -4,8 +4,7 @@ import type { Writable } from 'node:stream';
 import { HttpError } from './http/errors.js';
 import { EXPORT_FORMATS, type ExportFormat, exportLines } from './routes/console/conversation-export.js';
 import { filterOf } from './routes/console/conversations.js';
-import { DataDirLockedError } from './storage/data-dir-lock.js';
-import { openStorage } from './storage/open.js';
+import { openStorage, withStores } from './storage/open.js';
 import type { Stores } from './storage/types.js';
 
 const USAGE =
@@ -94,8 +93,8 @@ export async function exportConversationsCommand(
     out.error(`agent-chat-service export-conversations: ${message}`);
     return code;
   };
-  const format = options.format ?? 'csv';
-  if (args.length || !options.project) return fail(USAGE, 2);
+  const { project: projectId, format = 'csv' } = options;
+  if (args.length || !projectId) return fail(USAGE, 2);
   if (!(EXPORT_FORMATS as readonly string[]).includes(format))
     return fail(`--format is one of ${EXPORT_FORMATS.join(', ')}; not ${format}.`, 2);
   const query = queryOf(options);
@@ -107,30 +106,25 @@ export async function exportConversationsCommand(
     if (error instanceof HttpError) return fail(error.message, 2);
     throw error;
   }
-  let storage: Stores;
-  try {
-    storage = await open(store);
-  } catch (error) {
-    if (error instanceof DataDirLockedError) return fail(`${error.message} Or download from the console.`);
-    throw error;
-  }
-  try {
-    const project = await storage.directory.getProject(options.project);
-    if (!project) return fail(`no project ${options.project}.`);
-    await storage.accounts.appendAudit({
-      at: Date.now(),
-      actor: 'cli',
-      action: 'conversation.export',
-      projectId: project.id,
-      target: null,
-      detail: { format, ...Object.fromEntries(query) },
-      address: null,
-    });
-    const lines = exportLines({ storage }, project, filter, format as ExportFormat);
-    if (!options.out) await writeAll(lines, out.stdout);
-    const failed = options.out && (await writeFile(lines, options.out));
-    return failed ? fail(`${failed}; nothing was written to ${options.out}.`) : 0;
-  } finally {
-    await storage.close();
-  }
+  return withStores(
+    () => open(store),
+    (message) => fail(`${message} Or download from the console.`),
+    async (storage) => {
+      const project = await storage.directory.getProject(projectId);
+      if (!project) return fail(`no project ${projectId}.`);
+      await storage.accounts.appendAudit({
+        at: Date.now(),
+        actor: 'cli',
+        action: 'conversation.export',
+        projectId: project.id,
+        target: null,
+        detail: { format, ...Object.fromEntries(query) },
+        address: null,
+      });
+      const lines = exportLines({ storage }, project, filter, format as ExportFormat);
+      if (!options.out) await writeAll(lines, out.stdout);
+      const failed = options.out && (await writeFile(lines, options.out));
+      return failed ? fail(`${failed}; nothing was written to ${options.out}.`) : 0;
+    },
+  );
 }

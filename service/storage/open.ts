@@ -1,3 +1,4 @@
+import { DataDirLockedError } from './data-dir-lock.js';
 import { pgliteClient } from './pglite.js';
 import { postgresClient } from './postgres.js';
 import type { SqlClient } from './sql-client.js';
@@ -37,4 +38,28 @@ export async function openDataDir(
   ended?.(cut);
   await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
   return { stores, client };
+}
+
+/**
+ * A command's work on the stores `open` gives, closed after it. The embedded store takes one
+ * process: when a running service holds its directory, `locked` answers with its message
+ * (each command adds what to do instead) and nothing is opened.
+ */
+export async function withStores<T>(
+  open: () => Promise<Stores>,
+  locked: (message: string) => T,
+  work: (storage: Stores) => Promise<T>,
+): Promise<T> {
+  let storage: Stores;
+  try {
+    storage = await open();
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return locked(error.message);
+    throw error;
+  }
+  try {
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
 }
