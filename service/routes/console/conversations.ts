@@ -158,9 +158,7 @@ export async function getConversation(
   projectId: string,
   threadId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
-  const thread = await projectThread(ctx, project, threadId);
+  const { admin, project, thread } = await adminThread(ctx, request, projectId, threadId);
   await audit(ctx, info, admin.username, 'conversation.read', project.id, thread.id);
   return json(await threadDetail(ctx, project, thread));
 }
@@ -219,15 +217,25 @@ export async function threadDetail(
   };
 }
 
-/** The project's thread; another project's is answered as a missing one (404), so ids cannot be probed. */
-async function projectThread(
+/**
+ * The signed-in admin, the project and its thread; another project's thread is answered as a
+ * missing one (404), so ids cannot be probed.
+ */
+async function adminThread(
   ctx: ConversationsContext,
-  project: ProjectRecord,
+  request: Request,
+  projectId: string,
   threadId: string,
-): Promise<ThreadRecord> {
+): Promise<{
+  admin: Awaited<ReturnType<typeof requireAdmin>>;
+  project: ProjectRecord;
+  thread: ThreadRecord;
+}> {
+  const admin = await requireAdmin(ctx, request);
+  const project = await requireConsoleProject(ctx, projectId);
   const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
   if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
-  return thread;
+  return { admin, project, thread };
 }
 
 /**
@@ -241,9 +249,7 @@ export async function deleteConsoleConversation(
   projectId: string,
   threadId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
-  const thread = await projectThread(ctx, project, threadId);
+  const { admin, project, thread } = await adminThread(ctx, request, projectId, threadId);
   if (!(await deleteConversation(ctx.storage, (ids) => ctx.answers.stopDeleted(ids), thread)))
     throw notFound('No such conversation.');
   await audit(ctx, info, admin.username, 'conversation.delete', project.id, thread.id);
@@ -252,9 +258,7 @@ export async function deleteConsoleConversation(
 
 /** The thread's owner: a public or anonymous visitor's thread has none to erase (decision 602). */
 async function ownerOf(ctx: ConversationsContext, request: Request, projectId: string, threadId: string) {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
-  const thread = await projectThread(ctx, project, threadId);
+  const { admin, project, thread } = await adminThread(ctx, request, projectId, threadId);
   if (thread.owner === null)
     throw new HttpError(
       409,

@@ -10,7 +10,7 @@ import { isRecord, readJsonBody } from '../../http/body.js';
 import { isoMicros, isoMicrosOrNull as time } from '../../kernel/clock.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
-import { json } from '../../http/responses.js';
+import { json, noContent } from '../../http/responses.js';
 import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
 import { excerpt } from '../../docs/sections.js';
 import { referredTo } from '../../docs/ranking.js';
@@ -152,7 +152,7 @@ export async function removeSource(
   const project = await requireConsoleProject(ctx, projectId);
   if (!(await library(ctx).removeSource(project.id, id))) throw notFound('No such source.');
   await audit(ctx, info, admin.username, 'docs.remove', project.id, id);
-  return new Response(null, { status: 204 });
+  return noContent();
 }
 
 /** PATCH /console/api/projects/{id}/docs/sources/{source} {exclude}: new exclude patterns, crawled at once. */

@@ -5,7 +5,7 @@
 import type { ConsoleNewWebhook, ConsoleWebhook, ConsoleWebhookDelivery } from '../../../contract/console.js';
 import { isRecord, readJsonBody } from '../../http/body.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
-import { json } from '../../http/responses.js';
+import { json, noContent } from '../../http/responses.js';
 import { isoMicros, isoMicrosOrNull } from '../../kernel/clock.js';
 import { randomId } from '../../kernel/ids.js';
 import { addressRefusal } from '../../notifications/address.js';
@@ -144,7 +144,7 @@ export async function deleteWebhook(
   await audit(ctx, info, admin.username, 'webhook.delete', projectId, webhookId, {
     url: shownUrl(found.url),
   });
-  return new Response(null, { status: 204 });
+  return noContent();
 }
 
 /** POST …/test: a `test` delivery, sent now and once; the answer is that attempt. */
