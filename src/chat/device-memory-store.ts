@@ -568,6 +568,30 @@ class KeptChunks {
 }
 
 /**
+ * Deletes every record of `scope` in one transaction. `taking` gets, once, the `rev` of the head
+ * it deletes, read in that transaction: no other tab's write lands between, so every head
+ * written before is no newer (0: the wipe failed, or found none).
+ */
+async function wipeScope(store: UseStore, scope: string, taking: (rev: number) => void): Promise<void> {
+  let taken = false;
+  const take = (rev: number) => {
+    if (!taken) taking(rev);
+    taken = true;
+  };
+  try {
+    const all = (await keys(store)).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
+    await store('readwrite', (os) => {
+      const head = os.get(`${scope}:ui`);
+      head.onsuccess = () => take(sanitizeHead(head.result)?.rev ?? 0);
+      for (const key of all) os.delete(key);
+      return promisifyRequest(os.transaction);
+    });
+  } finally {
+    take(0);
+  }
+}
+
+/**
  * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
  * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
  * messages changed (messages are replaced, never mutated, so identity tells). Every save tells
@@ -593,8 +617,10 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   /** The parts of the head, to tell which ones this tab changed since (undefined: nothing known). */
   #parts?: string[];
   #panel = '';
-  /** The newest head this tab wrote or followed (its `rev`): a message about an older one is stale. */
+  /** The newest head this tab wrote, followed or wiped (its `rev`): a message about an older one is stale. */
   #rev = 0;
+  /** This tab's wipes that have not yet read the head they take (decision 634). */
+  #clearing = 0;
   /** A kept thread just read to be opened: saved as the active one, its chunks are taken as they are. */
   #opened?: Opened;
   readonly #listeners = new Set<(change: RemoteChange) => void>();
@@ -661,7 +687,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     }
     const { ids, fresh } = chunksOf(state.messages, this.#chunkIds, (id) => this.#known.get(id));
     const unwritten = new Map(ids.filter((id) => !fresh.has(id)).map((id) => [id, this.#known.get(id)!]));
-    const [vouched, knew] = [opened?.ids ?? [], this.#rev > 0];
+    const [vouched, knew] = [opened?.ids ?? [], this.#head !== ''];
     const mine = { threadId: state.activeThreadId, ids, unwritten, vouched, knew };
     const { open: _open, threadListOpen: _listOpen, messages: _messages, ...shared } = state;
     const nextHead = headText(shared, ids);
@@ -706,15 +732,14 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     // again with its next change. Other tabs keep theirs.
     this.#panel = '';
     tabPanel(this.#scope, '');
+    this.#clearing++;
+    const wiped = (rev: number) => {
+      this.#clearing--;
+      this.#rev = Math.max(this.#rev, rev);
+    };
     writes = writes
       .then(async () => {
-        const all = (await keys(this.#store())).filter(
-          (key) => typeof key === 'string' && key.startsWith(`${this.#scope}:ui`),
-        );
-        await this.#store()('readwrite', (os) => {
-          for (const key of all) os.delete(key);
-          return promisifyRequest(os.transaction);
-        });
+        await wipeScope(this.#store(), this.#scope, wiped);
         this.#channel?.postMessage({ scope: this.#scope, cleared: true });
       })
       .catch(warnOnce);
@@ -830,7 +855,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
         const kept = !!stored && sameOwner(stored.ownerKey, head.ownerKey) && !stored.owned && !head.owned;
         if (kept && next.changed[ROWS] && next.rowsBefore)
           head.threads = mergedRows(stored.threads, next.rowsBefore, head.threads);
-        head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now());
+        head.rev = Math.max((stored?.rev ?? 0) + 1, Date.now(), this.#rev + 1);
         written = head;
         os.put(head, `${this.#scope}:ui`);
         const chunks = new KeptChunks(os, this.#scope, head);
@@ -852,8 +877,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       return tell({});
     }
     const h = sanitizeHead(data.head);
-    // Older than what this tab wrote or followed since: its message came late.
-    if (!h || (h.rev && h.rev <= this.#rev)) return;
+    // Came late: older than what this tab wrote, followed or wiped, or one its wipe under way takes.
+    if (!h || (h.rev && h.rev <= this.#rev) || this.#clearing) return;
     const sent = new Map(
       Object.entries(data.chunks ?? {}).map(([id, chunk]) => [id, toMessages(chunk, true)] as const),
     );

@@ -170,6 +170,51 @@ describe('createDeviceMemoryStore', () => {
     });
   });
 
+  it("a tab's own wipe, asked for while its write waits, does not refuse the next owner's first write", async () => {
+    const tab = createDeviceMemoryStore('p:own-wipe');
+    const other = createDeviceMemoryStore('p:own-wipe');
+    const heard: RemoteChange[] = [];
+    other.watch((change) => heard.push(change));
+    // Alice's answer is being written when Bob signs in: the wipe is asked for before it lands.
+    const written = tab.save(state([message(0, 'Alice question')], { ownerKey: 'key-alice' }));
+    await Promise.all([written, tab.clear()]);
+    await tab.save(state([message(2, 'Bob question')], { ownerKey: 'key-bob' }));
+    expect(await createDeviceMemoryStore('p:own-wipe').load()).toMatchObject({
+      ownerKey: 'key-bob',
+      messages: [{ content: 'Bob question' }],
+    });
+    // The other tab heard Alice's head, the wipe, then Bob's question: it can follow him.
+    await expect.poll(() => heard.at(-1)?.state?.ownerKey).toBe('key-bob');
+    expect(heard.map((change) => change.state?.ownerKey ?? 'wiped')).toEqual([
+      'key-alice',
+      'wiped',
+      'key-bob',
+    ]);
+  });
+
+  it("another tab's write that lands just before this tab's wipe is not followed after it, nor held against the next owner", async () => {
+    const tab = createDeviceMemoryStore('p:late');
+    const other = createDeviceMemoryStore('p:late');
+    const heard: RemoteChange[] = [];
+    tab.watch((change) => heard.push(change));
+    const alice = [message(0, 'Alice question'), message(1, 'answer')];
+    await other.save(state(alice, { ownerKey: 'key-alice' }));
+    await expect.poll(() => heard.length).toBe(1);
+    // The other tab writes a change of Alice's; its message reaches this tab after Bob signed in
+    // here and the wipe began.
+    await Promise.all([
+      other.save(state(alice, { ownerKey: 'key-alice', drafts: { th_1: 'more' } })),
+      tab.clear(),
+    ]);
+    await tab.save(state([message(2, 'Bob question')], { ownerKey: 'key-bob' }));
+    expect(await createDeviceMemoryStore('p:late').load()).toMatchObject({
+      ownerKey: 'key-bob',
+      messages: [{ content: 'Bob question' }],
+    });
+    // Alice's late change never reached the listener: it would show her again after the wipe.
+    expect(heard).toHaveLength(1);
+  });
+
   it("keeps the panel's state in the tab, not the database: a reload opens it as left, a new tab closed (decision 564)", async () => {
     const { store, puts } = countingStore();
     const tab = createDeviceMemoryStore('p:panel', { store });
