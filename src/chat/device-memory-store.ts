@@ -572,13 +572,18 @@ class KeptChunks {
  * it deletes, read in that transaction: no other tab's write lands between, so every head
  * written before is no newer (0: the wipe failed, or found none).
  */
-async function wipeScope(store: UseStore, scope: string, taking: (rev: number) => void): Promise<void> {
+async function wipeScope(
+  opened: () => UseStore,
+  scope: string,
+  taking: (rev: number) => void,
+): Promise<void> {
   let taken = false;
   const take = (rev: number) => {
     if (!taken) taking(rev);
     taken = true;
   };
   try {
+    const store = opened();
     const all = (await keys(store)).filter((key) => typeof key === 'string' && key.startsWith(`${scope}:ui`));
     await store('readwrite', (os) => {
       const head = os.get(`${scope}:ui`);
@@ -739,7 +744,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     };
     writes = writes
       .then(async () => {
-        await wipeScope(this.#store(), this.#scope, wiped);
+        await wipeScope(this.#store, this.#scope, wiped);
         this.#channel?.postMessage({ scope: this.#scope, cleared: true });
       })
       .catch(warnOnce);
