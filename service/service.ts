@@ -48,7 +48,7 @@ export interface AgentServiceOptions {
   console?: ConsoleOptions;
   /** The widget release served at `/widget/{version}/` and pinned by the console (`nodeWidgetRelease()`); none when absent. */
   widget?: WidgetRelease | null;
-  /** How long projects, integrations and keys are cached; a revoke reaches every instance within it. Default 5 s. */
+  /** How long projects, integrations and keys are cached; a console change reaches every instance at once by a fleet signal, and within this time one that missed it (decision 640). Default 5 s. */
   directoryCacheMs?: number;
   /** Path prefix the service is mounted under (e.g. `/service`); '' at the origin root. */
   basePath?: string;
@@ -280,7 +280,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed };
   const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS, network: ctx.webhooks };
   const trustProxy = checkTrustProxy(options.trustProxy);
-  const join = fleetJoin(storage.fleet, answers);
+  const join = fleetJoin(storage.fleet, answers, ctx.directory);
   const timers = new Set<ReturnType<typeof setInterval>>();
   const warnHops = hopWarning(trustProxy, log);
   const duties = { leaseMs, stalenessMs, log, draining: () => answers.draining };
@@ -338,10 +338,10 @@ async function closeInstance(
  * Joins the fleet (a lease, the signals) before the first request; a failure is retried by the
  * next one.
  */
-function fleetJoin(fleet: FleetStore, answers: Answers): () => Promise<void> {
+function fleetJoin(fleet: FleetStore, answers: Answers, directory: Directory): () => Promise<void> {
   let joined: Promise<void> | null = null;
   return () =>
-    (joined ??= Promise.all([fleet.heartbeat(answers.instanceId), answers.listen()]).then(
+    (joined ??= Promise.all([fleet.heartbeat(answers.instanceId), answers.listen(), directory.listen()]).then(
       () => {},
       (error) => {
         joined = null;

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, IntegrationRecord, ProjectRecord } from '../storage/console-types.js';
-import type { StoresOf } from '../storage/types.js';
+import { SIGNALS_LOST, type StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomId } from '../kernel/ids.js';
 import { randomSecret, sha256Hex } from '../kernel/secrets.js';
@@ -37,19 +37,28 @@ const MISS_RELOAD_MS = 1_000;
 const TOUCH_EVERY_MS = 60_000;
 
 /**
+ * The fleet signal a directory change sends: the project whose cached view every instance drops
+ * (the sessions' and answers' decoders ignore the kind, as any they do not know).
+ */
+const DIRECTORY_CHANGED = 'directory-changed\n';
+
+/**
  * The projects, integrations and API keys the agent API checks, read from storage and kept
- * for `ttlMs`. A change made through this instance's console takes effect here at once; on
- * the other instances of a fleet within `ttlMs` (their cache entries expire).
+ * for `ttlMs`. A change made through the console takes effect on every instance of a fleet at
+ * once, by a fleet signal (decision 640); an instance that misses it (its LISTEN connection
+ * down) within `ttlMs`, when its cache entry expires.
  */
 export class Directory {
   /** Unknown ids are cached too, for the same time, so probing them costs no query each. */
   private readonly cache = new Map<string, { at: number; view: Promise<ProjectView | undefined> }>();
   private seeded: Promise<void> | undefined;
   private readonly touched = new Map<string, number>();
+  /** The fleet's signals, joined once (again after a failure). */
+  private joined: Promise<void> | undefined;
 
   constructor(
     /** The directory's records; the accounts' audit log for what the start-up projects change. */
-    private readonly storage: StoresOf<'directory' | 'accounts'>,
+    private readonly storage: StoresOf<'directory' | 'accounts' | 'fleet'>,
     private readonly clock: Clock,
     private readonly seeds: readonly ProjectConfig[],
     readonly ttlMs = 5_000,
@@ -71,8 +80,35 @@ export class Directory {
     return this.load(id);
   }
 
-  invalidate(id: string): void {
+  /**
+   * Hears the fleet's directory changes (on the instance's one LISTEN connection, decision 632);
+   * the service joins before its first request. A view being read when its change arrives is
+   * dropped too: its entry leaves the cache, whatever the read returns.
+   */
+  listen(): Promise<void> {
+    this.joined ??= this.storage.fleet
+      .subscribe((message) => {
+        // Signals missed: any view may be stale.
+        if (message === SIGNALS_LOST) return this.cache.clear();
+        if (message.startsWith(DIRECTORY_CHANGED)) this.cache.delete(message.slice(DIRECTORY_CHANGED.length));
+      })
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.joined = undefined;
+          throw error;
+        },
+      );
+    return this.joined;
+  }
+
+  /**
+   * The project's records changed: its view is dropped here, and on every other instance by a
+   * fleet signal. A signal that fails to go out does not fail the change (`ttlMs` bounds it).
+   */
+  async invalidate(id: string): Promise<void> {
     this.cache.delete(id);
+    await this.storage.fleet.publish([DIRECTORY_CHANGED + id]).catch(() => {});
   }
 
   /** The live key of the project `presented` is (undefined: none); notes its use. */
@@ -134,7 +170,8 @@ export class Directory {
       for (const integrationId of config.integrationIds)
         await this.seedIntegration(config, integrationId, now);
       if (config.apiKey) await this.seedKey(config.id, config.apiKey, now);
-      this.invalidate(config.id);
+      // Every instance writes the same start-up records: none needs telling.
+      this.cache.delete(config.id);
     }
   }
 

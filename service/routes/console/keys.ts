@@ -69,7 +69,7 @@ async function mint(
     sessionsEndedAt: null,
   };
   if (!(await ctx.storage.directory.createApiKey(record))) throw notFound('No such project.');
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   return { key, record };
 }
 
@@ -132,7 +132,7 @@ export async function rotateKey(
   }))!;
   // An overlap never extends a key that was already ending sooner (above); the new key is made after.
   const { key, record } = await mint(ctx, projectId, old.name);
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, {
     new_key: record.id,
     prefix: record.prefix,
@@ -145,8 +145,7 @@ export async function rotateKey(
 }
 
 /**
- * DELETE …/keys/{id}/[?end_sessions=1]: revoked at once (on other instances within the directory
- * cache time). With `end_sessions`, the sessions it minted stop working too, instead of running
+ * DELETE …/keys/{id}/[?end_sessions=1]: revoked at once, on every instance (decision 640). With `end_sessions`, the sessions it minted stop working too, instead of running
  * out within the hour; a key already revoked can have its sessions ended later.
  */
 export async function revokeKey(
@@ -161,16 +160,18 @@ export async function revokeKey(
   const detail = { name: key.name, prefix: key.prefix };
   if (key.revokedAt === null) {
     await ctx.storage.directory.updateApiKey(projectId, keyId, { revokedAt: ctx.clock.now() });
+    // Before anything else can fail: the fleet stops taking the key now.
+    await ctx.directory.invalidate(projectId);
     await audit(ctx, info, admin.username, 'key.revoke', projectId, keyId, detail);
   }
   const endSessions = ['1', 'true'].includes(new URL(request.url).searchParams.get('end_sessions') ?? '');
   if (endSessions && key.sessionsEndedAt === null) {
     const ended = await ctx.storage.directory.endKeySessions(projectId, keyId, ctx.clock.now());
+    await ctx.directory.invalidate(projectId);
     await audit(ctx, info, admin.username, 'key.end_sessions', projectId, keyId, {
       ...detail,
       sessions: ended ?? 0,
     });
   }
-  ctx.directory.invalidate(projectId);
   return json(keyJson(await findKey(ctx, projectId, keyId), ctx.clock.now()));
 }

@@ -133,7 +133,7 @@ export async function createProject(
   };
   if (!(await ctx.storage.directory.createProject(project)))
     throw new HttpError(409, 'conflict', `A project ${project.id} exists already.`);
-  ctx.directory.invalidate(project.id);
+  await ctx.directory.invalidate(project.id);
   await audit(ctx, info, admin.username, 'project.create', project.id, project.id, { name: project.name });
   return json(await projectJson(ctx, project), 201);
 }
@@ -162,7 +162,7 @@ export async function deleteProject(
   if (new URL(request.url).searchParams.get('confirm') !== projectId)
     throw badRequest('Confirm with ?confirm= and the project id.');
   if (!(await ctx.storage.directory.deleteProject(projectId))) throw notFound('No such project.');
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'project.delete', projectId, projectId);
   return noContent();
 }
@@ -187,7 +187,7 @@ export async function createIntegration(
   };
   if (!(await ctx.storage.directory.createIntegration(integration)))
     throw new HttpError(409, 'conflict', `An integration ${integration.id} exists already.`);
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.create', projectId, integration.id, {
     name: integration.name,
     allowed_origins: integration.allowedOrigins,
@@ -220,7 +220,7 @@ export async function updateIntegration(
     throw badRequest(PUBLIC_NEEDS_ORIGIN);
   const updated = await ctx.storage.directory.updateIntegration(projectId, integrationId, patch);
   if (!updated) throw notFound('No such integration.');
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   const { name: _, allowedOrigins, ...rest } = patch;
   await audit(ctx, info, admin.username, 'integration.update', projectId, integrationId, {
     ...(input.name !== undefined && { name: updated.name }),
@@ -241,7 +241,7 @@ export async function deleteIntegration(
   const admin = await requireAdmin(ctx, request);
   if (!(await ctx.storage.directory.deleteIntegration(projectId, integrationId)))
     throw notFound('No such integration.');
-  ctx.directory.invalidate(projectId);
+  await ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'integration.delete', projectId, integrationId);
   return noContent();
 }
