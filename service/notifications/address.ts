@@ -1,5 +1,5 @@
 /**
- * Where a webhook may point (decision 626): a console admin is not the machine's operator, so a
+ * Where a webhook may point (decisions 626, 641): a console admin is not the machine's operator, so a
  * webhook reaches public addresses only, unless the operator allows the service's own network
  * (`--allow-private-webhooks`, decision 627). The check is on the addresses actually connected
  * to: a name is resolved once per attempt, every answer checked, and the request connects to
@@ -57,25 +57,54 @@ const V4_RANGES: Range[] = [
   [v4('169.254.0.0'), 16, 'link-local, where cloud metadata answers'],
   [v4('172.16.0.0'), 12, 'private'],
   [v4('192.0.0.0'), 24, 'reserved'],
+  [v4('192.0.2.0'), 24, 'documentation'],
   [v4('192.168.0.0'), 16, 'private'],
   [v4('198.18.0.0'), 15, 'reserved (benchmarking)'],
+  [v4('198.51.100.0'), 24, 'documentation'],
+  [v4('203.0.113.0'), 24, 'documentation'],
   [v4('224.0.0.0'), 4, 'multicast'],
   [v4('240.0.0.0'), 4, 'reserved (and broadcast)'],
 ];
 
 const v6 = (hex: string) => BigInt(`0x${hex.padEnd(32, '0')}`);
 
-/** IPv6 ranges that are not the public internet; those that carry an IPv4 address are checked by it. */
+/**
+ * IPv6 ranges that are not the public internet (IANA special-purpose registry), the most specific
+ * first; those that carry an IPv4 address are checked by it (`carriedV4`), and everything outside
+ * global unicast `2000::/3` is refused as reserved.
+ */
 const V6_RANGES: Range[] = [
   [0n, 128, 'unspecified'],
   [1n, 128, 'loopback'],
-  [v6('0000000000000000000000000000'), 96, 'IPv4-compatible (deprecated)'],
+  [v6('000000000000000000000000'), 96, 'IPv4-compatible (deprecated)'],
   [v6('0064ff9b0001'), 48, 'local-use NAT64'],
-  [v6('01000000000000000'), 64, 'reserved (discard)'],
+  [v6('0100000000000000'), 64, 'reserved (discard)'],
+  [v6('0100000000000001'), 64, 'reserved (dummy prefix)'],
+  // Teredo's IPv4 parts (its server's, its client's inverted) name where the tunnel ends, which a
+  // relay on the service's own network may reach: refused whole, as nothing answers a webhook there.
+  [v6('20010000'), 32, 'Teredo tunnel'],
+  [v6('200100020000'), 48, 'reserved (benchmarking)'],
+  [v6('2001001'), 28, 'ORCHID identifier (deprecated)'],
+  // Identifiers a host protocol resolves, not addresses the internet routes.
+  [v6('2001002'), 28, 'ORCHIDv2 identifier, not routed'],
+  [v6('2001003'), 28, 'DRIP entity tag, not routed'],
+  [v6('2001'), 23, 'reserved (IETF protocol assignments)'],
+  [v6('20010db8'), 32, 'documentation'],
+  [v6('3fff'), 20, 'documentation'],
+  [v6('5f00'), 16, 'segment-routing (SRv6) identifiers'],
   [v6('fc'), 7, 'unique-local'],
   [v6('fe8'), 10, 'link-local'],
   [v6('fec'), 10, 'site-local (deprecated)'],
   [v6('ff'), 8, 'multicast'],
+];
+
+/** The parts of the ranges above that IANA marks globally reachable (anycast services). */
+const V6_REACHABLE: Range[] = [
+  [v6('20010001') | 1n, 128, 'PCP anycast'],
+  [v6('20010001') | 2n, 128, 'TURN anycast'],
+  [v6('20010001') | 3n, 128, 'DNS-SD SRP anycast'],
+  [v6('20010003'), 32, 'AMT'],
+  [v6('200100040112'), 48, 'AS112'],
 ];
 
 const within = (n: bigint, width: number, [prefix, bits]: Range) =>
@@ -120,7 +149,9 @@ export function nonPublicKind(address: string): string | undefined {
     const dotted = [24n, 16n, 8n, 0n].map((shift) => (carried >> shift) & 255n).join('.');
     return kind && `${kind}: ${dotted} inside IPv6`;
   }
-  return V6_RANGES.find((r) => within(n, 128, r))?.[2];
+  if (V6_REACHABLE.some((r) => within(n, 128, r))) return undefined;
+  const kind = V6_RANGES.find((r) => within(n, 128, r))?.[2];
+  return kind ?? (n >> 125n === 1n ? undefined : 'reserved (outside global unicast 2000::/3)');
 }
 
 /** A webhook's address refused, in words an admin or an operator reads. */

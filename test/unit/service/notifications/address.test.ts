@@ -1,4 +1,4 @@
-/** Where a webhook may point (decisions 626-627): each range that is not the public internet, each spelling of it, every answer of a name. */
+/** Where a webhook may point (decisions 626-627, 641): each range that is not the public internet, each spelling of it, every answer of a name. */
 import { describe, expect, it } from 'vitest';
 import {
   type ResolvedAddress,
@@ -52,6 +52,7 @@ describe('nonPublicKind', () => {
     ['fe80::1%eth0', 'link-local'],
     ['febf:ffff::1', 'link-local'],
     ['ff02::1', 'multicast'],
+    ['fbff::1', 'reserved'],
     ['fec0::1', 'site-local'],
     ['::ffff:127.0.0.1', 'loopback: 127.0.0.1 inside IPv6'],
     ['[::ffff:7f00:1]', 'loopback: 127.0.0.1 inside IPv6'],
@@ -81,8 +82,64 @@ describe('nonPublicKind', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:0808:0808::1',
-    'fbff::1',
   ])('%s is public', (address) => {
+    expect(nonPublicKind(address)).toBeUndefined();
+  });
+
+  // The IANA IPv6 special-purpose registry's ranges that are not globally reachable, and the
+  // documentation ones: an address inside each (its first and last), and one just outside.
+  it.each([
+    [
+      '2001::/32',
+      'Teredo',
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff'],
+      '2001:1::4',
+    ],
+    ['2001:2::/48', 'benchmarking', ['2001:2::', '2001:2:0:ffff:ffff:ffff:ffff:ffff'], '2001:2:1::1'],
+    ['2001:10::/28', 'ORCHID', ['2001:10::1', '2001:1f:ffff::1'], '2001:f:ffff::1'],
+    ['2001:20::/28', 'ORCHIDv2', ['2001:20::1', '2001:2f:ffff::1'], '2001:30::1'],
+    ['2001:30::/28', 'DRIP', ['2001:30::1', '2001:3f:ffff::1'], '2001:40::1'],
+    ['2001::/23', 'IETF protocol assignments', ['2001:1::4', '2001:1ff:ffff::1'], '2001:200::1'],
+    ['2001:db8::/32', 'documentation', ['2001:db8::1', '2001:db8:ffff:ffff::1'], '2001:db9::1'],
+    ['3fff::/20', 'documentation', ['3fff::1', '3fff:fff:ffff::1'], '3fff:1000::1'],
+    ['5f00::/16', 'segment-routing', ['5f00::1', '5f00:ffff::1'], '5f01::1'],
+    ['100:0:0:1::/64', 'dummy', ['100:0:0:1::1', '100:0:0:1:ffff::1'], '100:0:0:2::1'],
+    ['outside 2000::/3', 'reserved', ['4000::1', '1fff:ffff::1'], '2000::1'],
+  ])('%s is %s inside, not just outside', (_, kind, inside, outside) => {
+    for (const address of inside) expect(nonPublicKind(address)).toContain(kind);
+    expect(nonPublicKind(outside) ?? '').not.toContain(kind);
+  });
+
+  it.each([
+    ['2002:c0a8:101::1', 'private: 192.168.1.1 inside IPv6'],
+    ['2002:7f00:1::', 'loopback: 127.0.0.1 inside IPv6'],
+    ['2002:a9fe:a9fe:ffff::1', 'link-local'],
+    ['2002:c000:201::1', 'documentation: 192.0.2.1 inside IPv6'],
+    ['2002::1', 'unspecified'],
+  ])('6to4 %s is checked by the IPv4 address it carries: %s', (address, kind) => {
+    expect(nonPublicKind(address)).toContain(kind);
+  });
+
+  it.each([
+    ['192.0.2.7', '192.0.3.0'],
+    ['198.51.100.255', '198.51.101.0'],
+    ['203.0.113.0', '203.0.112.255'],
+  ])('IPv4 documentation %s is refused, %s just outside is public', (inside, outside) => {
+    expect(nonPublicKind(inside)).toContain('documentation');
+    expect(nonPublicKind(outside)).toBeUndefined();
+  });
+
+  it.each([
+    ['2001:1::1', 'PCP anycast'],
+    ['2001:1::2', 'TURN anycast'],
+    ['2001:1::3', 'DNS-SD SRP anycast'],
+    ['2001:3::1', 'AMT'],
+    ['2001:3:ffff:ffff::1', 'AMT'],
+    ['2001:4:112::1', 'AS112'],
+    ['2001:200::1', 'just past 2001::/23'],
+    ['3ffe:ffff::1', 'just before 3fff::/20'],
+    ['2003::1', 'just past 6to4'],
+  ])('%s (%s), globally reachable, is public', (address) => {
     expect(nonPublicKind(address)).toBeUndefined();
   });
 
