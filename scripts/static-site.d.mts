@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface StaticSite {
   url: string;
-  /** Each request answered: `at` is when it arrived (ms since the epoch). */
-  requests: { method: string; path: string; status: number; at: number }[];
+  /** Each request answered: `at` is when it arrived (ms since the epoch), `bytes` its body's length as sent. */
+  requests: { method: string; path: string; status: number; at: number; bytes: number }[];
   close(): Promise<void>;
 }
 

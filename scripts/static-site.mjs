@@ -31,12 +31,26 @@ export async function serveFolder(mounts, options = {}) {
   const roots = Object.entries(typeof mounts === 'string' ? { '/': mounts } : mounts)
     .map(([prefix, dir]) => [prefix, resolve(dir)])
     .sort((a, b) => b[0].length - a[0].length);
-  /** @type {{ method: string, path: string, status: number, at: number }[]} */
+  /** @type {{ method: string, path: string, status: number, at: number, bytes: number }[]} */
   const requests = [];
   const server = createServer(async (req, res) => {
     const at = Date.now();
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    res.on('finish', () => requests.push({ method: req.method ?? '', path, status: res.statusCode, at }));
+    // The body's bytes, as sent: what a re-crawl costs the site.
+    let bytes = 0;
+    const count = (/** @type {unknown} */ chunk) => {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) bytes += Buffer.byteLength(chunk);
+    };
+    const { write, end } = res;
+    res.write = /** @type {typeof res.write} */ (
+      (chunk, ...rest) => (count(chunk), write.call(res, chunk, ...rest))
+    );
+    res.end = /** @type {typeof res.end} */ (
+      (chunk, ...rest) => (count(chunk), end.call(res, chunk, ...rest))
+    );
+    res.on('finish', () =>
+      requests.push({ method: req.method ?? '', path, status: res.statusCode, at, bytes }),
+    );
     if (options.gate?.(req, res)) return;
     const route = options.routes?.[path];
     if (route) return route(req, res);

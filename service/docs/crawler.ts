@@ -19,6 +19,17 @@ import type { ExtractedPage, Section } from './types.js';
  * through `fetch`, so tests run the crawler against a local site.
  */
 
+/**
+ * Another address of a page: one that served its content too (`/docs/index.html` beside
+ * `/docs/`), or named it as its canonical address. Kept with the page, so the next crawl
+ * revalidates it as it does the page instead of reading it whole (decision 642).
+ */
+export interface PageCopy {
+  url: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+
 /** What a crawl remembers of a page it read, to revalidate it next time (keyed by its address). */
 export interface PageState {
   /** The address the page was read from, without fragment. */
@@ -28,6 +39,8 @@ export interface PageState {
   /** SHA-256 of what was extracted: a page served again with the same content is unchanged. */
   hash: string;
   links: string[];
+  /** Its other addresses this crawl read (none for a folder's pages). */
+  copies?: PageCopy[];
 }
 
 export interface CrawledPage extends PageState {
@@ -279,16 +292,60 @@ async function request(
   }
 }
 
-/** One page per content (a site serving one page at two addresses): the shortest address wins. */
-function onePerContent(pages: readonly CrawledPage[]): CrawledPage[] {
-  const byHash = new Map<string, CrawledPage>();
-  const first = (a: CrawledPage, b: CrawledPage) =>
-    a.url.length < b.url.length || (a.url.length === b.url.length && a.url < b.url);
-  for (const page of pages) {
-    const other = byHash.get(page.hash);
-    if (!other || first(page, other)) byHash.set(page.hash, page);
+/**
+ * The crawl's copies of pages (decision 642): addresses that served a page's content again, and
+ * those that named another page canonical. The last crawl's are revalidated as copies.
+ */
+class PageCopies {
+  /** The last crawl's copies by their address, each with the page it copied. */
+  private readonly before = new Map<string, PageCopy & { of: string }>();
+  /** Copies by canonical address found in this crawl, each with the page it names. */
+  private readonly named: (PageCopy & { of: string })[] = [];
+
+  constructor(previous: ReadonlyMap<string, PageState> | undefined) {
+    for (const page of previous?.values() ?? [])
+      for (const copy of page.copies ?? [])
+        if (!previous!.has(copy.url)) this.before.set(copy.url, { ...copy, of: page.url });
   }
-  return [...byHash.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+
+  /** What `url` was a copy of last time, with what revalidates it; undefined when it was none. */
+  known(url: string) {
+    return this.before.get(url);
+  }
+
+  /** `copy` names `of` as its canonical address (or did, and has not changed since). */
+  add(copy: PageCopy, of: string) {
+    this.named.push({ url: copy.url, etag: copy.etag, lastModified: copy.lastModified, of });
+  }
+
+  /**
+   * One page per content (a site serving one page at two addresses): the shortest address wins,
+   * and the others are its copies, as are the addresses that named it (or one of its copies).
+   */
+  pages(pages: readonly CrawledPage[]): CrawledPage[] {
+    const byHash = new Map<string, CrawledPage>();
+    const first = (a: CrawledPage, b: CrawledPage) =>
+      a.url.length < b.url.length || (a.url.length === b.url.length && a.url < b.url);
+    for (const page of pages) {
+      const other = byHash.get(page.hash);
+      if (!other || first(page, other)) byHash.set(page.hash, page);
+    }
+    const kept = new Map(
+      [...byHash.values()].map((page) => [page.url, { ...page, copies: [] as PageCopy[] }]),
+    );
+    const hashes = new Map(pages.map((page) => [page.url, page.hash]));
+    const keeper = (url: string) => {
+      const hash = hashes.get(url);
+      return hash === undefined ? undefined : kept.get(byHash.get(hash)!.url);
+    };
+    const copies = [...pages.filter((page) => !kept.has(page.url)), ...this.named];
+    for (const copy of copies) {
+      const page = keeper('of' in copy ? copy.of : copy.url);
+      if (page && !page.copies.some((c) => c.url === copy.url))
+        page.copies.push({ url: copy.url, etag: copy.etag, lastModified: copy.lastModified });
+    }
+    return [...kept.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  }
 }
 
 /**
@@ -357,6 +414,7 @@ class Crawl {
   private readonly queue: string[] = [];
   private readonly seen = new Set<string>();
   private readonly pages: CrawledPage[] = [];
+  private readonly copies: PageCopies;
   private readonly failures: CrawlFailure[] = [];
   private readonly excluded = new Set<string>();
   private readonly disallowed = new Set<string>();
@@ -383,6 +441,7 @@ class Crawl {
     this.scope = Scope.of(start);
     this.startPage = resolveUrl(start, start) ?? start;
     this.exclude = exclusionMatcher(options.exclude ?? []);
+    this.copies = new PageCopies(options.previous);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
@@ -482,7 +541,7 @@ class Crawl {
     // A crawl that read nothing and failed says nothing about which pages are gone.
     if (!read && this.failures.length) this.complete = false;
     return {
-      pages: onePerContent(this.pages),
+      pages: this.copies.pages(this.pages),
       failures: this.failures,
       complete: this.complete,
       truncated: this.truncated,
@@ -518,15 +577,19 @@ class Crawl {
 
   private async visit(url: string) {
     const before = this.options.previous?.get(url);
+    // A copy of a page last time is revalidated as the page is; unchanged, it still is one.
+    const copy = before ? undefined : this.copies.known(url);
+    const validators = before ?? copy;
     const conditional: Record<string, string> = {};
-    if (before?.etag) conditional['If-None-Match'] = before.etag;
-    if (before?.lastModified) conditional['If-Modified-Since'] = before.lastModified;
+    if (validators?.etag) conditional['If-None-Match'] = validators.etag;
+    if (validators?.lastModified) conditional['If-Modified-Since'] = validators.lastModified;
     const response = await request(this.client, url, conditional);
     if (typeof response === 'string') return this.failed(url, response, before);
     const { status } = response;
-    if (status === 304 && before) {
-      this.keep(before);
-      return;
+    if (status === 304 && before) return this.keep(before);
+    if (status === 304 && copy) {
+      this.copies.add(copy, copy.of);
+      return this.enqueue(copy.of);
     }
     if (status >= 300 && status < 400) {
       await response.body?.cancel().catch(() => {});
@@ -587,8 +650,9 @@ class Crawl {
     // A page that names another address on this site as its canonical one is a copy: the
     // canonical page is read (and indexed) in its place.
     if (page.canonical && page.canonical !== url && this.scope.includes(page.canonical)) {
-      this.enqueue(page.canonical);
-      return;
+      const validators = { etag: headers.get('ETag'), lastModified: headers.get('Last-Modified') };
+      this.copies.add({ url, ...validators }, page.canonical);
+      return this.enqueue(page.canonical);
     }
     if (!page.sections.length && page.scripted) this.scriptedEmpty = true;
     // What the page says, wherever it is served from: two addresses with one content are one page.

@@ -201,7 +201,7 @@ describe('crawlSite on a local static site', () => {
     const again = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
     expect(again.pages.map((p) => [p.url, p.status])).toEqual(first.pages.map((p) => [p.url, 'unchanged']));
     expect(again.pages.every((p) => p.sections.length === 0)).toBe(true);
-    // Every page the index holds answered 304; copies it does not hold are read again.
+    // Every page the index holds answered 304 (and the copies of them it remembers, below).
     const known = new Set(first.pages.map((page) => page.url.slice(site.url.length)));
     expect(site.requests.filter((r) => known.has(r.path)).map((r) => r.status)).toEqual(
       [...known].map(() => 304),
@@ -220,6 +220,51 @@ describe('crawlSite on a local static site', () => {
     expect(status['/docs/notes.md']).toBeUndefined();
     expect(third.failures).toContainEqual({ url: `${site.url}/docs/notes.md`, reason: 'not found (404)' });
     expect(status['/docs/guide/install.html']).toBe('unchanged');
+  });
+
+  it('a no-change re-crawl revalidates every address it read, copies included: nothing is read whole twice', async () => {
+    const site = await serve();
+    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    // Read whole the first time: /docs/index.html serves /docs/ again, alias.html names install.html canonical.
+    const read = fetched(site);
+    expect(read).toEqual(expect.arrayContaining(['/docs/index.html', '/docs/guide/alias.html']));
+    const previous = new Map(first.pages.map((page) => [page.url, page]));
+    const firstBytes = site.requests.reduce((sum, r) => sum + r.bytes, 0);
+
+    site.requests.length = 0;
+    const again = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    expect(paths(again, site.url)).toEqual(FIXTURE_PAGES);
+    expect(again.pages.every((page) => page.status === 'unchanged')).toBe(true);
+    // The same addresses as the first time, and every page or copy answered 304: only robots.txt,
+    // the sitemap and the pages that fail (a 500, a 404, one over the size cap) have a body.
+    expect(fetched(site).sort()).toEqual([...read].sort());
+    const bodies = site.requests.filter((r) => r.status !== 304).map((r) => r.path);
+    expect([...new Set(bodies)].sort()).toEqual([
+      '/docs/broken.html',
+      '/docs/huge.html',
+      '/docs/missing.html',
+      '/docs/sitemap.xml',
+      '/robots.txt',
+    ]);
+    const pageBytes = (requests: StaticSite['requests']) =>
+      requests.filter((r) => !bodies.includes(r.path)).reduce((sum, r) => sum + r.bytes, 0);
+    expect(pageBytes(site.requests)).toBe(0);
+    expect(site.requests.reduce((sum, r) => sum + r.bytes, 0)).toBeLessThan(firstBytes);
+    // The copies are remembered with the page they copy, and so again after this crawl.
+    const copies = (result: CrawlResult) =>
+      Object.fromEntries(
+        result.pages
+          .filter((page) => page.copies?.length)
+          .map((page) => [
+            page.url.slice(site.url.length),
+            page.copies!.map((c) => c.url.slice(site.url.length)),
+          ]),
+      );
+    expect(copies(first)).toEqual({
+      '/docs/': ['/docs/index.html'],
+      '/docs/guide/install.html': ['/docs/guide/alias.html'],
+    });
+    expect(copies(again)).toEqual(copies(first));
   });
 
   it('revalidates with Last-Modified when a server sends no ETag', async () => {
