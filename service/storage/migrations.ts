@@ -250,4 +250,6 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at DESC);
    CREATE INDEX webhook_deliveries_by_time ON webhook_deliveries (created_at);
    CREATE INDEX webhook_deliveries_by_thread ON webhook_deliveries (thread_id);`,
+  // A page's other addresses with their validators, revalidated as copies by the next crawl (decision 642).
+  `ALTER TABLE doc_pages ADD COLUMN copies jsonb NOT NULL DEFAULT '[]';`,
 ];

@@ -306,6 +306,13 @@ export interface DocCrawlProgress {
   updatedAt: number;
 }
 
+/** Another address of a page (its content served again, or naming it canonical) and what revalidates it. */
+export interface DocPageCopy {
+  url: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+
 /** A page of a source as the last crawl left it: what revalidates it, and when its content last changed. */
 export interface DocPageRecord {
   sourceId: string;
@@ -315,6 +322,8 @@ export interface DocPageRecord {
   lastModified: string | null;
   hash: string;
   links: string[];
+  /** Its other addresses the last crawl read, revalidated as copies by the next (decision 642). */
+  copies: DocPageCopy[];
   /** When its content last changed (first indexed, or read with another content). */
   changedAt: number;
 }
@@ -366,6 +375,8 @@ export interface DocCrawl {
   nextCrawlAt: number;
   /** Every page read: `new` and `changed` ones with their sections, `unchanged` ones without. */
   pages: (Pick<DocPageRecord, 'url' | 'title' | 'etag' | 'lastModified' | 'hash' | 'links'> & {
+    /** None: it has none (a folder's pages). */
+    copies?: DocPageCopy[];
     status: 'new' | 'changed' | 'unchanged';
     sections: Pick<DocSectionRecord, 'url' | 'pageUrl' | 'title' | 'headings' | 'text'>[];
   })[];

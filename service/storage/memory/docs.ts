@@ -104,6 +104,7 @@ export class MemoryDocsStore implements DocsStore {
       lastModified: page.lastModified,
       hash: page.hash,
       links: [...page.links],
+      copies: structuredClone(page.copies),
       changedAt: page.changedAt,
     }));
   }
@@ -161,6 +162,7 @@ export class MemoryDocsStore implements DocsStore {
         etag: page.etag,
         lastModified: page.lastModified,
         links: [...page.links],
+        copies: structuredClone(page.copies ?? []),
         title,
       });
       return false;
@@ -175,6 +177,7 @@ export class MemoryDocsStore implements DocsStore {
       lastModified: page.lastModified,
       hash: page.hash,
       links: [...page.links],
+      copies: structuredClone(page.copies ?? []),
       changedAt: crawl.finishedAt,
       removedAt: null,
     });

@@ -4,6 +4,7 @@ import type {
   DocCrawl,
   DocCrawlProgress,
   DocPageChange,
+  DocPageCopy,
   DocPageRecord,
   DocSectionRecord,
   DocSourceRecord,
@@ -156,6 +157,7 @@ export class SqlDocsStore implements DocsStore {
       lastModified: (row.last_modified as string | null) ?? null,
       hash: String(row.hash),
       links: row.links as string[],
+      copies: row.copies as DocPageCopy[],
       changedAt: num(row.changed_at),
     }));
   }
@@ -393,9 +395,9 @@ async function applyPages(query: Query, crawl: DocCrawl, known: Set<string>, cou
 async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
   await query(
     `UPDATE doc_pages p SET etag = x.etag, last_modified = x.last_modified, links = x.links::jsonb,
-       title = coalesce(nullif(x.title, ''), p.title)
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-       AS x(url, etag, last_modified, links, title)
+       title = coalesce(nullif(x.title, ''), p.title), copies = x.copies::jsonb
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+       AS x(url, etag, last_modified, links, title, copies)
      WHERE p.source_id = $1 AND p.url = x.url`,
     [
       crawl.sourceId,
@@ -404,6 +406,7 @@ async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
       pages.map((page) => page.lastModified),
       pages.map((page) => json(page.links)),
       pages.map((page) => page.title),
+      pages.map((page) => json(page.copies ?? [])),
     ],
   );
 }
@@ -412,13 +415,13 @@ async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
 async function replacePages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
   const urls = pages.map((page) => page.url);
   await query(
-    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, changed_at, removed_at)
-     SELECT $1, x.url, x.title, x.etag, x.last_modified, x.hash, x.links::jsonb, $2, NULL
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       AS x(url, title, etag, last_modified, hash, links)
+    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, copies, changed_at, removed_at)
+     SELECT $1, x.url, x.title, x.etag, x.last_modified, x.hash, x.links::jsonb, x.copies::jsonb, $2, NULL
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+       AS x(url, title, etag, last_modified, hash, links, copies)
      ON CONFLICT (source_id, url) DO UPDATE SET title = excluded.title, etag = excluded.etag,
        last_modified = excluded.last_modified, hash = excluded.hash, links = excluded.links,
-       changed_at = excluded.changed_at, removed_at = NULL`,
+       copies = excluded.copies, changed_at = excluded.changed_at, removed_at = NULL`,
     [
       crawl.sourceId,
       crawl.finishedAt,
@@ -428,6 +431,7 @@ async function replacePages(query: Query, crawl: DocCrawl, pages: CrawledPage[])
       pages.map((page) => page.lastModified),
       pages.map((page) => page.hash),
       pages.map((page) => json(page.links)),
+      pages.map((page) => json(page.copies ?? [])),
     ],
   );
   await query('DELETE FROM doc_sections WHERE source_id = $1 AND page_url = ANY($2::text[])', [

@@ -180,6 +180,37 @@ storageSuite('docs', (suite) => {
     ]);
   });
 
+  it("keeps each page's copies with their validators, replaced by each crawl, new, changed or unchanged", async () => {
+    await open();
+    await store.docs.addDocSource(source('a'));
+    const copy = (path: string, etag: string | null) => ({
+      url: `${SITE}a/${path}`,
+      etag,
+      lastModified: null,
+    });
+    const copies = async () =>
+      Object.fromEntries(
+        (await store.docs.listDocPages('a')).map((p) => [p.url.slice(SITE.length), p.copies]),
+      );
+    await store.docs.applyDocCrawl(
+      crawl(T0, [{ ...page('one', 'new'), copies: [copy('one/index.html', '"x1"')] }, page('two', 'new')]),
+    );
+    expect(await copies()).toEqual({ 'a/one': [copy('one/index.html', '"x1"')], 'a/two': [] });
+    // An unchanged page's copies move on as its validators do; a changed one's are replaced.
+    await store.docs.applyDocCrawl(
+      crawl(T0 + 100, [
+        { ...page('one', 'unchanged'), copies: [copy('one/index.html', '"x2"'), copy('alias', null)] },
+        { ...page('two', 'changed', 'Rewritten.'), copies: [copy('two.html', '"t"')] },
+      ]),
+    );
+    expect(await copies()).toEqual({
+      'a/one': [copy('one/index.html', '"x2"'), copy('alias', null)],
+      'a/two': [copy('two.html', '"t"')],
+    });
+    await store.docs.applyDocCrawl(crawl(T0 + 200, [page('one', 'unchanged'), page('two', 'unchanged')]));
+    expect(await copies()).toEqual({ 'a/one': [], 'a/two': [] });
+  });
+
   it('keeps the pages it did not read when the crawl was incomplete', async () => {
     await open();
     await store.docs.addDocSource(source('a'));
