@@ -41,13 +41,10 @@ export async function serveFolder(mounts, options = {}) {
     const count = (/** @type {unknown} */ chunk) => {
       if (typeof chunk === 'string' || chunk instanceof Uint8Array) bytes += Buffer.byteLength(chunk);
     };
-    const { write, end } = res;
-    res.write = /** @type {typeof res.write} */ (
-      (chunk, ...rest) => (count(chunk), write.call(res, chunk, ...rest))
-    );
-    res.end = /** @type {typeof res.end} */ (
-      (chunk, ...rest) => (count(chunk), end.call(res, chunk, ...rest))
-    );
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    res.write = /** @type {typeof res.write} */ ((chunk, ...rest) => (count(chunk), write(chunk, ...rest)));
+    res.end = /** @type {typeof res.end} */ ((chunk, ...rest) => (count(chunk), end(chunk, ...rest)));
     res.on('finish', () =>
       requests.push({ method: req.method ?? '', path, status: res.statusCode, at, bytes }),
     );
