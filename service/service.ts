@@ -314,7 +314,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
       return answers.size;
     },
     drain: (deadlineMs) => drainInstance(answers, docs, deadlineMs),
-    close: () => closeInstance(timers, docs, answers, storage),
+    close: () => closeInstance(timers, docs, answers, storage, ctx.directory),
   };
   return service;
 }
@@ -325,11 +325,13 @@ async function closeInstance(
   docs: DocsLibrary | null,
   answers: Answers,
   storage: Stores,
+  directory: Directory,
 ) {
   for (const timer of timers) clearInterval(timer);
   timers.clear();
   await docs?.close();
   await answers.stopAll();
+  await directory.close();
   await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
   await storage.close();
 }

@@ -53,8 +53,8 @@ export class Directory {
   private readonly cache = new Map<string, { at: number; view: Promise<ProjectView | undefined> }>();
   private seeded: Promise<void> | undefined;
   private readonly touched = new Map<string, number>();
-  /** The fleet's signals, joined once (again after a failure). */
-  private joined: Promise<void> | undefined;
+  /** The fleet's signals, joined once (again after a failure); resolves to how to leave them. */
+  private joined: Promise<() => Promise<void>> | undefined;
 
   constructor(
     /** The directory's records; the accounts' audit log for what the start-up projects change. */
@@ -85,21 +85,26 @@ export class Directory {
    * the service joins before its first request. A view being read when its change arrives is
    * dropped too: its entry leaves the cache, whatever the read returns.
    */
-  listen(): Promise<void> {
+  async listen(): Promise<void> {
     this.joined ??= this.storage.fleet
       .subscribe((message) => {
         // Signals missed: any view may be stale.
         if (message === SIGNALS_LOST) return this.cache.clear();
         if (message.startsWith(DIRECTORY_CHANGED)) this.cache.delete(message.slice(DIRECTORY_CHANGED.length));
       })
-      .then(
-        () => {},
-        (error: unknown) => {
-          this.joined = undefined;
-          throw error;
-        },
-      );
-    return this.joined;
+      .catch((error: unknown) => {
+        this.joined = undefined;
+        throw error;
+      });
+    await this.joined;
+  }
+
+  /** Stops hearing the fleet (the instance closes): its LISTEN connection closes after the last listener. */
+  async close(): Promise<void> {
+    const joined = this.joined;
+    this.joined = undefined;
+    const leave = await joined?.catch(() => undefined);
+    await leave?.();
   }
 
   /**

@@ -20,7 +20,9 @@ import {
   readRecords,
   scriptedAgent,
   sessionsEndedHeard,
+  signalHeard,
 } from '../../../fixtures/service.js';
+import { CONSOLE, addAdmin, consoleClient } from '../../../fixtures/console.js';
 import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
 
 storageSuite('fleet', (suite) => {
@@ -292,6 +294,54 @@ describe.each(postgresOnly)('one LISTEN connection per store on $name', { timeou
     } finally {
       await admin.end();
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe.each(postgresOnly)('an instance on $name', { timeout: 60_000 }, () => {
+  it('listens on one connection whoever in it listens, and closes it when it closes (decisions 632, 640)', async () => {
+    const databaseUrl = await freshPostgresSchema();
+    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const listeners = async () =>
+      Number(
+        (
+          await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
+            `LISTEN "agent_chat.${schema}"`,
+          ])
+        ).rows[0].n,
+      );
+    const services = await Promise.all(
+      [0, 1].map(async () =>
+        createAgentService({
+          projects: [PROJECT],
+          clock: new ManualClock(),
+          rateLimit: false,
+          storage: await openStorage({ databaseUrl }),
+        }),
+      ),
+    );
+    try {
+      for (const service of services) {
+        // A request joins the answers' and the project cache's listeners; a session read, the session cache's.
+        const minted = await service.handle(
+          new Request(`${AGENT}/sessions/`, {
+            method: 'POST',
+            headers: { 'X-API-Key': PROJECT.apiKey, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ external_owner_id: 'alice' }),
+          }),
+        );
+        const token = ((await minted.json()) as { session_token: string }).session_token;
+        const threads = new Request(`${AGENT}/threads/`, { headers: { Authorization: `Bearer ${token}` } });
+        expect((await service.handle(threads)).status).toBe(200);
+      }
+      expect(await listeners()).toBe(2);
+      await Promise.all(services.map((service) => service.close()));
+      await expect.poll(listeners).toBe(0);
+    } finally {
+      await admin.end();
     }
   });
 });
@@ -590,6 +640,30 @@ describe.each(fleets)('a fleet of two on $name', { timeout: 30_000 }, (fleet) =>
     // Once B has heard the signal (milliseconds), not when its memory of the session runs out.
     await heard();
     expect([(await threads(token)).status, (await threads(other)).status]).toEqual([401, 401]);
+  });
+
+  it('refuses on B at once a key A revoked, though B holds the project for 5 s (decision 640)', async () => {
+    const { call, stores } = await start({ console: CONSOLE });
+    await addAdmin(stores[0]);
+    const admin = consoleClient(services[0]);
+    await admin.signIn();
+    const created = (await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: 'Shared' })).body;
+    const mint = async (instance: number) =>
+      (await call(instance, 'POST', `${AGENT}/sessions/`, { apiKey: created.key })).status;
+    // Minted on B twice: the project with the key live is in B's memory, for 5 s of a clock that
+    // does not move here.
+    for (let i = 0; i < 2; i++) expect(await mint(1)).toBe(200);
+    const heard =
+      fleet.name === 'postgresql' ? await signalHeard(stores[1], 'directory-changed') : async () => {};
+    expect((await admin.call('DELETE', `projects/${PROJECT.id}/keys/${created.id}`)).body.status).toBe(
+      'revoked',
+    );
+    const revoked = performance.now();
+    // Once B has heard the signal (milliseconds), not when its cache runs out.
+    await heard();
+    expect(performance.now() - revoked).toBeLessThan(1_000);
+    expect(await mint(1)).toBe(401);
+    expect(await mint(0)).toBe(401);
   });
 
   it('erase-owner run beside the fleet: B refuses at once the session it was using (decision 630)', async () => {
