@@ -130,9 +130,9 @@ export async function rotateKey(
     expiresAt,
     name: `${old.name} (rotated)`.slice(0, 80),
   }))!;
-  // An overlap never extends a key that was already ending sooner (above); the new key is made after.
+  // An overlap never extends a key that was already ending sooner (above); the new key is made
+  // after, and its invalidation (on every instance) carries the old key's change too.
   const { key, record } = await mint(ctx, projectId, old.name);
-  await ctx.directory.invalidate(projectId);
   await audit(ctx, info, admin.username, 'key.rotate', projectId, keyId, {
     new_key: record.id,
     prefix: record.prefix,
@@ -145,8 +145,9 @@ export async function rotateKey(
 }
 
 /**
- * DELETE …/keys/{id}/[?end_sessions=1]: revoked at once, on every instance (decision 640). With `end_sessions`, the sessions it minted stop working too, instead of running
- * out within the hour; a key already revoked can have its sessions ended later.
+ * DELETE …/keys/{id}/[?end_sessions=1]: revoked at once, on every instance (decision 640). With
+ * `end_sessions`, the sessions it minted stop working too, instead of running out within the
+ * hour; a key already revoked can have its sessions ended later.
  */
 export async function revokeKey(
   ctx: KeysContext,
