@@ -299,7 +299,7 @@ async function request(
 class PageCopies {
   /** The last crawl's copies by their address, each with the page it copied. */
   private readonly before = new Map<string, PageCopy & { of: string }>();
-  /** Copies by canonical address found in this crawl, each with the page it names. */
+  /** Copies this crawl found other than by their content (named canonical, or revalidated), each with its page. */
   private readonly named: (PageCopy & { of: string })[] = [];
 
   constructor(previous: ReadonlyMap<string, PageState> | undefined) {
@@ -313,7 +313,7 @@ class PageCopies {
     return this.before.get(url);
   }
 
-  /** `copy` names `of` as its canonical address (or did, and has not changed since). */
+  /** `copy` names `of` as its canonical address, or was its copy last time and has not changed since. */
   add(copy: PageCopy, of: string) {
     this.named.push({ url: copy.url, etag: copy.etag, lastModified: copy.lastModified, of });
   }
