@@ -267,6 +267,27 @@ describe('crawlSite on a local static site', () => {
     expect(copies(again)).toEqual(copies(first));
   });
 
+  it('a copy that changed is read again: one that no longer names a canonical page is a page of its own', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'docs-site-'));
+    temps.push(root);
+    await cp(SITE, root, { recursive: true });
+    const site = await serve(root);
+    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const previous = new Map(first.pages.map((page) => [page.url, page]));
+    await writeFile(
+      join(root, 'docs/guide/alias.html'),
+      '<title>Upgrading</title><main><h1>Upgrading Acme</h1><p>Stop the server first.</p></main>',
+    );
+    site.requests.length = 0;
+    const again = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
+    expect(site.requests.find((r) => r.path === '/docs/guide/alias.html')?.status).toBe(200);
+    const alias = again.pages.find((page) => page.url === `${site.url}/docs/guide/alias.html`);
+    expect(alias).toMatchObject({ status: 'new', title: 'Upgrading Acme' });
+    expect(alias?.sections.map((section) => section.text)).toEqual(['Stop the server first.']);
+    const install = again.pages.find((page) => page.url === `${site.url}/docs/guide/install.html`);
+    expect(install).toMatchObject({ status: 'unchanged', copies: [] });
+  });
+
   it('revalidates with Last-Modified when a server sends no ETag', async () => {
     const modified = 'Tue, 01 Dec 2026 10:00:00 GMT';
     const seen: (string | undefined)[] = [];
