@@ -1,9 +1,10 @@
 /**
- * Where a webhook may point (decisions 626, 641): a console admin is not the machine's operator, so a
- * webhook reaches public addresses only, unless the operator allows the service's own network
- * (`--allow-private-webhooks`, decision 627). The check is on the addresses actually connected
- * to: a name is resolved once per attempt, every answer checked, and the request connects to
- * those (a name that turns private after it was added, DNS rebinding, is still refused).
+ * Where a webhook may point (decisions 626, 641): a console admin is not the machine's operator,
+ * so a webhook reaches public addresses only, unless the operator allows the service's own
+ * network (`--allow-private-webhooks`, decision 627). The check is on the addresses actually
+ * connected to: a name is resolved once per attempt, every answer checked, and the request
+ * connects to those (a name that turns private after it was added, DNS rebinding, is still
+ * refused).
  */
 
 export interface ResolvedAddress {
