@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, vi } from 'vitest';
 import { test } from '../../../msw/test.js';
 import { fixtureChat, messagesOf, settled } from '../../../helpers/chat-fixture.js';
+import { createDeviceMemoryStore, type RemoteChange } from '../../../../src/chat/device-memory-store.js';
 
-// In its own file: the warning is once per page, and each test file gets a fresh page.
+// The warning is once per page, and the browser files share one page (decision 516): no file
+// before this one may make the store warn, and the test here that does comes last.
 describe('<agent-chat> without IndexedDB', () => {
   const originalOpen = IDBFactory.prototype.open;
   const originalTransaction = IDBDatabase.prototype.transaction;
@@ -33,6 +35,33 @@ describe('<agent-chat> without IndexedDB', () => {
     const ours = warn.mock.calls.filter((call) => String(call[0]).startsWith('[agent-chat]'));
     expect(ours).toHaveLength(1);
     expect(String(ours[0][0])).toContain('IndexedDB is unavailable');
+    warn.mockRestore();
+  });
+});
+
+describe('device memory whose database cannot be opened in one tab', () => {
+  test('a wipe whose database cannot be opened still lets the tab follow the others after it', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const blocked = createDeviceMemoryStore('p:blocked', {
+      store: () => {
+        throw new DOMException('The operation is insecure.', 'SecurityError');
+      },
+    });
+    const heard: RemoteChange[] = [];
+    blocked.watch((change) => heard.push(change));
+    await blocked.clear();
+    await createDeviceMemoryStore('p:blocked').save({
+      open: false,
+      threadListOpen: false,
+      activeThreadId: 'th_1',
+      drafts: {},
+      outbox: [],
+      threads: [],
+      messages: [{ id: 'm0', role: 'user', content: 'From another tab', sources: [], status: 'complete' }],
+      owned: false,
+      ownerKey: '-',
+    });
+    await expect.poll(() => heard.at(-1)?.state?.messages[0]?.content).toBe('From another tab');
     warn.mockRestore();
   });
 });
