@@ -276,7 +276,8 @@ export class DeviceMemory {
   }
 
   async #read(): Promise<void> {
-    const state = await this.#store?.load();
+    const store = this.#store;
+    const state = await store?.load();
     this.#loaded = true;
     if (state) {
       this.#panelOpen = state.open;
@@ -293,7 +294,9 @@ export class DeviceMemory {
       this.#pending = remembered;
     }
     if (key !== undefined) this.bind(key);
-    else if (this.#pending) this.#options.confirmOwner();
+    // Closed (the widget left the page) or opened again while it read: no session for a record
+    // nobody can see here; the open that follows, if any, asks for itself.
+    else if (this.#pending && this.#store === store) this.#options.confirmOwner();
   }
 
   #restore(remembered: Remembered): void {

@@ -45,3 +45,27 @@ export async function dumpAllIndexedDb(): Promise<string[]> {
   }
   return out;
 }
+
+/**
+ * Holds every store of this origin's IndexedDB in a read-write transaction, kept alive with
+ * one read after another, until `release()`: a widget's read of the device waits behind it.
+ */
+export async function holdDevice(): Promise<() => void> {
+  let held = true;
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(info.name!);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const names = Array.from(db.objectStoreNames);
+    const transaction = db.transaction(names, 'readwrite');
+    const store = transaction.objectStore(names[0]);
+    const spin = () => {
+      if (held) store.count().onsuccess = spin;
+    };
+    spin();
+    transaction.oncomplete = () => db.close();
+  }
+  return () => (held = false);
+}

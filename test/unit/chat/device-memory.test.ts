@@ -155,6 +155,13 @@ describe('DeviceMemory owner binding', () => {
     expect(shown.map((s) => s.remembered.messages[0].content)).toEqual(['A question']);
   });
 
+  it("asks for no confirmation of a named owner's record read after the memory was closed (the widget left the page)", async () => {
+    const { memory, events } = harness(stored('key-alice'));
+    memory.close();
+    await memory.hydrated;
+    expect(events).not.toContain('confirm');
+  });
+
   it("wipes a named owner's record, drafts and queue included, when the session names someone else", async () => {
     const { memory, shown, store } = harness(stored('key-alice'));
     await memory.hydrated;

@@ -11,7 +11,7 @@ import {
   textareaOf,
   typeMessage,
 } from '../../../helpers/chat-fixture.js';
-import { storedMemory } from '../../../helpers/idb.js';
+import { holdDevice, storedMemory } from '../../../helpers/idb.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 
 const QUESTION = 'How do I theme it?';
@@ -94,6 +94,32 @@ describe('<agent-chat> reload with the Quickstart setup (no owner-key attribute)
     expect(textareaOf(again).value).toBe('a first draft');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(requestsOf(backend)).toBe(0);
+  });
+
+  test("a widget removed before it has read the device mints no session for a signed-in visitor's conversation it finds there", async ({
+    backend,
+  }) => {
+    backend.signIn('alice');
+    const el = await fixtureChat();
+    await el.send('Alice private question');
+    await expect.poll(async () => (await storedMemory())?.messages.length).toBe(2);
+    el.remove();
+    const sessions = backend.sessionRequests.length;
+
+    // In the page (inline: its conversation could be seen), and gone again before IndexedDB
+    // answers its read: the record it then finds waits for a session that nobody would see.
+    const release = await holdDevice();
+    const gone = el.cloneNode() as AgentChat;
+    document.body.append(gone);
+    await vi.waitFor(() => expect(gone.shadowRoot?.querySelector('#panel')).toBeTruthy());
+    gone.remove();
+    release();
+    // A widget that stays reads the same record and confirms her with one session of its own;
+    // by the time it shows her conversation the removed one's read (started first) is over.
+    const again = await fixtureChat();
+    await expect.poll(() => messagesOf(again).length).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(backend.sessionRequests.length - sessions).toBe(1);
   });
 
   test('the endpoint now names another owner: the remembered conversation is wiped unseen', async ({
