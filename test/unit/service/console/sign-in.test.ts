@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { OpenAiAgent, loadDocsFolder } from '../../../../service/node.js';
-import { scryptHasher, scryptPasswords } from '../../../../service/console-node.js';
+import { nodeConsole, scryptHasher, scryptPasswords } from '../../../../service/console-node.js';
 import { ADMIN, CONSOLE, addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { answers, upstream } from '../../../fixtures/model-upstream.js';
 import { PROJECT, chatRecords, makeService } from '../../../fixtures/service.js';
@@ -181,14 +181,27 @@ describe('console sign-in', () => {
     expect(results.filter((r) => r.status === 401)).toHaveLength(9);
   });
 
-  it('hashes with scrypt N = 2^17, and re-hashes an older hash at the next sign-in', async () => {
-    const { service } = makeService({ console: { passwords: scryptPasswords } });
-    const old = await scryptHasher({ N: 2 ** 15, r: 8, p: 1 }).hash(ADMIN.password);
-    expect(old).toMatch(/^scrypt\$32768\$8\$1\$/);
+  it("hashes with the service's scrypt, N = 2^17, and counts a hash made with less outdated", async () => {
+    // One hash at the service's cost (128 MiB, about 0.4 s, many times that on a loaded
+    // machine): what nodeConsole() gives the service, in the format it stores.
+    expect((await nodeConsole()).passwords).toBe(scryptPasswords);
+    const made = await scryptPasswords.hash(ADMIN.password);
+    expect(made).toMatch(/^scrypt\$131072\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(scryptPasswords.outdated(made)).toBe(false);
+    // Judged from the parameters the hash names, with no hashing: 2^15, as before, is outdated.
+    expect(scryptPasswords.outdated(made.replace('$131072$', '$32768$'))).toBe(true);
+  });
+
+  it("re-hashes an older hash at the next sign-in with the service's parameters", async () => {
+    // The service's own sequence at the tests' cost (2^12 for 2^17, 2^10 for the older 2^15):
+    // four hashes at the service's cost took seconds each on a loaded machine.
+    const { service } = makeService({ console: CONSOLE });
+    const old = await scryptHasher({ N: 2 ** 10, r: 8, p: 1 }).hash(ADMIN.password);
+    expect(old).toMatch(/^scrypt\$1024\$8\$1\$/);
     await service.storage.accounts.createAdmin({ username: ADMIN.username, passwordHash: old, createdAt: 0 });
     expect((await consoleClient(service).signIn()).status).toBe(200);
     const renewed = (await service.storage.accounts.getAdmin(ADMIN.username))!.passwordHash;
-    expect(renewed).toMatch(/^scrypt\$131072\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(renewed).toMatch(/^scrypt\$4096\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
     expect((await consoleClient(service).signIn(ADMIN.username, 'not the password at all')).status).toBe(401);
     expect((await consoleClient(service).signIn()).status).toBe(200);
     expect((await service.storage.accounts.getAdmin(ADMIN.username))!.passwordHash).toBe(renewed);
