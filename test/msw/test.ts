@@ -3,6 +3,7 @@ import { http, HttpResponse, isCommonAssetRequest } from 'msw';
 import { setupWorker } from 'msw/browser';
 import type { AgentServiceOptions } from '../../service/index.js';
 import { referenceBackend } from './reference.js';
+import { pageSideDrops } from './stream.js';
 
 /** Requests no handler answered during a test (msw answers them with a 500). */
 const unhandled: string[] = [];
@@ -46,7 +47,11 @@ export const test = base
         print.error();
       },
     });
-    onCleanup(() => worker.stop());
+    const restoreFetch = pageSideDrops();
+    onCleanup(() => {
+      restoreFetch();
+      worker.stop();
+    });
     return worker;
   })
   .extend('resetMsw', { auto: true }, async ({ worker }, { onCleanup }) => {
