@@ -40,6 +40,9 @@ const chromium = playwright({
   // Larger than any viewport a test sets, so the runner never scales the test frame down and
   // screenshots keep the frame's own pixels.
   contextOptions: { viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 },
+  // A click or a key that waits for an element that never comes fails here, naming its locator
+  // and what it waited for, rather than as an anonymous test timeout (15 s). Polls end at 5 s.
+  actionTimeout: 10_000,
 });
 
 /**
