@@ -190,25 +190,35 @@ async function keptOnDevice(): Promise<string[]> {
   return (await dumpAllIndexedDb()).filter((key) => key.includes(':ui:t:'));
 }
 
+const QUESTIONS = ['How do I theme it?', 'Can it speak German?', 'Where are my files kept?'];
+
+/**
+ * A public visitor's three conversations, asked from the composer, kept on the device, and the
+ * page reloaded. Each test below starts here: one scenario for all of it made some 60 browser
+ * actions and four answers, up to 10 s of the 15 s limit on a loaded machine.
+ */
+async function threeKeptThenReload(backend: ReferenceBackend): Promise<AgentChat> {
+  const el = await publicPage();
+  await el.open();
+  for (const [i, question] of QUESTIONS.entries()) {
+    if (i) await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
+    await ask(el, question);
+  }
+  await expect.poll(keptOnDevice).toHaveLength(2);
+  expect(backend.chatRequests()).toHaveLength(3);
+  return reload(el);
+}
+
 describe("<agent-chat> a public visitor's past conversations, kept on their device (decision 518)", () => {
-  test('three conversations come back after a reload, newest first; the oldest opens from the device at once and goes on with its thread; Delete forgets one on this device', async ({
+  test('three conversations come back after a reload, newest first, from the device; Tab stays in the list over the conversation', async ({
     worker,
     backend,
   }) => {
     worker.use(...publicSessions(backend));
-    let el = await publicPage();
-    await el.open();
-    const questions = ['How do I theme it?', 'Can it speak German?', 'Where are my files kept?'];
-    for (const [i, question] of questions.entries()) {
-      if (i) await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
-      await ask(el, question);
-    }
-    await expect.poll(keptOnDevice).toHaveLength(2);
-
-    el = await reload(el);
+    const el = await threeKeptThenReload(backend);
     const before = backend.serviceRequests.length;
     await openConversationsByKeyboard();
-    await expect.poll(() => threadListTitles(el)).toEqual([...questions].reverse());
+    await expect.poll(() => threadListTitles(el)).toEqual([...QUESTIONS].reverse());
     // The list and its rows come from the device: the service is not asked (it would answer 403).
     expect(backend.serviceRequests.length).toBe(before);
     await chaiExpect(el).to.be.accessible();
@@ -219,6 +229,17 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     expect(stops).toContain('Where are my files kept?');
     expect(stops).not.toContain('After the chat');
     expect(stops).not.toContain('Before the chat');
+  });
+
+  test('after a reload the oldest opens from the device at once and goes on with its thread; Delete forgets one on this device', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    let el = await threeKeptThenReload(backend);
+    const before = backend.serviceRequests.length;
+    await openConversationsByKeyboard();
+    await expect.poll(() => threadListTitles(el)).toEqual([...QUESTIONS].reverse());
     const ids = [...threadListOf(el).shadowRoot!.querySelectorAll<HTMLElement>('li[data-id]')].map(
       (li) => li.dataset.id,
     );
