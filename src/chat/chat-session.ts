@@ -137,6 +137,7 @@ export class ChatSession {
       // The list answered 403 after answering for an owner: someone else holds the session now.
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),
+      onAnswered: () => this.memory.listAnswered(),
     });
     this.composer = new Composer(
       {

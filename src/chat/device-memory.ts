@@ -233,6 +233,15 @@ export class DeviceMemory {
     return previous != null && !sameOwner(previous, key) ? 'changed' : 'kept';
   }
 
+  /**
+   * The list is as the service just answered it: not a change of this tab's to keep over what
+   * another tab writes after (a rename or delete there). Still written, where the device differs.
+   */
+  listAnswered(): void {
+    const { threads, owned } = this.#options.collect();
+    this.#synced = { ...this.#synced, threads, owned };
+  }
+
   /** Forgets what is stored for the owner; `broadcast` tells the other tabs, `unbind` forgets the owner too. */
   async wipe({ broadcast, unbind }: { broadcast: boolean; unbind: boolean }): Promise<void> {
     clearTimeout(this.#timer);

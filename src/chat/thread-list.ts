@@ -37,6 +37,8 @@ export interface ThreadListHooks {
   onOwnerLost?(): void;
   /** A thread could not be read, renamed or deleted (the list stays as it was). */
   onError?(error: ErrorInfo): void;
+  /** The service answered a page of the list: the rows are its word, not a change made here. */
+  onAnswered?(): void;
 }
 
 /**
@@ -140,6 +142,7 @@ export class ThreadList {
       this.#wasOwned = true;
       const threads = page.threads.filter((t) => !this.#gone.has(t.id));
       this.#set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
+      this.#hooks.onAnswered?.();
       // An answer ended while it loaded: once more, so the new or bumped thread shows.
       if (this.#staleLoad) return this.refresh();
     } catch (error) {
@@ -157,6 +160,7 @@ export class ThreadList {
       const known = new Set([...this.#state.threads.map((t) => t.id), ...this.#gone]);
       const threads = [...this.#state.threads, ...page.threads.filter((t) => !known.has(t.id))];
       this.#set({ status: 'ready', threads, nextCursor: page.next_cursor, loadingMore: false });
+      this.#hooks.onAnswered?.();
     } catch (error) {
       this.#fail(error, signal);
     }

@@ -288,4 +288,64 @@ describe('DeviceMemory owner binding', () => {
     await memory.flush();
     expect(saves.at(-1)?.threads.map((t) => t.title)).toEqual(['Invoices']);
   });
+
+  it("takes another tab's later list over one the service answered here that is not written yet", async () => {
+    const list = (title: string) => [
+      { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
+    ];
+    let listener: ((change: RemoteChange) => void) | undefined;
+    const saves: StoredMemory[] = [];
+    const live = {
+      drafts: {},
+      outbox: [],
+      threadListOpen: true,
+      activeThreadId: null,
+      messages: [],
+      threads: [] as ReturnType<typeof list>,
+      owned: false,
+    };
+    const shown: Remembered[] = [];
+    const memory = new DeviceMemory({
+      openStore: () => ({
+        load: async () => undefined,
+        save: async (state) => void saves.push(state),
+        clear: async () => {},
+        watch: (l) => ((listener = l), () => {}),
+        stash: () => {},
+        keptThread: async () => undefined,
+      }),
+      currentKey: () => 'key-alice',
+      collect: () => live,
+      restorePanel: () => {},
+      restoreConversations: (remembered) => {
+        shown.push(remembered);
+        Object.assign(live, { threads: remembered.threads, drafts: remembered.drafts });
+      },
+      confirmOwner: () => {},
+      wipedElsewhere: () => {},
+      saveDelayMs: 60_000,
+    });
+    memory.open('p:i');
+    await memory.hydrated;
+    await memory.flush();
+    // This tab's list answered by the service, its write still to come; the other tab renamed
+    // the row since, and its write arrives first.
+    Object.assign(live, { threads: list('Billing question'), owned: true });
+    memory.changed();
+    memory.listAnswered();
+    listener!({
+      state: stored('key-alice', {
+        activeThreadId: null,
+        messages: [],
+        outbox: [],
+        drafts: {},
+        threads: list('Invoices'),
+        owned: true,
+      }),
+    });
+    await vi.waitFor(() => expect(shown).toHaveLength(1));
+    expect(shown[0].threads.map((t) => t.title)).toEqual(['Invoices']);
+    await memory.flush();
+    expect(saves.at(-1)?.threads.map((t) => t.title)).toEqual(['Invoices']);
+  });
 });

@@ -38,6 +38,23 @@ describe('ThreadList', () => {
     expect(list.snapshot.threads.map((t) => t.id)).toEqual(['a', 'b', 'c']);
   });
 
+  it('says when the service answered a page: a load or the next page, not a restored list', async () => {
+    let answered = 0;
+    const api = {
+      listThreads: async ({ cursor }: { cursor?: string | null } = {}) =>
+        cursor
+          ? { threads: [thread('b')], next_cursor: null }
+          : { threads: [thread('a')], next_cursor: 'c1' },
+    } as unknown as ApiClient;
+    const list = new ThreadList(() => api, { onChange: () => {}, onAnswered: () => (answered += 1) });
+    list.restore([thread('cached')], true);
+    expect(answered).toBe(0);
+    await list.refresh();
+    expect(answered).toBe(1);
+    await list.loadMore();
+    expect(answered).toBe(2);
+  });
+
   it('loads again when it went out of date during a load, whose answer may predate the change', async () => {
     let release!: () => void;
     let calls = 0;
