@@ -80,6 +80,52 @@ function harness(initial: StoredMemory | undefined, key?: string) {
   };
 }
 
+const titled = (title: string) => [
+  { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
+];
+
+/**
+ * A tab whose list shows `threads` (the service's, `owned`), with a save that waits a minute:
+ * what another tab writes meanwhile finds this tab's changes not written yet. Follows as the
+ * session does: what is shown becomes the live state.
+ */
+function listTab(threads: ReturnType<typeof titled>, owned: boolean) {
+  let listener: ((change: RemoteChange) => void) | undefined;
+  const saves: StoredMemory[] = [];
+  const live = {
+    drafts: {},
+    outbox: [],
+    threadListOpen: true,
+    activeThreadId: null,
+    messages: [],
+    threads,
+    owned,
+  };
+  const shown: Remembered[] = [];
+  const memory = new DeviceMemory({
+    openStore: () => ({
+      load: async () => undefined,
+      save: async (state) => void saves.push(state),
+      clear: async () => {},
+      watch: (l) => ((listener = l), () => {}),
+      stash: () => {},
+      keptThread: async () => undefined,
+    }),
+    currentKey: () => 'key-alice',
+    collect: () => live,
+    restorePanel: () => {},
+    restoreConversations: (remembered) => {
+      shown.push(remembered);
+      Object.assign(live, { threads: remembered.threads, drafts: remembered.drafts });
+    },
+    confirmOwner: () => {},
+    wipedElsewhere: () => {},
+    saveDelayMs: 60_000,
+  });
+  memory.open('p:i');
+  return { memory, live, saves, shown, remote: (change: RemoteChange) => listener!(change) };
+}
+
 describe('DeviceMemory at pagehide (decision 443)', () => {
   it('stashes the drafts, the outbox and the conversation at once, with their owner, then writes the device as ever', async () => {
     const { memory, store, saves, live } = harness(undefined, 'key-alice');
@@ -228,45 +274,10 @@ describe('DeviceMemory owner binding', () => {
   });
 
   it("keeps a change of its own not written yet (a rename) when another tab's older write arrives, and writes it after", async () => {
-    const list = (title: string) => [
-      { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
-    ];
-    let listener: ((change: RemoteChange) => void) | undefined;
-    const saves: StoredMemory[] = [];
-    const live = {
-      drafts: {},
-      outbox: [],
-      threadListOpen: true,
-      activeThreadId: null,
-      messages: [],
-      threads: list('Billing question'),
-      owned: true,
-    };
-    const shown: Remembered[] = [];
-    const memory = new DeviceMemory({
-      openStore: () => ({
-        load: async () => undefined,
-        save: async (state) => void saves.push(state),
-        clear: async () => {},
-        watch: (l) => ((listener = l), () => {}),
-        stash: () => {},
-        keptThread: async () => undefined,
-      }),
-      currentKey: () => 'key-alice',
-      collect: () => live,
-      restorePanel: () => {},
-      restoreConversations: (remembered) => {
-        shown.push(remembered);
-        Object.assign(live, { threads: remembered.threads, drafts: remembered.drafts });
-      },
-      confirmOwner: () => {},
-      wipedElsewhere: () => {},
-      saveDelayMs: 60_000,
-    });
-    memory.open('p:i');
+    const { memory, live, saves, shown, remote } = listTab(titled('Billing question'), true);
     await memory.hydrated;
     await memory.flush();
-    live.threads = list('Invoices');
+    live.threads = titled('Invoices');
     memory.changed();
     // The other tab wrote its list, as it loaded it before the rename, and a draft; then once
     // more before this tab's own write lands. Both arrive together: a write is due within
@@ -276,12 +287,12 @@ describe('DeviceMemory owner binding', () => {
         activeThreadId: null,
         messages: [],
         outbox: [],
-        threads: list('Billing question'),
+        threads: titled('Billing question'),
         owned: true,
         drafts: { '': draft },
       });
-    listener!({ state: olderList('hello') });
-    listener!({ state: olderList('hello!') });
+    remote({ state: olderList('hello') });
+    remote({ state: olderList('hello!') });
     await vi.waitFor(() => expect(shown).toHaveLength(2));
     expect(shown.map((s) => s.threads.map((t) => t.title))).toEqual([['Invoices'], ['Invoices']]);
     expect(shown.map((s) => s.drafts)).toEqual([{ '': 'hello' }, { '': 'hello!' }]);
@@ -290,56 +301,21 @@ describe('DeviceMemory owner binding', () => {
   });
 
   it("takes another tab's later list over one the service answered here that is not written yet", async () => {
-    const list = (title: string) => [
-      { id: 'th_1', title, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
-    ];
-    let listener: ((change: RemoteChange) => void) | undefined;
-    const saves: StoredMemory[] = [];
-    const live = {
-      drafts: {},
-      outbox: [],
-      threadListOpen: true,
-      activeThreadId: null,
-      messages: [],
-      threads: [] as ReturnType<typeof list>,
-      owned: false,
-    };
-    const shown: Remembered[] = [];
-    const memory = new DeviceMemory({
-      openStore: () => ({
-        load: async () => undefined,
-        save: async (state) => void saves.push(state),
-        clear: async () => {},
-        watch: (l) => ((listener = l), () => {}),
-        stash: () => {},
-        keptThread: async () => undefined,
-      }),
-      currentKey: () => 'key-alice',
-      collect: () => live,
-      restorePanel: () => {},
-      restoreConversations: (remembered) => {
-        shown.push(remembered);
-        Object.assign(live, { threads: remembered.threads, drafts: remembered.drafts });
-      },
-      confirmOwner: () => {},
-      wipedElsewhere: () => {},
-      saveDelayMs: 60_000,
-    });
-    memory.open('p:i');
+    const { memory, live, saves, shown, remote } = listTab([], false);
     await memory.hydrated;
     await memory.flush();
     // This tab's list answered by the service, its write still to come; the other tab renamed
     // the row since, and its write arrives first.
-    Object.assign(live, { threads: list('Billing question'), owned: true });
+    Object.assign(live, { threads: titled('Billing question'), owned: true });
     memory.changed();
     memory.listAnswered();
-    listener!({
+    remote({
       state: stored('key-alice', {
         activeThreadId: null,
         messages: [],
         outbox: [],
         drafts: {},
-        threads: list('Invoices'),
+        threads: titled('Invoices'),
         owned: true,
       }),
     });
