@@ -46,6 +46,15 @@ async function serve(
 const OPTIONS = { maxPageBytes: 64 * 1024, retryDelayMs: 1 };
 const paths = (result: CrawlResult, base: string) => result.pages.map((page) => page.url.slice(base.length));
 const fetched = (site: StaticSite) => site.requests.map((r) => r.path);
+/** A copy of the fixture site, served and crawled once: what a re-crawl revalidates against. */
+async function crawledOnce() {
+  const root = await mkdtemp(join(tmpdir(), 'docs-site-'));
+  temps.push(root);
+  await cp(SITE, root, { recursive: true });
+  const site = await serve(root);
+  const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
+  return { root, site, first, previous: new Map(first.pages.map((page) => [page.url, page])) };
+}
 /** The fixture site's pages a crawl of `/docs/` indexes. */
 const FIXTURE_PAGES = [
   '/docs/',
@@ -190,12 +199,7 @@ describe('crawlSite on a local static site', () => {
   });
 
   it('revalidates with ETag on a re-crawl: unchanged pages come back without sections, changed and removed ones are told apart', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'docs-site-'));
-    temps.push(root);
-    await cp(SITE, root, { recursive: true });
-    const site = await serve(root);
-    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
-    const previous = new Map(first.pages.map((page) => [page.url, page]));
+    const { root, site, first, previous } = await crawledOnce();
 
     site.requests.length = 0;
     const again = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, previous });
@@ -268,12 +272,7 @@ describe('crawlSite on a local static site', () => {
   });
 
   it('a copy that changed is read again: one that no longer names a canonical page is a page of its own', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'docs-site-'));
-    temps.push(root);
-    await cp(SITE, root, { recursive: true });
-    const site = await serve(root);
-    const first = await crawlSite(`${site.url}/docs/`, OPTIONS);
-    const previous = new Map(first.pages.map((page) => [page.url, page]));
+    const { root, site, previous } = await crawledOnce();
     await writeFile(
       join(root, 'docs/guide/alias.html'),
       '<title>Upgrading</title><main><h1>Upgrading Acme</h1><p>Stop the server first.</p></main>',

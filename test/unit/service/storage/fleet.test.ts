@@ -197,6 +197,24 @@ storageSuite('fleet', (suite) => {
 /** Only PostgreSQL has roles and LISTEN/NOTIFY across processes (npm run test:postgres). */
 const postgresOnly = process.env.DATABASE_URL ? [{ name: 'PostgreSQL' }] : [];
 
+/** A fresh schema, and how many connections LISTEN on its channel (a connected admin client counts them; end it). */
+async function listenersOfFreshSchema() {
+  const databaseUrl = await freshPostgresSchema();
+  const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  const listeners = async () =>
+    Number(
+      (
+        await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
+          `LISTEN "agent_chat.${schema}"`,
+        ])
+      ).rows[0].n,
+    );
+  return { databaseUrl, admin, listeners };
+}
+
 describe.each(postgresOnly)('fleet signals on $name', { timeout: 60_000 }, () => {
   it('a role without table rights can neither read, forge nor flood them', async () => {
     const databaseUrl = await freshPostgresSchema();
@@ -256,20 +274,8 @@ describe.each(postgresOnly)('fleet signals on $name', { timeout: 60_000 }, () =>
 
 describe.each(postgresOnly)('one LISTEN connection per store on $name', { timeout: 60_000 }, () => {
   it('every subscriber shares it, hears each message though another throws, and the last one closes it (decision 632)', async () => {
-    const databaseUrl = await freshPostgresSchema();
-    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
+    const { databaseUrl, admin, listeners } = await listenersOfFreshSchema();
     const [a, b] = await Promise.all([openStorage({ databaseUrl }), openStorage({ databaseUrl })]);
-    const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    const listeners = async () =>
-      Number(
-        (
-          await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
-            `LISTEN "agent_chat.${schema}"`,
-          ])
-        ).rows[0].n,
-      );
     try {
       const got: string[][] = [[], []];
       const off = [
@@ -300,19 +306,7 @@ describe.each(postgresOnly)('one LISTEN connection per store on $name', { timeou
 
 describe.each(postgresOnly)('an instance on $name', { timeout: 60_000 }, () => {
   it('listens on one connection whoever in it listens, and closes it when it closes (decisions 632, 640)', async () => {
-    const databaseUrl = await freshPostgresSchema();
-    const schema = new URL(databaseUrl).searchParams.get('options')!.split('=')[1];
-    const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    const listeners = async () =>
-      Number(
-        (
-          await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE query = $1', [
-            `LISTEN "agent_chat.${schema}"`,
-          ])
-        ).rows[0].n,
-      );
+    const { databaseUrl, admin, listeners } = await listenersOfFreshSchema();
     const services = await Promise.all(
       [0, 1].map(async () =>
         createAgentService({
