@@ -16,6 +16,9 @@ export async function openWatched(
   origin: string,
 ): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[]; requests: string[] }> {
   const page = await browser.newPage();
+  // A click or a wait for an element that never comes fails here, naming its locator, rather
+  // than as the test's anonymous 30 s timeout (Playwright's own default is to wait for ever).
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
