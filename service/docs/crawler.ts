@@ -9,6 +9,7 @@ import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type
 import { Pace } from './pace.js';
 import { Scope } from './scope.js';
 import { parseSitemap } from './sitemap.js';
+import type { DocPageCopy as PageCopy } from '../storage/records.js';
 import type { ExtractedPage, Section } from './types.js';
 
 /**
@@ -19,17 +20,6 @@ import type { ExtractedPage, Section } from './types.js';
  * through `fetch`, so tests run the crawler against a local site.
  */
 
-/**
- * Another address of a page: one that served its content too (`/docs/index.html` beside
- * `/docs/`), or named it as its canonical address. Kept with the page, so the next crawl
- * revalidates it as it does the page instead of reading it whole (decision 642).
- */
-export interface PageCopy {
-  url: string;
-  etag: string | null;
-  lastModified: string | null;
-}
-
 /** What a crawl remembers of a page it read, to revalidate it next time (keyed by its address). */
 export interface PageState {
   /** The address the page was read from, without fragment. */
@@ -39,7 +29,10 @@ export interface PageState {
   /** SHA-256 of what was extracted: a page served again with the same content is unchanged. */
   hash: string;
   links: string[];
-  /** Its other addresses this crawl read (none for a folder's pages). */
+  /**
+   * Its other addresses this crawl read (none for a folder's pages): kept with it, so the next
+   * crawl revalidates them as it does the page instead of reading them whole (decision 642).
+   */
   copies?: PageCopy[];
 }
 
@@ -292,6 +285,9 @@ async function request(
   }
 }
 
+/** A copy as stored, without what the crawl noted beside it. */
+const bare = ({ url, etag, lastModified }: PageCopy): PageCopy => ({ url, etag, lastModified });
+
 /**
  * The crawl's copies of pages (decision 642): addresses that served a page's content again, and
  * those that named another page canonical. The last crawl's are revalidated as copies.
@@ -315,7 +311,7 @@ class PageCopies {
 
   /** `copy` names `of` as its canonical address, or was its copy last time and has not changed since. */
   add(copy: PageCopy, of: string) {
-    this.named.push({ url: copy.url, etag: copy.etag, lastModified: copy.lastModified, of });
+    this.named.push({ ...bare(copy), of });
   }
 
   /**
@@ -341,8 +337,7 @@ class PageCopies {
     const copies = [...pages.filter((page) => !kept.has(page.url)), ...this.named];
     for (const copy of copies) {
       const page = keeper('of' in copy ? copy.of : copy.url);
-      if (page && !page.copies.some((c) => c.url === copy.url))
-        page.copies.push({ url: copy.url, etag: copy.etag, lastModified: copy.lastModified });
+      if (page && !page.copies.some((c) => c.url === copy.url)) page.copies.push(bare(copy));
     }
     return [...kept.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   }
