@@ -18,6 +18,11 @@ export class AnswerLock {
     return typeof navigator === 'undefined' ? undefined : navigator.locks;
   }
 
+  /** Whether the browser has Web Locks here (a secure context). */
+  get available(): boolean {
+    return this.#locks !== undefined;
+  }
+
   /** Holds the lock from now until `letGo` (a second call while held does nothing). */
   hold(): void {
     const locks = this.#locks;

@@ -95,6 +95,7 @@ export class ChatSession {
     onChange: () => this.#publish(),
     canSend: () => this.#tabs.maySend(),
     send: (text, attachments, key) => this.conversation.send(text, attachments, key),
+    online: () => this.#tabs.sendOnline(),
   });
   readonly threadList: ThreadList;
   readonly composer: Composer;

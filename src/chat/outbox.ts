@@ -23,6 +23,11 @@ export interface OutboxHooks {
   canSend(): boolean;
   /** Sends one question as a new turn; resolves when its answer ended, however it ended. */
   send(text: string, attachments: readonly FileInfo[], idempotencyKey?: string): Promise<void>;
+  /**
+   * Back online: sends what waits (sendNow). Every tab hears `online` at once and may hold the
+   * same questions (another tab's, followed through the device): they go once across tabs.
+   */
+  online(): void;
 }
 
 let ids = 0;
@@ -43,7 +48,7 @@ export class Outbox {
   #items: readonly OutboxEntry[] = [];
   readonly #online = () => {
     this.#hooks.onChange();
-    this.sendNext();
+    this.#hooks.online();
   };
   readonly #offline = () => this.#hooks.onChange();
   /** Attempts of the questions that came back, by id. */

@@ -75,6 +75,16 @@ export class TabHandoff {
     if (this.#parts.connected()) this.#lock.ifFree(() => this.#sendLocked());
   }
 
+  /**
+   * The browser is back online, in every tab at once: the outbox goes as sendQueued sends it,
+   * once across tabs, as each tab holds the questions asked offline in any of them. Without Web
+   * Locks each tab sends what it holds, as it cannot know what the others do.
+   */
+  sendOnline(): void {
+    if (this.#lock.available) this.sendQueued();
+    else this.#parts.sendQueued();
+  }
+
   async #sendLocked(): Promise<void> {
     const { memory } = this.#parts;
     await memory.flush();

@@ -61,6 +61,7 @@ describe("a question's Idempotency-Key", () => {
       onChange: () => {},
       canSend: () => true,
       send: async (_text, _files, key) => void sent.push(key),
+      online: () => outbox.sendNow(),
     });
     outbox.add('Queued?');
     await new Promise((resolve) => setTimeout(resolve, 0));

@@ -1,4 +1,4 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
@@ -112,6 +112,31 @@ describe('<agent-chat> in two tabs', () => {
     await expect.poll(() => messagesOf(second).length).toBe(4);
     const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
     expect(bodies.map((b) => b.message)).toEqual([QUESTION, 'And events?']);
+  });
+
+  test('a question asked offline, which the other tab shows queued, is sent once when the browser is back online', async ({
+    backend,
+  }) => {
+    const { first, second } = await twoTabs(backend);
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    try {
+      dispatchEvent(new Event('offline'));
+      await first.send('Sent while offline');
+      const queued = (el: AgentChat) => el.shadowRoot!.querySelector('.outbox')?.textContent ?? '';
+      await expect.poll(() => queued(second)).toContain('Sent while offline');
+      // Back online: both tabs hear it at once, as every tab of a laptop that wakes up does.
+      onLine.mockReturnValue(true);
+      dispatchEvent(new Event('online'));
+      await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
+      await expect.poll(() => answerOf(second)?.status, { timeout: 8000 }).toBe('complete');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+      expect(bodies.map((b) => b.message)).toEqual(['Sent while offline']);
+      expect(messagesOf(first)).toHaveLength(2);
+      expect(messagesOf(second)).toHaveLength(2);
+    } finally {
+      onLine.mockRestore();
+    }
   });
 
   describe('with an agent whose answer ends when the test says', () => {
