@@ -32,12 +32,14 @@ const QUOTE_CHARS = 1_500;
 /** The wire contract's words for a tool the visitor refused (§7). */
 const DENIED = 'denied by the visitor';
 
-/** The answer when nothing matches, in `locale` (English by default). */
-export const noMatch = (locale?: string) => {
+/**
+ * The answer when nothing matches, in `locale` (English by default). The topics it suggests are
+ * this widget's articles': on a site's own docs it says only that it found nothing (decision 647).
+ */
+export const noMatch = (locale?: string, ownDocs = false) => {
   const phrases = phrasesFor(locale);
-  return `${phrases.notFound}\n\n${phrases.topics}`;
+  return ownDocs ? phrases.notFound : `${phrases.notFound}\n\n${phrases.topics}`;
 };
-export const NO_MATCH = noMatch();
 
 /**
  * Deterministic, offline agent: answers by quoting the section of the docs that best matches
@@ -62,11 +64,15 @@ export class DemoAgent implements Agent {
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
   async search(question: string, docs = this.docs, earlier?: string): Promise<Hit[]> {
-    const own = docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
-    const hits = await (own ?? this.knowledge).search(question, 20, earlier);
+    const hits = await ((await this.ownDocs(docs)) ?? this.knowledge).search(question, 20, earlier);
     const best = Math.max(0, ...hits.map((hit) => hit.match));
     if (best < this.minScore) return [];
     return hits.filter((hit) => hit.match >= best / 2);
+  }
+
+  /** The site's docs when they hold a section; null: this widget's articles answer. */
+  private async ownDocs(docs: DocsSearch | null): Promise<DocsSearch | null> {
+    return docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
   }
 
   /** The search as steps and sources, and the best section as the answer (or what to ask instead). */
@@ -79,7 +85,8 @@ export class DemoAgent implements Agent {
     const phrases = phrasesFor(locale);
     const step = firstSearch(phrases, message);
     yield { type: 'activity', step: { ...step, status: 'started' } };
-    const hits = await this.search(message, docs ?? this.docs, earlier);
+    const searched = docs ?? this.docs;
+    const hits = await this.search(message, searched, earlier);
     const sources = sourcesOf(hits);
     const best = hits[0]?.section;
     yield {
@@ -93,7 +100,7 @@ export class DemoAgent implements Agent {
     };
     if (best) yield { type: 'sources', sources };
     // The source card under the answer names the page and its section: the answer is the quote alone.
-    return best ? quote(best.text) : noMatch(locale);
+    return best ? quote(best.text) : noMatch(locale, (await this.ownDocs(searched)) !== null);
   }
 
   async *answer({

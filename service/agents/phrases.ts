@@ -19,7 +19,7 @@ interface Table {
   foundNone: string;
   /** The first sentence of an answer the docs do not cover. */
   notFound: string;
-  /** The demo agent's suggestions after `notFound` (Markdown). */
+  /** The demo agent's suggestions after `notFound` on this widget's own articles (Markdown). */
   topics: string;
   /** A client tool ran; generic, for languages whose sentence cannot be built from the tool's name. */
   toolDone: string;

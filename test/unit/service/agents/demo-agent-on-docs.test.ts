@@ -54,6 +54,22 @@ describe('the demo agent on the configured docs, offline', () => {
     expect(await agent.search('Tell me about the weather in Paris')).toEqual([]);
   });
 
+  it("says it found nothing in the site's docs without suggesting this widget's topics", async () => {
+    const ctx = makeService({ agent: new DemoAgent({ docs: await siteDocs() }) });
+    const records = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token: await ctx.session('alice'),
+        body: { integration_id: 'int_demo', message: 'Tell me about the weather in Paris' },
+      }),
+    );
+    const text = records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join('');
+    // The site's visitors ask about the site: the session endpoint and theming are not its topics.
+    expect(text).toBe("I couldn't find that in the docs.");
+  });
+
   it("answers a follow-up from the subject of the thread's earlier question", async () => {
     const section = (page: string, heading: string, text: string) => ({
       url: `https://acme.test/docs/${page}#${heading.toLowerCase().replace(/\W+/g, '-')}`,

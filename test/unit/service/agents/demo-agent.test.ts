@@ -53,6 +53,8 @@ describe('DemoAgent', () => {
     const { events, text } = await chat(await session(), 'zebra quantum lasagna');
     expect(events.some((e) => e.type === 'sources')).toBe(false);
     expect(text).toContain("I couldn't find that in the docs");
+    // On this widget's own articles it says what they cover.
+    expect(text).toContain('**session endpoint**');
   });
 });
 
