@@ -47,11 +47,13 @@ function requireListedOrigin(ctx: ServiceContext, request: Request, integration:
   const origin =
     request.headers.get('Origin') ?? (request.headers.get('Sec-Fetch-Site') === 'same-origin' ? own : null);
   if (origin && integration.allowedOrigins.includes(origin)) return origin;
-  throw new HttpError(
-    403,
-    'origin_not_allowed',
-    `Pages on ${origin ?? 'an unnamed origin'} may not start public sessions of integration ${integration.id}: add the origin to its "Allowed origins" on the Integrations page of the service console.`,
-  );
+  // `null` is the origin of a file opened from disk and of a sandboxed frame on any website: no
+  // list may hold it, so the fix is where the page is served, not the list (decision 649).
+  const detail =
+    origin === 'null'
+      ? `This page has no origin (a file opened from disk, or a sandboxed frame), so it may not start public sessions of integration ${integration.id}: serve it over http(s) from one of the integration's "Allowed origins".`
+      : `Pages on ${origin ?? 'an unnamed origin'} may not start public sessions of integration ${integration.id}: add the origin to its "Allowed origins" on the Integrations page of the service console.`;
+  throw new HttpError(403, 'origin_not_allowed', detail);
 }
 
 /** What the per-address limits count: one window per kind of call, project and client address. */

@@ -146,6 +146,19 @@ describe('public sessions (§2b)', () => {
     expect((await mint(ctx.call, altcha)).status).toBe(200);
   });
 
+  it('a page opened from a file (Origin: null) is told to be served from an allowed origin, not to allow "null"', async () => {
+    const ctx = publicService();
+    const response = await challenge(ctx.call, 'null');
+    expect(response.status).toBe(403);
+    const { code, detail } = await errorBody(response);
+    expect(code).toBe('origin_not_allowed');
+    // "null" cannot be allowed (the console and --allowed-origin take http(s) origins only), and
+    // every sandboxed frame on any website sends it too.
+    expect(detail).not.toContain('Pages on null');
+    expect(detail).toContain('has no origin');
+    expect(detail).toContain('serve it over http(s)');
+  });
+
   it("a page on the service's own origin: its same-origin GET carries no Origin, and Sec-Fetch-Site says where it is from", async () => {
     const ctx = makeService({
       projects: [PROJECT, { ...PUBLIC_PROJECT, allowedOrigins: [BASE] }],
