@@ -11,6 +11,8 @@ export function normalizeOrigin(value: string): string | null {
     return null;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  // `https://*.example.com` parses, but no browser sends a wildcard: such a line matches nothing.
+  if (url.hostname.includes('*')) return null;
   // Only scheme, host and port: a path, a query or credentials mean it is not an origin.
   return url.origin === text.toLowerCase() || url.origin === text ? url.origin : null;
 }

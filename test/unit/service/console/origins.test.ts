@@ -101,11 +101,13 @@ describe('allowed origins', () => {
         'https://x.example/path',
         'ftp://files.example',
         '*.example.com',
+        // A wildcard with a scheme parses as a URL, but no browser sends it: it would match nothing.
+        'https://*.example.com',
       ],
     });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toBe(
-      'Not an origin (scheme://host[:port], no path): https://x.example/path, ftp://files.example, *.example.com.',
+      'Not an origin (scheme://host[:port], no path): https://x.example/path, ftp://files.example, *.example.com, https://*.example.com.',
     );
     expect((await admin.call('GET', 'projects')).body.projects[0].integrations[0].allowed_origins).toEqual(
       [],
