@@ -95,7 +95,7 @@ export class ChatSession {
     onChange: () => this.#publish(),
     canSend: () => this.#tabs.maySend(),
     send: (text, attachments, key) => this.conversation.send(text, attachments, key),
-    online: () => this.#tabs.sendOnline(),
+    online: () => this.#tabs.sendWaiting(),
   });
   readonly threadList: ThreadList;
   readonly composer: Composer;
@@ -352,11 +352,11 @@ export class ChatSession {
     if (this.#untouched() && !Object.keys(this.composer.drafts).length)
       this.composer.drafts = { ...remembered.drafts };
     if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
-    if (this.#untouched() && remembered.messages.length) {
-      this.conversation.reset(remembered.activeThreadId, remembered.messages);
-      // An answer to reattach, or a question to send again, goes first; the outbox follows when it ends.
-      if (!this.#tabs.reattachLast() && !this.#tabs.resendLast()) this.outbox.sendNext();
-    }
+    const restored = this.#untouched() && remembered.messages.length > 0;
+    if (restored) this.conversation.reset(remembered.activeThreadId, remembered.messages);
+    // An answer to reattach, or a question to send again, goes first; the outbox follows when it
+    // ends. Else it goes now, a first question asked offline too: no `online` will come for it.
+    if (!restored || (!this.#tabs.reattachLast() && !this.#tabs.resendLast())) this.#tabs.sendWaiting();
     this.#publish();
   }
 

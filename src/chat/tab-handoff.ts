@@ -76,11 +76,12 @@ export class TabHandoff {
   }
 
   /**
-   * The browser is back online, in every tab at once: the outbox goes as sendQueued sends it,
-   * once across tabs, as each tab holds the questions asked offline in any of them. Without Web
-   * Locks each tab sends what it holds, as it cannot know what the others do.
+   * What waits in the outbox goes now (the browser is back online, in every tab at once, or a
+   * load found it on the device): as sendQueued sends it, once across tabs, as each tab holds
+   * the questions asked offline in any of them. Without Web Locks each tab sends what it holds,
+   * as it cannot know what the others do.
    */
-  sendOnline(): void {
+  sendWaiting(): void {
     if (this.#lock.available) this.sendQueued();
     else this.#parts.sendQueued();
   }

@@ -124,4 +124,27 @@ describe('<agent-chat> outbox', () => {
       onLine.mockRestore();
     }
   });
+
+  test('a first question asked offline, the page loaded again once online: it is sent once', async ({
+    backend,
+  }) => {
+    const el = await fixtureChat();
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    try {
+      dispatchEvent(new Event('offline'));
+      await el.send('Asked before the laptop slept');
+      await expect
+        .poll(async () => (await storedMemory())?.outbox.map((q) => q.text))
+        .toEqual(['Asked before the laptop slept']);
+      el.remove();
+    } finally {
+      onLine.mockRestore();
+    }
+    // The browser threw the tab away while the laptop slept, and loads it again, online.
+    const again = await fixtureChat();
+    await expect.poll(() => messagesOf(again).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    expect(bodies.map((b) => b.message)).toEqual(['Asked before the laptop slept']);
+    expect(again.shadowRoot!.querySelector('.outbox')).toBeNull();
+  });
 });
