@@ -602,6 +602,27 @@ describe('the console in Chromium', () => {
     await dark.context.close();
   });
 
+  it('the Install snippets wait for the service to say which widget it serves: nothing to copy before, the pinned tag after', async () => {
+    const { page, context } = await open({ signedIn: true });
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/console/api/install*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    await page.getByRole('heading', { name: 'Install', level: 2 }).waitFor();
+    // A quick Copy here took a tag for a service without a widget, from the page's own /assets/.
+    expect(await page.getByText(/serves no widget/).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Copy script tag' }).count()).toBe(0);
+    answer();
+    await page.getByRole('button', { name: 'Copy script tag' }).waitFor();
+    expect(await page.getByLabel('script tag', { exact: true }).textContent()).toContain(
+      `src="${service.url}/widget/`,
+    );
+    await context.close();
+  });
+
   it('conversations: the 👎 filter, full-text search, and a thread with its feedback reason and comment', async () => {
     const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();

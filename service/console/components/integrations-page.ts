@@ -33,7 +33,8 @@ export class IntegrationsPage extends ConsolePage {
   ];
 
   @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
-  @state() private install: ConsoleInstall | null = null;
+  /** What the service serves to paste; undefined while it is asked, null when it could not be. */
+  @state() private install: ConsoleInstall | null | undefined;
   @state() private copied = '';
   @state() private confirming: 'project' | 'integration' | null = null;
 
@@ -43,7 +44,9 @@ export class IntegrationsPage extends ConsolePage {
       (info) => {
         this.install = info;
       },
-      () => {},
+      () => {
+        this.install = null;
+      },
     );
   }
 
@@ -114,13 +117,19 @@ export class IntegrationsPage extends ConsolePage {
   }
 
   private installSection(integration: ConsoleIntegration, input: Parameters<typeof scriptTag>[0]) {
-    const widget = this.install?.widget;
+    // Until the service says which widget it serves, a snippet would name none: nothing to copy yet.
+    if (!this.install)
+      return html`<section class="card stack" aria-labelledby="install-title">
+        <h2 id="install-title">Install</h2>
+        ${this.install === null ? html`<p class="notice warn">The service did not say which widget it serves: reload the page to see what to paste.</p>` : html`<p class="muted">Loading…</p>`}
+      </section>`;
+    const widget = this.install.widget;
     const from = widget
       ? html` The script is agent-chat ${widget.version}, served by this service and pinned with its integrity hash: a browser runs it only if it is exactly that file.`
       : nothing;
     return html`<section class="card stack" aria-labelledby="install-title">
         <h2 id="install-title">Install</h2>
-        ${this.install && !widget ? html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>` : nothing}
+        ${widget ? nothing : html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>`}
         ${
           integration.public
             ? html`<p class="muted">Paste this into any page on the allowed origins: no server code, no API key.${from}</p>
