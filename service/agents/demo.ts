@@ -64,10 +64,21 @@ export class DemoAgent implements Agent {
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
   async search(question: string, docs = this.docs, earlier?: string): Promise<Hit[]> {
-    const hits = await ((await this.ownDocs(docs)) ?? this.knowledge).search(question, 20, earlier);
+    const own = await this.ownDocs(docs);
+    const hits = await (own ?? this.knowledge).search(question, 20, earlier);
     const best = Math.max(0, ...hits.map((hit) => hit.match));
-    if (best < this.minScore) return [];
+    if (best < (own ? await this.siteThreshold(own) : this.minScore)) return [];
     return hits.filter((hit) => hit.match >= best / 2);
+  }
+
+  /**
+   * The bar on a site's docs: `minScore`, or on a small site the weight of one of its rarest words
+   * (BM25's idf of a word in one section of n). A word's weight shrinks with the number of
+   * sections, so a fixed bar set on a manual refused a ten-page site's right section (decision 654).
+   */
+  private async siteThreshold(docs: DocsSearch): Promise<number> {
+    const sections = (await docs.size?.()) ?? Number.POSITIVE_INFINITY;
+    return Math.min(this.minScore, Math.log(1 + (sections - 0.5) / 1.5));
   }
 
   /** The site's docs when they hold a section; null: this widget's articles answer. */

@@ -294,6 +294,10 @@ export class StaticDocs implements DocsSearch {
   async expansions(question: string): Promise<string[]> {
     return this.index.expansions(question);
   }
+
+  async size(): Promise<number> {
+    return this.index.size;
+  }
 }
 
 /**

@@ -54,6 +54,26 @@ describe('the demo agent on the configured docs, offline', () => {
     expect(await agent.search('Tell me about the weather in Paris')).toEqual([]);
   });
 
+  it("answers from a small site's right section though its words weigh less than a manual's", async () => {
+    // Eight sections: "migrate" is in two of them, so it weighs 2.4, under the bar of 5 that a
+    // manual's thousands of sections reach with one matching word.
+    const agent = new DemoAgent({ docs: await siteDocs() });
+    const [hit] = await agent.search('how do I migrate');
+    expect(hit.section.url).toBe('https://acme.test/docs/guide/install.html#upgrading');
+    expect(hit.match).toBeLessThan(5);
+    // A manual's weak match is still no answer: the bar is the same 5 there.
+    const filler = Array.from({ length: 400 }, (_, i) => ({
+      url: `https://acme.test/docs/page${i}.html`,
+      pageUrl: `https://acme.test/docs/page${i}.html`,
+      title: `Page ${i}`,
+      headings: [],
+      text: `Topic number ${i}: ${i % 2 ? 'migrate the tables' : 'other things'} and more words.`,
+    }));
+    const manual = new DemoAgent({ docs: new StaticDocs(filler) });
+    expect((await new StaticDocs(filler).search('how do I migrate', 1))[0].match).toBeLessThan(5);
+    expect(await manual.search('how do I migrate')).toEqual([]);
+  });
+
   it("says it found nothing in the site's docs without suggesting this widget's topics", async () => {
     const ctx = makeService({ agent: new DemoAgent({ docs: await siteDocs() }) });
     const records = await allRecords(
