@@ -1,5 +1,5 @@
 /** The Install page's snippets: what a site owner pastes, with their project filled in. */
-import { widgetPath } from '../../contract/paths.js';
+import { LATEST_WIDGET, widgetPath } from '../../contract/paths.js';
 
 export interface SnippetInput {
   projectId: string;
@@ -29,7 +29,23 @@ export function scriptTag(input: SnippetInput): string {
 /** The element of a public integration (§2b): no session endpoint, the service mints. */
 export function publicScriptTag(input: SnippetInput): string {
   return `${script(input)}
-<agent-chat project-id="${input.projectId}" integration-id="${input.integrationId}"
+${publicElement(input)}`;
+}
+
+/**
+ * The same through `/widget/latest/` with no hash (decision 655): whatever release the service
+ * serves, so a page keeps its chat across upgrades; null when the service serves no widget.
+ */
+export function publicLatestTag(input: SnippetInput): string | null {
+  return input.widget
+    ? `<script src="${input.serviceUrl}${widgetPath(LATEST_WIDGET, input.widget.file)}"
+        crossorigin="anonymous"></script>
+${publicElement(input)}`
+    : null;
+}
+
+function publicElement(input: SnippetInput): string {
+  return `<agent-chat project-id="${input.projectId}" integration-id="${input.integrationId}"
             base-url="${input.serviceUrl}"></agent-chat>`;
 }
 

@@ -566,11 +566,20 @@ describe('the console in Chromium', () => {
       .getByText(/served by this service and pinned with its integrity hash/)
       .first()
       .waitFor();
-    pasted = (await page.getByLabel('public script tag').textContent()) ?? '';
+    pasted = (await page.getByLabel('public script tag', { exact: true }).textContent()) ?? '';
     const sri = await (await fetch(`${service.url}/widget/latest/sri.json`)).json();
     expect(pasted).toContain(`src="${service.url}/widget/`);
     expect(pasted).toContain(`integrity="${sri['agent-chat.iife.js']}" crossorigin="anonymous"`);
     expect(pasted).not.toContain('session-endpoint');
+    // Beside it, the tag a page keeps across upgrades: the same element, the latest release, no pin.
+    const following = (await page.getByLabel('public script tag that follows upgrades').textContent()) ?? '';
+    expect(following).toContain(
+      `src="${service.url}/widget/latest/agent-chat.iife.js"\n        crossorigin="anonymous"`,
+    );
+    expect(following).not.toContain('integrity');
+    expect(following.slice(following.indexOf('<agent-chat'))).toBe(
+      pasted.slice(pasted.indexOf('<agent-chat')),
+    );
     expect(await axe(page)).toEqual([]);
 
     // A visitor on the static page the site owner pasted it into: no server code, an answer.

@@ -72,6 +72,27 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
     await page.close();
   });
 
+  it('the tag that follows upgrades loads the release the service serves through /widget/latest/, its part too, and answers', async () => {
+    const { page, errors, requests, violations } = await open(`${site.origin}/following`);
+    const answer = await ask(page, 'How do I theme the widget?');
+    expect(answer).toContain('Style the widget from your page');
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    const widgetFiles = requests
+      .filter((r) => r.includes(`${service.url}/widget/`))
+      .map((r) => r.replace(service.url, ''));
+    // The script and its proof-of-work part are asked for as latest and redirected to the release.
+    expect(widgetFiles).toEqual(
+      expect.arrayContaining([
+        'GET /widget/latest/agent-chat.iife.js',
+        `GET /widget/${service.version}/agent-chat.iife.js`,
+        `GET /widget/latest/${publicSessionPart}`,
+        `GET /widget/${service.version}/${publicSessionPart}`,
+      ]),
+    );
+    await page.close();
+  });
+
   it('a page on an origin the integration does not list: the visitor reads that the chat is not available here', async () => {
     const { page, violations } = await open(elsewhere.origin);
     await refused(page, 'How do I theme the widget?', "This chat isn't available on this website.");

@@ -31,21 +31,26 @@ export async function listen(handler: (path: string) => { html: string; csp: str
 }
 
 /**
- * A static site, as a docs generator or a hosted CMS publishes it: one HTML page and no server
- * code. It loads the widget from the service with its SRI hash, under a CSP that allows scripts
- * and connections from the service alone, and names no session endpoint.
+ * A static site, as a docs generator or a hosted CMS publishes it: HTML pages and no server
+ * code. `/` loads the widget from the service with its SRI hash, `/following` through
+ * `/widget/latest/` with none (the tag that follows the service's upgrades), under a CSP that
+ * allows scripts and connections from the service alone; neither names a session endpoint.
  */
 export function staticSite(
   serviceOf: () => { url: string; version: string; integrity: string },
   lang = 'en',
 ) {
   return listen((path) => {
-    if (path !== '/') return null;
+    if (path !== '/' && path !== '/following') return null;
     const service = serviceOf();
+    const script =
+      path === '/'
+        ? `<script src="${service.url}/widget/${service.version}/agent-chat.iife.js" integrity="${service.integrity}" crossorigin="anonymous"></script>`
+        : `<script src="${service.url}/widget/latest/agent-chat.iife.js" crossorigin="anonymous"></script>`;
     return {
       csp: `default-src 'self'; script-src ${service.url}; style-src 'self'; connect-src ${service.url}`,
       html: `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Docs</title>
-<script src="${service.url}/widget/${service.version}/agent-chat.iife.js" integrity="${service.integrity}" crossorigin="anonymous"></script>
+${script}
 </head><body><h1>Static docs</h1>
 <agent-chat mode="inline" project-id="${PUBLIC.projectId}" integration-id="${PUBLIC.integrationId}" base-url="${service.url}"></agent-chat>
 </body></html>`,

@@ -4,7 +4,7 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/console.js';
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
-import { expressSnippet, fetchSnippet, publicScriptTag, scriptTag } from '../snippets.js';
+import { expressSnippet, fetchSnippet, publicLatestTag, publicScriptTag, scriptTag } from '../snippets.js';
 import { ConsolePage, inPlace } from './page.js';
 import { field } from '../form.js';
 import { publicAccessFields, publicAccessPatch, publicAccessStyles } from './public-access.js';
@@ -134,6 +134,7 @@ export class IntegrationsPage extends ConsolePage {
           integration.public
             ? html`<p class="muted">Paste this into any page on the allowed origins: no server code, no API key.${from}</p>
         ${this.snippet('public script tag', publicScriptTag(input))}
+        ${this.latestSnippet(input)}
         <p class="muted">A site with its own login can still use a session endpoint instead (below), to keep each visitor’s conversations.</p>`
             : nothing
         }
@@ -144,6 +145,15 @@ export class IntegrationsPage extends ConsolePage {
         <p class="muted">Or a Fetch route:</p>
         ${this.snippet('Fetch snippet', fetchSnippet(input))}
       </section>`;
+  }
+
+  /** The public tag without a pin: the page follows this service's upgrades (decision 655). */
+  private latestSnippet(input: Parameters<typeof scriptTag>[0]) {
+    const code = publicLatestTag(input);
+    return code
+      ? html`<p class="muted">After an upgrade the pinned tag finds no file until you paste the new one. To follow this service’s upgrades instead, paste this tag: it loads whichever release the service serves, with no hash for the browser to check.</p>
+        ${this.snippet('public script tag that follows upgrades', code)}`
+      : nothing;
   }
 
   private snippet(name: string, code: string) {
