@@ -1,3 +1,4 @@
+import { readBounded } from '../kernel/bounded-body.js';
 import { diversify, fuseByRank, referredTo, type SectionIndex } from './ranking.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
@@ -25,6 +26,15 @@ export interface EmbeddingsOptions {
 export const embeddingText = (section: Section): string =>
   `${[section.title, ...section.headings].join(' › ')}\n\n${section.text}`.slice(0, 6_000);
 
+/**
+ * The widest vector taken (decision 652): models answer with 384 to 4,096 numbers (OpenAI's
+ * largest 3,072); a server that sends more is broken or hostile, and each number is held per
+ * section in memory and in the store.
+ */
+export const MAX_DIMENSIONS = 8_192;
+/** An answer's bytes at most: each text's vector at the widest, each number written long, and room for the rest. */
+const answerLimit = (texts: number) => (1 << 20) + texts * MAX_DIMENSIONS * 32;
+
 export class Embedder {
   private readonly fetch: typeof fetch;
   private readonly url: string;
@@ -49,7 +59,15 @@ export class Embedder {
         await response.body?.cancel().catch(() => {});
         throw new Error(`the embeddings server answered ${response.status}`);
       }
-      const body = (await response.json()) as { data?: { embedding?: unknown; index?: number }[] };
+      // Read up to a limit, as the chat stream is (decision 312): a server must not make the service hold what it sends.
+      const bytes = await readBounded(response, answerLimit(input.length));
+      if (!bytes)
+        throw new Error(
+          `the embeddings server's answer is over ${answerLimit(input.length).toLocaleString('en')} bytes`,
+        );
+      const body = JSON.parse(new TextDecoder().decode(bytes)) as {
+        data?: { embedding?: unknown; index?: number }[];
+      };
       const data = Array.isArray(body?.data) ? body.data : [];
       if (data.length !== input.length)
         throw new Error('the embeddings server sent a wrong number of vectors');
@@ -57,6 +75,10 @@ export class Embedder {
       for (const item of ordered) {
         if (!Array.isArray(item.embedding) || !item.embedding.every((v) => typeof v === 'number'))
           throw new Error('the embeddings server sent a vector that is not a list of numbers');
+        if (item.embedding.length > MAX_DIMENSIONS)
+          throw new Error(
+            `the embeddings server sent a vector of more than ${MAX_DIMENSIONS.toLocaleString('en')} numbers`,
+          );
         out.push(unit(item.embedding as number[]));
       }
     }

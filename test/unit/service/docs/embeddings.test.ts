@@ -155,6 +155,44 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
     expect(aborted.requests()).toBe(0);
   });
 
+  it("refuses a hostile server's answer past its size, or a vector past 8,192 numbers, without holding it", async () => {
+    /** A server that answers every request with `answer(texts)` streamed in 1 MiB writes. */
+    const hostile = async (answer: (texts: number) => Generator<string>) => {
+      const server = createServer((req, res) => {
+        let raw = '';
+        req.on('data', (chunk) => (raw += chunk));
+        req.on('end', async () => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          for (const part of answer(JSON.parse(raw).input.length))
+            if (!res.write(part)) await new Promise((resolve) => res.once('drain', resolve));
+          res.end();
+        });
+        res.on('error', () => {});
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => server.closeAllConnections());
+      closers.push(() => server.close());
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      return new Embedder({ baseUrl, model: 'embed-small' });
+    };
+    const vector = (index: number) => JSON.stringify({ index, embedding: [3, 4] });
+    // Valid JSON, one small vector per text, behind 64 MiB of white space (no Content-Length).
+    const padded = await hostile(function* (texts) {
+      for (let i = 0; i < 64; i++) yield ' '.repeat(1 << 20);
+      yield JSON.stringify({ data: [] }).replace(
+        '[]',
+        `[${Array.from({ length: texts }, (_, i) => vector(i))}]`,
+      );
+    });
+    await expect(padded.embed(['exit'])).rejects.toThrow(/the embeddings server's answer is over/);
+
+    // A vector of 100,000 numbers for one text: its JSON, 200 KB, is within the size.
+    const wide = await hostile(function* () {
+      yield JSON.stringify({ data: [{ index: 0, embedding: Array<number>(100_000).fill(1) }] });
+    });
+    await expect(wide.embed(['exit'])).rejects.toThrow('a vector of more than 8,192 numbers');
+  });
+
   it("gives each page's best section first after the fusion, then a page's second", async () => {
     const sections: Section[] = [
       ['app', 'Closing', 'Press Ctrl+Q to exit the application.'],
