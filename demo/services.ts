@@ -82,7 +82,13 @@ export function demoServices(): Plugin {
     const storage = await openStorage({ dataDir: DEMO.dataDir });
     // A library with no sources: the demo agent answers from the widget's own articles until the
     // console's Sources page is given a site or folder, which is then what it answers from.
-    const docs = new DocsLibrary({ store: storage.docs, clock: systemClock, readFolder: readDocsFolder });
+    // Its sources may be on this machine too, for the same reason as its webhooks (decision 650).
+    const docs = new DocsLibrary({
+      store: storage.docs,
+      clock: systemClock,
+      readFolder: readDocsFolder,
+      network: { allowPrivate: true },
+    });
     const service = createAgentService({
       projects: [{ id: DEMO.projectId, apiKey: DEMO.apiKey, integrationIds: [DEMO.integrationId] }],
       basePath: DEMO.servicePath,

@@ -23,6 +23,7 @@ import { readDocsFolder } from './docs/folder.js';
 import { splitExclusions } from './docs/exclusions.js';
 import { splitSynonyms, synonymProblem } from './docs/synonyms.js';
 import { DocsInputError, DocsLibrary, sourceExclusions, sourceLocation } from './docs/library.js';
+import type { SiteNetwork } from './docs/site-network.js';
 import { systemClock } from './kernel/clock.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { Stores } from './storage/types.js';
@@ -94,6 +95,10 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                       loopback, link-local addresses), over http:// too: for a receiver of your own,
                       such as a local Mattermost (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1; default: public
                       https:// addresses only, as a console admin is not necessarily this machine's operator)
+  --allow-private-docs  let the console's docs sources be crawled on this machine and its network
+                      (private, loopback, link-local addresses): for docs served there
+                      (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1; default: public addresses only, except the
+                      sites given with --docs, as a console admin is not necessarily this machine's operator)
   DATABASE_URL        PostgreSQL instead of the embedded database
   AGENT_CHAT_RATE_LIMIT            agent calls a minute per owner or client address (default 60; 0 = off)
   AGENT_CHAT_SESSION_MINT_LIMIT    session mints a minute per project: the site's own server budget (default 600; 0 = off)
@@ -165,6 +170,7 @@ const OPTIONS = {
   out: { type: 'string' },
   'drain-seconds': { type: 'string' },
   'allow-private-webhooks': { type: 'boolean' },
+  'allow-private-docs': { type: 'boolean' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -376,6 +382,7 @@ function docsOf(values: Flags, quiet: boolean): DocsFlags {
       store: storage.docs,
       clock: systemClock,
       readFolder: readDocsFolder,
+      network: docsNetwork(values, locations),
       embedder,
       folderUrl,
       log,
@@ -401,6 +408,16 @@ function docsOf(values: Flags, quiet: boolean): DocsFlags {
   };
   return { locations, folderUrl, project, setup };
 }
+
+/**
+ * Where crawls may connect (decision 650): the sites given with `--docs` are the operator's own,
+ * wherever they are; the console's are public unless the operator allows the service's own network.
+ */
+const docsNetwork = (values: Flags, locations: string[]): SiteNetwork => ({
+  allowPrivate:
+    values['allow-private-docs'] ?? ['1', 'true'].includes(env.AGENT_CHAT_ALLOW_PRIVATE_DOCS ?? ''),
+  operatorSites: locations.filter((location) => URL.canParse(location)),
+});
 
 /**
  * The `--docs-exclude` patterns, checked against every `--docs` source; null when none are given.

@@ -275,6 +275,8 @@ async function request(
       }
     } catch (error) {
       client.signal?.throwIfAborted();
+      // An address the crawl may not reach (decision 650) stops it: no other page is asked for.
+      if (error instanceof Error && error.name === 'SiteAddressError') throw error;
       failure =
         error instanceof Error && error.name === 'TimeoutError'
           ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`

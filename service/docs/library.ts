@@ -19,6 +19,7 @@ import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
 import { ProjectIndex } from './project-index.js';
 import type { Hit } from './types.js';
+import { SiteAddressError, type SiteNetwork, siteFetch } from './site-network.js';
 
 /**
  * The projects' documentation (decisions 294, 298): each project's sources in the database,
@@ -55,6 +56,12 @@ export interface DocsLibraryOptions {
   leaseMs?: number;
   /** How long a search trusts its index before asking the store whether it moved. Default 5 s. */
   freshnessMs?: number;
+  /**
+   * Where crawls may connect (decision 650): public addresses only unless `allowPrivate`, or the
+   * site is one of `operatorSites`. Default: public addresses, through the system's resolver.
+   * A `crawl.fetch` given replaces it (tests).
+   */
+  network?: SiteNetwork;
   /** The crawler's caps and fetch. */
   crawl?: Omit<CrawlOptions, 'previous' | 'signal' | 'exclude'>;
   /** A folder's public URL when none is given. Default `/docs`. */
@@ -121,6 +128,7 @@ async function readSource(
   try {
     if (source.kind === 'site') {
       const result = await crawlSite(source.location, {
+        fetch: siteFetch(options.network ?? { allowPrivate: false }),
         ...options.crawl,
         exclude,
         previous,
@@ -155,7 +163,7 @@ async function readSource(
     const reason =
       error instanceof Error && 'code' in error && error.code === 'ENOENT'
         ? 'the folder does not exist'
-        : error instanceof CrawlExcludedStartError
+        : error instanceof CrawlExcludedStartError || error instanceof SiteAddressError
           ? error.message
           : `the source could not be read (${error instanceof Error ? error.message : 'unknown error'})`;
     return {

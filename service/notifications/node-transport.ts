@@ -1,32 +1,12 @@
 /**
- * What a webhook's attempt needs of Node (decision 626): the system's resolver, every answer of
- * it, and a POST whose connection goes to the addresses already checked. Loaded when first used,
+ * What a webhook's attempt needs of Node (decision 626): a POST whose connection goes to the
+ * addresses already checked (`../kernel/node-network.ts`). Loaded when first used,
  * so the service's core stays free of Node's modules.
  */
-import type { LookupAddress } from 'node:dns';
-import { lookup } from 'node:dns/promises';
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import type { ResolvedAddress } from './address.js';
-
-export async function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
-  return (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({
-    address: a.address,
-    family: a.family === 6 ? 6 : 4,
-  }));
-}
-
-/** A lookup that answers with the addresses already checked: the name is not resolved a second time. */
-function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const fitting = addresses.filter((a) => !options.family || a.family === options.family);
-    if (!fitting.length)
-      return callback(Object.assign(new Error('No such address.'), { code: 'ENOTFOUND' }), '', 4);
-    if (options.all) return (callback as (e: null, all: LookupAddress[]) => void)(null, fitting);
-    callback(null, fitting[0].address, fitting[0].family);
-  };
-}
+import type { ResolvedAddress } from '../kernel/addresses.js';
+import { checkedLookup } from '../kernel/node-network.js';
 
 /**
  * One POST to the checked addresses on a fresh connection (a pooled socket could be elsewhere),

@@ -57,6 +57,7 @@ export async function startConsoleService(): Promise<{
     store: storage.docs,
     clock: systemClock,
     readFolder: readDocsFolder,
+    network: { allowPrivate: true },
     crawl: { retryDelayMs: 1 },
   });
   const service = createAgentService({

@@ -28,6 +28,7 @@ async function sourcesConsole() {
     clock,
     readFolder: readDocsFolder,
     freshnessMs: 0,
+    network: { allowPrivate: true },
     crawl: { retryDelayMs: 1 },
   });
   const made = await withConsole({ storage, clock, docs, projects: [PROJECT, OTHER] });

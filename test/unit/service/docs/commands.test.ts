@@ -25,6 +25,7 @@ async function crawled() {
   const library = new DocsLibrary({
     store: memoryStores().docs,
     clock: new ManualClock(),
+    network: { allowPrivate: true },
     crawl: { retryDelayMs: 1 },
   });
   await library.addSource(P, `${site.url}/docs/`);

@@ -181,7 +181,7 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
       for (let i = 0; i < 64; i++) yield ' '.repeat(1 << 20);
       yield JSON.stringify({ data: [] }).replace(
         '[]',
-        `[${Array.from({ length: texts }, (_, i) => vector(i))}]`,
+        `[${Array.from({ length: texts }, (_, i) => vector(i)).join(',')}]`,
       );
     });
     await expect(padded.embed(['exit'])).rejects.toThrow(/the embeddings server's answer is over/);

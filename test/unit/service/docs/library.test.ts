@@ -28,6 +28,7 @@ async function fixture() {
       store: storage.docs,
       clock,
       readFolder: readDocsFolder,
+      network: { allowPrivate: true },
       crawl: { retryDelayMs: 1 },
       ...options,
     });
@@ -70,7 +71,13 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     const storage = memoryStores();
     const clock = new ManualClock();
     const library = () =>
-      new DocsLibrary({ store: storage.docs, clock, leaseMs: 150, crawl: { retryDelayMs: 1 } });
+      new DocsLibrary({
+        store: storage.docs,
+        clock,
+        leaseMs: 150,
+        network: { allowPrivate: true },
+        crawl: { retryDelayMs: 1 },
+      });
     const [a, b] = [library(), library()];
     await a.addSource(P, `${site.url}/docs/`);
     const crawling = a.tick();
@@ -293,6 +300,7 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
       store: storage.docs,
       clock,
       recrawlEveryMs: 86_400_000,
+      network: { allowPrivate: true },
       crawl: { retryDelayMs: 1 },
     });
     await docs.addSource(P, `${site.url}/docs/`);
@@ -374,7 +382,12 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
       },
     });
     open.push(site);
-    const docs = new DocsLibrary({ store: storage.docs, clock, crawl: { retryDelayMs: 1 } });
+    const docs = new DocsLibrary({
+      store: storage.docs,
+      clock,
+      network: { allowPrivate: true },
+      crawl: { retryDelayMs: 1 },
+    });
     const source = await docs.addSource(P, `${site.url}/docs/`, undefined, ['/docs/reference/']);
     expect(source.exclude).toEqual(['/docs/reference/']);
     await docs.tick();

@@ -45,7 +45,13 @@ describe.each(fleets)('a crawl across a fleet of two on $name', { timeout: 30_00
     const clock = new ManualClock();
     const stores = await fleet.stores();
     const libraries = stores.map(
-      (storage) => new DocsLibrary({ store: storage.docs, clock, crawl: { retryDelayMs: 1 } }),
+      (storage) =>
+        new DocsLibrary({
+          store: storage.docs,
+          clock,
+          network: { allowPrivate: true },
+          crawl: { retryDelayMs: 1 },
+        }),
     );
     services = stores.map((storage, i) =>
       createAgentService({

@@ -53,6 +53,7 @@ function serviceOn(storage: Stores, now: number) {
     store: storage.docs,
     clock,
     readFolder: readDocsFolder,
+    network: { allowPrivate: true },
     crawl: { retryDelayMs: 1 },
   });
   const service = createAgentService({

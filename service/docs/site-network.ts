@@ -1,0 +1,60 @@
+/**
+ * Where a docs crawl may connect (decision 650). A source is added by a console admin, who is not
+ * necessarily the machine's operator: a crawl of `http://169.254.169.254/` or of an intranet
+ * host would read the service's own network into an index the admin can search. So a crawl
+ * reaches public addresses only, checked on the addresses it connects to (every answer for a
+ * name, each request resolved afresh and connected to exactly those: a name that turns private
+ * after the first check, DNS rebinding, is refused at that request), unless the operator allows
+ * the service's own network, or named the site themselves (`--docs`).
+ */
+import { type Resolve, bounded, isIP, nonPublicKind, systemResolve } from '../kernel/addresses.js';
+
+/** The setting as an operator writes it, for the words that name it. */
+export const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
+
+export interface SiteNetwork {
+  /** Every address may be crawled, the service's own network too: the operator's setting. */
+  allowPrivate: boolean;
+  /** Sites the operator named (`--docs`): their origins are crawled wherever they are. */
+  operatorSites?: readonly string[];
+  /** How names resolve (every address of one). Default: the system's resolver. */
+  resolve?: Resolve;
+}
+
+/** A crawl refused an address: it stops there, and the words say why and what allows it. */
+export class SiteAddressError extends Error {
+  override name = 'SiteAddressError';
+}
+
+/**
+ * A `fetch` for the crawler (GET, its headers, its signal) that connects only to addresses
+ * `network` allows, on a fresh connection to the addresses it checked; a refused one rejects
+ * with `SiteAddressError`, before any byte is sent.
+ */
+export function siteFetch(network: SiteNetwork): typeof fetch {
+  const resolve = network.resolve ?? systemResolve;
+  const operators = new Set(
+    (network.operatorSites ?? []).flatMap((site) => (URL.canParse(site) ? [new URL(site).origin] : [])),
+  );
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const signal = init?.signal ?? undefined;
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const literal = isIP(host);
+    const addresses = literal
+      ? [{ address: host, family: literal }]
+      : await (signal ? bounded(resolve(host), signal) : resolve(host));
+    if (!addresses.length) throw new Error(`${host} resolves to no address`);
+    if (!network.allowPrivate && !operators.has(url.origin))
+      for (const { address } of addresses) {
+        const kind = nonPublicKind(address);
+        if (kind)
+          throw new SiteAddressError(
+            `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with ${ALLOW_PRIVATE_DOCS_SETTING}.`,
+          );
+      }
+    // Node's transport, loaded at the first request (the core also runs where Node is not).
+    const { pinnedGet } = await import('../kernel/node-network.js');
+    return pinnedGet(url, Object.fromEntries(new Headers(init?.headers)), addresses, signal);
+  };
+}

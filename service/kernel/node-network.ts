@@ -1,0 +1,70 @@
+/**
+ * What a request to checked addresses needs of Node (decision 626): the system's resolver, every
+ * answer of it, and a connection that goes to the addresses already checked, never to a second
+ * answer for the name (DNS rebinding). Loaded when first used, so the core stays free of Node's
+ * modules.
+ */
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+import type { ResolvedAddress } from './addresses.js';
+
+export async function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
+  return (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+}
+
+/** A lookup that answers with the addresses already checked: the name is not resolved a second time. */
+export function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const fitting = addresses.filter((a) => !options.family || a.family === options.family);
+    if (!fitting.length)
+      return callback(Object.assign(new Error('No such address.'), { code: 'ENOTFOUND' }), '', 4);
+    if (options.all) return (callback as (e: null, all: LookupAddress[]) => void)(null, fitting);
+    callback(null, fitting[0].address, fitting[0].family);
+  };
+}
+
+/** Statuses whose answer has no body, which a `Response` refuses to be given one. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * A GET to the checked addresses on a fresh connection (a pooled socket could be elsewhere), no
+ * redirect followed, as a web `Response` whose body streams; `signal` ends the request and its
+ * body. No `Accept-Encoding` is sent, so the body comes as the server keeps it.
+ */
+export function pinnedGet(
+  url: URL,
+  headers: Record<string, string>,
+  addresses: ResolvedAddress[],
+  signal?: AbortSignal,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      { method: 'GET', headers, lookup: checkedLookup(addresses), signal, agent: false },
+      (message) => {
+        const status = message.statusCode ?? 0;
+        try {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(message.headers))
+            for (const one of value === undefined ? [] : [value].flat()) answer.append(name, one);
+          if (NULL_BODY.has(status)) message.resume();
+          const body = NULL_BODY.has(status) ? null : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
+          resolve(new Response(body, { status, headers: answer }));
+        } catch (error) {
+          // A status no Response may have (under 200, over 599) or a header it cannot hold.
+          message.destroy();
+          reject(error);
+        }
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
