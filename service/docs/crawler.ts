@@ -1,5 +1,6 @@
 import { MAX_FILE_BYTES } from '../../contract/limits.js';
 import { readBounded } from '../kernel/bounded-body.js';
+import { deadline } from '../kernel/deadline.js';
 import { retryAfterMs } from '../kernel/retry-after.js';
 import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
@@ -245,10 +246,8 @@ async function request(
 ): Promise<Response | string> {
   for (let attempt = 1; ; attempt++) {
     await client.pace.turn(client.signal);
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(client.timeoutMs),
-      ...(client.signal ? [client.signal] : []),
-    ]);
+    // The body is read after this returns: the deadline must outlive it (kernel/deadline.ts).
+    const signal = deadline(client.timeoutMs, client.signal);
     let failure: string;
     let tries = 2;
     let wait = client.retryDelayMs;
@@ -397,6 +396,14 @@ async function extractResponse(
   return markdown ? markdownPage(text, url) : extractHtml(text, url);
 }
 
+/** Why a body broke off while it was read (a drip past the time limit, a dropped connection); the crawl's own stop goes on up instead. */
+function broken(client: Client, error: unknown): string {
+  client.signal?.throwIfAborted();
+  return error instanceof Error && error.name === 'TimeoutError'
+    ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
+    : 'the connection broke before the end of the answer';
+}
+
 class Crawl {
   private readonly client: Client;
   private readonly maxPages: number;
@@ -454,14 +461,17 @@ class Crawl {
   private async readRobots() {
     const url = `${this.scope.origin}/robots.txt`;
     const response = await request(this.client, url);
-    if (typeof response === 'string') {
+    const unanswered = (reason: string) => {
       this.robots = DISALLOW_ALL;
       this.complete = false;
-      this.failures.push({ url, reason: `${response}: nothing is crawled until robots.txt answers` });
-      return;
-    }
+      this.failures.push({ url, reason: `${reason}: nothing is crawled until robots.txt answers` });
+    };
+    if (typeof response === 'string') return unanswered(response);
     if (response.status >= 200 && response.status < 300) {
-      const text = await readText(response, 512 * 1024);
+      const text = await readText(response, 512 * 1024).catch((error: unknown) => ({
+        broken: broken(this.client, error),
+      }));
+      if (typeof text === 'object' && text) return unanswered(text.broken);
       this.robots = text === null ? ALLOW_ALL : parseRobots(text, url);
       this.client.pace.atLeast(this.robots.crawlDelayMs);
     } else await response.body?.cancel().catch(() => {});
@@ -488,7 +498,13 @@ class Crawl {
         Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
       });
       const ok = typeof response !== 'string' && response.status >= 200 && response.status < 300;
-      const text = ok ? await readSitemap(response, 10 * this.maxBytes) : null;
+      const text = ok
+        ? await readSitemap(response, 10 * this.maxBytes).catch((error: unknown) => {
+            // A sitemap that broke off is one not read; the crawl's own stop goes on up.
+            broken(this.client, error);
+            return null;
+          })
+        : null;
       if (typeof response !== 'string' && !ok) await response.body?.cancel().catch(() => {});
       if (text === null) {
         if (given && url === this.start)
@@ -597,11 +613,13 @@ class Crawl {
       await response.body?.cancel().catch(() => {});
       return this.failed(url, statusReason(status), status === 404 || status === 410 ? undefined : before);
     }
-    const page = await extractResponse(response, url, {
-      maxBytes: this.maxBytes,
-      maxPdfBytes: this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf,
-    });
+    const limits = { maxBytes: this.maxBytes, maxPdfBytes: this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf };
+    // A body that stops coming fails its page for a passing reason; the crawl goes on.
+    const page = await extractResponse(response, url, limits).catch((error: unknown) => ({
+      broken: broken(this.client, error),
+    }));
     if (typeof page === 'string') return this.failed(url, page, undefined);
+    if (page && 'broken' in page) return this.failed(url, page.broken, before);
     if (page) await this.read(url, page, response.headers, before);
   }
 

@@ -1,4 +1,5 @@
 import { readBounded } from '../kernel/bounded-body.js';
+import { deadline } from '../kernel/deadline.js';
 import { diversify, fuseByRank, referredTo, type SectionIndex } from './ranking.js';
 import type { DocsSearch, Hit, Section } from './types.js';
 
@@ -100,10 +101,8 @@ export class Embedder {
           ...(this.options.apiKey && { Authorization: `Bearer ${this.options.apiKey}` }),
         },
         body: JSON.stringify({ model: this.options.model, input }),
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
-          ...(signal ? [signal] : []),
-        ]),
+        // The body is read after this returns: the deadline must outlive it (kernel/deadline.ts).
+        signal: deadline(this.options.timeoutMs ?? 30_000, signal),
       });
     try {
       return await send();

@@ -49,6 +49,8 @@ export function pinnedGet(
       url,
       { method: 'GET', headers, lookup: checkedLookup(addresses), signal, agent: false },
       (message) => {
+        // The body ends with the signal's reason, as fetch's does: a timeout reads as one.
+        signal?.addEventListener('abort', () => message.destroy(signal.reason as Error), { once: true });
         const status = message.statusCode ?? 0;
         try {
           const answer = new Headers();

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsLibrary } from '../../../../service/docs/library.js';
@@ -191,6 +193,25 @@ describe('embeddings through an OpenAI-compatible /v1/embeddings', () => {
       yield JSON.stringify({ data: [{ index: 0, embedding: Array<number>(100_000).fill(1) }] });
     });
     await expect(wide.embed(['exit'])).rejects.toThrow('a vector of more than 8,192 numbers');
+  });
+
+  it('gives up an answer that drips for ever at its time limit, while garbage collections run', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => server.close());
+    closers.push(() => server.closeAllConnections());
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const embedder = new Embedder({ baseUrl, model: 'embed-small', timeoutMs: 300 });
+    // What a busy service does, and what took a timeout held only weakly before it fired (Node 20).
+    setFlagsFromString('--expose-gc');
+    const collect = setInterval(runInNewContext('gc') as () => void, 10);
+    closers.push(() => clearInterval(collect));
+    await expect(embedder.embed(['exit'])).rejects.toThrow('no answer within 300 ms');
   });
 
   it("gives each page's best section first after the fusion, then a page's second", async () => {

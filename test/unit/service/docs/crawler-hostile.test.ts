@@ -1,0 +1,132 @@
+/**
+ * A hostile docs site against the crawler's bounds (decisions 287, 651): pages that drip or never
+ * end, sitemaps that nest, loop or list without end, addresses without end. The site is a local
+ * server on 127.0.0.1, read through the service's own transport (`siteFetch`).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { crawlSite, type CrawlOptions } from '../../../../service/docs/crawler.js';
+import { siteFetch } from '../../../../service/docs/site-network.js';
+
+const closers: (() => void)[] = [];
+afterEach(() => closers.splice(0).forEach((close) => close()));
+
+/** A site whose every path `route` answers; robots.txt is a 404 (no rules) unless `routesRobots`. */
+async function hostileSite(
+  route: (path: string, req: IncomingMessage, res: ServerResponse) => void,
+  routesRobots = false,
+) {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    paths.push(path);
+    res.on('error', () => {});
+    if (path === '/robots.txt' && !routesRobots) return res.writeHead(404).end();
+    route(path, req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => server.close());
+  closers.push(() => server.closeAllConnections());
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths };
+}
+
+/**
+ * Garbage collections every few milliseconds until stopped: what a busy service does, and what
+ * took a timeout signal held only weakly before it fired (Node 20).
+ */
+function collecting(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const timer = setInterval(gc, 10);
+  return () => clearInterval(timer);
+}
+
+const html = (res: ServerResponse, body: string) =>
+  res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>Page</title><main>${body}</main>`);
+
+const OPTIONS: CrawlOptions = {
+  fetch: siteFetch({ allowPrivate: true }),
+  retryDelayMs: 1,
+  maxPageBytes: 64 * 1024,
+  timeoutMs: 1_000,
+};
+
+describe('the crawler against a hostile docs site', () => {
+  it('gives up a page that drips for ever, and reads the others', async () => {
+    const site = await hostileSite((path, _req, res) => {
+      if (path === '/docs/drip.html') {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        const timer = setInterval(() => res.write('<p>a'), 50);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
+      if (path === '/docs/')
+        return html(res, '<p>Start.</p><a href="drip.html">d</a><a href="next.html">n</a>');
+      if (path === '/docs/next.html') return html(res, '<p>Next.</p>');
+      res.writeHead(404).end();
+    });
+    const started = Date.now();
+    const stop = collecting();
+    onTestFinished(stop);
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.pages.map((page) => page.url.slice(site.url.length)).sort()).toEqual([
+      '/docs/',
+      '/docs/next.html',
+    ]);
+    expect(result.failures).toEqual([{ url: `${site.url}/docs/drip.html`, reason: 'no answer within 1 s' }]);
+    expect(result.complete).toBe(true);
+
+    // robots.txt that drips: nothing is crawled, and the crawl says so instead of failing whole.
+    const dripping = await hostileSite((_path, _req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      const timer = setInterval(() => res.write('#'), 50);
+      res.on('close', () => clearInterval(timer));
+    }, true);
+    const stopped = await crawlSite(`${dripping.url}/docs/`, OPTIONS);
+    expect(stopped.failures).toEqual([
+      {
+        url: `${dripping.url}/robots.txt`,
+        reason: 'no answer within 1 s: nothing is crawled until robots.txt answers',
+      },
+    ]);
+    expect(stopped.complete).toBe(false);
+    expect(dripping.paths).toEqual(['/robots.txt']);
+  });
+
+  it('refuses a page without end, and a sitemap index that nests and loops, within their caps', async () => {
+    let sitemaps = 0;
+    const site = await hostileSite((path, _req, res) => {
+      if (path === '/docs/endless.html') {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        const more = () => {
+          while (res.write('<p>' + 'x'.repeat(16_384))) {}
+        };
+        res.on('drain', more);
+        return more();
+      }
+      const index = /^\/docs\/sitemap(\d*)\.xml$/.exec(path);
+      if (index) {
+        sitemaps++;
+        const n = Number(index[1] || 0);
+        // Each index names itself, the one before and two new ones: a loop and a tree without end.
+        const names = [n, Math.max(0, n - 1), 2 * n + 1, 2 * n + 2].map(
+          (i) => `<sitemap><loc>${site.url}/docs/sitemap${i}.xml</loc></sitemap>`,
+        );
+        return res
+          .writeHead(200, { 'Content-Type': 'application/xml' })
+          .end(`<sitemapindex>${names.join('')}</sitemapindex>`);
+      }
+      if (path === '/docs/') return html(res, '<p>Start.</p><a href="endless.html">e</a>');
+      res.writeHead(404).end();
+    });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(sitemaps).toBe(50);
+    expect(result.failures).toEqual([
+      { url: `${site.url}/docs/endless.html`, reason: 'the page is over 64 KB: not indexed' },
+    ]);
+  });
+});
