@@ -111,6 +111,13 @@ export interface CrawlOptions {
 
 const USER_AGENT = `${PRODUCT_TOKEN}-service (documentation crawler)`;
 const MAX_SITEMAPS = 50;
+/**
+ * Addresses longer than this are not followed: the sitemaps protocol's bound for a `<loc>`, past
+ * which an address is a generated one (a query string that grows at each link), not a page.
+ */
+const MAX_URL_CHARS = 2_048;
+/** Addresses a crawl keeps in mind for each page it may read (robots.txt's and the owner's exclusions among them). */
+const MAX_SEEN_PER_PAGE = 10;
 /** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
 const MAX_START_REDIRECTS = 5;
 
@@ -404,9 +411,50 @@ function broken(client: Client, error: unknown): string {
     : 'the connection broke before the end of the answer';
 }
 
+/**
+ * The addresses of a crawl (decision 653): those seen, once each, and those to read, never more
+ * than the page cap can still take. Past either bound an address is dropped and the crawl is
+ * truncated: a site whose sitemaps list millions of addresses (49 of 250,000 each took 3 GB and
+ * 200 s for a crawl of 10 pages) is read as far as the cap, and no further.
+ */
+class Frontier {
+  private readonly seen = new Set<string>();
+  private readonly queue: string[] = [];
+  readonly excluded = new Set<string>();
+  readonly disallowed = new Set<string>();
+  private fetched = 0;
+  truncated = false;
+
+  constructor(
+    private readonly maxPages: number,
+    private readonly exclude: ExclusionMatcher,
+  ) {}
+
+  /** Nothing more can be read: the addresses to read fill what is left of the page cap. */
+  get full(): boolean {
+    return this.queue.length + this.fetched >= this.maxPages;
+  }
+
+  /** An address on the site, to read unless robots.txt or the owner keeps it out or a bound is reached. */
+  add(url: string, allowed: (url: string) => boolean) {
+    if (this.seen.has(url) || url.length > MAX_URL_CHARS) return;
+    if (this.seen.size >= MAX_SEEN_PER_PAGE * this.maxPages) return void (this.truncated = true);
+    if (!allowed(url)) this.disallowed.add(url);
+    else if (excludedUrl(this.exclude, url)) this.excluded.add(url);
+    else if (this.full) return void (this.truncated = true);
+    else this.queue.push(url);
+    this.seen.add(url);
+  }
+
+  /** The next address to read, counted; none once the page cap is reached. */
+  next(): string | undefined {
+    if (this.queue.length) this.fetched++;
+    return this.queue.shift();
+  }
+}
+
 class Crawl {
   private readonly client: Client;
-  private readonly maxPages: number;
   private readonly maxBytes: number;
   private scope: Scope;
   /** The start page's address: the start, or where its redirects led. */
@@ -415,19 +463,14 @@ class Crawl {
   /** A page without text ran scripts: the hint for a site that shows nothing without them. */
   private scriptedEmpty = false;
   private readonly sitemapsRead = new Set<string>();
-  private readonly queue: string[] = [];
-  private readonly seen = new Set<string>();
   private readonly pages: CrawledPage[] = [];
   private readonly copies: PageCopies;
   private readonly failures: CrawlFailure[] = [];
-  private readonly excluded = new Set<string>();
-  private readonly disallowed = new Set<string>();
   private readonly exclude: ExclusionMatcher;
+  private readonly frontier: Frontier;
   private robots: Robots = ALLOW_ALL;
   private phase: CrawlProgress['phase'] = 'robots';
-  private fetched = 0;
   private complete = true;
-  private truncated = false;
 
   constructor(
     private readonly start: string,
@@ -440,22 +483,18 @@ class Crawl {
       pace: new Pace(),
       signal: options.signal,
     };
-    this.maxPages = options.maxPages ?? 5_000;
     this.maxBytes = options.maxPageBytes ?? 2 * 1024 * 1024;
     this.scope = Scope.of(start);
     this.startPage = resolveUrl(start, start) ?? start;
     this.exclude = exclusionMatcher(options.exclude ?? []);
+    this.frontier = new Frontier(options.maxPages ?? 5_000, this.exclude);
     this.copies = new PageCopies(options.previous);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
   private enqueue(url: string) {
-    if (this.seen.has(url) || !this.scope.includes(url)) return;
-    this.seen.add(url);
-    if (!this.robots.allowed(url)) this.disallowed.add(url);
-    else if (excludedUrl(this.exclude, url)) this.excluded.add(url);
-    else this.queue.push(url);
+    if (this.scope.includes(url)) this.frontier.add(url, (address) => this.robots.allowed(address));
   }
 
   private async readRobots() {
@@ -493,6 +532,8 @@ class Crawl {
     for (let i = 0; i < candidates.length && read.size < MAX_SITEMAPS; i++) {
       const url = candidates[i];
       if (read.has(url) || new URL(url).origin !== this.scope.origin) continue;
+      // Once the addresses to read fill the page cap, another sitemap's could only be dropped.
+      if (this.frontier.full) return void (this.frontier.truncated = true);
       read.add(url);
       const response = await request(this.client, url, {
         Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
@@ -557,9 +598,9 @@ class Crawl {
       pages: this.copies.pages(this.pages),
       failures: this.failures,
       complete: this.complete,
-      truncated: this.truncated,
-      excluded: this.excluded.size,
-      disallowed: this.disallowed.size,
+      truncated: this.frontier.truncated,
+      excluded: this.frontier.excluded.size,
+      disallowed: this.frontier.disallowed.size,
     };
   }
 
@@ -567,19 +608,9 @@ class Crawl {
     const concurrency = Math.max(1, this.options.concurrency ?? 4);
     return inParallel(
       concurrency,
-      () => this.next(),
+      () => this.frontier.next(),
       (url) => this.visit(url).then(() => this.report()),
     );
-  }
-
-  /** The next address to read, counted; none once the page cap is reached (the crawl is then truncated). */
-  private next(): string | undefined {
-    if (this.queue.length && this.fetched >= this.maxPages) {
-      this.truncated = true;
-      this.queue.length = 0;
-    }
-    if (this.queue.length) this.fetched++;
-    return this.queue.shift();
   }
 
   /** Tells the caller how far the crawl has got, in `phase` from now on when one is given. */

@@ -129,4 +129,53 @@ describe('the crawler against a hostile docs site', () => {
       { url: `${site.url}/docs/endless.html`, reason: 'the page is over 64 KB: not indexed' },
     ]);
   });
+
+  it('reads no more sitemaps once their addresses fill the page cap, and holds no more addresses than it may read', async () => {
+    const site = await hostileSite((path, _req, res) => {
+      const listed = /^\/docs\/sitemap(\d*)\.xml$/.exec(path);
+      if (listed && !listed[1]) {
+        const names = Array.from(
+          { length: 50 },
+          (_, i) => `<sitemap><loc>${site.url}/docs/sitemap${i + 1}.xml</loc></sitemap>`,
+        );
+        return res
+          .writeHead(200, { 'Content-Type': 'application/xml' })
+          .end(`<sitemapindex>${names.join('')}</sitemapindex>`);
+      }
+      if (listed) {
+        const urls = Array.from(
+          { length: 2_000 },
+          (_, i) => `<url><loc>${site.url}/docs/p${listed[1]}-${i}</loc></url>`,
+        );
+        return res
+          .writeHead(200, { 'Content-Type': 'application/xml' })
+          .end(`<urlset>${urls.join('')}</urlset>`);
+      }
+      html(res, `<p>${path}</p>`);
+    });
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPages: 10 });
+    expect(result.pages).toHaveLength(10);
+    expect(result.truncated).toBe(true);
+    // The index and the first sitemap: its 2,000 addresses already hold more than 10 pages.
+    expect(site.paths.filter((path) => path.includes('sitemap'))).toEqual([
+      '/docs/sitemap.xml',
+      '/docs/sitemap1.xml',
+    ]);
+  });
+
+  it('stops an endless calendar at the page cap, and never follows an address past 2,048 characters', async () => {
+    const site = await hostileSite((path, _req, res) => {
+      const day = Number(/[?&]d=(\d+)/.exec(path)?.[1] ?? 0);
+      // Each day links to the next, and to an address that grows with it.
+      html(
+        res,
+        `<p>Day ${day}.</p><a href="cal?d=${day + 1}">next</a><a href="cal?d=${day}&q=${'x'.repeat(2_100)}">long</a>`,
+      );
+    });
+    const result = await crawlSite(`${site.url}/docs/cal?d=0`, { ...OPTIONS, maxPages: 20 });
+    expect(result.pages).toHaveLength(20);
+    expect(result.truncated).toBe(true);
+    expect(site.paths.filter((path) => path.startsWith('/docs/cal?'))).toHaveLength(20);
+    expect(site.paths.every((path) => path.length < 2_048)).toBe(true);
+  });
 });
