@@ -9,7 +9,8 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ResolvedAddress } from './addresses.js';
 
 export async function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
@@ -30,13 +31,25 @@ export function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
   };
 }
 
+/**
+ * What undoes a body's `Content-Encoding`, as fetch does: asked for, or sent anyway (a static
+ * site's pre-compressed files). The caller counts the bytes that come out, so a small body that
+ * inflates without end is stopped at the caller's limit, never held whole.
+ */
+const DECODERS = new Map<string, () => Transform>([
+  ['gzip', createGunzip],
+  ['x-gzip', createGunzip],
+  ['deflate', createInflate],
+  ['br', createBrotliDecompress],
+]);
+
 /** Statuses whose answer has no body, which a `Response` refuses to be given one. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
  * A GET to the checked addresses on a fresh connection (a pooled socket could be elsewhere), no
- * redirect followed, as a web `Response` whose body streams; `signal` ends the request and its
- * body. No `Accept-Encoding` is sent, so the body comes as the server keeps it.
+ * redirect followed, as a web `Response` whose body streams, decoded as fetch decodes it;
+ * `signal` ends the request and its body.
  */
 export function pinnedGet(
   url: URL,
@@ -47,7 +60,13 @@ export function pinnedGet(
   return new Promise<Response>((resolve, reject) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
       url,
-      { method: 'GET', headers, lookup: checkedLookup(addresses), signal, agent: false },
+      {
+        method: 'GET',
+        headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers },
+        lookup: checkedLookup(addresses),
+        signal,
+        agent: false,
+      },
       (message) => {
         // The body ends with the signal's reason, as fetch's does: a timeout reads as one.
         signal?.addEventListener('abort', () => message.destroy(signal.reason as Error), { once: true });
@@ -57,7 +76,11 @@ export function pinnedGet(
           for (const [name, value] of Object.entries(message.headers))
             for (const one of value === undefined ? [] : [value].flat()) answer.append(name, one);
           if (NULL_BODY.has(status)) message.resume();
-          const body = NULL_BODY.has(status) ? null : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
+          const decoder = DECODERS.get(String(message.headers['content-encoding']).trim().toLowerCase());
+          const stream = decoder ? message.pipe(decoder()) : message;
+          // A decoder's error (damaged data) or the request's end reaches the body's reader.
+          if (decoder) message.on('error', (error) => stream.destroy(error));
+          const body = NULL_BODY.has(status) ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>);
           resolve(new Response(body, { status, headers: answer }));
         } catch (error) {
           // A status no Response may have (under 200, over 599) or a header it cannot hold.

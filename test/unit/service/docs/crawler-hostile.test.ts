@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
+import { gzipSync } from 'node:zlib';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { crawlSite, type CrawlOptions } from '../../../../service/docs/crawler.js';
@@ -179,5 +180,30 @@ describe('the crawler against a hostile docs site', () => {
     expect(result.truncated).toBe(true);
     expect(site.paths.filter((path) => path.startsWith('/docs/cal?'))).toHaveLength(20);
     expect(site.paths.every((path) => path.length < 2_048)).toBe(true);
+  });
+
+  it('reads a page sent gzipped, and stops one that inflates past the page limit without holding it', async () => {
+    const site = await hostileSite((path, req, res) => {
+      const gzip = { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' };
+      // A static site's pre-compressed file, sent whatever the request asked for.
+      if (path === '/docs/')
+        return res
+          .writeHead(200, gzip)
+          .end(
+            gzipSync('<title>Zipped</title><main><p>Read through gzip.</p><a href="bomb.html">b</a></main>'),
+          );
+      // 64 MB of spaces in 64 KB: past the 64 KB page limit once inflated.
+      if (path === '/docs/bomb.html') {
+        expect(req.headers['accept-encoding']).toContain('gzip');
+        return res.writeHead(200, gzip).end(gzipSync(Buffer.alloc(64 << 20, ' ')));
+      }
+      res.writeHead(404).end();
+    });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(result.pages.map((page) => page.title)).toEqual(['Zipped']);
+    expect(result.pages[0].sections[0].text).toBe('Read through gzip.');
+    expect(result.failures).toEqual([
+      { url: `${site.url}/docs/bomb.html`, reason: 'the page is over 64 KB: not indexed' },
+    ]);
   });
 });
