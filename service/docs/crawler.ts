@@ -85,6 +85,8 @@ export interface CrawlOptions {
   maxPageBytes?: number;
   /** A PDF larger than this is not indexed. Default 20 MB, as a PDF in a question (§11). */
   maxPdfBytes?: number;
+  /** Pages of a PDF indexed at most. Default 5,000 (`MAX_PDF_PAGES`, decision 653). */
+  maxPdfPages?: number;
   /** Requests at once. Default 4. */
   concurrency?: number;
   /** Per request. Default 15 s. */
@@ -386,13 +388,13 @@ function inParallel(
 async function extractResponse(
   response: Response,
   url: string,
-  limits: { maxBytes: number; maxPdfBytes: number },
+  limits: { maxBytes: number; maxPdfBytes: number; maxPdfPages?: number },
 ): Promise<ExtractedPage | string | null> {
   const type = (response.headers.get('Content-Type') ?? '').toLowerCase();
   const path = new URL(url).pathname.toLowerCase();
   // Object stores often serve a PDF as bytes of no named type: its extension says what it is.
   if (/^application\/(x-)?pdf\b/.test(type) || (/octet-stream/.test(type) && path.endsWith('.pdf')))
-    return readPdfResponse(response, url, limits.maxPdfBytes);
+    return readPdfResponse(response, url, limits.maxPdfBytes, limits.maxPdfPages);
   const markdown = /markdown/.test(type) || (type.startsWith('text/plain') && /\.(md|markdown)$/.test(path));
   if (!markdown && !/html/.test(type)) {
     await response.body?.cancel().catch(() => {});
@@ -644,7 +646,8 @@ class Crawl {
       await response.body?.cancel().catch(() => {});
       return this.failed(url, statusReason(status), status === 404 || status === 410 ? undefined : before);
     }
-    const limits = { maxBytes: this.maxBytes, maxPdfBytes: this.options.maxPdfBytes ?? MAX_FILE_BYTES.pdf };
+    const { maxPdfBytes = MAX_FILE_BYTES.pdf, maxPdfPages } = this.options;
+    const limits = { maxBytes: this.maxBytes, maxPdfBytes, maxPdfPages };
     // A body that stops coming fails its page for a passing reason; the crawl goes on.
     const page = await extractResponse(response, url, limits).catch((error: unknown) => ({
       broken: broken(this.client, error),

@@ -227,8 +227,9 @@ export async function extractPdf(
   bytes: Uint8Array,
   url: string,
   fallbackTitle: string,
+  maxPages = MAX_PDF_PAGES,
 ): Promise<ExtractedPage | string> {
-  const read = await readPdf(bytes, { outline: true });
+  const read = await readPdf(bytes, { outline: true, maxPages });
   if (read === 'inflates')
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
   if (read === 'password') return 'the PDF needs a password to open: publish it without one to index it';
@@ -298,6 +299,13 @@ function fileName(url: string): string {
   }
 }
 
+/**
+ * Pages of a PDF indexed at most (decision 653): pdf.js finds a page by walking the page tree,
+ * so a file of many small pages costs more than its size says (20,000 pages in 6 MB took 160 s;
+ * 5,000, 6 s). Manuals run to a few thousand pages.
+ */
+export const MAX_PDF_PAGES = 5_000;
+
 /** Why a PDF over `maxBytes` is not indexed (it is not read). */
 export const overCap = (maxBytes: number) => `the PDF is over ${size(maxBytes)}: not indexed`;
 
@@ -306,8 +314,9 @@ export async function readPdfResponse(
   response: Response,
   url: string,
   maxBytes: number,
+  maxPages = MAX_PDF_PAGES,
 ): Promise<ExtractedPage | string> {
   const bytes = await readBounded(response, maxBytes);
   if (!bytes) return overCap(maxBytes);
-  return extractPdf(bytes, url, fileName(url));
+  return extractPdf(bytes, url, fileName(url), maxPages);
 }

@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { crawlSite, type CrawlOptions } from '../../../../service/docs/crawler.js';
 import { siteFetch } from '../../../../service/docs/site-network.js';
+import { pdfDocument } from '../../../fixtures/files.js';
 
 const closers: (() => void)[] = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
@@ -204,6 +205,26 @@ describe('the crawler against a hostile docs site', () => {
     expect(result.pages[0].sections[0].text).toBe('Read through gzip.');
     expect(result.failures).toEqual([
       { url: `${site.url}/docs/bomb.html`, reason: 'the page is over 64 KB: not indexed' },
+    ]);
+  });
+
+  it("indexes a PDF's first pages up to its cap, however many it has", async () => {
+    const words = ['apple', 'birch', 'cedar', 'daisy', 'elder'];
+    const pdf = pdfDocument({
+      pages: words.map((word, i) => [`The ${word} chapter, part ${i + 1}.`, `Notes on the ${word}.`]),
+    });
+    const site = await hostileSite((path, _req, res) => {
+      if (path === '/docs/') return html(res, '<p>Start.</p><a href="manual.pdf">manual</a>');
+      if (path === '/docs/manual.pdf')
+        return res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(pdf);
+      res.writeHead(404).end();
+    });
+    const result = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPdfPages: 3 });
+    const manual = result.pages.find((page) => page.url.endsWith('.pdf'))!;
+    expect(manual.sections.map((section) => section.url.slice(site.url.length))).toEqual([
+      '/docs/manual.pdf#page=1',
+      '/docs/manual.pdf#page=2',
+      '/docs/manual.pdf#page=3',
     ]);
   });
 });
