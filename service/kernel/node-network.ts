@@ -69,18 +69,27 @@ export function pinnedGet(
       },
       (message) => {
         // The body ends with the signal's reason, as fetch's does: a timeout reads as one.
-        signal?.addEventListener('abort', () => message.destroy(signal.reason as Error), { once: true });
+        if (signal?.aborted) message.destroy(signal.reason as Error);
+        else signal?.addEventListener('abort', () => message.destroy(signal.reason as Error), { once: true });
         const status = message.statusCode ?? 0;
         try {
           const answer = new Headers();
           for (const [name, value] of Object.entries(message.headers))
             for (const one of value === undefined ? [] : [value].flat()) answer.append(name, one);
+          let body: ReadableStream<Uint8Array> | null = null;
           if (NULL_BODY.has(status)) message.resume();
-          const decoder = DECODERS.get(String(message.headers['content-encoding']).trim().toLowerCase());
-          const stream = decoder ? message.pipe(decoder()) : message;
-          // A decoder's error (damaged data) or the request's end reaches the body's reader.
-          if (decoder) message.on('error', (error) => stream.destroy(error));
-          const body = NULL_BODY.has(status) ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>);
+          else {
+            // Only a body is decoded: a decoder left without a reader would throw its error at the process.
+            const decoder = DECODERS.get(String(message.headers['content-encoding']).trim().toLowerCase());
+            const stream = decoder ? message.pipe(decoder()) : message;
+            // A decoder's error (damaged data) or the request's end reaches the body's reader,
+            // and a reader that stops early (a body past its limit) closes the connection.
+            if (decoder) {
+              message.on('error', (error) => stream.destroy(error));
+              stream.on('close', () => message.destroy());
+            }
+            body = Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+          }
           resolve(new Response(body, { status, headers: answer }));
         } catch (error) {
           // A status no Response may have (under 200, over 599) or a header it cannot hold.

@@ -227,4 +227,18 @@ describe('the crawler against a hostile docs site', () => {
       '/docs/manual.pdf#page=3',
     ]);
   });
+
+  it('takes an answer without a body that names an encoding, and a body that is no gzip, without a stray error', async () => {
+    const site = await hostileSite((path, _req, res) => {
+      if (path === '/empty') return res.writeHead(204, { 'Content-Encoding': 'gzip' }).end();
+      res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' }).end('not gzip at all');
+    });
+    const get = siteFetch({ allowPrivate: true });
+    const empty = await get(`${site.url}/empty`);
+    expect([empty.status, empty.body]).toEqual([204, null]);
+    const damaged = await get(`${site.url}/damaged`);
+    await expect(damaged.text()).rejects.toThrow();
+    // A decoder's error with no reader would reach the process as an uncaught exception: give it a turn.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
 });
