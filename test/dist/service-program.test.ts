@@ -295,6 +295,73 @@ describe('agent-chat-service (the program)', () => {
     }
   }, 120_000);
 
+  it('crawls a console source on this machine only with --allow-private-docs or AGENT_CHAT_ALLOW_PRIVATE_DOCS=1 (decision 650)', async () => {
+    const site = await serveFolder(join(import.meta.dirname, '../fixtures/docs-site'));
+    cleanup.push(() => site.close());
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const added = await finished(['admin', 'add', 'grace', '--data', dataDir], 'correct horse battery\n');
+    expect(added.status, added.output).toBe(0);
+    /** Signs in to the program's console, adds the local site as a source, and waits for its crawl. */
+    const crawlLocal = async (url: string) => {
+      const headers = { Origin: url, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' };
+      const session = await fetch(`${url}/console/api/session`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ username: 'grace', password: 'correct horse battery' }),
+      });
+      const { csrf_token: csrf } = await session.json();
+      const signedIn = {
+        ...headers,
+        Cookie: session.headers.get('Set-Cookie')!.split(';')[0],
+        'X-CSRF-Token': csrf,
+      };
+      const sources = `${url}/console/api/projects/proj_prog/docs/sources`;
+      const location = `${site.url}/docs/`;
+      const created = await fetch(sources, {
+        method: 'POST',
+        headers: signedIn,
+        body: JSON.stringify({ location }),
+      });
+      expect([200, 201]).toContain(created.status);
+      let run: { failures: { reason: string }[]; complete: boolean } | null = null;
+      await expect
+        .poll(
+          async () => {
+            const list = (await (await fetch(sources, { headers: signedIn })).json()) as {
+              sources: { location: string; pages: number; last_run: typeof run }[];
+            };
+            const source = list.sources.find((s) => s.location === location);
+            run = source?.last_run ?? null;
+            return run === null ? null : source!.pages;
+          },
+          { timeout: 20_000, interval: 200 },
+        )
+        .not.toBeNull();
+      return run!;
+    };
+    const starts: [{ flags?: string[]; env?: Record<string, string> }, boolean][] = [
+      [{}, false],
+      [{ flags: ['--allow-private-docs'] }, true],
+      [{ env: { AGENT_CHAT_ALLOW_PRIVATE_DOCS: '1' } }, true],
+    ];
+    for (const [extra, allowed] of starts) {
+      const program = await start(dataDir, extra);
+      cleanup.push(async () => program.child.exitCode === null && program.child.kill('SIGKILL'));
+      const run = await crawlLocal(program.url);
+      expect(run.complete, JSON.stringify(extra)).toBe(allowed);
+      if (!allowed)
+        expect(run.failures[0].reason).toBe(
+          '127.0.0.1 is not a public address (loopback): docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with --allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1).',
+        );
+      expect(await stop(program)).toBe(0);
+      await rm(dataDir, { recursive: true, force: true });
+      expect(
+        (await finished(['admin', 'add', 'grace', '--data', dataDir], 'correct horse battery\n')).status,
+      ).toBe(0);
+    }
+  }, 120_000);
+
   it("with --host 0.0.0.0, prints the loopback URL and the machine's own, each one a person can open", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
