@@ -105,7 +105,7 @@ describe('agent-chat-service search and test', () => {
     const [followUp] = parseAnswerTests(
       [
         '- earlier: what is max_locks_per_transaction',
-        '  question: when should I raise it?',
+        '  question: and what about it?',
         '  urls: [reference/config.html#max_locks_per_transaction]',
       ].join('\n'),
       'answers.yaml',
