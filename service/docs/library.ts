@@ -33,6 +33,17 @@ type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
 ) => void;
 
+/**
+ * Sources crawled at once by the instance holding the lease (decision 656): a site that is slow
+ * on purpose or by its `Crawl-delay` (hours for a large one) takes one of them, not every
+ * project's crawls.
+ */
+const CRAWLS_AT_ONCE = 3;
+
+/** What one crawl at a time is kept to: a website's origin (its pace and robots.txt are the host's), or a folder. */
+const siteOf = (source: DocSourceRecord) =>
+  source.kind === 'site' && URL.canParse(source.location) ? new URL(source.location).origin : source.location;
+
 export interface DocsLibraryOptions {
   store: DocsStore;
   clock: Clock;
@@ -188,6 +199,8 @@ export class DocsLibrary {
   /** Each website source's exclusion offers, as of the crawl they were read after. */
   private readonly offers = new Map<string, { crawledAt: number | null; offers: SuggestedExclusion[] }>();
   private ticking: Promise<number> | null = null;
+  /** During a turn: starts crawlers up to `CRAWLS_AT_ONCE`, for sources that became due since it began. */
+  private wake: (() => void) | null = null;
   private readonly stop = new AbortController();
 
   constructor(private readonly options: DocsLibraryOptions) {}
@@ -361,25 +374,63 @@ export class DocsLibrary {
    */
   tick(): Promise<number> {
     if (this.stop.signal.aborted) return Promise.resolve(0);
+    this.wake?.();
     return (this.ticking ??= this.crawlDue().finally(() => (this.ticking = null)));
   }
 
   private async crawlDue(): Promise<number> {
     const { store, clock } = this.options;
-    const leaseMs = this.leaseMs;
+    if (!(await store.claimDocCrawl(this.holder, this.leaseMs, clock.now()))) return 0;
     let crawled = 0;
-    if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return 0;
+    let crawling = 0;
+    const failures: unknown[] = [];
+    /** The site (origin, or folder) of each source being crawled: one crawl at a time per site. */
+    const running = new Map<string, string>();
+    /** The next due source no crawl of this turn has, taken at once (the others look meanwhile). */
+    const take = async () => {
+      const sources = await store.listDocSources();
+      const sites = new Set(running.values());
+      const due = sources.find(
+        (s) => s.nextCrawlAt <= clock.now() && !running.has(s.id) && !sites.has(siteOf(s)),
+      );
+      if (due) running.set(due.id, siteOf(due));
+      return due;
+    };
     try {
-      for (;;) {
-        const due = (await store.listDocSources()).find((s) => s.nextCrawlAt <= clock.now());
-        if (!due || this.stop.signal.aborted) break;
-        await this.holding((signal) => this.crawl(due, signal));
-        crawled++;
-        // One lost meanwhile (the store unreachable for a lease's length) ends the turn.
-        if (!(await store.claimDocCrawl(this.holder, leaseMs, clock.now()))) return crawled;
-      }
+      // A lost lease (another instance took it) aborts every crawl of the turn.
+      await this.holding(
+        (signal) =>
+          new Promise<void>((ended) => {
+            const crawler = async () => {
+              crawling++;
+              try {
+                for (let due = await take(); due && !signal.aborted; due = await take())
+                  try {
+                    await this.crawl(due, signal);
+                    crawled++;
+                  } finally {
+                    running.delete(due.id);
+                  }
+              } catch (error) {
+                failures.push(error);
+              } finally {
+                if (--crawling === 0) {
+                  this.wake = null;
+                  ended();
+                }
+              }
+            };
+            // A source added or made due while a crawl runs (the console's Add, Re-crawl now) starts at once.
+            this.wake = () => {
+              while (crawling < CRAWLS_AT_ONCE && !signal.aborted) void crawler();
+            };
+            this.wake();
+          }),
+      );
+      if (failures.length) throw failures[0];
       await embedMissing(this.options, this.stop.signal);
     } finally {
+      this.wake = null;
       await store.releaseDocCrawl(this.holder);
     }
     return crawled;

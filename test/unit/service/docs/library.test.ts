@@ -91,6 +91,34 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     expect(site.requests.filter((r) => r.path === '/docs/guide/install.html')).toHaveLength(1);
   });
 
+  it("crawls other projects' sources while one site holds its crawl for as long as it likes", async () => {
+    const slow = await heldSite({ pages: 2 });
+    onTestFinished(() => slow.close());
+    const { site, clock, library } = await fixture();
+    const docs = library();
+    // The slow site is the older source, first due: before, every other waited for its crawl to end.
+    await docs.addSource('proj_slow', slow.start);
+    clock.advance(1);
+    await docs.addSource(P, `${site.url}/docs/`);
+    const crawling = docs.tick();
+    await expect.poll(() => slow.requests.includes('/docs/held.html')).toBe(true);
+    await expect
+      .poll(async () => (await docs.sources(P))[0].lastRun?.complete, { timeout: 5_000 })
+      .toBe(true);
+    // A source added meanwhile, as the console adds one (then ticks), is crawled at once too.
+    const added = await docs.addSource('proj_c', `${site.url}/docs/guide/`);
+    void docs.tick();
+    await expect
+      .poll(async () => (await docs.sources('proj_c')).find((s) => s.id === added.id)?.lastRun?.complete, {
+        timeout: 5_000,
+      })
+      .toBe(true);
+    expect((await docs.sources('proj_slow'))[0].lastRun).toBeNull();
+    slow.release();
+    expect(await crawling).toBe(3);
+    expect((await docs.sources('proj_slow'))[0].lastRun?.pagesNew).toBe(4);
+  });
+
   it('crawls a due source once however many instances tick, and a restart reads the index without crawling', async () => {
     const { site, library } = await fixture();
     const [a, b] = [library(), library()];
