@@ -98,7 +98,9 @@ export function pinnedGet(
         }
       },
     );
-    request.on('error', reject);
+    // Aborted before any header: the signal's reason, as fetch rejects (a timeout reads as one,
+    // not as Node's AbortError, which the crawler would call an unreachable server).
+    request.on('error', (error) => reject(signal?.aborted ? signal.reason : error));
     request.end();
   });
 }

@@ -57,6 +57,25 @@ const OPTIONS: CrawlOptions = {
 };
 
 describe('the crawler against a hostile docs site', () => {
+  it('gives up a page that never answers, as a timeout, and reads the others', async () => {
+    const site = await hostileSite((path, _req, res) => {
+      // Not even the status line: the time limit runs out before any header.
+      if (path === '/docs/silent.html') return;
+      if (path === '/docs/')
+        return html(res, '<p>Start.</p><a href="silent.html">s</a><a href="next.html">n</a>');
+      if (path === '/docs/next.html') return html(res, '<p>Next.</p>');
+      res.writeHead(404).end();
+    });
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(result.pages.map((page) => page.url.slice(site.url.length)).sort()).toEqual([
+      '/docs/',
+      '/docs/next.html',
+    ]);
+    expect(result.failures).toEqual([
+      { url: `${site.url}/docs/silent.html`, reason: 'no answer within 1 s' },
+    ]);
+  });
+
   it('gives up a page that drips for ever, and reads the others', async () => {
     const site = await hostileSite((path, _req, res) => {
       if (path === '/docs/drip.html') {
