@@ -87,6 +87,8 @@ export interface CrawlOptions {
   maxPdfBytes?: number;
   /** Pages of a PDF indexed at most. Default 5,000 (`MAX_PDF_PAGES`, decision 653). */
   maxPdfPages?: number;
+  /** Characters of new and changed pages' text a crawl holds at most. Default 64 million (decision 657). */
+  maxTextChars?: number;
   /** Requests at once. Default 4. */
   concurrency?: number;
   /** Per request. Default 15 s. */
@@ -120,6 +122,12 @@ const MAX_SITEMAPS = 50;
 const MAX_URL_CHARS = 2_048;
 /** Addresses a crawl keeps in mind for each page it may read (robots.txt's and the owner's exclusions among them). */
 const MAX_SEEN_PER_PAGE = 10;
+/**
+ * The text of new and changed pages a crawl holds before it is saved, at most (decision 657): the
+ * Python manual's whole is 11 million characters, and 5,000 pages of 2 MiB would be 10 GB in
+ * memory. Past it no more pages are read and the crawl is truncated, as at its page cap.
+ */
+const MAX_CRAWL_TEXT_CHARS = 64_000_000;
 /** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
 const MAX_START_REDIRECTS = 5;
 
@@ -419,6 +427,9 @@ function broken(client: Client, error: unknown): string {
  * truncated: a site whose sitemaps list millions of addresses (49 of 250,000 each took 3 GB and
  * 200 s for a crawl of 10 pages) is read as far as the cap, and no further.
  */
+const textOf = (page: { title: string; sections: readonly { text: string }[] }) =>
+  page.sections.reduce((sum, section) => sum + section.text.length, page.title.length);
+
 class Frontier {
   private readonly seen = new Set<string>();
   private readonly queue: string[] = [];
@@ -432,9 +443,17 @@ class Frontier {
     private readonly exclude: ExclusionMatcher,
   ) {}
 
-  /** Nothing more can be read: the addresses to read fill what is left of the page cap. */
+  /** Nothing more can be read: the addresses to read fill what is left of the page cap, or the crawl stopped. */
   get full(): boolean {
-    return this.queue.length + this.fetched >= this.maxPages;
+    return this.stopped || this.queue.length + this.fetched >= this.maxPages;
+  }
+
+  private stopped = false;
+
+  /** No more addresses: the crawl holds what a crawl may (its text cap); what was read is kept. */
+  stop() {
+    this.stopped = this.truncated = true;
+    this.queue.length = 0;
   }
 
   /** An address on the site, to read unless robots.txt or the owner keeps it out or a bound is reached. */
@@ -468,6 +487,8 @@ class Crawl {
   private readonly pages: CrawledPage[] = [];
   private readonly copies: PageCopies;
   private readonly failures: CrawlFailure[] = [];
+  /** Characters of the new and changed pages' sections read so far. */
+  private textChars = 0;
   private readonly exclude: ExclusionMatcher;
   private readonly frontier: Frontier;
   private robots: Robots = ALLOW_ALL;
@@ -717,6 +738,8 @@ class Crawl {
     };
     if (before && before.hash === hash)
       this.pages.push({ ...state, title: page.title, status: 'unchanged', sections: [] });
+    else if ((this.textChars += textOf(page)) > (this.options.maxTextChars ?? MAX_CRAWL_TEXT_CHARS))
+      return this.frontier.stop();
     else
       this.pages.push({
         ...state,

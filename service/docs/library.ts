@@ -17,6 +17,7 @@ import {
 import { CrawlProgressWriter, type CrawlStep } from './crawl-progress.js';
 import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
+import { CrawlTurns } from './crawl-turns.js';
 import { ProjectIndex } from './project-index.js';
 import type { Hit } from './types.js';
 import { SiteAddressError, type SiteNetwork, siteFetch } from './site-network.js';
@@ -32,17 +33,6 @@ import { SiteAddressError, type SiteNetwork, siteFetch } from './site-network.js
 type Log = (
   entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
 ) => void;
-
-/**
- * Sources crawled at once by the instance holding the lease (decision 656): a site that is slow
- * on purpose or by its `Crawl-delay` (hours for a large one) takes one of them, not every
- * project's crawls.
- */
-const CRAWLS_AT_ONCE = 3;
-
-/** What one crawl at a time is kept to: a website's origin (its pace and robots.txt are the host's), or a folder. */
-const siteOf = (source: DocSourceRecord) =>
-  source.kind === 'site' && URL.canParse(source.location) ? new URL(source.location).origin : source.location;
 
 export interface DocsLibraryOptions {
   store: DocsStore;
@@ -193,17 +183,22 @@ const RETRY_STOPPED_CRAWL_MS = 5 * 60_000;
 const STOPPED_CRAWLS_COUNTED = 9;
 
 export class DocsLibrary {
-  /** This process in the crawl lease. */
-  readonly holder = `docs-${crypto.randomUUID()}`;
   private readonly indexes = new Map<string, ProjectIndex>();
   /** Each website source's exclusion offers, as of the crawl they were read after. */
   private readonly offers = new Map<string, { crawledAt: number | null; offers: SuggestedExclusion[] }>();
-  private ticking: Promise<number> | null = null;
-  /** During a turn: starts crawlers up to `CRAWLS_AT_ONCE`, for sources that became due since it began. */
-  private wake: (() => void) | null = null;
   private readonly stop = new AbortController();
+  private readonly turns: CrawlTurns;
 
-  constructor(private readonly options: DocsLibraryOptions) {}
+  constructor(private readonly options: DocsLibraryOptions) {
+    this.turns = new CrawlTurns({
+      store: options.store,
+      clock: options.clock,
+      leaseMs: this.leaseMs,
+      stop: this.stop.signal,
+      crawl: (source, signal) => this.crawl(source, signal),
+      after: () => embedMissing(options, this.stop.signal),
+    });
+  }
 
   get store(): DocsStore {
     return this.options.store;
@@ -367,97 +362,13 @@ export class DocsLibrary {
   }
 
   /**
-   * Crawls the sources that are due, every project's, one after another, while this process
-   * holds the lease; returns how many it crawled (0 when another instance crawls). Once the
+   * Crawls the sources that are due, every project's, three at once (`CrawlTurns`), while this
+   * process holds the lease; returns how many it crawled (0 when another instance crawls). Once the
    * library is closed (the instance drains or stops) it crawls nothing and leaves the lease to
    * the fleet: a source made due meanwhile is crawled by another instance (decision 457).
    */
   tick(): Promise<number> {
-    if (this.stop.signal.aborted) return Promise.resolve(0);
-    this.wake?.();
-    return (this.ticking ??= this.crawlDue().finally(() => (this.ticking = null)));
-  }
-
-  private async crawlDue(): Promise<number> {
-    const { store, clock } = this.options;
-    if (!(await store.claimDocCrawl(this.holder, this.leaseMs, clock.now()))) return 0;
-    let crawled = 0;
-    let crawling = 0;
-    const failures: unknown[] = [];
-    /** The site (origin, or folder) of each source being crawled: one crawl at a time per site. */
-    const running = new Map<string, string>();
-    /** The next due source no crawl of this turn has, taken at once (the others look meanwhile). */
-    const take = async () => {
-      const sources = await store.listDocSources();
-      const sites = new Set(running.values());
-      const due = sources.find(
-        (s) => s.nextCrawlAt <= clock.now() && !running.has(s.id) && !sites.has(siteOf(s)),
-      );
-      if (due) running.set(due.id, siteOf(due));
-      return due;
-    };
-    try {
-      // A lost lease (another instance took it) aborts every crawl of the turn.
-      await this.holding(
-        (signal) =>
-          new Promise<void>((ended) => {
-            const crawler = async () => {
-              crawling++;
-              try {
-                for (let due = await take(); due && !signal.aborted; due = await take())
-                  try {
-                    await this.crawl(due, signal);
-                    crawled++;
-                  } finally {
-                    running.delete(due.id);
-                  }
-              } catch (error) {
-                failures.push(error);
-              } finally {
-                if (--crawling === 0) {
-                  this.wake = null;
-                  ended();
-                }
-              }
-            };
-            // A source added or made due while a crawl runs (the console's Add, Re-crawl now) starts at once.
-            this.wake = () => {
-              while (crawling < CRAWLS_AT_ONCE && !signal.aborted) void crawler();
-            };
-            this.wake();
-          }),
-      );
-      if (failures.length) throw failures[0];
-      await embedMissing(this.options, this.stop.signal);
-    } finally {
-      this.wake = null;
-      await store.releaseDocCrawl(this.holder);
-    }
-    return crawled;
-  }
-
-  /**
-   * Runs `work` with the crawl lease renewed every third of its length: one site's crawl can
-   * outlast the lease (thousands of pages, a slow host, a `Crawl-delay`), and another instance
-   * would take it and crawl the same source beside this one. `work`'s signal aborts when the
-   * library closes, or when a renewal finds the lease taken (this crawl is then not applied).
-   */
-  private async holding<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const { store, clock } = this.options;
-    const lost = new AbortController();
-    const renew = setInterval(() => {
-      store.claimDocCrawl(this.holder, this.leaseMs, clock.now()).then(
-        (held) => held || lost.abort(),
-        // An unreachable store: the next renewal tries again, and the lease holds meanwhile.
-        () => {},
-      );
-    }, this.leaseMs / 3);
-    (renew as { unref?: () => void }).unref?.();
-    try {
-      return await work(AbortSignal.any([this.stop.signal, lost.signal]));
-    } finally {
-      clearInterval(renew);
-    }
+    return this.turns.tick();
   }
 
   /**
@@ -528,7 +439,7 @@ export class DocsLibrary {
    */
   async close(): Promise<void> {
     this.stop.abort();
-    await this.ticking?.catch(() => {});
+    await this.turns.ended();
   }
 }
 

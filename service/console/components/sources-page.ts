@@ -195,7 +195,7 @@ export class SourcesPage extends ConsolePage {
               ? html`<div><dt>Crawl</dt><dd>Waiting to start…</dd></div>`
               : nothing
         }
-        ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)${run.pages_disallowed ? `, ${count(run.pages_disallowed)} kept out by robots.txt` : ''}${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the page cap)' : ''}</dd></div>` : nothing}
+        ${run ? html`<div><dt>Last run</dt><dd>${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)${run.pages_disallowed ? `, ${count(run.pages_disallowed)} kept out by robots.txt` : ''}${run.complete ? '' : ' (incomplete: pages kept)'}${run.truncated ? ' (stopped at the cap on pages or text)' : ''}</dd></div>` : nothing}
         <div><dt>Excludes</dt><dd>${
           source.exclude.length
             ? html`<ul class="patterns" aria-label=${`Paths ${source.location} excludes`}>${source.exclude.map((p) => html`<li><code>${p}</code></li>`)}</ul>`

@@ -8,6 +8,7 @@ import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mj
 import {
   CrawlExcludedStartError,
   crawlSite,
+  type CrawledPage,
   type CrawlProgress,
   type CrawlResult,
 } from '../../../../service/docs/crawler.js';
@@ -332,8 +333,24 @@ describe('crawlSite on a local static site', () => {
     const fromSitemap = await crawlSite(`${site.url}/docs/sitemap.xml`, OPTIONS);
     expect(paths(fromSitemap, site.url)).toContain('/docs/guide/install.html');
     const capped = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxPages: 2 });
+    console.log(capped.pages.map((p) => p.url));
     expect(capped.truncated).toBe(true);
     expect(capped.pages).toHaveLength(2);
+  });
+
+  it('stops at the text cap: the pages read before it are kept, no page past it is read', async () => {
+    const site = await serve();
+    const textOf = (page: CrawledPage) =>
+      page.sections.reduce((n, s) => n + s.text.length, page.title.length);
+    const whole = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const total = whole.pages.reduce((n, page) => n + textOf(page), 0);
+    expect(whole.truncated).toBe(false);
+    const cap = Math.round(total / 2);
+    const capped = await crawlSite(`${site.url}/docs/`, { ...OPTIONS, maxTextChars: cap });
+    expect(capped.truncated).toBe(true);
+    expect(capped.pages.length).toBeGreaterThan(0);
+    expect(capped.pages.length).toBeLessThan(whole.pages.length);
+    expect(capped.pages.reduce((n, page) => n + textOf(page), 0)).toBeLessThanOrEqual(cap);
   });
 
   it('reads a gzipped sitemap, and refuses one that inflates past its cap', async () => {
