@@ -112,6 +112,19 @@ function stop(program: Program): Promise<number | null> {
   });
 }
 
+/** Signs in to the program's console as grace: the headers of her requests (cookie, CSRF token). */
+async function signIn(url: string): Promise<Record<string, string>> {
+  const headers = { Origin: url, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' };
+  const session = await fetch(`${url}/console/api/session`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ username: 'grace', password: 'correct horse battery' }),
+  });
+  expect(session.status).toBe(200);
+  const { csrf_token: csrf } = await session.json();
+  return { ...headers, Cookie: session.headers.get('Set-Cookie')!.split(';')[0], 'X-CSRF-Token': csrf };
+}
+
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const fn of cleanup) await fn();
@@ -264,18 +277,9 @@ describe('agent-chat-service (the program)', () => {
     expect(added.status, added.output).toBe(0);
     /** Signs in to the program's console and adds a webhook to this machine: the answer. */
     const addLocal = async (url: string) => {
-      const headers = { Origin: url, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' };
-      const session = await fetch(`${url}/console/api/session`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ username: 'grace', password: 'correct horse battery' }),
-      });
-      expect(session.status).toBe(200);
-      const { csrf_token: csrf } = await session.json();
-      const cookie = session.headers.get('Set-Cookie')!.split(';')[0];
       const created = await fetch(`${url}/console/api/projects/proj_prog/webhooks`, {
         method: 'POST',
-        headers: { ...headers, Cookie: cookie, 'X-CSRF-Token': csrf },
+        headers: await signIn(url),
         body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['handoff'] }),
       });
       return { status: created.status, detail: ((await created.json()) as { detail?: string }).detail };
@@ -304,18 +308,7 @@ describe('agent-chat-service (the program)', () => {
     expect(added.status, added.output).toBe(0);
     /** Signs in to the program's console, adds the local site as a source, and waits for its crawl. */
     const crawlLocal = async (url: string) => {
-      const headers = { Origin: url, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' };
-      const session = await fetch(`${url}/console/api/session`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ username: 'grace', password: 'correct horse battery' }),
-      });
-      const { csrf_token: csrf } = await session.json();
-      const signedIn = {
-        ...headers,
-        Cookie: session.headers.get('Set-Cookie')!.split(';')[0],
-        'X-CSRF-Token': csrf,
-      };
+      const signedIn = await signIn(url);
       const sources = `${url}/console/api/projects/proj_prog/docs/sources`;
       const location = `${site.url}/docs/`;
       const created = await fetch(sources, {
