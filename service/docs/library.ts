@@ -17,10 +17,11 @@ import {
 import { CrawlProgressWriter, type CrawlStep } from './crawl-progress.js';
 import { isSynonymList, splitSynonyms, synonymProblem } from './synonyms.js';
 import { Embedder, embeddingText } from './embeddings.js';
+import { deadline } from '../kernel/deadline.js';
 import { CrawlTurns } from './crawl-turns.js';
 import { ProjectIndex } from './project-index.js';
 import type { Hit } from './types.js';
-import { SiteAddressError, type SiteNetwork, siteFetch } from './site-network.js';
+import { SiteAddressError, type SiteNetwork, checkedAddresses, siteFetch } from './site-network.js';
 
 /**
  * The projects' documentation (decisions 294, 298): each project's sources in the database,
@@ -219,6 +220,17 @@ export class DocsLibrary {
     return this.options.leaseMs ?? 10 * 60_000;
   }
 
+  /**
+   * Refuses a website whose addresses its crawl may not reach, in the words the crawl would say
+   * (decision 658). A name that does not resolve now, or not within 5 s, is left to the crawl.
+   */
+  private async reachable(location: string): Promise<void> {
+    const network = this.options.network ?? { allowPrivate: false };
+    await checkedAddresses(network, new URL(location), deadline(5_000)).catch((error: unknown) => {
+      if (error instanceof SiteAddressError) throw new DocsInputError(error.message);
+    });
+  }
+
   /** Adds a source to the project, due at once; a location the project has is returned as it is. */
   async addSource(
     projectId: string,
@@ -228,6 +240,7 @@ export class DocsLibrary {
   ): Promise<DocSourceRecord> {
     const parsed = sourceLocation(location, !!this.options.readFolder);
     const patterns = sourceExclusions(exclude, parsed);
+    if (parsed.kind === 'site') await this.reachable(parsed.location);
     const existing = (await this.sources(projectId)).find((s) => s.location === parsed.location);
     if (existing) return existing;
     const now = this.options.clock.now();

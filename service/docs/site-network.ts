@@ -7,7 +7,14 @@
  * after the first check, DNS rebinding, is refused at that request), unless the operator allows
  * the service's own network, or named the site themselves (`--docs`).
  */
-import { type Resolve, bounded, isIP, nonPublicKind, systemResolve } from '../kernel/addresses.js';
+import {
+  type Resolve,
+  type ResolvedAddress,
+  bounded,
+  isIP,
+  nonPublicKind,
+  systemResolve,
+} from '../kernel/addresses.js';
 
 /** The setting as an operator writes it, for the words that name it. */
 export const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
@@ -32,29 +39,43 @@ export class SiteAddressError extends Error {
  * with `SiteAddressError`, before any byte is sent.
  */
 export function siteFetch(network: SiteNetwork): typeof fetch {
-  const resolve = network.resolve ?? systemResolve;
-  const operators = new Set(
-    (network.operatorSites ?? []).flatMap((site) => (URL.canParse(site) ? [new URL(site).origin] : [])),
-  );
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const signal = init?.signal ?? undefined;
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const literal = isIP(host);
-    const addresses = literal
-      ? [{ address: host, family: literal }]
-      : await (signal ? bounded(resolve(host), signal) : resolve(host));
-    if (!addresses.length) throw new Error(`${host} resolves to no address`);
-    if (!network.allowPrivate && !operators.has(url.origin))
-      for (const { address } of addresses) {
-        const kind = nonPublicKind(address);
-        if (kind)
-          throw new SiteAddressError(
-            `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with ${ALLOW_PRIVATE_DOCS_SETTING}.`,
-          );
-      }
+    const addresses = await checkedAddresses(network, url, signal);
     // Node's transport, loaded at the first request (the core also runs where Node is not).
     const { pinnedGet } = await import('../kernel/node-network.js');
     return pinnedGet(url, Object.fromEntries(new Headers(init?.headers)), addresses, signal);
   };
+}
+
+/**
+ * The addresses of `url`'s host, every one checked against `network`: a refused one throws
+ * `SiteAddressError`, saying why and what allows it (a source added in the console is checked
+ * so before it is kept, and each request of its crawl again).
+ */
+export async function checkedAddresses(
+  network: SiteNetwork,
+  url: URL,
+  signal?: AbortSignal,
+): Promise<ResolvedAddress[]> {
+  const resolve = network.resolve ?? systemResolve;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const literal = isIP(host);
+  const addresses = literal
+    ? [{ address: host, family: literal }]
+    : await (signal ? bounded(resolve(host), signal) : resolve(host));
+  if (!addresses.length) throw new Error(`${host} resolves to no address`);
+  const operators = (network.operatorSites ?? []).flatMap((site) =>
+    URL.canParse(site) ? [new URL(site).origin] : [],
+  );
+  if (!network.allowPrivate && !operators.includes(url.origin))
+    for (const { address } of addresses) {
+      const kind = nonPublicKind(address);
+      if (kind)
+        throw new SiteAddressError(
+          `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with ${ALLOW_PRIVATE_DOCS_SETTING}.`,
+        );
+    }
+  return addresses;
 }

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFolder, type StaticSite } from '../../../../scripts/static-site.mjs';
-import { DocsLibrary } from '../../../../service/docs/library.js';
+import { DocsInputError, DocsLibrary } from '../../../../service/docs/library.js';
 import type { SiteNetwork } from '../../../../service/docs/site-network.js';
 import type { ResolvedAddress } from '../../../../service/kernel/addresses.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
@@ -58,6 +58,20 @@ async function crawl(location: string, network?: SiteNetwork) {
   return source;
 }
 
+/** Adds `location` as a source a console admin adds it: the words of its refusal, or null. */
+async function refusal(location: string, network?: SiteNetwork) {
+  const docs = new DocsLibrary({
+    store: memoryStores().docs,
+    clock: new ManualClock(),
+    ...(network && { network }),
+  });
+  return docs.addSource(P, location).then(
+    () => null,
+    (error: unknown) =>
+      error instanceof DocsInputError ? error.message : `not refused in words: ${String(error)}`,
+  );
+}
+
 describe('a docs crawl reaches public addresses only, unless its operator allows more', () => {
   it('refuses the service’s own addresses by default, in any spelling, before any request', async () => {
     const site = await serve();
@@ -71,12 +85,10 @@ describe('a docs crawl reaches public addresses only, unless its operator allows
       ['[::1]', '::1', 'loopback'],
       ['169.254.169.254', '169.254.169.254', 'link-local, where cloud metadata answers'],
     ]) {
-      const source = await crawl(`http://${host}:${port}/docs/`);
-      expect(source.lastRun?.failures, host).toEqual([
-        { url: expect.any(String), reason: `${address} is not a public address (${kind}): ${SETTING}` },
-      ]);
-      expect(source.lastRun?.complete).toBe(false);
-      expect(source.pages).toBe(0);
+      // Refused when the admin adds it, in the words its crawl would give (decision 658).
+      expect(await refusal(`http://${host}:${port}/docs/`), host).toBe(
+        `${address} is not a public address (${kind}): ${SETTING}`,
+      );
     }
     expect(site.requests).toEqual([]);
   });
@@ -97,14 +109,14 @@ describe('a docs crawl reaches public addresses only, unless its operator allows
       ['mixed.evil.test', '10.0.0.7, not a public address (private)'],
       ['mapped.evil.test', '::ffff:127.0.0.1, not a public address (loopback: 127.0.0.1 inside IPv6)'],
     ]) {
-      const source = await crawl(`http://${host}:${port}/docs/`, {
-        allowPrivate: false,
-        resolve: dns.resolve,
-      });
-      expect(source.lastRun?.failures).toEqual([
-        { url: expect.any(String), reason: `${host} resolves to ${answer}: ${SETTING}` },
-      ]);
+      expect(
+        await refusal(`http://${host}:${port}/docs/`, { allowPrivate: false, resolve: dns.resolve }),
+      ).toBe(`${host} resolves to ${answer}: ${SETTING}`);
     }
+    // A name that does not resolve yet is the crawl's to report: the source is kept.
+    expect(
+      await refusal(`http://unknown.evil.test:${port}/docs/`, { allowPrivate: false, resolve: dns.resolve }),
+    ).toBe(null);
     expect(site.requests).toEqual([]);
   });
 

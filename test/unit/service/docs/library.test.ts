@@ -81,7 +81,11 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     const [a, b] = [library(), library()];
     await a.addSource(P, `${site.url}/docs/`);
     const crawling = a.tick();
-    await expect.poll(() => site.requests.some((r) => r.path === '/robots.txt')).toBe(true);
+    // The first request of a process loads the crawler's transport (a module compiled for the
+    // test at its first import): it may take past the poll's default second.
+    await expect
+      .poll(() => site.requests.some((r) => r.path === '/robots.txt'), { timeout: 5_000 })
+      .toBe(true);
     // Three leases' time passes; A renews every third of one (50 ms), so B finds it held.
     clock.advance(450);
     await new Promise((resolve) => setTimeout(resolve, 300));
