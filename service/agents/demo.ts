@@ -64,26 +64,23 @@ export class DemoAgent implements Agent {
    * as the best, none when the best is below the threshold (weak matches on common words are noise).
    */
   async search(question: string, docs = this.docs, earlier?: string): Promise<Hit[]> {
-    const own = await this.ownDocs(docs);
-    const hits = await (own ?? this.knowledge).search(question, 20, earlier);
-    const best = Math.max(0, ...hits.map((hit) => hit.match));
-    if (best < (own ? await this.siteThreshold(own) : this.minScore)) return [];
-    return hits.filter((hit) => hit.match >= best / 2);
+    return (await this.find(question, docs, earlier)).hits;
   }
 
   /**
-   * The bar on a site's docs: `minScore`, or on a small site the weight of one of its rarest words
-   * (BM25's idf of a word in one section of n). A word's weight shrinks with the number of
-   * sections, so a fixed bar set on a manual refused a ten-page site's right section (decision 654).
+   * `search`, and whether it searched the site's docs (they hold a section) or this widget's
+   * articles. On a site's docs the bar is `minScore`, or on a small site the weight of one of
+   * its rarest words (BM25's idf of a word in one section of n): a word's weight shrinks with
+   * the number of sections, so a fixed bar set on a manual refused a ten-page site's right
+   * section (decision 654).
    */
-  private async siteThreshold(docs: DocsSearch): Promise<number> {
-    const sections = (await docs.size?.()) ?? Number.POSITIVE_INFINITY;
-    return Math.min(this.minScore, Math.log(1 + (sections - 0.5) / 1.5));
-  }
-
-  /** The site's docs when they hold a section; null: this widget's articles answer. */
-  private async ownDocs(docs: DocsSearch | null): Promise<DocsSearch | null> {
-    return docs && (!docs.size || (await docs.size()) > 0) ? docs : null;
+  private async find(question: string, docs: DocsSearch | null, earlier?: string) {
+    const sections = docs ? ((await docs.size?.()) ?? Number.POSITIVE_INFINITY) : 0;
+    const own = sections > 0;
+    const hits = await (own ? docs! : this.knowledge).search(question, 20, earlier);
+    const bar = own ? Math.min(this.minScore, Math.log(1 + (sections - 0.5) / 1.5)) : this.minScore;
+    const best = Math.max(0, ...hits.map((hit) => hit.match));
+    return { own, hits: best < bar ? [] : hits.filter((hit) => hit.match >= best / 2) };
   }
 
   /** The search as steps and sources, and the best section as the answer (or what to ask instead). */
@@ -96,8 +93,7 @@ export class DemoAgent implements Agent {
     const phrases = phrasesFor(locale);
     const step = firstSearch(phrases, message);
     yield { type: 'activity', step: { ...step, status: 'started' } };
-    const searched = docs ?? this.docs;
-    const hits = await this.search(message, searched, earlier);
+    const { hits, own } = await this.find(message, docs ?? this.docs, earlier);
     const sources = sourcesOf(hits);
     const best = hits[0]?.section;
     yield {
@@ -111,7 +107,7 @@ export class DemoAgent implements Agent {
     };
     if (best) yield { type: 'sources', sources };
     // The source card under the answer names the page and its section: the answer is the quote alone.
-    return best ? quote(best.text) : noMatch(locale, (await this.ownDocs(searched)) !== null);
+    return best ? quote(best.text) : noMatch(locale, own);
   }
 
   async *answer({

@@ -293,10 +293,7 @@ async function request(
       client.signal?.throwIfAborted();
       // An address the crawl may not reach (decision 650) stops it: no other page is asked for.
       if (error instanceof Error && error.name === 'SiteAddressError') throw error;
-      failure =
-        error instanceof Error && error.name === 'TimeoutError'
-          ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
-          : 'the server could not be reached';
+      failure = noAnswer(client, error) ?? 'the server could not be reached';
     }
     if (attempt >= tries) return failure;
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -413,13 +410,21 @@ async function extractResponse(
   return markdown ? markdownPage(text, url) : extractHtml(text, url);
 }
 
+/** The words for a request that ran out of its time limit; undefined for any other failure. */
+const noAnswer = (client: Client, error: unknown) =>
+  error instanceof Error && error.name === 'TimeoutError'
+    ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
+    : undefined;
+
 /** Why a body broke off while it was read (a drip past the time limit, a dropped connection); the crawl's own stop goes on up instead. */
 function broken(client: Client, error: unknown): string {
   client.signal?.throwIfAborted();
-  return error instanceof Error && error.name === 'TimeoutError'
-    ? `no answer within ${Math.round(client.timeoutMs / 1000)} s`
-    : 'the connection broke before the end of the answer';
+  return noAnswer(client, error) ?? 'the connection broke before the end of the answer';
 }
+
+/** The characters of a page's title and sections' text: what the crawl's text cap counts. */
+const textOf = (page: { title: string; sections: readonly { text: string }[] }) =>
+  page.sections.reduce((sum, section) => sum + section.text.length, page.title.length);
 
 /**
  * The addresses of a crawl (decision 653): those seen, once each, and those to read, never more
@@ -427,15 +432,13 @@ function broken(client: Client, error: unknown): string {
  * truncated: a site whose sitemaps list millions of addresses (49 of 250,000 each took 3 GB and
  * 200 s for a crawl of 10 pages) is read as far as the cap, and no further.
  */
-const textOf = (page: { title: string; sections: readonly { text: string }[] }) =>
-  page.sections.reduce((sum, section) => sum + section.text.length, page.title.length);
-
 class Frontier {
   private readonly seen = new Set<string>();
   private readonly queue: string[] = [];
   readonly excluded = new Set<string>();
   readonly disallowed = new Set<string>();
   private fetched = 0;
+  private stopped = false;
   truncated = false;
 
   constructor(
@@ -447,8 +450,6 @@ class Frontier {
   get full(): boolean {
     return this.stopped || this.queue.length + this.fetched >= this.maxPages;
   }
-
-  private stopped = false;
 
   /** No more addresses: the crawl holds what a crawl may (its text cap); what was read is kept. */
   stop() {

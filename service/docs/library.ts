@@ -226,6 +226,7 @@ export class DocsLibrary {
    */
   private async reachable(location: string): Promise<void> {
     const network = this.options.network ?? { allowPrivate: false };
+    if (network.allowPrivate) return;
     await checkedAddresses(network, new URL(location), deadline(5_000)).catch((error: unknown) => {
       if (error instanceof SiteAddressError) throw new DocsInputError(error.message);
     });

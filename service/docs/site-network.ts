@@ -7,14 +7,7 @@
  * after the first check, DNS rebinding, is refused at that request), unless the operator allows
  * the service's own network, or named the site themselves (`--docs`).
  */
-import {
-  type Resolve,
-  type ResolvedAddress,
-  bounded,
-  isIP,
-  nonPublicKind,
-  systemResolve,
-} from '../kernel/addresses.js';
+import { type Resolve, type ResolvedAddress, hostAddresses, systemResolve } from '../kernel/addresses.js';
 
 /** The setting as an operator writes it, for the words that name it. */
 export const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
@@ -59,23 +52,15 @@ export async function checkedAddresses(
   url: URL,
   signal?: AbortSignal,
 ): Promise<ResolvedAddress[]> {
-  const resolve = network.resolve ?? systemResolve;
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const literal = isIP(host);
-  const addresses = literal
-    ? [{ address: host, family: literal }]
-    : await (signal ? bounded(resolve(host), signal) : resolve(host));
+  const { host, addresses, notPublic } = await hostAddresses(url, network.resolve ?? systemResolve, signal);
   if (!addresses.length) throw new Error(`${host} resolves to no address`);
-  const operators = (network.operatorSites ?? []).flatMap((site) =>
-    URL.canParse(site) ? [new URL(site).origin] : [],
-  );
-  if (!network.allowPrivate && !operators.includes(url.origin))
-    for (const { address } of addresses) {
-      const kind = nonPublicKind(address);
-      if (kind)
-        throw new SiteAddressError(
-          `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with ${ALLOW_PRIVATE_DOCS_SETTING}.`,
-        );
-    }
+  if (notPublic && !network.allowPrivate && !isOperatorSite(network, url))
+    throw new SiteAddressError(
+      `${notPublic}: docs are crawled on the service’s own network only when its operator gives the site with --docs, or starts the service with ${ALLOW_PRIVATE_DOCS_SETTING}.`,
+    );
   return addresses;
 }
+
+/** Whether the operator named this site (`--docs`): its origin is crawled wherever it is. */
+const isOperatorSite = (network: SiteNetwork, url: URL) =>
+  (network.operatorSites ?? []).some((site) => URL.canParse(site) && new URL(site).origin === url.origin);

@@ -153,3 +153,41 @@ export const bounded = <T>(promise: Promise<T>, signal: AbortSignal) =>
       signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
     ),
   ]);
+
+/** The addresses a URL's host stands for, and the first of them that is not public, in words. */
+export interface HostAddresses {
+  /** The host without brackets. */
+  host: string;
+  addresses: ResolvedAddress[];
+  /** "127.0.0.1 is not a public address (loopback)", "x.test resolves to 10.0.0.7, not a public address (private)". */
+  notPublic?: string;
+  /** Whether one of them is public. */
+  anyPublic: boolean;
+}
+
+/**
+ * The addresses `url`'s host stands for: a literal IP as the URL parser wrote it
+ * (`http://2130706433/` is 127.0.0.1), else every answer of `resolve`, each checked. Webhooks and
+ * docs crawls say in their own words what allows more.
+ */
+export async function hostAddresses(
+  url: URL,
+  resolve: Resolve,
+  signal?: AbortSignal,
+): Promise<HostAddresses> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const literal = isIP(host);
+  const addresses = literal
+    ? [{ address: host, family: literal }]
+    : await (signal ? bounded(resolve(host), signal) : resolve(host));
+  let notPublic: string | undefined;
+  let anyPublic = false;
+  for (const { address } of addresses) {
+    const kind = nonPublicKind(address);
+    anyPublic ||= kind === undefined;
+    notPublic ??=
+      kind &&
+      `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind})`;
+  }
+  return { host, addresses, notPublic, anyPublic };
+}

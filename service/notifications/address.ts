@@ -6,7 +6,7 @@
  * connects to those (a name that turns private after it was added, DNS rebinding, is still
  * refused).
  */
-import { type Resolve, type ResolvedAddress, bounded, isIP, nonPublicKind } from '../kernel/addresses.js';
+import { type Resolve, type ResolvedAddress, bounded, hostAddresses } from '../kernel/addresses.js';
 
 export {
   bounded,
@@ -35,23 +35,15 @@ const HTTP_WORDS =
 
 /**
  * The addresses the URL's host stands for, every one checked (throws WebhookAddressError in
- * words); a literal IP is checked as the URL parser wrote it (`http://2130706433/` is
- * 127.0.0.1). A name that does not resolve rejects as the resolver does.
+ * words). A name that does not resolve rejects as the resolver does.
  */
 export async function checkedAddresses(url: URL, network: WebhookNetwork): Promise<ResolvedAddress[]> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const literal = isIP(host);
-  const addresses = literal ? [{ address: host, family: literal }] : await network.resolve(host);
+  const { host, addresses, notPublic, anyPublic } = await hostAddresses(url, network.resolve);
   if (!addresses.length) throw new WebhookAddressError(`${host} resolves to no address.`);
-  let anyPublic = false;
-  for (const { address } of addresses) {
-    const kind = nonPublicKind(address);
-    anyPublic ||= kind === undefined;
-    if (kind && !network.allowPrivate)
-      throw new WebhookAddressError(
-        `${literal ? `${address} is` : `${host} resolves to ${address},`} not a public address (${kind}): webhooks reach the service’s own network only when its operator starts it with ${ALLOW_PRIVATE_SETTING}.`,
-      );
-  }
+  if (notPublic && !network.allowPrivate)
+    throw new WebhookAddressError(
+      `${notPublic}: webhooks reach the service’s own network only when its operator starts it with ${ALLOW_PRIVATE_SETTING}.`,
+    );
   if (url.protocol === 'http:' && anyPublic) throw new WebhookAddressError(HTTP_WORDS);
   return addresses;
 }
