@@ -45,14 +45,8 @@ export function toNodeHandler(handler: FetchHandler) {
     res.on('close', () => {
       if (!res.writableFinished) aborter.abort();
     });
-    const url = requestUrl(req);
-    if (!url) {
-      // No request URL can be built on it: the client's mistake, not a server error.
-      res
-        .writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
-        .end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
-      return;
-    }
+    const url = requestUrl(req, res);
+    if (!url) return;
     try {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {

@@ -14,14 +14,8 @@ import { bodyStream } from '../server/node-stream.js';
  */
 export function serviceNodeHandler(service: AgentService) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = requestUrl(req);
-    if (!url) {
-      // No request URL can be built on it: the client's mistake, not a server error.
-      res
-        .writeHead(400, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
-        .end(JSON.stringify({ detail: 'The Host header is malformed.', code: 'invalid_request' }));
-      return;
-    }
+    const url = requestUrl(req, res);
+    if (!url) return;
     let cancel: (() => void) | undefined;
     res.on('close', () => {
       if (!res.writableFinished) cancel?.();
