@@ -2,9 +2,9 @@ import { MAX_FEEDBACK_ISSUE_CHARS } from '../../contract/limits.js';
 import { isRecord, readJsonBody } from '../http/body.js';
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { ANSWER_ID, THREAD_ID } from '../kernel/ids.js';
+import { THREAD_ID } from '../kernel/ids.js';
 import { noContent } from '../http/responses.js';
-import { findThread, visibleThread, voterOf } from './visibility.js';
+import { findThread, visibleAnswer, voterOf } from './visibility.js';
 import { DOWNVOTE_WAIT_MS, notify, withdrawNotification } from './notify.js';
 
 /**
@@ -48,9 +48,7 @@ export async function feedback(
   if (reaction !== 'upvote' && reaction !== 'downvote')
     throw badRequest('reaction must be "upvote" or "downvote".');
   const comment = parseComment(body.comment);
-  const found = ANSWER_ID.test(answerId) ? await ctx.storage.conversations.getMessage(answerId) : undefined;
-  if (!found || found.message.role !== 'assistant' || !visibleThread(session, found.thread))
-    throw notFound('No such answer.');
+  const found = await visibleAnswer(ctx, session, answerId);
   const voter = voterOf(session);
   await ctx.storage.conversations.putFeedback({
     messageId: answerId,
