@@ -10,8 +10,8 @@ import {
   sumConsoleCounts,
 } from '../../../contract/activity.js';
 import { parseDay, rollupAsOf } from '../activity.js';
-import { audit, requireAdmin } from './auth.js';
-import { requireConsoleProject } from './projects.js';
+import { audit } from './auth.js';
+import { adminProject } from './projects.js';
 
 /** The rollup's summaries; the project (directory) and the admin (accounts). */
 type ConsoleActivityContext = ServiceContext<'activity' | 'directory' | 'accounts'>;
@@ -49,8 +49,7 @@ export async function consoleActivity(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const params = new URL(request.url).searchParams;
   const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
   const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;

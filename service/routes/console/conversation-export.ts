@@ -7,7 +7,7 @@ import type { ConversationFilter, ProjectRecord } from '../../storage/console-ty
 import type { ThreadCursor } from '../../storage/types.js';
 import type { RequestInfo } from '../context.js';
 import { badRequest } from '../../http/errors.js';
-import { audit, requireAdmin } from './auth.js';
+import { audit } from './auth.js';
 import {
   type ConversationsContext,
   type ThreadReader,
@@ -15,7 +15,7 @@ import {
   listConversations,
   threadDetail,
 } from './conversations.js';
-import { requireConsoleProject } from './projects.js';
+import { adminProject } from './projects.js';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -159,8 +159,7 @@ async function exportConversations(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const params = new URL(request.url).searchParams;
   const format = params.get('format') ?? '';
   if (!(EXPORT_FORMATS as readonly string[]).includes(format))

@@ -22,9 +22,9 @@ import type {
 } from '../../storage/types.js';
 import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
-import { audit, requireAdmin } from './auth.js';
+import { type Admin, audit } from './auth.js';
 import { fileInfo } from '../files.js';
-import { requireConsoleProject } from './projects.js';
+import { adminProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
 export type ConversationsContext = ServiceContext<'conversations' | 'directory' | 'accounts' | 'docs'>;
@@ -81,8 +81,7 @@ export async function listConversations(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const params = new URL(request.url).searchParams;
   const limit = Number(params.get('limit') ?? 25);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100)
@@ -227,12 +226,11 @@ async function adminThread(
   projectId: string,
   threadId: string,
 ): Promise<{
-  admin: Awaited<ReturnType<typeof requireAdmin>>;
+  admin: Admin;
   project: ProjectRecord;
   thread: ThreadRecord;
 }> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const thread = THREAD_ID.test(threadId) ? await ctx.storage.conversations.getThread(threadId) : undefined;
   if (!thread || thread.projectId !== project.id) throw notFound('No such conversation.');
   return { admin, project, thread };

@@ -15,8 +15,8 @@ import { DocsInputError, type DocsLibrary } from '../../docs/library.js';
 import { excerpt } from '../../docs/sections.js';
 import { referredTo } from '../../docs/ranking.js';
 import type { CrawlRunRecord, DocCrawlProgress, DocSourceSummary } from '../../storage/types.js';
-import { audit, requireAdmin } from './auth.js';
-import { requireConsoleProject } from './projects.js';
+import { audit } from './auth.js';
+import { adminProject } from './projects.js';
 
 /**
  * The Sources page (decisions 296, 298): a project's documentation, the project (directory) and
@@ -95,8 +95,7 @@ export async function listSources(
   _info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { project } = await adminProject(ctx, request, projectId);
   const docs = ctx.docs;
   const body: ConsoleDocSources = docs
     ? {
@@ -123,8 +122,7 @@ export async function addSource(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const docs = library(ctx);
   const body = await readJsonBody(request);
   const location = isRecord(body) && typeof body.location === 'string' ? body.location : '';
@@ -148,8 +146,7 @@ export async function removeSource(
   projectId: string,
   id: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   if (!(await library(ctx).removeSource(project.id, id))) throw notFound('No such source.');
   await audit(ctx, info, admin.username, 'docs.remove', project.id, id);
   return noContent();
@@ -163,8 +160,7 @@ export async function changeSource(
   projectId: string,
   id: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const docs = library(ctx);
   const body = await readJsonBody(request);
   if (!isRecord(body) || !Array.isArray(body.exclude))
@@ -186,8 +182,7 @@ export async function recrawlSource(
   projectId: string,
   id: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   if (!(await library(ctx).recrawlNow(project.id, id))) throw notFound('No such source.');
   await audit(ctx, info, admin.username, 'docs.crawl', project.id, id);
   return json({ scheduled: true }, 202);
@@ -200,8 +195,7 @@ export async function searchDocs(
   _info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { project } = await adminProject(ctx, request, projectId);
   const question = (new URL(request.url).searchParams.get('q') ?? '').trim();
   if (!question) throw badRequest('q is the question to search for.');
   if (question.length > 2_000) throw badRequest('q is longer than 2,000 characters.');
@@ -232,8 +226,7 @@ export async function putSynonyms(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const docs = library(ctx);
   const body = await readJsonBody(request);
   if (!isRecord(body) || !Array.isArray(body.synonyms))

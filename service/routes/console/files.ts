@@ -9,7 +9,7 @@ import type { FileSettings } from '../../storage/types.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { FILE_ID, fileResponse, fileSettingsOf } from '../files.js';
 import { audit, requireAdmin } from './auth.js';
-import { requireConsoleProject } from './projects.js';
+import { adminProject, requireConsoleProject } from './projects.js';
 
 /** The settings in files; the project and integration in the directory; the admin and audit in the accounts. */
 type FilesContext = ServiceContext<'files' | 'directory' | 'accounts'>;
@@ -91,8 +91,7 @@ export async function getConsoleFile(
   projectId: string,
   fileId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
-  await requireConsoleProject(ctx, projectId);
+  await adminProject(ctx, request, projectId);
   const file = FILE_ID.test(fileId) ? await ctx.storage.files.getFile(fileId) : undefined;
   if (!file || file.projectId !== projectId) throw notFound('No such file.');
   return fileResponse(file);

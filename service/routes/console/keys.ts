@@ -9,7 +9,7 @@ import { json } from '../../http/responses.js';
 import { randomSecret, sha256Hex } from '../../kernel/secrets.js';
 import type { ApiKeyRecord } from '../../storage/console-types.js';
 import { audit, requireAdmin } from './auth.js';
-import { requireConsoleProject } from './projects.js';
+import { adminProject } from './projects.js';
 
 /** API keys in the directory; the admin and the audit log in the accounts. */
 type KeysContext = ServiceContext<'directory' | 'accounts'>;
@@ -85,8 +85,7 @@ export async function listKeys(
   _info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
-  await requireConsoleProject(ctx, projectId);
+  await adminProject(ctx, request, projectId);
   const now = ctx.clock.now();
   return json({ keys: (await ctx.storage.directory.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
 }

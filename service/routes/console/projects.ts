@@ -16,7 +16,7 @@ import {
   type IntegrationRecord,
   type ProjectRecord,
 } from '../../storage/console-types.js';
-import { audit, requireAdmin } from './auth.js';
+import { type Admin, audit, requireAdmin } from './auth.js';
 
 /** Projects and integrations in the directory; the admin and the audit log in the accounts; today's use of budgets (gate). */
 type ProjectsContext = ServiceContext<'directory' | 'accounts' | 'gate'>;
@@ -105,6 +105,19 @@ export async function requireConsoleProject(
   return project;
 }
 
+/**
+ * What a route on one project checks first: the signed-in admin (so a signed-out caller learns
+ * nothing, not even whether the project exists), then the project.
+ */
+export async function adminProject(
+  ctx: ServiceContext<'accounts' | 'directory'>,
+  request: Request,
+  projectId: string,
+): Promise<{ admin: Admin; project: ProjectRecord }> {
+  const admin = await requireAdmin(ctx, request);
+  return { admin, project: await requireConsoleProject(ctx, projectId) };
+}
+
 async function body(request: Request): Promise<Record<string, unknown>> {
   const value = await readJsonBody(request);
   if (!isRecord(value)) throw badRequest('The body must be a JSON object.');
@@ -173,8 +186,7 @@ export async function createIntegration(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  await requireConsoleProject(ctx, projectId);
+  const { admin } = await adminProject(ctx, request, projectId);
   const input = await body(request);
   const integration = {
     projectId,

@@ -19,7 +19,7 @@ import {
 } from '../../storage/types.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { audit, requireAdmin } from './auth.js';
-import { requireConsoleProject } from './projects.js';
+import { adminProject } from './projects.js';
 
 /** Webhooks and deliveries in the notifications; the project in the directory; admins and the audit in the accounts. */
 type WebhooksContext = ServiceContext<'notifications' | 'directory' | 'accounts'>;
@@ -90,8 +90,7 @@ export async function listWebhooks(
   _info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await requireAdmin(ctx, request);
-  await requireConsoleProject(ctx, projectId);
+  await adminProject(ctx, request, projectId);
   const webhooks = await ctx.storage.notifications.listWebhooks(projectId);
   return json({ webhooks: await Promise.all(webhooks.map((w) => webhookJson(ctx, w))) });
 }
@@ -102,8 +101,7 @@ export async function createWebhook(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  await requireConsoleProject(ctx, projectId);
+  const { admin } = await adminProject(ctx, request, projectId);
   const { url, events } = await parseInput(ctx, await readJsonBody(request));
   if ((await ctx.storage.notifications.listWebhooks(projectId)).length >= MAX_WEBHOOKS)
     throw new HttpError(409, 'conflict', `A project has at most ${MAX_WEBHOOKS} webhooks.`);
@@ -155,8 +153,7 @@ export async function testWebhook(
   projectId: string,
   webhookId: string,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const project = await requireConsoleProject(ctx, projectId);
+  const { admin, project } = await adminProject(ctx, request, projectId);
   const now = ctx.clock.now();
   const body = notificationBody({
     event: 'test',
