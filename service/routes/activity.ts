@@ -27,6 +27,15 @@ export function parseDay(value: string | null, name: string): number | undefined
   return time;
 }
 
+/** The inclusive UTC days `start` and `end` name (default: the last 30), for the query API and the console alike. */
+export function periodOf(params: URLSearchParams, now: number): { start: number; end: number } {
+  const end = parseDay(params.get('end'), 'end') ?? Math.floor(now / DAY) * DAY;
+  const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;
+  if (start > end) throw badRequest('start is after end.');
+  if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
+  return { start, end };
+}
+
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 function count(rows: ActivityRow[]): ActivityCounts {
@@ -72,10 +81,7 @@ export async function activity(
   const project = await requireProject(ctx, projectId);
   await requireApiKey(ctx, request, project);
   const params = new URL(request.url).searchParams;
-  const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
-  const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;
-  if (start > end) throw badRequest('start is after end.');
-  if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
+  const { start, end } = periodOf(params, ctx.clock.now());
   const integrationId = params.get('integration_id');
 
   const asOf = await rollupAsOf(ctx);

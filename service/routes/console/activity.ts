@@ -1,7 +1,6 @@
 import { isoMicros } from '../../kernel/clock.js';
 import type { ConsoleActivity } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
-import { badRequest } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import {
   CONSOLE_COUNTS,
@@ -9,7 +8,7 @@ import {
   noConsoleCounts,
   sumConsoleCounts,
 } from '../../../contract/activity.js';
-import { parseDay, rollupAsOf } from '../activity.js';
+import { periodOf, rollupAsOf } from '../activity.js';
 import { audit } from './auth.js';
 import { adminProject } from './projects.js';
 
@@ -17,7 +16,6 @@ import { adminProject } from './projects.js';
 type ConsoleActivityContext = ServiceContext<'activity' | 'directory' | 'accounts'>;
 
 const DAY = 86_400_000;
-const MAX_DAYS = 366;
 const day = (dayNumber: number) => new Date(dayNumber * DAY).toISOString().slice(0, 10);
 /** The counts alone, out of a summary's row (which also names its day or integration). */
 const countsOf = (row: ConsoleCounts) => sumConsoleCounts(noConsoleCounts(), row);
@@ -51,10 +49,7 @@ export async function consoleActivity(
 ): Promise<Response> {
   const { admin, project } = await adminProject(ctx, request, projectId);
   const params = new URL(request.url).searchParams;
-  const end = parseDay(params.get('end'), 'end') ?? Math.floor(ctx.clock.now() / DAY) * DAY;
-  const start = parseDay(params.get('start'), 'start') ?? end - 29 * DAY;
-  if (start > end) throw badRequest('start is after end.');
-  if ((end - start) / DAY + 1 > MAX_DAYS) throw badRequest(`The period is longer than ${MAX_DAYS} days.`);
+  const { start, end } = periodOf(params, ctx.clock.now());
   const integrationId = params.get('integration_id') || undefined;
 
   const asOf = await rollupAsOf(ctx);
