@@ -177,6 +177,13 @@ const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
 type Flags = ReturnType<typeof flags>['values'];
 const env = process.env;
 
+/** Where the store is: DATABASE_URL's PostgreSQL, else the embedded one in the data directory. */
+const storeAt = (values: Flags) => ({
+  databaseUrl: env.DATABASE_URL || undefined,
+  dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
+});
+type StoreAt = ReturnType<typeof storeAt>;
+
 /**
  * The console's cookie is Secure only when the service can tell the browser is on https: a TLS
  * proxy that sends no X-Forwarded-Proto leaves it plain unless --public-url says https.
@@ -190,32 +197,16 @@ async function main() {
     console.log(HELP);
     return;
   }
-  if (positionals[0] === 'admin') {
-    process.exitCode = await addAdmin(positionals.slice(1), {
-      databaseUrl: env.DATABASE_URL || undefined,
-      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
-    });
-    return;
-  }
-  if (positionals[0] === 'erase-owner') {
-    process.exitCode = await eraseOwnerCommand(positionals.slice(1), values, {
-      databaseUrl: env.DATABASE_URL || undefined,
-      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
-    });
-    return;
-  }
-  if (positionals[0] === 'export-conversations') {
-    process.exitCode = await exportConversationsCommand(positionals.slice(1), values, {
-      databaseUrl: env.DATABASE_URL || undefined,
-      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
-    });
-    return;
-  }
-  if (positionals[0] === 'move-to-postgres') {
-    process.exitCode = await moveToPostgres(positionals.slice(1), {
-      databaseUrl: env.DATABASE_URL || undefined,
-      dataDir: values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
-    });
+  const store = storeAt(values);
+  const args = positionals.slice(1);
+  const commands: Record<string, () => Promise<number>> = {
+    admin: () => addAdmin(args, store),
+    'erase-owner': () => eraseOwnerCommand(args, values, store),
+    'export-conversations': () => exportConversationsCommand(args, values, store),
+    'move-to-postgres': () => moveToPostgres(args, store),
+  };
+  if (positionals.length && Object.hasOwn(commands, positionals[0])) {
+    process.exitCode = await commands[positionals[0]]();
     return;
   }
   const command = positionals[0];
@@ -265,8 +256,7 @@ async function start(values: Flags, port: number, setup: Setup) {
   };
   const drainMs = drainSeconds(values['drain-seconds'] ?? env.AGENT_CHAT_DRAIN_SECONDS) * 1000;
   // Every setting is checked before the store opens: a typo fails at once, with nothing written.
-  const databaseUrl = env.DATABASE_URL || undefined;
-  const dataDir = values.data ?? env.AGENT_CHAT_DATA ?? '.data/service';
+  const { databaseUrl, dataDir } = storeAt(values);
   const storage = await openStore(databaseUrl, dataDir);
   const { library, agent, answeredBy } = await setup(storage, jsonLog);
   const service = createAgentService({
@@ -572,11 +562,7 @@ async function docsCommand(
     console.error(`agent-chat-service: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const storage = await commandStore(
-    env.DATABASE_URL || undefined,
-    values.data ?? env.AGENT_CHAT_DATA ?? '.data/service',
-    docs.locations.length > 0,
-  );
+  const storage = await commandStore(storeAt(values), docs.locations.length > 0);
   // Logs go to stderr: stdout is the table.
   const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
   try {
@@ -615,18 +601,14 @@ async function stoppedCrawls(library: DocsLibrary, project: string): Promise<Sto
  * one, when `--docs` gives it something to crawl. Without, the sources added in the console are
  * out of reach: said, not searched as none (decision 607).
  */
-async function commandStore(
-  databaseUrl: string | undefined,
-  dataDir: string,
-  docsGiven: boolean,
-): Promise<Stores> {
+async function commandStore(store: StoreAt, docsGiven: boolean): Promise<Stores> {
   try {
-    return await openStorage({ databaseUrl, dataDir });
+    return await openStorage(store);
   } catch (error) {
     if (!(error instanceof DataDirLockedError)) throw error;
     if (!docsGiven)
       throw new Error(
-        `the running service holds the data directory ${dataDir}, so its sources cannot be read from here: give them with --docs (crawled into memory for this run), stop the service, or search on the console's Sources page.`,
+        `the running service holds the data directory ${store.dataDir}, so its sources cannot be read from here: give them with --docs (crawled into memory for this run), stop the service, or search on the console's Sources page.`,
         { cause: error },
       );
     console.error(
