@@ -42,11 +42,14 @@ export function previewText(markdown: string): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), PREVIEW_CHARS - 20)).trimEnd()}…`;
 }
 
-function encodeCursor(thread: ThreadMeta): string {
+/** The cursor after a thread, in a list newest first: the visitor's history and the console's. */
+export function encodeCursor(thread: Pick<ThreadMeta, 'updatedAt' | 'id'>): string {
   return btoa(JSON.stringify({ u: thread.updatedAt, i: thread.id })).replace(/=+$/, '');
 }
 
-function decodeCursor(cursor: string): ThreadCursor {
+/** A cursor `encodeCursor` made; none for an absent or empty one. */
+export function decodeCursor(cursor: string | null): ThreadCursor | undefined {
+  if (!cursor) return undefined;
   try {
     const { u, i } = JSON.parse(atob(cursor));
     if (typeof u === 'number' && typeof i === 'string') return { updatedAt: u, id: i };
@@ -54,6 +57,14 @@ function decodeCursor(cursor: string): ThreadCursor {
     // fall through to the error below
   }
   throw badRequest('cursor is not a cursor this service issued.');
+}
+
+/** A list's `limit`: 1 to 100, `fallback` when the query names none. */
+export function limitOf(params: URLSearchParams, fallback: number): number {
+  const limit = Number(params.get('limit') ?? fallback);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw badRequest('limit must be an integer from 1 to 100.');
+  return limit;
 }
 
 export async function listThreads(
@@ -65,14 +76,10 @@ export async function listThreads(
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const owner = requireOwner(session);
   const params = new URL(request.url).searchParams;
-  const limitParam = params.get('limit');
-  const limit = limitParam === null ? 20 : Number(limitParam);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw badRequest('limit must be an integer from 1 to 100.');
-  const cursor = params.get('cursor');
+  const limit = limitOf(params, 20);
   const page = await ctx.storage.conversations.listThreads(projectId, owner, {
     limit: limit + 1,
-    after: cursor ? decodeCursor(cursor) : undefined,
+    after: decodeCursor(params.get('cursor')),
   });
   const threads = page.slice(0, limit);
   const next = page.length > limit ? encodeCursor(threads[threads.length - 1]) : null;

@@ -13,17 +13,12 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json, noContent } from '../../http/responses.js';
 import type { ConversationFilter, ConversationSummary, ProjectRecord } from '../../storage/console-types.js';
-import type {
-  FeedbackRecord,
-  MessageRecord,
-  StoresOf,
-  ThreadCursor,
-  ThreadRecord,
-} from '../../storage/types.js';
+import type { FeedbackRecord, MessageRecord, StoresOf, ThreadRecord } from '../../storage/types.js';
 import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
 import { type Admin, audit } from './auth.js';
 import { fileInfo } from '../files.js';
+import { decodeCursor, encodeCursor, limitOf } from '../history.js';
 import { adminProject } from './projects.js';
 
 /** Every owner's threads in the conversations; the project (directory) and the admin (accounts). */
@@ -40,17 +35,6 @@ const DAY = 86_400_000;
  * without the console ever showing who they are.
  */
 const opaqueOwner = (project: ProjectRecord, owner: string | null) => ownerKey(owner, project.ownerSecret);
-
-function cursorOf(value: string | null): ThreadCursor | undefined {
-  if (!value) return undefined;
-  try {
-    const { u, i } = JSON.parse(atob(value));
-    if (typeof u === 'number' && typeof i === 'string') return { updatedAt: u, id: i };
-  } catch {
-    // below
-  }
-  throw badRequest('cursor is not a cursor this console issued.');
-}
 
 const flag = (params: URLSearchParams, name: string) =>
   params.get(name) === '1' || params.get(name) === 'true' || undefined;
@@ -83,16 +67,14 @@ export async function listConversations(
 ): Promise<Response> {
   const { admin, project } = await adminProject(ctx, request, projectId);
   const params = new URL(request.url).searchParams;
-  const limit = Number(params.get('limit') ?? 25);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw badRequest('limit must be an integer from 1 to 100.');
+  const limit = limitOf(params, 25);
   const filter = filterOf(params);
   // Searching what visitors wrote is reading it: the words searched for are kept with who did.
   if (filter.q)
     await audit(ctx, info, admin.username, 'conversation.search', project.id, null, { q: filter.q });
   const page = await ctx.storage.conversations.searchThreads(project.id, filter, {
     limit: limit + 1,
-    after: cursorOf(params.get('cursor')),
+    after: decodeCursor(params.get('cursor')),
   });
   const threads = page.slice(0, limit);
   const last = threads[threads.length - 1];
@@ -114,7 +96,7 @@ export async function listConversations(
         handoff_at: isoMicrosOrNull(t.handoffAt),
       })),
     ),
-    next_cursor: page.length > limit ? btoa(JSON.stringify({ u: last.updatedAt, i: last.id })) : null,
+    next_cursor: page.length > limit ? encodeCursor(last) : null,
     retention_days: ctx.conversationRetentionMs > 0 ? ctx.conversationRetentionMs / DAY : null,
   } satisfies ConsoleThreadPage);
 }
