@@ -9,7 +9,7 @@ import {
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import type { DocsLibrary } from './docs/library.js';
-import type { FailedAnswer } from './answers/failure-log.js';
+import type { FailedAnswer, LogEntry } from './answers/failure-log.js';
 import { Answers } from './answers/live-answers.js';
 import { KEEPALIVE_MS } from './answers/record-stream.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';
@@ -33,13 +33,7 @@ import { route } from './routes/index.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { FileQuota, FleetStore, StoreRole, Stores } from './storage/types.js';
 
-export type { ConsoleOptions, RequestInfo, TrustProxy, WidgetRelease };
-
-/** One structured log entry; never a token, a key or message text. */
-export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<
-  string,
-  string | number | boolean | null
->;
+export type { ConsoleOptions, LogEntry, RequestInfo, TrustProxy, WidgetRelease };
 
 export interface AgentServiceOptions {
   /** Projects made to exist at start (idempotent); the console manages them and others. */

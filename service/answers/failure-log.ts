@@ -1,9 +1,13 @@
 import { type EndedOrphan, LOST_ANSWER } from '../storage/types.js';
 
-/** The service's structured log, as the answers' parts write to it. */
-export type Log = (
-  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
-) => void;
+/** One structured log entry; never a token, a key or message text. */
+export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<
+  string,
+  string | number | boolean | null
+>;
+
+/** The service's structured log, as its parts write to it. */
+export type Log = (entry: LogEntry) => void;
 
 /** Which answer failed, to find it in the console: ids and a code, never the owner, the question or a key. */
 export interface FailedAnswer {

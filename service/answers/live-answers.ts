@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { encodeRecord } from '../../contract/records.js';
 import { randomId } from '../kernel/ids.js';
 import type { EndedOrphan, MessageRecord, StoresOf, ThreadMeta } from '../storage/types.js';
-import { type FailedHook, logLostAnswers } from './failure-log.js';
+import { type FailedHook, type Log, logLostAnswers } from './failure-log.js';
 import { FanOut } from './fan-out.js';
 import { type Signal, decodeSignal, encodeSignal } from './fleet.js';
 import { Following } from './follow.js';
@@ -27,12 +27,7 @@ export interface AnswersOptions {
   storage: StoresOf<'conversations' | 'ledger' | 'fleet'>;
   clock: Clock;
   agent: Agent;
-  log: (
-    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
-      string,
-      string | number | boolean | null
-    >,
-  ) => void;
+  log: Log;
   /** Longest an answer may generate before it ends with an error. */
   maxAnswerMs: number;
   /** An instance unseen this long is dead: its answers are ended by others. */

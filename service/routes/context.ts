@@ -1,6 +1,7 @@
 import type { Agent } from '../agents/types.js';
 import type { DocsLibrary } from '../docs/library.js';
 import type { AnswerRunner } from '../answers/types.js';
+import type { Log } from '../answers/failure-log.js';
 import type { FileQuota, SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { HttpError } from '../http/errors.js';
@@ -89,12 +90,7 @@ export interface ServiceContext<R extends StoreRole = never> {
   readonly conversationRetentionMs: number;
   /** Where webhooks may point and how their names resolve (decisions 626-627). */
   readonly webhooks: WebhookNetwork;
-  readonly log: (
-    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
-      string,
-      string | number | boolean | null
-    >,
-  ) => void;
+  readonly log: Log;
 }
 
 /**
