@@ -47,11 +47,12 @@ function count(rows: ActivityRow[]): ActivityCounts {
 }
 
 /**
- * When the rollup was last rebuilt (the fleet's timer does it, off the request path). A rollup
- * older than its bound (no timer runs here, or refreshes fail) gets a refresh started, not
- * awaited: the caller is answered from what there is, and told how old it is.
+ * When the rollup was last rebuilt (the fleet's timer does it, off the request path), and how old
+ * it may get, as both activity answers say it. A rollup older than its bound (no timer runs here,
+ * or refreshes fail) gets a refresh started, not awaited: the caller is answered from what there
+ * is, and told how old it is.
  */
-export async function rollupAsOf(ctx: ActivityContext): Promise<number | null> {
+export async function rollupFreshness(ctx: ActivityContext): Promise<ActivityReport['freshness']> {
   const now = ctx.clock.now();
   const asOf = await ctx.storage.activity.activityAsOf(now);
   if (asOf === null || now - asOf > ctx.activityStalenessMs) {
@@ -63,7 +64,10 @@ export async function rollupAsOf(ctx: ActivityContext): Promise<number | null> {
       });
     });
   }
-  return asOf;
+  return {
+    as_of: asOf === null ? null : isoMicros(asOf),
+    max_staleness_seconds: ctx.activityStalenessMs / 1000,
+  };
 }
 
 /**
@@ -84,7 +88,7 @@ export async function activity(
   const { start, end } = periodOf(params, ctx.clock.now());
   const integrationId = params.get('integration_id');
 
-  const asOf = await rollupAsOf(ctx);
+  const freshness = await rollupFreshness(ctx);
   let rows = await ctx.storage.activity.activity(projectId, start / DAY, end / DAY);
   if (integrationId) {
     // A session belongs to an integration once it chatted through it.
@@ -119,11 +123,7 @@ export async function activity(
       };
     }),
     by_day: byDay,
-    // When the rollup was built, and how old it may get.
-    freshness: {
-      as_of: asOf === null ? null : isoMicros(asOf),
-      max_staleness_seconds: ctx.activityStalenessMs / 1000,
-    },
+    freshness,
   } satisfies ActivityReport);
 }
 

@@ -1,4 +1,3 @@
-import { isoMicros } from '../../kernel/clock.js';
 import type { ConsoleActivity } from '../../../contract/console.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { json } from '../../http/responses.js';
@@ -8,7 +7,7 @@ import {
   noConsoleCounts,
   sumConsoleCounts,
 } from '../../../contract/activity.js';
-import { periodOf, rollupAsOf } from '../activity.js';
+import { periodOf, rollupFreshness } from '../activity.js';
 import { audit } from './auth.js';
 import { adminProject } from './projects.js';
 
@@ -52,7 +51,7 @@ export async function consoleActivity(
   const { start, end } = periodOf(params, ctx.clock.now());
   const integrationId = params.get('integration_id') || undefined;
 
-  const asOf = await rollupAsOf(ctx);
+  const freshness = await rollupFreshness(ctx);
   const summary = await ctx.storage.activity.activitySummary(
     project.id,
     start / DAY,
@@ -80,9 +79,6 @@ export async function consoleActivity(
     totals: { ...countsOf(summary.totals), unique_owners: summary.totals.uniqueOwners },
     by_day: byDay,
     by_integration: summary.byIntegration.map((i) => ({ integration_id: i.integrationId, ...countsOf(i) })),
-    freshness: {
-      as_of: asOf === null ? null : isoMicros(asOf),
-      max_staleness_seconds: ctx.activityStalenessMs / 1000,
-    },
+    freshness,
   } satisfies ConsoleActivity);
 }
