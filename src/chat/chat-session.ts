@@ -103,8 +103,6 @@ export class ChatSession {
   readonly owner: OwnerGate;
   readonly #connection: ServiceConnection;
   #current: ChatSnapshot;
-  /** The thread being opened; a new one, a new conversation or a reset abandons it. */
-  #opening?: AbortController;
   /** Between connect() and disconnect(): only then may this session take an answer over or send from the outbox. */
   #connected = false;
   readonly #tabs: TabHandoff;
@@ -143,7 +141,8 @@ export class ChatSession {
     this.composer = new Composer(
       {
         onChange: () => this.#publish(),
-        threadId: () => this.conversation.snapshot.threadId,
+        // From the visitor's choice of a thread, what they type is its draft (decision 659).
+        threadId: () => this.#kept.opening ?? this.conversation.snapshot.threadId,
         client,
         send: (text, files) => this.send(text, files),
       },
@@ -281,6 +280,8 @@ export class ChatSession {
    */
   async send(text: string, attachments: readonly FileInfo[] = []): Promise<boolean> {
     await this.owner.beforeSend();
+    // Sent while a chosen thread is read, it goes to that thread once it shows (decision 659).
+    if (!(await this.#kept.opened())) return false;
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
     if (wait && !this.outbox.add(text, attachments)) return false;
@@ -303,18 +304,23 @@ export class ChatSession {
   }
 
   newConversation(): void {
-    this.#opening?.abort();
+    this.#kept.abandon();
     this.conversation.reset();
   }
 
   /** Resumes a thread (see ThreadList.read); opening another, or a new conversation, abandons it. */
   async openThread(threadId: string): Promise<void> {
-    this.#opening?.abort();
-    const opening = (this.#opening = new AbortController());
-    const thread = await this.#kept.read(threadId, opening.signal);
-    if (!thread || opening.signal.aborted) return;
-    this.conversation.reset(thread.id, thread.messages);
-    this.#tabs.reattachLast();
+    const read = this.#kept.open(threadId, (thread) => {
+      this.conversation.reset(thread.id, thread.messages);
+      this.#tabs.reattachLast();
+    });
+    // The message box is the chosen thread's from now on (decision 659).
+    this.#publish();
+    const { composer } = this;
+    // Not had (an error says why): the box is the screen's again, and shows what was typed for
+    // the chosen one if the screen's holds nothing, rather than hide it.
+    if (!(await read) && !composer.draft) composer.setDraft(composer.drafts[threadId] ?? '');
+    this.#publish();
   }
 
   /** Deletes a thread; the conversation on screen starts over when it was that thread. */
@@ -331,7 +337,7 @@ export class ChatSession {
    * An open list reloads for whoever is here now.
    */
   forget(reason: ForgetReason): Promise<void> {
-    this.#opening?.abort();
+    this.#kept.abandon();
     this.#tabs.reset();
     this.owner.reset();
     if (reason !== 'owner-changed') this.#connection.clearToken();

@@ -66,6 +66,8 @@ export interface KeptThreadsOptions {
  */
 export class KeptThreads {
   readonly #o: KeptThreadsOptions;
+  /** The thread being opened, and its read (see open). */
+  #opening?: { id: string; abort: AbortController; read: Promise<boolean> };
 
   constructor(options: KeptThreadsOptions) {
     this.#o = options;
@@ -91,6 +93,43 @@ export class KeptThreads {
     if (!this.#o.list.onDevice) return;
     const { threads, dropped } = bounded(this.#o.list.snapshot.threads, now);
     if (dropped.length) this.#o.list.keep(threads);
+  }
+
+  /** The thread the visitor chose, while it is read (decision 659). */
+  get opening(): string | undefined {
+    return this.#opening?.id;
+  }
+
+  /**
+   * Opens a thread: `show` gets it once read, unless another opening or abandon() came first.
+   * Resolves true once it shows or was abandoned, false when it could not be had.
+   */
+  open(threadId: string, show: (thread: { id: string; messages: ChatMessage[] }) => void): Promise<boolean> {
+    this.abandon();
+    const abort = new AbortController();
+    const read = this.read(threadId, abort.signal).then((thread) => {
+      if (abort.signal.aborted) return true;
+      this.#opening = undefined;
+      if (thread) show(thread);
+      return Boolean(thread);
+    });
+    this.#opening = { id: threadId, abort, read };
+    return read;
+  }
+
+  /** A new conversation, or a reset: the thread being opened is not shown. */
+  abandon(): void {
+    this.#opening?.abort.abort();
+    this.#opening = undefined;
+  }
+
+  /**
+   * Once no chosen thread is being read (a question sent meanwhile is for it, decision 659):
+   * false when the last one chosen could not be had.
+   */
+  async opened(): Promise<boolean> {
+    while (this.#opening) if (!(await this.#opening.read)) return false;
+    return true;
   }
 
   /**

@@ -235,6 +235,36 @@ describe('ChatSession', () => {
     expect(memory.dump()).not.toContain('Alice');
   });
 
+  it('a thread chosen but not had: a question sent while it was read goes nowhere, and what was typed for it stays in the box (decision 659)', async () => {
+    const server = backend();
+    server.signIn('alice');
+    const { chat, errors } = session(server, device());
+    await chat.send('First question');
+    const chosen = chat.snapshot.conversation.threadId!;
+    chat.newConversation();
+    await chat.send('Second question');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.override(async (request) => {
+      if (request.method !== 'GET' || !request.url.endsWith(`/threads/${chosen}/`)) return undefined;
+      await held;
+      return new Response('{"detail":"down"}', { status: 500 });
+    });
+    const chats = server.requests.filter((r) => r.endsWith('/chat/')).length;
+    const opening = chat.openThread(chosen);
+    // From the choice, the box is the chosen thread's.
+    chat.composer.setDraft('And the dark mode?');
+    expect(chat.composer.drafts).toEqual({ [chosen]: 'And the dark mode?' });
+    const sent = chat.send('And the dark mode?');
+    release();
+    await opening;
+    expect(await sent).toBe(false);
+    expect(server.requests.filter((r) => r.endsWith('/chat/'))).toHaveLength(chats);
+    expect(texts(chat.snapshot)).toEqual(['Second question', expect.any(String)]);
+    expect(chat.snapshot.draft).toBe('And the dark mode?');
+    expect(errors.map((e) => e.status)).toEqual([500]);
+  });
+
   it('forget() abandons a deletion under way: no error, nothing applied', async () => {
     const server = backend();
     server.signIn('alice');

@@ -6,7 +6,7 @@ import { fixture, html } from '@open-wc/testing';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { createChallenge } from 'altcha-lib/v1';
 import { http } from 'msw';
-import { afterEach, describe, expect, vi } from 'vitest';
+import { afterEach, describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import type { ReferenceBackend } from '../../../msw/reference.js';
@@ -24,7 +24,7 @@ import {
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 import type { ChatMessage } from '../../../../src/chat/types.js';
-import { dumpAllIndexedDb, storedMemory } from '../../../helpers/idb.js';
+import { dumpAllIndexedDb, holdDevice, storedMemory } from '../../../helpers/idb.js';
 import he from '../../../../src/i18n/locales/he.js';
 import type { Agent } from '../../../../service/index.js';
 
@@ -541,5 +541,73 @@ describe("<agent-chat> a public visitor's tab closed mid-answer while another ta
       await openThreadList(again);
     }
     expect(answerTo(again, 'How do I theme it?')?.content).toBe('Answer to How do I theme it?');
+  });
+});
+
+describe('<agent-chat> a conversation chosen while the device still reads it (decision 659)', () => {
+  /**
+   * Two kept conversations, the page reloaded (inline, the list beside the conversation, so the
+   * message box stays in reach), the list open and the device held: the older one chosen now
+   * waits on screen for its read, as on a slow device. Returns the chosen thread's id.
+   */
+  async function chosenWhileHeld(backend: ReferenceBackend) {
+    // Wider than the container query's 560px: the list sits beside the conversation.
+    const wide = async () => Object.assign(await publicPage('inline'), { style: 'width: 900px' });
+    let el = await wide();
+    await ask(el, 'How do I theme it?');
+    await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
+    await ask(el, 'Can it speak German?');
+    await expect.poll(keptOnDevice).toHaveLength(1);
+    el.remove();
+    el = await wide();
+    await settled(el);
+    await userEvent.click(page.getByRole('button', { name: 'Conversations' }));
+    await expect.poll(() => threadListTitles(el)).toEqual(['Can it speak German?', 'How do I theme it?']);
+    const older = threadListOf(el).shadowRoot!.querySelectorAll<HTMLElement>('li[data-id]')[1].dataset.id;
+    const requests = backend.chatRequests().length;
+    const release = await holdDevice();
+    onTestFinished(release);
+    await userEvent.click(page.getByRole('button', { name: /^How do I theme it\?/ }));
+    return { el, older, requests, release };
+  }
+
+  test('a question sent at once goes to the chosen conversation, not to the one still on screen', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const { el, older, requests, release } = await chosenWhileHeld(backend);
+    await userEvent.fill(page.getByRole('textbox', { name: 'Message' }), 'And in dark mode?');
+    await userEvent.click(page.getByRole('button', { name: 'Send' }));
+    // It waits for the chosen conversation, in the box, sent nowhere yet.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(backend.chatRequests().length).toBe(requests);
+    await expect.element(page.getByRole('textbox', { name: 'Message' })).toHaveValue('And in dark mode?');
+    release();
+    await expect
+      .poll(() => messagesOf(el).map((m) => m.message?.content.slice(0, 18)), { timeout: 10_000 })
+      .toEqual(['How do I theme it?', 'Style the widget f', 'And in dark mode?', expect.any(String)]);
+    await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 10_000 }).toBe('complete');
+    const sent = backend.chatRequests().slice(requests);
+    expect(sent).toHaveLength(1);
+    expect((await sent[0].clone().json()).thread_id).toBe(older);
+  });
+
+  test('words typed meanwhile stay in the message box once the chosen conversation shows', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const { el, release } = await chosenWhileHeld(backend);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await userEvent.fill(box, 'And in dark mode?');
+    release();
+    await expect.poll(() => messagesOf(el)[0]?.message?.content).toBe('How do I theme it?');
+    await settled(el);
+    await expect.element(box).toHaveValue('And in dark mode?');
+    // The conversation shown before keeps no copy of them.
+    await userEvent.click(page.getByRole('button', { name: /^Can it speak German\?/ }));
+    await expect.poll(() => messagesOf(el)[0]?.message?.content).toBe('Can it speak German?');
+    await expect.element(box).toHaveValue('');
   });
 });
