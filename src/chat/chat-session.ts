@@ -161,7 +161,7 @@ export class ChatSession {
       connected: () => this.#connected,
       conversation: this.conversation,
       memory: this.memory,
-      sendQueued: () => this.outbox.sendNow(),
+      outbox: this.outbox,
     });
     this.owner = new OwnerGate(this.#connection, this.memory, {
       onOwnerChanged: () => void this.forget('owner-changed'),

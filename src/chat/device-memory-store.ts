@@ -4,7 +4,7 @@ import type { ThreadSummary } from '../api/types.js';
 import { toFileInfos, toSources, toThreadSummary } from '../api/validate.js';
 import { bounded } from './kept-threads.js';
 import { sameOwner } from './device-memory.js';
-import type { OutboxEntry } from './outbox.js';
+import { CLAIM_MS, type OutboxEntry } from './outbox.js';
 import type { ChatMessage } from './types.js';
 
 /**
@@ -80,6 +80,11 @@ export interface DeviceMemoryStore {
    * the active one keeps its chunks, one whose row leaves the list loses them.
    */
   keptThread(threadId: string): Promise<ChatMessage[] | undefined>;
+  /**
+   * Claims the queued question `id` for the tab named `by`, for CLAIM_MS, unless another tab's
+   * claim on it holds (decision 660): whether this tab may send it. A store tabs do not share has none.
+   */
+  claim?(id: string, by: string): Promise<boolean>;
 }
 
 /** What a stash keeps of the state: the drafts (decision 443) and what the visitor sent (decision 451). */
@@ -597,6 +602,32 @@ async function wipeScope(
 }
 
 /**
+ * The claim in one read-write transaction, which the browser runs alone among the tabs' on this
+ * store: two tabs never both find the question free. Where IndexedDB fails, the tab sends.
+ */
+function claimQueued(store: UseStore, key: string, id: string, by: string): Promise<boolean> {
+  return store('readwrite', (os) => {
+    const read = os.get(key);
+    let mine = false;
+    read.onsuccess = () => {
+      const held = read.result as { id?: unknown; by?: unknown; until?: unknown } | undefined;
+      if (held?.id === id && held.by !== by && Number(held.until) > Date.now()) return;
+      os.put({ id, by, until: Date.now() + CLAIM_MS }, key);
+      mine = true;
+    };
+    return promisifyRequest(os.transaction).then(() => mine);
+  }).catch((error) => (warnOnce(error), true));
+}
+
+/** What the stash of `scope` held, taken: it is read once, and what the tab writes after is newer. */
+const takeStash = (scope: string) =>
+  inSession((storage) => {
+    const raw = storage.getItem(STASH + scope);
+    storage.removeItem(STASH + scope);
+    return raw;
+  });
+
+/**
  * Device memory in IndexedDB through idb-keyval, for one scope: the owner-bound head, the panel, and
  * the active thread's messages in chunks of CHUNK_SIZE, each written only when one of its
  * messages changed (messages are replaced, never mutated, so identity tells). Every save tells
@@ -650,16 +681,11 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       this.#panel = panel;
       state = { ...(state ?? NOTHING), ...panelFrom(panel) };
     }
-    // Taken once: what this tab writes from now on is newer.
-    const key = STASH + this.#scope;
-    return withStash(
-      state,
-      inSession((storage) => {
-        const raw = storage.getItem(key);
-        storage.removeItem(key);
-        return raw;
-      }),
-    );
+    return withStash(state, takeStash(this.#scope));
+  }
+
+  claim(id: string, by: string): Promise<boolean> {
+    return claimQueued(this.#store(), `${this.#scope}:ui:claim`, id, by);
   }
 
   stash(state?: Stashed): void {

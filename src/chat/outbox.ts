@@ -15,6 +15,13 @@ export const MAX_OUTBOX = 5;
 /** Send attempts of a question that keeps going offline mid-request; then it fails, with Retry. */
 export const MAX_SEND_ATTEMPTS = 3;
 
+/**
+ * How long a tab's claim on a queued question holds (decision 660): where there are no Web
+ * Locks, the tab that claimed it sends it, and a tab that claimed it and went away leaves it to
+ * another tab after this.
+ */
+export const CLAIM_MS = 5_000;
+
 export const isOffline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
 
 export interface OutboxHooks {

@@ -1,6 +1,7 @@
 import { AnswerLock } from './answer-lock.js';
 import type { Conversation } from './conversation.js';
 import type { DeviceMemory } from './device-memory.js';
+import { CLAIM_MS, type Outbox } from './outbox.js';
 
 /** What the hand-off reads and asks of the other parts. */
 export interface TabHandoffParts {
@@ -10,9 +11,9 @@ export interface TabHandoffParts {
   connected: () => boolean;
   conversation: Pick<Conversation, 'snapshot' | 'streaming' | 'followed' | 'reattach' | 'retry'>;
   /** Writes this tab's changes (an answer's end, before the lock goes) and reads other tabs'. */
-  memory: Pick<DeviceMemory, 'flush' | 'revisit'>;
-  /** Sends the outbox's oldest question now if it may go (see Outbox.sendNow); whether one went. */
-  sendQueued: () => boolean;
+  memory: Pick<DeviceMemory, 'flush' | 'revisit' | 'store'>;
+  /** What waits to be sent; `sendNow` sends its oldest question if it may go, and says whether one went. */
+  outbox: Pick<Outbox, 'entries' | 'sendNow'>;
 }
 
 /** How long after its first send a question a navigation cut off is sent again by the next load (decision 455). */
@@ -30,6 +31,12 @@ export class TabHandoff {
   #takingOver?: string;
   /** Bumped by reset(): a wait that ends after a reset is dropped. */
   #epoch = 0;
+  /** This tab's name in its claims on queued questions, where there are no Web Locks (decision 660). */
+  readonly #name = `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
+  /** A look again at a question another tab claimed, once that claim has lapsed. */
+  #lapse?: ReturnType<typeof setTimeout>;
+  /** The claimed send under way: one at a time, or a second would read the first's question back from the device. */
+  #claiming?: Promise<void>;
 
   readonly #parts: TabHandoffParts;
 
@@ -78,19 +85,40 @@ export class TabHandoff {
   /**
    * What waits in the outbox goes now (the browser is back online, in every tab at once, or a
    * load found it on the device): as sendQueued sends it, once across tabs, as each tab holds
-   * the questions asked offline in any of them. Without Web Locks each tab sends what it holds,
-   * as it cannot know what the others do.
+   * the questions asked offline in any of them. Without Web Locks, the tab that claims it on
+   * the device sends it (decision 660).
    */
   sendWaiting(): void {
     if (this.#lock.available) this.sendQueued();
-    else this.#parts.sendQueued();
+    else if (!this.#claiming)
+      this.#claiming = this.#sendClaimed().finally(() => (this.#claiming = undefined));
   }
 
   async #sendLocked(): Promise<void> {
     const { memory } = this.#parts;
     await memory.flush();
     await memory.revisit(true);
-    if (this.#parts.connected() && this.#parts.sendQueued()) await memory.flush();
+    if (this.#parts.connected() && this.#parts.outbox.sendNow()) await memory.flush();
+  }
+
+  /**
+   * As #sendLocked, under a claim of the oldest question instead of the lock: this tab writes
+   * its changes, claims it, reads the other tabs' (a question sent under an earlier claim is gone
+   * by then), sends it and writes its removal. A tab refused looks again once that claim has
+   * lapsed: the tab that holds it may have gone before it sent.
+   */
+  async #sendClaimed(): Promise<void> {
+    const { memory, outbox } = this.#parts;
+    await memory.flush();
+    const id = outbox.entries[0]?.id;
+    if (!id || !this.#parts.connected()) return;
+    if (!((await memory.store?.claim?.(id, this.#name)) ?? true)) {
+      clearTimeout(this.#lapse);
+      this.#lapse = setTimeout(() => this.sendWaiting(), CLAIM_MS);
+      return;
+    }
+    await memory.revisit(true);
+    if (this.#parts.connected() && outbox.entries[0]?.id === id && outbox.sendNow()) await memory.flush();
   }
 
   /**

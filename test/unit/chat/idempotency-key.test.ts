@@ -92,8 +92,8 @@ describe('a question a navigation cut off, read back after the reload (decision 
       scope: () => 'scope',
       connected: () => true,
       conversation,
-      memory: { flush: async () => {}, revisit: async () => {} },
-      sendQueued: () => false,
+      memory: { flush: async () => {}, revisit: async () => {}, store: undefined },
+      outbox: { entries: [], sendNow: () => false },
     });
     return { conversation, requests, resent: tabs.resendLast() };
   }

@@ -1,5 +1,5 @@
-import { describe, expect, vi } from 'vitest';
-import { userEvent } from 'vitest/browser';
+import { describe, expect, onTestFinished, vi } from 'vitest';
+import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import { ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent, type Agent } from '../../../../service/index.js';
@@ -16,6 +16,10 @@ import {
   typeMessage,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
+import { CLAIM_MS } from '../../../../src/chat/outbox.js';
+import { INTEGRATION_ID, PROJECT_ID } from '../../../msw/reference.js';
+import { storedMemory } from '../../../helpers/idb.js';
+import { createStore, set } from 'idb-keyval';
 
 const QUESTION = 'How do I theme it?';
 const reattaches = (backend: ReferenceBackend) =>
@@ -137,6 +141,67 @@ describe('<agent-chat> in two tabs', () => {
     } finally {
       onLine.mockRestore();
     }
+  });
+
+  describe('without Web Locks (a page on plain http at a host other than localhost: decision 660)', () => {
+    /**
+     * Two tabs without `navigator.locks`; the first asks from its message box while the browser
+     * is offline and the second shows the question queued; `meanwhile` runs then, before the
+     * browser is back online in both tabs at once.
+     */
+    async function askedOffline(backend: ReferenceBackend, meanwhile: () => Promise<void> = async () => {}) {
+      const locks = vi.spyOn(navigator, 'locks', 'get').mockReturnValue(undefined as unknown as LockManager);
+      onTestFinished(() => locks.mockRestore());
+      const tabs = await twoTabs(backend);
+      const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+      onTestFinished(() => onLine.mockRestore());
+      dispatchEvent(new Event('offline'));
+      const first = page.elementLocator(tabs.first);
+      await userEvent.fill(first.getByRole('textbox', { name: 'Message' }), 'Sent while offline');
+      await userEvent.click(first.getByRole('button', { name: 'Send' }));
+      const queued = (el: AgentChat) => el.shadowRoot!.querySelector('.outbox')?.textContent ?? '';
+      await expect.poll(() => queued(tabs.second)).toContain('Sent while offline');
+      await meanwhile();
+      onLine.mockReturnValue(true);
+      dispatchEvent(new Event('online'));
+      return tabs;
+    }
+
+    const asked = async (backend: ReferenceBackend) =>
+      (await Promise.all(backend.chatRequests().map((r) => r.clone().json()))).map((b) => b.message);
+
+    test('a question asked offline is sent once when the browser is back online', async ({ backend }) => {
+      const { first, second } = await askedOffline(backend);
+      await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
+      await expect.poll(() => answerOf(second)?.status, { timeout: 8000 }).toBe('complete');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await asked(backend)).toEqual(['Sent while offline']);
+      expect(messagesOf(first)).toHaveLength(2);
+      expect(messagesOf(second)).toHaveLength(2);
+    });
+
+    test('a tab that claimed it and went away before sending: another sends it, once, after the claim lapsed', async ({
+      backend,
+    }) => {
+      let lapses = 0;
+      // The device as a third tab left it: the question claimed a moment ago, not sent.
+      const { first, second } = await askedOffline(backend, async () => {
+        await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
+        const [question] = (await storedMemory())!.outbox;
+        lapses = Date.now() + CLAIM_MS - 1000;
+        const claim = { id: question.id, by: 'a tab gone', until: lapses };
+        await set(`${PROJECT_ID}:${INTEGRATION_ID}:ui:claim`, claim, createStore('agent-chat', 'ui-state'));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(backend.chatRequests()).toHaveLength(0);
+      await expect.poll(() => backend.chatRequests().length, { timeout: CLAIM_MS + 3000 }).toBe(1);
+      // Not before the claim lapsed, and within one more claim's time after.
+      expect(Date.now()).toBeGreaterThanOrEqual(lapses);
+      await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
+      await expect.poll(() => answerOf(second)?.status, { timeout: 8000 }).toBe('complete');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await asked(backend)).toEqual(['Sent while offline']);
+    });
   });
 
   describe('with an agent whose answer ends when the test says', () => {
