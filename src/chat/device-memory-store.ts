@@ -601,18 +601,26 @@ async function wipeScope(
   }
 }
 
+/** The claims on a scope's queued questions, by question: which tab, until when. */
+type Claims = Record<string, { by?: unknown; until?: unknown }>;
+
 /**
  * The claim in one read-write transaction, which the browser runs alone among the tabs' on this
- * store: two tabs never both find the question free. Where IndexedDB fails, the tab sends.
+ * store: two tabs never both find the question free. The record keeps the claims that hold,
+ * each question's own (a claim on the next question leaves this one's). Where IndexedDB fails,
+ * the tab sends.
  */
 function claimQueued(store: UseStore, key: string, id: string, by: string): Promise<boolean> {
   return store('readwrite', (os) => {
     const read = os.get(key);
     let mine = false;
     read.onsuccess = () => {
-      const held = read.result as { id?: unknown; by?: unknown; until?: unknown } | undefined;
-      if (held?.id === id && held.by !== by && Number(held.until) > Date.now()) return;
-      os.put({ id, by, until: Date.now() + CLAIM_MS }, key);
+      const now = Date.now();
+      const held = Object.entries(
+        read.result && typeof read.result === 'object' ? (read.result as Claims) : {},
+      ).filter(([, claim]) => Number(claim?.until) > now);
+      if (held.some(([question, claim]) => question === id && claim.by !== by)) return;
+      os.put({ ...Object.fromEntries(held), [id]: { by, until: now + CLAIM_MS } }, key);
       mine = true;
     };
     return promisifyRequest(os.transaction).then(() => mine);

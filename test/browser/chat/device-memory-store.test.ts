@@ -10,6 +10,7 @@ import {
   type StoredMemory,
 } from '../../../src/chat/device-memory-store.js';
 import type { ChatMessage } from '../../../src/chat/types.js';
+import { CLAIM_MS } from '../../../src/chat/outbox.js';
 
 const message = (i: number, content = `message ${i}`): ChatMessage => ({
   id: `m${i}`,
@@ -313,6 +314,30 @@ const drafts = (texts: Record<string, string>, ownerKey: string | null) => ({
 
 /** The widget's keys in this tab's sessionStorage. */
 const stashes = () => Object.keys(sessionStorage).filter((key) => key.startsWith('agent-chat:'));
+
+describe('a claim on a queued question, where there are no Web Locks (decision 660)', () => {
+  it('goes to one tab of many claiming at once, holds against the others until it lapses, and not against its own tab', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const tabs = ['a', 'b', 'c'].map(() => createDeviceMemoryStore('claims'));
+      const won = await Promise.all(tabs.map((tab, i) => tab.claim!('q1', `tab ${i}`)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = won.indexOf(true);
+      const other = (winner + 1) % 3;
+      // Its own tab claims it again (a send taken back offline goes again); another question is free.
+      expect(await tabs[winner].claim!('q1', `tab ${winner}`)).toBe(true);
+      expect(await tabs[other].claim!('q2', `tab ${other}`)).toBe(true);
+      vi.setSystemTime(Date.now() + CLAIM_MS - 100);
+      expect(await tabs[other].claim!('q1', `tab ${other}`)).toBe(false);
+      // The tab that claimed it went away: once its claim lapsed, another takes it.
+      vi.setSystemTime(Date.now() + CLAIM_MS + 100);
+      expect(await tabs[other].claim!('q1', `tab ${other}`)).toBe(true);
+      expect(await tabs[winner].claim!('q1', `tab ${winner}`)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
 
 describe('the stash: drafts kept at pagehide in sessionStorage (decision 443)', () => {
   afterEach(() => {

@@ -189,7 +189,7 @@ describe('<agent-chat> in two tabs', () => {
         await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
         const [question] = (await storedMemory())!.outbox;
         lapses = Date.now() + CLAIM_MS - 1000;
-        const claim = { id: question.id, by: 'a tab gone', until: lapses };
+        const claim = { [question.id]: { by: 'a tab gone', until: lapses } };
         await set(`${PROJECT_ID}:${INTEGRATION_ID}:ui:claim`, claim, createStore('agent-chat', 'ui-state'));
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
