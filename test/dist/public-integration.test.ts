@@ -177,9 +177,8 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
       .poll(() => list.locator('.title').allTextContents())
       .toEqual(['Is it safe against XSS?', 'How do I theme the widget?']);
     await list.getByRole('button', { name: /^How do I theme the widget\?/ }).click();
-    // Opened once its question is on screen: the conversation shown before it has one answer
-    // too, and words typed while it still shows are that conversation's draft, gone from the box
-    // when the picked one (read from the device) replaces it.
+    // Opened once its question is on screen (the conversation shown before it has one answer
+    // too). What is typed and sent before then waits for it and goes into it (decision 659).
     const questions = widget.locator('agent-chat-message[aria-label="You"] .bubble');
     await expect.poll(() => questions.allTextContents()).toEqual(['How do I theme the widget?']);
     const answers = widget.locator('agent-chat-message[aria-label="Assistant"] .content');
