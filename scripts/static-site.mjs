@@ -4,6 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { extname, join, resolve, sep } from 'node:path';
 
 const TYPES = {
@@ -21,11 +22,12 @@ const TYPES = {
 };
 
 /**
- * Serves `mounts` (a folder, or `{ '/path/': folder }`) on 127.0.0.1. `gate` sees every request
- * first (a rate limit), then `routes` answer given paths (a test's failing page, a redirect).
- * Every request is logged in `requests`, with when it arrived.
+ * Serves `mounts` (a folder, or `{ '/path/': folder }`) on 127.0.0.1, over HTTPS when given
+ * `tls` (a key and certificate). `gate` sees every request first (a rate limit), then `routes`
+ * answer given paths (a test's failing page, a redirect). Every request is logged in `requests`,
+ * with when it arrived, and every connection counted: what keep-alive saves a site.
  * @param {string | Record<string, string>} mounts
- * @param {{ routes?: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>, gate?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => boolean }} [options]
+ * @param {{ routes?: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>, gate?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => boolean, tls?: { key: string | Buffer, cert: string | Buffer } }} [options]
  */
 export async function serveFolder(mounts, options = {}) {
   const roots = Object.entries(typeof mounts === 'string' ? { '/': mounts } : mounts)
@@ -33,7 +35,8 @@ export async function serveFolder(mounts, options = {}) {
     .sort((a, b) => b[0].length - a[0].length);
   /** @type {{ method: string, path: string, status: number, at: number, bytes: number }[]} */
   const requests = [];
-  const server = createServer(async (req, res) => {
+  /** @type {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>} */
+  const answer = async (req, res) => {
     const at = Date.now();
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     // The body's bytes, as sent: what a re-crawl costs the site.
@@ -81,12 +84,20 @@ export async function serveFolder(mounts, options = {}) {
     } catch {
       if (!res.headersSent) res.writeHead(404).end('not found');
     }
+  };
+  const server = options.tls ? createTlsServer(options.tls, answer) : createServer(answer);
+  const connections = { accepted: 0, open: 0 };
+  server.on('connection', (/** @type {import('node:net').Socket} */ socket) => {
+    connections.accepted++;
+    connections.open++;
+    socket.on('close', () => connections.open--);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${address.port}`,
     requests,
+    connections,
     close: () =>
       new Promise((done) => {
         server.close(() => done(undefined));

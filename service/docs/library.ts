@@ -129,14 +129,7 @@ async function readSource(
   const exclude = source.exclude;
   try {
     if (source.kind === 'site') {
-      const result = await crawlSite(source.location, {
-        fetch: siteFetch(options.network ?? { allowPrivate: false }),
-        ...options.crawl,
-        exclude,
-        previous,
-        signal,
-        onProgress,
-      });
+      const result = await crawlWebsite(source.location, options, { exclude, previous, signal, onProgress });
       // Pages indexed before the owner excluded them go even when this crawl was incomplete.
       const matcher = exclusionMatcher(exclude);
       return { ...result, dropped: [...previous.keys()].filter((url) => excludedUrl(matcher, url)) };
@@ -175,6 +168,19 @@ async function readSource(
       truncated: false,
       excluded: 0,
     };
+  }
+}
+
+/**
+ * A website's crawl through the service's transport (decisions 650, 662), whose connections are
+ * kept open between its requests and closed when it ends or is stopped.
+ */
+async function crawlWebsite(location: string, options: DocsLibraryOptions, crawl: CrawlOptions) {
+  const fetch = siteFetch(options.network ?? { allowPrivate: false });
+  try {
+    return await crawlSite(location, { fetch, ...options.crawl, ...crawl });
+  } finally {
+    fetch.close();
   }
 }
 

@@ -8,6 +8,7 @@
  * the service's own network, or named the site themselves (`--docs`).
  */
 import { type Resolve, type ResolvedAddress, hostAddresses, systemResolve } from '../kernel/addresses.js';
+import type { ConnectionPool, pinnedGet } from '../kernel/node-network.js';
 
 /** The setting as an operator writes it, for the words that name it. */
 export const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
@@ -26,20 +27,33 @@ export class SiteAddressError extends Error {
   override name = 'SiteAddressError';
 }
 
+/** A crawl's `fetch` (`siteFetch`), with the connections it keeps open between requests. */
+export type SiteFetch = typeof fetch & {
+  /** Closes every connection it holds: the crawl ended, or was stopped. */
+  close(): void;
+};
+
 /**
  * A `fetch` for the crawler (GET, its headers, its signal) that connects only to addresses
- * `network` allows, on a fresh connection to the addresses it checked; a refused one rejects
- * with `SiteAddressError`, before any byte is sent.
+ * `network` allows, each request's own check deciding: it reuses a connection (keep-alive) only
+ * to the addresses that check gave for that host. A refused address rejects with
+ * `SiteAddressError`, before any byte is sent. `close` when the crawl ends.
  */
-export function siteFetch(network: SiteNetwork): typeof fetch {
-  return async (input, init) => {
+export function siteFetch(network: SiteNetwork): SiteFetch {
+  // Node's transport, loaded at the first request (the core also runs where Node is not).
+  let transport: Promise<{ get: typeof pinnedGet; pool: ConnectionPool }> | undefined;
+  const get: typeof fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const signal = init?.signal ?? undefined;
     const addresses = await checkedAddresses(network, url, signal);
-    // Node's transport, loaded at the first request (the core also runs where Node is not).
-    const { pinnedGet } = await import('../kernel/node-network.js');
-    return pinnedGet(url, Object.fromEntries(new Headers(init?.headers)), addresses, signal);
+    transport ??= import('../kernel/node-network.js').then((node) => ({
+      get: node.pinnedGet,
+      pool: new node.ConnectionPool(),
+    }));
+    const { get, pool } = await transport;
+    return get(url, Object.fromEntries(new Headers(init?.headers)), addresses, signal, pool);
   };
+  return Object.assign(get, { close: () => void transport?.then(({ pool }) => pool.close()) });
 }
 
 /**
