@@ -9,7 +9,7 @@ import { readPdfResponse } from './pdf.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type Robots } from './robots.js';
 import { Pace } from './pace.js';
 import { Scope } from './scope.js';
-import { parseSitemap } from './sitemap.js';
+import { type SitemapEntries, sitemapParser } from './sitemap.js';
 import type { DocPageCopy as PageCopy } from '../storage/records.js';
 import type { ExtractedPage, Section } from './types.js';
 
@@ -140,18 +140,78 @@ async function readText(response: Response, limit: number): Promise<string | nul
 }
 
 /**
- * A sitemap's text, gzipped (`sitemap.xml.gz`, as the sitemaps protocol allows and large sites
- * serve) or not, at most `limit` bytes once inflated: a small file that inflates without end is
- * refused, not held.
+ * What a sitemap lists, gzipped (`sitemap.xml.gz`, as the sitemaps protocol allows and large
+ * sites serve) or not, parsed as it streams: at most `limit` bytes as sent and once inflated
+ * (a small file that inflates without end is refused, not held), and never held whole, as bytes
+ * or as text (decision 663). null when it is longer; damaged gzip, or more bytes sent than
+ * `limit`, fail as a body that broke off does (the caller reads neither).
  */
-async function readSitemap(response: Response, limit: number): Promise<string | null> {
-  const bytes = await readBounded(response, limit);
-  if (!bytes || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
-    return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
-  const body = new Blob([bytes.slice()]).stream().pipeThrough(new DecompressionStream('gzip'));
-  // Damaged gzip is no sitemap; the protocol's sitemaps are UTF-8.
-  const xml = await readBounded({ headers: new Headers(), body }, limit).catch(() => null);
-  return xml && new TextDecoder().decode(xml);
+async function readSitemap(response: Response, limit: number): Promise<SitemapEntries | null> {
+  const parser = sitemapParser();
+  if (Number(response.headers.get('Content-Length')) > limit) {
+    await response.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!response.body) return parser.end();
+  const { body, gzipped } = await inflated(response.body, limit);
+  // The protocol's sitemaps are UTF-8; one sent as is may name another charset.
+  const label = gzipped
+    ? 'utf-8'
+    : /charset=["']?([\w.:-]+)/i.exec(response.headers.get('Content-Type') ?? '')?.[1];
+  const decoder = textDecoder(label);
+  const reader = body.getReader();
+  let size = 0;
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      if ((size += chunk.value.byteLength) > limit) return null;
+      parser.write(decoder.decode(chunk.value, { stream: true }));
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  parser.write(decoder.decode());
+  return parser.end();
+}
+
+/** A decoder for the charset `label` names, UTF-8 when it names none this runtime knows. */
+function textDecoder(label: string | undefined): TextDecoder {
+  try {
+    return new TextDecoder(label ?? 'utf-8');
+  } catch {
+    return new TextDecoder('utf-8');
+  }
+}
+
+/**
+ * `body` inflated when it is gzip (its first two bytes say so), its bytes as sent counted: past
+ * `limit`, the stream fails.
+ */
+async function inflated(body: ReadableStream<Uint8Array>, limit: number) {
+  const reader = body.getReader();
+  // Bytes as they came from the network: never a shared buffer.
+  let head = new Uint8Array() as Uint8Array<ArrayBuffer>;
+  let sent = 0;
+  const read = async () => {
+    const chunk = await reader.read();
+    if (!chunk.done && (sent += chunk.value.byteLength) > limit) throw new Error(`more than ${limit} bytes`);
+    return chunk;
+  };
+  while (head.length < 2) {
+    const chunk = await read();
+    if (chunk.done) break;
+    head = head.length ? new Uint8Array([...head, ...chunk.value]) : (chunk.value as Uint8Array<ArrayBuffer>);
+  }
+  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
+    start: (controller) => void (head.length && controller.enqueue(head)),
+    async pull(controller) {
+      const chunk = await read();
+      if (chunk.done) controller.close();
+      else controller.enqueue(chunk.value as Uint8Array<ArrayBuffer>);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
+  return { body: gzipped ? stream.pipeThrough(new DecompressionStream('gzip')) : stream, gzipped };
 }
 
 /** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */
@@ -563,7 +623,7 @@ class Crawl {
         Accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
       });
       const ok = typeof response !== 'string' && response.status >= 200 && response.status < 300;
-      const text = ok
+      const entries = ok
         ? await readSitemap(response, 10 * this.maxBytes).catch((error: unknown) => {
             // A sitemap that broke off is one not read; the crawl's own stop goes on up.
             broken(this.client, error);
@@ -571,7 +631,7 @@ class Crawl {
           })
         : null;
       if (typeof response !== 'string' && !ok) await response.body?.cancel().catch(() => {});
-      if (text === null) {
+      if (entries === null) {
         if (given && url === this.start)
           this.failures.push({
             url,
@@ -584,7 +644,7 @@ class Crawl {
           });
         continue;
       }
-      const { pages, sitemaps } = parseSitemap(text);
+      const { pages, sitemaps } = entries;
       candidates.push(...sitemaps.map((s) => resolveUrl(s, url)).filter((s): s is string => !!s));
       for (const page of pages) {
         const link = resolveUrl(page, url);

@@ -1,4 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { crawlSite } from '../../../../service/docs/crawler.js';
 import { parseSitemap } from '../../../../service/docs/sitemap.js';
 
 describe('parseSitemap, read as it streams', () => {
@@ -31,5 +33,62 @@ describe('parseSitemap, read as it streams', () => {
       sitemaps: [],
     });
     expect(parseSitemap('<!doctype html><p>Not found</p>')).toEqual({ pages: [], sitemaps: [] });
+  });
+});
+
+/** A response whose body comes in these pieces, as a network delivers it. */
+const inPieces = (pieces: Uint8Array[], headers: Record<string, string> = {}) =>
+  new Response(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const piece of pieces) controller.enqueue(piece);
+        controller.close();
+      },
+    }),
+    { headers },
+  );
+
+/** Cut `bytes` into pieces at these offsets. */
+const cut = (bytes: Uint8Array, ...at: number[]) =>
+  [0, ...at].map((from, i) => bytes.subarray(from, at[i] ?? bytes.length));
+
+describe('a sitemap crawled, parsed as it streams (decision 663)', () => {
+  const sitemap = Buffer.from(
+    '<urlset><url><loc>https://a.test/docs/caf\u00e9.html</loc></url><url><loc>https://a.test/docs/b.html</loc></url></urlset>',
+  );
+  /** The pages a crawl of the sitemap (served by `answer`) asks for. */
+  async function asked(answer: () => Response) {
+    const paths: string[] = [];
+    await crawlSite('https://a.test/docs/sitemap.xml', {
+      retryDelayMs: 1,
+      maxPageBytes: 1024,
+      fetch: async (input) => {
+        const url = new URL(input instanceof Request ? input.url : (input as string | URL));
+        if (url.pathname === '/docs/sitemap.xml') return answer();
+        paths.push(decodeURIComponent(url.pathname));
+        return new Response('', { status: 404 });
+      },
+    });
+    return paths.filter((path) => path !== '/robots.txt').sort();
+  }
+
+  it('reads an address cut between two pieces, a character cut in two among them', async () => {
+    const at = sitemap.indexOf('\u00e9') + 1; // inside é's two bytes
+    expect(await asked(() => inPieces(cut(sitemap, 20, at, at + 30)))).toEqual([
+      '/docs/b.html',
+      '/docs/café.html',
+    ]);
+  });
+
+  it('inflates a gzipped one whose first piece is a single byte', async () => {
+    const gzipped = gzipSync(sitemap);
+    expect(await asked(() => inPieces(cut(gzipped, 1, 2, 30)))).toEqual(['/docs/b.html', '/docs/café.html']);
+  });
+
+  it('reads nothing of one past its limit as sent or inflated, whatever it said of its length', async () => {
+    // The limit is 10 pages' bytes: 10 KiB. Valid addresses first, then more than the limit.
+    const long = Buffer.concat([sitemap.subarray(0, -'</urlset>'.length), Buffer.alloc(11 * 1024, ' ')]);
+    expect(await asked(() => inPieces(cut(long, 100)))).toEqual([]);
+    expect(await asked(() => inPieces(cut(gzipSync(long), 10)))).toEqual([]);
   });
 });
