@@ -141,7 +141,9 @@ async function* onMessages(worker) {
 /**
  * A TCP proxy on 127.0.0.1 that delivers every chunk `delayMs` after it arrived, each direction:
  * a round trip of twice that, without a bandwidth limit (a docs page is small; latency is what
- * a connection's handshakes pay).
+ * a connection's handshakes pay). The kernel completes a TCP handshake before the proxy sees
+ * it, so a new connection's first round trip is added here: nothing the client sends within
+ * it goes on before it is over, as a client waits for the server's SYN-ACK before sending.
  */
 async function delayProxy(target, delayMs) {
   // Each end is passed on once what came before it is delivered (half-open: a side that ends
@@ -149,12 +151,14 @@ async function delayProxy(target, delayMs) {
   // a socket drops what it still has to write, which would cut answers short.
   const server = createServer({ allowHalfOpen: true }, (client) => {
     const upstream = connect({ port: target, host: '127.0.0.1', allowHalfOpen: true });
-    const relay = (from, to) => {
-      from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), delayMs));
-      from.on('end', () => setTimeout(() => to.end(), delayMs));
-      from.on('error', () => setTimeout(() => to.destroy(), delayMs));
+    const connected = Date.now() + 2 * delayMs;
+    const relay = (from, to, after = 0) => {
+      const later = (deliver) => setTimeout(deliver, Math.max(delayMs, after - Date.now() + delayMs));
+      from.on('data', (chunk) => later(() => to.writable && to.write(chunk)));
+      from.on('end', () => later(() => to.end()));
+      from.on('error', () => later(() => to.destroy()));
     };
-    relay(client, upstream);
+    relay(client, upstream, connected);
     relay(upstream, client);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));

@@ -108,8 +108,8 @@ export class ConnectionPool {
 }
 
 /**
- * A kept-alive connection the server closed as the request went out: the request never reached
- * it (a GET, safe to send again), as Node's documentation advises to retry.
+ * A kept-alive connection the server closed as the request went out, before any answer: a GET,
+ * safe to send again, as Node's documentation advises for `reusedSocket`.
  */
 const closedUnder = (request: ClientRequest, error: unknown) =>
   request.reusedSocket &&
