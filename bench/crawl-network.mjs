@@ -153,7 +153,8 @@ async function delayProxy(target, delayMs) {
     const upstream = connect({ port: target, host: '127.0.0.1', allowHalfOpen: true });
     const connected = Date.now() + 2 * delayMs;
     const relay = (from, to, after = 0) => {
-      const later = (deliver) => setTimeout(deliver, Math.max(delayMs, after - Date.now() + delayMs));
+      const later = (/** @type {() => void} */ deliver) =>
+        setTimeout(deliver, Math.max(delayMs, after - Date.now() + delayMs));
       from.on('data', (chunk) => later(() => to.writable && to.write(chunk)));
       from.on('end', () => later(() => to.end()));
       from.on('error', () => later(() => to.destroy()));
