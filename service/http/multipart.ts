@@ -6,6 +6,7 @@
  * (busboy, formidable) are built on Node streams, and the service's core runs on web streams
  * only (in Chromium under msw as well as in Node); the one part this reads needs ~150 lines.
  */
+import { joinChunks } from '../kernel/bounded-body.js';
 import { HttpError, badRequest } from './errors.js';
 
 export interface FilePart {
@@ -153,7 +154,7 @@ async function readPartBody(
     // Bytes surely before the delimiter: all but a tail that may be its start.
     const safe = at === -1 ? Math.max(0, buffer.length - delimiter.length + 1) : at;
     if (limit === null && (at !== -1 || safe + length >= HEAD_BYTES))
-      limit = limitFor(concat(concatAll(chunks, length), buffer.subarray(0, safe)).subarray(0, HEAD_BYTES));
+      limit = limitFor(concat(joinChunks(chunks, length), buffer.subarray(0, safe)).subarray(0, HEAD_BYTES));
     if (safe > 0) {
       chunks.push(buffer.slice(0, safe));
       length += safe;
@@ -166,19 +167,8 @@ async function readPartBody(
       const rest = input.buffer.subarray(delimiter.length, delimiter.length + 2);
       if (rest[0] !== 0x2d || rest[1] !== 0x2d)
         throw badRequest('The body must have one part, named "file".');
-      return concatAll(chunks, length);
+      return joinChunks(chunks, length);
     }
     if (!(await input.more())) throw badRequest('The body ended inside the file.');
   }
-}
-
-function concatAll(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

@@ -27,6 +27,11 @@ export async function readBounded(
   } finally {
     void reader.cancel().catch(() => {});
   }
+  return joinChunks(chunks, size);
+}
+
+/** `chunks` as one array of `size` bytes (their total); a single chunk is returned as it is, not copied. */
+export function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
   const bytes = new Uint8Array(size);
   let at = 0;
