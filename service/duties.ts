@@ -7,7 +7,8 @@ import { IDEMPOTENCY_WINDOW_MS, TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../cont
 import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
 import type { ActivityStore, EndedOrphan, FleetStore, StoresOf } from './storage/types.js';
-import { type FailedHook, type Log, logLostAnswers } from './answers/failure-log.js';
+import type { Log } from './kernel/log.js';
+import { type FailedHook, logLostAnswers } from './answers/failure-log.js';
 
 /** Threads one purge statement deletes: a big backlog goes in many short transactions, never one long one. */
 export const PURGE_BATCH = 200;

@@ -9,7 +9,8 @@ import {
 import { DemoAgent } from './agents/demo.js';
 import type { Agent } from './agents/types.js';
 import type { DocsLibrary } from './docs/library.js';
-import type { FailedAnswer, LogEntry } from './answers/failure-log.js';
+import type { FailedAnswer } from './answers/failure-log.js';
+import type { LogEntry } from './kernel/log.js';
 import { Answers } from './answers/live-answers.js';
 import { KEEPALIVE_MS } from './answers/record-stream.js';
 import { heartbeat, maintain, refreshActivity, runDuties } from './duties.js';

@@ -3,6 +3,7 @@ import { sleep } from './demo.js';
 import { filePhrasesFor } from './file-phrases.js';
 import { earlierQuestion, firstSearch } from './docs-prompt.js';
 import type { DocsSearch, Hit } from '../docs/types.js';
+import type { Log } from '../kernel/log.js';
 import { AttemptFailure, CUT, UNAVAILABLE, httpFailure, streamFailure } from './openai-failures.js';
 import { ModelClock } from './openai-clock.js';
 import { requestOf } from './openai-prompt.js';
@@ -87,12 +88,7 @@ export interface OpenAiAgentOptions {
   /** The most tokens one model call may write (`max_tokens`). Default 8,192; 0 sends none (the server's own limit). */
   maxTokens?: number;
   /** Operator log for retries (never message text). */
-  log?: (
-    entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<
-      string,
-      string | number | boolean | null
-    >,
-  ) => void;
+  log?: Log;
   fetch?: typeof fetch;
 }
 

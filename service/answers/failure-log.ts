@@ -1,13 +1,5 @@
+import type { Log } from '../kernel/log.js';
 import { type EndedOrphan, LOST_ANSWER } from '../storage/types.js';
-
-/** One structured log entry; never a token, a key or message text. */
-export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string } & Record<
-  string,
-  string | number | boolean | null
->;
-
-/** The service's structured log, as its parts write to it. */
-export type Log = (entry: LogEntry) => void;
 
 /** Which answer failed, to find it in the console: ids and a code, never the owner, the question or a key. */
 export interface FailedAnswer {

@@ -11,7 +11,8 @@ import {
   takenOver,
 } from './apply-output.js';
 import type { FanOut } from './fan-out.js';
-import { type FailedHook, type Log, logFailedAnswer } from './failure-log.js';
+import type { Log } from '../kernel/log.js';
+import { type FailedHook, logFailedAnswer } from './failure-log.js';
 import type { LiveAnswer } from './live-answer.js';
 import { storedEnd } from './replay.js';
 import type { AnswerSaves } from './saves.js';

@@ -1,4 +1,5 @@
 import type { Clock } from '../kernel/clock.js';
+import type { Log } from '../kernel/log.js';
 import type { CrawlRunRecord, DocSourceRecord, DocSourceSummary, DocsStore } from '../storage/types.js';
 import {
   CrawlExcludedStartError,
@@ -30,10 +31,6 @@ import { SiteAddressError, type SiteNetwork, checkedAddresses, siteFetch } from 
  * its version moves. A restart reads the indexes from the database; it does not crawl again until
  * a source is due. A project's agent searches its own index: no other project's pages are in it.
  */
-
-type Log = (
-  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
-) => void;
 
 export interface DocsLibraryOptions {
   store: DocsStore;

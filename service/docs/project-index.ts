@@ -1,13 +1,10 @@
 import type { Clock } from '../kernel/clock.js';
+import type { Log } from '../kernel/log.js';
 import type { DocsStore } from '../storage/types.js';
 import { type Embedder, HybridDocs } from './embeddings.js';
 import { SectionIndex } from './ranking.js';
 import { Vocabulary } from './synonyms.js';
 import type { DocsSearch, Hit, Section } from './types.js';
-
-type Log = (
-  entry: { level: 'info' | 'warn' | 'error'; msg: string } & Record<string, string | number | boolean | null>,
-) => void;
 
 export interface ProjectIndexOptions {
   store: DocsStore;

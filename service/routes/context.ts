@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/types.js';
 import type { DocsLibrary } from '../docs/library.js';
 import type { AnswerRunner } from '../answers/types.js';
-import type { Log } from '../answers/failure-log.js';
+import type { Log } from '../kernel/log.js';
 import type { FileQuota, SessionRecord, StoreRole, StoresOf } from '../storage/types.js';
 import type { Clock } from '../kernel/clock.js';
 import { HttpError } from '../http/errors.js';
