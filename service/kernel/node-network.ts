@@ -1,8 +1,8 @@
 /**
- * What a request to checked addresses needs of Node (decision 626): the system's resolver, every
- * answer of it, and a connection that goes to the addresses already checked, never to a second
- * answer for the name (DNS rebinding). Loaded when first used, so the core stays free of Node's
- * modules.
+ * What a request to checked addresses (a docs crawl's GET, a webhook's POST) needs of Node
+ * (decision 626): the system's resolver, every answer of it, and a connection that goes to the
+ * addresses already checked, never to a second answer for the name (DNS rebinding). Loaded when
+ * first used, so the core stays free of Node's modules.
  */
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
@@ -10,6 +10,7 @@ import {
   type ClientRequest,
   Agent as HttpAgent,
   type IncomingMessage,
+  type RequestOptions,
   request as httpRequest,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -26,7 +27,7 @@ export async function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
 }
 
 /** A lookup that answers with the addresses already checked: the name is not resolved a second time. */
-export function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
+function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const fitting = addresses.filter((a) => !options.family || a.family === options.family);
     if (!fitting.length)
@@ -34,6 +35,47 @@ export function checkedLookup(addresses: ResolvedAddress[]): LookupFunction {
     if (options.all) return (callback as (e: null, all: LookupAddress[]) => void)(null, fitting);
     callback(null, fitting[0].address, fitting[0].family);
   };
+}
+
+/** A request on `url`'s scheme whose connection goes to `addresses` (checked), whatever the name resolves to now. */
+const pinnedRequest = (
+  url: URL,
+  addresses: ResolvedAddress[],
+  options: RequestOptions,
+  answer: (message: IncomingMessage) => void,
+) =>
+  (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+    url,
+    { ...options, lookup: checkedLookup(addresses) },
+    answer,
+  );
+
+/**
+ * One POST to the checked addresses (a webhook's attempt) on a fresh connection (a pooled socket
+ * could be elsewhere), no redirect followed; resolves with the answer once its head arrived.
+ */
+export function pinnedPost(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  addresses: ResolvedAddress[],
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = pinnedRequest(
+      url,
+      addresses,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        signal,
+        agent: false,
+      },
+      resolve,
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 /**
@@ -130,12 +172,12 @@ export function pinnedGet(
 ): Promise<Response> {
   const get = (agent: HttpAgent | false) =>
     new Promise<Response>((resolve, reject) => {
-      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      const request = pinnedRequest(
         url,
+        addresses,
         {
           method: 'GET',
           headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers },
-          lookup: checkedLookup(addresses),
           signal,
           agent,
         },

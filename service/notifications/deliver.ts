@@ -113,8 +113,8 @@ export async function sendOnce(
       'webhook-signature': await signature(delivery.secret, delivery.id, timestamp, delivery.body),
     };
     // Node's transport, loaded at the first attempt (the core also runs where Node is not).
-    const { post } = await import('./node-transport.js');
-    response = await post(url, headers, delivery.body, addresses, signal);
+    const { pinnedPost } = await import('../kernel/node-network.js');
+    response = await pinnedPost(url, headers, delivery.body, addresses, signal);
   } catch (error) {
     return unanswered(error, url, signal, timeoutMs);
   }
