@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchHandler } from './session-handler.js';
 import { requestUrl } from './request-url.js';
 import type { Body } from './upstream.js';
-import { bodyStream } from './node-stream.js';
+import { bodyStream, requestHeaders, writeHead } from './node-stream.js';
 
 export * from './index.js';
 
@@ -48,10 +48,7 @@ export function toNodeHandler(handler: FetchHandler) {
     const url = requestUrl(req, res);
     if (!url) return;
     try {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
+      const headers = requestHeaders(req);
       const body = requestBody(req, headers);
       const request = new Request(url, {
         method: req.method,
@@ -63,13 +60,7 @@ export function toNodeHandler(handler: FetchHandler) {
       } as RequestInit);
       // The socket's address: limits key on it (a trusted proxy's header may refine it).
       const response = await handler(request, { clientAddress: req.socket?.remoteAddress });
-      res.statusCode = response.status;
-      response.headers.forEach((value, name) => {
-        if (name !== 'set-cookie') res.setHeader(name, value);
-      });
-      // Headers joins nothing for Set-Cookie, but forEach + setHeader would keep only the last.
-      const cookies = response.headers.getSetCookie();
-      if (cookies.length) res.setHeader('Set-Cookie', cookies);
+      writeHead(res, response);
       if (!response.body) {
         res.end();
         return;

@@ -3,7 +3,7 @@ import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { requestUrl } from '../server/request-url.js';
 import { takeRecordStream } from './answers/record-stream.js';
 import type { AgentService } from './service.js';
-import { bodyStream } from '../server/node-stream.js';
+import { bodyStream, requestHeaders, writeHead } from '../server/node-stream.js';
 
 /**
  * The service on node:http, for `serve()`: what `toNodeHandler` does for any Fetch handler, with
@@ -38,14 +38,10 @@ export function serviceNodeHandler(service: AgentService) {
 
 /** The Fetch Request for a node:http request: its headers, and its body read or streamed. */
 async function toRequest(req: IncomingMessage, url: URL): Promise<Request> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
   const body = await requestBody(req);
   return new Request(url, {
     method: req.method,
-    headers,
+    headers: requestHeaders(req),
     body,
     ...(body instanceof ReadableStream && { duplex: 'half' }),
   } as RequestInit);
@@ -60,13 +56,7 @@ async function send(
   response: Response,
   onCancel: (stop: () => void) => void,
 ): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') res.setHeader(name, value);
-  });
-  // Headers joins nothing for Set-Cookie, but forEach + setHeader would keep only the last.
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length) res.setHeader('Set-Cookie', cookies);
+  writeHead(res, response);
   const records = takeRecordStream(response);
   if (records) {
     if (res.destroyed) return records.cancel();
