@@ -26,7 +26,7 @@ import type {
 import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
-import { type Resolve, systemResolve } from './notifications/address.js';
+import { type Resolve, systemResolve } from './kernel/addresses.js';
 import { DEFAULT_TIMEOUT_MS, deliverNotifications } from './notifications/deliver.js';
 import { boundedPasswords } from './routes/console/auth.js';
 import { notifyFailure } from './routes/notify.js';

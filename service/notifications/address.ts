@@ -8,14 +8,6 @@
  */
 import { type Resolve, type ResolvedAddress, bounded, hostAddresses } from '../kernel/addresses.js';
 
-export {
-  bounded,
-  nonPublicKind,
-  systemResolve,
-  type Resolve,
-  type ResolvedAddress,
-} from '../kernel/addresses.js';
-
 /** What a webhook may reach, and how names are resolved (a fake one in tests). */
 export interface WebhookNetwork {
   allowPrivate: boolean;

@@ -8,7 +8,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../kernel/clock.js';
 import type { ClaimedDelivery, DeliveryAttempt, NotificationStore } from '../storage/types.js';
-import { type WebhookNetwork, WebhookAddressError, bounded, checkedAddresses } from './address.js';
+import { bounded } from '../kernel/addresses.js';
+import { type WebhookNetwork, WebhookAddressError, checkedAddresses } from './address.js';
 
 /** Waits before the 2nd to the 5th attempt: 1, 5, 15 and 40 minutes (an hour and a minute in all). */
 export const RETRY_WAITS_MS = [60_000, 300_000, 900_000, 2_400_000];

@@ -1,12 +1,11 @@
 /** Where a webhook may point (decisions 626-627, 641): each range that is not the public internet, each spelling of it, every answer of a name. */
 import { describe, expect, it } from 'vitest';
+import { type ResolvedAddress, nonPublicKind } from '../../../../service/kernel/addresses.js';
 import {
-  type ResolvedAddress,
   type WebhookNetwork,
   WebhookAddressError,
   addressRefusal,
   checkedAddresses,
-  nonPublicKind,
 } from '../../../../service/notifications/address.js';
 
 /** A resolver that knows a few names and counts its questions. */

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_RETENTION_MS } from '../../../../service/duties.js';
 import { MAX_ATTEMPTS, RETRY_WAITS_MS, webhookSecret } from '../../../../service/notifications/deliver.js';
 import { DOWNVOTE_WAIT_MS } from '../../../../service/routes/notify.js';
-import type { ResolvedAddress } from '../../../../service/notifications/address.js';
+import type { ResolvedAddress } from '../../../../service/kernel/addresses.js';
 import type { AgentServiceOptions, Stores } from '../../../../service/index.js';
 import type { WebhookRecord } from '../../../../service/storage/types.js';
 import { withConsole } from '../../../fixtures/console.js';
