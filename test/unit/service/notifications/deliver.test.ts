@@ -17,6 +17,7 @@ import { withConsole } from '../../../fixtures/console.js';
 import { AGENT, PROJECT, chatRecords } from '../../../fixtures/service.js';
 
 interface Received {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
@@ -29,7 +30,12 @@ async function receiver(script: { status?: number; location?: string; delayMs?: 
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
-      received.push({ path: request.url ?? '', headers: request.headers, body });
+      received.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body,
+      });
       const step = script.shift() ?? {};
       setTimeout(() => {
         if (response.destroyed) return;
@@ -252,6 +258,7 @@ describe('webhook deliveries', () => {
     ctx.clock.advance(DOWNVOTE_WAIT_MS);
     expect(await ctx.service.deliverNotifications()).toBe(1);
     expect(hook.received).toHaveLength(1);
+    expect(hook.received[0].method).toBe('POST');
     const body = JSON.parse(hook.received[0].body);
     expect(body).toMatchObject({
       event: 'downvote',
