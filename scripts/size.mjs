@@ -91,11 +91,12 @@ const bundles = [
   // answered here (638) (41 B); decision 647: back online, a queued question sent once across
   // tabs, and by a load that finds it (646) (53 B); decision 661: the message box the chosen
   // conversation's from the click (659) (139 B), a queued question claimed on the device where
-  // there are no Web Locks (660) (241 B).
+  // there are no Web Locks (660) (241 B); decision 666: a question's files taken from the tray
+  // only once it goes (664) (22 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 54.083 * KB),
+    budget: Number(args['max-iife'] ?? 54.105 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -133,8 +134,9 @@ const bundles = [
   // decision 588: 587 (45 B); decision 592: 591 (38 B); decision 594: 593 (89 B);
   // decision 596: 595 (16 B); decision 598: 597 (-18 B); decision 609: 608 (10 B);
   // decision 635: 634 (104 B); decision 637: 636 (7 B);
-  // decision 639: 638 (52 B); decision 647: 646 (55 B); decision 661: 659 (137 B) and 660 (257 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 85.318 * KB) },
+  // decision 639: 638 (52 B); decision 647: 646 (55 B); decision 661: 659 (137 B) and 660 (257 B);
+  // decision 666: 664 (19 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 85.337 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.

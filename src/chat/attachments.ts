@@ -188,13 +188,16 @@ export class Attachments {
     this.#set(this.#files.filter((f) => f !== file));
   }
 
-  /** The uploaded files for the question being sent, and an empty tray; their thumbnails stay for its bubble. */
+  /**
+   * The uploaded files for the question being sent, out of the tray; their thumbnails stay for its
+   * bubble. A file added since Send, still uploading, stays in the tray for the next question.
+   */
   take(): FileInfo[] {
     const infos = this.#files.flatMap((f) => (f.info ? [f.info] : []));
     const urls = new Map(this.#urls);
     for (const f of this.#files) if (f.info && f.preview) urls.set(f.info.file_id, f.preview);
     this.#urls = urls;
-    this.#files = [];
+    this.#files = this.#files.filter((f) => !f.info);
     this.#notice = null;
     this.#hooks.onChange();
     return infos;

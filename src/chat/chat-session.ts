@@ -275,18 +275,18 @@ export class ChatSession {
 
   /**
    * Sends `text`, or puts it in the outbox while an answer streams, the outbox holds earlier
-   * questions, or the browser is offline (it is sent once, when it may go). Returns false when
-   * the outbox is full.
+   * questions, or the browser is offline (it is sent once, when it may go); `files` are taken
+   * then. False when the outbox is full or the chosen thread could not be read (files kept).
    */
-  async send(text: string, attachments: readonly FileInfo[] = []): Promise<boolean> {
+  async send(text: string, files: () => readonly FileInfo[] = () => []): Promise<boolean> {
     await this.owner.beforeSend();
     // Sent while a chosen thread is read, it goes to that thread once it shows (decision 659).
     if (!(await this.#kept.opened())) return false;
     const threadId = this.conversation.snapshot.threadId;
     const wait = this.conversation.streaming || this.outbox.entries.length > 0 || isOffline();
-    if (wait && !this.outbox.add(text, attachments)) return false;
+    if (wait && !this.outbox.add(text, files)) return false;
     this.composer.sent(threadId, text);
-    if (!wait) await this.conversation.send(text, attachments);
+    if (!wait) await this.conversation.send(text, files());
     return true;
   }
 

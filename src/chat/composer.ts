@@ -23,8 +23,11 @@ export interface ComposerHooks {
   /** The thread on screen: each thread keeps its own draft. */
   threadId(): string | null;
   client(): ApiClient;
-  /** Sends a question as the session does (now, or through the outbox); false when it did not go. */
-  send(text: string, files: readonly FileInfo[]): Promise<boolean>;
+  /**
+   * Sends a question as the session does (now, or through the outbox); false when it did not go.
+   * `files` are taken from the tray only once it goes.
+   */
+  send(text: string, files?: () => readonly FileInfo[]): Promise<boolean>;
 }
 
 /** The files of the question being written, and the last refusal or failure. */
@@ -95,7 +98,9 @@ export class Composer {
     if (!text.trim() && !attachments.files.length) return false;
     // The page may veto it (`agent-chat-message-send`): then text and files stay in the composer.
     if (!approve()) return false;
-    return this.#hooks.send(text, attachments.files.length ? attachments.take() : []);
+    // The files leave the tray when the question goes, not before: one refused (the outbox is
+    // full, the chosen conversation could not be read) keeps them, as it keeps the text.
+    return this.#hooks.send(text, attachments.files.length ? () => attachments.take() : undefined);
   }
 
   /** Drops every draft and file (a reset: another visitor, a wipe). */

@@ -86,10 +86,13 @@ export class Outbox {
     removeEventListener('offline', this.#offline);
   }
 
-  /** Adds a question at the end and sends it when it may go; false when the outbox is full. */
-  add(text: string, attachments: readonly FileInfo[] = []): boolean {
+  /**
+   * Adds a question at the end and sends it when it may go; false when the outbox is full. Its
+   * `files` are taken only once it is in: refused, they stay where the visitor put them.
+   */
+  add(text: string, files: () => readonly FileInfo[] = () => []): boolean {
     if (this.#items.length >= MAX_OUTBOX) return false;
-    this.#set([...this.#items, newEntry(text, attachments)]);
+    this.#set([...this.#items, newEntry(text, files())]);
     this.sendNext();
     return true;
   }

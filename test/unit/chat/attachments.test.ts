@@ -89,4 +89,19 @@ describe('Attachments', () => {
     expect(files.take()).toEqual([info('b.txt')]);
     expect(files.files).toEqual([]);
   });
+
+  it('take() hands over the uploaded files; one added since, still uploading, stays in the tray', async () => {
+    const uploads: ((info: FileInfo) => void)[] = [];
+    const files = tray(() => new Promise((resolve) => uploads.push(resolve)));
+    files.add([file('ok', 'a.txt')]);
+    uploads[0](info('a.txt'));
+    await vi.waitFor(() => expect(files.ready).toBe(true));
+    // The question waits (the chosen conversation is read) while the visitor adds another file.
+    files.add([file('ok', 'b.txt')]);
+    expect(files.take()).toEqual([info('a.txt')]);
+    expect(files.files.map((f) => [f.name, f.status])).toEqual([['b.txt', 'uploading']]);
+    uploads[1](info('b.txt'));
+    await vi.waitFor(() => expect(files.ready).toBe(true));
+    expect(files.take()).toEqual([info('b.txt')]);
+  });
 });
