@@ -6,7 +6,7 @@ import { describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf, PROJECT_ID, SERVICE_BASE } from '../../../msw/reference.js';
+import { ownerKeyOf, PROJECT_ID, SERVICE_BASE, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
 import { MAX_OUTBOX } from '../../../../src/chat/outbox.js';
 import {
@@ -80,13 +80,17 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
     });
   });
 
-  test('a conversation chosen from the list that cannot be read: the question sent meanwhile keeps its files', async ({
-    worker,
-    backend,
-  }) => {
+  /**
+   * Alice's two conversations, the list beside the second (the message box in reach), the first
+   * chosen while the service's read of it is held; `reply` answers that read once released.
+   */
+  async function chosenWhileHeld(
+    worker: { use: (...handlers: ReturnType<typeof http.get>[]) => void },
+    backend: ReferenceBackend,
+    reply: () => Response | undefined,
+  ) {
     backend.signIn('alice');
     const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
-    // Wide enough for the list to sit beside the conversation, the message box in reach.
     el.style.width = '900px';
     await el.send('How do I theme it?');
     await userEvent.click(page.getByRole('button', { name: 'New conversation' }));
@@ -99,13 +103,23 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
     worker.use(
       http.get(`${AGENT}/threads/:id/`, async () => {
         await held;
-        return HttpResponse.json({ error: 'down' }, { status: 500 });
+        return reply();
       }),
     );
     const chats = backend.chatRequests().length;
+    await userEvent.click(page.getByRole('button', { name: /^How do I theme it\?/ }));
+    return { el, chats, release };
+  }
+
+  test('a conversation chosen from the list that cannot be read: the question sent meanwhile keeps its files', async ({
+    worker,
+    backend,
+  }) => {
+    const { el, chats, release } = await chosenWhileHeld(worker, backend, () =>
+      HttpResponse.json({ error: 'down' }, { status: 500 }),
+    );
     const errors: number[] = [];
     el.addEventListener('agent-chat-error', (e) => errors.push(e.detail.status ?? 0));
-    await userEvent.click(page.getByRole('button', { name: /^How do I theme it\?/ }));
     await writeWithFile(el, 'And this log?');
     await userEvent.click(page.getByRole('button', { name: 'Send' }));
     release();
@@ -120,6 +134,32 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
     await ended;
     const sent = await bodies(backend.chatRequests().slice(chats));
     expect(sent.map((b) => [b.message, b.attachments?.length ?? 0])).toEqual([['And this log?', 1]]);
+  });
+
+  test('a conversation chosen from the list, read: the question sent meanwhile waits with its files, then goes there with them', async ({
+    worker,
+    backend,
+  }) => {
+    const { el, chats, release } = await chosenWhileHeld(worker, backend, () => undefined);
+    await writeWithFile(el, 'And this log?');
+    await userEvent.click(page.getByRole('button', { name: 'Send' }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // It waits for the chosen conversation: its text in the box, its file in the tray.
+    expect(backend.chatRequests()).toHaveLength(chats);
+    await expect.element(box()).toHaveValue('And this log?');
+    await expect.element(inTray('server.log')).toBeInTheDocument();
+    const ended = nextAnswerEnd(el);
+    release();
+    await ended;
+    await expect.element(inTray('server.log')).not.toBeInTheDocument();
+    const sent = await bodies(backend.chatRequests().slice(chats));
+    expect(sent.map((b) => [b.message, b.attachments?.length ?? 0])).toEqual([['And this log?', 1]]);
+    expect(messagesOf(el).map((m) => m.message?.content.slice(0, 18))).toEqual([
+      'How do I theme it?',
+      expect.any(String),
+      'And this log?',
+      expect.any(String),
+    ]);
   });
 
   test('offline: the question waits in the outbox with its files and goes with them once online', async ({
@@ -167,6 +207,9 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
       .poll(() => el.shadowRoot!.querySelector('.outbox')?.textContent ?? '')
       .toContain('And this log?');
     expect(messagesOf(el)).toHaveLength(0);
+    // The failed request's end is written (the answer's lock goes with it) before the network
+    // comes back, as it is in a browser: an `online` that came sooner would find the lock held.
+    await expect.poll(async () => (await navigator.locks.query()).held?.length ?? 0).toBe(0);
     onLine.mockReturnValue(true);
     const ended = nextAnswerEnd(el);
     dispatchEvent(new Event('online'));
