@@ -6,7 +6,13 @@ import { describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf, PROJECT_ID, SERVICE_BASE, type ReferenceBackend } from '../../../msw/reference.js';
+import {
+  ownerKeyOf,
+  PROJECT_ID,
+  SERVICE_BASE,
+  SESSION_ENDPOINT,
+  type ReferenceBackend,
+} from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
 import { MAX_OUTBOX } from '../../../../src/chat/outbox.js';
 import {
@@ -241,27 +247,48 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
     await expect.element(page.getByRole('button', { name: 'Download server.log, 26 B' })).toBeInTheDocument();
   });
 
-  test('a 500 at send: the failed question shows its files, and Retry sends them', async ({
-    worker,
-    backend,
-  }) => {
-    const el = await fixtureChat();
-    await writeWithFile(el, 'And this log?');
-    worker.use(
-      http.post(`${AGENT}/chat/`, () => HttpResponse.json({ error: 'boom' }, { status: 500 }), {
-        once: true,
-      }),
-    );
-    await userEvent.click(page.getByRole('button', { name: 'Send' }));
-    await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
-    await settled(el);
-    await expect.element(page.getByRole('button', { name: 'Download server.log, 26 B' })).toBeInTheDocument();
-    const ended = nextAnswerEnd(el);
-    await userEvent.click(page.getByRole('button', { name: 'Retry' }));
-    expect((await ended).outcome).toBe('complete');
-    const sent = await bodies(backend.chatRequests());
-    expect(sent.at(-1)).toMatchObject({ message: 'And this log?', attachments: [expect.anything()] });
-  });
+  for (const [label, failing] of [
+    [
+      'a 500 at send',
+      () => [
+        http.post(`${AGENT}/chat/`, () => HttpResponse.json({ error: 'boom' }, { status: 500 }), {
+          once: true,
+        }),
+      ],
+    ],
+    [
+      'a session that fails at send (the token refused, no new one)',
+      () => [
+        http.post(
+          `${AGENT}/chat/`,
+          () => HttpResponse.json({ detail: 'expired', code: 'invalid_token' }, { status: 401 }),
+          { once: true },
+        ),
+        http.post(SESSION_ENDPOINT, () => new HttpResponse(null, { status: 500 }), { once: true }),
+      ],
+    ],
+  ] as const)
+    test(`${label}: the failed question shows its files, and Retry sends them`, async ({
+      worker,
+      backend,
+    }) => {
+      // A signed-in visitor: her files are hers, whichever of her sessions sends them (§11).
+      backend.signIn('alice');
+      const el = await fixtureChat({ ownerKey: ownerKeyOf('alice') });
+      await writeWithFile(el, 'And this log?');
+      worker.use(...failing());
+      await userEvent.click(page.getByRole('button', { name: 'Send' }));
+      await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
+      await settled(el);
+      await expect
+        .element(page.getByRole('button', { name: 'Download server.log, 26 B' }))
+        .toBeInTheDocument();
+      const ended = nextAnswerEnd(el);
+      await userEvent.click(page.getByRole('button', { name: 'Retry' }));
+      expect((await ended).outcome).toBe('complete');
+      const sent = await bodies(backend.chatRequests());
+      expect(sent.at(-1)).toMatchObject({ message: 'And this log?', attachments: [expect.anything()] });
+    });
 
   test('the page vetoes the question: its text and its files stay in the composer', async ({ backend }) => {
     const el = await fixtureChat();
