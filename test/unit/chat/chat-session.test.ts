@@ -255,10 +255,13 @@ describe('ChatSession', () => {
     // From the choice, the box is the chosen thread's.
     chat.composer.setDraft('And the dark mode?');
     expect(chat.composer.drafts).toEqual({ [chosen]: 'And the dark mode?' });
-    const sent = chat.send('And the dark mode?');
+    const files = vi.fn(() => []);
+    const sent = chat.send('And the dark mode?', files);
     release();
     await opening;
     expect(await sent).toBe(false);
+    // Nothing taken from the composer's tray: its files stay there with the text (decision 664).
+    expect(files).not.toHaveBeenCalled();
     expect(server.requests.filter((r) => r.endsWith('/chat/'))).toHaveLength(chats);
     expect(texts(chat.snapshot)).toEqual(['Second question', expect.any(String)]);
     expect(chat.snapshot.draft).toBe('And the dark mode?');

@@ -103,6 +103,10 @@ describe('ChatSession outbox', () => {
     const taken = [];
     for (let i = 1; i <= MAX_OUTBOX + 1; i += 1) taken.push(await chat.send(`question ${i}`));
     expect(taken).toEqual([...Array(MAX_OUTBOX).fill(true), false]);
+    // A question refused takes nothing from the composer's tray: its files stay there.
+    const files = vi.fn(() => []);
+    expect(await chat.send('with a file', files)).toBe(false);
+    expect(files).not.toHaveBeenCalled();
     chat.outbox.remove(chat.snapshot.outbox[1].id);
     backOnline();
     await vi.waitFor(() => expect(chat.snapshot.outbox).toEqual([]));
