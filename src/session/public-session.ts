@@ -5,6 +5,7 @@
  * and the errors it throws are the script's own classes.
  */
 import type { PublicSessionKit } from './public-source.js';
+import { sha256 } from './sha256.js';
 import type { SessionPayload } from './types.js';
 
 export interface PublicSessionRequest {
@@ -61,11 +62,16 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * The number `n` in [0, maxnumber] whose SHA-256 of `salt + n` is the challenge, or null. The
  * hashing is the browser's (`crypto.subtle.digest`), in batches, in slices of 10 ms: between
  * slices the page runs, so no task comes near 50 ms, and the work needs no Worker (one made from
- * a Blob is refused under a strict CSP). Measured in bench/proof-of-work.mjs.
+ * a Blob is refused under a strict CSP). A page served over plain http at a name other than
+ * localhost has no `crypto.subtle` (an insecure context): there the hashing is sha256.ts's, in
+ * the same batches and slices (decision 667). Measured in bench/proof-of-work.mjs.
  */
 export async function solveChallenge(challenge: Challenge, signal?: AbortSignal): Promise<number | null> {
   const target = hexBytes(challenge.challenge);
   const encoder = new TextEncoder();
+  const subtle = globalThis.crypto?.subtle;
+  // Where sha256.ts hashes, every input is encoded into this one buffer (UTF-8: 3 bytes a UTF-16 unit at most).
+  const buffer = new Uint8Array(challenge.salt.length * 3 + 24);
   const max = challenge.maxnumber ?? 1_000_000;
   let slice = performance.now();
   for (let start = 0; start <= max; start += BATCH) {
@@ -75,12 +81,14 @@ export async function solveChallenge(challenge: Challenge, signal?: AbortSignal)
     }
     signal?.throwIfAborted();
     const end = Math.min(start + BATCH - 1, max);
-    const digests: Promise<ArrayBuffer>[] = [];
-    for (let n = start; n <= end; n++)
-      digests.push(crypto.subtle.digest('SHA-256', encoder.encode(challenge.salt + n)));
-    const hashes = await Promise.all(digests);
-    for (let i = 0; i < hashes.length; i++)
-      if (sameBytes(new Uint8Array(hashes[i]), target)) return start + i;
+    const texts: string[] = [];
+    for (let n = start; n <= end; n++) texts.push(challenge.salt + n);
+    const hashes = subtle
+      ? (await Promise.all(texts.map((text) => subtle.digest('SHA-256', encoder.encode(text))))).map(
+          (hash) => new Uint8Array(hash),
+        )
+      : texts.map((text) => sha256(buffer, encoder.encodeInto(text, buffer).written));
+    for (let i = 0; i < hashes.length; i++) if (sameBytes(hashes[i], target)) return start + i;
   }
   return null;
 }
