@@ -92,11 +92,11 @@ const bundles = [
   // tabs, and by a load that finds it (646) (53 B); decision 661: the message box the chosen
   // conversation's from the click (659) (139 B), a queued question claimed on the device where
   // there are no Web Locks (660) (241 B); decision 666: a question's files taken from the tray
-  // only once it goes (664) (22 B).
+  // only once it goes (664) (22 B); decision 668: the proof-of-work part's new name (667) (2 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 54.105 * KB),
+    budget: Number(args['max-iife'] ?? 54.107 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -138,7 +138,12 @@ const bundles = [
   // decision 666: 664 (19 B).
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 85.337 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
-  { file: `dist/${PUBLIC_SESSION}`, label: 'Public session, proof of work (on demand)', budget: 2 * KB },
+  // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667).
+  {
+    file: `dist/${PUBLIC_SESSION}`,
+    label: 'Public session, proof of work (on demand)',
+    budget: 2.5 * KB,
+  },
   // Decision 378: chips, thumbnails, progress, a question's files, the drop overlay, the upload transport.
   { file: `dist/${ATTACHMENTS}`, label: 'Attachment view (on demand)', budget: 3 * KB },
   {
