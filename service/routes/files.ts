@@ -232,7 +232,12 @@ export async function questionFiles(
   return ids.map((id, i) => {
     const file = found.get(id);
     if (!file || file.projectId !== session.projectId || file.uploader !== voterOf(session))
-      throw badRequest(`attachments[${i}] is not a file this session uploaded (or it expired).`);
+      throw new HttpError(
+        400,
+        // A code of its own: the client cannot send it again as it is, and may offer to send the text without it.
+        'file_unavailable',
+        `attachments[${i}] is not a file this session uploaded (or it expired).`,
+      );
     if (file.threadId !== null && file.threadId !== target.threadId)
       throw badRequest(`attachments[${i}] belongs to another conversation.`);
     if (!settings.kinds.includes(file.kind))

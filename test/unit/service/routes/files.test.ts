@@ -355,6 +355,33 @@ describe('questions with files (§4, §11)', () => {
     expect((await ask({ message: '', attachments: [] })).response.status).toBe(400);
   });
 
+  it("says a file gone or not this session's is unavailable (400 file_unavailable), as a session without owner that renews meets it", async () => {
+    const ctx = makeService();
+    const first = await ctx.session();
+    const file = await uploaded(ctx, first, text('a'), 'a.txt');
+    // The visitor has no owner: the next session (a reload, the hourly renewal) is someone else (§11).
+    const next = await ctx.session();
+    const refused = await chatRecords(ctx, next, { message: 'q', attachments: [file.file_id] });
+    expect(refused.response.status).toBe(400);
+    expect(await errorBody(refused.response)).toEqual({
+      code: 'file_unavailable',
+      detail: 'attachments[0] is not a file this session uploaded (or it expired).',
+    });
+    const unknown = await chatRecords(ctx, first, {
+      message: 'q',
+      attachments: [file.file_id, 'file_00000000000000000000000000000000'],
+    });
+    expect(await errorBody(unknown.response)).toMatchObject({
+      code: 'file_unavailable',
+      detail: /^attachments\[1\]/,
+    });
+    // What is wrong with the request itself stays invalid_request.
+    const six = Array.from({ length: 6 }, (_, i) => `file_${String(i).repeat(32)}`);
+    expect(
+      (await errorBody((await chatRecords(ctx, first, { message: 'q', attachments: six })).response)).code,
+    ).toBe('invalid_request');
+  });
+
   it('deletes the files of a deleted thread, and files unused for 24 hours', async () => {
     const ctx = makeService();
     let token = await ctx.session('alice');
