@@ -15,6 +15,7 @@ export type AgentChatErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'budget_exhausted'
+  | 'file_unavailable'
   | 'challenge_failed'
   | 'gone'
   | 'http_error'

@@ -331,6 +331,18 @@ export class AnswerTurn {
     ) {
       // Offline: the question waits in the outbox (it goes again when the browser is back online).
       host.setMessages((messages) => messages.filter((m) => m !== question));
+    } else if (
+      !answer &&
+      question?.attachments &&
+      error instanceof ApiError &&
+      error.code === 'file_unavailable'
+    ) {
+      // Its files cannot go from this session (a new one after a reload or a renewal, §11): it
+      // keeps its text, names the files it lost, and Retry sends the text alone (decision 671).
+      const info = filesGone(question, error.status);
+      const { attachments: _gone, ...rest } = question;
+      this.#question = host.replace(question, { ...rest, status: 'failed', error: info });
+      hooks.onError?.(info);
     } else {
       const info = describeError(error);
       // An answer's error is reported with its end (Conversation's finish), once.
@@ -341,4 +353,14 @@ export class AnswerTurn {
       }
     }
   }
+}
+
+/** Files the service no longer takes from this session, named; Retry only when there is text to send without them. */
+function filesGone(question: ChatMessage, status: number): ErrorInfo {
+  const text = question.content.trim() !== '';
+  const files = question.attachments!.map((f) => f.name).join(', ');
+  return errorInfo('file_unavailable', text ? 'errorFilesGone' : 'errorFilesGoneOnly', text, {
+    status,
+    values: { files },
+  });
 }

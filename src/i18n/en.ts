@@ -127,6 +127,9 @@ export const en = {
   errorBusy: 'The chat is busy right now. Please try again in a minute.',
   errorBudgetSpent: 'This chat has reached its limit for today. Please try again tomorrow.',
   errorThreadGoneRetry: 'This conversation no longer exists. Retry to send your message in a new one.',
+  errorFilesGone:
+    '{files}: no longer available. To send a file, attach it again; Retry sends your message without files.',
+  errorFilesGoneOnly: '{files}: no longer available. To send a file, attach it again.',
   answerStopped: 'Answer stopped.',
 
   // Files a question carries

@@ -103,6 +103,9 @@ const de: UiStrings = {
   errorBudgetSpent: 'Dieser Chat hat sein Limit für heute erreicht. Bitte versuchen Sie es morgen erneut.',
   errorThreadGoneRetry:
     'Diese Unterhaltung gibt es nicht mehr. Erneut versuchen sendet Ihre Nachricht in einer neuen.',
+  errorFilesGone:
+    '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an; „Erneut versuchen“ sendet Ihre Nachricht ohne Dateien.',
+  errorFilesGoneOnly: '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an.',
   answerStopped: 'Antwort gestoppt.',
   attachFiles: 'Dateien anhängen',
   removeFile: '{name} entfernen',

@@ -103,6 +103,9 @@ const es: UiStrings = {
   errorBusy: 'El chat está ocupado en este momento. Inténtalo de nuevo en un minuto.',
   errorBudgetSpent: 'Este chat ha alcanzado su límite de hoy. Inténtalo de nuevo mañana.',
   errorThreadGoneRetry: 'Esta conversación ya no existe. Reintenta para enviar tu mensaje en una nueva.',
+  errorFilesGone:
+    '{files}: ya no está disponible. Para enviar un archivo, adjúntalo de nuevo; Reintentar envía tu mensaje sin archivos.',
+  errorFilesGoneOnly: '{files}: ya no está disponible. Para enviar un archivo, adjúntalo de nuevo.',
   answerStopped: 'Respuesta detenida.',
   attachFiles: 'Adjuntar archivos',
   removeFile: 'Quitar {name}',

@@ -104,6 +104,9 @@ const fr: UiStrings = {
   errorBudgetSpent: 'Ce chat a atteint sa limite pour aujourd’hui. Veuillez réessayer demain.',
   errorThreadGoneRetry:
     'Cette conversation n’existe plus. Réessayez pour envoyer votre message dans une nouvelle.',
+  errorFilesGone:
+    '{files} : n’est plus disponible. Pour envoyer un fichier, joignez-le à nouveau ; Réessayer envoie votre message sans fichiers.',
+  errorFilesGoneOnly: '{files} : n’est plus disponible. Pour envoyer un fichier, joignez-le à nouveau.',
   answerStopped: 'Réponse arrêtée.',
   attachFiles: 'Joindre des fichiers',
   removeFile: 'Retirer {name}',

@@ -101,6 +101,9 @@ const he: UiStrings = {
   errorBusy: 'הצ׳אט עמוס כרגע. אפשר לנסות שוב בעוד דקה.',
   errorBudgetSpent: 'הצ׳אט הזה הגיע למגבלה היומית שלו. אפשר לנסות שוב מחר.',
   errorThreadGoneRetry: 'השיחה הזו כבר לא קיימת. נסו שוב כדי לשלוח את ההודעה בשיחה חדשה.',
+  errorFilesGone:
+    '{files}: אינו זמין עוד. כדי לשלוח קובץ, צרפו אותו שוב; ניסיון חוזר שולח את ההודעה בלי קבצים.',
+  errorFilesGoneOnly: '{files}: אינו זמין עוד. כדי לשלוח קובץ, צרפו אותו שוב.',
   answerStopped: 'התשובה נעצרה.',
   attachFiles: 'צירוף קבצים',
   removeFile: 'הסרת {name}',

@@ -102,6 +102,9 @@ const it: UiStrings = {
   errorBusy: 'La chat è occupata in questo momento. Riprova tra un minuto.',
   errorBudgetSpent: 'Questa chat ha raggiunto il limite di oggi. Riprova domani.',
   errorThreadGoneRetry: 'Questa conversazione non esiste più. Riprova per inviare il messaggio in una nuova.',
+  errorFilesGone:
+    '{files}: non più disponibile. Per inviare un file, allegalo di nuovo; Riprova invia il messaggio senza file.',
+  errorFilesGoneOnly: '{files}: non più disponibile. Per inviare un file, allegalo di nuovo.',
   answerStopped: 'Risposta interrotta.',
   attachFiles: 'Allega file',
   removeFile: 'Rimuovi {name}',

@@ -101,6 +101,9 @@ const ja: UiStrings = {
   errorBusy: 'チャットは現在混み合っています。1分ほどしてからもう一度お試しください。',
   errorBudgetSpent: 'このチャットは本日の上限に達しました。明日もう一度お試しください。',
   errorThreadGoneRetry: 'この会話はもう存在しません。再試行すると新しい会話でメッセージを送信します。',
+  errorFilesGone:
+    '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。「再試行」はファイルなしでメッセージを送信します。',
+  errorFilesGoneOnly: '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。',
   answerStopped: '回答を停止しました。',
   attachFiles: 'ファイルを添付',
   removeFile: '{name} を削除',

@@ -101,6 +101,9 @@ const ko: UiStrings = {
   errorBusy: '지금은 채팅이 혼잡합니다. 1분 후에 다시 시도해 주세요.',
   errorBudgetSpent: '이 채팅은 오늘 한도에 도달했습니다. 내일 다시 시도해 주세요.',
   errorThreadGoneRetry: '이 대화는 더 이상 존재하지 않습니다. 다시 시도하면 새 대화에서 메시지를 보냅니다.',
+  errorFilesGone:
+    "{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요. '다시 시도'는 파일 없이 메시지를 보냅니다.",
+  errorFilesGoneOnly: '{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요.',
   answerStopped: '답변이 중지되었습니다.',
   attachFiles: '파일 첨부',
   removeFile: '{name} 제거',

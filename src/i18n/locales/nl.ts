@@ -103,6 +103,9 @@ const nl: UiStrings = {
   errorBudgetSpent: 'Deze chat heeft zijn limiet voor vandaag bereikt. Probeer het morgen opnieuw.',
   errorThreadGoneRetry:
     'Dit gesprek bestaat niet meer. Probeer opnieuw om je bericht in een nieuw gesprek te sturen.',
+  errorFilesGone:
+    '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen; Opnieuw proberen verstuurt je bericht zonder bestanden.',
+  errorFilesGoneOnly: '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen.',
   answerStopped: 'Antwoord gestopt.',
   attachFiles: 'Bestanden bijvoegen',
   removeFile: '{name} verwijderen',

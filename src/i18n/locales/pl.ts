@@ -102,6 +102,9 @@ const pl: UiStrings = {
   errorBusy: 'Czat jest teraz przeciążony. Spróbuj ponownie za minutę.',
   errorBudgetSpent: 'Ten czat osiągnął dzisiejszy limit. Spróbuj ponownie jutro.',
   errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
+  errorFilesGone:
+    '{files}: już niedostępne. Aby wysłać plik, załącz go ponownie; „Spróbuj ponownie” wyśle wiadomość bez plików.',
+  errorFilesGoneOnly: '{files}: już niedostępne. Aby wysłać plik, załącz go ponownie.',
   answerStopped: 'Odpowiedź zatrzymana.',
   attachFiles: 'Dołącz pliki',
   removeFile: 'Usuń {name}',

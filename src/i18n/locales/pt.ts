@@ -102,6 +102,9 @@ const pt: UiStrings = {
   errorBusy: 'O chat está ocupado no momento. Tente novamente daqui a um minuto.',
   errorBudgetSpent: 'Este chat atingiu o limite de hoje. Tente novamente amanhã.',
   errorThreadGoneRetry: 'Esta conversa já não existe. Tente novamente para enviar a sua mensagem numa nova.',
+  errorFilesGone:
+    '{files}: não está mais disponível. Para enviar um arquivo, anexe-o novamente; Tentar novamente envia sua mensagem sem arquivos.',
+  errorFilesGoneOnly: '{files}: não está mais disponível. Para enviar um arquivo, anexe-o novamente.',
   answerStopped: 'Resposta interrompida.',
   attachFiles: 'Anexar arquivos',
   removeFile: 'Remover {name}',

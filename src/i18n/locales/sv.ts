@@ -102,6 +102,9 @@ const sv: UiStrings = {
   errorBudgetSpent: 'Den här chatten har nått sin gräns för i dag. Försök igen i morgon.',
   errorThreadGoneRetry:
     'Den här konversationen finns inte längre. Försök igen för att skicka meddelandet i en ny.',
+  errorFilesGone:
+    '{files}: inte längre tillgänglig. Bifoga en fil igen för att skicka den; Försök igen skickar ditt meddelande utan filer.',
+  errorFilesGoneOnly: '{files}: inte längre tillgänglig. Bifoga en fil igen för att skicka den.',
   answerStopped: 'Svaret stoppades.',
   attachFiles: 'Bifoga filer',
   removeFile: 'Ta bort {name}',

@@ -101,6 +101,9 @@ const tr: UiStrings = {
   errorBusy: 'Sohbet şu anda yoğun. Lütfen bir dakika sonra tekrar deneyin.',
   errorBudgetSpent: 'Bu sohbet bugünkü sınırına ulaştı. Lütfen yarın tekrar deneyin.',
   errorThreadGoneRetry: 'Bu konuşma artık yok. Mesajınızı yeni bir konuşmada göndermek için yeniden deneyin.',
+  errorFilesGone:
+    '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin; Yeniden dene mesajınızı dosyasız gönderir.',
+  errorFilesGoneOnly: '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin.',
   answerStopped: 'Yanıt durduruldu.',
   attachFiles: 'Dosya ekle',
   removeFile: '{name} dosyasını kaldır',
