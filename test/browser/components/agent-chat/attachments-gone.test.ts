@@ -8,7 +8,15 @@ import { describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
-import { PROJECT_ID, SERVICE_BASE } from '../../../msw/reference.js';
+import { createChallenge } from 'altcha-lib/v1';
+import { fixture, html } from '@open-wc/testing';
+import {
+  API_KEY,
+  INTEGRATION_ID,
+  PROJECT_ID,
+  SERVICE_BASE,
+  type ReferenceBackend,
+} from '../../../msw/reference.js';
 import {
   fixtureChat,
   logFile,
@@ -56,6 +64,32 @@ async function retriedWithoutFiles(el: AgentChat, requests: () => Request[]): Pr
     ['user', 'sent'],
     ['assistant', 'complete'],
   ]);
+}
+
+/**
+ * §2b as the service answers a page on an allowed origin (as in public-conversations.test.ts):
+ * each session minted without owner, as a public one is.
+ */
+function publicSessions(backend: ReferenceBackend) {
+  const routes = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/integrations/${INTEGRATION_ID}`;
+  return [
+    http.get(`${routes}/challenge/`, async () =>
+      Response.json(await createChallenge({ hmacKey: 'test', maxnumber: 1_000 })),
+    ),
+    http.post(`${routes}/sessions/`, async () => {
+      const minted = await backend.service.handle(
+        new Request(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/sessions/`, {
+          method: 'POST',
+          headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+          body: '{}',
+        }),
+      );
+      return new Response(minted.body, {
+        status: minted.status,
+        headers: { 'Content-Type': 'application/json', 'Agent-Chat-Owner-Key': '-' },
+      });
+    }),
+  ];
 }
 
 describe('<agent-chat> a question whose files its new session may not send', () => {
@@ -120,6 +154,29 @@ describe('<agent-chat> a question whose files its new session may not send', () 
     await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
     await settled(el);
     expect(errors).toEqual(['file_unavailable']);
+    await retriedWithoutFiles(el, () => backend.chatRequests());
+  });
+
+  test('a public visitor whose session is renewed: the question is resent by the new one, its files are said gone, Retry sends its text', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(...publicSessions(backend));
+    const el = await fixture<AgentChat>(
+      html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`,
+    );
+    await writeWithFile(el, 'And this log?');
+    // The page load's session is spent: the token is refused, a new public session is minted.
+    worker.use(
+      http.post(
+        `${AGENT}/chat/`,
+        () => HttpResponse.json({ detail: 'expired', code: 'invalid_token' }, { status: 401 }),
+        { once: true },
+      ),
+    );
+    await userEvent.click(page.getByRole('button', { name: 'Send' }));
+    await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
+    await settled(el);
     await retriedWithoutFiles(el, () => backend.chatRequests());
   });
 
