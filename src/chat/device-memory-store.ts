@@ -169,6 +169,13 @@ const STATUSES = new Set<string>([
  * A stored message with the shape the views expect. Read back after a reload (`live` false), one
  * cut off mid-answer is marked so; followed live from another tab it keeps its status.
  */
+/** A failure's `{placeholders}` read back (the files' names, the seconds), strings and numbers only, or its words would show `{files}`. */
+function valuesOf(value: unknown): { values?: Record<string, string | number> } {
+  if (!value || typeof value !== 'object') return {};
+  const kept = Object.entries(value).filter(([, v]) => typeof v === 'string' || typeof v === 'number');
+  return kept.length ? { values: Object.fromEntries(kept) } : {};
+}
+
 function toMessage(value: unknown, live: boolean): ChatMessage {
   const m = value as Partial<ChatMessage> | null;
   if (
@@ -193,6 +200,7 @@ function toMessage(value: unknown, live: boolean): ChatMessage {
           message: m.error.message,
           key,
           recoverable: m.error.recoverable === true,
+          ...valuesOf(m.error.values),
         }
       : undefined;
   return {

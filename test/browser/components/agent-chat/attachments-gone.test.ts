@@ -157,6 +157,29 @@ describe('<agent-chat> a question whose files its new session may not send', () 
     await retriedWithoutFiles(el, () => backend.chatRequests());
   });
 
+  test('the failed question, read back after a reload, still names its files', async ({
+    worker,
+    backend,
+  }) => {
+    const el = await fixtureChat();
+    await writeWithFile(el, 'And this log?');
+    worker.use(
+      http.post(
+        `${AGENT}/chat/`,
+        () => HttpResponse.json({ detail: 'expired', code: 'invalid_token' }, { status: 401 }),
+        { once: true },
+      ),
+    );
+    await userEvent.click(page.getByRole('button', { name: 'Send' }));
+    await expect.poll(() => messagesOf(el)[0]?.message?.status).toBe('failed');
+    await settled(el);
+    window.dispatchEvent(new PageTransitionEvent('pagehide'));
+    el.remove();
+    const again = await fixtureChat();
+    await expect.poll(() => messagesOf(again)[0]?.message?.status).toBe('failed');
+    await retriedWithoutFiles(again, () => backend.chatRequests());
+  });
+
   test('a public visitor whose session is renewed: the question is resent by the new one, its files are said gone, Retry sends its text', async ({
     worker,
     backend,
