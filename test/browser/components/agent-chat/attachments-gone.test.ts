@@ -105,6 +105,9 @@ describe('<agent-chat> a question whose files its new session may not send', () 
     await expect.poll(() => calls).toBe(1);
     window.dispatchEvent(new PageTransitionEvent('pagehide'));
     el.remove();
+    // The page that left held the answer's lock; a browser frees it with the page, here it goes
+    // with the aborted request: the next load sends the question once it is free.
+    await expect.poll(async () => (await navigator.locks.query()).held?.length ?? 0).toBe(0);
     const again = await fixtureChat();
     await expect.poll(() => messagesOf(again)[0]?.message?.status).toBe('failed');
     await settled(again);
