@@ -182,8 +182,10 @@ async function admittedChat(
   const early =
     ask && (session.integrationId || body.attachments.length) && (await answerAsked(ctx, session, ask));
   if (early) return early;
+  // Its files checked before the budget is charged: a question refused for them costs nothing.
+  const files = await questionFiles(ctx, session, body.attachments, body);
   await chargeAnswer(ctx, project, session);
-  return askQuestion(ctx, session, info, body, activity, ask);
+  return askQuestion(ctx, session, info, { ...body, files }, activity, ask);
 }
 
 /** A new question: its thread, both messages and its slot begun in one write, then its answer started. */
@@ -191,12 +193,12 @@ async function askQuestion(
   ctx: ChatContext,
   session: SessionRecord,
   info: RequestInfo,
-  body: Extract<ReturnType<typeof parseChatBody>, { kind: 'message' }>,
+  body: Extract<ReturnType<typeof parseChatBody>, { kind: 'message' }> & { files: AttachmentRecord[] },
   activity: Activity,
   ask: AskKey | undefined,
 ): Promise<Response> {
   const now = ctx.clock.now();
-  const files = await questionFiles(ctx, session, body.attachments, body);
+  const { files } = body;
   const { thread, history, newThread } = await threadOf(ctx, session, body, now, files);
   const question = questionOf(body.message, files, now);
   const answer = emptyAnswer(now);

@@ -368,6 +368,13 @@ describe('public sessions (§2b)', () => {
       });
       return { response, records: response.ok ? await allRecords(response) : [] };
     };
+    // A question refused for its files (a session's files are its own) spends nothing.
+    const withGoneFile = await ctx.call('POST', `${AGENT_PUB}/chat/`, {
+      token: tokens[0],
+      body: { integration_id: 'int_pub', message: 'What is in this log?', attachments: ['file_gone'] },
+    });
+    expect(withGoneFile.status).toBe(400);
+    expect((await errorBody(withGoneFile)).code).toBe('file_unavailable');
     for (const token of [tokens[0], tokens[1], tokens[0]]) {
       const { response, records } = await ask(token);
       expect(response.status).toBe(200);
