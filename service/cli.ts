@@ -176,6 +176,8 @@ const OPTIONS = {
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
 type Flags = ReturnType<typeof flags>['values'];
 const env = process.env;
+/** A yes-or-no setting from the environment: on when it is `1` or `true`. */
+const envFlag = (name: string) => ['1', 'true'].includes(env[name] ?? '');
 
 /** Where the store is: DATABASE_URL's PostgreSQL, else the embedded one in the data directory. */
 const storeAt = (values: Flags) => ({
@@ -250,8 +252,7 @@ async function start(values: Flags, port: number, setup: Setup) {
       (wholeNumber(env.AGENT_CHAT_CONVERSATION_RETENTION_DAYS, 'AGENT_CHAT_CONVERSATION_RETENTION_DAYS') ||
         0) * 86_400_000,
     trustProxy: proxyHops(values['trust-proxy'] ?? env.AGENT_CHAT_TRUST_PROXY),
-    allowPrivateWebhooks:
-      values['allow-private-webhooks'] ?? ['1', 'true'].includes(env.AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS ?? ''),
+    allowPrivateWebhooks: values['allow-private-webhooks'] ?? envFlag('AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS'),
     log: jsonLog,
   };
   const drainMs = drainSeconds(values['drain-seconds'] ?? env.AGENT_CHAT_DRAIN_SECONDS) * 1000;
@@ -404,8 +405,7 @@ function docsOf(values: Flags, quiet: boolean): DocsFlags {
  * wherever they are; the console's are public unless the operator allows the service's own network.
  */
 const docsNetwork = (values: Flags, locations: string[]): SiteNetwork => ({
-  allowPrivate:
-    values['allow-private-docs'] ?? ['1', 'true'].includes(env.AGENT_CHAT_ALLOW_PRIVATE_DOCS ?? ''),
+  allowPrivate: values['allow-private-docs'] ?? envFlag('AGENT_CHAT_ALLOW_PRIVATE_DOCS'),
   operatorSites: locations.filter((location) => URL.canParse(location)),
 });
 
@@ -631,7 +631,7 @@ function projectsOf(values: Flags): { projects: ProjectConfig[]; named: string |
       throw new Error(`--allowed-origin ${origin} is not an origin (scheme://host[:port], no path).`);
     return normal;
   });
-  const isPublic = values.public ?? ['1', 'true'].includes(env.AGENT_CHAT_PUBLIC ?? '');
+  const isPublic = values.public ?? envFlag('AGENT_CHAT_PUBLIC');
   if (isPublic && !allowedOrigins?.length)
     throw new Error(
       '--public needs --allowed-origin: only pages on those origins may start chats without a site server.',

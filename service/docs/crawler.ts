@@ -155,10 +155,7 @@ async function readSitemap(response: Response, limit: number): Promise<SitemapEn
   if (!response.body) return parser.end();
   const { body, gzipped } = await inflated(response.body, limit);
   // The protocol's sitemaps are UTF-8; one sent as is may name another charset.
-  const label = gzipped
-    ? 'utf-8'
-    : /charset=["']?([\w.:-]+)/i.exec(response.headers.get('Content-Type') ?? '')?.[1];
-  const decoder = textDecoder(label);
+  const decoder = textDecoder(gzipped ? 'utf-8' : charsetOf(response.headers.get('Content-Type') ?? ''));
   const reader = body.getReader();
   let size = 0;
   try {
@@ -172,6 +169,9 @@ async function readSitemap(response: Response, limit: number): Promise<SitemapEn
   parser.write(decoder.decode());
   return parser.end();
 }
+
+/** The charset a Content-Type names, if it names one. */
+const charsetOf = (type: string) => /charset=["']?([\w.:-]+)/i.exec(type)?.[1];
 
 /** A decoder for the charset `label` names, UTF-8 when it names none this runtime knows. */
 function textDecoder(label: string | undefined): TextDecoder {
@@ -216,16 +216,12 @@ async function inflated(body: ReadableStream<Uint8Array>, limit: number) {
 
 /** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */
 function decode(bytes: Uint8Array, type: string): string {
-  let label = /charset=["']?([\w.:-]+)/i.exec(type)?.[1];
+  let label = charsetOf(type);
   if (!label && /html/i.test(type)) {
     const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
     label = /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(head)?.[1];
   }
-  try {
-    return new TextDecoder(label ?? 'utf-8').decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
+  return textDecoder(label).decode(bytes);
 }
 
 export async function hashOf(text: string): Promise<string> {
