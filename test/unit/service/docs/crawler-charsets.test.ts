@@ -47,7 +47,9 @@ describe('the crawler and charsets', () => {
       retryDelayMs: 1,
     });
     expect(result.failures).toEqual([]);
-    expect(result.pages.map((p) => [p.title, p.sections[0].text]).sort()).toEqual([
+    expect(
+      result.pages.map((p) => [p.title, p.sections[0].text]).sort(([a], [b]) => a.localeCompare(b)),
+    ).toEqual([
       ['Méta', 'Café crème.'],
       ['Résumé', 'Café crème.'],
     ]);
