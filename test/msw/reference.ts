@@ -1,3 +1,4 @@
+import { createChallenge } from 'altcha-lib/v1';
 import { http } from 'msw';
 import { createSessionHandler } from '../../server/session-handler.js';
 import { createAgentService, type AgentServiceOptions } from '../../service/index.js';
@@ -131,3 +132,30 @@ export function referenceBackend(options: Partial<AgentServiceOptions> = {}) {
 }
 
 export type ReferenceBackend = ReturnType<typeof referenceBackend>;
+
+/**
+ * §2b's routes as the service answers a page on an allowed origin. msw's worker never sees the
+ * browser's `Origin` header (the service refuses a page it cannot name), so the challenge is
+ * made here and the session minted as the service mints a public one: without owner.
+ */
+export function publicSessionRoutes(backend: ReferenceBackend) {
+  const routes = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/integrations/${INTEGRATION_ID}`;
+  return [
+    http.get(`${routes}/challenge/`, async () =>
+      Response.json(await createChallenge({ hmacKey: 'test', maxnumber: 1_000 })),
+    ),
+    http.post(`${routes}/sessions/`, async () => {
+      const minted = await backend.service.handle(
+        new Request(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/sessions/`, {
+          method: 'POST',
+          headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+          body: '{}',
+        }),
+      );
+      return new Response(minted.body, {
+        status: minted.status,
+        headers: { 'Content-Type': 'application/json', 'Agent-Chat-Owner-Key': '-' },
+      });
+    }),
+  ];
+}

@@ -8,15 +8,8 @@ import { describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
-import { createChallenge } from 'altcha-lib/v1';
 import { fixture, html } from '@open-wc/testing';
-import {
-  API_KEY,
-  INTEGRATION_ID,
-  PROJECT_ID,
-  SERVICE_BASE,
-  type ReferenceBackend,
-} from '../../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, publicSessionRoutes } from '../../../msw/reference.js';
 import {
   fixtureChat,
   logFile,
@@ -64,32 +57,6 @@ async function retriedWithoutFiles(el: AgentChat, requests: () => Request[]): Pr
     ['user', 'sent'],
     ['assistant', 'complete'],
   ]);
-}
-
-/**
- * §2b as the service answers a page on an allowed origin (as in public-conversations.test.ts):
- * each session minted without owner, as a public one is.
- */
-function publicSessions(backend: ReferenceBackend) {
-  const routes = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/integrations/${INTEGRATION_ID}`;
-  return [
-    http.get(`${routes}/challenge/`, async () =>
-      Response.json(await createChallenge({ hmacKey: 'test', maxnumber: 1_000 })),
-    ),
-    http.post(`${routes}/sessions/`, async () => {
-      const minted = await backend.service.handle(
-        new Request(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/sessions/`, {
-          method: 'POST',
-          headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
-          body: '{}',
-        }),
-      );
-      return new Response(minted.body, {
-        status: minted.status,
-        headers: { 'Content-Type': 'application/json', 'Agent-Chat-Owner-Key': '-' },
-      });
-    }),
-  ];
 }
 
 describe('<agent-chat> a question whose files its new session may not send', () => {
@@ -187,7 +154,7 @@ describe('<agent-chat> a question whose files its new session may not send', () 
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const el = await fixture<AgentChat>(
       html`<agent-chat project-id=${PROJECT_ID} integration-id=${INTEGRATION_ID} base-url=${SERVICE_BASE} mode="inline"></agent-chat>`,
     );

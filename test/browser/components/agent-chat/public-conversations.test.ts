@@ -4,13 +4,11 @@
  */
 import { fixture, html } from '@open-wc/testing';
 import { expect as chaiExpect } from '@open-wc/testing';
-import { createChallenge } from 'altcha-lib/v1';
-import { http } from 'msw';
 import { afterEach, describe, expect, onTestFinished, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
 import type { ReferenceBackend } from '../../../msw/reference.js';
-import { API_KEY, INTEGRATION_ID, PROJECT_ID, SERVICE_BASE } from '../../../msw/reference.js';
+import { INTEGRATION_ID, PROJECT_ID, SERVICE_BASE, publicSessionRoutes } from '../../../msw/reference.js';
 import {
   deepActiveElement,
   fixtureChat,
@@ -29,33 +27,6 @@ import he from '../../../../src/i18n/locales/he.js';
 import type { Agent } from '../../../../service/index.js';
 
 const NOT_KEPT = 'Your conversations here will be kept on this device only.';
-
-/**
- * §2b's routes as the service answers a page on an allowed origin. msw's worker never sees the
- * browser's `Origin` header (the service refuses a page it cannot name), so the challenge is
- * made here and the session minted as the service mints a public one: without owner.
- */
-function publicSessions(backend: ReferenceBackend) {
-  const routes = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/integrations/${INTEGRATION_ID}`;
-  return [
-    http.get(`${routes}/challenge/`, async () =>
-      Response.json(await createChallenge({ hmacKey: 'test', maxnumber: 1_000 })),
-    ),
-    http.post(`${routes}/sessions/`, async () => {
-      const minted = await backend.service.handle(
-        new Request(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/sessions/`, {
-          method: 'POST',
-          headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
-          body: '{}',
-        }),
-      );
-      return new Response(minted.body, {
-        status: minted.status,
-        headers: { 'Content-Type': 'application/json', 'Agent-Chat-Owner-Key': '-' },
-      });
-    }),
-  ];
-}
 
 /**
  * A page of a public integration: `base-url`, no session endpoint; a button before it and one
@@ -214,7 +185,7 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const el = await threeKeptThenReload(backend);
     const before = backend.serviceRequests.length;
     await openConversationsByKeyboard();
@@ -235,7 +206,7 @@ describe("<agent-chat> a public visitor's past conversations, kept on their devi
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     let el = await threeKeptThenReload(backend);
     const before = backend.serviceRequests.length;
     await openConversationsByKeyboard();
@@ -312,7 +283,7 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const el = await publicPage();
     await el.open();
     for (let i = 1; i < 20; i += 1) await answered(el, `How about question ${i}?`, i);
@@ -341,7 +312,7 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     await page.viewport(390, 844);
     const el = await publicPage();
     el.setAttribute('lang', 'he');
@@ -377,7 +348,7 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const first = await publicPage('inline');
     // A second tab of the site: the same scope, its own element and channel.
     const second = await publicPage('inline');
@@ -391,7 +362,7 @@ describe("<agent-chat> a public visitor's kept conversations across tabs and ans
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const tabs = [await publicPage('inline'), await publicPage('inline')];
     const both = ['Can it speak German?', 'How do I theme it?'];
     // The device's list, told to the tabs as it is written: waited for as said, not read again and again.
@@ -493,7 +464,7 @@ describe("<agent-chat> a public visitor's tab closed mid-answer while another ta
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const tabs = [await publicPage('inline'), await publicPage('inline')];
     // Both ask before either hears of the other; the first one's answer ends, the second's streams.
     void tabs[1].send('Can it speak German?');
@@ -575,7 +546,7 @@ describe('<agent-chat> a conversation chosen while the device still reads it (de
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const { el, older, requests, release } = await chosenWhileHeld(backend);
     await userEvent.fill(page.getByRole('textbox', { name: 'Message' }), 'And in dark mode?');
     await userEvent.click(page.getByRole('button', { name: 'Send' }));
@@ -597,7 +568,7 @@ describe('<agent-chat> a conversation chosen while the device still reads it (de
     worker,
     backend,
   }) => {
-    worker.use(...publicSessions(backend));
+    worker.use(...publicSessionRoutes(backend));
     const { el, release } = await chosenWhileHeld(backend);
     const box = page.getByRole('textbox', { name: 'Message' });
     await userEvent.fill(box, 'And in dark mode?');
