@@ -23,7 +23,7 @@ import type {
   ToolCallRecord,
 } from '../storage/types.js';
 import { parseChatBody, titleFrom } from './chat-body.js';
-import { chargeAnswer } from './public-sessions.js';
+import { chargeAnswer, requireOwnIntegration } from './public-sessions.js';
 import { questionFiles, withBytes } from './files.js';
 import { findThread } from './visibility.js';
 import { answerAsked, askKeyOf } from './idempotency.js';
@@ -165,6 +165,7 @@ async function admittedChat(
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
   requireOrigin(project, request, body.integrationId);
+  requireOwnIntegration(session, body.integrationId);
   const activity: Activity = {
     projectId,
     sessionToken: session.tokenHash,

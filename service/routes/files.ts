@@ -30,6 +30,7 @@ import type {
 } from '../storage/types.js';
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { voterOf } from './visibility.js';
+import { requireOwnIntegration } from './public-sessions.js';
 
 /** Files and their settings; the session (directory) and its rate window (rates): an upload counts as an agent call. */
 type FilesContext = ServiceContext<'files' | 'directory' | 'rates'>;
@@ -152,6 +153,7 @@ export async function uploadFile(
   const integrationId = new URL(request.url).searchParams.get('integration_id') ?? '';
   if (!project.integrationIds.includes(integrationId)) throw unknownIntegration(integrationId);
   requireOrigin(project, request, integrationId);
+  requireOwnIntegration(session, integrationId);
   const { part, detected } = await readUpload(request, await fileSettingsOf(ctx, projectId, integrationId));
   const file: StoredFile = {
     id: randomId('file'),

@@ -262,6 +262,21 @@ export function publicSession(
 }
 
 /**
+ * A public session acts for the integration whose challenge minted it, nothing else: its proof
+ * of work and budget are that integration's, so naming another of the project (one for
+ * signed-in members, one that takes files where this one takes none) would reach, without the
+ * site's server, what that integration's owner never opened to anonymous visitors (decision 681).
+ */
+export function requireOwnIntegration(session: SessionRecord, integrationId: string): void {
+  if (session.integrationId && session.integrationId !== integrationId)
+    throw new HttpError(
+      403,
+      'wrong_integration',
+      `This public session belongs to integration ${session.integrationId}; it cannot act for ${integrationId}.`,
+    );
+}
+
+/**
  * A question asked with a public session counts against its integration's answer budget (429
  * `budget_exhausted` past it). A session whose integration is gone or no longer public no
  * longer works (401: the widget asks for a new one, and reads why it gets none).

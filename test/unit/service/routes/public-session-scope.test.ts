@@ -1,0 +1,121 @@
+/**
+ * What a public session (§2b) may reach: the integration whose proof of work minted it, and
+ * nothing its own integration's settings keep from a visitor. A script solves the cheap public
+ * challenge and then names another integration of the same project in its calls.
+ */
+import { solveChallenge } from 'altcha-lib/v1';
+import { describe, expect, it } from 'vitest';
+import { BASE, errorBody, makeService } from '../../../fixtures/service.js';
+import { pngHeader } from '../../../fixtures/files.js';
+
+const SITE = 'https://docs.example.com';
+const PROJECT_ID = 'proj_pub';
+const PUBLIC_ROUTES = `${BASE}/agent/v1/projects/${PROJECT_ID}/integrations/int_pub`;
+const AGENT_PUB = `${BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
+
+type Ctx = ReturnType<typeof makeService>;
+
+/** A project with a public integration and one for signed-in members (minted by the site's server). */
+async function twoIntegrations(): Promise<Ctx> {
+  const ctx = makeService({
+    projects: [
+      {
+        id: PROJECT_ID,
+        apiKey: 'key_pub',
+        integrationIds: ['int_pub', 'int_members'],
+        allowedOrigins: [SITE],
+        public: true,
+      },
+    ],
+    challengeWork: 2_000,
+  });
+  // Any call stores the configured projects first.
+  await ctx.call('GET', `${PUBLIC_ROUTES}/challenge/`, { headers: { Origin: SITE } });
+  await ctx.service.storage.directory.updateIntegration(PROJECT_ID, 'int_members', { public: false });
+  // The public integration takes no files; the members' one keeps the defaults.
+  await ctx.service.storage.files.putFileSettings(PROJECT_ID, 'int_pub', {
+    kinds: [],
+    maxBytes: {},
+    perQuestion: 0,
+  });
+  expect(await ctx.service.storage.files.fileSettings(PROJECT_ID, 'int_pub')).toMatchObject({
+    perQuestion: 0,
+  });
+  ctx.clock.advance(10_000);
+  return ctx;
+}
+
+/** A public session of int_pub, minted as a script would: challenge, work, mint (Origin is any header it likes). */
+async function publicToken(ctx: Ctx): Promise<string> {
+  const c = await (
+    await ctx.call('GET', `${PUBLIC_ROUTES}/challenge/`, { headers: { Origin: SITE } })
+  ).json();
+  const solution = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise;
+  const altcha = btoa(JSON.stringify({ ...c, number: solution!.number, maxnumber: undefined }));
+  const minted = await ctx.call('POST', `${PUBLIC_ROUTES}/sessions/`, {
+    body: { altcha },
+    headers: { Origin: SITE },
+  });
+  expect(minted.status).toBe(200);
+  return (await minted.json()).session_token;
+}
+
+const uploadAs = (ctx: Ctx, token: string, integration: string) => {
+  const form = new FormData();
+  form.append('file', new Blob([pngHeader() as BlobPart], { type: 'image/png' }), 'shot.png');
+  return ctx.service.handle(
+    new Request(`${AGENT_PUB}/files/?integration_id=${integration}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, Origin: SITE },
+      body: form,
+    }),
+  );
+};
+
+describe('a public session stays in its integration', () => {
+  it('asks its own integration; naming another (one for signed-in members) is refused', async () => {
+    const ctx = await twoIntegrations();
+    const token = await publicToken(ctx);
+    const own = await ctx.call('POST', `${AGENT_PUB}/chat/`, {
+      token,
+      body: { integration_id: 'int_pub', message: 'Hello?' },
+      headers: { Origin: SITE },
+    });
+    expect(own.status).toBe(200);
+    await own.text();
+    const other = await ctx.call('POST', `${AGENT_PUB}/chat/`, {
+      token,
+      body: { integration_id: 'int_members', message: 'Hello?' },
+      headers: { Origin: SITE },
+    });
+    expect(other.status).toBe(403);
+    expect((await errorBody(other)).code).toBe('wrong_integration');
+  });
+
+  it("uploads under its own integration's settings only: another's that takes files is refused", async () => {
+    const ctx = await twoIntegrations();
+    const token = await publicToken(ctx);
+    expect((await uploadAs(ctx, token, 'int_pub')).status).toBe(415);
+    const other = await uploadAs(ctx, token, 'int_members');
+    expect(other.status).toBe(403);
+    expect((await errorBody(other)).code).toBe('wrong_integration');
+  });
+
+  it("a session the site's server minted still asks any integration of its project", async () => {
+    const ctx = await twoIntegrations();
+    const minted = await ctx.call('POST', `${AGENT_PUB}/sessions/`, {
+      apiKey: 'key_pub',
+      body: { external_owner_id: 'alice' },
+    });
+    const token = (await minted.json()).session_token;
+    for (const integration of ['int_pub', 'int_members']) {
+      const response = await ctx.call('POST', `${AGENT_PUB}/chat/`, {
+        token,
+        body: { integration_id: integration, message: 'Hello?' },
+        headers: { Origin: SITE },
+      });
+      expect(response.status, integration).toBe(200);
+      await response.text();
+    }
+  });
+});
