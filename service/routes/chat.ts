@@ -165,7 +165,7 @@ async function admittedChat(
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
   requireOrigin(project, request, body.integrationId);
-  requireOwnIntegration(session, body.integrationId);
+  requireOwnIntegration(project, session, body.integrationId);
   const activity: Activity = {
     projectId,
     sessionToken: session.tokenHash,

@@ -265,31 +265,37 @@ export function publicSession(
  * A public session acts for the integration whose challenge minted it, nothing else: its proof
  * of work and budget are that integration's, so naming another of the project (one for
  * signed-in members, one that takes files where this one takes none) would reach, without the
- * site's server, what that integration's owner never opened to anonymous visitors (decision 681).
+ * site's server, what that integration's owner never opened to anonymous visitors; and once its
+ * owner makes it private, its sessions stop (401: the widget asks for a new one, and reads why
+ * it gets none) (decision 681).
  */
-export function requireOwnIntegration(session: SessionRecord, integrationId: string): void {
-  if (session.integrationId && session.integrationId !== integrationId)
+export function requireOwnIntegration(
+  view: ProjectView,
+  session: SessionRecord,
+  integrationId: string,
+): void {
+  if (!session.integrationId) return;
+  if (session.integrationId !== integrationId)
     throw new HttpError(
       403,
       'wrong_integration',
       `This public session belongs to integration ${session.integrationId}; it cannot act for ${integrationId}.`,
     );
+  if (!view.integrations.get(integrationId)?.public)
+    throw new HttpError(401, 'invalid_token', 'This public session’s integration is no longer public.');
 }
 
 /**
  * A question asked with a public session counts against its integration's answer budget (429
- * `budget_exhausted` past it). A session whose integration is gone or no longer public no
- * longer works (401: the widget asks for a new one, and reads why it gets none).
+ * `budget_exhausted` past it); requireOwnIntegration let it through.
  */
 export async function chargeAnswer(
   ctx: ServiceContext<'gate'>,
   view: ProjectView,
   session: SessionRecord,
 ): Promise<void> {
-  if (!session.integrationId) return;
-  const integration = view.integrations.get(session.integrationId);
-  if (!integration?.public)
-    throw new HttpError(401, 'invalid_token', 'This public session’s integration is no longer public.');
+  const integration = view.integrations.get(session.integrationId ?? '');
+  if (!integration) return;
   const day = utcDay(ctx.clock.now());
   if (
     !(await ctx.storage.gate.spendBudget(view.id, integration.id, day, 'answers', integration.budget.answers))

@@ -101,6 +101,22 @@ describe('a public session stays in its integration', () => {
     expect((await errorBody(other)).code).toBe('wrong_integration');
   });
 
+  it('uploads nothing once its integration stopped being public (401, as its questions)', async () => {
+    const ctx = await twoIntegrations();
+    await ctx.service.storage.files.putFileSettings(PROJECT_ID, 'int_pub', {
+      kinds: ['image'],
+      maxBytes: { image: 1_000_000 },
+      perQuestion: 1,
+    });
+    const token = await publicToken(ctx);
+    expect((await uploadAs(ctx, token, 'int_pub')).status).toBe(201);
+    await ctx.service.storage.directory.updateIntegration(PROJECT_ID, 'int_pub', { public: false });
+    ctx.clock.advance(10_000);
+    const after = await uploadAs(ctx, token, 'int_pub');
+    expect(after.status).toBe(401);
+    expect((await errorBody(after)).code).toBe('invalid_token');
+  });
+
   it("a session the site's server minted still asks any integration of its project", async () => {
     const ctx = await twoIntegrations();
     const minted = await ctx.call('POST', `${AGENT_PUB}/sessions/`, {
