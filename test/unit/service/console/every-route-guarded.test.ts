@@ -1,0 +1,85 @@
+/**
+ * Every route of the console's API, called as an attacker would: signed out, from another
+ * site with the admin's cookie (a cross-site form or fetch), and same-site without the CSRF
+ * token. A route that read or changed anything before its guard would answer otherwise.
+ */
+import { describe, expect, it } from 'vitest';
+import { consolePaths } from '../../../../contract/console.js';
+import { PROJECT } from '../../../fixtures/service.js';
+import { consoleClient, withConsole } from '../../../fixtures/console.js';
+
+const P = PROJECT.id;
+const THREAD = `th_${'0'.repeat(32)}`;
+const FILE = `file_${'0'.repeat(32)}`;
+
+/** Each route and method of the console's table (service/routes/console/index.ts), on ids that exist where one must. */
+const CHANGES: [string, string][] = [
+  ['POST', consolePaths.projects],
+  ['PATCH', consolePaths.project(P)],
+  ['DELETE', consolePaths.project(P)],
+  ['POST', consolePaths.integrations(P)],
+  ['PATCH', consolePaths.integration(P, 'int_demo')],
+  ['DELETE', consolePaths.integration(P, 'int_demo')],
+  ['POST', consolePaths.keys(P)],
+  ['DELETE', consolePaths.key(P, 'key_x')],
+  ['POST', consolePaths.keyRotation(P, 'key_x')],
+  ['DELETE', consolePaths.conversation(P, THREAD)],
+  ['DELETE', consolePaths.conversationOwner(P, THREAD)],
+  ['PUT', consolePaths.integrationFiles(P, 'int_demo')],
+  ['POST', consolePaths.docsSources(P)],
+  ['PATCH', consolePaths.docsSource(P, 'src_x')],
+  ['DELETE', consolePaths.docsSource(P, 'src_x')],
+  ['POST', consolePaths.docsCrawl(P, 'src_x')],
+  ['PUT', consolePaths.docsSynonyms(P)],
+  ['POST', consolePaths.webhooks(P)],
+  ['DELETE', consolePaths.webhook(P, 'wh_x')],
+  ['POST', consolePaths.webhookTest(P, 'wh_x')],
+  ['DELETE', consolePaths.session],
+];
+const READS: string[] = [
+  consolePaths.projects,
+  consolePaths.keys(P),
+  consolePaths.activity(P),
+  `${consolePaths.activity(P)}?format=csv`,
+  consolePaths.conversations(P),
+  `${consolePaths.conversations(P)}?format=csv`,
+  consolePaths.conversation(P, THREAD),
+  consolePaths.conversationOwner(P, THREAD),
+  consolePaths.integrationFiles(P, 'int_demo'),
+  consolePaths.file(P, FILE),
+  consolePaths.audit,
+  consolePaths.install,
+  consolePaths.docsSources(P),
+  `${consolePaths.docsSearch(P)}?q=theme`,
+  consolePaths.webhooks(P),
+];
+const path = (p: string) => p.slice(1);
+const body = { name: 'X', url: 'https://evil.example/', public: true, synonyms: [] };
+
+describe('every console route is guarded', () => {
+  it('signed out: every read and every change is 401, and nothing changed', async () => {
+    const { service } = await withConsole();
+    const stranger = consoleClient(service);
+    for (const p of READS) expect((await stranger.call('GET', path(p))).status, `GET ${p}`).toBe(401);
+    for (const [method, p] of CHANGES)
+      expect((await stranger.call(method, path(p), body)).status, `${method} ${p}`).toBe(401);
+    expect((await service.storage.directory.listProjects()).map((p) => p.id)).toEqual([P]);
+  });
+
+  it("with the admin's cookie: a change from another site, or without the CSRF token, is 403 and changes nothing", async () => {
+    const { admin, service } = await withConsole();
+    const attempts: [string, Record<string, string>][] = [
+      ['cross_site', { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' }],
+      ['cross_site', { Origin: 'https://agent.test.evil.example', 'Sec-Fetch-Site': 'same-site' }],
+      ['csrf', { 'X-CSRF-Token': '' }],
+    ];
+    for (const [code, headers] of attempts)
+      for (const [method, p] of CHANGES) {
+        const response = await admin.call(method, path(p), body, headers);
+        expect(response.status, `${method} ${p} ${JSON.stringify(headers)}`).toBe(403);
+        expect(response.body.code, `${method} ${p}`).toBe(code);
+      }
+    expect((await service.storage.directory.listProjects()).map((p) => p.id)).toEqual([P]);
+    expect((await admin.call('GET', 'projects')).status).toBe(200);
+  });
+});
