@@ -35,7 +35,7 @@ async function twoIntegrations(): Promise<Ctx> {
   // The public integration takes no files; the members' one keeps the defaults.
   await ctx.service.storage.files.putFileSettings(PROJECT_ID, 'int_pub', {
     kinds: [],
-    maxBytes: {},
+    maxBytes: { image: 0, text: 0, pdf: 0 },
     perQuestion: 0,
   });
   expect(await ctx.service.storage.files.fileSettings(PROJECT_ID, 'int_pub')).toMatchObject({
@@ -105,7 +105,7 @@ describe('a public session stays in its integration', () => {
     const ctx = await twoIntegrations();
     await ctx.service.storage.files.putFileSettings(PROJECT_ID, 'int_pub', {
       kinds: ['image'],
-      maxBytes: { image: 1_000_000 },
+      maxBytes: { image: 1_000_000, text: 0, pdf: 0 },
       perQuestion: 1,
     });
     const token = await publicToken(ctx);
