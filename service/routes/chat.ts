@@ -185,8 +185,8 @@ async function admittedChat(
   if (early) return early;
   // Its files checked before the budget is charged: a question refused for them costs nothing.
   const files = await questionFiles(ctx, session, body.attachments, body);
-  await chargeAnswer(ctx, project, session);
-  return askQuestion(ctx, session, info, { ...body, files }, activity, ask);
+  const refund = await chargeAnswer(ctx, project, session);
+  return askQuestion(ctx, session, info, { ...body, files }, activity, ask, refund);
 }
 
 /** A new question: its thread, both messages and its slot begun in one write, then its answer started. */
@@ -197,6 +197,7 @@ async function askQuestion(
   body: Extract<ReturnType<typeof parseChatBody>, { kind: 'message' }> & { files: AttachmentRecord[] },
   activity: Activity,
   ask: AskKey | undefined,
+  refund: () => Promise<void>,
 ): Promise<Response> {
   const now = ctx.clock.now();
   const { files } = body;
@@ -209,16 +210,23 @@ async function askQuestion(
     ...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []),
     { ...activity, kind: 'message' as const, at: now },
   ];
-  const begun = await ctx.storage.ledger.beginAnswer({
-    thread,
-    newThread,
-    question,
-    answer,
-    instanceId: ctx.answers.instanceId,
-    events,
-    slot: slotOf(ctx, session, info),
-    ...(ask && { ask }),
-  });
+  const begun = await ctx.storage.ledger
+    .beginAnswer({
+      thread,
+      newThread,
+      question,
+      answer,
+      instanceId: ctx.answers.instanceId,
+      events,
+      slot: slotOf(ctx, session, info),
+      ...(ask && { ask }),
+    })
+    .catch(async (error: unknown) => {
+      await refund();
+      throw error;
+    });
+  // No answer began: a public integration's budget is not spent on it.
+  if (begun !== 'begun') await refund();
   // Another request with the key (on any instance) began the question meanwhile, or before:
   // a repeat finds the owner's answers at their cap when its own answer holds a slot.
   if (ask && (begun === 'asked' || begun === 'cap_reached')) {

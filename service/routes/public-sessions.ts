@@ -287,18 +287,22 @@ export function requireOwnIntegration(
 
 /**
  * A question asked with a public session counts against its integration's answer budget (429
- * `budget_exhausted` past it); requireOwnIntegration let it through.
+ * `budget_exhausted` past it); requireOwnIntegration let it through. What it gives back takes
+ * the charge back, for a question that began no answer (refused at the cap of answers at once,
+ * its thread deleted meanwhile, its key's answer replayed): the budget counts answers, and a
+ * visitor's retries at the cap spent the site's day without one (decision 682).
  */
 export async function chargeAnswer(
   ctx: ServiceContext<'gate'>,
   view: ProjectView,
   session: SessionRecord,
-): Promise<void> {
+): Promise<() => Promise<void>> {
   const integration = view.integrations.get(session.integrationId ?? '');
-  if (!integration) return;
+  if (!integration) return async () => {};
   const day = utcDay(ctx.clock.now());
   if (
     !(await ctx.storage.gate.spendBudget(view.id, integration.id, day, 'answers', integration.budget.answers))
   )
     throw budgetSpent(ctx, 'answers', view.id, integration.id);
+  return () => ctx.storage.gate.refundBudget(view.id, integration.id, day, 'answers');
 }

@@ -284,6 +284,8 @@ export interface GateStore {
     kind: keyof DailyCounts,
     limit: number,
   ): Promise<boolean>;
+  /** Takes back one of `kind` counted on `day`: what was charged for an answer that never began. */
+  refundBudget(projectId: string, integrationId: string, day: number, kind: keyof DailyCounts): Promise<void>;
   /** What each integration of the project spent on `day` (none: nothing spent). */
   budgetUse(projectId: string, day: number): Promise<Map<string, DailyCounts>>;
   /** Drops the challenges expired by `now` and the budget days before `day`; returns how many rows went. */

@@ -27,6 +27,11 @@ export class MemoryGateStore implements GateStore {
     return true;
   }
 
+  async refundBudget(projectId: string, integrationId: string, day: number, kind: keyof DailyCounts) {
+    const use = this.budgets.get(`${projectId}\n${integrationId}\n${day}`);
+    if (use && use[kind] > 0) use[kind] -= 1;
+  }
+
   async budgetUse(projectId: string, day: number) {
     const found = new Map<string, DailyCounts>();
     for (const [key, { sessions, answers }] of this.budgets) {

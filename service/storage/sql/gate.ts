@@ -33,6 +33,15 @@ export class SqlGateStore implements GateStore {
     return rowCount > 0;
   }
 
+  async refundBudget(projectId: string, integrationId: string, day: number, kind: keyof DailyCounts) {
+    const column = kind === 'sessions' ? 'sessions' : 'answers';
+    await this.db.query(
+      `UPDATE public_budgets SET ${column} = ${column} - 1
+       WHERE project_id = $1 AND integration_id = $2 AND day = $3 AND ${column} > 0`,
+      [projectId, integrationId, day],
+    );
+  }
+
   async budgetUse(projectId: string, day: number) {
     const { rows } = await this.db.query(
       'SELECT integration_id, sessions, answers FROM public_budgets WHERE project_id = $1 AND day = $2',

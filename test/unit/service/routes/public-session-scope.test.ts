@@ -5,7 +5,9 @@
  */
 import { solveChallenge } from 'altcha-lib/v1';
 import { describe, expect, it } from 'vitest';
-import { BASE, errorBody, makeService } from '../../../fixtures/service.js';
+import { createAgentService, ManualClock, type AgentService } from '../../../../service/index.js';
+import { BASE, errorBody, makeService, scriptedAgent } from '../../../fixtures/service.js';
+import { engines } from '../../../fixtures/storages.js';
 import { pngHeader } from '../../../fixtures/files.js';
 
 const SITE = 'https://docs.example.com';
@@ -40,6 +42,21 @@ async function twoIntegrations(): Promise<Ctx> {
   });
   expect(await ctx.service.storage.files.fileSettings(PROJECT_ID, 'int_pub')).toMatchObject({
     perQuestion: 0,
+  });
+  ctx.clock.advance(10_000);
+  return ctx;
+}
+
+/** A public project whose one integration may answer `answers` a day, with `agent` answering. */
+async function budgeted(answers: number, options: Parameters<typeof makeService>[0] = {}): Promise<Ctx> {
+  const ctx = makeService({
+    projects: [{ id: PROJECT_ID, integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true }],
+    challengeWork: 2_000,
+    ...options,
+  });
+  await ctx.call('GET', `${PUBLIC_ROUTES}/challenge/`, { headers: { Origin: SITE } });
+  await ctx.service.storage.directory.updateIntegration(PROJECT_ID, 'int_pub', {
+    budget: { sessions: 10, answers },
   });
   ctx.clock.advance(10_000);
   return ctx;
@@ -134,4 +151,108 @@ describe('a public session stays in its integration', () => {
       await response.text();
     }
   });
+});
+
+describe('the answer budget counts answers, not refusals', () => {
+  it('a question refused at the cap of answers at once costs the budget nothing', async () => {
+    const scripted = scriptedAgent();
+    const ctx = await budgeted(2, { agent: scripted.agent, maxConcurrentAnswers: 1 });
+    const token = await publicToken(ctx);
+    const ask = (message: string) =>
+      ctx.call('POST', `${AGENT_PUB}/chat/`, {
+        token,
+        body: { integration_id: 'int_pub', message },
+        headers: { Origin: SITE },
+      });
+    const first = await ask('one');
+    expect(first.status).toBe(200);
+    for (const message of ['two', 'three']) {
+      const refused = await ask(message);
+      expect(refused.status).toBe(429);
+      expect((await errorBody(refused)).code).toBe('rate_limited');
+    }
+    scripted.end();
+    await first.text();
+    const second = await ask('four');
+    expect(second.status).toBe(200);
+  });
+});
+
+describe.each(engines())('public budgets under concurrency on $name', (engine) => {
+  it(
+    'mints and answers at once on two instances spend exactly the daily budgets, never more',
+    { timeout: 60_000 },
+    async () => {
+      const storage = await engine.open();
+      const clock = new ManualClock();
+      const options = {
+        projects: [{ id: PROJECT_ID, integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true }],
+        clock,
+        challengeWork: 2_000,
+        rateLimit: false as const,
+        maxConcurrentAnswers: false as const,
+        directoryCacheMs: 0,
+      };
+      const one = createAgentService({ ...options, storage });
+      const two = createAgentService({ ...options, storage: { ...storage, close: async () => {} } });
+      try {
+        const on = (service: AgentService, method: string, url: string, body?: unknown, token?: string) =>
+          service.handle(
+            new Request(url, {
+              method,
+              headers: {
+                Origin: SITE,
+                ...(body !== undefined && { 'Content-Type': 'application/json' }),
+                ...(token && { Authorization: `Bearer ${token}` }),
+              },
+              body: body === undefined ? undefined : JSON.stringify(body),
+            }),
+          );
+        await on(one, 'GET', `${PUBLIC_ROUTES}/challenge/`);
+        await storage.directory.updateIntegration(PROJECT_ID, 'int_pub', {
+          budget: { sessions: 3, answers: 4 },
+        });
+        const solutions = await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            const c = await (await on(one, 'GET', `${PUBLIC_ROUTES}/challenge/`)).json();
+            const solution = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise;
+            return btoa(JSON.stringify({ ...c, number: solution!.number, maxnumber: undefined }));
+          }),
+        );
+        const mints = await Promise.all(
+          solutions.map((altcha, i) =>
+            on(i % 2 ? one : two, 'POST', `${PUBLIC_ROUTES}/sessions/`, { altcha }),
+          ),
+        );
+        expect(mints.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+        const token = (await mints.find((r) => r.status === 200)!.json()).session_token;
+        const asks = await Promise.all(
+          Array.from({ length: 7 }, (_, i) =>
+            on(
+              i % 2 ? one : two,
+              'POST',
+              `${AGENT_PUB}/chat/`,
+              { integration_id: 'int_pub', message: `Q${i}` },
+              token,
+            ),
+          ),
+        );
+        const outcomes = await Promise.all(
+          asks.map(async (r) => (r.ok ? (await r.text(), 'answered') : (await r.json()).code)),
+        );
+        expect(outcomes.sort()).toEqual([
+          'answered',
+          'answered',
+          'answered',
+          'answered',
+          'budget_exhausted',
+          'budget_exhausted',
+          'budget_exhausted',
+        ]);
+      } finally {
+        await two.close();
+        await one.close();
+      }
+    },
+  );
 });

@@ -44,4 +44,24 @@ storageSuite('gate', (suite) => {
     expect(await store.gate.budgetUse('proj', day)).toEqual(new Map());
     expect((await store.gate.budgetUse('proj', day + 1)).get('int_a')).toEqual({ sessions: 1, answers: 0 });
   });
+
+  it('takes back a charge on its day and kind only, never below nothing', async () => {
+    await open();
+    const day = 20_000;
+    expect(await store.gate.spendBudget('proj', 'int_a', day, 'answers', 1)).toBe(true);
+    expect(await store.gate.spendBudget('proj', 'int_a', day, 'answers', 1)).toBe(false);
+    await store.gate.refundBudget('proj', 'int_a', day, 'answers');
+    // Nothing spent that day, nor of that kind, nor for that integration: nothing to take back.
+    await Promise.all([
+      store.gate.refundBudget('proj', 'int_a', day, 'answers'),
+      store.gate.refundBudget('proj', 'int_a', day + 1, 'answers'),
+      store.gate.refundBudget('proj', 'int_a', day, 'sessions'),
+      store.gate.refundBudget('proj', 'int_b', day, 'answers'),
+    ]);
+    expect(await store.gate.budgetUse('proj', day)).toEqual(
+      new Map([['int_a', { sessions: 0, answers: 0 }]]),
+    );
+    expect(await store.gate.spendBudget('proj', 'int_a', day, 'answers', 1)).toBe(true);
+    expect(await store.gate.spendBudget('proj', 'int_a', day, 'answers', 1)).toBe(false);
+  });
 });
