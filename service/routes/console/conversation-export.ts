@@ -60,11 +60,14 @@ const REASONS: Record<string, string> = {
 /**
  * A cell as RFC 4180 writes it. Visitors and models write these words: a cell a spreadsheet
  * would read as a formula (`=`, `+`, `-`, `@`, a tab or a return first) starts with `'`, so
- * opening the file runs nothing (OWASP's CSV injection advice).
+ * opening the file runs nothing (OWASP's CSV injection advice). So does what follows a
+ * semicolon: a spreadsheet whose list separator is `;` (Excel in German or French) splits the
+ * line there, quotes or not (a quote in mid-cell is text to it), and the words after it are a
+ * cell of their own (decision 683).
  */
 export function csvCell(value: string): string {
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const text = (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value).replace(/;(?=[=+\-@\t\r])/g, ";'");
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** "downvote (incorrect, irrelevant): the words", one reaction a line. */

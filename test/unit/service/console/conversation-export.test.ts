@@ -152,4 +152,14 @@ describe('console conversations export', () => {
     expect(csvCell('one\ntwo')).toBe('"one\ntwo"');
     expect(csvCell('-a, "b"')).toBe(`"'-a, ""b"""`);
   });
+
+  it('words after a semicolon that a spreadsheet would run start with an apostrophe too', () => {
+    // Excel in a German or French locale opens a .csv by splitting its lines on ";", a quote in
+    // mid-cell being text to it: what follows a ";" is a cell of its own, and "=…" there runs.
+    expect(csvCell('see docs;=HYPERLINK("https://evil.example","x")')).toBe(
+      `"see docs;'=HYPERLINK(""https://evil.example"",""x"")"`,
+    );
+    expect(csvCell("a;=cmd|' /C calc'!A0;b")).toBe(`"a;'=cmd|' /C calc'!A0;b"`);
+    expect(csvCell('=1;-2; 3')).toBe(`"'=1;'-2; 3"`);
+  });
 });
