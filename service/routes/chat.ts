@@ -15,8 +15,10 @@ import { requireOrigin } from '../http/origins.js';
 import { tooMany } from '../http/rate-limiter.js';
 import { STREAM_HEADERS } from '../http/responses.js';
 import type {
+  AnswerStart,
   AskKey,
   AttachmentRecord,
+  BeginResult,
   MessageRecord,
   SessionRecord,
   ThreadMeta,
@@ -189,6 +191,19 @@ async function admittedChat(
   return askQuestion(ctx, session, info, { ...body, files }, activity, ask, refund);
 }
 
+/** The question's one write; when it begins no answer, a public integration's charge goes back (decision 682). */
+async function beginOrRefund(ctx: ChatContext, refund: () => Promise<void>, start: AnswerStart) {
+  let begun: BeginResult;
+  try {
+    begun = await ctx.storage.ledger.beginAnswer(start);
+  } catch (error) {
+    await refund();
+    throw error;
+  }
+  if (begun !== 'begun') await refund();
+  return begun;
+}
+
 /** A new question: its thread, both messages and its slot begun in one write, then its answer started. */
 async function askQuestion(
   ctx: ChatContext,
@@ -210,23 +225,16 @@ async function askQuestion(
     ...(newThread ? [{ ...activity, kind: 'thread' as const, at: now }] : []),
     { ...activity, kind: 'message' as const, at: now },
   ];
-  const begun = await ctx.storage.ledger
-    .beginAnswer({
-      thread,
-      newThread,
-      question,
-      answer,
-      instanceId: ctx.answers.instanceId,
-      events,
-      slot: slotOf(ctx, session, info),
-      ...(ask && { ask }),
-    })
-    .catch(async (error: unknown) => {
-      await refund();
-      throw error;
-    });
-  // No answer began: a public integration's budget is not spent on it.
-  if (begun !== 'begun') await refund();
+  const begun = await beginOrRefund(ctx, refund, {
+    thread,
+    newThread,
+    question,
+    answer,
+    instanceId: ctx.answers.instanceId,
+    events,
+    slot: slotOf(ctx, session, info),
+    ...(ask && { ask }),
+  });
   // Another request with the key (on any instance) began the question meanwhile, or before:
   // a repeat finds the owner's answers at their cap when its own answer holds a slot.
   if (ask && (begun === 'asked' || begun === 'cap_reached')) {
