@@ -224,7 +224,9 @@ describe.each(engines())('public budgets under concurrency on $name', (engine) =
             on(i % 2 ? one : two, 'POST', `${PUBLIC_ROUTES}/sessions/`, { altcha }),
           ),
         );
-        expect(mints.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+        expect(mints.map((r) => r.status).sort((a, b) => a - b)).toEqual([
+          200, 200, 200, 429, 429, 429, 429, 429,
+        ]);
         const token = (await mints.find((r) => r.status === 200)!.json()).session_token;
         const asks = await Promise.all(
           Array.from({ length: 7 }, (_, i) =>
@@ -240,7 +242,7 @@ describe.each(engines())('public budgets under concurrency on $name', (engine) =
         const outcomes = await Promise.all(
           asks.map(async (r) => (r.ok ? (await r.text(), 'answered') : (await r.json()).code)),
         );
-        expect(outcomes.sort()).toEqual([
+        expect(outcomes.sort((a, b) => a.localeCompare(b))).toEqual([
           'answered',
           'answered',
           'answered',
