@@ -1,6 +1,7 @@
 import { type RequestInfo, type ServiceContext, requireProject, requireSession } from './context.js';
 import { STREAM_HEADERS, noContent } from '../http/responses.js';
 import { visibleAnswer } from './visibility.js';
+import { whileSessionHolds } from './stream-guard.js';
 
 /** The answer, found in the conversations; the session (directory) and its rate window (rates). */
 type AnswersContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
@@ -15,7 +16,11 @@ export async function reattach(
 ): Promise<Response> {
   const session = await requireSession(ctx, request, await requireProject(ctx, projectId), info);
   const { message, thread } = await visibleAnswer(ctx, session, answerId);
-  return (await ctx.answers.reattach(message, thread)).response(STREAM_HEADERS);
+  return whileSessionHolds(
+    ctx,
+    session,
+    (await ctx.answers.reattach(message, thread)).response(STREAM_HEADERS),
+  );
 }
 
 /** POST …/answers/{id}/cancel/: stops generation wherever it runs, keeps the text as stopped; idempotent (§9). */

@@ -29,6 +29,7 @@ import { chargeAnswer, requireOwnIntegration } from './public-sessions.js';
 import { questionFiles, withBytes } from './files.js';
 import { findThread } from './visibility.js';
 import { answerAsked, askKeyOf } from './idempotency.js';
+import { whileSessionHolds } from './stream-guard.js';
 
 /**
  * Questions begun and resumed in the ledger, threads read from the conversations; the session
@@ -167,7 +168,7 @@ async function admittedChat(
   const session = await requireSession(ctx, request, project, info);
   const body = parseChatBody(await readJsonBody(request), project.integrationIds);
   requireOrigin(project, request, body.integrationId);
-  requireOwnIntegration(project, session, body.integrationId);
+  requireOwnIntegration(session, body.integrationId);
   const activity: Activity = {
     projectId,
     sessionToken: session.tokenHash,
@@ -175,7 +176,8 @@ async function admittedChat(
     integrationId: body.integrationId,
   };
   // A continuation is taken exactly once already (resumeAnswer): a key names a question.
-  if (body.kind === 'tools') return continueWithTools(ctx, session, info, body, activity);
+  if (body.kind === 'tools')
+    return whileSessionHolds(ctx, session, await continueWithTools(ctx, session, info, body, activity));
   const ask = await askKeyOf(request, session, body);
   // A question asked already is answered, not asked again (nor charged, nor its files claimed
   // twice). Looked up first only where something happens before the question's one write (a
@@ -184,11 +186,15 @@ async function admittedChat(
   // latency at 200 concurrent answers).
   const early =
     ask && (session.integrationId || body.attachments.length) && (await answerAsked(ctx, session, ask));
-  if (early) return early;
+  if (early) return whileSessionHolds(ctx, session, early);
   // Its files checked before the budget is charged: a question refused for them costs nothing.
   const files = await questionFiles(ctx, session, body.attachments, body);
   const refund = await chargeAnswer(ctx, project, session);
-  return askQuestion(ctx, session, info, { ...body, files }, activity, ask, refund);
+  return whileSessionHolds(
+    ctx,
+    session,
+    await askQuestion(ctx, session, info, { ...body, files }, activity, ask, refund),
+  );
 }
 
 /** The question's one write; when it begins no answer, a public integration's charge goes back (decision 682). */

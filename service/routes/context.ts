@@ -156,6 +156,22 @@ const endedByItsKey = (session: SessionRecord, project: ProjectView) =>
   session.keyId !== null && project.keys.some((k) => k.id === session.keyId && k.sessionsEndedAt !== null);
 
 /**
+ * Whether nothing ended a session of `project` early: its project is one, the key that minted it
+ * did not have its sessions ended, and a public session's integration (§2b) is still public
+ * (its owner made it private: every route refuses its sessions, decision 681). Expiry is the
+ * caller's to check: an open stream outlives its token (decision 684).
+ */
+export function sessionHolds(session: SessionRecord, project: ProjectView | undefined): boolean {
+  return (
+    project !== undefined &&
+    session.projectId === project.id &&
+    !UNKNOWN_PROJECTS.has(project) &&
+    !endedByItsKey(session, project) &&
+    (!session.integrationId || project.integrations.get(session.integrationId)?.public === true)
+  );
+}
+
+/**
  * Agent calls authenticate with `Authorization: Bearer <session_token>`. The rate limit sits
  * where the identity lives: the owner, or for sessions without owner the client address
  * (tokens are free to mint, so a per-token limit would cap nothing).
@@ -168,13 +184,7 @@ export async function requireSession(
 ): Promise<SessionRecord> {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get('Authorization') ?? '');
   const session = match ? await ctx.storage.directory.getSession(await hashToken(match[1])) : undefined;
-  if (
-    !session ||
-    session.projectId !== project.id ||
-    session.expiresAt <= ctx.clock.now() ||
-    UNKNOWN_PROJECTS.has(project) ||
-    endedByItsKey(session, project)
-  ) {
+  if (!session || session.expiresAt <= ctx.clock.now() || !sessionHolds(session, project)) {
     throw new HttpError(401, 'invalid_token', 'Missing, unknown or expired session token.');
   }
   await checkRate(

@@ -153,7 +153,7 @@ export async function uploadFile(
   const integrationId = new URL(request.url).searchParams.get('integration_id') ?? '';
   if (!project.integrationIds.includes(integrationId)) throw unknownIntegration(integrationId);
   requireOrigin(project, request, integrationId);
-  requireOwnIntegration(project, session, integrationId);
+  requireOwnIntegration(session, integrationId);
   const { part, detected } = await readUpload(request, await fileSettingsOf(ctx, projectId, integrationId));
   const file: StoredFile = {
     id: randomId('file'),

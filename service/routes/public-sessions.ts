@@ -265,29 +265,21 @@ export function publicSession(
  * A public session acts for the integration whose challenge minted it, nothing else: its proof
  * of work and budget are that integration's, so naming another of the project (one for
  * signed-in members, one that takes files where this one takes none) would reach, without the
- * site's server, what that integration's owner never opened to anonymous visitors; and once its
- * owner makes it private, its sessions stop (401: the widget asks for a new one, and reads why
- * it gets none) (decision 681).
+ * site's server, what that integration's owner never opened to anonymous visitors (decision
+ * 681). Once its owner makes it private, requireSession refuses its sessions on every route.
  */
-export function requireOwnIntegration(
-  view: ProjectView,
-  session: SessionRecord,
-  integrationId: string,
-): void {
-  if (!session.integrationId) return;
-  if (session.integrationId !== integrationId)
+export function requireOwnIntegration(session: SessionRecord, integrationId: string): void {
+  if (session.integrationId && session.integrationId !== integrationId)
     throw new HttpError(
       403,
       'wrong_integration',
       `This public session belongs to integration ${session.integrationId}; it cannot act for ${integrationId}.`,
     );
-  if (!view.integrations.get(integrationId)?.public)
-    throw new HttpError(401, 'invalid_token', 'This public session’s integration is no longer public.');
 }
 
 /**
  * A question asked with a public session counts against its integration's answer budget (429
- * `budget_exhausted` past it); requireOwnIntegration let it through. What it gives back takes
+ * `budget_exhausted` past it); requireSession let it through. What it gives back takes
  * the charge back, for a question that began no answer (refused at the cap of answers at once,
  * its thread deleted meanwhile, its key's answer replayed): the budget counts answers, and a
  * visitor's retries at the cap spent the site's day without one (decision 682).

@@ -1,0 +1,39 @@
+import type { SessionRecord } from '../storage/types.js';
+import { type ServiceContext, sessionHolds } from './context.js';
+
+/**
+ * How long an open stream trusts its session without asking again: it asks at its first record
+ * after this long (the directory's cached view, invalidated fleet-wide by the console's
+ * changes, so most asks read no store).
+ */
+const RECHECK_MS = 5_000;
+
+/**
+ * An answer's stream (§4, §9) that stops carrying records once something ends its session while
+ * it is open: the key that minted it revoked with "end its sessions", its public integration
+ * made private, its project deleted. The answer itself goes on and is stored; only this
+ * connection closes, as a dropped one does, and the widget's reattach then meets the 401 every
+ * route gives the session. A token that expires mid-answer keeps its stream: the question was
+ * asked in time (decision 684).
+ */
+export function whileSessionHolds(ctx: ServiceContext, session: SessionRecord, response: Response): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  let checkedAt = ctx.clock.now();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) return controller.close();
+      if (ctx.clock.now() - checkedAt >= RECHECK_MS) {
+        checkedAt = ctx.clock.now();
+        if (!sessionHolds(session, await ctx.directory.project(session.projectId))) {
+          await reader.cancel();
+          return controller.close();
+        }
+      }
+      controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
