@@ -26,7 +26,9 @@ export function whileSessionHolds(ctx: ServiceContext, session: SessionRecord, r
       if (next.done) return controller.close();
       if (ctx.clock.now() - checkedAt >= RECHECK_MS) {
         checkedAt = ctx.clock.now();
-        if (!sessionHolds(session, await ctx.directory.project(session.projectId))) {
+        // A directory that cannot be read now (a store's blip) ends no answer: the next ask decides.
+        const project = await ctx.directory.project(session.projectId).catch(() => null);
+        if (project !== null && !sessionHolds(session, project)) {
           await reader.cancel();
           return controller.close();
         }
