@@ -71,6 +71,10 @@ describe('the widget files (§12)', () => {
     ['an encoded dot segment', '/widget/1.2.3/%2e%2e/%2e%2e/package.json'],
     ['a folder', '/widget/1.2.3/chunks/'],
     ['no file', '/widget/1.2.3/'],
+    ['a name every object inherits', '/widget/1.2.3/constructor'],
+    ['a prototype', '/widget/1.2.3/__proto__'],
+    ['latest of an inherited name', '/widget/latest/toString'],
+    ['a backslash out of the folder', '/widget/1.2.3/..%5C..%5Cpackage.json'],
   ])('answers 404 for %s', async (_label, path) => {
     const { service } = makeService({ widget: release });
     expect((await get(service, path)).status).toBe(404);
