@@ -355,12 +355,19 @@ export class AnswerTurn {
   }
 }
 
-/** Files the service no longer takes from this session, named; Retry only when there is text to send without them. */
+/**
+ * Files the service no longer takes from this session, named, in the singular or the plural;
+ * Retry only when there is text to send without them. More than one is the plural: for counts
+ * of 1 and up that is where Intl.PluralRules leaves `one` in every bundled language whose words
+ * agree in number, and the key is chosen here, where no language is known, and kept with the
+ * question on the device.
+ */
 function filesGone(question: ChatMessage, status: number): ErrorInfo {
   const text = question.content.trim() !== '';
-  const files = question.attachments!.map((f) => f.name).join(', ');
-  return errorInfo('file_unavailable', text ? 'errorFilesGone' : 'errorFilesGoneOnly', text, {
+  const gone = question.attachments!;
+  const several = gone.length > 1 ? 'Several' : '';
+  return errorInfo('file_unavailable', `errorFilesGone${text ? '' : 'Only'}${several}`, text, {
     status,
-    values: { files },
+    values: { files: gone.map((f) => f.name).join(', ') },
   });
 }

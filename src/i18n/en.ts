@@ -130,6 +130,11 @@ export const en = {
   errorFilesGone:
     '{files}: no longer available. To send a file, attach it again; Retry sends your message without files.',
   errorFilesGoneOnly: '{files}: no longer available. To send a file, attach it again.',
+  // Several files gone: the same words in English; a language whose words agree in number with
+  // the files (French, Spanish…) says them in the plural here.
+  errorFilesGoneSeveral:
+    '{files}: no longer available. To send a file, attach it again; Retry sends your message without files.',
+  errorFilesGoneOnlySeveral: '{files}: no longer available. To send a file, attach it again.',
   answerStopped: 'Answer stopped.',
 
   // Files a question carries

@@ -106,6 +106,10 @@ const de: UiStrings = {
   errorFilesGone:
     '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an; „Erneut versuchen“ sendet Ihre Nachricht ohne Dateien.',
   errorFilesGoneOnly: '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an.',
+  errorFilesGoneSeveral:
+    '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an; „Erneut versuchen“ sendet Ihre Nachricht ohne Dateien.',
+  errorFilesGoneOnlySeveral:
+    '{files}: nicht mehr verfügbar. Um eine Datei zu senden, hängen Sie sie erneut an.',
   answerStopped: 'Antwort gestoppt.',
   attachFiles: 'Dateien anhängen',
   removeFile: '{name} entfernen',

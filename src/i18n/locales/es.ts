@@ -106,6 +106,9 @@ const es: UiStrings = {
   errorFilesGone:
     '{files}: ya no está disponible. Para enviar un archivo, adjúntalo de nuevo; Reintentar envía tu mensaje sin archivos.',
   errorFilesGoneOnly: '{files}: ya no está disponible. Para enviar un archivo, adjúntalo de nuevo.',
+  errorFilesGoneSeveral:
+    '{files}: ya no están disponibles. Para enviar un archivo, adjúntalo de nuevo; Reintentar envía tu mensaje sin archivos.',
+  errorFilesGoneOnlySeveral: '{files}: ya no están disponibles. Para enviar un archivo, adjúntalo de nuevo.',
   answerStopped: 'Respuesta detenida.',
   attachFiles: 'Adjuntar archivos',
   removeFile: 'Quitar {name}',

@@ -107,6 +107,10 @@ const fr: UiStrings = {
   errorFilesGone:
     '{files} : n’est plus disponible. Pour envoyer un fichier, joignez-le à nouveau ; Réessayer envoie votre message sans fichiers.',
   errorFilesGoneOnly: '{files} : n’est plus disponible. Pour envoyer un fichier, joignez-le à nouveau.',
+  errorFilesGoneSeveral:
+    '{files} : ne sont plus disponibles. Pour envoyer un fichier, joignez-le à nouveau ; Réessayer envoie votre message sans fichiers.',
+  errorFilesGoneOnlySeveral:
+    '{files} : ne sont plus disponibles. Pour envoyer un fichier, joignez-le à nouveau.',
   answerStopped: 'Réponse arrêtée.',
   attachFiles: 'Joindre des fichiers',
   removeFile: 'Retirer {name}',

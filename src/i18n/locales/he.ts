@@ -104,6 +104,9 @@ const he: UiStrings = {
   errorFilesGone:
     '{files}: אינו זמין עוד. כדי לשלוח קובץ, צרפו אותו שוב; ניסיון חוזר שולח את ההודעה בלי קבצים.',
   errorFilesGoneOnly: '{files}: אינו זמין עוד. כדי לשלוח קובץ, צרפו אותו שוב.',
+  errorFilesGoneSeveral:
+    '{files}: אינם זמינים עוד. כדי לשלוח קובץ, צרפו אותו שוב; ניסיון חוזר שולח את ההודעה בלי קבצים.',
+  errorFilesGoneOnlySeveral: '{files}: אינם זמינים עוד. כדי לשלוח קובץ, צרפו אותו שוב.',
   answerStopped: 'התשובה נעצרה.',
   attachFiles: 'צירוף קבצים',
   removeFile: 'הסרת {name}',

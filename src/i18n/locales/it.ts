@@ -105,6 +105,9 @@ const it: UiStrings = {
   errorFilesGone:
     '{files}: non più disponibile. Per inviare un file, allegalo di nuovo; Riprova invia il messaggio senza file.',
   errorFilesGoneOnly: '{files}: non più disponibile. Per inviare un file, allegalo di nuovo.',
+  errorFilesGoneSeveral:
+    '{files}: non più disponibili. Per inviare un file, allegalo di nuovo; Riprova invia il messaggio senza file.',
+  errorFilesGoneOnlySeveral: '{files}: non più disponibili. Per inviare un file, allegalo di nuovo.',
   answerStopped: 'Risposta interrotta.',
   attachFiles: 'Allega file',
   removeFile: 'Rimuovi {name}',

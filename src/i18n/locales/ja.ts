@@ -104,6 +104,10 @@ const ja: UiStrings = {
   errorFilesGone:
     '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。「再試行」はファイルなしでメッセージを送信します。',
   errorFilesGoneOnly: '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。',
+  errorFilesGoneSeveral:
+    '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。「再試行」はファイルなしでメッセージを送信します。',
+  errorFilesGoneOnlySeveral:
+    '{files}: 利用できなくなりました。ファイルを送るには、もう一度添付してください。',
   answerStopped: '回答を停止しました。',
   attachFiles: 'ファイルを添付',
   removeFile: '{name} を削除',

@@ -104,6 +104,9 @@ const ko: UiStrings = {
   errorFilesGone:
     "{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요. '다시 시도'는 파일 없이 메시지를 보냅니다.",
   errorFilesGoneOnly: '{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요.',
+  errorFilesGoneSeveral:
+    "{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요. '다시 시도'는 파일 없이 메시지를 보냅니다.",
+  errorFilesGoneOnlySeveral: '{files}: 더 이상 사용할 수 없습니다. 파일을 보내려면 다시 첨부하세요.',
   answerStopped: '답변이 중지되었습니다.',
   attachFiles: '파일 첨부',
   removeFile: '{name} 제거',

@@ -106,6 +106,10 @@ const nl: UiStrings = {
   errorFilesGone:
     '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen; Opnieuw proberen verstuurt je bericht zonder bestanden.',
   errorFilesGoneOnly: '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen.',
+  errorFilesGoneSeveral:
+    '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen; Opnieuw proberen verstuurt je bericht zonder bestanden.',
+  errorFilesGoneOnlySeveral:
+    '{files}: niet meer beschikbaar. Voeg een bestand opnieuw toe om het te versturen.',
   answerStopped: 'Antwoord gestopt.',
   attachFiles: 'Bestanden bijvoegen',
   removeFile: '{name} verwijderen',

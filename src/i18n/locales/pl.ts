@@ -103,8 +103,11 @@ const pl: UiStrings = {
   errorBudgetSpent: 'Ten czat osiągnął dzisiejszy limit. Spróbuj ponownie jutro.',
   errorThreadGoneRetry: 'Ta rozmowa już nie istnieje. Spróbuj ponownie, aby wysłać wiadomość w nowej.',
   errorFilesGone:
+    '{files}: już niedostępny. Aby wysłać plik, załącz go ponownie; „Spróbuj ponownie” wyśle wiadomość bez plików.',
+  errorFilesGoneOnly: '{files}: już niedostępny. Aby wysłać plik, załącz go ponownie.',
+  errorFilesGoneSeveral:
     '{files}: już niedostępne. Aby wysłać plik, załącz go ponownie; „Spróbuj ponownie” wyśle wiadomość bez plików.',
-  errorFilesGoneOnly: '{files}: już niedostępne. Aby wysłać plik, załącz go ponownie.',
+  errorFilesGoneOnlySeveral: '{files}: już niedostępne. Aby wysłać plik, załącz go ponownie.',
   answerStopped: 'Odpowiedź zatrzymana.',
   attachFiles: 'Dołącz pliki',
   removeFile: 'Usuń {name}',

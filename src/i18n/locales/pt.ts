@@ -105,6 +105,10 @@ const pt: UiStrings = {
   errorFilesGone:
     '{files}: não está mais disponível. Para enviar um arquivo, anexe-o novamente; Tentar novamente envia sua mensagem sem arquivos.',
   errorFilesGoneOnly: '{files}: não está mais disponível. Para enviar um arquivo, anexe-o novamente.',
+  errorFilesGoneSeveral:
+    '{files}: não estão mais disponíveis. Para enviar um arquivo, anexe-o novamente; Tentar novamente envia sua mensagem sem arquivos.',
+  errorFilesGoneOnlySeveral:
+    '{files}: não estão mais disponíveis. Para enviar um arquivo, anexe-o novamente.',
   answerStopped: 'Resposta interrompida.',
   attachFiles: 'Anexar arquivos',
   removeFile: 'Remover {name}',

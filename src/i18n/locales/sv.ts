@@ -105,6 +105,9 @@ const sv: UiStrings = {
   errorFilesGone:
     '{files}: inte längre tillgänglig. Bifoga en fil igen för att skicka den; Försök igen skickar ditt meddelande utan filer.',
   errorFilesGoneOnly: '{files}: inte längre tillgänglig. Bifoga en fil igen för att skicka den.',
+  errorFilesGoneSeveral:
+    '{files}: inte längre tillgängliga. Bifoga en fil igen för att skicka den; Försök igen skickar ditt meddelande utan filer.',
+  errorFilesGoneOnlySeveral: '{files}: inte längre tillgängliga. Bifoga en fil igen för att skicka den.',
   answerStopped: 'Svaret stoppades.',
   attachFiles: 'Bifoga filer',
   removeFile: 'Ta bort {name}',

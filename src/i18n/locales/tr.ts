@@ -104,6 +104,9 @@ const tr: UiStrings = {
   errorFilesGone:
     '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin; Yeniden dene mesajınızı dosyasız gönderir.',
   errorFilesGoneOnly: '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin.',
+  errorFilesGoneSeveral:
+    '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin; Yeniden dene mesajınızı dosyasız gönderir.',
+  errorFilesGoneOnlySeveral: '{files}: artık kullanılamıyor. Bir dosyayı göndermek için yeniden ekleyin.',
   answerStopped: 'Yanıt durduruldu.',
   attachFiles: 'Dosya ekle',
   removeFile: '{name} dosyasını kaldır',

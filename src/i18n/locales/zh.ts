@@ -103,6 +103,8 @@ const zh: UiStrings = {
   errorThreadGoneRetry: '此对话已不存在。重试即可在新对话中发送您的消息。',
   errorFilesGone: '{files}：已不可用。要发送文件，请重新附加；“重试”将不带文件发送您的消息。',
   errorFilesGoneOnly: '{files}：已不可用。要发送文件，请重新附加。',
+  errorFilesGoneSeveral: '{files}：已不可用。要发送文件，请重新附加；“重试”将不带文件发送您的消息。',
+  errorFilesGoneOnlySeveral: '{files}：已不可用。要发送文件，请重新附加。',
   answerStopped: '已停止回答。',
   attachFiles: '添加附件',
   removeFile: '移除 {name}',

@@ -4,6 +4,8 @@ import { ApiError, NetworkError, SessionError } from '../../../src/api/errors.js
 import type { ChatRequest, StreamEvent } from '../../../src/api/types.js';
 import { Conversation, fromThreadMessage, type ConversationHooks } from '../../../src/chat/conversation.js';
 import type { ConversationSnapshot } from '../../../src/chat/types.js';
+import type { FileInfo } from '../../../src/api/types.js';
+import { SUPPORTED_LOCALES, loadLocale, translator } from '../../../src/i18n/index.js';
 import { failingStream } from '../../helpers/requests.js';
 
 type Script = (request: ChatRequest, signal?: AbortSignal) => AsyncIterable<StreamEvent>;
@@ -229,6 +231,54 @@ describe('Conversation', () => {
     status = 413;
     await conversation.send('Q2');
     expect(last().messages[1].error).toMatchObject({ code: 'payload_too_large', recoverable: false });
+  });
+
+  describe('files the new session may not send (decision 671), named in every language', () => {
+    /** How each language says "no longer available" of one file and of several, where the two differ. */
+    const AGREES: Record<string, [one: string, several: string]> = {
+      ar: ['لم يعد متاحًا', 'لم تعد متاحة'],
+      es: ['ya no está disponible', 'ya no están disponibles'],
+      fr: ['n’est plus disponible', 'ne sont plus disponibles'],
+      he: ['אינו זמין עוד', 'אינם זמינים עוד'],
+      it: ['non più disponibile', 'non più disponibili'],
+      pl: ['już niedostępny', 'już niedostępne'],
+      pt: ['não está mais disponível', 'não estão mais disponíveis'],
+      sv: ['inte längre tillgänglig', 'inte längre tillgängliga'],
+    };
+    const file = (name: string): FileInfo => ({
+      file_id: `file_${name}`,
+      name,
+      size: 26,
+      content_type: 'text/plain',
+      kind: 'text',
+    });
+
+    /** The failed question's words in `locale`, for a question of `text` whose `names` are gone. */
+    async function gone(locale: string, text: string, names: string[]): Promise<string> {
+      const { conversation, last } = setup(() =>
+        failingStream<StreamEvent>(new ApiError(400, 'file_unavailable', 'x')),
+      );
+      await conversation.send(text, names.map(file));
+      const { error } = last().messages[0];
+      return translator(await loadLocale(locale))(error!.key!, error!.values);
+    }
+
+    it.each(SUPPORTED_LOCALES)(
+      '%s: one file in the singular, several in the plural, with or without text',
+      async (locale) => {
+        for (const text of ['And this log?', '']) {
+          const one = await gone(locale, text, ['a.log']);
+          const several = await gone(locale, text, ['a.log', 'b.log']);
+          expect(several).toContain('a.log, b.log');
+          const agrees = AGREES[locale];
+          if (!agrees) expect(several.replace('a.log, b.log', 'a.log')).toBe(one);
+          else {
+            expect(one).toContain(agrees[0]);
+            expect(several).toContain(agrees[1]);
+          }
+        }
+      },
+    );
   });
 
   it('ignores blank messages and a second send while one is streaming', async () => {
