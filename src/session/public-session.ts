@@ -93,16 +93,41 @@ export async function solveChallenge(challenge: Challenge, signal?: AbortSignal)
   return null;
 }
 
-/** Fetches a challenge, solves it, posts the solution: the mint's answer, or the challenge's refusal. */
-async function exchange({ routes, fetch, signal }: PublicSessionRequest): Promise<Response> {
+/**
+ * What failed where no HTTP status says it, by step, and what the site owner can check: said once
+ * in the console (the visitor reads that the chat could not start). `{}` is the address.
+ */
+const STEPS = [
+  "could not reach {}: check the widget's base-url, that the service is up, and the failed request in the browser's Network tab (a CORS or mixed-content refusal shows there)",
+  "got an answer from {} that is not an ALTCHA challenge: check that base-url is the agent service's, not a page or a proxy answering for it",
+  'could not solve the challenge from {} (the proof of work): check that the service and the widget are of versions that work together',
+  "got an answer from {} that is not a session: check that base-url is the agent service's, not a page or a proxy answering for it",
+];
+const [REACH, CHALLENGE, SOLVE, SESSION] = [0, 1, 2, 3];
+
+/**
+ * Fetches a challenge, solves it, posts the solution: the mint's answer, or the challenge's
+ * refusal. `at` hears each step as it starts, and the address it reads.
+ */
+async function exchange(
+  { routes, fetch, signal }: PublicSessionRequest,
+  at: (step: number, url: string) => void,
+): Promise<Response> {
   const headers = { Accept: 'application/json' };
-  const answer = await fetch(`${routes}/challenge/`, { headers, credentials: 'omit', signal });
+  const url = `${routes}/challenge/`;
+  at(REACH, url);
+  const answer = await fetch(url, { headers, credentials: 'omit', signal });
   if (!answer.ok) return answer;
+  at(CHALLENGE, url);
   const challenge = (await answer.json()) as Challenge;
+  if (typeof challenge?.salt !== 'string' || typeof challenge.challenge !== 'string')
+    throw new Error('Not an ALTCHA challenge.');
+  at(SOLVE, url);
   const number = await solveChallenge(challenge, signal);
   if (number === null) throw new Error('The challenge has no solution in its range.');
   const { algorithm, salt, signature } = challenge;
   const altcha = btoa(JSON.stringify({ algorithm, challenge: challenge.challenge, number, salt, signature }));
+  at(REACH, `${routes}/sessions/`);
   return fetch(`${routes}/sessions/`, {
     method: 'POST',
     headers: { ...headers, 'Content-Type': 'application/json' },
@@ -115,30 +140,47 @@ async function exchange({ routes, fetch, signal }: PublicSessionRequest): Promis
 /**
  * A new session: each call solves a new challenge (a solution is good for one session only). A
  * refusal is a `PublicSessionError` the visitor reads in words; what the site owner must change
- * (an origin to list, the public setting) is said once in the console.
+ * (an origin to list, the public setting), or check where no HTTP status says what failed (the
+ * network, the challenge, the answer's body), is said once in the console.
  */
 export async function publicSession(request: PublicSessionRequest): Promise<SessionPayload> {
   const { kit, routes, warnings } = request;
+  const warn = (advice: string, error?: unknown) => {
+    if (!advice || warnings.has(advice)) return;
+    warnings.add(advice);
+    console.warn(advice, ...(error ? [error] : []));
+  };
+  let step = REACH;
+  let url = routes;
+  const failed = (error: unknown) =>
+    warn(`[agent-chat] A public session ${STEPS[step].replace('{}', url)}.`, error);
   let response: Response;
   try {
-    response = await exchange(request);
+    response = await exchange(request, (next, at) => {
+      step = next;
+      url = at;
+    });
   } catch (error) {
     if (kit.isAbortError(error)) throw error;
+    failed(error);
     throw new kit.SessionError('session_failed', `Could not start a public session at ${routes}.`, {
       cause: new kit.NetworkError(String(error), { cause: error }),
     });
   }
-  if (response.ok) return kit.sessionFromResponse(response, `The public session route ${routes}`);
+  if (response.ok) {
+    step = SESSION;
+    return kit.sessionFromResponse(response, `The public session route ${routes}`).catch((error) => {
+      failed(error);
+      throw error;
+    });
+  }
   const error = await kit.errorFromResponse(response, 'Starting a public session', kit.PublicSessionError);
-  const advice =
+  warn(
     error.status === 404
       ? `[agent-chat] Integration ${request.integrationId} of project ${request.projectId} takes no public sessions: tick "Allow visitors without a site server" for it on the Integrations page of the service console, or give the widget a session-endpoint.`
       : error.code === 'origin_not_allowed'
         ? error.message
-        : '';
-  if (advice && !warnings.has(advice)) {
-    warnings.add(advice);
-    console.warn(advice);
-  }
+        : '',
+  );
   throw error;
 }

@@ -5,6 +5,7 @@ import { describeError } from '../../../src/chat/describe-error.js';
 import { publicTokenSource } from '../../../src/session/public-source.js';
 import { solveChallenge } from '../../../src/session/public-session.js';
 import { BASE, PROJECT, makeService } from '../../fixtures/service.js';
+import { urlOf } from '../../helpers/requests.js';
 
 const SITE = 'https://docs.example.com';
 const PUBLIC_PROJECT = { id: 'proj_pub', integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true };
@@ -180,6 +181,60 @@ describe('publicTokenSource (§2b)', () => {
       key: 'errorBudgetSpent',
       message: 'This chat has reached its limit for today. Please try again tomorrow.',
       recoverable: false,
+    });
+  });
+
+  describe('a failure no HTTP status says: the site owner is told once what failed and what to check', () => {
+    const ROUTES = `${BASE}/agent/v1/projects/proj_pub/integrations/int_pub`;
+    const html = () =>
+      new Response('<!doctype html><p>Welcome', { headers: { 'Content-Type': 'text/html' } });
+
+    /**
+     * The public session as the page's fetch makes it fail, twice (the visitor's Retry): what the
+     * console said, the session error each time.
+     */
+    async function failsTwice(fetch: (url: string) => Promise<Response>) {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const mint = source(((input: RequestInfo | URL) => fetch(urlOf(input))) as typeof globalThis.fetch);
+      for (let i = 0; i < 2; i++) {
+        const error = await failure(mint(new AbortController().signal));
+        expect(error).toBeInstanceOf(SessionError);
+        expect(describeError(error)).toMatchObject({ key: 'errorSession', recoverable: true });
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+      return String(warn.mock.calls[0][0]);
+    }
+
+    it('the service unreachable (a network error, CORS, a wrong base-url): which address, and what to check', async () => {
+      const said = await failsTwice(() => Promise.reject(new TypeError('Failed to fetch')));
+      expect(said).toContain(`${ROUTES}/challenge/`);
+      expect(said).toMatch(/base-url/);
+      expect(said).toMatch(/Network/);
+    });
+
+    it('a challenge that is not one (a page answered for the service): which address answered what', async () => {
+      const said = await failsTwice(async () => html());
+      expect(said).toContain(`${ROUTES}/challenge/`);
+      expect(said).toMatch(/not an ALTCHA challenge/);
+      expect(said).toMatch(/base-url/);
+    });
+
+    it("a challenge the widget cannot solve: the proof of work failed, check the service's version", async () => {
+      const unsolvable = await createChallenge({ hmacKey: 'k', maxnumber: 10, number: 5000 });
+      const said = await failsTwice(async () => Response.json(unsolvable));
+      expect(said).toMatch(/proof of work/);
+      expect(said).toContain(`${ROUTES}/challenge/`);
+      expect(said).toMatch(/version/);
+    });
+
+    it('a session answer that is not a session: which address answered what', async () => {
+      const { service } = makeService({ projects: [PUBLIC_PROJECT], challengeWork: 2_000 });
+      const page = pageFetch(service);
+      const said = await failsTwice((url) =>
+        url.endsWith('/sessions/') ? Promise.resolve(html()) : page.fetch(url),
+      );
+      expect(said).toContain(`${ROUTES}/sessions/`);
+      expect(said).toMatch(/base-url/);
     });
   });
 
