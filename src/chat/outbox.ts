@@ -87,12 +87,16 @@ export class Outbox {
   }
 
   /**
-   * Adds a question at the end and sends it when it may go; false when the outbox is full. Its
-   * `files` are taken only once it is in: refused, they stay where the visitor put them.
+   * Adds a question at the end and sends it when it may go; false when the outbox is full, or
+   * when there is nothing to send (a question of files alone whose files the visitor removed
+   * while it waited for the conversation they chose, decision 659). Its `files` are taken only
+   * once it is in: refused, they stay where the visitor put them.
    */
   add(text: string, files: () => readonly FileInfo[] = () => []): boolean {
     if (this.#items.length >= MAX_OUTBOX) return false;
-    this.#set([...this.#items, newEntry(text, files())]);
+    const taken = files();
+    if (!text.trim() && !taken.length) return false;
+    this.#set([...this.#items, newEntry(text, taken)]);
     this.sendNext();
     return true;
   }

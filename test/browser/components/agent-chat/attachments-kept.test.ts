@@ -168,6 +168,34 @@ describe('<agent-chat> a question that cannot be sent keeps its files', () => {
     ]);
   });
 
+  for (const offline of [true, false])
+    test(`a question of files alone whose files are all removed while the chosen conversation is read (${offline ? 'offline' : 'online'}): nothing is sent or queued, the box stays empty`, async ({
+      worker,
+      backend,
+    }) => {
+      const { el, chats, release } = await chosenWhileHeld(worker, backend, () => undefined);
+      await pickFiles(el, logFile());
+      await uploaded(el);
+      // Offline, a question that goes waits in the outbox instead.
+      const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(!offline);
+      onTestFinished(() => onLine.mockRestore());
+      if (offline) dispatchEvent(new Event('offline'));
+      await userEvent.click(page.getByRole('button', { name: 'Send' }));
+      // It waits for the chosen conversation, its file in the tray: the visitor takes it off.
+      await userEvent.click(inTray('server.log'));
+      await expect.element(inTray('server.log')).not.toBeInTheDocument();
+      release();
+      await expect.poll(() => messagesOf(el)[0]?.message?.content).toBe('How do I theme it?');
+      await settled(el);
+      expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
+      await expect.element(box()).toHaveValue('');
+      onLine.mockReturnValue(true);
+      dispatchEvent(new Event('online'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(backend.chatRequests()).toHaveLength(chats);
+      expect(messagesOf(el)).toHaveLength(2);
+    });
+
   test('offline: the question waits in the outbox with its files and goes with them once online', async ({
     backend,
   }) => {
