@@ -7,6 +7,8 @@
  */
 export class AnswerLock {
   #release?: () => void;
+  /** This tab's hold, from hold() until the browser freed the lock (letGo waits for a write first). */
+  #mine?: Promise<void>;
 
   readonly #name: () => string;
 
@@ -28,7 +30,13 @@ export class AnswerLock {
     const locks = this.#locks;
     if (this.#release || !locks) return;
     const held = new Promise<void>((resolve) => (this.#release = resolve));
-    locks.request(this.#name(), () => held).catch(() => {});
+    const mine: Promise<void> = locks
+      .request(this.#name(), () => held)
+      .catch(() => {})
+      .then(() => {
+        if (this.#mine === mine) this.#mine = undefined;
+      });
+    this.#mine = mine;
   }
 
   /** Lets go once `first` settled: what the followers must find (the answer's end) is written by then. */
@@ -46,8 +54,13 @@ export class AnswerLock {
     return Boolean(held?.some((lock) => lock.name === this.#name()));
   }
 
-  /** Runs `then` holding the lock, only if nobody (this tab included) holds it now; not without Web Locks. */
+  /**
+   * Runs `then` holding the lock, only if no other tab holds it now; not without Web Locks. While
+   * this tab holds it (its answer, or the write of its end before it lets go) it runs once this
+   * tab let go: an `online` heard in the moment after a request failed offline must not be lost.
+   */
   ifFree(then: () => Promise<void>): void {
+    if (this.#mine) return void this.#mine.then(() => this.ifFree(then));
     this.#locks
       ?.request(this.#name(), { ifAvailable: true }, (lock) => (lock ? then() : undefined))
       .catch(() => {});

@@ -1,9 +1,10 @@
 /** The outbox: follow-ups asked while an answer streams (also across a reload) and sends while offline. */
-import { describe, expect, vi } from 'vitest';
+import { describe, expect, onTestFinished, vi } from 'vitest';
+import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf } from '../../../msw/reference.js';
+import { PROJECT_ID, SERVICE_BASE, ownerKeyOf } from '../../../msw/reference.js';
 import { DemoAgent } from '../../../../service/index.js';
-import { storedMemory } from '../../../helpers/idb.js';
+import { holdDevice, storedMemory } from '../../../helpers/idb.js';
 import {
   fixtureChat,
   messagesOf,
@@ -14,6 +15,7 @@ import {
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 
+const AGENT = `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent`;
 const rootButtons = (el: AgentChat, name: string) =>
   Array.from(el.shadowRoot!.querySelectorAll<HTMLButtonElement>('button')).filter(
     (b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === name,
@@ -123,6 +125,47 @@ describe('<agent-chat> outbox', () => {
       fetchSpy.mockRestore();
       onLine.mockRestore();
     }
+  });
+
+  test("back online while the failed request's end is still being written (the tab holds the answer's lock): the question goes once the lock does", async ({
+    worker,
+    backend,
+  }) => {
+    const el = await fixtureChat();
+    const question = 'Sent as the train entered the tunnel';
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(true);
+    onTestFinished(() => onLine.mockRestore());
+    let release = () => {};
+    onTestFinished(() => release());
+    let failed = 0;
+    worker.use(
+      http.post(
+        `${AGENT}/chat/`,
+        async () => {
+          failed += 1;
+          onLine.mockReturnValue(false);
+          // The device busy: the failed request's end waits to be written, and the lock with it.
+          release = await holdDevice();
+          return HttpResponse.error();
+        },
+        { once: true },
+      ),
+    );
+    await el.send(question);
+    await settled(el);
+    expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain(question);
+    expect((await navigator.locks.query()).held).toHaveLength(1);
+    // The network back within that moment: every tab hears `online` once, this one included.
+    onLine.mockReturnValue(true);
+    dispatchEvent(new Event('online'));
+    release();
+    await expect.poll(() => messagesOf(el).at(-1)?.message?.status, { timeout: 8000 }).toBe('complete');
+    const bodies = await Promise.all(backend.chatRequests().map((r) => r.clone().json()));
+    // The failed request went to the handler above; the service had this one only.
+    expect(failed).toBe(1);
+    expect(bodies.map((b) => b.message)).toEqual([question]);
+    expect(messagesOf(el)).toHaveLength(2);
+    expect(el.shadowRoot!.querySelector('.outbox')).toBeNull();
   });
 
   test('a first question asked offline, the page loaded again once online: it is sent once', async ({
