@@ -81,10 +81,11 @@ export interface DeviceMemoryStore {
    */
   keptThread(threadId: string): Promise<ChatMessage[] | undefined>;
   /**
-   * Claims the queued question `id` for the tab named `by`, for CLAIM_MS, unless another tab's
-   * claim on it holds (decision 660): whether this tab may send it. A store tabs do not share has none.
+   * Claims the queued question `id` for this tab, for CLAIM_MS, unless another tab's claim on it
+   * holds (decision 660): whether this tab may send it. A tab reloaded is the same tab: its claim
+   * holds for it. A store tabs do not share has none.
    */
-  claim?(id: string, by: string): Promise<boolean>;
+  claim?(id: string): Promise<boolean>;
 }
 
 /** What a stash keeps of the state: the drafts (decision 443) and what the visitor sent (decision 451). */
@@ -117,6 +118,12 @@ const STASH = 'agent-chat:';
 export const MAX_STASH_CHARS = 64_000;
 /** Where a tab keeps its panel's state; its own prefix, so no scope's stash can share its key. */
 const PANEL = 'agent-chat.panel:';
+/**
+ * Where a page being left names its tab in its claims on queued questions, for the next load of
+ * the tab to take: written at pagehide only, so a tab duplicated from a live one (the browser
+ * copies its sessionStorage) does not find the name and is another tab.
+ */
+const TAB = 'agent-chat.tab:';
 /** A panel's state as two digits: "10", open with its thread list closed. */
 const panelText = (p: Panel): string => `${+p.open}${+p.threadListOpen}`;
 const panelFrom = (text = ''): Panel => ({ open: text[0] === '1', threadListOpen: text[1] === '1' });
@@ -678,10 +685,18 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   readonly #listeners = new Set<(change: RemoteChange) => void>();
   /** Changes to follow, one after the other, in the order they came. */
   #applying: Promise<void> = Promise.resolve();
+  /** This tab's name in its claims (decision 660): the name it had before a reload, else a new one. */
+  readonly #tab: string;
 
   constructor(scope: string, store: () => UseStore) {
     this.#scope = scope;
     this.#store = store;
+    this.#tab =
+      inSession((storage) => {
+        const name = storage.getItem(TAB + scope);
+        storage.removeItem(TAB + scope);
+        return name;
+      }) ?? `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
     if (typeof BroadcastChannel === 'function') this.#channel = new BroadcastChannel(CHANNEL);
   }
 
@@ -700,8 +715,8 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
     return withStash(state, takeStash(this.#scope));
   }
 
-  claim(id: string, by: string): Promise<boolean> {
-    return claimQueued(this.#store(), `${this.#scope}:ui:claim`, id, by);
+  claim(id: string): Promise<boolean> {
+    return claimQueued(this.#store(), `${this.#scope}:ui:claim`, id, this.#tab);
   }
 
   stash(state?: Stashed): void {
@@ -712,9 +727,15 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       [{ ...drafts, b: state.outbox, h: state.activeThreadId, m: lastQuestion(state.messages) }, drafts]
         .map((kept) => JSON.stringify(kept))
         .find((kept) => kept.length <= MAX_STASH_CHARS);
-    inSession((storage) =>
-      text ? storage.setItem(STASH + this.#scope, text) : storage.removeItem(STASH + this.#scope),
-    );
+    inSession((storage) => {
+      // A wipe forgets the tab's name too, with its stash.
+      for (const [key, value] of [
+        [STASH, text],
+        [TAB, text && this.#tab],
+      ])
+        if (value) storage.setItem(key + this.#scope, value);
+        else storage.removeItem(key + this.#scope);
+    });
   }
 
   async keptThread(threadId: string): Promise<ChatMessage[] | undefined> {
@@ -956,7 +977,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
 export async function clearDeviceMemory(): Promise<void> {
   inSession((storage) =>
     Object.keys(storage).forEach(
-      (key) => (key.startsWith(STASH) || key.startsWith(PANEL)) && storage.removeItem(key),
+      (key) => [STASH, PANEL, TAB].some((prefix) => key.startsWith(prefix)) && storage.removeItem(key),
     ),
   );
   // After the writes already asked for, so none of them lands after the wipe.

@@ -31,8 +31,6 @@ export class TabHandoff {
   #takingOver?: string;
   /** Bumped by reset(): a wait that ends after a reset is dropped. */
   #epoch = 0;
-  /** This tab's name in its claims on queued questions, where there are no Web Locks (decision 660). */
-  readonly #name = `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
   /** A look again at a question another tab claimed, once that claim has lapsed. */
   #lapse?: ReturnType<typeof setTimeout>;
   /** The claimed send under way: one at a time, or a second would read the first's question back from the device. */
@@ -112,7 +110,7 @@ export class TabHandoff {
     await memory.flush();
     const id = outbox.entries[0]?.id;
     if (!id || !this.#parts.connected()) return;
-    if (!((await memory.store?.claim?.(id, this.#name)) ?? true)) {
+    if (!((await memory.store?.claim?.(id)) ?? true)) {
       clearTimeout(this.#lapse);
       this.#lapse = setTimeout(() => this.sendWaiting(), CLAIM_MS);
       return;

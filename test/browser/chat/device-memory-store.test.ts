@@ -320,22 +320,38 @@ describe('a claim on a queued question, where there are no Web Locks (decision 6
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       const tabs = ['a', 'b', 'c'].map(() => createDeviceMemoryStore('claims'));
-      const won = await Promise.all(tabs.map((tab, i) => tab.claim!('q1', `tab ${i}`)));
+      const won = await Promise.all(tabs.map((tab) => tab.claim!('q1')));
       expect(won.filter(Boolean)).toHaveLength(1);
       const winner = won.indexOf(true);
       const other = (winner + 1) % 3;
       // Its own tab claims it again (a send taken back offline goes again); another question is free.
-      expect(await tabs[winner].claim!('q1', `tab ${winner}`)).toBe(true);
-      expect(await tabs[other].claim!('q2', `tab ${other}`)).toBe(true);
+      expect(await tabs[winner].claim!('q1')).toBe(true);
+      expect(await tabs[other].claim!('q2')).toBe(true);
       vi.setSystemTime(Date.now() + CLAIM_MS - 100);
-      expect(await tabs[other].claim!('q1', `tab ${other}`)).toBe(false);
+      expect(await tabs[other].claim!('q1')).toBe(false);
       // The tab that claimed it went away: once its claim lapsed, another takes it.
       vi.setSystemTime(Date.now() + CLAIM_MS + 100);
-      expect(await tabs[other].claim!('q1', `tab ${other}`)).toBe(true);
-      expect(await tabs[winner].claim!('q1', `tab ${winner}`)).toBe(false);
+      expect(await tabs[other].claim!('q1')).toBe(true);
+      expect(await tabs[winner].claim!('q1')).toBe(false);
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('holds for the same tab after a reload (its pagehide stash names it), not for a tab opened meanwhile', async () => {
+    const tab = createDeviceMemoryStore('claims:reload');
+    await tab.load();
+    expect(await tab.claim!('q1')).toBe(true);
+    // The reload: the page stashes at pagehide, and the next load's store is this tab's.
+    tab.stash(drafts({}, null));
+    const reloaded = createDeviceMemoryStore('claims:reload');
+    const opened = createDeviceMemoryStore('claims:reload');
+    await Promise.all([reloaded.load(), opened.load()]);
+    expect(await opened.claim!('q1')).toBe(false);
+    expect(await reloaded.claim!('q1')).toBe(true);
+    // A tab duplicated after that, which copies this tab's sessionStorage, is another tab.
+    const duplicated = createDeviceMemoryStore('claims:reload');
+    expect(await duplicated.claim!('q1')).toBe(false);
   });
 });
 

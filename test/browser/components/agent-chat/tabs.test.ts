@@ -19,7 +19,7 @@ import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat
 import { CLAIM_MS } from '../../../../src/chat/outbox.js';
 import { INTEGRATION_ID, PROJECT_ID } from '../../../msw/reference.js';
 import { storedMemory } from '../../../helpers/idb.js';
-import { createStore, set } from 'idb-keyval';
+import { createStore, get, set } from 'idb-keyval';
 
 const QUESTION = 'How do I theme it?';
 const reattaches = (backend: ReferenceBackend) =>
@@ -200,6 +200,44 @@ describe('<agent-chat> in two tabs', () => {
       await expect.poll(() => answerOf(first)?.status, { timeout: 8000 }).toBe('complete');
       await expect.poll(() => answerOf(second)?.status, { timeout: 8000 }).toBe('complete');
       await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await asked(backend)).toEqual(['Sent while offline']);
+    });
+
+    test('a tab reloaded within its own claim is the same tab: back online, it sends the question at once', async ({
+      backend,
+    }) => {
+      const locks = vi.spyOn(navigator, 'locks', 'get').mockReturnValue(undefined as unknown as LockManager);
+      onTestFinished(() => locks.mockRestore());
+      const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+      onTestFinished(() => onLine.mockRestore());
+      let el = await fixtureChat();
+      await settled(el);
+      dispatchEvent(new Event('offline'));
+      await userEvent.fill(
+        page.elementLocator(el).getByRole('textbox', { name: 'Message' }),
+        'Sent while offline',
+      );
+      await userEvent.click(page.elementLocator(el).getByRole('button', { name: 'Send' }));
+      await expect.poll(async () => (await storedMemory())?.outbox.length).toBe(1);
+      const reload = async () => {
+        dispatchEvent(new PageTransitionEvent('pagehide'));
+        el.remove();
+        el = await fixtureChat();
+        await settled(el);
+      };
+      // Reloaded offline: the load finds the question and claims it for this tab; it cannot go yet.
+      await reload();
+      const claims = createStore('agent-chat', 'ui-state');
+      const key = `${PROJECT_ID}:${INTEGRATION_ID}:ui:claim`;
+      await expect.poll(async () => Object.keys((await get(key, claims)) ?? {})).toHaveLength(1);
+      const [{ until }] = Object.values((await get(key, claims)) as Record<string, { until: number }>);
+      // Reloaded again within that claim, and the network is back.
+      await reload();
+      onLine.mockReturnValue(true);
+      dispatchEvent(new Event('online'));
+      await expect.poll(() => backend.chatRequests().length, { timeout: 2000 }).toBe(1);
+      expect(Date.now()).toBeLessThan(until);
+      await expect.poll(() => answerOf(el)?.status, { timeout: 8000 }).toBe('complete');
       expect(await asked(backend)).toEqual(['Sent while offline']);
     });
   });
