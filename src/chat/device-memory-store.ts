@@ -642,12 +642,29 @@ function claimQueued(store: UseStore, key: string, id: string, by: string): Prom
   }).catch((error) => (warnOnce(error), true));
 }
 
-/** What the stash of `scope` held, taken: it is read once, and what the tab writes after is newer. */
-const takeStash = (scope: string) =>
+/**
+ * A key of this tab's sessionStorage, taken: the stash and the tab's name are read once, and what
+ * the tab writes after is newer.
+ */
+const taken = (key: string) =>
   inSession((storage) => {
-    const raw = storage.getItem(STASH + scope);
-    storage.removeItem(STASH + scope);
+    const raw = storage.getItem(key);
+    storage.removeItem(key);
     return raw;
+  });
+
+/**
+ * Keeps the stash of `scope` and this tab's name beside it, where the next load of the tab takes
+ * them, or forgets both (`text` none: a wipe).
+ */
+const keepStash = (scope: string, text: string | undefined, tab: string) =>
+  inSession((storage) => {
+    for (const [key, value] of [
+      [STASH, text],
+      [TAB, text && tab],
+    ] as const)
+      if (value) storage.setItem(key + scope, value);
+      else storage.removeItem(key + scope);
   });
 
 /**
@@ -691,12 +708,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
   constructor(scope: string, store: () => UseStore) {
     this.#scope = scope;
     this.#store = store;
-    this.#tab =
-      inSession((storage) => {
-        const name = storage.getItem(TAB + scope);
-        storage.removeItem(TAB + scope);
-        return name;
-      }) ?? `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
+    this.#tab = taken(TAB + scope) ?? `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`;
     if (typeof BroadcastChannel === 'function') this.#channel = new BroadcastChannel(CHANNEL);
   }
 
@@ -712,7 +724,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       this.#panel = panel;
       state = { ...(state ?? NOTHING), ...panelFrom(panel) };
     }
-    return withStash(state, takeStash(this.#scope));
+    return withStash(state, taken(STASH + this.#scope));
   }
 
   claim(id: string): Promise<boolean> {
@@ -727,15 +739,7 @@ class IdbDeviceMemoryStore implements DeviceMemoryStore {
       [{ ...drafts, b: state.outbox, h: state.activeThreadId, m: lastQuestion(state.messages) }, drafts]
         .map((kept) => JSON.stringify(kept))
         .find((kept) => kept.length <= MAX_STASH_CHARS);
-    inSession((storage) => {
-      // A wipe forgets the tab's name too, with its stash.
-      for (const [key, value] of [
-        [STASH, text],
-        [TAB, text && this.#tab],
-      ])
-        if (value) storage.setItem(key + this.#scope, value);
-        else storage.removeItem(key + this.#scope);
-    });
+    keepStash(this.#scope, text, this.#tab);
   }
 
   async keptThread(threadId: string): Promise<ChatMessage[] | undefined> {
