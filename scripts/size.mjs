@@ -144,7 +144,7 @@ const bundles = [
   { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 85.726 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
-  // decision 676: what a failure without an HTTP status says to the site owner (675, 402 B).
+  // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).
   {
     file: `dist/${PUBLIC_SESSION}`,
     label: 'Public session, proof of work (on demand)',

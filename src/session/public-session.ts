@@ -152,8 +152,9 @@ export async function publicSession(request: PublicSessionRequest): Promise<Sess
   };
   let step = REACH;
   let url = routes;
+  // A request the widget gave up on (its signal aborted) is nothing for the site owner to check.
   const failed = (error: unknown) =>
-    warn(`[agent-chat] A public session ${STEPS[step].replace('{}', url)}.`, error);
+    request.signal.aborted || warn(`[agent-chat] A public session ${STEPS[step].replace('{}', url)}.`, error);
   let response: Response;
   try {
     response = await exchange(request, (next, at) => {
