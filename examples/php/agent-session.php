@@ -138,19 +138,21 @@ function agent_chat_session(array $config, string $method, callable $owner_id, ?
     ]);
     $ok = curl_exec($curl);
     $errno = curl_errno($curl);
+    $curl_error = curl_error($curl);
     $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
     curl_close($curl);
 
     if ($ok === false) {
         if ($too_large || $errno === CURLE_FILESIZE_EXCEEDED) {
-            return agent_chat_error(502, 'service_unavailable', 'The agent service answered with an oversized body.');
+            return agent_chat_failed($url, 'The agent service answered with an oversized body.');
         }
-        return agent_chat_error(502, 'service_unavailable', $errno === CURLE_OPERATION_TIMEDOUT
+        return agent_chat_failed($url, $errno === CURLE_OPERATION_TIMEDOUT
             ? "The agent service did not answer within {$timeout_ms} ms."
-            : 'The agent service could not be reached.');
+            : 'The agent service could not be reached.', [], " ({$curl_error})");
     }
     if ($status >= 300 && $status < 400) {
-        return agent_chat_error(502, 'service_unavailable', 'The agent service answered with a redirect, which is not followed.');
+        $where = isset($headers['location']) ? " (to {$headers['location']})" : '';
+        return agent_chat_failed($url, 'The agent service answered with a redirect, which is not followed.', [], $where);
     }
     $type = $headers['content-type'] ?? '';
     $no_body = in_array($status, [204, 205, 304], true);
@@ -158,9 +160,11 @@ function agent_chat_session(array $config, string $method, callable $owner_id, ?
         // An error page of a proxy or load balancer: the widget reads JSON, and the site must
         // not serve that page as its own.
         $shown = trim(explode(';', $type)[0]) ?: 'no content type';
-        return agent_chat_error(502, 'service_unavailable',
-            "The agent service answered {$status} with {$shown} instead of JSON.",
+        return agent_chat_failed($url, "The agent service answered {$status} with {$shown} instead of JSON.",
             isset($headers['retry-after']) ? ['Retry-After' => $headers['retry-after']] : []);
+    }
+    if ($status >= 400) {
+        agent_chat_log_refusal($url, $status, $body);
     }
     $out = ['Cache-Control' => 'no-store', 'X-Content-Type-Options' => 'nosniff'];
     foreach (['content-type' => 'Content-Type', 'date' => 'Date', 'retry-after' => 'Retry-After'] as $key => $name) {
@@ -196,6 +200,34 @@ function agent_chat_is_json(string $type, string $body): bool
     }
     json_decode($body);
     return json_last_error() === JSON_ERROR_NONE;
+}
+
+/**
+ * The JSON 502 for a service that gave no usable answer, and the same in the site's error log
+ * with the URL it called (and `$more`, curl's own words): the visitor reads "couldn't start" and
+ * the browser shows a status, so the log is where the site's owner learns what to fix.
+ *
+ * @return array{0: int, 1: array<string, string>, 2: string}
+ */
+function agent_chat_failed(string $url, string $detail, array $headers = [], string $more = ''): array
+{
+    error_log("[agent-chat] POST {$url} failed: {$detail}{$more}");
+    return agent_chat_error(502, 'service_unavailable', $detail, $headers);
+}
+
+/**
+ * A refusal of the service (a wrong key or project, a budget spent), passed through to the
+ * browser as it is, and written to the site's error log with the service's own words. Never
+ * the key: the service's detail names neither it nor the owner.
+ */
+function agent_chat_log_refusal(string $url, int $status, string $body): void
+{
+    $answer = json_decode($body, true);
+    $detail = is_array($answer) && is_string($answer['detail'] ?? null) ? $answer['detail'] : '';
+    $detail = substr((string) preg_replace('/\s+/', ' ', $detail), 0, 300);
+    // A service URL with a path (…/agent/v1) doubles the route: the service knows no such URL.
+    $hint = $status === 404 ? " The service URL is the service's root, with no path." : '';
+    error_log("[agent-chat] POST {$url} answered {$status}: {$detail}{$hint}");
 }
 
 /** @return array{0: int, 1: array<string, string>, 2: string} */

@@ -40,6 +40,7 @@ import hmac
 import http.client
 import ipaddress
 import json
+import logging
 import re
 import socket
 import threading
@@ -51,6 +52,10 @@ from typing import Callable, Iterable, List, NamedTuple, Optional, Tuple
 MAX_BODY_BYTES = 64 * 1024
 MAX_ADDRESSES = 10_000
 _JSON_TYPE = re.compile(r"^application/(?:[\w.+-]+\+)?json\b", re.IGNORECASE)
+# What the site must fix (a key, a URL, a service that is down) goes to the site's own log: the
+# visitor reads "couldn't start" and the browser shows a status. Without logging configured,
+# Python prints warnings to stderr, which every server keeps.
+_log = logging.getLogger("agent_chat")
 
 
 class Answer(NamedTuple):
@@ -171,21 +176,14 @@ class SessionEndpoint:
         try:
             status, headers, body = self._call_service(owner)
         except _TooLarge:
-            return _error(502, "service_unavailable", "The agent service answered with an oversized body.")
+            return self._failed("The agent service answered with an oversized body.")
         except (_Deadline, socket.timeout):
-            return _error(
-                502,
-                "service_unavailable",
-                f"The agent service did not answer within {round(self._timeout * 1000)} ms.",
-            )
-        except (OSError, http.client.HTTPException):
-            return _error(502, "service_unavailable", "The agent service could not be reached.")
+            return self._failed(f"The agent service did not answer within {round(self._timeout * 1000)} ms.")
+        except (OSError, http.client.HTTPException) as error:
+            return self._failed("The agent service could not be reached.", more=f" ({error})")
         if 300 <= status < 400:
-            return _error(
-                502,
-                "service_unavailable",
-                "The agent service answered with a redirect, which is not followed.",
-            )
+            where = f" (to {headers['location']})" if "location" in headers else ""
+            return self._failed("The agent service answered with a redirect, which is not followed.", more=where)
         content_type = headers.get("content-type", "")
         no_body = status in (204, 205, 304)
         if not no_body and not _is_json(content_type, body):
@@ -193,12 +191,9 @@ class SessionEndpoint:
             # not serve that page as its own.
             shown = content_type.split(";")[0].strip() or "no content type"
             retry = [("Retry-After", headers["retry-after"])] if "retry-after" in headers else []
-            return _error(
-                502,
-                "service_unavailable",
-                f"The agent service answered {status} with {shown} instead of JSON.",
-                retry,
-            )
+            return self._failed(f"The agent service answered {status} with {shown} instead of JSON.", retry)
+        if status >= 400:
+            self._log_refusal(status, body)
         out = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
         for name in ("Content-Type", "Date", "Retry-After"):
             if name.lower() in headers:
@@ -224,6 +219,26 @@ class SessionEndpoint:
             return [answer.body]
 
         return application
+
+    def _service_url(self) -> str:
+        return f"{self._url.scheme}://{self._url.netloc}{self._path}"
+
+    def _failed(self, detail: str, extra: Iterable[Tuple[str, str]] = (), more: str = "") -> Answer:
+        """The JSON 502 for a service that gave no usable answer, and the same in the log."""
+        _log.warning("[agent-chat] POST %s failed: %s%s", self._service_url(), detail, more)
+        return _error(502, "service_unavailable", detail, extra)
+
+    def _log_refusal(self, status: int, body: bytes) -> None:
+        """A refusal of the service (a wrong key or project, a budget spent), in its own words."""
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            answer = None
+        detail = answer.get("detail") if isinstance(answer, dict) else None
+        detail = " ".join(detail.split())[:300] if isinstance(detail, str) else ""
+        # A service URL with a path (…/agent/v1) doubles the route: the service knows no such URL.
+        hint = " The service URL is the service's root, with no path." if status == 404 else ""
+        _log.warning("[agent-chat] POST %s answered %d: %s%s", self._service_url(), status, detail, hint)
 
     def _rate_limit(self, client_address: Optional[str]) -> Optional[int]:
         """Fixed one-minute windows per address; the seconds to wait, or None to go ahead."""

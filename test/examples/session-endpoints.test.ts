@@ -47,11 +47,11 @@ interface Site {
   origin: string;
   program: Program;
 }
-type Settings = { baseUrl?: string; timeoutMs?: number; perMinute?: number };
+type Settings = { apiKey?: string; baseUrl?: string; timeoutMs?: number; perMinute?: number };
 type Language = { name: string; start: (settings: Settings) => Promise<Site> };
 
 const settingsEnv = (settings: Settings) => ({
-  AGENT_CHAT_API_KEY: service.apiKey,
+  AGENT_CHAT_API_KEY: settings.apiKey ?? service.apiKey,
   AGENT_CHAT_PROJECT_ID: service.projectId,
   AGENT_CHAT_INTEGRATION_ID: service.integrationId,
   AGENT_CHAT_BASE_URL: settings.baseUrl ?? service.url,
@@ -245,6 +245,41 @@ describe.each([php, python])('the $name session endpoint', (language) => {
         code: 'misconfigured',
       });
     }
+  });
+
+  // The visitor reads "couldn't start"; the browser's console, a status. The site's own log is
+  // where its owner looks, and it names what was asked of whom and what came back (decision 677).
+  it("tells the site's log when the service refuses the key, naming the service's answer and never the key", async () => {
+    const wrongKey = await language.start({ apiKey: 'not-the-project-key-0123' });
+    const response = await mint(wrongKey);
+    expect(response.status).toBe(401);
+    await expect
+      .poll(() => wrongKey.program.output())
+      .toContain(
+        `[agent-chat] POST ${agent()}/sessions/ answered 401: Missing or invalid X-API-Key for this project: check the project id and the API key.`,
+      );
+    expect(wrongKey.program.output()).not.toContain('not-the-project-key-0123');
+  });
+
+  it("tells the site's log which URL it called when the service URL has a path", async () => {
+    const withPath = await language.start({ baseUrl: `${service.url}/agent/v1` });
+    expect((await mint(withPath)).status).toBe(404);
+    await expect
+      .poll(() => withPath.program.output())
+      .toContain(
+        `[agent-chat] POST ${service.url}/agent/v1/agent/v1/projects/${service.projectId}/agent/sessions/ answered 404: Not found. The service URL is the service's root, with no path.`,
+      );
+  });
+
+  it("tells the site's log which service could not be reached", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const down = await language.start({ baseUrl: url });
+    expect((await mint(down)).status).toBe(502);
+    await expect
+      .poll(() => down.program.output())
+      .toContain(
+        `[agent-chat] POST ${url}/agent/v1/projects/${service.projectId}/agent/sessions/ failed: The agent service could not be reached.`,
+      );
   });
 
   it('limits sessions per client address: 429 with Retry-After past the limit', async () => {
