@@ -641,6 +641,11 @@ describe('wp-config.php constants', () => {
     expect(response.status).toBe(401);
     expect(JSON.parse(body).code).toBe('invalid_api_key');
     expect(body).not.toContain('key-from-wp-config-0000');
+    // A key revoked after the setup check said "Connected" shows here, in the site's log (decision 677).
+    expect(wp.debugLog()).toContain(
+      `[agent-chat] POST ${service.url}/agent/v1/projects/${service.projectId}/agent/sessions/ answered 401: Missing or invalid X-API-Key for this project: check the project id and the API key.`,
+    );
+    expect(wp.debugLog()).not.toContain('key-from-wp-config-0000');
   });
 
   describe('pointing at a service that misbehaves', () => {
@@ -708,8 +713,9 @@ describe('wp-config.php constants', () => {
       }
     });
 
-    it('answers a JSON 502 when the service is down', async () => {
-      wp.setConstants({ AGENT_CHAT_BASE_URL: `http://127.0.0.1:${await freePort()}` });
+    it('answers a JSON 502 when the service is down, and the log says which service', async () => {
+      const down = `http://127.0.0.1:${await freePort()}`;
+      wp.setConstants({ AGENT_CHAT_BASE_URL: down });
       const { response, body } = await get(SESSION_ROUTE, { method: 'POST' });
       expect(response.status).toBe(502);
       expect(response.headers.get('Cache-Control')).toBe('no-store');
@@ -717,6 +723,9 @@ describe('wp-config.php constants', () => {
         detail: 'The agent service could not be reached.',
         code: 'service_unavailable',
       });
+      expect(wp.debugLog()).toContain(
+        `[agent-chat] POST ${down}/agent/v1/projects/${service.projectId}/agent/sessions/ failed: The agent service could not be reached.`,
+      );
     });
   });
 });

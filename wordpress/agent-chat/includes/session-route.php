@@ -73,7 +73,8 @@ function agent_chat_rest_session(WP_REST_Request $request): WP_REST_Response
     /** Seconds the service may take for its whole answer. */
     $timeout = (float) apply_filters('agent_chat_timeout', 10);
     $max_bytes = 64 * 1024;
-    $response = wp_remote_post($base . '/agent/v1/projects/' . rawurlencode($project) . '/agent/sessions/', [
+    $url = $base . '/agent/v1/projects/' . rawurlencode($project) . '/agent/sessions/';
+    $response = wp_remote_post($url, [
         'headers' => ['X-API-Key' => $api_key, 'Accept' => 'application/json']
             + ($owner === null ? [] : ['Content-Type' => 'application/json']),
         'body' => $owner === null ? null : wp_json_encode(['external_owner_id' => $owner]),
@@ -86,26 +87,33 @@ function agent_chat_rest_session(WP_REST_Request $request): WP_REST_Response
     ]);
     if (is_wp_error($response)) {
         $timed_out = stripos($response->get_error_message(), 'timed out') !== false;
-        return agent_chat_rest_error(502, 'service_unavailable', $timed_out
+        return agent_chat_rest_failed($url, $timed_out
             ? sprintf('The agent service did not answer within %d ms.', (int) round($timeout * 1000))
-            : 'The agent service could not be reached.');
+            : 'The agent service could not be reached.', [], ' (' . $response->get_error_message() . ')');
     }
     $status = (int) wp_remote_retrieve_response_code($response);
     $body = (string) wp_remote_retrieve_body($response);
     if ($status >= 300 && $status < 400) {
-        return agent_chat_rest_error(502, 'service_unavailable', 'The agent service answered with a redirect, which is not followed.');
+        $location = (string) wp_remote_retrieve_header($response, 'location');
+        return agent_chat_rest_failed($url, 'The agent service answered with a redirect, which is not followed.',
+            [], $location === '' ? '' : " (to {$location})");
     }
     if (strlen($body) > $max_bytes) {
-        return agent_chat_rest_error(502, 'service_unavailable', 'The agent service answered with an oversized body.');
+        return agent_chat_rest_failed($url, 'The agent service answered with an oversized body.');
     }
     $type = (string) wp_remote_retrieve_header($response, 'content-type');
     $data = json_decode($body);
     if (preg_match('/^application\/(?:[\w.+-]+\+)?json\b/i', trim($type)) !== 1 || json_last_error() !== JSON_ERROR_NONE) {
         // A proxy's error page: the widget reads JSON, and the site must not serve that page as its own.
         $retry = wp_remote_retrieve_header($response, 'retry-after');
-        return agent_chat_rest_error(502, 'service_unavailable',
+        return agent_chat_rest_failed($url,
             sprintf('The agent service answered %d with %s instead of JSON.', $status, trim(explode(';', $type)[0]) ?: 'no content type'),
             $retry ? ['Retry-After' => (string) $retry] : []);
+    }
+    if ($status >= 400) {
+        // A key revoked or a budget spent after the settings page said "Connected".
+        $detail = is_object($data) && isset($data->detail) && is_string($data->detail) ? $data->detail : '';
+        error_log(sprintf('[agent-chat] POST %s answered %d: %s', $url, $status, substr((string) preg_replace('/\s+/', ' ', $detail), 0, 300)));
     }
     // The service's own JSON and status (WordPress's REST server writes the same values back out).
     $result = new WP_REST_Response($data, $status);
@@ -147,6 +155,17 @@ function agent_chat_owner_key(?string $owner, string $secret): string
     }
     $mac = hash_hmac('sha256', "agent-chat owner\n" . $owner, $secret, true);
     return rtrim(strtr(base64_encode($mac), '+/', '-_'), '=');
+}
+
+/**
+ * The JSON 502 for a service that gave no usable answer, and the same in the site's error log
+ * with the URL called and `$more` (WordPress's own error): the visitor reads "couldn't start",
+ * so the log is where the site's owner learns what changed since the settings page's check.
+ */
+function agent_chat_rest_failed(string $url, string $detail, array $headers = [], string $more = ''): WP_REST_Response
+{
+    error_log("[agent-chat] POST {$url} failed: {$detail}{$more}");
+    return agent_chat_rest_error(502, 'service_unavailable', $detail, $headers);
 }
 
 function agent_chat_rest_error(int $status, string $code, string $detail, array $headers = []): WP_REST_Response
