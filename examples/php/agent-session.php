@@ -225,8 +225,11 @@ function agent_chat_log_refusal(string $url, int $status, string $body): void
     $answer = json_decode($body, true);
     $detail = is_array($answer) && is_string($answer['detail'] ?? null) ? $answer['detail'] : '';
     $detail = substr((string) preg_replace('/\s+/', ' ', $detail), 0, 300);
-    // A service URL with a path (…/agent/v1) doubles the route: the service knows no such URL.
-    $hint = $status === 404 ? " The service URL is the service's root, with no path." : '';
+    // A service URL ending in /agent/v1 doubles the route, and the service knows no such URL. (A
+    // path of a proxy in front of the service is fine: the console is under it too.)
+    $hint = $status === 404
+        ? " Check the service URL: it is the console's address without /console/ (and without /agent/v1)."
+        : '';
     error_log("[agent-chat] POST {$url} answered {$status}: {$detail}{$hint}");
 }
 

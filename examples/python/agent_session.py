@@ -56,6 +56,9 @@ _JSON_TYPE = re.compile(r"^application/(?:[\w.+-]+\+)?json\b", re.IGNORECASE)
 # visitor reads "couldn't start" and the browser shows a status. Without logging configured,
 # Python prints warnings to stderr, which every server keeps.
 _log = logging.getLogger("agent_chat")
+# A service URL ending in /agent/v1 doubles the route, and the service knows no such URL. (A path
+# of a proxy in front of the service is fine: the console is under it too.)
+_URL_HINT = " Check the service URL: it is the console's address without /console/ (and without /agent/v1)."
 
 
 class Answer(NamedTuple):
@@ -236,8 +239,7 @@ class SessionEndpoint:
             answer = None
         detail = answer.get("detail") if isinstance(answer, dict) else None
         detail = " ".join(detail.split())[:300] if isinstance(detail, str) else ""
-        # A service URL with a path (…/agent/v1) doubles the route: the service knows no such URL.
-        hint = " The service URL is the service's root, with no path." if status == 404 else ""
+        hint = _URL_HINT if status == 404 else ""
         _log.warning("[agent-chat] POST %s answered %d: %s%s", self._service_url(), status, detail, hint)
 
     def _rate_limit(self, client_address: Optional[str]) -> Optional[int]:

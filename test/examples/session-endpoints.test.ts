@@ -261,13 +261,13 @@ describe.each([php, python])('the $name session endpoint', (language) => {
     expect(wrongKey.program.output()).not.toContain('not-the-project-key-0123');
   });
 
-  it("tells the site's log which URL it called when the service URL has a path", async () => {
+  it("tells the site's log which URL it called when the service URL ends in /agent/v1", async () => {
     const withPath = await language.start({ baseUrl: `${service.url}/agent/v1` });
     expect((await mint(withPath)).status).toBe(404);
     await expect
       .poll(() => withPath.program.output())
       .toContain(
-        `[agent-chat] POST ${service.url}/agent/v1/agent/v1/projects/${service.projectId}/agent/sessions/ answered 404: Not found. The service URL is the service's root, with no path.`,
+        `[agent-chat] POST ${service.url}/agent/v1/agent/v1/projects/${service.projectId}/agent/sessions/ answered 404: Not found. Check the service URL: it is the console's address without /console/ (and without /agent/v1).`,
       );
   });
 
