@@ -138,6 +138,38 @@ function clientLimit(rateLimit: SessionHandlerOptions['rateLimit']) {
   };
 }
 
+/**
+ * The JSON 502 for a service that gave no usable answer, and the same line in the site's log
+ * with the URL called and `why` (the transport's own words): the visitor reads "couldn't start"
+ * and the browser a status, so the log is where the site's owner learns what to fix (decision 677).
+ */
+function failed(url: string, detail: string, headers: Record<string, string> = {}, why = ''): Response {
+  console.warn(`[agent-chat] POST ${url} failed: ${detail}${why}`);
+  return errorJson(502, 'service_unavailable', detail, headers);
+}
+
+/**
+ * A refusal of the service (a wrong key or project, a budget spent), passed through as it is,
+ * in the site's log with the service's own words, which name neither the key nor the owner.
+ */
+function logRefusal(url: string, status: number, body: Uint8Array): void {
+  let detail = '';
+  try {
+    const answer: unknown = JSON.parse(new TextDecoder().decode(body));
+    const said = (answer as { detail?: unknown } | null)?.detail;
+    if (typeof said === 'string') detail = said.replace(/\s+/g, ' ').slice(0, 300);
+  } catch {
+    // Checked as JSON before: nothing to add.
+  }
+  // A base URL ending in /agent/v1 doubles the route, and the service knows no such URL (a path
+  // of a proxy in front of the service is fine: the console is under it too).
+  const hint =
+    status === 404
+      ? " Check the service URL: it is the console's address without /console/ (and without /agent/v1)."
+      : '';
+  console.warn(`[agent-chat] POST ${url} answered ${status}: ${detail}${hint}`);
+}
+
 /** The service's answer to a mint and its whole body, or the 502 to answer when there is none to pass on. */
 type Minted = { upstream: Response; body: Uint8Array } | Response;
 
@@ -159,30 +191,30 @@ function minter(options: SessionHandlerOptions, url: string) {
       });
       if (isRedirect(upstream)) {
         await upstream.body?.cancel().catch(() => {});
-        return errorJson(
-          502,
-          'service_unavailable',
+        const location = upstream.headers.get('Location');
+        return failed(
+          url,
           'The agent service answered with a redirect, which is not followed.',
+          {},
+          location ? ` (to ${location})` : '',
         );
       }
       return { upstream, body: await readLimited(upstream, MAX_BODY_BYTES, deadline) };
     } catch (error) {
       if (error instanceof BodyTooLargeError)
-        return errorJson(502, 'service_unavailable', 'The agent service answered with an oversized body.');
-      const timedOut = isTimeout(error) || deadline.aborted;
-      return errorJson(
-        502,
-        'service_unavailable',
-        timedOut
-          ? `The agent service did not answer within ${timeoutMs} ms.`
-          : 'The agent service could not be reached.',
-      );
+        return failed(url, 'The agent service answered with an oversized body.');
+      if (isTimeout(error) || deadline.aborted)
+        return failed(url, `The agent service did not answer within ${timeoutMs} ms.`);
+      // fetch's own error says only "fetch failed"; its cause names the host and what went wrong.
+      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+      return failed(url, 'The agent service could not be reached.', {}, ` (${String(cause)})`);
     }
   };
 }
 
 /** The service's answer as the browser gets it: JSON only, a few of its headers, and the owner key once minted. */
 async function passOn(
+  url: string,
   upstream: Response,
   body: Uint8Array,
   ownerKeyHeader: () => Promise<string>,
@@ -191,13 +223,13 @@ async function passOn(
     // An error page of a proxy or load balancer: the widget reads JSON, and the site must not serve that page as its own.
     const type = upstream.headers.get('Content-Type')?.split(';')[0].trim() || 'no content type';
     const retryAfter = upstream.headers.get('Retry-After');
-    return errorJson(
-      502,
-      'service_unavailable',
+    return failed(
+      url,
       `The agent service answered ${upstream.status} with ${type} instead of JSON.`,
       retryAfter ? { 'Retry-After': retryAfter } : {},
     );
   }
+  if (upstream.status >= 400) logRefusal(url, upstream.status, body);
   const headers = new Headers(BASE_HEADERS);
   for (const name of ['Content-Type', 'Date', 'Retry-After']) {
     const value = upstream.headers.get(name);
@@ -231,6 +263,6 @@ export function createSessionHandler(options: SessionHandlerOptions): FetchHandl
     const owner = await options.getOwnerId(request);
     const minted = await mint(owner);
     if (minted instanceof Response) return minted;
-    return passOn(minted.upstream, minted.body, () => ownerKey(owner, secret));
+    return passOn(url, minted.upstream, minted.body, () => ownerKey(owner, secret));
   };
 }

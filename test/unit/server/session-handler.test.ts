@@ -110,6 +110,61 @@ describe('createSessionHandler', () => {
   });
 });
 
+/** Runs `fn` and returns what it wrote with console.warn, one string a call. */
+async function warnings(fn: () => Promise<unknown>): Promise<string[]> {
+  const warned: string[] = [];
+  const spy = vi
+    .spyOn(console, 'warn')
+    .mockImplementation((...args: unknown[]) => void warned.push(args.join(' ')));
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return warned;
+}
+
+// The visitor reads "couldn't start" and the browser a status; the site's own log says what to
+// fix, as the PHP and Python endpoints' do (decision 677).
+describe("createSessionHandler tells the site's log about a session the service did not give", () => {
+  const sessions = `${AGENT}/sessions/`;
+
+  it("a refusal: the URL called and the service's detail, never the key", async () => {
+    const { handler } = setup(() => 'alice', 'key_wrong_0123');
+    const warned = await warnings(() => handler(browserPost()));
+    expect(warned).toEqual([
+      `[agent-chat] POST ${sessions} answered 401: Missing or invalid X-API-Key for this project: check the project id and the API key.`,
+    ]);
+    expect(warned.join('')).not.toContain('key_wrong_0123');
+  });
+
+  it('a service that cannot be reached: the URL and the cause', async () => {
+    const handler = createSessionHandler({
+      rateLimit: false,
+      apiKey: 'k',
+      projectId: PROJECT.id,
+      baseUrl: BASE,
+      getOwnerId: () => null,
+      fetch: async () => {
+        throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+      },
+    });
+    const warned = await warnings(() => handler(browserPost()));
+    expect(warned).toEqual([
+      `[agent-chat] POST ${sessions} failed: The agent service could not be reached. (Error: connect ECONNREFUSED 127.0.0.1:9)`,
+    ]);
+  });
+
+  it("a minted session and the handler's own 405 say nothing", async () => {
+    const { handler } = setup(() => 'alice');
+    const warned = await warnings(async () => {
+      expect((await handler(browserPost())).status).toBe(200);
+      expect((await handler(new Request('https://shop.example/api/agent-session'))).status).toBe(405);
+    });
+    expect(warned).toEqual([]);
+  });
+});
+
 describe('createSessionHandler without a client address', () => {
   it('warns once, saying how to fix it, and still mints', async () => {
     // A fresh copy of the module: the warning is once per process.
