@@ -603,6 +603,17 @@ describe('the setup check: the settings page says what is wrong, and how to fix 
     await page.close();
   });
 
+  it('a service URL ending in /agent/v1 (an API path, not the address): told to remove it, not to update the service', async () => {
+    wp.setConstants({ AGENT_CHAT_BASE_URL: `${service.url}/agent/v1` });
+    const page = await settingsPage();
+    const alert = await alertOn(page);
+    expect(alert).toContain(
+      `The agent service at ${service.url}/agent/v1 did not answer as expected: the service URL ends in /agent/v1, which the plugin adds itself; remove it.`,
+    );
+    expect(alert).not.toContain('update the service');
+    await page.close();
+  });
+
   it('a service older than the setup check: told so, not taken for an unknown integration', async () => {
     wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
     misbehaving.set('older');

@@ -86,6 +86,10 @@ function agent_chat_check_setup(string $base, string $project, string $integrati
     }
     if ($status >= 300 && $status < 400) {
         $detail = __('it answered with a redirect, which is not followed (your API key would travel with it)', 'agent-chat');
+    } elseif ($json && $status === 404 && preg_match('#/(?:agent|query)/v\d+$#', $base, $api_path) === 1) {
+        // An API path copied into the service URL doubles on the plugin's own: not an old service.
+        /* translators: %s: the end of the service URL, such as /agent/v1 */
+        $detail = sprintf(__('the service URL ends in %s, which the plugin adds itself; remove it', 'agent-chat'), $api_path[0]);
     } elseif ($json && $status === 404) {
         // A service from before the setup check answers 404 for the whole path (decision 492).
         $detail = __('it answered 404 for the setup check, so it is older than this plugin or not an agent service; update the service', 'agent-chat');
