@@ -629,6 +629,11 @@ describe('the console in Chromium', () => {
     expect(await page.getByLabel('script tag', { exact: true }).textContent()).toContain(
       `src="${service.url}/widget/`,
     );
+    // A PHP, Python or WordPress site learns it needs no Node: its endpoint is one file, or the plugin.
+    const others = page.getByText(/^PHP, Python or WordPress:/);
+    expect(await others.textContent()).toContain('examples/php/agent-session.php');
+    expect(await others.textContent()).toContain('examples/python/agent_session.py');
+    expect(await others.textContent()).toContain('Settings → Agent Chat');
     await context.close();
   });
 

@@ -144,6 +144,7 @@ export class IntegrationsPage extends ConsolePage {
         ${this.snippet('Express snippet', expressSnippet(input))}
         <p class="muted">Or a Fetch route:</p>
         ${this.snippet('Fetch snippet', fetchSnippet(input))}
+        <p class="muted">PHP, Python or WordPress: no Node needed. The agent-chat package’s <code>examples/php/agent-session.php</code> and <code>examples/python/agent_session.py</code> are this endpoint in one file; its WordPress plugin is its own (Settings → Agent Chat: this service’s URL, the project and integration IDs, an API key).</p>
       </section>`;
   }
 
