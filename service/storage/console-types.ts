@@ -73,6 +73,14 @@ export interface AdminRecord {
   createdAt: number;
 }
 
+/** What the admins' list shows of one: never its password's hash. */
+export interface AdminSummary {
+  username: string;
+  createdAt: number;
+  /** When its newest console session began; null: never signed in (or not since this was kept). */
+  lastSignInAt: number | null;
+}
+
 export interface ConsoleSessionRecord {
   /** Hex SHA-256 of the cookie's value: a database read never yields a working cookie. */
   tokenHash: string;

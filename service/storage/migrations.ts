@@ -252,4 +252,6 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX webhook_deliveries_by_thread ON webhook_deliveries (thread_id);`,
   // A page's other addresses with their validators, revalidated as copies by the next crawl (decision 642).
   `ALTER TABLE doc_pages ADD COLUMN copies jsonb NOT NULL DEFAULT '[]';`,
+  // When each console admin last signed in, for the admins' list (decision 691).
+  `ALTER TABLE admins ADD COLUMN last_sign_in_at bigint;`,
 ];

@@ -12,6 +12,7 @@ import type {
   ApiKeyRecord,
   AuditEntry,
   ConsoleSessionRecord,
+  AdminSummary,
   ConversationFilter,
   ConversationSummary,
   DailyCounts,
@@ -306,9 +307,23 @@ export interface AccountStore {
   getAdmin(username: string): Promise<AdminRecord | undefined>;
   /** Whether anyone can sign in to the console yet (the start-up line says how to add the first admin). */
   hasAdmins(): Promise<boolean>;
-  putConsoleSession(session: ConsoleSessionRecord): Promise<void>;
+  /** Every admin, by name, with when each last signed in (decision 691). */
+  listAdmins(): Promise<AdminSummary[]>;
+  /**
+   * Removes the admin and ends its console sessions at once (decision 689). Unless `allowNone`,
+   * refuses (`last`) to remove the only admin, in one statement: two admins removing each other
+   * at once leave one. `missing`: no such admin.
+   */
+  removeAdmin(username: string, options: { allowNone: boolean }): Promise<'removed' | 'missing' | 'last'>;
+  /**
+   * A session is a sign-in: it becomes the admin's last one. False, and no session, when the
+   * admin is gone (removed while its password was being checked).
+   */
+  putConsoleSession(session: ConsoleSessionRecord): Promise<boolean>;
   getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;
+  /** Ends the admin's console sessions but `exceptTokenHash` (its own, when it asks); how many ended. */
+  endConsoleSessions(username: string, exceptTokenHash?: string): Promise<number>;
   /**
    * Counts a sign-in attempt before its password is checked: a row under each key, then what
    * each key holds since its `since` (this attempt included in `count`; `oldest` and `latest`

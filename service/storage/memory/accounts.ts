@@ -1,24 +1,43 @@
 import type { AccountStore, AdminRecord, AuditEntry, ConsoleSessionRecord } from '../types.js';
 
+/** An admin as kept here: its record and when it last signed in. */
+type KeptAdmin = AdminRecord & { lastSignInAt: number | null };
+
 /** Sign-in failures count for minutes; a day is far past any window. */
 const SIGN_IN_FAILURES_KEPT_MS = 86_400_000;
 
 /** The console's admins, their sessions, failed sign-ins and the audit log in memory: no other role reads them. */
 export class MemoryAccountStore implements AccountStore {
-  private readonly admins = new Map<string, AdminRecord>();
+  private readonly admins = new Map<string, KeptAdmin>();
   private readonly consoleSessions = new Map<string, ConsoleSessionRecord>();
   private signInFailureLog: { key: string; at: number; attempt: string | null }[] = [];
   private readonly audit: AuditEntry[] = [];
 
   async createAdmin(admin: AdminRecord) {
     if (this.admins.has(admin.username)) return false;
-    this.admins.set(admin.username, { ...admin });
+    this.admins.set(admin.username, { ...admin, lastSignInAt: null });
     return true;
   }
 
   async getAdmin(username: string) {
     const admin = this.admins.get(username);
-    return admin && { ...admin };
+    return (
+      admin && { username: admin.username, passwordHash: admin.passwordHash, createdAt: admin.createdAt }
+    );
+  }
+
+  async listAdmins() {
+    return [...this.admins.values()]
+      .map(({ username, createdAt, lastSignInAt }) => ({ username, createdAt, lastSignInAt }))
+      .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+  }
+
+  async removeAdmin(username: string, { allowNone }: { allowNone: boolean }) {
+    if (!this.admins.has(username)) return 'missing';
+    if (!allowNone && this.admins.size === 1) return 'last';
+    this.admins.delete(username);
+    await this.endConsoleSessions(username);
+    return 'removed';
   }
 
   async hasAdmins() {
@@ -32,7 +51,21 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async putConsoleSession(session: ConsoleSessionRecord) {
+    const admin = this.admins.get(session.username);
+    if (!admin) return false;
+    admin.lastSignInAt = session.createdAt;
     this.consoleSessions.set(session.tokenHash, { ...session });
+    return true;
+  }
+
+  async endConsoleSessions(username: string, exceptTokenHash?: string) {
+    let ended = 0;
+    for (const [hash, s] of this.consoleSessions)
+      if (s.username === username && hash !== exceptTokenHash) {
+        this.consoleSessions.delete(hash);
+        ended += 1;
+      }
+    return ended;
   }
 
   async getConsoleSession(tokenHash: string) {

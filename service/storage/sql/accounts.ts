@@ -39,6 +39,29 @@ export class SqlAccountStore implements AccountStore {
     );
   }
 
+  async listAdmins() {
+    const { rows } = await this.db.query(
+      'SELECT username, created_at, last_sign_in_at FROM admins ORDER BY username',
+    );
+    return rows.map((r) => ({
+      username: r.username as string,
+      createdAt: num(r.created_at),
+      lastSignInAt: numOrNull(r.last_sign_in_at),
+    }));
+  }
+
+  async removeAdmin(username: string, { allowNone }: { allowNone: boolean }) {
+    // The other admins are locked while the row goes: two removals at once cannot both see the
+    // other still there. The sessions go with the admin (ON DELETE CASCADE).
+    const { rowCount } = await this.db.query(
+      `DELETE FROM admins WHERE username = $1
+         AND ($2 OR EXISTS (SELECT 1 FROM admins WHERE username <> $1 FOR UPDATE))`,
+      [username, allowNone],
+    );
+    if (rowCount > 0) return 'removed';
+    return (await this.getAdmin(username)) ? 'last' : 'missing';
+  }
+
   async hasAdmins() {
     const { rows } = await this.db.query('SELECT 1 FROM admins LIMIT 1');
     return rows.length > 0;
@@ -53,10 +76,23 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async putConsoleSession(s: ConsoleSessionRecord) {
-    await this.db.query(
-      'INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+    // One statement: the admin's row is updated (and so locked) before the session is written,
+    // and a removed admin gets neither.
+    const { rows } = await this.db.query(
+      `WITH signed AS (UPDATE admins SET last_sign_in_at = $4 WHERE username = $2 RETURNING username)
+       INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at)
+       SELECT $1, username, $3, $4, $5 FROM signed RETURNING token_hash`,
       [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt],
     );
+    return rows.length > 0;
+  }
+
+  async endConsoleSessions(username: string, exceptTokenHash?: string) {
+    const { rowCount } = await this.db.query(
+      'DELETE FROM console_sessions WHERE username = $1 AND token_hash IS DISTINCT FROM $2',
+      [username, exceptTokenHash ?? null],
+    );
+    return rowCount;
   }
 
   async getConsoleSession(tokenHash: string) {

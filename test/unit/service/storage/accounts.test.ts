@@ -94,4 +94,60 @@ storageSuite('accounts', (suite) => {
     expect(counts.filter(([c]) => c.count <= 5).length).toBeLessThanOrEqual(5);
     expect(Math.max(...counts.map(([c]) => c.count))).toBe(60);
   });
+
+  it('lists admins with their last sign-in, ends their sessions, and removes any but the last', async () => {
+    await open();
+    for (const username of ['bob', 'ada'])
+      await store.accounts.createAdmin({ username, passwordHash: 'scrypt$x', createdAt: T0 });
+    expect((await store.accounts.listAdmins())[1]).toEqual({
+      username: 'bob',
+      createdAt: T0,
+      lastSignInAt: null,
+    });
+    const session = (tokenHash: string, username: string, at: number) =>
+      store.accounts.putConsoleSession({
+        tokenHash,
+        username,
+        csrf: 'c',
+        createdAt: at,
+        expiresAt: at + 1000,
+      });
+    expect(await session('a1', 'ada', T0 + 1)).toBe(true);
+    expect(await session('a2', 'ada', T0 + 2)).toBe(true);
+    expect(await session('b1', 'bob', T0 + 3)).toBe(true);
+    expect(await store.accounts.listAdmins()).toEqual([
+      { username: 'ada', createdAt: T0, lastSignInAt: T0 + 2 },
+      { username: 'bob', createdAt: T0, lastSignInAt: T0 + 3 },
+    ]);
+
+    // "Sign out my other sessions" keeps the asking one; an admin's reset ends them all.
+    expect(await store.accounts.endConsoleSessions('ada', 'a2')).toBe(1);
+    expect(await store.accounts.getConsoleSession('a1')).toBeUndefined();
+    expect(await store.accounts.getConsoleSession('a2')).toMatchObject({ username: 'ada' });
+    expect(await store.accounts.getConsoleSession('b1')).toMatchObject({ username: 'bob' });
+
+    // A removed admin's sessions end with it; a sign-in that finishes after makes none.
+    expect(await store.accounts.removeAdmin('ada', { allowNone: false })).toBe('removed');
+    expect(await store.accounts.getConsoleSession('a2')).toBeUndefined();
+    expect(await session('a3', 'ada', T0 + 4)).toBe(false);
+    expect(await store.accounts.getConsoleSession('a3')).toBeUndefined();
+    expect(await store.accounts.removeAdmin('ada', { allowNone: false })).toBe('missing');
+
+    // The last admin stays unless the removal says it may leave none.
+    expect(await store.accounts.removeAdmin('bob', { allowNone: false })).toBe('last');
+    expect(await store.accounts.getConsoleSession('b1')).toMatchObject({ username: 'bob' });
+    expect(await store.accounts.removeAdmin('bob', { allowNone: true })).toBe('removed');
+    expect(await store.accounts.hasAdmins()).toBe(false);
+  });
+
+  it('two admins removing each other at once leave one', async () => {
+    await open();
+    for (const username of ['ada', 'bob'])
+      await store.accounts.createAdmin({ username, passwordHash: 'scrypt$x', createdAt: T0 });
+    const results = await Promise.all(
+      ['ada', 'bob'].map((username) => store.accounts.removeAdmin(username, { allowNone: false })),
+    );
+    expect([...results].sort()).toEqual(['last', 'removed']);
+    expect(await store.accounts.listAdmins()).toHaveLength(1);
+  });
 });
