@@ -1,9 +1,11 @@
+/**
+ * `agent-chat-service admin …`: the console's admins, from the machine (decisions 689, 690): add,
+ * list, remove (never the last one unless told), and a new password for one who forgot theirs.
+ */
 import { scryptPasswords } from './console-node.js';
-import { MIN_PASSWORD_CHARS, USERNAME } from './routes/console/auth.js';
+import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, USERNAME, passwordProblem } from './routes/console/auth.js';
 import { openStorage, withStores } from './storage/open.js';
-import type { AccountStore } from './storage/types.js';
-
-const MAX_PASSWORD_CHARS = 1_024;
+import type { AccountStore, Stores } from './storage/types.js';
 
 /** The password from standard input: a pipe's first line, or typed at a terminal without echo. */
 async function readPassword(): Promise<string> {
@@ -35,75 +37,173 @@ async function readPassword(): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-/** `agent-chat-service admin add USERNAME`: the exit code (0, or 1 with the reason on stderr). */
-export async function addAdmin(
+const USAGE = `usage: agent-chat-service admin add USERNAME | list | remove USERNAME [--allow-no-admins] | password USERNAME
+  (passwords on stdin; --data DIR or DATABASE_URL)`;
+const ADD_HINT = 'agent-chat-service admin add USERNAME';
+
+/** Where a command writes and reads: the process's streams, or a test's. */
+export interface AdminIo {
+  out(line: string): void;
+  error(line: string): void;
+  readPassword(): Promise<string>;
+}
+
+const processIo: AdminIo = {
+  out: (line) => console.log(line),
+  error: (line) => console.error(line),
+  readPassword,
+};
+
+interface Where {
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+/** `agent-chat-service admin …`: the exit code (0; 1 with the reason on stderr; 2 for a wrong call). */
+export async function adminCommand(
   args: string[],
-  store: { databaseUrl?: string; dataDir: string },
+  options: { allowNoAdmins?: boolean },
+  store: Where,
+  io: AdminIo = processIo,
+  open: () => Promise<Stores> = () => openStorage(store),
 ): Promise<number> {
   const fail = (message: string, code = 1) => {
-    console.error(`agent-chat-service admin: ${message}`);
+    io.error(`agent-chat-service admin: ${message}`);
     return code;
   };
-  if (args[0] !== 'add' || args.length !== 2)
+  const [command, name, ...rest] = args;
+  const named = command === 'add' || command === 'remove' || command === 'password';
+  if (rest.length || (named ? name === undefined : command !== 'list' || name !== undefined))
+    return fail(USAGE, 2);
+  if (options.allowNoAdmins && command !== 'remove') return fail(USAGE, 2);
+  const username = name?.toLowerCase() ?? '';
+  if (named && !USERNAME.test(username))
     return fail(
-      'usage: agent-chat-service admin add USERNAME  (password on stdin; --data DIR or DATABASE_URL)',
-      2,
+      `"${name}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`,
     );
-  const username = args[1].toLowerCase();
-  if (!USERNAME.test(username))
-    return fail(
-      `"${args[1]}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`,
-    );
-  const password = await checkedPassword();
-  if (!password.ok) return fail(password.reason);
+  let password = '';
+  if (command === 'add' || command === 'password') {
+    const read = await checkedPassword(io);
+    if (!read.ok) return fail(read.reason);
+    password = read.value;
+  }
+  const where = store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`;
   return withStores(
-    () => openStorage(store),
+    open,
     (message) => fail(message),
-    async (storage) => {
-      if (!(await saveAdmin(storage.accounts, username, password.value)))
+    async ({ accounts }) => {
+      if (command === 'list') return listAdmins(accounts, io);
+      if (command === 'remove') return removeAdmin(accounts, username, !!options.allowNoAdmins, io, fail);
+      if (command === 'password') return resetPassword(accounts, username, password, io, fail);
+      if (!(await saveAdmin(accounts, username, password)))
         return fail(`an admin named ${username} exists already.`);
-      console.log(
-        `Added console admin ${username} (${store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`}).`,
-      );
+      io.out(`Added console admin ${username} (${where}).`);
       return 0;
     },
   );
 }
 
+/** `YYYY-MM-DD HH:MM UTC`: a time an operator reads in a terminal. */
+const minute = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** `admin list`: a table of names, when each was added, and when each last signed in. */
+async function listAdmins(accounts: AccountStore, io: AdminIo): Promise<number> {
+  const admins = await accounts.listAdmins();
+  if (!admins.length) {
+    io.out(`No console admins yet. Add one with: ${ADD_HINT}`);
+    return 0;
+  }
+  const rows = [
+    ['USERNAME', 'ADDED', 'LAST SIGN-IN'],
+    ...admins.map((a) => [
+      a.username,
+      minute(a.createdAt),
+      a.lastSignInAt === null ? 'never' : minute(a.lastSignInAt),
+    ]),
+  ];
+  const width = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const row of rows)
+    io.out(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(width[i]) : cell)).join('  '));
+  return 0;
+}
+
+/** `admin remove NAME`: the admin goes, and every console session of theirs with them. */
+async function removeAdmin(
+  accounts: AccountStore,
+  username: string,
+  allowNone: boolean,
+  io: AdminIo,
+  fail: (message: string) => number,
+): Promise<number> {
+  const result = await accounts.removeAdmin(username, { allowNone });
+  if (result === 'missing') return fail(`there is no admin named ${username}.`);
+  if (result === 'last')
+    return fail(
+      `${username} is the only console admin: removing them leaves nobody who can sign in. Add another first (${ADD_HINT}), or pass --allow-no-admins.`,
+    );
+  await cliAudit(accounts, 'admin.remove', username, null);
+  const left = await accounts.hasAdmins();
+  io.out(
+    `Removed console admin ${username}; their console sessions have ended.${left ? '' : ` No admin is left: add one with ${ADD_HINT}.`}`,
+  );
+  return 0;
+}
+
+/** `admin password NAME`: a new password (an admin who forgot theirs); every session of theirs ends. */
+async function resetPassword(
+  accounts: AccountStore,
+  username: string,
+  password: string,
+  io: AdminIo,
+  fail: (message: string) => number,
+): Promise<number> {
+  if (!(await accounts.getAdmin(username))) return fail(`there is no admin named ${username}.`);
+  if (!(await accounts.setPasswordHash(username, await scryptPasswords.hash(password))))
+    return fail(`there is no admin named ${username}.`);
+  const ended = await accounts.endConsoleSessions(username);
+  await cliAudit(accounts, 'admin.password', username, { sessions_ended: ended });
+  io.out(
+    `Set a new password for console admin ${username}; ${ended === 1 ? '1 console session' : `${ended} console sessions`} ended.`,
+  );
+  return 0;
+}
+
 /** The password from stdin, or why it cannot be one. */
-async function checkedPassword(): Promise<{ ok: true; value: string } | { ok: false; reason: string }> {
+async function checkedPassword(
+  io: AdminIo,
+): Promise<{ ok: true; value: string } | { ok: false; reason: string }> {
   let password: string;
   try {
-    password = await readPassword();
+    password = await io.readPassword();
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : 'could not read the password.' };
   }
-  // Characters as people count them (code points), as NIST's minimum length means.
-  // oxlint-disable-next-line typescript/no-misused-spread -- splitting into code points is the point
-  const length = [...password].length;
-  if (length < MIN_PASSWORD_CHARS)
-    return {
-      ok: false,
-      reason: `the password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`,
-    };
-  if (length > MAX_PASSWORD_CHARS)
-    return { ok: false, reason: `the password must be at most ${MAX_PASSWORD_CHARS} characters.` };
+  const problem = passwordProblem(password);
+  // The console's sentence, as a clause after the command's name.
+  if (problem) return { ok: false, reason: problem[0].toLowerCase() + problem.slice(1) };
   return { ok: true, value: password };
 }
 
-/** The admin and its audit entry; false when the name is taken. */
-async function saveAdmin(accounts: AccountStore, username: string, password: string): Promise<boolean> {
-  const now = Date.now();
-  const passwordHash = await scryptPasswords.hash(password);
-  if (!(await accounts.createAdmin({ username, passwordHash, createdAt: now }))) return false;
-  await accounts.appendAudit({
-    at: now,
+const cliAudit = (
+  accounts: AccountStore,
+  action: string,
+  target: string,
+  detail: Record<string, unknown> | null,
+) =>
+  accounts.appendAudit({
+    at: Date.now(),
     actor: 'cli',
-    action: 'admin.add',
+    action,
     projectId: null,
-    target: username,
-    detail: null,
+    target,
+    detail,
     address: null,
   });
+
+/** The admin and its audit entry; false when the name is taken. */
+async function saveAdmin(accounts: AccountStore, username: string, password: string): Promise<boolean> {
+  const passwordHash = await scryptPasswords.hash(password);
+  if (!(await accounts.createAdmin({ username, passwordHash, createdAt: Date.now() }))) return false;
+  await cliAudit(accounts, 'admin.add', username, null);
   return true;
 }

@@ -7,7 +7,7 @@ import { DemoAgent, createAgentService } from './index.js';
 import type { Agent } from './agents/types.js';
 import { logLostAnswers } from './answers/failure-log.js';
 import type { ProjectConfig } from './http/directory.js';
-import { addAdmin } from './admin-cli.js';
+import { adminCommand } from './admin-cli.js';
 import { eraseOwnerCommand } from './erase-cli.js';
 import { exportConversationsCommand } from './export-cli.js';
 import { moveToPostgres } from './move-cli.js';
@@ -43,6 +43,13 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
 
   agent-chat-service [options]            serve
   agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
+  agent-chat-service admin list           the console admins: when each was added and last signed in
+  agent-chat-service admin remove USERNAME
+                                          remove a console admin; their console sessions end at once. Never the
+                                          last one, unless --allow-no-admins (then add one with admin add)
+  agent-chat-service admin password USERNAME
+                                          a new password for a console admin, read from stdin as add reads it;
+                                          every console session of theirs ends
   agent-chat-service search "QUESTION"    the sections of the project's docs a chat would retrieve, ranked, with scores;
                                           --earlier "QUESTION" searches it as a follow-up of that question
   agent-chat-service test FILE.yaml       answer tests on the project's docs: each question's answer must cite one
@@ -171,6 +178,7 @@ const OPTIONS = {
   'drain-seconds': { type: 'string' },
   'allow-private-webhooks': { type: 'boolean' },
   'allow-private-docs': { type: 'boolean' },
+  'allow-no-admins': { type: 'boolean' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -202,7 +210,7 @@ async function main() {
   const store = storeAt(values);
   const args = positionals.slice(1);
   const commands: Record<string, () => Promise<number>> = {
-    admin: () => addAdmin(args, store),
+    admin: () => adminCommand(args, { allowNoAdmins: values['allow-no-admins'] }, store),
     'erase-owner': () => eraseOwnerCommand(args, values, store),
     'export-conversations': () => exportConversationsCommand(args, values, store),
     'move-to-postgres': () => moveToPostgres(args, store),

@@ -11,6 +11,18 @@ import type { AdminRecord, ConsoleSessionRecord } from '../../storage/console-ty
 type AccountsContext = ServiceContext<'accounts'>;
 
 export const MIN_PASSWORD_CHARS = 12;
+export const MAX_PASSWORD_CHARS = 1_024;
+
+/** Why a new password cannot be one (null: it can), in the words the CLI and the console show. */
+export function passwordProblem(password: string): string | null {
+  // Characters as people count them (code points), as NIST's minimum length means.
+  // oxlint-disable-next-line typescript/no-misused-spread -- splitting into code points is the point
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_CHARS)
+    return `The password must be at least ${MIN_PASSWORD_CHARS} characters (it has ${length}).`;
+  if (length > MAX_PASSWORD_CHARS) return `The password must be at most ${MAX_PASSWORD_CHARS} characters.`;
+  return null;
+}
 export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/i;
 /** A console session lasts a working day, then signs in again. */
 export const CONSOLE_SESSION_MS = 12 * 3_600_000;
@@ -54,7 +66,7 @@ const cookieName = (ctx: ServiceContext, request: Request) =>
 const consolePath = (ctx: ServiceContext) =>
   `${ctx.publicUrl ? new URL(ctx.publicUrl).pathname.replace(/\/+$/, '') : ''}${ctx.basePath}/console/`;
 
-function cookie(ctx: ServiceContext, request: Request, value: string, maxAgeSeconds: number): string {
+export function cookie(ctx: ServiceContext, request: Request, value: string, maxAgeSeconds: number): string {
   const attributes = [`Path=${consolePath(ctx)}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
   if (secure(ctx, request)) attributes.push('Secure');
   return `${cookieName(ctx, request)}=${value}; ${attributes.join('; ')}`;
@@ -242,18 +254,35 @@ export async function signIn(ctx: AccountsContext, request: Request, info: Reque
     throw badRequest('Send username and password.');
   const username = body.username.trim().toLowerCase();
   const valid = USERNAME.test(username);
-  const attempt = randomId('signin');
-  const pairKey = await countAttempt(ctx, attempt, username, info.clientAddress ?? 'unknown');
-  const admin = valid ? await ctx.storage.accounts.getAdmin(username) : undefined;
-  if (!(await passwordMatches(ctx, attempt, admin, body.password)) || !admin) {
-    // The attempt's rows stay: they are its failure. A name that cannot be one is not stored.
+  const admin = await checkPassword(ctx, info, valid ? username : null, username, body.password);
+  if (!admin) {
+    // A name that cannot be one is not stored.
     await audit(ctx, info, valid ? username : '(not a username)', 'sign_in.failed', null, null);
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   }
-  await ctx.storage.accounts.forgetSignInAttempt(attempt);
-  await ctx.storage.accounts.clearSignInFailures(pairKey);
   await rehashIfOutdated(ctx, admin, body.password);
   return startSession(ctx, request, info, username);
+}
+
+/**
+ * The admin whose password this is, under the sign-in limits (a wrong one counts as a failed
+ * sign-in from the address, and its rows stay as that failure); undefined when it is not.
+ * `username` null: not a name at all (a decoy is checked, so it costs the same time).
+ */
+export async function checkPassword(
+  ctx: AccountsContext,
+  info: RequestInfo,
+  username: string | null,
+  typed: string,
+  password: string,
+): Promise<AdminRecord | undefined> {
+  const attempt = randomId('signin');
+  const pairKey = await countAttempt(ctx, attempt, typed, info.clientAddress ?? 'unknown');
+  const admin = username ? await ctx.storage.accounts.getAdmin(username) : undefined;
+  if (!(await passwordMatches(ctx, attempt, admin, password)) || !admin) return undefined;
+  await ctx.storage.accounts.forgetSignInAttempt(attempt);
+  await ctx.storage.accounts.clearSignInFailures(pairKey);
+  return admin;
 }
 
 /** A hash with weaker parameters than new ones get is replaced, now that the password is known. */
@@ -277,7 +306,9 @@ async function startSession(ctx: AccountsContext, request: Request, info: Reques
     createdAt: now,
     expiresAt: now + CONSOLE_SESSION_MS,
   };
-  await ctx.storage.accounts.putConsoleSession(session);
+  // The admin was removed while its password was being checked: no session for it.
+  if (!(await ctx.storage.accounts.putConsoleSession(session)))
+    throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   await audit(ctx, info, username, 'sign_in', null, null);
   return json({ username, csrf_token: session.csrf } satisfies ConsoleSignedIn, 200, {
     'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000),

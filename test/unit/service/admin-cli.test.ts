@@ -1,0 +1,134 @@
+/** `agent-chat-service admin add | list | remove | password` on every engine (decisions 689, 690). */
+import { expect, it } from 'vitest';
+import { type AdminIo, adminCommand } from '../../../service/admin-cli.js';
+import { scryptPasswords } from '../../../service/console-node.js';
+import type { Stores } from '../../../service/storage/types.js';
+import { T0 } from '../../fixtures/records.js';
+import { storageSuite } from '../../fixtures/storages.js';
+
+storageSuite('admin command', (suite) => {
+  let store: Stores;
+  const open = async () => (store = await suite.open());
+
+  /** Runs the command on the suite's store (which it leaves open), `password` as stdin's. */
+  const run = async (args: string[], password = '', allowNoAdmins = false) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: AdminIo = {
+      out: (line) => out.push(line),
+      error: (line) => err.push(line),
+      readPassword: async () => password,
+    };
+    const code = await adminCommand(args, { allowNoAdmins }, { dataDir: 'unused' }, io, async () => ({
+      ...store,
+      close: async () => {},
+    }));
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+  const session = (tokenHash: string, username: string, at = T0) =>
+    store.accounts.putConsoleSession({
+      tokenHash,
+      username,
+      csrf: 'c',
+      createdAt: at,
+      expiresAt: Date.now() + 60_000,
+    });
+
+  it('lists the admins with when each was added and last signed in', async () => {
+    await open();
+    expect(await run(['list'])).toEqual({
+      code: 0,
+      out: 'No console admins yet. Add one with: agent-chat-service admin add USERNAME',
+      err: '',
+    });
+    expect((await run(['add', 'Grace'], 'twelve chars')).out).toMatch(/^Added console admin grace/);
+    await store.accounts.createAdmin({ username: 'ada', passwordHash: 'x', createdAt: T0 });
+    await session('h1', 'ada', T0 + 90_000);
+    const { code, out } = await run(['list']);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(/^USERNAME\s+ADDED\s+LAST SIGN-IN$/);
+    expect(lines[1]).toBe('ada       2026-11-21 09:00 UTC  2026-11-21 09:01 UTC');
+    expect(lines[2]).toMatch(/^grace {5}\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}never$/);
+  });
+
+  it('removes an admin and ends their sessions at once; the last one only when told, saying how to add one', async () => {
+    await open();
+    for (const username of ['ada', 'bob'])
+      await store.accounts.createAdmin({ username, passwordHash: 'x', createdAt: T0 });
+    await session('a1', 'ada');
+    await session('b1', 'bob');
+    expect(await run(['remove', 'Ada'])).toEqual({
+      code: 0,
+      out: 'Removed console admin ada; their console sessions have ended.',
+      err: '',
+    });
+    expect(await store.accounts.getConsoleSession('a1')).toBeUndefined();
+    expect(await run(['remove', 'ada'])).toMatchObject({
+      code: 1,
+      err: 'agent-chat-service admin: there is no admin named ada.',
+    });
+
+    const last = await run(['remove', 'bob']);
+    expect(last.code).toBe(1);
+    expect(last.err).toContain('bob is the only console admin');
+    expect(last.err).toContain('agent-chat-service admin add USERNAME');
+    expect(last.err).toContain('--allow-no-admins');
+    expect(await store.accounts.getConsoleSession('b1')).toMatchObject({ username: 'bob' });
+
+    const none = await run(['remove', 'bob'], '', true);
+    expect(none.code).toBe(0);
+    expect(none.out).toContain('No admin is left: add one with agent-chat-service admin add USERNAME');
+    expect(await store.accounts.hasAdmins()).toBe(false);
+    const audit = await store.accounts.listAudit({ limit: 10 });
+    expect(audit.map((e) => [e.actor, e.action, e.target])).toEqual([
+      ['cli', 'admin.remove', 'bob'],
+      ['cli', 'admin.remove', 'ada'],
+    ]);
+  });
+
+  it('sets a new password read as add reads it, and ends every session of that admin', async () => {
+    await open();
+    await store.accounts.createAdmin({ username: 'ada', passwordHash: 'x', createdAt: T0 });
+    await session('a1', 'ada');
+    await session('a2', 'ada');
+    expect(await run(['password', 'ada'], 'eleven char')).toEqual({
+      code: 1,
+      out: '',
+      err: 'agent-chat-service admin: the password must be at least 12 characters (it has 11).',
+    });
+    expect(await run(['password', 'nobody'], 'a new password')).toMatchObject({
+      code: 1,
+      err: 'agent-chat-service admin: there is no admin named nobody.',
+    });
+    expect(await run(['password', 'ada'], 'a new password')).toEqual({
+      code: 0,
+      out: 'Set a new password for console admin ada; 2 console sessions ended.',
+      err: '',
+    });
+    const admin = await store.accounts.getAdmin('ada');
+    expect(await scryptPasswords.verify('a new password', admin!.passwordHash)).toBe(true);
+    expect(await store.accounts.getConsoleSession('a1')).toBeUndefined();
+    expect((await store.accounts.listAudit({ limit: 1 }))[0]).toMatchObject({
+      actor: 'cli',
+      action: 'admin.password',
+      target: 'ada',
+      detail: { sessions_ended: 2 },
+    });
+  });
+
+  it('a wrong call is exit 2 with the usage', async () => {
+    await open();
+    for (const [args, allow] of [
+      [['remove']],
+      [['list', 'x']],
+      [['password', 'a', 'b']],
+      [['rename', 'a']],
+      [['list'], true],
+    ] as [string[], boolean?][]) {
+      const result = await run(args, '', allow);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.err).toContain('usage: agent-chat-service admin add USERNAME | list | remove USERNAME');
+    }
+  });
+});
