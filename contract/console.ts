@@ -37,6 +37,14 @@ export const consolePaths = {
     `/projects/${id(projectId)}/integrations/${id(integrationId)}/files`,
   /** GET a visitor's file, as a download, for the conversation review. */
   file: (projectId: string, fileId: string) => `/projects/${id(projectId)}/files/${id(fileId)}`,
+  /** DELETE: signs out every other session of the signed-in admin (`ConsoleSessionsEnded`). */
+  otherSessions: '/session/others',
+  /** GET the admins (`ConsoleAdmins`), POST a new one (`ConsoleNewAdmin`). */
+  admins: '/admins',
+  /** DELETE: the admin goes and its sessions end at once; never the last one. */
+  admin: (username: string) => `/admins/${id(username)}`,
+  /** PUT the signed-in admin's own password (`ConsolePasswordChange`); its other sessions end. */
+  password: '/password',
   audit: '/audit',
   install: '/install',
   /** GET the project's documentation sources, POST a new one (`ConsoleNewSource`). */
@@ -285,6 +293,39 @@ export interface ConsoleFailure {
 /** `GET conversation`: the whole thread, with sources, tool calls and every reaction. */
 export interface ConsoleThreadDetail extends ConsoleThreadHead {
   messages: ConsoleMessage[];
+}
+
+/** One console admin, as the Admins page lists it. */
+export interface ConsoleAdmin {
+  username: string;
+  created_at: string;
+  /** null: has not signed in since this was kept. */
+  last_sign_in_at: string | null;
+  /** The signed-in admin's own row. */
+  you: boolean;
+}
+
+export interface ConsoleAdmins {
+  admins: ConsoleAdmin[];
+  /** The rules a new password must meet, as the form shows them. */
+  min_password_chars: number;
+}
+
+/** `POST admins`: the name and the password the new admin signs in with (set once, by the adder). */
+export interface ConsoleNewAdmin {
+  username: string;
+  password: string;
+}
+
+/** `PUT password`: the admin's own, current one first. */
+export interface ConsolePasswordChange {
+  current_password: string;
+  new_password: string;
+}
+
+/** What ending sessions ended: `DELETE session/others`, `PUT password`, `DELETE admins/…`. */
+export interface ConsoleSessionsEnded {
+  sessions_ended: number;
 }
 
 export interface ConsoleAuditEntry {

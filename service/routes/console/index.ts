@@ -5,6 +5,13 @@ import type { RequestInfo, RouteHandler, ServiceContext } from '../context.js';
 import type { StoreRole } from '../../storage/types.js';
 import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
+import {
+  addConsoleAdmin,
+  changeOwnPassword,
+  endOtherSessions,
+  listAdmins,
+  removeConsoleAdmin,
+} from './admins.js';
 import { listAudit } from './audit.js';
 import { currentSession, signIn, signOut } from './auth.js';
 import {
@@ -41,6 +48,10 @@ export const CONSOLE = '/console';
 
 const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.session, { GET: currentSession, POST: signIn, DELETE: signOut }],
+  [consolePaths.otherSessions, { DELETE: endOtherSessions }],
+  [consolePaths.admins, { GET: listAdmins, POST: addConsoleAdmin }],
+  [consolePaths.admin(SLOT), { DELETE: removeConsoleAdmin }],
+  [consolePaths.password, { PUT: changeOwnPassword }],
   [consolePaths.projects, { GET: listProjects, POST: createProject }],
   [consolePaths.project(SLOT), { PATCH: renameProject, DELETE: deleteProject }],
   [consolePaths.integrations(SLOT), { POST: createIntegration }],

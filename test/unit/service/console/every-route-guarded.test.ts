@@ -35,6 +35,10 @@ const CHANGES: [string, string][] = [
   ['DELETE', consolePaths.webhook(P, 'wh_x')],
   ['POST', consolePaths.webhookTest(P, 'wh_x')],
   ['DELETE', consolePaths.session],
+  ['DELETE', consolePaths.otherSessions],
+  ['POST', consolePaths.admins],
+  ['DELETE', consolePaths.admin('ada')],
+  ['PUT', consolePaths.password],
 ];
 const READS: string[] = [
   consolePaths.projects,
@@ -52,9 +56,19 @@ const READS: string[] = [
   consolePaths.docsSources(P),
   `${consolePaths.docsSearch(P)}?q=theme`,
   consolePaths.webhooks(P),
+  consolePaths.admins,
 ];
 const path = (p: string) => p.slice(1);
-const body = { name: 'X', url: 'https://evil.example/', public: true, synonyms: [] };
+const body = {
+  name: 'X',
+  url: 'https://evil.example/',
+  public: true,
+  synonyms: [],
+  username: 'mallory',
+  password: 'a password long enough',
+  current_password: 'correct horse battery staple',
+  new_password: 'a password long enough',
+};
 
 describe('every console route is guarded', () => {
   it('signed out: every read and every change is 401, and nothing changed', async () => {
@@ -80,6 +94,7 @@ describe('every console route is guarded', () => {
         expect(response.body.code, `${method} ${p}`).toBe(code);
       }
     expect((await service.storage.directory.listProjects()).map((p) => p.id)).toEqual([P]);
+    expect((await service.storage.accounts.listAdmins()).map((a) => a.username)).toEqual(['ada']);
     expect((await admin.call('GET', 'projects')).status).toBe(200);
   });
 });
