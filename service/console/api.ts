@@ -1,6 +1,9 @@
 /** The console's client for its JSON API (same origin, cookie session, CSRF header on every change). */
 import {
   type ConsoleActivity,
+  type ConsoleAdmin,
+  type ConsoleAdmins,
+  type ConsoleSessionsEnded,
   type ConsoleApiKey,
   type ConsoleFileSettings,
   type ConsoleFileSettingsView,
@@ -160,6 +163,15 @@ export class ConsoleApi {
     this.call<ConsoleOwner>('GET', paths.conversationOwner(projectId, id));
   eraseOwner = (projectId: string, id: string) =>
     this.call<ConsoleOwnerErasure>('DELETE', paths.conversationOwner(projectId, id));
+  admins = () => this.call<ConsoleAdmins>('GET', paths.admins);
+  addAdmin = (username: string, password: string) =>
+    this.call<ConsoleAdmin>('POST', paths.admins, { body: { username, password } });
+  removeAdmin = (username: string) => this.call<void>('DELETE', paths.admin(username));
+  changePassword = (current: string, next: string) =>
+    this.call<ConsoleSessionsEnded>('PUT', paths.password, {
+      body: { current_password: current, new_password: next },
+    });
+  endOtherSessions = () => this.call<ConsoleSessionsEnded>('DELETE', paths.otherSessions);
   audit = (before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);

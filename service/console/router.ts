@@ -7,6 +7,7 @@ export const PAGES = [
   { id: 'keys', label: 'API keys' },
   { id: 'sources', label: 'Sources' },
   { id: 'notifications', label: 'Notifications' },
+  { id: 'admins', label: 'Admins' },
   { id: 'audit', label: 'Audit log' },
 ] as const;
 

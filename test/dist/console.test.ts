@@ -31,6 +31,7 @@ const PAGES = [
   { link: 'API keys', file: 'api-keys' },
   { link: 'Sources', file: 'sources' },
   { link: 'Notifications', file: 'notifications' },
+  { link: 'Admins', file: 'admins' },
   { link: 'Audit log', file: 'audit-log' },
 ];
 
@@ -1024,7 +1025,7 @@ describe('the console in Chromium', () => {
   );
 });
 
-describe('agent-chat-service admin add (the built program)', () => {
+describe('agent-chat-service admin (the built program)', () => {
   const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
   const run = (args: string[], stdin: string) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -1039,7 +1040,7 @@ describe('agent-chat-service admin add (the built program)', () => {
       child.stdin.end(stdin);
     });
 
-  it('reads the password from stdin, refuses a short one and a taken name with a clear message', async () => {
+  it('adds with the password from stdin (refusing a short one and a taken name), lists, resets, removes the last only when told', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agent-chat-admin-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     expect(await run(['admin', 'add', 'Grace', '--data', dir], 'eleven char\n')).toEqual({
@@ -1054,9 +1055,28 @@ describe('agent-chat-service admin add (the built program)', () => {
       code: 1,
       out: expect.stringContaining('an admin named grace exists already'),
     });
-    expect(await run(['admin', 'remove', 'grace', '--data', dir], '')).toMatchObject({
+    expect(await run(['admin', 'rename', 'grace', '--data', dir], '')).toMatchObject({
       code: 2,
-      out: expect.stringContaining('usage: agent-chat-service admin add USERNAME'),
+      out: expect.stringContaining('usage: agent-chat-service admin add USERNAME | list | remove USERNAME'),
+    });
+    expect(await run(['admin', 'list', '--data', dir], '')).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(
+        /^USERNAME +ADDED +LAST SIGN-IN\ngrace +\d{4}-\d\d-\d\d \d\d:\d\d UTC  never\n$/,
+      ),
+    });
+    expect(await run(['admin', 'password', 'grace', '--data', dir], 'a newer password\n')).toEqual({
+      code: 0,
+      out: 'Set a new password for console admin grace; 0 console sessions ended.\n',
+    });
+    // The last admin stays unless the call says none may be left.
+    expect(await run(['admin', 'remove', 'grace', '--data', dir], '')).toMatchObject({
+      code: 1,
+      out: expect.stringContaining('grace is the only console admin'),
+    });
+    expect(await run(['admin', 'remove', 'grace', '--allow-no-admins', '--data', dir], '')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('No admin is left: add one with agent-chat-service admin add USERNAME'),
     });
   }, 120_000);
 });

@@ -228,7 +228,8 @@ export class ConsoleApp extends LitElement {
   }
 
   private page(project: ConsoleProject | null) {
-    if (!project && this.route.page !== 'audit') {
+    // Admins and the audit log are the console's, not a project's.
+    if (!project && this.route.page !== 'audit' && this.route.page !== 'admins') {
       return html`<div class="empty card stack">
         <h1 tabindex="-1">Create your first project</h1>
         <p class="muted">A project holds the integrations (one per website or app), the API keys your server uses to start chat sessions, and the conversations.</p>
@@ -247,6 +248,8 @@ export class ConsoleApp extends LitElement {
         return html`<keys-page data-page .api=${this.api} .project=${project}></keys-page>`;
       case 'audit':
         return html`<audit-page data-page .api=${this.api}></audit-page>`;
+      case 'admins':
+        return html`<admins-page data-page .api=${this.api}></admins-page>`;
       case 'sources':
         return html`<sources-page data-page .api=${this.api} .project=${project} .params=${params}></sources-page>`;
       case 'notifications':
@@ -307,6 +310,9 @@ const ICONS = {
   keys: icon('M15 7a4 4 0 1 1-3.9 5H4v3h3v3h3v-3h1.1A4 4 0 0 1 15 7z'),
   sources: icon('M4 5a2 2 0 0 1 2-2h9l5 5v11a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2zm10-2v5h5M8 13h8m-8 4h6'),
   notifications: icon('M6 16V11a6 6 0 0 1 12 0v5l2 2H4zm4 4h4'),
+  admins: icon(
+    'M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-6 10v-1a6 6 0 0 1 12 0v1m1-10a3 3 0 1 0 0-6m2 16v-1a5 5 0 0 0-3-4.6',
+  ),
   audit: icon('M9 4h6l1 2h3v15H5V6h3l1-2zm-1 8h8m-8 4h5'),
 };
 
