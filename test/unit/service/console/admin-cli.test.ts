@@ -1,10 +1,10 @@
 /** `agent-chat-service admin add | list | remove | password` on every engine (decisions 689, 690). */
 import { expect, it } from 'vitest';
-import { type AdminIo, adminCommand } from '../../../service/admin-cli.js';
-import { scryptPasswords } from '../../../service/console-node.js';
-import type { Stores } from '../../../service/storage/types.js';
-import { T0 } from '../../fixtures/records.js';
-import { storageSuite } from '../../fixtures/storages.js';
+import { type AdminIo, adminCommand } from '../../../../service/admin-cli.js';
+import { scryptPasswords } from '../../../../service/console-node.js';
+import type { Stores } from '../../../../service/storage/types.js';
+import { T0 } from '../../../fixtures/records.js';
+import { storageSuite } from '../../../fixtures/storages.js';
 
 storageSuite('admin command', (suite) => {
   let store: Stores;
