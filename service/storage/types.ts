@@ -317,9 +317,10 @@ export interface AccountStore {
   removeAdmin(username: string, options: { allowNone: boolean }): Promise<'removed' | 'missing' | 'last'>;
   /**
    * A session is a sign-in: it becomes the admin's last one. False, and no session, when the
-   * admin is gone (removed while its password was being checked).
+   * admin is gone, or, given `signedInWith`, their password's hash is no longer that one: removed
+   * or given a new password while the sign-in's password was being checked (decisions 689, 690).
    */
-  putConsoleSession(session: ConsoleSessionRecord): Promise<boolean>;
+  putConsoleSession(session: ConsoleSessionRecord, signedInWith?: string): Promise<boolean>;
   getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;
   /** Ends the admin's console sessions but `exceptTokenHash` (its own, when it asks); how many ended. */
@@ -338,8 +339,12 @@ export interface AccountStore {
   /** The attempt's rows go: it was refused before its password was checked, or it succeeded. */
   forgetSignInAttempt(attempt: string): Promise<void>;
   clearSignInFailures(key: string): Promise<void>;
-  /** A new hash for an admin's password (the parameters were raised): false when no such admin. */
-  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  /**
+   * A new hash for an admin's password: false when no such admin, or, given `replacing`, when
+   * the stored hash is no longer that one (a sign-in's re-hash of the password it checked must
+   * not undo a change made meanwhile, decision 690).
+   */
+  setPasswordHash(username: string, passwordHash: string, replacing?: string): Promise<boolean>;
   /** Deletes console sessions expired before `before`, and sign-in failures a day older than it. */
   purgeExpired(before: number): Promise<void>;
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;

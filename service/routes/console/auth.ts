@@ -260,8 +260,10 @@ export async function signIn(ctx: AccountsContext, request: Request, info: Reque
     await audit(ctx, info, valid ? username : '(not a username)', 'sign_in.failed', null, null);
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   }
+  const response = await startSession(ctx, request, info, admin);
+  // After the session, which is written only over the hash the password was checked against.
   await rehashIfOutdated(ctx, admin, body.password);
-  return startSession(ctx, request, info, username);
+  return response;
 }
 
 /**
@@ -292,11 +294,13 @@ async function rehashIfOutdated(ctx: AccountsContext, admin: AdminRecord, passwo
   // Best effort: the sign-in stands if the new hash cannot be made or stored now.
   await passwords
     .hash(password)
-    .then((hash) => ctx.storage.accounts.setPasswordHash(admin.username, hash))
+    // Only over the hash it checked: a password changed since stays changed.
+    .then((hash) => ctx.storage.accounts.setPasswordHash(admin.username, hash, admin.passwordHash))
     .catch(() => {});
 }
 
-async function startSession(ctx: AccountsContext, request: Request, info: RequestInfo, username: string) {
+async function startSession(ctx: AccountsContext, request: Request, info: RequestInfo, admin: AdminRecord) {
+  const { username } = admin;
   const now = ctx.clock.now();
   const token = randomSecret();
   const session = {
@@ -306,8 +310,8 @@ async function startSession(ctx: AccountsContext, request: Request, info: Reques
     createdAt: now,
     expiresAt: now + CONSOLE_SESSION_MS,
   };
-  // The admin was removed while its password was being checked: no session for it.
-  if (!(await ctx.storage.accounts.putConsoleSession(session)))
+  // The admin was removed, or given a new password, while this one was being checked: no session.
+  if (!(await ctx.storage.accounts.putConsoleSession(session, admin.passwordHash)))
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   await audit(ctx, info, username, 'sign_in', null, null);
   return json({ username, csrf_token: session.csrf } satisfies ConsoleSignedIn, 200, {

@@ -44,15 +44,16 @@ export class MemoryAccountStore implements AccountStore {
     return this.admins.size > 0;
   }
 
-  async setPasswordHash(username: string, passwordHash: string) {
+  async setPasswordHash(username: string, passwordHash: string, replacing?: string) {
     const admin = this.admins.get(username);
-    if (admin) admin.passwordHash = passwordHash;
-    return !!admin;
+    if (!admin || (replacing !== undefined && admin.passwordHash !== replacing)) return false;
+    admin.passwordHash = passwordHash;
+    return true;
   }
 
-  async putConsoleSession(session: ConsoleSessionRecord) {
+  async putConsoleSession(session: ConsoleSessionRecord, signedInWith?: string) {
     const admin = this.admins.get(session.username);
-    if (!admin) return false;
+    if (!admin || (signedInWith !== undefined && admin.passwordHash !== signedInWith)) return false;
     admin.lastSignInAt = session.createdAt;
     this.consoleSessions.set(session.tokenHash, { ...session });
     return true;

@@ -67,22 +67,24 @@ export class SqlAccountStore implements AccountStore {
     return rows.length > 0;
   }
 
-  async setPasswordHash(username: string, passwordHash: string) {
-    const { rowCount } = await this.db.query('UPDATE admins SET password_hash = $2 WHERE username = $1', [
-      username,
-      passwordHash,
-    ]);
+  async setPasswordHash(username: string, passwordHash: string, replacing?: string) {
+    const { rowCount } = await this.db.query(
+      'UPDATE admins SET password_hash = $2 WHERE username = $1 AND ($3::text IS NULL OR password_hash = $3)',
+      [username, passwordHash, replacing ?? null],
+    );
     return rowCount > 0;
   }
 
-  async putConsoleSession(s: ConsoleSessionRecord) {
+  async putConsoleSession(s: ConsoleSessionRecord, signedInWith?: string) {
     // One statement: the admin's row is updated (and so locked) before the session is written,
     // and a removed admin gets neither.
     const { rows } = await this.db.query(
-      `WITH signed AS (UPDATE admins SET last_sign_in_at = $4 WHERE username = $2 RETURNING username)
+      `WITH signed AS (
+         UPDATE admins SET last_sign_in_at = $4
+         WHERE username = $2 AND ($6::text IS NULL OR password_hash = $6) RETURNING username)
        INSERT INTO console_sessions (token_hash, username, csrf, created_at, expires_at)
        SELECT $1, username, $3, $4, $5 FROM signed RETURNING token_hash`,
-      [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt],
+      [s.tokenHash, s.username, s.csrf, s.createdAt, s.expiresAt, signedInWith ?? null],
     );
     return rows.length > 0;
   }

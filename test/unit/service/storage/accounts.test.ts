@@ -56,6 +56,11 @@ storageSuite('accounts', (suite) => {
     expect(await store.accounts.setPasswordHash('ada', 'scrypt$new')).toBe(true);
     expect(await store.accounts.setPasswordHash('nobody', 'scrypt$new')).toBe(false);
     expect((await store.accounts.getAdmin('ada'))?.passwordHash).toBe('scrypt$new');
+    // A re-hash at sign-in replaces only the hash it read: a password changed meanwhile stays.
+    expect(await store.accounts.setPasswordHash('ada', 'scrypt$rehashed-old', 'scrypt$x')).toBe(false);
+    expect((await store.accounts.getAdmin('ada'))?.passwordHash).toBe('scrypt$new');
+    expect(await store.accounts.setPasswordHash('ada', 'scrypt$rehashed', 'scrypt$new')).toBe(true);
+    expect((await store.accounts.getAdmin('ada'))?.passwordHash).toBe('scrypt$rehashed');
     // Expired console sessions go with the maintenance purge.
     await store.accounts.purgeExpired(T0 + 2000);
     expect(await store.accounts.getConsoleSession('h1')).toBeUndefined();
@@ -115,9 +120,15 @@ storageSuite('accounts', (suite) => {
     expect(await session('a1', 'ada', T0 + 1)).toBe(true);
     expect(await session('a2', 'ada', T0 + 2)).toBe(true);
     expect(await session('b1', 'bob', T0 + 3)).toBe(true);
+    // A sign-in whose password was changed while it was checked makes no session.
+    const stale = { tokenHash: 'b2', username: 'bob', csrf: 'c', createdAt: T0 + 4, expiresAt: T0 + 1000 };
+    expect(await store.accounts.putConsoleSession(stale, 'scrypt$old')).toBe(false);
+    expect(await store.accounts.getConsoleSession('b2')).toBeUndefined();
+    expect(await store.accounts.putConsoleSession(stale, 'scrypt$x')).toBe(true);
+    await store.accounts.deleteConsoleSession('b2');
     expect(await store.accounts.listAdmins()).toEqual([
       { username: 'ada', createdAt: T0, lastSignInAt: T0 + 2 },
-      { username: 'bob', createdAt: T0, lastSignInAt: T0 + 3 },
+      { username: 'bob', createdAt: T0, lastSignInAt: T0 + 4 },
     ]);
 
     // "Sign out my other sessions" keeps the asking one; an admin's reset ends them all.
