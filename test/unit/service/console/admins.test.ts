@@ -3,9 +3,10 @@
  * removing one (their open console signed out at once), one's own password, one's other sessions.
  */
 import { describe, expect, it } from 'vitest';
+import { createAgentService } from '../../../../service/index.js';
 import type { Stores } from '../../../../service/storage/types.js';
 import { ADMIN, CONSOLE, addAdmin, consoleClient } from '../../../fixtures/console.js';
-import { makeService } from '../../../fixtures/service.js';
+import { BASE, PROJECT, makeService } from '../../../fixtures/service.js';
 import { engines } from '../../../fixtures/storages.js';
 
 const BOB = { username: 'bob', password: 'bob has a long password' };
@@ -162,5 +163,33 @@ describe.each(engines())('console admins on $name', { timeout: 30_000 }, (engine
         detail: { sessions_ended: 2 },
       });
     });
+  });
+
+  it('a removal on one instance signs the admin out on every other at their next call', async () => {
+    const storage = await engine.open();
+    const options = {
+      projects: [PROJECT],
+      storage,
+      rateLimit: false as const,
+      console: CONSOLE,
+      publicUrl: BASE,
+    };
+    const a = createAgentService(options);
+    // One store for both instances: a closes it, b only itself.
+    const b = createAgentService({ ...options, storage: { ...storage, close: async () => {} } });
+    try {
+      await addAdmin(storage);
+      await addAdmin(storage, BOB.username, BOB.password);
+      const ada = consoleClient(a);
+      const bob = consoleClient(b);
+      expect((await ada.signIn()).status).toBe(200);
+      expect((await bob.signIn(BOB.username, BOB.password)).status).toBe(200);
+      expect((await bob.call('GET', 'admins')).status).toBe(200);
+      expect((await ada.call('DELETE', 'admins/bob')).status).toBe(204);
+      expect((await bob.call('GET', 'admins')).body).toMatchObject({ code: 'signed_out' });
+    } finally {
+      await b.close();
+      await a.close();
+    }
   });
 });
