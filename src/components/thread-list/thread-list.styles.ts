@@ -88,9 +88,12 @@ export default css`
     color: var(--agent-chat-color-text-muted);
   }
   .row-action svg { width: 18px; height: 18px; }
-  /* With a mouse a row's actions show on hover or focus; touch has no hover, so they stay. */
+  /* With a mouse a row's actions show on hover or focus; touch has no hover, so they stay.
+     Hidden, they keep their place (a pointer reaches them) but the title runs under them, so a
+     row at rest is not cut short beside empty space. */
   @media (hover: hover) {
     li:not(:hover):not(:focus-within) .row-action { opacity: 0; }
+    li:not(:hover):not(:focus-within) .open { margin-inline-end: -64px; }
   }
   @media (pointer: coarse) {
     .open, .row-action, .confirm button, .state button { min-height: 44px; }

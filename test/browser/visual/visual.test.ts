@@ -223,6 +223,11 @@ describe('visual regression', () => {
     const el = await inline();
     await openList(el);
     await expect.poll(() => threadListOf(el).shadowRoot!.querySelectorAll('button.open').length).toBe(3);
+    // A row at rest (its actions hidden until hover) reads its whole title where it fits.
+    const title = Array.from(threadListOf(el).shadowRoot!.querySelectorAll('.title')).find(
+      (span) => span.textContent === 'Which frameworks are supported?',
+    )!;
+    expect(title.scrollWidth).toBeLessThanOrEqual(title.clientWidth);
     await shot('list-threads', el);
   });
 
