@@ -73,8 +73,9 @@ export default css`
     border: 1px solid var(--agent-chat-color-border);
     background: var(--agent-chat-color-surface);
     color: var(--agent-chat-color-text);
-    border-radius: 6px;
-    padding: 2px 8px;
+    /* Pills, as the conversation's Retry and the feedback form's buttons are. */
+    border-radius: 999px;
+    padding: 4px 12px;
     cursor: pointer;
   }
   .row-action {
@@ -83,6 +84,7 @@ export default css`
     width: 32px;
     height: 32px;
     padding: 0;
+    border-radius: 8px;
     border-color: transparent;
     background: none;
     color: var(--agent-chat-color-text-muted);
@@ -136,6 +138,8 @@ export default css`
   .state p {
     margin: 0 0 6px;
   }
+  /* Focused from code (decisions 500, 515): the ring rounds as a control's does. */
+  .state, .state p { border-radius: 6px; }
   /* The search (thread-search.ts): its field leaves room for "Clear search", which stands in for the browser's own. */
   .search-box { position: relative; margin: 4px 8px; }
   .search-box .search { width: 100%; margin: 0; padding-inline-end: 36px; }
