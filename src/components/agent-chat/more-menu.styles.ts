@@ -14,6 +14,8 @@ export default css`
     border: 0; border-radius: 8px; background: none; cursor: pointer; text-align: start; white-space: nowrap;
   }
   .menu button:hover, .menu button:focus-visible { background: var(--agent-chat-color-surface-raised); }
+  /* The ring inside the item: outside, it lay on the menu's own edge. */
+  .menu button:focus-visible { outline-offset: -2px; }
   .menu svg { flex: none; width: 18px; height: 18px; color: var(--agent-chat-color-text-muted); }
   @media (pointer: coarse) {
     .menu button { min-height: 44px; }
