@@ -13,7 +13,7 @@ export const tokens = css`
     --c-code: #f6f8fa; --shadow: 0 1px 2px rgb(0 0 0 / 0.06), 0 4px 16px rgb(0 0 0 / 0.06);
     --series-1: #1d4ed8; --series-2: #0e7c66; --series-3: #b35c00; --series-up: #116329; --series-down: #b42318;
     --radius: 10px; --scroll-shadow: rgb(0 0 0 / 0.16);
-    color-scheme: light;
+    color-scheme: light; accent-color: var(--c-accent);
     font: 14px/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
     color: var(--c-text);
   }
@@ -58,8 +58,9 @@ export const base = css`
   button:disabled { opacity: 0.55; cursor: not-allowed; }
   label { display: grid; gap: 4px; font-weight: 550; }
   label .hint { font-weight: 400; color: var(--c-muted); font-size: 13px; }
+  /* A field inside its label would take the label's weight: what is typed reads as text, not as a name. */
   input, select, textarea {
-    font: inherit; color: var(--c-text); background: var(--c-surface); border: 1px solid var(--c-border); border-radius: 8px;
+    font: inherit; font-weight: 400; color: var(--c-text); background: var(--c-surface); border: 1px solid var(--c-border); border-radius: 8px;
     min-height: 36px; padding: 6px 10px; min-width: 0;
   }
   textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; resize: vertical; }
