@@ -63,6 +63,9 @@ export const base = css`
     font: inherit; font-weight: 400; color: var(--c-text); background: var(--c-surface); border: 1px solid var(--c-border); border-radius: 8px;
     min-height: 36px; padding: 6px 10px; min-width: 0;
   }
+  /* A checkbox is not a field: one size everywhere, not a field's 36 px height (it made a filter
+     chip 44 px tall), never squeezed by the words beside it (the file kinds at 390 px). */
+  input[type='checkbox'] { min-height: 0; width: 18px; height: 18px; margin: 0; flex: none; }
   textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; resize: vertical; }
   input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 2px solid var(--c-focus); outline-offset: 0; border-color: transparent; }
   table { width: 100%; border-collapse: collapse; }

@@ -190,6 +190,14 @@ describe('the console in Chromium', () => {
           const name = page.getByRole('textbox', { name: 'Name', exact: true }).first();
           expect(await name.evaluate((field) => getComputedStyle(field).fontWeight)).toBe('400');
         }
+        // A checkbox keeps one size: not a field's 36 px height, not squeezed by its words at 390 px.
+        const boxes = await page
+          .getByRole('checkbox')
+          .evaluateAll((all) => all.map((box) => `${box.clientWidth}x${box.clientHeight}`));
+        expect(
+          boxes.filter((size) => size !== '18x18'),
+          link,
+        ).toEqual([]);
         const found = await axe(page);
         expect(found, `${link} (${look.name}): ${found.join('; ')}`).toEqual([]);
         if (SHOTS) {

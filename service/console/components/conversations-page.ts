@@ -88,7 +88,6 @@ export class ConversationsPage extends ConsolePage {
     .chip { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--c-border); border-radius: 999px; padding: 4px 12px; font-weight: 500; cursor: pointer; background: var(--c-surface); }
     .chip:has(input:checked) { background: color-mix(in srgb, var(--c-accent) 14%, transparent); border-color: var(--c-accent); color: var(--c-accent); }
     .chip:has(input:focus-visible) { outline: 2px solid var(--c-focus); outline-offset: 2px; }
-    .chip input { margin: 0; accent-color: var(--c-accent); }
     /* On a phone the integration takes a row and the two dates share the next. */
     @media (max-width: 640px) {
       .facets label { flex: 1 1 140px; }

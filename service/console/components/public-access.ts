@@ -11,7 +11,6 @@ export const publicAccessStyles = css`
   fieldset { border: 1px solid var(--c-border); border-radius: 8px; padding: 12px 14px 14px; margin: 0; min-width: 0; }
   legend { font-weight: 600; padding: 0 4px; }
   label.check { display: flex; gap: 8px; align-items: center; }
-  label.check input { min-height: 0; width: 18px; height: 18px; margin: 0; accent-color: var(--c-accent); }
   .budgets { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; }
   .budgets input { width: 100%; }
   .use { font-variant-numeric: tabular-nums; }
