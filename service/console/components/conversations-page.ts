@@ -106,6 +106,9 @@ export class ConversationsPage extends ConsolePage {
     .list a[aria-current='true'] { background: color-mix(in srgb, var(--c-accent) 12%, transparent); }
     .title { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .meta { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 12.5px; color: var(--c-muted); }
+    /* The open conversation's line runs as text: as flex items its words split into blocks, and a
+       wrapped line began with a separator (each dot is tied to the word before it). */
+    p.meta { display: block; }
     .owner { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; overflow-wrap: anywhere; }
     .thread { display: grid; gap: 14px; }
     .message { display: grid; gap: 8px; padding: 12px 14px; border-radius: 10px; border: 1px solid var(--c-border); }
@@ -317,7 +320,7 @@ export class ConversationsPage extends ConsolePage {
       <a class="back" href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query()) })}" @click=${(e: MouseEvent) => this.open(e, undefined)}>← All conversations</a>
       <div class="stack">
         <h2 id="thread-title" tabindex="-1">${t.title}</h2>
-        <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span> · ${t.integration_id} · started ${when(t.created_at)}${t.handoff_at ? html` · <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
+        <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span>&nbsp;· ${t.integration_id}&nbsp;· started ${when(t.created_at)}${t.handoff_at ? html`&nbsp;· <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
         <conversation-erase .api=${this.api} project=${this.project.id} .thread=${t} @conversation-gone=${this.gone}></conversation-erase>
       </div>
       ${t.messages.map(
