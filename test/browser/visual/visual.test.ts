@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, vi } from 'vitest';
 import { commands, page, userEvent } from 'vitest/browser';
 import { expect as chaiExpect, fixture, html } from '@open-wc/testing';
 import { http, HttpResponse } from 'msw';
@@ -75,7 +75,13 @@ const STEP = {
   num_results: 2,
 };
 
-function answerStream(hold = false, text = ANSWER) {
+/** Sources as a version 4 service sends them: each with the section the answer used. */
+const SECTIONS = [
+  { ...SOURCES[0], title: 'Installing Acme', section: 'Requirements' },
+  { ...SOURCES[1], title: 'Configuration', section: 'Locks › max_locks_per_transaction (integer)' },
+];
+
+function answerStream(hold = false, text = ANSWER, sources: object[] = SOURCES) {
   const records = [
     encodeRecord('stream_start', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }),
     encodeRecord(
@@ -92,7 +98,7 @@ function answerStream(hold = false, text = ANSWER) {
     ...(hold
       ? []
       : [
-          encodeRecord('relevant_sources', { relevant_sources: SOURCES }),
+          encodeRecord('relevant_sources', { relevant_sources: sources }),
           encodeRecord('partial_answer', { text }),
         ]),
     encodeRecord('identifiers', { thread_id: 'th_visual', question_answer_id: 'qa_visual' }, true),
@@ -388,14 +394,53 @@ describe('visual regression', () => {
     await shot('tool-done-more-menu', el);
   });
 
+  test('sources with the section each answer used, light and dark', async ({ worker, backend }) => {
+    worker.use(answerStream(false, 'You need Node 20 and 2 GB of memory.', SECTIONS));
+    let el = await inline();
+    await withAnswer(el, 'How much memory does Acme need?');
+    await shot('sources-sections', el);
+    el.remove();
+    el = await inline({ theme: 'dark' });
+    await withAnswer(el, 'How much memory does Acme need?');
+    await shot('sources-sections-dark', el);
+  });
+
+  test('offline: questions wait in the outbox, each Queued', async ({ backend }) => {
+    const el = await inline();
+    const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    // The network is gone: every request fails as fetch does offline.
+    const fetchSpy = vi
+      .spyOn(window, 'fetch')
+      .mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
+    try {
+      dispatchEvent(new Event('offline'));
+      await el.send('How do I theme it?');
+      await el.send('And which events does it fire when an answer ends or fails?');
+      await settled(el);
+      await shot('offline-queued', el);
+    } finally {
+      fetchSpy.mockRestore();
+      onLine.mockRestore();
+    }
+  });
+
   test('the feedback form after Not helpful', async ({ worker, backend }) => {
-    worker.use(answerStream());
+    // The service takes the vote, so the button shows it given (the stream's answer is not the
+    // reference backend's own, which would refuse it and take the vote back).
+    worker.use(
+      answerStream(),
+      http.post(
+        `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/feedback/`,
+        () => new HttpResponse(null, { status: 204 }),
+      ),
+    );
     const el = await inline();
     await withAnswer(el);
     messagesOf(el)
       .at(-1)!
       .shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!
       .click();
+    await expect.poll(() => messagesOf(el).at(-1)!.message?.reaction).toBe('downvote');
     await settled(el);
     await shot('feedback-form', el);
   });
