@@ -59,6 +59,14 @@ const reduceMotion: BrowserCommand<[setting?: 'reduce' | 'no-preference']> = asy
     });
 };
 
+/** Emulates Windows High Contrast ('active') or ends it ('none'); like motion, it outlives a test. */
+const forcedColors: BrowserCommand<[setting: 'active' | 'none']> = async (context, setting) => {
+  if (context.provider.name === 'playwright')
+    await (context as unknown as { page: { emulateMedia(o: object): Promise<void> } }).page.emulateMedia({
+      forcedColors: setting,
+    });
+};
+
 /** What the browser projects share: a headless Chromium, the commands, the screenshot baselines. */
 const browserProject = (name: string) => ({
   name,
@@ -69,7 +77,7 @@ const browserProject = (name: string) => ({
     provider: chromium,
     instances: [{ browser: 'chromium' as const, name: `${name} (chromium)` }],
     screenshotFailures: false,
-    commands: { reduceMotion, platformFonts },
+    commands: { reduceMotion, forcedColors, platformFonts },
     // Baselines live in a committed folder (__screenshots__ is gitignored); refresh them on
     // purpose with `npm run test:visual:update`.
     expect: {

@@ -424,6 +424,33 @@ describe('visual regression', () => {
     }
   });
 
+  test('forced colours (Windows High Contrast): an answer with its sources, a vote given, the feedback form', async ({
+    worker,
+    backend,
+  }) => {
+    worker.use(
+      answerStream(),
+      http.post(
+        `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/feedback/`,
+        () => new HttpResponse(null, { status: 204 }),
+      ),
+    );
+    await commands.forcedColors('active');
+    try {
+      const el = await inline();
+      await withAnswer(el);
+      messagesOf(el)
+        .at(-1)!
+        .shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!
+        .click();
+      await expect.poll(() => messagesOf(el).at(-1)!.message?.reaction).toBe('downvote');
+      await settled(el);
+      await shot('forced-colors-feedback', el);
+    } finally {
+      await commands.forcedColors('none');
+    }
+  });
+
   test('the feedback form after Not helpful', async ({ worker, backend }) => {
     // The service takes the vote, so the button shows it given (the stream's answer is not the
     // reference backend's own, which would refuse it and take the vote back).
