@@ -194,6 +194,8 @@ export default css`
   .action svg { width: 18px; height: 18px; }
   .action:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
   .action[aria-pressed='true'] { color: var(--agent-chat-color-accent); }
+  /* A vote not given is a line drawing, as copy and regenerate beside it are; the given one fills. */
+  .action[aria-pressed='false'] svg { fill: none; stroke: currentColor; stroke-width: 2; }
   .reasons {
     display: grid;
     gap: 10px;

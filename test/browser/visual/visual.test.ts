@@ -463,12 +463,15 @@ describe('visual regression', () => {
     );
     const el = await inline();
     await withAnswer(el);
-    messagesOf(el)
-      .at(-1)!
-      .shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!
-      .click();
-    await expect.poll(() => messagesOf(el).at(-1)!.message?.reaction).toBe('downvote');
+    const answer = messagesOf(el).at(-1)!;
+    // A vote not given is a line drawing, as copy and regenerate are; the vote given is filled.
+    const filled = (name: string) =>
+      getComputedStyle(answer.shadowRoot!.querySelector(`button[aria-label="${name}"] svg`)!).fill !== 'none';
+    expect([filled('Helpful'), filled('Not helpful')]).toEqual([false, false]);
+    answer.shadowRoot!.querySelector<HTMLButtonElement>('button[aria-label="Not helpful"]')!.click();
+    await expect.poll(() => answer.message?.reaction).toBe('downvote');
     await settled(el);
+    expect([filled('Helpful'), filled('Not helpful')]).toEqual([false, true]);
     await shot('feedback-form', el);
   });
 
