@@ -69,7 +69,8 @@ export const base = css`
   textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; resize: vertical; }
   input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 2px solid var(--c-focus); outline-offset: 0; border-color: transparent; }
   table { width: 100%; border-collapse: collapse; }
-  th, td { text-align: start; padding: 8px 10px; border-bottom: 1px solid var(--c-border); vertical-align: top; }
+  /* Middle: a row's words line up with its buttons and fields (API keys, file kinds). */
+  th, td { text-align: start; padding: 8px 10px; border-bottom: 1px solid var(--c-border); vertical-align: middle; }
   th { font-weight: 600; }
   thead th { color: var(--c-muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.03em; }
   td.num, th.num { text-align: end; font-variant-numeric: tabular-nums; }
