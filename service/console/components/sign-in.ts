@@ -17,6 +17,8 @@ export class ConsoleSignIn extends LitElement {
     .logo { width: 32px; height: 32px; border-radius: 9px; background: var(--c-accent); color: var(--c-on-accent); display: grid; place-items: center; font-weight: 700; }
     button.primary { min-height: 40px; }
     p.foot { margin-top: 16px; text-align: center; font-size: 13px; }
+    /* The command stays whole: broken at its hyphen it read as two words. */
+    p.foot code { white-space: nowrap; }
   `,
   ];
 
