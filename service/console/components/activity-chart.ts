@@ -118,7 +118,11 @@ export class ActivityChart extends LitElement {
         },
         axes: [axis, { ...axis, size: 52, values: (_u, ticks) => ticks.map((t) => compact(t)) }],
         series: [
-          { value: '{YYYY}-{MM}-{DD}' },
+          // Away from the chart the legend reads a dash for every value, the day's too (uPlot's own is '--').
+          {
+            value: (_u: uPlot, v: number | null) =>
+              v === null ? '—' : new Date(v * 1000).toISOString().slice(0, 10),
+          },
           ...this.series.map((s, i) => ({
             label: s.label,
             stroke: color(s.color),
