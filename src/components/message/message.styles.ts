@@ -34,6 +34,9 @@ export default css`
     color: var(--agent-chat-color-on-accent);
     white-space: pre-wrap;
   }
+  /* The tail is on the side the bubble stands on: the left, right to left. The panel's direction,
+     not the bubble's own (dir="auto": an English question in an Arabic panel reads ltr). */
+  .user:dir(rtl) .bubble { border-radius: 18px 18px 18px 4px; }
   .body {
     color: var(--agent-chat-color-text);
     line-height: 1.6;

@@ -343,6 +343,11 @@ describe('visual regression', () => {
       const el = await inline({ lang });
       await expect.poll(() => el.shadowRoot!.querySelector('#panel')?.getAttribute('dir')).toBe('rtl');
       await withAnswer(el, 'What events does it fire?');
+      // The question's bubble stands on the left: its tail (the one sharp corner) is there too.
+      const bubble = messagesOf(el)[0].shadowRoot!.querySelector('.bubble')!;
+      expect(getComputedStyle(bubble).borderBottomLeftRadius).not.toBe(
+        getComputedStyle(bubble).borderTopLeftRadius,
+      );
       await shot(`rtl-answer-code-${lang}`, el);
     });
   }
