@@ -6,7 +6,8 @@ export default css`
   .outbox { list-style: none; margin: 0; padding: 0; }
   .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
   .outbox-text { text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  .outbox-label, .offline { color: var(--agent-chat-color-text-muted); }
+  /* Only the question's words give way to a long question: Queued and its Remove keep their size. */
+  .outbox-label, .offline { flex: none; color: var(--agent-chat-color-text-muted); }
   .offline { margin: 2px 0; text-align: end; }
   .bar-actions { display: flex; gap: 12px; justify-content: flex-end; }
   .link {
@@ -16,7 +17,7 @@ export default css`
   .link:hover { background: var(--agent-chat-color-surface-raised); color: var(--agent-chat-color-text); }
   .link.handoff { display: inline-flex; align-items: center; gap: 6px; border-color: var(--agent-chat-color-border); color: var(--agent-chat-color-text); }
   .link svg { width: 16px; height: 16px; }
-  .remove { display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
+  .remove { flex: none; display: grid; place-items: center; width: 28px; height: 28px; padding: 0; border: 0; border-radius: 50%; background: none; color: var(--agent-chat-color-text-muted); cursor: pointer; }
   .remove svg { width: 16px; height: 16px; }
   .remove:hover { background: var(--agent-chat-color-surface-raised); }
   .remove:focus-visible, .link:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }

@@ -422,6 +422,12 @@ describe('visual regression', () => {
       await el.send('How do I theme it?');
       await el.send('And which events does it fire when an answer ends or fails?');
       await settled(el);
+      // A long question gives way, not its Remove: each row's button keeps its size and edge.
+      const removes = Array.from(el.shadowRoot!.querySelectorAll('.outbox .remove'), (b) =>
+        b.getBoundingClientRect(),
+      );
+      expect(removes.map((r) => r.width)).toEqual([28, 28]);
+      expect(removes[1].right).toBe(removes[0].right);
       await shot('offline-queued', el);
     } finally {
       fetchSpy.mockRestore();
