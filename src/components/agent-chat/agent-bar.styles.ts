@@ -5,7 +5,8 @@ export default css`
   .agent-bar { padding: 4px var(--agent-chat-space); font-size: 0.9em; }
   .outbox { list-style: none; margin: 0; padding: 0; }
   .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
-  .outbox-text { text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  /* A question not yet sent: a bubble in a tint of the sent one's colour. */
+  .outbox-text { padding: 4px 12px; background: color-mix(in srgb, var(--agent-chat-color-accent) 14%, transparent); border-radius: 16px; text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   /* Only the question's words give way to a long question: Queued and its Remove keep their size. */
   .outbox-label, .offline { flex: none; color: var(--agent-chat-color-text-muted); }
   .offline { margin: 2px 0; text-align: end; }
