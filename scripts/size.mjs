@@ -96,11 +96,12 @@ const bundles = [
   // decision 672: a question whose files are gone says so and Retry sends its text alone (671),
   // and a failure's names read back after a reload (239 B); decision 676: a reloaded tab's own
   // claim and an `online` kept while the tab lets go of the lock (673), nothing empty queued and
-  // files gone in the plural (674) (182 B).
+  // files gone in the plural (674) (182 B); decision 686: 685's votes, queued bubbles, tail right
+  // to left and list rows (91 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 54.528 * KB),
+    budget: Number(args['max-iife'] ?? 54.617 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -140,8 +141,8 @@ const bundles = [
   // decision 635: 634 (104 B); decision 637: 636 (7 B);
   // decision 639: 638 (52 B); decision 647: 646 (55 B); decision 661: 659 (137 B) and 660 (257 B);
   // decision 666: 664 (19 B); decision 672: 671 and the read-back (224 B);
-  // decision 676: 673 and 674 (165 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 85.726 * KB) },
+  // decision 676: 673 and 674 (165 B); decision 686: 685 (112 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 154.617 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
   // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).
