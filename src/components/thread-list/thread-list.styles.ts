@@ -141,7 +141,7 @@ export default css`
   /* Focused from code (decisions 500, 515): the ring rounds as a control's does. */
   .state, .state p { border-radius: 6px; }
   /* The search (thread-search.ts): its field leaves room for "Clear search", which stands in for the browser's own. */
-  .search-box { position: relative; margin: 4px 8px; }
+  .search-box { position: relative; margin: 4px 6px; }
   .search-box .search { width: 100%; margin: 0; padding-inline-end: 36px; }
   .search::-webkit-search-cancel-button { -webkit-appearance: none; appearance: none; }
   .clear-search {
