@@ -84,9 +84,11 @@ export class ThreadListPanel implements ReactiveController {
     // Open without a click (restored from the device, or opened through the session).
     if (open) void loadThreadList().catch(() => {});
     // Out of view (closed, a thread chosen over the conversation, or the panel closed): its
-    // search goes with it, and the list comes back whole (decision 541).
+    // search goes with it, and the list comes back whole (decision 541). A list whose part has not
+    // arrived yet (a reload closing a restored, empty list) is no element yet and holds no search.
     const shown = open && this.#options.inView();
-    if (this.#shown && !shown) this.#options.list()?.clearSearch();
+    const list = this.#options.list();
+    if (this.#shown && !shown && list?.matches(':defined')) list.clearSearch();
     this.#shown = shown;
     void this.#loadForStartScreen();
   }
