@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_KEY_HEADER, agentBase as agentPath, agentPaths } from '../../contract/paths.js';
 import {
   AuthError,
+  ConfigError,
   NetworkError,
   ProtocolError,
   errorFromResponse,
@@ -83,7 +84,8 @@ class AgentApiClient implements ApiClient {
   readonly #options: ApiClientOptions;
   readonly #fetch: typeof fetch;
   readonly #base: string;
-  #warnedOrigin = false;
+  /** The codes whose advice the site owner has read in the console (once each). */
+  readonly #warned = new Set<string>();
 
   constructor(options: ApiClientOptions) {
     this.#options = options;
@@ -108,7 +110,14 @@ class AgentApiClient implements ApiClient {
     if (request.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
     yield* this.#stream(
       what,
-      this.#send(what, agentPaths.chat, { method: 'POST', headers, body }, signal),
+      this.#send(
+        what,
+        agentPaths.chat,
+        { method: 'POST', headers, body },
+        signal,
+        undefined,
+        !request.threadId,
+      ),
       signal,
     );
   }
@@ -143,7 +152,7 @@ class AgentApiClient implements ApiClient {
     if (limit !== undefined) query.set('limit', String(limit));
     if (cursor) query.set('cursor', cursor);
     const path = `${agentPaths.threads}${query.size ? `?${query}` : ''}`;
-    return this.#json('Loading conversations', path, { method: 'GET' }, toThreadPage, signal);
+    return this.#json('Loading conversations', path, { method: 'GET' }, toThreadPage, signal, true);
   }
 
   getThread(threadId: string, { signal }: RequestOptions = {}): Promise<ThreadDetail> {
@@ -193,7 +202,7 @@ class AgentApiClient implements ApiClient {
       body.append('file', file, name);
       return { method: 'POST', headers: { Accept: 'application/json' }, body };
     };
-    const response = await this.#send(what, path, init(), signal, transport);
+    const response = await this.#send(what, path, init(), signal, transport, true);
     const info = toFileInfo(await response.json().catch(() => null));
     if (!info) throw new ProtocolError(`${what}: the service did not describe the file.`);
     return info;
@@ -206,7 +215,8 @@ class AgentApiClient implements ApiClient {
 
   /**
    * The one place that authenticates: attaches the bearer token and, on a 401, discards it,
-   * fetches a fresh one and retries exactly once. Cookies never go to the service.
+   * fetches a fresh one and retries exactly once. Cookies never go to the service. `unnamed`: the
+   * request names no thread (a new conversation's question, the list, an upload).
    */
   async #send(
     what: string,
@@ -214,6 +224,7 @@ class AgentApiClient implements ApiClient {
     init: RequestInit,
     signal?: AbortSignal,
     transport: Transport = this.#fetch,
+    unnamed = false,
   ): Promise<Response> {
     const { tokens } = this.#options;
     const attempt = async (): Promise<{ response: Response; token: string }> => {
@@ -246,10 +257,21 @@ class AgentApiClient implements ApiClient {
     }
     if (await waitedToRepeat(response, init, signal)) ({ response } = await attempt());
     if (!response.ok) {
-      const error = await errorFromResponse(response, what);
-      // The visitor reads plain words; the site owner, once, what to add where (the service's detail).
-      if (error.code === 'origin_not_allowed' && !this.#warnedOrigin) {
-        this.#warnedOrigin = true;
+      // A 404 for a request that names no thread is no conversation gone: the service (its wire
+      // code is the same `not_found`) has no such route or project, so base-url or project-id
+      // points elsewhere (decision 694).
+      const error =
+        response.status === 404 && unnamed
+          ? new ConfigError(
+              `${this.#base}${path} answered 404: check base-url (the service's address, without /agent/v1) and project-id.`,
+            )
+          : await errorFromResponse(response, what);
+      // The visitor reads plain words; the site owner, once, what to add or fix where.
+      if (
+        (error instanceof ConfigError || error.code === 'origin_not_allowed') &&
+        !this.#warned.has(error.code)
+      ) {
+        this.#warned.add(error.code);
         console.warn(error.message);
       }
       throw error;
@@ -264,9 +286,10 @@ class AgentApiClient implements ApiClient {
     init: RequestInit,
     parse: (what: string, value: unknown) => T,
     signal?: AbortSignal,
+    unnamed?: boolean,
   ): Promise<T> {
     const headers = { ...(init.headers as Record<string, string> | undefined), Accept: 'application/json' };
-    const response = await this.#send(what, path, { ...init, headers }, signal);
+    const response = await this.#send(what, path, { ...init, headers }, signal, undefined, unnamed);
     let value: unknown;
     try {
       value = await response.json();

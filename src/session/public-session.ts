@@ -176,9 +176,11 @@ export async function publicSession(request: PublicSessionRequest): Promise<Sess
     });
   }
   const error = await kit.errorFromResponse(response, 'Starting a public session', kit.PublicSessionError);
+  // A 404 is the same `not_found` for an integration that is not public and for a route the
+  // service does not have (a base-url that is not its address): the advice names both (decision 694).
   warn(
     error.status === 404
-      ? `[agent-chat] Integration ${request.integrationId} of project ${request.projectId} takes no public sessions: tick "Allow visitors without a site server" for it on the Integrations page of the service console, or give the widget a session-endpoint.`
+      ? `[agent-chat] Integration ${request.integrationId} of project ${request.projectId} takes no public sessions: tick "Allow visitors without a site server" for it on the Integrations page of the service console, or give the widget a session-endpoint; if ${url} is not the service's address, fix base-url (without /agent/v1).`
       : error.code === 'origin_not_allowed'
         ? error.message
         : '',

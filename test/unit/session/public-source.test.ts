@@ -165,6 +165,24 @@ describe('publicTokenSource (§2b)', () => {
     expect(warn.mock.calls[0][0]).toContain('tick "Allow visitors without a site server"');
   });
 
+  it('a base-url that is not the service (ending in /agent/v1): the site owner reads which address answered 404, and to check base-url', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { service } = makeService({ projects: [PUBLIC_PROJECT] });
+    const mint = publicTokenSource({
+      baseUrl: `${BASE}/agent/v1`,
+      projectId: 'proj_pub',
+      integrationId: 'int_pub',
+      fetch: pageFetch(service).fetch,
+    });
+    const error = await failure(mint(new AbortController().signal));
+    expect(describeError(error)).toMatchObject({ key: 'errorNotConfigured', recoverable: false });
+    expect(warn).toHaveBeenCalledTimes(1);
+    const advice = String(warn.mock.calls[0][0]);
+    expect(advice).toContain(`${BASE}/agent/v1/agent/v1/projects/proj_pub/integrations/int_pub/challenge/`);
+    expect(advice).toContain('base-url');
+    expect(advice).toContain('without /agent/v1');
+  });
+
   it('the budget spent: the visitor reads that the chat has reached its limit for today, with no retry', async () => {
     const { service } = makeService({
       projects: [PUBLIC_PROJECT],
