@@ -137,6 +137,7 @@ export class ChatSession {
       onOwnerLost: () => this.forget('owner-changed'),
       onError: (error) => hooks.onError(error),
       onAnswered: () => this.memory.listAnswered(),
+      session: () => this.#connection.confirm(),
     });
     this.composer = new Composer(
       {

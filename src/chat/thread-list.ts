@@ -39,6 +39,8 @@ export interface ThreadListHooks {
   onError?(error: ErrorInfo): void;
   /** The service answered a page of the list: the rows are its word, not a change made here. */
   onAnswered?(): void;
+  /** Holds a session (minting one if none is held), so noHistory reads its owner key. */
+  session?(): Promise<void>;
 }
 
 /**
@@ -120,24 +122,15 @@ export class ThreadList {
   }
 
   async refresh(): Promise<void> {
-    // An anonymous visitor has no list: the service would only answer 403 (after a session).
-    const noHistory = this.#hooks.noHistory?.();
-    if (noHistory) {
-      this.#request?.abort();
-      // A public visitor's list is the one their device keeps (decision 518): no request.
-      const threads = noHistory === 'public' ? this.#state.threads : [];
-      return this.#set({
-        status: threads.length ? 'ready' : 'unavailable',
-        threads,
-        nextCursor: null,
-        loadingMore: false,
-        noHistory,
-      });
-    }
+    if (this.#noHistory()) return;
     const signal = this.#begin();
     this.#staleLoad = false;
     this.#set({ ...this.#state, status: 'loading', error: undefined });
     try {
+      // The session first: a site's anonymous visitor's says `-` (decision 695), and the list
+      // request would only be a 403 in the page's console.
+      await this.#hooks.session?.();
+      if (signal.aborted || this.#noHistory()) return;
       const page = await this.#api().listThreads({ limit: PAGE_SIZE }, { signal });
       this.#wasOwned = true;
       const threads = page.threads.filter((t) => !this.#gone.has(t.id));
@@ -148,6 +141,27 @@ export class ThreadList {
     } catch (error) {
       this.#fail(error, signal);
     }
+  }
+
+  /**
+   * An anonymous visitor has no list on the service (it would answer 403): shows what there is
+   * without a request, and says so. A public visitor's list is the one their device keeps
+   * (decision 518).
+   */
+  #noHistory(): boolean {
+    const noHistory = this.#hooks.noHistory?.();
+    if (noHistory) {
+      this.#request?.abort();
+      const threads = noHistory === 'public' ? this.#state.threads : [];
+      this.#set({
+        status: threads.length ? 'ready' : 'unavailable',
+        threads,
+        nextCursor: null,
+        loadingMore: false,
+        noHistory,
+      });
+    }
+    return Boolean(noHistory);
   }
 
   async loadMore(): Promise<void> {

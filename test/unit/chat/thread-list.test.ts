@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/api-client.js';
 import { ApiError } from '../../../src/api/errors.js';
 import type { ThreadPage, ThreadSummary } from '../../../src/api/types.js';
@@ -68,11 +68,39 @@ describe('ThreadList', () => {
     });
     const loading = list.refresh();
     // An answer ends (a thread is created) while the first list is on its way.
+    await vi.waitFor(() => expect(calls).toBe(1));
     list.markStale();
     release();
     await loading;
     expect(calls).toBe(2);
     expect(list.snapshot).toMatchObject({ status: 'ready', threads: [thread('new')] });
+  });
+
+  it("asks the session first: one that names no owner (`-`) leaves the list unasked, the visitor's or a signed-in one's is asked", async () => {
+    let calls = 0;
+    let sessionKey: string | undefined;
+    const api = {
+      listThreads: async () => {
+        calls += 1;
+        return { threads: [thread('a')], next_cursor: null };
+      },
+    } as unknown as ApiClient;
+    const list = new ThreadList(() => api, {
+      onChange: () => {},
+      // Before a session, the page's word (no owner-key): nothing is known.
+      noHistory: () => sessionKey === '-' && 'signed-out',
+      session: async () => {
+        sessionKey ??= '-';
+      },
+    });
+    await list.refresh();
+    expect(calls).toBe(0);
+    expect(list.snapshot).toMatchObject({ status: 'unavailable', threads: [], noHistory: 'signed-out' });
+
+    sessionKey = 'key-alice';
+    await list.refresh();
+    expect(calls).toBe(1);
+    expect(list.snapshot).toMatchObject({ status: 'ready', threads: [thread('a')] });
   });
 
   it('treats a 403 as "no history here", and as an owner change only after an owned answer', async () => {
