@@ -29,6 +29,7 @@ export interface EndpointSourceOptions {
  */
 export function endpointTokenSource(url: string, options: EndpointSourceOptions = {}): TokenSource {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  let warned = false;
   return async (signal) => {
     let response: Response;
     try {
@@ -48,13 +49,23 @@ export function endpointTokenSource(url: string, options: EndpointSourceOptions 
       });
     }
     if (!response.ok) {
-      throw new SessionError(
-        'session_failed',
-        `The session endpoint ${url} answered HTTP ${response.status}.`,
-        {
-          status: response.status,
-        },
+      // The endpoints shipped say what the site must fix in a JSON `detail` (decision 677): the
+      // site owner reads it once in the console, as a refused origin's.
+      const detail: unknown = await response.json().then(
+        (body) => body?.detail,
+        () => {},
       );
+      const said = typeof detail == 'string';
+      const error = new SessionError(
+        'session_failed',
+        `The session endpoint ${url} answered HTTP ${response.status}${said ? `: ${detail}` : '.'}`,
+        { status: response.status },
+      );
+      if (said && !warned) {
+        warned = true;
+        console.warn(error.message);
+      }
+      throw error;
     }
     return sessionFromResponse(response, `The session endpoint ${url}`);
   };

@@ -136,4 +136,32 @@ describe('endpointTokenSource', () => {
     expect(error.status).toBeUndefined();
     expect(String((error.cause as Error).message)).toContain('Failed to fetch');
   });
+
+  it("prints an error answer's JSON detail (what the site must fix) once in the console, and nothing for one without", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const detail = 'AGENT_CHAT_API_KEY is not set on this server.';
+      const source = endpointTokenSource('/s', {
+        fetch: async () => Response.json({ detail, code: 'misconfigured' }, { status: 500 }),
+      });
+      for (let i = 0; i < 2; i++) {
+        await expect(source(new AbortController().signal)).rejects.toMatchObject({
+          code: 'session_failed',
+          status: 500,
+        });
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toContain('/s');
+      expect(String(warn.mock.calls[0][0])).toContain(detail);
+
+      const html = endpointTokenSource('/t', {
+        fetch: async () => new Response('<h1>502</h1>', { status: 502 }),
+      });
+      await expect(source(new AbortController().signal)).rejects.toMatchObject({ status: 500 });
+      await expect(html(new AbortController().signal)).rejects.toMatchObject({ status: 502 });
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
