@@ -126,9 +126,8 @@ export class ChatSession {
     this.conversation = new Conversation(client, this.#conversationHooks(), options);
     this.threadList = new ThreadList(client, {
       onChange: () => this.#publish(),
-      // A public integration's sessions never have an owner (§2b, decision 436): asking would
-      // spend a proof of work and a session of the day's budget on a 403. Else the session's
-      // word, else the page's as it is now (a new owner-key may not be synced yet).
+      // A public session never has an owner (§2b, decision 436): no proof of work spent on a 403.
+      // Else the session's word (held first: decision 695), else the page's owner-key as it is now.
       noHistory: () =>
         sessionSourceOf(options.config()) === 'public'
           ? 'public'
