@@ -1,8 +1,9 @@
 /** The files role on every engine: quotas, links to the thread of the question that uses them, purges, settings. */
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AnswerStart, FileQuota, StoredFile, Stores } from '../../../../service/storage/types.js';
 import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
-import { sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
+import { openStorage } from '../../../../service/storage/open.js';
+import { freshPostgresSchema, sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
 
 const QUOTA: FileQuota = { uploaderFiles: 3, uploaderBytes: 100, integrationBytes: 150 };
 
@@ -108,6 +109,11 @@ storageSuite('files', (suite) => {
     expect(results.filter((r) => r === 'uploader_quota')).toHaveLength(3);
   });
 
+  it("takes concurrent uploads of many visitors up to the integration's bytes and no further", async () => {
+    const store = await open();
+    expect(await uploadsAtOnce([store])).toBe(QUOTA.integrationBytes);
+  });
+
   it("links a question's files to its thread, which then no longer counts them as unused, and deletes them with it", async () => {
     const store = await open();
     for (const id of ['f1', 'f2', 'f3']) await store.files.putFile(file(id), QUOTA);
@@ -168,6 +174,39 @@ storageSuite('files', (suite) => {
     await store.ledger.beginAnswer(startWith('1', ['used']));
     expect(await store.directory.deleteProject('p')).toBe(true);
     expect(await store.files.describeFiles(['unused', 'used'])).toEqual([]);
+  });
+});
+
+/**
+ * Twenty visitors of one integration upload 10 bytes each at once through `stores` in turn:
+ * the integration takes 150, so exactly fifteen may be stored. Returns the bytes stored.
+ */
+async function uploadsAtOnce(stores: Stores[]): Promise<number> {
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      stores[i % stores.length].files.putFile(
+        file(`v${i}`, { bytes: new Uint8Array(10), uploader: `owner:visitor${i}` }),
+        QUOTA,
+      ),
+    ),
+  );
+  expect(results.filter((r) => r !== 'stored').every((r) => r === 'integration_quota')).toBe(true);
+  const ids = Array.from({ length: 20 }, (_, i) => `v${i}`);
+  return (await stores[0].files.describeFiles(ids)).reduce((sum, f) => sum + f.size, 0);
+}
+
+/** Two instances of a fleet on one PostgreSQL schema, taking visitors' uploads at once. */
+describe.each(process.env.DATABASE_URL ? ['postgresql'] : [])('files across a fleet: %s', () => {
+  it("holds the integration's bytes across instances", { timeout: 30_000 }, async () => {
+    const url = await freshPostgresSchema();
+    const [a, b] = [await openStorage({ databaseUrl: url }), await openStorage({ databaseUrl: url })];
+    try {
+      await seeded(a);
+      expect(await uploadsAtOnce([a, b])).toBe(QUOTA.integrationBytes);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 
