@@ -15,6 +15,7 @@ export class MemoryFileStore implements FileStore {
     private readonly integrationExists: (projectId: string, integrationId: string) => boolean,
   ) {}
 
+  /** Counted and stored with no await between: uploads at once see each other, so both quotas hold. */
   async putFile(file: StoredFile, quota: FileQuota) {
     let mine = 0;
     let myBytes = 0;
