@@ -363,7 +363,13 @@ export interface ConsoleFileSettingsView extends ConsoleFileSettings {
 /** `GET install`: what the Install page fills into its snippets. */
 export interface ConsoleInstall {
   service_url: string;
-  widget: { version: string; file: string; integrity: string } | null;
+  widget: {
+    version: string;
+    file: string;
+    integrity: string;
+    /** The parts and locale files `file` imports later, each with its SRI hash. */
+    parts: Record<string, string>;
+  } | null;
 }
 
 /** One crawl of a source: what changed, and why pages failed (the first 100). */

@@ -1,21 +1,58 @@
 /** The Install page's snippets: what a site owner pastes, with their project filled in. */
+import type { ConsoleInstall } from '../../contract/console.js';
 import { LATEST_WIDGET, widgetPath } from '../../contract/paths.js';
+import { sha256Base64 } from './sha256.js';
 
 export interface SnippetInput {
   projectId: string;
   integrationId: string;
   serviceUrl: string;
-  widget: { version: string; file: string; integrity: string } | null;
+  widget: ConsoleInstall['widget'];
+}
+
+/**
+ * The import map's JSON: each part and locale file the script imports later, at its URL on this
+ * service, with its SRI hash (one entry a line), so a browser runs those only if they are exactly
+ * those files too (decision 697). Null when there is no widget or it imports nothing.
+ */
+function importMapJson({ serviceUrl, widget }: SnippetInput): string | null {
+  const parts = Object.entries(widget?.parts ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (!widget || !parts.length) return null;
+  const lines = parts.map(
+    ([file, hash]) =>
+      `  ${JSON.stringify(`${serviceUrl}${widgetPath(widget.version, file)}`)}: ${JSON.stringify(hash)}`,
+  );
+  return `{"integrity": {\n${lines.join(',\n')}\n}}`;
 }
 
 /**
  * The widget from this service (wire contract §12), pinned to the exact release it serves and
- * that file's SRI hash: a browser runs nothing but those bytes.
+ * that file's SRI hash, after the import map that pins the files it loads later: a browser runs
+ * nothing but those bytes.
  */
-function script({ serviceUrl, widget }: SnippetInput): string {
-  return widget
-    ? `<script src="${serviceUrl}${widgetPath(widget.version, widget.file)}"\n        integrity="${widget.integrity}" crossorigin="anonymous"></script>`
-    : '<!-- This build of the service serves no widget: copy agent-chat.iife.js from the package’s dist/ to your site. -->\n<script src="/assets/agent-chat.iife.js"></script>';
+function script(input: SnippetInput): string {
+  const { serviceUrl, widget } = input;
+  if (!widget)
+    return '<!-- This build of the service serves no widget: copy agent-chat.iife.js from the package’s dist/ to your site. -->\n<script src="/assets/agent-chat.iife.js"></script>';
+  const map = importMapJson(input);
+  return `${map ? `<script type="importmap">${map}</script>\n` : ''}<script src="${serviceUrl}${widgetPath(widget.version, widget.file)}"
+        integrity="${widget.integrity}" crossorigin="anonymous"></script>`;
+}
+
+/**
+ * The Content-Security-Policy a page with the pinned tag needs: scripts from the service and the
+ * inline import map by the hash of its exact text, connections to the service (and the page's
+ * own origin for a session endpoint). Null without a widget.
+ */
+export function pinnedCsp(
+  input: SnippetInput,
+  { sessionEndpoint }: { sessionEndpoint: boolean },
+): string | null {
+  if (!input.widget) return null;
+  const service = new URL(input.serviceUrl).origin;
+  const map = importMapJson(input);
+  const hash = map ? ` 'sha256-${sha256Base64(map)}'` : '';
+  return `Content-Security-Policy: script-src ${service}${hash}; connect-src ${sessionEndpoint ? "'self' " : ''}${service}`;
 }
 
 /** The element with the site's own session endpoint (§2). */

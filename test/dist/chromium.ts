@@ -9,11 +9,12 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * Opens `origin` in a new page, recording from the first byte its CSP violations, its console
- * errors and every request it makes (`METHOD url`).
+ * errors and every request it makes (`METHOD url`); `prepare` (routes, say) runs before it loads.
  */
 export async function openWatched(
   browser: Browser,
   origin: string,
+  prepare?: (page: Page) => Promise<unknown>,
 ): Promise<{ page: Page; violations: () => Promise<string[]>; errors: string[]; requests: string[] }> {
   const page = await browser.newPage();
   // A click or a wait for an element that never comes fails here, naming its locator, rather
@@ -31,6 +32,7 @@ export async function openWatched(
       seen.push(`${e.violatedDirective} ${e.blockedURI}`),
     );
   });
+  await prepare?.(page);
   await page.goto(origin);
   return {
     page,

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../contract/owner-key.js';
-import { giveHtmlSinkAString, painted } from './chromium.js';
+import { answered, giveHtmlSinkAString, openWatched, painted } from './chromium.js';
 import { listen } from './public-site.js';
 import { PUBLIC_NEEDS_ORIGIN } from '../../contract/console.js';
 import { ADMIN, FAILURE, PROJECT, axe, startSite } from './console-site.js';
@@ -129,6 +129,23 @@ function phoneFit() {
     more: { before: !!nav?.hasAttribute('data-more-before'), after: !!nav?.hasAttribute('data-more-after') },
     gapUnderNav: Math.round(main!.getBoundingClientRect().top - nav!.getBoundingClientRect().bottom),
   };
+}
+
+/**
+ * A visitor of a static page with the public tag asks the project (it answers from its own
+ * docs, the Acme site); the elements of the answer's content, by tag name.
+ */
+async function visitorAsks(page: Page): Promise<string[]> {
+  await page.getByRole('button', { name: 'Open chat' }).click();
+  await page.getByRole('textbox', { name: 'Message' }).fill('How much memory does Acme need?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByText('2 GB of memory').first().waitFor({ timeout: 15_000 });
+  await answered(page);
+  return page.evaluate(() => {
+    const list = document.querySelector('agent-chat')?.shadowRoot?.querySelector('agent-chat-message-list');
+    const answer = [...(list?.shadowRoot?.querySelectorAll('agent-chat-message') ?? [])].at(-1);
+    return [...(answer?.shadowRoot?.querySelectorAll('.content *') ?? [])].map((e) => e.tagName);
+  });
 }
 
 const mint = (apiKey: string) =>
@@ -548,13 +565,15 @@ describe('the console in Chromium', () => {
     await refused.site.close();
   });
 
-  it("a public integration: the box needs an allowed origin and says why; the pasted script tag from the service answers a static page; the budgets show today's use", async () => {
+  it("a public integration: the box needs an allowed origin and says why; the pasted script tag and CSP line from the service answer a static page, every file pinned; the budgets show today's use", async () => {
     let pasted = '';
+    // The page's own policy allows nothing else: what the console's CSP line adds is all it has.
+    let cspLine = '';
     const site = await listen((path) =>
       path === '/'
         ? {
             html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>\n${pasted}\n</body></html>`,
-            csp: `default-src 'self'; script-src ${service.url}; style-src 'self'; connect-src ${service.url}`,
+            csp: `default-src 'self'; style-src 'self'; ${cspLine.replace(/^Content-Security-Policy: /, '')}`,
           }
         : null,
     );
@@ -587,10 +606,23 @@ describe('the console in Chromium', () => {
       .first()
       .waitFor();
     pasted = (await page.getByLabel('public script tag', { exact: true }).textContent()) ?? '';
-    const sri = await (await fetch(`${service.url}/widget/latest/sri.json`)).json();
+    cspLine = (await page.getByLabel('public CSP header', { exact: true }).textContent()) ?? '';
+    const sri: Record<string, string> = await (await fetch(`${service.url}/widget/latest/sri.json`)).json();
     expect(pasted).toContain(`src="${service.url}/widget/`);
     expect(pasted).toContain(`integrity="${sri['agent-chat.iife.js']}" crossorigin="anonymous"`);
     expect(pasted).not.toContain('session-endpoint');
+    // Before the script, an import map pins every part and locale of the release, one a line.
+    const version = pasted.match(/\/widget\/([^/]+)\/agent-chat\.iife\.js/)?.[1];
+    const later = Object.keys(sri).filter((f) => /^agent-chat\.(part|locale)\./.test(f));
+    expect(later.length).toBeGreaterThan(10);
+    for (const file of later)
+      expect(pasted).toContain(`\n  "${service.url}/widget/${version}/${file}": "${sri[file]}"`);
+    expect(pasted.indexOf('<script type="importmap">')).toBe(0);
+    expect(cspLine).toMatch(
+      new RegExp(
+        `^Content-Security-Policy: script-src ${service.url} 'sha256-[A-Za-z0-9+/]{43}='; connect-src ${service.url}$`,
+      ),
+    );
     // Beside it, the tag a page keeps across upgrades: the same element, the latest release, no pin.
     const following = (await page.getByLabel('public script tag that follows upgrades').textContent()) ?? '';
     expect(following).toContain(
@@ -602,18 +634,31 @@ describe('the console in Chromium', () => {
     );
     expect(await axe(page)).toEqual([]);
 
-    // A visitor on the static page the site owner pasted it into: no server code, an answer.
-    const visitor = await browser.newPage();
-    await visitor.goto(site.origin);
-    await visitor.getByRole('button', { name: 'Open chat' }).click();
-    // The project answers from its own docs (the Acme site).
-    await visitor.getByRole('textbox', { name: 'Message' }).fill('How much memory does Acme need?');
-    await visitor.getByRole('button', { name: 'Send' }).click();
-    await visitor.getByText('2 GB of memory').first().waitFor({ timeout: 15_000 });
-    await visitor.close();
+    // A visitor on the static page the site owner pasted it into: no server code, an answer,
+    // rendered by the Markdown part the import map pinned; no violation of the page's policy.
+    const markdownPart = `${service.url}/widget/${version}/${later.find((f) => f.includes('.part.markdown-engine-'))}`;
+    const visitor = await openWatched(browser, site.origin);
+    expect(await visitorAsks(visitor.page)).toContain('UL');
+    expect(visitor.requests).toContain(`GET ${markdownPart}`);
+    expect(await visitor.violations()).toEqual([]);
+    expect(visitor.errors).toEqual([]);
+    await visitor.page.close();
+    // The same page with that part served as other bytes: the part never runs, and the widget
+    // goes on without it, the answer in plain text.
+    const tampered = await openWatched(browser, site.origin, async (other) =>
+      other.route(markdownPart, async (route) => {
+        const real = await route.fetch();
+        await route.fulfill({ response: real, body: `${await real.text()}\nglobalThis.tampered = true;` });
+      }),
+    );
+    expect(await visitorAsks(tampered.page)).toEqual(['P']);
+    expect(await tampered.page.evaluate(() => 'tampered' in globalThis)).toBe(false);
+    expect(tampered.errors.join(' ')).toMatch(/integrity/i);
+    expect(await tampered.violations()).toEqual([]);
+    await tampered.page.close();
 
     await page.reload();
-    await page.getByText('Today (UTC): 1 of 200 sessions, 1 of 1,000 answers.').waitFor();
+    await page.getByText('Today (UTC): 2 of 200 sessions, 2 of 1,000 answers.').waitFor();
     expect(
       await page.getByRole('checkbox', { name: 'Allow visitors without a site server' }).isChecked(),
     ).toBe(true);
@@ -625,11 +670,11 @@ describe('the console in Chromium', () => {
     const dark = await open({ colorScheme: 'dark', signedIn: true });
     await dark.page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await dark.page.getByRole('link', { name: /int_app/ }).click();
-    await dark.page.getByText('Today (UTC): 1 of 200 sessions').waitFor();
+    await dark.page.getByText('Today (UTC): 2 of 200 sessions').waitFor();
     expect(await axe(dark.page)).toEqual([]);
     if (SHOTS) await dark.page.screenshot({ path: `${SHOTS}/integration-public-dark.png`, fullPage: true });
     await dark.context.close();
-  });
+  }, 60_000);
 
   it('the Install snippets wait for the service to say which widget it serves: nothing to copy before, the pinned tag after', async () => {
     const { page, context } = await open({ signedIn: true });

@@ -1,4 +1,4 @@
-import type { RequestInfo, ServiceContext } from '../context.js';
+import type { RequestInfo, ServiceContext, WidgetRelease } from '../context.js';
 import type { ConsoleInstall } from '../../../contract/console.js';
 import { json } from '../../http/responses.js';
 import { requireAdmin } from './auth.js';
@@ -19,12 +19,21 @@ export async function installInfo(
   _info: RequestInfo,
 ): Promise<Response> {
   await requireAdmin(ctx, request);
-  const widget = ctx.widget;
-  const integrity = widget?.sri[WIDGET_FILE] ?? null;
   return json({
     service_url: ctx.publicUrl
       ? `${ctx.publicUrl}${ctx.basePath}`
       : `${new URL(request.url).origin}${ctx.basePath}`,
-    widget: widget && integrity ? { version: widget.version, file: WIDGET_FILE, integrity } : null,
+    widget: installWidget(ctx.widget),
   } satisfies ConsoleInstall);
+}
+
+/** The files the classic script imports when it needs them: its parts and its locales. */
+const IMPORTED_LATER = /^agent-chat\.(part|locale)\./;
+
+/** The release as the Install page pins it: the script's hash, and those of the files it imports. */
+export function installWidget(widget: WidgetRelease | null): ConsoleInstall['widget'] {
+  const integrity = widget?.sri[WIDGET_FILE];
+  if (!widget || !integrity) return null;
+  const parts = Object.fromEntries(Object.entries(widget.sri).filter(([name]) => IMPORTED_LATER.test(name)));
+  return { version: widget.version, file: WIDGET_FILE, integrity, parts };
 }

@@ -1,0 +1,60 @@
+/** The Install page's pinned snippet: an import map of every file the script loads later, and the CSP line that allows it. */
+import { createHash } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { sha256Base64 } from '../../../../service/console/sha256.js';
+import {
+  pinnedCsp,
+  publicLatestTag,
+  publicScriptTag,
+  scriptTag,
+} from '../../../../service/console/snippets.js';
+
+const input = {
+  projectId: 'proj_a',
+  integrationId: 'int_a',
+  serviceUrl: 'https://chat.example.com/base',
+  widget: {
+    version: '1.2.3',
+    file: 'agent-chat.iife.js',
+    integrity: 'sha384-script',
+    parts: { 'agent-chat.part.markdown-engine-X.js': 'sha384-md', 'agent-chat.locale.de.js': 'sha384-de' },
+  },
+};
+
+it('hashes as SHA-256 does, at every padding boundary and past ASCII', () => {
+  for (const text of ['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'é€😀'.repeat(300)])
+    expect(sha256Base64(text)).toBe(createHash('sha256').update(text).digest('base64'));
+});
+
+it('puts an import map of the parts and locales, one a line, before the pinned script; the CSP allows it by the hash of its exact text', () => {
+  const tag = publicScriptTag(input);
+  expect(tag.split('\n').slice(0, 4)).toEqual([
+    '<script type="importmap">{"integrity": {',
+    '  "https://chat.example.com/base/widget/1.2.3/agent-chat.locale.de.js": "sha384-de",',
+    '  "https://chat.example.com/base/widget/1.2.3/agent-chat.part.markdown-engine-X.js": "sha384-md"',
+    '}}</script>',
+  ]);
+  expect(tag.indexOf('type="importmap"')).toBeLessThan(tag.indexOf('integrity="sha384-script"'));
+  expect(JSON.parse(tag.slice(tag.indexOf('>') + 1, tag.indexOf('</script>')))).toEqual({
+    integrity: {
+      'https://chat.example.com/base/widget/1.2.3/agent-chat.locale.de.js': 'sha384-de',
+      'https://chat.example.com/base/widget/1.2.3/agent-chat.part.markdown-engine-X.js': 'sha384-md',
+    },
+  });
+  const text = tag.slice(tag.indexOf('>') + 1, tag.indexOf('</script>'));
+  const hash = createHash('sha256').update(text).digest('base64');
+  expect(pinnedCsp(input, { sessionEndpoint: false })).toBe(
+    `Content-Security-Policy: script-src https://chat.example.com 'sha256-${hash}'; connect-src https://chat.example.com`,
+  );
+  expect(pinnedCsp(input, { sessionEndpoint: true })).toBe(
+    `Content-Security-Policy: script-src https://chat.example.com 'sha256-${hash}'; connect-src 'self' https://chat.example.com`,
+  );
+  // The session-endpoint tag pins the same; the tag that follows upgrades pins nothing.
+  expect(scriptTag(input)).toContain(text);
+  expect(publicLatestTag(input)).not.toContain('importmap');
+});
+
+it('with no widget served, neither an import map nor a CSP line', () => {
+  expect(scriptTag({ ...input, widget: null })).not.toContain('importmap');
+  expect(pinnedCsp({ ...input, widget: null }, { sessionEndpoint: false })).toBeNull();
+});
