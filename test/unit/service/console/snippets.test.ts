@@ -1,6 +1,7 @@
 /** The Install page's pinned snippet: an import map of every file the script loads later, and the CSP line that allows it. */
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { installWidget } from '../../../../service/routes/console/install.js';
 import { sha256Base64 } from '../../../../service/console/sha256.js';
 import {
   pinnedCsp,
@@ -57,4 +58,28 @@ it('puts an import map of the parts and locales, one a line, before the pinned s
 it('with no widget served, neither an import map nor a CSP line', () => {
   expect(scriptTag({ ...input, widget: null })).not.toContain('importmap');
   expect(pinnedCsp({ ...input, widget: null }, { sessionEndpoint: false })).toBeNull();
+});
+
+it('the install info pins, besides the script, the files it imports later: its parts and locales, not the ES build', () => {
+  const sri = Object.fromEntries(
+    [
+      'agent-chat.iife.js',
+      'agent-chat.impl.js',
+      'agent-chat.js',
+      'agent-chat.loader.iife.js',
+      'agent-chat.locale.de.js',
+      'agent-chat.part.kit-A.js',
+      'api-client-B.js',
+    ].map((f) => [f, `sha384-${f}`]),
+  );
+  expect(installWidget({ version: '1.2.3', sri, file: async () => undefined })).toEqual({
+    version: '1.2.3',
+    file: 'agent-chat.iife.js',
+    integrity: 'sha384-agent-chat.iife.js',
+    parts: {
+      'agent-chat.locale.de.js': 'sha384-agent-chat.locale.de.js',
+      'agent-chat.part.kit-A.js': 'sha384-agent-chat.part.kit-A.js',
+    },
+  });
+  expect(installWidget(null)).toBeNull();
 });
