@@ -570,9 +570,9 @@ describe('the console in Chromium', () => {
     // The page's own policy allows nothing else: what the console's CSP line adds is all it has.
     let cspLine = '';
     const site = await listen((path) =>
-      path === '/'
+      path === '/' || path === '/de'
         ? {
-            html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>\n${pasted}\n</body></html>`,
+            html: `<!doctype html><html lang="${path === '/' ? 'en' : 'de'}"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>\n${pasted}\n</body></html>`,
             csp: `default-src 'self'; style-src 'self'; ${cspLine.replace(/^Content-Security-Policy: /, '')}`,
           }
         : null,
@@ -656,6 +656,13 @@ describe('the console in Chromium', () => {
     expect(tampered.errors.join(' ')).toMatch(/integrity/i);
     expect(await tampered.violations()).toEqual([]);
     await tampered.page.close();
+    // A German page: its locale file, pinned by the same map, loads under the same policy.
+    const german = await openWatched(browser, `${site.origin}/de`);
+    await german.page.getByRole('button', { name: 'Chat öffnen' }).waitFor();
+    expect(german.requests).toContain(`GET ${service.url}/widget/${version}/agent-chat.locale.de.js`);
+    expect(await german.violations()).toEqual([]);
+    expect(german.errors).toEqual([]);
+    await german.page.close();
 
     await page.reload();
     await page.getByText('Today (UTC): 2 of 200 sessions, 2 of 1,000 answers.').waitFor();
