@@ -1,7 +1,7 @@
 /** The Install page's snippets: what a site owner pastes, with their project filled in. */
 import type { ConsoleInstall } from '../../contract/console.js';
 import { LATEST_WIDGET, widgetPath } from '../../contract/paths.js';
-import { sha256Base64 } from './sha256.js';
+import { sha256 } from '../../src/session/sha256.js';
 
 export interface SnippetInput {
   projectId: string;
@@ -40,6 +40,13 @@ function script(input: SnippetInput): string {
 }
 
 /**
+ * The `'sha256-…'` a CSP gives an inline script: the widget's own SHA-256 in plain JavaScript,
+ * as a console opened over plain http (not a secure context) has no Web Crypto, and the hash
+ * shows beside the text it hashes, synchronously.
+ */
+const cspHash = (text: string) => btoa(String.fromCharCode(...sha256(new TextEncoder().encode(text))));
+
+/**
  * The Content-Security-Policy a page with the pinned tag needs: scripts from the service and the
  * inline import map by the hash of its exact text, connections to the service (and the page's
  * own origin for a session endpoint). Null without a widget.
@@ -51,7 +58,7 @@ export function pinnedCsp(
   if (!input.widget) return null;
   const service = new URL(input.serviceUrl).origin;
   const map = importMapJson(input);
-  const hash = map ? ` 'sha256-${sha256Base64(map)}'` : '';
+  const hash = map ? ` 'sha256-${cspHash(map)}'` : '';
   return `Content-Security-Policy: script-src ${service}${hash}; connect-src ${sessionEndpoint ? "'self' " : ''}${service}`;
 }
 
