@@ -99,11 +99,12 @@ const bundles = [
   // files gone in the plural (674) (182 B); decision 686: 685's votes, queued bubbles, tail right
   // to left and list rows (91 B); decision 696: a reload's closed list, a 404 that names no thread
   // as the page's setup (694), the list after the session (695), the session endpoint's detail in
-  // the console (693) (205 B).
+  // the console (693) (205 B); decision 701: the message box as one field holding its buttons
+  // (700) (43 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 54.827 * KB),
+    budget: Number(args['max-iife'] ?? 54.87 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -144,8 +145,8 @@ const bundles = [
   // decision 639: 638 (52 B); decision 647: 646 (55 B); decision 661: 659 (137 B) and 660 (257 B);
   // decision 666: 664 (19 B); decision 672: 671 and the read-back (224 B);
   // decision 676: 673 and 674 (165 B); decision 686: 685 (114 B); decision 696: 693, 694, 695
-  // and a reload's closed list (184 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 86.021 * KB) },
+  // and a reload's closed list (184 B); decision 701: 700 (32 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 86.053 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
   // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).

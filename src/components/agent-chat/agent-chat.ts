@@ -77,9 +77,9 @@ const newConversationBeside = (list: Element) =>
  * @csspart avatar - The logo or avatar in the header.
  * @csspart disclaimer - The line under the message box.
  * @csspart composer - The message box area.
- * @csspart composer__input - The composer's textarea.
- * @csspart composer__send-button - The Send / Stop button.
- * @csspart composer__attach-button - "Attach files" beside the message box.
+ * @csspart composer__input - The composer's textarea (the text alone: the message box's edge and focus ring are drawn around it, its files and both buttons).
+ * @csspart composer__send-button - The Send / Stop button, inside the message box at its end.
+ * @csspart composer__attach-button - "Attach files", inside the message box at its start.
  * @csspart message__files - A question's files (thumbnails, download chips).
  * @csspart error - The notice of a chat that is not configured.
  * @csspart agent-bar - The outbox (questions not sent yet, "Queued") and "Talk to a person", above the composer.

@@ -38,7 +38,7 @@ export interface FilesView {
 }
 
 const STYLES = `
-.tray { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; margin: 0; padding: 10px var(--agent-chat-space) 0; }
+.tray { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; margin: 0; padding: 0 0 4px; }
 .files { display: flex; flex-wrap: wrap; gap: 6px; list-style: none; margin: 0 0 6px; padding: 0; justify-content: flex-end;
   max-width: var(--agent-chat-message-max-width, 85%); }
 .chip { position: relative; display: flex; align-items: center; gap: 8px; max-width: 100%; min-width: 0; min-height: 44px;
@@ -68,7 +68,7 @@ button.chip:hover { border-color: var(--agent-chat-color-accent); }
 .files .image.broken .name { display: block; }
 .files .image img { display: block; width: 160px; max-width: 100%; height: 120px; object-fit: cover; border-radius: 12px;
   border: 1px solid var(--agent-chat-color-border); background: var(--agent-chat-color-surface-raised); }
-.notice { margin: 8px var(--agent-chat-space) 0; font: 13px/1.4 var(--agent-chat-font-family); color: var(--agent-chat-color-danger, #b42318); }
+.notice { margin: 4px 8px; font: 13px/1.4 var(--agent-chat-font-family); color: var(--agent-chat-color-danger, #b42318); }
 .notice:empty { margin: 0; }
 .overlay { position: absolute; inset: 0; z-index: 5; display: grid; place-items: center; pointer-events: none;
   background: color-mix(in srgb, var(--agent-chat-color-surface) 88%, transparent);

@@ -3,28 +3,49 @@ import { css } from 'lit';
 export default css`
   :host {
     display: block;
+    padding: 8px var(--agent-chat-space) max(10px, env(safe-area-inset-bottom));
     border-top: 1px solid var(--agent-chat-color-border);
     background: var(--agent-chat-composer-background, var(--agent-chat-color-surface));
   }
+  /* One rounded field holds the files, the text and both buttons (as ChatGPT, ChatKit and Intercom
+     draw it): its edge and its focus ring are the message box's. A border and an outline, never a
+     shadow, so forced colours keep both. */
   form {
+    border: 1px solid var(--agent-chat-color-border);
+    border-radius: 22px;
+    background: var(--agent-chat-color-surface);
+    padding: 4px;
+  }
+  form:focus-within {
+    outline: 2px solid var(--agent-chat-color-focus);
+    outline-offset: -1px;
+  }
+  .row {
     display: flex;
     align-items: flex-end;
-    gap: 8px;
-    padding: 10px var(--agent-chat-space) max(10px, env(safe-area-inset-bottom));
+    gap: 4px;
   }
   textarea {
     flex: 1;
+    min-width: 0;
     resize: none;
-    min-height: 40px;
+    min-height: 36px;
     max-height: 160px;
     /* 16px keeps iOS Safari from zooming the page on focus. */
     font: 16px/1.4 var(--agent-chat-font-family);
     color: var(--agent-chat-color-text);
-    background: var(--agent-chat-color-surface);
-    border: 1px solid var(--agent-chat-color-border);
-    border-radius: 10px;
-    padding: 9px 10px;
+    background: transparent;
+    border: 0;
+    padding: 7px 6px;
     field-sizing: content;
+  }
+  /* The field's ring is drawn around the whole field. */
+  textarea:focus-visible {
+    outline: 0;
+  }
+  /* Without "Attach files" the text starts where the button would. */
+  textarea:first-child {
+    padding-inline-start: 12px;
   }
   textarea::placeholder {
     color: var(--agent-chat-color-text-muted);
@@ -35,8 +56,8 @@ export default css`
     flex: none;
     display: grid;
     place-items: center;
-    width: 40px;
-    height: 40px;
+    width: 36px;
+    height: 36px;
     border: 0;
     border-radius: 50%;
     padding: 0;
@@ -59,7 +80,7 @@ export default css`
   }
   /* Until the attachment view has loaded (or where it cannot), files are a list of names. */
   .plain {
-    margin: 8px var(--agent-chat-space) 0;
+    margin: 4px 8px;
     padding-inline-start: 1.2em;
     font-size: 13px;
     color: var(--agent-chat-color-text-muted);

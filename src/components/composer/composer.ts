@@ -182,8 +182,9 @@ export class AgentChatComposer extends LitElement {
     const empty = !typed && !this.tray.files.length;
     const { t } = this.l10n;
     // Files attached or removed are said in a polite live region (decision 584).
-    return html`${this.#renderTray()}<span class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
-      ${
+    // The files sit inside the field, above the text; the field's edge and ring are the form's.
+    return html`<span class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
+      ${this.#renderTray()}<div class="row">${
         this.attachable
           ? html`<button class="attach" part="attach-button" type="button" aria-label=${t('attachFiles')} title=${t('attachFiles')} @click=${() => this.picker?.click()}>${icon('attach')}</button>
         <input type="file" multiple hidden accept=${this.accept || nothing} tabindex="-1" aria-hidden="true" @change=${this.#handlePicked} />`
@@ -212,7 +213,7 @@ export class AgentChatComposer extends LitElement {
           title=${t(streaming ? 'stop' : 'send')}
           aria-disabled=${!streaming && empty ? 'true' : 'false'}
         >${icon(streaming ? 'stop' : 'send')}</button>`
-      }
+      }</div>
     </form>`;
   }
 }
