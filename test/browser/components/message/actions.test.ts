@@ -68,6 +68,8 @@ describe('<agent-chat> message actions', () => {
     const feedbackRequests = () => backend.serviceRequests.filter((r) => r.url.endsWith('/feedback/'));
     await expect.poll(() => feedbackRequests().length).toBe(3);
     // One event per rating (decision 336): the reasons belong to the downvote already announced.
+    // The downvote's event follows its answer, which can come after the reasons' request is sent.
+    await expect.poll(() => feedback.length).toBe(2);
     expect(feedback).toEqual([
       { questionAnswerId: answer.message!.questionAnswerId, reaction: 'upvote' },
       { questionAnswerId: answer.message!.questionAnswerId, reaction: 'downvote' },
