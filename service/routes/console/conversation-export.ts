@@ -46,6 +46,7 @@ const CSV_COLUMNS = [
   'files',
   'answer',
   'answer_status',
+  'failure',
   'uncertain',
   'sources',
   'feedback',
@@ -91,13 +92,16 @@ export function csvRows(thread: ConsoleThreadDetail): string[] {
     const answer = next?.role === 'assistant' ? next : undefined;
     const cells = [
       thread.id,
-      thread.owner_key,
+      // The API's "-" for no owner would be a guarded "'-" on every public visitor's row.
+      thread.owner_key === '-' ? 'anonymous' : thread.owner_key,
       thread.integration_id,
       question.created_at,
       question.content,
       question.attachments.map((f) => f.name).join('\n'),
       answer?.content ?? '',
       answer?.status ?? '',
+      // Why it failed, as the conversation's page says it: the sheet is all its reader has.
+      answer?.failure?.message ?? '',
       answer ? String(answer.uncertain) : '',
       (answer?.sources ?? []).map((s) => s.source_url).join('\n'),
       feedbackWords(answer),

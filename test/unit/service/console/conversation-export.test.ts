@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../../../contract/owner-key.js';
 import { withConsole } from '../../../fixtures/console.js';
-import { AGENT, BASE, PROJECT } from '../../../fixtures/service.js';
+import { AGENT, BASE, PROJECT, scriptedAgent } from '../../../fixtures/service.js';
 import { csvCell } from '../../../../service/routes/console/conversation-export.js';
 
 /** A CSV as a spreadsheet reads it: quoted cells may hold commas, quotes and line breaks. */
@@ -102,6 +102,24 @@ describe('console conversations export', () => {
       detail: { format: 'csv', downvoted: '1' },
     });
     expect(log[1]).toMatchObject({ action: 'conversation.export', detail: { format: 'csv' } });
+  });
+
+  it('names an anonymous visitor as the page does, and says why an answer failed', async () => {
+    const slow = scriptedAgent();
+    const { admin, session, chat } = await withConsole({ agent: slow.agent, maxAnswerMs: 50 });
+    slow.say('Thinking');
+    // A public page's visitor: no owner, which the API writes as "-".
+    await chat(await session(), 'Why does this fail?');
+    const [header, row] = parseCsv(
+      (await admin.call('GET', `projects/${PROJECT.id}/conversations?format=csv`)).body as string,
+    );
+    const cell = (name: string) => row[header.indexOf(name)];
+    // Not "'-", the guarded dash a spreadsheet shows for every anonymous row.
+    expect(cell('owner_key')).toBe('anonymous');
+    expect(cell('answer_status')).toBe('error');
+    // Why, as the conversation's page says it: the operator reading the sheet has only this.
+    expect(cell('failure')).toMatch(/^The answer ran past the service's limit/);
+    expect(header.indexOf('failure')).toBe(header.indexOf('answer_status') + 1);
   });
 
   it('writes JSON Lines of whole threads as the page reads them, across pages of the store, and refuses an unknown format', async () => {
