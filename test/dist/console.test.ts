@@ -462,6 +462,27 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('revoking the key whose secret is on show takes the secret away with it', async () => {
+    const { page, context } = await open({ signedIn: true });
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('textbox', { name: /Key name/ }).fill('Mistyped');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const box = page.getByRole('textbox', { name: 'New API key' });
+    await box.waitFor();
+    // Made by mistake, revoked at once, before Done: "Copy it now" must not go on offering it.
+    await page.getByRole('button', { name: 'Revoke Mistyped' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke Mistyped?' })
+      .getByRole('button', { name: 'Revoke key' })
+      .click();
+    const row = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'Mistyped', exact: true }) });
+    await expect.poll(() => row.getByText('Revoked').count()).toBe(1);
+    expect(await box.count()).toBe(0);
+    await context.close();
+  });
+
   it('allowed origins are enforced: the widget chats on a listed origin; on an unlisted one the visitor reads plain words and the site owner one warning', async () => {
     const listed = await startSite(service.url, PROJECT.apiKey, 'int_docs');
     const unlisted = await startSite(service.url, PROJECT.apiKey, 'int_docs');

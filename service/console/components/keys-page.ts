@@ -52,7 +52,7 @@ export class KeysPage extends ConsolePage {
 
   @state() private keys: ConsoleApiKey[] | null = null;
   @state() private error = '';
-  @state() private fresh: { key: string; name: string; note: string } | null = null;
+  @state() private fresh: { id: string; key: string; name: string; note: string } | null = null;
   @state() private copied = false;
   @state() private pending: { kind: 'rotate' | 'revoke' | 'end'; key: ConsoleApiKey } | null = null;
 
@@ -184,6 +184,7 @@ export class KeysPage extends ConsolePage {
       const created = await this.api.createKey(this.project.id, name);
       form.reset();
       this.show(
+        created.id,
         created.key,
         created.name,
         'Store it in your server’s secrets (for example AGENT_CHAT_API_KEY).',
@@ -197,6 +198,7 @@ export class KeysPage extends ConsolePage {
     await this.run(async () => {
       const rotated = await this.api.rotateKey(this.project.id, key.id, overlap);
       this.show(
+        rotated.id,
         rotated.key,
         rotated.name,
         overlap
@@ -210,10 +212,12 @@ export class KeysPage extends ConsolePage {
     const key = this.pending!.key;
     const endSessions = (event.submitter as HTMLButtonElement | null)?.value === 'end';
     await this.run(() => this.api.revokeKey(this.project.id, key.id, { endSessions }).then(() => {}));
+    // A revoked key's secret is of no use: "Copy it now" would hand out a key that fails.
+    if (this.fresh?.id === key.id) this.fresh = null;
   }
 
-  private show(key: string, name: string, note: string) {
-    this.fresh = { key, name, note };
+  private show(id: string, key: string, name: string, note: string) {
+    this.fresh = { id, key, name, note };
     this.copied = false;
     void this.updateComplete.then(() =>
       this.renderRoot.querySelector<HTMLInputElement>('input[aria-label="New API key"]')?.focus(),
