@@ -888,6 +888,34 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('a visitor with no owner is named in plain words: on Activity and on their conversation', async () => {
+    const { page, context } = await open({ signedIn: true });
+    // Activity's owners are the visitors a site's server named; a public page's visitors are none of them.
+    const totals = page.getByRole('region', { name: 'Totals' });
+    await totals.getByRole('term').first().waitFor();
+    const terms = await totals.getByRole('term').allTextContents();
+    expect(terms.map((t) => t.trim())).toContain('Signed-in visitors');
+    expect(terms.join()).not.toContain('Unique owners');
+    const at = Date.now();
+    const id = `th_${'a'.repeat(32)}`;
+    await service.storage.conversations.createThread({
+      id,
+      projectId: PROJECT.id,
+      integrationId: 'int_docs',
+      owner: null,
+      title: 'Asked without signing in',
+      createdAt: at,
+      updatedAt: at,
+    });
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await page.getByRole('link', { name: /Asked without signing in/ }).click();
+    await page.getByRole('heading', { name: 'Asked without signing in' }).waitFor();
+    // Not "Owner key anonymous": there is no key to show.
+    await page.getByText(/^Anonymous visitor/).waitFor({ timeout: 3_000 });
+    expect(await page.getByText('Owner key anonymous').count()).toBe(0);
+    await context.close();
+  });
+
   it('activity: the CSV of the period downloads with one row per day', async () => {
     const { page, context } = await open({ signedIn: true });
     await page.getByRole('button', { name: '7 days' }).click();

@@ -120,7 +120,8 @@ export class ActivityPage extends ConsolePage {
       ['Sessions', t.sessions],
       ['Threads', t.threads],
       ['Messages', t.messages],
-      ['Unique owners', t.unique_owners],
+      // The owners a site's server named (anonymous visitors are none): "unique owners" read as 0 visitors.
+      ['Signed-in visitors', t.unique_owners],
       [html`${thumbUp} Helpful`, t.upvotes],
       [html`${thumbDown} Not helpful`, t.downvotes],
       ['Model tokens', t.prompt_tokens + t.completion_tokens],

@@ -320,7 +320,7 @@ export class ConversationsPage extends ConsolePage {
       <a class="back" href="conversations?${new URLSearchParams({ project: this.project.id, ...this.clean(this.query()) })}" @click=${(e: MouseEvent) => this.open(e, undefined)}>← All conversations</a>
       <div class="stack">
         <h2 id="thread-title" tabindex="-1">${t.title}</h2>
-        <p class="meta">Owner key <span class="owner">${t.owner_key === '-' ? 'anonymous' : t.owner_key}</span>&nbsp;· ${t.integration_id}&nbsp;· started ${when(t.created_at)}${t.handoff_at ? html`&nbsp;· <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
+        <p class="meta">${t.owner_key === '-' ? 'Anonymous visitor' : html`Owner key <span class="owner">${t.owner_key}</span>`}&nbsp;· ${t.integration_id}&nbsp;· started ${when(t.created_at)}${t.handoff_at ? html`&nbsp;· <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
         <conversation-erase .api=${this.api} project=${this.project.id} .thread=${t} @conversation-gone=${this.gone}></conversation-erase>
       </div>
       ${t.messages.map(
