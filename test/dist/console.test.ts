@@ -916,6 +916,23 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('a conversation opened from the list by keyboard takes the focus to its title, wide and at 390 px', async () => {
+    for (const viewport of [
+      { width: 1280, height: 860 },
+      { width: 390, height: 844 },
+    ]) {
+      const { page, context } = await open({ signedIn: true, viewport });
+      await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+      const link = page.getByRole('link', { name: /Is the widget safe against XSS\?/ });
+      await link.focus();
+      await page.keyboard.press('Enter');
+      // Its words arrive after the click: the focus must wait for them, not stay on the list
+      // (or, at 390 px where the list gives way to the conversation, fall to the page's start).
+      await expect.poll(() => focusedText(page)).toBe('H2 Is the widget safe against XSS?');
+      await context.close();
+    }
+  });
+
   it('activity: the CSV of the period downloads with one row per day', async () => {
     const { page, context } = await open({ signedIn: true });
     await page.getByRole('button', { name: '7 days' }).click();

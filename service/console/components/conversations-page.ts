@@ -169,6 +169,8 @@ export class ConversationsPage extends ConsolePage {
   private readonly rendered = new WeakMap<object, TemplateResult>();
   private listKey = '';
   private threadKey = '';
+  /** A conversation opened from the list, whose title takes the focus when it has loaded. */
+  private focusTitle = false;
 
   updated() {
     const filters = new URLSearchParams(
@@ -219,7 +221,15 @@ export class ConversationsPage extends ConsolePage {
         loadMarkdown(),
       ]);
       this.renderAnswer = renderAnswer;
-      if (key === this.threadKey) this.thread = thread;
+      if (key !== this.threadKey) return;
+      this.thread = thread;
+      // Opened from the list: its title takes the focus once it is there, which is after the
+      // fetch (at 390 px the list, and the link that had the focus, are gone by then).
+      if (this.focusTitle) {
+        this.focusTitle = false;
+        await this.updateComplete;
+        this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus();
+      }
     } catch (error) {
       if (key === this.threadKey)
         this.threadError =
@@ -290,10 +300,7 @@ export class ConversationsPage extends ConsolePage {
     if (!inPlace(event)) return;
     event.preventDefault();
     this.navigate('conversations', this.query({ thread: id }));
-    if (id)
-      void this.updateComplete.then(() =>
-        requestAnimationFrame(() => this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus()),
-      );
+    this.focusTitle = !!id;
   }
 
   /** A conversation (or every one of an owner) was erased: its rows leave the list, the review closes. */
