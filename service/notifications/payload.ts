@@ -25,6 +25,8 @@ export interface NotificationFacts {
   reasons?: string[];
   comment?: string | null;
   failureCode?: string;
+  /** The failure's words, as the console shows them (decision 703). */
+  failureMessage?: string;
   /** The conversation in the console, when the service knows its public URL. */
   link: string | null;
 }
@@ -50,7 +52,8 @@ const HEADLINES: Record<NotificationFacts['event'], (f: NotificationFacts) => st
   handoff: (f) => `A visitor asked for a person (${f.projectName}).`,
   downvote: (f) =>
     `An answer was voted not helpful (${f.projectName})${f.reasons?.length ? `: ${f.reasons.join(', ')}` : ''}.`,
-  answer_failed: (f) => `An answer failed (${f.projectName}): ${f.failureCode ?? 'unknown'}.`,
+  answer_failed: (f) =>
+    `An answer failed (${f.projectName}): ${f.failureMessage ?? `${f.failureCode ?? 'unknown'}.`}`,
   test: (f) => `A test from agent-chat: notifications of ${f.projectName} reach this channel.`,
 };
 
@@ -84,5 +87,6 @@ export function notificationBody(f: NotificationFacts): string {
       comment: f.comment === null ? null : excerpt(f.comment, EXCERPT_CHARS),
     }),
     ...(f.failureCode && { failure_code: f.failureCode }),
+    ...(f.failureMessage && { failure_message: f.failureMessage }),
   });
 }

@@ -60,6 +60,11 @@ export async function notify(ctx: NotifyContext, input: NotifyInput): Promise<vo
       threadId: thread.id,
       at,
       ...exchange(thread, input.answerId),
+      // A failure's stored words (the model server unreachable, the key refused): the code alone
+      // sends the channel's reader to the console to learn what to fix.
+      failureMessage: input.answerId
+        ? thread.messages.find((m) => m.id === input.answerId)?.failure?.message
+        : undefined,
       link: conversationLink(ctx, input.projectId, thread.id),
     };
     await ctx.storage.notifications.enqueue({

@@ -287,6 +287,14 @@ describe('webhook deliveries', () => {
     expect(body).toMatchObject({ event: 'answer_failed', thread_id: ctx.threadId, answer_id: ctx.answerId });
     expect(body.failure_code).toMatch(/^[a-z_]+$/);
     expect(body.text).toContain(`An answer failed (`);
+    // The words the console shows for it, not only a code the channel's reader must look up.
+    const stored = (await ctx.service.storage.conversations.getThread(ctx.threadId))!.messages.find(
+      (m) => m.id === ctx.answerId,
+    )!.failure!;
+    expect(stored.message.length).toBeGreaterThan(0);
+    expect(body.failure_message).toBe(stored.message);
+    expect(body.text.split('\n')[0]).toMatch(/^An answer failed \(.+\): /);
+    expect(body.text.split('\n')[0].endsWith(`): ${stored.message}`)).toBe(true);
   });
 
   it('a 👎 changed to 👍 within its minute sends nothing; one that still stands after it is sent', async () => {
