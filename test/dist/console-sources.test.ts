@@ -297,6 +297,8 @@ describe('the console in Chromium: Sources', () => {
           .poll(() => crawl.textContent(), { timeout: 15_000 })
           .toMatch(/^41 pages read, for \d+ sec$/);
         expect(await source.getByRole('term').filter({ hasText: 'Crawling' }).count()).toBe(1);
+        // Its "next crawl" was the time it began, now past: no such line while it runs.
+        expect(await source.getByRole('term').filter({ hasText: 'Next crawl' }).count()).toBe(0);
         // Read where it stands, not spoken each second: no live region holds it.
         expect(await tab.page.getByRole('status').filter({ hasText: 'pages read' }).count()).toBe(0);
         const found = await axe(tab.page);

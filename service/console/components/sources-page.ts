@@ -187,7 +187,10 @@ export class SourcesPage extends ConsolePage {
         <div><dt>Pages</dt><dd>${count(source.pages)}</dd></div>
         <div><dt>Sections</dt><dd>${count(source.sections)}</dd></div>
         <div><dt>Last crawl</dt><dd>${when(source.last_crawl_at, 'Not yet')}</dd></div>
-        <div><dt>Next crawl</dt><dd>${when(source.next_crawl_at)}</dd></div>
+        ${
+          // While it runs, the next crawl is the one that began (a time now past): said once it ends.
+          source.crawl ? nothing : html`<div><dt>Next crawl</dt><dd>${when(source.next_crawl_at)}</dd></div>`
+        }
         ${
           source.crawl
             ? html`<div><dt>Crawling</dt><dd>${crawlProgress(source.crawl)}</dd></div>`
