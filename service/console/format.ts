@@ -98,3 +98,40 @@ export function auditDetail(detail: Record<string, unknown> | null): string {
     .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${value(v)}`)
     .join(' · ');
 }
+
+/** What an audited action means, in words: the Audit log's "What" (a test checks every action has them). */
+export const AUDIT_ACTIONS: Record<string, string> = {
+  sign_in: 'Signed in',
+  'sign_in.failed': 'Failed sign-in',
+  sign_out: 'Signed out',
+  'admin.add': 'Added an admin',
+  'admin.remove': 'Removed an admin',
+  'admin.password': 'Set a new password for',
+  'admin.password.failed': 'Gave a wrong current password for',
+  'sign_out.others': 'Signed out their other sessions',
+  'project.create': 'Created a project',
+  'project.rename': 'Renamed a project',
+  'project.delete': 'Deleted a project',
+  'integration.create': 'Added an integration',
+  'integration.update': 'Changed an integration',
+  'integration.delete': 'Deleted an integration',
+  'integration.files': 'Changed the files visitors may attach to',
+  'key.create': 'Created an API key',
+  'key.rotate': 'Rotated an API key',
+  'key.revoke': 'Revoked an API key',
+  'docs.add': 'Added a docs source',
+  'docs.remove': 'Removed a docs source',
+  'docs.crawl': 'Asked for a re-crawl',
+  'docs.exclude': 'Changed the paths a docs source excludes',
+  'docs.synonyms': 'Changed the docs synonyms',
+  'key.end_sessions': 'Ended the sessions of an API key',
+  'conversation.read': 'Read a conversation',
+  'conversation.delete': 'Deleted a conversation',
+  'owner.erase': "Erased a visitor's data",
+  'conversation.search': 'Searched conversations',
+  'conversation.export': 'Exported conversations',
+  'activity.export': 'Exported activity as CSV',
+  'webhook.create': 'Added a webhook',
+  'webhook.delete': 'Deleted a webhook',
+  'webhook.test': 'Sent a test to a webhook',
+};

@@ -2,41 +2,8 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import type { ConsoleAuditEntry } from '../../../contract/console.js';
-import { auditDetail, when } from '../format.js';
+import { AUDIT_ACTIONS, auditDetail, when } from '../format.js';
 import { ConsolePage } from './page.js';
-
-/** What an action means, in words. */
-const ACTIONS: Record<string, string> = {
-  sign_in: 'Signed in',
-  'sign_in.failed': 'Failed sign-in',
-  sign_out: 'Signed out',
-  'admin.add': 'Added an admin',
-  'admin.remove': 'Removed an admin',
-  'admin.password': 'Set a new password for',
-  'admin.password.failed': 'Gave a wrong current password for',
-  'sign_out.others': 'Signed out their other sessions',
-  'project.create': 'Created a project',
-  'project.rename': 'Renamed a project',
-  'project.delete': 'Deleted a project',
-  'integration.create': 'Added an integration',
-  'integration.update': 'Changed an integration',
-  'integration.delete': 'Deleted an integration',
-  'key.create': 'Created an API key',
-  'key.rotate': 'Rotated an API key',
-  'key.revoke': 'Revoked an API key',
-  'docs.add': 'Added a docs source',
-  'docs.remove': 'Removed a docs source',
-  'docs.crawl': 'Asked for a re-crawl',
-  'docs.exclude': 'Changed the paths a docs source excludes',
-  'docs.synonyms': 'Changed the docs synonyms',
-  'key.end_sessions': 'Ended the sessions of an API key',
-  'conversation.read': 'Read a conversation',
-  'conversation.delete': 'Deleted a conversation',
-  'owner.erase': "Erased a visitor's data",
-  'conversation.search': 'Searched conversations',
-  'conversation.export': 'Exported conversations',
-  'activity.export': 'Exported activity as CSV',
-};
 
 /** Who did what, when: every admin action, sign-ins and what the CLI and start-up flags changed. */
 export class AuditPage extends ConsolePage {
@@ -90,7 +57,7 @@ export class AuditPage extends ConsolePage {
           (e) => html`<tr>
           <td class="when">${when(e.at)}</td>
           <td class="who">${e.actor}</td>
-          <td class="what">${ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
+          <td class="what">${AUDIT_ACTIONS[e.action] ?? e.action}${e.target ? html` <code>${e.target}</code>` : nothing}${e.project_id && e.project_id !== e.target ? html` in <code>${e.project_id}</code>` : nothing}
             ${e.detail && Object.keys(e.detail).length ? html`<div class="detail">${auditDetail(e.detail)}</div>` : nothing}</td>
           <td class="address">${e.address ?? '—'}</td>
         </tr>`,
