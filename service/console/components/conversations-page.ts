@@ -169,7 +169,7 @@ export class ConversationsPage extends ConsolePage {
   private readonly rendered = new WeakMap<object, TemplateResult>();
   private listKey = '';
   private threadKey = '';
-  /** A conversation opened from the list, whose title takes the focus when it has loaded. */
+  /** Opened from the list: its title takes the focus when loaded (at 390 px the list's link is gone). */
   private focusTitle = false;
 
   updated() {
@@ -223,13 +223,11 @@ export class ConversationsPage extends ConsolePage {
       this.renderAnswer = renderAnswer;
       if (key !== this.threadKey) return;
       this.thread = thread;
-      // Opened from the list: its title takes the focus once it is there, which is after the
-      // fetch (at 390 px the list, and the link that had the focus, are gone by then).
-      if (this.focusTitle) {
-        this.focusTitle = false;
-        await this.updateComplete;
-        this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus();
-      }
+      // Opened from the list: the title takes the focus once it is there, after the fetch.
+      if (!this.focusTitle) return;
+      this.focusTitle = false;
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>('#thread-title')?.focus();
     } catch (error) {
       if (key === this.threadKey)
         this.threadError =
