@@ -167,6 +167,13 @@ export interface ConsoleWebhook {
   deliveries: ConsoleWebhookDelivery[];
 }
 
+/** `GET webhooks`: the project's webhooks, and whether their messages link the conversation. */
+export interface ConsoleWebhookList {
+  webhooks: ConsoleWebhook[];
+  /** False when the service does not know its public URL (`--public-url`): each message's `url` is null. */
+  conversation_links: boolean;
+}
+
 /** `POST webhooks`: an `https:` address (or `http:` to this machine) and the events it wants. */
 export interface ConsoleWebhookInput {
   url: string;

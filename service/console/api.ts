@@ -25,7 +25,7 @@ import {
   type ConsoleSignedIn,
   type ConsoleThreadDetail,
   type ConsoleThreadPage,
-  type ConsoleWebhook,
+  type ConsoleWebhookList,
   type ConsoleWebhookDelivery,
   type ConsoleWebhookInput,
   consolePaths as paths,
@@ -136,8 +136,7 @@ export class ConsoleApi {
     this.call<ConsoleApiKey>('DELETE', paths.key(projectId, id), {
       query: { end_sessions: options.endSessions ? '1' : undefined },
     });
-  webhooks = (projectId: string) =>
-    this.call<{ webhooks: ConsoleWebhook[] }>('GET', paths.webhooks(projectId)).then((r) => r.webhooks);
+  webhooks = (projectId: string) => this.call<ConsoleWebhookList>('GET', paths.webhooks(projectId));
   createWebhook = (projectId: string, input: ConsoleWebhookInput) =>
     this.call<ConsoleNewWebhook>('POST', paths.webhooks(projectId), { body: input });
   testWebhook = (projectId: string, id: string) =>

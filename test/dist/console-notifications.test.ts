@@ -41,6 +41,15 @@ async function openNotifications(look: (typeof LOOKS)[number] = LOOKS[0], url?: 
 }
 
 describe('the console in Chromium: Notifications', () => {
+  it('says, where the service does not know its public URL, that the messages carry no link and how to give one', async () => {
+    // The console's service here is started without a public URL, as `--public-url` unset.
+    const { page, context } = await openNotifications();
+    const note = page.getByText(/^Messages carry no link to the conversation/);
+    await note.waitFor({ timeout: 5_000 });
+    expect(await note.getByText('--public-url https://…', { exact: true }).count()).toBe(1);
+    await context.close();
+  });
+
   it('adds a webhook (its secret shown once), sends a test that arrives signed, shows a refused one and why, deletes', async () => {
     const ok = await receiver(200);
     const refusing = await receiver(500);

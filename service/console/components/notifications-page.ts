@@ -56,6 +56,8 @@ export class NotificationsPage extends ConsolePage {
   ];
 
   @state() private webhooks: ConsoleWebhook[] | null = null;
+  /** Whether the messages link the conversation (the service knows its public URL). */
+  @state() private links = true;
   @state() private error = '';
   @state() private said = '';
   @state() private fresh: { secret: string; url: string } | null = null;
@@ -72,7 +74,9 @@ export class NotificationsPage extends ConsolePage {
   private async load() {
     try {
       // The error stays: the list reloads after each change, and a refusal must stay readable.
-      this.webhooks = await this.api.webhooks(this.project.id);
+      const list = await this.api.webhooks(this.project.id);
+      this.webhooks = list.webhooks;
+      this.links = list.conversation_links;
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The webhooks could not be loaded.';
     }
@@ -80,7 +84,7 @@ export class NotificationsPage extends ConsolePage {
 
   render() {
     return html`<div class="stack">
-      <div class="page-head"><div><h1 tabindex="-1">Notifications</h1><p class="muted">Webhooks tell your team when a visitor of ${this.project.name} needs them. Slack, Mattermost and Discord incoming webhooks take them as they are; a program can check their signature.</p></div></div>
+      <div class="page-head"><div><h1 tabindex="-1">Notifications</h1><p class="muted">Webhooks tell your team when a visitor of ${this.project.name} needs them. Slack, Mattermost and Discord incoming webhooks take them as they are; a program can check their signature.</p>${this.links ? nothing : html`<p class="muted">Messages carry no link to the conversation: this service does not know the address your team opens it at. Start it with <code>--public-url https://…</code> for one.</p>`}</div></div>
       ${this.secretCard()}
       ${this.form()}
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}

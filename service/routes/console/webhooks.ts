@@ -2,7 +2,12 @@
  * The project's webhooks on the console's Notifications page (decisions 612-617, 628): add one (its
  * signing secret shown once), list them with their recent deliveries, send a test, delete.
  */
-import type { ConsoleNewWebhook, ConsoleWebhook, ConsoleWebhookDelivery } from '../../../contract/console.js';
+import type {
+  ConsoleNewWebhook,
+  ConsoleWebhook,
+  ConsoleWebhookDelivery,
+  ConsoleWebhookList,
+} from '../../../contract/console.js';
 import { isRecord, readJsonBody } from '../../http/body.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json, noContent } from '../../http/responses.js';
@@ -92,7 +97,11 @@ export async function listWebhooks(
 ): Promise<Response> {
   await adminProject(ctx, request, projectId);
   const webhooks = await ctx.storage.notifications.listWebhooks(projectId);
-  return json({ webhooks: await Promise.all(webhooks.map((w) => webhookJson(ctx, w))) });
+  return json({
+    webhooks: await Promise.all(webhooks.map((w) => webhookJson(ctx, w))),
+    // The messages link the conversation only when the service knows its public URL (decision 704).
+    conversation_links: ctx.publicUrl !== null,
+  } satisfies ConsoleWebhookList);
 }
 
 export async function createWebhook(

@@ -45,6 +45,18 @@ describe('console webhooks', () => {
     expect((await service.storage.notifications.listWebhooks(PROJECT.id))[0].url).toBe(SLACK);
   });
 
+  it('says whether its messages link the conversation: only when the service knows its public URL', async () => {
+    const known = await withConsole();
+    expect((await known.admin.call('GET', `projects/${PROJECT.id}/webhooks`)).body.conversation_links).toBe(
+      true,
+    );
+    // Started without --public-url: the messages' url is null, and the page must say why.
+    const unknown = await withConsole({ publicUrl: undefined });
+    expect((await unknown.admin.call('GET', `projects/${PROJECT.id}/webhooks`)).body.conversation_links).toBe(
+      false,
+    );
+  });
+
   it('refuses addresses that are not https, unknown events, and changes without the CSRF token', async () => {
     const { admin } = await withConsole();
     const add = (body: unknown, headers?: Record<string, string>) =>
