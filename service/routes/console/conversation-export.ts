@@ -41,7 +41,7 @@ const CSV_COLUMNS = [
   'thread_id',
   'owner_key',
   'integration_id',
-  'asked_at',
+  'asked_at_utc',
   'question',
   'files',
   'answer',
@@ -95,7 +95,8 @@ export function csvRows(thread: ConsoleThreadDetail): string[] {
       // The API's "-" for no owner would be a guarded "'-" on every public visitor's row.
       thread.owner_key === '-' ? 'anonymous' : thread.owner_key,
       thread.integration_id,
-      question.created_at,
+      // What a spreadsheet reads as a date and time (ISO's T, Z and microseconds it reads as text).
+      question.created_at.slice(0, 19).replace('T', ' '),
       question.content,
       question.attachments.map((f) => f.name).join('\n'),
       answer?.content ?? '',

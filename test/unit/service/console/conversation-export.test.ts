@@ -83,6 +83,8 @@ describe('console conversations export', () => {
     // The formula is text: a leading apostrophe, everything else as typed.
     expect(rows[0][at('question')]).toBe(`'${tricky}`);
     expect(rows[0][at('answer_status')]).toBe('complete');
+    // A date and time a spreadsheet reads as one, in UTC as the column says.
+    expect(rows[0][at('asked_at_utc')]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(rows[0][at('answer')].length).toBeGreaterThan(0);
     expect(rows[0][at('sources')].split('\n').every((url) => /^https?:\/\//.test(url))).toBe(true);
     expect(rows[0][at('feedback')]).toBe('downvote (incorrect): -1, wrong');
