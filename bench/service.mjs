@@ -196,10 +196,13 @@ async function concurrent(n) {
         stored += 1;
     }
     const firsts = results.map((r) => r.first);
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
     return {
       n,
       p50: pct(firsts, 50),
+      p95: pct(firsts, 95),
       p99: pct(firsts, 99),
+      peakMb: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024,
       answersPerSecond: n / wall,
       wall,
       stored,
@@ -462,7 +465,7 @@ const levels = (process.env.BENCH_LEVELS ?? '50,200,500,1000').split(',').map(Nu
 for (const n of only && only !== 'concurrent' ? [] : levels) {
   const r = await concurrent(n);
   console.log(
-    `${n} concurrent answers: first record p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms; CPU ${r.cpuPerAnswer.toFixed(2)} ms per answer warm (${r.coldCpuPerAnswer.toFixed(2)} in the first, cold round); ${r.answersPerSecond.toFixed(1)} answers/s (${r.wall.toFixed(1)} s); stored whole ${r.stored}/${n}; load ${load()}`,
+    `${n} concurrent answers: first record p50 ${f(r.p50)} ms, p95 ${f(r.p95)} ms, p99 ${f(r.p99)} ms; CPU ${r.cpuPerAnswer.toFixed(2)} ms per answer warm (${r.coldCpuPerAnswer.toFixed(2)} in the first, cold round); ${r.answersPerSecond.toFixed(1)} answers/s (${r.wall.toFixed(1)} s); peak RSS ${f(r.peakMb)} MB; stored whole ${r.stored}/${n}; load ${load()}`,
   );
 }
 const b = only && only !== 'burst' ? null : await burst();
