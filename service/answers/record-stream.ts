@@ -35,6 +35,11 @@ export class RecordStream {
   /** When the reader last got a piece, and the one timer that checks the silence since. */
   private lastWrite = 0;
   private keepAliveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether the reader may still have this stream, and when it was last asked (`guard`). */
+  private holds: { ask: () => Promise<boolean>; everyMs: number; now: () => number; askedAt: number } | null =
+    null;
+  /** Pieces written while `holds` is being asked: they go out once it says yes. */
+  private held: Uint8Array[] | null = null;
 
   /**
    * `onCancel`: the reader left before the end (its client disconnected). `keepAliveMs`: the
@@ -47,6 +52,12 @@ export class RecordStream {
 
   write(bytes: Uint8Array): void {
     if (this.gone || this.ended) return;
+    if (this.held) this.held.push(bytes);
+    else if (this.holds && this.holds.now() - this.holds.askedAt >= this.holds.everyMs) this.ask(bytes);
+    else this.deliver(bytes);
+  }
+
+  private deliver(bytes: Uint8Array): void {
     if (this.sink) {
       this.sink.write(bytes);
       this.lastWrite = Date.now();
@@ -57,7 +68,42 @@ export class RecordStream {
     if (this.gone || this.ended) return;
     this.ended = true;
     clearTimeout(this.keepAliveTimer);
-    this.sink?.end();
+    if (!this.held) this.sink?.end();
+  }
+
+  /**
+   * Asks `ask` again at the first piece `everyMs` after the last ask (or after this call), and
+   * holds that piece and any after it until it answers: yes sends them on; no ends the reader's
+   * stream there, as a dropped connection ends, and tells the source the reader left (decision
+   * 684). On the stream itself, not a web stream around its Response: a Node host keeps writing
+   * it straight to the socket, and between asks a piece costs one comparison. `ask` must not reject.
+   */
+  guard(ask: () => Promise<boolean>, everyMs: number, now: () => number): void {
+    this.holds = { ask, everyMs, now, askedAt: now() };
+  }
+
+  private ask(first: Uint8Array): void {
+    const holds = this.holds!;
+    holds.askedAt = holds.now();
+    this.held = [first];
+    void holds.ask().then((yes) => {
+      const held = this.held ?? [];
+      this.held = null;
+      if (this.gone) return;
+      if (!yes) return this.shut();
+      for (const bytes of held) this.deliver(bytes);
+      if (this.ended) this.sink?.end();
+    });
+  }
+
+  /** The reader may no longer have it: it gets nothing more and its stream ends. */
+  private shut(): void {
+    const sink = this.sink;
+    this.cancel();
+    this.gone = true;
+    this.sink = null;
+    this.waiting = [];
+    sink?.end();
   }
 
   /** Hands what waits, then every later piece, to `sink`. */
@@ -65,11 +111,12 @@ export class RecordStream {
     const waiting = this.waiting;
     this.waiting = [];
     for (const bytes of waiting) sink.write(bytes);
-    if (this.ended) sink.end();
+    // An end that came while the guard asks is the ask's to send, after what it holds.
+    if (this.ended && !this.held) sink.end();
     else {
       this.sink = sink;
       this.lastWrite = Date.now();
-      if (this.keepAliveMs > 0) this.keepAlive(this.keepAliveMs);
+      if (this.keepAliveMs > 0 && !this.ended) this.keepAlive(this.keepAliveMs);
     }
   }
 
@@ -117,6 +164,9 @@ export class RecordStream {
     return response;
   }
 }
+
+/** The record stream behind a Response made by `RecordStream.response`, left for its host to take. */
+export const recordStreamOf = (response: Response): RecordStream | undefined => DIRECT.get(response);
 
 /**
  * The record stream behind a Response made by `RecordStream.response`, for a host that writes

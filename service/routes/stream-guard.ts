@@ -1,3 +1,4 @@
+import { recordStreamOf } from '../answers/record-stream.js';
 import type { SessionRecord } from '../storage/types.js';
 import { type ServiceContext, sessionHolds } from './context.js';
 
@@ -14,28 +15,18 @@ const RECHECK_MS = 5_000;
  * made private, its project deleted. The answer itself goes on and is stored; only this
  * connection closes, as a dropped one does, and the widget's reattach then meets the 401 every
  * route gives the session. A token that expires mid-answer keeps its stream: the question was
- * asked in time (decision 684).
+ * asked in time (decision 684). Every answer's stream is a record stream, watched where its
+ * records are written (decision 706); any other response (an error) carries no answer.
  */
 export function whileSessionHolds(ctx: ServiceContext, session: SessionRecord, response: Response): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
-  let checkedAt = ctx.clock.now();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await reader.read();
-      if (next.done) return controller.close();
-      if (ctx.clock.now() - checkedAt >= RECHECK_MS) {
-        checkedAt = ctx.clock.now();
-        // A directory that cannot be read now (a store's blip) ends no answer: the next ask decides.
-        const project = await ctx.directory.project(session.projectId).catch(() => null);
-        if (project !== null && !sessionHolds(session, project)) {
-          await reader.cancel();
-          return controller.close();
-        }
-      }
-      controller.enqueue(next.value);
+  recordStreamOf(response)?.guard(
+    async () => {
+      // A directory that cannot be read now (a store's blip) ends no answer: the next ask decides.
+      const project = await ctx.directory.project(session.projectId).catch(() => null);
+      return project === null || sessionHolds(session, project);
     },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  return new Response(body, { status: response.status, headers: response.headers });
+    RECHECK_MS,
+    () => ctx.clock.now(),
+  );
+  return response;
 }

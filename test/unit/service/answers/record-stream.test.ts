@@ -39,6 +39,69 @@ describe('RecordStream', () => {
     expect(cancelled).toBe(0);
   });
 
+  describe('guarded (decisions 684, 706)', () => {
+    const setup = (answers: boolean[]) => {
+      let now = 0;
+      const asked: number[] = [];
+      const pending: ((yes: boolean) => void)[] = [];
+      let cancelled = 0;
+      const stream = new RecordStream(() => cancelled++);
+      stream.guard(
+        () => {
+          asked.push(now);
+          return new Promise<boolean>((resolve) => pending.push(resolve));
+        },
+        5_000,
+        () => now,
+      );
+      const got: string[] = [];
+      stream.pipe({ write: (b) => got.push(new TextDecoder().decode(b)), end: () => got.push('END') });
+      const answer = async () => {
+        pending.shift()!(answers.shift()!);
+        await Promise.resolve();
+      };
+      return { stream, got, asked, answer, at: (ms: number) => (now = ms), cancelled: () => cancelled };
+    };
+
+    it('asks at the first piece 5 s after the last ask, holds pieces until it answers, then sends them in order', async () => {
+      const s = setup([true]);
+      s.stream.write(bytes('a'));
+      s.at(4_999);
+      s.stream.write(bytes('b'));
+      expect(s.asked).toEqual([]);
+      s.at(5_000);
+      s.stream.write(bytes('c'));
+      s.stream.write(bytes('d'));
+      s.stream.end();
+      expect(s.got).toEqual(['a', 'b']);
+      await s.answer();
+      expect(s.got).toEqual(['a', 'b', 'c', 'd', 'END']);
+      expect(s.asked).toEqual([5_000]);
+    });
+
+    it("a no ends the reader's stream before the held pieces, once, and tells the source the reader left", async () => {
+      const s = setup([false]);
+      s.stream.write(bytes('a'));
+      s.at(6_000);
+      s.stream.write(bytes('secret'));
+      await s.answer();
+      s.stream.write(bytes('more'));
+      s.stream.end();
+      expect(s.got).toEqual(['a', 'END']);
+      expect(s.cancelled()).toBe(1);
+    });
+
+    it('a no after the answer ended still sends nothing held, and the source is not told (it is done)', async () => {
+      const s = setup([false]);
+      s.at(6_000);
+      s.stream.write(bytes('secret'));
+      s.stream.end();
+      await s.answer();
+      expect(s.got).toEqual(['END']);
+      expect(s.cancelled()).toBe(0);
+    });
+  });
+
   describe('keep-alive (decision 586)', () => {
     afterEach(() => void vi.useRealTimers());
     const KEEPALIVE = '{"chunk":{"type":"keepalive","content":{},"stream_end":false}}\u241E';

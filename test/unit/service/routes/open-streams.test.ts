@@ -9,6 +9,7 @@ import { solveChallenge } from 'altcha-lib/v1';
 import { describe, expect, it } from 'vitest';
 import { AGENT, BASE, PROJECT, makeService, readRecords, scriptedAgent } from '../../../fixtures/service.js';
 import { CONSOLE, addAdmin, consoleClient } from '../../../fixtures/console.js';
+import { takeRecordStream } from '../../../../service/answers/record-stream.js';
 
 type Ctx = ReturnType<typeof makeService>;
 
@@ -86,6 +87,44 @@ describe('a stream already open when its session ends', () => {
     scripted.end();
     expect(await rest(reader)).not.toContain('The secret part.');
     expect((await ctx.call('GET', `${AGENT}/answers/${answerId}/stream/`, { token })).status).toBe(401);
+  });
+
+  it('a Node host still writes the watched stream straight to its socket, and it stops there too', async () => {
+    const scripted = scriptedAgent();
+    const ctx = makeService({
+      agent: scripted.agent,
+      projects: [{ ...PROJECT, allowedOrigins: [SITE], public: true }],
+      challengeWork: 1_000,
+    });
+    const routes = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo`;
+    const c = await (await ctx.call('GET', `${routes}/challenge/`, { headers: { Origin: SITE } })).json();
+    const solution = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise;
+    const altcha = btoa(JSON.stringify({ ...c, number: solution!.number, maxnumber: undefined }));
+    const minted = await ctx.call('POST', `${routes}/sessions/`, {
+      body: { altcha },
+      headers: { Origin: SITE },
+    });
+    const token = (await minted.json()).session_token;
+    const response = await ctx.call('POST', `${AGENT}/chat/`, {
+      token,
+      body: { integration_id: 'int_demo', message: 'Tell me everything.' },
+    });
+    // The direct path (node-handler.ts) skips two web streams per answer; a guard that wraps the
+    // body in a stream of its own takes it away from every answer.
+    const records = takeRecordStream(response);
+    expect(records).toBeDefined();
+    let written = '';
+    let ended = false;
+    records!.pipe({ write: (b) => (written += new TextDecoder().decode(b)), end: () => (ended = true) });
+    scripted.say('The first part. ');
+    await expect.poll(() => written).toContain('The first part.');
+
+    await ctx.service.storage.directory.updateIntegration(PROJECT.id, 'int_demo', { public: false });
+    ctx.clock.advance(6_000);
+    scripted.say('The secret part.');
+    scripted.end();
+    await expect.poll(() => ended).toBe(true);
+    expect(written).not.toContain('The secret part.');
   });
 
   it('a token that expires mid-answer keeps its stream to the end', async () => {
