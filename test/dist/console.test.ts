@@ -987,7 +987,7 @@ describe('the console in Chromium', () => {
     expect((await download).suggestedFilename()).toMatch(
       new RegExp(`^conversations-${PROJECT.id}-\\d{4}-\\d{2}-\\d{2}\\.csv$`),
     );
-    expect(text.startsWith('\uFEFFthread_id,owner_key,integration_id,asked_at,question,')).toBe(true);
+    expect(text.startsWith('\uFEFFthread_id,owner_key,integration_id,asked_at_utc,question,')).toBe(true);
     expect(text).toContain('Is the widget safe against XSS?');
     expect(text).toContain(
       'downvote (did not answer the question): I asked about Content-Security-Policy, not markdown.',
