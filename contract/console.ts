@@ -379,6 +379,17 @@ export interface ConsoleInstall {
   } | null;
 }
 
+/** A page a crawl could not index, and why. */
+export interface ConsoleCrawlFailure {
+  url: string;
+  reason: string;
+  /**
+   * How the crawl came to the page: the first page that linked it, the sitemap that listed it, or
+   * the page that redirected to it. Absent for the start page and robots.txt (and older runs).
+   */
+  from?: { url: string; by: 'link' | 'sitemap' | 'redirect' };
+}
+
 /** One crawl of a source: what changed, and why pages failed (the first 100). */
 export interface ConsoleCrawlRun {
   started_at: string;
@@ -395,7 +406,7 @@ export interface ConsoleCrawlRun {
   pages_excluded: number;
   /** Addresses the site's robots.txt kept the crawl from (not failures). */
   pages_disallowed: number;
-  failures: { url: string; reason: string }[];
+  failures: ConsoleCrawlFailure[];
   failure_count: number;
 }
 

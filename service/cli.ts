@@ -13,6 +13,7 @@ import { exportConversationsCommand } from './export-cli.js';
 import { moveToPostgres } from './move-cli.js';
 import {
   type AnswerTest,
+  failureText,
   readAnswerTests,
   searchCommand,
   testCommand,
@@ -577,10 +578,10 @@ async function docsCommand(
     // Sources never crawled (or due) are crawled first, so a first run has something to read.
     await library.tick();
     const projectDocs = library.project(docs.project);
-    const stopped = await stoppedCrawls(library, docs.project);
+    const { stopped, failed } = await lastCrawls(library, docs.project);
     return command === 'search'
       ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
-      : await testCommand(agent, projectDocs, tests, print, sites, fetch, stopped);
+      : await testCommand(agent, projectDocs, tests, print, sites, fetch, stopped, failed);
   } finally {
     await library.close();
     await storage.close();
@@ -589,19 +590,22 @@ async function docsCommand(
 
 /**
  * The project's sources whose last crawl stopped (a site unreachable, its robots.txt failing),
- * each said on stderr with what stopped it: a CI log shows why the docs are missing (decision 606).
+ * each said on stderr with what stopped it: a CI log shows why the docs are missing (decision
+ * 606); and the pages their last crawls failed, which `test` names with the page that linked them.
  */
-async function stoppedCrawls(library: DocsLibrary, project: string): Promise<StoppedCrawl[]> {
-  const stopped = (await library.sources(project)).flatMap(({ location, lastRun }) =>
+async function lastCrawls(library: DocsLibrary, project: string) {
+  const sources = await library.sources(project);
+  const failed = sources.flatMap(({ lastRun }) => lastRun?.failures ?? []);
+  const stopped: StoppedCrawl[] = sources.flatMap(({ location, lastRun }) =>
     lastRun && !lastRun.complete && lastRun.failures.length
       ? [{ location, failure: lastRun.failures[0] }]
       : [],
   );
   for (const { location, failure } of stopped)
     console.error(
-      `agent-chat-service: the crawl of ${location} stopped at ${failure.url}: ${failure.reason}; what it had indexed is kept.`,
+      `agent-chat-service: the crawl of ${location} stopped at ${failureText(failure)}; what it had indexed is kept.`,
     );
-  return stopped;
+  return { stopped, failed };
 }
 
 /**

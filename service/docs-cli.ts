@@ -6,6 +6,7 @@ import { referredTo } from './docs/ranking.js';
 import { parseRobots } from './docs/robots.js';
 import { suggestSynonym } from './docs/synonyms.js';
 import type { DocsSearch } from './docs/types.js';
+import type { CrawlFailureRecord } from './storage/records.js';
 import type { MessageRecord } from './storage/types.js';
 
 /**
@@ -140,6 +141,7 @@ export async function testCommand(
   sites: readonly string[] = [],
   fetchImpl: typeof fetch = fetch,
   stopped: readonly StoppedCrawl[] = [],
+  crawlFailures: readonly CrawlFailureRecord[] = [],
 ): Promise<number> {
   const rows: string[][] = [['#', 'result', 'rank', 'question', 'why']];
   const notes: Notes = { suggested: [], unindexed: [], fixes: new Map() };
@@ -147,7 +149,7 @@ export async function testCommand(
   for (const [i, test] of tests.entries()) {
     const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
-    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped) : null;
+    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures) : null;
     if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
     if (miss?.unindexed) notes.unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
     if (hint) notes.fixes.set(hint, [...(notes.fixes.get(hint) ?? []), i + 1]);
@@ -189,8 +191,18 @@ export async function testCommand(
  */
 export interface StoppedCrawl {
   location: string;
-  failure: { url: string; reason: string };
+  failure: CrawlFailureRecord;
 }
+
+/** How a crawl came to a page it failed, as the Sources page says it (decision 707). */
+const REFERRED = { link: 'linked from', sitemap: 'listed in the sitemap', redirect: 'redirected from' };
+
+/** Why a crawl failed a page, and the page that linked it where one did. */
+const failureWhy = ({ reason, from }: CrawlFailureRecord) =>
+  `${reason}${from ? ` (${REFERRED[from.by]} ${from.url})` : ''}`;
+
+/** A crawl's failure on one line: the page, why, and the page that linked it where one did. */
+export const failureText = (failure: CrawlFailureRecord): string => `${failure.url}: ${failureWhy(failure)}`;
 
 /** What the table's rows leave to say: synonyms to try, pages not indexed, what to fix for answers that failed. */
 interface Notes {
@@ -252,6 +264,7 @@ async function explainMiss(
   sites: readonly string[],
   fetchImpl: typeof fetch,
   stopped: readonly StoppedCrawl[],
+  failed: readonly CrawlFailureRecord[],
 ): Promise<{ synonyms?: string; absent?: string; unindexed?: string }> {
   const held = await heldPage(docs, test);
   if (held) return { synonyms: suggestSynonym(test.question, held)?.join(', ') };
@@ -264,7 +277,14 @@ async function explainMiss(
   if (stop)
     return {
       absent: 'its crawl stopped',
-      unindexed: `${url}: the crawl of ${stop.location} stopped at ${stop.failure.url}: ${stop.failure.reason}`,
+      unindexed: `${url}: the crawl of ${stop.location} stopped at ${failureText(stop.failure)}`,
+    };
+  // A page the last crawl failed: why, and the page whose link to fix (decision 707).
+  const failure = failed.find((f) => f.url === url);
+  if (failure)
+    return {
+      absent: 'the last crawl failed it',
+      unindexed: `${url}: the last crawl failed it: ${failureWhy(failure)}`,
     };
   const robots = await robotsBlocked(url, sites, fetchImpl);
   return robots

@@ -44,9 +44,21 @@ export interface CrawledPage extends PageState {
   sections: Section[];
 }
 
+/**
+ * How the crawl came to a page (decision 707): the first page that linked it (`link`; a canonical
+ * link counts), the sitemap that listed it, or the page that redirected to it. What the operator
+ * fixes when the page is missing, as an SEO crawler reports it.
+ */
+export interface CrawlReferrer {
+  url: string;
+  by: 'link' | 'sitemap' | 'redirect';
+}
+
 export interface CrawlFailure {
   url: string;
   reason: string;
+  /** None: the start page, robots.txt, or a failure of the site as a whole. */
+  from?: CrawlReferrer;
 }
 
 export interface CrawlResult {
@@ -513,15 +525,27 @@ class Frontier {
     this.queue.length = 0;
   }
 
-  /** An address on the site, to read unless robots.txt or the owner keeps it out or a bound is reached. */
-  add(url: string, allowed: (url: string) => boolean) {
-    if (this.seen.has(url) || url.length > MAX_URL_CHARS) return;
-    if (this.seen.size >= MAX_SEEN_PER_PAGE * this.maxPages) return void (this.truncated = true);
-    if (!allowed(url)) this.disallowed.add(url);
-    else if (excludedUrl(this.exclude, url)) this.excluded.add(url);
-    else if (this.full) return void (this.truncated = true);
+  /**
+   * An address on the site, to read unless robots.txt or the owner keeps it out or a bound is
+   * reached; true when it is to be read (the first time it is seen).
+   */
+  add(url: string, allowed: (url: string) => boolean): boolean {
+    if (this.seen.has(url) || url.length > MAX_URL_CHARS) return false;
+    if (this.seen.size >= MAX_SEEN_PER_PAGE * this.maxPages) {
+      this.truncated = true;
+      return false;
+    }
+    const permitted = allowed(url);
+    const queued = permitted && !excludedUrl(this.exclude, url);
+    if (queued && this.full) {
+      this.truncated = true;
+      return false;
+    }
+    if (!permitted) this.disallowed.add(url);
+    else if (!queued) this.excluded.add(url);
     else this.queue.push(url);
     this.seen.add(url);
+    return queued;
   }
 
   /** The next address to read, counted; none once the page cap is reached. */
@@ -544,6 +568,8 @@ class Crawl {
   private readonly pages: CrawledPage[] = [];
   private readonly copies: PageCopies;
   private readonly failures: CrawlFailure[] = [];
+  /** Each address to read: how the crawl first came to it, kept for its failure (one per page read). */
+  private readonly referrers = new Map<string, CrawlReferrer>();
   /** Characters of the new and changed pages' sections read so far. */
   private textChars = 0;
   private readonly exclude: ExclusionMatcher;
@@ -573,8 +599,10 @@ class Crawl {
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
-  private enqueue(url: string) {
-    if (this.scope.includes(url)) this.frontier.add(url, (address) => this.robots.allowed(address));
+  private enqueue(url: string, from?: CrawlReferrer) {
+    if (!this.scope.includes(url)) return;
+    const queued = this.frontier.add(url, (address) => this.robots.allowed(address));
+    if (queued && from) this.referrers.set(url, from);
   }
 
   private async readRobots() {
@@ -644,7 +672,7 @@ class Crawl {
       candidates.push(...sitemaps.map((s) => resolveUrl(s, url)).filter((s): s is string => !!s));
       for (const page of pages) {
         const link = resolveUrl(page, url);
-        if (link) this.enqueue(link);
+        if (link) this.enqueue(link, { url, by: 'sitemap' });
       }
     }
   }
@@ -713,7 +741,7 @@ class Crawl {
     if (status === 304 && before) return this.keep(before);
     if (status === 304 && copy) {
       this.copies.add(copy, copy.of);
-      return this.enqueue(copy.of);
+      return this.enqueue(copy.of, { url, by: 'link' });
     }
     if (status >= 300 && status < 400) {
       await response.body?.cancel().catch(() => {});
@@ -745,7 +773,7 @@ class Crawl {
     if (!target) return this.failed(from, 'redirects to no readable address', undefined);
     if (from !== this.startPage || this.scope.includes(target)) {
       if (from === this.startPage) this.startPage = target;
-      this.enqueue(target);
+      this.enqueue(target, { url: from, by: 'redirect' });
       return;
     }
     if (++this.moves > MAX_START_REDIRECTS)
@@ -772,14 +800,14 @@ class Crawl {
     const page = withHeaders(extracted, headers, url);
     // A page that sends its reader on at once stands for where it sends them (as search engines read it).
     if (page.refresh && page.refresh !== url) return this.redirect(url, page.refresh);
-    if (!page.nofollow) for (const link of page.links) this.enqueue(link);
+    if (!page.nofollow) for (const link of page.links) this.enqueue(link, { url, by: 'link' });
     if (page.noindex) return;
     // A page that names another address on this site as its canonical one is a copy: the
     // canonical page is read (and indexed) in its place.
     if (page.canonical && page.canonical !== url && this.scope.includes(page.canonical)) {
       const validators = { etag: headers.get('ETag'), lastModified: headers.get('Last-Modified') };
       this.copies.add({ url, ...validators }, page.canonical);
-      return this.enqueue(page.canonical);
+      return this.enqueue(page.canonical, { url, by: 'link' });
     }
     if (!page.sections.length && page.scripted) this.scriptedEmpty = true;
     // What the page says, wherever it is served from: two addresses with one content are one page.
@@ -808,13 +836,14 @@ class Crawl {
 
   /** A page that answered 304: its links are followed from what the last crawl saw. */
   private keep(before: PageState) {
-    for (const link of before.links) this.enqueue(link);
+    for (const link of before.links) this.enqueue(link, { url: before.url, by: 'link' });
     this.pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
   }
 
   /** A failure; a page known from before that failed for a passing reason is kept as it was. */
   private failed(url: string, reason: string, keep: PageState | undefined) {
-    this.failures.push({ url, reason });
+    const from = this.referrers.get(url);
+    this.failures.push(from ? { url, reason, from } : { url, reason });
     if (keep) this.keep(keep);
   }
 }

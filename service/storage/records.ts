@@ -364,7 +364,17 @@ export interface CrawlRunRecord {
   pagesExcluded: number;
   /** Addresses the site's robots.txt kept the crawl from (decision 460). */
   pagesDisallowed: number;
-  failures: { url: string; reason: string }[];
+  failures: CrawlFailureRecord[];
+}
+
+/**
+ * A page a crawl could not index, and why; `from`: how the crawl came to it (decision 707), none
+ * for the start page, robots.txt or the site as a whole, and in runs stored before it was kept.
+ */
+export interface CrawlFailureRecord {
+  url: string;
+  reason: string;
+  from?: { url: string; by: 'link' | 'sitemap' | 'redirect' };
 }
 
 /** One crawl's outcome, applied whole. */
@@ -383,7 +393,7 @@ export interface DocCrawl {
   /** When false the pages not read are kept (the crawl could not tell which are gone). */
   complete: boolean;
   truncated: boolean;
-  failures: { url: string; reason: string }[];
+  failures: CrawlFailureRecord[];
   /** Addresses the source's exclude patterns kept the crawl from. Default 0. */
   excluded?: number;
   /** Addresses the site's robots.txt kept the crawl from. Default 0. */

@@ -32,12 +32,17 @@ describe('the console in Chromium: Sources', () => {
     const site = page.getByRole('region', { name: /\/docs\/$/ });
     await expect.poll(() => site.getByRole('definition').first().textContent()).toBe('6');
     await site.getByText(/^3 failures$/).click();
+    // Each failed page says the page whose link to it is what to fix, as a link (decision 707).
     expect(await site.getByRole('listitem').allTextContents()).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/broken\.html: the server answered 500$/),
-        expect.stringMatching(/missing\.html: not found \(404\)$/),
+        expect.stringMatching(
+          /broken\.html: the server answered 500 \(linked from http:\/\/[^ ]+\/docs\/\)$/,
+        ),
+        expect.stringMatching(/missing\.html: not found \(404\) \(linked from http:\/\/[^ ]+\/docs\/\)$/),
       ]),
     );
+    const linker = site.getByRole('listitem').filter({ hasText: 'missing.html' }).getByRole('link');
+    expect(await linker.getAttribute('href')).toMatch(/^http:\/\/[^ ]+\/docs\/$/);
     await page.getByRole('textbox', { name: 'Website or folder' }).fill('ftp://docs.example.com/');
     await page.getByRole('button', { name: 'Add source' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('only http and https');

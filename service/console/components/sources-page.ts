@@ -2,7 +2,7 @@ import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
-import type { ConsoleDocSource } from '../../../contract/console.js';
+import type { ConsoleCrawlFailure, ConsoleDocSource } from '../../../contract/console.js';
 import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
 import { count, crawlProgress, when } from '../format.js';
@@ -36,6 +36,7 @@ export class SourcesPage extends ConsolePage {
     .failures { margin: 0; padding-inline-start: 20px; font-size: 14px; }
     .failures li { overflow-wrap: anywhere; }
     .failures .reason { color: var(--c-danger); }
+    .failures .from { color: var(--c-muted); }
     .list { list-style: none; margin: 0; padding: 0; }
     .synonyms textarea { min-height: 96px; width: 100%; }
   `,
@@ -209,7 +210,7 @@ export class SourcesPage extends ConsolePage {
       ${
         run?.failure_count
           ? html`<details><summary>${count(run.failure_count)} ${run.failure_count === 1 ? 'failure' : 'failures'}</summary>
-        <ul class="failures">${run.failures.map((f) => html`<li><code>${f.url}</code>: <span class="reason">${f.reason}</span></li>`)}</ul></details>`
+        <ul class="failures">${run.failures.map(failureItem)}</ul></details>`
           : nothing
       }
       ${this.editing === source.id ? this.renderEditor(source) : nothing}
@@ -312,3 +313,21 @@ declare global {
     'sources-page': SourcesPage;
   }
 }
+
+/** How the crawl came to a page it failed (decision 707). */
+const REFERRED = { link: 'linked from', sitemap: 'listed in the sitemap', redirect: 'redirected from' };
+
+/**
+ * A failed page, and the page whose link to it is what to fix (or the sitemap that lists it), as
+ * an SEO crawler says it; opened beside the console, as a search hit is.
+ */
+const failureItem = ({ url, reason, from }: ConsoleCrawlFailure) =>
+  html`<li><code>${url}</code>: <span class="reason">${reason}</span>${
+    from
+      ? html` <span class="from">(${REFERRED[from.by]} ${
+          /^https?:\/\//i.test(from.url)
+            ? html`<a href=${from.url} target="_blank" rel="noopener noreferrer">${from.url}</a>`
+            : html`<code>${from.url}</code>`
+        })</span>`
+      : nothing
+  }</li>`;

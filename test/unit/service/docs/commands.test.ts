@@ -30,7 +30,7 @@ async function crawled() {
   });
   await library.addSource(P, `${site.url}/docs/`);
   await library.tick();
-  return { site, docs: library.project(P) };
+  return { site, docs: library.project(P), library };
 }
 
 describe('agent-chat-service search and test', () => {
@@ -177,6 +177,25 @@ describe('agent-chat-service search and test', () => {
     const before = site.requests.length;
     await testCommand(new DemoAgent(), docs, tests.slice(0, 1), () => {}, []);
     expect(site.requests.length).toBe(before);
+  });
+
+  it('test says of a missed page the last crawl failed why, and which page links it', async () => {
+    const { site, docs, library } = await crawled();
+    const [test] = parseAnswerTests(
+      '- question: What went missing?\n  url: missing.html',
+      'a.yaml',
+      `${site.url}/docs/`,
+    );
+    const [source] = await library.sources(P);
+    const failed = source.lastRun?.failures ?? [];
+    const lines: string[] = [];
+    expect(
+      await testCommand(new DemoAgent(), docs, [test], (l) => lines.push(l), [], fetch, [], failed),
+    ).toBe(1);
+    expect(lines[1]).toMatch(/not in the index \(the last crawl failed it\)$/);
+    expect(lines.at(-1)).toBe(
+      `  ${site.url}/docs/missing.html: the last crawl failed it: not found (404) (linked from ${site.url}/docs/)  (question 1)`,
+    );
   });
 
   it('test reports an answer that failed, as with an unreachable model', async () => {

@@ -72,7 +72,11 @@ describe('the crawler against a hostile docs site', () => {
       '/docs/next.html',
     ]);
     expect(result.failures).toEqual([
-      { url: `${site.url}/docs/silent.html`, reason: 'no answer within 1 s' },
+      {
+        url: `${site.url}/docs/silent.html`,
+        reason: 'no answer within 1 s',
+        from: { url: `${site.url}/docs/`, by: 'link' },
+      },
     ]);
   });
 
@@ -100,7 +104,13 @@ describe('the crawler against a hostile docs site', () => {
       '/docs/',
       '/docs/next.html',
     ]);
-    expect(result.failures).toEqual([{ url: `${site.url}/docs/drip.html`, reason: 'no answer within 1 s' }]);
+    expect(result.failures).toEqual([
+      {
+        url: `${site.url}/docs/drip.html`,
+        reason: 'no answer within 1 s',
+        from: { url: `${site.url}/docs/`, by: 'link' },
+      },
+    ]);
     expect(result.complete).toBe(true);
 
     // robots.txt that drips: nothing is crawled, and the crawl says so instead of failing whole.
@@ -149,7 +159,11 @@ describe('the crawler against a hostile docs site', () => {
     const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
     expect(sitemaps).toBe(50);
     expect(result.failures).toEqual([
-      { url: `${site.url}/docs/endless.html`, reason: 'the page is over 64 KB: not indexed' },
+      {
+        url: `${site.url}/docs/endless.html`,
+        reason: 'the page is over 64 KB: not indexed',
+        from: { url: `${site.url}/docs/`, by: 'link' },
+      },
     ]);
   });
 
@@ -226,7 +240,11 @@ describe('the crawler against a hostile docs site', () => {
     expect(result.pages.map((page) => page.title)).toEqual(['Zipped']);
     expect(result.pages[0].sections[0].text).toBe('Read through gzip.');
     expect(result.failures).toEqual([
-      { url: `${site.url}/docs/bomb.html`, reason: 'the page is over 64 KB: not indexed' },
+      {
+        url: `${site.url}/docs/bomb.html`,
+        reason: 'the page is over 64 KB: not indexed',
+        from: { url: `${site.url}/docs/`, by: 'link' },
+      },
     ]);
   });
 

@@ -98,6 +98,19 @@ describe('crawlSite on a local static site', () => {
     expect(fetched(site).filter((path) => path === '/docs/missing.html')).toHaveLength(1);
   });
 
+  it('says of each failed page the first page that linked it, or the sitemap that listed it', async () => {
+    const site = await serve(SITE, { '/docs/reference/config.html': (res) => res.writeHead(404).end() });
+    const { failures } = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    const from = Object.fromEntries(failures.map((f) => [f.url.slice(site.url.length), f.from]));
+    expect(from).toEqual({
+      '/docs/broken.html': { url: `${site.url}/docs/`, by: 'link' },
+      '/docs/missing.html': { url: `${site.url}/docs/`, by: 'link' },
+      '/docs/huge.html': { url: `${site.url}/docs/`, by: 'link' },
+      // Listed in the sitemap before the start page linked it: the sitemap is what lists it.
+      '/docs/reference/config.html': { url: `${site.url}/docs/sitemap.xml`, by: 'sitemap' },
+    });
+  });
+
   it('slows the whole crawl when the site answers 429, and still reads every page', async () => {
     // A rate limit of one request each 40 ms: a burst of four at once gets three refusals.
     let last = 0;
@@ -144,6 +157,7 @@ describe('crawlSite on a local static site', () => {
     expect(result.failures).toContainEqual({
       url: `${site.url}/docs/reference/config.html`,
       reason: 'the server answered 503',
+      from: { url: `${site.url}/docs/sitemap.xml`, by: 'sitemap' },
     });
     expect(fetched(site).filter((path) => path === '/docs/reference/config.html')).toHaveLength(4);
   });
@@ -223,7 +237,12 @@ describe('crawlSite on a local static site', () => {
     const status = Object.fromEntries(third.pages.map((p) => [p.url.slice(site.url.length), p.status]));
     expect(status['/docs/guide/linked-only.html']).toBe('changed');
     expect(status['/docs/notes.md']).toBeUndefined();
-    expect(third.failures).toContainEqual({ url: `${site.url}/docs/notes.md`, reason: 'not found (404)' });
+    // Linked from a page that answered 304: the link is the one the last crawl saw.
+    expect(third.failures).toContainEqual({
+      url: `${site.url}/docs/notes.md`,
+      reason: 'not found (404)',
+      from: { url: `${site.url}/docs/`, by: 'link' },
+    });
     expect(status['/docs/guide/install.html']).toBe('unchanged');
   });
 
@@ -687,6 +706,7 @@ describe('crawlSite with PDFs', () => {
     expect(small.failures).toContainEqual({
       url: `${site.url}/docs/guide.pdf`,
       reason: 'the PDF is over 1 KB: not indexed',
+      from: { url: `${site.url}/docs/`, by: 'link' },
     });
   });
 
