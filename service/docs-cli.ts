@@ -149,7 +149,8 @@ export async function testCommand(
   for (const [i, test] of tests.entries()) {
     const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
-    const miss = rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures) : null;
+    const miss =
+      rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures) : null;
     if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
     if (miss?.unindexed) notes.unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
     if (hint) notes.fixes.set(hint, [...(notes.fixes.get(hint) ?? []), i + 1]);
