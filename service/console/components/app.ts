@@ -53,15 +53,10 @@ export class ConsoleApp extends LitElement {
       .user { margin: 0; margin-inline-start: auto; border: 0; padding: 0; order: 0; min-width: 0; }
       .project { grid-template-columns: auto minmax(0, 1fr); align-items: center; gap: 8px; }
       .project label { padding: 0; }
-      /* One row of tabs that scrolls sideways: the current one is brought into view, and a fade
-         at an edge says more tabs lie that way (data-more-before/after, set from the scroll). */
-      nav { margin: 0 -12px; }
-      nav ul { display: flex; overflow-x: auto; gap: 4px; padding: 2px 12px 8px; scrollbar-width: none; overscroll-behavior-x: contain; }
-      nav ul[data-more-after] { mask-image: linear-gradient(to right, #000 calc(100% - 40px), transparent); }
-      nav ul[data-more-before] { mask-image: linear-gradient(to left, #000 calc(100% - 40px), transparent); }
-      nav ul[data-more-before][data-more-after] { mask-image: linear-gradient(to right, transparent, #000 40px, #000 calc(100% - 40px), transparent); }
-      nav li { flex: none; }
-      nav a { white-space: nowrap; padding: 7px 12px; scroll-margin-inline: 40px; }
+      /* Every tab in view, on as many rows as they take (decision 709): a row that scrolled
+         sideways hid half the pages behind a fade an operator did not read as "more". */
+      nav ul { display: flex; flex-wrap: wrap; gap: 2px 4px; padding: 2px 0 8px; }
+      nav a { white-space: nowrap; padding: 6px 7px; font-size: 13px; }
       nav svg { display: none; }
       main { padding: 20px 14px 40px; }
     }
@@ -75,10 +70,6 @@ export class ConsoleApp extends LitElement {
   @state() private route: Route = parseRoute(location.href);
   @state() private loadError = '';
   private readonly api = new ConsoleApi();
-  /** The navigation's list, watched for sideways overflow (a row of tabs on a phone). */
-  private navList: HTMLElement | null = null;
-  private revealed: string | null = null;
-  private readonly navResize = new ResizeObserver(() => this.showOverflow());
 
   connectedCallback() {
     super.connectedCallback();
@@ -91,40 +82,10 @@ export class ConsoleApp extends LitElement {
     void this.start();
   }
 
-  updated() {
-    const list = this.renderRoot.querySelector<HTMLElement>('nav ul');
-    if (list !== this.navList) {
-      this.navList?.removeEventListener('scroll', this.showOverflow);
-      this.navResize.disconnect();
-      this.navList = list;
-      this.revealed = null;
-      list?.addEventListener('scroll', this.showOverflow, { passive: true });
-      if (list) this.navResize.observe(list);
-    }
-    if (list && this.revealed !== this.route.page) {
-      this.revealed = this.route.page;
-      revealCurrent(list);
-    }
-    this.showOverflow();
-  }
-
   disconnectedCallback() {
     super.disconnectedCallback();
     removeEventListener('popstate', this.onPopState);
-    this.navList?.removeEventListener('scroll', this.showOverflow);
-    this.navResize.disconnect();
-    this.navList = null;
   }
-
-  /** Marks the sides of the navigation that have tabs out of view (the styles fade those edges). */
-  private readonly showOverflow = () => {
-    const list = this.navList;
-    if (!list) return;
-    const hidden = list.scrollWidth - list.clientWidth;
-    const scrolled = Math.abs(list.scrollLeft);
-    list.toggleAttribute('data-more-before', hidden > 1 && scrolled > 1);
-    list.toggleAttribute('data-more-after', hidden > 1 && scrolled < hidden - 1);
-  };
 
   private async start() {
     try {
@@ -288,17 +249,6 @@ export class ConsoleApp extends LitElement {
     await this.api.signOut().catch(() => {});
     this.status = 'signed-out';
   }
-}
-
-/** Scrolls a sideways navigation (never the page) so its current tab is clear of the faded edges. */
-function revealCurrent(list: HTMLElement): void {
-  const current = list.querySelector('[aria-current="page"]');
-  if (!current || list.scrollWidth <= list.clientWidth) return;
-  const tab = current.getBoundingClientRect();
-  const box = list.getBoundingClientRect();
-  const margin = 40;
-  if (tab.left < box.left + margin) list.scrollLeft -= box.left + margin - tab.left;
-  else if (tab.right > box.right - margin) list.scrollLeft += tab.right - (box.right - margin);
 }
 
 const icon = (d: string) =>
