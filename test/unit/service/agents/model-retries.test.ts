@@ -105,6 +105,34 @@ describe('model agent: retries before the first token', () => {
     );
   });
 
+  it("a refused connection fails within the bounded retry at the service's own backoff, the docs search done first", async () => {
+    const gone = await upstream(answers(['never']));
+    await gone.close();
+    // The service's defaults: 3 tries, waits from 0.5 s then 1 s, each with up to half off (decision 172).
+    const { ask, logs } = await setup(gone.baseUrl, { retryBaseMs: undefined });
+    const started = performance.now();
+    const { end, records } = await ask();
+    const elapsed = performance.now() - started;
+    expect(end.type).toBe('error');
+    const waits = logs.filter((e) => e.msg === 'model_retry').map((e) => e.delay_ms as number);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThanOrEqual(250);
+    expect(waits[0]).toBeLessThanOrEqual(500);
+    expect(waits[1]).toBeGreaterThanOrEqual(500);
+    expect(waits[1]).toBeLessThanOrEqual(1_000);
+    // At most 1.5 s of waits and three refused connects: never the 5 s a field test saw.
+    expect(elapsed).toBeLessThan(2_500);
+    // "Searching the docs…" ends before the model is tried: the wait that follows is the model's.
+    const steps = records
+      .filter((r) => r.type === 'agent_activity_update')
+      .map((r) => [r.content.id, r.content.status]);
+    expect(steps.slice(0, 3)).toEqual([
+      ['search-1', 'started'],
+      ['search-1', 'completed'],
+      ['model-1', 'started'],
+    ]);
+  });
+
   it('does not wait out a Retry-After longer than the limit: fails at once', async () => {
     const model = await upstream(status(429, { 'Retry-After': '120' }));
     const { ask } = await setup(model.baseUrl);
