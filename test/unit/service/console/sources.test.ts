@@ -113,8 +113,17 @@ describe('console Sources', () => {
     expect(first.last_run).toMatchObject({ complete: true, pages_new: first.pages, pages_unchanged: 0 });
     expect(first.last_run.failures).toEqual(
       expect.arrayContaining([
-        { url: `${site.url}/docs/broken.html`, reason: 'the server answered 500' },
-        { url: `${site.url}/docs/missing.html`, reason: 'not found (404)' },
+        // With the page that links each, to fix the link there (decision 707).
+        {
+          url: `${site.url}/docs/broken.html`,
+          reason: 'the server answered 500',
+          from: { url: `${site.url}/docs/`, by: 'link' },
+        },
+        {
+          url: `${site.url}/docs/missing.html`,
+          reason: 'not found (404)',
+          from: { url: `${site.url}/docs/`, by: 'link' },
+        },
       ]),
     );
     expect(first.last_run.failure_count).toBe(first.last_run.failures.length);
