@@ -3,7 +3,13 @@
  * list, remove (never the last one unless told), and a new password for one who forgot theirs.
  */
 import { scryptPasswords } from './console-node.js';
-import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, USERNAME, passwordProblem } from './routes/console/auth.js';
+import {
+  MAX_PASSWORD_CHARS,
+  MIN_PASSWORD_CHARS,
+  USERNAME,
+  USERNAME_RULE,
+  passwordProblem,
+} from './routes/console/auth.js';
 import { openStorage, withStores } from './storage/open.js';
 import type { AccountStore, Stores } from './storage/types.js';
 
@@ -77,10 +83,7 @@ export async function adminCommand(
     return fail(USAGE, 2);
   if (options.allowNoAdmins && command !== 'remove') return fail(USAGE, 2);
   const username = name?.toLowerCase() ?? '';
-  if (named && !USERNAME.test(username))
-    return fail(
-      `"${name}" is not a username: 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.`,
-    );
+  if (named && !USERNAME.test(username)) return fail(`"${name}" is not a username: ${USERNAME_RULE}.`);
   let password = '';
   if (command === 'add' || command === 'password') {
     const read = await checkedPassword(io);

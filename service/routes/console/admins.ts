@@ -16,6 +16,7 @@ import type { RequestInfo, ServiceContext } from '../context.js';
 import {
   MIN_PASSWORD_CHARS,
   USERNAME,
+  USERNAME_RULE,
   audit,
   checkPassword,
   cookie,
@@ -52,8 +53,7 @@ export async function addConsoleAdmin(
     throw badRequest('Send username and password.');
   const input = body as unknown as ConsoleNewAdmin;
   const username = input.username.trim().toLowerCase();
-  if (!USERNAME.test(username))
-    throw badRequest('A username is 1 to 64 letters, digits and . _ @ -, starting with a letter or digit.');
+  if (!USERNAME.test(username)) throw badRequest(`A username is ${USERNAME_RULE}.`);
   const problem = passwordProblem(input.password);
   if (problem) throw badRequest(problem);
   const passwordHash = await ctx.console!.passwords.hash(input.password);

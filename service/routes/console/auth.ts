@@ -24,6 +24,8 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/i;
+/** USERNAME in words, for whoever is refused by it (the console's form, the `admin` command). */
+export const USERNAME_RULE = '1 to 64 letters, digits and . _ @ -, starting with a letter or digit';
 /** A console session lasts a working day, then signs in again. */
 export const CONSOLE_SESSION_MS = 12 * 3_600_000;
 /**
