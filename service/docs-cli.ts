@@ -129,6 +129,25 @@ const matches = (source: Source, wanted: string) =>
   wanted.includes('#') ? source.source_url === wanted : page(source.source_url) === page(wanted);
 
 /**
+ * A test that names a section (`page#anchor`) whose page was cited at other sections: the
+ * anchor is wrong, or the page's headings have no ids, which its owner fixes in the test, not
+ * in the docs' words (a synonym would be no help).
+ */
+function citedElsewhere(sources: Source[], urls: readonly string[]): string | null {
+  for (const wanted of urls.filter((url) => url.includes('#'))) {
+    const cited = sources.filter((source) => page(source.source_url) === page(wanted));
+    if (!cited.length) continue;
+    const anchor = (url: string) => url.slice(page(url).length);
+    const want = anchor(wanted);
+    const at = [...new Set(cited.map((source) => anchor(source.source_url)).filter((a) => a.length > 1))];
+    return at.length
+      ? `the page is cited at ${at.join(', ')}, not ${want}: fix the anchor`
+      : `the page is cited, not ${want}: its headings have no id, so name the page alone`;
+  }
+  return null;
+}
+
+/**
  * Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. A page
  * missed because the index does not hold it is said so, with why where the site tells it (its
  * robots.txt, read through `fetchImpl`, for pages of the `sites` crawled; decision 460).
@@ -149,8 +168,11 @@ export async function testCommand(
   for (const [i, test] of tests.entries()) {
     const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
+    const elsewhere = rank < 0 ? citedElsewhere(sources, test.urls) : null;
     const miss =
-      rank < 0 && !error ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures) : null;
+      rank < 0 && !error && !elsewhere
+        ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures)
+        : null;
     if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);
     if (miss?.unindexed) notes.unindexed.push(`  ${miss.unindexed}  (question ${i + 1})`);
     if (hint) notes.fixes.set(hint, [...(notes.fixes.get(hint) ?? []), i + 1]);
@@ -160,11 +182,13 @@ export async function testCommand(
       ? `the answer failed: ${error}`
       : absent
         ? `not in the index (${absent})`
-        : rank < 0
-          ? `not among the sources (${sources.map((s) => s.source_url).join(', ') || 'none'})`
-          : missing.length
-            ? `the answer lacks ${missing.map((p) => `"${p}"`).join(', ')}`
-            : `${sources[rank].title}${sources[rank].section ? ` › ${sources[rank].section}` : ''}`;
+        : elsewhere
+          ? elsewhere
+          : rank < 0
+            ? `not among the sources (${sources.map((s) => s.source_url).join(', ') || 'none'})`
+            : missing.length
+              ? `the answer lacks ${missing.map((p) => `"${p}"`).join(', ')}`
+              : `${sources[rank].title}${sources[rank].section ? ` › ${sources[rank].section}` : ''}`;
     const ok = !error && rank >= 0 && !missing.length;
     if (!ok) failed++;
     rows.push([String(i + 1), ok ? 'pass' : 'MISS', rank >= 0 ? String(rank + 1) : '-', test.question, why]);

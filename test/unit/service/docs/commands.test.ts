@@ -100,6 +100,24 @@ describe('agent-chat-service search and test', () => {
     expect(quiet.at(-1)).toBe('2 passed, 0 failed');
   });
 
+  it('test says when the page was cited at another section than the anchor named, not that it missed', async () => {
+    const { docs, site } = await crawled();
+    const tests = parseAnswerTests(
+      ['- question: what is max_locks_per_transaction', '  urls: [reference/config.html#max-locks]'].join(
+        '\n',
+      ),
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    const lines: string[] = [];
+    expect(await testCommand(new DemoAgent(), docs, tests, (l) => lines.push(l))).toBe(1);
+    expect(lines[1]).toMatch(
+      /MISS +- +what is max_locks_per_transaction +the page is cited at #max_locks_per_transaction, not #max-locks: fix the anchor$/,
+    );
+    // Its words are on the page: no synonym to suggest.
+    expect(lines.join('\n')).not.toContain('Synonyms that may bring');
+  });
+
   it('test asks a follow-up after its earlier question, as the same conversation would', async () => {
     const { site, docs } = await crawled();
     const [followUp] = parseAnswerTests(
