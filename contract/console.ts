@@ -98,7 +98,19 @@ export interface ConsoleIntegration {
   budget: ConsoleDailyCounts;
   /** What they spent today (UTC). */
   today: ConsoleDailyCounts;
+  /**
+   * Origins whose pages it refused public sessions lately and that are still not allowed, the
+   * latest first: this instance's memory since it started (decision 715). `"null"`: pages with
+   * no origin (a sandboxed frame, a file).
+   */
+  refused_origins: ConsoleRefusedOrigin[];
   created_at: string;
+}
+
+export interface ConsoleRefusedOrigin {
+  origin: string;
+  count: number;
+  last_at: string;
 }
 
 export interface ConsoleProject {

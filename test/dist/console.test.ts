@@ -698,6 +698,24 @@ describe('the console in Chromium', () => {
     expect(
       await page.getByRole('checkbox', { name: 'Allow visitors without a site server' }).isChecked(),
     ).toBe(true);
+    // A site builder's embed block runs in a frame on an origin of the builder's: refused, it is
+    // listed with a button that allows it, and gone from the list once saved (decision 715).
+    const frame = 'https://site-1234.builder-usercontent.example';
+    const refused = await fetch(
+      `${service.url}/agent/v1/projects/${PROJECT.id}/integrations/int_app/challenge/`,
+      { headers: { Origin: frame } },
+    );
+    expect(refused.status).toBe(403);
+    await page.reload();
+    await page.getByRole('list', { name: 'Refused lately' }).getByText(frame, { exact: true }).waitFor();
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('button', { name: `Allow ${frame}` }).click();
+    expect(await page.getByRole('textbox', { name: 'Allowed origins' }).inputValue()).toBe(
+      `${site.origin}\n${frame}`,
+    );
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await expect.poll(() => page.getByRole('list', { name: 'Refused lately' }).count()).toBe(0);
     expect(await violations()).toEqual([]);
     expect(errors).toEqual([]);
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/integration-public-light.png`, fullPage: true });

@@ -1,11 +1,12 @@
-import { css, html } from 'lit';
+import { css, html, nothing } from 'lit';
 import {
   PUBLIC_NEEDS_ORIGIN,
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
+  type ConsoleRefusedOrigin,
 } from '../../../contract/console.js';
 import { field } from '../form.js';
-import { count } from '../format.js';
+import { ago, count } from '../format.js';
 
 export const publicAccessStyles = css`
   fieldset { border: 1px solid var(--c-border); border-radius: 8px; padding: 12px 14px 14px; margin: 0; min-width: 0; }
@@ -14,6 +15,8 @@ export const publicAccessStyles = css`
   .budgets { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; }
   .budgets input { width: 100%; }
   .use { font-variant-numeric: tabular-nums; }
+  .refused { margin: 0; padding-left: 18px; }
+  .refused li { margin: 4px 0; }
 `;
 
 /** "12 of 500 sessions" for today's use against the day's budget. */
@@ -34,7 +37,29 @@ export function publicAccessFields(integration: ConsoleIntegration) {
       <label>Answers a day <input type="number" name="budget-answers" required min="0" max="1000000" step="1" inputmode="numeric" .value=${String(budget.answers)} aria-describedby="budget-use"></label>
     </div>
     <p class="use" id="budget-use">Today (UTC): ${used(today.sessions, budget.sessions, 'sessions')}, ${used(today.answers, budget.answers, 'answers')}. Past a budget, visitors read that the chat has reached its limit for today.</p>
+    ${integration.public && integration.refused_origins.length ? refusedList(integration.refused_origins) : nothing}
   </fieldset>`;
+}
+
+/** Puts a refused origin on the form's list of allowed origins, for its Save to keep. */
+function allow(event: Event, origin: string) {
+  const list = (event.target as HTMLElement).closest('form')?.querySelector('textarea');
+  if (!list) return;
+  list.value = [...list.value.split('\n').filter((line) => line.trim()), origin].join('\n');
+  list.focus();
+}
+
+/**
+ * The origins whose pages this integration refused lately (decision 715): a site builder's
+ * embed block runs in a frame on an origin of the builder's, which its owner never sees but here.
+ */
+function refusedList(refused: ConsoleRefusedOrigin[]) {
+  const item = ({ origin, count: times, last_at }: ConsoleRefusedOrigin) =>
+    origin === 'null'
+      ? html`<li>Pages with no origin, ${count(times)}× (last ${ago(last_at)}): a sandboxed frame, as some site builders draw an HTML embed block, or a file opened from disk. No list can allow them: paste the tag into the site’s own header or footer code instead.</li>`
+      : html`<li><code>${origin}</code>, ${count(times)}× (last ${ago(last_at)}) <button type="button" class="small" aria-label="Allow ${origin}" @click=${(e: Event) => allow(e, origin)}>Allow</button></li>`;
+  return html`<p><strong id="refused-title">Refused lately</strong> <span class="muted">(since this instance started): pages that tried to start a chat from an origin not allowed. A site builder’s embed block often runs in a frame on an origin of its own: allow it, then Save.</span></p>
+    <ul class="refused" aria-labelledby="refused-title">${refused.map(item)}</ul>`;
 }
 
 /** What the form says of the public setting; an error message instead when it cannot be saved as is. */

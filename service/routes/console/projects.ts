@@ -17,6 +17,7 @@ import {
   type ProjectRecord,
 } from '../../storage/console-types.js';
 import { type Admin, audit, requireAdmin } from './auth.js';
+import { refusedOrigins } from '../refused-origins.js';
 
 /** Projects and integrations in the directory; the admin and the audit log in the accounts; today's use of budgets (gate). */
 type ProjectsContext = ServiceContext<'directory' | 'accounts' | 'gate'>;
@@ -66,6 +67,7 @@ function parseBudget(value: unknown): DailyCounts {
 }
 
 export const integrationJson = (
+  ctx: ServiceContext,
   i: IntegrationRecord,
   today: DailyCounts = { sessions: 0, answers: 0 },
 ): ConsoleIntegration => ({
@@ -75,6 +77,7 @@ export const integrationJson = (
   public: i.public,
   budget: { ...i.budget },
   today: { ...today },
+  refused_origins: refusedOrigins(ctx, i.projectId, i.id, i.allowedOrigins),
   created_at: isoMicros(i.createdAt),
 });
 
@@ -84,7 +87,7 @@ async function integrationsJson(ctx: ProjectsContext, projectId: string): Promis
     ctx.storage.directory.listIntegrations(projectId),
     ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now())),
   ]);
-  return integrations.map((i) => integrationJson(i, used.get(i.id)));
+  return integrations.map((i) => integrationJson(ctx, i, used.get(i.id)));
 }
 
 async function projectJson(ctx: ProjectsContext, p: ProjectRecord): Promise<ConsoleProject> {
@@ -204,7 +207,7 @@ export async function createIntegration(
     name: integration.name,
     allowed_origins: integration.allowedOrigins,
   });
-  return json(integrationJson(integration), 201);
+  return json(integrationJson(ctx, integration), 201);
 }
 
 export async function updateIntegration(
@@ -240,7 +243,7 @@ export async function updateIntegration(
     ...rest,
   });
   const used = await ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now()));
-  return json(integrationJson(updated, used.get(integrationId)));
+  return json(integrationJson(ctx, updated, used.get(integrationId)));
 }
 
 export async function deleteIntegration(

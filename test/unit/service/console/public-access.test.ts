@@ -83,6 +83,32 @@ describe('public integrations in the console (§2b)', () => {
     });
   });
 
+  it('lists the origins whose pages it refused, once each with a count, until they are allowed, and logs each once', async () => {
+    const logs: { msg: string; origin?: unknown }[] = [];
+    const { admin, call } = await withConsole({ log: (entry) => logs.push(entry) });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    // A site builder's embed block: a frame on the builder's origin, and a sandboxed one with none.
+    const frame = 'https://site-1234.builder-usercontent.example';
+    for (const origin of [frame, frame, 'null', 'not an origin'])
+      expect((await call('GET', challenge, { headers: { Origin: origin } })).status).toBe(403);
+    const refused = async () =>
+      (await admin.call('GET', 'projects')).body.projects[0].integrations.find(
+        (i: { id: string }) => i.id === 'int_demo',
+      ).refused_origins;
+    expect(await refused()).toEqual([
+      { origin: 'null', count: 1, last_at: expect.any(String) },
+      { origin: frame, count: 2, last_at: expect.any(String) },
+    ]);
+    expect(logs.filter((l) => l.msg === 'public_origin_refused').map((l) => l.origin)).toEqual([
+      frame,
+      'null',
+    ]);
+    await admin.call('PATCH', INTEGRATION, { allowed_origins: [SITE, frame] });
+    expect((await call('GET', challenge, { headers: { Origin: frame } })).status).toBe(200);
+    expect(await refused()).toEqual([{ origin: 'null', count: 1, last_at: expect.any(String) }]);
+  });
+
   it('the start-up flag makes its integrations public with their origins, and a restart without it leaves them so', async () => {
     const storage = memoryStores();
     const seed = { ...PROJECT, allowedOrigins: [SITE], public: true };
