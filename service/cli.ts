@@ -294,7 +294,12 @@ async function start(values: Flags, port: number, setup: Setup) {
   );
   const everywhere = everyInterface(host, running.url);
   if (everywhere) console.log(`agent-chat-service ${everywhere}`);
-  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins());
+  announceConsole(
+    running.url,
+    settings.publicUrl,
+    await storage.accounts.hasAdmins(),
+    databaseUrl ? null : dataDir,
+  );
 }
 
 /**
@@ -328,8 +333,18 @@ function publicUrlOf(given: string | undefined): string | undefined {
  * how to add its first admin while there is none, and (one write, so it arrives with that line)
  * when its cookie cannot be Secure.
  */
-function announceConsole(url: string, publicUrl: string | undefined, hasAdmins: boolean) {
-  const first = hasAdmins ? '' : ' (add an admin with: agent-chat-service admin add NAME)';
+function announceConsole(
+  url: string,
+  publicUrl: string | undefined,
+  hasAdmins: boolean,
+  dataDir: string | null,
+) {
+  // The embedded store takes one process: `admin add` beside this one would be refused.
+  const first = hasAdmins
+    ? ''
+    : dataDir
+      ? ` (no admin yet: stop this service, then run agent-chat-service admin add NAME --data ${dataDir}, the password on stdin, and start it again)`
+      : ' (no admin yet: run agent-chat-service admin add NAME beside it, with DATABASE_URL, the password on stdin)';
   const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
   const where = publicUrl
     ? `${publicUrl.replace(/\/*$/, '')}/console/ (on this machine: ${url}/console/)`

@@ -259,7 +259,10 @@ describe('agent-chat-service (the program)', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const first = await start(dataDir);
-    await first.printed(/console: \S+\/console\/ \(add an admin with: agent-chat-service admin add NAME\)/);
+    // The embedded store takes one process: the line says to stop this one first, with its --data.
+    await first.printed(
+      `/console/ (no admin yet: stop this service, then run agent-chat-service admin add NAME --data ${dataDir}, the password on stdin, and start it again)\n`,
+    );
     expect(await stop(first)).toBe(0);
     // Its end, however long a loaded machine takes to hash the password (a 30 s ceiling did not hold).
     const added = await finished(['admin', 'add', 'grace', '--data', dataDir], 'correct horse battery\n');
