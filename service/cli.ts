@@ -294,12 +294,8 @@ async function start(values: Flags, port: number, setup: Setup) {
   );
   const everywhere = everyInterface(host, running.url);
   if (everywhere) console.log(`agent-chat-service ${everywhere}`);
-  announceConsole(
-    running.url,
-    settings.publicUrl,
-    await storage.accounts.hasAdmins(),
-    databaseUrl ? null : dataDir,
-  );
+  const embedded = databaseUrl ? null : dataDir;
+  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins(), embedded);
 }
 
 /**
