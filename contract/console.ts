@@ -104,6 +104,11 @@ export interface ConsoleIntegration {
    * no origin (a sandboxed frame, a file).
    */
   refused_origins: ConsoleRefusedOrigin[];
+  /**
+   * The allowed origins the service's start-up flags (`--allowed-origin`) give it: each start
+   * makes the list these again. Null: none given, the console's list stays (decision 717).
+   */
+  origins_at_start: readonly string[] | null;
   created_at: string;
 }
 

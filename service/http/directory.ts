@@ -64,6 +64,15 @@ export class Directory {
     readonly ttlMs = 5_000,
   ) {}
 
+  /**
+   * The allowed origins the start-up flags give the integration, which each start writes over
+   * the console's list (decision 200); null when they give none (decision 717).
+   */
+  originsAtStart(projectId: string, integrationId: string): readonly string[] | null {
+    const seed = this.seeds.find((s) => s.id === projectId && s.integrationIds.includes(integrationId));
+    return seed?.allowedOrigins ?? null;
+  }
+
   /** Writes the start-up projects once (again after a failure). */
   ready(): Promise<void> {
     this.seeded ??= this.seed().catch((error) => {

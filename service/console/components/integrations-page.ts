@@ -14,7 +14,12 @@ import {
 } from '../snippets.js';
 import { ConsolePage, inPlace } from './page.js';
 import { field } from '../form.js';
-import { publicAccessFields, publicAccessPatch, publicAccessStyles } from './public-access.js';
+import {
+  publicAccessFields,
+  publicAccessPatch,
+  publicAccessStyles,
+  startOriginsNote,
+} from './public-access.js';
 
 /** The project's settings, its integrations (allowed origins), and what to paste to install one. */
 export class IntegrationsPage extends ConsolePage {
@@ -115,6 +120,7 @@ export class IntegrationsPage extends ConsolePage {
         <label>Name <input name="name" .value=${integration.name} required maxlength="80"></label>
         <label>Allowed origins <span class="hint" id="origins-hint" aria-hidden="true">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
           <textarea name="origins" aria-describedby="origins-hint" spellcheck="false" .value=${integration.allowed_origins.join('\n')}></textarea></label>
+        ${startOriginsNote(integration)}
         ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
         ${publicAccessFields(integration)}
         <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span><button class="primary" type="submit">Save</button></div>

@@ -41,6 +41,16 @@ export function publicAccessFields(integration: ConsoleIntegration) {
   </fieldset>`;
 }
 
+/**
+ * The start-up flags' origins, which each start writes over this list (decisions 200, 717): an
+ * origin added here and not there is gone after the next restart, unless the owner is told.
+ */
+export function startOriginsNote({ allowed_origins: now, origins_at_start: start }: ConsoleIntegration) {
+  if (!start) return nothing;
+  const same = now.length === start.length && now.every((origin) => start.includes(origin));
+  return html`<p class=${same ? 'hint muted' : 'notice warn'}>The service is started with <code>--allowed-origin</code> for this integration: each start sets this list to ${start.join(', ')} again.${same ? nothing : html` Add the other origins to the start command too (<code>--allowed-origin</code>, or <code>AGENT_CHAT_ALLOWED_ORIGINS</code>) to keep them.`}</p>`;
+}
+
 /** Puts a refused origin on the form's list of allowed origins, for its Save to keep. */
 function allow(event: Event, origin: string) {
   const list = (event.target as HTMLElement).closest('form')?.querySelector('textarea');

@@ -78,6 +78,7 @@ export const integrationJson = (
   budget: { ...i.budget },
   today: { ...today },
   refused_origins: refusedOrigins(ctx, i.projectId, i.id, i.allowedOrigins),
+  origins_at_start: ctx.directory.originsAtStart(i.projectId, i.id),
   created_at: isoMicros(i.createdAt),
 });
 

@@ -109,6 +109,22 @@ describe('public integrations in the console (§2b)', () => {
     expect(await refused()).toEqual([{ origin: 'null', count: 1, last_at: expect.any(String) }]);
   });
 
+  it("says which integrations' origins the start-up flag sets again at each start, and to what", async () => {
+    const { admin } = await withConsole({ projects: [{ ...PROJECT, allowedOrigins: [SITE], public: true }] });
+    // The console adds an origin; the next start with the same flag would replace the list.
+    await admin.call('PATCH', INTEGRATION, { allowed_origins: [SITE, 'https://shop.example.com'] });
+    const integrations = (await admin.call('GET', 'projects')).body.projects[0].integrations;
+    expect(
+      integrations.map((i: { id: string; origins_at_start: unknown }) => [i.id, i.origins_at_start]),
+    ).toEqual([
+      ['int_demo', [SITE]],
+      ['int_other', [SITE]],
+    ]);
+    const { admin: unseeded } = await withConsole();
+    const plain = (await unseeded.call('GET', 'projects')).body.projects[0].integrations[0];
+    expect(plain.origins_at_start).toBeNull();
+  });
+
   it('the start-up flag makes its integrations public with their origins, and a restart without it leaves them so', async () => {
     const storage = memoryStores();
     const seed = { ...PROJECT, allowedOrigins: [SITE], public: true };
