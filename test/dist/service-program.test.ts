@@ -235,7 +235,7 @@ describe('agent-chat-service (the program)', () => {
     expect((await fetch(`${behindTls.url}/healthz`)).status).toBe(200);
     // The caveat is written with the console's line, in one write.
     await behindTls.printed(
-      `console: https://chat.example.com/console/ (on this machine: ${behindTls.url}/console/) (add an admin`,
+      `console: https://chat.example.com/console/ (on this machine: ${behindTls.url}/console/) (no admin yet: stop this service`,
     );
     expect(behindTls.output()).not.toContain(warning);
     expect(await stop(behindTls)).toBe(0);
