@@ -85,13 +85,16 @@ describe('public integrations in the console (§2b)', () => {
 
   it('lists the origins whose pages it refused, once each with a count, until they are allowed, and logs each once', async () => {
     const logs: { msg: string; origin?: unknown }[] = [];
-    const { admin, call } = await withConsole({ log: (entry) => logs.push(entry) });
+    const { admin, call, service } = await withConsole({ log: (entry) => logs.push(entry) });
     await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
     const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
     // A site builder's embed block: a frame on the builder's origin, and a sandboxed one with none.
+    // Sent to the instance the console asks (its memory, not the fleet's: decision 715).
     const frame = 'https://site-1234.builder-usercontent.example';
     for (const origin of [frame, frame, 'null', 'not an origin'])
-      expect((await call('GET', challenge, { headers: { Origin: origin } })).status).toBe(403);
+      expect((await service.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
+        403,
+      );
     const refused = async () =>
       (await admin.call('GET', 'projects')).body.projects[0].integrations.find(
         (i: { id: string }) => i.id === 'int_demo',
