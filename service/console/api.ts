@@ -181,9 +181,10 @@ export class ConsoleApi {
       body: settings,
     });
 
-  /** A visitor's file, as bytes for a thumbnail or a download (never opened as a page). */
-  async file(projectId: string, fileId: string): Promise<Blob> {
-    const response = await fetch(this.url(paths.file(projectId, fileId)), { credentials: 'same-origin' });
+  /** A visitor's file, as bytes for a thumbnail or a download (never opened as a page); a download is audited. */
+  async file(projectId: string, fileId: string, download = false): Promise<Blob> {
+    const url = this.url(paths.file(projectId, fileId), { download: download ? '1' : undefined });
+    const response = await fetch(url, { credentials: 'same-origin' });
     if (!response.ok)
       throw new ConsoleApiError(
         response.status,
