@@ -43,6 +43,23 @@ export class ConsoleApiError extends Error {
   }
 }
 
+/**
+ * A change a page makes: `say('')` first, then, if it fails, `say` the service's words for why
+ * (`fallback` when it gave none). One place for the pages' and forms' changes alike.
+ */
+export async function attempt(
+  action: () => Promise<unknown>,
+  say: (error: string) => void,
+  fallback = 'That did not work.',
+): Promise<void> {
+  say('');
+  try {
+    await action();
+  } catch (error) {
+    say(error instanceof ConsoleApiError ? error.message : fallback);
+  }
+}
+
 /** `api/` beside any console page: every page sits one level under /console/. */
 export const apiBase = () => new URL('api/', new URL('.', location.href)).href;
 

@@ -143,6 +143,7 @@ describe('the console in Chromium: Admins', () => {
     expect(await vera.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     expect(await vera.page.getByRole('textbox', { name: 'Name', exact: true }).isDisabled()).toBe(true);
     expect(await axe(vera.page)).toEqual([]);
+    if (SHOTS) await vera.page.screenshot({ path: `${SHOTS}/integrations-viewer-light.png`, fullPage: true });
 
     await toAdmins(vera.page);
     expect(await vera.page.getByRole('button', { name: 'Add admin' }).count()).toBe(0);

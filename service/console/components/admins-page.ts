@@ -1,6 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError } from '../api.js';
+import { ConsoleApiError, attempt } from '../api.js';
 import type { ConsoleAdmin, ConsoleAdmins, ConsoleRole } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { field } from '../form.js';
@@ -127,13 +127,11 @@ export class AdminsPage extends ConsolePage {
   }
 
   private async run(action: () => Promise<string>) {
-    this.error = '';
     this.done = '';
-    try {
-      this.done = await action();
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
-    }
+    await attempt(
+      async () => (this.done = await action()),
+      (e) => (this.error = e),
+    );
     await this.load();
   }
 

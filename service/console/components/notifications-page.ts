@@ -1,6 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError } from '../api.js';
+import { ConsoleApiError, attempt } from '../api.js';
 import type {
   ConsoleNotificationEvent,
   ConsoleWebhook,
@@ -176,12 +176,7 @@ export class NotificationsPage extends ConsolePage {
   }
 
   private async run(action: () => Promise<void>) {
-    try {
-      this.error = '';
-      await action();
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
-    }
+    await attempt(action, (e) => (this.error = e));
     await this.load();
   }
 

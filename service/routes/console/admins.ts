@@ -6,12 +6,11 @@
 import {
   CONSOLE_ROLES,
   type ConsoleAdmins,
-  type ConsoleNewAdmin,
   type ConsolePasswordChange,
   type ConsoleRole,
   type ConsoleSessionsEnded,
 } from '../../../contract/console.js';
-import { isRecord, readJsonBody } from '../../http/body.js';
+import { readStringFields } from '../../http/body.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { isoMicros } from '../../kernel/clock.js';
@@ -52,10 +51,7 @@ export async function addConsoleAdmin(
   info: RequestInfo,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
-    throw badRequest('Send username and password.');
-  const input = body as unknown as ConsoleNewAdmin;
+  const input = await readStringFields(request, 'username', 'password');
   const role = roleOf(input.role ?? 'admin');
   const username = input.username.trim().toLowerCase();
   if (!USERNAME.test(username)) throw badRequest(`A username is ${USERNAME_RULE}.`);
@@ -90,9 +86,7 @@ export async function changeAdminRole(
   name: string,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body)) throw badRequest('Send role.');
-  const role = roleOf(body.role);
+  const role = roleOf((await readStringFields(request, 'role')).role);
   const result = await ctx.storage.accounts.setRole(name, role);
   if (result === 'missing') throw notFound(`There is no admin named ${name}.`);
   if (result === 'last') throw lastAdmin(name, 'making them a viewer');
@@ -131,10 +125,7 @@ export async function changeOwnPassword(
   info: RequestInfo,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request, 'anyone');
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.current_password !== 'string' || typeof body.new_password !== 'string')
-    throw badRequest('Send current_password and new_password.');
-  const change = body as unknown as ConsolePasswordChange;
+  const change: ConsolePasswordChange = await readStringFields(request, 'current_password', 'new_password');
   const problem = passwordProblem(change.new_password);
   if (problem) throw badRequest(problem);
   if (!(await checkPassword(ctx, info, admin.username, admin.username, change.current_password))) {

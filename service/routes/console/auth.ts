@@ -1,7 +1,7 @@
-import { isRecord, readJsonBody } from '../../http/body.js';
+import { readStringFields } from '../../http/body.js';
 import type { ConsoleSession, ConsoleSignedIn } from '../../../contract/console.js';
 import type { PasswordHasher, RequestInfo, ServiceContext } from '../context.js';
-import { HttpError, badRequest } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
 import { randomId } from '../../kernel/ids.js';
@@ -273,9 +273,7 @@ async function passwordMatches(
 /** POST /console/api/session: username and password → the session cookie and the CSRF token. */
 export async function signIn(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
   requireSameOrigin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
-    throw badRequest('Send username and password.');
+  const body = await readStringFields(request, 'username', 'password');
   const username = body.username.trim().toLowerCase();
   const valid = USERNAME.test(username);
   const admin = await checkPassword(ctx, info, valid ? username : null, username, body.password);

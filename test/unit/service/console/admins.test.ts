@@ -80,6 +80,10 @@ describe.each(engines())('console admins on $name', { timeout: 30_000 }, (engine
   it('adds a viewer, who reads but changes nothing; a new role applies at their next call; never the last admin a viewer', async () => {
     await withAdmins(async ({ service, ada, storage }) => {
       expect((await ada.call('POST', 'admins', { ...BOB, role: 'owner' })).status).toBe(400);
+      expect((await ada.call('POST', 'admins', { username: 'bob' })).body.detail).toBe(
+        'Send username and password.',
+      );
+      expect((await ada.call('PATCH', 'admins/ada', { role: 1 })).body.detail).toBe('Send role.');
       const added = await ada.call('POST', 'admins', { ...BOB, role: 'viewer' });
       expect(added).toMatchObject({ status: 201, body: { username: 'bob', role: 'viewer' } });
       const bob = consoleClient(service);
