@@ -154,12 +154,13 @@ async function removeAdmin(
   if (result === 'missing') return fail(`there is no admin named ${username}.`);
   if (result === 'last')
     return fail(
-      `${username} is the only console admin: removing them leaves nobody who can sign in. Add another first (${ADD_HINT}), or pass --allow-no-admins.`,
+      `${username} is the only console admin: removing them leaves nobody who can change the console. Add another first (${ADD_HINT}), or pass --allow-no-admins.`,
     );
   await cliAudit(accounts, 'admin.remove', username, null);
-  const left = await accounts.hasAdmins();
+  // Viewers left alone can change nothing: that is no admin left either (decision 718).
+  const left = (await accounts.listAdmins()).some((a) => a.role === 'admin');
   io.out(
-    `Removed console admin ${username}; their console sessions have ended.${left ? '' : ` No admin is left: add one with ${ADD_HINT}.`}`,
+    `Removed console admin ${username}; their console sessions have ended.${left ? '' : ` No admin is left: add one with ${ADD_HINT}, or make a viewer one with agent-chat-service admin role USERNAME admin.`}`,
   );
   return 0;
 }

@@ -164,5 +164,10 @@ storageSuite('admin command', (suite) => {
       ['cli', 'admin.add', 'ada', { role: 'admin' }],
       ['cli', 'admin.add', 'vera', { role: 'viewer' }],
     ]);
+    // A viewer left alone can change nothing: the last admin goes only when told, saying so.
+    expect((await run(['remove', 'vera'])).err).toContain('vera is the only console admin');
+    expect((await run(['remove', 'vera'], '', true)).out).toContain(
+      'No admin is left: add one with agent-chat-service admin add USERNAME, or make a viewer one with agent-chat-service admin role USERNAME admin.',
+    );
   });
 });
