@@ -143,7 +143,6 @@ describe('the console in Chromium: Admins', () => {
     expect(await vera.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     expect(await vera.page.getByRole('textbox', { name: 'Name', exact: true }).isDisabled()).toBe(true);
     expect(await axe(vera.page)).toEqual([]);
-    if (SHOTS) await vera.page.screenshot({ path: `${SHOTS}/integrations-viewer-light.png`, fullPage: true });
 
     await toAdmins(vera.page);
     expect(await vera.page.getByRole('button', { name: 'Add admin' }).count()).toBe(0);
@@ -175,6 +174,31 @@ describe('the console in Chromium: Admins', () => {
     expect(ada.errors).toEqual([]);
     await vera.context.close();
     await ada.context.close();
+  }, 120_000);
+
+  it("a viewer's pages are axe-clean in light, dark and at 390 px (screenshots to look at)", async () => {
+    await addStored('walt', 'walt has a long password', 'viewer');
+    for (const look of LOOKS) {
+      const { page, context, errors, violations } = await open(look);
+      await signInAs(page, 'walt', 'walt has a long password');
+      for (const label of ['Conversations', 'Integrations', 'Sources', 'Notifications', 'Admins']) {
+        await page
+          .getByRole('navigation', { name: 'Console' })
+          .getByRole('link', { name: label, exact: true })
+          .click();
+        await page.getByRole('heading', { name: label, level: 1 }).waitFor();
+        await settled(page);
+        expect(await axe(page), `${label} ${look.name}`).toEqual([]);
+        if (SHOTS)
+          await page.screenshot({
+            path: `${SHOTS}/${label.toLowerCase()}-viewer-${look.name}.png`,
+            fullPage: true,
+          });
+      }
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
   }, 120_000);
 
   it('is axe-clean in light, dark and at 390 px (screenshots to look at)', async () => {
