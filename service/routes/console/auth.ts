@@ -61,10 +61,10 @@ export interface Admin {
 export type Access = 'admin' | 'anyone';
 
 /** Why a viewer is refused, in words the console shows as they are. */
-export const ADMIN_ONLY = {
+const ADMIN_ONLY = {
   read: 'Only an admin can see this: you are signed in as a viewer, who reads conversations, sources, activity and notifications.',
   change:
-    'Only an admin can change this: you are signed in as a viewer, who reads and changes nothing but their own password.',
+    'Only an admin can change this: you are signed in as a viewer, who reads, and changes nothing but their own password and sessions.',
 };
 
 /** Secure behind https: the request's own scheme, the proxy's word for it, or the configured public URL. */
