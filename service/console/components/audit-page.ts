@@ -38,6 +38,17 @@ export class AuditPage extends ConsolePage {
   @state() private error = '';
   /** The filters the entries shown were read with: a new address with others reads again. */
   private loadedFor: string | null = null;
+  /** Who the "Who" box offers: today's admins, and the command line and start-up. */
+  @state() private actors = ['cli', 'start-up'];
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.api.admins().then(
+      (list) => (this.actors = [...list.admins.map((a) => a.username), 'cli', 'start-up']),
+      // The box takes any name typed: without the list it offers fewer.
+      () => {},
+    );
+  }
 
   private query(): AuditQuery {
     return Object.fromEntries(FILTERS.flatMap((k) => (this.params.get(k) ? [[k, this.params.get(k)!]] : [])));
@@ -80,7 +91,8 @@ export class AuditPage extends ConsolePage {
   private filterForm() {
     const p = this.params;
     return html`<form class="card filters" role="search" aria-label="Filter the audit log" @submit=${this.apply} @change=${this.apply}>
-      <label>Who <input name="actor" .value=${p.get('actor') ?? ''} maxlength="200" autocomplete="off" autocapitalize="none" spellcheck="false" placeholder="A username, cli or start-up"></label>
+      <label>Who <input name="actor" list="actors" .value=${p.get('actor') ?? ''} maxlength="200" autocomplete="off" autocapitalize="none" spellcheck="false" placeholder="A username, cli or start-up"></label>
+      <datalist id="actors">${this.actors.map((a) => html`<option value=${a}></option>`)}</datalist>
       <label>What <select name="action">
         <option value="">Every action</option>
         ${ACTIONS.map(([action, words]) => html`<option value=${action} ?selected=${p.get('action') === action}>${words}</option>`)}
