@@ -2,9 +2,8 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/idle-timeout.js';
-import { whenIdle } from '../../internal/when-idle.js';
-import { prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
+import { promptList } from './prompts.js';
 import { LocalizeController } from './localize-controller.js';
 import type { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
@@ -239,17 +238,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @query('.thread-list-toggle') private threadListToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('prompts'))
-      this.#promptList = this.prompts
-        .split('|')
-        .map((p) => p.trim())
-        .filter(Boolean);
-    if (changed.has('opened') || changed.has('mode')) {
-      const visible = this.mode === 'inline' || this.opened;
-      this.#chat.session.owner.setVisible(visible);
-      // The panel shows: an answer may come soon, so its markdown engine loads when the page is idle.
-      if (visible) prepareMarkdown(whenIdle);
-    }
+    if (changed.has('prompts')) this.#promptList = promptList(this.prompts);
+    if (changed.has('opened') || changed.has('mode')) this.#chat.shown(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
     this.#chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
