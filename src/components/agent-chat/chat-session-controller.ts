@@ -191,7 +191,11 @@ export class ChatSessionController implements ReactiveController {
     return this.session.send(text);
   }
 
-  /** The panel shows or hides: an answer may come soon, so its markdown engine loads when the page is idle. */
+  /**
+   * The panel shows (open, or inline) or hides. Shown, a remembered conversation of a named owner
+   * may now cost a session to confirm (OwnerGate), and an answer may come soon, so its markdown
+   * engine loads when the page is idle.
+   */
   shown(visible: boolean): void {
     this.session.owner.setVisible(visible);
     if (visible) prepareMarkdown(whenIdle);
