@@ -35,16 +35,20 @@ export const consolePaths = {
   /** GET and PUT what the integration's visitors may attach. */
   integrationFiles: (projectId: string, integrationId: string) =>
     `/projects/${id(projectId)}/integrations/${id(integrationId)}/files`,
-  /** GET a visitor's file, as a download, for the conversation review. */
+  /** GET a visitor's file for the conversation review; `?download=1`, the Download button's, is audited. */
   file: (projectId: string, fileId: string) => `/projects/${id(projectId)}/files/${id(fileId)}`,
   /** DELETE: signs out every other session of the signed-in admin (`ConsoleSessionsEnded`). */
   otherSessions: '/session/others',
   /** GET the admins (`ConsoleAdmins`), POST a new one (`ConsoleNewAdmin`). */
   admins: '/admins',
-  /** DELETE: the admin goes and its sessions end at once; never the last one. */
+  /**
+   * DELETE: the admin goes and its sessions end at once; PATCH a new role (`ConsoleRoleChange`).
+   * Never the last one with the admin role.
+   */
   admin: (username: string) => `/admins/${id(username)}`,
   /** PUT the signed-in admin's own password (`ConsolePasswordChange`); its other sessions end. */
   password: '/password',
+  /** `?before&actor&action&start&end` (UTC days, both included): `ConsoleAuditPage`, 50 a page; admins only. */
   audit: '/audit',
   install: '/install',
   /** GET the project's documentation sources, POST a new one (`ConsoleNewSource`). */
@@ -66,14 +70,22 @@ export const consolePaths = {
     `/projects/${id(projectId)}/webhooks/${id(webhookId)}/test`,
 } as const;
 
+/**
+ * What a console account may do (decision 718): `admin`, everything; `viewer`, read the
+ * conversations, sources, activity and notifications, and change only its own password and sessions.
+ */
+export type ConsoleRole = 'admin' | 'viewer';
+export const CONSOLE_ROLES: readonly ConsoleRole[] = ['admin', 'viewer'];
+
 /** `GET session`: nobody (`username: null`), or the admin with the token every change echoes. */
 export type ConsoleSession =
   | { username: null }
-  | { username: string; csrf_token: string; expires_at: string };
+  | { username: string; role: ConsoleRole; csrf_token: string; expires_at: string };
 
 /** `POST session`: the answer to a sign-in. */
 export interface ConsoleSignedIn {
   username: string;
+  role: ConsoleRole;
   csrf_token: string;
 }
 
@@ -322,6 +334,7 @@ export interface ConsoleThreadDetail extends ConsoleThreadHead {
 /** One console admin, as the Admins page lists it. */
 export interface ConsoleAdmin {
   username: string;
+  role: ConsoleRole;
   created_at: string;
   /** null: has not signed in since this was kept. */
   last_sign_in_at: string | null;
@@ -339,6 +352,13 @@ export interface ConsoleAdmins {
 export interface ConsoleNewAdmin {
   username: string;
   password: string;
+  /** `admin` when left out. */
+  role?: ConsoleRole;
+}
+
+/** `PATCH admin`: the admin's new role. */
+export interface ConsoleRoleChange {
+  role: ConsoleRole;
 }
 
 /** `PUT password`: the admin's own, current one first. */

@@ -1,7 +1,9 @@
 /**
- * `agent-chat-service admin …`: the console's admins, from the machine (decisions 689, 690): add,
- * list, remove (never the last one unless told), and a new password for one who forgot theirs.
+ * `agent-chat-service admin …`: the console's admins, from the machine (decisions 689, 690, 718):
+ * add (an admin, or a viewer with `--role viewer`), list, a new role, remove (never the last
+ * admin unless told), and a new password for one who forgot theirs.
  */
+import { CONSOLE_ROLES, type ConsoleRole } from '../contract/console.js';
 import { scryptPasswords } from './console-node.js';
 import {
   MAX_PASSWORD_CHARS,
@@ -43,8 +45,8 @@ async function readPassword(): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-const USAGE = `usage: agent-chat-service admin add USERNAME | list | remove USERNAME [--allow-no-admins] | password USERNAME
-  (passwords on stdin; --data DIR or DATABASE_URL)`;
+const USAGE = `usage: agent-chat-service admin add USERNAME [--role admin|viewer] | list | role USERNAME admin|viewer
+  | remove USERNAME [--allow-no-admins] | password USERNAME  (passwords on stdin; --data DIR or DATABASE_URL)`;
 const ADD_HINT = 'agent-chat-service admin add USERNAME';
 
 /** Where a command writes and reads: the process's streams, or a test's. */
@@ -68,7 +70,7 @@ interface Where {
 /** `agent-chat-service admin …`: the exit code (0; 1 with the reason on stderr; 2 for a wrong call). */
 export async function adminCommand(
   args: string[],
-  options: { allowNoAdmins?: boolean },
+  options: { allowNoAdmins?: boolean; role?: string },
   store: Where,
   io: AdminIo = processIo,
   open: () => Promise<Stores> = () => openStorage(store),
@@ -78,10 +80,16 @@ export async function adminCommand(
     return code;
   };
   const [command, name, ...rest] = args;
-  const named = command === 'add' || command === 'remove' || command === 'password';
-  if (rest.length || (named ? name === undefined : command !== 'list' || name !== undefined))
+  const named = command === 'add' || command === 'remove' || command === 'password' || command === 'role';
+  // `role NAME ROLE` is the one command with a word after the name.
+  const extra = command === 'role' ? 1 : 0;
+  if (rest.length !== extra || (named ? name === undefined : command !== 'list' || name !== undefined))
     return fail(USAGE, 2);
   if (options.allowNoAdmins && command !== 'remove') return fail(USAGE, 2);
+  if (options.role !== undefined && command !== 'add') return fail(USAGE, 2);
+  const role = command === 'role' ? rest[0] : (options.role ?? 'admin');
+  if (!(CONSOLE_ROLES as readonly string[]).includes(role))
+    return fail(`"${role}" is not a role: ${CONSOLE_ROLES.join(' or ')}.`);
   const username = name?.toLowerCase() ?? '';
   if (named && !USERNAME.test(username)) return fail(`"${name}" is not a username: ${USERNAME_RULE}.`);
   let password = '';
@@ -98,9 +106,12 @@ export async function adminCommand(
       if (command === 'list') return listAdmins(accounts, io);
       if (command === 'remove') return removeAdmin(accounts, username, !!options.allowNoAdmins, io, fail);
       if (command === 'password') return resetPassword(accounts, username, password, io, fail);
-      if (!(await saveAdmin(accounts, username, password)))
+      if (command === 'role') return changeRole(accounts, username, role as ConsoleRole, io, fail);
+      if (!(await saveAdmin(accounts, username, password, role as ConsoleRole)))
         return fail(`an admin named ${username} exists already.`);
-      io.out(`Added console admin ${username} (${where}).`);
+      io.out(
+        `Added console ${role === 'admin' ? 'admin' : 'viewer (reads, changes nothing)'} ${username} (${where}).`,
+      );
       return 0;
     },
   );
@@ -117,9 +128,10 @@ async function listAdmins(accounts: AccountStore, io: AdminIo): Promise<number> 
     return 0;
   }
   const rows = [
-    ['USERNAME', 'ADDED', 'LAST SIGN-IN'],
+    ['USERNAME', 'ROLE', 'ADDED', 'LAST SIGN-IN'],
     ...admins.map((a) => [
       a.username,
+      a.role,
       minute(a.createdAt),
       a.lastSignInAt === null ? 'never' : minute(a.lastSignInAt),
     ]),
@@ -142,12 +154,38 @@ async function removeAdmin(
   if (result === 'missing') return fail(`there is no admin named ${username}.`);
   if (result === 'last')
     return fail(
-      `${username} is the only console admin: removing them leaves nobody who can sign in. Add another first (${ADD_HINT}), or pass --allow-no-admins.`,
+      `${username} is the only console admin: removing them leaves nobody who can change the console. Add another first (${ADD_HINT}), or pass --allow-no-admins.`,
     );
   await cliAudit(accounts, 'admin.remove', username, null);
-  const left = await accounts.hasAdmins();
+  // Viewers left alone can change nothing: that is no admin left either (decision 718).
+  const left = (await accounts.listAdmins()).some((a) => a.role === 'admin');
   io.out(
-    `Removed console admin ${username}; their console sessions have ended.${left ? '' : ` No admin is left: add one with ${ADD_HINT}.`}`,
+    `Removed console admin ${username}; their console sessions have ended.${left ? '' : ` No admin is left: add one with ${ADD_HINT}, or make a viewer one with agent-chat-service admin role USERNAME admin.`}`,
+  );
+  return 0;
+}
+
+/** `admin role NAME ROLE`: at the admin's next console call; never the last admin made a viewer. */
+async function changeRole(
+  accounts: AccountStore,
+  username: string,
+  role: ConsoleRole,
+  io: AdminIo,
+  fail: (message: string) => number,
+): Promise<number> {
+  const result = await accounts.setRole(username, role);
+  if (result === 'missing') return fail(`there is no admin named ${username}.`);
+  if (result === 'last')
+    return fail(
+      `${username} is the only console admin: as a viewer nobody could change anything. Make another one an admin first.`,
+    );
+  if (result === 'same') {
+    io.out(`${username} is ${role === 'admin' ? 'an admin' : 'a viewer'} already.`);
+    return 0;
+  }
+  await cliAudit(accounts, 'admin.role', username, { role });
+  io.out(
+    `${username} is now ${role === 'admin' ? 'an admin' : 'a viewer'}, from their next click in the console.`,
   );
   return 0;
 }
@@ -204,9 +242,14 @@ const cliAudit = (
   });
 
 /** The admin and its audit entry; false when the name is taken. */
-async function saveAdmin(accounts: AccountStore, username: string, password: string): Promise<boolean> {
+async function saveAdmin(
+  accounts: AccountStore,
+  username: string,
+  password: string,
+  role: ConsoleRole,
+): Promise<boolean> {
   const passwordHash = await scryptPasswords.hash(password);
-  if (!(await accounts.createAdmin({ username, passwordHash, createdAt: Date.now() }))) return false;
-  await cliAudit(accounts, 'admin.add', username, null);
+  if (!(await accounts.createAdmin({ username, role, passwordHash, createdAt: Date.now() }))) return false;
+  await cliAudit(accounts, 'admin.add', username, { role });
   return true;
 }

@@ -43,8 +43,11 @@ import {
 const HELP = `agent-chat-service: the agent-chat service (sessions, chat, history, activity, the console at /console/).
 
   agent-chat-service [options]            serve
-  agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin
-  agent-chat-service admin list           the console admins: when each was added and last signed in
+  agent-chat-service admin add USERNAME   add a console admin; the password (12+ characters) is read from stdin;
+                                          --role viewer for one who reads and changes nothing
+  agent-chat-service admin list           the console admins: role, when each was added and last signed in
+  agent-chat-service admin role USERNAME admin|viewer
+                                          a new role for a console admin; never the last admin made a viewer
   agent-chat-service admin remove USERNAME
                                           remove a console admin; their console sessions end at once. Never the
                                           last one, unless --allow-no-admins (then add one with admin add)
@@ -180,6 +183,7 @@ const OPTIONS = {
   'allow-private-webhooks': { type: 'boolean' },
   'allow-private-docs': { type: 'boolean' },
   'allow-no-admins': { type: 'boolean' },
+  role: { type: 'string' },
 } as const;
 
 const flags = () => parseArgs({ allowPositionals: true, options: OPTIONS });
@@ -211,7 +215,7 @@ async function main() {
   const store = storeAt(values);
   const args = positionals.slice(1);
   const commands: Record<string, () => Promise<number>> = {
-    admin: () => adminCommand(args, { allowNoAdmins: values['allow-no-admins'] }, store),
+    admin: () => adminCommand(args, { allowNoAdmins: values['allow-no-admins'], role: values.role }, store),
     'erase-owner': () => eraseOwnerCommand(args, values, store),
     'export-conversations': () => exportConversationsCommand(args, values, store),
     'move-to-postgres': () => moveToPostgres(args, store),

@@ -20,6 +20,7 @@ import {
   type ConsoleOwner,
   type ConsoleOwnerErasure,
   type ConsoleProject,
+  type ConsoleRole,
   type ConsoleRotatedKey,
   type ConsoleSession,
   type ConsoleSignedIn,
@@ -42,11 +43,42 @@ export class ConsoleApiError extends Error {
   }
 }
 
+/**
+ * A change a page makes: `say('')` first, then, if it fails, `say` the service's words for why
+ * (`fallback` when it gave none). One place for the pages' and forms' changes alike.
+ */
+export async function attempt(
+  action: () => Promise<unknown>,
+  say: (error: string) => void,
+  fallback = 'That did not work.',
+): Promise<void> {
+  say('');
+  try {
+    await action();
+  } catch (error) {
+    say(error instanceof ConsoleApiError ? error.message : fallback);
+  }
+}
+
 /** `api/` beside any console page: every page sits one level under /console/. */
 export const apiBase = () => new URL('api/', new URL('.', location.href)).href;
 
+/** The Audit log page's filters (decision 719), as its address has them. */
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  /** UTC days, both included. */
+  start?: string;
+  end?: string;
+}
+
 export class ConsoleApi {
   csrf = '';
+  /**
+   * The signed-in account's role (decision 718): what the pages offer. The service checks every
+   * call itself; this only spares a viewer buttons that would be refused.
+   */
+  role: ConsoleRole = 'admin';
   /** Called when the session has ended (401): the app shows the sign-in form. */
   onSignedOut: () => void = () => {};
 
@@ -100,6 +132,7 @@ export class ConsoleApi {
     const s = await this.call<ConsoleSession>('GET', paths.session);
     if (s.username === null) return null;
     this.csrf = s.csrf_token;
+    this.role = s.role;
     return { username: s.username };
   }
 
@@ -109,6 +142,7 @@ export class ConsoleApi {
       quiet401: true,
     });
     this.csrf = s.csrf_token;
+    this.role = s.role;
     return s;
   }
 
@@ -163,16 +197,18 @@ export class ConsoleApi {
   eraseOwner = (projectId: string, id: string) =>
     this.call<ConsoleOwnerErasure>('DELETE', paths.conversationOwner(projectId, id));
   admins = () => this.call<ConsoleAdmins>('GET', paths.admins);
-  addAdmin = (username: string, password: string) =>
-    this.call<ConsoleAdmin>('POST', paths.admins, { body: { username, password } });
+  addAdmin = (username: string, password: string, role: ConsoleRole) =>
+    this.call<ConsoleAdmin>('POST', paths.admins, { body: { username, password, role } });
+  setRole = (username: string, role: ConsoleRole) =>
+    this.call<{ username: string; role: ConsoleRole }>('PATCH', paths.admin(username), { body: { role } });
   removeAdmin = (username: string) => this.call<void>('DELETE', paths.admin(username));
   changePassword = (current: string, next: string) =>
     this.call<ConsoleSessionsEnded>('PUT', paths.password, {
       body: { current_password: current, new_password: next },
     });
   endOtherSessions = () => this.call<ConsoleSessionsEnded>('DELETE', paths.otherSessions);
-  audit = (before?: number) =>
-    this.call<ConsoleAuditPage>('GET', paths.audit, { query: { before: before?.toString() } });
+  audit = (query: AuditQuery, before?: number) =>
+    this.call<ConsoleAuditPage>('GET', paths.audit, { query: { ...query, before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);
   fileSettings = (projectId: string, integrationId: string) =>
     this.call<ConsoleFileSettingsView>('GET', paths.integrationFiles(projectId, integrationId));
@@ -181,9 +217,10 @@ export class ConsoleApi {
       body: settings,
     });
 
-  /** A visitor's file, as bytes for a thumbnail or a download (never opened as a page). */
-  async file(projectId: string, fileId: string): Promise<Blob> {
-    const response = await fetch(this.url(paths.file(projectId, fileId)), { credentials: 'same-origin' });
+  /** A visitor's file, as bytes for a thumbnail or a download (never opened as a page); a download is audited. */
+  async file(projectId: string, fileId: string, download = false): Promise<Blob> {
+    const url = this.url(paths.file(projectId, fileId), { download: download ? '1' : undefined });
+    const response = await fetch(url, { credentials: 'same-origin' });
     if (!response.ok)
       throw new ConsoleApiError(
         response.status,

@@ -13,6 +13,9 @@ export const PAGES = [
 
 export type PageId = (typeof PAGES)[number]['id'];
 
+/** The pages only the admin role reads (decision 718); a viewer's navigation leaves them out. */
+export const ADMIN_PAGES: ReadonlySet<PageId> = new Set<PageId>(['keys', 'audit']);
+
 export interface Route {
   page: PageId;
   /** The selected project (`?project=`). */

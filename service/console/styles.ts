@@ -103,6 +103,9 @@ export const base = css`
   .notice { border-radius: 8px; padding: 10px 12px; border: 1px solid transparent; }
   .notice.warn { background: var(--c-warn-bg); color: var(--c-warn); border-color: color-mix(in srgb, var(--c-warn) 30%, transparent); }
   .notice.error { background: var(--c-danger-bg); color: var(--c-danger); border-color: color-mix(in srgb, var(--c-danger) 30%, transparent); }
+  .notice.read-only { background: var(--c-raised); border-color: var(--c-border); }
+  /* A form a viewer reads: its fields shown as they are, its box not drawn twice. */
+  fieldset.plain { border: 0; margin: 0; padding: 0; min-width: 0; display: grid; gap: inherit; }
   .notice.ok { background: var(--c-ok-bg); color: var(--c-ok); border-color: color-mix(in srgb, var(--c-ok) 30%, transparent); }
   .pill { display: inline-block; border-radius: 999px; padding: 1px 8px; font-size: 12px; font-weight: 600; background: var(--c-raised); color: var(--c-muted); }
   .pill.ok { background: var(--c-ok-bg); color: var(--c-ok); }

@@ -25,3 +25,17 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A JSON object whose `names` are strings, or 400 "Send a and b." (what the console's forms send:
+ * a sign-in, a new admin, a new password, a role). The object whole, for its other fields.
+ */
+export async function readStringFields<K extends string>(
+  request: Request,
+  ...names: K[]
+): Promise<Record<K, string> & Record<string, unknown>> {
+  const body = await readJsonBody(request);
+  if (!isRecord(body) || names.some((name) => typeof body[name] !== 'string'))
+    throw badRequest(`Send ${names.join(' and ')}.`);
+  return body as Record<K, string> & Record<string, unknown>;
+}

@@ -4,6 +4,7 @@
  * reads (conversations across owners, activity per day).
  */
 import type { ActivityCounts, ConsoleCounts } from '../../contract/activity.js';
+import type { ConsoleRole } from '../../contract/console.js';
 import type { ThreadMeta } from './records.js';
 
 export type { ActivityCounts };
@@ -66,16 +67,23 @@ export interface ApiKeyRecord {
 
 export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>;
 
+/** What a console account may do (decision 718): the contract's roles, as stored. */
+export type AdminRole = ConsoleRole;
+
 export interface AdminRecord {
   username: string;
+  role: AdminRole;
   /** `scrypt$N$r$p$salt$hash` (base64url parts). */
   passwordHash: string;
   createdAt: number;
 }
 
+export type NewAdmin = Omit<AdminRecord, 'role'> & { role?: AdminRole };
+
 /** What the admins' list shows of one: never its password's hash. */
 export interface AdminSummary {
   username: string;
+  role: AdminRole;
   createdAt: number;
   /** When its newest console session began; null: never signed in (or not since this was kept). */
   lastSignInAt: number | null;
@@ -89,6 +97,22 @@ export interface ConsoleSessionRecord {
   csrf: string;
   createdAt: number;
   expiresAt: number;
+}
+
+/** A session as a call reads it: with its admin's role now (a change applies at the next call). */
+export type ConsoleSessionWithRole = ConsoleSessionRecord & { role: AdminRole };
+
+/** What the Audit log page filters on (decision 719); each one left out matches everything. */
+export interface AuditFilter {
+  limit: number;
+  /** Strictly older than this entry id (the next page). */
+  before?: number;
+  projectId?: string;
+  actor?: string;
+  action?: string;
+  /** `at` bounds, epoch ms, inclusive from, exclusive to. */
+  from?: number;
+  to?: number;
 }
 
 export interface AuditEntry {

@@ -254,4 +254,8 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE doc_pages ADD COLUMN copies jsonb NOT NULL DEFAULT '[]';`,
   // When each console admin last signed in, for the admins' list (decision 691).
   `ALTER TABLE admins ADD COLUMN last_sign_in_at bigint;`,
+  // What each console account may do (decision 718); those from before roles keep doing everything.
+  `ALTER TABLE admins ADD COLUMN role text NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer'));
+   CREATE INDEX audit_log_by_actor ON audit_log (actor, id);
+   CREATE INDEX audit_log_by_action ON audit_log (action, id);`,
 ];

@@ -7,11 +7,15 @@
  */
 import type {
   AdminRecord,
+  AdminRole,
+  NewAdmin,
   ActivitySummary,
   ApiKeyPatch,
   ApiKeyRecord,
   AuditEntry,
+  AuditFilter,
   ConsoleSessionRecord,
+  ConsoleSessionWithRole,
   AdminSummary,
   ConversationFilter,
   ConversationSummary,
@@ -303,7 +307,8 @@ export interface SignInCount {
 
 /** The console's admins: their accounts and sessions, failed sign-ins, and the audit log of what was done. */
 export interface AccountStore {
-  createAdmin(admin: AdminRecord): Promise<boolean>;
+  /** A new account; an `admin` unless `role` says otherwise. False when the name is taken. */
+  createAdmin(admin: NewAdmin): Promise<boolean>;
   getAdmin(username: string): Promise<AdminRecord | undefined>;
   /** Whether anyone can sign in to the console yet (the start-up line says how to add the first admin). */
   hasAdmins(): Promise<boolean>;
@@ -311,17 +316,22 @@ export interface AccountStore {
   listAdmins(): Promise<AdminSummary[]>;
   /**
    * Removes the admin and ends its console sessions at once (decision 689). Unless `allowNone`,
-   * refuses (`last`) to remove the only admin, in one statement: two admins removing each other
+   * refuses (`last`) to remove the only one with the `admin` role, in one statement: two admins removing each other
    * at once leave one. `missing`: no such admin.
    */
   removeAdmin(username: string, options: { allowNone: boolean }): Promise<'removed' | 'missing' | 'last'>;
+  /**
+   * A new role for the admin (decision 718). Refuses (`last`) to make the only `admin` a viewer,
+   * in one statement as `removeAdmin` does; `missing`: no such admin; `same`: it had that role.
+   */
+  setRole(username: string, role: AdminRole): Promise<'changed' | 'same' | 'missing' | 'last'>;
   /**
    * A session is a sign-in: it becomes the admin's last one. False, and no session, when the
    * admin is gone, or, given `signedInWith`, their password's hash is no longer that one: removed
    * or given a new password while the sign-in's password was being checked (decisions 689, 690).
    */
   putConsoleSession(session: ConsoleSessionRecord, signedInWith?: string): Promise<boolean>;
-  getConsoleSession(tokenHash: string): Promise<ConsoleSessionRecord | undefined>;
+  getConsoleSession(tokenHash: string): Promise<ConsoleSessionWithRole | undefined>;
   deleteConsoleSession(tokenHash: string): Promise<void>;
   /** Ends the admin's console sessions but `exceptTokenHash` (its own, when it asks); how many ended. */
   endConsoleSessions(username: string, exceptTokenHash?: string): Promise<number>;
@@ -348,8 +358,8 @@ export interface AccountStore {
   /** Deletes console sessions expired before `before`, and sign-in failures a day older than it. */
   purgeExpired(before: number): Promise<void>;
   appendAudit(entry: Omit<AuditEntry, 'id'>): Promise<void>;
-  /** Newest first, strictly older than `before` (an entry id). */
-  listAudit(options: { limit: number; before?: number; projectId?: string }): Promise<AuditEntry[]>;
+  /** Newest first, strictly older than `before` (an entry id), matching every filter given. */
+  listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
 }
 
 /**

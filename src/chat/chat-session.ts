@@ -4,7 +4,8 @@ import { Composer, type ComposerOptions, type Tray } from './composer.js';
 import type { SessionStatus } from '../session/types.js';
 import { Conversation, type ConversationHooks } from './conversation.js';
 import { describeError } from './describe-error.js';
-import { DeviceMemory, type Remembered } from './device-memory.js';
+import { DeviceMemory } from './device-memory.js';
+import { follow, liveStateOf, restore } from './device-state.js';
 import { KeptThreads } from './kept-threads.js';
 import { Outbox, isOffline, type OutboxEntry } from './outbox.js';
 import { OwnerGate } from './owner-gate.js';
@@ -192,7 +193,6 @@ export class ChatSession {
       },
       onThreadGone: (threadId) => this.threadList.drop(threadId),
       onOffline: (text, attachments, key) => this.outbox.takeBack(text, attachments, key),
-      onError: (error) => hooks.onError(error),
     };
   }
 
@@ -203,23 +203,17 @@ export class ChatSession {
       openStore: (scope) => ((options.storageAllowed?.() ?? true) ? options.openStore(scope) : NO_STORE),
       saveDelayMs: options.saveDelayMs,
       currentKey: () => this.owner.currentKey,
-      collect: () => ({
-        drafts: this.composer.drafts,
-        threadListOpen: this.threadList.open,
-        activeThreadId: this.conversation.snapshot.threadId,
-        messages: this.conversation.snapshot.messages,
-        threads: this.threadList.snapshot.threads,
-        owned: this.threadList.owned,
-        outbox: this.outbox.entries,
-      }),
+      collect: () => liveStateOf(this),
       restorePanel: ({ threadListOpen, open }) => {
         // The visitor (or the page) may have opened or closed the list before the device answered.
         this.threadList.restoreOpen(threadListOpen);
         this.#hooks.onPanelRestored?.(open);
         this.#publish();
       },
-      restoreConversations: (remembered, how) =>
-        how === 'follow' ? this.#follow(remembered) : this.#restore(remembered),
+      restoreConversations: (remembered, how) => {
+        (how === 'follow' ? follow : restore)(this, this.#tabs, remembered);
+        this.#publish();
+      },
       confirmOwner: () => this.owner.awaitConfirmation(),
       wipedElsewhere: () => this.forget('other-tab'),
     });
@@ -349,38 +343,6 @@ export class ChatSession {
     this.threadList.refreshIfOpen();
     this.#publish();
     return wiped;
-  }
-
-  #restore(remembered: Remembered): void {
-    if (this.threadList.snapshot.status === 'idle')
-      this.threadList.restore(remembered.threads, remembered.owned);
-    // The visitor may have started typing or sending before the device answered: theirs wins.
-    if (this.#untouched() && !Object.keys(this.composer.drafts).length)
-      this.composer.drafts = { ...remembered.drafts };
-    if (!this.outbox.entries.length) this.outbox.replace(remembered.outbox);
-    const restored = this.#untouched() && remembered.messages.length > 0;
-    if (restored) this.conversation.reset(remembered.activeThreadId, remembered.messages);
-    // An answer to reattach, or a question to send again, goes first; the outbox follows when it
-    // ends. Else it goes now, a first question asked offline too: no `online` will come for it.
-    if (!restored || (!this.#tabs.reattachLast() && !this.#tabs.resendLast())) this.#tabs.sendWaiting();
-    this.#publish();
-  }
-
-  /** Another tab of this owner wrote the device: show what it shows (the list, drafts, outbox, conversation). */
-  #follow(remembered: Remembered): void {
-    this.threadList.follow(remembered.threads, remembered.owned);
-    this.composer.drafts = { ...remembered.drafts };
-    this.outbox.replace(remembered.outbox);
-    this.conversation.follow(remembered.activeThreadId, remembered.messages);
-    this.#tabs.awaitTakeover();
-    // The answer those questions waited for may have ended before its tab heard of them.
-    if (this.outbox.entries.length && !this.conversation.streaming) this.#tabs.sendQueued();
-    this.#publish();
-  }
-
-  #untouched(): boolean {
-    const { messages, streaming } = this.conversation.snapshot;
-    return messages.length === 0 && !streaming;
   }
 
   #publish(): void {

@@ -61,6 +61,7 @@ export const PARTS = [
   'avatar',
   'disclaimer',
   'composer',
+  'composer__field',
   'composer__input',
   'composer__send-button',
   'composer__attach-button',

@@ -31,6 +31,9 @@ const KIT = {
 };
 export type PublicSessionKit = typeof KIT;
 
+const LOAD_FAILED =
+  "[agent-chat] The public session's part did not load: serve it beside the widget's script, and allow it in the page's CSP (script-src).";
+
 /**
  * The token source of a page with no session endpoint (wire contract §2b): the service mints an
  * anonymous session itself for a public integration, after a proof of work. All of it is in a
@@ -46,7 +49,10 @@ export function publicTokenSource(options: PublicSourceOptions): TokenSource {
     try {
       module = await loadPublicSession();
     } catch (error) {
-      throw new SessionError('session_failed', 'Could not load the public session module.', {
+      // A file of its own beside the script: the site owner reads once what to check (decision 727).
+      if (!warnings.has(LOAD_FAILED)) console.warn(LOAD_FAILED, error);
+      warnings.add(LOAD_FAILED);
+      throw new SessionError('session_failed', LOAD_FAILED, {
         cause: new NetworkError(String(error), { cause: error }),
       });
     }

@@ -1220,14 +1220,27 @@ describe('agent-chat-service admin (the built program)', () => {
     });
     expect(await run(['admin', 'rename', 'grace', '--data', dir], '')).toMatchObject({
       code: 2,
-      out: expect.stringContaining('usage: agent-chat-service admin add USERNAME | list | remove USERNAME'),
+      out: expect.stringContaining(
+        'usage: agent-chat-service admin add USERNAME [--role admin|viewer] | list',
+      ),
     });
     expect(await run(['admin', 'list', '--data', dir], '')).toMatchObject({
       code: 0,
       out: expect.stringMatching(
-        /^USERNAME +ADDED +LAST SIGN-IN\ngrace +\d{4}-\d\d-\d\d \d\d:\d\d UTC  never\n$/,
+        /^USERNAME +ROLE +ADDED +LAST SIGN-IN\ngrace +admin +\d{4}-\d\d-\d\d \d\d:\d\d UTC  never\n$/,
       ),
     });
+    expect(
+      await run(['admin', 'add', 'vera', '--role', 'viewer', '--data', dir], 'twelve chars\n'),
+    ).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Added console viewer (reads, changes nothing) vera'),
+    });
+    expect(await run(['admin', 'role', 'grace', 'viewer', '--data', dir], '')).toMatchObject({
+      code: 1,
+      out: expect.stringContaining('grace is the only console admin'),
+    });
+    expect(await run(['admin', 'remove', 'vera', '--data', dir], '')).toMatchObject({ code: 0 });
     expect(await run(['admin', 'password', 'grace', '--data', dir], 'a newer password\n')).toEqual({
       code: 0,
       out: 'Set a new password for console admin grace; 0 console sessions ended.\n',

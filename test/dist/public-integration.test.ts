@@ -136,6 +136,43 @@ describe('a static site on another origin, through a public integration (ยง2b, ย
     await page.close();
   });
 
+  it("the proof-of-work part does not load (404, a CSP, offline): the visitor reads that the chat couldn't start, the site owner reads once what to check, and Retry loads it once it is served", async () => {
+    let served = false;
+    const { page, requests } = await openWatched(browser, site.origin, async (page) => {
+      await page.route(`**/${publicSessionPart}`, (route) =>
+        served ? route.continue() : route.fulfill({ status: 404, body: 'Not found' }),
+      );
+      await page.addInitScript(() => {
+        const seen: unknown[] = [];
+        (window as unknown as { __errors: unknown[] }).__errors = seen;
+        addEventListener('agent-chat-error', (e) => seen.push((e as CustomEvent).detail));
+      });
+    });
+    const warnings: string[] = [];
+    page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await refused(page, 'How do I theme the widget?', "The chat couldn't start. Please try again.");
+    expect(requests).toContain(`GET ${service.url}/widget/${service.version}/${publicSessionPart}`);
+    // The page learns the code it can act on; the console says which file and what to check.
+    expect(await page.evaluate(() => (window as unknown as { __errors: unknown[] }).__errors)).toEqual([
+      expect.objectContaining({ code: 'session_failed', recoverable: true }),
+    ]);
+    expect(await axe(page)).toEqual([]);
+    // A Retry that fails the same way says nothing new in the console.
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { __errors: unknown[] }).__errors.length))
+      .toBe(2);
+    const told = warnings.filter((w) => w.includes("public session's part"));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/beside the widget's script/);
+    expect(told[0]).toMatch(/script-src/);
+    served = true;
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Style the widget from your page').first().waitFor({ timeout: 15_000 });
+    await page.close();
+  });
+
   it("the day's budget spent: answers, then sessions; the visitor reads that the chat has reached its limit for today", async () => {
     await allowMore(service.storage, { sessions: 100, answers: 1 });
     try {

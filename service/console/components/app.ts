@@ -3,7 +3,7 @@ import { state } from 'lit/decorators.js';
 import { ConsoleApi, ConsoleApiError } from '../api.js';
 import type { ConsoleProject } from '../../../contract/console.js';
 import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
-import { PAGES, type Route, parseRoute, routeHref } from '../router.js';
+import { ADMIN_PAGES, PAGES, type Route, parseRoute, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
 import { type ConsolePage, inPlace } from './page.js';
 import { field } from '../form.js';
@@ -158,11 +158,12 @@ export class ConsoleApp extends LitElement {
     if (this.status === 'signed-out')
       return html`<console-sign-in .api=${this.api} @signed-in=${this.signedIn}></console-sign-in>`;
     const project = this.projects.find((p) => p.id === this.route.project) ?? null;
+    const viewer = this.api.role === 'viewer';
     return html`<div class="shell">
       <header><div class="rail">
         <div class="top">
           <div class="brand"><span class="logo" aria-hidden="true">ac</span><span>agent-chat console</span></div>
-          <div class="user"><span><span class="visually-hidden">Signed in as </span>${this.username}</span><button class="small" @click=${this.signOut}>Sign out</button></div>
+          <div class="user"><span><span class="visually-hidden">Signed in as </span>${this.username}${viewer ? html` <span class="pill">viewer</span>` : nothing}</span><button class="small" @click=${this.signOut}>Sign out</button></div>
         </div>
         <div class="project">
           <label for="project">Project</label>
@@ -170,11 +171,11 @@ export class ConsoleApp extends LitElement {
             <select id="project" @change=${(e: Event) => this.go(routeHref(this.route.page, (e.target as HTMLSelectElement).value))}>
               ${this.projects.map((p) => html`<option value=${p.id} ?selected=${p.id === project?.id}>${p.name}</option>`)}
             </select>
-            <button class="small icon" title="New project" aria-label="New project" @click=${this.newProject}>${icon('M12 5v14M5 12h14')}</button>
+            ${viewer ? nothing : html`<button class="small icon" title="New project" aria-label="New project" @click=${this.newProject}>${icon('M12 5v14M5 12h14')}</button>`}
           </div>
         </div>
         <nav aria-label="Console">
-          <ul>${PAGES.map((p) => html`<li><a href=${routeHref(p.id, project?.id ?? null)} aria-current=${p.id === this.route.page ? 'page' : nothing} @click=${this.link}>${ICONS[p.id]}${p.label}</a></li>`)}</ul>
+          <ul>${PAGES.filter((p) => !viewer || !ADMIN_PAGES.has(p.id)).map((p) => html`<li><a href=${routeHref(p.id, project?.id ?? null)} aria-current=${p.id === this.route.page ? 'page' : nothing} @click=${this.link}>${ICONS[p.id]}${p.label}</a></li>`)}</ul>
         </nav>
       </div></header>
       <main>${this.page(project)}</main>
@@ -189,8 +190,18 @@ export class ConsoleApp extends LitElement {
   }
 
   private page(project: ConsoleProject | null) {
+    // An address a viewer was given (or kept from when they were an admin) says why it shows nothing.
+    if (this.api.role === 'viewer' && ADMIN_PAGES.has(this.route.page)) {
+      const label = PAGES.find((p) => p.id === this.route.page)!.label;
+      return html`<div class="empty card stack">
+        <h1 tabindex="-1">${label}</h1>
+        <p>Only an admin can see the ${label === 'API keys' ? 'API keys' : 'audit log'}: you are signed in as a viewer, who reads conversations, sources, activity and notifications.</p>
+      </div>`;
+    }
     // Admins and the audit log are the console's, not a project's.
     if (!project && this.route.page !== 'audit' && this.route.page !== 'admins') {
+      if (this.api.role === 'viewer')
+        return html`<div class="empty card stack"><h1 tabindex="-1">No projects yet</h1><p>An admin creates the projects; you are signed in as a viewer.</p></div>`;
       return html`<div class="empty card stack">
         <h1 tabindex="-1">Create your first project</h1>
         <p class="muted">A project holds the integrations (one per website or app), the API keys your server uses to start chat sessions, and the conversations.</p>
@@ -208,7 +219,7 @@ export class ConsoleApp extends LitElement {
       case 'keys':
         return html`<keys-page data-page .api=${this.api} .project=${project}></keys-page>`;
       case 'audit':
-        return html`<audit-page data-page .api=${this.api}></audit-page>`;
+        return html`<audit-page data-page .api=${this.api} .project=${project} .params=${params}></audit-page>`;
       case 'admins':
         return html`<admins-page data-page .api=${this.api}></admins-page>`;
       case 'sources':

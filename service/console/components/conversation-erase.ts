@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { ConsoleApiError, type ConsoleApi } from '../api.js';
+import { type ConsoleApi, attempt } from '../api.js';
 import type { ConsoleOwnerErasure, ConsoleThreadHead } from '../../../contract/console.js';
 import { base, tokens } from '../styles.js';
 
@@ -103,13 +103,7 @@ export class ConversationErase extends LitElement {
 
   private async run(action: () => Promise<void>) {
     this.busy = true;
-    this.error = '';
-    try {
-      await action();
-    } catch (error) {
-      this.error =
-        error instanceof ConsoleApiError ? error.message : 'That did not work; nothing was erased.';
-    }
+    await attempt(action, (e) => (this.error = e), 'That did not work; nothing was erased.');
     this.busy = false;
   }
 }

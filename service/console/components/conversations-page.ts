@@ -9,7 +9,7 @@ import type {
 } from '../../../contract/console.js';
 import { ago, when } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
-import { ConsolePage, inPlace, pageLink } from './page.js';
+import { ConsolePage, inPlace, pageLink, readOnlyNote } from './page.js';
 import { routeHref } from '../router.js';
 import { field } from '../form.js';
 import type { ConversationGoneEvent } from './conversation-erase.js';
@@ -73,6 +73,13 @@ const filterForm = (p: URLSearchParams, integrations: ConsoleIntegration[], appl
         <label>To <input type="date" name="end" .value=${p.get('end') ?? ''}></label>
       </div>
     </form>`;
+
+/** The downloads of what the filters show: every visitor's words in one file, an admin's to take (decision 718). */
+const downloads = (url: (format: 'csv' | 'jsonl') => string) =>
+  html`<div class="row downloads" role="group" aria-label="Download the conversations these filters show">
+    <a class="button" href=${url('csv')} download>Download CSV</a>
+    <a class="button" href=${url('jsonl')} download>Download JSON Lines</a>
+  </div>`;
 
 /** Every owner's threads, filtered and searched; one thread with its sources, tool calls and feedback. */
 export class ConversationsPage extends ConsolePage {
@@ -240,11 +247,9 @@ export class ConversationsPage extends ConsolePage {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Conversations</h1><p class="muted">What visitors asked, across every owner. Owners appear only as an opaque key.</p>
         <p class="muted" id="retention">${this.retention === null ? 'Kept until deleted: no retention period is set (AGENT_CHAT_CONVERSATION_RETENTION_DAYS).' : `Deleted ${this.retention === 1 ? '1 day' : `${this.retention} days`} after their last message (AGENT_CHAT_CONVERSATION_RETENTION_DAYS).`}</p></div>
-        <div class="row downloads" role="group" aria-label="Download the conversations these filters show">
-          <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'csv')} download>Download CSV</a>
-          <a class="button" href=${this.api.conversationsExportUrl(this.project.id, this.query(), 'jsonl')} download>Download JSON Lines</a>
-        </div>
+        ${this.viewer ? nothing : downloads((format) => this.api.conversationsExportUrl(this.project.id, this.query(), format))}
       </div>
+      ${this.viewer ? readOnlyNote('every conversation', 'download them all, delete one or erase a visitor') : nothing}
       ${filterForm(this.params, this.project.integrations, this.applyFilters)}
       <p class="notice" role="status" ?hidden=${!this.notice}>${this.notice}</p>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
@@ -326,7 +331,7 @@ export class ConversationsPage extends ConsolePage {
       <div class="stack">
         <h2 id="thread-title" tabindex="-1">${t.title}</h2>
         <p class="meta">${t.owner_key === '-' ? 'Anonymous visitor' : html`Owner key <span class="owner">${t.owner_key}</span>`}&nbsp;· ${t.integration_id}&nbsp;· started ${when(t.created_at)}${t.handoff_at ? html`&nbsp;· <span class="pill warn">Asked for a person ${when(t.handoff_at)}</span>` : nothing}</p>
-        <conversation-erase .api=${this.api} project=${this.project.id} .thread=${t} @conversation-gone=${this.gone}></conversation-erase>
+        ${this.viewer ? nothing : html`<conversation-erase .api=${this.api} project=${this.project.id} .thread=${t} @conversation-gone=${this.gone}></conversation-erase>`}
       </div>
       ${t.messages.map(
         (

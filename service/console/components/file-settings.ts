@@ -78,6 +78,7 @@ export class FileSettingsForm extends LitElement {
       ${
         s
           ? html`<form class="stack" @submit=${this.save}>
+        <fieldset class="plain" ?disabled=${this.api.role === 'viewer'}>
         <div class="table-wrap"><table><thead><tr><th scope="col">Kind</th><th scope="col">Largest file (MB)</th></tr></thead><tbody>
           ${KINDS.map(
             ({ kind, label, noun, hint }) => html`<tr>
@@ -88,7 +89,8 @@ export class FileSettingsForm extends LitElement {
         </tbody></table></div>
         <label>Files per question
           <select name="per-question">${Array.from({ length: s.limits.per_question + 1 }, (_, n) => html`<option value=${n} ?selected=${n === s.per_question}>${n === 0 ? 'None (attachments off)' : n}</option>`)}</select></label>
-        <div class="row"><span class="spacer"></span><button class="primary" type="submit">Save file settings</button></div>
+        </fieldset>
+        ${this.api.role === 'viewer' ? nothing : html`<div class="row"><span class="spacer"></span><button class="primary" type="submit">Save file settings</button></div>`}
       </form>`
           : this.message
             ? nothing

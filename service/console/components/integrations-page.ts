@@ -12,7 +12,7 @@ import {
   publicScriptTag,
   scriptTag,
 } from '../snippets.js';
-import { ConsolePage, inPlace } from './page.js';
+import { ConsolePage, inPlace, readOnlyNote } from './page.js';
 import { field } from '../form.js';
 import {
   publicAccessFields,
@@ -79,6 +79,7 @@ export class IntegrationsPage extends ConsolePage {
     const integration = this.selected;
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Integrations</h1><p class="muted">One integration per website or app that shows the chat. Its allowed origins say which pages may use it.</p></div></div>
+      ${this.viewer ? readOnlyNote('the integrations and how to install them', 'add, change or delete one') : nothing}
       ${this.message ? html`<p class="notice ${this.message.tone}" role=${this.message.tone === 'error' ? 'alert' : 'status'}>${this.message.text}</p>` : nothing}
       <div class="layout">
         <nav class="card list" aria-label="Integrations of ${this.project.name}">
@@ -92,10 +93,14 @@ export class IntegrationsPage extends ConsolePage {
               i.name === i.id ? nothing : html`<small id="integration-${i.id}">${i.id}</small>`
             }</a></li>`,
           )}</ul>
-          <form @submit=${this.createIntegration}>
+          ${
+            this.viewer
+              ? nothing
+              : html`<form @submit=${this.createIntegration}>
             <label>New integration <input name="name" required maxlength="80" placeholder="e.g. Docs site" autocomplete="off"></label>
             <button type="submit">Add integration</button>
-          </form>
+          </form>`
+          }
         </nav>
         <div class="stack">
           ${integration ? this.detail(integration) : html`<p class="card muted">No integrations yet: add one for each site that will show the chat.</p>`}
@@ -116,14 +121,16 @@ export class IntegrationsPage extends ConsolePage {
     return html`
       <form class="card stack" @submit=${(e: SubmitEvent) => this.save(e, integration)} aria-labelledby="integration-title">
         <div class="row"><h2 id="integration-title">${integration.name}</h2><code class="muted">${integration.id}</code><span class="spacer"></span>
-          <button type="button" class="small danger" @click=${() => this.confirm('integration')}>Delete integration</button></div>
+          ${this.viewer ? nothing : html`<button type="button" class="small danger" @click=${() => this.confirm('integration')}>Delete integration</button>`}</div>
+        <fieldset class="plain" ?disabled=${this.viewer}>
         <label>Name <input name="name" .value=${integration.name} required maxlength="80"></label>
         <label>Allowed origins <span class="hint" id="origins-hint" aria-hidden="true">One per line, like https://docs.example.com. Pages elsewhere get 403.</span>
           <textarea name="origins" aria-describedby="origins-hint" spellcheck="false" .value=${integration.allowed_origins.join('\n')}></textarea></label>
         ${startOriginsNote(integration)}
         ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
         ${publicAccessFields(integration)}
-        <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span><button class="primary" type="submit">Save</button></div>
+        </fieldset>
+        <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span>${this.viewer ? nothing : html`<button class="primary" type="submit">Save</button>`}</div>
       </form>
       <file-settings .api=${this.api} project=${this.project.id} integration=${integration.id}></file-settings>
       ${this.installSection(integration, snippetInput)}`;
@@ -189,11 +196,15 @@ export class IntegrationsPage extends ConsolePage {
     return html`<section class="card stack" aria-labelledby="project-title">
       <h2 id="project-title">Project</h2>
       <p class="muted">Project ID <code>${this.project.id}</code> (the widget’s <code>project-id</code>).</p>
-      <form class="row project-form" @submit=${this.rename}>
+      ${
+        this.viewer
+          ? nothing
+          : html`<form class="row project-form" @submit=${this.rename}>
         <label class="grow">Project name <input name="name" .value=${this.project.name} required maxlength="80"></label>
         <button type="submit">Rename project</button>
         <button type="button" class="danger" @click=${() => this.confirm('project')}>Delete project</button>
-      </form>
+      </form>`
+      }
     </section>`;
   }
 

@@ -1,6 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError } from '../api.js';
+import { ConsoleApiError, attempt } from '../api.js';
 import type { ConsoleApiKey } from '../../../contract/console.js';
 import { SESSION_TTL_MS } from '../../../contract/limits.js';
 import { ago, when } from '../format.js';
@@ -166,12 +166,7 @@ export class KeysPage extends ConsolePage {
   private closeDialog = () => this.renderRoot.querySelector('dialog')?.close();
 
   private async run(action: () => Promise<void>) {
-    try {
-      this.error = '';
-      await action();
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
-    }
+    await attempt(action, (e) => (this.error = e));
     await this.load();
   }
 

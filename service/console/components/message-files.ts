@@ -48,8 +48,8 @@ export class MessageFiles extends LitElement {
     this.thumbnails = new Map();
   }
 
-  private async blobUrl(file: FileInfo): Promise<string | null> {
-    const blob = await this.api.file(this.project, file.file_id).catch(() => null);
+  private async blobUrl(file: FileInfo, download = false): Promise<string | null> {
+    const blob = await this.api.file(this.project, file.file_id, download).catch(() => null);
     if (!blob || !this.isConnected) return null;
     const url = URL.createObjectURL(blob);
     this.urls.add(url);
@@ -62,7 +62,8 @@ export class MessageFiles extends LitElement {
   }
 
   private async download(file: FileInfo) {
-    const url = this.thumbnails.get(file.file_id) ?? (await this.blobUrl(file));
+    // Fetched again even when its thumbnail holds the bytes: the download is what the audit log records.
+    const url = await this.blobUrl(file, true);
     if (!url) return;
     const link = document.createElement('a');
     link.href = url;

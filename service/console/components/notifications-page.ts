@@ -1,6 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApiError } from '../api.js';
+import { ConsoleApiError, attempt } from '../api.js';
 import type {
   ConsoleNotificationEvent,
   ConsoleWebhook,
@@ -8,7 +8,7 @@ import type {
 } from '../../../contract/console.js';
 import { when } from '../format.js';
 import { field } from '../form.js';
-import { ConsolePage } from './page.js';
+import { ConsolePage, readOnlyNote } from './page.js';
 
 const EVENTS: { id: ConsoleNotificationEvent; label: string; short: string }[] = [
   { id: 'handoff', label: 'A visitor asks for a person', short: 'Asks for a person' },
@@ -86,7 +86,7 @@ export class NotificationsPage extends ConsolePage {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Notifications</h1><p class="muted">Webhooks tell your team when a visitor of ${this.project.name} needs them. Slack, Mattermost and Discord incoming webhooks take them as they are; a program can check their signature.</p>${this.links ? nothing : html`<p class="muted">Messages carry no link to the conversation: this service does not know the address your team opens it at. Start it with <code>--public-url https://…</code> for one.</p>`}</div></div>
       ${this.secretCard()}
-      ${this.form()}
+      ${this.viewer ? readOnlyNote('the webhooks and what they delivered', 'add, test or delete one') : this.form()}
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       <p class="visually-hidden" role="status">${this.said}</p>
       ${this.webhooks === null ? html`<p class="muted" role="status">Loading webhooks…</p>` : this.list(this.webhooks)}
@@ -120,14 +120,18 @@ export class NotificationsPage extends ConsolePage {
 
   private list(webhooks: ConsoleWebhook[]) {
     if (!webhooks.length)
-      return html`<p class="card muted">No webhooks yet. Add your team’s Slack, Mattermost or Discord incoming webhook above.</p>`;
+      return html`<p class="card muted">No webhooks yet.${this.viewer ? '' : ' Add your team’s Slack, Mattermost or Discord incoming webhook above.'}</p>`;
     return webhooks.map(
       (w) => html`<section class="card stack" aria-label="Webhook ${w.url_shown}">
       <div class="hook-head"><h2>${w.url_shown}</h2>
         <div class="events">${w.events.map((e) => html`<span class="pill">${EVENTS.find((x) => x.id === e)?.short}</span>`)}</div>
         <span class="spacer"></span>
-        <button class="small" aria-label="Send a test to ${w.url_shown}" @click=${() => this.test(w)}>Send a test</button>
-        <button class="small danger" aria-label="Delete ${w.url_shown}" @click=${() => this.ask(w)}>Delete</button>
+        ${
+          this.viewer
+            ? nothing
+            : html`<button class="small" aria-label="Send a test to ${w.url_shown}" @click=${() => this.test(w)}>Send a test</button>
+        <button class="small danger" aria-label="Delete ${w.url_shown}" @click=${() => this.ask(w)}>Delete</button>`
+        }
       </div>
       ${this.deliveries(w)}
     </section>`,
@@ -172,12 +176,7 @@ export class NotificationsPage extends ConsolePage {
   }
 
   private async run(action: () => Promise<void>) {
-    try {
-      this.error = '';
-      await action();
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
-    }
+    await attempt(action, (e) => (this.error = e));
     await this.load();
   }
 

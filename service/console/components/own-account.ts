@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { type ConsoleApi, ConsoleApiError } from '../api.js';
+import { type ConsoleApi, attempt } from '../api.js';
 import { field } from '../form.js';
 import { base, tokens } from '../styles.js';
 
@@ -41,13 +41,11 @@ export class OwnAccount extends LitElement {
   }
 
   private async run(action: () => Promise<string>) {
-    this.error = '';
     this.done = '';
-    try {
-      this.done = await action();
-    } catch (error) {
-      this.error = error instanceof ConsoleApiError ? error.message : 'That did not work.';
-    }
+    await attempt(
+      async () => (this.done = await action()),
+      (e) => (this.error = e),
+    );
   }
 
   private async changePassword(event: SubmitEvent) {

@@ -14,6 +14,14 @@ export class ConsolePage extends LitElement {
   @property({ attribute: false }) project!: ConsoleProject;
   @property({ attribute: false }) params = new URLSearchParams();
 
+  /**
+   * Signed in with the viewer role (decision 718): the page shows what it reads and leaves out
+   * what only an admin may change, saying so once (`readOnlyNote`).
+   */
+  protected get viewer(): boolean {
+    return this.api.role === 'viewer';
+  }
+
   /** After a navigation the page's heading takes focus, so a screen reader says where it landed. */
   focusHeading(): void {
     this.renderRoot.querySelector<HTMLElement>('h1')?.focus();
@@ -44,3 +52,7 @@ export const pageLink = (href: string, label: string, className = '', name?: str
     event.preventDefault();
     (event.currentTarget as HTMLElement).dispatchEvent(new NavigateEvent(href));
   }}>${label}</a>`;
+
+/** What a viewer's page says in place of its changes: why they are not there, and who makes them. */
+export const readOnlyNote = (reads: string, changes: string) =>
+  html`<p class="notice read-only">You are signed in as a viewer, so you can read ${reads} but not ${changes}: ask an admin.</p>`;

@@ -6,7 +6,7 @@ import type { ConsoleCrawlFailure, ConsoleDocSource } from '../../../contract/co
 import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
 import { count, crawlProgress, when } from '../format.js';
-import { ConsolePage } from './page.js';
+import { ConsolePage, readOnlyNote } from './page.js';
 
 /**
  * Sources: the documentation a project's agent answers from (decisions 296, 298). Add a website
@@ -206,7 +206,7 @@ export class SourcesPage extends ConsolePage {
             : 'Nothing'
         }</dd></div>
       </dl>
-      ${suggestions(source, this.busy, (pattern) => this.setExclusions(source, [...source.exclude, pattern]))}
+      ${this.viewer ? nothing : suggestions(source, this.busy, (pattern) => this.setExclusions(source, [...source.exclude, pattern]))}
       ${
         run?.failure_count
           ? html`<details><summary>${count(run.failure_count)} ${run.failure_count === 1 ? 'failure' : 'failures'}</summary>
@@ -214,14 +214,18 @@ export class SourcesPage extends ConsolePage {
           : nothing
       }
       ${this.editing === source.id ? this.renderEditor(source) : nothing}
-      <div class="row"><button @click=${() => this.recrawl(source)} aria-describedby=${id}>Re-crawl now</button>
+      ${this.viewer ? nothing : this.actions(source, id)}
+    </section></li>`;
+  }
+
+  private actions(source: ConsoleDocSource, id: string) {
+    return html`<div class="row"><button @click=${() => this.recrawl(source)} aria-describedby=${id}>Re-crawl now</button>
         ${
           this.editing === source.id
             ? nothing
             : html`<button data-edit=${source.id} @click=${() => (this.editing = source.id)} aria-describedby=${id}>Edit exclusions</button>`
         }
-        <button class="danger" @click=${() => this.removeSource(source)} aria-describedby=${id}>Remove</button></div>
-    </section></li>`;
+        <button class="danger" @click=${() => this.removeSource(source)} aria-describedby=${id}>Remove</button></div>`;
   }
 
   /** The exclusions of one source, as lines to change; Escape or Cancel leaves them as they were. */
@@ -252,12 +256,19 @@ export class SourcesPage extends ConsolePage {
 
   /** The sources, the search and the synonyms: only where the service has a library to hold them. */
   private renderLibrary() {
-    return html`<form class="card stack add" @submit=${this.add} aria-label="Add a source">
+    return html`${
+      this.viewer
+        ? readOnlyNote(
+            'the sources and search them',
+            'add, re-crawl, change or remove one, or change the synonyms',
+          )
+        : html`<form class="card stack add" @submit=${this.add} aria-label="Add a source">
         <label>Website or folder <input name="location" required placeholder="https://docs.example.com/" autocomplete="off"></label>
         <div class="exclude"><label>Exclude paths <textarea name="exclude" rows="2" spellcheck="false" aria-describedby="add-exclude-hint" placeholder="/blog/"></textarea></label>
           ${hint('add-exclude-hint')}</div>
         <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Add source</button></div>
-      </form>
+      </form>`
+    }
       ${
         this.sources === null
           ? html`<p class="muted" role="status">Loading…</p>`
@@ -267,19 +278,24 @@ export class SourcesPage extends ConsolePage {
       }
       <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}
         earlier=${this.params.get('earlier') ?? ''} ?empty=${this.sources?.length === 0}></docs-search>
-      ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms)}`;
+      ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms, this.viewer)}`;
   }
 }
 
 /** The project's synonym groups (decision 422), one per line, in a form that saves them. */
-const synonymsCard = (synonyms: string[][], busy: boolean, save: (event: SubmitEvent) => void) =>
+const synonymsCard = (
+  synonyms: string[][],
+  busy: boolean,
+  save: (event: SubmitEvent) => void,
+  viewer: boolean,
+) =>
   html`<section class="card stack synonyms" aria-labelledby="synonyms-title">
     <h2 id="synonyms-title">Synonyms</h2>
-    <form class="stack" @submit=${save} aria-labelledby="synonyms-title">
+    <form class="stack" @submit=${save} aria-labelledby="synonyms-title"><fieldset class="plain" ?disabled=${viewer}>
       <div><label>Words that mean the same on your site <textarea name="synonyms" spellcheck="false" aria-describedby="synonyms-hint"
         placeholder="auto increment, serial, identity column" .value=${synonyms.map((g) => g.join(', ')).join('\n')}></textarea></label>
         <p class="hint" id="synonyms-hint">One group per line, words or phrases separated by commas: a question with one of them also searches for the others, for the words your visitors use that your docs do not.</p></div>
-      <div class="row"><button class="primary" type="submit" ?disabled=${busy}>Save synonyms</button></div>
+      </fieldset>${viewer ? nothing : html`<div class="row"><button class="primary" type="submit" ?disabled=${busy}>Save synonyms</button></div>`}
     </form>
   </section>`;
 

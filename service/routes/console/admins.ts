@@ -1,14 +1,16 @@
 /**
- * The console's admins as the admins themselves manage them (decisions 689-691): the list, adding
- * one, removing one (never the last), one's own password, and one's other sessions.
+ * The console's admins as the admins themselves manage them (decisions 689-691, 718): the list,
+ * adding one, a new role for one, removing one (never the last with the admin role), one's own
+ * password, and one's other sessions. A viewer reads the list and keeps their own account.
  */
-import type {
-  ConsoleAdmins,
-  ConsoleNewAdmin,
-  ConsolePasswordChange,
-  ConsoleSessionsEnded,
+import {
+  CONSOLE_ROLES,
+  type ConsoleAdmins,
+  type ConsolePasswordChange,
+  type ConsoleRole,
+  type ConsoleSessionsEnded,
 } from '../../../contract/console.js';
-import { isRecord, readJsonBody } from '../../http/body.js';
+import { readStringFields } from '../../http/body.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { isoMicros } from '../../kernel/clock.js';
@@ -33,6 +35,7 @@ export async function listAdmins(ctx: AdminsContext, request: Request): Promise<
   return json({
     admins: admins.map((a) => ({
       username: a.username,
+      role: a.role,
       created_at: isoMicros(a.createdAt),
       last_sign_in_at: a.lastSignInAt === null ? null : isoMicros(a.lastSignInAt),
       you: a.username === username,
@@ -48,20 +51,47 @@ export async function addConsoleAdmin(
   info: RequestInfo,
 ): Promise<Response> {
   const admin = await requireAdmin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
-    throw badRequest('Send username and password.');
-  const input = body as unknown as ConsoleNewAdmin;
+  const input = await readStringFields(request, 'username', 'password');
+  const role = roleOf(input.role ?? 'admin');
   const username = input.username.trim().toLowerCase();
   if (!USERNAME.test(username)) throw badRequest(`A username is ${USERNAME_RULE}.`);
   const problem = passwordProblem(input.password);
   if (problem) throw badRequest(problem);
   const passwordHash = await ctx.console!.passwords.hash(input.password);
   const now = ctx.clock.now();
-  if (!(await ctx.storage.accounts.createAdmin({ username, passwordHash, createdAt: now })))
+  if (!(await ctx.storage.accounts.createAdmin({ username, role, passwordHash, createdAt: now })))
     throw new HttpError(409, 'admin_exists', `An admin named ${username} exists already.`);
-  await audit(ctx, info, admin.username, 'admin.add', null, username);
-  return json({ username, created_at: isoMicros(now), last_sign_in_at: null, you: false }, 201);
+  await audit(ctx, info, admin.username, 'admin.add', null, username, { role });
+  return json({ username, role, created_at: isoMicros(now), last_sign_in_at: null, you: false }, 201);
+}
+
+function roleOf(value: unknown): ConsoleRole {
+  if (!(CONSOLE_ROLES as readonly unknown[]).includes(value))
+    throw badRequest(`role is one of ${CONSOLE_ROLES.join(', ')}.`);
+  return value as ConsoleRole;
+}
+
+const lastAdmin = (name: string, doing: string) =>
+  new HttpError(
+    409,
+    'last_admin',
+    `${name} is the only admin: add another admin, or make a viewer one, before ${doing}: otherwise nobody could change anything in the console.`,
+  );
+
+/** PATCH /console/api/admins/NAME `{role}`: a new role, at the admin's next call; never the last admin made a viewer. */
+export async function changeAdminRole(
+  ctx: AdminsContext,
+  request: Request,
+  info: RequestInfo,
+  name: string,
+): Promise<Response> {
+  const admin = await requireAdmin(ctx, request);
+  const role = roleOf((await readStringFields(request, 'role')).role);
+  const result = await ctx.storage.accounts.setRole(name, role);
+  if (result === 'missing') throw notFound(`There is no admin named ${name}.`);
+  if (result === 'last') throw lastAdmin(name, 'making them a viewer');
+  if (result === 'changed') await audit(ctx, info, admin.username, 'admin.role', null, name, { role });
+  return json({ username: name, role });
 }
 
 /**
@@ -77,12 +107,7 @@ export async function removeConsoleAdmin(
   const admin = await requireAdmin(ctx, request);
   const result = await ctx.storage.accounts.removeAdmin(name, { allowNone: false });
   if (result === 'missing') throw notFound(`There is no admin named ${name}.`);
-  if (result === 'last')
-    throw new HttpError(
-      409,
-      'last_admin',
-      `${name} is the only admin: add another before removing them, or nobody could sign in to the console.`,
-    );
+  if (result === 'last') throw lastAdmin(name, 'removing them');
   await audit(ctx, info, admin.username, 'admin.remove', null, name);
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   if (name === admin.username) headers['Set-Cookie'] = cookie(ctx, request, '', 0);
@@ -99,11 +124,8 @@ export async function changeOwnPassword(
   request: Request,
   info: RequestInfo,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.current_password !== 'string' || typeof body.new_password !== 'string')
-    throw badRequest('Send current_password and new_password.');
-  const change = body as unknown as ConsolePasswordChange;
+  const admin = await requireAdmin(ctx, request, 'anyone');
+  const change: ConsolePasswordChange = await readStringFields(request, 'current_password', 'new_password');
   const problem = passwordProblem(change.new_password);
   if (problem) throw badRequest(problem);
   if (!(await checkPassword(ctx, info, admin.username, admin.username, change.current_password))) {
@@ -124,7 +146,7 @@ export async function endOtherSessions(
   request: Request,
   info: RequestInfo,
 ): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request, 'anyone');
   const ended = await ctx.storage.accounts.endConsoleSessions(admin.username, admin.session.tokenHash);
   await audit(ctx, info, admin.username, 'sign_out.others', null, null, { sessions_ended: ended });
   return json({ sessions_ended: ended } satisfies ConsoleSessionsEnded);

@@ -1,11 +1,11 @@
-import { isRecord, readJsonBody } from '../../http/body.js';
+import { readStringFields } from '../../http/body.js';
 import type { ConsoleSession, ConsoleSignedIn } from '../../../contract/console.js';
 import type { PasswordHasher, RequestInfo, ServiceContext } from '../context.js';
-import { HttpError, badRequest } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
 import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
 import { randomId } from '../../kernel/ids.js';
-import type { AdminRecord, ConsoleSessionRecord } from '../../storage/console-types.js';
+import type { AdminRecord, AdminRole, ConsoleSessionRecord } from '../../storage/console-types.js';
 
 /** Admins, their sessions and sign-in failures, and the audit log. */
 type AccountsContext = ServiceContext<'accounts'>;
@@ -49,8 +49,23 @@ const COOKIE = 'agent_chat_console';
 
 export interface Admin {
   username: string;
+  role: AdminRole;
   session: ConsoleSessionRecord;
 }
+
+/**
+ * Who may make a call (decision 718): `admin`, the admin role only; `anyone` signed in, a viewer
+ * too. Unless a route says otherwise a read is anyone's and a change is an admin's, so a route
+ * added without a thought for roles is closed to viewers.
+ */
+export type Access = 'admin' | 'anyone';
+
+/** Why a viewer is refused, in words the console shows as they are. */
+const ADMIN_ONLY = {
+  read: 'Only an admin can see this: you are signed in as a viewer, who reads conversations, sources, activity and notifications.',
+  change:
+    'Only an admin can change this: you are signed in as a viewer, who reads, and changes nothing but their own password and sessions.',
+};
 
 /** Secure behind https: the request's own scheme, the proxy's word for it, or the configured public URL. */
 function secure(ctx: ServiceContext, request: Request): boolean {
@@ -108,8 +123,11 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
   }
 }
 
-/** The signed-in admin of a console API call; changes also need the session's CSRF token. */
-export async function requireAdmin(ctx: AccountsContext, request: Request): Promise<Admin> {
+/**
+ * The signed-in admin of a console API call, with a role the call allows (`access`, by default
+ * anyone's for a read and an admin's for a change); changes also need the session's CSRF token.
+ */
+export async function requireAdmin(ctx: AccountsContext, request: Request, access?: Access): Promise<Admin> {
   const token = readCookie(request, cookieName(ctx, request));
   const session = token ? await ctx.storage.accounts.getConsoleSession(await sha256Hex(token)) : undefined;
   if (!session || session.expiresAt <= ctx.clock.now())
@@ -120,7 +138,11 @@ export async function requireAdmin(ctx: AccountsContext, request: Request): Prom
     if (!sameText(csrf, session.csrf))
       throw new HttpError(403, 'csrf', 'The CSRF token is missing or stale; reload the console.');
   }
-  return { username: session.username, session };
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  if (session.role !== 'admin' && (access ?? (read ? 'anyone' : 'admin')) === 'admin')
+    throw new HttpError(403, 'admin_only', read ? ADMIN_ONLY.read : ADMIN_ONLY.change);
+  const { role, ...record } = session;
+  return { username: session.username, role, session: record };
 }
 
 export function audit(
@@ -251,9 +273,7 @@ async function passwordMatches(
 /** POST /console/api/session: username and password → the session cookie and the CSRF token. */
 export async function signIn(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
   requireSameOrigin(ctx, request);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || typeof body.username !== 'string' || typeof body.password !== 'string')
-    throw badRequest('Send username and password.');
+  const body = await readStringFields(request, 'username', 'password');
   const username = body.username.trim().toLowerCase();
   const valid = USERNAME.test(username);
   const admin = await checkPassword(ctx, info, valid ? username : null, username, body.password);
@@ -316,20 +336,21 @@ async function startSession(ctx: AccountsContext, request: Request, info: Reques
   if (!(await ctx.storage.accounts.putConsoleSession(session, admin.passwordHash)))
     throw new HttpError(401, 'wrong_credentials', 'Wrong username or password.');
   await audit(ctx, info, username, 'sign_in', null, null);
-  return json({ username, csrf_token: session.csrf } satisfies ConsoleSignedIn, 200, {
+  return json({ username, role: admin.role, csrf_token: session.csrf } satisfies ConsoleSignedIn, 200, {
     'Set-Cookie': cookie(ctx, request, token, CONSOLE_SESSION_MS / 1000),
   });
 }
 
 /** GET /console/api/session: who is signed in (null: nobody), and the CSRF token for changes. */
 export async function currentSession(ctx: AccountsContext, request: Request): Promise<Response> {
-  const admin = await requireAdmin(ctx, request).catch((error) => {
+  const admin = await requireAdmin(ctx, request, 'anyone').catch((error) => {
     if (error instanceof HttpError && error.status === 401) return null;
     throw error;
   });
   if (!admin) return json({ username: null } satisfies ConsoleSession);
   return json({
     username: admin.username,
+    role: admin.role,
     csrf_token: admin.session.csrf,
     expires_at: new Date(admin.session.expiresAt).toISOString(),
   } satisfies ConsoleSession);
@@ -337,7 +358,7 @@ export async function currentSession(ctx: AccountsContext, request: Request): Pr
 
 /** DELETE /console/api/session: signs out (the session is gone from the store, not just the browser). */
 export async function signOut(ctx: AccountsContext, request: Request, info: RequestInfo): Promise<Response> {
-  const admin = await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request, 'anyone');
   await ctx.storage.accounts.deleteConsoleSession(admin.session.tokenHash);
   await audit(ctx, info, admin.username, 'sign_out', null, null);
   return new Response(null, {

@@ -167,7 +167,8 @@ async function exportConversations(
   info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  const { admin, project } = await adminProject(ctx, request, projectId);
+  // Every visitor's words in one file leave the console's audit trail of reads: an admin's (decision 718).
+  const { admin, project } = await adminProject(ctx, request, projectId, 'admin');
   const params = new URL(request.url).searchParams;
   const format = params.get('format') ?? '';
   if (!(EXPORT_FORMATS as readonly string[]).includes(format))

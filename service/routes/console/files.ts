@@ -83,16 +83,26 @@ export async function putFileSettings(
   return json(view(settings));
 }
 
-/** GET …/files/{id}: a file of the project's conversations, only ever as a download. */
+/**
+ * GET …/files/{id}: a file of the project's conversations, only ever as a download. With
+ * `?download=1` (the Download button's) it is audited (decision 719): a visitor's file that left
+ * the console is on record; the thumbnails the conversation shows are reads of it, as its words are.
+ */
 export async function getConsoleFile(
   ctx: FilesContext,
   request: Request,
-  _info: RequestInfo,
+  info: RequestInfo,
   projectId: string,
   fileId: string,
 ): Promise<Response> {
-  await adminProject(ctx, request, projectId);
+  const { admin } = await adminProject(ctx, request, projectId);
   const file = FILE_ID.test(fileId) ? await ctx.storage.files.getFile(fileId) : undefined;
   if (!file || file.projectId !== projectId) throw notFound('No such file.');
+  if (new URL(request.url).searchParams.get('download') === '1')
+    await audit(ctx, info, admin.username, 'file.download', projectId, file.threadId, {
+      file: file.id,
+      name: file.name,
+      kind: file.kind,
+    });
   return fileResponse(file);
 }

@@ -7,6 +7,7 @@ import { HttpError, notFound } from '../../http/errors.js';
 import { consoleActivity } from './activity.js';
 import {
   addConsoleAdmin,
+  changeAdminRole,
   changeOwnPassword,
   endOtherSessions,
   listAdmins,
@@ -50,7 +51,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.session, { GET: currentSession, POST: signIn, DELETE: signOut }],
   [consolePaths.otherSessions, { DELETE: endOtherSessions }],
   [consolePaths.admins, { GET: listAdmins, POST: addConsoleAdmin }],
-  [consolePaths.admin(SLOT), { DELETE: removeConsoleAdmin }],
+  [consolePaths.admin(SLOT), { PATCH: changeAdminRole, DELETE: removeConsoleAdmin }],
   [consolePaths.password, { PUT: changeOwnPassword }],
   [consolePaths.projects, { GET: listProjects, POST: createProject }],
   [consolePaths.project(SLOT), { PATCH: renameProject, DELETE: deleteProject }],

@@ -85,7 +85,9 @@ export async function listKeys(
   _info: RequestInfo,
   projectId: string,
 ): Promise<Response> {
-  await adminProject(ctx, request, projectId);
+  // A key's name and prefix are no secret, but which keys exist and when each was used is the
+  // admins' (decision 718).
+  await adminProject(ctx, request, projectId, 'admin');
   const now = ctx.clock.now();
   return json({ keys: (await ctx.storage.directory.listApiKeys(projectId)).map((k) => keyJson(k, now)) });
 }

@@ -16,7 +16,7 @@ import {
   type IntegrationRecord,
   type ProjectRecord,
 } from '../../storage/console-types.js';
-import { type Admin, audit, requireAdmin } from './auth.js';
+import { type Access, type Admin, audit, requireAdmin } from './auth.js';
 import { refusedOrigins } from '../refused-origins.js';
 
 /** Projects and integrations in the directory; the admin and the audit log in the accounts; today's use of budgets (gate). */
@@ -117,8 +117,9 @@ export async function adminProject(
   ctx: ServiceContext<'accounts' | 'directory'>,
   request: Request,
   projectId: string,
+  access?: Access,
 ): Promise<{ admin: Admin; project: ProjectRecord }> {
-  const admin = await requireAdmin(ctx, request);
+  const admin = await requireAdmin(ctx, request, access);
   return { admin, project: await requireConsoleProject(ctx, projectId) };
 }
 

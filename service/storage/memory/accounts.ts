@@ -1,4 +1,12 @@
-import type { AccountStore, AdminRecord, AuditEntry, ConsoleSessionRecord } from '../types.js';
+import type {
+  AccountStore,
+  AdminRecord,
+  AdminRole,
+  AuditEntry,
+  NewAdmin,
+  AuditFilter,
+  ConsoleSessionRecord,
+} from '../types.js';
 
 /** An admin as kept here: its record and when it last signed in. */
 type KeptAdmin = AdminRecord & { lastSignInAt: number | null };
@@ -13,31 +21,50 @@ export class MemoryAccountStore implements AccountStore {
   private signInFailureLog: { key: string; at: number; attempt: string | null }[] = [];
   private readonly audit: AuditEntry[] = [];
 
-  async createAdmin(admin: AdminRecord) {
+  async createAdmin(admin: NewAdmin) {
     if (this.admins.has(admin.username)) return false;
-    this.admins.set(admin.username, { ...admin, lastSignInAt: null });
+    this.admins.set(admin.username, { ...admin, role: admin.role ?? 'admin', lastSignInAt: null });
     return true;
   }
 
   async getAdmin(username: string) {
     const admin = this.admins.get(username);
     return (
-      admin && { username: admin.username, passwordHash: admin.passwordHash, createdAt: admin.createdAt }
+      admin && {
+        username: admin.username,
+        role: admin.role,
+        passwordHash: admin.passwordHash,
+        createdAt: admin.createdAt,
+      }
     );
   }
 
   async listAdmins() {
     return [...this.admins.values()]
-      .map(({ username, createdAt, lastSignInAt }) => ({ username, createdAt, lastSignInAt }))
+      .map(({ username, role, createdAt, lastSignInAt }) => ({ username, role, createdAt, lastSignInAt }))
       .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   }
 
   async removeAdmin(username: string, { allowNone }: { allowNone: boolean }) {
-    if (!this.admins.has(username)) return 'missing';
-    if (!allowNone && this.admins.size === 1) return 'last';
+    const admin = this.admins.get(username);
+    if (!admin) return 'missing';
+    if (!allowNone && admin.role === 'admin' && !this.otherAdmin(username)) return 'last';
     this.admins.delete(username);
     await this.endConsoleSessions(username);
     return 'removed';
+  }
+
+  private otherAdmin(username: string) {
+    return [...this.admins.values()].some((a) => a.username !== username && a.role === 'admin');
+  }
+
+  async setRole(username: string, role: AdminRole) {
+    const admin = this.admins.get(username);
+    if (!admin) return 'missing';
+    if (admin.role === role) return 'same';
+    if (role !== 'admin' && !this.otherAdmin(username)) return 'last';
+    admin.role = role;
+    return 'changed';
   }
 
   async hasAdmins() {
@@ -71,7 +98,8 @@ export class MemoryAccountStore implements AccountStore {
 
   async getConsoleSession(tokenHash: string) {
     const session = this.consoleSessions.get(tokenHash);
-    return session && { ...session };
+    const admin = session && this.admins.get(session.username);
+    return session && admin && { ...session, role: admin.role };
   }
 
   async deleteConsoleSession(tokenHash: string) {
@@ -109,13 +137,17 @@ export class MemoryAccountStore implements AccountStore {
     this.audit.push(structuredClone({ ...entry, id: this.audit.length + 1 }));
   }
 
-  async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
+  async listAudit({ limit, before, projectId, actor, action, from, to }: AuditFilter) {
     return structuredClone(
       this.audit
         .filter(
           (e) =>
             (before === undefined || e.id < before) &&
-            (!projectId || e.projectId === projectId || e.projectId === null),
+            (!projectId || e.projectId === projectId || e.projectId === null) &&
+            (actor === undefined || e.actor === actor) &&
+            (action === undefined || e.action === action) &&
+            (from === undefined || e.at >= from) &&
+            (to === undefined || e.at < to),
         )
         .reverse()
         .slice(0, limit),

@@ -1,5 +1,12 @@
 import type { SqlClient } from '../sql-client.js';
-import type { AccountStore, AdminRecord, AuditEntry, ConsoleSessionRecord } from '../types.js';
+import type {
+  AccountStore,
+  AdminRole,
+  NewAdmin,
+  AuditEntry,
+  AuditFilter,
+  ConsoleSessionRecord,
+} from '../types.js';
 import { num, numOrNull } from './rows.js';
 
 /** Sign-in failures count for minutes; a day is far past any window. */
@@ -20,10 +27,10 @@ const toAudit = (r: Record<string, unknown>): AuditEntry => ({
 export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: SqlClient) {}
 
-  async createAdmin(a: AdminRecord) {
+  async createAdmin(a: NewAdmin) {
     const { rowCount } = await this.db.query(
-      'INSERT INTO admins (username, password_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [a.username, a.passwordHash, a.createdAt],
+      'INSERT INTO admins (username, password_hash, created_at, role) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [a.username, a.passwordHash, a.createdAt, a.role ?? 'admin'],
     );
     return rowCount > 0;
   }
@@ -33,6 +40,7 @@ export class SqlAccountStore implements AccountStore {
     return (
       rows[0] && {
         username: rows[0].username as string,
+        role: rows[0].role as AdminRole,
         passwordHash: rows[0].password_hash as string,
         createdAt: num(rows[0].created_at),
       }
@@ -41,10 +49,11 @@ export class SqlAccountStore implements AccountStore {
 
   async listAdmins() {
     const { rows } = await this.db.query(
-      'SELECT username, created_at, last_sign_in_at FROM admins ORDER BY username',
+      'SELECT username, role, created_at, last_sign_in_at FROM admins ORDER BY username',
     );
     return rows.map((r) => ({
       username: r.username as string,
+      role: r.role as AdminRole,
       createdAt: num(r.created_at),
       lastSignInAt: numOrNull(r.last_sign_in_at),
     }));
@@ -52,14 +61,28 @@ export class SqlAccountStore implements AccountStore {
 
   async removeAdmin(username: string, { allowNone }: { allowNone: boolean }) {
     // The other admins are locked while the row goes: two removals at once cannot both see the
-    // other still there. The sessions go with the admin (ON DELETE CASCADE).
+    // other still there. The sessions go with the admin (ON DELETE CASCADE). A viewer may always go.
     const { rowCount } = await this.db.query(
       `DELETE FROM admins WHERE username = $1
-         AND ($2 OR EXISTS (SELECT 1 FROM admins WHERE username <> $1 FOR UPDATE))`,
+         AND ($2 OR role <> 'admin' OR EXISTS (SELECT 1 FROM admins WHERE username <> $1 AND role = 'admin' FOR UPDATE))`,
       [username, allowNone],
     );
     if (rowCount > 0) return 'removed';
     return (await this.getAdmin(username)) ? 'last' : 'missing';
+  }
+
+  async setRole(username: string, role: AdminRole) {
+    // As removeAdmin: the other admins are locked, so two admins making each other viewers leave one.
+    const { rows } = await this.db.query(
+      `UPDATE admins SET role = $2 WHERE username = $1 AND role <> $2
+         AND ($2 = 'admin' OR EXISTS (SELECT 1 FROM admins WHERE username <> $1 AND role = 'admin' FOR UPDATE))
+       RETURNING username`,
+      [username, role],
+    );
+    if (rows.length) return 'changed';
+    const admin = await this.getAdmin(username);
+    if (!admin) return 'missing';
+    return admin.role === role ? 'same' : 'last';
   }
 
   async hasAdmins() {
@@ -98,12 +121,17 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async getConsoleSession(tokenHash: string) {
-    const { rows } = await this.db.query('SELECT * FROM console_sessions WHERE token_hash = $1', [tokenHash]);
+    // The role is the admin's now, not the sign-in's: a change applies at the session's next call.
+    const { rows } = await this.db.query(
+      'SELECT s.*, a.role FROM console_sessions s JOIN admins a USING (username) WHERE s.token_hash = $1',
+      [tokenHash],
+    );
     const r = rows[0];
     return (
       r && {
         tokenHash: r.token_hash as string,
         username: r.username as string,
+        role: r.role as AdminRole,
         csrf: r.csrf as string,
         createdAt: num(r.created_at),
         expiresAt: num(r.expires_at),
@@ -167,11 +195,13 @@ export class SqlAccountStore implements AccountStore {
     );
   }
 
-  async listAudit({ limit, before, projectId }: { limit: number; before?: number; projectId?: string }) {
+  async listAudit({ limit, before, projectId, actor, action, from, to }: AuditFilter) {
     const { rows } = await this.db.query(
       `SELECT * FROM audit_log WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR project_id = $2 OR project_id IS NULL)
+         AND ($4::text IS NULL OR actor = $4) AND ($5::text IS NULL OR action = $5)
+         AND ($6::bigint IS NULL OR at >= $6) AND ($7::bigint IS NULL OR at < $7)
        ORDER BY id DESC LIMIT $3`,
-      [before ?? null, projectId ?? null, limit],
+      [before ?? null, projectId ?? null, limit, actor ?? null, action ?? null, from ?? null, to ?? null],
     );
     return rows.map(toAudit);
   }

@@ -2,9 +2,8 @@ import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property, query } from 'lit/decorators.js';
 import { keyed } from 'lit/directives/keyed.js';
 import { STREAM_IDLE_TIMEOUT_MS } from '../../api/idle-timeout.js';
-import { whenIdle } from '../../internal/when-idle.js';
-import { prepareMarkdown } from '../../markdown/load.js';
 import { ChatSessionController } from './chat-session-controller.js';
+import { promptList } from './prompts.js';
 import { LocalizeController } from './localize-controller.js';
 import type { AgentChatComposerFilesEvent } from '../../events/composer-files.js';
 import { AgentChatOpenChangeEvent } from '../../events/open-change.js';
@@ -77,7 +76,8 @@ const newConversationBeside = (list: Element) =>
  * @csspart avatar - The logo or avatar in the header.
  * @csspart disclaimer - The line under the message box.
  * @csspart composer - The message box area.
- * @csspart composer__input - The composer's textarea (the text alone: the message box's edge and focus ring are drawn around it, its files and both buttons).
+ * @csspart composer__field - The message box: the one rounded field around its files, the text and both buttons; its edge and its focus ring (`:focus-within`).
+ * @csspart composer__input - The composer's textarea (the text alone: the message box's edge and focus ring are `composer__field`'s).
  * @csspart composer__send-button - The Send / Stop button, inside the message box at its end.
  * @csspart composer__attach-button - "Attach files", inside the message box at its start.
  * @csspart message__files - A question's files (thumbnails, download chips).
@@ -238,17 +238,8 @@ export class AgentChat extends LitElement implements PublicAgentChat {
   @query('.thread-list-toggle') private threadListToggle!: HTMLButtonElement | null;
 
   override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('prompts'))
-      this.#promptList = this.prompts
-        .split('|')
-        .map((p) => p.trim())
-        .filter(Boolean);
-    if (changed.has('opened') || changed.has('mode')) {
-      const visible = this.mode === 'inline' || this.opened;
-      this.#chat.session.owner.setVisible(visible);
-      // The panel shows: an answer may come soon, so its markdown engine loads when the page is idle.
-      if (visible) prepareMarkdown(whenIdle);
-    }
+    if (changed.has('prompts')) this.#promptList = promptList(this.prompts);
+    if (changed.has('opened') || changed.has('mode')) this.#chat.shown(this.mode === 'inline' || this.opened);
     if (!changed.has('opened')) return;
     this.#chat.session.memory.setPanelOpen(this.opened);
     if (changed.get('opened') !== undefined)
@@ -379,7 +370,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
         @agent-chat-message-action=${this.#chat.act}
       ></agent-chat-message-list>
       ${this.#bar.render()}
-      <agent-chat-composer part="composer" exportparts="input:composer__input, send-button:composer__send-button, attach-button:composer__attach-button" .value=${snapshot.draft}
+      <agent-chat-composer part="composer" exportparts="field:composer__field, input:composer__input, send-button:composer__send-button, attach-button:composer__attach-button" .value=${snapshot.draft}
         ?attachable=${rules !== null} .accept=${rules ? acceptOf(rules) : ''} .allowed=${rules ? allowedWords(rules, t, locale) : ''} .tray=${snapshot.attachments}
         @agent-chat-composer-input=${(e: CustomEvent<{ text: string }>) => session.composer.setDraft(e.detail.text)}
         @agent-chat-composer-files=${(e: AgentChatComposerFilesEvent) => ('add' in e.detail ? session.composer.attachments.add(e.detail.add) : session.composer.attachments.remove(e.detail.remove))}

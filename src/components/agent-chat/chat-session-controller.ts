@@ -21,7 +21,8 @@ import type { Translate } from '../../i18n/index.js';
 import { AgentChatSessionChangeEvent } from '../../events/session-change.js';
 import { AgentChatThreadChangeEvent } from '../../events/thread-change.js';
 import { conversationTranscript } from '../../chat/transcript.js';
-import { loadMarkdown, markdownEngine } from '../../markdown/load.js';
+import { loadMarkdown, markdownEngine, prepareMarkdown } from '../../markdown/load.js';
+import { whenIdle } from '../../internal/when-idle.js';
 import { publishInterval } from '../../chat/publish-pace.js';
 
 /**
@@ -188,6 +189,16 @@ export class ChatSessionController implements ReactiveController {
     void loadMarkdown().catch(() => {});
     // While an answer streams (or offline) the text waits in the outbox and goes once it may.
     return this.session.send(text);
+  }
+
+  /**
+   * The panel shows (open, or inline) or hides. Shown, a remembered conversation of a named owner
+   * may now cost a session to confirm (OwnerGate), and an answer may come soon, so its markdown
+   * engine loads when the page is idle.
+   */
+  shown(visible: boolean): void {
+    this.session.owner.setVisible(visible);
+    if (visible) prepareMarkdown(whenIdle);
   }
 
   /** The visitor's consent given or withdrawn: what was stored goes when it is withdrawn (see ChatSession). */

@@ -25,6 +25,7 @@ import styles from './composer.styles.js';
  * @fires {AgentChatComposerSubmitEvent} agent-chat-composer-submit - The visitor sends the text.
  * @fires {AgentChatComposerStopEvent} agent-chat-composer-stop - The visitor stops the answer.
  * @fires {AgentChatComposerFilesEvent} agent-chat-composer-files - The visitor added or removed files.
+ * @csspart field - The message box: one rounded field around the files, the text and both buttons.
  * @csspart input - The textarea.
  * @csspart attach-button - "Attach files".
  * @csspart send-button - The Send / Stop button.
@@ -183,7 +184,7 @@ export class AgentChatComposer extends LitElement {
     const { t } = this.l10n;
     // Files attached or removed are said in a polite live region (decision 584).
     // The files sit inside the field, above the text; the field's edge and ring are the form's.
-    return html`<span class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</span><form @submit=${this.#handleSubmit}>
+    return html`<span class="visually-hidden" aria-live="polite" aria-atomic="true">${keyed(this.#said.id, this.#said.text)}</span><form part="field" @submit=${this.#handleSubmit}>
       ${this.#renderTray()}<div class="row">${
         this.attachable
           ? html`<button class="attach" part="attach-button" type="button" aria-label=${t('attachFiles')} title=${t('attachFiles')} @click=${() => this.picker?.click()}>${icon('attach')}</button>

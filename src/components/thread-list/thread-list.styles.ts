@@ -135,11 +135,15 @@ export default css`
     color: var(--agent-chat-color-text-muted);
     font-size: 0.9em;
   }
+  /* Focused from code (decisions 500, 515): the ring rounds as a control's does, and keeps off the
+     words (decision 729): padding inside, the same margin taken back, so the words do not move. */
   .state p {
-    margin: 0 0 6px;
+    margin: -4px -6px 2px;
+    padding: 4px 6px;
   }
-  /* Focused from code (decisions 500, 515): the ring rounds as a control's does. */
   .state, .state p { border-radius: 6px; }
+  /* A failure reads as the conversation's failed message and the list's refusal line do. */
+  [role='alert'] p { color: var(--agent-chat-color-danger); }
   /* The search (thread-search.ts): its field leaves room for "Clear search", which stands in for the browser's own. */
   .search-box { position: relative; margin: 4px 6px; }
   .search-box .search { width: 100%; margin: 0; padding-inline-end: 36px; }

@@ -15,6 +15,7 @@ import {
   settled,
   threadListToggle,
   threadListOf,
+  fixtureChat,
 } from '../../../helpers/chat-fixture.js';
 import type { AgentChat } from '../../../../src/components/agent-chat/agent-chat.js';
 
@@ -82,5 +83,26 @@ describe('<agent-chat> CSS parts', () => {
     // And nothing undocumented leaks: a made-up part styles nothing.
     sheet.textContent = 'agent-chat::part(message__meta) { scroll-margin-top: 7px; }';
     expect(styled()).toEqual([]);
+  });
+
+  test("composer__field is the message box's rounded field: the page restyles its edge and its ring", async ({
+    backend,
+  }) => {
+    const el = await fixtureChat();
+    const composer = el.shadowRoot!.querySelector('agent-chat-composer')!.shadowRoot!;
+    const box = composer.querySelector('textarea')!;
+    document.head.append(sheet);
+    sheet.textContent = `agent-chat::part(composer__field) { border-radius: 4px; border-color: rgb(1, 2, 3); }
+      agent-chat::part(composer__field):focus-within { outline-color: rgb(4, 5, 6); }`;
+    const field = deepElements(el.shadowRoot!).find(
+      (node) => getComputedStyle(node).borderTopLeftRadius === '4px',
+    );
+    // The one element that holds the text, Attach files and Send (decision 700), not the area around it.
+    expect(field?.contains(box)).toBe(true);
+    expect(field?.contains(buttonNamed(composer, 'Send')!)).toBe(true);
+    expect(field?.contains(buttonNamed(composer, 'Attach files')!)).toBe(true);
+    expect(getComputedStyle(field!).borderTopColor).toBe('rgb(1, 2, 3)');
+    box.focus();
+    expect(getComputedStyle(field!).outlineColor).toBe('rgb(4, 5, 6)');
   });
 });

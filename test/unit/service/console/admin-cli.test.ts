@@ -11,7 +11,7 @@ storageSuite('admin command', (suite) => {
   const open = async () => (store = await suite.open());
 
   /** Runs the command on the suite's store (which it leaves open), `password` as stdin's. */
-  const run = async (args: string[], password = '', allowNoAdmins = false) => {
+  const run = async (args: string[], password = '', allowNoAdmins = false, role?: string) => {
     const out: string[] = [];
     const err: string[] = [];
     const io: AdminIo = {
@@ -19,7 +19,7 @@ storageSuite('admin command', (suite) => {
       error: (line) => err.push(line),
       readPassword: async () => password,
     };
-    const code = await adminCommand(args, { allowNoAdmins }, { dataDir: 'unused' }, io, async () => ({
+    const code = await adminCommand(args, { allowNoAdmins, role }, { dataDir: 'unused' }, io, async () => ({
       ...store,
       close: async () => {},
     }));
@@ -47,9 +47,9 @@ storageSuite('admin command', (suite) => {
     const { code, out } = await run(['list']);
     expect(code).toBe(0);
     const lines = out.split('\n');
-    expect(lines[0]).toMatch(/^USERNAME\s+ADDED\s+LAST SIGN-IN$/);
-    expect(lines[1]).toBe('ada       2026-11-21 09:00 UTC  2026-11-21 09:01 UTC');
-    expect(lines[2]).toMatch(/^grace {5}\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}never$/);
+    expect(lines[0]).toMatch(/^USERNAME\s+ROLE\s+ADDED\s+LAST SIGN-IN$/);
+    expect(lines[1]).toBe('ada       admin  2026-11-21 09:00 UTC  2026-11-21 09:01 UTC');
+    expect(lines[2]).toMatch(/^grace {5}admin  \d{4}-\d\d-\d\d \d\d:\d\d UTC {2}never$/);
   });
 
   it('removes an admin and ends their sessions at once; the last one only when told, saying how to add one', async () => {
@@ -119,16 +119,55 @@ storageSuite('admin command', (suite) => {
 
   it('a wrong call is exit 2 with the usage', async () => {
     await open();
-    for (const [args, allow] of [
+    for (const [args, allow, role] of [
       [['remove']],
       [['list', 'x']],
       [['password', 'a', 'b']],
       [['rename', 'a']],
       [['list'], true],
-    ] as [string[], boolean?][]) {
-      const result = await run(args, '', allow);
+      [['role', 'a']],
+      [['role', 'a', 'viewer', 'x']],
+      [['list'], false, 'viewer'],
+    ] as [string[], boolean?, string?][]) {
+      const result = await run(args, '', allow, role);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.err).toContain('usage: agent-chat-service admin add USERNAME | list | remove USERNAME');
+      expect(result.err).toContain(
+        'usage: agent-chat-service admin add USERNAME [--role admin|viewer] | list',
+      );
     }
+  });
+
+  it('adds a viewer with --role, changes a role, and never makes the last admin a viewer; audited', async () => {
+    await open();
+    expect(await run(['add', 'vera'], 'twelve chars', false, 'viewer')).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^Added console viewer \(reads, changes nothing\) vera/),
+    });
+    expect((await run(['add', 'x'], 'twelve chars', false, 'owner')).err).toContain('"owner" is not a role');
+    await run(['add', 'ada'], 'twelve chars');
+    expect((await run(['role', 'ada', 'viewer'])).err).toContain('ada is the only console admin');
+    expect(await run(['role', 'vera', 'admin'])).toMatchObject({
+      code: 0,
+      out: 'vera is now an admin, from their next click in the console.',
+    });
+    expect((await run(['role', 'vera', 'admin'])).out).toBe('vera is an admin already.');
+    expect((await run(['role', 'nobody', 'admin'])).err).toContain('there is no admin named nobody');
+    expect((await run(['role', 'ada', 'viewer'])).code).toBe(0);
+    expect((await store.accounts.listAdmins()).map((a) => [a.username, a.role])).toEqual([
+      ['ada', 'viewer'],
+      ['vera', 'admin'],
+    ]);
+    const audit = await store.accounts.listAudit({ limit: 10 });
+    expect(audit.map((e) => [e.actor, e.action, e.target, e.detail])).toEqual([
+      ['cli', 'admin.role', 'ada', { role: 'viewer' }],
+      ['cli', 'admin.role', 'vera', { role: 'admin' }],
+      ['cli', 'admin.add', 'ada', { role: 'admin' }],
+      ['cli', 'admin.add', 'vera', { role: 'viewer' }],
+    ]);
+    // A viewer left alone can change nothing: the last admin goes only when told, saying so.
+    expect((await run(['remove', 'vera'])).err).toContain('vera is the only console admin');
+    expect((await run(['remove', 'vera'], '', true)).out).toContain(
+      'No admin is left: add one with agent-chat-service admin add USERNAME, or make a viewer one with agent-chat-service admin role USERNAME admin.',
+    );
   });
 });

@@ -37,7 +37,13 @@ describe.each(engines())('console admins on $name', { timeout: 30_000 }, (engine
       expect(first.status).toBe(200);
       expect(first.body).toEqual({
         admins: [
-          { username: 'ada', created_at: expect.any(String), last_sign_in_at: expect.any(String), you: true },
+          {
+            username: 'ada',
+            role: 'admin',
+            created_at: expect.any(String),
+            last_sign_in_at: expect.any(String),
+            you: true,
+          },
         ],
         min_password_chars: 12,
       });
@@ -68,6 +74,45 @@ describe.each(engines())('console admins on $name', { timeout: 30_000 }, (engine
         ['bob', 'sign_in', null],
         ['ada', 'admin.add', 'bob'],
       ]);
+    });
+  });
+
+  it('adds a viewer, who reads but changes nothing; a new role applies at their next call; never the last admin a viewer', async () => {
+    await withAdmins(async ({ service, ada, storage }) => {
+      expect((await ada.call('POST', 'admins', { ...BOB, role: 'owner' })).status).toBe(400);
+      expect((await ada.call('POST', 'admins', { username: 'bob' })).body.detail).toBe(
+        'Send username and password.',
+      );
+      expect((await ada.call('PATCH', 'admins/ada', { role: 1 })).body.detail).toBe('Send role.');
+      const added = await ada.call('POST', 'admins', { ...BOB, role: 'viewer' });
+      expect(added).toMatchObject({ status: 201, body: { username: 'bob', role: 'viewer' } });
+      const bob = consoleClient(service);
+      expect((await bob.signIn(BOB.username, BOB.password)).body).toMatchObject({ role: 'viewer' });
+      expect((await bob.call('GET', 'session')).body).toMatchObject({ username: 'bob', role: 'viewer' });
+      expect((await bob.call('GET', 'admins')).status).toBe(200);
+      expect((await bob.call('PATCH', 'admins/bob', { role: 'admin' })).body.code).toBe('admin_only');
+      expect((await bob.call('POST', 'projects', { name: 'X' })).body.code).toBe('admin_only');
+      // The last admin stays one, whoever asks.
+      const demote = await ada.call('PATCH', 'admins/ada', { role: 'viewer' });
+      expect(demote).toMatchObject({ status: 409, body: { code: 'last_admin' } });
+      expect(demote.body.detail).toContain('ada is the only admin');
+      expect((await ada.call('PATCH', 'admins/nobody', { role: 'viewer' })).status).toBe(404);
+      expect((await ada.call('PATCH', 'admins/bob', { role: 'admin' })).body).toEqual({
+        username: 'bob',
+        role: 'admin',
+      });
+      // bob's open console can change things at once, with the session it has.
+      expect((await bob.call('POST', 'projects', { name: 'X' })).status).toBe(201);
+      expect((await ada.call('PATCH', 'admins/ada', { role: 'viewer' })).status).toBe(200);
+      expect((await ada.call('POST', 'projects', { name: 'Y' })).body.code).toBe('admin_only');
+      const entries = await storage.accounts.listAudit({ limit: 50, action: 'admin.role' });
+      expect(entries.map((e) => [e.actor, e.target, e.detail])).toEqual([
+        ['ada', 'ada', { role: 'viewer' }],
+        ['ada', 'bob', { role: 'admin' }],
+      ]);
+      expect((await storage.accounts.listAudit({ limit: 50, action: 'admin.add' }))[0].detail).toEqual({
+        role: 'viewer',
+      });
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withConsole } from '../../../fixtures/console.js';
+import { addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { PROJECT } from '../../../fixtures/service.js';
 
 describe('console audit log', () => {
@@ -53,5 +53,31 @@ describe('console audit log', () => {
       ['ada', 'conversation.read', PROJECT.id, threadId, null],
       ['ada', 'conversation.search', PROJECT.id, null, { q: 'theme' }],
     ]);
+  });
+
+  it('filters by who, what and UTC days, 50 a page; refuses a viewer', async () => {
+    const { admin, service, clock } = await withConsole();
+    // The clock starts on 2026-11-21 at 09:00 UTC.
+    for (let i = 0; i < 55; i++) await admin.call('POST', `projects/${PROJECT.id}/keys`, { name: `K${i}` });
+    clock.advance(15 * 3_600_000 + 60_000);
+    await admin.signIn();
+    await addAdmin(service.storage, 'vera', 'a viewer password long enough', 'viewer');
+    const vera = consoleClient(service);
+    await vera.signIn('vera', 'a viewer password long enough');
+    const list = async (query: string) => (await admin.call('GET', `audit?${query}`)).body;
+    const first = await list('action=key.create&actor=ADA');
+    expect(first.entries).toHaveLength(50);
+    expect(first.entries.every((e: { action: string }) => e.action === 'key.create')).toBe(true);
+    const second = await list(`action=key.create&actor=ada&before=${first.next_before}`);
+    expect(second.entries).toHaveLength(5);
+    expect(second.next_before).toBeNull();
+    // Days are UTC and both included: the keys were made on the 21st, vera signed in on the 22nd.
+    expect(
+      (await list('start=2026-11-22&end=2026-11-22')).entries.map((e: { actor: string }) => e.actor),
+    ).toEqual(['vera', 'ada']);
+    expect((await list('actor=vera&end=2026-11-21')).entries).toEqual([]);
+    expect((await admin.call('GET', 'audit?start=yesterday')).status).toBe(400);
+    const refused = await vera.call('GET', 'audit');
+    expect(refused).toMatchObject({ status: 403, body: { code: 'admin_only' } });
   });
 });

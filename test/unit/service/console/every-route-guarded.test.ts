@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { consolePaths } from '../../../../contract/console.js';
 import { PROJECT } from '../../../fixtures/service.js';
-import { consoleClient, withConsole } from '../../../fixtures/console.js';
+import { addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 
 const P = PROJECT.id;
 const THREAD = `th_${'0'.repeat(32)}`;
@@ -38,7 +38,21 @@ const CHANGES: [string, string][] = [
   ['DELETE', consolePaths.otherSessions],
   ['POST', consolePaths.admins],
   ['DELETE', consolePaths.admin('ada')],
+  ['PATCH', consolePaths.admin('ada')],
   ['PUT', consolePaths.password],
+];
+/** The changes a viewer makes to their own account (decision 718): every other change is an admin's. */
+const OWN: string[] = [
+  `DELETE ${consolePaths.session}`,
+  `DELETE ${consolePaths.otherSessions}`,
+  `PUT ${consolePaths.password}`,
+];
+/** The reads a viewer is refused (decision 718): the keys, the audit log, and every conversation in one file. */
+const ADMIN_READS: string[] = [
+  consolePaths.keys(P),
+  consolePaths.audit,
+  `${consolePaths.conversations(P)}?format=csv`,
+  `${consolePaths.conversations(P)}?format=jsonl`,
 ];
 const READS: string[] = [
   consolePaths.projects,
@@ -96,5 +110,41 @@ describe('every console route is guarded', () => {
     expect((await service.storage.directory.listProjects()).map((p) => p.id)).toEqual([P]);
     expect((await service.storage.accounts.listAdmins()).map((a) => a.username)).toEqual(['ada']);
     expect((await admin.call('GET', 'projects')).status).toBe(200);
+  });
+
+  it("as a viewer: every change but their own account is 403 admin_only and changes nothing; reads are 200 but the admins' own", async () => {
+    const { service } = await withConsole();
+    await addAdmin(service.storage, 'vera', 'a viewer password long enough', 'viewer');
+    const viewer = consoleClient(service);
+    expect((await viewer.signIn('vera', 'a viewer password long enough')).body.role).toBe('viewer');
+    for (const [method, p] of CHANGES) {
+      if (OWN.includes(`${method} ${p}`)) continue;
+      const response = await viewer.call(method, path(p), { ...body, role: 'viewer' });
+      expect(response.status, `${method} ${p}`).toBe(403);
+      expect(response.body.code, `${method} ${p}`).toBe('admin_only');
+      expect(response.body.detail, `${method} ${p}`).toContain('viewer');
+    }
+    for (const p of READS) {
+      const response = await viewer.call('GET', path(p));
+      if (ADMIN_READS.includes(p)) {
+        expect(response.status, `GET ${p}`).toBe(403);
+        expect(response.body.code, `GET ${p}`).toBe('admin_only');
+      } else expect([200, 404], `GET ${p}`).toContain(response.status);
+    }
+    expect((await service.storage.directory.listProjects()).map((p) => p.id)).toEqual([P]);
+    expect((await service.storage.accounts.listAdmins()).map((a) => [a.username, a.role])).toEqual([
+      ['ada', 'admin'],
+      ['vera', 'viewer'],
+    ]);
+    const entries = await service.storage.accounts.listAudit({ limit: 100, actor: 'vera' });
+    // Activity's counts as CSV are a viewer's to take, and on record as an admin's are.
+    expect(entries.map((e) => e.action)).toEqual(['activity.export', 'sign_in']);
+    // Their own account stays theirs: a new password, then signing out.
+    const own = await viewer.call('PUT', 'password', {
+      current_password: 'a viewer password long enough',
+      new_password: 'another viewer password',
+    });
+    expect(own.status).toBe(200);
+    expect((await viewer.call('DELETE', 'session')).status).toBe(204);
   });
 });

@@ -74,6 +74,18 @@ describe('console: files', () => {
     expect(download.headers.get('Content-Disposition')).toMatch(/^attachment; filename="shot.png"/);
     expect(download.headers.get('X-Content-Type-Options')).toBe('nosniff');
     expect(download.headers.get('Cache-Control')).toBe('private, no-store');
+    // A thumbnail's fetch is a read of the conversation; the Download button's is on record.
+    expect((await service.storage.accounts.listAudit({ limit: 5, action: 'file.download' })).length).toBe(0);
+    const saved = await admin.call('GET', `projects/${PROJECT.id}/files/${file.file_id}?download=1`);
+    expect(saved.status).toBe(200);
+    expect(await service.storage.accounts.listAudit({ limit: 5, action: 'file.download' })).toMatchObject([
+      {
+        actor: 'ada',
+        projectId: PROJECT.id,
+        target: threadId,
+        detail: { file: file.file_id, name: 'shot.png', kind: 'image' },
+      },
+    ]);
     expect((await admin.call('GET', `projects/other/files/${file.file_id}`)).status).toBe(404);
     expect(
       (await consoleClient(service).call('GET', `projects/${PROJECT.id}/files/${file.file_id}`)).status,

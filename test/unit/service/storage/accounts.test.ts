@@ -106,6 +106,7 @@ storageSuite('accounts', (suite) => {
       await store.accounts.createAdmin({ username, passwordHash: 'scrypt$x', createdAt: T0 });
     expect((await store.accounts.listAdmins())[1]).toEqual({
       username: 'bob',
+      role: 'admin',
       createdAt: T0,
       lastSignInAt: null,
     });
@@ -127,8 +128,8 @@ storageSuite('accounts', (suite) => {
     expect(await store.accounts.putConsoleSession(stale, 'scrypt$x')).toBe(true);
     await store.accounts.deleteConsoleSession('b2');
     expect(await store.accounts.listAdmins()).toEqual([
-      { username: 'ada', createdAt: T0, lastSignInAt: T0 + 2 },
-      { username: 'bob', createdAt: T0, lastSignInAt: T0 + 4 },
+      { username: 'ada', role: 'admin', createdAt: T0, lastSignInAt: T0 + 2 },
+      { username: 'bob', role: 'admin', createdAt: T0, lastSignInAt: T0 + 4 },
     ]);
 
     // "Sign out my other sessions" keeps the asking one; an admin's reset ends them all.
@@ -160,5 +161,80 @@ storageSuite('accounts', (suite) => {
     );
     expect([...results].sort()).toEqual(['last', 'removed']);
     expect(await store.accounts.listAdmins()).toHaveLength(1);
+  });
+
+  it("keeps each admin's role, read with its sessions at once, and never leaves no admin by a role or a removal", async () => {
+    await open();
+    await store.accounts.createAdmin({ username: 'ada', passwordHash: 'scrypt$x', createdAt: T0 });
+    await store.accounts.createAdmin({
+      username: 'vera',
+      role: 'viewer',
+      passwordHash: 'scrypt$x',
+      createdAt: T0,
+    });
+    expect((await store.accounts.getAdmin('vera'))?.role).toBe('viewer');
+    await store.accounts.putConsoleSession({
+      tokenHash: 'v1',
+      username: 'vera',
+      csrf: 'c',
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    });
+    expect(await store.accounts.getConsoleSession('v1')).toMatchObject({ username: 'vera', role: 'viewer' });
+    // The only admin is neither made a viewer nor removed while a viewer remains.
+    expect(await store.accounts.setRole('ada', 'viewer')).toBe('last');
+    expect(await store.accounts.removeAdmin('ada', { allowNone: false })).toBe('last');
+    expect(await store.accounts.setRole('vera', 'viewer')).toBe('same');
+    expect(await store.accounts.setRole('nobody', 'admin')).toBe('missing');
+    // A new role is what the session's next read sees.
+    expect(await store.accounts.setRole('vera', 'admin')).toBe('changed');
+    expect(await store.accounts.getConsoleSession('v1')).toMatchObject({ role: 'admin' });
+    expect(await store.accounts.setRole('ada', 'viewer')).toBe('changed');
+    expect((await store.accounts.listAdmins()).map((a) => [a.username, a.role])).toEqual([
+      ['ada', 'viewer'],
+      ['vera', 'admin'],
+    ]);
+    // A viewer goes whenever asked; the admin left stays.
+    expect(await store.accounts.removeAdmin('ada', { allowNone: false })).toBe('removed');
+    expect(await store.accounts.removeAdmin('vera', { allowNone: false })).toBe('last');
+  });
+
+  it('two admins making each other viewers at once leave one admin', async () => {
+    await open();
+    for (const username of ['ada', 'bob'])
+      await store.accounts.createAdmin({ username, passwordHash: 'scrypt$x', createdAt: T0 });
+    const results = await Promise.all(
+      ['ada', 'bob'].map((username) => store.accounts.setRole(username, 'viewer')),
+    );
+    expect([...results].sort()).toEqual(['changed', 'last']);
+    expect((await store.accounts.listAdmins()).filter((a) => a.role === 'admin')).toHaveLength(1);
+  });
+
+  it('filters the audit log by who, what and when, newest first', async () => {
+    await open();
+    const rows: [number, string, string][] = [
+      [T0, 'ada', 'sign_in'],
+      [T0 + 10, 'bob', 'sign_in'],
+      [T0 + 20, 'ada', 'key.revoke'],
+      [T0 + 30, 'cli', 'admin.add'],
+    ];
+    for (const [at, actor, action] of rows)
+      await store.accounts.appendAudit({
+        at,
+        actor,
+        action,
+        projectId: null,
+        target: null,
+        detail: null,
+        address: null,
+      });
+    const list = async (filter: Partial<Parameters<Stores['accounts']['listAudit']>[0]>) =>
+      (await store.accounts.listAudit({ limit: 10, ...filter })).map((e) => `${e.actor} ${e.action}`);
+    expect(await list({ actor: 'ada' })).toEqual(['ada key.revoke', 'ada sign_in']);
+    expect(await list({ action: 'sign_in' })).toEqual(['bob sign_in', 'ada sign_in']);
+    expect(await list({ from: T0 + 10, to: T0 + 30 })).toEqual(['ada key.revoke', 'bob sign_in']);
+    expect(await list({ actor: 'ada', action: 'sign_in', from: T0 })).toEqual(['ada sign_in']);
+    const newest = await store.accounts.listAudit({ limit: 1, action: 'sign_in' });
+    expect(await list({ action: 'sign_in', before: newest[0].id })).toEqual(['ada sign_in']);
   });
 });
