@@ -86,6 +86,8 @@ class AgentApiClient implements ApiClient {
   readonly #base: string;
   /** The codes whose advice the site owner has read in the console (once each). */
   readonly #warned = new Set<string>();
+  /** The service's CORS refused the Idempotency-Key header: questions go without it (decision 730). */
+  #keyRefused = false;
 
   constructor(options: ApiClientOptions) {
     this.#options = options;
@@ -106,10 +108,10 @@ class AgentApiClient implements ApiClient {
     });
     const what = 'Sending the message';
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/plain' };
+    const keyed = !!request.idempotencyKey && !this.#keyRefused;
     // A resend of the question (Retry, the 401 rule's, after a reload) gets the answer it began.
-    if (request.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
-    yield* this.#stream(
-      what,
+    if (keyed) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey!;
+    const send = () =>
       this.#send(
         what,
         agentPaths.chat,
@@ -117,9 +119,38 @@ class AgentApiClient implements ApiClient {
         signal,
         undefined,
         !request.threadId,
-      ),
-      signal,
-    );
+      );
+    yield* this.#stream(what, keyed ? this.#keyedSend(send, headers, signal) : send(), signal);
+  }
+
+  /**
+   * A question with its Idempotency-Key. A service of wire contract v4 from before the header
+   * (decision 453) leaves it out of its CORS preflight, so the browser refuses the request before
+   * it leaves, as it would an unreachable service, and no question could ever be sent (decision
+   * 730). When a read with the same headers fails so and one without them reaches the service,
+   * the question goes without the key, and so do the next ones.
+   */
+  async #keyedSend(
+    send: () => Promise<Response>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    try {
+      return await send();
+    } catch (error) {
+      // Any answer, even a refusal, is the service reached; the body is a short list or an error.
+      const reaches = (init: RequestInit) =>
+        this.#send('', `${agentPaths.threads}?limit=1`, init, signal).then(
+          () => true,
+          (failure: unknown) => !(failure instanceof NetworkError),
+        );
+      if (!(error instanceof NetworkError) || (await reaches({ headers })) || !(await reaches({})))
+        throw error;
+      this.#keyRefused = true;
+      delete headers[IDEMPOTENCY_KEY_HEADER];
+      console.warn(`${this.#base}: the service refuses the Idempotency-Key header; update it.`);
+      return send();
+    }
   }
 
   async *reattach(questionAnswerId: string, { signal }: RequestOptions = {}): AsyncGenerator<StreamEvent> {
