@@ -704,6 +704,10 @@ async function openStore(databaseUrl: string | undefined, dataDir: string) {
       databaseUrl,
       dataDir,
       ended: (answers) => logLostAnswers(jsonLog, answers),
+      newerSchema: (database, build) =>
+        console.error(
+          `agent-chat-service: the database's schema is at version ${database}, migrated by a newer release; this build's is ${build}. That release keeps it fit for this one, which runs on it (decision 732); upgrade this instance too.`,
+        ),
     });
   } catch (error) {
     if (error instanceof DataDirLockedError) {

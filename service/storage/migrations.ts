@@ -1,4 +1,17 @@
 /**
+ * The oldest schema version whose builds still run right on the schema these migrations make.
+ * Since the 4th (sessions' token column renamed to its hash) every migration only adds: a
+ * table, an index, a column that is nullable or has a default, a view rebuilt with more
+ * columns. So a build a release behind keeps serving on a schema a newer one migrated, as a
+ * rolling upgrade of a fleet needs, and a build that finds its schema newer than it knows
+ * starts only if its own version is at least this (decision 732). A migration that breaks the
+ * builds before it (a column dropped, renamed, retyped or made NOT NULL without a default)
+ * raises this to its own number; `test/unit/service/storage/schema-versions.test.ts` fails
+ * on one that does not.
+ */
+export const OLDEST_COMPATIBLE_SCHEMA = 4;
+
+/**
  * Numbered, append-only migrations. Times are epoch milliseconds in bigint columns, so the
  * same rows mean the same thing under any session time zone.
  */

@@ -15,10 +15,13 @@ export async function openStorage(options: {
   dataDir?: string;
   /** The answers a crash of the last process left generating, ended at the open (for their log lines). */
   ended?: (answers: EndedOrphan[]) => void;
+  /** The schema is a newer release's, which this build still runs on (decision 732). */
+  newerSchema?: (database: number, build: number) => void;
 }): Promise<Stores> {
-  if (options.databaseUrl) return openSqlStores(await postgresClient(options.databaseUrl));
-  if (!options.dataDir) return openSqlStores(await pgliteClient());
-  return (await openDataDir(options.dataDir, options.ended)).stores;
+  const { newerSchema } = options;
+  if (options.databaseUrl) return openSqlStores(await postgresClient(options.databaseUrl), { newerSchema });
+  if (!options.dataDir) return openSqlStores(await pgliteClient(), { newerSchema });
+  return (await openDataDir(options.dataDir, options.ended, newerSchema)).stores;
 }
 
 /**
@@ -31,9 +34,10 @@ export async function openStorage(options: {
 export async function openDataDir(
   dataDir: string,
   ended?: (answers: EndedOrphan[]) => void,
+  newerSchema?: (database: number, build: number) => void,
 ): Promise<{ stores: Stores; client: SqlClient }> {
   const client = await pgliteClient(dataDir);
-  const stores = await openSqlStores(client);
+  const stores = await openSqlStores(client, { newerSchema });
   const cut = await stores.ledger.endStale(Number.MAX_SAFE_INTEGER, Date.now());
   ended?.(cut);
   await stores.ledger.purgeAnswerSlots(Number.MAX_SAFE_INTEGER);
