@@ -3,6 +3,7 @@ import { type Agent, type AgentInput } from '../../../../service/index.js';
 import {
   AGENT,
   PROJECT,
+  chatRecords,
   errorBody,
   makeService,
   readRecords,
@@ -258,5 +259,16 @@ describe('chat (§4)', () => {
     await expect.poll(async () => (await thread(ctx, token, threadId)).messages[1]?.status).toBe('complete');
     expect((await thread(ctx, token, threadId)).messages[1].content).toBe('Hello there, friend.');
     expect(script.aborted()).toBe(0);
+  });
+
+  it('ignores a field of the chat body it does not know, as a newer widget of the same version may send one (decision 730)', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const { response, records } = await chatRecords(ctx, token, {
+      message: 'How do I theme the widget with CSS?',
+      a_later_release_field: { anything: true },
+    });
+    expect(response.status).toBe(200);
+    expect(records.at(-1)).toMatchObject({ type: 'identifiers' });
   });
 });
