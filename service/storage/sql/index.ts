@@ -42,8 +42,12 @@ export async function migrate(db: SqlClient): Promise<number> {
     await query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at bigint NOT NULL)',
     );
-    // What each version's build said of the builds before it (OLDEST_COMPATIBLE_SCHEMA).
-    await query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS oldest_compatible int');
+    // What each version's build said of the builds before it (OLDEST_COMPATIBLE_SCHEMA); added
+    // once, so that a start does no DDL (nor needs to own the table) when it is there.
+    const column = await query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'oldest_compatible'",
+    );
+    if (!column.rows.length) await query('ALTER TABLE schema_migrations ADD COLUMN oldest_compatible int');
     const { rows } = await query(
       'SELECT coalesce(max(version), 0) AS version, coalesce(max(oldest_compatible), 0) AS oldest FROM schema_migrations',
     );
