@@ -436,6 +436,9 @@ async function fleet() {
   await Promise.all(visitors);
   const { counts, tries } = await readBack(newer.url, results);
   console.table([counts]);
+  // What each program logged at error or warn level over the roll (none expected).
+  const worse = (log) => log.split('\n').filter((line) => /"level":"(error|warn)"/.test(line));
+  console.log('logged errors and warnings:', { older: worse(older.log), this: worse(newer.log) });
   console.log('what each question met:', tries);
   const again = await startInstance(builds.before.cli);
   if (again.live) {
