@@ -22,6 +22,36 @@ export class ConsolePage extends LitElement {
     return this.api.role === 'viewer';
   }
 
+  /** The focused element and the page's elements around it, innermost first (decision 710). */
+  #focusPath: HTMLElement[] = [];
+
+  constructor() {
+    super();
+    this.addController({ hostUpdated: () => this.#keepFocus() });
+  }
+
+  // On the shadow root: a move between two of the page's own controls never reaches its host.
+  protected override createRenderRoot() {
+    const root = super.createRenderRoot();
+    root.addEventListener('focusin', (event) => {
+      const path = event.composedPath();
+      this.#focusPath = path.slice(0, path.indexOf(this)).filter((n) => n instanceof HTMLElement);
+    });
+    return root;
+  }
+
+  /**
+   * A press that takes its own control away (a removed row, Revoke that becomes End sessions)
+   * would leave the focus on <body>, and the next Tab at the top of the document: it goes to the
+   * nearest focusable element that held the control (a table's region), else the heading.
+   */
+  #keepFocus(): void {
+    const [focused] = this.#focusPath;
+    if (!focused || focused.isConnected || document.activeElement !== document.body) return;
+    const holder = this.#focusPath.find((el) => el.isConnected && el.tabIndex >= 0);
+    (holder ?? this.renderRoot.querySelector<HTMLElement>('h1'))?.focus();
+  }
+
   /** After a navigation the page's heading takes focus, so a screen reader says where it landed. */
   focusHeading(): void {
     this.renderRoot.querySelector<HTMLElement>('h1')?.focus();

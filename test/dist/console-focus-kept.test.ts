@@ -1,0 +1,77 @@
+/**
+ * The console from the keyboard when what held the focus goes: a removed admin's row, a revoked
+ * key's Revoke button, a removed source. The focus must stay on the page (decision 710), not
+ * fall to <body>, where the next Tab starts again from the top of the document.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { scryptPasswords } from '../../service/node.js';
+import { consoleInChromium, focusedText, open, openSources, service, settled } from './console-chromium.js';
+
+consoleInChromium();
+
+/** Presses `name`'s button by keyboard: focused, then Enter. */
+async function press(page: Page, name: string) {
+  await page.getByRole('button', { name, exact: true }).focus();
+  await page.keyboard.press('Enter');
+}
+
+const onBody = async (page: Page) => (await focusedText(page)).startsWith('BODY');
+
+describe('the console in Chromium: the focus when its control goes', () => {
+  it('Admins: removing the last admin that can go leaves the focus on the admins table', async () => {
+    await service.storage.accounts.createAdmin({
+      username: 'zoe',
+      passwordHash: await scryptPasswords.hash('zoe has a long password'),
+      createdAt: Date.now(),
+    });
+    const { page, context } = await open({ signedIn: true });
+    await page.getByRole('link', { name: 'Admins', exact: true }).click();
+    await page.getByRole('heading', { name: 'Admins', level: 1 }).waitFor();
+    await settled(page);
+    await press(page, 'Remove zoe');
+    const dialog = page.getByRole('dialog', { name: 'Remove zoe?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focusedText(page)).toBe('BUTTON Remove admin');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    await expect.poll(() => onBody(page)).toBe(false);
+    expect(
+      await page.getByRole('region', { name: 'Console admins' }).evaluate((el) => el.matches(':focus')),
+    ).toBe(true);
+    await context.close();
+  });
+
+  it('API keys: Revoke, then End sessions, each gone with its press, leave the focus in the keys table', async () => {
+    const { page, context } = await open({ signedIn: true });
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Key name', exact: true }).fill('Staging server');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByRole('textbox', { name: 'New API key' }).waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    await press(page, 'Revoke Staging server');
+    await page.getByRole('dialog', { name: 'Revoke Staging server?' }).waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'End sessions of Staging server' }).waitFor();
+    await expect.poll(() => onBody(page)).toBe(false);
+    expect(
+      await page.getByRole('region', { name: /^API keys of / }).evaluate((el) => el.matches(':focus')),
+    ).toBe(true);
+    await context.close();
+  });
+
+  it('Sources: removing a source leaves the focus on the page', async () => {
+    const { page, context } = await openSources();
+    const folder = page.getByRole('region', { name: /docs-site\/docs$/ });
+    await folder.getByRole('button', { name: 'Remove' }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await folder.getByRole('button', { name: 'Remove' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => folder.count()).toBe(0);
+    await expect.poll(() => onBody(page)).toBe(false);
+    expect(await focusedText(page)).toBe('H1 Sources');
+    await context.close();
+  });
+});
