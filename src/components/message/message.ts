@@ -171,6 +171,13 @@ export class AgentChatMessage extends LitElement {
     );
   }
 
+  /** Escape in the reasons is their Cancel: the innermost layer closes, not the panel (decision 711). */
+  #escapeReasons = (event: KeyboardEvent): void => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    this.#closeReasons();
+  };
+
   async #copy(): Promise<void> {
     try {
       await navigator.clipboard.writeText(this.message?.content ?? '');
@@ -240,7 +247,7 @@ export class AgentChatMessage extends LitElement {
       </div>
       ${
         this.asking
-          ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.#sendReasons}>
+          ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.#sendReasons} @keydown=${this.#escapeReasons}>
         <p class="caption">${t('feedbackQuestion')}</p>
         <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>

@@ -56,6 +56,27 @@ describe('<agent-chat> answer actions keep the focus', () => {
     });
   }
 
+  test('Escape in the reasons closes them, not the floating panel, and returns to Not helpful', async ({
+    backend,
+  }) => {
+    const el = await fixtureChat({ mode: 'launcher' });
+    await el.open();
+    await el.send('How do I theme it?');
+    await settled(el);
+    const notHelpful = page.getByRole('button', { name: 'Not helpful' });
+    await userEvent.click(notHelpful);
+    const reasons = page.getByRole('form', { name: 'What went wrong?' });
+    await userEvent.click(reasons.getByRole('textbox', { name: 'Tell us more (optional)' }));
+    await userEvent.keyboard('It answered another question{Escape}');
+    await expect.element(reasons).not.toBeInTheDocument();
+    expect(el.opened).toBe(true);
+    await afterTheClick();
+    expect(deepActiveElement()).toBe(notHelpful.element());
+    // The next Escape is the panel's, as from any other control in it.
+    await userEvent.keyboard('{Escape}');
+    await expect.poll(() => el.opened).toBe(false);
+  });
+
   test('Copy answer keeps the focus on the button, which says Copied', async ({ backend }) => {
     vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue();
     const el = await fixtureChat();
