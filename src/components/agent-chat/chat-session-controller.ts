@@ -7,6 +7,7 @@ import {
   type ChatSnapshot,
 } from '../../chat/chat-session.js';
 import type { ClientTool } from '../../public-types.js';
+import type { ChatMessage } from '../../chat/types.js';
 import { createDeviceMemoryStore } from '../../chat/device-memory-store.js';
 import { AgentChatToolCallEvent } from '../../events/tool-call.js';
 import { AgentChatToolResultEvent } from '../../events/tool-result.js';
@@ -107,8 +108,14 @@ function fire<Detail>(host: HTMLElement, PublicEvent: new (detail: Detail) => Ev
  */
 export class ChatSessionController implements ReactiveController {
   readonly session: ChatSession;
-  /** The last finished answer in plain words, for the polite live region; `id` re-announces a repeat. */
+  /**
+   * What the polite live region says (decision 712): "Thinking…" as an answer starts, a tool
+   * that waits for the visitor's approval, the finished answer in plain words; `id` re-announces
+   * a repeat.
+   */
   announcement = { id: 0, text: '' };
+  /** The tool call whose wait for approval was said, so that each is said once. */
+  #asked?: string;
   readonly #conversation: ContextProvider<typeof conversationContext>;
   readonly #threadList: ContextProvider<typeof threadListContext>;
   #checked = false;
@@ -138,9 +145,14 @@ export class ChatSessionController implements ReactiveController {
         onChange: (snapshot) => {
           this.#conversation.setValue(snapshot.conversation);
           this.#threadList.setValue(snapshot.threadList);
+          this.#sayWaiting(snapshot.conversation.messages.at(-1));
           host.requestUpdate();
         },
-        onAnswerStart: fire(host, AgentChatAnswerStartEvent),
+        onAnswerStart: (detail) => {
+          // Said once, not per token: a visitor who cannot see the dots knows the question went.
+          this.#say(options.t()('thinking'));
+          host.dispatchEvent(new AgentChatAnswerStartEvent(detail));
+        },
         onAnswerEnd: ({ text, ...detail }) => {
           const words =
             detail.outcome === 'complete'
@@ -148,7 +160,7 @@ export class ChatSessionController implements ReactiveController {
               : detail.outcome === 'aborted'
                 ? options.t()('answerStopped')
                 : '';
-          this.announcement = { id: this.announcement.id + 1, text: words };
+          this.#say(words);
           host.dispatchEvent(new AgentChatAnswerEndEvent(detail));
         },
         onThreadChange: (threadId) => host.dispatchEvent(new AgentChatThreadChangeEvent({ threadId })),
@@ -232,6 +244,18 @@ export class ChatSessionController implements ReactiveController {
       ? conversation.regenerate()
       : conversation.react(messageId, action, comment));
   };
+
+  #say(text: string): void {
+    this.announcement = { id: this.announcement.id + 1, text };
+  }
+
+  /** An answer that waits for the visitor to allow a tool says so, once per call. */
+  #sayWaiting(message: ChatMessage | undefined): void {
+    const waiting = message?.toolCalls?.find((call) => call.state === 'awaiting-approval');
+    if (!waiting || waiting.id === this.#asked) return;
+    this.#asked = waiting.id;
+    this.#say(`${waiting.sentence || waiting.displayName}: ${this.#options.t()('toolAwaitingApproval')}`);
+  }
 
   hostConnected(): void {
     this.session.connect();

@@ -297,7 +297,7 @@ describe('<agent-chat>', () => {
     expect(messagesOf(el)[0].message?.content).toBe('Can I theme it?');
   });
 
-  test('announces a finished answer once in the polite live region, not while streaming', async ({
+  test('announces "Thinking…", then the finished answer, each once in the polite live region, not while streaming', async ({
     backend,
   }) => {
     const el = await fixtureChat();
@@ -311,7 +311,8 @@ describe('<agent-chat>', () => {
     await el.send('events');
     await el.updateComplete;
     await expect.poll(() => region.textContent?.trim()).toMatch(/^Every event is named agent-chat/);
-    expect(observed.filter(Boolean)).toHaveLength(1);
+    // Decision 712: the start is said too, once; never a token.
+    expect(observed.filter(Boolean)).toEqual(['Thinking…', region.textContent?.trim()]);
     expect(region.textContent).not.toContain('**');
     expect(deepQuery(el, '[role="log"]')?.getAttribute('aria-live')).toBe('off');
   });
