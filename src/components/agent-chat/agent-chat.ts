@@ -341,7 +341,7 @@ export class AgentChat extends LitElement implements PublicAgentChat {
     return html`<section id="panel" class="panel ${floating ? 'floating' : 'inline'}" part="panel" popover=${floating ? 'manual' : nothing} role=${floating ? 'dialog' : 'region'}
       aria-modal=${this.#modalPanel.modal ? 'true' : nothing} aria-label=${heading} dir=${dir} lang=${locale} tabindex="-1" ?hidden=${floating && !this.opened} @keydown=${this.#handleKeydown} @click=${this.#focus.clicked}
       @agent-chat-tool-decide=${this.#chat.decideTool}>
-      <header part="header">
+      <header part="header" role="none">
         <button class="icon-button thread-list-toggle" type="button" aria-label=${t('conversations')} title=${t('conversations')}
           aria-expanded=${listOpen ? 'true' : 'false'} aria-controls="thread-list" @click=${() => void this.#threads.show(!this.#chat.snapshot.threadListOpen)}>${icon('menu')}</button>
         ${this.avatar ? html`<img class="avatar" part="avatar" src=${this.avatar} alt="" />` : nothing}

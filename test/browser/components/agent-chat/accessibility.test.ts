@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { expect as chaiExpect } from '@open-wc/testing';
-import { userEvent } from 'vitest/browser';
+import { page, userEvent } from 'vitest/browser';
 import { http, HttpResponse } from 'msw';
 import { test } from '../../../msw/test.js';
 import { SERVICE_BASE, SESSION_ENDPOINT } from '../../../msw/reference.js';
@@ -52,6 +52,18 @@ describe('<agent-chat> keyboard', () => {
     });
     expect(textareaOf(el).value).toBe('');
   });
+});
+
+describe('<agent-chat> landmarks', () => {
+  // The page's own header is its banner; a screen reader's list of landmarks should not offer a
+  // second one for the chat's title bar, floating or inline.
+  for (const mode of ['launcher', 'inline'] as const)
+    test(`the ${mode} panel adds no banner landmark to the page`, async ({ backend }) => {
+      const el = await fixtureChat({ mode });
+      await el.open();
+      await expect.element(page.getByRole('button', { name: 'New conversation' })).toBeVisible();
+      expect(page.getByRole('banner').elements()).toHaveLength(0);
+    });
 });
 
 describe('<agent-chat> accessibility (axe)', () => {
