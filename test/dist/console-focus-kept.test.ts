@@ -1,7 +1,8 @@
 /**
  * The console from the keyboard when what held the focus goes: a removed admin's row, a revoked
- * key's Revoke button, a removed source. The focus must stay on the page (decision 710), not
- * fall to <body>, where the next Tab starts again from the top of the document.
+ * key's Revoke button, a removed source, a button disabled while the console works (Save
+ * synonyms). The focus must stay on the page (decision 710), not fall to <body>, where
+ * the next Tab starts again from the top of the document.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +73,21 @@ describe('the console in Chromium: the focus when its control goes', () => {
     await expect.poll(() => folder.count()).toBe(0);
     await expect.poll(() => onBody(page)).toBe(false);
     expect(await focusedText(page)).toBe('H1 Sources');
+    await context.close();
+  });
+
+  it('Sources: Save synonyms, pressed by keyboard, keeps the focus while it saves and after', async () => {
+    const { page, context } = await openSources();
+    const synonyms = page.getByRole('region', { name: 'Synonyms' });
+    await synonyms
+      .getByRole('textbox', { name: 'Words that mean the same on your site' })
+      .fill('stuck, frozen');
+    await press(page, 'Save synonyms');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved 1 synonym group.');
+    expect(await focusedText(page)).toBe('BUTTON Save synonyms');
+    await synonyms.getByRole('textbox', { name: 'Words that mean the same on your site' }).fill('');
+    await press(page, 'Save synonyms');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved 0 synonym groups.');
     await context.close();
   });
 });

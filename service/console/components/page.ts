@@ -5,6 +5,7 @@ import type { ConsoleProject } from '../../../contract/console.js';
 import { NavigateEvent } from '../events.js';
 import { type PageId, routeHref } from '../router.js';
 import { base, tokens } from '../styles.js';
+import { FocusKeeper } from '../focus-keeper.js';
 
 /** What every page of the console has: the API, the selected project, its query; a heading to land on. */
 export class ConsolePage extends LitElement {
@@ -22,34 +23,9 @@ export class ConsolePage extends LitElement {
     return this.api.role === 'viewer';
   }
 
-  /** The focused element and the page's elements around it, innermost first (decision 710). */
-  #focusPath: HTMLElement[] = [];
-
   constructor() {
     super();
-    this.addController({ hostUpdated: () => this.#keepFocus() });
-  }
-
-  // On the shadow root: a move between two of the page's own controls never reaches its host.
-  protected override createRenderRoot() {
-    const root = super.createRenderRoot();
-    root.addEventListener('focusin', (event) => {
-      const path = event.composedPath();
-      this.#focusPath = path.slice(0, path.indexOf(this)).filter((n) => n instanceof HTMLElement);
-    });
-    return root;
-  }
-
-  /**
-   * A press that takes its own control away (a removed row, Revoke that becomes End sessions)
-   * would leave the focus on <body>, and the next Tab at the top of the document: it goes to the
-   * nearest focusable element that held the control (a table's region), else the heading.
-   */
-  #keepFocus(): void {
-    const [focused] = this.#focusPath;
-    if (!focused || focused.isConnected || document.activeElement !== document.body) return;
-    const holder = this.#focusPath.find((el) => el.isConnected && el.tabIndex >= 0);
-    (holder ?? this.renderRoot.querySelector<HTMLElement>('h1'))?.focus();
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('h1'));
   }
 
   /** After a navigation the page's heading takes focus, so a screen reader says where it landed. */
