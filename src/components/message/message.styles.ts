@@ -54,6 +54,8 @@ export default css`
   .content .h1 { font-size: 1.25em; }
   .content .h2 { font-size: 1.12em; }
   .content ul, .content ol { padding-inline-start: 1.4em; }
+  /* A settled group contains its paint: a number wider than the inset lost its first digit. */
+  .content ol { padding-inline-start: 2.6em; }
   .content a { color: inherit; text-decoration: underline; }
   .content code {
     font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
