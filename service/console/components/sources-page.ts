@@ -1,5 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
+import { repeat } from 'lit/directives/repeat.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
 import type { ConsoleCrawlFailure, ConsoleDocSource } from '../../../contract/console.js';
@@ -273,7 +274,11 @@ export class SourcesPage extends ConsolePage {
         this.sources === null
           ? html`<p class="muted" role="status">Loading…</p>`
           : this.sources.length
-            ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${this.sources.map((s) => this.renderSource(s))}</ul>`
+            ? html`<ul class="list stack" aria-label=${`Sources of ${this.project.name}`}>${repeat(
+                this.sources,
+                (s) => s.id,
+                (s) => this.renderSource(s),
+              )}</ul>`
             : html`<p class="muted">No sources yet: add the address of your documentation.</p>`
       }
       <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}
