@@ -51,6 +51,8 @@ export const consolePaths = {
   /** `?before&actor&action&start&end` (UTC days, both included): `ConsoleAuditPage`, 50 a page; admins only. */
   audit: '/audit',
   install: '/install',
+  /** GET the widget releases pages load from this service (`ConsoleWidgetReleases`, decision 742). */
+  widgetReleases: '/widget-releases',
   /** GET the project's documentation sources, POST a new one (`ConsoleNewSource`). */
   docsSources: (projectId: string) => `/projects/${id(projectId)}/docs/sources`,
   docsSource: (projectId: string, sourceId: string) =>
@@ -414,6 +416,22 @@ export interface ConsoleInstall {
     /** The parts and locale files `file` imports later, each with its SRI hash. */
     parts: Record<string, string>;
   } | null;
+}
+
+/**
+ * `GET widgetReleases`: the widget release this service serves, and every release it keeps for
+ * pages pinned to one (decision 741), the last loaded first.
+ */
+export interface ConsoleWidgetReleases {
+  /** null: the service was built without the widget. */
+  serving: string | null;
+  releases: {
+    version: string;
+    stored_at: string;
+    /** When a page last loaded it, to the hour; null: none since it was kept. */
+    loaded_at: string | null;
+    bytes: number;
+  }[];
 }
 
 /** A page a crawl could not index, and why. */

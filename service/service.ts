@@ -31,6 +31,7 @@ import { DEFAULT_TIMEOUT_MS, deliverNotifications } from './notifications/delive
 import { boundedPasswords } from './routes/console/auth.js';
 import { notifyFailure } from './routes/notify.js';
 import { route } from './routes/index.js';
+import { WidgetReleases } from './http/widget-releases.js';
 import { memoryStores } from './storage/memory/index.js';
 import type { FileQuota, FleetStore, StoreRole, Stores } from './storage/types.js';
 
@@ -128,7 +129,8 @@ export interface AgentService {
   readonly instanceId: string;
   /**
    * Purges expired sessions, old events, spent rate windows, leaked slots, unused files and
-   * Idempotency-Keys past their day, conversations past the retention period; stops answers
+   * Idempotency-Keys past their day, conversations past the retention period, widget releases
+   * no page loads; stops answers
    * that waited too long for tools.
    */
   maintain(): Promise<{
@@ -140,6 +142,8 @@ export interface AgentService {
     idempotencyKeys: number;
     conversations: number;
     deliveries: number;
+    /** Widget releases dropped: no page loaded them for 180 days, or more than 20 were kept (decision 741). */
+    widgetReleases: number;
   }>;
   /** Renews this instance's lease and ends the answers of instances whose lease ran out; returns how many. */
   heartbeat(): Promise<number>;
@@ -204,6 +208,7 @@ function serviceContext(
       ? { ...options.console, passwords: boundedPasswords(options.console.passwords) }
       : null,
     widget: options.widget ?? null,
+    widgetReleases: new WidgetReleases(options.widget ?? null, storage.widgets, clock, rest.log),
     directory: new Directory(storage, clock, options.projects ?? [], options.directoryCacheMs),
     tokenTtlMs: options.tokenTtlMs ?? SESSION_TTL_MS,
     limits: {
@@ -275,7 +280,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed };
   const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS, network: ctx.webhooks };
   const trustProxy = checkTrustProxy(options.trustProxy);
-  const join = fleetJoin(storage.fleet, answers, ctx.directory);
+  const join = fleetJoin(storage.fleet, answers, ctx.directory, ctx.widgetReleases);
   const timers = new Set<ReturnType<typeof setInterval>>();
   const warnHops = hopWarning(trustProxy, log);
   const duties = { leaseMs, stalenessMs, log, draining: () => answers.draining };
@@ -294,7 +299,10 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         return errorResponse(error, request, log);
       }
     },
-    maintain: () => maintain(storage, clock.now(), upkeep),
+    maintain: async () => ({
+      ...(await maintain(storage, clock.now(), upkeep)),
+      widgetReleases: await ctx.widgetReleases.purge(),
+    }),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
@@ -335,10 +343,21 @@ async function closeInstance(
  * Joins the fleet (a lease, the signals) before the first request; a failure is retried by the
  * next one.
  */
-function fleetJoin(fleet: FleetStore, answers: Answers, directory: Directory): () => Promise<void> {
+function fleetJoin(
+  fleet: FleetStore,
+  answers: Answers,
+  directory: Directory,
+  widgets: WidgetReleases,
+): () => Promise<void> {
   let joined: Promise<void> | null = null;
   return () =>
-    (joined ??= Promise.all([fleet.heartbeat(answers.instanceId), answers.listen(), directory.listen()]).then(
+    (joined ??= Promise.all([
+      fleet.heartbeat(answers.instanceId),
+      answers.listen(),
+      directory.listen(),
+      // Before the first request, so that an instance of another release serves this one's pages.
+      widgets.keep(),
+    ]).then(
       () => {},
       (error) => {
         joined = null;

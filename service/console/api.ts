@@ -15,6 +15,7 @@ import {
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
+  type ConsoleWidgetReleases,
   type ConsoleNewKey,
   type ConsoleNewWebhook,
   type ConsoleOwner,
@@ -210,6 +211,7 @@ export class ConsoleApi {
   audit = (query: AuditQuery, before?: number) =>
     this.call<ConsoleAuditPage>('GET', paths.audit, { query: { ...query, before: before?.toString() } });
   install = () => this.call<ConsoleInstall>('GET', paths.install);
+  widgetReleases = () => this.call<ConsoleWidgetReleases>('GET', paths.widgetReleases);
   fileSettings = (projectId: string, integrationId: string) =>
     this.call<ConsoleFileSettingsView>('GET', paths.integrationFiles(projectId, integrationId));
   saveFileSettings = (projectId: string, integrationId: string, settings: ConsoleFileSettings) =>

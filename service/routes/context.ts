@@ -9,6 +9,9 @@ import type { Directory, ProjectView } from '../http/directory.js';
 import { type RateLimit, checkRate } from '../http/rate-limiter.js';
 import { hashToken } from '../kernel/tokens.js';
 import type { WebhookNetwork } from '../notifications/address.js';
+import type { WidgetRelease, WidgetReleases } from '../http/widget-releases.js';
+
+export type { WidgetRelease } from '../http/widget-releases.js';
 
 export type { ProjectConfig, ProjectView } from '../http/directory.js';
 
@@ -31,18 +34,6 @@ export interface ConsoleOptions {
   passwords: PasswordHasher;
   /** A built page file by its path under /console/ (`index.html`, `assets/…`); undefined: none. */
   files?: (path: string) => Promise<{ body: Uint8Array; type: string } | undefined>;
-}
-
-/**
- * The widget release the service was built with: served at /widget/{version}/ (§12) and pinned
- * by the console's install snippets. The host reads the files (the Node face from disk).
- */
-export interface WidgetRelease {
-  version: string;
-  /** Each file's SRI hash (the widget's dist/sri.json): also the list of the files served. */
-  sri: Record<string, string>;
-  /** A file by its name in `sri`, or `sri.json`; `gzip` when the host keeps it compressed too. */
-  file(name: string): Promise<{ body: Uint8Array; gzip?: Uint8Array } | undefined>;
 }
 
 /** The limits of one service; each holds for the whole fleet (its state is in the store). */
@@ -71,6 +62,8 @@ export interface ServiceContext<R extends StoreRole = never> {
   readonly console: ConsoleOptions | null;
   /** null: this build has no widget release (/widget/ answers 404, the console says so). */
   readonly widget: WidgetRelease | null;
+  /** This build's release and those the fleet served before, as /widget/ serves them (decision 741). */
+  readonly widgetReleases: WidgetReleases;
   /** Projects, integrations and API keys, from storage (cached briefly). */
   readonly directory: Directory;
   readonly storage: StoresOf<R>;

@@ -22,9 +22,10 @@ export const isWidgetPath = (path: string) => path.startsWith('/widget/');
 
 /**
  * GET /widget/{version}/{file} (wire contract §12): a file of the widget release this service
- * was built with, cached for good (the version is in the path); `latest` redirects to it. Only
- * the release's own files are served, looked up by their exact names, so no path reaches
- * anything else; any other version or name is 404.
+ * was built with, or of one the fleet served before (decision 741: a page pinned to it keeps
+ * its chat after an upgrade), cached for good (the version is in the path); `latest` redirects
+ * to this build's. Only a release's own files are served, looked up by their exact names, so
+ * no path reaches anything else; any other version or name is 404.
  */
 export async function widgetFile(
   ctx: ServiceContext,
@@ -40,8 +41,8 @@ export async function widgetFile(
   const match = WIDGET_FILE.exec(path);
   if (!release || !match) throw notFound();
   const [, version, name] = match;
-  if (name !== 'sri.json' && !Object.hasOwn(release.sri, name)) throw notFound();
-  if (version === LATEST_WIDGET)
+  if (version === LATEST_WIDGET) {
+    if (name !== 'sri.json' && !Object.hasOwn(release.sri, name)) throw notFound();
     return new Response(null, {
       status: 302,
       headers: {
@@ -52,8 +53,8 @@ export async function widgetFile(
         'Cache-Control': 'no-cache',
       },
     });
-  if (version !== release.version) throw notFound();
-  const file = await release.file(name);
+  }
+  const file = await ctx.widgetReleases.file(version, name);
   if (!file) throw notFound();
   const gzip = file.gzip && /\bgzip\b/.test(request.headers.get('Accept-Encoding') ?? '');
   const body = gzip ? file.gzip! : file.body;

@@ -271,4 +271,12 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE admins ADD COLUMN role text NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer'));
    CREATE INDEX audit_log_by_actor ON audit_log (actor, id);
    CREATE INDEX audit_log_by_action ON audit_log (action, id);`,
+  // The widget releases the fleet served, with their files, so that a page pinned to one keeps
+  // loading it after an upgrade, from any instance (decision 741).
+  `CREATE TABLE widget_releases (
+     version text PRIMARY KEY, sri jsonb NOT NULL, bytes bigint NOT NULL,
+     stored_at bigint NOT NULL, loaded_at bigint);
+   CREATE TABLE widget_files (
+     version text NOT NULL REFERENCES widget_releases (version) ON DELETE CASCADE,
+     name text NOT NULL, body bytea NOT NULL, gzip bytea, PRIMARY KEY (version, name));`,
 ];

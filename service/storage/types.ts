@@ -56,6 +56,7 @@ import type {
   ToolCallRecord,
 } from './records.js';
 import type { FileMeta, FileQuota, FileSettings, PutFileResult, StoredFile } from './file-records.js';
+import type { KeepWidgetResult, WidgetReleaseFiles, WidgetReleaseMeta } from './widget-records.js';
 import type {
   ClaimedDelivery,
   DeliveryAttempt,
@@ -66,6 +67,7 @@ import type {
 
 export * from './records.js';
 export type * from './file-records.js';
+export type * from './widget-records.js';
 export type * from './console-types.js';
 export * from './notification-records.js';
 
@@ -381,6 +383,29 @@ export interface FileStore {
 }
 
 /**
+ * The widget releases the fleet served, with their files (decision 741): a page pinned to one
+ * (its script tag's integrity hashes) keeps loading it from any instance after an upgrade.
+ */
+export interface WidgetStore {
+  /**
+   * Stores the release unless its version is stored with the same hashes; other hashes under
+   * its version (a development build) are replaced by these. One at a time per version.
+   */
+  keepWidgetRelease(release: WidgetReleaseFiles, at: number): Promise<KeepWidgetResult>;
+  /** A kept release's file by its exact name (a name of its sri, or `sri.json`). */
+  widgetFile(version: string, name: string): Promise<{ body: Uint8Array; gzip?: Uint8Array } | undefined>;
+  /** Notes that a page loaded the release (no-op for one not kept). */
+  noteWidgetLoaded(version: string, at: number): Promise<void>;
+  /** The kept releases, last loaded (or stored) first. */
+  listWidgetReleases(): Promise<WidgetReleaseMeta[]>;
+  /**
+   * Deletes the releases, `keep` aside, neither loaded nor stored since `before`, then those
+   * beyond the `max` last loaded (or stored); returns how many.
+   */
+  purgeWidgetReleases(keep: readonly string[], before: number, max: number): Promise<number>;
+}
+
+/**
  * The documentation the agents answer from, per project and shared by the fleet: sources, their
  * pages with the validators a re-crawl sends (and the pages that left the site), the sections
  * each project's index is built from (with their embeddings), crawl runs with their failures,
@@ -503,6 +528,7 @@ export interface Stores {
   readonly files: FileStore;
   readonly docs: DocsStore;
   readonly notifications: NotificationStore;
+  readonly widgets: WidgetStore;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,8 @@
 import { css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ConsoleApiError } from '../api.js';
-import type { ConsoleActivity } from '../../../contract/console.js';
-import { count, freshness, utcDay } from '../format.js';
+import type { ConsoleActivity, ConsoleWidgetReleases } from '../../../contract/console.js';
+import { ago, count, freshness, utcDay } from '../format.js';
 import { thumbDown, thumbUp } from '../icons.js';
 import { ConsolePage, pageLink } from './page.js';
 import { routeHref } from '../router.js';
@@ -41,7 +41,17 @@ export class ActivityPage extends ConsolePage {
 
   @state() private data: ConsoleActivity | null = null;
   @state() private error = '';
+  @state() private releases: ConsoleWidgetReleases | null = null;
   private key = '';
+
+  connectedCallback() {
+    super.connectedCallback();
+    // The service's, not the project's: once a visit. Without it the page only lacks the line.
+    this.api.widgetReleases().then(
+      (releases) => (this.releases = releases),
+      () => {},
+    );
+  }
 
   private get range() {
     return {
@@ -99,8 +109,21 @@ export class ActivityPage extends ConsolePage {
         </select></label>
       </form>
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
+      ${this.pinnedPages()}
       ${d ? this.figures(d) : html`<p class="muted" role="status">Loading activity…</p>`}
     </div>`;
+  }
+
+  /**
+   * Pages that still load a release before the one served (decision 742): the service keeps it
+   * for their pinned tag (741), for 180 days after their last load; the owner may move them on.
+   */
+  private pinnedPages() {
+    const r = this.releases;
+    const older = r?.releases.filter((x) => x.version !== r.serving && x.loaded_at) ?? [];
+    if (!r?.serving || !older.length) return nothing;
+    const list = older.map((x) => `${x.version} (${ago(x.loaded_at)})`).join(', ');
+    return html`<p class="notice" role="note">Pages load the widget of an earlier release, pinned by their script tag: ${list}. This service serves ${r.serving} and keeps the earlier release for them until no page has loaded it for 180 days; to move them on, paste the tag of an integration's Install section (${pageLink(routeHref('integrations', this.project.id), 'Integrations')}) on those pages.</p>`;
   }
 
   private onChange(event: Event) {

@@ -33,6 +33,7 @@ import {
   searchDocs,
 } from './docs.js';
 import { installInfo } from './install.js';
+import { widgetReleases } from './widget-releases.js';
 import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
 import {
   createIntegration,
@@ -68,6 +69,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.file(SLOT, SLOT), { GET: getConsoleFile }],
   [consolePaths.audit, { GET: listAudit }],
   [consolePaths.install, { GET: installInfo }],
+  [consolePaths.widgetReleases, { GET: widgetReleases }],
   [consolePaths.docsSources(SLOT), { GET: listSources, POST: addSource }],
   [consolePaths.docsSource(SLOT, SLOT), { PATCH: changeSource, DELETE: removeSource }],
   [consolePaths.docsCrawl(SLOT, SLOT), { POST: recrawlSource }],

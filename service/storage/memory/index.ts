@@ -15,6 +15,7 @@ import { MemoryAnswerLedger } from './ledger.js';
 import { MemoryNotificationStore } from './notifications.js';
 import { MemoryRateStore } from './rates.js';
 import { MemoryState } from './state.js';
+import { MemoryWidgetStore } from './widgets.js';
 
 /** Every role of the service in this process's memory; `maxRateWindows` bounds the rate table. */
 export function memoryStores(options: { maxRateWindows?: number } = {}): Stores {
@@ -34,6 +35,7 @@ export function memoryStores(options: { maxRateWindows?: number } = {}): Stores 
     ),
     docs: new MemoryDocsStore(state),
     notifications: new MemoryNotificationStore((project) => directory.hasProject(project), state),
+    widgets: new MemoryWidgetStore(),
     close: async () => {},
   };
 }

@@ -10,6 +10,7 @@ import { SqlActivityStore } from './activity.js';
 import { SqlConversationStore } from './conversations.js';
 import { SqlDirectoryStore } from './directory.js';
 import { SqlFileStore } from './files.js';
+import { SqlWidgetStore } from './widgets.js';
 import { SqlDocsStore } from './docs.js';
 import { SqlFleetStore } from './fleet.js';
 import { SqlGateStore } from './gate.js';
@@ -95,6 +96,7 @@ export async function openSqlStores(
     files: new SqlFileStore(db),
     docs: new SqlDocsStore(db),
     notifications: new SqlNotificationStore(db),
+    widgets: new SqlWidgetStore(db),
     close: async () => {
       await directory.close();
       await db.close();
