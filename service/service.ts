@@ -308,8 +308,12 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
     crawlDocs: async () => (docs ? docs.warm().then(() => docs.tick()) : 0),
     deliverNotifications: () => deliverNotifications(storage.notifications, clock, send),
-    startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
-      runDuties(service, timers, { maintainEveryMs, ...duties }),
+    startDuties: ({ maintainEveryMs = 60_000 } = {}) => {
+      // At start, not at the first request: during a rolling upgrade the instances of the release
+      // before serve this one's files as soon as it is up.
+      void ctx.widgetReleases.keep();
+      return runDuties(service, timers, { maintainEveryMs, ...duties });
+    },
     get draining() {
       return answers.draining;
     },

@@ -29,7 +29,7 @@ type WidgetFile = { body: Uint8Array; gzip?: Uint8Array };
  * The widget releases one instance serves (decision 741): its own, from the build, and every
  * release the fleet served before, from the store, so that a page pinned to an older release
  * (or, during a rolling upgrade, to a newer one) keeps loading the same bytes its integrity
- * hashes name. The instance's own release is kept in the store before its first request.
+ * hashes name. The instance's own release is kept in the store as its duties start, and before its first request.
  */
 export class WidgetReleases {
   private kept: Promise<void> | null = null;

@@ -123,8 +123,10 @@ describe.each(engines())('pinned widget releases across upgrades: $name', { time
     const v1 = start(oldInstance, widgetRelease('1.0.0', 'console.log("one");'));
     expect((await get(v1, '/widget/1.0.0/agent-chat.iife.js')).status).toBe(200);
     const next = widgetRelease('1.1.0', 'console.log("two");');
-    // The new instance keeps its release before it answers its first request (here, the tag that follows upgrades).
-    await get(start(newInstance, next), '/widget/latest/agent-chat.iife.js');
+    // The new instance keeps its release as it starts its duties, before any request reaches it.
+    const stop = start(newInstance, next).startDuties();
+    await expect.poll(async () => (await get(v1, '/widget/1.1.0/agent-chat.iife.js')).status).toBe(200);
+    stop();
     const response = await get(v1, '/widget/1.1.0/agent-chat.iife.js');
     expect(response.status).toBe(200);
     expect(sha384(await response.arrayBuffer())).toBe(next.sri['agent-chat.iife.js']);
