@@ -6,6 +6,7 @@
 import { IDEMPOTENCY_WINDOW_MS, TOOL_WAIT_MS, UNUSED_FILE_TTL_MS } from '../contract/limits.js';
 import { type Clock, utcDay } from './kernel/clock.js';
 import { MAX_RATE_WINDOWS } from './http/rate-limiter.js';
+import type { WidgetReleases } from './http/widget-releases.js';
 import type { ActivityStore, EndedOrphan, FleetStore, StoresOf } from './storage/types.js';
 import type { Log } from './kernel/log.js';
 import { type FailedHook, logLostAnswers } from './answers/failure-log.js';
@@ -36,7 +37,8 @@ export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
  * Purges expired sessions (the visitors' and the console's), events past retention, spent rate
  * windows, leaked slots, expired challenges, past days' budgets, files no question used for
  * a day (§11), Idempotency-Keys past their day (decision 453), webhook deliveries past their
- * month (decision 616) and, with a retention period, conversations past it (decision 603);
+ * month (decision 616), widget releases no page loads (decision 741) and, with a retention
+ * period, conversations past it (decision 603);
  * stops answers that waited too long for tools.
  */
 export async function maintain(
@@ -58,12 +60,15 @@ export async function maintain(
     maxAnswerMs,
     log,
     failed,
+    widgets,
   }: {
     retentionMs: number;
     conversationRetentionMs?: number;
     maxAnswerMs: number;
     log: Log;
     failed?: FailedHook;
+    /** The widget releases kept for pinned pages: those no page loads go (decision 741). */
+    widgets?: WidgetReleases;
   },
 ) {
   const sessions = await storage.directory.purgeSessions(now);
@@ -85,6 +90,7 @@ export async function maintain(
     conversations:
       conversationRetentionMs > 0 ? await purgeConversations(storage, now - conversationRetentionMs) : 0,
     deliveries: await storage.notifications.purgeDeliveries(now - DELIVERY_RETENTION_MS),
+    widgetReleases: widgets ? await widgets.purge() : 0,
   };
 }
 

@@ -277,7 +277,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
   const answers = new Answers({ storage, clock, agent, log, maxAnswerMs, leaseMs, keepAliveMs, failed });
   const docs = options.docs ?? null;
   const ctx = serviceContext(options, { storage, clock, agent, answers, log, stalenessMs, docs });
-  const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed };
+  const upkeep = { ...retentions(options, ctx), maxAnswerMs, log, failed, widgets: ctx.widgetReleases };
   const send = { timeoutMs: options.notificationTimeoutMs ?? DEFAULT_TIMEOUT_MS, network: ctx.webhooks };
   const trustProxy = checkTrustProxy(options.trustProxy);
   const join = fleetJoin(storage.fleet, answers, ctx.directory, ctx.widgetReleases);
@@ -299,10 +299,7 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
         return errorResponse(error, request, log);
       }
     },
-    maintain: async () => ({
-      ...(await maintain(storage, clock.now(), upkeep)),
-      widgetReleases: await ctx.widgetReleases.purge(),
-    }),
+    maintain: () => maintain(storage, clock.now(), upkeep),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),
     refreshActivity: () => refreshActivity(storage.activity, stalenessMs, clock),
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.

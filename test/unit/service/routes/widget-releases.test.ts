@@ -4,6 +4,9 @@
  * upgrade, earlier) release serves them at their old URLs with the same bytes, on every engine.
  */
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +17,7 @@ import {
 } from '../../../../service/index.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
 import type { LogEntry } from '../../../../service/kernel/log.js';
-import { openStorage } from '../../../../service/storage/open.js';
+import { openDataDir, openStorage } from '../../../../service/storage/open.js';
 import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import type { Stores } from '../../../../service/storage/types.js';
 import { freshPostgresSchema, sqlEngines } from '../../../fixtures/storages.js';
@@ -176,5 +179,33 @@ describe.each(engines())('pinned widget releases across upgrades: $name', { time
       expect.objectContaining({ version: '1.1.0', loadedAt: startedAt + 170 * DAY }),
     ]);
     expect((await get(v2, '/widget/1.1.0/agent-chat.iife.js')).status).toBe(200);
+  });
+});
+
+// The embedded store only: PostgreSQL outlives its instances by itself (the suite above).
+const onDisk = process.env.SERVICE_TEST_STORAGE === 'postgres' ? [] : [{ name: 'PGlite on disk' }];
+
+describe.each(onDisk)('pinned widget releases across a restart: $name', { timeout: 30_000 }, () => {
+  it('an embedded service stopped, then started on its data directory with the next release, serves the one before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'widget-releases-'));
+    try {
+      const old = widgetRelease('1.0.0', 'console.log("one");');
+      const before = createAgentService({ storage: (await openDataDir(dir)).stores, widget: old });
+      expect((await get(before, '/widget/1.0.0/agent-chat.iife.js')).status).toBe(200);
+      await before.close();
+      const after = createAgentService({
+        storage: (await openDataDir(dir)).stores,
+        widget: widgetRelease('1.1.0', 'console.log("two");'),
+      });
+      try {
+        const response = await get(after, '/widget/1.0.0/agent-chat.iife.js');
+        expect(response.status).toBe(200);
+        expect(sha384(await response.arrayBuffer())).toBe(old.sri['agent-chat.iife.js']);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
