@@ -67,6 +67,7 @@ describe('rate limits', () => {
       idempotencyKeys: 0,
       conversations: 0,
       deliveries: 0,
+      widgetReleases: 0,
     });
     expect(await ctx.service.storage.directory.getSession(token)).toBeUndefined();
   });
