@@ -120,10 +120,16 @@ export class ActivityPage extends ConsolePage {
    */
   private pinnedPages() {
     const r = this.releases;
-    const older = r?.releases.filter((x) => x.version !== r.serving && x.loaded_at) ?? [];
-    if (!r?.serving || !older.length) return nothing;
-    const list = older.map((x) => `${x.version} (${ago(x.loaded_at)})`).join(', ');
-    return html`<p class="notice" role="note">Pages load the widget of an earlier release, pinned by their script tag: ${list}. This service serves ${r.serving} and keeps the earlier release for them until no page has loaded it for 180 days; to move them on, paste the tag of an integration's Install section (${pageLink(routeHref('integrations', this.project.id), 'Integrations')}) on those pages.</p>`;
+    if (!r?.serving) return nothing;
+    // Kept before the one served: during a rolling upgrade, an old instance's console does not
+    // call the new release earlier.
+    const own = r.releases.find((x) => x.version === r.serving);
+    const older = r.releases.filter(
+      (x) => x.version !== r.serving && x.loaded_at && (!own || x.stored_at < own.stored_at),
+    );
+    if (!older.length) return nothing;
+    const list = older.map((x) => `${x.version} (last loaded ${ago(x.loaded_at)})`).join(', ');
+    return html`<p class="notice warn" role="note">Some pages still load an earlier widget release through a pinned script tag: ${list}. The service serves ${r.serving} and keeps each earlier release until no page has loaded it for 180 days. To move those pages on, paste the tag from an integration's Install section (${pageLink(routeHref('integrations', this.project.id), 'Integrations')}).</p>`;
   }
 
   private onChange(event: Event) {
