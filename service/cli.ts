@@ -11,6 +11,7 @@ import { adminCommand } from './admin-cli.js';
 import { eraseOwnerCommand } from './erase-cli.js';
 import { exportConversationsCommand } from './export-cli.js';
 import { moveToPostgres } from './move-cli.js';
+import { keepWidgetCommand } from './keep-widget-cli.js';
 import {
   type AnswerTest,
   failureText,
@@ -64,6 +65,9 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                                           erase everything held for one signed-in visitor (their external_owner_id):
                                           conversations, files, reactions, sessions; prints what it removed
                                           (embedded store: stop the service first, or use the console)
+  agent-chat-service keep-widget DIR      keep an earlier widget release (DIR: the widget/ folder of its build,
+                                          dist/widget in its agent-chat-service package) for pages pinned to it;
+                                          the service keeps its own by itself (embedded store: stop it first)
   agent-chat-service export-conversations --project ID [--format csv|jsonl] [--out FILE]
                                           the console's Conversations download: every conversation, newest first,
                                           as CSV (a row a question) or JSON Lines; to stdout or FILE. Filters:
@@ -219,6 +223,7 @@ async function main() {
     'erase-owner': () => eraseOwnerCommand(args, values, store),
     'export-conversations': () => exportConversationsCommand(args, values, store),
     'move-to-postgres': () => moveToPostgres(args, store),
+    'keep-widget': () => keepWidgetCommand(args, store),
   };
   if (positionals.length && Object.hasOwn(commands, positionals[0])) {
     process.exitCode = await commands[positionals[0]]();
