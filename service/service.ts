@@ -130,8 +130,7 @@ export interface AgentService {
   /**
    * Purges expired sessions, old events, spent rate windows, leaked slots, unused files and
    * Idempotency-Keys past their day, conversations past the retention period, widget releases
-   * no page loads; stops answers
-   * that waited too long for tools.
+   * no page loads; stops answers that waited too long for tools.
    */
   maintain(): Promise<{
     sessions: number;

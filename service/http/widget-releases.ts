@@ -29,7 +29,8 @@ type WidgetFile = { body: Uint8Array; gzip?: Uint8Array };
  * The widget releases one instance serves (decision 741): its own, from the build, and every
  * release the fleet served before, from the store, so that a page pinned to an older release
  * (or, during a rolling upgrade, to a newer one) keeps loading the same bytes its integrity
- * hashes name. The instance's own release is kept in the store as its duties start, and before its first request.
+ * hashes name. The instance's own release is kept in the store as its duties start, and
+ * before its first request.
  */
 export class WidgetReleases {
   private kept: Promise<void> | null = null;
@@ -98,7 +99,8 @@ export class WidgetReleases {
     if (cached) return cached;
     const file = await this.store.widgetFile(version, name);
     if (!file) return undefined;
-    // Bytes under a version change only when a development build replaces them: the oldest cached goes first.
+    // Bytes under a version change only when a development build replaces them. The oldest
+    // cached goes first.
     if (this.cache.size >= CACHED_FILES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, file);
     return file;
@@ -112,7 +114,7 @@ export class WidgetReleases {
     await this.store.noteWidgetLoaded(version, now).catch(() => this.noted.delete(version));
   }
 
-  /** Keeps this build's release if it is not yet, then drops releases no page loaded for long, or beyond the bound. */
+  /** Keeps this build's release if it is not yet, then drops those no page loaded for long, or beyond the bound. */
   async purge(): Promise<number> {
     if (!this.own) return 0;
     await this.keep();
