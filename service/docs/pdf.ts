@@ -232,7 +232,8 @@ export async function extractPdf(
   const read = await readPdf(bytes, { outline: true, maxPages });
   if (read === 'inflates')
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
-  if (read === 'password') return 'the PDF needs a password to open: publish it without one to index it';
+  if (read === 'encrypted')
+    return 'the PDF is encrypted (a password or permissions): publish it without encryption to index it';
   if (read === 'unreadable') return 'not a PDF that could be read';
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
   const furniture = runningLines(read.pages);

@@ -5,8 +5,11 @@
  * browsers. It is loaded the first time a PDF is read, so a service that never sees one never
  * loads it. Nothing is rendered: no fonts, no images, no scripts (`isEvalSupported: false`); a
  * PDF is read up to `maxPages` pages however many it has, and not at all when its streams would
- * inflate past a bound.
+ * inflate past a bound, or cannot be counted (`pdf-streams.ts`).
  */
+import { streamRefusal } from './pdf-streams.js';
+
+export { MAX_PDF_INFLATED_BYTES, inflatesWithin } from './pdf-streams.js';
 
 export interface PdfText {
   text: string;
@@ -60,67 +63,14 @@ export interface PdfDocument {
 }
 
 /**
- * Why a PDF was not read: its streams would inflate past the bound, it needs a password to open,
- * or pdf.js could not read it.
+ * Why a PDF was not read: its streams would inflate past the bound (or could not be counted), it
+ * is encrypted (the guard cannot count what is inside; one that needs a password is too), or
+ * pdf.js could not read it.
  */
-export type PdfRefusal = 'inflates' | 'password' | 'unreadable';
-
-/**
- * What a PDF's compressed streams may inflate to, images aside (reading text decodes none),
- * all together: more than any text a model is sent, and far below what would hurt the service.
- */
-export const MAX_PDF_INFLATED_BYTES = 64_000_000;
+export type PdfRefusal = 'inflates' | 'encrypted' | 'unreadable';
 
 /** Bookmarks resolved at most: an outline is a table of contents, not a second document. */
 const MAX_OUTLINE_ENTRIES = 5_000;
-
-/** Bytes that inflate past `limit` (a zip bomb in PDF clothes): counted as they come, stopped at once. */
-async function inflatesPast(data: Uint8Array, limit: number): Promise<number> {
-  const reader = new Blob([data.slice()])
-    .stream()
-    .pipeThrough(new DecompressionStream('deflate'))
-    .getReader();
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return total;
-      total += value.length;
-      if (total > limit) {
-        void reader.cancel().catch(() => {});
-        return total;
-      }
-    }
-  } catch {
-    // Not deflate, or damaged: pdf.js decides what it makes of it, and nothing grew.
-    return total;
-  }
-}
-
-/**
- * Whether the streams pdf.js may decode to read text (every stream but images') inflate within
- * MAX_PDF_INFLATED_BYTES. pdf.js keeps a decoded stream whole in memory, so a few kilobytes of
- * zeros deflated a thousandfold would otherwise become gigabytes before any page limit applies.
- */
-export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED_BYTES): Promise<boolean> {
-  // One character per byte, so positions in the text are positions in the bytes.
-  const text = new TextDecoder('latin1').decode(bytes);
-  let left = limit;
-  for (let at = text.indexOf('stream'); at !== -1; at = text.indexOf('stream', at + 6)) {
-    if (text.startsWith('end', at - 3)) continue;
-    const start =
-      text[at + 6] === '\r' && text[at + 7] === '\n' ? at + 8 : text[at + 6] === '\n' ? at + 7 : -1;
-    if (start === -1) continue;
-    const end = text.indexOf('endstream', start);
-    if (end === -1) break;
-    const dictionary = text.slice(Math.max(text.lastIndexOf('obj', at), at - 4096, 0), at);
-    if (/\/Subtype\s*\/Image\b/.test(dictionary) || !/\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
-    left -= await inflatesPast(bytes.subarray(start, end), left);
-    if (left < 0) return false;
-    at = end;
-  }
-  return true;
-}
 
 type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
 type TextItem = {
@@ -265,13 +215,14 @@ async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
 
 /**
  * The first `maxPages` pages of a PDF as lines, its title and, when `outline`, its bookmarks;
- * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES or is no PDF pdf.js can read.
+ * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES, is encrypted, or is no PDF pdf.js can read.
  */
 export async function readPdf(
   bytes: Uint8Array,
   { maxPages = Infinity, outline = false }: { maxPages?: number; outline?: boolean } = {},
 ): Promise<PdfDocument | PdfRefusal> {
-  if (!(await inflatesWithin(bytes))) return 'inflates';
+  const refusal = await streamRefusal(bytes);
+  if (refusal) return refusal;
   const { getDocumentProxy } = await import('unpdf');
   let doc: Proxy | undefined;
   try {
@@ -305,7 +256,7 @@ export async function readPdf(
       outline: outline ? await outlineOf(doc).catch(() => []) : [],
     };
   } catch (error) {
-    return error instanceof Error && error.name === 'PasswordException' ? 'password' : 'unreadable';
+    return error instanceof Error && error.name === 'PasswordException' ? 'encrypted' : 'unreadable';
   } finally {
     await doc?.destroy().catch(() => {});
   }
@@ -313,7 +264,7 @@ export async function readPdf(
 
 /**
  * The text of the first `maxPages` pages, page by page, or why it was not read: the file is no
- * PDF pdf.js can read, needs a password, or would inflate past MAX_PDF_INFLATED_BYTES.
+ * PDF pdf.js can read, is encrypted, or would inflate past MAX_PDF_INFLATED_BYTES.
  */
 export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | PdfRefusal> {
   const read = await readPdf(bytes, { maxPages });
