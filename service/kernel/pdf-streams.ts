@@ -19,6 +19,20 @@
 export const MAX_PDF_INFLATED_BYTES = 64_000_000;
 /** What a PDF's images may inflate to together, as a multiple of the bound: a manual's screenshots fit. */
 export const IMAGE_BOUND_FACTOR = 8;
+/**
+ * The guard's own work, past which a file is refused: `stream` words it looks at, streams it
+ * starts inflating (a quarter of a millisecond each to start; a file may plant a great many),
+ * and bytes it feeds the inflater as a multiple of the file's size (each stream is fed once as it
+ * is, and once decoded from ASCII when the file names such a filter). A crafted 20 MB file
+ * costs the guard a few seconds at most; a real one, thousands of streams, is far within.
+ */
+export const GUARD_WORK = { keywords: 200_000, inflations: 20_000, fedPerByte: 4 };
+
+/** What the guard has spent on one file. */
+interface Work {
+  inflations: number;
+  fed: number;
+}
 
 /** What a PDF's byte is, in a delimiter or space (PDF 32000 7.2.2): a name or a keyword ends there. */
 const ENDS_TOKEN = String.raw`(?=[\s()<>[\]{}/%]|$)`;
@@ -35,20 +49,106 @@ const IMAGE = new RegExp(String.raw`/Subtype\s*/Image${ENDS_TOKEN}`);
 const unescapeNames = (text: string) =>
   text.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-/** Bytes that inflate past `limit`: counted as they come, in pieces (nothing copied whole), stopped at once. */
-export async function inflatedSize(data: Uint8Array, limit: number): Promise<number> {
-  const PIECE = 65_536;
-  let at = 0;
+/** A stream's data read piece by piece and decoded on the way (ASCII hex, base-85), or as it is. */
+type Decoder = () => (piece: Uint8Array) => Uint8Array;
+
+const asIs: Decoder = () => (piece) => piece;
+
+/** pdf.js's ASCIIHexDecode: hex digits in pairs, anything else skipped, `>` ends it. */
+const fromHex: Decoder = () => {
+  let high = -1;
+  let ended = false;
+  return (piece) => {
+    const out = new Uint8Array(Math.ceil(piece.length / 2));
+    let n = 0;
+    for (let i = 0; i < piece.length && !ended; i++) {
+      const c = piece[i];
+      const lower = c | 0x20;
+      const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+      if (c === 0x3e) ended = true;
+      else if (digit >= 0 && high < 0) high = digit;
+      else if (digit >= 0) [out[n++], high] = [(high << 4) | digit, -1];
+    }
+    return out.subarray(0, n);
+  };
+};
+
+/** pdf.js's ASCII85Decode: groups of five in `!`..`u`, `z` four zeros, `~` ends it (a last short group is left out). */
+const fromBase85: Decoder = () => {
+  let group = 0;
+  let digits = 0;
+  let ended = false;
+  return (piece) => {
+    const out = new Uint8Array(piece.length * 4);
+    let n = 0;
+    for (let i = 0; i < piece.length && !ended; i++) {
+      const c = piece[i];
+      if (c === 0x7e) ended = true;
+      else if (c === 0x7a && digits === 0) n += 4;
+      else if (c >= 0x21 && c <= 0x75) {
+        group = group * 85 + (c - 0x21);
+        if (++digits < 5) continue;
+        for (let k = 0; k < 4; k++) out[n++] = (group >>> (24 - 8 * k)) & 0xff;
+        [group, digits] = [0, 0];
+      }
+    }
+    return out.subarray(0, n);
+  };
+};
+
+/**
+ * The data's pieces, decoded: small first, so that data which is no deflate costs little to
+ * find out (a file may hold a great many `stream` words), then growing to 64 KB.
+ */
+function* piecesOf(data: Uint8Array, decoder: Decoder, work: Work) {
+  const decode = decoder();
+  let size = 16;
+  for (let at = 0; at < data.length; at += size, size = Math.min(size * 4, 65_536)) {
+    const piece = data.subarray(at, at + size);
+    work.fed += piece.length;
+    yield decode(piece);
+  }
+}
+
+/** The zlib header pdf.js's FlateStream (and `DecompressionStream`) requires: deflate, its check right, no dictionary. */
+const zlibHeader = (cmf: number, flg: number) =>
+  (cmf & 0x0f) === 8 && ((cmf << 8) + flg) % 31 === 0 && !(flg & 0x20);
+
+/**
+ * What `data`, decoded, inflates to, counted as it comes and stopped once past `limit`; 0 when
+ * it is no deflate. Its work is added to `work`.
+ */
+export async function inflatedSize(
+  data: Uint8Array,
+  limit: number,
+  decoder: Decoder = asIs,
+  work: Work = { inflations: 0, fed: 0 },
+): Promise<number> {
+  const pieces = piecesOf(data, decoder, work);
+  let head: number[] = [];
+  while (head.length < 2) {
+    const next = pieces.next();
+    if (next.done) return 0;
+    head = [...head, ...next.value];
+  }
+  if (!zlibHeader(head[0], head[1])) return 0;
+  work.inflations += 1;
   const source = new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
+      start: (controller) => controller.enqueue(Uint8Array.from(head)),
       pull(controller) {
-        if (at >= data.length) return controller.close();
-        controller.enqueue(data.slice(at, (at += PIECE)));
+        const next = pieces.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value.slice());
       },
     },
     { highWaterMark: 0 },
   );
-  const reader = source.pipeThrough(new DecompressionStream('deflate')).getReader();
+  return counted(source.pipeThrough(new DecompressionStream('deflate')).getReader(), limit);
+}
+
+/** The bytes a reader gives until its end, or until past `limit` (then it is stopped). */
+async function counted(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<number> {
   let total = 0;
   try {
     for (;;) {
@@ -61,18 +161,21 @@ export async function inflatedSize(data: Uint8Array, limit: number): Promise<num
       }
     }
   } catch {
-    // Not deflate, or damaged: pdf.js decides what it makes of it, and nothing grew past this.
+    // Damaged deflate: pdf.js decides what it makes of it, and nothing grew past this.
     return total;
   }
 }
 
-/** Where a stream's data starts: after the keyword's line, as pdf.js's lexer skips it (CR, LF or CR LF). */
-function dataStart(text: string, keywordEnd: number): number {
-  for (let i = keywordEnd; i < text.length; i++) {
-    if (text[i] === '\n') return i + 1;
-    if (text[i] === '\r') return text[i + 1] === '\n' ? i + 2 : i + 1;
-  }
-  return text.length;
+/**
+ * Where `needle` is next from a position, for positions that only grow: found once and kept
+ * until passed, so a file of many `stream` words is searched through once, not once a word.
+ */
+function nextOf(text: string, needle: string) {
+  let found = -2;
+  return (position: number) => {
+    if (found !== -1 && found < position) found = text.indexOf(needle, position);
+    return found === -1 ? text.length : found;
+  };
 }
 
 /** The small plain objects (`7 0 obj 1234 endobj`) a `Length` may point to, by "number generation". */
@@ -83,80 +186,58 @@ function integerObjects(text: string): Map<string, number> {
   return found;
 }
 
+interface Finders {
+  lengths: Map<string, number>;
+  lineFeed: (from: number) => number;
+  carriageReturn: (from: number) => number;
+  endstream: (from: number) => number;
+}
+
+/** Where a stream's data starts: after the keyword's line, as pdf.js's lexer skips it (CR, LF or CR LF). */
+function dataStart(text: string, keywordEnd: number, find: Finders): number {
+  const lf = find.lineFeed(keywordEnd);
+  const cr = find.carriageReturn(keywordEnd);
+  if (lf < cr) return lf + 1;
+  if (cr === text.length) return cr;
+  return text[cr + 1] === '\n' ? cr + 2 : cr + 1;
+}
+
 /**
  * Where a stream's data ends, as pdf.js decides: its `Length` when `endstream` follows it (after
  * spaces and comments), else the first `endstream`. Data that holds the word `endstream` must
  * not end the count before pdf.js's end.
  */
-function dataEnd(text: string, dictionary: string, start: number, lengths: Map<string, number>): number {
+function dataEnd(text: string, dictionary: string, start: number, find: Finders): number {
   const declared = /\/Length\s+(\d+)(?:\s+(\d+)\s+R)?/.exec(dictionary);
   const length =
     declared &&
-    (declared[2] === undefined ? Number(declared[1]) : lengths.get(`${declared[1]} ${declared[2]}`));
+    (declared[2] === undefined ? Number(declared[1]) : find.lengths.get(`${declared[1]} ${declared[2]}`));
   if (length !== undefined && length !== null && start + length <= text.length) {
     const after = text.slice(start + length, start + length + 1_024);
     if (/^(\s|%[^\r\n]*)*endstream/.test(after)) return start + length;
   }
-  const found = text.indexOf('endstream', start);
-  return found === -1 ? text.length : found;
+  return find.endstream(start);
 }
 
-/** `data` as pdf.js's ASCIIHexDecode reads it: hex digits in pairs, the rest skipped, `>` ends it. */
-function fromHex(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(Math.ceil(data.length / 2));
-  let n = 0;
-  let high = -1;
-  for (const c of data) {
-    if (c === 0x3e) break;
-    const digit =
-      c >= 0x30 && c <= 0x39 ? c - 0x30 : (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66 ? (c | 0x20) - 0x57 : -1;
-    if (digit < 0) continue;
-    if (high < 0) high = digit;
-    else {
-      out[n++] = (high << 4) | digit;
-      high = -1;
-    }
-  }
-  if (high >= 0) out[n++] = high << 4;
-  return out.subarray(0, n);
-}
-
-/** `data` as ASCII85Decode reads it: groups of five in `!`..`u`, `z` for four zeros, `~>` ends it. */
-function fromBase85(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(Math.ceil((data.length * 4) / 5) + 4 * data.length);
-  let n = 0;
-  let group: number[] = [];
-  const flush = (count: number) => {
-    while (group.length < 5) group.push(84);
-    const value = group.reduce((v, d) => v * 85 + d, 0);
-    for (let i = 0; i < count; i++) out[n++] = (value >>> (24 - 8 * i)) & 0xff;
-    group = [];
-  };
-  for (const c of data) {
-    if (c === 0x7e) break;
-    if (c === 0x7a && group.length === 0) n += 4;
-    else if (c >= 0x21 && c <= 0x75) {
-      group.push(c - 0x21);
-      if (group.length === 5) flush(4);
-    }
-  }
-  if (group.length > 1) flush(group.length - 1);
-  return out.subarray(0, n);
-}
-
-/** A PDF's streams: each one's data and whether it calls itself an image. */
+/** A PDF's streams, each one's data and whether it calls itself an image; every `stream` word is one. */
 function* streamsOf(bytes: Uint8Array, text: string) {
-  const lengths = integerObjects(text);
+  const find: Finders = {
+    lengths: integerObjects(text),
+    lineFeed: nextOf(text, '\n'),
+    carriageReturn: nextOf(text, '\r'),
+    endstream: nextOf(text, 'endstream'),
+  };
   let previous = 0;
   for (let at = text.indexOf('stream'); at !== -1; at = text.indexOf('stream', at + 6)) {
     // A keyword stands alone: not `endstream`, not the start of a longer word.
     if (text.startsWith('end', at - 3) || /[^\s()<>[\]{}/%]/.test(text[at + 6] ?? ' ')) continue;
-    // Its dictionary since its object's header, or since the last keyword (each read once).
-    const dictionary = unescapeNames(text.slice(Math.max(text.lastIndexOf('obj', at), previous), at));
+    // Its dictionary since its object's header, within what the last keyword left (each byte read once).
+    const before = text.slice(previous, at);
+    const dictionary = unescapeNames(before.slice(Math.max(before.lastIndexOf('obj'), 0)));
     previous = at;
-    const start = dataStart(text, at + 6);
+    const start = dataStart(text, at + 6, find);
     yield {
-      data: bytes.subarray(start, dataEnd(text, dictionary, start, lengths)),
+      data: bytes.subarray(start, dataEnd(text, dictionary, start, find)),
       image: IMAGE.test(dictionary),
     };
   }
@@ -165,7 +246,8 @@ function* streamsOf(bytes: Uint8Array, text: string) {
 /**
  * Why pdf.js may not read this PDF, or null when it may: a stream would inflate past `limit`
  * (an image past `limit`, or all images past `IMAGE_BOUND_FACTOR` times it), it names a filter
- * the guard cannot count ('inflates'), or it is encrypted ('encrypted').
+ * the guard cannot count, or counting it would take more than `GUARD_WORK` ('inflates'); it is
+ * encrypted ('encrypted').
  */
 export async function streamRefusal(
   bytes: Uint8Array,
@@ -176,18 +258,20 @@ export async function streamRefusal(
   const names = unescapeNames(text);
   if (ENCRYPTED.test(names)) return 'encrypted';
   if (UNCOUNTED.test(names) || FILTER_BY_REFERENCE.test(names)) return 'inflates';
-  const decoders = [
-    (data: Uint8Array) => data,
-    ...(HEX.test(names) ? [fromHex] : []),
-    ...(BASE85.test(names) ? [fromBase85] : []),
-  ];
+  const decoders = [asIs, ...(HEX.test(names) ? [fromHex] : []), ...(BASE85.test(names) ? [fromBase85] : [])];
   let left = limit;
   let imagesLeft = limit * IMAGE_BOUND_FACTOR;
+  const work: Work = { inflations: 0, fed: 0 };
+  let keywords = 0;
   for (const { data, image } of streamsOf(bytes, text)) {
+    if (++keywords > GUARD_WORK.keywords) return 'inflates';
     const room = image ? Math.min(limit, imagesLeft) : left;
     let size = 0;
-    for (const decode of decoders) size = Math.max(size, await inflatedSize(decode(data), room));
-    if (size > room) return 'inflates';
+    for (const decoder of decoders) size = Math.max(size, await inflatedSize(data, room, decoder, work));
+    // Past the guard's own work, the file is refused: what it holds was not all counted.
+    const overworked =
+      work.inflations > GUARD_WORK.inflations || work.fed > GUARD_WORK.fedPerByte * bytes.length + 65_536;
+    if (size > room || overworked) return 'inflates';
     if (image) imagesLeft -= size;
     else left -= size;
   }

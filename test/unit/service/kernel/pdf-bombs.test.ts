@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflatesWithin } from '../../../../service/kernel/pdf.js';
+import { GUARD_WORK } from '../../../../service/kernel/pdf-streams.js';
 import { pdfFile } from '../../../fixtures/files.js';
 
 const LIMIT = 1_000_000;
@@ -171,4 +172,17 @@ describe('inflatesWithin against what pdf.js decodes', () => {
     // Three images of 900 KB: 2.7 MB together, past the bound of 1 MB, each within it.
     expect(await inflatesWithin(pdfFile(objects), LIMIT)).toBe(true);
   });
+
+  it("stops at its own work's bounds: a file planting a great many streams is refused, not counted for minutes", async () => {
+    const planted = (unit: string, times: number) =>
+      bytes(`%PDF-1.4\n1 0 obj\n<< /Length 9 >>\n${unit.repeat(times)}\nendstream\nendobj\n`);
+    // An empty deflate stream, each one started and ended: past GUARD_WORK.inflations.
+    const empty = 'stream\n\x78\x9c\x03\x00\x00\x00\x00\x01\nendstream\n';
+    expect(await inflatesWithin(planted(empty, GUARD_WORK.inflations + 100))).toBe(false);
+    expect(await inflatesWithin(planted(empty, 1_000))).toBe(true);
+    // A zlib header before the rest of the file, again and again: each would inflate to the end.
+    expect(await inflatesWithin(planted('stream\n\x78\x9c', 60_000))).toBe(false);
+    // Bare words: past GUARD_WORK.keywords.
+    expect(await inflatesWithin(planted('stream\n', GUARD_WORK.keywords + 1))).toBe(false);
+  }, 30_000);
 });
