@@ -67,12 +67,49 @@ export interface PdfDocument {
  * is encrypted (the guard cannot count what is inside; one that needs a password is too), or
  * pdf.js could not read it.
  */
-export type PdfRefusal = 'inflates' | 'encrypted' | 'unreadable';
+export type PdfRefusal = 'inflates' | 'encrypted' | 'slow' | 'unreadable';
+
+/**
+ * How long one step of reading a PDF may take (opening it, a page, its text, the metadata, the
+ * outline): a page takes milliseconds. Past it, where pdf.js runs on a thread of its own (Node),
+ * the thread is stopped and the PDF is not read (decision 725).
+ */
+export const PDF_STEP_MS = 10_000;
+
+/** What readPdf asks of pdf.js's document: in this thread, or on one of its own (`pdf-thread.ts`). */
+export interface PdfDoc {
+  numPages: number;
+  getPage(number: number): Promise<{
+    view: number[];
+    getTextContent(): Promise<{ items: unknown[]; styles: unknown }>;
+    cleanup(): void;
+  }>;
+  getMetadata(): Promise<{ info: unknown; metadata: { get(name: string): unknown } | null }>;
+  getOutline(): Promise<unknown[] | null>;
+  getDestination(name: string): Promise<unknown>;
+  getPageIndex(ref: { num: number; gen: number }): Promise<number>;
+  destroy(): Promise<void>;
+}
+
+const PDFJS_OPTIONS = { isEvalSupported: false, verbosity: 0, disableFontFace: true };
+
+/**
+ * The document, on a thread of its own where Node's threads are (a page built to keep pdf.js
+ * busy never lets this thread's timers run), else here (a browser, a Worker).
+ */
+async function openPdf(bytes: Uint8Array, stepMs: number): Promise<PdfDoc> {
+  const thread = globalThis.process?.versions?.node
+    ? await import('./pdf-thread.js').catch(() => null)
+    : null;
+  if (thread) return thread.openOnThread(bytes, PDFJS_OPTIONS, stepMs);
+  const { getDocumentProxy } = await import('unpdf');
+  // A copy: pdf.js takes the buffer it is given (it is detached after).
+  return (await getDocumentProxy(bytes.slice(), PDFJS_OPTIONS)) as unknown as PdfDoc;
+}
 
 /** Bookmarks resolved at most: an outline is a table of contents, not a second document. */
 const MAX_OUTLINE_ENTRIES = 5_000;
 
-type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
 type TextItem = {
   str: string;
   hasEOL: boolean;
@@ -167,7 +204,7 @@ function setOut(
 }
 
 /** The outline with each entry's page, at most MAX_OUTLINE_ENTRIES entries. */
-async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
+async function outlineOf(doc: PdfDoc): Promise<PdfOutlineEntry[]> {
   let budget = MAX_OUTLINE_ENTRIES;
   const NOWHERE = { page: null, top: null };
   const placeOf = async (dest: unknown): Promise<{ page: number | null; top: number | null }> => {
@@ -215,23 +252,22 @@ async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
 
 /**
  * The first `maxPages` pages of a PDF as lines, its title and, when `outline`, its bookmarks;
- * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES, is encrypted, or is no PDF pdf.js can read.
+ * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES, is encrypted, takes pdf.js longer
+ * than `stepMs` for one step, or is no PDF pdf.js can read.
  */
 export async function readPdf(
   bytes: Uint8Array,
-  { maxPages = Infinity, outline = false }: { maxPages?: number; outline?: boolean } = {},
+  {
+    maxPages = Infinity,
+    outline = false,
+    stepMs = PDF_STEP_MS,
+  }: { maxPages?: number; outline?: boolean; stepMs?: number } = {},
 ): Promise<PdfDocument | PdfRefusal> {
   const refusal = await streamRefusal(bytes);
   if (refusal) return refusal;
-  const { getDocumentProxy } = await import('unpdf');
-  let doc: Proxy | undefined;
+  let doc: PdfDoc | undefined;
   try {
-    // A copy: pdf.js takes the buffer it is given (it is detached after).
-    doc = await getDocumentProxy(bytes.slice(), {
-      isEvalSupported: false,
-      verbosity: 0,
-      disableFontFace: true,
-    });
+    doc = await openPdf(bytes, stepMs);
     const pages: PdfPage[] = [];
     for (let number = 1; number <= Math.min(doc.numPages, maxPages); number++) {
       const page = await doc.getPage(number);
@@ -256,7 +292,8 @@ export async function readPdf(
       outline: outline ? await outlineOf(doc).catch(() => []) : [],
     };
   } catch (error) {
-    return error instanceof Error && error.name === 'PasswordException' ? 'encrypted' : 'unreadable';
+    const name = error instanceof Error ? error.name : '';
+    return name === 'SlowPdf' ? 'slow' : name === 'PasswordException' ? 'encrypted' : 'unreadable';
   } finally {
     await doc?.destroy().catch(() => {});
   }
