@@ -4,7 +4,8 @@
  * callbacks that never let the event loop run: in the service's thread, every visitor waited
  * and no timer could stop it. Here each step (opening the file, a page, its text, the metadata,
  * the outline) has `stepMs`; past it the thread is terminated, which stops even a loop that
- * never yields, and the step fails with `SlowPdf`. The thread's heap is bounded too.
+ * never yields, and the step fails with `SlowPdf`. The thread's heap is bounded too, and so are
+ * the threads at once.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +19,25 @@ export class SlowPdf extends Error {
 
 /** What the thread's heap may grow to (pdf.js's decoded streams, outside it, are bounded by the guard). */
 const HEAP_MB = 512;
+/** Threads at once, each with its heap and its PDF's decoded streams: other reads wait their turn. */
+export const MAX_PDF_THREADS = 2;
+
+let running = 0;
+const turns: (() => void)[] = [];
+
+/** Waits for a thread's turn; the function given back ends it (once, however often it is called). */
+async function turn(): Promise<() => void> {
+  if (running >= MAX_PDF_THREADS) await new Promise<void>((resolve) => turns.push(resolve));
+  else running += 1;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    const next = turns.shift();
+    if (next) next();
+    else running -= 1;
+  };
+}
 
 /** The thread: the same calls readPdf makes of pdf.js's document, answered by message. */
 const SOURCE = `
@@ -64,12 +84,19 @@ const unpdf = () => pathToFileURL(createRequire(import.meta.url).resolve('unpdf'
 type Waiting = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
 /** The thread and a call to it that fails with SlowPdf (the thread terminated) past `stepMs`. */
-function startThread(stepMs: number) {
-  const worker = new Worker(SOURCE, {
-    eval: true,
-    workerData: { unpdf: unpdf() },
-    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
-  });
+function startThread(stepMs: number, release: () => void) {
+  let worker: Worker;
+  try {
+    worker = new Worker(SOURCE, {
+      eval: true,
+      workerData: { unpdf: unpdf() },
+      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+    });
+  } catch (error) {
+    // No thread, no 'exit': the turn ends here.
+    release();
+    throw error;
+  }
   const waiting = new Map<number, Waiting>();
   let next = 0;
   let failure: Error | null = null;
@@ -85,7 +112,10 @@ function startThread(stepMs: number) {
     else w?.resolve(value);
   });
   worker.on('error', fail);
-  worker.on('exit', () => fail(new Error('The PDF thread stopped.')));
+  worker.on('exit', () => {
+    release();
+    fail(new Error('The PDF thread stopped.'));
+  });
   const call = <T>(name: string, ...args: unknown[]) =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
@@ -110,7 +140,8 @@ export async function openOnThread(
   options: Record<string, unknown>,
   stepMs: number,
 ): Promise<PdfDoc> {
-  const { worker, call } = startThread(stepMs);
+  const { worker, call } = startThread(stepMs, await turn());
+  // Its turn ends when the thread has exited (the 'exit' listener).
   const close = () => worker.terminate().then(() => {});
   let numPages: number;
   try {

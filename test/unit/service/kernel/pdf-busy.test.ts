@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PDF_STEP_MS, readPdf } from '../../../../service/kernel/pdf.js';
+import { MAX_PDF_THREADS } from '../../../../service/kernel/pdf-thread.js';
 import { pdfFile } from '../../../fixtures/files.js';
 
 /** One page drawing form 1, form i drawing form i+1 twice, the last one a word of text. */
@@ -48,6 +49,16 @@ describe('a PDF that keeps the reader busy', () => {
     expect(read).toBe('slow');
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('reads on at most two threads at once: a third read waits its turn', async () => {
+    expect(MAX_PDF_THREADS).toBe(2);
+    const pdf = doublingForms(30);
+    const started = performance.now();
+    const reads = await Promise.all([1, 2, 3].map(() => readPdf(pdf, { maxPages: 1, stepMs: 1_000 })));
+    expect(reads).toEqual(['slow', 'slow', 'slow']);
+    // Two ran side by side for their second; the third began only then.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2_000);
   });
 
   it('gives each step ten seconds by default', () => {
