@@ -7,6 +7,8 @@ import { when } from '../format.js';
 import {
   expressSnippet,
   fetchSnippet,
+  oneTag,
+  oneTagCsp,
   pinnedCsp,
   publicLatestTag,
   publicScriptTag,
@@ -152,7 +154,8 @@ export class IntegrationsPage extends ConsolePage {
         ${widget ? nothing : html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>`}
         ${
           integration.public
-            ? html`<p class="muted">Paste this into any page on the allowed origins: no server code, no API key.${from}</p>
+            ? html`${this.oneTagSnippet(input)}
+        <p class="muted">${widget ? 'Or, where the page keeps HTML as pasted, paste this' : 'Paste this'} into any page on the allowed origins: no server code, no API key.${from}</p>
         ${this.snippet('public script tag', publicScriptTag(input))}
         ${this.cspSnippet('public', pinnedCsp(input, { sessionEndpoint: false }))}
         ${this.latestSnippet(input)}
@@ -175,6 +178,17 @@ export class IntegrationsPage extends ConsolePage {
     return line
       ? html`<p class="muted">Under a Content-Security-Policy, allow the service and the import map by its hash (add your site’s own sources):</p>
         ${this.snippet(kind ? `${kind} CSP header` : 'CSP header', line)}`
+      : nothing;
+  }
+
+  /** One script tag that adds the chat itself, for builders that strip elements (decision 745). */
+  private oneTagSnippet(input: Parameters<typeof scriptTag>[0]) {
+    const code = oneTag(input);
+    const csp = oneTagCsp(input);
+    return code && csp
+      ? html`<p class="muted">Paste this one tag into any page on the allowed origins, or a site builder’s custom code: no server code, no API key. It adds the chat itself, so it works where a builder keeps a script but strips the chat’s element; it follows this service’s upgrades, with no hash for the browser to check. Under a Content-Security-Policy, allow the service:</p>
+        ${this.snippet('one script tag', code)}
+        ${this.snippet('one script tag CSP header', csp)}`
       : nothing;
   }
 
