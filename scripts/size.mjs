@@ -179,7 +179,8 @@ const bundles = [
   // with the element's (106 B); decision 569: the stand-in behind a page's modal dialog (75 B);
   // decision 696: the API client's 404 that names no thread (694) and the session endpoint's
   // detail (693) (144 B); decision 728: the loader exports the new part composer__field (726) (6 B);
-  // decision 731: a question without its Idempotency-Key where the service's CORS refuses it (730) (148 B).
+  // decision 731: a question without its Idempotency-Key where the service's CORS refuses it (730) (148 B);
+  // decision 746: one script tag installs the chat from its data-* (744) (144 B, the loader script alone).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
