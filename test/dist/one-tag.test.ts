@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, launchChromium, openWatched } from './chromium.js';
 import { PUBLIC, listen, startPublicService } from './public-site.js';
+import { STRICT_CSP, startSite } from './static-site.js';
 
 let browser: Browser;
 let service: Awaited<ReturnType<typeof startPublicService>>;
@@ -130,5 +131,25 @@ describe('one script tag installs the chat (a public integration, strict CSP)', 
     expect(await chats(page)).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe('one script tag with a session endpoint (a site with its own server)', () => {
+  it('takes the endpoint from data-session-endpoint, and the chat answers under a strict CSP', async () => {
+    const tag =
+      '<script src="/agent-chat.loader.iife.js" data-project-id="proj_site" data-integration-id="int_site" data-session-endpoint="/api/agent-session" data-base-url="/service"></script>';
+    const own = await startSite({ script: 'loader', scriptTag: tag, element: false, csp: STRICT_CSP });
+    try {
+      const { page, errors, violations, requests } = await openWatched(browser, own.origin);
+      await opens(page);
+      expect(await ask(page, 'How do I theme the widget?')).toContain('Style the widget from your page');
+      expect(requests).toContain(`POST ${own.origin}/api/agent-session`);
+      expect(await chats(page)).toBe(1);
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await own.close();
+    }
   });
 });
