@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, launchChromium, openWatched } from './chromium.js';
 import { PUBLIC, listen, startPublicService } from './public-site.js';
-import { STRICT_CSP, startSite } from './static-site.js';
+import { TRUSTED_TYPES_CSP, startSite } from './static-site.js';
 
 let browser: Browser;
 let service: Awaited<ReturnType<typeof startPublicService>>;
@@ -135,10 +135,10 @@ describe('one script tag installs the chat (a public integration, strict CSP)', 
 });
 
 describe('one script tag with a session endpoint (a site with its own server)', () => {
-  it('takes the endpoint from data-session-endpoint, and the chat answers under a strict CSP', async () => {
+  it('takes the endpoint from data-session-endpoint, and the chat answers under a strict CSP with Trusted Types', async () => {
     const tag =
       '<script src="/agent-chat.loader.iife.js" data-project-id="proj_site" data-integration-id="int_site" data-session-endpoint="/api/agent-session" data-base-url="/service"></script>';
-    const own = await startSite({ script: 'loader', scriptTag: tag, element: false, csp: STRICT_CSP });
+    const own = await startSite({ script: 'loader', scriptTag: tag, element: false, csp: TRUSTED_TYPES_CSP });
     try {
       const { page, errors, violations, requests } = await openWatched(browser, own.origin);
       await opens(page);
