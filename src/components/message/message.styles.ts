@@ -216,7 +216,7 @@ export default css`
   .chip { display: inline-flex; align-items: center; gap: 6px; }
   .chip input { margin: 0; accent-color: var(--agent-chat-color-accent); }
   .chip:has(:checked) { border-color: var(--agent-chat-color-accent); }
-  .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid var(--agent-chat-color-border); border-radius: 8px; padding: 6px 8px; resize: vertical; }
+  .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid color-mix(in srgb, var(--agent-chat-color-text-muted) 65%, var(--agent-chat-color-border)); border-radius: 8px; padding: 6px 8px; resize: vertical; }
   .reasons .primary { background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent); border-color: transparent; }
   /* Three dots while the answer has no words yet. */
   .typing { display: inline-flex; gap: 4px; padding: 6px 0; }
