@@ -160,10 +160,12 @@ export default css`
     font-size: 0.85em;
     background: var(--agent-chat-color-surface-raised);
   }
-  .sources .title { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  /* A source's section (§4, version 4): a line of its own under the title, cut as the title is. */
-  .section { display: block; overflow: hidden; text-overflow: ellipsis; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
-  .domain { flex: none; max-width: 45%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  /* A source's title, its section and its domain wrap, never cut: at 320 px or 400 % zoom a cut
+     title could be read only by a screen reader (WCAG 1.4.10). */
+  .sources .title { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; overflow-wrap: anywhere; }
+  /* A source's section (§4, version 4): a line of its own under the title. */
+  .section { display: block; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  .domain { flex: none; max-width: 45%; overflow-wrap: anywhere; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .user .meta { justify-content: flex-end; text-align: end; }
   .error { color: var(--agent-chat-color-danger); margin: 0; }
