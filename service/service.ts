@@ -288,15 +288,19 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     storage,
     instanceId: answers.instanceId,
     async handle(request, info = {}) {
+      let response: Response;
       try {
         await join();
         // Limits count IPv6 addresses per /64, the block one subscriber usually holds.
         const address = clientAddress(request, info, trustProxy);
         warnHops(request);
-        return await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
+        response = await route(ctx, request, { ...info, clientAddress: address && addressKey(address) });
       } catch (error) {
-        return errorResponse(error, request, log);
+        response = errorResponse(error, request, log);
       }
+      // Every answer is read as the type it says, never sniffed into a page or a script.
+      response.headers.set('X-Content-Type-Options', 'nosniff');
+      return response;
     },
     maintain: () => maintain(storage, clock.now(), upkeep),
     heartbeat: () => heartbeat(storage.fleet, answers, leaseMs, clock),

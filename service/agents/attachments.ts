@@ -62,8 +62,11 @@ async function textBlock(file: AttachmentContent, left: number, pdfPages: number
   let heading = `File \`${file.name}\` (${file.kind === 'pdf' ? 'PDF' : 'text'}, ${file.size} bytes)`;
   if (file.kind === 'pdf') {
     const read = await pdfText(file.bytes, pdfPages);
-    if (read === 'password')
-      return { block: `${heading}: it needs a password to open, so its text could not be read.`, used: 0 };
+    if (read === 'encrypted')
+      return {
+        block: `${heading}: it is encrypted (a password or permissions), so its text could not be read.`,
+        used: 0,
+      };
     if (typeof read === 'string') return { block: `${heading}: it could not be read as a PDF.`, used: 0 };
     if (read.pages < read.totalPages) heading += `, its first ${read.pages} of ${read.totalPages} pages`;
     body = read.text || '(no text: the pages may be scanned images)';

@@ -88,6 +88,28 @@ ${publicElement(input)}`
     : null;
 }
 
+/**
+ * One script tag, nothing else (decision 745): the loader from `/widget/latest/` reads the chat's
+ * settings from its data-* and adds the floating chat itself (decision 744), so a site builder
+ * that keeps a <script> but strips <agent-chat> or its attributes still shows it. No hash: the
+ * loader imports the element from beside itself, which no single tag can pin, and it follows
+ * upgrades as 655's tag does. Null when the service serves no widget.
+ */
+export function oneTag(input: SnippetInput): string | null {
+  return input.widget
+    ? `<script src="${input.serviceUrl}${widgetPath(LATEST_WIDGET, 'agent-chat.loader.iife.js')}" async
+        data-project-id="${input.projectId}" data-integration-id="${input.integrationId}"
+        data-base-url="${input.serviceUrl}"></script>`
+    : null;
+}
+
+/** The Content-Security-Policy the one tag needs: its scripts and its connections, the service's. */
+export function oneTagCsp(input: SnippetInput): string | null {
+  if (!input.widget) return null;
+  const service = new URL(input.serviceUrl).origin;
+  return `Content-Security-Policy: script-src ${service}; connect-src ${service}`;
+}
+
 function publicElement(input: SnippetInput): string {
   return `<agent-chat project-id="${input.projectId}" integration-id="${input.integrationId}"
             base-url="${input.serviceUrl}"></agent-chat>`;

@@ -67,7 +67,11 @@ export const base = css`
      chip 44 px tall), never squeezed by the words beside it (the file kinds at 390 px). */
   input[type='checkbox'] { min-height: 0; width: 18px; height: 18px; margin: 0; flex: none; }
   textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; resize: vertical; }
-  input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 2px solid var(--c-focus); outline-offset: 0; border-color: transparent; }
+  /* A date field takes the keyboard in its segments (month, day, year), inside the browser's own
+     shadow tree: once Tab moves to the next one Chromium's field matches neither :focus nor
+     :focus-visible, only :focus-within. A click there focuses a segment to type in, as in a text
+     field, so the ring shows then too. */
+  input:focus-visible, select:focus-visible, textarea:focus-visible, input[type='date']:focus-within { outline: 2px solid var(--c-focus); outline-offset: 0; border-color: transparent; }
   table { width: 100%; border-collapse: collapse; }
   /* Middle: a row's words line up with its buttons and fields (API keys, file kinds). */
   th, td { text-align: start; padding: 8px 10px; border-bottom: 1px solid var(--c-border); vertical-align: middle; }

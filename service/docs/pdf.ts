@@ -1,6 +1,7 @@
 import { readBounded } from '../kernel/bounded-body.js';
 import {
   MAX_PDF_INFLATED_BYTES,
+  PDF_STEP_MS,
   readPdf,
   type PdfLine,
   type PdfOutlineEntry,
@@ -232,7 +233,10 @@ export async function extractPdf(
   const read = await readPdf(bytes, { outline: true, maxPages });
   if (read === 'inflates')
     return `its streams would inflate past ${MAX_PDF_INFLATED_BYTES / 1_000_000} MB: not read`;
-  if (read === 'password') return 'the PDF needs a password to open: publish it without one to index it';
+  if (read === 'encrypted')
+    return 'the PDF is encrypted (a password or permissions): publish it without encryption to index it';
+  if (read === 'slow')
+    return `a step of reading it took more than ${PDF_STEP_MS / 1000} s (a page built to keep the reader busy): not read`;
   if (read === 'unreadable') return 'not a PDF that could be read';
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
   const furniture = runningLines(read.pages);

@@ -5,8 +5,11 @@
  * browsers. It is loaded the first time a PDF is read, so a service that never sees one never
  * loads it. Nothing is rendered: no fonts, no images, no scripts (`isEvalSupported: false`); a
  * PDF is read up to `maxPages` pages however many it has, and not at all when its streams would
- * inflate past a bound.
+ * inflate past a bound, or cannot be counted (`pdf-streams.ts`).
  */
+import { streamRefusal } from './pdf-streams.js';
+
+export { MAX_PDF_INFLATED_BYTES, inflatesWithin } from './pdf-streams.js';
 
 export interface PdfText {
   text: string;
@@ -60,69 +63,53 @@ export interface PdfDocument {
 }
 
 /**
- * Why a PDF was not read: its streams would inflate past the bound, it needs a password to open,
- * or pdf.js could not read it.
+ * Why a PDF was not read: its streams would inflate past the bound (or could not be counted), it
+ * is encrypted (the guard cannot count what is inside; one that needs a password is too), or
+ * pdf.js could not read it.
  */
-export type PdfRefusal = 'inflates' | 'password' | 'unreadable';
+export type PdfRefusal = 'inflates' | 'encrypted' | 'slow' | 'unreadable';
 
 /**
- * What a PDF's compressed streams may inflate to, images aside (reading text decodes none),
- * all together: more than any text a model is sent, and far below what would hurt the service.
+ * How long one step of reading a PDF may take (opening it, a page, its text, the metadata, the
+ * outline): a page takes milliseconds. Past it, where pdf.js runs on a thread of its own (Node),
+ * the thread is stopped and the PDF is not read (decision 725).
  */
-export const MAX_PDF_INFLATED_BYTES = 64_000_000;
+export const PDF_STEP_MS = 10_000;
+
+/** What readPdf asks of pdf.js's document: in this thread, or on one of its own (`pdf-thread.ts`). */
+export interface PdfDoc {
+  numPages: number;
+  getPage(number: number): Promise<{
+    view: number[];
+    getTextContent(): Promise<{ items: unknown[]; styles: unknown }>;
+    cleanup(): void;
+  }>;
+  getMetadata(): Promise<{ info: unknown; metadata: { get(name: string): unknown } | null }>;
+  getOutline(): Promise<unknown[] | null>;
+  getDestination(name: string): Promise<unknown>;
+  getPageIndex(ref: { num: number; gen: number }): Promise<number>;
+  destroy(): Promise<void>;
+}
+
+const PDFJS_OPTIONS = { isEvalSupported: false, verbosity: 0, disableFontFace: true };
+
+/**
+ * The document, on a thread of its own where Node's threads are (a page built to keep pdf.js
+ * busy never lets this thread's timers run), else here (a browser, a Worker).
+ */
+async function openPdf(bytes: Uint8Array, stepMs: number): Promise<PdfDoc> {
+  const thread = globalThis.process?.versions?.node
+    ? await import('./pdf-thread.js').catch(() => null)
+    : null;
+  if (thread) return thread.openOnThread(bytes, PDFJS_OPTIONS, stepMs);
+  const { getDocumentProxy } = await import('unpdf');
+  // A copy: pdf.js takes the buffer it is given (it is detached after).
+  return (await getDocumentProxy(bytes.slice(), PDFJS_OPTIONS)) as unknown as PdfDoc;
+}
 
 /** Bookmarks resolved at most: an outline is a table of contents, not a second document. */
 const MAX_OUTLINE_ENTRIES = 5_000;
 
-/** Bytes that inflate past `limit` (a zip bomb in PDF clothes): counted as they come, stopped at once. */
-async function inflatesPast(data: Uint8Array, limit: number): Promise<number> {
-  const reader = new Blob([data.slice()])
-    .stream()
-    .pipeThrough(new DecompressionStream('deflate'))
-    .getReader();
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return total;
-      total += value.length;
-      if (total > limit) {
-        void reader.cancel().catch(() => {});
-        return total;
-      }
-    }
-  } catch {
-    // Not deflate, or damaged: pdf.js decides what it makes of it, and nothing grew.
-    return total;
-  }
-}
-
-/**
- * Whether the streams pdf.js may decode to read text (every stream but images') inflate within
- * MAX_PDF_INFLATED_BYTES. pdf.js keeps a decoded stream whole in memory, so a few kilobytes of
- * zeros deflated a thousandfold would otherwise become gigabytes before any page limit applies.
- */
-export async function inflatesWithin(bytes: Uint8Array, limit = MAX_PDF_INFLATED_BYTES): Promise<boolean> {
-  // One character per byte, so positions in the text are positions in the bytes.
-  const text = new TextDecoder('latin1').decode(bytes);
-  let left = limit;
-  for (let at = text.indexOf('stream'); at !== -1; at = text.indexOf('stream', at + 6)) {
-    if (text.startsWith('end', at - 3)) continue;
-    const start =
-      text[at + 6] === '\r' && text[at + 7] === '\n' ? at + 8 : text[at + 6] === '\n' ? at + 7 : -1;
-    if (start === -1) continue;
-    const end = text.indexOf('endstream', start);
-    if (end === -1) break;
-    const dictionary = text.slice(Math.max(text.lastIndexOf('obj', at), at - 4096, 0), at);
-    if (/\/Subtype\s*\/Image\b/.test(dictionary) || !/\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
-    left -= await inflatesPast(bytes.subarray(start, end), left);
-    if (left < 0) return false;
-    at = end;
-  }
-  return true;
-}
-
-type Proxy = Awaited<ReturnType<typeof import('unpdf').getDocumentProxy>>;
 type TextItem = {
   str: string;
   hasEOL: boolean;
@@ -217,7 +204,7 @@ function setOut(
 }
 
 /** The outline with each entry's page, at most MAX_OUTLINE_ENTRIES entries. */
-async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
+async function outlineOf(doc: PdfDoc): Promise<PdfOutlineEntry[]> {
   let budget = MAX_OUTLINE_ENTRIES;
   const NOWHERE = { page: null, top: null };
   const placeOf = async (dest: unknown): Promise<{ page: number | null; top: number | null }> => {
@@ -265,22 +252,22 @@ async function outlineOf(doc: Proxy): Promise<PdfOutlineEntry[]> {
 
 /**
  * The first `maxPages` pages of a PDF as lines, its title and, when `outline`, its bookmarks;
- * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES or is no PDF pdf.js can read.
+ * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES, is encrypted, takes pdf.js longer
+ * than `stepMs` for one step, or is no PDF pdf.js can read.
  */
 export async function readPdf(
   bytes: Uint8Array,
-  { maxPages = Infinity, outline = false }: { maxPages?: number; outline?: boolean } = {},
+  {
+    maxPages = Infinity,
+    outline = false,
+    stepMs = PDF_STEP_MS,
+  }: { maxPages?: number; outline?: boolean; stepMs?: number } = {},
 ): Promise<PdfDocument | PdfRefusal> {
-  if (!(await inflatesWithin(bytes))) return 'inflates';
-  const { getDocumentProxy } = await import('unpdf');
-  let doc: Proxy | undefined;
+  const refusal = await streamRefusal(bytes);
+  if (refusal) return refusal;
+  let doc: PdfDoc | undefined;
   try {
-    // A copy: pdf.js takes the buffer it is given (it is detached after).
-    doc = await getDocumentProxy(bytes.slice(), {
-      isEvalSupported: false,
-      verbosity: 0,
-      disableFontFace: true,
-    });
+    doc = await openPdf(bytes, stepMs);
     const pages: PdfPage[] = [];
     for (let number = 1; number <= Math.min(doc.numPages, maxPages); number++) {
       const page = await doc.getPage(number);
@@ -305,7 +292,8 @@ export async function readPdf(
       outline: outline ? await outlineOf(doc).catch(() => []) : [],
     };
   } catch (error) {
-    return error instanceof Error && error.name === 'PasswordException' ? 'password' : 'unreadable';
+    const name = error instanceof Error ? error.name : '';
+    return name === 'SlowPdf' ? 'slow' : name === 'PasswordException' ? 'encrypted' : 'unreadable';
   } finally {
     await doc?.destroy().catch(() => {});
   }
@@ -313,7 +301,7 @@ export async function readPdf(
 
 /**
  * The text of the first `maxPages` pages, page by page, or why it was not read: the file is no
- * PDF pdf.js can read, needs a password, or would inflate past MAX_PDF_INFLATED_BYTES.
+ * PDF pdf.js can read, is encrypted, or would inflate past MAX_PDF_INFLATED_BYTES.
  */
 export async function pdfText(bytes: Uint8Array, maxPages: number): Promise<PdfText | PdfRefusal> {
   const read = await readPdf(bytes, { maxPages });

@@ -37,7 +37,8 @@ export const TOKEN_DOCS: Readonly<Record<string, string>> = {
   '--agent-chat-color-surface-raised': 'Hover, pressed and selected backgrounds',
   '--agent-chat-color-text': 'Text',
   '--agent-chat-color-text-muted': 'Secondary text',
-  '--agent-chat-color-border': 'Borders',
+  '--agent-chat-color-border':
+    "Borders and dividers; a text field's edge mixes it with the muted text, for 3:1",
   '--agent-chat-color-danger': 'Errors',
   '--agent-chat-color-focus': 'Focus rings (the accent unless set)',
   '--agent-chat-color-code-background': 'Code blocks',

@@ -692,9 +692,36 @@ describe('the console in Chromium', () => {
     expect(await german.violations()).toEqual([]);
     expect(german.errors).toEqual([]);
     await german.page.close();
+    // The one tag, first in the section (decision 745): alone on the page, as a site builder
+    // that strips <agent-chat> and its attributes leaves it, under its own CSP line, it adds
+    // the chat, which answers.
+    const install = page.getByRole('region', { name: 'Install' });
+    expect(
+      await install.locator('pre').evaluateAll((pres) => pres.map((pre) => pre.getAttribute('aria-label'))),
+    ).toEqual([
+      'one script tag',
+      'one script tag CSP header',
+      'public script tag',
+      'public CSP header',
+      'public script tag that follows upgrades',
+      'script tag',
+      'CSP header',
+      'Express snippet',
+      'Fetch snippet',
+    ]);
+    pasted = (await page.getByLabel('one script tag', { exact: true }).textContent()) ?? '';
+    cspLine = (await page.getByLabel('one script tag CSP header', { exact: true }).textContent()) ?? '';
+    expect(pasted).not.toContain('<agent-chat');
+    expect(cspLine).toBe(`Content-Security-Policy: script-src ${service.url}; connect-src ${service.url}`);
+    const built = await openWatched(browser, site.origin);
+    await visitorAsks(built.page);
+    expect(await built.page.evaluate(() => document.querySelectorAll('agent-chat').length)).toBe(1);
+    expect(await built.violations()).toEqual([]);
+    expect(built.errors).toEqual([]);
+    await built.page.close();
 
     await page.reload();
-    await page.getByText('Today (UTC): 2 of 200 sessions, 2 of 1,000 answers.').waitFor();
+    await page.getByText('Today (UTC): 3 of 200 sessions, 3 of 1,000 answers.').waitFor();
     expect(
       await page.getByRole('checkbox', { name: 'Allow visitors without a site server' }).isChecked(),
     ).toBe(true);
@@ -724,7 +751,7 @@ describe('the console in Chromium', () => {
     const dark = await open({ colorScheme: 'dark', signedIn: true });
     await dark.page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await dark.page.getByRole('link', { name: /int_app/ }).click();
-    await dark.page.getByText('Today (UTC): 2 of 200 sessions').waitFor();
+    await dark.page.getByText('Today (UTC): 3 of 200 sessions').waitFor();
     expect(await axe(dark.page)).toEqual([]);
     if (SHOTS) await dark.page.screenshot({ path: `${SHOTS}/integration-public-dark.png`, fullPage: true });
     await dark.context.close();

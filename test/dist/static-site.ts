@@ -28,12 +28,17 @@ export function pageHtml(
   scriptTag?: string,
   mode: 'inline' | 'launcher' = 'inline',
   ownerKey?: string,
+  element = true,
 ): string {
   const tag = scriptTag ?? TAGS[script];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CMS page</title>${tag}</head>
 <body><h1>A page with a pasted snippet</h1>
-<agent-chat mode="${mode}" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
-  session-endpoint="/api/agent-session" base-url="/service"${ownerKey ? ` owner-key="${ownerKey}"` : ''}></agent-chat></body></html>`;
+${
+  element
+    ? `<agent-chat mode="${mode}" project-id="${PROJECT.id}" integration-id="${PROJECT.integrationIds[0]}"
+  session-endpoint="/api/agent-session" base-url="/service"${ownerKey ? ` owner-key="${ownerKey}"` : ''}></agent-chat>`
+    : ''
+}</body></html>`;
 }
 
 /** The visitor every session of the site is for (unless a test signs in another), and the `owner-key` a page of hers carries. */
@@ -55,6 +60,8 @@ export async function startSite(options: {
   ownerKey?: string;
   /** Who is signed in, asked at every page and session (VISITOR by default; `ownerKey` then unused). */
   visitor?: () => string;
+  /** false: the page has no <agent-chat> of its own (the script tag adds it). */
+  element?: boolean;
 }): Promise<{ origin: string; close: () => Promise<void> }> {
   const visitor = options.visitor ?? (() => VISITOR);
   const service = createAgentService({
@@ -88,7 +95,7 @@ export async function startSite(options: {
     if (path === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
       const key = options.visitor ? await visitorOwnerKey(visitor()) : options.ownerKey;
-      return void res.end(pageHtml(options.script, options.scriptTag, options.mode, key));
+      return void res.end(pageHtml(options.script, options.scriptTag, options.mode, key, options.element));
     }
     // A page of the site without the widget (a visitor's account, say).
     if (path === '/account') {

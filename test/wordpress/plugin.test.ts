@@ -499,6 +499,39 @@ describe('whose session it is', () => {
     }
   });
 
+  it("another site's script tag cannot read a session either: no JSONP of a GET dressed as a POST", async () => {
+    const other = createServer((_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Elsewhere</title>'),
+    );
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await subscriber.newPage();
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      // WordPress takes `_method` as the request's method and wraps the answer in `_jsonp`'s call.
+      const leaked = await page.evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            (window as unknown as { leak: (data: unknown) => void }).leak = (data) =>
+              resolve(JSON.stringify(data));
+            const script = document.createElement('script');
+            script.src = url;
+            script.onerror = () => resolve('no script');
+            script.onload = () => setTimeout(() => resolve('not called'), 500);
+            document.head.append(script);
+          }),
+        `${wp.origin}${SESSION_ROUTE}?_method=POST&_jsonp=leak`,
+      );
+      expect(leaked).not.toContain('session_token');
+      // The same from a server: no session for a GET, whatever `_method` says.
+      const { response, body } = await get(`${SESSION_ROUTE}?_method=POST`);
+      expect(response.status).toBe(405);
+      expect(body).not.toContain('session_token');
+      await page.close();
+    } finally {
+      other.close();
+    }
+  });
+
   it('is also reachable as ?rest_route= (sites without pretty permalinks)', async () => {
     const { response, body } = await get(`/?rest_route=/agent-chat/v1/session`, { method: 'POST' });
     expect(response.status).toBe(200);

@@ -4,14 +4,8 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/console.js';
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
-import {
-  expressSnippet,
-  fetchSnippet,
-  pinnedCsp,
-  publicLatestTag,
-  publicScriptTag,
-  scriptTag,
-} from '../snippets.js';
+import { expressSnippet, fetchSnippet, pinnedCsp, publicScriptTag, scriptTag } from '../snippets.js';
+import { cspSnippet, latestSnippet, oneTagSnippet } from './install-snippets.js';
 import { ConsolePage, inPlace, readOnlyNote } from './page.js';
 import { field } from '../form.js';
 import {
@@ -144,6 +138,7 @@ export class IntegrationsPage extends ConsolePage {
         ${this.install === null ? html`<p class="notice warn">The service did not say which widget it serves: reload the page to see what to paste.</p>` : html`<p class="muted">Loading…</p>`}
       </section>`;
     const widget = this.install.widget;
+    const snippet = (name: string, code: string) => this.snippet(name, code);
     const from = widget
       ? html` The script is agent-chat ${widget.version}, served by this service and pinned with its integrity hash, and the import map before it pins each file it loads later: a browser runs them only if they are exactly those files.`
       : nothing;
@@ -152,39 +147,23 @@ export class IntegrationsPage extends ConsolePage {
         ${widget ? nothing : html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>`}
         ${
           integration.public
-            ? html`<p class="muted">Paste this into any page on the allowed origins: no server code, no API key.${from}</p>
+            ? html`${oneTagSnippet(snippet, input)}
+        <p class="muted">${widget ? 'Or, where the page keeps HTML as pasted, paste this' : 'Paste this'} into any page on the allowed origins: no server code, no API key.${from}</p>
         ${this.snippet('public script tag', publicScriptTag(input))}
-        ${this.cspSnippet('public', pinnedCsp(input, { sessionEndpoint: false }))}
-        ${this.latestSnippet(input)}
+        ${cspSnippet(snippet, 'public', pinnedCsp(input, { sessionEndpoint: false }))}
+        ${latestSnippet(snippet, input)}
         <p class="muted">A site with its own login can still use a session endpoint instead (below), to keep each visitor’s conversations.</p>`
             : nothing
         }
         <p class="muted">${integration.public ? 'With a session endpoint: add' : '1. Add'} the widget to your pages.${integration.public ? nothing : from}</p>
         ${this.snippet('script tag', scriptTag(input))}
-        ${this.cspSnippet('', pinnedCsp(input, { sessionEndpoint: true }))}
+        ${cspSnippet(snippet, '', pinnedCsp(input, { sessionEndpoint: true }))}
         <p class="muted">${integration.public ? 'Then add' : '2. Add'} the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
         ${this.snippet('Express snippet', expressSnippet(input))}
         <p class="muted">Or a Fetch route:</p>
         ${this.snippet('Fetch snippet', fetchSnippet(input))}
         <p class="muted">PHP, Python or WordPress: no Node needed. The agent-chat package’s <code>examples/php/agent-session.php</code> and <code>examples/python/agent_session.py</code> are this endpoint in one file; its WordPress plugin is its own (Settings → Agent Chat: this service’s URL, the project and integration IDs, an API key).</p>
       </section>`;
-  }
-
-  /** The CSP line for a pinned tag: the page's policy allows its inline import map by hash. */
-  private cspSnippet(kind: 'public' | '', line: string | null) {
-    return line
-      ? html`<p class="muted">Under a Content-Security-Policy, allow the service and the import map by its hash (add your site’s own sources):</p>
-        ${this.snippet(kind ? `${kind} CSP header` : 'CSP header', line)}`
-      : nothing;
-  }
-
-  /** The public tag without a pin: the page follows this service's upgrades (decision 655). */
-  private latestSnippet(input: Parameters<typeof scriptTag>[0]) {
-    const code = publicLatestTag(input);
-    return code
-      ? html`<p class="muted">After an upgrade the pinned tag finds no file until you paste the new one. To follow this service’s upgrades instead, paste this tag: it loads whichever release the service serves, with no hash for the browser to check.</p>
-        ${this.snippet('public script tag that follows upgrades', code)}`
-      : nothing;
   }
 
   private snippet(name: string, code: string) {

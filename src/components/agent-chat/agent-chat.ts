@@ -90,7 +90,7 @@ const newConversationBeside = (list: Element) =>
  * @cssprop [--agent-chat-color-surface-raised=#f3f4f6] - Hover, pressed and selected backgrounds.
  * @cssprop [--agent-chat-color-text=#1f2328] - Text.
  * @cssprop [--agent-chat-color-text-muted=#57606a] - Secondary text.
- * @cssprop [--agent-chat-color-border=#d0d7de] - Borders.
+ * @cssprop [--agent-chat-color-border=#d0d7de] - Borders and dividers; a text field's edge mixes it with the muted text, for 3:1.
  * @cssprop [--agent-chat-color-danger=#b42318] - Errors.
  * @cssprop [--agent-chat-color-focus=var(--agent-chat-color-accent)] - Focus rings (the accent unless set).
  * @cssprop [--agent-chat-color-code-background=#f6f8fa] - Code blocks.

@@ -9,9 +9,10 @@ export default css`
   }
   /* One rounded field holds the files, the text and both buttons (as ChatGPT, ChatKit and Intercom
      draw it): its edge and its focus ring are the message box's. A border and an outline, never a
-     shadow, so forced colours keep both. */
+     shadow, so forced colours keep both. The edge is a control's boundary, so it reaches 3:1 on
+     the surface (WCAG 1.4.11): the border token, a divider's, is darkened toward the muted text. */
   form {
-    border: 1px solid var(--agent-chat-color-border);
+    border: 1px solid color-mix(in srgb, var(--agent-chat-color-text-muted) 60%, var(--agent-chat-color-border));
     border-radius: 22px;
     background: var(--agent-chat-color-surface);
     padding: 4px;

@@ -160,10 +160,12 @@ export default css`
     font-size: 0.85em;
     background: var(--agent-chat-color-surface-raised);
   }
-  .sources .title { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  /* A source's section (§4, version 4): a line of its own under the title, cut as the title is. */
-  .section { display: block; overflow: hidden; text-overflow: ellipsis; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
-  .domain { flex: none; max-width: 45%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  /* A source's title, its section and its domain wrap, never cut: at 320 px or 400 % zoom a cut
+     title could be read only by a screen reader (WCAG 1.4.10). */
+  .sources .title { flex: 1; min-width: 0; text-align: match-parent; text-align: -webkit-match-parent; overflow-wrap: anywhere; }
+  /* A source's section (§4, version 4): a line of its own under the title. */
+  .section { display: block; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
+  .domain { flex: none; max-width: 45%; overflow-wrap: anywhere; color: var(--agent-chat-color-text-muted); font-size: 0.9em; }
   .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin-top: 4px; font-size: 0.85em; color: var(--agent-chat-color-text-muted); }
   .user .meta { justify-content: flex-end; text-align: end; }
   .error { color: var(--agent-chat-color-danger); margin: 0; }
@@ -213,10 +215,15 @@ export default css`
   }
   .reasons .caption { margin: 0; font-size: 1em; color: var(--agent-chat-color-text); }
   .chips, .form-actions { display: flex; flex-wrap: wrap; gap: 6px; }
-  .chip { display: inline-flex; align-items: center; gap: 6px; }
-  .chip input { margin: 0; accent-color: var(--agent-chat-color-accent); }
-  .chip:has(:checked) { border-color: var(--agent-chat-color-accent); }
-  .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid var(--agent-chat-color-border); border-radius: 8px; padding: 6px 8px; resize: vertical; }
+  /* A reason is a chip, as ChatGPT's: its checkbox stays, unseen, for the keyboard and a screen
+     reader; the chip draws its state, a check mark beside the words (not colour alone), and its ring. */
+  .chip { position: relative; display: inline-flex; align-items: center; gap: 4px; }
+  .chip input { position: absolute; opacity: 0; width: 1px; height: 1px; margin: 0; }
+  .chip svg { display: none; width: 16px; height: 16px; margin-inline-start: -4px; }
+  .chip:has(:checked) { border-color: var(--agent-chat-color-accent); background: color-mix(in srgb, var(--agent-chat-color-accent) 12%, var(--agent-chat-color-surface)); }
+  .chip:has(:checked) svg { display: block; }
+  .chip:has(:focus-visible) { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 2px; }
+  .reasons textarea { font: inherit; color: inherit; background: var(--agent-chat-color-surface); border: 1px solid color-mix(in srgb, var(--agent-chat-color-text-muted) 65%, var(--agent-chat-color-border)); border-radius: 8px; padding: 6px 8px; resize: vertical; }
   .reasons .primary { background: var(--agent-chat-color-accent); color: var(--agent-chat-color-on-accent); border-color: transparent; }
   /* Three dots while the answer has no words yet. */
   .typing { display: inline-flex; gap: 4px; padding: 6px 0; }
@@ -235,6 +242,7 @@ export default css`
      highlight show them (decision 483). Last, to win over the rules of the same weight above. */
   @media (forced-colors: active) {
     .user .bubble { border: 1px solid; }
-    .action[aria-pressed='true'] { color: Highlight; }
+    .action[aria-pressed='true'], .chip:has(:checked) { color: Highlight; }
+    .chip:has(:checked) { border-color: Highlight; }
   }
 `;

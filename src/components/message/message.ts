@@ -249,7 +249,7 @@ export class AgentChatMessage extends LitElement {
         this.asking
           ? html`<form class="reasons" aria-label=${t('feedbackQuestion')} @submit=${this.#sendReasons} @keydown=${this.#escapeReasons}>
         <p class="caption">${t('feedbackQuestion')}</p>
-        <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${t(key)}</label>`)}</div>
+        <div class="chips">${REASONS.map(([name, key]) => html`<label class="chip"><input type="checkbox" name=${name} />${icon('check')}${t(key)}</label>`)}</div>
         <textarea name="issue" maxlength="2000" rows="2" aria-label=${t('feedbackDetails')} placeholder=${t('feedbackDetails')}></textarea>
         <div class="form-actions"><button type="submit" class="primary">${t('feedbackSubmit')}</button><button type="button" @click=${() => this.#closeReasons()}>${t('cancel')}</button></div>
       </form>`

@@ -37,7 +37,7 @@ export function renderRenameField(
 export const threadToolsStyles = css`
   .search, .title-field {
     box-sizing: border-box; width: calc(100% - 16px); margin: 4px 8px; padding: 6px 8px; font: inherit;
-    border: 1px solid var(--agent-chat-color-border); border-radius: var(--agent-chat-radius);
+    border: 1px solid color-mix(in srgb, var(--agent-chat-color-text-muted) 60%, var(--agent-chat-color-border)); border-radius: var(--agent-chat-radius);
     background: var(--agent-chat-color-surface); color: var(--agent-chat-color-text);
   }
   .search:focus-visible, .title-field:focus-visible { outline: 2px solid var(--agent-chat-color-focus); outline-offset: 1px; }

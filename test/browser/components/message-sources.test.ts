@@ -49,4 +49,35 @@ describe('<agent-chat-message> sources (wire contract §4, version 4)', () => {
       .toHaveAccessibleName('Installing docs.test');
     await chaiExpect(el).to.be.accessible();
   });
+
+  it('at 320 px (400 % zoom) a long title, its section and its domain wrap whole, never cut (WCAG 1.4.10)', async () => {
+    const long: ChatMessage = {
+      ...answer,
+      sources: [
+        {
+          title: 'Configuring the server: locks, connections, memory and the write-ahead log',
+          subtitle: null,
+          source_url: 'https://documentation.example-company.test/config#max_locks_per_transaction',
+          source_type: 'documentation',
+          section: 'max_locks_per_transaction and max_pred_locks_per_transaction',
+        },
+      ],
+    };
+    await fixture(
+      html`<div style="width: 320px"><agent-chat-message .message=${long}></agent-chat-message></div>`,
+    );
+    const link = page.getByRole('link', { name: /Configuring the server/ }).element();
+    const words = ['.title', '.section', '.domain'].map((s) => link.querySelector<HTMLElement>(s)!);
+    for (const part of words) {
+      // Whole: nothing beyond its box to hide, and the link holds it.
+      expect(part.scrollWidth).toBeLessThanOrEqual(part.clientWidth);
+      expect(part.getBoundingClientRect().right).toBeLessThanOrEqual(link.getBoundingClientRect().right);
+    }
+    const [title] = words;
+    const line = parseFloat(getComputedStyle(title).lineHeight) || 20;
+    // The title takes two lines or more before its section's line.
+    const section = words[1].getBoundingClientRect();
+    expect(section.top - title.getBoundingClientRect().top).toBeGreaterThan(1.5 * line);
+    expect(link.getBoundingClientRect().right).toBeLessThanOrEqual(320);
+  });
 });

@@ -459,6 +459,8 @@ describe('visual regression', () => {
         .click();
       await expect.poll(() => messagesOf(el).at(-1)!.message?.reaction).toBe('downvote');
       await settled(el);
+      // One reason pressed: its chip's check mark and highlight beside the others.
+      messagesOf(el).at(-1)!.shadowRoot!.querySelector<HTMLInputElement>('.chip input')!.click();
       await shot('forced-colors-feedback', el);
     } finally {
       await commands.forcedColors('none');
@@ -486,6 +488,8 @@ describe('visual regression', () => {
     await expect.poll(() => answer.message?.reaction).toBe('downvote');
     await settled(el);
     expect([filled('Helpful'), filled('Not helpful')]).toEqual([false, true]);
+    // One reason pressed: its chip's check mark and tint beside the others.
+    answer.shadowRoot!.querySelector<HTMLInputElement>('.chip input')!.click();
     await shot('feedback-form', el);
   });
 

@@ -54,6 +54,11 @@ function agent_chat_rest_session(WP_REST_Request $request): WP_REST_Response
     // WordPress would replace the answer's Cache-Control with its own no-cache headers for a
     // signed-in user; `no-store` says more (nothing of a session is kept by any cache).
     add_filter('rest_send_nocache_headers', '__return_false', 99);
+    // Only a real POST: WordPress takes `?_method=POST` on a GET and wraps the answer in
+    // `?_jsonp=`'s call, so another site's script tag would read the session its fetch cannot.
+    if (strtoupper((string) ($_SERVER['REQUEST_METHOD'] ?? '')) !== 'POST') {
+        return agent_chat_rest_error(405, 'method_not_allowed', 'Ask for a session with POST.', ['Allow' => 'POST']);
+    }
     /**
      * The client address the limit counts under. Behind a reverse proxy REMOTE_ADDR is the proxy:
      * return the address your proxy vouches for.

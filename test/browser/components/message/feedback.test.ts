@@ -1,8 +1,9 @@
 /** Not helpful: the reason chips, sending and cancelling, the thanks. */
 import { afterEach, describe, expect, vi } from 'vitest';
+import { commands, page, userEvent } from 'vitest/browser';
 import { expect as chaiExpect } from '@open-wc/testing';
 import { test } from '../../../msw/test.js';
-import { answerRoot, fixtureChat, settled } from '../../../helpers/chat-fixture.js';
+import { answerRoot, deepActiveElement, fixtureChat, settled } from '../../../helpers/chat-fixture.js';
 afterEach(() => vi.restoreAllMocks());
 
 describe('<agent-chat> feedback', () => {
@@ -73,5 +74,65 @@ describe('<agent-chat> feedback', () => {
     await expect.poll(async () => (await mine()).length).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await mine()).map((b) => b.comment ?? null)).toEqual([null]);
+  });
+
+  test('a reason reads as a chip: no checkbox drawn, its pressed state a check mark and a tint, its ring from the keyboard, a checkbox for a screen reader', async ({
+    backend,
+  }) => {
+    const el = await fixtureChat();
+    await el.send('How do I theme it?');
+    await settled(el);
+    const notHelpful = page.getByRole('button', { name: 'Not helpful' });
+    (notHelpful.element() as HTMLElement).focus();
+    await userEvent.keyboard('{Enter}');
+    const reasons = page.getByRole('form', { name: 'What went wrong?' });
+    await expect.element(reasons).toBeVisible();
+    const box = reasons.getByRole('checkbox', { name: 'Incorrect' });
+    const input = box.element() as HTMLInputElement;
+    const chip = input.closest('label')!;
+    const mark = chip.querySelector('svg')!;
+    // The native box is not drawn: the chip is the control a visitor sees.
+    expect(getComputedStyle(input).opacity).toBe('0');
+    expect(input.getBoundingClientRect().width).toBeLessThanOrEqual(1);
+    expect(mark.getBoundingClientRect().width).toBe(0);
+    const unpressed = getComputedStyle(chip).backgroundColor;
+    // By keyboard: Tab reaches the reason (after Regenerate), its chip is ringed, Space presses it.
+    for (let tabs = 0; tabs < 4 && deepActiveElement() !== input; tabs++) await userEvent.keyboard('{Tab}');
+    expect(deepActiveElement()).toBe(input);
+    expect(getComputedStyle(chip).outlineStyle).toBe('solid');
+    await userEvent.keyboard(' ');
+    await expect.element(box).toBeChecked();
+    // Pressed: a check mark beside the words (not colour alone) and a tint.
+    expect(mark.getBoundingClientRect().width).toBeGreaterThan(0);
+    expect(getComputedStyle(chip).backgroundColor).not.toBe(unpressed);
+    await userEvent.keyboard(' ');
+    await expect.element(box).not.toBeChecked();
+    expect(mark.getBoundingClientRect().width).toBe(0);
+    // A pointer presses it too, through the chip's words.
+    await userEvent.click(page.getByText('Not relevant'));
+    await expect.element(reasons.getByRole('checkbox', { name: 'Not relevant' })).toBeChecked();
+    await chaiExpect(el).to.be.accessible();
+  });
+
+  test('in forced colours a pressed reason shows by its check mark and the highlight, not by a tint the mode drops', async ({
+    backend,
+  }) => {
+    await commands.forcedColors('active');
+    try {
+      const el = await fixtureChat();
+      await el.send('How do I theme it?');
+      await settled(el);
+      await userEvent.click(page.getByRole('button', { name: 'Not helpful' }));
+      const box = page.getByRole('checkbox', { name: 'Incorrect' });
+      const chip = (box.element() as HTMLElement).closest('label')!;
+      const other = page.getByRole('checkbox', { name: 'Not relevant' }).element().closest('label')!;
+      await userEvent.click(box);
+      await expect.element(box).toBeChecked();
+      expect(chip.querySelector('svg')!.getBoundingClientRect().width).toBeGreaterThan(0);
+      expect(getComputedStyle(chip).borderTopColor).not.toBe(getComputedStyle(other).borderTopColor);
+      expect(getComputedStyle(chip).color).not.toBe(getComputedStyle(other).color);
+    } finally {
+      await commands.forcedColors('none');
+    }
   });
 });

@@ -149,11 +149,11 @@ describe('OpenAiAgent with files', () => {
     expect(content).not.toContain('Page number 31');
   });
 
-  it('tells the model a PDF that needs a password could not be read for that, not that it is damaged', async () => {
+  it('tells the model an encrypted PDF could not be read for that, not that it is damaged', async () => {
     const { model, upload, ask } = await setUp();
     await ask('What is in it?', [await upload(lockedPdf(), 'locked.pdf')]);
     expect(lastUser(model.requests[0])).toContain(
-      `File \`locked.pdf\` (PDF, ${lockedPdf().length} bytes): it needs a password to open, so its text could not be read.`,
+      `File \`locked.pdf\` (PDF, ${lockedPdf().length} bytes): it is encrypted (a password or permissions), so its text could not be read.`,
     );
   });
 
@@ -201,7 +201,7 @@ describe('OpenAiAgent with files', () => {
     expect(lastUser(model.requests[0])).toContain('it could not be read as a PDF.');
   });
 
-  it('counts every compressed stream but images toward the bound, and stops at it', async () => {
+  it('counts every compressed stream toward the bound, images apart, and stops at it', async () => {
     const stream = (dictionary: string, inflated: number) =>
       Buffer.concat([
         Buffer.from(`1 0 obj\n<< ${dictionary} >>\nstream\r\n`, 'latin1'),
@@ -211,11 +211,15 @@ describe('OpenAiAgent with files', () => {
     const pdf = (...streams: Buffer[]) =>
       new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n'), ...streams]));
     const text = stream('/Filter /FlateDecode', 600);
-    const image = stream('/Subtype /Image /Filter /FlateDecode', 5_000);
+    const image = stream('/Subtype /Image /Filter /FlateDecode', 1_000);
     expect(await inflatesWithin(pdf(text, text), 1_200)).toBe(true);
     expect(await inflatesWithin(pdf(text, text, text), 1_200)).toBe(false);
-    // Reading text decodes no image, so an image's size does not count.
-    expect(await inflatesWithin(pdf(text, image), 1_200)).toBe(true);
+    // Reading text decodes no image, so images count apart: each within the bound, together within 8 times it.
+    expect(await inflatesWithin(pdf(text, text, image, image), 1_200)).toBe(true);
+    expect(
+      await inflatesWithin(pdf(text, stream('/Subtype /Image /Filter /FlateDecode', 5_000)), 1_200),
+    ).toBe(false);
+    expect(await inflatesWithin(pdf(...Array<Buffer>(10).fill(image)), 1_200)).toBe(false);
     // A real PDF of this suite's own making passes with room to spare.
     expect(await inflatesWithin(pdfWithPages(['One', 'Two']))).toBe(true);
   });

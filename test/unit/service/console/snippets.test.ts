@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { installWidget } from '../../../../service/routes/console/install.js';
 import {
+  oneTag,
+  oneTagCsp,
   pinnedCsp,
   publicLatestTag,
   publicScriptTag,
@@ -47,6 +49,18 @@ it('puts an import map of the parts and locales, one a line, before the pinned s
   // The session-endpoint tag pins the same; the tag that follows upgrades pins nothing.
   expect(scriptTag(input)).toContain(text);
   expect(publicLatestTag(input)).not.toContain('importmap');
+});
+
+it('the one tag is the loader through latest with the settings as data-*, no element, no hash; its CSP names the service alone', () => {
+  expect(oneTag(input))
+    .toBe(`<script src="https://chat.example.com/base/widget/latest/agent-chat.loader.iife.js" async
+        data-project-id="proj_a" data-integration-id="int_a"
+        data-base-url="https://chat.example.com/base"></script>`);
+  expect(oneTagCsp(input)).toBe(
+    'Content-Security-Policy: script-src https://chat.example.com; connect-src https://chat.example.com',
+  );
+  expect(oneTag({ ...input, widget: null })).toBeNull();
+  expect(oneTagCsp({ ...input, widget: null })).toBeNull();
 });
 
 it('with no widget served, neither an import map nor a CSP line', () => {

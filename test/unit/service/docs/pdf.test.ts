@@ -251,9 +251,9 @@ describe('extractPdf', () => {
     expect(pdf.sections.map((s) => s.text).join('\n\n')).toContain('Line 44 of the upgrade');
   });
 
-  it('says a PDF that needs a password to open is not indexed, and why', async () => {
+  it('says an encrypted PDF (one that needs a password among them) is not indexed, and why', async () => {
     expect(await extractPdf(lockedPdf(), URL, 'guide.pdf')).toBe(
-      'the PDF needs a password to open: publish it without one to index it',
+      'the PDF is encrypted (a password or permissions): publish it without encryption to index it',
     );
   });
 

@@ -34,6 +34,35 @@ describe('paths, headers, caching, logs', () => {
     expect(link).toBe(`</query/v1/projects/${PROJECT.id}/activity/>; rel="successor-version"`);
   });
 
+  it('sends X-Content-Type-Options: nosniff on every answer: JSON, errors, the chat stream, a preflight', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const answers = [
+      await ctx.call('POST', `${AGENT}/sessions/`, {
+        apiKey: PROJECT.apiKey,
+        body: { external_owner_id: 'bob' },
+      }),
+      await ctx.call('GET', `${AGENT}/threads/`, { token }),
+      await ctx.call('GET', `${AGENT}/threads/`, {}),
+      await ctx.call('GET', `${QUERY}/activity/`, { apiKey: PROJECT.apiKey }),
+      await ctx.call('GET', 'https://agent.test/no/such/path/', {}),
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { message: 'hi', integration_id: 'int_demo' },
+      }),
+      await ctx.service.handle(
+        new Request(`${AGENT}/chat/`, {
+          method: 'OPTIONS',
+          headers: { Origin: 'https://site.test', 'Access-Control-Request-Method': 'POST' },
+        }),
+      ),
+    ];
+    expect(answers.map((r) => [r.status, r.headers.get('X-Content-Type-Options')])).toEqual(
+      answers.map((r) => [r.status, 'nosniff']),
+    );
+    await answers[5].body?.cancel();
+  });
+
   it('sends Cache-Control: no-store on session and history answers', async () => {
     const ctx = makeService();
     const minted = await ctx.call('POST', `${AGENT}/sessions/`, {

@@ -70,7 +70,10 @@ function verify(secret: string, headers: IncomingHttpHeaders, body: string, now 
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
   return String(headers['webhook-signature'])
     .split(' ')
-    .some((s) => s.startsWith('v1,') && timingSafeEqual(Buffer.from(s.slice(3), 'base64'), expected));
+    .some((s) => {
+      const given = Buffer.from(s.slice(3), 'base64');
+      return s.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected);
+    });
 }
 
 async function stored(storage: Stores, url: string, events: string[]) {
