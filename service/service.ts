@@ -308,12 +308,8 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     // Indexes first: a visitor's question cannot wait, a crawl due every few hours can.
     crawlDocs: async () => (docs ? docs.warm().then(() => docs.tick()) : 0),
     deliverNotifications: () => deliverNotifications(storage.notifications, clock, send),
-    startDuties: ({ maintainEveryMs = 60_000 } = {}) => {
-      // At start, not at the first request: during a rolling upgrade the instances of the release
-      // before serve this one's files as soon as it is up.
-      void ctx.widgetReleases.keep();
-      return runDuties(service, timers, { maintainEveryMs, ...duties });
-    },
+    startDuties: ({ maintainEveryMs = 60_000 } = {}) =>
+      startDuties(service, timers, ctx.widgetReleases, { maintainEveryMs, ...duties }),
     get draining() {
       return answers.draining;
     },
@@ -324,6 +320,20 @@ export function createAgentService(options: AgentServiceOptions): AgentService {
     close: () => closeInstance(timers, docs, answers, storage, ctx.directory),
   };
   return service;
+}
+
+/**
+ * The duties on timers, and this build's widget release kept at once, not at the first request:
+ * during a rolling upgrade the instances of the release before serve its files as soon as it is up.
+ */
+function startDuties(
+  service: AgentService,
+  timers: Set<ReturnType<typeof setInterval>>,
+  widgets: WidgetReleases,
+  options: Parameters<typeof runDuties>[2],
+) {
+  void widgets.keep();
+  return runDuties(service, timers, options);
 }
 
 /** Answers in flight end as errors, their text kept (447); the instance leaves the fleet; the storage is closed. */
