@@ -257,6 +257,8 @@ export interface ConsoleThread extends ConsoleThreadHead {
   /** An answer of the thread failed (the `error` filter, "Failed answer"). */
   error: boolean;
   tool_used: boolean;
+  /** An answer cites a page of the project's docs changed or gone since (the `stale_sources` filter, "Sources changed"). */
+  stale_sources: boolean;
 }
 
 export interface ConsoleThreadPage {
