@@ -418,6 +418,24 @@ describe('the console in Chromium: Sources', () => {
     await context.close();
   });
 
+  it('Sources: counts the conversations whose sources changed, and links to them', async () => {
+    const { page, context, errors } = await openSources();
+    await expect
+      .poll(() => page.getByText(/citing a page changed or removed since/).textContent())
+      .toMatch(/^\d+ conversations? ha(s an answer|ve answers) citing/);
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Review these conversations' }).click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Sources changed' }).isChecked()).toBe(true);
+    await expect
+      .poll(() =>
+        page.getByRole('region', { name: 'Conversation list' }).getByRole('link').first().textContent(),
+      )
+      .toContain('Sources changed');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('flags the sources of a past answer whose page changed since', async () => {
     const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();

@@ -139,6 +139,18 @@ export class MemoryConversationStore implements ConversationStore {
     return found;
   }
 
+  async countStaleThreads(projectId: string, cap: number) {
+    let found = 0;
+    for (const t of this.state.threads.values())
+      if (
+        found < cap &&
+        t.projectId === projectId &&
+        this.staleSources(projectId, this.state.messages.get(t.id) ?? [])
+      )
+        found++;
+    return found;
+  }
+
   async threadFeedback(threadId: string) {
     const ids = new Set((this.state.messages.get(threadId) ?? []).map((m) => m.id));
     return [...this.state.feedback.values()]

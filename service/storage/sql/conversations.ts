@@ -326,6 +326,14 @@ export class SqlConversationStore implements ConversationStore {
     return rows.map(toSummary);
   }
 
+  async countStaleThreads(projectId: string, cap: number) {
+    const { rows } = await this.db.query(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM threads t WHERE t.project_id = $1 AND EXISTS (${STALE_CITATION}) LIMIT $2) found`,
+      [projectId, cap],
+    );
+    return num(rows[0].n);
+  }
+
   async threadFeedback(threadId: string) {
     const { rows } = await this.db.query(
       'SELECT f.* FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = $1 ORDER BY f.at',

@@ -456,6 +456,8 @@ describe('console Sources', () => {
       );
     expect(await listed()).toEqual([false, false]);
     expect(await listed('?stale_sources=1')).toEqual([]);
+    const counted = async () => (await admin.call('GET', docsPath(PROJECT.id, 'stale'))).body;
+    expect(await counted()).toEqual({ conversations: 0, at_least: false });
 
     // The config page leaves the site; the install page is rewritten.
     clock.advance(60_000);
@@ -476,6 +478,11 @@ describe('console Sources', () => {
     expect(await reread(install)).toEqual([{ source_url: install.sources[0].source_url, page: 'changed' }]);
     expect(await listed()).toEqual([true, true]);
     expect(await listed('?stale_sources=1')).toEqual([true, true]);
+    expect(await counted()).toEqual({ conversations: 2, at_least: false });
+    expect((await admin.call('GET', docsPath(OTHER.id, 'stale'))).body).toEqual({
+      conversations: 0,
+      at_least: false,
+    });
     // The download carries them too, a line each with what became of the page.
     const { body: text } = await admin.call(
       'GET',

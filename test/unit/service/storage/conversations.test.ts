@@ -385,6 +385,10 @@ storageSuite('conversations', (suite) => {
     expect(
       (await store.conversations.searchThreads('q', { staleSources: true }, { limit: 10 })).map((t) => t.id),
     ).toEqual([]);
+    // Counted for the Sources page, up to a cap.
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(2);
+    expect(await store.conversations.countStaleThreads('p', 1)).toBe(1);
+    expect(await store.conversations.countStaleThreads('q', 10)).toBe(0);
   });
 });
 
