@@ -32,14 +32,18 @@ const PATCH_COLUMNS: Record<
  * the answer was written (decisions 296, 392, 738; `pageSince` in memory): a page two sources
  * hold changed when either saw it change, and left when both did. Each cited address is one
  * lookup along doc_pages_by_url, in the same statement as the row, so a page of the list costs
- * no query per row; no grouping, which doubled the cost of a walk through every thread.
+ * no query per row. The lookup is a LATERAL with LIMIT so the planner cannot fold it into a
+ * join that hashes every page of the docs again for each thread it walks (decision 738).
  */
 const STALE_CITATION = `SELECT 1 FROM messages m CROSS JOIN jsonb_array_elements(m.sources) c
-  JOIN doc_pages p ON p.url = split_part(c->>'source_url', '#', 1)
-  WHERE m.thread_id = t.id AND p.source_id IN (SELECT id FROM doc_sources WHERE project_id = t.project_id)
-    AND (p.changed_at > m.created_at OR (p.removed_at > m.created_at AND NOT EXISTS (
-      SELECT 1 FROM doc_pages live JOIN doc_sources ls ON ls.id = live.source_id
-      WHERE live.url = p.url AND live.removed_at IS NULL AND ls.project_id = t.project_id)))`;
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM doc_pages p JOIN doc_sources d ON d.id = p.source_id
+    WHERE p.url = split_part(c->>'source_url', '#', 1) AND d.project_id = t.project_id
+      AND (p.changed_at > m.created_at OR (p.removed_at > m.created_at AND NOT EXISTS (
+        SELECT 1 FROM doc_pages live JOIN doc_sources ls ON ls.id = live.source_id
+        WHERE live.url = p.url AND live.removed_at IS NULL AND ls.project_id = t.project_id)))
+    LIMIT 1) hit
+  WHERE m.thread_id = t.id`;
 
 /** A thread as the console lists it: its counts, flags and reactions summed where they are kept. */
 const SUMMARY_FROM = `threads t
