@@ -63,6 +63,8 @@ export const consolePaths = {
   /** `?q=`: the ranked sections of the project's docs a chat would retrieve for the question. */
   docsSearch: (projectId: string) => `/projects/${id(projectId)}/docs/search`,
   docsSynonyms: (projectId: string) => `/projects/${id(projectId)}/docs/synonyms`,
+  /** GET: how many conversations cite a page changed or gone since (`ConsoleDocStale`). */
+  docsStale: (projectId: string) => `/projects/${id(projectId)}/docs/stale`,
   /** GET the project's webhooks with their recent deliveries, POST a new one (`ConsoleWebhookInput`). */
   webhooks: (projectId: string) => `/projects/${id(projectId)}/webhooks`,
   /** DELETE: the webhook stops, its deliveries go. */
@@ -259,6 +261,8 @@ export interface ConsoleThread extends ConsoleThreadHead {
   /** An answer of the thread failed (the `error` filter, "Failed answer"). */
   error: boolean;
   tool_used: boolean;
+  /** An answer cites a page of the project's docs changed or gone since (the `stale_sources` filter, "Sources changed"). */
+  stale_sources: boolean;
 }
 
 export interface ConsoleThreadPage {
@@ -524,6 +528,14 @@ export interface ConsoleDocSources {
 /** `PUT docs synonyms` and its answer: every group, replacing the ones before. */
 export interface ConsoleDocSynonyms {
   synonyms: string[][];
+}
+
+/** `GET docsStale`: the conversations whose answers cite a page changed or gone since (decision 739). */
+export interface ConsoleDocStale {
+  /** Counted up to 1,000: a walk through every conversation stops there. */
+  conversations: number;
+  /** There may be more than `conversations` (the count stopped at its cap). */
+  at_least: boolean;
 }
 
 /** `POST docs sources`. */

@@ -72,7 +72,7 @@ const HELP = `agent-chat-service: the agent-chat service (sessions, chat, histor
                                           the console's Conversations download: every conversation, newest first,
                                           as CSV (a row a question) or JSON Lines; to stdout or FILE. Filters:
                                           --start/--end YYYY-MM-DD, --integration ID, --text WORDS,
-                                          --only downvoted,uncertain,handoff,error,tool_used
+                                          --only downvoted,uncertain,handoff,error,tool_used,stale_sources
 
   --port N            port, 0 for any free one (PORT; default 8787)
   --host H            interface (HOST; default 127.0.0.1)

@@ -8,10 +8,10 @@ import { openStorage, withStores } from './storage/open.js';
 import type { Stores } from './storage/types.js';
 
 const USAGE =
-  'usage: agent-chat-service export-conversations --project ID [--format csv|jsonl] [--start YYYY-MM-DD] [--end YYYY-MM-DD] [--integration ID] [--text WORDS] [--only downvoted,uncertain,handoff,error,tool_used] [--out FILE]  (--data DIR or DATABASE_URL)';
+  'usage: agent-chat-service export-conversations --project ID [--format csv|jsonl] [--start YYYY-MM-DD] [--end YYYY-MM-DD] [--integration ID] [--text WORDS] [--only downvoted,uncertain,handoff,error,tool_used,stale_sources] [--out FILE]  (--data DIR or DATABASE_URL)';
 
 /** The console list's flags, as `--only` names them. */
-const ONLY = ['downvoted', 'uncertain', 'handoff', 'error', 'tool_used'];
+const ONLY = ['downvoted', 'uncertain', 'handoff', 'error', 'tool_used', 'stale_sources'];
 
 export interface ExportOptions {
   project?: string;

@@ -12,6 +12,7 @@ import {
   type ConsoleDocSynonyms,
   type ConsoleDocSource,
   type ConsoleDocSources,
+  type ConsoleDocStale,
   type ConsoleIntegration,
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
@@ -232,6 +233,7 @@ export class ConsoleApi {
     return response.blob();
   }
   sources = (projectId: string) => this.call<ConsoleDocSources>('GET', paths.docsSources(projectId));
+  staleConversations = (projectId: string) => this.call<ConsoleDocStale>('GET', paths.docsStale(projectId));
   addSource = (projectId: string, location: string, exclude: string[] = []) =>
     this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location, exclude } });
   setExclusions = (projectId: string, id: string, exclude: string[]) =>

@@ -138,6 +138,8 @@ export interface ConversationFilter {
   handoff?: boolean;
   error?: boolean;
   toolUsed?: boolean;
+  /** An answer cites a page of the project's docs changed or gone since it was written. */
+  staleSources?: boolean;
   integrationId?: string;
   /** `updatedAt` bounds, epoch ms, inclusive from, exclusive to. */
   from?: number;
@@ -151,6 +153,8 @@ export interface ConversationSummary extends ThreadMeta {
   uncertain: boolean;
   error: boolean;
   toolUsed: boolean;
+  /** An answer cites a page of the project's docs changed or gone since it was written. */
+  staleSources: boolean;
   handoffAt: number | null;
 }
 

@@ -335,6 +335,18 @@ export interface DocPageChange {
   removedAt: number | null;
 }
 
+/** The page a cited address stands for: a section's `#anchor` is its page's. */
+export const citedPage = (sourceUrl: string): string => sourceUrl.split('#')[0];
+
+/**
+ * What became of a cited page since an answer written at `at` (decisions 296, 392): gone, changed,
+ * or null (as it was, or not the project's docs). The SQL search says the same in its statement.
+ */
+export function pageSince(change: DocPageChange | undefined, at: number): 'changed' | 'removed' | null {
+  if (change?.removedAt != null && change.removedAt > at) return 'removed';
+  return change && change.changedAt > at ? 'changed' : null;
+}
+
 /** A stored section: what the index is built from. */
 export interface DocSectionRecord {
   id: number;

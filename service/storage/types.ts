@@ -116,6 +116,8 @@ export interface ConversationStore {
   ): Promise<ConversationSummary[]>;
   /** Every reaction on the thread's answers, from every voter. */
   threadFeedback(threadId: string): Promise<FeedbackRecord[]>;
+  /** How many of the project's threads have an answer citing a page changed or gone since, counted up to `cap`. */
+  countStaleThreads(projectId: string, cap: number): Promise<number>;
 }
 
 /**

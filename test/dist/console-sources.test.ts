@@ -393,6 +393,49 @@ describe('the console in Chromium: Sources', () => {
     await context.close();
   });
 
+  it('Conversations: marks the rows whose sources changed, and shows only those when asked, kept in the address', async () => {
+    const { page, context, errors } = await open({ signedIn: true });
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Conversation list' });
+    const stale = list.getByRole('link', { name: /How much memory does Acme need/ });
+    await expect.poll(() => stale.textContent()).toContain('Sources changed');
+    expect(await list.getByRole('link', { name: /Can I use it with React/ }).textContent()).not.toContain(
+      'Sources changed',
+    );
+    await page.getByRole('checkbox', { name: 'Sources changed' }).check();
+    await expect.poll(() => new URL(page.url()).searchParams.get('stale_sources')).toBe('1');
+    await expect
+      .poll(async () =>
+        (await list.getByRole('link').allTextContents()).map((t) => t.includes('Sources changed')),
+      )
+      .toEqual([true]);
+    // The address keeps it: a reload shows the same rows, the box still checked.
+    await page.reload();
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Sources changed' }).isChecked()).toBe(true);
+    await expect.poll(() => list.getByRole('link').count()).toBe(1);
+    expect(await axe(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('Sources: counts the conversations whose sources changed, and links to them', async () => {
+    const { page, context, errors } = await openSources();
+    await expect
+      .poll(() => page.getByText(/citing a page changed or removed since/).textContent())
+      .toMatch(/^\d+ conversations? ha(s an answer|ve answers) citing/);
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Review these conversations' }).click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Sources changed' }).isChecked()).toBe(true);
+    await expect
+      .poll(() =>
+        page.getByRole('region', { name: 'Conversation list' }).getByRole('link').first().textContent(),
+      )
+      .toContain('Sources changed');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('flags the sources of a past answer whose page changed since', async () => {
     const { page, context } = await open({ signedIn: true });
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();

@@ -20,6 +20,7 @@ const FLAGS = [
   { key: 'handoff', label: 'Handoff' },
   { key: 'error', label: 'Failed answer' },
   { key: 'tool_used', label: 'Tool used' },
+  { key: 'stale_sources', label: 'Sources changed' },
 ] as const;
 const FILTERS = ['q', 'integration_id', 'start', 'end', ...FLAGS.map((f) => f.key)];
 const REASONS: Record<string, string> = {
@@ -291,6 +292,7 @@ export class ConversationsPage extends ConsolePage {
         ${t.error ? html`<span class="pill bad">Failed answer</span>` : nothing}
         ${t.tool_used ? html`<span class="pill">Tool used</span>` : nothing}
         ${t.handoff_at ? html`<span class="pill warn">Handoff</span>` : nothing}
+        ${t.stale_sources ? html`<span class="pill warn" title="An answer cites a page changed or removed since">Sources changed</span>` : nothing}
       </span>
     </a></li>`;
   }

@@ -3,11 +3,19 @@ import { state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
-import type { ConsoleCrawlFailure, ConsoleDocSource } from '../../../contract/console.js';
+import type { ConsoleCrawlFailure, ConsoleDocSource, ConsoleDocStale } from '../../../contract/console.js';
 import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
 import { count, crawlProgress, when } from '../format.js';
-import { ConsolePage, readOnlyNote } from './page.js';
+import { ConsolePage, pageLink, readOnlyNote } from './page.js';
+import { routeHref } from '../router.js';
+
+/** How many conversations cite a page changed or gone since their answer, with the way to them. */
+const staleNote = (stale: ConsoleDocStale | null, projectId: string) =>
+  stale?.conversations
+    ? html`<p class="notice stale-note">${count(stale.conversations)}${stale.at_least ? ' or more' : ''} ${stale.conversations === 1 ? 'conversation has an answer' : 'conversations have answers'} citing a page changed or removed since.
+      ${pageLink(routeHref('conversations', projectId, { stale_sources: '1' }), 'Review these conversations')}</p>`
+    : nothing;
 
 /**
  * Sources: the documentation a project's agent answers from (decisions 296, 298). Add a website
@@ -44,6 +52,8 @@ export class SourcesPage extends ConsolePage {
   ];
 
   @state() private sources: ConsoleDocSource[] | null = null;
+  /** The conversations whose answers cite a page changed or gone since (decision 739). */
+  @state() private stale: ConsoleDocStale | null = null;
   @state() private enabled = true;
   @state() private error = '';
   @state() private notice = '';
@@ -65,7 +75,9 @@ export class SourcesPage extends ConsolePage {
       this.notice = '';
       this.editing = null;
       this.crawls.stop();
+      this.stale = null;
       void this.load();
+      void this.loadStale();
     }
     // An editor opened takes the focus; closed, it gives it back to its button.
     if (changed.has('editing')) {
@@ -80,14 +92,27 @@ export class SourcesPage extends ConsolePage {
     try {
       const { enabled, sources, synonyms } = await this.api.sources(this.project.id);
       const crawled = this.crawls.settle(sources);
-      if (crawled.length)
+      if (crawled.length) {
         this.notice = crawled.map((s) => `Crawled ${s.location}: ${count(s.pages)} pages.`).join(' ');
+        // A crawl that changed pages may have made answers stale: counted again once it ends.
+        void this.loadStale();
+      }
       this.enabled = enabled;
       this.sources = sources;
       this.synonyms = synonyms;
       this.error = '';
     } catch (error) {
       this.error = error instanceof ConsoleApiError ? error.message : 'The sources could not be loaded.';
+    }
+  }
+
+  /** Counted once with the page and after a crawl, not at each follow of one: it walks the conversations. */
+  private async loadStale() {
+    try {
+      this.stale = await this.api.staleConversations(this.project.id);
+    } catch {
+      // The count is a pointer to the Conversations page, which shows the flags itself.
+      this.stale = null;
     }
   }
 
@@ -270,6 +295,7 @@ export class SourcesPage extends ConsolePage {
         <div class="row"><button class="primary" type="submit" ?disabled=${this.busy}>Add source</button></div>
       </form>`
     }
+      ${staleNote(this.stale, this.project.id)}
       ${
         this.sources === null
           ? html`<p class="muted" role="status">Loading…</p>`

@@ -31,6 +31,7 @@ export const FILTER_PARAMS = [
   'handoff',
   'error',
   'tool_used',
+  'stale_sources',
 ];
 
 /** Threads read from the store at a time. */
@@ -49,6 +50,7 @@ const CSV_COLUMNS = [
   'failure',
   'uncertain',
   'sources',
+  'sources_changed',
   'feedback',
 ] as const;
 
@@ -105,6 +107,8 @@ export function csvRows(thread: ConsoleThreadDetail): string[] {
       answer?.failure?.message ?? '',
       answer ? String(answer.uncertain) : '',
       (answer?.sources ?? []).map((s) => s.source_url).join('\n'),
+      // The answer's cited pages changed or gone since it was written, as its page flags them.
+      (answer?.stale_sources ?? []).map((s) => `${s.page}: ${s.source_url}`).join('\n'),
       feedbackWords(answer),
     ];
     rows.push(cells.map(csvCell).join(','));

@@ -13,6 +13,7 @@ import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { THREAD_ID } from '../../kernel/ids.js';
 import { json, noContent } from '../../http/responses.js';
 import type { ConversationFilter, ConversationSummary, ProjectRecord } from '../../storage/console-types.js';
+import { citedPage, pageSince } from '../../storage/types.js';
 import type { FeedbackRecord, MessageRecord, StoresOf, ThreadRecord } from '../../storage/types.js';
 import { deleteConversation, eraseOwner } from '../erase.js';
 import { parseDay } from '../activity.js';
@@ -52,6 +53,7 @@ export function filterOf(params: URLSearchParams): ConversationFilter {
     handoff: flag(params, 'handoff'),
     error: flag(params, 'error'),
     toolUsed: flag(params, 'tool_used'),
+    staleSources: flag(params, 'stale_sources'),
     integrationId: params.get('integration_id') || undefined,
     from: start,
     to: end === undefined ? undefined : end + DAY,
@@ -93,6 +95,7 @@ export async function listConversations(
         uncertain: t.uncertain,
         error: t.error,
         tool_used: t.toolUsed,
+        stale_sources: t.staleSources,
         handoff_at: isoMicrosOrNull(t.handoffAt),
       })),
     ),
@@ -117,17 +120,13 @@ async function staleSources(
   projectId: string,
   messages: MessageRecord[],
 ): Promise<(message: MessageRecord) => ConsoleStaleSource[]> {
-  const page = (url: string) => url.split('#')[0];
   const changes = await ctx.storage.docs.docPageChanges(projectId, [
-    ...new Set(messages.flatMap((m) => m.sources.map((s) => page(s.source_url)))),
+    ...new Set(messages.flatMap((m) => m.sources.map((s) => citedPage(s.source_url)))),
   ]);
   return (message) =>
     message.sources.flatMap(({ source_url }): ConsoleStaleSource[] => {
-      const change = changes.get(page(source_url));
-      if (change?.removedAt != null && change.removedAt > message.createdAt)
-        return [{ source_url, page: 'removed' }];
-      if (change && change.changedAt > message.createdAt) return [{ source_url, page: 'changed' }];
-      return [];
+      const page = pageSince(changes.get(citedPage(source_url)), message.createdAt);
+      return page ? [{ source_url, page }] : [];
     });
 }
 

@@ -4,6 +4,7 @@ import type {
   ConsoleDocHits,
   ConsoleDocSource,
   ConsoleDocSources,
+  ConsoleDocStale,
   ConsoleDocSynonyms,
 } from '../../../contract/console.js';
 import { isRecord, readJsonBody } from '../../http/body.js';
@@ -217,6 +218,24 @@ export async function searchDocs(
       excerpt: excerpt(section.text),
     })),
   } satisfies ConsoleDocHits);
+}
+
+/** Conversations counted at most: each is a walk through its answers' citations (decision 739). */
+const STALE_CAP = 1_000;
+
+/**
+ * GET /console/api/projects/{id}/docs/stale: how many conversations have an answer citing a
+ * page changed or gone since, read once with the page, not with each follow of a crawl.
+ */
+export async function staleConversations(
+  ctx: ServiceContext<'accounts' | 'directory' | 'conversations'>,
+  request: Request,
+  _info: RequestInfo,
+  projectId: string,
+): Promise<Response> {
+  const { project } = await adminProject(ctx, request, projectId);
+  const found = await ctx.storage.conversations.countStaleThreads(project.id, STALE_CAP);
+  return json({ conversations: found, at_least: found >= STALE_CAP } satisfies ConsoleDocStale);
 }
 
 /** PUT /console/api/projects/{id}/docs/synonyms {synonyms}: the project's synonym groups, replaced whole. */

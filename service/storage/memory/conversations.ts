@@ -1,6 +1,6 @@
 import { newestFirst } from '../rollup.js';
 import { textMatches } from '../summaries.js';
-import { PREVIEW_SOURCE_CHARS } from '../types.js';
+import { PREVIEW_SOURCE_CHARS, citedPage, pageSince } from '../types.js';
 import type {
   ConversationFilter,
   ConversationStore,
@@ -139,6 +139,18 @@ export class MemoryConversationStore implements ConversationStore {
     return found;
   }
 
+  async countStaleThreads(projectId: string, cap: number) {
+    let found = 0;
+    for (const t of this.state.threads.values())
+      if (
+        found < cap &&
+        t.projectId === projectId &&
+        this.staleSources(projectId, this.state.messages.get(t.id) ?? [])
+      )
+        found++;
+    return found;
+  }
+
   async threadFeedback(threadId: string) {
     const ids = new Set((this.state.messages.get(threadId) ?? []).map((m) => m.id));
     return [...this.state.feedback.values()]
@@ -161,7 +173,15 @@ export class MemoryConversationStore implements ConversationStore {
       uncertain: messages.some((m) => m.uncertain),
       error: messages.some((m) => m.status === 'error'),
       toolUsed: messages.some((m) => m.toolCalls.length > 0),
+      staleSources: this.staleSources(t.projectId, messages),
     };
+  }
+
+  /** Whether an answer cites a page of the project's docs changed or gone since it was written. */
+  private staleSources(projectId: string, messages: MessageRecord[]): boolean {
+    const cited = (m: MessageRecord) => m.sources.map((s) => citedPage(s.source_url));
+    const changes = this.state.pageChanges(projectId, new Set(messages.flatMap(cited)));
+    return messages.some((m) => cited(m).some((url) => pageSince(changes.get(url), m.createdAt) !== null));
   }
 }
 
@@ -182,6 +202,7 @@ function summaryMatches(s: ConversationSummary, f: ConversationFilter, texts: st
     (f.uncertain && !s.uncertain) ||
     (f.error && !s.error) ||
     (f.toolUsed && !s.toolUsed) ||
+    (f.staleSources && !s.staleSources) ||
     (f.handoff && s.handoffAt === null) ||
     (f.q?.trim() && !textMatches(texts, f.q))
   );

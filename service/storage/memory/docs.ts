@@ -33,6 +33,7 @@ export class MemoryDocsStore implements DocsStore {
   private nextRun = 1;
 
   constructor(state: MemoryState) {
+    state.pageChanges = (projectId, urls) => this.pageChanges(projectId, urls);
     state.projectParts.push((projectId) => {
       for (const source of this.sources.values()) if (source.projectId === projectId) this.drop(source.id);
       this.versions.delete(projectId);
@@ -265,6 +266,10 @@ export class MemoryDocsStore implements DocsStore {
   }
 
   async docPageChanges(projectId: string, urls: string[]) {
+    return this.pageChanges(projectId, urls);
+  }
+
+  private pageChanges(projectId: string, urls: Iterable<string>) {
     const wanted = new Set(urls);
     const out = new Map<string, DocPageChange>();
     for (const source of this.sources.values()) {

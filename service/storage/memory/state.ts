@@ -1,6 +1,7 @@
 import {
   type ActivityEvent,
   type AskRecord,
+  type DocPageChange,
   type EndedOrphan,
   type FeedbackRecord,
   type FileSettings,
@@ -46,6 +47,8 @@ export class MemoryState {
   readonly projectParts: ((projectId: string) => void)[] = [];
   /** What other roles keep of a thread, forgotten with it (the deliveries that quote it). */
   readonly threadParts: ((threadId: string) => void)[] = [];
+  /** What became of a project's docs pages, as the docs role keeps them (the search's stale sources, as SQL joins them). */
+  pageChanges: (projectId: string, urls: Iterable<string>) => Map<string, DocPageChange> = () => new Map();
 
   message(id: string): MessageRecord | undefined {
     const threadId = this.messageThread.get(id);

@@ -27,6 +27,24 @@ const PATCH_COLUMNS: Record<
   updatedAt: ['updated_at', (v: number) => v],
 };
 
+/**
+ * An answer of thread `t` cites a page of its project's docs that changed or left the site after
+ * the answer was written (decisions 296, 392, 738; `pageSince` in memory): a page two sources
+ * hold changed when either saw it change, and left when both did. Each cited address is one
+ * lookup along doc_pages_by_url, in the same statement as the row, so a page of the list costs
+ * no query per row. The lookup is a LATERAL with LIMIT so the planner cannot fold it into a
+ * join that hashes every page of the docs again for each thread it walks (decision 738).
+ */
+const STALE_CITATION = `SELECT 1 FROM messages m CROSS JOIN jsonb_array_elements(m.sources) c
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM doc_pages p JOIN doc_sources d ON d.id = p.source_id
+    WHERE p.url = split_part(c->>'source_url', '#', 1) AND d.project_id = t.project_id
+      AND (p.changed_at > m.created_at OR (p.removed_at > m.created_at AND NOT EXISTS (
+        SELECT 1 FROM doc_pages live JOIN doc_sources ls ON ls.id = live.source_id
+        WHERE live.url = p.url AND live.removed_at IS NULL AND ls.project_id = t.project_id)))
+    LIMIT 1) hit
+  WHERE m.thread_id = t.id`;
+
 /** A thread as the console lists it: its counts, flags and reactions summed where they are kept. */
 const SUMMARY_FROM = `threads t
   CROSS JOIN LATERAL (
@@ -35,7 +53,8 @@ const SUMMARY_FROM = `threads t
     FROM messages m WHERE m.thread_id = t.id) s
   CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE f.reaction = 'upvote') AS upvotes, count(*) FILTER (WHERE f.reaction = 'downvote') AS downvotes
-    FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = t.id) r`;
+    FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = t.id) r
+  CROSS JOIN LATERAL (SELECT EXISTS (${STALE_CITATION}) AS stale_sources) x`;
 
 const toSummary = (r: Record<string, unknown>): ConversationSummary => ({
   ...toThread(r),
@@ -46,6 +65,7 @@ const toSummary = (r: Record<string, unknown>): ConversationSummary => ({
   uncertain: r.uncertain as boolean,
   error: r.error as boolean,
   toolUsed: r.tool_used as boolean,
+  staleSources: r.stale_sources as boolean,
 });
 
 const toFeedback = (r: Record<string, unknown>): FeedbackRecord => ({
@@ -84,6 +104,7 @@ function searchWhere(f: ConversationFilter, after: ThreadCursor | undefined, par
   if (f.uncertain) where.push('s.uncertain');
   if (f.error) where.push('s.error');
   if (f.toolUsed) where.push('s.tool_used');
+  if (f.staleSources) where.push('x.stale_sources');
   if (f.downvoted) where.push('r.downvotes > 0');
   return where.join(' AND ');
 }
@@ -301,12 +322,20 @@ export class SqlConversationStore implements ConversationStore {
     const where = searchWhere(filter, after, params);
     params.push(limit);
     const { rows } = await this.db.query(
-      `SELECT t.*, s.*, r.* FROM ${SUMMARY_FROM}
+      `SELECT t.*, s.*, r.*, x.* FROM ${SUMMARY_FROM}
        WHERE ${where}
        ORDER BY t.updated_at DESC, t.id DESC LIMIT $${params.length}`,
       params,
     );
     return rows.map(toSummary);
+  }
+
+  async countStaleThreads(projectId: string, cap: number) {
+    const { rows } = await this.db.query(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM threads t WHERE t.project_id = $1 AND EXISTS (${STALE_CITATION}) LIMIT $2) found`,
+      [projectId, cap],
+    );
+    return num(rows[0].n);
   }
 
   async threadFeedback(threadId: string) {

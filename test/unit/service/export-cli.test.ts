@@ -70,7 +70,7 @@ describe('agent-chat-service export-conversations', () => {
     expect([result.code, result.err]).toEqual([0, '']);
     const lines = result.out.split('\r\n');
     expect(lines[0]).toBe(
-      '\uFEFFthread_id,owner_key,integration_id,asked_at_utc,question,files,answer,answer_status,failure,uncertain,sources,feedback',
+      '\uFEFFthread_id,owner_key,integration_id,asked_at_utc,question,files,answer,answer_status,failure,uncertain,sources,sources_changed,feedback',
     );
     expect(lines.slice(1, 3).map((line) => line.split(',')[0])).toEqual(['t2', 't1']);
     expect(lines[1]).toContain(`"'=1+1, then"`);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerKey } from '../../../../contract/owner-key.js';
 import { withConsole } from '../../../fixtures/console.js';
 import { AGENT, PROJECT } from '../../../fixtures/service.js';
+import { messageRecord } from '../../../fixtures/records.js';
 
 describe('console conversations', () => {
   it('conversations across owners show opaque owner keys, filter, search, and open with every reaction', async () => {
@@ -85,5 +86,95 @@ describe('console conversations', () => {
     expect(listed.map((t: { id: string; handoff_at: string }) => [t.id, t.handoff_at])).toEqual([
       [threadId, first.replace('Z', '000Z')],
     ]);
+  });
+
+  it('marks and counts the conversations whose answers cite a docs page changed since, whichever instance crawled it', async () => {
+    const { admin, services, clock } = await withConsole();
+    // On a fleet (test:postgres), one instance crawls and another lists: one database says it.
+    const docs = services[services.length - 1].storage.docs;
+    const site = 'https://docs.example/';
+    const page = (path: string, status: 'new' | 'changed' | 'unchanged') => ({
+      url: `${site}${path}`,
+      title: path,
+      etag: null,
+      lastModified: null,
+      hash: `${path}:${status}`,
+      links: [],
+      status,
+      sections: [
+        { url: `${site}${path}`, pageUrl: `${site}${path}`, title: path, headings: [], text: status },
+      ],
+    });
+    const crawl = (pages: ReturnType<typeof page>[]) => ({
+      sourceId: 'src_a',
+      startedAt: clock.now(),
+      finishedAt: clock.now(),
+      nextCrawlAt: clock.now() + 86_400_000,
+      pages,
+      complete: true,
+      truncated: false,
+      failures: [],
+    });
+    await docs.addDocSource({
+      id: 'src_a',
+      projectId: PROJECT.id,
+      location: site,
+      kind: 'site',
+      publicUrl: null,
+      exclude: [],
+      createdAt: clock.now(),
+      lastCrawlAt: null,
+      nextCrawlAt: clock.now(),
+    });
+    await docs.applyDocCrawl(crawl([page('install', 'new'), page('theme', 'new')]));
+    clock.advance(1_000);
+    const conversations = services[0].storage.conversations;
+    for (const [id, path] of [
+      [`th_${'a'.repeat(32)}`, 'install#requirements'],
+      [`th_${'b'.repeat(32)}`, 'theme'],
+    ]) {
+      const at = clock.now();
+      await conversations.createThread({
+        id,
+        projectId: PROJECT.id,
+        integrationId: 'int_demo',
+        owner: 'alice',
+        title: path,
+        createdAt: at,
+        updatedAt: at,
+      });
+      await conversations.appendMessage(
+        id,
+        messageRecord({
+          id: `msg_${id.slice(3)}`,
+          role: 'assistant',
+          content: 'answer',
+          createdAt: at,
+          sources: [
+            { title: path, subtitle: null, source_url: `${site}${path}`, source_type: 'documentation' },
+          ],
+        }),
+      );
+      clock.advance(1_000);
+    }
+    const rows = async (query = '') =>
+      (await admin.call('GET', `projects/${PROJECT.id}/conversations${query}`)).body.threads.map(
+        (t: { title: string; stale_sources: boolean }) => [t.title, t.stale_sources],
+      );
+    expect(await rows()).toEqual([
+      ['theme', false],
+      ['install#requirements', false],
+    ]);
+    // Install rewritten, theme read as it was.
+    await docs.applyDocCrawl(crawl([page('install', 'changed'), page('theme', 'unchanged')]));
+    expect(await rows()).toEqual([
+      ['theme', false],
+      ['install#requirements', true],
+    ]);
+    expect(await rows('?stale_sources=1')).toEqual([['install#requirements', true]]);
+    expect((await admin.call('GET', `projects/${PROJECT.id}/docs/stale`)).body).toEqual({
+      conversations: 1,
+      at_least: false,
+    });
   });
 });

@@ -69,6 +69,7 @@ const READS: string[] = [
   consolePaths.install,
   consolePaths.docsSources(P),
   `${consolePaths.docsSearch(P)}?q=theme`,
+  consolePaths.docsStale(P),
   consolePaths.webhooks(P),
   consolePaths.admins,
 ];

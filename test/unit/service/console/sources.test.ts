@@ -449,6 +449,15 @@ describe('console Sources', () => {
     expect(config.sources[0].source_url).toContain('/reference/config.html');
     expect(install.sources[0].source_url).toContain('/guide/install.html');
     expect([config.stale_sources, install.stale_sources]).toEqual([[], []]);
+    // The list marks each row, and its filter finds them, without opening one (decision 738).
+    const listed = async (query = '') =>
+      (await admin.call('GET', `projects/${PROJECT.id}/conversations${query}`)).body.threads.map(
+        (t: { stale_sources: boolean }) => t.stale_sources,
+      );
+    expect(await listed()).toEqual([false, false]);
+    expect(await listed('?stale_sources=1')).toEqual([]);
+    const counted = async () => (await admin.call('GET', docsPath(PROJECT.id, 'stale'))).body;
+    expect(await counted()).toEqual({ conversations: 0, at_least: false });
 
     // The config page leaves the site; the install page is rewritten.
     clock.advance(60_000);
@@ -467,5 +476,19 @@ describe('console Sources', () => {
     };
     expect(await reread(config)).toEqual([{ source_url: config.sources[0].source_url, page: 'removed' }]);
     expect(await reread(install)).toEqual([{ source_url: install.sources[0].source_url, page: 'changed' }]);
+    expect(await listed()).toEqual([true, true]);
+    expect(await listed('?stale_sources=1')).toEqual([true, true]);
+    expect(await counted()).toEqual({ conversations: 2, at_least: false });
+    expect((await admin.call('GET', docsPath(OTHER.id, 'stale'))).body).toEqual({
+      conversations: 0,
+      at_least: false,
+    });
+    // The download carries them too, a line each with what became of the page.
+    const { body: text } = await admin.call(
+      'GET',
+      `projects/${PROJECT.id}/conversations?format=csv&stale_sources=1`,
+    );
+    expect(text).toContain(`removed: ${config.sources[0].source_url}`);
+    expect(text).toContain(`changed: ${install.sources[0].source_url}`);
   });
 });

@@ -293,6 +293,103 @@ storageSuite('conversations', (suite) => {
       ['owner:carol', 'upvote', null],
     ]);
   });
+
+  it("finds the threads whose answers cite a page of the project's docs changed or gone since, and flags them", async () => {
+    await open();
+    const SITE = 'https://docs.test/';
+    const page = (path: string, status: 'new' | 'changed' | 'unchanged') => ({
+      url: `${SITE}${path}`,
+      title: path,
+      etag: null,
+      lastModified: null,
+      hash: `${path}:${status}`,
+      links: [],
+      status,
+      sections: [
+        { url: `${SITE}${path}`, pageUrl: `${SITE}${path}`, title: path, headings: [], text: status },
+      ],
+    });
+    const crawl = (at: number, pages: ReturnType<typeof page>[]) => ({
+      sourceId: 'a',
+      startedAt: at,
+      finishedAt: at + 10,
+      nextCrawlAt: at + DAY,
+      pages,
+      complete: true,
+      truncated: false,
+      failures: [],
+    });
+    await store.docs.addDocSource({
+      id: 'a',
+      projectId: 'p',
+      location: SITE,
+      kind: 'site',
+      publicUrl: null,
+      exclude: [],
+      createdAt: T0,
+      lastCrawlAt: null,
+      nextCrawlAt: T0,
+    });
+    await store.docs.applyDocCrawl(
+      crawl(T0, [page('one', 'new'), page('two', 'new'), page('three', 'new'), page('four', 'new')]),
+    );
+    // A second source holds page four too: it has not left the site while that one keeps it.
+    await store.docs.addDocSource({
+      id: 'b',
+      projectId: 'p',
+      location: `${SITE}four`,
+      kind: 'site',
+      publicUrl: null,
+      exclude: [],
+      createdAt: T0,
+      lastCrawlAt: null,
+      nextCrawlAt: T0,
+    });
+    await store.docs.applyDocCrawl({ ...crawl(T0, [page('four', 'new')]), sourceId: 'b' });
+    const cites = (path: string) => [
+      { title: path, subtitle: null, source_url: new URL(path, SITE).href, source_type: 'documentation' },
+    ];
+    const answered = async (id: string, at: number, path: string, projectId = 'p') => {
+      await store.conversations.createThread(threadWith(id, { projectId, updatedAt: at }));
+      await store.conversations.appendMessage(
+        id,
+        answerWith(`${id}m`, { createdAt: at, sources: cites(path) }),
+      );
+    };
+    await answered('changed', T0 + 100, 'one#install');
+    await answered('removed', T0 + 101, 'two');
+    await answered('unchanged', T0 + 102, 'three');
+    await answered('elsewhere', T0 + 103, 'https://elsewhere.test/one');
+    await answered('after', T0 + 1000, 'one');
+    await answered('other-project', T0 + 104, 'one', 'q');
+    await answered('held', T0 + 105, 'four');
+    // One changed, one gone, one as it was.
+    await store.docs.applyDocCrawl(
+      crawl(T0 + 200, [
+        page('one', 'changed'),
+        { ...page('three', 'new'), status: 'unchanged', sections: [] },
+      ]),
+    );
+
+    const stale = await store.conversations.searchThreads('p', { staleSources: true }, { limit: 10 });
+    expect(stale.map((t) => t.id)).toEqual(['removed', 'changed']);
+    const all = await store.conversations.searchThreads('p', {}, { limit: 10 });
+    expect(Object.fromEntries(all.map((t) => [t.id, t.staleSources]))).toEqual({
+      after: false,
+      held: false,
+      elsewhere: false,
+      unchanged: false,
+      removed: true,
+      changed: true,
+    });
+    expect(
+      (await store.conversations.searchThreads('q', { staleSources: true }, { limit: 10 })).map((t) => t.id),
+    ).toEqual([]);
+    // Counted for the Sources page, up to a cap.
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(2);
+    expect(await store.conversations.countStaleThreads('p', 1)).toBe(1);
+    expect(await store.conversations.countStaleThreads('q', 10)).toBe(0);
+  });
 });
 
 /**
