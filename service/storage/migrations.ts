@@ -279,4 +279,29 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE widget_files (
      version text NOT NULL REFERENCES widget_releases (version) ON DELETE CASCADE,
      name text NOT NULL, body bytea NOT NULL, gzip bytea, PRIMARY KEY (version, name));`,
+  // Each docs page an answer cites (its address without the fragment), with the answer's time,
+  // so that the stale sources go from the few pages changed or removed to their citations
+  // instead of reading every answer's sources (decision 747). Written by a trigger on messages,
+  // in the statement that stores the sources, whichever build stores them (a build a release
+  // behind included); filled here for the answers before it; deleted with the message. (The
+  // function's statements end mid-line: a migration is split where a line ends in a semicolon.)
+  `CREATE TABLE citations (
+     message_id text NOT NULL REFERENCES messages (id) ON DELETE CASCADE, url text NOT NULL,
+     project_id text NOT NULL, thread_id text NOT NULL, created_at bigint NOT NULL,
+     PRIMARY KEY (message_id, url));
+   CREATE INDEX citations_by_page ON citations (project_id, url, created_at);
+   CREATE INDEX citations_by_thread ON citations (thread_id);
+   CREATE FUNCTION cite_sources() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+     IF TG_OP = 'UPDATE' THEN DELETE FROM citations WHERE message_id = NEW.id; END IF; INSERT INTO citations
+       SELECT DISTINCT NEW.id, split_part(c->>'source_url', '#', 1), t.project_id, NEW.thread_id, NEW.created_at
+       FROM threads t CROSS JOIN jsonb_array_elements(NEW.sources) c
+       WHERE t.id = NEW.thread_id AND c->>'source_url' IS NOT NULL
+       ON CONFLICT DO NOTHING; RETURN NULL; END $$;
+   CREATE TRIGGER messages_cite AFTER INSERT ON messages FOR EACH ROW EXECUTE FUNCTION cite_sources();
+   CREATE TRIGGER messages_recite AFTER UPDATE OF sources ON messages FOR EACH ROW
+     WHEN (OLD.sources IS DISTINCT FROM NEW.sources) EXECUTE FUNCTION cite_sources();
+   INSERT INTO citations
+     SELECT DISTINCT m.id, split_part(c->>'source_url', '#', 1), t.project_id, m.thread_id, m.created_at
+     FROM messages m JOIN threads t ON t.id = m.thread_id CROSS JOIN jsonb_array_elements(m.sources) c
+     WHERE c->>'source_url' IS NOT NULL;`,
 ];

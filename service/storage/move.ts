@@ -30,6 +30,13 @@ export const INSTANCE_TABLES: readonly string[] = [
   'fleet_secret',
 ];
 
+/**
+ * Tables the target writes itself from the rows copied: the citations, which the trigger on
+ * messages writes as each message arrives (decision 747), so a copy of the source's would only
+ * collide with them.
+ */
+export const DERIVED_TABLES: readonly string[] = ['citations'];
+
 /** A table the move copies: its name, the tables its foreign keys name, whether its rows hold bytes. */
 interface Table {
   name: string;
@@ -109,7 +116,7 @@ async function copiedTables(source: SqlClient): Promise<Table[]> {
   );
   const left = rows
     .map((r) => ({ name: String(r.name), parents: r.parents as string[], bytes: r.bytes === true }))
-    .filter((t) => !INSTANCE_TABLES.includes(t.name));
+    .filter((t) => !INSTANCE_TABLES.includes(t.name) && !DERIVED_TABLES.includes(t.name));
   const ordered: Table[] = [];
   while (left.length) {
     const ready = left.findIndex((t) => t.parents.every((p) => ordered.some((o) => o.name === p)));

@@ -205,7 +205,7 @@ async function generateRows(db: SqlClient) {
     `INSERT INTO integrations (project_id, id, name, allowed_origins, created_at) VALUES ('p', 'i', 'I', '["https://a.example"]', 1)`,
     "INSERT INTO threads VALUES ('t', 'p', 'i', 'carol', 'T', 1, 9007199254740993)",
     `INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain, failure_code)
-       SELECT 'm' || n, 't', 'assistant', 'line ' || n || E'\\n"quoted" \\\\ é', jsonb_build_array(jsonb_build_object('n', n)), n, n,
+       SELECT 'm' || n, 't', 'assistant', 'line ' || n || E'\\n"quoted" \\\\ é', jsonb_build_array(jsonb_build_object('n', n, 'source_url', 'https://docs.example/' || n % 50 || '#s')), n, n,
          'complete', '[]', '[]', n % 2 = 0, CASE WHEN n % 7 = 0 THEN 'model_timeout' END
        FROM generate_series(1, 1201) n`,
     `INSERT INTO events (kind, project_id, at, session_token, owner, prompt_tokens)
@@ -326,6 +326,8 @@ describe.each(targets)('move-to-postgres into $name', { timeout: 60_000 }, (targ
     const db = await target.connect(url);
     try {
       expect(await contents(db)).toEqual(filled.contents);
+      // The citations, which the target's trigger writes as the messages arrive (decision 748), as the source's.
+      expect(filled.contents.citations).not.toBe('');
       // Every sequence goes on past the ids it copied.
       const { rows } = await db.query(
         `SELECT table_name::text AS t, column_name::text AS c, pg_get_serial_sequence(quote_ident(table_name), column_name) AS s
