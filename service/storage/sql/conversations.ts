@@ -28,22 +28,29 @@ const PATCH_COLUMNS: Record<
 };
 
 /**
- * An answer of thread `t` cites a page of its project's docs that changed or left the site after
- * the answer was written (decisions 296, 392, 738; `pageSince` in memory): a page two sources
- * hold changed when either saw it change, and left when both did. Each cited address is one
- * lookup along doc_pages_by_url, in the same statement as the row, so a page of the list costs
- * no query per row. The lookup is a LATERAL with LIMIT so the planner cannot fold it into a
- * join that hashes every page of the docs again for each thread it walks (decision 738).
+ * When page row `p` of docs source `d` last changed for an answer that cites it (decisions 296,
+ * 392, 738; `pageSince` in memory): a page two sources hold changed when either saw it change,
+ * and left when both did. An answer written before it cites a stale source.
  */
-const STALE_CITATION = `SELECT 1 FROM messages m CROSS JOIN jsonb_array_elements(m.sources) c
-  CROSS JOIN LATERAL (
-    SELECT 1 FROM doc_pages p JOIN doc_sources d ON d.id = p.source_id
-    WHERE p.url = split_part(c->>'source_url', '#', 1) AND d.project_id = t.project_id
-      AND (p.changed_at > m.created_at OR (p.removed_at > m.created_at AND NOT EXISTS (
-        SELECT 1 FROM doc_pages live JOIN doc_sources ls ON ls.id = live.source_id
-        WHERE live.url = p.url AND live.removed_at IS NULL AND ls.project_id = t.project_id)))
-    LIMIT 1) hit
-  WHERE m.thread_id = t.id`;
+const PAGE_SINCE = `CASE WHEN p.removed_at IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM doc_pages live JOIN doc_sources ls ON ls.id = live.source_id
+    WHERE live.url = p.url AND live.removed_at IS NULL AND ls.project_id = d.project_id)
+  THEN greatest(p.changed_at, p.removed_at) ELSE p.changed_at END`;
+
+/**
+ * The threads of project $1 with an answer citing a stale source, for the filter and the count
+ * (decision 747): from the project's pages to their citations older than the change, one range
+ * of citations_by_page each, so the cost follows the pages and the stale citations, not the
+ * conversations.
+ */
+const STALE_THREADS = `SELECT c.thread_id FROM doc_pages p JOIN doc_sources d ON d.id = p.source_id
+  JOIN citations c ON c.project_id = d.project_id AND c.url = p.url AND c.created_at < ${PAGE_SINCE}
+  WHERE d.project_id = $1`;
+
+/** Whether thread `t` has such an answer, for the rows a page lists: its few citations, each page looked up. */
+const STALE_IN_THREAD = `SELECT 1 FROM citations c JOIN doc_pages p ON p.url = c.url
+  JOIN doc_sources d ON d.id = p.source_id AND d.project_id = c.project_id
+  WHERE c.thread_id = t.id AND c.created_at < ${PAGE_SINCE}`;
 
 /** A thread as the console lists it: its counts, flags and reactions summed where they are kept. */
 const SUMMARY_FROM = `threads t
@@ -54,7 +61,7 @@ const SUMMARY_FROM = `threads t
   CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE f.reaction = 'upvote') AS upvotes, count(*) FILTER (WHERE f.reaction = 'downvote') AS downvotes
     FROM feedback f JOIN messages m ON m.id = f.message_id WHERE m.thread_id = t.id) r
-  CROSS JOIN LATERAL (SELECT EXISTS (${STALE_CITATION}) AS stale_sources) x`;
+  CROSS JOIN LATERAL (SELECT EXISTS (${STALE_IN_THREAD}) AS stale_sources) x`;
 
 const toSummary = (r: Record<string, unknown>): ConversationSummary => ({
   ...toThread(r),
@@ -104,7 +111,9 @@ function searchWhere(f: ConversationFilter, after: ThreadCursor | undefined, par
   if (f.uncertain) where.push('s.uncertain');
   if (f.error) where.push('s.error');
   if (f.toolUsed) where.push('s.tool_used');
-  if (f.staleSources) where.push('x.stale_sources');
+  // An array made once, so the planner filters the threads by it before it sums each thread's
+  // rows; as an IN it made a semi-join after them, and paid the row's EXISTS for every thread.
+  if (f.staleSources) where.push(`t.id = ANY (ARRAY(${STALE_THREADS}))`);
   if (f.downvoted) where.push('r.downvotes > 0');
   return where.join(' AND ');
 }
@@ -332,7 +341,7 @@ export class SqlConversationStore implements ConversationStore {
 
   async countStaleThreads(projectId: string, cap: number) {
     const { rows } = await this.db.query(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM threads t WHERE t.project_id = $1 AND EXISTS (${STALE_CITATION}) LIMIT $2) found`,
+      `SELECT count(*) AS n FROM (SELECT DISTINCT thread_id FROM (${STALE_THREADS}) stale LIMIT $2) found`,
       [projectId, cap],
     );
     return num(rows[0].n);

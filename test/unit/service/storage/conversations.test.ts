@@ -5,7 +5,9 @@ import { textMatches } from '../../../../service/storage/summaries.js';
 import { PREVIEW_SOURCE_CHARS } from '../../../../service/storage/types.js';
 import { DAY, T0, answerWith, message, thread, threadWith } from '../../../fixtures/records.js';
 import { AGENT, allRecords, makeService, readRecords, scriptedAgent } from '../../../fixtures/service.js';
-import { storageSuite } from '../../../fixtures/storages.js';
+import { sqlEngines, storageSuite } from '../../../fixtures/storages.js';
+import { MIGRATIONS } from '../../../../service/storage/migrations.js';
+import { openSqlStores } from '../../../../service/storage/sql/index.js';
 
 storageSuite('conversations', (suite) => {
   let store: Stores;
@@ -389,6 +391,65 @@ storageSuite('conversations', (suite) => {
     expect(await store.conversations.countStaleThreads('p', 10)).toBe(2);
     expect(await store.conversations.countStaleThreads('p', 1)).toBe(1);
     expect(await store.conversations.countStaleThreads('q', 10)).toBe(0);
+
+    // Sources given after the answer began count from the answer's time, and new ones replace them.
+    await store.conversations.createThread(threadWith('late', { projectId: 'p', updatedAt: T0 + 106 }));
+    await store.conversations.appendMessage(
+      'late',
+      answerWith('latem', { createdAt: T0 + 106, sources: [] }),
+    );
+    await store.conversations.updateMessage('latem', { sources: cites('one#later') });
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(3);
+    await store.conversations.updateMessage('latem', { sources: cites('three') });
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(2);
+    // A deleted thread, one the retention period purged, is not counted or listed.
+    await store.conversations.deleteThread('changed');
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(1);
+    expect(await store.conversations.purgeThreads(T0 + 102, 10)).toBe(1);
+    expect(await store.conversations.countStaleThreads('p', 10)).toBe(0);
+    expect(await store.conversations.searchThreads('p', { staleSources: true }, { limit: 10 })).toEqual([]);
+  });
+});
+
+/** The citations table the stale sources read (decision 747), filled for the answers before it. */
+describe.each(sqlEngines().map((e) => [e.name, e] as const))('citations on %s', (_name, engine) => {
+  const SITE = 'https://docs.test/';
+  it('the migration that adds the citations fills them from the answers stored before it', async () => {
+    const db = await engine.client();
+    try {
+      // Every migration but the last, then a thread answered as a build before it stored it.
+      await db.query('CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at bigint NOT NULL)');
+      for (const [index, sql] of MIGRATIONS.slice(0, -1).entries()) {
+        for (const statement of sql.split(/;\s*\n/)) if (statement.trim()) await db.query(statement);
+        await db.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 0)', [index + 1]);
+      }
+      await db.query(
+        `INSERT INTO threads (id, project_id, integration_id, owner, title, created_at, updated_at)
+         VALUES ('t', 'p', 'i', NULL, 'q', $1, $1)`,
+        [T0],
+      );
+      const sources = [`${SITE}one#a`, `${SITE}one#b`, `${SITE}two`].map((url) => ({
+        title: 'x',
+        subtitle: null,
+        source_url: url,
+        source_type: 'documentation',
+      }));
+      await db.query(
+        `INSERT INTO messages (id, thread_id, role, content, sources, created_at, updated_at, status, tool_calls, activity, uncertain)
+         VALUES ('m', 't', 'assistant', 'a', $1::jsonb, $2, $2, 'complete', '[]', '[]', false)`,
+        [JSON.stringify(sources), T0],
+      );
+      await openSqlStores(db);
+      const { rows } = await db.query(
+        'SELECT message_id, url, project_id, thread_id, created_at FROM citations ORDER BY url',
+      );
+      expect(rows.map((r) => ({ ...r, created_at: Number(r.created_at) }))).toEqual([
+        { message_id: 'm', url: `${SITE}one`, project_id: 'p', thread_id: 't', created_at: T0 },
+        { message_id: 'm', url: `${SITE}two`, project_id: 'p', thread_id: 't', created_at: T0 },
+      ]);
+    } finally {
+      await db.close();
+    }
   });
 });
 
