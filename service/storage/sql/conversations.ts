@@ -50,10 +50,16 @@ const STALE_THREADS = `SELECT c.thread_id FROM doc_pages p JOIN doc_sources d ON
     WHERE c.project_id = d.project_id AND c.url = p.url AND c.created_at < w.since OFFSET 0) c
   WHERE d.project_id = $1`;
 
-/** Whether thread `t` has such an answer, for the rows a page lists: its few citations, each page looked up. */
-const STALE_IN_THREAD = `SELECT 1 FROM citations c JOIN doc_pages p ON p.url = c.url
-  JOIN doc_sources d ON d.id = p.source_id AND d.project_id = c.project_id
-  WHERE c.thread_id = t.id AND c.created_at < ${PAGE_SINCE}`;
+/**
+ * Whether thread `t` has such an answer, for the rows a page lists: its few citations, each
+ * page looked up along doc_pages_by_url. The `OFFSET 0` keeps it a lookup per row: without it
+ * the planner turned the EXISTS into one hashed set of every citation of the project, each
+ * with its page, which a first page of 50 rows paid in full (0.9 s at 180,000 citations).
+ */
+const STALE_IN_THREAD = `SELECT 1 FROM citations c CROSS JOIN LATERAL (
+    SELECT 1 FROM doc_pages p JOIN doc_sources d ON d.id = p.source_id
+    WHERE p.url = c.url AND d.project_id = c.project_id AND c.created_at < ${PAGE_SINCE} LIMIT 1) hit
+  WHERE c.thread_id = t.id OFFSET 0`;
 
 /** A thread as the console lists it: its counts, flags and reactions summed where they are kept. */
 const SUMMARY_FROM = `threads t
