@@ -1,22 +1,25 @@
 import type { ConsoleRefusedOrigin } from '../../contract/console.js';
 import { normalizeOrigin } from '../http/origins.js';
 import { isoMicros, utcDay } from '../kernel/clock.js';
+import { REFUSALS_PER_INTEGRATION, type StoredRefusal } from '../storage/types.js';
 import type { ServiceContext } from './context.js';
 
 /**
  * The origins whose pages a public integration refused lately, so that its owner reads in the
  * console the origin to add (a site builder's embed block runs in a frame on an origin of the
  * builder's, which its owner never sees) or learns that the page has none (a sandboxed frame).
- * Memory of this instance only, since it started: a hint, not a record, bounded so that a
- * script faking origins can fill nothing but a short list (decision 715).
+ * Each instance counts them in memory and writes an origin to the store the fleet shares at most
+ * once a UTC day, as it logs it, so that a page refused on one instance is listed by the one the
+ * console asks, and a script faking origins costs a write per new origin at most (decision 750).
  */
 interface Refusal {
   count: number;
   last: number;
+  /** How many of `count` the store holds already. */
+  written: number;
 }
 
-/** The most origins kept per integration, the newest; and the most integrations. */
-const PER_INTEGRATION = 10;
+/** The most integrations this instance counts for at once (the store keeps its own bound). */
 const INTEGRATIONS = 1_000;
 
 /** One map per service (its directory), as its log lines are: services in one process keep apart. */
@@ -26,15 +29,15 @@ const keyOf = (projectId: string, integrationId: string) => `${projectId}\n${int
 
 /**
  * Notes that a page on `origin` (null: it sent none; `'null'`: it has none) was refused by the
- * integration; logs the first refusal of each origin a day, with what to do.
+ * integration; logs and writes the first refusal of each origin a day, with what to do.
  */
-export function noteRefusedOrigin(
-  ctx: ServiceContext,
+export async function noteRefusedOrigin(
+  ctx: ServiceContext<'gate'>,
   projectId: string,
   integrationId: string,
   origin: string | null,
   detail: string,
-): void {
+): Promise<void> {
   // Only what a browser sends: an origin, or "null". Anything else is a script's, and no hint.
   const name = origin === 'null' ? 'null' : origin && normalizeOrigin(origin) === origin ? origin : null;
   if (!name) return;
@@ -46,31 +49,51 @@ export function noteRefusedOrigin(
   all.set(key, origins);
   const now = ctx.clock.now();
   const before = origins.get(name);
+  const count = (before?.count ?? 0) + 1;
+  const firstToday = !before || utcDay(before.last) !== utcDay(now);
   origins.delete(name);
-  origins.set(name, { count: (before?.count ?? 0) + 1, last: now });
-  if (origins.size > PER_INTEGRATION) origins.delete(origins.keys().next().value!);
-  if (!before || utcDay(before.last) !== utcDay(now))
-    ctx.log({
-      level: 'warn',
-      msg: 'public_origin_refused',
-      project: projectId,
-      integration: integrationId,
-      origin: name,
-      detail,
-    });
+  origins.set(name, { count, last: now, written: firstToday ? count : before.written });
+  if (origins.size > REFUSALS_PER_INTEGRATION) origins.delete(origins.keys().next().value!);
+  if (!firstToday) return;
+  ctx.log({
+    level: 'warn',
+    msg: 'public_origin_refused',
+    project: projectId,
+    integration: integrationId,
+    origin: name,
+    detail,
+  });
+  const note = { projectId, integrationId, origin: name, count: count - (before?.written ?? 0), at: now };
+  // A hint, not a record: the 403 goes out whether or not the store took it.
+  await ctx.storage.gate
+    .noteRefusals(note)
+    .catch((error) => ctx.log({ level: 'warn', msg: 'public_origin_refusal_unsaved', error: String(error) }));
 }
 
-/** The origins refused lately and still not allowed, the latest first. */
+/**
+ * The origins refused lately and still not allowed, the latest first: the fleet's, from the
+ * store, with what this instance counted since it last wrote each.
+ */
 export function refusedOrigins(
   ctx: ServiceContext,
+  stored: readonly StoredRefusal[],
   projectId: string,
   integrationId: string,
   allowed: readonly string[],
 ): ConsoleRefusedOrigin[] {
-  const origins = seen.get(ctx.directory)?.get(keyOf(projectId, integrationId));
-  if (!origins) return [];
-  return [...origins]
+  const merged = new Map(stored.map((r) => [r.origin, { count: r.count, last: r.last }]));
+  for (const [origin, { count, last, written }] of seen
+    .get(ctx.directory)
+    ?.get(keyOf(projectId, integrationId)) ?? []) {
+    const shared = merged.get(origin);
+    merged.set(origin, {
+      count: (shared?.count ?? 0) + count - (shared ? written : 0),
+      last: Math.max(shared?.last ?? last, last),
+    });
+  }
+  return [...merged]
     .filter(([origin]) => !allowed.includes(origin))
-    .reverse()
+    .sort(([, a], [, b]) => b.last - a.last)
+    .slice(0, REFUSALS_PER_INTEGRATION)
     .map(([origin, { count, last }]) => ({ origin, count, last_at: isoMicros(last) }));
 }
