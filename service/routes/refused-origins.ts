@@ -22,8 +22,29 @@ interface Refusal {
 /** The most integrations this instance counts for at once (the store keeps its own bound). */
 const INTEGRATIONS = 1_000;
 
+/**
+ * The most origins an instance writes for one integration a UTC day: a page refused on a few
+ * origins is written whole, while a script faking origins, refused before any rate limit
+ * counts it, costs the store that many writes a day and no more.
+ */
+export const REFUSAL_WRITES_A_DAY = 20;
+
 /** One map per service (its directory), as its log lines are: services in one process keep apart. */
 const seen = new WeakMap<object, Map<string, Map<string, Refusal>>>();
+/** Per service and integration: the UTC day and how many origins it wrote that day. */
+const writes = new WeakMap<object, Map<string, { day: number; count: number }>>();
+
+/** Whether this instance may write one more origin of the integration today; counts it if so. */
+function mayWrite(directory: object, key: string, day: number): boolean {
+  const all = writes.get(directory) ?? new Map<string, { day: number; count: number }>();
+  writes.set(directory, all);
+  if (!all.has(key) && all.size >= INTEGRATIONS) all.clear();
+  const today = all.get(key)?.day === day ? all.get(key)! : { day, count: 0 };
+  all.set(key, today);
+  if (today.count >= REFUSAL_WRITES_A_DAY) return false;
+  today.count += 1;
+  return true;
+}
 
 const keyOf = (projectId: string, integrationId: string) => `${projectId}\n${integrationId}`;
 
@@ -63,6 +84,7 @@ export async function noteRefusedOrigin(
     origin: name,
     detail,
   });
+  if (!mayWrite(ctx.directory, key, utcDay(now))) return;
   const note = { projectId, integrationId, origin: name, count: count - (before?.written ?? 0), at: now };
   // A hint, not a record: the 403 goes out whether or not the store took it.
   await ctx.storage.gate

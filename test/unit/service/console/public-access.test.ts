@@ -142,6 +142,29 @@ describe('public integrations in the console (§2b)', () => {
     ]);
   });
 
+  it('writes at most 20 origins an integration a day, however many a script fakes (decision 750)', async () => {
+    const storage = memoryStores();
+    const written: string[] = [];
+    const note = storage.gate.noteRefusals.bind(storage.gate);
+    storage.gate.noteRefusals = async (refusal) => {
+      written.push(refusal.origin);
+      return note(refusal);
+    };
+    const { admin, service, clock } = await withConsole({ storage });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    const refuse = async (origin: string) =>
+      expect((await service.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
+        403,
+      );
+    for (let i = 0; i < 30; i++) await refuse(`https://fake-${i}.example`);
+    expect(written).toHaveLength(20);
+    // The next UTC day writes again.
+    clock.advance(86_400_000);
+    await refuse('https://fake-0.example');
+    expect(written).toHaveLength(21);
+  });
+
   it("says which integrations' origins the start-up flag sets again at each start, and to what", async () => {
     const { admin } = await withConsole({ projects: [{ ...PROJECT, allowedOrigins: [SITE], public: true }] });
     // The console adds an origin; the next start with the same flag would replace the list.
