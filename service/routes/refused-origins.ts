@@ -73,7 +73,7 @@ export async function noteRefusedOrigin(
   const count = (before?.count ?? 0) + 1;
   const firstToday = !before || utcDay(before.last) !== utcDay(now);
   origins.delete(name);
-  origins.set(name, { count, last: now, written: firstToday ? count : before.written });
+  origins.set(name, { count, last: now, written: before?.written ?? 0 });
   if (origins.size > REFUSALS_PER_INTEGRATION) origins.delete(origins.keys().next().value!);
   if (!firstToday) return;
   ctx.log({
@@ -86,10 +86,15 @@ export async function noteRefusedOrigin(
   });
   if (!mayWrite(ctx.directory, key, utcDay(now))) return;
   const note = { projectId, integrationId, origin: name, count: count - (before?.written ?? 0), at: now };
-  // A hint, not a record: the 403 goes out whether or not the store took it.
-  await ctx.storage.gate
-    .noteRefusals(note)
-    .catch((error) => ctx.log({ level: 'warn', msg: 'public_origin_refusal_unsaved', error: String(error) }));
+  // A hint, not a record: the 403 goes out whether or not the store took it. What it took is
+  // marked written on the entry then current (more refusals may have come meanwhile).
+  await ctx.storage.gate.noteRefusals(note).then(
+    () => {
+      const current = origins.get(name);
+      if (current) current.written += note.count;
+    },
+    (error) => ctx.log({ level: 'warn', msg: 'public_origin_refusal_unsaved', error: String(error) }),
+  );
 }
 
 /**

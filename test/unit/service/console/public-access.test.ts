@@ -165,6 +165,31 @@ describe('public integrations in the console (§2b)', () => {
     expect(written).toHaveLength(21);
   });
 
+  it("writes a refusal the store failed to take with the next day's, and logs the failure", async () => {
+    const storage = memoryStores();
+    const note = storage.gate.noteRefusals.bind(storage.gate);
+    let fail = true;
+    storage.gate.noteRefusals = async (refusal) => {
+      if (fail) throw new Error('the database is away');
+      return note(refusal);
+    };
+    const logs: { msg: string }[] = [];
+    const { admin, service, clock } = await withConsole({ storage, log: (entry) => logs.push(entry) });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    const frame = 'https://site-1234.builder-usercontent.example';
+    const refuse = async () =>
+      expect((await service.handle(new Request(challenge, { headers: { Origin: frame } }))).status).toBe(403);
+    await refuse();
+    expect(logs.map((l) => l.msg)).toContain('public_origin_refusal_unsaved');
+    fail = false;
+    clock.advance(86_400_000);
+    await refuse();
+    expect((await storage.gate.refusals(PROJECT.id)).get('int_demo')).toEqual([
+      { origin: frame, count: 2, last: clock.now() },
+    ]);
+  });
+
   it("says which integrations' origins the start-up flag sets again at each start, and to what", async () => {
     const { admin } = await withConsole({ projects: [{ ...PROJECT, allowedOrigins: [SITE], public: true }] });
     // The console adds an origin; the next start with the same flag would replace the list.
