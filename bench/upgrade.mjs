@@ -1,7 +1,7 @@
 // npm run bench:upgrade -- --before DIR: an owner's upgrade, measured (decisions 730-733). DIR is
 // a built checkout of the release before this one:
 //   git worktree add --detach /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
-// Two parts, each printed as a table:
+// Three parts:
 // - widgets: each widget build against each service program (the older widget against this
 //   service, this widget against the older service, and both alike for comparison), the page on
 //   another origin: ask and stream, reattach after a reload, a file, a vote, history in a new tab,
@@ -12,10 +12,13 @@
 //   answer generating on the older one reattached through this one, the older one drained; every
 //   answer read back through this one's history. Then the older program started again on the
 //   migrated schema. Answers lost should be none.
-//   node bench/upgrade.mjs --before DIR [--only widgets|fleet]
+// - pinned: the older release's pinned tag (its import map and hashes, as the console gives it)
+//   on a page whose files this program serves after the upgrade, the release kept with
+//   keep-widget (decisions 741, 743): the chat loads and answers, every file 200.
+//   node bench/upgrade.mjs --before DIR [--only widgets|pinned|fleet]
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,7 +27,8 @@ import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../scripts/chromium.mjs';
 
 const { values } = parseArgs({ options: { before: { type: 'string' }, only: { type: 'string' } } });
-if (!values.before) throw new Error('usage: node bench/upgrade.mjs --before DIR [--only widgets|fleet]');
+if (!values.before)
+  throw new Error('usage: node bench/upgrade.mjs --before DIR [--only widgets|pinned|fleet]');
 const BEFORE = resolve(values.before);
 const builds = {
   before: { widget: join(BEFORE, 'dist'), cli: join(BEFORE, 'service/dist/cli.js') },
@@ -298,6 +302,76 @@ async function widgets() {
   console.table(rows);
 }
 
+// ---- pinned: the older release's pinned tag on a page, served by this program (decision 741) ----
+
+/** The console's pinned tag of a release (snippets.ts): the import map of its parts, then the script with its hash. */
+function pinnedPage(serviceUrl, version, sri) {
+  const at = (file) => `${serviceUrl}/widget/${version}/${file}`;
+  const parts = Object.entries(sri).filter(([name]) => /^agent-chat\.(part|locale)\./.test(name));
+  const map = JSON.stringify({
+    integrity: Object.fromEntries(parts.map(([name, hash]) => [at(name), hash])),
+  });
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pinned</title>
+<script type="importmap">${map}</script>
+<script src="${at('agent-chat.iife.js')}" integrity="${sri['agent-chat.iife.js']}" crossorigin="anonymous"></script></head>
+<body><agent-chat mode="inline" project-id="${P.id}" integration-id="${P.pub}" base-url="${serviceUrl}"></agent-chat></body></html>`;
+}
+
+/**
+ * A page carrying the older release's pinned tag, its files loaded from this program after the
+ * upgrade: kept with `keep-widget` (decision 743; a release from 741 on keeps itself), under a
+ * version of its own, since two development checkouts share one (a published release has its own).
+ */
+async function pinned() {
+  const folder = join(BEFORE, 'service/dist/widget');
+  const [version] = existsSync(folder) ? readdirSync(folder) : [];
+  if (!version) {
+    console.log(`pinned: ${folder} holds no widget release (a build before the service served one)`);
+    return;
+  }
+  const kept = mkdtempSync(join(tmpdir(), 'agent-chat-kept-'));
+  const release = `${version}-before`;
+  cpSync(join(folder, version), join(kept, release), { recursive: true });
+  const sri = JSON.parse(readFileSync(join(kept, release, 'sri.json'), 'utf8'));
+  const data = mkdtempSync(join(tmpdir(), 'agent-chat-upgrade-'));
+  const keep = spawnSync('node', [builds.this.cli, 'keep-widget', kept, '--data', data], {
+    encoding: 'utf8',
+  });
+  console.log(`pinned: keep-widget ${keep.status}: ${(keep.stdout + keep.stderr).trim()}`);
+  let program;
+  const site = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(pinnedPage(program.url, release, sri));
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${site.address().port}`;
+  program = await startProgram(
+    builds.this.cli,
+    ['--data', data, '--integration', P.pub, '--allowed-origin', origin, '--public'],
+    { AGENT_CHAT_CHALLENGE_WORK: '1000' },
+  );
+  const browser = await chromium.launch(chromiumLaunchOptions());
+  const page = await browser.newPage();
+  const loaded = [];
+  const errors = [];
+  page.on(
+    'response',
+    (r) => r.url().includes('/widget/') && loaded.push(`${r.status()} ${r.url().split('/widget/')[1]}`),
+  );
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text().slice(0, 160)));
+  await page.goto(origin);
+  const result = await (async () => {
+    await ask(page, 'How do I theme it?');
+    return (await until(done(page, 2), 'the answer', 30_000))[1].status;
+  })().catch((e) => `FAILED: ${String(e.message ?? e).slice(0, 120)}`);
+  console.log(
+    `pinned: the ${release} tag on a page, this program serving: ${result}; files ${JSON.stringify(loaded)}; console errors ${JSON.stringify(errors)}`,
+  );
+  await browser.close();
+  program.child.kill('SIGTERM');
+  site.close();
+}
+
 // ---- fleet: the older program and this one on one PostgreSQL, one instance at a time ----
 
 const fleetEnv = {
@@ -450,8 +524,9 @@ async function fleet() {
   await sleep(1500);
 }
 
-if (values.only !== 'fleet') await widgets();
-if (values.only !== 'widgets') {
+if (!values.only || values.only === 'widgets') await widgets();
+if (!values.only || values.only === 'pinned') await pinned();
+if (!values.only || values.only === 'fleet') {
   if (process.env.DATABASE_URL) await fleet();
   else
     spawnSync(

@@ -116,7 +116,7 @@ export interface ConsoleIntegration {
   today: ConsoleDailyCounts;
   /**
    * Origins whose pages it refused public sessions lately and that are still not allowed, the
-   * latest first: this instance's memory since it started (decision 715). `"null"`: pages with
+   * latest first: the fleet's, of the last 30 days, the newest 10 (decisions 715, 750). `"null"`: pages with
    * no origin (a sandboxed frame, a file).
    */
   refused_origins: ConsoleRefusedOrigin[];

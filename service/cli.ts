@@ -304,7 +304,7 @@ async function start(values: Flags, port: number, setup: Setup) {
   const everywhere = everyInterface(host, running.url);
   if (everywhere) console.log(`agent-chat-service ${everywhere}`);
   const embedded = databaseUrl ? null : dataDir;
-  announceConsole(running.url, settings.publicUrl, await storage.accounts.hasAdmins(), embedded);
+  announceConsole(running.url, settings.publicUrl, await signInState(storage), embedded);
 }
 
 /**
@@ -333,23 +333,35 @@ function publicUrlOf(given: string | undefined): string | undefined {
   );
 }
 
+/** Who can sign in to the console: nobody, only viewers (who change nothing; decision 718), or an admin. */
+async function signInState(storage: Stores): Promise<'none' | 'viewers' | 'admin'> {
+  if (!(await storage.accounts.hasAdmins())) return 'none';
+  const accounts = await storage.accounts.listAdmins();
+  return accounts.some((a) => a.role === 'admin') ? 'admin' : 'viewers';
+}
+
 /**
  * Where the console is (behind a proxy, at the public URL, and on this machine; decision 574),
- * how to add its first admin while there is none, and (one write, so it arrives with that line)
- * when its cookie cannot be Secure.
+ * how to add its first admin while there is none or make a viewer one while only viewers are
+ * left (decision 749), and (one write, so it arrives with that line) when its cookie cannot be Secure.
  */
 function announceConsole(
   url: string,
   publicUrl: string | undefined,
-  hasAdmins: boolean,
+  signIn: 'none' | 'viewers' | 'admin',
   dataDir: string | null,
 ) {
-  // The embedded store takes one process: `admin add` beside this one would be refused.
-  const first = hasAdmins
-    ? ''
-    : dataDir
-      ? ` (no admin yet: stop this service, then run agent-chat-service admin add NAME --data ${dataDir}, the password on stdin, and start it again)`
-      : ' (no admin yet: run agent-chat-service admin add NAME beside it, with DATABASE_URL, the password on stdin)';
+  // The embedded store takes one process: `admin add` or `admin role` beside this one would be refused.
+  const command =
+    signIn === 'none' ? 'agent-chat-service admin add NAME' : 'agent-chat-service admin role NAME admin';
+  const stdin = signIn === 'none' ? ', the password on stdin' : '';
+  const state = signIn === 'none' ? 'no admin yet' : 'no admin, only viewers';
+  const first =
+    signIn === 'admin'
+      ? ''
+      : dataDir
+        ? ` (${state}: stop this service, then run ${command} --data ${dataDir}${stdin}, and start it again)`
+        : ` (${state}: run ${command} beside it, with DATABASE_URL${stdin})`;
   const caveat = publicUrl?.startsWith('https:') ? '' : `\n${INSECURE_COOKIE}`;
   const where = publicUrl
     ? `${publicUrl.replace(/\/*$/, '')}/console/ (on this machine: ${url}/console/)`

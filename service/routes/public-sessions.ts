@@ -39,12 +39,12 @@ async function requirePublic(ctx: ServiceContext, projectId: string, integration
  * at least one, and a browser always sends Origin on these calls (a script may fake it: the
  * budget and the proof of work are what bound such a caller, docs/service.md).
  */
-function requireListedOrigin(
-  ctx: ServiceContext,
+async function requireListedOrigin(
+  ctx: ServiceContext<'gate'>,
   request: Request,
   projectId: string,
   integration: IntegrationRecord,
-): string {
+): Promise<string> {
   // A browser leaves Origin off a same-origin GET (a page served beside the service, or through
   // the same proxy): it says so in Sec-Fetch-Site, and the page's origin is then the service's
   // own as the browser sees it: the public URL's (a TLS proxy hands the request on as http, with
@@ -59,7 +59,7 @@ function requireListedOrigin(
     origin === 'null'
       ? `This page has no origin (a file opened from disk, or a sandboxed frame), so it may not start public sessions of integration ${integration.id}: serve it over http(s) from one of the integration's "Allowed origins".`
       : `Pages on ${origin ?? 'an unnamed origin'} may not start public sessions of integration ${integration.id}: add the origin to its "Allowed origins" on the Integrations page of the service console.`;
-  noteRefusedOrigin(ctx, projectId, integration.id, origin, detail);
+  await noteRefusedOrigin(ctx, projectId, integration.id, origin, detail);
   throw new HttpError(403, 'origin_not_allowed', detail);
 }
 
@@ -143,7 +143,7 @@ function forListedPage(
 ): Promise<Response> {
   return underPublicCors(request, async () => {
     const target = await requirePublic(ctx, projectId, integrationId);
-    requireListedOrigin(ctx, request, projectId, target.integration);
+    await requireListedOrigin(ctx, request, projectId, target.integration);
     await checkRate(ctx.storage.rates, ctx.clock, ctx.limits.publicMint, addressKey(kind, projectId, info));
     return run(target);
   });

@@ -279,6 +279,12 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE widget_files (
      version text NOT NULL REFERENCES widget_releases (version) ON DELETE CASCADE,
      name text NOT NULL, body bytea NOT NULL, gzip bytea, PRIMARY KEY (version, name));`,
+  // The origins public integrations refused, for the whole fleet: each instance writes an origin
+  // at most once a UTC day, the newest 10 an integration, 30 days (decision 750).
+  `CREATE TABLE public_refusals (
+     project_id text NOT NULL, integration_id text NOT NULL, origin text NOT NULL,
+     count bigint NOT NULL, last_at bigint NOT NULL,
+     PRIMARY KEY (project_id, integration_id, origin));`,
   // Each docs page an answer cites (its address without the fragment), with the answer's time,
   // so that the stale sources go from the few pages changed or removed to their citations
   // instead of reading every answer's sources (decision 747). Written by a trigger on messages,

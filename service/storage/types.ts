@@ -297,9 +297,41 @@ export interface GateStore {
   refundBudget(projectId: string, integrationId: string, day: number, kind: keyof DailyCounts): Promise<void>;
   /** What each integration of the project spent on `day` (none: nothing spent). */
   budgetUse(projectId: string, day: number): Promise<Map<string, DailyCounts>>;
-  /** Drops the challenges expired by `now` and the budget days before `day`; returns how many rows went. */
+  /**
+   * Adds `count` refusals of `origin` by a public integration, the last at `at` (each instance
+   * writes an origin at most once a UTC day; decision 750), keeping the newest 10 origins an
+   * integration, so a script faking origins fills a short list and nothing else.
+   */
+  noteRefusals(refusal: RefusalNote): Promise<void>;
+  /** The origins each integration of the project refused (by integration id), the latest first. */
+  refusals(projectId: string): Promise<Map<string, StoredRefusal[]>>;
+  /**
+   * Drops the challenges expired by `now`, the budget days before `day`, and the refused origins
+   * none refused in the 30 days before `now`; returns how many rows went.
+   */
   purgeGate(now: number, day: number): Promise<number>;
 }
+
+/** Refusals of one origin by a public integration, as an instance writes them (decision 750). */
+export interface RefusalNote {
+  projectId: string;
+  integrationId: string;
+  origin: string;
+  count: number;
+  at: number;
+}
+
+/** An origin a public integration refused: how often, and when last. */
+export interface StoredRefusal {
+  origin: string;
+  count: number;
+  last: number;
+}
+
+/** How long a refused origin nobody refused again stays listed (decision 750). */
+export const REFUSALS_KEPT_MS = 30 * 86_400_000;
+/** The most origins kept per integration, the newest. */
+export const REFUSALS_PER_INTEGRATION = 10;
 
 /** What one key holds of sign-in attempts (see `countSignInAttempt`). */
 export interface SignInCount {

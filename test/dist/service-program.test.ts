@@ -273,6 +273,29 @@ describe('agent-chat-service (the program)', () => {
     expect(await stop(later)).toBe(0);
   }, 120_000);
 
+  it('says how to make a viewer an admin at start-up when only viewers can sign in (decision 749)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const viewer = await finished(
+      ['admin', 'add', 'vera', '--role', 'viewer', '--data', dataDir],
+      'correct horse battery\n',
+    );
+    expect(viewer.status, viewer.output).toBe(0);
+    const first = await start(dataDir);
+    // A viewer changes nothing: without this line nobody could, and nothing would say so.
+    await first.printed(
+      `/console/ (no admin, only viewers: stop this service, then run agent-chat-service admin role NAME admin --data ${dataDir}, and start it again)\n`,
+    );
+    expect(first.output()).not.toContain('admin add');
+    expect(await stop(first)).toBe(0);
+    const promoted = await finished(['admin', 'role', 'vera', 'admin', '--data', dataDir], '');
+    expect(promoted.status, promoted.output).toBe(0);
+    const later = await start(dataDir);
+    await later.printed(/console: \S+\/console\/\n/);
+    expect(later.output()).not.toContain('admin role');
+    expect(await stop(later)).toBe(0);
+  }, 120_000);
+
   it('keeps webhooks off this machine unless --allow-private-webhooks or AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1 says so (decision 627)', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-program-'));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));

@@ -68,7 +68,7 @@ function refusedList(refused: ConsoleRefusedOrigin[]) {
     origin === 'null'
       ? html`<li>Pages with no origin, ${count(times)}× (last ${ago(last_at)}): a sandboxed frame, as some site builders draw an HTML embed block, or a file opened from disk. No list can allow them: paste the tag into the site’s own header or footer code instead.</li>`
       : html`<li><code>${origin}</code>, ${count(times)}× (last ${ago(last_at)}) <button type="button" class="small" aria-label="Allow ${origin}" @click=${(e: Event) => allow(e, origin)}>Allow</button></li>`;
-  return html`<p><strong id="refused-title">Refused lately</strong> <span class="muted">(since this instance started): pages that tried to start a chat from an origin not allowed. A site builder’s embed block often runs in a frame on an origin of its own: allow it, then Save.</span></p>
+  return html`<p><strong id="refused-title">Refused lately</strong> <span class="muted">(the last 30 days, on every instance): pages that tried to start a chat from an origin not allowed. A site builder’s embed block often runs in a frame on an origin of its own: allow it, then Save.</span></p>
     <ul class="refused" aria-labelledby="refused-title">${refused.map(item)}</ul>`;
 }
 

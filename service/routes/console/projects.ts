@@ -18,6 +18,7 @@ import {
 } from '../../storage/console-types.js';
 import { type Access, type Admin, audit, requireAdmin } from './auth.js';
 import { refusedOrigins } from '../refused-origins.js';
+import type { StoredRefusal } from '../../storage/types.js';
 
 /** Projects and integrations in the directory; the admin and the audit log in the accounts; today's use of budgets (gate). */
 type ProjectsContext = ServiceContext<'directory' | 'accounts' | 'gate'>;
@@ -70,6 +71,7 @@ export const integrationJson = (
   ctx: ServiceContext,
   i: IntegrationRecord,
   today: DailyCounts = { sessions: 0, answers: 0 },
+  refused: readonly StoredRefusal[] = [],
 ): ConsoleIntegration => ({
   id: i.id,
   name: i.name,
@@ -77,18 +79,19 @@ export const integrationJson = (
   public: i.public,
   budget: { ...i.budget },
   today: { ...today },
-  refused_origins: refusedOrigins(ctx, i.projectId, i.id, i.allowedOrigins),
+  refused_origins: refusedOrigins(ctx, refused, i.projectId, i.id, i.allowedOrigins),
   origins_at_start: ctx.directory.originsAtStart(i.projectId, i.id),
   created_at: isoMicros(i.createdAt),
 });
 
 /** An integration with what its public sessions spent today (UTC). */
 async function integrationsJson(ctx: ProjectsContext, projectId: string): Promise<ConsoleIntegration[]> {
-  const [integrations, used] = await Promise.all([
+  const [integrations, used, refused] = await Promise.all([
     ctx.storage.directory.listIntegrations(projectId),
     ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now())),
+    ctx.storage.gate.refusals(projectId),
   ]);
-  return integrations.map((i) => integrationJson(ctx, i, used.get(i.id)));
+  return integrations.map((i) => integrationJson(ctx, i, used.get(i.id), refused.get(i.id)));
 }
 
 async function projectJson(ctx: ProjectsContext, p: ProjectRecord): Promise<ConsoleProject> {
@@ -244,8 +247,11 @@ export async function updateIntegration(
     ...(allowedOrigins && { allowed_origins: allowedOrigins }),
     ...rest,
   });
-  const used = await ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now()));
-  return json(integrationJson(ctx, updated, used.get(integrationId)));
+  const [used, refused] = await Promise.all([
+    ctx.storage.gate.budgetUse(projectId, utcDay(ctx.clock.now())),
+    ctx.storage.gate.refusals(projectId),
+  ]);
+  return json(integrationJson(ctx, updated, used.get(integrationId), refused.get(integrationId)));
 }
 
 export async function deleteIntegration(

@@ -85,16 +85,18 @@ describe('public integrations in the console (§2b)', () => {
 
   it('lists the origins whose pages it refused, once each with a count, until they are allowed, and logs each once', async () => {
     const logs: { msg: string; origin?: unknown }[] = [];
-    const { admin, call, service } = await withConsole({ log: (entry) => logs.push(entry) });
+    const { admin, call, service, clock } = await withConsole({ log: (entry) => logs.push(entry) });
     await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
     const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
     // A site builder's embed block: a frame on the builder's origin, and a sandboxed one with none.
-    // Sent to the instance the console asks (its memory, not the fleet's: decision 715).
+    // Sent to the instance the console asks; another's: the next test (decision 750).
     const frame = 'https://site-1234.builder-usercontent.example';
-    for (const origin of [frame, frame, 'null', 'not an origin'])
+    for (const origin of [frame, frame, 'null', 'not an origin']) {
+      clock.advance(1);
       expect((await service.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
         403,
       );
+    }
     const refused = async () =>
       (await admin.call('GET', 'projects')).body.projects[0].integrations.find(
         (i: { id: string }) => i.id === 'int_demo',
@@ -110,6 +112,82 @@ describe('public integrations in the console (§2b)', () => {
     await admin.call('PATCH', INTEGRATION, { allowed_origins: [SITE, frame] });
     expect((await call('GET', challenge, { headers: { Origin: frame } })).status).toBe(200);
     expect(await refused()).toEqual([{ origin: 'null', count: 1, last_at: expect.any(String) }]);
+  });
+
+  it('lists the origins another instance of the fleet refused, their counts added (decision 750)', async () => {
+    const storage = memoryStores();
+    const { admin, service, clock } = await withConsole({ storage });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    // The instance the balancer sent the page to, on the same database; the console asks the first.
+    const other = createAgentService({ projects: [PROJECT], storage, clock, directoryCacheMs: 0 });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    const frame = 'https://site-1234.builder-usercontent.example';
+    const refuse = async (instance: typeof service, origin: string) =>
+      expect((await instance.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
+        403,
+      );
+    await refuse(other, 'null');
+    clock.advance(1000);
+    await refuse(other, frame);
+    // The first instance's own refusal of the same origin, not yet written, is added to the fleet's.
+    await refuse(service, frame);
+    await refuse(service, frame);
+    const refused = async () =>
+      (await admin.call('GET', 'projects')).body.projects[0].integrations.find(
+        (i: { id: string }) => i.id === 'int_demo',
+      ).refused_origins;
+    expect(await refused()).toEqual([
+      { origin: frame, count: 3, last_at: expect.any(String) },
+      { origin: 'null', count: 1, last_at: expect.any(String) },
+    ]);
+  });
+
+  it('writes at most 20 origins an integration a day, however many a script fakes (decision 750)', async () => {
+    const storage = memoryStores();
+    const written: string[] = [];
+    const note = storage.gate.noteRefusals.bind(storage.gate);
+    storage.gate.noteRefusals = async (refusal) => {
+      written.push(refusal.origin);
+      return note(refusal);
+    };
+    const { admin, service, clock } = await withConsole({ storage });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    const refuse = async (origin: string) =>
+      expect((await service.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
+        403,
+      );
+    for (let i = 0; i < 30; i++) await refuse(`https://fake-${i}.example`);
+    expect(written).toHaveLength(20);
+    // The next UTC day writes again.
+    clock.advance(86_400_000);
+    await refuse('https://fake-0.example');
+    expect(written).toHaveLength(21);
+  });
+
+  it("writes a refusal the store failed to take with the next day's, and logs the failure", async () => {
+    const storage = memoryStores();
+    const note = storage.gate.noteRefusals.bind(storage.gate);
+    let fail = true;
+    storage.gate.noteRefusals = async (refusal) => {
+      if (fail) throw new Error('the database is away');
+      return note(refusal);
+    };
+    const logs: { msg: string }[] = [];
+    const { admin, service, clock } = await withConsole({ storage, log: (entry) => logs.push(entry) });
+    await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
+    const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
+    const frame = 'https://site-1234.builder-usercontent.example';
+    const refuse = async () =>
+      expect((await service.handle(new Request(challenge, { headers: { Origin: frame } }))).status).toBe(403);
+    await refuse();
+    expect(logs.map((l) => l.msg)).toContain('public_origin_refusal_unsaved');
+    fail = false;
+    clock.advance(86_400_000);
+    await refuse();
+    expect((await storage.gate.refusals(PROJECT.id)).get('int_demo')).toEqual([
+      { origin: frame, count: 2, last: clock.now() },
+    ]);
   });
 
   it("says which integrations' origins the start-up flag sets again at each start, and to what", async () => {

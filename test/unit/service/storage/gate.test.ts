@@ -18,6 +18,50 @@ storageSuite('gate', (suite) => {
     expect(await store.gate.spendChallenge('c2', T0 + 700_000)).toBe(true);
   });
 
+  it('keeps the origins each integration refused, for the fleet: counts added, the newest 10, purged after 30 days', async () => {
+    await open();
+    const DAY = 86_400_000;
+    const note = (origin: string, count: number, at: number, integrationId = 'int_a') =>
+      store.gate.noteRefusals({ projectId: 'proj', integrationId, origin, count, at });
+    await note('https://a.example', 2, T0);
+    // Another instance's note of the same origin adds its count; an earlier time keeps the later.
+    await note('https://a.example', 3, T0 - 5);
+    await note('null', 1, T0 + 10);
+    await note('https://b.example', 1, T0, 'int_b');
+    await note('https://other.example', 1, T0, 'int_c').then(() =>
+      store.gate.noteRefusals({
+        projectId: 'proj_other',
+        integrationId: 'int_a',
+        origin: 'https://c.example',
+        count: 1,
+        at: T0,
+      }),
+    );
+    const listed = await store.gate.refusals('proj');
+    expect(listed.get('int_a')).toEqual([
+      { origin: 'null', count: 1, last: T0 + 10 },
+      { origin: 'https://a.example', count: 5, last: T0 },
+    ]);
+    expect(listed.get('int_b')).toEqual([{ origin: 'https://b.example', count: 1, last: T0 }]);
+    expect([...listed.keys()].sort()).toEqual(['int_a', 'int_b', 'int_c']);
+    // A script faking origins fills 10 rows an integration, the newest, and nothing else.
+    for (let i = 0; i < 12; i++) await note(`https://fake-${i}.example`, 1, T0 + 100 + i);
+    const kept = (await store.gate.refusals('proj')).get('int_a')!;
+    expect(kept.map((r) => r.origin)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `https://fake-${11 - i}.example`),
+    );
+    expect(await store.gate.purgeGate(T0 + 30 * DAY + 105, 0)).toBe(3 + 1 + 1 + 1);
+    expect((await store.gate.refusals('proj')).get('int_a')!.map((r) => r.origin)).toEqual([
+      'https://fake-11.example',
+      'https://fake-10.example',
+      'https://fake-9.example',
+      'https://fake-8.example',
+      'https://fake-7.example',
+      'https://fake-6.example',
+      'https://fake-5.example',
+    ]);
+  });
+
   it('spends a budget up to its limit per integration and day, concurrent spends included, and reports the use', async () => {
     await open();
     const day = 20_000;
