@@ -35,6 +35,10 @@ export interface PageState {
    * crawl revalidates them as it does the page instead of reading them whole (decision 642).
    */
   copies?: PageCopy[];
+  /** The sitemap's `<lastmod>` for it (ms) when it was last read or revalidated; none when it gave none (decision 752). */
+  sitemapLastmod?: number | null;
+  /** When it was last read or revalidated (ms): a page skipped for its lastmod keeps the time it was. */
+  checkedAt?: number | null;
 }
 
 export interface CrawledPage extends PageState {
@@ -117,6 +121,8 @@ export interface CrawlOptions {
   exclude?: readonly string[];
   /** What the last crawl of this site read, by the address it was fetched from. */
   previous?: ReadonlyMap<string, PageState>;
+  /** The time, for a page's `checkedAt` and the lastmod bound. Default `Date.now`. */
+  now?: () => number;
   signal?: AbortSignal;
   /**
    * Told how far the crawl has got at each step and after each page: the caller decides how
@@ -140,8 +146,31 @@ const MAX_SEEN_PER_PAGE = 10;
  * memory. Past it no more pages are read and the crawl is truncated, as at its page cap.
  */
 const MAX_CRAWL_TEXT_CHARS = 64_000_000;
+/**
+ * How long a page the sitemap says has not changed goes without a request (decision 752): past
+ * it the page is revalidated whatever its lastmod says, so a site whose lastmod lies is at most
+ * this stale.
+ */
+export const LASTMOD_TRUST_MS = 7 * 86_400_000;
 /** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
 const MAX_START_REDIRECTS = 5;
+
+/**
+ * A sitemap's `<lastmod>` (W3C Datetime): when the page last changed (`at`), and the latest
+ * moment that can mean (`until`): a date alone is its whole day (or month, or year) in some
+ * time zone, from UTC+14 to UTC-12. null when it is no such date.
+ */
+export function sitemapLastmod(text: string): { at: number; until: number } | null {
+  const match = /^(\d{4})(?:-(\d\d)(?:-(\d\d)(T.+)?)?)?$/.exec(text);
+  const at = match ? Date.parse(text) : NaN;
+  if (!match || Number.isNaN(at)) return null;
+  if (match[4]) return { at, until: at };
+  const end = new Date(at);
+  if (match[3]) end.setUTCDate(end.getUTCDate() + 1);
+  else if (match[2]) end.setUTCMonth(end.getUTCMonth() + 1);
+  else end.setUTCFullYear(end.getUTCFullYear() + 1);
+  return { at, until: end.getTime() + 12 * 3_600_000 };
+}
 
 export const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
 
@@ -555,6 +584,56 @@ class Frontier {
   }
 }
 
+/** When a page was last read or revalidated, and what its sitemap's lastmod said then. */
+type Checked = Pick<PageState, 'sitemapLastmod' | 'checkedAt'>;
+
+/**
+ * What a crawl's sitemaps say of when their pages last changed, and whether it believes them
+ * (decision 752).
+ */
+class Lastmods {
+  private readonly marks = new Map<string, { at: number; until: number }>();
+  /** Each page asked for: when, and whether its lastmod vouched for it. */
+  private readonly checks = new Map<string, { at: number; vouched: boolean }>();
+  /** A page its lastmod vouched for had changed: no lastmod of the site is believed for the rest of the crawl. */
+  private distrusted = false;
+
+  constructor(private readonly now: () => number) {}
+
+  /** `url`, listed by a sitemap with `lastmod` (as written), if with any. */
+  listed(url: string, lastmod: string | undefined) {
+    const mark = lastmod && sitemapLastmod(lastmod);
+    if (mark) this.marks.set(url, mark);
+  }
+
+  /**
+   * Whether `url` is spared its request: the sitemap says it has not changed since it was last
+   * read or revalidated (its lastmod no later than the one seen then, and over before then), and
+   * that was within the bound. Else it is asked for, and that time kept.
+   */
+  spare(url: string, before: PageState | undefined): boolean {
+    const [mark, at] = [this.marks.get(url), this.now()];
+    const [seen, checkedAt] = [before?.sitemapLastmod, before?.checkedAt];
+    const vouched = !!mark && seen != null && checkedAt != null && mark.at <= seen && mark.until < checkedAt;
+    if (vouched && !this.distrusted && at - checkedAt! < LASTMOD_TRUST_MS) return true;
+    this.checks.set(url, { at, vouched });
+    return false;
+  }
+
+  /** A page asked for came back with another content: a lie, when its lastmod vouched for it. */
+  changed(url: string) {
+    if (this.checks.get(url)?.vouched) this.distrusted = true;
+  }
+
+  /** What a page read or revalidated records. */
+  checked(url: string): Checked {
+    return {
+      sitemapLastmod: this.marks.get(url)?.at ?? null,
+      checkedAt: this.checks.get(url)?.at ?? this.now(),
+    };
+  }
+}
+
 class Crawl {
   private readonly client: Client;
   private readonly maxBytes: number;
@@ -577,6 +656,7 @@ class Crawl {
   private robots: Robots = ALLOW_ALL;
   private phase: CrawlProgress['phase'] = 'robots';
   private complete = true;
+  private readonly lastmods: Lastmods;
 
   constructor(
     private readonly start: string,
@@ -595,14 +675,16 @@ class Crawl {
     this.exclude = exclusionMatcher(options.exclude ?? []);
     this.frontier = new Frontier(options.maxPages ?? 5_000, this.exclude);
     this.copies = new PageCopies(options.previous);
+    this.lastmods = new Lastmods(options.now ?? Date.now);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
 
-  private enqueue(url: string, from?: CrawlReferrer) {
-    if (!this.scope.includes(url)) return;
+  private enqueue(url: string, from?: CrawlReferrer): boolean {
+    if (!this.scope.includes(url)) return false;
     const queued = this.frontier.add(url, (address) => this.robots.allowed(address));
     if (queued && from) this.referrers.set(url, from);
+    return queued;
   }
 
   private async readRobots() {
@@ -668,11 +750,12 @@ class Crawl {
           });
         continue;
       }
-      const { pages, sitemaps } = entries;
+      const { pages, sitemaps, lastmods } = entries;
       candidates.push(...sitemaps.map((s) => resolveUrl(s, url)).filter((s): s is string => !!s));
       for (const page of pages) {
         const link = resolveUrl(page, url);
-        if (link) this.enqueue(link, { url, by: 'sitemap' });
+        if (link && this.enqueue(link, { url, by: 'sitemap' }))
+          this.lastmods.listed(link, lastmods.get(page));
       }
     }
   }
@@ -729,6 +812,8 @@ class Crawl {
 
   private async visit(url: string) {
     const before = this.options.previous?.get(url);
+    // Not asked for at all: the sitemap vouches for it, and it was read or revalidated lately.
+    if (this.lastmods.spare(url, before)) return this.keep(before!);
     // A copy of a page last time is revalidated as the page is; unchanged, it still is one.
     const copy = before ? undefined : this.copies.known(url);
     const validators = before ?? copy;
@@ -738,7 +823,7 @@ class Crawl {
     const response = await request(this.client, url, conditional);
     if (typeof response === 'string') return this.failed(url, response, before);
     const { status } = response;
-    if (status === 304 && before) return this.keep(before);
+    if (status === 304 && before) return this.keep(before, this.lastmods.checked(url));
     if (status === 304 && copy) {
       this.copies.add(copy, copy.of);
       return this.enqueue(copy.of, { url, by: 'link' });
@@ -820,7 +905,9 @@ class Crawl {
       lastModified: headers.get('Last-Modified'),
       hash,
       links: page.links.filter((link) => this.scope.includes(link)),
+      ...this.lastmods.checked(url),
     };
+    if (before && before.hash !== hash) this.lastmods.changed(url);
     if (before && before.hash === hash)
       this.pages.push({ ...state, title: page.title, status: 'unchanged', sections: [] });
     else if ((this.textChars += textOf(page)) > (this.options.maxTextChars ?? MAX_CRAWL_TEXT_CHARS))
@@ -834,10 +921,10 @@ class Crawl {
       });
   }
 
-  /** A page that answered 304: its links are followed from what the last crawl saw. */
-  private keep(before: PageState) {
+  /** A page that answered 304 (`checked` then), is vouched for, or failed: its links are as last seen. */
+  private keep(before: PageState, checked?: Checked) {
     for (const link of before.links) this.enqueue(link, { url: before.url, by: 'link' });
-    this.pages.push({ ...before, title: '', status: 'unchanged', sections: [] });
+    this.pages.push({ ...before, ...checked, title: '', status: 'unchanged', sections: [] });
   }
 
   /** A failure; a page known from before that failed for a passing reason is kept as it was. */

@@ -62,7 +62,7 @@ export interface DocsLibraryOptions {
    */
   network?: SiteNetwork;
   /** The crawler's caps and fetch. */
-  crawl?: Omit<CrawlOptions, 'previous' | 'signal' | 'exclude'>;
+  crawl?: Omit<CrawlOptions, 'previous' | 'signal' | 'exclude' | 'now'>;
   /** A folder's public URL when none is given. Default `/docs`. */
   folderUrl?: string;
   log?: Log;
@@ -126,7 +126,9 @@ async function readSource(
   const exclude = source.exclude;
   try {
     if (source.kind === 'site') {
-      const result = await crawlWebsite(source.location, options, { exclude, previous, signal, onProgress });
+      const now = () => options.clock.now();
+      const crawl = { exclude, previous, signal, onProgress, now };
+      const result = await crawlWebsite(source.location, options, crawl);
       // Pages indexed before the owner excluded them go even when this crawl was incomplete.
       const matcher = exclusionMatcher(exclude);
       return { ...result, dropped: [...previous.keys()].filter((url) => excludedUrl(matcher, url)) };

@@ -4,6 +4,8 @@ import { Parser } from 'htmlparser2';
 export interface SitemapEntries {
   pages: string[];
   sitemaps: string[];
+  /** A page's `<lastmod>` as written, by its `<loc>`, for the pages that give one (decision 752). */
+  lastmods: Map<string, string>;
 }
 
 /**
@@ -24,17 +26,25 @@ export function parseSitemap(xml: string): SitemapEntries {
 export function sitemapParser(): { write(text: string): void; end(): SitemapEntries } {
   const pages: string[] = [];
   const sitemaps: string[] = [];
+  const lastmods = new Map<string, string>();
   const local = (name: string) => name.replace(/^.*:/, '').toLowerCase();
-  /** Open elements by local name; an entry's first `<loc>` is its address. */
+  /** Open elements by local name; an entry's first `<loc>` is its address, its first `<lastmod>` its date. */
   const open: string[] = [];
-  let entry: { kind: string; loc: string | null } | null = null;
+  let entry: { kind: string; loc: string | null; lastmod: string | null } | null = null;
   let text: string | null = null;
+  let field: 'loc' | 'lastmod' = 'loc';
   const parser = new Parser(
     {
       onopentag(name) {
         const tag = local(name);
-        if (!entry && (tag === 'url' || tag === 'sitemap')) entry = { kind: tag, loc: null };
-        else if (entry && tag === 'loc' && open.at(-1) === entry.kind && entry.loc === null) text = '';
+        if (!entry && (tag === 'url' || tag === 'sitemap')) entry = { kind: tag, loc: null, lastmod: null };
+        else if (
+          entry &&
+          (tag === 'loc' || tag === 'lastmod') &&
+          open.at(-1) === entry.kind &&
+          entry[tag] === null
+        )
+          [text, field] = ['', tag];
         open.push(tag);
       },
       ontext(data) {
@@ -43,11 +53,12 @@ export function sitemapParser(): { write(text: string): void; end(): SitemapEntr
       onclosetag(name) {
         const tag = local(name);
         open.pop();
-        if (entry && tag === 'loc' && text !== null) {
-          entry.loc = text.trim();
+        if (entry && tag === field && text !== null) {
+          entry[field] = text.trim();
           text = null;
         } else if (entry && tag === entry.kind && !open.includes(entry.kind)) {
           if (entry.loc) (entry.kind === 'url' ? pages : sitemaps).push(entry.loc);
+          if (entry.loc && entry.lastmod && entry.kind === 'url') lastmods.set(entry.loc, entry.lastmod);
           entry = null;
         }
       },
@@ -56,6 +67,6 @@ export function sitemapParser(): { write(text: string): void; end(): SitemapEntr
   );
   return {
     write: (piece) => parser.write(piece),
-    end: () => (parser.end(), { pages, sitemaps }),
+    end: () => (parser.end(), { pages, sitemaps, lastmods }),
   };
 }

@@ -310,4 +310,7 @@ export const MIGRATIONS: string[] = [
      SELECT DISTINCT m.id, split_part(c->>'source_url', '#', 1), t.project_id, m.thread_id, m.created_at
      FROM messages m JOIN threads t ON t.id = m.thread_id CROSS JOIN jsonb_array_elements(m.sources) c
      WHERE c->>'source_url' IS NOT NULL;`,
+  // What a docs page's sitemap <lastmod> said when it was last read or revalidated, and when that
+  // was: a re-crawl asks nothing of a page the sitemap vouches for, within a bound (decision 752).
+  `ALTER TABLE doc_pages ADD COLUMN sitemap_lastmod bigint, ADD COLUMN checked_at bigint;`,
 ];

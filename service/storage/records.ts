@@ -324,6 +324,10 @@ export interface DocPageRecord {
   links: string[];
   /** Its other addresses the last crawl read, revalidated as copies by the next (decision 642). */
   copies: DocPageCopy[];
+  /** The sitemap's `<lastmod>` (ms) when it was last read or revalidated; null when none (decision 752). */
+  sitemapLastmod: number | null;
+  /** When it was last read or revalidated (ms); null for pages stored before it was kept, and a folder's. */
+  checkedAt: number | null;
   /** When its content last changed (first indexed, or read with another content). */
   changedAt: number;
 }
@@ -399,6 +403,9 @@ export interface DocCrawl {
   pages: (Pick<DocPageRecord, 'url' | 'title' | 'etag' | 'lastModified' | 'hash' | 'links'> & {
     /** None: it has none (a folder's pages). */
     copies?: DocPageCopy[];
+    /** None: a folder's pages, which have no sitemap. */
+    sitemapLastmod?: number | null;
+    checkedAt?: number | null;
     status: 'new' | 'changed' | 'unchanged';
     sections: Pick<DocSectionRecord, 'url' | 'pageUrl' | 'title' | 'headings' | 'text'>[];
   })[];

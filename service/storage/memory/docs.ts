@@ -106,6 +106,8 @@ export class MemoryDocsStore implements DocsStore {
       hash: page.hash,
       links: [...page.links],
       copies: structuredClone(page.copies),
+      sitemapLastmod: page.sitemapLastmod,
+      checkedAt: page.checkedAt,
       changedAt: page.changedAt,
     }));
   }
@@ -164,6 +166,8 @@ export class MemoryDocsStore implements DocsStore {
         lastModified: page.lastModified,
         links: [...page.links],
         copies: structuredClone(page.copies ?? []),
+        sitemapLastmod: page.sitemapLastmod ?? null,
+        checkedAt: page.checkedAt ?? null,
         title,
       });
       return false;
@@ -179,6 +183,8 @@ export class MemoryDocsStore implements DocsStore {
       hash: page.hash,
       links: [...page.links],
       copies: structuredClone(page.copies ?? []),
+      sitemapLastmod: page.sitemapLastmod ?? null,
+      checkedAt: page.checkedAt ?? null,
       changedAt: crawl.finishedAt,
       removedAt: null,
     });

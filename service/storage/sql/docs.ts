@@ -158,6 +158,8 @@ export class SqlDocsStore implements DocsStore {
       hash: String(row.hash),
       links: row.links as string[],
       copies: row.copies as DocPageCopy[],
+      sitemapLastmod: row.sitemap_lastmod == null ? null : num(row.sitemap_lastmod),
+      checkedAt: row.checked_at == null ? null : num(row.checked_at),
       changedAt: num(row.changed_at),
     }));
   }
@@ -395,9 +397,10 @@ async function applyPages(query: Query, crawl: DocCrawl, known: Set<string>, cou
 async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
   await query(
     `UPDATE doc_pages p SET etag = x.etag, last_modified = x.last_modified, links = x.links::jsonb,
-       title = coalesce(nullif(x.title, ''), p.title), copies = x.copies::jsonb
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-       AS x(url, etag, last_modified, links, title, copies)
+       title = coalesce(nullif(x.title, ''), p.title), copies = x.copies::jsonb,
+       sitemap_lastmod = x.sitemap_lastmod, checked_at = x.checked_at
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[])
+       AS x(url, etag, last_modified, links, title, copies, sitemap_lastmod, checked_at)
      WHERE p.source_id = $1 AND p.url = x.url`,
     [
       crawl.sourceId,
@@ -407,6 +410,8 @@ async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
       pages.map((page) => json(page.links)),
       pages.map((page) => page.title),
       pages.map((page) => json(page.copies ?? [])),
+      pages.map((page) => page.sitemapLastmod ?? null),
+      pages.map((page) => page.checkedAt ?? null),
     ],
   );
 }
@@ -415,13 +420,17 @@ async function touchPages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
 async function replacePages(query: Query, crawl: DocCrawl, pages: CrawledPage[]) {
   const urls = pages.map((page) => page.url);
   await query(
-    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, copies, changed_at, removed_at)
-     SELECT $1, x.url, x.title, x.etag, x.last_modified, x.hash, x.links::jsonb, x.copies::jsonb, $2, NULL
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-       AS x(url, title, etag, last_modified, hash, links, copies)
+    `INSERT INTO doc_pages (source_id, url, title, etag, last_modified, hash, links, copies,
+       sitemap_lastmod, checked_at, changed_at, removed_at)
+     SELECT $1, x.url, x.title, x.etag, x.last_modified, x.hash, x.links::jsonb, x.copies::jsonb,
+       x.sitemap_lastmod, x.checked_at, $2, NULL
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+       $10::bigint[], $11::bigint[])
+       AS x(url, title, etag, last_modified, hash, links, copies, sitemap_lastmod, checked_at)
      ON CONFLICT (source_id, url) DO UPDATE SET title = excluded.title, etag = excluded.etag,
        last_modified = excluded.last_modified, hash = excluded.hash, links = excluded.links,
-       copies = excluded.copies, changed_at = excluded.changed_at, removed_at = NULL`,
+       copies = excluded.copies, sitemap_lastmod = excluded.sitemap_lastmod,
+       checked_at = excluded.checked_at, changed_at = excluded.changed_at, removed_at = NULL`,
     [
       crawl.sourceId,
       crawl.finishedAt,
@@ -432,6 +441,8 @@ async function replacePages(query: Query, crawl: DocCrawl, pages: CrawledPage[])
       pages.map((page) => page.hash),
       pages.map((page) => json(page.links)),
       pages.map((page) => json(page.copies ?? [])),
+      pages.map((page) => page.sitemapLastmod ?? null),
+      pages.map((page) => page.checkedAt ?? null),
     ],
   );
   await query('DELETE FROM doc_sections WHERE source_id = $1 AND page_url = ANY($2::text[])', [

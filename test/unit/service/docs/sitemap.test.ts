@@ -12,11 +12,25 @@ describe('parseSitemap, read as it streams', () => {
       // An image sitemap's <image:loc> is the image's, not the page's.
       '<url><loc>https://a.test/p</loc><image:image><image:loc>https://a.test/i.png</image:loc></image:image></url>' +
       '<url><loc>https://a.test/first</loc><loc>https://a.test/second</loc></url>' +
+      // A <lastmod> is an entry's own, its first, given before or after its <loc>.
+      '<url><lastmod> 2021-02-03T04:05:06Z </lastmod><loc>https://a.test/dated</loc><lastmod>2022</lastmod></url>' +
+      '<url><loc>https://a.test/undated</loc><x><lastmod>2023-01-01</lastmod></x></url>' +
       '<url></url><url><x><loc>https://a.test/nested</loc></x></url>' +
       '</urlset>';
     expect(parseSitemap(xml)).toEqual({
-      pages: ['https://a.test/x?a=1&b=2', 'https://a.test/c', 'https://a.test/p', 'https://a.test/first'],
+      pages: [
+        'https://a.test/x?a=1&b=2',
+        'https://a.test/c',
+        'https://a.test/p',
+        'https://a.test/first',
+        'https://a.test/dated',
+        'https://a.test/undated',
+      ],
       sitemaps: [],
+      lastmods: new Map([
+        ['https://a.test/x?a=1&b=2', '2020-01-01'],
+        ['https://a.test/dated', '2021-02-03T04:05:06Z'],
+      ]),
     });
     const index =
       '<sm:sitemapindex xmlns:sm="x"><sm:sitemap><sm:loc>https://a.test/s1.xml</sm:loc></sm:sitemap>' +
@@ -24,6 +38,7 @@ describe('parseSitemap, read as it streams', () => {
     expect(parseSitemap(index)).toEqual({
       pages: [],
       sitemaps: ['https://a.test/s1.xml', 'https://a.test/s2.xml'],
+      lastmods: new Map(),
     });
   });
 
@@ -31,8 +46,13 @@ describe('parseSitemap, read as it streams', () => {
     expect(parseSitemap('<urlset><url><loc>https://a.test/a</loc></url><url><loc>https://a.test/b')).toEqual({
       pages: ['https://a.test/a', 'https://a.test/b'],
       sitemaps: [],
+      lastmods: new Map(),
     });
-    expect(parseSitemap('<!doctype html><p>Not found</p>')).toEqual({ pages: [], sitemaps: [] });
+    expect(parseSitemap('<!doctype html><p>Not found</p>')).toEqual({
+      pages: [],
+      sitemaps: [],
+      lastmods: new Map(),
+    });
   });
 });
 

@@ -211,6 +211,34 @@ storageSuite('docs', (suite) => {
     expect(await copies()).toEqual({ 'a/one': [], 'a/two': [] });
   });
 
+  it("keeps each page's sitemap lastmod and when it was last checked, new, changed or unchanged; none before either was kept", async () => {
+    await open();
+    await store.docs.addDocSource(source('a'));
+    const marks = async () =>
+      Object.fromEntries(
+        (await store.docs.listDocPages('a')).map((p) => [
+          p.url.slice(SITE.length),
+          [p.sitemapLastmod, p.checkedAt],
+        ]),
+      );
+    await store.docs.applyDocCrawl(
+      crawl(T0, [{ ...page('one', 'new'), sitemapLastmod: T0 - 5_000, checkedAt: T0 }, page('two', 'new')]),
+    );
+    expect(await marks()).toEqual({ 'a/one': [T0 - 5_000, T0], 'a/two': [null, null] });
+    // A page skipped for its lastmod comes back with the marks it had; one revalidated, with new ones.
+    await store.docs.applyDocCrawl(
+      crawl(T0 + 100, [
+        { ...page('one', 'unchanged'), sitemapLastmod: T0 - 5_000, checkedAt: T0 },
+        { ...page('two', 'changed', 'Rewritten.'), sitemapLastmod: T0 + 50, checkedAt: T0 + 90 },
+      ]),
+    );
+    expect(await marks()).toEqual({ 'a/one': [T0 - 5_000, T0], 'a/two': [T0 + 50, T0 + 90] });
+    await store.docs.applyDocCrawl(
+      crawl(T0 + 200, [{ ...page('one', 'unchanged'), sitemapLastmod: T0 + 150, checkedAt: T0 + 190 }]),
+    );
+    expect((await marks())['a/one']).toEqual([T0 + 150, T0 + 190]);
+  });
+
   it('keeps the pages it did not read when the crawl was incomplete', async () => {
     await open();
     await store.docs.addDocSource(source('a'));
