@@ -597,8 +597,25 @@ class Lastmods {
   private readonly checks = new Map<string, { at: number; vouched: boolean }>();
   /** A page its lastmod vouched for had changed: no lastmod of the site is believed for the rest of the crawl. */
   private distrusted = false;
+  /**
+   * The pages checked longest ago, revalidated whatever their lastmod says: the share of the
+   * bound gone since the last crawl, so that each crawl revalidates a like share and none waits
+   * for a crawl that revalidates them all at once when the bound runs out (a crawl a day: a
+   * seventh of the pages each day).
+   */
+  private readonly swept: Set<string>;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    previous: ReadonlyMap<string, PageState> | undefined,
+  ) {
+    const pages = [...(previous?.values() ?? [])].filter((p) => p.checkedAt != null);
+    const last = pages.reduce((latest, page) => Math.max(latest, page.checkedAt!), -Infinity);
+    const vouchable = pages.filter((page) => page.sitemapLastmod != null);
+    const share = Math.floor(vouchable.length * Math.min(1, (now() - last) / LASTMOD_TRUST_MS));
+    vouchable.sort((a, b) => a.checkedAt! - b.checkedAt!);
+    this.swept = new Set(vouchable.slice(0, Math.max(0, share)).map((page) => page.url));
+  }
 
   /** `url`, listed by a sitemap with `lastmod` (as written), if with any. */
   listed(url: string, lastmod: string | undefined) {
@@ -608,14 +625,15 @@ class Lastmods {
 
   /**
    * Whether `url` is spared its request: the sitemap says it has not changed since it was last
-   * read or revalidated (its lastmod no later than the one seen then, and over before then), and
-   * that was within the bound. Else it is asked for, and that time kept.
+   * read or revalidated (its lastmod no later than the one seen then, and over before then), that
+   * was within the bound, and it is not among the pages swept. Else it is asked for, and that time kept.
    */
   spare(url: string, before: PageState | undefined): boolean {
     const [mark, at] = [this.marks.get(url), this.now()];
     const [seen, checkedAt] = [before?.sitemapLastmod, before?.checkedAt];
     const vouched = !!mark && seen != null && checkedAt != null && mark.at <= seen && mark.until < checkedAt;
-    if (vouched && !this.distrusted && at - checkedAt! < LASTMOD_TRUST_MS) return true;
+    if (vouched && !this.distrusted && !this.swept.has(url) && at - checkedAt! < LASTMOD_TRUST_MS)
+      return true;
     this.checks.set(url, { at, vouched });
     return false;
   }
@@ -675,7 +693,7 @@ class Crawl {
     this.exclude = exclusionMatcher(options.exclude ?? []);
     this.frontier = new Frontier(options.maxPages ?? 5_000, this.exclude);
     this.copies = new PageCopies(options.previous);
-    this.lastmods = new Lastmods(options.now ?? Date.now);
+    this.lastmods = new Lastmods(options.now ?? Date.now, options.previous);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }

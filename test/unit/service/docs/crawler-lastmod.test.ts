@@ -116,6 +116,22 @@ describe('crawlSite with a sitemap that gives <lastmod>', () => {
     expect(asked(served)).toEqual([]);
   });
 
+  it('revalidates at each crawl the share of the pages checked longest ago that the time since the last crawl is of the bound', async () => {
+    const { served } = await site();
+    const start = `${served.url}/docs/`;
+    const first = await crawlSite(start, { ...OPTIONS, now: () => T0 });
+    // Three days since the last crawl, 3/7 of the bound: of 3 pages vouched for, the one checked longest ago.
+    const previous = byUrl(first);
+    previous.set(`${start}a.html`, { ...previous.get(`${start}a.html`)!, checkedAt: T0 - 3 * DAY });
+    previous.set(`${start}b.html`, { ...previous.get(`${start}b.html`)!, checkedAt: T0 - DAY });
+    served.requests.length = 0;
+    await crawlSite(start, { ...OPTIONS, previous, now: () => T0 + 3 * DAY });
+    expect(asked(served)).toEqual(['a.html 304']);
+    served.requests.length = 0;
+    await crawlSite(start, { ...OPTIONS, previous, now: () => T0 + 5 * DAY });
+    expect(asked(served)).toEqual(['a.html 304', 'b.html 304']);
+  });
+
   it('believes no lastmod of the site for the rest of the crawl once a page it vouched for had changed', async () => {
     const { served, page } = await site();
     const start = `${served.url}/docs/`;
