@@ -7,7 +7,11 @@
 // crawls it again with nothing changed: wall time, CPU, pages, and the connections the site
 // accepted for each. `npm run build --workspace agent-chat-service` first.
 //
-//   node bench/crawl-network.mjs [--rtt 50] [--pages 1200 | --manual python]
+// With --lastmod the generated site has a sitemap that gives each page's <lastmod> (an hour
+// before the run), which a re-crawl believes (decision 752); --later DAYS re-crawls as if that
+// many days after the crawl (the crawl's clock moved on), as a crawl a day does.
+//
+//   node bench/crawl-network.mjs [--rtt 50] [--pages 1200 [--lastmod] | --manual python] [--later 1]
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +27,8 @@ const { values } = parseArgs({
     rtt: { type: 'string', default: '50' },
     pages: { type: 'string', default: '1200' },
     manual: { type: 'string' },
+    lastmod: { type: 'boolean', default: false },
+    later: { type: 'string', default: '0' },
     child: { type: 'string' },
     // Another build of the service (a commit's `service/dist`), to measure before a change.
     service: { type: 'string', default: new URL('../service/dist', import.meta.url).pathname },
@@ -35,9 +41,10 @@ else await parent();
 /** The crawl and the re-crawl, in the process that trusts the certificate. */
 async function child(start) {
   const service = await import(join(values.service, 'index.js'));
+  let shift = 0;
   const docs = new service.DocsLibrary({
     store: service.memoryStores().docs,
-    clock: service.systemClock,
+    clock: { now: () => Date.now() + shift },
     // The bench's name resolves to the proxy; every address is allowed, as --allow-private-docs does.
     network: { allowPrivate: true, resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
   });
@@ -55,7 +62,10 @@ async function child(start) {
   const source = await docs.addSource(project, start);
   const runs = [];
   for (const name of ['crawl', 're-crawl']) {
-    if (name === 're-crawl') await docs.recrawlNow(project, source.id);
+    if (name === 're-crawl') {
+      shift = Number(values.later) * 86_400_000;
+      await docs.recrawlNow(project, source.id);
+    }
     const time = await timed(() => docs.tick());
     const [summary] = await docs.sources(project);
     runs.push({ name, ...time, run: summary.lastRun, pages: summary.pages });
@@ -71,17 +81,23 @@ async function parent() {
   try {
     const root = values.manual
       ? manual(values.manual)
-      : await generate(join(dir, 'site'), Number(values.pages));
+      : await generate(join(dir, 'site'), Number(values.pages), values.lastmod);
     const tls = await certificate(dir);
     const site = await serveFolder(values.manual ? { '/docs/': root } : root, { tls });
     const proxy = await delayProxy(Number(new URL(site.url).port), Number(values.rtt) / 2);
     const start = `https://${HOST}:${proxy.port}/docs/`;
-    console.log(`${start} (${values.manual ?? `${values.pages} generated pages`}), RTT ${values.rtt} ms`);
+    const what =
+      values.manual ?? `${values.pages} generated pages${values.lastmod ? ', sitemap with lastmod' : ''}`;
+    console.log(`${start} (${what}), RTT ${values.rtt} ms, re-crawl ${values.later} days later`);
     const script = new URL(import.meta.url).pathname;
-    const worker = spawn(process.execPath, [script, '--child', start, '--service', values.service], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
-    });
+    const worker = spawn(
+      process.execPath,
+      [script, '--child', start, '--service', values.service, '--later', values.later],
+      {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
+      },
+    );
     const accepted = [];
     let runs;
     let [before, asked] = [0, 0];
@@ -186,7 +202,7 @@ function manual(name) {
  * pages, each page a few sections of text (some 6 KB, a manual page's size) linking to its
  * neighbours, as a generator's navigation does.
  */
-async function generate(root, count) {
+async function generate(root, count, lastmod) {
   const docs = join(root, 'docs');
   await mkdir(docs, { recursive: true });
   const perChapter = 30;
@@ -214,6 +230,18 @@ async function generate(root, count) {
       const nav = [p - 1, p + 1].filter((n) => pages.includes(n)).map((n) => `<a href="p${n}.html">${n}</a>`);
       await writeFile(join(docs, `c${c}`, `p${p}.html`), page(`Page ${c}.${p}`, sections + nav.join(' ')));
     }
+  }
+  if (lastmod) {
+    // Every page, the index and chapters too; addresses relative to the sitemap's, so that they
+    // name the proxy's host and port, whatever they are.
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    const entries = [`<url><loc>/docs/</loc><lastmod>${at}</lastmod></url>`];
+    for (let c = 0; c < chapters; c++) {
+      entries.push(`<url><loc>/docs/c${c}/</loc><lastmod>${at}</lastmod></url>`);
+      for (let p = 0; p < Math.min(perChapter, count - c * perChapter); p++)
+        entries.push(`<url><loc>/docs/c${c}/p${p}.html</loc><lastmod>${at}</lastmod></url>`);
+    }
+    await writeFile(join(docs, 'sitemap.xml'), `<?xml version="1.0"?><urlset>${entries.join('')}</urlset>`);
   }
   return root;
 }
