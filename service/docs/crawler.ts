@@ -618,7 +618,7 @@ class Lastmods {
   }
 
   /** `url`, listed by a sitemap with `lastmod` (as written), if with any. */
-  listed(url: string, lastmod: string | undefined) {
+  listed(url: string, lastmod: string | null) {
     const mark = lastmod && sitemapLastmod(lastmod);
     if (mark) this.marks.set(url, mark);
   }
@@ -770,10 +770,9 @@ class Crawl {
       }
       const { pages, sitemaps, lastmods } = entries;
       candidates.push(...sitemaps.map((s) => resolveUrl(s, url)).filter((s): s is string => !!s));
-      for (const page of pages) {
+      for (const [i, page] of pages.entries()) {
         const link = resolveUrl(page, url);
-        if (link && this.enqueue(link, { url, by: 'sitemap' }))
-          this.lastmods.listed(link, lastmods.get(page));
+        if (link && this.enqueue(link, { url, by: 'sitemap' })) this.lastmods.listed(link, lastmods[i]);
       }
     }
   }

@@ -4,8 +4,12 @@ import { Parser } from 'htmlparser2';
 export interface SitemapEntries {
   pages: string[];
   sitemaps: string[];
-  /** A page's `<lastmod>` as written, by its `<loc>`, for the pages that give one (decision 752). */
-  lastmods: Map<string, string>;
+  /**
+   * Each page's `<lastmod>` as written, null where it gives none (decision 752): `lastmods[i]`
+   * is `pages[i]`'s. An array beside the pages, its equal neighbours one string, since a
+   * sitemap may list 128,650 pages and a map of their dates held 8 MiB more at the peak.
+   */
+  lastmods: (string | null)[];
 }
 
 /**
@@ -26,7 +30,7 @@ export function parseSitemap(xml: string): SitemapEntries {
 export function sitemapParser(): { write(text: string): void; end(): SitemapEntries } {
   const pages: string[] = [];
   const sitemaps: string[] = [];
-  const lastmods = new Map<string, string>();
+  const lastmods: (string | null)[] = [];
   const local = (name: string) => name.replace(/^.*:/, '').toLowerCase();
   /** Open elements by local name; an entry's first `<loc>` is its address, its first `<lastmod>` its date. */
   const open: string[] = [];
@@ -57,8 +61,11 @@ export function sitemapParser(): { write(text: string): void; end(): SitemapEntr
           entry[field] = text.trim();
           text = null;
         } else if (entry && tag === entry.kind && !open.includes(entry.kind)) {
-          if (entry.loc) (entry.kind === 'url' ? pages : sitemaps).push(entry.loc);
-          if (entry.loc && entry.lastmod && entry.kind === 'url') lastmods.set(entry.loc, entry.lastmod);
+          if (entry.loc && entry.kind === 'url') {
+            pages.push(entry.loc);
+            const before = lastmods.at(-1);
+            lastmods.push(entry.lastmod === before ? before : entry.lastmod);
+          } else if (entry.loc) sitemaps.push(entry.loc);
           entry = null;
         }
       },
