@@ -53,3 +53,26 @@ it('adds none for a tag without data-project-id, nor a second where the page has
   expect(chats).toHaveLength(1);
   expect(chats[0].getAttribute('project-id')).toBe('proj_1');
 });
+
+it('sets no event handler, style or slot from a data-* that names one', () => {
+  // A builder that lets an editor add data-* to the tag must not let them add a handler to the chat.
+  addFromTag(
+    tag({
+      'data-project-id': 'proj_1',
+      'data-onclick': "window.__oneTag='click'",
+      'data-onerror': "window.__oneTag='error'",
+      'data-onfocus': "window.__oneTag='focus'",
+      'data-style': 'position:fixed;inset:0',
+      'data-slot': 'x',
+      'data-part': 'x',
+      'data-tabindex': '0',
+      'data-autofocus': '',
+      'data-is': 'x',
+    }),
+  );
+  const chat = document.querySelector('agent-chat')!;
+  expect(Array.from(chat.attributes, (a) => a.name)).toEqual(['project-id']);
+  expect(chat.getAttribute('project-id')).toBe('proj_1');
+  chat.dispatchEvent(new MouseEvent('click'));
+  expect((window as { __oneTag?: string }).__oneTag).toBeUndefined();
+});
