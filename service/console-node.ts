@@ -163,6 +163,19 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
   };
 }
 
+/** A version or a file name's part as builds write them: letters, digits, `.`, `_`, `+`, `-`. */
+const NAME_PART = /^[\w.+-]+$/;
+
+/**
+ * Whether a release's version and file names are ones its URLs can name (decision 760): a
+ * folder's name with a space, `%` or `?` was kept where no address reached it, and a name in
+ * sri.json such as `../../x` was read from outside the release's folder.
+ */
+function releaseNames(version: string, names: readonly string[]): boolean {
+  const part = (text: string) => NAME_PART.test(text) && !/^\.+$/.test(text);
+  return part(version) && names.every((name) => name.split('/').every(part));
+}
+
 /**
  * The widget release the service's build copied into `widget/{version}/` (scripts/widget-release.mjs),
  * read once into memory with a gzip copy of each file (a few hundred KB: the script a visitor
@@ -180,6 +193,7 @@ export async function nodeWidgetRelease(options: { dir?: string } = {}): Promise
   } catch {
     return null;
   }
+  if (!releaseNames(version, Object.keys(sri))) return null;
   const files = new Map<string, { body: Uint8Array; gzip: Uint8Array }>();
   for (const name of [...Object.keys(sri), 'sri.json']) {
     const body = await readFile(join(folder, name));

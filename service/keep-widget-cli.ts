@@ -40,7 +40,7 @@ export async function keepWidgetCommand(
   const release = await nodeWidgetRelease({ dir: args[0] }).catch(() => null);
   if (!release)
     return fail(
-      `${args[0]} holds no widget release: name a folder with one version folder in it (its sri.json and files).`,
+      `${args[0]} holds no widget release: name a folder with one version folder in it (its sri.json and files, named with letters, digits, . _ + - and / between folders).`,
     );
   const files: WidgetReleaseFiles['files'] = [];
   for (const name of [...Object.keys(release.sri), 'sri.json']) {
