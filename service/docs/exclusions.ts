@@ -6,6 +6,8 @@
  * is excluded too. A folder source matches its files' paths under the folder, with a leading `/`.
  */
 
+import { matchesParts } from './path-pattern.js';
+
 export const MAX_EXCLUSIONS = 50;
 export const MAX_EXCLUSION_LENGTH = 200;
 
@@ -33,24 +35,6 @@ export function splitExclusions(text: string | readonly string[]): string[] {
 /** A path the patterns exclude: the pattern that excludes it, else null. */
 export type ExclusionMatcher = (path: string) => string | null;
 
-/**
- * Whether `path` starts with what the pattern's parts (split at its stars) match. Each part
- * after a star is taken where it first occurs: the rest of the pattern matches from there if
- * from anywhere, as nothing anchors its end. One pass, where a regular expression of `.*`s
- * backtracks through every split of the path: a site's long link against a pattern of a few
- * stars held the event loop for minutes (decision 758).
- */
-function startsWithParts(path: string, parts: readonly string[]): boolean {
-  if (!path.startsWith(parts[0])) return false;
-  let at = parts[0].length;
-  for (let i = 1; i < parts.length; i++) {
-    const found = path.indexOf(parts[i], at);
-    if (found < 0) return false;
-    at = found + parts[i].length;
-  }
-  return true;
-}
-
 export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher {
   const compiled = patterns.map((pattern) => [pattern, pattern.split('*')] as const);
   return (path) => {
@@ -62,7 +46,7 @@ export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher 
       // A path with a stray % is matched as it was written.
     }
     for (const [pattern, parts] of compiled)
-      if (startsWithParts(path, parts) || startsWithParts(decoded, parts)) return pattern;
+      if (matchesParts(path, parts) || matchesParts(decoded, parts)) return pattern;
     return null;
   };
 }
