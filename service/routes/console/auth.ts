@@ -118,7 +118,10 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
   ) {
     throw new HttpError(403, 'cross_site', 'Console changes are accepted from the console’s own pages only.');
   }
-  if (!request.headers.get('Content-Type')?.includes('application/json') && request.method !== 'DELETE') {
+  // The media type itself: a cross-site form or no-cors fetch sends text/plain with any
+  // parameter (`text/plain; charset=application/json`), so a match anywhere let one through.
+  const type = request.headers.get('Content-Type')?.split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json' && request.method !== 'DELETE') {
     throw new HttpError(415, 'unsupported_media_type', 'Send JSON (Content-Type: application/json).');
   }
 }
