@@ -205,12 +205,18 @@ describe("one script tag where a builder strips its data-*, and beside a framewo
     await page.close();
   });
 
-  it('keeps the chat the visitor has open when a framework mounts its own', async () => {
+  it('keeps the chat the visitor has open when a framework mounts its own, until they close it', async () => {
     const { page, errors } = await openWatched(browser, `${site.origin}/`);
     await opens(page);
     await mountOwn(page);
     await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(2);
     expect(await chats(page)).toBe(2);
+    // Closed (the element reflects it), the tag's chat goes at the page's next change.
+    await page.getByRole('button', { name: 'Close chat' }).click();
+    await page.evaluate(() => document.body.append(document.createElement('p')));
+    await expect.poll(() => chats(page)).toBe(1);
+    expect(await page.getByRole('button', { name: 'Open chat' }).count()).toBe(0);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
   });
