@@ -34,7 +34,7 @@ describe("an instance's own widget release", () => {
   const reads = () => {
     const mocked = vi.mocked(fs.readFile);
     const names = mocked.mock.calls
-      .map(([path]) => String(path))
+      .map(([path]) => (typeof path === 'string' ? path : ''))
       .filter((path) => path.startsWith(dir))
       .map((path) => path.slice(join(dir, '0.9.0').length + 1));
     mocked.mockClear();
@@ -57,7 +57,11 @@ describe("an instance's own widget release", () => {
   });
 
   const start = async (storage = memoryStores()) => {
-    const service = createAgentService({ storage, widget: await nodeWidgetRelease({ dir }), rateLimit: false });
+    const service = createAgentService({
+      storage,
+      widget: await nodeWidgetRelease({ dir }),
+      rateLimit: false,
+    });
     services.push(service);
     return service;
   };
@@ -68,13 +72,15 @@ describe("an instance's own widget release", () => {
     expect(reads()).toEqual(['sri.json']);
     // The first instance stores the release: it reads every file, once.
     await get(first, '/widget/0.1.0/agent-chat.iife.js');
-    expect(reads()).toEqual([...Object.keys(FILES)].sort());
+    expect(reads()).toEqual(Object.keys(FILES).sort());
     const second = await start(storage);
     await get(second, '/widget/0.1.0/agent-chat.iife.js');
     expect(reads()).toEqual(['sri.json']);
     // A page's file is read when first asked for, then served from memory.
     for (let i = 0; i < 3; i++)
-      expect(await (await get(second, '/widget/0.9.0/agent-chat.iife.js')).text()).toBe(FILES['agent-chat.iife.js']);
+      expect(await (await get(second, '/widget/0.9.0/agent-chat.iife.js')).text()).toBe(
+        FILES['agent-chat.iife.js'],
+      );
     expect(reads()).toEqual(['agent-chat.iife.js']);
   });
 

@@ -154,7 +154,10 @@ describe.each(engines())('pinned widget releases across upgrades: $name', { time
     await Promise.all([first, second].map((s) => get(start(s, counting(next)), '/widget/0.9.0/x.js')));
     const response = await get(start(first, release), '/widget/1.1.0/agent-chat.iife.js');
     expect(sha384(await response.arrayBuffer())).toBe(next.sri['agent-chat.iife.js']);
-    expect((await first.widgets.listWidgetReleases()).map((r) => r.version).sort()).toEqual(['1.0.0', '1.1.0']);
+    expect((await first.widgets.listWidgetReleases()).map((r) => r.version).sort()).toEqual([
+      '1.0.0',
+      '1.1.0',
+    ]);
   });
 
   it('a build with other bytes under a stored version replaces them, and warns that pinned pages break', async () => {

@@ -59,8 +59,12 @@ storageSuite('widget releases', ({ open }) => {
     const two = { 'b.js': 'sha384-b', 'a.js': 'sha384-a' };
     await widgets.keepWidgetRelease({ ...release('2.0.0'), sri: two }, T0);
     expect(await widgets.holdsWidgetRelease('2.0.0', { 'a.js': 'sha384-a', 'b.js': 'sha384-b' })).toBe(true);
-    expect(await widgets.holdsWidgetRelease('1.0.0', release('1.0.0', 'console.log("rebuilt");').sri)).toBe(false);
-    expect(await widgets.holdsWidgetRelease('1.0.0', { ...kept.sri, 'chunks/solver.js': 'sha384-x' })).toBe(false);
+    expect(await widgets.holdsWidgetRelease('1.0.0', release('1.0.0', 'console.log("rebuilt");').sri)).toBe(
+      false,
+    );
+    expect(await widgets.holdsWidgetRelease('1.0.0', { ...kept.sri, 'chunks/solver.js': 'sha384-x' })).toBe(
+      false,
+    );
     expect(await widgets.holdsWidgetRelease('1.0.1', kept.sri)).toBe(false);
   });
 
