@@ -5,6 +5,7 @@ import { retryAfterMs } from '../kernel/retry-after.js';
 import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
+import { closeIdlePdfThreads } from '../kernel/pdf.js';
 import { readPdfResponse } from './pdf.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type Robots } from './robots.js';
 import { Pace } from './pace.js';
@@ -853,5 +854,10 @@ class Crawl {
  * `CrawlExcludedStartError` when `start` is itself excluded.
  */
 export async function crawlSite(start: string, options: CrawlOptions = {}): Promise<CrawlResult> {
-  return new Crawl(start, options).run();
+  try {
+    return await new Crawl(start, options).run();
+  } finally {
+    // Its PDFs shared one thread of pdf.js: none is left waiting for a next one (decision 764).
+    await closeIdlePdfThreads();
+  }
 }
