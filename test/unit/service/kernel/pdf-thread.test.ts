@@ -5,6 +5,7 @@
  * left idle ends, at once when asked.
  */
 import { describe, expect, it } from 'vitest';
+import { createAgentService, memoryStores } from '../../../../service/index.js';
 import { readPdf } from '../../../../service/kernel/pdf.js';
 import {
   PDF_THREAD_IDLE_MS,
@@ -70,6 +71,14 @@ describe("pdf.js's thread, kept for the next PDF", () => {
     expect(text(await readPdf(pdfWithPages(['one', 'two']), {}))).toBe('one\ntwo');
     expect(pdfThreads().started - started).toBe(1);
     await closeIdlePdfThreads();
+  });
+
+  it("ends the idle thread as the service stops: a question's PDF leaves none behind", async () => {
+    const service = createAgentService({ storage: memoryStores() });
+    await readPdf(pdfWithPages(['a question file']), {});
+    expect(pdfThreads().idle).toBe(1);
+    await service.close();
+    expect(pdfThreads().alive).toBe(0);
   });
 
   it('ends a thread left idle after a short while', { timeout: PDF_THREAD_IDLE_MS + 10_000 }, async () => {
