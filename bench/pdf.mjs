@@ -164,15 +164,7 @@ const site = await serveFolder({ '/manuals/': root });
 try {
   const url = `${site.url}/manuals/${encodeURIComponent(name)}`;
   // The crawl runs in a child while this process serves the file.
-  const child = await new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [new URL(import.meta.url).pathname, '--child', url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    proc.stdout.on('data', (chunk) => (out += chunk));
-    proc.on('error', reject);
-    proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}`))));
-  });
+  const child = await crawlInChild(url, 10);
   console.log(`${name}: ${(bytes.length / 1e6).toFixed(1)} MB${file.endsWith('.gz') ? ' gzipped' : ''}`);
   console.log(`title: ${child.title}`);
   if (child.failures.length) console.log('failures:', child.failures);
