@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile as readFileFromDisk, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -174,8 +174,11 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
  * downloads is a third of its size). A start reads no other file (decision 763). null when the
  * service was built without the widget.
  */
-export async function nodeWidgetRelease(options: { dir?: string } = {}): Promise<WidgetRelease | null> {
+export async function nodeWidgetRelease(
+  options: { dir?: string; readFile?: (path: string) => Promise<Uint8Array> } = {},
+): Promise<WidgetRelease | null> {
   const dir = options.dir ?? built('widget', '.');
+  const { readFile = readFileFromDisk } = options;
   const versions = dir ? await readdir(dir).catch(() => []) : [];
   if (!dir || versions.length !== 1) return null;
   const [version] = versions;

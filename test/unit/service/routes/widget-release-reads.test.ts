@@ -6,13 +6,9 @@
 import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentService, memoryStores, type AgentService } from '../../../../service/index.js';
-
-vi.mock('node:fs/promises', async (original) => {
-  const real = await original<typeof import('node:fs/promises')>();
-  return { ...real, readFile: vi.fn(real.readFile) };
-});
+import { nodeWidgetRelease } from '../../../../service/console-node.js';
 
 const FILES: Record<string, string> = {
   'agent-chat.iife.js': 'console.log("the widget");'.repeat(100),
@@ -23,21 +19,16 @@ const SRI = Object.fromEntries(Object.keys(FILES).map((name) => [name, `sha384-$
 
 describe("an instance's own widget release", () => {
   let dir: string;
-  let nodeWidgetRelease: typeof import('../../../../service/console-node.js').nodeWidgetRelease;
-  beforeAll(async () => {
-    // The unit tests share modules (isolate: false): the Node face imported afresh reads through the mock.
-    vi.resetModules();
-    ({ nodeWidgetRelease } = await import('../../../../service/console-node.js'));
-  });
+  /** Every file the release reads goes through here, so the test counts them. */
+  const readFile = vi.fn((path: string) => fs.readFile(path));
   const services: AgentService[] = [];
   /** The release's files read from disk since the last call, by name. */
   const reads = () => {
-    const mocked = vi.mocked(fs.readFile);
-    const names = mocked.mock.calls
+    const names = readFile.mock.calls
       .map(([path]) => (typeof path === 'string' ? path : ''))
       .filter((path) => path.startsWith(dir))
       .map((path) => path.slice(join(dir, '0.9.0').length + 1));
-    mocked.mockClear();
+    readFile.mockClear();
     return names.sort();
   };
   const get = (service: AgentService, path: string) =>
@@ -48,7 +39,7 @@ describe("an instance's own widget release", () => {
     await fs.mkdir(join(dir, '0.9.0', 'chunks'), { recursive: true });
     for (const [name, text] of Object.entries(FILES)) await fs.writeFile(join(dir, '0.9.0', name), text);
     await fs.writeFile(join(dir, '0.9.0', 'sri.json'), JSON.stringify(SRI));
-    vi.mocked(fs.readFile).mockClear();
+    readFile.mockClear();
   });
   afterEach(async () => {
     await Promise.all(services.map((s) => s.close()));
@@ -59,7 +50,7 @@ describe("an instance's own widget release", () => {
   const start = async (storage = memoryStores()) => {
     const service = createAgentService({
       storage,
-      widget: await nodeWidgetRelease({ dir }),
+      widget: await nodeWidgetRelease({ dir, readFile }),
       rateLimit: false,
     });
     services.push(service);
