@@ -157,7 +157,7 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
       if (!dir) return undefined;
       try {
         return {
-          body: await readFile(join(dir, path)),
+          body: await readFileFromDisk(join(dir, path)),
           type: TYPES[extname(path)] ?? 'application/octet-stream',
         };
       } catch {
