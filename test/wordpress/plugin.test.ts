@@ -892,6 +892,23 @@ describe('forgetting the key', () => {
       wp.sql("SELECT option_value FROM wordpress.wp_options WHERE option_name = 'agent_chat_secret'"),
     ).not.toContain(service.apiKey);
   });
+
+  it('an Author who views a post with the chat reads that it is not set up, and whom to ask; a visitor sees nothing', async () => {
+    // The block editor shows "Visitors chat with your agent here." whatever the settings: the
+    // published post is where an Author finds out that it is not so. Once: the site-wide
+    // launcher (still ticked) adds no second note below the post's.
+    const page = await author.newPage();
+    await page.goto(shortcodePost);
+    const note = page.getByText(
+      "Agent Chat is not set up yet, so visitors see nothing here: ask this site's administrator to finish Settings → Agent Chat.",
+    );
+    expect(await note.count()).toBe(1);
+    expect(await note.isVisible()).toBe(true);
+    await page.close();
+    const { body } = await get(shortcodePost);
+    expect(body).not.toContain('not set up yet');
+    expect(body).not.toMatch(/<agent-chat /);
+  });
 });
 
 describe('deleting the plugin', () => {
