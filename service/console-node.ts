@@ -25,7 +25,7 @@ export interface ScryptParams {
  * holding the table. Hashes made with lower parameters (2^15 before) still verify and are
  * replaced at their next sign-in.
  */
-export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
+const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_BYTES = 32;
 /** What a stored hash may ask for: parameters past these are not ours, and would take the memory of the process. */
 const MAX_PARAMS: ScryptParams = { N: 2 ** 20, r: 32, p: 16 };

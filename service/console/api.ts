@@ -63,7 +63,7 @@ export async function attempt(
 }
 
 /** `api/` beside any console page: every page sits one level under /console/. */
-export const apiBase = () => new URL('api/', new URL('.', location.href)).href;
+const apiBase = () => new URL('api/', new URL('.', location.href)).href;
 
 /** The Audit log page's filters (decision 719), as its address has them. */
 export interface AuditQuery {

@@ -144,7 +144,7 @@ const MAX_CRAWL_TEXT_CHARS = 64_000_000;
 /** Redirects of the start address followed, as browsers stop a chain (Chromium at 20, curl's default 50; docs need 1 or 2). */
 const MAX_START_REDIRECTS = 5;
 
-export const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
+const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
 
 /** A response's body as text, at most `limit` bytes; null when it is longer. */
 async function readText(response: Response, limit: number): Promise<string | null> {

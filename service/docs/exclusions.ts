@@ -6,8 +6,8 @@
  * is excluded too. A folder source matches its files' paths under the folder, with a leading `/`.
  */
 
-export const MAX_EXCLUSIONS = 50;
-export const MAX_EXCLUSION_LENGTH = 200;
+const MAX_EXCLUSIONS = 50;
+const MAX_EXCLUSION_LENGTH = 200;
 
 /** What is wrong with a list of patterns, naming the first bad one; null when it is fine. */
 export function exclusionProblem(patterns: readonly unknown[]): string | null {

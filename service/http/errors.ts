@@ -31,7 +31,7 @@ export const notFound = (detail = 'Not found.') => new HttpError(404, 'not_found
  * for a load balancer to see the readiness probe fail, short enough that a retry finds another
  * instance before the visitor gives up (decision 456).
  */
-export const DRAINING_RETRY_AFTER_S = 1;
+const DRAINING_RETRY_AFTER_S = 1;
 
 /** This instance is shutting down: work that would start a model call goes to another one. */
 export const draining = () =>

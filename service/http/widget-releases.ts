@@ -3,9 +3,9 @@ import type { Log } from '../kernel/log.js';
 import type { WidgetStore } from '../storage/types.js';
 
 /** A release no page loaded for this long is dropped (its pages went to another tag, or away). */
-export const WIDGET_RELEASE_RETENTION_MS = 180 * 86_400_000;
+const WIDGET_RELEASE_RETENTION_MS = 180 * 86_400_000;
 /** At most this many releases are kept, the last loaded first: a release is 0.9 MB with its gzip copies. */
-export const MAX_WIDGET_RELEASES = 20;
+const MAX_WIDGET_RELEASES = 20;
 /** A page's load is written at most this often per release and instance: the console says "when", to the hour. */
 const NOTE_EVERY_MS = 3_600_000;
 /** Other releases' files an instance holds in memory: a pinned page loads a script and a few parts. */

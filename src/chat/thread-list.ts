@@ -27,7 +27,7 @@ export interface ThreadListSnapshot {
   noHistory?: NoHistory;
 }
 
-export const PAGE_SIZE = 20;
+const PAGE_SIZE = 20;
 
 export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;
