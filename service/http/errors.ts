@@ -1,3 +1,4 @@
+import type { ErrorBody } from '../../contract/types.js';
 import { json } from './responses.js';
 
 /** A non-2xx answer in the contract's `{detail, code}` shape. */
@@ -12,7 +13,7 @@ export class HttpError extends Error {
   }
 
   toResponse(): Response {
-    return json({ detail: this.detail, code: this.code }, this.status, this.headers);
+    return json({ detail: this.detail, code: this.code } satisfies ErrorBody, this.status, this.headers);
   }
 }
 
