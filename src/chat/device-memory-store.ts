@@ -172,10 +172,6 @@ const STATUSES = new Set<string>([
   'waiting',
 ]);
 
-/**
- * A stored message with the shape the views expect. Read back after a reload (`live` false), one
- * cut off mid-answer is marked so; followed live from another tab it keeps its status.
- */
 /** A failure's `{placeholders}` read back (the files' names, the seconds), strings and numbers only, or its words would show `{files}`. */
 function valuesOf(value: unknown): { values?: Record<string, string | number> } {
   if (!value || typeof value !== 'object') return {};
@@ -183,6 +179,10 @@ function valuesOf(value: unknown): { values?: Record<string, string | number> } 
   return kept.length ? { values: Object.fromEntries(kept) } : {};
 }
 
+/**
+ * A stored message with the shape the views expect. Read back after a reload (`live` false), one
+ * cut off mid-answer is marked so; followed live from another tab it keeps its status.
+ */
 function toMessage(value: unknown, live: boolean): ChatMessage {
   const m = value as Partial<ChatMessage> | null;
   if (
