@@ -6,7 +6,7 @@ import { isObject, toActivity, toSources, toToolCalls } from './validate.js';
 export { RECORD_SEPARATOR, STREAM_IDLE_TIMEOUT_MS };
 
 /** Longest record accepted, in characters: far above any real record (a resumed answer's whole text). */
-const MAX_RECORD_LENGTH = 4 * 1024 * 1024;
+export const MAX_RECORD_LENGTH = 4 * 1024 * 1024;
 
 /**
  * Splits decoded text into complete records, keeping the unfinished tail for the next chunk.
@@ -58,7 +58,7 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
  * optional records (activity, metadata), which only decorate an answer. A malformed record the
  * answer depends on (start, text) is invalid: the answer ends as interrupted.
  */
-function parseRecord(text: string): Parsed {
+export function parseRecord(text: string): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -57,7 +57,7 @@ export function toActivity(content: Json): AgentActivity | null {
 }
 
 /** A tool call (§7) as a stream record or a resumed message lists it; null without an id or a name. */
-function toToolCall(call: Json): ToolCall | null {
+export function toToolCall(call: Json): ToolCall | null {
   if (typeof call.id !== 'string' || typeof call.name !== 'string') return null;
   return { id: call.id, name: call.name, arguments: isObject(call.arguments) ? call.arguments : {} };
 }

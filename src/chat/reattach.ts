@@ -1,7 +1,7 @@
 /** Automatic reattach attempts (§9) after a dropped connection, before Retry is offered. */
 export const REATTACH_ATTEMPTS = 4;
 /** First wait; each further attempt waits twice as long (0.5, 1, 2, 4 s). */
-const REATTACH_BASE_DELAY_MS = 500;
+export const REATTACH_BASE_DELAY_MS = 500;
 
 export function reattachDelay(attempt: number): number {
   return REATTACH_BASE_DELAY_MS * 2 ** attempt;
@@ -11,7 +11,7 @@ export function reattachDelay(attempt: number): number {
  * Resolves once the browser says it is online (at once where it cannot tell); `offline` is called
  * when it has to wait.
  */
-function whenOnline(signal: AbortSignal, offline?: () => void): Promise<void> {
+export function whenOnline(signal: AbortSignal, offline?: () => void): Promise<void> {
   if (
     typeof navigator === 'undefined' ||
     navigator.onLine !== false ||

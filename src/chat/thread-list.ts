@@ -27,7 +27,7 @@ export interface ThreadListSnapshot {
   noHistory?: NoHistory;
 }
 
-const PAGE_SIZE = 20;
+export const PAGE_SIZE = 20;
 
 export interface ThreadListHooks {
   onChange(snapshot: ThreadListSnapshot): void;

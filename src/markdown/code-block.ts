@@ -31,7 +31,7 @@ function copyCode(event: Event, code: string, t: Translate): void {
  * Lines longer than this may not fit the narrowest panel (a 390 px phone shows about 40
  * characters of code): their block offers Wrap lines. Shorter code never needs it.
  */
-const WRAP_FROM_CHARS = 40;
+export const WRAP_FROM_CHARS = 40;
 
 /** Wrap lines: pressed, the block's long lines wrap; again, they scroll sideways. */
 function toggleWrap(event: Event): void {

@@ -53,7 +53,7 @@ function safely(tokens: readonly Token[]): Out {
   }
 }
 
-function renderNodes(tokens: readonly Token[]): Out[] {
+export function renderNodes(tokens: readonly Token[]): Out[] {
   return tokens.map(renderCached);
 }
 

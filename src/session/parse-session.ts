@@ -29,7 +29,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A session token's lifetime (wire contract §1). */
-const TOKEN_LIFETIME_MS = 3_600_000;
+export const TOKEN_LIFETIME_MS = 3_600_000;
 
 /**
  * Turns either accepted session form into a token whose expiry is on the local clock.

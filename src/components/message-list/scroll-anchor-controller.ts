@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
 /** How close to the bottom (px) still counts as "reading the latest". */
-const PINNED_THRESHOLD = 48;
+export const PINNED_THRESHOLD = 48;
 
 /**
  * Keeps a scroll container pinned to the bottom while the reader is there, and only then:

@@ -5,9 +5,9 @@ import type { Translate } from '../../i18n/index.js';
 import { icon } from '../icons.js';
 
 /** Pages the search loads on its own for one query before it leaves "Show more" to the visitor. */
-const SEARCH_AUTO_PAGES = 5;
+export const SEARCH_AUTO_PAGES = 5;
 /** How long the typing pauses before a query's outcome shows and is spoken: once a query, not once a key. */
-const SEARCH_SETTLE_MS = 500;
+export const SEARCH_SETTLE_MS = 500;
 /** A longer query is cut in the words that repeat it. */
 const QUOTED_MAX = 60;
 
