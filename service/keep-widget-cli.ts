@@ -44,7 +44,8 @@ export async function keepWidgetCommand(
     );
   const files: WidgetReleaseFiles['files'] = [];
   for (const name of [...Object.keys(release.sri), 'sri.json']) {
-    const file = (await release.file(name))!;
+    const file = await release.file(name);
+    if (!file) return fail(`${name} is missing: sri.json names it, and pinned pages load it.`);
     if (name !== 'sri.json' && sri(file.body) !== release.sri[name])
       return fail(`${name} does not match its hash in sri.json: these are not the files pinned pages check.`);
     files.push({ name, ...file });

@@ -8,8 +8,8 @@
 
 import { matchesParts } from './path-pattern.js';
 
-export const MAX_EXCLUSIONS = 50;
-export const MAX_EXCLUSION_LENGTH = 200;
+const MAX_EXCLUSIONS = 50;
+const MAX_EXCLUSION_LENGTH = 200;
 
 /** What is wrong with a list of patterns, naming the first bad one; null when it is fine. */
 export function exclusionProblem(patterns: readonly unknown[]): string | null {

@@ -27,7 +27,7 @@ const INTEGRATIONS = 1_000;
  * origins is written whole, while a script faking origins, refused before any rate limit
  * counts it, costs the store that many writes a day and no more.
  */
-export const REFUSAL_WRITES_A_DAY = 20;
+const REFUSAL_WRITES_A_DAY = 20;
 
 /** One map per service (its directory), as its log lines are: services in one process keep apart. */
 const seen = new WeakMap<object, Map<string, Map<string, Refusal>>>();

@@ -90,7 +90,7 @@ const API = routeTable<RouteHandler>(CONSOLE_API, CONSOLE_ROUTES);
  * need no 'unsafe-inline'), no framing, no third-party request of any kind, Trusted Types
  * enforced (the console's pages hold visitors' words and agents' answers).
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

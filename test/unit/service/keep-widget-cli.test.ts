@@ -57,7 +57,7 @@ describe('agent-chat-service keep-widget (decision 743)', () => {
     expect(again.lines.out[0]).toMatch(/^Already kept widget release 0\.9\.0/);
   });
 
-  it('refuses files that do not match their hashes, a folder without a release, and a wrong call', async () => {
+  it('refuses files that do not match their hashes, a missing file, a folder without a release, and a wrong call', async () => {
     const { dir } = await releaseFolder({ 'agent-chat.iife.js': 'console.log("0.9.0");' });
     await writeFile(join(dir, '0.9.0', 'agent-chat.iife.js'), 'console.log("changed");');
     const tampered = run([dir]);
@@ -66,6 +66,14 @@ describe('agent-chat-service keep-widget (decision 743)', () => {
       'agent-chat-service keep-widget: agent-chat.iife.js does not match its hash in sri.json: these are not the files pinned pages check.',
     ]);
     expect(await tampered.storage.widgets.listWidgetReleases()).toEqual([]);
+    // A file its sri.json names and the folder lacks: nothing kept either.
+    await rm(join(dir, '0.9.0', 'agent-chat.iife.js'));
+    const missing = run([dir]);
+    expect(await missing.code).toBe(1);
+    expect(missing.lines.err).toEqual([
+      'agent-chat-service keep-widget: agent-chat.iife.js is missing: sri.json names it, and pinned pages load it.',
+    ]);
+    expect(await missing.storage.widgets.listWidgetReleases()).toEqual([]);
     const empty = run([join(dir, 'absent')]);
     expect(await empty.code).toBe(1);
     expect(empty.lines.err[0]).toMatch(/holds no widget release/);
