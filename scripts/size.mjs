@@ -169,7 +169,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.loader.iife.js',
     label: 'Loader (script tag)',
-    budget: Number(args['max-loader'] ?? 8 * KB),
+    budget: Number(args['max-loader'] ?? 3.877 * KB),
   },
   // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB;
   // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB);
@@ -183,6 +183,9 @@ const bundles = [
   // detail (693) (144 B); decision 728: the loader exports the new part composer__field (726) (6 B);
   // decision 731: a question without its Idempotency-Key where the service's CORS refuses it (730) (148 B);
   // decision 746: one script tag installs the chat from its data-* (744) (144 B, the loader script alone).
+  // decision 757: the one tag's settings from its src's query and its warning when it has none (755),
+  // its chat yielding to a framework's own (756) (+275 B); the budget is now the exact figure, 3,877 B,
+  // so each byte the first script of every page grows by is said in a decision.
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',

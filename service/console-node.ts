@@ -1,11 +1,15 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile as readFileFromDisk, readdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import type { ConsoleOptions, PasswordHasher, WidgetRelease } from './routes/context.js';
+
+/** Off the event loop: a first request for the widget's script waits for it, no other request does. */
+const gzip = promisify(gzipCallback);
 
 /** scrypt's cost: N (a power of two, the memory and the time), r (block size), p (parallel lanes). */
 export interface ScryptParams {
@@ -21,7 +25,7 @@ export interface ScryptParams {
  * holding the table. Hashes made with lower parameters (2^15 before) still verify and are
  * replaced at their next sign-in.
  */
-export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
+const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_BYTES = 32;
 /** What a stored hash may ask for: parameters past these are not ours, and would take the memory of the process. */
 const MAX_PARAMS: ScryptParams = { N: 2 ** 20, r: 32, p: 16 };
@@ -153,7 +157,7 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
       if (!dir) return undefined;
       try {
         return {
-          body: await readFile(join(dir, path)),
+          body: await readFileFromDisk(join(dir, path)),
           type: TYPES[extname(path)] ?? 'application/octet-stream',
         };
       } catch {
@@ -163,27 +167,58 @@ export async function nodeConsole(options: { dir?: string } = {}): Promise<Conso
   };
 }
 
+/** A version or a file name's part as builds write them: letters, digits, `.`, `_`, `+`, `-`. */
+const NAME_PART = /^[\w.+-]+$/;
+
 /**
- * The widget release the service's build copied into `widget/{version}/` (scripts/widget-release.mjs),
- * read once into memory with a gzip copy of each file (a few hundred KB: the script a visitor
- * downloads is a third of its size); null when the service was built without the widget.
+ * Whether a release's version and file names are ones its URLs can name (decision 760): a
+ * folder's name with a space, `%` or `?` was kept where no address reached it, and a name in
+ * sri.json such as `../../x` was read from outside the release's folder.
  */
-export async function nodeWidgetRelease(options: { dir?: string } = {}): Promise<WidgetRelease | null> {
+function releaseNames(version: string, names: readonly string[]): boolean {
+  const part = (text: string) => NAME_PART.test(text) && !/^\.+$/.test(text);
+  return part(version) && names.every((name) => name.split('/').every(part));
+}
+
+/**
+ * The widget release the service's build copied into `widget/{version}/` (scripts/widget-release.mjs):
+ * its sri.json read at once, each file read with a gzip copy when first asked for (by a page, or
+ * to keep the release in the store), then held in memory (a few hundred KB: the script a visitor
+ * downloads is a third of its size). A start reads no other file (decision 763). null when the
+ * service was built without the widget.
+ */
+export async function nodeWidgetRelease(
+  options: { dir?: string; readFile?: (path: string) => Promise<Uint8Array> } = {},
+): Promise<WidgetRelease | null> {
   const dir = options.dir ?? built('widget', '.');
+  const { readFile = readFileFromDisk } = options;
   const versions = dir ? await readdir(dir).catch(() => []) : [];
   if (!dir || versions.length !== 1) return null;
   const [version] = versions;
   const folder = join(dir, version);
+  let sriJson: Uint8Array;
   let sri: Record<string, string>;
   try {
-    sri = JSON.parse(await readFile(join(folder, 'sri.json'), 'utf8'));
+    sriJson = await readFile(join(folder, 'sri.json'));
+    sri = JSON.parse(new TextDecoder().decode(sriJson));
   } catch {
     return null;
   }
-  const files = new Map<string, { body: Uint8Array; gzip: Uint8Array }>();
-  for (const name of [...Object.keys(sri), 'sri.json']) {
-    const body = await readFile(join(folder, name));
-    files.set(name, { body, gzip: gzipSync(body, { level: 9 }) });
-  }
-  return { version, sri, file: async (name) => files.get(name) };
+  if (!releaseNames(version, Object.keys(sri))) return null;
+  const files = new Map<string, Promise<{ body: Uint8Array; gzip: Uint8Array } | undefined>>();
+  const read = async (name: string) => {
+    const body = name === 'sri.json' ? sriJson : await readFile(join(folder, name));
+    return { body, gzip: await gzip(body, { level: 9 }) };
+  };
+  return {
+    version,
+    sri,
+    file(name) {
+      if (name !== 'sri.json' && !Object.hasOwn(sri, name)) return Promise.resolve(undefined);
+      let file = files.get(name);
+      // A file that could not be read is tried again next time (the caller falls back meanwhile).
+      if (!file) files.set(name, (file = read(name).catch(() => (files.delete(name), undefined))));
+      return file;
+    },
+  };
 }

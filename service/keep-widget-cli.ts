@@ -40,11 +40,12 @@ export async function keepWidgetCommand(
   const release = await nodeWidgetRelease({ dir: args[0] }).catch(() => null);
   if (!release)
     return fail(
-      `${args[0]} holds no widget release: name a folder with one version folder in it (its sri.json and files).`,
+      `${args[0]} holds no widget release: name a folder with one version folder in it (its sri.json and files, named with letters, digits, . _ + - and / between folders).`,
     );
   const files: WidgetReleaseFiles['files'] = [];
   for (const name of [...Object.keys(release.sri), 'sri.json']) {
-    const file = (await release.file(name))!;
+    const file = await release.file(name);
+    if (!file) return fail(`${name} is missing: sri.json names it, and pinned pages load it.`);
     if (name !== 'sri.json' && sri(file.body) !== release.sri[name])
       return fail(`${name} does not match its hash in sri.json: these are not the files pinned pages check.`);
     files.push({ name, ...file });

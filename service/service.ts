@@ -27,6 +27,7 @@ import { HttpError } from './http/errors.js';
 import type { RateLimit } from './http/rate-limiter.js';
 import { json } from './http/responses.js';
 import { type Resolve, systemResolve } from './kernel/addresses.js';
+import { closeIdlePdfThreads } from './kernel/pdf.js';
 import { DEFAULT_TIMEOUT_MS, deliverNotifications } from './notifications/deliver.js';
 import { boundedPasswords } from './routes/console/auth.js';
 import { notifyFailure } from './routes/notify.js';
@@ -351,6 +352,8 @@ async function closeInstance(
   await directory.close();
   await storage.fleet.retireInstance(answers.instanceId).catch(() => {});
   await storage.close();
+  // A question's PDF or a crawl's left pdf.js's thread waiting for the next (decision 764).
+  await closeIdlePdfThreads();
 }
 
 /**

@@ -36,7 +36,7 @@ const DENIED = 'denied by the visitor';
  * The answer when nothing matches, in `locale` (English by default). The topics it suggests are
  * this widget's articles': on a site's own docs it says only that it found nothing (decision 647).
  */
-export const noMatch = (locale?: string, ownDocs = false) => {
+const noMatch = (locale?: string, ownDocs = false) => {
   const phrases = phrasesFor(locale);
   return ownDocs ? phrases.notFound : `${phrases.notFound}\n\n${phrases.topics}`;
 };

@@ -20,7 +20,7 @@ export interface Article {
 
 const DOCS = 'https://agent-chat.example/docs';
 
-export const ARTICLES: Article[] = [
+const ARTICLES: Article[] = [
   {
     id: 'quickstart',
     keywords: 'install setup embed add script tag get started snippet',

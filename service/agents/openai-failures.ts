@@ -15,7 +15,7 @@ export class AttemptFailure extends Error {
 }
 
 export const UNAVAILABLE = 'The assistant is not available right now. Please try again in a moment.';
-export const BUSY = 'The assistant is busy right now. Please try again in a minute.';
+const BUSY = 'The assistant is busy right now. Please try again in a minute.';
 export const CUT = 'The answer was cut off because the connection to the model broke.';
 
 /**

@@ -13,9 +13,9 @@ import type { DocsSearch, Hit } from '../docs/types.js';
 /** The tool's name: the service's own, named by role. A page tool of this name wins (decision 474). */
 export const SEARCH_TOOL = 'search_docs';
 /** Searches one answer may make; then the tool is no longer offered. */
-export const MAX_SEARCHES = 2;
+const MAX_SEARCHES = 2;
 /** A longer query is cut here: a search is for words, not pasted pages. */
-export const MAX_QUERY = 300;
+const MAX_QUERY = 300;
 
 export const searchToolSpec = {
   name: SEARCH_TOOL,

@@ -130,7 +130,10 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
  * More text: the hot path (see `withText`). Past MAX_ANSWER_CHARS the answer ends as an error
  * with the text that fits: an answer of 25-30 MB was stored and replayed whole.
  */
-function grown(run: AnswerRun, text: string): Applied {
+function grown(run: AnswerRun, written: string): Applied {
+  // PostgreSQL's text holds no NUL: one from the model was streamed, then the answer was not
+  // saved (decision 759). Dropped here, it is neither sent nor stored.
+  const text = written.includes('\0') ? written.replaceAll('\0', '') : written;
   const room = MAX_ANSWER_CHARS - run.message.content.length;
   // Cut between characters, never inside a surrogate pair.
   const kept = text.length <= room ? text : text.slice(0, Math.max(0, room)).replace(/[\ud800-\udbff]$/, '');

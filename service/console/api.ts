@@ -14,6 +14,14 @@ import {
   type ConsoleDocSources,
   type ConsoleDocStale,
   type ConsoleIntegration,
+  type ConsoleKeyRotation,
+  type ConsoleName,
+  type ConsoleNewAdmin,
+  type ConsoleNewSource,
+  type ConsolePasswordChange,
+  type ConsoleRoleChange,
+  type ConsoleSignIn,
+  type ConsoleSourceChange,
   type ConsoleIntegrationPatch,
   type ConsoleInstall,
   type ConsoleWidgetReleases,
@@ -63,7 +71,7 @@ export async function attempt(
 }
 
 /** `api/` beside any console page: every page sits one level under /console/. */
-export const apiBase = () => new URL('api/', new URL('.', location.href)).href;
+const apiBase = () => new URL('api/', new URL('.', location.href)).href;
 
 /** The Audit log page's filters (decision 719), as its address has them. */
 export interface AuditQuery {
@@ -140,7 +148,7 @@ export class ConsoleApi {
 
   async signIn(username: string, password: string): Promise<{ username: string }> {
     const s = await this.call<ConsoleSignedIn>('POST', paths.session, {
-      body: { username, password },
+      body: { username, password } satisfies ConsoleSignIn,
       quiet401: true,
     });
     this.csrf = s.csrf_token;
@@ -150,12 +158,15 @@ export class ConsoleApi {
 
   signOut = () => this.call<void>('DELETE', paths.session);
   projects = () => this.call<{ projects: ConsoleProject[] }>('GET', paths.projects).then((r) => r.projects);
-  createProject = (name: string) => this.call<ConsoleProject>('POST', paths.projects, { body: { name } });
+  createProject = (name: string) =>
+    this.call<ConsoleProject>('POST', paths.projects, { body: { name } satisfies ConsoleName });
   renameProject = (id: string, name: string) =>
-    this.call<ConsoleProject>('PATCH', paths.project(id), { body: { name } });
+    this.call<ConsoleProject>('PATCH', paths.project(id), { body: { name } satisfies ConsoleName });
   deleteProject = (id: string) => this.call<void>('DELETE', paths.project(id), { query: { confirm: id } });
   createIntegration = (projectId: string, name: string) =>
-    this.call<ConsoleIntegration>('POST', paths.integrations(projectId), { body: { name } });
+    this.call<ConsoleIntegration>('POST', paths.integrations(projectId), {
+      body: { name } satisfies ConsoleName,
+    });
   updateIntegration = (projectId: string, id: string, patch: ConsoleIntegrationPatch) =>
     this.call<ConsoleIntegration>('PATCH', paths.integration(projectId, id), { body: patch });
   deleteIntegration = (projectId: string, id: string) =>
@@ -163,10 +174,10 @@ export class ConsoleApi {
   keys = (projectId: string) =>
     this.call<{ keys: ConsoleApiKey[] }>('GET', paths.keys(projectId)).then((r) => r.keys);
   createKey = (projectId: string, name: string) =>
-    this.call<ConsoleNewKey>('POST', paths.keys(projectId), { body: { name } });
+    this.call<ConsoleNewKey>('POST', paths.keys(projectId), { body: { name } satisfies ConsoleName });
   rotateKey = (projectId: string, id: string, overlapSeconds: number) =>
     this.call<ConsoleRotatedKey>('POST', paths.keyRotation(projectId, id), {
-      body: { overlap_seconds: overlapSeconds },
+      body: { overlap_seconds: overlapSeconds } satisfies ConsoleKeyRotation,
     });
   revokeKey = (projectId: string, id: string, options: { endSessions?: boolean } = {}) =>
     this.call<ConsoleApiKey>('DELETE', paths.key(projectId, id), {
@@ -200,13 +211,17 @@ export class ConsoleApi {
     this.call<ConsoleOwnerErasure>('DELETE', paths.conversationOwner(projectId, id));
   admins = () => this.call<ConsoleAdmins>('GET', paths.admins);
   addAdmin = (username: string, password: string, role: ConsoleRole) =>
-    this.call<ConsoleAdmin>('POST', paths.admins, { body: { username, password, role } });
+    this.call<ConsoleAdmin>('POST', paths.admins, {
+      body: { username, password, role } satisfies ConsoleNewAdmin,
+    });
   setRole = (username: string, role: ConsoleRole) =>
-    this.call<{ username: string; role: ConsoleRole }>('PATCH', paths.admin(username), { body: { role } });
+    this.call<{ username: string; role: ConsoleRole }>('PATCH', paths.admin(username), {
+      body: { role } satisfies ConsoleRoleChange,
+    });
   removeAdmin = (username: string) => this.call<void>('DELETE', paths.admin(username));
   changePassword = (current: string, next: string) =>
     this.call<ConsoleSessionsEnded>('PUT', paths.password, {
-      body: { current_password: current, new_password: next },
+      body: { current_password: current, new_password: next } satisfies ConsolePasswordChange,
     });
   endOtherSessions = () => this.call<ConsoleSessionsEnded>('DELETE', paths.otherSessions);
   audit = (query: AuditQuery, before?: number) =>
@@ -235,9 +250,13 @@ export class ConsoleApi {
   sources = (projectId: string) => this.call<ConsoleDocSources>('GET', paths.docsSources(projectId));
   staleConversations = (projectId: string) => this.call<ConsoleDocStale>('GET', paths.docsStale(projectId));
   addSource = (projectId: string, location: string, exclude: string[] = []) =>
-    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), { body: { location, exclude } });
+    this.call<ConsoleDocSource>('POST', paths.docsSources(projectId), {
+      body: { location, exclude } satisfies ConsoleNewSource,
+    });
   setExclusions = (projectId: string, id: string, exclude: string[]) =>
-    this.call<ConsoleDocSource>('PATCH', paths.docsSource(projectId, id), { body: { exclude } });
+    this.call<ConsoleDocSource>('PATCH', paths.docsSource(projectId, id), {
+      body: { exclude } satisfies ConsoleSourceChange,
+    });
   removeSource = (projectId: string, id: string) =>
     this.call<void>('DELETE', paths.docsSource(projectId, id));
   recrawlSource = (projectId: string, id: string) =>

@@ -103,6 +103,19 @@ export function oneTag(input: SnippetInput): string | null {
     : null;
 }
 
+/**
+ * The one tag's URL with its settings in the query (decision 755), which the loader reads as it
+ * reads its data-*: for a builder that asks for a script's URL alone, or keeps a tag's src and
+ * strips its data-*. Readable as written (`:` and `/` need no escape in a query; an `&` before
+ * these names is no character reference in HTML), so the same text goes in a URL field or a
+ * tag's src. Null when the service serves no widget.
+ */
+export function oneTagUrl(input: SnippetInput): string | null {
+  return input.widget
+    ? `${input.serviceUrl}${widgetPath(LATEST_WIDGET, 'agent-chat.loader.iife.js')}?project-id=${input.projectId}&integration-id=${input.integrationId}&base-url=${input.serviceUrl}`
+    : null;
+}
+
 /** The Content-Security-Policy the one tag needs: its scripts and its connections, the service's. */
 export function oneTagCsp(input: SnippetInput): string | null {
   if (!input.widget) return null;

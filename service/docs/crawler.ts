@@ -1,15 +1,15 @@
 import { MAX_FILE_BYTES } from '../../contract/limits.js';
-import { readBounded } from '../kernel/bounded-body.js';
 import { deadline } from '../kernel/deadline.js';
 import { retryAfterMs } from '../kernel/retry-after.js';
 import { excludedUrl, exclusionMatcher, type ExclusionMatcher } from './exclusions.js';
 import { extractHtml, resolveUrl } from './html.js';
 import { extractMarkdown } from './markdown.js';
+import { closeIdlePdfThreads } from '../kernel/pdf.js';
 import { readPdfResponse } from './pdf.js';
 import { ALLOW_ALL, DISALLOW_ALL, PRODUCT_TOKEN, parseRobots, robotsHeader, type Robots } from './robots.js';
 import { Pace } from './pace.js';
 import { Scope } from './scope.js';
-import { type SitemapEntries, sitemapParser } from './sitemap.js';
+import { readSitemap, readText } from './response-text.js';
 import type { DocPageCopy as PageCopy } from '../storage/records.js';
 import type { ExtractedPage, Section } from './types.js';
 
@@ -172,98 +172,7 @@ export function sitemapLastmod(text: string): { at: number; until: number } | nu
   return { at, until: end.getTime() + 12 * 3_600_000 };
 }
 
-export const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
-
-/** A response's body as text, at most `limit` bytes; null when it is longer. */
-async function readText(response: Response, limit: number): Promise<string | null> {
-  const bytes = await readBounded(response, limit);
-  return bytes && decode(bytes, response.headers.get('Content-Type') ?? '');
-}
-
-/**
- * What a sitemap lists, gzipped (`sitemap.xml.gz`, as the sitemaps protocol allows and large
- * sites serve) or not, parsed as it streams: at most `limit` bytes as sent and once inflated
- * (a small file that inflates without end is refused, not held), and never held whole, as bytes
- * or as text (decision 663). null when it is longer; damaged gzip, or more bytes sent than
- * `limit`, fail as a body that broke off does (the caller reads neither).
- */
-async function readSitemap(response: Response, limit: number): Promise<SitemapEntries | null> {
-  const parser = sitemapParser();
-  if (Number(response.headers.get('Content-Length')) > limit) {
-    await response.body?.cancel().catch(() => {});
-    return null;
-  }
-  if (!response.body) return parser.end();
-  const { body, gzipped } = await inflated(response.body, limit);
-  // The protocol's sitemaps are UTF-8; one sent as is may name another charset.
-  const decoder = textDecoder(gzipped ? 'utf-8' : charsetOf(response.headers.get('Content-Type') ?? ''));
-  const reader = body.getReader();
-  let size = 0;
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      if ((size += chunk.value.byteLength) > limit) return null;
-      parser.write(decoder.decode(chunk.value, { stream: true }));
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  parser.write(decoder.decode());
-  return parser.end();
-}
-
-/** The charset a Content-Type names, if it names one. */
-const charsetOf = (type: string) => /charset=["']?([\w.:-]+)/i.exec(type)?.[1];
-
-/** A decoder for the charset `label` names, UTF-8 when it names none this runtime knows. */
-function textDecoder(label: string | undefined): TextDecoder {
-  try {
-    return new TextDecoder(label ?? 'utf-8');
-  } catch {
-    return new TextDecoder('utf-8');
-  }
-}
-
-/**
- * `body` inflated when it is gzip (its first two bytes say so), its bytes as sent counted: past
- * `limit`, the stream fails.
- */
-async function inflated(body: ReadableStream<Uint8Array>, limit: number) {
-  const reader = body.getReader();
-  // Bytes as they came from the network: never a shared buffer.
-  let head = new Uint8Array() as Uint8Array<ArrayBuffer>;
-  let sent = 0;
-  const read = async () => {
-    const chunk = await reader.read();
-    if (!chunk.done && (sent += chunk.value.byteLength) > limit) throw new Error(`more than ${limit} bytes`);
-    return chunk;
-  };
-  while (head.length < 2) {
-    const chunk = await read();
-    if (chunk.done) break;
-    head = head.length ? new Uint8Array([...head, ...chunk.value]) : (chunk.value as Uint8Array<ArrayBuffer>);
-  }
-  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
-    start: (controller) => void (head.length && controller.enqueue(head)),
-    async pull(controller) {
-      const chunk = await read();
-      if (chunk.done) controller.close();
-      else controller.enqueue(chunk.value as Uint8Array<ArrayBuffer>);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  const gzipped = head[0] === 0x1f && head[1] === 0x8b;
-  return { body: gzipped ? stream.pipeThrough(new DecompressionStream('gzip')) : stream, gzipped };
-}
-
-/** Bytes as text in the charset the header names, or a `<meta charset>` in the first 1 KB, else UTF-8. */
-function decode(bytes: Uint8Array, type: string): string {
-  let label = charsetOf(type);
-  if (!label && /html/i.test(type)) {
-    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
-    label = /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(head)?.[1];
-  }
-  return textDecoder(label).decode(bytes);
-}
+const isSitemap = (start: string) => /\.xml(\.gz)?$/i.test(new URL(start).pathname);
 
 export async function hashOf(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -957,5 +866,10 @@ class Crawl {
  * `CrawlExcludedStartError` when `start` is itself excluded.
  */
 export async function crawlSite(start: string, options: CrawlOptions = {}): Promise<CrawlResult> {
-  return new Crawl(start, options).run();
+  try {
+    return await new Crawl(start, options).run();
+  } finally {
+    // Its PDFs shared one thread of pdf.js: none is left waiting for a next one (decision 764).
+    await closeIdlePdfThreads();
+  }
 }

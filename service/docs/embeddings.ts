@@ -32,7 +32,7 @@ export const embeddingText = (section: Section): string =>
  * largest 3,072); a server that sends more is broken or hostile, and each number is held per
  * section in memory and in the store.
  */
-export const MAX_DIMENSIONS = 8_192;
+const MAX_DIMENSIONS = 8_192;
 /** An answer's bytes at most: each text's vector at the widest, each number written long, and room for the rest. */
 const answerLimit = (texts: number) => (1 << 20) + texts * MAX_DIMENSIONS * 32;
 

@@ -6,8 +6,10 @@
  * is excluded too. A folder source matches its files' paths under the folder, with a leading `/`.
  */
 
-export const MAX_EXCLUSIONS = 50;
-export const MAX_EXCLUSION_LENGTH = 200;
+import { matchesParts } from './path-pattern.js';
+
+const MAX_EXCLUSIONS = 50;
+const MAX_EXCLUSION_LENGTH = 200;
 
 /** What is wrong with a list of patterns, naming the first bad one; null when it is fine. */
 export function exclusionProblem(patterns: readonly unknown[]): string | null {
@@ -30,15 +32,11 @@ export function splitExclusions(text: string | readonly string[]): string[] {
   return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
 }
 
-const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-
 /** A path the patterns exclude: the pattern that excludes it, else null. */
 export type ExclusionMatcher = (path: string) => string | null;
 
 export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher {
-  const compiled = patterns.map(
-    (pattern) => [pattern, new RegExp(`^${pattern.split('*').map(escape).join('.*')}`, 's')] as const,
-  );
+  const compiled = patterns.map((pattern) => [pattern, pattern.split('*')] as const);
   return (path) => {
     if (!compiled.length) return null;
     let decoded = path;
@@ -47,7 +45,8 @@ export function exclusionMatcher(patterns: readonly string[]): ExclusionMatcher 
     } catch {
       // A path with a stray % is matched as it was written.
     }
-    for (const [pattern, regex] of compiled) if (regex.test(path) || regex.test(decoded)) return pattern;
+    for (const [pattern, parts] of compiled)
+      if (matchesParts(path, parts) || matchesParts(decoded, parts)) return pattern;
     return null;
   };
 }

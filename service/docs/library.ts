@@ -183,6 +183,20 @@ async function crawlWebsite(location: string, options: DocsLibraryOptions, crawl
   }
 }
 
+/**
+ * A crawl's pages without NUL characters, which PostgreSQL's text does not hold: one page (a
+ * Markdown or text file) with a stray one failed the write of the whole crawl, at every
+ * crawl, and the source stayed empty (decision 759). It is extracted text, and HTML's parsing
+ * rules drop the character too.
+ */
+function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutNul(v)])) as T;
+  return value;
+}
+
 /** The first wait before a source whose crawl stopped is crawled again (decision 620). */
 const RETRY_STOPPED_CRAWL_MS = 5 * 60_000;
 /** Stopped crawls in a row that still double the wait: 5 minutes × 2^9 is past any day's schedule. */
@@ -427,7 +441,7 @@ export class DocsLibrary {
         startedAt,
         finishedAt,
         nextCrawlAt: finishedAt + (await this.nextCrawlIn(source, result.complete)),
-        ...result,
+        ...withoutNul(result),
       });
     } finally {
       if (!run) await progress.settle(null);

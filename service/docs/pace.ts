@@ -9,7 +9,7 @@
  */
 
 /** The longest gap between two requests, and the longest pause a `Retry-After` or `Crawl-delay` gets. */
-export const MAX_GAP_MS = 10_000;
+const MAX_GAP_MS = 10_000;
 
 export class Pace {
   /** Least time between two requests' starts. */

@@ -147,7 +147,7 @@ function partsOf(
  * one paragraph joined with a space, runs of spaces (and a table of contents' dot leaders) as one;
  * lines in a fixed-width font as a code block.
  */
-export function pageText(lines: readonly PdfLine[]): string {
+function pageText(lines: readonly PdfLine[]): string {
   const blocks: string[] = [];
   let paragraph = '';
   let code: PdfLine[] = [];

@@ -2,11 +2,16 @@
  * robots.txt as RFC 9309 reads it: the group for our product token (`agent-chat`) or else `*`,
  * the longest matching rule wins, `allow` on a tie; `*` and `$` in paths.
  */
+import { matchesParts } from './path-pattern.js';
+
 export const PRODUCT_TOKEN = 'agent-chat';
 
 interface Rule {
   allow: boolean;
-  pattern: RegExp;
+  /** The rule's path, percent-encoded as a URL's is, split at its stars. */
+  parts: string[];
+  /** It ended in `$`: the path ends where the rule does. */
+  anchored: boolean;
   length: number;
 }
 
@@ -52,7 +57,7 @@ export function parseRobots(text: string, robotsUrl: string): Robots {
     } else if ((key === 'allow' || key === 'disallow') && group) {
       agentsOpen = false;
       // An empty disallow allows everything: it adds no rule.
-      if (value) group.rules.push({ allow: key === 'allow', pattern: compile(value), length: value.length });
+      if (value) group.rules.push({ allow: key === 'allow', ...compile(value), length: value.length });
     }
   }
   const ours = groups.filter((g) => g.agents.includes(PRODUCT_TOKEN));
@@ -67,7 +72,7 @@ export function parseRobots(text: string, robotsUrl: string): Robots {
       let best: Rule | null = null;
       for (const rule of rules)
         if (
-          rule.pattern.test(path) &&
+          matchesParts(path, rule.parts, rule.anchored) &&
           (!best || rule.length > best.length || (rule.length === best.length && rule.allow))
         )
           best = rule;
@@ -77,13 +82,10 @@ export function parseRobots(text: string, robotsUrl: string): Robots {
 }
 
 /** A robots path pattern: a prefix, with `*` for any run and `$` for the end. */
-function compile(pattern: string): RegExp {
+function compile(pattern: string): { parts: string[]; anchored: boolean } {
   const anchored = pattern.endsWith('$');
-  const body = (anchored ? pattern.slice(0, -1) : pattern)
-    .split('*')
-    .map((part) => encodePath(part).replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${body}${anchored ? '$' : ''}`);
+  const parts = (anchored ? pattern.slice(0, -1) : pattern).split('*').map(encodePath);
+  return { parts, anchored };
 }
 
 /** Percent-encodes what a URL's path would, so a rule written with raw characters matches. */

@@ -5,7 +5,7 @@ import type { Section } from './types.js';
  * ends: a prompt's budget then holds several of the best parts instead of one long section, and
  * BM25 compares parts of like length.
  */
-export const MAX_SECTION_CHARS = 4_000;
+const MAX_SECTION_CHARS = 4_000;
 
 /** `section` as parts of at most `max` characters, cut between blocks (inside one only when it alone is longer). */
 export function splitLong(section: Section, max = MAX_SECTION_CHARS): Section[] {

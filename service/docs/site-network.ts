@@ -11,7 +11,7 @@ import { type Resolve, type ResolvedAddress, hostAddresses, systemResolve } from
 import type { ConnectionPool, pinnedGet } from '../kernel/node-network.js';
 
 /** The setting as an operator writes it, for the words that name it. */
-export const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
+const ALLOW_PRIVATE_DOCS_SETTING = '--allow-private-docs (AGENT_CHAT_ALLOW_PRIVATE_DOCS=1)';
 
 export interface SiteNetwork {
   /** Every address may be crawled, the service's own network too: the operator's setting. */

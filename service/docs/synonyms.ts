@@ -54,9 +54,9 @@ const GROUPS = [
  * not use. Unlike the general groups above, the owner's are added at full weight: the owner says
  * they are the same thing there.
  */
-export const MAX_SYNONYM_GROUPS = 200;
-export const MAX_SYNONYM_MEMBERS = 20;
-export const MAX_SYNONYM_LENGTH = 100;
+const MAX_SYNONYM_GROUPS = 200;
+const MAX_SYNONYM_MEMBERS = 20;
+const MAX_SYNONYM_LENGTH = 100;
 
 /** Groups shaped as lists of strings: what `splitSynonyms` takes from the API. */
 export const isSynonymList = (groups: readonly unknown[]): groups is string[][] =>

@@ -16,10 +16,23 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const text = decoder.decode(bytes);
   if (!text.trim()) return undefined;
   try {
-    return JSON.parse(text);
-  } catch {
+    return JSON.parse(text, withoutNul);
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
     throw badRequest('The body is not valid JSON.');
   }
+}
+
+/** Why text with a NUL character is refused (decision 759). */
+export const NUL_TEXT = 'The request has a NUL character (\\u0000 or %00), which no text here may hold.';
+
+/**
+ * PostgreSQL's text and jsonb hold no NUL: a visitor's message or a console form with one failed
+ * the statement that stored it, a 500 (decision 759).
+ */
+function withoutNul(key: string, value: unknown): unknown {
+  if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) throw badRequest(NUL_TEXT);
+  return value;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import type { ErrorBody } from '../../contract/types.js';
 import { json } from './responses.js';
 
 /** A non-2xx answer in the contract's `{detail, code}` shape. */
@@ -12,7 +13,7 @@ export class HttpError extends Error {
   }
 
   toResponse(): Response {
-    return json({ detail: this.detail, code: this.code }, this.status, this.headers);
+    return json({ detail: this.detail, code: this.code } satisfies ErrorBody, this.status, this.headers);
   }
 }
 
@@ -31,7 +32,7 @@ export const notFound = (detail = 'Not found.') => new HttpError(404, 'not_found
  * for a load balancer to see the readiness probe fail, short enough that a retry finds another
  * instance before the visitor gives up (decision 456).
  */
-export const DRAINING_RETRY_AFTER_S = 1;
+const DRAINING_RETRY_AFTER_S = 1;
 
 /** This instance is shutting down: work that would start a model call goes to another one. */
 export const draining = () =>

@@ -16,7 +16,7 @@ export interface FilePart {
 }
 
 /** How many leading bytes `limitFor` sees (enough for every signature the service checks). */
-export const HEAD_BYTES = 64;
+const HEAD_BYTES = 64;
 /** A part's headers, and the preamble before the first boundary, may take this much. */
 const MAX_HEADER_BYTES = 8 * 1024;
 
@@ -53,7 +53,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** The filename of a part's Content-Disposition: `filename*` (RFC 5987) wins over `filename`. */
-export function filenameOf(headers: string): { name: string | null; filename: string } {
+function filenameOf(headers: string): { name: string | null; filename: string } {
   const disposition = /^content-disposition:\s*form-data\s*(;.*)$/im.exec(headers)?.[1] ?? '';
   const param = (key: string) =>
     new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, 'i').exec(disposition);

@@ -23,7 +23,7 @@ export function normalizeOrigin(value: string): string | null {
  * integration with no allowed origins accepts any (the behaviour before lists existed). For
  * calls that name no integration (history, feedback, answers), any integration's list counts.
  */
-export function originAllowed(view: ProjectView, origin: string | null, integrationId?: string): boolean {
+function originAllowed(view: ProjectView, origin: string | null, integrationId?: string): boolean {
   if (origin === null) return true;
   const lists =
     integrationId !== undefined
@@ -36,7 +36,7 @@ export function originAllowed(view: ProjectView, origin: string | null, integrat
 const restricted = (view: ProjectView) =>
   [...view.integrations.values()].some((i) => i.allowedOrigins.length > 0);
 
-export function originRefused(origin: string, integrationId?: string): HttpError {
+function originRefused(origin: string, integrationId?: string): HttpError {
   const where = integrationId ? `integration ${integrationId}` : 'any integration of this project';
   return new HttpError(
     403,

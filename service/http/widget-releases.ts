@@ -3,9 +3,9 @@ import type { Log } from '../kernel/log.js';
 import type { WidgetStore } from '../storage/types.js';
 
 /** A release no page loaded for this long is dropped (its pages went to another tag, or away). */
-export const WIDGET_RELEASE_RETENTION_MS = 180 * 86_400_000;
+const WIDGET_RELEASE_RETENTION_MS = 180 * 86_400_000;
 /** At most this many releases are kept, the last loaded first: a release is 0.9 MB with its gzip copies. */
-export const MAX_WIDGET_RELEASES = 20;
+const MAX_WIDGET_RELEASES = 20;
 /** A page's load is written at most this often per release and instance: the console says "when", to the hour. */
 const NOTE_EVERY_MS = 3_600_000;
 /** Other releases' files an instance holds in memory: a pinned page loads a script and a few parts. */
@@ -60,7 +60,12 @@ export class WidgetReleases {
     ));
   }
 
+  /**
+   * Reads the release's files (0.9 MB) only when the store lacks them: every start of an
+   * instance whose release the fleet keeps already asks, and reads nothing (decision 763).
+   */
   private async storeOwn(release: WidgetRelease) {
+    if (await this.store.holdsWidgetRelease(release.version, release.sri)) return 'kept';
     const files = await Promise.all(
       [...Object.keys(release.sri), 'sri.json'].map(async (name) => {
         const file = await release.file(name);
@@ -88,7 +93,8 @@ export class WidgetReleases {
   async file(version: string, name: string): Promise<WidgetFile | undefined> {
     const own = this.own && version === this.own.version;
     if (own && name !== 'sri.json' && !Object.hasOwn(this.own!.sri, name)) return undefined;
-    const file = own ? await this.own!.file(name) : await this.stored(version, name);
+    // Its own file gone from disk (a package upgraded in place under it): the store's copy.
+    const file = (own && (await this.own!.file(name))) || (await this.stored(version, name));
     if (file) await this.note(version);
     return file;
   }

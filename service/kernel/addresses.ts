@@ -24,7 +24,7 @@ export const systemResolve: Resolve = async (hostname) =>
 const V4_TEXT = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** 4 or 6 for an IP address in its usual text (an IPv6 one without brackets), else 0. */
-export function isIP(text: string): 0 | 4 | 6 {
+function isIP(text: string): 0 | 4 | 6 {
   if (V4_TEXT.test(text)) return 4;
   if (!text.includes(':')) return 0;
   try {

@@ -18,7 +18,7 @@
  */
 export const MAX_PDF_INFLATED_BYTES = 64_000_000;
 /** What a PDF's images may inflate to together, as a multiple of the bound: a manual's screenshots fit. */
-export const IMAGE_BOUND_FACTOR = 8;
+const IMAGE_BOUND_FACTOR = 8;
 /**
  * The guard's own work, past which a file is refused: `stream` words it looks at, streams it
  * starts inflating (a quarter of a millisecond each to start; a file may plant a great many),
@@ -118,7 +118,7 @@ const zlibHeader = (cmf: number, flg: number) =>
  * What `data`, decoded, inflates to, counted as it comes and stopped once past `limit`; 0 when
  * it is no deflate. Its work is added to `work`.
  */
-export async function inflatedSize(
+async function inflatedSize(
   data: Uint8Array,
   limit: number,
   decoder: Decoder = asIs,

@@ -5,7 +5,8 @@
  * and no timer could stop it. Here each step (opening the file, a page, its text, the metadata,
  * the outline) has `stepMs`; past it the thread is terminated, which stops even a loop that
  * never yields, and the step fails with `SlowPdf`. The thread's heap is bounded too, and so are
- * the threads at once.
+ * the threads at once. A thread that read its PDF to the end is kept for the next one a short
+ * while (decision 764): starting one and loading pdf.js in it is most of a small PDF's time.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -21,6 +22,8 @@ export class SlowPdf extends Error {
 const HEAP_MB = 512;
 /** Threads at once, each with its heap and its PDF's decoded streams: other reads wait their turn. */
 export const MAX_PDF_THREADS = 2;
+/** How long a thread that read its PDF waits for the next one: a crawl's next PDF comes sooner. */
+export const PDF_THREAD_IDLE_MS = 3_000;
 
 let running = 0;
 const turns: (() => void)[] = [];
@@ -67,6 +70,13 @@ const calls = {
     const { info, metadata } = await doc.getMetadata();
     return { title: info && info.Title, dcTitle: metadata ? metadata.get('dc:title') : null };
   },
+  async close() {
+    for (const page of pages.values()) page.cleanup();
+    pages.clear();
+    const done = doc;
+    doc = undefined;
+    if (done) await done.destroy();
+  },
   outline: () => doc.getOutline(),
   destination: (name) => doc.getDestination(name),
   pageIndex: (ref) => doc.getPageIndex(ref),
@@ -83,20 +93,31 @@ const unpdf = () => pathToFileURL(createRequire(import.meta.url).resolve('unpdf'
 
 type Waiting = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-/** The thread and a call to it that fails with SlowPdf (the thread terminated) past `stepMs`. */
-function startThread(stepMs: number, release: () => void) {
-  let worker: Worker;
-  try {
-    worker = new Worker(SOURCE, {
-      eval: true,
-      workerData: { unpdf: unpdf() },
-      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
-    });
-  } catch (error) {
-    // No thread, no 'exit': the turn ends here.
-    release();
-    throw error;
-  }
+/** A thread and its calls, each failing with SlowPdf (the thread terminated) past its `stepMs`. */
+interface PdfThread {
+  worker: Worker;
+  call<T>(stepMs: number, name: string, ...args: unknown[]): Promise<T>;
+  /** Why it answers no more (terminated, exited, an error of the thread's own); null while it does. */
+  failure(): Error | null;
+}
+
+let started = 0;
+const alive = new Set<PdfThread>();
+/** Threads that read their PDF to the end, each with the timer that ends it if no PDF comes. */
+const idle = new Map<PdfThread, ReturnType<typeof setTimeout>>();
+
+/** Threads started since the process began, those alive now, and the idle among them. */
+export function pdfThreads(): { started: number; alive: number; idle: number } {
+  return { started, alive: alive.size, idle: idle.size };
+}
+
+function startThread(): PdfThread {
+  const worker = new Worker(SOURCE, {
+    eval: true,
+    workerData: { unpdf: unpdf() },
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+  });
+  started += 1;
   const waiting = new Map<number, Waiting>();
   let next = 0;
   let failure: Error | null = null;
@@ -105,18 +126,7 @@ function startThread(stepMs: number, release: () => void) {
     for (const w of waiting.values()) w.reject(failure);
     waiting.clear();
   };
-  worker.on('message', ({ id, value, error }: { id: number; value?: unknown; error?: Error }) => {
-    const w = waiting.get(id);
-    waiting.delete(id);
-    if (error) w?.reject(Object.assign(new Error(error.message), { name: error.name }));
-    else w?.resolve(value);
-  });
-  worker.on('error', fail);
-  worker.on('exit', () => {
-    release();
-    fail(new Error('The PDF thread stopped.'));
-  });
-  const call = <T>(name: string, ...args: unknown[]) =>
+  const call = <T>(stepMs: number, name: string, ...args: unknown[]) =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
       const id = next++;
@@ -131,7 +141,68 @@ function startThread(stepMs: number, release: () => void) {
       });
       worker.postMessage({ id, call: name, args });
     });
-  return { worker, call };
+  const thread: PdfThread = { worker, call, failure: () => failure };
+  alive.add(thread);
+  // A reply to a call that already failed finds nothing waiting: the ids are the thread's own.
+  worker.on('message', ({ id, value, error }: { id: number; value?: unknown; error?: Error }) => {
+    const w = waiting.get(id);
+    waiting.delete(id);
+    if (error) w?.reject(Object.assign(new Error(error.message), { name: error.name }));
+    else w?.resolve(value);
+  });
+  worker.on('error', fail);
+  worker.on('exit', () => {
+    alive.delete(thread);
+    clearTimeout(idle.get(thread));
+    idle.delete(thread);
+    fail(new Error('The PDF thread stopped.'));
+  });
+  return thread;
+}
+
+/** An idle thread that still answers, else a new one. */
+function take(): PdfThread {
+  for (const [thread, timer] of idle) {
+    clearTimeout(timer);
+    idle.delete(thread);
+    if (thread.failure()) continue;
+    thread.worker.ref();
+    return thread;
+  }
+  return startThread();
+}
+
+/** Kept for the next PDF, for a while; an idle thread never keeps the process alive. */
+function park(thread: PdfThread) {
+  thread.worker.unref();
+  const timer = setTimeout(() => {
+    idle.delete(thread);
+    void thread.worker.terminate();
+  }, PDF_THREAD_IDLE_MS);
+  (timer as { unref?: () => void }).unref?.();
+  idle.set(thread, timer);
+}
+
+/**
+ * The read is over. A thread that still answers, and closes its document within the step's
+ * time, is kept; any other is ended, its turn with it once it has exited (two heaps at most).
+ */
+async function done(thread: PdfThread, release: () => void, stepMs: number) {
+  const closed = await thread.call(stepMs, 'close').then(
+    () => true,
+    () => false,
+  );
+  if (closed && !thread.failure()) park(thread);
+  else await thread.worker.terminate();
+  release();
+}
+
+/** Ends the threads kept idle (the service stopping, a crawl over); a thread reading goes on. */
+export async function closeIdlePdfThreads(): Promise<void> {
+  const threads = [...idle.keys()];
+  for (const thread of threads) clearTimeout(idle.get(thread));
+  idle.clear();
+  await Promise.all(threads.map((thread) => thread.worker.terminate()));
 }
 
 /** The document on a thread of its own: what readPdf asks of pdf.js, each step within `stepMs`. */
@@ -140,16 +211,24 @@ export async function openOnThread(
   options: Record<string, unknown>,
   stepMs: number,
 ): Promise<PdfDoc> {
-  const { worker, call } = startThread(stepMs, await turn());
-  // Its turn ends when the thread has exited (the 'exit' listener).
-  const close = () => worker.terminate().then(() => {});
+  const release = await turn();
+  let thread: PdfThread;
+  try {
+    thread = take();
+  } catch (error) {
+    // No thread: the turn ends here.
+    release();
+    throw error;
+  }
+  const call = <T>(name: string, ...args: unknown[]) => thread.call<T>(stepMs, name, ...args);
   let numPages: number;
   try {
     numPages = await call<number>('open', bytes.slice(), options);
   } catch (error) {
-    await close();
+    await done(thread, release, stepMs);
     throw error;
   }
+  let closing: Promise<void> | null = null;
   return {
     numPages,
     async getPage(n) {
@@ -167,6 +246,6 @@ export async function openOnThread(
     getOutline: () => call('outline'),
     getDestination: (name) => call('destination', name),
     getPageIndex: (ref) => call('pageIndex', ref),
-    destroy: close,
+    destroy: () => (closing ??= done(thread, release, stepMs)),
   };
 }

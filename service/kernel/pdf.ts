@@ -93,13 +93,24 @@ export interface PdfDoc {
 
 const PDFJS_OPTIONS = { isEvalSupported: false, verbosity: 0, disableFontFace: true };
 
+/** pdf.js's threads (`pdf-thread.ts`), once a PDF was read where Node's threads are. */
+let threads: Promise<typeof import('./pdf-thread.js') | null> | null = null;
+
+/**
+ * Ends pdf.js's threads kept idle for the next PDF (decision 764): a crawl over, the service
+ * stopping. Nothing to do where no PDF was read on a thread.
+ */
+export async function closeIdlePdfThreads(): Promise<void> {
+  await (await threads)?.closeIdlePdfThreads();
+}
+
 /**
  * The document, on a thread of its own where Node's threads are (a page built to keep pdf.js
  * busy never lets this thread's timers run), else here (a browser, a Worker).
  */
 async function openPdf(bytes: Uint8Array, stepMs: number): Promise<PdfDoc> {
   const thread = globalThis.process?.versions?.node
-    ? await import('./pdf-thread.js').catch(() => null)
+    ? await (threads ??= import('./pdf-thread.js').catch(() => null))
     : null;
   if (thread) return thread.openOnThread(bytes, PDFJS_OPTIONS, stepMs);
   const { getDocumentProxy } = await import('unpdf');

@@ -15,7 +15,7 @@ export interface WebhookNetwork {
 }
 
 /** The setting as an operator writes it, for the words that name it. */
-export const ALLOW_PRIVATE_SETTING = '--allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1)';
+const ALLOW_PRIVATE_SETTING = '--allow-private-webhooks (AGENT_CHAT_ALLOW_PRIVATE_WEBHOOKS=1)';
 
 /** A webhook's address refused, in words an admin or an operator reads. */
 export class WebhookAddressError extends Error {

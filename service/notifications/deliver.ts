@@ -133,7 +133,7 @@ export async function sendOnce(
 }
 
 /** The attempt as stored: another one after the next wait while attempts are left and it may help. */
-export function attemptRecord(
+function attemptRecord(
   delivery: ClaimedDelivery,
   result: Awaited<ReturnType<typeof sendOnce>>,
   at: number,

@@ -7,7 +7,7 @@
 import type { NotificationEvent } from '../storage/notification-records.js';
 
 /** Each excerpt of visitors' or agents' words in the fields programs read. */
-export const EXCERPT_CHARS = 1_000;
+const EXCERPT_CHARS = 1_000;
 /** Each quote in the line people read: the whole line stays far below Discord's 2,000. */
 const QUOTE_CHARS = 300;
 
@@ -58,7 +58,7 @@ const HEADLINES: Record<NotificationFacts['event'], (f: NotificationFacts) => st
 };
 
 /** The line people read: what happened, the question, the visitor's words, the link. */
-export function notificationText(f: NotificationFacts): string {
+function notificationText(f: NotificationFacts): string {
   const lines = [HEADLINES[f.event](f)];
   if (f.question !== undefined) lines.push(`Question: ${quote(f.question)}`);
   if (f.comment) lines.push(`The visitor wrote: ${quote(f.comment)}`);

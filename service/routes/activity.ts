@@ -16,7 +16,7 @@ type ActivityContext = ServiceContext<'activity'>;
 
 const DAY = 86_400_000;
 const MAX_DAYS = 366;
-export const SUNSET = 'Wed, 01 Jul 2026 23:59:59 GMT';
+const SUNSET = 'Wed, 01 Jul 2026 23:59:59 GMT';
 
 export function parseDay(value: string | null, name: string): number | undefined {
   if (value === null) return undefined;

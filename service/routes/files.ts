@@ -38,7 +38,7 @@ type FilesContext = ServiceContext<'files' | 'directory' | 'rates'>;
 export const FILE_ID = /^file_[0-9a-f]{32}$/;
 
 /** What an integration allows when its console set nothing: §11's defaults. */
-export const DEFAULT_FILE_SETTINGS: FileSettings = {
+const DEFAULT_FILE_SETTINGS: FileSettings = {
   kinds: [...FILE_KINDS],
   maxBytes: { ...MAX_FILE_BYTES },
   perQuestion: MAX_ATTACHMENTS,

@@ -13,7 +13,7 @@ import { findThread, requireOwner, voterOf } from './visibility.js';
 /** Threads in the conversations; the session (directory) and its rate window (rates). */
 type HistoryContext = ServiceContext<'conversations' | 'directory' | 'rates'>;
 
-export function threadSummary(thread: ThreadMeta) {
+function threadSummary(thread: ThreadMeta) {
   return {
     id: thread.id,
     title: thread.title,

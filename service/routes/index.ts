@@ -7,6 +7,7 @@ import {
   queryBase,
   queryPaths,
 } from '../../contract/paths.js';
+import { NUL_TEXT } from '../http/body.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { underOrigins } from '../http/origins.js';
 import { preflight } from '../http/responses.js';
@@ -73,6 +74,8 @@ export async function route(
 ): Promise<Response> {
   const fullPath = new URL(request.url).pathname;
   if (!fullPath.startsWith(ctx.basePath)) throw notFound();
+  // PostgreSQL's text holds no NUL: a path or a filter with one failed its statement, a 500 (decision 759).
+  if (request.url.includes('%00')) throw badRequest(NUL_TEXT);
   const path = fullPath.slice(ctx.basePath.length);
   // The widget's files need no database.
   if (isWidgetPath(path)) return widgetFile(ctx, request, info, path);

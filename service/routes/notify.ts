@@ -13,7 +13,7 @@ type NotifyContext = ServiceContext<'notifications' | 'conversations'>;
 export const DOWNVOTE_WAIT_MS = 60_000;
 
 /** The conversation on the console's Conversations page; null when the service does not know its public URL. */
-export const conversationLink = (ctx: NotifyContext, projectId: string, threadId: string) =>
+const conversationLink = (ctx: NotifyContext, projectId: string, threadId: string) =>
   ctx.publicUrl
     ? `${ctx.publicUrl}${ctx.basePath}/console/conversations?${new URLSearchParams({ project: projectId, thread: threadId }).toString()}`
     : null;
@@ -107,7 +107,7 @@ export async function withdrawNotification(ctx: NotifyContext, projectId: string
  * At most one `answer_failed` delivery per webhook in this window: when the model server is
  * down every answer fails, and one message says so as well as a hundred (decision 613).
  */
-export const FAILURE_WINDOW_MS = 10 * 60_000;
+const FAILURE_WINDOW_MS = 10 * 60_000;
 
 /** An answer failed (whoever stored its end): the project's webhooks that want it hear of it. */
 export async function notifyFailure(

@@ -27,7 +27,7 @@ const INTEGRATIONS = 1_000;
  * origins is written whole, while a script faking origins, refused before any rate limit
  * counts it, costs the store that many writes a day and no more.
  */
-export const REFUSAL_WRITES_A_DAY = 20;
+const REFUSAL_WRITES_A_DAY = 20;
 
 /** One map per service (its directory), as its log lines are: services in one process keep apart. */
 const seen = new WeakMap<object, Map<string, Map<string, Refusal>>>();
@@ -49,8 +49,16 @@ function mayWrite(directory: object, key: string, day: number): boolean {
 const keyOf = (projectId: string, integrationId: string) => `${projectId}\n${integrationId}`;
 
 /**
+ * The longest origin a browser sends: a scheme, a DNS name (at most 253 characters) and a port.
+ * A longer one is a script's, which put its header's kilobytes into the log and onto the
+ * console's page (decision 762).
+ */
+const ORIGIN_CHARS = 'https://'.length + 253 + ':65535'.length;
+
+/**
  * Notes that a page on `origin` (null: it sent none; `'null'`: it has none) was refused by the
- * integration; logs and writes the first refusal of each origin a day, with what to do.
+ * integration; logs and writes the first refusal of each origin a day, with what to do (at most
+ * `REFUSAL_WRITES_A_DAY` origins an integration a day).
  */
 export async function noteRefusedOrigin(
   ctx: ServiceContext<'gate'>,
@@ -61,7 +69,7 @@ export async function noteRefusedOrigin(
 ): Promise<void> {
   // Only what a browser sends: an origin, or "null". Anything else is a script's, and no hint.
   const name = origin === 'null' ? 'null' : origin && normalizeOrigin(origin) === origin ? origin : null;
-  if (!name) return;
+  if (!name || name.length > ORIGIN_CHARS) return;
   const all = seen.get(ctx.directory) ?? new Map<string, Map<string, Refusal>>();
   seen.set(ctx.directory, all);
   const key = keyOf(projectId, integrationId);
@@ -75,7 +83,8 @@ export async function noteRefusedOrigin(
   origins.delete(name);
   origins.set(name, { count, last: now, written: before?.written ?? 0 });
   if (origins.size > REFUSALS_PER_INTEGRATION) origins.delete(origins.keys().next().value!);
-  if (!firstToday) return;
+  // Logged as written: a script faking origins gets 20 lines an integration a day, not one a request.
+  if (!firstToday || !mayWrite(ctx.directory, key, utcDay(now))) return;
   ctx.log({
     level: 'warn',
     msg: 'public_origin_refused',
@@ -84,7 +93,6 @@ export async function noteRefusedOrigin(
     origin: name,
     detail,
   });
-  if (!mayWrite(ctx.directory, key, utcDay(now))) return;
   const note = { projectId, integrationId, origin: name, count: count - (before?.written ?? 0), at: now };
   // A hint, not a record: the 403 goes out whether or not the store took it. What it took is
   // marked written on the entry then current (more refusals may have come meanwhile).

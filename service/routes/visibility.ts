@@ -24,7 +24,7 @@ export function requireOwner(session: SessionRecord): string {
  * owner (the id, 128 random bits, is the capability), which keeps an anonymous chat going
  * across a token refresh.
  */
-export function visibleThread(session: SessionRecord, thread: ThreadMeta): boolean {
+function visibleThread(session: SessionRecord, thread: ThreadMeta): boolean {
   return thread.projectId === session.projectId && thread.owner === session.owner;
 }
 

@@ -11,7 +11,7 @@ import { createBrotliDecompress } from 'node:zlib';
  * RSS), and the migrations on a fresh database grow its heap by another 80 MB. Unpacking this
  * file instead makes a first start cost what any later start does.
  */
-export const TEMPLATE_FILE = 'pgdata-template.tar.br';
+const TEMPLATE_FILE = 'pgdata-template.tar.br';
 
 /** The template beside the built service (dist/), or beside the sources' build (dist/ of service/). */
 export function findTemplate(): string | undefined {

@@ -2,7 +2,7 @@ import { noConsoleCounts } from '../../contract/activity.js';
 import type { ActivityEvent, ActivityRow, FeedbackRecord, ThreadCursor } from './types.js';
 
 export const DAY_MS = 86_400_000;
-export const dayOf = (time: number) => Math.floor(time / DAY_MS);
+const dayOf = (time: number) => Math.floor(time / DAY_MS);
 
 export const newestFirst = (a: ThreadCursor, b: ThreadCursor) =>
   b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

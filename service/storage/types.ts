@@ -426,6 +426,11 @@ export interface WidgetStore {
    * its version (a development build) are replaced by these. One at a time per version.
    */
   keepWidgetRelease(release: WidgetReleaseFiles, at: number): Promise<KeepWidgetResult>;
+  /**
+   * Whether the release is stored with these very hashes: an instance starting asks this first,
+   * and reads its release's files only to keep them (keepWidgetRelease checks again, under its lock).
+   */
+  holdsWidgetRelease(version: string, sri: Record<string, string>): Promise<boolean>;
   /** A kept release's file by its exact name (a name of its sri, or `sri.json`). */
   widgetFile(version: string, name: string): Promise<{ body: Uint8Array; gzip?: Uint8Array } | undefined>;
   /** Notes that a page loaded the release (no-op for one not kept). */

@@ -701,6 +701,7 @@ describe('the console in Chromium', () => {
     ).toEqual([
       'one script tag',
       'one script tag CSP header',
+      'one script URL',
       'public script tag',
       'public CSP header',
       'public script tag that follows upgrades',
@@ -719,9 +720,20 @@ describe('the console in Chromium', () => {
     expect(await built.violations()).toEqual([]);
     expect(built.errors).toEqual([]);
     await built.page.close();
+    // A builder that keeps a script's src alone, or asks for a URL: the URL as the only thing of
+    // the tag, its settings in its query (decision 755), as written (its `&` unescaped).
+    const url = (await page.getByLabel('one script URL', { exact: true }).textContent()) ?? '';
+    expect(url.startsWith(`${service.url}/widget/latest/agent-chat.loader.iife.js?project-id=`)).toBe(true);
+    pasted = `<script src="${url}" async></script>`;
+    const fromUrl = await openWatched(browser, site.origin);
+    await visitorAsks(fromUrl.page);
+    expect(await fromUrl.page.evaluate(() => document.querySelectorAll('agent-chat').length)).toBe(1);
+    expect(await fromUrl.violations()).toEqual([]);
+    expect(fromUrl.errors).toEqual([]);
+    await fromUrl.page.close();
 
     await page.reload();
-    await page.getByText('Today (UTC): 3 of 200 sessions, 3 of 1,000 answers.').waitFor();
+    await page.getByText('Today (UTC): 4 of 200 sessions, 4 of 1,000 answers.').waitFor();
     expect(
       await page.getByRole('checkbox', { name: 'Allow visitors without a site server' }).isChecked(),
     ).toBe(true);
@@ -751,7 +763,7 @@ describe('the console in Chromium', () => {
     const dark = await open({ colorScheme: 'dark', signedIn: true });
     await dark.page.getByRole('link', { name: 'Integrations', exact: true }).click();
     await dark.page.getByRole('link', { name: /int_app/ }).click();
-    await dark.page.getByText('Today (UTC): 3 of 200 sessions').waitFor();
+    await dark.page.getByText('Today (UTC): 4 of 200 sessions').waitFor();
     expect(await axe(dark.page)).toEqual([]);
     if (SHOTS) await dark.page.screenshot({ path: `${SHOTS}/integration-public-dark.png`, fullPage: true });
     await dark.context.close();

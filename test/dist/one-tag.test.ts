@@ -34,7 +34,40 @@ const PAGES: Record<string, () => { head: string; body: string }> = {
   '/late': () => ({ head: '', body: '' }),
   // The other settings of the element come through too: its language and its heading.
   '/settings': () => ({ head: oneTag(' data-lang="de" data-heading="Hilfe"'), body: '' }),
+  // A builder that keeps the src alone: the settings in its query come through (755).
+  '/query': () => ({ head: queryTag(), body: '' }),
+  // The same builder, the tag as the console gives it: its data-* are gone.
+  '/stripped': () => ({
+    head: `<script src="${service.url}/widget/latest/agent-chat.loader.iife.js" async></script>`,
+    body: '',
+  }),
 };
+
+/** The one tag with its settings in the src's query, and no data-* (HTML escapes its `&`). */
+const queryTag = () => {
+  const query = new URLSearchParams({
+    'project-id': PUBLIC.projectId,
+    'integration-id': PUBLIC.integrationId,
+    'base-url': service.url,
+  });
+  return `<script src="${service.url}/widget/latest/agent-chat.loader.iife.js?${query.toString().replaceAll('&', '&amp;')}" async></script>`;
+};
+
+/** What a framework does once it has mounted: its own chat, inline in the page's main column. */
+const mountOwn = (page: Page) =>
+  page.evaluate(
+    (attributes) => {
+      const own = document.createElement('agent-chat');
+      for (const [name, value] of Object.entries(attributes)) own.setAttribute(name, value);
+      document.body.append(own);
+    },
+    {
+      mode: 'inline',
+      'project-id': PUBLIC.projectId,
+      'integration-id': PUBLIC.integrationId,
+      'base-url': service.url,
+    },
+  );
 
 beforeAll(async () => {
   site = await listen((path) => {
@@ -129,6 +162,61 @@ describe('one script tag installs the chat (a public integration, strict CSP)', 
     await page.getByRole('button', { name: 'Chat öffnen' }).click();
     await page.getByRole('heading', { name: 'Hilfe' }).waitFor();
     expect(await chats(page)).toBe(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("one script tag where a builder strips its data-*, and beside a framework's own chat", () => {
+  it("takes the settings from the src's query: the chat answers, no violation, no error", async () => {
+    const { page, errors, violations } = await openWatched(browser, `${site.origin}/query`);
+    await opens(page);
+    expect(await chats(page)).toBe(1);
+    expect(await ask(page, 'How do I theme the widget?')).toContain('Style the widget from your page');
+    expect(await violations()).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('says in the console what went missing and what to do, once the page is loaded', async () => {
+    const warnings: string[] = [];
+    const { page, errors } = await openWatched(browser, `${site.origin}/stripped`, async (page) => {
+      page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+    });
+    await page.waitForLoadState('load');
+    await expect.poll(() => warnings.length).toBe(1);
+    expect(warnings[0]).toContain("the loader's tag has no data-project-id");
+    expect(warnings[0]).toContain('agent-chat.loader.iife.js?project-id=');
+    expect(await chats(page)).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("yields to a framework's own chat mounted after the page was parsed", async () => {
+    const { page, errors } = await openWatched(browser, `${site.origin}/`);
+    await page.getByRole('button', { name: 'Open chat' }).waitFor();
+    await page.waitForLoadState('load');
+    await mountOwn(page);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await expect.poll(() => chats(page)).toBe(1);
+    expect(await page.getByRole('button', { name: 'Open chat' }).count()).toBe(0);
+    expect(await ask(page, 'How do I theme the widget?')).toContain('Style the widget from your page');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps the chat the visitor has open when a framework mounts its own, until they close it', async () => {
+    const { page, errors } = await openWatched(browser, `${site.origin}/`);
+    await opens(page);
+    await mountOwn(page);
+    await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(2);
+    expect(await chats(page)).toBe(2);
+    // Closed (the element reflects it), the tag's chat goes at the page's next change.
+    await page.getByRole('button', { name: 'Close chat' }).click();
+    await page.evaluate(() => document.body.append(document.createElement('p')));
+    await expect.poll(() => chats(page)).toBe(1);
+    expect(await page.getByRole('button', { name: 'Open chat' }).count()).toBe(0);
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
   });

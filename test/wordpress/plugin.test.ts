@@ -32,6 +32,8 @@ let misbehaving: Awaited<ReturnType<typeof startMisbehavingService>>;
 /** Every page and REST answer anyone was served: the API key must be in none of them. */
 const served: { url: string; body: string }[] = [];
 const SESSION_ROUTE = '/wp-json/agent-chat/v1/session';
+/** An address of the site on the internet, which the mu-plugin `moveSite` writes gives it. */
+const PUBLIC_ORIGIN = 'https://blog.example.com';
 /** The version of Debian's wordpress package, which the site runs. */
 const debianWordPress = /\$wp_version = '([^']+)'/.exec(
   readFileSync('/usr/share/wordpress/wp-includes/version.php', 'utf8'),
@@ -48,8 +50,11 @@ beforeAll(async () => {
   cleanup.push(dir.remove);
   const port = await freePort();
   const started = await Promise.all([
-    // The integration allows the WordPress site's origin only, as its owner would set it.
-    startService(join(dir.path, 'service'), { allowedOrigins: [`http://127.0.0.1:${port}`] }),
+    // The integration allows the WordPress site's origin, as its owner would set it, and the
+    // public address the site is given in the setup check's loopback case.
+    startService(join(dir.path, 'service'), {
+      allowedOrigins: [`http://127.0.0.1:${port}`, PUBLIC_ORIGIN],
+    }),
     startWordPress(dir.path, join(ROOT, 'dist/agent-chat-wordpress.zip'), port),
     launchChromium(),
     startMisbehavingService(),
@@ -135,6 +140,18 @@ async function settingsPage(): Promise<Page> {
   const page = await admin.newPage();
   await page.goto(`${wp.origin}/wp-admin/options-general.php?page=agent-chat`);
   return page;
+}
+
+/** The text of what describes the field labelled `label` (its aria-describedby). */
+async function describedBy(page: Page, label: string): Promise<string> {
+  const ids = (await page.getByLabel(label).getAttribute('aria-describedby')) ?? '';
+  const texts = await Promise.all(
+    ids
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => page.locator(`#${id}`).innerText()),
+  );
+  return texts.join(' ').trim();
 }
 
 /** Presses Save Changes on a settings page and waits for the page WordPress answers with. */
@@ -258,6 +275,21 @@ describe('installing and setting up', () => {
     expect(await page.getByText('must start with https://').isVisible()).toBe(true);
     expect(await page.getByLabel('Service URL').inputValue()).toBe('');
 
+    // Each field says where its value comes from, in the words of the service's start command
+    // and its console: an owner who started it as the README says has no console admin yet.
+    expect(await page.getByLabel('Service URL').getAttribute('aria-describedby')).toBeTruthy();
+    expect(await describedBy(page, 'Service URL')).toBe(
+      'The address agent-chat-service printed as it started ("listening on …"). Visitors\' browsers connect to it too, so a live site needs an https address they can reach, not 127.0.0.1.',
+    );
+    expect(await describedBy(page, 'Project ID')).toBe(
+      "The --project the service was started with, or a project's ID in its console.",
+    );
+    expect(await describedBy(page, 'Integration ID')).toBe(
+      "The --integration the service was started with, or an ID from its console's Integrations page.",
+    );
+    expect(await describedBy(page, 'API key')).toBe(
+      "The --api-key the service was started with, or a key from its console's API keys page. It stays on this server; or define AGENT_CHAT_API_KEY in wp-config.php.",
+    );
     await page.getByLabel('Service URL').fill(service.url);
     await page.getByLabel('Project ID').fill(service.projectId);
     await page.getByLabel('Integration ID').fill(service.integrationId);
@@ -620,6 +652,30 @@ describe('the setup check: the settings page says what is wrong, and how to fix 
     }
   });
 
+  it("a service URL on this server's loopback while the site is public: visitors' browsers cannot reach it", async () => {
+    // The site at its public address, which the integration allows: the service answers this
+    // server, but a visitor's browser streams from the service URL and finds its own computer there.
+    mkdirSync(mu(), { recursive: true });
+    writeFileSync(
+      join(mu(), 'agent-chat-moved.php'),
+      `<?php add_filter('home_url', fn ($url, $path) => '${PUBLIC_ORIGIN}' . $path, 10, 2);\n`,
+    );
+    try {
+      const page = await settingsPage();
+      const alert = await alertOn(page);
+      expect(alert).toContain(
+        `The service URL, ${service.url}, is this server's own address: visitors' browsers connect to the service too, and there they find their own computer, so the chat cannot answer them.`,
+      );
+      expect(alert).toContain(
+        'Give the service an https address visitors can reach (a reverse proxy in front of it), and set that as the service URL. Then check again.',
+      );
+      expect(alert).not.toContain('Connected');
+      await page.close();
+    } finally {
+      rmSync(join(mu(), 'agent-chat-moved.php'));
+    }
+  });
+
   it('keeps a result briefly, and "Check again" asks again, never following a redirect with the key', async () => {
     wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
     misbehaving.set('html');
@@ -674,9 +730,10 @@ describe('wp-config.php constants', () => {
     expect(await page.getByLabel('Project ID').isDisabled()).toBe(true);
     expect(await page.getByText('Set in wp-config.php.').count()).toBe(2);
     // The service does not know that key, and the page says so (and nothing of the key).
-    expect(await page.getByRole('alert').textContent()).toContain(
-      `The agent service refused the API key for project ${service.projectId}.`,
-    );
+    const refused = await page.getByRole('alert').textContent();
+    expect(refused).toContain(`The agent service refused the API key for project ${service.projectId}.`);
+    // Where the key comes from for an owner who started the service with the README's command.
+    expect(refused).toContain('the --api-key the service was started with');
     expect(await page.content()).not.toContain('key-from-wp-config-0000');
     expect(await axe(page, '.wrap')).toEqual([]);
     await page.close();
@@ -834,6 +891,23 @@ describe('forgetting the key', () => {
     expect(
       wp.sql("SELECT option_value FROM wordpress.wp_options WHERE option_name = 'agent_chat_secret'"),
     ).not.toContain(service.apiKey);
+  });
+
+  it('an Author who views a post with the chat reads that it is not set up, and whom to ask; a visitor sees nothing', async () => {
+    // The block editor shows "Visitors chat with your agent here." whatever the settings: the
+    // published post is where an Author finds out that it is not so. Once: the site-wide
+    // launcher (still ticked) adds no second note below the post's.
+    const page = await author.newPage();
+    await page.goto(shortcodePost);
+    const note = page.getByText(
+      "Agent Chat is not set up yet, so visitors see nothing here: ask this site's administrator to finish Settings → Agent Chat.",
+    );
+    expect(await note.count()).toBe(1);
+    expect(await note.isVisible()).toBe(true);
+    await page.close();
+    const { body } = await get(shortcodePost);
+    expect(body).not.toContain('not set up yet');
+    expect(body).not.toMatch(/<agent-chat /);
   });
 });
 

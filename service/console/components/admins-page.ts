@@ -115,7 +115,7 @@ export class AdminsPage extends ConsolePage {
         ? html`<form class="stack" method="dialog" @submit=${this.removeAdmin}>
         <h2 id="remove-title">${a.you ? 'Remove yourself?' : `Remove ${a.username}?`}</h2>
         <p>${a.you ? 'You are' : `${a.username} is`} signed out at once, on every device, and can no longer sign in. What ${a.you ? 'you' : 'they'} did stays in the Audit log.</p>
-        <div class="row"><span class="spacer"></span><button type="button" @click=${() => this.renderRoot.querySelector('dialog')?.close()}>Cancel</button><button class="danger solid" type="submit">Remove admin</button></div>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Remove admin</button></div>
       </form>`
         : nothing
     }</dialog>`;
@@ -123,7 +123,7 @@ export class AdminsPage extends ConsolePage {
 
   private ask(admin: ConsoleAdmin) {
     this.pending = admin;
-    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+    this.showDialog();
   }
 
   private async run(action: () => Promise<string>) {

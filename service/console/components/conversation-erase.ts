@@ -8,7 +8,7 @@ const plural = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 /** What was removed, as one sentence for the page's status line. */
-export function erasedText(erased: ConsoleOwnerErasure): string {
+function erasedText(erased: ConsoleOwnerErasure): string {
   return `Erased the visitor's data: ${plural(erased.conversations, 'conversation')}, ${plural(erased.feedback, 'other reaction')}, ${plural(erased.sessions, 'session')} and ${plural(erased.files, 'unused file')}.`;
 }
 

@@ -1,6 +1,6 @@
 /** The Install section's snippets with their words, beside the integrations page that shows them. */
 import { html, nothing, type TemplateResult } from 'lit';
-import { oneTag, oneTagCsp, publicLatestTag, type SnippetInput } from '../snippets.js';
+import { oneTag, oneTagCsp, oneTagUrl, publicLatestTag, type SnippetInput } from '../snippets.js';
 
 /** Draws one snippet with its Copy button (the page's, which knows what was copied). */
 export type SnippetView = (name: string, code: string) => TemplateResult;
@@ -20,7 +20,9 @@ export function oneTagSnippet(snippet: SnippetView, input: SnippetInput) {
   return code && csp
     ? html`<p class="muted">Paste this one tag into any page on the allowed origins, or a site builder’s custom code: no server code, no API key. It adds the chat itself, so it works where a builder keeps a script but strips the chat’s element; it follows this service’s upgrades, with no hash for the browser to check. Under a Content-Security-Policy, allow the service:</p>
         ${snippet('one script tag', code)}
-        ${snippet('one script tag CSP header', csp)}`
+        ${snippet('one script tag CSP header', csp)}
+        <p class="muted">Where a builder asks for a script’s URL, or keeps the tag’s src but removes its data-* attributes (no chat shows, and the browser’s console says the tag has no data-project-id), give it this URL: the same settings, in its query.</p>
+        ${snippet('one script URL', oneTagUrl(input) ?? '')}`
     : nothing;
 }
 

@@ -220,10 +220,8 @@ export class IntegrationsPage extends ConsolePage {
 
   private confirm(what: 'project' | 'integration') {
     this.confirming = what;
-    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+    this.showDialog();
   }
-
-  private closeDialog = () => this.renderRoot.querySelector('dialog')?.close();
 
   private async act(action: () => Promise<unknown>, done: string, select?: string | null) {
     try {

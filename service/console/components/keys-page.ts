@@ -160,10 +160,8 @@ export class KeysPage extends ConsolePage {
 
   private ask(kind: 'rotate' | 'revoke' | 'end', key: ConsoleApiKey) {
     this.pending = { kind, key };
-    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+    this.showDialog();
   }
-
-  private closeDialog = () => this.renderRoot.querySelector('dialog')?.close();
 
   private async run(action: () => Promise<void>) {
     await attempt(action, (e) => (this.error = e));

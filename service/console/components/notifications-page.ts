@@ -164,7 +164,7 @@ export class NotificationsPage extends ConsolePage {
         ? html`<form class="stack" method="dialog" @submit=${this.deleteHook}>
         <h2 id="confirm-title">Delete the webhook ${w.url_shown}?</h2>
         <p>It is told nothing more, and its deliveries are forgotten.</p>
-        <div class="row"><span class="spacer"></span><button type="button" @click=${() => this.renderRoot.querySelector('dialog')?.close()}>Cancel</button><button class="danger solid" type="submit">Delete webhook</button></div>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${this.closeDialog}>Cancel</button><button class="danger solid" type="submit">Delete webhook</button></div>
       </form>`
         : nothing
     }</dialog>`;
@@ -172,7 +172,7 @@ export class NotificationsPage extends ConsolePage {
 
   private ask(w: ConsoleWebhook) {
     this.pending = w;
-    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+    this.showDialog();
   }
 
   private async run(action: () => Promise<void>) {

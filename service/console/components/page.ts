@@ -33,6 +33,14 @@ export class ConsolePage extends LitElement {
     this.renderRoot.querySelector<HTMLElement>('h1')?.focus();
   }
 
+  /** Opens the page's confirmation dialog once the render that fills it in has landed. */
+  protected showDialog(): void {
+    void this.updateComplete.then(() => this.renderRoot.querySelector('dialog')?.showModal());
+  }
+
+  /** Cancel: closes the dialog, whose close event forgets what it asked about. */
+  protected closeDialog = (): void => this.renderRoot.querySelector('dialog')?.close();
+
   protected navigate(page: PageId, params: Record<string, string | undefined>, replace = false): void {
     this.dispatchEvent(new NavigateEvent(routeHref(page, this.project?.id ?? null, params), replace));
   }

@@ -22,7 +22,8 @@ export async function listAudit(ctx: AuditContext, request: Request, _info: Requ
   await requireAdmin(ctx, request, 'admin');
   const params = new URL(request.url).searchParams;
   const before = params.get('before') === null ? undefined : Number(params.get('before'));
-  if (before !== undefined && !Number.isInteger(before)) throw badRequest('before must be an entry id.');
+  // An id the database's bigint holds: 1e21 or twenty nines failed the statement, a 500.
+  if (before !== undefined && !Number.isSafeInteger(before)) throw badRequest('before must be an entry id.');
   const end = parseDay(params.get('end'), 'end');
   const text = (name: string) => {
     const value = params.get(name)?.trim();

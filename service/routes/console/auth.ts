@@ -27,14 +27,14 @@ export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/i;
 /** USERNAME in words, for whoever is refused by it (the console's form, the `admin` command). */
 export const USERNAME_RULE = '1 to 64 letters, digits and . _ @ -, starting with a letter or digit';
 /** A console session lasts a working day, then signs in again. */
-export const CONSOLE_SESSION_MS = 12 * 3_600_000;
+const CONSOLE_SESSION_MS = 12 * 3_600_000;
 /**
  * Sign-in limits, counted before any password is checked. An address may try 20 times in 15
  * minutes, whatever the names. A name from one address may fail 5 times, then waits a minute
  * before each further try, doubling up to 15 minutes, while the failures of a day count. Never
  * the name alone: then anyone could lock its admin out from anywhere.
  */
-export const SIGN_IN_LIMITS = {
+const SIGN_IN_LIMITS = {
   perAddress: 20,
   addressWindowMs: 15 * 60_000,
   perUserAddress: 5,
@@ -101,7 +101,7 @@ function readCookie(request: Request, name: string): string | undefined {
  * Every change must come from the console's own pages: a cross-site request is refused on
  * `Sec-Fetch-Site` and on `Origin` (its host must be this service's), before any token is read.
  */
-export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
+function requireSameOrigin(ctx: ServiceContext, request: Request): void {
   const site = request.headers.get('Sec-Fetch-Site');
   const origin = request.headers.get('Origin');
   const own = new URL(request.url).host;
@@ -118,7 +118,10 @@ export function requireSameOrigin(ctx: ServiceContext, request: Request): void {
   ) {
     throw new HttpError(403, 'cross_site', 'Console changes are accepted from the console’s own pages only.');
   }
-  if (!request.headers.get('Content-Type')?.includes('application/json') && request.method !== 'DELETE') {
+  // The media type itself: a cross-site form or no-cors fetch sends text/plain with any
+  // parameter (`text/plain; charset=application/json`), so a match anywhere let one through.
+  const type = request.headers.get('Content-Type')?.split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json' && request.method !== 'DELETE') {
     throw new HttpError(415, 'unsupported_media_type', 'Send JSON (Content-Type: application/json).');
   }
 }
@@ -210,7 +213,7 @@ const tooMany = (retryMs: number) => {
 };
 
 /** How long a name must wait at an address after `failures` failures there (0: it may try). */
-export function signInBackoffMs(failures: number): number {
+function signInBackoffMs(failures: number): number {
   if (failures < SIGN_IN_LIMITS.perUserAddress) return 0;
   const doublings = Math.min(failures - SIGN_IN_LIMITS.perUserAddress, 16);
   return Math.min(SIGN_IN_LIMITS.firstBackoffMs * 2 ** doublings, SIGN_IN_LIMITS.maxBackoffMs);

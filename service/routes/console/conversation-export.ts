@@ -21,7 +21,7 @@ export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The list's filters, by their names in its query (see `filterOf`). */
-export const FILTER_PARAMS = [
+const FILTER_PARAMS = [
   'q',
   'integration_id',
   'start',
@@ -86,7 +86,7 @@ function feedbackWords(answer: ConsoleMessage | undefined): string {
 }
 
 /** A thread's rows: each question with the answer that follows it, if any. */
-export function csvRows(thread: ConsoleThreadDetail): string[] {
+function csvRows(thread: ConsoleThreadDetail): string[] {
   const rows: string[] = [];
   thread.messages.forEach((question, i) => {
     if (question.role !== 'user') return;

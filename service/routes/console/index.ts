@@ -49,7 +49,8 @@ import { createWebhook, deleteWebhook, listWebhooks, testWebhook } from './webho
 
 export const CONSOLE = '/console';
 
-const API = routeTable<RouteHandler>(CONSOLE_API, [
+/** Every route of the console's API and its handlers by method (each guards itself: requireAdmin). */
+export const CONSOLE_ROUTES: [path: string, methods: Record<string, RouteHandler>][] = [
   [consolePaths.session, { GET: currentSession, POST: signIn, DELETE: signOut }],
   [consolePaths.otherSessions, { DELETE: endOtherSessions }],
   [consolePaths.admins, { GET: listAdmins, POST: addConsoleAdmin }],
@@ -80,14 +81,16 @@ const API = routeTable<RouteHandler>(CONSOLE_API, [
   [consolePaths.webhooks(SLOT), { GET: listWebhooks, POST: createWebhook }],
   [consolePaths.webhook(SLOT, SLOT), { DELETE: deleteWebhook }],
   [consolePaths.webhookTest(SLOT, SLOT), { POST: testWebhook }],
-]);
+];
+
+const API = routeTable<RouteHandler>(CONSOLE_API, CONSOLE_ROUTES);
 
 /**
  * The pages' policy: scripts and styles from this origin only (Lit's constructed stylesheets
  * need no 'unsafe-inline'), no framing, no third-party request of any kind, Trusted Types
  * enforced (the console's pages hold visitors' words and agents' answers).
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -19,7 +19,7 @@ const KEY_PREFIX = 'ack_';
 /** What the list shows of a key: enough to tell keys apart, far too little to use one. */
 const SHOWN_CHARS = 12;
 /** The longest overlap a rotation may give the old key. */
-export const MAX_OVERLAP_S = 30 * 86_400;
+const MAX_OVERLAP_S = 30 * 86_400;
 
 function status(key: ApiKeyRecord, now: number) {
   if (key.revokedAt !== null) return 'revoked';

@@ -47,7 +47,7 @@ function newId(value: unknown, prefix: string): string {
 }
 
 /** One origin per entry, normalised; every bad entry is named, so the admin can fix them all at once. */
-export function parseOrigins(value: unknown): string[] {
+function parseOrigins(value: unknown): string[] {
   if (!Array.isArray(value) || value.some((o) => typeof o !== 'string'))
     throw badRequest('allowed_origins must be a list of origins.');
   const entries = (value as string[]).map((o) => o.trim()).filter(Boolean);
@@ -67,7 +67,7 @@ function parseBudget(value: unknown): DailyCounts {
   return { sessions: value.sessions as number, answers: value.answers as number };
 }
 
-export const integrationJson = (
+const integrationJson = (
   ctx: ServiceContext,
   i: IntegrationRecord,
   today: DailyCounts = { sessions: 0, answers: 0 },

@@ -40,7 +40,7 @@ const TEST_TIMEOUT_MS = 10_000;
  * The address as the console and the audit log show it: origin and the path's first part.
  * Slack's, Discord's and Mattermost's addresses carry their secret in the path (decision 615).
  */
-export function shownUrl(value: string): string {
+function shownUrl(value: string): string {
   const url = new URL(value);
   const first = url.pathname.split('/').filter(Boolean)[0];
   return `${url.origin}/${first ? `${first}/…` : ''}`;

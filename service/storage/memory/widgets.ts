@@ -6,6 +6,10 @@ interface Kept {
   files: Map<string, { body: Uint8Array; gzip?: Uint8Array }>;
 }
 
+/** The hashes as a set: jsonb's equality, which the SQL store compares by, ignores their order. */
+const hashes = (sri: Record<string, string>) =>
+  JSON.stringify(Object.entries(sri).sort(([a], [b]) => (a < b ? -1 : 1)));
+
 const lastUse = (m: WidgetReleaseMeta) => Math.max(m.storedAt, m.loadedAt ?? 0);
 
 /** Kept releases in this process's memory, mirroring sql/widgets.ts. */
@@ -13,7 +17,7 @@ export class MemoryWidgetStore implements WidgetStore {
   private readonly releases = new Map<string, Kept>();
 
   async keepWidgetRelease(release: WidgetReleaseFiles, at: number): Promise<KeepWidgetResult> {
-    const sri = JSON.stringify(Object.entries(release.sri).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const sri = hashes(release.sri);
     const before = this.releases.get(release.version);
     if (before?.sri === sri) return 'kept';
     const bytes = release.files.reduce((n, f) => n + f.body.byteLength + (f.gzip?.byteLength ?? 0), 0);
@@ -23,6 +27,10 @@ export class MemoryWidgetStore implements WidgetStore {
       files: new Map(release.files.map((f) => [f.name, { body: f.body, ...(f.gzip && { gzip: f.gzip }) }])),
     });
     return before ? 'replaced' : 'stored';
+  }
+
+  async holdsWidgetRelease(version: string, sri: Record<string, string>) {
+    return this.releases.get(version)?.sri === hashes(sri);
   }
 
   async widgetFile(version: string, name: string) {

@@ -10,7 +10,7 @@ import type { SqlClient } from '../sql-client.js';
 /** A sealed payload: `~` then base64 of the 12-byte nonce, the ciphertext and its 16-byte tag. */
 const SEALED = '~';
 /** NOTIFY stops at 8,000 bytes: a sealed payload never reaches that. */
-export const MAX_SEALED_CHARS = 7_990;
+const MAX_SEALED_CHARS = 7_990;
 
 /** The fleet's key: made by the first instance of a database, read by every other. */
 export async function fleetKey(db: SqlClient): Promise<CryptoKey> {

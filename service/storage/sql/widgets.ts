@@ -36,6 +36,14 @@ export class SqlWidgetStore implements WidgetStore {
     });
   }
 
+  async holdsWidgetRelease(version: string, sri: Record<string, string>) {
+    const { rows } = await this.db.query(
+      'SELECT 1 FROM widget_releases WHERE version = $1 AND sri = $2::jsonb',
+      [version, json(sri)],
+    );
+    return rows.length > 0;
+  }
+
   async widgetFile(version: string, name: string) {
     const { rows } = await this.db.query(
       'SELECT body, gzip FROM widget_files WHERE version = $1 AND name = $2',

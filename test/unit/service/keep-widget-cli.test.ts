@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentService, memoryStores } from '../../../service/index.js';
 import { keepWidgetCommand } from '../../../service/keep-widget-cli.js';
@@ -57,7 +57,7 @@ describe('agent-chat-service keep-widget (decision 743)', () => {
     expect(again.lines.out[0]).toMatch(/^Already kept widget release 0\.9\.0/);
   });
 
-  it('refuses files that do not match their hashes, a folder without a release, and a wrong call', async () => {
+  it('refuses files that do not match their hashes, a missing file, a folder without a release, and a wrong call', async () => {
     const { dir } = await releaseFolder({ 'agent-chat.iife.js': 'console.log("0.9.0");' });
     await writeFile(join(dir, '0.9.0', 'agent-chat.iife.js'), 'console.log("changed");');
     const tampered = run([dir]);
@@ -66,9 +66,41 @@ describe('agent-chat-service keep-widget (decision 743)', () => {
       'agent-chat-service keep-widget: agent-chat.iife.js does not match its hash in sri.json: these are not the files pinned pages check.',
     ]);
     expect(await tampered.storage.widgets.listWidgetReleases()).toEqual([]);
+    // A file its sri.json names and the folder lacks: nothing kept either.
+    await rm(join(dir, '0.9.0', 'agent-chat.iife.js'));
+    const missing = run([dir]);
+    expect(await missing.code).toBe(1);
+    expect(missing.lines.err).toEqual([
+      'agent-chat-service keep-widget: agent-chat.iife.js is missing: sri.json names it, and pinned pages load it.',
+    ]);
+    expect(await missing.storage.widgets.listWidgetReleases()).toEqual([]);
     const empty = run([join(dir, 'absent')]);
     expect(await empty.code).toBe(1);
     expect(empty.lines.err[0]).toMatch(/holds no widget release/);
     expect(await run([]).code).toBe(2);
+  });
+
+  it('refuses a release whose version or file names no address can name, reading nothing outside its folder', async () => {
+    // sri.json names a file beside the widget folder, with that file's own hash: it was read and kept.
+    const { dir } = await releaseFolder({ 'agent-chat.iife.js': 'console.log("0.9.0");' });
+    const outside = 'operator notes, not a widget file';
+    const elsewhere = await mkdtemp(join(tmpdir(), 'keep-widget-outside-'));
+    dirs.push(elsewhere);
+    await writeFile(join(elsewhere, 'notes.txt'), outside);
+    const name = relative(join(dir, '0.9.0'), join(elsewhere, 'notes.txt'));
+    const sri = { [name]: `sha384-${createHash('sha384').update(outside).digest('base64')}` };
+    await writeFile(join(dir, '0.9.0', 'sri.json'), JSON.stringify(sri));
+    const escaping = run([dir]);
+    expect(await escaping.code).toBe(1);
+    expect(escaping.lines.err[0]).toMatch(/holds no widget release: .*letters, digits/);
+    expect(await escaping.storage.widgets.listWidgetReleases()).toEqual([]);
+    // A version folder no URL reaches (a space, a `%`): kept, it served no page.
+    for (const version of ['0.9.0 beta', '0.9.0%2F..', '0.9.0?x']) {
+      const odd = await releaseFolder({ 'agent-chat.iife.js': 'console.log("0.9.0");' });
+      await rename(join(odd.dir, '0.9.0'), join(odd.dir, version));
+      const refused = run([odd.dir]);
+      expect([version, await refused.code]).toEqual([version, 1]);
+      expect(await refused.storage.widgets.listWidgetReleases()).toEqual([]);
+    }
   });
 });

@@ -59,8 +59,15 @@ add_filter('script_loader_tag', static function (string $tag, string $handle): s
 function agent_chat_element(array $attributes, string $default_mode): string
 {
     if (!agent_chat_ready()) {
-        return current_user_can('manage_options')
-            ? '<p>' . esc_html__('Agent Chat is not set up yet: see Settings → Agent Chat.', 'agent-chat') . '</p>'
+        // One note a page: the site-wide launcher adds none after the post's own.
+        $GLOBALS['agent_chat_on_page'] = current_user_can('edit_posts');
+        if (current_user_can('manage_options')) {
+            return '<p>' . esc_html__('Agent Chat is not set up yet: see Settings → Agent Chat.', 'agent-chat') . '</p>';
+        }
+        // An Author placed it, and the editor showed where the chat will be: say why it is not
+        // there, and who can fix it. Visitors see nothing.
+        return current_user_can('edit_posts')
+            ? '<p>' . esc_html__('Agent Chat is not set up yet, so visitors see nothing here: ask this site\'s administrator to finish Settings → Agent Chat.', 'agent-chat') . '</p>'
             : '';
     }
     wp_enqueue_script('agent-chat-wordpress');

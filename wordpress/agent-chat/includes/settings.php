@@ -6,13 +6,16 @@
 
 defined('ABSPATH') || exit;
 
-/** Each plain setting: its wp-config.php constant, its option, its label. */
+/** Each plain setting: its wp-config.php constant, its option, its label, where its value comes from. */
 function agent_chat_fields(): array
 {
     return [
-        'base_url' => ['AGENT_CHAT_BASE_URL', 'agent_chat_base_url', __('Service URL', 'agent-chat')],
-        'project_id' => ['AGENT_CHAT_PROJECT_ID', 'agent_chat_project_id', __('Project ID', 'agent-chat')],
-        'integration_id' => ['AGENT_CHAT_INTEGRATION_ID', 'agent_chat_integration_id', __('Integration ID', 'agent-chat')],
+        'base_url' => ['AGENT_CHAT_BASE_URL', 'agent_chat_base_url', __('Service URL', 'agent-chat'),
+            __('The address agent-chat-service printed as it started ("listening on …"). Visitors\' browsers connect to it too, so a live site needs an https address they can reach, not 127.0.0.1.', 'agent-chat')],
+        'project_id' => ['AGENT_CHAT_PROJECT_ID', 'agent_chat_project_id', __('Project ID', 'agent-chat'),
+            __('The --project the service was started with, or a project\'s ID in its console.', 'agent-chat')],
+        'integration_id' => ['AGENT_CHAT_INTEGRATION_ID', 'agent_chat_integration_id', __('Integration ID', 'agent-chat'),
+            __('The --integration the service was started with, or an ID from its console\'s Integrations page.', 'agent-chat')],
     ];
 }
 
@@ -32,15 +35,21 @@ function agent_chat_setting(string $name): string
     return defined($constant) ? (string) constant($constant) : (string) get_option($option, '');
 }
 
+/** Whether a URL's host names the machine it is read on: localhost, 127.0.0.0/8 or ::1. */
+function agent_chat_loopback(string $url): bool
+{
+    $host = strtolower(trim((string) (wp_parse_url($url)['host'] ?? ''), '[]'));
+    return $host === 'localhost' || substr($host, -10) === '.localhost' || $host === '::1'
+        || preg_match('/^127(\.\d{1,3}){3}$/', $host) === 1;
+}
+
 /** The service base URL without trailing slashes, or null when the key would travel in clear text. */
 function agent_chat_service_base(string $base_url): ?string
 {
     $parts = wp_parse_url($base_url);
     $scheme = strtolower($parts['scheme'] ?? '');
-    $host = strtolower(trim($parts['host'] ?? '', '[]'));
-    $loopback = $host === 'localhost' || substr($host, -10) === '.localhost' || $host === '::1'
-        || preg_match('/^127(\.\d{1,3}){3}$/', $host) === 1;
-    if ($host === '' || !($scheme === 'https' || ($scheme === 'http' && $loopback))) {
+    $host = $parts['host'] ?? '';
+    if ($host === '' || !($scheme === 'https' || ($scheme === 'http' && agent_chat_loopback($base_url)))) {
         return null;
     }
     return untrailingslashit($base_url);
@@ -140,12 +149,12 @@ function agent_chat_settings_page(): void
         <form method="post" action="options.php">
             <?php settings_fields('agent_chat'); ?>
             <table class="form-table" role="presentation">
-                <?php foreach (agent_chat_fields() as $name => [$constant, $option, $label]) : $id = 'agent-chat-' . str_replace('_', '-', $name); ?>
+                <?php foreach (agent_chat_fields() as $name => [$constant, $option, $label, $help]) : $id = 'agent-chat-' . str_replace('_', '-', $name); ?>
                     <tr>
                         <th scope="row"><label for="<?php echo esc_attr($id); ?>"><?php echo esc_html($label); ?></label></th>
                         <td>
-                            <input type="<?php echo $name === 'base_url' ? 'url' : 'text'; ?>" id="<?php echo esc_attr($id); ?>" name="<?php echo esc_attr($option); ?>" class="regular-text" value="<?php echo esc_attr(agent_chat_setting($name)); ?>" <?php disabled(defined($constant)); ?> />
-                            <?php if (defined($constant)) : ?><p class="description"><?php echo esc_html($from_config); ?></p><?php endif; ?>
+                            <input type="<?php echo $name === 'base_url' ? 'url' : 'text'; ?>" id="<?php echo esc_attr($id); ?>" name="<?php echo esc_attr($option); ?>" class="regular-text" value="<?php echo esc_attr(agent_chat_setting($name)); ?>" <?php disabled(defined($constant)); ?> aria-describedby="<?php echo esc_attr($id . '-help'); ?>" />
+                            <p class="description" id="<?php echo esc_attr($id . '-help'); ?>"><?php echo esc_html(defined($constant) ? $from_config : $help); ?></p>
                         </td>
                     </tr>
                 <?php endforeach; ?>
@@ -160,7 +169,7 @@ function agent_chat_settings_page(): void
                             <p class="description" id="agent-chat-api-key-help">
                                 <?php $saved
                                     ? esc_html_e('A key is saved. It is never shown again; type a new one to replace it.', 'agent-chat')
-                                    : esc_html_e('The project\'s API key. It stays on this server; or define AGENT_CHAT_API_KEY in wp-config.php.', 'agent-chat'); ?>
+                                    : esc_html_e('The --api-key the service was started with, or a key from its console\'s API keys page. It stays on this server; or define AGENT_CHAT_API_KEY in wp-config.php.', 'agent-chat'); ?>
                             </p>
                             <?php if ($saved) : ?>
                                 <p><label><input type="checkbox" name="agent_chat_secret[forget]" value="1" /> <?php esc_html_e('Forget the saved key', 'agent-chat'); ?></label></p>

@@ -41,7 +41,8 @@ function agent_chat_setup_status(bool $fresh = false): ?array
     $integration = agent_chat_setting('integration_id');
     $api_key = agent_chat_setting('api_key');
     $origin = agent_chat_site_origin();
-    $name = 'agent_chat_check_' . wp_hash(implode("\n", [$base, $project, $integration, $api_key, $origin]));
+    // The plugin's version too: an upgraded plugin, which may check more, checks afresh.
+    $name = 'agent_chat_check_' . wp_hash(implode("\n", [$base, $project, $integration, $api_key, $origin, AGENT_CHAT_VERSION]));
     $kept = $fresh ? false : get_transient($name);
     if (is_array($kept) && isset($kept['state'], $kept['checked_at'])) {
         return $kept;
@@ -76,6 +77,11 @@ function agent_chat_check_setup(string $base, string $project, string $integrati
         $allowed = array_filter($data['allowed_origins'], 'is_string');
         // An integration with no allowed origins accepts pages anywhere.
         $state = $allowed === [] || in_array($origin, $allowed, true) ? 'connected' : 'origin';
+        // This server reached the service, but visitors' browsers stream from the same URL
+        // (the element's base-url): on a site anyone else opens, a loopback one is their own computer.
+        if ($state === 'connected' && agent_chat_loopback($base) && !agent_chat_loopback($origin)) {
+            $state = 'loopback';
+        }
         return ['state' => $state, 'public' => !empty($data['public'])];
     }
     if ($json && $status === 401) {
@@ -142,7 +148,14 @@ function agent_chat_setup_lines(array $status): array
             $lines = [
                 /* translators: %s: the project ID */
                 sprintf(__('The agent service refused the API key for project %s.', 'agent-chat'), $project),
-                __('Check the project ID against the service console, and paste a live API key of that project (its API keys page makes one; a revoked or expired key is refused). Save, and the setup is checked again.', 'agent-chat'),
+                __('Check the project ID, and paste the --api-key the service was started with, or a live key of that project from its console\'s API keys page (a revoked or expired key is refused). Save, and the setup is checked again.', 'agent-chat'),
+            ];
+            break;
+        case 'loopback':
+            $lines = [
+                /* translators: %s: the service URL, such as http://127.0.0.1:8787 */
+                sprintf(__('The service URL, %s, is this server\'s own address: visitors\' browsers connect to the service too, and there they find their own computer, so the chat cannot answer them.', 'agent-chat'), $base),
+                __('Give the service an https address visitors can reach (a reverse proxy in front of it), and set that as the service URL. Then check again.', 'agent-chat'),
             ];
             break;
         case 'integration':

@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { estimateTokens, fitHistory } from '../../../../service/agents/history-budget.js';
 import { OpenAiAgent, StaticDocs } from '../../../../service/node.js';
 import type { MessageRecord } from '../../../../service/index.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
+import { answers, upstream } from '../../../fixtures/model-upstream.js';
 
 describe('estimateTokens: a cheap, upper-leaning count', () => {
   it('counts 4 ASCII characters a token, one token per other character, and 4 per message', () => {
@@ -48,69 +47,52 @@ describe('fitHistory', () => {
 
 describe('the history the model agent sends', () => {
   it('stays within the budget on a long thread: the 121st question of 2,000-character turns sends kilobytes, not megabytes', async () => {
-    const bodies: string[] = [];
-    const server = createServer(async (req, res) => {
-      let raw = '';
-      for await (const chunk of req) raw += chunk;
-      bodies.push(raw);
-      res
-        .writeHead(200, { 'Content-Type': 'text/event-stream' })
-        .end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const agent = new OpenAiAgent({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-        model: 'm',
-        docs: new StaticDocs([]),
-      });
-      const ctx = makeService({ agent });
-      const token = await ctx.session('alice');
-      const first = await allRecords(
-        await ctx.call('POST', `${AGENT}/chat/`, {
-          token,
-          body: { integration_id: 'int_demo', message: 'turn 0' },
-        }),
-      );
-      const threadId = first[0].content.thread_id as string;
-      // 120 earlier turns of 2,000 characters each way, written straight to the store.
-      const now = ctx.clock.now();
-      for (let n = 1; n <= 120; n++) {
-        for (const role of ['user', 'assistant'] as const) {
-          const message: MessageRecord = {
-            id: `msg_${role}_${n}`,
-            role,
-            content: `${role} turn ${n} ${'lorem ipsum '.repeat(166)}`,
-            sources: [],
-            createdAt: now + n,
-            updatedAt: now + n,
-            status: 'complete',
-            toolCalls: [],
-            activity: [],
-            uncertain: false,
-          };
-          await ctx.service.storage.conversations.appendMessage(threadId, message);
-        }
+    const model = await upstream(answers(['ok']));
+    const agent = new OpenAiAgent({ baseUrl: model.baseUrl, model: 'm', docs: new StaticDocs([]) });
+    const ctx = makeService({ agent });
+    const token = await ctx.session('alice');
+    const first = await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message: 'turn 0' },
+      }),
+    );
+    const threadId = first[0].content.thread_id as string;
+    // 120 earlier turns of 2,000 characters each way, written straight to the store.
+    const now = ctx.clock.now();
+    for (let n = 1; n <= 120; n++) {
+      for (const role of ['user', 'assistant'] as const) {
+        const message: MessageRecord = {
+          id: `msg_${role}_${n}`,
+          role,
+          content: `${role} turn ${n} ${'lorem ipsum '.repeat(166)}`,
+          sources: [],
+          createdAt: now + n,
+          updatedAt: now + n,
+          status: 'complete',
+          toolCalls: [],
+          activity: [],
+          uncertain: false,
+        };
+        await ctx.service.storage.conversations.appendMessage(threadId, message);
       }
-      await allRecords(
-        await ctx.call('POST', `${AGENT}/chat/`, {
-          token,
-          body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId },
-        }),
-      );
-      const sent = JSON.parse(bodies.at(-1)!) as { messages: { role: string; content: string }[] };
-      const history = sent.messages.slice(1, -1);
-      const tokens = history.reduce((sum, m) => sum + estimateTokens(m.content), 0);
-      expect(tokens).toBeLessThanOrEqual(8_000);
-      expect(tokens).toBeGreaterThan(7_000);
-      expect(bodies.at(-1)!.length).toBeLessThan(32_000);
-      expect(history.at(-1)!.content).toMatch(/^assistant turn 120 /);
-      expect(history[0].content).toMatch(/^user turn \d+ /);
-      expect(sent.messages.some((m) => m.content.startsWith('user turn 1 '))).toBe(false);
-      expect(sent.messages[0].role).toBe('system');
-      expect(sent.messages.at(-1)).toEqual({ role: 'user', content: 'And the newest question?' });
-    } finally {
-      server.close();
     }
+    await allRecords(
+      await ctx.call('POST', `${AGENT}/chat/`, {
+        token,
+        body: { integration_id: 'int_demo', message: 'And the newest question?', thread_id: threadId },
+      }),
+    );
+    const sent = model.requests.at(-1) as { messages: { role: string; content: string }[] };
+    const history = sent.messages.slice(1, -1);
+    const tokens = history.reduce((sum, m) => sum + estimateTokens(m.content), 0);
+    expect(tokens).toBeLessThanOrEqual(8_000);
+    expect(tokens).toBeGreaterThan(7_000);
+    expect(JSON.stringify(sent).length).toBeLessThan(32_000);
+    expect(history.at(-1)!.content).toMatch(/^assistant turn 120 /);
+    expect(history[0].content).toMatch(/^user turn \d+ /);
+    expect(sent.messages.some((m) => m.content.startsWith('user turn 1 '))).toBe(false);
+    expect(sent.messages[0].role).toBe('system');
+    expect(sent.messages.at(-1)).toEqual({ role: 'user', content: 'And the newest question?' });
   });
 });

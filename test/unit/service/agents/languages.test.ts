@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AGENT_LANGUAGES, agentLanguage, phrasesFor } from '../../../../service/agents/phrases.js';
 import { OpenAiAgent, StaticDocs } from '../../../../service/node.js';
 import { AGENT, allRecords, makeService } from '../../../fixtures/service.js';
+import { answers, upstream } from '../../../fixtures/model-upstream.js';
 
 const OPEN_PAGE = {
   name: 'open_page',
@@ -154,28 +153,11 @@ describe("the demo agent in the visitor's language", () => {
 
 describe("the model agent is told the visitor's language", () => {
   async function systemPromptFor(locale?: string) {
-    let seen: { messages: { content: string }[] } | undefined;
-    const server = createServer(async (req, res) => {
-      let raw = '';
-      for await (const chunk of req) raw += chunk;
-      seen = JSON.parse(raw);
-      res
-        .writeHead(200, { 'Content-Type': 'text/event-stream' })
-        .end('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const agent = new OpenAiAgent({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-        model: 'm',
-        docs: new StaticDocs([]),
-      });
-      const ctx = makeService({ agent });
-      await ask(ctx, await ctx.session(), { message: 'hello', ...(locale && { locale }) });
-      return seen!.messages[0].content;
-    } finally {
-      server.close();
-    }
+    const model = await upstream(answers(['ok']));
+    const agent = new OpenAiAgent({ baseUrl: model.baseUrl, model: 'm', docs: new StaticDocs([]) });
+    const ctx = makeService({ agent });
+    await ask(ctx, await ctx.session(), { message: 'hello', ...(locale && { locale }) });
+    return (model.requests[0] as { messages: { content: string }[] }).messages[0].content;
   }
 
   it('in a language the agents have words for, with its own "not in the docs" sentence', async () => {

@@ -141,6 +141,19 @@ describe.each(engines())('model agent: hostile answers on $name', { timeout: 60_
     return { ask };
   }
 
+  it('keeps an answer whose model wrote a NUL character, without it, as streamed', async () => {
+    // PostgreSQL's text holds none: the answer was streamed whole and then not saved (decision 759).
+    const { ask } = await service((await upstream(answers(['Hello', '\u0000', ' wor\u0000ld.']))).baseUrl);
+    const { records, end, stored } = await ask();
+    expect(end?.type).toBe('identifiers');
+    const sent = records
+      .filter((r) => r.type === 'partial_answer')
+      .map((r) => r.content.text)
+      .join('');
+    expect(sent).toBe('Hello world.');
+    expect(stored).toMatchObject({ status: 'complete', content: 'Hello world.' });
+  });
+
   it('clamps usage past 2⁶³: every answer is stored complete and frees its slot', async () => {
     const huge: Script = (res) => {
       res.writeHead(200, SSE);

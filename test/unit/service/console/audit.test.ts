@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import { addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { PROJECT } from '../../../fixtures/service.js';
+import { sqlEngines } from '../../../fixtures/storages.js';
 
 describe('console audit log', () => {
   it('the audit log says who did what, when and from where', async () => {
@@ -80,4 +82,28 @@ describe('console audit log', () => {
     const refused = await vera.call('GET', 'audit');
     expect(refused).toMatchObject({ status: 403, body: { code: 'admin_only' } });
   });
+
+  // The filters are the address's: whatever is typed there is a 400 at worst, never the
+  // database's error as a 500 (a `before` beyond bigint, or a NUL, was one).
+  it.each(sqlEngines().map((e) => [e.name, e] as const))(
+    'takes hostile filters on %s',
+    async (_, engine) => {
+      const { admin } = await withConsole({ storage: await openSqlStores(await engine.client()) });
+      const status = async (query: string) => (await admin.call('GET', `audit?${query}`)).status;
+      for (const before of ['1e21', '99999999999999999999', '-1e300', '1.5', 'x', 'Infinity'])
+        expect([before, await status(`before=${before}`)]).toEqual([before, 400]);
+      expect(await status('before=-1')).toBe(200);
+      for (const value of ["' OR 1=1 --", '%', '_', 'a'.repeat(200)]) {
+        const query = new URLSearchParams({ actor: value, action: value, project_id: value });
+        expect((await admin.call('GET', `audit?${query}`)).body.entries).toEqual([]);
+      }
+      expect(await status(`actor=${'a'.repeat(201)}`)).toBe(400);
+      for (const name of ['actor', 'action', 'project_id'])
+        expect(await admin.call('GET', `audit?${name}=ada%00`)).toMatchObject({
+          status: 400,
+          body: { code: 'invalid_request' },
+        });
+    },
+    60_000,
+  );
 });

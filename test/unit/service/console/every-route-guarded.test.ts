@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { consolePaths } from '../../../../contract/console.js';
+import { pathPattern } from '../../../../service/http/route-table.js';
+import { CONSOLE_ROUTES } from '../../../../service/routes/console/index.js';
 import { PROJECT } from '../../../fixtures/service.js';
 import { addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 
@@ -67,6 +69,7 @@ const READS: string[] = [
   consolePaths.file(P, FILE),
   consolePaths.audit,
   consolePaths.install,
+  consolePaths.widgetReleases,
   consolePaths.docsSources(P),
   `${consolePaths.docsSearch(P)}?q=theme`,
   consolePaths.docsStale(P),
@@ -86,6 +89,20 @@ const body = {
 };
 
 describe('every console route is guarded', () => {
+  it("the lists below hold every route and method of the console's table", () => {
+    // A route missing here would be tried by no attacker below: the Widget releases read was.
+    const listed = [...CHANGES, ...READS.map((p) => ['GET', p.split('?')[0]] as const)];
+    // Signing in and asking who is signed in are before any session: sign-in.test.ts tries them.
+    const open = [`POST ${consolePaths.session}`, `GET ${consolePaths.session}`];
+    const missing = CONSOLE_ROUTES.flatMap(([route, methods]) =>
+      Object.keys(methods)
+        .filter((method) => !open.includes(`${method} ${route}`))
+        .filter((method) => !listed.some(([m, p]) => m === method && pathPattern(route).test(p)))
+        .map((method) => `${method} ${route}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('signed out: every read and every change is 401, and nothing changed', async () => {
     const { service } = await withConsole();
     const stranger = consoleClient(service);

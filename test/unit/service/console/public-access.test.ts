@@ -142,7 +142,7 @@ describe('public integrations in the console (§2b)', () => {
     ]);
   });
 
-  it('writes at most 20 origins an integration a day, however many a script fakes (decision 750)', async () => {
+  it('writes and logs at most 20 origins an integration a day, however many a script fakes, none longer than a real one (decisions 750, 762)', async () => {
     const storage = memoryStores();
     const written: string[] = [];
     const note = storage.gate.noteRefusals.bind(storage.gate);
@@ -150,15 +150,22 @@ describe('public integrations in the console (§2b)', () => {
       written.push(refusal.origin);
       return note(refusal);
     };
-    const { admin, service, clock } = await withConsole({ storage });
+    const logs: { msg: string; origin?: unknown }[] = [];
+    const { admin, service, clock } = await withConsole({ storage, log: (entry) => logs.push(entry) });
     await admin.call('PATCH', INTEGRATION, { public: true, allowed_origins: [SITE] });
     const challenge = `${BASE}/agent/v1/projects/${PROJECT.id}/integrations/int_demo/challenge/`;
     const refuse = async (origin: string) =>
       expect((await service.handle(new Request(challenge, { headers: { Origin: origin } }))).status).toBe(
         403,
       );
+    // Longer than any origin a browser sends (a DNS name is at most 253 characters): a script's,
+    // which wrote its 8 KB into the log twice a request and onto the console's page.
+    await refuse(`https://${'a'.repeat(60)}.${'b'.repeat(8_000)}.example`);
     for (let i = 0; i < 30; i++) await refuse(`https://fake-${i}.example`);
     expect(written).toHaveLength(20);
+    expect(written.every((origin) => origin.length < 30)).toBe(true);
+    // The log says what was written: a script's thirty origins are twenty lines, not thirty.
+    expect(logs.filter((l) => l.msg === 'public_origin_refused')).toHaveLength(20);
     // The next UTC day writes again.
     clock.advance(86_400_000);
     await refuse('https://fake-0.example');

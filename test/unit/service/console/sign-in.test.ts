@@ -4,7 +4,7 @@ import { OpenAiAgent, loadDocsFolder } from '../../../../service/node.js';
 import { nodeConsole, scryptHasher, scryptPasswords } from '../../../../service/console-node.js';
 import { ADMIN, CONSOLE, addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { answers, upstream } from '../../../fixtures/model-upstream.js';
-import { PROJECT, chatRecords, makeService } from '../../../fixtures/service.js';
+import { BASE, PROJECT, chatRecords, makeService } from '../../../fixtures/service.js';
 
 describe('console sign-in', () => {
   it('signs in with the right password only, in an HttpOnly, SameSite=Strict cookie that is Secure behind https', async () => {
@@ -276,6 +276,37 @@ describe('console sign-in', () => {
       '(not a username)',
       '(not a username)',
     ]);
+  });
+
+  it('takes a change as JSON by its media type alone, not by a parameter that names JSON', async () => {
+    // A cross-site form or no-cors fetch may send text/plain with any parameter: the JSON check
+    // is a layer of its own beside Origin, Sec-Fetch-Site and the token, so it holds alone.
+    const { admin, service } = await withConsole();
+    const csrf = (await admin.signIn()).body.csrf_token;
+    const send = async (type: string) => {
+      const headers = {
+        Origin: BASE,
+        'Sec-Fetch-Site': 'same-origin',
+        Cookie: admin.cookie,
+        'X-CSRF-Token': csrf,
+      };
+      const body = JSON.stringify({ name: 'X' });
+      const request = new Request(`${BASE}/console/api/projects`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': type },
+        body,
+      });
+      return (await service.handle(request)).status;
+    };
+    for (const type of [
+      'text/plain; charset=application/json',
+      'text/plain;application/json',
+      'application/x-www-form-urlencoded; a=application/json',
+      'multipart/form-data; boundary=application/json',
+      'application/jsonp',
+    ])
+      expect([type, await send(type)]).toEqual([type, 415]);
+    expect(await send('Application/JSON; charset=utf-8')).toBe(201);
   });
 
   it('refuses a change without the CSRF token, from another site, or not as JSON; signed out, it refuses everything', async () => {

@@ -5,6 +5,7 @@ import { installWidget } from '../../../../service/routes/console/install.js';
 import {
   oneTag,
   oneTagCsp,
+  oneTagUrl,
   pinnedCsp,
   publicLatestTag,
   publicScriptTag,
@@ -61,6 +62,20 @@ it('the one tag is the loader through latest with the settings as data-*, no ele
   );
   expect(oneTag({ ...input, widget: null })).toBeNull();
   expect(oneTagCsp({ ...input, widget: null })).toBeNull();
+});
+
+it("the one tag's URL carries the same settings in its query, for a builder that keeps a script's src alone", () => {
+  const url = oneTagUrl(input)!;
+  expect(url).toBe(
+    'https://chat.example.com/base/widget/latest/agent-chat.loader.iife.js?project-id=proj_a&integration-id=int_a&base-url=https://chat.example.com/base',
+  );
+  // What the loader reads from it: the tag's data-*, by name and value.
+  expect(Object.fromEntries(new URL(url).searchParams)).toEqual({
+    'project-id': 'proj_a',
+    'integration-id': 'int_a',
+    'base-url': 'https://chat.example.com/base',
+  });
+  expect(oneTagUrl({ ...input, widget: null })).toBeNull();
 });
 
 it('with no widget served, neither an import map nor a CSP line', () => {

@@ -13,6 +13,7 @@ import {
   type CrawlResult,
 } from '../../../../service/docs/crawler.js';
 import { StaticDocs } from '../../../../service/docs/ranking.js';
+import { pdfThreads } from '../../../../service/kernel/pdf-thread.js';
 import { pdfDocument } from '../../../fixtures/files.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
@@ -693,6 +694,31 @@ describe('crawlSite with PDFs', () => {
     expect((await docs.search('how do I roll back'))[0].section.url).toBe(
       `${site.url}/docs/guide.pdf#page=3`,
     );
+  });
+
+  it("reads a crawl's PDFs on one thread of pdf.js, and leaves none behind", async () => {
+    const root = await tempRoot();
+    await mkdir(join(root, 'docs'), { recursive: true });
+    const names = Array.from({ length: 6 }, (_, i) => `manual-${i}.pdf`);
+    await writeFile(
+      join(root, 'docs/index.html'),
+      `<title>Manuals</title><main><p>Start.</p>${names.map((n) => `<a href="${n}">${n}</a>`).join(' ')}</main>`,
+    );
+    for (const [i, name] of names.entries())
+      await writeFile(join(root, 'docs', name), pdfDocument({ pages: [[`Manual ${i} says hello.`]] }));
+    const site = await serveFolder(root);
+    open.push(site);
+    const before = pdfThreads().started;
+    const result = await crawlSite(`${site.url}/docs/`, OPTIONS);
+    expect(
+      result.pages
+        .filter((p) => p.url.endsWith('.pdf'))
+        .map((p) => p.sections[0].text)
+        .sort(),
+    ).toEqual(names.map((_, i) => `Manual ${i} says hello.`));
+    // Two at most side by side (725), each kept for the PDF after it.
+    expect(pdfThreads().started - before).toBeLessThanOrEqual(2);
+    expect(pdfThreads().alive).toBe(0);
   });
 
   it('reports a PDF without text and one over the cap as failures that say why', async () => {

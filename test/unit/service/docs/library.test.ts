@@ -8,9 +8,11 @@ import { readDocsFolder } from '../../../../service/docs/folder.js';
 import { DocsInputError, DocsLibrary } from '../../../../service/docs/library.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
 import { memoryStores } from '../../../../service/storage/memory/index.js';
+import { openSqlStores } from '../../../../service/storage/sql/index.js';
 import type { DocCrawlProgress, DocsStore } from '../../../../service/storage/types.js';
 import { pdfDocument } from '../../../fixtures/files.js';
 import { heldSite } from '../../../fixtures/held-site.js';
+import { sqlEngines } from '../../../fixtures/storages.js';
 
 const SITE = join(import.meta.dirname, '../../../fixtures/docs-site');
 const open: StaticSite[] = [];
@@ -307,6 +309,29 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     await ticking;
     expect((await crawler.sources('proj_b'))[0]).toMatchObject({ crawl: null, lastRun: null });
   });
+
+  it.each(sqlEngines().map((e) => [e.name, e] as const))(
+    'indexes a source with a page holding a NUL character on %s, without the character',
+    async (_, engine) => {
+      // One stray NUL failed the write of the whole crawl, at every crawl: the source stayed empty.
+      const storage = await openSqlStores(await engine.client());
+      const dir = await mkdtemp(join(tmpdir(), 'nul-docs-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      await writeFile(join(dir, 'theming.md'), '# Theming\n\nSet the theme attribute to dark.\n');
+      await writeFile(join(dir, 'sessions.md'), '# Sessions\n\nA session\u0000 lasts one hour.\n');
+      const library = new DocsLibrary({
+        store: storage.docs,
+        clock: new ManualClock(),
+        readFolder: readDocsFolder,
+      });
+      await library.addSource(P, dir, 'https://acme.example/docs');
+      await library.tick();
+      expect((await library.sources(P))[0]).toMatchObject({ pages: 2, lastRun: { failures: [] } });
+      const texts = (await storage.docs.listDocSections(P)).map((s) => s.text).join('\n');
+      expect(texts).toContain('A session lasts one hour.');
+    },
+    60_000,
+  );
 
   it('refuses a location that is neither a website nor a folder, in plain words', async () => {
     const { library } = await fixture();

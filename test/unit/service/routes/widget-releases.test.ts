@@ -135,6 +135,31 @@ describe.each(engines())('pinned widget releases across upgrades: $name', { time
     expect(sha384(await response.arrayBuffer())).toBe(next.sri['agent-chat.iife.js']);
   });
 
+  it('an instance whose release the store holds already reads none of its files as it starts', async () => {
+    const [first, second] = await engine.open();
+    const reads: string[] = [];
+    const counting = (release: WidgetRelease): WidgetRelease => ({
+      ...release,
+      file: (name) => (reads.push(name), release.file(name)),
+    });
+    const release = widgetRelease('1.0.0', 'console.log("one");');
+    // A request other than the release's own files: what it reads is what keeping it reads.
+    await get(start(first, counting(release)), '/widget/0.9.0/agent-chat.iife.js');
+    expect(reads.sort()).toEqual([...Object.keys(release.sri), 'sri.json'].sort());
+    reads.length = 0;
+    await get(start(second, counting(release)), '/widget/0.9.0/agent-chat.iife.js');
+    expect(reads).toEqual([]);
+    // Two instances of a new release starting at once: one release stored, with its files.
+    const next = widgetRelease('1.1.0', 'console.log("two");');
+    await Promise.all([first, second].map((s) => get(start(s, counting(next)), '/widget/0.9.0/x.js')));
+    const response = await get(start(first, release), '/widget/1.1.0/agent-chat.iife.js');
+    expect(sha384(await response.arrayBuffer())).toBe(next.sri['agent-chat.iife.js']);
+    expect((await first.widgets.listWidgetReleases()).map((r) => r.version).sort()).toEqual([
+      '1.0.0',
+      '1.1.0',
+    ]);
+  });
+
   it('a build with other bytes under a stored version replaces them, and warns that pinned pages break', async () => {
     const [first, second] = await engine.open();
     await get(

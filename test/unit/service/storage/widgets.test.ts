@@ -49,6 +49,25 @@ storageSuite('widget releases', ({ open }) => {
     ]);
   });
 
+  it('tells whether it holds a release with these very hashes, without its files', async () => {
+    const { widgets } = await open();
+    const kept = release('1.0.0');
+    expect(await widgets.holdsWidgetRelease(kept.version, kept.sri)).toBe(false);
+    await widgets.keepWidgetRelease(kept, T0);
+    expect(await widgets.holdsWidgetRelease('1.0.0', { ...kept.sri })).toBe(true);
+    // The hashes as a set: their order in sri.json is no difference.
+    const two = { 'b.js': 'sha384-b', 'a.js': 'sha384-a' };
+    await widgets.keepWidgetRelease({ ...release('2.0.0'), sri: two }, T0);
+    expect(await widgets.holdsWidgetRelease('2.0.0', { 'a.js': 'sha384-a', 'b.js': 'sha384-b' })).toBe(true);
+    expect(await widgets.holdsWidgetRelease('1.0.0', release('1.0.0', 'console.log("rebuilt");').sri)).toBe(
+      false,
+    );
+    expect(await widgets.holdsWidgetRelease('1.0.0', { ...kept.sri, 'chunks/solver.js': 'sha384-x' })).toBe(
+      false,
+    );
+    expect(await widgets.holdsWidgetRelease('1.0.1', kept.sri)).toBe(false);
+  });
+
   it('notes loads, lists the last used first, and purges the unused and those beyond the bound, never the kept one', async () => {
     const { widgets } = await open();
     for (let i = 0; i < 5; i++) await widgets.keepWidgetRelease(release(`1.${i}.0`), T0 + i);
