@@ -1,0 +1,108 @@
+import {
+  type AnswerTest,
+  failureText,
+  readAnswerTests,
+  searchCommand,
+  testCommand,
+  type StoppedCrawl,
+} from '../docs-cli.js';
+import type { DocsLibrary } from '../docs/library.js';
+import { memoryStores } from '../storage/memory/index.js';
+import type { Stores } from '../storage/types.js';
+import { DataDirLockedError, openStorage } from '../node.js';
+import type { DocsFlags } from './docs-flags.js';
+import { type Flags, type StoreAt, storeAt } from './flags.js';
+
+/** How the program runs `search` and `test` (../docs-cli.ts): on which store, after which crawls, saying which stopped. */
+
+/**
+ * `search` and `test`: the service's database (or, while a running service holds the embedded
+ * one, this run's memory with the `--docs` sources crawled into it), the same library and agent
+ * as a chat.
+ */
+export async function docsCommand(
+  command: 'search' | 'test',
+  args: string[],
+  docs: DocsFlags,
+  values: Flags,
+): Promise<number> {
+  const print = (line: string) => console.log(line);
+  if (args.length !== 1) {
+    console.error(
+      command === 'search'
+        ? 'usage: agent-chat-service search "QUESTION" [--earlier "QUESTION"] [--docs LOCATION]'
+        : 'usage: agent-chat-service test FILE.yaml [--docs LOCATION]',
+    );
+    return 2;
+  }
+  // Read the tests before anything is crawled: a typo fails at once. Relative URLs are read against
+  // the first site, else the address a folder's pages are published at (decision 461).
+  const sites = docs.locations.filter((location) => /^https?:\/\//.test(location));
+  const published = /^https?:\/\//.test(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
+  const base = sites[0] ?? (docs.locations.length ? published : undefined);
+  let tests: AnswerTest[] = [];
+  try {
+    if (command === 'test') tests = await readAnswerTests(args[0], base);
+  } catch (error) {
+    // 2, not 1: a CI step tells a file to fix from an answer that missed (decision 297).
+    console.error(`agent-chat-service: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  const storage = await commandStore(storeAt(values), docs.locations.length > 0);
+  // Logs go to stderr: stdout is the table.
+  const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
+  try {
+    // Sources never crawled (or due) are crawled first, so a first run has something to read.
+    await library.tick();
+    const projectDocs = library.project(docs.project);
+    const { stopped, failed } = await lastCrawls(library, docs.project);
+    return command === 'search'
+      ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
+      : await testCommand(agent, projectDocs, tests, print, sites, fetch, stopped, failed);
+  } finally {
+    await library.close();
+    await storage.close();
+  }
+}
+
+/**
+ * The project's sources whose last crawl stopped (a site unreachable, its robots.txt failing),
+ * each said on stderr with what stopped it: a CI log shows why the docs are missing (decision
+ * 606); and the pages their last crawls failed, which `test` names with the page that linked them.
+ */
+async function lastCrawls(library: DocsLibrary, project: string) {
+  const sources = await library.sources(project);
+  const failed = sources.flatMap(({ lastRun }) => lastRun?.failures ?? []);
+  const stopped: StoppedCrawl[] = sources.flatMap(({ location, lastRun }) =>
+    lastRun && !lastRun.complete && lastRun.failures.length
+      ? [{ location, failure: lastRun.failures[0] }]
+      : [],
+  );
+  for (const { location, failure } of stopped)
+    console.error(
+      `agent-chat-service: the crawl of ${location} stopped at ${failureText(failure)}; what it had indexed is kept.`,
+    );
+  return { stopped, failed };
+}
+
+/**
+ * The service's store for a command; this run's memory while a running service holds the embedded
+ * one, when `--docs` gives it something to crawl. Without, the sources added in the console are
+ * out of reach: said, not searched as none (decision 607).
+ */
+async function commandStore(store: StoreAt, docsGiven: boolean): Promise<Stores> {
+  try {
+    return await openStorage(store);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    if (!docsGiven)
+      throw new Error(
+        `the running service holds the data directory ${store.dataDir}, so its sources cannot be read from here: give them with --docs (crawled into memory for this run), stop the service, or search on the console's Sources page.`,
+        { cause: error },
+      );
+    console.error(
+      'agent-chat-service: the running service holds the data directory; the --docs sources are crawled into memory for this run.',
+    );
+    return memoryStores();
+  }
+}
