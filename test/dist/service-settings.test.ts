@@ -12,12 +12,18 @@ import { afterAll, describe, expect, it } from 'vitest';
  */
 const CLI = join(import.meta.dirname, '../../service/dist/cli.js');
 
-/** The machine's own settings left out, so that each case says all it sets. */
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([name]) => !/^(AGENT_CHAT_|OPENAI_|PORT$|HOST$|DATABASE_URL$)/.test(name),
+/**
+ * The machine's own settings left out, so that each case says all it sets; any free port, should a
+ * case start the service where it should have refused (a setting no longer read).
+ */
+const baseEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(AGENT_CHAT_|OPENAI_|PORT$|HOST$|DATABASE_URL$)/.test(name),
+    ),
   ),
-);
+  PORT: '0',
+};
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -33,7 +39,11 @@ async function run(args: string[], env: Record<string, string> = {}) {
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    // Serving, it would never end: stopped at once, its output fails the case.
+    if (stdout.includes('listening on')) child.kill('SIGKILL');
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   return { code, stdout, stderr, written: await readdir(dataDir) };
