@@ -176,7 +176,28 @@ async function publish(context: BrowserContext, title: string, content: string) 
   );
   await page.close();
   expect(result.status, JSON.stringify(result.body)).toBe(201);
-  return { link: result.body.link as string, raw: result.body.content.raw as string };
+  return {
+    id: result.body.id as number,
+    link: result.body.link as string,
+    raw: result.body.content.raw as string,
+  };
+}
+
+/**
+ * What the Agent Chat block's placeholder says in the block editor, as a screen reader reads it
+ * (the accessibility tree of the block), with post `id` open as `context`'s user.
+ */
+async function editorSays(context: BrowserContext, id: number): Promise<string> {
+  const page = await context.newPage();
+  await page.goto(`${wp.origin}/wp-admin/post.php?post=${id}&action=edit`);
+  await page.locator('[data-type="agent-chat/chat"]').waitFor();
+  // A first-time user's welcome guide hides the rest from the accessibility tree: a person closes it.
+  if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
+  await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  const said = await page.getByRole('document', { name: 'Block: Agent Chat' }).ariaSnapshot();
+  await page.close();
+  // The snapshot is YAML, which doubles a quote inside a quoted line.
+  return said.replaceAll("''", "'");
 }
 
 /** Opens `url` and asks the widget a question; resolves with the answer and the session exchange. */
@@ -234,6 +255,8 @@ beforeEach(() => void resetLimits());
 let admin: BrowserContext;
 let author: BrowserContext;
 let shortcodePost: string;
+/** The post the block editor saved with the block. */
+let blockPost: number;
 
 describe('installing and setting up', () => {
   it("installs from the zip with WordPress's own unzip, and activates", () => {
@@ -426,11 +449,15 @@ describe('an Author places the chat', () => {
       await data.dispatch('core/editor').editPost({ title: 'Block', status: 'publish' });
       await data.dispatch('core/editor').savePost();
       return {
+        id: data.select('core/editor').getCurrentPostId() as number,
         link: data.select('core/editor').getPermalink() as string,
         content: data.select('core/editor').getEditedPostContent() as string,
       };
     });
     await page.close();
+    blockPost = saved.id;
+    // Set up, and the setup check (kept since the settings page ran it) found it connected.
+    expect(await editorSays(author, blockPost)).toContain('Visitors chat with your agent here.');
     expect(saved.content).toContain(
       '<!-- wp:agent-chat/chat {"heading":"Block heading","prompts":"Theming|Events","theme":"auto"} /-->',
     );
@@ -455,6 +482,55 @@ describe('an Author places the chat', () => {
     expect(element).toContain('mode="launcher"');
     expect(element).toContain(`session-endpoint="${wp.origin}/wp-json/agent-chat/v1/session"`);
     expect(html).not.toContain('evil.example');
+  });
+
+  it('a heading with markup or quotes stays text in the element: no attribute of its own, no element, no script', async () => {
+    // Quotes in the shortcode (WordPress's parser takes no markup there); markup in the block's
+    // attributes, which the block editor saves as JSON.
+    const quotes = `x" onmouseover="window.hit=1" data-x="y`;
+    const markup = `"><img src=x onerror=window.hit=2></agent-chat><script>window.hit=3</script>`;
+    const post = await publish(
+      author,
+      'Heading with markup',
+      `[agent_chat heading='${quotes}']\n\n` +
+        `<!-- wp:agent-chat/chat ${JSON.stringify({ heading: markup, prompts: markup, theme: '" onclick="x' })} /-->`,
+    );
+    const page = await (await visitor()).newPage();
+    await page.goto(post.link);
+    await page.waitForFunction(() => customElements.get('agent-chat') !== undefined);
+    const found = await page.evaluate(() => {
+      const elements = [...document.querySelectorAll('agent-chat')];
+      return {
+        names: [...new Set(elements.flatMap((e) => e.getAttributeNames()))],
+        headings: elements.map((e) => e.getAttribute('heading') ?? ''),
+        themes: elements.map((e) => e.getAttribute('theme')),
+        children: elements.map((e) => e.children.length),
+        images: elements.reduce((n, e) => n + (e.shadowRoot?.querySelectorAll('img, script').length ?? 0), 0),
+        hit: (window as unknown as { hit?: number }).hit,
+      };
+    });
+    await page.context().close();
+    const allowed = [
+      'base-url',
+      'greeting',
+      'heading',
+      'integration-id',
+      'mode',
+      'project-id',
+      'prompts',
+      'session-endpoint',
+      'theme',
+    ];
+    expect(found.names.filter((name) => !allowed.includes(name))).toEqual([]);
+    expect(found.headings).toHaveLength(2);
+    expect(found.headings[0]).toBe(quotes);
+    expect(found.children).toEqual([0, 0]);
+    // A theme that is not one of the three never reaches the page.
+    expect(
+      found.themes.filter((theme) => theme !== null && !['light', 'dark', 'auto'].includes(theme)),
+    ).toEqual([]);
+    expect(found.images).toBe(0);
+    expect(found.hit).toBeUndefined();
   });
 });
 
@@ -715,6 +791,23 @@ describe('the setup check: the settings page says what is wrong, and how to fix 
     expect(alert).not.toContain('has no integration');
     await page.close();
   });
+
+  it('the block editor tells an Author what the check found, and whom to ask, from the kept result', async () => {
+    wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
+    // No kept result: the first editor load checks, the next reads what it kept.
+    wp.sql("DELETE FROM wordpress.wp_options WHERE option_name LIKE '%transient%agent_chat_check%'");
+    misbehaving.set('html');
+    const said = await editorSays(author, blockPost);
+    expect(said).toContain('Visitors cannot chat here: the setup check of Agent Chat failed.');
+    expect(said).toContain(
+      `The agent service at ${misbehaving.url} did not answer as expected: it answered 503 with text/html instead of JSON.`,
+    );
+    expect(said).toContain("Ask this site's administrator to fix it in Settings → Agent Chat.");
+    expect(said).not.toContain('Visitors chat with your agent here.');
+    // Another editor load calls no service: it still says what the kept check found.
+    misbehaving.set('redirect');
+    expect(await editorSays(author, blockPost)).toContain('it answered 503 with text/html instead of JSON.');
+  });
 });
 
 describe('wp-config.php constants', () => {
@@ -908,6 +1001,14 @@ describe('forgetting the key', () => {
     const { body } = await get(shortcodePost);
     expect(body).not.toContain('not set up yet');
     expect(body).not.toMatch(/<agent-chat /);
+  });
+
+  it('the block editor tells an Author that it is not set up, and whom to ask', async () => {
+    const said = await editorSays(author, blockPost);
+    expect(said).toContain(
+      "Agent Chat is not set up yet, so visitors see nothing here: ask this site's administrator to finish Settings → Agent Chat.",
+    );
+    expect(said).not.toContain('Visitors chat with your agent here.');
   });
 });
 

@@ -5,6 +5,8 @@
 (function (blocks, element, blockEditor, components, i18n) {
   var el = element.createElement;
   var __ = i18n.__;
+  // Why visitors cannot chat, as the server's kept setup check says (embed.php); none: they can.
+  var problem = window.agentChatSetupLines || [];
 
   blocks.registerBlockType('agent-chat/chat', {
     edit: function (props) {
@@ -62,14 +64,22 @@
             }),
           ),
         ),
-        el(components.Placeholder, {
-          icon: 'format-chat',
-          label: attributes.heading || __('Agent Chat', 'agent-chat'),
-          instructions:
-            attributes.mode === 'launcher'
-              ? __('Visitors get a chat button in the corner of this page.', 'agent-chat')
-              : __('Visitors chat with your agent here.', 'agent-chat'),
-        }),
+        el(
+          components.Placeholder,
+          {
+            icon: 'format-chat',
+            label: attributes.heading || __('Agent Chat', 'agent-chat'),
+            // The placeholder's group is named by this line; the problem's details are its text.
+            instructions: problem.length
+              ? problem[0]
+              : attributes.mode === 'launcher'
+                ? __('Visitors get a chat button in the corner of this page.', 'agent-chat')
+                : __('Visitors chat with your agent here.', 'agent-chat'),
+          },
+          problem.slice(1).map(function (line, index) {
+            return el('p', { key: index }, line);
+          }),
+        ),
       );
     },
     save: function () {

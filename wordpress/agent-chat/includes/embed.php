@@ -105,6 +105,42 @@ add_action('init', static function (): void {
     ]);
 });
 
+/**
+ * What the block editor's placeholder says of the setup, in lines, for the user editing: none
+ * when visitors can chat (the editor then says where, by mode), else why they cannot and whom to
+ * ask. From the kept setup check (decision 769): an editor load calls the service only when no
+ * result for this setup and plugin version is kept, as the settings page does.
+ *
+ * @return string[]
+ */
+function agent_chat_editor_lines(): array
+{
+    $admin = current_user_can('manage_options');
+    $status = agent_chat_setup_status();
+    if ($status === null) {
+        return [$admin
+            ? __('Agent Chat is not set up yet: see Settings → Agent Chat.', 'agent-chat')
+            : __('Agent Chat is not set up yet, so visitors see nothing here: ask this site\'s administrator to finish Settings → Agent Chat.', 'agent-chat')];
+    }
+    if ($status['state'] === 'connected') {
+        return [];
+    }
+    return [
+        __('Visitors cannot chat here: the setup check of Agent Chat failed.', 'agent-chat'),
+        agent_chat_setup_lines($status)[0],
+        $admin
+            ? __('See Settings → Agent Chat.', 'agent-chat')
+            : __('Ask this site\'s administrator to fix it in Settings → Agent Chat.', 'agent-chat'),
+    ];
+}
+
+// The editor script reads the lines before it registers the block (JSON with <, > and & as
+// \u escapes, so nothing in a line can end the script element).
+add_action('enqueue_block_editor_assets', static function (): void {
+    $lines = wp_json_encode(agent_chat_editor_lines(), JSON_HEX_TAG | JSON_HEX_AMP | JSON_UNESCAPED_UNICODE);
+    wp_add_inline_script(generate_block_asset_handle('agent-chat/chat', 'editorScript'), 'window.agentChatSetupLines = ' . $lines . ';', 'before');
+});
+
 /** The site-wide launcher, unless the page already shows the chat. */
 add_action('wp_footer', static function (): void {
     if (get_option('agent_chat_launcher') === '1' && empty($GLOBALS['agent_chat_on_page'])) {
