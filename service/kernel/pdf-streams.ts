@@ -7,9 +7,11 @@
  * that ends at `endstream`), and every one is tried as deflate whatever its filter's name (pdf.js
  * checks the zlib header, not the name's spelling: `/Flate#44ecode` is FlateDecode). One that
  * calls itself an image (text extraction decodes none, but a page may use one as its contents)
- * counts apart, each within the bound and all of them within a larger one. A file that names a
- * filter the guard cannot count (LZW, run-length, Brotli), or gives a filter by reference,
- * or is encrypted (the guard would count ciphertext), is not read.
+ * counts apart, each within the bound and all of them within a larger one. What a stream
+ * inflates to is tried again (pdf.js applies a chain of filters in full), and an object
+ * stream's objects are looked through as a file (pdf.js reads streams written there too;
+ * decision 782). A file that names a filter the guard cannot count (LZW, run-length, Brotli),
+ * or gives a filter by reference, or is encrypted (the guard would count ciphertext), is not read.
  */
 
 /**
@@ -44,6 +46,7 @@ const BASE85 = new RegExp(String.raw`/(ASCII85Decode|A85)${ENDS_TOKEN}`);
 const FILTER_BY_REFERENCE = /\/Filter\s*(\d+\s+\d+\s+R|\[[^\]]*?\d+\s+\d+\s+R)/;
 const ENCRYPTED = new RegExp(String.raw`/Encrypt${ENDS_TOKEN}`);
 const IMAGE = new RegExp(String.raw`/Subtype\s*/Image${ENDS_TOKEN}`);
+const OBJECTS = new RegExp(String.raw`/First${ENDS_TOKEN}`);
 
 /** A name's `#xx` escapes written out: `/Flat#65Decode` is `/FlateDecode` to pdf.js. */
 const unescapeNames = (text: string) =>
@@ -115,23 +118,23 @@ const zlibHeader = (cmf: number, flg: number) =>
   (cmf & 0x0f) === 8 && ((cmf << 8) + flg) % 31 === 0 && !(flg & 0x20);
 
 /**
- * What `data`, decoded, inflates to, counted as it comes and stopped once past `limit`; 0 when
- * it is no deflate. Its work is added to `work`.
+ * What `data`, decoded, inflates to, collected as it comes and stopped once past `limit` (what
+ * it holds is then longer than `limit`); null when it is no deflate. Its work is added to `work`.
  */
-async function inflatedSize(
+async function inflated(
   data: Uint8Array,
   limit: number,
-  decoder: Decoder = asIs,
-  work: Work = { inflations: 0, fed: 0 },
-): Promise<number> {
+  decoder: Decoder,
+  work: Work,
+): Promise<Uint8Array | null> {
   const pieces = piecesOf(data, decoder, work);
   let head: number[] = [];
   while (head.length < 2) {
     const next = pieces.next();
-    if (next.done) return 0;
+    if (next.done) return null;
     head = [...head, ...next.value];
   }
-  if (!zlibHeader(head[0], head[1])) return 0;
+  if (!zlibHeader(head[0], head[1])) return null;
   work.inflations += 1;
   const source = new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
@@ -144,26 +147,50 @@ async function inflatedSize(
     },
     { highWaterMark: 0 },
   );
-  return counted(source.pipeThrough(new DecompressionStream('deflate')).getReader(), limit);
+  return collected(source.pipeThrough(new DecompressionStream('deflate')).getReader(), limit);
 }
 
 /** The bytes a reader gives until its end, or until past `limit` (then it is stopped). */
-async function counted(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<number> {
+async function collected(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return total;
+      if (done) break;
+      chunks.push(value);
       total += value.length;
       if (total > limit) {
         void reader.cancel().catch(() => {});
-        return total;
+        break;
       }
     }
   } catch {
     // Damaged deflate: pdf.js decides what it makes of it, and nothing grew past this.
-    return total;
   }
+  return join(chunks, total);
+}
+
+const join = (chunks: readonly Uint8Array[], total: number) => {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+};
+
+/** `data` through `decoder` alone (an object stream in ASCII hex or base-85, deflated nowhere). */
+function decodedBy(data: Uint8Array, decoder: Decoder, work: Work): Uint8Array {
+  const chunks = [...piecesOf(data, decoder, work)];
+  return join(
+    chunks,
+    chunks.reduce((n, chunk) => n + chunk.length, 0),
+  );
 }
 
 /**
@@ -219,7 +246,11 @@ function dataEnd(text: string, dictionary: string, start: number, find: Finders)
   return find.endstream(start);
 }
 
-/** A PDF's streams, each one's data and whether it calls itself an image; every `stream` word is one. */
+/**
+ * A PDF's streams, each one's data, whether it calls itself an image, and whether it may hold
+ * objects (pdf.js reads any stream with a `First` as an object stream when a cross-reference
+ * points into it, whatever its `Type`); every `stream` word is one.
+ */
 function* streamsOf(bytes: Uint8Array, text: string) {
   const find: Finders = {
     lengths: integerObjects(text),
@@ -239,43 +270,111 @@ function* streamsOf(bytes: Uint8Array, text: string) {
     yield {
       data: bytes.subarray(start, dataEnd(text, dictionary, start, find)),
       image: IMAGE.test(dictionary),
+      objects: OBJECTS.test(dictionary),
     };
   }
 }
 
 /**
- * Why pdf.js may not read this PDF, or null when it may: a stream would inflate past `limit`
- * (an image past `limit`, or all images past `IMAGE_BOUND_FACTOR` times it), it names a filter
- * the guard cannot count, or counting it would take more than `GUARD_WORK` ('inflates'); it is
- * encrypted ('encrypted').
+ * How many times over a stream's data may be inflated again (a chain of filters, an object
+ * stream inside another): a real file inflates a stream once, and an object stream's once more.
  */
-export async function streamRefusal(
+export const MAX_DEPTH = 4;
+
+/** One PDF's count: what its streams may still inflate to, and the guard's work on it. */
+interface Count {
+  limit: number;
+  left: number;
+  imagesLeft: number;
+  work: Work;
+  keywords: number;
+  /** Bytes looked through (the file's, and what was inflated and looked into again): the work's measure. */
+  scanned: number;
+}
+
+type Stream = { data: Uint8Array; image: boolean; objects: boolean };
+
+const overworked = ({ work, scanned }: Count) =>
+  work.inflations > GUARD_WORK.inflations || work.fed > GUARD_WORK.fedPerByte * scanned + 65_536;
+
+/**
+ * Whether a stream's data may decode past what is left, or past the guard's work: inflated after
+ * each decoder, and what that makes inflated again (pdf.js applies `[/FlateDecode /FlateDecode]`
+ * twice), each level counted; an object stream's objects (its data decoded any way) are a file
+ * of their own.
+ */
+async function pastBounds(
+  { data, image, objects }: Stream,
+  decoders: readonly Decoder[],
+  count: Count,
+  depth: number,
+): Promise<boolean> {
+  for (const decoder of decoders) {
+    const room = image ? Math.min(count.limit, count.imagesLeft) : count.left;
+    const out = await inflated(data, room, decoder, count.work);
+    if (overworked(count)) return true;
+    if (out === null) {
+      if (objects && decoder !== asIs) {
+        const decoded = decodedBy(data, decoder, count.work);
+        count.scanned += decoded.length;
+        if (await refusal(decoded, count, depth + 1)) return true;
+      }
+      continue;
+    }
+    if (out.length > room || depth >= MAX_DEPTH) return true;
+    if (image) count.imagesLeft -= out.length;
+    else count.left -= out.length;
+    count.scanned += out.length;
+    if (await pastBounds({ data: out, image, objects }, decoders, count, depth + 1)) return true;
+    if (objects && (await refusal(out, count, depth + 1))) return true;
+  }
+  return false;
+}
+
+/** Why `bytes` (a file, or an object stream's objects at `depth`) may not be read, or null. */
+async function refusal(
   bytes: Uint8Array,
-  limit = MAX_PDF_INFLATED_BYTES,
+  count: Count,
+  depth: number,
 ): Promise<'inflates' | 'encrypted' | null> {
+  if (depth > MAX_DEPTH) return 'inflates';
   // One character per byte, so positions in the text are positions in the bytes.
   const text = new TextDecoder('latin1').decode(bytes);
   const names = unescapeNames(text);
-  if (ENCRYPTED.test(names)) return 'encrypted';
+  if (depth === 0 && ENCRYPTED.test(names)) return 'encrypted';
   if (UNCOUNTED.test(names) || FILTER_BY_REFERENCE.test(names)) return 'inflates';
   const decoders = [asIs, ...(HEX.test(names) ? [fromHex] : []), ...(BASE85.test(names) ? [fromBase85] : [])];
-  let left = limit;
-  let imagesLeft = limit * IMAGE_BOUND_FACTOR;
-  const work: Work = { inflations: 0, fed: 0 };
-  let keywords = 0;
-  for (const { data, image } of streamsOf(bytes, text)) {
-    if (++keywords > GUARD_WORK.keywords) return 'inflates';
-    const room = image ? Math.min(limit, imagesLeft) : left;
-    let size = 0;
-    for (const decoder of decoders) size = Math.max(size, await inflatedSize(data, room, decoder, work));
+  for (const stream of streamsOf(bytes, text)) {
+    if (++count.keywords > GUARD_WORK.keywords) return 'inflates';
     // Past the guard's own work, the file is refused: what it holds was not all counted.
-    const overworked =
-      work.inflations > GUARD_WORK.inflations || work.fed > GUARD_WORK.fedPerByte * bytes.length + 65_536;
-    if (size > room || overworked) return 'inflates';
-    if (image) imagesLeft -= size;
-    else left -= size;
+    if (await pastBounds(stream, decoders, count, depth)) return 'inflates';
   }
   return null;
+}
+
+/**
+ * Why pdf.js may not read this PDF, or null when it may: a stream would inflate past `limit`
+ * (an image past `limit`, or all images past `IMAGE_BOUND_FACTOR` times it), counting what its
+ * inflation inflates to in turn and the streams inside object streams, it names a filter the
+ * guard cannot count, or counting it would take more than `GUARD_WORK` ('inflates'); it is
+ * encrypted ('encrypted').
+ */
+export function streamRefusal(
+  bytes: Uint8Array,
+  limit = MAX_PDF_INFLATED_BYTES,
+): Promise<'inflates' | 'encrypted' | null> {
+  return refusal(
+    bytes,
+    {
+      limit,
+      left: limit,
+      imagesLeft: limit * IMAGE_BOUND_FACTOR,
+      work: { inflations: 0, fed: 0 },
+      keywords: 0,
+      scanned: bytes.length,
+    },
+    0,
+  );
 }
 
 /** Whether pdf.js may read this PDF (`streamRefusal` finds no reason not to). */

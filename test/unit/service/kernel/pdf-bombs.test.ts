@@ -39,6 +39,70 @@ const onePage = (stream: Uint8Array) =>
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ]);
 
+/**
+ * A one-page PDF whose page content (object 5) is written inside an object stream (object 4,
+ * its data `encode`d and named `filter`), found through a cross-reference stream.
+ */
+function objectStreamPdf(
+  inner: Uint8Array,
+  filter = '/FlateDecode',
+  encode = (data: Uint8Array) => new Uint8Array(deflateSync(data)),
+): Uint8Array {
+  const parts: Uint8Array[] = [bytes('%PDF-1.5\n')];
+  const offsets: number[] = [];
+  let length = parts[0].length;
+  const add = (number: number, body: Uint8Array) => {
+    offsets[number] = length;
+    const part = join(bytes(`${number} 0 obj\n`), body, bytes('\nendobj\n'));
+    parts.push(part);
+    length += part.length;
+  };
+  add(1, bytes('<< /Type /Catalog /Pages 2 0 R >>'));
+  add(2, bytes('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'));
+  add(
+    3,
+    bytes(
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>',
+    ),
+  );
+  const header = bytes('5 0 ');
+  const packed = encode(join(header, inner));
+  add(
+    4,
+    join(
+      bytes(
+        `<< /Type /ObjStm /N 1 /First ${header.length} /Length ${packed.length} /Filter ${filter} >>\nstream\n`,
+      ),
+      packed,
+      bytes('\nendstream'),
+    ),
+  );
+  // Each object's row: 1 (in the file, at an offset) or 2 (in object stream 4, its first).
+  const row = (type: number, field: number, index: number) => [
+    type,
+    ...[24, 16, 8, 0].map((shift) => (field >>> shift) & 0xff),
+    index >> 8,
+    index & 0xff,
+  ];
+  const xrefAt = length;
+  const table = Uint8Array.from([
+    ...row(0, 0, 65535),
+    ...[1, 2, 3, 4].flatMap((n) => row(1, offsets[n], 0)),
+    ...row(2, 4, 0),
+    ...row(1, xrefAt, 0),
+  ]);
+  add(
+    6,
+    join(
+      bytes(`<< /Type /XRef /Size 7 /W [1 4 2] /Root 1 0 R /Length ${table.length} >>\nstream\n`),
+      table,
+      bytes('\nendstream'),
+    ),
+  );
+  parts.push(bytes(`startxref\n${xrefAt}\n%%EOF\n`));
+  return join(...parts);
+}
+
 const streamObject = (dictionary: string, data: Uint8Array, eol = '\n') =>
   join(bytes(`${dictionary}\nstream${eol}`), data, bytes('\nendstream'));
 
@@ -171,6 +235,28 @@ describe('inflatesWithin against what pdf.js decodes', () => {
     ];
     // Three images of 900 KB: 2.7 MB together, past the bound of 1 MB, each within it.
     expect(await inflatesWithin(pdfFile(objects), LIMIT)).toBe(true);
+  });
+
+  it('counts a stream deflated twice over (a filter chain), whose first inflation is small', async () => {
+    const twice = new Uint8Array(deflateSync(content('twice')));
+    const pdf = onePage(
+      streamObject(`<< /Length ${twice.length} /Filter [/FlateDecode /FlateDecode] >>`, twice),
+    );
+    expect(await probe(pdf, 'twice')).toMatchObject({ within: false });
+  });
+
+  it('counts a stream written inside an object stream, which pdf.js reads as any other', async () => {
+    const data = content('deep');
+    const inner = streamObject(`<< /Length ${data.length} /Filter /FlateDecode >>`, data);
+    expect(await probe(objectStreamPdf(inner), 'deep')).toMatchObject({ within: false });
+    // Hex-encoded, not deflated: the stream's own bytes never show the inner one's dictionary.
+    const hexed = objectStreamPdf(inner, '/ASCIIHexDecode', (b) =>
+      bytes(`${Buffer.from(b).toString('hex')}>`),
+    );
+    expect(await probe(hexed, 'deep')).toMatchObject({ within: false });
+    // Named in there, a filter it cannot count.
+    const lzw = streamObject(`<< /Length ${data.length} /Filter /LZWDecode >>`, data);
+    expect(await inflatesWithin(objectStreamPdf(lzw), LIMIT)).toBe(false);
   });
 
   it("stops at its own work's bounds: a file planting a great many streams is refused, not counted for minutes", async () => {
