@@ -1,6 +1,7 @@
 import { readBounded } from '../kernel/bounded-body.js';
 import {
   MAX_PDF_INFLATED_BYTES,
+  PDF_MEMORY_BYTES,
   PDF_STEP_MS,
   readPdf,
   type PdfLine,
@@ -237,6 +238,8 @@ export async function extractPdf(
     return 'the PDF is encrypted (a password or permissions): publish it without encryption to index it';
   if (read === 'slow')
     return `a step of reading it took more than ${PDF_STEP_MS / 1000} s (a page built to keep the reader busy): not read`;
+  if (read === 'heavy')
+    return `reading it took more than ${PDF_MEMORY_BYTES / 1_000_000} MB of memory (an image built to be decoded): not read`;
   if (read === 'unreadable') return 'not a PDF that could be read';
   const title = ownTitle(read.title) ?? nameTitle(fallbackTitle);
   const furniture = runningLines(read.pages);

@@ -4,7 +4,8 @@
  * callbacks that never let the event loop run: in the service's thread, every visitor waited
  * and no timer could stop it. Here each step (opening the file, a page, its text, the metadata,
  * the outline) has `stepMs`; past it the thread is terminated, which stops even a loop that
- * never yields, and the step fails with `SlowPdf`. The thread's heap is bounded too, and so are
+ * never yields, and the step fails with `SlowPdf`. The thread's heap is bounded too, so is the
+ * process's memory while it reads (`HeavyPdf`: decoded images are outside the heap), and so are
  * the threads at once. A thread that read its PDF to the end is kept for the next one a short
  * while (decision 764): starting one and loading pdf.js in it is most of a small PDF's time.
  */
@@ -18,8 +19,15 @@ export class SlowPdf extends Error {
   override name = 'SlowPdf';
 }
 
-/** What the thread's heap may grow to (pdf.js's decoded streams, outside it, are bounded by the guard). */
+/** A read made the process's memory grow past its bound: its thread was terminated. */
+export class HeavyPdf extends Error {
+  override name = 'HeavyPdf';
+}
+
+/** What the thread's heap may grow to (pdf.js's decoded data is outside it: see `PDF_MEMORY_BYTES`). */
 const HEAP_MB = 512;
+/** How often the memory is looked at while PDFs are read: a decoder grows it by about 300 MB a second. */
+const MEMORY_EVERY_MS = 20;
 /** Threads at once, each with its heap and its PDF's decoded streams: other reads wait their turn. */
 export const MAX_PDF_THREADS = 2;
 /** How long a thread that read its PDF waits for the next one: a crawl's next PDF comes sooner. */
@@ -99,6 +107,8 @@ interface PdfThread {
   call<T>(stepMs: number, name: string, ...args: unknown[]): Promise<T>;
   /** Why it answers no more (terminated, exited, an error of the thread's own); null while it does. */
   failure(): Error | null;
+  /** Fails its calls with `error` and terminates it. */
+  stop(error: Error): void;
 }
 
 let started = 0;
@@ -126,14 +136,18 @@ function startThread(): PdfThread {
     for (const w of waiting.values()) w.reject(failure);
     waiting.clear();
   };
+  const stop = (error: Error) => {
+    fail(error);
+    void worker.terminate();
+  };
   const call = <T>(stepMs: number, name: string, ...args: unknown[]) =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
       const id = next++;
-      const timer = setTimeout(() => {
-        fail(new SlowPdf(`A step of reading the PDF took more than ${stepMs} ms.`));
-        void worker.terminate();
-      }, stepMs);
+      const timer = setTimeout(
+        () => stop(new SlowPdf(`A step of reading the PDF took more than ${stepMs} ms.`)),
+        stepMs,
+      );
       const settle = () => clearTimeout(timer);
       waiting.set(id, {
         resolve: (value) => (settle(), resolve(value as T)),
@@ -141,7 +155,7 @@ function startThread(): PdfThread {
       });
       worker.postMessage({ id, call: name, args });
     });
-  const thread: PdfThread = { worker, call, failure: () => failure };
+  const thread: PdfThread = { worker, call, failure: () => failure, stop };
   alive.add(thread);
   // A reply to a call that already failed finds nothing waiting: the ids are the thread's own.
   worker.on('message', ({ id, value, error }: { id: number; value?: unknown; error?: Error }) => {
@@ -158,6 +172,32 @@ function startThread(): PdfThread {
     fail(new Error('The PDF thread stopped.'));
   });
   return thread;
+}
+
+/** The threads reading, each with the process's resident memory when its read began and its bound. */
+const reading = new Map<PdfThread, { from: number; bound: number }>();
+let watch: ReturnType<typeof setInterval> | null = null;
+
+/**
+ * Watches the process's memory while `thread` reads: past `bound` bytes more than now, the thread
+ * is stopped. The process's, not the thread's (Node tells no thread's ArrayBuffers): two reads at
+ * once both end when one of them passes it.
+ */
+function watchMemory(thread: PdfThread, bound: number) {
+  reading.set(thread, { from: process.memoryUsage.rss(), bound });
+  watch ??= setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    for (const [reader, { from, bound }] of reading)
+      if (rss - from > bound)
+        reader.stop(new HeavyPdf(`Reading the PDF grew the memory by more than ${bound} bytes.`));
+  }, MEMORY_EVERY_MS);
+}
+
+function unwatchMemory(thread: PdfThread) {
+  reading.delete(thread);
+  if (reading.size || !watch) return;
+  clearInterval(watch);
+  watch = null;
 }
 
 /** An idle thread that still answers, else a new one. */
@@ -188,6 +228,7 @@ function park(thread: PdfThread) {
  * time, is kept; any other is ended, its turn with it once it has exited (two heaps at most).
  */
 async function done(thread: PdfThread, release: () => void, stepMs: number) {
+  unwatchMemory(thread);
   const closed = await thread.call(stepMs, 'close').then(
     () => true,
     () => false,
@@ -205,11 +246,15 @@ export async function closeIdlePdfThreads(): Promise<void> {
   await Promise.all(threads.map((thread) => thread.worker.terminate()));
 }
 
-/** The document on a thread of its own: what readPdf asks of pdf.js, each step within `stepMs`. */
+/**
+ * The document on a thread of its own: what readPdf asks of pdf.js, each step within `stepMs`,
+ * the process's memory growing by `memoryBytes` at most while it is read.
+ */
 export async function openOnThread(
   bytes: Uint8Array,
   options: Record<string, unknown>,
   stepMs: number,
+  memoryBytes: number,
 ): Promise<PdfDoc> {
   const release = await turn();
   let thread: PdfThread;
@@ -220,6 +265,7 @@ export async function openOnThread(
     release();
     throw error;
   }
+  watchMemory(thread, memoryBytes);
   const call = <T>(name: string, ...args: unknown[]) => thread.call<T>(stepMs, name, ...args);
   let numPages: number;
   try {

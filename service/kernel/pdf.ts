@@ -64,10 +64,10 @@ export interface PdfDocument {
 
 /**
  * Why a PDF was not read: its streams would inflate past the bound (or could not be counted), it
- * is encrypted (the guard cannot count what is inside; one that needs a password is too), or
- * pdf.js could not read it.
+ * is encrypted (the guard cannot count what is inside; one that needs a password is too), a step
+ * took too long, reading it grew the memory past its bound (`heavy`), or pdf.js could not read it.
  */
-export type PdfRefusal = 'inflates' | 'encrypted' | 'slow' | 'unreadable';
+export type PdfRefusal = 'inflates' | 'encrypted' | 'slow' | 'heavy' | 'unreadable';
 
 /**
  * How long one step of reading a PDF may take (opening it, a page, its text, the metadata, the
@@ -76,6 +76,14 @@ export type PdfRefusal = 'inflates' | 'encrypted' | 'slow' | 'unreadable';
  */
 export const PDF_STEP_MS = 10_000;
 
+/**
+ * What the process's resident memory may grow by while a PDF is read on a thread, past which the
+ * thread is terminated (decision 783; where there are no threads, nothing bounds it): pdf.js
+ * decodes an image used as a form or a font file into ArrayBuffers, outside the thread's heap
+ * cap, and a few kilobytes of JPEG declare gigabytes. Room for the heap's cap (512 MB) and the
+ * guard's bound (64 MB of streams), two reads at once.
+ */
+export const PDF_MEMORY_BYTES = 1_024_000_000;
 /** What readPdf asks of pdf.js's document: in this thread, or on one of its own (`pdf-thread.ts`). */
 export interface PdfDoc {
   numPages: number;
@@ -108,11 +116,11 @@ export async function closeIdlePdfThreads(): Promise<void> {
  * The document, on a thread of its own where Node's threads are (a page built to keep pdf.js
  * busy never lets this thread's timers run), else here (a browser, a Worker).
  */
-async function openPdf(bytes: Uint8Array, stepMs: number): Promise<PdfDoc> {
+async function openPdf(bytes: Uint8Array, stepMs: number, memoryBytes: number): Promise<PdfDoc> {
   const thread = globalThis.process?.versions?.node
     ? await (threads ??= import('./pdf-thread.js').catch(() => null))
     : null;
-  if (thread) return thread.openOnThread(bytes, PDFJS_OPTIONS, stepMs);
+  if (thread) return thread.openOnThread(bytes, PDFJS_OPTIONS, stepMs, memoryBytes);
   const { getDocumentProxy } = await import('unpdf');
   // A copy: pdf.js takes the buffer it is given (it is detached after).
   return (await getDocumentProxy(bytes.slice(), PDFJS_OPTIONS)) as unknown as PdfDoc;
@@ -264,7 +272,8 @@ async function outlineOf(doc: PdfDoc): Promise<PdfOutlineEntry[]> {
 /**
  * The first `maxPages` pages of a PDF as lines, its title and, when `outline`, its bookmarks;
  * a refusal when it would inflate past MAX_PDF_INFLATED_BYTES, is encrypted, takes pdf.js longer
- * than `stepMs` for one step, or is no PDF pdf.js can read.
+ * than `stepMs` for one step, grows the process's memory past `memoryBytes`, or is no PDF pdf.js
+ * can read.
  */
 export async function readPdf(
   bytes: Uint8Array,
@@ -272,13 +281,19 @@ export async function readPdf(
     maxPages = Infinity,
     outline = false,
     stepMs = PDF_STEP_MS,
-  }: { maxPages?: number; outline?: boolean; stepMs?: number } = {},
+    memoryBytes = PDF_MEMORY_BYTES,
+  }: {
+    maxPages?: number;
+    outline?: boolean;
+    stepMs?: number;
+    memoryBytes?: number;
+  } = {},
 ): Promise<PdfDocument | PdfRefusal> {
   const refusal = await streamRefusal(bytes);
   if (refusal) return refusal;
   let doc: PdfDoc | undefined;
   try {
-    doc = await openPdf(bytes, stepMs);
+    doc = await openPdf(bytes, stepMs, memoryBytes);
     const pages: PdfPage[] = [];
     for (let number = 1; number <= Math.min(doc.numPages, maxPages); number++) {
       const page = await doc.getPage(number);
@@ -304,7 +319,12 @@ export async function readPdf(
     };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
-    return name === 'SlowPdf' ? 'slow' : name === 'PasswordException' ? 'encrypted' : 'unreadable';
+    const refusals: Record<string, PdfRefusal> = {
+      SlowPdf: 'slow',
+      HeavyPdf: 'heavy',
+      PasswordException: 'encrypted',
+    };
+    return refusals[name] ?? 'unreadable';
   } finally {
     await doc?.destroy().catch(() => {});
   }
