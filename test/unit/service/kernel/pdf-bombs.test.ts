@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflatesWithin } from '../../../../service/kernel/pdf.js';
-import { GUARD_WORK } from '../../../../service/kernel/pdf-streams.js';
+import { GUARD_WORK, MAX_DEPTH } from '../../../../service/kernel/pdf-streams.js';
 import { pdfFile } from '../../../fixtures/files.js';
 
 const LIMIT = 1_000_000;
@@ -243,6 +243,18 @@ describe('inflatesWithin against what pdf.js decodes', () => {
       streamObject(`<< /Length ${twice.length} /Filter [/FlateDecode /FlateDecode] >>`, twice),
     );
     expect(await probe(pdf, 'twice')).toMatchObject({ within: false });
+  });
+
+  it('reads a stream deflated as many times over as MAX_DEPTH, and refuses one deflated once more', async () => {
+    const words = bytes('BT /F1 12 Tf 72 700 Td (layers) Tj ET');
+    const layered = (times: number) => {
+      let data = words;
+      for (let i = 0; i < times; i++) data = new Uint8Array(deflateSync(data));
+      const filters = Array.from({ length: times }, () => '/FlateDecode').join(' ');
+      return onePage(streamObject(`<< /Length ${data.length} /Filter [${filters}] >>`, data));
+    };
+    expect(await inflatesWithin(layered(MAX_DEPTH), LIMIT)).toBe(true);
+    expect(await inflatesWithin(layered(MAX_DEPTH + 1), LIMIT)).toBe(false);
   });
 
   it('counts a stream written inside an object stream, which pdf.js reads as any other', async () => {
