@@ -7,28 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { PDF_STEP_MS, readPdf } from '../../../../service/kernel/pdf.js';
 import { MAX_PDF_THREADS } from '../../../../service/kernel/pdf-thread.js';
-import { pdfFile } from '../../../fixtures/files.js';
-
-/** One page drawing form 1, form i drawing form i+1 twice, the last one a word of text. */
-function doublingForms(depth: number): Uint8Array {
-  const font = 5 + depth + 1;
-  const stream = (dictionary: string, content: string) =>
-    `<< ${dictionary} /Length ${content.length} >>\nstream\n${content}\nendstream`;
-  const forms = Array.from({ length: depth + 1 }, (_, i) =>
-    stream(
-      `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << ${i < depth ? `/XObject << /X ${6 + i} 0 R >>` : `/Font << /F1 ${font} 0 R >>`} >>`,
-      i < depth ? '/X Do /X Do' : 'BT /F1 12 Tf (leaf) Tj ET',
-    ),
-  );
-  return pdfFile([
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /X 5 0 R >> >> >>',
-    stream('', '/X Do'),
-    ...forms,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ]);
-}
+import { doublingForms } from '../../../fixtures/files.js';
 
 describe('a PDF that keeps the reader busy', () => {
   it('is read when it is small enough (the same file at 4 levels: 16 drawings)', async () => {

@@ -12,31 +12,10 @@ import {
   closeIdlePdfThreads,
   pdfThreads,
 } from '../../../../service/kernel/pdf-thread.js';
-import { pdfFile, pdfWithPages } from '../../../fixtures/files.js';
+import { doublingForms, pdfFile, pdfWithPages } from '../../../fixtures/files.js';
 
 const text = (read: Awaited<ReturnType<typeof readPdf>>) =>
   typeof read === 'string' ? read : read.pages.map((p) => p.lines.map((l) => l.text).join(' ')).join('\n');
-
-/** One page drawing form 1, form i drawing form i+1 twice: 2^30 drawings, a step past any time. */
-function busyPdf(): Uint8Array {
-  const depth = 30;
-  const stream = (dictionary: string, content: string) =>
-    `<< ${dictionary} /Length ${content.length} >>\nstream\n${content}\nendstream`;
-  const forms = Array.from({ length: depth + 1 }, (_, i) =>
-    stream(
-      `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << ${i < depth ? `/XObject << /X ${6 + i} 0 R >>` : `/Font << /F1 ${6 + depth} 0 R >>`} >>`,
-      i < depth ? '/X Do /X Do' : 'BT /F1 12 Tf (leaf) Tj ET',
-    ),
-  );
-  return pdfFile([
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /X 5 0 R >> >> >>',
-    stream('', '/X Do'),
-    ...forms,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ]);
-}
 
 describe("pdf.js's thread, kept for the next PDF", () => {
   it('reads PDFs one after another on one thread, each its own text', async () => {
@@ -54,7 +33,7 @@ describe("pdf.js's thread, kept for the next PDF", () => {
     await closeIdlePdfThreads();
     expect(text(await readPdf(pdfWithPages(['before']), {}))).toBe('before');
     const started = pdfThreads().started;
-    expect(await readPdf(busyPdf(), { maxPages: 1, stepMs: 1_000 })).toBe('slow');
+    expect(await readPdf(doublingForms(30), { maxPages: 1, stepMs: 1_000 })).toBe('slow');
     expect(pdfThreads().idle).toBe(0);
     expect(text(await readPdf(pdfWithPages(['after']), {}))).toBe('after');
     expect(pdfThreads().started - started).toBe(1);
