@@ -66,8 +66,10 @@ const add = (a: TokenUsage | null | undefined, promptTokens: number, completionT
  * change, never touching the one it was given. The service's twin of the widget's
  * `applyStreamEvent` (src/chat/answer-accumulator.ts), which reads these records back.
  */
-export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
+export function applyOutput(run: AnswerRun, given: AgentOutput): Applied {
   const { message } = run;
+  // Text is cleaned as it grows (`grown`); the rest is rare and small, so cleaned whole.
+  const output = given.type === 'text' ? given : withoutNul(given);
   const next = (changes: Partial<MessageRecord>, record: string | null, text = ''): Applied => ({
     run: { ...run, message: { ...message, ...changes } },
     record,
@@ -124,6 +126,18 @@ export function applyOutput(run: AnswerRun, output: AgentOutput): Applied {
       };
     }
   }
+}
+
+/**
+ * A value with every NUL character taken out of its strings and keys: PostgreSQL's text and
+ * jsonb hold none, and one in a tool call's id or arguments, an activity's words or a source's
+ * title failed the statement that stored the answer (decision 759).
+ */
+function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
 }
 
 /**

@@ -127,11 +127,11 @@ describe.each(engines())('model agent: hostile answers on $name', { timeout: 60_
     const agent = new OpenAiAgent({ baseUrl, model: 'test-model', docs, maxTries: 1 });
     const ctx = makeService({ agent, storage, maxConcurrentAnswers: 3 });
     const token = await ctx.session('alice');
-    const ask = async () => {
+    const ask = async (extra: Record<string, unknown> = {}) => {
       const records = await allRecords(
         await ctx.call('POST', `${AGENT}/chat/`, {
           token,
-          body: { integration_id: 'int_demo', message: 'Theme colors?' },
+          body: { integration_id: 'int_demo', message: 'Theme colors?', ...extra },
         }),
       );
       const threadId = records[0]?.content.thread_id as string | undefined;
@@ -152,6 +152,27 @@ describe.each(engines())('model agent: hostile answers on $name', { timeout: 60_
       .join('');
     expect(sent).toBe('Hello world.');
     expect(stored).toMatchObject({ status: 'complete', content: 'Hello world.' });
+  });
+
+  it("keeps an answer whose model's tool call holds a NUL character, without it, as sent to the page", async () => {
+    const { ask } = await service(
+      (
+        await upstream(
+          toolCall({
+            index: 0,
+            id: 'call_\u00001',
+            function: { name: 'open_page', arguments: '{"path":"/pri\\u0000cing"}' },
+          }),
+        )
+      ).baseUrl,
+    );
+    const { records, stored } = await ask({ tools: TOOLS });
+    const calls = records.find((r) => r.type === 'tool_calls')?.content.tool_calls;
+    expect(JSON.stringify(calls)).not.toContain('\\u0000');
+    const call = { id: 'call_1', name: 'open_page', arguments: { path: '/pricing' } };
+    expect(calls).toEqual([call]);
+    // Stored, so the page's results find their call (on PGlite and PostgreSQL it was not).
+    expect(stored).toMatchObject({ status: 'streaming', toolCalls: [expect.objectContaining(call)] });
   });
 
   it('clamps usage past 2⁶³: every answer is stored complete and frees its slot', async () => {
