@@ -16,6 +16,8 @@ export class ScrollAnchorController implements ReactiveController {
   #observed?: Element;
   /** The scrollTop this controller set last: the scroll event it causes needs no measuring. */
   #ownScrollTop = -1;
+  /** The scroller's size when it was last measured: a scroll while it changed is the layout's. */
+  #size = '';
   readonly #resizes = new ResizeObserver(() => {
     if (this.pinned) this.#stickToBottom();
   });
@@ -57,6 +59,12 @@ export class ScrollAnchorController implements ReactiveController {
   handleScroll(): void {
     const el = this.#scroller();
     if (!el || el.scrollTop === this.#ownScrollTop) return;
+    // A phone turned: the answer reflowed wider and shorter, a layout clamped scrollTop (this
+    // event), and the panel then got shorter with the visual viewport. Measured now, the reader
+    // at the latest looked scrolled up, and the resize that follows left them there.
+    const size = `${el.clientWidth}x${el.clientHeight}`;
+    if (this.pinned && size !== this.#size) return this.#stickToBottom();
+    this.#size = size;
     const pinned = el.scrollHeight - el.scrollTop - el.clientHeight <= PINNED_THRESHOLD;
     if (pinned !== this.pinned) {
       this.pinned = pinned;
@@ -77,5 +85,6 @@ export class ScrollAnchorController implements ReactiveController {
     if (!el) return;
     el.scrollTop = el.scrollHeight;
     this.#ownScrollTop = el.scrollTop;
+    this.#size = `${el.clientWidth}x${el.clientHeight}`;
   }
 }

@@ -161,4 +161,28 @@ describe('<agent-chat-message-list> scrolling', () => {
     await settled(el);
     expect(scroller().scrollTop).toBe(0);
   });
+  test('keeps the latest in view when the phone turns: the text reflows wider, then the panel gets shorter', async ({
+    worker,
+    backend,
+  }) => {
+    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
+    el.style.display = 'block';
+    el.style.width = '390px';
+    el.style.setProperty('--agent-chat-panel-height', '700px');
+    for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
+    await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
+    await expect.poll(atBottom).toBe(true);
+
+    // A phone turned to landscape, as the browser does it: the page is wider at once (the
+    // answer reflows shorter, and a layout in between clamps scrollTop, which fires a scroll
+    // event), and the panel's height follows with the visual viewport's resize a moment later.
+    el.style.width = '844px';
+    void scroller().scrollTop;
+    el.style.setProperty('--agent-chat-panel-height', '300px');
+    await settled(el);
+    await expect.poll(atBottom).toBe(true);
+    expect(jump()).toBeUndefined();
+    end();
+    await sending;
+  });
 });
