@@ -6,7 +6,11 @@ export default css`
   .outbox { list-style: none; margin: 0; padding: 0; }
   .outbox li { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin: 2px 0; }
   /* A question not yet sent: a bubble in a tint of the sent one's colour. */
-  .outbox-text { padding: 4px 12px; background: color-mix(in srgb, var(--agent-chat-color-accent) 14%, transparent); border-radius: 16px; text-align: match-parent; text-align: -webkit-match-parent; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .outbox-text { display: flex; align-items: center; gap: 6px; min-width: 0; padding: 4px 12px; background: color-mix(in srgb, var(--agent-chat-color-accent) 14%, transparent); border-radius: 16px; }
+  .outbox-words, .outbox-files { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  /* A long question's words give way before its files' names, which keep up to half the bubble. */
+  .outbox-files { flex: none; max-width: 50%; color: var(--agent-chat-color-text-muted); }
+  .outbox-files svg { width: 14px; height: 14px; vertical-align: -2px; margin-inline-end: 2px; }
   /* Only the question's words give way to a long question: Queued and its Remove keep their size. */
   .outbox-label, .offline { flex: none; color: var(--agent-chat-color-text-muted); }
   .offline { margin: 2px 0; text-align: end; }

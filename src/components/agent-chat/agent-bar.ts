@@ -43,7 +43,12 @@ export class AgentBar {
           ? html`<ul class="outbox" aria-label=${t('queued')}>
             ${outbox.map(
               (q) => html`<li>
-              <span class="outbox-text" dir="auto">${q.text || q.attachments?.map((f) => f.name).join(', ')}</span>
+              <span class="outbox-text" dir="auto">${q.text ? html`<span class="outbox-words">${q.text}</span>` : nothing} ${
+                // Its files too: offline, a visitor saw only the words and could not tell the photo would go.
+                q.attachments?.length
+                  ? html`<span class="outbox-files">${icon('attach')}${q.attachments.map((f) => f.name).join(', ')}</span>`
+                  : nothing
+              }</span>
               <span class="outbox-label">${t('queued')}</span>
               <button type="button" class="remove" aria-label=${t('removeQueued')} title=${t('removeQueued')} @click=${() => session.outbox.remove(q.id)}>${icon('close')}</button>
             </li>`,

@@ -14,12 +14,17 @@ import {
 } from '../../msw/reference.js';
 import { STREAM_HEADERS, encodeRecord, streamBody } from '../../msw/stream.js';
 import {
+  composerOf,
   fixtureChat,
+  logFile,
   messagesOf,
+  pickFiles,
   recentConversations,
   settled,
+  textareaOf,
   threadListToggle,
   threadListOf,
+  typeMessage,
 } from '../../helpers/chat-fixture.js';
 import { useShippedFonts } from './fonts.js';
 import type { ClientTool } from '../../../src/public-types.js';
@@ -413,8 +418,15 @@ describe('visual regression', () => {
     await shot('sources-sections-dark', el);
   });
 
-  test('offline: questions wait in the outbox, each Queued', async ({ backend }) => {
+  test('offline: questions wait in the outbox, each Queued, with the files each carries', async ({
+    backend,
+  }) => {
     const el = await inline();
+    // A file picked while online goes up at once; the question that carries it is asked offline.
+    await pickFiles(el, logFile('server.log'));
+    await expect
+      .poll(() => composerOf(el).shadowRoot!.querySelector('.tray .chip')?.classList.contains('ready'))
+      .toBe(true);
     const onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
     // The network is gone: every request fails as fetch does offline.
     const fetchSpy = vi
@@ -423,8 +435,13 @@ describe('visual regression', () => {
     try {
       dispatchEvent(new Event('offline'));
       await el.send('How do I theme it?');
-      await el.send('And which events does it fire when an answer ends or fails?');
+      await typeMessage(el, 'And which events does it fire when an answer ends or fails?');
+      textareaOf(el).dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }),
+      );
       await settled(el);
+      // The long question's words give way; its file's name stays in sight.
+      expect(el.shadowRoot!.querySelectorAll('.outbox li')[1].textContent).toContain('server.log');
       // A long question gives way, not its Remove: each row's button keeps its size and edge.
       const removes = Array.from(el.shadowRoot!.querySelectorAll('.outbox .remove'), (b) =>
         b.getBoundingClientRect(),

@@ -323,6 +323,9 @@ describe('<agent-chat> attachments', () => {
       );
       await settled(el);
       expect(el.shadowRoot!.querySelector('.outbox')!.textContent).toContain('And this log?');
+      // The queued question shows its file beside its words: a visitor offline sees it will go too.
+      const queued = el.shadowRoot!.querySelector('ul[aria-label="Queued"] > li')!;
+      expect(queued.textContent!.replace(/\s+/g, ' ')).toContain('And this log? queued.log');
       // A third file is picked and uploaded but not sent, with a draft.
       await pickFiles(el, logFile('unsent.log'));
       await allReady(el);
