@@ -157,11 +157,25 @@ export class TabHandoff {
       !(Date.now() - (last.sentAt ?? 0) < RESEND_WINDOW_MS)
     )
       return false;
-    void conversation.retry(
-      last.id,
-      this.#othersHold().then((elsewhere) => elsewhere === false),
-    );
+    void conversation.retry(last.id, this.#mayResend());
     return true;
+  }
+
+  /**
+   * Whether the question read back as cut off goes from this tab. Not while another tab holds the
+   * answer's lock: that tab is sending it now (on a slow network "Sending…" lasts seconds), and
+   * this one showed it "Not sent" with Retry beside the other's "Sending…". It reads "sending"
+   * here too until that tab lets go; then the device says how it went, as after a reload: its
+   * answer came (this tab's copy is replaced, nothing goes), or that tab went away first (Not sent).
+   */
+  async #mayResend(): Promise<boolean> {
+    const elsewhere = await this.#othersHold();
+    if (elsewhere !== true) return elsewhere === false;
+    await new Promise<void>((resolve) => {
+      if (!this.#lock.whenFree(async () => resolve())) resolve();
+    });
+    if (this.#parts.connected()) await this.#parts.memory.revisit(false);
+    return false;
   }
 
   /** `then`, told whether another tab holds the answer's lock, unless a reset or a disconnect came first. */

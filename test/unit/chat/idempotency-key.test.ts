@@ -113,13 +113,28 @@ describe('a question a navigation cut off, read back after the reload (decision 
     expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['sending']);
   });
 
-  it('reads not sent again, and is not sent, while another tab holds the answer', async () => {
+  it('reads sending while another tab holds the answer (it is sending it), and is not sent from here', async () => {
+    // Another tab holds the answer's lock until `letGo`; then the device says how it went.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let isHeld = true;
     vi.stubGlobal('navigator', {
-      locks: { query: async () => ({ held: [{ name: 'agent-chat.answer:scope' }] }) },
+      locks: {
+        query: async () => ({ held: isHeld ? [{ name: 'agent-chat.answer:scope' }] : [] }),
+        request: async (_name: string, then: () => Promise<void>) => {
+          await held;
+          return then();
+        },
+      },
     });
     try {
       const { conversation, requests, resent } = restored(cut());
       expect(resent).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(conversation.snapshot.messages.map((m) => m.status)).toEqual(['sending']);
+      // That tab went away before its answer came: the device still has the question unsent.
+      isHeld = false;
+      letGo();
       await expect.poll(() => conversation.snapshot.messages.map((m) => m.status)).toEqual(['failed']);
       expect(conversation.snapshot.messages[0].error).toBeUndefined();
       expect(requests).toHaveLength(0);

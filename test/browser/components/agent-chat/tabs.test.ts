@@ -1,7 +1,8 @@
 import { describe, expect, onTestFinished, vi } from 'vitest';
+import { http } from 'msw';
 import { page, userEvent } from 'vitest/browser';
 import { test } from '../../../msw/test.js';
-import { ownerKeyOf, type ReferenceBackend } from '../../../msw/reference.js';
+import { ownerKeyOf, SERVICE_BASE, type ReferenceBackend } from '../../../msw/reference.js';
 import { DemoAgent, type Agent } from '../../../../service/index.js';
 import {
   fixtureChat,
@@ -276,6 +277,34 @@ describe('<agent-chat> in two tabs', () => {
       expect(first.shadowRoot!.querySelector('.outbox')).toBeNull();
       expect(second.shadowRoot!.querySelector('.outbox')).toBeNull();
     });
+  });
+
+  test('a tab opened while another is still sending a question (a slow network) shows it sending, not "Not sent"', async ({
+    backend,
+    worker,
+  }) => {
+    // The service takes its time to answer the request: "Sending…" lasts, as on slow 3G.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    worker.use(
+      http.post(`${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`, async () => {
+        await gate;
+      }),
+    );
+    backend.signIn(null);
+    const first = await fixtureChat({ ownerKey: ownerKeyOf(null) });
+    await settled(first);
+    void first.send(QUESTION);
+    await expect
+      .poll(async () => (await storedMemory())?.messages?.map((m) => m.status))
+      .toEqual(['sending']);
+    const second = await fixtureChat({ ownerKey: ownerKeyOf(null) });
+    await settled(second);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(messagesOf(second).map((m) => m.message?.status)).toEqual(['sending']);
+    release();
+    await expect.poll(() => answerOf(second)?.status, { timeout: 8000 }).toBe('complete');
+    expect(backend.chatRequests()).toHaveLength(1);
   });
 
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
