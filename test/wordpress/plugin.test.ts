@@ -808,6 +808,28 @@ describe('the setup check: the settings page says what is wrong, and how to fix 
     misbehaving.set('redirect');
     expect(await editorSays(author, blockPost)).toContain('it answered 503 with text/html instead of JSON.');
   });
+
+  it('the published post tells an Author what the check found, and whom to ask, above the chat; a visitor reads none of it', async () => {
+    wp.setConstants({ AGENT_CHAT_BASE_URL: misbehaving.url });
+    misbehaving.set('html');
+    const page = await author.newPage();
+    await page.goto(shortcodePost);
+    // The editor's words (one place says them), once: the site-wide launcher adds no second note.
+    for (const line of [
+      'Visitors cannot chat here: the setup check of Agent Chat failed.',
+      `The agent service at ${misbehaving.url} did not answer as expected: it answered 503 with text/html instead of JSON.`,
+      "Ask this site's administrator to fix it in Settings → Agent Chat.",
+    ]) {
+      const note = page.getByText(line, { exact: true });
+      expect(await note.count()).toBe(1);
+      expect(await note.isVisible()).toBe(true);
+    }
+    await page.close();
+    const { body } = await get(shortcodePost);
+    expect(body).not.toContain('setup check');
+    expect(body).not.toContain('Visitors cannot chat here');
+    expect(body).toMatch(/<agent-chat /);
+  });
 });
 
 describe('wp-config.php constants', () => {

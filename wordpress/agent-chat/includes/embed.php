@@ -58,17 +58,18 @@ add_filter('script_loader_tag', static function (string $tag, string $handle): s
  */
 function agent_chat_element(array $attributes, string $default_mode): string
 {
+    // Whoever can edit posts reads here what the block editor said: why visitors cannot chat,
+    // and who can fix it (the published post is where an Author looks). Visitors read nothing.
+    $note = '';
+    if (current_user_can('edit_posts')) {
+        foreach (agent_chat_editor_lines() as $line) {
+            $note .= '<p>' . esc_html($line) . '</p>';
+        }
+    }
     if (!agent_chat_ready()) {
         // One note a page: the site-wide launcher adds none after the post's own.
-        $GLOBALS['agent_chat_on_page'] = current_user_can('edit_posts');
-        if (current_user_can('manage_options')) {
-            return '<p>' . esc_html__('Agent Chat is not set up yet: see Settings → Agent Chat.', 'agent-chat') . '</p>';
-        }
-        // An Author placed it, and the editor showed where the chat will be: say why it is not
-        // there, and who can fix it. Visitors see nothing.
-        return current_user_can('edit_posts')
-            ? '<p>' . esc_html__('Agent Chat is not set up yet, so visitors see nothing here: ask this site\'s administrator to finish Settings → Agent Chat.', 'agent-chat') . '</p>'
-            : '';
+        $GLOBALS['agent_chat_on_page'] = $note !== '';
+        return $note;
     }
     wp_enqueue_script('agent-chat-wordpress');
     $GLOBALS['agent_chat_on_page'] = true;
@@ -89,7 +90,7 @@ function agent_chat_element(array $attributes, string $default_mode): string
     foreach ($html as $name => $value) {
         $out .= sprintf(' %s="%s"', $name, esc_attr($value));
     }
-    return $out . '></agent-chat>';
+    return $note . $out . '></agent-chat>';
 }
 
 add_shortcode('agent_chat', static function ($attributes): string {
@@ -106,10 +107,11 @@ add_action('init', static function (): void {
 });
 
 /**
- * What the block editor's placeholder says of the setup, in lines, for the user editing: none
- * when visitors can chat (the editor then says where, by mode), else why they cannot and whom to
- * ask. From the kept setup check (decision 769): an editor load calls the service only when no
- * result for this setup and plugin version is kept, as the settings page does.
+ * What the block editor's placeholder, and the published post to those who can edit it, say of
+ * the setup, in lines, for the user: none when visitors can chat (the editor then says where, by
+ * mode), else why they cannot and whom to ask. From the kept setup check (decision 769): a load
+ * calls the service only when no result for this setup and plugin version is kept, as the
+ * settings page does.
  *
  * @return string[]
  */
