@@ -68,7 +68,6 @@ const add = (a: TokenUsage | null | undefined, promptTokens: number, completionT
  */
 export function applyOutput(run: AnswerRun, given: AgentOutput): Applied {
   const { message } = run;
-  // Text is cleaned as it grows (`grown`); the rest is rare and small, so cleaned whole.
   const output = given.type === 'text' ? given : withoutNul(given);
   const next = (changes: Partial<MessageRecord>, record: string | null, text = ''): Applied => ({
     run: { ...run, message: { ...message, ...changes } },
@@ -131,7 +130,8 @@ export function applyOutput(run: AnswerRun, given: AgentOutput): Applied {
 /**
  * A value with every NUL character taken out of its strings and keys: PostgreSQL's text and
  * jsonb hold none, and one in a tool call's id or arguments, an activity's words or a source's
- * title failed the statement that stored the answer (decision 759).
+ * title failed the statement that stored the answer (decision 759). Text is cleaned as it
+ * grows (`grown`); the rest of an agent's output is rare and small, so cleaned whole.
  */
 function withoutNul<T>(value: T): T {
   if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '') : value) as T;
