@@ -84,6 +84,13 @@ export interface CrawlResult {
    * both keep out counts here.
    */
   disallowed: number;
+  /** Pages its sitemap's lastmod vouched for, asked nothing (decision 752). */
+  lastmodSpared: number;
+  /**
+   * When the site's lastmod was last caught lying (a page it vouched for had changed), while the
+   * next crawl is to believe none of it (decision 785); null when it is believed.
+   */
+  lastmodLieAt: number | null;
 }
 
 /** How far a crawl has got: what it reads, the pages read so far (new, changed or unchanged) and failures. */
@@ -121,6 +128,8 @@ export interface CrawlOptions {
   exclude?: readonly string[];
   /** What the last crawl of this site read, by the address it was fetched from. */
   previous?: ReadonlyMap<string, PageState>;
+  /** The last crawl's `lastmodLieAt`: while set, no page is spared for its lastmod (decision 785). */
+  lastmodLieAt?: number | null;
   /** The time, for a page's `checkedAt` and the lastmod bound. Default `Date.now`. */
   now?: () => number;
   signal?: AbortSignal;
@@ -504,8 +513,17 @@ class Lastmods {
   private readonly marks = new Map<string, { at: number; until: number }>();
   /** Each page asked for: when, and whether its lastmod vouched for it. */
   private readonly checks = new Map<string, { at: number; vouched: boolean }>();
-  /** A page its lastmod vouched for had changed: no lastmod of the site is believed for the rest of the crawl. */
-  private distrusted = false;
+  /**
+   * When a page its lastmod vouched for was found changed, by this crawl or one before: no lastmod
+   * of the site is believed while it is set (decision 785).
+   */
+  private lieAt: number | null;
+  /** Whether this crawl caught the lie (else it is the one a crawl before caught). */
+  private caught = false;
+  /** Pages its lastmod vouched for that were asked for anyway and had not changed. */
+  private truthful = 0;
+  /** Pages not asked for, their lastmod vouching for them. */
+  spared = 0;
   /**
    * The pages checked longest ago, revalidated whatever their lastmod says: the share of the
    * bound gone since the last crawl, so that each crawl revalidates a like share and none waits
@@ -517,7 +535,9 @@ class Lastmods {
   constructor(
     private readonly now: () => number,
     previous: ReadonlyMap<string, PageState> | undefined,
+    lieAt: number | null,
   ) {
+    this.lieAt = lieAt;
     const pages = [...(previous?.values() ?? [])].filter((p) => p.checkedAt != null);
     const last = pages.reduce((latest, page) => Math.max(latest, page.checkedAt!), -Infinity);
     const vouchable = pages.filter((page) => page.sitemapLastmod != null);
@@ -541,15 +561,31 @@ class Lastmods {
     const [mark, at] = [this.marks.get(url), this.now()];
     const [seen, checkedAt] = [before?.sitemapLastmod, before?.checkedAt];
     const vouched = !!mark && seen != null && checkedAt != null && mark.at <= seen && mark.until < checkedAt;
-    if (vouched && !this.distrusted && !this.swept.has(url) && at - checkedAt! < LASTMOD_TRUST_MS)
+    if (vouched && this.lieAt == null && !this.swept.has(url) && at - checkedAt! < LASTMOD_TRUST_MS) {
+      this.spared++;
       return true;
+    }
     this.checks.set(url, { at, vouched });
     return false;
   }
 
   /** A page asked for came back with another content: a lie, when its lastmod vouched for it. */
   changed(url: string) {
-    if (this.checks.get(url)?.vouched) this.distrusted = true;
+    if (!this.checks.get(url)?.vouched || this.caught) return;
+    [this.lieAt, this.caught] = [this.now(), true];
+  }
+
+  /** A page asked for came back as it was: its lastmod, if it vouched for it, told the truth. */
+  unchanged(url: string) {
+    if (this.checks.get(url)?.vouched) this.truthful++;
+  }
+
+  /**
+   * When the lie this crawl or one before caught was: kept until a crawl asks for pages the
+   * lastmod vouches for and finds none changed (decision 785).
+   */
+  lie(): number | null {
+    return this.caught || !this.truthful ? this.lieAt : null;
   }
 
   /** What a page read or revalidated records. */
@@ -602,7 +638,7 @@ class Crawl {
     this.exclude = exclusionMatcher(options.exclude ?? []);
     this.frontier = new Frontier(options.maxPages ?? 5_000, this.exclude);
     this.copies = new PageCopies(options.previous);
-    this.lastmods = new Lastmods(options.now ?? Date.now, options.previous);
+    this.lastmods = new Lastmods(options.now ?? Date.now, options.previous, options.lastmodLieAt ?? null);
     const pattern = excludedUrl(this.exclude, start);
     if (pattern) throw new CrawlExcludedStartError(start, pattern);
   }
@@ -718,6 +754,8 @@ class Crawl {
       truncated: this.frontier.truncated,
       excluded: this.frontier.excluded.size,
       disallowed: this.frontier.disallowed.size,
+      lastmodSpared: this.lastmods.spared,
+      lastmodLieAt: this.lastmods.lie(),
     };
   }
 
@@ -749,7 +787,10 @@ class Crawl {
     const response = await request(this.client, url, conditional);
     if (typeof response === 'string') return this.failed(url, response, before);
     const { status } = response;
-    if (status === 304 && before) return this.keep(before, this.lastmods.checked(url));
+    if (status === 304 && before) {
+      this.lastmods.unchanged(url);
+      return this.keep(before, this.lastmods.checked(url));
+    }
     if (status === 304 && copy) {
       this.copies.add(copy, copy.of);
       return this.enqueue(copy.of, { url, by: 'link' });
@@ -833,7 +874,7 @@ class Crawl {
       links: page.links.filter((link) => this.scope.includes(link)),
       ...this.lastmods.checked(url),
     };
-    if (before && before.hash !== hash) this.lastmods.changed(url);
+    if (before) this.lastmods[before.hash === hash ? 'unchanged' : 'changed'](url);
     if (before && before.hash === hash)
       this.pages.push({ ...state, title: page.title, status: 'unchanged', sections: [] });
     else if ((this.textChars += textOf(page)) > (this.options.maxTextChars ?? MAX_CRAWL_TEXT_CHARS))

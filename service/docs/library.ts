@@ -124,10 +124,13 @@ async function readSource(
 ) {
   const previous = new Map((await options.store.listDocPages(source.id)).map((page) => [page.url, page]));
   const exclude = source.exclude;
+  // A lie of the site's lastmod outlives the crawl that caught it (decision 785).
+  const [last] = source.kind === 'site' ? await options.store.listCrawlRuns(source.id, 1) : [];
+  const lastmodLieAt = last?.lastmodLieAt ?? null;
   try {
     if (source.kind === 'site') {
       const now = () => options.clock.now();
-      const crawl = { exclude, previous, signal, onProgress, now };
+      const crawl = { exclude, previous, signal, onProgress, now, lastmodLieAt };
       const result = await crawlWebsite(source.location, options, crawl);
       // Pages indexed before the owner excluded them go even when this crawl was incomplete.
       const matcher = exclusionMatcher(exclude);
@@ -166,6 +169,7 @@ async function readSource(
       complete: false,
       truncated: false,
       excluded: 0,
+      lastmodLieAt,
     };
   }
 }
@@ -457,6 +461,8 @@ export class DocsLibrary {
       pages_removed: run.pagesRemoved,
       pages_excluded: run.pagesExcluded,
       pages_disallowed: run.pagesDisallowed,
+      pages_spared: run.pagesSpared,
+      ...(run.lastmodLieAt != null && { lastmod_lie_at: new Date(run.lastmodLieAt).toISOString() }),
       failures: run.failures.length,
       ms: run.finishedAt - startedAt,
     });

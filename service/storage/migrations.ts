@@ -313,4 +313,8 @@ export const MIGRATIONS: string[] = [
   // What a docs page's sitemap <lastmod> said when it was last read or revalidated, and when that
   // was: a re-crawl asks nothing of a page the sitemap vouches for, within a bound (decision 752).
   `ALTER TABLE doc_pages ADD COLUMN sitemap_lastmod bigint, ADD COLUMN checked_at bigint;`,
+  // Of a docs crawl, the pages the sitemap's lastmod spared a request, and when the site's lastmod
+  // was caught lying, while the next crawl is to believe none of it (decision 785). A build a
+  // release behind writes runs without them: none spared, no lie kept (732).
+  `ALTER TABLE doc_crawl_runs ADD COLUMN pages_spared int NOT NULL DEFAULT 0, ADD COLUMN lastmod_lie_at bigint;`,
 ];

@@ -380,6 +380,10 @@ export interface CrawlRunRecord {
   pagesExcluded: number;
   /** Addresses the site's robots.txt kept the crawl from (decision 460). */
   pagesDisallowed: number;
+  /** Pages of `pagesUnchanged` asked nothing, their sitemap's lastmod vouching for them (decision 752). */
+  pagesSpared: number;
+  /** When the site's lastmod was caught lying, while the next crawl believes none of it (decision 785). */
+  lastmodLieAt: number | null;
   failures: CrawlFailureRecord[];
 }
 
@@ -417,6 +421,10 @@ export interface DocCrawl {
   excluded?: number;
   /** Addresses the site's robots.txt kept the crawl from. Default 0. */
   disallowed?: number;
+  /** Pages its sitemap's lastmod spared a request. Default 0. */
+  lastmodSpared?: number;
+  /** When the site's lastmod was caught lying, while it is not believed. Default null. */
+  lastmodLieAt?: number | null;
   /** Pages the index held that the owner now excludes: removed even when the crawl was incomplete. */
   dropped?: string[];
 }

@@ -127,6 +127,8 @@ export class MemoryDocsStore implements DocsStore {
       pagesRemoved: 0,
       pagesExcluded: crawl.excluded ?? 0,
       pagesDisallowed: crawl.disallowed ?? 0,
+      pagesSpared: crawl.lastmodSpared ?? 0,
+      lastmodLieAt: crawl.lastmodLieAt ?? null,
       failures: structuredClone(crawl.failures),
     };
     // A source removed while it was crawled stays removed.

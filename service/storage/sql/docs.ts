@@ -37,6 +37,8 @@ const toRun = (row: Record<string, unknown>): CrawlRunRecord => ({
   pagesRemoved: num(row.pages_removed),
   pagesExcluded: num(row.pages_excluded ?? 0),
   pagesDisallowed: num(row.pages_disallowed ?? 0),
+  pagesSpared: num(row.pages_spared ?? 0),
+  lastmodLieAt: numOrNull(row.lastmod_lie_at ?? null),
   failures: row.failures as CrawlRunRecord['failures'],
 });
 
@@ -180,6 +182,8 @@ export class SqlDocsStore implements DocsStore {
         finishedAt: crawl.finishedAt,
         complete: crawl.complete,
         truncated: crawl.truncated,
+        pagesSpared: crawl.lastmodSpared ?? 0,
+        lastmodLieAt: crawl.lastmodLieAt ?? null,
         failures: crawl.failures,
       };
       // The source's row is locked for the crawl's writes; one removed meanwhile stays removed.
@@ -497,8 +501,9 @@ async function markRemoved(query: Query, crawl: DocCrawl, counts: Counts): Promi
 async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise<number> {
   const { rows } = await query(
     `INSERT INTO doc_crawl_runs (source_id, started_at, finished_at, complete, truncated,
-       pages_new, pages_changed, pages_unchanged, pages_removed, pages_excluded, pages_disallowed, failures)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING id`,
+       pages_new, pages_changed, pages_unchanged, pages_removed, pages_excluded, pages_disallowed,
+       pages_spared, lastmod_lie_at, failures)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb) RETURNING id`,
     [
       run.sourceId,
       run.startedAt,
@@ -511,6 +516,8 @@ async function recordRun(query: Query, run: Omit<CrawlRunRecord, 'id'>): Promise
       run.pagesRemoved,
       run.pagesExcluded,
       run.pagesDisallowed,
+      run.pagesSpared,
+      run.lastmodLieAt,
       json(run.failures),
     ],
   );

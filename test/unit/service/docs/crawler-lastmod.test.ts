@@ -13,6 +13,7 @@ import {
 } from '../../../../service/docs/crawler.js';
 import { DocsLibrary } from '../../../../service/docs/library.js';
 import { ManualClock } from '../../../../service/kernel/clock.js';
+import type { LogEntry } from '../../../../service/kernel/log.js';
 import { storageSuite } from '../../../fixtures/storages.js';
 
 const open: StaticSite[] = [];
@@ -146,6 +147,53 @@ describe('crawlSite with a sitemap that gives <lastmod>', () => {
     expect(statuses(again, start)).toMatchObject({ 'a.html': 'changed', 'b.html': 'unchanged' });
   });
 
+  it('says how many pages lastmod spared and when it caught a lie, believes no lastmod at the next crawl, and believes it again once that crawl found it truthful', async () => {
+    const { served, page } = await site();
+    const start = `${served.url}/docs/`;
+    const first = await crawlSite(start, { ...OPTIONS, now: () => T0 });
+    expect(first).toMatchObject({ lastmodSpared: 0, lastmodLieAt: null });
+    const previous = byUrl(first);
+    previous.set(`${start}a.html`, { ...previous.get(`${start}a.html`)!, checkedAt: T0 - LASTMOD_TRUST_MS });
+    await page('a', 'Page a, changed behind its lastmod.');
+    const lying = await crawlSite(start, { ...OPTIONS, previous, now: () => T0 + DAY });
+    expect(lying).toMatchObject({ lastmodSpared: 0, lastmodLieAt: T0 + DAY });
+
+    // The next crawl, a day later, takes the site's word for nothing: every page is revalidated.
+    served.requests.length = 0;
+    const doubted = await crawlSite(start, {
+      ...OPTIONS,
+      previous: byUrl(lying),
+      lastmodLieAt: lying.lastmodLieAt,
+      now: () => T0 + 2 * DAY,
+    });
+    expect(asked(served)).toEqual(['a.html 304', 'b.html 304', 'c.html 304']);
+    // None of the pages its lastmod vouched for had changed: it is believed again.
+    expect(doubted).toMatchObject({ lastmodSpared: 0, lastmodLieAt: null });
+
+    served.requests.length = 0;
+    const trusted = await crawlSite(start, {
+      ...OPTIONS,
+      previous: byUrl(doubted),
+      lastmodLieAt: doubted.lastmodLieAt,
+      now: () => T0 + 3 * DAY,
+    });
+    expect(asked(served)).toEqual([]);
+    expect(trusted).toMatchObject({ lastmodSpared: 3, lastmodLieAt: null });
+  });
+
+  it('keeps a lie caught before while the crawl asks for no page the lastmod vouches for', async () => {
+    const { served } = await site({ a: null, b: null, c: null });
+    const start = `${served.url}/docs/`;
+    const first = await crawlSite(start, { ...OPTIONS, now: () => T0 });
+    const again = await crawlSite(start, {
+      ...OPTIONS,
+      previous: byUrl(first),
+      lastmodLieAt: T0 - DAY,
+      now: () => T0 + DAY,
+    });
+    expect(again).toMatchObject({ lastmodSpared: 0, lastmodLieAt: T0 - DAY });
+  });
+
   it('revalidates a page whose lastmod is a date alone while that day may not be over where the site is', async () => {
     const { served } = await site({ a: '2026-02-01', b: '2026-01-30' });
     const start = `${served.url}/docs/`;
@@ -190,6 +238,53 @@ storageSuite('a re-crawl that believes the sitemap, through the library and its 
       expect(await again(LASTMOD_TRUST_MS)).toMatchObject({ pagesUnchanged: 4 });
       expect(asked(served)).toEqual(['a.html 304', 'b.html 304', 'c.html 304']);
       expect(await again(DAY)).toMatchObject({ pagesUnchanged: 4 });
+      expect(asked(served)).toEqual([]);
+    } finally {
+      await library.close();
+    }
+  });
+});
+
+storageSuite('a site whose lastmod lied, through the library and its store', (suite) => {
+  it('is believed at no page of the next crawl, which the run and its log line say with the pages lastmod spared', async () => {
+    const stores = await suite.open();
+    const { served, page } = await site();
+    const clock = new ManualClock();
+    const logged: LogEntry[] = [];
+    const library = new DocsLibrary({
+      store: stores.docs,
+      clock,
+      log: (entry) => logged.push(entry),
+      network: { allowPrivate: true },
+      crawl: { retryDelayMs: 1 },
+    });
+    try {
+      const source = await library.addSource('proj_a', `${served.url}/docs/`);
+      await library.tick();
+      const again = async (after: number) => {
+        clock.advance(after);
+        served.requests.length = 0;
+        await library.recrawlNow('proj_a', source.id);
+        await library.tick();
+        return (await library.sources('proj_a'))[0].lastRun;
+      };
+      expect(await again(DAY)).toMatchObject({ pagesSpared: 3, lastmodLieAt: null });
+      // Past the bound every page is revalidated, and a, vouched for, has changed: a lie.
+      await page('a', 'Page a, changed behind its lastmod.');
+      const caught = await again(LASTMOD_TRUST_MS);
+      expect(caught).toMatchObject({ pagesSpared: 0, pagesChanged: 1, lastmodLieAt: clock.now() });
+      const lines = logged.filter((entry) => entry.msg === 'docs_crawled');
+      expect(lines.at(-2)).toMatchObject({ pages_spared: 3 });
+      expect(lines.at(-2)).not.toHaveProperty('lastmod_lie_at');
+      expect(lines.at(-1)).toMatchObject({
+        pages_spared: 0,
+        lastmod_lie_at: new Date(clock.now()).toISOString(),
+      });
+      // The next crawl believes no lastmod (the distrust outlived the crawl that caught it) ...
+      expect(await again(DAY)).toMatchObject({ pagesSpared: 0, lastmodLieAt: null });
+      expect(asked(served)).toEqual(['a.html 304', 'b.html 304', 'c.html 304']);
+      // ... and, having found it truthful, the one after believes it again.
+      expect(await again(DAY)).toMatchObject({ pagesSpared: 3, lastmodLieAt: null });
       expect(asked(served)).toEqual([]);
     } finally {
       await library.close();
