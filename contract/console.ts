@@ -465,6 +465,10 @@ export interface ConsoleCrawlRun {
   pages_excluded: number;
   /** Addresses the site's robots.txt kept the crawl from (not failures). */
   pages_disallowed: number;
+  /** Of the unchanged pages, those asked nothing: the sitemap's lastmod vouched for them. */
+  pages_spared: number;
+  /** When the site's lastmod was caught lying, while the next crawl believes none of it; else null. */
+  lastmod_lie_at: string | null;
   failures: ConsoleCrawlFailure[];
   failure_count: number;
 }

@@ -55,6 +55,8 @@ const runJson = (run: CrawlRunRecord): ConsoleCrawlRun => ({
   pages_removed: run.pagesRemoved,
   pages_excluded: run.pagesExcluded,
   pages_disallowed: run.pagesDisallowed,
+  pages_spared: run.pagesSpared,
+  lastmod_lie_at: run.lastmodLieAt == null ? null : isoMicros(run.lastmodLieAt),
   failures: run.failures.slice(0, MAX_FAILURES),
   failure_count: run.failures.length,
 });

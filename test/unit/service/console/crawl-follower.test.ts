@@ -31,6 +31,8 @@ const source = (
         pages_removed: 0,
         pages_excluded: 0,
         pages_disallowed: 0,
+        pages_spared: 0,
+        lastmod_lie_at: null,
         failures: [],
         failure_count: 0,
       }

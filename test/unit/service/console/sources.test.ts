@@ -135,7 +135,14 @@ describe('console Sources', () => {
     await docs.tick();
     const [second] = (await admin.call('GET', docsPath(PROJECT.id, 'sources'))).body.sources;
     expect(Date.parse(second.last_crawl_at)).toBeGreaterThan(Date.parse(first.last_crawl_at));
-    expect(second.last_run).toMatchObject({ pages_new: 0, pages_changed: 0, pages_unchanged: first.pages });
+    // The fixture's sitemap gives no lastmod: nothing spared for it, no lie kept (decision 785).
+    expect(second.last_run).toMatchObject({
+      pages_new: 0,
+      pages_changed: 0,
+      pages_unchanged: first.pages,
+      pages_spared: 0,
+      lastmod_lie_at: null,
+    });
     expect(second.pages).toBe(first.pages);
   });
 
