@@ -3,7 +3,7 @@
  * reader's locale, UTC days for activity.
  */
 import type { ActivityFreshness } from '../../contract/activity.js';
-import type { ConsoleCrawlProgress } from '../../contract/console.js';
+import type { ConsoleCrawlProgress, ConsoleCrawlRun } from '../../contract/console.js';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const number = new Intl.NumberFormat();
@@ -79,6 +79,23 @@ export const crawlProgress = (crawl: ConsoleCrawlProgress) => {
   const stuck = crawl.phase === 'pages' && crawl.quiet_ms >= 60_000;
   return `${doing}, for ${duration(crawl.elapsed_ms)}${stuck ? ` (nothing new for ${duration(crawl.quiet_ms)})` : ''}`;
 };
+
+/**
+ * What the last crawl did; the pages the sitemap's lastmod spared a request, and a lie it was
+ * caught in, which has the next crawl ask for every page (decisions 752, 785), only when there are.
+ */
+export const crawlRun = (run: ConsoleCrawlRun) =>
+  `${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged` +
+  (run.pages_spared
+    ? ` (${count(run.pages_spared)} not asked for: the sitemap's lastmod vouched for them)`
+    : '') +
+  `, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)` +
+  (run.pages_disallowed ? `, ${count(run.pages_disallowed)} kept out by robots.txt` : '') +
+  (run.complete ? '' : ' (incomplete: pages kept)') +
+  (run.truncated ? ' (stopped at the cap on pages or text)' : '') +
+  (run.lastmod_lie_at
+    ? `. The sitemap's lastmod was caught lying (${when(run.lastmod_lie_at)}): the next crawl asks for every page.`
+    : '');
 
 /**
  * An audit entry's detail in words: `name: Docs site · budget: sessions 500, answers 2000`. A

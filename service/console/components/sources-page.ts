@@ -3,15 +3,10 @@ import { state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import { ConsoleApiError } from '../api.js';
 import { CrawlFollower } from '../crawl-follower.js';
-import type {
-  ConsoleCrawlFailure,
-  ConsoleCrawlRun,
-  ConsoleDocSource,
-  ConsoleDocStale,
-} from '../../../contract/console.js';
+import type { ConsoleCrawlFailure, ConsoleDocSource, ConsoleDocStale } from '../../../contract/console.js';
 import type { DocsSearch } from './docs-search.js';
 import { field } from '../form.js';
-import { count, crawlProgress, when } from '../format.js';
+import { count, crawlProgress, crawlRun, when } from '../format.js';
 import { ConsolePage, pageLink, readOnlyNote } from './page.js';
 import { routeHref } from '../router.js';
 
@@ -230,7 +225,7 @@ export class SourcesPage extends ConsolePage {
               ? html`<div><dt>Crawl</dt><dd>Waiting to start…</dd></div>`
               : nothing
         }
-        ${run ? html`<div><dt>Last run</dt><dd>${lastRun(run)}</dd></div>` : nothing}
+        ${run ? html`<div><dt>Last run</dt><dd>${crawlRun(run)}</dd></div>` : nothing}
         <div><dt>Excludes</dt><dd>${
           source.exclude.length
             ? html`<ul class="patterns" aria-label=${`Paths ${source.location} excludes`}>${source.exclude.map((p) => html`<li><code>${p}</code></li>`)}</ul>`
@@ -319,23 +314,6 @@ export class SourcesPage extends ConsolePage {
 }
 
 /** The project's synonym groups (decision 422), one per line, in a form that saves them. */
-/**
- * What the last crawl did; the pages the sitemap's lastmod spared a request, and a lie it was
- * caught in, which has the next crawl ask for every page (decisions 752, 785), only when there are.
- */
-const lastRun = (run: ConsoleCrawlRun) =>
-  `${count(run.pages_new)} new, ${count(run.pages_changed)} changed, ${count(run.pages_unchanged)} unchanged` +
-  (run.pages_spared
-    ? ` (${count(run.pages_spared)} not asked for: the sitemap's lastmod vouched for them)`
-    : '') +
-  `, ${count(run.pages_removed)} removed, ${count(run.pages_excluded)} skipped (excluded)` +
-  (run.pages_disallowed ? `, ${count(run.pages_disallowed)} kept out by robots.txt` : '') +
-  (run.complete ? '' : ' (incomplete: pages kept)') +
-  (run.truncated ? ' (stopped at the cap on pages or text)' : '') +
-  (run.lastmod_lie_at
-    ? `. The sitemap's lastmod was caught lying (${when(run.lastmod_lie_at)}): the next crawl asks for every page.`
-    : '');
-
 const synonymsCard = (
   synonyms: string[][],
   busy: boolean,

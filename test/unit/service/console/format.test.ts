@@ -1,7 +1,7 @@
 /** The console's words for a crawl under way (decision 435) and for how long something has run. */
 import { describe, expect, it } from 'vitest';
-import type { ConsoleCrawlProgress } from '../../../../contract/console.js';
-import { crawlProgress, duration, freshness } from '../../../../service/console/format.js';
+import type { ConsoleCrawlProgress, ConsoleCrawlRun } from '../../../../contract/console.js';
+import { crawlProgress, crawlRun, duration, freshness, when } from '../../../../service/console/format.js';
 
 const crawl = (phase: ConsoleCrawlProgress['phase'], read: number, failed: number, ms: number, quiet = 0) =>
   crawlProgress({
@@ -39,6 +39,38 @@ describe("the console's words for a crawl under way", () => {
     expect(duration(60_000)).toBe('1 min');
     expect(duration(3_599_999)).toBe('59 min');
     expect(duration(3_600_000 + 5 * 60_000)).toBe('1 hr 5 min');
+  });
+});
+
+describe("the console's words for a source's last crawl", () => {
+  const run = (fields: Partial<ConsoleCrawlRun>) =>
+    crawlRun({
+      started_at: '2026-11-28T10:00:00.000000Z',
+      finished_at: '2026-11-28T10:01:00.000000Z',
+      complete: true,
+      truncated: false,
+      pages_new: 1,
+      pages_changed: 2,
+      pages_unchanged: 12,
+      pages_removed: 0,
+      pages_excluded: 0,
+      pages_disallowed: 0,
+      pages_spared: 0,
+      lastmod_lie_at: null,
+      failures: [],
+      failure_count: 0,
+      ...fields,
+    });
+
+  it("says how many unchanged pages the sitemap's lastmod spared, and a lie it was caught in, only when there are (decision 785)", () => {
+    expect(run({})).toBe('1 new, 2 changed, 12 unchanged, 0 removed, 0 skipped (excluded)');
+    expect(run({ pages_spared: 10, pages_disallowed: 1 })).toBe(
+      "1 new, 2 changed, 12 unchanged (10 not asked for: the sitemap's lastmod vouched for them), 0 removed, 0 skipped (excluded), 1 kept out by robots.txt",
+    );
+    const at = '2026-11-28T10:00:30.000000Z';
+    expect(run({ lastmod_lie_at: at, complete: false })).toBe(
+      `1 new, 2 changed, 12 unchanged, 0 removed, 0 skipped (excluded) (incomplete: pages kept). The sitemap's lastmod was caught lying (${when(at)}): the next crawl asks for every page.`,
+    );
   });
 });
 
