@@ -575,9 +575,13 @@ class Lastmods {
     [this.lieAt, this.caught] = [this.now(), true];
   }
 
-  /** A page asked for came back as it was: its lastmod, if it vouched for it, told the truth. */
+  /**
+   * A page asked for came back as it was: its lastmod, if it vouched for it, told the truth.
+   * Returns what the page records, as `checked`.
+   */
   unchanged(url: string) {
     if (this.checks.get(url)?.vouched) this.truthful++;
+    return this.checked(url);
   }
 
   /**
@@ -586,6 +590,11 @@ class Lastmods {
    */
   lie(): number | null {
     return this.caught || !this.truthful ? this.lieAt : null;
+  }
+
+  /** The crawl's result's part: pages spared, and the lie kept for the next crawl. */
+  result(): Pick<CrawlResult, 'lastmodSpared' | 'lastmodLieAt'> {
+    return { lastmodSpared: this.spared, lastmodLieAt: this.lie() };
   }
 
   /** What a page read or revalidated records. */
@@ -754,8 +763,7 @@ class Crawl {
       truncated: this.frontier.truncated,
       excluded: this.frontier.excluded.size,
       disallowed: this.frontier.disallowed.size,
-      lastmodSpared: this.lastmods.spared,
-      lastmodLieAt: this.lastmods.lie(),
+      ...this.lastmods.result(),
     };
   }
 
@@ -787,10 +795,7 @@ class Crawl {
     const response = await request(this.client, url, conditional);
     if (typeof response === 'string') return this.failed(url, response, before);
     const { status } = response;
-    if (status === 304 && before) {
-      this.lastmods.unchanged(url);
-      return this.keep(before, this.lastmods.checked(url));
-    }
+    if (status === 304 && before) return this.keep(before, this.lastmods.unchanged(url));
     if (status === 304 && copy) {
       this.copies.add(copy, copy.of);
       return this.enqueue(copy.of, { url, by: 'link' });
