@@ -66,10 +66,12 @@ const OPTIONS = { retryDelayMs: 1, concurrency: 1 };
 const byUrl = (result: CrawlResult) =>
   new Map<string, PageState>(result.pages.map((page) => [page.url, page]));
 /** The page paths a crawl asked the site for, and how the site answered. */
+/** The pages asked for, by name: sorted, since a crawl asks for a few at once, in any order. */
 const asked = (served: StaticSite) =>
   served.requests
     .filter((r) => r.path.endsWith('.html'))
-    .map((r) => `${r.path.slice('/docs/'.length)} ${r.status}`);
+    .map((r) => `${r.path.slice('/docs/'.length)} ${r.status}`)
+    .sort();
 const statuses = (result: CrawlResult, base: string) =>
   Object.fromEntries(result.pages.map((page) => [page.url.slice(base.length), page.status]));
 
