@@ -22,7 +22,7 @@ function packed(): string[] {
     cwd: dir,
     encoding: 'utf8',
   });
-  return (JSON.parse(out)[0].files as { path: string }[]).map((f) => f.path).toSorted();
+  return (JSON.parse(out)[0].files as { path: string }[]).map((f) => f.path).sort();
 }
 
 describe('the npm package', () => {
