@@ -16,6 +16,8 @@ export default css`
        moved scrollTop when an answer's steps folded up above its text, and that scroll read as
        the reader leaving the bottom. */
     overflow-anchor: none;
+    /* The offsets of the question held at the top of the view are measured from here. */
+    position: relative;
     padding: var(--agent-chat-space);
     /* Opaque, so Chromium composites the scroller: following a streaming answer then moves
        a layer instead of repainting the viewport every frame. */

@@ -95,16 +95,20 @@ export class AgentChatMessageList extends LitElement {
 
   @query('.scroller') private scroller!: HTMLElement | null;
   @query('.scroller-content') private content!: HTMLElement | null;
+  @query('.room') private room!: HTMLElement | null;
 
   readonly #anchor = new ScrollAnchorController(
     this,
     () => this.scroller,
     () => this.content,
+    () => this.room,
   );
 
   /** Index of the oldest message rendered; older ones are still to come. */
   @state() private firstShown = 0;
   #firstId?: string;
+  /** The latest question's id: a new one being sent goes to the top of the view. */
+  #askedId?: string;
   #olderScheduled = false;
 
   override willUpdate(): void {
@@ -113,7 +117,9 @@ export class AgentChatMessageList extends LitElement {
     if (messages[0]?.id !== this.#firstId) {
       this.#firstId = messages[0]?.id;
       this.firstShown = messages.length ? batchStart(messages, messages.length, FIRST_BATCH) : 0;
+      this.#anchor.reset();
     }
+    this.#holdNewQuestion(messages);
     this.firstShown = Math.min(this.firstShown, Math.max(messages.length - 1, 0));
     if (this.firstShown > 0 && !this.#olderScheduled) {
       this.#olderScheduled = true;
@@ -123,6 +129,26 @@ export class AgentChatMessageList extends LitElement {
           this.firstShown = batchStart(this.conversation?.messages ?? [], this.firstShown);
       });
     }
+  }
+
+  /**
+   * Only a question sent from here ('sending'): one opened, reattached after a reload or
+   * arriving from another tab was read already, and its conversation opens at its end.
+   */
+  #holdNewQuestion(messages: readonly ChatMessage[]): void {
+    let asked: ChatMessage | undefined;
+    for (let i = messages.length - 1; i >= 0 && !asked; i--)
+      if (messages[i].role === 'user') asked = messages[i];
+    if (asked && asked.id !== this.#askedId && asked.status === 'sending') {
+      const id = asked.id;
+      this.#anchor.holdAtTop(
+        () =>
+          Array.from(this.renderRoot.querySelectorAll('agent-chat-message')).find(
+            (el) => el.message?.id === id,
+          ) ?? null,
+      );
+    }
+    this.#askedId = asked?.id;
   }
 
   /** Internal events are not composed; a message's retry request is passed on from here. */
@@ -243,6 +269,7 @@ export class AgentChatMessageList extends LitElement {
           )}
         </div>
         </div>
+        <div class="room"></div>
       </div>
       ${this.#anchor.pinned ? nothing : html`<button class="jump" type="button" @click=${() => this.#anchor.scrollToBottom()}>${t('jumpToLatest')}</button>`}`;
   }

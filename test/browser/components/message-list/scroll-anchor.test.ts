@@ -49,17 +49,25 @@ async function chatWithControlledAnswer(
   );
   const sending = el.send('tell me a lot');
   await started;
-  return { el, push, end, sending, scroller, jump, atBottom };
+  /** The question stays at the top of the view (decision 787) until the reader follows the answer. */
+  const follow = async () => {
+    await expect.poll(jump).toBeDefined();
+    jump()!.click();
+    await settled(el);
+  };
+  return { el, push, end, sending, scroller, jump, atBottom, follow };
 }
 
 describe('<agent-chat-message-list> scrolling', () => {
-  test('follows a growing answer at the bottom, stays put when the reader scrolled up, and offers Jump to latest', async ({
+  test('follows a growing answer at the bottom once the reader took Jump to latest, and stays put when the reader scrolled up', async ({
     worker,
     backend,
   }) => {
-    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
+    const { el, push, end, sending, scroller, jump, atBottom, follow } =
+      await chatWithControlledAnswer(worker);
     for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
+    await follow();
     await expect.poll(atBottom).toBe(true);
     expect(jump()).toBeUndefined();
 
@@ -92,25 +100,29 @@ describe('<agent-chat-message-list> scrolling', () => {
       'agent_activity_update',
       { id: `s${i}`, name, status: 'completed', summary: `${name} done`, num_results: 3 },
     ]);
-    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker, [
+    const { el, push, end, sending, scroller, jump, atBottom, follow } = await chatWithControlledAnswer(
+      worker,
       [
-        'relevant_sources',
-        {
-          relevant_sources: [
-            {
-              title: 'Theming',
-              subtitle: null,
-              source_url: 'https://docs.example/theming',
-              source_type: 'doc',
-            },
-          ],
-        },
+        [
+          'relevant_sources',
+          {
+            relevant_sources: [
+              {
+                title: 'Theming',
+                subtitle: null,
+                source_url: 'https://docs.example/theming',
+                source_type: 'doc',
+              },
+            ],
+          },
+        ],
+        ...steps,
       ],
-      ...steps,
-    ]);
+    );
     el.handoff = 'always';
     for (let i = 0; i < 3; i += 1) push(`${PARAGRAPH.repeat(2)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight).toBe(true);
+    await follow();
     await expect.poll(atBottom).toBe(true);
     const before = scroller().clientHeight;
     const content = scroller().scrollHeight;
@@ -128,10 +140,11 @@ describe('<agent-chat-message-list> scrolling', () => {
     worker,
     backend,
   }) => {
-    const { el, push, end, sending, scroller, atBottom } = await chatWithControlledAnswer(worker);
+    const { el, push, end, sending, scroller, atBottom, follow } = await chatWithControlledAnswer(worker);
     for (let i = 0; i < 8; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
     end();
     await sending;
+    await follow();
     await expect.poll(atBottom).toBe(true);
     // The answer's actions and the bar below it are in place: nothing grows from here on.
     const height = () => scroller().scrollHeight;
@@ -165,12 +178,14 @@ describe('<agent-chat-message-list> scrolling', () => {
     worker,
     backend,
   }) => {
-    const { el, push, end, sending, scroller, jump, atBottom } = await chatWithControlledAnswer(worker);
+    const { el, push, end, sending, scroller, jump, atBottom, follow } =
+      await chatWithControlledAnswer(worker);
     el.style.display = 'block';
     el.style.width = '390px';
     el.style.setProperty('--agent-chat-panel-height', '700px');
     for (let i = 0; i < 12; i += 1) push(`${PARAGRAPH.repeat(3)}\n\n`);
     await expect.poll(() => scroller().scrollHeight > scroller().clientHeight * 2).toBe(true);
+    await follow();
     await expect.poll(atBottom).toBe(true);
 
     // A phone turned to landscape, as the browser does it: the page is wider at once (the
