@@ -145,6 +145,12 @@ export class AgentChatMessage extends LitElement {
     // Reasons are optional and asked only for "Not helpful"; a second click closes them.
     this.asking = reaction === 'downvote' && !this.asking;
     this.thanked = reaction === 'upvote';
+    // The view may be held on the question above (decision 788): the visitor asked for the
+    // form, so it comes into view rather than opening under the panel's edge.
+    if (this.asking)
+      void this.updateComplete.then(() =>
+        this.renderRoot.querySelector('.reasons')?.scrollIntoView({ block: 'nearest' }),
+      );
   }
 
   #sendReasons(event: SubmitEvent): void {

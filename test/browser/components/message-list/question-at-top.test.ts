@@ -149,6 +149,30 @@ describe('<agent-chat-message-list> a question sent goes to the top of the view'
     third.end();
   });
 
+  test('the feedback form asked for under a held short answer comes into view whole', async ({
+    worker,
+    backend,
+  }) => {
+    const { el, scroller, jump, ask } = await chat(worker);
+    const first = await ask('tell me a lot');
+    for (let i = 0; i < 8; i += 1) first.push(`${PARAGRAPH.repeat(3)}\n\n`);
+    first.end();
+    await jump.click();
+    await still(scroller);
+    const second = await ask('short?');
+    second.push('Yes.');
+    second.end();
+    await still(scroller);
+
+    await page.getByRole('button', { name: 'Not helpful' }).last().click();
+    const form = page.getByRole('form', { name: 'What went wrong?' });
+    await expect.element(form).toBeVisible();
+    await settled(el);
+    await expect
+      .poll(() => form.element().getBoundingClientRect().bottom - scroller().getBoundingClientRect().bottom)
+      .toBeLessThanOrEqual(1);
+  });
+
   test('a reader who scrolled up while the answer streams is not moved', async ({ worker, backend }) => {
     const { el, scroller, jump, ask } = await chat(worker);
     const first = await ask('tell me a lot');
