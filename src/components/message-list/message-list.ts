@@ -132,23 +132,25 @@ export class AgentChatMessageList extends LitElement {
   }
 
   /**
-   * Only a question sent from here ('sending'): one opened, reattached after a reload or
-   * arriving from another tab was read already, and its conversation opens at its end.
+   * Only a question this tab is sending (it has the request under way): one opened, reattached
+   * after a reload, or another tab is sending was read already or is not this reader's doing,
+   * and a reader who scrolled up is not moved for it.
    */
   #holdNewQuestion(messages: readonly ChatMessage[]): void {
     let asked: ChatMessage | undefined;
     for (let i = messages.length - 1; i >= 0 && !asked; i--)
       if (messages[i].role === 'user') asked = messages[i];
-    if (asked && asked.id !== this.#askedId && asked.status === 'sending') {
-      const id = asked.id;
-      this.#anchor.holdAtTop(
-        () =>
-          Array.from(this.renderRoot.querySelectorAll('agent-chat-message')).find(
-            (el) => el.message?.id === id,
-          ) ?? null,
-      );
-    }
-    this.#askedId = asked?.id;
+    const id = asked?.id;
+    if (asked?.status === 'sending' && messages.at(-1) === asked && this.conversation?.streaming) {
+      if (id !== this.#askedId)
+        this.#anchor.holdAtTop(
+          () =>
+            Array.from(this.renderRoot.querySelectorAll('agent-chat-message')).find(
+              (el) => el.message?.id === id,
+            ) ?? null,
+        );
+    } else if (asked?.status === 'sending') return;
+    this.#askedId = id;
   }
 
   /** Internal events are not composed; a message's retry request is passed on from here. */
