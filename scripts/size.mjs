@@ -108,11 +108,13 @@ const bundles = [
   // banner, whole list numbers (146 B); decision 736: text fields' edges at 3:1 (734) (11 B), a
   // source's title wrapped (735) (8 B), the reasons as chips (736) (63 B); decision 777: a turned
   // phone keeps the reader at the latest (775) (44 B), a queued question shows its files (776)
-  // (82 B), a question another tab is sending reads sending (778) (38 B).
+  // (82 B), a question another tab is sending reads sending (778) (38 B); decision 789: a
+  // question sent held at the top of the view (787) (419 B), the feedback form into view (788)
+  // (31 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 55.425 * KB),
+    budget: Number(args['max-iife'] ?? 55.875 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -156,8 +158,9 @@ const bundles = [
   // and a reload's closed list (184 B); decision 701: 700 (32 B); decision 728: 726 (15 B), 727
   // (68 B), the logic moved to modules beside the session and the root (44 B), 729 (28 B);
   // decision 731: 730 (150 B); decision 713: 711, 712, no second banner, list numbers (127 B);
-  // decision 736: 734 (36 B), 735 (4 B), 736 (56 B); decision 777: 775 (32 B), 776 (67 B), 778 (31 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 86.706 * KB) },
+  // decision 736: 734 (36 B), 735 (4 B), 736 (56 B); decision 777: 775 (32 B), 776 (67 B), 778 (31 B);
+  // decision 789: 787 (430 B), 788 (29 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 87.165 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
   // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).
