@@ -149,6 +149,26 @@ describe('<agent-chat-message-list> a question sent goes to the top of the view'
     third.end();
   });
 
+  test('a new conversation leaves no room from the last one', async ({ worker, backend }) => {
+    const { el, scroller, jump, ask } = await chat(worker);
+    const first = await ask('tell me a lot');
+    for (let i = 0; i < 8; i += 1) first.push(`${PARAGRAPH.repeat(3)}\n\n`);
+    first.end();
+    await jump.click();
+    await still(scroller);
+    const second = await ask('short?');
+    second.push('Yes.');
+    second.end();
+    await still(scroller);
+    const room = () => scroller().querySelector<HTMLElement>('.room')!.offsetHeight;
+    expect(room()).toBeGreaterThan(100);
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await settled(el);
+    expect(room()).toBe(0);
+    expect(scroller().scrollHeight).toBe(scroller().clientHeight);
+  });
+
   test('the feedback form asked for under a held short answer comes into view whole', async ({
     worker,
     backend,
