@@ -307,6 +307,38 @@ describe('<agent-chat> in two tabs', () => {
     expect(backend.chatRequests()).toHaveLength(1);
   });
 
+  test('a tab opened while another is sending a follow-up shows the end of the conversation, the question not held at its top', async ({
+    backend,
+    worker,
+  }) => {
+    backend.signIn(null);
+    const first = await fixtureChat({ ownerKey: ownerKeyOf(null) });
+    await settled(first);
+    await first.send(QUESTION);
+    // The follow-up's request takes its time: the first tab is still sending it.
+    worker.use(
+      http.post(
+        `${SERVICE_BASE}/agent/v1/projects/${PROJECT_ID}/agent/chat/`,
+        () => new Promise<never>(() => {}),
+      ),
+    );
+    void first.send('And events?');
+    await expect
+      .poll(async () => (await storedMemory())?.messages?.map((m) => m.status).at(-1))
+      .toBe('sending');
+    const second = await fixtureChat({ ownerKey: ownerKeyOf(null) });
+    second.style.setProperty('--agent-chat-panel-height', '420px');
+    await settled(second);
+    await expect.poll(() => messagesOf(second).length).toBe(3);
+    await settled(second);
+    const list = second.shadowRoot!.querySelector('agent-chat-message-list')!;
+    const scroller = list.shadowRoot!.querySelector<HTMLElement>('.scroller')!;
+    const room = scroller.querySelector<HTMLElement>('.room')!;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(room.offsetHeight).toBe(0);
+    expect(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight).toBeLessThan(2);
+  });
+
   test('the tab that streams goes away mid-answer: the other takes the answer over (§9) and shows it once', async ({
     backend,
   }) => {
