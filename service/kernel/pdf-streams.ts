@@ -13,6 +13,7 @@
  * decision 782). A file that names a filter the guard cannot count (LZW, run-length, Brotli),
  * or gives a filter by reference, or is encrypted (the guard would count ciphertext), is not read.
  */
+import { joinChunks } from './bounded-body.js';
 
 /**
  * What a PDF's compressed streams but images may inflate to, all together: more than any text a
@@ -171,23 +172,13 @@ async function collected(
   } catch {
     // Damaged deflate: pdf.js decides what it makes of it, and nothing grew past this.
   }
-  return join(chunks, total);
+  return joinChunks(chunks, total);
 }
-
-const join = (chunks: readonly Uint8Array[], total: number) => {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-};
 
 /** `data` through `decoder` alone (an object stream in ASCII hex or base-85, deflated nowhere). */
 function decodedBy(data: Uint8Array, decoder: Decoder, work: Work): Uint8Array {
   const chunks = [...piecesOf(data, decoder, work)];
-  return join(
+  return joinChunks(
     chunks,
     chunks.reduce((n, chunk) => n + chunk.length, 0),
   );
