@@ -16,7 +16,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const text = decoder.decode(bytes);
   if (!text.trim()) return undefined;
   try {
-    return JSON.parse(text, withoutNul);
+    // Valid JSON writes a NUL only as the escape `\u0000`: a body without one is parsed without
+    // a reviver called at every value.
+    return text.includes('\\u0000') ? JSON.parse(text, withoutNul) : JSON.parse(text);
   } catch (error) {
     if (error instanceof HttpError) throw error;
     throw badRequest('The body is not valid JSON.');
