@@ -38,13 +38,30 @@ export function addFromTag(tag: HTMLScriptElement | null): void {
   };
   if (settings.some(([name]) => name === 'project-id')) whenReady('DOMContentLoaded', add);
   // A tag left with its src alone and a page without a chat: the owner sees nothing, so say why.
-  else
-    whenReady('load', () => {
-      if (!document.querySelector('agent-chat'))
-        console.warn(
-          "[agent-chat] No chat on this page: the loader's tag has no data-project-id and the page no <agent-chat>. Where a site builder removes a tag's data-*, put the settings in its src: agent-chat.loader.iife.js?project-id=…&integration-id=…&base-url=…",
-        );
-    });
+  else whenReady('load', warnWithoutChat);
+}
+
+/**
+ * How long after `load` a page's own script may still add its <agent-chat> before a tag without
+ * settings says there is none (decision 800): a single-page app mounts it once its data or route
+ * has come.
+ */
+export const LATE_CHAT_MS = 10_000;
+
+/** Warns once no <agent-chat> has come for LATE_CHAT_MS; never once one has (800). */
+function warnWithoutChat(): void {
+  const chat = () => document.querySelector('agent-chat');
+  let seen = chat();
+  // One query per batch of the page's changes, for these seconds only.
+  const watch = new MutationObserver(() => (seen ||= chat()));
+  watch.observe(document, { childList: true, subtree: true });
+  setTimeout(() => {
+    watch.disconnect();
+    if (!seen)
+      console.warn(
+        "[agent-chat] No chat on this page: the loader's tag has no data-project-id and the page no <agent-chat>. Where a site builder removes a tag's data-*, put the settings in its src: agent-chat.loader.iife.js?project-id=…&integration-id=…&base-url=…",
+      );
+  }, LATE_CHAT_MS);
 }
 
 /** Runs `then` once the document has reached `event` (`DOMContentLoaded` or `load`), at once if it has. */

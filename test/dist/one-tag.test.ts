@@ -6,6 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATE_CHAT_MS } from '../../src/loader/one-tag.js';
 import { ask, launchChromium, openWatched } from './chromium.js';
 import { PUBLIC, listen, startPublicService } from './public-site.js';
 import { TRUSTED_TYPES_CSP, startSite } from './static-site.js';
@@ -178,17 +179,37 @@ describe("one script tag where a builder strips its data-*, and beside a framewo
     await page.close();
   });
 
-  it('says in the console what went missing and what to do, once the page is loaded', async () => {
+  it('says in the console what went missing and what to do, some seconds after the page loaded', async () => {
     const warnings: string[] = [];
     const { page, errors } = await openWatched(browser, `${site.origin}/stripped`, async (page) => {
       page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+      // The page's clock: the seconds the loader gives a page's own chat to come (800) pass at once.
+      await page.clock.install();
     });
     await page.waitForLoadState('load');
+    await page.clock.runFor(LATE_CHAT_MS - 1_000);
+    expect(warnings).toEqual([]);
+    await page.clock.runFor(1_000);
     await expect.poll(() => warnings.length).toBe(1);
     expect(warnings[0]).toContain("the loader's tag has no data-project-id");
     expect(warnings[0]).toContain('agent-chat.loader.iife.js?project-id=');
     expect(await chats(page)).toBe(0);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('says nothing where a single-page app mounts its own chat a second after load', async () => {
+    const warnings: string[] = [];
+    const { page } = await openWatched(browser, `${site.origin}/stripped`, async (page) => {
+      page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+      await page.clock.install();
+    });
+    await page.waitForLoadState('load');
+    await page.clock.runFor(1_000);
+    await mountOwn(page);
+    await page.clock.runFor(LATE_CHAT_MS * 2);
+    expect(await chats(page)).toBe(1);
+    expect(warnings.filter((text) => text.includes('No chat on this page'))).toEqual([]);
     await page.close();
   });
 

@@ -4,7 +4,7 @@
  * what it says when a builder stripped them (755), and the chat it yields to a framework's (756).
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { addFromTag } from '../../../src/loader/one-tag.js';
+import { LATE_CHAT_MS, addFromTag } from '../../../src/loader/one-tag.js';
 
 const tag = (attributes: Record<string, string>) => {
   const script = document.createElement('script');
@@ -13,6 +13,7 @@ const tag = (attributes: Record<string, string>) => {
 };
 
 afterEach(() => {
+  vi.useRealTimers();
   for (const chat of document.querySelectorAll('agent-chat')) chat.remove();
   vi.restoreAllMocks();
 });
@@ -103,14 +104,37 @@ it("takes the settings from the src's query where a builder keeps the src alone"
   ]);
 });
 
-it('warns once the page is loaded where the tag has no settings and the page no chat', () => {
+it('warns where the tag has no settings and no chat has come some seconds after load', async () => {
+  vi.useFakeTimers();
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-  // Stripped by a builder: the src is all that is left.
+  // Stripped by a builder: the src is all that is left. The page here has loaded.
   addFromTag(tag({ src: '/agent-chat.loader.iife.js' }));
+  // A page's own script may still be on its way to adding one (800).
+  await vi.advanceTimersByTimeAsync(LATE_CHAT_MS - 1);
+  expect(warn).not.toHaveBeenCalled();
+  await vi.advanceTimersByTimeAsync(1);
   expect(warn).toHaveBeenCalledTimes(1);
   const [words] = warn.mock.calls[0];
   expect(words).toContain('data-project-id');
   expect(words).toContain('agent-chat.loader.iife.js?project-id=');
+  await vi.advanceTimersByTimeAsync(LATE_CHAT_MS * 3);
+  expect(warn).toHaveBeenCalledTimes(1);
+});
+
+it('says nothing where a single-page app mounts its chat a second after load, even if a route then leaves it', async () => {
+  vi.useFakeTimers();
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  addFromTag(tag({ src: '/agent-chat.loader.iife.js' }));
+  // The app's data came: it renders its view, the chat deep in it.
+  await vi.advanceTimersByTimeAsync(1_000);
+  const view = document.createElement('main');
+  view.innerHTML = '<section><agent-chat mode="inline"></agent-chat></section>';
+  document.body.append(view);
+  await vi.advanceTimersByTimeAsync(1_000);
+  // The visitor goes to a route without a chat: the page had one, so there is nothing to say.
+  view.remove();
+  await vi.advanceTimersByTimeAsync(LATE_CHAT_MS * 2);
+  expect(warn).not.toHaveBeenCalled();
 });
 
 it('says nothing where the page places its own chat', () => {
