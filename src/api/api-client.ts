@@ -75,6 +75,17 @@ export interface ApiClient {
   fileBlob(fileId: string, options?: RequestOptions): Promise<Blob>;
 }
 
+/**
+ * A body as JSON, without U+0000 in its strings (decision 801): the service refuses any text that
+ * holds one (759), and the one a paste brings is nothing the visitor can see, so their words go
+ * without it rather than not at all. Only the three bodies that carry their words (a question
+ * with its tools' results, a title, a comment) take it.
+ */
+const withoutNul = (body: object): string =>
+  JSON.stringify(body, (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\0', '') : value,
+  );
+
 export function createApiClient(options: ApiClientOptions): ApiClient {
   return new AgentApiClient(options);
 }
@@ -96,7 +107,7 @@ class AgentApiClient implements ApiClient {
   }
 
   async *chat(request: ChatRequest, { signal }: RequestOptions = {}): AsyncGenerator<StreamEvent> {
-    const body = JSON.stringify({
+    const body = withoutNul({
       integration_id: this.#options.integrationId,
       message: request.message,
       thread_id: request.threadId ?? null,
@@ -164,7 +175,7 @@ class AgentApiClient implements ApiClient {
     const init = {
       method: 'PATCH',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ title }),
+      body: withoutNul({ title }),
     };
     return this.#json(
       'Renaming the conversation',
@@ -207,7 +218,7 @@ class AgentApiClient implements ApiClient {
     { questionAnswerId, reaction, comment = null }: FeedbackRequest,
     { signal }: RequestOptions = {},
   ): Promise<void> {
-    const body = JSON.stringify({ question_answer_id: questionAnswerId, reaction, comment });
+    const body = withoutNul({ question_answer_id: questionAnswerId, reaction, comment });
     const init = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body };
     const response = await this.#send('Sending feedback', agentPaths.feedback, init, signal);
     await response.body?.cancel();
