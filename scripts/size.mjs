@@ -110,11 +110,11 @@ const bundles = [
   // phone keeps the reader at the latest (775) (44 B), a queued question shows its files (776)
   // (82 B), a question another tab is sending reads sending (778) (38 B); decision 789: a
   // question sent held at the top of the view (787) (419 B), the feedback form into view (788)
-  // (31 B).
+  // (31 B); decision 802: a visitor's words sent without a NUL the service refuses (801) (24 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 55.875 * KB),
+    budget: Number(args['max-iife'] ?? 55.899 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -159,8 +159,8 @@ const bundles = [
   // (68 B), the logic moved to modules beside the session and the root (44 B), 729 (28 B);
   // decision 731: 730 (150 B); decision 713: 711, 712, no second banner, list numbers (127 B);
   // decision 736: 734 (36 B), 735 (4 B), 736 (56 B); decision 777: 775 (32 B), 776 (67 B), 778 (31 B);
-  // decision 789: 787 (430 B), 788 (29 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 87.165 * KB) },
+  // decision 789: 787 (430 B), 788 (29 B); decision 802: 801 (32 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 87.197 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
   // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).
@@ -174,7 +174,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.loader.iife.js',
     label: 'Loader (script tag)',
-    budget: Number(args['max-loader'] ?? 3.877 * KB),
+    budget: Number(args['max-loader'] ?? 3.924 * KB),
   },
   // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB;
   // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB);
@@ -190,11 +190,13 @@ const bundles = [
   // decision 746: one script tag installs the chat from its data-* (744) (144 B, the loader script alone).
   // decision 757: the one tag's settings from its src's query and its warning when it has none (755),
   // its chat yielding to a framework's own (756) (+275 B); the budget is now the exact figure, 3,877 B,
-  // so each byte the first script of every page grows by is said in a decision.
+  // so each byte the first script of every page grows by is said in a decision; decision 802: the
+  // one tag's warning held until no chat has come for seconds after load (800) (+47 B, the loader
+  // script alone), and the API client's bodies sent without a NUL (801) (+31 B, the ES root alone).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',
-    budget: Number(args['max-es-root'] ?? 9.432 * KB),
+    budget: Number(args['max-es-root'] ?? 9.463 * KB),
   },
 ];
 /** Strings only server code has: the key header, the server helpers, the owner field, Node. */
