@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { SHORT_PANEL } from '../../styles/short-panel.js';
 
 export default css`
   /* Text styles inherit into a shadow root: a theme's footer or hero (uppercase, tracked, bold,
@@ -88,6 +89,9 @@ export default css`
     width: min(var(--agent-chat-panel-width), calc(100vw - 40px));
     height: min(var(--agent-chat-panel-height), calc(100vh - 120px));
     box-shadow: var(--agent-chat-shadow);
+    /* Its width and height are always set here, so it can be a size container: its own height
+       (the visual viewport's on a phone) is what makes it short (short-panel.ts). */
+    container-type: size;
   }
   .panel:focus {
     outline: none;
@@ -246,6 +250,29 @@ export default css`
       border-radius: 0;
       border: 0;
       padding: env(safe-area-inset-top) env(safe-area-inset-right) 0 env(safe-area-inset-left);
+    }
+  }
+  /* A short panel (a landscape phone with its keyboard open) gives the conversation the room
+     (decision 810): a slim header of 32 px buttons, whatever the pointer (still past WCAG's
+     24 px), and the disclaimer on one line. Last, so it wins over the touch sizes above. */
+  @container ${SHORT_PANEL} {
+    header {
+      min-height: 0;
+      padding-block: 1px;
+    }
+    .icon-button {
+      width: 32px;
+      height: 32px;
+    }
+    .avatar {
+      width: 24px;
+      height: 24px;
+    }
+    .disclaimer {
+      padding-bottom: max(2px, env(safe-area-inset-bottom));
+      white-space: nowrap;
+      overflow: hidden;
+      text-overflow: ellipsis;
     }
   }
 `;

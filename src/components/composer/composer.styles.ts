@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { SHORT_PANEL } from '../../styles/short-panel.js';
 
 export default css`
   :host {
@@ -96,5 +97,13 @@ export default css`
   }
   @media (pointer: coarse) {
     button { width: 44px; height: 44px; }
+  }
+  /* In a short panel (decision 810) the message box stays one line and scrolls inside, as
+     ChatGPT's does with the keyboard up: every line it grew would come off the conversation. */
+  @container ${SHORT_PANEL} {
+    :host { padding-block: 4px max(4px, env(safe-area-inset-bottom)); }
+    form { padding: 2px; }
+    textarea { min-height: 32px; max-height: 32px; padding-block: 4px; }
+    button { width: 32px; height: 32px; }
   }
 `;

@@ -1,4 +1,5 @@
 import { css } from 'lit';
+import { SHORT_PANEL } from '../../styles/short-panel.js';
 
 export default css`
   :host {
@@ -207,5 +208,9 @@ export default css`
     padding: 4px 12px;
     box-shadow: 0 2px 8px rgb(0 0 0 / 0.15);
     cursor: pointer;
+  }
+  /* A short panel (decision 810): a line of the conversation more in view instead of padding. */
+  @container ${SHORT_PANEL} {
+    .scroller { padding-block: 8px; }
   }
 `;
