@@ -291,6 +291,25 @@ describe('visual regression', () => {
     await shot('phone-answer');
   });
 
+  test('a landscape phone with its keyboard open (844×170): the compact panel, an answer in light, its end in dark', async ({
+    worker,
+    backend,
+  }) => {
+    await page.viewport(844, 170);
+    worker.use(answerStream());
+    let el = await launcherPage();
+    await el.open();
+    await withAnswer(el);
+    await typeMessage(el, 'And with React?');
+    await shot('landscape-keyboard-answer');
+    el.parentElement!.remove();
+    // The same visitor on the same device: the conversation comes back, scrolled to its end.
+    el = await launcherPage({ theme: 'dark' });
+    await el.open();
+    await settled(el);
+    await shot('landscape-keyboard-answer-dark');
+  });
+
   test('right to left (Arabic)', async ({ worker, backend }) => {
     worker.use(answerStream());
     const el = await inline({ lang: 'ar' });
