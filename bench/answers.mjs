@@ -61,7 +61,6 @@ const { values } = parseArgs({
     embeddings: { type: 'boolean', default: false },
     'embedding-chars': { type: 'string' },
     'semantic-weight': { type: 'string' },
-    wordnet: { type: 'string' },
   },
 });
 const service = await import(new URL('../service/dist/index.js', import.meta.url).href);
@@ -355,102 +354,6 @@ async function embeddingAskers(sections, base) {
   ];
 }
 
-/**
- * BENCH ONLY (decision 794): WordNet query expansion variants, `;`-separated, each `key=value`
- * comma-separated: w (weight), prefer (only synonyms in N times the sections of the word), senses (at most this many synsets for the part of speech; 0 any),
- * first (1: the first sense only), k (at most this many words per question word), rel (syn, hyp,
- * der joined by +), rare (expand only question words in at most this many sections; -1 any), total (1: senses counts
- * every part of speech's), pos (the parts of speech: n, v, a, r).
- */
-async function wordnetAskers(sections, docs) {
-  const { loadWordNet } = await import('./wordnet.mjs');
-  const wn = loadWordNet();
-  const df = new Map();
-  for (const s of sections)
-    for (const term of new Set(service.terms(`${s.title}\n${s.headings.join('\n')}\n${s.text}`)))
-      df.set(term, (df.get(term) ?? 0) + 1);
-  const index = docs.index;
-  const out = [];
-  for (const spec of values.wordnet.split(';')) {
-    const o = { w: 0.25, senses: 2, first: 0, k: 2, rel: 'syn', rare: -1, total: 0, pos: 'nvar', prefer: 0 };
-    for (const pair of spec.split(',').filter(Boolean)) {
-      const [key, value] = pair.split('=');
-      o[key] = key === 'rel' || key === 'pos' ? value : Number(value);
-    }
-    const rel = new Set(o.rel.split('+'));
-    let expanded = 0;
-    let added = 0;
-    const log = [];
-    const expand = (question) => {
-      const result = [];
-      const seen = new Set(service.terms(question));
-      for (const token of new Set(question.toLowerCase().match(/[a-z]+/g) ?? [])) {
-        const own = service.termsOf(token);
-        if (!own || own.length !== 1) continue;
-        if (o.rare >= 0 && (df.get(own[0]) ?? 0) > o.rare) continue;
-        const candidates = [];
-        const entries = wn.lookup(token);
-        // total=1: the word's senses over every part of speech (a word of one meaning in English).
-        const count = new Set(entries.flatMap((e) => e.synsets.map((s) => s.pos + s.offset))).size;
-        if (o.total && o.senses && count > o.senses) continue;
-        for (const entry of entries) {
-          if (!o.pos.includes(entry.pos)) continue;
-          if (o.senses && entry.synsets.length > o.senses) continue;
-          for (const s of o.first ? entry.synsets.slice(0, 1) : entry.synsets) {
-            if (rel.has('syn')) candidates.push(...s.lemmas);
-            for (const p of s.pointers) {
-              if (rel.has('hyp') && (p.symbol === '@' || p.symbol === '@i'))
-                candidates.push(...wn.synset(p.pos, p.target).lemmas);
-              if (rel.has('der') && p.symbol === '+' && s.lemmas[p.source - 1] === entry.lemma)
-                candidates.push(wn.synset(p.pos, p.target).lemmas[p.targetWord - 1]);
-            }
-          }
-        }
-        let taken = 0;
-        for (const word of candidates) {
-          if (taken >= o.k || !/^[a-z]+$/.test(word)) continue;
-          const t = service.termsOf(word);
-          if (!t || t.length !== 1 || seen.has(t[0]) || !(df.get(t[0]) ?? 0)) continue;
-          // prefer=N: only a synonym the manual uses N times as often as the question's word.
-          if (o.prefer && (df.get(t[0]) ?? 0) < o.prefer * Math.max(1, df.get(own[0]) ?? 0)) continue;
-          seen.add(t[0]);
-          result.push({ word, weight: o.w });
-          taken++;
-        }
-      }
-      return result;
-    };
-    const ask = asker(
-      (fetch) => new service.OpenAiAgent({ baseUrl: 'http://model.invalid/v1', model: 'm', docs, fetch }),
-    );
-    out.push([
-      `wordnet ${spec}`,
-      async (question, earlier) => {
-        index.benchExpand = (q) => {
-          const words = expand(q);
-          if (q === question && words.length) {
-            expanded++;
-            added += words.length;
-            if (values.misses) log.push(`${q} + ${words.map((x) => x.word).join(' ')}`);
-          }
-          return words;
-        };
-        try {
-          return await ask(question, earlier);
-        } finally {
-          index.benchExpand = undefined;
-        }
-      },
-    ]);
-    process.setMaxListeners(50);
-    process.on('exit', () => {
-      console.log(`wordnet ${spec}: ${expanded} questions expanded, ${added} words added`);
-      for (const line of log) console.log(`  ${line}`);
-    });
-  }
-  return out;
-}
-
 /** Reciprocal rank fusion (k = 60, as the service's) with the second ranking weighted. */
 function weightedFusion(first, second, weight) {
   const fused = new Map();
@@ -615,7 +518,6 @@ try {
       ),
     ]);
     askers.push(['demo agent', asker(() => new service.DemoAgent({ docs }))]);
-    if (values.wordnet) askers.push(...(await wordnetAskers(run.sections, docs)));
     if (values.embeddings) askers.push(...(await embeddingAskers(run.sections, base)));
   }
   for (const [name, ask] of askers) {

@@ -22,7 +22,6 @@ export type { Agent, AgentInput, AgentOutput, ToolSpec, ToolRound } from './agen
 export type { Article } from './agents/knowledge.js';
 export { SectionIndex, StaticDocs, DEFAULT_BOOSTS, type Boosts } from './docs/ranking.js';
 export { Vocabulary, splitSynonyms } from './docs/synonyms.js';
-export { terms, termsOf } from './docs/terms.js';
 export { crawlSite } from './docs/crawler.js';
 export { DocsLibrary, DocsInputError, type DocsLibraryOptions } from './docs/library.js';
 export { Embedder, HybridDocs, embeddingText, nearest, type EmbeddingsOptions } from './docs/embeddings.js';

@@ -82,8 +82,6 @@ export class SectionIndex {
   /** Page number of each section. */
   private pageOf: number[] = [];
   private sections: readonly Section[] = [];
-  /** BENCH ONLY (WordNet expansion, decision 794): words added to a question, each with its weight. */
-  benchExpand?: (question: string) => { word: string; weight: number }[];
 
   /**
    * `vocabulary`: the site owner's synonyms (decision 422), added to a question at full weight
@@ -173,17 +171,7 @@ export class SectionIndex {
     const added = this.expand(question);
     const own = new Set(terms(question));
     const context = followUp(own, question, earlier);
-    const extra = new Map<string, number>();
-    const extraWords: string[] = [];
-    for (const { word, weight } of this.benchExpand?.(question) ?? []) {
-      const found = terms(word).filter((term) => !own.has(term) && !extra.has(term));
-      if (!found.length) continue;
-      extraWords.push(word);
-      for (const term of found) extra.set(term, weight);
-    }
-    const query = [question, added.words.join(' '), context.words.join(' '), extraWords.join(' ')]
-      .filter(Boolean)
-      .join('\n');
+    const query = [question, added.words.join(' '), context.words.join(' ')].filter(Boolean).join('\n');
     // A name typed exactly (`UnicodeDecodeError`, `os.path.join`) is what the visitor means.
     const names = new Set(
       tokenize(question)
@@ -201,7 +189,7 @@ export class SectionIndex {
               ? IDENTIFIER_WEIGHT
               : context.terms.has(term)
                 ? EARLIER_WEIGHT
-                : (extra.get(term) ?? 1),
+                : 1,
     };
     const pageRank = new Map(
       this.pageIndex
