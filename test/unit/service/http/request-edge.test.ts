@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeHandler } from '../../../../server/node.js';
 import { createAgentService, memoryStores, type AgentServiceOptions } from '../../../../service/index.js';
 import { serve, type RunningService } from '../../../../service/node.js';
+import { ADMIN, CONSOLE, addAdmin } from '../../../fixtures/console.js';
 import { BASE, PROJECT, makeService } from '../../../fixtures/service.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -71,6 +72,86 @@ describe('a malformed Host header', () => {
     const url = await served();
     const response = await rawGet(url, `/agent/v1/projects/${PROJECT.id}/agent/threads/`, host);
     expect(response.status).toBe(401);
+  });
+});
+
+/** A request on a raw socket with a request target of the test's own (Node's client sends it as given). */
+function rawCall(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) {
+  const { hostname, port } = new URL(url);
+  return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+    const req = httpRequest({ hostname, port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, type: res.headers['content-type'], body: text }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the request target', () => {
+  it("is a path even when it starts with //: another host named there never passes the console's origin check", async () => {
+    const storage = memoryStores();
+    const url = await served({ storage, console: CONSOLE });
+    await addAdmin(storage);
+    const signIn = await fetch(`${url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: url, 'Sec-Fetch-Site': 'same-origin' },
+      body: JSON.stringify(ADMIN),
+    });
+    const cookie = signIn.headers.get('Set-Cookie')!.split(';')[0];
+    const { csrf_token: csrf } = (await signIn.json()) as { csrf_token: string };
+    // What a page on evil.test could send without Sec-Fetch-Site (an older browser), had it the
+    // cookie and the token: the Origin check is the layer under test.
+    const change = (path: string) =>
+      rawCall(
+        url,
+        'POST',
+        path,
+        {
+          Origin: 'https://evil.test',
+          Cookie: cookie,
+          'X-CSRF-Token': csrf,
+          'Content-Type': 'application/json',
+        },
+        JSON.stringify({ name: 'Planted' }),
+      );
+    expect(JSON.parse((await change('/console/api/projects')).body).code).toBe('cross_site');
+    // Read as a reference, //evil.test/… took evil.test for the service's own host: 201.
+    for (const path of ['//evil.test/console/api/projects', '/\\evil.test/console/api/projects'])
+      expect([path, (await change(path)).status]).toEqual([path, 404]);
+    expect((await storage.directory.listProjects()).map((p) => p.name)).not.toContain('Planted');
+  });
+
+  it("hands a handler behind toNodeHandler the Host header's host and the whole path", async () => {
+    const seen: string[] = [];
+    const server: Server = createServer(
+      toNodeHandler(async (request) => (seen.push(request.url), new Response('ok'))),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    const { port } = server.address() as AddressInfo;
+    await rawCall(`http://127.0.0.1:${port}`, 'GET', '//evil.test/session?x=1');
+    expect(seen).toEqual([`http://127.0.0.1:${port}//evil.test/session?x=1`]);
+  });
+
+  it('answers TRACE, a method Fetch cannot carry, with 501 JSON, not an empty 500', async () => {
+    // (Node's parser itself refuses TRACK, and takes CONNECT apart from requests.)
+    const url = await served();
+    const response = await rawCall(url, 'TRACE', `/agent/v1/projects/${PROJECT.id}/agent/threads/`);
+    expect([response.status, response.type]).toEqual([501, 'application/json']);
+    expect(JSON.parse(response.body)).toEqual({
+      detail: 'TRACE is not served here.',
+      code: 'not_implemented',
+    });
   });
 });
 
