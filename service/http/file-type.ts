@@ -111,6 +111,14 @@ function jpegSize(b: Uint8Array): { width: number; height: number } | null {
       at++;
       continue;
     }
+    // TEM and RST0-7 have no length, and decoders step over them: read as one, their next two
+    // bytes jumped past the frame a decoder reads to any frame the file put there.
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2;
+      continue;
+    }
+    // A stuffed byte, a second start, an end or the scan before any frame: nothing to measure.
+    if (marker === 0x00 || (marker >= 0xd8 && marker <= 0xda)) return null;
     // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC).
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       const height = u16be(b, at + 5);

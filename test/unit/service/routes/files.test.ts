@@ -103,6 +103,55 @@ describe('uploads (§11)', () => {
     }
   });
 
+  it('measures a JPEG by the frame a decoder reads, past markers that have no length', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const frame = (width: number, height: number) => [
+      0xff,
+      0xc0,
+      0,
+      17,
+      8,
+      height >> 8,
+      height & 255,
+      width >> 8,
+      width & 255,
+      3,
+    ];
+    // A restart marker (no length) before a 20,000 × 20,000 frame: read as a length, its next
+    // bytes (the frame's marker, FF C0) jumped 65,474 bytes on, to a 100 × 100 frame put there.
+    const bomb = new Uint8Array(65_476 + 64);
+    bomb.set([0xff, 0xd8, 0xff, 0xd0, ...frame(20_000, 20_000)]);
+    bomb.set(frame(100, 100), 65_476);
+    const response = await upload(ctx, token, bomb, 'small.jpg');
+    expect(response.status).toBe(413);
+    expect((await errorBody(response)).detail).toMatch(/20000 × 20000 pixels/);
+    // The same markers before a frame of sane size: the image is taken, not called damaged.
+    const fine = new Uint8Array([
+      0xff,
+      0xd8,
+      0xff,
+      0x01,
+      0xff,
+      0xd7,
+      ...frame(640, 480),
+      ...new Uint8Array(40),
+    ]);
+    expect((await uploaded(ctx, token, fine, 'fine.jpg')).kind).toBe('image');
+    // Scan data before any frame is damaged.
+    const scanFirst = new Uint8Array([
+      0xff,
+      0xd8,
+      0xff,
+      0xda,
+      0,
+      8,
+      ...frame(640, 480),
+      ...new Uint8Array(40),
+    ]);
+    expect((await upload(ctx, token, scanFirst, 'scan.jpg')).status).toBe(415);
+  });
+
   it("stops reading a file the moment it passes its kind's limit, never holding the rest", async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
