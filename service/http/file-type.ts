@@ -76,7 +76,7 @@ export function imageSize(bytes: Uint8Array, contentType: string): { width: numb
         ? size(u32be(bytes, 16), u32be(bytes, 20))
         : null;
     case 'image/gif':
-      return bytes.length >= 10 ? size(u16le(bytes, 6), u16le(bytes, 8)) : null;
+      return bytes.length >= 10 ? gifSize(bytes, size) : null;
     case 'image/webp':
       return webpSize(bytes);
     case 'image/jpeg':
@@ -84,6 +84,39 @@ export function imageSize(bytes: Uint8Array, contentType: string): { width: numb
     default:
       return null;
   }
+}
+
+/** Bytes of a GIF color table whose flags are `packed` (none unless its top bit is set). */
+const gifColors = (packed: number) => (packed & 0x80 ? 3 << ((packed & 7) + 1) : 0);
+
+/**
+ * A GIF's size as decoders make it: its logical screen, grown to every frame that reaches past
+ * it. Chromium grows it to the first frame, Pillow to each: a 1 × 1 screen with a 20,000 ×
+ * 20,000 frame is decoded at 20,000 × 20,000. The walk steps over a stray byte as Pillow does.
+ */
+function gifSize(
+  b: Uint8Array,
+  size: (width: number, height: number) => { width: number; height: number } | null,
+) {
+  let width = u16le(b, 6);
+  let height = u16le(b, 8);
+  let at = 13 + gifColors(b[10]);
+  while (at < b.length && b[at] !== 0x3b) {
+    if (b[at] === 0x2c && at + 10 <= b.length) {
+      width = Math.max(width, u16le(b, at + 1) + u16le(b, at + 5));
+      height = Math.max(height, u16le(b, at + 3) + u16le(b, at + 7));
+      // The descriptor, its color table, and the LZW code size before the data.
+      at += 10 + gifColors(b[at + 9]) + 1;
+    } else if (b[at] === 0x21) at += 2;
+    else {
+      at += 1;
+      continue;
+    }
+    // The data: sub-blocks, each after its length, up to an empty one.
+    while (at < b.length && b[at] !== 0) at += b[at] + 1;
+    at += 1;
+  }
+  return size(width, height);
 }
 
 function webpSize(b: Uint8Array): { width: number; height: number } | null {

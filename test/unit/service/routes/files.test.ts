@@ -152,6 +152,58 @@ describe('uploads (§11)', () => {
     expect((await upload(ctx, token, scanFirst, 'scan.jpg')).status).toBe(415);
   });
 
+  it('measures a GIF by its largest frame, which decoders grow its screen to', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const le = (n: number) => [n & 255, n >> 8];
+    // A frame: its descriptor at (x, y), no color table, LZW code size 2, one data block, its end.
+    const frame = (x: number, y: number, w: number, h: number) => [
+      0x2c,
+      ...le(x),
+      ...le(y),
+      ...le(w),
+      ...le(h),
+      0,
+      2,
+      2,
+      0x44,
+      0x01,
+      0,
+    ];
+    const gif = (...blocks: number[][]) =>
+      // A 1 × 1 screen with a global color table of 2 colors, the blocks, the trailer.
+      new Uint8Array([
+        ...text('GIF89a'),
+        ...le(1),
+        ...le(1),
+        0x80,
+        0,
+        0,
+        0,
+        0,
+        0,
+        255,
+        255,
+        255,
+        ...blocks.flat(),
+        0x3b,
+      ]);
+    const delay = [0x21, 0xf9, 4, 0, 10, 0, 0, 0];
+    for (const [what, bytes] of [
+      // Chromium decoded this at 20,000 × 20,000 when the service read 1 × 1.
+      ['a first frame past the screen', gif(frame(0, 0, 20_000, 20_000))],
+      [
+        'a later frame, after an extension and a stray byte',
+        gif(frame(0, 0, 1, 1), delay, [0x99], frame(9_000, 0, 2_000, 1)),
+      ],
+    ] as const) {
+      const response = await upload(ctx, token, bytes, 'a.gif');
+      expect([what, response.status]).toEqual([what, 413]);
+    }
+    const animated = gif(frame(0, 0, 1, 1), delay, frame(0, 0, 640, 480), delay, frame(100, 100, 540, 380));
+    expect((await uploaded(ctx, token, animated, 'fine.gif')).kind).toBe('image');
+  });
+
   it("stops reading a file the moment it passes its kind's limit, never holding the rest", async () => {
     const ctx = makeService();
     const token = await ctx.session('alice');
