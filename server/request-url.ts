@@ -36,6 +36,11 @@ export function requestUrl(
 
 function answer(res: ServerResponse, status: number, body: { detail: string; code: string }) {
   res
-    .writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+    .writeHead(status, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      // As every answer of the service says it (decision 724).
+      'X-Content-Type-Options': 'nosniff',
+    })
     .end(JSON.stringify(body));
 }

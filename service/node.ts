@@ -57,7 +57,12 @@ function probe(service: AgentService, req: IncomingMessage, res: ServerResponse)
     ? { detail: 'This instance is draining: it takes no new answers.', code: 'draining' }
     : { status: path === '/healthz' ? 'ok' : 'ready' };
   res
-    .writeHead(down ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+    .writeHead(down ? 503 : 200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      // As every answer of the service says it (decision 724).
+      'X-Content-Type-Options': 'nosniff',
+    })
     .end(req.method === 'GET' ? JSON.stringify(body) : undefined);
   return true;
 }

@@ -76,6 +76,13 @@ describe('a malformed Host header', () => {
 });
 
 /** A request on a raw socket with a request target of the test's own (Node's client sends it as given). */
+interface RawAnswer {
+  status: number;
+  type: string | undefined;
+  sniff: string | undefined;
+  body: string;
+}
+
 function rawCall(
   url: string,
   method: string,
@@ -84,12 +91,17 @@ function rawCall(
   body?: string,
 ) {
   const { hostname, port } = new URL(url);
-  return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+  return new Promise<RawAnswer>((resolve, reject) => {
     const req = httpRequest({ hostname, port, method, path, headers }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode!, type: res.headers['content-type'], body: text }),
+        resolve({
+          status: res.statusCode!,
+          type: res.headers['content-type'],
+          sniff: res.headers['x-content-type-options'] as string | undefined,
+          body: text,
+        }),
       );
     });
     req.on('error', reject);
@@ -152,6 +164,24 @@ describe('the request target', () => {
       detail: 'TRACE is not served here.',
       code: 'not_implemented',
     });
+  });
+});
+
+describe('answers written before the service', () => {
+  it('say nosniff, as every answer does: a malformed Host, TRACE, /healthz and /readyz', async () => {
+    const url = await served();
+    const answers = [
+      await rawCall(url, 'GET', '/agent/', { Host: 'exa mple.com' }),
+      await rawCall(url, 'TRACE', '/'),
+      await rawCall(url, 'GET', '/healthz'),
+      await rawCall(url, 'GET', '/readyz'),
+    ];
+    expect(answers.map((a) => [a.status, a.sniff])).toEqual([
+      [400, 'nosniff'],
+      [501, 'nosniff'],
+      [200, 'nosniff'],
+      [200, 'nosniff'],
+    ]);
   });
 });
 
