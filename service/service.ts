@@ -87,7 +87,9 @@ export interface AgentServiceOptions {
   challengeWork?: number;
   /**
    * What uploaded files no question used yet may hold (§11): per uploader (the owner, or the
-   * session without owner) 20 files and 50 MB, per integration 1 GB, by default.
+   * session without owner) 20 files and 50 MB, per integration 1 GB, by default; and
+   * `publicDayBytes`, what a public integration's visitors may upload in a UTC day, used or
+   * not: 1 GB by default (decision 797).
    */
   unusedFileQuota?: Partial<FileQuota>;
   /** An instance that has not renewed its lease for this long is dead; others end its answers as errors. Default 30 s. */
@@ -221,6 +223,7 @@ function serviceContext(
         uploaderFiles: 20,
         uploaderBytes: 50_000_000,
         integrationBytes: 1_000_000_000,
+        publicDayBytes: 1_000_000_000,
         ...options.unusedFileQuota,
       },
     },

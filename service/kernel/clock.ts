@@ -25,7 +25,7 @@ export function isoMicros(epochMs: number): string {
 /** `isoMicros`, or null where there is no time (a key never used, a thread never handed off). */
 export const isoMicrosOrNull = (epochMs: number | null) => (epochMs === null ? null : isoMicros(epochMs));
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** The UTC day number of a time (days since 1970-01-01), as budgets and the rollup count days. */
 export const utcDay = (epochMs: number) => Math.floor(epochMs / DAY_MS);

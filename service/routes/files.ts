@@ -19,12 +19,14 @@ import {
 import { boundaryOf, readFilePart } from '../http/multipart.js';
 import { requireOrigin } from '../http/origins.js';
 import { CORS_HEADERS, json } from '../http/responses.js';
+import { DAY_MS, secondsToNextUtcDay, utcDay } from '../kernel/clock.js';
 import { randomId } from '../kernel/ids.js';
 import type { AttachmentContent } from '../agents/types.js';
 import type {
   AttachmentRecord,
   FileMeta,
   FileSettings,
+  PutFileResult,
   SessionRecord,
   StoredFile,
 } from '../storage/types.js';
@@ -168,17 +170,31 @@ export async function uploadFile(
     threadId: null,
     bytes: part.bytes,
   };
-  const stored = await ctx.storage.files.putFile(file, ctx.limits.files);
-  if (stored !== 'stored')
-    throw new HttpError(
-      429,
-      'rate_limited',
-      stored === 'uploader_quota'
-        ? 'Too many files are waiting to be sent: send or remove some first (unsent files are deleted after 24 hours).'
-        : 'This site holds too many unsent files right now; try again later.',
-      { 'Retry-After': '3600' },
-    );
+  // A public integration's files count by the day too: a question's files stay with its thread,
+  // and anyone may start its sessions (decision 797).
+  const day = project.integrations.get(integrationId)?.public ? utcDay(file.createdAt) * DAY_MS : undefined;
+  const stored = await ctx.storage.files.putFile(file, ctx.limits.files, day);
+  if (stored !== 'stored') throw quotaRefusal(stored, integrationId, file.createdAt);
   return json(fileInfo(file), 201);
+}
+
+/** The 429 of a quota that refused a file, in words that say when it is taken again. */
+function quotaRefusal(refused: Exclude<PutFileResult, 'stored'>, integrationId: string, now: number) {
+  if (refused === 'public_day_quota')
+    return new HttpError(
+      429,
+      'budget_exhausted',
+      `The visitors of integration ${integrationId} have sent today's most of files; files are taken again at 00:00 UTC.`,
+      { 'Retry-After': String(secondsToNextUtcDay(now)) },
+    );
+  return new HttpError(
+    429,
+    'rate_limited',
+    refused === 'uploader_quota'
+      ? 'Too many files are waiting to be sent: send or remove some first (unsent files are deleted after 24 hours).'
+      : 'This site holds too many unsent files right now; try again later.',
+    { 'Retry-After': '3600' },
+  );
 }
 
 /** A file the session may see: its uploader's (the owner across sessions, else the one session). */

@@ -48,7 +48,12 @@ export interface FileQuota {
   uploaderBytes: number;
   /** Bytes of unused files one integration may hold (across its visitors). */
   integrationBytes: number;
+  /**
+   * Bytes, used or not, the visitors of a public integration may upload to it in a UTC day
+   * (decision 797): anyone may start its sessions, and a question's files stay with its thread.
+   */
+  publicDayBytes: number;
 }
 
 /** `stored`, or which quota refused the file (nothing was written). */
-export type PutFileResult = 'stored' | 'uploader_quota' | 'integration_quota';
+export type PutFileResult = 'stored' | 'uploader_quota' | 'integration_quota' | 'public_day_quota';

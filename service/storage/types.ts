@@ -404,7 +404,11 @@ export interface AccountStore {
  */
 export interface FileStore {
   /** Stores the file unless a quota of unused files is full (one statement: the check holds under concurrent uploads). */
-  putFile(file: StoredFile, quota: FileQuota): Promise<PutFileResult>;
+  /**
+   * Stores the file within the quotas; `publicDaySince` (a public integration's upload: the
+   * start of its UTC day) adds `publicDayBytes` over the integration's files since then.
+   */
+  putFile(file: StoredFile, quota: FileQuota, publicDaySince?: number): Promise<PutFileResult>;
   getFile(id: string): Promise<StoredFile | undefined>;
   /** The files of `ids` that exist, without their bytes, in no particular order. */
   describeFiles(ids: readonly string[]): Promise<FileMeta[]>;

@@ -16,20 +16,26 @@ export class MemoryFileStore implements FileStore {
   ) {}
 
   /** Counted and stored with no await between: uploads at once see each other, so both quotas hold. */
-  async putFile(file: StoredFile, quota: FileQuota) {
+  async putFile(file: StoredFile, quota: FileQuota, publicDaySince?: number) {
     let mine = 0;
     let myBytes = 0;
     let integrationBytes = 0;
+    let dayBytes = 0;
     for (const f of this.state.files.values()) {
-      if (f.threadId !== null || f.projectId !== file.projectId) continue;
+      if (f.projectId !== file.projectId) continue;
+      const ours = f.integrationId === file.integrationId;
+      if (ours && publicDaySince !== undefined && f.createdAt >= publicDaySince) dayBytes += f.size;
+      if (f.threadId !== null) continue;
       if (f.uploader === file.uploader) {
         mine++;
         myBytes += f.size;
       }
-      if (f.integrationId === file.integrationId) integrationBytes += f.size;
+      if (ours) integrationBytes += f.size;
     }
     if (mine >= quota.uploaderFiles || myBytes + file.size > quota.uploaderBytes) return 'uploader_quota';
     if (integrationBytes + file.size > quota.integrationBytes) return 'integration_quota';
+    if (publicDaySince !== undefined && dayBytes + file.size > quota.publicDayBytes)
+      return 'public_day_quota';
     this.state.files.set(file.id, { ...file, bytes: file.bytes.slice() });
     return 'stored';
   }

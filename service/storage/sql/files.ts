@@ -35,6 +35,10 @@ const PUT_FILE = `WITH mine AS (
 const INTEGRATION_BYTES = `SELECT coalesce(sum(size), 0)::bigint AS bytes FROM files
    WHERE project_id = $1 AND integration_id = $2 AND thread_id IS NULL`;
 
+/** The integration's bytes uploaded since a time, used or not, this transaction's new file included. */
+const INTEGRATION_DAY_BYTES = `SELECT coalesce(sum(size), 0)::bigint AS bytes FROM files
+   WHERE project_id = $1 AND integration_id = $2 AND created_at >= $3`;
+
 /** Files as bytea rows; a thread's delete takes its files (ON DELETE CASCADE), a project's takes all of its own. */
 export class SqlFileStore implements FileStore {
   constructor(private readonly db: SqlClient) {}
@@ -46,7 +50,7 @@ export class SqlFileStore implements FileStore {
    * commit, never on another upload's bytes being written. Locks are taken uploader first,
    * integration second, so two uploads never wait on each other.
    */
-  async putFile(f: StoredFile, quota: FileQuota): Promise<PutFileResult> {
+  async putFile(f: StoredFile, quota: FileQuota, publicDaySince?: number): Promise<PutFileResult> {
     return this.db.transaction(async (query) => {
       await query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
         `files\n${f.projectId}\n${f.uploader}`,
@@ -68,9 +72,15 @@ export class SqlFileStore implements FileStore {
       ]);
       if (rowCount === 0) return 'uploader_quota';
       const { rows } = await query(INTEGRATION_BYTES, [f.projectId, f.integrationId]);
-      if (num(rows[0].bytes) <= quota.integrationBytes) return 'stored';
+      let refused: PutFileResult | null =
+        num(rows[0].bytes) > quota.integrationBytes ? 'integration_quota' : null;
+      if (!refused && publicDaySince !== undefined) {
+        const day = await query(INTEGRATION_DAY_BYTES, [f.projectId, f.integrationId, publicDaySince]);
+        if (num(day.rows[0].bytes) > quota.publicDayBytes) refused = 'public_day_quota';
+      }
+      if (!refused) return 'stored';
       await query('DELETE FROM files WHERE id = $1', [f.id]);
-      return 'integration_quota';
+      return refused;
     });
   }
 

@@ -11,6 +11,7 @@ import {
   textOf,
 } from '../../../fixtures/service.js';
 import { engines } from '../../../fixtures/storages.js';
+import { secondsToNextUtcDay } from '../../../../service/kernel/clock.js';
 
 const SITE = 'https://docs.example.com';
 const PUBLIC_PROJECT = { id: 'proj_pub', integrationIds: ['int_pub'], allowedOrigins: [SITE], public: true };
@@ -407,6 +408,60 @@ describe('public sessions (§2b)', () => {
     ctx.clock.advance(15 * 3600_000);
     expect((await ask(tokens[1])).response.status).toBe(401); // an hour-long token is long gone
     expect((await mint(ctx.call, await solved(ctx.call))).status).toBe(200);
+  });
+
+  it("takes a day's most of files from a public integration's visitors, sent with a question or not", async () => {
+    const ctx = publicService({ unusedFileQuota: { publicDayBytes: 1_000 } });
+    const session = async () =>
+      ((await (await mint(ctx.call, await solved(ctx.call))).json()) as { session_token: string })
+        .session_token;
+    const upload = (token: string, size: number, url = `${AGENT_PUB}/files/?integration_id=int_pub`) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(size).fill(0x61)]), 'notes.txt');
+      return ctx.service.handle(
+        new Request(url, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, Origin: SITE },
+          body: form,
+        }),
+      );
+    };
+    const first = await session();
+    const uploaded = await upload(first, 600);
+    expect(uploaded.status).toBe(201);
+    const { file_id: fileId } = (await uploaded.json()) as { file_id: string };
+    const asked = await ctx.call('POST', `${AGENT_PUB}/chat/`, {
+      token: first,
+      body: { integration_id: 'int_pub', message: 'What is in it?', attachments: [fileId] },
+      headers: { Origin: SITE },
+    });
+    expect(asked.status).toBe(200);
+    await asked.text();
+    // Sent, the file no longer counts as unused; a new session (anyone may start one) finds its
+    // 600 bytes counted for the day all the same. Before, nothing counted what stayed in threads.
+    const second = await session();
+    const refused = await upload(second, 500);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('Retry-After')).toBe(String(secondsToNextUtcDay(ctx.clock.now())));
+    expect(await refused.json()).toEqual({
+      code: 'budget_exhausted',
+      detail:
+        "The visitors of integration int_pub have sent today's most of files; files are taken again at 00:00 UTC.",
+    });
+    expect((await upload(second, 400)).status).toBe(201);
+    // A project's own integration, its sessions minted with its key: no daily bytes.
+    expect(
+      (
+        await upload(
+          await ctx.session('alice'),
+          2_000,
+          `${BASE}/agent/v1/projects/${PROJECT.id}/agent/files/?integration_id=int_demo`,
+        )
+      ).status,
+    ).toBe(201);
+    // The next UTC day takes files again.
+    ctx.clock.advance(secondsToNextUtcDay(ctx.clock.now()) * 1000);
+    expect((await upload(await session(), 500)).status).toBe(201);
   });
 
   it('a session whose integration stopped being public no longer chats (401)', async () => {

@@ -5,7 +5,7 @@ import { openStorage } from '../../../../service/storage/open.js';
 import { DAY, T0, answerOf, message, thread } from '../../../fixtures/records.js';
 import { freshPostgresSchema, storageSuite } from '../../../fixtures/storages.js';
 
-const QUOTA = { uploaderFiles: 10, uploaderBytes: 10_000, integrationBytes: 10_000 };
+const QUOTA = { uploaderFiles: 10, uploaderBytes: 10_000, integrationBytes: 10_000, publicDayBytes: 10_000 };
 
 const file = (id: string, uploader = 'owner:alice'): StoredFile => ({
   id,

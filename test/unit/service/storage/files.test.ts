@@ -5,7 +5,7 @@ import { T0, answerOf, message, thread } from '../../../fixtures/records.js';
 import { openStorage } from '../../../../service/storage/open.js';
 import { freshPostgresSchema, sqlBatchSuite, storageSuite } from '../../../fixtures/storages.js';
 
-const QUOTA: FileQuota = { uploaderFiles: 3, uploaderBytes: 100, integrationBytes: 150 };
+const QUOTA: FileQuota = { uploaderFiles: 3, uploaderBytes: 100, integrationBytes: 150, publicDayBytes: 120 };
 
 function file(id: string, extra: Partial<StoredFile> = {}): StoredFile {
   const bytes = extra.bytes ?? new TextEncoder().encode(`bytes of ${id}`);
@@ -96,6 +96,25 @@ storageSuite('files', (suite) => {
     expect(await store.files.putFile(sized('b1', 70, 'owner:bob'), QUOTA)).toBe('integration_quota');
     expect(await store.files.putFile(sized('b1', 60, 'owner:bob'), QUOTA)).toBe('stored');
     expect(await store.files.describeFiles(['a4', 'b1'])).toHaveLength(1);
+  });
+
+  it("counts a public integration's files of the day, sent or not, against its bytes a day", async () => {
+    const store = await open();
+    const DAY = T0 + 1_000;
+    const at = (id: string, size: number, createdAt: number, uploader = `session:${id}`) =>
+      file(id, { bytes: new Uint8Array(size), uploader, createdAt });
+    // Yesterday's file counts for nothing today (it still counts as unused: 60 of 150).
+    expect(await store.files.putFile(at('old', 60, DAY - 1), QUOTA, DAY)).toBe('stored');
+    expect(await store.files.putFile(at('d1', 70, DAY), QUOTA, DAY)).toBe('stored');
+    // d1 sent with its question: no longer unused, still uploaded today.
+    expect(await store.ledger.beginAnswer(startWith('1', ['d1']))).toBe('begun');
+    expect(await store.files.putFile(at('d2', 40, DAY + 1), QUOTA, DAY)).toBe('stored');
+    // 70 + 40 + 20 > 120 bytes today (unused: 60 + 40 + 20, within 150).
+    expect(await store.files.putFile(at('d3', 20, DAY + 2), QUOTA, DAY)).toBe('public_day_quota');
+    expect(await store.files.describeFiles(['d3'])).toEqual([]);
+    expect(await store.files.putFile(at('d3', 10, DAY + 2), QUOTA, DAY)).toBe('stored');
+    // Without a day (an integration that is not public), only the unused bytes count.
+    expect(await store.files.putFile(at('k1', 30, DAY + 3, 'owner:carol'), QUOTA)).toBe('stored');
   });
 
   it('takes concurrent uploads of one visitor up to the count and no further', async () => {
