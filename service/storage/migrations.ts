@@ -317,4 +317,6 @@ export const MIGRATIONS: string[] = [
   // was caught lying, while the next crawl is to believe none of it (decision 785). A build a
   // release behind writes runs without them: none spared, no lie kept (732).
   `ALTER TABLE doc_crawl_runs ADD COLUMN pages_spared int NOT NULL DEFAULT 0, ADD COLUMN lastmod_lie_at bigint;`,
+  // A public integration's files of the day, used or not, summed at each of its uploads (decision 797).
+  `CREATE INDEX files_by_integration_day ON files (project_id, integration_id, created_at);`,
 ];
