@@ -112,11 +112,11 @@ const bundles = [
   // question sent held at the top of the view (787) (419 B), the feedback form into view (788)
   // (31 B); decision 802: a visitor's words sent without a NUL the service refuses (801) (24 B).
   // Decision 812: a short panel's compact header, one-line message box and disclaimer (810, 811)
-  // (132 B).
+  // (132 B); decision 818: a public site's files refused for the day, in the visitor's words (817) (60 B).
   {
     file: 'dist/agent-chat.iife.js',
     label: 'IIFE (script tag, first load)',
-    budget: Number(args['max-iife'] ?? 56.031 * KB),
+    budget: Number(args['max-iife'] ?? 56.091 * KB),
   },
   // Decision 331: what the classic script fetches beside itself when a visitor needs it.
   { file: largestPart, label: 'IIFE part, largest (on demand)', budget: Number(args['max-part'] ?? 18 * KB) },
@@ -161,8 +161,9 @@ const bundles = [
   // (68 B), the logic moved to modules beside the session and the root (44 B), 729 (28 B);
   // decision 731: 730 (150 B); decision 713: 711, 712, no second banner, list numbers (127 B);
   // decision 736: 734 (36 B), 735 (4 B), 736 (56 B); decision 777: 775 (32 B), 776 (67 B), 778 (31 B);
-  // decision 789: 787 (430 B), 788 (29 B); decision 802: 801 (32 B); decision 812: 810 and 811 (186 B).
-  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 87.383 * KB) },
+  // decision 789: 787 (430 B), 788 (29 B); decision 802: 801 (32 B); decision 812: 810 and 811 (186 B);
+  // decision 818: 817 (49 B).
+  { file: es, label: 'ES module, all chunks (unminified)', budget: Number(args['max-es'] ?? 87.432 * KB) },
   { file: largestLocale, label: 'Largest locale (on demand)', budget: 3 * KB },
   // Decision 668: SHA-256 in plain JavaScript for pages without crypto.subtle (plain http, 667);
   // decision 676: what a failure without an HTTP status says to the site owner (675, 411 B).

@@ -256,6 +256,10 @@ function failureNotice(error: unknown, file: PendingFile, hooks: AttachmentHooks
       values: { name: file.name, max: hooks.formatBytes(hooks.rules().maxBytes[file.kind]) },
     };
   if (status === 415) return { key: 'fileTypeRefused', values: { name: file.name, allowed: '' } };
+  // A public integration's files for the day are spent (decision 797): waiting will not help
+  // today, sending or removing files will not either, and the question may go without them.
+  if (status === 429 && error instanceof ApiError && error.code === 'budget_exhausted')
+    return { key: 'filesRefusedToday' };
   if (status === 429) return { key: 'tooManyUnsentFiles' };
   return { key: 'fileUploadFailed', values: { name: file.name } };
 }

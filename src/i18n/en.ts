@@ -152,6 +152,7 @@ export const en = {
   fileUploadFailed: "{name} couldn't be uploaded. Remove it and try again.",
   waitForUploads: 'Wait until your files have uploaded.',
   tooManyUnsentFiles: 'Too many files are waiting to be sent. Send or remove some first.',
+  filesRefusedToday: 'This site takes no more files today. You can still ask without them.',
   fileKindImage: 'images',
   fileKindText: 'text files',
   fileKindPdf: 'PDFs',

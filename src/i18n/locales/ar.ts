@@ -121,6 +121,7 @@ const ar: UiStrings = {
   fileUploadFailed: 'تعذّر رفع {name}. أزله وحاول مرة أخرى.',
   waitForUploads: 'انتظر حتى يكتمل رفع ملفاتك.',
   tooManyUnsentFiles: 'هناك ملفات كثيرة بانتظار الإرسال. أرسل بعضها أو أزله أولًا.',
+  filesRefusedToday: 'لا يقبل هذا الموقع مزيدًا من الملفات اليوم. لا يزال بإمكانك السؤال بدونها.',
   fileKindImage: 'الصور',
   fileKindText: 'الملفات النصية',
   fileKindPdf: 'ملفات PDF',

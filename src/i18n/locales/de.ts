@@ -126,6 +126,8 @@ const de: UiStrings = {
     '{name} konnte nicht hochgeladen werden. Entfernen Sie die Datei und versuchen Sie es erneut.',
   waitForUploads: 'Warten Sie, bis Ihre Dateien hochgeladen sind.',
   tooManyUnsentFiles: 'Zu viele Dateien warten auf das Senden. Senden oder entfernen Sie zuerst einige.',
+  filesRefusedToday:
+    'Diese Website nimmt heute keine weiteren Dateien an. Sie können trotzdem ohne Dateien fragen.',
   fileKindImage: 'Bilder',
   fileKindText: 'Textdateien',
   fileKindPdf: 'PDFs',

@@ -124,6 +124,7 @@ const es: UiStrings = {
   fileUploadFailed: 'No se pudo subir {name}. Quítalo y vuelve a intentarlo.',
   waitForUploads: 'Espera a que terminen de subirse tus archivos.',
   tooManyUnsentFiles: 'Hay demasiados archivos esperando a enviarse. Envía o quita algunos primero.',
+  filesRefusedToday: 'Este sitio no acepta más archivos hoy. Aún puedes preguntar sin ellos.',
   fileKindImage: 'imágenes',
   fileKindText: 'archivos de texto',
   fileKindPdf: 'PDF',

@@ -126,6 +126,8 @@ const fr: UiStrings = {
   fileUploadFailed: 'Impossible d’envoyer {name}. Retirez-le et réessayez.',
   waitForUploads: 'Attendez la fin de l’envoi de vos fichiers.',
   tooManyUnsentFiles: 'Trop de fichiers attendent d’être envoyés. Envoyez-en ou retirez-en d’abord.',
+  filesRefusedToday:
+    'Ce site n’accepte plus de fichiers aujourd’hui. Vous pouvez tout de même poser votre question sans eux.',
   fileKindImage: 'des images',
   fileKindText: 'des fichiers texte',
   fileKindPdf: 'des PDF',

@@ -122,6 +122,7 @@ const he: UiStrings = {
   fileUploadFailed: 'לא ניתן היה להעלות את {name}. הסירו אותו ונסו שוב.',
   waitForUploads: 'המתינו עד שהקבצים יסיימו לעלות.',
   tooManyUnsentFiles: 'יותר מדי קבצים ממתינים לשליחה. שלחו או הסירו חלק מהם קודם.',
+  filesRefusedToday: 'האתר לא מקבל עוד קבצים היום. אפשר עדיין לשאול בלעדיהם.',
   fileKindImage: 'תמונות',
   fileKindText: 'קובצי טקסט',
   fileKindPdf: 'קובצי PDF',

@@ -123,6 +123,7 @@ const it: UiStrings = {
   fileUploadFailed: 'Impossibile caricare {name}. Rimuovilo e riprova.',
   waitForUploads: 'Attendi il termine del caricamento dei file.',
   tooManyUnsentFiles: 'Troppi file in attesa di invio. Inviane o rimuovine prima alcuni.',
+  filesRefusedToday: 'Questo sito non accetta altri file oggi. Puoi comunque chiedere senza.',
   fileKindImage: 'immagini',
   fileKindText: 'file di testo',
   fileKindPdf: 'PDF',

@@ -123,6 +123,8 @@ const ja: UiStrings = {
   fileUploadFailed: '{name} をアップロードできませんでした。削除してもう一度お試しください。',
   waitForUploads: 'ファイルのアップロードが終わるまでお待ちください。',
   tooManyUnsentFiles: '送信待ちのファイルが多すぎます。先に送信するか削除してください。',
+  filesRefusedToday:
+    'このサイトでは本日これ以上ファイルを受け付けていません。ファイルなしで質問することはできます。',
   fileKindImage: '画像',
   fileKindText: 'テキストファイル',
   fileKindPdf: 'PDF',

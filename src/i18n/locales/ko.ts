@@ -122,6 +122,7 @@ const ko: UiStrings = {
   fileUploadFailed: '{name}을(를) 업로드하지 못했습니다. 제거한 뒤 다시 시도하세요.',
   waitForUploads: '파일 업로드가 끝날 때까지 기다려 주세요.',
   tooManyUnsentFiles: '보내기를 기다리는 파일이 너무 많습니다. 먼저 일부를 보내거나 제거하세요.',
+  filesRefusedToday: '이 사이트는 오늘 더 이상 파일을 받지 않습니다. 파일 없이 질문할 수는 있습니다.',
   fileKindImage: '이미지',
   fileKindText: '텍스트 파일',
   fileKindPdf: 'PDF',

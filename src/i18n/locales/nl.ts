@@ -125,6 +125,8 @@ const nl: UiStrings = {
   fileUploadFailed: '{name} kon niet worden geüpload. Verwijder het en probeer het opnieuw.',
   waitForUploads: 'Wacht tot je bestanden zijn geüpload.',
   tooManyUnsentFiles: 'Er wachten te veel bestanden op verzending. Verstuur of verwijder er eerst een paar.',
+  filesRefusedToday:
+    'Deze site neemt vandaag geen bestanden meer aan. Je kunt nog steeds zonder bestanden vragen.',
   fileKindImage: 'afbeeldingen',
   fileKindText: 'tekstbestanden',
   fileKindPdf: "pdf's",

@@ -123,6 +123,7 @@ const pl: UiStrings = {
   fileUploadFailed: 'Nie udało się przesłać {name}. Usuń go i spróbuj ponownie.',
   waitForUploads: 'Poczekaj, aż pliki zostaną przesłane.',
   tooManyUnsentFiles: 'Zbyt wiele plików czeka na wysłanie. Najpierw wyślij lub usuń część z nich.',
+  filesRefusedToday: 'Ta witryna nie przyjmuje dziś więcej plików. Nadal możesz zapytać bez nich.',
   fileKindImage: 'obrazy',
   fileKindText: 'pliki tekstowe',
   fileKindPdf: 'pliki PDF',

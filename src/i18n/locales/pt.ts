@@ -124,6 +124,7 @@ const pt: UiStrings = {
   fileUploadFailed: 'Não foi possível enviar {name}. Remova-o e tente de novo.',
   waitForUploads: 'Aguarde o envio dos seus arquivos terminar.',
   tooManyUnsentFiles: 'Há arquivos demais esperando para ser enviados. Envie ou remova alguns primeiro.',
+  filesRefusedToday: 'Este site não aceita mais arquivos hoje. Você ainda pode perguntar sem eles.',
   fileKindImage: 'imagens',
   fileKindText: 'arquivos de texto',
   fileKindPdf: 'PDFs',

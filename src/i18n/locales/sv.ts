@@ -123,6 +123,7 @@ const sv: UiStrings = {
   fileUploadFailed: '{name} kunde inte laddas upp. Ta bort den och försök igen.',
   waitForUploads: 'Vänta tills dina filer har laddats upp.',
   tooManyUnsentFiles: 'För många filer väntar på att skickas. Skicka eller ta bort några först.',
+  filesRefusedToday: 'Webbplatsen tar inte emot fler filer i dag. Du kan fortfarande fråga utan dem.',
   fileKindImage: 'bilder',
   fileKindText: 'textfiler',
   fileKindPdf: 'pdf-filer',

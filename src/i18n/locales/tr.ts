@@ -122,6 +122,7 @@ const tr: UiStrings = {
   fileUploadFailed: '{name} yüklenemedi. Kaldırıp yeniden deneyin.',
   waitForUploads: 'Dosyalarınızın yüklenmesi bitene kadar bekleyin.',
   tooManyUnsentFiles: 'Gönderilmeyi bekleyen çok fazla dosya var. Önce bazılarını gönderin ya da kaldırın.',
+  filesRefusedToday: 'Bu site bugün daha fazla dosya kabul etmiyor. Yine de dosyasız soru sorabilirsiniz.',
   fileKindImage: 'görseller',
   fileKindText: 'metin dosyaları',
   fileKindPdf: 'PDF dosyaları',

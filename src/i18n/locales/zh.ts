@@ -120,6 +120,7 @@ const zh: UiStrings = {
   fileUploadFailed: '无法上传 {name}。请移除后重试。',
   waitForUploads: '请等待文件上传完成。',
   tooManyUnsentFiles: '等待发送的文件过多。请先发送或移除一些。',
+  filesRefusedToday: '本站今天不再接收文件。你仍可以不附文件提问。',
   fileKindImage: '图片',
   fileKindText: '文本文件',
   fileKindPdf: 'PDF 文件',

@@ -2,6 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Attachments, DEFAULT_RULES, guessKind } from '../../../src/chat/attachments.js';
 import type { FileInfo } from '../../../src/api/types.js';
+import { ApiError } from '../../../src/api/errors.js';
 
 const file = (bytes: BlobPart, name: string, type = '') => new File([bytes], name, { type });
 
@@ -88,6 +89,18 @@ describe('Attachments', () => {
     expect(files.ready).toBe(true);
     expect(files.take()).toEqual([info('b.txt')]);
     expect(files.files).toEqual([]);
+  });
+
+  it("says a 429 for the day's files apart from one for files waiting to be sent", async () => {
+    const refusal = new Map([
+      ['today.png', new ApiError(429, 'budget_exhausted', 'x', { retryAfter: 3600 })],
+      ['waiting.png', new ApiError(429, 'rate_limited', 'x', { retryAfter: 3600 })],
+    ]);
+    const files = tray((f) => Promise.reject(refusal.get(f.name)));
+    files.add([file('png', 'today.png', 'image/png')]);
+    await vi.waitFor(() => expect(files.notice).toEqual({ key: 'filesRefusedToday' }));
+    files.add([file('png', 'waiting.png', 'image/png')]);
+    await vi.waitFor(() => expect(files.notice).toEqual({ key: 'tooManyUnsentFiles' }));
   });
 
   it('take() hands over the uploaded files; one added since, still uploading, stays in the tray', async () => {
