@@ -112,7 +112,7 @@ export function parseAnswerTests(text: string, file: string, base?: string): Ans
           return new URL(u, base).href;
         } catch {
           throw new Error(
-            `${where}: ${u} is not a URL${base ? '' : ' (relative URLs need a --docs site, or a folder with an https:// --docs-url, to resolve against)'}.`,
+            `${where}: ${u} is not a URL${base ? '' : ' (relative URLs need a --docs site, a folder with an https:// --docs-url, or a website among the project sources, to resolve against)'}.`,
           );
         }
       }),

@@ -35,34 +35,70 @@ export async function docsCommand(
     );
     return 2;
   }
-  // Read the tests before anything is crawled: a typo fails at once. Relative URLs are read against
-  // the first site, else the address a folder's pages are published at (decision 461).
-  const sites = docs.locations.filter((location) => /^https?:\/\//.test(location));
-  const published = /^https?:\/\//.test(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
-  const base = sites[0] ?? (docs.locations.length ? published : undefined);
-  let tests: AnswerTest[] = [];
-  try {
-    if (command === 'test') tests = await readAnswerTests(args[0], base);
-  } catch (error) {
-    // 2, not 1: a CI step tells a file to fix from an answer that missed (decision 297).
-    console.error(`agent-chat-service: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
-  }
+  // Relative URLs are read against the first site, else the address a folder's pages are published
+  // at (decision 461); without either, against the project's first stored website (decision 803).
+  const sites = docs.locations.filter(isSite);
+  const published = isSite(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
+  const flagBase = sites[0] ?? (docs.locations.length ? published : undefined);
+  // With a base, the tests are read before the store opens: a typo fails at once.
+  let tests = command === 'test' && flagBase ? await testsIn(args[0], flagBase) : [];
+  if (tests === null) return 2;
   const storage = await commandStore(storeAt(values), docs.locations.length > 0);
   // Logs go to stderr: stdout is the table.
   const { library, agent } = await docs.setup(storage, (entry) => console.error(JSON.stringify(entry)));
   try {
+    const stored = (await library.sources(docs.project)).map((source) => source.location).filter(isSite);
+    if (!docs.locations.length && (await wrongProject(library, docs.project))) return 2;
+    if (command === 'test' && !flagBase) tests = await testsIn(args[0], stored[0]);
+    if (tests === null) return 2;
     // Sources never crawled (or due) are crawled first, so a first run has something to read.
     await library.tick();
     const projectDocs = library.project(docs.project);
     const { stopped, failed } = await lastCrawls(library, docs.project);
     return command === 'search'
       ? await searchCommand(projectDocs, args[0], print, { earlier: values.earlier })
-      : await testCommand(agent, projectDocs, tests, print, sites, fetch, stopped, failed);
+      : await testCommand(
+          agent,
+          projectDocs,
+          tests,
+          print,
+          [...new Set([...sites, ...stored])],
+          fetch,
+          stopped,
+          failed,
+        );
   } finally {
     await library.close();
     await storage.close();
   }
+}
+
+const isSite = (location: string) => /^https?:\/\//.test(location);
+
+/** The file's answer tests, or null once what is wrong with it is said: 2, not 1 as a miss (decision 297). */
+async function testsIn(file: string, base: string | undefined): Promise<AnswerTest[] | null> {
+  try {
+    return await readAnswerTests(file, base);
+  } catch (error) {
+    console.error(`agent-chat-service: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
+/**
+ * Whether the flag project has no sources while others in the store have: a `--project` left
+ * out (the service's was given, the command's defaults to proj_local), said with the projects
+ * that have docs rather than searched as "No section matches" (decision 804).
+ */
+async function wrongProject(library: DocsLibrary, project: string): Promise<boolean> {
+  const all = await library.store.listDocSources();
+  if (all.some((source) => source.projectId === project)) return false;
+  const others = [...new Set(all.map((source) => source.projectId))];
+  if (!others.length) return false;
+  console.error(
+    `agent-chat-service: project ${project} has no docs sources; ${others.join(', ')} ${others.length > 1 ? 'have' : 'has'}. Give the service's --project (--project ${others[0]}), or --docs.`,
+  );
+  return true;
 }
 
 /**

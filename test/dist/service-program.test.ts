@@ -667,7 +667,17 @@ describe('agent-chat-service (the program) with a docs website', () => {
       new RegExp(`^agent-chat-service: ${file.replace(/[.\\]/g, '\\$&')}:\\d+: `, 'm'),
     );
     expect(broken.stdout).toBe('');
-    // The docs are the flag project's (proj_local): another project's search finds none of them.
+    // The stored sources answer without --docs: the file's relative URLs are read against the
+    // project's site, as they are for sources added on the console's Sources page.
+    await writeFile(
+      file,
+      '- question: How do I stop a query that runs too long?\n  urls: [guide/linked-only.html]\n',
+    );
+    const stored = await run(['test', file, '--data', dataDir]);
+    expect(stored.stderr).not.toContain('is not a URL');
+    expect(stored.stdout).toMatch(/^1 +pass +1 +How do I stop a query that runs too long\?/m);
+    expect(stored.code).toBe(0);
+    // The docs are the flag project's (proj_local): another project's search says whose they are.
     const other = await run([
       'search',
       'what is max_locks_per_transaction',
@@ -676,8 +686,11 @@ describe('agent-chat-service (the program) with a docs website', () => {
       '--project',
       'proj_other',
     ]);
-    expect(other.code).toBe(1);
-    expect(other.stdout).toContain('No section matches');
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toContain(
+      "agent-chat-service: project proj_other has no docs sources; proj_local has. Give the service's --project (--project proj_local), or --docs.",
+    );
   }, 60_000);
 
   it('keeps the --docs-exclude paths out, and AGENT_CHAT_DOCS_EXCLUDE replaces them at the next start', async () => {

@@ -273,7 +273,7 @@ describe('agent-chat-service search and test', () => {
       'answers.yaml: question 1 needs "urls": the page(s) that must be among the sources.',
     );
     expect(() => parseAnswerTests('- question: Where?\n  urls: [guide.html]', 'answers.yaml')).toThrow(
-      'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site, or a folder with an https:// --docs-url, to resolve against).',
+      'answers.yaml: question 1: guide.html is not a URL (relative URLs need a --docs site, a folder with an https:// --docs-url, or a website among the project sources, to resolve against).',
     );
     // A misspelt key would check less than its author meant: "phrase" tests no words at all.
     expect(() =>
