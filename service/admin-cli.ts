@@ -101,7 +101,8 @@ export async function adminCommand(
   const where = store.databaseUrl ? 'PostgreSQL' : `data in ${store.dataDir}`;
   return withStores(
     open,
-    (message) => fail(message),
+    // The console changes admins while the service runs; only the first needs the command.
+    (message) => fail(`${message} Or, signed in as an admin, on the console's Admins page.`),
     async ({ accounts }) => {
       if (command === 'list') return listAdmins(accounts, io);
       if (command === 'remove') return removeAdmin(accounts, username, !!options.allowNoAdmins, io, fail);

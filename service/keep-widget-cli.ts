@@ -52,7 +52,7 @@ export async function keepWidgetCommand(
   }
   return withStores(
     () => open(store),
-    (message) => fail(`${message} Stop the service first.`),
+    (message) => fail(message),
     async (storage) => {
       const result = await storage.widgets.keepWidgetRelease(
         { version: release.version, sri: release.sri, files },

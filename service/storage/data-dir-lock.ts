@@ -21,14 +21,28 @@ export class DataDirLockedError extends Error {
     readonly holder: Holder | undefined,
   ) {
     super(
-      `the data directory ${dataDir} is in use by ${holder ? `process ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}` : 'another process'}. ` +
+      `${inUse(dataDir, holder)}. ` +
         'The embedded database takes one process: stop that one first, give this one another --data directory, ' +
         'or run several instances on PostgreSQL (DATABASE_URL). ' +
         `If no such process runs, delete ${join(dataDir, LOCK_FILE)}.`,
     );
     this.name = 'DataDirLockedError';
   }
+
+  /**
+   * The message for a command on the store (admin, erase-owner, …): it must act on this
+   * directory, so another --data or PostgreSQL would only act on another store (decision 805).
+   */
+  get forCommand(): string {
+    return (
+      `${inUse(this.dataDir, this.holder)}, the service running on it. The embedded database takes one process: ` +
+      `stop the service first, then run this again (if no such process runs, delete ${join(this.dataDir, LOCK_FILE)}).`
+    );
+  }
 }
+
+const inUse = (dataDir: string, holder: Holder | undefined) =>
+  `the data directory ${dataDir} is in use by ${holder ? `process ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}` : 'another process'}`;
 
 function startTime(pid: number): string | null {
   try {

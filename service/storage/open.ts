@@ -58,7 +58,7 @@ export async function withStores<T>(
   try {
     storage = await open();
   } catch (error) {
-    if (error instanceof DataDirLockedError) return locked(error.message);
+    if (error instanceof DataDirLockedError) return locked(error.forCommand);
     throw error;
   }
   try {

@@ -1,7 +1,11 @@
 /** `agent-chat-service admin add | list | remove | password` on every engine (decisions 689, 690). */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type AdminIo, adminCommand } from '../../../../service/admin-cli.js';
 import { scryptPasswords } from '../../../../service/console-node.js';
+import { lockDataDir } from '../../../../service/storage/data-dir-lock.js';
 import type { Stores } from '../../../../service/storage/types.js';
 import { T0 } from '../../../fixtures/records.js';
 import { storageSuite } from '../../../fixtures/storages.js';
@@ -170,4 +174,27 @@ storageSuite('admin command', (suite) => {
       'No admin is left: add one with agent-chat-service admin add USERNAME, or make a viewer one with agent-chat-service admin role USERNAME admin.',
     );
   });
+});
+
+it('on a data directory the service holds, says to stop it or use the console, not to take another directory', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'agent-chat-admin-'));
+  const release = await lockDataDir(dataDir);
+  try {
+    const err: string[] = [];
+    const io: AdminIo = {
+      out: () => {},
+      error: (line) => err.push(line),
+      readPassword: async () => 'a-long-password',
+    };
+    expect(await adminCommand(['add', 'ada'], {}, { dataDir }, io)).toBe(1);
+    expect(err.join('\n')).toBe(
+      `agent-chat-service admin: the data directory ${dataDir} is in use by process ${process.pid}, the service running on it. ` +
+        'The embedded database takes one process: stop the service first, then run this again ' +
+        `(if no such process runs, delete ${join(dataDir, 'agent-chat-service.lock')}). ` +
+        "Or, signed in as an admin, on the console's Admins page.",
+    );
+  } finally {
+    await release();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
