@@ -148,6 +148,30 @@ function citedElsewhere(sources: Source[], urls: readonly string[]): string | nu
 }
 
 /**
+ * A test's page cited at other sections than the one it names: a wrong anchor (decision 714),
+ * or, when the index holds that section, the question's words found another (decision 806),
+ * with the section to suggest a synonym group from.
+ */
+async function citedInstead(docs: DocsSearch, sources: Source[], test: AnswerTest) {
+  const cited = citedElsewhere(sources, test.urls);
+  const held = cited ? await heldSection(docs, test.urls) : null;
+  if (!cited || !held) return { elsewhere: cited };
+  const at = cited.replace(/: fix the anchor$/, '');
+  return { elsewhere: `${at}, which its words miss`, held };
+}
+
+/** The first section a test names (`page#anchor`) that the index holds; null when none is. */
+async function heldSection(docs: DocsSearch, urls: readonly string[]) {
+  for (const wanted of urls.filter((url) => url.includes('#'))) {
+    const found = await docs.page?.(page(wanted));
+    const section = found?.sections.find((s) => s.url === wanted);
+    // Its synonym group is named by the section's heading, the words the question wanted.
+    if (section) return { title: section.heading, text: section.text };
+  }
+  return null;
+}
+
+/**
  * Runs every test through `agent`; prints a table; 0 when all pass, 1 when one misses. A page
  * missed because the index does not hold it is said so, with why where the site tells it (its
  * robots.txt, read through `fetchImpl`, for pages of the `sites` crawled; decision 460).
@@ -168,9 +192,10 @@ export async function testCommand(
   for (const [i, test] of tests.entries()) {
     const { sources, text, error, hint } = await ask(agent, docs, test);
     const rank = sources.findIndex((source) => test.urls.some((wanted) => matches(source, wanted)));
-    const elsewhere = rank < 0 ? citedElsewhere(sources, test.urls) : null;
-    const miss =
-      rank < 0 && !error && !elsewhere
+    const { elsewhere, held } = rank < 0 ? await citedInstead(docs, sources, test) : {};
+    const miss = held
+      ? { synonyms: suggestSynonym(test.question, held)?.join(', ') }
+      : rank < 0 && !error && !elsewhere
         ? await explainMiss(docs, test, sites, fetchImpl, stopped, crawlFailures)
         : null;
     if (miss?.synonyms) notes.suggested.push(`  ${miss.synonyms}  (question ${i + 1})`);

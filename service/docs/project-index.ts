@@ -4,7 +4,7 @@ import type { DocsStore } from '../storage/types.js';
 import { type Embedder, HybridDocs } from './embeddings.js';
 import { SectionIndex } from './ranking.js';
 import { Vocabulary } from './synonyms.js';
-import type { DocsSearch, Hit, Section } from './types.js';
+import type { DocsSearch, Hit, IndexedPage, Section } from './types.js';
 
 export interface ProjectIndexOptions {
   store: DocsStore;
@@ -55,14 +55,16 @@ export class ProjectIndex implements DocsSearch {
     return this.index?.sections.length ?? 0;
   }
 
-  async page(url: string): Promise<{ title: string; text: string } | null> {
+  async page(url: string): Promise<IndexedPage | null> {
     await this.current();
     const sections = this.index?.sections.filter((s) => s.pageUrl === url) ?? [];
     if (!sections.length) return null;
-    return {
-      title: sections[0].title,
-      text: sections.map((s) => [...s.headings, s.text].join('\n')).join('\n\n'),
-    };
+    const texts = sections.map((s) => ({
+      url: s.url,
+      heading: s.headings.at(-1) ?? s.title,
+      text: [...s.headings, s.text].join('\n'),
+    }));
+    return { title: sections[0].title, text: texts.map((s) => s.text).join('\n\n'), sections: texts };
   }
 
   async expansions(question: string): Promise<string[]> {

@@ -47,6 +47,14 @@ export interface Hit {
 }
 
 /** What the agents ask of the docs: the sections that answer a question, best first. */
+/** A page as the index holds it. */
+export interface IndexedPage {
+  title: string;
+  text: string;
+  /** Each section's URL, its own heading (the page's title for the lead) and its text with its headings. */
+  sections: Array<{ url: string; heading: string; text: string }>;
+}
+
 export interface DocsSearch {
   /**
    * The sections that answer `question`, best first. `earlier`: the visitor's previous question in
@@ -57,6 +65,9 @@ export interface DocsSearch {
   size?(): Promise<number>;
   /** The words a search adds to `question` (synonyms), for an operator to see why it found what it did. */
   expansions?(question: string): Promise<string[]>;
-  /** A page's title and text as indexed (its sections in order, with their headings); null when it is not. */
-  page?(url: string): Promise<{ title: string; text: string } | null>;
+  /**
+   * A page's title and text as indexed (its sections in order, with their headings), and its
+   * sections; null when it is not.
+   */
+  page?(url: string): Promise<IndexedPage | null>;
 }

@@ -118,6 +118,23 @@ describe('agent-chat-service search and test', () => {
     expect(lines.join('\n')).not.toContain('Synonyms that may bring');
   });
 
+  it('test says when the section named is indexed but the question found another of its page, not to fix its anchor', async () => {
+    const { docs, site } = await crawled();
+    const tests = parseAnswerTests(
+      ['- question: what is max_locks_per_transaction', '  urls: [reference/config.html#lock_timeout]'].join(
+        '\n',
+      ),
+      'answers.yaml',
+      `${site.url}/docs/`,
+    );
+    const lines: string[] = [];
+    expect(await testCommand(new DemoAgent(), docs, tests, (l) => lines.push(l))).toBe(1);
+    expect(lines[1]).toMatch(
+      /MISS +- +what is max_locks_per_transaction +the page is cited at #max_locks_per_transaction(, #[\w-]+)*, not #lock_timeout, which its words miss$/,
+    );
+    expect(lines.join('\n')).not.toContain('fix the anchor');
+  });
+
   it('test asks a follow-up after its earlier question, as the same conversation would', async () => {
     const { site, docs } = await crawled();
     const [followUp] = parseAnswerTests(
