@@ -428,3 +428,24 @@ export interface DocCrawl {
   /** Pages the index held that the owner now excludes: removed even when the crawl was incomplete. */
   dropped?: string[];
 }
+
+/**
+ * The run a crawl starts as, before its pages are counted: what it counted on its own and the
+ * defaults of what it may leave out, one reading for both stores.
+ */
+export const startedRun = (crawl: DocCrawl): Omit<CrawlRunRecord, 'id'> => ({
+  sourceId: crawl.sourceId,
+  startedAt: crawl.startedAt,
+  finishedAt: crawl.finishedAt,
+  complete: crawl.complete,
+  truncated: crawl.truncated,
+  pagesNew: 0,
+  pagesChanged: 0,
+  pagesUnchanged: 0,
+  pagesRemoved: 0,
+  pagesExcluded: crawl.excluded ?? 0,
+  pagesDisallowed: crawl.disallowed ?? 0,
+  pagesSpared: crawl.lastmodSpared ?? 0,
+  lastmodLieAt: crawl.lastmodLieAt ?? null,
+  failures: crawl.failures,
+});

@@ -1,3 +1,4 @@
+import { startedRun } from '../types.js';
 import type {
   CrawlRunRecord,
   DocCrawl,
@@ -116,19 +117,7 @@ export class MemoryDocsStore implements DocsStore {
     const source = this.sources.get(crawl.sourceId);
     const run: CrawlRunRecord = {
       id: this.nextRun++,
-      sourceId: crawl.sourceId,
-      startedAt: crawl.startedAt,
-      finishedAt: crawl.finishedAt,
-      complete: crawl.complete,
-      truncated: crawl.truncated,
-      pagesNew: 0,
-      pagesChanged: 0,
-      pagesUnchanged: 0,
-      pagesRemoved: 0,
-      pagesExcluded: crawl.excluded ?? 0,
-      pagesDisallowed: crawl.disallowed ?? 0,
-      pagesSpared: crawl.lastmodSpared ?? 0,
-      lastmodLieAt: crawl.lastmodLieAt ?? null,
+      ...startedRun(crawl),
       failures: structuredClone(crawl.failures),
     };
     // A source removed while it was crawled stays removed.

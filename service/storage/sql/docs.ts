@@ -1,4 +1,5 @@
 import type { SqlClient } from '../sql-client.js';
+import { startedRun } from '../types.js';
 import type {
   CrawlRunRecord,
   DocCrawl,
@@ -168,29 +169,12 @@ export class SqlDocsStore implements DocsStore {
 
   async applyDocCrawl(crawl: DocCrawl) {
     return this.db.transaction(async (query) => {
-      const counts: Counts = {
-        pagesNew: 0,
-        pagesChanged: 0,
-        pagesUnchanged: 0,
-        pagesRemoved: 0,
-        pagesExcluded: crawl.excluded ?? 0,
-        pagesDisallowed: crawl.disallowed ?? 0,
-      };
-      const run = {
-        sourceId: crawl.sourceId,
-        startedAt: crawl.startedAt,
-        finishedAt: crawl.finishedAt,
-        complete: crawl.complete,
-        truncated: crawl.truncated,
-        pagesSpared: crawl.lastmodSpared ?? 0,
-        lastmodLieAt: crawl.lastmodLieAt ?? null,
-        failures: crawl.failures,
-      };
+      const run = startedRun(crawl);
       // The source's row is locked for the crawl's writes; one removed meanwhile stays removed.
       const source = await query('SELECT project_id FROM doc_sources WHERE id = $1 FOR UPDATE', [
         crawl.sourceId,
       ]);
-      if (!source.rows.length) return { id: 0, ...run, ...counts };
+      if (!source.rows.length) return { id: 0, ...run };
       const known = new Set(
         (
           await query('SELECT url FROM doc_pages WHERE source_id = $1 AND removed_at IS NULL', [
@@ -198,9 +182,9 @@ export class SqlDocsStore implements DocsStore {
           ])
         ).rows.map((r) => String(r.url)),
       );
-      let changed = await applyPages(query, crawl, known, counts);
+      let changed = await applyPages(query, crawl, known, run);
       if (crawl.complete || crawl.dropped?.length)
-        changed = (await markRemoved(query, crawl, counts)) || changed;
+        changed = (await markRemoved(query, crawl, run)) || changed;
       await query('UPDATE doc_sources SET last_crawl_at = $2, next_crawl_at = $3 WHERE id = $1', [
         crawl.sourceId,
         crawl.finishedAt,
@@ -208,7 +192,7 @@ export class SqlDocsStore implements DocsStore {
       ]);
       if (changed) await query(BUMP, [String(source.rows[0].project_id)]);
       await query('DELETE FROM doc_crawl_progress WHERE source_id = $1', [crawl.sourceId]);
-      return { id: await recordRun(query, { ...run, ...counts }), ...run, ...counts };
+      return { id: await recordRun(query, run), ...run };
     });
   }
 
