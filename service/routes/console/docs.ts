@@ -110,10 +110,13 @@ export async function listSources(
   return json(body);
 }
 
-/** A body's `exclude`: a list of strings (checked by the library), absent for none, else a 400. */
-function excludeOf(body: unknown): unknown[] {
+/**
+ * A body's `exclude`: a list of strings (checked by the library), else a 400; absent means none
+ * where it is `optional` (a new source), and is the error where it is the whole change.
+ */
+function excludeOf(body: unknown, optional: boolean): unknown[] {
   const exclude = isRecord(body) ? body.exclude : undefined;
-  if (exclude === undefined || exclude === null) return [];
+  if (optional && (exclude === undefined || exclude === null)) return [];
   if (!Array.isArray(exclude)) throw badRequest('exclude is a list of path patterns, like ["/blog/"].');
   return exclude;
 }
@@ -131,7 +134,7 @@ export async function addSource(
   const location = isRecord(body) && typeof body.location === 'string' ? body.location : '';
   const publicUrl =
     isRecord(body) && typeof body.public_url === 'string' && body.public_url ? body.public_url : undefined;
-  const source = await refusedAs400(docs.addSource(project.id, location, publicUrl, excludeOf(body)));
+  const source = await refusedAs400(docs.addSource(project.id, location, publicUrl, excludeOf(body, true)));
   await audit(ctx, info, admin.username, 'docs.add', project.id, source.id, {
     location: source.location,
     exclude: source.exclude,
@@ -165,11 +168,8 @@ export async function changeSource(
 ): Promise<Response> {
   const { admin, project } = await adminProject(ctx, request, projectId);
   const docs = library(ctx);
-  const body = await readJsonBody(request);
-  if (!isRecord(body) || !Array.isArray(body.exclude))
-    throw badRequest('exclude is a list of path patterns, like ["/blog/"].');
-  if (!(await refusedAs400(docs.setExclusions(project.id, id, body.exclude))))
-    throw notFound('No such source.');
+  const exclude = excludeOf(await readJsonBody(request), false);
+  if (!(await refusedAs400(docs.setExclusions(project.id, id, exclude)))) throw notFound('No such source.');
   const summary = (await docs.sources(project.id)).find((s) => s.id === id)!;
   await audit(ctx, info, admin.username, 'docs.exclude', project.id, id, {
     exclude: summary.exclude,

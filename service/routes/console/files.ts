@@ -9,7 +9,7 @@ import type { FileSettings } from '../../storage/types.js';
 import type { RequestInfo, ServiceContext } from '../context.js';
 import { FILE_ID, fileResponse, fileSettingsOf } from '../files.js';
 import { audit, requireAdmin } from './auth.js';
-import { adminProject, requireConsoleProject } from './projects.js';
+import { adminProject, findIntegration, requireConsoleProject } from './projects.js';
 
 /** The settings in files; the project and integration in the directory; the admin and audit in the accounts. */
 type FilesContext = ServiceContext<'files' | 'directory' | 'accounts'>;
@@ -23,8 +23,7 @@ const view = (s: FileSettings): ConsoleFileSettingsView => ({
 
 async function requireIntegration(ctx: FilesContext, projectId: string, integrationId: string) {
   await requireConsoleProject(ctx, projectId);
-  const found = (await ctx.storage.directory.listIntegrations(projectId)).some((i) => i.id === integrationId);
-  if (!found) throw notFound('No such integration.');
+  await findIntegration(ctx, projectId, integrationId);
 }
 
 /** The body of a PUT, every field checked against the service's bounds. */

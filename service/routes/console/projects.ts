@@ -112,6 +112,17 @@ export async function requireConsoleProject(
   return project;
 }
 
+/** The project's integration, else 404: an id of another project's is answered as a missing one. */
+export async function findIntegration(
+  ctx: ServiceContext<'directory'>,
+  projectId: string,
+  integrationId: string,
+): Promise<IntegrationRecord> {
+  const found = (await ctx.storage.directory.listIntegrations(projectId)).find((i) => i.id === integrationId);
+  if (!found) throw notFound('No such integration.');
+  return found;
+}
+
 /**
  * What a route on one project checks first: the signed-in admin (so a signed-out caller learns
  * nothing, not even whether the project exists), then the project.
@@ -232,10 +243,7 @@ export async function updateIntegration(
     ...(input.public !== undefined && { public: input.public as boolean }),
     ...(input.budget !== undefined && { budget: parseBudget(input.budget) }),
   };
-  const current = (await ctx.storage.directory.listIntegrations(projectId)).find(
-    (i) => i.id === integrationId,
-  );
-  if (!current) throw notFound('No such integration.');
+  const current = await findIntegration(ctx, projectId, integrationId);
   if ((patch.public ?? current.public) && !(patch.allowedOrigins ?? current.allowedOrigins).length)
     throw badRequest(PUBLIC_NEEDS_ORIGIN);
   const updated = await ctx.storage.directory.updateIntegration(projectId, integrationId, patch);
