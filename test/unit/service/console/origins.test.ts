@@ -113,4 +113,16 @@ describe('allowed origins', () => {
       [],
     );
   });
+
+  it('answers a change to an integration the project does not have with a 404, and changes nothing', async () => {
+    const { admin } = await withConsole();
+    const change = { allowed_origins: ['https://ok.example'] };
+    expect(await admin.call('PATCH', `projects/${PROJECT.id}/integrations/int_nope`, change)).toMatchObject({
+      status: 404,
+      body: { detail: 'No such integration.' },
+    });
+    const integrations = (await admin.call('GET', 'projects')).body.projects[0].integrations;
+    expect(integrations.map((i: { id: string }) => i.id)).not.toContain('int_nope');
+    expect(integrations.flatMap((i: { allowed_origins: string[] }) => i.allowed_origins)).toEqual([]);
+  });
 });

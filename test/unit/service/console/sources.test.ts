@@ -192,6 +192,11 @@ describe('console Sources', () => {
     expect(
       await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), { exclude: '/blog/' }),
     ).toMatchObject({ status: 400 });
+    // The change is its exclude: a body without one is refused, not read as "exclude nothing".
+    expect(await admin.call('PATCH', docsPath(PROJECT.id, `sources/${added.body.id}`), {})).toMatchObject({
+      status: 400,
+      body: { detail: 'exclude is a list of path patterns, like ["/blog/"].' },
+    });
     expect(
       await admin.call('POST', docsPath(PROJECT.id, 'sources'), {
         location: `${site.url}/docs/reference/`,
