@@ -38,7 +38,7 @@ export async function searchCommand(
   hits.forEach((hit, i) => {
     const where = [hit.section.title, ...hit.section.headings].join(' › ');
     print(
-      `${String(i + 1).padStart(2)}. ${hit.score.toFixed(4)}  match ${hit.match.toFixed(2).padStart(6)}  ${where}`,
+      `${String(i + 1).padStart(2)}. score ${hit.score.toFixed(4)}  match ${hit.match.toFixed(2).padStart(6)}  ${where}`,
     );
     print(`    ${hit.section.url}`);
   });

@@ -634,7 +634,7 @@ describe('agent-chat-service (the program) with a docs website', () => {
     expect(search.code).toBe(0);
     expect(search.stdout.split('\n').slice(0, 2)).toEqual([
       expect.stringMatching(
-        /^ 1\. 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
+        /^ 1\. score 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
       ),
       `    ${site.url}/docs/reference/config.html#max_locks_per_transaction`,
     ]);

@@ -39,7 +39,7 @@ describe('agent-chat-service search and test', () => {
     const lines: string[] = [];
     expect(await searchCommand(docs, 'what is max_locks_per_transaction', (l) => lines.push(l))).toBe(0);
     expect(lines[0]).toMatch(
-      /^ 1\. 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
+      /^ 1\. score 0\.0\d{3}  match +\d+\.\d\d  Configuration › Locks › max_locks_per_transaction \(integer\)$/,
     );
     expect(lines[1]).toBe(`    ${site.url}/docs/reference/config.html#max_locks_per_transaction`);
     expect(await searchCommand(docs, 'zebra quantum lasagna', () => {})).toBe(1);
