@@ -63,12 +63,24 @@ describe('the console in Chromium: the focus when its control goes', () => {
     await context.close();
   });
 
-  it('Sources: removing a source leaves the focus on the page', async () => {
+  it("Sources: Remove asks in the console's dialog; Escape gives the focus back, removing leaves it on the page", async () => {
     const { page, context } = await openSources();
+    // The browser's confirm() (which a page may be barred from showing) is never what asks.
+    page.on('dialog', (dialog) => void dialog.dismiss());
     const folder = page.getByRole('region', { name: /docs-site\/docs$/ });
     await folder.getByRole('button', { name: 'Remove' }).waitFor();
-    page.once('dialog', (dialog) => void dialog.accept());
     await folder.getByRole('button', { name: 'Remove' }).focus();
+    await page.keyboard.press('Enter');
+    const ask = page.getByRole('dialog', { name: /^Remove .*docs-site\/docs\?$/ });
+    expect(await ask.textContent()).toContain('no longer answer from its 6 pages');
+    // The safe choice has the focus first.
+    expect(await focusedText(page)).toBe('BUTTON Cancel');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => ask.count()).toBe(0);
+    expect(await focusedText(page)).toBe('BUTTON Remove');
+    expect(await folder.count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await ask.getByRole('button', { name: 'Remove source' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => folder.count()).toBe(0);
     await expect.poll(() => onBody(page)).toBe(false);

@@ -60,8 +60,11 @@ describe('the console in Chromium: Sources', () => {
     await expect
       .poll(() => service.requests.filter((r) => /\/crawl\/?$/.test(r.path) && r.status === 202).length)
       .toBeGreaterThan(0);
-    page.once('dialog', (dialog) => void dialog.accept());
     await folder.getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: /^Remove .*docs-site\/docs\?$/ })
+      .getByRole('button', { name: 'Remove source' })
+      .click();
     await expect.poll(() => folder.count()).toBe(0);
     expect(await axe(page)).toEqual([]);
     expect(await violations()).toEqual([]);
@@ -173,8 +176,11 @@ describe('the console in Chromium: Sources', () => {
     await site.getByRole('button', { name: 'Save exclusions' }).click();
     await crawled(/\/docs\/$/, cleared);
     expect(await site.getByRole('definition').first().textContent()).toBe('6');
-    page.once('dialog', (dialog) => void dialog.accept());
     await folder.getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: /^Remove .*docs-site\/docs\?$/ })
+      .getByRole('button', { name: 'Remove source' })
+      .click();
     await expect.poll(() => folder.count()).toBe(0);
     expect(await violations()).toEqual([]);
     // The refused pattern is the one failed request (the browser logs its 400).
@@ -273,8 +279,8 @@ describe('the console in Chromium: Sources', () => {
       expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
 
-      tab.once('dialog', (dialog) => void dialog.accept());
       await source.getByRole('button', { name: 'Remove' }).click();
+      await tab.getByRole('dialog').getByRole('button', { name: 'Remove source' }).click();
       await expect.poll(() => source.count()).toBe(0);
     } finally {
       await context.close();
@@ -334,8 +340,8 @@ describe('the console in Chromium: Sources', () => {
         expect(errors).toEqual([]);
       }
       const { page } = tabs[0];
-      page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('region', { name: site.start }).getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove source' }).click();
       await expect.poll(() => page.getByRole('region', { name: site.start }).count()).toBe(0);
     } finally {
       await Promise.all(tabs.map(({ context }) => context.close()));

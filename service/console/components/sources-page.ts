@@ -39,6 +39,7 @@ export class SourcesPage extends ConsolePage {
     .suggest li { justify-content: space-between; align-items: center; gap: 4px 12px; }
     .suggest code { overflow-wrap: anywhere; }
     .source h2 { margin: 0; font-size: 16px; overflow-wrap: anywhere; }
+    dialog h2 { overflow-wrap: anywhere; }
     .facts { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0; color: var(--c-muted); font-size: 14px; }
     .facts dt { display: inline; font-weight: 600; color: var(--c-text); }
     .facts dd { display: inline; margin: 0 0 0 4px; }
@@ -62,6 +63,8 @@ export class SourcesPage extends ConsolePage {
   @state() private synonyms: string[][] = [];
   /** The source whose exclusions are being edited. */
   @state() private editing: string | null = null;
+  /** The source the confirmation dialog asks about removing. */
+  @state() private removing: ConsoleDocSource | null = null;
   private readonly crawls = new CrawlFollower(() => this.load());
 
   disconnectedCallback() {
@@ -170,8 +173,18 @@ export class SourcesPage extends ConsolePage {
     }
   }
 
-  private async removeSource(source: ConsoleDocSource) {
-    if (!confirm(`Remove ${source.location} and its ${count(source.pages)} pages from the answers?`)) return;
+  /**
+   * Asked in the console's own dialog, as every other page asks (decision 808): the browser's
+   * `confirm()` is titled with the service's address, and a browser that stops a page's dialogs
+   * answers it no without a word, so Remove did nothing.
+   */
+  private askRemove(source: ConsoleDocSource) {
+    this.removing = source;
+    this.showDialog();
+  }
+
+  private async removeSource() {
+    const source = this.removing!;
     try {
       await this.api.removeSource(this.project.id, source.id);
       this.notice = `Removed ${source.location}.`;
@@ -184,15 +197,7 @@ export class SourcesPage extends ConsolePage {
   /** Saves the synonyms box; the last search runs again, so the owner sees what they changed. */
   private async saveSynonyms(event: SubmitEvent) {
     event.preventDefault();
-    const groups = field(new FormData(event.target as HTMLFormElement), 'synonyms')
-      .split('\n')
-      .map((line) =>
-        line
-          .split(',')
-          .map((word) => word.trim())
-          .filter(Boolean),
-      )
-      .filter((group) => group.length);
+    const groups = synonymGroups(field(new FormData(event.target as HTMLFormElement), 'synonyms'));
     this.busy = true;
     try {
       this.synonyms = await this.api.setSynonyms(this.project.id, groups);
@@ -251,7 +256,7 @@ export class SourcesPage extends ConsolePage {
             ? nothing
             : html`<button data-edit=${source.id} @click=${() => (this.editing = source.id)} aria-describedby=${id}>Edit exclusions</button>`
         }
-        <button class="danger" @click=${() => this.removeSource(source)} aria-describedby=${id}>Remove</button></div>`;
+        <button class="danger" @click=${() => this.askRemove(source)} aria-describedby=${id}>Remove</button></div>`;
   }
 
   /** The exclusions of one source, as lines to change; Escape or Cancel leaves them as they were. */
@@ -309,9 +314,32 @@ export class SourcesPage extends ConsolePage {
       }
       <docs-search .api=${this.api} project=${this.project.id} question=${this.params.get('q') ?? ''}
         earlier=${this.params.get('earlier') ?? ''} ?empty=${this.sources?.length === 0}></docs-search>
-      ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms, this.viewer)}`;
+      ${synonymsCard(this.synonyms, this.busy, this.saveSynonyms, this.viewer)}
+      ${removeDialog(
+        this.removing,
+        () => void this.removeSource(),
+        () => (this.removing = null),
+        this.closeDialog,
+      )}`;
   }
 }
+
+/** The confirmation of a source's removal; its close (Cancel, Escape, the removal) forgets the source. */
+const removeDialog = (
+  source: ConsoleDocSource | null,
+  remove: () => void,
+  forget: () => void,
+  cancel: () => void,
+) =>
+  html`<dialog aria-labelledby="remove-title" @close=${forget}>${
+    source
+      ? html`<form class="stack" method="dialog" @submit=${remove}>
+        <h2 id="remove-title">Remove ${source.location}?</h2>
+        <p>Chats no longer answer from its ${count(source.pages)} ${source.pages === 1 ? 'page' : 'pages'}, and it is not crawled again. Past conversations stay.</p>
+        <div class="row"><span class="spacer"></span><button type="button" @click=${cancel}>Cancel</button><button class="danger solid" type="submit">Remove source</button></div>
+      </form>`
+      : nothing
+  }</dialog>`;
 
 /** The project's synonym groups (decision 422), one per line, in a form that saves them. */
 const synonymsCard = (
@@ -343,6 +371,18 @@ const suggestions = (source: ConsoleDocSource, busy: boolean, exclude: (pattern:
             <button ?disabled=${busy} @click=${() => exclude(s.pattern)}>Exclude ${s.pattern}</button></li>`,
         )}</ul></div>`
     : nothing;
+
+/** The synonyms box's groups: a line each, words split at commas, blank ones left out. */
+const synonymGroups = (text: string) =>
+  text
+    .split('\n')
+    .map((line) =>
+      line
+        .split(',')
+        .map((word) => word.trim())
+        .filter(Boolean),
+    )
+    .filter((group) => group.length);
 
 /** The lines of an exclusions box: trimmed, without blank ones (the service checks each). */
 const patterns = (text: string) =>
