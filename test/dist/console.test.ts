@@ -372,6 +372,39 @@ describe('the console in Chromium', () => {
     await context.close();
   });
 
+  it('the header is tabbed through in the order it reads, on a wide screen and a phone', async () => {
+    for (const viewport of [LOOKS[0].viewport, LOOKS[2].viewport]) {
+      const { page, context } = await open({ viewport, signedIn: true });
+      const stops: { name: string; top: number; left: number }[] = [];
+      // From the top of the document: the header's controls, then the page's first one.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      while (!stops.some((stop) => stop.name === 'Audit log')) {
+        await page.keyboard.press('Tab');
+        stops.push(
+          await page.evaluate(() => {
+            let active = document.activeElement;
+            while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+            const box = active!.getBoundingClientRect();
+            return { name: active!.textContent!.trim(), top: box.top, left: box.left };
+          }),
+        );
+      }
+      expect(stops.map((stop) => stop.name)[0], `${viewport.width} px`).toBe('Sign out');
+      // Each stop is on the row of the one before, to its right, or on a row below it: Sign out,
+      // drawn at the sidebar's foot, came first and sent the focus back up to the project.
+      for (const [i, stop] of stops.entries()) {
+        if (!i) continue;
+        const before = stops[i - 1];
+        const sameRow = Math.abs(stop.top - before.top) < 8;
+        expect(
+          sameRow ? stop.left > before.left : stop.top > before.top,
+          `${viewport.width} px: ${before.name} → ${stop.name}`,
+        ).toBe(true);
+      }
+      await context.close();
+    }
+  });
+
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
     const { page, context } = await open({ signedIn: true });
     const nav = page.getByRole('link', { name: 'API keys', exact: true });

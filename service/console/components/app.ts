@@ -37,7 +37,9 @@ export class ConsoleApp extends LitElement {
     nav a[aria-current='page'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); color: var(--c-accent); font-weight: 620; }
     nav svg, button.icon svg { width: 18px; height: 18px; flex: none; }
     button.icon { padding: 0 8px; }
-    .user { order: 3; margin-top: auto; display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 6px 0; border-top: 1px solid var(--c-border); font-size: 13px; }
+    /* Under the brand, where it comes in the Tab order (decision 809): moved to the rail's foot by
+       CSS order, Sign out was the first stop of the keyboard, at the bottom of the screen. */
+    .user { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 0 6px 12px; border-bottom: 1px solid var(--c-border); font-size: 13px; }
     /* A long name wraps, whole, rather than being cut to an ellipsis. */
     .user span { min-width: 0; overflow-wrap: anywhere; }
     main { padding: 28px clamp(16px, 4vw, 40px) 48px; min-width: 0; max-width: 1240px; }
@@ -50,7 +52,7 @@ export class ConsoleApp extends LitElement {
       /* The signed-in name and Sign out take a row of their own when the brand leaves no room. */
       .top { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: center; justify-content: space-between; min-width: 0; }
       .brand { padding: 0; min-width: 0; }
-      .user { margin: 0; margin-inline-start: auto; border: 0; padding: 0; order: 0; min-width: 0; }
+      .user { margin-inline-start: auto; border: 0; padding: 0; min-width: 0; }
       .project { grid-template-columns: auto minmax(0, 1fr); align-items: center; gap: 8px; }
       .project label { padding: 0; }
       /* Every tab in view, on as many rows as they take (decision 709): a row that scrolled
