@@ -41,6 +41,8 @@ export class ActivityPage extends ConsolePage {
 
   @state() private data: ConsoleActivity | null = null;
   @state() private error = '';
+  /** A From typed after To: said, since the figures stay those of the period before. */
+  @state() private order = '';
   @state() private releases: ConsoleWidgetReleases | null = null;
   private key = '';
 
@@ -82,6 +84,7 @@ export class ActivityPage extends ConsolePage {
   }
 
   private set(params: Record<string, string | undefined>) {
+    this.order = '';
     this.navigate('activity', { ...this.range, ...params }, true);
   }
 
@@ -101,13 +104,14 @@ export class ActivityPage extends ConsolePage {
           ) => html`<button type="button" aria-pressed=${r.end === utcDay(0) && days === n ? 'true' : 'false'}
           @click=${() => this.set({ start: utcDay(1 - n), end: utcDay(0) })}>${n === 365 ? '1 year' : `${n} days`}</button>`,
         )}</div>
-        <label>From <input type="date" name="start" .value=${r.start} max=${r.end}></label>
-        <label>To <input type="date" name="end" .value=${r.end} min=${r.start}></label>
+        <label>From <input type="date" name="start" .value=${r.start} max=${r.end} aria-invalid=${this.order ? 'true' : nothing} aria-describedby=${this.order ? 'order' : nothing}></label>
+        <label>To <input type="date" name="end" .value=${r.end} min=${r.start} aria-invalid=${this.order ? 'true' : nothing} aria-describedby=${this.order ? 'order' : nothing}></label>
         <label>Integration <select name="integration_id">
           <option value="">All integrations</option>
           ${this.project.integrations.map((i) => html`<option value=${i.id} ?selected=${r.integration_id === i.id}>${i.name}</option>`)}
         </select></label>
       </form>
+      ${this.order ? html`<p class="notice error" role="alert" id="order">${this.order}</p>` : nothing}
       ${this.error ? html`<p class="notice error" role="alert">${this.error}</p>` : nothing}
       ${this.pinnedPages()}
       ${d ? this.figures(d) : html`<p class="muted" role="status">Loading activity…</p>`}
@@ -137,7 +141,12 @@ export class ActivityPage extends ConsolePage {
     const data = new FormData(form);
     const start = field(data, 'start');
     const end = field(data, 'end');
-    if (!start || !end || start > end) return;
+    if (!start || !end) return;
+    if (start > end) {
+      const r = this.range;
+      this.order = `From is after To: choose a From on or before the To. The figures are still those of ${r.start} to ${r.end}.`;
+      return;
+    }
     this.set({ start, end, integration_id: field(data, 'integration_id') || undefined });
   }
 
