@@ -29,6 +29,8 @@ export class IntegrationsPage extends ConsolePage {
     .list a[aria-current='true'] { background: color-mix(in srgb, var(--c-accent) 14%, transparent); }
     .list a small { color: var(--c-muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
     .list form { margin-top: 8px; padding: 8px 4px 4px; border-top: 1px solid var(--c-border); display: grid; gap: 8px; }
+    /* No integration yet: the form is the card's first thing, without the rule that parts it from the list. */
+    .list ul:empty + form { margin-top: 0; padding-top: 4px; border-top: 0; }
     textarea { min-height: 120px; width: 100%; }
     .grow { flex: 1; min-width: 180px; }
     .snippet { display: grid; gap: 6px; }
