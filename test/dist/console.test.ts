@@ -405,6 +405,51 @@ describe('the console in Chromium', () => {
     }
   });
 
+  it("New project: a refusal is said in the dialog, the name kept; the new project's page takes the focus at its heading", async () => {
+    const { page, context } = await open({ signedIn: true });
+    const refuse = (route: import('playwright-core').Route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              code: 'unavailable',
+              detail: 'The store is read-only for a moment; try again.',
+            }),
+          })
+        : route.fallback();
+    await page.route('**/console/api/projects', refuse);
+    await page.getByRole('button', { name: 'New project' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New project' });
+    await dialog.getByRole('textbox', { name: 'Project name' }).fill('Shop FAQ');
+    await dialog.getByRole('button', { name: 'Create project' }).click();
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toBe('The store is read-only for a moment; try again.');
+    expect(await dialog.getByRole('textbox', { name: 'Project name' }).inputValue()).toBe('Shop FAQ');
+    await page.unroute('**/console/api/projects', refuse);
+    await dialog.getByRole('textbox', { name: 'Project name' }).press('Enter');
+    await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
+    await expect.poll(() => focusedText(page)).toBe('H1 Integrations');
+    expect(
+      await page.getByRole('combobox', { name: 'Project' }).locator('option:checked').textContent(),
+    ).toBe('Shop FAQ');
+    // Opened again, the dialog does not say the last refusal.
+    await page.getByRole('button', { name: 'New project' }).click();
+    expect(await dialog.getByRole('alert').count()).toBe(0);
+    // Deleted again: the other tests open the service's first project.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Delete project' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete Shop FAQ?' });
+    const id = new URL(page.url()).searchParams.get('project')!;
+    await confirm.getByRole('textbox', { name: /^Type the project ID/ }).fill(id);
+    await confirm.getByRole('button', { name: 'Delete project' }).click();
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Project' }).locator('option:checked').textContent())
+      .toBe(PROJECT.id);
+    await context.close();
+  });
+
   it('is usable from the keyboard: navigation links, a form, a dialog', async () => {
     const { page, context } = await open({ signedIn: true });
     const nav = page.getByRole('link', { name: 'API keys', exact: true });

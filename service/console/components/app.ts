@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { ConsoleApi, ConsoleApiError } from '../api.js';
+import { ConsoleApi, ConsoleApiError, attempt } from '../api.js';
 import type { ConsoleProject } from '../../../contract/console.js';
 import type { NavigateEvent, ProjectsChangedEvent } from '../events.js';
 import { ADMIN_PAGES, PAGES, type Route, parseRoute, routeHref } from '../router.js';
@@ -71,6 +71,8 @@ export class ConsoleApp extends LitElement {
   @state() private projects: ConsoleProject[] = [];
   @state() private route: Route = parseRoute(location.href);
   @state() private loadError = '';
+  /** Why the New project dialog's project was not created, said in the dialog, which stays open. */
+  @state() private createError = '';
   private readonly api = new ConsoleApi();
 
   connectedCallback() {
@@ -186,6 +188,7 @@ export class ConsoleApp extends LitElement {
       <form class="stack" @submit=${this.createProject}>
         <h2 id="new-project-title">New project</h2>
         <label>Project name <input name="name" required maxlength="80"></label>
+        ${this.createError ? html`<p class="notice error" role="alert">${this.createError}</p>` : nothing}
         <div class="row"><span class="spacer"></span><button type="button" @click=${() => this.dialog()?.close()}>Cancel</button><button class="primary" type="submit">Create project</button></div>
       </form>
     </dialog>`;
@@ -234,19 +237,32 @@ export class ConsoleApp extends LitElement {
   private dialog = () => this.renderRoot.querySelector<HTMLDialogElement>('#new-project');
 
   private newProject() {
+    this.createError = '';
     this.dialog()?.showModal();
   }
 
+  /**
+   * A refusal is said in the dialog, the name kept (it was an unhandled rejection: the dialog
+   * stayed as it was, without a word); a new project's Integrations page takes the focus at its
+   * heading, as a navigation does, not the New project button the dialog gave it back to.
+   */
   private async createProject(event: SubmitEvent) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
     const name = field(new FormData(form), 'name').trim();
     if (!name) return;
-    const created = await this.api.createProject(name);
+    let created: ConsoleProject | undefined;
+    await attempt(
+      async () => (created = await this.api.createProject(name)),
+      (error) => (this.createError = error),
+      'The project could not be created.',
+    );
+    if (!created) return;
     form.reset();
     this.dialog()?.close();
     await this.loadProjects(created.id);
     this.go(routeHref('integrations', created.id));
+    this.focusPage();
   }
 
   private async signedIn(event: CustomEvent<string>) {
