@@ -847,6 +847,24 @@ describe('the console in Chromium', () => {
     await dark.context.close();
   }, 60_000);
 
+  it('Install: without a clipboard (a console over plain HTTP) Copy selects the snippet and says so; nothing thrown', async () => {
+    const { page, context, errors } = await open({ signedIn: true });
+    // No clipboard, and no copy the older way: what is left is the selection, for the keyboard.
+    await page.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
+      Document.prototype.execCommand = () => false;
+    });
+    await page.reload();
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    await page.getByRole('button', { name: 'Copy script tag' }).click();
+    await page.getByRole('button', { name: 'Selected: copy it with the keyboard' }).waitFor();
+    const selected = await page.evaluate(() => getSelection()?.toString());
+    expect(selected).toBe(await page.getByLabel('script tag', { exact: true }).textContent());
+    expect(await page.getByRole('button', { name: 'Copied' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('the Install snippets wait for the service to say which widget it serves: nothing to copy before, the pinned tag after', async () => {
     const { page, context } = await open({ signedIn: true });
     let answer!: () => void;

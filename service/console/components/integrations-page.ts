@@ -43,7 +43,8 @@ export class IntegrationsPage extends ConsolePage {
   @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
   /** What the service serves to paste; undefined while it is asked, null when it could not be. */
   @state() private install: ConsoleInstall | null | undefined;
-  @state() private copied = '';
+  /** The snippet last copied, and whether it reached the clipboard or could only be selected. */
+  @state() private copied: { name: string; done: boolean } | null = null;
   @state() private confirming: 'project' | 'integration' | null = null;
 
   connectedCallback() {
@@ -170,7 +171,7 @@ export class IntegrationsPage extends ConsolePage {
 
   private snippet(name: string, code: string) {
     return html`<div class="snippet"><pre tabindex="0" aria-label=${name}><code>${code}</code></pre>
-      <div class="row"><span></span><button class="small" @click=${() => this.copy(name, code)}>${this.copied === name ? 'Copied' : `Copy ${name}`}</button></div></div>`;
+      <div class="row"><span></span><button class="small" @click=${() => this.copy(name, code)}>${this.copied?.name !== name ? `Copy ${name}` : this.copied.done ? 'Copied' : 'Selected: copy it with the keyboard'}</button></div></div>`;
   }
 
   private projectSettings() {
@@ -296,9 +297,21 @@ export class IntegrationsPage extends ConsolePage {
     await this.act(() => this.api.deleteProject(this.project.id), `Deleted ${name}.`, null);
   }
 
+  /**
+   * Without a clipboard (a console over plain HTTP has none) or its permission, the snippet is
+   * selected and copied the older way, or left selected for the keyboard, and the button says
+   * which: it said "Copied" when the copy was refused, and threw when there was no clipboard.
+   */
   private async copy(name: string, code: string) {
-    await navigator.clipboard.writeText(code).catch(() => {});
-    this.copied = name;
+    let copied = true;
+    try {
+      await navigator.clipboard.writeText(code);
+    } catch {
+      const pre = this.renderRoot.querySelector(`pre[aria-label="${name}"]`);
+      if (pre) getSelection()?.selectAllChildren(pre);
+      copied = document.execCommand?.('copy') ?? false;
+    }
+    this.copied = { name, done: copied };
   }
 }
 
