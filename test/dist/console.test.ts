@@ -847,6 +847,30 @@ describe('the console in Chromium', () => {
     await dark.context.close();
   }, 60_000);
 
+  it('Integrations on a phone: Save and Rename project say what they did in view, beside their button', async () => {
+    const { page, context } = await open({ viewport: LOOKS[2].viewport, signedIn: true });
+    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    const inView = async (text: string | RegExp) => {
+      const box = (await page.getByText(text).boundingBox())!;
+      return box.y >= 0 && box.y + box.height <= LOOKS[2].viewport.height;
+    };
+    // A refusal, then a save: each said beside Save, which is far down the page.
+    const origins = page.getByRole('textbox', { name: /^Allowed origins/ });
+    await origins.fill('docs.example.com');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.waitFor();
+    expect(await inView((await refusal.textContent()) as string)).toBe(true);
+    await origins.fill('');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText(/^Saved int_/).waitFor();
+    expect(await inView(/^Saved int_/)).toBe(true);
+    await page.getByRole('button', { name: 'Rename project' }).click();
+    await page.getByText(`Renamed the project to ${PROJECT.id}.`).waitFor();
+    expect(await inView(`Renamed the project to ${PROJECT.id}.`)).toBe(true);
+    await context.close();
+  });
+
   it('Install: without a clipboard (a console over plain HTTP) Copy selects the snippet and says so; nothing thrown', async () => {
     const { page, context, errors } = await open({ signedIn: true });
     // No clipboard, and no copy the older way: what is left is the selection, for the keyboard.

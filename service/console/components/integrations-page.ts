@@ -4,8 +4,15 @@ import { ConsoleApiError } from '../api.js';
 import type { ConsoleInstall, ConsoleIntegration } from '../../../contract/console.js';
 import { ProjectsChangedEvent } from '../events.js';
 import { when } from '../format.js';
-import { expressSnippet, fetchSnippet, pinnedCsp, publicScriptTag, scriptTag } from '../snippets.js';
-import { cspSnippet, latestSnippet, oneTagSnippet } from './install-snippets.js';
+import {
+  expressSnippet,
+  fetchSnippet,
+  pinnedCsp,
+  publicScriptTag,
+  scriptTag,
+  type SnippetInput,
+} from '../snippets.js';
+import { cspSnippet, latestSnippet, oneTagSnippet, type SnippetView } from './install-snippets.js';
 import { ConsolePage, inPlace, readOnlyNote } from './page.js';
 import { field } from '../form.js';
 import {
@@ -40,7 +47,12 @@ export class IntegrationsPage extends ConsolePage {
     publicAccessStyles,
   ];
 
-  @state() private message: { tone: 'ok' | 'error'; text: string } | null = null;
+  /**
+   * What the last change did, said where it was made: a Save far down a phone's page said it at
+   * the page's top, out of view (the project's rename and the integration's Save each say it by
+   * their own button; what empties the page, at its top).
+   */
+  @state() private message: { tone: 'ok' | 'error'; text: string; at: Place } | null = null;
   /** What the service serves to paste; undefined while it is asked, null when it could not be. */
   @state() private install: ConsoleInstall | null | undefined;
   /** The snippet last copied, and whether it reached the clipboard or could only be selected. */
@@ -77,7 +89,7 @@ export class IntegrationsPage extends ConsolePage {
     return html`<div class="stack">
       <div class="page-head"><div><h1 tabindex="-1">Integrations</h1><p class="muted">One integration per website or app that shows the chat. Its allowed origins say which pages may use it.</p></div></div>
       ${this.viewer ? readOnlyNote('the integrations and how to install them', 'add, change or delete one') : nothing}
-      ${this.message ? html`<p class="notice ${this.message.tone}" role=${this.message.tone === 'error' ? 'alert' : 'status'}>${this.message.text}</p>` : nothing}
+      ${this.note('page')}
       <div class="layout">
         <nav class="card list" aria-label="Integrations of ${this.project.name}">
           <ul>${this.project.integrations.map(
@@ -127,46 +139,11 @@ export class IntegrationsPage extends ConsolePage {
         ${integration.allowed_origins.length === 0 ? html`<p class="notice warn">No allowed origins: pages on any website can use this integration with a session token. Add the origins of your site to restrict it.</p>` : nothing}
         ${publicAccessFields(integration)}
         </fieldset>
+        ${this.note('integration')}
         <div class="row"><span class="muted">Created ${when(integration.created_at)}</span><span class="spacer"></span>${this.viewer ? nothing : html`<button class="primary" type="submit">Save</button>`}</div>
       </form>
       <file-settings .api=${this.api} project=${this.project.id} integration=${integration.id}></file-settings>
-      ${this.installSection(integration, snippetInput)}`;
-  }
-
-  private installSection(integration: ConsoleIntegration, input: Parameters<typeof scriptTag>[0]) {
-    // Until the service says which widget it serves, a snippet would name none: nothing to copy yet.
-    if (!this.install)
-      return html`<section class="card stack" aria-labelledby="install-title">
-        <h2 id="install-title">Install</h2>
-        ${this.install === null ? html`<p class="notice warn">The service did not say which widget it serves: reload the page to see what to paste.</p>` : html`<p class="muted">Loading…</p>`}
-      </section>`;
-    const widget = this.install.widget;
-    const snippet = (name: string, code: string) => this.snippet(name, code);
-    const from = widget
-      ? html` The script is agent-chat ${widget.version}, served by this service and pinned with its integrity hash, and the import map before it pins each file it loads later: a browser runs them only if they are exactly those files.`
-      : nothing;
-    return html`<section class="card stack" aria-labelledby="install-title">
-        <h2 id="install-title">Install</h2>
-        ${widget ? nothing : html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>`}
-        ${
-          integration.public
-            ? html`${oneTagSnippet(snippet, input)}
-        <p class="muted">${widget ? 'Or, where the page keeps HTML as pasted, paste this' : 'Paste this'} into any page on the allowed origins: no server code, no API key.${from}</p>
-        ${this.snippet('public script tag', publicScriptTag(input))}
-        ${cspSnippet(snippet, 'public', pinnedCsp(input, { sessionEndpoint: false }))}
-        ${latestSnippet(snippet, input)}
-        <p class="muted">A site with its own login can still use a session endpoint instead (below), to keep each visitor’s conversations.</p>`
-            : nothing
-        }
-        <p class="muted">${integration.public ? 'With a session endpoint: add' : '1. Add'} the widget to your pages.${integration.public ? nothing : from}</p>
-        ${this.snippet('script tag', scriptTag(input))}
-        ${cspSnippet(snippet, '', pinnedCsp(input, { sessionEndpoint: true }))}
-        <p class="muted">${integration.public ? 'Then add' : '2. Add'} the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
-        ${this.snippet('Express snippet', expressSnippet(input))}
-        <p class="muted">Or a Fetch route:</p>
-        ${this.snippet('Fetch snippet', fetchSnippet(input))}
-        <p class="muted">PHP, Python or WordPress: no Node needed. The agent-chat package’s <code>examples/php/agent-session.php</code> and <code>examples/python/agent_session.py</code> are this endpoint in one file; its WordPress plugin is its own (Settings → Agent Chat: this service’s URL, the project and integration IDs, an API key).</p>
-      </section>`;
+      ${installSection(this.install, integration, snippetInput, (name, code) => this.snippet(name, code))}`;
   }
 
   private snippet(name: string, code: string) {
@@ -178,6 +155,7 @@ export class IntegrationsPage extends ConsolePage {
     return html`<section class="card stack" aria-labelledby="project-title">
       <h2 id="project-title">Project</h2>
       <p class="muted">Project ID <code>${this.project.id}</code> (the widget’s <code>project-id</code>).</p>
+      ${this.note('project')}
       ${
         this.viewer
           ? nothing
@@ -226,16 +204,26 @@ export class IntegrationsPage extends ConsolePage {
     this.showDialog();
   }
 
-  private async act(action: () => Promise<unknown>, done: string, select?: string | null) {
+  private note(at: Place) {
+    const m = this.message;
+    return m?.at === at
+      ? html`<p class="notice ${m.tone}" role=${m.tone === 'error' ? 'alert' : 'status'}>${m.text}</p>`
+      : nothing;
+  }
+
+  private async act(
+    action: () => Promise<unknown>,
+    done: string,
+    select?: string | null,
+    at: Place = 'page',
+  ) {
     try {
       await action();
-      this.message = { tone: 'ok', text: done };
+      this.message = { tone: 'ok', text: done, at };
       this.dispatchEvent(new ProjectsChangedEvent(select));
     } catch (error) {
-      this.message = {
-        tone: 'error',
-        text: error instanceof ConsoleApiError ? error.message : 'That did not work.',
-      };
+      const text = error instanceof ConsoleApiError ? error.message : 'That did not work.';
+      this.message = { tone: 'error', text, at };
     }
   }
 
@@ -248,7 +236,7 @@ export class IntegrationsPage extends ConsolePage {
       .filter(Boolean);
     const access = publicAccessPatch(data, origins);
     if ('error' in access) {
-      this.message = { tone: 'error', text: access.error };
+      this.message = { tone: 'error', text: access.error, at: 'integration' };
       return;
     }
     await this.act(
@@ -259,6 +247,8 @@ export class IntegrationsPage extends ConsolePage {
           ...access.patch,
         }),
       `Saved ${integration.name}.`,
+      undefined,
+      'integration',
     );
   }
 
@@ -284,13 +274,22 @@ export class IntegrationsPage extends ConsolePage {
   private async rename(event: SubmitEvent) {
     event.preventDefault();
     const name = field(new FormData(event.target as HTMLFormElement), 'name').trim();
-    await this.act(() => this.api.renameProject(this.project.id, name), `Renamed the project to ${name}.`);
+    await this.act(
+      () => this.api.renameProject(this.project.id, name),
+      `Renamed the project to ${name}.`,
+      undefined,
+      'project',
+    );
   }
 
   private async deleteProject(event: SubmitEvent) {
     const typed = field(new FormData(event.target as HTMLFormElement), 'confirm').trim();
     if (typed !== this.project.id) {
-      this.message = { tone: 'error', text: `Nothing was deleted: type ${this.project.id} to confirm.` };
+      this.message = {
+        tone: 'error',
+        text: `Nothing was deleted: type ${this.project.id} to confirm.`,
+        at: 'project',
+      };
       return;
     }
     const name = this.project.name;
@@ -314,6 +313,53 @@ export class IntegrationsPage extends ConsolePage {
     this.copied = { name, done: copied };
   }
 }
+
+/**
+ * The Install section: what to paste for an integration, once the service said which widget it
+ * serves (`install`: undefined while asked, null when it could not say).
+ */
+const installSection = (
+  install: ConsoleInstall | null | undefined,
+  integration: ConsoleIntegration,
+  input: SnippetInput,
+  snippet: SnippetView,
+) => {
+  // Until the service says which widget it serves, a snippet would name none: nothing to copy yet.
+  if (!install)
+    return html`<section class="card stack" aria-labelledby="install-title">
+      <h2 id="install-title">Install</h2>
+      ${install === null ? html`<p class="notice warn">The service did not say which widget it serves: reload the page to see what to paste.</p>` : html`<p class="muted">Loading…</p>`}
+    </section>`;
+  const widget = install.widget;
+  const from = widget
+    ? html` The script is agent-chat ${widget.version}, served by this service and pinned with its integrity hash, and the import map before it pins each file it loads later: a browser runs them only if they are exactly those files.`
+    : nothing;
+  return html`<section class="card stack" aria-labelledby="install-title">
+      <h2 id="install-title">Install</h2>
+      ${widget ? nothing : html`<p class="notice warn">This build of the service serves no widget (build it from the repository root to include one). Copy agent-chat.iife.js from the package’s dist/ to your site instead.</p>`}
+      ${
+        integration.public
+          ? html`${oneTagSnippet(snippet, input)}
+      <p class="muted">${widget ? 'Or, where the page keeps HTML as pasted, paste this' : 'Paste this'} into any page on the allowed origins: no server code, no API key.${from}</p>
+      ${snippet('public script tag', publicScriptTag(input))}
+      ${cspSnippet(snippet, 'public', pinnedCsp(input, { sessionEndpoint: false }))}
+      ${latestSnippet(snippet, input)}
+      <p class="muted">A site with its own login can still use a session endpoint instead (below), to keep each visitor’s conversations.</p>`
+          : nothing
+      }
+      <p class="muted">${integration.public ? 'With a session endpoint: add' : '1. Add'} the widget to your pages.${integration.public ? nothing : from}</p>
+      ${snippet('script tag', scriptTag(input))}
+      ${cspSnippet(snippet, '', pinnedCsp(input, { sessionEndpoint: true }))}
+      <p class="muted">${integration.public ? 'Then add' : '2. Add'} the session endpoint to your server, with an API key of this project (API keys page). Express:</p>
+      ${snippet('Express snippet', expressSnippet(input))}
+      <p class="muted">Or a Fetch route:</p>
+      ${snippet('Fetch snippet', fetchSnippet(input))}
+      <p class="muted">PHP, Python or WordPress: no Node needed. The agent-chat package’s <code>examples/php/agent-session.php</code> and <code>examples/python/agent_session.py</code> are this endpoint in one file; its WordPress plugin is its own (Settings → Agent Chat: this service’s URL, the project and integration IDs, an API key).</p>
+    </section>`;
+};
+
+/** Where a change's result is said: by the integration's Save, the project's rename, or at the page's top. */
+type Place = 'page' | 'integration' | 'project';
 
 declare global {
   interface HTMLElementTagNameMap {
