@@ -850,8 +850,9 @@ describe('the console in Chromium', () => {
   it('Integrations on a phone: Save and Rename project say what they did in view, beside their button', async () => {
     const { page, context } = await open({ viewport: LOOKS[2].viewport, signedIn: true });
     await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+    // The words shown (a status line, hidden, says them too).
     const inView = async (text: string | RegExp) => {
-      const box = (await page.getByText(text).boundingBox())!;
+      const box = (await page.locator('p.notice', { hasText: text }).boundingBox())!;
       return box.y >= 0 && box.y + box.height <= LOOKS[2].viewport.height;
     };
     // A refusal, then a save: each said beside Save, which is far down the page.
@@ -863,10 +864,12 @@ describe('the console in Chromium', () => {
     expect(await inView((await refusal.textContent()) as string)).toBe(true);
     await origins.fill('');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText(/^Saved int_/).waitFor();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Saved int_/);
     expect(await inView(/^Saved int_/)).toBe(true);
     await page.getByRole('button', { name: 'Rename project' }).click();
-    await page.getByText(`Renamed the project to ${PROJECT.id}.`).waitFor();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe(`Renamed the project to ${PROJECT.id}.`);
     expect(await inView(`Renamed the project to ${PROJECT.id}.`)).toBe(true);
     await context.close();
   });

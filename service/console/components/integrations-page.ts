@@ -204,11 +204,20 @@ export class IntegrationsPage extends ConsolePage {
     this.showDialog();
   }
 
+  /**
+   * A change's result where it was made. What went well is read from the page's status line,
+   * there before the words (a status inserted with its words may go unread), as the other pages
+   * do; a refusal is an alert.
+   */
   private note(at: Place) {
     const m = this.message;
-    return m?.at === at
-      ? html`<p class="notice ${m.tone}" role=${m.tone === 'error' ? 'alert' : 'status'}>${m.text}</p>`
-      : nothing;
+    const shown =
+      m?.at === at
+        ? html`<p class="notice ${m.tone}" role=${m.tone === 'error' ? 'alert' : nothing} aria-hidden=${m.tone === 'ok' ? 'true' : nothing}>${m.text}</p>`
+        : nothing;
+    return at === 'page'
+      ? html`<p class="visually-hidden" role="status">${m?.tone === 'ok' ? m.text : ''}</p>${shown}`
+      : shown;
   }
 
   private async act(
