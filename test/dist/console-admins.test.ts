@@ -171,9 +171,13 @@ describe('the console in Chromium: Admins', () => {
     await ada.page.getByRole('combobox', { name: 'Who' }).press('Enter');
     await expect.poll(() => new URL(ada.page.url()).searchParams.get('actor')).toBe('vera');
     await entries.getByText('No entry matches these filters.').waitFor();
+    // A screen reader hears what a filter found, not only a table that changed.
+    const found = ada.page.getByRole('status').filter({ hasText: /these filters\.$/ });
+    await expect.poll(() => found.textContent()).toBe('No entry matches these filters.');
     await ada.page.getByRole('combobox', { name: 'Who' }).fill('ada');
     await ada.page.getByRole('combobox', { name: 'Who' }).press('Enter');
     await expect.poll(() => entries.getByRole('row').count()).toBe(2);
+    await expect.poll(() => found.textContent()).toBe('1 entry matches these filters.');
     // The address is the search: opened again, it shows the same.
     await ada.page.reload();
     await expect.poll(() => entries.getByRole('row').count()).toBe(2);

@@ -123,10 +123,20 @@ export class AuditPage extends ConsolePage {
         )}</tbody>
       </table>
       ${!this.loading && !this.entries.length ? html`<p class="muted">${filtered ? 'No entry matches these filters.' : 'Nothing yet.'}</p>` : nothing}</div>
+      <p class="visually-hidden" role="status">${this.loading || !filtered ? '' : matched(this.entries.length, !!this.next)}</p>
       ${this.loading ? html`<p class="muted" role="status">Loading…</p>` : this.next ? html`<div><button @click=${() => this.load(this.next!)}>Load older entries</button></div>` : nothing}
     </div>`;
   }
 }
+
+/**
+ * What a filter found, for a screen reader, which heard nothing once the rows changed; the
+ * status line is there before its words, so they are read.
+ */
+const matched = (n: number, more: boolean) =>
+  n
+    ? `${n}${more ? ' or more' : ''} ${n === 1 && !more ? 'entry matches' : 'entries match'} these filters.`
+    : 'No entry matches these filters.';
 
 declare global {
   interface HTMLElementTagNameMap {
