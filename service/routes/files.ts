@@ -5,6 +5,7 @@
  */
 import { FILE_KINDS, MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../../contract/limits.js';
 import type { FileInfo, FileKind } from '../../contract/types.js';
+import { savedFileName } from '../../contract/saved-name.js';
 import { HttpError, badRequest, notFound, unknownIntegration } from '../http/errors.js';
 import { attachmentDisposition, safeFileName } from '../http/file-name.js';
 import {
@@ -213,7 +214,7 @@ export function fileResponse(file: StoredFile): Response {
       ...CORS_HEADERS,
       'Content-Type': file.contentType,
       'Content-Length': String(file.bytes.length),
-      'Content-Disposition': attachmentDisposition(file.name),
+      'Content-Disposition': attachmentDisposition(savedFileName(file.name, file.contentType)),
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'private, no-store',
       // Were it opened as a page after all, it could run nothing and reach nothing.

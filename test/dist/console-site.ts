@@ -332,7 +332,8 @@ async function chatWithFiles(agent: string) {
   };
   const ids = [
     await upload(solidPng(48, 32, [37, 99, 235]), 'error screen.png'),
-    await upload(new TextEncoder().encode('ERROR 401 token expired\n'), 'console.log'),
+    // Text named as a page: the console saves it as text (decision 819).
+    await upload(new TextEncoder().encode('ERROR 401 token expired\n'), 'console.html'),
   ];
   await (
     await fetch(`${agent}/chat/`, {

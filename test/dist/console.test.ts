@@ -1058,9 +1058,10 @@ describe('the console in Chromium', () => {
       .toBe(48);
     expect(await image.locator('img').getAttribute('src')).toMatch(/^blob:/);
     const download = page.waitForEvent('download');
-    await files.getByRole('button', { name: 'Download console.log' }).click();
+    await files.getByRole('button', { name: 'Download console.html' }).click();
     const saved = await download;
-    expect(saved.suggestedFilename()).toBe('console.log');
+    // Saved as what the service read it as, never as a page that would run from disk.
+    expect(saved.suggestedFilename()).toBe('console.html.txt');
     expect(await readFile((await saved.path())!, 'utf8')).toBe('ERROR 401 token expired\n');
     expect(await axe(page)).toEqual([]);
 

@@ -2,6 +2,7 @@ import { LitElement, css, html, nothing } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import type { ConsoleApi } from '../api.js';
 import type { FileInfo } from '../../../contract/types.js';
+import { savedFileName } from '../../../contract/saved-name.js';
 import { base, tokens } from '../styles.js';
 
 const size = (bytes: number) =>
@@ -67,7 +68,9 @@ export class MessageFiles extends LitElement {
     if (!url) return;
     const link = document.createElement('a');
     link.href = url;
-    link.download = file.name;
+    // The name the service would give it, ending as its type does: `invoice.html` holding text is
+    // saved as `invoice.html.txt`, never a page that runs from disk (decision 819).
+    link.download = savedFileName(file.name, file.content_type);
     link.click();
   }
 

@@ -72,6 +72,16 @@ describe('console: files', () => {
     const download = await admin.call('GET', `projects/${PROJECT.id}/files/${file.file_id}`);
     expect(download.status).toBe(200);
     expect(download.headers.get('Content-Disposition')).toMatch(/^attachment; filename="shot.png"/);
+    const page = (await (
+      await service.handle(
+        uploadRequest(token, new TextEncoder().encode('hi <script>x()</script>'), 'invoice.html'),
+      )
+    ).json()) as FileInfo;
+    const pageDownload = await admin.call('GET', `projects/${PROJECT.id}/files/${page.file_id}`);
+    // Text the visitor named as a page is saved as text: opened from disk it never runs.
+    expect(pageDownload.headers.get('Content-Disposition')).toMatch(
+      /^attachment; filename="invoice.html.txt"/,
+    );
     expect(download.headers.get('X-Content-Type-Options')).toBe('nosniff');
     expect(download.headers.get('Cache-Control')).toBe('private, no-store');
     // A thumbnail's fetch is a read of the conversation; the Download button's is on record.

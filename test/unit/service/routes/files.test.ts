@@ -367,6 +367,26 @@ describe('downloads (§11)', () => {
     expect(response.headers.get('Content-Security-Policy')).toContain('sandbox');
   });
 
+  it('names a download as its type: text uploaded as a page or a script is saved as .txt, an image as itself', async () => {
+    const ctx = makeService();
+    const token = await ctx.session('alice');
+    const cases: [Uint8Array, string, string][] = [
+      [text('Pay here <script>steal()</script>'), 'invoice.html', 'invoice.html.txt'],
+      [text('alert(document.cookie)'), 'x.svg', 'x.svg.txt'],
+      [text('ERROR boom'), 'app.log', 'app.log'],
+      [pngHeader(), 'shot.txt', 'shot.txt.png'],
+    ];
+    for (const [bytes, name, saved] of cases) {
+      const info = await uploaded(ctx, token, bytes, name);
+      // The name it was sent under is kept and shown; only the download's ends as its type.
+      expect(info.name).toBe(name);
+      const response = await download(ctx, token, info.file_id);
+      expect(response.headers.get('Content-Disposition'), name).toBe(
+        `attachment; filename="${saved}"; filename*=UTF-8''${saved}`,
+      );
+    }
+  });
+
   it("follows the owner rules: the owner's every session, never another owner; a session without owner alone", async () => {
     const ctx = makeService();
     const alice = await ctx.session('alice');
