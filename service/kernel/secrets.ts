@@ -15,6 +15,19 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** base64url HMAC-SHA-256 of `message` under `secret`, with no key kept (for secrets used once, unlike owner keys). */
+export async function hmacOnce(secret: string, message: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message))));
+}
+
 /** Compares two strings in time that depends on their length only. */
 export function sameText(a: string, b: string): boolean {
   if (a.length !== b.length) return false;

@@ -24,7 +24,11 @@ export interface RequestInfo {
 /** Turns a password into a stored hash and checks one; the Node face supplies scrypt. */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  verify(password: string, stored: string): Promise<boolean>;
+  /**
+   * `lane` 'known': a sign-in from a browser that signed in to this name before, or a signed-in
+   * admin's; the service's bounded hasher takes those first (decision 820).
+   */
+  verify(password: string, stored: string, lane?: 'known'): Promise<boolean>;
   /** Whether a stored hash has weaker parameters than `hash` gives now: it is re-hashed at the next sign-in. */
   outdated?(stored: string): boolean;
 }

@@ -3,7 +3,7 @@ import type { ConsoleSession, ConsoleSignedIn } from '../../../contract/console.
 import type { PasswordHasher, RequestInfo, ServiceContext } from '../context.js';
 import { HttpError } from '../../http/errors.js';
 import { json } from '../../http/responses.js';
-import { randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
+import { hmacOnce, randomSecret, sameText, sha256Hex } from '../../kernel/secrets.js';
 import { randomId } from '../../kernel/ids.js';
 import type { AdminRecord, AdminRole, ConsoleSessionRecord } from '../../storage/console-types.js';
 
@@ -174,30 +174,32 @@ const decoys = new WeakMap<PasswordHasher, Promise<string>>();
 /**
  * A hasher that hashes at most `running` passwords at once and lets at most `waiting` wait:
  * 200 sign-ins at once each started a hash, and those queued ahead of the model host's DNS
- * lookup. What cannot wait is refused at once.
+ * lookup. What cannot wait is refused at once. The known lane (a browser that signed in to the
+ * name before, a signed-in admin) waits apart and goes first, so sign-ins from a hundred
+ * addresses that keep the other queue full never turn its admins away (decision 820).
  */
 export function boundedPasswords(hasher: PasswordHasher, limits = HASHING): PasswordHasher {
   let running = 0;
-  const queue: (() => void)[] = [];
-  const turn = async <T>(work: () => Promise<T>): Promise<T> => {
+  const queues = { any: [] as (() => void)[], known: [] as (() => void)[] };
+  const turn = async <T>(work: () => Promise<T>, lane: keyof typeof queues = 'any'): Promise<T> => {
     if (running >= limits.running) {
-      if (queue.length >= limits.waiting)
+      if (queues[lane].length >= limits.waiting)
         throw new HttpError(503, 'busy', 'Too many sign-ins at once; try again in a moment.', {
           'Retry-After': '1',
         });
-      await new Promise<void>((resolve) => queue.push(resolve));
+      await new Promise<void>((resolve) => queues[lane].push(resolve));
     } else running += 1;
     try {
       return await work();
     } finally {
-      const next = queue.shift();
+      const next = queues.known.shift() ?? queues.any.shift();
       if (next) next();
       else running -= 1;
     }
   };
   return {
     hash: (password) => turn(() => hasher.hash(password)),
-    verify: (password, stored) => turn(() => hasher.verify(password, stored)),
+    verify: (password, stored, lane) => turn(() => hasher.verify(password, stored), lane),
     outdated: hasher.outdated && ((stored) => hasher.outdated!(stored)),
   };
 }
@@ -257,10 +259,11 @@ async function passwordMatches(
   attempt: string,
   admin: { passwordHash: string } | undefined,
   password: string,
+  lane: 'known' | undefined,
 ): Promise<boolean> {
   const { passwords } = ctx.console!;
   try {
-    if (admin) return await passwords.verify(password, admin.passwordHash);
+    if (admin) return await passwords.verify(password, admin.passwordHash, lane);
     let decoy = decoys.get(passwords);
     if (!decoy) decoys.set(passwords, (decoy = passwords.hash(randomSecret())));
     // A decoy that failed is made again next time.
@@ -279,7 +282,10 @@ export async function signIn(ctx: AccountsContext, request: Request, info: Reque
   const body = await readStringFields(request, 'username', 'password');
   const username = body.username.trim().toLowerCase();
   const valid = USERNAME.test(username);
-  const admin = await checkPassword(ctx, info, valid ? username : null, username, body.password);
+  const browser = readCookie(request, knownCookieName(ctx, request));
+  const admin = await checkPassword(ctx, info, valid ? username : null, username, body.password, (a) =>
+    knownBrowser(a, browser),
+  );
   if (!admin) {
     // A name that cannot be one is not stored.
     await audit(ctx, info, valid ? username : '(not a username)', 'sign_in.failed', null, null);
@@ -287,8 +293,44 @@ export async function signIn(ctx: AccountsContext, request: Request, info: Reque
   }
   const response = await startSession(ctx, request, info, admin);
   // After the session, which is written only over the hash the password was checked against.
-  await rehashIfOutdated(ctx, admin, body.password);
+  const hash = await rehashIfOutdated(ctx, admin, body.password);
+  response.headers.append('Set-Cookie', await knownCookie(ctx, request, admin.username, hash));
   return response;
+}
+
+/**
+ * The browser an admin signed in from, remembered for a year (decision 820): a nonce and its
+ * HMAC under the admin's password hash, which never leaves the service. It lets no one in: it
+ * only puts a later sign-in to that name in the hasher's known lane. A new password (or a
+ * removed admin) makes every such cookie of theirs worthless, with nothing stored.
+ */
+const KNOWN_COOKIE = 'agent_chat_console_known';
+const KNOWN_MAX_AGE_SECONDS = 365 * 24 * 3_600;
+
+const knownCookieName = (ctx: ServiceContext, request: Request) =>
+  secure(ctx, request) ? `__Secure-${KNOWN_COOKIE}` : KNOWN_COOKIE;
+
+const knownMac = (username: string, passwordHash: string, nonce: string) =>
+  hmacOnce(passwordHash, `agent-chat console browser\n${username}\n${nonce}`);
+
+async function knownCookie(ctx: ServiceContext, request: Request, username: string, passwordHash: string) {
+  const nonce = randomSecret();
+  const value = `${nonce}.${await knownMac(username, passwordHash, nonce)}`;
+  const attributes = [
+    `Path=${consolePath(ctx)}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${KNOWN_MAX_AGE_SECONDS}`,
+  ];
+  if (secure(ctx, request)) attributes.push('Secure');
+  return `${knownCookieName(ctx, request)}=${value}; ${attributes.join('; ')}`;
+}
+
+/** Whether `cookie` was given to this very admin, under the password they have now. */
+async function knownBrowser(admin: AdminRecord, cookie: string | undefined): Promise<boolean> {
+  const [nonce, mac, ...rest] = (cookie ?? '').split('.');
+  if (!nonce || !mac || rest.length) return false;
+  return sameText(mac, await knownMac(admin.username, admin.passwordHash, nonce));
 }
 
 /**
@@ -302,26 +344,34 @@ export async function checkPassword(
   username: string | null,
   typed: string,
   password: string,
+  known: (admin: AdminRecord) => Promise<boolean>,
 ): Promise<AdminRecord | undefined> {
   const attempt = randomId('signin');
   const pairKey = await countAttempt(ctx, attempt, typed, info.clientAddress ?? 'unknown');
   const admin = username ? await ctx.storage.accounts.getAdmin(username) : undefined;
-  if (!(await passwordMatches(ctx, attempt, admin, password)) || !admin) return undefined;
+  const lane = admin && (await known(admin)) ? 'known' : undefined;
+  if (!(await passwordMatches(ctx, attempt, admin, password, lane)) || !admin) return undefined;
   await ctx.storage.accounts.forgetSignInAttempt(attempt);
   await ctx.storage.accounts.clearSignInFailures(pairKey);
   return admin;
 }
 
 /** A hash with weaker parameters than new ones get is replaced, now that the password is known. */
-async function rehashIfOutdated(ctx: AccountsContext, admin: AdminRecord, password: string) {
+async function rehashIfOutdated(ctx: AccountsContext, admin: AdminRecord, password: string): Promise<string> {
   const { passwords } = ctx.console!;
-  if (!passwords.outdated?.(admin.passwordHash)) return;
+  if (!passwords.outdated?.(admin.passwordHash)) return admin.passwordHash;
   // Best effort: the sign-in stands if the new hash cannot be made or stored now.
-  await passwords
-    .hash(password)
-    // Only over the hash it checked: a password changed since stays changed.
-    .then((hash) => ctx.storage.accounts.setPasswordHash(admin.username, hash, admin.passwordHash))
-    .catch(() => {});
+  return (
+    passwords
+      .hash(password)
+      // Only over the hash it checked: a password changed since stays changed.
+      .then(async (hash) =>
+        (await ctx.storage.accounts.setPasswordHash(admin.username, hash, admin.passwordHash))
+          ? hash
+          : admin.passwordHash,
+      )
+      .catch(() => admin.passwordHash)
+  );
 }
 
 async function startSession(ctx: AccountsContext, request: Request, info: RequestInfo, admin: AdminRecord) {

@@ -181,6 +181,75 @@ describe('console sign-in', () => {
     expect(results.filter((r) => r.status === 401)).toHaveLength(9);
   });
 
+  it('lets a browser that signed in to the name before past a full queue: it waits apart and goes first', async () => {
+    let held = false;
+    const release: (() => void)[] = [];
+    const gated = {
+      ...CONSOLE.passwords,
+      verify: (password: string, stored: string) =>
+        held
+          ? new Promise<boolean>((resolve) =>
+              release.push(() => resolve(CONSOLE.passwords.verify(password, stored))),
+            )
+          : CONSOLE.passwords.verify(password, stored),
+    };
+    const { service } = makeService({ console: { passwords: gated } });
+    await addAdmin(service.storage);
+    await addAdmin(service.storage, 'bea');
+    const signIn = (address: string, username: string, password: string, cookie = '') =>
+      service.handle(
+        new Request(`${BASE}/console/api/session`, {
+          method: 'POST',
+          headers: {
+            Origin: BASE,
+            'Sec-Fetch-Site': 'same-origin',
+            'Content-Type': 'application/json',
+            ...(cookie && { Cookie: cookie }),
+          },
+          body: JSON.stringify({ username, password }),
+        }),
+        { clientAddress: address },
+      );
+    const first = await signIn('10.0.7.1', ADMIN.username, ADMIN.password);
+    expect(first.status).toBe(200);
+    const known = first.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('__Secure-agent_chat_console_known='))!;
+    expect(known).toMatch(/^__Secure-agent_chat_console_known=[\w-]{43}\.[\w-]{43}; /);
+    expect(known).toContain('HttpOnly');
+    expect(known).toContain('SameSite=Strict');
+    expect(known).toContain('Secure');
+    expect(known).toContain('Path=/console/');
+    const cookie = known.split(';')[0];
+
+    // Strangers from nine addresses: one hashing, eight waiting; a tenth, and the admin without
+    // the cookie or with it for another name, are refused.
+    held = true;
+    const strangers = Array.from({ length: 9 }, (_, i) =>
+      signIn(`10.0.8.${i}`, ADMIN.username, 'wrong password!'),
+    );
+    await vi.waitFor(() => expect(release).toHaveLength(1), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => expect((await signIn('10.0.9.1', ADMIN.username, 'wrong password!')).status).toBe(503),
+      { timeout: 10_000 },
+    );
+    expect((await signIn('10.0.7.2', ADMIN.username, ADMIN.password)).status).toBe(503);
+    expect((await signIn('10.0.7.3', 'bea', ADMIN.password, cookie)).status).toBe(503);
+    expect((await signIn('10.0.7.4', ADMIN.username, ADMIN.password, `${cookie}x`)).status).toBe(503);
+
+    // With it, the admin waits, and is hashed next, before the eight who came first.
+    const admin = signIn('10.0.7.5', ADMIN.username, ADMIN.password, cookie);
+    release[0]();
+    await vi.waitFor(() => expect(release).toHaveLength(2), { timeout: 10_000 });
+    release[1]();
+    expect((await admin).status).toBe(200);
+    for (let i = 2; i < 10; i++) {
+      await vi.waitFor(() => expect(release.length).toBeGreaterThan(i), { timeout: 10_000 });
+      release[i]();
+    }
+    expect((await Promise.all(strangers)).map((r) => r.status)).toEqual(Array(9).fill(401));
+  });
+
   it("hashes with the service's scrypt, N = 2^17, and counts a hash made with less outdated", async () => {
     // One hash at the service's cost (128 MiB, about 0.4 s, many times that on a loaded
     // machine): what nodeConsole() gives the service, in the format it stores.
