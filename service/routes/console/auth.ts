@@ -199,7 +199,7 @@ export function boundedPasswords(hasher: PasswordHasher, limits = HASHING): Pass
   };
   return {
     hash: (password) => turn(() => hasher.hash(password)),
-    verify: (password, stored, lane) => turn(() => hasher.verify(password, stored), lane),
+    verify: (password, stored, lane) => turn(() => hasher.verify(password, stored, lane), lane),
     outdated: hasher.outdated && ((stored) => hasher.outdated!(stored)),
   };
 }

@@ -5,6 +5,32 @@ import { nodeConsole, scryptHasher, scryptPasswords } from '../../../../service/
 import { ADMIN, CONSOLE, addAdmin, consoleClient, withConsole } from '../../../fixtures/console.js';
 import { answers, upstream } from '../../../fixtures/model-upstream.js';
 import { BASE, PROJECT, chatRecords, makeService } from '../../../fixtures/service.js';
+import type { AgentService } from '../../../../service/index.js';
+
+/** A sign-in as the console's page sends it, with the browser's cookies (`Cookie`). */
+const signInWith = (
+  service: AgentService,
+  address: string,
+  username: string,
+  password: string,
+  cookie = '',
+) =>
+  service.handle(
+    new Request(`${BASE}/console/api/session`, {
+      method: 'POST',
+      headers: {
+        Origin: BASE,
+        'Sec-Fetch-Site': 'same-origin',
+        'Content-Type': 'application/json',
+        ...(cookie && { Cookie: cookie }),
+      },
+      body: JSON.stringify({ username, password }),
+    }),
+    { clientAddress: address },
+  );
+
+const knownCookieOf = (response: Response) =>
+  response.headers.getSetCookie().find((c) => c.startsWith('__Secure-agent_chat_console_known='));
 
 describe('console sign-in', () => {
   it('signs in with the right password only, in an HttpOnly, SameSite=Strict cookie that is Secure behind https', async () => {
@@ -197,24 +223,10 @@ describe('console sign-in', () => {
     await addAdmin(service.storage);
     await addAdmin(service.storage, 'bea');
     const signIn = (address: string, username: string, password: string, cookie = '') =>
-      service.handle(
-        new Request(`${BASE}/console/api/session`, {
-          method: 'POST',
-          headers: {
-            Origin: BASE,
-            'Sec-Fetch-Site': 'same-origin',
-            'Content-Type': 'application/json',
-            ...(cookie && { Cookie: cookie }),
-          },
-          body: JSON.stringify({ username, password }),
-        }),
-        { clientAddress: address },
-      );
+      signInWith(service, address, username, password, cookie);
     const first = await signIn('10.0.7.1', ADMIN.username, ADMIN.password);
     expect(first.status).toBe(200);
-    const known = first.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('__Secure-agent_chat_console_known='))!;
+    const known = knownCookieOf(first)!;
     expect(known).toMatch(/^__Secure-agent_chat_console_known=[\w-]{43}\.[\w-]{43}; /);
     expect(known).toContain('HttpOnly');
     expect(known).toContain('SameSite=Strict');
@@ -248,6 +260,40 @@ describe('console sign-in', () => {
       release[i]();
     }
     expect((await Promise.all(strangers)).map((r) => r.status)).toEqual(Array(9).fill(401));
+  });
+
+  it('takes a sign-in as known only with the cookie its name got under the password it has now', async () => {
+    const lanes: (string | undefined)[] = [];
+    const spy = {
+      ...CONSOLE.passwords,
+      verify: (password: string, stored: string, lane?: 'known') => (
+        lanes.push(lane),
+        CONSOLE.passwords.verify(password, stored)
+      ),
+    };
+    const { service } = makeService({ console: { passwords: spy } });
+    // An older hash, replaced at the first sign-in: its cookie is made under the new one.
+    const old = await scryptHasher({ N: 2 ** 10, r: 8, p: 1 }).hash(ADMIN.password);
+    await service.storage.accounts.createAdmin({ username: ADMIN.username, passwordHash: old, createdAt: 0 });
+    const first = await signInWith(service, '10.0.6.1', ADMIN.username, ADMIN.password);
+    expect(first.status).toBe(200);
+    const cookie = knownCookieOf(first)!.split(';')[0];
+    const again = await signInWith(service, '10.0.6.2', ADMIN.username, ADMIN.password, cookie);
+    expect(again.status).toBe(200);
+    expect(lanes).toEqual([undefined, 'known']);
+
+    // A signed-in admin confirming their password is known; after a new one, the old cookie is not.
+    const browser = consoleClient(service);
+    await browser.signIn();
+    const change = await browser.call('PUT', 'password', {
+      current_password: ADMIN.password,
+      new_password: 'a brand new password',
+    });
+    expect(change.status).toBe(200);
+    expect(lanes.slice(2)).toEqual([undefined, 'known']);
+    const after = await signInWith(service, '10.0.6.3', ADMIN.username, 'a brand new password', cookie);
+    expect(after.status).toBe(200);
+    expect(lanes.slice(4)).toEqual([undefined]);
   });
 
   it("hashes with the service's scrypt, N = 2^17, and counts a hash made with less outdated", async () => {
