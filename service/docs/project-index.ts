@@ -72,6 +72,11 @@ export class ProjectIndex implements DocsSearch {
     return this.index?.lexical.expansions(question) ?? [];
   }
 
+  async absent(question: string): Promise<string[]> {
+    await this.current();
+    return this.index?.lexical.absent(question) ?? [];
+  }
+
   /**
    * Rebuilds the index now, when this instance has just changed the project's docs (a crawl): the
    * next search, a minute later or at once, gets them without waiting out the freshness.

@@ -43,6 +43,31 @@ const REFERS_BACK =
 const EARLIER_CHARS = 300;
 /** An identifier's weight, whole, beside the words of the question. */
 const IDENTIFIER_WEIGHT = 2;
+/**
+ * A question's distinct words `absent` looks up at most: each is a search of the index, and a
+ * pasted page must not cost hundreds of them.
+ */
+const MAX_WORDS_CHECKED = 30;
+/**
+ * Words of a question that are not its subject, beyond the stopwords: a small site's docs may
+ * never say "much" or "possible", and "The docs don't mention “much”" would be noise. As terms.
+ */
+const FILLER = new Set(
+  terms(
+    'much many long often get got use used using work works working make makes possible able help ' +
+      'know thing things something anything everything kind sort like best good better really ' +
+      'actually exactly new another still even ever always never already yet let lets see say mean ' +
+      'means happen happens instead sure ok okay hi hello hey thanks thank anyone someone anybody ' +
+      'somebody question questions wondering wonder',
+  ),
+);
+/** Written without spaces between words: a token of these is a phrase. */
+const CJK_TEXT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/**
+ * The edits that make a term a near-spelling of an indexed one: one in a term of 4 to 7 letters,
+ * two from 8, none under 4 (a short word one letter off is another word: "mac", "map").
+ */
+const typoDistance = (term: string) => (term.length >= 8 ? 2 : term.length >= 4 ? 1 : false);
 /** Sections (and pages) each ranking hands to the fusion. */
 const CANDIDATES = 100;
 /** Reciprocal rank fusion's constant, as Cormack et al. (2009) measured it. */
@@ -153,6 +178,31 @@ export class SectionIndex {
   /** The words `rank` adds to `question`: the general synonyms, then the owner's. */
   expansions(question: string): string[] {
     return [...new Set(this.expand(question).words)];
+  }
+
+  /**
+   * The question's words, as typed, that no section has: not the word, nor a synonym of it, nor
+   * a near-spelling (one letter off, two in a word of 8 or more: a typo of an indexed word is not
+   * absent from the docs). At most `max`, in the question's order; none while the index is
+   * empty, as empty docs say nothing about a word (decision 822).
+   */
+  absent(question: string, max = 3): string[] {
+    const absent: string[] = [];
+    if (!this.sections.length) return absent;
+    const seen = new Set<string>();
+    for (const token of tokenize(question)) {
+      const own = termsOf(token);
+      // Chinese, Japanese and Korean run on without spaces: a token is a phrase, not a word to name.
+      if (!own?.length || CJK_TEXT.test(token) || own.every((term) => FILLER.has(term))) continue;
+      if (seen.has(own.join(' '))) continue;
+      seen.add(own.join(' '));
+      if (seen.size > MAX_WORDS_CHECKED) break;
+      const words = [token, ...this.expand(token).words].join(' ');
+      if (this.sectionIndex.search(words, { fuzzy: typoDistance }).length) continue;
+      absent.push(token);
+      if (absent.length === max) break;
+    }
+    return absent;
   }
 
   /** What the general synonyms and the owner's add to `question`, the owner's terms apart (they weigh fully). */
@@ -293,6 +343,10 @@ export class StaticDocs implements DocsSearch {
 
   async expansions(question: string): Promise<string[]> {
     return this.index.expansions(question);
+  }
+
+  async absent(question: string): Promise<string[]> {
+    return this.index.absent(question);
   }
 
   async size(): Promise<number> {

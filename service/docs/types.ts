@@ -66,6 +66,11 @@ export interface DocsSearch {
   /** The words a search adds to `question` (synonyms), for an operator to see why it found what it did. */
   expansions?(question: string): Promise<string[]>;
   /**
+   * The question's words (as typed, at most 3) that no section has, nor their synonyms or a
+   * near-spelling: what the docs do not mention (decision 822).
+   */
+  absent?(question: string): Promise<string[]>;
+  /**
    * A page's title and text as indexed (its sections in order, with their headings), and its
    * sections; null when it is not.
    */

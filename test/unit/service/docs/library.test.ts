@@ -385,6 +385,18 @@ describe('DocsLibrary: the docs in the database, shared by a fleet', () => {
     );
   });
 
+  it("names the question's words the project's stored docs never use, and counts the owner's synonyms as theirs (decision 822)", async () => {
+    const { library } = await fixture();
+    const docs = library();
+    await docs.addSource(P, join(SITE, 'docs'), 'https://acme.example/docs');
+    await docs.tick();
+    const absent = () => docs.project(P).absent('everything is stuck forever on Windows');
+    expect(await absent()).toEqual(['stuck', 'forever', 'Windows']);
+    await docs.setSynonyms(P, [['stuck', 'waits for a lock']]);
+    expect(await absent()).toEqual(['forever', 'Windows']);
+    expect(await docs.project('proj_b').absent('stuck')).toEqual([]);
+  });
+
   it('reads a folder, and records a folder that does not exist as a failed crawl that keeps nothing', async () => {
     const { library } = await fixture();
     const docs = library();
