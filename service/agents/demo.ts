@@ -93,7 +93,11 @@ export class DemoAgent implements Agent {
     const phrases = phrasesFor(locale);
     const step = firstSearch(phrases, message);
     yield { type: 'activity', step: { ...step, status: 'started' } };
-    const { hits, own } = await this.find(message, docs ?? this.docs, earlier);
+    const searched = docs ?? this.docs;
+    const { hits, own } = await this.find(message, searched, earlier);
+    // The words that tell this question from others, when the site's docs never use them: a
+    // section that matched on the product's name alone is no answer to them (decision 822).
+    const absent = own ? ((await searched?.absent?.(message)) ?? []) : [];
     const sources = sourcesOf(hits);
     const best = hits[0]?.section;
     yield {
@@ -107,7 +111,9 @@ export class DemoAgent implements Agent {
     };
     if (best) yield { type: 'sources', sources };
     // The source card under the answer names the page and its section: the answer is the quote alone.
-    return best ? quote(best.text) : noMatch(locale, own);
+    if (!absent.length) return best ? quote(best.text) : noMatch(locale, own);
+    const missing = phrases.notMentioned(absent);
+    return best ? `${missing}\n\n${phrases.closest}\n\n${quote(best.text)}` : missing;
   }
 
   async *answer({

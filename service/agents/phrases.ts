@@ -21,6 +21,12 @@ interface Table {
   notFound: string;
   /** The demo agent's suggestions after `notFound` on this widget's own articles (Markdown). */
   topics: string;
+  /** One word of the visitor's in this language's quotation marks; `{w}` is the word. */
+  word: string;
+  /** The docs have none of these words of the question; `{words}` is them, quoted, as a list with "or". */
+  notMentioned: string;
+  /** Before the quote of the best section, when the docs lack some of the question's words. */
+  closest: string;
   /** A client tool ran; generic, for languages whose sentence cannot be built from the tool's name. */
   toolDone: string;
   /** A client tool failed; `{error}` is the browser's reason. */
@@ -46,6 +52,9 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Found 1 article', other: 'Found {n} articles' },
     foundNone: 'No matching articles',
     notFound: "I couldn't find that in the docs.",
+    word: '“{w}”',
+    notMentioned: "The docs don't mention {words}.",
+    closest: 'The closest I found:',
     topics:
       'Try asking about **installing the widget**, the **session endpoint**, **theming**, **events**, **conversation history** or **security**.',
     toolDone: 'Done. Anything else I can help with?',
@@ -69,6 +78,9 @@ const TABLES: Record<string, Table> = {
     },
     foundNone: 'لم يتم العثور على مقالات مطابقة',
     notFound: 'لم أجد ذلك في الوثائق.',
+    word: '«{w}»',
+    notMentioned: 'لا تذكر الوثائق {words}.',
+    closest: 'أقرب ما وجدته:',
     topics:
       'جرّب السؤال عن **تثبيت الأداة** أو **نقطة نهاية الجلسة** أو **السمات** أو **الأحداث** أو **سجل المحادثات** أو **الأمان**.',
     toolDone: 'تم. هل يمكنني مساعدتك في شيء آخر؟',
@@ -86,6 +98,9 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 Artikel gefunden', other: '{n} Artikel gefunden' },
     foundNone: 'Keine passenden Artikel',
     notFound: 'Dazu habe ich in der Dokumentation nichts gefunden.',
+    word: '„{w}“',
+    notMentioned: 'Die Dokumentation erwähnt {words} nicht.',
+    closest: 'Das Nächstliegende, das ich gefunden habe:',
     topics:
       'Fragen Sie zum Beispiel nach der **Installation des Widgets**, dem **Session-Endpunkt**, **Theming**, **Events**, dem **Gesprächsverlauf** oder **Sicherheit**.',
     toolDone: 'Erledigt. Kann ich sonst noch helfen?',
@@ -103,6 +118,9 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artículo encontrado', other: '{n} artículos encontrados' },
     foundNone: 'Ningún artículo coincide',
     notFound: 'No encontré eso en la documentación.',
+    word: '«{w}»',
+    notMentioned: 'La documentación no menciona {words}.',
+    closest: 'Lo más parecido que encontré:',
     topics:
       'Prueba a preguntar por la **instalación del widget**, el **endpoint de sesión**, los **temas**, los **eventos**, el **historial de conversaciones** o la **seguridad**.',
     toolDone: 'Hecho. ¿Te ayudo con algo más?',
@@ -120,6 +138,9 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 article trouvé', other: '{n} articles trouvés' },
     foundNone: 'Aucun article correspondant',
     notFound: 'Je n’ai pas trouvé cela dans la documentation.',
+    word: '« {w} »',
+    notMentioned: 'La documentation ne mentionne pas {words}.',
+    closest: 'Ce que j’ai trouvé de plus proche :',
     topics:
       'Essayez de poser une question sur l’**installation du widget**, le **point d’accès de session**, les **thèmes**, les **événements**, l’**historique des conversations** ou la **sécurité**.',
     toolDone: 'C’est fait. Puis-je vous aider pour autre chose ?',
@@ -137,6 +158,9 @@ const TABLES: Record<string, Table> = {
     found: { one: 'נמצא מאמר אחד', two: 'נמצאו שני מאמרים', other: 'נמצאו {n} מאמרים' },
     foundNone: 'לא נמצאו מאמרים מתאימים',
     notFound: 'לא מצאתי את זה בתיעוד.',
+    word: '“{w}”',
+    notMentioned: 'התיעוד לא מזכיר את {words}.',
+    closest: 'הדבר הקרוב ביותר שמצאתי:',
     topics:
       'נסו לשאול על **התקנת הווידג׳ט**, **נקודת הקצה של הסשן**, **ערכות נושא**, **אירועים**, **היסטוריית השיחות** או **אבטחה**.',
     toolDone: 'בוצע. אפשר לעזור במשהו נוסף?',
@@ -154,6 +178,9 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Trovato 1 articolo', other: 'Trovati {n} articoli' },
     foundNone: 'Nessun articolo corrispondente',
     notFound: 'Non ho trovato questo nella documentazione.',
+    word: '«{w}»',
+    notMentioned: 'La documentazione non menziona {words}.',
+    closest: 'La cosa più vicina che ho trovato:',
     topics:
       'Prova a chiedere dell’**installazione del widget**, dell’**endpoint di sessione**, dei **temi**, degli **eventi**, della **cronologia delle conversazioni** o della **sicurezza**.',
     toolDone: 'Fatto. Posso aiutarti in altro?',
@@ -171,6 +198,9 @@ const TABLES: Record<string, Table> = {
     found: { other: '{n} 件の記事が見つかりました' },
     foundNone: '該当する記事はありません',
     notFound: 'ドキュメントには該当する情報が見つかりませんでした。',
+    word: '「{w}」',
+    notMentioned: 'ドキュメントには{words}についての記載がありません。',
+    closest: '最も近い内容はこちらです：',
     topics:
       '**ウィジェットの導入**、**セッションエンドポイント**、**テーマ**、**イベント**、**会話履歴**、**セキュリティ**について質問してみてください。',
     toolDone: '完了しました。ほかにお手伝いできることはありますか？',
@@ -188,6 +218,9 @@ const TABLES: Record<string, Table> = {
     found: { other: '문서 {n}개를 찾았습니다' },
     foundNone: '일치하는 문서가 없습니다',
     notFound: '문서에서 해당 내용을 찾지 못했습니다.',
+    word: '“{w}”',
+    notMentioned: '문서에는 {words}에 대한 언급이 없습니다.',
+    closest: '가장 가까운 내용은 다음과 같습니다:',
     topics:
       '**위젯 설치**, **세션 엔드포인트**, **테마**, **이벤트**, **대화 기록**, **보안**에 대해 물어보세요.',
     toolDone: '완료했습니다. 더 도와드릴 일이 있을까요?',
@@ -205,6 +238,9 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artikel gevonden', other: '{n} artikelen gevonden' },
     foundNone: 'Geen passende artikelen',
     notFound: 'Dat heb ik niet in de documentatie gevonden.',
+    word: '‘{w}’',
+    notMentioned: 'De documentatie noemt {words} niet.',
+    closest: 'Het dichtstbijzijnde dat ik vond:',
     topics:
       'Vraag bijvoorbeeld naar het **installeren van de widget**, het **sessie-endpoint**, **thema’s**, **events**, de **gespreksgeschiedenis** of **beveiliging**.',
     toolDone: 'Klaar. Kan ik nog ergens mee helpen?',
@@ -227,6 +263,9 @@ const TABLES: Record<string, Table> = {
     },
     foundNone: 'Brak pasujących artykułów',
     notFound: 'Nie udało mi się tego znaleźć w dokumentacji.',
+    word: '„{w}”',
+    notMentioned: 'Dokumentacja nie wspomina o {words}.',
+    closest: 'Najbliższe, co udało mi się znaleźć:',
     topics:
       'Zapytaj na przykład o **instalację widżetu**, **endpoint sesji**, **motywy**, **zdarzenia**, **historię rozmów** lub **bezpieczeństwo**.',
     toolDone: 'Gotowe. W czym jeszcze mogę pomóc?',
@@ -244,6 +283,9 @@ const TABLES: Record<string, Table> = {
     found: { one: '1 artigo encontrado', other: '{n} artigos encontrados' },
     foundNone: 'Nenhum artigo correspondente',
     notFound: 'Não encontrei isso na documentação.',
+    word: '“{w}”',
+    notMentioned: 'A documentação não menciona {words}.',
+    closest: 'O mais próximo que encontrei:',
     topics:
       'Experimente perguntar sobre a **instalação do widget**, o **endpoint de sessão**, os **temas**, os **eventos**, o **histórico de conversas** ou a **segurança**.',
     toolDone: 'Pronto. Posso ajudar com mais alguma coisa?',
@@ -261,6 +303,9 @@ const TABLES: Record<string, Table> = {
     found: { one: 'Hittade 1 artikel', other: 'Hittade {n} artiklar' },
     foundNone: 'Inga matchande artiklar',
     notFound: 'Jag hittade inte det i dokumentationen.',
+    word: '”{w}”',
+    notMentioned: 'Dokumentationen nämner inte {words}.',
+    closest: 'Det närmaste jag hittade:',
     topics:
       'Fråga gärna om **installation av widgeten**, **sessionsslutpunkten**, **teman**, **händelser**, **konversationshistorik** eller **säkerhet**.',
     toolDone: 'Klart. Kan jag hjälpa till med något mer?',
@@ -278,6 +323,9 @@ const TABLES: Record<string, Table> = {
     found: { other: '{n} makale bulundu' },
     foundNone: 'Eşleşen makale yok',
     notFound: 'Bunu belgelerde bulamadım.',
+    word: '“{w}”',
+    notMentioned: 'Belgelerde {words} geçmiyor.',
+    closest: 'Bulabildiğim en yakın içerik:',
     topics:
       '**Widget kurulumu**, **oturum uç noktası**, **temalar**, **olaylar**, **konuşma geçmişi** veya **güvenlik** hakkında sormayı deneyin.',
     toolDone: 'Tamamlandı. Başka bir konuda yardımcı olabilir miyim?',
@@ -295,6 +343,9 @@ const TABLES: Record<string, Table> = {
     found: { other: '找到 {n} 篇文章' },
     foundNone: '没有匹配的文章',
     notFound: '我在文档中没有找到相关内容。',
+    word: '“{w}”',
+    notMentioned: '文档中没有提到{words}。',
+    closest: '我找到的最接近的内容：',
     topics:
       '可以试着问问**安装小部件**、**会话端点**、**主题**、**事件**、**对话历史**或**安全**相关的问题。',
     toolDone: '已完成。还有什么可以帮你？',
@@ -320,6 +371,9 @@ export interface Phrases {
   found(count: number): string;
   notFound: string;
   topics: string;
+  /** "The docs don't mention “Windows” or “macOS”.": the visitor's words the docs lack (decision 822). */
+  notMentioned(words: readonly string[]): string;
+  closest: string;
   /** Every call of the round succeeded. */
   toolDone(calls: readonly ToolCall[]): string;
   toolFailed(call: ToolCall, error: string): string;
@@ -360,6 +414,13 @@ export function phrasesFor(locale: string | undefined): Phrases {
       count === 0 ? t.foundNone : fill(t.found[plural.select(count)] ?? t.found.other, { n: count }),
     notFound: t.notFound,
     topics: t.topics,
+    notMentioned: (words) =>
+      fill(t.notMentioned, {
+        words: new Intl.ListFormat(language, { type: 'disjunction' }).format(
+          words.map((w) => fill(t.word, { w: cut(w, 40) })),
+        ),
+      }),
+    closest: t.closest,
     toolDone: (calls) => {
       const actions = english ? calls.map(englishAction) : [];
       if (!actions.length || actions.some((a) => !a)) return t.toolDone;

@@ -74,7 +74,7 @@ describe('the demo agent on the configured docs, offline', () => {
     expect(await manual.search('how do I migrate')).toEqual([]);
   });
 
-  it("says it found nothing in the site's docs without suggesting this widget's topics", async () => {
+  it("says what the site's docs lack without suggesting this widget's topics", async () => {
     const ctx = makeService({ agent: new DemoAgent({ docs: await siteDocs() }) });
     const records = await allRecords(
       await ctx.call('POST', `${AGENT}/chat/`, {
@@ -87,7 +87,8 @@ describe('the demo agent on the configured docs, offline', () => {
       .map((r) => r.content.text)
       .join('');
     // The site's visitors ask about the site: the session endpoint and theming are not its topics.
-    expect(text).toBe("I couldn't find that in the docs.");
+    // What it says is which of the question's words the site's docs never use (decision 822).
+    expect(text).toBe("The docs don't mention “weather” or “Paris”.");
   });
 
   it("answers a follow-up from the subject of the thread's earlier question", async () => {
