@@ -93,16 +93,27 @@ interface Row {
   lead?: string;
 }
 
-const options = (fields = ['title', 'headings', 'text']): Options<Row> => ({
+// MiniSearch only reads the list; its type asks for a mutable one.
+const processTerm = (term: string) => termsOf(term) as string[] | null;
+
+/** `indexed`: gets the terms of what is indexed, not of what is searched for. */
+const options = (fields = ['title', 'headings', 'text'], indexed?: Set<string>): Options<Row> => ({
   fields,
   tokenize,
-  // MiniSearch only reads the list; its type asks for a mutable one.
-  processTerm: (term) => termsOf(term) as string[] | null,
-  searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR' },
+  processTerm: indexed
+    ? (term) => {
+        const found = processTerm(term);
+        for (const one of found ?? []) indexed.add(one);
+        return found;
+      }
+    : processTerm,
+  searchOptions: { prefix: false, fuzzy: false, combineWith: 'OR', processTerm },
 });
 
 export class SectionIndex {
-  private readonly sectionIndex = new MiniSearch<Row>(options());
+  /** Every term of the sections: what `absent` looks a word up in. */
+  private readonly terms = new Set<string>();
+  private readonly sectionIndex = new MiniSearch<Row>(options(undefined, this.terms));
   private readonly pageIndex = new MiniSearch<Row>(options(['title', 'headings', 'text', 'lead']));
   /** Page number of each section. */
   private pageOf: number[] = [];
@@ -197,8 +208,11 @@ export class SectionIndex {
       if (seen.has(own.join(' '))) continue;
       seen.add(own.join(' '));
       if (seen.size > MAX_WORDS_CHECKED) break;
-      const words = [token, ...this.expand(token).words].join(' ');
-      if (this.sectionIndex.search(words, { fuzzy: typoDistance }).length) continue;
+      const words = [token, ...this.expand(token).words];
+      if (terms(words.join(' ')).some((term) => this.terms.has(term))) continue;
+      // Only a word the docs lack is looked up by near-spelling: a fuzzy search of a word they
+      // have would rank every section that has it (a second on a manual's common words).
+      if (this.sectionIndex.search(words.join(' '), { fuzzy: typoDistance }).length) continue;
       absent.push(token);
       if (absent.length === max) break;
     }
