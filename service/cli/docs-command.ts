@@ -40,8 +40,10 @@ export async function docsCommand(
   const sites = docs.locations.filter(isSite);
   const published = isSite(docs.folderUrl) ? docs.folderUrl.replace(/\/?$/, '/') : undefined;
   const flagBase = sites[0] ?? (docs.locations.length ? published : undefined);
-  // With a base, the tests are read before the store opens: a typo fails at once.
-  let tests = command === 'test' && flagBase ? await testsIn(args[0], flagBase) : [];
+  // The tests are read before the store opens, so a missing or malformed file fails at once and
+  // creates no database; without a flag's base their relative URLs are read against a stand-in
+  // here, and again against the stored site once the store is open (decision 803).
+  let tests = command === 'test' ? await testsIn(args[0], flagBase ?? STAND_IN_BASE) : [];
   if (tests === null) return 2;
   const storage = await commandStore(storeAt(values), docs.locations.length > 0);
   // Logs go to stderr: stdout is the table.
@@ -74,6 +76,8 @@ export async function docsCommand(
 }
 
 const isSite = (location: string) => /^https?:\/\//.test(location);
+/** What a test file's relative URLs are first read against when no flag gives a site: never fetched. */
+const STAND_IN_BASE = 'https://stand-in.invalid/';
 
 /** The file's answer tests, or null once what is wrong with it is said: 2, not 1 as a miss (decision 297). */
 async function testsIn(file: string, base: string | undefined): Promise<AnswerTest[] | null> {
