@@ -47,9 +47,16 @@ export async function serveFolder(mounts, options = {}) {
     const write = res.write.bind(res);
     const end = res.end.bind(res);
     res.write = /** @type {typeof res.write} */ ((chunk, ...rest) => (count(chunk), write(chunk, ...rest)));
-    res.end = /** @type {typeof res.end} */ ((chunk, ...rest) => (count(chunk), end(chunk, ...rest)));
-    res.on('finish', () =>
-      requests.push({ method: req.method ?? '', path, status: res.statusCode, at, bytes }),
+    // Logged as the answer is ended, not at 'finish': a client in this process may read a short
+    // answer (a 304) before 'finish' fires, and a crawl that returned had its last request missing.
+    let logged = false;
+    res.end = /** @type {typeof res.end} */ (
+      (chunk, ...rest) => {
+        count(chunk);
+        if (!logged) requests.push({ method: req.method ?? '', path, status: res.statusCode, at, bytes });
+        logged = true;
+        return end(chunk, ...rest);
+      }
     );
     if (options.gate?.(req, res)) return;
     const route = options.routes?.[path];
