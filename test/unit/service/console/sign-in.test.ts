@@ -234,17 +234,22 @@ describe('console sign-in', () => {
     expect(known).toContain('Path=/console/');
     const cookie = known.split(';')[0];
 
-    // Strangers from nine addresses: one hashing, eight waiting; a tenth, and the admin without
-    // the cookie or with it for another name, are refused.
+    // Strangers from other addresses until one is refused: one hashing, eight waiting. More than
+    // nine may be sent: on PostgreSQL each reads the store before it joins the queue, and one sent
+    // before the others have joined waits too (held), so it is one more stranger, not refused.
     held = true;
     const strangers = Array.from({ length: 9 }, (_, i) =>
       signIn(`10.0.8.${i}`, ADMIN.username, 'wrong password!'),
     );
     await vi.waitFor(() => expect(release).toHaveLength(1), { timeout: 10_000 });
-    await vi.waitFor(
-      async () => expect((await signIn('10.0.9.1', ADMIN.username, 'wrong password!')).status).toBe(503),
-      { timeout: 10_000 },
-    );
+    for (let i = 0; ; i++) {
+      expect(i).toBeLessThan(20);
+      const another = signIn(`10.0.9.${i}`, ADMIN.username, 'wrong password!');
+      const settled = await Promise.race([another, new Promise((resolve) => setTimeout(resolve, 500))]);
+      if ((settled as Response | undefined)?.status === 503) break;
+      strangers.push(another);
+    }
+    // The admin without the cookie, or with it for another name or altered, is refused too.
     expect((await signIn('10.0.7.2', ADMIN.username, ADMIN.password)).status).toBe(503);
     expect((await signIn('10.0.7.3', 'bea', ADMIN.password, cookie)).status).toBe(503);
     expect((await signIn('10.0.7.4', ADMIN.username, ADMIN.password, `${cookie}x`)).status).toBe(503);
@@ -259,7 +264,11 @@ describe('console sign-in', () => {
       await vi.waitFor(() => expect(release.length).toBeGreaterThan(i), { timeout: 10_000 });
       release[i]();
     }
-    expect((await Promise.all(strangers)).map((r) => r.status)).toEqual(Array(9).fill(401));
+    // Nine strangers were hashed (the one first, the eight who waited); any other was refused.
+    const statuses = (await Promise.all(strangers)).map((r) => r.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(9);
+    expect(statuses.every((status) => status === 401 || status === 503)).toBe(true);
+    expect(release).toHaveLength(10);
   });
 
   it('takes a sign-in as known only with the cookie its name got under the password it has now', async () => {
