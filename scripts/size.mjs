@@ -177,7 +177,7 @@ const bundles = [
   {
     file: 'dist/agent-chat.loader.iife.js',
     label: 'Loader (script tag)',
-    budget: Number(args['max-loader'] ?? 3.924 * KB),
+    budget: Number(args['max-loader'] ?? 3.93 * KB),
   },
   // Decision 341: the loader's first values (decision 336, 0.15 KB) moved it past 8 KB;
   // decision 378: the API client's upload and file download, which the DOM-free API shares (0.4 KB);
@@ -196,6 +196,7 @@ const bundles = [
   // so each byte the first script of every page grows by is said in a decision; decision 802: the
   // one tag's warning held until no chat has come for seconds after load (800) (+47 B, the loader
   // script alone), and the API client's bodies sent without a NUL (801) (+31 B, the ES root alone).
+  // The watch ends once a chat comes, and none starts when one is there at load (+6 B, decision 802).
   {
     file: esFirst,
     label: 'Loader (ES root + static imports)',

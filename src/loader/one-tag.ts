@@ -51,16 +51,19 @@ export const LATE_CHAT_MS = 10_000;
 /** Warns once no <agent-chat> has come for LATE_CHAT_MS; never once one has (800). */
 function warnWithoutChat(): void {
   const chat = () => document.querySelector('agent-chat');
-  let seen = chat();
-  // One query per batch of the page's changes, for these seconds only.
-  const watch = new MutationObserver(() => (seen ||= chat()));
-  watch.observe(document, { childList: true, subtree: true });
-  setTimeout(() => {
+  if (chat()) return;
+  // One query per batch of the page's changes, until a chat comes (no warning) or these seconds pass.
+  const watch = new MutationObserver(() => {
+    if (!chat()) return;
+    clearTimeout(warning);
     watch.disconnect();
-    if (!seen)
-      console.warn(
-        "[agent-chat] No chat on this page: the loader's tag has no data-project-id and the page no <agent-chat>. Where a site builder removes a tag's data-*, put the settings in its src: agent-chat.loader.iife.js?project-id=…&integration-id=…&base-url=…",
-      );
+  });
+  watch.observe(document, { childList: true, subtree: true });
+  const warning = setTimeout(() => {
+    watch.disconnect();
+    console.warn(
+      "[agent-chat] No chat on this page: the loader's tag has no data-project-id and the page no <agent-chat>. Where a site builder removes a tag's data-*, put the settings in its src: agent-chat.loader.iife.js?project-id=…&integration-id=…&base-url=…",
+    );
   }, LATE_CHAT_MS);
 }
 
